@@ -1,0 +1,235 @@
+"""Structural certificates C1-C6 (FORMULATIONS §3), evaluated on the data without solving.
+
+Each criterion is returned as a :class:`~gaussqp.solution.Certificate` with its source,
+whether it holds (None when its premises do not apply), a signed numeric margin and
+what it implies. The papers' criteria are *sufficient* conditions; the exact decisions
+for an instance are in :mod:`gaussqp.instance` (and they win when the two disagree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cones import cone_is_trivial, farkas_vector, min_linear_on_cone
+from .delassus import constrained_delassus, kinetic_angles
+from .linalg import as_dense, matrix_rank, normalize_rows, smallest_singular_value
+from .problem import ContactProblem, SystemClass
+from .solution import Certificate
+
+#: Structural certificates need dense SVDs of n × n matrices: above this size they are skipped.
+STRUCTURAL_MAX_N = 1500
+
+
+def _stack(*blocks, n):
+    rows = [normalize_rows(as_dense(B).reshape(-1, n)) for B in blocks if B is not None and B.shape[0]]
+    return np.vstack(rows) if rows else np.zeros((0, n))
+
+
+def c1_kernel(problem: ContactProblem) -> Certificate:
+    """C1: ``ker M ∩ ker J_b = {0}`` and the rank of J_b (tutorial Prop. 1; sticking Prop. 1)."""
+    n = problem.n
+    E, _ = problem.equalities
+    S = _stack(problem.mass_factor.R, E, n=n)
+    margin = smallest_singular_value(S) if S.shape[0] >= n else 0.0
+    holds = S.shape[0] >= n and matrix_rank(S) == n
+    rank_b = matrix_rank(as_dense(E)) if E.shape[0] else 0
+    full = rank_b == E.shape[0]
+    if holds and full:
+        implies = ("the KKT matrix (4) is nonsingular: for bilateral constraints a and λ_b are unique "
+                   "for any right-hand side (Prop. 1(i))")
+    elif holds:
+        implies = ("redundant equality rows: when they are compatible, a and the generalized force J_bᵀλ_b "
+                   "are unique, λ_b is not (Prop. 1(ii))")
+    else:
+        implies = "ker M ∩ ker J_b ≠ {0}: the bilateral KKT system (4) does not determine a uniquely (Prop. 1)"
+    return Certificate(id="C1", name="ker M ∩ ker J_b = {0}", source="tutorial Prop. 1; sticking Prop. 1",
+                       holds=holds, margin=margin if holds else -1.0 + margin, implies=implies,
+                       data={"rank_J_b": rank_b, "rows_J_b": int(E.shape[0])})
+
+
+def c2_independence(problem: ContactProblem) -> Certificate:
+    """C2: rows ``[J_b; J_u]`` independent ⇔ ``A_c ≻ 0`` (M ≻ 0) ⇔ unique λ (tutorial Prop. 3(i), 7(i))."""
+    from .instance import multiplier_rows
+
+    J, _ = multiplier_rows(problem)
+    k, n = J.shape
+    if k == 0:
+        return Certificate(id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i)",
+                           holds=None, margin=0.0, implies="no constraints")
+    Jn = normalize_rows(J)
+    s = smallest_singular_value(Jn) if k <= n else 0.0
+    holds = k <= n and matrix_rank(Jn) == k
+    return Certificate(
+        id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
+        holds=holds, margin=s if holds else -float(k - matrix_rank(Jn)),
+        implies=("the multipliers are unique whenever a solution exists; with M ≻ 0, A_c ≻ 0 and the "
+                 "contact LCP has a unique solution for every right-hand side" if holds else
+                 f"rows dependent (rank {matrix_rank(Jn)} < {k}): multipliers may be non-unique; "
+                 "the exact test decides per instance"))
+
+
+def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
+    """C3: ``P(J_u, 0) ∩ ker J_b ∩ ker M = {0}`` and its variant (ii) with ``Fᵀv > 0``.
+
+    tutorial Prop. 3(vi), 7(vii); singular Props. 3, 4, 6. ``P(J_u, 0) = {v : J_u v >= 0}``
+    is the recession cone of the unilateral set (equal to T_S under MFCQ).
+    """
+    n = problem.n
+    E, _ = problem.equalities
+    G, _ = problem.inequalities
+    Eq = _stack(problem.mass_factor.R, E, n=n)
+    t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n)
+    src = "tutorial Prop. 3(vi), 7(vii); singular Props. 3(i), 4(i), 6(i)"
+    c_i = Certificate(
+        id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=t.trivial, margin=t.margin,
+        implies=("F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty" if t.trivial
+                 else "the cone is not {0}: solvability depends on F (see C3(ii))"),
+        data={"witness": t.witness})
+    if t.trivial:
+        c_ii = Certificate(id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
+                           source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("inf"),
+                           implies="not needed: C3(i) holds")
+    else:
+        val, v = min_linear_on_cone(Eq, as_dense(G).reshape(-1, n), problem.F, n)
+        holds = val > 1e-12
+        c_ii = Certificate(
+            id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}", source="singular Props. 3(ii), 4(ii), 6(ii)",
+            holds=holds, margin=val,
+            implies=("F1 has a minimizer whenever the constraint set is nonempty" if holds else
+                     ("a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible" if val < -1e-12 else
+                      "Fᵀv = 0 on a cone direction: a minimizer may exist but is then not unique")),
+            data={"direction": v})
+    return [c_i, c_ii]
+
+
+def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
+    """C4 (singular Prop. 5(b)): ``ker M ⊆ ker J`` and ``Fᵀe ≠ 0`` on ker M \\ {0} ⇒ at most one a."""
+    K = problem.mass_factor.kernel
+    src = "singular Prop. 5(b)"
+    if K.shape[1] == 0:
+        return Certificate(id="C4", name="uniqueness with singular M", source=src, holds=True, margin=float("inf"),
+                           implies="M ≻ 0: at most one acceleration (vacuous form of Prop. 5(b))")
+    J = normalize_rows(as_dense(problem.J_n))
+    viol = float(np.abs(J @ K).max(initial=0.0))
+    if K.shape[1] >= 2:
+        cond2 = 0.0
+    else:
+        cond2 = abs(float(problem.F @ K[:, 0])) / max(1.0, float(np.abs(problem.F).max(initial=0)))
+    holds = viol <= 1e-9 and cond2 > 1e-12
+    return Certificate(
+        id="C4", name="uniqueness with singular M", source=src, holds=holds,
+        margin=min(cond2, -viol) if viol > 1e-9 else cond2,
+        implies=("at most one acceleration. Note: with ker M ⊆ ker J and Fᵀe ≠ 0 the objective of F1 decreases "
+                 "without bound along ±e, so these conditions in fact exclude any solution (see C3(ii))"
+                 if holds else "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion"),
+        data={"kernel_dimension": int(K.shape[1]), "J_on_kerM": viol})
+
+
+def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
+    """C5: solvability conditions of the contact LCP on the drift terms (M ≻ 0).
+
+    (iv)/(v): ``λ_u >= 0, J_uᵀλ_u + J_bᵀλ_b = 0 ⇒ bᵀλ >= 0`` — necessary and sufficient
+    (tutorial Prop. 3(iv), 7(v); inertial Lemma 4); we state it with the bilateral rows,
+    which is exactly Farkas' condition for ``K ∩ K_b ≠ ∅`` (tutorial Assumption 4).
+    Range condition: drift part of ``w_c`` in ``im A_c`` (tutorial Prop. 3(v), 7(vi); Remark 2).
+    """
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    y = farkas_vector(E, e, G, g)
+    definite = problem.mass_factor.definite
+    holds = y is None
+    res = [Certificate(
+        id="C5", name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
+        holds=holds, margin=0.0 if holds else -1.0 / max(1e-300, float(np.abs(y).max())),
+        implies=(("the contact LCP is solvable" if definite else "the constraint set K ∩ K_b is nonempty (Assumption 4)")
+                 if holds else "the constraint set is empty: no solution (a Farkas vector exists)"),
+        data={"farkas_vector": y})]
+    if definite and G.shape[0]:
+        cd = constrained_delassus(problem)
+        drift = cd.J_u @ (-cd.Minv @ cd.J_b.T @ cd.A_nb_pinv @ e) + g if cd.J_b.shape[0] else g.copy()
+        Ac = cd.A_c
+        coef, *_ = np.linalg.lstsq(Ac, drift, rcond=1e-12)
+        r = float(np.abs(Ac @ coef - drift).max(initial=0)) / max(1.0, float(np.abs(drift).max(initial=0)))
+        res.append(Certificate(
+            id="C5(range)", name="drift part of w_c in im A_c", source="tutorial Prop. 3(v), 7(vi), Remark 2",
+            holds=r <= 1e-9, margin=-r, implies=("the contact LCP is solvable" if r <= 1e-9 else
+                                                  "not satisfied: no conclusion (sufficient condition)")))
+    return res
+
+
+def c6_delassus(problem: ContactProblem) -> list[Certificate]:
+    """C6: ``A_c ≻ 0`` and the kinetic-angle tests (inertial (9), Prop. 7, Thm. 1, Cor. 5, Prop. 10)."""
+    if not problem.mass_factor.definite:
+        return []
+    E, _ = problem.equalities
+    G, _ = problem.inequalities
+    if not (E.shape[0] and G.shape[0]):
+        return []
+    cd = constrained_delassus(problem)
+    ev = np.linalg.eigvalsh(cd.A_c)
+    lmin, lmax = float(ev.min()), float(max(ev.max(), 1e-300))
+    out = [Certificate(
+        id="C6", name="A_c ≻ 0", source="tutorial Prop. 7(i); inertial Prop. 10",
+        holds=lmin > 1e-10 * lmax, margin=lmin / lmax,
+        implies=("the constrained contact LCP (31) has a unique solution for every w_c" if lmin > 1e-10 * lmax
+                 else "A_c is only semidefinite: existence needs C5, uniqueness of λ_u fails"))]
+    theta = kinetic_angles(problem, as_dense(G), as_dense(E))
+    p, m, n = E.shape[0], G.shape[0], problem.n
+    Wu = kinetic_angles(problem, as_dense(G), as_dense(G))
+    Wb = kinetic_angles(problem, as_dense(E), as_dense(E))
+    off = lambda A: A[~np.eye(A.shape[0], dtype=bool)]
+    orth = np.allclose(np.cos(off(Wu)), 0, atol=1e-9) and np.allclose(np.cos(off(Wb)), 0, atol=1e-9)
+    C = np.cos(theta)
+    if orth:
+        lam = float(np.linalg.eigvalsh(np.eye(m) - C @ C.T).min())
+        out.append(Certificate(
+            id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1, Prop. 7, Cor. 2-3",
+            holds=lam > 1e-10, margin=lam,
+            implies="A_c ≻ 0 (kinetic-angle form)" if lam > 1e-10 else "A_c is not positive definite",
+            data={"kinetic_angles": theta}))
+    else:
+        out.append(Certificate(
+            id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1", holds=None, margin=0.0,
+            implies="premises fail (constraints not mutually orthogonal in the kinetic metric); see C6",
+            data={"kinetic_angles": theta}))
+    out.append(Certificate(
+        id="C6(count)", name="m + p <= n", source="inertial Cor. 5", holds=m + p <= n, margin=float(n - m - p),
+        implies="necessary for A_c ≻ 0 holds" if m + p <= n else "A_c cannot be positive definite (m + p > n)"))
+    return out
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check` returns: the system class and the structural certificates."""
+
+    problem: ContactProblem
+    system_class: SystemClass
+    certificates: list[Certificate] = field(default_factory=list)
+    skipped: str = ""
+
+    def certificate(self, cid: str) -> Certificate | None:
+        return next((c for c in self.certificates if c.id == cid), None)
+
+    def as_dict(self) -> dict:
+        return {"problem": self.problem.name, "system_class": self.system_class.as_dict(),
+                "certificates": [c.as_dict() for c in self.certificates], "skipped": self.skipped}
+
+
+def structural_certificates(problem: ContactProblem) -> list[Certificate]:
+    """C1-C6 in order (those that apply to the problem's class)."""
+    out = [c1_kernel(problem), c2_independence(problem)]
+    out += c3_tangent_cone(problem)
+    out.append(c4_singular_uniqueness(problem))
+    out += c5_lcp_solvability(problem)
+    out += c6_delassus(problem)
+    return out
+
+
+def check(problem: ContactProblem) -> CheckReport:
+    """Structural report without solving: system class and certificates C1-C6."""
+    cls = problem.classify()
+    if problem.n > STRUCTURAL_MAX_N:
+        return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_MAX_N}")
+    return CheckReport(problem, cls, structural_certificates(problem))

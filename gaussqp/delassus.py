@@ -1,0 +1,97 @@
+"""Delassus matrices and the bilateral distortion (M ≻ 0 only).
+
+With equality rows ``J_b`` (bilateral normals and sticking tangents, drift ``b_b``) and
+unilateral rows ``J_u`` (drift ``b_u``):
+
+- ``W = J M⁻¹ Jᵀ``, ``w = -J M⁻¹ F + b`` over all rows (tutorial (9)-(10); inertial (2)),
+- ``A_nb = J_b M⁻¹ J_bᵀ``, ``w_b = -J_b M⁻¹ F + b_b`` (tutorial (7)),
+- ``P = I - J_bᵀ A_nb⁺ J_b M⁻¹`` and ``M_c⁻¹ = M⁻¹ P`` (tutorial (19), (32); inertial (17)),
+- ``A_c = J_u M_c⁻¹ J_uᵀ`` (tutorial (32); inertial (16)),
+- ``w_c = -J_u M_c⁻¹ F - J_u M⁻¹ J_bᵀ A_nb⁺ b_b + b_u``.
+
+Notes
+-----
+``w_c`` is derived here from (16)(a),(c) by eliminating ``λ_b``; it equals inertial (21)
+(``H_4``). Tutorial (33) prints the bilateral drift term without ``A_nb⁻¹`` and with
+``F_M = -M F``; the elimination above is the one that satisfies the dynamics, and the
+tests check it against F1. The Moore–Penrose inverse ``A_nb⁺`` replaces ``A_nb⁻¹`` so that
+redundant bilateral rows are handled (``M⁻¹ J_bᵀ A_nb⁺ J_b`` is still the M-orthogonal
+projector onto ``im M⁻¹J_bᵀ``); with ``J_b`` of full row rank it is the papers' formula.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .linalg import as_dense, solve_mass
+from .problem import ContactProblem
+
+
+@dataclass(frozen=True)
+class ConstrainedDelassus:
+    """Matrices of the bilateral-eliminated (constrained) Delassus route."""
+
+    Minv: np.ndarray
+    A_nb: np.ndarray
+    A_nb_pinv: np.ndarray
+    A_bu: np.ndarray
+    w_b: np.ndarray
+    P: np.ndarray
+    Mc_inv: np.ndarray
+    A_c: np.ndarray
+    w_c: np.ndarray
+    a_b: np.ndarray  # bilateral-constrained free acceleration: -M_c⁻¹ F - M⁻¹J_bᵀ A_nb⁺ b_b
+    J_b: np.ndarray
+    J_u: np.ndarray
+
+
+def delassus(problem: ContactProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(W, w, J) over rows J = [J_b; J_u] (equalities first, then unilateral normals).
+
+    ``W = J M⁻¹ Jᵀ``, ``w = -J M⁻¹ F + b`` (tutorial (9)-(10), inertial (2)). Requires M ≻ 0.
+    """
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    J = np.vstack([as_dense(E), as_dense(G)])
+    b = np.concatenate([e, g])
+    MinvJT = solve_mass(problem.M, J.T) if J.shape[0] else np.zeros((problem.n, 0))
+    MinvF = solve_mass(problem.M, problem.F)
+    W = J @ MinvJT
+    return 0.5 * (W + W.T), -J @ MinvF + b, J
+
+
+def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
+    """The bilateral-eliminated matrices (tutorial (17)-(19), (31)-(33); inertial (13)-(21)). M ≻ 0."""
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    Jb, Ju = as_dense(E), as_dense(G)
+    n = problem.n
+    Minv = solve_mass(problem.M, np.eye(n))
+    Minv = 0.5 * (Minv + Minv.T)
+    A_nb = Jb @ Minv @ Jb.T
+    A_nb_pinv = np.linalg.pinv(A_nb, rcond=1e-12, hermitian=True) if Jb.shape[0] else np.zeros((0, 0))
+    P = np.eye(n) - Jb.T @ A_nb_pinv @ Jb @ Minv
+    Mc_inv = Minv @ P
+    Mc_inv = 0.5 * (Mc_inv + Mc_inv.T)
+    A_bu = Jb @ Minv @ Ju.T
+    w_b = -Jb @ Minv @ problem.F + e
+    drift_b = Minv @ Jb.T @ A_nb_pinv @ e
+    a_b = -Mc_inv @ problem.F - drift_b
+    A_c = Ju @ Mc_inv @ Ju.T
+    w_c = Ju @ a_b + g
+    return ConstrainedDelassus(Minv=Minv, A_nb=A_nb, A_nb_pinv=A_nb_pinv, A_bu=A_bu, w_b=w_b, P=P,
+                               Mc_inv=Mc_inv, A_c=0.5 * (A_c + A_c.T), w_c=w_c, a_b=a_b, J_b=Jb, J_u=Ju)
+
+
+def kinetic_angles(problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
+    """Kinetic angles θ_ij = π - arccos(n_iᵀM⁻¹n_j / (‖n_i‖_{M⁻¹}‖n_j‖_{M⁻¹})) (inertial (9))."""
+    A, B = as_dense(rows_a), as_dense(rows_b)
+    MinvBT = solve_mass(problem.M, B.T)
+    MinvAT = solve_mass(problem.M, A.T)
+    num = A @ MinvBT
+    na = np.sqrt(np.einsum("ij,ji->i", A, MinvAT))
+    nb = np.sqrt(np.einsum("ij,ji->i", B, MinvBT))
+    cos = np.clip(num / np.outer(na, nb), -1.0, 1.0)
+    return np.pi - np.arccos(cos)

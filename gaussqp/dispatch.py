@@ -1,0 +1,111 @@
+"""``solve``: pick a formulation by system class, run it, cross-check it, certify it.
+
+The choice is data, not an if-chain: :data:`PREFERENCES` maps the system class key
+``(mass, constraints, friction)`` to formulations in preference order; the first that
+accepts the problem is used. :data:`CROSSCHECK_ORDER` lists the routes tried for the
+cross-check (the LCP route first, as it is independent of cvxpy and of the backends).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .certificates import STRUCTURAL_MAX_N, structural_certificates
+from .errors import NotApplicableError
+from .formulations import FORMULATIONS, get_formulation
+from .problem import ContactProblem
+from .solution import INF_OR_UNB, SOLUTION_PRESENT, Solution
+from .tolerances import get_tolerance
+
+PREFERENCES: dict[tuple[str, str, str], list[str]] = {
+    ("definite", "none", "frictionless"): ["gauss_qp"],
+    ("definite", "bilateral", "frictionless"): ["bilateral_kkt", "gauss_qp", "lcp_lemke"],
+    ("definite", "unilateral", "frictionless"): ["gauss_qp", "delassus_qp", "lcp_lemke"],
+    ("definite", "mixed", "frictionless"): ["gauss_qp", "projected_eliminated", "lcp_lemke"],
+    ("singular", "none", "frictionless"): ["gauss_qp"],
+    ("singular", "bilateral", "frictionless"): ["bilateral_kkt", "gauss_qp"],
+    ("singular", "unilateral", "frictionless"): ["gauss_qp"],
+    ("singular", "mixed", "frictionless"): ["gauss_qp"],
+}
+
+#: Routes tried, in order, for the cross-check (the first that accepts and differs from the primary).
+CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "bilateral_kkt"]
+
+
+def choose_formulation(problem: ContactProblem, cls=None) -> str:
+    """The first formulation of the preference table that accepts ``problem``."""
+    cls = cls or problem.classify()
+    names = PREFERENCES.get(cls.key)
+    if names is None:
+        raise NotApplicableError(
+            f"no formulation registered for system class {cls.key}: frictional contacts "
+            "(sticking/sliding) are solved by F4-F6, which are not in this version; "
+            "pass formulation='gauss_qp' to solve sticking contacts as equalities")
+    reasons = []
+    for name in names:
+        ok, why = FORMULATIONS[name].accepts(problem, cls)
+        if ok:
+            return name
+        reasons.append(f"{name}: {why}")
+    raise NotApplicableError(f"no formulation accepts this problem ({'; '.join(reasons)})")
+
+
+def _rel_gap(x, y) -> float:
+    return float(np.abs(x - y).max(initial=0.0)) / max(1.0, float(np.abs(x).max(initial=0.0)))
+
+
+def crosscheck_report(primary: Solution, other: Solution, tol: float) -> dict:
+    """Compare two solutions on the quantities that are unique (acceleration when unique; Jᵀλ always)."""
+    rep = {"formulation": other.formulation, "solver": other.solver, "status": other.status,
+           "acceleration_gap": None, "generalized_force_gap": None, "agree": None}
+    if primary.status in SOLUTION_PRESENT and other.status in SOLUTION_PRESENT:
+        rep["generalized_force_gap"] = _rel_gap(primary.generalized_force, other.generalized_force)
+        agree = rep["generalized_force_gap"] <= tol
+        if primary.unique.get("acceleration"):
+            rep["acceleration_gap"] = _rel_gap(primary.acceleration, other.acceleration)
+            agree = agree and rep["acceleration_gap"] <= tol
+        rep["agree"] = bool(agree)
+    else:
+        rep["agree"] = primary.status == other.status and primary.status in INF_OR_UNB
+    return rep
+
+
+def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None = None,
+          crosscheck: bool = True, tolerance=None, certify: bool = True) -> Solution:
+    """Solve the contact problem and return a :class:`Solution` with certificates.
+
+    Parameters
+    ----------
+    formulation : "auto" (preference table by system class) or a registered name
+    solver : backend for cvxpy formulations ("clarabel", "osqp", "scs"); None = first installed
+    crosscheck : also run an independent route (the LCP route when M ≻ 0) and report the gap
+    tolerance : preset name ("high", "mid", "low") or a :class:`~gaussqp.tolerances.Tolerance`
+    certify : attach the structural certificates C1-C6 (skipped above n = 1500)
+    """
+    tol = get_tolerance(tolerance)
+    t0 = time.perf_counter()
+    cls = problem.classify()
+    name = choose_formulation(problem, cls) if formulation == "auto" else formulation
+    f = get_formulation(name)
+    ok, why = f.accepts(problem, cls)
+    if not ok:
+        raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
+    sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
+    if certify and problem.n <= STRUCTURAL_MAX_N:
+        t1 = time.perf_counter()
+        sol.certificates = structural_certificates(problem) + sol.certificates
+        sol.times["structural"] = time.perf_counter() - t1
+    if crosscheck:
+        for other_name in CROSSCHECK_ORDER:
+            if other_name == name:
+                continue
+            g = FORMULATIONS[other_name]
+            if g.accepts(problem, cls)[0]:
+                other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
+                sol.crosscheck = crosscheck_report(sol, other, tol.crosscheck)
+                break
+    sol.extras["system_class"] = cls.as_dict()
+    sol.times["total"] = time.perf_counter() - t0
+    return sol

@@ -1,0 +1,91 @@
+"""Exception hierarchy of gaussqp.
+
+Every error raised on purpose by gaussqp derives from :class:`GaussQPError`. Input
+errors carry the offending ``field`` and a ``fix`` hint, and their message names both,
+so that a user (or the CLI, which prints one line) knows what to change.
+
+Infeasible and unbounded contact problems are *not* errors: they are results with
+certificates (see :mod:`gaussqp.solution`).
+"""
+
+from __future__ import annotations
+
+
+class GaussQPError(Exception):
+    """Base class of all gaussqp errors."""
+
+
+class InputError(GaussQPError, ValueError):
+    """Invalid problem data. ``field`` names the datum, ``fix`` says what to do."""
+
+    def __init__(self, field: str, problem: str, fix: str):
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{field}: {problem}; fix: {fix}")
+
+
+class ShapeError(InputError):
+    """An array has the wrong shape for the problem's dimensions."""
+
+
+class NonFiniteError(InputError):
+    """An array contains NaN or infinity."""
+
+
+class NotSymmetricError(InputError):
+    """The mass matrix is not symmetric (beyond tolerance)."""
+
+
+class IndefiniteMassError(InputError):
+    """The mass matrix has a negative eigenvalue (beyond tolerance)."""
+
+
+class NegativeFrictionError(InputError):
+    """A friction coefficient is negative."""
+
+
+class UnknownValueError(InputError):
+    """An enumerated field (contact type, mode, ...) has an unknown value."""
+
+
+class MissingSlipError(InputError):
+    """A sliding contact has no (or a zero) slip direction."""
+
+
+class TangentShapeError(ShapeError):
+    """Tangent rows of the wrong count for the ambient dimension."""
+
+
+class FileFormatError(InputError):
+    """A problem file is malformed (bad JSON, missing key, wrong type)."""
+
+
+class FormatVersionError(FileFormatError):
+    """A problem file declares an unknown format version."""
+
+
+class UnknownFormulationError(GaussQPError, KeyError):
+    """No formulation is registered under that name."""
+
+    def __str__(self) -> str:  # KeyError would print the repr of the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownSolverError(GaussQPError, KeyError):
+    """No solver backend of that name, or it is not installed."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class NotApplicableError(GaussQPError):
+    """The requested formulation does not accept this system class."""
+
+
+class TooLargeError(GaussQPError):
+    """An exact method (enumeration, principal minors) was asked for beyond its stated size."""
+
+
+class SolverError(GaussQPError):
+    """A backend raised an exception; re-raised so no backend exception leaks."""

@@ -1,0 +1,34 @@
+"""Formulation registry (FORMULATIONS.md §2): name -> formulation object.
+
+Friction formulations F4-F6 register here too when they land.
+"""
+
+from __future__ import annotations
+
+from ..errors import UnknownFormulationError
+from .base import Formulation, PROGRAMS
+from .bilateral_kkt import BilateralKKT
+from .delassus_route import DelassusQP, LCPLemke
+from .gauss_qp import GaussQP
+from .projected import ProjectedAcceleration, ProjectedEliminated
+
+FORMULATIONS: dict[str, Formulation] = {}
+
+
+def register(f: Formulation) -> Formulation:
+    """Add ``f`` to the registry under ``f.name``."""
+    FORMULATIONS[f.name] = f
+    return f
+
+
+for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT()):
+    register(_f)
+
+
+def get_formulation(name: str) -> Formulation:
+    if name not in FORMULATIONS:
+        raise UnknownFormulationError(f"unknown formulation {name!r}: use one of {', '.join(FORMULATIONS)}")
+    return FORMULATIONS[name]
+
+
+__all__ = ["FORMULATIONS", "Formulation", "PROGRAMS", "get_formulation", "register"]

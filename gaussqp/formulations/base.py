@@ -1,0 +1,126 @@
+"""What a formulation is, the program cache, and helpers shared by the formulations.
+
+A formulation (cvxpy's "reduction" shape) declares ``accepts(problem, system_class)``,
+builds its program, solves it with a backend and maps the answer back to
+(a, λ_n, λ_t). :func:`gaussqp.instance.finalize` then judges every route by the same
+recomputed residuals and certificates.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from typing import Callable
+
+import cvxpy as cp
+import numpy as np
+
+from ..backends import get_backend, run_cvxpy
+from ..instance import finalize
+from ..linalg import as_dense
+from ..problem import ContactProblem, SystemClass
+from ..solution import Solution, lambda_tangent_matrix
+from ..tolerances import Tolerance, get_tolerance
+
+#: Problems whose dense data exceed this many entries are built with constant (sparse)
+#: data instead of DPP parameters, and are not cached.
+PARAM_ENTRIES_MAX = 400_000
+
+
+class Formulation(ABC):
+    """Base class. Subclasses set ``name``, ``id``, ``title``, ``source``, ``valid_when``, ``kind``."""
+
+    name: str = ""
+    id: str = ""
+    title: str = ""
+    source: str = ""
+    valid_when: str = ""
+    kind: str = "cvxpy"  # "cvxpy" (needs a backend) or "direct" (pivoting / linear algebra)
+    needs: str = "qp"
+
+    @abstractmethod
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        """(True, "") when this formulation is valid for the problem, else (False, reason)."""
+
+    @abstractmethod
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        """Raw answer (status, a, λ) before :func:`finalize` judges it."""
+
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None) -> Solution:
+        """Solve ``problem``; the result carries recomputed residuals and instance certificates."""
+        tol = get_tolerance(tolerance)
+        t0 = time.perf_counter()
+        sol = self._solve(problem, solver, tol)
+        t1 = time.perf_counter()
+        sol = finalize(sol, tol)
+        sol.times["formulation"] = t1 - t0
+        sol.times["certify"] = time.perf_counter() - t1
+        return sol
+
+    def describe(self) -> dict:
+        return {"name": self.name, "id": self.id, "title": self.title, "source": self.source,
+                "valid_when": self.valid_when, "kind": self.kind}
+
+
+def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool) -> tuple[bool, str]:
+    """Rejections shared by the frictionless formulations of this module family."""
+    if len(problem.sliding):
+        return False, "sliding friction is nonconvex (F6): not accepted by this formulation"
+    if need_definite and cls.mass != "definite":
+        return False, f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n})"
+    return True, ""
+
+
+def assemble_multipliers(problem: ContactProblem, lam_eq: np.ndarray, lam_in: np.ndarray):
+    """Map multipliers ordered as ``problem.equalities`` / ``problem.inequalities`` to (λ_n, λ_t)."""
+    mb = len(problem.bilateral)
+    lam_n = np.zeros(problem.m)
+    lam_n[problem.bilateral] = lam_eq[:mb]
+    lam_n[problem.unilateral] = lam_in
+    lam_t = np.zeros(problem.m * (problem.dimension - 1))
+    lam_t[problem.tangent_rows(problem.sticking)] = lam_eq[mb:]
+    return lam_n, lambda_tangent_matrix(problem, lam_t)
+
+
+class ProgramCache:
+    """LRU cache of compiled cvxpy programs keyed by structure (DPP re-solves without recompiling)."""
+
+    def __init__(self, size: int = 32):
+        self.size = size
+        self._store: OrderedDict = OrderedDict()
+
+    def get(self, key, build: Callable):
+        if key in self._store:
+            self._store.move_to_end(key)
+            return self._store[key], True
+        prog = build()
+        self._store[key] = prog
+        if len(self._store) > self.size:
+            self._store.popitem(last=False)
+        return prog, False
+
+    def clear(self) -> None:
+        self._store.clear()
+
+
+PROGRAMS = ProgramCache()
+
+
+def data_slot(shape, value, use_params: bool):
+    """A cvxpy Parameter holding ``value`` (DPP) or the constant itself (large sparse data)."""
+    if use_params:
+        p = cp.Parameter(shape)
+        return p
+    return value
+
+
+def set_value(slot, value) -> None:
+    if isinstance(slot, cp.Parameter):
+        slot.value = as_dense(value).reshape(slot.shape)
+
+
+def run_program(prob: cp.Problem, solver: str | None, tol: Tolerance, needs: str = "qp"):
+    backend = get_backend(solver, needs=needs)
+    status, info = run_cvxpy(prob, backend, tol)
+    return backend, status, info

@@ -1,0 +1,121 @@
+"""F3 — the Delassus route (M ≻ 0): Dorn's dual QP and the LCP solved by our Lemke.
+
+``delassus_qp`` (Dorn dual of F1; tutorial (11), inertial (42), (49)):
+
+.. math:: \\min_\\lambda \\tfrac12 \\lambda^T W \\lambda + w^T\\lambda
+          \\quad\\text{s.t. } \\lambda_u \\ge 0,\\qquad W = J M^{-1} J^T,\\; w = -J M^{-1} F + b,
+
+written as ``½‖Cλ‖² + wᵀλ`` with ``C = R⁻ᵀJᵀ`` (``M = RᵀR``), then ``a = M⁻¹(Jᵀλ - F)``.
+
+``lcp_lemke`` (tutorial (9), (31)-(33); inertial (20)): the bilateral multipliers are
+eliminated (tutorial (17)), leaving ``0 <= λ_u ⟂ A_c λ_u + w_c >= 0`` with the constrained
+Delassus matrix; solved by :func:`gaussqp.lemke.lemke`. Ray termination on this PSD
+(copositive-plus) matrix means the LCP is infeasible, which :func:`finalize` turns into a
+verified Farkas certificate.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cvxpy as cp
+import numpy as np
+import scipy.linalg as sla
+
+from ..delassus import constrained_delassus, delassus
+from ..lemke import lemke
+from ..linalg import as_dense, solve_mass
+from ..problem import ContactProblem, SystemClass
+from ..solution import INFEASIBLE, SOLUTION_PRESENT, SOLVED, FAILED, Solution
+from ..tolerances import Tolerance
+from .base import Formulation, assemble_multipliers, common_reject, run_program
+
+
+class DelassusQP(Formulation):
+    name = "delassus_qp"
+    id = "F3"
+    title = "Dorn dual QP over the Delassus matrix"
+    source = "tutorial (9)(11); inertial (2)(42)(49)"
+    valid_when = "M ≻ 0"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        ok, why = common_reject(problem, cls, need_definite=True)
+        if ok and problem.m == 0:
+            return False, "no contacts: nothing to dualize"
+        return ok, why
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        t0 = time.perf_counter()
+        W, w, J = delassus(problem)
+        me = problem.equalities[0].shape[0]
+        R = as_dense(problem.mass_factor.R)
+        C = sla.solve_triangular(R, J.T, trans="T") if _upper(R) else np.linalg.solve(R.T, J.T)
+        lam = cp.Variable(J.shape[0], name="lambda")
+        cons = [lam[me:] >= 0] if J.shape[0] > me else []
+        prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(C @ lam) + w @ lam), cons)
+        t1 = time.perf_counter()
+        backend, status, info = run_program(prob, solver, tol)
+        sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name,
+                       extras={"backend": info, "W": W, "w": w})
+        sol.times = {"delassus": t1 - t0, "backend_total": info.get("time_total")}
+        if status == "unbounded":  # dual unbounded below ⇔ primal infeasible (Dorn duality)
+            sol.status = INFEASIBLE
+        if status in SOLUTION_PRESENT and lam.value is not None:
+            lv = np.asarray(lam.value).ravel()
+            sol.acceleration = solve_mass(problem.M, J.T @ lv - problem.F)
+            sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, lv[:me], lv[me:])
+        elif status in SOLUTION_PRESENT:
+            sol.status = FAILED
+        return sol
+
+
+def _upper(R: np.ndarray) -> bool:
+    return R.shape[0] == R.shape[1] and np.allclose(R, np.triu(R))
+
+
+class LCPLemke(Formulation):
+    name = "lcp_lemke"
+    id = "F3"
+    title = "contact LCP with the constrained Delassus matrix, by Lemke pivoting"
+    source = "tutorial (9)(31)-(33); inertial (20)(21)"
+    valid_when = "M ≻ 0 (redundant bilateral rows via A_nb⁺)"
+    kind = "direct"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        ok, why = common_reject(problem, cls, need_definite=True)
+        if ok and problem.n > 4000:
+            return False, "dense Delassus elimination limited to n <= 4000"
+        return ok, why
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        t0 = time.perf_counter()
+        cd = constrained_delassus(problem)
+        t1 = time.perf_counter()
+        res = lemke(cd.A_c, cd.w_c)
+        t2 = time.perf_counter()
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke",
+                       extras={"A_c": cd.A_c, "w_c": cd.w_c, "Mc_inv": cd.Mc_inv, "P": cd.P,
+                               "lemke_status": res.status, "lemke_iterations": res.iterations,
+                               "lemke_message": res.message})
+        sol.times = {"delassus": t1 - t0, "lemke": t2 - t1}
+        if res.status == "ray":
+            sol.status = INFEASIBLE
+            sol.message = "Lemke ray termination on a PSD (copositive-plus) matrix: the LCP is infeasible"
+            return sol
+        if res.status != "solved":
+            sol.status = FAILED
+            sol.message = res.message
+            return sol
+        lam_u = res.z
+        lam_b = -cd.A_nb_pinv @ (cd.A_bu @ lam_u + cd.w_b) if cd.J_b.shape[0] else np.zeros(0)
+        if cd.J_b.shape[0]:
+            gap = np.abs(cd.A_nb @ lam_b + cd.A_bu @ lam_u + cd.w_b).max()
+            if gap > 1e-8 * max(1.0, np.abs(cd.w_b).max()):
+                sol.status = INFEASIBLE
+                sol.message = "bilateral rows incompatible (tutorial (17) has no solution)"
+                return sol
+        J = np.vstack([cd.J_b, cd.J_u])
+        lam = np.concatenate([lam_b, lam_u])
+        sol.acceleration = cd.Minv @ (J.T @ lam - problem.F)
+        sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, lam_b, lam_u)
+        return sol

@@ -1,0 +1,106 @@
+"""F1 — the Gauss-principle QP (valid for singular M and redundant rows).
+
+.. math::
+
+    \\min_a \\tfrac12 a^T M a + F^T a \\quad \\text{s.t.}\\quad
+    J_b a + b_b = 0,\\; J_u a + b_u \\ge 0,\\; T_s a + c_s = 0 \\text{ (sticking rows)}
+
+with ``M = RᵀR`` factored in NumPy so the objective is ``½‖R a‖² + Fᵀa`` (DPP: a problem
+of the same structure re-solves without recompiling). Multipliers are the duals:
+``λ_u = y_u`` and ``λ_b = -y_b`` in cvxpy's sign convention.
+
+Notes
+-----
+tutorial (5), (15), (27) (Prop. 6: the MLCP (16) is equivalent to this program for any
+rank of M); inertial (48), (56); singular (16), (21).
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+from ..linalg import as_dense
+from ..problem import ContactProblem, SystemClass
+from ..solution import SOLUTION_PRESENT, Solution
+from ..tolerances import Tolerance
+from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, assemble_multipliers, common_reject, run_program
+
+
+def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, data: dict | None = None):
+    """Build ``min ½‖R a - c‖² + fᵀa  s.t.  E a + e = 0, G a + g >= 0``.
+
+    With ``use_params`` every datum is a cvxpy Parameter (DPP); otherwise ``data`` holds
+    the constants (possibly scipy.sparse). Returns (problem, a, slots, eq_con, in_con).
+    """
+    a = cp.Variable(n, name="a")
+    if use_params:
+        slots = {"R": cp.Parameter((r, n)) if r else None, "c": cp.Parameter(r) if r else None,
+                 "f": cp.Parameter(n), "E": cp.Parameter((me, n)) if me else None, "e": cp.Parameter(me) if me else None,
+                 "G": cp.Parameter((mi, n)) if mi else None, "g": cp.Parameter(mi) if mi else None}
+    else:
+        slots = dict(data)
+    obj = slots["f"] @ a
+    if r:
+        obj = obj + 0.5 * cp.sum_squares(slots["R"] @ a - slots["c"])
+    cons = []
+    eq = in_ = None
+    if me:
+        eq = slots["E"] @ a + slots["e"] == 0
+        cons.append(eq)
+    if mi:
+        in_ = slots["G"] @ a + slots["g"] >= 0
+        cons.append(in_)
+    return cp.Problem(cp.Minimize(obj), cons), a, slots, eq, in_
+
+
+def solve_acceleration_program(problem: ContactProblem, name: str, c: np.ndarray, f: np.ndarray,
+                               solver: str | None, tol: Tolerance, formulation: str) -> Solution:
+    """Shared by F1 and F2: build (or fetch) the program, solve it, map duals to multipliers."""
+    fac = problem.mass_factor
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    n, r, me, mi = problem.n, fac.rank, E.shape[0], G.shape[0]
+    use_params = not problem.sparse and n * (r + me + mi) <= PARAM_ENTRIES_MAX
+    values = {"R": fac.R, "c": c, "f": f, "E": E, "e": e, "G": G, "g": g}
+    if use_params:
+        (prob, a, slots, eq, in_), cached = PROGRAMS.get((name, n, r, me, mi),
+                                                          lambda: acceleration_program(n, r, me, mi, True))
+        for k, v in values.items():
+            if slots[k] is not None:
+                slots[k].value = as_dense(v).reshape(slots[k].shape)
+    else:
+        prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values)
+        cached = False
+    backend, status, info = run_program(prob, solver, tol)
+    sol = Solution(problem=problem, status=status, formulation=formulation, solver=backend.name,
+                   extras={"backend": info, "compiled_program_reused": cached, "dpp": use_params})
+    sol.times = {"backend_total": info.get("time_total"), "backend_solve": info.get("time_solve")}
+    if status in SOLUTION_PRESENT and a.value is not None:
+        y_eq = -np.asarray(eq.dual_value).ravel() if eq is not None else np.zeros(0)
+        y_in = np.asarray(in_.dual_value).ravel() if in_ is not None else np.zeros(0)
+        sol.acceleration = np.asarray(a.value).ravel()
+        sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, y_eq, y_in)
+    elif status in SOLUTION_PRESENT:
+        sol.status = "failed"
+        sol.message = "backend returned no primal point"
+    if "error" in info:
+        sol.message = info["error"]
+        sol.extras["verify_inf_unb"] = False
+    return sol
+
+
+class GaussQP(Formulation):
+    name = "gauss_qp"
+    id = "F1"
+    title = "Gauss-principle QP"
+    source = "tutorial (5)(15)(27); inertial (48)(56); singular (16)(21)"
+    valid_when = "M ⪰ 0 of any rank, redundant rows allowed; frictionless or sticking (as equalities)"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        return common_reject(problem, cls, need_definite=False)
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        r = problem.mass_factor.rank
+        return solve_acceleration_program(problem, "acceleration", np.zeros(r), np.array(problem.F),
+                                          solver, tol, self.name)

@@ -1,0 +1,96 @@
+"""F2 — projected acceleration (M ≻ 0).
+
+``projected_acceleration``: the kinetic-metric projection of the free acceleration
+``a_free = -M⁻¹F`` onto ``K ∩ K_b`` (tutorial (15), (28); inertial (16)-(18)):
+
+.. math:: a = \\operatorname{proj}_M[K\\cap K_b;\\, -M^{-1}F]
+          = \\arg\\min_{a\\in K\\cap K_b} \\tfrac12\\|R(a - a_{free})\\|^2 .
+
+``projected_eliminated``: the bilateral-eliminated form. With the oblique projector
+``P = I - J_bᵀA_nb⁻¹J_bM⁻¹`` and ``M_c⁻¹ = M⁻¹P`` (tutorial (19), (32)), the bilateral
+constraints are solved in closed form: ``a_b = -M_c⁻¹F - M⁻¹J_bᵀA_nb⁻¹b_b`` is the
+M-projection of ``a_free`` onto ``K_b``, and for ``a = a_b + Z y`` (Z a basis of ker J_b)
+``‖a - a_free‖²_M = ‖Z y‖²_M + const``. The remaining program is over the unilateral rows
+only; ``λ_b`` follows from tutorial (17): ``λ_b = -A_nb⁻¹(A_nbnu λ_u + w_b)``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cvxpy as cp
+import numpy as np
+
+from ..delassus import constrained_delassus
+from ..linalg import as_dense, null_space, solve_mass
+from ..problem import ContactProblem, SystemClass
+from ..solution import INFEASIBLE, SOLUTION_PRESENT, Solution
+from ..tolerances import Tolerance
+from .base import Formulation, assemble_multipliers, common_reject, run_program
+from .gauss_qp import solve_acceleration_program
+
+
+class ProjectedAcceleration(Formulation):
+    name = "projected_acceleration"
+    id = "F2"
+    title = "kinetic-metric projection of the free acceleration"
+    source = "tutorial (15)(28); inertial (16)-(18)"
+    valid_when = "M ≻ 0"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        return common_reject(problem, cls, need_definite=True)
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        a_free = -solve_mass(problem.M, np.array(problem.F))
+        c = np.asarray(problem.mass_factor.R @ a_free).ravel()
+        return solve_acceleration_program(problem, "projection", c, np.zeros(problem.n), solver, tol, self.name)
+
+
+class ProjectedEliminated(Formulation):
+    name = "projected_eliminated"
+    id = "F2"
+    title = "bilateral-eliminated projection with P, M_c⁻¹, A_c"
+    source = "tutorial (17)-(26), (31)-(33); inertial (13)-(21)"
+    valid_when = "M ≻ 0 (redundant bilateral rows handled with A_nb⁺)"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        ok, why = common_reject(problem, cls, need_definite=True)
+        if ok and problem.sparse and problem.n > 3000:
+            return False, "dense elimination limited to n <= 3000"
+        return ok, why
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        t0 = time.perf_counter()
+        cd = constrained_delassus(problem)
+        n = problem.n
+        Jb, Ju = cd.J_b, cd.J_u
+        E, e = problem.equalities
+        extras = {"P": cd.P, "Mc_inv": cd.Mc_inv, "A_c": cd.A_c, "w_c": cd.w_c}
+        # bilateral compatibility: a_b must satisfy J_b a_b + b_b = 0 (fails when b_b ∉ im J_b)
+        if Jb.shape[0] and np.abs(Jb @ cd.a_b + e).max() > 1e-9 * max(1.0, np.abs(e).max()):
+            return Solution(problem=problem, status=INFEASIBLE, formulation=self.name, solver="numpy",
+                            message="bilateral rows incompatible: J_b a_b + b_b != 0", extras=extras)
+        Z = null_space(Jb) if Jb.shape[0] else np.eye(n)
+        R = as_dense(problem.mass_factor.R)
+        y = cp.Variable(Z.shape[1], name="y")
+        cons = []
+        if Ju.shape[0]:
+            cons.append(Ju @ cd.a_b + problem.inequalities[1] + (Ju @ Z) @ y >= 0)
+        prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares((R @ Z) @ y)), cons)
+        t1 = time.perf_counter()
+        backend, status, info = run_program(prob, solver, tol)
+        extras["backend"] = info
+        sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name, extras=extras)
+        sol.times = {"elimination": t1 - t0, "backend_total": info.get("time_total")}
+        if status in SOLUTION_PRESENT and y.value is not None:
+            lam_u = np.asarray(cons[0].dual_value).ravel() if cons else np.zeros(0)
+            lam_b = -cd.A_nb_pinv @ (cd.A_bu @ lam_u + cd.w_b) if Jb.shape[0] else np.zeros(0)
+            a = cd.a_b + Z @ np.asarray(y.value).ravel()
+            sol.acceleration = a
+            sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, lam_b, lam_u)
+            # tutorial (18): a = M_c⁻¹(J_uᵀλ_u - F) - M⁻¹J_bᵀA_nb⁻¹b_b = M_c⁻¹J_uᵀλ_u + a_b
+            a_closed = cd.Mc_inv @ (Ju.T @ lam_u) + cd.a_b
+            sol.extras["closed_form_gap"] = float(np.abs(a_closed - a).max())
+        elif status in SOLUTION_PRESENT:
+            sol.status = "failed"
+        return sol

@@ -1,0 +1,222 @@
+"""Certificates of the solution of *this* instance (FORMULATIONS §3, beyond the papers).
+
+- ``kkt_residuals``: residuals of the returned point, recomputed in the original variables;
+- ``farkas``: a verified Farkas vector when the constraint set is empty;
+- ``unbounded_ray``: a verified ray ``v ∈ ker M``, feasible, ``Fᵀv < 0`` (singular M);
+- ``unique_acceleration`` / ``unique_multipliers``: exact decisions by LP plus rank tests
+  (the optimal face of F1 and the multiplier polyhedron are singletons or not).
+
+:func:`finalize` applies them to any formulation's raw answer, so every route is judged
+by the same rules, and downgrades a claimed success that fails our residual check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cones import cone_is_trivial, farkas_vector, unbounded_ray
+from .linalg import as_dense, matrix_rank
+from .problem import ContactProblem
+from .solution import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution, kkt_residuals
+from .tolerances import Tolerance
+
+#: relative slack under which a unilateral row counts as active, and λ under which it counts as zero
+ACTIVE_RTOL = 1e-7
+
+
+def _scale(problem: ContactProblem) -> float:
+    return max(1.0, float(np.abs(problem.normal_drift).max(initial=0)))
+
+
+def verify_farkas(problem: ContactProblem) -> Certificate | None:
+    """Search and verify a Farkas vector for ``K ∩ K_b = ∅`` (tutorial Assumption 4 fails)."""
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    y = farkas_vector(E, e, G, g)
+    if y is None:
+        return None
+    Ed, Gd = as_dense(E), as_dense(G)
+    pe = Ed.shape[0]
+    JTy = Ed.T @ y[:pe] + Gd.T @ y[pe:]
+    by = float(e @ y[:pe] + g @ y[pe:])
+    ynorm = float(np.abs(y).max())
+    jnorm = max(1.0, float(np.abs(np.vstack([Ed, Gd])).max(initial=0)))
+    stationarity = float(np.abs(JTy).max(initial=0)) / (ynorm * jnorm)
+    sign = float(np.maximum(0, -y[pe:]).max(initial=0)) / ynorm
+    # certificate value: bᵀy < 0 must dominate what the residuals could hide
+    margin = -by / (ynorm * _scale(problem)) - stationarity - sign
+    holds = stationarity <= 1e-9 and sign <= 1e-12 and by < 0 and margin > 1e-9
+    return Certificate(
+        id="farkas", name="Farkas vector for an empty constraint set",
+        source="FORMULATIONS §3 (instance); tutorial Assumption 4; Farkas' lemma",
+        holds=holds, margin=margin,
+        implies="no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible",
+        data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity})
+
+
+def verify_ray(problem: ContactProblem) -> Certificate | None:
+    """Search and verify an unbounded ray of F1 (v ∈ ker M, feasible direction, Fᵀv < 0)."""
+    fac = problem.mass_factor
+    if fac.definite:
+        return None
+    E, _ = problem.equalities
+    G, _ = problem.inequalities
+    v = unbounded_ray(as_dense(fac.R), problem.F, E, G)
+    if v is None:
+        return None
+    v = v / np.abs(v).max()
+    Mv = np.asarray(problem.M @ v).ravel()
+    Ev = as_dense(E) @ v if E.shape[0] else np.zeros(0)
+    Gv = as_dense(G) @ v if G.shape[0] else np.zeros(0)
+    Fv = float(problem.F @ v)
+    mnorm = max(1.0, float(np.abs(as_dense(problem.M)).max(initial=0)))
+    viol = max(float(np.abs(Mv).max(initial=0)) / mnorm, float(np.abs(Ev).max(initial=0)),
+               float(np.maximum(0, -Gv).max(initial=0)))
+    margin = -Fv / max(1.0, float(np.abs(problem.F).max(initial=0))) - viol
+    holds = viol <= 1e-9 and Fv < 0 and margin > 1e-12
+    return Certificate(
+        id="unbounded_ray", name="descent ray in ker M",
+        source="FORMULATIONS §3 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
+        holds=holds, margin=margin,
+        implies="½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the contact problem",
+        data={"ray": v, "F_dot_v": Fv, "violation": viol})
+
+
+def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
+    G, g = problem.inequalities
+    slack = (as_dense(G) @ a + g) if G.shape[0] else np.zeros(0)
+    thr = ACTIVE_RTOL * max(_scale(problem), float(np.abs(as_dense(G) @ a).max(initial=0)) if G.shape[0] else 1.0)
+    lam_u = lam_n[problem.unilateral]
+    lthr = ACTIVE_RTOL * max(1.0, float(np.abs(lam_n).max(initial=0)))
+    active = slack <= thr
+    return active, lam_u <= lthr, thr, lthr
+
+
+def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
+    """Exact: the optimal face of F1 is {a*} iff ``{v : Mv = 0, Fᵀv = 0, E v = 0, G_A v >= 0} = {0}``.
+
+    A = unilateral rows active at a*. For a convex QP every optimum differs from a* by such
+    a v (singular Prop. 5(a): ``a₁ - a₂ ∈ ker M`` and ``Fᵀ(a₁ - a₂) = 0``), and conversely
+    a small step along such a v stays optimal.
+    """
+    fac = problem.mass_factor
+    if fac.definite:
+        return Certificate(id="unique_acceleration", name="uniqueness of the acceleration (exact)",
+                           source="tutorial Prop. 4 (M ≻ 0: strictly convex F1)", holds=True,
+                           margin=float(fac.eigenvalues.min()), implies="the acceleration is unique")
+    E, _ = problem.equalities
+    G, _ = problem.inequalities
+    active, _, thr, _ = _active_sets(problem, a, lam_n)
+    n = problem.n
+    Eq = np.vstack([as_dense(fac.R), problem.F[None, :], as_dense(E).reshape(-1, n)])
+    t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n)[active], n)
+    return Certificate(
+        id="unique_acceleration", name="uniqueness of the acceleration (exact)",
+        source="FORMULATIONS §3 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
+        implies=("the acceleration is unique" if t.trivial else
+                 "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"),
+        data={"active_tolerance": thr, "witness": t.witness, "detail": t.detail})
+
+
+def multiplier_rows(problem: ContactProblem):
+    """(J_all, kinds): the rows that carry multipliers: all normals, then sticking tangents."""
+    rt = problem.tangent_rows(problem.sticking)
+    return np.vstack([as_dense(problem.J_n), as_dense(problem.J_t[rt]) if rt.size else np.zeros((0, problem.n))]), rt
+
+
+def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
+    """Exact: the multiplier set at a* is a singleton iff no feasible direction d ≠ 0 exists.
+
+    Directions: ``J_allᵀ d = 0``, ``d_i = 0`` on inactive unilateral rows, ``d_i >= 0`` on
+    active unilateral rows whose λ_i is zero (degenerate). Full row rank of ``J_all`` is the
+    sufficient condition C2 (tutorial Prop. 3(i), 7(i)); this LP is the exact test.
+    """
+    J, rt = multiplier_rows(problem)
+    k = J.shape[0]
+    if k == 0:
+        return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
+                           source="FORMULATIONS §3", holds=True, margin=float("inf"), implies="no multipliers")
+    if matrix_rank(J) == k:
+        return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
+                           source="tutorial Prop. 3(i), 7(i) (rows independent)", holds=True,
+                           margin=float(np.linalg.svd(J, compute_uv=False)[-1]),
+                           implies="the multipliers are unique (independent constraint rows)")
+    active, zero_lam, thr, lthr = _active_sets(problem, a, lam_n)
+    U = problem.unilateral
+    eq_rows = [J.T]
+    ineq = []
+    for j, i in enumerate(U):
+        e_i = np.zeros(k)
+        e_i[i] = 1.0
+        if not active[j]:
+            eq_rows.append(e_i[None, :])
+        elif zero_lam[j]:
+            ineq.append(e_i)
+    t = cone_is_trivial(np.vstack(eq_rows), np.array(ineq).reshape(-1, k), k)
+    return Certificate(
+        id="unique_multipliers", name="uniqueness of the multipliers (exact)",
+        source="FORMULATIONS §3 (LP + rank on the multiplier polyhedron)", holds=t.trivial, margin=t.margin,
+        implies=("the multipliers are unique although the constraint rows are dependent" if t.trivial else
+                 "the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the witness d"),
+        data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr, "witness": t.witness, "detail": t.detail})
+
+
+def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t) -> Certificate | None:
+    """For sticking contacts solved as equalities: do the returned multipliers lie in the Coulomb cones?"""
+    S = problem.sticking
+    if not S.size:
+        return None
+    gaps = [problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in S]
+    margin = float(min(gaps))
+    return Certificate(
+        id="coulomb_cone_at_returned_multipliers", name="returned multipliers in the Coulomb disks",
+        source="sticking (14); FORMULATIONS §4", holds=margin >= -1e-9, margin=margin,
+        implies=("the all-sticking mode is consistent at the returned multipliers" if margin >= -1e-9 else
+                 "the returned multipliers leave a Coulomb disk; multipliers may not be unique, so this does "
+                 "not refute sticking: the exact test is the SOCP F4"))
+
+
+def finalize(sol: Solution, tol: Tolerance) -> Solution:
+    """Recompute residuals, verify inf/unb claims, attach instance certificates, decide uniqueness."""
+    p = sol.problem
+    if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
+        sol.residuals = kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+        ok = max(sol.residuals.values()) <= tol.residual
+        sol.certificates.append(Certificate(
+            id="kkt_residuals", name="KKT residuals recomputed in the original variables",
+            source="FORMULATIONS §3 (instance)", holds=ok, margin=tol.residual - max(sol.residuals.values()),
+            implies=(f"(a, λ) satisfies dynamics, constraints, signs and complementarity to {tol.residual:g}"
+                     if ok else "the returned point fails the residual check"),
+            data=dict(sol.residuals)))
+        if sol.status == SOLVED and not ok:
+            sol.status = INACCURATE
+            sol.message = (sol.message + "; " if sol.message else "") + \
+                f"solver claimed success but max residual {max(sol.residuals.values()):.2e} > {tol.residual:g}"
+        cc = coulomb_cone_check(p, sol.lambda_normal, sol.lambda_tangent)
+        if cc is not None:
+            sol.certificates.append(cc)
+        ua = unique_acceleration(p, sol.acceleration, sol.lambda_normal)
+        um = unique_multipliers(p, sol.acceleration, sol.lambda_normal)
+        sol.certificates += [ua, um]
+        sol.unique = {"acceleration": bool(ua.holds), "generalized_force": True, "multipliers": bool(um.holds)}
+    elif sol.status in (INFEASIBLE, UNBOUNDED) or (sol.status == FAILED and sol.extras.get("verify_inf_unb")):
+        claimed = sol.status
+        far = verify_farkas(p)
+        if far is not None and far.holds:
+            sol.status = INFEASIBLE
+            sol.certificates.append(far)
+            sol.residuals = {"farkas_stationarity": far.data["stationarity"]}
+        else:
+            ray = verify_ray(p)
+            if ray is not None and ray.holds:
+                sol.status = UNBOUNDED
+                sol.certificates.append(ray)
+                sol.residuals = {"ray_violation": ray.data["violation"]}
+            else:
+                sol.status = FAILED
+                sol.message = (sol.message + "; " if sol.message else "") + \
+                    f"backend reported {claimed} but neither a Farkas vector nor a descent ray could be verified"
+        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
+        if sol.status in (INFEASIBLE, UNBOUNDED):
+            sol.acceleration = sol.lambda_normal = sol.lambda_tangent = None
+    return sol

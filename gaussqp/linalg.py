@@ -1,0 +1,153 @@
+"""Dense/sparse linear algebra shared by formulations and certificates.
+
+Rank decisions use one relative tolerance rule, :func:`rank_tol`, so that every module
+decides "is this singular value zero?" the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+#: Relative tolerance for rank decisions (singular values below ``RANK_RTOL * s_max`` are zero).
+RANK_RTOL = 1e-10
+
+
+def as_dense(A) -> np.ndarray:
+    """Return ``A`` as a dense float array (sparse matrices are densified)."""
+    if sp.issparse(A):
+        return np.asarray(A.toarray(), dtype=float)
+    return np.asarray(A, dtype=float)
+
+
+def rank_tol(s_max: float, shape: tuple[int, ...]) -> float:
+    """Absolute threshold under which a singular value counts as zero."""
+    return max(RANK_RTOL, max(shape, default=1) * np.finfo(float).eps) * max(s_max, 1e-300)
+
+
+def null_space(A: np.ndarray, scale: float | None = None) -> np.ndarray:
+    """Orthonormal basis (columns) of ker A, by SVD with the rank rule of :func:`rank_tol`.
+
+    ``scale`` replaces the largest singular value as the reference magnitude, which matters
+    when ``A`` stacks blocks of different units (the caller normalizes them first).
+    """
+    A = as_dense(A)
+    n = A.shape[1]
+    if A.shape[0] == 0:
+        return np.eye(n)
+    _, s, vt = np.linalg.svd(A, full_matrices=True)
+    ref = scale if scale is not None else (s[0] if s.size else 0.0)
+    r = int(np.sum(s > rank_tol(ref, A.shape))) if ref > 0 else 0
+    return vt[r:].T.copy()
+
+
+def matrix_rank(A: np.ndarray) -> int:
+    """Numerical rank with the rule of :func:`rank_tol`."""
+    A = as_dense(A)
+    if A.size == 0:
+        return 0
+    s = np.linalg.svd(A, compute_uv=False)
+    return int(np.sum(s > rank_tol(s[0], A.shape))) if s[0] > 0 else 0
+
+
+def smallest_singular_value(A: np.ndarray) -> float:
+    """sigma_min of ``A`` over min(shape) values (0.0 for an empty matrix)."""
+    A = as_dense(A)
+    if A.size == 0:
+        return 0.0
+    return float(np.linalg.svd(A, compute_uv=False)[-1])
+
+
+def normalize_rows(A: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit Euclidean norm (zero rows kept at zero)."""
+    A = as_dense(A)
+    norms = np.linalg.norm(A, axis=1)
+    norms[norms == 0] = 1.0
+    return A / norms[:, None]
+
+
+@dataclass(frozen=True)
+class MassFactor:
+    """Factorization ``M = Rᵀ R`` of a symmetric PSD mass matrix.
+
+    ``R`` has ``rank`` rows; ``kernel`` is an orthonormal basis of ker M (n × (n - rank));
+    ``eigenvalues`` holds the spectrum used for the rank decision. ``R`` is sparse when
+    ``M`` was given sparse (block-diagonal structure is exploited).
+    """
+
+    R: np.ndarray | sp.spmatrix
+    kernel: np.ndarray
+    rank: int
+    eigenvalues: np.ndarray
+    n: int
+
+    @property
+    def definite(self) -> bool:
+        return self.rank == self.n
+
+    @property
+    def min_eigenvalue(self) -> float:
+        return float(self.eigenvalues.min()) if self.eigenvalues.size else 0.0
+
+
+def _eig_factor_dense(M: np.ndarray, ref: float):
+    w, V = np.linalg.eigh(0.5 * (M + M.T))
+    thr = rank_tol(ref, M.shape)
+    keep = w > thr
+    R = (np.sqrt(w[keep])[:, None] * V[:, keep].T)
+    return R, V[:, ~keep], w
+
+
+def factor_mass(M) -> MassFactor:
+    """Factor ``M = Rᵀ R`` with ``R`` of full row rank r = rank(M).
+
+    Dense ``M``: symmetric eigendecomposition. Sparse ``M``: the connected components of
+    its sparsity graph (the bodies of a multibody system) are factored one block at a
+    time, so block-diagonal mass matrices of thousands of coordinates stay cheap.
+    """
+    n = M.shape[0]
+    if not sp.issparse(M):
+        Md = as_dense(M)
+        ref = float(np.abs(np.linalg.eigvalsh(0.5 * (Md + Md.T))).max()) if n else 0.0
+        R, K, w = _eig_factor_dense(Md, ref)
+        return MassFactor(R=R, kernel=K, rank=R.shape[0], eigenvalues=w, n=n)
+    Ms = sp.csr_matrix(M)
+    ncomp, labels = connected_components(Ms, directed=False)
+    blocks = [np.flatnonzero(labels == c) for c in range(ncomp)]
+    ref = float(abs(Ms).sum(axis=1).max()) if n else 0.0  # Gershgorin bound on |lambda|max
+    rows, cols, vals, kernel_cols, eigs = [], [], [], [], []
+    r = 0
+    for idx in blocks:
+        blk = Ms[idx][:, idx].toarray()
+        Rb, Kb, wb = _eig_factor_dense(blk, ref)
+        eigs.append(wb)
+        rr, cc = np.nonzero(Rb)
+        rows.append(rr + r)
+        cols.append(idx[cc])
+        vals.append(Rb[rr, cc])
+        r += Rb.shape[0]
+        for j in range(Kb.shape[1]):
+            v = np.zeros(n)
+            v[idx] = Kb[:, j]
+            kernel_cols.append(v)
+    R = sp.csr_matrix((np.concatenate(vals) if vals else [], (np.concatenate(rows) if rows else [],
+                                                              np.concatenate(cols) if cols else [])),
+                      shape=(r, n))
+    K = np.column_stack(kernel_cols) if kernel_cols else np.zeros((n, 0))
+    return MassFactor(R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eigs) if eigs else np.zeros(0), n=n)
+
+
+def solve_mass(M, B: np.ndarray) -> np.ndarray:
+    """``M⁻¹ B`` for symmetric positive definite ``M`` (Cholesky, or sparse LU)."""
+    if sp.issparse(M):
+        from scipy.sparse.linalg import splu
+
+        lu = splu(sp.csc_matrix(M))
+        B2 = np.asarray(B, dtype=float)
+        return lu.solve(B2) if B2.ndim == 2 else lu.solve(B2[:, None])[:, 0]
+    c = sla.cho_factor(as_dense(M))
+    return sla.cho_solve(c, np.asarray(B, dtype=float))

@@ -1,0 +1,515 @@
+"""The contact problem: data model, validation and system classification.
+
+Notation (FORMULATIONS.md §1): given (q, q̇), find the acceleration ``a`` and multipliers with
+
+    M a + F = J_nᵀ λ_n + J_tᵀ λ_t,
+    bilateral  i:  n_i a + b_i = 0,           λ_n,i free,
+    unilateral i:  0 <= λ_n,i  ⟂  n_i a + b_i >= 0,
+    sticking   i:  T_i a + c_i = 0,  ‖λ_t,i‖ <= μ_i |λ_n,i|,
+    sliding    i:  λ_t,i = -μ_i |λ_n,i| s_i.
+
+``M`` is symmetric positive *semi*definite (may be singular); normal rows may be redundant.
+A :class:`ContactProblem` is immutable: its arrays are read-only copies.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import (
+    IndefiniteMassError,
+    MissingSlipError,
+    NegativeFrictionError,
+    NonFiniteError,
+    NotSymmetricError,
+    ShapeError,
+    TangentShapeError,
+    UnknownValueError,
+)
+from .linalg import MassFactor, as_dense, factor_mass, matrix_rank
+
+CONTACT_TYPES = ("bilateral", "unilateral")
+MODES = ("frictionless", "sticking", "sliding")
+
+#: Relative tolerance of the symmetry and semidefiniteness checks on M.
+MASS_RTOL = 1e-9
+
+
+def _finite(field_name: str, arr) -> None:
+    data = arr.data if sp.issparse(arr) else np.asarray(arr)
+    if not np.all(np.isfinite(data)):
+        raise NonFiniteError(field_name, "contains NaN or infinity", "give finite numbers only")
+
+
+def _vector(field_name: str, value, length: int) -> np.ndarray:
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ShapeError(field_name, f"is not numeric ({exc})", f"give {length} numbers") from None
+    if v.ndim == 0 and length == 1:
+        v = v.reshape(1)
+    if v.shape != (length,):
+        raise ShapeError(field_name, f"has shape {v.shape}, expected ({length},)",
+                         f"give a vector of {length} numbers")
+    _finite(field_name, v)
+    return v
+
+
+def _matrix(field_name: str, value, shape: tuple[int | None, int]) -> np.ndarray | sp.csr_matrix:
+    if sp.issparse(value):
+        A = sp.csr_matrix(value, dtype=float)
+    else:
+        try:
+            A = np.asarray(value, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ShapeError(field_name, f"is not a numeric matrix ({exc})", "give a rectangular numeric array") from None
+        if A.ndim == 1 and shape[0] == 1:
+            A = A.reshape(1, -1)
+        if A.ndim != 2:
+            raise ShapeError(field_name, f"has {A.ndim} dimensions, expected 2",
+                             "give a matrix (list of rows)")
+    rows, cols = shape
+    if (rows is not None and A.shape[0] != rows) or A.shape[1] != cols:
+        exp = f"({rows if rows is not None else 'k'}, {cols})"
+        raise ShapeError(field_name, f"has shape {A.shape}, expected {exp}",
+                         f"give {cols} columns (one per coordinate)" if A.shape[1] != cols
+                         else f"give {rows} rows")
+    _finite(field_name, A)
+    return A
+
+
+@dataclass(frozen=True)
+class Contact:
+    """One contact (or bilateral constraint), as in FORMULATIONS.md §1.
+
+    Parameters
+    ----------
+    type : "bilateral" or "unilateral"
+    normal : (n,) the row ``n_i = ∇h_iᵀ``
+    normal_drift : ``b_i = d/dt(∇h_iᵀ) q̇`` (normal acceleration is ``n_i a + b_i``)
+    friction : μ_i >= 0
+    mode : "frictionless", "sticking" or "sliding"
+    tangent : (d-1, n) tangent rows ``T_i`` or None
+    tangent_drift : (d-1,) ``c_i`` or None (zero)
+    slip : (d-1,) unit slip direction (in 2D a sign), required for sliding contacts
+    """
+
+    type: str
+    normal: np.ndarray
+    normal_drift: float = 0.0
+    friction: float = 0.0
+    mode: str = "frictionless"
+    tangent: np.ndarray | None = None
+    tangent_drift: np.ndarray | None = None
+    slip: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class SystemClass:
+    """What :meth:`ContactProblem.classify` reports about a problem's structure."""
+
+    n: int
+    mass: str  # "definite" | "singular"
+    mass_rank: int
+    constraints: str  # "none" | "bilateral" | "unilateral" | "mixed"
+    friction: str  # "frictionless" | "sticking" | "sliding" | "mixed"
+    m_bilateral: int
+    m_unilateral: int
+    normal_rank: int
+    redundant: bool
+    dimension: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(mass, constraints, friction): the key of the dispatcher's preference table."""
+        return (self.mass, self.constraints, self.friction)
+
+    def as_dict(self) -> dict:
+        return {
+            "n": self.n, "mass": self.mass, "mass_rank": self.mass_rank,
+            "constraints": self.constraints, "friction": self.friction,
+            "m_bilateral": self.m_bilateral, "m_unilateral": self.m_unilateral,
+            "normal_rank": self.normal_rank, "redundant": self.redundant,
+            "dimension": self.dimension, "notes": list(self.notes),
+        }
+
+
+def _readonly(a):
+    if sp.issparse(a):
+        return a
+    a = np.array(a, dtype=float, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+class ContactProblem:
+    """Immutable instantaneous contact problem (see the module docstring for the equations).
+
+    Build it per contact::
+
+        ContactProblem(M, F, contacts=[Contact("unilateral", normal=[0, 1])], dimension=2)
+
+    or from stacked blocks for large problems with :meth:`from_blocks`.
+    Invalid data raise subclasses of :class:`gaussqp.errors.InputError` naming the field.
+    """
+
+    __slots__ = ("_M", "_F", "_Jn", "_b", "_Jt", "_c", "_has_tangent", "_mu", "_types",
+                 "_modes", "_slip", "_dimension", "name", "description", "__dict__")
+
+    def __init__(self, M, F, contacts: Iterable[Contact] = (), dimension: int = 2,
+                 name: str = "", description: str = ""):
+        contacts = list(contacts)
+        d = self._check_dimension(dimension)
+        n = self._check_M_shape(M)
+        rows_n, b, rows_t, c, has_t, mu, types, modes, slip = [], [], [], [], [], [], [], [], []
+        for i, ct in enumerate(contacts):
+            if not isinstance(ct, Contact):
+                raise UnknownValueError(f"contacts[{i}]", f"is a {type(ct).__name__}",
+                                        "give gaussqp.Contact objects (or use from_blocks)")
+            rows_n.append(_vector(f"contacts[{i}].normal", ct.normal, n))
+            b.append(ct.normal_drift)
+            if ct.tangent is None:
+                rows_t.append(np.zeros((d - 1, n)))
+                has_t.append(False)
+                if ct.tangent_drift is not None:
+                    raise TangentShapeError(f"contacts[{i}].tangent_drift", "is given without tangent rows",
+                                            "give 'tangent' rows too, or drop 'tangent_drift'")
+                c.append(np.zeros(d - 1))
+            else:
+                T = np.asarray(ct.tangent, dtype=float)
+                if T.ndim == 1 and d == 2:
+                    T = T.reshape(1, -1)
+                if T.ndim != 2 or T.shape[0] != d - 1 or T.shape[1] != n:
+                    raise TangentShapeError(
+                        f"contacts[{i}].tangent", f"has shape {T.shape}, expected ({d - 1}, {n}) for dimension {d}",
+                        f"give {d - 1} tangent row(s) of {n} numbers (d-1 rows in dimension d)")
+                _finite(f"contacts[{i}].tangent", T)
+                rows_t.append(T)
+                has_t.append(True)
+                c.append(np.zeros(d - 1) if ct.tangent_drift is None
+                         else _vector(f"contacts[{i}].tangent_drift", ct.tangent_drift, d - 1))
+            mu.append(ct.friction)
+            types.append(ct.type)
+            modes.append(ct.mode)
+            slip.append(ct.slip)
+        Jn = np.array(rows_n).reshape(len(contacts), n)
+        Jt = np.concatenate(rows_t, axis=0) if rows_t else np.zeros((0, n))
+        c = np.concatenate(c) if c else np.zeros(0)
+        self._init_blocks(M, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description)
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_blocks(cls, M, F, J_n, normal_drift=None, types: Sequence[str] | str = "unilateral",
+                    J_t=None, tangent_drift=None, friction=None, modes: Sequence[str] | str = "frictionless",
+                    slip=None, has_tangent=None, dimension: int = 2, name: str = "",
+                    description: str = "") -> "ContactProblem":
+        """Build from stacked blocks (dense or scipy.sparse ``J_n``, ``J_t``).
+
+        ``J_t`` stacks ``d-1`` rows per contact in contact order (so it has ``m (d-1)``
+        rows); contacts without tangent rows are marked by ``has_tangent`` (default:
+        all True when ``J_t`` is given). ``types``/``modes`` are one string for all
+        contacts or a sequence of m strings; ``slip`` is (m, d-1) (rows of non-sliding
+        contacts are ignored).
+        """
+        self = cls.__new__(cls)
+        d = self._check_dimension(dimension)
+        n = self._check_M_shape(M)
+        Jn = _matrix("J_n", J_n, (None, n))
+        m = Jn.shape[0]
+        b = np.zeros(m) if normal_drift is None else normal_drift
+        if J_t is None:
+            Jt = sp.csr_matrix((m * (d - 1), n)) if sp.issparse(Jn) else np.zeros((m * (d - 1), n))
+            ht = np.zeros(m, dtype=bool) if has_tangent is None else has_tangent
+        else:
+            Jt = _matrix("J_t", J_t, (m * (d - 1), n))
+            ht = np.ones(m, dtype=bool) if has_tangent is None else has_tangent
+        c = np.zeros(m * (d - 1)) if tangent_drift is None else tangent_drift
+        mu = np.zeros(m) if friction is None else friction
+        types = [types] * m if isinstance(types, str) else list(types)
+        modes = [modes] * m if isinstance(modes, str) else list(modes)
+        if slip is None:
+            slip_rows = [None] * m
+        elif isinstance(slip, np.ndarray):
+            slip_rows = list(np.asarray(slip, dtype=float).reshape(m, d - 1))
+        else:
+            slip_rows = list(slip)
+        self._init_blocks(M, F, Jn, b, Jt, c, ht, mu, types, modes, slip_rows, d, name, description)
+        return self
+
+    # ------------------------------------------------------------------ validation
+    @staticmethod
+    def _check_dimension(dimension) -> int:
+        if dimension not in (2, 3):
+            raise UnknownValueError("dimension", f"is {dimension!r}", "give 2 (planar) or 3 (spatial)")
+        return int(dimension)
+
+    @staticmethod
+    def _check_M_shape(M) -> int:
+        shape = getattr(M, "shape", None)
+        if shape is None:
+            try:
+                shape = np.asarray(M, dtype=float).shape
+            except (TypeError, ValueError):
+                raise ShapeError("mass_matrix", "is not a numeric matrix", "give an n×n array") from None
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise ShapeError("mass_matrix", f"has shape {tuple(shape)}, expected square (n, n)",
+                             "give an n×n symmetric positive semidefinite matrix")
+        return int(shape[0])
+
+    def _init_blocks(self, M, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description):
+        n = self._check_M_shape(M)
+        Mm = _matrix("mass_matrix", M, (n, n))
+        self._check_symmetric_psd(Mm)
+        Fv = _vector("force", F, n)
+        Jn = _matrix("J_n", Jn, (None, n))
+        m = Jn.shape[0]
+        bv = _vector("normal_drift", b, m)
+        Jt = _matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
+        cv = _vector("tangent_drift", c, m * (d - 1))
+        ht = np.asarray(has_t, dtype=bool).reshape(m)
+        muv = _vector("friction", mu, m)
+        for i, x in enumerate(muv):
+            if x < 0:
+                raise NegativeFrictionError(f"contacts[{i}].friction", f"is {x} < 0",
+                                            "give a friction coefficient mu >= 0")
+        if len(types) != m or len(modes) != m:
+            raise ShapeError("contacts", f"{len(types)} types and {len(modes)} modes for {m} contacts",
+                             "give one type and one mode per contact")
+        slip_arr = np.zeros((m, d - 1))
+        for i in range(m):
+            if types[i] not in CONTACT_TYPES:
+                raise UnknownValueError(f"contacts[{i}].type", f"is {types[i]!r}",
+                                        "use 'bilateral' or 'unilateral'")
+            if modes[i] not in MODES:
+                raise UnknownValueError(f"contacts[{i}].mode", f"is {modes[i]!r}",
+                                        "use 'frictionless', 'sticking' or 'sliding'")
+            if modes[i] != "frictionless" and not ht[i]:
+                raise TangentShapeError(f"contacts[{i}].tangent", f"is missing for a {modes[i]} contact",
+                                        f"give {d - 1} tangent row(s), or set mode 'frictionless'")
+            if modes[i] == "sliding":
+                if slip[i] is None:
+                    raise MissingSlipError(f"contacts[{i}].slip", "is missing for a sliding contact",
+                                           "give the direction of the tangential velocity (in 2D its sign, +1 or -1)")
+                s = _vector(f"contacts[{i}].slip", slip[i], d - 1)
+                ns = float(np.linalg.norm(s))
+                if ns < 1e-12:
+                    raise MissingSlipError(f"contacts[{i}].slip", "is zero",
+                                           "give a nonzero slip direction (a sliding contact moves)")
+                slip_arr[i] = s / ns
+        object.__setattr__(self, "_M", _readonly(Mm))
+        object.__setattr__(self, "_F", _readonly(Fv))
+        object.__setattr__(self, "_Jn", _readonly(Jn))
+        object.__setattr__(self, "_b", _readonly(bv))
+        object.__setattr__(self, "_Jt", _readonly(Jt))
+        object.__setattr__(self, "_c", _readonly(cv))
+        ht.setflags(write=False)
+        object.__setattr__(self, "_has_tangent", ht)
+        object.__setattr__(self, "_mu", _readonly(muv))
+        tarr = np.array(types, dtype="<U10"); tarr.setflags(write=False)
+        marr = np.array(modes, dtype="<U12"); marr.setflags(write=False)
+        object.__setattr__(self, "_types", tarr)
+        object.__setattr__(self, "_modes", marr)
+        slip_arr.setflags(write=False)
+        object.__setattr__(self, "_slip", slip_arr)
+        object.__setattr__(self, "_dimension", d)
+        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "description", str(description))
+
+    def _check_symmetric_psd(self, M) -> None:
+        if sp.issparse(M):
+            asym = abs(M - M.T).max() if M.nnz else 0.0
+            mag = abs(M).max() if M.nnz else 0.0
+        else:
+            asym = float(np.abs(M - M.T).max()) if M.size else 0.0
+            mag = float(np.abs(M).max()) if M.size else 0.0
+        if asym > MASS_RTOL * max(1.0, mag):
+            raise NotSymmetricError("mass_matrix", f"is not symmetric (max |M - Mᵀ| = {asym:.3g})",
+                                    "give a symmetric matrix, e.g. (M + M.T) / 2 if the asymmetry is round-off")
+        fac = factor_mass(M)
+        lam_max = float(np.abs(fac.eigenvalues).max()) if fac.eigenvalues.size else 0.0
+        if fac.eigenvalues.size and fac.min_eigenvalue < -MASS_RTOL * max(1.0, lam_max):
+            raise IndefiniteMassError("mass_matrix", f"is indefinite (smallest eigenvalue {fac.min_eigenvalue:.3g})",
+                                      "a mass matrix is positive semidefinite: check its assembly")
+        self.__dict__["mass_factor"] = fac
+
+    def __setattr__(self, key, value):
+        raise AttributeError("ContactProblem is immutable; build a new one")
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def M(self):
+        """Mass matrix (n × n), dense read-only ndarray or scipy.sparse."""
+        return self._M
+
+    @property
+    def F(self) -> np.ndarray:
+        """Force vector in ``M a + F = Jᵀλ`` (gravity appears as +m g)."""
+        return self._F
+
+    @property
+    def J_n(self):
+        """Stacked normal rows (m × n)."""
+        return self._Jn
+
+    @property
+    def normal_drift(self) -> np.ndarray:
+        return self._b
+
+    @property
+    def J_t(self):
+        """Stacked tangent rows (m (d-1) × n), zero rows for contacts without tangent."""
+        return self._Jt
+
+    @property
+    def tangent_drift(self) -> np.ndarray:
+        return self._c
+
+    @property
+    def has_tangent(self) -> np.ndarray:
+        return self._has_tangent
+
+    @property
+    def friction(self) -> np.ndarray:
+        return self._mu
+
+    @property
+    def types(self) -> np.ndarray:
+        return self._types
+
+    @property
+    def modes(self) -> np.ndarray:
+        return self._modes
+
+    @property
+    def slip(self) -> np.ndarray:
+        return self._slip
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def n(self) -> int:
+        return self._M.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self._Jn.shape[0]
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self._M) or sp.issparse(self._Jn)
+
+    @property
+    def contacts(self) -> tuple[Contact, ...]:
+        """Per-contact view of the blocks."""
+        return tuple(self.contact(i) for i in range(self.m))
+
+    def contact(self, i: int) -> Contact:
+        d1 = self.dimension - 1
+        Jn = self._Jn[i].toarray().ravel() if sp.issparse(self._Jn) else np.array(self._Jn[i])
+        if self._has_tangent[i]:
+            T = self._Jt[i * d1:(i + 1) * d1]
+            T = T.toarray() if sp.issparse(T) else np.array(T)
+            c = np.array(self._c[i * d1:(i + 1) * d1])
+        else:
+            T, c = None, None
+        return Contact(type=str(self._types[i]), normal=Jn, normal_drift=float(self._b[i]),
+                       friction=float(self._mu[i]), mode=str(self._modes[i]), tangent=T, tangent_drift=c,
+                       slip=np.array(self._slip[i]) if self._modes[i] == "sliding" else None)
+
+    # ------------------------------------------------------------------ index sets
+    @cached_property
+    def bilateral(self) -> np.ndarray:
+        """Indices of bilateral contacts."""
+        return np.flatnonzero(self._types == "bilateral")
+
+    @cached_property
+    def unilateral(self) -> np.ndarray:
+        return np.flatnonzero(self._types == "unilateral")
+
+    @cached_property
+    def sticking(self) -> np.ndarray:
+        return np.flatnonzero(self._modes == "sticking")
+
+    @cached_property
+    def sliding(self) -> np.ndarray:
+        return np.flatnonzero(self._modes == "sliding")
+
+    def tangent_rows(self, idx: Iterable[int]) -> np.ndarray:
+        """Row indices into ``J_t`` of the contacts ``idx``."""
+        d1 = self.dimension - 1
+        return np.array([i * d1 + k for i in idx for k in range(d1)], dtype=int)
+
+    @cached_property
+    def equalities(self):
+        """(E, e): rows with ``E a + e = 0``: bilateral normals, then sticking tangents."""
+        rt = self.tangent_rows(self.sticking)
+        Jb, Jt = self._Jn[self.bilateral], self._Jt[rt]
+        E = sp.vstack([Jb, Jt], format="csr") if self.sparse else np.vstack([as_dense(Jb), as_dense(Jt)])
+        return E, np.concatenate([self._b[self.bilateral], self._c[rt]])
+
+    @cached_property
+    def inequalities(self):
+        """(G, g): rows with ``G a + g >= 0``: unilateral normals."""
+        return self._Jn[self.unilateral], np.array(self._b[self.unilateral])
+
+    @cached_property
+    def mass_factor(self) -> MassFactor:
+        return factor_mass(self._M)
+
+    # ------------------------------------------------------------------ classification
+    def classify(self) -> SystemClass:
+        """System class: mass definiteness and rank, constraint kinds, friction modes, redundancy."""
+        fac = self.mass_factor
+        mb, mu_ = len(self.bilateral), len(self.unilateral)
+        constraints = "none" if self.m == 0 else ("mixed" if mb and mu_ else ("bilateral" if mb else "unilateral"))
+        frictional = set(self._modes[self._modes != "frictionless"])
+        friction = ("frictionless" if not frictional else
+                    "mixed" if len(frictional) > 1 else frictional.pop())
+        nrank = matrix_rank(as_dense(self._Jn)) if self.m and self.n * self.m <= 4_000_000 else self._sparse_rank()
+        notes = []
+        if nrank < self.m:
+            notes.append(f"normal rows redundant: rank {nrank} < {self.m} contacts")
+        if not fac.definite:
+            notes.append(f"mass matrix singular: rank {fac.rank} < n = {self.n}")
+        return SystemClass(n=self.n, mass="definite" if fac.definite else "singular", mass_rank=fac.rank,
+                           constraints=constraints, friction=friction, m_bilateral=mb, m_unilateral=mu_,
+                           normal_rank=nrank, redundant=nrank < self.m, dimension=self.dimension,
+                           notes=tuple(notes))
+
+    def _sparse_rank(self) -> int:
+        if self.m == 0:
+            return 0
+        # QR with column pivoting on the (thin) transpose is exact enough for a rank decision.
+        import scipy.linalg as sla
+
+        A = as_dense(self._Jn).T
+        _, R, _ = sla.qr(A, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        return int(np.sum(d > 1e-10 * max(d.max(), 1e-300))) if d.size else 0
+
+    def __repr__(self) -> str:
+        c = self.classify()
+        return (f"ContactProblem(name={self.name!r}, n={self.n}, m={self.m} "
+                f"[{c.m_bilateral} bilateral, {c.m_unilateral} unilateral], d={self.dimension}, "
+                f"M {c.mass} rank {c.mass_rank}, {c.friction})")
+
+    def with_force(self, F) -> "ContactProblem":
+        """A copy with another force vector (same structure)."""
+        return ContactProblem.from_blocks(self._M, F, self._Jn, self._b, list(self._types), self._Jt, self._c,
+                                          self._mu, list(self._modes), self._slip, self._has_tangent,
+                                          self.dimension, self.name, self.description)
+
+
+def problem_scale(problem: ContactProblem) -> float:
+    """A magnitude for relative residuals: max(1, ‖F‖∞, ‖b‖∞)."""
+    vals = [1.0, float(np.abs(problem.F).max(initial=0.0)), float(np.abs(problem.normal_drift).max(initial=0.0))]
+    return max(vals) if all(math.isfinite(v) for v in vals) else 1.0

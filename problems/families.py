@@ -1,0 +1,118 @@
+"""Generated problem families for tests and benchmarks.
+
+- :func:`planted` — random problems with a *planted* KKT point: an acceleration a0 and
+  multipliers λ0 (λ_u >= 0, complementary to a0) are drawn first, then drifts and F are
+  set so that (a0, λ0) solves the problem. M may be singular, rows may be redundant.
+- :func:`infeasible` — contradictory unilateral rows (a Farkas vector exists).
+- :func:`unbounded` — singular M with a free descent direction in ker M.
+- :func:`chain` — a planar chain of point masses on the ground with bilateral links, sparse,
+  from a few to thousands of contacts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from gaussqp.problem import ContactProblem
+
+
+def random_psd(rng: np.random.Generator, n: int, rank: int | None = None, cond: float = 1e3) -> np.ndarray:
+    """Symmetric PSD n×n matrix of the given rank, nonzero eigenvalues log-spaced in [1, cond]."""
+    rank = n if rank is None else rank
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    ev = np.zeros(n)
+    ev[:rank] = np.exp(rng.uniform(0.0, np.log(cond), rank))
+    M = (Q * ev) @ Q.T
+    return 0.5 * (M + M.T)
+
+
+def planted(rng: np.random.Generator, n: int = 5, m_b: int = 1, m_u: int = 3, rank: int | None = None,
+            redundant: int = 0, active_fraction: float = 0.6) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+    """A problem with a planted solution; returns (problem, a0, generalized force Jᵀλ0).
+
+    ``redundant`` extra rows are random combinations of earlier rows of the same kind
+    (bilateral combos of bilateral rows; unilateral combos of unilateral rows with
+    nonnegative weights, so they stay consistent with the planted point). When M is
+    singular, ker M is made to meet the constraints so the problem stays bounded: every
+    kernel direction is blocked by a bilateral or by a pair of opposite unilateral rows.
+    """
+    M = random_psd(rng, n, rank)
+    Jb = rng.standard_normal((m_b, n))
+    Ju = rng.standard_normal((m_u, n))
+    if rank is not None and rank < n:
+        # block kernel directions: add rows that see ker M
+        w, V = np.linalg.eigh(M)
+        K = V[:, w < 1e-9 * max(w.max(), 1.0)]
+        Jb = np.vstack([Jb, K.T + 0.1 * rng.standard_normal(K.T.shape)]) if K.size else Jb
+    if redundant and Jb.shape[0]:
+        Jb = np.vstack([Jb, rng.standard_normal((redundant, Jb.shape[0])) @ Jb])
+    a0 = rng.standard_normal(n)
+    active = rng.uniform(size=m_u) < active_fraction
+    slack = np.where(active, 0.0, rng.uniform(0.1, 2.0, m_u))
+    if redundant and m_u:
+        C = rng.uniform(0.0, 1.0, (redundant, m_u))  # nonnegative combinations: implied constraints
+        Ju = np.vstack([Ju, C @ Ju])
+        slack = np.concatenate([slack, C @ slack])
+        active = slack <= 0
+    lam_u = np.where(active, rng.uniform(0.0, 3.0, Ju.shape[0]), 0.0)
+    lam_b = rng.standard_normal(Jb.shape[0])
+    b_b = -Jb @ a0
+    b_u = -Ju @ a0 + slack
+    J = np.vstack([Jb, Ju])
+    lam = np.concatenate([lam_b, lam_u])
+    F = J.T @ lam - M @ a0
+    types = ["bilateral"] * Jb.shape[0] + ["unilateral"] * Ju.shape[0]
+    p = ContactProblem.from_blocks(M, F, J, np.concatenate([b_b, b_u]), types, name="planted")
+    return p, a0, J.T @ lam
+
+
+def infeasible(rng: np.random.Generator, n: int = 4, gap: float = 1.0) -> ContactProblem:
+    """Two opposite unilateral rows n a + b1 >= 0, -n a + b2 >= 0 with b1 + b2 = -gap < 0."""
+    nrow = rng.standard_normal(n)
+    extra = rng.standard_normal((2, n))
+    J = np.vstack([nrow, -nrow, extra])
+    b = np.array([0.3, -0.3 - gap, 1.0, 1.0])
+    return ContactProblem.from_blocks(random_psd(rng, n), rng.standard_normal(n), J, b, "unilateral",
+                                      name="infeasible")
+
+
+def unbounded(rng: np.random.Generator, n: int = 4) -> ContactProblem:
+    """Singular M whose kernel direction v is free (J v = 0) and Fᵀv < 0: F1 unbounded below."""
+    M = random_psd(rng, n, n - 1)
+    w, V = np.linalg.eigh(M)
+    v = V[:, 0]
+    Q = rng.standard_normal((2, n))
+    J = Q - np.outer(Q @ v, v)  # rows orthogonal to v
+    F = rng.standard_normal(n)
+    F = F - (F @ v) * v - 1.0 * v
+    return ContactProblem.from_blocks(M, F, J, np.zeros(2), ["bilateral", "unilateral"], name="unbounded")
+
+
+def chain(n_bodies: int = 10, m: float = 1.0, g: float = 9.81, lift: float | None = None,
+          duplicate_every: int = 0, seed: int = 0) -> ContactProblem:
+    """Planar chain of point masses resting on the ground, linked horizontally (sparse).
+
+    Body i has q = (x_i, y_i), contact y_i >= 0 (unilateral), and a bilateral link
+    x_{i+1} - x_i = L. Some bodies are pulled up (``lift`` times their weight, random
+    subset) so that contacts open; ``duplicate_every`` > 0 adds a second, identical ground
+    contact every k bodies (hyperstatic, redundant rows).
+    """
+    rng = np.random.default_rng(seed)
+    n = 2 * n_bodies
+    M = sp.diags(np.full(n, m), format="csr")
+    F = np.zeros(n)
+    F[1::2] = m * g
+    if lift is not None:
+        pulled = rng.uniform(size=n_bodies) < 0.3
+        F[1::2][pulled] -= lift * m * g
+    rows, cols, vals, types = [], [], [], []
+    r = 0
+    for i in range(n_bodies):
+        rows.append(r); cols.append(2 * i + 1); vals.append(1.0); types.append("unilateral"); r += 1
+        if duplicate_every and i % duplicate_every == 0:
+            rows.append(r); cols.append(2 * i + 1); vals.append(1.0); types.append("unilateral"); r += 1
+    for i in range(n_bodies - 1):
+        rows += [r, r]; cols += [2 * i + 2, 2 * i]; vals += [1.0, -1.0]; types.append("bilateral"); r += 1
+    J = sp.csr_matrix((vals, (rows, cols)), shape=(r, n))
+    return ContactProblem.from_blocks(M, F, J, np.zeros(r), types, name=f"chain_{n_bodies}")
