@@ -59,7 +59,7 @@ def rod_closed_forms(theta: float, m: float = 1.0, l: float = 0.5) -> tuple[floa
 
 
 def cartesian_manipulator(q2: float = 0.6, m1: float = 1.0, m2: float = 1.0, g: float = 9.81,
-                          speed: float = 0.0) -> ContactProblem:
+                          speed: float = 0.5) -> ContactProblem:
     """Planar Cartesian manipulator on the ellipse 4 q1² + q2² = 1 with a unilateral stop (inertial Ex. 2).
 
     q = (q1, q2) on the upper branch ``q1 = ½√(1 - q2²)``; bilateral row ``(8 q1, 2 q2)`` with

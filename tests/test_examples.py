@@ -1,0 +1,117 @@
+"""The shipped examples reproduce their papers' statements."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import gaussqp
+from gaussqp import problems
+from gaussqp.delassus import constrained_delassus
+from gaussqp.problems.examples import EXAMPLES, rod_closed_forms, rod_wall_guide, singular_pendulum
+from gaussqp.solution import kkt_residuals
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_shipped_json_matches_builder(name):
+    shipped = json.loads(problems.path(name).read_text())
+    assert shipped == json.loads(gaussqp.dumps(EXAMPLES[name]()))
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_shipped_json_validates_against_schema(name):
+    jsonschema = pytest.importorskip("jsonschema")
+    from importlib.resources import files
+
+    schema = json.loads(files("gaussqp").joinpath("schema/gaussqp-1.schema.json").read_text())
+    jsonschema.validate(json.loads(problems.path(name).read_text()), schema)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+@pytest.mark.parametrize("solver", ["clarabel", "osqp"])
+def test_every_example_is_certified(name, solver):
+    sol = gaussqp.solve(problems.load(name), solver=solver)
+    assert sol.status == "solved" and sol.certified
+    assert sol.max_residual() < 1e-6
+    if sol.crosscheck is not None:
+        assert sol.crosscheck["agree"] is True
+
+
+def test_hyperstatic_block_unique_acceleration_nonunique_multipliers():
+    p = problems.load("hyperstatic_block")
+    sol = gaussqp.solve(p)
+    np.testing.assert_allclose(sol.acceleration, [0.0, 0.0], atol=1e-9)
+    assert sol.unique == {"acceleration": True, "generalized_force": True, "multipliers": False}
+    assert sol.lambda_normal.sum() == pytest.approx(9.81, rel=1e-9)
+    assert sol.certificate("C2").holds is False
+    # Lemke returns another valid multiplier vector: same generalized force
+    assert sol.crosscheck["formulation"] == "lcp_lemke" and sol.crosscheck["agree"]
+
+
+def test_hyperstatic_block_lifts_off_when_pulled():
+    p = problems.build("hyperstatic_block", f=(-15.0, 0.0))  # pulled upward harder than its weight
+    sol = gaussqp.solve(p)
+    np.testing.assert_allclose(sol.acceleration, [15.0 - 9.81, 0.0], atol=1e-8)
+    np.testing.assert_allclose(sol.lambda_normal, 0.0, atol=1e-9)
+    assert sol.unique["multipliers"] is True  # all contacts open: λ = 0 is forced
+
+
+@pytest.mark.parametrize("theta", np.linspace(0.05, math.pi - 0.05, 23))
+def test_rod_constrained_delassus_closed_forms(theta):
+    m, l = 1.3, 0.7
+    cd = constrained_delassus(rod_wall_guide(theta=theta, m=m, l=l))
+    A_c, Mc = rod_closed_forms(theta, m=m, l=l)
+    assert cd.A_c.shape == (1, 1)
+    assert abs(cd.A_c[0, 0] - A_c) <= 1e-10
+    np.testing.assert_allclose(cd.Mc_inv, Mc, atol=1e-10, rtol=0)
+    assert np.linalg.matrix_rank(Mc) == 2  # inertial: second and third columns colinear
+
+
+def test_rod_lcp_route_matches_qp_over_theta():
+    for theta in np.linspace(0.1, 3.0, 7):
+        p = rod_wall_guide(theta=theta, theta_dot=1.5)
+        qp = gaussqp.get_formulation("gauss_qp").solve(p)
+        lcp = gaussqp.get_formulation("lcp_lemke").solve(p)
+        np.testing.assert_allclose(qp.acceleration, lcp.acceleration, rtol=1e-6, atol=1e-8)
+
+
+def test_singular_pendulum_paper_statements():
+    sol = gaussqp.solve(problems.load("singular_pendulum"))
+    assert sol.status == "solved" and sol.certified
+    assert sol.certificate("C3").holds is True  # singular Prop. 6(i)
+    assert sol.unique["acceleration"] and sol.unique["generalized_force"]
+
+
+@pytest.mark.parametrize("F2, unique", [(-2.0, False), (0.0, True), (2.0, True)])
+def test_singular_pendulum_multiplier_uniqueness_depends_on_loading(F2, unique):
+    """singular §7.1 infers unique (λ, μ) from ker ∇h = {0} and ker ∇f = {0} separately; the four
+    rows are dependent (f2 - h1 + l cos θ h2 = 0), so the exact answer depends on the load."""
+    p = singular_pendulum(F2=F2)
+    sol = gaussqp.solve(p)
+    assert sol.status == "solved"
+    assert sol.unique["multipliers"] is unique
+    if not unique:
+        # independently: two different multiplier vectors both satisfy every KKT condition
+        l = 1.0
+        for t in (0.5, 1.5):
+            lam = np.array([-9.81, t, -F2 - t, l * t])
+            res = kkt_residuals(p, sol.acceleration, lam, np.zeros((4, 1)))
+            assert max(res.values()) < 1e-12
+
+
+def test_two_mass_spring_closed_form():
+    p = problems.load("two_mass_spring")
+    sol = gaussqp.solve(p)
+    assert sol.status == "solved" and sol.certificate("C3").holds
+    # third row: m2 (q̈1 + q̈2) + k2 q̄2 = 0 and second: m2 (q̈1 + q̈2) = μ  =>  μ = -k2 q̄2
+    assert sol.lambda_normal[0] == pytest.approx(-10.0 * 0.05, abs=1e-9)
+    assert sol.unique == {"acceleration": True, "generalized_force": True, "multipliers": True}
+
+
+def test_manipulator_all_routes_agree():
+    p = problems.load("cartesian_manipulator")
+    accs = [gaussqp.get_formulation(f).solve(p).acceleration
+            for f in ("gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke")]
+    for a in accs[1:]:
+        np.testing.assert_allclose(a, accs[0], rtol=1e-6, atol=1e-9)
