@@ -45,13 +45,19 @@ def null_space(A: np.ndarray, scale: float | None = None) -> np.ndarray:
     return vt[r:].T.copy()
 
 
-def matrix_rank(A: np.ndarray) -> int:
-    """Numerical rank with the rule of :func:`rank_tol`."""
+def matrix_rank(A: np.ndarray, scale: float | None = None) -> int:
+    """Numerical rank with the rule of :func:`rank_tol`.
+
+    ``scale`` is the reference magnitude (default: the largest singular value). Pass it
+    when ``A`` is built from normalized data, so that a matrix that is zero up to
+    round-off is not given full rank relative to its own tiny norm.
+    """
     A = as_dense(A)
     if A.size == 0:
         return 0
     s = np.linalg.svd(A, compute_uv=False)
-    return int(np.sum(s > rank_tol(s[0], A.shape))) if s[0] > 0 else 0
+    ref = s[0] if scale is None else max(scale, s[0])
+    return int(np.sum(s > rank_tol(ref, A.shape))) if ref > 0 else 0
 
 
 def smallest_singular_value(A: np.ndarray) -> float:

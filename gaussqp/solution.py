@@ -40,7 +40,8 @@ class Certificate:
     data: dict = field(default_factory=dict)
 
     def as_dict(self, with_data: bool = False) -> dict:
-        d = {"id": self.id, "name": self.name, "source": self.source, "holds": self.holds,
+        d = {"id": self.id, "name": self.name, "source": self.source,
+             "holds": None if self.holds is None else bool(self.holds),
              "margin": _json_float(self.margin), "implies": self.implies}
         if with_data and self.data:
             d["data"] = {k: _jsonable(v) for k, v in self.data.items()}
@@ -67,7 +68,7 @@ def _jsonable(v):
         return _json_float(v)
     if isinstance(v, (np.integer,)):
         return int(v)
-    if isinstance(v, (np.bool_,)):
+    if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, dict):
         return {k: _jsonable(x) for k, x in v.items()}
@@ -210,7 +211,7 @@ class Solution:
             "lambda_tangent": lam_t if self.lambda_normal is not None else None,
             "generalized_force": _jsonable(self.generalized_force) if self.lambda_normal is not None else None,
             "residuals": {k: _json_float(v) for k, v in self.residuals.items()},
-            "unique": dict(self.unique),
+            "unique": _jsonable(dict(self.unique)),
             "certificates": [c.as_dict() for c in self.certificates],
             "crosscheck": _jsonable(self.crosscheck) if self.crosscheck is not None else None,
             "times": {k: _json_float(v) for k, v in self.times.items()},

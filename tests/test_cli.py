@@ -1,0 +1,58 @@
+"""The command line: solve/check/list/formulations, JSON output, exit codes."""
+
+import json
+
+import numpy as np
+
+import gaussqp
+from gaussqp.cli import main
+from gaussqp.problems import families
+
+KEYS = {"status", "formulation", "solver", "acceleration", "lambda_normal", "lambda_tangent", "generalized_force",
+        "residuals", "unique", "certificates", "crosscheck"}
+
+
+def test_solve_default_human(capsys):
+    assert main(["solve"]) == 0
+    out = capsys.readouterr().out
+    assert "rod_wall_guide" in out and "certified" in out and "C6" in out
+
+
+def test_solve_json(capsys):
+    assert main(["solve", "hyperstatic_block", "--json", "--solver", "osqp"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert KEYS <= set(doc)
+    assert set(doc["residuals"]) == {"dynamics", "primal", "dual", "complementarity"}
+    assert set(doc["unique"]) == {"acceleration", "generalized_force", "multipliers"}
+    assert doc["unique"]["multipliers"] is False and doc["solver"] == "osqp"
+    assert len(doc["lambda_normal"]) == 3 and doc["lambda_tangent"] == [[], [], []]
+    assert {"id", "source", "holds", "margin", "implies"} <= set(doc["certificates"][0])
+    assert {"formulation", "acceleration_gap", "generalized_force_gap", "agree"} <= set(doc["crosscheck"])
+
+
+def test_solve_infeasible_file_is_certified(tmp_path, capsys):
+    path = tmp_path / "inf.json"
+    gaussqp.dump(families.infeasible(np.random.default_rng(0)), path)
+    assert main(["solve", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "infeasible" and any(c["id"] == "farkas" and c["holds"] for c in doc["certificates"])
+
+
+def test_check_list_formulations(capsys):
+    assert main(["check", "singular_pendulum", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["system_class"]["mass"] == "singular"
+    assert main(["list"]) == 0
+    assert "two_mass_spring" in capsys.readouterr().out
+    assert main(["formulations"]) == 0
+    out = capsys.readouterr().out
+    assert "lcp_lemke" in out and "clarabel" in out
+
+
+def test_bad_input_one_line_nonzero(tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "gaussqp/1", "mass_matrix": [[1, 2], [0, 1]], "force": [0, 0], "contacts": []}')
+    assert main(["solve", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "mass_matrix" in err[0] and "symmetric" in err[0]
+    assert main(["solve", "no_such_problem"]) == 2

@@ -1,0 +1,58 @@
+"""Dispatcher: preference table, cross-check, DPP cache, large sparse problems."""
+
+import numpy as np
+import pytest
+
+import gaussqp
+from gaussqp.dispatch import PREFERENCES
+from gaussqp.problems import families
+
+
+def test_preference_table_is_used(rng):
+    p, *_ = families.planted(rng, n=4, m_b=2, m_u=0)
+    assert gaussqp.choose_formulation(p) == PREFERENCES[p.classify().key][0] == "bilateral_kkt"
+    q, *_ = families.planted(rng, n=4, m_b=1, m_u=2)
+    assert gaussqp.choose_formulation(q) == "gauss_qp"
+
+
+def test_crosscheck_reports_gaps(rng):
+    p, *_ = families.planted(rng, n=5, m_b=1, m_u=3)
+    sol = gaussqp.solve(p)
+    assert sol.crosscheck["formulation"] == "lcp_lemke" and sol.crosscheck["agree"]
+    assert sol.crosscheck["acceleration_gap"] < 1e-6
+    lcp = gaussqp.solve(p, formulation="lcp_lemke")
+    assert lcp.crosscheck["formulation"] == "gauss_qp"
+
+
+def test_dpp_program_is_reused(rng):
+    p, *_ = families.planted(rng, n=6, m_b=1, m_u=3)
+    f = gaussqp.get_formulation("gauss_qp")
+    f.solve(p)
+    q = p.with_force(p.F + 0.1)
+    sol = f.solve(q)
+    assert sol.extras["compiled_program_reused"] is True and sol.status == "solved"
+    ref = gaussqp.solve(q, crosscheck=False, formulation="lcp_lemke")
+    np.testing.assert_allclose(sol.acceleration, ref.acceleration, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["clarabel", "osqp"])
+def test_large_sparse_chain(solver):
+    p = families.chain(1500, lift=1.5, duplicate_every=5)
+    assert p.m > 3000
+    sol = gaussqp.solve(p, solver=solver, crosscheck=False)
+    assert sol.status == "solved" and sol.max_residual() <= 1e-6
+    # closed form: bodies pulled up harder than their weight lift off, the others rest
+    Fy = p.F[1::2]
+    ay = sol.acceleration[1::2]
+    np.testing.assert_allclose(ay, np.where(Fy < 0, -Fy, 0.0), atol=1e-6)
+
+
+def test_sticking_as_equalities_reports_cone_check():
+    from gaussqp.problem import Contact, ContactProblem
+
+    c = [Contact("unilateral", normal=[0, 1.0, 0], mode="sticking", friction=0.1, tangent=[[1.0, 0, 0]])]
+    p = ContactProblem(np.eye(3), [-5.0, 9.81, 0.0], c)  # pushed sideways by 5 N, friction 0.1 * 9.81
+    sol = gaussqp.solve(p, formulation="gauss_qp", crosscheck=False)
+    assert sol.status == "solved"
+    cone = sol.certificate("coulomb_cone_at_returned_multipliers")
+    assert cone.holds is False and cone.margin == pytest.approx(0.981 - 5.0, abs=1e-6)

@@ -1,0 +1,102 @@
+"""Property tests (hypothesis) over generated problems: agreement of the unique quantities
+across formulations and solvers, residuals below tolerance, certificates consistent."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import gaussqp
+from gaussqp.problems import families
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROUTES_DEFINITE = ["gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke"]
+
+
+def rel(x, y):
+    return np.abs(x - y).max() / max(1.0, np.abs(x).max())
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 7), m_b=st.integers(0, 2), m_u=st.integers(0, 5),
+       redundant=st.integers(0, 2))
+def test_definite_all_routes_agree(seed, n, m_b, m_u, redundant):
+    rng = np.random.default_rng(seed)
+    m_b = min(m_b, n - 1)
+    p, a0, gen0 = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=redundant if (m_b or m_u) else 0)
+    for name in ROUTES_DEFINITE:
+        f = gaussqp.get_formulation(name)
+        if not f.accepts(p, p.classify())[0]:
+            continue
+        for solver in (["clarabel", "osqp"] if f.kind == "cvxpy" else [None]):
+            sol = f.solve(p, solver=solver)
+            assert sol.status == "solved", (name, solver, sol.message)
+            assert sol.max_residual() <= 1e-6
+            assert rel(a0, sol.acceleration) <= 1e-6, (name, solver)
+            assert rel(gen0, sol.generalized_force) <= 1e-6, (name, solver)
+            assert sol.unique["acceleration"] is True
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(3, 7), m_u=st.integers(1, 5), redundant=st.integers(0, 2))
+def test_singular_mass_gauss_qp(seed, n, m_u, redundant):
+    rng = np.random.default_rng(seed)
+    rank = int(rng.integers(1, n))
+    p, a0, gen0 = families.planted(rng, n=n, m_b=1, m_u=m_u, rank=rank, redundant=redundant)
+    check = gaussqp.check(p)
+    sols = [gaussqp.get_formulation("gauss_qp").solve(p, solver=s) for s in ("clarabel", "osqp")]
+    for sol in sols:
+        assert sol.status == "solved" and sol.max_residual() <= 1e-6
+        # M a is unique on the optimal set, hence J^T lambda = M a + F is
+        assert rel(gen0, sol.generalized_force) <= 1e-5
+        if sol.unique["acceleration"]:
+            assert rel(a0, sol.acceleration) <= 1e-5
+    # C3 holds => solvable (here the problem is solvable by construction, so C3 never contradicts)
+    if check.certificate("C3").holds:
+        assert all(s.status == "solved" for s in sols)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6))
+def test_infeasible_has_verified_farkas_vector(seed, n):
+    p = families.infeasible(np.random.default_rng(seed), n=n)
+    for name, solver in (("gauss_qp", "clarabel"), ("gauss_qp", "osqp"), ("delassus_qp", "clarabel"), ("lcp_lemke", None)):
+        sol = gaussqp.get_formulation(name).solve(p, solver=solver)
+        assert sol.status == "infeasible", (name, solver, sol.message)
+        far = sol.certificate("farkas")
+        assert far.holds
+        y = np.concatenate([far.data["y_equalities"], far.data["y_unilateral"]])
+        J = np.vstack([p.J_n[p.bilateral], p.J_n[p.unilateral]])
+        b = np.concatenate([p.normal_drift[p.bilateral], p.normal_drift[p.unilateral]])
+        assert np.abs(J.T @ y).max() <= 1e-9 * np.abs(y).max() and b @ y < 0 and y[len(p.bilateral):].min() >= 0
+    assert gaussqp.check(p).certificate("C5").holds is False
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6))
+def test_unbounded_has_verified_ray(seed, n):
+    p = families.unbounded(np.random.default_rng(seed), n=n)
+    for solver in ("clarabel", "osqp"):
+        sol = gaussqp.solve(p, solver=solver)
+        assert sol.status == "unbounded" and sol.certified
+        v = sol.certificate("unbounded_ray").data["ray"]
+        assert np.abs(p.M @ v).max() <= 1e-9 and p.F @ v < 0
+        assert (p.J_n[p.unilateral] @ v).min() >= -1e-9 and np.abs(p.J_n[p.bilateral] @ v).max() <= 1e-9
+    rep = gaussqp.check(p)
+    assert rep.certificate("C3").holds is False and rep.certificate("C3(ii)").holds is False
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6), m_b=st.integers(1, 4))
+def test_bilateral_kkt_min_norm_matches_qp(seed, n, m_b):
+    rng = np.random.default_rng(seed)
+    m_b = min(m_b, n)
+    p, a0, gen0 = families.planted(rng, n=n, m_b=m_b, m_u=0, redundant=int(rng.integers(0, 2)))
+    kkt = gaussqp.get_formulation("bilateral_kkt").solve(p)
+    qp = gaussqp.get_formulation("gauss_qp").solve(p)
+    assert kkt.status == qp.status == "solved"
+    assert rel(a0, kkt.acceleration) <= 1e-7 and rel(gen0, kkt.generalized_force) <= 1e-7
+    assert rel(kkt.generalized_force, qp.generalized_force) <= 1e-6
+    # min-norm: no other multiplier vector with the same J^T lambda is shorter
+    lam = kkt.lambda_normal
+    N = kkt.extras["solution_directions"]
+    if N.size:
+        assert np.abs(N[p.n:].T @ lam).max() <= 1e-8
