@@ -13,6 +13,7 @@ by the same rules, and downgrades a claimed success that fails our residual chec
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
 from .linalg import as_dense, matrix_rank
@@ -208,11 +209,18 @@ def polish(sol: Solution) -> None:
     if np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
         return
     a = z[:n]
-    lam_eq = z[n:n + Ed.shape[0]]
+    lam_A = z[n:]
+    ne = Ed.shape[0]
+    if np.any(lam_A[ne:] < 0):
+        # redundant active rows: the min-norm multipliers may be negative although
+        # nonnegative ones exist; find them by bounded least squares on J_Aᵀλ = M a + F
+        lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
+        res = lsq_linear(J.T, np.asarray(p.M @ a).ravel() + p.F, bounds=(lb, np.full(k, np.inf)),
+                         lsmr_tol="auto", tol=1e-14)
+        lam_A = res.x
+    lam_eq = lam_A[:ne]
     lam_in = np.zeros(Gd.shape[0])
-    lam_in[A] = z[n + Ed.shape[0]:]
-    if lam_in.size and lam_in.min() < 0:
-        return
+    lam_in[A] = lam_A[ne:]
     mb = len(p.bilateral)
     lam_n = np.zeros(p.m)
     lam_n[p.bilateral] = lam_eq[:mb]

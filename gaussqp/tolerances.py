@@ -27,6 +27,9 @@ PRESETS = {
 }
 DEFAULT = "high"
 
+#: preset tried once more when a backend stalls (iteration limit, numerical trouble) at the first
+LOOSER = {"high": "mid", "mid": "low"}
+
 
 def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
     if isinstance(preset, Tolerance):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
 import cvxpy as cp
 
-from ..tolerances import Tolerance
+from ..tolerances import LOOSER, PRESETS, Tolerance
 
 # cvxpy status -> gaussqp status; anything else maps to "failed" (explicit fallback).
 STATUS_MAP = {
@@ -36,21 +37,37 @@ class Backend:
 def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, dict]:
     """Solve ``prob`` with ``backend`` at tolerance ``tol``.
 
-    Returns (gaussqp status, info). A backend exception is caught and reported as
-    status "failed" with its message, so no backend exception leaks.
+    Returns (gaussqp status, info). A backend exception is caught and reported as status
+    "failed" with its message, so no backend exception leaks. When the backend stalls
+    (iteration limit, inaccurate or error status) it is run once more at the next looser
+    preset (:data:`gaussqp.tolerances.LOOSER`); the answer is judged by our own residual
+    check afterwards either way, and ``info["attempts"]`` records what happened.
     """
-    info: dict = {"backend": backend.name, "settings": backend.settings(tol)}
+    info: dict = {"backend": backend.name, "attempts": []}
     t0 = time.perf_counter()
-    try:
-        prob.solve(solver=backend.cvxpy_name, **info["settings"])
-    except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
-        info["error"] = f"{type(exc).__name__}: {exc}"
-        info["time_total"] = time.perf_counter() - t0
-        return "failed", info
+    status = "failed"
+    for preset in (tol, PRESETS.get(LOOSER.get(tol.name, ""))):
+        if preset is None:
+            break
+        settings = backend.settings(preset)
+        info["settings"] = settings
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # cvxpy's "may be inaccurate": we check ourselves
+                prob.solve(solver=backend.cvxpy_name, **settings)
+        except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+            info["attempts"].append({"preset": preset.name, "error": f"{type(exc).__name__}: {exc}"})
+            info["error"] = info["attempts"][-1]["error"]
+            continue
+        status = STATUS_MAP.get(prob.status, "failed")
+        info["attempts"].append({"preset": preset.name, "cvxpy_status": prob.status})
+        info.pop("error", None)
+        if prob.status in (cp.OPTIMAL, cp.INFEASIBLE, cp.UNBOUNDED):
+            break
     info["time_total"] = time.perf_counter() - t0
     info["cvxpy_status"] = prob.status
     stats = prob.solver_stats
-    info["time_solve"] = getattr(stats, "solve_time", None)
-    info["time_setup"] = getattr(stats, "setup_time", None)
-    info["iterations"] = getattr(stats, "num_iters", None)
-    return STATUS_MAP.get(prob.status, "failed"), info
+    info["time_solve"] = getattr(stats, "solve_time", None) if stats else None
+    info["time_setup"] = getattr(stats, "setup_time", None) if stats else None
+    info["iterations"] = getattr(stats, "num_iters", None) if stats else None
+    return status, info

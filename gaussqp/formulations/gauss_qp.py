@@ -27,22 +27,27 @@ from ..tolerances import Tolerance
 from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, assemble_multipliers, common_reject, run_program
 
 
-def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, data: dict | None = None):
-    """Build ``min ½‖R a - c‖² + fᵀa  s.t.  E a + e = 0, G a + g >= 0``.
+def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, data: dict | None = None,
+                         mass=None):
+    """Build ``min ½‖R x‖² + fᵀx  s.t.  E x + e = 0, G x + g >= 0``.
 
     With ``use_params`` every datum is a cvxpy Parameter (DPP); otherwise ``data`` holds
-    the constants (possibly scipy.sparse). Returns (problem, a, slots, eq_con, in_con).
+    the constants (possibly scipy.sparse). With ``mass`` given, the quadratic term is
+    ``½ quad_form(x, M)`` on the constant M instead (not DPP): the fallback used when a
+    backend stalls on the cone reformulation cvxpy makes of ``½‖R x‖²``.
+    Returns (problem, a, slots, eq_con, in_con).
     """
     a = cp.Variable(n, name="a")
     if use_params:
-        slots = {"R": cp.Parameter((r, n)) if r else None, "c": cp.Parameter(r) if r else None,
-                 "f": cp.Parameter(n), "E": cp.Parameter((me, n)) if me else None, "e": cp.Parameter(me) if me else None,
+        slots = {"R": cp.Parameter((r, n)) if r else None, "f": cp.Parameter(n), "E": cp.Parameter((me, n)) if me else None, "e": cp.Parameter(me) if me else None,
                  "G": cp.Parameter((mi, n)) if mi else None, "g": cp.Parameter(mi) if mi else None}
     else:
         slots = dict(data)
     obj = slots["f"] @ a
-    if r:
-        obj = obj + 0.5 * cp.sum_squares(slots["R"] @ a - slots["c"])
+    if mass is not None:
+        obj = obj + 0.5 * cp.quad_form(a, cp.psd_wrap(mass))
+    elif r:
+        obj = obj + 0.5 * cp.sum_squares(slots["R"] @ a)
     cons = []
     eq = in_ = None
     if me:
@@ -54,15 +59,21 @@ def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, dat
     return cp.Problem(cp.Minimize(obj), cons), a, slots, eq, in_
 
 
-def solve_acceleration_program(problem: ContactProblem, name: str, c: np.ndarray, f: np.ndarray,
+def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.ndarray, f: np.ndarray,
                                solver: str | None, tol: Tolerance, formulation: str) -> Solution:
-    """Shared by F1 and F2: build (or fetch) the program, solve it, map duals to multipliers."""
+    """Shared by F1 and F2: solve for ``x = a - shift`` (F1: shift 0, f = F; F2: shift = a_free, f = 0).
+
+    The drifts are shifted accordingly (``e + E shift``, ``g + G shift``); the program is
+    built once per structure and re-solved with new data (DPP); duals map to multipliers.
+    """
     fac = problem.mass_factor
     E, e = problem.equalities
     G, g = problem.inequalities
     n, r, me, mi = problem.n, fac.rank, E.shape[0], G.shape[0]
     use_params = not problem.sparse and n * (r + me + mi) <= PARAM_ENTRIES_MAX
-    values = {"R": fac.R, "c": c, "f": f, "E": E, "e": e, "G": G, "g": g}
+    e = e + np.asarray(E @ shift).ravel() if me else e
+    g = g + np.asarray(G @ shift).ravel() if mi else g
+    values = {"R": fac.R, "f": f, "E": E, "e": e, "G": G, "g": g}
     if use_params:
         (prob, a, slots, eq, in_), cached = PROGRAMS.get((name, n, r, me, mi),
                                                           lambda: acceleration_program(n, r, me, mi, True))
@@ -73,13 +84,18 @@ def solve_acceleration_program(problem: ContactProblem, name: str, c: np.ndarray
         prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values)
         cached = False
     backend, status, info = run_program(prob, solver, tol)
+    if status == "failed":
+        prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values, mass=problem.M)
+        backend, status, info = run_program(prob, solver, tol)
+        info["fallback"] = "quad_form on constant M after the DPP program stalled"
+        cached = False
     sol = Solution(problem=problem, status=status, formulation=formulation, solver=backend.name,
                    extras={"backend": info, "compiled_program_reused": cached, "dpp": use_params})
     sol.times = {"backend_total": info.get("time_total"), "backend_solve": info.get("time_solve")}
     if status in SOLUTION_PRESENT and a.value is not None:
         y_eq = -np.asarray(eq.dual_value).ravel() if eq is not None else np.zeros(0)
         y_in = np.asarray(in_.dual_value).ravel() if in_ is not None else np.zeros(0)
-        sol.acceleration = np.asarray(a.value).ravel()
+        sol.acceleration = np.asarray(a.value).ravel() + shift
         sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, y_eq, y_in)
     elif status in SOLUTION_PRESENT:
         sol.status = "failed"
@@ -101,6 +117,5 @@ class GaussQP(Formulation):
         return common_reject(problem, cls, need_definite=False)
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
-        r = problem.mass_factor.rank
-        return solve_acceleration_program(problem, "acceleration", np.zeros(r), np.array(problem.F),
+        return solve_acceleration_program(problem, "acceleration", np.zeros(problem.n), np.array(problem.F),
                                           solver, tol, self.name)

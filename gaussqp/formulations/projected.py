@@ -3,8 +3,11 @@
 ``projected_acceleration``: the kinetic-metric projection of the free acceleration
 ``a_free = -M⁻¹F`` onto ``K ∩ K_b`` (tutorial (15), (28); inertial (16)-(18)):
 
-.. math:: a = \\operatorname{proj}_M[K\\cap K_b;\\, -M^{-1}F]
-          = \\arg\\min_{a\\in K\\cap K_b} \\tfrac12\\|R(a - a_{free})\\|^2 .
+.. math:: a = \\operatorname{proj}_M[K\\cap K_b;\\, -M^{-1}F] = a_{free} + d^*,\\quad
+          d^* = \\arg\\min \\{\\tfrac12\\|R d\\|^2 : a_{free} + d \\in K\\cap K_b\\}
+
+(solved in the displacement d from the free acceleration, so the objective carries no
+large constant).
 
 ``projected_eliminated``: the bilateral-eliminated form. With the oblique projector
 ``P = I - J_bᵀA_nb⁻¹J_bM⁻¹`` and ``M_c⁻¹ = M⁻¹P`` (tutorial (19), (32)), the bilateral
@@ -42,8 +45,7 @@ class ProjectedAcceleration(Formulation):
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         a_free = -solve_mass(problem.M, np.array(problem.F))
-        c = np.asarray(problem.mass_factor.R @ a_free).ravel()
-        return solve_acceleration_program(problem, "projection", c, np.zeros(problem.n), solver, tol, self.name)
+        return solve_acceleration_program(problem, "projection", a_free, np.zeros(problem.n), solver, tol, self.name)
 
 
 class ProjectedEliminated(Formulation):
@@ -76,7 +78,8 @@ class ProjectedEliminated(Formulation):
         cons = []
         if Ju.shape[0]:
             cons.append(Ju @ cd.a_b + problem.inequalities[1] + (Ju @ Z) @ y >= 0)
-        prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares((R @ Z) @ y)), cons)
+        RZ = R @ Z
+        prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(y, cp.psd_wrap(RZ.T @ RZ))), cons)
         t1 = time.perf_counter()
         backend, status, info = run_program(prob, solver, tol)
         extras["backend"] = info
