@@ -1,0 +1,120 @@
+"""Benchmarks (not tests): times measured side by side in one run, printed as ratios.
+
+1. ``solve`` with a cached compiled (DPP) program vs a direct Clarabel / OSQP call on the same matrices;
+2. our Lemke vs the QP route (F1 through cvxpy) on the same contact problems;
+3. our Lemke vs Siconos's C Lemke on the same LCPs, when Debian's python3-siconos is importable
+   (an optional peer, never a runtime dependency);
+for sizes up to thousands of contacts (planar chains, sparse).
+
+Run: ``python benchmarks/bench.py [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import clarabel
+import numpy as np
+import osqp
+import scipy.sparse as sp
+
+import gaussqp
+from gaussqp.delassus import constrained_delassus
+from gaussqp.lemke import lemke
+from gaussqp.problems import families
+
+
+def best_of(fn, repeat=3):
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t)
+    return min(ts), out
+
+
+def direct_clarabel(p):
+    """Same F1 data straight to Clarabel: P = M, q = F, rows E (zero cone) and G (nonneg cone)."""
+    E, e = p.equalities
+    G, g = p.inequalities
+    P = sp.triu(sp.csc_matrix(p.M), format="csc")
+    A = sp.vstack([sp.csc_matrix(E), -sp.csc_matrix(G)], format="csc")
+    b = np.concatenate([-e, g])
+    cones = ([clarabel.ZeroConeT(E.shape[0])] if E.shape[0] else []) + [clarabel.NonnegativeConeT(G.shape[0])]
+    s = clarabel.DefaultSettings()
+    s.verbose = False
+    s.tol_gap_abs = s.tol_gap_rel = s.tol_feas = 1e-9
+    sol = clarabel.DefaultSolver(P, np.asarray(p.F), A, b, cones, s).solve()
+    assert str(sol.status) == "Solved", sol.status
+    return np.array(sol.x)
+
+
+def direct_osqp(p):
+    E, e = p.equalities
+    G, g = p.inequalities
+    A = sp.vstack([sp.csc_matrix(E), sp.csc_matrix(G)], format="csc")
+    lo = np.concatenate([-e, -g])
+    hi = np.concatenate([-e, np.full(G.shape[0], np.inf)])
+    m = osqp.OSQP()
+    m.setup(sp.triu(sp.csc_matrix(p.M), format="csc"), np.asarray(p.F), A, lo, hi, eps_abs=1e-9, eps_rel=1e-9,
+            max_iter=200000, polishing=True, verbose=False)
+    r = m.solve()
+    return np.array(r.x)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+
+    print("1. solve through cvxpy (cached DPP program) vs direct backend call, small dense problems")
+    print(f"{'n':>4} {'m':>4} {'gaussqp F1 [ms]':>16} {'clarabel direct':>16} {'ratio':>7} {'osqp via F1':>12} {'osqp direct':>12} {'ratio':>7}")
+    f1 = gaussqp.get_formulation("gauss_qp")
+    for n, mu in ((6, 4), (12, 8), (20, 15)):
+        p, *_ = families.planted(rng, n=n, m_b=1, m_u=mu)
+        f1.solve(p)  # compile once
+        q = p.with_force(p.F * 1.01)
+        tc, sc = best_of(lambda: f1.solve(q, solver="clarabel"))
+        tcd, xc = best_of(lambda: direct_clarabel(q))
+        f1.solve(q, solver="osqp")
+        to, so = best_of(lambda: f1.solve(q, solver="osqp"))
+        tod, xo = best_of(lambda: direct_osqp(q))
+        assert np.allclose(sc.acceleration, xc, atol=1e-6) and np.allclose(so.acceleration, xo, atol=1e-6)
+        print(f"{n:>4} {p.m:>4} {tc*1e3:>16.2f} {tcd*1e3:>16.2f} {tc/tcd:>7.1f} {to*1e3:>12.2f} {tod*1e3:>12.2f} {to/tod:>7.1f}")
+
+    sizes = (10, 100, 500) if args.quick else (10, 100, 500, 1000, 2000)
+    print("\n2. Lemke (constrained Delassus LCP) vs the QP route, planar chains (sparse)")
+    print(f"{'bodies':>7} {'contacts':>9} {'F1 clarabel [s]':>16} {'Lemke [s]':>10} {'ratio':>7} {'gap a':>9}")
+    lcps = []
+    for nb in sizes:
+        p = families.chain(nb, lift=1.5, duplicate_every=0)
+        tq, sq = best_of(lambda: f1.solve(p), repeat=1)
+        tl, sl = best_of(lambda: gaussqp.get_formulation("lcp_lemke").solve(p), repeat=1)
+        cd = constrained_delassus(p)
+        lcps.append((nb, cd.A_c, cd.w_c))
+        gap = np.abs(sq.acceleration - sl.acceleration).max()
+        print(f"{nb:>7} {p.m:>9} {tq:>16.3f} {tl:>10.3f} {tq/tl:>7.2f} {gap:>9.1e}")
+
+    print("\n3. our Lemke vs Siconos's C Lemke on the same LCPs")
+    try:
+        import siconos.numerics as sn  # Debian python3-siconos
+    except ImportError:
+        print("   siconos not importable here (apt-get install python3-siconos, then run with Debian's python3): skipped")
+        return
+    print(f"{'bodies':>7} {'LCP size':>9} {'gaussqp [s]':>12} {'siconos [s]':>12} {'ratio':>7}")
+    for nb, A, w in lcps:
+        tg, rg = best_of(lambda: lemke(A, w), repeat=1)
+        def sic():
+            lcp = sn.LCP(A, w)
+            z, ww = np.zeros(len(w)), np.zeros(len(w))
+            opts = sn.SolverOptions(sn.SICONOS_LCP_LEMKE)
+            info = sn.lcp_lemke(lcp, z, ww, opts)
+            return info, z
+        ts, (info, z) = best_of(sic, repeat=1)
+        print(f"{nb:>7} {len(w):>9} {tg:>12.3f} {ts:>12.3f} {tg/ts:>7.2f}   (siconos info={info}, |z-z'|={np.abs(z-rg.z).max():.1e})")
+
+
+if __name__ == "__main__":
+    main()
