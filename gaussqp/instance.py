@@ -18,7 +18,8 @@ from scipy.optimize import lsq_linear
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
 from .linalg import as_dense, matrix_rank
 from .problem import ContactProblem
-from .solution import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution, kkt_residuals
+from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
+                       assemble_multipliers, kkt_residuals)
 from .tolerances import Tolerance
 
 #: relative slack under which a unilateral row counts as active, and λ under which it counts as zero
@@ -221,13 +222,7 @@ def polish(sol: Solution) -> None:
     lam_eq = lam_A[:ne]
     lam_in = np.zeros(Gd.shape[0])
     lam_in[A] = lam_A[ne:]
-    mb = len(p.bilateral)
-    lam_n = np.zeros(p.m)
-    lam_n[p.bilateral] = lam_eq[:mb]
-    lam_n[p.unilateral] = lam_in
-    lam_t = np.zeros(p.m * (p.dimension - 1))
-    lam_t[p.tangent_rows(p.sticking)] = lam_eq[mb:]
-    lam_t = lam_t.reshape(p.m, p.dimension - 1)
+    lam_n, lam_t = assemble_multipliers(p, lam_eq, lam_in)
     old = max(kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent).values())
     new = max(kkt_residuals(p, a, lam_n, lam_t).values())
     if new < old:

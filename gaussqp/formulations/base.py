@@ -20,7 +20,7 @@ from ..backends import get_backend, run_cvxpy
 from ..instance import finalize
 from ..linalg import as_dense
 from ..problem import ContactProblem, SystemClass
-from ..solution import Solution, lambda_tangent_matrix
+from ..solution import Solution, assemble_multipliers  # noqa: F401 (re-exported for the formulations)
 from ..tolerances import Tolerance, get_tolerance
 
 #: Problems whose dense data exceed this many entries are built with constant (sparse)
@@ -70,17 +70,6 @@ def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool
     if need_definite and cls.mass != "definite":
         return False, f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n})"
     return True, ""
-
-
-def assemble_multipliers(problem: ContactProblem, lam_eq: np.ndarray, lam_in: np.ndarray):
-    """Map multipliers ordered as ``problem.equalities`` / ``problem.inequalities`` to (λ_n, λ_t)."""
-    mb = len(problem.bilateral)
-    lam_n = np.zeros(problem.m)
-    lam_n[problem.bilateral] = lam_eq[:mb]
-    lam_n[problem.unilateral] = lam_in
-    lam_t = np.zeros(problem.m * (problem.dimension - 1))
-    lam_t[problem.tangent_rows(problem.sticking)] = lam_eq[mb:]
-    return lam_n, lambda_tangent_matrix(problem, lam_t)
 
 
 class ProgramCache:
