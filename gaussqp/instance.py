@@ -216,8 +216,9 @@ def polish(sol: Solution) -> None:
         # redundant active rows: the min-norm multipliers may be negative although
         # nonnegative ones exist; find them by bounded least squares on J_Aᵀλ = M a + F
         lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
+        # BVLS: an exact active-set method for this small dense problem (polish runs below POLISH_MAX)
         res = lsq_linear(J.T, np.asarray(p.M @ a).ravel() + p.F, bounds=(lb, np.full(k, np.inf)),
-                         lsmr_tol="auto", tol=1e-14)
+                         method="bvls", tol=1e-14)
         lam_A = res.x
     lam_eq = lam_A[:ne]
     lam_in = np.zeros(Gd.shape[0])

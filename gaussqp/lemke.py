@@ -10,6 +10,11 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
 - ray termination is reported as such (status ``"ray"``). When ``M`` is copositive-plus
   (e.g. symmetric PSD, as every Delassus matrix is) ray termination proves that the LCP
   has no feasible point (Cottle–Pang–Stone Thm 4.4.13);
+- symmetric diagonal scaling ``z = D z'``, ``D = diag(M_ii)^{-1/2}`` (an equivalent LCP with
+  unit diagonal), so that the tolerances below are relative to a well-scaled tableau;
+- when the minimum ratio is attained (up to ``tie_tol``) by the row of ``z0``, ``z0`` leaves:
+  on degenerate problems (redundant contact rows make ``M`` singular and the ratio test tie)
+  taking another row first drives the tableau into round-off entries and a false ray;
 - the final complementary basis is re-solved directly to remove tableau round-off.
 """
 
@@ -34,7 +39,7 @@ class LemkeResult:
 
 
 def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: int | None = None,
-          pivot_tol: float = 1e-12) -> LemkeResult:
+          pivot_tol: float = 1e-12, tie_tol: float = 1e-9) -> LemkeResult:
     """Solve LCP(q, M) by Lemke's method with lexicographic anti-cycling.
 
     Parameters
@@ -44,6 +49,7 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
     d : (k,) covering vector, strictly positive (default ones)
     max_iter : pivot limit (default ``50 k + 100``)
     pivot_tol : entries of the entering column below ``pivot_tol * scale`` do not block
+    tie_tol : relative tolerance under which two ratios of the ratio test count as tied
 
     Returns
     -------
@@ -60,6 +66,12 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
     d = np.ones(k) if d is None else np.asarray(d, dtype=float).ravel()
     if np.any(d <= 0):
         raise ValueError("covering vector d must be strictly positive")
+    M_orig, q_orig = M, q
+    diag = np.diag(M).copy()
+    D = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
+    M = D[:, None] * M * D[None, :]
+    q = D * q
+    d = D * d
     max_iter = 50 * k + 100 if max_iter is None else max_iter
     # Tableau [B⁻¹ | B⁻¹(-M) | B⁻¹(-d) | B⁻¹ q]; columns 0..k-1 (w) hold B⁻¹ throughout.
     Z0 = 2 * k
@@ -85,13 +97,13 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
         if rows.size == 0:
             return LemkeResult(z=None, w=None, status="ray", iterations=it,
                                message=f"ray termination on entering variable {_name(entering, k)}")
-        r = _lex_min_ratio(T, col, rows, basis, Z0, k)
+        r = _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol)
         pivot(r, entering)
         leaving = basis[r]
         basis[r] = entering
         if leaving == Z0:
-            z = _refine(M, q, basis, T, k)
-            return LemkeResult(z=z, w=M @ z + q, status="solved", iterations=it)
+            z = D * _refine(M, q, basis, T, k)
+            return LemkeResult(z=z, w=M_orig @ z + q_orig, status="solved", iterations=it)
         entering = leaving + k if leaving < k else leaving - k
     return LemkeResult(z=None, w=None, status="max_iter", iterations=max_iter,
                        message=f"no termination within {max_iter} pivots")
@@ -101,11 +113,10 @@ def _name(j: int, k: int) -> str:
     return f"w{j}" if j < k else (f"z{j - k}" if j < 2 * k else "z0")
 
 
-def _lex_min_ratio(T, col, rows, basis, Z0, k) -> int:
+def _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol) -> int:
     ratios = T[rows, -1] / col[rows]
     best = ratios.min()
-    tie_tol = 1e-12 * max(1.0, abs(best))
-    cand = rows[ratios <= best + tie_tol]
+    cand = rows[ratios <= best + tie_tol * max(1.0, abs(best))]
     if cand.size > 1:
         z0_rows = cand[basis[cand] == Z0]
         if z0_rows.size:
@@ -114,7 +125,7 @@ def _lex_min_ratio(T, col, rows, basis, Z0, k) -> int:
         for j in range(k):
             vals = T[cand, j] / col[cand]
             m = vals.min()
-            cand = cand[vals <= m + 1e-12 * max(1.0, abs(m))]
+            cand = cand[vals <= m + tie_tol * max(1.0, abs(m))]
             if cand.size == 1:
                 break
     return int(cand[0])

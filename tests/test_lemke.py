@@ -51,3 +51,35 @@ def test_trivial_and_bad_covering_vector():
     assert lemke(np.eye(2), np.array([1.0, 0.0])).iterations == 0
     with pytest.raises(ValueError):
         lemke(np.eye(2), np.array([-1.0, 0.0]), d=np.array([1.0, 0.0]))
+
+
+def test_regression_tie_with_z0_row_on_rank_one_delassus():
+    """Planted problem (seed 2910): A_c has rank 1 and entries ~1e-5..1e-2; the first ratio test ties
+    three rows including z0's. Before the fix the tie was missed by round-off, a non-z0 row left, and
+    the next entering column held only round-off: a false ray on a solvable LCP."""
+    from gaussqp.delassus import constrained_delassus
+    from gaussqp.problems import families
+
+    rng = np.random.default_rng(2910)
+    n = int(rng.integers(2, 8))
+    m_b = min(int(rng.integers(0, 3)), n - 1)
+    m_u, red = int(rng.integers(1, 6)), int(rng.integers(1, 3))
+    p, _, _ = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=red)
+    cd = constrained_delassus(p)
+    assert np.linalg.matrix_rank(cd.A_c, tol=1e-10) == 1
+    res = lemke(cd.A_c, cd.w_c)
+    assert res.status == "solved"
+    check_lcp(cd.A_c, cd.w_c, res.z)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_scaling_invariance(scale):
+    rng = np.random.default_rng(7)
+    B = rng.standard_normal((2, 6))
+    B = np.vstack([B, B[:1], 2 * B[1:2]])
+    M = scale * (B.T @ B)
+    z0 = np.array([0.5, 0, 0.3, 0, 0, 0.2])
+    q = -M @ z0 + np.array([0, 0.1, 0, 0.4, 0, 0]) * scale
+    res = lemke(M, q)
+    assert res.status == "solved"
+    check_lcp(M, q, res.z, tol=1e-9 * scale)
