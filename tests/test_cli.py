@@ -56,3 +56,20 @@ def test_bad_input_one_line_nonzero(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "mass_matrix" in err[0] and "symmetric" in err[0]
     assert main(["solve", "no_such_problem"]) == 2
+
+
+def test_json_stdout_is_clean_of_c_library_prints(tmp_path):
+    """OSQP 1.x prints "Polishing not needed" from C when no constraint is active (here: the
+    bilateral-eliminated program of a bilateral-only problem has no constraints at all); stdout
+    must still be exactly one JSON object. A subprocess, since the print bypasses sys.stdout."""
+    import subprocess
+    import sys
+
+    p, _, _ = families.planted(np.random.default_rng(5), n=5, m_b=2, m_u=0)
+    path = tmp_path / "bilateral.json"
+    gaussqp.dump(p, path)
+    code = "import sys; from gaussqp.cli import main; sys.exit(main(sys.argv[1:]))"
+    run = subprocess.run([sys.executable, "-c", code, "solve", str(path), "--json", "--solver", "osqp",
+                          "--formulation", "projected_eliminated"], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["status"] == "solved"

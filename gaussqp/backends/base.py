@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -34,6 +37,29 @@ class Backend:
     settings: Callable[[Tolerance], dict]
 
 
+@contextlib.contextmanager
+def silence_c_stdout():
+    """Send file descriptor 1 to /dev/null for the duration (C libraries print past Python's
+    ``sys.stdout``: OSQP 1.x writes "Polishing not needed ..." even with ``verbose=False``, which
+    would corrupt the CLI's ``--json`` output)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # no real descriptor (e.g. redirected to StringIO)
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), fd)
+            try:
+                yield
+            finally:
+                os.dup2(saved, fd)
+    finally:
+        os.close(saved)
+
+
 def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, dict]:
     """Solve ``prob`` with ``backend`` at tolerance ``tol``.
 
@@ -52,7 +78,7 @@ def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, 
         settings = backend.settings(preset)
         info["settings"] = settings
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), silence_c_stdout():
                 warnings.simplefilter("ignore", UserWarning)  # cvxpy's "may be inaccurate": we check ourselves
                 prob.solve(solver=backend.cvxpy_name, **settings)
         except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
