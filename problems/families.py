@@ -28,7 +28,7 @@ def random_psd(rng: np.random.Generator, n: int, rank: int | None = None, cond: 
 
 
 def planted(rng: np.random.Generator, n: int = 5, m_b: int = 1, m_u: int = 3, rank: int | None = None,
-            redundant: int = 0, active_fraction: float = 0.6, cond: float = 1e2) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+            redundant: int = 0, active_fraction: float = 0.6, cond: float = 1e3) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
     """A problem with a planted solution; returns (problem, a0, generalized force Jᵀλ0).
 
     ``redundant`` extra rows are random combinations of earlier rows of the same kind
