@@ -81,6 +81,14 @@ def cmd_solve(args) -> int:
             cc = sol.crosscheck
             print(f"crosscheck   {cc['formulation']} ({cc['status']}): acceleration gap {_fmt(cc['acceleration_gap'])}, "
                   f"Jᵀλ gap {_fmt(cc['generalized_force_gap'])}, agree={_fmt(cc['agree'])}")
+            if "bracket" in cc:
+                b = cc["bracket"]
+                print(f"bracket      {b['facets']} facets: inscribed {b['inner']}, circumscribed {b['outer']}, "
+                      f"consistent={_fmt(b['consistent'])}")
+        if "sticking" in sol.extras:
+            v = sol.extras["sticking"]
+            print(f"sticking     feasible={_fmt(v.feasible)}  margin={_fmt(v.margin)}  mu_min={_fmt(v.mu_min)}  "
+                  f"on cone boundary={v.boundary_contacts}  detaching={v.detaching_contacts}")
         print("certificates")
         _print_certificates(sol.certificates)
     return 0 if sol.certified else 1
@@ -156,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     except GaussQPError as exc:
         print(f"gaussqp: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,7 +28,12 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("singular", "bilateral", "frictionless"): ["bilateral_kkt", "gauss_qp"],
     ("singular", "unilateral", "frictionless"): ["gauss_qp"],
     ("singular", "mixed", "frictionless"): ["gauss_qp"],
+    **{(mass, cons, "sticking"): ["sticking_socp"]
+       for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
 }
+
+#: The facetized pair run by the cross-check of sticking problems (the bracket of F4).
+BRACKET = ("facetized_inner", "facetized_outer")
 
 #: Routes tried, in order, for the cross-check (the first that accepts and differs from the primary).
 CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "bilateral_kkt"]
@@ -40,9 +45,9 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
     names = PREFERENCES.get(cls.key)
     if names is None:
         raise NotApplicableError(
-            f"no formulation registered for system class {cls.key}: frictional contacts "
-            "(sticking/sliding) are solved by F4-F6, which are not in this version; "
-            "pass formulation='gauss_qp' to solve sticking contacts as equalities")
+            f"no formulation registered for system class {cls.key}: "
+            "sliding contacts are solved by F6, which is not in this version; "
+            "pass formulation='gauss_qp' to solve the problem with those contacts as equalities")
     reasons = []
     for name in names:
         ok, why = FORMULATIONS[name].accepts(problem, cls)
@@ -72,6 +77,32 @@ def crosscheck_report(primary: Solution, other: Solution, tol: float) -> dict:
     return rep
 
 
+def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol) -> dict:
+    """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
+    and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0,
+    else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP."""
+    bracket = {}
+    for b in BRACKET:
+        out = FORMULATIONS[b].solve(problem, solver=solver, tolerance=tol)
+        bracket[b.split("_")[1]] = out.status
+    feasible = sol.status == "solved"
+    consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
+                      (bracket["outer"] == "infeasible" and feasible))
+    other_name = "lcp_lemke" if FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0] else "gauss_qp"
+    other = FORMULATIONS[other_name].solve(problem, solver=solver if other_name == "gauss_qp" else None,
+                                           tolerance=tol)
+    rep = {"formulation": other_name, "solver": other.solver, "status": other.status, "acceleration_gap": None,
+           "generalized_force_gap": None,
+           "bracket": {"facets": FORMULATIONS[BRACKET[0]].model.facets, **bracket, "consistent": consistent}}
+    agree = consistent
+    if feasible and other.status in SOLUTION_PRESENT and sol.unique.get("acceleration"):
+        rep["acceleration_gap"] = _rel_gap(sol.acceleration, other.acceleration)
+        rep["generalized_force_gap"] = _rel_gap(sol.generalized_force, other.generalized_force)
+        agree = agree and rep["acceleration_gap"] <= tol.crosscheck and rep["generalized_force_gap"] <= tol.crosscheck
+    rep["agree"] = bool(agree)
+    return rep
+
+
 def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None = None,
           crosscheck: bool = True, tolerance=None, certify: bool = True) -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
@@ -97,7 +128,9 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
         t1 = time.perf_counter()
         sol.certificates = structural_certificates(problem) + sol.certificates
         sol.times["structural"] = time.perf_counter() - t1
-    if crosscheck:
+    if crosscheck and name == "sticking_socp":
+        sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol)
+    elif crosscheck:
         for other_name in CROSSCHECK_ORDER:
             if other_name == name:
                 continue

@@ -163,19 +163,39 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
         data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr, "witness": t.witness, "detail": t.detail})
 
 
-def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t) -> Certificate | None:
-    """For sticking contacts solved as equalities: do the returned multipliers lie in the Coulomb cones?"""
+def _verified(sol: Solution, cid: str) -> bool:
+    c = sol.certificate(cid)
+    return c is not None and bool(c.holds)
+
+
+def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Certificate | None:
+    """Do the returned multipliers lie in the Coulomb cones (sticking (14b)), or in the polygons of
+    ``model`` (a :class:`gaussqp.sticking.ConeModel`) when the formulation used polygons?
+
+    The violation is measured relative to ``max(1, |λ|)``. For a formulation that did not enforce
+    the cones (sticking contacts as plain equalities) a violation does not refute sticking when the
+    multipliers are not unique: the exact test is F4."""
     S = problem.sticking
     if not S.size:
         return None
-    gaps = [problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in S]
+    scale = max(1.0, float(np.abs(lam_n).max(initial=0)), float(np.abs(lam_t).max(initial=0)))
+    if model is None or model.kind == "disk" or problem.dimension == 2:
+        gaps = [problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in S]
+        what = "Coulomb disks"
+    else:
+        C, r = model.polygon(problem.dimension)
+        gaps = [r * problem.friction[i] * abs(lam_n[i]) - float((C @ lam_t[i]).max()) for i in S]
+        what = f"{model.kind} polygons ({model.facets} facets)"
     margin = float(min(gaps))
+    ok = margin >= -1e-7 * scale
+    enforced = model is not None
     return Certificate(
-        id="coulomb_cone_at_returned_multipliers", name="returned multipliers in the Coulomb disks",
-        source="sticking (14); FORMULATIONS §4", holds=margin >= -1e-9, margin=margin,
-        implies=("the all-sticking mode is consistent at the returned multipliers" if margin >= -1e-9 else
-                 "the returned multipliers leave a Coulomb disk; multipliers may not be unique, so this does "
-                 "not refute sticking: the exact test is the SOCP F4"))
+        id="coulomb_cones", name=f"returned multipliers in the {what}",
+        source="sticking (14b)(60d)(65c,d); FORMULATIONS §4", holds=ok, margin=margin,
+        implies=("every sticking contact force lies in its cone at the returned multipliers" if ok else
+                 ("the returned multipliers leave a cone" if enforced else
+                  "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
+                  "multipliers may not be unique, so this does not refute sticking: the exact test is F4")))
 
 
 #: dense active-set polishing is skipped above this size (n + number of rows)
@@ -249,13 +269,23 @@ def finalize(sol: Solution, tol: Tolerance) -> Solution:
             sol.status = INACCURATE
             sol.message = (sol.message + "; " if sol.message else "") + \
                 f"solver claimed success but max residual {max(sol.residuals.values()):.2e} > {tol.residual:g}"
-        cc = coulomb_cone_check(p, sol.lambda_normal, sol.lambda_tangent)
+        model = sol.extras.get("cones_enforced")
+        cc = coulomb_cone_check(p, sol.lambda_normal, sol.lambda_tangent, model)
         if cc is not None:
             sol.certificates.append(cc)
+            if model is not None and not cc.holds and sol.status == SOLVED:
+                sol.status = INACCURATE
+                sol.message = (sol.message + "; " if sol.message else "") + \
+                    f"multipliers leave the {model.kind} cones by {-cc.margin:.2e}"
         ua = unique_acceleration(p, sol.acceleration, sol.lambda_normal)
         um = unique_multipliers(p, sol.acceleration, sol.lambda_normal)
         sol.certificates += [ua, um]
         sol.unique = {"acceleration": bool(ua.holds), "generalized_force": True, "multipliers": bool(um.holds)}
+    elif sol.status == INFEASIBLE and _verified(sol, "coulomb_farkas"):
+        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
+        sol.residuals = {"coulomb_farkas_violation": -sol.certificate("coulomb_farkas").margin}
+    elif sol.status in (INFEASIBLE, UNBOUNDED) and sol.extras.get("verified_by_f1"):
+        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
     elif sol.status in (INFEASIBLE, UNBOUNDED) or (sol.status == FAILED and sol.extras.get("verify_inf_unb")):
         claimed = sol.status
         far = verify_farkas(p)

@@ -473,7 +473,7 @@ class ContactProblem:
         constraints = "none" if self.m == 0 else ("mixed" if mb and mu_ else ("bilateral" if mb else "unilateral"))
         frictional = set(self._modes[self._modes != "frictionless"])
         friction = ("frictionless" if not frictional else
-                    "mixed" if len(frictional) > 1 else frictional.pop())
+                    "mixed" if len(frictional) > 1 else str(frictional.pop()))
         nrank = matrix_rank(as_dense(self._Jn)) if self.m and self.n * self.m <= 4_000_000 else self._sparse_rank()
         notes = []
         if nrank < self.m:

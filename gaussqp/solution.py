@@ -182,7 +182,7 @@ class Solution:
             ok = self.certificate("kkt_residuals")
             base = ok is not None and bool(ok.holds)
         elif self.status == INFEASIBLE:
-            c = self.certificate("farkas")
+            c = self.certificate("farkas") or self.certificate("coulomb_farkas")
             base = c is not None and bool(c.holds)
         elif self.status == UNBOUNDED:
             c = self.certificate("unbounded_ray")
@@ -214,6 +214,7 @@ class Solution:
             "unique": _jsonable(dict(self.unique)),
             "certificates": [c.as_dict() for c in self.certificates],
             "crosscheck": _jsonable(self.crosscheck) if self.crosscheck is not None else None,
+            **({"sticking": self.extras["sticking"].as_dict()} if "sticking" in self.extras else {}),
             "times": {k: _json_float(v) for k, v in self.times.items()},
             "message": self.message,
         }

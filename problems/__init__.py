@@ -14,7 +14,11 @@ from gaussqp.fileformat import dump, load as _load_file
 from gaussqp.problem import ContactProblem
 
 from . import families
-from .examples import EXAMPLES
+from .examples import EXAMPLES as _FRICTIONLESS
+from .sticking_examples import EXAMPLES as _STICKING
+
+#: every example builder, by name (frictionless examples, then the sticking paper's)
+EXAMPLES = {**_FRICTIONLESS, **_STICKING}
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from gaussqp.problem import ContactProblem
+from gaussqp.problem import Contact, ContactProblem
 
 
 def random_psd(rng: np.random.Generator, n: int, rank: int | None = None, cond: float = 1e3) -> np.ndarray:
@@ -116,3 +116,50 @@ def chain(n_bodies: int = 10, m: float = 1.0, g: float = 9.81, lift: float | Non
         rows += [r, r]; cols += [2 * i + 2, 2 * i]; vals += [1.0, -1.0]; types.append("bilateral"); r += 1
     J = sp.csr_matrix((vals, (rows, cols)), shape=(r, n))
     return ContactProblem.from_blocks(M, F, J, np.zeros(r), types, name=f"chain_{n_bodies}")
+
+
+def sticking(rng: np.random.Generator, n: int = 8, m_u: int = 3, m_b: int = 1, dimension: int = 3,
+             rank: int | None = None, redundant: int = 0, mu: float = 0.5, mu_factor: float = 1.0,
+             detach_fraction: float = 0.2) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+    """All-sticking problems with a planted solution; returns (problem, a0, generalized force J^T λ0).
+
+    ``m_u`` unilateral sticking contacts with random normal and d-1 tangent rows, ``m_b``
+    frictionless bilateral rows; ``redundant`` extra sticking contacts copy earlier ones (same
+    rows: hyperstatic). The planted (a0, λ0) is a KKT point of F1 with every active contact force
+    strictly inside its cone for friction ``mu``; the problem carries ``mu * mu_factor``, so it
+    is feasible by construction when ``mu_factor >= 1`` and may not be below. A fraction of the
+    contacts detaches (positive normal acceleration, zero force). ``rank`` < n makes M singular
+    (the planted KKT point keeps the problem bounded).
+    """
+    d1 = dimension - 1
+    M = random_psd(rng, n, rank, cond=1e2)
+    Nrows = rng.standard_normal((m_u, n))
+    Trows = rng.standard_normal((m_u * d1, n))
+    for k in range(redundant):
+        j = int(rng.integers(0, m_u))
+        Nrows = np.vstack([Nrows, Nrows[j]])
+        Trows = np.vstack([Trows, Trows[j * d1:(j + 1) * d1]])
+    mu_ = Nrows.shape[0]
+    B = rng.standard_normal((m_b, n))
+    a0 = rng.standard_normal(n)
+    detach = rng.uniform(size=mu_) < detach_fraction
+    for k in range(m_u, mu_):  # a duplicate shares its original's activity
+        detach[k] = detach[int(np.flatnonzero((Nrows[:m_u] == Nrows[k]).all(axis=1))[0])]
+    slack = np.where(detach, rng.uniform(0.5, 1.5, mu_), 0.0)
+    b_n = slack - Nrows @ a0
+    b_t = -Trows @ a0
+    b_b = -B @ a0
+    lam_n = np.where(detach, 0.0, rng.uniform(0.5, 2.0, mu_))
+    dirs = rng.standard_normal((mu_, d1))
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    lam_t = (lam_n * mu * rng.uniform(0.0, 0.9, mu_))[:, None] * dirs
+    lam_b = rng.standard_normal(m_b)
+    gen0 = Nrows.T @ lam_n + Trows.T @ lam_t.ravel() + B.T @ lam_b
+    F = gen0 - M @ a0
+    contacts = [Contact("bilateral", normal=B[i], normal_drift=b_b[i]) for i in range(m_b)]
+    contacts += [Contact("unilateral", normal=Nrows[i], normal_drift=b_n[i], mode="sticking", friction=mu * mu_factor,
+                         tangent=Trows[i * d1:(i + 1) * d1], tangent_drift=b_t[i * d1:(i + 1) * d1])
+                 for i in range(mu_)]
+    p = ContactProblem(M, F, contacts, dimension=dimension, name="sticking_planted",
+                       description="generated all-sticking problem with a planted solution")
+    return p, a0, gen0

@@ -54,5 +54,5 @@ def test_sticking_as_equalities_reports_cone_check():
     p = ContactProblem(np.eye(3), [-5.0, 9.81, 0.0], c)  # pushed sideways by 5 N, friction 0.1 * 9.81
     sol = gaussqp.solve(p, formulation="gauss_qp", crosscheck=False)
     assert sol.status == "solved"
-    cone = sol.certificate("coulomb_cone_at_returned_multipliers")
+    cone = sol.certificate("coulomb_cones")
     assert cone.holds is False and cone.margin == pytest.approx(0.981 - 5.0, abs=1e-6)

@@ -110,10 +110,10 @@ def test_formulation_that_does_not_apply_is_refused():
         gaussqp.solve(p, formulation="lcp_lemke")
 
 
-def test_frictional_class_is_refused_by_the_dispatcher_not_answered_wrongly():
+def test_sliding_class_is_refused_by_the_dispatcher_not_answered_wrongly():
     p = ContactProblem(M2, [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3,
                                                 tangent=[[1.0, 0.0]], slip=[1.0])])
-    with pytest.raises(errors.NotApplicableError, match="F4-F6"):
+    with pytest.raises(errors.NotApplicableError, match="sliding contacts are solved by F6"):
         gaussqp.solve(p)
     with pytest.raises(errors.NotApplicableError, match="sliding"):
         gaussqp.solve(p, formulation="gauss_qp")

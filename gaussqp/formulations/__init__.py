@@ -1,6 +1,7 @@
 """Formulation registry (FORMULATIONS.md §2): name -> formulation object.
 
-Friction formulations F4-F6 register here too when they land.
+F4 (``sticking_socp``) and F5 (``facetized_inner``, ``facetized_outer``, 8 facets; other
+counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from .bilateral_kkt import BilateralKKT
 from .delassus_route import DelassusQP, LCPLemke
 from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
+from .sticking_conic import FacetizedQP, StickingSOCP
 
 FORMULATIONS: dict[str, Formulation] = {}
 
@@ -21,7 +23,8 @@ def register(f: Formulation) -> Formulation:
     return f
 
 
-for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT()):
+for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
+           StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer")):
     register(_f)
 
 

@@ -1,0 +1,238 @@
+"""F4 (Coulomb disks, SOCP) and F5 (facetized disks, QP): the all-sticking contact problem.
+
+F4 — sticking (14)(52)(60)(61)(65), FORMULATIONS §4: find ``(a, λ)`` with the dynamics, the
+bilateral and sticking-tangent equalities, unilateral complementarity and ``‖λ_t,i‖ <= μ_i λ_n,i``.
+Written as one convex program in which the solver decides the active contacts (see
+:mod:`gaussqp.sticking`): minimize the F1 duality gap ``aᵀMa + Fᵀa + bᵀλ`` subject to
+stationarity, feasibility and the cones; optimum 0 ⇔ the all-sticking mode exists. Valid for
+singular ``M`` and redundant rows.
+
+F5 — the facetized Coulomb-disk program (sticking (54)-(59), Prop. 10, Cor. 4): the same program
+with every disk replaced by a polygon, a QP. Under the paper's assumptions (Assumption 1,
+``A_c^st ≻ 0``) ``λ_n`` is unique and the zero-gap condition is exactly (55), whose least-squares
+form is (57); our form keeps the acceleration as a variable so it also holds for singular ``M``
+and redundant rows. ``facetized_inner`` (inscribed polygon: feasible ⇒ sticking feasible) and
+``facetized_outer`` (circumscribed: infeasible ⇒ sticking infeasible) bracket F4.
+
+When the one-stage program finds no zero-gap point (gap > 0, infeasible, or a backend failure),
+the two-stage route takes over: F1 gives an optimal ``a*``, and the multipliers are sought in
+``Λ(a*) ∩ cones`` (active set by a reported tolerance). If there are none, the answer is backed by a
+verified certificate: F1's Farkas vector or descent ray when even the sticking MLCP without cones
+has no solution, else a conic Farkas vector on the multiplier set
+(:func:`gaussqp.sticking.conic_farkas`). ``extras["route"]`` says which route answered.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cvxpy as cp
+import numpy as np
+
+from .. import sticking as stk
+from ..linalg import as_dense
+from ..problem import ContactProblem, SystemClass
+from ..solution import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate,
+                        Solution, assemble_multipliers)
+from ..sticking_verdict import StickingVerdict, analyze
+from ..tolerances import Tolerance, get_tolerance
+from .base import Formulation, run_program
+
+
+class StickingConic(Formulation):
+    """Shared machinery of F4 and F5; ``model`` says how the disks are represented."""
+
+    model: stk.ConeModel = stk.DISK
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        if len(problem.sliding):
+            return False, "sliding contacts: use the sliding-friction routes (F6)"
+        return True, ""
+
+    def _needs(self, problem: ContactProblem) -> str:
+        return "socp" if (self.model.kind == "disk" and problem.dimension == 3 and len(problem.sticking)) else "qp"
+
+    def _program(self, problem: ContactProblem, signs: dict):
+        p = problem
+        L = stk.Layout(p)
+        E, e = p.equalities
+        G, g = p.inequalities
+        n = p.n
+        a = cp.Variable(n, name="a")
+        le = cp.Variable(L.pe, name="lambda_eq")
+        li = cp.Variable(L.pg, name="lambda_in")
+        R = p.mass_factor.R
+        force = 0
+        cons = []
+        obj = cp.sum_squares(R @ a) + p.F @ a
+        if L.pe:
+            force = force + E.T @ le
+            cons.append(E @ a + e == 0)
+            obj = obj + e @ le
+        if L.pg:
+            force = force + G.T @ li
+            cons += [G @ a + g >= 0, li >= 0]
+            obj = obj + g @ li
+        cons.append(p.M @ a + p.F == force)
+        cons += stk.cone_constraints(L, le, li, p.friction, self.model, signs)
+        return cp.Problem(cp.Minimize(obj), cons), a, le, li
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        p = problem
+        needs = self._needs(p)
+        t0 = time.perf_counter()
+        attempts = []
+        backend_name = solver or ""
+        L = stk.Layout(p)
+        for signs in L.sign_patterns():
+            prob, a, le, li = self._program(p, signs)
+            backend, status, info = run_program(prob, solver, tol, needs=needs)
+            backend_name = backend.name
+            gap = float(prob.value) if prob.value is not None and np.isfinite(prob.value) else None
+            attempts.append({"signs": signs, "status": status, "gap": gap, "backend": info})
+            if status in SOLUTION_PRESENT and a.value is not None:
+                av = np.asarray(a.value).ravel()
+                lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
+                liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
+                lam_n, lam_t = assemble_multipliers(p, lev, liv)
+                if gap is not None and gap <= self._gap_tol(p, av, lam_n, lam_t, tol):
+                    # a backend's "inaccurate" is settled by our own residual and cone checks in finalize()
+                    sol = Solution(problem=p, status=SOLVED, formulation=self.name, solver=backend.name,
+                                   acceleration=av, lambda_normal=lam_n, lambda_tangent=lam_t)
+                    sol.extras.update({"attempts": attempts, "polish": False, "cones_enforced": self.model,
+                                       "signs": signs, "gap": gap, "route": "one stage", "backend_status": status})
+                    sol.times = {"programs": time.perf_counter() - t0}
+                    return sol
+        sol = self._two_stage(p, solver, tol, attempts)
+        sol.solver = backend_name
+        sol.times = {"programs": time.perf_counter() - t0}
+        return sol
+
+    @staticmethod
+    def _gap_tol(p: ContactProblem, a, lam_n, lam_t, tol: Tolerance) -> float:
+        scale = max(1.0, float(np.abs(p.F).max(initial=0)) * max(1.0, float(np.abs(a).max(initial=0))),
+                    float(np.abs(lam_n).max(initial=0)) * max(1.0, float(np.abs(p.normal_drift).max(initial=0))))
+        return tol.residual * scale
+
+    def _two_stage(self, p: ContactProblem, solver, tol: Tolerance, attempts) -> Solution:
+        """No zero-gap point from the one-stage program (gap > 0, infeasible, or a backend failure):
+        solve F1 (sticking tangents as equalities) for a*, then look for multipliers in Λ(a*) ∩ cones;
+        if there are none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
+        from . import get_formulation
+
+        f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
+        sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="")
+        sol.extras.update({"attempts": attempts, "polish": False, "frictionless_sticking_mlcp": f1.status})
+        if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
+            sol.status = f1.status
+            sol.certificates = list(f1.certificates)
+            sol.extras["verified_by_f1"] = True
+            sol.message = ("the sticking MLCP without cones (F1 with sticking tangents as equalities) has no "
+                           "solution, so neither has the all-sticking problem")
+            return sol
+        if f1.status != SOLVED:
+            sol.message = f"no zero-gap point found and F1 ended {f1.status!r}: no certificate"
+            return sol
+        a = f1.acceleration
+        atol = stk.active_tolerance(p, a)
+        L = stk.Layout(p)
+        proofs = []
+
+        def run(prob):
+            _, status, _ = run_program(prob, solver, tol, needs="socp" if self._needs(p) == "socp" else "qp")
+            return status
+
+        for signs in L.sign_patterns():
+            L2, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol)
+            cons += stk.cone_constraints(L2, le, li, p.friction, self.model, signs)
+            prob = cp.Problem(cp.Minimize(0), cons)
+            if run(prob) == "solved":
+                lev = np.asarray(le.value).ravel() if L2.pe else np.zeros(0)
+                liv = np.asarray(li.value).ravel() if L2.pg else np.zeros(0)
+                sol.status = SOLVED
+                sol.acceleration = a
+                sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(p, lev, liv)
+                sol.extras.update({"cones_enforced": self.model, "signs": signs, "route": "two stage",
+                                   "active_tolerance": atol})
+                return sol
+        for signs in L.sign_patterns():
+            cf = stk.conic_farkas(p, a, atol, self.model, signs, run)
+            if cf is None:
+                sol.message = (f"no zero-gap point, but no conic Farkas vector could be verified for signs {signs}: "
+                               "undecided")
+                return sol
+            proofs.append(cf)
+        sol.status = INFEASIBLE
+        sol.extras["a_frictionless"] = a
+        sol.certificates.append(Certificate(
+            id="coulomb_farkas", name="conic Farkas vector on the multiplier set",
+            source="FORMULATIONS §4; sticking (60)(65), Prop. 11",
+            holds=True, margin=-max(c.violation for c in proofs),
+            implies=(f"no multipliers in the {self.model.kind} cones complete the acceleration of F1: the all-sticking "
+                     "mode does not exist" + (" (for the circumscribed polygons, hence not for the disks either)"
+                                             if self.model.kind == "outer" else
+                                             " for the inscribed polygons (the disks may still allow it)"
+                                             if self.model.kind == "inner" else "")),
+            data={"y": [c.y for c in proofs], "signs": [c.signs for c in proofs], "active_tolerance": atol,
+                  "detaching": stk.detaching(p, a, atol)}))
+        return sol
+
+
+class StickingSOCP(StickingConic):
+    name = "sticking_socp"
+    id = "F4"
+    title = "all-sticking contacts with exact Coulomb disks (SOCP, zero duality gap)"
+    source = "sticking (14)(52)(60)(61)(65); FORMULATIONS §4"
+    valid_when = "no sliding contacts; any M ⪰ 0, redundant rows allowed"
+    model = stk.DISK
+
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
+              verdict: bool = True) -> Solution:
+        """F4, then (``verdict``) the sticking verdict of :mod:`gaussqp.sticking_verdict`."""
+        sol = super().solve(problem, solver=solver, tolerance=tolerance)
+        if verdict and len(problem.sticking):
+            t0 = time.perf_counter()
+            attach_verdict(sol, solver, get_tolerance(tolerance))
+            sol.times["verdict"] = time.perf_counter() - t0
+        return sol
+
+
+def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
+    """Put the :class:`~gaussqp.sticking_verdict.StickingVerdict` in ``sol.extras["sticking"]`` and
+    settle multiplier uniqueness inside the cones: a polyhedral multiplier set that is not a
+    singleton stays non-unique inside the cones when the margin is positive (a neighbourhood of
+    the max-margin point lies in every cone); with margin 0 the question is left undecided."""
+    p = sol.problem
+    if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
+        a, feasible = sol.acceleration, sol.status == SOLVED
+    elif sol.status == INFEASIBLE and "a_frictionless" in sol.extras:
+        a, feasible = sol.extras["a_frictionless"], False
+    elif sol.status in (INFEASIBLE, UNBOUNDED):
+        sol.extras["sticking"] = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
+        return
+    else:
+        return
+    v = analyze(p, a, feasible, solver, tol)
+    sol.extras["sticking"] = v
+    if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
+            v.margin <= 1e-6 * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
+        sol.unique["multipliers"] = None
+        sol.message = (sol.message + "; " if sol.message else "") + \
+            "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"
+
+
+class FacetizedQP(StickingConic):
+    """F5 with ``facets`` sides; ``kind`` "inner" (inscribed) or "outer" (circumscribed)."""
+
+    id = "F5"
+    source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
+    valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D"
+
+    def __init__(self, kind: str = "inner", facets: int = 8):
+        self.model = stk.ConeModel(kind, facets)
+        self.name = f"facetized_{kind}"
+        self.title = (f"facetized Coulomb disks, {'inscribed' if kind == 'inner' else 'circumscribed'} "
+                      f"polygons with {facets} facets (QP)")
+
+    def with_facets(self, facets: int) -> "FacetizedQP":
+        return FacetizedQP(self.model.kind, facets)

@@ -1,0 +1,278 @@
+"""The all-sticking contact problem, exactly (Coulomb disks) and facetized (polygons).
+
+FORMULATIONS §4; sticking paper §2-§4, (14)(43)(60)(65). Notation: ``E a + e = 0`` collects
+the bilateral normal rows and the tangent rows of the sticking contacts, ``G a + g >= 0`` the
+unilateral normal rows (``ContactProblem.equalities / inequalities``); ``λ_eq``, ``λ_in`` their
+multipliers; ``J = [E; G]``, ``b = [e; g]``.
+
+Two exact reformulations are used:
+
+*One stage (the solver decides which contacts are active).* For any ``(a, λ)`` with
+stationarity ``M a + F = Jᵀλ``, primal feasibility and ``λ_in >= 0``,
+
+.. math:: a^T M a + F^T a + b^T\\lambda = \\lambda^T (J a + b) \\ge 0
+
+(the duality gap of the Gauss QP F1: tutorial (5)(15), sticking (9)(43)). It vanishes exactly
+at the KKT points of F1. So the all-sticking problem (65) has a solution iff
+
+.. math:: \\min\\; a^T M a + F^T a + b^T\\lambda \\quad\\text{s.t. stationarity, feasibility, }
+          \\lambda_{in} \\ge 0,\\; (\\lambda_{n,i}, \\lambda_{t,i}) \\in \\mathcal{C}_i
+
+is 0: a convex SOCP (disks, F4) or QP (polygons, F5) valid for singular ``M`` and redundant rows.
+
+*Fixed acceleration (the multiplier set).* F1's KKT pairs are (primal optimal set) × (dual
+optimal set), so for any optimal ``a*`` the multipliers of the sticking mode are
+``Λ(a*) = {λ : Jᵀλ = M a* + F, λ_in >= 0, λ_in,i = 0 where G_i a* + g_i > 0} ∩ cones``.
+It depends on ``a*`` only through the active set, which needs a tolerance (reported). On Λ
+we compute the robustness margin, the contacts forced onto their cone boundary, the smallest
+friction coefficient ``μ_min`` (sticking Prop. 11) and, when Λ ∩ cones is empty, a conic
+Farkas vector ``y`` (``(J y)_i ∈ C_i*``, ``(M a* + F)ᵀ y = -1``) that proves it.
+
+Bilateral sticking contacts have the cone ``‖λ_t‖ <= μ |λ_n|`` (sticking (14b)), a union of two
+convex cones; the sign of ``λ_n`` is enumerated (:data:`MAX_BILATERAL_STICKING` contacts at most).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+
+from .errors import TooLargeError
+from .linalg import as_dense
+from .problem import ContactProblem
+
+#: sign enumeration for frictional bilateral contacts is exact but exponential
+MAX_BILATERAL_STICKING = 8
+#: exact per-contact boundary tests (one SOCP each) up to this many sticking contacts
+BOUNDARY_EXACT_MAX = 40
+
+
+@dataclass(frozen=True)
+class ConeModel:
+    """How each Coulomb disk ``D(λ_n, μ) = {‖λ_t‖ <= μ λ_n}`` is represented.
+
+    ``disk``: exact (second-order cone; for d = 2 an interval, i.e. two linear inequalities).
+    ``inner``: inscribed regular polygon with ``facets`` sides (vertices on the circle), so
+    feasible ⇒ exactly feasible; ``outer``: circumscribed polygon (sides tangent to the circle),
+    so infeasible ⇒ exactly infeasible (sticking (54)-(59), Fig. 4; the bracket is ours).
+    In 2D both polygons are the exact interval.
+    """
+
+    kind: str = "disk"
+    facets: int = 8
+
+    def __post_init__(self):
+        if self.kind not in ("disk", "inner", "outer"):
+            raise ValueError(f"cone model kind {self.kind!r}: use 'disk', 'inner' or 'outer'")
+        if self.facets < 3:
+            raise ValueError("a polygon needs at least 3 facets")
+
+    def polygon(self, d: int) -> tuple[np.ndarray, float]:
+        """(C, r): the polygon ``{z : C z <= r μ}`` of unit outward normals C (k × (d-1))."""
+        if d == 2:
+            return np.array([[1.0], [-1.0]]), 1.0
+        k = self.facets
+        ang = 2 * np.pi * (np.arange(k) + 0.5) / k
+        C = np.column_stack([np.cos(ang), np.sin(ang)])
+        return C, (np.cos(np.pi / k) if self.kind == "inner" else 1.0)
+
+
+DISK = ConeModel("disk")
+
+
+class Layout:
+    """Where each contact's λ_n and λ_t sit in (λ_eq, λ_in)."""
+
+    def __init__(self, problem: ContactProblem):
+        p = problem
+        self.p = p
+        self.mb = len(p.bilateral)
+        self.pe = p.equalities[0].shape[0]
+        self.pg = p.inequalities[0].shape[0]
+        self.d1 = p.dimension - 1
+        self.pos_b = {int(i): k for k, i in enumerate(p.bilateral)}
+        self.pos_u = {int(i): k for k, i in enumerate(p.unilateral)}
+        self.pos_s = {int(i): k for k, i in enumerate(p.sticking)}
+        self.sticking = [int(i) for i in p.sticking]
+        self.bilateral_sticking = [i for i in self.sticking if i in self.pos_b]
+
+    def normal(self, i: int, le, li):
+        return le[self.pos_b[i]] if i in self.pos_b else li[self.pos_u[i]]
+
+    def tangent(self, i: int, le):
+        s = self.mb + self.pos_s[i] * self.d1
+        return le[s:s + self.d1]
+
+    def sign_patterns(self, hint: dict[int, int] | None = None):
+        """Sign patterns s_i = ±1 of λ_n for the bilateral sticking contacts, the hint first."""
+        B = self.bilateral_sticking
+        if len(B) > MAX_BILATERAL_STICKING:
+            raise TooLargeError(f"{len(B)} frictional bilateral contacts: the sign enumeration of |λ_n| is limited "
+                                f"to {MAX_BILATERAL_STICKING}; make some of them frictionless or unilateral")
+        first = tuple((hint or {}).get(i, 1) for i in B)
+        yield dict(zip(B, first))
+        for s in itertools.product((1, -1), repeat=len(B)):
+            if s != first:
+                yield dict(zip(B, s))
+
+
+def cone_constraints(L: Layout, le, li, mu, model: ConeModel, signs: dict[int, int], slack=None,
+                     no_slack=frozenset()) -> list:
+    """``(s_i λ_n,i, λ_t,i) ∈ C_i`` for every sticking contact; with ``slack`` the contacts not in
+    ``no_slack`` get ``‖λ_t‖ + slack <= μ s λ_n`` (a robustness margin)."""
+    out = []
+    d = L.p.dimension
+    C, r = model.polygon(d)
+    for i in L.sticking:
+        ln = signs.get(i, 1) * L.normal(i, le, li)
+        lt = L.tangent(i, le)
+        mu_i = mu[i] if isinstance(mu, cp.Expression) else float(mu[i])
+        extra = 0 if (slack is None or i in no_slack) else slack
+        if model.kind == "disk" and d == 3:
+            out.append(cp.norm(lt, 2) + extra <= mu_i * ln)
+        else:
+            rr = 1.0 if model.kind == "disk" else r
+            out.append(C @ lt + extra <= rr * mu_i * ln)
+    return out
+
+
+def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float) -> np.ndarray:
+    """Unilateral contacts (input indices) with ``n_i a + b_i > active_tol``: they detach (a_n > 0)."""
+    G, g = problem.inequalities
+    if not len(problem.unilateral):
+        return np.zeros(0, dtype=int)
+    slack = np.asarray(G @ a).ravel() + g
+    return problem.unilateral[slack > active_tol]
+
+
+def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = 1e-7) -> float:
+    scale = max(1.0, float(np.abs(a).max(initial=0.0)), float(np.abs(problem.normal_drift).max(initial=0.0)))
+    return tol * scale
+
+
+def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_tol: float):
+    """Variables (λ_eq, λ_in) and the constraints of Λ(a) without the cones."""
+    p = problem
+    E, _ = p.equalities
+    G, _ = p.inequalities
+    L = Layout(p)
+    le = cp.Variable(L.pe, name="lambda_eq")
+    li = cp.Variable(L.pg, name="lambda_in")
+    r = np.asarray(p.M @ a).ravel() + p.F
+    expr = 0
+    if L.pe:
+        expr = expr + as_dense(E).T @ le
+    if L.pg:
+        expr = expr + as_dense(G).T @ li
+    cons = [expr == r] if (L.pe or L.pg) else []
+    if L.pg:
+        cons.append(li >= 0)
+        off = [L.pos_u[int(i)] for i in detaching(p, a, active_tol)]
+        if off:
+            cons.append(li[off] == 0)
+    return L, le, li, cons, r
+
+
+@dataclass
+class ConicFarkas:
+    y: np.ndarray
+    signs: dict
+    violation: float
+    value: float
+
+
+def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, model: ConeModel,
+                 signs: dict[int, int], solve) -> ConicFarkas | None:
+    """A vector y proving Λ(a) ∩ cones = ∅: ``(J y)_i ∈ C_i*`` for every multiplier block, ``rᵀy = -1``.
+
+    For λ in the set, ``rᵀy = λᵀ J y = Σ_i ⟨λ_i, (J y)_i⟩ >= 0``, a contradiction. Dual cones: free
+    rows (bilateral, frictionless) need ``(J y)_j = 0``; active frictionless unilateral rows
+    ``(J y)_j >= 0``; inactive rows nothing; a sticking contact with disk ``‖λ_t‖ <= μ s λ_n`` needs
+    ``μ ‖T_i y‖ <= s n_i y``, with polygon ``{C λ_t <= r μ s λ_n}`` needs
+    ``(s n_i y, T_i y) = (r μ Σν, -Cᵀν)``, ``ν >= 0``. ``solve(prob)`` runs the backend.
+    Returns the verified vector or None.
+    """
+    p = problem
+    E, _ = p.equalities
+    G, _ = p.inequalities
+    Ed, Gd = as_dense(E), as_dense(G)
+    L = Layout(p)
+    r = np.asarray(p.M @ a).ravel() + p.F
+    n = p.n
+    y = cp.Variable(n, name="y")
+    Ey = Ed @ y if L.pe else None
+    Gy = Gd @ y if L.pg else None
+    cons = [r @ y == -1]
+    det = set(int(i) for i in detaching(p, a, active_tol))
+    stick = set(L.sticking)
+    d = p.dimension
+    C, rr = model.polygon(d)
+    rr = 1.0 if model.kind == "disk" else rr
+    nus = {}
+    for i in p.bilateral:
+        i = int(i)
+        if i not in stick:
+            cons.append(Ey[L.pos_b[i]] == 0)
+    for i in p.unilateral:
+        i = int(i)
+        if i in det or i in stick:
+            continue
+        cons.append(Gy[L.pos_u[i]] >= 0)
+    for i in L.sticking:
+        if i in det:
+            continue
+        s = signs.get(i, 1)
+        u = s * (Ey[L.pos_b[i]] if i in L.pos_b else Gy[L.pos_u[i]])
+        ts = L.mb + L.pos_s[i] * L.d1
+        v = Ey[ts:ts + L.d1]
+        mu = float(p.friction[i])
+        if model.kind == "disk" and d == 3:
+            cons.append(mu * cp.norm(v, 2) <= u)
+        else:
+            nu = cp.Variable(C.shape[0], nonneg=True)
+            nus[i] = nu
+            cons += [u == rr * mu * cp.sum(nu), v == -C.T @ nu]
+    prob = cp.Problem(cp.Minimize(cp.norm(y, 1)), cons)
+    status = solve(prob)
+    if status != "solved" or y.value is None:
+        return None
+    yv = np.asarray(y.value).ravel()
+    viol = _dual_cone_violation(p, L, Ed @ yv if L.pe else np.zeros(0), Gd @ yv if L.pg else np.zeros(0),
+                                det, signs, model, {i: np.asarray(nu.value).ravel() for i, nu in nus.items()})
+    value = float(r @ yv)
+    scale = max(1.0, float(np.abs(yv).max()) * max(1.0, float(np.abs(Ed).max(initial=0)), float(np.abs(Gd).max(initial=0))))
+    if value < -0.5 and viol <= 1e-8 * scale:
+        return ConicFarkas(y=yv, signs=dict(signs), violation=viol, value=value)
+    return None
+
+
+def _dual_cone_violation(p, L, Ey, Gy, det, signs, model, nus) -> float:
+    """Largest violation of the dual-cone conditions of :func:`conic_farkas`, recomputed in NumPy."""
+    worst = 0.0
+    stick = set(L.sticking)
+    C, rr = model.polygon(p.dimension)
+    rr = 1.0 if model.kind == "disk" else rr
+    for i in p.bilateral:
+        if int(i) not in stick:
+            worst = max(worst, abs(Ey[L.pos_b[int(i)]]))
+    for i in p.unilateral:
+        i = int(i)
+        if i not in det and i not in stick:
+            worst = max(worst, -Gy[L.pos_u[i]])
+    for i in L.sticking:
+        if i in det:
+            continue
+        s = signs.get(i, 1)
+        u = s * (Ey[L.pos_b[i]] if i in L.pos_b else Gy[L.pos_u[i]])
+        ts = L.mb + L.pos_s[i] * L.d1
+        v = Ey[ts:ts + L.d1]
+        mu = float(p.friction[i])
+        if model.kind == "disk" and p.dimension == 3:
+            worst = max(worst, mu * np.linalg.norm(v) - u)
+        else:
+            nu = np.maximum(nus[i], 0.0)
+            worst = max(worst, abs(u - rr * mu * nu.sum()), float(np.abs(v + C.T @ nu).max()))
+    return float(worst)

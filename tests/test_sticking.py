@@ -1,0 +1,189 @@
+"""All-sticking contacts: F4 (disks), F5 (inscribed/circumscribed polygons), the verdict, the examples."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import gaussqp
+from gaussqp.delassus import constrained_delassus
+from gaussqp.problems import families
+from gaussqp.problems import sticking_examples as se
+
+G = 9.81
+F4 = gaussqp.get_formulation("sticking_socp")
+
+
+@pytest.mark.parametrize("F1", [-15.0, -9.0, -4.0, -1.0])
+@pytest.mark.parametrize("F2", [1.0, 6.0, 12.0])
+@pytest.mark.parametrize("mu", [(0.2, 0.9), (0.5, 0.5), (0.9, 0.3)])
+def test_grasp_4dof_closed_form(F1, F2, mu):
+    """Sticking Ex. 6 (4 dof): λ_n = (-F1, F2), λ_b = F1 + F2, sticking iff -μ1 F1 + μ2 F2 >= g, and
+    μ_min = g / (F2 - F1) for a common μ (our derivation from the same step 5)."""
+    mu1, mu2 = mu
+    p = se.hard_finger_grasp(F1=F1, F2=F2, mu1=mu1, mu2=mu2)
+    cond = -mu1 * F1 + mu2 * F2 - G
+    if abs(cond) < 1e-6:
+        pytest.skip("on the boundary of the sticking condition")
+    sol = F4.solve(p)
+    assert sol.certified
+    assert sol.status == ("solved" if cond > 0 else "infeasible")
+    v = sol.extras["sticking"]
+    assert v.feasible is (cond > 0)
+    assert v.mu_min == pytest.approx(G / (F2 - F1), rel=1e-6)
+    if cond > 0:
+        np.testing.assert_allclose(sol.lambda_normal, [F1 + F2, -F1, F2], atol=1e-7)
+        assert sol.lambda_tangent[1:, 0].sum() == pytest.approx(G, abs=1e-7)
+        assert v.margin > 0 and sol.certificate("coulomb_cones").holds
+        # margin = max over splits λ_t1 + λ_t2 = g of min(μ1 λ_n1 - |λ_t1|, μ2 λ_n2 - |λ_t2|): concave and
+        # piecewise linear in λ_t1, maximal on [0, g] at an end or where the two slacks are equal
+        def slack(t1):
+            return min(-mu1 * F1 - abs(t1), mu2 * F2 - abs(G - t1))
+        cands = [0.0, G, min(G, max(0.0, (-mu1 * F1 - mu2 * F2 + G) / 2))]
+        assert v.margin == pytest.approx(max(slack(t) for t in cands), abs=1e-6)
+    else:
+        cf = sol.certificate("coulomb_farkas")
+        assert cf.holds
+        # check the conic Farkas vector ourselves: (J y)_i in the dual cones and (M a* + F)ᵀ y = -1
+        y = cf.data["y"][0]
+        a_star = sol.extras["a_frictionless"]
+        assert (p.M @ a_star + p.F) @ y == pytest.approx(-1.0, abs=1e-9)
+        assert abs(p.J_n[0] @ y) <= 1e-9  # frictionless bilateral row: λ_b free
+        for i, mu_i in ((1, mu1), (2, mu2)):
+            assert mu_i * abs(p.J_t[i] @ y) <= p.J_n[i] @ y + 1e-9  # dual of the Coulomb cone
+
+
+def test_grasp_4dof_fingers_pulled_away():
+    """F1 > 0 > F2: both fingers detach (paper: 'conditions for detachment of both fingers hold'); the object
+    would need a tangential force with no normal force, so sticking is infeasible for every μ."""
+    sol = F4.solve(se.hard_finger_grasp(F1=3.0, F2=-3.0))
+    assert sol.status == "infeasible" and sol.certified
+    v = sol.extras["sticking"]
+    assert v.detaching_contacts == [1, 2] and v.mu_min == math.inf
+
+
+GRID_6 = [(-10.0, 1.0, 10.0, -2.0), (-10.0, -3.0, 8.0, -3.0), (-4.0, 2.0, 9.0, 5.0), (-20.0, -5.0, 20.0, 4.0),
+          (-6.0, 0.0, 6.0, 0.0), (-3.0, 6.0, 3.0, -6.0)]
+
+
+@pytest.mark.parametrize("F1x,F1y,F2x,F2y", GRID_6)
+@pytest.mark.parametrize("masses", [(1.0, 1.0, 1.0), (2.0, 0.5, 1.5)])
+def test_grasp_6dof_general_closed_form(F1x, F1y, F2x, F2y, masses):
+    """Sticking Ex. 6 (6 dof) with F1y != F2y and unequal masses: our closed form; paper's when F1y = F2y."""
+    m, m1, m2 = masses
+    p = se.hard_finger_grasp_6dof(F1x, F1y, F2x, F2y, mu1=0.5, mu2=0.5, m=m, m1=m1, m2=m2)
+    cf = se.hard_finger_grasp_6dof_closed_form(F1x, F1y, F2x, F2y, 0.5, 0.5, m, m1, m2)
+    # the sticking MLCP without cones: unique here (independent rows, M ≻ 0)
+    eq = gaussqp.get_formulation("gauss_qp").solve(p)
+    assert eq.status == "solved" and eq.unique["multipliers"]
+    np.testing.assert_allclose(eq.acceleration[[1, 3, 5]], cf["yddot"], atol=1e-8)
+    np.testing.assert_allclose(eq.lambda_tangent[1:, 0], cf["lambda_t"], atol=1e-8)
+    np.testing.assert_allclose(eq.lambda_normal, cf["lambda_n"], atol=1e-8)
+    if m == m1 == m2 == 1.0 and F1y == F2y:
+        assert cf["lambda_t"][0] == pytest.approx((G - F1y) / 3) and cf["yddot"] == pytest.approx(-(G + 2 * F1y) / 3)
+    sol = F4.solve(p)
+    assert sol.certified and sol.status == ("solved" if cf["sticking"] else "infeasible")
+    if cf["sticking"]:
+        np.testing.assert_allclose(sol.acceleration, eq.acceleration, atol=1e-7)
+        np.testing.assert_allclose(sol.lambda_tangent, eq.lambda_tangent, atol=1e-7)
+
+
+@pytest.mark.parametrize("theta", np.linspace(-1.3, 1.3, 27))
+def test_rocking_block_ex2_Ac_closed_form(theta):
+    """Sticking Ex. 2: A_c^st (35)(36) from our constrained Delassus equals (40) to 1e-10."""
+    p = se.rocking_block_A2(theta=theta)
+    assert constrained_delassus(p).A_c.item() == pytest.approx(se.rocking_block_ex2_Ac(theta), rel=1e-10, abs=1e-12)
+
+
+def test_rocking_block_ex1_horizontal_push():
+    """Ex. 1/4: both corners stick; Assumption 1 fails (equal tangent rows), the split of the friction
+    force is not unique, the acceleration is (Cor. 2). Moments about G: λ_n1 - λ_n2 = -(l/L) Fx, so
+    below the tipping load Fx = (L/l) m g (= g/2 here) both corners press and sticking holds iff
+    |Fx| <= μ (λ_n1 + λ_n2) = μ m g, i.e. μ_min = |Fx| / (m g). Above it corner A1 detaches."""
+    for Fx, mu, stick in ((3.0, 0.5, True), (4.5, 0.4, False), (2.0, 0.2, False), (1.9, 0.2, True)):
+        sol = gaussqp.solve(se.rocking_block(Fx=Fx, mu1=mu, mu2=mu))
+        assert sol.certified and sol.status == ("solved" if stick else "infeasible")
+        assert sol.extras["sticking"].mu_min == pytest.approx(Fx / G, rel=1e-6)
+        assert sol.extras["sticking"].detaching_contacts == []
+        if stick:
+            assert sol.unique["acceleration"] and sol.unique["multipliers"] is False
+            np.testing.assert_allclose(sol.acceleration, 0.0, atol=1e-8)
+    tipping = gaussqp.solve(se.rocking_block(Fx=5.5, mu1=0.9, mu2=0.9))
+    assert tipping.certified and tipping.extras["sticking"].detaching_contacts == [0]
+    assert tipping.acceleration[2] != pytest.approx(0.0, abs=1e-6)  # the block rotates about A2
+
+
+def test_block_pendulum_mass_matrix_from_kinetic_energy():
+    """App. D: M is the Hessian of the kinetic energy (87) with the stated x_p, y_p (checked by finite
+    differences of the pendulum position), non-diagonal, and the problem solves and cross-checks."""
+    alpha, a, l, mb = 0.7, 1.0, 2.0, 0.5
+    p = se.block_pendulum(alpha=alpha, a=a, l=l, m_bar=mb)
+
+    def pos(q):
+        x, y, th, al = q
+        return np.array([x + a / 2 * math.cos(al + th) - l / 2 * math.sin(th), y + l / 2 * math.cos(th) + a / 2 * math.sin(al + th)])
+
+    q0 = np.array([0.0, l / 2, 0.0, alpha])
+    h = 1e-6
+    J = np.column_stack([(pos(q0 + h * e) - pos(q0 - h * e)) / (2 * h) for e in np.eye(4)])
+    base = np.diag([1.0, 1.0, (l * l + 1.0) / 12, mb * a * a / 12])
+    np.testing.assert_allclose(p.M, base + mb * J.T @ J, atol=1e-8)
+    assert abs(p.M[2, 3]) > 0.1
+    sol = gaussqp.solve(p)
+    assert sol.status == "solved" and sol.certified and sol.crosscheck["agree"]
+
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(4, 9), m_u=st.integers(1, 4), m_b=st.integers(0, 1),
+       singular=st.booleans(), redundant=st.integers(0, 1), mu_factor=st.sampled_from([1.0, 0.7, 0.4]))
+def test_generated_sticking_3d(seed, n, m_u, m_b, singular, redundant, mu_factor):
+    """Random 3D all-sticking problems (singular M, redundant rows): F4's answer is certified either way;
+    a feasible answer has forces in the disks, zero residuals and F1's generalized force; the verdict
+    agrees with itself (feasible ⇔ margin >= 0 ⇔ μ_min <= μ); the facetized pair brackets F4."""
+    rng = np.random.default_rng(seed)
+    rank = int(rng.integers(2, n)) if singular else None
+    m_u = min(m_u, (n - m_b) // 3) or 1
+    p, a0, gen0 = families.sticking(rng, n=n, m_u=m_u, m_b=m_b, rank=rank, redundant=redundant, mu_factor=mu_factor)
+    sol = F4.solve(p)
+    assert sol.status in ("solved", "infeasible") and sol.certified, sol.message
+    v = sol.extras["sticking"]
+    mu = p.friction[p.sticking][0]
+    if sol.status == "solved":
+        assert sol.max_residual() <= 1e-6 and sol.certificate("coulomb_cones").holds
+        # M a + F = Jᵀλ is the same at every KKT point of F1, hence equal to the planted one
+        assert np.abs(sol.generalized_force - gen0).max() <= 1e-5 * max(1.0, np.abs(gen0).max())
+        assert v.margin >= -1e-6 and v.mu_min <= mu * (1 + 1e-5)
+    else:
+        assert mu_factor < 1.0
+        assert v.margin is None or v.margin <= 1e-6
+        assert v.mu_min >= mu * (1 - 1e-5)
+    inner = gaussqp.get_formulation("facetized_inner").solve(p)
+    outer = gaussqp.get_formulation("facetized_outer").solve(p)
+    assert inner.certified and outer.certified
+    if inner.status == "solved":
+        assert sol.status == "solved"
+    if outer.status == "infeasible":
+        assert sol.status == "infeasible"
+
+
+def test_facet_bracket_closes():
+    """With growing facet counts the inscribed/circumscribed verdicts close on F4's on generated 3D problems
+    (a disagreement needs μ_min within the polygon gap μ(1 - cos π/k) of μ)."""
+    undecided = {}
+    for k in (4, 8, 32, 128):
+        inner = gaussqp.get_formulation("facetized_inner").with_facets(k)
+        outer = gaussqp.get_formulation("facetized_outer").with_facets(k)
+        count = 0
+        for seed in range(30):
+            p, *_ = families.sticking(np.random.default_rng(seed), n=9, m_u=3, m_b=0, mu_factor=0.8)
+            exact = F4.solve(p, verdict=False).status
+            i, o = inner.solve(p).status, outer.solve(p).status
+            assert not (i == "solved" and exact == "infeasible") and not (o == "infeasible" and exact == "solved")
+            count += (i != o)
+        undecided[k] = count
+    assert undecided[4] >= undecided[8] >= undecided[32] >= undecided[128]
+    assert undecided[4] > 0 and undecided[128] == 0
