@@ -33,7 +33,7 @@ from .. import sticking as stk
 from ..linalg import as_dense
 from ..problem import ContactProblem, SystemClass
 from ..solution import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate,
-                        Solution, assemble_multipliers)
+                        Solution, assemble_multipliers, kkt_residuals)
 from ..sticking_verdict import StickingVerdict, analyze
 from ..tolerances import Tolerance, get_tolerance
 from .base import Formulation, run_program
@@ -95,7 +95,9 @@ class StickingConic(Formulation):
                 lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
                 liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
                 lam_n, lam_t = assemble_multipliers(p, lev, liv)
-                if gap is not None and gap <= self._gap_tol(p, av, lam_n, lam_t, tol):
+                res = max(kkt_residuals(p, av, lam_n, lam_t).values())
+                attempts[-1]["max_residual"] = res
+                if gap is not None and gap <= self._gap_tol(p, av, lam_n, lam_t, tol) and res <= tol.residual:
                     # a backend's "inaccurate" is settled by our own residual and cone checks in finalize()
                     sol = Solution(problem=p, status=SOLVED, formulation=self.name, solver=backend.name,
                                    acceleration=av, lambda_normal=lam_n, lambda_tangent=lam_t)
