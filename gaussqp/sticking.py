@@ -139,13 +139,21 @@ def cone_constraints(L: Layout, le, li, mu, model: ConeModel, signs: dict[int, i
     return out
 
 
-def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float) -> np.ndarray:
-    """Unilateral contacts (input indices) with ``n_i a + b_i > active_tol``: they detach (a_n > 0)."""
+def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: np.ndarray | None = None) -> np.ndarray:
+    """Unilateral contacts (input indices) with ``n_i a + b_i > active_tol``: they detach (a_n > 0).
+
+    With the multipliers ``lam_n`` of the same solution, a row whose multiplier is not negligible
+    (> 1e-6 relative) counts as active whatever its slack: a slack that small next to a nonzero
+    force is solver round-off, not a detachment."""
     G, g = problem.inequalities
     if not len(problem.unilateral):
         return np.zeros(0, dtype=int)
     slack = np.asarray(G @ a).ravel() + g
-    return problem.unilateral[slack > active_tol]
+    off = slack > active_tol
+    if lam_n is not None:
+        lu = np.asarray(lam_n)[problem.unilateral]
+        off &= lu <= 1e-6 * max(1.0, float(np.abs(lam_n).max(initial=0.0)))
+    return problem.unilateral[off]
 
 
 def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = 1e-7) -> float:
@@ -153,7 +161,7 @@ def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = 1e-7) 
     return tol * scale
 
 
-def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_tol: float):
+def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n=None):
     """Variables (λ_eq, λ_in) and the constraints of Λ(a) without the cones."""
     p = problem
     E, _ = p.equalities
@@ -170,7 +178,7 @@ def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_to
     cons = [expr == r] if (L.pe or L.pg) else []
     if L.pg:
         cons.append(li >= 0)
-        off = [L.pos_u[int(i)] for i in detaching(p, a, active_tol)]
+        off = [L.pos_u[int(i)] for i in detaching(p, a, active_tol, lam_n)]
         if off:
             cons.append(li[off] == 0)
     return L, le, li, cons, r

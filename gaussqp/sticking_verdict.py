@@ -65,17 +65,18 @@ class _Runner:
         return status
 
 
-def _margin_program(p: ContactProblem, a, atol, signs, det):
-    L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol)
+def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):
+    L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
     t = cp.Variable(name="t")
     cons += stk.cone_constraints(L, le, li, p.friction, stk.DISK, signs, slack=t, no_slack=det)
     return cp.Problem(cp.Maximize(t), cons), t, L, le, li
 
 
-def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run) -> tuple[float | None, tuple | None]:
+def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run,
+           lam_n=None) -> tuple[float | None, tuple | None]:
     """max-min cone margin on Λ(a) for one sign pattern; (value, (L, le, li)) or (None, None)."""
-    det = frozenset(int(i) for i in stk.detaching(p, a, atol))
-    prob, t, L, le, li = _margin_program(p, a, atol, signs, det)
+    det = frozenset(int(i) for i in stk.detaching(p, a, atol, lam_n))
+    prob, t, L, le, li = _margin_program(p, a, atol, signs, det, lam_n)
     status = run(prob)
     if status == "unbounded":
         return float("inf"), None
@@ -86,14 +87,14 @@ def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run) -> t
     return float(t.value), (L, le, li)
 
 
-def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run) -> dict[int, float]:
+def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None) -> dict[int, float]:
     """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones."""
-    det = set(int(i) for i in stk.detaching(p, a, atol))
+    det = set(int(i) for i in stk.detaching(p, a, atol, lam_n))
     out = {}
     for i in stk.Layout(p).sticking:
         if i in det:
             continue
-        L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol)
+        L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
         cons += stk.cone_constraints(L, le, li, p.friction, stk.DISK, signs)
         obj = p.friction[i] * signs.get(i, 1) * L.normal(i, le, li) - cp.norm(L.tangent(i, le), 2)
         prob = cp.Problem(cp.Maximize(obj), cons)
@@ -102,13 +103,13 @@ def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, 
     return out
 
 
-def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run) -> float:
+def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> float:
     """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (bisection; inf if none up to MU_MAX)."""
     L = stk.Layout(p)
     mu = cp.Parameter(p.m, nonneg=True)
     progs = []
     for signs in L.sign_patterns():
-        L2, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol)
+        L2, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
         cons += stk.cone_constraints(L2, le, li, mu, stk.DISK, signs)
         progs.append(cp.Problem(cp.Minimize(0), cons))
 
@@ -131,16 +132,18 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run) -> float:
 
 
 def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str | None, tol: Tolerance,
-            want_mu_min: bool = True) -> StickingVerdict:
-    """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise)."""
+            want_mu_min: bool = True, lam_n: np.ndarray | None = None) -> StickingVerdict:
+    """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
+    normal multipliers of the same solution, keeps rows with a nonzero force active (see
+    :func:`gaussqp.sticking.detaching`)."""
     needs = "socp" if p.dimension == 3 else "qp"
     run = _Runner(solver if needs == "qp" or solver != "osqp" else None, tol, needs)
     atol = stk.active_tolerance(p, a)
-    det = [int(i) for i in stk.detaching(p, a, atol) if p.modes[i] == "sticking"]
+    det = [int(i) for i in stk.detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = stk.Layout(p)
     best, best_signs, best_vars = None, {}, None
     for signs in L.sign_patterns():
-        m, vars_ = margin(p, a, atol, signs, run)
+        m, vars_ = margin(p, a, atol, signs, run, lam_n)
         if m is not None and (best is None or m > best):
             best, best_signs, best_vars = m, signs, vars_
     v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol,
@@ -148,7 +151,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     scale = max(1.0, float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0)))
     if feasible and best is not None and np.isfinite(best):
         if len(L.sticking) <= stk.BOUNDARY_EXACT_MAX:
-            cm = contact_margins(p, a, atol, best_signs, run)
+            cm = contact_margins(p, a, atol, best_signs, run, lam_n)
             v.boundary_contacts = [i for i, x in cm.items() if x <= 1e-6 * scale]
         elif best_vars is not None:
             v.boundary_test = "at the max-margin multipliers"
@@ -163,5 +166,5 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
                 if slack <= 1e-6 * scale:
                     v.boundary_contacts.append(i)
     if want_mu_min:
-        v.mu_min = mu_min(p, a, atol, run)
+        v.mu_min = mu_min(p, a, atol, run, lam_n)
     return v

@@ -70,6 +70,7 @@ def test_json_stdout_is_clean_of_c_library_prints(tmp_path):
     gaussqp.dump(p, path)
     code = "import sys; from gaussqp.cli import main; sys.exit(main(sys.argv[1:]))"
     run = subprocess.run([sys.executable, "-c", code, "solve", str(path), "--json", "--solver", "osqp",
-                          "--formulation", "projected_eliminated"], capture_output=True, text=True, check=False)
+                          "--formulation", "projected_eliminated"], capture_output=True, text=True, check=False,
+                         cwd=tmp_path)  # not the checkout, which would shadow the installed package
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["status"] == "solved"

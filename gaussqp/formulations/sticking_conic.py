@@ -214,7 +214,7 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         return
     else:
         return
-    v = analyze(p, a, feasible, solver, tol)
+    v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
     sol.extras["sticking"] = v
     if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
             v.margin <= 1e-6 * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
