@@ -133,9 +133,8 @@ def cone_constraints(L: Layout, le, li, mu, model: ConeModel, signs: dict[int, i
         extra = 0 if (slack is None or i in no_slack) else slack
         if model.kind == "disk" and d == 3:
             out.append(cp.norm(lt, 2) + extra <= mu_i * ln)
-        else:
-            rr = 1.0 if model.kind == "disk" else r
-            out.append(C @ lt + extra <= rr * mu_i * ln)
+        else:  # an interval in 2D (r = 1 for the disk), a polygon in 3D
+            out.append(C @ lt + extra <= r * mu_i * ln)
     return out
 
 
@@ -215,33 +214,17 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     Gy = Gd @ y if L.pg else None
     cons = [r @ y == -1]
     det = set(int(i) for i in detaching(p, a, active_tol))
-    stick = set(L.sticking)
-    d = p.dimension
-    C, rr = model.polygon(d)
-    rr = 1.0 if model.kind == "disk" else rr
+    C, rr = model.polygon(p.dimension)
     nus = {}
-    for i in p.bilateral:
-        i = int(i)
-        if i not in stick:
-            cons.append(Ey[L.pos_b[i]] == 0)
-    for i in p.unilateral:
-        i = int(i)
-        if i in det or i in stick:
-            continue
-        cons.append(Gy[L.pos_u[i]] >= 0)
-    for i in L.sticking:
-        if i in det:
-            continue
-        s = signs.get(i, 1)
-        u = s * (Ey[L.pos_b[i]] if i in L.pos_b else Gy[L.pos_u[i]])
-        ts = L.mb + L.pos_s[i] * L.d1
-        v = Ey[ts:ts + L.d1]
-        mu = float(p.friction[i])
-        if model.kind == "disk" and d == 3:
+    for kind, i, u, v, mu in _dual_cone_blocks(p, L, Ey, Gy, det, signs):
+        if kind == "zero":
+            cons.append(u == 0)
+        elif kind == "nonneg":
+            cons.append(u >= 0)
+        elif model.kind == "disk" and p.dimension == 3:
             cons.append(mu * cp.norm(v, 2) <= u)
         else:
-            nu = cp.Variable(C.shape[0], nonneg=True)
-            nus[i] = nu
+            nus[i] = nu = cp.Variable(C.shape[0], nonneg=True)
             cons += [u == rr * mu * cp.sum(nu), v == -C.T @ nu]
     prob = cp.Problem(cp.Minimize(cp.norm(y, 1)), cons)
     status = solve(prob)
@@ -257,28 +240,38 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     return None
 
 
-def _dual_cone_violation(p, L, Ey, Gy, det, signs, model, nus) -> float:
-    """Largest violation of the dual-cone conditions of :func:`conic_farkas`, recomputed in NumPy."""
-    worst = 0.0
+def _dual_cone_blocks(p, L, Ey, Gy, det, signs):
+    """The blocks of ``J y`` with their dual-cone conditions (:func:`conic_farkas`), for cvxpy
+    expressions or NumPy arrays alike: ("zero", i, u) for free multipliers (frictionless bilateral),
+    ("nonneg", i, u) for active frictionless unilateral rows, ("cone", i, u, v, μ_i) for sticking
+    contacts, with u = s_i n_i y and v = T_i y. Inactive rows carry no condition."""
     stick = set(L.sticking)
-    C, rr = model.polygon(p.dimension)
-    rr = 1.0 if model.kind == "disk" else rr
     for i in p.bilateral:
-        if int(i) not in stick:
-            worst = max(worst, abs(Ey[L.pos_b[int(i)]]))
+        i = int(i)
+        if i not in stick:
+            yield "zero", i, Ey[L.pos_b[i]], None, None
     for i in p.unilateral:
         i = int(i)
         if i not in det and i not in stick:
-            worst = max(worst, -Gy[L.pos_u[i]])
+            yield "nonneg", i, Gy[L.pos_u[i]], None, None
     for i in L.sticking:
         if i in det:
             continue
-        s = signs.get(i, 1)
-        u = s * (Ey[L.pos_b[i]] if i in L.pos_b else Gy[L.pos_u[i]])
+        u = signs.get(i, 1) * (Ey[L.pos_b[i]] if i in L.pos_b else Gy[L.pos_u[i]])
         ts = L.mb + L.pos_s[i] * L.d1
-        v = Ey[ts:ts + L.d1]
-        mu = float(p.friction[i])
-        if model.kind == "disk" and p.dimension == 3:
+        yield "cone", i, u, Ey[ts:ts + L.d1], float(p.friction[i])
+
+
+def _dual_cone_violation(p, L, Ey, Gy, det, signs, model, nus) -> float:
+    """Largest violation of the dual-cone conditions of :func:`conic_farkas`, recomputed in NumPy."""
+    worst = 0.0
+    C, rr = model.polygon(p.dimension)
+    for kind, i, u, v, mu in _dual_cone_blocks(p, L, Ey, Gy, det, signs):
+        if kind == "zero":
+            worst = max(worst, abs(u))
+        elif kind == "nonneg":
+            worst = max(worst, -u)
+        elif model.kind == "disk" and p.dimension == 3:
             worst = max(worst, mu * np.linalg.norm(v) - u)
         else:
             nu = np.maximum(nus[i], 0.0)

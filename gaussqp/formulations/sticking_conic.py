@@ -141,7 +141,7 @@ class StickingConic(Formulation):
         proofs = []
 
         def run(prob):
-            _, status, _ = run_program(prob, solver, tol, needs="socp" if self._needs(p) == "socp" else "qp")
+            _, status, _ = run_program(prob, solver, tol, needs=self._needs(p))
             return status
 
         for signs in L.sign_patterns():
