@@ -17,6 +17,7 @@ from .delassus import constrained_delassus, kinetic_angles
 from .linalg import as_dense, matrix_rank, normalize_rows, smallest_singular_value
 from .problem import ContactProblem, SystemClass
 from .solution import Certificate
+from .sticking_criteria import sticking_certificates
 
 #: Structural certificates need dense SVDs of n × n matrices: above this size they are skipped.
 STRUCTURAL_MAX_N = 1500
@@ -208,28 +209,46 @@ class CheckReport:
     system_class: SystemClass
     certificates: list[Certificate] = field(default_factory=list)
     skipped: str = ""
+    friction_bounds: list = field(default_factory=list)
 
     def certificate(self, cid: str) -> Certificate | None:
         return next((c for c in self.certificates if c.id == cid), None)
 
     def as_dict(self) -> dict:
-        return {"problem": self.problem.name, "system_class": self.system_class.as_dict(),
-                "certificates": [c.as_dict() for c in self.certificates], "skipped": self.skipped}
+        d = {"problem": self.problem.name, "system_class": self.system_class.as_dict(),
+             "certificates": [c.as_dict() for c in self.certificates], "skipped": self.skipped}
+        if self.system_class.friction != "frictionless":
+            d["friction_bounds"] = [b.as_dict() for b in self.friction_bounds]
+        return d
 
 
 def structural_certificates(problem: ContactProblem) -> list[Certificate]:
-    """C1-C6 in order (those that apply to the problem's class)."""
+    """C1-C6 in order (those that apply to the problem's class), then C8 for sticking contacts.
+
+    C1-C6 are criteria of the frictionless (and sticking-as-equality) problem: with sliding contacts they
+    do not describe the problem and are not reported; the F6 verdict (enumeration, P-matrix test) and the
+    C7 friction bounds take their place."""
+    if len(problem.sliding):
+        return []
     out = [c1_kernel(problem), c2_independence(problem)]
     out += c3_tangent_cone(problem)
     out.append(c4_singular_uniqueness(problem))
     out += c5_lcp_solvability(problem)
     out += c6_delassus(problem)
+    out += sticking_certificates(problem)
     return out
 
 
 def check(problem: ContactProblem) -> CheckReport:
-    """Structural report without solving: system class and certificates C1-C6."""
+    """Structural report without solving: system class, certificates C1-C6 and C8, the P-matrix test of
+    the sliding LCP (58), and the C7 friction bounds."""
+    from .friction_bounds import friction_bounds
+    from .sliding import p_matrix_certificate
+
     cls = problem.classify()
     if problem.n > STRUCTURAL_MAX_N:
         return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_MAX_N}")
-    return CheckReport(problem, cls, structural_certificates(problem))
+    certs = structural_certificates(problem)
+    if len(problem.sliding) and problem.mass_factor.definite and not len(problem.sticking):
+        certs.append(p_matrix_certificate(problem))
+    return CheckReport(problem, cls, certs, friction_bounds=friction_bounds(problem))

@@ -59,7 +59,7 @@ def _print_certificates(certs) -> None:
 def cmd_solve(args) -> int:
     p = _load(args.file)
     sol = solve(p, formulation=args.formulation, solver=args.solver, crosscheck=not args.no_crosscheck,
-                tolerance=args.tolerance)
+                tolerance=args.tolerance, facets=args.facets)
     if args.json:
         print(json.dumps(sol.as_dict()))
     else:
@@ -67,12 +67,13 @@ def cmd_solve(args) -> int:
         print(f"problem      {p.name}  (n={p.n}, m={p.m}: {cls.m_bilateral} bilateral, {cls.m_unilateral} unilateral; "
               f"M {cls.mass}, rank {cls.mass_rank})")
         print(f"status       {sol.status}{'  (certified)' if sol.certified else '  (NOT certified)'}")
-        print(f"formulation  {sol.formulation} / {sol.solver}")
+        print(f"formulation  {sol.formulation} / {sol.solver}"
+              + (f"  (route: {sol.extras['route']})" if "route" in sol.extras else ""))
         if sol.message:
             print(f"message      {sol.message}")
         print(f"acceleration {_fmt(sol.acceleration)}")
         print(f"lambda_n     {_fmt(sol.lambda_normal)}")
-        if sol.lambda_normal is not None and len(p.sticking):
+        if sol.lambda_normal is not None and (len(p.sticking) or len(p.sliding)):
             print(f"lambda_t     {_fmt(sol.lambda_tangent)}")
         print(f"Jᵀλ          {_fmt(sol.generalized_force)}")
         print("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in sol.residuals.items()))
@@ -85,13 +86,27 @@ def cmd_solve(args) -> int:
                 b = cc["bracket"]
                 print(f"bracket      {b['facets']} facets: inscribed {b['inner']}, circumscribed {b['outer']}, "
                       f"consistent={_fmt(b['consistent'])}")
+        if "enumeration" in sol.extras:
+            e = sol.extras["enumeration"]
+            print(f"solutions    {e.count} found on {e.pieces} pieces: {e.multiplicity}"
+                  + "".join(f"\n             λ_n = {_fmt(x.lam_n)} (piece {x.piece})" for x in e.solutions[:8]))
         if "sticking" in sol.extras:
             v = sol.extras["sticking"]
             print(f"sticking     feasible={_fmt(v.feasible)}  margin={_fmt(v.margin)}  mu_min={_fmt(v.mu_min)}  "
                   f"on cone boundary={v.boundary_contacts}  detaching={v.detaching_contacts}")
         print("certificates")
         _print_certificates(sol.certificates)
+        _print_bounds(sol.extras.get("friction_bounds", []))
     return 0 if sol.certified else 1
+
+
+def _print_bounds(bounds) -> None:
+    if not bounds:
+        return
+    print("friction bounds (C7)")
+    for b in bounds:
+        print(f"  {b.id:<22} {_fmt(b.holds):<6} {b.value:>11.4g}  {b.source}  (largest μ here: {_fmt(b.mu)})")
+        print(f"  {'':<22} {'':<6} {'':>11}  -> {b.guarantees}")
 
 
 def cmd_check(args) -> int:
@@ -107,6 +122,7 @@ def cmd_check(args) -> int:
     if rep.skipped:
         print(rep.skipped)
     _print_certificates(rep.certificates)
+    _print_bounds(rep.friction_bounds)
     return 0
 
 
@@ -146,9 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--solver", default=None, help="backend for cvxpy formulations: clarabel, osqp, scs")
     s.add_argument("--tolerance", default="high", choices=list(PRESETS), help="tolerance preset")
     s.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check route")
+    s.add_argument("--facets", type=int, default=8,
+                   help="facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; default 8)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_solve)
-    c = sub.add_parser("check", help="structural report (classification and certificates C1-C6) without solving")
+    c = sub.add_parser("check", help="structural report without solving: classification, certificates C1-C6 and C8, "
+                                          "P-matrix test (sliding), friction bounds C7")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_check)

@@ -13,8 +13,9 @@ import time
 import numpy as np
 
 from .certificates import STRUCTURAL_MAX_N, structural_certificates
-from .errors import NotApplicableError
+from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
+from .friction_bounds import friction_bounds
 from .problem import ContactProblem
 from .solution import INF_OR_UNB, SOLUTION_PRESENT, Solution
 from .tolerances import get_tolerance
@@ -30,7 +31,17 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("singular", "mixed", "frictionless"): ["gauss_qp"],
     **{(mass, cons, "sticking"): ["sticking_socp"]
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
+    # F6: sliding friction (tutorial §3) and stick/slip (sticking §5, friction key "mixed")
+    ("definite", "bilateral", "sliding"): ["sliding_lcp", "sliding_fixed_point", "sliding_enumeration"],
+    ("definite", "unilateral", "sliding"): ["sliding_lcp", "sliding_enumeration"],
+    ("definite", "mixed", "sliding"): ["sliding_lcp", "sliding_enumeration"],
+    **{("singular", cons, "sliding"): ["sliding_enumeration"] for cons in ("bilateral", "unilateral", "mixed")},
+    **{(mass, cons, "mixed"): ["sliding_enumeration"]
+       for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
 }
+
+#: Routes compared with a sliding answer (F6), in order: the exact enumeration first.
+SLIDING_CROSSCHECK = ["sliding_enumeration", "sliding_fixed_point", "sliding_lcp"]
 
 #: The facetized pair run by the cross-check of sticking problems (the bracket of F4).
 BRACKET = ("facetized_inner", "facetized_outer")
@@ -44,10 +55,7 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
     cls = cls or problem.classify()
     names = PREFERENCES.get(cls.key)
     if names is None:
-        raise NotApplicableError(
-            f"no formulation registered for system class {cls.key}: "
-            "sliding contacts are solved by F6, which is not in this version; "
-            "pass formulation='gauss_qp' to solve the problem with those contacts as equalities")
+        raise NotApplicableError(f"no formulation registered for system class {cls.key}")
     reasons = []
     for name in names:
         ok, why = FORMULATIONS[name].accepts(problem, cls)
@@ -77,13 +85,13 @@ def crosscheck_report(primary: Solution, other: Solution, tol: float) -> dict:
     return rep
 
 
-def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol) -> dict:
+def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8) -> dict:
     """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0,
     else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP."""
     bracket = {}
     for b in BRACKET:
-        out = FORMULATIONS[b].solve(problem, solver=solver, tolerance=tol)
+        out = _facetized(b, facets).solve(problem, solver=solver, tolerance=tol)
         bracket[b.split("_")[1]] = out.status
     feasible = sol.status == "solved"
     consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
@@ -93,7 +101,7 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
                                            tolerance=tol)
     rep = {"formulation": other_name, "solver": other.solver, "status": other.status, "acceleration_gap": None,
            "generalized_force_gap": None,
-           "bracket": {"facets": FORMULATIONS[BRACKET[0]].model.facets, **bracket, "consistent": consistent}}
+           "bracket": {"facets": facets, **bracket, "consistent": consistent}}
     agree = consistent
     if feasible and other.status in SOLUTION_PRESENT and sol.unique.get("acceleration"):
         rep["acceleration_gap"] = _rel_gap(sol.acceleration, other.acceleration)
@@ -103,8 +111,42 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
     return rep
 
 
+def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, tol) -> dict | None:
+    """An F6 answer against another F6 route: against the enumeration, agreement means the answer is one
+    of the enumerated solutions (sliding problems may have several); against another route, the unique
+    quantities are compared when the verdict says the solution is unique."""
+    for other_name in SLIDING_CROSSCHECK:
+        if other_name == name or not FORMULATIONS[other_name].accepts(problem, cls)[0]:
+            continue
+        if other_name == "sliding_enumeration" and "enumeration" in sol.extras:
+            enum = sol.extras["enumeration"]
+            found = sol.extras.get("in_enumeration")
+            rep = {"formulation": other_name, "solver": "enumeration",
+                   "status": "solved" if enum.solutions else "infeasible", "solutions": len(enum.solutions),
+                   "multiplicity": enum.multiplicity, "acceleration_gap": None, "generalized_force_gap": None}
+            if sol.status in SOLUTION_PRESENT:
+                rep["agree"] = bool(found)
+            else:
+                rep["agree"] = sol.status == rep["status"]
+            return rep
+        other = FORMULATIONS[other_name].solve(problem, tolerance=tol)
+        rep = crosscheck_report(sol, other, tol.crosscheck)
+        if sol.unique.get("acceleration") is not True and sol.status in SOLUTION_PRESENT:
+            rep["agree"] = None  # several solutions may exist: a gap proves nothing
+        return rep
+    return None
+
+
+def _facetized(name: str, facets: int):
+    """The registered F5 formulation ``name`` with ``facets`` facets (the registry holds 8)."""
+    f = FORMULATIONS[name]
+    if facets < 3:
+        raise UnknownValueError("facets", f"is {facets}", "give at least 3 facets (a polygon)")
+    return f if f.model.facets == facets else f.with_facets(facets)
+
+
 def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None = None,
-          crosscheck: bool = True, tolerance=None, certify: bool = True) -> Solution:
+          crosscheck: bool = True, tolerance=None, certify: bool = True, facets: int = 8) -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
 
     Parameters
@@ -113,13 +155,14 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
     solver : backend for cvxpy formulations ("clarabel", "osqp", "scs"); None = first installed
     crosscheck : also run an independent route (the LCP route when M ≻ 0) and report the gap
     tolerance : preset name ("high", "mid", "low") or a :class:`~gaussqp.tolerances.Tolerance`
-    certify : attach the structural certificates C1-C6 (skipped above n = 1500)
+    certify : attach the structural certificates C1-C6, C8 and the friction bounds C7 (skipped above n = 1500)
+    facets : facet count of the F5 polygons (the facetized formulations and the sticking bracket)
     """
     tol = get_tolerance(tolerance)
     t0 = time.perf_counter()
     cls = problem.classify()
     name = choose_formulation(problem, cls) if formulation == "auto" else formulation
-    f = get_formulation(name)
+    f = _facetized(name, facets) if name in BRACKET else get_formulation(name)
     ok, why = f.accepts(problem, cls)
     if not ok:
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
@@ -127,9 +170,13 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
     if certify and problem.n <= STRUCTURAL_MAX_N:
         t1 = time.perf_counter()
         sol.certificates = structural_certificates(problem) + sol.certificates
+        if cls.friction != "frictionless":
+            sol.extras["friction_bounds"] = friction_bounds(problem)
         sol.times["structural"] = time.perf_counter() - t1
     if crosscheck and name == "sticking_socp":
-        sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol)
+        sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol, facets)
+    elif crosscheck and f.id == "F6":
+        sol.crosscheck = sliding_crosscheck(sol, name, problem, cls, tol)
     elif crosscheck:
         for other_name in CROSSCHECK_ORDER:
             if other_name == name:

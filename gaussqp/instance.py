@@ -277,6 +277,10 @@ def finalize(sol: Solution, tol: Tolerance) -> Solution:
                 sol.status = INACCURATE
                 sol.message = (sol.message + "; " if sol.message else "") + \
                     f"multipliers leave the {model.kind} cones by {-cc.margin:.2e}"
+        if len(p.sliding):
+            # F1's optimality conditions do not describe sliding friction: the F6 routes attach their own
+            # verdict (enumeration, P-matrix test), see gaussqp.formulations.sliding.sliding_verdict
+            return sol
         ua = unique_acceleration(p, sol.acceleration, sol.lambda_normal)
         um = unique_multipliers(p, sol.acceleration, sol.lambda_normal)
         sol.certificates += [ua, um]
@@ -284,6 +288,9 @@ def finalize(sol: Solution, tol: Tolerance) -> Solution:
     elif sol.status == INFEASIBLE and _verified(sol, "coulomb_farkas"):
         sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
         sol.residuals = {"coulomb_farkas_violation": -sol.certificate("coulomb_farkas").margin}
+    elif sol.status == INFEASIBLE and _verified(sol, "sliding_enumeration"):
+        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
+        sol.residuals = {}
     elif sol.status in (INFEASIBLE, UNBOUNDED) and sol.extras.get("verified_by_f1"):
         sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
     elif sol.status in (INFEASIBLE, UNBOUNDED) or (sol.status == FAILED and sol.extras.get("verify_inf_unb")):

@@ -90,7 +90,10 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     - dual: ``max(0, -λ_n,u) / max(1, ‖λ‖∞)``
     - complementarity: ``max_i |λ_n,i g_i|`` over unilateral i, divided by ``max(1, ‖λ‖∞) max(1, ‖g‖∞)``
 
-    Friction cone / sliding-law residuals are added by the friction formulations.
+    - sliding law (when there are sliding contacts): ``max_i ‖λ_t,i + μ_i |λ_n,i| s_i‖∞ / max(1, ‖λ‖∞)``
+      (tutorial (35)).
+
+    Friction-cone checks of sticking contacts are separate certificates (``coulomb_cones``).
     """
     Ma = _mul(problem.M, a)
     Jn, Jt = problem.J_n, problem.J_t
@@ -110,12 +113,18 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     lam_scale = max(1.0, np.abs(lam_n).max(initial=0), np.abs(lam_t).max(initial=0))
     dual = float(np.maximum(0.0, -lam_n[U]).max(initial=0.0)) / lam_scale
     comp = float(np.abs(lam_n[U] * g[U]).max(initial=0.0)) / (lam_scale * max(1.0, np.abs(g).max(initial=0)))
-    return {
+    out = {
         "dynamics": float(np.abs(r).max(initial=0.0)) / dyn_scale,
         "primal": float(max(viol)) / prim_scale,
         "dual": dual,
         "complementarity": comp,
     }
+    Sl = problem.sliding
+    if len(Sl):
+        lt = np.asarray(lam_t).reshape(problem.m, -1)
+        law = [np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() for i in Sl]
+        out["sliding_law"] = float(max(law)) / lam_scale
+    return out
 
 
 @dataclass
@@ -182,7 +191,8 @@ class Solution:
             ok = self.certificate("kkt_residuals")
             base = ok is not None and bool(ok.holds)
         elif self.status == INFEASIBLE:
-            c = self.certificate("farkas") or self.certificate("coulomb_farkas")
+            c = (self.certificate("farkas") or self.certificate("coulomb_farkas")
+                 or self.certificate("sliding_enumeration"))
             base = c is not None and bool(c.holds)
         elif self.status == UNBOUNDED:
             c = self.certificate("unbounded_ray")
@@ -215,6 +225,9 @@ class Solution:
             "certificates": [c.as_dict() for c in self.certificates],
             "crosscheck": _jsonable(self.crosscheck) if self.crosscheck is not None else None,
             **({"sticking": self.extras["sticking"].as_dict()} if "sticking" in self.extras else {}),
+            **({"friction_bounds": [b.as_dict() for b in self.extras["friction_bounds"]]}
+               if "friction_bounds" in self.extras else {}),
+            **({"route": self.extras["route"]} if "route" in self.extras else {}),
             "times": {k: _json_float(v) for k, v in self.times.items()},
             "message": self.message,
         }

@@ -15,10 +15,11 @@ from gaussqp.problem import ContactProblem
 
 from . import families
 from .examples import EXAMPLES as _FRICTIONLESS
+from .sliding_examples import EXAMPLES as _SLIDING
 from .sticking_examples import EXAMPLES as _STICKING
 
-#: every example builder, by name (frictionless examples, then the sticking paper's)
-EXAMPLES = {**_FRICTIONLESS, **_STICKING}
+#: every example builder, by name (frictionless examples, the sticking paper's, the tutorial's sliding ones)
+EXAMPLES = {**_FRICTIONLESS, **_STICKING, **_SLIDING}
 
 DATA = Path(__file__).resolve().parent / "data"
 

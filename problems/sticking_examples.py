@@ -150,10 +150,59 @@ def block_pendulum(alpha: float = math.pi / 3, alpha_dot: float = 1.0, m: float 
                           description="sticking Ex. 3 / App. D: rocking block with an inverted pendulum, sticking")
 
 
+def three_finger(theta: float = 0.0, push: tuple = (20.0, 5.0, 20.0), offsets: tuple = (0.0, 0.0, 0.0),
+                 mu: float = 0.5, m: float = 1.0, L: float = 1.0, l: float = 0.6, finger_masses: tuple = (0.5, 0.5, 0.5),
+                 g: float = 9.81) -> ContactProblem:
+    """Three-finger planar manipulation (sticking Ex. 5, Fig. 5): a rectangle (width L, height l, centre
+    (x, y), angle θ) held by three prismatic hard fingers — finger 1 pushes the left side along x, finger 2
+    the top side along y (downwards), finger 3 the right side along x; q = (x, y, θ, x1, y2, x3), all three
+    contacts unilateral and sticking, state at rest (q̇ = 0, so the drifts vanish).
+
+    Our derivation (the paper prints only ``h_n,u,3`` and a partial ``H_t,u,3``): side i has outward unit
+    normal ν_i(θ), tangent τ_i = k × ν_i, half-thickness d_i (L/2 or l/2) and finger tip at signed offset
+    s_i along the side. Then ``h_i = (A_i - G)·ν_i - d_i``, normal row ``(-ν_i, s_i, ν_i·e_i)`` and tangent
+    row (relative tip velocity along τ_i) ``(-τ_i, -d_i, τ_i·e_i)`` in the coordinates (x, y, θ, finger),
+    e_i the finger's axis. ``push = (f1, f2, f3)`` are the fingers' actuator forces towards the object
+    (so F has -f1, +f2, +f3 on the finger coordinates) and the object weighs m g.
+
+    With θ = 0 and zero offsets the sticking multipliers are, by hand: ``λ_n = (f1, f2, f3)``,
+    ``λ_t,2 = f3 - f1``, ``λ_t,1 = (m g + f2 - (l/L)(f3 - f1))/2``, ``λ_t,3 = -(m g + f2 + (l/L)(f3 - f1))/2``
+    (:func:`three_finger_closed_form`), and the grasp holds iff each ``|λ_t,i| <= μ λ_n,i``.
+    """
+    c, s = math.cos(theta), math.sin(theta)
+    R = np.array([[c, -s], [s, c]])
+    sides = [(R @ [-1.0, 0.0], L / 2, np.array([1.0, 0.0])),   # finger 1: left side, axis +x
+             (R @ [0.0, 1.0], l / 2, np.array([0.0, 1.0])),    # finger 2: top side, axis y
+             (R @ [1.0, 0.0], L / 2, np.array([1.0, 0.0]))]    # finger 3: right side, axis x
+    contacts = []
+    for i, (nu, d, e) in enumerate(sides):
+        tau = np.array([-nu[1], nu[0]])
+        row_n = np.zeros(6)
+        row_t = np.zeros(6)
+        row_n[:2], row_n[2], row_n[3 + i] = -nu, offsets[i], nu @ e
+        row_t[:2], row_t[2], row_t[3 + i] = -tau, -d, tau @ e
+        contacts.append(Contact("unilateral", normal=row_n, mode="sticking", friction=mu, tangent=[row_t]))
+    f1, f2, f3 = push
+    M = np.diag([m, m, m * (L * L + l * l) / 12.0, *finger_masses])
+    F = np.array([0.0, m * g, 0.0, -f1, f2, f3])
+    return ContactProblem(M, F, contacts, dimension=2, name="three_finger",
+                          description=f"sticking Ex. 5: three prismatic fingers, θ = {theta:g}, push = {tuple(push)}")
+
+
+def three_finger_closed_form(push=(20.0, 5.0, 20.0), m: float = 1.0, L: float = 1.0, l: float = 0.6,
+                             g: float = 9.81) -> dict:
+    """Sticking multipliers of :func:`three_finger` at θ = 0 with zero offsets (statics, derived by hand)."""
+    f1, f2, f3 = push
+    return {"lambda_n": np.array([f1, f2, f3]),
+            "lambda_t": np.array([(m * g + f2 - (l / L) * (f3 - f1)) / 2, f3 - f1,
+                                  -(m * g + f2 + (l / L) * (f3 - f1)) / 2])}
+
+
 EXAMPLES = {
     "hard_finger_grasp": hard_finger_grasp,
     "hard_finger_grasp_6dof": hard_finger_grasp_6dof,
     "rocking_block": rocking_block,
     "rocking_block_A2": rocking_block_A2,
     "block_pendulum": block_pendulum,
+    "three_finger": three_finger,
 }

@@ -110,13 +110,33 @@ def test_formulation_that_does_not_apply_is_refused():
         gaussqp.solve(p, formulation="lcp_lemke")
 
 
-def test_sliding_class_is_refused_by_the_dispatcher_not_answered_wrongly():
+def test_sliding_problem_goes_to_f6_and_is_refused_by_the_convex_routes():
     p = ContactProblem(M2, [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3,
                                                 tangent=[[1.0, 0.0]], slip=[1.0])])
-    with pytest.raises(errors.NotApplicableError, match="sliding contacts are solved by F6"):
-        gaussqp.solve(p)
+    sol = gaussqp.solve(p)
+    assert sol.formulation == "sliding_lcp" and sol.status == "solved" and sol.certified
     with pytest.raises(errors.NotApplicableError, match="sliding"):
         gaussqp.solve(p, formulation="gauss_qp")
+
+
+def test_sliding_routes_refuse_what_they_cannot_do():
+    M = np.diag([1.0, 1.0, 0.0])  # singular: the LCP route needs M ≻ 0
+    ct = Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0, 0.0]],
+                 slip=[1.0])
+    p = ContactProblem(M, [0.0, 1.0, 0.0], [ct])
+    with pytest.raises(errors.NotApplicableError, match="M ≻ 0"):
+        gaussqp.solve(p, formulation="sliding_lcp")
+    uni = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding",
+                                                         friction=0.1, tangent=[[1.0, 0.0]], slip=[1.0])])
+    with pytest.raises(errors.NotApplicableError, match="bilateral"):
+        gaussqp.solve(uni, formulation="sliding_fixed_point")
+    many = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding",
+                                                          friction=0.1, tangent=[[1.0, 0.0]], slip=[1.0])] * 13)
+    from gaussqp.sliding import enumerate_solutions
+    with pytest.raises(errors.TooLargeError, match="13 contacts"):
+        enumerate_solutions(many)
+    with pytest.raises(errors.NotApplicableError, match="13 enumerated contacts"):
+        gaussqp.solve(many, formulation="sliding_enumeration")
 
 
 def test_npz_with_pickled_object_is_refused(tmp_path):

@@ -1,7 +1,8 @@
 """Formulation registry (FORMULATIONS.md §2): name -> formulation object.
 
 F4 (``sticking_socp``) and F5 (``facetized_inner``, ``facetized_outer``, 8 facets; other
-counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem.
+counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem; F6
+(``sliding_lcp``, ``sliding_fixed_point``, ``sliding_enumeration``) sliding friction and stick/slip.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .bilateral_kkt import BilateralKKT
 from .delassus_route import DelassusQP, LCPLemke
 from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
+from .sliding import SlidingEnumeration, SlidingFixedPoint, SlidingLCP
 from .sticking_conic import FacetizedQP, StickingSOCP
 
 FORMULATIONS: dict[str, Formulation] = {}
@@ -24,7 +26,8 @@ def register(f: Formulation) -> Formulation:
 
 
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
-           StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer")):
+           StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
+           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration()):
     register(_f)
 
 

@@ -1,0 +1,214 @@
+"""F6 — sliding Coulomb friction (tutorial §3; sticking §5): three routes and one verdict.
+
+- ``sliding_lcp``: the LCP (58) by Lemke pivoting; it is the hLCP (41) when every contact is
+  bilateral and the LCP (50) when every contact is unilateral (frictionless bilateral rows are
+  eliminated first, tutorial (44) and Prop. 14). M ≻ 0.
+- ``sliding_fixed_point``: the fixed point of tutorial Prop. 9 (Prop. 11 with frictionless bilateral
+  rows), bilateral contacts only, with its contraction certificate ``‖A_nb⁻¹A_tb[μ]‖₂ < 1``.
+- ``sliding_enumeration``: every piece of the piecewise-linear problem (the sign enumeration of (37),
+  the complementarity pieces of (50)/(58), the stick/slip pieces of sticking (71)-(77) with their
+  Coulomb disks), exact and for few contacts (:data:`gaussqp.sliding.ENUMERATION_MAX`); also singular M.
+
+Sliding problems may have no solution or several (Painlevé paradoxes, jamming): the verdict attached
+to every answer (:func:`sliding_verdict`) says so, from the enumeration when the problem is small
+enough, else from the exact P-matrix test of the LCP matrix (58) (unique for every load iff P).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..errors import NotApplicableError, TooLargeError
+from ..lemke import lemke
+from ..problem import ContactProblem, SystemClass
+from ..sliding import (ENUMERATION_MAX, Enumeration, _enumerated_contacts, enumeration_certificate,
+                       enumerate_solutions, fixed_point, lcp58, p_matrix_certificate, reduce)
+from ..solution import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
+from ..tolerances import Tolerance
+from .base import Formulation
+
+
+def _reject_common(problem: ContactProblem, cls: SystemClass, need_definite: bool) -> tuple[bool, str]:
+    if not len(problem.sliding):
+        return False, "no sliding contact (F6 is for sliding friction)"
+    if need_definite and cls.mass != "definite":
+        return False, f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n}); use 'sliding_enumeration'"
+    return True, ""
+
+
+def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
+    """Attach the uniqueness verdict of a sliding answer: the enumeration (exact for this instance) when
+    at most :data:`ENUMERATION_MAX` contacts are enumerated, and the P-matrix test when M ≻ 0."""
+    p = sol.problem
+    if enum is None and len(_enumerated_contacts(p)) <= ENUMERATION_MAX:
+        enum = enumerate_solutions(p)
+    if enum is not None and sol.certificate("sliding_enumeration") is not None:
+        sol.certificates = [c for c in sol.certificates if c.id != "sliding_enumeration"]
+    certs = []
+    pm = p_matrix_certificate(p) if p.mass_factor.definite and not len(p.sticking) else None
+    if pm is not None:
+        certs.append(pm)
+    unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
+    if enum is not None:
+        ec = enumeration_certificate(p, enum)
+        certs.append(ec)
+        sol.extras["enumeration"] = enum
+        if enum.multiplicity == "unique":
+            unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
+        elif enum.multiplicity == "multiple":
+            accs = [s.a for s in enum.solutions]
+            same_a = all(np.abs(x - accs[0]).max() <= 1e-7 * max(1.0, np.abs(accs[0]).max()) for x in accs)
+            unique = {"acceleration": same_a, "generalized_force": same_a, "multipliers": False}
+        elif enum.multiplicity == "continuum":
+            unique = {"acceleration": None, "generalized_force": None, "multipliers": False}
+        if sol.status == SOLVED and sol.acceleration is not None:
+            found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= 1e-6 * max(1.0, np.abs(s.lam_n).max())
+                        for s in enum.solutions)
+            sol.extras["in_enumeration"] = bool(found) or enum.multiplicity == "continuum"
+    elif pm is not None and pm.holds:
+        unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
+    sol.certificates += certs
+    sol.unique = unique
+
+
+class SlidingFormulation(Formulation):
+    """An F6 route: :func:`finalize` checks the returned point, then :func:`sliding_verdict` says how many
+    solutions the instance has."""
+
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None) -> Solution:
+        sol = super().solve(problem, solver=solver, tolerance=tolerance)
+        t0 = time.perf_counter()
+        sliding_verdict(sol, sol.extras.get("enumeration"))
+        sol.times["verdict"] = time.perf_counter() - t0
+        return sol
+
+
+class SlidingLCP(SlidingFormulation):
+    name = "sliding_lcp"
+    id = "F6"
+    title = "sliding-friction LCP (41)/(50)/(58) by Lemke pivoting"
+    source = "tutorial (41), (50), (57)-(58), Prop. 14"
+    valid_when = "M ≻ 0, sliding (and frictionless) contacts, A_nb - A_tb[μ_b ξ_b] invertible"
+    kind = "direct"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        ok, why = _reject_common(problem, cls, need_definite=True)
+        if ok and len(problem.sticking):
+            return False, "sticking contacts with sliding ones: the stick/slip problem (use 'sliding_enumeration')"
+        if ok and problem.n > 4000:
+            return False, "dense elimination limited to n <= 4000"
+        return ok, why
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        t0 = time.perf_counter()
+        red = reduce(problem)
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke",
+                       extras={"polish": False})
+        try:
+            L = lcp58(red)
+        except NotApplicableError as exc:
+            sol.status, sol.message = FAILED, str(exc)
+            return sol
+        t1 = time.perf_counter()
+        res = lemke(L.M, L.q)
+        sol.times = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
+        sol.extras.update({"route": L.form, "lcp_matrix": L.M, "lcp_q": L.q, "lemke_status": res.status,
+                           "lemke_iterations": res.iterations})
+        if res.status == "solved":
+            lam_b, lam_u = L.multipliers(res.z)
+            sol.acceleration, sol.lambda_normal, sol.lambda_tangent = red.recover(problem, lam_b, lam_u)
+            return sol
+        # Lemke's ray proves nothing on a matrix that is not copositive-plus: the enumeration decides.
+        try:
+            enum = enumerate_solutions(problem)
+        except TooLargeError:
+            sol.status = FAILED
+            sol.message = (f"Lemke ended with {res.status} on the {L.form} matrix, which is not known to be "
+                           "copositive-plus, and the problem is too large to enumerate")
+            return sol
+        sol.extras["route"] = f"enumeration (Lemke {res.status} on {L.form})"
+        return _from_enumeration(sol, enum)
+
+
+def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
+    sol.extras["enumeration"] = enum
+    if not enum.solutions:
+        sol.status = INFEASIBLE
+        sol.message = "no piece of the sliding problem has a solution (enumeration)"
+        sol.certificates.append(enumeration_certificate(sol.problem, enum))
+        return sol
+    s = enum.solutions[0]
+    sol.status = SOLVED
+    sol.acceleration, sol.lambda_normal, sol.lambda_tangent = s.a, s.lam_n, s.lam_t
+    return sol
+
+
+class SlidingFixedPoint(SlidingFormulation):
+    name = "sliding_fixed_point"
+    id = "F6"
+    title = "bilateral sliding friction: fixed point of Prop. 9 (Prop. 11)"
+    source = "tutorial Prop. 9, (39)-(40); Prop. 11, (44)-(45)"
+    valid_when = "M ≻ 0, bilateral contacts only (sliding or frictionless), A_nb ≻ 0"
+    kind = "direct"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        ok, why = _reject_common(problem, cls, need_definite=True)
+        if ok and (len(problem.unilateral) or len(problem.sticking)):
+            return False, "bilateral sliding/frictionless contacts only"
+        return ok, why
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        red = reduce(problem)
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="fixed_point",
+                       extras={"polish": False, "route": "fixed point (Prop. 9/11)"})
+        try:
+            fp = fixed_point(red)
+        except NotApplicableError as exc:
+            sol.status, sol.message = FAILED, str(exc)
+            return sol
+        contracting = fp.contraction < 1
+        sol.certificates.append(Certificate(
+            id="contraction", name="‖A_nb⁻¹ A_tb [μ]‖₂ < 1 (Banach contraction)",
+            source="tutorial Prop. 9 proof (40); Prop. 11", holds=contracting, margin=1.0 - fp.contraction,
+            implies=("the fixed-point map is a contraction: the bilateral sliding problem has exactly one "
+                     f"solution, reached to {fp.error_bound:.2e} (a posteriori bound)" if contracting else
+                     "not a contraction: the iteration proves nothing about existence or uniqueness"),
+            data={"iterations": fp.iterations, "error_bound": fp.error_bound}))
+        sol.extras.update({"iterations": fp.iterations, "contraction": fp.contraction})
+        if not fp.converged:
+            sol.status = FAILED
+            sol.message = f"fixed-point iteration did not converge (contraction factor {fp.contraction:.3g})"
+            return sol
+        sol.acceleration, sol.lambda_normal, sol.lambda_tangent = red.recover(problem, fp.lam_b, np.zeros(0))
+        return sol
+
+
+class SlidingEnumeration(SlidingFormulation):
+    name = "sliding_enumeration"
+    id = "F6"
+    title = "exact enumeration of the sign/complementarity pieces (sliding, stick/slip)"
+    source = "tutorial §3.2.1 (37), (50), (58); sticking §5 (71)-(77)"
+    valid_when = f"at most {ENUMERATION_MAX} frictional-bilateral plus unilateral contacts; any M ⪰ 0"
+    kind = "direct"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        ok, why = _reject_common(problem, cls, need_definite=False)
+        k = len(_enumerated_contacts(problem))
+        if ok and k > ENUMERATION_MAX:
+            return False, f"{k} enumerated contacts > {ENUMERATION_MAX} (2^{k} pieces)"
+        return ok, why
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
+                       extras={"polish": False,
+                               "route": "stick/slip enumeration (71)-(77)" if len(problem.sticking)
+                               else "enumeration of (37)/(50)/(58)"})
+        if len(problem.sticking):
+            from ..sticking import ConeModel
+            sol.extras["cones_enforced"] = ConeModel("disk")
+        t0 = time.perf_counter()
+        enum = enumerate_solutions(problem, solver=solver)
+        sol.times = {"enumeration": time.perf_counter() - t0}
+        return _from_enumeration(sol, enum)

@@ -1,0 +1,175 @@
+"""C8 — structural criteria of the all-sticking problem (FORMULATIONS §3; sticking paper §2-§3).
+
+- ``C8(22)``: sticking Prop. 2 — all contacts bilateral and sticking, M ≻ 0, G ≻ 0 (17): the multipliers
+  are given by (21) and the all-sticking mode exists iff (22), i.e. each (λ_n,i, λ_t,i) of (21) lies in its
+  Coulomb disk;
+- ``C8(Cor. 1)``: the same test with zero drifts, read as a static all-sticking equilibrium (q̇ = 0);
+- ``C8(Prop. 6)``: Assumption 1 (M ≻ 0, H_tᵀM⁻¹H_t ≻ 0) and the augmented contact LCP (35)-(38):
+  (i) ``A_c^st ≻ 0`` ⇔ unique λ_n,u for every right-hand side; (iii) ``im ∇h_n,u ∩ im H_t = {0}`` ⇒ unique
+  acceleration whenever the LCP is solvable;
+- ``C8(Prop. 8)``: the set E of (47) is {0} ⇒ the MLCP (43) is solvable (an LP plus rank tests);
+- ``C8(Cor. 2)``: M ≻ 0 and ``im H_t ∩ N_S = {0}`` ⇒ (43) solvable with a unique acceleration.
+
+These criteria ignore the Coulomb disks except (22)/Cor. 1 (as the paper's do); the exact decision
+with the disks is F4 (:mod:`gaussqp.formulations.sticking_conic`), and μ_min (Prop. 11) is in the
+sticking verdict.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+
+from .cones import cone_is_trivial
+from .delassus import constrained_delassus
+from .linalg import as_dense, matrix_rank, solve_mass
+from .problem import ContactProblem
+from .solution import Certificate
+
+SRC = "sticking"
+
+
+def _rows(problem: ContactProblem):
+    n = problem.n
+    return as_dense(problem.J_n).reshape(problem.m, n), as_dense(problem.J_t).reshape(-1, n)
+
+
+def prop2_criterion(problem: ContactProblem) -> list[Certificate]:
+    """Sticking Prop. 2 (22) via (21), and Cor. 1 when the drifts vanish (static state)."""
+    if not (len(problem.bilateral) == problem.m > 0 and len(problem.sticking) == problem.m):
+        return []
+    if not problem.mass_factor.definite:
+        return [Certificate("C8(22)", f"{SRC} Prop. 2, (21)-(22)", None, float("nan"),
+                            "premise fails: M is singular (see F4 for the exact test)", "dynamical all-sticking test")]
+    Jn, Jt = _rows(problem)
+    rt = problem.tangent_rows(problem.sticking)
+    J = np.vstack([Jn, Jt[rt]])
+    e = np.concatenate([problem.normal_drift, problem.tangent_drift[rt]])
+    MinvJT = solve_mass(problem.M, J.T)
+    G = J @ MinvJT
+    ev = np.linalg.eigvalsh(0.5 * (G + G.T))
+    if ev.min() <= 1e-10 * max(1.0, ev.max()):
+        return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, float(ev.min()),
+                            "premise fails: G of (17) is not positive definite (dependent rows); see F4",
+                            "dynamical all-sticking test")]
+    lam = np.linalg.solve(G, J @ solve_mass(problem.M, problem.F) - e)  # (21)
+    m, d1 = problem.m, problem.dimension - 1
+    lam_n, lam_t = lam[:m], lam[m:].reshape(m, d1)
+    gaps = np.array([problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in range(m)])
+    holds = bool(gaps.min() >= -1e-9 * max(1.0, np.abs(lam).max()))
+    out = [Certificate(
+        "C8(22)", f"{SRC} Prop. 2, (21)-(22)", holds, float(gaps.min()),
+        ("the all-sticking problem (14) has a solution: every (21) multiplier lies in its Coulomb disk" if holds else
+         f"no all-sticking solution: contact {int(np.argmin(gaps))} leaves its disk (stick→slip, Prop. 4)"),
+        "dynamical all-sticking, independent constraints", {"lambda_normal": lam_n, "lambda_tangent": lam_t,
+                                                           "disk_slack": gaps})]
+    if not np.any(e):
+        out.append(Certificate(
+            "C8(Cor. 1)", f"{SRC} Cor. 1, (25)", holds, float(gaps.min()),
+            ("zero drifts: (q, 0) is a static equilibrium with all contacts sticking under these forces" if holds else
+             "zero drifts: no static all-sticking equilibrium under these forces"),
+            "static all-sticking equilibrium"))
+    return out
+
+
+def _unilateral_sticking(problem: ContactProblem):
+    U = [i for i in problem.unilateral if problem.modes[i] == "sticking"]
+    return U
+
+
+def prop6(problem: ContactProblem) -> list[Certificate]:
+    """Sticking Prop. 6 (i) and (iii) on the augmented contact LCP (35)-(38)."""
+    U = _unilateral_sticking(problem)
+    if not U or len(problem.sliding):
+        return []
+    src = f"{SRC} Prop. 6, (35)-(38)"
+    if not problem.mass_factor.definite:
+        return [Certificate("C8(Prop. 6)", src, None, float("nan"), "premise fails: Assumption 1 needs M ≻ 0",
+                            "A_c^st ≻ 0")]
+    E, _ = problem.equalities
+    Ed = as_dense(E).reshape(-1, problem.n)
+    H = solve_mass(problem.M, Ed.T)
+    W = Ed @ H
+    ev = np.linalg.eigvalsh(0.5 * (W + W.T)) if W.size else np.ones(1)
+    if ev.min() <= 1e-10 * max(1.0, ev.max()):
+        return [Certificate("C8(Prop. 6)", src, None, float(ev.min()),
+                            "premise fails: Assumption 1 (H_tᵀM⁻¹H_t ≻ 0, independent equality rows)", "A_c^st ≻ 0")]
+    cd = constrained_delassus(problem)
+    evc = np.linalg.eigvalsh(cd.A_c)
+    lmin, lmax = float(evc.min()), float(max(evc.max(), 1e-300))
+    pd = lmin > 1e-10 * lmax
+    out = [Certificate(
+        "C8(Prop. 6)", src + " (i)", pd, lmin / lmax,
+        ("A_c^st ≻ 0: the augmented sticking LCP (37) has a unique solution for every H_c^st (cones ignored)" if pd
+         else "A_c^st is only semidefinite: λ_n,u may be non-unique (Prop. 6(ii) still fixes ∇h λ modulo ker M_c^st⁻¹)"),
+        "A_c^st ≻ 0", {"A_c_st": cd.A_c})]
+    Jn, _ = _rows(problem)
+    Nu = Jn[problem.unilateral]
+    deficit = matrix_rank(Nu) + matrix_rank(Ed) - matrix_rank(np.vstack([Nu, Ed]))
+    trans = deficit == 0
+    out.append(Certificate(
+        "C8(Prop. 6 iii)", src + " (iii)", trans, -float(deficit),
+        ("im ∇h_n,u ∩ im H_t = {0}: when the LCP is solvable the acceleration is unique" if trans else
+         "im ∇h_n,u ∩ im H_t ≠ {0}: (iii) gives no uniqueness of the acceleration"),
+        "transversal normal and tangent images"))
+    return out
+
+
+def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray) -> tuple[bool, np.ndarray | None]:
+    """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``? LPs: maximize ±(J_uᵀλ)_k subject to
+    ``Tᵀy + J_uᵀλ = 0``, ``λ >= 0``, ``|J_uᵀλ| <= 1``; the intersection is {0} iff every optimum is 0.
+    Returns (trivial, witness z = -J_uᵀλ)."""
+    n = Ju.shape[1]
+    kt, ku = T.shape[0], Ju.shape[0]
+    if kt == 0 or ku == 0:
+        return True, None
+    N = kt + ku
+    Aeq = np.hstack([T.T, Ju.T])
+    Aub = np.vstack([np.hstack([np.zeros((n, kt)), Ju.T]), np.hstack([np.zeros((n, kt)), -Ju.T])])
+    bub = np.ones(2 * n)
+    bounds = [(None, None)] * kt + [(0, None)] * ku
+    for k in range(n):
+        for sgn in (1.0, -1.0):
+            c = np.zeros(N)
+            c[kt:] = -sgn * Ju[:, k]
+            res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=bounds, method="highs")
+            if res.status == 0 and -res.fun > 1e-9:
+                return False, -Ju.T @ res.x[kt:]
+    return True, None
+
+
+def prop8_and_cor2(problem: ContactProblem) -> list[Certificate]:
+    """Sticking Prop. 8 (E of (47) = {0} ⇒ (43) solvable) and Cor. 2 (M ≻ 0, im H_t ∩ N_S = {0})."""
+    U = _unilateral_sticking(problem)
+    if not U or len(problem.sliding) or len(problem.bilateral):
+        return []
+    Jn, Jt = _rows(problem)
+    Ju = Jn[problem.unilateral]
+    T = Jt[problem.tangent_rows(U)]
+    R = as_dense(problem.mass_factor.R).reshape(-1, problem.n)
+    xcone = cone_is_trivial(np.vstack([R, T]), Ju, problem.n)
+    inj = matrix_rank(T) == T.shape[0]
+    meet0, z = image_meets_normal_cone(T, Ju)
+    e_trivial = xcone.trivial and inj and meet0
+    out = [Certificate(
+        "C8(Prop. 8)", f"{SRC} Prop. 8, (47)", e_trivial, xcone.margin if e_trivial else -1.0,
+        ("E = {0}: the sticking MLCP (43) is solvable (cones ignored)" if e_trivial else
+         "E ≠ {0}: Prop. 8(i) does not apply (" + ", ".join(
+             w for w, bad in (("T_S ∩ ker M ∩ ker H_tᵀ ≠ {0}", not xcone.trivial), ("ker H_t ≠ {0}", not inj),
+                              ("im H_t ∩ N_S ≠ {0}", not meet0)) if bad) + ")"),
+        "set E of (47) is {0}", {"x_witness": xcone.witness, "normal_cone_witness": z})]
+    definite = problem.mass_factor.definite
+    holds = definite and meet0
+    out.append(Certificate(
+        "C8(Cor. 2)", f"{SRC} Cor. 2", holds if definite else None, 1.0 if holds else -1.0,
+        ("M ≻ 0 and im H_t ∩ N_S = {0}: (43) is solvable with a unique acceleration" if holds else
+         ("premise fails: M is singular" if not definite else "im H_t ∩ N_S ≠ {0}: Cor. 2 does not apply")),
+        "im H_t ∩ N_S = {0}", {"normal_cone_witness": z}))
+    return out
+
+
+def sticking_certificates(problem: ContactProblem) -> list[Certificate]:
+    """Every C8 criterion whose premises the problem's class meets (empty without sticking contacts)."""
+    if not len(problem.sticking):
+        return []
+    return prop2_criterion(problem) + prop6(problem) + prop8_and_cor2(problem)
