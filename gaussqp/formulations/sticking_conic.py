@@ -103,12 +103,27 @@ class StickingConic(Formulation):
                                    acceleration=av, lambda_normal=lam_n, lambda_tangent=lam_t)
                     sol.extras.update({"attempts": attempts, "polish": False, "cones_enforced": self.model,
                                        "signs": signs, "gap": gap, "route": "one stage", "backend_status": status})
+                    self._polish_in_cones(sol)
                     sol.times = {"programs": time.perf_counter() - t0}
                     return sol
         sol = self._two_stage(p, solver, tol, attempts)
         sol.solver = backend_name
         sol.times = {"programs": time.perf_counter() - t0}
         return sol
+
+    def _polish_in_cones(self, sol: Solution) -> None:
+        """The active-set polish of :func:`gaussqp.instance.polish` (interior-point answers of degenerate
+        problems are off by about the square root of the tolerance), kept only if the polished multipliers
+        stay in this formulation's cones."""
+        from ..instance import coulomb_cone_check, polish
+
+        before = (sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+        polish(sol)
+        if "polished" in sol.extras:
+            cc = coulomb_cone_check(sol.problem, sol.lambda_normal, sol.lambda_tangent, self.model)
+            if cc is not None and not cc.holds:
+                sol.acceleration, sol.lambda_normal, sol.lambda_tangent = before
+                sol.extras["polished"]["reverted"] = "the polished multipliers leave a cone"
 
     @staticmethod
     def _gap_tol(p: ContactProblem, a, lam_n, lam_t, tol: Tolerance) -> float:
