@@ -2,8 +2,9 @@
 
 1. ``solve`` with a cached compiled (DPP) program vs a direct Clarabel / OSQP call on the same matrices;
 2. our Lemke vs the QP route (F1 through cvxpy) on the same contact problems;
-3. our Lemke vs Siconos's C Lemke on the same LCPs, when Debian's python3-siconos is importable
-   (an optional peer, never a runtime dependency);
+3. all-sticking 3D stacks: F4 vs F5 (inscribed, circumscribed) vs the LCP route, up to thousands of contacts;
+4. our Lemke vs Siconos's C Lemke on the same LCPs, when Debian's python3-siconos is importable
+   (an optional peer, never a runtime dependency), and 5. who solves degenerate LCPs;
 for sizes up to thousands of contacts (planar chains, sparse).
 
 Run: ``python benchmarks/bench.py [--quick]``
@@ -97,7 +98,32 @@ def main():
         gap = np.abs(sq.acceleration - sl.acceleration).max()
         print(f"{nb:>7} {p.m:>9} {tq:>16.3f} {tl:>10.3f} {tq/tl:>7.2f} {gap:>9.1e}")
 
-    print("\n3. our Lemke vs Siconos's C Lemke on the same LCPs")
+    print("\n3. all-sticking 3D contacts (sparse stacks): F4 (SOCP) vs F5 inscribed/circumscribed (8 facets) vs the"
+          " LCP route (A_c^st, Lemke); F4 without and with its verdict (margin, boundary, mu_min bisection)")
+    print(f"{'contacts':>9} {'n':>6} {'F4 [s]':>8} {'F5 in [s]':>10} {'F5 out [s]':>11} {'LCP [s]':>8} "
+          f"{'F4/LCP':>7} {'F5in/F4':>8} {'verdict [s]':>12} {'max |a-a0|':>11}")
+    f4 = gaussqp.get_formulation("sticking_socp")
+    for m in ((10, 100, 300) if args.quick else (10, 100, 300, 1000, 2000)):
+        p, a0, _ = families.sticking_stack(np.random.default_rng(m), m)
+        t4, s4 = best_of(lambda: f4.solve(p, verdict=False), repeat=1)
+        ti, si = best_of(lambda: gaussqp.get_formulation("facetized_inner").solve(p), repeat=1)
+        to, so = best_of(lambda: gaussqp.get_formulation("facetized_outer").solve(p), repeat=1)
+        lem = gaussqp.get_formulation("lcp_lemke")
+        if lem.accepts(p, p.classify())[0]:
+            tl, sl = best_of(lambda: lem.solve(p), repeat=1)
+        else:
+            tl, sl = float("nan"), None
+        tv = float("nan")
+        if m <= 300:
+            tv, _ = best_of(lambda: f4.solve(p, verdict=True), repeat=1)
+            tv -= t4
+        sols = [x for x in (s4, si, so, sl) if x is not None]
+        assert all(x.status == "solved" for x in sols), [x.status for x in sols]
+        err = max(float(np.abs(x.acceleration - a0).max()) for x in sols)
+        print(f"{m:>9} {p.n:>6} {t4:>8.2f} {ti:>10.2f} {to:>11.2f} {tl:>8.2f} {t4/tl:>7.1f} {ti/t4:>8.2f} "
+              f"{tv:>12.2f} {err:>11.1e}")
+
+    print("\n4. our Lemke vs Siconos's C Lemke on the same LCPs")
     try:
         import siconos.numerics as sn  # Debian python3-siconos
     except ImportError:
@@ -125,7 +151,7 @@ def main():
               f"{lcp_error(A, w, rg.z):>13.1e} {lcp_error(A, w, z):>12.1e}")
 
 
-    print("\n4. degenerate LCPs (planted problems with redundant rows, rank-deficient A_c): who solves them")
+    print("\n5. degenerate LCPs (planted problems with redundant rows, rank-deficient A_c): who solves them")
     n_ok = {"gaussqp": 0, "siconos": 0}
     n_right = {"gaussqp": 0, "siconos": 0}  # reported success AND relative LCP error <= 1e-8
     worst = {"gaussqp": 0.0, "siconos": 0.0}

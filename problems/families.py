@@ -163,3 +163,45 @@ def sticking(rng: np.random.Generator, n: int = 8, m_u: int = 3, m_b: int = 1, d
     p = ContactProblem(M, F, contacts, dimension=dimension, name="sticking_planted",
                        description="generated all-sticking problem with a planted solution")
     return p, a0, gen0
+
+
+def sticking_stack(rng: np.random.Generator, bodies: int, mu: float = 0.6, mass: float = 1.0,
+                   detach_fraction: float = 0.1) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+    """A sparse 3D all-sticking family for benchmarks: a stack of ``bodies`` point masses (3 dof each),
+    contact k between body k-1 and body k (body -1 is the ground), each with a random orthonormal frame
+    (normal, two tangents), unilateral and sticking. A planted solution as in :func:`sticking`: random a0,
+    forces strictly inside the cones for ``mu``, a fraction of detaching contacts; ``F = Jᵀλ0 - M a0``.
+    Rows are scipy.sparse (two 3-blocks per row), so the size reaches thousands of contacts."""
+    n = 3 * bodies
+    frames = np.linalg.qr(rng.standard_normal((bodies, 3, 3)))[0]
+    rows_n, rows_t, cols_n, cols_t, vals_n, vals_t = [], [], [], [], [], []
+    for k in range(bodies):
+        nrm, t1, t2 = frames[k].T
+        for sign, body in ((1.0, k), (-1.0, k - 1)):
+            if body < 0:
+                continue
+            idx = list(range(3 * body, 3 * body + 3))
+            rows_n += [k] * 3
+            cols_n += idx
+            vals_n += list(sign * nrm)
+            for j, t in enumerate((t1, t2)):
+                rows_t += [2 * k + j] * 3
+                cols_t += idx
+                vals_t += list(sign * t)
+    Jn = sp.csr_matrix((vals_n, (rows_n, cols_n)), shape=(bodies, n))
+    Jt = sp.csr_matrix((vals_t, (rows_t, cols_t)), shape=(2 * bodies, n))
+    M = sp.diags(np.full(n, mass), format="csr")
+    a0 = rng.standard_normal(n)
+    detach = rng.uniform(size=bodies) < detach_fraction
+    b_n = np.where(detach, rng.uniform(0.5, 1.5, bodies), 0.0) - Jn @ a0
+    b_t = -(Jt @ a0)
+    lam_n = np.where(detach, 0.0, rng.uniform(0.5, 2.0, bodies))
+    dirs = rng.standard_normal((bodies, 2))
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    lam_t = (lam_n * mu * rng.uniform(0.0, 0.9, bodies))[:, None] * dirs
+    gen0 = Jn.T @ lam_n + Jt.T @ lam_t.ravel()
+    F = gen0 - M @ a0
+    p = ContactProblem.from_blocks(M, F, Jn, b_n, "unilateral", Jt, b_t, np.full(bodies, mu), "sticking",
+                                   dimension=3, name="sticking_stack",
+                                   description=f"{bodies} point masses stacked on 3D sticking contacts")
+    return p, a0, gen0

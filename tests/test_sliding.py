@@ -293,3 +293,32 @@ def test_check_json_has_friction_bounds_and_p_matrix():
     s = gaussqp.solve(painleve_rod(math.atan(2.0), 2.0, -1.0, theta_dot=4.0)).as_dict()
     assert s["route"] == "LCP (50)" and s["unique"]["multipliers"] is False
     assert s["friction_bounds"][0]["id"] == "(51)" and s["friction_bounds"][0]["holds"] is False
+
+
+def test_figure_script_writes_the_four_pngs(tmp_path):
+    """examples/friction_figures.py (tutorial Fig. 1(b)(c), Fig. 2(b)(c)) on coarse grids."""
+    import importlib.util
+    from pathlib import Path
+
+    pytest.importorskip("matplotlib")  # in the [test] extra, so CI runs it
+    script = Path(__file__).resolve().parents[1] / "examples" / "friction_figures.py"
+    spec = importlib.util.spec_from_file_location("friction_figures", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--out", str(tmp_path), "--quick"]) == 0
+    for name in ("fig1b", "fig1c", "fig2b", "fig2c"):
+        png = tmp_path / f"{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+
+
+@pytest.mark.parametrize("theta", np.linspace(-0.5, 0.5, 5))
+def test_augmented_sticking_lcp_route_is_40_and_agrees_with_f4(theta):
+    from gaussqp.problems.sticking_examples import rocking_block_A2, rocking_block_ex2_Ac
+
+    p = rocking_block_A2(theta)
+    s = gaussqp.solve(p, formulation="sticking_lcp", crosscheck=False)
+    assert s.extras["A_c"][0, 0] == pytest.approx(rocking_block_ex2_Ac(theta), rel=1e-10)
+    f4 = gaussqp.solve(p, crosscheck=False)
+    if f4.status == "solved":  # when sticking holds, its unique acceleration solves the LCP (35)-(38)
+        assert s.status == "solved" and np.allclose(s.acceleration, f4.acceleration, atol=1e-7)
+    assert s.certificate("coulomb_cones").holds == (f4.status == "solved")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import UnknownFormulationError
 from .base import Formulation, PROGRAMS
 from .bilateral_kkt import BilateralKKT
-from .delassus_route import DelassusQP, LCPLemke
+from .delassus_route import AugmentedStickingLCP, DelassusQP, LCPLemke
 from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
 from .sliding import SlidingEnumeration, SlidingFixedPoint, SlidingLCP
@@ -27,7 +27,7 @@ def register(f: Formulation) -> Formulation:
 
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
            StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
-           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration()):
+           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP()):
     register(_f)
 
 

@@ -119,3 +119,21 @@ class LCPLemke(Formulation):
         sol.acceleration = cd.Minv @ (J.T @ lam - problem.F)
         sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, lam_b, lam_u)
         return sol
+
+
+class AugmentedStickingLCP(LCPLemke):
+    """The augmented contact LCP of sticking (35)-(38): ``0 <= λ_n,u ⟂ A_c^st λ_n,u + H_c^st >= 0`` with
+    ``A_c^st = ∇h_n,uᵀ M_c^st⁻¹ ∇h_n,u`` (36) — the sticking tangents (and bilateral rows) eliminated as
+    equalities (Assumption 1: M ≻ 0, H_tᵀM⁻¹H_t ≻ 0) — by Lemke. The Coulomb disks are *not* part of
+    (35)-(38): the ``coulomb_cones`` certificate of the result says whether this LCP's forces lie in
+    them (with non-unique multipliers a violation does not refute sticking; F4 decides)."""
+
+    name = "sticking_lcp"
+    title = "augmented sticking contact LCP (35)-(38) by Lemke (Coulomb disks checked, not enforced)"
+    source = "sticking (35)-(38), Prop. 6"
+    valid_when = "sticking contacts, M ≻ 0 (Assumption 1 for uniqueness)"
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        if not len(problem.sticking):
+            return False, "no sticking contact (the augmented LCP eliminates sticking tangent rows)"
+        return super().accepts(problem, cls)
