@@ -47,7 +47,7 @@ class FrictionBound:
         from .solution import _json_float, _jsonable
 
         d = {"id": self.id, "source": self.source, "value": _json_float(self.value), "guarantees": self.guarantees,
-             "holds": self.holds, "mu": _json_float(self.mu)}
+             "holds": None if self.holds is None else bool(self.holds), "mu": _json_float(self.mu)}
         if self.data:
             d["data"] = {k: _jsonable(v) for k, v in self.data.items()}
         return d
