@@ -97,8 +97,9 @@ def beta2(M: np.ndarray, starts: int = 8, seed: int = 0) -> tuple[float, np.ndar
     cands.sort(key=lambda t: -t[0])
     best, dbest = cands[0]
     for _, d0 in cands[:4] + cands[-starts:]:
-        res = minimize(lambda d: -f(d), d0, method="SLSQP", bounds=[(0.0, 1.0)] * k,
-                       options={"maxiter": 200, "ftol": 1e-12})
+        with np.errstate(invalid="ignore"):  # f is +inf where I - D + DM is singular; SLSQP then stops there
+            res = minimize(lambda d: -f(d), d0, method="SLSQP", bounds=[(0.0, 1.0)] * k,
+                           options={"maxiter": 200, "ftol": 1e-12})
         val = f(np.clip(res.x, 0, 1))
         if val > best:
             best, dbest = val, np.clip(res.x, 0, 1)
