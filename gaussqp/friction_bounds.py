@@ -162,7 +162,7 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
     out = []
     mb, mu = red.B.size, red.U.size
     mu_b, mu_u = _max_mu(problem, red.B), _max_mu(problem, red.U)
-    any_u_sliding = bool(np.any(red.mu_u > 0)) or any(problem.modes[i] == "sliding" for i in red.U)
+    any_u_sliding = any(problem.modes[i] == "sliding" for i in red.U)
     if mb and not mu:
         v = sigma_ratio(red.A_nb, red.A_tb)
         pre = "A_nb ≻ 0" if v > 0 else "A_nb singular: premise fails"

@@ -149,7 +149,7 @@ def reduce(problem: ContactProblem) -> SlidingReduction:
 
 # ---------------------------------------------------------------------------- the LCP (58)
 @dataclass(frozen=True)
-class SlidingLCP:
+class LCP58:
     """``0 <= x ⟂ M x + q >= 0`` with ``x = (λ⁻, λ_u)`` (tutorial (58)); ``form`` names the case."""
 
     M: np.ndarray
@@ -167,7 +167,7 @@ class SlidingLCP:
         return np.maximum(lp, 0.0) - lm, lu
 
 
-def lcp58(red: SlidingReduction, mu_b=None, mu_u=None) -> SlidingLCP:
+def lcp58(red: SlidingReduction, mu_b=None, mu_u=None) -> LCP58:
     """Build the LCP (58) (tutorial §3.4.1); with no unilateral contact it is the hLCP (41) written as an
     LCP in λ⁻, with no sliding bilateral contact it is the LCP (50) (with frictionless bilateral rows
     eliminated, the matrix of Prop. 14). ``mu_b``/``mu_u`` override the friction coefficients.
@@ -198,7 +198,7 @@ def lcp58(red: SlidingReduction, mu_b=None, mu_u=None) -> SlidingLCP:
         AiAbar if mb else D)
     q = np.concatenate([z1, red.w2 + C @ z1]) if mb else red.w2.copy()
     form = "LCP (58)" if mb and mu else ("hLCP (41)" if mb else "LCP (50)")
-    return SlidingLCP(M=M, q=q, form=form, mb=mb, Ainv_Abar=AiAbar, Ainv_B=AiB, z1=z1)
+    return LCP58(M=M, q=q, form=form, mb=mb, Ainv_Abar=AiAbar, Ainv_B=AiB, z1=z1)
 
 
 def lcp58_frictionless(red: SlidingReduction) -> np.ndarray:
@@ -515,19 +515,22 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
               "piece_labels": [s.piece for s in sols]})
 
 
-def p_matrix_certificate(problem: ContactProblem) -> Certificate | None:
-    """Exact P-matrix test of the LCP matrix (58) (tutorial Prop. 13; Cottle–Pang–Stone Thm 3.3.7)."""
+def p_matrix_certificate(problem: ContactProblem, lcp: LCP58 | None = None) -> Certificate:
+    """Exact P-matrix test of the LCP matrix (58) (tutorial Prop. 13; Cottle–Pang–Stone Thm 3.3.7).
+
+    ``lcp`` is the problem's LCP when the caller already built it (``sliding_lcp`` does)."""
+    size = sum(problem.modes[i] == "sliding" for i in problem.bilateral) + len(problem.unilateral)
+    if size > P_MATRIX_EXACT_MAX:  # decided before the dense reduction, which the test would not use
+        return Certificate(id="p_matrix", name="LCP matrix (58) is a P-matrix", source="tutorial (58), Prop. 13",
+                           holds=None, margin=float("nan"),
+                           implies=f"size {size} > {P_MATRIX_EXACT_MAX}: the exact test by principal minors is "
+                                   "not run; see friction_bounds for sufficient conditions")
     try:
-        L = lcp58(reduce(problem))
+        L = lcp if lcp is not None else lcp58(reduce(problem))
     except NotApplicableError as exc:
         return Certificate(id="p_matrix", name="LCP matrix (58) is a P-matrix", source="tutorial (58), Prop. 13",
                            holds=None, margin=float("nan"), implies=f"not applicable: {exc}")
     t = p_matrix_test(L.M)
-    if t.holds is None:
-        return Certificate(id="p_matrix", name=f"{L.form} matrix is a P-matrix", source="tutorial (58), Prop. 13",
-                           holds=None, margin=float("nan"),
-                           implies=f"size {t.size} > {P_MATRIX_EXACT_MAX}: the exact test by principal minors is "
-                                   "not run; see friction_bounds for sufficient conditions")
     return Certificate(
         id="p_matrix", name=f"{L.form} matrix is a P-matrix (exact, {t.minors_checked} principal minors)",
         source="tutorial (41), (50), (58), Prop. 13; Cottle–Pang–Stone Thm 3.3.7",

@@ -21,8 +21,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .cones import cone_is_trivial
-from .delassus import constrained_delassus
-from .linalg import as_dense, matrix_rank, solve_mass
+from .delassus import constrained_delassus, delassus
+from .linalg import as_dense, matrix_rank
 from .problem import ContactProblem
 from .solution import Certificate
 
@@ -41,18 +41,16 @@ def prop2_criterion(problem: ContactProblem) -> list[Certificate]:
     if not problem.mass_factor.definite:
         return [Certificate("C8(22)", f"{SRC} Prop. 2, (21)-(22)", None, float("nan"),
                             "premise fails: M is singular (see F4 for the exact test)", "dynamical all-sticking test")]
-    Jn, Jt = _rows(problem)
-    rt = problem.tangent_rows(problem.sticking)
-    J = np.vstack([Jn, Jt[rt]])
-    e = np.concatenate([problem.normal_drift, problem.tangent_drift[rt]])
-    MinvJT = solve_mass(problem.M, J.T)
-    G = J @ MinvJT
-    ev = np.linalg.eigvalsh(0.5 * (G + G.T))
+    # every contact bilateral and sticking: the rows [normals; tangents] are problem.equalities, so the
+    # matrix G of (17) is the Delassus matrix W and (21) reads G λ = -w
+    G, w, _ = delassus(problem)
+    e = problem.equalities[1]
+    ev = np.linalg.eigvalsh(G)
     if ev.min() <= 1e-10 * max(1.0, ev.max()):
         return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, float(ev.min()),
                             "premise fails: G of (17) is not positive definite (dependent rows); see F4",
                             "dynamical all-sticking test")]
-    lam = np.linalg.solve(G, J @ solve_mass(problem.M, problem.F) - e)  # (21)
+    lam = np.linalg.solve(G, -w)  # (21)
     m, d1 = problem.m, problem.dimension - 1
     lam_n, lam_t = lam[:m], lam[m:].reshape(m, d1)
     gaps = np.array([problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in range(m)])
@@ -86,15 +84,12 @@ def prop6(problem: ContactProblem) -> list[Certificate]:
     if not problem.mass_factor.definite:
         return [Certificate("C8(Prop. 6)", src, None, float("nan"), "premise fails: Assumption 1 needs M ≻ 0",
                             "A_c^st ≻ 0")]
-    E, _ = problem.equalities
-    Ed = as_dense(E).reshape(-1, problem.n)
-    H = solve_mass(problem.M, Ed.T)
-    W = Ed @ H
-    ev = np.linalg.eigvalsh(0.5 * (W + W.T)) if W.size else np.ones(1)
+    cd = constrained_delassus(problem)
+    Ed = cd.J_b  # equality rows: bilateral normals and sticking tangents
+    ev = np.linalg.eigvalsh(0.5 * (cd.A_nb + cd.A_nb.T)) if cd.A_nb.size else np.ones(1)
     if ev.min() <= 1e-10 * max(1.0, ev.max()):
         return [Certificate("C8(Prop. 6)", src, None, float(ev.min()),
                             "premise fails: Assumption 1 (H_tᵀM⁻¹H_t ≻ 0, independent equality rows)", "A_c^st ≻ 0")]
-    cd = constrained_delassus(problem)
     evc = np.linalg.eigvalsh(cd.A_c)
     lmin, lmax = float(evc.min()), float(max(evc.max(), 1e-300))
     pd = lmin > 1e-10 * lmax
@@ -103,8 +98,7 @@ def prop6(problem: ContactProblem) -> list[Certificate]:
         ("A_c^st ≻ 0: the augmented sticking LCP (37) has a unique solution for every H_c^st (cones ignored)" if pd
          else "A_c^st is only semidefinite: λ_n,u may be non-unique (Prop. 6(ii) still fixes ∇h λ modulo ker M_c^st⁻¹)"),
         "A_c^st ≻ 0", {"A_c_st": cd.A_c})]
-    Jn, _ = _rows(problem)
-    Nu = Jn[problem.unilateral]
+    Nu = cd.J_u
     deficit = matrix_rank(Nu) + matrix_rank(Ed) - matrix_rank(np.vstack([Nu, Ed]))
     trans = deficit == 0
     out.append(Certificate(

@@ -47,7 +47,8 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
     if enum is not None and sol.certificate("sliding_enumeration") is not None:
         sol.certificates = [c for c in sol.certificates if c.id != "sliding_enumeration"]
     certs = []
-    pm = p_matrix_certificate(p) if p.mass_factor.definite and not len(p.sticking) else None
+    pm = (p_matrix_certificate(p, sol.extras.get("lcp")) if p.mass_factor.definite and not len(p.sticking)
+          else None)
     if pm is not None:
         certs.append(pm)
     unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
@@ -77,6 +78,9 @@ class SlidingFormulation(Formulation):
     """An F6 route: :func:`finalize` checks the returned point, then :func:`sliding_verdict` says how many
     solutions the instance has."""
 
+    id = "F6"
+    kind = "direct"
+
     def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None) -> Solution:
         sol = super().solve(problem, solver=solver, tolerance=tolerance)
         t0 = time.perf_counter()
@@ -87,11 +91,9 @@ class SlidingFormulation(Formulation):
 
 class SlidingLCP(SlidingFormulation):
     name = "sliding_lcp"
-    id = "F6"
     title = "sliding-friction LCP (41)/(50)/(58) by Lemke pivoting"
     source = "tutorial (41), (50), (57)-(58), Prop. 14"
     valid_when = "M ≻ 0, sliding (and frictionless) contacts, A_nb - A_tb[μ_b ξ_b] invertible"
-    kind = "direct"
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         ok, why = _reject_common(problem, cls, need_definite=True)
@@ -114,7 +116,7 @@ class SlidingLCP(SlidingFormulation):
         t1 = time.perf_counter()
         res = lemke(L.M, L.q)
         sol.times = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
-        sol.extras.update({"route": L.form, "lcp_matrix": L.M, "lcp_q": L.q, "lemke_status": res.status,
+        sol.extras.update({"route": L.form, "lcp": L, "lemke_status": res.status,
                            "lemke_iterations": res.iterations})
         if res.status == "solved":
             lam_b, lam_u = L.multipliers(res.z)
@@ -147,11 +149,9 @@ def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
 
 class SlidingFixedPoint(SlidingFormulation):
     name = "sliding_fixed_point"
-    id = "F6"
     title = "bilateral sliding friction: fixed point of Prop. 9 (Prop. 11)"
     source = "tutorial Prop. 9, (39)-(40); Prop. 11, (44)-(45)"
     valid_when = "M ≻ 0, bilateral contacts only (sliding or frictionless), A_nb ≻ 0"
-    kind = "direct"
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         ok, why = _reject_common(problem, cls, need_definite=True)
@@ -187,11 +187,9 @@ class SlidingFixedPoint(SlidingFormulation):
 
 class SlidingEnumeration(SlidingFormulation):
     name = "sliding_enumeration"
-    id = "F6"
     title = "exact enumeration of the sign/complementarity pieces (sliding, stick/slip)"
     source = "tutorial §3.2.1 (37), (50), (58); sticking §5 (71)-(77)"
     valid_when = f"at most {ENUMERATION_MAX} frictional-bilateral plus unilateral contacts; any M ⪰ 0"
-    kind = "direct"
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         ok, why = _reject_common(problem, cls, need_definite=False)
