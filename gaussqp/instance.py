@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
-from .linalg import as_dense, matrix_rank
+from .linalg import as_dense, singular_value_rank
 from .problem import ContactProblem
 from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
                        assemble_multipliers, kkt_residuals)
@@ -138,10 +138,11 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     if k == 0:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="FORMULATIONS §3", holds=True, margin=float("inf"), implies="no multipliers")
-    if matrix_rank(J) == k:
+    sv = np.linalg.svd(J, compute_uv=False)
+    if singular_value_rank(sv, J.shape) == k:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="tutorial Prop. 3(i), 7(i) (rows independent)", holds=True,
-                           margin=float(np.linalg.svd(J, compute_uv=False)[-1]),
+                           margin=float(sv[-1]),
                            implies="the multipliers are unique (independent constraint rows)")
     active, zero_lam, thr, lthr = _active_sets(problem, a, lam_n)
     U = problem.unilateral

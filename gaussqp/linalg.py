@@ -55,9 +55,15 @@ def matrix_rank(A: np.ndarray, scale: float | None = None) -> int:
     A = as_dense(A)
     if A.size == 0:
         return 0
-    s = np.linalg.svd(A, compute_uv=False)
+    return singular_value_rank(np.linalg.svd(A, compute_uv=False), A.shape, scale)
+
+
+def singular_value_rank(s: np.ndarray, shape: tuple[int, int], scale: float | None = None) -> int:
+    """:func:`matrix_rank` from already computed singular values ``s`` (descending) of a matrix of ``shape``."""
+    if not s.size:
+        return 0
     ref = s[0] if scale is None else max(scale, s[0])
-    return int(np.sum(s > rank_tol(ref, A.shape))) if ref > 0 else 0
+    return int(np.sum(s > rank_tol(ref, shape))) if ref > 0 else 0
 
 
 def smallest_singular_value(A: np.ndarray) -> float:
