@@ -13,10 +13,11 @@ by the same rules, and downgrades a claimed success that fails our residual chec
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
-from .linalg import as_dense, singular_value_rank
+from .linalg import as_dense, singular_value_rank, sparse_full_row_rank
 from .problem import ContactProblem
 from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
                        assemble_multipliers, kkt_residuals)
@@ -121,8 +122,12 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
 
 
 def multiplier_rows(problem: ContactProblem):
-    """(J_all, kinds): the rows that carry multipliers: all normals, then sticking tangents."""
+    """(J_all, rt): the rows that carry multipliers: all normals, then the sticking tangents ``rt``
+    (sparse when the problem is)."""
     rt = problem.tangent_rows(problem.sticking)
+    if problem.sparse:
+        return sp.vstack([sp.csr_matrix(problem.J_n), sp.csr_matrix(problem.J_t[rt], shape=(rt.size, problem.n))],
+                         format="csr"), rt
     return np.vstack([as_dense(problem.J_n), as_dense(problem.J_t[rt]) if rt.size else np.zeros((0, problem.n))]), rt
 
 
@@ -138,11 +143,15 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     if k == 0:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="FORMULATIONS §3", holds=True, margin=float("inf"), implies="no multipliers")
-    sv = np.linalg.svd(J, compute_uv=False)
-    if singular_value_rank(sv, J.shape) == k:
+    s_min = sparse_full_row_rank(J) if sp.issparse(J) else None
+    if s_min is None:
+        J = as_dense(J)
+        sv = np.linalg.svd(J, compute_uv=False)
+        s_min = float(sv[-1]) if singular_value_rank(sv, J.shape) == k else None
+    if s_min is not None:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="tutorial Prop. 3(i), 7(i) (rows independent)", holds=True,
-                           margin=float(sv[-1]),
+                           margin=s_min,
                            implies="the multipliers are unique (independent constraint rows)")
     active, zero_lam, thr, lthr = _active_sets(problem, a, lam_n)
     U = problem.unilateral

@@ -66,6 +66,42 @@ def singular_value_rank(s: np.ndarray, shape: tuple[int, int], scale: float | No
     return int(np.sum(s > rank_tol(ref, shape))) if ref > 0 else 0
 
 
+#: the sparse full-row-rank test trusts only σ_min >= this × σ_max: it works on the Gram matrix
+#: ``AAᵀ``, whose spectrum carries the round-off of squaring (half the digits)
+SPARSE_RANK_RTOL = 1e-6
+
+
+def sparse_full_row_rank(A) -> float | None:
+    """σ_min(A) when it proves that the sparse ``A`` (k <= n rows) has full row rank, else None.
+
+    λ_min of the Gram matrix ``AAᵀ`` by Lanczos (ARPACK) in shift-invert mode on a sparse LU of
+    ``AAᵀ``, its residual checked in ``AAᵀ``; λ_max bounded above by Gershgorin. Only
+    ``σ_min >= SPARSE_RANK_RTOL · σ_max`` is trusted, far above :func:`rank_tol`, so a yes agrees
+    with the dense rule of :func:`matrix_rank`; None (singular LU, no convergence, small σ_min,
+    fewer than 3 rows) leaves the decision to a dense SVD.
+    """
+    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh, splu
+
+    A = sp.csr_matrix(A, dtype=float)
+    k, n = A.shape
+    if k < 3 or k > n:
+        return None
+    gram = (A @ A.T).tocsc()
+    lam_max = float(abs(gram).sum(axis=1).max())  # Gershgorin: an upper bound makes the test only stricter
+    try:
+        lu = splu(gram)
+        inv = LinearOperator(gram.shape, matvec=lu.solve, dtype=float)
+        w, v = eigsh(gram, k=1, sigma=0.0, OPinv=inv, which="LM")
+    except (RuntimeError, ArpackError):  # exactly singular LU, or ARPACK without convergence
+        return None
+    lam_min, v = float(w[0]), v[:, 0]
+    if not (lam_max > 0 and np.isfinite(lam_min)) or lam_min < SPARSE_RANK_RTOL ** 2 * lam_max:
+        return None
+    if np.linalg.norm(gram @ v - lam_min * v) > 1e-10 * lam_max * np.linalg.norm(v):
+        return None
+    return float(np.sqrt(lam_min))
+
+
 def smallest_singular_value(A: np.ndarray) -> float:
     """sigma_min of ``A`` over min(shape) values (0.0 for an empty matrix)."""
     A = as_dense(A)
@@ -75,7 +111,12 @@ def smallest_singular_value(A: np.ndarray) -> float:
 
 
 def normalize_rows(A: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit Euclidean norm (zero rows kept at zero)."""
+    """Rows scaled to unit Euclidean norm (zero rows kept at zero); sparse in, sparse out."""
+    if sp.issparse(A):
+        A = sp.csr_matrix(A, dtype=float)
+        norms = np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        return sp.diags(1.0 / norms) @ A
     A = as_dense(A)
     norms = np.linalg.norm(A, axis=1)
     norms[norms == 0] = 1.0

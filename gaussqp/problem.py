@@ -32,7 +32,7 @@ from .errors import (
     TangentShapeError,
     UnknownValueError,
 )
-from .linalg import MassFactor, as_dense, factor_mass, matrix_rank
+from .linalg import MassFactor, as_dense, factor_mass, matrix_rank, normalize_rows, sparse_full_row_rank
 
 CONTACT_TYPES = ("bilateral", "unilateral")
 MODES = ("frictionless", "sticking", "sliding")
@@ -474,7 +474,8 @@ class ContactProblem:
         frictional = set(self._modes[self._modes != "frictionless"])
         friction = ("frictionless" if not frictional else
                     "mixed" if len(frictional) > 1 else str(frictional.pop()))
-        nrank = matrix_rank(as_dense(self._Jn)) if self.m and self.n * self.m <= 4_000_000 else self._sparse_rank()
+        small = self.n * self.m <= 4_000_000 and not sp.issparse(self._Jn)
+        nrank = matrix_rank(as_dense(self._Jn)) if self.m and small else self._sparse_rank()
         notes = []
         if nrank < self.m:
             notes.append(f"normal rows redundant: rank {nrank} < {self.m} contacts")
@@ -488,6 +489,8 @@ class ContactProblem:
     def _sparse_rank(self) -> int:
         if self.m == 0:
             return 0
+        if sp.issparse(self._Jn) and sparse_full_row_rank(normalize_rows(self._Jn)) is not None:
+            return self.m
         # QR with column pivoting on the (thin) transpose is exact enough for a rank decision.
         import scipy.linalg as sla
 

@@ -83,3 +83,4 @@ def test_scaling_invariance(scale):
     res = lemke(M, q)
     assert res.status == "solved"
     check_lcp(M, q, res.z, tol=1e-9 * scale)
+

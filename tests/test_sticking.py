@@ -187,3 +187,35 @@ def test_facet_bracket_closes():
         undecided[k] = count
     assert undecided[4] >= undecided[8] >= undecided[32] >= undecided[128]
     assert undecided[4] > 0 and undecided[128] == 0
+
+
+def _densified(p):
+    from gaussqp.linalg import as_dense
+
+    return gaussqp.ContactProblem.from_blocks(as_dense(p.M), p.F, as_dense(p.J_n), p.normal_drift, list(p.types),
+                                              as_dense(p.J_t), p.tangent_drift, p.friction, list(p.modes),
+                                              dimension=p.dimension, name=p.name + "_dense")
+
+
+def test_sticking_stack_sparse_equals_dense():
+    """The sparse benchmark family (vectorized cones, sparse rank certificates) gives the dense answers:
+    the planted acceleration, the same multiplier-uniqueness and C2 margins, the same verdict."""
+    p, a0, gen0 = families.sticking_stack(np.random.default_rng(3), 40)
+    q = _densified(p)
+    assert p.sparse and not q.sparse
+    sp_, de = F4.solve(p), F4.solve(q)
+    for s in (sp_, de):
+        assert s.status == "solved" and s.certified, s.message
+        assert np.abs(s.acceleration - a0).max() <= 1e-8
+        assert np.abs(s.generalized_force - gen0).max() <= 1e-7
+    cs, cd = sp_.certificate("unique_multipliers"), de.certificate("unique_multipliers")
+    assert cs.holds and cd.holds and cs.margin == pytest.approx(cd.margin, rel=1e-8)
+    c2s = next(c for c in gaussqp.check(p).certificates if c.id == "C2")
+    c2d = next(c for c in gaussqp.check(q).certificates if c.id == "C2")
+    assert c2s.holds and c2d.holds and c2s.margin == pytest.approx(c2d.margin, rel=1e-8)
+    vs, vd = sp_.extras["sticking"], de.extras["sticking"]
+    assert vs.mu_min == pytest.approx(vd.mu_min, rel=1e-6) and vs.mu_min < 0.6
+    assert vs.detaching_contacts == vd.detaching_contacts and vs.boundary_contacts == vd.boundary_contacts
+    for name in ("facetized_inner", "facetized_outer"):
+        s = gaussqp.get_formulation(name).solve(p)
+        assert s.status == "solved" and np.abs(s.acceleration - a0).max() <= 1e-8
