@@ -18,11 +18,15 @@ import time
 
 import numpy as np
 
-from ..linalg import as_dense, null_space
+from ..linalg import as_dense
 from ..problem import ContactProblem, SystemClass
 from ..solution import INFEASIBLE, SOLVED, Solution
 from ..tolerances import Tolerance
 from .base import Formulation, assemble_multipliers, common_reject
+
+
+#: relative cut of the pseudo-inverse K⁺ and of the reported kernel (round-off of a singular K is ~1e-16)
+PINV_RTOL = 1e-12
 
 
 class BilateralKKT(Formulation):
@@ -48,10 +52,17 @@ class BilateralKKT(Formulation):
         n, k = problem.n, E.shape[0]
         K = np.block([[as_dense(problem.M), -E.T], [E, np.zeros((k, k))]])
         r = np.concatenate([-problem.F, -e])
-        z, *_ = np.linalg.lstsq(K, r, rcond=1e-12)
+        # One SVD for the pseudo-inverse and the kernel, cut at the same rank: with two cuts a singular
+        # value counted as zero by one and not by the other put K⁺r off the complement of the reported
+        # kernel. The cut is PINV_RTOL, below the library's rank rule: K mixes the units of M and J, and an
+        # ill-conditioned but nonsingular K (σ_min/σ_max ≈ 5e-11 seen) must keep its last direction or
+        # the acceleration loses digits.
+        U, sv, Vt = np.linalg.svd(K)
+        rank = int(np.sum(sv > max(PINV_RTOL, max(K.shape) * np.finfo(float).eps) * sv[0])) if sv.size else 0
+        z = Vt[:rank].T @ ((U[:, :rank].T @ r) / sv[:rank])
         consistency = float(np.abs(K @ z - r).max(initial=0)) / max(1.0, float(np.abs(r).max(initial=0)))
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-lstsq",
-                       extras={"consistency": consistency, "solution_directions": null_space(K)})
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-svd",
+                       extras={"consistency": consistency, "solution_directions": Vt[rank:].T.copy(), "rank": rank})
         sol.times = {"lstsq": time.perf_counter() - t0}
         if consistency > 1e-9:
             sol.status = INFEASIBLE  # claimed; finalize decides between Farkas (infeasible) and ray (unbounded)
