@@ -219,3 +219,29 @@ def test_sticking_stack_sparse_equals_dense():
     for name in ("facetized_inner", "facetized_outer"):
         s = gaussqp.get_formulation(name).solve(p)
         assert s.status == "solved" and np.abs(s.acceleration - a0).max() <= 1e-8
+
+
+def test_f4_program_cached_across_sign_patterns_and_data():
+    """F4's DPP program is compiled once per structure: the second sign pattern of a bilateral sticking
+    contact and a new load re-solve it with new parameter values, and give the answers of a fresh
+    compile (point mass on a bilateral sticking guide: λ_n = F_y, λ_t = F_x)."""
+    from gaussqp.formulations import PROGRAMS
+
+    def guide(Fx, Fy):
+        return gaussqp.ContactProblem(np.eye(2), [Fx, Fy], [gaussqp.Contact(
+            "bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])])
+
+    PROGRAMS.clear()
+    pulled = F4.solve(guide(1.0, -4.0))  # λ_n < 0: the pattern s = +1 fails, s = -1 answers
+    assert [x["backend"]["compiled_program_reused"] for x in pulled.extras["attempts"]] == [False, True]
+    assert pulled.status == "solved" and pulled.extras["signs"] == {0: -1}
+    assert pulled.lambda_normal[0] == pytest.approx(-4.0, abs=1e-7)
+    assert pulled.lambda_tangent[0, 0] == pytest.approx(1.0, abs=1e-7)
+    pushed = F4.solve(guide(1.5, 5.0))
+    assert pushed.extras["attempts"][0]["backend"]["compiled_program_reused"] is True
+    PROGRAMS.clear()
+    fresh = F4.solve(guide(1.5, 5.0))
+    assert fresh.extras["attempts"][0]["backend"]["compiled_program_reused"] is False
+    for s in (pushed, fresh):
+        assert s.status == "solved" and s.lambda_normal[0] == pytest.approx(5.0, abs=1e-7)
+        assert s.lambda_tangent[0, 0] == pytest.approx(1.5, abs=1e-7)

@@ -96,19 +96,6 @@ class ProgramCache:
 PROGRAMS = ProgramCache()
 
 
-def data_slot(shape, value, use_params: bool):
-    """A cvxpy Parameter holding ``value`` (DPP) or the constant itself (large sparse data)."""
-    if use_params:
-        p = cp.Parameter(shape)
-        return p
-    return value
-
-
-def set_value(slot, value) -> None:
-    if isinstance(slot, cp.Parameter):
-        slot.value = as_dense(value).reshape(slot.shape)
-
-
 def run_program(prob: cp.Problem, solver: str | None, tol: Tolerance, needs: str = "qp"):
     backend = get_backend(solver, needs=needs)
     status, info = run_cvxpy(prob, backend, tol)

@@ -36,7 +36,7 @@ from ..solution import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED
                         Solution, assemble_multipliers, kkt_residuals)
 from ..sticking_verdict import StickingVerdict, analyze
 from ..tolerances import Tolerance, get_tolerance
-from .base import Formulation, run_program
+from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, run_program
 
 
 class StickingConic(Formulation):
@@ -53,29 +53,68 @@ class StickingConic(Formulation):
         return "socp" if (self.model.kind == "disk" and problem.dimension == 3 and len(problem.sticking)) else "qp"
 
     def _program(self, problem: ContactProblem, signs: dict):
+        """(prob, a, λ_eq, λ_in, cached) for one sign pattern of the bilateral sticking normals.
+
+        Small dense problems get a DPP program whose data (R, M, F, E, e, G, g and the signed
+        friction coefficients ``μ_i s_i``) are cvxpy Parameters, cached by structure in
+        :data:`~gaussqp.formulations.base.PROGRAMS`: a problem with the same sizes and contact kinds
+        (a time step of the same system, another sign pattern) re-solves without recompiling.
+        Large or sparse problems are built with constant (sparse) data."""
         p = problem
         L = stk.Layout(p)
+        n, r = p.n, p.mass_factor.rank
+        use_params = not p.sparse and n * (r + n + L.pe + L.pg) <= PARAM_ENTRIES_MAX
+        if not use_params:
+            E, e = p.equalities
+            G, g = p.inequalities
+            values = {"R": p.mass_factor.R, "M": p.M, "F": p.F, "E": E, "e": e, "G": G, "g": g}
+            prob, a, le, li, _ = self._build(L, n, r, values, p.friction, signs)
+            return prob, a, le, li, False
+        key = (self.name, self.model, n, r, L.pe, L.pg, p.dimension, tuple(p.types), tuple(p.modes))
+        (prob, a, le, li, slots), cached = PROGRAMS.get(key, lambda: self._build(L, n, r, None, None, None))
         E, e = p.equalities
         G, g = p.inequalities
-        n = p.n
+        s = np.ones(p.m)
+        for i, si in signs.items():
+            s[i] = si
+        values = {"R": p.mass_factor.R, "M": p.M, "F": p.F, "E": E, "e": e, "G": G, "g": g, "mu": p.friction * s}
+        for k, slot in slots.items():
+            if slot is not None:
+                slot.value = as_dense(values[k]).reshape(slot.shape)
+        return prob, a, le, li, cached
+
+    def _build(self, L: stk.Layout, n: int, r: int, values: dict | None, mu, signs: dict | None):
+        """``min ‖R a‖² + Fᵀa + eᵀλ_eq + gᵀλ_in`` s.t. ``M a + F = Eᵀλ_eq + Gᵀλ_in``, ``E a + e = 0``,
+        ``G a + g >= 0``, ``λ_in >= 0``, the cones; with ``values`` None every datum is a Parameter
+        (the signs then live in the ``mu`` parameter as ``μ_i s_i``)."""
+        pe, pg, m = L.pe, L.pg, L.p.m
+        if values is None:
+            slots = {"R": cp.Parameter((r, n)) if r else None, "M": cp.Parameter((n, n)), "F": cp.Parameter(n),
+                     "E": cp.Parameter((pe, n)) if pe else None, "e": cp.Parameter(pe) if pe else None,
+                     "G": cp.Parameter((pg, n)) if pg else None, "g": cp.Parameter(pg) if pg else None,
+                     "mu": cp.Parameter(m) if len(L.sticking) else None}
+            data, mu, signs = slots, slots["mu"], {}
+        else:
+            slots, data = {}, values
         a = cp.Variable(n, name="a")
-        le = cp.Variable(L.pe, name="lambda_eq")
-        li = cp.Variable(L.pg, name="lambda_in")
-        R = p.mass_factor.R
+        le = cp.Variable(pe, name="lambda_eq")
+        li = cp.Variable(pg, name="lambda_in")
+        obj = data["F"] @ a
+        if r:
+            obj = obj + cp.sum_squares(data["R"] @ a)
         force = 0
         cons = []
-        obj = cp.sum_squares(R @ a) + p.F @ a
-        if L.pe:
-            force = force + E.T @ le
-            cons.append(E @ a + e == 0)
-            obj = obj + e @ le
-        if L.pg:
-            force = force + G.T @ li
-            cons += [G @ a + g >= 0, li >= 0]
-            obj = obj + g @ li
-        cons.append(p.M @ a + p.F == force)
-        cons += stk.cone_constraints(L, le, li, p.friction, self.model, signs)
-        return cp.Problem(cp.Minimize(obj), cons), a, le, li
+        if pe:
+            force = force + data["E"].T @ le
+            cons.append(data["E"] @ a + data["e"] == 0)
+            obj = obj + data["e"] @ le
+        if pg:
+            force = force + data["G"].T @ li
+            cons += [data["G"] @ a + data["g"] >= 0, li >= 0]
+            obj = obj + data["g"] @ li
+        cons.append(data["M"] @ a + data["F"] == force)
+        cons += stk.cone_constraints(L, le, li, mu, self.model, signs)
+        return cp.Problem(cp.Minimize(obj), cons), a, le, li, slots
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         p = problem
@@ -85,8 +124,9 @@ class StickingConic(Formulation):
         backend_name = solver or ""
         L = stk.Layout(p)
         for signs in L.sign_patterns():
-            prob, a, le, li = self._program(p, signs)
+            prob, a, le, li, cached = self._program(p, signs)
             backend, status, info = run_program(prob, solver, tol, needs=needs)
+            info["compiled_program_reused"] = cached
             backend_name = backend.name
             gap = float(prob.value) if prob.value is not None and np.isfinite(prob.value) else None
             attempts.append({"signs": signs, "status": status, "gap": gap, "backend": info})
