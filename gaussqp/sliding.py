@@ -116,7 +116,7 @@ def reduce(problem: ContactProblem) -> SlidingReduction:
         raise NotApplicableError("the sliding reduction has no sticking contacts; "
                                  "use 'sliding_enumeration' (the stick/slip problem, sticking (71)-(77))")
     n = problem.n
-    types, modes = problem.types, problem.modes
+    modes = problem.modes
     B = np.array([i for i in problem.bilateral if modes[i] == "sliding"], dtype=int)
     Z = np.array([i for i in problem.bilateral if modes[i] != "sliding"], dtype=int)
     U = np.asarray(problem.unilateral, dtype=int)

@@ -1,7 +1,5 @@
 """Every bad-input class raises a typed error naming the field and the fix."""
 
-import json
-
 import numpy as np
 import pytest
 

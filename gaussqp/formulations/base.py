@@ -14,11 +14,9 @@ from collections import OrderedDict
 from typing import Callable
 
 import cvxpy as cp
-import numpy as np
 
 from ..backends import get_backend, run_cvxpy
 from ..instance import finalize
-from ..linalg import as_dense
 from ..problem import ContactProblem, SystemClass
 from ..solution import Solution, assemble_multipliers  # noqa: F401 (re-exported for the formulations)
 from ..tolerances import Tolerance, get_tolerance
