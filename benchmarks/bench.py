@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 import gaussqp
 from gaussqp.delassus import constrained_delassus
+from gaussqp.formulations import PROGRAMS
 from gaussqp.lemke import lemke
 from gaussqp.problems import families
 
@@ -84,6 +85,25 @@ def main():
         tod, xo = best_of(lambda: direct_osqp(q))
         assert np.allclose(sc.acceleration, xc, atol=1e-6) and np.allclose(so.acceleration, xo, atol=1e-6)
         print(f"{n:>4} {p.m:>4} {tc*1e3:>16.2f} {tcd*1e3:>16.2f} {tc/tcd:>7.1f} {to*1e3:>12.2f} {tod*1e3:>12.2f} {to/tod:>7.1f}")
+
+    print("\n1b. F4 (all-sticking SOCP, verdict off): cached DPP program vs a fresh compile, small dense 3D problems"
+          " (planted, feasible)")
+    print(f"{'n':>4} {'contacts':>9} {'F4 cached [ms]':>15} {'F4 compiled [ms]':>17} {'ratio':>7} {'|a cached - a fresh|':>21}")
+    f4 = gaussqp.get_formulation("sticking_socp")
+    for n, mu in ((6, 2), (12, 4), (30, 10)):
+        p, *_ = families.sticking(rng, n=n, m_u=mu, m_b=0)
+        f4.solve(p, verdict=False)  # compile once
+        q, *_ = families.sticking(rng, n=n, m_u=mu, m_b=0)  # same structure, new data
+        tc, sc = best_of(lambda: f4.solve(q, verdict=False), repeat=5)
+
+        def fresh():
+            PROGRAMS.clear()
+            return f4.solve(q, verdict=False)
+
+        tf, sf = best_of(fresh, repeat=5)
+        assert sc.extras["attempts"][0]["backend"]["compiled_program_reused"] and sc.status == sf.status == "solved"
+        print(f"{n:>4} {p.m:>9} {tc*1e3:>15.2f} {tf*1e3:>17.2f} {tc/tf:>7.2f} "
+              f"{np.abs(sc.acceleration - sf.acceleration).max():>21.1e}")
 
     sizes = (10, 100, 500) if args.quick else (10, 100, 500, 1000, 2000)
     print("\n2. Lemke (constrained Delassus LCP) vs the QP route, planar chains (sparse)")

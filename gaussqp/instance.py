@@ -212,6 +212,23 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
 POLISH_MAX = 2000
 
 
+def _sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
+    """Solve ``[M -Jᵀ; J 0] z = rhs`` by sparse LU; None when K is singular (redundant rows or
+    singular M: the dense min-norm path decides) or the residual is not at round-off."""
+    from scipy.sparse.linalg import splu
+
+    k = J.shape[0]
+    K = sp.bmat([[sp.csr_matrix(M), -J.T], [J, sp.csr_matrix((k, k))]], format="csc")
+    try:
+        z = splu(K).solve(rhs)
+    except RuntimeError:
+        return None
+    if not np.all(np.isfinite(z)) or \
+            np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
+        return None
+    return z
+
+
 def polish(sol: Solution) -> None:
     """Active-set refinement of an interior-point answer (as OSQP's polishing does).
 
@@ -220,38 +237,48 @@ def polish(sol: Solution) -> None:
     rows) and keep the candidate only if it is feasible, has nonnegative unilateral
     multipliers, and lowers the largest recomputed residual. Degenerate problems (a
     constraint active with zero multiplier) otherwise leave the acceleration off by about
-    the square root of the solver tolerance.
+    the square root of the solver tolerance. Sparse problems use a sparse LU of the KKT
+    matrix at any size; the dense min-norm path runs up to :data:`POLISH_MAX`.
     """
     p = sol.problem
-    if p.n + p.m > POLISH_MAX or sol.acceleration is None:
+    if sol.acceleration is None or (p.n + p.m > POLISH_MAX and not p.sparse):
         return
     E, e = p.equalities
     G, g = p.inequalities
-    Gd, Ed = as_dense(G), as_dense(E)
     lam_u = sol.lambda_normal[p.unilateral]
-    slack = Gd @ sol.acceleration + g if Gd.shape[0] else np.zeros(0)
+    slack = np.asarray(G @ sol.acceleration).ravel() + g if G.shape[0] else np.zeros(0)
     A = lam_u >= slack
-    J = np.vstack([Ed, Gd[A]])
     b = np.concatenate([e, g[A]])
-    k, n = J.shape[0], p.n
-    K = np.block([[as_dense(p.M), -J.T], [J, np.zeros((k, k))]])
+    ne, n = E.shape[0], p.n
     rhs = np.concatenate([-p.F, -b])
-    z, *_ = np.linalg.lstsq(K, rhs, rcond=1e-13)
-    if np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
-        return
-    a = z[:n]
-    lam_A = z[n:]
-    ne = Ed.shape[0]
-    if np.any(lam_A[ne:] < 0):
-        # redundant active rows: the min-norm multipliers may be negative although
-        # nonnegative ones exist; find them by bounded least squares on J_Aᵀλ = M a + F
-        lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
-        # BVLS: an exact active-set method for this small dense problem (polish runs below POLISH_MAX)
-        res = lsq_linear(J.T, np.asarray(p.M @ a).ravel() + p.F, bounds=(lb, np.full(k, np.inf)),
-                         method="bvls", tol=1e-14)
-        lam_A = res.x
+    z = _sparse_kkt_solve(p.M, sp.vstack([sp.csr_matrix(E), sp.csr_matrix(G)[A]], format="csr"), rhs) \
+        if p.sparse else None
+    if z is not None:  # K nonsingular: the multipliers of this active set are unique
+        a, lam_A = z[:n], z[n:]
+        if np.any(lam_A[ne:] < 0):
+            return
+    else:
+        if p.n + p.m > POLISH_MAX:
+            return
+        Gd, Ed = as_dense(G), as_dense(E)
+        J = np.vstack([Ed, Gd[A]])
+        k = J.shape[0]
+        K = np.block([[as_dense(p.M), -J.T], [J, np.zeros((k, k))]])
+        z, *_ = np.linalg.lstsq(K, rhs, rcond=1e-13)
+        if np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
+            return
+        a = z[:n]
+        lam_A = z[n:]
+        if np.any(lam_A[ne:] < 0):
+            # redundant active rows: the min-norm multipliers may be negative although
+            # nonnegative ones exist; find them by bounded least squares on J_Aᵀλ = M a + F
+            lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
+            # BVLS: an exact active-set method for this small dense problem (polish runs below POLISH_MAX)
+            res = lsq_linear(J.T, np.asarray(p.M @ a).ravel() + p.F, bounds=(lb, np.full(k, np.inf)),
+                             method="bvls", tol=1e-14)
+            lam_A = res.x
     lam_eq = lam_A[:ne]
-    lam_in = np.zeros(Gd.shape[0])
+    lam_in = np.zeros(G.shape[0])
     lam_in[A] = lam_A[ne:]
     lam_n, lam_t = assemble_multipliers(p, lam_eq, lam_in)
     old = max(kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent).values())

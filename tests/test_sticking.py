@@ -245,3 +245,19 @@ def test_f4_program_cached_across_sign_patterns_and_data():
     for s in (pushed, fresh):
         assert s.status == "solved" and s.lambda_normal[0] == pytest.approx(5.0, abs=1e-7)
         assert s.lambda_tangent[0, 0] == pytest.approx(1.5, abs=1e-7)
+
+
+def test_sparse_polish_beyond_the_dense_limit():
+    """Sparse problems get the active-set polish by a sparse LU of the KKT matrix at any size
+    (here n + m = 3200 > POLISH_MAX): the interior-point answer is refined to round-off and stays the
+    planted one; the polished forces stay in the disks."""
+    from gaussqp.instance import POLISH_MAX
+
+    p, a0, gen0 = families.sticking_stack(np.random.default_rng(7), 800)
+    assert p.n + p.m > POLISH_MAX
+    s = F4.solve(p, verdict=False)
+    assert s.status == "solved" and s.certified
+    pol = s.extras["polished"]
+    assert "reverted" not in pol and pol["max_residual_after"] < pol["max_residual_before"]
+    assert s.max_residual() <= 1e-12
+    assert np.abs(s.acceleration - a0).max() <= 1e-10 and np.abs(s.generalized_force - gen0).max() <= 1e-9
