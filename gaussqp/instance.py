@@ -151,7 +151,7 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     if s_min is not None:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="tutorial Prop. 3(i), 7(i) (rows independent)", holds=True,
-                           margin=s_min,
+                           margin=s_min, data={"rows_independent": True},
                            implies="the multipliers are unique (independent constraint rows)")
     active, zero_lam, thr, lthr = _active_sets(problem, a, lam_n)
     U = problem.unilateral

@@ -17,6 +17,9 @@ acceleration; its active set needs a tolerance, which is reported):
 - ``mu_min``: the smallest friction coefficient, common to all sticking contacts, for which the
   all-sticking problem is solvable (sticking Prop. 11), by bisection on the conic feasibility of
   Λ(a) (independent of μ, so this is exact up to the bisection tolerance); ``inf`` when no μ works.
+
+When the multiplier rows are independent, Λ(a) is the single point of the solution and
+:func:`singleton_verdict` reads all four off it without a program.
 """
 
 from __future__ import annotations
@@ -129,6 +132,33 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
     return hi
+
+
+def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray,
+                      feasible: bool) -> StickingVerdict:
+    """The verdict when the multiplier rows ``J_all`` are independent (tutorial Prop. 3(i), 7(i)): then
+    Λ(a) = {λ*}, the solution's own multipliers, and everything is read off λ* exactly, with no program:
+    the margin is ``min_i μ_i |λ_n,i| - ‖λ_t,i‖`` over the non-detaching sticking contacts, the
+    boundary contacts are those where it vanishes (sticking Prop. 4(ii)), and ``μ_min = max_i
+    ‖λ_t,i‖ / |λ_n,i|`` (sticking Prop. 11 with a single admissible force). Forces below 1e-9 of the
+    largest count as zero."""
+    atol = stk.active_tolerance(p, a)
+    det = [int(i) for i in stk.detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
+    L = stk.Layout(p)
+    zero = 1e-9 * max(1.0, float(np.abs(lam_n).max(initial=0.0)), float(np.abs(lam_t).max(initial=0.0)))
+    slack, ratio = {}, 0.0
+    for i in L.sticking:
+        t, nrm = float(np.linalg.norm(lam_t[i])), abs(float(lam_n[i]))
+        if i not in det:
+            slack[i] = p.friction[i] * nrm - t
+        if t > zero:
+            ratio = max(ratio, t / nrm if nrm > zero else float("inf"))
+    scale = max(1.0, float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0)))
+    signs = {i: (1 if lam_n[i] >= 0 else -1) for i in L.bilateral_sticking}
+    return StickingVerdict(feasible=feasible, margin=min(slack.values()) if slack else float("inf"),
+                           boundary_contacts=[i for i, x in slack.items() if x <= 1e-6 * scale],
+                           detaching_contacts=det, mu_min=ratio, active_tolerance=atol,
+                           boundary_test="exact (unique multipliers)", signs=signs)
 
 
 def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str | None, tol: Tolerance,

@@ -261,3 +261,38 @@ def test_sparse_polish_beyond_the_dense_limit():
     assert "reverted" not in pol and pol["max_residual_after"] < pol["max_residual_before"]
     assert s.max_residual() <= 1e-12
     assert np.abs(s.acceleration - a0).max() <= 1e-10 and np.abs(s.generalized_force - gen0).max() <= 1e-9
+
+
+def test_singleton_verdict_equals_the_programs():
+    """With independent multiplier rows the verdict is read off the unique multipliers; it equals the
+    program-based verdict (margin SOCP, per-contact boundary SOCPs, μ_min bisection) on generated 3D
+    problems (mu_factor 1 plants forces inside the cones, 0.8 may put some on the edge)."""
+    from gaussqp.sticking_verdict import analyze, singleton_verdict
+    from gaussqp.tolerances import get_tolerance
+
+    compared = 0
+    for seed in range(16):
+        rng = np.random.default_rng(seed)
+        p, *_ = families.sticking(rng, n=12, m_u=3, m_b=1, mu_factor=(1.0, 0.8)[seed % 2])
+        sol = F4.solve(p, verdict=False)
+        if sol.status != "solved" or not sol.certificate("unique_multipliers").data.get("rows_independent"):
+            continue
+        fast = singleton_verdict(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent, True)
+        slow = analyze(p, sol.acceleration, True, None, get_tolerance(None), lam_n=sol.lambda_normal)
+        scale = max(1.0, np.abs(sol.generalized_force).max())
+        assert fast.margin == pytest.approx(slow.margin, abs=1e-6 * scale)
+        assert fast.mu_min == pytest.approx(slow.mu_min, rel=1e-5, abs=1e-9)
+        assert fast.boundary_contacts == slow.boundary_contacts
+        assert fast.detaching_contacts == slow.detaching_contacts
+        compared += 1
+    assert compared >= 12
+    # a contact on its cone boundary, pushed and pulled (point mass on a bilateral sticking guide, μ = 0.5)
+    for Fx, Fy, boundary in ((2.0, 4.0, [0]), (2.0, -4.0, [0]), (1.0, -4.0, [])):
+        p = gaussqp.ContactProblem(np.eye(2), [Fx, Fy], [gaussqp.Contact(
+            "bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])])
+        sol = F4.solve(p)
+        v = sol.extras["sticking"]
+        assert v.boundary_test.startswith("exact (unique") and v.boundary_contacts == boundary
+        assert v.mu_min == pytest.approx(abs(Fx / Fy)) and v.margin == pytest.approx(0.5 * abs(Fy) - abs(Fx))
+        slow = analyze(p, sol.acceleration, True, None, get_tolerance(None), lam_n=sol.lambda_normal)
+        assert slow.boundary_contacts == boundary and slow.mu_min == pytest.approx(v.mu_min, rel=1e-6)

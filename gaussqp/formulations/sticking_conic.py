@@ -34,7 +34,7 @@ from ..linalg import as_dense
 from ..problem import ContactProblem, SystemClass
 from ..solution import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate,
                         Solution, assemble_multipliers, kkt_residuals)
-from ..sticking_verdict import StickingVerdict, analyze
+from ..sticking_verdict import StickingVerdict, analyze, singleton_verdict
 from ..tolerances import Tolerance, get_tolerance
 from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, run_program
 
@@ -269,7 +269,11 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         return
     else:
         return
-    v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
+    um = sol.certificate("unique_multipliers")
+    if feasible and um is not None and um.holds and um.data.get("rows_independent"):
+        v = singleton_verdict(p, a, sol.lambda_normal, sol.lambda_tangent, feasible)
+    else:
+        v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
     sol.extras["sticking"] = v
     if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
             v.margin <= 1e-6 * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
