@@ -161,7 +161,7 @@ class ContactProblem:
     """
 
     __slots__ = ("_M", "_F", "_Jn", "_b", "_Jt", "_c", "_has_tangent", "_mu", "_types",
-                 "_modes", "_slip", "_dimension", "name", "description", "__dict__")
+                 "_modes", "_slip", "_dimension", "name", "description", "__dict__", "__weakref__")
 
     def __init__(self, M, F, contacts: Iterable[Contact] = (), dimension: int = 2,
                  name: str = "", description: str = ""):

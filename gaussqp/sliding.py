@@ -24,6 +24,7 @@ The bilateral sliding equation (37) is ``A_nb λ_b - A_tb[μ_b]|λ_b| + B λ_u +
 from __future__ import annotations
 
 import itertools
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -107,8 +108,20 @@ def sliding_tangent(problem: ContactProblem, lam_n: np.ndarray) -> np.ndarray:
     return lam_t
 
 
+#: reductions already computed, per problem object (problems are immutable; the arrays are read-only)
+_REDUCTIONS: "weakref.WeakKeyDictionary[ContactProblem, SlidingReduction]" = weakref.WeakKeyDictionary()
+
+
 def reduce(problem: ContactProblem) -> SlidingReduction:
-    """The reduction of tutorial §3 (M ≻ 0; no sticking contacts)."""
+    """The reduction of tutorial §3 (M ≻ 0; no sticking contacts), computed once per problem: the route
+    (F6), the P-matrix certificate and the friction bounds (C7) share it."""
+    red = _REDUCTIONS.get(problem)
+    if red is None:
+        red = _REDUCTIONS[problem] = _reduce(problem)
+    return red
+
+
+def _reduce(problem: ContactProblem) -> SlidingReduction:
     if not problem.mass_factor.definite:
         raise NotApplicableError("the sliding reduction (tutorial §3) needs M ≻ 0; "
                                  "use formulation 'sliding_enumeration', which works with singular M")
@@ -140,11 +153,15 @@ def reduce(problem: ContactProblem) -> SlidingReduction:
     mu = problem.friction
     mu_b = np.array([mu[i] for i in B])
     mu_u = np.array([mu[i] if modes[i] == "sliding" else 0.0 for i in U])
-    return SlidingReduction(
+    red = SlidingReduction(
         B=B, U=U, Z=Z, Minv=Minv, Mc_inv=Mc, a0=a0, J_b=Jb, T_b=Tb, J_u=Ju, T_u=Tu, mu_b=mu_b, mu_u=mu_u,
         A_nb=Jb @ Mc @ Jb.T, A_tb=Jb @ Mc @ Tb, A_nbnu=Jb @ Mc @ Ju.T, A_nbtu=Jb @ Mc @ Tu,
         A_nunb=Ju @ Mc @ Jb.T, A_nutb=Ju @ Mc @ Tb, A_nu=Ju @ Mc @ Ju.T, A_tu=Ju @ Mc @ Tu,
         w1=Jb @ a0 + b[B], w2=Ju @ a0 + b[U], J_0=J0, A_00_pinv=A00p, e_0=e0)
+    for value in vars(red).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return red
 
 
 # ---------------------------------------------------------------------------- the LCP (58)

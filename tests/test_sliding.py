@@ -322,3 +322,16 @@ def test_augmented_sticking_lcp_route_is_40_and_agrees_with_f4(theta):
     if f4.status == "solved":  # when sticking holds, its unique acceleration solves the LCP (35)-(38)
         assert s.status == "solved" and np.allclose(s.acceleration, f4.acceleration, atol=1e-7)
     assert s.certificate("coulomb_cones").holds == (f4.status == "solved")
+
+
+def test_sliding_reduction_is_computed_once_and_read_only():
+    """The route, the P-matrix certificate and the friction bounds share one reduction per problem;
+    its arrays cannot be changed through the shared object, and a new problem gets its own."""
+    p = falling_ladder()
+    red = reduce(p)
+    assert reduce(p) is red
+    with pytest.raises(ValueError):
+        red.A_nb[0, 0] = 0.0
+    q = p.with_force(2.0 * p.F)
+    assert reduce(q) is not red and np.allclose(reduce(q).A_nb, red.A_nb)
+    assert not np.allclose(reduce(q).w1, red.w1) or not np.allclose(reduce(q).w2, red.w2)
