@@ -76,7 +76,8 @@ def painleve_klein_mu_max(theta: float) -> float:
 
 
 def falling_ladder(theta: float = math.pi / 4, mu_wall: float = 0.3, mu_ground: float = 0.3,
-                   theta_dot: float = 0.0, length: float = 2.0, mass: float = 1.0, g: float = G) -> ContactProblem:
+                   theta_dot: float = 0.0, length: float = 2.0, mass: float = 1.0, g: float = G,
+                   inertia: float | None = None) -> ContactProblem:
     """Falling ladder (tutorial Fig. 2(a)): a rod of length 2 m and mass 1 kg, its top end on a wall
     (frictional *bilateral* contact) and its bottom end on the ground (frictional *unilateral* contact),
     sliding down: the top slips downwards, the bottom away from the wall.
@@ -84,11 +85,12 @@ def falling_ladder(theta: float = math.pi / 4, mu_wall: float = 0.3, mu_ground: 
     ``θ`` is the angle with the ground, l = L/2. Top end (x - l cos θ, y + l sin θ) on the wall x = 0:
     ``n_b = (1, 0, l sin θ)``, ``T_b = (0, 1, l cos θ)``, ``b_b = l cos θ θ̇²``, ``c_b = -l sin θ θ̇²``.
     Bottom end (x + l cos θ, y - l sin θ) on the ground: ``n_u = (0, 1, -l cos θ)``, ``T_u = (1, 0, -l sin θ)``,
-    ``b_u = l sin θ θ̇²``, ``c_u = -l cos θ θ̇²``. ``M = diag(m, m, m L²/12)``.
+    ``b_u = l sin θ θ̇²``, ``c_u = -l cos θ θ̇²``. ``M = diag(m, m, I)`` with ``I = m L²/12`` (a uniform
+    rod) unless ``inertia`` is given.
     """
     l = 0.5 * length
     c, s = math.cos(theta), math.sin(theta)
-    M = np.diag([mass, mass, mass * length ** 2 / 12.0])
+    M = np.diag([mass, mass, mass * length ** 2 / 12.0 if inertia is None else inertia])
     F = np.array([0.0, mass * g, 0.0])
     td2 = theta_dot ** 2
     cts = [Contact("bilateral", normal=[1.0, 0.0, l * s], normal_drift=l * c * td2, friction=mu_wall,

@@ -335,3 +335,20 @@ def test_sliding_reduction_is_computed_once_and_read_only():
     q = p.with_force(2.0 * p.F)
     assert reduce(q) is not red and np.allclose(reduce(q).A_nb, red.A_nb)
     assert not np.allclose(reduce(q).w1, red.w1) or not np.allclose(reduce(q).w2, red.w2)
+
+
+@pytest.mark.parametrize("kappa", [0.1, 1.0 / 3.0, 0.5])
+def test_ladder_common_mu_singularity_is_independent_of_theta(kappa):
+    """With a common μ the Schur complement D - C A⁻¹B of (58) (det N M⁻¹(N - μT_s)ᵀ / A) vanishes at
+    μ* = √((1+κ)/(1-κ)), κ = I/(m l²), for every θ: the friction-tilted force lines through the two ends
+    meet on the circle of diameter the rod at central angle 2φ (tan φ = μ) from the instantaneous centre,
+    and a force system that only drives the two-contact motion needs cos 2φ = -κ. A uniform rod
+    (κ = 1/3) gives √2, the critical common μ of the ladder away from θ ≈ π/4."""
+    mu_star = math.sqrt((1 + kappa) / (1 - kappa))
+    for theta in np.linspace(0.15, 1.4, 7):
+        red = reduce(falling_ladder(theta, inertia=kappa))  # m = 1, l = 1: I = κ
+        schur = [lcp58(red, [m], [m]).M[1, 1] for m in (mu_star * (1 - 1e-3), mu_star, mu_star * (1 + 1e-3))]
+        assert schur[0] > 0 > schur[2] and abs(schur[1]) <= 1e-9 * abs(schur[0])
+    red = reduce(falling_ladder(1.2))
+    assert p_matrix_test(lcp58(red, [1.4142], [1.4142]).M).holds
+    assert not p_matrix_test(lcp58(red, [1.4143], [1.4143]).M).holds
