@@ -44,7 +44,7 @@ def _fmt(x) -> str:
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
-        return f"{x:.6g}"
+        return f"{x + 0.0:.6g}"  # + 0.0: no "-0"
     return str(x)
 
 
@@ -52,7 +52,7 @@ def _print_certificates(certs) -> None:
     print(f"  {'id':<22} {'holds':<6} {'margin':>11}  source / implies")
     for c in certs:
         holds = "n/a" if c.holds is None else ("yes" if c.holds else "no")
-        print(f"  {c.id:<22} {holds:<6} {c.margin:>11.3g}  {c.source}")
+        print(f"  {c.id:<22} {holds:<6} {c.margin + 0.0:>11.3g}  {c.source}")
         print(f"  {'':<22} {'':<6} {'':>11}  -> {c.implies}")
 
 
