@@ -42,7 +42,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import TooLargeError
-from .linalg import as_dense
 from .problem import ContactProblem
 
 #: sign enumeration for frictional bilateral contacts is exact but exponential
@@ -84,6 +83,23 @@ class ConeModel:
 DISK = ConeModel("disk")
 
 
+@dataclass(frozen=True)
+class NormalSelection:
+    """``x_e, x_g -> S_e x_e + S_g x_g`` (sparse, signed): picks one normal entry per contact from the
+    bilateral (equality) or unilateral (inequality) block; for cvxpy expressions or NumPy arrays."""
+
+    S_e: sp.csr_matrix
+    S_g: sp.csr_matrix
+
+    def __call__(self, x_e, x_g):
+        out = 0
+        if self.S_e.nnz:
+            out = out + self.S_e @ x_e
+        if self.S_g.nnz:
+            out = out + self.S_g @ x_g
+        return out
+
+
 class Layout:
     """Where each contact's λ_n and λ_t sit in (λ_eq, λ_in)."""
 
@@ -107,21 +123,19 @@ class Layout:
         s = self.mb + self.pos_s[i] * self.d1
         return le[s:s + self.d1]
 
+    def normal_selection(self, contacts, signs: dict[int, int]) -> "NormalSelection":
+        """The map from ``(λ_eq, λ_in)`` (or from ``(E y, G y)``) to ``(s_i λ_n,i)`` over ``contacts``."""
+        S_e, S_g = sp.lil_matrix((len(contacts), self.pe)), sp.lil_matrix((len(contacts), self.pg))
+        for k, i in enumerate(contacts):
+            if i in self.pos_b:
+                S_e[k, self.pos_b[i]] = signs.get(i, 1)
+            else:
+                S_g[k, self.pos_u[i]] = signs.get(i, 1)
+        return NormalSelection(S_e.tocsr(), S_g.tocsr())
+
     def sticking_normals(self, le, li, signs: dict[int, int]):
         """The vector ``(s_i λ_n,i)`` over the sticking contacts, in :attr:`sticking` order."""
-        ns = len(self.sticking)
-        pe, pi = sp.lil_matrix((ns, max(self.pe, 1))), sp.lil_matrix((ns, max(self.pg, 1)))
-        for k, i in enumerate(self.sticking):
-            if i in self.pos_b:
-                pe[k, self.pos_b[i]] = signs.get(i, 1)
-            else:
-                pi[k, self.pos_u[i]] = signs.get(i, 1)
-        expr = 0
-        if pe.nnz:
-            expr = expr + sp.csr_matrix(pe[:, :self.pe]) @ le
-        if pi.nnz:
-            expr = expr + sp.csr_matrix(pi[:, :self.pg]) @ li
-        return expr
+        return self.normal_selection(self.sticking, signs)(le, li)
 
     def sticking_tangents(self, le):
         """The ``(d-1) × n_s`` matrix whose column k is ``λ_t`` of the k-th sticking contact."""
@@ -199,9 +213,9 @@ def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_to
     r = np.asarray(p.M @ a).ravel() + p.F
     expr = 0
     if L.pe:
-        expr = expr + as_dense(E).T @ le
+        expr = expr + E.T @ le
     if L.pg:
-        expr = expr + as_dense(G).T @ li
+        expr = expr + G.T @ li
     cons = [expr == r] if (L.pe or L.pg) else []
     if L.pg:
         cons.append(li >= 0)
@@ -233,75 +247,90 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     p = problem
     E, _ = p.equalities
     G, _ = p.inequalities
-    Ed, Gd = as_dense(E), as_dense(G)
     L = Layout(p)
     r = np.asarray(p.M @ a).ravel() + p.F
-    n = p.n
-    y = cp.Variable(n, name="y")
-    Ey = Ed @ y if L.pe else None
-    Gy = Gd @ y if L.pg else None
-    cons = [r @ y == -1]
+    y = cp.Variable(p.n, name="y")
+    Ey = E @ y if L.pe else None
+    Gy = G @ y if L.pg else None
     det = set(int(i) for i in detaching(p, a, active_tol))
+    ix = _dual_cone_index(p, L, det, signs)
     C, rr = model.polygon(p.dimension)
-    nus = {}
-    for kind, i, u, v, mu in _dual_cone_blocks(p, L, Ey, Gy, det, signs):
-        if kind == "zero":
-            cons.append(u == 0)
-        elif kind == "nonneg":
-            cons.append(u >= 0)
-        elif model.kind == "disk" and p.dimension == 3:
-            cons.append(mu * cp.norm(v, 2) <= u)
+    cons = [r @ y == -1]
+    if ix.zero.size:
+        cons.append(Ey[ix.zero] == 0)
+    if ix.nonneg.size:
+        cons.append(Gy[ix.nonneg] >= 0)
+    nu = None
+    nc = ix.cone.size
+    if nc:
+        u = ix.normals(Ey, Gy)
+        V = cp.reshape(Ey[ix.tangent], (L.d1, nc), order="F")  # column k: T_i y of the k-th cone contact
+        if model.kind == "disk" and p.dimension == 3:
+            cons.append(cp.SOC(u, V @ sp.diags(ix.mu)))  # μ_i ‖T_i y‖ <= s_i n_i y
         else:
-            nus[i] = nu = cp.Variable(C.shape[0], nonneg=True)
-            cons += [u == rr * mu * cp.sum(nu), v == -C.T @ nu]
+            nu = cp.Variable((C.shape[0], nc), nonneg=True)
+            cons += [u == rr * cp.multiply(ix.mu, cp.sum(nu, axis=0)), V == -C.T @ nu]
     prob = cp.Problem(cp.Minimize(cp.norm(y, 1)), cons)
     status = solve(prob)
     if status != "solved" or y.value is None:
         return None
     yv = np.asarray(y.value).ravel()
-    viol = _dual_cone_violation(p, L, Ed @ yv if L.pe else np.zeros(0), Gd @ yv if L.pg else np.zeros(0),
-                                det, signs, model, {i: np.asarray(nu.value).ravel() for i, nu in nus.items()})
+    viol = _dual_cone_violation(ix, np.asarray(E @ yv).ravel() if L.pe else np.zeros(0),
+                                np.asarray(G @ yv).ravel() if L.pg else np.zeros(0), L.d1, model, p.dimension,
+                                None if nu is None else np.asarray(nu.value))
     value = float(r @ yv)
-    scale = max(1.0, float(np.abs(yv).max()) * max(1.0, float(np.abs(Ed).max(initial=0)), float(np.abs(Gd).max(initial=0))))
+    scale = max(1.0, float(np.abs(yv).max()) * max(1.0, _abs_max(E), _abs_max(G)))
     if value < -0.5 and viol <= 1e-8 * scale:
         return ConicFarkas(y=yv, signs=dict(signs), violation=viol, value=value)
     return None
 
 
-def _dual_cone_blocks(p, L, Ey, Gy, det, signs):
-    """The blocks of ``J y`` with their dual-cone conditions (:func:`conic_farkas`), for cvxpy
-    expressions or NumPy arrays alike: ("zero", i, u) for free multipliers (frictionless bilateral),
-    ("nonneg", i, u) for active frictionless unilateral rows, ("cone", i, u, v, μ_i) for sticking
-    contacts, with u = s_i n_i y and v = T_i y. Inactive rows carry no condition."""
+def _abs_max(A) -> float:
+    return float(abs(A).max()) if A.shape[0] and A.shape[1] else 0.0
+
+
+@dataclass(frozen=True)
+class DualConeIndex:
+    """Where the dual-cone conditions of :func:`conic_farkas` sit in ``(E y, G y)``: rows that must
+    vanish (frictionless bilateral normals: free multipliers), rows that must be >= 0 (active
+    frictionless unilateral normals), and the non-detaching sticking contacts, with ``u = s_i n_i y``,
+    their tangent rows (contact-major) and μ_i. Inactive rows carry no condition."""
+
+    zero: np.ndarray
+    nonneg: np.ndarray
+    cone: np.ndarray
+    normals: NormalSelection  # (E y, G y) -> (s_i n_i y) over the cone contacts
+    tangent: np.ndarray
+    mu: np.ndarray
+
+
+def _dual_cone_index(p: ContactProblem, L: Layout, det: set, signs: dict) -> DualConeIndex:
     stick = set(L.sticking)
-    for i in p.bilateral:
-        i = int(i)
-        if i not in stick:
-            yield "zero", i, Ey[L.pos_b[i]], None, None
-    for i in p.unilateral:
-        i = int(i)
-        if i not in det and i not in stick:
-            yield "nonneg", i, Gy[L.pos_u[i]], None, None
-    for i in L.sticking:
-        if i in det:
-            continue
-        u = signs.get(i, 1) * (Ey[L.pos_b[i]] if i in L.pos_b else Gy[L.pos_u[i]])
-        ts = L.mb + L.pos_s[i] * L.d1
-        yield "cone", i, u, Ey[ts:ts + L.d1], float(p.friction[i])
+    zero = [L.pos_b[int(i)] for i in p.bilateral if int(i) not in stick]
+    nonneg = [L.pos_u[int(i)] for i in p.unilateral if int(i) not in det and int(i) not in stick]
+    cone = [i for i in L.sticking if i not in det]
+    tangent = np.array([L.mb + L.pos_s[i] * L.d1 + j for i in cone for j in range(L.d1)], dtype=int)
+    return DualConeIndex(zero=np.array(zero, dtype=int), nonneg=np.array(nonneg, dtype=int),
+                         cone=np.array(cone, dtype=int), normals=L.normal_selection(cone, signs), tangent=tangent,
+                         mu=np.array([float(p.friction[i]) for i in cone]))
 
 
-def _dual_cone_violation(p, L, Ey, Gy, det, signs, model, nus) -> float:
+def _dual_cone_violation(ix: DualConeIndex, Ey: np.ndarray, Gy: np.ndarray, d1: int, model: ConeModel,
+                         dimension: int, nu: np.ndarray | None) -> float:
     """Largest violation of the dual-cone conditions of :func:`conic_farkas`, recomputed in NumPy."""
-    worst = 0.0
-    C, rr = model.polygon(p.dimension)
-    for kind, i, u, v, mu in _dual_cone_blocks(p, L, Ey, Gy, det, signs):
-        if kind == "zero":
-            worst = max(worst, abs(u))
-        elif kind == "nonneg":
-            worst = max(worst, -u)
-        elif model.kind == "disk" and p.dimension == 3:
-            worst = max(worst, mu * np.linalg.norm(v) - u)
+    worst = [0.0]
+    if ix.zero.size:
+        worst.append(float(np.abs(Ey[ix.zero]).max()))
+    if ix.nonneg.size:
+        worst.append(float(-Gy[ix.nonneg].min()))
+    if ix.cone.size:
+        u = np.asarray(ix.normals(Ey, Gy)).ravel()
+        V = Ey[ix.tangent].reshape(ix.cone.size, d1)  # row k: T_i y of the k-th cone contact
+        if model.kind == "disk" and dimension == 3:
+            worst.append(float((ix.mu * np.linalg.norm(V, axis=1) - u).max()))
         else:
-            nu = np.maximum(nus[i], 0.0)
-            worst = max(worst, abs(u - rr * mu * nu.sum()), float(np.abs(v + C.T @ nu).max()))
-    return float(worst)
+            C, rr = model.polygon(dimension)
+            nu = np.maximum(nu, 0.0)
+            worst.append(float(np.abs(u - rr * ix.mu * nu.sum(axis=0)).max()))
+            worst.append(float(np.abs(V.T + C.T @ nu).max()))
+    return max(worst)
