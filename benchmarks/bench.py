@@ -122,9 +122,11 @@ def main():
 
     print("\n3. all-sticking 3D contacts (sparse stacks): F4 (SOCP) vs F5 inscribed/circumscribed (8 facets) vs the"
           " LCP route (A_c^st, Lemke); F4's sticking verdict (margin, boundary, mu_min) as solve computes it (read"
-          " off the unique multipliers) and by programs (margin SOCP, mu_min bisection)")
+          " off the unique multipliers) and by programs (margin SOCP, mu_min bisection);"
+          " F4 on the same stack with mu = 0.2 (infeasible, conic Farkas certificate)")
     print(f"{'contacts':>9} {'n':>6} {'F4 [s]':>8} {'F5 in [s]':>10} {'F5 out [s]':>11} {'LCP [s]':>8} "
-          f"{'F4/LCP':>7} {'F5in/F4':>8} {'verdict [s]':>12} {'by programs [s]':>16} {'max |a-a0|':>11}")
+          f"{'F4/LCP':>7} {'F5in/F4':>8} {'verdict [s]':>12} {'by programs [s]':>16} {'F4 infeas. [s]':>15} "
+          f"{'max |a-a0|':>11}")
     f4 = gaussqp.get_formulation("sticking_socp")
     for m in ((10, 100, 300) if args.quick else (10, 100, 300, 1000, 2000)):
         p, a0, _ = families.sticking_stack(np.random.default_rng(m), m)
@@ -142,11 +144,16 @@ def main():
                                            lam_n=s4.lambda_normal), repeat=1)
         assert sv.extras["sticking"].boundary_test.startswith("exact (unique")
         assert abs(slow.mu_min - sv.extras["sticking"].mu_min) <= 1e-5 * sv.extras["sticking"].mu_min <= 0.6
+        # the same stack with μ = 0.2: all-sticking infeasible, proved by a conic Farkas vector
+        q = gaussqp.ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
+                                               np.full(p.m, 0.2), list(p.modes), dimension=3)
+        tf, sf = best_of(lambda: f4.solve(q, verdict=False), repeat=1)
+        assert sf.status == "infeasible" and sf.certified and sf.certificate("coulomb_farkas").holds
         sols = [x for x in (s4, si, so, sl) if x is not None]
         assert all(x.status == "solved" for x in sols), [x.status for x in sols]
         err = max(float(np.abs(x.acceleration - a0).max()) for x in sols)
         print(f"{m:>9} {p.n:>6} {t4:>8.2f} {ti:>10.2f} {to:>11.2f} {tl:>8.2f} {t4/tl:>7.1f} {ti/t4:>8.2f} "
-              f"{tv:>12.3f} {tp:>16.2f} {err:>11.1e}")
+              f"{tv:>12.3f} {tp:>16.2f} {tf:>15.2f} {err:>11.1e}")
 
     print("\n4. our Lemke vs Siconos's C Lemke on the same LCPs")
     try:
