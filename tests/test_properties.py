@@ -2,6 +2,7 @@
 across formulations and solvers, residuals below tolerance, certificates consistent."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import gaussqp
@@ -87,6 +88,7 @@ def test_unbounded_has_verified_ray(seed, n):
 @SETTINGS
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6), m_b=st.integers(1, 4))
 @example(seed=3396, n=2, m_b=2)  # K nonsingular with σ_min/σ_max ≈ 5e-11: pseudo-inverse and kernel must cut alike
+@example(seed=394296778, n=4, m_b=4)  # σ_min/σ_max of K ≈ 3e-13, rows of E 4e-5 from dependent: still nonsingular
 def test_bilateral_kkt_min_norm_matches_qp(seed, n, m_b):
     rng = np.random.default_rng(seed)
     m_b = min(m_b, n)
@@ -125,3 +127,21 @@ def test_chain_closed_form(seed, n_bodies, lift, duplicate_every):
         assert rel(a0, sol.acceleration) <= 1e-6 and rel(gen0, sol.generalized_force) <= 1e-6, (name, solver)
         assert sol.unique["acceleration"] is True
         assert sol.unique["multipliers"] is (not loaded_duplicate), (name, solver)
+
+
+def test_bilateral_kkt_kernel_singular_mass_and_redundant_rows():
+    """ker K = (ker M ∩ ker E) × ker Eᵀ: a point with no inertia along y (M = diag(1, 0, 1)), held along x
+    by two copies of one row (the second scaled by 2): the free direction is y, the multiplier direction
+    (2, -1)/√5, and the returned multipliers are the min-norm split (λ1, λ2) ∝ (1, 2)."""
+    from gaussqp.formulations.bilateral_kkt import kkt_kernel
+
+    p = gaussqp.ContactProblem.from_blocks(np.diag([1.0, 0.0, 1.0]), [1.0, 0.0, -2.0],
+                                           [[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], [0.5, 1.0], "bilateral")
+    N = kkt_kernel(p, np.asarray(p.equalities[0]))
+    assert N.shape == (5, 2)
+    assert np.allclose(np.abs(N[:3, 0]), [0, 1, 0]) and np.allclose(N[3:, 0], 0)
+    assert np.allclose(np.abs(N[3:, 1]), np.array([2.0, 1.0]) / np.sqrt(5)) and N[3, 1] * N[4, 1] < 0
+    sol = gaussqp.get_formulation("bilateral_kkt").solve(p)
+    assert sol.status == "solved" and sol.unique["acceleration"] is False
+    # M a + F = Eᵀλ with a_x = -0.5: λ1 + 2 λ2 = 0.5, min-norm: λ = 0.5 (1, 2) / 5
+    assert np.allclose(sol.lambda_normal, [0.1, 0.2]) and sol.acceleration[0] == pytest.approx(-0.5)

@@ -7,7 +7,8 @@
 
 (tutorial (4); E stacks bilateral normals and sticking tangents). Solved with the
 Moore–Penrose inverse: ``z = K⁺r`` is the min-norm solution and all solutions are
-``z = K⁺r + (I - K⁺K)y`` (tutorial App. E; sticking (26)-(33), Prop. 14). An inconsistent
+``z = K⁺r + (I - K⁺K)y`` (tutorial App. E; sticking (26)-(33), Prop. 14). ``ker K`` is built from
+ker M and ker Eᵀ (:func:`kkt_kernel`) and returned as ``extras["solution_directions"]``. An inconsistent
 system (``K K⁺ r ≠ r``) is reported infeasible or unbounded, which :func:`finalize`
 certifies with a Farkas vector or a ray in ker M ∩ ker E.
 """
@@ -18,15 +19,30 @@ import time
 
 import numpy as np
 
-from ..linalg import as_dense
+from ..linalg import as_dense, null_space
 from ..problem import ContactProblem, SystemClass
 from ..solution import INFEASIBLE, SOLVED, Solution
 from ..tolerances import Tolerance
 from .base import Formulation, assemble_multipliers, common_reject
 
 
-#: relative cut of the pseudo-inverse K⁺ and of the reported kernel (round-off of a singular K is ~1e-16)
-PINV_RTOL = 1e-12
+def kkt_kernel(problem: ContactProblem, E: np.ndarray) -> np.ndarray:
+    """Orthonormal basis of ker K, ``K = [M -Eᵀ; E 0]``: ``(ker M ∩ ker E) × ker Eᵀ``.
+
+    (``K(v, μ) = 0`` gives ``vᵀMv = vᵀEᵀμ = (Ev)ᵀμ = 0``, so ``Mv = 0`` and ``Eᵀμ = 0``.) The two
+    rank decisions are made where the library makes them, in their own units: ker M from the mass
+    factorization, ``E`` with normalized rows (as C2 and the uniqueness certificates do). K itself
+    mixes the units of M and E, and a cut on its singular values misjudged nonsingular but
+    ill-conditioned cases (σ_min/σ_max ≈ 1e-13 with rows 4e-5 from dependent)."""
+    n, k = problem.n, E.shape[0]
+    norms = np.linalg.norm(E, axis=1)
+    norms[norms == 0] = 1.0
+    W = null_space((E / norms[:, None]).T, scale=1.0)  # Ēᵀ w = 0  ⇔  Eᵀ (w / norms) = 0
+    mu_basis = np.linalg.qr(W / norms[:, None])[0] if W.shape[1] else np.zeros((k, 0))
+    KM = problem.mass_factor.kernel
+    v_basis = KM @ null_space(E @ KM / norms[:, None], scale=1.0) if KM.shape[1] and k else KM
+    return np.block([[v_basis, np.zeros((n, mu_basis.shape[1]))],
+                     [np.zeros((k, v_basis.shape[1])), mu_basis]])
 
 
 class BilateralKKT(Formulation):
@@ -52,17 +68,14 @@ class BilateralKKT(Formulation):
         n, k = problem.n, E.shape[0]
         K = np.block([[as_dense(problem.M), -E.T], [E, np.zeros((k, k))]])
         r = np.concatenate([-problem.F, -e])
-        # One SVD for the pseudo-inverse and the kernel, cut at the same rank: with two cuts a singular
-        # value counted as zero by one and not by the other put K⁺r off the complement of the reported
-        # kernel. The cut is PINV_RTOL, below the library's rank rule: K mixes the units of M and J, and an
-        # ill-conditioned but nonsingular K (σ_min/σ_max ≈ 5e-11 seen) must keep its last direction or
-        # the acceleration loses digits.
-        U, sv, Vt = np.linalg.svd(K)
-        rank = int(np.sum(sv > max(PINV_RTOL, max(K.shape) * np.finfo(float).eps) * sv[0])) if sv.size else 0
-        z = Vt[:rank].T @ ((U[:, :rank].T @ r) / sv[:rank])
+        N = kkt_kernel(problem, E)
+        # (K; Nᵀ) has full column rank: its least-squares solution solves K z = r when that is consistent
+        # and is orthogonal to ker K, i.e. it is K⁺r, the min-norm solution
+        z, *_ = np.linalg.lstsq(np.vstack([K, N.T]), np.concatenate([r, np.zeros(N.shape[1])]), rcond=None)
         consistency = float(np.abs(K @ z - r).max(initial=0)) / max(1.0, float(np.abs(r).max(initial=0)))
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-svd",
-                       extras={"consistency": consistency, "solution_directions": Vt[rank:].T.copy(), "rank": rank})
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-lstsq",
+                       extras={"consistency": consistency, "solution_directions": N,
+                               "polish": False})  # a direct solve: polishing could trade min-norm for round-off
         sol.times = {"lstsq": time.perf_counter() - t0}
         if consistency > 1e-9:
             sol.status = INFEASIBLE  # claimed; finalize decides between Farkas (infeasible) and ray (unbounded)
