@@ -137,26 +137,30 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
 def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray,
                       feasible: bool) -> StickingVerdict:
     """The verdict when the multiplier rows ``J_all`` are independent (tutorial Prop. 3(i), 7(i)): then
-    Λ(a) = {λ*}, the solution's own multipliers, and everything is read off λ* exactly, with no program:
-    the margin is ``min_i μ_i |λ_n,i| - ‖λ_t,i‖`` over the non-detaching sticking contacts, the
-    boundary contacts are those where it vanishes (sticking Prop. 4(ii)), and ``μ_min = max_i
-    ‖λ_t,i‖ / |λ_n,i|`` (sticking Prop. 11 with a single admissible force). Forces below 1e-9 of the
-    largest count as zero."""
+    Λ(a) without the cones is {λ*} (the solution's multipliers; when sticking is infeasible, F1's at the
+    same acceleration), and everything is read off λ* exactly, with no program: the margin is
+    ``min_i μ_i |λ_n,i| - ‖λ_t,i‖`` over the non-detaching sticking contacts (None when a detaching
+    contact carries a tangential force: no μ helps), the boundary contacts (feasible case) are those
+    where it vanishes (sticking Prop. 4(ii)), and ``μ_min = max_i ‖λ_t,i‖ / |λ_n,i|`` (sticking
+    Prop. 11 with a single admissible force). Forces below 1e-9 of the largest count as zero."""
     atol = stk.active_tolerance(p, a)
     det = [int(i) for i in stk.detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = stk.Layout(p)
     zero = 1e-9 * max(1.0, float(np.abs(lam_n).max(initial=0.0)), float(np.abs(lam_t).max(initial=0.0)))
-    slack, ratio = {}, 0.0
+    slack, ratio, pinned = {}, 0.0, False
     for i in L.sticking:
         t, nrm = float(np.linalg.norm(lam_t[i])), abs(float(lam_n[i]))
         if i not in det:
             slack[i] = p.friction[i] * nrm - t
+        elif t > zero:
+            pinned = True  # a detaching contact has λ_n = 0, so its disk is {0}
         if t > zero:
             ratio = max(ratio, t / nrm if nrm > zero else float("inf"))
     scale = max(1.0, float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0)))
     signs = {i: (1 if lam_n[i] >= 0 else -1) for i in L.bilateral_sticking}
-    return StickingVerdict(feasible=feasible, margin=min(slack.values()) if slack else float("inf"),
-                           boundary_contacts=[i for i, x in slack.items() if x <= 1e-6 * scale],
+    margin = None if pinned else (min(slack.values()) if slack else float("inf"))
+    return StickingVerdict(feasible=feasible, margin=margin,
+                           boundary_contacts=[i for i, x in slack.items() if x <= 1e-6 * scale] if feasible else [],
                            detaching_contacts=det, mu_min=ratio, active_tolerance=atol,
                            boundary_test="exact (unique multipliers)", signs=signs)
 

@@ -191,6 +191,10 @@ class StickingConic(Formulation):
             sol.message = f"no zero-gap point found and F1 ended {f1.status!r}: no certificate"
             return sol
         a = f1.acceleration
+        um = f1.certificate("unique_multipliers")
+        sol.extras["frictionless_multipliers"] = {
+            "lambda_normal": f1.lambda_normal, "lambda_tangent": f1.lambda_tangent,
+            "rows_independent": bool(um is not None and um.holds and um.data.get("rows_independent"))}
         atol = stk.active_tolerance(p, a)
         L = stk.Layout(p)
         proofs = []
@@ -269,9 +273,15 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         return
     else:
         return
-    um = sol.certificate("unique_multipliers")
-    if feasible and um is not None and um.holds and um.data.get("rows_independent"):
-        v = singleton_verdict(p, a, sol.lambda_normal, sol.lambda_tangent, feasible)
+    if feasible:
+        um = sol.certificate("unique_multipliers")
+        single = um is not None and bool(um.holds) and bool(um.data.get("rows_independent"))
+        lam = (sol.lambda_normal, sol.lambda_tangent)
+    else:  # the multipliers of F1 (the sticking MLCP without cones) at the same acceleration
+        fm = sol.extras.get("frictionless_multipliers", {})
+        single, lam = fm.get("rows_independent", False), (fm.get("lambda_normal"), fm.get("lambda_tangent"))
+    if single:
+        v = singleton_verdict(p, a, lam[0], lam[1], feasible)
     else:
         v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
     sol.extras["sticking"] = v
