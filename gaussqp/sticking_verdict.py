@@ -18,8 +18,8 @@ acceleration; its active set needs a tolerance, which is reported):
   all-sticking problem is solvable (sticking Prop. 11), by bisection on the conic feasibility of
   Λ(a) (independent of μ, so this is exact up to the bisection tolerance); ``inf`` when no μ works.
 
-When the multiplier rows are independent, Λ(a) is the single point of the solution and
-:func:`singleton_verdict` reads all four off it without a program.
+When the multiplier rows are independent, Λ(a) is a single point (the solution's multipliers, or
+F1's when sticking is infeasible) and :func:`singleton_verdict` reads all four off it without a program.
 """
 
 from __future__ import annotations
