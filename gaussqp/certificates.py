@@ -11,12 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from .cones import cone_is_trivial, farkas_vector, min_linear_on_cone
 from .delassus import constrained_delassus, kinetic_angles
-from .linalg import (as_dense, matrix_rank, normalize_rows, singular_value_rank, smallest_singular_value,
-                     sparse_full_row_rank)
+from .linalg import as_dense, matrix_rank, normalize_rows, row_rank, smallest_singular_value
 from .problem import ContactProblem, SystemClass
 from .solution import Certificate
 from .sticking_criteria import sticking_certificates
@@ -61,14 +59,7 @@ def c2_independence(problem: ContactProblem) -> Certificate:
     if k == 0:
         return Certificate(id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i)",
                            holds=None, margin=0.0, implies="no constraints")
-    Jn = normalize_rows(J)
-    s = sparse_full_row_rank(Jn) if sp.issparse(Jn) else None
-    rank = k if s is not None else None
-    if s is None:
-        Jn = as_dense(Jn)
-        sv = np.linalg.svd(Jn, compute_uv=False)
-        rank = singular_value_rank(sv, Jn.shape)
-        s = float(sv[-1]) if k <= n else 0.0
+    rank, s = row_rank(normalize_rows(J))
     holds = rank == k
     return Certificate(
         id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
-from .linalg import as_dense, singular_value_rank, sparse_full_row_rank
+from .linalg import as_dense, row_rank
 from .problem import ContactProblem
 from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
                        assemble_multipliers, kkt_residuals)
@@ -143,16 +143,13 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     if k == 0:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="FORMULATIONS §3", holds=True, margin=float("inf"), implies="no multipliers")
-    s_min = sparse_full_row_rank(J) if sp.issparse(J) else None
-    if s_min is None:
-        J = as_dense(J)
-        sv = np.linalg.svd(J, compute_uv=False)
-        s_min = float(sv[-1]) if singular_value_rank(sv, J.shape) == k else None
-    if s_min is not None:
+    rank, s_min = row_rank(J)
+    if rank == k:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="tutorial Prop. 3(i), 7(i) (rows independent)", holds=True,
                            margin=s_min, data={"rows_independent": True},
                            implies="the multipliers are unique (independent constraint rows)")
+    J = as_dense(J)
     active, zero_lam, thr, lthr = _active_sets(problem, a, lam_n)
     U = problem.unilateral
     eq_rows = [J.T]

@@ -102,6 +102,22 @@ def sparse_full_row_rank(A) -> float | None:
     return float(np.sqrt(lam_min))
 
 
+def row_rank(A) -> tuple[int, float]:
+    """``(rank, σ_k)`` of a matrix with k rows: the numerical rank (the rule of :func:`matrix_rank`) and
+    its k-th singular value (0 when k > n). A sparse ``A`` is first tried with
+    :func:`sparse_full_row_rank`; only when that does not prove full row rank is it densified."""
+    k, n = A.shape
+    if sp.issparse(A):
+        s = sparse_full_row_rank(A)
+        if s is not None:
+            return k, s
+    A = as_dense(A)
+    if A.size == 0:
+        return 0, 0.0
+    sv = np.linalg.svd(A, compute_uv=False)
+    return singular_value_rank(sv, A.shape), (float(sv[-1]) if k <= n else 0.0)
+
+
 def smallest_singular_value(A: np.ndarray) -> float:
     """sigma_min of ``A`` over min(shape) values (0.0 for an empty matrix)."""
     A = as_dense(A)

@@ -30,3 +30,18 @@ def test_normalize_rows_sparse_in_sparse_out():
     assert sp.issparse(N)
     assert np.allclose(N.toarray(), normalize_rows(A.toarray()))
     assert matrix_rank(N) == matrix_rank(A)
+
+
+def test_sparse_dependent_rows_reach_the_exact_uniqueness_lp():
+    """Sparse rows that are dependent are not certified by the sparse test; the dense rank and the LP
+    decide, as for the dense copy of the same problem (two copies of one active row: λ not unique)."""
+    import gaussqp
+
+    rows = [[1.0, 0, 0], [1.0, 0, 0], [0, 1.0, 0]]
+    for J in (sp.csr_matrix(rows), np.array(rows)):
+        p = gaussqp.ContactProblem.from_blocks(sp.diags([1.0, 2.0, 3.0]) if sp.issparse(J) else np.diag([1.0, 2.0, 3.0]),
+                                               [1.0, -2.0, 0.5], J, [-1.0, -1.0, 0.0], "unilateral")
+        sol = gaussqp.get_formulation("gauss_qp").solve(p)
+        cert = sol.certificate("unique_multipliers")
+        assert sol.status == "solved" and cert.holds is False and "LP" in cert.source
+        assert next(c for c in gaussqp.check(p).certificates if c.id == "C2").holds is False

@@ -63,21 +63,18 @@ class StickingConic(Formulation):
         p = problem
         L = stk.Layout(p)
         n, r = p.n, p.mass_factor.rank
-        use_params = not p.sparse and n * (r + n + L.pe + L.pg) <= PARAM_ENTRIES_MAX
-        if not use_params:
-            E, e = p.equalities
-            G, g = p.inequalities
-            values = {"R": p.mass_factor.R, "M": p.M, "F": p.F, "E": E, "e": e, "G": G, "g": g}
+        E, e = p.equalities
+        G, g = p.inequalities
+        values = {"R": p.mass_factor.R, "M": p.M, "F": p.F, "E": E, "e": e, "G": G, "g": g}
+        if p.sparse or n * (r + n + L.pe + L.pg) > PARAM_ENTRIES_MAX:
             prob, a, le, li, _ = self._build(L, n, r, values, p.friction, signs)
             return prob, a, le, li, False
         key = (self.name, self.model, n, r, L.pe, L.pg, p.dimension, tuple(p.types), tuple(p.modes))
         (prob, a, le, li, slots), cached = PROGRAMS.get(key, lambda: self._build(L, n, r, None, None, None))
-        E, e = p.equalities
-        G, g = p.inequalities
         s = np.ones(p.m)
         for i, si in signs.items():
             s[i] = si
-        values = {"R": p.mass_factor.R, "M": p.M, "F": p.F, "E": E, "e": e, "G": G, "g": g, "mu": p.friction * s}
+        values["mu"] = p.friction * s
         for k, slot in slots.items():
             if slot is not None:
                 slot.value = as_dense(values[k]).reshape(slot.shape)
