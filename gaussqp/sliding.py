@@ -32,7 +32,7 @@ from scipy.optimize import linprog
 
 from .cones import cone_is_trivial
 from .errors import NotApplicableError, SolverError, TooLargeError
-from .linalg import as_dense, solve_mass
+from .linalg import as_dense, matrix_rank, solve_mass
 from .problem import ContactProblem
 from .solution import Certificate
 
@@ -469,7 +469,7 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver):
         if y is None:
             return None, None
         # a nonsingular square equality system pins the point; otherwise uniqueness is not decided
-        pinned = Aeq.shape[0] >= N and np.linalg.matrix_rank(Aeq) == N
+        pinned = Aeq.shape[0] >= N and matrix_rank(Aeq) == N
         return y, (True if pinned else None)
     res = linprog(np.zeros(N), A_ub=-G if G.size else None, b_ub=-h if G.size else None, A_eq=Aeq, b_eq=beq,
                   bounds=[(None, None)] * N, method="highs")
