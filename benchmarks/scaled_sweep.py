@@ -68,13 +68,16 @@ def scaled_problem(rng: np.random.Generator) -> ContactProblem:
     a0 = rng.standard_normal(n) / D
     types = ["bilateral"] * m_b + ["unilateral"] * m_u
     active = np.array([t == "bilateral" or rng.uniform() < 0.6 for t in types])
+    # at most n independent active rows: more would make the planted point feasible only up to the
+    # round-off of b = -J a0, i.e. exactly infeasible as stored (the oracle would rightly say so)
+    active[np.flatnonzero(active)[n:]] = False
     slack = np.where(active, 0.0, np.abs(J @ a0) * rng.uniform(0.1, 2.0, len(types)) + S * rng.uniform(0.1, 1.0))
     lam = np.where(active, rng.uniform(0.0, 3.0, len(types)) / S, 0.0)
     lam[(np.array(types) == "unilateral") & active & (rng.uniform(size=len(types)) < 0.2)] = 0.0
     lam[:m_b] *= rng.choice([-1.0, 1.0], m_b)
     if rng.uniform() < 0.3:  # a redundant row: a positive multiple of another, same type and activity
         k = int(rng.integers(0, len(types)))
-        c = 10 ** rng.uniform(-3, 3)
+        c = 2.0 ** int(rng.integers(-10, 11))  # a power of two: the copy is exactly parallel in floating point
         J = np.vstack([J, c * J[k]])
         slack = np.append(slack, c * slack[k])
         lam = np.append(lam, 0.0)

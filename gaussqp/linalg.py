@@ -143,8 +143,12 @@ def normalize_rows(A: np.ndarray) -> np.ndarray:
 class MassFactor:
     """Factorization ``M = Rᵀ R`` of a symmetric PSD mass matrix.
 
-    ``R`` has ``rank`` rows; ``kernel`` is an orthonormal basis of ker M (n × (n - rank));
-    ``eigenvalues`` holds the spectrum used for the rank decision. ``R`` is sparse when
+    ``R`` has ``rank`` rows; ``kernel`` is an orthonormal basis of ker M (n × (n - rank)).
+    The rank is decided on the *Jacobi-equilibrated* matrix ``M̃ = S M S`` with
+    ``S = diag(M)^(-1/2)`` (``scaling`` holds S's diagonal; 1 where ``M_ii = 0``): M̃ has a unit
+    diagonal whatever the units of the coordinates (masses and lever arms over six decades make
+    cond(M) ~ 1e12 with a perfectly conditioned M̃), and ``rank(M̃) = rank(M)``. ``eigenvalues``
+    is the spectrum of M̃ (dimensionless, its largest between 1 and n). ``R`` is sparse when
     ``M`` was given sparse (block-diagonal structure is exploited).
     """
 
@@ -153,6 +157,7 @@ class MassFactor:
     rank: int
     eigenvalues: np.ndarray
     n: int
+    scaling: np.ndarray | None = None
 
     @property
     def definite(self) -> bool:
@@ -163,16 +168,35 @@ class MassFactor:
         return float(self.eigenvalues.min()) if self.eigenvalues.size else 0.0
 
 
-def _eig_factor_dense(M: np.ndarray, ref: float):
-    w, V = np.linalg.eigh(0.5 * (M + M.T))
-    thr = rank_tol(ref, M.shape)
-    keep = w > thr
-    R = (np.sqrt(w[keep])[:, None] * V[:, keep].T)
-    return R, V[:, ~keep], w
+def jacobi_scaling(diag: np.ndarray) -> np.ndarray:
+    """``diag(M)^(-1/2)`` with 1 where the diagonal is not positive (a zero row of a PSD matrix)."""
+    d = np.asarray(diag, dtype=float)
+    out = np.ones_like(d)
+    pos = d > 0
+    out[pos] = 1.0 / np.sqrt(d[pos])
+    return out
+
+
+def _eig_factor_dense(M: np.ndarray):
+    """Equilibrate, decide the rank on the unit-diagonal matrix, and map back: ``R = √w Vᵀ S⁻¹``.
+
+    Returns (R, kernel basis of M, eigenvalues of M̃, S)."""
+    M = 0.5 * (M + M.T)
+    s = jacobi_scaling(np.diag(M))
+    Mt = s[:, None] * M * s[None, :]
+    w, V = np.linalg.eigh(0.5 * (Mt + Mt.T))
+    ref = float(np.abs(w).max()) if w.size else 0.0
+    keep = w > rank_tol(ref, M.shape)
+    R = (np.sqrt(w[keep])[:, None] * V[:, keep].T) / s[None, :]
+    K = V[:, ~keep] * s[:, None]  # ker M = S ker M̃
+    if K.shape[1]:
+        K, _ = np.linalg.qr(K)
+    return R, K, w, s
 
 
 def factor_mass(M) -> MassFactor:
-    """Factor ``M = Rᵀ R`` with ``R`` of full row rank r = rank(M).
+    """Factor ``M = Rᵀ R`` with ``R`` of full row rank r = rank(M) (rank decided on the
+    Jacobi-equilibrated matrix, see :class:`MassFactor`).
 
     Dense ``M``: symmetric eigendecomposition. Sparse ``M``: the connected components of
     its sparsity graph (the bodies of a multibody system) are factored one block at a
@@ -180,19 +204,18 @@ def factor_mass(M) -> MassFactor:
     """
     n = M.shape[0]
     if not sp.issparse(M):
-        Md = as_dense(M)
-        ref = float(np.abs(np.linalg.eigvalsh(0.5 * (Md + Md.T))).max()) if n else 0.0
-        R, K, w = _eig_factor_dense(Md, ref)
-        return MassFactor(R=R, kernel=K, rank=R.shape[0], eigenvalues=w, n=n)
+        R, K, w, s = _eig_factor_dense(as_dense(M))
+        return MassFactor(R=R, kernel=K, rank=R.shape[0], eigenvalues=w, n=n, scaling=s)
     Ms = sp.csr_matrix(M)
     ncomp, labels = connected_components(Ms, directed=False)
     blocks = [np.flatnonzero(labels == c) for c in range(ncomp)]
-    ref = float(abs(Ms).sum(axis=1).max()) if n else 0.0  # Gershgorin bound on |lambda|max
     rows, cols, vals, kernel_cols, eigs = [], [], [], [], []
+    scaling = np.ones(n)
     r = 0
     for idx in blocks:
         blk = Ms[idx][:, idx].toarray()
-        Rb, Kb, wb = _eig_factor_dense(blk, ref)
+        Rb, Kb, wb, sb = _eig_factor_dense(blk)
+        scaling[idx] = sb
         eigs.append(wb)
         rr, cc = np.nonzero(Rb)
         rows.append(rr + r)
@@ -207,7 +230,8 @@ def factor_mass(M) -> MassFactor:
                                                               np.concatenate(cols) if cols else [])),
                       shape=(r, n))
     K = np.column_stack(kernel_cols) if kernel_cols else np.zeros((n, 0))
-    return MassFactor(R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eigs) if eigs else np.zeros(0), n=n)
+    return MassFactor(R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eigs) if eigs else np.zeros(0), n=n,
+                      scaling=scaling)
 
 
 def solve_mass(M, B: np.ndarray) -> np.ndarray:

@@ -80,50 +80,55 @@ def _mul(A, x):
 
 
 def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
-    """Residuals of (a, λ) in the original variables (FORMULATIONS §3, instance certificates).
+    """Residuals of (a, λ) in the original variables, each row judged at its own scale from the data.
 
-    With ``g = J_n a + b`` (normal accelerations), ``r = M a + F - J_nᵀλ_n - J_tᵀλ_t``:
+    The scales are those of :func:`gaussqp.scales.data_scales` (never the magnitude of the answer
+    being judged, never the largest row alone). With ``g = J_n a + b``, ``r = M a + F - J_nᵀλ_n - J_tᵀλ_t``
+    and the dimensionless multipliers ``λ̂_i = λ_i ‖(J S)_i‖∞ / force``:
 
-    - dynamics: ``‖r‖∞ / max(1, ‖F‖∞, ‖M a‖∞, ‖J_nᵀλ_n + J_tᵀλ_t‖∞)``
-    - primal: ``max(|g_b|, max(0, -g_u), |T_s a + c_s|)`` over bilateral, unilateral and sticking rows,
-      divided by ``max(1, ‖b‖∞, ‖J_n a‖∞)``
-    - dual: ``max(0, -λ_n,u) / max(1, ‖λ‖∞)``
-    - complementarity: ``max_i |λ_n,i g_i|`` over unilateral i, divided by ``max(1, ‖λ‖∞) max(1, ‖g‖∞)``
-
-    - sliding law (when there are sliding contacts): ``max_i ‖λ_t,i + μ_i |λ_n,i| s_i‖∞ / max(1, ‖λ‖∞)``
+    - dynamics: ``max_j |r_j| / (|M_j| S accel + |F_j| + (|J|ᵀ|λ|)_j)``
+    - primal: ``max_i`` of ``|g_i|`` (bilateral), ``max(0, -g_i)`` (unilateral), ``|T_k a + c_k|``
+      (sticking tangent rows), each divided by its row's scale ``|J_i| S accel + |b_i|``
+    - dual: ``max_i max(0, -λ̂_i)`` over unilateral rows
+    - complementarity: ``max_i min(|λ̂_i|, |g_i| / scale_i)`` over unilateral rows (the natural map)
+    - sliding law (when there are sliding contacts): ``max_i ‖λ_t,i + μ_i |λ_n,i| s_i‖∞ ‖(J_n S)_i‖∞ / force``
       (tutorial (35)).
 
     Friction-cone checks of sticking contacts are separate certificates (``coulomb_cones``).
     """
-    Ma = _mul(problem.M, a)
+    from .scales import data_scales, relative
+
+    sc = data_scales(problem)
+    lam_n = np.asarray(lam_n, dtype=float)
+    lam_t_flat = np.asarray(lam_t, dtype=float).ravel()
     Jn, Jt = problem.J_n, problem.J_t
-    gen = (_mul(Jn.T, lam_n) if problem.m else np.zeros(problem.n))
+    gen = _mul(Jn.T, lam_n) if problem.m else np.zeros(problem.n)
+    gen_abs = np.asarray(abs(Jn.T) @ np.abs(lam_n)).ravel() if problem.m else np.zeros(problem.n)
     if Jt.shape[0]:
-        gen = gen + _mul(Jt.T, lam_t.ravel())
-    r = Ma + problem.F - gen
-    dyn_scale = max(1.0, np.abs(problem.F).max(initial=0), np.abs(Ma).max(initial=0), np.abs(gen).max(initial=0))
-    Jna = _mul(Jn, a) if problem.m else np.zeros(0)
-    g = Jna + problem.normal_drift
+        gen = gen + _mul(Jt.T, lam_t_flat)
+        gen_abs = gen_abs + np.asarray(abs(Jt.T) @ np.abs(lam_t_flat)).ravel()
+    r = _mul(problem.M, a) + problem.F - gen
+    g = (_mul(Jn, a) + problem.normal_drift) if problem.m else np.zeros(0)
     B, U = problem.bilateral, problem.unilateral
-    viol = [np.abs(g[B]).max(initial=0.0), np.maximum(0.0, -g[U]).max(initial=0.0)]
+    gh = relative(g, sc.normal_row) * np.sign(g)
+    viol = [np.abs(gh[B]).max(initial=0.0), np.maximum(0.0, -gh[U]).max(initial=0.0)]
     rt = problem.tangent_rows(problem.sticking)
     if rt.size:
-        viol.append(np.abs(_mul(Jt[rt], a) + problem.tangent_drift[rt]).max(initial=0.0))
-    prim_scale = max(1.0, np.abs(problem.normal_drift).max(initial=0), np.abs(Jna).max(initial=0))
-    lam_scale = max(1.0, np.abs(lam_n).max(initial=0), np.abs(lam_t).max(initial=0))
-    dual = float(np.maximum(0.0, -lam_n[U]).max(initial=0.0)) / lam_scale
-    comp = float(np.abs(lam_n[U] * g[U]).max(initial=0.0)) / (lam_scale * max(1.0, np.abs(g).max(initial=0)))
+        ut = _mul(Jt[rt], a) + problem.tangent_drift[rt]
+        viol.append(relative(ut, sc.tangent_row[rt]).max(initial=0.0))
+    lam_hat = lam_n * sc.normal_weight / sc.force
     out = {
-        "dynamics": float(np.abs(r).max(initial=0.0)) / dyn_scale,
-        "primal": float(max(viol)) / prim_scale,
-        "dual": dual,
-        "complementarity": comp,
+        "dynamics": float(relative(r, sc.dynamics_row + gen_abs).max(initial=0.0)),
+        "primal": float(max(viol)),
+        "dual": float(np.maximum(0.0, -lam_hat[U]).max(initial=0.0)),
+        "complementarity": float(np.minimum(np.abs(lam_hat[U]), np.abs(gh[U])).max(initial=0.0)),
     }
     Sl = problem.sliding
     if len(Sl):
-        lt = np.asarray(lam_t).reshape(problem.m, -1)
-        law = [np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() for i in Sl]
-        out["sliding_law"] = float(max(law)) / lam_scale
+        lt = lam_t_flat.reshape(problem.m, -1)
+        law = [np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() * sc.normal_weight[i]
+               for i in Sl]
+        out["sliding_law"] = float(max(law)) / sc.force
     return out
 
 

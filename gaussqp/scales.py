@@ -1,0 +1,132 @@
+"""Scales from the data, row by row, against which every residual is judged (issue #9).
+
+A residual means nothing until it is divided by a magnitude. Dividing by the magnitude of
+the answer being judged lets a garbage answer (``|a| ≈ 1e15``) pass; dividing by the largest
+row lets a small row (norm 2.6e-6 next to 0.16) violate its constraint unseen. Here every
+magnitude comes from the problem's data alone, one per row:
+
+- coordinates are measured in the Jacobi-equilibrated units of the mass matrix,
+  ``ã = S⁻¹ a`` with ``S = diag(M)^(-1/2)`` (:class:`gaussqp.linalg.MassFactor.scaling`), where
+  a unit of every coordinate carries comparable kinetic energy;
+- ``accel`` is the data's magnitude of ``ã``: the larger of the free acceleration
+  ``‖M̃⁺ S F‖∞`` and the accelerations the drifts call for, ``|b_i| / ‖(J S)_i‖∞``;
+- row ``i`` of a constraint ``J_i a + b_i`` has the scale ``|J_i| S · accel + |b_i|``, the
+  magnitude of its terms at an acceleration of the data's size;
+- dynamics row ``j`` has the scale ``(|M| S accel + |F| + |J|ᵀ λ_data)_j`` with the data's multipliers
+  ``λ_data,i = force / ‖(J S)_i‖∞`` (a massless, unloaded coordinate is still reached by the rows);
+- the force scale ``force = max(‖S F‖∞, λ_max(M̃) · accel)`` measures multipliers:
+  ``λ̂_i = λ_i ‖(J S)_i‖∞ / force`` is row i's contribution to the equilibrated dynamics,
+  dimensionless and invariant under any scaling of row i, of the coordinates or of the units.
+
+Scales are cached per problem (weakly, as the problem is immutable).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .linalg import as_dense
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class DataScales:
+    """Row-by-row magnitudes of a problem's data (see the module docstring)."""
+
+    coordinate: np.ndarray  # S: equilibrating factors of the coordinates (n,)
+    accel: float  # magnitude of the equilibrated acceleration ã
+    force: float  # magnitude of the equilibrated generalized force S (M a + F)
+    normal_row: np.ndarray  # scale of n_i a + b_i (m,)
+    normal_weight: np.ndarray  # ‖(J_n S)_i‖∞ (m,)
+    tangent_row: np.ndarray  # scale of T_k a + c_k (m (d-1),)
+    tangent_weight: np.ndarray  # ‖(J_t S)_k‖∞ (m (d-1),)
+    dynamics_row: np.ndarray  # |M| S accel + |F| + |J|ᵀ force/‖(J S)_i‖∞ (n,)
+
+
+def _abs_rows_times(A, x: np.ndarray) -> np.ndarray:
+    """``|A| x`` for dense or sparse A and a nonnegative vector x."""
+    if sp.issparse(A):
+        return np.asarray(abs(A) @ x).ravel()
+    return np.abs(as_dense(A)) @ x
+
+
+def _row_inf_norms(A, s: np.ndarray) -> np.ndarray:
+    """``‖(A diag(s))_i‖∞`` for every row i."""
+    if A.shape[0] == 0:
+        return np.zeros(0)
+    if sp.issparse(A):
+        As = sp.csr_matrix(abs(A) @ sp.diags(s))
+        return np.asarray(As.max(axis=1).toarray()).ravel()
+    return (np.abs(as_dense(A)) * s[None, :]).max(axis=1, initial=0.0)
+
+
+def _constraint_force_scale(A, weight: np.ndarray, force: float) -> np.ndarray:
+    """``|A|ᵀ (force / weight)``: the generalized force the rows of A exert at multipliers of the data's size
+    (``λ_i ~ force / ‖(A S)_i‖∞``), so that a coordinate without mass or load still has a scale."""
+    if A.shape[0] == 0:
+        return 0.0
+    lam = np.divide(force, weight, out=np.zeros_like(weight), where=weight > 0)
+    return np.asarray(abs(A).T @ lam).ravel() if sp.issparse(A) else np.abs(as_dense(A)).T @ lam
+
+
+def _free_accel(problem, s: np.ndarray) -> float:
+    """``‖M̃⁺ S F‖∞``: the equilibrated free acceleration (pseudo-inverse when M is singular)."""
+    fac = problem.mass_factor
+    F = np.asarray(problem.F, dtype=float)
+    if not np.any(F):
+        return 0.0
+    if problem.n <= 2000 and not sp.issparse(fac.R):
+        R = as_dense(fac.R)
+        y = np.linalg.lstsq(R.T, F, rcond=None)[0]  # R⁺ᵀ F
+        a = np.linalg.lstsq(R, y, rcond=None)[0]  # R⁺ R⁺ᵀ F = M⁺ F
+        return float(np.abs(a / s).max(initial=0.0))
+    # large sparse: bound ‖M̃⁺ S F‖₂ by ‖S F‖₂ / λ_min⁺(M̃)
+    w = fac.eigenvalues
+    lam = float(w[w > 0].min()) if np.any(w > 0) else 1.0
+    return float(np.linalg.norm(s * F)) / lam
+
+
+def data_scales(problem) -> DataScales:
+    """The :class:`DataScales` of ``problem`` (cached)."""
+    hit = _CACHE.get(problem)
+    if hit is not None:
+        return hit
+    fac = problem.mass_factor
+    s = fac.scaling if fac.scaling is not None else np.ones(problem.n)
+    wn = _row_inf_norms(problem.J_n, s)
+    wt = _row_inf_norms(problem.J_t, s)
+    b, c = np.abs(problem.normal_drift), np.abs(problem.tangent_drift)
+    drift_acc = [np.divide(b, wn, out=np.zeros_like(b), where=wn > 0).max(initial=0.0),
+                 np.divide(c, wt, out=np.zeros_like(c), where=wt > 0).max(initial=0.0)]
+    accel = max(_free_accel(problem, s), *drift_acc)
+    lam_max = float(fac.eigenvalues.max(initial=0.0))
+    force = max(float(np.abs(s * problem.F).max(initial=0.0)), max(lam_max, 1.0) * accel)
+    if accel == 0.0 and force == 0.0:  # no load, no drift: the answer is zero; any unit judges it
+        accel = force = 1.0
+    elif force == 0.0:
+        force = accel
+    elif accel == 0.0:
+        accel = force
+    acc_coord = s * accel
+    out = DataScales(
+        coordinate=s, accel=accel, force=force,
+        normal_row=_abs_rows_times(problem.J_n, acc_coord) + b if problem.m else np.zeros(0),
+        normal_weight=wn,
+        tangent_row=_abs_rows_times(problem.J_t, acc_coord) + c if problem.J_t.shape[0] else np.zeros(0),
+        tangent_weight=wt,
+        dynamics_row=_abs_rows_times(problem.M, acc_coord) + np.abs(problem.F)
+        + _constraint_force_scale(problem.J_n, wn, force) + _constraint_force_scale(problem.J_t, wt, force))
+    _CACHE[problem] = out
+    return out
+
+
+def relative(values: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """``values / scales`` row by row; a row whose scale is zero is judged absolutely (its terms are zero)."""
+    values = np.abs(np.asarray(values, dtype=float))
+    scales = np.asarray(scales, dtype=float)
+    return np.where(scales > 0, values / np.where(scales > 0, scales, 1.0), values)
