@@ -57,8 +57,25 @@ def verify_farkas(problem: ContactProblem) -> Certificate | None:
         data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity})
 
 
+#: a ray's equations hold "to round-off" when each row's residual is below this many ``n ε`` times the
+#: magnitude of that row's own terms (|M_j| |v|, |E_i| |v|, ...): a definite M cannot pass it
+ROUNDOFF_MULTIPLE = 100.0
+
+
+def _roundoff_rows(A, v: np.ndarray) -> np.ndarray:
+    """Row-wise round-off bound of ``A v``: ``ROUNDOFF_MULTIPLE · n ε · |A| |v|``."""
+    Ad = as_dense(A).reshape(-1, v.size)
+    return ROUNDOFF_MULTIPLE * max(v.size, 1) * np.finfo(float).eps * (np.abs(Ad) @ np.abs(v))
+
+
 def verify_ray(problem: ContactProblem) -> Certificate | None:
-    """Search and verify an unbounded ray of F1 (v ∈ ker M, feasible direction, Fᵀv < 0)."""
+    """Search and verify an unbounded ray of F1 (v ∈ ker M, feasible direction, Fᵀv < 0).
+
+    Verified row by row at round-off: every ``|(M v)_j|``, ``|E_i v|`` and ``max(0, -G_i v)`` must be
+    below the round-off of that row's own terms (:func:`_roundoff_rows`), and ``-Fᵀv`` must exceed
+    the round-off of ``|F|ᵀ|v|`` (the margin says by how much, relative to ``|F|ᵀ|v|``). A vector
+    of a definite M fails the first test however ill-conditioned M is, down to cond ~ 1/(100 n ε).
+    """
     fac = problem.mass_factor
     if fac.definite:
         return None
@@ -69,14 +86,16 @@ def verify_ray(problem: ContactProblem) -> Certificate | None:
         return None
     v = v / np.abs(v).max()
     Mv = np.asarray(problem.M @ v).ravel()
-    Ev = as_dense(E) @ v if E.shape[0] else np.zeros(0)
-    Gv = as_dense(G) @ v if G.shape[0] else np.zeros(0)
+    Ev = as_dense(E).reshape(-1, v.size) @ v
+    Gv = as_dense(G).reshape(-1, v.size) @ v
     Fv = float(problem.F @ v)
-    mnorm = max(1.0, float(np.abs(as_dense(problem.M)).max(initial=0)))
-    viol = max(float(np.abs(Mv).max(initial=0)) / mnorm, float(np.abs(Ev).max(initial=0)),
-               float(np.maximum(0, -Gv).max(initial=0)))
-    margin = -Fv / max(1.0, float(np.abs(problem.F).max(initial=0))) - viol
-    holds = viol <= 1e-9 and Fv < 0 and margin > 1e-12
+    excess = np.concatenate([np.abs(Mv) - _roundoff_rows(problem.M, v), np.abs(Ev) - _roundoff_rows(E, v),
+                             -Gv - _roundoff_rows(G, v)])
+    viol = float(np.maximum(excess, 0.0).max(initial=0.0))
+    f_mag = float(np.abs(problem.F) @ np.abs(v))
+    f_round = float(_roundoff_rows(problem.F[None, :], v)[0])
+    margin = (-Fv - f_round) / f_mag if f_mag > 0 else -1.0
+    holds = viol == 0.0 and margin > 0
     return Certificate(
         id="unbounded_ray", name="descent ray in ker M",
         source="FORMULATIONS §3 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",

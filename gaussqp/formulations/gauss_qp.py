@@ -19,12 +19,32 @@ from __future__ import annotations
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from ..linalg import as_dense
 from ..problem import ContactProblem, SystemClass
+from ..scales import data_scales
 from ..solution import SOLUTION_PRESENT, Solution
 from ..tolerances import Tolerance
 from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, assemble_multipliers, common_reject, run_program
+
+
+def _unit_if_zero(w: np.ndarray) -> np.ndarray:
+    return np.where(w > 0, w, 1.0)
+
+
+def _scale_rows_cols(A, rows: np.ndarray, cols: np.ndarray):
+    """``diag(rows) A diag(cols)``, dense or sparse."""
+    if sp.issparse(A):
+        return sp.csr_matrix(sp.diags(rows) @ A @ sp.diags(cols))
+    return rows[:, None] * as_dense(A).reshape(rows.size, cols.size) * cols[None, :]
+
+
+def _scale_cols(A, cols: np.ndarray):
+    """``A diag(cols)``, dense or sparse."""
+    if sp.issparse(A):
+        return sp.csr_matrix(A @ sp.diags(cols))
+    return as_dense(A).reshape(-1, cols.size) * cols[None, :]
 
 
 def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, data: dict | None = None,
@@ -65,6 +85,11 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
 
     The drifts are shifted accordingly (``e + E shift``, ``g + G shift``); the program is
     built once per structure and re-solved with new data (DPP); duals map to multipliers.
+
+    The program is solved *equilibrated* (issue #9): ``x = S x̃`` with the Jacobi scaling S of M,
+    and every row divided by its weight ``w_i = ‖(J S)_i‖∞`` (:mod:`gaussqp.scales`), so a backend's
+    absolute tolerances mean the same thing on every row, whatever its units. Multipliers map back
+    as ``λ_i = λ̃_i / w_i``.
     """
     fac = problem.mass_factor
     E, e = problem.equalities
@@ -73,7 +98,13 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     use_params = not problem.sparse and n * (r + me + mi) <= PARAM_ENTRIES_MAX
     e = e + np.asarray(E @ shift).ravel() if me else e
     g = g + np.asarray(G @ shift).ravel() if mi else g
-    values = {"R": fac.R, "f": f, "E": E, "e": e, "G": G, "g": g}
+    sc = data_scales(problem)
+    S = sc.coordinate
+    rt = problem.tangent_rows(problem.sticking)
+    w_eq = _unit_if_zero(np.concatenate([sc.normal_weight[problem.bilateral], sc.tangent_weight[rt]]))
+    w_in = _unit_if_zero(sc.normal_weight[problem.unilateral])
+    values = {"R": _scale_cols(fac.R, S), "f": S * f, "E": _scale_rows_cols(E, 1.0 / w_eq, S), "e": e / w_eq,
+              "G": _scale_rows_cols(G, 1.0 / w_in, S), "g": g / w_in}
     if use_params:
         (prob, a, slots, eq, in_), cached = PROGRAMS.get((name, n, r, me, mi),
                                                           lambda: acceleration_program(n, r, me, mi, True))
@@ -85,7 +116,8 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
         cached = False
     backend, status, info = run_program(prob, solver, tol)
     if status == "failed":
-        prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values, mass=problem.M)
+        prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values,
+                                                        mass=_scale_rows_cols(problem.M, S, S))
         backend, status, info = run_program(prob, solver, tol)
         info["fallback"] = "quad_form on constant M after the DPP program stalled"
         cached = False
@@ -93,9 +125,9 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
                    extras={"backend": info, "compiled_program_reused": cached, "dpp": use_params})
     sol.times = {"backend_total": info.get("time_total"), "backend_solve": info.get("time_solve")}
     if status in SOLUTION_PRESENT and a.value is not None:
-        y_eq = -np.asarray(eq.dual_value).ravel() if eq is not None else np.zeros(0)
-        y_in = np.asarray(in_.dual_value).ravel() if in_ is not None else np.zeros(0)
-        sol.acceleration = np.asarray(a.value).ravel() + shift
+        y_eq = -np.asarray(eq.dual_value).ravel() / w_eq if eq is not None else np.zeros(0)
+        y_in = np.asarray(in_.dual_value).ravel() / w_in if in_ is not None else np.zeros(0)
+        sol.acceleration = S * np.asarray(a.value).ravel() + shift
         sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, y_eq, y_in)
     elif status in SOLUTION_PRESENT:
         sol.status = "failed"
