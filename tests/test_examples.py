@@ -115,3 +115,59 @@ def test_manipulator_all_routes_agree():
             for f in ("gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke")]
     for a in accs[1:]:
         np.testing.assert_allclose(a, accs[0], rtol=1e-6, atol=1e-9)
+
+
+def _ladder_p_loss(red, hi=3.0):
+    """First common μ at which the code's exact P-matrix test of (58) fails (grid, then bisection)."""
+    from gaussqp.sliding import lcp58, p_matrix_test
+
+    def is_p(mu):
+        return p_matrix_test(lcp58(red, [mu], [mu]).M).holds
+
+    grid = np.linspace(0.0, hi, 301)
+    first = next(mu for mu in grid if not is_p(mu))
+    lo, up = first - grid[1], first
+    for _ in range(40):
+        mid = 0.5 * (lo + up)
+        lo, up = (mid, up) if is_p(mid) else (lo, mid)
+    return up
+
+
+def _ladder_p_loss_closed_form(theta, kappa):
+    """min of the three zeros: Schur complement (θ-free), the 1×1 minor A⁻¹Ā, the 2×2 determinant."""
+    s, c, s2 = math.sin(theta), math.cos(theta), math.sin(2 * theta)
+    zeros = [math.sqrt((1 + kappa) / (1 - kappa)), (kappa + s * s) / (s * c)]
+    disc = s2 * s2 - (1 - kappa * kappa)
+    if disc >= 0:
+        zeros.append((s2 - math.sqrt(disc)) / (1 - kappa))
+    return min(zeros)
+
+
+@pytest.mark.parametrize("kappa", [0.1, 1.0 / 3.0, 0.5])
+def test_ladder_common_mu_p_loss_depends_on_theta(kappa):
+    """The ladder's P property with a common μ is not lost at √((1+κ)/(1-κ)) (√2 for a uniform rod) for
+    every θ: only the Schur-complement zero is θ-free; the loss is the smallest of three zeros."""
+    from gaussqp.problems.sliding_examples import falling_ladder
+    from gaussqp.sliding import reduce
+
+    for theta in np.linspace(0.15, 1.4, 11):
+        red = reduce(falling_ladder(theta, inertia=kappa))  # m = 1, l = 1: κ = I
+        assert _ladder_p_loss(red) == pytest.approx(_ladder_p_loss_closed_form(theta, kappa), rel=1e-7)
+
+
+def test_ladder_uniform_rod_p_loss_at_half_radian():
+    """Uniform rod (κ = 1/3) at θ = 0.5: the P property goes at 1.339 (the minor A⁻¹Ā), not at √2; the
+    Schur complement of (58) still vanishes at √2 there; at π/4 the loss is 1.0 (the determinant)."""
+    from gaussqp.problems.sliding_examples import falling_ladder
+    from gaussqp.sliding import lcp58, p_matrix_test, reduce
+
+    red = reduce(falling_ladder(0.5))
+    mu = _ladder_p_loss(red)
+    s, c = math.sin(0.5), math.cos(0.5)
+    assert mu == pytest.approx((1 / 3 + s * s) / (s * c), rel=1e-8) and round(mu, 3) == 1.339
+    assert p_matrix_test(lcp58(red, [1.338], [1.338]).M).holds
+    assert p_matrix_test(lcp58(red, [1.340], [1.340]).M).witness == (0,)
+    schur = [lcp58(red, [m], [m]).M[1, 1] for m in (math.sqrt(2) * (1 - 1e-6), math.sqrt(2) * (1 + 1e-6))]
+    assert schur[0] > 0 > schur[1]
+    assert _ladder_p_loss(reduce(falling_ladder(math.pi / 4))) == pytest.approx(1.0, rel=1e-8)
+    assert _ladder_p_loss(reduce(falling_ladder(1.2))) == pytest.approx(math.sqrt(2), rel=1e-8)
