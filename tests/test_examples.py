@@ -171,3 +171,26 @@ def test_ladder_uniform_rod_p_loss_at_half_radian():
     assert schur[0] > 0 > schur[1]
     assert _ladder_p_loss(reduce(falling_ladder(math.pi / 4))) == pytest.approx(1.0, rel=1e-8)
     assert _ladder_p_loss(reduce(falling_ladder(1.2))) == pytest.approx(math.sqrt(2), rel=1e-8)
+
+
+@pytest.mark.parametrize("theta", [-0.4, 0.3, math.pi / 12])
+@pytest.mark.parametrize("Fx, Fy", [(2.0, 5.0), (-3.0, -1.0)])
+def test_rocking_block_ex2_free_term_is_derived_not_printed_41(theta, Fx, Fy):
+    """The constrained free term w_c of sticking Ex. 2 (only A2, sticking) is -Fy/m + ... (derived from
+    (39)), not the printed (41) (+Fy/m, a sign slip, and l/2 sin θ + L/2 cos θ for l/2 cos θ + L/2 sin θ)."""
+    from gaussqp.problems.sticking_examples import rocking_block_A2, rocking_block_ex2_free_term
+
+    m, L, l = 1.3, 1.0, 2.0
+    s = gaussqp.solve(rocking_block_A2(theta, m=m, L=L, l=l, Fx=Fx, Fy=Fy), formulation="sticking_lcp",
+                      crosscheck=False)
+    w = s.extras["w_c"][0]
+    assert w == pytest.approx(rocking_block_ex2_free_term(theta, Fx, Fy, m=m, L=L, l=l), rel=1e-10, abs=1e-12)
+    # independently of the closed form: the downward load presses the contact (w decreases with Fy)
+    s2 = gaussqp.solve(rocking_block_A2(theta, m=m, L=L, l=l, Fx=Fx, Fy=Fy + 1.0), formulation="sticking_lcp",
+                       crosscheck=False)
+    assert s2.extras["w_c"][0] - w == pytest.approx(-1.0 / m, rel=1e-10)
+    k12 = 12.0 / (l * l + L * L)
+    c = l / 2 * math.cos(theta) + L / 2 * math.sin(theta)
+    printed = Fy / m + k12 * (l / 2 * math.sin(theta) - L / 2 * math.cos(theta)) * (
+        l / 2 * math.sin(theta) + L / 2 * math.cos(theta)) / (1 + k12 * c * c) * Fx
+    assert abs(w - printed) > 0.1
