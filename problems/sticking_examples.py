@@ -148,8 +148,11 @@ def block_pendulum(alpha: float = math.pi / 3, alpha_dot: float = 1.0, m: float 
     M and F are derived here from the kinetic energy (87) with these x_p, y_p:
     ``M = diag(m, m, I_G, I_p) + m̄ J_pᵀJ_p``, ``F = m̄ J_pᵀ(J̇_p q̇) + ∇V + (Fx, 0, 0, 0)`` with
     ``V = m g y + m̄ g y_p``. Our M_θθ = I_G + m̄(a² + l²)/4 + m̄ a l/2 sin α and
-    M_θα = m̄ a/4 (a + l sin α) differ from the printed (88) (which has cos α and lacks m̄ in M_θθ);
-    (88) and (90) correspond to α shifted by π/2. Our F reproduces (42) for F^x, F^y, F^α; its
+    M_θα = m̄ a/4 (a + l sin α) differ from the printed (88): its M_θθ = I_G + (a² + l²)/2 + (a l/2) cos α
+    lacks m̄ and has (a² + l²)/2 where the kinetic energy gives m̄(a² + l²)/4
+    (``(∂x_p/∂θ)² + (∂y_p/∂θ)² = a²/4 + l²/4 + (a l/2) sin α``), and both entries have cos α;
+    (88) and (90) correspond to α shifted by π/2 (the /2 is a slip under any shift). The builder uses
+    the kinetic-energy value (the tests re-derive M from (87) by differentiating x_p, y_p). Our F reproduces (42) for F^x, F^y, F^α; its
     F^θ = m̄ a l/4 α̇² cos α is (42)'s -m̄ a l/4 α̇² sin α under the same shift.
     """
     th = 0.0

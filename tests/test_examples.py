@@ -194,3 +194,28 @@ def test_rocking_block_ex2_free_term_is_derived_not_printed_41(theta, Fx, Fy):
     printed = Fy / m + k12 * (l / 2 * math.sin(theta) - L / 2 * math.cos(theta)) * (
         l / 2 * math.sin(theta) + L / 2 * math.cos(theta)) / (1 + k12 * c * c) * Fx
     assert abs(w - printed) > 0.1
+
+
+@pytest.mark.parametrize("alpha", [math.pi / 3, 0.2, 2.5])
+def test_block_pendulum_mass_matrix_is_the_kinetic_energy_hessian(alpha):
+    """M of sticking Ex. 3 re-derived from the kinetic energy (87) with the stated x_p, y_p (numerical
+    Jacobian of the pendulum's centre): M_θθ = I_G + m̄(a² + l²)/4 + m̄ a l/2 sin α, not the printed
+    (88)'s I_G + (a² + l²)/2 + (a l/2) cos α."""
+    from gaussqp.problems.sticking_examples import block_pendulum
+
+    m, L, l, mb, a = 1.0, 1.0, 2.0, 0.5, 1.0
+    p = block_pendulum(alpha=alpha, m=m, L=L, l=l, m_bar=mb, a=a)
+
+    def centre(q):
+        x, y, th, al = q
+        return np.array([x + a / 2 * math.cos(al + th) - l / 2 * math.sin(th),
+                         y + l / 2 * math.cos(th) + a / 2 * math.sin(al + th)])
+
+    q0, h = np.array([0.0, l / 2, 0.0, alpha]), 1e-6
+    Jp = np.column_stack([(centre(q0 + h * e) - centre(q0 - h * e)) / (2 * h) for e in np.eye(4)])
+    IG, Ip = m * (l * l + L * L) / 12.0, mb * a * a / 12.0
+    M = np.diag([m, m, IG, Ip]) + mb * Jp.T @ Jp  # T = ½ q̇ᵀ M q̇ from (87)
+    np.testing.assert_allclose(p.M, M, atol=1e-8)
+    assert p.M[2, 2] == pytest.approx(IG + mb * (a * a + l * l) / 4 + mb * a * l / 2 * math.sin(alpha), rel=1e-12)
+    printed = IG + (a * a + l * l) / 2 + a * l / 2 * math.cos(alpha)
+    assert abs(p.M[2, 2] - printed) > 0.5
