@@ -219,3 +219,71 @@ def test_block_pendulum_mass_matrix_is_the_kinetic_energy_hessian(alpha):
     assert p.M[2, 2] == pytest.approx(IG + mb * (a * a + l * l) / 4 + mb * a * l / 2 * math.sin(alpha), rel=1e-12)
     printed = IG + (a * a + l * l) / 2 + a * l / 2 * math.cos(alpha)
     assert abs(p.M[2, 2] - printed) > 0.5
+
+
+def _rows(p):
+    n = p.n
+    Jn = np.asarray(p.J_n.toarray() if hasattr(p.J_n, "toarray") else p.J_n, dtype=float).reshape(p.m, n)
+    Jt = np.asarray(p.J_t.toarray() if hasattr(p.J_t, "toarray") else p.J_t, dtype=float).reshape(-1, n)
+    return Jn, Jt.reshape(p.m, p.dimension - 1, n)
+
+
+#: builders whose rows depend on q only through θ = q[2], as functions of θ (shipped parameters otherwise)
+_THETA_BUILDERS = {
+    "rod_wall_guide": lambda th, td=0.0: problems.build("rod_wall_guide", theta=th, theta_dot=td),
+    "painleve_rod": lambda th, td=0.0: problems.build("painleve_rod", theta=th, theta_dot=td),
+    "painleve_rod_paradox": lambda th, td=4.0: problems.build("painleve_rod", theta=th, mu=2.0, slip=-1.0,
+                                                              theta_dot=td),
+    "falling_ladder": lambda th, td=0.0: problems.build("falling_ladder", theta=th, theta_dot=td),
+    "rocking_block": lambda th, td=0.0: problems.build("rocking_block", theta=th, theta_dot=td),
+    "rocking_block_A2": lambda th, td=0.0: problems.build("rocking_block_A2", theta=th, theta_dot=td),
+}
+_SHIPPED_THETA = {"rod_wall_guide": math.pi / 6, "painleve_rod": math.pi / 6, "painleve_rod_paradox": math.atan(2.0),
+                  "falling_ladder": math.pi / 4, "rocking_block": 0.0, "rocking_block_A2": math.pi / 12}
+
+
+def _check_drifts_by_finite_differences(build, theta, theta_dot, qdot):
+    """b_i = d/dt(n_i) q̇ and c_i = d/dt(T_i) q̇, differentiating the builder's rows along θ."""
+    h = 1e-6
+    Jn_p, Jt_p = _rows(build(theta + h * theta_dot, theta_dot))
+    Jn_m, Jt_m = _rows(build(theta - h * theta_dot, theta_dot))
+    p = build(theta, theta_dot)
+    np.testing.assert_allclose(p.normal_drift, (Jn_p - Jn_m) @ qdot / (2 * h), atol=1e-7)
+    np.testing.assert_allclose(np.asarray(p.tangent_drift).reshape(p.m, -1), (Jt_p - Jt_m) @ qdot / (2 * h), atol=1e-7)
+
+
+@pytest.mark.parametrize("name", sorted(problems.VELOCITIES))
+def test_shipped_state_velocity_keeps_every_contact_active(name):
+    """∇hᵀq̇ = 0 for every (active) contact of every shipped state, T q̇ = 0 for sticking contacts, the slip
+    signs of sliding contacts agree with T q̇ (or the slip is impending), and the drifts are d/dt(row) q̇
+    (zero at rest; by finite differences of the builder along θ otherwise). The Cartesian manipulator
+    used to move along its ellipse with stop velocity 0.47 > 0 (a separating contact)."""
+    p = problems.load(name)
+    qdot = problems.velocity(name)
+    Jn, Jt = _rows(p)
+    assert qdot.shape == (p.n,)
+    np.testing.assert_allclose(Jn @ qdot, 0.0, atol=1e-12)
+    for i in p.sticking:
+        np.testing.assert_allclose(Jt[i] @ qdot, 0.0, atol=1e-12)
+    for i in p.sliding:
+        assert np.all(np.asarray(p.slip[i]) * (Jt[i] @ qdot) >= -1e-12)
+    if not qdot.any():
+        assert not np.any(p.normal_drift) and not np.any(p.tangent_drift)
+    if name in _THETA_BUILDERS:
+        _check_drifts_by_finite_differences(_THETA_BUILDERS[name], _SHIPPED_THETA[name], float(qdot[2]), qdot)
+
+
+@pytest.mark.parametrize("name", ["rod_wall_guide", "painleve_rod", "falling_ladder", "rocking_block_A2"])
+@pytest.mark.parametrize("theta_dot", [-1.3, 2.0])
+def test_moving_states_have_an_active_velocity_and_consistent_drifts(name, theta_dot):
+    """With θ̇ != 0 the builders' states admit a q̇ = (ẋ, ẏ, θ̇) with every normal row (and sticking
+    tangent row) zero, and their drifts are d/dt(row) q̇."""
+    theta = 0.4
+    build = _THETA_BUILDERS[name]
+    p = build(theta, theta_dot)
+    Jn, Jt = _rows(p)
+    rows = np.vstack([Jn] + [Jt[i] for i in p.sticking])
+    xy, *_ = np.linalg.lstsq(rows[:, :2], -rows[:, 2] * theta_dot, rcond=None)
+    qdot = np.array([xy[0], xy[1], theta_dot])
+    np.testing.assert_allclose(rows @ qdot, 0.0, atol=1e-12)
+    _check_drifts_by_finite_differences(build, theta, theta_dot, qdot)
