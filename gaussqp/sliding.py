@@ -127,7 +127,7 @@ def _reduce(problem: ContactProblem) -> SlidingReduction:
                                  "use formulation 'sliding_enumeration', which works with singular M")
     if len(problem.sticking):
         raise NotApplicableError("the sliding reduction has no sticking contacts; "
-                                 "use 'sliding_enumeration' (the stick/slip problem, sticking (71)-(77))")
+                                 "use 'sliding_enumeration' (the stick/slip problem, sticking (71))")
     n = problem.n
     modes = problem.modes
     B = np.array([i for i in problem.bilateral if modes[i] == "sliding"], dtype=int)
@@ -336,7 +336,8 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                         solver: str | None = None) -> Enumeration:
     """All solutions by enumeration of the pieces (tutorial §3.2.1 "by inspecting each of the 2^m_b
     possible signs", extended to the complementarity pieces of (50)/(58) and to the stick/slip problem
-    (71)-(77) of sticking §5).
+    (71) of sticking §5, solved as stated in (a, λ); its reformulations (72)-(77) — the MLCP (73) and
+    Prop. 13 assume M ≻ 0 — are not used).
 
     Unknowns ``y = (a, λ_n, λ_t of sticking contacts)`` in the original variables, so singular M and
     redundant rows are allowed. A piece fixes the sign of λ_n,i of each frictional bilateral contact and,
@@ -523,7 +524,7 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
     }[enum.multiplicity]
     return Certificate(
         id="sliding_enumeration", name="solutions by exhaustive piece enumeration",
-        source="tutorial §3.2.1 (enumeration of (37)); (50), (58); sticking (71)-(77)",
+        source="tutorial §3.2.1 (enumeration of (37)); (50), (58); sticking (71)",
         holds=enum.multiplicity in ("none", "unique"), margin=float(len(sols)),
         implies=implies,
         data={"solutions": len(sols), "pieces": enum.pieces, "multiplicity": enum.multiplicity,

@@ -7,14 +7,17 @@ gaussqp.problems`` regenerates them; a test checks they match the builders).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+
+import numpy as np
 
 from gaussqp.errors import FileFormatError
 from gaussqp.fileformat import dump, load as _load_file
 from gaussqp.problem import ContactProblem
 
 from . import families
-from .examples import EXAMPLES as _FRICTIONLESS
+from .examples import EXAMPLES as _FRICTIONLESS, cartesian_manipulator_velocity
 from .sliding_examples import EXAMPLES as _SLIDING
 from .sticking_examples import EXAMPLES as _STICKING
 
@@ -49,6 +52,41 @@ def build(name: str, **params) -> ContactProblem:
     return EXAMPLES[name](**params)
 
 
+def _rod_velocity(theta: float, theta_dot: float, x_dot: float = 0.0, l: float = 1.0) -> np.ndarray:
+    """(ẋ, ẏ, θ̇) of a rod whose end (x - l cos θ, y - l sin θ) stays on the ground: ẏ = l cos θ θ̇."""
+    return np.array([x_dot, l * math.cos(theta) * theta_dot, theta_dot])
+
+
+#: q̇ of each shipped state: the velocity its drifts and slip signs assume (every contact is active, so
+#: ``n_i q̇ = 0``; sticking contacts have ``T_i q̇ = 0``; sliding ones ``sign(T_i q̇) = s_i`` or an
+#: impending slip ``T_i q̇ = 0``). Free components (a sliding rod's ẋ) are chosen to match the slip.
+VELOCITIES = {
+    "hyperstatic_block": lambda: np.zeros(2),
+    "rod_wall_guide": lambda: np.zeros(3),  # θ̇ = 0
+    "cartesian_manipulator": cartesian_manipulator_velocity,
+    "singular_pendulum": lambda: np.zeros(3),  # θ >= 0 active at θ = 0: θ̇ = 0
+    "two_mass_spring": lambda: np.zeros(3),
+    "hard_finger_grasp": lambda: np.zeros(4),
+    "hard_finger_grasp_6dof": lambda: np.zeros(6),
+    "rocking_block": lambda: np.zeros(3),
+    "rocking_block_A2": lambda: np.zeros(3),
+    "block_pendulum": lambda: np.array([0.0, 0.0, 0.0, 1.0]),  # θ̇ = ẋ = ẏ = 0, α̇ = 1 (sticking Ex. 3)
+    "three_finger": lambda: np.zeros(6),
+    # slip -1: the end moves towards -x (T q̇ = ẋ + l sin θ θ̇ = -1)
+    "painleve_rod": lambda: _rod_velocity(math.pi / 6, 0.0, x_dot=-1.0),
+    "painleve_rod_paradox": lambda: _rod_velocity(math.atan(2.0), 4.0, x_dot=-1.0 - math.sin(math.atan(2.0)) * 4.0),
+    "painleve_klein": lambda: np.array([1.0, 0.0, 0.0]),  # both ends slip towards +x (translation)
+    "falling_ladder": lambda: np.zeros(3),  # θ̇ = 0: the shipped slips are impending (T q̇ = 0)
+}
+
+
+def velocity(name: str) -> np.ndarray:
+    """q̇ of the shipped problem ``name`` (see :data:`VELOCITIES`)."""
+    if name not in VELOCITIES:
+        raise FileFormatError("problem", f"{name!r} has no recorded state velocity", f"use one of {', '.join(VELOCITIES)}")
+    return np.asarray(VELOCITIES[name](), dtype=float)
+
+
 def regenerate() -> list[Path]:
     """Write data/<name>.json for every example builder at default parameters."""
     out = []
@@ -58,4 +96,4 @@ def regenerate() -> list[Path]:
     return out
 
 
-__all__ = ["DATA", "EXAMPLES", "build", "families", "load", "names", "path", "regenerate"]
+__all__ = ["DATA", "EXAMPLES", "VELOCITIES", "build", "families", "load", "names", "path", "regenerate", "velocity"]

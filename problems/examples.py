@@ -58,19 +58,21 @@ def rod_closed_forms(theta: float, m: float = 1.0, l: float = 0.5) -> tuple[floa
     return A_c, Mc
 
 
-def cartesian_manipulator(q2: float = 0.6, m1: float = 1.0, m2: float = 1.0, g: float = 9.81,
-                          speed: float = 0.5) -> ContactProblem:
+def cartesian_manipulator(q2: float = 0.6, m1: float = 1.0, m2: float = 1.0, g: float = 9.81) -> ContactProblem:
     """Planar Cartesian manipulator on the ellipse 4 q1² + q2² = 1 with a unilateral stop (inertial Ex. 2).
 
     q = (q1, q2) on the upper branch ``q1 = ½√(1 - q2²)``; bilateral row ``(8 q1, 2 q2)`` with
-    drift ``8 q̇1² + 2 q̇2²`` (the velocity is tangent to the ellipse with the given speed).
-    The paper leaves the unilateral constraint unspecified; we use a stop ``q2 - q2* >= 0`` at
-    the current height (row (0, 1)), and gravity along -q2 (F = (0, m2 g)).
+    drift ``8 q̇1² + 2 q̇2²``. The paper leaves the unilateral constraint unspecified; we use a stop
+    ``q2 - q2* >= 0`` at the current height (row (0, 1)), and gravity along -q2 (F = (0, m2 g)).
+
+    The state is at rest, ``q̇ = 0`` (:func:`cartesian_manipulator_velocity`), so both drifts vanish.
+    An active stop needs ``∇h_uᵀq̇ = 0`` and the ellipse ``∇gᵀq̇ = 0``; the two rows are independent
+    in R², so no nonzero velocity keeps both constraints active (the earlier state moved along the
+    ellipse at speed 0.5, with stop velocity q̇2 = 0.47 > 0: a separating contact, wrongly kept active).
     """
     q1 = 0.5 * math.sqrt(1.0 - q2 * q2)
     grad = np.array([8.0 * q1, 2.0 * q2])
-    t = np.array([-grad[1], grad[0]]) / np.linalg.norm(grad)
-    v = speed * t
+    v = cartesian_manipulator_velocity(q2)
     M = np.diag([m1, m2])
     F = np.array([0.0, m2 * g])
     contacts = [
@@ -79,6 +81,11 @@ def cartesian_manipulator(q2: float = 0.6, m1: float = 1.0, m2: float = 1.0, g: 
     ]
     return ContactProblem(M, F, contacts, dimension=2, name="cartesian_manipulator",
                           description="inertial Ex. 2: Cartesian manipulator, elliptic bilateral + unilateral stop")
+
+
+def cartesian_manipulator_velocity(q2: float = 0.6) -> np.ndarray:
+    """q̇ of :func:`cartesian_manipulator`'s state: at rest (the only velocity with both rows active)."""
+    return np.zeros(2)
 
 
 def singular_pendulum(theta: float = 0.0, m: float = 1.0, l: float = 1.0, g: float = 9.81,

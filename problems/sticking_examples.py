@@ -104,7 +104,17 @@ def rocking_block(theta: float = 0.0, contacts: str = "both", m: float = 1.0, L:
 
 
 def rocking_block_A2(theta: float = math.pi / 12, **kw) -> ContactProblem:
-    """Sticking Ex. 2: only A2 in contact, sticking (default θ = π/12)."""
+    """Sticking Ex. 2: only A2 in contact, sticking (default θ = π/12).
+
+    The free term of its LCP (35)-(38) at θ̇ = 0, derived from (39) (``M a + F = J_nᵀλ_n + J_tᵀλ_t``,
+    F = (Fx, Fy, 0)) with ``s = l/2 sin θ - L/2 cos θ``, ``c = l/2 cos θ + L/2 sin θ``, is
+    ``-∇h_nᵀ M_c^st⁻¹ F = -Fy/m + 12/(m(l² + L²)) · s c (1 + 12 c²/(l² + L²))⁻¹ Fx``
+    (:func:`rocking_block_ex2_free_term`; the code's ``w_c`` equals it, see the tests). The printed
+    (41) has ``+Fy/m`` (a sign slip: with (39)'s ``m ÿ = λ_n - Fy`` a downward Fy > 0 must press the
+    contact, so the remark after (41) should read "large enough *positive* Fy"), the factor
+    ``l/2 sin θ + L/2 cos θ`` in place of ``c`` and no ``1/m`` on the Fx term (equal only when m = 1
+    and L = l).
+    """
     return rocking_block(theta=theta, contacts="A2", **kw)
 
 
@@ -114,6 +124,16 @@ def rocking_block_ex2_Ac(theta: float, m: float = 1.0, L: float = 1.0, l: float 
     c = l / 2 * math.cos(theta) + L / 2 * math.sin(theta)
     k = (l * l + L * L) / 12.0
     return 12.0 / (m * (l * l + L * L)) * (k + s * s - s * s * c * c / (k + c * c))
+
+
+def rocking_block_ex2_free_term(theta: float, Fx: float, Fy: float, m: float = 1.0, L: float = 1.0,
+                                l: float = 2.0) -> float:
+    """``-∇h_nᵀ M_c^st⁻¹ F`` of sticking Ex. 2 at θ̇ = 0, derived here (the printed (41) has slips:
+    :func:`rocking_block_A2`)."""
+    s = l / 2 * math.sin(theta) - L / 2 * math.cos(theta)
+    c = l / 2 * math.cos(theta) + L / 2 * math.sin(theta)
+    k12 = 12.0 / (l * l + L * L)
+    return -Fy / m + k12 / m * s * c / (1.0 + k12 * c * c) * Fx
 
 
 def block_pendulum(alpha: float = math.pi / 3, alpha_dot: float = 1.0, m: float = 1.0, L: float = 1.0,
@@ -128,8 +148,11 @@ def block_pendulum(alpha: float = math.pi / 3, alpha_dot: float = 1.0, m: float 
     M and F are derived here from the kinetic energy (87) with these x_p, y_p:
     ``M = diag(m, m, I_G, I_p) + m̄ J_pᵀJ_p``, ``F = m̄ J_pᵀ(J̇_p q̇) + ∇V + (Fx, 0, 0, 0)`` with
     ``V = m g y + m̄ g y_p``. Our M_θθ = I_G + m̄(a² + l²)/4 + m̄ a l/2 sin α and
-    M_θα = m̄ a/4 (a + l sin α) differ from the printed (88) (which has cos α and lacks m̄ in M_θθ);
-    (88) and (90) correspond to α shifted by π/2. Our F reproduces (42) for F^x, F^y, F^α; its
+    M_θα = m̄ a/4 (a + l sin α) differ from the printed (88): its M_θθ = I_G + (a² + l²)/2 + (a l/2) cos α
+    lacks m̄ and has (a² + l²)/2 where the kinetic energy gives m̄(a² + l²)/4
+    (``(∂x_p/∂θ)² + (∂y_p/∂θ)² = a²/4 + l²/4 + (a l/2) sin α``), and both entries have cos α;
+    (88) and (90) correspond to α shifted by π/2 (the /2 is a slip under any shift). The builder uses
+    the kinetic-energy value (the tests re-derive M from (87) by differentiating x_p, y_p). Our F reproduces (42) for F^x, F^y, F^α; its
     F^θ = m̄ a l/4 α̇² cos α is (42)'s -m̄ a l/4 α̇² sin α under the same shift.
     """
     th = 0.0

@@ -343,7 +343,8 @@ def test_ladder_common_mu_singularity_is_independent_of_theta(kappa):
     μ* = √((1+κ)/(1-κ)), κ = I/(m l²), for every θ: the friction-tilted force lines through the two ends
     meet on the circle of diameter the rod at central angle 2φ (tan φ = μ) from the instantaneous centre,
     and a force system that only drives the two-contact motion needs cos 2φ = -κ. A uniform rod
-    (κ = 1/3) gives √2, the critical common μ of the ladder away from θ ≈ π/4."""
+    (κ = 1/3) gives √2. Only this zero is θ-free: the P property is lost at the smallest of it and two
+    θ-dependent zeros (1.339 at θ = 0.5; tests/test_examples.py), at √2 only for θ <= 0.340 or >= 0.955."""
     mu_star = math.sqrt((1 + kappa) / (1 - kappa))
     for theta in np.linspace(0.15, 1.4, 7):
         red = reduce(falling_ladder(theta, inertia=kappa))  # m = 1, l = 1: I = κ

@@ -6,8 +6,9 @@
 - ``sliding_fixed_point``: the fixed point of tutorial Prop. 9 (Prop. 11 with frictionless bilateral
   rows), bilateral contacts only, with its contraction certificate ``‖A_nb⁻¹A_tb[μ]‖₂ < 1``.
 - ``sliding_enumeration``: every piece of the piecewise-linear problem (the sign enumeration of (37),
-  the complementarity pieces of (50)/(58), the stick/slip pieces of sticking (71)-(77) with their
-  Coulomb disks), exact and for few contacts (:data:`gaussqp.sliding.ENUMERATION_MAX`); also singular M.
+  the complementarity pieces of (50)/(58), the stick/slip pieces of sticking (71) with their
+  Coulomb disks — (71) itself, not its reformulations (72)-(77)), exact and for few contacts
+  (:data:`gaussqp.sliding.ENUMERATION_MAX`); also singular M.
 
 Sliding problems may have no solution or several (Painlevé paradoxes, jamming): the verdict attached
 to every answer (:func:`sliding_verdict`) says so, from the enumeration when the problem is small
@@ -188,7 +189,7 @@ class SlidingFixedPoint(SlidingFormulation):
 class SlidingEnumeration(SlidingFormulation):
     name = "sliding_enumeration"
     title = "exact enumeration of the sign/complementarity pieces (sliding, stick/slip)"
-    source = "tutorial §3.2.1 (37), (50), (58); sticking §5 (71)-(77)"
+    source = "tutorial §3.2.1 (37), (50), (58); sticking §5 (71)"
     valid_when = f"at most {ENUMERATION_MAX} frictional-bilateral plus unilateral contacts; any M ⪰ 0"
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
@@ -201,7 +202,7 @@ class SlidingEnumeration(SlidingFormulation):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
                        extras={"polish": False,
-                               "route": "stick/slip enumeration (71)-(77)" if len(problem.sticking)
+                               "route": "stick/slip enumeration (71)" if len(problem.sticking)
                                else "enumeration of (37)/(50)/(58)"})
         if len(problem.sticking):
             from ..sticking import ConeModel

@@ -7,12 +7,21 @@ Written as one convex program in which the solver decides the active contacts (s
 stationarity, feasibility and the cones; optimum 0 ⇔ the all-sticking mode exists. Valid for
 singular ``M`` and redundant rows.
 
-F5 — the facetized Coulomb-disk program (sticking (54)-(59), Prop. 10, Cor. 4): the same program
-with every disk replaced by a polygon, a QP. Under the paper's assumptions (Assumption 1,
-``A_c^st ≻ 0``) ``λ_n`` is unique and the zero-gap condition is exactly (55), whose least-squares
-form is (57); our form keeps the acceleration as a variable so it also holds for singular ``M``
-and redundant rows. ``facetized_inner`` (inscribed polygon: feasible ⇒ sticking feasible) and
-``facetized_outer`` (circumscribed: infeasible ⇒ sticking infeasible) bracket F4.
+F5 — the facetized Coulomb disks (sticking (54)-(59), Prop. 10, Cor. 4): F4's gap program with every
+disk replaced by a polygon ``C_μ w + D_μ >= 0``, a QP. It is *not* the QP (57) written literally:
+(57) minimizes ``½‖F̃ + Ã_tt z‖²`` over ``z`` in the polygons with ``λ_n`` fixed beforehand by the
+projection of (53) (which needs Assumption 1 and ``A_c^st ≻ 0``); F5 minimizes the F1 duality gap
+over ``(a, λ)``, keeping the acceleration as a variable, so it also holds for singular ``M`` and
+redundant rows. The two are equivalent where (57) is defined: ``λ_n`` is then unique, and a zero-gap
+point exists iff (55) has a solution iff the minimum of (57) is 0. ``facetized_inner`` (inscribed
+polygon: feasible ⇒ sticking feasible) and ``facetized_outer`` (circumscribed: infeasible ⇒ sticking
+infeasible) bracket F4.
+
+Printed sign slip (not used here): the coupling term of (52), (53) and of F̃ before (54) is printed
+``+H_tᵀM⁻¹∇h_n λ_n`` next to ``+H_tᵀM⁻¹F``. From ``M a + F = ∇h_n λ_n + H_t λ_t`` and
+``H_tᵀa + d/dt(H_tᵀ)q̇ = 0`` one gets ``H_tᵀM⁻¹F - d/dt(H_tᵀ)q̇ - H_tᵀM⁻¹∇h_n λ_n = A_tt λ_t``; the
+symmetry of the disk ``D`` absorbs an overall sign, not the sign of this one term (λ_n >= 0 is
+fixed). F4 and F5 impose the dynamics and ``T a + c = 0`` directly and never form F̃.
 
 When the one-stage program finds no zero-gap point (gap > 0, infeasible, or a backend failure),
 the two-stage route takes over: F1 gives an optimal ``a*``, and the multipliers are sought in
@@ -290,7 +299,10 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
 
 
 class FacetizedQP(StickingConic):
-    """F5 with ``facets`` sides; ``kind`` "inner" (inscribed) or "outer" (circumscribed)."""
+    """F5 with ``facets`` sides; ``kind`` "inner" (inscribed) or "outer" (circumscribed).
+
+    Solves the gap QP over ``(a, λ)`` with polygonal cones, an equivalent of the paper's (57) where
+    that is defined (Assumption 1, ``A_c^st ≻ 0``), not (57) itself (module docstring)."""
 
     id = "F5"
     source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
