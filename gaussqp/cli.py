@@ -110,7 +110,8 @@ def _print_bounds(bounds) -> None:
         return
     print("friction bounds (C7)")
     for b in bounds:
-        print(f"  {b.id:<22} {_fmt(b.holds):<6} {b.value:>11.4g}  {b.source}  (largest μ here: {_fmt(b.mu)})")
+        holds = "n/a" if b.holds is None else _fmt(b.holds)
+        print(f"  {b.id:<22} {holds:<6} {b.value:>11.4g}  {b.source}  (largest μ here: {_fmt(b.mu)})")
         print(f"  {'':<22} {'':<6} {'':>11}  -> {b.guarantees}")
 
 

@@ -123,9 +123,14 @@ class SlidingLCP(SlidingFormulation):
                        extras={"polish": False})
         try:
             L = lcp58(red)
-        except NotApplicableError as exc:
-            sol.status, sol.message = FAILED, str(exc)
-            return sol
+        except NotApplicableError as exc:  # dependent sliding rows: no LCP (58); the enumeration decides
+            try:
+                enum = enumerate_solutions(problem)
+            except TooLargeError:
+                sol.status, sol.message = FAILED, f"{exc}; and the problem is too large to enumerate"
+                return sol
+            sol.extras["route"] = "enumeration (no LCP (58): A_nb - A_tb[μ_b ξ_b] singular)"
+            return _from_enumeration(sol, enum)
         t1 = time.perf_counter()
         res = lemke(L.M, L.q)
         sol.times = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
