@@ -176,7 +176,7 @@ class StickingConic(Formulation):
 
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
         sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="")
-        sol.extras.update({"attempts": attempts, "polish": False, "frictionless_sticking_mlcp": f1.status})
+        sol.extras.update({"attempts": attempts, "polish": False, "cones_removed_status": f1.status})
         if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
             sol.status = f1.status
             sol.certificates = list(f1.certificates)
@@ -188,8 +188,20 @@ class StickingConic(Formulation):
             sol.message = f"no zero-gap point found and F1 ended {f1.status!r}: no certificate"
             return sol
         a = f1.acceleration
+        # every intermediate a certificate rests on passes its own residual check, row by row at the
+        # data's scale: a backend's "solved" on a garbage point must not feed an answer or a certificate
+        res = stk.data_row_residuals(p, a, f1.lambda_normal, f1.lambda_tangent)
+        sol.extras["cones_removed_residuals"] = res
+        if max(res.values()) > tol.residual:
+            worst = max(res, key=res.get)
+            sol.status = INACCURATE
+            sol.extras["a_cones_removed"] = a
+            sol.message = (f"no zero-gap point found, and the program with the cones removed (F1, sticking tangents "
+                           f"as equalities) returned a point that fails its {worst} rows by {res[worst]:.2e} of their "
+                           f"data scale (> {tol.residual:g}): no answer and no certificate rests on it")
+            return sol
         um = f1.certificate("unique_multipliers")
-        sol.extras["frictionless_multipliers"] = {
+        sol.extras["cones_removed_multipliers"] = {
             "lambda_normal": f1.lambda_normal, "lambda_tangent": f1.lambda_tangent,
             "rows_independent": bool(um is not None and um.holds and um.data.get("rows_independent"))}
         atol = stk.active_tolerance(p, a)
@@ -221,7 +233,7 @@ class StickingConic(Formulation):
                 return sol
             proofs.append(cf)
         sol.status = INFEASIBLE
-        sol.extras["a_frictionless"] = a
+        sol.extras["a_cones_removed"] = a
         sol.certificates.append(Certificate(
             id="coulomb_farkas", name="conic Farkas vector on the multiplier set",
             source="FORMULATIONS §4; sticking (60)(65), Prop. 11",
@@ -263,8 +275,8 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     p = sol.problem
     if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
         a, feasible = sol.acceleration, sol.status == SOLVED
-    elif sol.status == INFEASIBLE and "a_frictionless" in sol.extras:
-        a, feasible = sol.extras["a_frictionless"], False
+    elif sol.status == INFEASIBLE and "a_cones_removed" in sol.extras:
+        a, feasible = sol.extras["a_cones_removed"], False
     elif sol.status in (INFEASIBLE, UNBOUNDED):
         sol.extras["sticking"] = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
         return
@@ -275,7 +287,7 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         single = um is not None and bool(um.holds) and bool(um.data.get("rows_independent"))
         lam = (sol.lambda_normal, sol.lambda_tangent)
     else:  # the multipliers of F1 (the sticking MLCP without cones) at the same acceleration
-        fm = sol.extras.get("frictionless_multipliers", {})
+        fm = sol.extras.get("cones_removed_multipliers", {})
         single, lam = fm.get("rows_independent", False), (fm.get("lambda_normal"), fm.get("lambda_tangent"))
     if single:
         v = singleton_verdict(p, a, lam[0], lam[1], feasible)
