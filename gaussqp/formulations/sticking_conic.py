@@ -15,7 +15,9 @@ and redundant rows. ``facetized_inner`` (inscribed polygon: feasible ⇒ stickin
 ``facetized_outer`` (circumscribed: infeasible ⇒ sticking infeasible) bracket F4.
 
 When the one-stage program finds no zero-gap point (gap > 0, infeasible, or a backend failure),
-the two-stage route takes over: F1 gives an optimal ``a*``, and the multipliers are sought in
+the two-stage route takes over: F1 with the cones removed gives an optimal ``a*`` (``extras``
+``a_cones_removed``; it must pass its own row-by-row residual check or the route stops at
+``inaccurate``), and the multipliers are sought in
 ``Λ(a*) ∩ cones`` (active set by a reported tolerance). If there are none, the answer is backed by a
 verified certificate: F1's Farkas vector or descent ray when even the sticking MLCP without cones
 has no solution, else a conic Farkas vector on the multiplier set
@@ -170,8 +172,11 @@ class StickingConic(Formulation):
 
     def _two_stage(self, p: ContactProblem, solver, tol: Tolerance, attempts) -> Solution:
         """No zero-gap point from the one-stage program (gap > 0, infeasible, or a backend failure):
-        solve F1 (sticking tangents as equalities) for a*, then look for multipliers in Λ(a*) ∩ cones;
-        if there are none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
+        solve the program with the cones removed (F1, sticking tangents as equalities: the sticking MLCP
+        (43)/(65) without the Coulomb disks — *not* the frictionless problem) for a*, check a* and its
+        multipliers row by row at the data's scale (:func:`gaussqp.sticking.data_row_residuals`; a
+        failure stops here at ``inaccurate``), then look for multipliers in Λ(a*) ∩ cones; if there are
+        none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
         from . import get_formulation
 
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
