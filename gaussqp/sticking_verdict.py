@@ -219,7 +219,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
       infeasible (which made μ_min too large).
     """
     L = stk.Layout(p)
-    aff = _AffineSet(p, a, atol, lam_n) if p.n <= 2000 else None
+    aff = _AffineSet(p, a, atol, lam_n) if p.n <= 1000 and p.m <= 1000 else None
     if aff is not None:
         normals = aff.pinned_normals(p)
         if normals is not None:
@@ -282,7 +282,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
 
 
 #: the singleton verdict recomputes λ* with a dense least-squares solve up to this size
-SINGLETON_DENSE_MAX = 1500
+SINGLETON_DENSE_MAX = 600
 
 
 def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
