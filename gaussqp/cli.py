@@ -80,15 +80,20 @@ def cmd_solve(args) -> int:
         print("unique       " + "  ".join(f"{k}={_fmt(v)}" for k, v in sol.unique.items()))
         if sol.crosscheck:
             cc = sol.crosscheck
-            print(f"crosscheck   {cc['formulation']} ({cc['status']}): acceleration gap {_fmt(cc['acceleration_gap'])}, "
-                  f"Jᵀλ gap {_fmt(cc['generalized_force_gap'])}, agree={_fmt(cc['agree'])}")
+            verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc["agree"]]
+            print(f"crosscheck   {verdict}: {cc['formulation']} ({cc['status']}): acceleration gap "
+                  f"{_fmt(cc['acceleration_gap'])}, Jᵀλ gap {_fmt(cc['generalized_force_gap'])}")
+            for r in cc.get("routes", []):
+                print(f"             {r['route']} ({r['status']}): {r['outcome']}"
+                      + (f" — {r['reason']}" if r["reason"] else ""))
             if "bracket" in cc:
                 b = cc["bracket"]
                 print(f"bracket      {b['facets']} facets: inscribed {b['inner']}, circumscribed {b['outer']}, "
                       f"consistent={_fmt(b['consistent'])}")
         if "enumeration" in sol.extras:
             e = sol.extras["enumeration"]
-            print(f"solutions    {e.count} found on {e.pieces} pieces: {e.multiplicity}"
+            print(f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "
+                  f"multipliers {e.multiplier_multiplicity}"
                   + "".join(f"\n             λ_n = {_fmt(x.lam_n)} (piece {x.piece})" for x in e.solutions[:8]))
         if "sticking" in sol.extras:
             v = sol.extras["sticking"]
@@ -105,7 +110,8 @@ def _print_bounds(bounds) -> None:
         return
     print("friction bounds (C7)")
     for b in bounds:
-        print(f"  {b.id:<22} {_fmt(b.holds):<6} {b.value:>11.4g}  {b.source}  (largest μ here: {_fmt(b.mu)})")
+        holds = "n/a" if b.holds is None else _fmt(b.holds)
+        print(f"  {b.id:<22} {holds:<6} {b.value:>11.4g}  {b.source}  (largest μ here: {_fmt(b.mu)})")
         print(f"  {'':<22} {'':<6} {'':>11}  -> {b.guarantees}")
 
 

@@ -69,26 +69,91 @@ def _rel_gap(x, y) -> float:
     return float(np.abs(x - y).max(initial=0.0)) / max(1.0, float(np.abs(x).max(initial=0.0)))
 
 
+AGREED, DISAGREED, NOT_COMPARED = "agreed", "disagreed", "not compared"
+
+
+def route_outcome(route: str, status: str, outcome: str, reason: str = "") -> dict:
+    """One route of a cross-check: ``outcome`` is ``agreed``, ``disagreed`` or ``not compared`` (with the
+    reason); a route that failed, or whose answer proves nothing about the primary's, is *not compared*,
+    never counted as agreement."""
+    return {"route": route, "status": status, "outcome": outcome, "reason": reason}
+
+
+def combined_agreement(routes: list[dict]) -> bool | None:
+    """``False`` if any route disagreed, ``True`` if at least one was compared and all compared agreed,
+    ``None`` when nothing was compared (not compared is not agreed)."""
+    outs = [r["outcome"] for r in routes]
+    if DISAGREED in outs:
+        return False
+    return True if AGREED in outs else None
+
+
+def _compare(primary: Solution, other: Solution, tol: float, compare_acceleration: bool) -> tuple[dict, dict]:
+    """(gaps, route entry) of ``other`` against ``primary``: solutions are compared on Jᵀλ (and on the
+    acceleration when ``compare_acceleration``); infeasible/unbounded against the same status agree,
+    against a solution or the other of the two disagree; a failed route is not compared."""
+    gaps = {"acceleration_gap": None, "generalized_force_gap": None}
+    name, ps, os_ = other.formulation, primary.status, other.status
+    if ps in SOLUTION_PRESENT and os_ in SOLUTION_PRESENT:
+        gaps["generalized_force_gap"] = _rel_gap(primary.generalized_force, other.generalized_force)
+        ok = gaps["generalized_force_gap"] <= tol
+        what = "Jᵀλ"
+        if compare_acceleration:
+            gaps["acceleration_gap"] = _rel_gap(primary.acceleration, other.acceleration)
+            ok = ok and gaps["acceleration_gap"] <= tol
+            what = "acceleration and Jᵀλ"
+        return gaps, route_outcome(name, os_, AGREED if ok else DISAGREED,
+                                   f"{what} {'within' if ok else 'beyond'} the cross-check tolerance {tol:g}")
+    decisive = SOLUTION_PRESENT + INF_OR_UNB
+    if ps in decisive and os_ in decisive:
+        same = ps == os_
+        return gaps, route_outcome(name, os_, AGREED if same else DISAGREED,
+                                   f"primary {ps!r}, {name} {os_!r}")
+    why = f"{name} ended {os_!r}" if os_ not in decisive else f"the primary route ended {ps!r}"
+    return gaps, route_outcome(name, os_, NOT_COMPARED, why + ": nothing to compare")
+
+
 def crosscheck_report(primary: Solution, other: Solution, tol: float) -> dict:
-    """Compare two solutions on the quantities that are unique (acceleration when unique; Jᵀλ always)."""
-    rep = {"formulation": other.formulation, "solver": other.solver, "status": other.status,
-           "acceleration_gap": None, "generalized_force_gap": None, "agree": None}
-    if primary.status in SOLUTION_PRESENT and other.status in SOLUTION_PRESENT:
-        rep["generalized_force_gap"] = _rel_gap(primary.generalized_force, other.generalized_force)
-        agree = rep["generalized_force_gap"] <= tol
-        if primary.unique.get("acceleration"):
-            rep["acceleration_gap"] = _rel_gap(primary.acceleration, other.acceleration)
-            agree = agree and rep["acceleration_gap"] <= tol
-        rep["agree"] = bool(agree)
-    else:
-        rep["agree"] = primary.status == other.status and primary.status in INF_OR_UNB
-    return rep
+    """Compare two solutions on the quantities that are unique (acceleration when unique; Jᵀλ always).
+
+    ``routes`` holds the per-route outcome; ``agree`` is :func:`combined_agreement` of it (None when the
+    other route failed: not compared is not agreed)."""
+    gaps, route = _compare(primary, other, tol, bool(primary.unique.get("acceleration")))
+    routes = [route]
+    return {"formulation": other.formulation, "solver": other.solver, "status": other.status, **gaps,
+            "routes": routes, "agree": combined_agreement(routes)}
+
+
+def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> list[dict]:
+    """The facetized pair against F4: an inscribed polygon that is feasible proves feasibility, a
+    circumscribed one that is infeasible proves infeasibility (sticking (54)-(59)); in 2D both polygons
+    are the exact interval, so each decides both ways. Anything else is not compared."""
+    exact = problem.dimension == 2
+    out = []
+    ps = sol.status
+    for kind, proves in (("inner", "solved"), ("outer", "infeasible")):
+        name, st = f"facetized_{kind}", bracket[kind]
+        if st not in ("solved", "infeasible"):
+            out.append(route_outcome(name, st, NOT_COMPARED, f"{name} ended {st!r}"))
+        elif st != proves and not exact:
+            out.append(route_outcome(name, st, NOT_COMPARED,
+                                     f"{'inscribed' if kind == 'inner' else 'circumscribed'} polygon {st}: "
+                                     "proves nothing about the disks"))
+        elif ps not in ("solved", "infeasible"):
+            out.append(route_outcome(name, st, NOT_COMPARED, f"the primary route ended {ps!r}"))
+        else:
+            ok = st == ps
+            out.append(route_outcome(name, st, AGREED if ok else DISAGREED,
+                                     f"polygon {st} {'proves' if not exact else 'is exact in 2D:'} "
+                                     f"{'feasible' if st == 'solved' else 'infeasible'}; F4 {ps!r}"))
+    return out
 
 
 def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8) -> dict:
     """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0,
-    else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP."""
+    else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP.
+    Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared."""
     bracket = {}
     for b in BRACKET:
         out = _facetized(b, facets).solve(problem, solver=solver, tolerance=tol)
@@ -102,37 +167,70 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
     rep = {"formulation": other_name, "solver": other.solver, "status": other.status, "acceleration_gap": None,
            "generalized_force_gap": None,
            "bracket": {"facets": facets, **bracket, "consistent": consistent}}
-    agree = consistent
-    if feasible and other.status in SOLUTION_PRESENT and sol.unique.get("acceleration"):
-        rep["acceleration_gap"] = _rel_gap(sol.acceleration, other.acceleration)
-        rep["generalized_force_gap"] = _rel_gap(sol.generalized_force, other.generalized_force)
-        agree = agree and rep["acceleration_gap"] <= tol.crosscheck and rep["generalized_force_gap"] <= tol.crosscheck
-    rep["agree"] = bool(agree)
+    routes = _bracket_routes(sol, problem, bracket)
+    if feasible and other.status in SOLUTION_PRESENT:
+        if sol.unique.get("acceleration"):
+            rep["acceleration_gap"] = _rel_gap(sol.acceleration, other.acceleration)
+            rep["generalized_force_gap"] = _rel_gap(sol.generalized_force, other.generalized_force)
+            ok = rep["acceleration_gap"] <= tol.crosscheck and rep["generalized_force_gap"] <= tol.crosscheck
+            routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
+                                        f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check "
+                                        f"tolerance {tol.crosscheck:g}"))
+        else:
+            routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
+                                        "the acceleration is not known to be unique: a gap proves nothing"))
+    elif feasible and other.status in INF_OR_UNB:
+        routes.append(route_outcome(other_name, other.status, DISAGREED,
+                                    "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
+                                    f"but {other_name} says {other.status!r}"))
+    elif sol.status in INF_OR_UNB and sol.extras.get("verified_by_f1") and other.status in SOLUTION_PRESENT + INF_OR_UNB:
+        ok = other.status == sol.status
+        routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
+                                    f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}"))
+    elif other.status not in SOLUTION_PRESENT + INF_OR_UNB:
+        routes.append(route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}"))
+    else:
+        routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
+                                    f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it"))
+    rep["routes"] = routes
+    rep["agree"] = combined_agreement(routes)
     return rep
 
 
 def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, tol) -> dict | None:
     """An F6 answer against another F6 route: against the enumeration, agreement means the answer is one
     of the enumerated solutions (sliding problems may have several); against another route, the unique
-    quantities are compared when the verdict says the solution is unique."""
+    quantities are compared when the verdict says the acceleration is unique."""
     for other_name in SLIDING_CROSSCHECK:
         if other_name == name or not FORMULATIONS[other_name].accepts(problem, cls)[0]:
             continue
         if other_name == "sliding_enumeration" and "enumeration" in sol.extras:
             enum = sol.extras["enumeration"]
             found = sol.extras.get("in_enumeration")
-            rep = {"formulation": other_name, "solver": "enumeration",
-                   "status": "solved" if enum.solutions else "infeasible", "solutions": len(enum.solutions),
-                   "multiplicity": enum.multiplicity, "acceleration_gap": None, "generalized_force_gap": None}
+            status = "solved" if enum.solutions else "infeasible"
+            rep = {"formulation": other_name, "solver": "enumeration", "status": status,
+                   "solutions": len(enum.solutions), "multiplicity": enum.multiplicity,
+                   "multiplier_multiplicity": enum.multiplier_multiplicity,
+                   "acceleration_gap": None, "generalized_force_gap": None}
             if sol.status in SOLUTION_PRESENT:
-                rep["agree"] = bool(found)
+                route = route_outcome(other_name, status, AGREED if found else DISAGREED,
+                                      "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
+            elif sol.status in INF_OR_UNB:
+                ok = sol.status == status
+                route = route_outcome(other_name, status, AGREED if ok else DISAGREED,
+                                      f"primary {sol.status!r}, enumeration {status!r} ({len(enum.solutions)} solutions)")
             else:
-                rep["agree"] = sol.status == rep["status"]
+                route = route_outcome(other_name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
+            rep["routes"] = [route]
+            rep["agree"] = combined_agreement(rep["routes"])
             return rep
         other = FORMULATIONS[other_name].solve(problem, tolerance=tol)
         rep = crosscheck_report(sol, other, tol.crosscheck)
-        if sol.unique.get("acceleration") is not True and sol.status in SOLUTION_PRESENT:
-            rep["agree"] = None  # several solutions may exist: a gap proves nothing
+        if sol.unique.get("acceleration") is not True and sol.status in SOLUTION_PRESENT \
+                and other.status in SOLUTION_PRESENT:
+            rep["routes"] = [route_outcome(other_name, other.status, NOT_COMPARED,
+                                           "several solutions may exist: a gap proves nothing")]
+            rep["agree"] = None
         return rep
     return None
 

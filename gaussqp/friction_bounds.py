@@ -141,11 +141,22 @@ def prop13_bound(red: SlidingReduction, mu_grid_max: float = 10.0) -> dict:
     validated = True
     for frac in (0.25, 0.5, 0.75, 0.99):
         mu = frac * value
-        t = p_matrix_test(lcp58(red, np.full(red.B.size, mu), np.full(red.U.size, mu)).M)
-        checks.append((mu, t.holds))
-        validated = validated and t.holds is not False
+        try:
+            t = p_matrix_test(lcp58(red, np.full(red.B.size, mu), np.full(red.U.size, mu)).M).holds
+        except NotApplicableError:  # no LCP (58) at this μ: the bound is not validated there
+            t = False
+        checks.append((mu, t))
+        validated = validated and t is not False
     return {"value": value, "beta2": b2, "beta2_argmax": dstar, "mu_b_38": mu_b38, "validated": validated,
             "p_matrix_checks": checks}
+
+
+def not_applicable(bid: str, source: str, exc: Exception) -> FrictionBound:
+    """A bound whose premises fail on this problem (e.g. dependent sliding rows: ``A_nb`` singular, so the
+    LCP (58) and its frictionless matrix ``M⁰_ub`` do not exist): reported with ``holds`` None and the
+    reason, never raised out of ``solve``/``check``."""
+    return FrictionBound(bid, source, float("nan"), f"not applicable: {exc}", None, float("nan"),
+                         {"premise": f"fails: {exc}"})
 
 
 def _max_mu(problem: ContactProblem, idx) -> float:
@@ -157,8 +168,8 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
     """The tutorial §3 bounds that apply to this problem (M ≻ 0, sliding and frictionless contacts)."""
     try:
         red = reduce(problem)
-    except NotApplicableError:
-        return []
+    except NotApplicableError as exc:
+        return [not_applicable("tutorial §3 bounds", "tutorial (38), (51), (64), Props. 9-14", exc)]
     out = []
     mb, mu = red.B.size, red.U.size
     mu_b, mu_u = _max_mu(problem, red.B), _max_mu(problem, red.U)
@@ -193,7 +204,11 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
                 "A_u,μ,ξ ≻ 0: the LCP (50) has exactly one solution, Lipschitz in w_u",
                 (mu_u < v) if v > 0 else None, mu_u))
     if mb and mu:
-        pb = prop13_bound(red)
+        try:
+            pb = prop13_bound(red)
+        except NotApplicableError as exc:
+            out.append(not_applicable("Prop. 13", "tutorial Prop. 13, (58)-(63), App. D Thm 3 (β₂ by SLSQP)", exc))
+            return out
         try:
             M0 = lcp58_frictionless(red)
             Mmu = lcp58(red).M

@@ -32,7 +32,7 @@ from scipy.optimize import linprog
 
 from .cones import cone_is_trivial
 from .errors import NotApplicableError, SolverError, TooLargeError
-from .linalg import as_dense, matrix_rank, solve_mass
+from .linalg import as_dense, matrix_rank, normalize_rows, null_space, solve_mass
 from .problem import ContactProblem
 from .solution import Certificate
 
@@ -309,20 +309,95 @@ class PieceSolution:
     lam_t: np.ndarray
     piece: str
     isolated: bool | None  # the piece's solution set is this single point (None: not decided)
+    #: the acceleration is the same at every point of the piece's solution set (True when isolated;
+    #: a segment of multipliers at one acceleration is False for ``isolated`` but True here)
+    acceleration_fixed: bool | None = None
+    pieces: list = field(default_factory=list)  # every piece this point was found on
+
+    def merge(self, piece: str, isolated: bool | None, acceleration_fixed: bool | None) -> None:
+        """The same point found on another piece: keep the *weaker* claims (False < None < True), since a
+        point isolated on one piece may lie on a segment of another."""
+        self.pieces.append(piece)
+        self.isolated = _weaker(self.isolated, isolated)
+        self.acceleration_fixed = _weaker(self.acceleration_fixed, acceleration_fixed)
+
+
+def _weaker(x: bool | None, y: bool | None) -> bool | None:
+    if x is False or y is False:
+        return False
+    if x is None or y is None:
+        return None
+    return True
 
 
 @dataclass
 class Enumeration:
-    """Every solution of the frictional contact problem, piece by piece (exact; few contacts)."""
+    """Every solution of the frictional contact problem, piece by piece (exact; few contacts).
+
+    Two multiplicities, each "none" | "unique" | "multiple" | "continuum" | "undecided":
+
+    - ``multiplicity``: of the *acceleration* (the physical question: a Painlevé paradox of
+      indeterminacy is several accelerations). "multiple": finitely many distinct accelerations found,
+      "continuum": a piece on which the acceleration varies, "undecided": one acceleration found on a
+      conic piece whose other points are not examined.
+    - ``multiplier_multiplicity``: of the solution points ``(a, λ)``: several points, or a piece that is
+      a polyhedron with more than one point, at one acceleration is a hyperstatic (non-unique
+      multipliers) case, not a paradox.
+
+    Accelerations are "the same" when they differ by at most :data:`SAME_RTOL` times
+    ``acceleration_scale``, a unit taken from the data (:func:`gaussqp.sticking.acceleration_scale`),
+    never from the solutions compared.
+    """
 
     solutions: list[PieceSolution]
     pieces: int
     enumerated: list[int]
-    multiplicity: str  # "none" | "unique" | "multiple" | "continuum" | "undecided" (one SOCP piece point)
+    multiplicity: str
+    multiplier_multiplicity: str = "undecided"
+    acceleration_scale: float = 1.0
+    distinct_accelerations: int = 0
 
     @property
     def count(self) -> int:
         return len(self.solutions)
+
+
+#: two solutions of the enumeration are the same point (or have the same acceleration) when they differ
+#: by at most this times the data's unit (acceleration, or force per unit row norm)
+SAME_RTOL = 1e-7
+
+
+@dataclass(frozen=True)
+class _Units:
+    """Units from the data (never from an answer) to compare solutions: an acceleration unit and one
+    multiplier unit per contact (the force unit divided by the row norm)."""
+
+    a: float
+    lam_n: np.ndarray
+    lam_t: np.ndarray
+
+    @classmethod
+    def of(cls, problem: ContactProblem, Jn: np.ndarray, Jt: np.ndarray, M: np.ndarray) -> "_Units":
+        from .sticking import acceleration_scale
+
+        ua = acceleration_scale(problem)
+        force = max(float(np.abs(problem.F).max(initial=0.0)), float(np.abs(M).sum(axis=1).max(initial=0.0)) * ua)
+        d1 = problem.dimension - 1
+        nn = np.linalg.norm(Jn, axis=1)
+        nt = (np.array([np.linalg.norm(Jt[i * d1:(i + 1) * d1], 2) for i in range(problem.m)])
+              if Jt.shape[0] else np.zeros(problem.m))
+        with np.errstate(divide="ignore"):
+            ln = np.where(nn > 0, force / np.where(nn > 0, nn, 1.0), force)
+            lt = np.where(nt > 0, force / np.where(nt > 0, nt, 1.0), force)
+        return cls(ua, ln, lt)
+
+    def same_acceleration(self, a1: np.ndarray, a2: np.ndarray) -> bool:
+        return float(np.abs(a1 - a2).max(initial=0.0)) <= SAME_RTOL * self.a
+
+    def same_point(self, s: PieceSolution, a, lam_n, lam_t) -> bool:
+        return (self.same_acceleration(s.a, a)
+                and bool(np.all(np.abs(s.lam_n - lam_n) <= SAME_RTOL * self.lam_n))
+                and bool(np.all(np.abs(s.lam_t - lam_t).max(axis=1, initial=0.0) <= SAME_RTOL * self.lam_t)))
 
 
 def _enumerated_contacts(problem: ContactProblem) -> list[int]:
@@ -366,6 +441,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     ia, il = 0, n
     it0 = n + m
     scale = max(1.0, float(np.abs(problem.F).max(initial=0)), float(np.abs(b).max(initial=0)))
+    units = _Units.of(problem, Jn, Jt, M)
     cone3d = problem.dimension == 3 and len(S) > 0
     sols: list[PieceSolution] = []
     for pattern in itertools.product((0, 1), repeat=k):
@@ -418,41 +494,57 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
         G = np.array(in_rows).reshape(-1, N)
         h = np.array(in_rhs, dtype=float)  # G y >= h
         label = "".join("+" if choice[i] else ("-" if problem.types[i] == "bilateral" else "0") for i in enum)
-        y, isolated = _solve_piece(Aeq, beq, G, h, scale, cone3d and _cone_data(problem, S, sign, il, it0, N, d1),
-                                   solver)
+        y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h, scale,
+                                            cone3d and _cone_data(problem, S, sign, il, it0, N, d1), solver, n)
         if y is None:
             continue
         a, lam_n = y[ia:ia + n], y[il:il + m]
         lam_t = sliding_tangent(problem, lam_n)
         for j, i in enumerate(S):
             lam_t[i] = y[it0 + j * d1:it0 + (j + 1) * d1]
-        if any(_same(s, a, lam_n, lam_t) for s in sols):
+        same = next((s for s in sols if units.same_point(s, a, lam_n, lam_t)), None)
+        if same is not None:
+            same.merge(label, isolated, a_fixed)
             continue
-        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated))
+        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label]))
+    a_mult, lam_mult, distinct = _multiplicities(sols, units)
+    return Enumeration(sols, 2 ** k, enum, a_mult, lam_mult, units.a, distinct)
+
+
+def _multiplicities(sols: list[PieceSolution], units: _Units) -> tuple[str, str, int]:
+    """(multiplicity of the acceleration, of the solution points, number of distinct accelerations)."""
     if not sols:
-        mult = "none"
-    elif any(s.isolated is False for s in sols):
-        mult = "continuum"
-    elif len(sols) > 1:
-        mult = "multiple"
+        return "none", "none", 0
+    reps: list[np.ndarray] = []
+    for s in sols:
+        if not any(units.same_acceleration(r, s.a) for r in reps):
+            reps.append(s.a)
+    if any(s.acceleration_fixed is False for s in sols):
+        a_mult = "continuum"
+    elif len(reps) > 1:
+        a_mult = "multiple"
+    elif any(s.acceleration_fixed is None for s in sols):
+        a_mult = "undecided"
     else:
-        mult = "unique" if sols[0].isolated else "undecided"
-    return Enumeration(sols, 2 ** k, enum, mult)
-
-
-def _same(s: PieceSolution, a, lam_n, lam_t) -> bool:
-    ref = max(1.0, float(np.abs(s.lam_n).max(initial=0)), float(np.abs(s.a).max(initial=0)))
-    return (float(np.abs(s.a - a).max(initial=0)) <= 1e-7 * ref and
-            float(np.abs(s.lam_n - lam_n).max(initial=0)) <= 1e-7 * ref and
-            float(np.abs(s.lam_t - lam_t).max(initial=0)) <= 1e-7 * ref)
+        a_mult = "unique"
+    if any(s.isolated is False for s in sols):
+        lam_mult = "continuum"
+    elif len(sols) > 1:
+        lam_mult = "multiple"
+    elif sols[0].isolated is None:
+        lam_mult = "undecided"
+    else:
+        lam_mult = "unique"
+    return a_mult, lam_mult, len(reps)
 
 
 def _cone_data(problem, S, sign, il, it0, N, d1):
     return [(il + i, it0 + j * d1, problem.friction[i] * sign[i]) for j, i in enumerate(S)]
 
 
-def _solve_piece(Aeq, beq, G, h, scale, cones, solver):
-    """A point of ``{Aeq y = beq, G y >= h}`` (∩ cones) or None, and whether it is the only one."""
+def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
+    """A point of ``{Aeq y = beq, G y >= h}`` (∩ cones) or None, whether it is the only one, and whether
+    the acceleration (the first ``n`` unknowns) is the same at every point of the piece."""
     N = Aeq.shape[1]
     tol = PIECE_RTOL * scale
     if not cones and Aeq.shape[0] == N:
@@ -464,18 +556,18 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver):
             y = np.linalg.solve(Aeq, beq)
             ymag = max(1.0, float(np.abs(y).max()))
             ok = (G @ y - h).min(initial=0.0) >= -tol * ymag
-            return (y, True) if ok else (None, None)
+            return (y, True, True) if ok else (None, None, None)
     if cones:
         y = _socp_piece(Aeq, beq, G, h, cones, solver)
         if y is None:
-            return None, None
+            return None, None, None
         # a nonsingular square equality system pins the point; otherwise uniqueness is not decided
         pinned = Aeq.shape[0] >= N and matrix_rank(Aeq) == N
-        return y, (True if pinned else None)
+        return y, (True if pinned else None), (True if pinned else None)
     res = linprog(np.zeros(N), A_ub=-G if G.size else None, b_ub=-h if G.size else None, A_eq=Aeq, b_eq=beq,
                   bounds=[(None, None)] * N, method="highs")
     if res.status == 2:
-        return None, None
+        return None, None, None
     if res.status != 0:
         raise SolverError(f"piece LP failed: {res.message}")
     y = res.x
@@ -484,7 +576,39 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver):
         raise SolverError("piece LP returned a point that fails its constraints")
     active = (G @ y - h) <= 1e-9 * ymag * scale
     t = cone_is_trivial(Aeq, G[active], N)
-    return y, bool(t.trivial)
+    if t.trivial:
+        return y, True, True
+    return y, False, _projection_is_zero(Aeq, G[active], n)
+
+
+def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
+    """Is the projection on the first ``n`` coordinates of the cone ``K = {v : E v = 0, G v >= 0}`` {0}?
+
+    K is the cone of feasible directions of the piece at the point found, and the piece lies in
+    ``point + K``, so the acceleration is the same at every point of the piece iff ``P_a K = {0}``.
+    With Z an orthonormal basis of ker E and ``B = G Z``: for each coordinate j and sign s, the LP
+    ``max s (Z_a y)_j  s.t.  B y >= 0, -1 <= Z_a y <= 1`` is 0 (bounded: the box is on ``Z_a y``)."""
+    N = E.shape[1]
+    En = normalize_rows(E.reshape(-1, N))
+    Gn = normalize_rows(G.reshape(-1, N))
+    Z = null_space(En, scale=max(1.0, float(np.linalg.norm(En, 2)) if En.size else 1.0))
+    if Z.shape[1] == 0:
+        return True
+    Za = Z[:n]
+    if matrix_rank(Za, scale=1.0) == 0:
+        return True
+    k = Z.shape[1]
+    B = Gn @ Z
+    A_ub = np.vstack([-B, Za, -Za]) if B.shape[0] else np.vstack([Za, -Za])
+    b_ub = np.concatenate([np.zeros(B.shape[0]), np.ones(2 * n)])
+    for j in range(n):
+        for sgn in (1.0, -1.0):
+            res = linprog(-sgn * Za[j], A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * k, method="highs")
+            if res.status != 0:
+                raise SolverError(f"acceleration-projection LP failed: {res.message}")
+            if -float(res.fun) > 1e-9:
+                return False
+    return True
 
 
 def _socp_piece(Aeq, beq, G, h, cones, solver):
@@ -512,25 +636,41 @@ def _socp_piece(Aeq, beq, G, h, cones, solver):
 
 # ---------------------------------------------------------------------------- certificates
 def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certificate:
-    """The exhaustive enumeration as a certificate: how many solutions the instance has."""
+    """The exhaustive enumeration as a certificate: how many accelerations and how many solution points
+    the instance has. ``holds`` when the acceleration question is decided in the papers' sense: no
+    solution, or exactly one acceleration (the multipliers may still form a set, a hyperstatic case)."""
     sols = enum.solutions
-    implies = {
+    k = enum.distinct_accelerations
+    accel = {
         "none": "no acceleration and contact forces satisfy the sliding problem (inconsistent case, "
                 "Painlevé paradox / jamming): every piece was checked and is empty",
-        "unique": "exactly one solution (a, λ) exists",
-        "multiple": f"{len(sols)} distinct solutions exist (indeterminate case, Painlevé paradox)",
-        "continuum": "a continuum of solutions exists (a piece is a polyhedron with more than one point)",
-        "undecided": "one solution found; whether its (conic) piece holds other points is not decided",
+        "unique": "exactly one acceleration",
+        "multiple": f"{k} distinct accelerations (indeterminate case, Painlevé paradox)",
+        "continuum": "a continuum of accelerations (a piece on which the acceleration varies; indeterminate case)",
+        "undecided": "one acceleration found; whether its (conic) piece holds other accelerations is not decided",
     }[enum.multiplicity]
+    mult = {
+        "none": "",
+        "unique": "; the multipliers are unique",
+        "multiple": f"; {len(sols)} distinct multiplier vectors",
+        "continuum": "; a continuum of multipliers (a piece is a polyhedron with more than one point)",
+        "undecided": "; multiplier uniqueness on the (conic) piece is not decided",
+    }[enum.multiplier_multiplicity]
+    implies = accel + mult + ("" if enum.multiplicity != "unique" or enum.multiplier_multiplicity == "unique"
+                              else " at that one acceleration (not a paradox)")
     return Certificate(
         id="sliding_enumeration", name="solutions by exhaustive piece enumeration",
         source="tutorial §3.2.1 (enumeration of (37)); (50), (58); sticking (71)",
         holds=enum.multiplicity in ("none", "unique"), margin=float(len(sols)),
         implies=implies,
         data={"solutions": len(sols), "pieces": enum.pieces, "multiplicity": enum.multiplicity,
+              "acceleration_multiplicity": enum.multiplicity,
+              "multiplier_multiplicity": enum.multiplier_multiplicity,
+              "distinct_accelerations": k, "acceleration_scale": enum.acceleration_scale,
               "enumerated_contacts": list(enum.enumerated),
               "lambda_normal": [s.lam_n for s in sols], "accelerations": [s.a for s in sols],
-              "piece_labels": [s.piece for s in sols]})
+              "piece_labels": [s.piece for s in sols], "isolated": [s.isolated for s in sols],
+              "found_on_pieces": [list(s.pieces) for s in sols]})
 
 
 def p_matrix_certificate(problem: ContactProblem, lcp: LCP58 | None = None) -> Certificate:

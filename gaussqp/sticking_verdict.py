@@ -35,7 +35,7 @@ from .problem import ContactProblem
 from .tolerances import Tolerance
 
 MU_MAX = 1e6
-MU_RTOL = 1e-8
+MU_RTOL = 1e-10
 
 
 @dataclass
@@ -82,6 +82,11 @@ def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run,
     prob, t, L, le, li = _margin_program(p, a, atol, signs, det, lam_n)
     status = run(prob)
     if status == "unbounded":
+        # a backend's "unbounded" is a ray of the objective, which proves nothing about feasibility: when
+        # every sticking contact detaches, t appears in no constraint and an *infeasible* set (tangent rows
+        # pinning a tangential force on contacts with λ_n = 0) is reported "unbounded". Decide it.
+        if not _feasible(prob, run):
+            return None, None
         return float("inf"), None
     if status == "infeasible":
         return None, None  # no admissible forces and no contact to measure a (negative) margin on
@@ -102,36 +107,198 @@ def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, 
         obj = p.friction[i] * signs.get(i, 1) * L.normal(i, le, li) - cp.norm(L.tangent(i, le), 2)
         prob = cp.Problem(cp.Maximize(obj), cons)
         status = run(prob)
+        if status == "unbounded" and not _feasible(prob, run):
+            status = "infeasible"
         out[i] = float("inf") if status == "unbounded" else (float(prob.value) if status == "solved" else float("nan"))
     return out
 
 
+def _feasible(prob: cp.Problem, run) -> bool:
+    """Is the constraint set of ``prob`` nonempty? (the same constraints, objective 0)"""
+    return run(cp.Problem(cp.Minimize(0), prob.constraints)) == "solved"
+
+
+class _AffineSet:
+    """The affine hull of Λ(a) in dense form: ``λ_act = (λ_eq, λ_in over the non-detaching rows)`` with
+    ``J_actᵀ λ_act = r = M a + F`` (detaching rows carry λ = 0). Used to put a solver's multipliers
+    exactly on it (a least-squares correction) before a ratio is read off, and to tell whether the
+    normal multipliers of the sticking contacts are the same at every point of it."""
+
+    def __init__(self, p: ContactProblem, a: np.ndarray, atol: float, lam_n=None):
+        from .linalg import as_dense
+
+        E, _ = p.equalities
+        G, _ = p.inequalities
+        self.L = L = stk.Layout(p)
+        self.det = set(int(i) for i in stk.detaching(p, a, atol, lam_n))
+        self.keep = np.array([k for k, i in enumerate(p.unilateral) if int(i) not in self.det], dtype=int)
+        J = np.vstack([as_dense(E).reshape(L.pe, p.n), as_dense(G).reshape(L.pg, p.n)[self.keep]])
+        self.J = J
+        Ma = np.asarray(p.M @ a).ravel()
+        self.r = Ma + p.F
+        self.load_terms = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
+        self.pinv = np.linalg.pinv(J.T) if J.size else np.zeros((0, p.n))
+
+    def project(self, lev: np.ndarray, liv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(λ_eq, λ_in) moved by the least-squares correction onto ``J_actᵀλ = r``."""
+        x = np.concatenate([lev, liv[self.keep]])
+        x = x + self.pinv @ (self.r - self.J.T @ x)
+        li = np.zeros_like(liv)
+        li[self.keep] = x[self.L.pe:]
+        return x[:self.L.pe], li
+
+    def pinned_normals(self, p: ContactProblem) -> dict[int, float] | None:
+        """{contact: λ_n} when every sticking normal multiplier is the same on the whole affine hull
+        (its coordinate is zero in every kernel vector of ``J_actᵀ``), else None."""
+        from .linalg import null_space
+
+        if self.J.shape[0] == 0:
+            return None
+        K = null_space(self.J.T)
+        x0 = self.pinv @ self.r
+        out = {}
+        for i in self.L.sticking:
+            if i in self.det:
+                continue
+            k = self.L.pos_b[i] if i in self.L.pos_b else self.L.pe + int(np.searchsorted(self.keep, self.L.pos_u[i]))
+            if K.shape[1] and float(np.abs(K[k]).max()) > 1e-9:
+                return None
+            out[i] = float(x0[k])
+        return out
+
+
+def achieved_ratio(p: ContactProblem, L: stk.Layout, lev: np.ndarray, liv: np.ndarray, det: set,
+                   zero: float) -> float:
+    """``max_i ‖λ_t,i‖ / |λ_n,i|`` over the sticking contacts for given multipliers (inf when a contact
+    with a tangential force has no normal force, e.g. a detaching one); tangential forces below ``zero``
+    count as zero. Every value of it at a point of Λ(a) is a friction coefficient that works."""
+    worst = 0.0
+    for i in L.sticking:
+        t = float(np.linalg.norm(L.tangent(i, lev)))
+        if t <= zero:
+            continue
+        nrm = 0.0 if i in det else abs(float(L.normal(i, lev, liv)))
+        worst = max(worst, t / nrm if nrm > zero else float("inf"))
+    return worst
+
+
+def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, normals: dict[int, float]):
+    """μ_min when the sticking normal multipliers are pinned on Λ(a): ``min μ`` s.t. λ ∈ Λ(a) and
+    ``‖λ_t,i‖ <= μ |λ*_n,i|`` is then one LP (2D) or SOCP (3D) in (μ, λ) — no bisection (sticking Prop. 11
+    with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine
+    hull, or None when the program does not end ``solved``."""
+    L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
+    mu = cp.Variable(nonneg=True)
+    for i, lam in normals.items():
+        cons.append(cp.norm(L.tangent(i, le), 2) <= mu * abs(lam))
+    prob = cp.Problem(cp.Minimize(mu), cons)
+    if run(prob) != "solved" or mu.value is None:
+        return None
+    lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
+    liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
+    lev, liv = aff.project(lev, liv)
+    return achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
+
+
+def _zero(aff: _AffineSet) -> float:
+    """Forces below 1e-9 of the load's terms ``max(‖M a‖∞, ‖F‖∞)`` count as zero (the rule of
+    :func:`singleton_verdict`): a ratio of two solver-noise forces says nothing."""
+    return 1e-9 * aff.load_terms
+
+
 def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> float:
-    """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (bisection; inf if none up to MU_MAX)."""
+    """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11); inf if none up to MU_MAX.
+
+    - Sticking normal forces pinned on Λ(a) (e.g. redundant tangent rows only): one program,
+      :func:`_direct_mu_min`.
+    - Otherwise (quasi-convex: μ multiplies the variable λ_n) bisection on the conic feasibility of
+      Λ(a), where each *feasible* answer is put exactly on the affine hull of Λ(a) and its achieved
+      ratio :func:`achieved_ratio` becomes the upper end (a friction coefficient that provably works,
+      never the solver's tolerance below it), and only an ``infeasible`` status moves the lower end: a
+      status that decides nothing ends the bisection at the achieved upper end instead of being read as
+      infeasible (which made μ_min too large).
+    """
     L = stk.Layout(p)
+    aff = _AffineSet(p, a, atol, lam_n) if p.n <= 1000 and p.m <= 1000 else None
+    if aff is not None:
+        normals = aff.pinned_normals(p)
+        if normals is not None:
+            direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals)
+            if direct is not None:
+                return direct
     mu = cp.Parameter(p.m, nonneg=True)
     progs = []
     for signs in L.sign_patterns():
         L2, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
         cons += stk.cone_constraints(L2, le, li, mu, stk.DISK, signs)
-        progs.append(cp.Problem(cp.Minimize(0), cons))
+        progs.append((cp.Problem(cp.Minimize(0), cons), le, li))
 
-    def feasible(value: float) -> bool:
+    def attempt(value: float) -> tuple[str, float]:
+        """('feasible', achieved ratio) | ('infeasible', nan) | ('undecided', nan)"""
         mu.value = np.full(p.m, value)
-        return any(run(pr) == "solved" for pr in progs)
+        statuses = []
+        for pr, le, li in progs:
+            st = run(pr)
+            statuses.append(st)
+            if st == "solved":
+                lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
+                liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
+                if aff is None:
+                    return "feasible", value
+                lev, liv = aff.project(lev, liv)
+                got = achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
+                # the solver's point works with its own ratio; one far above ``value`` decides nothing
+                return ("feasible", got) if got <= value * (1 + 1e-6) + _zero(aff) else ("undecided", got)
+        return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
-    if feasible(0.0):
+    st, val = attempt(0.0)
+    if st == "feasible":
         return 0.0
     hi = max(1.0, float(p.friction[p.sticking].max(initial=0.0)))
-    while not feasible(hi):
+    while True:
+        st, val = attempt(hi)
+        if st == "feasible":
+            break
         hi *= 4.0
         if hi > MU_MAX:
             return float("inf")
+    best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
     lo = 0.0
-    while hi - lo > MU_RTOL * max(hi, 1e-12):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
-    return hi
+    for _ in range(200):
+        if hi - lo <= MU_RTOL * max(hi, 1e-12):
+            break
+        for frac in (0.5, 0.25, 0.75):  # a backend that decides nothing at the midpoint: try the quarters
+            mid = lo + frac * (hi - lo)
+            st, val = attempt(mid)
+            if st != "undecided":
+                break
+        if st == "feasible":
+            hi, best = mid, min(best, val)
+        elif st == "infeasible":
+            lo = mid
+        else:
+            break
+    return best
+
+
+#: the singleton verdict recomputes λ* with a dense least-squares solve up to this size
+SINGLETON_DENSE_MAX = 600
+
+
+def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
+    """(λ_n, λ_t) put on the affine hull of Λ(a) (see :class:`_AffineSet`)."""
+    L = stk.Layout(p)
+    S = L.sticking
+    lev = np.concatenate([lam_n[p.bilateral], lam_t[S].ravel()]) if L.pe else np.zeros(0)
+    liv = lam_n[p.unilateral] if L.pg else np.zeros(0)
+    aff = _AffineSet(p, a, atol, lam_n)
+    lev, liv = aff.project(lev, liv)
+    ln, lt = lam_n.copy(), lam_t.copy()
+    ln[p.bilateral] = lev[:L.mb]
+    ln[p.unilateral] = liv
+    if len(S):
+        lt[S] = lev[L.mb:].reshape(len(S), L.d1)
+    return ln, lt
 
 
 def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray,
@@ -142,11 +309,24 @@ def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t
     ``min_i μ_i |λ_n,i| - ‖λ_t,i‖`` over the non-detaching sticking contacts (None when a detaching
     contact carries a tangential force: no μ helps), the boundary contacts (feasible case) are those
     where it vanishes (sticking Prop. 4(ii)), and ``μ_min = max_i ‖λ_t,i‖ / |λ_n,i|`` (sticking
-    Prop. 11 with a single admissible force). Forces below 1e-9 of the largest count as zero."""
+    Prop. 11 with a single admissible force).
+
+    λ* is recomputed exactly (up to :data:`SINGLETON_DENSE_MAX` coordinates): the solver's multipliers
+    are put on the affine hull of Λ(a) by a least-squares correction, which *is* λ* when the hull is a
+    point, so μ_min and the margin do not inherit the backend's tolerance (an interior-point answer of
+    a degenerate problem is off by about the square root of it). Forces below 1e-9 of the load's
+    terms ``max(‖M a‖∞, ‖F‖∞)`` (the data of Λ(a), not the multipliers judged) count as zero."""
     atol = stk.active_tolerance(p, a)
     det = [int(i) for i in stk.detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = stk.Layout(p)
-    zero = 1e-9 * max(1.0, float(np.abs(lam_n).max(initial=0.0)), float(np.abs(lam_t).max(initial=0.0)))
+    lam_n = np.asarray(lam_n, dtype=float)
+    lam_t = np.asarray(lam_t, dtype=float).reshape(p.m, p.dimension - 1)
+    Ma = np.asarray(p.M @ a).ravel()
+    # the terms of the load M a + F, not their sum: a zero load (free flight) is round-off of them
+    load = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
+    if p.n <= SINGLETON_DENSE_MAX and p.m <= SINGLETON_DENSE_MAX:
+        lam_n, lam_t = _exact_point(p, a, atol, lam_n, lam_t)
+    zero = 1e-9 * load
     slack, ratio, pinned = {}, 0.0, False
     for i in L.sticking:
         t, nrm = float(np.linalg.norm(lam_t[i])), abs(float(lam_n[i]))
@@ -156,9 +336,11 @@ def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t
             pinned = True  # a detaching contact has λ_n = 0, so its disk is {0}
         if t > zero:
             ratio = max(ratio, t / nrm if nrm > zero else float("inf"))
-    scale = max(1.0, float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0)))
+    scale = load
     signs = {i: (1 if lam_n[i] >= 0 else -1) for i in L.bilateral_sticking}
     margin = None if pinned else (min(slack.values()) if slack else float("inf"))
+    if not feasible and margin is not None and margin > 0:
+        margin = None  # a positive margin contradicts the infeasible answer: not measured, never +inf
     return StickingVerdict(feasible=feasible, margin=margin,
                            boundary_contacts=[i for i, x in slack.items() if x <= 1e-6 * scale] if feasible else [],
                            detaching_contacts=det, mu_min=ratio, active_tolerance=atol,

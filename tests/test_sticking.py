@@ -46,7 +46,7 @@ def test_grasp_4dof_closed_form(F1, F2, mu):
         assert cf.holds
         # check the conic Farkas vector ourselves: (J y)_i in the dual cones and (M a* + F)ᵀ y = -1
         y = cf.data["y"][0]
-        a_star = sol.extras["a_frictionless"]
+        a_star = sol.extras["a_cones_removed"]
         assert (p.M @ a_star + p.F) @ y == pytest.approx(-1.0, abs=1e-9)
         assert abs(p.J_n[0] @ y) <= 1e-9  # frictionless bilateral row: λ_b free
         for i, mu_i in ((1, mu1), (2, mu2)):
@@ -280,10 +280,10 @@ def test_singleton_verdict_equals_the_programs():
                 continue
             a, lam_n, lam_t = sol.acceleration, sol.lambda_normal, sol.lambda_tangent
         else:  # infeasible: F1's multipliers at F1's acceleration
-            fm = sol.extras["frictionless_multipliers"]
+            fm = sol.extras["cones_removed_multipliers"]
             if not fm["rows_independent"]:
                 continue
-            a, lam_n, lam_t = sol.extras["a_frictionless"], fm["lambda_normal"], fm["lambda_tangent"]
+            a, lam_n, lam_t = sol.extras["a_cones_removed"], fm["lambda_normal"], fm["lambda_tangent"]
         feasible = sol.status == "solved"
         fast = singleton_verdict(p, a, lam_n, lam_t, feasible)
         slow = analyze(p, a, feasible, None, get_tolerance(None), lam_n=lam_n)

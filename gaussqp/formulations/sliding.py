@@ -24,7 +24,8 @@ import numpy as np
 from ..errors import NotApplicableError, TooLargeError
 from ..lemke import lemke
 from ..problem import ContactProblem, SystemClass
-from ..sliding import (ENUMERATION_MAX, Enumeration, _enumerated_contacts, enumeration_certificate,
+from ..linalg import as_dense
+from ..sliding import (ENUMERATION_MAX, SAME_RTOL, Enumeration, _enumerated_contacts, enumeration_certificate,
                        enumerate_solutions, fixed_point, lcp58, p_matrix_certificate, reduce)
 from ..solution import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
 from ..tolerances import Tolerance
@@ -57,22 +58,34 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
         ec = enumeration_certificate(p, enum)
         certs.append(ec)
         sol.extras["enumeration"] = enum
-        if enum.multiplicity == "unique":
-            unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
-        elif enum.multiplicity == "multiple":
-            accs = [s.a for s in enum.solutions]
-            same_a = all(np.abs(x - accs[0]).max() <= 1e-7 * max(1.0, np.abs(accs[0]).max()) for x in accs)
-            unique = {"acceleration": same_a, "generalized_force": same_a, "multipliers": False}
-        elif enum.multiplicity == "continuum":
-            unique = {"acceleration": None, "generalized_force": None, "multipliers": False}
+        unique = _uniqueness(p, enum)
         if sol.status == SOLVED and sol.acceleration is not None:
             found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= 1e-6 * max(1.0, np.abs(s.lam_n).max())
                         for s in enum.solutions)
-            sol.extras["in_enumeration"] = bool(found) or enum.multiplicity == "continuum"
+            sol.extras["in_enumeration"] = bool(found) or enum.multiplier_multiplicity == "continuum"
     elif pm is not None and pm.holds:
         unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
     sol.certificates += certs
     sol.unique = unique
+
+
+_DECIDED = {"unique": True, "multiple": False, "continuum": False}
+
+
+def _uniqueness(problem: ContactProblem, enum: Enumeration) -> dict:
+    """``Solution.unique`` from the enumeration: the acceleration and the multipliers separately
+    (:class:`gaussqp.sliding.Enumeration`). ``Jᵀλ = M a + F`` is unique with the acceleration; when the
+    accelerations are not unique it is not unique either as soon as two found ``M a`` differ (M ≻ 0: always; on the
+    force unit of the data, ``max(‖F‖∞, ‖M‖∞ · acceleration unit)``), else undecided."""
+    a = _DECIDED.get(enum.multiplicity)
+    gf = a
+    if a is False and not problem.mass_factor.definite:
+        M = as_dense(problem.M)
+        unit = max(float(np.abs(problem.F).max(initial=0.0)),
+                   float(np.abs(M).sum(axis=1).max(initial=0.0)) * enum.acceleration_scale)
+        Ma = [M @ s.a for s in enum.solutions]
+        gf = False if any(np.abs(x - Ma[0]).max(initial=0.0) > SAME_RTOL * unit for x in Ma) else None
+    return {"acceleration": a, "generalized_force": gf, "multipliers": _DECIDED.get(enum.multiplier_multiplicity)}
 
 
 class SlidingFormulation(Formulation):
@@ -111,9 +124,14 @@ class SlidingLCP(SlidingFormulation):
                        extras={"polish": False})
         try:
             L = lcp58(red)
-        except NotApplicableError as exc:
-            sol.status, sol.message = FAILED, str(exc)
-            return sol
+        except NotApplicableError as exc:  # dependent sliding rows: no LCP (58); the enumeration decides
+            try:
+                enum = enumerate_solutions(problem)
+            except TooLargeError:
+                sol.status, sol.message = FAILED, f"{exc}; and the problem is too large to enumerate"
+                return sol
+            sol.extras["route"] = "enumeration (no LCP (58): A_nb - A_tb[μ_b ξ_b] singular)"
+            return _from_enumeration(sol, enum)
         t1 = time.perf_counter()
         res = lemke(L.M, L.q)
         sol.times = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}

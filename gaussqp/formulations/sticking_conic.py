@@ -24,7 +24,9 @@ symmetry of the disk ``D`` absorbs an overall sign, not the sign of this one ter
 fixed). F4 and F5 impose the dynamics and ``T a + c = 0`` directly and never form F̃.
 
 When the one-stage program finds no zero-gap point (gap > 0, infeasible, or a backend failure),
-the two-stage route takes over: F1 gives an optimal ``a*``, and the multipliers are sought in
+the two-stage route takes over: F1 with the cones removed gives an optimal ``a*`` (``extras``
+``a_cones_removed``; it must pass its own row-by-row residual check or the route stops at
+``inaccurate``), and the multipliers are sought in
 ``Λ(a*) ∩ cones`` (active set by a reported tolerance). If there are none, the answer is backed by a
 verified certificate: F1's Farkas vector or descent ray when even the sticking MLCP without cones
 has no solution, else a conic Farkas vector on the multiplier set
@@ -179,13 +181,16 @@ class StickingConic(Formulation):
 
     def _two_stage(self, p: ContactProblem, solver, tol: Tolerance, attempts) -> Solution:
         """No zero-gap point from the one-stage program (gap > 0, infeasible, or a backend failure):
-        solve F1 (sticking tangents as equalities) for a*, then look for multipliers in Λ(a*) ∩ cones;
-        if there are none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
+        solve the program with the cones removed (F1, sticking tangents as equalities: the sticking MLCP
+        (43)/(65) without the Coulomb disks — *not* the frictionless problem) for a*, check a* and its
+        multipliers row by row at the data's scale (:func:`gaussqp.sticking.data_row_residuals`; a
+        failure stops here at ``inaccurate``), then look for multipliers in Λ(a*) ∩ cones; if there are
+        none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
         from . import get_formulation
 
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
         sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="")
-        sol.extras.update({"attempts": attempts, "polish": False, "frictionless_sticking_mlcp": f1.status})
+        sol.extras.update({"attempts": attempts, "polish": False, "cones_removed_status": f1.status})
         if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
             sol.status = f1.status
             sol.certificates = list(f1.certificates)
@@ -197,8 +202,20 @@ class StickingConic(Formulation):
             sol.message = f"no zero-gap point found and F1 ended {f1.status!r}: no certificate"
             return sol
         a = f1.acceleration
+        # every intermediate a certificate rests on passes its own residual check, row by row at the
+        # data's scale: a backend's "solved" on a garbage point must not feed an answer or a certificate
+        res = stk.data_row_residuals(p, a, f1.lambda_normal, f1.lambda_tangent)
+        sol.extras["cones_removed_residuals"] = res
+        if max(res.values()) > tol.residual:
+            worst = max(res, key=res.get)
+            sol.status = INACCURATE
+            sol.extras["a_cones_removed"] = a
+            sol.message = (f"no zero-gap point found, and the program with the cones removed (F1, sticking tangents "
+                           f"as equalities) returned a point that fails its {worst} rows by {res[worst]:.2e} of their "
+                           f"data scale (> {tol.residual:g}): no answer and no certificate rests on it")
+            return sol
         um = f1.certificate("unique_multipliers")
-        sol.extras["frictionless_multipliers"] = {
+        sol.extras["cones_removed_multipliers"] = {
             "lambda_normal": f1.lambda_normal, "lambda_tangent": f1.lambda_tangent,
             "rows_independent": bool(um is not None and um.holds and um.data.get("rows_independent"))}
         atol = stk.active_tolerance(p, a)
@@ -230,7 +247,7 @@ class StickingConic(Formulation):
                 return sol
             proofs.append(cf)
         sol.status = INFEASIBLE
-        sol.extras["a_frictionless"] = a
+        sol.extras["a_cones_removed"] = a
         sol.certificates.append(Certificate(
             id="coulomb_farkas", name="conic Farkas vector on the multiplier set",
             source="FORMULATIONS §4; sticking (60)(65), Prop. 11",
@@ -272,8 +289,8 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     p = sol.problem
     if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
         a, feasible = sol.acceleration, sol.status == SOLVED
-    elif sol.status == INFEASIBLE and "a_frictionless" in sol.extras:
-        a, feasible = sol.extras["a_frictionless"], False
+    elif sol.status == INFEASIBLE and "a_cones_removed" in sol.extras:
+        a, feasible = sol.extras["a_cones_removed"], False
     elif sol.status in (INFEASIBLE, UNBOUNDED):
         sol.extras["sticking"] = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
         return
@@ -284,7 +301,7 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         single = um is not None and bool(um.holds) and bool(um.data.get("rows_independent"))
         lam = (sol.lambda_normal, sol.lambda_tangent)
     else:  # the multipliers of F1 (the sticking MLCP without cones) at the same acceleration
-        fm = sol.extras.get("frictionless_multipliers", {})
+        fm = sol.extras.get("cones_removed_multipliers", {})
         single, lam = fm.get("rows_independent", False), (fm.get("lambda_normal"), fm.get("lambda_tangent"))
     if single:
         v = singleton_verdict(p, a, lam[0], lam[1], feasible)

@@ -1,0 +1,91 @@
+"""Issue 9, cross-check honesty: a route that failed (or proves nothing) is *not compared*, never agreement;
+the report carries each route's outcome and ``agree`` is None when nothing was compared."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gaussqp
+from gaussqp.cli import main
+from gaussqp.formulations import FORMULATIONS
+from gaussqp.problem import Contact, ContactProblem
+from gaussqp.problems import families
+from gaussqp.solution import FAILED, Solution
+
+
+def _fail(name):
+    def solve(problem, solver=None, tolerance=None, **kw):
+        return Solution(problem=problem, status=FAILED, formulation=name, solver="patched",
+                        message="patched to fail")
+    return solve
+
+
+def particle_on_floor_3d(push: float, angle: float = math.pi / 8, mu: float = 0.5, g: float = 9.81):
+    """A 3D particle on a sticking floor contact pushed tangentially by ``push`` μ g along ``angle``: at
+    π/8 the inscribed octagon reaches cos(π/8) ≈ 0.924 of the disk, so 0.95 is feasible for the disk and
+    the circumscribed octagon but not for the inscribed one (an inconclusive bracket)."""
+    c = [Contact("unilateral", normal=[0, 0, 1.0], mode="sticking", friction=mu,
+                 tangent=[[1.0, 0, 0], [0, 1.0, 0]])]
+    f = push * mu * g
+    return ContactProblem(np.eye(3), [f * math.cos(angle), f * math.sin(angle), g], c, dimension=3)
+
+
+def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch):
+    p = particle_on_floor_3d(0.95)
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    sol = gaussqp.solve(p)
+    cc = sol.crosscheck
+    assert sol.status == "solved"
+    assert cc["bracket"]["inner"] == "infeasible" and cc["bracket"]["outer"] == "solved"
+    assert [r["outcome"] for r in cc["routes"]] == ["not compared"] * 3
+    assert cc["agree"] is None
+    assert all(r["reason"] for r in cc["routes"])
+
+
+def test_conclusive_bracket_with_failed_lcp_route_agrees_on_the_bracket_only(monkeypatch):
+    p = particle_on_floor_3d(0.5)
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    cc = gaussqp.solve(p).crosscheck
+    out = {r["route"]: r["outcome"] for r in cc["routes"]}
+    assert out == {"facetized_inner": "agreed", "facetized_outer": "not compared", "lcp_lemke": "not compared"}
+    assert cc["agree"] is True
+
+
+def test_failed_route_of_the_generic_crosscheck_is_not_compared(rng, monkeypatch):
+    p, *_ = families.planted(rng, n=5, m_b=1, m_u=3)
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    sol = gaussqp.solve(p)
+    assert sol.status == "solved" and sol.crosscheck["formulation"] == "lcp_lemke"
+    assert sol.crosscheck["agree"] is None
+    assert sol.crosscheck["routes"][0]["outcome"] == "not compared"
+    assert sol.certified  # backed by its own KKT certificate; the cross-check neither agreed nor disagreed
+
+
+def test_disagreement_is_reported_and_uncertifies(rng, monkeypatch):
+    p, *_ = families.planted(rng, n=5, m_b=1, m_u=3)
+    good = FORMULATIONS["lcp_lemke"].solve(p)
+
+    def wrong(problem, solver=None, tolerance=None, **kw):
+        out = Solution(problem=problem, status="solved", formulation="lcp_lemke", solver="patched",
+                       acceleration=good.acceleration + 1.0, lambda_normal=good.lambda_normal + 1.0,
+                       lambda_tangent=good.lambda_tangent)
+        return out
+
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", wrong)
+    sol = gaussqp.solve(p)
+    assert sol.crosscheck["agree"] is False and sol.crosscheck["routes"][0]["outcome"] == "disagreed"
+    assert not sol.certified
+
+
+def test_cli_says_not_compared(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "p.json"
+    gaussqp.dump(particle_on_floor_3d(0.95), path)
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    main(["solve", str(path)])
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("crosscheck"))
+    assert "not compared" in line and "agree=yes" not in out
+    assert "lcp_lemke (failed): not compared" in out
