@@ -130,8 +130,8 @@ def mutate_tree(doc: dict, rng: random.Random) -> None:
         parent[key] = hostile_json_value(rng)
     elif op < 0.55:
         del parent[key]
-    elif op < 0.65 and isinstance(node, (int, float)) and not isinstance(node, bool):
-        parent[key] = node * 10.0 ** rng.choice([-300, -50, 20, 49, 51, 300])
+    elif op < 0.65 and isinstance(node, (int, float)) and not isinstance(node, bool) and abs(node) < 1e300:
+        parent[key] = float(node) * 10.0 ** rng.choice([-300, -50, 20, 49, 51, 300])
     elif op < 0.75:
         parent[key] = _sparsify(node, rng)
     elif op < 0.85 and isinstance(node, list):
@@ -171,7 +171,7 @@ def mutate_numbers(doc: dict, rng: random.Random) -> None:
     if paths:
         path = rng.choice(paths)
         parent = _get(doc, path[:-1])
-        parent[path[-1]] = parent[path[-1]] * rng.choice([-1.0, 0.0, 0.5, 3.0, 1e-8, 1e8, 1e30, 1e49]) + rng.random()
+        parent[path[-1]] = float(parent[path[-1]]) * rng.choice([-1.0, 0.0, 0.5, 3.0, 1e-8, 1e8, 1e30, 1e49]) + rng.random()
 
 
 def make_json(base: list[dict], rng: random.Random) -> str:
@@ -405,6 +405,17 @@ def _signature(exc: BaseException) -> str:
     return f"{type(exc).__name__} at {last.filename.split('/')[-1]}:{last.lineno}" if last else type(exc).__name__
 
 
+def _make_input(loader: str, base: list, rng: random.Random) -> Callable[[], ContactProblem]:
+    """One mutated input of ``loader``, as a thunk that loads/constructs it."""
+    if loader == "json":
+        text = make_json(base, rng)
+        return lambda: gaussqp.loads(text)
+    if loader == "npz":
+        data = make_npz(base, rng)
+        return lambda: gaussqp.load_npz(io.BytesIO(data))
+    return make_direct(base, rng)
+
+
 def run_chunk(task: tuple) -> dict:
     """Run ``count`` inputs of one loader from ``seed``; returns the counts and samples."""
     loader, seed, count, guard, solve_share, solve_timeout, progress_every = task
@@ -420,14 +431,11 @@ def run_chunk(task: tuple) -> dict:
     accepted: list[ContactProblem] = []
     start = time.perf_counter()
     for k in range(count):
-        if loader == "json":
-            text = make_json(base, rng)
-            fn = lambda text=text: gaussqp.loads(text)  # noqa: E731
-        elif loader == "npz":
-            data = make_npz(base, rng)
-            fn = lambda data=data: gaussqp.load_npz(io.BytesIO(data))  # noqa: E731
-        else:
-            fn = make_direct(base, rng)
+        try:
+            fn = _make_input(loader, base, rng)
+        except Exception:  # noqa: BLE001 - a mutator bug: count it, keep going
+            counts["generator_error"] += 1
+            continue
         kind, out, elapsed = _guarded(fn, guard)
         if kind == "accepted":
             skind, sout, _ = _guarded(lambda out=out: structural(out), guard)
@@ -493,13 +501,15 @@ def main(argv: list[str] | None = None) -> int:
         rs = [r for r in results if r["loader"] == ld]
         c = sum((r["counts"] for r in rs), Counter())
         s = sum((r["solved"] for r in rs), Counter())
-        n = sum(v for k, v in c.items() if ":" not in k)
+        n = sum(v for k, v in c.items() if ":" not in k and k != "generator_error")
         nbare = c["bare"] + c["structural_bare"]
         nhang = c["hang"] + c["structural_hang"]
         bad += nbare + nhang + s["bare"] + s["hang"]
         print(f"\n[{ld}] inputs {n}  accepted {c['accepted']}  typed errors {c['typed']}  bare exceptions {nbare}  "
               f"hangs {nhang}  (structural: typed {c['structural_typed']}, bare {c['structural_bare']})  "
               f"load time {sum(r['time'] for r in rs):.0f} s (summed over workers)")
+        if c["generator_error"]:
+            print(f"[{ld}] ({c['generator_error']} inputs not generated: mutator errors, not counted)")
         print(f"[{ld}] solve sample: {sum(v for k, v in s.items() if ':' not in k)} solved -> "
               + ", ".join(f"{k} {v}" for k, v in sorted(s.items())))
         for k, v in sorted(c.items()):
