@@ -57,7 +57,11 @@ class TangentShapeError(ShapeError):
     """Tangent rows of the wrong count for the ambient dimension."""
 
 
-class NonNumericError(InputError):
+class WrongTypeError(InputError):
+    """A value has the wrong type: e.g. a number where a string belongs."""
+
+
+class NonNumericError(WrongTypeError):
     """A value that must be a real number is a boolean, a string, complex, an object or missing."""
 
 

@@ -35,6 +35,7 @@ from .errors import (
     ShapeError,
     TangentShapeError,
     UnknownValueError,
+    WrongTypeError,
 )
 from .limits import MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES, check_count, check_magnitude
 from .linalg import MassFactor, as_dense, factor_mass, matrix_rank, normalize_rows, sparse_full_row_rank
@@ -101,7 +102,8 @@ def _real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
         raise _not_real(field_name, arr.dtype.kind)
     if arr.ndim > max_ndim:
         raise ShapeError(field_name, f"has {arr.ndim} dimensions, expected at most {max_ndim}",
-                         "give a vector (list of numbers)" if max_ndim == 1 else "give a matrix (list of rows)")
+                         ("give a single number", "give a vector (list of numbers)",
+                          "give a matrix (list of rows)")[max_ndim])
     if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
         raise NonNumericError(field_name, "contains a boolean (true/false)",
                               "give numbers: a boolean is not read as 1 or 0")
@@ -133,7 +135,7 @@ def _scalar(field_name: str, value) -> float:
 
 def _text(field_name: str, value) -> str:
     if not isinstance(value, str):
-        raise NonNumericError(field_name, f"is a {type(value).__name__}, not a string", "give a string")
+        raise WrongTypeError(field_name, f"is a {type(value).__name__}, not a string", "give a string")
     return str(value)
 
 

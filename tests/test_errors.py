@@ -291,7 +291,7 @@ HOSTILE_DIRECT = [
     ("array mode", lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode=np.array(["a", "b"]))]),
      errors.UnknownValueError, "contacts[0].mode"),
     ("contacts not a list", lambda: ContactProblem(np.eye(2), [0.0, 1.0], 5), errors.ShapeError, "contacts"),
-    ("numeric name", lambda: ContactProblem(np.eye(2), [0.0, 1.0], C1, name=5), errors.NonNumericError, "name"),
+    ("numeric name", lambda: ContactProblem(np.eye(2), [0.0, 1.0], C1, name=5), errors.WrongTypeError, "name"),
     ("empty M", lambda: ContactProblem(np.zeros((0, 0)), []), errors.ShapeError, "mass_matrix"),
     ("huge sparse M", lambda: ContactProblem(BIG, np.zeros(1)), errors.InputTooLargeError, "mass_matrix"),
     ("dense M over the block limit", lambda: ContactProblem(np.zeros((limits.MAX_DENSE_BLOCK + 1,) * 2),
