@@ -14,8 +14,16 @@ Vectors may also be sparse ``{"shape": [n], "index": [...], "data": [...]}``. ``
 ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` (gravity appears as +m g). Optional metadata keys:
 ``description``, ``source``, ``parameters``.
 
-NPZ: the same data as stacked blocks (see :func:`save_npz`), read with ``allow_pickle=False``.
+NPZ: the same data as stacked blocks (see :func:`save_npz`), never unpickled.
 Both forms round-trip losslessly (float64 throughout).
+
+Reading is strict and bounded (issue 9): JSON numbers only where numbers belong (``true`` is not
+1, ``"1.5"`` is not 1.5), duplicate keys refused, sizes and sparse indices whole numbers in range
+(``2.0`` is accepted, ``2.7`` and ``-1`` are not), index and data lists of equal length, declared
+shapes and file sizes within :mod:`gaussqp.limits` before anything is allocated, nesting at most
+``MAX_NESTING_DEPTH`` deep, NPZ members real-valued (complex, boolean, string and object arrays
+refused where numbers belong). Every refusal is an :class:`~gaussqp.errors.InputError` naming
+the field; unknown top-level and contact keys are refused, extra NPZ members ignored.
 """
 
 from __future__ import annotations
