@@ -352,20 +352,35 @@ def dumps(problem: ContactProblem, indent: int | None = 1) -> str:
     return json.dumps(to_dict(problem), indent=indent)
 
 
+def _regular_file(path: Path) -> None:
+    """Refuse what is not a regular file (a directory, ``/dev/zero``, a FIFO) before opening it:
+    reading a device or a pipe need not end."""
+    if not path.exists():
+        raise _err(str(path), "does not exist", "give the path of a gaussqp/1 file or a shipped problem name (gaussqp list)")
+    if not path.is_file():
+        raise _err(str(path), "is not a regular file (a directory, a device or a pipe)", "give the path of a gaussqp/1 file")
+
+
+def _read_bounded(path: Path) -> bytes:
+    """At most ``MAX_FILE_BYTES`` bytes of ``path`` (the size is checked on what is read, not trusted)."""
+    with path.open("rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+    check_count(str(path), "bytes", len(data), MAX_FILE_BYTES, "store large problems as sparse .npz files")
+    return data
+
+
 def load(path: str | Path) -> ContactProblem:
-    """Read a problem file: ``.npz`` by extension, JSON otherwise (at most ``MAX_FILE_BYTES``)."""
+    """Read a problem file: ``.npz`` by extension, JSON otherwise (regular files of at most ``MAX_FILE_BYTES``)."""
     path = Path(path)
+    _regular_file(path)
     if path.suffix == ".npz":
         return load_npz(path)
     try:
-        check_count(str(path), "bytes", path.stat().st_size, MAX_FILE_BYTES, "store large problems as sparse .npz files")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _err(str(path), "does not exist", "give the path of a gaussqp/1 file or a shipped problem name (gaussqp list)") from None
-    except IsADirectoryError:
-        raise _err(str(path), "is a directory", "give the path of a gaussqp/1 file") from None
+        text = _read_bounded(path).decode("utf-8")
     except UnicodeDecodeError:
         raise _err(str(path), "is not UTF-8 text", "give a JSON file, or an .npz file with the .npz extension") from None
+    except OSError as exc:
+        raise _err(str(path), f"cannot be read ({exc.strerror or type(exc).__name__})", "check the path and its permissions") from None
     return loads(text)
 
 
@@ -533,6 +548,7 @@ def load_npz(path: str | Path | IO[bytes]) -> ContactProblem:
     name = str(path) if isinstance(path, (str, Path)) else "npz file"
     try:
         if isinstance(path, (str, Path)):
+            _regular_file(Path(path))
             check_count(name, "bytes", os.stat(path).st_size, MAX_FILE_BYTES, "store large problems sparse")
         z = _npz_members(path)
     except FileNotFoundError:

@@ -101,3 +101,16 @@ def test_hostile_files_exit_2_with_one_line(tmp_path, capsys):
     bad_npz = tmp_path / "bad.npz"
     bad_npz.write_bytes(b"PK\x03\x04garbage")
     assert str(bad_npz) in _one_error_line(capsys, ["check", str(bad_npz)])
+
+
+def test_a_device_or_directory_is_refused_in_bounded_time(tmp_path, capsys):
+    """``gaussqp check /dev/zero`` read without end (the size of a device is 0, its content endless)."""
+    import os
+
+    import pytest
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    assert "not a regular file" in _one_error_line(capsys, ["check", "/dev/zero"])
+    (tmp_path / "dir.json").mkdir()
+    assert "not a regular file" in _one_error_line(capsys, ["check", str(tmp_path / "dir.json")])
