@@ -176,7 +176,7 @@ def _json_text(field: str, value: Any) -> str:
 def _json_count(field: str, value: Any, limit: int) -> int:
     """A non-negative integer-valued JSON number (2 or 2.0; not 2.7, true or "2") up to ``limit``."""
     x = _json_number(field, value)
-    if x != math.floor(x) or x < 0:
+    if not math.isfinite(x) or x != math.floor(x) or x < 0:
         raise _err(field, f"is {value!r}, not a non-negative integer", "give a whole number >= 0")
     check_count(field, "as a declared size", x, limit, "give a smaller problem (see gaussqp.limits)")
     return int(x)
