@@ -57,6 +57,22 @@ class TangentShapeError(ShapeError):
     """Tangent rows of the wrong count for the ambient dimension."""
 
 
+class WrongTypeError(InputError):
+    """A value has the wrong type: e.g. a number where a string belongs."""
+
+
+class NonNumericError(WrongTypeError):
+    """A value that must be a real number is a boolean, a string, complex, an object or missing."""
+
+
+class MagnitudeError(InputError):
+    """An entry exceeds :data:`gaussqp.limits.MAX_ABS_ENTRY` (the arithmetic would overflow)."""
+
+
+class InputTooLargeError(InputError):
+    """A declared shape, size, file size or nesting depth exceeds a limit of :mod:`gaussqp.limits`."""
+
+
 class FileFormatError(InputError):
     """A problem file is malformed (bad JSON, missing key, wrong type)."""
 

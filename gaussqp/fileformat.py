@@ -14,77 +14,267 @@ Vectors may also be sparse ``{"shape": [n], "index": [...], "data": [...]}``. ``
 ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` (gravity appears as +m g). Optional metadata keys:
 ``description``, ``source``, ``parameters``.
 
-NPZ: the same data as stacked blocks (see :func:`save_npz`), read with ``allow_pickle=False``.
+NPZ: the same data as stacked blocks (see :func:`save_npz`), never unpickled.
 Both forms round-trip losslessly (float64 throughout).
+
+Reading is strict and bounded (issue 9): JSON numbers only where numbers belong (``true`` is not
+1, ``"1.5"`` is not 1.5), duplicate keys refused, sizes and sparse indices whole numbers in range
+(``2.0`` is accepted, ``2.7`` and ``-1`` are not), index and data lists of equal length, declared
+shapes and file sizes within :mod:`gaussqp.limits` before anything is allocated, nesting at most
+``MAX_NESTING_DEPTH`` deep, NPZ members real-valued (complex, boolean, string and object arrays
+refused where numbers belong). Every refusal is an :class:`~gaussqp.errors.InputError` naming
+the field; unknown top-level and contact keys are refused, extra NPZ members ignored.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
+import os
+import reprlib
+import struct
 import zipfile
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import FileFormatError, FormatVersionError, InputError
+from .errors import FileFormatError, FormatVersionError, InputError, InputTooLargeError, MagnitudeError, ShapeError
+from .limits import MAX_COORDINATES, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING_DEPTH, check_count
 from .problem import Contact, ContactProblem
 
 FORMAT = "gaussqp/1"
 TOP_KEYS = {"format", "name", "dimension", "mass_matrix", "force", "contacts", "description", "source", "parameters"}
 CONTACT_KEYS = {"type", "normal", "normal_drift", "friction", "mode", "tangent", "tangent_drift", "slip"}
 
+#: integer literals with more digits than this are read as floats (int64 holds 18 digits)
+_INT_DIGITS = 18
+
 
 def _err(field: str, problem: str, fix: str) -> FileFormatError:
     return FileFormatError(field, problem, fix)
 
 
-def _matrix_from_json(field: str, v):
+# ---------------------------------------------------------------------- JSON decoding
+
+class _Overflow(float):
+    """A JSON number literal beyond float64 range (``1e400``, a 400-digit integer): ``inf`` with
+    its text, so the strict number check can name the field and say "too large" (not "infinity")."""
+
+    text: str
+
+
+def _overflow(text: str) -> _Overflow:
+    out = _Overflow(float("-inf") if text.lstrip().startswith("-") else float("inf"))
+    out.text = text if len(text) <= 24 else f"{text[:12]}...({len(text)} characters)"
+    return out
+
+
+def _parse_float(text: str) -> float:
+    x = float(text)
+    return _overflow(text) if math.isinf(x) else x
+
+
+def _parse_int(text: str) -> int | float:
+    if len(text.lstrip("-")) <= _INT_DIGITS:
+        return int(text)
+    return _parse_float(text)  # no 4300-digit ValueError, no OverflowError converting to float later
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+    obj: dict = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _err(key, "appears twice in one JSON object", "keep one of the two entries (readers disagree on which wins)")
+        obj[key] = value
+    return obj
+
+
+def _check_depth(doc: Any) -> None:
+    """Refuse nesting deeper than ``MAX_NESTING_DEPTH`` (iterative walk, no recursion)."""
+    stack = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING_DEPTH:
+            raise InputTooLargeError("file", f"nests arrays/objects more than {MAX_NESTING_DEPTH} deep "
+                                             "(gaussqp.limits.MAX_NESTING_DEPTH)",
+                                     "a gaussqp/1 file nests 5 deep; remove the extra brackets")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+
+
+def _decode(text: str) -> Any:
+    """``json.loads`` with duplicate keys, overflowing literals and deep nesting turned into typed errors."""
+    check_count("file", "characters", len(text), MAX_FILE_BYTES, "store large problems as sparse .npz files")
+    try:
+        doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_float=_parse_float, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        raise _err("file", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+                   "fix the JSON syntax") from None
+    except RecursionError:
+        raise InputTooLargeError("file", "nests arrays/objects too deep to parse",
+                                 f"a gaussqp/1 file nests 5 deep (at most {MAX_NESTING_DEPTH})") from None
+    _check_depth(doc)
+    return doc
+
+
+def _json_kind(x: Any) -> str:
+    """How a JSON value that is not a number reads in a message."""
+    if isinstance(x, bool):
+        return f"the boolean {str(x).lower()}"
+    if isinstance(x, str):
+        return f"the string {reprlib.repr(x)}"
+    if x is None:
+        return "null"
+    if isinstance(x, dict):
+        return "an object"
+    if isinstance(x, list):
+        return "a list"
+    if isinstance(x, (int, float)):
+        return f"the number {x!r}"
+    return f"a {type(x).__name__}"
+
+
+def _json_numbers(field: str, value: Any, max_ndim: int) -> np.ndarray:
+    """The one strict check of JSON numeric data: a number, a list of numbers or a list of rows of
+    equal length (up to ``max_ndim`` levels) of JSON numbers — never booleans, strings or null —
+    as a float64 array. Literals beyond float64 range raise MagnitudeError naming the field."""
+    level, ndim = [value], 0
+    while level and all(type(x) is list for x in level):
+        if ndim == max_ndim:
+            raise ShapeError(field, f"nests lists more than {max_ndim} deep",
+                             "give a number" if max_ndim == 0 else "give a list of numbers" if max_ndim == 1
+                             else "give a list of rows of numbers")
+        lengths = {len(x) for x in level}
+        if len(lengths) > 1:
+            raise ShapeError(field, f"has rows of different lengths {sorted(lengths)[:4]}", "give rows of equal length")
+        level = list(itertools.chain.from_iterable(level))
+        ndim += 1
+    for x in level:
+        if type(x) is _Overflow:
+            raise MagnitudeError(field, f"has the number {x.text}, beyond the float64 range",
+                                 "rescale the units so every entry is a moderate number")
+        if type(x) not in (int, float):
+            raise _err(field, f"holds {_json_kind(x)} where a number belongs",
+                       "give JSON numbers (true/false, strings and null are not numbers)")
+    return np.array(value, dtype=float)
+
+
+def _json_number(field: str, value: Any) -> float:
+    return float(_json_numbers(field, value, 0))
+
+
+def _json_text(field: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise _err(field, f"is {_json_kind(value)}, not a string", "give a JSON string")
+    return value
+
+
+def _json_count(field: str, value: Any, limit: int) -> int:
+    """A non-negative integer-valued JSON number (2 or 2.0; not 2.7, true or "2") up to ``limit``."""
+    x = _json_number(field, value)
+    if not math.isfinite(x) or x != math.floor(x) or x < 0:
+        raise _err(field, f"is {value!r}, not a non-negative integer", "give a whole number >= 0")
+    check_count(field, "as a declared size", x, limit, "give a smaller problem (see gaussqp.limits)")
+    return int(x)
+
+
+def _json_shape(field: str, value: Any, ndim: int, limits: tuple[int, ...]) -> tuple[int, ...]:
+    if type(value) is not list or len(value) != ndim:
+        raise _err(field, f"is {_json_kind(value) if type(value) is not list else f'a list of {len(value)}'}",
+                   f"give a list of {ndim} whole number(s)")
+    return tuple(_json_count(f"{field}[{k}]", v, lim) for k, (v, lim) in enumerate(zip(value, limits)))
+
+
+def _json_indices(field: str, value: Any, bound: int) -> np.ndarray:
+    """Integer-valued sparse indices in ``[0, bound)`` (no negative indices that wrap, no truncation)."""
+    idx = _json_numbers(field, value, 1)
+    if idx.ndim != 1:
+        raise _err(field, "is not a list of indices", "give a list of whole numbers")
+    if idx.size and not np.all(idx == np.floor(idx)):
+        raise _err(field, f"holds a non-integer index {idx[idx != np.floor(idx)][0]:g}", "give whole-number indices")
+    if idx.size and (idx.min() < 0 or idx.max() >= bound):
+        bad = idx[(idx < 0) | (idx >= bound)][0]
+        raise _err(field, f"holds the index {bad:g} outside [0, {bound})", f"keep every index in 0..{bound - 1}")
+    return idx.astype(np.int64)
+
+
+def _sparse_keys(field: str, v: dict, keys: tuple[str, ...]) -> None:
+    missing = set(keys) - set(v)
+    if missing:
+        raise _err(field, f"sparse form lacks {sorted(missing)}", "give {" + ", ".join(f'"{k}"' for k in keys) + "}")
+
+
+def _equal_lengths(field: str, names: tuple[str, ...], arrays: tuple[np.ndarray, ...]) -> None:
+    if len({a.size for a in arrays}) > 1:
+        sizes = ", ".join(f"{k} {a.size}" for k, a in zip(names, arrays))
+        raise _err(field, f"sparse lists of unequal lengths ({sizes})", "give one index per value in each list")
+
+
+def _matrix_from_json(field: str, v: Any) -> np.ndarray | sp.csr_matrix:
+    """A dense matrix (list of rows) or sparse triplets ``{"shape", "row", "col", "data"}``."""
     if isinstance(v, dict):
-        missing = {"shape", "row", "col", "data"} - set(v)
-        if missing:
-            raise _err(field, f"sparse matrix lacks {sorted(missing)}", 'give {"shape", "row", "col", "data"}')
-        try:
-            shape = tuple(int(s) for s in v["shape"])
-            row, col = np.asarray(v["row"], dtype=np.int64), np.asarray(v["col"], dtype=np.int64)
-            data = np.asarray(v["data"], dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise _err(field, f"sparse triplets are not numeric ({exc})", "give integer row/col and numeric data") from None
-        if len(shape) != 2 or not (row.size == col.size == data.size):
-            raise _err(field, "sparse triplets of unequal lengths or a shape that is not 2-D",
-                       "give shape [rows, cols] and row, col, data of equal length")
-        if row.size and (row.min() < 0 or col.min() < 0 or row.max() >= shape[0] or col.max() >= shape[1]):
-            raise _err(field, "sparse index out of range", "keep 0 <= row < shape[0] and 0 <= col < shape[1]")
-        return sp.csr_matrix((data, (row, col)), shape=shape)  # duplicates are summed
+        _sparse_keys(field, v, ("shape", "row", "col", "data"))
+        shape = _json_shape(f"{field}.shape", v["shape"], 2, (MAX_COORDINATES, MAX_COORDINATES))
+        row = _json_indices(f"{field}.row", v["row"], shape[0])
+        col = _json_indices(f"{field}.col", v["col"], shape[1])
+        data = _json_numbers(f"{field}.data", v["data"], 1)
+        _equal_lengths(field, ("row", "col", "data"), (row, col, data))
+        return sp.csr_matrix((data.ravel(), (row, col)), shape=shape)  # duplicates are summed
     if not isinstance(v, list):
-        raise _err(field, f"is a {type(v).__name__}", "give a list of rows or sparse triplets")
-    return v
+        raise _err(field, f"is {_json_kind(v)}", "give a list of rows or sparse triplets")
+    return _json_numbers(field, v, 2)
 
 
-def _vector_from_json(field: str, v):
-    if isinstance(v, dict):
-        missing = {"shape", "index", "data"} - set(v)
-        if missing:
-            raise _err(field, f"sparse vector lacks {sorted(missing)}", 'give {"shape", "index", "data"}')
-        try:
-            n = int(v["shape"][0])
-            out = np.zeros(n)
-            np.add.at(out, np.asarray(v["index"], dtype=np.int64), np.asarray(v["data"], dtype=float))
-        except (TypeError, ValueError, IndexError) as exc:
-            raise _err(field, f"bad sparse vector ({exc})", "give shape [n], index and data of equal length") from None
-        return out
-    return v
+def _vector_from_json(field: str, v: Any, n: int | None) -> np.ndarray:
+    """A dense vector, or sparse ``{"shape": [n], "index", "data"}`` (declared n checked before allocating)."""
+    if not isinstance(v, dict):
+        return _json_numbers(field, v, 1)
+    _sparse_keys(field, v, ("shape", "index", "data"))
+    (size,) = _json_shape(f"{field}.shape", v["shape"], 1, (MAX_COORDINATES,))
+    if n is not None and size != n:
+        raise ShapeError(field, f"declares shape [{size}], expected [{n}]", f"give a vector of {n} entries")
+    index = _json_indices(f"{field}.index", v["index"], size)
+    data = _json_numbers(f"{field}.data", v["data"], 1)
+    _equal_lengths(field, ("index", "data"), (index, data))
+    out = np.zeros(size)
+    np.add.at(out, index, data.ravel())  # duplicates are summed, as in sparse matrices
+    return out
 
 
-def from_dict(doc: Any) -> ContactProblem:
-    """Build a :class:`ContactProblem` from a parsed ``gaussqp/1`` JSON document."""
+def _optional(c: dict, key: str, read):
+    return None if c.get(key) is None else read(c[key])
+
+
+def _contact_from_json(f: str, c: Any, n: int | None) -> Contact:
+    if not isinstance(c, dict):
+        raise _err(f, f"is {_json_kind(c)}", "give a JSON object per contact")
+    unknown = set(c) - CONTACT_KEYS
+    if unknown:
+        raise _err(f"{f}.{sorted(unknown)[0]}", "is not a contact key", f"use only {sorted(CONTACT_KEYS)}")
+    for key in ("type", "normal"):
+        if key not in c:
+            raise _err(f"{f}.{key}", "is missing", f'add "{key}"')
+    return Contact(
+        type=_json_text(f"{f}.type", c["type"]), normal=_vector_from_json(f"{f}.normal", c["normal"], n),
+        normal_drift=_json_number(f"{f}.normal_drift", c.get("normal_drift", 0.0)),
+        friction=_json_number(f"{f}.friction", c.get("friction", 0.0)),
+        mode=_json_text(f"{f}.mode", c.get("mode", "frictionless")),
+        tangent=_optional(c, "tangent", lambda v: _json_numbers(f"{f}.tangent", v, 2)),
+        tangent_drift=_optional(c, "tangent_drift", lambda v: _json_numbers(f"{f}.tangent_drift", v, 1)),
+        slip=_optional(c, "slip", lambda v: _json_numbers(f"{f}.slip", v, 1)))
+
+
+def _check_top(doc: Any) -> None:
     if not isinstance(doc, dict):
-        raise _err("file", f"top level is a {type(doc).__name__}", "the top level must be a JSON object")
+        raise _err("file", f"top level is {_json_kind(doc)}", "the top level must be a JSON object")
     if "format" not in doc:
         raise _err("format", "is missing", f'add "format": "{FORMAT}"')
     if doc["format"] != FORMAT:
-        raise FormatVersionError("format", f"is {doc['format']!r}, this gaussqp reads {FORMAT!r}",
+        raise FormatVersionError("format", f"is {reprlib.repr(doc['format'])}, this gaussqp reads {FORMAT!r}",
                                  f'convert the file to "{FORMAT}" or upgrade gaussqp')
     unknown = set(doc) - TOP_KEYS
     if unknown:
@@ -92,35 +282,29 @@ def from_dict(doc: Any) -> ContactProblem:
     for key in ("mass_matrix", "force", "contacts"):
         if key not in doc:
             raise _err(key, "is missing", f'add "{key}"')
+    for key in ("name", "description", "source"):
+        if key in doc:
+            _json_text(key, doc[key])
+    if "parameters" in doc and not isinstance(doc["parameters"], dict):
+        raise _err("parameters", f"is {_json_kind(doc['parameters'])}", "give a JSON object (or drop it)")
     if not isinstance(doc["contacts"], list):
-        raise _err("contacts", f"is a {type(doc['contacts']).__name__}", "give a list of contact objects")
-    contacts = []
-    for i, c in enumerate(doc["contacts"]):
-        f = f"contacts[{i}]"
-        if not isinstance(c, dict):
-            raise _err(f, f"is a {type(c).__name__}", "give a JSON object per contact")
-        unknown = set(c) - CONTACT_KEYS
-        if unknown:
-            raise _err(f"{f}.{sorted(unknown)[0]}", "is not a contact key", f"use only {sorted(CONTACT_KEYS)}")
-        for key in ("type", "normal"):
-            if key not in c:
-                raise _err(f"{f}.{key}", "is missing", f'add "{key}"')
-        slip = c.get("slip")
-        if isinstance(slip, (int, float)) and not isinstance(slip, bool):
-            slip = [slip]
-        try:
-            contacts.append(Contact(
-                type=c["type"], normal=_vector_from_json(f"{f}.normal", c["normal"]),
-                normal_drift=float(c.get("normal_drift", 0.0)), friction=float(c.get("friction", 0.0)),
-                mode=c.get("mode", "frictionless"),
-                tangent=None if c.get("tangent") is None else np.asarray(c["tangent"], dtype=float),
-                tangent_drift=None if c.get("tangent_drift") is None else c["tangent_drift"], slip=slip))
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, FileFormatError):
-                raise
-            raise _err(f, f"has a non-numeric value ({exc})", "give numbers for normal, drifts, friction, tangent") from None
+        raise _err("contacts", f"is {_json_kind(doc['contacts'])}", "give a list of contact objects")
+
+
+def from_dict(doc: Any) -> ContactProblem:
+    """Build a :class:`ContactProblem` from a parsed ``gaussqp/1`` JSON document.
+
+    Every value is type-checked (JSON numbers only where numbers belong, integer-valued sizes and
+    indices in range, declared shapes within :mod:`gaussqp.limits` before allocation); errors are
+    :class:`~gaussqp.errors.InputError` subclasses naming the field.
+    """
+    _check_top(doc)
     M = _matrix_from_json("mass_matrix", doc["mass_matrix"])
-    F = _vector_from_json("force", doc["force"])
+    n = M.shape[0] if M.ndim == 2 and M.shape[0] == M.shape[1] else None
+    check_count("contacts", "rows × coordinates (contacts × n)", float(len(doc["contacts"])) * (n or 1), MAX_ENTRIES,
+                "give fewer contacts (see gaussqp.limits)")
+    contacts = [_contact_from_json(f"contacts[{i}]", c, n) for i, c in enumerate(doc["contacts"])]
+    F = _vector_from_json("force", doc["force"], n)
     return ContactProblem(M, F, contacts, dimension=doc.get("dimension", 2), name=doc.get("name", ""),
                           description=doc.get("description", ""))
 
@@ -152,31 +336,51 @@ def to_dict(problem: ContactProblem) -> dict:
     return doc
 
 
-def loads(text: str) -> ContactProblem:
-    """Parse a ``gaussqp/1`` JSON string."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _err("file", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                   "fix the JSON syntax") from None
-    return from_dict(doc)
+def loads(text: str | bytes) -> ContactProblem:
+    """Parse a ``gaussqp/1`` JSON string (bytes must be UTF-8)."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _err("file", "is not UTF-8 text", "save the JSON file as UTF-8") from None
+    if not isinstance(text, str):
+        raise _err("file", f"is a {type(text).__name__}", "give the JSON text as a string")
+    return from_dict(_decode(text))
 
 
 def dumps(problem: ContactProblem, indent: int | None = 1) -> str:
     return json.dumps(to_dict(problem), indent=indent)
 
 
+def _regular_file(path: Path) -> None:
+    """Refuse what is not a regular file (a directory, ``/dev/zero``, a FIFO) before opening it:
+    reading a device or a pipe need not end."""
+    if not path.exists():
+        raise _err(str(path), "does not exist", "give the path of a gaussqp/1 file or a shipped problem name (gaussqp list)")
+    if not path.is_file():
+        raise _err(str(path), "is not a regular file (a directory, a device or a pipe)", "give the path of a gaussqp/1 file")
+
+
+def _read_bounded(path: Path) -> bytes:
+    """At most ``MAX_FILE_BYTES`` bytes of ``path`` (the size is checked on what is read, not trusted)."""
+    with path.open("rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+    check_count(str(path), "bytes", len(data), MAX_FILE_BYTES, "store large problems as sparse .npz files")
+    return data
+
+
 def load(path: str | Path) -> ContactProblem:
-    """Read a problem file: ``.npz`` by extension, JSON otherwise."""
+    """Read a problem file: ``.npz`` by extension, JSON otherwise (regular files of at most ``MAX_FILE_BYTES``)."""
     path = Path(path)
+    _regular_file(path)
     if path.suffix == ".npz":
         return load_npz(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _err(str(path), "does not exist", "give the path of a gaussqp/1 file or a shipped problem name (gaussqp list)") from None
+        text = _read_bounded(path).decode("utf-8")
     except UnicodeDecodeError:
         raise _err(str(path), "is not UTF-8 text", "give a JSON file, or an .npz file with the .npz extension") from None
+    except OSError as exc:
+        raise _err(str(path), f"cannot be read ({exc.strerror or type(exc).__name__})", "check the path and its permissions") from None
     return loads(text)
 
 
@@ -198,15 +402,6 @@ def _put_matrix(arrays: dict, key: str, A) -> None:
         arrays[key] = np.asarray(A, dtype=float)
 
 
-def _get_matrix(z, key: str):
-    if key in z:
-        return np.asarray(z[key], dtype=float)
-    if f"{key}_shape" in z:
-        shape = tuple(int(s) for s in z[f"{key}_shape"])
-        return sp.csr_matrix((z[f"{key}_data"], (z[f"{key}_row"], z[f"{key}_col"])), shape=shape)
-    raise _err(key, "is missing from the npz file", f"store '{key}' (dense) or '{key}_shape/_row/_col/_data'")
-
-
 def save_npz(problem: ContactProblem, path: str | Path) -> None:
     """Write the block form: mass_matrix, force, J_n, normal_drift, J_t, tangent_drift,
     has_tangent, friction, types, modes, slip (+ format, name, description, dimension)."""
@@ -222,28 +417,145 @@ def save_npz(problem: ContactProblem, path: str | Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
-def load_npz(path: str | Path) -> ContactProblem:
-    """Read the NPZ form (never unpickles: ``allow_pickle=False``)."""
+#: the NPZ members gaussqp reads (others are ignored, as unknown JSON metadata is not: NPZ has no
+#: metadata, so extra arrays written by other tools are skipped without being decompressed)
+NPZ_KEYS = {"format", "name", "description", "dimension", "force", "normal_drift", "tangent_drift", "has_tangent",
+            "friction", "types", "modes", "slip"} | {f"{k}{s}" for k in ("mass_matrix", "J_n", "J_t")
+                                                     for s in ("", "_shape", "_row", "_col", "_data")}
+
+#: what can go wrong decoding bytes that are not a well-formed zip of .npy members
+_DECODE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, SyntaxError, TypeError, KeyError,
+                  IndexError, OverflowError, NotImplementedError, RuntimeError, RecursionError, struct.error)
+
+
+def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
+    """One ``.npy`` member: the header is read and checked (no object dtype, declared size within
+    ``MAX_ENTRIES``) before the data are read, so nothing is allocated from a lying header."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise _err(key, f"has .npy format version {version}", "write the file with gaussqp.save_npz")
+    if dtype.hasobject:
+        raise _err(key, "is an object array (it would need pickle)", "store numeric or string arrays; pickles are never loaded")
+    if any(not isinstance(s, int) or s < 0 for s in shape):
+        raise _err(key, f"declares the shape {shape}", "write the file with gaussqp.save_npz")
+    count = math.prod(shape)
+    check_count(key, "declared entries", count, MAX_ENTRIES, "give a smaller problem (see gaussqp.limits)")
+    if dtype.itemsize == 0:
+        return np.zeros(shape, dtype=dtype)
+    nbytes = count * dtype.itemsize
+    data = f.read(nbytes)
+    if len(data) != nbytes:
+        raise _err(key, f"is truncated ({len(data)} of {nbytes} bytes)", "write the file again with gaussqp.save_npz")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
+    """The arrays of an NPZ archive that gaussqp reads, checked against the limits before decompression."""
+    with zipfile.ZipFile(source) as zf:
+        infos = [i for i in zf.infolist() if i.filename.endswith(".npy") and i.filename[:-4] in NPZ_KEYS]
+        check_count("file", "uncompressed bytes", sum(i.file_size for i in infos), MAX_FILE_BYTES,
+                    "store large problems sparse (row/col/data triplets)")
+        out: dict[str, np.ndarray] = {}
+        for info in infos:
+            key = info.filename[:-4]
+            if key in out:
+                raise _err(key, "is stored twice in the npz file", "write the file with gaussqp.save_npz")
+            with zf.open(info) as f:
+                out[key] = _read_npy(key, f)
+        return out
+
+
+_KIND = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "O": "objects", "V": "records",
+         "M": "datetimes", "m": "time differences", "i": "integers", "u": "integers", "f": "floats"}
+
+
+def _npz_get(z: dict, key: str, kinds: str, ndims: tuple[int, ...], what: str) -> np.ndarray:
+    """``z[key]``, refused unless its dtype kind is in ``kinds`` and its ndim in ``ndims``."""
+    if key not in z:
+        raise _err(key, "is missing from the npz file", f"store '{key}' ({what})")
+    arr = z[key]
+    if arr.dtype.kind not in kinds:
+        raise _err(key, f"holds {_KIND.get(arr.dtype.kind, arr.dtype.str)} (dtype {arr.dtype.str})",
+                   f"store {what} (complex, boolean, string or object arrays are not converted)")
+    if arr.ndim not in ndims:
+        raise ShapeError(key, f"has {arr.ndim} dimensions, expected {' or '.join(map(str, ndims))}", f"store {what}")
+    return arr
+
+
+def _npz_real(z: dict, key: str, ndim: int) -> np.ndarray:
+    return _npz_get(z, key, "iuf", (ndim,), f"a {ndim}-D float64 array").astype(float)
+
+
+def _npz_text(z: dict, key: str, default: str | None = None) -> str:
+    if default is not None and key not in z:
+        return default
+    return str(_npz_get(z, key, "U", (0,), "a string")[()])
+
+
+def _npz_sparse(z: dict, key: str) -> sp.csr_matrix:
+    shape = _npz_get(z, f"{key}_shape", "iu", (1,), "the shape as 2 integers")
+    if shape.size != 2 or (shape < 0).any():
+        raise _err(f"{key}_shape", f"is {shape.tolist()}", "store 2 non-negative integers")
+    rows, cols = (int(s) for s in shape)
+    check_count(f"{key}_shape", "declared rows", rows, MAX_ENTRIES, "give a smaller problem (see gaussqp.limits)")
+    check_count(f"{key}_shape", "declared columns", cols, MAX_COORDINATES, "give a smaller problem (see gaussqp.limits)")
+    row = _npz_get(z, f"{key}_row", "iu", (1,), "integer row indices")
+    col = _npz_get(z, f"{key}_col", "iu", (1,), "integer column indices")
+    data = _npz_real(z, f"{key}_data", 1)
+    if not row.size == col.size == data.size:
+        raise _err(key, f"has {row.size} rows, {col.size} columns and {data.size} values",
+                   "store one row and one column index per value")
+    for name, idx, bound in (("row", row, rows), ("col", col, cols)):
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= bound):
+            raise _err(f"{key}_{name}", f"holds an index outside [0, {bound})", f"keep every index in 0..{bound - 1}")
+    return sp.csr_matrix((data, (row.astype(np.int64), col.astype(np.int64))), shape=(rows, cols))
+
+
+def _npz_matrix(z: dict, key: str) -> np.ndarray | sp.csr_matrix:
+    if key in z:
+        return _npz_real(z, key, 2)
+    if f"{key}_shape" in z:
+        return _npz_sparse(z, key)
+    raise _err(key, "is missing from the npz file", f"store '{key}' (dense) or '{key}_shape/_row/_col/_data'")
+
+
+def _npz_problem(z: dict) -> ContactProblem:
+    fmt = _npz_text(z, "format")
+    if fmt != FORMAT:
+        raise FormatVersionError("format", f"is {reprlib.repr(fmt)}, this gaussqp reads {FORMAT!r}",
+                                 f"convert the file to {FORMAT!r}")
+    dimension = int(_npz_get(z, "dimension", "iu", (0,), "the integer 2 or 3")[()])
+    return ContactProblem.from_blocks(
+        _npz_matrix(z, "mass_matrix"), _npz_real(z, "force", 1), _npz_matrix(z, "J_n"), _npz_real(z, "normal_drift", 1),
+        [str(s) for s in _npz_get(z, "types", "U", (1,), "one string per contact")], _npz_matrix(z, "J_t"),
+        _npz_real(z, "tangent_drift", 1), _npz_real(z, "friction", 1),
+        [str(s) for s in _npz_get(z, "modes", "U", (1,), "one string per contact")], _npz_real(z, "slip", 2),
+        _npz_get(z, "has_tangent", "b", (1,), "one boolean per contact"), dimension,
+        _npz_text(z, "name", ""), _npz_text(z, "description", ""))
+
+
+def load_npz(path: str | Path | IO[bytes]) -> ContactProblem:
+    """Read the NPZ form from a path or a binary file object.
+
+    Never unpickles: object arrays are refused from their header, before any data are read; every
+    member's declared size and the archive's uncompressed size are checked against
+    :mod:`gaussqp.limits` first, and dtypes must be real (complex arrays are refused, not truncated).
+    """
+    name = str(path) if isinstance(path, (str, Path)) else "npz file"
     try:
-        with np.load(path, allow_pickle=False) as z:
-            fmt = str(z["format"]) if "format" in z else None
-            if fmt is None:
-                raise _err("format", "is missing from the npz file", f"store format = {FORMAT!r}")
-            if fmt != FORMAT:
-                raise FormatVersionError("format", f"is {fmt!r}, this gaussqp reads {FORMAT!r}",
-                                         f"convert the file to {FORMAT!r}")
-            d = int(z["dimension"])
-            slip = np.asarray(z["slip"], dtype=float)
-            modes = [str(s) for s in z["modes"]]
-            return ContactProblem.from_blocks(
-                _get_matrix(z, "mass_matrix"), z["force"], _get_matrix(z, "J_n"), z["normal_drift"],
-                [str(s) for s in z["types"]], _get_matrix(z, "J_t"), z["tangent_drift"], z["friction"], modes,
-                [slip[i] if modes[i] == "sliding" else None for i in range(len(modes))],
-                np.asarray(z["has_tangent"], dtype=bool), d, str(z["name"]), str(z["description"]))
+        if isinstance(path, (str, Path)):
+            _regular_file(Path(path))
+            check_count(name, "bytes", os.stat(path).st_size, MAX_FILE_BYTES, "store large problems sparse")
+        z = _npz_members(path)
     except FileNotFoundError:
-        raise _err(str(path), "does not exist", "give the path of a gaussqp/1 .npz file") from None
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise _err(str(path), f"is not a readable gaussqp/1 npz file ({type(exc).__name__}: {exc})",
+        raise _err(name, "does not exist", "give the path of a gaussqp/1 .npz file") from None
+    except InputError:
+        raise
+    except _DECODE_ERRORS as exc:
+        raise _err(name, f"is not a readable gaussqp/1 npz file ({type(exc).__name__}: {reprlib.repr(str(exc))})",
                    "write it with gaussqp.save_npz (object arrays and pickles are refused)") from None
+    return _npz_problem(z)

@@ -14,24 +14,30 @@ A :class:`ContactProblem` is immutable: its arrays are read-only copies.
 
 from __future__ import annotations
 
+import itertools
 import math
+import reprlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from .errors import (
     IndefiniteMassError,
     MissingSlipError,
     NegativeFrictionError,
     NonFiniteError,
+    NonNumericError,
     NotSymmetricError,
     ShapeError,
     TangentShapeError,
     UnknownValueError,
+    WrongTypeError,
 )
+from .limits import MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES, check_count, check_magnitude
 from .linalg import MassFactor, as_dense, factor_mass, matrix_rank, normalize_rows, sparse_full_row_rank
 
 CONTACT_TYPES = ("bilateral", "unilateral")
@@ -41,34 +47,141 @@ MODES = ("frictionless", "sticking", "sliding")
 MASS_RTOL = 1e-9
 
 
-def _finite(field_name: str, arr) -> None:
-    data = arr.data if sp.issparse(arr) else np.asarray(arr)
+_REAL_KINDS = "iuf"
+_KIND_NAMES = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "byte strings",
+               "O": "Python objects (None, a dict, a ragged list, an integer too large for float64, ...)",
+               "V": "structured records", "M": "datetimes", "m": "time differences"}
+_REAL_FIX = "give real numbers (integers or floats; not booleans, strings, complex numbers or None)"
+
+
+def _short(value) -> str:
+    """A bounded-length repr of ``value`` for error messages."""
+    return reprlib.repr(value)
+
+
+def _not_real(field_name: str, kind: str) -> NonNumericError:
+    return NonNumericError(field_name, f"holds {_KIND_NAMES.get(kind, 'values that are not numbers')}", _REAL_FIX)
+
+
+def _check_finite_bounded(field_name: str, data: np.ndarray) -> None:
+    """Refuse NaN, infinity and entries beyond :data:`gaussqp.limits.MAX_ABS_ENTRY`."""
+    if data.size == 0:
+        return
     if not np.all(np.isfinite(data)):
         raise NonFiniteError(field_name, "contains NaN or infinity", "give finite numbers only")
+    check_magnitude(field_name, float(np.abs(data).max()))
+
+
+def _has_bool_leaf(value, ndim: int) -> bool:
+    """Whether the nested lists ``value`` (rectangular, ``ndim`` deep) hold a bool.
+
+    NumPy turns ``[True, 0.5]`` into ``[1.0, 0.5]``; a boolean where a number belongs is a
+    mistake (``true`` read as μ = 1), so the leaves are inspected. Iterative, no recursion.
+    """
+    level = [value]
+    for _ in range(ndim):
+        level = list(itertools.chain.from_iterable(level))
+    return any(isinstance(x, (bool, np.bool_)) for x in level)
+
+
+def _real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
+    """``value`` as a new float64 array of at most ``max_ndim`` dimensions, or a typed error.
+
+    Refuses booleans, strings, complex numbers, objects and ragged lists (NonNumericError /
+    ShapeError), NaN and infinity (NonFiniteError), entries beyond ``MAX_ABS_ENTRY``
+    (MagnitudeError) and more than ``MAX_ENTRIES`` numbers (InputTooLargeError).
+    """
+    if sp.issparse(value):
+        raise ShapeError(field_name, "is a sparse matrix", "give a dense array here")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise ShapeError(field_name, f"is not a rectangular array of numbers ({type(exc).__name__})",
+                         "give a number, a list of numbers or a list of rows of equal length") from None
+    if arr.dtype.kind not in _REAL_KINDS:
+        raise _not_real(field_name, arr.dtype.kind)
+    if arr.ndim > max_ndim:
+        raise ShapeError(field_name, f"has {arr.ndim} dimensions, expected at most {max_ndim}",
+                         ("give a single number", "give a vector (list of numbers)",
+                          "give a matrix (list of rows)")[max_ndim])
+    if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
+        raise NonNumericError(field_name, "contains a boolean (true/false)",
+                              "give numbers: a boolean is not read as 1 or 0")
+    check_count(field_name, "entries", arr.size, MAX_ENTRIES, "give a smaller problem (see gaussqp.limits)")
+    out = arr.astype(float)
+    _check_finite_bounded(field_name, out)
+    return out
+
+
+def _real_sparse(field_name: str, value) -> sp.csr_matrix:
+    """A scipy.sparse ``value`` as CSR float64; declared shape and nonzeros checked before converting."""
+    shape = tuple(value.shape)
+    if len(shape) != 2:
+        raise ShapeError(field_name, f"is a sparse array of {len(shape)} dimensions", "give a 2-D sparse matrix")
+    for what, count in (("declared rows", shape[0]), ("declared columns", shape[1]), ("stored entries", value.nnz)):
+        check_count(field_name, what, count, MAX_ENTRIES, "give a smaller problem (see gaussqp.limits)")
+    if value.dtype.kind not in _REAL_KINDS:
+        raise _not_real(field_name, value.dtype.kind)
+    A = sp.csr_matrix(value, dtype=float)
+    _check_finite_bounded(field_name, A.data)
+    return A
+
+
+def _scalar(field_name: str, value) -> float:
+    """One real number (not a bool, a string or a list)."""
+    v = _real_array(field_name, value, 0)
+    return float(v)
+
+
+def _text(field_name: str, value) -> str:
+    if not isinstance(value, str):
+        raise WrongTypeError(field_name, f"is a {type(value).__name__}, not a string", "give a string")
+    return str(value)
+
+
+def _labels(field_name: str, value, m: int) -> list:
+    """``types``/``modes`` of ``from_blocks``: one string for all contacts, or a sequence of m."""
+    if isinstance(value, str):
+        return [value] * m
+    try:
+        labels = list(value)
+    except TypeError:
+        raise UnknownValueError(field_name, f"is {_short(value)}", "give one string or a list of one string per contact") from None
+    if len(labels) != m:
+        raise ShapeError(field_name, f"has {len(labels)} entries for {m} contacts", "give one string per contact")
+    return labels
+
+
+def _flags(field_name: str, value, m: int) -> np.ndarray:
+    """A boolean vector of length m (``has_tangent``); integers 0/1 are accepted, nothing else."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise ShapeError(field_name, f"is not an array of booleans ({type(exc).__name__})", f"give {m} booleans") from None
+    if arr.dtype.kind in "iu" and arr.size and not np.isin(arr, (0, 1)).all():
+        raise NonNumericError(field_name, "holds integers other than 0 and 1", f"give {m} booleans")
+    if arr.dtype.kind not in "biu":
+        raise NonNumericError(field_name, f"holds {_KIND_NAMES.get(arr.dtype.kind, 'numbers')}", f"give {m} booleans")
+    if arr.ndim > 1 or arr.size != m:
+        raise ShapeError(field_name, f"has shape {arr.shape}, expected ({m},)", f"give {m} booleans")
+    return arr.astype(bool).reshape(m)
 
 
 def _vector(field_name: str, value, length: int) -> np.ndarray:
-    try:
-        v = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ShapeError(field_name, f"is not numeric ({exc})", f"give {length} numbers") from None
+    v = _real_array(field_name, value, 1)
     if v.ndim == 0 and length == 1:
         v = v.reshape(1)
     if v.shape != (length,):
         raise ShapeError(field_name, f"has shape {v.shape}, expected ({length},)",
                          f"give a vector of {length} numbers")
-    _finite(field_name, v)
     return v
 
 
 def _matrix(field_name: str, value, shape: tuple[int | None, int]) -> np.ndarray | sp.csr_matrix:
     if sp.issparse(value):
-        A = sp.csr_matrix(value, dtype=float)
+        A = _real_sparse(field_name, value)
     else:
-        try:
-            A = np.asarray(value, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ShapeError(field_name, f"is not a numeric matrix ({exc})", "give a rectangular numeric array") from None
+        A = _real_array(field_name, value, 2)
         if A.ndim == 1 and shape[0] == 1:
             A = A.reshape(1, -1)
         if A.ndim != 2:
@@ -80,8 +193,24 @@ def _matrix(field_name: str, value, shape: tuple[int | None, int]) -> np.ndarray
         raise ShapeError(field_name, f"has shape {A.shape}, expected {exp}",
                          f"give {cols} columns (one per coordinate)" if A.shape[1] != cols
                          else f"give {rows} rows")
-    _finite(field_name, A)
     return A
+
+
+def _check_sparse_mass(M: sp.csr_matrix) -> None:
+    """Refuse a sparse M whose factorization would be huge: a connected block larger than
+    ``MAX_DENSE_BLOCK`` (each block is densified), or empty rows whose dense kernel basis
+    (n × empty rows) exceeds ``MAX_ENTRIES``."""
+    n = M.shape[0]
+    stored = M.copy()
+    stored.eliminate_zeros()
+    empty = int(np.count_nonzero(np.diff(stored.indptr) == 0))
+    check_count("mass_matrix", "kernel entries (n × empty rows, a dense basis)", float(n) * empty, MAX_ENTRIES,
+                "give every coordinate a mass (an empty row of M is a coordinate without inertia)")
+    if n:
+        _, labels = connected_components(stored, directed=False)
+        largest = int(np.bincount(labels).max())
+        check_count("mass_matrix", "coordinates in one coupled block", largest, MAX_DENSE_BLOCK,
+                    "give a block-structured sparse M (bodies coupled only through the contacts)")
 
 
 @dataclass(frozen=True)
@@ -165,37 +294,24 @@ class ContactProblem:
 
     def __init__(self, M, F, contacts: Iterable[Contact] = (), dimension: int = 2,
                  name: str = "", description: str = ""):
-        contacts = list(contacts)
+        contacts = self._contact_list(contacts)
         d = self._check_dimension(dimension)
         n = self._check_M_shape(M)
+        check_count("contacts", "rows × coordinates (len(contacts) × n)", float(len(contacts)) * n, MAX_ENTRIES,
+                    "give fewer contacts, or stacked sparse rows with ContactProblem.from_blocks")
         rows_n, b, rows_t, c, has_t, mu, types, modes, slip = [], [], [], [], [], [], [], [], []
         for i, ct in enumerate(contacts):
+            f = f"contacts[{i}]"
             if not isinstance(ct, Contact):
-                raise UnknownValueError(f"contacts[{i}]", f"is a {type(ct).__name__}",
+                raise UnknownValueError(f, f"is a {type(ct).__name__}",
                                         "give gaussqp.Contact objects (or use from_blocks)")
-            rows_n.append(_vector(f"contacts[{i}].normal", ct.normal, n))
-            b.append(ct.normal_drift)
-            if ct.tangent is None:
-                rows_t.append(np.zeros((d - 1, n)))
-                has_t.append(False)
-                if ct.tangent_drift is not None:
-                    raise TangentShapeError(f"contacts[{i}].tangent_drift", "is given without tangent rows",
-                                            "give 'tangent' rows too, or drop 'tangent_drift'")
-                c.append(np.zeros(d - 1))
-            else:
-                T = np.asarray(ct.tangent, dtype=float)
-                if T.ndim == 1 and d == 2:
-                    T = T.reshape(1, -1)
-                if T.ndim != 2 or T.shape[0] != d - 1 or T.shape[1] != n:
-                    raise TangentShapeError(
-                        f"contacts[{i}].tangent", f"has shape {T.shape}, expected ({d - 1}, {n}) for dimension {d}",
-                        f"give {d - 1} tangent row(s) of {n} numbers (d-1 rows in dimension d)")
-                _finite(f"contacts[{i}].tangent", T)
-                rows_t.append(T)
-                has_t.append(True)
-                c.append(np.zeros(d - 1) if ct.tangent_drift is None
-                         else _vector(f"contacts[{i}].tangent_drift", ct.tangent_drift, d - 1))
-            mu.append(ct.friction)
+            rows_n.append(_vector(f"{f}.normal", ct.normal, n))
+            b.append(_scalar(f"{f}.normal_drift", ct.normal_drift))
+            T, ci = self._contact_tangent(f, ct, d, n)
+            rows_t.append(np.zeros((d - 1, n)) if T is None else T)
+            has_t.append(T is not None)
+            c.append(ci)
+            mu.append(_scalar(f"{f}.friction", ct.friction))
             types.append(ct.type)
             modes.append(ct.mode)
             slip.append(ct.slip)
@@ -203,6 +319,34 @@ class ContactProblem:
         Jt = np.concatenate(rows_t, axis=0) if rows_t else np.zeros((0, n))
         c = np.concatenate(c) if c else np.zeros(0)
         self._init_blocks(M, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description)
+
+    @staticmethod
+    def _contact_list(contacts) -> list:
+        if isinstance(contacts, (str, bytes, dict)) or sp.issparse(contacts):
+            raise ShapeError("contacts", f"is a {type(contacts).__name__}", "give a list of gaussqp.Contact objects")
+        try:
+            return list(contacts)
+        except TypeError:
+            raise ShapeError("contacts", f"is a {type(contacts).__name__}, not a list",
+                             "give a list of gaussqp.Contact objects") from None
+
+    @staticmethod
+    def _contact_tangent(f: str, ct: Contact, d: int, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+        """Validated tangent rows ``T`` (or None) and tangent drift of the contact ``ct``."""
+        if ct.tangent is None:
+            if ct.tangent_drift is not None:
+                raise TangentShapeError(f"{f}.tangent_drift", "is given without tangent rows",
+                                        "give 'tangent' rows too, or drop 'tangent_drift'")
+            return None, np.zeros(d - 1)
+        T = _real_array(f"{f}.tangent", ct.tangent, 2)
+        if T.ndim == 1 and d == 2:
+            T = T.reshape(1, -1)
+        if T.ndim != 2 or T.shape[0] != d - 1 or T.shape[1] != n:
+            raise TangentShapeError(
+                f"{f}.tangent", f"has shape {T.shape}, expected ({d - 1}, {n}) for dimension {d}",
+                f"give {d - 1} tangent row(s) of {n} numbers (d-1 rows in dimension d)")
+        c = np.zeros(d - 1) if ct.tangent_drift is None else _vector(f"{f}.tangent_drift", ct.tangent_drift, d - 1)
+        return T, c
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -216,7 +360,8 @@ class ContactProblem:
         rows); contacts without tangent rows are marked by ``has_tangent`` (default:
         all True when ``J_t`` is given). ``types``/``modes`` are one string for all
         contacts or a sequence of m strings; ``slip`` is (m, d-1) (rows of non-sliding
-        contacts are ignored).
+        contacts are ignored). When ``M`` or ``J_n`` is sparse, ``J_n`` and ``J_t`` are stored
+        as CSR (the problem is sparse).
         """
         self = cls.__new__(cls)
         d = self._check_dimension(dimension)
@@ -232,63 +377,95 @@ class ContactProblem:
             ht = np.ones(m, dtype=bool) if has_tangent is None else has_tangent
         c = np.zeros(m * (d - 1)) if tangent_drift is None else tangent_drift
         mu = np.zeros(m) if friction is None else friction
-        types = [types] * m if isinstance(types, str) else list(types)
-        modes = [modes] * m if isinstance(modes, str) else list(modes)
-        if slip is None:
-            slip_rows = [None] * m
-        elif isinstance(slip, np.ndarray):
-            slip_rows = list(np.asarray(slip, dtype=float).reshape(m, d - 1))
-        else:
-            slip_rows = list(slip)
-        self._init_blocks(M, F, Jn, b, Jt, c, ht, mu, types, modes, slip_rows, d, name, description)
+        types = _labels("types", types, m)
+        modes = _labels("modes", modes, m)
+        self._init_blocks(M, F, Jn, b, Jt, c, ht, mu, types, modes, self._slip_rows(slip, m, d), d, name,
+                          description)
         return self
+
+    @staticmethod
+    def _slip_rows(slip, m: int, d: int) -> list:
+        """``slip`` of :meth:`from_blocks` as m rows (an (m, d-1) array, or a sequence of m rows/None)."""
+        if slip is None:
+            return [None] * m
+        if isinstance(slip, np.ndarray):
+            arr = _real_array("slip", slip, 2)
+            if arr.shape == (m,) and d == 2:
+                arr = arr.reshape(m, 1)
+            if arr.shape != (m, d - 1):
+                raise ShapeError("slip", f"has shape {arr.shape}, expected ({m}, {d - 1})",
+                                 f"give one row of {d - 1} number(s) per contact")
+            return list(arr)
+        try:
+            rows = None if isinstance(slip, (str, bytes, dict)) else list(slip)
+        except TypeError:
+            rows = None
+        fix = f"give an ({m}, {d - 1}) array, or a list of {m} slip rows (None for contacts that do not slide)"
+        if rows is None:
+            raise ShapeError("slip", f"is {_short(slip)}", fix)
+        if len(rows) != m:
+            raise ShapeError("slip", f"has {len(rows)} rows for {m} contacts", fix)
+        return rows
 
     # ------------------------------------------------------------------ validation
     @staticmethod
     def _check_dimension(dimension) -> int:
-        if dimension not in (2, 3):
-            raise UnknownValueError("dimension", f"is {dimension!r}", "give 2 (planar) or 3 (spatial)")
+        integral = isinstance(dimension, (int, np.integer)) and not isinstance(dimension, (bool, np.bool_))
+        if not integral or dimension not in (2, 3):
+            raise UnknownValueError("dimension", f"is {_short(dimension)}", "give the integer 2 (planar) or 3 (spatial)")
         return int(dimension)
 
     @staticmethod
     def _check_M_shape(M) -> int:
-        shape = getattr(M, "shape", None)
-        if shape is None:
-            try:
-                shape = np.asarray(M, dtype=float).shape
-            except (TypeError, ValueError):
-                raise ShapeError("mass_matrix", "is not a numeric matrix", "give an n×n array") from None
+        """n of the mass matrix, checked square and within the limits before anything is factored."""
+        if sp.issparse(M):
+            shape = tuple(M.shape)
+        else:
+            shape = _real_array("mass_matrix", M, 2).shape
         if len(shape) != 2 or shape[0] != shape[1]:
             raise ShapeError("mass_matrix", f"has shape {tuple(shape)}, expected square (n, n)",
                              "give an n×n symmetric positive semidefinite matrix")
-        return int(shape[0])
+        n = int(shape[0])
+        if n == 0:
+            raise ShapeError("mass_matrix", "is empty (n = 0)", "give at least one coordinate")
+        check_count("mass_matrix", "coordinates", n, MAX_COORDINATES, "give a smaller problem (see gaussqp.limits)")
+        if not sp.issparse(M):
+            check_count("mass_matrix", "coordinates in a dense matrix", n, MAX_DENSE_BLOCK,
+                        "give M as a scipy.sparse matrix (its block structure is exploited)")
+        return n
 
     def _init_blocks(self, M, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description):
         n = self._check_M_shape(M)
         Mm = _matrix("mass_matrix", M, (n, n))
+        if sp.issparse(Mm):
+            _check_sparse_mass(Mm)
         self._check_symmetric_psd(Mm)
         Fv = _vector("force", F, n)
         Jn = _matrix("J_n", Jn, (None, n))
         m = Jn.shape[0]
+        check_count("J_n", "rows × coordinates (m × n)", float(m) * n, MAX_ENTRIES,
+                    "give a smaller problem (see gaussqp.limits)")
         bv = _vector("normal_drift", b, m)
         Jt = _matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
+        if sp.issparse(Mm) or sp.issparse(Jn):  # one storage for all rows: stacking E, G never mixes kinds
+            Jn, Jt = sp.csr_matrix(Jn), sp.csr_matrix(Jt)
         cv = _vector("tangent_drift", c, m * (d - 1))
-        ht = np.asarray(has_t, dtype=bool).reshape(m)
+        ht = _flags("has_tangent", has_t, m)
         muv = _vector("friction", mu, m)
         for i, x in enumerate(muv):
             if x < 0:
                 raise NegativeFrictionError(f"contacts[{i}].friction", f"is {x} < 0",
                                             "give a friction coefficient mu >= 0")
-        if len(types) != m or len(modes) != m:
-            raise ShapeError("contacts", f"{len(types)} types and {len(modes)} modes for {m} contacts",
-                             "give one type and one mode per contact")
+        if len(types) != m or len(modes) != m or len(slip) != m:
+            raise ShapeError("contacts", f"{len(types)} types, {len(modes)} modes and {len(slip)} slips for {m} contacts",
+                             "give one type, one mode and one slip (or None) per contact")
         slip_arr = np.zeros((m, d - 1))
         for i in range(m):
-            if types[i] not in CONTACT_TYPES:
-                raise UnknownValueError(f"contacts[{i}].type", f"is {types[i]!r}",
+            if not isinstance(types[i], str) or types[i] not in CONTACT_TYPES:
+                raise UnknownValueError(f"contacts[{i}].type", f"is {_short(types[i])}",
                                         "use 'bilateral' or 'unilateral'")
-            if modes[i] not in MODES:
-                raise UnknownValueError(f"contacts[{i}].mode", f"is {modes[i]!r}",
+            if not isinstance(modes[i], str) or modes[i] not in MODES:
+                raise UnknownValueError(f"contacts[{i}].mode", f"is {_short(modes[i])}",
                                         "use 'frictionless', 'sticking' or 'sliding'")
             if modes[i] != "frictionless" and not ht[i]:
                 raise TangentShapeError(f"contacts[{i}].tangent", f"is missing for a {modes[i]} contact",
@@ -319,8 +496,8 @@ class ContactProblem:
         slip_arr.setflags(write=False)
         object.__setattr__(self, "_slip", slip_arr)
         object.__setattr__(self, "_dimension", d)
-        object.__setattr__(self, "name", str(name))
-        object.__setattr__(self, "description", str(description))
+        object.__setattr__(self, "name", _text("name", name))
+        object.__setattr__(self, "description", _text("description", description))
 
     def _check_symmetric_psd(self, M) -> None:
         if sp.issparse(M):

@@ -74,3 +74,43 @@ def test_json_stdout_is_clean_of_c_library_prints(tmp_path):
                          cwd=tmp_path)  # not the checkout, which would shadow the installed package
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["status"] == "solved"
+
+
+def _one_error_line(capsys, argv) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("gaussqp: error: ")
+    return err[0]
+
+
+def test_hostile_files_exit_2_with_one_line(tmp_path, capsys):
+    """A finite 1e300 entry made the arithmetic overflow (the CLI hung > 120 s on such a file);
+    deep nesting raised a bare RecursionError; a duplicate key was silently resolved (issue 9)."""
+    doc = json.loads(gaussqp.dumps(gaussqp.problems.load("rod_wall_guide")))
+    doc["force"][1] = 1e300
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(doc))
+    line = _one_error_line(capsys, ["solve", str(big)])
+    assert "force" in line and "1e+50" in line
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "gaussqp/1", "parameters": ' + "[" * 50000 + "]" * 50000 + "}")
+    assert "nest" in _one_error_line(capsys, ["check", str(deep)])
+    dup = tmp_path / "dup.json"
+    dup.write_text('{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "force": [1], "contacts": []}')
+    assert "force: appears twice" in _one_error_line(capsys, ["solve", str(dup)])
+    bad_npz = tmp_path / "bad.npz"
+    bad_npz.write_bytes(b"PK\x03\x04garbage")
+    assert str(bad_npz) in _one_error_line(capsys, ["check", str(bad_npz)])
+
+
+def test_a_device_or_directory_is_refused_in_bounded_time(tmp_path, capsys):
+    """``gaussqp check /dev/zero`` read without end (the size of a device is 0, its content endless)."""
+    import os
+
+    import pytest
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    assert "not a regular file" in _one_error_line(capsys, ["check", "/dev/zero"])
+    (tmp_path / "dir.json").mkdir()
+    assert "not a regular file" in _one_error_line(capsys, ["check", str(tmp_path / "dir.json")])
