@@ -17,7 +17,7 @@ from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .friction_bounds import friction_bounds
 from .problem import ContactProblem
-from .solution import INF_OR_UNB, SOLUTION_PRESENT, Solution
+from .solution import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
 from .tolerances import get_tolerance
 
 PREFERENCES: dict[tuple[str, str, str], list[str]] = {
@@ -65,8 +65,21 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
     raise NotApplicableError(f"no formulation accepts this problem ({'; '.join(reasons)})")
 
 
-def _rel_gap(x, y) -> float:
-    return float(np.abs(x - y).max(initial=0.0)) / max(1.0, float(np.abs(x).max(initial=0.0)))
+def _rel_gap(x, y, problem: ContactProblem | None = None, kind: str = "acceleration") -> float:
+    """Gap between two answers at the data's scale (:mod:`gaussqp.scales`): accelerations in the
+    Jacobi-equilibrated coordinates ``S⁻¹a`` relative to the data's acceleration magnitude, generalized
+    forces as ``S f`` relative to the data's force magnitude (never ``max(1, |x|)``, which hid the gap of
+    a small quantity and inflated that of a large one)."""
+    if problem is None:
+        return float(np.abs(x - y).max(initial=0.0)) / max(1.0, float(np.abs(x).max(initial=0.0)))
+    from .scales import data_scales
+
+    sc = data_scales(problem)
+    if kind == "acceleration":
+        d, mag = (x - y) / sc.coordinate, max(sc.accel, float(np.abs(x / sc.coordinate).max(initial=0.0)))
+    else:
+        d, mag = (x - y) * sc.coordinate, max(sc.force, float(np.abs(x * sc.coordinate).max(initial=0.0)))
+    return float(np.abs(d).max(initial=0.0)) / mag
 
 
 AGREED, DISAGREED, NOT_COMPARED = "agreed", "disagreed", "not compared"
@@ -94,12 +107,15 @@ def _compare(primary: Solution, other: Solution, tol: float, compare_acceleratio
     against a solution or the other of the two disagree; a failed route is not compared."""
     gaps = {"acceleration_gap": None, "generalized_force_gap": None}
     name, ps, os_ = other.formulation, primary.status, other.status
+    if ps in SOLUTION_PRESENT and os_ == INACCURATE:
+        return gaps, route_outcome(name, os_, NOT_COMPARED, "the route's answer failed its own residual checks")
     if ps in SOLUTION_PRESENT and os_ in SOLUTION_PRESENT:
-        gaps["generalized_force_gap"] = _rel_gap(primary.generalized_force, other.generalized_force)
+        gaps["generalized_force_gap"] = _rel_gap(primary.generalized_force, other.generalized_force,
+                                                 primary.problem, "force")
         ok = gaps["generalized_force_gap"] <= tol
         what = "Jᵀλ"
         if compare_acceleration:
-            gaps["acceleration_gap"] = _rel_gap(primary.acceleration, other.acceleration)
+            gaps["acceleration_gap"] = _rel_gap(primary.acceleration, other.acceleration, primary.problem)
             ok = ok and gaps["acceleration_gap"] <= tol
             what = "acceleration and Jᵀλ"
         return gaps, route_outcome(name, os_, AGREED if ok else DISAGREED,
@@ -170,8 +186,8 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
     routes = _bracket_routes(sol, problem, bracket)
     if feasible and other.status in SOLUTION_PRESENT:
         if sol.unique.get("acceleration"):
-            rep["acceleration_gap"] = _rel_gap(sol.acceleration, other.acceleration)
-            rep["generalized_force_gap"] = _rel_gap(sol.generalized_force, other.generalized_force)
+            rep["acceleration_gap"] = _rel_gap(sol.acceleration, other.acceleration, problem)
+            rep["generalized_force_gap"] = _rel_gap(sol.generalized_force, other.generalized_force, problem, "force")
             ok = rep["acceleration_gap"] <= tol.crosscheck and rep["generalized_force_gap"] <= tol.crosscheck
             routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
                                         f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check "
@@ -284,6 +300,10 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
                 other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
                 sol.crosscheck = crosscheck_report(sol, other, tol.crosscheck)
                 break
+    if sol.status == SOLVED and sol.crosscheck is not None and sol.crosscheck.get("agree") is False:
+        # status says "solved" only for a certified answer: a disagreeing independent route withdraws it
+        sol.status = INACCURATE
+        sol.message = (sol.message + "; " if sol.message else "") + "an independent route disagrees (see crosscheck)"
     sol.extras["system_class"] = cls.as_dict()
     sol.times["total"] = time.perf_counter() - t0
     return sol

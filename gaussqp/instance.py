@@ -354,7 +354,11 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     cond = float(sv[0] / sv[rank - 1]) if rank else float("inf")
     zmag = max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)) / sc.force * sc.accel)
     roundoff = (n + k) * np.finfo(float).eps * cond * zmag
-    err_a = (float(np.abs(dz[:n]).max(initial=0.0)) + roundoff) / max(sc.accel, float(np.abs(a_t).max(initial=0.0)))
+    # relative to the answer's own size (an error bound, not a residual: a garbage answer has failed the
+    # residual check already), floored by the free acceleration so that an answer at rest is judged too;
+    # not by the drifts' largest acceleration, which would hide the error of every smaller component
+    amag = max(float(np.abs(a_t).max(initial=0.0)), sc.free_accel, np.finfo(float).tiny)
+    err_a = (float(np.abs(dz[:n]).max(initial=0.0)) + roundoff) / amag
     err_l = (float(np.abs(dz[n:]).max(initial=0.0)) * sc.accel / sc.force + roundoff) / max(sc.accel, zmag)
     err = max(err_a, err_l)
     return Certificate(

@@ -40,6 +40,7 @@ class DataScales:
 
     coordinate: np.ndarray  # S: equilibrating factors of the coordinates (n,)
     accel: float  # magnitude of the equilibrated acceleration ã
+    free_accel: float  # ‖M̃⁺ S F‖∞ alone (without the drifts' accelerations)
     force: float  # magnitude of the equilibrated generalized force S (M a + F)
     normal_row: np.ndarray  # scale of n_i a + b_i (m,)
     normal_weight: np.ndarray  # ‖(J_n S)_i‖∞ (m,)
@@ -103,7 +104,8 @@ def data_scales(problem) -> DataScales:
     b, c = np.abs(problem.normal_drift), np.abs(problem.tangent_drift)
     drift_acc = [np.divide(b, wn, out=np.zeros_like(b), where=wn > 0).max(initial=0.0),
                  np.divide(c, wt, out=np.zeros_like(c), where=wt > 0).max(initial=0.0)]
-    accel = max(_free_accel(problem, s), *drift_acc)
+    free = _free_accel(problem, s)
+    accel = max(free, *drift_acc)
     lam_max = float(fac.eigenvalues.max(initial=0.0))
     force = max(float(np.abs(s * problem.F).max(initial=0.0)), max(lam_max, 1.0) * accel)
     if accel == 0.0 and force == 0.0:  # no load, no drift: the answer is zero; any unit judges it
@@ -114,7 +116,7 @@ def data_scales(problem) -> DataScales:
         accel = force
     acc_coord = s * accel
     out = DataScales(
-        coordinate=s, accel=accel, force=force,
+        coordinate=s, accel=accel, free_accel=free, force=force,
         normal_row=_abs_rows_times(problem.J_n, acc_coord) + b if problem.m else np.zeros(0),
         normal_weight=wn,
         tangent_row=_abs_rows_times(problem.J_t, acc_coord) + c if problem.J_t.shape[0] else np.zeros(0),

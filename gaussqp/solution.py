@@ -191,10 +191,15 @@ class Solution:
 
     @property
     def certified(self) -> bool:
-        """True when the status is backed by a verified instance certificate and any cross-check agreed."""
+        """True when the status is backed by a verified instance certificate and no cross-check disagreed.
+
+        :func:`gaussqp.solve` keeps ``status == "solved"`` only for such answers (a failed residual or
+        forward-error check, or a disagreeing route, makes it ``inaccurate``), so for a user the status
+        alone is honest; ``certified`` also covers infeasible and unbounded verdicts."""
         if self.status == SOLVED:
             ok = self.certificate("kkt_residuals")
-            base = ok is not None and bool(ok.holds)
+            fe = self.certificate("forward_error")
+            base = ok is not None and bool(ok.holds) and (fe is None or bool(fe.holds))
         elif self.status == INFEASIBLE:
             c = (self.certificate("farkas") or self.certificate("coulomb_farkas")
                  or self.certificate("sliding_enumeration"))
