@@ -160,6 +160,8 @@ def _flags(field_name: str, value, m: int) -> np.ndarray:
         raise ShapeError(field_name, f"is not an array of booleans ({type(exc).__name__})", f"give {m} booleans") from None
     if arr.dtype.kind in "iu" and arr.size and not np.isin(arr, (0, 1)).all():
         raise NonNumericError(field_name, "holds integers other than 0 and 1", f"give {m} booleans")
+    if arr.size == 0 and m == 0:  # no contacts: an empty list has no dtype to judge
+        return np.zeros(0, dtype=bool)
     if arr.dtype.kind not in "biu":
         raise NonNumericError(field_name, f"holds {_KIND_NAMES.get(arr.dtype.kind, 'numbers')}", f"give {m} booleans")
     if arr.ndim > 1 or arr.size != m:
