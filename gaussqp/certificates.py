@@ -14,7 +14,8 @@ import numpy as np
 
 from .cones import cone_is_trivial, farkas_vector, min_linear_on_cone
 from .delassus import constrained_delassus, kinetic_angles
-from .linalg import as_dense, matrix_rank, normalize_rows, row_rank, smallest_singular_value
+from .linalg import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
+                     smallest_singular_value)
 from .problem import ContactProblem, SystemClass
 from .solution import Certificate
 from .sticking_criteria import sticking_certificates
@@ -168,12 +169,15 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
     if not (E.shape[0] and G.shape[0]):
         return []
     cd = constrained_delassus(problem)
-    ev = np.linalg.eigvalsh(cd.A_c)
-    lmin, lmax = float(ev.min()), float(max(ev.max(), 1e-300))
+    # definiteness on the data's scale: A_c divided by the unconstrained Delassus diagonal of its rows,
+    # so an A_c that is zero up to round-off (a unilateral row colinear with a bilateral one) has a margin
+    # of round-off size instead of being judged against its own (round-off) largest eigenvalue
+    margin = equilibrated_min_eigenvalue(cd.A_c, np.einsum("ij,jk,ik->i", cd.J_u, cd.Minv, cd.J_u))
+    pd = margin > DEFINITE_RTOL
     out = [Certificate(
         id="C6", name="A_c ≻ 0", source="tutorial Prop. 7(i); inertial Prop. 10",
-        holds=lmin > 1e-10 * lmax, margin=lmin / lmax,
-        implies=("the constrained contact LCP (31) has a unique solution for every w_c" if lmin > 1e-10 * lmax
+        holds=pd, margin=margin,
+        implies=("the constrained contact LCP (31) has a unique solution for every w_c" if pd
                  else "A_c is only semidefinite: existence needs C5, uniqueness of λ_u fails"))]
     theta = kinetic_angles(problem, as_dense(G), as_dense(E))
     p, m, n = E.shape[0], G.shape[0], problem.n
@@ -182,7 +186,12 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
     off = lambda A: A[~np.eye(A.shape[0], dtype=bool)]
     orth = np.allclose(np.cos(off(Wu)), 0, atol=1e-9) and np.allclose(np.cos(off(Wb)), 0, atol=1e-9)
     C = np.cos(theta)
-    if orth:
+    if np.isnan(C).any() or np.isnan(Wu).any() or np.isnan(Wb).any():
+        out.append(Certificate(
+            id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1", holds=None, margin=0.0,
+            implies="premises fail (a zero constraint row has no kinetic angle); see C6",
+            data={"kinetic_angles": theta}))
+    elif orth:
         lam = float(np.linalg.eigvalsh(np.eye(m) - C @ C.T).min())
         out.append(Certificate(
             id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1, Prop. 7, Cor. 2-3",

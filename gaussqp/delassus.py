@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .linalg import as_dense, solve_mass
+from .linalg import as_dense, equilibrated_pinv, solve_mass
 from .problem import ContactProblem
 
 
@@ -71,7 +71,7 @@ def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
     Minv = solve_mass(problem.M, np.eye(n))
     Minv = 0.5 * (Minv + Minv.T)
     A_nb = Jb @ Minv @ Jb.T
-    A_nb_pinv = np.linalg.pinv(A_nb, rcond=1e-12, hermitian=True) if Jb.shape[0] else np.zeros((0, 0))
+    A_nb_pinv = equilibrated_pinv(A_nb) if Jb.shape[0] else np.zeros((0, 0))
     P = np.eye(n) - Jb.T @ A_nb_pinv @ Jb @ Minv
     Mc_inv = Minv @ P
     Mc_inv = 0.5 * (Mc_inv + Mc_inv.T)
@@ -86,12 +86,16 @@ def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
 
 
 def kinetic_angles(problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
-    """Kinetic angles θ_ij = π - arccos(n_iᵀM⁻¹n_j / (‖n_i‖_{M⁻¹}‖n_j‖_{M⁻¹})) (inertial (9))."""
+    """Kinetic angles θ_ij = π - arccos(n_iᵀM⁻¹n_j / (‖n_i‖_{M⁻¹}‖n_j‖_{M⁻¹})) (inertial (9)); NaN where a
+    row is zero (no angle)."""
     A, B = as_dense(rows_a), as_dense(rows_b)
     MinvBT = solve_mass(problem.M, B.T)
     MinvAT = solve_mass(problem.M, A.T)
     num = A @ MinvBT
     na = np.sqrt(np.einsum("ij,ji->i", A, MinvAT))
     nb = np.sqrt(np.einsum("ij,ji->i", B, MinvBT))
-    cos = np.clip(num / np.outer(na, nb), -1.0, 1.0)
+    den = np.outer(na, nb)
+    cos = np.full(den.shape, np.nan)
+    ok = den > 0
+    cos[ok] = np.clip(num[ok] / den[ok], -1.0, 1.0)  # a zero row has no angle: NaN, said by the caller
     return np.pi - np.arccos(cos)

@@ -244,3 +244,39 @@ def solve_mass(M, B: np.ndarray) -> np.ndarray:
         return lu.solve(B2) if B2.ndim == 2 else lu.solve(B2[:, None])[:, 0]
     c = sla.cho_factor(as_dense(M))
     return sla.cho_solve(c, np.asarray(B, dtype=float))
+
+
+#: a symmetric matrix counts as positive definite when the smallest eigenvalue of its equilibrated
+#: form (divided by the square roots of a reference diagonal taken from the data) exceeds this
+DEFINITE_RTOL = 1e-10
+
+
+def equilibrated_min_eigenvalue(A: np.ndarray, ref_diag: np.ndarray) -> float:
+    """λ_min of ``D A D`` with ``D = diag(ref_diag)^(-1/2)``: a definiteness margin on the data's scale.
+
+    ``ref_diag`` must come from the data, not from ``A`` when ``A`` is a computed quantity that may be
+    zero up to round-off (e.g. the Delassus diagonal of the unconstrained rows, ``G M⁻¹ Gᵀ``, for the
+    constrained ``A_c``): then a matrix that is zero up to round-off gets a margin of round-off size, not
+    1. A row whose reference is zero (a zero row of the data) makes the margin 0.
+    """
+    A = 0.5 * (np.asarray(A, dtype=float) + np.asarray(A, dtype=float).T)
+    if A.size == 0:
+        return float("inf")
+    ref = np.asarray(ref_diag, dtype=float)
+    if np.any(ref <= 0):
+        return 0.0
+    d = 1.0 / np.sqrt(ref)
+    return float(np.linalg.eigvalsh(d[:, None] * A * d[None, :]).min())
+
+
+def equilibrated_pinv(A: np.ndarray) -> np.ndarray:
+    """A generalized inverse of the symmetric PSD ``A`` computed on its Jacobi-equilibrated form
+    ``D A D`` (``D = diag(A)^(-1/2)``, 1 on zero diagonals): ``G = D (D A D)⁺ D`` satisfies ``A G A = A``,
+    and the rank is decided with :data:`RANK_RTOL` on a unit diagonal, so a row of norm 1e-6 next to
+    one of norm 1 is not cut as round-off."""
+    A = np.asarray(A, dtype=float)
+    if A.size == 0:
+        return np.zeros_like(A)
+    d = jacobi_scaling(np.diag(A))
+    At = d[:, None] * A * d[None, :]
+    return d[:, None] * np.linalg.pinv(0.5 * (At + At.T), rcond=RANK_RTOL, hermitian=True) * d[None, :]

@@ -93,9 +93,6 @@ def test_zero_normal_row_with_negative_drift_is_infeasible(mode):
     assert sol.status == "infeasible" and sol.certified
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeWarning,
-                   reason="gaussqp/delassus.py kinetic_angles divides by the M⁻¹-norm of a zero row (C6); "
-                          "outside the issue9-friction file scope, fix described in the branch report")
 @pytest.mark.parametrize("mode,dimension", [("sticking", 2)])
 def test_zero_rows_check_and_cli_without_warnings(mode, dimension, tmp_path):
     p = zero_rows(mode, dimension)
