@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
-from .linalg import as_dense, row_rank
+from .linalg import as_dense, exact_rank, row_rank
 from .problem import ContactProblem
 from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
                        assemble_multipliers, kkt_residuals)
@@ -352,6 +352,15 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     rank = int(np.sum(sv > sv[0] * max(n + k, 1) * np.finfo(float).eps * 10)) if sv.size and sv[0] > 0 else 0
     dz = Vt[:rank].T @ ((U[:, :rank].T @ res) / sv[:rank])
     cond = float(sv[0] / sv[rank - 1]) if rank else float("inf")
+    exact = None
+    if rank < n + k and k:
+        # numerically singular: legitimate only if the active rows are *exactly* dependent as stored (then
+        # the dropped directions move multipliers only); rows dependent merely to round-off make the exact
+        # answer ill-determined, and the truncated step says nothing about it
+        exact = exact_rank(J)
+        exact_nullity = None if exact is None else k - exact  # of K when M ≻ 0 on ker J_A
+        if exact_nullity is None or (problem.mass_factor.definite and n + k - rank > exact_nullity):
+            cond = float("inf")
     zmag = max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)) / sc.force * sc.accel)
     roundoff = (n + k) * np.finfo(float).eps * cond * zmag
     # relative to the answer's own size (an error bound, not a residual: a garbage answer has failed the
@@ -366,7 +375,8 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
         source="issue #9; Newton/refinement estimate with the condition number of the equilibrated KKT matrix",
         holds=None, margin=err,
         implies=f"the returned (a, λ) is within about {err:.1e} (relative) of the exact solution of this problem",
-        data={"condition": cond, "acceleration": err_a, "multipliers": err_l, "active_rows": int(k)})
+        data={"condition": cond, "acceleration": err_a, "multipliers": err_l, "active_rows": int(k),
+              "exact_row_rank": exact})
 
 
 def finalize(sol: Solution, tol: Tolerance) -> Solution:
