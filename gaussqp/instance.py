@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
-from .linalg import as_dense, exact_rank, row_rank
+from .linalg import as_dense, matrix_rank, row_rank
 from .problem import ContactProblem
 from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
                        assemble_multipliers, kkt_residuals)
@@ -105,13 +105,20 @@ def verify_ray(problem: ContactProblem) -> Certificate | None:
 
 
 def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
+    """(active, zero multiplier, thresholds) of the unilateral rows, each decided at its own row's scale
+    from the data (:mod:`gaussqp.scales`): slack against ``|G_i| S accel + |g_i|``, multiplier as its
+    contribution ``λ_i ‖(G S)_i‖∞`` to the equilibrated dynamics against the data's force."""
+    from .scales import data_scales
+
     G, g = problem.inequalities
+    U = problem.unilateral
+    sc = data_scales(problem)
     slack = (as_dense(G) @ a + g) if G.shape[0] else np.zeros(0)
-    thr = ACTIVE_RTOL * max(_scale(problem), float(np.abs(as_dense(G) @ a).max(initial=0)) if G.shape[0] else 1.0)
-    lam_u = lam_n[problem.unilateral]
-    lthr = ACTIVE_RTOL * max(1.0, float(np.abs(lam_n).max(initial=0)))
-    active = slack <= thr
-    return active, lam_u <= lthr, thr, lthr
+    thr = ACTIVE_RTOL * sc.normal_row[U]
+    lthr = ACTIVE_RTOL * np.divide(sc.force, sc.normal_weight[U], out=np.full(len(U), np.inf),
+                                   where=sc.normal_weight[U] > 0)
+    lam_u = lam_n[U]
+    return slack <= thr, lam_u <= lthr, thr, lthr
 
 
 def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
@@ -352,14 +359,14 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     rank = int(np.sum(sv > sv[0] * max(n + k, 1) * np.finfo(float).eps * 10)) if sv.size and sv[0] > 0 else 0
     dz = Vt[:rank].T @ ((U[:, :rank].T @ res) / sv[:rank])
     cond = float(sv[0] / sv[rank - 1]) if rank else float("inf")
-    exact = None
+    row_rank_ = None
     if rank < n + k and k:
-        # numerically singular: legitimate only if the active rows are *exactly* dependent as stored (then
-        # the dropped directions move multipliers only); rows dependent merely to round-off make the exact
-        # answer ill-determined, and the truncated step says nothing about it
-        exact = exact_rank(J)
-        exact_nullity = None if exact is None else k - exact  # of K when M ≻ 0 on ker J_A
-        if exact_nullity is None or (problem.mass_factor.definite and n + k - rank > exact_nullity):
+        # numerically singular K̃: legitimate only where the (normalized, equilibrated) active rows are
+        # themselves dependent at the library's rank rule (redundant contacts: the dropped directions move
+        # multipliers only). Rows independent at that rule (σ_min/σ_max ~ 1e-7, say) whose KKT matrix is
+        # singular to round-off make the exact answer ill-determined: the truncated step says nothing then
+        row_rank_ = matrix_rank(Jt)
+        if problem.mass_factor.definite and n + k - rank > k - row_rank_:
             cond = float("inf")
     zmag = max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)) / sc.force * sc.accel)
     roundoff = (n + k) * np.finfo(float).eps * cond * zmag
@@ -376,7 +383,7 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
         holds=None, margin=err,
         implies=f"the returned (a, λ) is within about {err:.1e} (relative) of the exact solution of this problem",
         data={"condition": cond, "acceleration": err_a, "multipliers": err_l, "active_rows": int(k),
-              "exact_row_rank": exact})
+              "row_rank": row_rank_})
 
 
 def finalize(sol: Solution, tol: Tolerance) -> Solution:

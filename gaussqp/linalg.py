@@ -281,35 +281,3 @@ def equilibrated_pinv(A: np.ndarray) -> np.ndarray:
     At = d[:, None] * A * d[None, :]
     return d[:, None] * np.linalg.pinv(0.5 * (At + At.T), rcond=RANK_RTOL, hermitian=True) * d[None, :]
 
-
-#: exact rank decisions (rational arithmetic) are made up to this many matrix entries
-EXACT_RANK_MAX_ENTRIES = 900
-
-
-def exact_rank(A: np.ndarray) -> int | None:
-    """The rank of the stored floating-point matrix ``A`` in exact rational arithmetic, or None above
-    :data:`EXACT_RANK_MAX_ENTRIES` entries.
-
-    Floating point cannot tell rows that are dependent (a duplicated contact) from rows that are only
-    dependent to 1e-16 (two nearly parallel normals, whose exact solution can be far from any
-    backward-stable one); every float is an exact rational, so elimination over the rationals can.
-    """
-    from fractions import Fraction
-
-    A = as_dense(A)
-    if A.size > EXACT_RANK_MAX_ENTRIES:
-        return None
-    rows = [[Fraction(float(x)) for x in r] for r in A]
-    rank, ncols = 0, A.shape[1] if A.ndim == 2 else 0
-    for c in range(ncols):
-        piv = next((i for i in range(rank, len(rows)) if rows[i][c] != 0), None)
-        if piv is None:
-            continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        p = rows[rank]
-        for i in range(rank + 1, len(rows)):
-            if rows[i][c] != 0:
-                f = rows[i][c] / p[c]
-                rows[i] = [x - f * y for x, y in zip(rows[i], p)]
-        rank += 1
-    return rank

@@ -19,6 +19,7 @@ def rel(x, y):
 @SETTINGS
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 7), m_b=st.integers(0, 2), m_u=st.integers(0, 5),
        redundant=st.integers(0, 2))
+@example(seed=100, n=2, m_b=0, m_u=4, redundant=0)  # Clarabel stalled on F2's sum-of-squares form (CI, issue #9)
 def test_definite_all_routes_agree(seed, n, m_b, m_u, redundant):
     rng = np.random.default_rng(seed)
     m_b = min(m_b, n - 1)

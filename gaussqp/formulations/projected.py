@@ -76,19 +76,26 @@ class ProjectedEliminated(Formulation):
         R = as_dense(problem.mass_factor.R)
         y = cp.Variable(Z.shape[1], name="y")
         cons = []
+        # rows divided by their weight (issue #9: a backend's absolute tolerance means the same on every row)
+        w_u = np.maximum(np.abs(Ju @ Z).max(axis=1, initial=0.0), np.finfo(float).tiny) if Ju.shape[0] else np.ones(0)
         if Ju.shape[0]:
-            cons.append(Ju @ cd.a_b + problem.inequalities[1] + (Ju @ Z) @ y >= 0)
+            cons.append(((Ju @ cd.a_b + problem.inequalities[1]) / w_u) + ((Ju @ Z) / w_u[:, None]) @ y >= 0)
         RZ = R @ Z
         # ½‖R Z y‖² as a sum of squares (an explicit Hessian ZᵀMZ made Clarabel stall at its
         # iteration limit on small planted problems with cond(M) = 1e3; seeds 339 and 1162 of the sweep)
         prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(RZ @ y)), cons)
         t1 = time.perf_counter()
         backend, status, info = run_program(prob, solver, tol)
+        if status == "failed":  # the other form of the same objective (each stalls Clarabel on some cases)
+            H = RZ.T @ RZ
+            prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(y, cp.psd_wrap(0.5 * (H + H.T)))), cons)
+            backend, status, info = run_program(prob, solver, tol)
+            info["fallback"] = "explicit Hessian ZᵀMZ after the sum-of-squares program stalled"
         extras["backend"] = info
         sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name, extras=extras)
         sol.times = {"elimination": t1 - t0, "backend_total": info.get("time_total")}
         if status in SOLUTION_PRESENT and y.value is not None:
-            lam_u = np.asarray(cons[0].dual_value).ravel() if cons else np.zeros(0)
+            lam_u = np.asarray(cons[0].dual_value).ravel() / w_u if cons else np.zeros(0)
             lam_b = -cd.A_nb_pinv @ (cd.A_bu @ lam_u + cd.w_b) if Jb.shape[0] else np.zeros(0)
             a = cd.a_b + Z @ np.asarray(y.value).ravel()
             sol.acceleration = a
