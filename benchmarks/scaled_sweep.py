@@ -15,6 +15,9 @@ feasible problem, or any ``unbounded`` verdict (M ≻ 0), is wrong too.
 Usage::
 
     python benchmarks/scaled_sweep.py --count 10000 --seed 0 [--workers 2] [--json out.json]
+
+Families: ``units`` (rows in the coordinates' units: well conditioned once equilibrated), ``stress``
+(rows unrelated to the mass scaling: ill-conditioned in every scaling), ``integer``.
 """
 
 from __future__ import annotations
@@ -54,8 +57,13 @@ def _spd(rng, n, cond):
     return 0.5 * (M + M.T)
 
 
-def scaled_problem(rng: np.random.Generator) -> ContactProblem:
-    """A planted frictionless problem with M = D M0 D and rows scaled over 1e±6."""
+def scaled_problem(rng: np.random.Generator, units: bool | None = None) -> ContactProblem:
+    """A planted frictionless problem with M = D M0 D and rows scaled over 1e±6.
+
+    ``units=True``: the rows are in the coordinates' units (``J = S J0 D``: the problem is well
+    conditioned once equilibrated, as a real robot's is); ``units=False``: rows ``J0`` or ``J0 D⁻¹``
+    unrelated to D (a stress test: genuinely ill-conditioned in every scaling, cond up to 1e12+);
+    None draws one of the two."""
     n = int(rng.integers(2, 6))
     M0 = _spd(rng, n, 10 ** rng.uniform(0, 4))
     D = 10 ** rng.uniform(-3, 3, n) if rng.uniform() < 0.8 else np.ones(n)
@@ -65,8 +73,11 @@ def scaled_problem(rng: np.random.Generator) -> ContactProblem:
     if m_b + m_u == 0:
         m_u = 1
     J0 = rng.standard_normal((m_b + m_u, n))
-    if rng.uniform() < 0.5:
-        J0 = J0 / D[None, :]  # rows in physical units of the coordinates
+    units = bool(rng.uniform() < 0.5) if units is None else units
+    if units:
+        J0 = J0 * D[None, :]  # rows in the coordinates' units: J a = J0 (D a), D a ~ the equilibrated coordinates
+    elif rng.uniform() < 0.5:
+        J0 = J0 / D[None, :]
     S = 10 ** rng.uniform(-6, 6, m_b + m_u) if rng.uniform() < 0.8 else np.ones(m_b + m_u)
     J = S[:, None] * J0
     a0 = rng.standard_normal(n) / D
@@ -106,7 +117,9 @@ def integer_problem(rng: np.random.Generator) -> ContactProblem:
     return ContactProblem.from_blocks(M, F, J, b, types, name="integer")
 
 
-FAMILIES = {"scaled": scaled_problem, "integer": integer_problem}
+FAMILIES = {"units": lambda rng: scaled_problem(rng, units=True),
+            "stress": lambda rng: scaled_problem(rng, units=False),
+            "integer": integer_problem}
 
 
 def judge(p: ContactProblem, sol) -> str:
@@ -150,7 +163,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     jobs = [(fam, args.seed * 1_000_003 + i) for i in range(args.count) for fam in FAMILIES
-            if fam == "scaled" or i % 4 == 0]
+            if fam != "integer" or i % 4 == 0]
     t0 = time.perf_counter()
     if args.workers > 1:
         from multiprocessing import Pool

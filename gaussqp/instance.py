@@ -268,9 +268,14 @@ def polish(sol: Solution) -> None:
         return
     E, e = p.equalities
     G, g = p.inequalities
-    lam_u = sol.lambda_normal[p.unilateral]
+    from .scales import data_scales
+
+    sc = data_scales(p)
+    U = p.unilateral
+    lam_hat = sol.lambda_normal[U] * sc.normal_weight[U] / sc.force  # both sides on the data's scale, row by row
     slack = np.asarray(G @ sol.acceleration).ravel() + g if G.shape[0] else np.zeros(0)
-    A = lam_u >= slack
+    slack_hat = slack / np.where(sc.normal_row[U] > 0, sc.normal_row[U], 1.0)
+    A = lam_hat >= slack_hat
     b = np.concatenate([e, g[A]])
     ne, n = E.shape[0], p.n
     rhs = np.concatenate([-p.F, -b])
@@ -287,8 +292,15 @@ def polish(sol: Solution) -> None:
         J = np.vstack([Ed, Gd[A]])
         k = J.shape[0]
         K = np.block([[as_dense(p.M), -J.T], [J, np.zeros((k, k))]])
-        z, *_ = np.linalg.lstsq(K, rhs, rcond=1e-13)
-        if np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
+        # equilibrated (z = d z̃, rows of K scaled alike; d = (S, 1/w_A)) so that the cut and the
+        # acceptance test below mean the same on every row, whatever its units
+        rt = p.tangent_rows(p.sticking)
+        w = np.concatenate([sc.normal_weight[p.bilateral], sc.tangent_weight[rt], sc.normal_weight[U][A]])
+        d = np.concatenate([sc.coordinate, 1.0 / np.where(w > 0, w, 1.0)])
+        zt, *_ = np.linalg.lstsq(d[:, None] * K * d[None, :], d * rhs, rcond=1e-13)
+        z = d * zt
+        row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs)
+        if np.any(np.abs(K @ z - rhs) > 1e-9 * row_scale):
             return
         a = z[:n]
         lam_A = z[n:]

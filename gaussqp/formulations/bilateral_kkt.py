@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from ..linalg import as_dense, null_space
+from ..scales import data_scales
 from ..problem import ContactProblem, SystemClass
 from ..solution import INFEASIBLE, SOLVED, Solution
 from ..tolerances import Tolerance
@@ -69,10 +70,26 @@ class BilateralKKT(Formulation):
         K = np.block([[as_dense(problem.M), -E.T], [E, np.zeros((k, k))]])
         r = np.concatenate([-problem.F, -e])
         N = kkt_kernel(problem, E)
-        # (K; Nᵀ) has full column rank: its least-squares solution solves K z = r when that is consistent
-        # and is orthogonal to ker K, i.e. it is K⁺r, the min-norm solution
-        z, *_ = np.linalg.lstsq(np.vstack([K, N.T]), np.concatenate([r, np.zeros(N.shape[1])]), rcond=None)
-        consistency = float(np.abs(K @ z - r).max(initial=0)) / max(1.0, float(np.abs(r).max(initial=0)))
+        # solved equilibrated (issue #9): z = D z̃ with D = diag(S, 1/w) (Jacobi scaling S of M, row weights
+        # w = ‖(E S)_i‖∞), rows of K scaled alike, so a row of norm 1e-6 is not round-off next to one of 1.
+        # (K̃; Ñᵀ), Ñ a basis of ker K̃ = D⁻¹ ker K, has full column rank: its least-squares solution solves
+        # K̃ z̃ = r̃ when that is consistent; then z is made orthogonal to ker K, the min-norm solution K⁺r
+        sc = data_scales(problem)
+        rt = problem.tangent_rows(problem.sticking)
+        w = np.concatenate([sc.normal_weight[problem.bilateral], sc.tangent_weight[rt]])
+        w = np.where(w > 0, w, 1.0)
+        d = np.concatenate([sc.coordinate, 1.0 / w])
+        Kt = d[:, None] * K * d[None, :]
+        Nt = np.linalg.qr(N / d[:, None])[0] if N.shape[1] else N
+        zt, *_ = np.linalg.lstsq(np.vstack([Kt, Nt.T]), np.concatenate([d * r, np.zeros(N.shape[1])]), rcond=None)
+        z = d * zt
+        if N.shape[1]:
+            z = z - N @ (N.T @ z)
+        # consistency row by row: each equation's residual against the magnitude of its own terms
+        row_scale = np.abs(K) @ np.abs(z) + np.abs(r)
+        res = np.abs(K @ z - r)
+        consistency = float(np.max(np.where(row_scale > 0, res / np.where(row_scale > 0, row_scale, 1.0), res),
+                                   initial=0.0))
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-lstsq",
                        extras={"consistency": consistency, "solution_directions": N,
                                "polish": False})  # a direct solve: polishing could trade min-norm for round-off
