@@ -299,7 +299,9 @@ def polish(sol: Solution) -> None:
         d = np.concatenate([sc.coordinate, 1.0 / np.where(w > 0, w, 1.0)])
         zt, *_ = np.linalg.lstsq(d[:, None] * K * d[None, :], d * rhs, rcond=1e-13)
         z = d * zt
-        row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs)
+        data_rows = np.concatenate([sc.dynamics_row, sc.normal_row[p.bilateral], sc.tangent_row[rt],
+                                    sc.normal_row[U][A]])
+        row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + data_rows  # the data's terms too: never 0 / 0
         if np.any(np.abs(K @ z - rhs) > 1e-9 * row_scale):
             return
         a = z[:n]

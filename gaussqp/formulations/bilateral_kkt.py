@@ -86,7 +86,8 @@ class BilateralKKT(Formulation):
         if N.shape[1]:
             z = z - N @ (N.T @ z)
         # consistency row by row: each equation's residual against the magnitude of its own terms
-        row_scale = np.abs(K) @ np.abs(z) + np.abs(r)
+        row_scale = (np.abs(K) @ np.abs(z) + np.abs(r)
+                     + np.concatenate([sc.dynamics_row, sc.normal_row[problem.bilateral], sc.tangent_row[rt]]))
         res = np.abs(K @ z - r)
         consistency = float(np.max(np.where(row_scale > 0, res / np.where(row_scale > 0, row_scale, 1.0), res),
                                    initial=0.0))
