@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-from .linalg import as_dense, matrix_rank, normalize_rows, null_space, smallest_singular_value
+from .linalg import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,8 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
     if k == 0:
         return ConeTest(True, float("inf"), None, "ker E = {0}")
     B = G @ Z
-    if B.shape[0] == 0 or matrix_rank(B, scale=1.0) < k:
-        K = null_space(B, scale=1.0) if B.shape[0] else np.eye(k)
+    rank, K = rank_and_null_space(B, scale=1.0)  # one SVD, one cut: a rank deficit has a kernel vector
+    if rank < k:
         v = Z @ K[:, 0]
         return ConeTest(False, 0.0, v / np.linalg.norm(v), "the cone contains a line (rank test)")
     res = _lp(-B.sum(axis=0), A_ub=np.vstack([-B, B]), b_ub=np.concatenate([np.zeros(B.shape[0]), np.ones(B.shape[0])]),
@@ -77,8 +77,8 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
     if k == 0:
         return float("inf"), None
     B = Gn @ Z
-    if B.shape[0] == 0 or matrix_rank(B, scale=1.0) < k:
-        K = null_space(B, scale=1.0) if B.shape[0] else np.eye(k)
+    rank, K = rank_and_null_space(B, scale=1.0)  # one SVD, one cut: a rank deficit has a kernel vector
+    if rank < k:
         v = Z @ K[:, 0]
         v = v / np.linalg.norm(v)
         fv = float(f @ v)

@@ -330,14 +330,36 @@ def test_inequality_rows_use_the_rank_rule_at_unit_scale(sigma, rank_deficient):
         assert (G @ t.witness).min() >= -1e-12
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError, reason=(
-    "known defect, not fixed here: matrix_rank(B, scale=1.0) cuts at 1e-10·max(1, ‖B‖₂) but "
-    "null_space(B, scale=1.0) at 1e-10·1, so for a singular value between the two the rank test says "
-    "'a line' and the null space is empty: a bare IndexError"))
 def test_rank_test_and_null_space_agree_between_the_two_cuts():
-    eps = np.sqrt(2.0) * 1.2e-10
+    """Before issue 9 matrix_rank(B, scale=1.0) cut at 1e-10·max(1, ‖B‖₂) but null_space(B, scale=1.0) at
+    1e-10·1: for a singular value between the two the rank test said 'a line' and the null space was
+    empty (a bare IndexError). Both now come from one SVD with one cut."""
+    eps = np.sqrt(2.0) * 1.2e-10  # σ_min ≈ 1.2e-10, between 1e-10 and 1e-10·‖B‖₂ ≈ 1.414e-10
     G = np.array([[1.0, 0.0], [np.cos(eps), np.sin(eps)]])
-    assert cone_is_trivial(EMPTY2, G, 2).trivial is False
+    t = cone_is_trivial(EMPTY2, G, 2)
+    assert t.trivial is False and t.detail == "the cone contains a line (rank test)" and t.margin == 0.0
+    assert abs(t.witness @ np.array([1.0, 0.0])) <= 1e-9  # the (near) line is ±e2
+    val, v = min_linear_on_cone(EMPTY2, G, np.array([0.0, 1.0]), 2)
+    assert val == pytest.approx(-1.0, abs=1e-9) and v[1] == pytest.approx(-1.0, abs=1e-9)
+
+
+def test_rank_and_null_space_one_cut():
+    from gaussqp.linalg import matrix_rank, rank_and_null_space
+
+    for sigma in (0.9e-10, 1.2e-10, 1.7e-10):
+        eps = np.sqrt(2.0) * sigma
+        B = np.array([[1.0, 0.0], [np.cos(eps), np.sin(eps)]])
+        r, N = rank_and_null_space(B, scale=1.0)
+        assert r == matrix_rank(B, scale=1.0) and N.shape == (2, 2 - r)
+        assert r == (2 if sigma > 1.5e-10 else 1)
+        if r == 1:
+            assert np.linalg.norm(B @ N) <= 2e-10 and abs(np.linalg.norm(N) - 1.0) < 1e-12
+    r, N = rank_and_null_space(np.zeros((0, 3)))
+    assert r == 0 and np.array_equal(N, np.eye(3))
+    r, N = rank_and_null_space(np.array([[0.0, 3.0, 0.0]]))
+    assert r == 1 and N.shape == (3, 2) and np.allclose(N[1], 0.0)
+    r, N = rank_and_null_space(np.zeros((2, 2)))
+    assert r == 0 and N.shape == (2, 2)
 
 
 def test_farkas_two_equalities_and_a_slack_inequality():
