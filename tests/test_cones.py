@@ -237,9 +237,9 @@ def test_lp_failure_raises_with_the_solver_message(monkeypatch):
         status, message, fun, x = 4, "numerical difficulties", None, None
 
     monkeypatch.setattr(cones, "linprog", lambda *a, **k: Failed())
-    with pytest.raises(RuntimeError, match=r"^cone LP failed: numerical difficulties$"):
+    with pytest.raises(RuntimeError, match=r"^cone LP failed \(undecided\): numerical difficulties$"):
         cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
-    with pytest.raises(RuntimeError, match=r"^cone LP failed: numerical difficulties$"):
+    with pytest.raises(RuntimeError, match=r"^cone LP failed \(undecided\): numerical difficulties$"):
         cones.min_linear_on_cone(EMPTY2, np.eye(2), np.ones(2), 2)
     # an infeasible LP in the Farkas and ray searches means "no certificate", not an error
     assert cones.farkas_vector(np.zeros((0, 1)), np.zeros(0), np.array([[1.0], [-1.0]]), np.array([-1.0, -1.0])) is None
@@ -366,3 +366,84 @@ def test_farkas_two_equalities_and_a_slack_inequality():
     # a = 0 and a = 1 (E), a >= -5 (G, slack): y = (y_E, y_G) = (-1, 1, 0), 1-norm 2
     y = farkas_vector(np.array([[1.0], [1.0]]), np.array([0.0, -1.0]), np.array([[1.0]]), np.array([5.0]))
     np.testing.assert_allclose(y, [-1.0, 1.0, 0.0], atol=1e-9)
+
+
+# ------------------------------------------------------------------ issue 9: HiGHS drops coefficients below 1e-9
+def _thin_wedge(e):
+    """G rows e1 and (cos e, sin e): the cone {v1 >= 0, v1 cos e + v2 sin e >= 0} with extreme rays e2 and
+    (1, -cot e). HiGHS drops matrix entries below 1e-9, so on the raw LP it saw the second row as e1."""
+    return np.array([[1.0, 0.0], [np.cos(e), np.sin(e)]])
+
+
+def test_min_linear_on_a_thin_cone_sees_coefficients_below_1e9():
+    """Before issue 9 HiGHS got B = G Z raw: with sin e = 5e-10 dropped it returned 0.5 (v = (1/2, 0)) for
+    f = e1, whose minimum is 0 (on the ray e2), and raised 'unbounded' for f = e2 (minimum -cot e)."""
+    e = 5e-10
+    G = _thin_wedge(e)
+    val, v = min_linear_on_cone(EMPTY2, G, np.array([1.0, 0.0]), 2)
+    assert abs(val) <= 1e-12 and v[1] == pytest.approx(1.0 / np.sin(e), rel=1e-9)
+    val, v = min_linear_on_cone(EMPTY2, G, np.array([0.0, 1.0]), 2)
+    assert val == pytest.approx(-1.0 / np.tan(e), rel=1e-7)
+    np.testing.assert_allclose(v, [1.0, -1.0 / np.tan(e)], rtol=1e-7)
+    t = cone_is_trivial(EMPTY2, G, 2)
+    assert t.trivial is False and t.margin == pytest.approx(-2.0, rel=1e-12)
+    assert (G @ t.witness).min() >= 0.0
+
+
+def test_a_thin_pointed_cone_is_trivial():
+    """v2 >= 0, -v1 - 3e-10 v2 >= 0, v1 - 3e-10 v2 >= 0 force v = 0. Before issue 9 HiGHS dropped the 3e-10
+    entries and answered 'not trivial' with the witness e2, which violates rows 2 and 3 by 100 % of their own
+    scale; now the LP's value 0 is proved by a Stiemke vector λ > 0, Bᵀλ = 0, checked column by column."""
+    G = np.array([[0.0, 1.0], [-1.0, -3e-10], [1.0, -3e-10]])
+    t = cone_is_trivial(EMPTY2, G, 2)
+    assert t.trivial is True and t.witness is None and t.detail == "pointed and LP value 0"
+
+
+def test_farkas_vector_with_a_coefficient_below_1e9():
+    """1e-10 a + 1 = 0 and a >= 0 is empty: y = (-1, 1e-10). Before issue 9 HiGHS dropped the 1e-10 and
+    returned y = (-1, 0), with Eᵀy_E + Gᵀy_G = -1e-10: not a Farkas vector at that row's scale."""
+    y = farkas_vector(np.array([[1e-10]]), np.array([1.0]), np.array([[1.0]]), np.array([0.0]))
+    np.testing.assert_allclose(y, [-1.0, 1e-10], rtol=1e-9)
+    # a1 >= 0, -a1 + 1e-10 a2 >= 0, -a2 - 1 >= 0 is empty; before issue 9: None (no vector found)
+    G = np.array([[1.0, 0.0], [-1.0, 1e-10], [0.0, -1.0]])
+    y = farkas_vector(np.zeros((0, 2)), np.zeros(0), G, np.array([0.0, 0.0, -1.0]))
+    np.testing.assert_allclose(y, [1e10, 1e10, 1.0], rtol=1e-9)
+    assert np.abs(G.T @ y).max() <= 1e-15 * np.abs(G.T).dot(y).max()
+
+
+def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
+    """HiGHS's answers are believed only after the NumPy check: a wrong 'optimal' answer makes the cone
+    functions raise (undecided) and the Farkas search return None — never a decision."""
+    import gaussqp.cones as cones
+    from scipy.optimize import linprog as real
+
+    def wrong(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, method=None):
+        """HiGHS's answer, damaged: x mirrored (2 variables: its second coordinate times -1/2), duals negated."""
+        res = real(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method=method)
+        if res.status == 0:
+            res.x = res.x * np.array([1.0, -0.5]) if res.x.size == 2 else -res.x
+            for part in (res.ineqlin, res.eqlin):
+                part.marginals = -np.asarray(part.marginals)
+        return res
+
+    monkeypatch.setattr(cones, "linprog", wrong)
+    with pytest.raises(RuntimeError, match=r"witness that fails verification \(undecided\)"):
+        cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
+    with pytest.raises(RuntimeError, match=r"no verified vector λ > 0 with Bᵀλ = 0 \(undecided\)"):
+        cones.cone_is_trivial(EMPTY2, np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]]), 2)
+    with pytest.raises(RuntimeError, match=r"fails its primal/dual verification \(undecided\)"):
+        cones.min_linear_on_cone(EMPTY2, np.eye(2), np.array([1.0, 2.0]), 2)
+    assert cones.farkas_vector(np.array([[1.0]]), np.array([-2.0]), np.array([[-1.0]]), np.array([1.0])) is None
+
+
+def test_equilibrate_balances_a_coefficient_small_in_its_row_and_column():
+    from gaussqp.cones import _equilibrate
+
+    A = np.array([[1e-10, 1.0], [1.0, 0.0]])
+    r, c = _equilibrate(A)
+    S = np.abs(r[:, None] * A * c[None, :])
+    np.testing.assert_allclose(S[S > 0], 1.0, rtol=1e-6)
+    r, c = _equilibrate(np.zeros((2, 3)))
+    assert np.array_equal(r, np.ones(2)) and np.array_equal(c, np.ones(3))
+    r, c = _equilibrate(np.array([[4.0, 0.0], [0.0, 0.0]]))  # a zero row and column keep 1
+    assert r[1] == 1.0 and c[1] == 1.0 and abs(r[0] * 4.0 * c[0]) == pytest.approx(1.0)
