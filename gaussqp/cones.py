@@ -102,8 +102,8 @@ def _lp(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None):
 def _orthonormal_coordinates(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(U, W)`` with ``B = U Σ Vᵀ`` (thin SVD) and ``W = V Σ⁻¹``, so ``B (W x) = U x``: for ``B`` of full
     column rank the LP over ``y`` becomes an LP over ``x`` whose constraint matrix ``U`` has orthonormal
-    columns — no coefficient HiGHS would drop, no ill-conditioning left for its tolerances. Rows of
-    ``U`` are then normalized (a homogeneous constraint ``U_i x >= 0`` keeps its meaning)."""
+    columns — no coefficient HiGHS would drop, no ill-conditioning left for its tolerances (:func:`_lp`
+    then equilibrates its rows and columns as for every LP)."""
     U, sv, Vt = np.linalg.svd(B, full_matrices=False)
     return U, Vt.T / sv[None, :]
 
@@ -129,7 +129,9 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
 
     With Z a basis of ker E and ``B = G Z``: the cone is ``Z {y : B y >= 0}``. If ``B`` has a
     kernel the cone contains a line (not trivial). Otherwise ``y ↦ B y`` is injective and
-    the cone is trivial iff ``max 1ᵀ B y s.t. 0 <= B y <= 1`` is 0.
+    the cone is trivial iff ``max 1ᵀ B y s.t. 0 <= B y <= 1`` is 0. A nonzero value is believed
+    with its witness checked row by row; the value 0 with a Stiemke vector ``λ > 0``, ``Bᵀλ = 0``
+    checked column by column. Raises ``RuntimeError`` ("undecided") when neither check passes.
     """
     E = normalize_rows(as_dense(E).reshape(-1, n))
     G = normalize_rows(as_dense(G).reshape(-1, n))
@@ -201,7 +203,9 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
 
     Used for the variants "Fᵀv > 0 for all nonzero v in the cone" (singular Props 3(ii),
     4(ii), 6(ii)). Returns (value, argmin); a line in the cone returns ``-|fᵀv|`` for a line
-    direction (the strict condition fails on one of ±v).
+    direction (the strict condition fails on one of ±v). The LP's value is believed only with its
+    primal (rows of ``B y >= 0``, ``1ᵀB y = 1``) and dual (``λ >= 0``, no gap) checked in NumPy;
+    raises ``RuntimeError`` ("undecided") otherwise.
     """
     En = normalize_rows(as_dense(E).reshape(-1, n))
     Gn = normalize_rows(as_dense(G).reshape(-1, n))
@@ -257,6 +261,9 @@ def farkas_vector(E: np.ndarray, e: np.ndarray, G: np.ndarray, g: np.ndarray):
 
     Finds ``y = (y_E free, y_G >= 0)`` with ``Eᵀy_E + Gᵀy_G = 0`` and ``eᵀy_E + gᵀy_G = -1``,
     minimizing ‖y‖₁. (If a were feasible, ``0 = yᵀ(J a) = yᵀ(J a + b) - yᵀb >= 1``.)
+    The LP is equilibrated (:func:`_lp`); the vector is returned only if ``Jᵀy = 0`` holds per
+    coordinate at its round-off ``(|J|ᵀ|y|)_j``, ``y_G >= 0`` and ``bᵀy < 0`` beyond its round-off
+    (rescaled to ``bᵀy = -1``). None means "no verified vector", which is not a proof of feasibility.
     """
     E, G = as_dense(E), as_dense(G)
     pe, pg = E.shape[0], G.shape[0]
