@@ -125,8 +125,7 @@ def lcp_violation(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> float:
     scale = np.abs(M) @ np.abs(z) + np.abs(q)
     bad = np.maximum(np.maximum(-w, 0.0), np.where(z > 0, np.abs(w), 0.0))
     bad = np.maximum(bad, np.where(z < 0, np.inf, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(bad > 0, bad / scale, 0.0)
+    rel = np.divide(bad, scale, out=np.where(bad > 0, np.inf, 0.0), where=scale > 0)
     return float(rel.max(initial=0.0))
 
 
@@ -141,12 +140,8 @@ def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
     if y.size == 0 or not np.all(np.isfinite(y)) or np.any(y < 0) or not np.any(y > 0):
         return float("inf")
     qy, qscale = float(q @ y), float(np.abs(q) @ y)
-    if not qy < 0:
-        return float("inf")
     col = M.T @ y
-    cscale = np.abs(M).T @ y
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(col > 0, col / cscale, 0.0)
+    rel = np.divide(col, np.abs(M).T @ y, out=np.zeros_like(col), where=col > 0)
     # the certificate must beat the round-off of qᵀy itself
     return float(max(rel.max(initial=0.0), 0.0 if -qy > 1e3 * np.finfo(float).eps * qscale else np.inf))
 
@@ -158,7 +153,7 @@ def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
     Z0 = 2 * k
     T = np.hstack([np.eye(k), -M, -d[:, None], q[:, None]])
     basis = np.arange(k)
-    scale = max(1.0, float(np.abs(M).max(initial=0)), float(d.max()))
+    scale = max(1.0, float(np.abs(M).max()))  # d is normalized to max 1
     tol = pivot_tol * scale
 
     def pivot(r: int, c: int) -> None:
@@ -194,7 +189,7 @@ def _ray_direction(basis, T, entering, k) -> np.ndarray:
     for r, j in enumerate(basis):
         if k <= j < 2 * k:
             y[j - k] = max(-T[r, entering], 0.0)
-    if k <= entering < 2 * k:
+    if entering >= k:  # (z0 never re-enters)
         y[entering - k] = 1.0
     return y
 
@@ -224,10 +219,10 @@ def _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol) -> int:
 def _refine(M, q, basis, T, k) -> np.ndarray:
     """z from the tableau, then re-solved on the complementary basis (z_B from M_BB z_B = -q_B)."""
     z = np.zeros(k)
-    for r, j in enumerate(basis):
-        if k <= j < 2 * k:
+    for r, j in enumerate(basis):  # z0 (index 2k) has left the basis
+        if j >= k:
             z[j - k] = max(T[r, -1], 0.0)
-    S = np.array([j - k for j in basis if k <= j < 2 * k], dtype=int)
+    S = np.array([j - k for j in basis if j >= k], dtype=int)
     if S.size:
         zs, *_ = np.linalg.lstsq(M[np.ix_(S, S)], -q[S], rcond=None)
         cand = np.zeros(k)

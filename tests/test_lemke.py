@@ -99,7 +99,7 @@ def test_z0_leaves_on_a_tie(c):
     v = np.array([8.967e-3, 5.979e-7])
     M, q = np.outer(v, v), -c * v
     res = lemke(M, q)
-    assert res.status == "solved" and res.success
+    assert res.status == "solved" and res.success and res.iterations == 1  # z0 leaves at the first test
     check_lcp(M, q, res.z, tol=1e-12)
     assert v @ res.z == pytest.approx(c, rel=1e-9)
 
@@ -219,9 +219,9 @@ def test_covering_vector_and_first_pivot_row():
     M = np.array([[2.0, 1.0], [1.0, 2.0]])
     q = np.array([-1.0, -5.0])
     z_star = np.linalg.solve(M[1:, 1:], -q[1:])  # z = (0, 2.5): w0 = 2.5 - 1 >= 0
-    for d in (None, np.array([1.0, 10.0]), np.array([10.0, 1.0]), np.array([0.1, 3.0])):
+    for d, pivots in ((None, 1), (np.array([1.0, 10.0]), 3), (np.array([10.0, 1.0]), 1), (np.array([0.1, 3.0]), 3)):
         res = lemke(M, q, d=d)
-        assert res.status == "solved"
+        assert res.status == "solved" and res.iterations == pivots  # the user's d is used, in q's units
         np.testing.assert_allclose(res.z, [0.0, z_star[0]], atol=1e-13)
         np.testing.assert_allclose(res.w, M @ res.z + q, atol=1e-13)
 
@@ -406,3 +406,46 @@ def test_farkas_violation():
     # qᵀy < 0 but within its own round-off: no proof
     assert farkas_violation(M, np.array([-1.0, 1.0 - 1e-15]), np.array([1.0, 1.0])) == float("inf")
     assert farkas_violation(M, np.array([-1.0, 1.0 - 1e-12]), np.array([1.0, 1.0])) == 0.0
+
+
+def test_a_solution_failing_the_row_check_is_a_failure():
+    """verify_tol < 0 makes every end fail its check: both runs (tie_tol, then exact ties) are made, their
+    pivots counted, and the status is 'failed' with the reason — never 'solved'."""
+    M, q = np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-1.0, -5.0])
+    res = lemke(M, q, verify_tol=-1.0)
+    assert res.status == "failed" and res.z is None and res.w is None and res.iterations == 1 + 1
+    assert res.message == "complementary basis fails the row-wise check (violation 0.0e+00)"
+    res = lemke(M, q, verify_tol=-1.0, tie_tol=0.0)
+    assert res.status == "failed" and res.iterations == 1
+
+
+def test_the_ray_is_mapped_back_to_the_original_units():
+    """M = v vᵀ with v = (1, -2), q = (-1, -1): s = vᵀz >= 1 and -2 s >= 1 cannot both hold. The Farkas
+    vector (Mᵀy <= 0 forces vᵀy = 0) is y ∝ (2, 1) in the original units — not the equilibrated (1, 1)."""
+    v = np.array([1.0, -2.0])
+    M, q = np.outer(v, v), np.array([-1.0, -1.0])
+    res = lemke(M, q)
+    assert res.status == "ray"
+    np.testing.assert_allclose(res.ray / res.ray[1], [2.0, 1.0], rtol=1e-12)
+    assert farkas_violation(M, q, res.ray) <= 1e-15
+
+
+def test_lcp_violation_counts_a_positive_w_next_to_a_positive_z():
+    M, q = np.eye(2), np.array([-1.0, -0.25])
+    assert lcp_violation(M, q, np.array([1.0, 0.5])) == pytest.approx(0.25 / 0.75)  # z_1 = 0.5 > 0, w_1 = 0.25
+    assert lcp_violation(M, q, np.array([1.0, 0.25])) == 0.0
+
+
+def test_farkas_violation_edge_cases():
+    # one variable: M = 1, y = 1 has Mᵀy = 1 > 0 (100 % of its scale)
+    assert farkas_violation(np.array([[1.0]]), np.array([-1.0]), np.array([1.0])) == 1.0
+    assert farkas_violation(np.array([[-1.0]]), np.array([-1.0]), np.array([1.0])) == 0.0
+    # a zero entry in y is allowed; a zero column of M is no violation (0 of scale 0)
+    M, q = np.diag([-1.0, 1.0]), np.array([-1.0, 1.0])
+    assert farkas_violation(M, q, np.array([1.0, 0.0])) == 0.0
+    M = np.array([[-1.0, 0.0], [0.0, 0.0]])
+    assert farkas_violation(M, np.array([-1.0, 0.0]), np.array([1.0, 0.0])) == 0.0
+    # the round-off of qᵀy is relative to |q|ᵀy, whatever the units of q
+    M = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    assert farkas_violation(M, 1e6 * np.array([-1.0, 1.0 - 1e-15]), np.array([1.0, 1.0])) == float("inf")
+    assert farkas_violation(M, 1e6 * np.array([-1.0, 1.0 - 1e-11]), np.array([1.0, 1.0])) == 0.0
