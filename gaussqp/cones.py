@@ -12,6 +12,7 @@ functions raise ``RuntimeError`` (never a decision), :func:`farkas_vector` retur
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.optimize import linprog
@@ -64,39 +65,29 @@ def _equilibrate(A: np.ndarray, passes: int = 20) -> tuple[np.ndarray, np.ndarra
     return r, c
 
 
-class _LPResult:
-    """What the callers read of a ``linprog`` result, mapped back to the unscaled LP."""
-
-    def __init__(self, status, message, x=None, fun=None, ineq=None, eq=None):
-        self.status, self.message, self.x, self.fun = status, message, x, fun
-        self.ineqlin = type("Marginals", (), {"marginals": ineq})()
-        self.eqlin = type("Marginals", (), {"marginals": eq})()
-
-
-def _lp(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None):
+def _lp(c, A_ub, b_ub, A_eq, b_eq, free: bool = False) -> SimpleNamespace:
     """``linprog(method="highs")`` on the equilibrated LP (:func:`_equilibrate` on the stacked constraint
-    matrix, the objective scaled to max 1), its primal ``x``, value and duals mapped back."""
-    c = np.asarray(c, dtype=float)
-    n = c.size
-    A_ub = np.zeros((0, n)) if A_ub is None else np.asarray(A_ub, dtype=float)
-    A_eq = np.zeros((0, n)) if A_eq is None else np.asarray(A_eq, dtype=float)
-    b_ub = np.zeros(0) if b_ub is None else np.asarray(b_ub, dtype=float)
-    b_eq = np.zeros(0) if b_eq is None else np.asarray(b_eq, dtype=float)
+    matrix; variables free or ``>= 0``, bounds a column scaling leaves alone). Returns ``status``,
+    ``message``, the unscaled ``x`` and ``active``: the inequality rows with a nonzero dual (their sign
+    pattern is all the callers use — the values are re-solved in NumPy)."""
     mu = A_ub.shape[0]
     r, col = _equilibrate(np.vstack([A_ub, A_eq]))
-    alpha = float(np.abs(col * c).max(initial=0.0)) or 1.0
-    bounds = [(None, None)] * n if bounds is None else bounds
-    sb = [(None if lo is None else lo / cj, None if hi is None else hi / cj) for (lo, hi), cj in zip(bounds, col)]
-    res = linprog(col * c / alpha,
-                  A_ub=(r[:mu, None] * A_ub * col[None, :]) if mu else None, b_ub=r[:mu] * b_ub if mu else None,
-                  A_eq=(r[mu:, None] * A_eq * col[None, :]) if A_eq.shape[0] else None,
-                  b_eq=r[mu:] * b_eq if A_eq.shape[0] else None, bounds=sb, method="highs")
+    cs = col * c
+    res = linprog(cs / max(float(np.abs(cs).max()), np.finfo(float).tiny), A_ub=r[:mu, None] * A_ub * col, b_ub=r[:mu] * b_ub,
+                  A_eq=r[mu:, None] * A_eq * col, b_eq=r[mu:] * b_eq,
+                  bounds=(None, None) if free else (0, None), method="highs")
     if res.status != 0:
-        return _LPResult(res.status, res.message)
-    x = col * res.x
-    ineq = alpha * r[:mu] * np.asarray(res.ineqlin.marginals) if mu else np.zeros(0)
-    eq = alpha * r[mu:] * np.asarray(res.eqlin.marginals) if A_eq.shape[0] else np.zeros(0)
-    return _LPResult(0, res.message, x, float(c @ x), ineq, eq)
+        return SimpleNamespace(status=res.status, message=res.message, x=None, active=None)
+    return SimpleNamespace(status=0, message=res.message, x=col * res.x, active=np.asarray(res.ineqlin.marginals) < 0)
+
+
+def _on_kernel(G: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """``B = G Z`` with the entries that are round-off of the product (``|B_ij| <= max(1e3, n)·eps·‖G_i‖``,
+    Z orthonormal) set to 0: the LPs are equilibrated, which would otherwise blow them up to size 1."""
+    B = G @ Z
+    cut = max(1e3, G.shape[1]) * np.finfo(float).eps * np.linalg.norm(G, axis=1)
+    B[np.abs(B) <= cut[:, None]] = 0.0
+    return B
 
 
 def _orthonormal_coordinates(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,9 +110,14 @@ def _project_active(U: np.ndarray, x: np.ndarray) -> np.ndarray:
     return x - np.linalg.lstsq(U[A], ux[A], rcond=None)[0]
 
 
-def _rows_nonnegative(B: np.ndarray, W: np.ndarray, x: np.ndarray) -> bool:
-    """``B y >= 0`` for ``y = W x``, row by row up to the round-off of each row, ``|B_i| |W| |x|``."""
-    return bool(np.all(B @ (W @ x) >= -VERIFY_RTOL * (np.abs(B) @ (np.abs(W) @ np.abs(x)))))
+#: round-off allowance of a computed ``B_i y`` relative to ``‖B_i‖ ‖y‖`` (the LP's x is mapped through an
+#: SVD, whose error is normwise): far below any coefficient that carries information (1e-10 and up)
+ROUND_OFF = 1e3 * np.finfo(float).eps
+
+
+def _rows_nonnegative(B: np.ndarray, y: np.ndarray) -> bool:
+    """``B y >= 0`` row by row up to the round-off of each row, ``ROUND_OFF ‖B_i‖ ‖y‖``."""
+    return bool(np.all(B @ y >= -ROUND_OFF * np.linalg.norm(B, axis=1) * np.linalg.norm(y)))
 
 
 def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
@@ -135,47 +131,85 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
     """
     E = normalize_rows(as_dense(E).reshape(-1, n))
     G = normalize_rows(as_dense(G).reshape(-1, n))
-    Z = null_space(E, scale=max(1.0, float(np.linalg.norm(E, 2)) if E.size else 1.0))
+    Z = null_space(E)  # rows normalized: the reference s_max is ‖E‖₂ >= 1 (or E = 0)
     k = Z.shape[1]
     if k == 0:
         return ConeTest(True, float("inf"), None, "ker E = {0}")
-    B = G @ Z
+    B = _on_kernel(G, Z)
     rank, K = rank_and_null_space(B, scale=1.0)  # one SVD, one cut: a rank deficit has a kernel vector
     if rank < k:
-        v = Z @ K[:, 0]
-        return ConeTest(False, 0.0, v / np.linalg.norm(v), "the cone contains a line (rank test)")
+        v = Z @ K[:, 0]  # unit: Z and K have orthonormal columns
+        return ConeTest(False, 0.0, v, "the cone contains a line (rank test)")
     U, W = _orthonormal_coordinates(B)
     m = B.shape[0]
-    res = _lp(-U.sum(axis=0), A_ub=np.vstack([-U, U]), b_ub=np.concatenate([np.zeros(m), np.ones(m)]),
-              bounds=[(None, None)] * k)
+    res = _lp(-U.sum(axis=0), np.vstack([-U, U]), np.concatenate([np.zeros(m), np.ones(m)]),
+              np.zeros((0, k)), np.zeros(0), free=True)
     if res.status != 0:
         raise RuntimeError(f"cone LP failed (undecided): {res.message}")
-    val = -float(res.fun)
+    val = float(U.sum(axis=0) @ res.x)
     if val > 1e-9:
         x = _project_active(U, res.x)
         y = W @ x
-        v = Z @ y
-        # a witness: B y >= 0 at round-off of each row, and B y not round-off itself
-        if _rows_nonnegative(B, W, x) and float((B @ y).max()) > VERIFY_RTOL * float((np.abs(B) @ (np.abs(W) @ np.abs(x))).max()):
+        if _is_witness(B, y):
+            v = Z @ y
             return ConeTest(False, -val, v / np.linalg.norm(v), "LP found a nonzero cone element")
-        raise RuntimeError(f"cone LP found a witness that fails verification (undecided), LP value {val:.3g}")
-    # trivial: a Stiemke vector λ > 0 with Bᵀλ = 0 proves B y >= 0 ⇒ B y = 0 ⇒ y = 0 (full column rank)
-    lam = _gordan_vector(U)
-    if lam is not None:
-        lam = _polish_stiemke(B, lam)
-    if lam is None or not np.all(np.abs(B.T @ lam) <= VERIFY_RTOL * (np.abs(B).T @ lam)):
-        raise RuntimeError("cone LP value 0 but no verified vector λ > 0 with Bᵀλ = 0 (undecided)")
-    return ConeTest(True, smallest_singular_value(B), None, "pointed and LP value 0")
+    else:
+        # trivial: a Stiemke vector λ > 0 with Bᵀλ = 0 proves B y >= 0 ⇒ B y = 0 ⇒ y = 0 (full column rank)
+        lam = _gordan_vector(U)
+        if lam is not None:
+            lam = _polish_stiemke(B, lam)
+        if lam is not None and np.all(np.abs(B.T @ lam) <= VERIFY_RTOL * (np.abs(B).T @ lam)):
+            return ConeTest(True, smallest_singular_value(B), None, "pointed and LP value 0")
+    # HiGHS's answer failed its check (a cone thin at the solver's tolerances): the extreme rays decide
+    y = _extreme_ray(B)
+    if y is None:
+        return ConeTest(True, smallest_singular_value(B), None, "pointed, no extreme ray (enumeration)")
+    v = Z @ y
+    return ConeTest(False, -float((B @ y / np.abs(B @ y).max()).sum()), v / np.linalg.norm(v),
+                    "an extreme ray of the cone (enumeration)")
+
+
+#: the extreme-ray enumeration (the fallback when the LP's answer fails its check) is tried up to this
+#: many row subsets; beyond it the decision is left undecided (RuntimeError)
+MAX_RAY_SUBSETS = 5000
+
+
+def _is_witness(B: np.ndarray, y: np.ndarray) -> bool:
+    """``B y >= 0`` at each row's round-off and ``B y`` not itself round-off."""
+    return _rows_nonnegative(B, y) and \
+        float((B @ y).max()) > VERIFY_RTOL * float(np.linalg.norm(B, axis=1).max() * np.linalg.norm(y))
+
+
+def _extreme_ray(B: np.ndarray) -> np.ndarray | None:
+    """A nonzero ``y`` with ``B y >= 0`` (``B`` of full column rank k), or None when there is none.
+
+    A pointed cone other than {0} has an extreme ray, which spans the kernel of ``k - 1`` linearly
+    independent rows of ``B``: every such subset's kernel direction ±d is tried, checked row by row with
+    :func:`_is_witness`. Raises ``RuntimeError`` (undecided) beyond :data:`MAX_RAY_SUBSETS` subsets."""
+    from itertools import combinations
+    from math import comb
+
+    m, k = B.shape
+    if comb(m, k - 1) > MAX_RAY_SUBSETS:
+        raise RuntimeError(f"cone LP answer fails its check and {comb(m, k - 1)} row subsets are too many "
+                           "to enumerate (undecided)")
+    for S in combinations(range(m), k - 1):
+        rank, N = rank_and_null_space(B[list(S)].reshape(k - 1, k), scale=1.0)
+        if rank < k - 1:
+            continue
+        for d in (N[:, 0], -N[:, 0]):
+            if _is_witness(B, d):
+                return d
+    return None
 
 
 def _gordan_vector(U: np.ndarray) -> np.ndarray | None:
     """``λ > 0`` with ``Uᵀλ = 0`` (Stiemke: then ``U x >= 0`` only for ``U x = 0``), found as
-    ``max min_i λ_i`` s.t. ``Uᵀλ = 0``, ``1ᵀλ = 1``; None when HiGHS finds none with ``min λ > 0``."""
+    ``max s`` s.t. ``λ_i >= s >= 0``, ``Uᵀλ = 0``, ``1ᵀλ = 1``; None when HiGHS finds none with ``min λ > 0``."""
     m, k = U.shape
     A_ub = np.hstack([-np.eye(m), np.ones((m, 1))])  # s - λ_i <= 0
     A_eq = np.vstack([np.hstack([U.T, np.zeros((k, 1))]), np.concatenate([np.ones(m), [0.0]])[None, :]])
-    res = _lp(np.concatenate([np.zeros(m), [-1.0]]), A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq,
-              b_eq=np.concatenate([np.zeros(k), [1.0]]), bounds=[(0, None)] * m + [(None, 1.0)])
+    res = _lp(np.concatenate([np.zeros(m), [-1.0]]), A_ub, np.zeros(m), A_eq, np.concatenate([np.zeros(k), [1.0]]))
     if res.status != 0:
         return None
     lam = res.x[:m] - U @ (U.T @ res.x[:m])  # exact projection onto ker Uᵀ (U has orthonormal columns)
@@ -209,48 +243,42 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
     """
     En = normalize_rows(as_dense(E).reshape(-1, n))
     Gn = normalize_rows(as_dense(G).reshape(-1, n))
-    Z = null_space(En, scale=max(1.0, float(np.linalg.norm(En, 2)) if En.size else 1.0))
+    Z = null_space(En)  # rows normalized: the reference s_max is ‖En‖₂ >= 1 (or En = 0)
     k = Z.shape[1]
     if k == 0:
         return float("inf"), None
-    B = Gn @ Z
+    B = _on_kernel(Gn, Z)
     rank, K = rank_and_null_space(B, scale=1.0)  # one SVD, one cut: a rank deficit has a kernel vector
     if rank < k:
-        v = Z @ K[:, 0]
-        v = v / np.linalg.norm(v)
+        v = Z @ K[:, 0]  # unit: Z and K have orthonormal columns
         fv = float(f @ v)
         return -abs(fv), (v if fv <= 0 else -v)
     fz = Z.T @ f
     U, W = _orthonormal_coordinates(B)
     g = W.T @ fz  # fzᵀ y = gᵀ x
-    gs = float(np.abs(g).max())
-    res = _lp(g, A_ub=-U, b_ub=np.zeros(U.shape[0]), A_eq=U.sum(axis=0)[None, :], b_eq=[1.0],
-              bounds=[(None, None)] * k)
+    one = U.sum(axis=0)
+    res = _lp(g, -U, np.zeros(U.shape[0]), one[None, :], np.ones(1), free=True)
     if res.status != 0:
         raise RuntimeError(f"cone LP failed (undecided): {res.message}")
-    # HiGHS's answer polished on its active set: primal U_A x = 0, 1ᵀU x = 1; dual g = U_Aᵀλ_A + t Uᵀ1
-    lam = -res.ineqlin.marginals
-    t = float(res.eqlin.marginals[0])
-    A = lam > 1e-9 * float(np.abs(lam).max(initial=0.0))
-    one = U.sum(axis=0)
+    # HiGHS's active set A (rows with a nonzero dual), the values re-solved in NumPy:
+    # primal U_A x = 0, 1ᵀU x = 1; dual g = U_Aᵀλ_A + t Uᵀ1
+    A = res.active
     x = np.linalg.lstsq(np.vstack([U[A], one[None, :]]), np.concatenate([np.zeros(int(A.sum())), [1.0]]),
                         rcond=None)[0]
-    if not _rows_nonnegative(B, W, x):
+    if not _rows_nonnegative(B, W @ x):
         x = res.x
     sol = np.linalg.lstsq(np.hstack([U[A].T, one[:, None]]), g, rcond=None)[0]
-    if np.all(sol[:-1] >= 0):
-        lam = np.zeros_like(lam)
-        lam[A], t = sol[:-1], float(sol[-1])
+    lam = np.zeros(U.shape[0])
+    lam[A], t = sol[:-1], float(sol[-1])
     y = W @ x
     val = float(fz @ y)
     # primal: B y >= 0 row by row and 1ᵀB y = 1; dual: g = Uᵀλ + t Uᵀ1 with λ >= 0 and gᵀx = t (no gap)
     by = B @ y
-    ok = (_rows_nonnegative(B, W, x)
-          and abs(float(by.sum()) - 1.0) <= VERIFY_RTOL * max(1.0, float((np.abs(B) @ (np.abs(W) @ np.abs(x))).sum()))
-          and np.all(lam >= -VERIFY_RTOL * (gs + abs(t)))
-          and np.all(np.abs(g - U.T @ np.maximum(lam, 0.0) - t * U.sum(axis=0))
-                     <= VERIFY_RTOL * (gs + np.abs(U).T @ np.abs(lam) + abs(t) * np.abs(U).sum(axis=0)))
-          and abs(float(g @ x) - t) <= VERIFY_RTOL * max(float(np.abs(g) @ np.abs(x)), abs(t), 1e-300))
+    ok = (_rows_nonnegative(B, y)
+          and abs(float(by.sum()) - 1.0) <= VERIFY_RTOL * max(1.0, float(np.linalg.norm(B, axis=1).sum() * np.linalg.norm(y)))
+          and np.all(lam >= 0)
+          and np.all(np.abs(g - U.T @ lam - t * one) <= VERIFY_RTOL * (np.abs(g) + np.abs(U).T @ lam + abs(t) * np.abs(one)))
+          and abs(float(g @ x) - t) <= VERIFY_RTOL * max(float(np.abs(g) @ np.abs(x)), abs(t)))
     if not ok:
         raise RuntimeError("cone LP answer fails its primal/dual verification (undecided)")
     return val, Z @ y
@@ -275,7 +303,7 @@ def farkas_vector(E: np.ndarray, e: np.ndarray, G: np.ndarray, g: np.ndarray):
     A_eq = np.vstack([np.hstack([J[:pe].T, -J[:pe].T, J[pe:].T]),
                       np.concatenate([b[:pe], -b[:pe], b[pe:]])[None, :]])
     b_eq = np.concatenate([np.zeros(J.shape[1]), [-1.0]])
-    res = _lp(np.ones(2 * pe + pg), A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (2 * pe + pg))
+    res = _lp(np.ones(2 * pe + pg), np.zeros((0, 2 * pe + pg)), np.zeros(0), A_eq, b_eq)
     if res.status != 0:
         return None
     x = res.x
@@ -297,16 +325,15 @@ def unbounded_ray(R: np.ndarray, F: np.ndarray, E: np.ndarray, G: np.ndarray):
     """
     n = F.size
     Eall = np.vstack([normalize_rows(as_dense(R).reshape(-1, n)), normalize_rows(as_dense(E).reshape(-1, n))])
-    Z = null_space(Eall, scale=max(1.0, float(np.linalg.norm(Eall, 2)) if Eall.size else 1.0))
+    Z = null_space(Eall)  # rows normalized: the reference s_max is ‖Eall‖₂ >= 1 (or Eall = 0)
     k = Z.shape[1]
     if k == 0:
         return None
-    B = as_dense(G).reshape(-1, n) @ Z
+    B = _on_kernel(as_dense(G).reshape(-1, n), Z)
     fz = Z.T @ F
     # y = u - w, min 1ᵀ(u + w) s.t. B(u - w) >= 0, fzᵀ(u - w) = -1
-    res = _lp(np.ones(2 * k), A_ub=np.hstack([-B, B]) if B.shape[0] else None,
-              b_ub=np.zeros(B.shape[0]) if B.shape[0] else None,
-              A_eq=np.concatenate([fz, -fz])[None, :], b_eq=[-1.0], bounds=[(0, None)] * (2 * k))
+    res = _lp(np.ones(2 * k), np.hstack([-B, B]), np.zeros(B.shape[0]), np.concatenate([fz, -fz])[None, :],
+              -np.ones(1))
     if res.status != 0:
         return None
     return Z @ (res.x[:k] - res.x[k:])

@@ -427,10 +427,16 @@ def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
         return res
 
     monkeypatch.setattr(cones, "linprog", wrong)
-    with pytest.raises(RuntimeError, match=r"witness that fails verification \(undecided\)"):
+    # cone_is_trivial falls back on the enumeration of extreme rays, which decides right
+    t = cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
+    assert t.trivial is False and t.detail == "an extreme ray of the cone (enumeration)"
+    assert t.witness.min() >= 0.0 and t.margin == pytest.approx(-1.0)
+    t = cones.cone_is_trivial(EMPTY2, np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]]), 2)
+    assert t.trivial is True and t.detail == "pointed, no extreme ray (enumeration)" and t.witness is None
+    # ... unless there are too many row subsets: undecided
+    monkeypatch.setattr(cones, "MAX_RAY_SUBSETS", 1)
+    with pytest.raises(RuntimeError, match=r"^cone LP answer fails its check and 2 row subsets are too many"):
         cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
-    with pytest.raises(RuntimeError, match=r"no verified vector λ > 0 with Bᵀλ = 0 \(undecided\)"):
-        cones.cone_is_trivial(EMPTY2, np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]]), 2)
     with pytest.raises(RuntimeError, match=r"fails its primal/dual verification \(undecided\)"):
         cones.min_linear_on_cone(EMPTY2, np.eye(2), np.array([1.0, 2.0]), 2)
     assert cones.farkas_vector(np.array([[1.0]]), np.array([-2.0]), np.array([[-1.0]]), np.array([1.0])) is None
@@ -447,3 +453,21 @@ def test_equilibrate_balances_a_coefficient_small_in_its_row_and_column():
     assert np.array_equal(r, np.ones(2)) and np.array_equal(c, np.ones(3))
     r, c = _equilibrate(np.array([[4.0, 0.0], [0.0, 0.0]]))  # a zero row and column keep 1
     assert r[1] == 1.0 and c[1] == 1.0 and abs(r[0] * 4.0 * c[0]) == pytest.approx(1.0)
+
+
+def test_extreme_ray_enumeration():
+    from gaussqp.cones import _extreme_ray
+
+    # the thin pointed cone of test_a_thin_pointed_cone_is_trivial has no extreme ray
+    assert _extreme_ray(np.array([[0.0, 1.0], [-1.0, -3e-10], [1.0, -3e-10]])) is None
+    # the thin wedge: v1 >= 0 and v1 + 1e-9 v2 >= 0 with v2 <= 0: the ray (1, -1e9) (normalized)
+    B = np.array([[1.0, 0.0], [1.0, 1e-9], [0.0, -1.0]])
+    y = _extreme_ray(B)
+    np.testing.assert_allclose(y / y[0], [1.0, -1e9], rtol=1e-9)
+    # three dimensions: the first octant, rows e1, e2, e3, and a dependent pair of rows skipped
+    y = _extreme_ray(np.vstack([np.eye(3), [[1.0, 1.0, 0.0]]]))
+    assert y.min() >= 0 and np.count_nonzero(np.abs(y) > 1e-12) == 1
+    # a zero row's subset has rank 0 and is skipped; row 0's kernel direction ±e2 is tried: e2 is a ray
+    y = _extreme_ray(np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]))
+    np.testing.assert_allclose(np.abs(y), [0.0, 1.0], atol=1e-15)
+    assert y[1] > 0
