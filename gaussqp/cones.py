@@ -12,7 +12,6 @@ functions raise ``RuntimeError`` (never a decision), :func:`farkas_vector` retur
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 from scipy.optimize import linprog
@@ -40,15 +39,21 @@ class ConeTest:
 VERIFY_RTOL = 1e-9
 
 
+#: round-off allowance of a computed ``B_i y`` relative to ``‖B_i‖ ‖y‖`` (the LP's x is mapped through an
+#: SVD, whose error is normwise): far below any coefficient that carries information (1e-10 and up)
+ROUND_OFF = 1e3 * np.finfo(float).eps
+
+
 def _equilibrate(A: np.ndarray, passes: int = 20) -> tuple[np.ndarray, np.ndarray]:
     """Row and column scalings ``(r, c)`` making ``diag(r) A diag(c)`` balanced: geometric-mean passes
     (each row, then each column, divided by the geometric mean of its smallest and largest nonzero
     magnitude) — which brings a coefficient that is tiny relative to its row *and* its column up to the
-    others' size — then every column divided by its largest magnitude. Zero rows/columns keep 1."""
+    others' size — then every column divided by its largest magnitude. Entries at round-off of the largest
+    (``ROUND_OFF``) are left out of the statistics; rows/columns without any other keep 1."""
     m, n = A.shape
     r, c = np.ones(m), np.ones(n)
     absA = np.abs(A)
-    nz = absA > 0
+    nz = absA > ROUND_OFF * absA.max(initial=0.0)  # round-off entries do not steer the scaling
     if not nz.any():
         return r, c
     for _ in range(passes):
@@ -65,20 +70,24 @@ def _equilibrate(A: np.ndarray, passes: int = 20) -> tuple[np.ndarray, np.ndarra
     return r, c
 
 
-def _lp(c, A_ub, b_ub, A_eq, b_eq, free: bool = False) -> SimpleNamespace:
+def _lp(c, A_ub, b_ub, A_eq, b_eq, free: bool = False):
     """``linprog(method="highs")`` on the equilibrated LP (:func:`_equilibrate` on the stacked constraint
-    matrix; variables free or ``>= 0``, bounds a column scaling leaves alone). Returns ``status``,
-    ``message``, the unscaled ``x`` and ``active``: the inequality rows with a nonzero dual (their sign
-    pattern is all the callers use — the values are re-solved in NumPy)."""
+    matrix; variables free or ``>= 0``, bounds a column scaling leaves alone). Returns ``(x, active,
+    message)``: the unscaled ``x`` (None when HiGHS fails) and the inequality rows with a nonzero dual
+    (their sign pattern is all the callers use — the values are re-solved in NumPy)."""
     mu = A_ub.shape[0]
     r, col = _equilibrate(np.vstack([A_ub, A_eq]))
     cs = col * c
     res = linprog(cs / max(float(np.abs(cs).max()), np.finfo(float).tiny), A_ub=r[:mu, None] * A_ub * col, b_ub=r[:mu] * b_ub,
                   A_eq=r[mu:, None] * A_eq * col, b_eq=r[mu:] * b_eq,
                   bounds=(None, None) if free else (0, None), method="highs")
+    if res.status != 0:  # HiGHS failed on the equilibrated LP: the raw one (its answer is checked all the same)
+        r, col = np.ones_like(r), np.ones_like(col)
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(None, None) if free else (0, None),
+                      method="highs")
     if res.status != 0:
-        return SimpleNamespace(status=res.status, message=res.message, x=None, active=None)
-    return SimpleNamespace(status=0, message=res.message, x=col * res.x, active=np.asarray(res.ineqlin.marginals) < 0)
+        return None, None, res.message
+    return col * res.x, np.asarray(res.ineqlin.marginals) < 0, res.message
 
 
 def _on_kernel(G: np.ndarray, Z: np.ndarray) -> np.ndarray:
@@ -110,11 +119,6 @@ def _project_active(U: np.ndarray, x: np.ndarray) -> np.ndarray:
     return x - np.linalg.lstsq(U[A], ux[A], rcond=None)[0]
 
 
-#: round-off allowance of a computed ``B_i y`` relative to ``‖B_i‖ ‖y‖`` (the LP's x is mapped through an
-#: SVD, whose error is normwise): far below any coefficient that carries information (1e-10 and up)
-ROUND_OFF = 1e3 * np.finfo(float).eps
-
-
 def _rows_nonnegative(B: np.ndarray, y: np.ndarray) -> bool:
     """``B y >= 0`` row by row up to the round-off of each row, ``ROUND_OFF ‖B_i‖ ‖y‖``."""
     return bool(np.all(B @ y >= -ROUND_OFF * np.linalg.norm(B, axis=1) * np.linalg.norm(y)))
@@ -142,14 +146,13 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
         return ConeTest(False, 0.0, v, "the cone contains a line (rank test)")
     U, W = _orthonormal_coordinates(B)
     m = B.shape[0]
-    res = _lp(-U.sum(axis=0), np.vstack([-U, U]), np.concatenate([np.zeros(m), np.ones(m)]),
-              np.zeros((0, k)), np.zeros(0), free=True)
-    if res.status != 0:
-        raise RuntimeError(f"cone LP failed (undecided): {res.message}")
-    val = float(U.sum(axis=0) @ res.x)
+    x, _, message = _lp(-U.sum(axis=0), np.vstack([-U, U]), np.concatenate([np.zeros(m), np.ones(m)]),
+                        np.zeros((0, k)), np.zeros(0), free=True)
+    if x is None:
+        raise RuntimeError(f"cone LP failed (undecided): {message}")
+    val = float(U.sum(axis=0) @ x)
     if val > 1e-9:
-        x = _project_active(U, res.x)
-        y = W @ x
+        y = W @ _project_active(U, x)
         if _is_witness(B, y):
             v = Z @ y
             return ConeTest(False, -val, v / np.linalg.norm(v), "LP found a nonzero cone element")
@@ -205,15 +208,12 @@ def _extreme_ray(B: np.ndarray) -> np.ndarray | None:
 
 def _gordan_vector(U: np.ndarray) -> np.ndarray | None:
     """``λ > 0`` with ``Uᵀλ = 0`` (Stiemke: then ``U x >= 0`` only for ``U x = 0``), found as
-    ``max s`` s.t. ``λ_i >= s >= 0``, ``Uᵀλ = 0``, ``1ᵀλ = 1``; None when HiGHS finds none with ``min λ > 0``."""
+    ``max s`` s.t. ``λ_i >= s >= 0``, ``Uᵀλ = 0``, ``1ᵀλ = 1``; None when HiGHS finds none."""
     m, k = U.shape
     A_ub = np.hstack([-np.eye(m), np.ones((m, 1))])  # s - λ_i <= 0
     A_eq = np.vstack([np.hstack([U.T, np.zeros((k, 1))]), np.concatenate([np.ones(m), [0.0]])[None, :]])
-    res = _lp(np.concatenate([np.zeros(m), [-1.0]]), A_ub, np.zeros(m), A_eq, np.concatenate([np.zeros(k), [1.0]]))
-    if res.status != 0:
-        return None
-    lam = res.x[:m] - U @ (U.T @ res.x[:m])  # exact projection onto ker Uᵀ (U has orthonormal columns)
-    return lam if lam.min() > 0 else None
+    x, _, _ = _lp(np.concatenate([np.zeros(m), [-1.0]]), A_ub, np.zeros(m), A_eq, np.concatenate([np.zeros(k), [1.0]]))
+    return None if x is None else x[:m]  # its positivity is checked after :func:`_polish_stiemke`
 
 
 def _polish_stiemke(B: np.ndarray, lam: np.ndarray) -> np.ndarray | None:
@@ -257,16 +257,15 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
     U, W = _orthonormal_coordinates(B)
     g = W.T @ fz  # fzᵀ y = gᵀ x
     one = U.sum(axis=0)
-    res = _lp(g, -U, np.zeros(U.shape[0]), one[None, :], np.ones(1), free=True)
-    if res.status != 0:
-        raise RuntimeError(f"cone LP failed (undecided): {res.message}")
+    x_lp, A, message = _lp(g, -U, np.zeros(U.shape[0]), one[None, :], np.ones(1), free=True)
+    if x_lp is None:
+        raise RuntimeError(f"cone LP failed (undecided): {message}")
     # HiGHS's active set A (rows with a nonzero dual), the values re-solved in NumPy:
     # primal U_A x = 0, 1ᵀU x = 1; dual g = U_Aᵀλ_A + t Uᵀ1
-    A = res.active
     x = np.linalg.lstsq(np.vstack([U[A], one[None, :]]), np.concatenate([np.zeros(int(A.sum())), [1.0]]),
                         rcond=None)[0]
     if not _rows_nonnegative(B, W @ x):
-        x = res.x
+        x = x_lp
     sol = np.linalg.lstsq(np.hstack([U[A].T, one[:, None]]), g, rcond=None)[0]
     lam = np.zeros(U.shape[0])
     lam[A], t = sol[:-1], float(sol[-1])
@@ -303,10 +302,9 @@ def farkas_vector(E: np.ndarray, e: np.ndarray, G: np.ndarray, g: np.ndarray):
     A_eq = np.vstack([np.hstack([J[:pe].T, -J[:pe].T, J[pe:].T]),
                       np.concatenate([b[:pe], -b[:pe], b[pe:]])[None, :]])
     b_eq = np.concatenate([np.zeros(J.shape[1]), [-1.0]])
-    res = _lp(np.ones(2 * pe + pg), np.zeros((0, 2 * pe + pg)), np.zeros(0), A_eq, b_eq)
-    if res.status != 0:
+    x, _, _ = _lp(np.ones(2 * pe + pg), np.zeros((0, 2 * pe + pg)), np.zeros(0), A_eq, b_eq)
+    if x is None:
         return None
-    x = res.x
     y = np.concatenate([x[:pe] - x[pe:2 * pe], x[2 * pe:]])
     # verified in the data: Jᵀy = 0 per coordinate at its round-off, bᵀy < 0 beyond its round-off, y_G >= 0
     by = float(b @ y)
@@ -332,8 +330,8 @@ def unbounded_ray(R: np.ndarray, F: np.ndarray, E: np.ndarray, G: np.ndarray):
     B = _on_kernel(as_dense(G).reshape(-1, n), Z)
     fz = Z.T @ F
     # y = u - w, min 1ᵀ(u + w) s.t. B(u - w) >= 0, fzᵀ(u - w) = -1
-    res = _lp(np.ones(2 * k), np.hstack([-B, B]), np.zeros(B.shape[0]), np.concatenate([fz, -fz])[None, :],
-              -np.ones(1))
-    if res.status != 0:
+    x, _, _ = _lp(np.ones(2 * k), np.hstack([-B, B]), np.zeros(B.shape[0]), np.concatenate([fz, -fz])[None, :],
+                  -np.ones(1))
+    if x is None:
         return None
-    return Z @ (res.x[:k] - res.x[k:])
+    return Z @ (x[:k] - x[k:])

@@ -8,6 +8,8 @@ against their defining conditions, both for "yes" and for "no" answers.
 import numpy as np
 import pytest
 
+from gaussqp.linalg import normalize_rows
+
 from gaussqp.cones import ConeTest, cone_is_trivial, farkas_vector, min_linear_on_cone, unbounded_ray
 
 EMPTY2 = np.zeros((0, 2))
@@ -433,11 +435,23 @@ def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
     assert t.witness.min() >= 0.0 and t.margin == pytest.approx(-1.0)
     t = cones.cone_is_trivial(EMPTY2, np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]]), 2)
     assert t.trivial is True and t.detail == "pointed, no extreme ray (enumeration)" and t.witness is None
+    assert t.margin == pytest.approx(np.linalg.svd(normalize_rows(np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])),
+                                                   compute_uv=False)[-1])
+    # the enumerated witness is unit, its margin -Σ B y / max B y: rows (1, 1)/√2 and e2, the first ray tried
+    # is (-1, 1)/√2 with B y = (0, 1/√2): margin -1
+    with monkeypatch.context() as mp:
+        mp.setattr(cones, "_project_active", lambda U, x: 0.0 * x)  # the LP's witness is lost
+        t = cones.cone_is_trivial(EMPTY2, np.array([[1.0, 1.0], [0.0, 1.0]]), 2)
+    assert t.detail == "an extreme ray of the cone (enumeration)" and t.margin == pytest.approx(-1.0)
+    np.testing.assert_allclose(t.witness, [-np.sqrt(0.5), np.sqrt(0.5)], rtol=1e-12)
     # ... unless there are too many row subsets: undecided
+    monkeypatch.setattr(cones, "MAX_RAY_SUBSETS", 2)  # exactly 2 subsets are still enumerated
+    assert cones.cone_is_trivial(EMPTY2, np.eye(2), 2).detail == "an extreme ray of the cone (enumeration)"
     monkeypatch.setattr(cones, "MAX_RAY_SUBSETS", 1)
-    with pytest.raises(RuntimeError, match=r"^cone LP answer fails its check and 2 row subsets are too many"):
+    with pytest.raises(RuntimeError, match=r"^cone LP answer fails its check and 2 row subsets are too many to "
+                                           r"enumerate \(undecided\)$"):
         cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
-    with pytest.raises(RuntimeError, match=r"fails its primal/dual verification \(undecided\)"):
+    with pytest.raises(RuntimeError, match=r"^cone LP answer fails its primal/dual verification \(undecided\)$"):
         cones.min_linear_on_cone(EMPTY2, np.eye(2), np.array([1.0, 2.0]), 2)
     assert cones.farkas_vector(np.array([[1.0]]), np.array([-2.0]), np.array([[-1.0]]), np.array([1.0])) is None
 
@@ -467,7 +481,92 @@ def test_extreme_ray_enumeration():
     # three dimensions: the first octant, rows e1, e2, e3, and a dependent pair of rows skipped
     y = _extreme_ray(np.vstack([np.eye(3), [[1.0, 1.0, 0.0]]]))
     assert y.min() >= 0 and np.count_nonzero(np.abs(y) > 1e-12) == 1
-    # a zero row's subset has rank 0 and is skipped; row 0's kernel direction ±e2 is tried: e2 is a ray
-    y = _extreme_ray(np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]))
+    # a zero row's subset has rank 0 and is skipped; row 1's kernel direction ±e2 is tried: e2 is a ray
+    y = _extreme_ray(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
     np.testing.assert_allclose(np.abs(y), [0.0, 1.0], atol=1e-15)
     assert y[1] > 0
+
+
+def test_project_active_and_row_checks():
+    from gaussqp.cones import _is_witness, _on_kernel, _project_active, _rows_nonnegative
+
+    U = np.eye(2)
+    np.testing.assert_array_equal(_project_active(U, np.array([1e-3, 2e-10])), [1e-3, 0.0])  # at 1e-6 of max
+    np.testing.assert_array_equal(_project_active(U, np.array([1e-3, 1e-8])), [1e-3, 1e-8])  # above: kept
+    np.testing.assert_array_equal(_project_active(U, np.array([1.0, 2.0])), [1.0, 2.0])
+    # rows checked at their own norm: -1e-15 on a row of norm 1e-3 is beyond its round-off (2.2e-16)
+    y = np.array([-1e-12, 1.0])
+    assert _rows_nonnegative(np.array([[1e-3, 0.0]]), y) is False
+    assert _rows_nonnegative(np.array([[1e-3, 0.0], [0.0, 1.0]]), y) is False
+    assert _rows_nonnegative(np.array([[1e-3, 0.0]]), np.array([-1e-16, 1.0])) is True
+    # a witness is not round-off: B y = 1e-6 against ‖B‖‖y‖ = 1e6 is not one
+    assert _is_witness(np.array([[1.0, 0.0]]), 1e6 * np.array([1e-12, 1.0])) is False
+    assert _is_witness(np.array([[1.0, 0.0]]), np.array([1e-6, 1.0])) is True
+    # G Z: entries at round-off of each row's norm (2.2e-13 ‖G_i‖) are zeroed, the others kept
+    B = _on_kernel(1e3 * np.array([[1.0, 1e-12, 1e-14]]), np.eye(3))
+    np.testing.assert_array_equal(B, [[1e3, 1e-9, 0.0]])
+
+
+def test_equilibrated_columns_have_max_one_and_round_off_is_ignored():
+    from gaussqp.cones import _equilibrate
+
+    A = np.array([[1.0, 2.0], [3.0, 5.0], [0.5, 0.0]])
+    r, c = _equilibrate(A)
+    np.testing.assert_allclose(np.abs(r[:, None] * A * c).max(axis=0), 1.0, rtol=1e-12)
+    # a 1e-17 entry (round-off) does not steer the scaling: the same as without it
+    A2 = np.array([[1.0, 1e-17], [1.0, 1.0]])
+    r2, c2 = _equilibrate(A2)
+    r3, c3 = _equilibrate(np.array([[1.0, 0.0], [1.0, 1.0]]))
+    np.testing.assert_allclose(r2, r3, rtol=1e-12)
+    np.testing.assert_allclose(c2, c3, rtol=1e-12)
+
+
+def test_lp_falls_back_on_the_raw_lp_when_highs_fails_on_the_equilibrated_one(monkeypatch):
+    import gaussqp.cones as cones
+    from scipy.optimize import linprog as real
+
+    calls = []
+
+    def first_fails(c, **kw):
+        calls.append(np.array(c))
+        res = real(c, **kw)
+        if len(calls) == 1:
+            res.status, res.message = 4, "numerical difficulties"
+        return res
+
+    monkeypatch.setattr(cones, "linprog", first_fails)
+    x, active, _ = cones._lp(np.array([1.0, 2.0]), -np.eye(2), np.zeros(2), np.ones((1, 2)), np.ones(1), free=True)
+    np.testing.assert_allclose(x, [1.0, 0.0], atol=1e-12)
+    np.testing.assert_array_equal(active, [False, True])
+    np.testing.assert_array_equal(calls[1], [1.0, 2.0])  # the raw objective, unscaled
+
+
+def test_polish_stiemke_rejects_nonpositive_and_singular():
+    from gaussqp.cones import _polish_stiemke
+
+    # the first quadrant is not trivial: Bᵀλ = 0 forces λ ∝ (-1, -1, 1)
+    assert _polish_stiemke(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([0.2, 0.3, 0.5])) is None
+    assert _polish_stiemke(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([0.1, 0.2, 0.7])) is None
+    # a trivial cone: the two smallest entries are re-solved with the largest (0.5) fixed: λ = (0.5, 0.25, 0.25)
+    B = np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
+    lam = _polish_stiemke(B, np.array([0.5, 0.3, 0.2]))
+    np.testing.assert_allclose(lam, [0.5, 0.25, 0.25], rtol=1e-15)
+    assert np.abs(B.T @ lam).max() <= 1e-15
+
+
+def test_min_linear_with_two_active_rows_and_a_full_rank_thin_pair():
+    # the first octant, f = (1, 2, 3): the minimum 1 is at e1, where two rows (e2, e3) are active
+    val, v = min_linear_on_cone(EMPTY3, np.eye(3), np.array([1.0, 2.0, 3.0]), 3)
+    assert val == pytest.approx(1.0, rel=1e-12)
+    np.testing.assert_allclose(v, [1.0, 0.0, 0.0], atol=1e-12)
+    # two unit rows at angle √2·1.7e-10: full rank at the cut 1e-10·max(1, ‖B‖₂) (not at 2e-10), so the LP
+    # decides: the minimum of v2 is -cot e on the ray (1, -cot e), not the -1 of a line
+    eps = np.sqrt(2.0) * 1.7e-10
+    val, _ = min_linear_on_cone(EMPTY2, np.array([[1.0, 0.0], [np.cos(eps), np.sin(eps)]]), np.array([0.0, 1.0]), 2)
+    assert val == pytest.approx(-1.0 / np.tan(eps), rel=1e-6)
+
+
+def test_lp_value_one_is_an_lp_witness():
+    # one variable, v >= 0: the LP value is exactly 1 (> 1e-9) and its witness is believed
+    t = cone_is_trivial(np.zeros((0, 1)), np.array([[1.0]]), 1)
+    assert t.trivial is False and t.detail == "LP found a nonzero cone element" and t.margin == -1.0
