@@ -66,6 +66,20 @@ def singular_value_rank(s: np.ndarray, shape: tuple[int, int], scale: float | No
     return int(np.sum(s > rank_tol(ref, shape))) if ref > 0 else 0
 
 
+def rank_and_null_space(A: np.ndarray, scale: float | None = None) -> tuple[int, np.ndarray]:
+    """``(rank, N)`` from ONE SVD and ONE cut: the rank rule of :func:`matrix_rank` (reference
+    ``max(scale, s_max)``) and ``N`` an orthonormal basis (columns) of the right singular vectors
+    past that rank, so ``N.shape[1] == A.shape[1] - rank`` always (the rank decision and the null
+    space cannot disagree)."""
+    A = as_dense(A)
+    n = A.shape[1]
+    if A.shape[0] == 0 or n == 0:
+        return 0, np.eye(n)
+    _, s, vt = np.linalg.svd(A, full_matrices=True)
+    r = singular_value_rank(s, A.shape, scale)
+    return r, vt[r:].T.copy()
+
+
 #: the sparse full-row-rank test trusts only σ_min >= this × σ_max: it works on the Gram matrix
 #: ``AAᵀ``, whose spectrum carries the round-off of squaring (half the digits)
 SPARSE_RANK_RTOL = 1e-6

@@ -87,7 +87,7 @@ def test_scaling_invariance(scale):
 
 
 # ------------------------------------------------------------------ pinned behaviour (mutation testing)
-from gaussqp.lemke import LemkeResult, _lex_min_ratio, _name, _refine  # noqa: E402
+from gaussqp.lemke import LemkeResult, _lex_min_ratio, _name, _refine, farkas_violation, lcp_violation  # noqa: E402
 
 
 @pytest.mark.parametrize("c", [0.5, 1.0, 3.0])
@@ -99,7 +99,7 @@ def test_z0_leaves_on_a_tie(c):
     v = np.array([8.967e-3, 5.979e-7])
     M, q = np.outer(v, v), -c * v
     res = lemke(M, q)
-    assert res.status == "solved" and res.success
+    assert res.status == "solved" and res.success and res.iterations == 1  # z0 leaves at the first test
     check_lcp(M, q, res.z, tol=1e-12)
     assert v @ res.z == pytest.approx(c, rel=1e-9)
 
@@ -219,9 +219,9 @@ def test_covering_vector_and_first_pivot_row():
     M = np.array([[2.0, 1.0], [1.0, 2.0]])
     q = np.array([-1.0, -5.0])
     z_star = np.linalg.solve(M[1:, 1:], -q[1:])  # z = (0, 2.5): w0 = 2.5 - 1 >= 0
-    for d in (None, np.array([1.0, 10.0]), np.array([10.0, 1.0]), np.array([0.1, 3.0])):
+    for d, pivots in ((None, 1), (np.array([1.0, 10.0]), 3), (np.array([10.0, 1.0]), 1), (np.array([0.1, 3.0]), 3)):
         res = lemke(M, q, d=d)
-        assert res.status == "solved"
+        assert res.status == "solved" and res.iterations == pivots  # the user's d is used, in q's units
         np.testing.assert_allclose(res.z, [0.0, z_star[0]], atol=1e-13)
         np.testing.assert_allclose(res.w, M @ res.z + q, atol=1e-13)
 
@@ -305,13 +305,12 @@ def test_integer_data_give_float_results_and_exact_messages():
 
 
 @pytest.mark.parametrize("scale", [
-    pytest.param(1e-13, marks=pytest.mark.xfail(strict=True, reason=(
-        "known defect, not fixed here: the covering vector is scaled with the matrix (d' = D d ~ 3e6), "
-        "the pivot tolerance grows with it, and Lemke reports a false ray on a positive definite LCP"))),
-    1e-12, 1e-6, 1e-3])
+    1e-13, 1e-12, 1e-6, 1e-3, 1e8])
 def test_tiny_delassus_entries_are_scaled_to_unit_diagonal(scale):
     """Entries at or below the pivot tolerance (1e-12) are pivoted on after the diagonal scaling: the
-    LCP (M ≻ 0, so it has exactly one solution) is solved, not reported as a ray."""
+    LCP (M ≻ 0, so it has exactly one solution) is solved, not reported as a ray. (Before issue 9 the
+    covering vector was scaled with M, d' = D d ~ 3e6 at 1e-13, the pivot tolerance grew with it and
+    Lemke reported a false ray.)"""
     rng = np.random.default_rng(11)
     A = rng.standard_normal((4, 4))
     M = scale * (A @ A.T + 0.5 * np.eye(4))
@@ -322,11 +321,10 @@ def test_tiny_delassus_entries_are_scaled_to_unit_diagonal(scale):
     np.testing.assert_allclose(res.z, z_star, atol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known defect, not fixed here: the covering vector is scaled with M (d' = D d), so the scaled pivoting "
-    "follows the unscaled path; row 2's ratio ties z0's within tie_tol and z0 leaves with w_2 = -1e-13, "
-    "a 100 % violation at that row's own scale"))
 def test_small_row_is_solved_at_its_own_scale():
+    """Before issue 9 the covering vector was scaled with M (d' = D d), so the scaled pivoting followed
+    the unscaled path: row 2's ratio tied z0's within tie_tol and z0 left with w_2 = -1e-13, a 100 %
+    violation at that row's own scale, reported as solved."""
     M = np.diag([1.0, 1e-13])
     q = np.array([-1.0, -1e-13])  # unique solution z = (1, 1), w = 0
     res = lemke(M, q)
@@ -345,3 +343,109 @@ def test_default_pivot_limit_on_an_exponential_instance():
     full = lemke(L, q, max_iter=2000)
     assert full.status == "solved" and full.iterations == 1004
     check_lcp(L, q, full.z)
+
+
+def test_small_q_row_fails_the_row_check_and_the_exact_tie_rerun_solves_it():
+    """M = I, q = (-1, -1e-13): in the first run row 1's ratio 1 - 1e-13 ties z0's (1) within tie_tol, z0
+    leaves and w_1 = -1e-13 — at row 1's own scale |q_1| = 1e-13 a 100 % violation. The row-wise check
+    rejects it and the run with exact ties solves the LCP: z = (1, 1e-13)."""
+    q = np.array([-1.0, -1e-13])
+    res = lemke(np.eye(2), q)
+    assert res.status == "solved" and res.iterations == 1 + 2  # z0 leaves at once; the rerun: z_0, then z_1
+    np.testing.assert_allclose(res.z, [1.0, 1e-13], rtol=1e-12, atol=0)
+    assert lcp_violation(np.eye(2), q, res.z) <= 1e-15
+    # with tie_tol = 0 the first run is the exact one: 2 pivots, no rerun
+    assert lemke(np.eye(2), q, tie_tol=0.0).iterations == 2
+    # the first run's answer, z = (1, 0), is what the check rejects
+    assert lcp_violation(np.eye(2), q, np.array([1.0, 0.0])) == pytest.approx(1.0)
+
+
+def test_a_ray_that_is_not_a_farkas_vector_is_a_failure_not_a_ray():
+    """M = [[0, 1], [2, 0]] is copositive but not copositive-plus: Lemke ends on a secondary ray although
+    the LCP is solvable (z = (1/2, 1), w = 0). The ray's z part y = (1, 0) has Mᵀy = (0, 1) > 0: it proves
+    nothing, and the result says so instead of "ray"."""
+    M, q = np.array([[0.0, 1.0], [2.0, 0.0]]), np.array([-1.0, -1.0])
+    res = lemke(M, q)
+    assert res.status == "failed" and res.z is None and res.ray is None and not res.success
+    assert res.message.startswith("ray termination on entering variable z0, but the ray is not a Farkas vector")
+    check_lcp(M, q, np.array([0.5, 1.0]))
+
+
+def test_a_verified_ray_carries_its_farkas_vector():
+    M = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    q = np.array([-1.0, -1.0])
+    for scale in (1e-13, 1.0, 1e9):
+        res = lemke(scale * M, scale * q)
+        assert res.status == "ray" and res.iterations == 2
+        y = res.ray / res.ray.max()
+        np.testing.assert_allclose(y, [1.0, 1.0], rtol=1e-12)
+        assert farkas_violation(scale * M, scale * q, res.ray) <= 1e-15
+
+
+def test_lcp_violation_is_row_wise():
+    M, q = np.diag([1.0, 1e-13]), np.array([-1.0, -1e-13])
+    assert lcp_violation(M, q, np.array([1.0, 1.0])) == 0.0
+    assert lcp_violation(M, q, np.array([1.0, 0.0])) == pytest.approx(1.0)  # w_1 = -1e-13 against 1e-13
+    assert lcp_violation(M, q, np.array([1.0, 1.5])) == pytest.approx(0.5e-13 / 2.5e-13)  # z_1 > 0, w_1 > 0
+    assert lcp_violation(M, q, np.array([1.0, 0.5])) == pytest.approx(0.5e-13 / 1.5e-13)  # w_1 < 0
+    assert lcp_violation(M, q, np.array([1.0 + 1e-9, 1.0])) == pytest.approx(1e-9 / (2 + 1e-9))
+    assert lcp_violation(M, q, np.array([-1e-300, 1.0])) == float("inf")  # z < 0
+    # a row of scale 0: exact zero passes, anything else is infinitely violated
+    Z = np.zeros((2, 2))
+    assert lcp_violation(Z, np.array([0.0, 1.0]), np.array([3.0, 0.0])) == 0.0
+    assert lcp_violation(Z, np.array([0.0, 1.0]), np.array([3.0, 2.0])) == 1.0
+
+
+def test_farkas_violation():
+    M, q = np.array([[1.0, -1.0], [-1.0, 1.0]]), np.array([-1.0, -1.0])
+    assert farkas_violation(M, q, np.array([1.0, 1.0])) == 0.0
+    assert farkas_violation(M, q, np.array([1.0, 0.5])) == pytest.approx(0.5 / 1.5)  # (Mᵀy)_0 = 0.5 > 0
+    for y in ([1.0, -1e-300], [0.0, 0.0], [np.nan, 1.0], [np.inf, 1.0], []):
+        assert farkas_violation(M if len(y) else np.zeros((0, 0)), q if len(y) else np.zeros(0), np.array(y)) == float("inf")
+    assert farkas_violation(M, np.array([-1.0, 1.0]), np.array([1.0, 1.0])) == float("inf")  # qᵀy = 0
+    # qᵀy < 0 but within its own round-off: no proof
+    assert farkas_violation(M, np.array([-1.0, 1.0 - 1e-15]), np.array([1.0, 1.0])) == float("inf")
+    assert farkas_violation(M, np.array([-1.0, 1.0 - 1e-12]), np.array([1.0, 1.0])) == 0.0
+
+
+def test_a_solution_failing_the_row_check_is_a_failure():
+    """verify_tol < 0 makes every end fail its check: both runs (tie_tol, then exact ties) are made, their
+    pivots counted, and the status is 'failed' with the reason — never 'solved'."""
+    M, q = np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-1.0, -5.0])
+    res = lemke(M, q, verify_tol=-1.0)
+    assert res.status == "failed" and res.z is None and res.w is None and res.iterations == 1 + 1
+    assert res.message == "complementary basis fails the row-wise check (violation 0.0e+00)"
+    res = lemke(M, q, verify_tol=-1.0, tie_tol=0.0)
+    assert res.status == "failed" and res.iterations == 1
+
+
+def test_the_ray_is_mapped_back_to_the_original_units():
+    """M = v vᵀ with v = (1, -2), q = (-1, -1): s = vᵀz >= 1 and -2 s >= 1 cannot both hold. The Farkas
+    vector (Mᵀy <= 0 forces vᵀy = 0) is y ∝ (2, 1) in the original units — not the equilibrated (1, 1)."""
+    v = np.array([1.0, -2.0])
+    M, q = np.outer(v, v), np.array([-1.0, -1.0])
+    res = lemke(M, q)
+    assert res.status == "ray"
+    np.testing.assert_allclose(res.ray / res.ray[1], [2.0, 1.0], rtol=1e-12)
+    assert farkas_violation(M, q, res.ray) <= 1e-15
+
+
+def test_lcp_violation_counts_a_positive_w_next_to_a_positive_z():
+    M, q = np.eye(2), np.array([-1.0, -0.25])
+    assert lcp_violation(M, q, np.array([1.0, 0.5])) == pytest.approx(0.25 / 0.75)  # z_1 = 0.5 > 0, w_1 = 0.25
+    assert lcp_violation(M, q, np.array([1.0, 0.25])) == 0.0
+
+
+def test_farkas_violation_edge_cases():
+    # one variable: M = 1, y = 1 has Mᵀy = 1 > 0 (100 % of its scale)
+    assert farkas_violation(np.array([[1.0]]), np.array([-1.0]), np.array([1.0])) == 1.0
+    assert farkas_violation(np.array([[-1.0]]), np.array([-1.0]), np.array([1.0])) == 0.0
+    # a zero entry in y is allowed; a zero column of M is no violation (0 of scale 0)
+    M, q = np.diag([-1.0, 1.0]), np.array([-1.0, 1.0])
+    assert farkas_violation(M, q, np.array([1.0, 0.0])) == 0.0
+    M = np.array([[-1.0, 0.0], [0.0, 0.0]])
+    assert farkas_violation(M, np.array([-1.0, 0.0]), np.array([1.0, 0.0])) == 0.0
+    # the round-off of qᵀy is relative to |q|ᵀy, whatever the units of q
+    M = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    assert farkas_violation(M, 1e6 * np.array([-1.0, 1.0 - 1e-15]), np.array([1.0, 1.0])) == float("inf")
+    assert farkas_violation(M, 1e6 * np.array([-1.0, 1.0 - 1e-11]), np.array([1.0, 1.0])) == 0.0
