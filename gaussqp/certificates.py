@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cones import cone_is_trivial, farkas_vector, min_linear_on_cone
+from .errors import UndecidedError
 from .delassus import constrained_delassus, kinetic_angles
 from .linalg import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
                      smallest_singular_value)
@@ -81,8 +82,12 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
     E, _ = problem.equalities
     G, _ = problem.inequalities
     Eq = _stack(problem.mass_factor.R, E, n=n)
-    t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n)
     src = "tutorial Prop. 3(vi), 7(vii); singular Props. 3(i), 4(i), 6(i)"
+    try:
+        t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n)
+    except UndecidedError as exc:
+        return [Certificate(id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=None, margin=float("nan"),
+                            implies=f"undecided: {exc}")]
     c_i = Certificate(
         id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=t.trivial, margin=t.margin,
         implies=("F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty" if t.trivial
@@ -93,7 +98,12 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
                            source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("inf"),
                            implies="not needed: C3(i) holds")
     else:
-        val, v = min_linear_on_cone(Eq, as_dense(G).reshape(-1, n), problem.F, n)
+        try:
+            val, v = min_linear_on_cone(Eq, as_dense(G).reshape(-1, n), problem.F, n)
+        except UndecidedError as exc:
+            return [c_i, Certificate(id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
+                                     source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("nan"),
+                                     implies=f"undecided: {exc}")]
         holds = val > 1e-12
         c_ii = Certificate(
             id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}", source="singular Props. 3(ii), 4(ii), 6(ii)",
@@ -128,6 +138,33 @@ def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
         data={"kernel_dimension": int(K.shape[1]), "J_on_kerM": viol})
 
 
+def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
+    """A point with ``E a + e = 0``, ``G a + g >= 0`` found by an LP and verified row by row at each row's own
+    scale (its terms at the point plus the data's, :mod:`gaussqp.scales`), or None."""
+    from scipy.optimize import linprog
+
+    from .scales import data_scales
+
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    n = problem.n
+    Ed, Gd = as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)
+    res = linprog(np.zeros(n), A_ub=-Gd if Gd.shape[0] else None, b_ub=g if Gd.shape[0] else None,
+                  A_eq=Ed if Ed.shape[0] else None, b_eq=-e if Ed.shape[0] else None,
+                  bounds=[(None, None)] * n, method="highs")
+    if res.status != 0 or res.x is None:
+        return None
+    a = res.x
+    sc = data_scales(problem)
+    rt = problem.tangent_rows(problem.sticking)
+    eq_scale = np.abs(Ed) @ np.abs(a) + np.abs(e) + np.concatenate([sc.normal_row[problem.bilateral], sc.tangent_row[rt]])
+    in_scale = np.abs(Gd) @ np.abs(a) + np.abs(g) + sc.normal_row[problem.unilateral]
+    tol = 1e-9
+    if np.any(np.abs(Ed @ a + e) > tol * eq_scale) or np.any(-(Gd @ a + g) > tol * in_scale):
+        return None
+    return a
+
+
 def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     """C5: solvability conditions of the contact LCP on the drift terms (M ≻ 0).
 
@@ -140,12 +177,15 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     G, g = problem.inequalities
     y = farkas_vector(E, e, G, g)
     definite = problem.mass_factor.definite
-    holds = y is None
+    # no verified Farkas vector is not yet a proof: C5 holds only with a verified feasible point
+    holds = False if y is not None else (True if _verified_feasible_point(problem) is not None else None)
     res = [Certificate(
         id="C5", name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
-        holds=holds, margin=0.0 if holds else -1.0 / max(1e-300, float(np.abs(y).max())),
+        holds=holds, margin=(-1.0 / max(1e-300, float(np.abs(y).max())) if y is not None else
+                             (0.0 if holds else float("nan"))),
         implies=(("the contact LCP is solvable" if definite else "the constraint set K ∩ K_b is nonempty (Assumption 4)")
-                 if holds else "the constraint set is empty: no solution (a Farkas vector exists)"),
+                 if holds else ("the constraint set is empty: no solution (a Farkas vector exists)" if y is not None
+                                else "undecided: neither a Farkas vector nor a feasible point could be verified")),
         data={"farkas_vector": y})]
     if definite and G.shape[0]:
         cd = constrained_delassus(problem)

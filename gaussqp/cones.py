@@ -6,7 +6,7 @@ below 1e-9 and works to feasibility tolerances of 1e-7, so no LP is handed the r
 LPs run on the orthonormal factor ``U`` of ``B = U Σ Vᵀ`` (``y = V Σ⁻¹ x``, so ``B y = U x``, a
 change of variables that keeps every decision and is perfectly conditioned), the Farkas LP on
 row- and column-equilibrated data. An answer that fails its NumPy check is undecided: the cone
-functions raise ``RuntimeError`` (never a decision), :func:`farkas_vector` returns None.
+functions raise ``UndecidedError`` (a ``RuntimeError``) (never a decision), :func:`farkas_vector` returns None.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .linalg import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
+from .errors import UndecidedError
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
     kernel the cone contains a line (not trivial). Otherwise ``y ↦ B y`` is injective and
     the cone is trivial iff ``max 1ᵀ B y s.t. 0 <= B y <= 1`` is 0. A nonzero value is believed
     with its witness checked row by row; the value 0 with a Stiemke vector ``λ > 0``, ``Bᵀλ = 0``
-    checked column by column. Raises ``RuntimeError`` ("undecided") when neither check passes.
+    checked column by column. Raises ``UndecidedError`` (a ``RuntimeError``) ("undecided") when neither check passes.
     """
     E = normalize_rows(as_dense(E).reshape(-1, n))
     G = normalize_rows(as_dense(G).reshape(-1, n))
@@ -149,7 +150,7 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
     x, _, message = _lp(-U.sum(axis=0), np.vstack([-U, U]), np.concatenate([np.zeros(m), np.ones(m)]),
                         np.zeros((0, k)), np.zeros(0), free=True)
     if x is None:
-        raise RuntimeError(f"cone LP failed (undecided): {message}")
+        raise UndecidedError(f"cone LP failed (undecided): {message}")
     val = float(U.sum(axis=0) @ x)
     if val > 1e-9:
         y = W @ _project_active(U, x)
@@ -173,7 +174,7 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
 
 
 #: the extreme-ray enumeration (the fallback when the LP's answer fails its check) is tried up to this
-#: many row subsets; beyond it the decision is left undecided (RuntimeError)
+#: many row subsets; beyond it the decision is left undecided (UndecidedError)
 MAX_RAY_SUBSETS = 5000
 
 
@@ -188,13 +189,13 @@ def _extreme_ray(B: np.ndarray) -> np.ndarray | None:
 
     A pointed cone other than {0} has an extreme ray, which spans the kernel of ``k - 1`` linearly
     independent rows of ``B``: every such subset's kernel direction ±d is tried, checked row by row with
-    :func:`_is_witness`. Raises ``RuntimeError`` (undecided) beyond :data:`MAX_RAY_SUBSETS` subsets."""
+    :func:`_is_witness`. Raises ``UndecidedError`` (a ``RuntimeError``) (undecided) beyond :data:`MAX_RAY_SUBSETS` subsets."""
     from itertools import combinations
     from math import comb
 
     m, k = B.shape
     if comb(m, k - 1) > MAX_RAY_SUBSETS:
-        raise RuntimeError(f"cone LP answer fails its check and {comb(m, k - 1)} row subsets are too many "
+        raise UndecidedError(f"cone LP answer fails its check and {comb(m, k - 1)} row subsets are too many "
                            "to enumerate (undecided)")
     for S in combinations(range(m), k - 1):
         rank, N = rank_and_null_space(B[list(S)].reshape(k - 1, k), scale=1.0)
@@ -239,7 +240,7 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
     4(ii), 6(ii)). Returns (value, argmin); a line in the cone returns ``-|fᵀv|`` for a line
     direction (the strict condition fails on one of ±v). The LP's value is believed only with its
     primal (rows of ``B y >= 0``, ``1ᵀB y = 1``) and dual (``λ >= 0``, no gap) checked in NumPy;
-    raises ``RuntimeError`` ("undecided") otherwise.
+    raises ``UndecidedError`` (a ``RuntimeError``) ("undecided") otherwise.
     """
     En = normalize_rows(as_dense(E).reshape(-1, n))
     Gn = normalize_rows(as_dense(G).reshape(-1, n))
@@ -259,7 +260,7 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
     one = U.sum(axis=0)
     x_lp, A, message = _lp(g, -U, np.zeros(U.shape[0]), one[None, :], np.ones(1), free=True)
     if x_lp is None:
-        raise RuntimeError(f"cone LP failed (undecided): {message}")
+        raise UndecidedError(f"cone LP failed (undecided): {message}")
     # HiGHS's active set A (rows with a nonzero dual), the values re-solved in NumPy:
     # primal U_A x = 0, 1ᵀU x = 1; dual g = U_Aᵀλ_A + t Uᵀ1
     x = np.linalg.lstsq(np.vstack([U[A], one[None, :]]), np.concatenate([np.zeros(int(A.sum())), [1.0]]),
@@ -279,7 +280,7 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
           and np.all(np.abs(g - U.T @ lam - t * one) <= VERIFY_RTOL * (np.abs(g) + np.abs(U).T @ lam + abs(t) * np.abs(one)))
           and abs(float(g @ x) - t) <= VERIFY_RTOL * max(float(np.abs(g) @ np.abs(x)), abs(t)))
     if not ok:
-        raise RuntimeError("cone LP answer fails its primal/dual verification (undecided)")
+        raise UndecidedError("cone LP answer fails its primal/dual verification (undecided)")
     return val, Z @ y
 
 

@@ -105,3 +105,8 @@ class TooLargeError(GaussQPError):
 
 class SolverError(GaussQPError):
     """A backend raised an exception; re-raised so no backend exception leaks."""
+
+
+class UndecidedError(GaussQPError, RuntimeError):
+    """An exact decision (a cone LP, an enumeration) could not be verified either way: the certificate that
+    rests on it is reported as undecided (``holds=None``), never as a decision."""

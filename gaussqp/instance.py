@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
+from .errors import UndecidedError
 from .linalg import as_dense, matrix_rank, row_rank
 from .problem import ContactProblem
 from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
@@ -138,7 +139,12 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     active, _, thr, _ = _active_sets(problem, a, lam_n)
     n = problem.n
     Eq = np.vstack([as_dense(fac.R), problem.F[None, :], as_dense(E).reshape(-1, n)])
-    t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n)[active], n)
+    try:
+        t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n)[active], n)
+    except UndecidedError as exc:
+        return Certificate(id="unique_acceleration", name="uniqueness of the acceleration (exact)",
+                           source="FORMULATIONS §3 (LP + rank); singular Prop. 5(a)", holds=None, margin=float("nan"),
+                           implies=f"undecided: {exc}", data={"active_tolerance": thr})
     return Certificate(
         id="unique_acceleration", name="uniqueness of the acceleration (exact)",
         source="FORMULATIONS §3 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
@@ -187,7 +193,13 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
             eq_rows.append(e_i[None, :])
         elif zero_lam[j]:
             ineq.append(e_i)
-    t = cone_is_trivial(np.vstack(eq_rows), np.array(ineq).reshape(-1, k), k)
+    try:
+        t = cone_is_trivial(np.vstack(eq_rows), np.array(ineq).reshape(-1, k), k)
+    except UndecidedError as exc:
+        return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
+                           source="FORMULATIONS §3 (LP + rank on the multiplier polyhedron)", holds=None,
+                           margin=float("nan"), implies=f"undecided: {exc}",
+                           data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr})
     return Certificate(
         id="unique_multipliers", name="uniqueness of the multipliers (exact)",
         source="FORMULATIONS §3 (LP + rank on the multiplier polyhedron)", holds=t.trivial, margin=t.margin,
@@ -443,7 +455,8 @@ def finalize(sol: Solution, tol: Tolerance) -> Solution:
         ua = unique_acceleration(p, sol.acceleration, sol.lambda_normal)
         um = unique_multipliers(p, sol.acceleration, sol.lambda_normal)
         sol.certificates += [ua, um]
-        sol.unique = {"acceleration": bool(ua.holds), "generalized_force": True, "multipliers": bool(um.holds)}
+        sol.unique = {"acceleration": None if ua.holds is None else bool(ua.holds), "generalized_force": True,
+                      "multipliers": None if um.holds is None else bool(um.holds)}
     elif sol.status == INFEASIBLE and _verified(sol, "coulomb_farkas"):
         sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
         sol.residuals = {"coulomb_farkas_violation": -sol.certificate("coulomb_farkas").margin}

@@ -31,6 +31,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .cones import cone_is_trivial
+from .errors import UndecidedError
 from .errors import NotApplicableError, SolverError, TooLargeError
 from .linalg import as_dense, matrix_rank, normalize_rows, null_space, solve_mass
 from .problem import ContactProblem
@@ -575,10 +576,16 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
     if np.abs(Aeq @ y - beq).max(initial=0) > 1e-7 * ymag * scale or (G @ y - h).min(initial=0) < -1e-7 * ymag * scale:
         raise SolverError("piece LP returned a point that fails its constraints")
     active = (G @ y - h) <= 1e-9 * ymag * scale
-    t = cone_is_trivial(Aeq, G[active], N)
+    try:
+        t = cone_is_trivial(Aeq, G[active], N)
+    except UndecidedError:  # isolation not decided either way: the weaker claim (None) is kept
+        return y, None, None
     if t.trivial:
         return y, True, True
-    return y, False, _projection_is_zero(Aeq, G[active], n)
+    try:
+        return y, False, _projection_is_zero(Aeq, G[active], n)
+    except UndecidedError:
+        return y, False, None
 
 
 def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .cones import cone_is_trivial
+from .errors import UndecidedError
 from .delassus import constrained_delassus, delassus
 from .linalg import DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank
 from .problem import ContactProblem
@@ -142,7 +143,11 @@ def prop8_and_cor2(problem: ContactProblem) -> list[Certificate]:
     Ju = Jn[problem.unilateral]
     T = Jt[problem.tangent_rows(U)]
     R = as_dense(problem.mass_factor.R).reshape(-1, problem.n)
-    xcone = cone_is_trivial(np.vstack([R, T]), Ju, problem.n)
+    try:
+        xcone = cone_is_trivial(np.vstack([R, T]), Ju, problem.n)
+    except UndecidedError as exc:
+        return [Certificate("C8(Prop. 8)", f"{SRC} Prop. 8, (47)", None, float("nan"),
+                            f"undecided: {exc}", "E = {0}")]
     inj = matrix_rank(T) == T.shape[0]
     meet0, z = image_meets_normal_cone(T, Ju)
     e_trivial = xcone.trivial and inj and meet0

@@ -28,7 +28,8 @@ def random_psd(rng: np.random.Generator, n: int, rank: int | None = None, cond: 
 
 
 def planted(rng: np.random.Generator, n: int = 5, m_b: int = 1, m_u: int = 3, rank: int | None = None,
-            redundant: int = 0, active_fraction: float = 0.6, cond: float = 1e3) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+            redundant: int = 0, active_fraction: float = 0.6, cond: float = 1e3,
+            max_active: int | None = None) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
     """A problem with a planted solution; returns (problem, a0, generalized force Jᵀλ0).
 
     ``redundant`` extra rows are random combinations of earlier rows of the same kind
@@ -36,6 +37,8 @@ def planted(rng: np.random.Generator, n: int = 5, m_b: int = 1, m_u: int = 3, ra
     nonnegative weights, so they stay consistent with the planted point). When M is
     singular, ker M is made to meet the constraints so the problem stays bounded: every
     kernel direction is blocked by a bilateral or by a pair of opposite unilateral rows.
+    ``max_active`` caps the number of active unilateral rows (None: no cap; ``n - m_b`` keeps the
+    planted point feasible in exact arithmetic, not only up to the round-off of the drifts).
     """
     M = random_psd(rng, n, rank, cond=cond)
     Jb = rng.standard_normal((m_b, n))
@@ -49,6 +52,8 @@ def planted(rng: np.random.Generator, n: int = 5, m_b: int = 1, m_u: int = 3, ra
         Jb = np.vstack([Jb, rng.standard_normal((redundant, Jb.shape[0])) @ Jb])
     a0 = rng.standard_normal(n)
     active = rng.uniform(size=m_u) < active_fraction
+    if max_active is not None:  # more active rows than the bilateral rows leave room for are consistent only up
+        active[np.flatnonzero(active)[max(max_active, 0):]] = False  # to the round-off of b = -J a0
     slack = np.where(active, 0.0, rng.uniform(0.1, 2.0, m_u))
     if redundant and m_u:
         C = rng.uniform(0.0, 1.0, (redundant, m_u))  # nonnegative combinations: implied constraints

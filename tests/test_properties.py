@@ -20,10 +20,12 @@ def rel(x, y):
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 7), m_b=st.integers(0, 2), m_u=st.integers(0, 5),
        redundant=st.integers(0, 2))
 @example(seed=100, n=2, m_b=0, m_u=4, redundant=0)  # Clarabel stalled on F2's sum-of-squares form (CI, issue #9)
+@example(seed=0, n=5, m_b=2, m_u=5, redundant=0)  # 7 active rows in R^5 before max_active: Clarabel stalled
 def test_definite_all_routes_agree(seed, n, m_b, m_u, redundant):
     rng = np.random.default_rng(seed)
     m_b = min(m_b, n - 1)
-    p, a0, gen0 = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=redundant if (m_b or m_u) else 0)
+    p, a0, gen0 = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=redundant if (m_b or m_u) else 0,
+                                   max_active=n - m_b)
     for name in ROUTES_DEFINITE:
         f = gaussqp.get_formulation(name)
         if not f.accepts(p, p.classify())[0]:
