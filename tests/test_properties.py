@@ -21,6 +21,7 @@ def rel(x, y):
        redundant=st.integers(0, 2))
 @example(seed=100, n=2, m_b=0, m_u=4, redundant=0)  # Clarabel stalled on F2's sum-of-squares form (CI, issue #9)
 @example(seed=0, n=5, m_b=2, m_u=5, redundant=0)  # 7 active rows in R^5 before max_active: Clarabel stalled
+@example(seed=3827, n=5, m_b=0, m_u=5, redundant=2)  # Clarabel stalled on the equilibrated F1 (CI, issue #9)
 def test_definite_all_routes_agree(seed, n, m_b, m_u, redundant):
     rng = np.random.default_rng(seed)
     m_b = min(m_b, n - 1)
@@ -76,6 +77,7 @@ def test_infeasible_has_verified_farkas_vector(seed, n):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6))
+@example(seed=1504, n=2)  # a float-assembled singular M keeps λ_min ≈ 770 ε λ_max: its ray must verify (issue #9)
 def test_unbounded_has_verified_ray(seed, n):
     p = families.unbounded(np.random.default_rng(seed), n=n)
     for solver in ("clarabel", "osqp"):

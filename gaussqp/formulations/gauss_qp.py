@@ -99,28 +99,35 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     e = e + np.asarray(E @ shift).ravel() if me else e
     g = g + np.asarray(G @ shift).ravel() if mi else g
     sc = data_scales(problem)
-    S = sc.coordinate
     rt = problem.tangent_rows(problem.sticking)
-    w_eq = _unit_if_zero(np.concatenate([sc.normal_weight[problem.bilateral], sc.tangent_weight[rt]]))
-    w_in = _unit_if_zero(sc.normal_weight[problem.unilateral])
-    values = {"R": _scale_cols(fac.R, S), "f": S * f, "E": _scale_rows_cols(E, 1.0 / w_eq, S), "e": e / w_eq,
-              "G": _scale_rows_cols(G, 1.0 / w_in, S), "g": g / w_in}
-    if use_params:
-        (prob, a, slots, eq, in_), cached = PROGRAMS.get((name, n, r, me, mi),
-                                                          lambda: acceleration_program(n, r, me, mi, True))
-        for k, v in values.items():
-            if slots[k] is not None:
-                slots[k].value = as_dense(v).reshape(slots[k].shape)
-    else:
-        prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values)
-        cached = False
-    backend, status, info = run_program(prob, solver, tol)
-    if status == "failed":
-        prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values,
-                                                        mass=_scale_rows_cols(problem.M, S, S))
+    equilibrated = (sc.coordinate,
+                    _unit_if_zero(np.concatenate([sc.normal_weight[problem.bilateral], sc.tangent_weight[rt]])),
+                    _unit_if_zero(sc.normal_weight[problem.unilateral]))
+    # the equilibrated program first; if the backend stalls on both of its forms, the program as given
+    # (an interior-point method can stall on one scaling of a degenerate problem and not on another)
+    for attempt, (S, w_eq, w_in) in enumerate([equilibrated, (np.ones(n), np.ones(me), np.ones(mi))]):
+        values = {"R": _scale_cols(fac.R, S), "f": S * f, "E": _scale_rows_cols(E, 1.0 / w_eq, S), "e": e / w_eq,
+                  "G": _scale_rows_cols(G, 1.0 / w_in, S), "g": g / w_in}
+        if use_params:
+            (prob, a, slots, eq, in_), cached = PROGRAMS.get((name, n, r, me, mi),
+                                                              lambda: acceleration_program(n, r, me, mi, True))
+            for k, v in values.items():
+                if slots[k] is not None:
+                    slots[k].value = as_dense(v).reshape(slots[k].shape)
+        else:
+            prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values)
+            cached = False
         backend, status, info = run_program(prob, solver, tol)
-        info["fallback"] = "quad_form on constant M after the DPP program stalled"
-        cached = False
+        if status == "failed":
+            prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values,
+                                                            mass=_scale_rows_cols(problem.M, S, S))
+            backend, status, info = run_program(prob, solver, tol)
+            info["fallback"] = "quad_form on constant M after the DPP program stalled"
+            cached = False
+        if status != "failed":
+            break
+    if attempt:
+        info["fallback"] = info.get("fallback", "") + "; unequilibrated program after the equilibrated one stalled"
     sol = Solution(problem=problem, status=status, formulation=formulation, solver=backend.name,
                    extras={"backend": info, "compiled_program_reused": cached, "dpp": use_params})
     sol.times = {"backend_total": info.get("time_total"), "backend_solve": info.get("time_solve")}
