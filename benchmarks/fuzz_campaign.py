@@ -83,7 +83,7 @@ def hostile_json_value(rng: random.Random) -> Any:
     return copy.deepcopy(rng.choice(pool))
 
 
-def _paths(doc: Any) -> list[tuple]:
+def document_paths(doc: Any) -> list[tuple]:
     """Every path (tuple of keys/indices) into ``doc``, iteratively."""
     out, stack = [], [((), doc)]
     while stack:
@@ -119,7 +119,7 @@ def _sparsify(v: Any, rng: random.Random) -> Any:
 
 def mutate_tree(doc: dict, rng: random.Random) -> None:
     """One mutation of the parsed document, in place."""
-    path = rng.choice(_paths(doc))
+    path = rng.choice(document_paths(doc))
     op = rng.random()
     if not path:
         doc[rng.choice(["colour", "format", "dimension", "parameters", "name"])] = hostile_json_value(rng)
@@ -167,7 +167,7 @@ def mutate_text(text: str, rng: random.Random) -> str:
 
 def mutate_numbers(doc: dict, rng: random.Random) -> None:
     """A mild mutation: one number rescaled (mostly valid documents, to exercise what is accepted)."""
-    paths = [p for p in _paths(doc) if p and isinstance(_get(doc, p), (int, float)) and not isinstance(_get(doc, p), bool)]
+    paths = [p for p in document_paths(doc) if p and isinstance(_get(doc, p), (int, float)) and not isinstance(_get(doc, p), bool)]
     if paths:
         path = rng.choice(paths)
         parent = _get(doc, path[:-1])

@@ -14,6 +14,7 @@ import numpy as np
 
 from .cones import cone_is_trivial, farkas_vector, min_linear_on_cone
 from .errors import UndecidedError
+from .scales import data_scales
 from .delassus import constrained_delassus, kinetic_angles
 from .linalg import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
                      smallest_singular_value)
@@ -143,8 +144,6 @@ def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
     scale (its terms at the point plus the data's, :mod:`gaussqp.scales`), or None."""
     from scipy.optimize import linprog
 
-    from .scales import data_scales
-
     E, e = problem.equalities
     G, g = problem.inequalities
     n = problem.n
@@ -156,9 +155,8 @@ def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
         return None
     a = res.x
     sc = data_scales(problem)
-    rt = problem.tangent_rows(problem.sticking)
-    eq_scale = np.abs(Ed) @ np.abs(a) + np.abs(e) + np.concatenate([sc.normal_row[problem.bilateral], sc.tangent_row[rt]])
-    in_scale = np.abs(Gd) @ np.abs(a) + np.abs(g) + sc.normal_row[problem.unilateral]
+    eq_scale = np.abs(Ed) @ np.abs(a) + np.abs(e) + sc.equality_row
+    in_scale = np.abs(Gd) @ np.abs(a) + np.abs(g) + sc.inequality_row
     tol = 1e-9
     if np.any(np.abs(Ed @ a + e) > tol * eq_scale) or np.any(-(Gd @ a + g) > tol * in_scale):
         return None

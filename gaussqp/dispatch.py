@@ -17,6 +17,7 @@ from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .friction_bounds import friction_bounds
 from .problem import ContactProblem
+from .scales import data_scales
 from .solution import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
 from .tolerances import get_tolerance
 
@@ -72,8 +73,6 @@ def _rel_gap(x, y, problem: ContactProblem | None = None, kind: str = "accelerat
     a small quantity and inflated that of a large one)."""
     if problem is None:
         return float(np.abs(x - y).max(initial=0.0)) / max(1.0, float(np.abs(x).max(initial=0.0)))
-    from .scales import data_scales
-
     sc = data_scales(problem)
     if kind == "acceleration":
         d, mag = (x - y) / sc.coordinate, max(sc.accel, float(np.abs(x / sc.coordinate).max(initial=0.0)))

@@ -12,12 +12,15 @@ by the same rules, and downgrades a claimed success that fails our residual chec
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
 from .cones import cone_is_trivial, farkas_vector, unbounded_ray
 from .errors import UndecidedError
+from .scales import data_scales
 from .linalg import as_dense, matrix_rank, row_rank
 from .problem import ContactProblem
 from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
@@ -111,8 +114,6 @@ def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
     """(active, zero multiplier, thresholds) of the unilateral rows, each decided at its own row's scale
     from the data (:mod:`gaussqp.scales`): slack against ``|G_i| S accel + |g_i|``, multiplier as its
     contribution ``λ_i ‖(G S)_i‖∞`` to the equilibrated dynamics against the data's force."""
-    from .scales import data_scales
-
     G, g = problem.inequalities
     U = problem.unilateral
     sc = data_scales(problem)
@@ -269,7 +270,7 @@ def _sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
 def polish(sol: Solution) -> None:
     """Active-set refinement of an interior-point answer (as OSQP's polishing does).
 
-    Guess the active unilateral rows (``λ_i >= slack_i``), solve the equality KKT system
+    Guess the active unilateral rows (:func:`guess_active`), solve the equality KKT system
     ``[M -J_Aᵀ; J_A 0] (a, λ_A) = (-F, -b_A)`` by least squares (min-norm for redundant
     rows) and keep the candidate only if it is feasible, has nonnegative unilateral
     multipliers, and lowers the largest recomputed residual. Degenerate problems (a
@@ -282,14 +283,7 @@ def polish(sol: Solution) -> None:
         return
     E, e = p.equalities
     G, g = p.inequalities
-    from .scales import data_scales
-
-    sc = data_scales(p)
-    U = p.unilateral
-    lam_hat = sol.lambda_normal[U] * sc.normal_weight[U] / sc.force  # both sides on the data's scale, row by row
-    slack = np.asarray(G @ sol.acceleration).ravel() + g if G.shape[0] else np.zeros(0)
-    slack_hat = slack / np.where(sc.normal_row[U] > 0, sc.normal_row[U], 1.0)
-    A = lam_hat >= slack_hat
+    A = guess_active(p, sol.acceleration, sol.lambda_normal)
     b = np.concatenate([e, g[A]])
     ne, n = E.shape[0], p.n
     rhs = np.concatenate([-p.F, -b])
@@ -302,20 +296,13 @@ def polish(sol: Solution) -> None:
     else:
         if p.n + p.m > POLISH_MAX:
             return
-        Gd, Ed = as_dense(G), as_dense(E)
-        J = np.vstack([Ed, Gd[A]])
+        # equilibrated, so that the cut and the acceptance test below mean the same on every row, whatever its units
+        kkt = equilibrated_kkt(p, A)
+        J, K, d = kkt.J, kkt.K, kkt.d
         k = J.shape[0]
-        K = np.block([[as_dense(p.M), -J.T], [J, np.zeros((k, k))]])
-        # equilibrated (z = d z̃, rows of K scaled alike; d = (S, 1/w_A)) so that the cut and the
-        # acceptance test below mean the same on every row, whatever its units
-        rt = p.tangent_rows(p.sticking)
-        w = np.concatenate([sc.normal_weight[p.bilateral], sc.tangent_weight[rt], sc.normal_weight[U][A]])
-        d = np.concatenate([sc.coordinate, 1.0 / np.where(w > 0, w, 1.0)])
         zt, *_ = np.linalg.lstsq(d[:, None] * K * d[None, :], d * rhs, rcond=1e-13)
         z = d * zt
-        data_rows = np.concatenate([sc.dynamics_row, sc.normal_row[p.bilateral], sc.tangent_row[rt],
-                                    sc.normal_row[U][A]])
-        row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + data_rows  # the data's terms too: never 0 / 0
+        row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + kkt.data_rows  # the data's terms too: never 0 / 0
         if np.any(np.abs(K @ z - rhs) > 1e-9 * row_scale):
             return
         a = z[:n]
@@ -339,6 +326,44 @@ def polish(sol: Solution) -> None:
         sol.acceleration, sol.lambda_normal, sol.lambda_tangent = a, lam_n, lam_t
 
 
+def guess_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> np.ndarray:
+    """The unilateral rows taken as active at (a, λ): ``λ̂_i >= ĝ_i``, the multiplier's contribution to the
+    equilibrated dynamics against the row's slack, both on the data's scale, row by row (:mod:`gaussqp.scales`)."""
+    sc = data_scales(problem)
+    G, g = problem.inequalities
+    U = problem.unilateral
+    slack = np.asarray(G @ a).ravel() + g if G.shape[0] else np.zeros(0)
+    lam_hat = lam_n[U] * sc.normal_weight[U] / sc.force
+    return lam_hat >= slack / np.where(sc.inequality_row > 0, sc.inequality_row, 1.0)
+
+
+@dataclass(frozen=True)
+class EquilibratedKKT:
+    """``K = [M -Jᵀ; J 0]`` over the equality rows and the active unilateral rows, with ``J a + c = 0``;
+    ``d = (S, 1/w)`` equilibrates it (``diag(d) K diag(d)``: coordinates by the Jacobi scaling of M, rows by
+    their weight ``‖(J S)_i‖∞``; ``z = d ⊙ z̃``); ``data_rows`` is each row's scale from the data."""
+
+    J: np.ndarray
+    c: np.ndarray
+    K: np.ndarray
+    d: np.ndarray
+    data_rows: np.ndarray
+
+
+def equilibrated_kkt(problem: ContactProblem, active: np.ndarray) -> EquilibratedKKT:
+    """The dense :class:`EquilibratedKKT` of ``problem`` with the unilateral rows ``active`` (a boolean mask)."""
+    sc = data_scales(problem)
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    n = problem.n
+    J = np.vstack([as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)[active]])
+    k = J.shape[0]
+    K = np.block([[as_dense(problem.M), -J.T], [J, np.zeros((k, k))]])
+    w = np.concatenate([sc.equality_weight, sc.inequality_weight[active]])
+    return EquilibratedKKT(J=J, c=np.concatenate([e, g[active]]), K=K, d=np.concatenate([sc.coordinate, 1.0 / w]),
+                           data_rows=np.concatenate([sc.dynamics_row, sc.equality_row, sc.inequality_row[active]]))
+
+
 #: forward-error certificates are computed densely up to this size (n + active rows)
 FORWARD_ERROR_MAX = 1000  # one dense SVD of the KKT matrix: about a second at this size
 
@@ -355,34 +380,19 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     relative to the data's magnitudes of ã and λ̂. For dense problems up to
     :data:`FORWARD_ERROR_MAX`; None above (or without rows), where the residuals alone judge.
     """
-    from .scales import data_scales
-
-    sc = data_scales(problem)
-    E, e = problem.equalities
-    G, g = problem.inequalities
-    ne = E.shape[0]
     if problem.sparse or problem.n + problem.m * problem.dimension > FORWARD_ERROR_MAX:
         return None
-    lam_eq_n = lam_n[problem.bilateral]
+    sc = data_scales(problem)
     rt = problem.tangent_rows(problem.sticking)
-    lam_eq = np.concatenate([lam_eq_n, np.asarray(lam_t).ravel()[rt]])
-    lam_u = lam_n[problem.unilateral]
-    Gd = as_dense(G).reshape(-1, problem.n)
-    w_u = sc.normal_weight[problem.unilateral]
-    slack_hat = (Gd @ a + g) / np.where(sc.normal_row[problem.unilateral] > 0, sc.normal_row[problem.unilateral], 1.0)
-    active = lam_u * w_u / sc.force >= slack_hat
-    J = np.vstack([as_dense(E).reshape(-1, problem.n), Gd[active]])
-    c = np.concatenate([e, g[active]])
-    lam = np.concatenate([lam_eq, lam_u[active]])
-    W = np.concatenate([sc.normal_weight[problem.bilateral], sc.tangent_weight[rt], w_u[active]])
-    W = np.where(W > 0, W, 1.0)
-    s = sc.coordinate
-    n, k = problem.n, J.shape[0]
-    Mt = s[:, None] * as_dense(problem.M) * s[None, :]
-    Jt = (J * s[None, :]) / W[:, None]
-    K = np.block([[Mt, -Jt.T], [Jt, np.zeros((k, k))]])
-    a_t, lam_t_ = a / s, lam * W
-    res = np.concatenate([s * (np.asarray(problem.M @ a).ravel() + problem.F - J.T @ lam), (J @ a + c) / W])
+    active = guess_active(problem, a, lam_n)
+    kkt = equilibrated_kkt(problem, active)
+    lam = np.concatenate([lam_n[problem.bilateral], np.asarray(lam_t).ravel()[rt], lam_n[problem.unilateral][active]])
+    n, k, d = problem.n, kkt.J.shape[0], kkt.d
+    K = d[:, None] * kkt.K * d[None, :]
+    Jt = K[n:, :n]  # the equilibrated active rows
+    z = np.concatenate([a, lam])
+    a_t, lam_t_ = a / d[:n], lam / d[n:]
+    res = d * (kkt.K @ z - np.concatenate([-problem.F, -kkt.c]))
     U, sv, Vt = np.linalg.svd(K)
     rank = int(np.sum(sv > sv[0] * max(n + k, 1) * np.finfo(float).eps * 10)) if sv.size and sv[0] > 0 else 0
     dz = Vt[:rank].T @ ((U[:, :rank].T @ res) / sv[:rank])

@@ -47,6 +47,12 @@ class DataScales:
     tangent_row: np.ndarray  # scale of T_k a + c_k (m (d-1),)
     tangent_weight: np.ndarray  # ‖(J_t S)_k‖∞ (m (d-1),)
     dynamics_row: np.ndarray  # |M| S accel + |F| + |J|ᵀ force/‖(J S)_i‖∞ (n,)
+    # the same per row of problem.equalities (bilateral normals, sticking tangents) and problem.inequalities
+    # (unilateral normals); the weights with a zero row's 0 replaced by 1, as divisors for equilibration
+    equality_row: np.ndarray
+    equality_weight: np.ndarray
+    inequality_row: np.ndarray
+    inequality_weight: np.ndarray
 
 
 def _abs_rows_times(A, x: np.ndarray) -> np.ndarray:
@@ -92,6 +98,10 @@ def _free_accel(problem, s: np.ndarray) -> float:
     return float(np.linalg.norm(s * F)) / lam
 
 
+def _unit_if_zero(w: np.ndarray) -> np.ndarray:
+    return np.where(w > 0, w, 1.0)
+
+
 def data_scales(problem) -> DataScales:
     """The :class:`DataScales` of ``problem`` (cached)."""
     hit = _CACHE.get(problem)
@@ -115,14 +125,17 @@ def data_scales(problem) -> DataScales:
     elif accel == 0.0:
         accel = force
     acc_coord = s * accel
+    normal_row = _abs_rows_times(problem.J_n, acc_coord) + b if problem.m else np.zeros(0)
+    tangent_row = _abs_rows_times(problem.J_t, acc_coord) + c if problem.J_t.shape[0] else np.zeros(0)
+    B, U, rt = problem.bilateral, problem.unilateral, problem.tangent_rows(problem.sticking)
     out = DataScales(
         coordinate=s, accel=accel, free_accel=free, force=force,
-        normal_row=_abs_rows_times(problem.J_n, acc_coord) + b if problem.m else np.zeros(0),
-        normal_weight=wn,
-        tangent_row=_abs_rows_times(problem.J_t, acc_coord) + c if problem.J_t.shape[0] else np.zeros(0),
-        tangent_weight=wt,
+        normal_row=normal_row, normal_weight=wn, tangent_row=tangent_row, tangent_weight=wt,
         dynamics_row=_abs_rows_times(problem.M, acc_coord) + np.abs(problem.F)
-        + _constraint_force_scale(problem.J_n, wn, force) + _constraint_force_scale(problem.J_t, wt, force))
+        + _constraint_force_scale(problem.J_n, wn, force) + _constraint_force_scale(problem.J_t, wt, force),
+        equality_row=np.concatenate([normal_row[B], tangent_row[rt]]),
+        equality_weight=_unit_if_zero(np.concatenate([wn[B], wt[rt]])),
+        inequality_row=normal_row[U], inequality_weight=_unit_if_zero(wn[U]))
     _CACHE[problem] = out
     return out
 

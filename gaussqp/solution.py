@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .problem import ContactProblem
+from .scales import data_scales, relative
 
 # Statuses, grouped as cvxpy does.
 SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED = "solved", "infeasible", "unbounded", "inaccurate", "failed"
@@ -96,8 +97,6 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
 
     Friction-cone checks of sticking contacts are separate certificates (``coulomb_cones``).
     """
-    from .scales import data_scales, relative
-
     sc = data_scales(problem)
     lam_n = np.asarray(lam_n, dtype=float)
     lam_t_flat = np.asarray(lam_t, dtype=float).ravel()

@@ -210,3 +210,21 @@ def sticking_stack(rng: np.random.Generator, bodies: int, mu: float = 0.6, mass:
                                    dimension=3, name="sticking_stack",
                                    description=f"{bodies} point masses stacked on 3D sticking contacts")
     return p, a0, gen0
+
+
+def box_corner_contacts(mode: str, friction: float, a: float = 0.5, b: float = 0.4, h: float = 0.3,
+                        slip=None) -> list[Contact]:
+    """The four coplanar bottom corners ``(±a, ±b, -h)`` of a box as 3D contacts, for coordinates
+    (x, y, z, rx, ry, rz) about its centre of mass: normal row ``(e_z, r × e_z)``, tangent rows for e_x, e_y.
+    The normal rows span three dimensions only (a hyperstatic support: the multipliers are not unique)."""
+    def row(e: np.ndarray, r: np.ndarray) -> np.ndarray:
+        return np.concatenate([e, np.cross(r, e)])
+
+    ex, ey, ez = np.eye(3)
+    out = []
+    for sx in (1, -1):
+        for sy in (1, -1):
+            r = np.array([sx * a, sy * b, -h])
+            out.append(Contact("unilateral", normal=row(ez, r), mode=mode, friction=friction,
+                               tangent=[row(ex, r), row(ey, r)], slip=slip))
+    return out

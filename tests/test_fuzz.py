@@ -11,7 +11,9 @@ from __future__ import annotations
 import copy
 import io
 import json
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +26,9 @@ import gaussqp
 from gaussqp import errors
 from gaussqp.problem import Contact, ContactProblem
 from gaussqp.problems import DATA
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from fuzz_campaign import document_paths  # noqa: E402  (one walker for the campaign and this test)
 
 DOCS = [json.loads(p.read_text()) for p in sorted(DATA.glob("*.json"))]
 SHIPPED = [gaussqp.loads(json.dumps(d)) for d in DOCS]
@@ -63,18 +68,8 @@ VALUE = st.recursive(LEAF, lambda ch: st.one_of(st.lists(ch, max_size=4),
 EDIT = st.tuples(st.integers(min_value=0, max_value=10**6), st.sampled_from(["replace", "delete", "append"]), VALUE)
 
 
-def _nodes(doc) -> list[tuple]:
-    out, stack = [], [((), doc)]
-    while stack:
-        path, v = stack.pop()
-        out.append(path)
-        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
-        stack.extend((path + (k,), c) for k, c in items)
-    return out
-
-
 def _edit(doc, pick: int, op: str, value) -> None:
-    paths = [p for p in _nodes(doc) if p]
+    paths = [p for p in document_paths(doc) if p]
     path = paths[pick % len(paths)]
     parent = doc
     for k in path[:-1]:

@@ -9,6 +9,7 @@ import pytest
 import gaussqp
 from gaussqp.problem import Contact, ContactProblem
 from gaussqp.sliding import enumerate_solutions
+from gaussqp.problems import families
 
 
 def opposite_normals(mu: float = 0.5, g: float = 9.81) -> ContactProblem:
@@ -27,16 +28,7 @@ def box_on_four_corners(mu: float = 0.3, a: float = 0.5, b: float = 0.4, h: floa
     (±a, ±b, -h), all sliding in +x: the normal rows span 3 dimensions only, so the multipliers form a
     segment while the acceleration is unique (a_x = -μ g, the rest 0)."""
     inertia = np.diag([m, m, m, 0.5, 0.6, 0.7])
-    cs = []
-    for sx in (1, -1):
-        for sy in (1, -1):
-            r = np.array([sx * a, sy * b, -h])
-
-            def row(e, r=r):
-                return np.concatenate([e, np.cross(r, e)])
-
-            cs.append(Contact("unilateral", normal=row(np.array([0, 0, 1.0])), mode="sliding", friction=mu,
-                              tangent=[row(np.array([1.0, 0, 0])), row(np.array([0, 1.0, 0]))], slip=[1.0, 0.0]))
+    cs = families.box_corner_contacts("sliding", mu, a, b, h, slip=[1.0, 0.0])
     return ContactProblem(inertia, [0, 0, m * 9.81, 0, 0, 0], cs, dimension=3)
 
 

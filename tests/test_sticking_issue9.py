@@ -11,6 +11,7 @@ import gaussqp
 from gaussqp.formulations import FORMULATIONS
 from gaussqp.problem import Contact, ContactProblem
 from gaussqp.solution import SOLVED, Solution
+from gaussqp.problems import families
 
 
 def pushed_particle(push: float = 5.0, mu: float = 0.1, g: float = 9.81) -> ContactProblem:
@@ -93,16 +94,7 @@ def block_2d(T: float, tilt: float, W: float = 9.81, w: float = 0.5, h: float = 
 def box_3d(T, W: float = 9.81, a: float = 0.5, b: float = 0.4, h: float = 0.3) -> ContactProblem:
     """A box on four coplanar sticking corners pushed by T: the normal forces vary along Λ(a) too (bisection
     route); μ_min = ‖T‖/W (the lower bound Σ‖λ_t,i‖ >= ‖T‖, reached by the proportional split)."""
-    cs = []
-    for sx in (1, -1):
-        for sy in (1, -1):
-            r = np.array([sx * a, sy * b, -h])
-
-            def row(e, r=r):
-                return np.concatenate([e, np.cross(r, e)])
-
-            cs.append(Contact("unilateral", normal=row(np.array([0, 0, 1.0])), mode="sticking", friction=0.5,
-                              tangent=[row(np.array([1.0, 0, 0])), row(np.array([0, 1.0, 0]))]))
+    cs = families.box_corner_contacts("sticking", 0.5, a, b, h)
     return ContactProblem(np.diag([1.0, 1.0, 1.0, 0.5, 0.6, 0.7]), [-T[0], -T[1], W, 0, 0, 0], cs, dimension=3)
 
 

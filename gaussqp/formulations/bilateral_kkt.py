@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from ..linalg import as_dense, null_space
-from ..scales import data_scales
+from ..instance import equilibrated_kkt
 from ..problem import ContactProblem, SystemClass
 from ..solution import INFEASIBLE, SOLVED, Solution
 from ..tolerances import Tolerance
@@ -74,11 +74,8 @@ class BilateralKKT(Formulation):
         # w = ‖(E S)_i‖∞), rows of K scaled alike, so a row of norm 1e-6 is not round-off next to one of 1.
         # (K̃; Ñᵀ), Ñ a basis of ker K̃ = D⁻¹ ker K, has full column rank: its least-squares solution solves
         # K̃ z̃ = r̃ when that is consistent; then z is made orthogonal to ker K, the min-norm solution K⁺r
-        sc = data_scales(problem)
-        rt = problem.tangent_rows(problem.sticking)
-        w = np.concatenate([sc.normal_weight[problem.bilateral], sc.tangent_weight[rt]])
-        w = np.where(w > 0, w, 1.0)
-        d = np.concatenate([sc.coordinate, 1.0 / w])
+        kkt = equilibrated_kkt(problem, np.zeros(0, dtype=bool))
+        d = kkt.d
         Kt = d[:, None] * K * d[None, :]
         Nt = np.linalg.qr(N / d[:, None])[0] if N.shape[1] else N
         zt, *_ = np.linalg.lstsq(np.vstack([Kt, Nt.T]), np.concatenate([d * r, np.zeros(N.shape[1])]), rcond=None)
@@ -86,8 +83,7 @@ class BilateralKKT(Formulation):
         if N.shape[1]:
             z = z - N @ (N.T @ z)
         # consistency row by row: each equation's residual against the magnitude of its own terms
-        row_scale = (np.abs(K) @ np.abs(z) + np.abs(r)
-                     + np.concatenate([sc.dynamics_row, sc.normal_row[problem.bilateral], sc.tangent_row[rt]]))
+        row_scale = np.abs(K) @ np.abs(z) + np.abs(r) + kkt.data_rows
         res = np.abs(K @ z - r)
         consistency = float(np.max(np.where(row_scale > 0, res / np.where(row_scale > 0, row_scale, 1.0), res),
                                    initial=0.0))

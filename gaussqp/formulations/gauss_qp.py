@@ -29,10 +29,6 @@ from ..tolerances import Tolerance
 from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, assemble_multipliers, common_reject, run_program
 
 
-def _unit_if_zero(w: np.ndarray) -> np.ndarray:
-    return np.where(w > 0, w, 1.0)
-
-
 def _scale_rows_cols(A, rows: np.ndarray, cols: np.ndarray):
     """``diag(rows) A diag(cols)``, dense or sparse."""
     if sp.issparse(A):
@@ -99,10 +95,7 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     e = e + np.asarray(E @ shift).ravel() if me else e
     g = g + np.asarray(G @ shift).ravel() if mi else g
     sc = data_scales(problem)
-    rt = problem.tangent_rows(problem.sticking)
-    equilibrated = (sc.coordinate,
-                    _unit_if_zero(np.concatenate([sc.normal_weight[problem.bilateral], sc.tangent_weight[rt]])),
-                    _unit_if_zero(sc.normal_weight[problem.unilateral]))
+    equilibrated = (sc.coordinate, sc.equality_weight, sc.inequality_weight)
     # the equilibrated program first; if the backend stalls on both of its forms, the program as given
     # (an interior-point method can stall on one scaling of a degenerate problem and not on another)
     for attempt, (S, w_eq, w_in) in enumerate([equilibrated, (np.ones(n), np.ones(me), np.ones(mi))]):
