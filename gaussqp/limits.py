@@ -22,6 +22,13 @@ from .errors import InputTooLargeError, MagnitudeError
 #: the CLI hang). Physical data in SI units stay far below (the Sun's mass is 2e30 kg).
 MAX_ABS_ENTRY = 1e50
 
+#: Smallest accepted magnitude of a *nonzero* number of the problem, for the same reason seen from
+#: the other side: masses are inverted (``M⁻¹``, the Jacobi scaling ``diag(M)^(-1/2)``) and rows are
+#: normalized by their norms, so a nonzero entry of ``1e-320`` (a subnormal) made ``M⁻¹`` overflow to
+#: ``inf`` and a certificate's SVD fail on NaN; ``(1e-50)⁶ = 1e-300`` keeps the reciprocals of such
+#: products finite. A true zero is always accepted; a number that small in SI units is a zero.
+MIN_ABS_ENTRY = 1e-50
+
 #: Largest number of generalized coordinates ``n``. The sparse mass factorization
 #: (:func:`gaussqp.linalg.factor_mass`) loops over the connected components of M's sparsity
 #: graph, up to n of them, at ~0.1 ms each plus an O(n) scan per component: a diagonal M of
@@ -54,8 +61,9 @@ MAX_NESTING_DEPTH = 64
 MAX_FILE_BYTES = 256 * 2**20
 
 
-def check_magnitude(field: str, largest: float) -> None:
-    """Refuse ``largest`` (the largest absolute entry of ``field``) beyond :data:`MAX_ABS_ENTRY`.
+def check_magnitude(field: str, largest: float, smallest_nonzero: float | None = None) -> None:
+    """Refuse ``largest`` (the largest absolute entry of ``field``) beyond :data:`MAX_ABS_ENTRY`, and
+    ``smallest_nonzero`` (its smallest nonzero absolute entry) below :data:`MIN_ABS_ENTRY`.
 
     Parameters
     ----------
@@ -63,12 +71,18 @@ def check_magnitude(field: str, largest: float) -> None:
         Name of the datum, used in the error message.
     largest : float
         Its largest absolute entry (finite: infinity is refused earlier as non-finite).
+    smallest_nonzero : float or None
+        Its smallest nonzero absolute entry (None: all zero, or not checked).
 
     Raises
     ------
     MagnitudeError
-        When ``largest > MAX_ABS_ENTRY``.
+        When ``largest > MAX_ABS_ENTRY`` or ``smallest_nonzero < MIN_ABS_ENTRY``.
     """
+    if smallest_nonzero is not None and smallest_nonzero < MIN_ABS_ENTRY:
+        raise MagnitudeError(field, f"has a nonzero entry of magnitude {smallest_nonzero:.3g} < {MIN_ABS_ENTRY:g} "
+                                    "(gaussqp.limits.MIN_ABS_ENTRY: its reciprocals would overflow)",
+                             "write it as 0, or rescale the units so every nonzero entry is above that bound")
     if largest > MAX_ABS_ENTRY:
         raise MagnitudeError(field, f"has an entry of magnitude {largest:.3g} > {MAX_ABS_ENTRY:g} "
                                     "(gaussqp.limits.MAX_ABS_ENTRY: the products formed while solving would overflow)",

@@ -64,12 +64,15 @@ def _not_real(field_name: str, kind: str) -> NonNumericError:
 
 
 def _check_finite_bounded(field_name: str, data: np.ndarray) -> None:
-    """Refuse NaN, infinity and entries beyond :data:`gaussqp.limits.MAX_ABS_ENTRY`."""
+    """Refuse NaN, infinity, entries beyond :data:`gaussqp.limits.MAX_ABS_ENTRY` and nonzero entries below
+    :data:`gaussqp.limits.MIN_ABS_ENTRY`."""
     if data.size == 0:
         return
     if not np.all(np.isfinite(data)):
         raise NonFiniteError(field_name, "contains NaN or infinity", "give finite numbers only")
-    check_magnitude(field_name, float(np.abs(data).max()))
+    mag = np.abs(data)
+    nonzero = mag[mag > 0]
+    check_magnitude(field_name, float(mag.max()), float(nonzero.min()) if nonzero.size else None)
 
 
 def _has_bool_leaf(value, ndim: int) -> bool:

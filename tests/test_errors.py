@@ -176,6 +176,8 @@ HOSTILE_JSON = [
     ("1e400 literal", _doc(M="[[1e400, 0], [0, 1]]"), errors.MagnitudeError, "mass_matrix"),
     ("finite 1e300 entry", _doc(F="[0, 1e300]"), errors.MagnitudeError, "force"),
     ("1e60 friction", _doc(contacts=_contact(friction="1e60")), errors.MagnitudeError, "contacts[0].friction"),
+    ("subnormal mass entry (fuzz: M⁻¹ overflowed, an SVD failed on NaN)", _doc(M="[[1e-320, 0], [0, 1]]"),
+     errors.MagnitudeError, "mass_matrix"),
     # nesting: RecursionError before; and deep but parseable nesting in metadata
     ("deep nesting", _doc(extra=', "parameters": {"a": ' + "[" * 20000 + "]" * 20000 + "}"),
      errors.InputTooLargeError, "file"),
