@@ -21,11 +21,11 @@ import osqp
 import scipy.sparse as sp
 
 import gaussqp
-from gaussqp.delassus import constrained_delassus
+from gaussqp.linalg.delassus import constrained_delassus
 from gaussqp.formulations import PROGRAMS
-from gaussqp.sticking_verdict import analyze
-from gaussqp.tolerances import get_tolerance
-from gaussqp.lemke import lemke
+from gaussqp.friction.verdict import analyze
+from gaussqp.settings import get_tolerance
+from gaussqp.linalg.lemke import lemke
 from gaussqp.problems import families
 
 

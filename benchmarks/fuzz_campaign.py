@@ -48,7 +48,7 @@ import scipy.sparse as sp
 
 import gaussqp
 from gaussqp import errors
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.problems import DATA
 
 LOADERS = ("json", "npz", "direct")

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from gaussqp.errors import NotApplicableError
-from gaussqp.friction_bounds import prop13_bound, sigma_ratio
+from gaussqp.certificates.friction_bounds import prop13_bound, sigma_ratio
 from gaussqp.problems.sliding_examples import falling_ladder, painleve_klein, painleve_klein_mu_max
-from gaussqp.sliding import lcp58, p_matrix_test, reduce
+from gaussqp.friction.sliding import lcp58, p_matrix_test, reduce
 
 
 def _is_p(red, mu_b, mu_u) -> bool:

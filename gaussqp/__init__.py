@@ -9,13 +9,13 @@ Quick start::
 """
 
 from . import errors
-from .certificates import CheckReport, check
+from .certificates.structural import CheckReport, check
 from .dispatch import PREFERENCES, choose_formulation, solve
-from .fileformat import FORMAT, dump, dumps, load, loads, load_npz, save_npz
+from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
 from .formulations import FORMULATIONS, get_formulation, register
-from .problem import Contact, ContactProblem, SystemClass
-from .solution import Certificate, Solution
-from .tolerances import PRESETS, Tolerance
+from .model.problem import Contact, ContactProblem, SystemClass
+from .results import Certificate, Solution
+from .settings import PRESETS, Tolerance
 
 __version__ = "0.1.0"
 
@@ -24,3 +24,12 @@ __all__ = [
     "PRESETS", "Solution", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps",
     "errors", "get_formulation", "load", "load_npz", "loads", "register", "save_npz", "solve",
 ]
+
+
+def __getattr__(name: str):
+    """``gaussqp.problems`` (the shipped problem library) is imported on first use."""
+    if name == "problems":
+        import importlib
+
+        return importlib.import_module(".problems", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,13 +16,13 @@ import numpy as np
 
 from . import __version__
 from .backends import BACKENDS, installed
-from .certificates import check
+from .certificates.structural import check
 from .dispatch import PREFERENCES, solve
 from .errors import GaussQPError
-from .fileformat import load
+from .io.gaussqp_format import load
 from .formulations import FORMULATIONS
-from .solution import _jsonable
-from .tolerances import PRESETS
+from .results import _jsonable
+from .settings import PRESETS
 
 DEFAULT_PROBLEM = "rod_wall_guide"
 

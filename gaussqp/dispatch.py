@@ -12,14 +12,14 @@ import time
 
 import numpy as np
 
-from .certificates import STRUCTURAL_MAX_N, structural_certificates
+from .certificates.structural import STRUCTURAL_MAX_N, structural_certificates
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
-from .friction_bounds import friction_bounds
-from .problem import ContactProblem
-from .scales import data_scales
-from .solution import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
-from .tolerances import get_tolerance
+from .certificates.friction_bounds import friction_bounds
+from .model.problem import ContactProblem
+from .model.scales import data_scales
+from .results import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
+from .settings import get_tolerance
 
 PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("definite", "none", "frictionless"): ["gauss_qp"],
@@ -67,7 +67,7 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
 
 
 def _rel_gap(x, y, problem: ContactProblem | None = None, kind: str = "acceleration") -> float:
-    """Gap between two answers at the data's scale (:mod:`gaussqp.scales`): accelerations in the
+    """Gap between two answers at the data's scale (:mod:`gaussqp.model.scales`): accelerations in the
     Jacobi-equilibrated coordinates ``S⁻¹a`` relative to the data's acceleration magnitude, generalized
     forces as ``S f`` relative to the data's force magnitude (never ``max(1, |x|)``, which hid the gap of
     a small quantity and inflated that of a large one)."""
@@ -267,7 +267,7 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
     formulation : "auto" (preference table by system class) or a registered name
     solver : backend for cvxpy formulations ("clarabel", "osqp", "scs"); None = first installed
     crosscheck : also run an independent route (the LCP route when M ≻ 0) and report the gap
-    tolerance : preset name ("high", "mid", "low") or a :class:`~gaussqp.tolerances.Tolerance`
+    tolerance : preset name ("high", "mid", "low") or a :class:`~gaussqp.settings.Tolerance`
     certify : attach the structural certificates C1-C6, C8 and the friction bounds C7 (skipped above n = 1500)
     facets : facet count of the F5 polygons (the facetized formulations and the sticking bracket)
     """

@@ -5,7 +5,7 @@ errors carry the offending ``field`` and a ``fix`` hint, and their message names
 so that a user (or the CLI, which prints one line) knows what to change.
 
 Infeasible and unbounded contact problems are *not* errors: they are results with
-certificates (see :mod:`gaussqp.solution`).
+certificates (see :mod:`gaussqp.results`).
 """
 
 from __future__ import annotations
@@ -66,11 +66,11 @@ class NonNumericError(WrongTypeError):
 
 
 class MagnitudeError(InputError):
-    """An entry exceeds :data:`gaussqp.limits.MAX_ABS_ENTRY` (the arithmetic would overflow)."""
+    """An entry exceeds :data:`gaussqp.model.limits.MAX_ABS_ENTRY` (the arithmetic would overflow)."""
 
 
 class InputTooLargeError(InputError):
-    """A declared shape, size, file size or nesting depth exceeds a limit of :mod:`gaussqp.limits`."""
+    """A declared shape, size, file size or nesting depth exceeds a limit of :mod:`gaussqp.model.limits`."""
 
 
 class FileFormatError(InputError):

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from gaussqp.errors import FileFormatError
-from gaussqp.fileformat import dump, load as _load_file
-from gaussqp.problem import ContactProblem
+from gaussqp.io.gaussqp_format import dump, load as _load_file
+from gaussqp.model.problem import ContactProblem
 
 from . import families
 from .examples import EXAMPLES as _FRICTIONLESS, cartesian_manipulator_velocity

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 
 
 def hyperstatic_block(m: float = 1.0, g: float = 9.81, f: tuple[float, float] = (0.0, 0.0)) -> ContactProblem:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 
 
 def random_psd(rng: np.random.Generator, n: int, rank: int | None = None, cond: float = 1e3) -> np.ndarray:

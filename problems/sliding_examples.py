@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 
 G = 9.81
 

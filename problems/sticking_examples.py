@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 
 
 def hard_finger_grasp(F1: float = -10.0, F2: float = 10.0, mu1: float = 0.5, mu2: float = 0.5, m: float = 1.0,

@@ -1,4 +1,4 @@
-"""Polyhedral-cone decisions (gaussqp.cones) against closed forms, every answer re-checked in NumPy.
+"""Polyhedral-cone decisions (gaussqp.linalg.polyhedral_cones) against closed forms, every answer re-checked in NumPy.
 
 Each test pins a value that can be derived by hand (an LP optimum, a Farkas vector of minimal
 1-norm, a ray of minimal 1-norm, σ_min of a normalized matrix) and checks the returned vectors
@@ -8,9 +8,9 @@ against their defining conditions, both for "yes" and for "no" answers.
 import numpy as np
 import pytest
 
-from gaussqp.linalg import normalize_rows
+from gaussqp.linalg.dense import normalize_rows
 
-from gaussqp.cones import ConeTest, cone_is_trivial, farkas_vector, min_linear_on_cone, unbounded_ray
+from gaussqp.linalg.polyhedral_cones import ConeTest, cone_is_trivial, farkas_vector, min_linear_on_cone, unbounded_ray
 
 EMPTY2 = np.zeros((0, 2))
 EMPTY3 = np.zeros((0, 3))
@@ -233,7 +233,7 @@ def test_rows_that_are_round_off_on_ker_E_do_not_bound_the_cone():
 
 
 def test_lp_failure_raises_with_the_solver_message(monkeypatch):
-    import gaussqp.cones as cones
+    import gaussqp.linalg.polyhedral_cones as cones
 
     class Failed:
         status, message, fun, x = 4, "numerical difficulties", None, None
@@ -346,7 +346,7 @@ def test_rank_test_and_null_space_agree_between_the_two_cuts():
 
 
 def test_rank_and_null_space_one_cut():
-    from gaussqp.linalg import matrix_rank, rank_and_null_space
+    from gaussqp.linalg.dense import matrix_rank, rank_and_null_space
 
     for sigma in (0.9e-10, 1.2e-10, 1.7e-10):
         eps = np.sqrt(2.0) * sigma
@@ -416,7 +416,7 @@ def test_farkas_vector_with_a_coefficient_below_1e9():
 def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
     """HiGHS's answers are believed only after the NumPy check: a wrong 'optimal' answer makes the cone
     functions raise (undecided) and the Farkas search return None — never a decision."""
-    import gaussqp.cones as cones
+    import gaussqp.linalg.polyhedral_cones as cones
     from scipy.optimize import linprog as real
 
     def wrong(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None, method=None):
@@ -457,7 +457,7 @@ def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
 
 
 def test_equilibrate_balances_a_coefficient_small_in_its_row_and_column():
-    from gaussqp.cones import _equilibrate
+    from gaussqp.linalg.polyhedral_cones import _equilibrate
 
     A = np.array([[1e-10, 1.0], [1.0, 0.0]])
     r, c = _equilibrate(A)
@@ -470,7 +470,7 @@ def test_equilibrate_balances_a_coefficient_small_in_its_row_and_column():
 
 
 def test_extreme_ray_enumeration():
-    from gaussqp.cones import _extreme_ray
+    from gaussqp.linalg.polyhedral_cones import _extreme_ray
 
     # the thin pointed cone of test_a_thin_pointed_cone_is_trivial has no extreme ray
     assert _extreme_ray(np.array([[0.0, 1.0], [-1.0, -3e-10], [1.0, -3e-10]])) is None
@@ -488,7 +488,7 @@ def test_extreme_ray_enumeration():
 
 
 def test_project_active_and_row_checks():
-    from gaussqp.cones import _is_witness, _on_kernel, _project_active, _rows_nonnegative
+    from gaussqp.linalg.polyhedral_cones import _is_witness, _on_kernel, _project_active, _rows_nonnegative
 
     U = np.eye(2)
     np.testing.assert_array_equal(_project_active(U, np.array([1e-3, 2e-10])), [1e-3, 0.0])  # at 1e-6 of max
@@ -508,7 +508,7 @@ def test_project_active_and_row_checks():
 
 
 def test_equilibrated_columns_have_max_one_and_round_off_is_ignored():
-    from gaussqp.cones import _equilibrate
+    from gaussqp.linalg.polyhedral_cones import _equilibrate
 
     A = np.array([[1.0, 2.0], [3.0, 5.0], [0.5, 0.0]])
     r, c = _equilibrate(A)
@@ -522,7 +522,7 @@ def test_equilibrated_columns_have_max_one_and_round_off_is_ignored():
 
 
 def test_lp_falls_back_on_the_raw_lp_when_highs_fails_on_the_equilibrated_one(monkeypatch):
-    import gaussqp.cones as cones
+    import gaussqp.linalg.polyhedral_cones as cones
     from scipy.optimize import linprog as real
 
     calls = []
@@ -542,7 +542,7 @@ def test_lp_falls_back_on_the_raw_lp_when_highs_fails_on_the_equilibrated_one(mo
 
 
 def test_polish_stiemke_rejects_nonpositive_and_singular():
-    from gaussqp.cones import _polish_stiemke
+    from gaussqp.linalg.polyhedral_cones import _polish_stiemke
 
     # the first quadrant is not trivial: Bᵀλ = 0 forces λ ∝ (-1, -1, 1)
     assert _polish_stiemke(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([0.2, 0.3, 0.5])) is None

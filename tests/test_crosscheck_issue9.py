@@ -11,9 +11,9 @@ import pytest
 import gaussqp
 from gaussqp.cli import main
 from gaussqp.formulations import FORMULATIONS
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.problems import families
-from gaussqp.solution import FAILED, Solution
+from gaussqp.results import FAILED, Solution
 
 
 def _fail(name):

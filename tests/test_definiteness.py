@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from gaussqp import Contact, ContactProblem
-from gaussqp.certificates import check
-from gaussqp.linalg import equilibrated_min_eigenvalue, equilibrated_pinv
+from gaussqp.certificates.structural import check
+from gaussqp.linalg.dense import equilibrated_min_eigenvalue, equilibrated_pinv
 
 
 def _spd(rng, n):

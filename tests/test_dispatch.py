@@ -48,7 +48,7 @@ def test_large_sparse_chain(solver):
 
 
 def test_sticking_as_equalities_reports_cone_check():
-    from gaussqp.problem import Contact, ContactProblem
+    from gaussqp.model.problem import Contact, ContactProblem
 
     c = [Contact("unilateral", normal=[0, 1.0, 0], mode="sticking", friction=0.1, tangent=[[1.0, 0, 0]])]
     p = ContactProblem(np.eye(3), [-5.0, 9.81, 0.0], c)  # pushed sideways by 5 N, friction 0.1 * 9.81

@@ -8,9 +8,9 @@ import pytest
 
 import gaussqp
 from gaussqp import problems
-from gaussqp.delassus import constrained_delassus
+from gaussqp.linalg.delassus import constrained_delassus
 from gaussqp.problems.examples import EXAMPLES, rod_closed_forms, rod_wall_guide, singular_pendulum
-from gaussqp.solution import kkt_residuals
+from gaussqp.results import kkt_residuals
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
@@ -24,7 +24,7 @@ def test_shipped_json_validates_against_schema(name):
     jsonschema = pytest.importorskip("jsonschema")
     from importlib.resources import files
 
-    schema = json.loads(files("gaussqp").joinpath("schema/gaussqp-1.schema.json").read_text())
+    schema = json.loads(files("gaussqp.io").joinpath("schema/gaussqp-1.schema.json").read_text())
     jsonschema.validate(json.loads(problems.path(name).read_text()), schema)
 
 
@@ -119,7 +119,7 @@ def test_manipulator_all_routes_agree():
 
 def _ladder_p_loss(red, hi=3.0):
     """First common μ at which the code's exact P-matrix test of (58) fails (grid, then bisection)."""
-    from gaussqp.sliding import lcp58, p_matrix_test
+    from gaussqp.friction.sliding import lcp58, p_matrix_test
 
     def is_p(mu):
         return p_matrix_test(lcp58(red, [mu], [mu]).M).holds
@@ -148,7 +148,7 @@ def test_ladder_common_mu_p_loss_depends_on_theta(kappa):
     """The ladder's P property with a common μ is not lost at √((1+κ)/(1-κ)) (√2 for a uniform rod) for
     every θ: only the Schur-complement zero is θ-free; the loss is the smallest of three zeros."""
     from gaussqp.problems.sliding_examples import falling_ladder
-    from gaussqp.sliding import reduce
+    from gaussqp.friction.sliding import reduce
 
     for theta in np.linspace(0.15, 1.4, 11):
         red = reduce(falling_ladder(theta, inertia=kappa))  # m = 1, l = 1: κ = I
@@ -159,7 +159,7 @@ def test_ladder_uniform_rod_p_loss_at_half_radian():
     """Uniform rod (κ = 1/3) at θ = 0.5: the P property goes at 1.339 (the minor A⁻¹Ā), not at √2; the
     Schur complement of (58) still vanishes at √2 there; at π/4 the loss is 1.0 (the determinant)."""
     from gaussqp.problems.sliding_examples import falling_ladder
-    from gaussqp.sliding import lcp58, p_matrix_test, reduce
+    from gaussqp.friction.sliding import lcp58, p_matrix_test, reduce
 
     red = reduce(falling_ladder(0.5))
     mu = _ladder_p_loss(red)

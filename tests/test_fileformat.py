@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 import gaussqp
 from gaussqp import problems
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.problems import families
 
 

@@ -24,7 +24,7 @@ from hypothesis.extra import numpy as hnp
 
 import gaussqp
 from gaussqp import errors
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.problems import DATA
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gaussqp.lemke import lemke
+from gaussqp.linalg.lemke import lemke
 
 
 def check_lcp(M, q, z, tol=1e-9):
@@ -57,7 +57,7 @@ def test_regression_tie_with_z0_row_on_rank_one_delassus():
     """Planted problem (seed 2910): A_c has rank 1 and entries ~1e-5..1e-2; the first ratio test ties
     three rows including z0's. Before the fix the tie was missed by round-off, a non-z0 row left, and
     the next entering column held only round-off: a false ray on a solvable LCP."""
-    from gaussqp.delassus import constrained_delassus
+    from gaussqp.linalg.delassus import constrained_delassus
     from gaussqp.problems import families
 
     rng = np.random.default_rng(2910)
@@ -87,7 +87,7 @@ def test_scaling_invariance(scale):
 
 
 # ------------------------------------------------------------------ pinned behaviour (mutation testing)
-from gaussqp.lemke import LemkeResult, _lex_min_ratio, _name, _refine, farkas_violation, lcp_violation  # noqa: E402
+from gaussqp.linalg.lemke import LemkeResult, _lex_min_ratio, _name, _refine, farkas_violation, lcp_violation  # noqa: E402
 
 
 @pytest.mark.parametrize("c", [0.5, 1.0, 3.0])

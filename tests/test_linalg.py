@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from gaussqp.linalg import matrix_rank, normalize_rows, sparse_full_row_rank
+from gaussqp.linalg.dense import matrix_rank, normalize_rows, sparse_full_row_rank
 
 
 @pytest.mark.parametrize("seed", range(6))

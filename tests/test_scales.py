@@ -10,8 +10,8 @@ import pytest
 
 import gaussqp
 from gaussqp import ContactProblem
-from gaussqp.scales import data_scales
-from gaussqp.solution import kkt_residuals
+from gaussqp.model.scales import data_scales
+from gaussqp.results import kkt_residuals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exact_oracle import dual_energy_gap, energy_gap, energy_scale, exact_frictionless  # noqa: E402

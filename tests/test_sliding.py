@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gaussqp
-from gaussqp.friction_bounds import beta2, friction_bounds, prop13_bound, sigma_ratio
-from gaussqp.problem import Contact, ContactProblem
-from gaussqp.sliding import enumerate_solutions, fixed_point, lcp58, p_matrix_test, reduce
+from gaussqp.certificates.friction_bounds import beta2, friction_bounds, prop13_bound, sigma_ratio
+from gaussqp.model.problem import Contact, ContactProblem
+from gaussqp.friction.sliding import enumerate_solutions, fixed_point, lcp58, p_matrix_test, reduce
 from gaussqp.problems.sliding_examples import (falling_ladder, painleve_klein, painleve_klein_mu_max, painleve_rod,
                                        painleve_rod_lcp)
 from gaussqp.problems.sticking_examples import hard_finger_grasp, three_finger, three_finger_closed_form
@@ -185,7 +185,7 @@ def sliding_problems(draw):
 def test_property_lcp_answer_is_one_of_the_enumerated_solutions(p):
     e = enumerate_solutions(p)
     for s in e.solutions:  # every enumerated point solves the problem (recomputed residuals)
-        r = gaussqp.solution.kkt_residuals(p, s.a, s.lam_n, s.lam_t)
+        r = gaussqp.results.kkt_residuals(p, s.a, s.lam_n, s.lam_t)
         assert max(r.values()) < 1e-7, r
     sol = gaussqp.solve(p)
     assert sol.formulation in ("sliding_lcp", "sliding_enumeration")

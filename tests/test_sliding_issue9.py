@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import gaussqp
-from gaussqp.problem import Contact, ContactProblem
-from gaussqp.sliding import enumerate_solutions
+from gaussqp.model.problem import Contact, ContactProblem
+from gaussqp.friction.sliding import enumerate_solutions
 from gaussqp.problems import families
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import gaussqp
-from gaussqp.delassus import constrained_delassus
+from gaussqp.linalg.delassus import constrained_delassus
 from gaussqp.problems import families
 from gaussqp.problems import sticking_examples as se
 
@@ -190,7 +190,7 @@ def test_facet_bracket_closes():
 
 
 def _densified(p):
-    from gaussqp.linalg import as_dense
+    from gaussqp.linalg.dense import as_dense
 
     return gaussqp.ContactProblem.from_blocks(as_dense(p.M), p.F, as_dense(p.J_n), p.normal_drift, list(p.types),
                                               as_dense(p.J_t), p.tangent_drift, p.friction, list(p.modes),
@@ -251,7 +251,7 @@ def test_sparse_polish_beyond_the_dense_limit():
     """Sparse problems get the active-set polish by a sparse LU of the KKT matrix at any size
     (here n + m = 3200 > POLISH_MAX): the interior-point answer is refined to round-off and stays the
     planted one; the polished forces stay in the disks."""
-    from gaussqp.instance import POLISH_MAX
+    from gaussqp.certificates.instance import POLISH_MAX
 
     p, a0, gen0 = families.sticking_stack(np.random.default_rng(7), 800)
     assert p.n + p.m > POLISH_MAX
@@ -268,8 +268,8 @@ def test_singleton_verdict_equals_the_programs():
     program-based verdict (margin SOCP, per-contact boundary SOCPs, μ_min bisection) on generated 3D
     problems (mu_factor 1 plants forces inside the cones, 0.8 and 0.5 make some infeasible: then the
     multipliers are F1's)."""
-    from gaussqp.sticking_verdict import analyze, singleton_verdict
-    from gaussqp.tolerances import get_tolerance
+    from gaussqp.friction.verdict import analyze, singleton_verdict
+    from gaussqp.settings import get_tolerance
 
     compared = {"solved": 0, "infeasible": 0}
     for seed in range(24):

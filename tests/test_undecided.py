@@ -7,7 +7,7 @@ import numpy as np
 
 import gaussqp
 from gaussqp import ContactProblem
-from gaussqp.certificates import check
+from gaussqp.certificates.structural import check
 from gaussqp.errors import UndecidedError
 
 
@@ -23,7 +23,7 @@ def _undecided(*args, **kwargs):
 
 def test_undecided_cones_give_holds_none(monkeypatch):
     p = _singular_problem()
-    for mod in ("gaussqp.certificates", "gaussqp.instance"):
+    for mod in ("gaussqp.certificates.structural", "gaussqp.certificates.instance"):
         monkeypatch.setattr(f"{mod}.cone_is_trivial", _undecided)
     rep = check(p)
     assert rep.certificate("C3").holds is None and "undecided" in rep.certificate("C3").implies
@@ -36,6 +36,6 @@ def test_undecided_cones_give_holds_none(monkeypatch):
 def test_c5_holds_only_with_a_verified_feasible_point(monkeypatch):
     p = _singular_problem()
     assert check(p).certificate("C5").holds is True
-    monkeypatch.setattr("gaussqp.certificates._verified_feasible_point", lambda problem: None)
+    monkeypatch.setattr("gaussqp.certificates.structural._verified_feasible_point", lambda problem: None)
     c5 = check(p).certificate("C5")
     assert c5.holds is None and "undecided" in c5.implies  # no Farkas vector is not a proof of feasibility

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import gaussqp
-from gaussqp.certificates import check
+from gaussqp.certificates.structural import check
 from gaussqp.cli import main
-from gaussqp.friction_bounds import friction_bounds
-from gaussqp.problem import Contact, ContactProblem
+from gaussqp.certificates.friction_bounds import friction_bounds
+from gaussqp.model.problem import Contact, ContactProblem
 
 
 def shared_normal_rows() -> ContactProblem:

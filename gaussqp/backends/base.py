@@ -12,7 +12,7 @@ from typing import Callable
 
 import cvxpy as cp
 
-from ..tolerances import LOOSER, PRESETS, Tolerance
+from ..settings import LOOSER, PRESETS, Tolerance
 
 # cvxpy status -> gaussqp status; anything else maps to "failed" (explicit fallback).
 STATUS_MAP = {
@@ -66,7 +66,7 @@ def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, 
     Returns (gaussqp status, info). A backend exception is caught and reported as status
     "failed" with its message, so no backend exception leaks. When the backend stalls
     (iteration limit, inaccurate or error status) it is run once more at the next looser
-    preset (:data:`gaussqp.tolerances.LOOSER`); the answer is judged by our own residual
+    preset (:data:`gaussqp.settings.LOOSER`); the answer is judged by our own residual
     check afterwards either way, and ``info["attempts"]`` records what happened.
     """
     info: dict = {"backend": backend.name, "attempts": []}

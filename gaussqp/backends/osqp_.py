@@ -1,7 +1,7 @@
 """OSQP (ADMM; LP, QP) through cvxpy, with solution polishing and tight tolerances.
 
 OSQP's default ``eps_abs = eps_rel = 1e-3`` is far too loose for certificates; the
-presets of :mod:`gaussqp.tolerances` are used instead.
+presets of :mod:`gaussqp.settings` are used instead.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -10,11 +10,11 @@ from __future__ import annotations
 from ..errors import UnknownFormulationError
 from .base import Formulation, PROGRAMS
 from .bilateral_kkt import BilateralKKT
-from .delassus_route import AugmentedStickingLCP, DelassusQP, LCPLemke
+from .delassus import AugmentedStickingLCP, DelassusQP, LCPLemke
 from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
 from .sliding import SlidingEnumeration, SlidingFixedPoint, SlidingLCP
-from .sticking_conic import FacetizedQP, StickingSOCP
+from .sticking_socp import FacetizedQP, StickingSOCP
 
 FORMULATIONS: dict[str, Formulation] = {}
 

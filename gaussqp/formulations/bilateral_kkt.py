@@ -19,11 +19,11 @@ import time
 
 import numpy as np
 
-from ..linalg import as_dense, null_space
-from ..instance import equilibrated_kkt
-from ..problem import ContactProblem, SystemClass
-from ..solution import INFEASIBLE, SOLVED, Solution
-from ..tolerances import Tolerance
+from ..linalg.dense import as_dense, null_space
+from ..certificates.instance import equilibrated_kkt
+from ..model.problem import ContactProblem, SystemClass
+from ..results import INFEASIBLE, SOLVED, Solution
+from ..settings import Tolerance
 from .base import Formulation, assemble_multipliers, common_reject
 
 

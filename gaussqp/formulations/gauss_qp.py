@@ -21,11 +21,11 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg import as_dense
-from ..problem import ContactProblem, SystemClass
-from ..scales import data_scales
-from ..solution import SOLUTION_PRESENT, Solution
-from ..tolerances import Tolerance
+from ..linalg.dense import as_dense
+from ..model.problem import ContactProblem, SystemClass
+from ..model.scales import data_scales
+from ..results import SOLUTION_PRESENT, Solution
+from ..settings import Tolerance
 from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, assemble_multipliers, common_reject, run_program
 
 
@@ -83,7 +83,7 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     built once per structure and re-solved with new data (DPP); duals map to multipliers.
 
     The program is solved *equilibrated* (issue #9): ``x = S x̃`` with the Jacobi scaling S of M,
-    and every row divided by its weight ``w_i = ‖(J S)_i‖∞`` (:mod:`gaussqp.scales`), so a backend's
+    and every row divided by its weight ``w_i = ‖(J S)_i‖∞`` (:mod:`gaussqp.model.scales`), so a backend's
     absolute tolerances mean the same thing on every row, whatever its units. Multipliers map back
     as ``λ_i = λ̃_i / w_i``.
     """

@@ -24,11 +24,11 @@ import time
 import cvxpy as cp
 import numpy as np
 
-from ..delassus import constrained_delassus
-from ..linalg import as_dense, null_space, solve_mass
-from ..problem import ContactProblem, SystemClass
-from ..solution import INFEASIBLE, SOLUTION_PRESENT, Solution
-from ..tolerances import Tolerance
+from ..linalg.delassus import constrained_delassus
+from ..linalg.dense import as_dense, null_space, solve_mass
+from ..model.problem import ContactProblem, SystemClass
+from ..results import INFEASIBLE, SOLUTION_PRESENT, Solution
+from ..settings import Tolerance
 from .base import Formulation, assemble_multipliers, common_reject, run_program
 from .gauss_qp import solve_acceleration_program
 

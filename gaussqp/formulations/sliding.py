@@ -8,7 +8,7 @@
 - ``sliding_enumeration``: every piece of the piecewise-linear problem (the sign enumeration of (37),
   the complementarity pieces of (50)/(58), the stick/slip pieces of sticking (71) with their
   Coulomb disks — (71) itself, not its reformulations (72)-(77)), exact and for few contacts
-  (:data:`gaussqp.sliding.ENUMERATION_MAX`); also singular M.
+  (:data:`gaussqp.friction.sliding.ENUMERATION_MAX`); also singular M.
 
 Sliding problems may have no solution or several (Painlevé paradoxes, jamming): the verdict attached
 to every answer (:func:`sliding_verdict`) says so, from the enumeration when the problem is small
@@ -22,13 +22,13 @@ import time
 import numpy as np
 
 from ..errors import NotApplicableError, TooLargeError
-from ..lemke import lemke
-from ..problem import ContactProblem, SystemClass
-from ..linalg import as_dense
-from ..sliding import (ENUMERATION_MAX, SAME_RTOL, Enumeration, _enumerated_contacts, enumeration_certificate,
+from ..linalg.lemke import lemke
+from ..model.problem import ContactProblem, SystemClass
+from ..linalg.dense import as_dense
+from ..friction.sliding import (ENUMERATION_MAX, SAME_RTOL, Enumeration, _enumerated_contacts, enumeration_certificate,
                        enumerate_solutions, fixed_point, lcp58, p_matrix_certificate, reduce)
-from ..solution import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
-from ..tolerances import Tolerance
+from ..results import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
+from ..settings import Tolerance
 from .base import Formulation
 
 
@@ -74,7 +74,7 @@ _DECIDED = {"unique": True, "multiple": False, "continuum": False}
 
 def _uniqueness(problem: ContactProblem, enum: Enumeration) -> dict:
     """``Solution.unique`` from the enumeration: the acceleration and the multipliers separately
-    (:class:`gaussqp.sliding.Enumeration`). ``Jᵀλ = M a + F`` is unique with the acceleration; when the
+    (:class:`gaussqp.friction.sliding.Enumeration`). ``Jᵀλ = M a + F`` is unique with the acceleration; when the
     accelerations are not unique it is not unique either as soon as two found ``M a`` differ (M ≻ 0: always; on the
     force unit of the data, ``max(‖F‖∞, ‖M‖∞ · acceleration unit)``), else undecided."""
     a = _DECIDED.get(enum.multiplicity)
@@ -223,7 +223,7 @@ class SlidingEnumeration(SlidingFormulation):
                                "route": "stick/slip enumeration (71)" if len(problem.sticking)
                                else "enumeration of (37)/(50)/(58)"})
         if len(problem.sticking):
-            from ..sticking import ConeModel
+            from ..friction.coulomb import ConeModel
             sol.extras["cones_enforced"] = ConeModel("disk")
         t0 = time.perf_counter()
         enum = enumerate_solutions(problem, solver=solver)

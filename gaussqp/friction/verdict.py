@@ -1,6 +1,6 @@
 """The sticking verdict: margin, contacts on the cone boundary, detaching contacts, μ_min.
 
-All quantities are computed on the multiplier set Λ(a) of :mod:`gaussqp.sticking` (fixed
+All quantities are computed on the multiplier set Λ(a) of :mod:`gaussqp.friction.coulomb` (fixed
 acceleration; its active set needs a tolerance, which is reported):
 
 - ``margin`` = max over Λ(a) of min over the non-detaching sticking contacts of
@@ -11,7 +11,7 @@ acceleration; its active set needs a tolerance, which is reported):
   can grow without bound inside the cones.
 - ``boundary_contacts``: contacts whose own ``max μ_i|λ_n,i| - ‖λ_t,i‖`` over Λ(a) ∩ cones is 0
   (they are on the boundary for *every* admissible force: exact, one SOCP each, up to
-  :data:`gaussqp.sticking.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
+  :data:`gaussqp.friction.coulomb.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
 - ``detaching_contacts``: unilateral sticking contacts with ``n_i a + b_i > 0`` (they leave, Prop. 4
   and footnote 3 of the sticking paper).
 - ``mu_min``: the smallest friction coefficient, common to all sticking contacts, for which the
@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-from . import sticking as stk
-from .backends import get_backend, run_cvxpy
-from .problem import ContactProblem
-from .tolerances import Tolerance
+from . import coulomb as stk
+from ..backends import get_backend, run_cvxpy
+from ..model.problem import ContactProblem
+from ..settings import Tolerance
 
 MU_MAX = 1e6
 MU_RTOL = 1e-10
@@ -50,7 +50,7 @@ class StickingVerdict:
     signs: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        from .solution import _json_float
+        from ..results import _json_float
 
         return {"feasible": self.feasible, "margin": _json_float(self.margin) if self.margin is not None else None,
                 "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
@@ -125,7 +125,7 @@ class _AffineSet:
     normal multipliers of the sticking contacts are the same at every point of it."""
 
     def __init__(self, p: ContactProblem, a: np.ndarray, atol: float, lam_n=None):
-        from .linalg import as_dense
+        from ..linalg.dense import as_dense
 
         E, _ = p.equalities
         G, _ = p.inequalities
@@ -150,7 +150,7 @@ class _AffineSet:
     def pinned_normals(self, p: ContactProblem) -> dict[int, float] | None:
         """{contact: λ_n} when every sticking normal multiplier is the same on the whole affine hull
         (its coordinate is zero in every kernel vector of ``J_actᵀ``), else None."""
-        from .linalg import null_space
+        from ..linalg.dense import null_space
 
         if self.J.shape[0] == 0:
             return None
@@ -351,7 +351,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
             want_mu_min: bool = True, lam_n: np.ndarray | None = None) -> StickingVerdict:
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
-    :func:`gaussqp.sticking.detaching`)."""
+    :func:`gaussqp.friction.coulomb.detaching`)."""
     needs = "socp" if p.dimension == 3 else "qp"
     run = _Runner(solver if needs == "qp" or solver != "osqp" else None, tol, needs)
     atol = stk.active_tolerance(p, a)

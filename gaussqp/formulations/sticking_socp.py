@@ -3,7 +3,7 @@
 F4 — sticking (14)(52)(60)(61)(65), FORMULATIONS §4: find ``(a, λ)`` with the dynamics, the
 bilateral and sticking-tangent equalities, unilateral complementarity and ``‖λ_t,i‖ <= μ_i λ_n,i``.
 Written as one convex program in which the solver decides the active contacts (see
-:mod:`gaussqp.sticking`): minimize the F1 duality gap ``aᵀMa + Fᵀa + bᵀλ`` subject to
+:mod:`gaussqp.friction.coulomb`): minimize the F1 duality gap ``aᵀMa + Fᵀa + bᵀλ`` subject to
 stationarity, feasibility and the cones; optimum 0 ⇔ the all-sticking mode exists. Valid for
 singular ``M`` and redundant rows.
 
@@ -30,7 +30,7 @@ the two-stage route takes over: F1 with the cones removed gives an optimal ``a*`
 ``Λ(a*) ∩ cones`` (active set by a reported tolerance). If there are none, the answer is backed by a
 verified certificate: F1's Farkas vector or descent ray when even the sticking MLCP without cones
 has no solution, else a conic Farkas vector on the multiplier set
-(:func:`gaussqp.sticking.conic_farkas`). ``extras["route"]`` says which route answered.
+(:func:`gaussqp.friction.coulomb.conic_farkas`). ``extras["route"]`` says which route answered.
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ import time
 import cvxpy as cp
 import numpy as np
 
-from .. import sticking as stk
-from ..linalg import as_dense
-from ..problem import ContactProblem, SystemClass
-from ..solution import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate,
+from ..friction import coulomb as stk
+from ..linalg.dense import as_dense
+from ..model.problem import ContactProblem, SystemClass
+from ..results import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate,
                         Solution, assemble_multipliers, kkt_residuals)
-from ..sticking_verdict import StickingVerdict, analyze, singleton_verdict
-from ..tolerances import Tolerance, get_tolerance
+from ..friction.verdict import StickingVerdict, analyze, singleton_verdict
+from ..settings import Tolerance, get_tolerance
 from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, run_program
 
 
@@ -160,10 +160,10 @@ class StickingConic(Formulation):
         return sol
 
     def _polish_in_cones(self, sol: Solution) -> None:
-        """The active-set polish of :func:`gaussqp.instance.polish` (interior-point answers of degenerate
+        """The active-set polish of :func:`gaussqp.certificates.instance.polish` (interior-point answers of degenerate
         problems are off by about the square root of the tolerance), kept only if the polished multipliers
         stay in this formulation's cones."""
-        from ..instance import coulomb_cone_check, polish
+        from ..certificates.instance import coulomb_cone_check, polish
 
         before = (sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
         polish(sol)
@@ -183,7 +183,7 @@ class StickingConic(Formulation):
         """No zero-gap point from the one-stage program (gap > 0, infeasible, or a backend failure):
         solve the program with the cones removed (F1, sticking tangents as equalities: the sticking MLCP
         (43)/(65) without the Coulomb disks — *not* the frictionless problem) for a*, check a* and its
-        multipliers row by row at the data's scale (:func:`gaussqp.sticking.data_row_residuals`; a
+        multipliers row by row at the data's scale (:func:`gaussqp.friction.coulomb.data_row_residuals`; a
         failure stops here at ``inaccurate``), then look for multipliers in Λ(a*) ∩ cones; if there are
         none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
         from . import get_formulation
@@ -272,7 +272,7 @@ class StickingSOCP(StickingConic):
 
     def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
               verdict: bool = True) -> Solution:
-        """F4, then (``verdict``) the sticking verdict of :mod:`gaussqp.sticking_verdict`."""
+        """F4, then (``verdict``) the sticking verdict of :mod:`gaussqp.friction.verdict`."""
         sol = super().solve(problem, solver=solver, tolerance=tolerance)
         if verdict and len(problem.sticking):
             t0 = time.perf_counter()
@@ -282,7 +282,7 @@ class StickingSOCP(StickingConic):
 
 
 def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
-    """Put the :class:`~gaussqp.sticking_verdict.StickingVerdict` in ``sol.extras["sticking"]`` and
+    """Put the :class:`~gaussqp.friction.verdict.StickingVerdict` in ``sol.extras["sticking"]`` and
     settle multiplier uniqueness inside the cones: a polyhedral multiplier set that is not a
     singleton stays non-unique inside the cones when the margin is positive (a neighbourhood of
     the max-margin point lies in every cone); with margin 0 the question is left undecided."""

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
-from .errors import NotApplicableError
-from .linalg import as_dense, solve_mass
-from .problem import ContactProblem
-from .sliding import SlidingReduction, lcp58, lcp58_frictionless, p_matrix_test, reduce
+from ..errors import NotApplicableError
+from ..linalg.dense import as_dense, solve_mass
+from ..model.problem import ContactProblem
+from ..friction.sliding import SlidingReduction, lcp58, lcp58_frictionless, p_matrix_test, reduce
 
 #: β₂ evaluates every vertex of [0, 1]^k up to this size before the local refinement.
 BETA2_VERTEX_MAX = 12
@@ -44,7 +44,7 @@ class FrictionBound:
     data: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        from .solution import _json_float, _jsonable
+        from ..results import _json_float, _jsonable
 
         d = {"id": self.id, "source": self.source, "value": _json_float(self.value), "guarantees": self.guarantees,
              "holds": None if self.holds is None else bool(self.holds), "mu": _json_float(self.mu)}

@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linprog
 
-from .cones import cone_is_trivial
-from .errors import UndecidedError
-from .errors import NotApplicableError, SolverError, TooLargeError
-from .linalg import as_dense, matrix_rank, normalize_rows, null_space, solve_mass
-from .problem import ContactProblem
-from .solution import Certificate
+from ..linalg.polyhedral_cones import cone_is_trivial
+from ..errors import UndecidedError
+from ..errors import NotApplicableError, SolverError, TooLargeError
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space, solve_mass
+from ..model.problem import ContactProblem
+from ..results import Certificate
 
 #: Largest number of enumerated contacts (sliding/sticking bilateral + unilateral): 2^12 pieces.
 ENUMERATION_MAX = 12
@@ -346,7 +346,7 @@ class Enumeration:
       multipliers) case, not a paradox.
 
     Accelerations are "the same" when they differ by at most :data:`SAME_RTOL` times
-    ``acceleration_scale``, a unit taken from the data (:func:`gaussqp.sticking.acceleration_scale`),
+    ``acceleration_scale``, a unit taken from the data (:func:`gaussqp.friction.coulomb.acceleration_scale`),
     never from the solutions compared.
     """
 
@@ -379,7 +379,7 @@ class _Units:
 
     @classmethod
     def of(cls, problem: ContactProblem, Jn: np.ndarray, Jt: np.ndarray, M: np.ndarray) -> "_Units":
-        from .sticking import acceleration_scale
+        from .coulomb import acceleration_scale
 
         ua = acceleration_scale(problem)
         force = max(float(np.abs(problem.F).max(initial=0.0)), float(np.abs(M).sum(axis=1).max(initial=0.0)) * ua)
@@ -421,7 +421,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     is linear and the problem is a polyhedron (a second-order-cone set with 3D sticking contacts). Each
     nonempty piece is found exactly: a nonsingular square equality system gives its only candidate, else
     an LP (HiGHS) or, with 3D sticking cones, an SOCP decides it, and an LP-plus-rank test
-    (:func:`gaussqp.cones.cone_is_trivial`) says whether the polyhedral piece is a single point.
+    (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`) says whether the polyhedral piece is a single point.
     Solutions found on several pieces (on their common boundary) are merged.
 
     Raises :class:`TooLargeError` above ``max_contacts`` enumerated contacts (2^k pieces).
@@ -621,8 +621,8 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
 def _socp_piece(Aeq, beq, G, h, cones, solver):
     import cvxpy as cp
 
-    from .backends import get_backend, run_cvxpy
-    from .tolerances import get_tolerance
+    from ..backends import get_backend, run_cvxpy
+    from ..settings import get_tolerance
 
     N = Aeq.shape[1]
     y = cp.Variable(N)

@@ -41,8 +41,8 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import TooLargeError
-from .problem import ContactProblem
+from ..errors import TooLargeError
+from ..model.problem import ContactProblem
 
 #: sign enumeration for frictional bilateral contacts is exact but exponential
 MAX_BILATERAL_STICKING = 8
@@ -211,7 +211,7 @@ def acceleration_scale(problem: ContactProblem) -> float:
     ``|b_i|/‖n_i‖₂`` (normal rows) and ``|c_j|/‖t_j‖₂`` (tangent rows); zero rows are skipped (they
     ask for no acceleration). 0 only when F, b and c all vanish (then a = 0 is the natural answer
     and 0 is the right unit: any nonzero acceleration is a genuine difference)."""
-    from .linalg import as_dense, solve_mass
+    from ..linalg.dense import as_dense, solve_mass
 
     p = problem
     F = np.asarray(p.F, dtype=float)

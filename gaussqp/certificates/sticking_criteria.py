@@ -11,7 +11,7 @@
 - ``C8(Cor. 2)``: M ≻ 0 and ``im H_t ∩ N_S = {0}`` ⇒ (43) solvable with a unique acceleration.
 
 These criteria ignore the Coulomb disks except (22)/Cor. 1 (as the paper's do); the exact decision
-with the disks is F4 (:mod:`gaussqp.formulations.sticking_conic`), and μ_min (Prop. 11) is in the
+with the disks is F4 (:mod:`gaussqp.formulations.sticking_socp`), and μ_min (Prop. 11) is in the
 sticking verdict.
 """
 
@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from .cones import cone_is_trivial
-from .errors import UndecidedError
-from .delassus import constrained_delassus, delassus
-from .linalg import DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank
-from .problem import ContactProblem
-from .solution import Certificate
+from ..linalg.polyhedral_cones import cone_is_trivial
+from ..errors import UndecidedError
+from ..linalg.delassus import constrained_delassus, delassus
+from ..linalg.dense import DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank
+from ..model.problem import ContactProblem
+from ..results import Certificate
 
 SRC = "sticking"
 

@@ -18,14 +18,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 
-from .cones import cone_is_trivial, farkas_vector, unbounded_ray
-from .errors import UndecidedError
-from .scales import data_scales
-from .linalg import as_dense, matrix_rank, row_rank
-from .problem import ContactProblem
-from .solution import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
+from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, unbounded_ray
+from ..errors import UndecidedError
+from ..model.scales import data_scales
+from ..linalg.dense import as_dense, matrix_rank, row_rank
+from ..model.problem import ContactProblem
+from ..results import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
                        assemble_multipliers, kkt_residuals)
-from .tolerances import Tolerance
+from ..settings import Tolerance
 
 #: relative slack under which a unilateral row counts as active, and λ under which it counts as zero
 ACTIVE_RTOL = 1e-7
@@ -112,7 +112,7 @@ def verify_ray(problem: ContactProblem) -> Certificate | None:
 
 def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
     """(active, zero multiplier, thresholds) of the unilateral rows, each decided at its own row's scale
-    from the data (:mod:`gaussqp.scales`): slack against ``|G_i| S accel + |g_i|``, multiplier as its
+    from the data (:mod:`gaussqp.model.scales`): slack against ``|G_i| S accel + |g_i|``, multiplier as its
     contribution ``λ_i ‖(G S)_i‖∞`` to the equilibrated dynamics against the data's force."""
     G, g = problem.inequalities
     U = problem.unilateral
@@ -218,7 +218,7 @@ def _verified(sol: Solution, cid: str) -> bool:
 
 def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Certificate | None:
     """Do the returned multipliers lie in the Coulomb cones (sticking (14b)), or in the polygons of
-    ``model`` (a :class:`gaussqp.sticking.ConeModel`) when the formulation used polygons?
+    ``model`` (a :class:`gaussqp.friction.coulomb.ConeModel`) when the formulation used polygons?
 
     The violation is measured relative to ``max(1, |λ|)``. For a formulation that did not enforce
     the cones (sticking contacts as plain equalities) a violation does not refute sticking when the
@@ -328,7 +328,7 @@ def polish(sol: Solution) -> None:
 
 def guess_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> np.ndarray:
     """The unilateral rows taken as active at (a, λ): ``λ̂_i >= ĝ_i``, the multiplier's contribution to the
-    equilibrated dynamics against the row's slack, both on the data's scale, row by row (:mod:`gaussqp.scales`)."""
+    equilibrated dynamics against the row's slack, both on the data's scale, row by row (:mod:`gaussqp.model.scales`)."""
     sc = data_scales(problem)
     G, g = problem.inequalities
     U = problem.unilateral
@@ -375,7 +375,7 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     (rows nearly dependent in the metric of M, cond(M) ~ 1e12) the exact answer can be far. With
     the active rows A (bilateral, sticking tangents, unilateral rows with ``λ̂_i >= ĝ_i``), the KKT
     matrix is equilibrated (coordinates by ``S = diag(M)^(-1/2)``, rows by ``‖(J S)_i‖∞``, see
-    :mod:`gaussqp.scales`) and the correction ``δz = K̃⁺ res`` is computed with its singular values:
+    :mod:`gaussqp.model.scales`) and the correction ``δz = K̃⁺ res`` is computed with its singular values:
     the estimate is ``‖δz‖∞ + n ε cond(K̃) ‖z̃‖∞`` (the step plus the round-off of the step itself),
     relative to the data's magnitudes of ã and λ̂. For dense problems up to
     :data:`FORWARD_ERROR_MAX`; None above (or without rows), where the residuals alone judge.

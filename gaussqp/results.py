@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .problem import ContactProblem
-from .scales import data_scales, relative
+from .model.problem import ContactProblem
+from .model.scales import data_scales, relative
 
 # Statuses, grouped as cvxpy does.
 SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED = "solved", "infeasible", "unbounded", "inaccurate", "failed"
@@ -83,7 +83,7 @@ def _mul(A, x):
 def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
     """Residuals of (a, λ) in the original variables, each row judged at its own scale from the data.
 
-    The scales are those of :func:`gaussqp.scales.data_scales` (never the magnitude of the answer
+    The scales are those of :func:`gaussqp.model.scales.data_scales` (never the magnitude of the answer
     being judged, never the largest row alone). With ``g = J_n a + b``, ``r = M a + F - J_nᵀλ_n - J_tᵀλ_t``
     and the dimensionless multipliers ``λ̂_i = λ_i ‖(J S)_i‖∞ / force``:
 

@@ -1,9 +1,9 @@
 """Structural certificates C1-C6 (FORMULATIONS §3), evaluated on the data without solving.
 
-Each criterion is returned as a :class:`~gaussqp.solution.Certificate` with its source,
+Each criterion is returned as a :class:`~gaussqp.results.Certificate` with its source,
 whether it holds (None when its premises do not apply), a signed numeric margin and
 what it implies. The papers' criteria are *sufficient* conditions; the exact decisions
-for an instance are in :mod:`gaussqp.instance` (and they win when the two disagree).
+for an instance are in :mod:`gaussqp.certificates.instance` (and they win when the two disagree).
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cones import cone_is_trivial, farkas_vector, min_linear_on_cone
-from .errors import UndecidedError
-from .scales import data_scales
-from .delassus import constrained_delassus, kinetic_angles
-from .linalg import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
+from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, min_linear_on_cone
+from ..errors import UndecidedError
+from ..model.scales import data_scales
+from ..linalg.delassus import constrained_delassus, kinetic_angles
+from ..linalg.dense import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
                      smallest_singular_value)
-from .problem import ContactProblem, SystemClass
-from .solution import Certificate
+from ..model.problem import ContactProblem, SystemClass
+from ..results import Certificate
 from .sticking_criteria import sticking_certificates
 
 #: Structural certificates need dense SVDs of n × n matrices: above this size they are skipped.
@@ -141,7 +141,7 @@ def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
 
 def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
     """A point with ``E a + e = 0``, ``G a + g >= 0`` found by an LP and verified row by row at each row's own
-    scale (its terms at the point plus the data's, :mod:`gaussqp.scales`), or None."""
+    scale (its terms at the point plus the data's, :mod:`gaussqp.model.scales`), or None."""
     from scipy.optimize import linprog
 
     E, e = problem.equalities
@@ -289,7 +289,7 @@ def check(problem: ContactProblem) -> CheckReport:
     """Structural report without solving: system class, certificates C1-C6 and C8, the P-matrix test of
     the sliding LCP (58), and the C7 friction bounds."""
     from .friction_bounds import friction_bounds
-    from .sliding import p_matrix_certificate
+    from ..friction.sliding import p_matrix_certificate
 
     cls = problem.classify()
     if problem.n > STRUCTURAL_MAX_N:

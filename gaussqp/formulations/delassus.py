@@ -9,7 +9,7 @@ written as ``½‖Cλ‖² + wᵀλ`` with ``C = R⁻ᵀJᵀ`` (``M = RᵀR``), 
 
 ``lcp_lemke`` (tutorial (9), (31)-(33); inertial (20)): the bilateral multipliers are
 eliminated (tutorial (17)), leaving ``0 <= λ_u ⟂ A_c λ_u + w_c >= 0`` with the constrained
-Delassus matrix; solved by :func:`gaussqp.lemke.lemke`. Ray termination on this PSD
+Delassus matrix; solved by :func:`gaussqp.linalg.lemke.lemke`. Ray termination on this PSD
 (copositive-plus) matrix means the LCP is infeasible, which :func:`finalize` turns into a
 verified Farkas certificate.
 """
@@ -22,12 +22,12 @@ import cvxpy as cp
 import numpy as np
 import scipy.linalg as sla
 
-from ..delassus import constrained_delassus, delassus
-from ..lemke import lemke
-from ..linalg import as_dense, solve_mass
-from ..problem import ContactProblem, SystemClass
-from ..solution import INFEASIBLE, SOLUTION_PRESENT, SOLVED, FAILED, Solution
-from ..tolerances import Tolerance
+from ..linalg.delassus import constrained_delassus, delassus
+from ..linalg.lemke import lemke
+from ..linalg.dense import as_dense, solve_mass
+from ..model.problem import ContactProblem, SystemClass
+from ..results import INFEASIBLE, SOLUTION_PRESENT, SOLVED, FAILED, Solution
+from ..settings import Tolerance
 from .base import Formulation, assemble_multipliers, common_reject, run_program
 
 

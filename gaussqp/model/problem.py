@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .errors import (
+from ..errors import (
     IndefiniteMassError,
     MissingSlipError,
     NegativeFrictionError,
@@ -38,7 +38,7 @@ from .errors import (
     WrongTypeError,
 )
 from .limits import MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES, check_count, check_magnitude
-from .linalg import MassFactor, as_dense, factor_mass, matrix_rank, normalize_rows, sparse_full_row_rank
+from ..linalg.dense import MassFactor, as_dense, factor_mass, matrix_rank, normalize_rows, sparse_full_row_rank
 
 CONTACT_TYPES = ("bilateral", "unilateral")
 MODES = ("frictionless", "sticking", "sliding")
@@ -64,8 +64,8 @@ def _not_real(field_name: str, kind: str) -> NonNumericError:
 
 
 def _check_finite_bounded(field_name: str, data: np.ndarray) -> None:
-    """Refuse NaN, infinity, entries beyond :data:`gaussqp.limits.MAX_ABS_ENTRY` and nonzero entries below
-    :data:`gaussqp.limits.MIN_ABS_ENTRY`."""
+    """Refuse NaN, infinity, entries beyond :data:`gaussqp.model.limits.MAX_ABS_ENTRY` and nonzero entries below
+    :data:`gaussqp.model.limits.MIN_ABS_ENTRY`."""
     if data.size == 0:
         return
     if not np.all(np.isfinite(data)):
@@ -110,7 +110,7 @@ def _real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
     if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
         raise NonNumericError(field_name, "contains a boolean (true/false)",
                               "give numbers: a boolean is not read as 1 or 0")
-    check_count(field_name, "entries", arr.size, MAX_ENTRIES, "give a smaller problem (see gaussqp.limits)")
+    check_count(field_name, "entries", arr.size, MAX_ENTRIES, "give a smaller problem (see gaussqp.model.limits)")
     out = arr.astype(float)
     _check_finite_bounded(field_name, out)
     return out
@@ -122,7 +122,7 @@ def _real_sparse(field_name: str, value) -> sp.csr_matrix:
     if len(shape) != 2:
         raise ShapeError(field_name, f"is a sparse array of {len(shape)} dimensions", "give a 2-D sparse matrix")
     for what, count in (("declared rows", shape[0]), ("declared columns", shape[1]), ("stored entries", value.nnz)):
-        check_count(field_name, what, count, MAX_ENTRIES, "give a smaller problem (see gaussqp.limits)")
+        check_count(field_name, what, count, MAX_ENTRIES, "give a smaller problem (see gaussqp.model.limits)")
     if value.dtype.kind not in _REAL_KINDS:
         raise _not_real(field_name, value.dtype.kind)
     A = sp.csr_matrix(value, dtype=float)
@@ -433,7 +433,7 @@ class ContactProblem:
         n = int(shape[0])
         if n == 0:
             raise ShapeError("mass_matrix", "is empty (n = 0)", "give at least one coordinate")
-        check_count("mass_matrix", "coordinates", n, MAX_COORDINATES, "give a smaller problem (see gaussqp.limits)")
+        check_count("mass_matrix", "coordinates", n, MAX_COORDINATES, "give a smaller problem (see gaussqp.model.limits)")
         if not sp.issparse(M):
             check_count("mass_matrix", "coordinates in a dense matrix", n, MAX_DENSE_BLOCK,
                         "give M as a scipy.sparse matrix (its block structure is exploited)")
@@ -449,7 +449,7 @@ class ContactProblem:
         Jn = _matrix("J_n", Jn, (None, n))
         m = Jn.shape[0]
         check_count("J_n", "rows × coordinates (m × n)", float(m) * n, MAX_ENTRIES,
-                    "give a smaller problem (see gaussqp.limits)")
+                    "give a smaller problem (see gaussqp.model.limits)")
         bv = _vector("normal_drift", b, m)
         Jt = _matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
         if sp.issparse(Mm) or sp.issparse(Jn):  # one storage for all rows: stacking E, G never mixes kinds

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .errors import InputTooLargeError, MagnitudeError
+from ..errors import InputTooLargeError, MagnitudeError
 
 #: Largest accepted magnitude of any number of the problem (entries of M, F, the rows, drifts,
 #: friction, slip). The formulations and certificates multiply up to six entries together: the
@@ -30,13 +30,13 @@ MAX_ABS_ENTRY = 1e50
 MIN_ABS_ENTRY = 1e-50
 
 #: Largest number of generalized coordinates ``n``. The sparse mass factorization
-#: (:func:`gaussqp.linalg.factor_mass`) loops over the connected components of M's sparsity
+#: (:func:`gaussqp.linalg.dense.factor_mass`) loops over the connected components of M's sparsity
 #: graph, up to n of them, at ~0.1 ms each plus an O(n) scan per component: a diagonal M of
 #: n = 20,000 takes ~2.5 s (measured; n = 50,000 takes ~9 s), so construction stays in seconds.
 MAX_COORDINATES = 20_000
 
 #: Largest dense block of M that is eigendecomposed: a dense M's n, and the largest connected
-#: component of a sparse M's sparsity graph (:func:`gaussqp.linalg.factor_mass` densifies each
+#: component of a sparse M's sparsity graph (:func:`gaussqp.linalg.dense.factor_mass` densifies each
 #: component). ``eigh`` is O(n³): n = 3,000 took 25 s on a loaded 2-core machine (n = 5,000 took
 #: 53 s), so a mass matrix that is one dense block of 20,000 coordinates cannot hang the constructor.
 MAX_DENSE_BLOCK = 3_000
@@ -81,11 +81,11 @@ def check_magnitude(field: str, largest: float, smallest_nonzero: float | None =
     """
     if smallest_nonzero is not None and smallest_nonzero < MIN_ABS_ENTRY:
         raise MagnitudeError(field, f"has a nonzero entry of magnitude {smallest_nonzero:.3g} < {MIN_ABS_ENTRY:g} "
-                                    "(gaussqp.limits.MIN_ABS_ENTRY: its reciprocals would overflow)",
+                                    "(gaussqp.model.limits.MIN_ABS_ENTRY: its reciprocals would overflow)",
                              "write it as 0, or rescale the units so every nonzero entry is above that bound")
     if largest > MAX_ABS_ENTRY:
         raise MagnitudeError(field, f"has an entry of magnitude {largest:.3g} > {MAX_ABS_ENTRY:g} "
-                                    "(gaussqp.limits.MAX_ABS_ENTRY: the products formed while solving would overflow)",
+                                    "(gaussqp.model.limits.MAX_ABS_ENTRY: the products formed while solving would overflow)",
                              "rescale the units (e.g. grams -> kilograms) so every entry is below that bound")
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-from .linalg import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
-from .errors import UndecidedError
+from .dense import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
+from ..errors import UndecidedError
 
 
 @dataclass(frozen=True)

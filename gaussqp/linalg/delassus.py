@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .linalg import as_dense, equilibrated_pinv, solve_mass
-from .problem import ContactProblem
+from .dense import as_dense, equilibrated_pinv, solve_mass
+from ..model.problem import ContactProblem
 
 
 @dataclass(frozen=True)
