@@ -142,8 +142,8 @@ def main():
         tv = sv.times["verdict"]  # read off the unique multipliers here (independent rows)
         tp, slow = best_of(lambda: analyze(p, s4.acceleration, True, None, get_tolerance(None),
                                            lam_n=s4.lambda_normal), repeat=1)
-        assert sv.extras["sticking"].boundary_test.startswith("exact (unique")
-        assert abs(slow.mu_min - sv.extras["sticking"].mu_min) <= 1e-5 * sv.extras["sticking"].mu_min <= 0.6
+        assert sv.sticking.boundary_test.startswith("exact (unique")
+        assert abs(slow.mu_min - sv.sticking.mu_min) <= 1e-5 * sv.sticking.mu_min <= 0.6
         # the same stack with μ = 0.2: all-sticking infeasible, proved by a conic Farkas vector
         q = gaussqp.ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
                                                np.full(p.m, 0.2), list(p.modes), dimension=3)

@@ -13,7 +13,8 @@ from .certificates.structural import CheckReport, check
 from .dispatch import PREFERENCES, choose_formulation, solve
 from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
 from .formulations import FORMULATIONS, get_formulation, register
-from .model.problem import Contact, ContactProblem, SystemClass
+from .model.problem import Contact, ContactProblem
+from .model.system_class import SystemClass
 from .results import Certificate, Solution
 from .settings import PRESETS, Tolerance
 

@@ -21,7 +21,7 @@ from .dispatch import PREFERENCES, solve
 from .errors import GaussQPError
 from .io.gaussqp_format import load
 from .formulations import FORMULATIONS
-from .results import _jsonable
+from .results import to_jsonable
 from .settings import PRESETS
 
 DEFAULT_PROBLEM = "rod_wall_guide"
@@ -68,7 +68,7 @@ def cmd_solve(args) -> int:
               f"M {cls.mass}, rank {cls.mass_rank})")
         print(f"status       {sol.status}{'  (certified)' if sol.certified else '  (NOT certified)'}")
         print(f"formulation  {sol.formulation} / {sol.solver}"
-              + (f"  (route: {sol.extras['route']})" if "route" in sol.extras else ""))
+              + (f"  (route: {sol.route})" if sol.route is not None else ""))
         if sol.message:
             print(f"message      {sol.message}")
         print(f"acceleration {_fmt(sol.acceleration)}")
@@ -90,18 +90,18 @@ def cmd_solve(args) -> int:
                 b = cc["bracket"]
                 print(f"bracket      {b['facets']} facets: inscribed {b['inner']}, circumscribed {b['outer']}, "
                       f"consistent={_fmt(b['consistent'])}")
-        if "enumeration" in sol.extras:
-            e = sol.extras["enumeration"]
+        if sol.enumeration is not None:
+            e = sol.enumeration
             print(f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "
                   f"multipliers {e.multiplier_multiplicity}"
                   + "".join(f"\n             λ_n = {_fmt(x.lam_n)} (piece {x.piece})" for x in e.solutions[:8]))
-        if "sticking" in sol.extras:
-            v = sol.extras["sticking"]
+        if sol.sticking is not None:
+            v = sol.sticking
             print(f"sticking     feasible={_fmt(v.feasible)}  margin={_fmt(v.margin)}  mu_min={_fmt(v.mu_min)}  "
                   f"on cone boundary={v.boundary_contacts}  detaching={v.detaching_contacts}")
         print("certificates")
         _print_certificates(sol.certificates)
-        _print_bounds(sol.extras.get("friction_bounds", []))
+        _print_bounds((sol.friction_bounds or []))
     return 0 if sol.certified else 1
 
 
@@ -119,7 +119,7 @@ def cmd_check(args) -> int:
     p = _load(args.file)
     rep = check(p)
     if args.json:
-        print(json.dumps(_jsonable(rep.as_dict())))
+        print(json.dumps(to_jsonable(rep.as_dict())))
         return 0
     c = rep.system_class
     print(f"problem  {p.name}: n={c.n}, M {c.mass} (rank {c.mass_rank}), {c.constraints} constraints "

@@ -119,7 +119,7 @@ def _compare(primary: Solution, other: Solution, tol: float, compare_acceleratio
             what = "acceleration and Jᵀλ"
         return gaps, route_outcome(name, os_, AGREED if ok else DISAGREED,
                                    f"{what} {'within' if ok else 'beyond'} the cross-check tolerance {tol:g}")
-    decisive = SOLUTION_PRESENT + INF_OR_UNB
+    decisive = SOLUTION_PRESENT | INF_OR_UNB
     if ps in decisive and os_ in decisive:
         same = ps == os_
         return gaps, route_outcome(name, os_, AGREED if same else DISAGREED,
@@ -198,11 +198,11 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
         routes.append(route_outcome(other_name, other.status, DISAGREED,
                                     "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
                                     f"but {other_name} says {other.status!r}"))
-    elif sol.status in INF_OR_UNB and sol.extras.get("verified_by_f1") and other.status in SOLUTION_PRESENT + INF_OR_UNB:
+    elif sol.status in INF_OR_UNB and sol.nonexistence_verified and other.status in SOLUTION_PRESENT | INF_OR_UNB:
         ok = other.status == sol.status
         routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
                                     f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}"))
-    elif other.status not in SOLUTION_PRESENT + INF_OR_UNB:
+    elif other.status not in SOLUTION_PRESENT | INF_OR_UNB:
         routes.append(route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}"))
     else:
         routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
@@ -219,9 +219,9 @@ def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, t
     for other_name in SLIDING_CROSSCHECK:
         if other_name == name or not FORMULATIONS[other_name].accepts(problem, cls)[0]:
             continue
-        if other_name == "sliding_enumeration" and "enumeration" in sol.extras:
-            enum = sol.extras["enumeration"]
-            found = sol.extras.get("in_enumeration")
+        if other_name == "sliding_enumeration" and sol.enumeration is not None:
+            enum = sol.enumeration
+            found = sol.in_enumeration
             status = "solved" if enum.solutions else "infeasible"
             rep = {"formulation": other_name, "solver": "enumeration", "status": status,
                    "solutions": len(enum.solutions), "multiplicity": enum.multiplicity,
@@ -284,7 +284,7 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
         t1 = time.perf_counter()
         sol.certificates = structural_certificates(problem) + sol.certificates
         if cls.friction != "frictionless":
-            sol.extras["friction_bounds"] = friction_bounds(problem)
+            sol.friction_bounds = friction_bounds(problem)
         sol.times["structural"] = time.perf_counter() - t1
     if crosscheck and name == "sticking_socp":
         sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol, facets)

@@ -66,11 +66,11 @@ class NonNumericError(WrongTypeError):
 
 
 class MagnitudeError(InputError):
-    """An entry exceeds :data:`gaussqp.model.limits.MAX_ABS_ENTRY` (the arithmetic would overflow)."""
+    """An entry exceeds :data:`gaussqp.settings.MAX_ABS_ENTRY` (the arithmetic would overflow)."""
 
 
 class InputTooLargeError(InputError):
-    """A declared shape, size, file size or nesting depth exceeds a limit of :mod:`gaussqp.model.limits`."""
+    """A declared shape, size, file size or nesting depth exceeds a limit of :mod:`gaussqp.settings`."""
 
 
 class FileFormatError(InputError):

@@ -1,26 +1,78 @@
-"""Result objects: :class:`Solution`, :class:`Certificate` and the residuals we recompute.
+"""Result objects: :class:`Status`, :class:`Certificate`, :class:`Solution`, and the JSON helpers.
 
 In the spirit of ``scipy.optimize.OptimizeResult`` and ``qpsolvers.Solution``: a solution
-keeps its problem and recomputes its own residuals in the original variables (never
-copied from a solver's report). Raw solver output goes in ``extras``.
+keeps its problem; its residuals are recomputed in the original variables by
+:func:`gaussqp.certificates.residuals.kkt_residuals` (never copied from a solver's report). Raw
+solver output goes in ``extras``; what gaussqp itself decides has a typed field.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from .model.problem import ContactProblem
-from .model.scales import data_scales, relative
 
-# Statuses, grouped as cvxpy does.
-SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED = "solved", "infeasible", "unbounded", "inaccurate", "failed"
-STATUSES = (SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED)
-SOLUTION_PRESENT = (SOLVED, INACCURATE)
-INF_OR_UNB = (INFEASIBLE, UNBOUNDED)
+if TYPE_CHECKING:  # the typed fields of Solution; imported only for annotations (no import cycle)
+    from .certificates.friction_bounds import FrictionBound
+    from .friction.cones import ConeModel
+    from .friction.enumeration import Enumeration
+    from .friction.verdict import StickingVerdict
+
+class Status(str, Enum):
+    """Outcome of a formulation, as a string enum (members compare equal to their strings).
+
+    Groups, as cvxpy has them: :data:`SOLUTION_PRESENT` (``solved``, ``inaccurate``: an answer is
+    returned), :data:`INF_OR_UNB` (``infeasible``, ``unbounded``: a certificate of non-existence is
+    returned instead), and ``failed`` (nothing usable: a backend error, an iteration limit without an
+    answer, or a route that does not apply). ``solved`` only for an answer that passed our own checks
+    (:mod:`gaussqp.certificates.judge`); an answer that did not is ``inaccurate``.
+    """
+
+    SOLVED = "solved"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    INACCURATE = "inaccurate"
+    FAILED = "failed"
+
+    __hash__ = str.__hash__  # hash as the string it equals ("solved" in {Status.SOLVED})
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:  # as the string it equals, so messages read the same as with plain strings
+        return repr(self.value)
+
+    @property
+    def has_solution(self) -> bool:
+        """An acceleration and multipliers are returned (``solved`` or ``inaccurate``)."""
+        return self in SOLUTION_PRESENT
+
+    @property
+    def infeasible_or_unbounded(self) -> bool:
+        return self in INF_OR_UNB
+
+
+SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED = (Status.SOLVED, Status.INFEASIBLE, Status.UNBOUNDED,
+                                                     Status.INACCURATE, Status.FAILED)
+SOLUTION_PRESENT = frozenset({SOLVED, INACCURATE})
+INF_OR_UNB = frozenset({INFEASIBLE, UNBOUNDED})
+
+#: Which verified certificate backs which status: ``certified`` is derived from this table (one of the
+#: ids must hold; for ``solved`` every listed id present must hold and the first must be present).
+CERTIFYING: dict[Status, tuple[str, ...]] = {
+    SOLVED: ("kkt_residuals",),
+    INFEASIBLE: ("farkas", "coulomb_farkas", "sliding_enumeration"),
+    UNBOUNDED: ("unbounded_ray",),
+}
+#: Certificates that, when present, must also hold for a ``solved`` answer to be certified.
+ALSO_REQUIRED_WHEN_SOLVED: tuple[str, ...] = ("forward_error",)
 
 
 @dataclass(frozen=True)
@@ -43,13 +95,14 @@ class Certificate:
     def as_dict(self, with_data: bool = False) -> dict:
         d = {"id": self.id, "name": self.name, "source": self.source,
              "holds": None if self.holds is None else bool(self.holds),
-             "margin": _json_float(self.margin), "implies": self.implies}
+             "margin": json_float(self.margin), "implies": self.implies}
         if with_data and self.data:
-            d["data"] = {k: _jsonable(v) for k, v in self.data.items()}
+            d["data"] = {k: to_jsonable(v) for k, v in self.data.items()}
         return d
 
 
-def _json_float(x):
+def json_float(x):
+    """A float for JSON: None for NaN, the strings "inf"/"-inf" for infinities."""
     if x is None:
         return None
     x = float(x)
@@ -60,75 +113,21 @@ def _json_float(x):
     return x
 
 
-def _jsonable(v):
+def to_jsonable(v):
+    """A JSON-ready copy of ``v`` (numpy arrays and scalars, nested lists, tuples and dicts)."""
     if isinstance(v, np.ndarray):
-        return [_jsonable(x) for x in v.tolist()] if v.ndim else _json_float(v)
+        return [to_jsonable(x) for x in v.tolist()] if v.ndim else json_float(v)
     if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
+        return [to_jsonable(x) for x in v]
     if isinstance(v, (np.floating, float)):
-        return _json_float(v)
+        return json_float(v)
     if isinstance(v, (np.integer,)):
         return int(v)
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
+        return {k: to_jsonable(x) for k, x in v.items()}
     return v
-
-
-def _mul(A, x):
-    return np.asarray(A @ x).ravel()
-
-
-def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
-    """Residuals of (a, λ) in the original variables, each row judged at its own scale from the data.
-
-    The scales are those of :func:`gaussqp.model.scales.data_scales` (never the magnitude of the answer
-    being judged, never the largest row alone). With ``g = J_n a + b``, ``r = M a + F - J_nᵀλ_n - J_tᵀλ_t``
-    and the dimensionless multipliers ``λ̂_i = λ_i ‖(J S)_i‖∞ / force``:
-
-    - dynamics: ``max_j |r_j| / (|M_j| S accel + |F_j| + (|J|ᵀ|λ|)_j)``
-    - primal: ``max_i`` of ``|g_i|`` (bilateral), ``max(0, -g_i)`` (unilateral), ``|T_k a + c_k|``
-      (sticking tangent rows), each divided by its row's scale ``|J_i| S accel + |b_i|``
-    - dual: ``max_i max(0, -λ̂_i)`` over unilateral rows
-    - complementarity: ``max_i min(|λ̂_i|, |g_i| / scale_i)`` over unilateral rows (the natural map)
-    - sliding law (when there are sliding contacts): ``max_i ‖λ_t,i + μ_i |λ_n,i| s_i‖∞ ‖(J_n S)_i‖∞ / force``
-      (tutorial (35)).
-
-    Friction-cone checks of sticking contacts are separate certificates (``coulomb_cones``).
-    """
-    sc = data_scales(problem)
-    lam_n = np.asarray(lam_n, dtype=float)
-    lam_t_flat = np.asarray(lam_t, dtype=float).ravel()
-    Jn, Jt = problem.J_n, problem.J_t
-    gen = _mul(Jn.T, lam_n) if problem.m else np.zeros(problem.n)
-    gen_abs = np.asarray(abs(Jn.T) @ np.abs(lam_n)).ravel() if problem.m else np.zeros(problem.n)
-    if Jt.shape[0]:
-        gen = gen + _mul(Jt.T, lam_t_flat)
-        gen_abs = gen_abs + np.asarray(abs(Jt.T) @ np.abs(lam_t_flat)).ravel()
-    r = _mul(problem.M, a) + problem.F - gen
-    g = (_mul(Jn, a) + problem.normal_drift) if problem.m else np.zeros(0)
-    B, U = problem.bilateral, problem.unilateral
-    gh = relative(g, sc.normal_row) * np.sign(g)
-    viol = [np.abs(gh[B]).max(initial=0.0), np.maximum(0.0, -gh[U]).max(initial=0.0)]
-    rt = problem.tangent_rows(problem.sticking)
-    if rt.size:
-        ut = _mul(Jt[rt], a) + problem.tangent_drift[rt]
-        viol.append(relative(ut, sc.tangent_row[rt]).max(initial=0.0))
-    lam_hat = lam_n * sc.normal_weight / sc.force
-    out = {
-        "dynamics": float(relative(r, sc.dynamics_row + gen_abs).max(initial=0.0)),
-        "primal": float(max(viol)),
-        "dual": float(np.maximum(0.0, -lam_hat[U]).max(initial=0.0)),
-        "complementarity": float(np.minimum(np.abs(lam_hat[U]), np.abs(gh[U])).max(initial=0.0)),
-    }
-    Sl = problem.sliding
-    if len(Sl):
-        lt = lam_t_flat.reshape(problem.m, -1)
-        law = [np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() * sc.normal_weight[i]
-               for i in Sl]
-        out["sliding_law"] = float(max(law)) / sc.force
-    return out
 
 
 @dataclass
@@ -137,7 +136,7 @@ class Solution:
 
     Attributes
     ----------
-    status : one of ``solved, infeasible, unbounded, inaccurate, failed``
+    status : :class:`Status` (a string enum: ``solved, infeasible, unbounded, inaccurate, failed``)
     acceleration : (n,) or None
     lambda_normal : (m,) normal multipliers in input order, or None
     lambda_tangent : (m, d-1) tangential multipliers (zero rows for frictionless contacts), or None
@@ -146,7 +145,23 @@ class Solution:
     certificates : list of :class:`Certificate` (structural and instance)
     unique : {"acceleration", "generalized_force", "multipliers"} -> bool | None
     crosscheck : report of the cross-check against another route, or None
-    extras : raw solver output and intermediate matrices
+    sticking : the sticking verdict (:class:`~gaussqp.friction.verdict.StickingVerdict`) of an
+        all-sticking problem, or None
+    friction_bounds : the friction bounds C7 (:class:`~gaussqp.certificates.friction_bounds.FrictionBound`)
+        evaluated for a frictional problem, or None
+    route : which internal route of a formulation answered (e.g. Lemke or the enumeration), or None
+    enumeration : every solution found by the exact enumeration of the sliding pieces
+        (:class:`~gaussqp.friction.enumeration.Enumeration`), or None
+    in_enumeration : (sliding cross-check) whether the answer is among the enumerated solutions
+    polish_allowed : whether the judge may polish the answer on its active set (False for direct
+        solves and for answers that live on cone boundaries)
+    cones_enforced : the friction-cone model the formulation enforced (the judge checks the
+        multipliers against it), or None
+    nonexistence_verified : an infeasible/unbounded claim already verified by the formulation's own
+        certificate route (the judge does not re-verify it)
+    times : seconds spent per stage
+    extras : raw solver output (backend info, attempts) and a route's intermediates, documented
+        where they are set
     """
 
     problem: ContactProblem
@@ -160,9 +175,22 @@ class Solution:
     certificates: list[Certificate] = field(default_factory=list)
     unique: dict = field(default_factory=lambda: {"acceleration": None, "generalized_force": None, "multipliers": None})
     crosscheck: dict | None = None
+    sticking: "StickingVerdict | None" = None
+    friction_bounds: "list[FrictionBound] | None" = None
+    route: str | None = None
+    enumeration: "Enumeration | None" = None
+    in_enumeration: bool | None = None
+    polish_allowed: bool = True
+    cones_enforced: "ConeModel | None" = None
+    nonexistence_verified: bool = False
     times: dict = field(default_factory=dict)
     message: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "status":  # every status is a Status member (an unknown string is a ValueError)
+            value = Status(value)
+        object.__setattr__(self, name, value)
 
     @property
     def success(self) -> bool:
@@ -192,22 +220,18 @@ class Solution:
     def certified(self) -> bool:
         """True when the status is backed by a verified instance certificate and no cross-check disagreed.
 
+        Derived from the table :data:`CERTIFYING` (which certificate ids back which status).
         :func:`gaussqp.solve` keeps ``status == "solved"`` only for such answers (a failed residual or
         forward-error check, or a disagreeing route, makes it ``inaccurate``), so for a user the status
         alone is honest; ``certified`` also covers infeasible and unbounded verdicts."""
+        backing = CERTIFYING.get(self.status, ())
+        found = [c for c in (self.certificate(cid) for cid in backing) if c is not None]
         if self.status == SOLVED:
-            ok = self.certificate("kkt_residuals")
-            fe = self.certificate("forward_error")
-            base = ok is not None and bool(ok.holds) and (fe is None or bool(fe.holds))
-        elif self.status == INFEASIBLE:
-            c = (self.certificate("farkas") or self.certificate("coulomb_farkas")
-                 or self.certificate("sliding_enumeration"))
-            base = c is not None and bool(c.holds)
-        elif self.status == UNBOUNDED:
-            c = self.certificate("unbounded_ray")
-            base = c is not None and bool(c.holds)
+            found = found[:1]
+            base = bool(found) and bool(found[0].holds) and all(
+                c is None or bool(c.holds) for c in (self.certificate(cid) for cid in ALSO_REQUIRED_WHEN_SOLVED))
         else:
-            base = False
+            base = bool(found) and bool(found[0].holds)
         if self.crosscheck is not None and self.crosscheck.get("agree") is False:
             return False
         return base
@@ -218,52 +242,29 @@ class Solution:
         fr = p.modes != "frictionless"
         lam_t = []
         for i in range(p.m):
-            lam_t.append([] if not fr[i] or self.lambda_tangent is None else _jsonable(self.lambda_tangent[i]))
+            lam_t.append([] if not fr[i] or self.lambda_tangent is None else to_jsonable(self.lambda_tangent[i]))
         return {
             "problem": p.name,
-            "status": self.status,
+            "status": self.status.value,
             "certified": self.certified,
             "formulation": self.formulation,
             "solver": self.solver,
-            "acceleration": _jsonable(self.acceleration) if self.acceleration is not None else None,
-            "lambda_normal": _jsonable(self.lambda_normal) if self.lambda_normal is not None else None,
+            "acceleration": to_jsonable(self.acceleration) if self.acceleration is not None else None,
+            "lambda_normal": to_jsonable(self.lambda_normal) if self.lambda_normal is not None else None,
             "lambda_tangent": lam_t if self.lambda_normal is not None else None,
-            "generalized_force": _jsonable(self.generalized_force) if self.lambda_normal is not None else None,
-            "residuals": {k: _json_float(v) for k, v in self.residuals.items()},
-            "unique": _jsonable(dict(self.unique)),
+            "generalized_force": to_jsonable(self.generalized_force) if self.lambda_normal is not None else None,
+            "residuals": {k: json_float(v) for k, v in self.residuals.items()},
+            "unique": to_jsonable(dict(self.unique)),
             "certificates": [c.as_dict() for c in self.certificates],
-            "crosscheck": _jsonable(self.crosscheck) if self.crosscheck is not None else None,
-            **({"sticking": self.extras["sticking"].as_dict()} if "sticking" in self.extras else {}),
-            **({"friction_bounds": [b.as_dict() for b in self.extras["friction_bounds"]]}
-               if "friction_bounds" in self.extras else {}),
-            **({"route": self.extras["route"]} if "route" in self.extras else {}),
-            "times": {k: _json_float(v) for k, v in self.times.items()},
+            "crosscheck": to_jsonable(self.crosscheck) if self.crosscheck is not None else None,
+            **({"sticking": self.sticking.as_dict()} if self.sticking is not None else {}),
+            **({"friction_bounds": [b.as_dict() for b in self.friction_bounds]}
+               if self.friction_bounds is not None else {}),
+            **({"route": self.route} if self.route is not None else {}),
+            "times": {k: json_float(v) for k, v in self.times.items()},
             "message": self.message,
         }
 
     def __repr__(self) -> str:
         return (f"Solution(status={self.status!r}, formulation={self.formulation!r}, solver={self.solver!r}, "
                 f"max_residual={self.max_residual():.2e})")
-
-
-def lambda_tangent_matrix(problem: ContactProblem, lam_t_flat: np.ndarray | None) -> np.ndarray:
-    """Reshape a flat tangent multiplier vector (m (d-1),) to (m, d-1)."""
-    d1 = problem.dimension - 1
-    if lam_t_flat is None:
-        return np.zeros((problem.m, d1))
-    return np.asarray(lam_t_flat, dtype=float).reshape(problem.m, d1)
-
-
-def assemble_multipliers(problem: ContactProblem, lam_eq: np.ndarray, lam_in: np.ndarray):
-    """Map multipliers ordered as ``problem.equalities`` / ``problem.inequalities`` to (λ_n, λ_t)."""
-    mb = len(problem.bilateral)
-    lam_n = np.zeros(problem.m)
-    lam_n[problem.bilateral] = lam_eq[:mb]
-    lam_n[problem.unilateral] = lam_in
-    lam_t = np.zeros(problem.m * (problem.dimension - 1))
-    lam_t[problem.tangent_rows(problem.sticking)] = lam_eq[mb:]
-    return lam_n, lambda_tangent_matrix(problem, lam_t)
-
-
-def dense(A) -> np.ndarray:
-    return A.toarray() if sp.issparse(A) else np.asarray(A)

@@ -1,8 +1,21 @@
-"""Tolerance presets, translated into each backend's settings (as qpbenchmark does).
+"""Every tolerance, threshold and size limit of gaussqp, named and documented in one place.
+
+**Tolerance presets** (``high``, ``mid``, ``low``), translated into each backend's settings (as
+qpbenchmark does).
 
 ``solver`` is the accuracy asked of the backend; ``residual`` is the bound our own
 recomputed residuals must meet for a claimed success to stand (otherwise the result is
 downgraded to ``inaccurate``). OSQP's 1e-3 defaults are never used.
+
+**Input limits**: every loader (:func:`gaussqp.loads`, :func:`gaussqp.load`, :func:`gaussqp.load_npz`)
+and the constructors of :class:`gaussqp.ContactProblem` refuse data beyond them with an
+:class:`~gaussqp.errors.InputError` naming the field (checks in :mod:`gaussqp.model.validation`), so
+that hostile or corrupted input gives an error in bounded time and memory instead of an overflow, a
+hang or a ``MemoryError``. Each value says why it is what it is; raise one only together with the
+code it protects.
+
+**Numerical thresholds**: the relative tolerances of rank, definiteness and activity decisions,
+each applied at a scale taken from the data (:mod:`gaussqp.model.scales`).
 """
 
 from __future__ import annotations
@@ -38,3 +51,53 @@ def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
     if name not in PRESETS:
         raise UnknownValueError("tolerance", f"is {name!r}", f"use one of {', '.join(PRESETS)}")
     return PRESETS[name]
+
+
+# ---------------------------------------------------------------- input limits
+
+#: Largest accepted magnitude of any number of the problem (entries of M, F, the rows, drifts,
+#: friction, slip). The formulations and certificates multiply up to six entries together: the
+#: Delassus matrix ``J M⁺ Jᵀ`` is a product of three, and its Gram matrix, squared norms and the
+#: complementarity products ``λ·g`` square that. ``(1e50)⁶ = 1e300`` stays below the float64
+#: maximum ``1.8e308`` with a factor >= 1e8 to spare for the sums over rows and coordinates, so
+#: no intermediate overflows to ``inf`` (an entry of ``1e300`` made the arithmetic overflow and
+#: the CLI hang). Physical data in SI units stay far below (the Sun's mass is 2e30 kg).
+MAX_ABS_ENTRY = 1e50
+
+#: Smallest accepted magnitude of a *nonzero* number of the problem, for the same reason seen from
+#: the other side: masses are inverted (``M⁻¹``, the Jacobi scaling ``diag(M)^(-1/2)``) and rows are
+#: normalized by their norms, so a nonzero entry of ``1e-320`` (a subnormal) made ``M⁻¹`` overflow to
+#: ``inf`` and a certificate's SVD fail on NaN; ``(1e-50)⁶ = 1e-300`` keeps the reciprocals of such
+#: products finite. A true zero is always accepted; a number that small in SI units is a zero.
+MIN_ABS_ENTRY = 1e-50
+
+#: Largest number of generalized coordinates ``n``. The sparse mass factorization
+#: (:func:`gaussqp.linalg.mass.factor_mass`) loops over the connected components of M's sparsity
+#: graph, up to n of them, at ~0.1 ms each plus an O(n) scan per component: a diagonal M of
+#: n = 20,000 takes ~2.5 s (measured; n = 50,000 takes ~9 s), so construction stays in seconds.
+MAX_COORDINATES = 20_000
+
+#: Largest dense block of M that is eigendecomposed: a dense M's n, and the largest connected
+#: component of a sparse M's sparsity graph (:func:`gaussqp.linalg.mass.factor_mass` densifies each
+#: component). ``eigh`` is O(n³): n = 3,000 took 25 s on a loaded 2-core machine (n = 5,000 took
+#: 53 s), so a mass matrix that is one dense block of 20,000 coordinates cannot hang the constructor.
+MAX_DENSE_BLOCK = 3_000
+
+#: Largest number of stored numbers in one array: a dense array's size, a sparse matrix's
+#: declared row count or nonzero count, an NPZ member's declared element count, and the dense
+#: kernel basis a sparse M with empty rows implies (n × empty rows). 25 million float64 are
+#: 200 MB, so a declared shape of 3e16 is refused before ``np.zeros`` or a CSR index array
+#: is allocated. It also bounds ``m × n`` of the normal rows, which the classification
+#: densifies when sparse rank is not proven.
+MAX_ENTRIES = 25_000_000
+
+#: Deepest nesting of JSON arrays/objects accepted. A gaussqp/1 document nests at most 5 deep
+#: (object > contacts > contact > tangent > row); 64 leaves room for the free-form
+#: ``parameters`` metadata while staying far below Python's recursion limit (1000), which the
+#: JSON decoder would otherwise hit with a bare ``RecursionError``.
+MAX_NESTING_DEPTH = 64
+
+#: Largest problem file, in bytes: the JSON text, and the sum of the uncompressed members of an
+#: NPZ file (so a small "zip bomb" is refused before decompression). 256 MiB holds a dense
+#: n = 5,000 mass matrix in JSON (~25e6 numbers of ~10 characters); larger problems are sparse.
+MAX_FILE_BYTES = 256 * 2**20

@@ -155,7 +155,7 @@ import time  # noqa: E402
 
 import scipy.sparse as sp  # noqa: E402
 
-from gaussqp.model import limits  # noqa: E402
+from gaussqp import settings as limits  # noqa: E402
 
 
 

@@ -10,7 +10,7 @@ import gaussqp
 from gaussqp import problems
 from gaussqp.linalg.delassus import constrained_delassus
 from gaussqp.problems.examples import EXAMPLES, rod_closed_forms, rod_wall_guide, singular_pendulum
-from gaussqp.results import kkt_residuals
+from gaussqp.certificates.residuals import kkt_residuals
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))

@@ -11,7 +11,7 @@ import pytest
 import gaussqp
 from gaussqp import ContactProblem
 from gaussqp.model.scales import data_scales
-from gaussqp.results import kkt_residuals
+from gaussqp.certificates.residuals import kkt_residuals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exact_oracle import dual_energy_gap, energy_gap, energy_scale, exact_frictionless  # noqa: E402

@@ -39,7 +39,7 @@ def test_painleve_rod_matches_its_scalar_lcp_and_counts_solutions(theta, mu, sli
     assert L.M[0, 0] == pytest.approx(A, rel=1e-12) and L.q[0] == pytest.approx(w, rel=1e-12)
     sol = gaussqp.solve(p)
     assert sol.formulation == "sliding_lcp" and sol.certified
-    e = sol.extras["enumeration"]
+    e = sol.enumeration
     if A > 0:  # exactly one solution: λ = max(0, -w/A)
         assert e.multiplicity == "unique" and sol.status == "solved"
         assert sol.lambda_normal[0] == pytest.approx(max(0.0, -w / A), rel=1e-9, abs=1e-12)
@@ -104,12 +104,12 @@ def test_bilateral_routes_agree_fixed_point_hlcp_enumeration(mu1, mu2):
     sols = {f: gaussqp.solve(p, formulation=f, crosscheck=False)
             for f in ("sliding_fixed_point", "sliding_lcp", "sliding_enumeration")}
     ref = sols["sliding_enumeration"]
-    assert ref.extras["enumeration"].multiplicity == "unique"
+    assert ref.enumeration.multiplicity == "unique"
     for f, s in sols.items():
         assert s.status == "solved" and s.certified, f
         assert np.allclose(s.lambda_normal, ref.lambda_normal, rtol=1e-9, atol=1e-9), f
         assert np.allclose(s.acceleration, ref.acceleration, rtol=1e-9, atol=1e-9), f
-    assert sols["sliding_lcp"].extras["route"] == "hLCP (41)"
+    assert sols["sliding_lcp"].route == "hLCP (41)"
     fp = sols["sliding_fixed_point"].certificate("contraction")
     assert fp.holds == (fixed_point(reduce(p)).contraction < 1)
 
@@ -153,7 +153,7 @@ def test_ladder_bound_is_inside_the_exact_p_region(theta):
         assert p_matrix_test(lcp58(red, [mu], [mu]).M).holds
         sol = gaussqp.solve(falling_ladder(theta, mu, mu, theta_dot=1.0))
         assert sol.status == "solved" and sol.certified and sol.unique["acceleration"] is True
-        assert sol.extras["route"] == "LCP (58)" and sol.crosscheck["agree"] is True
+        assert sol.route == "LCP (58)" and sol.crosscheck["agree"] is True
 
 
 # ------------------------------------------------------------------ random sliding problems
@@ -185,19 +185,19 @@ def sliding_problems(draw):
 def test_property_lcp_answer_is_one_of_the_enumerated_solutions(p):
     e = enumerate_solutions(p)
     for s in e.solutions:  # every enumerated point solves the problem (recomputed residuals)
-        r = gaussqp.results.kkt_residuals(p, s.a, s.lam_n, s.lam_t)
+        r = gaussqp.certificates.residuals.kkt_residuals(p, s.a, s.lam_n, s.lam_t)
         assert max(r.values()) < 1e-7, r
     sol = gaussqp.solve(p)
     assert sol.formulation in ("sliding_lcp", "sliding_enumeration")
     if sol.status == "solved":
         assert sol.certified and max(sol.residuals.values()) < 1e-6
-        assert sol.extras["in_enumeration"] and sol.crosscheck["agree"]
+        assert sol.in_enumeration and sol.crosscheck["agree"]
     else:
         assert sol.status == "infeasible" and e.multiplicity == "none" and sol.certified
     pm = sol.certificate("p_matrix")
     if pm is not None and pm.holds:  # P-matrix ⇒ exactly one solution for this load
         assert e.multiplicity == "unique"
-    for b in sol.extras["friction_bounds"]:
+    for b in sol.friction_bounds:
         if b.holds and b.id != "sticking Prop. 12 (64)":
             assert e.multiplicity == "unique", b.id
 
@@ -262,7 +262,7 @@ def test_three_finger_grasp_against_statics(push, mu):
         assert np.allclose(sol.lambda_normal, cf["lambda_n"], atol=1e-7)
         assert np.allclose(sol.lambda_tangent[:, 0], cf["lambda_t"], atol=1e-7)
         assert np.abs(sol.acceleration).max() < 1e-7
-        assert sol.extras["sticking"].mu_min == pytest.approx(ratio, rel=1e-6)
+        assert sol.sticking.mu_min == pytest.approx(ratio, rel=1e-6)
     elif ratio > mu + 1e-9:
         assert sol.status == "infeasible"
     ids = {c.id: c.holds for c in sol.certificates}

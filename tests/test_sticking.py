@@ -28,7 +28,7 @@ def test_grasp_4dof_closed_form(F1, F2, mu):
     sol = F4.solve(p)
     assert sol.certified
     assert sol.status == ("solved" if cond > 0 else "infeasible")
-    v = sol.extras["sticking"]
+    v = sol.sticking
     assert v.feasible is (cond > 0)
     assert v.mu_min == pytest.approx(G / (F2 - F1), rel=1e-6)
     if cond > 0:
@@ -58,7 +58,7 @@ def test_grasp_4dof_fingers_pulled_away():
     would need a tangential force with no normal force, so sticking is infeasible for every μ."""
     sol = F4.solve(se.hard_finger_grasp(F1=3.0, F2=-3.0))
     assert sol.status == "infeasible" and sol.certified
-    v = sol.extras["sticking"]
+    v = sol.sticking
     assert v.detaching_contacts == [1, 2] and v.mu_min == math.inf
 
 
@@ -103,13 +103,13 @@ def test_rocking_block_ex1_horizontal_push():
     for Fx, mu, stick in ((3.0, 0.5, True), (4.5, 0.4, False), (2.0, 0.2, False), (1.9, 0.2, True)):
         sol = gaussqp.solve(se.rocking_block(Fx=Fx, mu1=mu, mu2=mu))
         assert sol.certified and sol.status == ("solved" if stick else "infeasible")
-        assert sol.extras["sticking"].mu_min == pytest.approx(Fx / G, rel=1e-6)
-        assert sol.extras["sticking"].detaching_contacts == []
+        assert sol.sticking.mu_min == pytest.approx(Fx / G, rel=1e-6)
+        assert sol.sticking.detaching_contacts == []
         if stick:
             assert sol.unique["acceleration"] and sol.unique["multipliers"] is False
             np.testing.assert_allclose(sol.acceleration, 0.0, atol=1e-8)
     tipping = gaussqp.solve(se.rocking_block(Fx=5.5, mu1=0.9, mu2=0.9))
-    assert tipping.certified and tipping.extras["sticking"].detaching_contacts == [0]
+    assert tipping.certified and tipping.sticking.detaching_contacts == [0]
     assert tipping.acceleration[2] != pytest.approx(0.0, abs=1e-6)  # the block rotates about A2
 
 
@@ -150,7 +150,7 @@ def test_generated_sticking_3d(seed, n, m_u, m_b, singular, redundant, mu_factor
     p, a0, gen0 = families.sticking(rng, n=n, m_u=m_u, m_b=m_b, rank=rank, redundant=redundant, mu_factor=mu_factor)
     sol = F4.solve(p)
     assert sol.status in ("solved", "infeasible") and sol.certified, sol.message
-    v = sol.extras["sticking"]
+    v = sol.sticking
     mu = p.friction[p.sticking][0]
     if sol.status == "solved":
         assert sol.max_residual() <= 1e-6 and sol.certificate("coulomb_cones").holds
@@ -213,7 +213,7 @@ def test_sticking_stack_sparse_equals_dense():
     c2s = next(c for c in gaussqp.check(p).certificates if c.id == "C2")
     c2d = next(c for c in gaussqp.check(q).certificates if c.id == "C2")
     assert c2s.holds and c2d.holds and c2s.margin == pytest.approx(c2d.margin, rel=1e-8)
-    vs, vd = sp_.extras["sticking"], de.extras["sticking"]
+    vs, vd = sp_.sticking, de.sticking
     assert vs.mu_min == pytest.approx(vd.mu_min, rel=1e-6) and vs.mu_min < 0.6
     assert vs.detaching_contacts == vd.detaching_contacts and vs.boundary_contacts == vd.boundary_contacts
     for name in ("facetized_inner", "facetized_outer"):
@@ -251,7 +251,7 @@ def test_sparse_polish_beyond_the_dense_limit():
     """Sparse problems get the active-set polish by a sparse LU of the KKT matrix at any size
     (here n + m = 3200 > POLISH_MAX): the interior-point answer is refined to round-off and stays the
     planted one; the polished forces stay in the disks."""
-    from gaussqp.certificates.instance import POLISH_MAX
+    from gaussqp.certificates.polish import POLISH_MAX
 
     p, a0, gen0 = families.sticking_stack(np.random.default_rng(7), 800)
     assert p.n + p.m > POLISH_MAX
@@ -301,7 +301,7 @@ def test_singleton_verdict_equals_the_programs():
         p = gaussqp.ContactProblem(np.eye(2), [Fx, Fy], [gaussqp.Contact(
             "bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])])
         sol = F4.solve(p)
-        v = sol.extras["sticking"]
+        v = sol.sticking
         assert v.boundary_test.startswith("exact (unique") and v.boundary_contacts == boundary
         assert v.mu_min == pytest.approx(abs(Fx / Fy)) and v.margin == pytest.approx(0.5 * abs(Fy) - abs(Fx))
         slow = analyze(p, sol.acceleration, True, None, get_tolerance(None), lam_n=sol.lambda_normal)

@@ -46,7 +46,7 @@ def test_garbage_intermediate_stops_the_chain_at_inaccurate(monkeypatch):
     assert sol.status == "inaccurate" and not sol.certified
     assert sol.certificate("coulomb_farkas") is None
     assert sol.acceleration is None
-    assert "sticking" not in sol.extras or not sol.extras["sticking"].detaching_contacts
+    assert sol.sticking is None or not sol.sticking.detaching_contacts
     res = sol.extras["cones_removed_residuals"]
     assert res["equalities"] > 1 and res["dynamics"] > 1
     assert "cones removed" in sol.message
@@ -69,7 +69,7 @@ def lifted(dimension: int, copies: int = 2) -> ContactProblem:
 def test_margin_is_not_inf_when_every_contact_detaches_under_a_pinned_tangential_force(dimension, copies):
     sol = gaussqp.solve(lifted(dimension, copies), crosscheck=False)
     assert sol.status == "infeasible" and sol.certified
-    v = sol.extras["sticking"]
+    v = sol.sticking
     assert v.feasible is False and v.detaching_contacts == list(range(copies))
     assert v.margin is None  # no admissible force, no contact under load to measure a margin on
     assert v.mu_min == float("inf")
@@ -105,7 +105,7 @@ def test_mu_min_pinned_normals_is_one_program_and_exact(seed):
     sol = gaussqp.solve(block_2d(T, tilt), crosscheck=False)
     assert sol.status == "solved"
     ref = T / 9.81  # independent closed form
-    mu = sol.extras["sticking"].mu_min
+    mu = sol.sticking.mu_min
     assert ref * (1 - 1e-12) <= mu <= ref * (1 + 1e-8)
 
 
@@ -116,7 +116,7 @@ def test_mu_min_by_bisection_is_achieved_never_below(seed):
     sol = gaussqp.solve(box_3d(T), crosscheck=False)
     assert sol.status == "solved"
     ref = float(np.linalg.norm(T)) / 9.81
-    mu = sol.extras["sticking"].mu_min
+    mu = sol.sticking.mu_min
     assert ref * (1 - 1e-12) <= mu <= ref * (1 + 1e-7)
 
 

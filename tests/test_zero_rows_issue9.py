@@ -33,7 +33,7 @@ def test_dependent_sliding_rows_bounds_not_applicable_not_raised(tmp_path):
     assert "singular" in b["Prop. 13"].guarantees
     sol = gaussqp.solve(p)
     assert sol.status in ("solved", "infeasible")
-    assert "enumeration" in sol.extras["route"]
+    assert "enumeration" in sol.route
     # the answer is checked independently: dynamics with the sliding law, both bilateral rows satisfied
     if sol.status == "solved":
         a, ln = sol.acceleration, sol.lambda_normal

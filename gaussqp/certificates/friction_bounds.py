@@ -44,12 +44,12 @@ class FrictionBound:
     data: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        from ..results import _json_float, _jsonable
+        from ..results import json_float, to_jsonable
 
-        d = {"id": self.id, "source": self.source, "value": _json_float(self.value), "guarantees": self.guarantees,
-             "holds": None if self.holds is None else bool(self.holds), "mu": _json_float(self.mu)}
+        d = {"id": self.id, "source": self.source, "value": json_float(self.value), "guarantees": self.guarantees,
+             "holds": None if self.holds is None else bool(self.holds), "mu": json_float(self.mu)}
         if self.data:
-            d["data"] = {k: _jsonable(v) for k, v in self.data.items()}
+            d["data"] = {k: to_jsonable(v) for k, v in self.data.items()}
         return d
 
 

@@ -6,26 +6,23 @@
 - ``unique_acceleration`` / ``unique_multipliers``: exact decisions by LP plus rank tests
   (the optimal face of F1 and the multiplier polyhedron are singletons or not).
 
-:func:`finalize` applies them to any formulation's raw answer, so every route is judged
-by the same rules, and downgrades a claimed success that fails our residual check.
+:func:`gaussqp.certificates.judge.finalize` applies them to any formulation's raw answer, so every
+route is judged by the same rules, and downgrades a claimed success that fails our residual check.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import lsq_linear
 
 from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, unbounded_ray
 from ..errors import UndecidedError
 from ..model.scales import data_scales
 from ..linalg.dense import as_dense, matrix_rank, row_rank
 from ..model.problem import ContactProblem
-from ..results import (INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, FAILED, Certificate, Solution,
-                       assemble_multipliers, kkt_residuals)
-from ..settings import Tolerance
+from ..linalg.kkt import equilibrated_kkt, guess_active
+from ..results import Certificate
 
 #: relative slack under which a unilateral row counts as active, and λ under which it counts as zero
 ACTIVE_RTOL = 1e-7
@@ -211,11 +208,6 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
         data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr, "witness": t.witness, "detail": t.detail})
 
 
-def _verified(sol: Solution, cid: str) -> bool:
-    c = sol.certificate(cid)
-    return c is not None and bool(c.holds)
-
-
 def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Certificate | None:
     """Do the returned multipliers lie in the Coulomb cones (sticking (14b)), or in the polygons of
     ``model`` (a :class:`gaussqp.friction.coulomb.ConeModel`) when the formulation used polygons?
@@ -244,124 +236,6 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
                  ("the returned multipliers leave a cone" if enforced else
                   "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
                   "multipliers may not be unique, so this does not refute sticking: the exact test is F4")))
-
-
-#: dense active-set polishing is skipped above this size (n + number of rows)
-POLISH_MAX = 2000
-
-
-def _sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
-    """Solve ``[M -Jᵀ; J 0] z = rhs`` by sparse LU; None when K is singular (redundant rows or
-    singular M: the dense min-norm path decides) or the residual is not at round-off."""
-    from scipy.sparse.linalg import splu
-
-    k = J.shape[0]
-    K = sp.bmat([[sp.csr_matrix(M), -J.T], [J, sp.csr_matrix((k, k))]], format="csc")
-    try:
-        z = splu(K).solve(rhs)
-    except RuntimeError:
-        return None
-    if not np.all(np.isfinite(z)) or \
-            np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
-        return None
-    return z
-
-
-def polish(sol: Solution) -> None:
-    """Active-set refinement of an interior-point answer (as OSQP's polishing does).
-
-    Guess the active unilateral rows (:func:`guess_active`), solve the equality KKT system
-    ``[M -J_Aᵀ; J_A 0] (a, λ_A) = (-F, -b_A)`` by least squares (min-norm for redundant
-    rows) and keep the candidate only if it is feasible, has nonnegative unilateral
-    multipliers, and lowers the largest recomputed residual. Degenerate problems (a
-    constraint active with zero multiplier) otherwise leave the acceleration off by about
-    the square root of the solver tolerance. Sparse problems use a sparse LU of the KKT
-    matrix at any size; the dense min-norm path runs up to :data:`POLISH_MAX`.
-    """
-    p = sol.problem
-    if sol.acceleration is None or (p.n + p.m > POLISH_MAX and not p.sparse):
-        return
-    E, e = p.equalities
-    G, g = p.inequalities
-    A = guess_active(p, sol.acceleration, sol.lambda_normal)
-    b = np.concatenate([e, g[A]])
-    ne, n = E.shape[0], p.n
-    rhs = np.concatenate([-p.F, -b])
-    z = _sparse_kkt_solve(p.M, sp.vstack([sp.csr_matrix(E), sp.csr_matrix(G)[A]], format="csr"), rhs) \
-        if p.sparse else None
-    if z is not None:  # K nonsingular: the multipliers of this active set are unique
-        a, lam_A = z[:n], z[n:]
-        if np.any(lam_A[ne:] < 0):
-            return
-    else:
-        if p.n + p.m > POLISH_MAX:
-            return
-        # equilibrated, so that the cut and the acceptance test below mean the same on every row, whatever its units
-        kkt = equilibrated_kkt(p, A)
-        J, K, d = kkt.J, kkt.K, kkt.d
-        k = J.shape[0]
-        zt, *_ = np.linalg.lstsq(d[:, None] * K * d[None, :], d * rhs, rcond=1e-13)
-        z = d * zt
-        row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + kkt.data_rows  # the data's terms too: never 0 / 0
-        if np.any(np.abs(K @ z - rhs) > 1e-9 * row_scale):
-            return
-        a = z[:n]
-        lam_A = z[n:]
-        if np.any(lam_A[ne:] < 0):
-            # redundant active rows: the min-norm multipliers may be negative although
-            # nonnegative ones exist; find them by bounded least squares on J_Aᵀλ = M a + F
-            lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
-            # BVLS: an exact active-set method for this small dense problem (polish runs below POLISH_MAX)
-            res = lsq_linear(J.T, np.asarray(p.M @ a).ravel() + p.F, bounds=(lb, np.full(k, np.inf)),
-                             method="bvls", tol=1e-14)
-            lam_A = res.x
-    lam_eq = lam_A[:ne]
-    lam_in = np.zeros(G.shape[0])
-    lam_in[A] = lam_A[ne:]
-    lam_n, lam_t = assemble_multipliers(p, lam_eq, lam_in)
-    old = max(kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent).values())
-    new = max(kkt_residuals(p, a, lam_n, lam_t).values())
-    if new < old:
-        sol.extras["polished"] = {"active_rows": int(A.sum()), "max_residual_before": old, "max_residual_after": new}
-        sol.acceleration, sol.lambda_normal, sol.lambda_tangent = a, lam_n, lam_t
-
-
-def guess_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> np.ndarray:
-    """The unilateral rows taken as active at (a, λ): ``λ̂_i >= ĝ_i``, the multiplier's contribution to the
-    equilibrated dynamics against the row's slack, both on the data's scale, row by row (:mod:`gaussqp.model.scales`)."""
-    sc = data_scales(problem)
-    G, g = problem.inequalities
-    U = problem.unilateral
-    slack = np.asarray(G @ a).ravel() + g if G.shape[0] else np.zeros(0)
-    lam_hat = lam_n[U] * sc.normal_weight[U] / sc.force
-    return lam_hat >= slack / np.where(sc.inequality_row > 0, sc.inequality_row, 1.0)
-
-
-@dataclass(frozen=True)
-class EquilibratedKKT:
-    """``K = [M -Jᵀ; J 0]`` over the equality rows and the active unilateral rows, with ``J a + c = 0``;
-    ``d = (S, 1/w)`` equilibrates it (``diag(d) K diag(d)``: coordinates by the Jacobi scaling of M, rows by
-    their weight ``‖(J S)_i‖∞``; ``z = d ⊙ z̃``); ``data_rows`` is each row's scale from the data."""
-
-    J: np.ndarray
-    c: np.ndarray
-    K: np.ndarray
-    d: np.ndarray
-    data_rows: np.ndarray
-
-
-def equilibrated_kkt(problem: ContactProblem, active: np.ndarray) -> EquilibratedKKT:
-    """The dense :class:`EquilibratedKKT` of ``problem`` with the unilateral rows ``active`` (a boolean mask)."""
-    sc = data_scales(problem)
-    E, e = problem.equalities
-    G, g = problem.inequalities
-    n = problem.n
-    J = np.vstack([as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)[active]])
-    k = J.shape[0]
-    K = np.block([[as_dense(problem.M), -J.T], [J, np.zeros((k, k))]])
-    w = np.concatenate([sc.equality_weight, sc.inequality_weight[active]])
-    return EquilibratedKKT(J=J, c=np.concatenate([e, g[active]]), K=K, d=np.concatenate([sc.coordinate, 1.0 / w]),
-                           data_rows=np.concatenate([sc.dynamics_row, sc.equality_row, sc.inequality_row[active]]))
 
 
 #: forward-error certificates are computed densely up to this size (n + active rows)
@@ -424,79 +298,3 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
               "row_rank": row_rank_})
 
 
-def finalize(sol: Solution, tol: Tolerance) -> Solution:
-    """Recompute residuals, verify inf/unb claims, attach instance certificates, decide uniqueness."""
-    p = sol.problem
-    if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
-        if sol.extras.get("polish", True):
-            polish(sol)
-        sol.residuals = kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
-        ok = max(sol.residuals.values()) <= tol.residual
-        sol.certificates.append(Certificate(
-            id="kkt_residuals", name="KKT residuals recomputed in the original variables",
-            source="FORMULATIONS §3 (instance)", holds=ok, margin=tol.residual - max(sol.residuals.values()),
-            implies=(f"(a, λ) satisfies dynamics, constraints, signs and complementarity to {tol.residual:g}"
-                     if ok else "the returned point fails the residual check"),
-            data=dict(sol.residuals)))
-        if sol.status == SOLVED and not ok:
-            sol.status = INACCURATE
-            sol.message = (sol.message + "; " if sol.message else "") + \
-                f"solver claimed success but max residual {max(sol.residuals.values()):.2e} > {tol.residual:g}"
-        model = sol.extras.get("cones_enforced")
-        cc = coulomb_cone_check(p, sol.lambda_normal, sol.lambda_tangent, model)
-        if cc is not None:
-            sol.certificates.append(cc)
-            if model is not None and not cc.holds and sol.status == SOLVED:
-                sol.status = INACCURATE
-                sol.message = (sol.message + "; " if sol.message else "") + \
-                    f"multipliers leave the {model.kind} cones by {-cc.margin:.2e}"
-        if not len(p.sliding) and model is None:
-            # the Newton step describes the equality/complementarity system of F1; where a formulation enforces
-            # the friction cones (F4, F5) an active cone changes that system, and the step says nothing
-            fe = forward_error(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
-            if fe is not None:
-                ok_fe = fe.margin <= tol.residual
-                sol.certificates.append(Certificate(**{**fe.__dict__, "holds": ok_fe, "margin": tol.residual - fe.margin}))
-                if sol.status == SOLVED and not ok_fe:
-                    sol.status = INACCURATE
-                    sol.message = (sol.message + "; " if sol.message else "") + (
-                        f"residuals are small but the problem is ill-conditioned (cond {fe.data['condition']:.1e}): "
-                        f"the answer may be {fe.margin:.1e} (relative) from the exact one")
-        if len(p.sliding):
-            # F1's optimality conditions do not describe sliding friction: the F6 routes attach their own
-            # verdict (enumeration, P-matrix test), see gaussqp.formulations.sliding.sliding_verdict
-            return sol
-        ua = unique_acceleration(p, sol.acceleration, sol.lambda_normal)
-        um = unique_multipliers(p, sol.acceleration, sol.lambda_normal)
-        sol.certificates += [ua, um]
-        sol.unique = {"acceleration": None if ua.holds is None else bool(ua.holds), "generalized_force": True,
-                      "multipliers": None if um.holds is None else bool(um.holds)}
-    elif sol.status == INFEASIBLE and _verified(sol, "coulomb_farkas"):
-        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
-        sol.residuals = {"coulomb_farkas_violation": -sol.certificate("coulomb_farkas").margin}
-    elif sol.status == INFEASIBLE and _verified(sol, "sliding_enumeration"):
-        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
-        sol.residuals = {}
-    elif sol.status in (INFEASIBLE, UNBOUNDED) and sol.extras.get("verified_by_f1"):
-        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
-    elif sol.status in (INFEASIBLE, UNBOUNDED) or (sol.status == FAILED and sol.extras.get("verify_inf_unb")):
-        claimed = sol.status
-        far = verify_farkas(p)
-        if far is not None and far.holds:
-            sol.status = INFEASIBLE
-            sol.certificates.append(far)
-            sol.residuals = {"farkas_stationarity": far.data["stationarity"]}
-        else:
-            ray = verify_ray(p)
-            if ray is not None and ray.holds:
-                sol.status = UNBOUNDED
-                sol.certificates.append(ray)
-                sol.residuals = {"ray_violation": ray.data["violation"]}
-            else:
-                sol.status = FAILED
-                sol.message = (sol.message + "; " if sol.message else "") + \
-                    f"backend reported {claimed} but neither a Farkas vector nor a descent ray could be verified"
-        sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
-        if sol.status in (INFEASIBLE, UNBOUNDED):
-            sol.acceleration = sol.lambda_normal = sol.lambda_tangent = None
-    return sol

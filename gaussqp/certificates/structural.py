@@ -18,7 +18,8 @@ from ..model.scales import data_scales
 from ..linalg.delassus import constrained_delassus, kinetic_angles
 from ..linalg.dense import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
                      smallest_singular_value)
-from ..model.problem import ContactProblem, SystemClass
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
 from ..results import Certificate
 from .sticking_criteria import sticking_certificates
 

@@ -2,7 +2,7 @@
 
 A formulation (cvxpy's "reduction" shape) declares ``accepts(problem, system_class)``,
 builds its program, solves it with a backend and maps the answer back to
-(a, λ_n, λ_t). :func:`gaussqp.certificates.instance.finalize` then judges every route by the same
+(a, λ_n, λ_t). :func:`gaussqp.certificates.judge.finalize` then judges every route by the same
 recomputed residuals and certificates.
 """
 
@@ -16,9 +16,10 @@ from typing import Callable
 import cvxpy as cp
 
 from ..backends import get_backend, run_cvxpy
-from ..certificates.instance import finalize
-from ..model.problem import ContactProblem, SystemClass
-from ..results import Solution, assemble_multipliers  # noqa: F401 (re-exported for the formulations)
+from ..certificates.judge import finalize
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
+from ..results import Solution
 from ..settings import Tolerance, get_tolerance
 
 #: Problems whose dense data exceed this many entries are built with constant (sparse)

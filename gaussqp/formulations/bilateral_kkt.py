@@ -20,11 +20,13 @@ import time
 import numpy as np
 
 from ..linalg.dense import as_dense, null_space
-from ..certificates.instance import equilibrated_kkt
-from ..model.problem import ContactProblem, SystemClass
+from ..linalg.kkt import equilibrated_kkt
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLVED, Solution
 from ..settings import Tolerance
-from .base import Formulation, assemble_multipliers, common_reject
+from ..model.rows import assemble_multipliers
+from .base import Formulation, common_reject
 
 
 def kkt_kernel(problem: ContactProblem, E: np.ndarray) -> np.ndarray:
@@ -88,8 +90,8 @@ class BilateralKKT(Formulation):
         consistency = float(np.max(np.where(row_scale > 0, res / np.where(row_scale > 0, row_scale, 1.0), res),
                                    initial=0.0))
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-lstsq",
-                       extras={"consistency": consistency, "solution_directions": N,
-                               "polish": False})  # a direct solve: polishing could trade min-norm for round-off
+                       polish_allowed=False,  # a direct solve: polishing could trade min-norm for round-off
+                       extras={"consistency": consistency, "solution_directions": N})
         sol.times = {"lstsq": time.perf_counter() - t0}
         if consistency > 1e-9:
             sol.status = INFEASIBLE  # claimed; finalize decides between Farkas (infeasible) and ray (unbounded)

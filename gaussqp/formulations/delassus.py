@@ -25,10 +25,12 @@ import scipy.linalg as sla
 from ..linalg.delassus import constrained_delassus, delassus
 from ..linalg.lemke import lemke
 from ..linalg.dense import as_dense, solve_mass
-from ..model.problem import ContactProblem, SystemClass
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, SOLVED, FAILED, Solution
 from ..settings import Tolerance
-from .base import Formulation, assemble_multipliers, common_reject, run_program
+from ..model.rows import assemble_multipliers
+from .base import Formulation, common_reject, run_program
 
 
 class DelassusQP(Formulation):

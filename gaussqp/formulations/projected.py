@@ -26,10 +26,12 @@ import numpy as np
 
 from ..linalg.delassus import constrained_delassus
 from ..linalg.dense import as_dense, null_space, solve_mass
-from ..model.problem import ContactProblem, SystemClass
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, Solution
 from ..settings import Tolerance
-from .base import Formulation, assemble_multipliers, common_reject, run_program
+from ..model.rows import assemble_multipliers
+from .base import Formulation, common_reject, run_program
 from .gauss_qp import solve_acceleration_program
 
 

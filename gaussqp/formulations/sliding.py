@@ -23,7 +23,8 @@ import numpy as np
 
 from ..errors import NotApplicableError, TooLargeError
 from ..linalg.lemke import lemke
-from ..model.problem import ContactProblem, SystemClass
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
 from ..linalg.dense import as_dense
 from ..friction.sliding import (ENUMERATION_MAX, SAME_RTOL, Enumeration, _enumerated_contacts, enumeration_certificate,
                        enumerate_solutions, fixed_point, lcp58, p_matrix_certificate, reduce)
@@ -57,12 +58,12 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
     if enum is not None:
         ec = enumeration_certificate(p, enum)
         certs.append(ec)
-        sol.extras["enumeration"] = enum
+        sol.enumeration = enum
         unique = _uniqueness(p, enum)
         if sol.status == SOLVED and sol.acceleration is not None:
             found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= 1e-6 * max(1.0, np.abs(s.lam_n).max())
                         for s in enum.solutions)
-            sol.extras["in_enumeration"] = bool(found) or enum.multiplier_multiplicity == "continuum"
+            sol.in_enumeration = bool(found) or enum.multiplier_multiplicity == "continuum"
     elif pm is not None and pm.holds:
         unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
     sol.certificates += certs
@@ -98,7 +99,7 @@ class SlidingFormulation(Formulation):
     def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None) -> Solution:
         sol = super().solve(problem, solver=solver, tolerance=tolerance)
         t0 = time.perf_counter()
-        sliding_verdict(sol, sol.extras.get("enumeration"))
+        sliding_verdict(sol, sol.enumeration)
         sol.times["verdict"] = time.perf_counter() - t0
         return sol
 
@@ -120,8 +121,7 @@ class SlidingLCP(SlidingFormulation):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         t0 = time.perf_counter()
         red = reduce(problem)
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke",
-                       extras={"polish": False})
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke", polish_allowed=False)
         try:
             L = lcp58(red)
         except NotApplicableError as exc:  # dependent sliding rows: no LCP (58); the enumeration decides
@@ -130,12 +130,13 @@ class SlidingLCP(SlidingFormulation):
             except TooLargeError:
                 sol.status, sol.message = FAILED, f"{exc}; and the problem is too large to enumerate"
                 return sol
-            sol.extras["route"] = "enumeration (no LCP (58): A_nb - A_tb[μ_b ξ_b] singular)"
+            sol.route = "enumeration (no LCP (58): A_nb - A_tb[μ_b ξ_b] singular)"
             return _from_enumeration(sol, enum)
         t1 = time.perf_counter()
         res = lemke(L.M, L.q)
         sol.times = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
-        sol.extras.update({"route": L.form, "lcp": L, "lemke_status": res.status,
+        sol.route = L.form
+        sol.extras.update({"lcp": L, "lemke_status": res.status,
                            "lemke_iterations": res.iterations})
         if res.status == "solved":
             lam_b, lam_u = L.multipliers(res.z)
@@ -149,12 +150,12 @@ class SlidingLCP(SlidingFormulation):
             sol.message = (f"Lemke ended with {res.status} on the {L.form} matrix, which is not known to be "
                            "copositive-plus, and the problem is too large to enumerate")
             return sol
-        sol.extras["route"] = f"enumeration (Lemke {res.status} on {L.form})"
+        sol.route = f"enumeration (Lemke {res.status} on {L.form})"
         return _from_enumeration(sol, enum)
 
 
 def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
-    sol.extras["enumeration"] = enum
+    sol.enumeration = enum
     if not enum.solutions:
         sol.status = INFEASIBLE
         sol.message = "no piece of the sliding problem has a solution (enumeration)"
@@ -181,7 +182,7 @@ class SlidingFixedPoint(SlidingFormulation):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         red = reduce(problem)
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="fixed_point",
-                       extras={"polish": False, "route": "fixed point (Prop. 9/11)"})
+                       polish_allowed=False, route="fixed point (Prop. 9/11)")
         try:
             fp = fixed_point(red)
         except NotApplicableError as exc:
@@ -219,12 +220,11 @@ class SlidingEnumeration(SlidingFormulation):
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
-                       extras={"polish": False,
-                               "route": "stick/slip enumeration (71)" if len(problem.sticking)
-                               else "enumeration of (37)/(50)/(58)"})
+                       polish_allowed=False,
+                       route="stick/slip enumeration (71)" if len(problem.sticking) else "enumeration of (37)/(50)/(58)")
         if len(problem.sticking):
             from ..friction.coulomb import ConeModel
-            sol.extras["cones_enforced"] = ConeModel("disk")
+            sol.cones_enforced = ConeModel("disk")
         t0 = time.perf_counter()
         enum = enumerate_solutions(problem, solver=solver)
         sol.times = {"enumeration": time.perf_counter() - t0}

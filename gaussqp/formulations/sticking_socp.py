@@ -30,7 +30,7 @@ the two-stage route takes over: F1 with the cones removed gives an optimal ``a*`
 ``Λ(a*) ∩ cones`` (active set by a reported tolerance). If there are none, the answer is backed by a
 verified certificate: F1's Farkas vector or descent ray when even the sticking MLCP without cones
 has no solution, else a conic Farkas vector on the multiplier set
-(:func:`gaussqp.friction.coulomb.conic_farkas`). ``extras["route"]`` says which route answered.
+(:func:`gaussqp.friction.coulomb.conic_farkas`). ``Solution.route`` says which route answered.
 """
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ import numpy as np
 
 from ..friction import coulomb as stk
 from ..linalg.dense import as_dense
-from ..model.problem import ContactProblem, SystemClass
-from ..results import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate,
-                        Solution, assemble_multipliers, kkt_residuals)
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
+from ..certificates.residuals import kkt_residuals
+from ..model.rows import assemble_multipliers
+from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
 from ..friction.verdict import StickingVerdict, analyze, singleton_verdict
 from ..settings import Tolerance, get_tolerance
 from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, run_program
@@ -149,8 +151,8 @@ class StickingConic(Formulation):
                     # a backend's "inaccurate" is settled by our own residual and cone checks in finalize()
                     sol = Solution(problem=p, status=SOLVED, formulation=self.name, solver=backend.name,
                                    acceleration=av, lambda_normal=lam_n, lambda_tangent=lam_t)
-                    sol.extras.update({"attempts": attempts, "polish": False, "cones_enforced": self.model,
-                                       "signs": signs, "gap": gap, "route": "one stage", "backend_status": status})
+                    sol.polish_allowed, sol.cones_enforced, sol.route = False, self.model, "one stage"
+                    sol.extras.update({"attempts": attempts, "signs": signs, "gap": gap, "backend_status": status})
                     self._polish_in_cones(sol)
                     sol.times = {"programs": time.perf_counter() - t0}
                     return sol
@@ -160,10 +162,11 @@ class StickingConic(Formulation):
         return sol
 
     def _polish_in_cones(self, sol: Solution) -> None:
-        """The active-set polish of :func:`gaussqp.certificates.instance.polish` (interior-point answers of degenerate
+        """The active-set polish of :func:`gaussqp.certificates.polish.polish` (interior-point answers of degenerate
         problems are off by about the square root of the tolerance), kept only if the polished multipliers
         stay in this formulation's cones."""
-        from ..certificates.instance import coulomb_cone_check, polish
+        from ..certificates.instance import coulomb_cone_check
+        from ..certificates.polish import polish
 
         before = (sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
         polish(sol)
@@ -190,11 +193,12 @@ class StickingConic(Formulation):
 
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
         sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="")
-        sol.extras.update({"attempts": attempts, "polish": False, "cones_removed_status": f1.status})
+        sol.polish_allowed = False
+        sol.extras.update({"attempts": attempts, "cones_removed_status": f1.status})
         if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
             sol.status = f1.status
             sol.certificates = list(f1.certificates)
-            sol.extras["verified_by_f1"] = True
+            sol.nonexistence_verified = True
             sol.message = ("the sticking MLCP without cones (F1 with sticking tangents as equalities) has no "
                            "solution, so neither has the all-sticking problem")
             return sol
@@ -236,8 +240,8 @@ class StickingConic(Formulation):
                 sol.status = SOLVED
                 sol.acceleration = a
                 sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(p, lev, liv)
-                sol.extras.update({"cones_enforced": self.model, "signs": signs, "route": "two stage",
-                                   "active_tolerance": atol})
+                sol.cones_enforced, sol.route = self.model, "two stage"
+                sol.extras.update({"signs": signs, "active_tolerance": atol})
                 return sol
         for signs in L.sign_patterns():
             cf = stk.conic_farkas(p, a, atol, self.model, signs, run)
@@ -282,7 +286,7 @@ class StickingSOCP(StickingConic):
 
 
 def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
-    """Put the :class:`~gaussqp.friction.verdict.StickingVerdict` in ``sol.extras["sticking"]`` and
+    """Put the :class:`~gaussqp.friction.verdict.StickingVerdict` in ``sol.sticking`` and
     settle multiplier uniqueness inside the cones: a polyhedral multiplier set that is not a
     singleton stays non-unique inside the cones when the margin is positive (a neighbourhood of
     the max-margin point lies in every cone); with margin 0 the question is left undecided."""
@@ -292,7 +296,7 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     elif sol.status == INFEASIBLE and "a_cones_removed" in sol.extras:
         a, feasible = sol.extras["a_cones_removed"], False
     elif sol.status in (INFEASIBLE, UNBOUNDED):
-        sol.extras["sticking"] = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
+        sol.sticking = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
         return
     else:
         return
@@ -307,7 +311,7 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         v = singleton_verdict(p, a, lam[0], lam[1], feasible)
     else:
         v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
-    sol.extras["sticking"] = v
+    sol.sticking = v
     if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
             v.margin <= 1e-6 * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
         sol.unique["multipliers"] = None

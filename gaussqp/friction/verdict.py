@@ -50,11 +50,11 @@ class StickingVerdict:
     signs: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        from ..results import _json_float
+        from ..results import json_float
 
-        return {"feasible": self.feasible, "margin": _json_float(self.margin) if self.margin is not None else None,
+        return {"feasible": self.feasible, "margin": json_float(self.margin) if self.margin is not None else None,
                 "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
-                "mu_min": _json_float(self.mu_min) if self.mu_min is not None else None,
+                "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
                 "active_tolerance": self.active_tolerance, "boundary_test": self.boundary_test}
 
 

@@ -20,7 +20,7 @@ Both forms round-trip losslessly (float64 throughout).
 Reading is strict and bounded (issue 9): JSON numbers only where numbers belong (``true`` is not
 1, ``"1.5"`` is not 1.5), duplicate keys refused, sizes and sparse indices whole numbers in range
 (``2.0`` is accepted, ``2.7`` and ``-1`` are not), index and data lists of equal length, declared
-shapes and file sizes within :mod:`gaussqp.model.limits` before anything is allocated, nesting at most
+shapes and file sizes within :mod:`gaussqp.settings` before anything is allocated, nesting at most
 ``MAX_NESTING_DEPTH`` deep, NPZ members real-valued (complex, boolean, string and object arrays
 refused where numbers belong). Every refusal is an :class:`~gaussqp.errors.InputError` naming
 the field; unknown top-level and contact keys are refused, extra NPZ members ignored.
@@ -43,7 +43,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import FileFormatError, FormatVersionError, InputError, InputTooLargeError, MagnitudeError, ShapeError
-from ..model.limits import MAX_COORDINATES, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING_DEPTH, check_count
+from ..model.validation import check_count
+from ..settings import MAX_COORDINATES, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING_DEPTH
 from ..model.problem import Contact, ContactProblem
 
 FORMAT = "gaussqp/1"
@@ -100,7 +101,7 @@ def _check_depth(doc: Any) -> None:
         value, depth = stack.pop()
         if depth > MAX_NESTING_DEPTH:
             raise InputTooLargeError("file", f"nests arrays/objects more than {MAX_NESTING_DEPTH} deep "
-                                             "(gaussqp.model.limits.MAX_NESTING_DEPTH)",
+                                             "(gaussqp.settings.MAX_NESTING_DEPTH)",
                                      "a gaussqp/1 file nests 5 deep; remove the extra brackets")
         children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
@@ -178,7 +179,7 @@ def _json_count(field: str, value: Any, limit: int) -> int:
     x = _json_number(field, value)
     if not math.isfinite(x) or x != math.floor(x) or x < 0:
         raise _err(field, f"is {value!r}, not a non-negative integer", "give a whole number >= 0")
-    check_count(field, "as a declared size", x, limit, "give a smaller problem (see gaussqp.model.limits)")
+    check_count(field, "as a declared size", x, limit, "give a smaller problem (see gaussqp.settings)")
     return int(x)
 
 
@@ -295,14 +296,14 @@ def from_dict(doc: Any) -> ContactProblem:
     """Build a :class:`ContactProblem` from a parsed ``gaussqp/1`` JSON document.
 
     Every value is type-checked (JSON numbers only where numbers belong, integer-valued sizes and
-    indices in range, declared shapes within :mod:`gaussqp.model.limits` before allocation); errors are
+    indices in range, declared shapes within :mod:`gaussqp.settings` before allocation); errors are
     :class:`~gaussqp.errors.InputError` subclasses naming the field.
     """
     _check_top(doc)
     M = _matrix_from_json("mass_matrix", doc["mass_matrix"])
     n = M.shape[0] if M.ndim == 2 and M.shape[0] == M.shape[1] else None
     check_count("contacts", "rows × coordinates (contacts × n)", float(len(doc["contacts"])) * (n or 1), MAX_ENTRIES,
-                "give fewer contacts (see gaussqp.model.limits)")
+                "give fewer contacts (see gaussqp.settings)")
     contacts = [_contact_from_json(f"contacts[{i}]", c, n) for i, c in enumerate(doc["contacts"])]
     F = _vector_from_json("force", doc["force"], n)
     return ContactProblem(M, F, contacts, dimension=doc.get("dimension", 2), name=doc.get("name", ""),
@@ -443,7 +444,7 @@ def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
     if any(not isinstance(s, int) or s < 0 for s in shape):
         raise _err(key, f"declares the shape {shape}", "write the file with gaussqp.save_npz")
     count = math.prod(shape)
-    check_count(key, "declared entries", count, MAX_ENTRIES, "give a smaller problem (see gaussqp.model.limits)")
+    check_count(key, "declared entries", count, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
     if dtype.itemsize == 0:
         return np.zeros(shape, dtype=dtype)
     nbytes = count * dtype.itemsize
@@ -501,8 +502,8 @@ def _npz_sparse(z: dict, key: str) -> sp.csr_matrix:
     if shape.size != 2 or (shape < 0).any():
         raise _err(f"{key}_shape", f"is {shape.tolist()}", "store 2 non-negative integers")
     rows, cols = (int(s) for s in shape)
-    check_count(f"{key}_shape", "declared rows", rows, MAX_ENTRIES, "give a smaller problem (see gaussqp.model.limits)")
-    check_count(f"{key}_shape", "declared columns", cols, MAX_COORDINATES, "give a smaller problem (see gaussqp.model.limits)")
+    check_count(f"{key}_shape", "declared rows", rows, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
+    check_count(f"{key}_shape", "declared columns", cols, MAX_COORDINATES, "give a smaller problem (see gaussqp.settings)")
     row = _npz_get(z, f"{key}_row", "iu", (1,), "integer row indices")
     col = _npz_get(z, f"{key}_col", "iu", (1,), "integer column indices")
     data = _npz_real(z, f"{key}_data", 1)
@@ -543,7 +544,7 @@ def load_npz(path: str | Path | IO[bytes]) -> ContactProblem:
 
     Never unpickles: object arrays are refused from their header, before any data are read; every
     member's declared size and the archive's uncompressed size are checked against
-    :mod:`gaussqp.model.limits` first, and dtypes must be real (complex arrays are refused, not truncated).
+    :mod:`gaussqp.settings` first, and dtypes must be real (complex arrays are refused, not truncated).
     """
     name = str(path) if isinstance(path, (str, Path)) else "npz file"
     try:

@@ -1,4 +1,5 @@
-"""The contact problem: data model, validation and system classification.
+"""The contact problem: its data and accessors (validation in :mod:`.validation`, the system class in
+:mod:`.system_class`).
 
 Notation (FORMULATIONS.md §1): given (q, q̇), find the acceleration ``a`` and multipliers with
 
@@ -14,208 +15,31 @@ A :class:`ContactProblem` is immutable: its arrays are read-only copies.
 
 from __future__ import annotations
 
-import itertools
-import math
-import reprlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from ..errors import (
     IndefiniteMassError,
     MissingSlipError,
     NegativeFrictionError,
-    NonFiniteError,
-    NonNumericError,
     NotSymmetricError,
     ShapeError,
     TangentShapeError,
     UnknownValueError,
-    WrongTypeError,
 )
-from .limits import MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES, check_count, check_magnitude
+from ..settings import MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES
+from .system_class import CONTACT_TYPES, MODES, SystemClass
+from .validation import (check_count, check_sparse_mass, labels, flags, matrix, real_array, real_scalar, short_repr,
+                         text, vector)
 from ..linalg.dense import MassFactor, as_dense, factor_mass, matrix_rank, normalize_rows, sparse_full_row_rank
 
-CONTACT_TYPES = ("bilateral", "unilateral")
-MODES = ("frictionless", "sticking", "sliding")
 
 #: Relative tolerance of the symmetry and semidefiniteness checks on M.
 MASS_RTOL = 1e-9
-
-
-_REAL_KINDS = "iuf"
-_KIND_NAMES = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "byte strings",
-               "O": "Python objects (None, a dict, a ragged list, an integer too large for float64, ...)",
-               "V": "structured records", "M": "datetimes", "m": "time differences"}
-_REAL_FIX = "give real numbers (integers or floats; not booleans, strings, complex numbers or None)"
-
-
-def _short(value) -> str:
-    """A bounded-length repr of ``value`` for error messages."""
-    return reprlib.repr(value)
-
-
-def _not_real(field_name: str, kind: str) -> NonNumericError:
-    return NonNumericError(field_name, f"holds {_KIND_NAMES.get(kind, 'values that are not numbers')}", _REAL_FIX)
-
-
-def _check_finite_bounded(field_name: str, data: np.ndarray) -> None:
-    """Refuse NaN, infinity, entries beyond :data:`gaussqp.model.limits.MAX_ABS_ENTRY` and nonzero entries below
-    :data:`gaussqp.model.limits.MIN_ABS_ENTRY`."""
-    if data.size == 0:
-        return
-    if not np.all(np.isfinite(data)):
-        raise NonFiniteError(field_name, "contains NaN or infinity", "give finite numbers only")
-    mag = np.abs(data)
-    nonzero = mag[mag > 0]
-    check_magnitude(field_name, float(mag.max()), float(nonzero.min()) if nonzero.size else None)
-
-
-def _has_bool_leaf(value, ndim: int) -> bool:
-    """Whether the nested lists ``value`` (rectangular, ``ndim`` deep) hold a bool.
-
-    NumPy turns ``[True, 0.5]`` into ``[1.0, 0.5]``; a boolean where a number belongs is a
-    mistake (``true`` read as μ = 1), so the leaves are inspected. Iterative, no recursion.
-    """
-    level = [value]
-    for _ in range(ndim):
-        level = list(itertools.chain.from_iterable(level))
-    return any(isinstance(x, (bool, np.bool_)) for x in level)
-
-
-def _real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
-    """``value`` as a new float64 array of at most ``max_ndim`` dimensions, or a typed error.
-
-    Refuses booleans, strings, complex numbers, objects and ragged lists (NonNumericError /
-    ShapeError), NaN and infinity (NonFiniteError), entries beyond ``MAX_ABS_ENTRY``
-    (MagnitudeError) and more than ``MAX_ENTRIES`` numbers (InputTooLargeError).
-    """
-    if sp.issparse(value):
-        raise ShapeError(field_name, "is a sparse matrix", "give a dense array here")
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise ShapeError(field_name, f"is not a rectangular array of numbers ({type(exc).__name__})",
-                         "give a number, a list of numbers or a list of rows of equal length") from None
-    if arr.dtype.kind not in _REAL_KINDS:
-        raise _not_real(field_name, arr.dtype.kind)
-    if arr.ndim > max_ndim:
-        raise ShapeError(field_name, f"has {arr.ndim} dimensions, expected at most {max_ndim}",
-                         ("give a single number", "give a vector (list of numbers)",
-                          "give a matrix (list of rows)")[max_ndim])
-    if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
-        raise NonNumericError(field_name, "contains a boolean (true/false)",
-                              "give numbers: a boolean is not read as 1 or 0")
-    check_count(field_name, "entries", arr.size, MAX_ENTRIES, "give a smaller problem (see gaussqp.model.limits)")
-    out = arr.astype(float)
-    _check_finite_bounded(field_name, out)
-    return out
-
-
-def _real_sparse(field_name: str, value) -> sp.csr_matrix:
-    """A scipy.sparse ``value`` as CSR float64; declared shape and nonzeros checked before converting."""
-    shape = tuple(value.shape)
-    if len(shape) != 2:
-        raise ShapeError(field_name, f"is a sparse array of {len(shape)} dimensions", "give a 2-D sparse matrix")
-    for what, count in (("declared rows", shape[0]), ("declared columns", shape[1]), ("stored entries", value.nnz)):
-        check_count(field_name, what, count, MAX_ENTRIES, "give a smaller problem (see gaussqp.model.limits)")
-    if value.dtype.kind not in _REAL_KINDS:
-        raise _not_real(field_name, value.dtype.kind)
-    A = sp.csr_matrix(value, dtype=float)
-    _check_finite_bounded(field_name, A.data)
-    return A
-
-
-def _scalar(field_name: str, value) -> float:
-    """One real number (not a bool, a string or a list)."""
-    v = _real_array(field_name, value, 0)
-    return float(v)
-
-
-def _text(field_name: str, value) -> str:
-    if not isinstance(value, str):
-        raise WrongTypeError(field_name, f"is a {type(value).__name__}, not a string", "give a string")
-    return str(value)
-
-
-def _labels(field_name: str, value, m: int) -> list:
-    """``types``/``modes`` of ``from_blocks``: one string for all contacts, or a sequence of m."""
-    if isinstance(value, str):
-        return [value] * m
-    try:
-        labels = list(value)
-    except TypeError:
-        raise UnknownValueError(field_name, f"is {_short(value)}", "give one string or a list of one string per contact") from None
-    if len(labels) != m:
-        raise ShapeError(field_name, f"has {len(labels)} entries for {m} contacts", "give one string per contact")
-    return labels
-
-
-def _flags(field_name: str, value, m: int) -> np.ndarray:
-    """A boolean vector of length m (``has_tangent``); integers 0/1 are accepted, nothing else."""
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError) as exc:
-        raise ShapeError(field_name, f"is not an array of booleans ({type(exc).__name__})", f"give {m} booleans") from None
-    if arr.dtype.kind in "iu" and arr.size and not np.isin(arr, (0, 1)).all():
-        raise NonNumericError(field_name, "holds integers other than 0 and 1", f"give {m} booleans")
-    if arr.size == 0 and m == 0:  # no contacts: an empty list has no dtype to judge
-        return np.zeros(0, dtype=bool)
-    if arr.dtype.kind not in "biu":
-        raise NonNumericError(field_name, f"holds {_KIND_NAMES.get(arr.dtype.kind, 'numbers')}", f"give {m} booleans")
-    if arr.ndim > 1 or arr.size != m:
-        raise ShapeError(field_name, f"has shape {arr.shape}, expected ({m},)", f"give {m} booleans")
-    return arr.astype(bool).reshape(m)
-
-
-def _vector(field_name: str, value, length: int) -> np.ndarray:
-    v = _real_array(field_name, value, 1)
-    if v.ndim == 0 and length == 1:
-        v = v.reshape(1)
-    if v.shape != (length,):
-        raise ShapeError(field_name, f"has shape {v.shape}, expected ({length},)",
-                         f"give a vector of {length} numbers")
-    return v
-
-
-def _matrix(field_name: str, value, shape: tuple[int | None, int]) -> np.ndarray | sp.csr_matrix:
-    if sp.issparse(value):
-        A = _real_sparse(field_name, value)
-    else:
-        A = _real_array(field_name, value, 2)
-        if A.ndim == 1 and shape[0] == 1:
-            A = A.reshape(1, -1)
-        if A.ndim != 2:
-            raise ShapeError(field_name, f"has {A.ndim} dimensions, expected 2",
-                             "give a matrix (list of rows)")
-    rows, cols = shape
-    if (rows is not None and A.shape[0] != rows) or A.shape[1] != cols:
-        exp = f"({rows if rows is not None else 'k'}, {cols})"
-        raise ShapeError(field_name, f"has shape {A.shape}, expected {exp}",
-                         f"give {cols} columns (one per coordinate)" if A.shape[1] != cols
-                         else f"give {rows} rows")
-    return A
-
-
-def _check_sparse_mass(M: sp.csr_matrix) -> None:
-    """Refuse a sparse M whose factorization would be huge: a connected block larger than
-    ``MAX_DENSE_BLOCK`` (each block is densified), or empty rows whose dense kernel basis
-    (n × empty rows) exceeds ``MAX_ENTRIES``."""
-    n = M.shape[0]
-    stored = M.copy()
-    stored.eliminate_zeros()
-    empty = int(np.count_nonzero(np.diff(stored.indptr) == 0))
-    check_count("mass_matrix", "kernel entries (n × empty rows, a dense basis)", float(n) * empty, MAX_ENTRIES,
-                "give every coordinate a mass (an empty row of M is a coordinate without inertia)")
-    if n:
-        _, labels = connected_components(stored, directed=False)
-        largest = int(np.bincount(labels).max())
-        check_count("mass_matrix", "coordinates in one coupled block", largest, MAX_DENSE_BLOCK,
-                    "give a block-structured sparse M (bodies coupled only through the contacts)")
 
 
 @dataclass(frozen=True)
@@ -242,37 +66,6 @@ class Contact:
     tangent: np.ndarray | None = None
     tangent_drift: np.ndarray | None = None
     slip: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class SystemClass:
-    """What :meth:`ContactProblem.classify` reports about a problem's structure."""
-
-    n: int
-    mass: str  # "definite" | "singular"
-    mass_rank: int
-    constraints: str  # "none" | "bilateral" | "unilateral" | "mixed"
-    friction: str  # "frictionless" | "sticking" | "sliding" | "mixed"
-    m_bilateral: int
-    m_unilateral: int
-    normal_rank: int
-    redundant: bool
-    dimension: int
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """(mass, constraints, friction): the key of the dispatcher's preference table."""
-        return (self.mass, self.constraints, self.friction)
-
-    def as_dict(self) -> dict:
-        return {
-            "n": self.n, "mass": self.mass, "mass_rank": self.mass_rank,
-            "constraints": self.constraints, "friction": self.friction,
-            "m_bilateral": self.m_bilateral, "m_unilateral": self.m_unilateral,
-            "normal_rank": self.normal_rank, "redundant": self.redundant,
-            "dimension": self.dimension, "notes": list(self.notes),
-        }
 
 
 def _readonly(a):
@@ -310,13 +103,13 @@ class ContactProblem:
             if not isinstance(ct, Contact):
                 raise UnknownValueError(f, f"is a {type(ct).__name__}",
                                         "give gaussqp.Contact objects (or use from_blocks)")
-            rows_n.append(_vector(f"{f}.normal", ct.normal, n))
-            b.append(_scalar(f"{f}.normal_drift", ct.normal_drift))
+            rows_n.append(vector(f"{f}.normal", ct.normal, n))
+            b.append(real_scalar(f"{f}.normal_drift", ct.normal_drift))
             T, ci = self._contact_tangent(f, ct, d, n)
             rows_t.append(np.zeros((d - 1, n)) if T is None else T)
             has_t.append(T is not None)
             c.append(ci)
-            mu.append(_scalar(f"{f}.friction", ct.friction))
+            mu.append(real_scalar(f"{f}.friction", ct.friction))
             types.append(ct.type)
             modes.append(ct.mode)
             slip.append(ct.slip)
@@ -343,14 +136,14 @@ class ContactProblem:
                 raise TangentShapeError(f"{f}.tangent_drift", "is given without tangent rows",
                                         "give 'tangent' rows too, or drop 'tangent_drift'")
             return None, np.zeros(d - 1)
-        T = _real_array(f"{f}.tangent", ct.tangent, 2)
+        T = real_array(f"{f}.tangent", ct.tangent, 2)
         if T.ndim == 1 and d == 2:
             T = T.reshape(1, -1)
         if T.ndim != 2 or T.shape[0] != d - 1 or T.shape[1] != n:
             raise TangentShapeError(
                 f"{f}.tangent", f"has shape {T.shape}, expected ({d - 1}, {n}) for dimension {d}",
                 f"give {d - 1} tangent row(s) of {n} numbers (d-1 rows in dimension d)")
-        c = np.zeros(d - 1) if ct.tangent_drift is None else _vector(f"{f}.tangent_drift", ct.tangent_drift, d - 1)
+        c = np.zeros(d - 1) if ct.tangent_drift is None else vector(f"{f}.tangent_drift", ct.tangent_drift, d - 1)
         return T, c
 
     # ------------------------------------------------------------------ constructors
@@ -371,19 +164,19 @@ class ContactProblem:
         self = cls.__new__(cls)
         d = self._check_dimension(dimension)
         n = self._check_M_shape(M)
-        Jn = _matrix("J_n", J_n, (None, n))
+        Jn = matrix("J_n", J_n, (None, n))
         m = Jn.shape[0]
         b = np.zeros(m) if normal_drift is None else normal_drift
         if J_t is None:
             Jt = sp.csr_matrix((m * (d - 1), n)) if sp.issparse(Jn) else np.zeros((m * (d - 1), n))
             ht = np.zeros(m, dtype=bool) if has_tangent is None else has_tangent
         else:
-            Jt = _matrix("J_t", J_t, (m * (d - 1), n))
+            Jt = matrix("J_t", J_t, (m * (d - 1), n))
             ht = np.ones(m, dtype=bool) if has_tangent is None else has_tangent
         c = np.zeros(m * (d - 1)) if tangent_drift is None else tangent_drift
         mu = np.zeros(m) if friction is None else friction
-        types = _labels("types", types, m)
-        modes = _labels("modes", modes, m)
+        types = labels("types", types, m)
+        modes = labels("modes", modes, m)
         self._init_blocks(M, F, Jn, b, Jt, c, ht, mu, types, modes, self._slip_rows(slip, m, d), d, name,
                           description)
         return self
@@ -394,7 +187,7 @@ class ContactProblem:
         if slip is None:
             return [None] * m
         if isinstance(slip, np.ndarray):
-            arr = _real_array("slip", slip, 2)
+            arr = real_array("slip", slip, 2)
             if arr.shape == (m,) and d == 2:
                 arr = arr.reshape(m, 1)
             if arr.shape != (m, d - 1):
@@ -407,7 +200,7 @@ class ContactProblem:
             rows = None
         fix = f"give an ({m}, {d - 1}) array, or a list of {m} slip rows (None for contacts that do not slide)"
         if rows is None:
-            raise ShapeError("slip", f"is {_short(slip)}", fix)
+            raise ShapeError("slip", f"is {short_repr(slip)}", fix)
         if len(rows) != m:
             raise ShapeError("slip", f"has {len(rows)} rows for {m} contacts", fix)
         return rows
@@ -417,7 +210,7 @@ class ContactProblem:
     def _check_dimension(dimension) -> int:
         integral = isinstance(dimension, (int, np.integer)) and not isinstance(dimension, (bool, np.bool_))
         if not integral or dimension not in (2, 3):
-            raise UnknownValueError("dimension", f"is {_short(dimension)}", "give the integer 2 (planar) or 3 (spatial)")
+            raise UnknownValueError("dimension", f"is {short_repr(dimension)}", "give the integer 2 (planar) or 3 (spatial)")
         return int(dimension)
 
     @staticmethod
@@ -426,14 +219,14 @@ class ContactProblem:
         if sp.issparse(M):
             shape = tuple(M.shape)
         else:
-            shape = _real_array("mass_matrix", M, 2).shape
+            shape = real_array("mass_matrix", M, 2).shape
         if len(shape) != 2 or shape[0] != shape[1]:
             raise ShapeError("mass_matrix", f"has shape {tuple(shape)}, expected square (n, n)",
                              "give an n×n symmetric positive semidefinite matrix")
         n = int(shape[0])
         if n == 0:
             raise ShapeError("mass_matrix", "is empty (n = 0)", "give at least one coordinate")
-        check_count("mass_matrix", "coordinates", n, MAX_COORDINATES, "give a smaller problem (see gaussqp.model.limits)")
+        check_count("mass_matrix", "coordinates", n, MAX_COORDINATES, "give a smaller problem (see gaussqp.settings)")
         if not sp.issparse(M):
             check_count("mass_matrix", "coordinates in a dense matrix", n, MAX_DENSE_BLOCK,
                         "give M as a scipy.sparse matrix (its block structure is exploited)")
@@ -441,22 +234,22 @@ class ContactProblem:
 
     def _init_blocks(self, M, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description):
         n = self._check_M_shape(M)
-        Mm = _matrix("mass_matrix", M, (n, n))
+        Mm = matrix("mass_matrix", M, (n, n))
         if sp.issparse(Mm):
-            _check_sparse_mass(Mm)
+            check_sparse_mass(Mm)
         self._check_symmetric_psd(Mm)
-        Fv = _vector("force", F, n)
-        Jn = _matrix("J_n", Jn, (None, n))
+        Fv = vector("force", F, n)
+        Jn = matrix("J_n", Jn, (None, n))
         m = Jn.shape[0]
         check_count("J_n", "rows × coordinates (m × n)", float(m) * n, MAX_ENTRIES,
-                    "give a smaller problem (see gaussqp.model.limits)")
-        bv = _vector("normal_drift", b, m)
-        Jt = _matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
+                    "give a smaller problem (see gaussqp.settings)")
+        bv = vector("normal_drift", b, m)
+        Jt = matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
         if sp.issparse(Mm) or sp.issparse(Jn):  # one storage for all rows: stacking E, G never mixes kinds
             Jn, Jt = sp.csr_matrix(Jn), sp.csr_matrix(Jt)
-        cv = _vector("tangent_drift", c, m * (d - 1))
-        ht = _flags("has_tangent", has_t, m)
-        muv = _vector("friction", mu, m)
+        cv = vector("tangent_drift", c, m * (d - 1))
+        ht = flags("has_tangent", has_t, m)
+        muv = vector("friction", mu, m)
         for i, x in enumerate(muv):
             if x < 0:
                 raise NegativeFrictionError(f"contacts[{i}].friction", f"is {x} < 0",
@@ -467,10 +260,10 @@ class ContactProblem:
         slip_arr = np.zeros((m, d - 1))
         for i in range(m):
             if not isinstance(types[i], str) or types[i] not in CONTACT_TYPES:
-                raise UnknownValueError(f"contacts[{i}].type", f"is {_short(types[i])}",
+                raise UnknownValueError(f"contacts[{i}].type", f"is {short_repr(types[i])}",
                                         "use 'bilateral' or 'unilateral'")
             if not isinstance(modes[i], str) or modes[i] not in MODES:
-                raise UnknownValueError(f"contacts[{i}].mode", f"is {_short(modes[i])}",
+                raise UnknownValueError(f"contacts[{i}].mode", f"is {short_repr(modes[i])}",
                                         "use 'frictionless', 'sticking' or 'sliding'")
             if modes[i] != "frictionless" and not ht[i]:
                 raise TangentShapeError(f"contacts[{i}].tangent", f"is missing for a {modes[i]} contact",
@@ -479,7 +272,7 @@ class ContactProblem:
                 if slip[i] is None:
                     raise MissingSlipError(f"contacts[{i}].slip", "is missing for a sliding contact",
                                            "give the direction of the tangential velocity (in 2D its sign, +1 or -1)")
-                s = _vector(f"contacts[{i}].slip", slip[i], d - 1)
+                s = vector(f"contacts[{i}].slip", slip[i], d - 1)
                 ns = float(np.linalg.norm(s))
                 if ns < 1e-12:
                     raise MissingSlipError(f"contacts[{i}].slip", "is zero",
@@ -501,8 +294,8 @@ class ContactProblem:
         slip_arr.setflags(write=False)
         object.__setattr__(self, "_slip", slip_arr)
         object.__setattr__(self, "_dimension", d)
-        object.__setattr__(self, "name", _text("name", name))
-        object.__setattr__(self, "description", _text("description", description))
+        object.__setattr__(self, "name", text("name", name))
+        object.__setattr__(self, "description", text("description", description))
 
     def _check_symmetric_psd(self, M) -> None:
         if sp.issparse(M):
@@ -692,9 +485,3 @@ class ContactProblem:
         return ContactProblem.from_blocks(self._M, F, self._Jn, self._b, list(self._types), self._Jt, self._c,
                                           self._mu, list(self._modes), self._slip, self._has_tangent,
                                           self.dimension, self.name, self.description)
-
-
-def problem_scale(problem: ContactProblem) -> float:
-    """A magnitude for relative residuals: max(1, ‖F‖∞, ‖b‖∞)."""
-    vals = [1.0, float(np.abs(problem.F).max(initial=0.0)), float(np.abs(problem.normal_drift).max(initial=0.0))]
-    return max(vals) if all(math.isfinite(v) for v in vals) else 1.0

@@ -1,0 +1,179 @@
+"""The one place that judges a result: every formulation's raw answer passes through :func:`finalize`.
+
+What is checked depends on what the formulation claims, and is written as data: :data:`JUDGEMENTS` maps
+each kind of claim (an answer; an infeasibility already certified by the route; an infeasible or
+unbounded claim to verify) to its handler, and :data:`ANSWER_CHECKS` lists the instance checks an
+answer goes through, each with the condition under which it applies. A check that fails downgrades
+``solved`` to ``inaccurate`` (an answer) or ``failed`` (an unverified infeasible/unbounded claim), so
+``status == "solved"`` only for answers that passed every applicable check. The certificates
+themselves are computed in :mod:`gaussqp.certificates.instance` and
+:mod:`gaussqp.certificates.residuals`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .polish import polish
+from ..results import FAILED, INFEASIBLE, SOLUTION_PRESENT, SOLVED, INACCURATE, UNBOUNDED, INF_OR_UNB, Certificate, Solution
+from ..settings import Tolerance
+from .instance import (coulomb_cone_check, forward_error, unique_acceleration, unique_multipliers, verify_farkas,
+                       verify_ray)
+from .residuals import kkt_residuals
+
+_UNDECIDED = {"acceleration": None, "generalized_force": None, "multipliers": None}
+
+
+def _note(sol: Solution, text: str) -> None:
+    sol.message = (sol.message + "; " if sol.message else "") + text
+
+
+def _holds(sol: Solution, cid: str) -> bool:
+    c = sol.certificate(cid)
+    return c is not None and bool(c.holds)
+
+
+# ---------------------------------------------------------------- the checks of an answer
+def _polish(sol: Solution, tol: Tolerance) -> None:
+    polish(sol)
+
+
+def _residuals(sol: Solution, tol: Tolerance) -> None:
+    p = sol.problem
+    sol.residuals = kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+    worst = max(sol.residuals.values())
+    ok = worst <= tol.residual
+    sol.certificates.append(Certificate(
+        id="kkt_residuals", name="KKT residuals recomputed in the original variables",
+        source="FORMULATIONS §3 (instance)", holds=ok, margin=tol.residual - worst,
+        implies=(f"(a, λ) satisfies dynamics, constraints, signs and complementarity to {tol.residual:g}"
+                 if ok else "the returned point fails the residual check"),
+        data=dict(sol.residuals)))
+    if sol.status == SOLVED and not ok:
+        sol.status = INACCURATE
+        _note(sol, f"solver claimed success but max residual {worst:.2e} > {tol.residual:g}")
+
+
+def _coulomb_cones(sol: Solution, tol: Tolerance) -> None:
+    model = sol.cones_enforced
+    cc = coulomb_cone_check(sol.problem, sol.lambda_normal, sol.lambda_tangent, model)
+    if cc is None:
+        return
+    sol.certificates.append(cc)
+    if model is not None and not cc.holds and sol.status == SOLVED:
+        sol.status = INACCURATE
+        _note(sol, f"multipliers leave the {model.kind} cones by {-cc.margin:.2e}")
+
+
+def _forward_error(sol: Solution, tol: Tolerance) -> None:
+    fe = forward_error(sol.problem, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+    if fe is None:
+        return
+    ok = fe.margin <= tol.residual
+    sol.certificates.append(Certificate(**{**fe.__dict__, "holds": ok, "margin": tol.residual - fe.margin}))
+    if sol.status == SOLVED and not ok:
+        sol.status = INACCURATE
+        _note(sol, f"residuals are small but the problem is ill-conditioned (cond {fe.data['condition']:.1e}): "
+                   f"the answer may be {fe.margin:.1e} (relative) from the exact one")
+
+
+def _uniqueness(sol: Solution, tol: Tolerance) -> None:
+    p = sol.problem
+    ua = unique_acceleration(p, sol.acceleration, sol.lambda_normal)
+    um = unique_multipliers(p, sol.acceleration, sol.lambda_normal)
+    sol.certificates += [ua, um]
+    sol.unique = {"acceleration": None if ua.holds is None else bool(ua.holds), "generalized_force": True,
+                  "multipliers": None if um.holds is None else bool(um.holds)}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One instance check of an answer: its name, when it applies, and what it does."""
+
+    name: str
+    applies: Callable[[Solution], bool]
+    run: Callable[[Solution, Tolerance], None]
+
+
+#: The checks of a returned answer, in order. The forward error describes the equality/complementarity
+#: system of F1: where a formulation enforces the friction cones (F4, F5) an active cone changes that
+#: system, and with sliding contacts F1's optimality conditions do not describe the problem (the F6
+#: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.friction.verdict).
+ANSWER_CHECKS: tuple[Check, ...] = (
+    Check("polish", lambda s: s.polish_allowed, _polish),
+    Check("kkt_residuals", lambda s: True, _residuals),
+    Check("coulomb_cones", lambda s: True, _coulomb_cones),
+    Check("forward_error", lambda s: not len(s.problem.sliding) and s.cones_enforced is None, _forward_error),
+    Check("uniqueness", lambda s: not len(s.problem.sliding), _uniqueness),
+)
+
+
+# ---------------------------------------------------------------- the kinds of claim
+def _judge_answer(sol: Solution, tol: Tolerance) -> None:
+    for check in ANSWER_CHECKS:
+        if check.applies(sol):
+            check.run(sol, tol)
+
+
+def _keep_coulomb_farkas(sol: Solution, tol: Tolerance) -> None:
+    sol.unique = dict(_UNDECIDED)
+    sol.residuals = {"coulomb_farkas_violation": -sol.certificate("coulomb_farkas").margin}
+
+
+def _keep_enumeration(sol: Solution, tol: Tolerance) -> None:
+    sol.unique = dict(_UNDECIDED)
+    sol.residuals = {}
+
+
+def _keep_verified(sol: Solution, tol: Tolerance) -> None:
+    sol.unique = dict(_UNDECIDED)
+
+
+def _verify_nonexistence(sol: Solution, tol: Tolerance) -> None:
+    """An infeasible or unbounded claim stands only with a verified Farkas vector (infeasible) or descent ray
+    (unbounded), whichever the backend said; with neither the result is ``failed``."""
+    claimed = sol.status
+    p = sol.problem
+    far = verify_farkas(p)
+    if far is not None and far.holds:
+        sol.status = INFEASIBLE
+        sol.certificates.append(far)
+        sol.residuals = {"farkas_stationarity": far.data["stationarity"]}
+    else:
+        ray = verify_ray(p)
+        if ray is not None and ray.holds:
+            sol.status = UNBOUNDED
+            sol.certificates.append(ray)
+            sol.residuals = {"ray_violation": ray.data["violation"]}
+        else:
+            sol.status = FAILED
+            _note(sol, f"backend reported {claimed} but neither a Farkas vector nor a descent ray could be verified")
+    sol.unique = dict(_UNDECIDED)
+    if sol.status in INF_OR_UNB:
+        sol.acceleration = sol.lambda_normal = sol.lambda_tangent = None
+
+
+#: (kind of claim, when the result makes it, handler); the first that matches judges the result.
+JUDGEMENTS: tuple[tuple[str, Callable[[Solution], bool], Callable[[Solution, Tolerance], None]], ...] = (
+    ("answer", lambda s: s.status in SOLUTION_PRESENT and s.acceleration is not None, _judge_answer),
+    ("infeasible, Coulomb-Farkas vector verified by the route",
+     lambda s: s.status == INFEASIBLE and _holds(s, "coulomb_farkas"), _keep_coulomb_farkas),
+    ("infeasible, every piece enumerated by the route",
+     lambda s: s.status == INFEASIBLE and _holds(s, "sliding_enumeration"), _keep_enumeration),
+    ("infeasible or unbounded, verified by the route", lambda s: s.status in INF_OR_UNB and s.nonexistence_verified,
+     _keep_verified),
+    ("infeasible or unbounded, to verify", lambda s: s.status in INF_OR_UNB, _verify_nonexistence),
+)
+
+
+def finalize(sol: Solution, tol: Tolerance) -> Solution:
+    """Recompute residuals, verify infeasible/unbounded claims, attach instance certificates, decide uniqueness.
+
+    The first entry of :data:`JUDGEMENTS` whose condition the result meets judges it; a result that meets
+    none (``failed``, or ``inaccurate`` without an answer) is returned as it is."""
+    for _, claims, handle in JUDGEMENTS:
+        if claims(sol):
+            handle(sol, tol)
+            break
+    return sol

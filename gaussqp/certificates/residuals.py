@@ -1,0 +1,67 @@
+"""The residuals of an answer (a, λ) in the original variables, each row at its own scale from the data.
+
+Tutorial (3)–(5) (dynamics, constraint rows, complementarity) and (35) (the sliding law); the scales
+are those of :func:`gaussqp.model.scales.data_scales`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.problem import ContactProblem
+from ..model.scales import data_scales, relative
+
+
+def _mul(A, x):
+    return np.asarray(A @ x).ravel()
+
+
+def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
+    """Residuals of (a, λ) in the original variables, each row judged at its own scale from the data.
+
+    The scales are those of :func:`gaussqp.model.scales.data_scales` (never the magnitude of the answer
+    being judged, never the largest row alone). With ``g = J_n a + b``, ``r = M a + F - J_nᵀλ_n - J_tᵀλ_t``
+    and the dimensionless multipliers ``λ̂_i = λ_i ‖(J S)_i‖∞ / force``:
+
+    - dynamics: ``max_j |r_j| / (|M_j| S accel + |F_j| + (|J|ᵀ|λ|)_j)``
+    - primal: ``max_i`` of ``|g_i|`` (bilateral), ``max(0, -g_i)`` (unilateral), ``|T_k a + c_k|``
+      (sticking tangent rows), each divided by its row's scale ``|J_i| S accel + |b_i|``
+    - dual: ``max_i max(0, -λ̂_i)`` over unilateral rows
+    - complementarity: ``max_i min(|λ̂_i|, |g_i| / scale_i)`` over unilateral rows (the natural map)
+    - sliding law (when there are sliding contacts): ``max_i ‖λ_t,i + μ_i |λ_n,i| s_i‖∞ ‖(J_n S)_i‖∞ / force``
+      (tutorial (35)).
+
+    Friction-cone checks of sticking contacts are separate certificates (``coulomb_cones``).
+    """
+    sc = data_scales(problem)
+    lam_n = np.asarray(lam_n, dtype=float)
+    lam_t_flat = np.asarray(lam_t, dtype=float).ravel()
+    Jn, Jt = problem.J_n, problem.J_t
+    gen = _mul(Jn.T, lam_n) if problem.m else np.zeros(problem.n)
+    gen_abs = np.asarray(abs(Jn.T) @ np.abs(lam_n)).ravel() if problem.m else np.zeros(problem.n)
+    if Jt.shape[0]:
+        gen = gen + _mul(Jt.T, lam_t_flat)
+        gen_abs = gen_abs + np.asarray(abs(Jt.T) @ np.abs(lam_t_flat)).ravel()
+    r = _mul(problem.M, a) + problem.F - gen
+    g = (_mul(Jn, a) + problem.normal_drift) if problem.m else np.zeros(0)
+    B, U = problem.bilateral, problem.unilateral
+    gh = relative(g, sc.normal_row) * np.sign(g)
+    viol = [np.abs(gh[B]).max(initial=0.0), np.maximum(0.0, -gh[U]).max(initial=0.0)]
+    rt = problem.tangent_rows(problem.sticking)
+    if rt.size:
+        ut = _mul(Jt[rt], a) + problem.tangent_drift[rt]
+        viol.append(relative(ut, sc.tangent_row[rt]).max(initial=0.0))
+    lam_hat = lam_n * sc.normal_weight / sc.force
+    out = {
+        "dynamics": float(relative(r, sc.dynamics_row + gen_abs).max(initial=0.0)),
+        "primal": float(max(viol)),
+        "dual": float(np.maximum(0.0, -lam_hat[U]).max(initial=0.0)),
+        "complementarity": float(np.minimum(np.abs(lam_hat[U]), np.abs(gh[U])).max(initial=0.0)),
+    }
+    Sl = problem.sliding
+    if len(Sl):
+        lt = lam_t_flat.reshape(problem.m, -1)
+        law = [np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() * sc.normal_weight[i]
+               for i in Sl]
+        out["sliding_law"] = float(max(law)) / sc.force
+    return out

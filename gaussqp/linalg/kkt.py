@@ -1,0 +1,73 @@
+"""The equality KKT system ``[M -Jᵀ; J 0] (a, λ) = (-F, -c)`` of an active set: the guess of the active
+unilateral rows, its equilibrated dense assembly, and a sparse LU solve.
+
+Shared by the active-set polish (:mod:`gaussqp.certificates.polish`), the forward-error certificate
+(:func:`gaussqp.certificates.instance.forward_error`) and F7 (:mod:`gaussqp.formulations.bilateral_kkt`).
+Tutorial (4) and App. E; inertial (48) (the KKT conditions of the Gauss QP on the active rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..model.problem import ContactProblem
+from ..model.scales import data_scales
+from .dense import as_dense
+
+
+def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
+    """Solve ``[M -Jᵀ; J 0] z = rhs`` by sparse LU; None when K is singular (redundant rows or
+    singular M: the dense min-norm path decides) or the residual is not at round-off."""
+    from scipy.sparse.linalg import splu
+
+    k = J.shape[0]
+    K = sp.bmat([[sp.csr_matrix(M), -J.T], [J, sp.csr_matrix((k, k))]], format="csc")
+    try:
+        z = splu(K).solve(rhs)
+    except RuntimeError:
+        return None
+    if not np.all(np.isfinite(z)) or \
+            np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
+        return None
+    return z
+
+
+def guess_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> np.ndarray:
+    """The unilateral rows taken as active at (a, λ): ``λ̂_i >= ĝ_i``, the multiplier's contribution to the
+    equilibrated dynamics against the row's slack, both on the data's scale, row by row (:mod:`gaussqp.model.scales`)."""
+    sc = data_scales(problem)
+    G, g = problem.inequalities
+    U = problem.unilateral
+    slack = np.asarray(G @ a).ravel() + g if G.shape[0] else np.zeros(0)
+    lam_hat = lam_n[U] * sc.normal_weight[U] / sc.force
+    return lam_hat >= slack / np.where(sc.inequality_row > 0, sc.inequality_row, 1.0)
+
+
+@dataclass(frozen=True)
+class EquilibratedKKT:
+    """``K = [M -Jᵀ; J 0]`` over the equality rows and the active unilateral rows, with ``J a + c = 0``;
+    ``d = (S, 1/w)`` equilibrates it (``diag(d) K diag(d)``: coordinates by the Jacobi scaling of M, rows by
+    their weight ``‖(J S)_i‖∞``; ``z = d ⊙ z̃``); ``data_rows`` is each row's scale from the data."""
+
+    J: np.ndarray
+    c: np.ndarray
+    K: np.ndarray
+    d: np.ndarray
+    data_rows: np.ndarray
+
+
+def equilibrated_kkt(problem: ContactProblem, active: np.ndarray) -> EquilibratedKKT:
+    """The dense :class:`EquilibratedKKT` of ``problem`` with the unilateral rows ``active`` (a boolean mask)."""
+    sc = data_scales(problem)
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    n = problem.n
+    J = np.vstack([as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)[active]])
+    k = J.shape[0]
+    K = np.block([[as_dense(problem.M), -J.T], [J, np.zeros((k, k))]])
+    w = np.concatenate([sc.equality_weight, sc.inequality_weight[active]])
+    return EquilibratedKKT(J=J, c=np.concatenate([e, g[active]]), K=K, d=np.concatenate([sc.coordinate, 1.0 / w]),
+                           data_rows=np.concatenate([sc.dynamics_row, sc.equality_row, sc.inequality_row[active]]))

@@ -1,0 +1,83 @@
+"""The system class of a problem (what the dispatcher keys its preference table on) and the
+names of contact types and modes.
+
+``ContactType`` and ``Mode`` are string enums: their members compare equal to the strings used in
+files and in :class:`~gaussqp.model.problem.Contact` (``"unilateral" == ContactType.UNILATERAL``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class ContactType(str, Enum):
+    """Kind of constraint of a contact row."""
+
+    BILATERAL = "bilateral"  #: ``n a + b = 0``, multiplier free
+    UNILATERAL = "unilateral"  #: ``0 <= λ ⟂ n a + b >= 0``
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:  # as the string it equals, so messages read the same as with plain strings
+        return repr(self.value)
+
+
+class Mode(str, Enum):
+    """Tangential law of a contact."""
+
+    FRICTIONLESS = "frictionless"  #: no tangential force
+    STICKING = "sticking"  #: ``T a + c = 0`` and ``‖λ_t‖ <= μ |λ_n|``
+    SLIDING = "sliding"  #: ``λ_t = -μ |λ_n| s``
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:  # as the string it equals, so messages read the same as with plain strings
+        return repr(self.value)
+
+
+CONTACT_TYPES = tuple(t.value for t in ContactType)
+MODES = tuple(m.value for m in Mode)
+
+
+@dataclass(frozen=True)
+class SystemClass:
+    """What :meth:`ContactProblem.classify` reports about a problem's structure."""
+
+    n: int
+    mass: str  # "definite" | "singular"
+    mass_rank: int
+    constraints: str  # "none" | "bilateral" | "unilateral" | "mixed"
+    friction: str  # "frictionless" | "sticking" | "sliding" | "mixed"
+    m_bilateral: int
+    m_unilateral: int
+    normal_rank: int
+    redundant: bool
+    dimension: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(mass, constraints, friction): the key of the dispatcher's preference table."""
+        return (self.mass, self.constraints, self.friction)
+
+    def as_dict(self) -> dict:
+        return {
+            "n": self.n, "mass": self.mass, "mass_rank": self.mass_rank,
+            "constraints": self.constraints, "friction": self.friction,
+            "m_bilateral": self.m_bilateral, "m_unilateral": self.m_unilateral,
+            "normal_rank": self.normal_rank, "redundant": self.redundant,
+            "dimension": self.dimension, "notes": list(self.notes),
+        }

@@ -1,0 +1,243 @@
+"""Input validation: every datum of a problem becomes a float64 array of the right shape, or a typed
+error naming the field and the fix (:mod:`gaussqp.errors`).
+
+Used by the constructors of :class:`gaussqp.model.problem.ContactProblem` and by the file loaders
+(:mod:`gaussqp.io`). The size and magnitude limits are named in :mod:`gaussqp.settings`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import reprlib
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from ..errors import (InputTooLargeError, MagnitudeError, NonFiniteError, NonNumericError, ShapeError,
+                      UnknownValueError, WrongTypeError)
+from ..settings import MAX_ABS_ENTRY, MAX_DENSE_BLOCK, MAX_ENTRIES, MIN_ABS_ENTRY
+
+_REAL_KINDS = "iuf"
+_KIND_NAMES = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "byte strings",
+               "O": "Python objects (None, a dict, a ragged list, an integer too large for float64, ...)",
+               "V": "structured records", "M": "datetimes", "m": "time differences"}
+_REAL_FIX = "give real numbers (integers or floats; not booleans, strings, complex numbers or None)"
+
+
+def short_repr(value) -> str:
+    """A bounded-length repr of ``value`` for error messages."""
+    return reprlib.repr(value)
+
+
+def _not_real(field_name: str, kind: str) -> NonNumericError:
+    return NonNumericError(field_name, f"holds {_KIND_NAMES.get(kind, 'values that are not numbers')}", _REAL_FIX)
+
+
+def check_finite_bounded(field_name: str, data: np.ndarray) -> None:
+    """Refuse NaN, infinity, entries beyond :data:`gaussqp.settings.MAX_ABS_ENTRY` and nonzero entries below
+    :data:`gaussqp.settings.MIN_ABS_ENTRY`."""
+    if data.size == 0:
+        return
+    if not np.all(np.isfinite(data)):
+        raise NonFiniteError(field_name, "contains NaN or infinity", "give finite numbers only")
+    mag = np.abs(data)
+    nonzero = mag[mag > 0]
+    check_magnitude(field_name, float(mag.max()), float(nonzero.min()) if nonzero.size else None)
+
+
+def _has_bool_leaf(value, ndim: int) -> bool:
+    """Whether the nested lists ``value`` (rectangular, ``ndim`` deep) hold a bool.
+
+    NumPy turns ``[True, 0.5]`` into ``[1.0, 0.5]``; a boolean where a number belongs is a
+    mistake (``true`` read as μ = 1), so the leaves are inspected. Iterative, no recursion.
+    """
+    level = [value]
+    for _ in range(ndim):
+        level = list(itertools.chain.from_iterable(level))
+    return any(isinstance(x, (bool, np.bool_)) for x in level)
+
+
+def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
+    """``value`` as a new float64 array of at most ``max_ndim`` dimensions, or a typed error.
+
+    Refuses booleans, strings, complex numbers, objects and ragged lists (NonNumericError /
+    ShapeError), NaN and infinity (NonFiniteError), entries beyond ``MAX_ABS_ENTRY``
+    (MagnitudeError) and more than ``MAX_ENTRIES`` numbers (InputTooLargeError).
+    """
+    if sp.issparse(value):
+        raise ShapeError(field_name, "is a sparse matrix", "give a dense array here")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise ShapeError(field_name, f"is not a rectangular array of numbers ({type(exc).__name__})",
+                         "give a number, a list of numbers or a list of rows of equal length") from None
+    if arr.dtype.kind not in _REAL_KINDS:
+        raise _not_real(field_name, arr.dtype.kind)
+    if arr.ndim > max_ndim:
+        raise ShapeError(field_name, f"has {arr.ndim} dimensions, expected at most {max_ndim}",
+                         ("give a single number", "give a vector (list of numbers)",
+                          "give a matrix (list of rows)")[max_ndim])
+    if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
+        raise NonNumericError(field_name, "contains a boolean (true/false)",
+                              "give numbers: a boolean is not read as 1 or 0")
+    check_count(field_name, "entries", arr.size, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
+    out = arr.astype(float)
+    check_finite_bounded(field_name, out)
+    return out
+
+
+def real_sparse(field_name: str, value) -> sp.csr_matrix:
+    """A scipy.sparse ``value`` as CSR float64; declared shape and nonzeros checked before converting."""
+    shape = tuple(value.shape)
+    if len(shape) != 2:
+        raise ShapeError(field_name, f"is a sparse array of {len(shape)} dimensions", "give a 2-D sparse matrix")
+    for what, count in (("declared rows", shape[0]), ("declared columns", shape[1]), ("stored entries", value.nnz)):
+        check_count(field_name, what, count, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
+    if value.dtype.kind not in _REAL_KINDS:
+        raise _not_real(field_name, value.dtype.kind)
+    A = sp.csr_matrix(value, dtype=float)
+    check_finite_bounded(field_name, A.data)
+    return A
+
+
+def real_scalar(field_name: str, value) -> float:
+    """One real number (not a bool, a string or a list)."""
+    v = real_array(field_name, value, 0)
+    return float(v)
+
+
+def text(field_name: str, value) -> str:
+    if not isinstance(value, str):
+        raise WrongTypeError(field_name, f"is a {type(value).__name__}, not a string", "give a string")
+    return str(value)
+
+
+def labels(field_name: str, value, m: int) -> list:
+    """``types``/``modes`` of ``from_blocks``: one string for all contacts, or a sequence of m."""
+    if isinstance(value, str):
+        return [value] * m
+    try:
+        labels = list(value)
+    except TypeError:
+        raise UnknownValueError(field_name, f"is {short_repr(value)}", "give one string or a list of one string per contact") from None
+    if len(labels) != m:
+        raise ShapeError(field_name, f"has {len(labels)} entries for {m} contacts", "give one string per contact")
+    return labels
+
+
+def flags(field_name: str, value, m: int) -> np.ndarray:
+    """A boolean vector of length m (``has_tangent``); integers 0/1 are accepted, nothing else."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise ShapeError(field_name, f"is not an array of booleans ({type(exc).__name__})", f"give {m} booleans") from None
+    if arr.dtype.kind in "iu" and arr.size and not np.isin(arr, (0, 1)).all():
+        raise NonNumericError(field_name, "holds integers other than 0 and 1", f"give {m} booleans")
+    if arr.size == 0 and m == 0:  # no contacts: an empty list has no dtype to judge
+        return np.zeros(0, dtype=bool)
+    if arr.dtype.kind not in "biu":
+        raise NonNumericError(field_name, f"holds {_KIND_NAMES.get(arr.dtype.kind, 'numbers')}", f"give {m} booleans")
+    if arr.ndim > 1 or arr.size != m:
+        raise ShapeError(field_name, f"has shape {arr.shape}, expected ({m},)", f"give {m} booleans")
+    return arr.astype(bool).reshape(m)
+
+
+def vector(field_name: str, value, length: int) -> np.ndarray:
+    v = real_array(field_name, value, 1)
+    if v.ndim == 0 and length == 1:
+        v = v.reshape(1)
+    if v.shape != (length,):
+        raise ShapeError(field_name, f"has shape {v.shape}, expected ({length},)",
+                         f"give a vector of {length} numbers")
+    return v
+
+
+def matrix(field_name: str, value, shape: tuple[int | None, int]) -> np.ndarray | sp.csr_matrix:
+    if sp.issparse(value):
+        A = real_sparse(field_name, value)
+    else:
+        A = real_array(field_name, value, 2)
+        if A.ndim == 1 and shape[0] == 1:
+            A = A.reshape(1, -1)
+        if A.ndim != 2:
+            raise ShapeError(field_name, f"has {A.ndim} dimensions, expected 2",
+                             "give a matrix (list of rows)")
+    rows, cols = shape
+    if (rows is not None and A.shape[0] != rows) or A.shape[1] != cols:
+        exp = f"({rows if rows is not None else 'k'}, {cols})"
+        raise ShapeError(field_name, f"has shape {A.shape}, expected {exp}",
+                         f"give {cols} columns (one per coordinate)" if A.shape[1] != cols
+                         else f"give {rows} rows")
+    return A
+
+
+def check_sparse_mass(M: sp.csr_matrix) -> None:
+    """Refuse a sparse M whose factorization would be huge: a connected block larger than
+    ``MAX_DENSE_BLOCK`` (each block is densified), or empty rows whose dense kernel basis
+    (n × empty rows) exceeds ``MAX_ENTRIES``."""
+    n = M.shape[0]
+    stored = M.copy()
+    stored.eliminate_zeros()
+    empty = int(np.count_nonzero(np.diff(stored.indptr) == 0))
+    check_count("mass_matrix", "kernel entries (n × empty rows, a dense basis)", float(n) * empty, MAX_ENTRIES,
+                "give every coordinate a mass (an empty row of M is a coordinate without inertia)")
+    if n:
+        _, labels = connected_components(stored, directed=False)
+        largest = int(np.bincount(labels).max())
+        check_count("mass_matrix", "coordinates in one coupled block", largest, MAX_DENSE_BLOCK,
+                    "give a block-structured sparse M (bodies coupled only through the contacts)")
+
+
+def check_magnitude(field: str, largest: float, smallest_nonzero: float | None = None) -> None:
+    """Refuse ``largest`` (the largest absolute entry of ``field``) beyond :data:`MAX_ABS_ENTRY`, and
+    ``smallest_nonzero`` (its smallest nonzero absolute entry) below :data:`MIN_ABS_ENTRY`.
+
+    Parameters
+    ----------
+    field : str
+        Name of the datum, used in the error message.
+    largest : float
+        Its largest absolute entry (finite: infinity is refused earlier as non-finite).
+    smallest_nonzero : float or None
+        Its smallest nonzero absolute entry (None: all zero, or not checked).
+
+    Raises
+    ------
+    MagnitudeError
+        When ``largest > MAX_ABS_ENTRY`` or ``smallest_nonzero < MIN_ABS_ENTRY``.
+    """
+    if smallest_nonzero is not None and smallest_nonzero < MIN_ABS_ENTRY:
+        raise MagnitudeError(field, f"has a nonzero entry of magnitude {smallest_nonzero:.3g} < {MIN_ABS_ENTRY:g} "
+                                    "(gaussqp.settings.MIN_ABS_ENTRY: its reciprocals would overflow)",
+                             "write it as 0, or rescale the units so every nonzero entry is above that bound")
+    if largest > MAX_ABS_ENTRY:
+        raise MagnitudeError(field, f"has an entry of magnitude {largest:.3g} > {MAX_ABS_ENTRY:g} "
+                                    "(gaussqp.settings.MAX_ABS_ENTRY: the products formed while solving would overflow)",
+                             "rescale the units (e.g. grams -> kilograms) so every entry is below that bound")
+
+
+def check_count(field: str, what: str, count: float, limit: int, fix: str) -> None:
+    """Refuse a declared ``count`` of ``what`` above ``limit`` (before allocating it).
+
+    Parameters
+    ----------
+    field : str
+        Name of the datum.
+    what : str
+        What is counted, e.g. "declared entries".
+    count : float
+        The declared count (may be huge, or a float product of dimensions).
+    limit : int
+        The named limit it must not exceed.
+    fix : str
+        What the user should do instead.
+
+    Raises
+    ------
+    InputTooLargeError
+        When ``count > limit``.
+    """
+    if not math.isfinite(count) or count > limit:
+        raise InputTooLargeError(field, f"has {count:.4g} {what}, more than the limit {limit:,}", fix)
