@@ -24,12 +24,12 @@ import numpy as np
 from gaussqp.errors import NotApplicableError
 from gaussqp.certificates.friction_bounds import prop13_bound, sigma_ratio
 from gaussqp.problems.sliding_examples import falling_ladder, painleve_klein, painleve_klein_mu_max
-from gaussqp.friction.sliding import lcp58, p_matrix_test, reduce
+from gaussqp.friction.sliding import sliding_lcp, p_matrix_test, reduce
 
 
 def _is_p(red, mu_b, mu_u) -> bool:
     try:
-        return bool(p_matrix_test(lcp58(red, mu_b, mu_u).M).holds)
+        return bool(p_matrix_test(sliding_lcp(red, mu_b, mu_u).M).holds)
     except NotApplicableError:  # A_nb - A_tb[μξ] singular: the hLCP has no unique solution
         return False
 

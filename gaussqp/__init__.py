@@ -9,7 +9,7 @@ Quick start::
 """
 
 from . import errors
-from .certificates.structural import CheckReport, check
+from .certificates.report import CheckReport, check
 from .dispatch import PREFERENCES, choose_formulation, solve
 from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
 from .formulations import FORMULATIONS, get_formulation, register

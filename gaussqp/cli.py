@@ -16,7 +16,7 @@ import numpy as np
 
 from . import __version__
 from .backends import BACKENDS, installed
-from .certificates.structural import check
+from .certificates.report import check
 from .dispatch import PREFERENCES, solve
 from .errors import GaussQPError
 from .io.gaussqp_format import load

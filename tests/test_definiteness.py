@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gaussqp import Contact, ContactProblem
-from gaussqp.certificates.structural import check
+from gaussqp.certificates.report import check
 from gaussqp.linalg.dense import equilibrated_min_eigenvalue, equilibrated_pinv
 
 

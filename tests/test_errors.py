@@ -130,7 +130,7 @@ def test_sliding_routes_refuse_what_they_cannot_do():
         gaussqp.solve(uni, formulation="sliding_fixed_point")
     many = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding",
                                                           friction=0.1, tangent=[[1.0, 0.0]], slip=[1.0])] * 13)
-    from gaussqp.friction.sliding import enumerate_solutions
+    from gaussqp.friction.enumeration import enumerate_solutions
     with pytest.raises(errors.TooLargeError, match="13 contacts"):
         enumerate_solutions(many)
     with pytest.raises(errors.NotApplicableError, match="13 enumerated contacts"):

@@ -119,10 +119,10 @@ def test_manipulator_all_routes_agree():
 
 def _ladder_p_loss(red, hi=3.0):
     """First common μ at which the code's exact P-matrix test of (58) fails (grid, then bisection)."""
-    from gaussqp.friction.sliding import lcp58, p_matrix_test
+    from gaussqp.friction.sliding import sliding_lcp, p_matrix_test
 
     def is_p(mu):
-        return p_matrix_test(lcp58(red, [mu], [mu]).M).holds
+        return p_matrix_test(sliding_lcp(red, [mu], [mu]).M).holds
 
     grid = np.linspace(0.0, hi, 301)
     first = next(mu for mu in grid if not is_p(mu))
@@ -159,15 +159,15 @@ def test_ladder_uniform_rod_p_loss_at_half_radian():
     """Uniform rod (κ = 1/3) at θ = 0.5: the P property goes at 1.339 (the minor A⁻¹Ā), not at √2; the
     Schur complement of (58) still vanishes at √2 there; at π/4 the loss is 1.0 (the determinant)."""
     from gaussqp.problems.sliding_examples import falling_ladder
-    from gaussqp.friction.sliding import lcp58, p_matrix_test, reduce
+    from gaussqp.friction.sliding import sliding_lcp, p_matrix_test, reduce
 
     red = reduce(falling_ladder(0.5))
     mu = _ladder_p_loss(red)
     s, c = math.sin(0.5), math.cos(0.5)
     assert mu == pytest.approx((1 / 3 + s * s) / (s * c), rel=1e-8) and round(mu, 3) == 1.339
-    assert p_matrix_test(lcp58(red, [1.338], [1.338]).M).holds
-    assert p_matrix_test(lcp58(red, [1.340], [1.340]).M).witness == (0,)
-    schur = [lcp58(red, [m], [m]).M[1, 1] for m in (math.sqrt(2) * (1 - 1e-6), math.sqrt(2) * (1 + 1e-6))]
+    assert p_matrix_test(sliding_lcp(red, [1.338], [1.338]).M).holds
+    assert p_matrix_test(sliding_lcp(red, [1.340], [1.340]).M).witness == (0,)
+    schur = [sliding_lcp(red, [m], [m]).M[1, 1] for m in (math.sqrt(2) * (1 - 1e-6), math.sqrt(2) * (1 + 1e-6))]
     assert schur[0] > 0 > schur[1]
     assert _ladder_p_loss(reduce(falling_ladder(math.pi / 4))) == pytest.approx(1.0, rel=1e-8)
     assert _ladder_p_loss(reduce(falling_ladder(1.2))) == pytest.approx(math.sqrt(2), rel=1e-8)

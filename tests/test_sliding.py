@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 import gaussqp
 from gaussqp.certificates.friction_bounds import beta2, friction_bounds, prop13_bound, sigma_ratio
 from gaussqp.model.problem import Contact, ContactProblem
-from gaussqp.friction.sliding import enumerate_solutions, fixed_point, lcp58, p_matrix_test, reduce
+from gaussqp.friction.sliding import fixed_point, sliding_lcp, p_matrix_test, reduce
+from gaussqp.friction.enumeration import enumerate_solutions
 from gaussqp.problems.sliding_examples import (falling_ladder, painleve_klein, painleve_klein_mu_max, painleve_rod,
                                        painleve_rod_lcp)
 from gaussqp.problems.sticking_examples import hard_finger_grasp, three_finger, three_finger_closed_form
@@ -34,7 +35,7 @@ def _bound(p, bid):
 def test_painleve_rod_matches_its_scalar_lcp_and_counts_solutions(theta, mu, slip, theta_dot):
     p = painleve_rod(theta, mu, slip, theta_dot=theta_dot)
     A, w = painleve_rod_lcp(theta, mu, slip, theta_dot=theta_dot)
-    L = lcp58(reduce(p))
+    L = sliding_lcp(reduce(p))
     assert L.form == "LCP (50)"
     assert L.M[0, 0] == pytest.approx(A, rel=1e-12) and L.q[0] == pytest.approx(w, rel=1e-12)
     sol = gaussqp.solve(p)
@@ -88,7 +89,7 @@ def test_painleve_klein_exact_uniqueness_region_contains_the_bounds(theta):
                 continue
             red = reduce(painleve_klein(theta, mu1, mu2))
             try:
-                P = p_matrix_test(lcp58(red).M).holds
+                P = p_matrix_test(sliding_lcp(red).M).holds
             except gaussqp.errors.NotApplicableError:  # A_nb - A_tb[μξ] singular: not a P case
                 P = False
             assert P == (mu1 + mu2 < crit), (mu1, mu2)
@@ -147,10 +148,10 @@ def test_ladder_bound_is_inside_the_exact_p_region(theta):
     red = reduce(falling_ladder(theta))
     pb = prop13_bound(red)
     grid = np.linspace(0.0, 3.0, 301)
-    crit = next((mu for mu in grid if not p_matrix_test(lcp58(red, [mu], [mu]).M).holds), np.inf)
+    crit = next((mu for mu in grid if not p_matrix_test(sliding_lcp(red, [mu], [mu]).M).holds), np.inf)
     assert 0 < pb["value"] <= crit
     for mu in np.linspace(0, pb["value"], 6)[1:-1]:
-        assert p_matrix_test(lcp58(red, [mu], [mu]).M).holds
+        assert p_matrix_test(sliding_lcp(red, [mu], [mu]).M).holds
         sol = gaussqp.solve(falling_ladder(theta, mu, mu, theta_dot=1.0))
         assert sol.status == "solved" and sol.certified and sol.unique["acceleration"] is True
         assert sol.route == "LCP (58)" and sol.crosscheck["agree"] is True
@@ -348,8 +349,8 @@ def test_ladder_common_mu_singularity_is_independent_of_theta(kappa):
     mu_star = math.sqrt((1 + kappa) / (1 - kappa))
     for theta in np.linspace(0.15, 1.4, 7):
         red = reduce(falling_ladder(theta, inertia=kappa))  # m = 1, l = 1: I = κ
-        schur = [lcp58(red, [m], [m]).M[1, 1] for m in (mu_star * (1 - 1e-3), mu_star, mu_star * (1 + 1e-3))]
+        schur = [sliding_lcp(red, [m], [m]).M[1, 1] for m in (mu_star * (1 - 1e-3), mu_star, mu_star * (1 + 1e-3))]
         assert schur[0] > 0 > schur[2] and abs(schur[1]) <= 1e-9 * abs(schur[0])
     red = reduce(falling_ladder(1.2))
-    assert p_matrix_test(lcp58(red, [1.4142], [1.4142]).M).holds
-    assert not p_matrix_test(lcp58(red, [1.4143], [1.4143]).M).holds
+    assert p_matrix_test(sliding_lcp(red, [1.4142], [1.4142]).M).holds
+    assert not p_matrix_test(sliding_lcp(red, [1.4143], [1.4143]).M).holds

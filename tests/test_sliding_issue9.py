@@ -8,7 +8,7 @@ import pytest
 
 import gaussqp
 from gaussqp.model.problem import Contact, ContactProblem
-from gaussqp.friction.sliding import enumerate_solutions
+from gaussqp.friction.enumeration import enumerate_solutions
 from gaussqp.problems import families
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 import gaussqp
 from gaussqp import ContactProblem
-from gaussqp.certificates.structural import check
+from gaussqp.certificates.report import check
 from gaussqp.errors import UndecidedError
 
 

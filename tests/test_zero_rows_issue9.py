@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gaussqp
-from gaussqp.certificates.structural import check
+from gaussqp.certificates.report import check
 from gaussqp.cli import main
 from gaussqp.certificates.friction_bounds import friction_bounds
 from gaussqp.model.problem import Contact, ContactProblem

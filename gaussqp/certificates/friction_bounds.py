@@ -25,9 +25,10 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..errors import NotApplicableError
-from ..linalg.dense import as_dense, solve_mass
+from ..linalg.dense import as_dense
+from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
-from ..friction.sliding import SlidingReduction, lcp58, lcp58_frictionless, p_matrix_test, reduce
+from ..friction.sliding import SlidingReduction, sliding_lcp, frictionless_sliding_lcp_matrix, p_matrix_test, reduce
 
 #: β₂ evaluates every vertex of [0, 1]^k up to this size before the local refinement.
 BETA2_VERTEX_MAX = 12
@@ -111,13 +112,13 @@ def prop13_bound(red: SlidingReduction, mu_grid_max: float = 10.0) -> dict:
     ``β₂(M⁰_ub)‖P_μ‖₂ = 1`` (``P_μ = M^μ_ub - M⁰_ub``, tutorial (60)-(63)), capped by (38) on the bilateral
     part; found on a geometric grid then by bisection (the tutorial used a secant method). Validated by the
     exact P-matrix test of ``M^μ_ub`` on a grid of μ below the bound."""
-    M0 = lcp58_frictionless(red)
+    M0 = frictionless_sliding_lcp_matrix(red)
     b2, dstar = beta2(M0)
     mu_b38 = sigma_ratio(red.A_nb, red.A_tb)
 
     def excess(mu: float) -> float:
         try:
-            Mmu = lcp58(red, np.full(red.B.size, mu), np.full(red.U.size, mu)).M
+            Mmu = sliding_lcp(red, np.full(red.B.size, mu), np.full(red.U.size, mu)).M
         except NotApplicableError:
             return math.inf
         return b2 * float(np.linalg.norm(Mmu - M0, 2)) - 1.0
@@ -142,7 +143,7 @@ def prop13_bound(red: SlidingReduction, mu_grid_max: float = 10.0) -> dict:
     for frac in (0.25, 0.5, 0.75, 0.99):
         mu = frac * value
         try:
-            t = p_matrix_test(lcp58(red, np.full(red.B.size, mu), np.full(red.U.size, mu)).M).holds
+            t = p_matrix_test(sliding_lcp(red, np.full(red.B.size, mu), np.full(red.U.size, mu)).M).holds
         except NotApplicableError:  # no LCP (58) at this μ: the bound is not validated there
             t = False
         checks.append((mu, t))
@@ -210,8 +211,8 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
             out.append(not_applicable("Prop. 13", "tutorial Prop. 13, (58)-(63), App. D Thm 3 (β₂ by SLSQP)", exc))
             return out
         try:
-            M0 = lcp58_frictionless(red)
-            Mmu = lcp58(red).M
+            M0 = frictionless_sliding_lcp_matrix(red)
+            Mmu = sliding_lcp(red).M
             actual = pb["beta2"] * float(np.linalg.norm(Mmu - M0, 2))
             holds = actual < 1 and mu_b < pb["mu_b_38"]
         except NotApplicableError:

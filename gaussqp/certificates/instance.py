@@ -210,7 +210,7 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
 
 def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Certificate | None:
     """Do the returned multipliers lie in the Coulomb cones (sticking (14b)), or in the polygons of
-    ``model`` (a :class:`gaussqp.friction.coulomb.ConeModel`) when the formulation used polygons?
+    ``model`` (a :class:`gaussqp.friction.cones.ConeModel`) when the formulation used polygons?
 
     The violation is measured relative to ``max(1, |λ|)``. For a formulation that did not enforce
     the cones (sticking contacts as plain equalities) a violation does not refute sticking when the

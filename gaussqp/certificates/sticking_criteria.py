@@ -11,7 +11,7 @@
 - ``C8(Cor. 2)``: M ≻ 0 and ``im H_t ∩ N_S = {0}`` ⇒ (43) solvable with a unique acceleration.
 
 These criteria ignore the Coulomb disks except (22)/Cor. 1 (as the paper's do); the exact decision
-with the disks is F4 (:mod:`gaussqp.formulations.sticking_socp`), and μ_min (Prop. 11) is in the
+with the disks is F4 (:mod:`gaussqp.formulations.sticking_conic`), and μ_min (Prop. 11) is in the
 sticking verdict.
 """
 

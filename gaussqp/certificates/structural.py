@@ -8,7 +8,6 @@ for an instance are in :mod:`gaussqp.certificates.instance` (and they win when t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,7 +18,6 @@ from ..linalg.delassus import constrained_delassus, kinetic_angles
 from ..linalg.dense import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
                      smallest_singular_value)
 from ..model.problem import ContactProblem
-from ..model.system_class import SystemClass
 from ..results import Certificate
 from .sticking_criteria import sticking_certificates
 
@@ -248,27 +246,6 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
     return out
 
 
-@dataclass
-class CheckReport:
-    """What :func:`check` returns: the system class and the structural certificates."""
-
-    problem: ContactProblem
-    system_class: SystemClass
-    certificates: list[Certificate] = field(default_factory=list)
-    skipped: str = ""
-    friction_bounds: list = field(default_factory=list)
-
-    def certificate(self, cid: str) -> Certificate | None:
-        return next((c for c in self.certificates if c.id == cid), None)
-
-    def as_dict(self) -> dict:
-        d = {"problem": self.problem.name, "system_class": self.system_class.as_dict(),
-             "certificates": [c.as_dict() for c in self.certificates], "skipped": self.skipped}
-        if self.system_class.friction != "frictionless":
-            d["friction_bounds"] = [b.as_dict() for b in self.friction_bounds]
-        return d
-
-
 def structural_certificates(problem: ContactProblem) -> list[Certificate]:
     """C1-C6 in order (those that apply to the problem's class), then C8 for sticking contacts.
 
@@ -286,16 +263,3 @@ def structural_certificates(problem: ContactProblem) -> list[Certificate]:
     return out
 
 
-def check(problem: ContactProblem) -> CheckReport:
-    """Structural report without solving: system class, certificates C1-C6 and C8, the P-matrix test of
-    the sliding LCP (58), and the C7 friction bounds."""
-    from .friction_bounds import friction_bounds
-    from ..friction.sliding import p_matrix_certificate
-
-    cls = problem.classify()
-    if problem.n > STRUCTURAL_MAX_N:
-        return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_MAX_N}")
-    certs = structural_certificates(problem)
-    if len(problem.sliding) and problem.mass_factor.definite and not len(problem.sticking):
-        certs.append(p_matrix_certificate(problem))
-    return CheckReport(problem, cls, certs, friction_bounds=friction_bounds(problem))

@@ -14,7 +14,8 @@ from .delassus import AugmentedStickingLCP, DelassusQP, LCPLemke
 from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
 from .sliding import SlidingEnumeration, SlidingFixedPoint, SlidingLCP
-from .sticking_socp import FacetizedQP, StickingSOCP
+from .facetized import FacetizedQP
+from .sticking_socp import StickingSOCP
 
 FORMULATIONS: dict[str, Formulation] = {}
 

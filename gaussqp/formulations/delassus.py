@@ -24,7 +24,8 @@ import scipy.linalg as sla
 
 from ..linalg.delassus import constrained_delassus, delassus
 from ..linalg.lemke import lemke
-from ..linalg.dense import as_dense, solve_mass
+from ..linalg.dense import as_dense
+from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, SOLVED, FAILED, Solution

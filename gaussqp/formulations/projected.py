@@ -25,7 +25,8 @@ import cvxpy as cp
 import numpy as np
 
 from ..linalg.delassus import constrained_delassus
-from ..linalg.dense import as_dense, null_space, solve_mass
+from ..linalg.dense import as_dense, null_space
+from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, Solution

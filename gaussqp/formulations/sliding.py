@@ -8,7 +8,7 @@
 - ``sliding_enumeration``: every piece of the piecewise-linear problem (the sign enumeration of (37),
   the complementarity pieces of (50)/(58), the stick/slip pieces of sticking (71) with their
   Coulomb disks — (71) itself, not its reformulations (72)-(77)), exact and for few contacts
-  (:data:`gaussqp.friction.sliding.ENUMERATION_MAX`); also singular M.
+  (:data:`gaussqp.friction.enumeration.ENUMERATION_MAX`); also singular M.
 
 Sliding problems may have no solution or several (Painlevé paradoxes, jamming): the verdict attached
 to every answer (:func:`sliding_verdict`) says so, from the enumeration when the problem is small
@@ -25,9 +25,9 @@ from ..errors import NotApplicableError, TooLargeError
 from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
-from ..linalg.dense import as_dense
-from ..friction.sliding import (ENUMERATION_MAX, SAME_RTOL, Enumeration, _enumerated_contacts, enumeration_certificate,
-                       enumerate_solutions, fixed_point, lcp58, p_matrix_certificate, reduce)
+from ..friction.enumeration import ENUMERATION_MAX, Enumeration, enumerated_contacts, enumerate_solutions
+from ..friction.sliding import fixed_point, reduce, sliding_lcp
+from ..friction.verdict import enumeration_certificate, sliding_verdict
 from ..results import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
 from ..settings import Tolerance
 from .base import Formulation
@@ -39,54 +39,6 @@ def _reject_common(problem: ContactProblem, cls: SystemClass, need_definite: boo
     if need_definite and cls.mass != "definite":
         return False, f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n}); use 'sliding_enumeration'"
     return True, ""
-
-
-def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
-    """Attach the uniqueness verdict of a sliding answer: the enumeration (exact for this instance) when
-    at most :data:`ENUMERATION_MAX` contacts are enumerated, and the P-matrix test when M ≻ 0."""
-    p = sol.problem
-    if enum is None and len(_enumerated_contacts(p)) <= ENUMERATION_MAX:
-        enum = enumerate_solutions(p)
-    if enum is not None and sol.certificate("sliding_enumeration") is not None:
-        sol.certificates = [c for c in sol.certificates if c.id != "sliding_enumeration"]
-    certs = []
-    pm = (p_matrix_certificate(p, sol.extras.get("lcp")) if p.mass_factor.definite and not len(p.sticking)
-          else None)
-    if pm is not None:
-        certs.append(pm)
-    unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
-    if enum is not None:
-        ec = enumeration_certificate(p, enum)
-        certs.append(ec)
-        sol.enumeration = enum
-        unique = _uniqueness(p, enum)
-        if sol.status == SOLVED and sol.acceleration is not None:
-            found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= 1e-6 * max(1.0, np.abs(s.lam_n).max())
-                        for s in enum.solutions)
-            sol.in_enumeration = bool(found) or enum.multiplier_multiplicity == "continuum"
-    elif pm is not None and pm.holds:
-        unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
-    sol.certificates += certs
-    sol.unique = unique
-
-
-_DECIDED = {"unique": True, "multiple": False, "continuum": False}
-
-
-def _uniqueness(problem: ContactProblem, enum: Enumeration) -> dict:
-    """``Solution.unique`` from the enumeration: the acceleration and the multipliers separately
-    (:class:`gaussqp.friction.sliding.Enumeration`). ``Jᵀλ = M a + F`` is unique with the acceleration; when the
-    accelerations are not unique it is not unique either as soon as two found ``M a`` differ (M ≻ 0: always; on the
-    force unit of the data, ``max(‖F‖∞, ‖M‖∞ · acceleration unit)``), else undecided."""
-    a = _DECIDED.get(enum.multiplicity)
-    gf = a
-    if a is False and not problem.mass_factor.definite:
-        M = as_dense(problem.M)
-        unit = max(float(np.abs(problem.F).max(initial=0.0)),
-                   float(np.abs(M).sum(axis=1).max(initial=0.0)) * enum.acceleration_scale)
-        Ma = [M @ s.a for s in enum.solutions]
-        gf = False if any(np.abs(x - Ma[0]).max(initial=0.0) > SAME_RTOL * unit for x in Ma) else None
-    return {"acceleration": a, "generalized_force": gf, "multipliers": _DECIDED.get(enum.multiplier_multiplicity)}
 
 
 class SlidingFormulation(Formulation):
@@ -123,7 +75,7 @@ class SlidingLCP(SlidingFormulation):
         red = reduce(problem)
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke", polish_allowed=False)
         try:
-            L = lcp58(red)
+            L = sliding_lcp(red)
         except NotApplicableError as exc:  # dependent sliding rows: no LCP (58); the enumeration decides
             try:
                 enum = enumerate_solutions(problem)
@@ -213,7 +165,7 @@ class SlidingEnumeration(SlidingFormulation):
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         ok, why = _reject_common(problem, cls, need_definite=False)
-        k = len(_enumerated_contacts(problem))
+        k = len(enumerated_contacts(problem))
         if ok and k > ENUMERATION_MAX:
             return False, f"{k} enumerated contacts > {ENUMERATION_MAX} (2^{k} pieces)"
         return ok, why
@@ -223,7 +175,7 @@ class SlidingEnumeration(SlidingFormulation):
                        polish_allowed=False,
                        route="stick/slip enumeration (71)" if len(problem.sticking) else "enumeration of (37)/(50)/(58)")
         if len(problem.sticking):
-            from ..friction.coulomb import ConeModel
+            from ..friction.cones import ConeModel
             sol.cones_enforced = ConeModel("disk")
         t0 = time.perf_counter()
         enum = enumerate_solutions(problem, solver=solver)

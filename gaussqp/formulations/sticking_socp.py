@@ -1,269 +1,24 @@
-"""F4 (Coulomb disks, SOCP) and F5 (facetized disks, QP): the all-sticking contact problem.
+"""F4: the all-sticking contact problem with exact Coulomb disks (an SOCP), and its sticking verdict.
 
-F4 — sticking (14)(52)(60)(61)(65), FORMULATIONS §4: find ``(a, λ)`` with the dynamics, the
-bilateral and sticking-tangent equalities, unilateral complementarity and ``‖λ_t,i‖ <= μ_i λ_n,i``.
-Written as one convex program in which the solver decides the active contacts (see
-:mod:`gaussqp.friction.coulomb`): minimize the F1 duality gap ``aᵀMa + Fᵀa + bᵀλ`` subject to
-stationarity, feasibility and the cones; optimum 0 ⇔ the all-sticking mode exists. Valid for
-singular ``M`` and redundant rows.
-
-F5 — the facetized Coulomb disks (sticking (54)-(59), Prop. 10, Cor. 4): F4's gap program with every
-disk replaced by a polygon ``C_μ w + D_μ >= 0``, a QP. It is *not* the QP (57) written literally:
-(57) minimizes ``½‖F̃ + Ã_tt z‖²`` over ``z`` in the polygons with ``λ_n`` fixed beforehand by the
-projection of (53) (which needs Assumption 1 and ``A_c^st ≻ 0``); F5 minimizes the F1 duality gap
-over ``(a, λ)``, keeping the acceleration as a variable, so it also holds for singular ``M`` and
-redundant rows. The two are equivalent where (57) is defined: ``λ_n`` is then unique, and a zero-gap
-point exists iff (55) has a solution iff the minimum of (57) is 0. ``facetized_inner`` (inscribed
-polygon: feasible ⇒ sticking feasible) and ``facetized_outer`` (circumscribed: infeasible ⇒ sticking
-infeasible) bracket F4.
-
-Printed sign slip (not used here): the coupling term of (52), (53) and of F̃ before (54) is printed
-``+H_tᵀM⁻¹∇h_n λ_n`` next to ``+H_tᵀM⁻¹F``. From ``M a + F = ∇h_n λ_n + H_t λ_t`` and
-``H_tᵀa + d/dt(H_tᵀ)q̇ = 0`` one gets ``H_tᵀM⁻¹F - d/dt(H_tᵀ)q̇ - H_tᵀM⁻¹∇h_n λ_n = A_tt λ_t``; the
-symmetry of the disk ``D`` absorbs an overall sign, not the sign of this one term (λ_n >= 0 is
-fixed). F4 and F5 impose the dynamics and ``T a + c = 0`` directly and never form F̃.
-
-When the one-stage program finds no zero-gap point (gap > 0, infeasible, or a backend failure),
-the two-stage route takes over: F1 with the cones removed gives an optimal ``a*`` (``extras``
-``a_cones_removed``; it must pass its own row-by-row residual check or the route stops at
-``inaccurate``), and the multipliers are sought in
-``Λ(a*) ∩ cones`` (active set by a reported tolerance). If there are none, the answer is backed by a
-verified certificate: F1's Farkas vector or descent ray when even the sticking MLCP without cones
-has no solution, else a conic Farkas vector on the multiplier set
-(:func:`gaussqp.friction.coulomb.conic_farkas`). ``Solution.route`` says which route answered.
+Sticking (14)(52)(60)(61)(65): find ``(a, λ)`` with the dynamics, the bilateral and sticking-tangent
+equalities, unilateral complementarity and ``‖λ_t,i‖ <= μ_i λ_n,i``; the program and its two-stage
+fallback are shared with F5 (:mod:`gaussqp.formulations.sticking_conic`). After the solve,
+:func:`attach_verdict` computes the sticking verdict of :mod:`gaussqp.friction.verdict` (margin,
+``μ_min``, contacts on the cone boundary, detaching contacts).
 """
 
 from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 
-from ..friction import coulomb as stk
-from ..linalg.dense import as_dense
+from ..friction.cones import DISK
 from ..model.problem import ContactProblem
-from ..model.system_class import SystemClass
-from ..certificates.residuals import kkt_residuals
-from ..model.rows import assemble_multipliers
-from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
 from ..friction.verdict import StickingVerdict, analyze, singleton_verdict
+from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
 from ..settings import Tolerance, get_tolerance
-from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, run_program
-
-
-class StickingConic(Formulation):
-    """Shared machinery of F4 and F5; ``model`` says how the disks are represented."""
-
-    model: stk.ConeModel = stk.DISK
-
-    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
-        if len(problem.sliding):
-            return False, "sliding contacts: use the sliding-friction routes (F6)"
-        return True, ""
-
-    def _needs(self, problem: ContactProblem) -> str:
-        return "socp" if (self.model.kind == "disk" and problem.dimension == 3 and len(problem.sticking)) else "qp"
-
-    def _program(self, problem: ContactProblem, signs: dict):
-        """(prob, a, λ_eq, λ_in, cached) for one sign pattern of the bilateral sticking normals.
-
-        Small dense problems get a DPP program whose data (R, M, F, E, e, G, g and the signed
-        friction coefficients ``μ_i s_i``) are cvxpy Parameters, cached by structure in
-        :data:`~gaussqp.formulations.base.PROGRAMS`: a problem with the same sizes and contact kinds
-        (a time step of the same system, another sign pattern) re-solves without recompiling.
-        Large or sparse problems are built with constant (sparse) data."""
-        p = problem
-        L = stk.Layout(p)
-        n, r = p.n, p.mass_factor.rank
-        E, e = p.equalities
-        G, g = p.inequalities
-        values = {"R": p.mass_factor.R, "M": p.M, "F": p.F, "E": E, "e": e, "G": G, "g": g}
-        if p.sparse or n * (r + n + L.pe + L.pg) > PARAM_ENTRIES_MAX:
-            prob, a, le, li, _ = self._build(L, n, r, values, p.friction, signs)
-            return prob, a, le, li, False
-        key = (self.name, self.model, n, r, L.pe, L.pg, p.dimension, tuple(p.types), tuple(p.modes))
-        (prob, a, le, li, slots), cached = PROGRAMS.get(key, lambda: self._build(L, n, r, None, None, None))
-        s = np.ones(p.m)
-        for i, si in signs.items():
-            s[i] = si
-        values["mu"] = p.friction * s
-        for k, slot in slots.items():
-            if slot is not None:
-                slot.value = as_dense(values[k]).reshape(slot.shape)
-        return prob, a, le, li, cached
-
-    def _build(self, L: stk.Layout, n: int, r: int, values: dict | None, mu, signs: dict | None):
-        """``min ‖R a‖² + Fᵀa + eᵀλ_eq + gᵀλ_in`` s.t. ``M a + F = Eᵀλ_eq + Gᵀλ_in``, ``E a + e = 0``,
-        ``G a + g >= 0``, ``λ_in >= 0``, the cones; with ``values`` None every datum is a Parameter
-        (the signs then live in the ``mu`` parameter as ``μ_i s_i``)."""
-        pe, pg, m = L.pe, L.pg, L.p.m
-        if values is None:
-            slots = {"R": cp.Parameter((r, n)) if r else None, "M": cp.Parameter((n, n)), "F": cp.Parameter(n),
-                     "E": cp.Parameter((pe, n)) if pe else None, "e": cp.Parameter(pe) if pe else None,
-                     "G": cp.Parameter((pg, n)) if pg else None, "g": cp.Parameter(pg) if pg else None,
-                     "mu": cp.Parameter(m) if len(L.sticking) else None}
-            data, mu, signs = slots, slots["mu"], {}
-        else:
-            slots, data = {}, values
-        a = cp.Variable(n, name="a")
-        le = cp.Variable(pe, name="lambda_eq")
-        li = cp.Variable(pg, name="lambda_in")
-        obj = data["F"] @ a
-        if r:
-            obj = obj + cp.sum_squares(data["R"] @ a)
-        force = 0
-        cons = []
-        if pe:
-            force = force + data["E"].T @ le
-            cons.append(data["E"] @ a + data["e"] == 0)
-            obj = obj + data["e"] @ le
-        if pg:
-            force = force + data["G"].T @ li
-            cons += [data["G"] @ a + data["g"] >= 0, li >= 0]
-            obj = obj + data["g"] @ li
-        cons.append(data["M"] @ a + data["F"] == force)
-        cons += stk.cone_constraints(L, le, li, mu, self.model, signs)
-        return cp.Problem(cp.Minimize(obj), cons), a, le, li, slots
-
-    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
-        p = problem
-        needs = self._needs(p)
-        t0 = time.perf_counter()
-        attempts = []
-        backend_name = solver or ""
-        L = stk.Layout(p)
-        for signs in L.sign_patterns():
-            prob, a, le, li, cached = self._program(p, signs)
-            backend, status, info = run_program(prob, solver, tol, needs=needs)
-            info["compiled_program_reused"] = cached
-            backend_name = backend.name
-            gap = float(prob.value) if prob.value is not None and np.isfinite(prob.value) else None
-            attempts.append({"signs": signs, "status": status, "gap": gap, "backend": info})
-            if status in SOLUTION_PRESENT and a.value is not None:
-                av = np.asarray(a.value).ravel()
-                lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
-                liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
-                lam_n, lam_t = assemble_multipliers(p, lev, liv)
-                res = max(kkt_residuals(p, av, lam_n, lam_t).values())
-                attempts[-1]["max_residual"] = res
-                if gap is not None and gap <= self._gap_tol(p, av, lam_n, lam_t, tol) and res <= tol.residual:
-                    # a backend's "inaccurate" is settled by our own residual and cone checks in finalize()
-                    sol = Solution(problem=p, status=SOLVED, formulation=self.name, solver=backend.name,
-                                   acceleration=av, lambda_normal=lam_n, lambda_tangent=lam_t)
-                    sol.polish_allowed, sol.cones_enforced, sol.route = False, self.model, "one stage"
-                    sol.extras.update({"attempts": attempts, "signs": signs, "gap": gap, "backend_status": status})
-                    self._polish_in_cones(sol)
-                    sol.times = {"programs": time.perf_counter() - t0}
-                    return sol
-        sol = self._two_stage(p, solver, tol, attempts)
-        sol.solver = backend_name
-        sol.times = {"programs": time.perf_counter() - t0}
-        return sol
-
-    def _polish_in_cones(self, sol: Solution) -> None:
-        """The active-set polish of :func:`gaussqp.certificates.polish.polish` (interior-point answers of degenerate
-        problems are off by about the square root of the tolerance), kept only if the polished multipliers
-        stay in this formulation's cones."""
-        from ..certificates.instance import coulomb_cone_check
-        from ..certificates.polish import polish
-
-        before = (sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
-        polish(sol)
-        if "polished" in sol.extras:
-            cc = coulomb_cone_check(sol.problem, sol.lambda_normal, sol.lambda_tangent, self.model)
-            if cc is not None and not cc.holds:
-                sol.acceleration, sol.lambda_normal, sol.lambda_tangent = before
-                sol.extras["polished"]["reverted"] = "the polished multipliers leave a cone"
-
-    @staticmethod
-    def _gap_tol(p: ContactProblem, a, lam_n, lam_t, tol: Tolerance) -> float:
-        scale = max(1.0, float(np.abs(p.F).max(initial=0)) * max(1.0, float(np.abs(a).max(initial=0))),
-                    float(np.abs(lam_n).max(initial=0)) * max(1.0, float(np.abs(p.normal_drift).max(initial=0))))
-        return tol.residual * scale
-
-    def _two_stage(self, p: ContactProblem, solver, tol: Tolerance, attempts) -> Solution:
-        """No zero-gap point from the one-stage program (gap > 0, infeasible, or a backend failure):
-        solve the program with the cones removed (F1, sticking tangents as equalities: the sticking MLCP
-        (43)/(65) without the Coulomb disks — *not* the frictionless problem) for a*, check a* and its
-        multipliers row by row at the data's scale (:func:`gaussqp.friction.coulomb.data_row_residuals`; a
-        failure stops here at ``inaccurate``), then look for multipliers in Λ(a*) ∩ cones; if there are
-        none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
-        from . import get_formulation
-
-        f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
-        sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="")
-        sol.polish_allowed = False
-        sol.extras.update({"attempts": attempts, "cones_removed_status": f1.status})
-        if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
-            sol.status = f1.status
-            sol.certificates = list(f1.certificates)
-            sol.nonexistence_verified = True
-            sol.message = ("the sticking MLCP without cones (F1 with sticking tangents as equalities) has no "
-                           "solution, so neither has the all-sticking problem")
-            return sol
-        if f1.status != SOLVED:
-            sol.message = f"no zero-gap point found and F1 ended {f1.status!r}: no certificate"
-            return sol
-        a = f1.acceleration
-        # every intermediate a certificate rests on passes its own residual check, row by row at the
-        # data's scale: a backend's "solved" on a garbage point must not feed an answer or a certificate
-        res = stk.data_row_residuals(p, a, f1.lambda_normal, f1.lambda_tangent)
-        sol.extras["cones_removed_residuals"] = res
-        if max(res.values()) > tol.residual:
-            worst = max(res, key=res.get)
-            sol.status = INACCURATE
-            sol.extras["a_cones_removed"] = a
-            sol.message = (f"no zero-gap point found, and the program with the cones removed (F1, sticking tangents "
-                           f"as equalities) returned a point that fails its {worst} rows by {res[worst]:.2e} of their "
-                           f"data scale (> {tol.residual:g}): no answer and no certificate rests on it")
-            return sol
-        um = f1.certificate("unique_multipliers")
-        sol.extras["cones_removed_multipliers"] = {
-            "lambda_normal": f1.lambda_normal, "lambda_tangent": f1.lambda_tangent,
-            "rows_independent": bool(um is not None and um.holds and um.data.get("rows_independent"))}
-        atol = stk.active_tolerance(p, a)
-        L = stk.Layout(p)
-        proofs = []
-
-        def run(prob):
-            _, status, _ = run_program(prob, solver, tol, needs=self._needs(p))
-            return status
-
-        for signs in L.sign_patterns():
-            L2, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol)
-            cons += stk.cone_constraints(L2, le, li, p.friction, self.model, signs)
-            prob = cp.Problem(cp.Minimize(0), cons)
-            if run(prob) == "solved":
-                lev = np.asarray(le.value).ravel() if L2.pe else np.zeros(0)
-                liv = np.asarray(li.value).ravel() if L2.pg else np.zeros(0)
-                sol.status = SOLVED
-                sol.acceleration = a
-                sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(p, lev, liv)
-                sol.cones_enforced, sol.route = self.model, "two stage"
-                sol.extras.update({"signs": signs, "active_tolerance": atol})
-                return sol
-        for signs in L.sign_patterns():
-            cf = stk.conic_farkas(p, a, atol, self.model, signs, run)
-            if cf is None:
-                sol.message = (f"no zero-gap point, but no conic Farkas vector could be verified for signs {signs}: "
-                               "undecided")
-                return sol
-            proofs.append(cf)
-        sol.status = INFEASIBLE
-        sol.extras["a_cones_removed"] = a
-        sol.certificates.append(Certificate(
-            id="coulomb_farkas", name="conic Farkas vector on the multiplier set",
-            source="FORMULATIONS §4; sticking (60)(65), Prop. 11",
-            holds=True, margin=-max(c.violation for c in proofs),
-            implies=(f"no multipliers in the {self.model.kind} cones complete the acceleration of F1: the all-sticking "
-                     "mode does not exist" + (" (for the circumscribed polygons, hence not for the disks either)"
-                                             if self.model.kind == "outer" else
-                                             " for the inscribed polygons (the disks may still allow it)"
-                                             if self.model.kind == "inner" else "")),
-            data={"y": [c.y for c in proofs], "signs": [c.signs for c in proofs], "active_tolerance": atol,
-                  "detaching": stk.detaching(p, a, atol)}))
-        return sol
+from .sticking_conic import StickingConic
 
 
 class StickingSOCP(StickingConic):
@@ -272,7 +27,7 @@ class StickingSOCP(StickingConic):
     title = "all-sticking contacts with exact Coulomb disks (SOCP, zero duality gap)"
     source = "sticking (14)(52)(60)(61)(65); FORMULATIONS §4"
     valid_when = "no sliding contacts; any M ⪰ 0, redundant rows allowed"
-    model = stk.DISK
+    model = DISK
 
     def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
               verdict: bool = True) -> Solution:
@@ -317,23 +72,3 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         sol.unique["multipliers"] = None
         sol.message = (sol.message + "; " if sol.message else "") + \
             "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"
-
-
-class FacetizedQP(StickingConic):
-    """F5 with ``facets`` sides; ``kind`` "inner" (inscribed) or "outer" (circumscribed).
-
-    Solves the gap QP over ``(a, λ)`` with polygonal cones, an equivalent of the paper's (57) where
-    that is defined (Assumption 1, ``A_c^st ≻ 0``), not (57) itself (module docstring)."""
-
-    id = "F5"
-    source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
-    valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D"
-
-    def __init__(self, kind: str = "inner", facets: int = 8):
-        self.model = stk.ConeModel(kind, facets)
-        self.name = f"facetized_{kind}"
-        self.title = (f"facetized Coulomb disks, {'inscribed' if kind == 'inner' else 'circumscribed'} "
-                      f"polygons with {facets} facets (QP)")
-
-    def with_facets(self, facets: int) -> "FacetizedQP":
-        return FacetizedQP(self.model.kind, facets)

@@ -1,6 +1,6 @@
 """The sticking verdict: margin, contacts on the cone boundary, detaching contacts, μ_min.
 
-All quantities are computed on the multiplier set Λ(a) of :mod:`gaussqp.friction.coulomb` (fixed
+All quantities are computed on the multiplier set Λ(a) of :mod:`gaussqp.friction.multiplier_set` (fixed
 acceleration; its active set needs a tolerance, which is reported):
 
 - ``margin`` = max over Λ(a) of min over the non-detaching sticking contacts of
@@ -11,7 +11,7 @@ acceleration; its active set needs a tolerance, which is reported):
   can grow without bound inside the cones.
 - ``boundary_contacts``: contacts whose own ``max μ_i|λ_n,i| - ‖λ_t,i‖`` over Λ(a) ∩ cones is 0
   (they are on the boundary for *every* admissible force: exact, one SOCP each, up to
-  :data:`gaussqp.friction.coulomb.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
+  :data:`gaussqp.friction.multiplier_set.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
 - ``detaching_contacts``: unilateral sticking contacts with ``n_i a + b_i > 0`` (they leave, Prop. 4
   and footnote 3 of the sticking paper).
 - ``mu_min``: the smallest friction coefficient, common to all sticking contacts, for which the
@@ -29,10 +29,16 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-from . import coulomb as stk
 from ..backends import get_backend, run_cvxpy
+from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
+from ..results import SOLVED, Certificate, Solution
 from ..settings import Tolerance
+from .cones import DISK, Layout, cone_constraints
+from ..linalg.dense import as_dense
+from .enumeration import ENUMERATION_MAX, SAME_RTOL, Enumeration, enumerate_solutions, enumerated_contacts
+from .multiplier_set import BOUNDARY_EXACT_MAX, active_tolerance, detaching, multiplier_set_constraints
+from .sliding import P_MATRIX_EXACT_MAX, ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
 
 MU_MAX = 1e6
 MU_RTOL = 1e-10
@@ -69,16 +75,16 @@ class _Runner:
 
 
 def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):
-    L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
+    L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
     t = cp.Variable(name="t")
-    cons += stk.cone_constraints(L, le, li, p.friction, stk.DISK, signs, slack=t, no_slack=det)
+    cons += cone_constraints(L, le, li, p.friction, DISK, signs, slack=t, no_slack=det)
     return cp.Problem(cp.Maximize(t), cons), t, L, le, li
 
 
 def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run,
            lam_n=None) -> tuple[float | None, tuple | None]:
     """max-min cone margin on Λ(a) for one sign pattern; (value, (L, le, li)) or (None, None)."""
-    det = frozenset(int(i) for i in stk.detaching(p, a, atol, lam_n))
+    det = frozenset(int(i) for i in detaching(p, a, atol, lam_n))
     prob, t, L, le, li = _margin_program(p, a, atol, signs, det, lam_n)
     status = run(prob)
     if status == "unbounded":
@@ -97,13 +103,13 @@ def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run,
 
 def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None) -> dict[int, float]:
     """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones."""
-    det = set(int(i) for i in stk.detaching(p, a, atol, lam_n))
+    det = set(int(i) for i in detaching(p, a, atol, lam_n))
     out = {}
-    for i in stk.Layout(p).sticking:
+    for i in Layout(p).sticking:
         if i in det:
             continue
-        L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
-        cons += stk.cone_constraints(L, le, li, p.friction, stk.DISK, signs)
+        L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
+        cons += cone_constraints(L, le, li, p.friction, DISK, signs)
         obj = p.friction[i] * signs.get(i, 1) * L.normal(i, le, li) - cp.norm(L.tangent(i, le), 2)
         prob = cp.Problem(cp.Maximize(obj), cons)
         status = run(prob)
@@ -129,8 +135,8 @@ class _AffineSet:
 
         E, _ = p.equalities
         G, _ = p.inequalities
-        self.L = L = stk.Layout(p)
-        self.det = set(int(i) for i in stk.detaching(p, a, atol, lam_n))
+        self.L = L = Layout(p)
+        self.det = set(int(i) for i in detaching(p, a, atol, lam_n))
         self.keep = np.array([k for k, i in enumerate(p.unilateral) if int(i) not in self.det], dtype=int)
         J = np.vstack([as_dense(E).reshape(L.pe, p.n), as_dense(G).reshape(L.pg, p.n)[self.keep]])
         self.J = J
@@ -167,7 +173,7 @@ class _AffineSet:
         return out
 
 
-def achieved_ratio(p: ContactProblem, L: stk.Layout, lev: np.ndarray, liv: np.ndarray, det: set,
+def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarray, det: set,
                    zero: float) -> float:
     """``max_i ‖λ_t,i‖ / |λ_n,i|`` over the sticking contacts for given multipliers (inf when a contact
     with a tangential force has no normal force, e.g. a detaching one); tangential forces below ``zero``
@@ -187,7 +193,7 @@ def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, norm
     ``‖λ_t,i‖ <= μ |λ*_n,i|`` is then one LP (2D) or SOCP (3D) in (μ, λ) — no bisection (sticking Prop. 11
     with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine
     hull, or None when the program does not end ``solved``."""
-    L, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
+    L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
     mu = cp.Variable(nonneg=True)
     for i, lam in normals.items():
         cons.append(cp.norm(L.tangent(i, le), 2) <= mu * abs(lam))
@@ -218,7 +224,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
       status that decides nothing ends the bisection at the achieved upper end instead of being read as
       infeasible (which made μ_min too large).
     """
-    L = stk.Layout(p)
+    L = Layout(p)
     aff = _AffineSet(p, a, atol, lam_n) if p.n <= 1000 and p.m <= 1000 else None
     if aff is not None:
         normals = aff.pinned_normals(p)
@@ -229,8 +235,8 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
     mu = cp.Parameter(p.m, nonneg=True)
     progs = []
     for signs in L.sign_patterns():
-        L2, le, li, cons, _ = stk.multiplier_set_constraints(p, a, atol, lam_n)
-        cons += stk.cone_constraints(L2, le, li, mu, stk.DISK, signs)
+        L2, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
+        cons += cone_constraints(L2, le, li, mu, DISK, signs)
         progs.append((cp.Problem(cp.Minimize(0), cons), le, li))
 
     def attempt(value: float) -> tuple[str, float]:
@@ -287,7 +293,7 @@ SINGLETON_DENSE_MAX = 600
 
 def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
     """(λ_n, λ_t) put on the affine hull of Λ(a) (see :class:`_AffineSet`)."""
-    L = stk.Layout(p)
+    L = Layout(p)
     S = L.sticking
     lev = np.concatenate([lam_n[p.bilateral], lam_t[S].ravel()]) if L.pe else np.zeros(0)
     liv = lam_n[p.unilateral] if L.pg else np.zeros(0)
@@ -316,9 +322,9 @@ def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t
     point, so μ_min and the margin do not inherit the backend's tolerance (an interior-point answer of
     a degenerate problem is off by about the square root of it). Forces below 1e-9 of the load's
     terms ``max(‖M a‖∞, ‖F‖∞)`` (the data of Λ(a), not the multipliers judged) count as zero."""
-    atol = stk.active_tolerance(p, a)
-    det = [int(i) for i in stk.detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
-    L = stk.Layout(p)
+    atol = active_tolerance(p, a)
+    det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
+    L = Layout(p)
     lam_n = np.asarray(lam_n, dtype=float)
     lam_t = np.asarray(lam_t, dtype=float).reshape(p.m, p.dimension - 1)
     Ma = np.asarray(p.M @ a).ravel()
@@ -351,12 +357,12 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
             want_mu_min: bool = True, lam_n: np.ndarray | None = None) -> StickingVerdict:
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
-    :func:`gaussqp.friction.coulomb.detaching`)."""
+    :func:`gaussqp.friction.multiplier_set.detaching`)."""
     needs = "socp" if p.dimension == 3 else "qp"
     run = _Runner(solver if needs == "qp" or solver != "osqp" else None, tol, needs)
-    atol = stk.active_tolerance(p, a)
-    det = [int(i) for i in stk.detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
-    L = stk.Layout(p)
+    atol = active_tolerance(p, a)
+    det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
+    L = Layout(p)
     best, best_signs, best_vars = None, {}, None
     for signs in L.sign_patterns():
         m, vars_ = margin(p, a, atol, signs, run, lam_n)
@@ -366,7 +372,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
                         signs=best_signs)
     scale = max(1.0, float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0)))
     if feasible and best is not None and np.isfinite(best):
-        if len(L.sticking) <= stk.BOUNDARY_EXACT_MAX:
+        if len(L.sticking) <= BOUNDARY_EXACT_MAX:
             cm = contact_margins(p, a, atol, best_signs, run, lam_n)
             v.boundary_contacts = [i for i, x in cm.items() if x <= 1e-6 * scale]
         elif best_vars is not None:
@@ -384,3 +390,116 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     if want_mu_min:
         v.mu_min = mu_min(p, a, atol, run, lam_n)
     return v
+
+
+# ---------------------------------------------------------------------------- certificates
+def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certificate:
+    """The exhaustive enumeration as a certificate: how many accelerations and how many solution points
+    the instance has. ``holds`` when the acceleration question is decided in the papers' sense: no
+    solution, or exactly one acceleration (the multipliers may still form a set, a hyperstatic case)."""
+    sols = enum.solutions
+    k = enum.distinct_accelerations
+    accel = {
+        "none": "no acceleration and contact forces satisfy the sliding problem (inconsistent case, "
+                "Painlevé paradox / jamming): every piece was checked and is empty",
+        "unique": "exactly one acceleration",
+        "multiple": f"{k} distinct accelerations (indeterminate case, Painlevé paradox)",
+        "continuum": "a continuum of accelerations (a piece on which the acceleration varies; indeterminate case)",
+        "undecided": "one acceleration found; whether its (conic) piece holds other accelerations is not decided",
+    }[enum.multiplicity]
+    mult = {
+        "none": "",
+        "unique": "; the multipliers are unique",
+        "multiple": f"; {len(sols)} distinct multiplier vectors",
+        "continuum": "; a continuum of multipliers (a piece is a polyhedron with more than one point)",
+        "undecided": "; multiplier uniqueness on the (conic) piece is not decided",
+    }[enum.multiplier_multiplicity]
+    implies = accel + mult + ("" if enum.multiplicity != "unique" or enum.multiplier_multiplicity == "unique"
+                              else " at that one acceleration (not a paradox)")
+    return Certificate(
+        id="sliding_enumeration", name="solutions by exhaustive piece enumeration",
+        source="tutorial §3.2.1 (enumeration of (37)); (50), (58); sticking (71)",
+        holds=enum.multiplicity in ("none", "unique"), margin=float(len(sols)),
+        implies=implies,
+        data={"solutions": len(sols), "pieces": enum.pieces, "multiplicity": enum.multiplicity,
+              "acceleration_multiplicity": enum.multiplicity,
+              "multiplier_multiplicity": enum.multiplier_multiplicity,
+              "distinct_accelerations": k, "acceleration_scale": enum.acceleration_scale,
+              "enumerated_contacts": list(enum.enumerated),
+              "lambda_normal": [s.lam_n for s in sols], "accelerations": [s.a for s in sols],
+              "piece_labels": [s.piece for s in sols], "isolated": [s.isolated for s in sols],
+              "found_on_pieces": [list(s.pieces) for s in sols]})
+
+
+def p_matrix_certificate(problem: ContactProblem, lcp: ReducedSlidingLCP | None = None) -> Certificate:
+    """Exact P-matrix test of the LCP matrix (58) (tutorial Prop. 13; Cottle–Pang–Stone Thm 3.3.7).
+
+    ``lcp`` is the problem's LCP when the caller already built it (``sliding_lcp`` does)."""
+    size = sum(problem.modes[i] == "sliding" for i in problem.bilateral) + len(problem.unilateral)
+    if size > P_MATRIX_EXACT_MAX:  # decided before the dense reduction, which the test would not use
+        return Certificate(id="p_matrix", name="LCP matrix (58) is a P-matrix", source="tutorial (58), Prop. 13",
+                           holds=None, margin=float("nan"),
+                           implies=f"size {size} > {P_MATRIX_EXACT_MAX}: the exact test by principal minors is "
+                                   "not run; see friction_bounds for sufficient conditions")
+    try:
+        L = lcp if lcp is not None else sliding_lcp(reduce(problem))
+    except NotApplicableError as exc:
+        return Certificate(id="p_matrix", name="LCP matrix (58) is a P-matrix", source="tutorial (58), Prop. 13",
+                           holds=None, margin=float("nan"), implies=f"not applicable: {exc}")
+    t = p_matrix_test(L.M)
+    return Certificate(
+        id="p_matrix", name=f"{L.form} matrix is a P-matrix (exact, {t.minors_checked} principal minors)",
+        source="tutorial (41), (50), (58), Prop. 13; Cottle–Pang–Stone Thm 3.3.7",
+        holds=t.holds, margin=t.min_minor,
+        implies=("the sliding problem has exactly one solution for every load at this state" if t.holds else
+                 "not a P-matrix: some loads give no or several solutions at this state (principal minor "
+                 f"{t.witness} is <= 0)"),
+        data={"form": L.form, "matrix": L.M, "witness": t.witness})
+
+
+def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
+    """Attach the uniqueness verdict of a sliding answer: the enumeration (exact for this instance) when
+    at most :data:`ENUMERATION_MAX` contacts are enumerated, and the P-matrix test when M ≻ 0."""
+    p = sol.problem
+    if enum is None and len(enumerated_contacts(p)) <= ENUMERATION_MAX:
+        enum = enumerate_solutions(p)
+    if enum is not None and sol.certificate("sliding_enumeration") is not None:
+        sol.certificates = [c for c in sol.certificates if c.id != "sliding_enumeration"]
+    certs = []
+    pm = (p_matrix_certificate(p, sol.extras.get("lcp")) if p.mass_factor.definite and not len(p.sticking)
+          else None)
+    if pm is not None:
+        certs.append(pm)
+    unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
+    if enum is not None:
+        ec = enumeration_certificate(p, enum)
+        certs.append(ec)
+        sol.enumeration = enum
+        unique = _uniqueness(p, enum)
+        if sol.status == SOLVED and sol.acceleration is not None:
+            found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= 1e-6 * max(1.0, np.abs(s.lam_n).max())
+                        for s in enum.solutions)
+            sol.in_enumeration = bool(found) or enum.multiplier_multiplicity == "continuum"
+    elif pm is not None and pm.holds:
+        unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
+    sol.certificates += certs
+    sol.unique = unique
+
+
+_DECIDED = {"unique": True, "multiple": False, "continuum": False}
+
+
+def _uniqueness(problem: ContactProblem, enum: Enumeration) -> dict:
+    """``Solution.unique`` from the enumeration: the acceleration and the multipliers separately
+    (:class:`gaussqp.friction.enumeration.Enumeration`). ``Jᵀλ = M a + F`` is unique with the acceleration; when the
+    accelerations are not unique it is not unique either as soon as two found ``M a`` differ (M ≻ 0: always; on the
+    force unit of the data, ``max(‖F‖∞, ‖M‖∞ · acceleration unit)``), else undecided."""
+    a = _DECIDED.get(enum.multiplicity)
+    gf = a
+    if a is False and not problem.mass_factor.definite:
+        M = as_dense(problem.M)
+        unit = max(float(np.abs(problem.F).max(initial=0.0)),
+                   float(np.abs(M).sum(axis=1).max(initial=0.0)) * enum.acceleration_scale)
+        Ma = [M @ s.a for s in enum.solutions]
+        gf = False if any(np.abs(x - Ma[0]).max(initial=0.0) > SAME_RTOL * unit for x in Ma) else None
+    return {"acceleration": a, "generalized_force": gf, "multipliers": _DECIDED.get(enum.multiplier_multiplicity)}

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dense import as_dense, equilibrated_pinv, solve_mass
+from .dense import as_dense, equilibrated_pinv
+from .mass import solve_mass
 from ..model.problem import ContactProblem
 
 

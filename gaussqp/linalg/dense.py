@@ -6,12 +6,9 @@ decides "is this singular value zero?" the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 #: Relative tolerance for rank decisions (singular values below ``RANK_RTOL * s_max`` are zero).
 RANK_RTOL = 1e-10
@@ -153,113 +150,6 @@ def normalize_rows(A: np.ndarray) -> np.ndarray:
     return A / norms[:, None]
 
 
-@dataclass(frozen=True)
-class MassFactor:
-    """Factorization ``M = Rᵀ R`` of a symmetric PSD mass matrix.
-
-    ``R`` has ``rank`` rows; ``kernel`` is an orthonormal basis of ker M (n × (n - rank)).
-    The rank is decided on the *Jacobi-equilibrated* matrix ``M̃ = S M S`` with
-    ``S = diag(M)^(-1/2)`` (``scaling`` holds S's diagonal; 1 where ``M_ii = 0``): M̃ has a unit
-    diagonal whatever the units of the coordinates (masses and lever arms over six decades make
-    cond(M) ~ 1e12 with a perfectly conditioned M̃), and ``rank(M̃) = rank(M)``. ``eigenvalues``
-    is the spectrum of M̃ (dimensionless, its largest between 1 and n). ``R`` is sparse when
-    ``M`` was given sparse (block-diagonal structure is exploited).
-    """
-
-    R: np.ndarray | sp.spmatrix
-    kernel: np.ndarray
-    rank: int
-    eigenvalues: np.ndarray
-    n: int
-    scaling: np.ndarray | None = None
-
-    @property
-    def definite(self) -> bool:
-        return self.rank == self.n
-
-    @property
-    def min_eigenvalue(self) -> float:
-        return float(self.eigenvalues.min()) if self.eigenvalues.size else 0.0
-
-
-def jacobi_scaling(diag: np.ndarray) -> np.ndarray:
-    """``diag(M)^(-1/2)`` with 1 where the diagonal is not positive (a zero row of a PSD matrix)."""
-    d = np.asarray(diag, dtype=float)
-    out = np.ones_like(d)
-    pos = d > 0
-    out[pos] = 1.0 / np.sqrt(d[pos])
-    return out
-
-
-def _eig_factor_dense(M: np.ndarray):
-    """Equilibrate, decide the rank on the unit-diagonal matrix, and map back: ``R = √w Vᵀ S⁻¹``.
-
-    Returns (R, kernel basis of M, eigenvalues of M̃, S)."""
-    M = 0.5 * (M + M.T)
-    s = jacobi_scaling(np.diag(M))
-    Mt = s[:, None] * M * s[None, :]
-    w, V = np.linalg.eigh(0.5 * (Mt + Mt.T))
-    ref = float(np.abs(w).max()) if w.size else 0.0
-    keep = w > rank_tol(ref, M.shape)
-    R = (np.sqrt(w[keep])[:, None] * V[:, keep].T) / s[None, :]
-    K = V[:, ~keep] * s[:, None]  # ker M = S ker M̃
-    if K.shape[1]:
-        K, _ = np.linalg.qr(K)
-    return R, K, w, s
-
-
-def factor_mass(M) -> MassFactor:
-    """Factor ``M = Rᵀ R`` with ``R`` of full row rank r = rank(M) (rank decided on the
-    Jacobi-equilibrated matrix, see :class:`MassFactor`).
-
-    Dense ``M``: symmetric eigendecomposition. Sparse ``M``: the connected components of
-    its sparsity graph (the bodies of a multibody system) are factored one block at a
-    time, so block-diagonal mass matrices of thousands of coordinates stay cheap.
-    """
-    n = M.shape[0]
-    if not sp.issparse(M):
-        R, K, w, s = _eig_factor_dense(as_dense(M))
-        return MassFactor(R=R, kernel=K, rank=R.shape[0], eigenvalues=w, n=n, scaling=s)
-    Ms = sp.csr_matrix(M)
-    ncomp, labels = connected_components(Ms, directed=False)
-    blocks = [np.flatnonzero(labels == c) for c in range(ncomp)]
-    rows, cols, vals, kernel_cols, eigs = [], [], [], [], []
-    scaling = np.ones(n)
-    r = 0
-    for idx in blocks:
-        blk = Ms[idx][:, idx].toarray()
-        Rb, Kb, wb, sb = _eig_factor_dense(blk)
-        scaling[idx] = sb
-        eigs.append(wb)
-        rr, cc = np.nonzero(Rb)
-        rows.append(rr + r)
-        cols.append(idx[cc])
-        vals.append(Rb[rr, cc])
-        r += Rb.shape[0]
-        for j in range(Kb.shape[1]):
-            v = np.zeros(n)
-            v[idx] = Kb[:, j]
-            kernel_cols.append(v)
-    R = sp.csr_matrix((np.concatenate(vals) if vals else [], (np.concatenate(rows) if rows else [],
-                                                              np.concatenate(cols) if cols else [])),
-                      shape=(r, n))
-    K = np.column_stack(kernel_cols) if kernel_cols else np.zeros((n, 0))
-    return MassFactor(R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eigs) if eigs else np.zeros(0), n=n,
-                      scaling=scaling)
-
-
-def solve_mass(M, B: np.ndarray) -> np.ndarray:
-    """``M⁻¹ B`` for symmetric positive definite ``M`` (Cholesky, or sparse LU)."""
-    if sp.issparse(M):
-        from scipy.sparse.linalg import splu
-
-        lu = splu(sp.csc_matrix(M))
-        B2 = np.asarray(B, dtype=float)
-        return lu.solve(B2) if B2.ndim == 2 else lu.solve(B2[:, None])[:, 0]
-    c = sla.cho_factor(as_dense(M))
-    return sla.cho_solve(c, np.asarray(B, dtype=float))
-
-
 #: a symmetric matrix counts as positive definite when the smallest eigenvalue of its equilibrated
 #: form (divided by the square roots of a reference diagonal taken from the data) exceeds this
 DEFINITE_RTOL = 1e-10
@@ -295,3 +185,11 @@ def equilibrated_pinv(A: np.ndarray) -> np.ndarray:
     At = d[:, None] * A * d[None, :]
     return d[:, None] * np.linalg.pinv(0.5 * (At + At.T), rcond=RANK_RTOL, hermitian=True) * d[None, :]
 
+
+def jacobi_scaling(diag: np.ndarray) -> np.ndarray:
+    """``diag(M)^(-1/2)`` with 1 where the diagonal is not positive (a zero row of a PSD matrix)."""
+    d = np.asarray(diag, dtype=float)
+    out = np.ones_like(d)
+    pos = d > 0
+    out[pos] = 1.0 / np.sqrt(d[pos])
+    return out

@@ -35,7 +35,8 @@ from ..settings import MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES
 from .system_class import CONTACT_TYPES, MODES, SystemClass
 from .validation import (check_count, check_sparse_mass, labels, flags, matrix, real_array, real_scalar, short_repr,
                          text, vector)
-from ..linalg.dense import MassFactor, as_dense, factor_mass, matrix_rank, normalize_rows, sparse_full_row_rank
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, sparse_full_row_rank
+from ..linalg.mass import MassFactor, factor_mass
 
 
 #: Relative tolerance of the symmetry and semidefiniteness checks on M.

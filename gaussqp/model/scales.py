@@ -6,7 +6,7 @@ row lets a small row (norm 2.6e-6 next to 0.16) violate its constraint unseen. H
 magnitude comes from the problem's data alone, one per row:
 
 - coordinates are measured in the Jacobi-equilibrated units of the mass matrix,
-  ``ã = S⁻¹ a`` with ``S = diag(M)^(-1/2)`` (:class:`gaussqp.linalg.dense.MassFactor.scaling`), where
+  ``ã = S⁻¹ a`` with ``S = diag(M)^(-1/2)`` (:class:`gaussqp.linalg.mass.MassFactor.scaling`), where
   a unit of every coordinate carries comparable kinetic energy;
 - ``accel`` is the data's magnitude of ``ã``: the larger of the free acceleration
   ``‖M̃⁺ S F‖∞`` and the accelerations the drifts call for, ``|b_i| / ‖(J S)_i‖∞``;

@@ -1,0 +1,49 @@
+"""The structural report of ``gaussqp check``: the system class, the structural certificates C1–C6,
+the sticking criteria C8, the P-matrix test of sliding problems and the friction bounds C7 — decided
+on the data alone, without solving.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
+from ..results import Certificate
+from .structural import STRUCTURAL_MAX_N, structural_certificates
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check` returns: the system class and the structural certificates."""
+
+    problem: ContactProblem
+    system_class: SystemClass
+    certificates: list[Certificate] = field(default_factory=list)
+    skipped: str = ""
+    friction_bounds: list = field(default_factory=list)
+
+    def certificate(self, cid: str) -> Certificate | None:
+        return next((c for c in self.certificates if c.id == cid), None)
+
+    def as_dict(self) -> dict:
+        d = {"problem": self.problem.name, "system_class": self.system_class.as_dict(),
+             "certificates": [c.as_dict() for c in self.certificates], "skipped": self.skipped}
+        if self.system_class.friction != "frictionless":
+            d["friction_bounds"] = [b.as_dict() for b in self.friction_bounds]
+        return d
+
+
+def check(problem: ContactProblem) -> CheckReport:
+    """Structural report without solving: system class, certificates C1-C6 and C8, the P-matrix test of
+    the sliding LCP (58), and the C7 friction bounds."""
+    from .friction_bounds import friction_bounds
+    from ..friction.verdict import p_matrix_certificate
+
+    cls = problem.classify()
+    if problem.n > STRUCTURAL_MAX_N:
+        return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_MAX_N}")
+    certs = structural_certificates(problem)
+    if len(problem.sliding) and problem.mass_factor.definite and not len(problem.sticking):
+        certs.append(p_matrix_certificate(problem))
+    return CheckReport(problem, cls, certs, friction_bounds=friction_bounds(problem))

@@ -1,0 +1,32 @@
+"""F5: the all-sticking contact problem with facetized Coulomb disks (a QP), inscribed or circumscribed.
+
+Sticking (54)–(59), Prop. 10, Cor. 4: F4's gap program (:mod:`gaussqp.formulations.sticking_conic`)
+with every disk replaced by a polygon of ``facets`` facets. ``facetized_inner`` (inscribed: feasible ⇒
+sticking feasible) and ``facetized_outer`` (circumscribed: infeasible ⇒ sticking infeasible) bracket F4;
+in 2D both are exact.
+"""
+
+from __future__ import annotations
+
+from ..friction.cones import ConeModel
+from .sticking_conic import StickingConic
+
+
+class FacetizedQP(StickingConic):
+    """F5 with ``facets`` sides; ``kind`` "inner" (inscribed) or "outer" (circumscribed).
+
+    Solves the gap QP over ``(a, λ)`` with polygonal cones, an equivalent of the paper's (57) where
+    that is defined (Assumption 1, ``A_c^st ≻ 0``), not (57) itself (module docstring)."""
+
+    id = "F5"
+    source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
+    valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D"
+
+    def __init__(self, kind: str = "inner", facets: int = 8):
+        self.model = ConeModel(kind, facets)
+        self.name = f"facetized_{kind}"
+        self.title = (f"facetized Coulomb disks, {'inscribed' if kind == 'inner' else 'circumscribed'} "
+                      f"polygons with {facets} facets (QP)")
+
+    def with_facets(self, facets: int) -> "FacetizedQP":
+        return FacetizedQP(self.model.kind, facets)
