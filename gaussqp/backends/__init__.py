@@ -3,13 +3,20 @@
 Each backend module (``<name>_.py``, never shadowing the solver's own package) declares a
 :class:`Backend` with its capabilities as data; the dict order of :data:`BACKENDS` is the
 preference order. :func:`get_backend` raises an error that says what to install.
+
+Every cvxpy program of gaussqp is solved through :func:`solve_program` (backend choice, then
+:func:`~gaussqp.backends.base.run_cvxpy`: tolerances, verbosity, silencing of C output, timing,
+status mapping, one retry at a looser preset).
 """
 
 from __future__ import annotations
 
 import importlib.util
 
+import cvxpy as cp
+
 from ..errors import UnknownSolverError
+from ..settings import Tolerance, get_tolerance
 from .base import Backend, run_cvxpy
 from .clarabel_ import CLARABEL
 from .osqp_ import OSQP
@@ -46,4 +53,26 @@ def get_backend(name: str | None, needs: str = "qp") -> Backend:
     return b
 
 
-__all__ = ["BACKENDS", "Backend", "get_backend", "installed", "run_cvxpy"]
+def solve_program(prob: cp.Problem, solver: str | None, tol: Tolerance | str | None,
+                  needs: str = "qp") -> tuple[Backend, str, dict]:
+    """Solve the cvxpy program ``prob``: the single path of every program in gaussqp.
+
+    Parameters
+    ----------
+    prob : cvxpy.Problem
+    solver : backend name, or None for the first installed backend that supports ``needs``
+    tol : a :class:`~gaussqp.settings.Tolerance` or the name of a preset
+    needs : "qp" or "socp"
+
+    Returns
+    -------
+    (backend, status, info) : the backend used, the gaussqp status string ("solved", "inaccurate",
+        "infeasible", "unbounded" or "failed"; never an exception from the backend) and the
+        backend's report (attempts, times, iterations).
+    """
+    backend = get_backend(solver, needs=needs)
+    status, info = run_cvxpy(prob, backend, get_tolerance(tol))
+    return backend, status, info
+
+
+__all__ = ["BACKENDS", "Backend", "get_backend", "installed", "run_cvxpy", "solve_program"]

@@ -13,9 +13,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from typing import Callable
 
-import cvxpy as cp
 
-from ..backends import get_backend, run_cvxpy
 from ..certificates.judge import finalize
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
@@ -94,8 +92,3 @@ class ProgramCache:
 
 PROGRAMS = ProgramCache()
 
-
-def run_program(prob: cp.Problem, solver: str | None, tol: Tolerance, needs: str = "qp"):
-    backend = get_backend(solver, needs=needs)
-    status, info = run_cvxpy(prob, backend, tol)
-    return backend, status, info

@@ -31,7 +31,8 @@ from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, SOLVED, FAILED, Solution
 from ..settings import Tolerance
 from ..model.rows import assemble_multipliers
-from .base import Formulation, common_reject, run_program
+from ..backends import solve_program
+from .base import Formulation, common_reject
 
 
 class DelassusQP(Formulation):
@@ -57,7 +58,7 @@ class DelassusQP(Formulation):
         cons = [lam[me:] >= 0] if J.shape[0] > me else []
         prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(C @ lam) + w @ lam), cons)
         t1 = time.perf_counter()
-        backend, status, info = run_program(prob, solver, tol)
+        backend, status, info = solve_program(prob, solver, tol)
         sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name,
                        extras={"backend": info, "W": W, "w": w})
         sol.times = {"delassus": t1 - t0, "backend_total": info.get("time_total")}

@@ -28,7 +28,8 @@ from ..model.scales import data_scales
 from ..results import SOLUTION_PRESENT, Solution
 from ..settings import Tolerance
 from ..model.rows import assemble_multipliers
-from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, common_reject, run_program
+from ..backends import solve_program
+from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, common_reject
 
 
 def _scale_rows_cols(A, rows: np.ndarray, cols: np.ndarray):
@@ -112,11 +113,11 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
         else:
             prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values)
             cached = False
-        backend, status, info = run_program(prob, solver, tol)
+        backend, status, info = solve_program(prob, solver, tol)
         if status == "failed":
             prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values,
                                                             mass=_scale_rows_cols(problem.M, S, S))
-            backend, status, info = run_program(prob, solver, tol)
+            backend, status, info = solve_program(prob, solver, tol)
             info["fallback"] = "quad_form on constant M after the DPP program stalled"
             cached = False
         if status != "failed":

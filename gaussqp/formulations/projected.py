@@ -32,7 +32,8 @@ from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, Solution
 from ..settings import Tolerance
 from ..model.rows import assemble_multipliers
-from .base import Formulation, common_reject, run_program
+from ..backends import solve_program
+from .base import Formulation, common_reject
 from .gauss_qp import solve_acceleration_program
 
 
@@ -96,11 +97,11 @@ class ProjectedEliminated(Formulation):
         # iteration limit on small planted problems with cond(M) = 1e3; seeds 339 and 1162 of the sweep)
         prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(RZ @ y)), cons)
         t1 = time.perf_counter()
-        backend, status, info = run_program(prob, solver, tol)
+        backend, status, info = solve_program(prob, solver, tol)
         if status == "failed":  # the other form of the same objective (each stalls Clarabel on some cases)
             H = RZ.T @ RZ
             prob = cp.Problem(cp.Minimize(0.5 * cp.quad_form(y, cp.psd_wrap(0.5 * (H + H.T)))), cons)
-            backend, status, info = run_program(prob, solver, tol)
+            backend, status, info = solve_program(prob, solver, tol)
             info["fallback"] = "explicit Hessian ZᵀMZ after the sum-of-squares program stalled"
         extras["backend"] = info
         sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name, extras=extras)

@@ -50,7 +50,8 @@ from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
 from ..settings import Tolerance
-from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, run_program
+from ..backends import solve_program
+from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation
 
 
 class StickingConic(Formulation):
@@ -136,7 +137,7 @@ class StickingConic(Formulation):
         L = Layout(p)
         for signs in L.sign_patterns():
             prob, a, le, li, cached = self._program(p, signs)
-            backend, status, info = run_program(prob, solver, tol, needs=needs)
+            backend, status, info = solve_program(prob, solver, tol, needs=needs)
             info["compiled_program_reused"] = cached
             backend_name = backend.name
             gap = float(prob.value) if prob.value is not None and np.isfinite(prob.value) else None
@@ -228,7 +229,7 @@ class StickingConic(Formulation):
         proofs = []
 
         def run(prob):
-            _, status, _ = run_program(prob, solver, tol, needs=self._needs(p))
+            _, status, _ = solve_program(prob, solver, tol, needs=self._needs(p))
             return status
 
         for signs in L.sign_patterns():

@@ -349,8 +349,7 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
 def _socp_piece(Aeq, beq, G, h, cones, solver):
     import cvxpy as cp
 
-    from ..backends import get_backend, run_cvxpy
-    from ..settings import get_tolerance
+    from ..backends import solve_program
 
     N = Aeq.shape[1]
     y = cp.Variable(N)
@@ -360,8 +359,7 @@ def _socp_piece(Aeq, beq, G, h, cones, solver):
     for iln, it, musig in cones:
         cons.append(cp.SOC(musig * y[iln], y[it:it + 2]))
     prob = cp.Problem(cp.Minimize(0), cons)
-    backend = get_backend(solver, needs="socp")
-    status, _ = run_cvxpy(prob, backend, get_tolerance("high"))
+    _, status, _ = solve_program(prob, solver, "high", needs="socp")
     if status == "infeasible":
         return None
     if status != "solved" or y.value is None:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import NotApplicableError
 from ..linalg.dense import as_dense
-from ..linalg.mass import solve_mass
+from ..linalg.delassus import eliminate_bilateral
 from ..model.problem import ContactProblem
 
 #: Largest LCP matrix tested exactly by its 2^k - 1 principal minors.
@@ -129,19 +129,9 @@ def _reduce(problem: ContactProblem) -> SlidingReduction:
     U = np.asarray(problem.unilateral, dtype=int)
     Jn = as_dense(problem.J_n).reshape(problem.m, n)
     b = problem.normal_drift
-    Minv = solve_mass(problem.M, np.eye(n))
-    Minv = 0.5 * (Minv + Minv.T)
     J0, e0 = Jn[Z], b[Z]
-    if Z.size:
-        A00 = J0 @ Minv @ J0.T
-        A00p = np.linalg.pinv(0.5 * (A00 + A00.T), rcond=1e-12, hermitian=True)
-        Mc = Minv - Minv @ J0.T @ A00p @ J0 @ Minv
-        Mc = 0.5 * (Mc + Mc.T)
-        a0 = -Mc @ problem.F - Minv @ J0.T @ A00p @ e0
-    else:
-        A00p = np.zeros((0, 0))
-        Mc = Minv
-        a0 = -Minv @ problem.F
+    el = eliminate_bilateral(problem, J0, e0)  # the frictionless bilateral rows (one elimination for all callers)
+    Minv, Mc, a0, A00p = el.Minv, el.Mc_inv, el.a_free, el.A_pinv
     Jb, Ju = Jn[B], Jn[U]
     Tb, Tu = friction_columns(problem, B), friction_columns(problem, U)
     mu = problem.friction

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-from ..backends import get_backend, run_cvxpy
+from ..backends import get_backend, solve_program
 from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
 from ..results import SOLVED, Certificate, Solution
@@ -62,16 +62,6 @@ class StickingVerdict:
                 "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
                 "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
                 "active_tolerance": self.active_tolerance, "boundary_test": self.boundary_test}
-
-
-class _Runner:
-    def __init__(self, solver, tol, needs):
-        self.backend = get_backend(solver, needs=needs)
-        self.tol = tol
-
-    def __call__(self, prob) -> str:
-        status, _ = run_cvxpy(prob, self.backend, self.tol)
-        return status
 
 
 def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):
@@ -359,7 +349,11 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
     :func:`gaussqp.friction.multiplier_set.detaching`)."""
     needs = "socp" if p.dimension == 3 else "qp"
-    run = _Runner(solver if needs == "qp" or solver != "osqp" else None, tol, needs)
+    backend = get_backend(solver if needs == "qp" or solver != "osqp" else None, needs=needs)
+
+    def run(prob: cp.Problem) -> str:  # every program of the verdict, through the single solve path
+        return solve_program(prob, backend.name, tol, needs)[1]
+
     atol = active_tolerance(p, a)
     det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = Layout(p)

@@ -63,27 +63,54 @@ def delassus(problem: ContactProblem) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return 0.5 * (W + W.T), -J @ MinvF + b, J
 
 
+@dataclass(frozen=True)
+class BilateralElimination:
+    """The bilateral rows ``J a + e = 0`` eliminated from the dynamics (M ≻ 0): tutorial (17)–(19),
+    inertial (13)–(21).
+
+    ``A = J M⁻¹ Jᵀ`` (the bilateral Delassus block, ``A_nb``), ``A⁺`` its generalized inverse taken on
+    the Jacobi-equilibrated form (:func:`~gaussqp.linalg.dense.equilibrated_pinv`: redundant rows
+    allowed, rank decided whatever the rows' units), ``P = I - Jᵀ A⁺ J M⁻¹``, the constrained inverse
+    ``M_c⁻¹ = M⁻¹ P`` (symmetric), and ``a_free = -M_c⁻¹ F - M⁻¹ Jᵀ A⁺ e``, the acceleration under these
+    rows alone."""
+
+    Minv: np.ndarray
+    J: np.ndarray
+    A: np.ndarray
+    A_pinv: np.ndarray
+    P: np.ndarray
+    Mc_inv: np.ndarray
+    a_free: np.ndarray
+
+
+def eliminate_bilateral(problem: ContactProblem, J: np.ndarray, e: np.ndarray) -> BilateralElimination:
+    """The one bilateral elimination of gaussqp (:class:`BilateralElimination`), used by the constrained
+    Delassus route (:func:`constrained_delassus`) and the sliding reduction
+    (:func:`gaussqp.friction.sliding.reduce`). ``J`` (k × n, dense) and ``e`` (k,) are the eliminated rows."""
+    n = problem.n
+    Minv = solve_mass(problem.M, np.eye(n))
+    Minv = 0.5 * (Minv + Minv.T)
+    A = J @ Minv @ J.T
+    A_pinv = equilibrated_pinv(A) if J.shape[0] else np.zeros((0, 0))
+    P = np.eye(n) - J.T @ A_pinv @ J @ Minv
+    Mc_inv = Minv @ P
+    Mc_inv = 0.5 * (Mc_inv + Mc_inv.T)
+    a_free = -Mc_inv @ problem.F - Minv @ J.T @ A_pinv @ e
+    return BilateralElimination(Minv=Minv, J=J, A=A, A_pinv=A_pinv, P=P, Mc_inv=Mc_inv, a_free=a_free)
+
+
 def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
     """The bilateral-eliminated matrices (tutorial (17)-(19), (31)-(33); inertial (13)-(21)). M ≻ 0."""
     E, e = problem.equalities
     G, g = problem.inequalities
     Jb, Ju = as_dense(E), as_dense(G)
-    n = problem.n
-    Minv = solve_mass(problem.M, np.eye(n))
-    Minv = 0.5 * (Minv + Minv.T)
-    A_nb = Jb @ Minv @ Jb.T
-    A_nb_pinv = equilibrated_pinv(A_nb) if Jb.shape[0] else np.zeros((0, 0))
-    P = np.eye(n) - Jb.T @ A_nb_pinv @ Jb @ Minv
-    Mc_inv = Minv @ P
-    Mc_inv = 0.5 * (Mc_inv + Mc_inv.T)
-    A_bu = Jb @ Minv @ Ju.T
-    w_b = -Jb @ Minv @ problem.F + e
-    drift_b = Minv @ Jb.T @ A_nb_pinv @ e
-    a_b = -Mc_inv @ problem.F - drift_b
-    A_c = Ju @ Mc_inv @ Ju.T
-    w_c = Ju @ a_b + g
-    return ConstrainedDelassus(Minv=Minv, A_nb=A_nb, A_nb_pinv=A_nb_pinv, A_bu=A_bu, w_b=w_b, P=P,
-                               Mc_inv=Mc_inv, A_c=0.5 * (A_c + A_c.T), w_c=w_c, a_b=a_b, J_b=Jb, J_u=Ju)
+    el = eliminate_bilateral(problem, Jb, e)
+    A_bu = Jb @ el.Minv @ Ju.T
+    w_b = -Jb @ el.Minv @ problem.F + e
+    A_c = Ju @ el.Mc_inv @ Ju.T
+    w_c = Ju @ el.a_free + g
+    return ConstrainedDelassus(Minv=el.Minv, A_nb=el.A, A_nb_pinv=el.A_pinv, A_bu=A_bu, w_b=w_b, P=el.P,
+                               Mc_inv=el.Mc_inv, A_c=0.5 * (A_c + A_c.T), w_c=w_c, a_b=el.a_free, J_b=Jb, J_u=Ju)
 
 
 def kinetic_angles(problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
