@@ -12,7 +12,8 @@ import time
 
 import numpy as np
 
-from .certificates.structural import STRUCTURAL_MAX_N, structural_certificates
+from .certificates.structural import structural_certificates
+from .settings import STRUCTURAL_MAX_N
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .certificates.friction_bounds import friction_bounds

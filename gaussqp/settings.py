@@ -20,6 +20,7 @@ each applied at a scale taken from the data (:mod:`gaussqp.model.scales`).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from .errors import UnknownValueError
@@ -101,3 +102,95 @@ MAX_NESTING_DEPTH = 64
 #: NPZ file (so a small "zip bomb" is refused before decompression). 256 MiB holds a dense
 #: n = 5,000 mass matrix in JSON (~25e6 numbers of ~10 characters); larger problems are sparse.
 MAX_FILE_BYTES = 256 * 2**20
+
+
+# ---------------------------------------------------------------- numerical thresholds
+# Relative tolerances of rank, definiteness, activity and verification decisions. Each is applied at a
+# scale taken from the data (gaussqp.model.scales), never to raw magnitudes.
+
+#: Relative tolerance for rank decisions (singular values below ``RANK_RTOL * s_max`` are zero).
+RANK_RTOL = 1e-10
+
+#: the sparse full-row-rank test trusts only σ_min >= this × σ_max: it works on the Gram matrix
+#: ``AAᵀ``, whose spectrum carries the round-off of squaring (half the digits)
+SPARSE_RANK_RTOL = 1e-6
+
+#: a symmetric matrix counts as positive definite when the smallest eigenvalue of its equilibrated
+#: form (divided by the square roots of a reference diagonal taken from the data) exceeds this
+DEFINITE_RTOL = 1e-10
+
+#: Relative tolerance of the symmetry and semidefiniteness checks on M.
+MASS_RTOL = 1e-9
+
+#: Relative slack under which a unilateral row counts as active, and a multiplier as zero, in the
+#: instance certificates (:mod:`gaussqp.certificates.instance`) and the sticking verdict's active set
+#: (:func:`gaussqp.friction.multiplier_set.active_tolerance`).
+ACTIVE_RTOL = 1e-7
+
+#: round-off allowance of a computed ``B_i y`` relative to ``‖B_i‖ ‖y‖`` (the LP's x is mapped through an
+#: SVD, whose error is normwise): far below any coefficient that carries information (1e-10 and up)
+ROUND_OFF = 1e3 * sys.float_info.epsilon
+
+#: a ray's equations hold "to round-off" when each row's residual is below this many ``n ε`` times the
+#: magnitude of that row's own terms (|M_j| |v|, |E_i| |v|, ...). A mass matrix assembled in floating point
+#: as singular keeps λ_min ~ 1e3 ε λ_max from its rounding (seen: 770 ε), which must pass; a definite M with
+#: cond(M) <= 1e12 (λ_min >= 1e-12 λ_max, more than 1000 n ε for n < 4.5) cannot
+ROUNDOFF_MULTIPLE = 1000.0
+
+#: relative tolerance of the NumPy re-verification of every LP answer (each row at its own scale)
+VERIFY_RTOL = 1e-9
+
+#: Relative tolerance of the piece tests of the enumeration (signs, complementarity, cones).
+PIECE_RTOL = 1e-9
+
+#: two solutions of the enumeration are the same point (or have the same acceleration) when they differ
+#: by at most this times the data's unit (acceleration, or force per unit row norm)
+SAME_RTOL = 1e-7
+
+#: relative precision of the bisection on μ of the sticking verdict's μ_min
+MU_RTOL = 1e-10
+
+
+#: the smallest friction coefficient μ_min of the sticking verdict is searched up to this value (above it:
+#: reported as inf, no friction coefficient makes the mode exist within reason)
+MU_MAX = 1e6
+
+
+# ---------------------------------------------------------------- algorithm size limits
+# Above these sizes an exact (dense or exponential) step is skipped or replaced, and the result says so.
+
+#: exact per-contact boundary tests (one SOCP each) up to this many sticking contacts
+BOUNDARY_EXACT_MAX = 40
+
+#: Largest number of enumerated contacts (sliding/sticking bilateral + unilateral): 2^12 pieces.
+ENUMERATION_MAX = 12
+
+#: forward-error certificates are computed densely up to this size (n + active rows)
+FORWARD_ERROR_MAX = 1000  # one dense SVD of the KKT matrix: about a second at this size
+
+#: sign enumeration for frictional bilateral contacts is exact but exponential
+MAX_BILATERAL_STICKING = 8
+
+#: the extreme-ray enumeration (the fallback when the LP's answer fails its check) is tried up to this
+#: many row subsets; beyond it the decision is left undecided (UndecidedError)
+MAX_RAY_SUBSETS = 5000
+
+#: Problems whose dense data exceed this many entries are built with constant (sparse)
+#: data instead of DPP parameters, and are not cached.
+PARAM_ENTRIES_MAX = 400_000
+
+#: dense active-set polishing is skipped above this size (n + number of rows)
+POLISH_MAX = 2000
+
+#: Largest LCP matrix tested exactly by its 2^k - 1 principal minors.
+P_MATRIX_EXACT_MAX = 16
+
+#: above this many coordinates a singular or sparse M gets the Jacobi estimate of M⁺F in
+#: :func:`acceleration_scale` instead of a dense least-squares solve
+SCALE_DENSE_MAX = 2000
+
+#: the singleton verdict recomputes λ* with a dense least-squares solve up to this size
+SINGLETON_DENSE_MAX = 600
+
+#: Structural certificates need dense SVDs of n × n matrices: above this size they are skipped.
+STRUCTURAL_MAX_N = 1500

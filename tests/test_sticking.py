@@ -251,7 +251,7 @@ def test_sparse_polish_beyond_the_dense_limit():
     """Sparse problems get the active-set polish by a sparse LU of the KKT matrix at any size
     (here n + m = 3200 > POLISH_MAX): the interior-point answer is refined to round-off and stays the
     planted one; the polished forces stay in the disks."""
-    from gaussqp.certificates.polish import POLISH_MAX
+    from gaussqp.settings import POLISH_MAX
 
     p, a0, gen0 = families.sticking_stack(np.random.default_rng(7), 800)
     assert p.n + p.m > POLISH_MAX

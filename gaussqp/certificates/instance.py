@@ -18,18 +18,13 @@ import scipy.sparse as sp
 
 from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, unbounded_ray
 from ..errors import UndecidedError
-from ..model.scales import data_scales
+from ..model.scales import data_scales, unit_floor_scale
 from ..linalg.dense import as_dense, matrix_rank, row_rank
 from ..model.problem import ContactProblem
 from ..linalg.kkt import equilibrated_kkt, guess_active
 from ..results import Certificate
-
-#: relative slack under which a unilateral row counts as active, and λ under which it counts as zero
-ACTIVE_RTOL = 1e-7
-
-
-def _scale(problem: ContactProblem) -> float:
-    return max(1.0, float(np.abs(problem.normal_drift).max(initial=0)))
+from ..settings import ACTIVE_RTOL
+from ..settings import ROUNDOFF_MULTIPLE, FORWARD_ERROR_MAX
 
 
 def verify_farkas(problem: ContactProblem) -> Certificate | None:
@@ -48,7 +43,7 @@ def verify_farkas(problem: ContactProblem) -> Certificate | None:
     stationarity = float(np.abs(JTy).max(initial=0)) / (ynorm * jnorm)
     sign = float(np.maximum(0, -y[pe:]).max(initial=0)) / ynorm
     # certificate value: bᵀy < 0 must dominate what the residuals could hide
-    margin = -by / (ynorm * _scale(problem)) - stationarity - sign
+    margin = -by / (ynorm * unit_floor_scale(problem.normal_drift)) - stationarity - sign
     holds = stationarity <= 1e-9 and sign <= 1e-12 and by < 0 and margin > 1e-9
     return Certificate(
         id="farkas", name="Farkas vector for an empty constraint set",
@@ -56,13 +51,6 @@ def verify_farkas(problem: ContactProblem) -> Certificate | None:
         holds=holds, margin=margin,
         implies="no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible",
         data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity})
-
-
-#: a ray's equations hold "to round-off" when each row's residual is below this many ``n ε`` times the
-#: magnitude of that row's own terms (|M_j| |v|, |E_i| |v|, ...). A mass matrix assembled in floating point
-#: as singular keeps λ_min ~ 1e3 ε λ_max from its rounding (seen: 770 ε), which must pass; a definite M with
-#: cond(M) <= 1e12 (λ_min >= 1e-12 λ_max, more than 1000 n ε for n < 4.5) cannot
-ROUNDOFF_MULTIPLE = 1000.0
 
 
 def _roundoff_rows(A, v: np.ndarray) -> np.ndarray:
@@ -236,10 +224,6 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
                  ("the returned multipliers leave a cone" if enforced else
                   "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
                   "multipliers may not be unique, so this does not refute sticking: the exact test is F4")))
-
-
-#: forward-error certificates are computed densely up to this size (n + active rows)
-FORWARD_ERROR_MAX = 1000  # one dense SVD of the KKT matrix: about a second at this size
 
 
 def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> Certificate | None:

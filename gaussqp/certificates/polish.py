@@ -12,10 +12,7 @@ from .residuals import kkt_residuals
 from ..linalg.kkt import equilibrated_kkt, guess_active, sparse_kkt_solve
 from ..model.rows import assemble_multipliers
 from ..results import Solution
-
-
-#: dense active-set polishing is skipped above this size (n + number of rows)
-POLISH_MAX = 2000
+from ..settings import POLISH_MAX
 
 
 def polish(sol: Solution) -> None:

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import Certificate
-from .structural import STRUCTURAL_MAX_N, structural_certificates
+from .structural import structural_certificates
+from ..settings import STRUCTURAL_MAX_N
 
 
 @dataclass

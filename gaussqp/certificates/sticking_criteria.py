@@ -23,7 +23,8 @@ from scipy.optimize import linprog
 from ..linalg.polyhedral_cones import cone_is_trivial
 from ..errors import UndecidedError
 from ..linalg.delassus import constrained_delassus, delassus
-from ..linalg.dense import DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank
+from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank
+from ..settings import DEFINITE_RTOL
 from ..model.problem import ContactProblem
 from ..results import Certificate
 

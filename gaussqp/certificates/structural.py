@@ -15,14 +15,11 @@ from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, min_linear
 from ..errors import UndecidedError
 from ..model.scales import data_scales
 from ..linalg.delassus import constrained_delassus, kinetic_angles
-from ..linalg.dense import (DEFINITE_RTOL, as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank,
-                     smallest_singular_value)
+from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank, smallest_singular_value
+from ..settings import DEFINITE_RTOL
 from ..model.problem import ContactProblem
 from ..results import Certificate
 from .sticking_criteria import sticking_certificates
-
-#: Structural certificates need dense SVDs of n × n matrices: above this size they are skipped.
-STRUCTURAL_MAX_N = 1500
 
 
 def _stack(*blocks, n):

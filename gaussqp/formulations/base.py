@@ -20,10 +20,6 @@ from ..model.system_class import SystemClass
 from ..results import Solution
 from ..settings import Tolerance, get_tolerance
 
-#: Problems whose dense data exceed this many entries are built with constant (sparse)
-#: data instead of DPP parameters, and are not cached.
-PARAM_ENTRIES_MAX = 400_000
-
 
 class Formulation(ABC):
     """Base class. Subclasses set ``name``, ``id``, ``title``, ``source``, ``valid_when``, ``kind``."""
@@ -60,12 +56,18 @@ class Formulation(ABC):
                 "valid_when": self.valid_when, "kind": self.kind}
 
 
-def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool) -> tuple[bool, str]:
-    """Rejections shared by the frictionless formulations of this module family."""
-    if len(problem.sliding):
+def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool,
+                  sliding: bool = False) -> tuple[bool, str]:
+    """The rejections shared by the formulations: a frictionless/sticking formulation (``sliding=False``)
+    refuses sliding contacts (nonconvex, F6), a sliding one (``sliding=True``) needs one; both may need
+    ``M ≻ 0``. Returns (True, "") or (False, reason)."""
+    if sliding and not len(problem.sliding):
+        return False, "no sliding contact (F6 is for sliding friction)"
+    if not sliding and len(problem.sliding):
         return False, "sliding friction is nonconvex (F6): not accepted by this formulation"
     if need_definite and cls.mass != "definite":
-        return False, f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n})"
+        return False, (f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n})"
+                       + ("; use 'sliding_enumeration'" if sliding else ""))
     return True, ""
 
 

@@ -29,7 +29,8 @@ from ..results import SOLUTION_PRESENT, Solution
 from ..settings import Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import solve_program
-from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation, common_reject
+from .base import PROGRAMS, Formulation, common_reject
+from ..settings import PARAM_ENTRIES_MAX
 
 
 def _scale_rows_cols(A, rows: np.ndarray, cols: np.ndarray):

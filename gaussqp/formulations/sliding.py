@@ -8,7 +8,7 @@
 - ``sliding_enumeration``: every piece of the piecewise-linear problem (the sign enumeration of (37),
   the complementarity pieces of (50)/(58), the stick/slip pieces of sticking (71) with their
   Coulomb disks — (71) itself, not its reformulations (72)-(77)), exact and for few contacts
-  (:data:`gaussqp.friction.enumeration.ENUMERATION_MAX`); also singular M.
+  (:data:`gaussqp.settings.ENUMERATION_MAX`); also singular M.
 
 Sliding problems may have no solution or several (Painlevé paradoxes, jamming): the verdict attached
 to every answer (:func:`sliding_verdict`) says so, from the enumeration when the problem is small
@@ -25,20 +25,15 @@ from ..errors import NotApplicableError, TooLargeError
 from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
-from ..friction.enumeration import ENUMERATION_MAX, Enumeration, enumerated_contacts, enumerate_solutions
+from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions
+from ..settings import ENUMERATION_MAX
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
 from ..friction.verdict import enumeration_certificate, sliding_verdict
 from ..results import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
 from ..settings import Tolerance
-from .base import Formulation
+from .base import Formulation, common_reject
 
 
-def _reject_common(problem: ContactProblem, cls: SystemClass, need_definite: bool) -> tuple[bool, str]:
-    if not len(problem.sliding):
-        return False, "no sliding contact (F6 is for sliding friction)"
-    if need_definite and cls.mass != "definite":
-        return False, f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n}); use 'sliding_enumeration'"
-    return True, ""
 
 
 class SlidingFormulation(Formulation):
@@ -63,7 +58,7 @@ class SlidingLCP(SlidingFormulation):
     valid_when = "M ≻ 0, sliding (and frictionless) contacts, A_nb - A_tb[μ_b ξ_b] invertible"
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
-        ok, why = _reject_common(problem, cls, need_definite=True)
+        ok, why = common_reject(problem, cls, need_definite=True, sliding=True)
         if ok and len(problem.sticking):
             return False, "sticking contacts with sliding ones: the stick/slip problem (use 'sliding_enumeration')"
         if ok and problem.n > 4000:
@@ -126,7 +121,7 @@ class SlidingFixedPoint(SlidingFormulation):
     valid_when = "M ≻ 0, bilateral contacts only (sliding or frictionless), A_nb ≻ 0"
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
-        ok, why = _reject_common(problem, cls, need_definite=True)
+        ok, why = common_reject(problem, cls, need_definite=True, sliding=True)
         if ok and (len(problem.unilateral) or len(problem.sticking)):
             return False, "bilateral sliding/frictionless contacts only"
         return ok, why
@@ -164,7 +159,7 @@ class SlidingEnumeration(SlidingFormulation):
     valid_when = f"at most {ENUMERATION_MAX} frictional-bilateral plus unilateral contacts; any M ⪰ 0"
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
-        ok, why = _reject_common(problem, cls, need_definite=False)
+        ok, why = common_reject(problem, cls, need_definite=False, sliding=True)
         k = len(enumerated_contacts(problem))
         if ok and k > ENUMERATION_MAX:
             return False, f"{k} enumerated contacts > {ENUMERATION_MAX} (2^{k} pieces)"

@@ -45,13 +45,15 @@ from ..friction.cones import ConeModel, DISK, Layout, cone_constraints
 from ..friction.multiplier_set import active_tolerance, conic_farkas, data_row_residuals, detaching, multiplier_set_constraints
 from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
+from ..model.scales import unit_floor_scale
 from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
 from ..settings import Tolerance
 from ..backends import solve_program
-from .base import PARAM_ENTRIES_MAX, PROGRAMS, Formulation
+from .base import PROGRAMS, Formulation
+from ..settings import PARAM_ENTRIES_MAX
 
 
 class StickingConic(Formulation):
@@ -180,8 +182,9 @@ class StickingConic(Formulation):
 
     @staticmethod
     def _gap_tol(p: ContactProblem, a, lam_n, lam_t, tol: Tolerance) -> float:
-        scale = max(1.0, float(np.abs(p.F).max(initial=0)) * max(1.0, float(np.abs(a).max(initial=0))),
-                    float(np.abs(lam_n).max(initial=0)) * max(1.0, float(np.abs(p.normal_drift).max(initial=0))))
+        """The duality-gap test of the one-stage program: ``tol · max(1, |F| max(1, |a|), |λ_n| max(1, |b|))``."""
+        scale = max(1.0, float(np.abs(p.F).max(initial=0)) * unit_floor_scale(a),
+                    float(np.abs(lam_n).max(initial=0)) * unit_floor_scale(p.normal_drift))
         return tol.residual * scale
 
     def _two_stage(self, p: ContactProblem, solver, tol: Tolerance, attempts) -> Solution:

@@ -19,10 +19,7 @@ import scipy.sparse as sp
 
 from ..errors import TooLargeError
 from ..model.problem import ContactProblem
-
-
-#: sign enumeration for frictional bilateral contacts is exact but exponential
-MAX_BILATERAL_STICKING = 8
+from ..settings import MAX_BILATERAL_STICKING
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,7 @@ from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
 from ..linalg.polyhedral_cones import cone_is_trivial
 from ..model.problem import ContactProblem
 from .sliding import sliding_tangent
-
-
-#: Largest number of enumerated contacts (sliding/sticking bilateral + unilateral): 2^12 pieces.
-ENUMERATION_MAX = 12
-
-
-#: Relative tolerance of the piece tests of the enumeration (signs, complementarity, cones).
-PIECE_RTOL = 1e-9
+from ..settings import ENUMERATION_MAX, PIECE_RTOL, SAME_RTOL
 
 
 # ---------------------------------------------------------------------------- enumeration
@@ -89,11 +82,6 @@ class Enumeration:
     @property
     def count(self) -> int:
         return len(self.solutions)
-
-
-#: two solutions of the enumeration are the same point (or have the same acceleration) when they differ
-#: by at most this times the data's unit (acceleration, or force per unit row norm)
-SAME_RTOL = 1e-7
 
 
 @dataclass(frozen=True)

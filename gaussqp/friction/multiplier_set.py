@@ -29,7 +29,7 @@ friction coefficient ``μ_min`` (sticking Prop. 11) and, when Λ ∩ cones is em
 Farkas vector ``y`` (``(J y)_i ∈ C_i*``, ``(M a* + F)ᵀ y = -1``) that proves it.
 
 Bilateral sticking contacts have the cone ``‖λ_t‖ <= μ |λ_n|`` (sticking (14b)), a union of two
-convex cones; the sign of ``λ_n`` is enumerated (:data:`gaussqp.friction.cones.MAX_BILATERAL_STICKING`
+convex cones; the sign of ``λ_n`` is enumerated (:data:`gaussqp.settings.MAX_BILATERAL_STICKING`
 contacts at most). The cones and the programs' layout are in :mod:`gaussqp.friction.cones`.
 """
 
@@ -42,10 +42,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
+from ..model.scales import unit_floor_scale
+from ..settings import ACTIVE_RTOL
 from .cones import ConeModel, Layout, NormalSelection
-
-#: exact per-contact boundary tests (one SOCP each) up to this many sticking contacts
-BOUNDARY_EXACT_MAX = 40
+from ..settings import SCALE_DENSE_MAX
 
 
 def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: np.ndarray | None = None) -> np.ndarray:
@@ -63,11 +63,6 @@ def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: 
         lu = np.asarray(lam_n)[problem.unilateral]
         off &= lu <= 1e-6 * max(1.0, float(np.abs(lam_n).max(initial=0.0)))
     return problem.unilateral[off]
-
-
-#: above this many coordinates a singular or sparse M gets the Jacobi estimate of M⁺F in
-#: :func:`acceleration_scale` instead of a dense least-squares solve
-SCALE_DENSE_MAX = 2000
 
 
 def acceleration_scale(problem: ContactProblem) -> float:
@@ -159,9 +154,10 @@ def data_row_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     return out
 
 
-def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = 1e-7) -> float:
-    scale = max(1.0, float(np.abs(a).max(initial=0.0)), float(np.abs(problem.normal_drift).max(initial=0.0)))
-    return tol * scale
+def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = ACTIVE_RTOL) -> float:
+    """The slack under which a unilateral row counts as active at ``a`` in the sticking verdict and the
+    two-stage route: ``tol · max(1, |a|, |b|)`` (:func:`gaussqp.model.scales.unit_floor_scale`)."""
+    return tol * unit_floor_scale(a, problem.normal_drift)
 
 
 def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n=None):

@@ -33,9 +33,7 @@ from ..errors import NotApplicableError
 from ..linalg.dense import as_dense
 from ..linalg.delassus import eliminate_bilateral
 from ..model.problem import ContactProblem
-
-#: Largest LCP matrix tested exactly by its 2^k - 1 principal minors.
-P_MATRIX_EXACT_MAX = 16
+from ..settings import P_MATRIX_EXACT_MAX
 
 
 def friction_columns(problem: ContactProblem, idx) -> np.ndarray:

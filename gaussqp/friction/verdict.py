@@ -11,7 +11,7 @@ acceleration; its active set needs a tolerance, which is reported):
   can grow without bound inside the cones.
 - ``boundary_contacts``: contacts whose own ``max μ_i|λ_n,i| - ‖λ_t,i‖`` over Λ(a) ∩ cones is 0
   (they are on the boundary for *every* admissible force: exact, one SOCP each, up to
-  :data:`gaussqp.friction.multiplier_set.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
+  :data:`gaussqp.settings.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
 - ``detaching_contacts``: unilateral sticking contacts with ``n_i a + b_i > 0`` (they leave, Prop. 4
   and footnote 3 of the sticking paper).
 - ``mu_min``: the smallest friction coefficient, common to all sticking contacts, for which the
@@ -36,12 +36,13 @@ from ..results import SOLVED, Certificate, Solution
 from ..settings import Tolerance
 from .cones import DISK, Layout, cone_constraints
 from ..linalg.dense import as_dense
-from .enumeration import ENUMERATION_MAX, SAME_RTOL, Enumeration, enumerate_solutions, enumerated_contacts
-from .multiplier_set import BOUNDARY_EXACT_MAX, active_tolerance, detaching, multiplier_set_constraints
-from .sliding import P_MATRIX_EXACT_MAX, ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
-
-MU_MAX = 1e6
-MU_RTOL = 1e-10
+from .enumeration import Enumeration, enumerate_solutions, enumerated_contacts
+from ..settings import ENUMERATION_MAX, SAME_RTOL
+from .multiplier_set import active_tolerance, detaching, multiplier_set_constraints
+from ..settings import BOUNDARY_EXACT_MAX
+from .sliding import ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
+from ..settings import P_MATRIX_EXACT_MAX
+from ..settings import MU_MAX, MU_RTOL, SINGLETON_DENSE_MAX
 
 
 @dataclass
@@ -275,10 +276,6 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
         else:
             break
     return best
-
-
-#: the singleton verdict recomputes λ* with a dense least-squares solve up to this size
-SINGLETON_DENSE_MAX = 600
 
 
 def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):

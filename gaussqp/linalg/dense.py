@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-
-#: Relative tolerance for rank decisions (singular values below ``RANK_RTOL * s_max`` are zero).
-RANK_RTOL = 1e-10
+from ..settings import RANK_RTOL, SPARSE_RANK_RTOL
 
 
 def as_dense(A) -> np.ndarray:
@@ -75,11 +73,6 @@ def rank_and_null_space(A: np.ndarray, scale: float | None = None) -> tuple[int,
     _, s, vt = np.linalg.svd(A, full_matrices=True)
     r = singular_value_rank(s, A.shape, scale)
     return r, vt[r:].T.copy()
-
-
-#: the sparse full-row-rank test trusts only σ_min >= this × σ_max: it works on the Gram matrix
-#: ``AAᵀ``, whose spectrum carries the round-off of squaring (half the digits)
-SPARSE_RANK_RTOL = 1e-6
 
 
 def sparse_full_row_rank(A) -> float | None:
@@ -148,11 +141,6 @@ def normalize_rows(A: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(A, axis=1)
     norms[norms == 0] = 1.0
     return A / norms[:, None]
-
-
-#: a symmetric matrix counts as positive definite when the smallest eigenvalue of its equilibrated
-#: form (divided by the square roots of a reference diagonal taken from the data) exceeds this
-DEFINITE_RTOL = 1e-10
 
 
 def equilibrated_min_eigenvalue(A: np.ndarray, ref_diag: np.ndarray) -> float:

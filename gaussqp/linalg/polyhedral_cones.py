@@ -18,6 +18,7 @@ from scipy.optimize import linprog
 
 from .dense import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
 from ..errors import UndecidedError
+from ..settings import VERIFY_RTOL, ROUND_OFF, MAX_RAY_SUBSETS
 
 
 @dataclass(frozen=True)
@@ -34,15 +35,6 @@ class ConeTest:
     margin: float
     witness: np.ndarray | None
     detail: str
-
-
-#: relative tolerance of the NumPy re-verification of every LP answer (each row at its own scale)
-VERIFY_RTOL = 1e-9
-
-
-#: round-off allowance of a computed ``B_i y`` relative to ``‖B_i‖ ‖y‖`` (the LP's x is mapped through an
-#: SVD, whose error is normwise): far below any coefficient that carries information (1e-10 and up)
-ROUND_OFF = 1e3 * np.finfo(float).eps
 
 
 def _equilibrate(A: np.ndarray, passes: int = 20) -> tuple[np.ndarray, np.ndarray]:
@@ -171,11 +163,6 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
     v = Z @ y
     return ConeTest(False, -float((B @ y / np.abs(B @ y).max()).sum()), v / np.linalg.norm(v),
                     "an extreme ray of the cone (enumeration)")
-
-
-#: the extreme-ray enumeration (the fallback when the LP's answer fails its check) is tried up to this
-#: many row subsets; beyond it the decision is left undecided (UndecidedError)
-MAX_RAY_SUBSETS = 5000
 
 
 def _is_witness(B: np.ndarray, y: np.ndarray) -> bool:

@@ -37,10 +37,7 @@ from .validation import (check_count, check_sparse_mass, labels, flags, matrix, 
                          text, vector)
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, sparse_full_row_rank
 from ..linalg.mass import MassFactor, factor_mass
-
-
-#: Relative tolerance of the symmetry and semidefiniteness checks on M.
-MASS_RTOL = 1e-9
+from ..settings import MASS_RTOL
 
 
 @dataclass(frozen=True)

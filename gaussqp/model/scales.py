@@ -145,3 +145,11 @@ def relative(values: np.ndarray, scales: np.ndarray) -> np.ndarray:
     values = np.abs(np.asarray(values, dtype=float))
     scales = np.asarray(scales, dtype=float)
     return np.where(scales > 0, values / np.where(scales > 0, scales, 1.0), values)
+
+
+def unit_floor_scale(*arrays) -> float:
+    """``max(1, max |x|)`` over ``arrays``: the absolute-floor magnitude some older decisions still use
+    (the Farkas margin of :func:`gaussqp.certificates.instance.verify_farkas`, the active-set tolerance
+    of the sticking verdict, the gap test of F4/F5). Unlike :func:`data_scales` it is not row by row and
+    may include the answer being judged; decisions are being moved to :func:`data_scales` (issue #9)."""
+    return max([1.0] + [float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays])
