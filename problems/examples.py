@@ -1,4 +1,4 @@
-"""Builders of the papers' worked examples (FORMULATIONS §5), frictionless part.
+"""Builders of the papers' worked examples (docs/DESIGN.md §8), frictionless part.
 
 Every builder takes the example's physical parameters (defaults as shipped in
 ``problems/data``) and returns a :class:`gaussqp.ContactProblem`. Conventions: the force

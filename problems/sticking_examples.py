@@ -1,4 +1,4 @@
-"""Builders of the sticking paper's worked examples (FORMULATIONS §5): frictional, all-sticking.
+"""Builders of the sticking paper's worked examples (docs/DESIGN.md §8): frictional, all-sticking.
 
 Same conventions as :mod:`.examples`: F in ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` (weight as +m g on
 the upward axis), rows ``∇h_iᵀ``, tangent rows ``H_t,iᵀ``, drifts ``d/dt(row) q̇``.

@@ -4,12 +4,14 @@ Used to show that a refactoring leaves behaviour unchanged::
 
     python scripts/json_snapshot.py write before.json      # on the old code
     python scripts/json_snapshot.py write after.json       # on the new code
-    python scripts/json_snapshot.py compare before.json after.json
+    python scripts/json_snapshot.py compare before.json after.json [--replace OLD=>NEW ...]
 
 For every shipped problem it records ``gaussqp check --json`` and ``gaussqp solve --json`` with
 ``--formulation auto`` and with every registered formulation (an error is recorded as its type
 and message). Timings are left out. ``compare`` reports every difference: numbers are equal when
-``|x - y| <= 1e-12 max(1, |x|, |y|)``, everything else must be identical.
+``|x - y| <= 1e-12 max(1, |x|, |y|)``, everything else must be identical, after the textual
+replacements given with ``--replace OLD=>NEW`` are applied to the strings of the first snapshot (for an
+intended change of wording, e.g. a citation that moved; each one is printed with its count).
 """
 
 from __future__ import annotations
@@ -96,9 +98,15 @@ def main(argv: list[str]) -> int:
         with open(argv[1], "w") as fh:
             json.dump(snapshot(), fh, indent=1, sort_keys=True)
         return 0
-    if len(argv) == 3 and argv[0] == "compare":
+    if len(argv) >= 3 and argv[0] == "compare" and all(a == "--replace" for a in argv[3::2]) \
+            and len(argv[3:]) % 2 == 0:
+        pairs = [tuple(r.split("=>", 1)) for r in argv[4::2]]
         with open(argv[1]) as fa, open(argv[2]) as fb:
-            diffs = compare(json.load(fa), json.load(fb))
+            text = fa.read()
+            for old, new in pairs:
+                print(f"replaced {text.count(json.dumps(old)[1:-1])} x {old!r} -> {new!r}")
+                text = text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
+            diffs = compare(json.loads(text), json.load(fb))
         print("\n".join(diffs) if diffs else "identical (numbers to 1e-12)")
         print(f"{len(diffs)} differences")
         return 1 if diffs else 0

@@ -1,4 +1,4 @@
-"""C7 — friction bounds (FORMULATIONS §3): sufficient conditions of the tutorial §3 and sticking §4.1.
+"""C7 — friction bounds (docs/DESIGN.md §4.1): sufficient conditions of the tutorial §3 and sticking §4.1.
 
 Each bound is a :class:`FrictionBound` with its source, its value (a friction coefficient below which the
 guarantee holds, or for the sticking criterion (64) a ratio that must exceed 1), what it guarantees, and

@@ -1,4 +1,4 @@
-"""Certificates of the solution of *this* instance (FORMULATIONS §3, beyond the papers).
+"""Certificates of the solution of *this* instance (docs/DESIGN.md §4.2, beyond the papers).
 
 - ``kkt_residuals``: residuals of the returned point, recomputed in the original variables;
 - ``farkas``: a verified Farkas vector when the constraint set is empty;
@@ -47,7 +47,7 @@ def verify_farkas(problem: ContactProblem) -> Certificate | None:
     holds = stationarity <= 1e-9 and sign <= 1e-12 and by < 0 and margin > 1e-9
     return Certificate(
         id="farkas", name="Farkas vector for an empty constraint set",
-        source="FORMULATIONS §3 (instance); tutorial Assumption 4; Farkas' lemma",
+        source="DESIGN.md §4.2 (instance); tutorial Assumption 4; Farkas' lemma",
         holds=holds, margin=margin,
         implies="no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible",
         data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity})
@@ -89,7 +89,7 @@ def verify_ray(problem: ContactProblem) -> Certificate | None:
     holds = viol == 0.0 and margin > 0
     return Certificate(
         id="unbounded_ray", name="descent ray in ker M",
-        source="FORMULATIONS §3 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
+        source="DESIGN.md §4.2 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
         holds=holds, margin=margin,
         implies="½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the contact problem",
         data={"ray": v, "F_dot_v": Fv, "violation": viol})
@@ -131,11 +131,11 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n)[active], n)
     except UndecidedError as exc:
         return Certificate(id="unique_acceleration", name="uniqueness of the acceleration (exact)",
-                           source="FORMULATIONS §3 (LP + rank); singular Prop. 5(a)", holds=None, margin=float("nan"),
+                           source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=None, margin=float("nan"),
                            implies=f"undecided: {exc}", data={"active_tolerance": thr})
     return Certificate(
         id="unique_acceleration", name="uniqueness of the acceleration (exact)",
-        source="FORMULATIONS §3 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
+        source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
         implies=("the acceleration is unique" if t.trivial else
                  "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"),
         data={"active_tolerance": thr, "witness": t.witness, "detail": t.detail})
@@ -162,7 +162,7 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     k = J.shape[0]
     if k == 0:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
-                           source="FORMULATIONS §3", holds=True, margin=float("inf"), implies="no multipliers")
+                           source="DESIGN.md §4.2", holds=True, margin=float("inf"), implies="no multipliers")
     rank, s_min = row_rank(J)
     if rank == k:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
@@ -185,12 +185,12 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
         t = cone_is_trivial(np.vstack(eq_rows), np.array(ineq).reshape(-1, k), k)
     except UndecidedError as exc:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
-                           source="FORMULATIONS §3 (LP + rank on the multiplier polyhedron)", holds=None,
+                           source="DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)", holds=None,
                            margin=float("nan"), implies=f"undecided: {exc}",
                            data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr})
     return Certificate(
         id="unique_multipliers", name="uniqueness of the multipliers (exact)",
-        source="FORMULATIONS §3 (LP + rank on the multiplier polyhedron)", holds=t.trivial, margin=t.margin,
+        source="DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)", holds=t.trivial, margin=t.margin,
         implies=("the multipliers are unique although the constraint rows are dependent" if t.trivial else
                  "the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the witness d"),
         data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr, "witness": t.witness, "detail": t.detail})
@@ -219,7 +219,7 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
     enforced = model is not None
     return Certificate(
         id="coulomb_cones", name=f"returned multipliers in the {what}",
-        source="sticking (14b)(60d)(65c,d); FORMULATIONS §4", holds=ok, margin=margin,
+        source="sticking (14b)(60d)(65c,d); DESIGN.md §3.2", holds=ok, margin=margin,
         implies=("every sticking contact force lies in its cone at the returned multipliers" if ok else
                  ("the returned multipliers leave a cone" if enforced else
                   "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "

@@ -46,7 +46,7 @@ def _residuals(sol: Solution, tol: Tolerance) -> None:
     ok = worst <= tol.residual
     sol.certificates.append(Certificate(
         id="kkt_residuals", name="KKT residuals recomputed in the original variables",
-        source="FORMULATIONS §3 (instance)", holds=ok, margin=tol.residual - worst,
+        source="DESIGN.md §4.2 (instance)", holds=ok, margin=tol.residual - worst,
         implies=(f"(a, λ) satisfies dynamics, constraints, signs and complementarity to {tol.residual:g}"
                  if ok else "the returned point fails the residual check"),
         data=dict(sol.residuals)))

@@ -1,4 +1,4 @@
-"""C8 — structural criteria of the all-sticking problem (FORMULATIONS §3; sticking paper §2-§3).
+"""C8 — structural criteria of the all-sticking problem (docs/DESIGN.md §4.1; sticking paper §2-§3).
 
 - ``C8(22)``: sticking Prop. 2 — all contacts bilateral and sticking, M ≻ 0, G ≻ 0 (17): the multipliers
   are given by (21) and the all-sticking mode exists iff (22), i.e. each (λ_n,i, λ_t,i) of (21) lies in its

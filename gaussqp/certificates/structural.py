@@ -1,4 +1,4 @@
-"""Structural certificates C1-C6 (FORMULATIONS §3), evaluated on the data without solving.
+"""Structural certificates C1-C6 (docs/DESIGN.md §4.1), evaluated on the data without solving.
 
 Each criterion is returned as a :class:`~gaussqp.results.Certificate` with its source,
 whether it holds (None when its premises do not apply), a signed numeric margin and

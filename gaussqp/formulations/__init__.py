@@ -1,4 +1,4 @@
-"""Formulation registry (FORMULATIONS.md §2): name -> formulation object.
+"""Formulation registry (docs/DESIGN.md §3): name -> formulation object.
 
 F4 (``sticking_socp``) and F5 (``facetized_inner``, ``facetized_outer``, 8 facets; other
 counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem; F6

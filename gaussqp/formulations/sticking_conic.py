@@ -1,7 +1,7 @@
 """The program shared by F4 (Coulomb disks, SOCP, :mod:`.sticking_socp`) and F5 (facetized disks, QP,
 :mod:`.facetized`): the all-sticking contact problem.
 
-F4 — sticking (14)(52)(60)(61)(65), FORMULATIONS §4: find ``(a, λ)`` with the dynamics, the
+F4 — sticking (14)(52)(60)(61)(65), docs/DESIGN.md §3.2: find ``(a, λ)`` with the dynamics, the
 bilateral and sticking-tangent equalities, unilateral complementarity and ``‖λ_t,i‖ <= μ_i λ_n,i``.
 Written as one convex program in which the solver decides the active contacts (see
 :mod:`gaussqp.friction.multiplier_set`): minimize the F1 duality gap ``aᵀMa + Fᵀa + bᵀλ`` subject to
@@ -259,7 +259,7 @@ class StickingConic(Formulation):
         sol.extras["a_cones_removed"] = a
         sol.certificates.append(Certificate(
             id="coulomb_farkas", name="conic Farkas vector on the multiplier set",
-            source="FORMULATIONS §4; sticking (60)(65), Prop. 11",
+            source="DESIGN.md §3.2; sticking (60)(65), Prop. 11",
             holds=True, margin=-max(c.violation for c in proofs),
             implies=(f"no multipliers in the {self.model.kind} cones complete the acceleration of F1: the all-sticking "
                      "mode does not exist" + (" (for the circumscribed polygons, hence not for the disks either)"

@@ -25,7 +25,7 @@ class StickingSOCP(StickingConic):
     name = "sticking_socp"
     id = "F4"
     title = "all-sticking contacts with exact Coulomb disks (SOCP, zero duality gap)"
-    source = "sticking (14)(52)(60)(61)(65); FORMULATIONS §4"
+    source = "sticking (14)(52)(60)(61)(65); DESIGN.md §3.2"
     valid_when = "no sliding contacts; any M ⪰ 0, redundant rows allowed"
     model = DISK
 

@@ -1,6 +1,6 @@
 """The multiplier set Λ(a) of the all-sticking problem at a fixed acceleration, and its conic Farkas vectors.
 
-FORMULATIONS §4; sticking paper §2-§4, (14)(43)(60)(65). Notation: ``E a + e = 0`` collects
+docs/DESIGN.md §3.2; sticking paper §2-§4, (14)(43)(60)(65). Notation: ``E a + e = 0`` collects
 the bilateral normal rows and the tangent rows of the sticking contacts, ``G a + g >= 0`` the
 unilateral normal rows (``ContactProblem.equalities / inequalities``); ``λ_eq``, ``λ_in`` their
 multipliers; ``J = [E; G]``, ``b = [e; g]``.

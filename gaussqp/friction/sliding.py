@@ -1,7 +1,7 @@
 """Sliding Coulomb friction (F6): reduced matrices, the LCPs (41)/(50)/(58), the fixed point of
 Prop. 9/11 and the P-matrix test (the exhaustive piece enumeration is in :mod:`.enumeration`).
 
-Notation (FORMULATIONS §1). A sliding contact i carries ``λ_t,i = -μ_i |λ_n,i| s_i`` with ``s_i``
+Notation (docs/DESIGN.md §1). A sliding contact i carries ``λ_t,i = -μ_i |λ_n,i| s_i`` with ``s_i``
 the unit slip direction, so its generalized force is ``(n_iᵀ - μ_i σ_i t_i) λ_n,i`` with the
 *friction column* ``t_i = T_iᵀ s_i`` and ``σ_i = sgn(λ_n,i)`` (tutorial (35); ``t_i`` is the
 paper's ``H_t,i ξ_i``). With M ≻ 0, frictionless bilateral rows are eliminated through the

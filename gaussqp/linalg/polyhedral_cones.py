@@ -1,4 +1,4 @@
-"""Polyhedral-cone decisions by LP plus rank tests (FORMULATIONS §3).
+"""Polyhedral-cone decisions by LP plus rank tests (docs/DESIGN.md §4.1).
 
 All LPs are solved with SciPy's HiGHS (``scipy.optimize.linprog``) and every answer is
 re-verified in NumPy at the data's scale before it is believed. HiGHS drops matrix coefficients

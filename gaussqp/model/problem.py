@@ -1,7 +1,7 @@
 """The contact problem: its data and accessors (validation in :mod:`.validation`, the system class in
 :mod:`.system_class`).
 
-Notation (FORMULATIONS.md §1): given (q, q̇), find the acceleration ``a`` and multipliers with
+Notation (docs/DESIGN.md §1): given (q, q̇), find the acceleration ``a`` and multipliers with
 
     M a + F = J_nᵀ λ_n + J_tᵀ λ_t,
     bilateral  i:  n_i a + b_i = 0,           λ_n,i free,
@@ -42,7 +42,7 @@ from ..settings import MASS_RTOL
 
 @dataclass(frozen=True)
 class Contact:
-    """One contact (or bilateral constraint), as in FORMULATIONS.md §1.
+    """One contact (or bilateral constraint), as in docs/DESIGN.md §1.
 
     Parameters
     ----------
