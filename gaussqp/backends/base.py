@@ -42,13 +42,13 @@ def silence_c_stdout():
     """Send file descriptor 1 to /dev/null for the duration (C libraries print past Python's
     ``sys.stdout``: OSQP 1.x writes "Polishing not needed ..." even with ``verbose=False``, which
     would corrupt the CLI's ``--json`` output)."""
+    fd = 1  # C libraries write to the process's descriptor 1 whatever Python's sys.stdout is (pytest, Jupyter)
     try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # no real descriptor (e.g. redirected to StringIO)
+        sys.stdout.flush()
+        saved = os.dup(fd)
+    except (OSError, ValueError):  # no descriptor 1 (closed): nothing to silence
         yield
         return
-    sys.stdout.flush()
-    saved = os.dup(fd)
     try:
         with open(os.devnull, "w") as null:
             os.dup2(null.fileno(), fd)

@@ -302,7 +302,7 @@ def test_figure_script_writes_the_four_pngs(tmp_path):
     from pathlib import Path
 
     pytest.importorskip("matplotlib")  # in the [test] extra, so CI runs it
-    script = Path(__file__).resolve().parents[1] / "examples" / "friction_figures.py"
+    script = Path(__file__).resolve().parents[2] / "examples" / "friction_figures.py"
     spec = importlib.util.spec_from_file_location("friction_figures", script)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

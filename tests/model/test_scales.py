@@ -13,7 +13,7 @@ from gaussqp import ContactProblem
 from gaussqp.model.scales import data_scales
 from gaussqp.certificates.residuals import kkt_residuals
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from exact_oracle import dual_energy_gap, energy_gap, energy_scale, exact_frictionless  # noqa: E402
 
 
@@ -134,7 +134,7 @@ def test_scales_come_from_the_data_only():
 
 def test_generated_badly_scaled_problems_against_the_exact_oracle():
     """A slice of benchmarks/scaled_sweep.py: cond(M) to 1e12+, rows over 1e±6, redundant rows, integer data."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import scaled_sweep
 
     verdicts = [scaled_sweep.run_one((fam, seed)) for seed in range(40) for fam in ("units", "stress", "integer")]

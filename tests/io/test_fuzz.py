@@ -27,7 +27,7 @@ from gaussqp import errors
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.problems import DATA
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from fuzz_campaign import document_paths  # noqa: E402  (one walker for the campaign and this test)
 
 DOCS = [json.loads(p.read_text()) for p in sorted(DATA.glob("*.json"))]

@@ -1,0 +1,116 @@
+"""The one place that judges a result (gaussqp.certificates.judge.finalize) and the Status / certified
+rules of gaussqp.results: a claim stands only with its verified certificate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gaussqp import Contact, ContactProblem
+from gaussqp.certificates.judge import ANSWER_CHECKS, JUDGEMENTS, finalize
+from gaussqp.results import CERTIFYING, INF_OR_UNB, SOLUTION_PRESENT, Certificate, Solution, Status
+from gaussqp.settings import get_tolerance
+
+TOL = get_tolerance("high")
+
+
+def _block():
+    """A unit mass on the ground under gravity: a = 0, λ = 9.81 (unique)."""
+    return ContactProblem(np.eye(2), [0.0, 9.81], [Contact("unilateral", normal=[0.0, 1.0])], dimension=2)
+
+
+def _claim(p, status, a=None, lam=None):
+    lam_t = None if lam is None else np.zeros((p.m, 1))
+    return Solution(problem=p, status=status, formulation="test", solver="none",
+                    acceleration=None if a is None else np.asarray(a, float),
+                    lambda_normal=None if lam is None else np.asarray(lam, float), lambda_tangent=lam_t)
+
+
+def test_a_correct_answer_is_solved_with_its_certificates():
+    sol = finalize(_claim(_block(), "solved", [0.0, 0.0], [9.81]), TOL)
+    assert sol.status == "solved" and sol.certified
+    assert sol.certificate("kkt_residuals").holds and sol.certificate("forward_error").holds
+    assert sol.unique == {"acceleration": True, "generalized_force": True, "multipliers": True}
+
+
+def test_a_wrong_answer_claimed_solved_is_downgraded():
+    sol = finalize(_claim(_block(), "solved", [0.0, 1.0], [0.0]), TOL)  # separating although pushed down
+    assert sol.status == "inaccurate" and not sol.certified
+    assert sol.certificate("kkt_residuals").holds is False
+    assert "max residual" in sol.message
+
+
+def test_polish_runs_only_when_allowed():
+    p = _block()
+    near = _claim(p, "solved", [0.0, 1e-7], [9.81 + 1e-7])
+    assert "polished" in finalize(near, TOL).extras
+    near = _claim(p, "solved", [0.0, 1e-7], [9.81 + 1e-7])
+    near.polish_allowed = False
+    assert "polished" not in finalize(near, TOL).extras
+
+
+def test_infeasible_claim_on_a_feasible_problem_fails():
+    sol = finalize(_claim(_block(), "infeasible"), TOL)
+    assert sol.status == "failed" and not sol.certified
+    assert "neither a Farkas vector nor a descent ray" in sol.message
+
+
+def test_infeasible_claim_is_verified_by_a_farkas_vector():
+    # two bilateral rows asking for a = 1 and a = 2 at once
+    p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[1.0], normal_drift=-1.0),
+                                          Contact("bilateral", normal=[1.0], normal_drift=-2.0)], dimension=2)
+    sol = finalize(_claim(p, "unbounded"), TOL)  # the backend's word is not taken: the certificate decides
+    assert sol.status == "infeasible" and sol.certified
+    assert sol.certificate("farkas").holds and sol.acceleration is None
+
+
+def test_unbounded_claim_is_verified_by_a_descent_ray():
+    # a massless coordinate pushed by a force: no minimizer of the Gauss function
+    p = ContactProblem(np.diag([1.0, 0.0]), [0.0, 1.0], [], dimension=2)
+    sol = finalize(_claim(p, "infeasible"), TOL)
+    assert sol.status == "unbounded" and sol.certified and sol.certificate("unbounded_ray").holds
+    q = ContactProblem(np.diag([1.0, 1e-10]), [0.0, 1.0], [], dimension=2)  # definite: no ray may pass
+    assert finalize(_claim(q, "unbounded"), TOL).status == "failed"
+
+
+def test_a_route_verified_claim_is_kept_without_recomputation():
+    sol = _claim(_block(), "infeasible")
+    sol.nonexistence_verified = True
+    out = finalize(sol, TOL)
+    assert out.status == "infeasible" and not out.certificates  # kept, but nothing certifies it here
+    assert not out.certified  # certified needs a verified certificate in the table, not the flag
+
+
+def test_judgement_table_is_data_and_ordered():
+    kinds = [k for k, _, _ in JUDGEMENTS]
+    assert kinds[0] == "answer" and kinds[-1] == "infeasible or unbounded, to verify"
+    assert [c.name for c in ANSWER_CHECKS] == ["polish", "kkt_residuals", "coulomb_cones", "forward_error",
+                                               "uniqueness"]
+
+
+def test_status_is_a_string_enum_with_groups():
+    assert Status("solved") is Status.SOLVED and Status.SOLVED == "solved"
+    assert "solved" in SOLUTION_PRESENT and "unbounded" in INF_OR_UNB and "failed" not in SOLUTION_PRESENT
+    assert f"{Status.INACCURATE}" == "inaccurate" and repr(Status.FAILED) == "'failed'"
+    assert Status.INACCURATE.has_solution and Status.INFEASIBLE.infeasible_or_unbounded
+    with pytest.raises(ValueError):
+        _claim(_block(), "sort of solved")
+    sol = _claim(_block(), "solved", [0.0, 0.0], [9.81])
+    sol.status = "inaccurate"
+    assert sol.status is Status.INACCURATE
+
+
+def test_certified_is_derived_from_the_table():
+    assert set(CERTIFYING) == {Status.SOLVED, Status.INFEASIBLE, Status.UNBOUNDED}
+    sol = _claim(_block(), "solved", [0.0, 0.0], [9.81])
+    ok = Certificate(id="kkt_residuals", source="", holds=True, margin=1.0, implies="")
+    bad_fe = Certificate(id="forward_error", source="", holds=False, margin=-1.0, implies="")
+    sol.certificates = [ok]
+    assert sol.certified
+    sol.certificates = [ok, bad_fe]
+    assert not sol.certified
+    sol.certificates = [ok]
+    sol.crosscheck = {"agree": False}
+    assert not sol.certified
+    sol.crosscheck = {"agree": None}  # not compared is not a disagreement
+    assert sol.certified
