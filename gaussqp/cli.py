@@ -123,7 +123,7 @@ def cmd_check(args) -> int:
         return 0
     c = rep.system_class
     print(f"problem  {p.name}: n={c.n}, M {c.mass} (rank {c.mass_rank}), {c.constraints} constraints "
-          f"({c.m_bilateral} bilateral, {c.m_unilateral} unilateral), {c.friction}, normal rank {c.normal_rank}"
+          f"({c.m_bilateral} bilateral, {c.m_unilateral} unilateral), {c.modes}, normal rank {c.normal_rank}"
           f"{' (redundant)' if c.redundant else ''}")
     if rep.skipped:
         print(rep.skipped)
@@ -138,7 +138,7 @@ def cmd_list(args) -> int:
     for name in problems.names():
         p = problems.load(name)
         c = p.classify()
-        print(f"{name:<24} n={c.n:<3} m={p.m:<3} M {c.mass:<9} {c.constraints:<10} {c.friction:<12} {p.description}")
+        print(f"{name:<24} n={c.n:<3} m={p.m:<3} M {c.mass:<9} {c.constraints:<10} {c.modes:<12} {p.description}")
     return 0
 
 
@@ -147,7 +147,7 @@ def cmd_formulations(args) -> int:
     for f in FORMULATIONS.values():
         print(f"  {f.name:<24} {f.id:<3} {f.kind:<7} {f.title}")
         print(f"  {'':<24} valid: {f.valid_when}; source: {f.source}")
-    print("preference table (mass, constraints, friction) -> formulations")
+    print("preference table (mass, constraints, modes) -> formulations")
     for k, v in PREFERENCES.items():
         print(f"  {str(k):<45} {', '.join(v)}")
     print("backends")

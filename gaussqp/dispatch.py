@@ -1,7 +1,7 @@
 """``solve``: pick a formulation by system class, run it, cross-check it, certify it.
 
 The choice is data, not an if-chain: :data:`PREFERENCES` maps the system class key
-``(mass, constraints, friction)`` to formulations in preference order; the first that
+``(mass, constraints, modes)`` to formulations in preference order; the first that
 accepts the problem is used. :data:`CROSSCHECK_ORDER` lists the routes tried for the
 cross-check (the LCP route first, as it is independent of cvxpy and of the backends).
 """
@@ -284,7 +284,7 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
     if certify and problem.n <= STRUCTURAL_MAX_N:
         t1 = time.perf_counter()
         sol.certificates = structural_certificates(problem) + sol.certificates
-        if cls.friction != "frictionless":
+        if cls.modes != "frictionless":
             sol.friction_bounds = friction_bounds(problem)
         sol.times["structural"] = time.perf_counter() - t1
     if crosscheck and name == "sticking_socp":

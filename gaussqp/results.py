@@ -9,12 +9,12 @@ solver output goes in ``extras``; what gaussqp itself decides has a typed field.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .model.problem import ContactProblem
+from .model.system_class import Label
 
 if TYPE_CHECKING:  # the typed fields of Solution; imported only for annotations (no import cycle)
     from .certificates.friction_bounds import FrictionBound
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the typed fields of Solution; imported only for annotations
     from .friction.enumeration import Enumeration
     from .friction.verdict import StickingVerdict
 
-class Status(str, Enum):
+class Status(Label):
     """Outcome of a formulation, as a string enum (members compare equal to their strings).
 
     Groups, as cvxpy has them: :data:`SOLUTION_PRESENT` (``solved``, ``inaccurate``: an answer is
@@ -37,17 +37,6 @@ class Status(str, Enum):
     UNBOUNDED = "unbounded"
     INACCURATE = "inaccurate"
     FAILED = "failed"
-
-    __hash__ = str.__hash__  # hash as the string it equals ("solved" in {Status.SOLVED})
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    def __repr__(self) -> str:  # as the string it equals, so messages read the same as with plain strings
-        return repr(self.value)
 
     @property
     def has_solution(self) -> bool:

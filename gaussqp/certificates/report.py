@@ -30,7 +30,7 @@ class CheckReport:
     def as_dict(self) -> dict:
         d = {"problem": self.problem.name, "system_class": self.system_class.as_dict(),
              "certificates": [c.as_dict() for c in self.certificates], "skipped": self.skipped}
-        if self.system_class.friction != "frictionless":
+        if self.system_class.modes != "frictionless":
             d["friction_bounds"] = [b.as_dict() for b in self.friction_bounds]
         return d
 

@@ -445,8 +445,8 @@ class ContactProblem:
         mb, mu_ = len(self.bilateral), len(self.unilateral)
         constraints = "none" if self.m == 0 else ("mixed" if mb and mu_ else ("bilateral" if mb else "unilateral"))
         frictional = set(self._modes[self._modes != "frictionless"])
-        friction = ("frictionless" if not frictional else
-                    "mixed" if len(frictional) > 1 else str(frictional.pop()))
+        modes = ("frictionless" if not frictional else
+                 "mixed" if len(frictional) > 1 else str(frictional.pop()))
         small = self.n * self.m <= 4_000_000 and not sp.issparse(self._Jn)
         nrank = matrix_rank(as_dense(self._Jn)) if self.m and small else self._sparse_rank()
         notes = []
@@ -455,7 +455,7 @@ class ContactProblem:
         if not fac.definite:
             notes.append(f"mass matrix singular: rank {fac.rank} < n = {self.n}")
         return SystemClass(n=self.n, mass="definite" if fac.definite else "singular", mass_rank=fac.rank,
-                           constraints=constraints, friction=friction, m_bilateral=mb, m_unilateral=mu_,
+                           constraints=constraints, modes=modes, m_bilateral=mb, m_unilateral=mu_,
                            normal_rank=nrank, redundant=nrank < self.m, dimension=self.dimension,
                            notes=tuple(notes))
 
@@ -476,7 +476,7 @@ class ContactProblem:
         c = self.classify()
         return (f"ContactProblem(name={self.name!r}, n={self.n}, m={self.m} "
                 f"[{c.m_bilateral} bilateral, {c.m_unilateral} unilateral], d={self.dimension}, "
-                f"M {c.mass} rank {c.mass_rank}, {c.friction})")
+                f"M {c.mass} rank {c.mass_rank}, {c.modes})")
 
     def with_force(self, F) -> "ContactProblem":
         """A copy with another force vector (same structure)."""

@@ -11,41 +11,35 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 
-class ContactType(str, Enum):
+class Label(str, Enum):
+    """A string enum whose members are their strings everywhere: equal, hashed, printed, formatted and
+    repr'd as the string (``"solved" in {Status.SOLVED}``, f-strings and messages unchanged)."""
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:  # as the string it equals, so messages read the same as with plain strings
+        return repr(self.value)
+
+
+class ContactType(Label):
     """Kind of constraint of a contact row."""
 
     BILATERAL = "bilateral"  #: ``n a + b = 0``, multiplier free
     UNILATERAL = "unilateral"  #: ``0 <= λ ⟂ n a + b >= 0``
 
-    __hash__ = str.__hash__
 
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    def __repr__(self) -> str:  # as the string it equals, so messages read the same as with plain strings
-        return repr(self.value)
-
-
-class Mode(str, Enum):
+class Mode(Label):
     """Tangential law of a contact."""
 
     FRICTIONLESS = "frictionless"  #: no tangential force
     STICKING = "sticking"  #: ``T a + c = 0`` and ``‖λ_t‖ <= μ |λ_n|``
     SLIDING = "sliding"  #: ``λ_t = -μ |λ_n| s``
-
-    __hash__ = str.__hash__
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    def __repr__(self) -> str:  # as the string it equals, so messages read the same as with plain strings
-        return repr(self.value)
 
 
 CONTACT_TYPES = tuple(t.value for t in ContactType)
@@ -60,7 +54,7 @@ class SystemClass:
     mass: str  # "definite" | "singular"
     mass_rank: int
     constraints: str  # "none" | "bilateral" | "unilateral" | "mixed"
-    friction: str  # "frictionless" | "sticking" | "sliding" | "mixed"
+    modes: str  # the contacts' tangential laws: "frictionless" | "sticking" | "sliding" | "mixed"
     m_bilateral: int
     m_unilateral: int
     normal_rank: int
@@ -69,14 +63,19 @@ class SystemClass:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
+    def friction(self) -> str:
+        """Former name of :attr:`modes` (kept for compatibility; "friction" is the coefficient μ elsewhere)."""
+        return self.modes
+
+    @property
     def key(self) -> tuple[str, str, str]:
-        """(mass, constraints, friction): the key of the dispatcher's preference table."""
-        return (self.mass, self.constraints, self.friction)
+        """(mass, constraints, modes): the key of the dispatcher's preference table."""
+        return (self.mass, self.constraints, self.modes)
 
     def as_dict(self) -> dict:
         return {
             "n": self.n, "mass": self.mass, "mass_rank": self.mass_rank,
-            "constraints": self.constraints, "friction": self.friction,
+            "constraints": self.constraints, "friction": self.modes,  # JSON key kept: files and scripts read it
             "m_bilateral": self.m_bilateral, "m_unilateral": self.m_unilateral,
             "normal_rank": self.normal_rank, "redundant": self.redundant,
             "dimension": self.dimension, "notes": list(self.notes),
