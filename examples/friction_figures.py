@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from gaussqp.errors import NotApplicableError
-from gaussqp.certificates.friction_bounds import prop13_bound, sigma_ratio
+from gaussqp.certificates.friction_bounds import common_mu_bound, sigma_ratio
 from gaussqp.problems.sliding_examples import falling_ladder, painleve_klein, painleve_klein_mu_max
 from gaussqp.friction.sliding import sliding_lcp, p_matrix_test, reduce
 
@@ -66,7 +66,7 @@ def fig2b(ax, k: int) -> None:
     grid = np.linspace(0, 4, 401)
     for t in th:
         red = reduce(falling_ladder(t))
-        bound.append(prop13_bound(red)["value"])
+        bound.append(common_mu_bound(red)["value"])
         crit.append(next((m for m in grid if not _is_p(red, [m], [m])), np.nan))
     ax.plot(th, bound, "k-", label="Prop. 13 bound μ_max^ub(θ)")
     ax.plot(th, crit, "k--", label="exact: first common μ where (58) is not P")
@@ -79,7 +79,7 @@ def fig2c(ax, k: int) -> None:
     mus = np.linspace(0, 3, k)
     P = np.array([[_is_p(red, [mb], [mu]) for mb in mus] for mu in mus])
     ax.contourf(mus, mus, P.astype(float), levels=[0.5, 1.5], colors=["0.2"])
-    b = prop13_bound(red)["value"]
+    b = common_mu_bound(red)["value"]
     ax.plot([0, b, b], [b, b, 0], "w-", label=f"Prop. 13 square, μ < {b:.3f}")
     ax.plot([], [], "s", color="0.2", label="(58) matrix is P")
     ax.set(xlabel="μ_b (wall)", ylabel="μ_u (ground)", title="Ladder at θ = π/4")

@@ -75,7 +75,7 @@ def beta2(M: np.ndarray, starts: int = 8, seed: int = 0) -> tuple[float, np.ndar
     with SciPy's SLSQP (the sequential least-squares solver the tutorial used) from the best vertices,
     the centre and ``starts`` random points. The value is the best found, a *lower* estimate of the
     true maximum — so the friction bound built on it is validated by the exact P-matrix test
-    (:func:`prop13_bound`). For symmetric positive definite M, β₂(M) = ‖M⁻¹‖₂ (checked in the tests).
+    (:func:`common_mu_bound`). For symmetric positive definite M, β₂(M) = ‖M⁻¹‖₂ (checked in the tests).
     """
     M = np.asarray(M, dtype=float)
     k = M.shape[0]
@@ -107,7 +107,7 @@ def beta2(M: np.ndarray, starts: int = 8, seed: int = 0) -> tuple[float, np.ndar
     return best, dbest
 
 
-def prop13_bound(red: SlidingReduction, mu_grid_max: float = 10.0) -> dict:
+def common_mu_bound(red: SlidingReduction, mu_grid_max: float = 10.0) -> dict:
     """Prop. 13's implicit bound for a common friction coefficient μ on every contact: the smallest μ with
     ``β₂(M⁰_ub)‖P_μ‖₂ = 1`` (``P_μ = M^μ_ub - M⁰_ub``, tutorial (60)-(63)), capped by (38) on the bilateral
     part; found on a geometric grid then by bisection (the tutorial used a secant method). Validated by the
@@ -206,7 +206,7 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
                 (mu_u < v) if v > 0 else None, mu_u))
     if mb and mu:
         try:
-            pb = prop13_bound(red)
+            pb = common_mu_bound(red)
         except NotApplicableError as exc:
             out.append(not_applicable("Prop. 13", "tutorial Prop. 13, (58)-(63), App. D Thm 3 (β₂ by SLSQP)", exc))
             return out
@@ -226,7 +226,7 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
     return out
 
 
-def sticking_prop12(problem: ContactProblem) -> FrictionBound | None:
+def sticking_mu_bound(problem: ContactProblem) -> FrictionBound | None:
     """Sticking Prop. 12, (64): ``σ_max(N_u M⁻¹ H) σ_max(H₂) < σ_min(A^st_nu) σ_min(H₁)`` with
     ``H = (H_t,b^st H_t,u^st ∇h_n,b^st)``, ``H₁ = HᵀM⁻¹H``, ``H₂ = HᵀM⁻¹∇h_n,u^st`` (sticking (62)-(63)).
     Value: the ratio right/left (the criterion holds when it exceeds 1)."""
@@ -261,7 +261,7 @@ def sticking_prop12(problem: ContactProblem) -> FrictionBound | None:
 def friction_bounds(problem: ContactProblem) -> list[FrictionBound]:
     """Every C7 bound that applies to ``problem`` (empty for frictionless problems)."""
     out = sliding_bounds(problem) if len(problem.sliding) and not len(problem.sticking) else []
-    sp12 = sticking_prop12(problem)
+    sp12 = sticking_mu_bound(problem)
     if sp12 is not None:
         out.append(sp12)
     return out

@@ -36,7 +36,7 @@ def _rows(problem: ContactProblem):
     return as_dense(problem.J_n).reshape(problem.m, n), as_dense(problem.J_t).reshape(-1, n)
 
 
-def prop2_criterion(problem: ContactProblem) -> list[Certificate]:
+def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     """Sticking Prop. 2 (22) via (21), and Cor. 1 when the drifts vanish (static state)."""
     if not (len(problem.bilateral) == problem.m > 0 and len(problem.sticking) == problem.m):
         return []
@@ -77,7 +77,7 @@ def _unilateral_sticking(problem: ContactProblem):
     return U
 
 
-def prop6(problem: ContactProblem) -> list[Certificate]:
+def augmented_lcp_criteria(problem: ContactProblem) -> list[Certificate]:
     """Sticking Prop. 6 (i) and (iii) on the augmented contact LCP (35)-(38)."""
     U = _unilateral_sticking(problem)
     if not U or len(problem.sliding):
@@ -135,7 +135,7 @@ def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray) -> tuple[bool, np.nda
     return True, None
 
 
-def prop8_and_cor2(problem: ContactProblem) -> list[Certificate]:
+def unilateral_sticking_solvability(problem: ContactProblem) -> list[Certificate]:
     """Sticking Prop. 8 (E of (47) = {0} ⇒ (43) solvable) and Cor. 2 (M ≻ 0, im H_t ∩ N_S = {0})."""
     U = _unilateral_sticking(problem)
     if not U or len(problem.sliding) or len(problem.bilateral):
@@ -173,4 +173,4 @@ def sticking_certificates(problem: ContactProblem) -> list[Certificate]:
     """Every C8 criterion whose premises the problem's class meets (empty without sticking contacts)."""
     if not len(problem.sticking):
         return []
-    return prop2_criterion(problem) + prop6(problem) + prop8_and_cor2(problem)
+    return bilateral_sticking_criterion(problem) + augmented_lcp_criteria(problem) + unilateral_sticking_solvability(problem)

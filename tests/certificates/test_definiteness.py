@@ -55,8 +55,8 @@ def test_prop6_not_definite_when_the_sticking_normal_is_colinear_with_a_bilatera
                         tangent=rng.standard_normal((1, n)))]
     p = ContactProblem(_spd(rng, n), rng.standard_normal(n), contacts, dimension=2)
     rep = check(p)
-    prop6 = [c for c in rep.certificates if c.id == "C8(Prop. 6)" and "(i)" in c.source]
-    assert prop6 and prop6[0].holds is False
+    augmented_lcp_criteria = [c for c in rep.certificates if c.id == "C8(Prop. 6)" and "(i)" in c.source]
+    assert augmented_lcp_criteria and augmented_lcp_criteria[0].holds is False
 
 
 def test_zero_row_gives_no_kinetic_angle_and_no_warning():

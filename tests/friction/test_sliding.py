@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gaussqp
-from gaussqp.certificates.friction_bounds import beta2, friction_bounds, prop13_bound, sigma_ratio
+from gaussqp.certificates.friction_bounds import beta2, friction_bounds, common_mu_bound, sigma_ratio
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.friction.sliding import fixed_point, sliding_lcp, p_matrix_test, reduce
 from gaussqp.friction.enumeration import enumerate_solutions
@@ -146,7 +146,7 @@ def test_ladder_prop13_bound_at_quarter_pi():
 @pytest.mark.parametrize("theta", np.linspace(0.15, 1.4, 6))
 def test_ladder_bound_is_inside_the_exact_p_region(theta):
     red = reduce(falling_ladder(theta))
-    pb = prop13_bound(red)
+    pb = common_mu_bound(red)
     grid = np.linspace(0.0, 3.0, 301)
     crit = next((mu for mu in grid if not p_matrix_test(sliding_lcp(red, [mu], [mu]).M).holds), np.inf)
     assert 0 < pb["value"] <= crit
