@@ -40,8 +40,14 @@ class Formulation(ABC):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         """Raw answer (status, a, λ) before :func:`finalize` judges it."""
 
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None) -> Solution:
-        """Solve ``problem``; the result carries recomputed residuals and instance certificates."""
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
+              verdict: bool = True) -> Solution:
+        """Solve ``problem`` in three stages, the same for every formulation: :meth:`_solve` (build the
+        program or the matrices, cached by structure where the program is a DPP program, solve through
+        :func:`gaussqp.backends.solve_program` or a direct method, recover ``(a, λ)`` in the original
+        variables); :func:`~gaussqp.certificates.judge.finalize` (the judge: residuals, instance
+        certificates, the status); then, with ``verdict``, :meth:`attach_verdict` (what the friction
+        analysis of this formulation adds: the sticking or the sliding verdict)."""
         tol = get_tolerance(tolerance)
         t0 = time.perf_counter()
         sol = self._solve(problem, solver, tol)
@@ -49,7 +55,15 @@ class Formulation(ABC):
         sol = finalize(sol, tol)
         sol.times["formulation"] = t1 - t0
         sol.times["certify"] = time.perf_counter() - t1
+        if verdict:
+            t2 = time.perf_counter()
+            if self.attach_verdict(sol, solver, tol):
+                sol.times["verdict"] = time.perf_counter() - t2
         return sol
+
+    def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
+        """The friction verdict of this formulation on a judged result (none by default); True when one ran."""
+        return False
 
     def describe(self) -> dict:
         return {"name": self.name, "id": self.id, "title": self.title, "source": self.source,

@@ -43,12 +43,9 @@ class SlidingFormulation(Formulation):
     id = "F6"
     kind = "direct"
 
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None) -> Solution:
-        sol = super().solve(problem, solver=solver, tolerance=tolerance)
-        t0 = time.perf_counter()
+    def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
         sliding_verdict(sol, sol.enumeration)
-        sol.times["verdict"] = time.perf_counter() - t0
-        return sol
+        return True
 
 
 class SlidingLCP(SlidingFormulation):

@@ -9,15 +9,13 @@ fallback are shared with F5 (:mod:`gaussqp.formulations.sticking_conic`). After 
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
 from ..friction.cones import DISK
-from ..model.problem import ContactProblem
 from ..friction.verdict import StickingVerdict, analyze, singleton_verdict
 from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
-from ..settings import Tolerance, get_tolerance
+from ..settings import Tolerance
 from .sticking_conic import StickingConic
 
 
@@ -29,15 +27,12 @@ class StickingSOCP(StickingConic):
     valid_when = "no sliding contacts; any M ⪰ 0, redundant rows allowed"
     model = DISK
 
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
-              verdict: bool = True) -> Solution:
-        """F4, then (``verdict``) the sticking verdict of :mod:`gaussqp.friction.verdict`."""
-        sol = super().solve(problem, solver=solver, tolerance=tolerance)
-        if verdict and len(problem.sticking):
-            t0 = time.perf_counter()
-            attach_verdict(sol, solver, get_tolerance(tolerance))
-            sol.times["verdict"] = time.perf_counter() - t0
-        return sol
+    def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
+        """The sticking verdict of :mod:`gaussqp.friction.verdict` (``solve(..., verdict=False)`` skips it)."""
+        if not len(sol.problem.sticking):
+            return False
+        attach_verdict(sol, solver, tol)
+        return True
 
 
 def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
