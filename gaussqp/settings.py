@@ -34,11 +34,14 @@ class Tolerance:
     crosscheck: float
 
 
+#: the tolerance presets by name (see the module docstring: ``solver`` asked of the backend, ``residual`` met by
+#: our own recomputed residuals, ``crosscheck`` between formulations)
 PRESETS = {
     "high": Tolerance("high", solver=1e-9, residual=1e-6, crosscheck=1e-6),
     "mid": Tolerance("mid", solver=1e-7, residual=1e-5, crosscheck=1e-5),
     "low": Tolerance("low", solver=1e-5, residual=1e-3, crosscheck=1e-3),
 }
+#: preset used when none is given
 DEFAULT = "high"
 
 #: preset tried once more when a backend stalls (iteration limit, numerical trouble) at the first
@@ -103,6 +106,11 @@ MAX_NESTING_DEPTH = 64
 #: n = 5,000 mass matrix in JSON (~25e6 numbers of ~10 characters); larger problems are sparse.
 MAX_FILE_BYTES = 256 * 2**20
 
+#: a sliding contact's slip direction of Euclidean norm below this is refused as zero
+#: (:class:`gaussqp.ContactProblem`); the direction is then normalized to unit length. An absolute
+#: value (the slip is a direction, its units do not matter); value chosen with the code, not tuned.
+MIN_SLIP_NORM = 1e-12
+
 
 # ---------------------------------------------------------------- numerical thresholds
 # Relative tolerances of rank, definiteness, activity and verification decisions. Each is applied at a
@@ -151,6 +159,178 @@ SAME_RTOL = 1e-7
 MU_RTOL = 1e-10
 
 
+#: positive floor of a reference magnitude that may be exactly 0 (σ_max of a zero matrix, the Hadamard bound of
+#: a zero minor, a zero Farkas vector): keeps a threshold ``rtol · ref`` or a quotient defined. Not a tolerance;
+#: any tiny positive normal float would do (1e-300 is near the smallest normal float64, 2.2e-308)
+SCALE_FLOOR = 1e-300
+
+#: the Lanczos eigenpair of the sparse full-row-rank test (:func:`gaussqp.linalg.dense.sparse_full_row_rank`)
+#: is believed only when ``‖AAᵀv - λv‖ <= this · λ_max ‖v‖`` (else the dense SVD decides); the value of
+#: :data:`RANK_RTOL`, taken apart because it judges an eigen-residual, not a singular value
+EIG_RESIDUAL_RTOL = 1e-10
+
+#: a solution z of an equality KKT system ``K z = rhs`` is accepted when its residual is below this times the
+#: magnitude of the terms (row by row in the polish and F7, ``max(1, ‖rhs‖∞)`` in the sparse LU path):
+#: :func:`gaussqp.linalg.kkt.sparse_kkt_solve`, :func:`gaussqp.certificates.polish.polish` and F7's consistency
+#: test (:mod:`gaussqp.formulations.bilateral_kkt`: above it the system is claimed inconsistent). Far above the
+#: round-off of a backward-stable solve, far below the presets' residual tolerances (1e-6 and up)
+KKT_SOLVE_RTOL = 1e-9
+
+#: Lemke (:func:`gaussqp.linalg.lemke.lemke`), on the equilibrated LCP (unit diagonal, ``max|q'| = 1``): entries
+#: of the entering column below this times ``max(1, max|M'|)`` do not block the ratio test (round-off of the
+#: tableau updates must not be taken as a pivot)
+LEMKE_PIVOT_TOL = 1e-12
+
+#: Lemke: two ratios of the ratio test are tied when they differ by less than this relative to
+#: ``max(1, |ratio|)``; a run whose end fails its check is repeated with exact ties (0)
+LEMKE_TIE_TOL = 1e-9
+
+#: Lemke: the row-wise relative tolerance of the final check of ``(w, z)`` (:func:`lcp_violation`) or of the
+#: ray (:func:`farkas_violation`); nothing is believed unverified
+LEMKE_VERIFY_RTOL = 1e-9
+
+#: Lemke: the re-solved complementary basis replaces the tableau's z only when no component is below minus
+#: this (equilibrated units), i.e. the re-solve did not leave the orthant beyond round-off
+LEMKE_REFINE_TOL = 1e-12
+
+#: the optimal value of a cone LP normalized to a unit box (``0 <= U x <= 1`` with U orthonormal,
+#: ``|J_uᵀλ| <= 1``, ``|Z_a y| <= 1``) counts as positive above this: a nonzero cone element, a nonzero
+#: intersection, a nonzero projection (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`,
+#: :func:`gaussqp.certificates.sticking_criteria.image_meets_normal_cone`, the enumeration's
+#: ``_projection_is_zero``). Dimensionless; HiGHS works to feasibility tolerances of 1e-7, the positive answer
+#: of ``cone_is_trivial`` is then checked row by row (the other two are not re-verified)
+LP_VALUE_TOL = 1e-9
+
+#: rows of a cone LP's answer with ``|U_i x| <= this · max|U x|`` count as left at HiGHS's tolerance and are
+#: projected onto ``U_i x = 0`` before the NumPy check (:func:`gaussqp.linalg.polyhedral_cones._project_active`):
+#: above HiGHS's 1e-7 feasibility level, so its slack is removed; a larger violation is left to the check
+HIGHS_ACTIVE_RTOL = 1e-6
+
+#: a square system is solved directly (``np.linalg.solve``) only when its 2-norm condition number is below
+#: this; above it, it counts as singular: the enumeration's square piece goes to the LP, the sliding LCP (58)
+#: and the fixed point of Prop. 9/11 are not applicable (:mod:`gaussqp.friction.enumeration`,
+#: :mod:`gaussqp.friction.sliding`). At cond 1e12 a solve keeps about 4 significant digits
+SOLVE_COND_MAX = 1e12
+
+#: the point an enumeration piece's LP returns must satisfy its equalities and inequalities to this times
+#: ``max(1, ‖y‖∞) ·`` the piece's scale, else the LP is taken to have failed (SolverError): HiGHS's own
+#: feasibility tolerance (1e-7), so a point it calls feasible passes
+PIECE_LP_RTOL = 1e-7
+
+#: a principal minor counts as positive in the exact P-matrix test when it exceeds this times the product of
+#: the row norms of its submatrix (Hadamard's bound, :func:`gaussqp.friction.sliding.p_matrix_test`)
+P_MINOR_RTOL = 1e-12
+
+#: the fixed point of Prop. 9/11 (:func:`gaussqp.friction.sliding.fixed_point`) has converged when a step is
+#: below this times ``max(1, ‖c‖∞)`` (c = -A_nb⁻¹ w1, the first iterate): a few hundred ε
+FIXED_POINT_RTOL = 1e-13
+
+#: the fixed-point iteration is abandoned as divergent when a step exceeds this times ``max(1, ‖c‖∞)`` (or is not
+#: finite); value chosen with the code, not tuned
+FIXED_POINT_DIVERGENCE = 1e12
+
+#: forces (tangential or normal) below this times the load's terms ``max(‖M a‖∞, ‖F‖∞)`` count as zero in the
+#: sticking verdict (:func:`gaussqp.friction.verdict.singleton_verdict` and the achieved ratio of μ_min): a
+#: ratio of two solver-noise forces says nothing
+ZERO_FORCE_RTOL = 1e-9
+
+#: a component of a unit kernel vector counts as zero below this: the sticking normal multipliers are pinned on
+#: Λ(a) when their coordinate vanishes in an orthonormal basis of ker J_actᵀ
+#: (:mod:`gaussqp.friction.verdict`), and ``ker M ⊆ ker J`` in C4 when the normalized rows applied to an
+#: orthonormal basis of ker M vanish (:func:`gaussqp.certificates.structural.c4_singular_uniqueness`).
+#: Dimensionless; value chosen with the code, not tuned
+KERNEL_COMPONENT_TOL = 1e-9
+
+#: μ_min's bisection accepts a solver's point at μ = value as "feasible" when the ratio it achieves on the
+#: affine hull of Λ(a) is at most ``value · (1 + this)`` (plus the zero force): a ratio far above ``value``
+#: decides nothing (:func:`gaussqp.friction.verdict.mu_min`)
+MU_ACCEPT_RTOL = 1e-6
+
+#: the bisection on μ stops at a relative precision :data:`MU_RTOL` of ``max(hi, this)``: the floor ends it
+#: when μ_min is 0 (an absolute precision of 1e-22 on μ, dimensionless)
+MU_FLOOR = 1e-12
+
+#: a sticking contact is on its cone boundary when its slack ``μ|λ_n| - ‖λ_t‖`` is at most this times the load
+#: scale (:mod:`gaussqp.friction.verdict`, the boundary contacts), and F4's multiplier uniqueness is left
+#: undecided when the verdict's margin is that small (:mod:`gaussqp.formulations.sticking_socp`). Looser than
+#: the residual tolerances since the programs' margins carry the backends' tolerance; value chosen with the
+#: code, not tuned
+BOUNDARY_RTOL = 1e-6
+
+#: a solver's answer is one of the enumeration's solutions (``Solution.in_enumeration``) when its normal
+#: multipliers differ from one by at most this times ``max(1, ‖λ_n‖∞)``: an interior-point answer matches an
+#: exact one to about the square root of the backend's tolerance
+IN_ENUMERATION_RTOL = 1e-6
+
+#: a unilateral multiplier above this times ``max(1, ‖λ_n‖∞)`` keeps its row active whatever its slack
+#: (:func:`gaussqp.friction.multiplier_set.detaching`): a slack that small next to a nonzero force is solver
+#: round-off, not a detachment
+NEGLIGIBLE_FORCE_RTOL = 1e-6
+
+#: a conic Farkas vector (normalized ``rᵀy = -1`` in its program) is believed when its recomputed dual-cone
+#: violation is below this times ``max(1, ‖y‖∞ max(1, ‖E‖, ‖G‖))``
+#: (:func:`gaussqp.friction.multiplier_set.conic_farkas`)
+CONIC_FARKAS_RTOL = 1e-8
+
+#: ... and its recomputed value ``rᵀy`` is below this (the program asks -1: a value above -1/2 means the
+#: normalization itself was not met)
+CONIC_FARKAS_VALUE_MAX = -0.5
+
+#: the friction bounds (:mod:`gaussqp.certificates.friction_bounds`) take a smallest singular value as zero
+#: (bound (38) is 0, Prop. 12's premise fails) below this relative to ``max(1, ·)`` of the largest (of the
+#: product of the largest, for Prop. 12)
+FRICTION_BOUND_SINGULAR_RTOL = 1e-12
+
+#: ``Fᵀv`` on a unit direction v (of the cone in C3(ii), of ker M in C4, there relative to ``max(1, ‖F‖∞)``)
+#: counts as nonzero beyond this (:mod:`gaussqp.certificates.structural`)
+FORCE_DIRECTION_TOL = 1e-12
+
+#: the verified Farkas vector (:func:`gaussqp.certificates.instance.verify_farkas`): its unilateral part may be
+#: negative by at most this relative to ``‖y‖∞`` (the LP enforces ``y_u >= 0`` as bounds)
+FARKAS_SIGN_RTOL = 1e-12
+
+#: ... and its margin ``-bᵀy / scale - stationarity - sign`` must exceed this for the certificate to hold
+FARKAS_MARGIN_MIN = 1e-9
+
+#: C5(range): the drift's least-squares coefficients in ``im A_c`` are computed with this ``rcond`` ...
+RANGE_RCOND = 1e-12
+
+#: ... and the drift is in the range when the residual is below this relative to ``max(1, ‖drift‖∞)``
+RANGE_RTOL = 1e-9
+
+#: C6's kinetic-angle test applies when every off-diagonal cosine of the kinetic angles of the unilateral rows,
+#: and of the bilateral rows, is zero to this (absolute: cosines are dimensionless)
+ORTHOGONAL_COS_TOL = 1e-9
+
+#: sticking Prop. 2 (:func:`gaussqp.certificates.sticking_criteria.bilateral_sticking_criterion`): a multiplier of (21) lies
+#: in its Coulomb disk when ``μ|λ_n| - ‖λ_t‖ >= -this · max(1, ‖λ‖∞)`` (λ from an exact solve)
+STICKING_DISK_RTOL = 1e-9
+
+#: the returned multipliers lie in their Coulomb cones (certificate ``coulomb_cones``,
+#: :func:`gaussqp.certificates.instance.coulomb_cone_check`) when the smallest slack is above minus this times
+#: ``max(1, ‖λ‖∞)``; value chosen with the code (between the presets' solver tolerances), not tuned
+CONE_CHECK_RTOL = 1e-7
+
+#: the forward-error certificate's rank cut on the equilibrated KKT matrix: singular values below
+#: ``σ_max (n + k) ε ·`` this are dropped (:func:`gaussqp.certificates.instance.forward_error`)
+KKT_RANK_MULTIPLE = 10
+
+#: the polish's dense least-squares KKT solve on the equilibrated matrix uses this ``rcond`` (min-norm for
+#: redundant rows; :func:`gaussqp.certificates.polish.polish`) ...
+POLISH_RCOND = 1e-13
+
+#: ... and its bounded least-squares recovery of nonnegative multipliers (BVLS) this ``tol``
+POLISH_BVLS_TOL = 1e-14
+
+#: F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows are incompatible (tutorial (17) has no
+#: solution) when the Delassus residual of the recovered ``λ_b`` exceeds this times ``max(1, ‖w_b‖∞)``
+BILATERAL_GAP_RTOL = 1e-8
+
+#: F2 (:mod:`gaussqp.formulations.projected`): the bilateral rows are incompatible when ``J_b a_b + b_b``
+#: exceeds this times ``max(1, ‖b_b‖∞)``
+BILATERAL_COMPAT_RTOL = 1e-9
+
+
 #: the smallest friction coefficient μ_min of the sticking verdict is searched up to this value (above it:
 #: reported as inf, no friction coefficient makes the mode exist within reason)
 MU_MAX = 1e6
@@ -161,6 +341,28 @@ MU_MAX = 1e6
 
 #: exact per-contact boundary tests (one SOCP each) up to this many sticking contacts
 BOUNDARY_EXACT_MAX = 40
+
+#: μ_min of the sticking verdict puts the solver's multipliers on the affine hull of Λ(a) (a dense
+#: pseudo-inverse of ``J_actᵀ``) when n and m are both at most this (:func:`gaussqp.friction.verdict.mu_min`);
+#: above, each feasible program answer is taken at its μ. Chosen so that large verdicts stay fast (git log)
+AFFINE_SET_DENSE_MAX = 1000
+
+#: β₂ of Prop. 13 evaluates every vertex of [0, 1]^k up to this size before the local refinement (2^12 = 4096
+#: evaluations) (:func:`gaussqp.certificates.friction_bounds.beta2`)
+BETA2_VERTEX_MAX = 12
+
+#: the classification computes the rank of the normal rows with a dense SVD when ``n · m`` is at most this
+#: (32 MB of float64) and the rows are dense; otherwise with the sparse test or a pivoted QR
+#: (:meth:`gaussqp.ContactProblem.classify`)
+CLASSIFY_DENSE_MAX = 4_000_000
+
+#: F3 (:mod:`gaussqp.formulations.delassus`) and F6 (:mod:`gaussqp.formulations.sliding`) eliminate the
+#: bilateral rows densely (``M⁻¹``, the Delassus blocks): refused above this many coordinates
+ELIMINATION_DENSE_MAX = 4000
+
+#: F7 (:mod:`gaussqp.formulations.bilateral_kkt`) solves the KKT system by a dense least-squares solve: refused
+#: above this n + m
+KKT_DENSE_MAX = 3000
 
 #: Largest number of enumerated contacts (sliding/sticking bilateral + unilateral): 2^12 pieces.
 ENUMERATION_MAX = 12
@@ -179,6 +381,13 @@ MAX_RAY_SUBSETS = 5000
 #: data instead of DPP parameters, and are not cached.
 PARAM_ENTRIES_MAX = 400_000
 
+#: F2 (:mod:`gaussqp.formulations.projected`) on a sparse problem: the dense elimination is refused above this
+#: many coordinates (a dense problem is not limited here: its data is dense already)
+PROJECTED_SPARSE_MAX = 3000
+
+#: compiled cvxpy programs kept in the LRU cache (:data:`gaussqp.formulations.base.PROGRAMS`)
+PROGRAM_CACHE_SIZE = 32
+
 #: dense active-set polishing is skipped above this size (n + number of rows)
 POLISH_MAX = 2000
 
@@ -186,7 +395,8 @@ POLISH_MAX = 2000
 P_MATRIX_EXACT_MAX = 16
 
 #: above this many coordinates a singular or sparse M gets the Jacobi estimate of M⁺F in
-#: :func:`acceleration_scale` instead of a dense least-squares solve
+#: :func:`acceleration_scale` instead of a dense least-squares solve, and a sparse-factored M the bound
+#: ``‖S F‖₂ / λ_min⁺`` in the data scales' free acceleration (:mod:`gaussqp.model.scales`)
 SCALE_DENSE_MAX = 2000
 
 #: the singleton verdict recomputes λ* with a dense least-squares solve up to this size
@@ -194,3 +404,48 @@ SINGLETON_DENSE_MAX = 600
 
 #: Structural certificates need dense SVDs of n × n matrices: above this size they are skipped.
 STRUCTURAL_MAX_N = 1500
+
+
+# ---------------------------------------------------------------- iteration limits and search parameters
+# How much work an iterative or search step may do; none of them is a tolerance.
+
+#: Lemke's pivot limit per run is ``this · k + LEMKE_PIVOTS_BASE`` for an LCP of size k (when not given)
+LEMKE_PIVOTS_PER_ROW = 50
+
+#: ... the constant part of that limit
+LEMKE_PIVOTS_BASE = 100
+
+#: iterations of the fixed point of Prop. 9/11 before it is reported as not converged; value chosen with the
+#: code (for scale: a contraction with L = 0.997 needs ~10,000 steps to gain 13 digits)
+FIXED_POINT_MAX_ITER = 10_000
+
+#: largest number of bisection steps on μ in μ_min: a safety cap (MU_RTOL = 1e-10 needs ~35 from [0, 1])
+MU_BISECTION_MAX = 200
+
+#: geometric-mean equilibration passes over a cone LP's matrix before HiGHS sees it
+#: (:func:`gaussqp.linalg.polyhedral_cones._equilibrate`)
+EQUILIBRATION_PASSES = 20
+
+#: β₂ (:func:`gaussqp.certificates.friction_bounds.beta2`): random starting points of the SLSQP refinement ...
+BETA2_STARTS = 8
+
+#: ... the best vertices refined as well ...
+BETA2_REFINED = 4
+
+#: ... SLSQP's iteration limit ...
+BETA2_SLSQP_MAXITER = 200
+
+#: ... and its ``ftol``. β₂ is a lower estimate validated by the exact P-matrix test, so these set effort only
+BETA2_SLSQP_FTOL = 1e-12
+
+#: Prop. 13's bound (:func:`gaussqp.certificates.friction_bounds.common_mu_bound`) is searched on μ up to this ...
+PROP13_MU_MAX = 10.0
+
+#: ... from this smallest μ (no grid when the cap is below it) ...
+PROP13_MU_MIN = 1e-6
+
+#: ... on a geometric grid of this many points ...
+PROP13_GRID_POINTS = 200
+
+#: ... then refined by this many bisection steps (2^-60: to round-off)
+PROP13_BISECTIONS = 60

@@ -29,9 +29,9 @@ from ..linalg.dense import as_dense
 from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
 from ..friction.sliding import SlidingReduction, sliding_lcp, frictionless_sliding_lcp_matrix, p_matrix_test, reduce
-
-#: β₂ evaluates every vertex of [0, 1]^k up to this size before the local refinement.
-BETA2_VERTEX_MAX = 12
+from ..settings import (BETA2_REFINED, BETA2_SLSQP_FTOL, BETA2_SLSQP_MAXITER, BETA2_STARTS, BETA2_VERTEX_MAX,
+                        FRICTION_BOUND_SINGULAR_RTOL, PROP13_BISECTIONS, PROP13_GRID_POINTS, PROP13_MU_MAX,
+                        PROP13_MU_MIN)
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,12 @@ def sigma_ratio(A_n: np.ndarray, A_t: np.ndarray) -> float:
     s_n, s_t = _sv(A_n), _sv(A_t)
     smax = float(s_t.max(initial=0.0))
     smin = float(s_n.min()) if s_n.size else 0.0
-    if smin <= 1e-12 * max(1.0, float(s_n.max(initial=0.0))):
+    if smin <= FRICTION_BOUND_SINGULAR_RTOL * max(1.0, float(s_n.max(initial=0.0))):
         return 0.0
     return math.inf if smax == 0 else smin / smax
 
 
-def beta2(M: np.ndarray, starts: int = 8, seed: int = 0) -> tuple[float, np.ndarray]:
+def beta2(M: np.ndarray, starts: int = BETA2_STARTS, seed: int = 0) -> tuple[float, np.ndarray]:
     """``β₂(M) = max_{d ∈ [0,1]^k} ‖(I - D + DM)⁻¹ D‖₂`` (tutorial App. D, Thm 3; Chen & Xiang 2006).
 
     The maximum of a nonconvex function over a box: we evaluate every vertex (k <= 12), then refine
@@ -97,17 +97,17 @@ def beta2(M: np.ndarray, starts: int = 8, seed: int = 0) -> tuple[float, np.ndar
     cands += [(f(d), d) for d in [np.full(k, 0.5)] + [rng.uniform(0, 1, k) for _ in range(starts)]]
     cands.sort(key=lambda t: -t[0])
     best, dbest = cands[0]
-    for _, d0 in cands[:4] + cands[-starts:]:
+    for _, d0 in cands[:BETA2_REFINED] + cands[-starts:]:
         with np.errstate(invalid="ignore"):  # f is +inf where I - D + DM is singular; SLSQP then stops there
             res = minimize(lambda d: -f(d), d0, method="SLSQP", bounds=[(0.0, 1.0)] * k,
-                           options={"maxiter": 200, "ftol": 1e-12})
+                           options={"maxiter": BETA2_SLSQP_MAXITER, "ftol": BETA2_SLSQP_FTOL})
         val = f(np.clip(res.x, 0, 1))
         if val > best:
             best, dbest = val, np.clip(res.x, 0, 1)
     return best, dbest
 
 
-def common_mu_bound(red: SlidingReduction, mu_grid_max: float = 10.0) -> dict:
+def common_mu_bound(red: SlidingReduction, mu_grid_max: float = PROP13_MU_MAX) -> dict:
     """Prop. 13's implicit bound for a common friction coefficient μ on every contact: the smallest μ with
     ``β₂(M⁰_ub)‖P_μ‖₂ = 1`` (``P_μ = M^μ_ub - M⁰_ub``, tutorial (60)-(63)), capped by (38) on the bilateral
     part; found on a geometric grid then by bisection (the tutorial used a secant method). Validated by the
@@ -124,14 +124,14 @@ def common_mu_bound(red: SlidingReduction, mu_grid_max: float = 10.0) -> dict:
         return b2 * float(np.linalg.norm(Mmu - M0, 2)) - 1.0
 
     hi = min(mu_b38, mu_grid_max)
-    grid = np.geomspace(1e-6, hi, 200) if hi > 1e-6 else np.zeros(0)
+    grid = np.geomspace(PROP13_MU_MIN, hi, PROP13_GRID_POINTS) if hi > PROP13_MU_MIN else np.zeros(0)
     lo, up = 0.0, hi
     for mu in grid:
         if excess(mu) >= 0 or mu >= hi:
             up = float(mu)
             break
         lo = float(mu)
-    for _ in range(60):
+    for _ in range(PROP13_BISECTIONS):
         mid = 0.5 * (lo + up)
         if excess(mid) < 0:
             lo = mid
@@ -249,7 +249,7 @@ def sticking_mu_bound(problem: ContactProblem) -> FrictionBound | None:
     lhs = float(_sv(Nu @ MinvH).max(initial=0)) * float(_sv(H2).max(initial=0))
     sa, s1 = _sv(A), _sv(H1)
     rhs = (float(sa.min()) if sa.size else 0.0) * (float(s1.min()) if s1.size else 0.0)
-    premise = rhs > 1e-12 * max(1.0, lhs)
+    premise = rhs > FRICTION_BOUND_SINGULAR_RTOL * max(1.0, lhs)
     ratio = (math.inf if lhs == 0 else rhs / lhs) if premise else 0.0
     return FrictionBound(
         "sticking Prop. 12 (64)", "sticking Prop. 12, (62)-(64)", ratio,

@@ -25,6 +25,7 @@ from ..linalg.kkt import equilibrated_kkt, guess_active
 from ..results import Certificate
 from ..settings import ACTIVE_RTOL
 from ..settings import ROUNDOFF_MULTIPLE, FORWARD_ERROR_MAX
+from ..settings import CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, KKT_RANK_MULTIPLE, VERIFY_RTOL
 
 
 def verify_farkas(problem: ContactProblem) -> Certificate | None:
@@ -44,7 +45,7 @@ def verify_farkas(problem: ContactProblem) -> Certificate | None:
     sign = float(np.maximum(0, -y[pe:]).max(initial=0)) / ynorm
     # certificate value: bᵀy < 0 must dominate what the residuals could hide
     margin = -by / (ynorm * unit_floor_scale(problem.normal_drift)) - stationarity - sign
-    holds = stationarity <= 1e-9 and sign <= 1e-12 and by < 0 and margin > 1e-9
+    holds = stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL and by < 0 and margin > FARKAS_MARGIN_MIN
     return Certificate(
         id="farkas", name="Farkas vector for an empty constraint set",
         source="DESIGN.md §4.2 (instance); tutorial Assumption 4; Farkas' lemma",
@@ -215,7 +216,7 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
         gaps = [r * problem.friction[i] * abs(lam_n[i]) - float((C @ lam_t[i]).max()) for i in S]
         what = f"{model.kind} polygons ({model.facets} facets)"
     margin = float(min(gaps))
-    ok = margin >= -1e-7 * scale
+    ok = margin >= -CONE_CHECK_RTOL * scale
     enforced = model is not None
     return Certificate(
         id="coulomb_cones", name=f"returned multipliers in the {what}",
@@ -252,7 +253,7 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     a_t, lam_t_ = a / d[:n], lam / d[n:]
     res = d * (kkt.K @ z - np.concatenate([-problem.F, -kkt.c]))
     U, sv, Vt = np.linalg.svd(K)
-    rank = int(np.sum(sv > sv[0] * max(n + k, 1) * np.finfo(float).eps * 10)) if sv.size and sv[0] > 0 else 0
+    rank = int(np.sum(sv > sv[0] * max(n + k, 1) * np.finfo(float).eps * KKT_RANK_MULTIPLE)) if sv.size and sv[0] > 0 else 0
     dz = Vt[:rank].T @ ((U[:, :rank].T @ res) / sv[:rank])
     cond = float(sv[0] / sv[rank - 1]) if rank else float("inf")
     row_rank_ = None

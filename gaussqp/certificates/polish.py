@@ -12,7 +12,7 @@ from .residuals import kkt_residuals
 from ..linalg.kkt import equilibrated_kkt, guess_active, sparse_kkt_solve
 from ..model.rows import assemble_multipliers
 from ..results import Solution
-from ..settings import POLISH_MAX
+from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND
 
 
 def polish(sol: Solution) -> None:
@@ -48,10 +48,10 @@ def polish(sol: Solution) -> None:
         kkt = equilibrated_kkt(p, A)
         J, K, d = kkt.J, kkt.K, kkt.d
         k = J.shape[0]
-        zt, *_ = np.linalg.lstsq(d[:, None] * K * d[None, :], d * rhs, rcond=1e-13)
+        zt, *_ = np.linalg.lstsq(d[:, None] * K * d[None, :], d * rhs, rcond=POLISH_RCOND)
         z = d * zt
         row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + kkt.data_rows  # the data's terms too: never 0 / 0
-        if np.any(np.abs(K @ z - rhs) > 1e-9 * row_scale):
+        if np.any(np.abs(K @ z - rhs) > KKT_SOLVE_RTOL * row_scale):
             return
         a = z[:n]
         lam_A = z[n:]
@@ -61,7 +61,7 @@ def polish(sol: Solution) -> None:
             lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
             # BVLS: an exact active-set method for this small dense problem (polish runs below POLISH_MAX)
             res = lsq_linear(J.T, np.asarray(p.M @ a).ravel() + p.F, bounds=(lb, np.full(k, np.inf)),
-                             method="bvls", tol=1e-14)
+                             method="bvls", tol=POLISH_BVLS_TOL)
             lam_A = res.x
     lam_eq = lam_A[:ne]
     lam_in = np.zeros(G.shape[0])

@@ -24,7 +24,7 @@ from ..linalg.polyhedral_cones import cone_is_trivial
 from ..errors import UndecidedError
 from ..linalg.delassus import constrained_delassus, delassus
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank
-from ..settings import DEFINITE_RTOL
+from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, STICKING_DISK_RTOL
 from ..model.problem import ContactProblem
 from ..results import Certificate
 
@@ -48,7 +48,7 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     G, w, _ = delassus(problem)
     e = problem.equalities[1]
     ev = np.linalg.eigvalsh(G)
-    if ev.min() <= 1e-10 * max(1.0, ev.max()):
+    if ev.min() <= DEFINITE_RTOL * max(1.0, ev.max()):
         return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, float(ev.min()),
                             "premise fails: G of (17) is not positive definite (dependent rows); see F4",
                             "dynamical all-sticking test")]
@@ -56,7 +56,7 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     m, d1 = problem.m, problem.dimension - 1
     lam_n, lam_t = lam[:m], lam[m:].reshape(m, d1)
     gaps = np.array([problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in range(m)])
-    holds = bool(gaps.min() >= -1e-9 * max(1.0, np.abs(lam).max()))
+    holds = bool(gaps.min() >= -STICKING_DISK_RTOL * max(1.0, np.abs(lam).max()))
     out = [Certificate(
         "C8(22)", f"{SRC} Prop. 2, (21)-(22)", holds, float(gaps.min()),
         ("the all-sticking problem (14) has a solution: every (21) multiplier lies in its Coulomb disk" if holds else
@@ -130,7 +130,7 @@ def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray) -> tuple[bool, np.nda
             c = np.zeros(N)
             c[kt:] = -sgn * Ju[:, k]
             res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=bounds, method="highs")
-            if res.status == 0 and -res.fun > 1e-9:
+            if res.status == 0 and -res.fun > LP_VALUE_TOL:
                 return False, -Ju.T @ res.x[kt:]
     return True, None
 

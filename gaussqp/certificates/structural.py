@@ -16,7 +16,8 @@ from ..errors import UndecidedError
 from ..model.scales import data_scales
 from ..linalg.delassus import constrained_delassus, kinetic_angles
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank, smallest_singular_value
-from ..settings import DEFINITE_RTOL
+from ..settings import (DEFINITE_RTOL, FORCE_DIRECTION_TOL, KERNEL_COMPONENT_TOL, ORTHOGONAL_COS_TOL, RANGE_RCOND, RANGE_RTOL,
+                        SCALE_FLOOR, VERIFY_RTOL)
 from ..model.problem import ContactProblem
 from ..results import Certificate
 from .sticking_criteria import sticking_certificates
@@ -101,12 +102,12 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
             return [c_i, Certificate(id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
                                      source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("nan"),
                                      implies=f"undecided: {exc}")]
-        holds = val > 1e-12
+        holds = val > FORCE_DIRECTION_TOL
         c_ii = Certificate(
             id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}", source="singular Props. 3(ii), 4(ii), 6(ii)",
             holds=holds, margin=val,
             implies=("F1 has a minimizer whenever the constraint set is nonempty" if holds else
-                     ("a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible" if val < -1e-12 else
+                     ("a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible" if val < -FORCE_DIRECTION_TOL else
                       "Fᵀv = 0 on a cone direction: a minimizer may exist but is then not unique")),
             data={"direction": v})
     return [c_i, c_ii]
@@ -125,10 +126,10 @@ def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
         cond2 = 0.0
     else:
         cond2 = abs(float(problem.F @ K[:, 0])) / max(1.0, float(np.abs(problem.F).max(initial=0)))
-    holds = viol <= 1e-9 and cond2 > 1e-12
+    holds = viol <= KERNEL_COMPONENT_TOL and cond2 > FORCE_DIRECTION_TOL
     return Certificate(
         id="C4", name="uniqueness with singular M", source=src, holds=holds,
-        margin=min(cond2, -viol) if viol > 1e-9 else cond2,
+        margin=min(cond2, -viol) if viol > KERNEL_COMPONENT_TOL else cond2,
         implies=("at most one acceleration. Note: with ker M ⊆ ker J and Fᵀe ≠ 0 the objective of F1 decreases "
                  "without bound along ±e, so these conditions in fact exclude any solution (see C3(ii))"
                  if holds else "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion"),
@@ -153,7 +154,7 @@ def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
     sc = data_scales(problem)
     eq_scale = np.abs(Ed) @ np.abs(a) + np.abs(e) + sc.equality_row
     in_scale = np.abs(Gd) @ np.abs(a) + np.abs(g) + sc.inequality_row
-    tol = 1e-9
+    tol = VERIFY_RTOL
     if np.any(np.abs(Ed @ a + e) > tol * eq_scale) or np.any(-(Gd @ a + g) > tol * in_scale):
         return None
     return a
@@ -175,7 +176,7 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     holds = False if y is not None else (True if _verified_feasible_point(problem) is not None else None)
     res = [Certificate(
         id="C5", name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
-        holds=holds, margin=(-1.0 / max(1e-300, float(np.abs(y).max())) if y is not None else
+        holds=holds, margin=(-1.0 / max(SCALE_FLOOR, float(np.abs(y).max())) if y is not None else
                              (0.0 if holds else float("nan"))),
         implies=(("the contact LCP is solvable" if definite else "the constraint set K ∩ K_b is nonempty (Assumption 4)")
                  if holds else ("the constraint set is empty: no solution (a Farkas vector exists)" if y is not None
@@ -185,11 +186,11 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
         cd = constrained_delassus(problem)
         drift = cd.J_u @ (-cd.Minv @ cd.J_b.T @ cd.A_nb_pinv @ e) + g if cd.J_b.shape[0] else g.copy()
         Ac = cd.A_c
-        coef, *_ = np.linalg.lstsq(Ac, drift, rcond=1e-12)
+        coef, *_ = np.linalg.lstsq(Ac, drift, rcond=RANGE_RCOND)
         r = float(np.abs(Ac @ coef - drift).max(initial=0)) / max(1.0, float(np.abs(drift).max(initial=0)))
         res.append(Certificate(
             id="C5(range)", name="drift part of w_c in im A_c", source="tutorial Prop. 3(v), 7(vi), Remark 2",
-            holds=r <= 1e-9, margin=-r, implies=("the contact LCP is solvable" if r <= 1e-9 else
+            holds=r <= RANGE_RTOL, margin=-r, implies=("the contact LCP is solvable" if r <= RANGE_RTOL else
                                                   "not satisfied: no conclusion (sufficient condition)")))
     return res
 
@@ -218,7 +219,7 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
     Wu = kinetic_angles(problem, as_dense(G), as_dense(G))
     Wb = kinetic_angles(problem, as_dense(E), as_dense(E))
     off = lambda A: A[~np.eye(A.shape[0], dtype=bool)]
-    orth = np.allclose(np.cos(off(Wu)), 0, atol=1e-9) and np.allclose(np.cos(off(Wb)), 0, atol=1e-9)
+    orth = np.allclose(np.cos(off(Wu)), 0, atol=ORTHOGONAL_COS_TOL) and np.allclose(np.cos(off(Wb)), 0, atol=ORTHOGONAL_COS_TOL)
     C = np.cos(theta)
     if np.isnan(C).any() or np.isnan(Wu).any() or np.isnan(Wb).any():
         out.append(Certificate(
@@ -229,8 +230,8 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
         lam = float(np.linalg.eigvalsh(np.eye(m) - C @ C.T).min())
         out.append(Certificate(
             id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1, Prop. 7, Cor. 2-3",
-            holds=lam > 1e-10, margin=lam,
-            implies="A_c ≻ 0 (kinetic-angle form)" if lam > 1e-10 else "A_c is not positive definite",
+            holds=lam > DEFINITE_RTOL, margin=lam,
+            implies="A_c ≻ 0 (kinetic-angle form)" if lam > DEFINITE_RTOL else "A_c is not positive definite",
             data={"kinetic_angles": theta}))
     else:
         out.append(Certificate(

@@ -18,7 +18,7 @@ from ..certificates.judge import finalize
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import Solution
-from ..settings import Tolerance, get_tolerance
+from ..settings import PROGRAM_CACHE_SIZE, Tolerance, get_tolerance
 
 
 class Formulation(ABC):
@@ -88,7 +88,7 @@ def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool
 class ProgramCache:
     """LRU cache of compiled cvxpy programs keyed by structure (DPP re-solves without recompiling)."""
 
-    def __init__(self, size: int = 32):
+    def __init__(self, size: int = PROGRAM_CACHE_SIZE):
         self.size = size
         self._store: OrderedDict = OrderedDict()
 

@@ -24,7 +24,7 @@ from ..linalg.kkt import equilibrated_kkt
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLVED, Solution
-from ..settings import Tolerance
+from ..settings import KKT_DENSE_MAX, KKT_SOLVE_RTOL, Tolerance
 from ..model.rows import assemble_multipliers
 from .base import Formulation, common_reject
 
@@ -60,8 +60,8 @@ class BilateralKKT(Formulation):
         ok, why = common_reject(problem, cls, need_definite=False)
         if ok and len(problem.unilateral):
             return False, "unilateral contacts need complementarity, not a linear system"
-        if ok and problem.n + problem.m > 3000:
-            return False, "dense KKT pseudo-inverse limited to n + m <= 3000"
+        if ok and problem.n + problem.m > KKT_DENSE_MAX:
+            return False, f"dense KKT pseudo-inverse limited to n + m <= {KKT_DENSE_MAX}"
         return ok, why
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
@@ -93,7 +93,7 @@ class BilateralKKT(Formulation):
                        polish_allowed=False,  # a direct solve: polishing could trade min-norm for round-off
                        extras={"consistency": consistency, "solution_directions": N})
         sol.times = {"lstsq": time.perf_counter() - t0}
-        if consistency > 1e-9:
+        if consistency > KKT_SOLVE_RTOL:
             sol.status = INFEASIBLE  # claimed; finalize decides between Farkas (infeasible) and ray (unbounded)
             sol.message = f"KKT system inconsistent (residual {consistency:.2e})"
             return sol

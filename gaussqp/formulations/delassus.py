@@ -29,7 +29,7 @@ from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, SOLVED, FAILED, Solution
-from ..settings import Tolerance
+from ..settings import BILATERAL_GAP_RTOL, ELIMINATION_DENSE_MAX, Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import solve_program
 from .base import Formulation, common_reject
@@ -87,8 +87,8 @@ class LCPLemke(Formulation):
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         ok, why = common_reject(problem, cls, need_definite=True)
-        if ok and problem.n > 4000:
-            return False, "dense Delassus elimination limited to n <= 4000"
+        if ok and problem.n > ELIMINATION_DENSE_MAX:
+            return False, f"dense Delassus elimination limited to n <= {ELIMINATION_DENSE_MAX}"
         return ok, why
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
@@ -114,7 +114,7 @@ class LCPLemke(Formulation):
         lam_b = -cd.A_nb_pinv @ (cd.A_bu @ lam_u + cd.w_b) if cd.J_b.shape[0] else np.zeros(0)
         if cd.J_b.shape[0]:
             gap = np.abs(cd.A_nb @ lam_b + cd.A_bu @ lam_u + cd.w_b).max()
-            if gap > 1e-8 * max(1.0, np.abs(cd.w_b).max()):
+            if gap > BILATERAL_GAP_RTOL * max(1.0, np.abs(cd.w_b).max()):
                 sol.status = INFEASIBLE
                 sol.message = "bilateral rows incompatible (tutorial (17) has no solution)"
                 return sol

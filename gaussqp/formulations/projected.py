@@ -30,7 +30,7 @@ from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, Solution
-from ..settings import Tolerance
+from ..settings import BILATERAL_COMPAT_RTOL, PROJECTED_SPARSE_MAX, Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import solve_program
 from .base import Formulation, common_reject
@@ -69,8 +69,8 @@ class ProjectedEliminated(Formulation):
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         ok, why = common_reject(problem, cls, need_definite=True)
-        if ok and problem.sparse and problem.n > 3000:
-            return False, "dense elimination limited to n <= 3000"
+        if ok and problem.sparse and problem.n > PROJECTED_SPARSE_MAX:
+            return False, f"dense elimination limited to n <= {PROJECTED_SPARSE_MAX}"
         return ok, why
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
@@ -81,7 +81,7 @@ class ProjectedEliminated(Formulation):
         E, e = problem.equalities
         extras = {"P": cd.P, "Mc_inv": cd.Mc_inv, "A_c": cd.A_c, "w_c": cd.w_c}
         # bilateral compatibility: a_b must satisfy J_b a_b + b_b = 0 (fails when b_b ∉ im J_b)
-        if Jb.shape[0] and np.abs(Jb @ cd.a_b + e).max() > 1e-9 * max(1.0, np.abs(e).max()):
+        if Jb.shape[0] and np.abs(Jb @ cd.a_b + e).max() > BILATERAL_COMPAT_RTOL * max(1.0, np.abs(e).max()):
             return Solution(problem=problem, status=INFEASIBLE, formulation=self.name, solver="numpy",
                             message="bilateral rows incompatible: J_b a_b + b_b != 0", extras=extras)
         Z = null_space(Jb) if Jb.shape[0] else np.eye(n)

@@ -26,7 +26,7 @@ from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions
-from ..settings import ENUMERATION_MAX
+from ..settings import ELIMINATION_DENSE_MAX, ENUMERATION_MAX
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
 from ..friction.verdict import enumeration_certificate, sliding_verdict
 from ..results import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
@@ -58,8 +58,8 @@ class SlidingLCP(SlidingFormulation):
         ok, why = common_reject(problem, cls, need_definite=True, sliding=True)
         if ok and len(problem.sticking):
             return False, "sticking contacts with sliding ones: the stick/slip problem (use 'sliding_enumeration')"
-        if ok and problem.n > 4000:
-            return False, "dense elimination limited to n <= 4000"
+        if ok and problem.n > ELIMINATION_DENSE_MAX:
+            return False, f"dense elimination limited to n <= {ELIMINATION_DENSE_MAX}"
         return ok, why
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:

@@ -15,7 +15,7 @@ import numpy as np
 from ..friction.cones import DISK
 from ..friction.verdict import StickingVerdict, analyze, singleton_verdict
 from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
-from ..settings import Tolerance
+from ..settings import BOUNDARY_RTOL, Tolerance
 from .sticking_conic import StickingConic
 
 
@@ -63,7 +63,7 @@ def attach_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
     sol.sticking = v
     if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
-            v.margin <= 1e-6 * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
+            v.margin <= BOUNDARY_RTOL * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
         sol.unique["multipliers"] = None
         sol.message = (sol.message + "; " if sol.message else "") + \
             "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"

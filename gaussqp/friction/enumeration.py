@@ -20,7 +20,7 @@ from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
 from ..linalg.polyhedral_cones import cone_is_trivial
 from ..model.problem import ContactProblem
 from .sliding import sliding_tangent
-from ..settings import ENUMERATION_MAX, PIECE_RTOL, SAME_RTOL
+from ..settings import ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, SAME_RTOL, SOLVE_COND_MAX
 
 
 # ---------------------------------------------------------------------------- enumeration
@@ -269,7 +269,7 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
             cond = np.linalg.cond(Aeq)
         except np.linalg.LinAlgError:
             cond = np.inf
-        if cond < 1e12:
+        if cond < SOLVE_COND_MAX:
             y = np.linalg.solve(Aeq, beq)
             ymag = max(1.0, float(np.abs(y).max()))
             ok = (G @ y - h).min(initial=0.0) >= -tol * ymag
@@ -289,9 +289,9 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
         raise SolverError(f"piece LP failed: {res.message}")
     y = res.x
     ymag = max(1.0, float(np.abs(y).max()))
-    if np.abs(Aeq @ y - beq).max(initial=0) > 1e-7 * ymag * scale or (G @ y - h).min(initial=0) < -1e-7 * ymag * scale:
+    if np.abs(Aeq @ y - beq).max(initial=0) > PIECE_LP_RTOL * ymag * scale or (G @ y - h).min(initial=0) < -PIECE_LP_RTOL * ymag * scale:
         raise SolverError("piece LP returned a point that fails its constraints")
-    active = (G @ y - h) <= 1e-9 * ymag * scale
+    active = (G @ y - h) <= PIECE_RTOL * ymag * scale
     try:
         t = cone_is_trivial(Aeq, G[active], N)
     except UndecidedError:  # isolation not decided either way: the weaker claim (None) is kept
@@ -329,7 +329,7 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
             res = linprog(-sgn * Za[j], A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * k, method="highs")
             if res.status != 0:
                 raise SolverError(f"acceleration-projection LP failed: {res.message}")
-            if -float(res.fun) > 1e-9:
+            if -float(res.fun) > LP_VALUE_TOL:
                 return False
     return True
 

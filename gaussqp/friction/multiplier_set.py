@@ -45,7 +45,7 @@ from ..model.problem import ContactProblem
 from ..model.scales import unit_floor_scale
 from ..settings import ACTIVE_RTOL
 from .cones import ConeModel, Layout, NormalSelection
-from ..settings import SCALE_DENSE_MAX
+from ..settings import CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL, SCALE_DENSE_MAX
 
 
 def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: np.ndarray | None = None) -> np.ndarray:
@@ -61,7 +61,7 @@ def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: 
     off = slack > active_tol
     if lam_n is not None:
         lu = np.asarray(lam_n)[problem.unilateral]
-        off &= lu <= 1e-6 * max(1.0, float(np.abs(lam_n).max(initial=0.0)))
+        off &= lu <= NEGLIGIBLE_FORCE_RTOL * max(1.0, float(np.abs(lam_n).max(initial=0.0)))
     return problem.unilateral[off]
 
 
@@ -238,7 +238,7 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
                                 None if nu is None else np.asarray(nu.value))
     value = float(r @ yv)
     scale = max(1.0, float(np.abs(yv).max()) * max(1.0, _abs_max(E), _abs_max(G)))
-    if value < -0.5 and viol <= 1e-8 * scale:
+    if value < CONIC_FARKAS_VALUE_MAX and viol <= CONIC_FARKAS_RTOL * scale:
         return ConicFarkas(y=yv, signs=dict(signs), violation=viol, value=value)
     return None
 

@@ -33,7 +33,8 @@ from ..errors import NotApplicableError
 from ..linalg.dense import as_dense
 from ..linalg.delassus import eliminate_bilateral
 from ..model.problem import ContactProblem
-from ..settings import P_MATRIX_EXACT_MAX
+from ..settings import (FIXED_POINT_DIVERGENCE, FIXED_POINT_MAX_ITER, FIXED_POINT_RTOL, P_MATRIX_EXACT_MAX, P_MINOR_RTOL,
+                        SCALE_FLOOR, SOLVE_COND_MAX)
 
 
 def friction_columns(problem: ContactProblem, idx) -> np.ndarray:
@@ -185,7 +186,7 @@ def sliding_lcp(red: SlidingReduction, mu_b=None, mu_u=None) -> ReducedSlidingLC
     Cbar = red.A_nunb + red.A_nutb * mu_b[None, :]
     D = red.A_nu - red.A_tu * mu_u[None, :]
     if mb:
-        if np.linalg.cond(A) > 1e12:
+        if np.linalg.cond(A) > SOLVE_COND_MAX:
             raise NotApplicableError("A_nb - A_tb[μ_b ξ_b] is singular: the LCP (58) does not exist here "
                                      "(use 'sliding_enumeration')")
         AiAbar = np.linalg.solve(A, Abar)
@@ -217,7 +218,7 @@ class PMatrixTest:
     minors_checked: int
 
 
-def p_matrix_test(A: np.ndarray, max_size: int = P_MATRIX_EXACT_MAX, rtol: float = 1e-12) -> PMatrixTest:
+def p_matrix_test(A: np.ndarray, max_size: int = P_MATRIX_EXACT_MAX, rtol: float = P_MINOR_RTOL) -> PMatrixTest:
     """Is every principal minor of ``A`` positive? (Cottle–Pang–Stone Thm 3.3.7: LCP(q, A) has a unique
     solution for every q iff A is a P-matrix.) Exact enumeration of the 2^k - 1 minors, k <= ``max_size``;
     a minor counts as positive when it exceeds ``rtol`` times the product of the row norms (Hadamard
@@ -234,7 +235,7 @@ def p_matrix_test(A: np.ndarray, max_size: int = P_MATRIX_EXACT_MAX, rtol: float
         S = A[subsets[:, :, None], subsets[:, None, :]]
         dets = np.linalg.det(S)
         hb = np.prod(np.linalg.norm(S, axis=2), axis=1)
-        rel = dets / np.maximum(hb, 1e-300)
+        rel = dets / np.maximum(hb, SCALE_FLOOR)
         count += len(subsets)
         j = int(np.argmin(rel))
         if rel[j] < worst:
@@ -253,7 +254,8 @@ class FixedPointResult:
     history: list = field(default_factory=list)
 
 
-def fixed_point(red: SlidingReduction, tol: float = 1e-13, max_iter: int = 10_000) -> FixedPointResult:
+def fixed_point(red: SlidingReduction, tol: float = FIXED_POINT_RTOL,
+                max_iter: int = FIXED_POINT_MAX_ITER) -> FixedPointResult:
     """Iterate ``λ ← A_nb⁻¹(A_tb[μ]|λ| - w1)`` (tutorial Prop. 9 proof, (39); Prop. 11 with frictionless
     bilateral rows eliminated). Bilateral problems only. ``contraction`` L is the Lipschitz constant of
     the map in the 2-norm: L < 1 certifies existence and uniqueness (Banach), and is implied by (38)."""
@@ -262,7 +264,7 @@ def fixed_point(red: SlidingReduction, tol: float = 1e-13, max_iter: int = 10_00
     A = red.A_nb
     if red.B.size == 0:
         return FixedPointResult(np.zeros(0), True, 0, 0.0, 0.0)
-    if np.linalg.cond(A) > 1e12:
+    if np.linalg.cond(A) > SOLVE_COND_MAX:
         raise NotApplicableError("A_nb is singular: Prop. 9/11 needs A_nb ≻ 0 (independent bilateral rows)")
     K = np.linalg.solve(A, red.A_tb * red.mu_b[None, :])
     L = float(np.linalg.norm(K, 2))
@@ -278,7 +280,7 @@ def fixed_point(red: SlidingReduction, tol: float = 1e-13, max_iter: int = 10_00
         if step <= tol * scale:
             bound = L / (1 - L) * step if L < 1 else float("inf")
             return FixedPointResult(lam, True, it, L, bound, hist)
-        if not np.isfinite(step) or step > 1e12 * scale:
+        if not np.isfinite(step) or step > FIXED_POINT_DIVERGENCE * scale:
             break
     return FixedPointResult(None, False, len(hist), L, float("inf"), hist)
 

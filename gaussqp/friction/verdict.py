@@ -43,6 +43,8 @@ from ..settings import BOUNDARY_EXACT_MAX
 from .sliding import ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
 from ..settings import P_MATRIX_EXACT_MAX
 from ..settings import MU_MAX, MU_RTOL, SINGLETON_DENSE_MAX
+from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_RTOL, IN_ENUMERATION_RTOL, KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL,
+                        MU_BISECTION_MAX, MU_FLOOR, ZERO_FORCE_RTOL)
 
 
 @dataclass
@@ -158,7 +160,7 @@ class _AffineSet:
             if i in self.det:
                 continue
             k = self.L.pos_b[i] if i in self.L.pos_b else self.L.pe + int(np.searchsorted(self.keep, self.L.pos_u[i]))
-            if K.shape[1] and float(np.abs(K[k]).max()) > 1e-9:
+            if K.shape[1] and float(np.abs(K[k]).max()) > KERNEL_COMPONENT_TOL:
                 return None
             out[i] = float(x0[k])
         return out
@@ -200,7 +202,7 @@ def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, norm
 def _zero(aff: _AffineSet) -> float:
     """Forces below 1e-9 of the load's terms ``max(‖M a‖∞, ‖F‖∞)`` count as zero (the rule of
     :func:`singleton_verdict`): a ratio of two solver-noise forces says nothing."""
-    return 1e-9 * aff.load_terms
+    return ZERO_FORCE_RTOL * aff.load_terms
 
 
 def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> float:
@@ -216,7 +218,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
       infeasible (which made μ_min too large).
     """
     L = Layout(p)
-    aff = _AffineSet(p, a, atol, lam_n) if p.n <= 1000 and p.m <= 1000 else None
+    aff = _AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
     if aff is not None:
         normals = aff.pinned_normals(p)
         if normals is not None:
@@ -245,7 +247,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
                 lev, liv = aff.project(lev, liv)
                 got = achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
                 # the solver's point works with its own ratio; one far above ``value`` decides nothing
-                return ("feasible", got) if got <= value * (1 + 1e-6) + _zero(aff) else ("undecided", got)
+                return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
         return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
     st, val = attempt(0.0)
@@ -261,8 +263,8 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
             return float("inf")
     best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
     lo = 0.0
-    for _ in range(200):
-        if hi - lo <= MU_RTOL * max(hi, 1e-12):
+    for _ in range(MU_BISECTION_MAX):
+        if hi - lo <= MU_RTOL * max(hi, MU_FLOOR):
             break
         for frac in (0.5, 0.25, 0.75):  # a backend that decides nothing at the midpoint: try the quarters
             mid = lo + frac * (hi - lo)
@@ -319,7 +321,7 @@ def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t
     load = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
     if p.n <= SINGLETON_DENSE_MAX and p.m <= SINGLETON_DENSE_MAX:
         lam_n, lam_t = _exact_point(p, a, atol, lam_n, lam_t)
-    zero = 1e-9 * load
+    zero = ZERO_FORCE_RTOL * load
     slack, ratio, pinned = {}, 0.0, False
     for i in L.sticking:
         t, nrm = float(np.linalg.norm(lam_t[i])), abs(float(lam_n[i]))
@@ -335,7 +337,7 @@ def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t
     if not feasible and margin is not None and margin > 0:
         margin = None  # a positive margin contradicts the infeasible answer: not measured, never +inf
     return StickingVerdict(feasible=feasible, margin=margin,
-                           boundary_contacts=[i for i, x in slack.items() if x <= 1e-6 * scale] if feasible else [],
+                           boundary_contacts=[i for i, x in slack.items() if x <= BOUNDARY_RTOL * scale] if feasible else [],
                            detaching_contacts=det, mu_min=ratio, active_tolerance=atol,
                            boundary_test="exact (unique multipliers)", signs=signs)
 
@@ -365,7 +367,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     if feasible and best is not None and np.isfinite(best):
         if len(L.sticking) <= BOUNDARY_EXACT_MAX:
             cm = contact_margins(p, a, atol, best_signs, run, lam_n)
-            v.boundary_contacts = [i for i, x in cm.items() if x <= 1e-6 * scale]
+            v.boundary_contacts = [i for i, x in cm.items() if x <= BOUNDARY_RTOL * scale]
         elif best_vars is not None:
             v.boundary_test = "at the max-margin multipliers"
             L2, le, li = best_vars
@@ -376,7 +378,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
                     continue
                 slack = p.friction[i] * best_signs.get(i, 1) * float(L2.normal(i, lev, liv)) - \
                     float(np.linalg.norm(L2.tangent(i, lev)))
-                if slack <= 1e-6 * scale:
+                if slack <= BOUNDARY_RTOL * scale:
                     v.boundary_contacts.append(i)
     if want_mu_min:
         v.mu_min = mu_min(p, a, atol, run, lam_n)
@@ -468,7 +470,7 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
         sol.enumeration = enum
         unique = _uniqueness(p, enum)
         if sol.status == SOLVED and sol.acceleration is not None:
-            found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= 1e-6 * max(1.0, np.abs(s.lam_n).max())
+            found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= IN_ENUMERATION_RTOL * max(1.0, np.abs(s.lam_n).max())
                         for s in enum.solutions)
             sol.in_enumeration = bool(found) or enum.multiplier_multiplicity == "continuum"
     elif pm is not None and pm.holds:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from ..settings import RANK_RTOL, SPARSE_RANK_RTOL
+from ..settings import EIG_RESIDUAL_RTOL, RANK_RTOL, SCALE_FLOOR, SPARSE_RANK_RTOL
 
 
 def as_dense(A) -> np.ndarray:
@@ -21,7 +21,7 @@ def as_dense(A) -> np.ndarray:
 
 def rank_tol(s_max: float, shape: tuple[int, ...]) -> float:
     """Absolute threshold under which a singular value counts as zero."""
-    return max(RANK_RTOL, max(shape, default=1) * np.finfo(float).eps) * max(s_max, 1e-300)
+    return max(RANK_RTOL, max(shape, default=1) * np.finfo(float).eps) * max(s_max, SCALE_FLOOR)
 
 
 def null_space(A: np.ndarray, scale: float | None = None) -> np.ndarray:
@@ -101,7 +101,7 @@ def sparse_full_row_rank(A) -> float | None:
     lam_min, v = float(w[0]), v[:, 0]
     if not (lam_max > 0 and np.isfinite(lam_min)) or lam_min < SPARSE_RANK_RTOL ** 2 * lam_max:
         return None
-    if np.linalg.norm(gram @ v - lam_min * v) > 1e-10 * lam_max * np.linalg.norm(v):
+    if np.linalg.norm(gram @ v - lam_min * v) > EIG_RESIDUAL_RTOL * lam_max * np.linalg.norm(v):
         return None
     return float(np.sqrt(lam_min))
 

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from .dense import as_dense
+from ..settings import KKT_SOLVE_RTOL
 
 
 def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
@@ -30,7 +31,7 @@ def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
     except RuntimeError:
         return None
     if not np.all(np.isfinite(z)) or \
-            np.abs(K @ z - rhs).max(initial=0) > 1e-9 * max(1.0, np.abs(rhs).max(initial=0)):
+            np.abs(K @ z - rhs).max(initial=0) > KKT_SOLVE_RTOL * max(1.0, np.abs(rhs).max(initial=0)):
         return None
     return z
 

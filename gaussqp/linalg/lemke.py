@@ -29,6 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..settings import (LEMKE_PIVOT_TOL, LEMKE_PIVOTS_BASE, LEMKE_PIVOTS_PER_ROW, LEMKE_REFINE_TOL,
+                        LEMKE_TIE_TOL, LEMKE_VERIFY_RTOL, ROUND_OFF)
+
 
 @dataclass
 class LemkeResult:
@@ -46,7 +49,8 @@ class LemkeResult:
 
 
 def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: int | None = None,
-          pivot_tol: float = 1e-12, tie_tol: float = 1e-9, verify_tol: float = 1e-9) -> LemkeResult:
+          pivot_tol: float = LEMKE_PIVOT_TOL, tie_tol: float = LEMKE_TIE_TOL,
+          verify_tol: float = LEMKE_VERIFY_RTOL) -> LemkeResult:
     """Solve LCP(q, M) by Lemke's method with lexicographic anti-cycling.
 
     Parameters
@@ -91,7 +95,7 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
     qs = qs / s
     ds = np.ones(k) if d is None else D * d
     ds = ds / ds.max()
-    max_iter = 50 * k + 100 if max_iter is None else max_iter
+    max_iter = LEMKE_PIVOTS_PER_ROW * k + LEMKE_PIVOTS_BASE if max_iter is None else max_iter
     total, message = 0, ""
     for tt in dict.fromkeys((tie_tol, 0.0)):  # a second run decides ties exactly
         status, it, basis, T, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt)
@@ -143,7 +147,7 @@ def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
     col = M.T @ y
     rel = np.divide(col, np.abs(M).T @ y, out=np.zeros_like(col), where=col > 0)
     # the certificate must beat the round-off of qᵀy itself
-    return float(max(rel.max(initial=0.0), 0.0 if -qy > 1e3 * np.finfo(float).eps * qscale else np.inf))
+    return float(max(rel.max(initial=0.0), 0.0 if -qy > ROUND_OFF * qscale else np.inf))
 
 
 def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
@@ -231,6 +235,6 @@ def _refine(M, q, basis, T, k) -> np.ndarray:
             w = M @ x + q
             return max(np.maximum(0, -x).max(initial=0), np.maximum(0, -w).max(initial=0),
                        np.abs(x * w).max(initial=0))
-        if np.all(zs >= -1e-12) and err(cand) <= err(z):
+        if np.all(zs >= -LEMKE_REFINE_TOL) and err(cand) <= err(z):
             z = np.maximum(cand, 0.0)
     return z

@@ -18,7 +18,7 @@ from scipy.optimize import linprog
 
 from .dense import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
 from ..errors import UndecidedError
-from ..settings import VERIFY_RTOL, ROUND_OFF, MAX_RAY_SUBSETS
+from ..settings import VERIFY_RTOL, ROUND_OFF, MAX_RAY_SUBSETS, EQUILIBRATION_PASSES, HIGHS_ACTIVE_RTOL, LP_VALUE_TOL
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ConeTest:
     detail: str
 
 
-def _equilibrate(A: np.ndarray, passes: int = 20) -> tuple[np.ndarray, np.ndarray]:
+def _equilibrate(A: np.ndarray, passes: int = EQUILIBRATION_PASSES) -> tuple[np.ndarray, np.ndarray]:
     """Row and column scalings ``(r, c)`` making ``diag(r) A diag(c)`` balanced: geometric-mean passes
     (each row, then each column, divided by the geometric mean of its smallest and largest nonzero
     magnitude) — which brings a coefficient that is tiny relative to its row *and* its column up to the
@@ -87,7 +87,7 @@ def _on_kernel(G: np.ndarray, Z: np.ndarray) -> np.ndarray:
     """``B = G Z`` with the entries that are round-off of the product (``|B_ij| <= max(1e3, n)·eps·‖G_i‖``,
     Z orthonormal) set to 0: the LPs are equilibrated, which would otherwise blow them up to size 1."""
     B = G @ Z
-    cut = max(1e3, G.shape[1]) * np.finfo(float).eps * np.linalg.norm(G, axis=1)
+    cut = max(ROUND_OFF, G.shape[1] * np.finfo(float).eps) * np.linalg.norm(G, axis=1)
     B[np.abs(B) <= cut[:, None]] = 0.0
     return B
 
@@ -106,7 +106,7 @@ def _project_active(U: np.ndarray, x: np.ndarray) -> np.ndarray:
     (``|U_i x| <= 1e-6 max|U x|``): removes the solver's 1e-7-level infeasibility so the check runs at
     round-off (a larger violation is left for the check to reject)."""
     ux = U @ x
-    A = np.abs(ux) <= 1e-6 * float(np.abs(ux).max(initial=0.0))
+    A = np.abs(ux) <= HIGHS_ACTIVE_RTOL * float(np.abs(ux).max(initial=0.0))
     if not A.any():
         return x
     return x - np.linalg.lstsq(U[A], ux[A], rcond=None)[0]
@@ -144,7 +144,7 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
     if x is None:
         raise UndecidedError(f"cone LP failed (undecided): {message}")
     val = float(U.sum(axis=0) @ x)
-    if val > 1e-9:
+    if val > LP_VALUE_TOL:
         y = W @ _project_active(U, x)
         if _is_witness(B, y):
             v = Z @ y

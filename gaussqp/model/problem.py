@@ -37,7 +37,7 @@ from .validation import (check_count, check_sparse_mass, labels, flags, matrix, 
                          text, vector)
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, sparse_full_row_rank
 from ..linalg.mass import MassFactor, factor_mass
-from ..settings import MASS_RTOL
+from ..settings import CLASSIFY_DENSE_MAX, MASS_RTOL, MIN_SLIP_NORM, RANK_RTOL, SCALE_FLOOR
 
 
 @dataclass(frozen=True)
@@ -272,7 +272,7 @@ class ContactProblem:
                                            "give the direction of the tangential velocity (in 2D its sign, +1 or -1)")
                 s = vector(f"contacts[{i}].slip", slip[i], d - 1)
                 ns = float(np.linalg.norm(s))
-                if ns < 1e-12:
+                if ns < MIN_SLIP_NORM:
                     raise MissingSlipError(f"contacts[{i}].slip", "is zero",
                                            "give a nonzero slip direction (a sliding contact moves)")
                 slip_arr[i] = s / ns
@@ -447,7 +447,7 @@ class ContactProblem:
         frictional = set(self._modes[self._modes != "frictionless"])
         modes = ("frictionless" if not frictional else
                  "mixed" if len(frictional) > 1 else str(frictional.pop()))
-        small = self.n * self.m <= 4_000_000 and not sp.issparse(self._Jn)
+        small = self.n * self.m <= CLASSIFY_DENSE_MAX and not sp.issparse(self._Jn)
         nrank = matrix_rank(as_dense(self._Jn)) if self.m and small else self._sparse_rank()
         notes = []
         if nrank < self.m:
@@ -470,7 +470,7 @@ class ContactProblem:
         A = as_dense(self._Jn).T
         _, R, _ = sla.qr(A, mode="economic", pivoting=True)
         d = np.abs(np.diag(R))
-        return int(np.sum(d > 1e-10 * max(d.max(), 1e-300))) if d.size else 0
+        return int(np.sum(d > RANK_RTOL * max(d.max(), SCALE_FLOOR))) if d.size else 0
 
     def __repr__(self) -> str:
         c = self.classify()

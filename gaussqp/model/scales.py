@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..linalg.dense import as_dense
+from ..settings import SCALE_DENSE_MAX
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -87,7 +88,7 @@ def _free_accel(problem, s: np.ndarray) -> float:
     F = np.asarray(problem.F, dtype=float)
     if not np.any(F):
         return 0.0
-    if problem.n <= 2000 and not sp.issparse(fac.R):
+    if problem.n <= SCALE_DENSE_MAX and not sp.issparse(fac.R):
         R = as_dense(fac.R)
         y = np.linalg.lstsq(R.T, F, rcond=None)[0]  # R⁺ᵀ F
         a = np.linalg.lstsq(R, y, rcond=None)[0]  # R⁺ R⁺ᵀ F = M⁺ F
