@@ -15,14 +15,14 @@ from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_
 from .formulations import FORMULATIONS, get_formulation, register
 from .model.problem import Contact, ContactProblem
 from .model.system_class import SystemClass
-from .results import Certificate, Solution
+from .results import Certificate, Solution, Status
 from .settings import PRESETS, Tolerance
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Certificate", "CheckReport", "Contact", "ContactProblem", "FORMAT", "FORMULATIONS", "PREFERENCES",
-    "PRESETS", "Solution", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps",
+    "PRESETS", "Solution", "Status", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps",
     "errors", "get_formulation", "load", "load_npz", "loads", "register", "save_npz", "solve",
 ]
 

@@ -13,14 +13,13 @@ import time
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import STRUCTURAL_MAX_N
+from .settings import STRUCTURAL_MAX_N, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .certificates.friction_bounds import friction_bounds
 from .model.problem import ContactProblem
 from .model.scales import data_scales
 from .results import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
-from .settings import get_tolerance
 
 PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("definite", "none", "frictionless"): ["gauss_qp"],

@@ -53,8 +53,9 @@ SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED = (Status.SOLVED, Status.INFEA
 SOLUTION_PRESENT = frozenset({SOLVED, INACCURATE})
 INF_OR_UNB = frozenset({INFEASIBLE, UNBOUNDED})
 
-#: Which verified certificate backs which status: ``certified`` is derived from this table (one of the
-#: ids must hold; for ``solved`` every listed id present must hold and the first must be present).
+#: Which verified certificate backs which status: ``certified`` is derived from this table (the first of
+#: the listed ids that the result carries must hold; for ``solved`` that is ``kkt_residuals``, which must
+#: be present, and every id of :data:`ALSO_REQUIRED_WHEN_SOLVED` that is present must hold too).
 CERTIFYING: dict[Status, tuple[str, ...]] = {
     SOLVED: ("kkt_residuals",),
     INFEASIBLE: ("farkas", "coulomb_farkas", "sliding_enumeration"),
@@ -154,7 +155,7 @@ class Solution:
     """
 
     problem: ContactProblem
-    status: str
+    status: Status
     formulation: str
     solver: str
     acceleration: np.ndarray | None = None

@@ -395,7 +395,7 @@ POLISH_MAX = 2000
 P_MATRIX_EXACT_MAX = 16
 
 #: above this many coordinates a singular or sparse M gets the Jacobi estimate of M⁺F in
-#: :func:`acceleration_scale` instead of a dense least-squares solve, and a sparse-factored M the bound
+#: :func:`gaussqp.model.scales.acceleration_scale` instead of a dense least-squares solve, and a sparse-factored M the bound
 #: ``‖S F‖₂ / λ_min⁺`` in the data scales' free acceleration (:mod:`gaussqp.model.scales`)
 SCALE_DENSE_MAX = 2000
 

@@ -32,20 +32,35 @@ def _modules():
         yield f, name, (parts[:-1] if is_pkg else parts[:-1])
 
 
+def _is_type_checking(node) -> bool:
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
 def _imports(f, pkg):
-    """(target module or package, imported names, at load time?) of every relative import of ``f``."""
+    """(target module or package, imported names, at load time?) of every import of ``f`` from gaussqp,
+    relative or absolute. Only imports inside a function body or under ``if TYPE_CHECKING`` are not at
+    load time (any other ``if`` still runs at import)."""
     tree = ast.parse(f.read_text())
     lazy = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.If)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _is_type_checking(node):
             for sub in ast.walk(node):
                 if sub is not node:
                     lazy.add(id(sub))
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = pkg[: len(pkg) - (node.level - 1)]
-            target = ".".join(base + ([node.module] if node.module else []))
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif node.module and (node.module == "gaussqp" or node.module.startswith("gaussqp.")):
+                target = node.module
+            else:
+                continue
             yield target, [a.name for a in node.names], id(node) not in lazy
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("gaussqp."):
+                    yield a.name, [], id(node) not in lazy
 
 
 def _layer(module: str) -> int:

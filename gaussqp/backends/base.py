@@ -44,7 +44,8 @@ def silence_c_stdout():
     would corrupt the CLI's ``--json`` output)."""
     fd = 1  # C libraries write to the process's descriptor 1 whatever Python's sys.stdout is (pytest, Jupyter)
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None under pythonw and some services
+            sys.stdout.flush()
         saved = os.dup(fd)
     except (OSError, ValueError):  # no descriptor 1 (closed): nothing to silence
         yield

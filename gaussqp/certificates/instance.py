@@ -1,12 +1,12 @@
 """Certificates of the solution of *this* instance (docs/DESIGN.md §4.2, beyond the papers).
 
-- ``kkt_residuals``: residuals of the returned point, recomputed in the original variables;
 - ``farkas``: a verified Farkas vector when the constraint set is empty;
 - ``unbounded_ray``: a verified ray ``v ∈ ker M``, feasible, ``Fᵀv < 0`` (singular M);
 - ``unique_acceleration`` / ``unique_multipliers``: exact decisions by LP plus rank tests
   (the optimal face of F1 and the multiplier polyhedron are singletons or not).
 
-:func:`gaussqp.certificates.judge.finalize` applies them to any formulation's raw answer, so every
+(The residuals of the returned point, ``kkt_residuals``, are computed in
+:mod:`gaussqp.certificates.residuals`.) :func:`gaussqp.certificates.judge.finalize` applies them to any formulation's raw answer, so every
 route is judged by the same rules, and downgrades a claimed success that fails our residual check.
 """
 
@@ -23,9 +23,8 @@ from ..linalg.dense import as_dense, matrix_rank, row_rank
 from ..model.problem import ContactProblem
 from ..linalg.kkt import equilibrated_kkt, guess_active
 from ..results import Certificate
-from ..settings import ACTIVE_RTOL
-from ..settings import ROUNDOFF_MULTIPLE, FORWARD_ERROR_MAX
-from ..settings import CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, KKT_RANK_MULTIPLE, VERIFY_RTOL
+from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
+                        KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, VERIFY_RTOL)
 
 
 def verify_farkas(problem: ContactProblem) -> Certificate | None:

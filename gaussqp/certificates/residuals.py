@@ -1,15 +1,17 @@
 """The residuals of an answer (a, λ) in the original variables, each row at its own scale from the data.
 
 Tutorial (3)–(5) (dynamics, constraint rows, complementarity) and (35) (the sliding law); the scales
-are those of :func:`gaussqp.model.scales.data_scales`.
+are those of :func:`gaussqp.model.scales.data_scales`. :func:`data_row_residuals` judges a point of the
+sticking MLCP without cones (the two-stage route of F4/F5) the same way.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
-from ..model.scales import data_scales, relative
+from ..model.scales import acceleration_scale, data_scales, relative
 
 
 def _mul(A, x):
@@ -64,4 +66,53 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
         law = [np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() * sc.normal_weight[i]
                for i in Sl]
         out["sliding_law"] = float(max(law)) / sc.force
+    return out
+
+
+def _row_abs_sums(A) -> np.ndarray:
+    if sp.issparse(A):
+        return np.asarray(abs(A).sum(axis=1)).ravel()
+    return np.abs(np.asarray(A, dtype=float)).sum(axis=1) if A.shape[0] else np.zeros(0)
+
+
+def data_row_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray | None = None,
+                       lam_t: np.ndarray | None = None) -> dict[str, float]:
+    """Residuals of a point of the sticking MLCP without cones (F1 with the sticking tangents as
+    equalities), row by row, each at its own row's scale *from the data* (never from the point judged):
+
+    - ``equalities``: ``|E_i a + e_i| / (|e_i| + ‖E_i‖₁ U)`` over the bilateral normal rows and the
+      sticking tangent rows ``T a + c = 0``;
+    - ``inequalities``: ``max(0, -(G_i a + g_i)) / (|g_i| + ‖G_i‖₁ U)`` over the unilateral rows;
+    - ``dynamics`` (with multipliers): ``|M a + F - Jᵀλ|_i / (|F_i| + ‖M_i‖₁ U)``,
+
+    with U = :func:`acceleration_scale`. A row whose data scale is 0 (a zero row with zero drift, or
+    a dynamics row with ``F_i = 0`` and ``M_i = 0``) is measured against the largest row scale of its
+    block. A garbage point (``|a| ≈ 1e8`` violating ``T a + c = 0`` by 10) therefore fails, whereas a
+    test relative to ``‖J a‖`` lets it pass."""
+    p = problem
+    U = acceleration_scale(p)
+    a = np.asarray(a, dtype=float)
+    out = {}
+
+    def rel(res: np.ndarray, scale: np.ndarray) -> float:
+        if res.size == 0:
+            return 0.0
+        floor = float(scale.max(initial=0.0))
+        sc = np.where(scale > 0, scale, floor)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(sc > 0, res / np.where(sc > 0, sc, 1.0), np.where(res > 0, np.inf, 0.0))
+        return float(r.max(initial=0.0))
+
+    E, e = p.equalities
+    G, g = p.inequalities
+    out["equalities"] = rel(np.abs(np.asarray(E @ a).ravel() + e) if E.shape[0] else np.zeros(0),
+                            np.abs(e) + _row_abs_sums(E) * U)
+    out["inequalities"] = rel(np.maximum(0.0, -(np.asarray(G @ a).ravel() + g)) if G.shape[0] else np.zeros(0),
+                              np.abs(g) + _row_abs_sums(G) * U)
+    if lam_n is not None:
+        gen = np.asarray(p.J_n.T @ lam_n).ravel() if p.m else np.zeros(p.n)
+        if lam_t is not None and p.J_t.shape[0]:
+            gen = gen + np.asarray(p.J_t.T @ np.asarray(lam_t).ravel()).ravel()
+        r = np.abs(np.asarray(p.M @ a).ravel() + p.F - gen)
+        out["dynamics"] = rel(r, np.abs(p.F) + _row_abs_sums(p.M) * U)
     return out

@@ -38,7 +38,7 @@ class Formulation(ABC):
 
     @abstractmethod
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
-        """Raw answer (status, a, λ) before :func:`finalize` judges it."""
+        """Raw answer (status, a, λ) before :func:`gaussqp.certificates.judge.finalize` judges it."""
 
     def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
               verdict: bool = True) -> Solution:

@@ -9,7 +9,7 @@
 Moore–Penrose inverse: ``z = K⁺r`` is the min-norm solution and all solutions are
 ``z = K⁺r + (I - K⁺K)y`` (tutorial App. E; sticking (26)-(33), Prop. 14). ``ker K`` is built from
 ker M and ker Eᵀ (:func:`kkt_kernel`) and returned as ``extras["solution_directions"]``. An inconsistent
-system (``K K⁺ r ≠ r``) is reported infeasible or unbounded, which :func:`finalize`
+system (``K K⁺ r ≠ r``) is reported infeasible or unbounded, which :func:`gaussqp.certificates.judge.finalize`
 certifies with a Farkas vector or a ray in ker M ∩ ker E.
 """
 

@@ -10,7 +10,7 @@ written as ``½‖Cλ‖² + wᵀλ`` with ``C = R⁻ᵀJᵀ`` (``M = RᵀR``), 
 ``lcp_lemke`` (tutorial (9), (31)-(33); inertial (20)): the bilateral multipliers are
 eliminated (tutorial (17)), leaving ``0 <= λ_u ⟂ A_c λ_u + w_c >= 0`` with the constrained
 Delassus matrix; solved by :func:`gaussqp.linalg.lemke.lemke`. Ray termination on this PSD
-(copositive-plus) matrix means the LCP is infeasible, which :func:`finalize` turns into a
+(copositive-plus) matrix means the LCP is infeasible, which :func:`gaussqp.certificates.judge.finalize` turns into a
 verified Farkas certificate.
 """
 

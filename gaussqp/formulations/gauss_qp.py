@@ -26,11 +26,10 @@ from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..model.scales import data_scales
 from ..results import SOLUTION_PRESENT, Solution
-from ..settings import Tolerance
+from ..settings import PARAM_ENTRIES_MAX, Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import solve_program
 from .base import PROGRAMS, Formulation, common_reject
-from ..settings import PARAM_ENTRIES_MAX
 
 
 def _scale_rows_cols(A, rows: np.ndarray, cols: np.ndarray):

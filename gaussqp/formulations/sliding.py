@@ -11,7 +11,7 @@
   (:data:`gaussqp.settings.ENUMERATION_MAX`); also singular M.
 
 Sliding problems may have no solution or several (Painlevé paradoxes, jamming): the verdict attached
-to every answer (:func:`sliding_verdict`) says so, from the enumeration when the problem is small
+to every answer unless ``solve(..., verdict=False)`` (:func:`gaussqp.friction.verdict.sliding_verdict`) says so, from the enumeration when the problem is small
 enough, else from the exact P-matrix test of the LCP matrix (58) (unique for every load iff P).
 """
 
@@ -26,18 +26,17 @@ from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions
-from ..settings import ELIMINATION_DENSE_MAX, ENUMERATION_MAX
+from ..settings import ELIMINATION_DENSE_MAX, ENUMERATION_MAX, Tolerance
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
 from ..friction.verdict import enumeration_certificate, sliding_verdict
 from ..results import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
-from ..settings import Tolerance
 from .base import Formulation, common_reject
 
 
 
 
 class SlidingFormulation(Formulation):
-    """An F6 route: :func:`finalize` checks the returned point, then :func:`sliding_verdict` says how many
+    """An F6 route: :func:`gaussqp.certificates.judge.finalize` checks the returned point, then :func:`sliding_verdict` says how many
     solutions the instance has."""
 
     id = "F6"

@@ -42,7 +42,8 @@ import cvxpy as cp
 import numpy as np
 
 from ..friction.cones import ConeModel, DISK, Layout, cone_constraints
-from ..friction.multiplier_set import active_tolerance, conic_farkas, data_row_residuals, detaching, multiplier_set_constraints
+from ..friction.multiplier_set import active_tolerance, conic_farkas, detaching, multiplier_set_constraints
+from ..certificates.residuals import data_row_residuals
 from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import unit_floor_scale
@@ -50,10 +51,9 @@ from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
-from ..settings import Tolerance
+from ..settings import PARAM_ENTRIES_MAX, Tolerance
 from ..backends import solve_program
 from .base import PROGRAMS, Formulation
-from ..settings import PARAM_ENTRIES_MAX
 
 
 class StickingConic(Formulation):
@@ -191,7 +191,7 @@ class StickingConic(Formulation):
         """No zero-gap point from the one-stage program (gap > 0, infeasible, or a backend failure):
         solve the program with the cones removed (F1, sticking tangents as equalities: the sticking MLCP
         (43)/(65) without the Coulomb disks — *not* the frictionless problem) for a*, check a* and its
-        multipliers row by row at the data's scale (:func:`gaussqp.friction.multiplier_set.data_row_residuals`; a
+        multipliers row by row at the data's scale (:func:`gaussqp.certificates.residuals.data_row_residuals`; a
         failure stops here at ``inaccurate``), then look for multipliers in Λ(a*) ∩ cones; if there are
         none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
         from . import get_formulation

@@ -19,6 +19,7 @@ from ..errors import SolverError, TooLargeError, UndecidedError
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
 from ..linalg.polyhedral_cones import cone_is_trivial
 from ..model.problem import ContactProblem
+from ..model.scales import acceleration_scale
 from .sliding import sliding_tangent
 from ..settings import ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, SAME_RTOL, SOLVE_COND_MAX
 
@@ -67,7 +68,7 @@ class Enumeration:
       multipliers) case, not a paradox.
 
     Accelerations are "the same" when they differ by at most :data:`SAME_RTOL` times
-    ``acceleration_scale``, a unit taken from the data (:func:`gaussqp.friction.multiplier_set.acceleration_scale`),
+    ``acceleration_scale``, a unit taken from the data (:func:`gaussqp.model.scales.acceleration_scale`),
     never from the solutions compared.
     """
 
@@ -95,7 +96,6 @@ class _Units:
 
     @classmethod
     def of(cls, problem: ContactProblem, Jn: np.ndarray, Jt: np.ndarray, M: np.ndarray) -> "_Units":
-        from .multiplier_set import acceleration_scale
 
         ua = acceleration_scale(problem)
         force = max(float(np.abs(problem.F).max(initial=0.0)), float(np.abs(M).sum(axis=1).max(initial=0.0)) * ua)

@@ -43,9 +43,8 @@ import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
 from ..model.scales import unit_floor_scale
-from ..settings import ACTIVE_RTOL
+from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL
 from .cones import ConeModel, Layout, NormalSelection
-from ..settings import CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL, SCALE_DENSE_MAX
 
 
 def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: np.ndarray | None = None) -> np.ndarray:
@@ -63,95 +62,6 @@ def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: 
         lu = np.asarray(lam_n)[problem.unilateral]
         off &= lu <= NEGLIGIBLE_FORCE_RTOL * max(1.0, float(np.abs(lam_n).max(initial=0.0)))
     return problem.unilateral[off]
-
-
-def acceleration_scale(problem: ContactProblem) -> float:
-    """An acceleration unit taken from the data alone, never from an answer being judged.
-
-    The largest of: the free acceleration ``‖M⁺F‖∞`` (the least-squares solution of ``M a + F = 0``:
-    Cholesky when M ≻ 0, a dense least-squares solve up to :data:`SCALE_DENSE_MAX` coordinates, else
-    the Jacobi estimate ``max_j |F_j|/M_jj``), and, row by row, the accelerations the drifts ask for,
-    ``|b_i|/‖n_i‖₂`` (normal rows) and ``|c_j|/‖t_j‖₂`` (tangent rows); zero rows are skipped (they
-    ask for no acceleration). 0 only when F, b and c all vanish (then a = 0 is the natural answer
-    and 0 is the right unit: any nonzero acceleration is a genuine difference)."""
-    from ..linalg.dense import as_dense
-    from ..linalg.mass import solve_mass
-
-    p = problem
-    F = np.asarray(p.F, dtype=float)
-    free = 0.0
-    if np.any(F):
-        x = None
-        try:
-            if p.mass_factor.definite:
-                x = solve_mass(p.M, F)
-            elif not sp.issparse(p.M) and p.n <= SCALE_DENSE_MAX:
-                x = np.linalg.lstsq(as_dense(p.M), -F, rcond=None)[0]
-        except (np.linalg.LinAlgError, RuntimeError, ValueError):
-            x = None
-        if x is None or not np.all(np.isfinite(x)):
-            d = np.abs(np.asarray(p.M.diagonal()).ravel())
-            x = np.where(d > 0, np.abs(F) / np.where(d > 0, d, 1.0), 0.0)
-        free = float(np.abs(x).max(initial=0.0))
-    out = [free]
-    for A, r in ((p.J_n, p.normal_drift), (p.J_t, p.tangent_drift)):
-        if A.shape[0] == 0:
-            continue
-        norms = (np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel()) if sp.issparse(A)
-                 else np.linalg.norm(np.asarray(A, dtype=float), axis=1))
-        nz = norms > 0
-        if np.any(nz):
-            out.append(float((np.abs(np.asarray(r, dtype=float)[nz]) / norms[nz]).max()))
-    return max(out)
-
-
-def _row_abs_sums(A) -> np.ndarray:
-    if sp.issparse(A):
-        return np.asarray(abs(A).sum(axis=1)).ravel()
-    return np.abs(np.asarray(A, dtype=float)).sum(axis=1) if A.shape[0] else np.zeros(0)
-
-
-def data_row_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray | None = None,
-                       lam_t: np.ndarray | None = None) -> dict[str, float]:
-    """Residuals of a point of the sticking MLCP without cones (F1 with the sticking tangents as
-    equalities), row by row, each at its own row's scale *from the data* (never from the point judged):
-
-    - ``equalities``: ``|E_i a + e_i| / (|e_i| + ‖E_i‖₁ U)`` over the bilateral normal rows and the
-      sticking tangent rows ``T a + c = 0``;
-    - ``inequalities``: ``max(0, -(G_i a + g_i)) / (|g_i| + ‖G_i‖₁ U)`` over the unilateral rows;
-    - ``dynamics`` (with multipliers): ``|M a + F - Jᵀλ|_i / (|F_i| + ‖M_i‖₁ U)``,
-
-    with U = :func:`acceleration_scale`. A row whose data scale is 0 (a zero row with zero drift, or
-    a dynamics row with ``F_i = 0`` and ``M_i = 0``) is measured against the largest row scale of its
-    block. A garbage point (``|a| ≈ 1e8`` violating ``T a + c = 0`` by 10) therefore fails, whereas a
-    test relative to ``‖J a‖`` lets it pass."""
-    p = problem
-    U = acceleration_scale(p)
-    a = np.asarray(a, dtype=float)
-    out = {}
-
-    def rel(res: np.ndarray, scale: np.ndarray) -> float:
-        if res.size == 0:
-            return 0.0
-        floor = float(scale.max(initial=0.0))
-        sc = np.where(scale > 0, scale, floor)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(sc > 0, res / np.where(sc > 0, sc, 1.0), np.where(res > 0, np.inf, 0.0))
-        return float(r.max(initial=0.0))
-
-    E, e = p.equalities
-    G, g = p.inequalities
-    out["equalities"] = rel(np.abs(np.asarray(E @ a).ravel() + e) if E.shape[0] else np.zeros(0),
-                            np.abs(e) + _row_abs_sums(E) * U)
-    out["inequalities"] = rel(np.maximum(0.0, -(np.asarray(G @ a).ravel() + g)) if G.shape[0] else np.zeros(0),
-                              np.abs(g) + _row_abs_sums(G) * U)
-    if lam_n is not None:
-        gen = np.asarray(p.J_n.T @ lam_n).ravel() if p.m else np.zeros(p.n)
-        if lam_t is not None and p.J_t.shape[0]:
-            gen = gen + np.asarray(p.J_t.T @ np.asarray(lam_t).ravel()).ravel()
-        r = np.abs(np.asarray(p.M @ a).ravel() + p.F - gen)
-        out["dynamics"] = rel(r, np.abs(p.F) + _row_abs_sums(p.M) * U)
-    return out
 
 
 def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = ACTIVE_RTOL) -> float:

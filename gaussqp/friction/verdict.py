@@ -1,4 +1,8 @@
-"""The sticking verdict: margin, contacts on the cone boundary, detaching contacts, μ_min.
+"""The friction verdicts: the sticking verdict (margin, contacts on the cone boundary, detaching contacts,
+μ_min) and the sliding verdict (how many solutions a sliding problem has, from the exact enumeration or
+the P-matrix test, with the certificates :func:`enumeration_certificate` and :func:`p_matrix_certificate`).
+
+The sticking verdict:
 
 All quantities are computed on the multiplier set Λ(a) of :mod:`gaussqp.friction.multiplier_set` (fixed
 acceleration; its active set needs a tolerance, which is reported):
@@ -32,19 +36,15 @@ import numpy as np
 from ..backends import get_backend, solve_program
 from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
-from ..results import SOLVED, Certificate, Solution
-from ..settings import Tolerance
+from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, Solution
+from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, ENUMERATION_MAX, IN_ENUMERATION_RTOL,
+                        KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_FLOOR, MU_MAX, MU_RTOL,
+                        P_MATRIX_EXACT_MAX, SAME_RTOL, SINGLETON_DENSE_MAX, Tolerance, ZERO_FORCE_RTOL)
 from .cones import DISK, Layout, cone_constraints
 from ..linalg.dense import as_dense
 from .enumeration import Enumeration, enumerate_solutions, enumerated_contacts
-from ..settings import ENUMERATION_MAX, SAME_RTOL
 from .multiplier_set import active_tolerance, detaching, multiplier_set_constraints
-from ..settings import BOUNDARY_EXACT_MAX
 from .sliding import ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
-from ..settings import P_MATRIX_EXACT_MAX
-from ..settings import MU_MAX, MU_RTOL, SINGLETON_DENSE_MAX
-from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_RTOL, IN_ENUMERATION_RTOL, KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL,
-                        MU_BISECTION_MAX, MU_FLOOR, ZERO_FORCE_RTOL)
 
 
 @dataclass
@@ -496,3 +496,37 @@ def _uniqueness(problem: ContactProblem, enum: Enumeration) -> dict:
         Ma = [M @ s.a for s in enum.solutions]
         gf = False if any(np.abs(x - Ma[0]).max(initial=0.0) > SAME_RTOL * unit for x in Ma) else None
     return {"acceleration": a, "generalized_force": gf, "multipliers": _DECIDED.get(enum.multiplier_multiplicity)}
+
+
+def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
+    """Put the :class:`~gaussqp.friction.verdict.StickingVerdict` in ``sol.sticking`` and
+    settle multiplier uniqueness inside the cones: a polyhedral multiplier set that is not a
+    singleton stays non-unique inside the cones when the margin is positive (a neighbourhood of
+    the max-margin point lies in every cone); with margin 0 the question is left undecided."""
+    p = sol.problem
+    if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
+        a, feasible = sol.acceleration, sol.status == SOLVED
+    elif sol.status == INFEASIBLE and "a_cones_removed" in sol.extras:
+        a, feasible = sol.extras["a_cones_removed"], False
+    elif sol.status in (INFEASIBLE, UNBOUNDED):
+        sol.sticking = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
+        return
+    else:
+        return
+    if feasible:
+        um = sol.certificate("unique_multipliers")
+        single = um is not None and bool(um.holds) and bool(um.data.get("rows_independent"))
+        lam = (sol.lambda_normal, sol.lambda_tangent)
+    else:  # the multipliers of F1 (the sticking MLCP without cones) at the same acceleration
+        fm = sol.extras.get("cones_removed_multipliers", {})
+        single, lam = fm.get("rows_independent", False), (fm.get("lambda_normal"), fm.get("lambda_tangent"))
+    if single:
+        v = singleton_verdict(p, a, lam[0], lam[1], feasible)
+    else:
+        v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
+    sol.sticking = v
+    if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
+            v.margin <= BOUNDARY_RTOL * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
+        sol.unique["multipliers"] = None
+        sol.message = (sol.message + "; " if sol.message else "") + \
+            "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"

@@ -31,13 +31,13 @@ from ..errors import (
     TangentShapeError,
     UnknownValueError,
 )
-from ..settings import MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES
+from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES, MIN_SLIP_NORM,
+                        RANK_RTOL, SCALE_FLOOR)
 from .system_class import CONTACT_TYPES, MODES, SystemClass
 from .validation import (check_count, check_sparse_mass, labels, flags, matrix, real_array, real_scalar, short_repr,
                          text, vector)
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, sparse_full_row_rank
 from ..linalg.mass import MassFactor, factor_mass
-from ..settings import CLASSIFY_DENSE_MAX, MASS_RTOL, MIN_SLIP_NORM, RANK_RTOL, SCALE_FLOOR
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,17 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..linalg.dense import as_dense
+from ..linalg.mass import solve_mass
 from ..settings import SCALE_DENSE_MAX
+
+if TYPE_CHECKING:  # annotations only: problem.py does not import this module, but keep the model layer acyclic
+    from .problem import ContactProblem
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -154,3 +159,40 @@ def unit_floor_scale(*arrays) -> float:
     of the sticking verdict, the gap test of F4/F5). Unlike :func:`data_scales` it is not row by row and
     may include the answer being judged; decisions are being moved to :func:`data_scales` (issue #9)."""
     return max([1.0] + [float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays])
+
+
+def acceleration_scale(problem: ContactProblem) -> float:
+    """An acceleration unit taken from the data alone, never from an answer being judged.
+
+    The largest of: the free acceleration ``‖M⁺F‖∞`` (the least-squares solution of ``M a + F = 0``:
+    Cholesky when M ≻ 0, a dense least-squares solve up to :data:`SCALE_DENSE_MAX` coordinates, else
+    the Jacobi estimate ``max_j |F_j|/M_jj``), and, row by row, the accelerations the drifts ask for,
+    ``|b_i|/‖n_i‖₂`` (normal rows) and ``|c_j|/‖t_j‖₂`` (tangent rows); zero rows are skipped (they
+    ask for no acceleration). 0 only when F, b and c all vanish (then a = 0 is the natural answer
+    and 0 is the right unit: any nonzero acceleration is a genuine difference)."""
+    p = problem
+    F = np.asarray(p.F, dtype=float)
+    free = 0.0
+    if np.any(F):
+        x = None
+        try:
+            if p.mass_factor.definite:
+                x = solve_mass(p.M, F)
+            elif not sp.issparse(p.M) and p.n <= SCALE_DENSE_MAX:
+                x = np.linalg.lstsq(as_dense(p.M), -F, rcond=None)[0]
+        except (np.linalg.LinAlgError, RuntimeError, ValueError):
+            x = None
+        if x is None or not np.all(np.isfinite(x)):
+            d = np.abs(np.asarray(p.M.diagonal()).ravel())
+            x = np.where(d > 0, np.abs(F) / np.where(d > 0, d, 1.0), 0.0)
+        free = float(np.abs(x).max(initial=0.0))
+    out = [free]
+    for A, r in ((p.J_n, p.normal_drift), (p.J_t, p.tangent_drift)):
+        if A.shape[0] == 0:
+            continue
+        norms = (np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel()) if sp.issparse(A)
+                 else np.linalg.norm(np.asarray(A, dtype=float), axis=1))
+        nz = norms > 0
+        if np.any(nz):
+            out.append(float((np.abs(np.asarray(r, dtype=float)[nz]) / norms[nz]).max()))
+    return max(out)

@@ -101,3 +101,10 @@ def test_c_level_output_is_silenced(capfd):
     print("from Python after")
     out = capfd.readouterr().out
     assert "from C" not in out and "from Python after" in out
+
+
+def test_solves_when_python_has_no_stdout(monkeypatch):
+    monkeypatch.setattr("sys.stdout", None)  # pythonw, some services
+    prob, x = _qp()
+    _, status, _ = solve_program(prob, None, "high")
+    assert status == "solved"

@@ -133,7 +133,7 @@ def test_beta2_of_a_symmetric_positive_definite_matrix_is_the_norm_of_its_invers
         assert beta2(S)[0] == pytest.approx(np.linalg.norm(np.linalg.inv(S), 2), rel=1e-8)
 
 
-def test_ladder_prop13_bound_at_quarter_pi():
+def test_ladder_common_mu_bound_at_quarter_pi():
     """Tutorial Fig. 2: the bound is ≈ 0.65 at θ = π/4 in the paper; we get 0.7519 for the rod as modelled
     (I = m L²/12 about the centre, top slipping down, foot slipping away). The paper does not print its
     model; e.g. I = m L²/3 with both slips negative gives 0.643. Ours is validated by the exact test."""
@@ -345,7 +345,7 @@ def test_ladder_common_mu_singularity_is_independent_of_theta(kappa):
     meet on the circle of diameter the rod at central angle 2φ (tan φ = μ) from the instantaneous centre,
     and a force system that only drives the two-contact motion needs cos 2φ = -κ. A uniform rod
     (κ = 1/3) gives √2. Only this zero is θ-free: the P property is lost at the smallest of it and two
-    θ-dependent zeros (1.339 at θ = 0.5; tests/test_examples.py), at √2 only for θ <= 0.340 or >= 0.955."""
+    θ-dependent zeros (1.339 at θ = 0.5; tests/formulations/test_paper_examples.py), at √2 only for θ <= 0.340 or >= 0.955."""
     mu_star = math.sqrt((1 + kappa) / (1 - kappa))
     for theta in np.linspace(0.15, 1.4, 7):
         red = reduce(falling_ladder(theta, inertia=kappa))  # m = 1, l = 1: I = κ

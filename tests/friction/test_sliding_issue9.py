@@ -84,3 +84,26 @@ def test_same_acceleration_is_decided_on_the_data_scale(scale):
     e = enumerate_solutions(p)
     assert e.multiplicity == "unique" and e.multiplier_multiplicity == "continuum"
     assert e.acceleration_scale == pytest.approx(9.81, rel=1e-9)
+
+
+def test_redundant_frictionless_bilateral_rows_with_a_sliding_contact_are_solved_at_any_row_scale():
+    """The sliding reduction eliminates frictionless bilateral rows with the one elimination of
+    linalg.delassus (equilibrated generalized inverse): two copies of a row at scales 1 and 1e4 give the
+    same acceleration and generalized force as one row, and multipliers that satisfy the dynamics."""
+    import gaussqp
+    from gaussqp import Contact, ContactProblem
+
+    M = np.diag([2.0, 1.0, 3.0])
+    F = np.array([0.5, 9.81, -0.2])
+    guide = np.array([1.0, 0.0, 0.3])
+    floor = Contact("unilateral", normal=[0.0, 1.0, 0.0], friction=0.4, mode="sliding",
+                    tangent=[[1.0, 0.0, 0.0]], slip=[1.0])
+    one = ContactProblem(M, F, [Contact("bilateral", normal=guide), floor], dimension=2)
+    two = ContactProblem(M, F, [Contact("bilateral", normal=guide), Contact("bilateral", normal=1e4 * guide), floor],
+                         dimension=2)
+    a1 = gaussqp.solve(one, formulation="sliding_lcp", crosscheck=False)
+    a2 = gaussqp.solve(two, formulation="sliding_lcp", crosscheck=False)
+    assert a1.status == a2.status == "solved" and a2.certified
+    np.testing.assert_allclose(a2.acceleration, a1.acceleration, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a2.generalized_force, a1.generalized_force, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(M @ a2.acceleration + F, a2.generalized_force, rtol=1e-9, atol=1e-9)
