@@ -662,18 +662,25 @@ def test_forward_error_singular_kkt_with_independent_rows_is_infinite():
     assert c.margin < 1e-12
 
 
-def test_forward_error_none_for_sparse_or_large():
+def test_forward_error_none_for_sparse_or_large(monkeypatch):
     p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0], sparse=True)
     assert inst.forward_error(p, np.zeros(2), np.array([1.0]), np.zeros((1, 1))) is None
-    # n + m d <= 1000: n = 998 with one 2-D contact is at the limit, n = 999 beyond it
-    for n, ok in ((998, True), (999, False)):
+    # n + m d <= FORWARD_ERROR_MAX: at the limit computed, beyond it None (limit lowered to keep this fast)
+    monkeypatch.setattr(inst, "FORWARD_ERROR_MAX", 4)
+    for n, ok in ((2, True), (3, False)):
         J = np.zeros((1, n))
-        J[0, 0] = 1.0
-        p = ContactProblem.from_blocks(np.eye(n), np.ones(n), J, [0.0], "unilateral")
-        a = -np.ones(n)
-        a[0] = 0.0
-        c = inst.forward_error(p, a, np.array([1.0]), np.zeros((1, 1)))
+        J[0, 1] = 1.0
+        F = np.zeros(n)
+        F[1] = 1.0
+        p = ContactProblem.from_blocks(np.eye(n), F, J, [0.0], "unilateral")
+        c = inst.forward_error(p, np.zeros(n), np.array([1.0]), np.zeros((1, 1)))
         assert (c is not None) is ok
+
+
+def test_forward_error_default_limit_is_1000():
+    n = 1001  # n + m d = 1001 > 1000
+    p = ContactProblem.from_blocks(np.eye(n), np.ones(n), np.zeros((0, n)), None, [])
+    assert inst.forward_error(p, -np.ones(n), np.zeros(0), np.zeros((0, 1))) is None
 
 
 # ---------------------------------------------------------------------------------------------------- finalize
@@ -844,3 +851,345 @@ def test_finalize_rejected_certificates_fail(monkeypatch):
     s = sol_of(q, None, None, status=UNBOUNDED)
     inst.finalize(s, HIGH)
     assert s.status == FAILED and s.certificates == []
+
+
+# ================================================================ second round: survivors of the first mutation run
+
+def test_roundoff_rows_single_coordinate():
+    # n = 1: the factor is max(n, 1) = 1
+    np.testing.assert_allclose(inst._roundoff_rows(np.array([[3.0]]), np.array([-2.0])), [1000.0 * EPS * 6.0],
+                               rtol=1e-14)
+
+
+def test_ray_with_bilateral_row_exactly_satisfied():
+    # M = diag(1, 0, 0), F = (0, 1, 0), a2 + a3 = 0 (bilateral): v = (0, -1, 1) with E v = 0 but |E||v| = 2 > 0
+    p = ContactProblem(np.diag([1.0, 0.0, 0.0]), [0.0, 1.0, 0.0],
+                       [Contact("bilateral", normal=[0.0, 1.0, 1.0])], dimension=2)
+    c = inst.verify_ray(p)
+    assert c.holds is True and c.data["violation"] == 0.0
+    np.testing.assert_allclose(c.data["ray"], [0.0, -1.0, 1.0], atol=1e-12)
+
+
+def test_ray_with_unilateral_row_exactly_tight():
+    # a2 + a3 >= 0: the ray (0, -1, 1) has G v = 0 (tight) with |G||v| = 2
+    p = uni([[0.0, 1.0, 1.0]], [0.0], M=np.diag([1.0, 0.0, 0.0]), F=[0.0, 1.0, 0.0])
+    c = inst.verify_ray(p)
+    assert c.holds is True and c.data["violation"] == 0.0
+
+
+def test_coulomb_boundary_is_inclusive():
+    # λ_n = 0 (bilateral), |λ_t| = 1e-7: margin -1e-7 equals the bound -1e-7 * max(1, ...) exactly
+    p = _sticking2d([0.5], ["bilateral"])
+    c = inst.coulomb_cone_check(p, np.array([0.0]), np.array([[1e-7]]))
+    assert c.margin == -1e-7 and c.holds is True
+
+
+import scipy.sparse.linalg as _spla  # noqa: E402
+
+_REAL_SPLU = _spla.splu
+
+
+def _fake_splu(monkeypatch, perturb):
+    real = _REAL_SPLU
+
+    class Fake:
+        def __init__(self, K):
+            self.lu = real(K)
+
+        def solve(self, rhs):
+            return perturb(self.lu.solve(rhs))
+    monkeypatch.setattr(_spla, "splu", Fake)
+
+
+def test_sparse_kkt_solve_verifies_the_lu_answer(monkeypatch):
+    M = sp.identity(2, format="csr")
+    J = sp.csr_matrix(np.array([[0.0, 1.0]]))
+    rhs = np.array([0.0, -1.0, 0.0])  # |rhs|max = 1: bound 1e-9
+    _fake_splu(monkeypatch, lambda z: z + np.array([1.5e-9, 0.0, 0.0]))
+    assert inst._sparse_kkt_solve(M, J, rhs) is None
+    _fake_splu(monkeypatch, lambda z: z + np.array([0.5e-9, 0.0, 0.0]))
+    assert inst._sparse_kkt_solve(M, J, rhs) is not None
+    _fake_splu(monkeypatch, lambda z: z + np.array([np.nan, 0.0, 0.0]))
+    assert inst._sparse_kkt_solve(M, J, rhs) is None
+    # |rhs|max = 4: bound 4e-9
+    rhs4 = np.array([0.0, -4.0, 0.0])
+    _fake_splu(monkeypatch, lambda z: z + np.array([3e-9, 0.0, 0.0]))
+    assert inst._sparse_kkt_solve(M, J, rhs4) is not None
+    _fake_splu(monkeypatch, lambda z: z + np.array([5e-9, 0.0, 0.0]))
+    assert inst._sparse_kkt_solve(M, J, rhs4) is None
+
+
+def test_polish_exact_answer_is_not_marked():
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
+    s = sol_of(p, [0.0, 0.0], [1.0])
+    inst.polish(s)
+    assert "polished" not in s.extras  # not lower: nothing to report
+
+
+def test_polish_sparse_negative_multiplier_is_refused_dense_recovers():
+    # F = (0, -1): a* = (0, 1), λ* = 0. From a = 0, λ = 0.5 the row is guessed active; its KKT multiplier is -1.
+    # Sparse LU: refused (nonsingular K, unique multipliers). Dense: bounded least squares gives λ = 0,
+    # which lowers the residual (the dynamics of (0, 0.5) are off by 1.5, of λ = 0 by 1)
+    q = uni([[0.0, 1.0]], [0.0], F=[0.0, -1.0], sparse=True)
+    s = sol_of(q, [0.0, 0.0], [0.5])
+    inst.polish(s)
+    assert "polished" not in s.extras and s.lambda_normal[0] == 0.5
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, -1.0])
+    s = sol_of(p, [0.0, 0.0], [0.5])
+    inst.polish(s)
+    assert "polished" in s.extras and s.lambda_normal[0] == pytest.approx(0.0, abs=1e-14)
+
+
+def test_polish_sparse_small_positive_multiplier():
+    # λ* = 0.5 (< 1): accepted by the sparse path
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 0.5], sparse=True)
+    s = sol_of(p, [1e-4, 1e-6], [0.49])
+    inst.polish(s)
+    assert "polished" in s.extras and s.lambda_normal[0] == pytest.approx(0.5, rel=1e-13)
+
+
+def test_polish_size_limits(monkeypatch):
+    monkeypatch.setattr(inst, "POLISH_MAX", 4)
+    # dense n + m = 4: polished; n + m = 5: not
+    p = uni([[0.0, 1.0], [1.0, 1.0]], [0.0, 1.0], F=[0.0, 1.0])
+    s = sol_of(p, [1e-4, 1e-6], [0.99, 0.0])
+    inst.polish(s)
+    assert "polished" in s.extras
+    p = uni([[0.0, 1.0], [1.0, 1.0], [1.0, 2.0]], [0.0, 1.0, 1.0], F=[0.0, 1.0])
+    s = sol_of(p, [1e-4, 1e-6], [0.99, 0.0, 0.0])
+    inst.polish(s)
+    assert "polished" not in s.extras
+    # sparse: the LU path runs at any size
+    p = uni([[0.0, 1.0], [1.0, 1.0], [1.0, 2.0]], [0.0, 1.0, 1.0], F=[0.0, 1.0], sparse=True)
+    s = sol_of(p, [1e-4, 1e-6], [0.99, 0.0, 0.0])
+    inst.polish(s)
+    assert "polished" in s.extras
+    # sparse with dependent active rows (K singular): the dense fallback is limited too
+    p = uni([[0.0, 1.0], [0.0, 1.0], [1.0, 2.0]], [0.0, 0.0, 1.0], F=[0.0, 1.0], sparse=True)
+    s = sol_of(p, [0.0, 0.0], [0.4, 0.4, 0.0])
+    inst.polish(s)
+    assert "polished" not in s.extras
+    monkeypatch.setattr(inst, "POLISH_MAX", 5)
+    s = sol_of(p, [0.0, 0.0], [0.4, 0.4, 0.0])
+    inst.polish(s)
+    assert "polished" in s.extras and sum(s.lambda_normal[:2]) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_polish_dense_scaled_coordinates():
+    # M = diag(4, 1/4), F = (0, 0.5), a2 >= 0: a* = 0, λ* = 0.5; the equilibration d = (S, 1/w) is not 1
+    p = uni([[0.0, 1.0]], [0.0], M=np.diag([4.0, 0.25]), F=[0.0, 0.5])
+    s = sol_of(p, [1e-4, 1e-5], [0.49])
+    inst.polish(s)
+    np.testing.assert_allclose(s.acceleration, [0.0, 0.0], atol=1e-14)
+    assert s.lambda_normal[0] == pytest.approx(0.5, rel=1e-13)
+
+
+def test_polish_refuses_inconsistent_active_rows():
+    # rows a2 >= 0 and a2 >= 1, both guessed active (large multipliers): the equality system a2 = 0, a2 = 1 has
+    # no solution; its least-squares point must not be taken
+    p = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, -1.0], F=[0.0, 1.0])
+    s = sol_of(p, [0.0, 1.0], [1.0, 1.0], polish=False)
+    inst.polish(s)
+    assert "polished" not in s.extras and s.acceleration.tolist() == [0.0, 1.0]
+
+
+def test_polish_redundant_rows_with_bilateral_row():
+    # bilateral a1 = 0 with multiplier -2 (F1 = -2); unilateral (0,1,0), (0,0,1), (0,1,1) active at a = 0 with
+    # F = (-2, 1, 0): min-norm unilateral λ = (2/3, -1/3, 1/3) (negative), the nonnegative one (1, 0, 0)
+    cs = [Contact("bilateral", normal=[1.0, 0, 0])] + [Contact("unilateral", normal=n)
+                                                        for n in ([0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 1.0])]
+    p = ContactProblem(np.eye(3), [-2.0, 1.0, 0.0], cs, dimension=2)
+    s = sol_of(p, [0.0, 0.0, 0.0], [-1.9, 0.9, 0.0, 0.0])
+    inst.polish(s)
+    assert "polished" in s.extras
+    np.testing.assert_allclose(s.lambda_normal, [-2.0, 1.0, 0.0, 0.0], atol=1e-12)
+
+
+def test_forward_error_scaled_coordinates_relative_to_answer():
+    # M = diag(4, 1/4): S = (1/2, 2); bilateral a1 = 10 (row (1, 0), b = -10), F = 0: ã = a / S;
+    # accel = drift 10 / ‖(J S)‖ = 20; exact a = (10, 0), λ = 40. Offset a2 by 1e-3: ã2 = 5e-4, relative to
+    # amag = max(|ã| = 20, free 0) = 20
+    p = ContactProblem(np.diag([4.0, 0.25]), [0.0, 0.0], [Contact("bilateral", normal=[1.0, 0.0], normal_drift=-10.0)])
+    c = inst.forward_error(p, np.array([10.0, 1e-3]), np.array([40.0]), np.zeros((1, 1)))
+    assert c.data["acceleration"] == pytest.approx(5e-4 / 20.0, rel=1e-9)
+
+
+def test_forward_error_force_and_accel_differ():
+    # M = [[1, .5], [.5, 1]] (S = 1, λ_max(M̃) = 1.5), bilateral a1 = 2 (b = -2), F = 0: accel = 2, force = 3;
+    # exact a = (2, -1) (0.5 a1 + a2 = 0), λ = 2 - 0.5 = 1.5. Answer λ = 6: step 4.5;
+    # zmag = max(|ã| = 2, 6 / force * accel = 4) = 4; err_l = 4.5 * accel / force / max(accel, zmag) = 0.75
+    p = ContactProblem(np.array([[1.0, 0.5], [0.5, 1.0]]), [0.0, 0.0],
+                       [Contact("bilateral", normal=[1.0, 0.0], normal_drift=-2.0)])
+    c = inst.forward_error(p, np.array([2.0, -1.0]), np.array([6.0]), np.zeros((1, 1)))
+    assert c.data["multipliers"] == pytest.approx(0.75, rel=1e-9)
+    assert c.data["acceleration"] < 1e-13
+    c = inst.forward_error(p, np.array([2.0, -1.0]), np.array([1.5 + 0.3]), np.zeros((1, 1)))
+    # zmag = max(2, 1.8 / 3 * 2) = 2: err_l = 0.3 * 2 / 3 / 2
+    assert c.data["multipliers"] == pytest.approx(0.1, rel=1e-9)
+
+
+def test_forward_error_small_scale_problem():
+    # F = (0, 0.01): accel = force = 0.01; λ* = 0.01; answer λ = 0.01 + 1e-5: err_l = 1e-5 / max(0.01, 0.01001)
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 0.01])
+    c = inst.forward_error(p, np.zeros(2), np.array([0.01 + 1e-5]), np.zeros((1, 1)))
+    assert c.data["multipliers"] == pytest.approx(1e-5 / 0.01001, rel=1e-7)
+
+
+def test_forward_error_exact_answer_is_the_roundoff_term():
+    # exact answer: the step is 0; the estimate is the round-off (n + k) eps cond zmag with cond = φ², zmag = 1
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
+    c = inst.forward_error(p, np.zeros(2), np.array([1.0]), np.zeros((1, 1)))
+    phi2 = ((1 + 5 ** 0.5) / 2) ** 2
+    assert c.data["acceleration"] == pytest.approx(3 * EPS * phi2, rel=1e-9)
+    assert c.data["multipliers"] == pytest.approx(3 * EPS * phi2, rel=1e-9)
+    assert c.data["row_rank"] is None and c.data["active_rows"] == 1
+
+
+def test_forward_error_without_rows():
+    # M = I, F = (0, 1), no rows: K̃ = I, cond 1; exact a = (0, -1)
+    p = ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2)
+    c = inst.forward_error(p, np.array([0.0, -1.0]), np.zeros(0), np.zeros((0, 1)))
+    assert c.data["condition"] == 1.0 and c.data["active_rows"] == 0 and c.data["row_rank"] is None
+    assert c.data["multipliers"] == pytest.approx(2 * EPS, rel=1e-9)
+
+
+def test_forward_error_at_rest_exact():
+    # no load, no drift, a = 0 exact: 0 / max(0, 0, tiny) = 0, not 0 / 0
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 0.0])
+    c = inst.forward_error(p, np.zeros(2), np.array([0.0]), np.zeros((1, 1)))
+    assert c.data["acceleration"] == 0.0 and c.margin == 0.0
+
+
+def test_unique_multipliers_margins_and_data():
+    p = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 1.0], F=[0.0, 1.0])
+    c = inst.unique_multipliers(p, np.zeros(2), np.array([1.0, 0.0]))
+    assert c.holds is True and isinstance(c.margin, float) and c.margin > 0
+    assert set(c.data) == {"active_tolerance", "zero_multiplier_tolerance", "witness", "detail"}
+    q = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], F=[0.0, 1.0])
+    c = inst.unique_multipliers(q, np.zeros(2), np.array([0.5, 0.5]))
+    assert c.holds is False and c.margin <= 0 and isinstance(c.data["detail"], str)
+
+
+def test_unique_acceleration_data_keys():
+    c = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
+    assert set(c.data) == {"active_tolerance", "witness", "detail"} and isinstance(c.data["detail"], str)
+
+
+def _texts(c):
+    return (c.id, c.name, c.source, c.implies)
+
+
+def test_certificate_texts():
+    """The user-facing text of every instance certificate (it goes to the JSON output)."""
+    far = inst.verify_farkas(uni([[1.0], [-1.0]], [-3.0, -1.0]))
+    assert _texts(far) == ("farkas", "Farkas vector for an empty constraint set",
+                           "FORMULATIONS §3 (instance); tutorial Assumption 4; Farkas' lemma",
+                           "no acceleration satisfies the bilateral and unilateral constraints: the contact problem "
+                           "is infeasible")
+    ray = inst.verify_ray(ContactProblem(np.diag([1.0, 0.0]), [0.5, 2.0], [], dimension=2))
+    assert _texts(ray) == ("unbounded_ray", "descent ray in ker M",
+                           "FORMULATIONS §3 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
+                           "½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the "
+                           "contact problem")
+    ua = inst.unique_acceleration(ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2), np.zeros(2), np.zeros(0))
+    assert _texts(ua) == ("unique_acceleration", "uniqueness of the acceleration (exact)",
+                          "tutorial Prop. 4 (M ≻ 0: strictly convex F1)", "the acceleration is unique")
+    ua = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
+    assert _texts(ua) == ("unique_acceleration", "uniqueness of the acceleration (exact)",
+                          "FORMULATIONS §3 (LP + rank); singular Prop. 5(a)", "the acceleration is unique")
+    ua = inst.unique_acceleration(_singular_two_rows(), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0]))
+    assert ua.implies == "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"
+    um = inst.unique_multipliers(ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2), np.zeros(2), np.zeros(0))
+    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)", "FORMULATIONS §3",
+                          "no multipliers")
+    um = inst.unique_multipliers(uni([[3.0, 0.0], [0.0, 0.5]], [0.0, 0.0], F=[-3.0, -0.5]), np.zeros(2),
+                                 np.array([1.0, 1.0]))
+    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)",
+                          "tutorial Prop. 3(i), 7(i) (rows independent)",
+                          "the multipliers are unique (independent constraint rows)")
+    q = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 1.0], F=[0.0, 1.0])
+    um = inst.unique_multipliers(q, np.zeros(2), np.array([1.0, 0.0]))
+    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)",
+                          "FORMULATIONS §3 (LP + rank on the multiplier polyhedron)",
+                          "the multipliers are unique although the constraint rows are dependent")
+    q = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], F=[0.0, 1.0])
+    um = inst.unique_multipliers(q, np.zeros(2), np.array([0.5, 0.5]))
+    assert um.implies == ("the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the "
+                          "witness d")
+    cc = inst.coulomb_cone_check(_sticking2d([0.5]), np.array([2.0]), np.array([[0.8]]))
+    assert _texts(cc) == ("coulomb_cones", "returned multipliers in the Coulomb disks",
+                          "sticking (14b)(60d)(65c,d); FORMULATIONS §4",
+                          "every sticking contact force lies in its cone at the returned multipliers")
+    cc = inst.coulomb_cone_check(_sticking2d([0.5]), np.array([2.0]), np.array([[1.5]]))
+    assert cc.implies == ("the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
+                          "multipliers may not be unique, so this does not refute sticking: the exact test is F4")
+    fe = inst.forward_error(uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0]), np.array([1e-3, 0.0]), np.array([1.0]),
+                            np.zeros((1, 1)))
+    assert _texts(fe) == ("forward_error", "forward-error estimate (equilibrated KKT of the active rows)",
+                          "issue #9; Newton/refinement estimate with the condition number of the equilibrated KKT "
+                          "matrix", "the returned (a, λ) is within about 1.0e-03 (relative) of the exact solution of "
+                          "this problem")
+
+
+def test_undecided_certificate_texts(monkeypatch):
+    def boom(*a, **k):
+        raise UndecidedError("test double")
+    monkeypatch.setattr(inst, "cone_is_trivial", boom)
+    ua = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
+    assert _texts(ua) == ("unique_acceleration", "uniqueness of the acceleration (exact)",
+                          "FORMULATIONS §3 (LP + rank); singular Prop. 5(a)", "undecided: test double")
+    q = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], F=[0.0, 1.0])
+    um = inst.unique_multipliers(q, np.zeros(2), np.array([0.5, 0.5]))
+    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)",
+                          "FORMULATIONS §3 (LP + rank on the multiplier polyhedron)", "undecided: test double")
+
+
+def test_finalize_residual_certificate_exact_values(monkeypatch):
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
+    monkeypatch.setattr(inst, "kkt_residuals", lambda *a: {"dynamics": 4e-7, "primal": 0.0})
+    s = inst.finalize(sol_of(p, [0.0, 0.0], [1.0], polish=False), HIGH)
+    kk = s.certificate("kkt_residuals")
+    assert _texts(kk) == ("kkt_residuals", "KKT residuals recomputed in the original variables",
+                          "FORMULATIONS §3 (instance)",
+                          "(a, λ) satisfies dynamics, constraints, signs and complementarity to 1e-06")
+    assert kk.holds is True and kk.margin == pytest.approx(6e-7, rel=1e-12)
+    assert kk.data == {"dynamics": 4e-7, "primal": 0.0}
+    monkeypatch.setattr(inst, "kkt_residuals", lambda *a: {"dynamics": 1e-6})  # at the bound: passes
+    s = inst.finalize(sol_of(p, [0.0, 0.0], [1.0], polish=False), HIGH)
+    assert s.status == SOLVED and s.certificate("kkt_residuals").holds is True
+    monkeypatch.setattr(inst, "kkt_residuals", lambda *a: {"dynamics": 2e-6})
+    s = inst.finalize(sol_of(p, [0.0, 0.0], [1.0], polish=False), HIGH)
+    assert s.status == INACCURATE and s.certificate("kkt_residuals").implies == \
+        "the returned point fails the residual check"
+    assert s.message == "solver claimed success but max residual 2.00e-06 > 1e-06"
+
+
+def test_finalize_messages_join_prior_message(monkeypatch):
+    p = ContactProblem(np.eye(2), [1.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sticking",
+                                                       friction=0.5, tangent=[[1.0, 0.0]])], dimension=2)
+    s = sol_of(p, [0.0, 0.0], [1.0], lam_t=[[1.0]], cones_enforced=ConeModel("disk"), polish=False)
+    s.message = "m"
+    inst.finalize(s, HIGH)
+    assert s.message == "m; multipliers leave the disk cones by 5.00e-01"
+    assert s.certificate("coulomb_cones").implies == "the returned multipliers leave a cone"
+    q = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
+    fake = Certificate(id="forward_error", source="x", holds=None, margin=2e-6, implies="x", data={"condition": 3e12})
+    monkeypatch.setattr(inst, "forward_error", lambda *a: fake)
+    s = sol_of(q, [0.0, 0.0], [1.0])
+    s.message = "m"
+    inst.finalize(s, HIGH)
+    assert s.message.startswith("m; residuals are small but the problem is ill-conditioned (cond 3.0e+12)")
+
+
+def test_finalize_sliding_enumeration_unique_reset():
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
+    s = sol_of(p, None, None, status=INFEASIBLE)
+    s.unique = {"acceleration": True}
+    s.certificates.append(Certificate(id="sliding_enumeration", source="x", holds=True, margin=1.0, implies="x"))
+    inst.finalize(s, HIGH)
+    assert s.unique == {"acceleration": None, "generalized_force": None, "multipliers": None}
+    s = sol_of(p, None, None, status=INFEASIBLE)
+    s.unique = {"acceleration": True}
+    s.certificates.append(Certificate(id="coulomb_farkas", source="x", holds=True, margin=0.25, implies="x"))
+    inst.finalize(s, HIGH)
+    assert s.unique == {"acceleration": None, "generalized_force": None, "multipliers": None}
