@@ -1040,8 +1040,8 @@ def test_forward_error_exact_answer_is_the_roundoff_term():
     p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
     c = inst.forward_error(p, np.zeros(2), np.array([1.0]), np.zeros((1, 1)))
     phi2 = ((1 + 5 ** 0.5) / 2) ** 2
-    assert c.data["acceleration"] == pytest.approx(3 * EPS * phi2, rel=1e-9)
-    assert c.data["multipliers"] == pytest.approx(3 * EPS * phi2, rel=1e-9)
+    assert c.data["acceleration"] == pytest.approx(3 * EPS * phi2, rel=1e-9, abs=0)
+    assert c.data["multipliers"] == pytest.approx(3 * EPS * phi2, rel=1e-9, abs=0)
     assert c.data["row_rank"] is None and c.data["active_rows"] == 1
 
 
@@ -1050,7 +1050,7 @@ def test_forward_error_without_rows():
     p = ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2)
     c = inst.forward_error(p, np.array([0.0, -1.0]), np.zeros(0), np.zeros((0, 1)))
     assert c.data["condition"] == 1.0 and c.data["active_rows"] == 0 and c.data["row_rank"] is None
-    assert c.data["multipliers"] == pytest.approx(2 * EPS, rel=1e-9)
+    assert c.data["multipliers"] == pytest.approx(2 * EPS, rel=1e-9, abs=0)
 
 
 def test_forward_error_at_rest_exact():
@@ -1193,3 +1193,98 @@ def test_finalize_sliding_enumeration_unique_reset():
     s.certificates.append(Certificate(id="coulomb_farkas", source="x", holds=True, margin=0.25, implies="x"))
     inst.finalize(s, HIGH)
     assert s.unique == {"acceleration": None, "generalized_force": None, "multipliers": None}
+
+
+# ================================================================= third round: survivors of the second mutation run
+
+def test_farkas_bilateral_rows_only():
+    # a = 1 and a = 2: y_E = (t, -t) with -t + 2t... e = (-1, -2): eᵀy = -t + 2t = t = -1 -> y = (-1, 1), no y_G
+    p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[1.0], normal_drift=-1.0),
+                                          Contact("bilateral", normal=[1.0], normal_drift=-2.0)], dimension=2)
+    c = inst.verify_farkas(p)
+    assert c.holds is True and c.data["y_unilateral"].shape == (0,)
+    np.testing.assert_allclose(c.data["y_equalities"], [-1.0, 1.0], rtol=1e-9)
+    assert c.margin == pytest.approx(1.0 / (1.0 * 2.0), rel=1e-9)
+
+
+def test_farkas_sign_is_relative_to_the_vector_size(monkeypatch):
+    # rows (1), (-1), (0) [a zero row], drifts (-3, -1, 0); y = (2, 2, -1e-12): |y|max = 2, sign = 0.5e-12 (holds)
+    p = uni([[1.0], [-1.0], [0.0]], [-3.0, -1.0, 0.0])
+    _farkas_with(monkeypatch, [2.0, 2.0, -1e-12])
+    c = inst.verify_farkas(p)
+    assert c.holds is True
+    # margin = -bᵀy / (|y| scale) - stationarity - sign = 8 / (2 * 3) - 0 - 0.5e-12
+    assert c.margin == pytest.approx(8.0 / 6.0 - 0.5e-12, rel=0, abs=1e-15)
+
+
+def test_farkas_bounds_are_inclusive(monkeypatch):
+    # stationarity exactly 1e-9: rows (1), (-1), (1e-9) with y = (1, 1, 1): Jᵀy = 1e-9, |y| = |J| = 1
+    p = uni([[1.0], [-1.0], [1e-9]], [-3.0, -1.0, 0.0])
+    _farkas_with(monkeypatch, [1.0, 1.0, 1.0])
+    c = inst.verify_farkas(p)
+    assert c.data["stationarity"] == 1e-9 and c.holds is True
+    # sign exactly 1e-12 (zero third row)
+    p = uni([[1.0], [-1.0], [0.0]], [-3.0, -1.0, 0.0])
+    _farkas_with(monkeypatch, [1.0, 1.0, -1e-12])
+    assert inst.verify_farkas(p).holds is True
+    # margin exactly 1e-9: drifts (-1e-9, 0), y = (1, 1): not enough (strict)
+    p = uni([[1.0], [-1.0]], [-1e-9, 0.0])
+    _farkas_with(monkeypatch, [1.0, 1.0])
+    c = inst.verify_farkas(p)
+    assert c.margin == 1e-9 and c.holds is False
+
+
+def test_polish_exact_sparse_answer_is_not_marked():
+    # sparse LU is exact here: the recomputed residual equals the old one (0): nothing to report
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0], sparse=True)
+    s = sol_of(p, [0.0, 0.0], [1.0])
+    inst.polish(s)
+    assert "polished" not in s.extras
+
+
+def test_polish_sparse_refuses_negative_multiplier_even_when_better():
+    # a = (0, -2) violates a2 >= 0 by 2 (primal residual 2); the active-set KKT point a = 0 has λ = -1
+    # (dual residual 1): lower, but the sparse path refuses a negative multiplier of a nonsingular K
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, -1.0], sparse=True)
+    s = sol_of(p, [0.0, -2.0], [0.0])
+    inst.polish(s)
+    assert "polished" not in s.extras and s.acceleration.tolist() == [0.0, -2.0]
+
+
+def test_polish_sparse_zero_multiplier_accepted():
+    # F = 0: a* = 0, λ* = 0 exactly (degenerate): a zero multiplier is not negative
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 0.0], sparse=True)
+    s = sol_of(p, [0.0, 1e-6], [1e-3])
+    inst.polish(s)
+    assert "polished" in s.extras and s.lambda_normal[0] == 0.0
+
+
+def test_polish_keeps_min_norm_split_of_redundant_rows():
+    # two identical rows (0, 1), F = (0, 1): the min-norm multipliers (1/2, 1/2) are nonnegative and kept
+    p = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], F=[0.0, 1.0])
+    s = sol_of(p, [0.0, 0.0], [0.4, 0.4])
+    inst.polish(s)
+    assert "polished" in s.extras
+    np.testing.assert_allclose(s.lambda_normal, [0.5, 0.5], rtol=1e-12)
+
+
+def test_guess_active_row_scale_below_one():
+    # F = (0, 0.25): accel = force = 0.25, row scale 0.25; slack 0.1 -> ĝ = 0.4; λ = 0.05 -> λ̂ = 0.2 < 0.4
+    p = uni([[0.0, 1.0]], [0.0], F=[0.0, 0.25])
+    assert inst.guess_active(p, np.array([0.0, 0.1]), np.array([0.05])).tolist() == [False]
+    assert inst.guess_active(p, np.array([0.0, 0.1]), np.array([0.1])).tolist() == [True]
+
+
+def test_forward_error_zero_mass_no_rows():
+    # M = 0, F = 0, no rows: K̃ = 0, rank 0, condition infinite
+    p = ContactProblem(np.zeros((1, 1)), [0.0], [], dimension=2)
+    c = inst.forward_error(p, np.zeros(1), np.zeros(0), np.zeros((0, 1)))
+    assert c.data["condition"] == float("inf") and c.data["active_rows"] == 0
+
+
+def test_forward_error_one_coordinate():
+    # n = 1, M = 2, F = 4: a* = -2 exact; K̃ = [1]: condition 1, the estimate is the round-off 1 eps * 1 * zmag 2 / 2
+    p = ContactProblem(np.array([[2.0]]), [4.0], [], dimension=2)
+    c = inst.forward_error(p, np.array([-2.0]), np.zeros(0), np.zeros((0, 1)))
+    assert c.data["condition"] == 1.0
+    assert c.data["acceleration"] == pytest.approx(EPS, rel=1e-9, abs=0)

@@ -180,7 +180,7 @@ def test_c4_small_violation_thresholds():
     assert bad.holds is False and bad.margin == pytest.approx(-2e-9, rel=1e-6)
     # F ⟂ ker M up to 1e-12
     f = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [1.0, 0.5e-12], [uni([1.0, 0.0])]))
-    assert f.holds is False and f.margin == pytest.approx(0.5e-12, rel=1e-9)
+    assert f.holds is False and f.margin == pytest.approx(0.5e-12, rel=1e-9, abs=0)
     g = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [1.0, 2e-12], [uni([1.0, 0.0])]))
     assert g.holds is True
 

@@ -1,0 +1,328 @@
+"""Fast unit tests of the sticking verdict (gaussqp.sticking_verdict), issue #9 mutation testing.
+
+Point masses on a floor: M = I, a = 0, load F = (f, 1): Λ(0) is {Σλ_n = 1, Σλ_t = f, λ_n >= 0}, so the
+margin, the per-contact margins and μ_min have closed forms (see each test). Branches that depend on a
+backend's status are driven by a scripted ``run``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gaussqp import sticking as stk
+from gaussqp import sticking_verdict as sv
+from gaussqp.problem import Contact, ContactProblem
+from gaussqp.tolerances import PRESETS
+
+HIGH = PRESETS["high"]
+RUN = sv._Runner("clarabel", HIGH, "qp")
+
+
+def floor(f, mus=(0.5, 0.5), types=None):
+    """Contacts on one point mass, normal (0, 1), tangent (1, 0): Σλ_n = 1, Σλ_t = f at a = 0."""
+    types = types or ["unilateral"] * len(mus)
+    cs = [Contact(t, normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]])
+          for mu, t in zip(mus, types)]
+    return ContactProblem(np.eye(2), [f, 1.0], cs, dimension=2)
+
+
+def single(f, mu=0.5, fn=1.0, typ="unilateral"):
+    c = Contact(typ, normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]])
+    return ContactProblem(np.eye(2), [f, fn], [c], dimension=2)
+
+
+def scripted(*statuses):
+    seq = list(statuses)
+
+    def run(prob):
+        return seq.pop(0)
+    return run
+
+
+# ----------------------------------------------------------------------------------------------------- margin
+
+@pytest.mark.parametrize("f, expected", [(0.2, 0.15), (0.5, 0.0), (-0.7, -0.1)])
+def test_margin_two_contacts_closed_form(f, expected):
+    # max over splits of min_i (μ λ_n,i - |λ_t,i|) <= (μ Σλ_n - |Σλ_t|) / 2 = (0.5 - |f|) / 2, attained symmetrically
+    p = floor(f)
+    val, vars_ = sv.margin(p, np.zeros(2), 1e-7, {}, RUN)
+    assert val == pytest.approx(expected, abs=1e-7)
+    L, le, li = vars_
+    assert L.sticking == [0, 1] and le.shape == (2,) and li.shape == (2,)
+
+
+def test_margin_detaching_contact_gets_no_slack():
+    # contact 1 detaches (its floor is 1 below: slack n a + b = 1): λ_n,1 = 0, and it must not limit the margin
+    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                  tangent=[[1.0, 0.0]])]
+    p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
+    val, _ = sv.margin(p, np.zeros(2), 1e-7, {}, RUN)
+    assert val == pytest.approx(0.5 - 0.2, abs=1e-7)  # all the load on contact 0
+
+
+def test_margin_statuses():
+    p = floor(0.2)
+    a = np.zeros(2)
+    assert sv.margin(p, a, 1e-7, {}, scripted("unbounded", "solved")) == (float("inf"), None)
+    assert sv.margin(p, a, 1e-7, {}, scripted("unbounded", "infeasible")) == (None, None)
+    assert sv.margin(p, a, 1e-7, {}, scripted("infeasible")) == (None, None)
+    assert sv.margin(p, a, 1e-7, {}, scripted("inaccurate")) == (None, None)
+    assert sv.margin(p, a, 1e-7, {}, scripted("solved")) == (None, None)  # t.value is None: nothing solved
+
+
+def test_margin_all_detaching_infeasible_set_is_not_unbounded():
+    # the only sticking contact detaches (drift 1) but the tangent row needs λ_t = 0.2 with λ_n = 0: t is free,
+    # a backend may say "unbounded" while the set is empty
+    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0]])
+    p = ContactProblem(np.eye(2), [0.2, 0.0], [c], dimension=2)
+    assert sv.margin(p, np.zeros(2), 1e-7, {}, RUN) == (None, None)
+    q = ContactProblem(np.eye(2), [0.0, 0.0], [c], dimension=2)  # no tangential load: feasible, t unbounded
+    assert sv.margin(q, np.zeros(2), 1e-7, {}, RUN) == (float("inf"), None)
+
+
+def test_margin_bilateral_sign_pattern():
+    # bilateral sticking contact pulled: λ_n = -1, λ_t = 0.2; with s = -1 the margin is 0.5 - 0.2, with s = +1
+    # the cone asks |λ_t| + t <= -0.5: t = -0.7
+    p = single(0.2, fn=-1.0, typ="bilateral")
+    assert sv.margin(p, np.zeros(2), 1e-7, {0: -1}, RUN)[0] == pytest.approx(0.3, abs=1e-7)
+    assert sv.margin(p, np.zeros(2), 1e-7, {0: 1}, RUN)[0] == pytest.approx(-0.7, abs=1e-7)
+
+
+# -------------------------------------------------------------------------------------------- contact_margins
+
+def test_contact_margins_closed_form():
+    # contact i alone: max μ λ_n,i - |λ_t,i| with the other inside its cone = μ - |f| (all load on i)
+    cm = sv.contact_margins(floor(0.2), np.zeros(2), 1e-7, {}, RUN)
+    assert set(cm) == {0, 1}
+    assert cm[0] == pytest.approx(0.3, abs=1e-7) and cm[1] == pytest.approx(0.3, abs=1e-7)
+    cm = sv.contact_margins(floor(0.2, mus=(0.5, 0.25)), np.zeros(2), 1e-7, {}, RUN)
+    # contact 1 (μ = 0.25): max 0.25 λ_n2 - |λ_t2| with |λ_t0| <= 0.5 λ_n0: λ_t2 = s costs λ_n0 >= 2|0.2 - s|,
+    # 0.25 (1 - 2|0.2 - s|) - |s| is largest at s = 0: 0.15; contact 0: 0.5 (1 - 4|s|) - |0.2 - s| -> 0.3
+    assert cm[1] == pytest.approx(0.15, abs=1e-7) and cm[0] == pytest.approx(0.3, abs=1e-7)
+
+
+def test_contact_margins_skip_detaching_and_statuses():
+    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                  tangent=[[1.0, 0.0]])]
+    p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
+    cm = sv.contact_margins(p, np.zeros(2), 1e-7, {}, RUN)
+    assert list(cm) == [0] and cm[0] == pytest.approx(0.3, abs=1e-7)
+    q = floor(0.2)
+    assert sv.contact_margins(q, np.zeros(2), 1e-7, {}, scripted("unbounded", "solved", "infeasible", "failed")) \
+        == pytest.approx({0: float("inf"), 1: float("nan")}, nan_ok=True)
+    out = sv.contact_margins(q, np.zeros(2), 1e-7, {}, scripted("unbounded", "infeasible", "inaccurate"))
+    assert np.isnan(out[0]) and np.isnan(out[1])
+
+
+def test_contact_margins_use_sign():
+    p = single(0.2, fn=-1.0, typ="bilateral")
+    assert sv.contact_margins(p, np.zeros(2), 1e-7, {0: -1}, RUN)[0] == pytest.approx(0.3, abs=1e-7)
+
+
+# ------------------------------------------------------------------------------------------------------ mu_min
+
+@pytest.mark.parametrize("f", [0.2, -0.3])
+def test_mu_min_bisection_closed_form(f):
+    # Σ|λ_t| >= |f| and Σλ_n = 1: the smallest common μ is |f| (normals not pinned: bisection)
+    assert sv.mu_min(floor(f), np.zeros(2), 1e-7, RUN) == pytest.approx(abs(f), rel=1e-6)
+
+
+def test_mu_min_zero_and_large_and_infinite():
+    assert sv.mu_min(floor(0.0), np.zeros(2), 1e-7, RUN) == 0.0
+    # μ_min = 3 > max(1, μ_i): the upper end grows by 4
+    assert sv.mu_min(floor(3.0, mus=(0.1, 0.1)), np.zeros(2), 1e-7, RUN) == pytest.approx(3.0, rel=1e-6)
+    # no normal force: no μ works
+    c = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+         Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])]
+    p = ContactProblem(np.eye(2), [0.2, 0.0], c, dimension=2)
+    assert sv.mu_min(p, np.zeros(2), 1e-7, RUN) == float("inf")
+
+
+def test_mu_min_direct_when_normals_pinned():
+    # normals (0,1,0) and (0,0,1) pinned at 1 and 2, one shared tangent (1,0,0) carrying 0.6: μ_min = 0.6 / 3
+    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
+    aff = sv._AffineSet(p, np.zeros(3), 1e-7)
+    assert aff.pinned_normals(p) == pytest.approx({0: 1.0, 1: 2.0})
+    assert sv.mu_min(p, np.zeros(3), 1e-7, RUN) == pytest.approx(0.2, rel=1e-7)
+
+
+def test_mu_min_bisection_respects_undecided(monkeypatch):
+    # a backend that decides nothing after the first feasible answer: μ_min is the achieved ratio of that answer
+    calls = []
+
+    def run(prob):
+        calls.append(1)
+        return RUN(prob) if len(calls) <= 2 else "failed"
+    val = sv.mu_min(floor(0.2), np.zeros(2), 1e-7, run)
+    assert 0.2 - 1e-7 <= val <= 1.0 + 1e-9
+
+
+def test_achieved_ratio():
+    p = floor(0.2)
+    L = stk.Layout(p)
+    # λ_eq = (λ_t,0, λ_t,1), λ_in = (λ_n,0, λ_n,1)
+    assert sv.achieved_ratio(p, L, np.array([0.1, 0.3]), np.array([0.5, 0.5]), set(), 1e-12) == pytest.approx(0.6)
+    assert sv.achieved_ratio(p, L, np.array([0.1, 0.3]), np.array([0.5, 0.5]), {1}, 1e-12) == float("inf")
+    assert sv.achieved_ratio(p, L, np.array([0.1, 1e-13]), np.array([0.5, 0.0]), set(), 1e-12) == pytest.approx(0.2)
+    assert sv.achieved_ratio(p, L, np.array([0.1, 1e-12]), np.array([0.5, 0.0]), set(), 1e-12) == pytest.approx(0.2)
+    assert sv.achieved_ratio(p, L, np.array([0.1, 2e-12]), np.array([0.5, 1e-12]), set(), 1e-12) == float("inf")
+    assert sv.achieved_ratio(p, L, np.array([0.1, -0.3]), np.array([-0.5, 1.0]), set(), 1e-12) == pytest.approx(0.3)
+
+
+def test_affine_set_projection():
+    p = floor(0.2)
+    aff = sv._AffineSet(p, np.zeros(2), 1e-7)
+    assert aff.load_terms == 1.0 and aff.det == set()
+    le, li = aff.project(np.array([0.0, 0.0]), np.array([0.0, 0.0]))
+    # min-norm correction onto λ_t0 + λ_t1 = 0.2, λ_n0 + λ_n1 = 1
+    np.testing.assert_allclose(le, [0.1, 0.1], atol=1e-15)
+    np.testing.assert_allclose(li, [0.5, 0.5], atol=1e-15)
+    assert aff.pinned_normals(p) is None
+
+
+# ------------------------------------------------------------------------------------------ singleton_verdict
+
+def test_singleton_interior_and_boundary():
+    p = single(0.2, mu=0.5)
+    v = sv.singleton_verdict(p, np.zeros(2), np.array([1.0 + 1e-5]), np.array([[0.2 - 1e-5]]), True)
+    # put on the affine hull: λ* = (1, 0.2): margin 0.5 - 0.2, μ_min 0.2, interior
+    assert v.margin == pytest.approx(0.3, abs=1e-14) and v.mu_min == pytest.approx(0.2, abs=1e-14)
+    assert v.boundary_contacts == [] and v.detaching_contacts == [] and v.feasible is True
+    assert v.boundary_test == "exact (unique multipliers)" and v.signs == {}
+    assert v.active_tolerance == pytest.approx(1e-7)
+    w = sv.singleton_verdict(single(0.2, mu=0.2), np.zeros(2), np.array([1.0]), np.array([[0.2]]), True)
+    assert abs(w.margin) < 1e-15 and w.boundary_contacts == [0]
+    # just inside, by more than 1e-6 of the load 1: not on the boundary
+    u = sv.singleton_verdict(single(0.2, mu=0.2 + 2e-6), np.zeros(2), np.array([1.0]), np.array([[0.2]]), True)
+    assert u.boundary_contacts == []
+    u = sv.singleton_verdict(single(0.2, mu=0.2 + 0.5e-6), np.zeros(2), np.array([1.0]), np.array([[0.2]]), True)
+    assert u.boundary_contacts == [0]
+
+
+def test_singleton_boundary_scale_is_the_load():
+    # load 10: F = (2, 10), μ = 0.2 + 5e-7: slack 5e-6 <= 1e-6 * 10
+    p = single(2.0, mu=0.2 + 5e-7, fn=10.0)
+    v = sv.singleton_verdict(p, np.zeros(2), np.array([10.0]), np.array([[2.0]]), True)
+    assert v.boundary_contacts == [0] and v.margin == pytest.approx(5e-6, rel=1e-6)
+
+
+def test_singleton_infeasible_positive_margin_not_reported():
+    p = single(0.2, mu=0.5)
+    v = sv.singleton_verdict(p, np.zeros(2), np.array([1.0]), np.array([[0.2]]), False)
+    assert v.margin is None and v.boundary_contacts == [] and v.feasible is False
+    q = single(0.7, mu=0.5)
+    v = sv.singleton_verdict(q, np.zeros(2), np.array([1.0]), np.array([[0.7]]), False)
+    assert v.margin == pytest.approx(-0.2, abs=1e-14) and v.mu_min == pytest.approx(0.7, abs=1e-14)
+    v = sv.singleton_verdict(single(0.5), np.zeros(2), np.array([1.0]), np.array([[0.5]]), False)
+    assert v.margin == 0.0  # not positive: kept
+
+
+def test_singleton_bilateral_sign():
+    p = single(0.2, mu=0.5, fn=-1.0, typ="bilateral")
+    v = sv.singleton_verdict(p, np.zeros(2), np.array([-1.0]), np.array([[0.2]]), True)
+    assert v.signs == {0: -1} and v.margin == pytest.approx(0.3, abs=1e-14)
+    q = single(0.2, mu=0.5, fn=1.0, typ="bilateral")
+    assert sv.singleton_verdict(q, np.zeros(2), np.array([1.0]), np.array([[0.2]]), True).signs == {0: 1}
+    z = single(0.0, mu=0.5, fn=0.0, typ="bilateral")
+    assert sv.singleton_verdict(z, np.zeros(2), np.array([0.0]), np.array([[0.0]]), True).signs == {0: 1}
+
+
+def _detaching_pair(ft):
+    # n = 4: contact 0 on (e2, e1) loaded (λ_n = 1, λ_t = 0.2); contact 1 on (e3, e4) detaching (drift 1),
+    # tangential load ft on e4
+    cs = [Contact("unilateral", normal=[0.0, 1.0, 0, 0], mode="sticking", friction=0.5, tangent=[[1.0, 0, 0, 0]]),
+          Contact("unilateral", normal=[0, 0, 1.0, 0], normal_drift=1.0, mode="sticking", friction=0.5,
+                  tangent=[[0, 0, 0, 1.0]])]
+    return ContactProblem(np.eye(4), [0.2, 1.0, 0.0, ft], cs, dimension=2)
+
+
+def test_singleton_detaching_contact():
+    p = _detaching_pair(0.0)
+    v = sv.singleton_verdict(p, np.zeros(4), np.array([1.0, 0.0]), np.array([[0.2], [0.0]]), True)
+    assert v.detaching_contacts == [1] and v.margin == pytest.approx(0.3, abs=1e-14)
+    assert v.mu_min == pytest.approx(0.2, abs=1e-14)
+    q = _detaching_pair(0.1)  # the detaching contact carries a tangential force: no μ helps
+    v = sv.singleton_verdict(q, np.zeros(4), np.array([1.0, 0.0]), np.array([[0.2], [0.1]]), True)
+    assert v.margin is None and v.mu_min == float("inf") and v.boundary_contacts == []
+
+
+def test_singleton_zero_forces_and_no_contacts():
+    # no tangential force: μ_min 0, margin μ λ_n
+    v = sv.singleton_verdict(single(0.0, mu=0.5), np.zeros(2), np.array([1.0]), np.array([[0.0]]), True)
+    assert v.mu_min == 0.0 and v.margin == pytest.approx(0.5)
+    # tangential force below 1e-9 of the load counts as zero
+    v = sv.singleton_verdict(single(1e-10, mu=0.5), np.zeros(2), np.array([1.0]), np.array([[1e-10]]), True)
+    assert v.mu_min == 0.0
+    v = sv.singleton_verdict(single(2e-9, mu=0.5), np.zeros(2), np.array([1.0]), np.array([[2e-9]]), True)
+    assert v.mu_min == pytest.approx(2e-9)
+    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0])], dimension=2)
+    v = sv.singleton_verdict(p, np.array([0.0, -1.0 + 1.0]), np.array([1.0]), np.zeros((1, 1)), True)
+    assert v.margin == float("inf") and v.mu_min == 0.0
+
+
+def test_singleton_load_uses_ma_terms():
+    # a ≠ 0: load = max(|M a|, |F|); M = I, a = (0, -3) leaving the floor? use a bilateral floor: a2 = 0 forced
+    p = single(0.2, mu=0.2 + 5e-7, fn=1.0, typ="bilateral")
+    # F = (0.2, 1), a = (5, 0) gives M a + F = (5.2, 1): λ_t = 5.2, λ_n = 1 -> boundary test with load 5
+    v = sv.singleton_verdict(p, np.array([5.0, 0.0]), np.array([1.0]), np.array([[5.2]]), True)
+    assert v.mu_min == pytest.approx(5.2) and v.margin == pytest.approx(0.2 + 5e-7 - 5.2)
+
+
+# ---------------------------------------------------------------------------------------------------- analyze
+
+def test_analyze_two_contacts():
+    v = sv.analyze(floor(0.2), np.zeros(2), True, "clarabel", HIGH)
+    assert v.margin == pytest.approx(0.15, abs=1e-7) and v.boundary_contacts == []
+    assert v.mu_min == pytest.approx(0.2, rel=1e-6) and v.boundary_test == "exact"
+    assert v.feasible is True and v.detaching_contacts == [] and v.signs == {}
+    assert v.active_tolerance == pytest.approx(1e-7)
+    w = sv.analyze(floor(0.5), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert abs(w.margin) < 1e-7 and w.boundary_contacts == [0, 1] and w.mu_min is None
+
+
+def test_analyze_boundary_only_for_feasible_finite():
+    v = sv.analyze(floor(0.5), np.zeros(2), False, "clarabel", HIGH, want_mu_min=False)
+    assert v.boundary_contacts == [] and v.feasible is False
+    v = sv.analyze(floor(-0.7), np.zeros(2), None, "clarabel", HIGH, want_mu_min=False)
+    assert v.margin == pytest.approx(-0.1, abs=1e-7) and v.boundary_contacts == []
+
+
+def test_analyze_picks_best_sign_pattern():
+    p = single(0.2, mu=0.5, fn=-1.0, typ="bilateral")
+    v = sv.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.margin == pytest.approx(0.3, abs=1e-7) and v.signs == {0: -1}
+    q = single(0.2, mu=0.5, fn=1.0, typ="bilateral")
+    v = sv.analyze(q, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.margin == pytest.approx(0.3, abs=1e-7) and v.signs == {0: 1}
+
+
+def test_analyze_boundary_at_max_margin_forces(monkeypatch):
+    monkeypatch.setattr(stk, "BOUNDARY_EXACT_MAX", 0)
+    v = sv.analyze(floor(0.5), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.boundary_test == "at the max-margin multipliers" and v.boundary_contacts == [0, 1]
+    v = sv.analyze(floor(0.2), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.boundary_contacts == []
+
+
+def test_analyze_3d_uses_socp():
+    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    p = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
+    v = sv.analyze(p, np.zeros(3), True, "osqp", HIGH)
+    # λ_n = 2, ‖λ_t‖ = 0.5: margin 1 - 0.5, μ_min 0.25
+    assert v.margin == pytest.approx(0.5, abs=1e-6) and v.mu_min == pytest.approx(0.25, rel=1e-6)
+
+
+def test_verdict_as_dict():
+    v = sv.StickingVerdict(feasible=True, margin=float("inf"), boundary_contacts=[1], detaching_contacts=[2],
+                           mu_min=0.5, active_tolerance=1e-7)
+    assert v.as_dict() == {"feasible": True, "margin": "inf", "boundary_contacts": [1], "detaching_contacts": [2],
+                           "mu_min": 0.5, "active_tolerance": 1e-7, "boundary_test": "exact"}
+    w = sv.StickingVerdict(feasible=None, margin=None)
+    assert w.as_dict()["margin"] is None and w.as_dict()["mu_min"] is None
