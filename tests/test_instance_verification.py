@@ -1288,3 +1288,18 @@ def test_forward_error_one_coordinate():
     c = inst.forward_error(p, np.array([-2.0]), np.zeros(0), np.zeros((0, 1)))
     assert c.data["condition"] == 1.0
     assert c.data["acceleration"] == pytest.approx(EPS, rel=1e-9, abs=0)
+
+
+def test_zero_row_and_sparse_kkt_without_warnings():
+    """Zero normal rows are valid input (planar models, issue #9) and must not raise RuntimeWarnings; the sparse
+    KKT solve factors a CSC matrix (no SparseEfficiencyWarning)."""
+    import warnings
+    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0]),
+                                               Contact("unilateral", normal=[0.0, 0.0], normal_drift=1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        active, zero, thr, lthr = inst._active_sets(p, np.zeros(2), np.array([1.0, 1e6]))
+        assert np.isinf(lthr[1])
+        z = inst._sparse_kkt_solve(sp.identity(2, format="csr"), sp.csr_matrix(np.array([[0.0, 1.0]])),
+                                   np.array([0.0, -1.0, 0.0]))
+        np.testing.assert_allclose(z, [0.0, 0.0, 1.0], atol=1e-15)
