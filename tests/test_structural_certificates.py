@@ -406,3 +406,88 @@ def test_stack_skips_empty_and_normalizes():
     S = cert._stack(np.array([[3.0, 4.0]]), np.zeros((0, 2)), None, np.array([[0.0, 2.0]]), n=2)
     np.testing.assert_allclose(S, [[0.6, 0.8], [0.0, 1.0]])
     assert cert._stack(None, n=3).shape == (0, 3)
+
+
+# ------------------------------------------------------------------------------ the user-facing text (JSON output)
+
+def _t(c):
+    return (c.id, c.name, c.source, c.implies)
+
+
+def test_c1_c2_texts():
+    assert _t(cert.c1_kernel(prob(np.eye(2), [0.0, 0.0], []))) == (
+        "C1", "ker M ∩ ker J_b = {0}", "tutorial Prop. 1; sticking Prop. 1",
+        "the KKT matrix (4) is nonsingular: for bilateral constraints a and λ_b are unique for any right-hand side "
+        "(Prop. 1(i))")
+    c = cert.c1_kernel(prob(np.diag([1.0, 0.0]), [0.0, 0.0], [bil([0.0, 1.0]), bil([0.0, 2.0], 1.0)]))
+    assert c.implies == ("redundant equality rows: when they are compatible, a and the generalized force J_bᵀλ_b "
+                         "are unique, λ_b is not (Prop. 1(ii))")
+    c = cert.c1_kernel(prob(np.diag([1.0, 0.0, 0.0]), [0.0, 0.0, 0.0], [bil([0.0, 1.0, 0.0])]))
+    assert c.implies == "ker M ∩ ker J_b ≠ {0}: the bilateral KKT system (4) does not determine a uniquely (Prop. 1)"
+    assert _t(cert.c2_independence(prob(np.eye(2), [0.0, 0.0], []))) == (
+        "C2", "independent constraint rows", "tutorial Prop. 3(i), 7(i)", "no constraints")
+    assert _t(cert.c2_independence(prob(np.eye(2), [0.0, 0.0], [uni([3.0, 0.0])]))) == (
+        "C2", "independent constraint rows", "tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
+        "the multipliers are unique whenever a solution exists; with M ≻ 0, A_c ≻ 0 and the contact LCP has a "
+        "unique solution for every right-hand side")
+    c = cert.c2_independence(prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0]), uni([0.0, 2.0]), uni([1.0, 0.0])]))
+    assert c.implies == ("rows dependent (rank 2 < 3): multipliers may be non-unique; the exact test decides per "
+                         "instance")
+
+
+def test_c3_c4_texts(monkeypatch):
+    src = "tutorial Prop. 3(vi), 7(vii); singular Props. 3(i), 4(i), 6(i)"
+    out = cert.c3_tangent_cone(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
+    assert _t(out[0]) == ("C3", "T_S ∩ ker J_b ∩ ker M = {0}", src,
+                          "F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty")
+    ii = ("C3(ii)", "Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}", "singular Props. 3(ii), 4(ii), 6(ii)")
+    assert _t(out[1]) == ii + ("not needed: C3(i) holds",)
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([0.0, 1.0])]))
+    assert _t(out[0]) == ("C3", "T_S ∩ ker J_b ∩ ker M = {0}", src,
+                          "the cone is not {0}: solvability depends on F (see C3(ii))")
+    assert _t(out[1]) == ii + ("F1 has a minimizer whenever the constraint set is nonempty",)
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, -2.0], [uni([0.0, 1.0])]))
+    assert out[1].implies == "a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible"
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, 0.0], [uni([0.0, 1.0])]))
+    assert out[1].implies == "Fᵀv = 0 on a cone direction: a minimizer may exist but is then not unique"
+    monkeypatch.setattr(cert, "min_linear_on_cone", _boom)
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([0.0, 1.0])]))
+    assert _t(out[1]) == ii + ("undecided: test double",)
+    monkeypatch.setattr(cert, "cone_is_trivial", _boom)
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([0.0, 1.0])]))
+    assert _t(out[0]) == ("C3", "T_S ∩ ker J_b ∩ ker M = {0}", src, "undecided: test double")
+    c4 = ("C4", "uniqueness with singular M", "singular Prop. 5(b)")
+    assert _t(cert.c4_singular_uniqueness(prob(np.eye(2), [0.0, 1.0], []))) == c4 + (
+        "M ≻ 0: at most one acceleration (vacuous form of Prop. 5(b))",)
+    assert _t(cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([1.0, 0.0])]))) == c4 + (
+        "at most one acceleration. Note: with ker M ⊆ ker J and Fᵀe ≠ 0 the objective of F1 decreases without bound "
+        "along ±e, so these conditions in fact exclude any solution (see C3(ii))",)
+    assert _t(cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([0.0, 1.0])]))) == c4 + (
+        "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion",)
+
+
+def test_c5_c6_texts(monkeypatch):
+    c5 = ("C5", "λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", "tutorial Prop. 3(iv), 7(v); inertial Lemma 4")
+    out = cert.c5_lcp_solvability(prob(np.eye(1), [0.0], [uni([1.0], -3.0), uni([-1.0], -1.0)]))
+    assert _t(out[0]) == c5 + ("the constraint set is empty: no solution (a Farkas vector exists)",)
+    out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0], 0.0), uni([0.0, 1.0], 1.0)]))
+    assert _t(out[0]) == c5 + ("the contact LCP is solvable",)
+    assert _t(out[1]) == ("C5(range)", "drift part of w_c in im A_c", "tutorial Prop. 3(v), 7(vi), Remark 2",
+                          "not satisfied: no conclusion (sufficient condition)")
+    monkeypatch.setattr(cert, "_verified_feasible_point", lambda p: None)
+    out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
+    assert out[0].implies == "undecided: neither a Farkas vector nor a feasible point could be verified"
+    out = cert.c6_delassus(prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 0, 1.0])]))
+    assert _t(out[0]) == ("C6", "A_c ≻ 0", "tutorial Prop. 7(i); inertial Prop. 10",
+                          "the constrained contact LCP (31) has a unique solution for every w_c")
+    ang = "I - [Σ cos θ_ji cos θ_ki] ≻ 0"
+    assert _t(out[1]) == ("C6(angles)", ang, "inertial Thm. 1, Prop. 7, Cor. 2-3", "A_c ≻ 0 (kinetic-angle form)")
+    assert _t(out[2]) == ("C6(count)", "m + p <= n", "inertial Cor. 5", "necessary for A_c ≻ 0 holds")
+    out = cert.c6_delassus(prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 1.0, 1.0])]))
+    assert _t(out[1]) == ("C6(angles)", ang, "inertial Thm. 1",
+                          "premises fail (constraints not mutually orthogonal in the kinetic metric); see C6")
+    out = cert.c6_delassus(prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0]), uni([0.0, 1.0]), uni([0.0, 0.0], 1.0)]))
+    assert _t(out[1]) == ("C6(angles)", ang, "inertial Thm. 1",
+                          "premises fail (a zero constraint row has no kinetic angle); see C6")
+    assert out[1].data["kinetic_angles"].shape == (2, 1)
+    assert out[-1].implies == "A_c cannot be positive definite (m + p > n)"
