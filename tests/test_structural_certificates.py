@@ -491,3 +491,76 @@ def test_c5_c6_texts(monkeypatch):
                           "premises fail (a zero constraint row has no kinetic angle); see C6")
     assert out[1].data["kinetic_angles"].shape == (2, 1)
     assert out[-1].implies == "A_c cannot be positive definite (m + p > n)"
+
+
+# ------------------------------------------------------------------------- second round: survivors of the first run
+
+@pytest.mark.parametrize("f2, holds, words", [(1e-12, False, "Fᵀv = 0 on a cone direction"),
+                                              (-1e-12, False, "Fᵀv = 0 on a cone direction")])
+def test_c3_ii_bounds_are_strict(f2, holds, words):
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, f2], [uni([0.0, 1.0])]))
+    assert out[1].margin == f2 and out[1].holds is holds and out[1].implies.startswith(words)
+
+
+def test_c3_ii_with_two_unilateral_rows():
+    # M = diag(1, 0, 0); a2 >= 0, a3 >= 0; F = (0, 1, 3): min Fᵀv over {v1 = 0, v >= 0, v2 + v3 = 1} = 1
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0, 0.0]), [0.0, 1.0, 3.0], [uni([0, 1.0, 0]), uni([0, 0, 1.0])]))
+    assert out[0].holds is False and out[1].holds is True and out[1].margin == pytest.approx(1.0, rel=1e-9)
+
+
+def test_c4_without_contacts_and_inclusive_bounds():
+    c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], []))
+    assert c.holds is True and c.data["J_on_kerM"] == 0.0 and c.margin == pytest.approx(1.0, rel=1e-12)
+    # J = (1, 1e-9) (norm 1.0 in floating point): viol exactly 1e-9, allowed; the margin is cond2 then
+    c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([1.0, 1e-9])]))
+    assert c.data["J_on_kerM"] == 1e-9 and c.holds is True and c.margin == pytest.approx(1.0, rel=1e-12)
+    # Fᵀe exactly 1e-12 of max(1, |F|): not enough (strict)
+    c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [1.0, 1e-12], [uni([1.0, 0.0])]))
+    assert c.margin == 1e-12 and c.holds is False
+
+
+def test_verified_feasible_point_free_variables():
+    # the only feasible point has negative coordinates: a1 = -2, a2 <= -1
+    p = prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0], 2.0), uni([0.0, -1.0], -1.0)])
+    a = cert._verified_feasible_point(p)
+    assert a is not None and a[0] == pytest.approx(-2.0, rel=1e-12) and a[1] <= -1.0 + 1e-12
+
+
+def test_verified_feasible_point_scales_include_the_drift(monkeypatch):
+    # as in test_verified_feasible_point_rejects_unverified_answers: scales 8 (equality) and 5 (inequality) at
+    # a = (2, 1), of which |e| = 2 and |g| = 1: residuals of 0.7 of the bound pass
+    p = prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0], -2.0), uni([0.0, 1.0], -1.0)])
+    _fake_linprog(monkeypatch, [2.0 + 8 * 0.7e-9, 1.0])
+    assert cert._verified_feasible_point(p) is not None
+    _fake_linprog(monkeypatch, [2.0, 1.0 - 5 * 0.7e-9])
+    assert cert._verified_feasible_point(p) is not None
+
+
+def test_c6_orthogonality_tolerance():
+    # unilateral rows (0, 1, 0), (0, 5e-9, 1): cos 5e-9 > 1e-9: not orthogonal, premises fail
+    p = prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 5e-9, 1.0])])
+    out = cert.c6_delassus(p)
+    assert out[1].holds is None and "not mutually orthogonal" in out[1].implies
+    assert out[1].data["kinetic_angles"].shape == (2, 1)
+    q = prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), bil([5e-9, 1.0, 0]), uni([0, 0, 1.0])])
+    assert cert.c6_delassus(q)[1].holds is None
+    # two orthogonal bilateral rows: premises hold
+    r = prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), bil([0, 1.0, 0]), uni([0, 0, 1.0])])
+    out = cert.c6_delassus(r)
+    assert out[1].holds is True and out[1].margin == pytest.approx(1.0, rel=1e-12)
+
+
+def test_check_report_fields():
+    p = ContactProblem(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])], dimension=2, name="box")
+    d = cert.check(p).as_dict()
+    assert d["problem"] == "box"
+    s = Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.5, tangent=[[1.0, 0.0]], slip=[1.0])
+    d = cert.check(prob(np.eye(2), [0.0, 1.0], [s])).as_dict()
+    assert isinstance(d["friction_bounds"], list) and d["friction_bounds"]
+
+
+def test_check_skipped_report_fields():
+    n = 1501
+    p = ContactProblem.from_blocks(sp.identity(n, format="csr"), np.ones(n), sp.csr_matrix((0, n)), None, [])
+    rep = cert.check(p)
+    assert rep.problem is p and rep.system_class.n == n and rep.friction_bounds == []
