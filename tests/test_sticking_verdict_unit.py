@@ -326,3 +326,240 @@ def test_verdict_as_dict():
                            "mu_min": 0.5, "active_tolerance": 1e-7, "boundary_test": "exact"}
     w = sv.StickingVerdict(feasible=None, margin=None)
     assert w.as_dict()["margin"] is None and w.as_dict()["mu_min"] is None
+
+
+# ========================================================== second round: survivors of the first mutation run
+
+def counting(run=RUN):
+    calls = []
+
+    def wrapped(prob):
+        calls.append(1)
+        return run(prob)
+    return wrapped, calls
+
+
+def test_mu_min_pinned_normals_is_one_program():
+    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
+    run, calls = counting()
+    assert sv.mu_min(p, np.zeros(3), 1e-7, run) == pytest.approx(0.2, rel=1e-7)
+    assert len(calls) == 1  # the direct program, no bisection
+    # 3D: one contact, its normal pinned at 2, tangent load (0.3, 0.4): μ_min = 0.5 / 2 (a 2-norm)
+    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
+    run3 = sv._Runner("clarabel", HIGH, "socp")
+    run, calls = counting(run3)
+    assert sv.mu_min(q, np.zeros(3), 1e-7, run) == pytest.approx(0.25, rel=1e-7) and len(calls) == 1
+
+
+def test_mu_min_direct_failure_falls_back_to_bisection():
+    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
+    first = []
+
+    def run(prob):
+        if not first:
+            first.append(1)
+            return "failed"
+        return RUN(prob)
+    assert sv.mu_min(p, np.zeros(3), 1e-7, run) == pytest.approx(0.2, rel=1e-6)
+    aff = sv._AffineSet(p, np.zeros(3), 1e-7)
+    assert sv._direct_mu_min(p, np.zeros(3), 1e-7, scripted("infeasible"), None, aff, {0: 1.0, 1: 2.0}) is None
+
+
+def test_direct_mu_min_with_bilateral_contacts():
+    # bilateral sticking contacts only (no λ_in): normals pinned at 1 and -2, shared tangent load 0.6
+    cs = [Contact("bilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+          Contact("bilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    p = ContactProblem(np.eye(3), [0.6, 1.0, -2.0], cs, dimension=2)
+    aff = sv._AffineSet(p, np.zeros(3), 1e-7)
+    normals = aff.pinned_normals(p)
+    assert normals == pytest.approx({0: 1.0, 1: -2.0})
+    assert sv._direct_mu_min(p, np.zeros(3), 1e-7, RUN, None, aff, normals) == pytest.approx(0.2, rel=1e-7)
+
+
+def _offset_floor(f, mus=(0.5, 0.5)):
+    """floor(f) seen at a = (0, 1e-5): the rows' slack 1e-5 exceeds the active tolerance 1e-7, so without the
+    solution's multipliers both contacts would detach; with λ_n = (0.5, 0.5) they stay active (Σλ_n = 1 + 1e-5)."""
+    return floor(f, mus), np.array([0.0, 1e-5]), np.array([0.5, 0.5])
+
+
+def test_verdict_keeps_rows_with_a_force_active():
+    p, a, ln = _offset_floor(0.2)
+    load = 1.0 + 1e-5
+    val, _ = sv.margin(p, a, 1e-7, {}, RUN, ln)
+    assert val == pytest.approx((0.5 * load - 0.2) / 2, abs=1e-7)
+    cm = sv.contact_margins(p, a, 1e-7, {}, RUN, ln)
+    assert cm[0] == pytest.approx(0.5 * load - 0.2, abs=1e-7) and set(cm) == {0, 1}
+    assert sv.mu_min(p, a, 1e-7, RUN, ln) == pytest.approx(0.2 / load, rel=1e-6)
+    v = sv.analyze(p, a, True, "clarabel", HIGH, lam_n=ln)
+    assert v.margin == pytest.approx((0.5 * load - 0.2) / 2, abs=1e-7) and v.detaching_contacts == []
+    assert v.mu_min == pytest.approx(0.2 / load, rel=1e-6)
+    aff = sv._AffineSet(p, a, 1e-7, ln)
+    assert aff.det == set()
+
+
+def test_pinned_normals_with_the_solutions_multipliers():
+    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
+    a = np.array([0.0, 1e-5, 1e-5])
+    ln = np.array([1.0, 2.0])
+    run, calls = counting()
+    assert sv.mu_min(p, a, 1e-7, run, ln) == pytest.approx(0.6 / (3.0 + 2e-5), rel=1e-7) and len(calls) == 1
+
+
+def test_singleton_uses_the_solutions_multipliers_for_detachment():
+    p = single(0.2, mu=0.5)
+    a = np.array([0.0, 1e-5])  # slack 1e-5 > 1e-7, but λ_n = 1 keeps the row active
+    v = sv.singleton_verdict(p, a, np.array([1.0 + 1e-5]), np.array([[0.2]]), True)
+    assert v.detaching_contacts == [] and v.margin == pytest.approx(0.5 * (1 + 1e-5) - 0.2, abs=1e-12)
+
+
+def test_contact_margins_detaching_first_and_3d():
+    cs = [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                  tangent=[[1.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])]
+    p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
+    cm = sv.contact_margins(p, np.zeros(2), 1e-7, {}, RUN)
+    assert list(cm) == [1] and cm[1] == pytest.approx(0.3, abs=1e-7)
+    v = sv.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.detaching_contacts == [0]
+    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
+    cm = sv.contact_margins(q, np.zeros(3), 1e-7, {}, sv._Runner("clarabel", HIGH, "socp"))
+    assert cm[0] == pytest.approx(1.0 - 0.5, abs=1e-6)  # Euclidean norm of (0.3, 0.4)
+
+
+def test_analyze_detaching_lists_only_sticking_contacts():
+    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0),  # frictionless, detaching
+          Contact("unilateral", normal=[0.0, 1.0], normal_drift=2.0, mode="sticking", friction=0.5,
+                  tangent=[[1.0, 0.0]])]
+    p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
+    v = sv.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.detaching_contacts == [2] and v.margin == pytest.approx(0.3, abs=1e-7)
+    w = sv.singleton_verdict(p, np.zeros(2), np.array([1.0, 0.0, 0.0]), np.array([[0.2], [0.0], [0.0]]), True)
+    assert w.detaching_contacts == [2]
+
+
+def test_analyze_equal_sign_patterns_keep_the_first():
+    # a bilateral sticking contact without load: both signs give the margin 0; the hint (+1) is kept
+    v = sv.analyze(single(0.0, fn=0.0, typ="bilateral"), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.signs == {0: 1} and abs(v.margin) < 1e-7
+
+
+def test_analyze_boundary_scale():
+    # |M a + F| < 2: contact margins 1.5e-6 > 1e-6 * 1: not on the boundary
+    v = sv.analyze(floor(0.5 - 1.5e-6), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.boundary_contacts == []
+    # load 10: contact margins 5e-6 <= 1e-6 * 10
+    p = ContactProblem(np.eye(2), [5.0 - 5e-6, 10.0],
+                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
+                        for _ in range(2)], dimension=2)
+    assert sv.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False).boundary_contacts == [0, 1]
+
+
+def test_analyze_boundary_scale_uses_m_a_plus_f():
+    # bilateral floor, a = (5, 0): M a + F = (5.2, 1): λ_t = 5.2; μ = 5.2 + 5.1e-6: margin 5.1e-6 <= 1e-6 * 5.2
+    p = single(0.2, mu=5.2 + 5.1e-6, fn=1.0, typ="bilateral")
+    v = sv.analyze(p, np.array([5.0, 0.0]), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.boundary_contacts == [0]
+
+
+def test_analyze_max_margin_path_details(monkeypatch):
+    monkeypatch.setattr(stk, "BOUNDARY_EXACT_MAX", 2)
+    assert sv.analyze(floor(0.5), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False).boundary_test == "exact"
+    monkeypatch.setattr(stk, "BOUNDARY_EXACT_MAX", 0)
+    # bilateral contact pulled (λ_n = -1): the slack uses the sign, 0.5 * 1 - 0.2 = 0.3: not on the boundary
+    v = sv.analyze(single(0.2, fn=-1.0, typ="bilateral"), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
+    assert v.boundary_test == "at the max-margin multipliers" and v.boundary_contacts == []
+    # detaching contact first: skipped, the others still judged
+    cs = [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                  tangent=[[1.0, 0.0]])] + [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5,
+                                                    tangent=[[1.0, 0.0]]) for _ in range(2)]
+    p = ContactProblem(np.eye(2), [0.5, 1.0], cs, dimension=2)
+    assert sv.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False).boundary_contacts == [1, 2]
+    # load 10, slack (5 - f) / 2 = 2.5e-6 <= 1e-5
+    q = ContactProblem(np.eye(2), [5.0 - 5e-6, 10.0],
+                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
+                        for _ in range(2)], dimension=2)
+    assert sv.analyze(q, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False).boundary_contacts == [0, 1]
+
+
+def test_analyze_chooses_the_backend(monkeypatch):
+    seen = []
+    real = sv._Runner
+
+    class Recording(real):
+        def __init__(self, solver, tol, needs):
+            seen.append((solver, needs))
+            super().__init__(solver, tol, needs)
+    monkeypatch.setattr(sv, "_Runner", Recording)
+    sv.analyze(floor(0.2), np.zeros(2), True, "osqp", HIGH, want_mu_min=False)
+    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
+    sv.analyze(q, np.zeros(3), True, "osqp", HIGH, want_mu_min=False)
+    sv.analyze(q, np.zeros(3), True, "clarabel", HIGH, want_mu_min=False)
+    assert seen == [("osqp", "qp"), (None, "socp"), ("clarabel", "socp")]
+    r = real("osqp", HIGH, "qp")
+    assert r.backend.name == "osqp" and r.tol is HIGH
+
+
+def test_singleton_small_load_and_exact_thresholds():
+    # load 0.1: μ = 0.2 + 5e-6 on F = (0.02, 0.1): slack 5e-7 > 1e-6 * 0.1: interior
+    p = single(0.02, mu=0.2 + 5e-6, fn=0.1)
+    assert sv.singleton_verdict(p, np.zeros(2), np.array([0.1]), np.array([[0.02]]), True).boundary_contacts == []
+    # slack exactly 1e-6 * load: on the boundary (inclusive)
+    q = single(0.0, mu=1e-6)
+    assert sv.singleton_verdict(q, np.zeros(2), np.array([1.0]), np.array([[0.0]]), True).boundary_contacts == [0]
+    # tangential force exactly 1e-9 of the load counts as zero
+    v = sv.singleton_verdict(single(1e-9), np.zeros(2), np.array([1.0]), np.array([[1e-9]]), True)
+    assert v.mu_min == 0.0
+    # normal force exactly 1e-9 of the load counts as zero: no μ works
+    v = sv.singleton_verdict(single(1.0, fn=1e-9), np.zeros(2), np.array([1e-9]), np.array([[1.0]]), True)
+    assert v.mu_min == float("inf")
+    # ratio is t / |λ_n|: λ_n = 2, λ_t = 0.4
+    v = sv.singleton_verdict(single(0.4, fn=2.0), np.zeros(2), np.array([2.0]), np.array([[0.4]]), True)
+    assert v.mu_min == pytest.approx(0.2, abs=1e-15)
+    # a detaching contact carrying exactly the zero force is not pinned
+    w = sv.singleton_verdict(_detaching_pair(1e-9), np.zeros(4), np.array([1.0, 0.0]), np.array([[0.2], [1e-9]]),
+                             True)
+    assert w.margin == pytest.approx(0.3, abs=1e-14)
+    # infeasible: no boundary contacts even at zero slack
+    u = sv.singleton_verdict(single(0.5), np.zeros(2), np.array([1.0]), np.array([[0.5]]), False)
+    assert u.boundary_contacts == []
+
+
+def test_mu_min_asymmetric_contacts():
+    # contact 1 has rows scaled by 2: u_i = w_i λ_i gives the same closed form μ_min = |f|, but the solver's
+    # feasibility points are not symmetric, so the bisection must work for it
+    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 2.0], mode="sticking", friction=0.5, tangent=[[2.0, 0.0]])]
+    p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
+    assert sv.mu_min(p, np.zeros(2), 1e-7, RUN) == pytest.approx(0.2, rel=1e-6)
+
+
+def test_affine_set_load_and_zero():
+    p = single(0.02, fn=0.1)
+    aff = sv._AffineSet(p, np.array([0.0, 3.0]), 1e-7)
+    assert aff.load_terms == 3.0 and sv._zero(aff) == pytest.approx(3e-9, rel=1e-15)
+    aff = sv._AffineSet(p, np.zeros(2), 1e-7)
+    assert aff.load_terms == 0.1 and sv._zero(aff) == pytest.approx(1e-10, rel=1e-15)
+
+
+def test_achieved_ratio_bilateral_normal_and_order():
+    p = single(0.2, fn=-1.0, typ="bilateral")
+    L = stk.Layout(p)
+    # λ_eq = (λ_n, λ_t) for a bilateral sticking contact
+    assert sv.achieved_ratio(p, L, np.array([-2.0, 0.5]), np.zeros(0), set(), 1e-12) == pytest.approx(0.25)
+    q = floor(0.2)
+    Lq = stk.Layout(q)
+    # first contact without tangential force, second with: both looked at
+    assert sv.achieved_ratio(q, Lq, np.array([0.0, 0.3]), np.array([0.5, 0.5]), set(), 1e-12) == pytest.approx(0.6)
