@@ -563,3 +563,67 @@ def test_achieved_ratio_bilateral_normal_and_order():
     Lq = stk.Layout(q)
     # first contact without tangential force, second with: both looked at
     assert sv.achieved_ratio(q, Lq, np.array([0.0, 0.3]), np.array([0.5, 0.5]), set(), 1e-12) == pytest.approx(0.6)
+
+
+# =========================================================== third round: survivors of the second mutation run
+
+def _asymmetric():
+    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 2.0], mode="sticking", friction=0.5, tangent=[[2.0, 0.0]])]
+    return ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
+
+
+def test_mu_min_bisection_tries_the_quarters_when_the_midpoint_is_undecided():
+    # the backend decides nothing at μ = 1/2 (the first midpoint of [0, 1]): the quarter 1/4 is tried instead and
+    # the bisection goes on to μ_min = 0.2; an undecided midpoint is never read as infeasible
+    def run(prob):
+        mu = [x for x in prob.parameters()]
+        if mu and float(np.max(mu[0].value)) == 0.5:
+            return "failed"
+        return RUN(prob)
+    assert sv.mu_min(_asymmetric(), np.zeros(2), 1e-7, run) == pytest.approx(0.2, rel=1e-6)
+
+
+def test_mu_min_number_of_programs():
+    run, calls = counting()
+    assert sv.mu_min(floor(0.0), np.zeros(2), 1e-7, run) == 0.0
+    assert len(calls) == 1  # feasible at μ = 0: done
+    run, calls = counting()
+    sv.mu_min(_asymmetric(), np.zeros(2), 1e-7, run)
+    assert len(calls) <= 60  # the bisection stops at its relative tolerance
+
+
+def test_mu_min_bilateral_contacts_not_pinned():
+    # two bilateral sticking contacts on one normal: λ_n = (1 + s, -s) for any s (internal force), so
+    # |λ_n,i| grows without bound and the infimum of the working μ is 0 (not attained: the bisection's tolerance)
+    p = floor(0.2, types=["bilateral", "bilateral"])
+    assert 0.0 < sv.mu_min(p, np.zeros(2), 1e-7, RUN) < 1e-6
+
+
+def test_mu_min_detaching_contact_with_tangential_load_is_one_program():
+    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0]])
+    p = ContactProblem(np.eye(2), [0.2, 0.0], [c], dimension=2)
+    run, calls = counting()
+    assert sv.mu_min(p, np.zeros(2), 1e-7, run) == float("inf") and len(calls) == 1
+
+
+def test_singleton_without_multiplier_rows():
+    # only a detaching frictionless contact: Λ(a) has no rows at all
+    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0)],
+                       dimension=2)
+    v = sv.singleton_verdict(p, np.array([0.0, -1.0]), np.array([0.0]), np.zeros((1, 1)), True)
+    assert v.margin == float("inf") and v.mu_min == 0.0 and v.detaching_contacts == []
+
+
+def test_analyze_boundary_with_the_solutions_multipliers():
+    p, a, ln = _offset_floor(0.5 * (1 + 1e-5))  # margin 0: both contacts on the boundary, kept active by λ_n
+    v = sv.analyze(p, a, True, "clarabel", HIGH, want_mu_min=False, lam_n=ln)
+    assert v.boundary_contacts == [0, 1]
+
+
+def test_runner_needs_a_backend_that_supports_the_program():
+    from gaussqp.errors import UnknownSolverError
+    with pytest.raises(UnknownSolverError):
+        sv._Runner("osqp", HIGH, "socp")
+    assert "socp" in sv._Runner(None, HIGH, "socp").backend.supports
