@@ -612,7 +612,7 @@ def test_singleton_without_multiplier_rows():
     # only a detaching frictionless contact: Λ(a) has no rows at all
     p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0)],
                        dimension=2)
-    v = sv.singleton_verdict(p, np.array([0.0, -1.0]), np.array([0.0]), np.zeros((1, 1)), True)
+    v = sv.singleton_verdict(p, np.zeros(2), np.array([0.0]), np.zeros((1, 1)), True)
     assert v.margin == float("inf") and v.mu_min == 0.0 and v.detaching_contacts == []
 
 
@@ -627,3 +627,36 @@ def test_runner_needs_a_backend_that_supports_the_program():
     with pytest.raises(UnknownSolverError):
         sv._Runner("osqp", HIGH, "socp")
     assert "socp" in sv._Runner(None, HIGH, "socp").backend.supports
+
+
+def _wide(n, m):
+    """n coordinates, m sticking contacts on the first m of them... contact i: normal e_i, tangent e_{n-1}
+    (shared); M = I, F = (0.2 on the shared tangent coordinate, 1 on each normal)."""
+    cs = []
+    for i in range(m):
+        nrm = np.zeros(n)
+        nrm[i] = 1.0
+        tan = np.zeros(n)
+        tan[n - 1] = 1.0
+        cs.append(Contact("unilateral", normal=nrm, mode="sticking", friction=0.5, tangent=[tan]))
+    F = np.zeros(n)
+    F[:m] = 1.0
+    F[n - 1] = 0.2
+    return ContactProblem(np.eye(n), F, cs, dimension=2)
+
+
+@pytest.mark.parametrize("n, m, exact", [(600, 1, True), (601, 1, False)])
+def test_singleton_recomputes_multipliers_up_to_600(n, m, exact):
+    # one contact: λ* = (1, 0.2); the given λ_t is off by 1e-3: put on the hull when n, m <= 600
+    p = _wide(n, m)
+    lam_n = np.ones(m)
+    lam_t = np.zeros((m, 1))
+    lam_t[0, 0] = 0.2 + 1e-3 if m == 1 else 0.0
+    if m > 1:
+        lam_t[:, 0] = 0.2 / m
+        lam_t[0, 0] += 1e-3
+    v = sv.singleton_verdict(p, np.zeros(n), lam_n, lam_t, True)
+    if m == 1:
+        assert v.margin == pytest.approx(0.3 if exact else 0.3 - 1e-3, abs=1e-12)
+    else:
+        assert v.mu_min == pytest.approx(0.2 / m + 1e-3, abs=1e-12)  # not recomputed beyond 600 coordinates
