@@ -660,3 +660,9 @@ def test_singleton_recomputes_multipliers_up_to_600(n, m, exact):
         assert v.margin == pytest.approx(0.3 if exact else 0.3 - 1e-3, abs=1e-12)
     else:
         assert v.mu_min == pytest.approx(0.2 / m + 1e-3, abs=1e-12)  # not recomputed beyond 600 coordinates
+
+
+def test_singleton_accepts_integer_multipliers():
+    # integer input must not truncate the recomputed λ* = (1, 0.2) (margin 0.5 - 0.2, μ_min 0.2)
+    v = sv.singleton_verdict(single(0.2), np.zeros(2), np.array([1]), np.array([[0]]), True)
+    assert v.margin == pytest.approx(0.3, abs=1e-14) and v.mu_min == pytest.approx(0.2, abs=1e-14)
