@@ -666,3 +666,6 @@ def test_singleton_accepts_integer_multipliers():
     # integer input must not truncate the recomputed λ* = (1, 0.2) (margin 0.5 - 0.2, μ_min 0.2)
     v = sv.singleton_verdict(single(0.2), np.zeros(2), np.array([1]), np.array([[0]]), True)
     assert v.margin == pytest.approx(0.3, abs=1e-14) and v.mu_min == pytest.approx(0.2, abs=1e-14)
+    # λ*_n = 1.5 from integer input 1: not truncated (margin 0.5 * 1.5 - 0.2)
+    w = sv.singleton_verdict(single(0.2, fn=1.5), np.zeros(2), np.array([1]), np.array([[0]]), True)
+    assert w.margin == pytest.approx(0.55, abs=1e-14)
