@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the typed fields of Solution; imported only for annotations
     from .friction.enumeration import Enumeration
     from .friction.verdict import StickingVerdict
 
+
 class Status(Label):
     """Outcome of a formulation, as a string enum (members compare equal to their strings).
 
