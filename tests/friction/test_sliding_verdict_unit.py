@@ -638,3 +638,69 @@ def test_sticking_verdict_no_downgrade_without_a_margin():
     s.unique["multipliers"] = False
     sv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.margin is None and s.unique["multipliers"] is False and s.message == ""
+
+
+# ======================================================================== second round: survivors of the first run
+
+def test_p_matrix_certificate_size_counts_sliding_bilateral_rows(monkeypatch):
+    # one sliding bilateral and one unilateral contact, no frictionless row: size 2
+    cs = [Contact("bilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.1, tangent=[[0.0, 0.0, 1.0]],
+                  slip=[1.0]),
+          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0, 0.0]],
+                  slip=[1.0])]
+    p = ContactProblem(np.eye(3), [0.0, 1.0, 1.0], cs, dimension=2)
+    monkeypatch.setattr(sv, "P_MATRIX_EXACT_MAX", 1)
+    assert sv.p_matrix_certificate(p).implies.startswith("size 2 > 1:")
+
+
+def test_sliding_verdict_in_enumeration_tolerance_is_inclusive():
+    # |Δλ| = 1e-6 exactly = 1e-6 · max(1, 0): found
+    e = enum_of([piece(np.zeros(3), [0.0])], "unique", "unique")
+    s = sol_of(rod(ROD_UNIQUE), a=np.zeros(3), lam_n=[1e-6])
+    sv.sliding_verdict(s, e)
+    assert s.in_enumeration is True
+
+
+def test_uniqueness_singular_mass_small_units():
+    # M = 0.25 [[1, 1], [1, 1]] (row sums 0.5), ‖F‖∞ = 0.1, acceleration scale 1: unit 0.5 (not floored at 1),
+    # threshold 5e-8; M a differs by 0.25 · 2.8e-7 = 7e-8
+    p = _singular(F=(0.0, 0.1), M=((0.25, 0.25), (0.25, 0.25)))
+    e = enum_of([piece([0.0, 0.0], [1.0]), piece([2.8e-7, 0.0], [1.0])], "multiple", "multiple", scale=1.0)
+    assert sv._uniqueness(p, e)["generalized_force"] is False
+    e = enum_of([piece([0.0, 0.0], [1.0]), piece([1.2e-7, 0.0], [1.0])], "multiple", "multiple", scale=1.0)
+    assert sv._uniqueness(p, e)["generalized_force"] is None
+
+
+def test_uniqueness_singular_mass_compares_differences_of_nonzero_forces():
+    # a = (1, 0) and (0, 1): M a = (1, 1) for both (a differs along the kernel), not 0
+    p = _singular()
+    e = enum_of([piece([1.0, 0.0], [1.0]), piece([0.0, 1.0], [1.0])], "multiple", "multiple")
+    assert sv._uniqueness(p, e)["generalized_force"] is None
+
+
+def test_uniqueness_singular_mass_continuum_with_one_point():
+    # one representative of a piece on which the acceleration varies: nothing to compare, undecided
+    p = _singular()
+    e = enum_of([piece([1.0, 0.0], [1.0], isolated=False, fixed=False)], "continuum", "continuum")
+    assert sv._uniqueness(p, e) == {"acceleration": False, "generalized_force": None, "multipliers": False}
+
+
+def test_sticking_verdict_passes_solver_and_tolerance(monkeypatch):
+    seen = []
+    real = sv.analyze
+
+    def recording(p, a, feasible, solver, tol, **kw):
+        seen.append((solver, tol))
+        return real(p, a, feasible, solver, tol, **kw)
+    monkeypatch.setattr(sv, "analyze", recording)
+    s = sol_of(single(0.2), a=np.zeros(2), lam_n=[1.0], lam_t=[[0.2]])
+    sv.sticking_verdict(s, "osqp", HIGH)
+    assert seen == [("osqp", HIGH)] and s.sticking.margin == pytest.approx(0.3, abs=1e-6)
+
+
+def test_sticking_verdict_boundary_downgrade_is_inclusive():
+    # singleton: margin μ λ_n - |λ_t| = 1e-6 · 1 - 0 = 1e-6 exactly = 1e-6 · max(1, ‖Jᵀλ‖∞ = 1)
+    s = sol_of(single(0.0, mu=1e-6), a=np.zeros(2), lam_n=[1.0], lam_t=[[0.0]], certificates=[unique_cert()])
+    s.unique["multipliers"] = False
+    sv.sticking_verdict(s, "clarabel", HIGH)
+    assert s.sticking.margin == 1e-6 and s.unique["multipliers"] is None and s.message == MSG
