@@ -87,6 +87,21 @@ def _uniqueness(sol: Solution, tol: Tolerance) -> None:
                   "multipliers": None if um.holds is None else bool(um.holds)}
 
 
+def _infeasible_after_failed_answer(sol: Solution, tol: Tolerance) -> None:
+    """An answer that failed its residual check may come from a backend that did not detect infeasibility (a
+    dual QP whose objective is unbounded, stopped at a large point): when the data carry a verified Farkas
+    vector, the result is ``infeasible`` with that certificate instead of an ``inaccurate`` answer."""
+    far = verify_farkas(sol.problem)
+    if far is None or not far.holds:
+        return
+    _note(sol, "the constraint set is empty (verified Farkas vector): the returned point is discarded")
+    sol.status = INFEASIBLE
+    sol.certificates.append(far)
+    sol.residuals = {"farkas_stationarity": far.data["stationarity"]}
+    sol.unique = dict(_UNDECIDED)
+    sol.acceleration = sol.lambda_normal = sol.lambda_tangent = None
+
+
 @dataclass(frozen=True)
 class Check:
     """One instance check of an answer: its name, when it applies, and what it does."""
@@ -96,16 +111,20 @@ class Check:
     run: Callable[[Solution, Tolerance], None]
 
 
-#: The checks of a returned answer, in order. The forward error describes the equality/complementarity
+#: The checks of a returned answer, in order. An answer that fails its residual check is replaced by a verified
+#: infeasibility when the data carry one (then the checks of the answer stop). The forward error describes the equality/complementarity
 #: system of F1: where a formulation enforces the friction cones (F4, F5) an active cone changes that
 #: system, and with sliding contacts F1's optimality conditions do not describe the problem (the F6
 #: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.friction.verdict).
 ANSWER_CHECKS: tuple[Check, ...] = (
     Check("polish", lambda s: s.polish_allowed, _polish),
     Check("kkt_residuals", lambda s: True, _residuals),
-    Check("coulomb_cones", lambda s: True, _coulomb_cones),
-    Check("forward_error", lambda s: not len(s.problem.sliding) and s.cones_enforced is None, _forward_error),
-    Check("uniqueness", lambda s: not len(s.problem.sliding), _uniqueness),
+    Check("infeasible_after_failed_answer",
+          lambda s: not s.certificate("kkt_residuals").holds and not len(s.problem.sliding), _infeasible_after_failed_answer),
+    Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
+    Check("forward_error", lambda s: s.acceleration is not None and not len(s.problem.sliding)
+          and s.cones_enforced is None, _forward_error),
+    Check("uniqueness", lambda s: s.acceleration is not None and not len(s.problem.sliding), _uniqueness),
 )
 
 

@@ -84,8 +84,20 @@ def test_a_route_verified_claim_is_kept_without_recomputation():
 def test_judgement_table_is_data_and_ordered():
     kinds = [k for k, _, _ in JUDGEMENTS]
     assert kinds[0] == "answer" and kinds[-1] == "infeasible or unbounded, to verify"
-    assert [c.name for c in ANSWER_CHECKS] == ["polish", "kkt_residuals", "coulomb_cones", "forward_error",
-                                               "uniqueness"]
+    assert [c.name for c in ANSWER_CHECKS] == ["polish", "kkt_residuals", "infeasible_after_failed_answer",
+                                               "coulomb_cones", "forward_error", "uniqueness"]
+
+
+def test_a_failed_answer_on_an_infeasible_problem_becomes_a_certified_infeasibility():
+    # a dual route stopped at some point although no acceleration satisfies a = 1 and a = 2 at once
+    p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[1.0], normal_drift=-1.0),
+                                          Contact("bilateral", normal=[1.0], normal_drift=-2.0)], dimension=2)
+    sol = finalize(_claim(p, "solved", [1.5], [3e3, -3e3]), TOL)
+    assert sol.status == "infeasible" and sol.certified and sol.certificate("farkas").holds
+    assert sol.acceleration is None and "discarded" in sol.message
+    assert sol.certificate("forward_error") is None and sol.certificate("unique_acceleration") is None
+    # a feasible problem keeps its inaccurate answer
+    assert finalize(_claim(_block(), "solved", [0.0, 1.0], [0.0]), TOL).status == "inaccurate"
 
 
 def test_status_is_a_string_enum_with_groups():

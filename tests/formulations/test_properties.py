@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 import gaussqp
 from gaussqp.problems import families
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+HIGH_RESIDUAL = gaussqp.PRESETS["high"].residual
 ROUTES_DEFINITE = ["gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke"]
 
 
@@ -59,8 +60,9 @@ def test_singular_mass_gauss_qp(seed, n, m_u, redundant):
         assert all(s.status == "solved" for s in sols)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6))
+@example(seed=138, n=3)  # the dual QP (delassus_qp) stops at a point 8e3 off: the judge finds the Farkas vector
 def test_infeasible_has_verified_farkas_vector(seed, n):
     p = families.infeasible(np.random.default_rng(seed), n=n)
     for name, solver in (("gauss_qp", "clarabel"), ("gauss_qp", "osqp"), ("delassus_qp", "clarabel"), ("lcp_lemke", None)):
@@ -75,7 +77,7 @@ def test_infeasible_has_verified_farkas_vector(seed, n):
     assert gaussqp.check(p).certificate("C5").holds is False
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6))
 @example(seed=1504, n=2)  # a float-assembled singular M keeps λ_min ≈ 770 ε λ_max: its ray must verify (issue #9)
 def test_unbounded_has_verified_ray(seed, n):
@@ -94,13 +96,21 @@ def test_unbounded_has_verified_ray(seed, n):
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6), m_b=st.integers(1, 4))
 @example(seed=3396, n=2, m_b=2)  # K nonsingular with σ_min/σ_max ≈ 5e-11: pseudo-inverse and kernel must cut alike
 @example(seed=394296778, n=4, m_b=4)  # σ_min/σ_max of K ≈ 3e-13, rows of E 4e-5 from dependent: still nonsingular
+@example(seed=106, n=4, m_b=4)  # σ_min(J) = 8e-5, cond of the KKT matrix 1.3e9: forward error 1.3e-6, honestly inaccurate
 def test_bilateral_kkt_min_norm_matches_qp(seed, n, m_b):
     rng = np.random.default_rng(seed)
     m_b = min(m_b, n)
     p, a0, gen0 = families.planted(rng, n=n, m_b=m_b, m_u=0, redundant=int(rng.integers(0, 2)))
     kkt = gaussqp.get_formulation("bilateral_kkt").solve(p)
     qp = gaussqp.get_formulation("gauss_qp").solve(p)
-    assert kkt.status == qp.status == "solved"
+    for s in (kkt, qp):
+        if s.status == "inaccurate":  # only for the reason the forward-error certificate gives, and within its bound
+            fe = s.certificate("forward_error")
+            assert fe is not None and not fe.holds and s.certificate("kkt_residuals").holds
+            bound = -fe.margin + HIGH_RESIDUAL  # the certificate's margin is tol.residual - estimated error
+            assert rel(a0, s.acceleration) <= 10 * bound
+    if not (kkt.status == qp.status == "solved"):
+        return
     assert rel(a0, kkt.acceleration) <= 1e-7 and rel(gen0, kkt.generalized_force) <= 1e-7
     assert rel(kkt.generalized_force, qp.generalized_force) <= 1e-6
     # min-norm: no other multiplier vector with the same J^T lambda is shorter
@@ -110,7 +120,7 @@ def test_bilateral_kkt_min_norm_matches_qp(seed, n, m_b):
         assert np.abs(N[p.n:].T @ lam).max() <= 1e-8
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**31 - 1), n_bodies=st.integers(1, 40), lift=st.sampled_from([None, 0.5, 2.0]),
        duplicate_every=st.integers(0, 4))
 def test_chain_closed_form(seed, n_bodies, lift, duplicate_every):
