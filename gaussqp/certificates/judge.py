@@ -111,16 +111,16 @@ class Check:
     run: Callable[[Solution, Tolerance], None]
 
 
-#: The checks of a returned answer, in order. An answer that fails its residual check is replaced by a verified
-#: infeasibility when the data carry one (then the checks of the answer stop). The forward error describes the equality/complementarity
-#: system of F1: where a formulation enforces the friction cones (F4, F5) an active cone changes that
+#: The checks of a returned answer, in order. An answer that fails its residual check is replaced by a
+#: verified infeasibility when the data carry one (then the checks of the answer stop). The forward error
+#: describes the equality/complementarity system of F1: where a formulation enforces the friction cones (F4, F5) an active cone changes that
 #: system, and with sliding contacts F1's optimality conditions do not describe the problem (the F6
 #: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.friction.verdict).
 ANSWER_CHECKS: tuple[Check, ...] = (
     Check("polish", lambda s: s.polish_allowed, _polish),
     Check("kkt_residuals", lambda s: True, _residuals),
-    Check("infeasible_after_failed_answer",
-          lambda s: not s.certificate("kkt_residuals").holds and not len(s.problem.sliding), _infeasible_after_failed_answer),
+    Check("infeasible_after_failed_answer", lambda s: not s.certificate("kkt_residuals").holds
+          and not len(s.problem.sliding), _infeasible_after_failed_answer),
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
     Check("forward_error", lambda s: s.acceleration is not None and not len(s.problem.sliding)
           and s.cones_enforced is None, _forward_error),
