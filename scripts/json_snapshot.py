@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 
-def _plain(v):
+def _plain(v):  # not gaussqp.results.to_jsonable: this script must also run on code from before that helper
     """JSON-ready copy of a report (numpy arrays and scalars, non-finite floats as strings)."""
     if isinstance(v, dict):
         return {str(k): _plain(x) for k, x in v.items()}

@@ -53,14 +53,15 @@ def get_backend(name: str | None, needs: str = "qp") -> Backend:
     return b
 
 
-def solve_program(prob: cp.Problem, solver: str | None, tol: Tolerance | str | None,
+def solve_program(prob: cp.Problem, solver: Backend | str | None, tol: Tolerance | str | None,
                   needs: str = "qp") -> tuple[Backend, str, dict]:
     """Solve the cvxpy program ``prob``: the single path of every program in gaussqp.
 
     Parameters
     ----------
     prob : cvxpy.Problem
-    solver : backend name, or None for the first installed backend that supports ``needs``
+    solver : a :class:`Backend` already chosen (a caller solving many programs resolves it once), a backend
+        name, or None for the first installed backend that supports ``needs``
     tol : a :class:`~gaussqp.settings.Tolerance` or the name of a preset
     needs : "qp" or "socp"
 
@@ -70,7 +71,7 @@ def solve_program(prob: cp.Problem, solver: str | None, tol: Tolerance | str | N
         "infeasible", "unbounded" or "failed"; never an exception from the backend) and the
         backend's report (attempts, times, iterations).
     """
-    backend = get_backend(solver, needs=needs)
+    backend = solver if isinstance(solver, Backend) else get_backend(solver, needs=needs)
     status, info = run_cvxpy(prob, backend, get_tolerance(tol))
     return backend, status, info
 

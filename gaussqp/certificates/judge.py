@@ -87,6 +87,15 @@ def _uniqueness(sol: Solution, tol: Tolerance) -> None:
                   "multipliers": None if um.holds is None else bool(um.holds)}
 
 
+def _stands_on(sol: Solution, status: str, cert: Certificate, residuals: dict) -> None:
+    """The result is ``status`` (infeasible or unbounded), backed by the verified ``cert``: no answer is returned."""
+    sol.status = status
+    sol.certificates.append(cert)
+    sol.residuals = residuals
+    sol.unique = dict(_UNDECIDED)
+    sol.acceleration = sol.lambda_normal = sol.lambda_tangent = None
+
+
 def _infeasible_after_failed_answer(sol: Solution, tol: Tolerance) -> None:
     """An answer that failed its residual check may come from a backend that did not detect infeasibility (a
     dual QP whose objective is unbounded, stopped at a large point): when the data carry a verified Farkas
@@ -95,11 +104,7 @@ def _infeasible_after_failed_answer(sol: Solution, tol: Tolerance) -> None:
     if far is None or not far.holds:
         return
     _note(sol, "the constraint set is empty (verified Farkas vector): the returned point is discarded")
-    sol.status = INFEASIBLE
-    sol.certificates.append(far)
-    sol.residuals = {"farkas_stationarity": far.data["stationarity"]}
-    sol.unique = dict(_UNDECIDED)
-    sol.acceleration = sol.lambda_normal = sol.lambda_tangent = None
+    _stands_on(sol, INFEASIBLE, far, {"farkas_stationarity": far.data["stationarity"]})
 
 
 @dataclass(frozen=True)
@@ -156,21 +161,15 @@ def _verify_nonexistence(sol: Solution, tol: Tolerance) -> None:
     p = sol.problem
     far = verify_farkas(p)
     if far is not None and far.holds:
-        sol.status = INFEASIBLE
-        sol.certificates.append(far)
-        sol.residuals = {"farkas_stationarity": far.data["stationarity"]}
-    else:
-        ray = verify_ray(p)
-        if ray is not None and ray.holds:
-            sol.status = UNBOUNDED
-            sol.certificates.append(ray)
-            sol.residuals = {"ray_violation": ray.data["violation"]}
-        else:
-            sol.status = FAILED
-            _note(sol, f"backend reported {claimed} but neither a Farkas vector nor a descent ray could be verified")
+        _stands_on(sol, INFEASIBLE, far, {"farkas_stationarity": far.data["stationarity"]})
+        return
+    ray = verify_ray(p)
+    if ray is not None and ray.holds:
+        _stands_on(sol, UNBOUNDED, ray, {"ray_violation": ray.data["violation"]})
+        return
+    sol.status = FAILED
+    _note(sol, f"backend reported {claimed} but neither a Farkas vector nor a descent ray could be verified")
     sol.unique = dict(_UNDECIDED)
-    if sol.status in INF_OR_UNB:
-        sol.acceleration = sol.lambda_normal = sol.lambda_tangent = None
 
 
 #: (kind of claim, when the result makes it, handler); the first that matches judges the result.

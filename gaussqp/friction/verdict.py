@@ -351,7 +351,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     backend = get_backend(solver if needs == "qp" or solver != "osqp" else None, needs=needs)
 
     def run(prob: cp.Problem) -> str:  # every program of the verdict, through the single solve path
-        return solve_program(prob, backend.name, tol, needs)[1]
+        return solve_program(prob, backend, tol, needs)[1]  # resolved once above: a lookup costs ~1 ms
 
     atol = active_tolerance(p, a)
     det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]

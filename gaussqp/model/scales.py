@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,9 +32,7 @@ import scipy.sparse as sp
 from ..linalg.dense import as_dense
 from ..linalg.mass import solve_mass
 from ..settings import SCALE_DENSE_MAX
-
-if TYPE_CHECKING:  # annotations only: problem.py does not import this module, but keep the model layer acyclic
-    from .problem import ContactProblem
+from .problem import ContactProblem
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 

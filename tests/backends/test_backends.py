@@ -108,3 +108,13 @@ def test_solves_when_python_has_no_stdout(monkeypatch):
     prob, x = _qp()
     _, status, _ = solve_program(prob, None, "high")
     assert status == "solved"
+
+
+def test_a_backend_resolved_once_is_used_as_given(monkeypatch):
+    backend = get_backend("clarabel")
+    import gaussqp.backends as backends
+
+    monkeypatch.setattr(backends, "get_backend", lambda *a, **k: pytest.fail("looked up again"))
+    prob, x = _qp()
+    used, status, _ = solve_program(prob, backend, "high")
+    assert used is backend and status == "solved"
