@@ -34,3 +34,4 @@ def __getattr__(name: str):
 
         return importlib.import_module(".problems", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from .model.local_problem import LocalContactProblem  # noqa: E402  (issue 11: the FCLIB local form)

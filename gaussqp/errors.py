@@ -81,6 +81,11 @@ class FormatVersionError(FileFormatError):
     """A problem file declares an unknown format version."""
 
 
+class UnsupportedFormatError(FileFormatError):
+    """A well-formed file uses a part of its format that gaussqp does not read yet (FCLIB's rolling-friction
+    problems, the ``V``/``R`` blocks of a local problem); the message names the HDF5 path."""
+
+
 class UnknownFormulationError(GaussQPError, KeyError):
     """No formulation is registered under that name."""
 
@@ -93,6 +98,11 @@ class UnknownSolverError(GaussQPError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class MissingExtraError(GaussQPError, ImportError):
+    """An optional component (``h5py`` for FCLIB files, ...) is not installed; the message says what to
+    ``pip install``. Still an :class:`ImportError`, so ``except ImportError`` catches it."""
 
 
 class NotApplicableError(GaussQPError):

@@ -111,6 +111,17 @@ MAX_FILE_BYTES = 256 * 2**20
 #: value (the slip is a direction, its units do not matter); value chosen with the code, not tuned.
 MIN_SLIP_NORM = 1e-12
 
+#: Largest accepted asymmetry of an FCLIB global problem's mass matrix, relative to its largest entry:
+#: :func:`gaussqp.io.fclib.load` replaces ``M`` by ``(M + Mᵀ)/2`` when ``max|M - Mᵀ| <= FCLIB_SYMMETRY_RTOL ·
+#: max|M|`` and refuses it beyond (a mass matrix is symmetric; a larger asymmetry is not round-off). The finite
+#: element problems of the collection (LMGC's CubeH8, GlobalFrictionContactProblem00046) carry 1.5e-7 of
+#: assembly round-off (max|M| = 2.6e8), more than ``MASS_RTOL`` accepts as is; 1e-6 leaves a decade above it.
+FCLIB_SYMMETRY_RTOL = 1e-6
+
+#: Longest info string (title, description, math_info) read from an FCLIB file, in bytes; checked on the
+#: declared size before reading. The collection's are below 200 bytes.
+FCLIB_MAX_TEXT_BYTES = 2**20
+
 
 # ---------------------------------------------------------------- numerical thresholds
 # Relative tolerances of rank, definiteness, activity and verification decisions. Each is applied at a
