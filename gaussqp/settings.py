@@ -94,6 +94,9 @@ MAX_DENSE_BLOCK = 3_000
 #: is allocated. It also bounds ``m × n`` of the normal rows, which the classification
 #: densifies when sparse rank is not proven.
 MAX_ENTRIES = 25_000_000
+#: Largest contact dimension d (a normal and d-1 tangent rows per contact): 3 is spatial Coulomb friction,
+#: 4 and 6 are MuJoCo's torsional and rolling condim mapped into the isotropic cone (gaussqp.io.mujoco)
+MAX_CONTACT_DIMENSION = 6
 
 #: Deepest nesting of JSON arrays/objects accepted. A gaussqp/1 document nests at most 5 deep
 #: (object > contacts > contact > tangent > row); 64 leaves room for the free-form

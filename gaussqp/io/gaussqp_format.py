@@ -529,7 +529,7 @@ def _npz_problem(z: dict) -> ContactProblem:
     if fmt != FORMAT:
         raise FormatVersionError("format", f"is {reprlib.repr(fmt)}, this gaussqp reads {FORMAT!r}",
                                  f"convert the file to {FORMAT!r}")
-    dimension = int(_npz_get(z, "dimension", "iu", (0,), "the integer 2 or 3")[()])
+    dimension = int(_npz_get(z, "dimension", "iu", (0,), "an integer from 2 to 6")[()])
     return ContactProblem.from_blocks(
         _npz_matrix(z, "mass_matrix"), _npz_real(z, "force", 1), _npz_matrix(z, "J_n"), _npz_real(z, "normal_drift", 1),
         [str(s) for s in _npz_get(z, "types", "U", (1,), "one string per contact")], _npz_matrix(z, "J_t"),
