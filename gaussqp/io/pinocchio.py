@@ -49,6 +49,17 @@ direction ``(t₁ᵀu, t₂ᵀu)/‖·‖``; otherwise it is ``"sticking"``. A c
 the tolerance is approaching (an impact, which an acceleration problem does not model): it is kept and
 reported in :attr:`PinocchioImport.approaching`. ``FrameContact.mode`` or ``modes={index: mode}`` overrides the
 decision (``"sticking"``, ``"sliding"``, ``"frictionless"`` or ``"separating"``).
+
+Example::
+
+    import numpy as np, pinocchio as pin, gaussqp
+    from gaussqp.io.pinocchio import FrameContact, import_pinocchio, load_model
+
+    model = load_model("solo12.urdf", floating_base=True)
+    q, v = pin.neutral(model), np.zeros(model.nv)
+    feet = [FrameContact(f, normal=(0, 0, 1), friction=0.6) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")]
+    imp = import_pinocchio(model, q, v, tau=np.zeros(model.nv), contacts=feet)
+    sol = gaussqp.solve(imp.problem)      # imp.origins: where each contact comes from; imp.left_out: separating
 """
 
 from __future__ import annotations
@@ -433,6 +444,8 @@ def import_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (
         data = model.createData()
     elif not isinstance(data, pin.Data):
         raise WrongTypeError("data", f"is a {type(data).__name__}", "give model.createData(), or None")
+    elif not model.check(data):
+        raise ShapeError("data", "was not created by this model (its sizes differ)", "give model.createData(), or None")
     q = _state("q", q, model.nq)
     v = _state("v", v, model.nv)
     tau = np.zeros(model.nv) if tau is None else _state("tau", tau, model.nv)

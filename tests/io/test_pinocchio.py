@@ -325,6 +325,10 @@ def test_bad_input(box, tmp_path):
         from_pinocchio("box.urdf", q, v)
     with pytest.raises(WrongTypeError, match=r"contacts\[0\]"):
         from_pinocchio(box, q, v, contacts=["corner0"])
+    with pytest.raises(ShapeError, match="^data"):
+        from_pinocchio(box, q, v, data=pin.buildSampleModelManipulator().createData())
+    with pytest.raises(WrongTypeError, match="constraint_models"):
+        from_pinocchio(box, q, v, constraint_models=[FrameContact("corner0")])
     bad = tmp_path / "bad.urdf"
     bad.write_text("<robot name='x'><link name='a'></robot")
     with pytest.raises(FileFormatError, match="bad.urdf"):
