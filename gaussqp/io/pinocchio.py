@@ -25,21 +25,23 @@ at this instant, of the frame's *classical* acceleration (``p̈`` of its origin;
 :func:`pinocchio.getFrameClassicalAcceleration` after ``forwardKinematics(q, v, 0)`` (the acceleration at zero
 ``a``, i.e. ``J̇ q̇``). A point contact with normal ``n`` (in the stated frame's axes) gives the normal row
 ``nᵀ J_lin`` and drift ``nᵀ p̈₀``; with friction the two tangent rows ``t₁ᵀ J_lin``, ``t₂ᵀ J_lin`` where
-``t₁ = (e − (eᵀn) n)/‖e − (eᵀn) n‖`` with ``e`` the coordinate axis of smallest ``|n_k|`` (the first on ties) and
-``t₂ = n × t₁`` (:func:`tangent_basis`; for ``n = z``: ``t₁ = x``, ``t₂ = y``). A bilateral point contact holds the three components ``x, y, z``; a ``"6d"`` contact (a weld)
-the six ``x, y, z, angular x, angular y, angular z``. A unilateral point contact is active when it is at zero
-distance: the importer does not compute distances, the caller lists the contacts that touch.
+``t₁ = (e − (eᵀn) n)/‖e − (eᵀn) n‖`` with ``e`` the coordinate axis of smallest ``|n_k|`` (the first on ties)
+and ``t₂ = n × t₁`` (:func:`tangent_basis`; for ``n = z``: ``t₁ = x``, ``t₂ = y``). A bilateral point contact
+holds the three components ``x, y, z``; a ``"6d"`` contact (a weld) the six ``x, y, z, angular x, angular y,
+angular z``. A unilateral point contact is active when it is at zero distance: the importer does not compute
+distances, the caller lists the contacts that touch.
 
 **Pinocchio's ``RigidConstraintModel`` rows** (``constraint_models``) are bilateral and follow
 :func:`pinocchio.constraintDynamics` exactly: the rows are :func:`pinocchio.getConstraintJacobian`, and the
 drift is Pinocchio's ``contact1_acceleration_drift − contact2_acceleration_drift − contact_acceleration_error``
-at zero ``a``. For ``CONTACT_3D`` that is the difference of the two points' classical
-accelerations; for ``CONTACT_6D`` Pinocchio uses the *spatial* acceleration (``d/dt`` of the frame's twist in its
-own coordinates), which differs from the classical one by ``ω × v``: the two agree when the welded frame is at rest
-relative to its partner, as a weld is. The Baumgarte terms (``Kp``, ``Kd``) are included, so that gaussqp's problem is the
-one ``constraintDynamics`` solves (with its proximal ``mu`` driven to 0). ``constraintDynamics`` does not read the
-model's ``desired_contact_acceleration`` (it reads the desired acceleration of the constraint *data*, zero when
-created), so neither do we; a nonzero one is reported in :attr:`PinocchioImport.notes`.
+at zero ``a``. For ``CONTACT_3D`` that is the difference of the two points' classical accelerations; for
+``CONTACT_6D`` Pinocchio uses the *spatial* acceleration (``d/dt`` of the frame's twist in its own coordinates),
+which differs from the classical one of a ``"6d"`` :class:`FrameContact` by ``ω × v``: the two agree when the
+welded frame is at rest relative to its partner, as a weld is. The Baumgarte terms (``Kp``, ``Kd``) are
+included, so that gaussqp's problem is the one ``constraintDynamics`` solves (with its proximal ``mu`` driven to
+0). ``constraintDynamics`` does not read the model's ``desired_contact_acceleration`` (it reads the desired
+acceleration of the constraint *data*, zero when created), so neither do we; a nonzero one is reported in
+:attr:`PinocchioImport.notes`.
 
 **Modes** (point contacts with friction, from the state): with ``u`` the contact point's velocity in the stated
 frame, a contact whose normal velocity ``nᵀu`` exceeds :data:`gaussqp.settings.IMPORT_VELOCITY_RTOL` times the
@@ -170,7 +172,7 @@ def load_model(path: str | Path, *, floating_base: bool = False) -> "pin.Model":
     kind = _LOADERS.get(p.suffix.lower())
     if kind is None:
         raise UnknownValueError(str(p), f"has the extension {p.suffix!r}",
-                                f"give a URDF ({'.urdf'}) or MJCF ({', '.join(k for k, v in _LOADERS.items() if v == 'mjcf')}) file")
+                                "give a URDF (.urdf) or MJCF (.xml, .mjcf) file")
     if not p.is_file():
         raise FileFormatError(str(p), "does not exist or is not a regular file", "check the path")
     loader = pin.buildModelFromUrdf if kind == "urdf" else pin.buildModelFromMJCF

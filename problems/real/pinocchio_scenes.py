@@ -147,7 +147,8 @@ def solo12_four_feet() -> tuple[dict, "gaussqp.ContactProblem"]:
             "max_abs_acceleration": float(np.abs(sol.acceleration).max()),
             "gap_to_expected_forces": float(np.abs(lam_gq - lam_ref).max()),
             "mu_min": None if sol.sticking is None else float(sol.sticking.mu_min),
-            "sticking_margin": None if sol.sticking is None or sol.sticking.margin is None else float(sol.sticking.margin),
+            "sticking_margin": (None if sol.sticking is None or sol.sticking.margin is None
+                                else float(sol.sticking.margin)),
         },
         "bilateral_variant": {
             "what": "the four feet as Pinocchio CONTACT_3D RigidConstraintModels (LOCAL_WORLD_ALIGNED), "

@@ -125,8 +125,8 @@ def test_baumgarte_terms_are_pinocchios(humanoid):
 def test_desired_acceleration_of_the_model_is_noted(humanoid):
     model = humanoid
     q, v, tau = random_state(model, 4)
-    cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, model.getJointId("rarm6_joint"), pin.SE3.Identity(),
-                                  pin.LOCAL)
+    cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, model.getJointId("rarm6_joint"),
+                                  pin.SE3.Identity(), pin.LOCAL)
     cm.desired_contact_acceleration = pin.Motion(np.array([1.0, 2.0, 3.0, 0.0, 0.0, 0.0]))
     a_ref, _, models = constraint_dynamics(model, q, v, tau, [cm])
     imp = import_pinocchio(model, q, v, tau, constraint_models=models)

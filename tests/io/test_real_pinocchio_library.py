@@ -70,7 +70,9 @@ def test_regenerated_problem_equals_the_shipped_one(recorded):
 
     doc, shipped = recorded
     new_doc, problem = solo12_four_feet()
-    assert new_doc["parameters"]["state"] == doc["parameters"]["state"]
+    old, new = doc["parameters"]["state"], new_doc["parameters"]["state"]
+    assert new["q"] == old["q"] and new["v"] == old["v"]  # the SRDF's numbers, at rest
+    np.testing.assert_allclose(new["tau"], old["tau"], rtol=0, atol=1e-12 * max(1.0, np.abs(old["tau"]).max()))
     for name in ("M", "F", "J_n", "normal_drift", "J_t", "tangent_drift", "friction"):
         a, b = np.asarray(getattr(problem, name)), np.asarray(getattr(shipped, name))
         assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max()), name
