@@ -122,6 +122,20 @@ def test_baumgarte_terms_are_pinocchios(humanoid):
     assert np.abs(other.acceleration - a_ref).max() > 1e-3
 
 
+def test_armature_is_in_the_mass_matrix_as_in_constraint_dynamics():
+    model = pin.buildSampleModelManipulator()
+    model.armature = np.linspace(0.1, 0.6, model.nv)
+    q, v, tau = pin.neutral(model) + 0.2, np.ones(model.nv), np.zeros(model.nv)
+    cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, model.njoints - 1, pin.SE3.Identity(), pin.LOCAL)
+    a_ref, lam_ref, models = constraint_dynamics(model, q, v, tau, [cm])
+    p = from_pinocchio(model, q, v, tau, constraint_models=models)
+    bare = pin.buildSampleModelManipulator()
+    np.testing.assert_allclose(np.diag(p.M) - np.diag(pin.crba(bare, bare.createData(), q)), model.armature,
+                               rtol=0, atol=1e-12)
+    sol = gaussqp.solve(p)
+    assert np.abs(sol.acceleration - a_ref).max() <= 1e-9 * max(1.0, np.abs(a_ref).max())
+
+
 def test_desired_acceleration_of_the_model_is_noted(humanoid):
     model = humanoid
     q, v, tau = random_state(model, 4)
