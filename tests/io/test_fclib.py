@@ -4,6 +4,7 @@ storages on hand-built files, round trips, and hostile files refused with the HD
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -435,6 +436,10 @@ HOSTILE_GLOBAL = {
                              errors.NonNumericError, "/fclib_global/spacedim"),
     "vlen float x": (_replace("fclib_global/M/x", VLEN_FLOATS, dtype=h5py.vlen_dtype(np.float64)),
                      errors.NonNumericError, "/fclib_global/M/x"),
+    "pickled object in x": (_replace("fclib_global/M/x", np.void(pickle.dumps([2.0, 0.5, 0.5, 1.0, 3.0, 0.0]))),
+                            errors.NonNumericError, "/fclib_global/M/x"),
+    "pickled bytes in f": (_replace("fclib_global/vectors/f", np.array([pickle.dumps(1.0)] * 3)),
+                           errors.NonNumericError, "/fclib_global/vectors/f"),
     "compound f": (_replace("fclib_global/vectors/f", np.zeros(3, dtype=[("a", "f8"), ("b", "i4")])),
                    errors.NonNumericError, "/fclib_global/vectors/f"),
     "complex w": (_replace("fclib_global/vectors/w", np.zeros(4, dtype=complex)), errors.NonNumericError,
@@ -590,3 +595,21 @@ def test_round_off_asymmetry_is_symmetrized_unless_asked_not_to(tmp_path):
     with pytest.raises(errors.NotSymmetricError) as exc:
         fclib.load(path, symmetrize=False)
     assert exc.value.field == "/fclib_global/M (mass_matrix)"
+
+
+# ------------------------------------------------------------------------------ through the command line
+
+def test_cli_reads_fclib_files_and_refuses_hostile_ones_with_exit_2(tmp_path, capsys):
+    from gaussqp.cli import main
+
+    good = _global_file(tmp_path / "g.hdf5")
+    assert main(["info", str(good), "--json"]) == 0
+    assert '"coulomb"' in capsys.readouterr().out
+    local = _local_file(tmp_path / "l.hdf5")
+    assert main(["info", str(local)]) == 0
+    assert "u = W r + q" in capsys.readouterr().out
+    bad = _global_file(tmp_path / "bad.hdf5", mutate=HOSTILE_GLOBAL["float p"][0])
+    for command in ("info", "check", "solve"):
+        assert main([command, str(bad)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "/fclib_global/M/p" in err
