@@ -108,7 +108,8 @@ class _Reader:
         if link is None:
             if not required:
                 return None
-            raise FileFormatError(path, "is missing", f"an FCLIB file has {path}: rewrite the file with the fclib library")
+            raise FileFormatError(path, "is missing",
+                                  f"an FCLIB file has {path}: rewrite the file with the fclib library")
         if isinstance(link, h5py.ExternalLink):
             raise FileFormatError(path, f"is an external link to {link.filename!r}",
                                   "store the data in the file itself (external links are not followed)")
@@ -503,7 +504,8 @@ def _info_of(problem, info: Mapping[str, str] | None) -> dict:
     out = {"title": problem.name, "description": description, "math_info": math_info}
     if info is not None:
         if not isinstance(info, Mapping):
-            raise WrongTypeError("info", f"is a {type(info).__name__}", "give a dict with the keys " + ", ".join(INFO_KEYS))
+            raise WrongTypeError("info", f"is a {type(info).__name__}",
+                                 "give a dict with the keys " + ", ".join(INFO_KEYS))
         for key, value in info.items():
             if key not in INFO_KEYS:
                 raise UnknownValueError(f"info[{key!r}]", "is not an FCLIB info string", "use " + ", ".join(INFO_KEYS))
@@ -525,8 +527,8 @@ def _global_blocks(problem: ContactProblem) -> tuple:
             raise UnknownValueError(f"contacts[{i}].mode", f"is {mode!r} on a bilateral contact",
                                     "FCLIB's bilateral rows (G) are frictionless: give mode 'frictionless'")
         if problem.types[i] == "unilateral" and mode not in ("coulomb", "frictionless"):
-            raise UnknownValueError(f"contacts[{i}].mode", f"is {mode!r}: FCLIB has no stick/slip mode (its "
-                                                           "contacts follow Coulomb's law, the mode left to the solver)",
+            raise UnknownValueError(f"contacts[{i}].mode", f"is {mode!r}: FCLIB has no stick/slip mode (its contacts "
+                                                           "follow Coulomb's law, the mode left to the solver)",
                                     "rebuild the problem with mode 'coulomb' for this contact (the given mode is then "
                                     "dropped) or 'frictionless'")
     Jn = sp.csr_matrix(problem.J_n)

@@ -120,7 +120,7 @@ def test_box_stacks_M_is_diagonal_and_lmgc_M_is_full():
 @needs_data
 @pytest.mark.parametrize("name", SMALL_GLOBAL)
 def test_global_data_match_an_independent_reading_of_the_file(name):
-    """M v = H r + f, u = Hᵀv + w read as M a + F = J_nᵀλ_n + J_tᵀλ_t: F = -f, rows = columns of H, drifts = w."""
+    """M v = H r + f, u = Hᵀv + w read as M a + F = J_nᵀλ_n + J_tᵀλ_t: F = -f, rows = columns of H, drifts w."""
     p = fclib.load(_path(name))
     with h5py.File(_path(name), "r") as fh:
         g = fh["fclib_global"]
