@@ -449,3 +449,25 @@ PROP13_GRID_POINTS = 200
 
 #: ... then refined by this many bisection steps (2^-60: to round-off)
 PROP13_BISECTIONS = 60
+
+
+# ---------------------------------------------------------------- MuJoCo importer
+# Decisions of :mod:`gaussqp.io.mujoco` (which contacts are separating, sliding, planar).
+
+#: A unilateral row (contact normal, joint or tendon limit) whose velocity ``J_i q̇`` exceeds this fraction of the
+#: model's velocity scale is *separating* and left out of the imported problem; a contact whose tangential speed
+#: exceeds it is *sliding*, otherwise *sticking*. The velocity scale is ``sqrt(‖g‖ · extent)`` (the speed of a
+#: fall over the model's size, MuJoCo's ``model.stat.extent``), or without gravity the largest contact-point
+#: speed of the state. 1e-3: a settled MuJoCo state keeps residual creep velocities of its soft contacts of about
+#: ``g · timestep · 1e-2`` (4e-5 m/s at 2 ms), well below; a humanoid (extent 2 m) judges at 4.4e-3 m/s.
+MUJOCO_VELOCITY_RTOL = 1e-3
+
+#: A contact's (μ-scaled) tangent rows are reduced to their rank (planar models: a zero tangent row) when a
+#: singular value of the block is below this fraction of the normal row's norm times the largest μ_k (the rows'
+#: own scale): the rows MuJoCo builds for a planar model are exact zeros, so this only separates round-off.
+MUJOCO_ROW_RTOL = 1e-10
+
+#: A normal row whose norm is below this fraction of the largest row norm of the constraint rows is *zero* (two
+#: geoms of bodies that cannot move relative to each other, e.g. self contacts of one rigid subtree): reported
+#: and dropped.
+MUJOCO_ZERO_ROW_RTOL = 1e-12
