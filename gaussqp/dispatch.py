@@ -16,6 +16,7 @@ from .certificates.structural import structural_certificates
 from .settings import STRUCTURAL_MAX_N, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
+from .formulations.base import undecided_modes
 from .certificates.friction_bounds import friction_bounds
 from .model.problem import ContactProblem
 from .model.scales import data_scales
@@ -54,6 +55,9 @@ CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "bilateral_kkt"]
 def choose_formulation(problem: ContactProblem, cls=None) -> str:
     """The first formulation of the preference table that accepts ``problem``."""
     cls = cls or problem.classify()
+    why = undecided_modes(problem)
+    if why:
+        raise NotApplicableError(f"no formulation accepts this problem: {why}")
     names = PREFERENCES.get(cls.key)
     if names is None:
         raise NotApplicableError(f"no formulation registered for system class {cls.key}")

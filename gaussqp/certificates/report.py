@@ -42,6 +42,10 @@ def check(problem: ContactProblem) -> CheckReport:
     from ..friction.verdict import p_matrix_certificate
 
     cls = problem.classify()
+    if len(problem.coulomb):
+        return CheckReport(problem, cls, [], skipped=(
+            f"{len(problem.coulomb)} contact(s) have mode 'coulomb' (stick/slip left to the solver): the certificates "
+            "C1-C8 and the friction bounds are criteria of problems whose every mode is given; none is reported"))
     if problem.n > STRUCTURAL_MAX_N:
         return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_MAX_N}")
     certs = structural_certificates(problem)

@@ -249,8 +249,9 @@ def structural_certificates(problem: ContactProblem) -> list[Certificate]:
 
     C1-C6 are criteria of the frictionless (and sticking-as-equality) problem: with sliding contacts they
     do not describe the problem and are not reported; the F6 verdict (enumeration, P-matrix test) and the
-    C7 friction bounds take their place."""
-    if len(problem.sliding):
+    C7 friction bounds take their place. Nor do they describe contacts whose stick/slip mode is left to the
+    solver (mode "coulomb"): none is reported then."""
+    if len(problem.sliding) or len(problem.coulomb):
         return []
     out = [c1_kernel(problem), c2_independence(problem)]
     out += c3_tangent_cone(problem)

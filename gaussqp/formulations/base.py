@@ -15,8 +15,9 @@ from typing import Callable
 
 
 from ..certificates.judge import finalize
+from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
-from ..model.system_class import SystemClass
+from ..model.system_class import UNDECIDED_MODES, SystemClass
 from ..results import Solution
 from ..settings import PROGRAM_CACHE_SIZE, Tolerance, get_tolerance
 
@@ -48,6 +49,9 @@ class Formulation(ABC):
         variables); :func:`~gaussqp.certificates.judge.finalize` (the judge: residuals, instance
         certificates, the status); then, with ``verdict``, :meth:`attach_verdict` (what the friction
         analysis of this formulation adds: the sticking or the sliding verdict)."""
+        why = undecided_modes(problem)
+        if why:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         tol = get_tolerance(tolerance)
         t0 = time.perf_counter()
         sol = self._solve(problem, solver, tol)
@@ -70,11 +74,26 @@ class Formulation(ABC):
                 "valid_when": self.valid_when, "kind": self.kind}
 
 
+def undecided_modes(problem: ContactProblem) -> str:
+    """Why no formulation accepts ``problem`` when some contact's stick/slip mode is left to the solver
+    (:data:`~gaussqp.model.system_class.UNDECIDED_MODES`), else "". Every formulation here needs each contact's
+    mode; :meth:`Formulation.solve` and the dispatcher refuse such problems before anything is solved."""
+    idx = [int(i) for i in range(problem.m) if problem.modes[i] in UNDECIDED_MODES]
+    if not idx:
+        return ""
+    shown = ", ".join(map(str, idx[:8])) + (", ..." if len(idx) > 8 else "")
+    return (f"contact(s) {shown} have mode 'coulomb' (stick/slip left to the solver), which no formulation solves "
+            "yet; give each contact 'sticking' or 'sliding' (with its slip direction)")
+
+
 def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool,
                   sliding: bool = False) -> tuple[bool, str]:
     """The rejections shared by the formulations: a frictionless/sticking formulation (``sliding=False``)
     refuses sliding contacts (nonconvex, F6), a sliding one (``sliding=True``) needs one; both may need
-    ``M ≻ 0``. Returns (True, "") or (False, reason)."""
+    ``M ≻ 0``. Neither accepts a contact whose mode is left to the solver. Returns (True, "") or (False, reason)."""
+    why = undecided_modes(problem)
+    if why:
+        return False, why
     if sliding and not len(problem.sliding):
         return False, "no sliding contact (F6 is for sliding friction)"
     if not sliding and len(problem.sliding):

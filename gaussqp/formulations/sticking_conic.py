@@ -53,7 +53,7 @@ from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
 from ..settings import PARAM_ENTRIES_MAX, Tolerance
 from ..backends import solve_program
-from .base import PROGRAMS, Formulation
+from .base import PROGRAMS, Formulation, undecided_modes
 
 
 class StickingConic(Formulation):
@@ -62,6 +62,9 @@ class StickingConic(Formulation):
     model: ConeModel = DISK
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        why = undecided_modes(problem)
+        if why:
+            return False, why
         if len(problem.sliding):
             return False, "sliding contacts: use the sliding-friction routes (F6)"
         return True, ""

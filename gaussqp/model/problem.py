@@ -50,7 +50,7 @@ class Contact:
     normal : (n,) the row ``n_i = ∇h_iᵀ``
     normal_drift : ``b_i = d/dt(∇h_iᵀ) q̇`` (normal acceleration is ``n_i a + b_i``)
     friction : μ_i >= 0
-    mode : "frictionless", "sticking" or "sliding"
+    mode : "frictionless", "sticking", "sliding" or "coulomb" (unilateral only: stick/slip left to the solver)
     tangent : (d-1, n) tangent rows ``T_i`` or None
     tangent_drift : (d-1,) ``c_i`` or None (zero)
     slip : (d-1,) unit slip direction (in 2D a sign), required for sliding contacts
@@ -262,7 +262,11 @@ class ContactProblem:
                                         "use 'bilateral' or 'unilateral'")
             if not isinstance(modes[i], str) or modes[i] not in MODES:
                 raise UnknownValueError(f"contacts[{i}].mode", f"is {short_repr(modes[i])}",
-                                        "use 'frictionless', 'sticking' or 'sliding'")
+                                        "use 'frictionless', 'sticking', 'sliding' or 'coulomb'")
+            if modes[i] == "coulomb" and types[i] != "unilateral":
+                raise UnknownValueError(f"contacts[{i}].mode", f"is 'coulomb' on a {types[i]} contact",
+                                        "'coulomb' is for unilateral contacts; give a bilateral frictional "
+                                        "constraint 'sticking' or 'sliding'")
             if modes[i] != "frictionless" and not ht[i]:
                 raise TangentShapeError(f"contacts[{i}].tangent", f"is missing for a {modes[i]} contact",
                                         f"give {d - 1} tangent row(s), or set mode 'frictionless'")
@@ -415,6 +419,11 @@ class ContactProblem:
     @cached_property
     def sliding(self) -> np.ndarray:
         return np.flatnonzero(self._modes == "sliding")
+
+    @cached_property
+    def coulomb(self) -> np.ndarray:
+        """Contacts whose stick/slip mode is left to the solver (mode ``"coulomb"``)."""
+        return np.flatnonzero(self._modes == "coulomb")
 
     def tangent_rows(self, idx: Iterable[int]) -> np.ndarray:
         """Row indices into ``J_t`` of the contacts ``idx``."""

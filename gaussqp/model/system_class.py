@@ -40,10 +40,17 @@ class Mode(Label):
     FRICTIONLESS = "frictionless"  #: no tangential force
     STICKING = "sticking"  #: ``T a + c = 0`` and ``‖λ_t‖ <= μ |λ_n|``
     SLIDING = "sliding"  #: ``λ_t = -μ |λ_n| s``
+    #: Coulomb's law with the stick/slip mode left to the solver (unilateral contacts): ``u_t = T a + c``,
+    #: ``u_t = 0, ‖λ_t‖ <= μ λ_n`` or ``λ_t = -μ λ_n u_t/‖u_t‖``. What the importers give a resting frictional
+    #: contact whose mode the state does not decide, and what an FCLIB problem means. No formulation solves it
+    #: yet: every formulation refuses it (:data:`UNDECIDED_MODES`).
+    COULOMB = "coulomb"
 
 
 CONTACT_TYPES = tuple(t.value for t in ContactType)
 MODES = tuple(m.value for m in Mode)
+#: modes whose stick/slip decision is left to a solver; a formulation that needs every mode given refuses them
+UNDECIDED_MODES = frozenset({Mode.COULOMB.value})
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,7 @@ class SystemClass:
     mass: str  # "definite" | "singular"
     mass_rank: int
     constraints: str  # "none" | "bilateral" | "unilateral" | "mixed"
-    modes: str  # the contacts' tangential laws: "frictionless" | "sticking" | "sliding" | "mixed"
+    modes: str  # the contacts' tangential laws: "frictionless" | "sticking" | "sliding" | "coulomb" | "mixed"
     m_bilateral: int
     m_unilateral: int
     normal_rank: int

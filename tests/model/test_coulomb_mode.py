@@ -1,0 +1,68 @@
+"""The mode "coulomb" (stick/slip left to the solver): accepted as data, refused by every formulation until
+a formulation solves it, never silently read as frictionless."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gaussqp
+from gaussqp import Contact, ContactProblem
+from gaussqp.cli import main
+from gaussqp.errors import NotApplicableError, UnknownValueError
+from gaussqp.formulations import FORMULATIONS
+from gaussqp.io.gaussqp_format import dumps, loads
+
+
+def box(mode="coulomb", other="sticking"):
+    """A 3D box of unit mass on two contacts: one with ``mode``, one with ``other``."""
+    M, F = np.eye(3), np.array([0.0, 0.0, 9.81])
+    T = np.array([[1.0, 0, 0], [0, 1.0, 0]])
+    cs = [Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode=mode, tangent=T),
+          Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode=other, tangent=T,
+                  slip=[1.0, 0.0] if other == "sliding" else None)]
+    return ContactProblem(M, F, cs, dimension=3, name="coulomb box")
+
+
+def test_coulomb_contacts_are_data_and_classified_as_such():
+    p = box()
+    assert list(p.coulomb) == [0] and list(p.sticking) == [1]
+    assert box(other="coulomb").classify().modes == "coulomb"
+    assert p.classify().modes == "mixed"
+    q = loads(dumps(p))
+    assert list(q.modes) == ["coulomb", "sticking"]
+
+
+def test_bilateral_coulomb_is_refused_naming_the_field():
+    with pytest.raises(UnknownValueError, match=r"contacts\[0\]\.mode"):
+        ContactProblem(np.eye(2), [0, 1.0], [Contact("bilateral", normal=[0, 1.0], friction=0.3, mode="coulomb",
+                                                     tangent=[1.0, 0])])
+
+
+@pytest.mark.parametrize("other", ["sticking", "sliding", "frictionless", "coulomb"])
+def test_no_formulation_reads_a_coulomb_contact(other):
+    """Each formulation refuses, in accepts() and in solve() — a coulomb contact is never solved as if it
+    were frictionless (the formulations select contacts by mode)."""
+    p = box(other=other)
+    cls = p.classify()
+    for name, f in FORMULATIONS.items():
+        ok, why = f.accepts(p, cls)
+        assert not ok, name
+        with pytest.raises(NotApplicableError, match="coulomb"):
+            f.solve(p)
+    with pytest.raises(NotApplicableError, match="coulomb"):
+        gaussqp.solve(p)
+
+
+def test_check_reports_no_certificate_for_undecided_modes():
+    rep = gaussqp.check(box())
+    assert rep.certificates == [] and "coulomb" in rep.skipped
+    assert rep.system_class.n == 3
+
+
+def test_cli_exits_2_with_one_line(tmp_path, capsys):
+    f = tmp_path / "p.json"
+    f.write_text(dumps(box()))
+    assert main(["solve", str(f)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "coulomb" in err[0]
