@@ -52,8 +52,8 @@ What is imported (docs/DESIGN.md §1 notation, ``M a + F = J_nᵀ λ_n + J_tᵀ 
   left out (reported); a contact with tangential speed ``> velocity_tol`` slides with the slip direction
   ``u_t / ‖u_t‖`` (in the ``ν`` coordinates: ``μ ∘ u_t`` normalized); otherwise it sticks. The speed of
   torsional and rolling rows is counted in the length units of ``μ_k / μ_1``. ``modes={i: mode}`` overrides
-  this for MuJoCo contact ``i`` (an index of ``data.contact``): "frictionless", "sticking", "sliding" or
-  "separating". The default ``velocity_tol`` is :data:`gaussqp.settings.MUJOCO_VELOCITY_RTOL` times the
+  this for MuJoCo contact ``i`` (an index of ``data.contact``): "frictionless", "sticking", "sliding",
+  "coulomb" (stick or slip left to the solver) or "separating". The default ``velocity_tol`` is :data:`gaussqp.settings.MUJOCO_VELOCITY_RTOL` times the
   model's velocity scale ``sqrt(‖g‖ · stat.extent)``.
 - Planar models (e.g. dm_control's walker and cheetah, whose root joints are x, z and a rotation about y)
   have a tangent row that is zero: each contact's μ-scaled tangent block ``B = U Σ Vᵀ`` is reduced exactly to
@@ -87,7 +87,7 @@ __all__ = ["ImportedRow", "MujocoImport", "from_mujoco", "import_mujoco", "load_
 DRIFTS = ("jacdot", "mujoco")
 FRICTIONLOSS = ("refuse", "ignore")
 TORSIONAL = ("exact", "ignore")
-MODE_OVERRIDES = ("frictionless", "sticking", "sliding", "separating")
+MODE_OVERRIDES = ("frictionless", "sticking", "sliding", "coulomb", "separating")
 
 
 def _mujoco():
@@ -253,7 +253,8 @@ def import_mujoco(model, data, *, drift: str = "jacdot", frictionloss: str = "re
     drift : "jacdot" (``b = J̇ q̇``) or "mujoco" (``b = −efc_aref``, MuJoCo's Baumgarte reference)
     frictionloss : "refuse" (error naming the joint or tendon) or "ignore" (dropped, reported in ``left_out``)
     torsional : "exact" (condim 4/6 rows kept, mapped exactly) or "ignore" (torsional and rolling rows dropped)
-    modes : ``{MuJoCo contact index: "frictionless" | "sticking" | "sliding" | "separating"}`` overrides
+    modes : ``{MuJoCo contact index: "frictionless" | "sticking" | "sliding" | "coulomb" | "separating"}``
+        overrides
     velocity_tol : the speed (model units) above which a row separates or a contact slides; default
         :data:`~gaussqp.settings.MUJOCO_VELOCITY_RTOL` times ``sqrt(‖g‖ · model.stat.extent)``
     name : the problem's name (default: the model's)
