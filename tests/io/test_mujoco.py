@@ -301,6 +301,27 @@ def test_softness_sweep_anisotropic_condim3():
     _assert_proportional([_gap(3, eps, pair=pair.format(1 - eps)) for eps in (1e-2, 1e-4)])
 
 
+def _gap_at_rest(eps):
+    """The default import (drift J̇q̇, zero at rest) against MuJoCo with its Baumgarte terms off (solref time
+    constant 1e4 s) and solimp 1 − eps: MuJoCo's hard limit is then exactly the imported problem."""
+    xml = ball_on_plane(3, friction="0.8 0.03 0.02", eps=eps).replace("<default><geom", "<default><geom solref='1e4 1'")
+    m, d = state(xml, steps=0)
+    d.qpos[2] = 0.099
+    d.xfrc_applied[m.body("ball").id] = [1.0, 0.5, 0, 0.001, 0.002, 0.003]
+    mujoco.mj_forward(m, d)
+    imp = import_mujoco(m, d)
+    assert np.all(imp.problem.normal_drift == 0) and imp.problem.modes[0] == "sticking"
+    sol = gaussqp.solve(imp.problem)
+    assert sol.status == "solved"
+    f = imp.efc_force(sol.lambda_normal, sol.lambda_tangent)
+    return (np.abs(sol.acceleration - d.qacc).max() / np.abs(d.qacc_smooth).max(),
+            np.abs(f - d.efc_force).max() / np.abs(d.efc_force).max())
+
+
+def test_softness_sweep_at_rest_with_baumgarte_off_against_the_default_import():
+    _assert_proportional([_gap_at_rest(eps) for eps in (1e-2, 1e-4)])
+
+
 @needs_dim46
 @pytest.mark.parametrize("condim", [4, 6])
 def test_softness_sweep_condim_4_6(condim):
