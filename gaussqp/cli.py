@@ -1,4 +1,8 @@
-"""Command line: ``gaussqp solve|check|list|formulations``.
+"""Command line: ``gaussqp solve|check|info|import|list|formulations``.
+
+``solve``, ``check`` and ``info`` read any file :mod:`gaussqp.io.open_file` reads (gaussqp/1 JSON or NPZ,
+FCLIB HDF5, a MuJoCo model, a URDF through Pinocchio) or a shipped problem's name; ``import`` writes a model's
+problem at a state to a gaussqp/1 file.
 
 Exit codes: 0 for a certified answer (including certified infeasibility or
 unboundedness), 1 for an uncertified one (inaccurate, failed, cross-check disagreement),
@@ -18,22 +22,47 @@ from . import __version__
 from .backends import BACKENDS, installed
 from .certificates.report import check
 from .dispatch import PREFERENCES, solve
-from .errors import GaussQPError
-from .io.gaussqp_format import load
+from .errors import GaussQPError, NotApplicableError, UnknownValueError
+from .linalg.dense import as_dense, normalize_rows
+from .io.gaussqp_format import dump
+from .io.open_file import READERS, ImportOptions, Opened, open_problem
 from .formulations import FORMULATIONS
 from .results import to_jsonable
-from .settings import PRESETS
+from .settings import PRESETS, RANK_RTOL, STRUCTURAL_MAX_N
 
 DEFAULT_PROBLEM = "rod_wall_guide"
 
 
-def _load(spec: str):
-    """A path to a gaussqp/1 file, or the name of a shipped problem."""
+def _options(args) -> ImportOptions:
+    return ImportOptions(keyframe=args.keyframe, qpos=args.qpos, qvel=args.qvel, tau=args.tau, settle=args.settle,
+                         drift=args.drift, frictionloss=args.frictionloss, torsional=args.torsional,
+                         floating_base=args.floating_base, contacts=tuple(args.contact))
+
+
+def _open(args) -> Opened:
+    """A file of any reader (:data:`gaussqp.io.open_file.READERS`), or the name of a shipped problem."""
     from . import problems
 
-    if Path(spec).exists() or spec.endswith((".json", ".npz")):
-        return load(spec)
-    return problems.load(spec)
+    spec = args.file
+    if Path(spec).exists() or Path(spec).suffix.lower() in READERS:
+        return open_problem(spec, _options(args), importer=args.importer)
+    return Opened(problems.load(spec), "library", source=f"gaussqp.problems {spec!r}")
+
+
+def _load(args):
+    """The contact problem of ``args.file``; the FCLIB local (Delassus) form has no formulation yet."""
+    opened = _open(args)
+    _print_left_out(opened)
+    if not hasattr(opened.problem, "classify"):
+        raise NotApplicableError(f"{args.file}: an FCLIB local problem (u = W r + q, stick/slip unknown) is read, "
+                                 "but no formulation solves the Delassus form yet; 'gaussqp info' describes it")
+    return opened.problem
+
+
+def _print_left_out(opened: Opened) -> None:
+    """The importer's account of what it did not import, on stderr (stdout stays the answer, or JSON)."""
+    for line in opened.left_out:
+        print(f"left out     {line}", file=sys.stderr)
 
 
 def _fmt(x) -> str:
@@ -57,7 +86,7 @@ def _print_certificates(certs) -> None:
 
 
 def cmd_solve(args) -> int:
-    p = _load(args.file)
+    p = _load(args)
     sol = solve(p, formulation=args.formulation, solver=args.solver, crosscheck=not args.no_crosscheck,
                 tolerance=args.tolerance, facets=args.facets)
     if args.json:
@@ -116,7 +145,7 @@ def _print_bounds(bounds) -> None:
 
 
 def cmd_check(args) -> int:
-    p = _load(args.file)
+    p = _load(args)
     rep = check(p)
     if args.json:
         print(json.dumps(to_jsonable(rep.as_dict())))
@@ -129,6 +158,73 @@ def cmd_check(args) -> int:
         print(rep.skipped)
     _print_certificates(rep.certificates)
     _print_bounds(rep.friction_bounds)
+    return 0
+
+
+def problem_info(problem) -> dict:
+    """Sizes, classes, ranks and conditioning of a problem (``gaussqp info``), decided on the data: the mass
+    matrix's condition number raw and Jacobi-equilibrated (:class:`~gaussqp.linalg.mass.MassFactor`), the rank
+    and the smallest singular value of the normalized normal rows. Dense quantities only up to
+    :data:`~gaussqp.settings.STRUCTURAL_MAX_N` coordinates."""
+    if not hasattr(problem, "classify"):
+        return _local_info(problem)
+    c = problem.classify()
+    info = {"name": problem.name, "form": "contact problem (M a + F = Jᵀλ)", "n": problem.n, "m": problem.m,
+            "dimension": problem.dimension, "sparse": problem.sparse, "system_class": c.as_dict(),
+            "modes": {m: int(np.sum(problem.modes == m)) for m in sorted(set(problem.modes))}}
+    fac = problem.mass_factor
+    pos = fac.eigenvalues[fac.eigenvalues > 0]
+    info["mass_cond_equilibrated"] = float(pos.max() / pos.min()) if pos.size else None
+    if problem.n <= STRUCTURAL_MAX_N:
+        M = np.asarray(problem.M.toarray() if problem.sparse else problem.M)
+        info["mass_cond"] = float(np.linalg.cond(M)) if fac.definite else float("inf")
+        if problem.m:
+            sv = np.linalg.svd(normalize_rows(as_dense(problem.J_n)), compute_uv=False)
+            info["normal_rows_sigma_min"] = float(sv[c.normal_rank - 1]) if c.normal_rank else 0.0
+    return info
+
+
+def _local_info(problem) -> dict:
+    W = problem.W.toarray() if hasattr(problem.W, "toarray") else np.asarray(problem.W)
+    info = {"name": problem.name, "form": "FCLIB local (u = W r + q)", "m": problem.m,
+            "dimension": problem.dimension, "W_shape": list(W.shape),
+            "mu": [float(np.min(problem.mu)), float(np.max(problem.mu))] if problem.m else []}
+    if W.shape[0] <= STRUCTURAL_MAX_N:
+        sym = float(np.abs(W - W.T).max() / max(np.abs(W).max(), np.finfo(float).tiny))
+        sv = np.linalg.svd(W, compute_uv=False)
+        rank = int(np.sum(sv > RANK_RTOL * sv[0])) if sv.size and sv[0] > 0 else 0
+        info.update({"W_asymmetry": sym, "W_rank": rank, "W_cond": float(sv[0] / sv[-1]) if sv[-1] > 0 else float("inf")})
+    return info
+
+
+def cmd_info(args) -> int:
+    opened = _open(args)
+    _print_left_out(opened)
+    info = problem_info(opened.problem)
+    info["reader"] = opened.reader
+    if args.json:
+        print(json.dumps(to_jsonable(info)))
+        return 0
+    for k, v in info.items():
+        if isinstance(v, dict):
+            v = ", ".join(f"{a}={_fmt(b)}" for a, b in v.items())
+        print(f"{k:<24} {_fmt(v)}")
+    return 0
+
+
+def cmd_import(args) -> int:
+    opened = _open(args)
+    _print_left_out(opened)
+    if not hasattr(opened.problem, "classify"):
+        raise NotApplicableError(f"{args.file}: an FCLIB local problem has no gaussqp/1 form; keep the HDF5 file")
+    out = Path(args.output)
+    if out.suffix.lower() not in (".json", ".npz"):
+        raise UnknownValueError("-o", f"is {args.output!r}", "write a .json or .npz file")
+    dump(opened.problem, out, source=opened.source, parameters=opened.parameters)
+    p = opened.problem
+    print(f"wrote {out}: n={p.n}, m={p.m} contacts, dimension {p.dimension}, modes "
+          + ", ".join(f"{m}={int(np.sum(p.modes == m))}" for m in sorted(set(p.modes)))
+          + f"; {len(opened.left_out)} left out")
     return 0
 
 
@@ -158,12 +254,37 @@ def cmd_formulations(args) -> int:
     return 0
 
 
+def _source_options() -> argparse.ArgumentParser:
+    """The options of a model file (MuJoCo, URDF), shared by solve, check, info and import."""
+    src = argparse.ArgumentParser(add_help=False)
+    g = src.add_argument_group("model files (.xml/.mjb MuJoCo, .urdf Pinocchio)")
+    g.add_argument("--importer", choices=["mujoco", "pinocchio"], default=None,
+                   help="read the model with this importer (default by extension: .xml MuJoCo, .urdf Pinocchio)")
+    g.add_argument("--keyframe", default=None, help="MuJoCo: start from this keyframe (name or index)")
+    g.add_argument("--qpos", default=None, help="configuration file (.npy, .json list or text)")
+    g.add_argument("--qvel", default=None, help="velocity file (default: at rest / the keyframe's)")
+    g.add_argument("--tau", default=None, help="Pinocchio: joint torque file (default 0)")
+    g.add_argument("--settle", type=int, default=0, help="MuJoCo: simulate this many steps first (default 0)")
+    g.add_argument("--drift", choices=["jacdot", "mujoco"], default="jacdot",
+                   help="MuJoCo: drifts J̇q̇ (default) or MuJoCo's reference acceleration (Baumgarte terms)")
+    g.add_argument("--frictionloss", choices=["refuse", "ignore"], default="refuse",
+                   help="MuJoCo: dofs with frictionloss are refused (default) or dropped and reported")
+    g.add_argument("--torsional", choices=["exact", "ignore"], default="exact",
+                   help="MuJoCo: condim 4/6 rows mapped exactly (default) or dropped and reported")
+    g.add_argument("--floating-base", action="store_true", help="Pinocchio: a free-flyer root joint")
+    g.add_argument("--contact", action="append", default=[], metavar="FRAME[:point|6d][:bilateral][:mu=M]",
+                   help="Pinocchio: a contact at a frame (repeat for each)")
+    return src
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="gaussqp", description="Solve and certify the contact problem of multibody mechanics.")
     ap.add_argument("--version", action="version", version=f"gaussqp {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("solve", help="solve a problem file or a shipped problem")
-    s.add_argument("file", nargs="?", default=DEFAULT_PROBLEM, help=f"gaussqp/1 file or shipped name (default {DEFAULT_PROBLEM})")
+    src = _source_options()
+    s = sub.add_parser("solve", parents=[src], help="solve a problem file, a model at a state, or a shipped problem")
+    s.add_argument("file", nargs="?", default=DEFAULT_PROBLEM,
+                   help=f"a file ({', '.join(sorted(READERS))}) or a shipped name (default {DEFAULT_PROBLEM})")
     s.add_argument("--formulation", default="auto", help="auto or a registered formulation (gaussqp formulations)")
     s.add_argument("--solver", default=None, help="backend for cvxpy formulations: clarabel, osqp, scs")
     s.add_argument("--tolerance", default="high", choices=list(PRESETS), help="tolerance preset")
@@ -172,11 +293,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; default 8)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_solve)
-    c = sub.add_parser("check", help="structural report without solving: classification, certificates C1-C6 and C8, "
+    c = sub.add_parser("check", parents=[src], help="structural report without solving: classification, certificates C1-C6 and C8, "
                                           "P-matrix test (sliding), friction bounds C7")
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_check)
+    i = sub.add_parser("info", parents=[src], help="sizes, classes, ranks and conditioning of a file's problem")
+    i.add_argument("file")
+    i.add_argument("--json", action="store_true")
+    i.set_defaults(func=cmd_info)
+    m = sub.add_parser("import", parents=[src], help="write a model's contact problem at a state to a gaussqp/1 file")
+    m.add_argument("file", help="MuJoCo .xml/.mjb, URDF, FCLIB .hdf5 or a gaussqp/1 file")
+    m.add_argument("-o", "--output", required=True, help="problem.json or problem.npz")
+    m.set_defaults(func=cmd_import)
     sub.add_parser("list", help="the problem library").set_defaults(func=cmd_list)
     sub.add_parser("formulations", help="formulation registry and installed backends").set_defaults(func=cmd_formulations)
     return ap

@@ -175,8 +175,11 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
     Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared."""
     bracket = {}
     for b in BRACKET:
-        out = _facetized(b, facets).solve(problem, solver=solver, tolerance=tol)
-        bracket[b.split("_")[1]] = out.status
+        f = _facetized(b, facets)
+        if f.accepts(problem, cls)[0]:
+            bracket[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol).status
+        else:  # no polygons beyond d = 3: the bracket is not run, and _bracket_routes says so
+            bracket[b.split("_")[1]] = "not_run"
     feasible = sol.status == "solved"
     consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
                       (bracket["outer"] == "infeasible" and feasible))

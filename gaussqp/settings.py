@@ -94,6 +94,9 @@ MAX_DENSE_BLOCK = 3_000
 #: is allocated. It also bounds ``m × n`` of the normal rows, which the classification
 #: densifies when sparse rank is not proven.
 MAX_ENTRIES = 25_000_000
+#: Largest contact dimension d (a normal and d-1 tangent rows per contact): 3 is spatial Coulomb friction,
+#: 4 and 6 are MuJoCo's torsional and rolling condim mapped into the isotropic cone (gaussqp.io.mujoco)
+MAX_CONTACT_DIMENSION = 6
 
 #: Deepest nesting of JSON arrays/objects accepted. A gaussqp/1 document nests at most 5 deep
 #: (object > contacts > contact > tangent > row); 64 leaves room for the free-form
@@ -450,6 +453,25 @@ PROP13_GRID_POINTS = 200
 #: ... then refined by this many bisection steps (2^-60: to round-off)
 PROP13_BISECTIONS = 60
 
+# ---------------------------------------------------------------- importers (gaussqp.io.pinocchio)
+
+#: A contact's normal velocity (or tangential speed) counts as nonzero when it exceeds this multiple of the row's
+#: own terms at the state, ``Σ_j |row_j v_j|``: a contact that separates is left out, one that slips is sliding.
+#: Relative to the row's terms so that the units of the model do not matter; 1e-9 is well above the round-off of
+#: a product of a Jacobian row with a velocity (~1e-15 relative) and far below any physical slip of interest.
+IMPORT_VELOCITY_RTOL = 1e-9
+
+#: ``pinocchio.isNormalized`` tolerance on the quaternion (unit complex) parts of a configuration ``q``: a
+#: non-unit quaternion gives a rotation matrix that is not orthogonal, hence wrong rows. 1e-9 accepts the
+#: round-off of a normalized quaternion written to a file with 10+ digits.
+IMPORT_QUATERNION_TOL = 1e-9
+
+#: Normals of a :class:`gaussqp.io.pinocchio.FrameContact` shorter than this are refused (a direction is
+#: normalized; below this it is not a direction). Contact normals are given in unit-free numbers.
+MIN_NORMAL_NORM = 1e-12
+
+#: How many close frame names an unknown frame name's error lists (``difflib.get_close_matches``)
+IMPORT_CLOSE_NAMES = 5
 
 # ---------------------------------------------------------------- MuJoCo importer
 # Decisions of :mod:`gaussqp.io.mujoco` (which contacts are separating, sliding, planar).

@@ -20,13 +20,19 @@ class FacetizedQP(StickingConic):
 
     id = "F5"
     source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
-    valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D"
+    valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D; d <= 3"
 
     def __init__(self, kind: str = "inner", facets: int = 8):
         self.model = ConeModel(kind, facets)
         self.name = f"facetized_{kind}"
         self.title = (f"facetized Coulomb disks, {'inscribed' if kind == 'inner' else 'circumscribed'} "
                       f"polygons with {facets} facets (QP)")
+
+    def accepts(self, problem, cls) -> tuple[bool, str]:
+        if problem.dimension > 3:
+            return False, (f"polygons of the Coulomb cone are for d = 2 or 3, not d = {problem.dimension}: "
+                           "use 'sticking_socp'")
+        return super().accepts(problem, cls)
 
     def with_facets(self, facets: int) -> "FacetizedQP":
         return FacetizedQP(self.model.kind, facets)

@@ -70,7 +70,7 @@ class StickingConic(Formulation):
         return True, ""
 
     def _needs(self, problem: ContactProblem) -> str:
-        return "socp" if (self.model.kind == "disk" and problem.dimension == 3 and len(problem.sticking)) else "qp"
+        return "socp" if (self.model.second_order(problem.dimension) and len(problem.sticking)) else "qp"
 
     def _program(self, problem: ContactProblem, signs: dict):
         """(prob, a, λ_eq, λ_in, cached) for one sign pattern of the bilateral sticking normals.

@@ -42,10 +42,18 @@ class ConeModel:
         if self.facets < 3:
             raise ValueError("a polygon needs at least 3 facets")
 
+    def second_order(self, d: int) -> bool:
+        """Whether the cones of dimension ``d`` are second-order cones in the programs (exact disks, d >= 3);
+        otherwise they are linear: the interval of d = 2, or a polygon in d = 3."""
+        return self.kind == "disk" and d >= 3
+
     def polygon(self, d: int) -> tuple[np.ndarray, float]:
-        """(C, r): the polygon ``{z : C z <= r μ}`` of unit outward normals C (k × (d-1))."""
+        """(C, r): the polygon ``{z : C z <= r μ}`` of unit outward normals C (k × (d-1)); d = 2 or 3 (the
+        facetized formulations refuse d > 3: a polytope of the (d-1)-ball is not the papers' (54)-(59))."""
         if d == 2:
             return np.array([[1.0], [-1.0]]), 1.0
+        if d != 3:
+            raise ValueError(f"no polygon of the Coulomb cone in dimension {d}: polygons are for d = 2 or 3")
         k = self.facets
         ang = 2 * np.pi * (np.arange(k) + 0.5) / k
         C = np.column_stack([np.cos(ang), np.sin(ang)])
@@ -146,7 +154,7 @@ def cone_constraints(L: Layout, le, li, mu, model: ConeModel, signs: dict[int, i
         weight = np.array([0.0 if i in no_slack else 1.0 for i in S])
         rhs = rhs - slack * weight
     lt = L.sticking_tangents(le)
-    if model.kind == "disk" and d == 3:
+    if model.second_order(d):
         return [cp.SOC(rhs, lt, axis=0)]
     C, r = model.polygon(d)  # an interval in 2D (r = 1 for the disk), a polygon in 3D
     return [C @ lt <= r * (np.ones((C.shape[0], 1)) @ cp.reshape(rhs, (1, ns), order="F"))]

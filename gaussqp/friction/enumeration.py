@@ -159,7 +159,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     it0 = n + m
     scale = max(1.0, float(np.abs(problem.F).max(initial=0)), float(np.abs(b).max(initial=0)))
     units = _Units.of(problem, Jn, Jt, M)
-    cone3d = problem.dimension == 3 and len(S) > 0
+    cone3d = problem.dimension >= 3 and len(S) > 0  # a second-order cone (d >= 3), else an interval
     sols: list[PieceSolution] = []
     for pattern in itertools.product((0, 1), repeat=k):
         choice = dict(zip(enum, pattern))
@@ -256,7 +256,8 @@ def _multiplicities(sols: list[PieceSolution], units: _Units) -> tuple[str, str,
 
 
 def _cone_data(problem, S, sign, il, it0, N, d1):
-    return [(il + i, it0 + j * d1, problem.friction[i] * sign[i]) for j, i in enumerate(S)]
+    """(index of λ_n, slice of λ_t, μ σ) of each sticking contact's second-order cone."""
+    return [(il + i, slice(it0 + j * d1, it0 + (j + 1) * d1), problem.friction[i] * sign[i]) for j, i in enumerate(S)]
 
 
 def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
@@ -345,7 +346,7 @@ def _socp_piece(Aeq, beq, G, h, cones, solver):
     if G.size:
         cons.append(G @ y >= h)
     for iln, it, musig in cones:
-        cons.append(cp.SOC(musig * y[iln], y[it:it + 2]))
+        cons.append(cp.SOC(musig * y[iln], y[it]))
     prob = cp.Problem(cp.Minimize(0), cons)
     _, status, _ = solve_program(prob, solver, "high", needs="socp")
     if status == "infeasible":

@@ -122,7 +122,6 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     Gy = G @ y if L.pg else None
     det = set(int(i) for i in detaching(p, a, active_tol))
     ix = _dual_cone_index(p, L, det, signs)
-    C, rr = model.polygon(p.dimension)
     cons = [r @ y == -1]
     if ix.zero.size:
         cons.append(Ey[ix.zero] == 0)
@@ -133,9 +132,10 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     if nc:
         u = ix.normals(Ey, Gy)
         V = cp.reshape(Ey[ix.tangent], (L.d1, nc), order="F")  # column k: T_i y of the k-th cone contact
-        if model.kind == "disk" and p.dimension == 3:
+        if model.second_order(p.dimension):
             cons.append(cp.SOC(u, V @ sp.diags(ix.mu)))  # μ_i ‖T_i y‖ <= s_i n_i y
         else:
+            C, rr = model.polygon(p.dimension)
             nu = cp.Variable((C.shape[0], nc), nonneg=True)
             cons += [u == rr * cp.multiply(ix.mu, cp.sum(nu, axis=0)), V == -C.T @ nu]
     prob = cp.Problem(cp.Minimize(cp.norm(y, 1)), cons)
@@ -194,7 +194,7 @@ def _dual_cone_violation(ix: DualConeIndex, Ey: np.ndarray, Gy: np.ndarray, d1: 
     if ix.cone.size:
         u = np.asarray(ix.normals(Ey, Gy)).ravel()
         V = Ey[ix.tangent].reshape(ix.cone.size, d1)  # row k: T_i y of the k-th cone contact
-        if model.kind == "disk" and dimension == 3:
+        if model.second_order(dimension):
             worst.append(float((ix.mu * np.linalg.norm(V, axis=1) - u).max()))
         else:
             C, rr = model.polygon(dimension)

@@ -347,7 +347,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
     :func:`gaussqp.friction.multiplier_set.detaching`)."""
-    needs = "socp" if p.dimension == 3 else "qp"
+    needs = "socp" if p.dimension >= 3 else "qp"
     backend = get_backend(solver if needs == "qp" or solver != "osqp" else None, needs=needs)
 
     def run(prob: cp.Problem) -> str:  # every program of the verdict, through the single solve path

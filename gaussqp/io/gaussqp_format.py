@@ -42,7 +42,8 @@ from typing import IO, Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import FileFormatError, FormatVersionError, InputError, InputTooLargeError, MagnitudeError, ShapeError
+from ..errors import (FileFormatError, FormatVersionError, InputError, InputTooLargeError, MagnitudeError, ShapeError,
+                      WrongTypeError)
 from ..model.validation import check_count
 from ..settings import MAX_COORDINATES, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING_DEPTH
 from ..model.problem import Contact, ContactProblem
@@ -317,8 +318,15 @@ def _matrix_to_json(A):
     return np.asarray(A).tolist()
 
 
-def to_dict(problem: ContactProblem) -> dict:
-    """The ``gaussqp/1`` JSON document of ``problem`` (all fields explicit)."""
+def to_dict(problem: ContactProblem, *, source: str | None = None, parameters: dict | None = None) -> dict:
+    """The ``gaussqp/1`` JSON document of ``problem`` (all fields explicit), with the optional metadata
+    ``source`` (a string: where the problem comes from) and ``parameters`` (a JSON object: the state, an
+    importer's options, what gaussqp certified, ...)."""
+    if source is not None and not isinstance(source, str):
+        raise WrongTypeError("source", f"is a {type(source).__name__}", "give a string (put structured data in "
+                                                                        "'parameters')")
+    if parameters is not None and not isinstance(parameters, dict):
+        raise WrongTypeError("parameters", f"is a {type(parameters).__name__}", "give a dict of JSON values")
     contacts = []
     for ct in problem.contacts:
         d = {"type": ct.type, "normal": np.asarray(ct.normal).tolist(), "normal_drift": ct.normal_drift,
@@ -334,6 +342,10 @@ def to_dict(problem: ContactProblem) -> dict:
         doc["description"] = problem.description
     doc.update({"mass_matrix": _matrix_to_json(problem.M), "force": np.asarray(problem.F).tolist(),
                 "contacts": contacts})
+    if source is not None:
+        doc["source"] = source
+    if parameters is not None:
+        doc["parameters"] = parameters
     return doc
 
 
@@ -349,8 +361,10 @@ def loads(text: str | bytes) -> ContactProblem:
     return from_dict(_decode(text))
 
 
-def dumps(problem: ContactProblem, indent: int | None = 1) -> str:
-    return json.dumps(to_dict(problem), indent=indent)
+def dumps(problem: ContactProblem, indent: int | None = 1, *, source: str | None = None,
+          parameters: dict | None = None) -> str:
+    """The JSON text of :func:`to_dict`."""
+    return json.dumps(to_dict(problem, source=source, parameters=parameters), indent=indent)
 
 
 def _regular_file(path: Path) -> None:
@@ -385,13 +399,15 @@ def load(path: str | Path) -> ContactProblem:
     return loads(text)
 
 
-def dump(problem: ContactProblem, path: str | Path) -> None:
-    """Write ``problem`` as JSON, or as NPZ when ``path`` ends with ``.npz``."""
+def dump(problem: ContactProblem, path: str | Path, *, source: str | None = None,
+         parameters: dict | None = None) -> None:
+    """Write ``problem`` as JSON, or as NPZ when ``path`` ends with ``.npz`` (NPZ keeps no metadata: ``source``
+    and ``parameters`` are written to JSON only)."""
     path = Path(path)
     if path.suffix == ".npz":
         save_npz(problem, path)
     else:
-        path.write_text(dumps(problem) + "\n", encoding="utf-8")
+        path.write_text(dumps(problem, source=source, parameters=parameters) + "\n", encoding="utf-8")
 
 
 def _put_matrix(arrays: dict, key: str, A) -> None:
@@ -529,7 +545,7 @@ def _npz_problem(z: dict) -> ContactProblem:
     if fmt != FORMAT:
         raise FormatVersionError("format", f"is {reprlib.repr(fmt)}, this gaussqp reads {FORMAT!r}",
                                  f"convert the file to {FORMAT!r}")
-    dimension = int(_npz_get(z, "dimension", "iu", (0,), "the integer 2 or 3")[()])
+    dimension = int(_npz_get(z, "dimension", "iu", (0,), "an integer from 2 to 6")[()])
     return ContactProblem.from_blocks(
         _npz_matrix(z, "mass_matrix"), _npz_real(z, "force", 1), _npz_matrix(z, "J_n"), _npz_real(z, "normal_drift", 1),
         [str(s) for s in _npz_get(z, "types", "U", (1,), "one string per contact")], _npz_matrix(z, "J_t"),

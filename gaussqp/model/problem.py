@@ -31,7 +31,8 @@ from ..errors import (
     TangentShapeError,
     UnknownValueError,
 )
-from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, MAX_COORDINATES, MAX_DENSE_BLOCK, MAX_ENTRIES, MIN_SLIP_NORM,
+from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, MAX_CONTACT_DIMENSION, MAX_COORDINATES, MAX_DENSE_BLOCK,
+                        MAX_ENTRIES, MIN_SLIP_NORM,
                         RANK_RTOL, SCALE_FLOOR)
 from .system_class import CONTACT_TYPES, MODES, SystemClass
 from .validation import (check_count, check_sparse_mass, labels, flags, matrix, real_array, real_scalar, short_repr,
@@ -207,8 +208,10 @@ class ContactProblem:
     @staticmethod
     def _check_dimension(dimension) -> int:
         integral = isinstance(dimension, (int, np.integer)) and not isinstance(dimension, (bool, np.bool_))
-        if not integral or dimension not in (2, 3):
-            raise UnknownValueError("dimension", f"is {short_repr(dimension)}", "give the integer 2 (planar) or 3 (spatial)")
+        if not integral or not 2 <= dimension <= MAX_CONTACT_DIMENSION:
+            raise UnknownValueError("dimension", f"is {short_repr(dimension)}",
+                                    f"give an integer from 2 to {MAX_CONTACT_DIMENSION}: 2 (planar), 3 (spatial), "
+                                    "4 or 6 (MuJoCo's torsional/rolling condim, tangent rows scaled by their μ_k)")
         return int(dimension)
 
     @staticmethod

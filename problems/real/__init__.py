@@ -1,2 +1,2 @@
-"""Real-robot problems: the scripts that regenerate ``problems/data/real/`` from the source libraries (they need the
-``models`` extra; loading the shipped files does not)."""
+"""Real robots: scripts that regenerate ``problems/data/real/*.json`` from the robots' own sources (they need the
+optional extras, ``gaussqp[models]``); the shipped files are loaded by tests that need none."""

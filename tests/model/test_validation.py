@@ -38,7 +38,7 @@ def make(**kw):
      errors.TangentShapeError, "contacts[0].tangent"),
     (dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5)]),
      errors.TangentShapeError, "contacts[0].tangent"),
-    (dict(dimension=4), errors.UnknownValueError, "dimension"),
+    (dict(dimension=7), errors.UnknownValueError, "dimension"),
 ])
 def test_bad_input(kw, exc, field):
     with pytest.raises(exc) as info:

@@ -1,0 +1,74 @@
+"""The command line on robot models and FCLIB files: ``gaussqp import|info|solve MODEL``, each part skipped
+visibly without its optional extra."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gaussqp.cli import main
+from gaussqp.io.gaussqp_format import load
+
+
+def one_error_line(capsys) -> str:
+    err = [ln for ln in capsys.readouterr().err.strip().splitlines() if not ln.startswith("left out")]
+    assert len(err) == 1, err
+    return err[0]
+
+
+# ------------------------------------------------------------------------------------------------ Pinocchio
+@pytest.fixture
+def box_urdf(tmp_path):
+    pytest.importorskip("pinocchio", reason="needs the optional extra gaussqp[pinocchio]")
+    from test_pinocchio import BOX_URDF, BOX_Z  # tests/io is on sys.path (pytest rootdir-relative import)
+
+    f = tmp_path / "box.urdf"
+    f.write_text(BOX_URDF)
+    q = tmp_path / "q.txt"
+    q.write_text(f"0 0 {BOX_Z / 2} 0 0 0 1")
+    return f, q
+
+
+def test_cli_imports_and_solves_a_urdf_at_a_state(box_urdf, tmp_path, capsys):
+    f, q = box_urdf
+    corners = sum((["--contact", f"corner{i}:mu=0.5"] for i in range(4)), [])
+    out = tmp_path / "box.json"
+    assert main(["import", str(f), "--floating-base", "--qpos", str(q), *corners, "-o", str(out)]) == 0
+    assert "m=4" in capsys.readouterr().out
+    p = load(out)
+    assert p.n == 6 and p.m == 4 and set(p.modes) == {"sticking"}
+    doc = json.loads(out.read_text())
+    assert doc["source"] == "Pinocchio model box.urdf" and doc["parameters"]["contacts"][0] == "corner0:mu=0.5"
+    assert main(["solve", str(f), "--floating-base", "--qpos", str(q), *corners, "--json"]) == 0
+    sol = json.loads(capsys.readouterr().out)
+    assert sol["status"] == "solved" and sum(sol["lambda_normal"]) == pytest.approx(2.0 * 9.81, rel=1e-8)
+    assert np.allclose(sol["acceleration"], 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("extra, field", [
+    (["--contact", "no_such_frame"], "no_such_frame"),
+    (["--contact", "corner0:mu=abc"], "abc"),
+    (["--contact", "corner0:spherical"], "spherical"),
+])
+def test_cli_bad_contacts_exit_2(box_urdf, capsys, extra, field):
+    f, q = box_urdf
+    assert main(["info", str(f), "--floating-base", "--qpos", str(q), *extra]) == 2
+    assert field in one_error_line(capsys)
+
+
+def test_cli_wrong_state_size_exit_2(box_urdf, tmp_path, capsys):
+    f, _ = box_urdf
+    q = tmp_path / "short.txt"
+    q.write_text("0 0 0.1")
+    assert main(["info", str(f), "--floating-base", "--qpos", str(q), "--contact", "corner0"]) == 2
+    assert "q" in one_error_line(capsys)
+
+
+def test_cli_urdf_that_does_not_parse(tmp_path, capsys):
+    pytest.importorskip("pinocchio", reason="needs the optional extra gaussqp[pinocchio]")
+    f = tmp_path / "bad.urdf"
+    f.write_text("<robot name='x'><link name='a'>")
+    assert main(["info", str(f)]) == 2
+    assert "bad.urdf" in one_error_line(capsys)
