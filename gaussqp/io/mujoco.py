@@ -53,7 +53,8 @@ What is imported (docs/DESIGN.md §1 notation, ``M a + F = J_nᵀ λ_n + J_tᵀ 
   ``u_t / ‖u_t‖`` (in the ``ν`` coordinates: ``μ ∘ u_t`` normalized); otherwise it sticks. The speed of
   torsional and rolling rows is counted in the length units of ``μ_k / μ_1``. ``modes={i: mode}`` overrides
   this for MuJoCo contact ``i`` (an index of ``data.contact``): "frictionless", "sticking", "sliding",
-  "coulomb" (stick or slip left to the solver) or "separating". The default ``velocity_tol`` is :data:`gaussqp.settings.MUJOCO_VELOCITY_RTOL` times the
+  "coulomb" (stick or slip left to the solver) or "separating". The default ``velocity_tol`` is
+  :data:`gaussqp.settings.MUJOCO_VELOCITY_RTOL` times the
   model's velocity scale ``sqrt(‖g‖ · stat.extent)``.
 - Planar models (e.g. dm_control's walker and cheetah, whose root joints are x, z and a rotation about y)
   have a tangent row that is zero: each contact's μ-scaled tangent block ``B = U Σ Vᵀ`` is reduced exactly to

@@ -6,7 +6,8 @@ imported with :func:`gaussqp.io.mujoco.import_mujoco` (default options unless th
 :func:`gaussqp.solve`; the file ``problems/data/real/<name>.json`` records in ``"source"`` where the problem came
 from (model file, dm_control and MuJoCo versions, how the state was made, qpos and qvel) and in ``"parameters"``
 what gaussqp certifies (status, formulation, certified, uniqueness, time) and the gap to MuJoCo at two softness
-levels: the relative gap ``max|a − qacc| / max|qacc_smooth|`` (MuJoCo's free acceleration as the unit) between gaussqp's acceleration on the problem as stored
+levels: the relative gap ``max|a − qacc| / max|qacc_smooth|`` (MuJoCo's free acceleration as the unit) between
+gaussqp's acceleration on the problem as stored
 and MuJoCo's at the same state with every ``solimp`` at ``(1 − ε, 1 − ε, …)`` (MuJoCo's regularization
 ``R ∝ ε``), ε = 1e-2 and 1e-4, and every solref time constant at :data:`SWEEP_TIMECONST` (its Baumgarte terms
 off), elliptic cones, solver tolerance 1e-15. Each state is settled by MuJoCo, then its residual velocities (the
@@ -76,6 +77,9 @@ def _settle(m, d, steps, control=None):
         mujoco.mj_forward(m, d)
         control(m, d)
     mujoco.mj_forward(m, d)
+    unstable = int(d.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)].number)
+    if unstable:  # MuJoCo reset the state: the scene is not what its description says
+        raise RuntimeError(f"the simulation went unstable {unstable} time(s) while settling (MuJoCo reset the state)")
 
 
 # ---------------------------------------------------------------- scenes: (model, data, how, model_file, options)
@@ -114,10 +118,9 @@ def stacker_boxes():
         d.qpos[m.joint(f"box{k}_z").qposadr[0]] = half * (2 * k + 1) + 0.001 * k
         d.qpos[m.joint(f"box{k}_y").qposadr[0]] = 0.0
     mujoco.mj_forward(m, d)
-    arm = ["arm_root", "arm_shoulder", "arm_elbow", "arm_wrist", "finger", "fingertip", "thumb", "thumbtip"]
-    _settle(m, d, 3000, _hold(m, d, arm))
+    _settle(m, d, 3000, _hold(m, d, ["arm_root", "arm_shoulder", "arm_elbow", "arm_wrist"]))
     return m, d, "stacker.make_model(n_boxes=4): boxes stacked at x = 0.2 + 0.01 k, z = (2k + 1) half-size, the " \
-                 "arm at qpos0 held by qfrc_applied (gravity compensation + PD); 3000 steps (3 s)", \
+                 "arm's four joints at qpos0 held by qfrc_applied (gravity compensation + PD); 3000 steps (3 s)", \
                  "dm_control/suite/stacker.xml via stacker.make_model", {}
 
 
@@ -206,7 +209,8 @@ SWEEP_TIMECONST = 1e4
 
 
 def softness_gap(m0, d0, eps: float, options: dict) -> float | str:
-    """Relative gap ``max|a − qacc| / max|qacc_smooth|`` (the free acceleration as the unit) between gaussqp's acceleration on the imported problem (default
+    """Relative gap ``max|a − qacc| / max|qacc_smooth|`` (the free acceleration as the unit) between gaussqp's
+    acceleration on the imported problem (default
     drift ``J̇q̇``, zero at rest) and MuJoCo's at the same state with every solimp at ``1 − eps`` and every solref at
     ``(SWEEP_TIMECONST, 1)`` (elliptic cones, solver tolerance 1e-15); gaussqp's status when it has no acceleration."""
     mujoco = _mujoco()
@@ -293,9 +297,7 @@ def run(name: str):
 
 
 def write(name: str, p, source: str, params: dict) -> Path:
-    doc = to_dict(p)
-    doc["source"] = source
-    doc["parameters"] = params
+    doc = to_dict(p, source=source, parameters=params)
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{name}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
