@@ -480,8 +480,10 @@ IMPORT_CLOSE_NAMES = 5
 #: model's velocity scale is *separating* and left out of the imported problem; a contact whose tangential speed
 #: exceeds it is *sliding*, otherwise *sticking*. The velocity scale is ``sqrt(‖g‖ · extent)`` (the speed of a
 #: fall over the model's size, MuJoCo's ``model.stat.extent``), or without gravity the largest contact-point
-#: speed of the state. 1e-3: a settled MuJoCo state keeps residual creep velocities of its soft contacts of about
-#: ``g · timestep · 1e-2`` (4e-5 m/s at 2 ms), well below; a humanoid (extent 2 m) judges at 4.4e-3 m/s.
+#: speed of the state. 1e-3: a humanoid (extent 2 m) judges at 4.4e-3 m/s, a slip a hundred times slower than a
+#: walk. MuJoCo's soft friction lets resting contacts creep, and that creep can exceed this: dm_control's humanoid
+#: lying for 20 s still creeps at up to 1e-2 m/s. Such contacts are imported as sliding; give ``velocity_tol`` or
+#: ``modes`` when they should stick (the library's scenes zero the velocities of their settled states instead).
 MUJOCO_VELOCITY_RTOL = 1e-3
 
 #: A contact's (μ-scaled) tangent rows are reduced to their rank (planar models: a zero tangent row) when a

@@ -46,7 +46,9 @@ What is imported (docs/DESIGN.md §1 notation, ``M a + F = J_nᵀ λ_n + J_tᵀ 
     exactly MuJoCo's problem with its softness (the regularization ``R``) removed: MuJoCo's acceleration tends
     to gaussqp's as ``R → 0`` when the contacts stick (its elliptic-cone problem and gaussqp's sticking
     contacts have the same solutions when the tangential rows are at rest; for a sliding contact MuJoCo's
-    convex cone law is not Coulomb's and the two differ).
+    convex cone law is not Coulomb's and the two differ). With MuJoCo's Baumgarte terms switched off (a large
+    solref time constant) at a state at rest, ``aref`` vanishes and MuJoCo's hard limit is the default import
+    (``J̇q̇ = 0``): ``tests/io/test_mujoco.py`` and ``problems/real/mujoco_scenes.py`` measure both sweeps.
 
 - Modes from the state (``u = J q̇`` per row): a unilateral row with ``u_n > velocity_tol`` is separating and
   left out (reported); a contact with tangential speed ``> velocity_tol`` slides with the slip direction
@@ -54,8 +56,8 @@ What is imported (docs/DESIGN.md §1 notation, ``M a + F = J_nᵀ λ_n + J_tᵀ 
   torsional and rolling rows is counted in the length units of ``μ_k / μ_1``. ``modes={i: mode}`` overrides
   this for MuJoCo contact ``i`` (an index of ``data.contact``): "frictionless", "sticking", "sliding",
   "coulomb" (stick or slip left to the solver) or "separating". The default ``velocity_tol`` is
-  :data:`gaussqp.settings.MUJOCO_VELOCITY_RTOL` times the
-  model's velocity scale ``sqrt(‖g‖ · stat.extent)``.
+  :data:`gaussqp.settings.MUJOCO_VELOCITY_RTOL` times the model's velocity scale ``sqrt(‖g‖ · stat.extent)``
+  (MuJoCo's soft contacts creep: a settled state may need a larger ``velocity_tol`` or ``modes``, see there).
 - Planar models (e.g. dm_control's walker and cheetah, whose root joints are x, z and a rotation about y)
   have a tangent row that is zero: each contact's μ-scaled tangent block ``B = U Σ Vᵀ`` is reduced exactly to
   its rank ``r`` (rows ``Σ_r V_rᵀ``, ``ν = U_r λ_t``: the same set of generalized forces, since ``U_rᵀ`` maps the
