@@ -232,7 +232,7 @@ def softness_gap(m0, d0, eps: float, options: dict) -> float | str:
     d = mujoco.MjData(m)
     mujoco.mj_setState(m, d, state, spec)
     mujoco.mj_forward(m, d)
-    imp = import_mujoco(m, d, **options)
+    imp = import_mujoco(m, d, name=name, **options)
     sol = gaussqp.solve(imp.problem)
     if sol.acceleration is None:
         return str(sol.status)
@@ -253,7 +253,7 @@ def run(name: str):
     at_rest(m, d)
     how += "; then qvel set to 0 (the state at rest)"
     t0 = time.perf_counter()
-    imp = import_mujoco(m, d, **options)
+    imp = import_mujoco(m, d, name=name, **options)
     t_import = time.perf_counter() - t0
     p = imp.problem
     t0 = time.perf_counter()
