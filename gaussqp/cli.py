@@ -231,7 +231,7 @@ def cmd_import(args) -> int:
 def cmd_list(args) -> int:
     from . import problems
 
-    for name in problems.names():
+    for name in problems.names() + problems.real_names():
         p = problems.load(name)
         c = p.classify()
         print(f"{name:<24} n={c.n:<3} m={p.m:<3} M {c.mass:<9} {c.constraints:<10} {c.modes:<12} {p.description}")

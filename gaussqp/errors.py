@@ -120,3 +120,8 @@ class SolverError(GaussQPError):
 class UndecidedError(GaussQPError, RuntimeError):
     """An exact decision (a cone LP, an enumeration) could not be verified either way: the certificate that
     rests on it is reported as undecided (``holds=None``), never as a decision."""
+
+
+class UnsupportedModelError(InputError):
+    """A model uses a feature an importer does not map to the contact problem (joint friction loss, flexes,
+    contacts of mixed frictional dimension, …); the message names the element and the option that handles it."""

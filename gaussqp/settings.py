@@ -483,3 +483,26 @@ MIN_NORMAL_NORM = 1e-12
 
 #: How many close frame names an unknown frame name's error lists (``difflib.get_close_matches``)
 IMPORT_CLOSE_NAMES = 5
+
+# ---------------------------------------------------------------- MuJoCo importer
+# Decisions of :mod:`gaussqp.io.mujoco` (which contacts are separating, sliding, planar).
+
+#: A unilateral row (contact normal, joint or tendon limit) whose velocity ``J_i q̇`` exceeds this fraction of the
+#: model's velocity scale is *separating* and left out of the imported problem; a contact whose tangential speed
+#: exceeds it is *sliding*, otherwise *sticking*. The velocity scale is ``sqrt(‖g‖ · extent)`` (the speed of a
+#: fall over the model's size, MuJoCo's ``model.stat.extent``), or without gravity the largest contact-point
+#: speed of the state. 1e-3: a humanoid (extent 2 m) judges at 4.4e-3 m/s, a slip a hundred times slower than a
+#: walk. MuJoCo's soft friction lets resting contacts creep, and that creep can exceed this: dm_control's humanoid
+#: lying for 20 s still creeps at up to 1e-2 m/s. Such contacts are imported as sliding; give ``velocity_tol`` or
+#: ``modes`` when they should stick (the library's scenes zero the velocities of their settled states instead).
+MUJOCO_VELOCITY_RTOL = 1e-3
+
+#: A contact's (μ-scaled) tangent rows are reduced to their rank (planar models: a zero tangent row) when a
+#: singular value of the block is below this fraction of the normal row's norm times the largest μ_k (the rows'
+#: own scale): the rows MuJoCo builds for a planar model are exact zeros, so this only separates round-off.
+MUJOCO_ROW_RTOL = 1e-10
+
+#: A normal row whose norm is below this fraction of the largest row norm of the constraint rows is *zero* (two
+#: geoms of bodies that cannot move relative to each other, e.g. self contacts of one rigid subtree): reported
+#: and dropped.
+MUJOCO_ZERO_ROW_RTOL = 1e-12

@@ -28,8 +28,15 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def names() -> list[str]:
-    """Names of the shipped problems."""
+    """Names of the shipped problems built by :data:`EXAMPLES` (the papers' examples)."""
     return sorted(p.stem for p in DATA.glob("*.json"))
+
+
+def real_names() -> list[str]:
+    """Names of the shipped real-robot problems, ``"real/<name>"`` (``data/real/*.json``, written by the scripts
+    of :mod:`gaussqp.problems.real` from MuJoCo and Pinocchio models; each file records its source, state and
+    what gaussqp certified in its ``source`` and ``parameters``)."""
+    return sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.json"))
 
 
 def path(name: str) -> Path:
@@ -37,12 +44,12 @@ def path(name: str) -> Path:
 
 
 def load(name: str) -> ContactProblem:
-    """Load a shipped problem by name."""
-    p = path(name)
-    if not p.exists():
+    """Load a shipped problem by name (:func:`names`, or ``"real/<name>"`` of :func:`real_names`)."""
+    known = names() + real_names()
+    if name not in known:
         raise FileFormatError("problem", f"{name!r} is not a shipped problem",
-                              f"use one of {', '.join(names())} (gaussqp list)")
-    return _load_file(p)
+                              f"use one of {', '.join(known)} (gaussqp list)")
+    return _load_file(path(name))
 
 
 def build(name: str, **params) -> ContactProblem:

@@ -82,3 +82,15 @@ def test_readers_registry_and_vectors(tmp_path):
     f = tmp_path / "p.json"
     dump(gaussqp.problems.load("rod_wall_guide"), f)
     assert open_problem(f, ImportOptions()).problem.m == 2 and load(f).m == 2
+
+
+def test_real_robots_are_shipped_problems_by_name(capsys):
+    from gaussqp import problems
+
+    real = problems.real_names()
+    assert {"real/humanoid_lying", "real/stacker_boxes", "real/pinocchio_solo12_four_feet"} <= set(real)
+    p = problems.load("real/box_on_plane")
+    assert p.name == "box_on_plane" and p.dimension == 3
+    assert main(["list"]) == 0 and "real/quadruped_standing" in capsys.readouterr().out
+    with pytest.raises(gaussqp.errors.FileFormatError, match="real/"):
+        problems.load("real/nonexistent")

@@ -72,3 +72,53 @@ def test_cli_urdf_that_does_not_parse(tmp_path, capsys):
     f.write_text("<robot name='x'><link name='a'>")
     assert main(["info", str(f)]) == 2
     assert "bad.urdf" in one_error_line(capsys)
+
+
+# ------------------------------------------------------------------------------------------------ MuJoCo
+BOX_MJCF = """<mujoco><option cone='elliptic'/>
+<worldbody><geom name='floor' type='plane' size='5 5 .1'/>
+<body name='box' pos='0 0 0.1'><freejoint/><geom name='box' type='box' size='.1 .2 .1' mass='2'/></body></worldbody>
+<keyframe><key name='resting' qpos='0 0 0.1 1 0 0 0'/><key name='lifted' qpos='0 0 0.5 1 0 0 0'/></keyframe>
+</mujoco>"""
+
+FRICTIONLOSS_MJCF = """<mujoco><worldbody><body><joint name='knee' type='hinge' axis='0 1 0' frictionloss='0.1'/>
+<geom type='capsule' fromto='0 0 0 1 0 0' size='0.1'/></body></worldbody></mujoco>"""
+
+
+@pytest.fixture
+def box_mjcf(tmp_path):
+    pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
+    f = tmp_path / "box.xml"
+    f.write_text(BOX_MJCF)
+    return f
+
+
+def test_cli_imports_and_solves_a_mujoco_model(box_mjcf, tmp_path, capsys):
+    out = tmp_path / "box.json"
+    assert main(["import", str(box_mjcf), "--keyframe", "resting", "--settle", "50", "-o", str(out)]) == 0
+    p = load(out)
+    assert p.n == 6 and p.m == 4 and p.dimension == 3
+    doc = json.loads(out.read_text())
+    assert doc["source"] == "MuJoCo model box.xml" and doc["parameters"]["keyframe"] == "resting"
+    capsys.readouterr()
+    assert main(["solve", str(out), "--json"]) == 0
+    sol = json.loads(capsys.readouterr().out)
+    assert sol["status"] == "solved" and sum(sol["lambda_normal"]) == pytest.approx(2.0 * 9.81, rel=1e-6)
+    assert main(["info", str(box_mjcf), "--keyframe", "resting", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["reader"] == "mujoco" and info["n"] == 6
+
+
+def test_cli_mujoco_bad_input_exit_2(box_mjcf, tmp_path, capsys):
+    assert main(["info", str(box_mjcf), "--keyframe", "flying"]) == 2
+    assert "keyframe" in one_error_line(capsys)
+    f = tmp_path / "knee.xml"
+    f.write_text(FRICTIONLOSS_MJCF)
+    assert main(["solve", str(f)]) == 2
+    assert "knee" in one_error_line(capsys)
+    assert main(["info", str(f), "--frictionloss", "ignore"]) == 0
+    assert "left out" in capsys.readouterr().err
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<mujoco><worldbody><body>")
+    assert main(["info", str(bad)]) == 2
+    assert "bad.xml" in one_error_line(capsys)
