@@ -35,12 +35,16 @@ def names() -> list[str]:
 def real_names() -> list[str]:
     """Names of the shipped real-robot problems, ``"real/<name>"`` (``data/real/*.json``, written by the scripts
     of :mod:`gaussqp.problems.real` from MuJoCo and Pinocchio models; each file records its source, state and
-    what gaussqp certified in its ``source`` and ``parameters``)."""
-    return sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.json"))
+    what gaussqp certified in its ``source`` and ``parameters``), then the FCLIB problems (``data/real/*.npz``,
+    their ``source`` and ``parameters`` as JSON text members)."""
+    return sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.json")) + \
+        sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.npz"))  # the FCLIB problems (problems/real/fclib_files.py)
 
 
 def path(name: str) -> Path:
-    return DATA / f"{name}.json"
+    """The shipped file of ``name``: ``data/<name>.json``, or ``data/<name>.npz`` when only that exists."""
+    json_path = DATA / f"{name}.json"
+    return json_path if json_path.exists() or not (DATA / f"{name}.npz").exists() else DATA / f"{name}.npz"
 
 
 def load(name: str) -> ContactProblem:

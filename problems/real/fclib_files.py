@@ -124,6 +124,12 @@ def convert(name: str, data: Path, out: Path) -> Path:
 
     path = data / f"{name}.hdf5"
     problem = fclib.load(path)
+    summary = (f"FCLIB {name}: one impulse/velocity step read as acceleration data; stick/slip left to the solver "
+               "(mode coulomb); the file's info strings are in 'source'")
+    problem = gaussqp.ContactProblem.from_blocks(
+        problem.M, problem.F, problem.J_n, problem.normal_drift, list(problem.types), problem.J_t,
+        problem.tangent_drift, problem.friction, list(problem.modes), None, problem.has_tangent, problem.dimension,
+        name=problem.name, description=summary)
     source = {
         "file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "collection": COLLECTION,
         "info": _info_strings(path), "mass_asymmetry_in_file": _mass_asymmetry(path),

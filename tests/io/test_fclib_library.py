@@ -88,4 +88,16 @@ def test_shipped_data_equal_the_source_file(name):
         assert (sp.csr_matrix(getattr(p, key)) != sp.csr_matrix(getattr(q, key))).nnz == 0
     for key in ("F", "normal_drift", "tangent_drift", "friction", "modes"):
         np.testing.assert_array_equal(getattr(p, key), getattr(q, key))
-    assert (p.name, p.description) == (q.name, q.description)
+    assert p.name == q.name and q.description.startswith(source["info"]["description"])
+
+
+def test_shipped_fclib_problems_load_by_name_and_are_listed(capsys):
+    from gaussqp import problems
+    from gaussqp.cli import main
+
+    assert {f"real/fclib_{name}" for name in SHIPPED} <= set(problems.real_names())
+    p = problems.load("real/fclib_CubeH8")
+    assert p.n == 162 and set(p.modes) == {"coulomb"} and "\n" not in p.description
+    assert main(["list"]) == 0
+    assert "real/fclib_Box_Stacks-i0035-31-0" in capsys.readouterr().out
+    assert main(["solve", "real/fclib_CubeH8"]) == 2  # refused with the reason until the mode-free solver
