@@ -80,8 +80,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import FileFormatError, MissingSlipError, ShapeError, UnknownValueError, \
-    UnsupportedModelError, WrongTypeError
+from ..errors import (FileFormatError, MissingExtraError, MissingSlipError, ShapeError, UnknownValueError,
+                      UnsupportedModelError, WrongTypeError)
 from ..model.problem import Contact, ContactProblem
 from ..settings import MIN_ABS_ENTRY, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL, MUJOCO_ZERO_ROW_RTOL
 
@@ -96,8 +96,8 @@ MODE_OVERRIDES = ("frictionless", "sticking", "sliding", "coulomb", "separating"
 def _mujoco():
     try:
         import mujoco
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError("gaussqp.io.mujoco needs the optional extra: pip install 'gaussqp[mujoco]'") from exc
+    except ImportError as exc:  # exercised only without the extra
+        raise MissingExtraError("gaussqp.io.mujoco needs the optional extra: pip install 'gaussqp[mujoco]'") from exc
     return mujoco
 
 

@@ -30,8 +30,9 @@ READERS: dict[str, str] = {
     ".urdf": "pinocchio",
 }
 
-#: the optional extra each reader needs (the message of a missing one names it)
-EXTRAS: dict[str, str] = {"fclib": "h5py", "mujoco": "mujoco", "pinocchio": "pinocchio"}
+#: the optional extra each reader needs (the message of a missing one names it) and the package it brings
+EXTRAS: dict[str, str] = {"fclib": "fclib", "mujoco": "mujoco", "pinocchio": "pinocchio"}
+PACKAGES: dict[str, str] = {"fclib": "h5py", "mujoco": "mujoco", "pinocchio": "pinocchio"}
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ def reader_of(path: str | Path, importer: str | None = None) -> str:
 def _module(reader: str, path: Path):
     """The reader's module; a missing optional extra is a typed error naming the file and the pip command."""
     try:
+        if reader in PACKAGES:  # the importers import their package lazily: fail here, naming the file
+            importlib.import_module(PACKAGES[reader])
         return importlib.import_module(f"gaussqp.io.{'gaussqp_format' if reader == 'gaussqp' else reader}")
     except ImportError as exc:  # the optional package (pinocchio, mujoco, h5py) is not installed
         raise FileFormatError(str(path), f"needs the {reader} reader, which cannot be imported here ({exc})",

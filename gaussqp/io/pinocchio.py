@@ -73,7 +73,12 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-import pinocchio as pin
+from ..errors import MissingExtraError
+
+try:
+    import pinocchio as pin
+except ImportError as exc:  # a typed error (still an ImportError) saying what to install
+    raise MissingExtraError("gaussqp.io.pinocchio needs the optional extra: pip install 'gaussqp[pinocchio]'") from exc
 
 from ..errors import (FileFormatError, InputError, MissingSlipError, NonFiniteError, ShapeError, UnknownValueError,
                       WrongTypeError)

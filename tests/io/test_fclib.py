@@ -21,10 +21,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _data_dir() -> Path | None:
-    """The shared FCLIB files: $GAUSSQP_FCLIB_DATA, or shared/data/fclib beside the repository (or its worktree)."""
+    """The FCLIB files: $GAUSSQP_FCLIB_DATA, the repository's tests/data/fclib (see its NOTICE.md), or
+    shared/data/fclib beside the repository (or its worktree)."""
     env = os.environ.get("GAUSSQP_FCLIB_DATA")
     candidates = [Path(env)] if env else []
-    candidates += [ROOT.parent / "shared" / "data" / "fclib", ROOT.parents[1] / "shared" / "data" / "fclib"]
+    candidates += [ROOT / "tests" / "data" / "fclib", ROOT.parent / "shared" / "data" / "fclib", ROOT.parents[1] / "shared" / "data" / "fclib"]
     return next((c for c in candidates if (c / "CubeH8.hdf5").is_file()), None)
 
 

@@ -65,7 +65,7 @@ def test_cube_mass_matrix_was_symmetrized_from_round_off():
 
 def _fclib_data() -> Path | None:
     env = os.environ.get("GAUSSQP_FCLIB_DATA")
-    for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "data" / "fclib",
+    for cand in ([Path(env)] if env else []) + [ROOT / "tests" / "data" / "fclib", ROOT.parent / "shared" / "data" / "fclib",
                                                ROOT.parents[1] / "shared" / "data" / "fclib"]:
         if (cand / "CubeH8.hdf5").is_file():
             return cand
