@@ -22,10 +22,10 @@ from . import __version__
 from .backends import BACKENDS, installed
 from .certificates.report import check
 from .dispatch import PREFERENCES, solve
-from .errors import GaussQPError, NotApplicableError, UnknownValueError
+from .errors import FileFormatError, GaussQPError, NotApplicableError, UnknownValueError
 from .linalg.dense import as_dense, normalize_rows
 from .io.gaussqp_format import dump
-from .io.open_file import READERS, ImportOptions, Opened, open_problem
+from .io.open_file import READERS, ImportOptions, Opened, check_options, open_problem
 from .formulations import FORMULATIONS
 from .results import to_jsonable
 from .settings import PRESETS, RANK_RTOL, STRUCTURAL_MAX_N
@@ -46,6 +46,7 @@ def _open(args) -> Opened:
     spec = args.file
     if Path(spec).exists() or Path(spec).suffix.lower() in READERS:
         return open_problem(spec, _options(args), importer=args.importer)
+    check_options("library", _options(args))
     return Opened(problems.load(spec), "library", source=f"gaussqp.problems {spec!r}")
 
 
@@ -75,6 +76,13 @@ def _fmt(x) -> str:
     if isinstance(x, float):
         return f"{x + 0.0:.6g}"  # + 0.0: no "-0"
     return str(x)
+
+
+def _fmt_value(x) -> str:
+    """:func:`_fmt` for numbers, and text lists (the system class's notes) joined as text."""
+    if isinstance(x, (list, tuple)) and all(isinstance(v, str) for v in x):
+        return "; ".join(x) if x else "none"
+    return x if isinstance(x, str) else _fmt(x)
 
 
 def _print_certificates(certs) -> None:
@@ -110,9 +118,14 @@ def cmd_solve(args) -> int:
         if sol.crosscheck:
             cc = sol.crosscheck
             verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc["agree"]]
-            print(f"crosscheck   {verdict}: {cc['formulation']} ({cc['status']}): acceleration gap "
-                  f"{_fmt(cc['acceleration_gap'])}, Jᵀλ gap {_fmt(cc['generalized_force_gap'])}")
-            for r in cc.get("routes", []):
+            routes = cc.get("routes", [])
+            if routes:  # the verdict combines the routes listed below it; the gaps are those of the first
+                print(f"crosscheck   {verdict}, over {len(routes)} route(s); gaps to {cc['formulation']}: "
+                      f"acceleration {_fmt(cc['acceleration_gap'])}, Jᵀλ {_fmt(cc['generalized_force_gap'])}")
+            else:
+                print(f"crosscheck   {verdict}: {cc['formulation']} ({cc['status']}): acceleration gap "
+                      f"{_fmt(cc['acceleration_gap'])}, Jᵀλ gap {_fmt(cc['generalized_force_gap'])}")
+            for r in routes:
                 print(f"             {r['route']} ({r['status']}): {r['outcome']}"
                       + (f" — {r['reason']}" if r["reason"] else ""))
             if "bracket" in cc:
@@ -207,21 +220,37 @@ def cmd_info(args) -> int:
         return 0
     for k, v in info.items():
         if isinstance(v, dict):
-            v = ", ".join(f"{a}={_fmt(b)}" for a, b in v.items())
-        print(f"{k:<24} {_fmt(v)}")
+            v = ", ".join(f"{a}={_fmt_value(b)}" for a, b in v.items())
+        print(f"{k:<24} {_fmt_value(v)}")
     return 0
 
 
 def cmd_import(args) -> int:
     opened = _open(args)
     _print_left_out(opened)
-    if not hasattr(opened.problem, "classify"):
-        raise NotApplicableError(f"{args.file}: an FCLIB local problem has no gaussqp/1 form; keep the HDF5 file")
     out = Path(args.output)
-    if out.suffix.lower() not in (".json", ".npz"):
-        raise UnknownValueError("-o", f"is {args.output!r}", "write a .json or .npz file")
-    dump(opened.problem, out, source=opened.source, parameters=opened.parameters)
+    writers = {".json": "gaussqp/1 JSON", ".npz": "gaussqp/1 NPZ", ".hdf5": "FCLIB", ".h5": "FCLIB"}
+    if out.suffix.lower() not in writers:
+        raise UnknownValueError("-o", f"is {args.output!r}", f"write a file ending in {', '.join(writers)}")
+    if not out.parent.is_dir():
+        raise FileFormatError("-o", f"{args.output!r}: the folder {str(out.parent)!r} does not exist",
+                              "create it, or write elsewhere")
+    try:
+        if writers[out.suffix.lower()] != "FCLIB" and not hasattr(opened.problem, "classify"):
+            raise NotApplicableError(f"{args.file}: an FCLIB local problem has no gaussqp/1 form; write .hdf5")
+        if writers[out.suffix.lower()] == "FCLIB":
+            from .io import fclib
+
+            fclib.save(opened.problem, out, info={"title": opened.problem.name, "description": opened.source})
+        else:
+            dump(opened.problem, out, source=opened.source, parameters=opened.parameters)
+    except OSError as exc:
+        raise FileFormatError("-o", f"{args.output!r} cannot be written ({exc.strerror or exc})",
+                              "write to a folder you can write to") from None
     p = opened.problem
+    if not hasattr(p, "classify"):
+        print(f"wrote {out}: FCLIB local problem, m={p.m} contacts, dimension {p.dimension}")
+        return 0
     print(f"wrote {out}: n={p.n}, m={p.m} contacts, dimension {p.dimension}, modes "
           + ", ".join(f"{m}={int(np.sum(p.modes == m))}" for m in sorted(set(p.modes)))
           + f"; {len(opened.left_out)} left out")
@@ -256,7 +285,7 @@ def cmd_formulations(args) -> int:
 
 def _source_options() -> argparse.ArgumentParser:
     """The options of a model file (MuJoCo, URDF), shared by solve, check, info and import."""
-    src = argparse.ArgumentParser(add_help=False)
+    src = _Parser(add_help=False)
     g = src.add_argument_group("model files (.xml/.mjb MuJoCo, .urdf Pinocchio)")
     g.add_argument("--importer", choices=["mujoco", "pinocchio"], default=None,
                    help="read the model with this importer (default by extension: .xml MuJoCo, .urdf Pinocchio)")
@@ -272,13 +301,21 @@ def _source_options() -> argparse.ArgumentParser:
     g.add_argument("--torsional", choices=["exact", "ignore"], default="exact",
                    help="MuJoCo: condim 4/6 rows mapped exactly (default) or dropped and reported")
     g.add_argument("--floating-base", action="store_true", help="Pinocchio: a free-flyer root joint")
-    g.add_argument("--contact", action="append", default=[], metavar="FRAME[:point|6d][:bilateral][:mu=M]",
+    g.add_argument("--contact", action="append", default=[],
+                   metavar="FRAME[:point|6d][:bilateral][:mu=M][:normal=X,Y,Z]",
                    help="Pinocchio: a contact at a frame (repeat for each)")
     return src
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line on stderr and exit 2, like every other bad input."""
+
+    def error(self, message: str):
+        self.exit(2, f"gaussqp: error: {message}; fix: see '{self.prog} --help'\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="gaussqp", description="Solve and certify the contact problem of multibody mechanics.")
+    ap = _Parser(prog="gaussqp", description="Solve and certify the contact problem of multibody mechanics.")
     ap.add_argument("--version", action="version", version=f"gaussqp {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     src = _source_options()

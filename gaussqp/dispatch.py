@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import STRUCTURAL_MAX_N, get_tolerance
+from .settings import MAX_FACETS, STRUCTURAL_MAX_N, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import undecided_modes
@@ -257,11 +257,18 @@ def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, t
     return None
 
 
+def _check_facets(facets) -> None:
+    """``facets`` is an integer in [3, MAX_FACETS], checked whether or not a polygon is built for this problem."""
+    integral = isinstance(facets, (int, np.integer)) and not isinstance(facets, (bool, np.bool_))
+    if not integral or not 3 <= facets <= MAX_FACETS:
+        raise UnknownValueError("facets", f"is {facets!r}",
+                                f"give an integer from 3 (a triangle) to {MAX_FACETS} (polygons beyond add rows, "
+                                "not accuracy worth their cost)")
+
+
 def _facetized(name: str, facets: int):
     """The registered F5 formulation ``name`` with ``facets`` facets (the registry holds 8)."""
     f = FORMULATIONS[name]
-    if facets < 3:
-        raise UnknownValueError("facets", f"is {facets}", "give at least 3 facets (a polygon)")
     return f if f.model.facets == facets else f.with_facets(facets)
 
 
@@ -279,6 +286,7 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
     facets : facet count of the F5 polygons (the facetized formulations and the sticking bracket)
     """
     tol = get_tolerance(tolerance)
+    _check_facets(facets)
     t0 = time.perf_counter()
     cls = problem.classify()
     name = choose_formulation(problem, cls) if formulation == "auto" else formulation

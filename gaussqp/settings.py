@@ -94,6 +94,11 @@ MAX_DENSE_BLOCK = 3_000
 #: is allocated. It also bounds ``m × n`` of the normal rows, which the classification
 #: densifies when sparse rank is not proven.
 MAX_ENTRIES = 25_000_000
+#: Most facets of an F5 polygon (``gaussqp solve --facets``): k facets add k rows per sticking contact, and the
+#: polygons' gap to the disk, 1 - cos(π/k), is 1.2e-6 at k = 2048 — below the solvers' tolerances
+MAX_FACETS = 2048
+#: Most MuJoCo steps ``load_mujoco(..., settle=)`` / ``--settle`` takes (a few seconds on a small model, ~1e5 steps/s)
+MAX_SETTLE_STEPS = 1_000_000
 #: Largest contact dimension d (a normal and d-1 tangent rows per contact): 3 is spatial Coulomb friction,
 #: 4 and 6 are MuJoCo's torsional and rolling condim mapped into the isotropic cone (gaussqp.io.mujoco)
 MAX_CONTACT_DIMENSION = 6

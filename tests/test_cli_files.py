@@ -94,3 +94,30 @@ def test_real_robots_are_shipped_problems_by_name(capsys):
     assert main(["list"]) == 0 and "real/quadruped_standing" in capsys.readouterr().out
     with pytest.raises(gaussqp.errors.FileFormatError, match="real/"):
         problems.load("real/nonexistent")
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["info", "hyperstatic_block", "--qpos", "q.txt"], "qpos"),         # a model option on a shipped problem
+    (["solve", "p.json", "--settle", "10"], "settle"),                  # ... and on a gaussqp/1 file
+    (["solve", "--drift", "foo"], "--drift"),                           # argparse's own errors: one line too
+    (["solve", "--facets", "abc"], "--facets"),
+    (["solve", "--facets", "0"], "facets"),                             # checked even without sticking contacts
+    (["solve", "--facets", "100000"], "facets"),
+    (["import", "p.json", "-o", "no/such/dir/q.json"], "-o"),
+])
+def test_options_that_do_nothing_or_break_exit_2(tmp_path, monkeypatch, capsys, argv, field):
+    monkeypatch.chdir(tmp_path)
+    dump(gaussqp.problems.load("rod_wall_guide"), tmp_path / "p.json")
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's usage errors exit from inside main
+        code = exc.code
+    assert code == 2
+    assert field in one_error_line(capsys)
+
+
+def test_info_prints_the_notes_of_a_redundant_problem(capsys):
+    assert main(["info", "hyperstatic_block"]) == 0
+    assert "normal rows redundant" in capsys.readouterr().out
+    with pytest.raises(gaussqp.errors.UnknownValueError, match="facets"):
+        gaussqp.solve(gaussqp.problems.load("rod_wall_guide"), facets=2)

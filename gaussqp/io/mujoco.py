@@ -80,10 +80,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import (FileFormatError, MissingExtraError, MissingSlipError, ShapeError, UnknownValueError,
-                      UnsupportedModelError, WrongTypeError)
+from ..errors import (FileFormatError, InputTooLargeError, MissingExtraError, MissingSlipError, NonFiniteError,
+                      ShapeError, UnknownValueError, UnsupportedModelError, WrongTypeError)
 from ..model.problem import Contact, ContactProblem
-from ..settings import MIN_ABS_ENTRY, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL, MUJOCO_ZERO_ROW_RTOL
+from ..settings import MAX_SETTLE_STEPS, MIN_ABS_ENTRY, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL, MUJOCO_ZERO_ROW_RTOL
 
 __all__ = ["ImportedRow", "MujocoImport", "from_mujoco", "import_mujoco", "load_mujoco"]
 
@@ -144,7 +144,12 @@ class MujocoImport:
         (``Solution.lambda_normal``, ``Solution.lambda_tangent``): the normal row carries ``λ_n``, the friction
         rows ``force_map @ λ_t``."""
         ln = np.asarray(lambda_normal, dtype=float).ravel()
-        lt = np.asarray(lambda_tangent, dtype=float).reshape(len(self.rows), -1)
+        d1 = self.problem.dimension - 1
+        if ln.shape != (len(self.rows),) or np.size(lambda_tangent) != len(self.rows) * d1:
+            raise ShapeError("lambda_normal, lambda_tangent", f"have {ln.size} and {np.size(lambda_tangent)} numbers, "
+                             f"expected {len(self.rows)} and {len(self.rows)} × {d1}",
+                             "give Solution.lambda_normal and Solution.lambda_tangent of this problem's solution")
+        lt = np.asarray(lambda_tangent, dtype=float).reshape(len(self.rows), d1)
         out = np.zeros(self.nefc)
         for i, row in enumerate(self.rows):
             out[row.efc_address + row.component] = ln[i]
@@ -200,8 +205,13 @@ def load_mujoco(path, *, keyframe: str | int | None = None, qpos=None, qvel=None
         data.qvel[:] = _state_vector("qvel", qvel, model.nv)
     if isinstance(settle, bool) or not isinstance(settle, (int, np.integer)) or settle < 0:
         raise WrongTypeError("settle", f"is {settle!r}", "give a number of MuJoCo steps, an integer >= 0")
+    if settle > MAX_SETTLE_STEPS:
+        raise InputTooLargeError("settle", f"is {settle} steps", f"give at most {MAX_SETTLE_STEPS} (gaussqp.settings)")
     if settle:
         mujoco.mj_step(model, data, int(settle))
+        if int(data.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)].number):  # MuJoCo resets silently
+            raise UnsupportedModelError("settle", f"ran {settle} steps of a simulation that went unstable (MuJoCo "
+                                        "reset its state)", "settle fewer steps, or from a keyframe near rest")
     mujoco.mj_forward(model, data)
     return model, data
 
@@ -282,6 +292,15 @@ def import_mujoco(model, data, *, drift: str = "jacdot", frictionloss: str = "re
         raise WrongTypeError("model", f"is a {type(model).__name__}", "give a mujoco.MjModel")
     if not isinstance(data, mujoco.MjData):
         raise WrongTypeError("data", f"is a {type(data).__name__}", "give the mujoco.MjData of the model")
+    for what, got, want in (("qpos", data.qpos.size, model.nq), ("qvel", data.qvel.size, model.nv),
+                            ("act", data.act.size, model.na), ("ctrl", data.ctrl.size, model.nu),
+                            ("xpos", data.xpos.shape[0], model.nbody)):
+        if got != want:  # MuJoCo's C code would run on the mismatched arrays
+            raise ShapeError("data", f"is the MjData of another model (data.{what} has {got} entries, the model "
+                             f"{want})", "give mujoco.MjData(model) of this model")
+    for what in ("qpos", "qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied"):
+        if not np.all(np.isfinite(getattr(data, what))):
+            raise NonFiniteError(f"data.{what}", "has NaN or infinite entries", "give a finite state")
     if model.nflex:
         raise UnsupportedModelError("model.nflex", f"is {model.nflex}: the model has deformable flexes",
                                     "import a model without flexes (their constraints are not mapped)")
@@ -468,7 +487,8 @@ class _Importer:
             value = float(m.tendon_frictionloss[ident])
         if self.frictionloss == "refuse":
             raise UnsupportedModelError(what, f"is {value:g}: dry joint friction has no counterpart in the contact "
-                                        "problem", "pass frictionloss='ignore' to drop it (reported in left_out), "
+                                        "problem", "pass frictionloss='ignore' (CLI: --frictionloss ignore) to drop "
+                                        "it (reported in left_out), "
                                         "or set frictionloss to 0 in the model")
         self.left_out.append((what, f"friction loss {value:g} ignored (frictionloss='ignore')"))
 
@@ -654,7 +674,8 @@ class _Importer:
             listing = "; ".join(f"condim {c}: {', '.join(v[:4])}{' …' if len(v) > 4 else ''}"
                                 for c, v in sorted(condims.items()))
             raise UnsupportedModelError("contacts", f"mix frictional dimensions ({listing}): one problem has one "
-                                        "dimension", "pass torsional='ignore' (torsional and rolling rows dropped, "
+                                        "dimension", "pass torsional='ignore' (CLI: --torsional ignore; torsional and "
+                                        "rolling rows dropped, "
                                         "reported), or give the geoms one condim")
         for label, condim, info, rows, drift, u, mu, keep, override in self.pending:
             T, c, ut, mus = rows[1:1 + keep], drift[1:1 + keep], u[1:1 + keep], mu[:keep]
@@ -684,9 +705,10 @@ class _Importer:
             slip = None
             if mode == "sliding":
                 v = Tr @ self.qvel
-                if not np.any(v):
-                    raise MissingSlipError(f"modes[{info['mujoco_id']}]", "is 'sliding' for a contact at rest "
-                                           "tangentially (no slip direction)", "give 'sticking' for it")
+                if speed <= self.vtol or not np.any(v):  # a direction from round-off is no slip direction
+                    raise MissingSlipError(f"modes[{info['mujoco_id']}]", f"is 'sliding' for a contact at rest "
+                                           f"tangentially (speed {speed:.3g} <= velocity_tol {self.vtol:.3g}: no "
+                                           "slip direction)", "give 'sticking' or 'coulomb' for it")
                 slip = v / np.linalg.norm(v)
             built.append((info, subkind, rows[0], float(drift[0]), Tr, cr, friction, mode, slip, fmap, r))
         ranks = {b[-1] for b in built}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,6 +56,29 @@ class ImportOptions:
     torsional: str = "exact"
     floating_base: bool = False
     contacts: tuple[str, ...] = ()
+
+
+#: the :class:`ImportOptions` fields each reader uses; any other field set away from its default is refused, so
+#: that an option never silently does nothing ("library": a shipped problem's name)
+USES: dict[str, frozenset[str]] = {
+    "gaussqp": frozenset(), "fclib": frozenset(), "library": frozenset(),
+    "mujoco": frozenset({"keyframe", "qpos", "qvel", "settle", "drift", "frictionloss", "torsional"}),
+    "pinocchio": frozenset({"qpos", "qvel", "tau", "floating_base", "contacts"}),
+}
+
+
+WHAT = {"gaussqp": "a gaussqp/1 file", "fclib": "an FCLIB file", "library": "a shipped problem",
+        "mujoco": "a MuJoCo model", "pinocchio": "a Pinocchio model"}
+
+
+def check_options(reader: str, options: ImportOptions) -> None:
+    """Refuse an option that ``reader`` does not use (:data:`USES`), naming it."""
+    default = ImportOptions()
+    for f in fields(ImportOptions):
+        if f.name not in USES[reader] and getattr(options, f.name) != getattr(default, f.name):
+            used = ", ".join(sorted(USES[reader])) or "none"
+            raise UnknownValueError(f.name, f"is given, but {WHAT[reader]} does not use it (it uses: {used})",
+                                    f"drop {f.name}, or give a file of a reader that uses it")
 
 
 @dataclass(frozen=True)
@@ -221,10 +244,12 @@ def open_problem(path: str | Path, options: ImportOptions | None = None, *, impo
     reader = reader_of(path, importer)
     if not path.is_file():
         raise FileFormatError(str(path), "is not a regular file (or does not exist)", "give the path of a file")
+    options = options or ImportOptions()
+    check_options(reader, options)
     if importer is None and path.suffix.lower() not in READERS:
         try:
-            return OPENERS[reader](path, options or ImportOptions())
+            return OPENERS[reader](path, options)
         except FileFormatError as exc:  # say which file, and why it was read as JSON
             raise FileFormatError(f"{path} ({exc.field})", f"read as gaussqp/1 JSON (extension {path.suffix or 'none'!r} "
                                   f"is not one of {', '.join(sorted(READERS))}): {exc.problem}", exc.fix) from None
-    return OPENERS[reader](path, options or ImportOptions())
+    return OPENERS[reader](path, options)

@@ -259,7 +259,7 @@ class _Rows:
 def _frame_contact_rows(k: int, fc, model, data, fid: int, ref, v: np.ndarray, override, out: _Rows,
                         left_out: list, approaching: list) -> None:
     f = f"contacts[{k}]"
-    J = pin.getFrameJacobian(model, data, fid, ref)
+    J = np.asarray(pin.getFrameJacobian(model, data, fid, ref)).reshape(6, model.nv)  # nv = 1 comes back 1-D
     acc = pin.getFrameClassicalAcceleration(model, data, fid, ref).vector  # linear then angular
     Jl, al = J[:3], acc[:3]
     if fc.kind == "6d" or fc.type == "bilateral":
@@ -403,7 +403,7 @@ def _constraint_rows(constraint_models, model, data, out: _Rows, notes: list) ->
                                  "build the constraint model with this model")
         cd = cm.createData()
         cm.calc(model, data, cd)
-        J = pin.getConstraintJacobian(model, data, cm, cd)
+        J = np.asarray(pin.getConstraintJacobian(model, data, cm, cd)).reshape(-1, model.nv)  # nv = 1: 1-D
         b = _constraint_drift(cm, data)
         name = cm.name or f"constraint {k}"
         if np.any(cm.desired_contact_acceleration.vector != 0.0):
@@ -447,6 +447,10 @@ def import_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (
     ``constraintDynamics`` (module docstring).
     """
     model = _model(model)
+    if model.nv == 0:  # Pinocchio's Jacobians of a model without degrees of freedom crash the process
+        raise ShapeError("model", "has no degrees of freedom (nv = 0): every joint is fixed",
+                         "give a model with joints; a free-floating body needs load_model(..., floating_base=True) "
+                         "(CLI: --floating-base)")
     if data is None:
         data = model.createData()
     elif not isinstance(data, pin.Data):

@@ -122,3 +122,24 @@ def test_cli_mujoco_bad_input_exit_2(box_mjcf, tmp_path, capsys):
     bad.write_text("<mujoco><worldbody><body>")
     assert main(["info", str(bad)]) == 2
     assert "bad.xml" in one_error_line(capsys)
+
+
+# ------------------------------------------------------------------------------------------------ FCLIB
+def test_cli_import_writes_fclib_and_gaussqp_files(tmp_path, capsys):
+    pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
+    from pathlib import Path
+
+    from gaussqp.io import fclib
+
+    src = Path(__file__).resolve().parents[1] / "data" / "fclib" / "CubeH8.hdf5"
+    out = tmp_path / "cube.hdf5"
+    assert main(["import", str(src), "-o", str(out)]) == 0
+    a, b = fclib.load(src), fclib.load(out)
+    assert np.array_equal(np.asarray(a.J_n.todense() if a.sparse else a.J_n),
+                          np.asarray(b.J_n.todense() if b.sparse else b.J_n))
+    assert main(["import", str(src), "-o", str(tmp_path / "cube.npz")]) == 0
+    local = Path(__file__).resolve().parents[1] / "data" / "fclib" / "local_problem_test.hdf5"
+    capsys.readouterr()
+    assert main(["import", str(local), "-o", str(tmp_path / "local.json")]) == 2
+    assert ".hdf5" in one_error_line(capsys)
+    assert main(["import", str(local), "-o", str(tmp_path / "local.hdf5")]) == 0

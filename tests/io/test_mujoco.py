@@ -15,7 +15,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
 
 import gaussqp  # noqa: E402
-from gaussqp.errors import (FileFormatError, MissingSlipError, UnknownValueError, UnsupportedModelError,  # noqa: E402
+from gaussqp.errors import (FileFormatError, MissingSlipError, ShapeError, UnknownValueError, UnsupportedModelError,  # noqa: E402
                             WrongTypeError)
 from gaussqp.io.mujoco import from_mujoco, import_mujoco, load_mujoco  # noqa: E402
 
@@ -468,3 +468,37 @@ def test_ball_joint_limit_refused_for_jacdot_and_imported_with_drift_mujoco():
     imp = import_mujoco(m, d, drift="mujoco")
     assert imp.rows[0].kind == "joint limit" and imp.problem.types[0] == "unilateral"
     check_rows_and_identity(m, d, imp)
+
+
+# ---------------------------------------------------------------- found by a new user (review of issue #11)
+def test_data_of_another_model_or_with_nan_is_refused():
+    m, d = state(ball_on_plane(3), steps=10)
+    m2, d2 = state(PLANAR, steps=0)
+    with pytest.raises(ShapeError, match="another model"):
+        import_mujoco(m, d2)
+    d.qpos[0] = np.nan
+    with pytest.raises(gaussqp.errors.NonFiniteError, match="data.qpos"):
+        import_mujoco(m, d)
+
+
+def test_sliding_override_at_rest_has_no_slip_direction():
+    """A settled contact's tangential velocity is round-off: 'sliding' must not take its direction from it."""
+    m, d = state(ball_on_plane(3), steps=400)
+    imp = import_mujoco(m, d)
+    assert imp.problem.m == 1 and imp.problem.modes[0] == "sticking"
+    with pytest.raises(MissingSlipError, match="velocity_tol"):
+        import_mujoco(m, d, modes={0: "sliding"})
+
+
+def test_efc_force_checks_its_arguments():
+    m, d = state(ball_on_plane(3), steps=400)
+    imp = import_mujoco(m, d)
+    with pytest.raises(ShapeError, match="lambda_tangent"):
+        imp.efc_force(np.zeros(2), None)
+
+
+def test_settle_is_bounded(tmp_path):
+    f = tmp_path / "ball.xml"
+    f.write_text(ball_on_plane(3))
+    with pytest.raises(gaussqp.errors.InputTooLargeError, match="settle"):
+        load_mujoco(f, settle=2_000_000_000)

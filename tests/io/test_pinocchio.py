@@ -370,3 +370,33 @@ def test_mjcf_model_loads(tmp_path):
     assert model.nv == 1 and model.existFrame("tip")
     p = from_pinocchio(model, np.zeros(1), np.zeros(1), contacts=[FrameContact("tip", type="bilateral")])
     assert p.n == 1 and p.m == 3
+
+
+# ------------------------------------------------------------------------------------------------ new-user review
+ARM_URDF = """<robot name='arm'><link name='base'/>
+<link name='l1'><inertial><mass value='1'/><inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/></inertial>
+</link><joint name='j1' type='revolute'><parent link='base'/><child link='l1'/><axis xyz='0 1 0'/>
+<limit lower='-3' upper='3' effort='1' velocity='1'/></joint>
+<link name='tip'/><joint name='jt' type='fixed'><parent link='l1'/><child link='tip'/><origin xyz='1 0 0'/></joint>
+</robot>"""
+
+
+def test_one_dof_model_with_a_point_contact(tmp_path):
+    """Pinocchio returns the Jacobian of a one-dof model as a 1-D array: the rows must still be 1 × nv."""
+    f = tmp_path / "arm.urdf"
+    f.write_text(ARM_URDF)
+    model = load_model(f)
+    assert model.nv == 1
+    p = from_pinocchio(model, pin.neutral(model), np.zeros(1), None,
+                       [FrameContact("tip"), FrameContact("tip", type="bilateral")])
+    assert p.n == 1 and p.J_n.shape == (4, 1)
+    # the tip at (1, 0, 0) moves along −z for a positive rotation about y: the normal row is −1
+    assert p.J_n[0, 0] == pytest.approx(-1.0)
+
+
+def test_model_without_degrees_of_freedom_is_refused_not_a_crash(tmp_path):
+    f = tmp_path / "fixed.urdf"
+    f.write_text(BOX_URDF)
+    model = load_model(f)  # no --floating-base: every joint fixed
+    with pytest.raises(ShapeError, match="floating_base"):
+        from_pinocchio(model, pin.neutral(model), np.zeros(0), None, [FrameContact("corner0")])
