@@ -56,7 +56,7 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
     """The first formulation of the preference table that accepts ``problem``."""
     cls = cls or problem.classify()
     why = undecided_modes(problem)
-    if why:
+    if why and not any(f.decides_modes for f in FORMULATIONS.values()):
         raise NotApplicableError(f"no formulation accepts this problem: {why}")
     names = PREFERENCES.get(cls.key)
     if names is None:

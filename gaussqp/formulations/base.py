@@ -32,6 +32,9 @@ class Formulation(ABC):
     valid_when: str = ""
     kind: str = "cvxpy"  # "cvxpy" (needs a backend) or "direct" (pivoting / linear algebra)
     needs: str = "qp"
+    #: True for a formulation that decides the stick/slip mode of "coulomb" contacts itself; every other
+    #: formulation refuses them in :meth:`solve` (:func:`undecided_modes`)
+    decides_modes: bool = False
 
     @abstractmethod
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
@@ -49,7 +52,7 @@ class Formulation(ABC):
         variables); :func:`~gaussqp.certificates.judge.finalize` (the judge: residuals, instance
         certificates, the status); then, with ``verdict``, :meth:`attach_verdict` (what the friction
         analysis of this formulation adds: the sticking or the sliding verdict)."""
-        why = undecided_modes(problem)
+        why = "" if self.decides_modes else undecided_modes(problem)
         if why:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         tol = get_tolerance(tolerance)
