@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linprog
 
-from ..errors import SolverError, TooLargeError, UndecidedError
+from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedError
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
 from ..linalg.polyhedral_cones import cone_is_trivial
 from ..model.problem import ContactProblem
@@ -36,11 +36,20 @@ class PieceSolution:
     #: a segment of multipliers at one acceleration is False for ``isolated`` but True here)
     acceleration_fixed: bool | None = None
     pieces: list = field(default_factory=list)  # every piece this point was found on
+    #: the mode of every contact at this point: "separated" (a detached unilateral contact), a coulomb contact's
+    #: "sticking", "sliding+" or "sliding-" (the sign of ``u_t = T a + c``), else the contact's given mode; a
+    #: point found on several pieces (on their common boundary) joins the modes with "|", e.g.
+    #: "sticking|sliding+" at the onset of slip
+    modes: list = field(default_factory=list)
 
-    def merge(self, piece: str, isolated: bool | None, acceleration_fixed: bool | None) -> None:
+    def merge(self, piece: str, isolated: bool | None, acceleration_fixed: bool | None,
+              modes: list | None = None) -> None:
         """The same point found on another piece: keep the *weaker* claims (False < None < True), since a
-        point isolated on one piece may lie on a segment of another."""
+        point isolated on one piece may lie on a segment of another; the modes of both pieces are kept."""
         self.pieces.append(piece)
+        for i, md in enumerate(modes or []):
+            if i < len(self.modes) and md not in self.modes[i].split("|"):
+                self.modes[i] = self.modes[i] + "|" + md
         self.isolated = _weaker(self.isolated, isolated)
         self.acceleration_fixed = _weaker(self.acceleration_fixed, acceleration_fixed)
 
@@ -79,6 +88,8 @@ class Enumeration:
     multiplier_multiplicity: str = "undecided"
     acceleration_scale: float = 1.0
     distinct_accelerations: int = 0
+    #: the contacts whose mode (separated / stick / slip+ / slip-) the enumeration decided (mode "coulomb")
+    coulomb: list[int] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -118,10 +129,50 @@ class _Units:
 
 
 def enumerated_contacts(problem: ContactProblem) -> list[int]:
-    """Contacts whose law is piecewise: frictional bilateral (sign of λ_n) and every unilateral."""
+    """Contacts whose law is piecewise: frictional bilateral (sign of λ_n) and every unilateral (with mode
+    ``"coulomb"`` too: four pieces each, :data:`COULOMB_PIECES`)."""
     modes, types = problem.modes, problem.types
     return [i for i in range(problem.m)
             if types[i] == "unilateral" or modes[i] != "frictionless"]
+
+
+#: The pieces of a 2D "coulomb" contact, by label: separated (``λ_n = 0, λ_t = 0, u_n >= 0``), then with
+#: ``u_n = 0, λ_n >= 0`` and ``u_t = T a + c``: stick (``u_t = 0, |λ_t| <= μ λ_n``), slip+ (``u_t >= 0,
+#: λ_t = -μ λ_n``) and slip- (``u_t <= 0, λ_t = +μ λ_n``). Closed pieces: a point on a common boundary
+#: (``u_t = 0, λ_t = ∓μ λ_n``) is found on both and merged as one solution.
+COULOMB_PIECES = ("0", "s", ">", "<")
+
+#: The mode each label of :data:`COULOMB_PIECES` means (the names a :class:`PieceSolution` reports).
+COULOMB_MODE_NAMES = {"0": "separated", "s": "sticking", ">": "sliding+", "<": "sliding-"}
+
+
+def piece_count(problem: ContactProblem) -> int:
+    """How many pieces :func:`enumerate_solutions` examines: 2 per enumerated contact (sign of λ_n, or
+    detached / active) and 4 per "coulomb" contact (separated, then stick, slip+, slip- when active)."""
+    enum = enumerated_contacts(problem)
+    kc = sum(1 for i in enum if problem.modes[i] == "coulomb")
+    return 2 ** (len(enum) - kc) * len(COULOMB_PIECES) ** kc
+
+
+def _check_size(problem: ContactProblem, max_contacts: int) -> list[int]:
+    """The enumerated contacts; :class:`TooLargeError` beyond ``2^max_contacts`` pieces, naming the count."""
+    enum = enumerated_contacts(problem)
+    k, kc = len(enum), len(problem.coulomb)
+    pieces = piece_count(problem)
+    if kc and problem.dimension != 2:
+        raise NotApplicableError(
+            f"{kc} contact(s) with mode 'coulomb' in dimension {problem.dimension}: the stick/slip+/slip- "
+            "enumeration is exact in 2D only (the facetized 3D pieces are not built); use a 2D problem, or "
+            "give each contact 'sticking' or 'sliding'")
+    if not kc and k > max_contacts:
+        raise TooLargeError(f"sign/complementarity enumeration over {k} contacts (2^{k} pieces) exceeds the "
+                            f"limit of {max_contacts}; use 'sliding_lcp' (Lemke) for larger problems")
+    if pieces > 2 ** max_contacts:
+        raise TooLargeError(
+            f"stick/slip enumeration over {k} contacts, {kc} of them 'coulomb' (4 pieces each: separated, stick, "
+            f"slip+, slip-), is {pieces} pieces, beyond the limit of 2^{max_contacts} = {2 ** max_contacts}; give "
+            "fewer contacts (or their modes), or use a formulation that decides the modes by iteration")
+    return enum
 
 
 def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION_MAX,
@@ -131,37 +182,41 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     (71) of sticking §5, solved as stated in (a, λ); its reformulations (72)-(77) — the MLCP (73) and
     Prop. 13 assume M ≻ 0 — are not used).
 
-    Unknowns ``y = (a, λ_n, λ_t of sticking contacts)`` in the original variables, so singular M and
-    redundant rows are allowed. A piece fixes the sign of λ_n,i of each frictional bilateral contact and,
-    for each unilateral contact, whether ``λ_n,i = 0`` or ``n_i a + b_i = 0``; on a piece the sliding law
-    is linear and the problem is a polyhedron (a second-order-cone set with 3D sticking contacts). Each
+    Unknowns ``y = (a, λ_n, λ_t of sticking contacts, λ_t of coulomb contacts)`` in the original variables,
+    so singular M and redundant rows are allowed. A piece fixes the sign of λ_n,i of each frictional
+    bilateral contact and, for each unilateral contact, whether ``λ_n,i = 0`` or ``n_i a + b_i = 0``; for a
+    2D "coulomb" contact (Coulomb's law with the mode left to the solver, issue #12) one of the four pieces
+    of :data:`COULOMB_PIECES` (separated, stick, slip+, slip-), each linear. On a piece the sliding law is
+    linear and the problem is a polyhedron (a second-order-cone set with 3D sticking contacts). Each
     nonempty piece is found exactly: a nonsingular square equality system gives its only candidate, else
     an LP (HiGHS) or, with 3D sticking cones, an SOCP decides it, and an LP-plus-rank test
     (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`) says whether the polyhedral piece is a single point.
     Solutions found on several pieces (on their common boundary) are merged.
 
-    Raises :class:`TooLargeError` above ``max_contacts`` enumerated contacts (2^k pieces).
+    Raises :class:`TooLargeError` beyond ``2^max_contacts`` pieces (:func:`piece_count`: 2 per enumerated
+    contact, 4 per coulomb contact), :class:`NotApplicableError` for "coulomb" contacts in dimension 3 or more.
     """
-    enum = enumerated_contacts(problem)
+    enum = _check_size(problem, max_contacts)
     k = len(enum)
-    if k > max_contacts:
-        raise TooLargeError(f"sign/complementarity enumeration over {k} contacts (2^{k} pieces) exceeds the "
-                            f"limit of {max_contacts}; use 'sliding_lcp' (Lemke) for larger problems")
     n, m, d1 = problem.n, problem.m, problem.dimension - 1
     S = list(problem.sticking)
+    C = list(problem.coulomb)
     nt = d1 * len(S)
-    N = n + m + nt
+    N = n + m + nt + d1 * len(C)
     Jn = as_dense(problem.J_n).reshape(m, n)
     Jt = as_dense(problem.J_t).reshape(-1, n)
     M = as_dense(problem.M)
     mu, b, c = problem.friction, problem.normal_drift, problem.tangent_drift
     ia, il = 0, n
     it0 = n + m
-    scale = max(1.0, float(np.abs(problem.F).max(initial=0)), float(np.abs(b).max(initial=0)))
+    ic0 = it0 + nt  # the tangential multipliers of the coulomb contacts (one each in 2D)
+    scale = max(1.0, float(np.abs(problem.F).max(initial=0)), float(np.abs(b).max(initial=0)),
+                float(np.abs(c).max(initial=0)) if len(C) else 0.0)
     units = _Units.of(problem, Jn, Jt, M)
     cone3d = problem.dimension >= 3 and len(S) > 0  # a second-order cone (d >= 3), else an interval
     sols: list[PieceSolution] = []
-    for pattern in itertools.product((0, 1), repeat=k):
+    choices = [COULOMB_PIECES if problem.modes[i] == "coulomb" else (0, 1) for i in enum]
+    for pattern in itertools.product(*choices):
         choice = dict(zip(enum, pattern))
         # dynamics: M a - Σ col_i λ_n,i - Σ T_iᵀ λ_t,i = -F
         dyn = np.zeros((n, N))
@@ -176,6 +231,8 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
             dyn[:, il + i] = -col
         for j, i in enumerate(S):
             dyn[:, it0 + j * d1:it0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
+        for j, i in enumerate(C):
+            dyn[:, ic0 + j * d1:ic0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
         eq_rows, eq_rhs, in_rows, in_rhs = [dyn], [-problem.F], [], []
         for i in range(m):
             row = np.zeros(N)
@@ -186,7 +243,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                     r = np.zeros(N)
                     r[il + i] = sign[i]
                     in_rows.append(r), in_rhs.append(0.0)
-            elif choice[i] == 1:  # active: n a + b = 0, λ >= 0
+            elif choice[i] not in (0, "0"):  # active: n a + b = 0, λ >= 0
                 eq_rows.append(row[None]), eq_rhs.append([-b[i]])
                 r = np.zeros(N)
                 r[il + i] = 1.0
@@ -206,11 +263,14 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                     r[il + i] = mu[i] * sign[i]
                     r[it0 + j] = -s
                     in_rows.append(r), in_rhs.append(0.0)
+        for j, i in enumerate(C):
+            _coulomb_piece_rows(choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N,
+                                eq_rows, eq_rhs, in_rows, in_rhs)
         Aeq = np.vstack(eq_rows)
         beq = np.concatenate([np.atleast_1d(np.asarray(x, dtype=float)) for x in eq_rhs])
         G = np.array(in_rows).reshape(-1, N)
         h = np.array(in_rhs, dtype=float)  # G y >= h
-        label = "".join("+" if choice[i] else ("-" if problem.types[i] == "bilateral" else "0") for i in enum)
+        label = "".join(_label(problem, i, choice[i]) for i in enum)
         y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h, scale,
                                             cone3d and _cone_data(problem, S, sign, il, it0, N, d1), solver, n)
         if y is None:
@@ -219,13 +279,65 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
         lam_t = sliding_tangent(problem, lam_n)
         for j, i in enumerate(S):
             lam_t[i] = y[it0 + j * d1:it0 + (j + 1) * d1]
+        for j, i in enumerate(C):
+            lam_t[i] = y[ic0 + j * d1:ic0 + (j + 1) * d1]
+        modes = _piece_modes(problem, choice)
         same = next((s for s in sols if units.same_point(s, a, lam_n, lam_t)), None)
         if same is not None:
-            same.merge(label, isolated, a_fixed)
+            same.merge(label, isolated, a_fixed, modes)
             continue
-        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label]))
+        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label], modes))
     a_mult, lam_mult, distinct = _multiplicities(sols, units)
-    return Enumeration(sols, 2 ** k, enum, a_mult, lam_mult, units.a, distinct)
+    return Enumeration(sols, piece_count(problem), enum, a_mult, lam_mult, units.a, distinct, C)
+
+
+def _label(problem: ContactProblem, i: int, choice) -> str:
+    """One character per enumerated contact: ``+``/``-`` the sign of a frictional bilateral λ_n, ``+``/``0``
+    an active/detached unilateral contact, or a coulomb contact's piece (:data:`COULOMB_PIECES`)."""
+    if problem.modes[i] == "coulomb":
+        return str(choice)
+    return "+" if choice else ("-" if problem.types[i] == "bilateral" else "0")
+
+
+def _piece_modes(problem: ContactProblem, choice: dict) -> list[str]:
+    """The mode of every contact on a piece: a coulomb contact's piece (:data:`COULOMB_MODE_NAMES`), a unilateral
+    contact that is detached "separated", every other contact its given mode."""
+    out = []
+    for i in range(problem.m):
+        if problem.modes[i] == "coulomb":
+            out.append(COULOMB_MODE_NAMES[choice[i]])
+        elif problem.types[i] == "unilateral" and choice.get(i) == 0:
+            out.append("separated")
+        else:
+            out.append(str(problem.modes[i]))
+    return out
+
+
+def _coulomb_piece_rows(piece: str, t: np.ndarray, ci: float, mu: float, jn: int, jt: int, ia: int, n: int, N: int,
+                        eq_rows: list, eq_rhs: list, in_rows: list, in_rhs: list) -> None:
+    """The tangential rows of one 2D coulomb contact on ``piece`` (the normal rows are the unilateral ones):
+    ``t`` its tangent row, ``ci`` its drift, ``jn``/``jt`` the columns of λ_n and λ_t in ``y``."""
+    def unit(col: int, coef: float = 1.0) -> np.ndarray:
+        r = np.zeros(N)
+        r[col] = coef
+        return r
+
+    ut = np.zeros(N)
+    ut[ia:ia + n] = t  # u_t = t a + c
+    if piece == "0":  # separated: λ_t = 0 (|λ_t| <= μ λ_n = 0), u_t free
+        eq_rows.append(unit(jt)[None]), eq_rhs.append([0.0])
+    elif piece == "s":  # stick: u_t = 0, -μ λ_n <= λ_t <= μ λ_n
+        eq_rows.append(ut[None]), eq_rhs.append([-ci])
+        for s in (1.0, -1.0):
+            r = unit(jn, mu)
+            r[jt] = -s
+            in_rows.append(r), in_rhs.append(0.0)
+    else:  # slip+ (u_t >= 0, λ_t = -μ λ_n) or slip- (u_t <= 0, λ_t = +μ λ_n)
+        s = 1.0 if piece == ">" else -1.0
+        r = unit(jt)
+        r[jn] = s * mu
+        eq_rows.append(r[None]), eq_rhs.append([0.0])
+        in_rows.append(s * ut), in_rhs.append(-s * ci)
 
 
 def _multiplicities(sols: list[PieceSolution], units: _Units) -> tuple[str, str, int]:
