@@ -90,10 +90,35 @@ class Enumeration:
     distinct_accelerations: int = 0
     #: the contacts whose mode (separated / stick / slip+ / slip-) the enumeration decided (mode "coulomb")
     coulomb: list[int] = field(default_factory=list)
+    #: the data's units the solutions were merged with (None for an enumeration built by hand)
+    units: "_Units | None" = field(default=None, repr=False, compare=False)
 
     @property
     def count(self) -> int:
         return len(self.solutions)
+
+    def find(self, a: np.ndarray, lam_n: np.ndarray | None = None,
+             lam_t: np.ndarray | None = None) -> PieceSolution | None:
+        """The enumerated solution that ``(a, λ)`` (from another route) is, or None.
+
+        The same test as the merge of the enumeration (:data:`SAME_RTOL` times the data's units): the
+        acceleration, and with ``lam_n``/``lam_t`` the multipliers too, except against a solution whose piece
+        holds a continuum of multipliers at that acceleration (``isolated`` False, ``acceleration_fixed``
+        True), where any multipliers of the other route may be right and only the acceleration is compared.
+        So "the answer of route X is one of the enumerated solutions" is ``enum.find(a, λ_n, λ_t) is not None``.
+        """
+        if self.units is None:
+            raise NotApplicableError("this enumeration carries no units (built by hand): compare its solutions directly")
+        a = np.asarray(a, dtype=float)
+        for s in self.solutions:
+            if not self.units.same_acceleration(s.a, a):
+                continue
+            if lam_n is None or (s.isolated is False and s.acceleration_fixed):
+                return s
+            lt = np.zeros_like(s.lam_t) if lam_t is None else np.asarray(lam_t, dtype=float).reshape(s.lam_t.shape)
+            if self.units.same_point(s, a, np.asarray(lam_n, dtype=float), lt):
+                return s
+        return None
 
 
 @dataclass(frozen=True)
@@ -288,7 +313,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
             continue
         sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label], modes))
     a_mult, lam_mult, distinct = _multiplicities(sols, units)
-    return Enumeration(sols, piece_count(problem), enum, a_mult, lam_mult, units.a, distinct, C)
+    return Enumeration(sols, piece_count(problem), enum, a_mult, lam_mult, units.a, distinct, C, units)
 
 
 def _label(problem: ContactProblem, i: int, choice) -> str:

@@ -388,3 +388,18 @@ def test_registered_and_the_only_route_deciding_modes_here():
     # the special case: a problem with every mode given is accepted too and answers as sliding_enumeration
     p = gaussqp.problems.load("painleve_rod")
     assert f.accepts(p, p.classify())[0]
+
+
+def test_find_tells_whether_another_routes_answer_is_an_enumerated_solution():
+    """The check the convex-iteration route is held to (issue #12 acceptance): ``enum.find(a, λ) is not None``."""
+    e = solve(box(15.0)).enumeration
+    a, ln, lt = np.array([2.595, 0.0]), np.array([19.62]), np.array([[-9.81]])
+    assert e.find(a, ln, lt) is e.solutions[0] and e.find(a) is e.solutions[0]
+    assert e.find(np.array([2.595 * (1 + 1e-5), 0.0]), ln, lt) is None  # another acceleration
+    assert e.find(a, ln, np.array([[-9.0]])) is None  # the right acceleration with a force off the law
+    # a continuum of multipliers: another split of the internal tangential force is the same solution
+    r = solve(rest_box()).enumeration
+    assert r.find(np.zeros(3), np.array([1.5 * G / 2] * 2), np.array([[0.1], [-0.1]])) is not None
+    assert r.find(np.array([0.0, 0.0, 1e-3])) is None
+    with pytest.raises(NotApplicableError):
+        dataclasses.replace(e, units=None).find(a)
