@@ -29,7 +29,8 @@ def register(f: Formulation) -> Formulation:
 
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
            StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
-           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(), CoulombEnumeration()):
+           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(), CoulombEnumeration(),
+           CoulombEnumeration("inner"), CoulombEnumeration("outer")):
     register(_f)
 
 

@@ -20,6 +20,7 @@ from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
 from ..linalg.polyhedral_cones import cone_is_trivial
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale
+from .cones import ConeModel
 from .sliding import sliding_tangent
 from ..settings import ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, SAME_RTOL, SOLVE_COND_MAX
 
@@ -171,37 +172,54 @@ COULOMB_PIECES = ("0", "s", ">", "<")
 COULOMB_MODE_NAMES = {"0": "separated", "s": "sticking", ">": "sliding+", "<": "sliding-"}
 
 
-def piece_count(problem: ContactProblem) -> int:
+def coulomb_pieces(problem: ContactProblem, cone: ConeModel | None = None) -> tuple[str, ...]:
+    """The piece labels of one "coulomb" contact: in 2D :data:`COULOMB_PIECES`; in 3D with a polygon ``cone``
+    (``ConeModel("inner" | "outer", k)``, the facetized model of sticking (54)-(59)) separated ``"0"``, stick
+    ``"s"``, slipping on facet j ``"f<j>"`` (``λ_t`` on the facet, ``u_t = -β f_j``, β >= 0) and at vertex j
+    ``"v<j>"`` (between facets j and j+1: ``λ_t`` the vertex, ``-u_t`` in the cone of ``f_j, f_j+1``):
+    2 + 2k pieces, which cover the law of maximum dissipation on the polygon."""
+    if problem.dimension == 2:
+        return COULOMB_PIECES
+    if problem.dimension != 3 or cone is None or cone.kind == "disk":
+        raise NotApplicableError(
+            f"{len(problem.coulomb)} contact(s) with mode 'coulomb' in dimension {problem.dimension}: the "
+            "stick/slip enumeration is exact in 2D only; in 3D it enumerates the facets and vertices of a polygon "
+            "(formulations 'coulomb_enumeration_inner' / 'coulomb_enumeration_outer'); beyond 3D give each "
+            "contact 'sticking' or 'sliding'")
+    k = cone.facets
+    return ("0", "s") + tuple(f"f{j}" for j in range(k)) + tuple(f"v{j}" for j in range(k))
+
+
+def piece_count(problem: ContactProblem, cone: ConeModel | None = None) -> int:
     """How many pieces :func:`enumerate_solutions` examines: 2 per enumerated contact (sign of λ_n, or
-    detached / active) and 4 per "coulomb" contact (separated, then stick, slip+, slip- when active)."""
+    detached / active) and per "coulomb" contact 4 in 2D (separated, then stick, slip+, slip- when active),
+    2 + 2k in 3D with a k-gon (:func:`coulomb_pieces`)."""
     enum = enumerated_contacts(problem)
     kc = sum(1 for i in enum if problem.modes[i] == "coulomb")
-    return 2 ** (len(enum) - kc) * len(COULOMB_PIECES) ** kc
+    per = len(coulomb_pieces(problem, cone)) if kc else 0
+    return 2 ** (len(enum) - kc) * per ** kc
 
 
-def _check_size(problem: ContactProblem, max_contacts: int) -> list[int]:
+def _check_size(problem: ContactProblem, max_contacts: int, cone: ConeModel | None = None) -> list[int]:
     """The enumerated contacts; :class:`TooLargeError` beyond ``2^max_contacts`` pieces, naming the count."""
     enum = enumerated_contacts(problem)
     k, kc = len(enum), len(problem.coulomb)
-    pieces = piece_count(problem)
-    if kc and problem.dimension != 2:
-        raise NotApplicableError(
-            f"{kc} contact(s) with mode 'coulomb' in dimension {problem.dimension}: the stick/slip+/slip- "
-            "enumeration is exact in 2D only (the facetized 3D pieces are not built); use a 2D problem, or "
-            "give each contact 'sticking' or 'sliding'")
     if not kc and k > max_contacts:
         raise TooLargeError(f"sign/complementarity enumeration over {k} contacts (2^{k} pieces) exceeds the "
                             f"limit of {max_contacts}; use 'sliding_lcp' (Lemke) for larger problems")
+    pieces = piece_count(problem, cone)  # raises NotApplicableError for coulomb contacts it cannot enumerate
     if pieces > 2 ** max_contacts:
+        per = len(coulomb_pieces(problem, cone))
+        what = "separated, stick, slip+, slip-" if per == len(COULOMB_PIECES) else "separated, stick, facets, vertices"
         raise TooLargeError(
-            f"stick/slip enumeration over {k} contacts, {kc} of them 'coulomb' (4 pieces each: separated, stick, "
-            f"slip+, slip-), is {pieces} pieces, beyond the limit of 2^{max_contacts} = {2 ** max_contacts}; give "
-            "fewer contacts (or their modes), or use a formulation that decides the modes by iteration")
+            f"stick/slip enumeration over {k} contacts, {kc} of them 'coulomb' ({per} pieces each: {what}), is "
+            f"{pieces} pieces, beyond the limit of 2^{max_contacts} = {2 ** max_contacts}; give fewer contacts "
+            "(or their modes), fewer facets, or use a formulation that decides the modes by iteration")
     return enum
 
 
 def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION_MAX,
-                        solver: str | None = None) -> Enumeration:
+                        solver: str | None = None, *, cone: ConeModel | None = None) -> Enumeration:
     """All solutions by enumeration of the pieces (tutorial §3.2.1 "by inspecting each of the 2^m_b
     possible signs", extended to the complementarity pieces of (50)/(58) and to the stick/slip problem
     (71) of sticking §5, solved as stated in (a, λ); its reformulations (72)-(77) — the MLCP (73) and
@@ -218,10 +236,15 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`) says whether the polyhedral piece is a single point.
     Solutions found on several pieces (on their common boundary) are merged.
 
+    In 3D, ``cone`` (an inner or outer polygon, :class:`gaussqp.friction.cones.ConeModel`) replaces each
+    coulomb contact's disk by the polygon and its slip pieces by the polygon's facets and vertices
+    (:func:`coulomb_pieces`): the exact enumeration of the facetized law, not of the disk's.
+
     Raises :class:`TooLargeError` beyond ``2^max_contacts`` pieces (:func:`piece_count`: 2 per enumerated
-    contact, 4 per coulomb contact), :class:`NotApplicableError` for "coulomb" contacts in dimension 3 or more.
+    contact, 4 per 2D coulomb contact, 2 + 2k per 3D one), :class:`NotApplicableError` for "coulomb" contacts
+    in 3D without a polygon, or beyond 3D.
     """
-    enum = _check_size(problem, max_contacts)
+    enum = _check_size(problem, max_contacts, cone)
     k = len(enum)
     n, m, d1 = problem.n, problem.m, problem.dimension - 1
     S = list(problem.sticking)
@@ -240,7 +263,10 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     units = _Units.of(problem, Jn, Jt, M)
     cone3d = problem.dimension >= 3 and len(S) > 0  # a second-order cone (d >= 3), else an interval
     sols: list[PieceSolution] = []
-    choices = [COULOMB_PIECES if problem.modes[i] == "coulomb" else (0, 1) for i in enum]
+    cpieces = coulomb_pieces(problem, cone) if len(C) else COULOMB_PIECES
+    polygon = _Polygon.of(cone) if len(C) and problem.dimension == 3 else None
+    sep = "," if polygon is not None else ""  # 3D piece labels have several characters
+    choices = [cpieces if problem.modes[i] == "coulomb" else (0, 1) for i in enum]
     for pattern in itertools.product(*choices):
         choice = dict(zip(enum, pattern))
         # dynamics: M a - Σ col_i λ_n,i - Σ T_iᵀ λ_t,i = -F
@@ -289,13 +315,17 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                     r[it0 + j] = -s
                     in_rows.append(r), in_rhs.append(0.0)
         for j, i in enumerate(C):
-            _coulomb_piece_rows(choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N,
-                                eq_rows, eq_rhs, in_rows, in_rhs)
+            if polygon is None:
+                _coulomb_piece_rows(choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N,
+                                    eq_rows, eq_rhs, in_rows, in_rhs)
+            else:
+                polygon.rows(choice[i], Jt[2 * i:2 * i + 2], c[2 * i:2 * i + 2], mu[i], il + i, ic0 + 2 * j, ia, n, N,
+                             eq_rows, eq_rhs, in_rows, in_rhs)
         Aeq = np.vstack(eq_rows)
         beq = np.concatenate([np.atleast_1d(np.asarray(x, dtype=float)) for x in eq_rhs])
         G = np.array(in_rows).reshape(-1, N)
         h = np.array(in_rhs, dtype=float)  # G y >= h
-        label = "".join(_label(problem, i, choice[i]) for i in enum)
+        label = sep.join(_label(problem, i, choice[i]) for i in enum)
         y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h, scale,
                                             cone3d and _cone_data(problem, S, sign, il, it0, N, d1), solver, n)
         if y is None:
@@ -306,14 +336,14 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
             lam_t[i] = y[it0 + j * d1:it0 + (j + 1) * d1]
         for j, i in enumerate(C):
             lam_t[i] = y[ic0 + j * d1:ic0 + (j + 1) * d1]
-        modes = _piece_modes(problem, choice)
+        modes = _piece_modes(problem, choice, polygon)
         same = next((s for s in sols if units.same_point(s, a, lam_n, lam_t)), None)
         if same is not None:
             same.merge(label, isolated, a_fixed, modes)
             continue
         sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label], modes))
     a_mult, lam_mult, distinct = _multiplicities(sols, units)
-    return Enumeration(sols, piece_count(problem), enum, a_mult, lam_mult, units.a, distinct, C, units)
+    return Enumeration(sols, piece_count(problem, cone), enum, a_mult, lam_mult, units.a, distinct, C, units)
 
 
 def _label(problem: ContactProblem, i: int, choice) -> str:
@@ -324,18 +354,80 @@ def _label(problem: ContactProblem, i: int, choice) -> str:
     return "+" if choice else ("-" if problem.types[i] == "bilateral" else "0")
 
 
-def _piece_modes(problem: ContactProblem, choice: dict) -> list[str]:
-    """The mode of every contact on a piece: a coulomb contact's piece (:data:`COULOMB_MODE_NAMES`), a unilateral
-    contact that is detached "separated", every other contact its given mode."""
+def _piece_modes(problem: ContactProblem, choice: dict, polygon: "_Polygon | None" = None) -> list[str]:
+    """The mode of every contact on a piece: a coulomb contact's piece (:data:`COULOMB_MODE_NAMES`; in 3D
+    "sliding (facet j)" / "sliding (vertex j)"), a unilateral contact that is detached "separated", every other
+    contact its given mode."""
     out = []
     for i in range(problem.m):
         if problem.modes[i] == "coulomb":
-            out.append(COULOMB_MODE_NAMES[choice[i]])
+            lab = choice[i]
+            out.append(COULOMB_MODE_NAMES[lab] if lab in COULOMB_MODE_NAMES else
+                       f"sliding ({'facet' if lab[0] == 'f' else 'vertex'} {lab[1:]})")
         elif problem.types[i] == "unilateral" and choice.get(i) == 0:
             out.append("separated")
         else:
             out.append(str(problem.modes[i]))
     return out
+
+
+@dataclass(frozen=True)
+class _Polygon:
+    """The k-gon ``{z : C z <= r μ λ_n}`` of a 3D coulomb contact (:meth:`ConeModel.polygon`): facet j has the
+    outward normal ``f_j`` (row j of C) and tangent ``g_j`` (f_j turned by +90°); vertex j, between facets j
+    and j+1, is ``V_j`` (``f_j·V_j = f_j+1·V_j = r``), and ``Binv_j`` inverts ``[f_j f_j+1]`` (the coefficients
+    of ``-u_t`` in the cone of the two normals)."""
+
+    C: np.ndarray
+    r: float
+    G: np.ndarray
+    V: np.ndarray
+    Binv: np.ndarray
+
+    @classmethod
+    def of(cls, cone: ConeModel) -> "_Polygon":
+        C, r = cone.polygon(3)
+        k = C.shape[0]
+        G = np.column_stack([-C[:, 1], C[:, 0]])
+        B = [np.column_stack([C[j], C[(j + 1) % k]]) for j in range(k)]
+        V = np.array([np.linalg.solve(Bj.T, [r, r]) for Bj in B])
+        return cls(C, float(r), G, V, np.array([np.linalg.inv(Bj) for Bj in B]))
+
+    def rows(self, piece: str, T: np.ndarray, ci: np.ndarray, mu: float, jn: int, jt: int, ia: int, n: int, N: int,
+             eq_rows: list, eq_rhs: list, in_rows: list, in_rhs: list) -> None:
+        """The tangential rows of one 3D coulomb contact on ``piece`` (:func:`coulomb_pieces`): ``T`` (2 × n) its
+        tangent rows, ``ci`` (2,) their drifts, ``jn`` the column of λ_n and ``jt, jt+1`` those of λ_t."""
+        k = self.C.shape[0]
+        U = np.zeros((2, N))
+        U[:, ia:ia + n] = T  # u_t = T a + c
+        L = np.zeros((2, N))
+        L[0, jt], L[1, jt + 1] = 1.0, 1.0  # λ_t
+
+        def inside() -> None:  # r μ λ_n - C λ_t >= 0
+            P = -self.C @ L
+            P[:, jn] += self.r * mu
+            in_rows.extend(P), in_rhs.extend([0.0] * k)
+
+        if piece == "0":
+            eq_rows.append(L), eq_rhs.append([0.0, 0.0])
+        elif piece == "s":
+            eq_rows.append(U), eq_rhs.append(-ci)
+            inside()
+        elif piece[0] == "f":
+            j = int(piece[1:])
+            on = self.C[j] @ L
+            on[jn] -= self.r * mu
+            eq_rows.append(on[None]), eq_rhs.append([0.0])  # f_j·λ_t = r μ λ_n
+            inside()
+            eq_rows.append((self.G[j] @ U)[None]), eq_rhs.append([-(self.G[j] @ ci)])  # u_t ∥ f_j
+            in_rows.append(-(self.C[j] @ U)), in_rhs.append(float(self.C[j] @ ci))  # f_j·u_t <= 0
+        else:
+            j = int(piece[1:])
+            at = L.copy()
+            at[:, jn] -= mu * self.V[j]
+            eq_rows.append(at), eq_rhs.append([0.0, 0.0])  # λ_t = μ λ_n V_j
+            beta = -self.Binv[j] @ U  # -u_t = B β, β >= 0
+            in_rows.extend(beta), in_rhs.extend(list(self.Binv[j] @ ci))
 
 
 def _coulomb_piece_rows(piece: str, t: np.ndarray, ci: float, mu: float, jn: int, jt: int, ia: int, n: int, N: int,

@@ -41,6 +41,7 @@ import gaussqp
 from gaussqp import Contact, ContactProblem
 from gaussqp.errors import NotApplicableError, TooLargeError
 from gaussqp.formulations import FORMULATIONS, get_formulation
+from gaussqp.friction.cones import ConeModel
 from gaussqp.friction.enumeration import enumerate_solutions, piece_count
 from gaussqp.problems.sliding_examples import G, painleve_rod
 
@@ -369,16 +370,123 @@ def test_at_the_limit_is_accepted():
     assert piece_count(p) == 4096 and get_formulation(ROUTE).accepts(p, p.classify()) == (True, "")
 
 
-def test_three_dimensional_coulomb_is_refused_naming_the_mode():
+def test_three_dimensional_coulomb_is_refused_by_the_exact_route_naming_the_mode():
     T = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     p = ContactProblem(np.eye(3), [0, 0, 9.81], [Contact("unilateral", normal=[0, 0, 1.0], friction=0.5,
                                                          mode="coulomb", tangent=T)], dimension=3)
     ok, why = get_formulation(ROUTE).accepts(p, p.classify())
-    assert not ok and "coulomb" in why
+    assert not ok and "coulomb" in why and "coulomb_enumeration_inner" in why
     with pytest.raises(NotApplicableError, match="coulomb"):
         enumerate_solutions(p)
     with pytest.raises(NotApplicableError, match="coulomb"):
+        enumerate_solutions(p, cone=ConeModel("disk"))
+    with pytest.raises(NotApplicableError, match="coulomb"):
         get_formulation(ROUTE).solve(p)
+    with pytest.raises(NotApplicableError, match="no polygon"):
+        get_formulation(ROUTE).with_facets(6)
+
+
+# ------------------------------------------------------------------------------------------- 3D, facetized
+def box3(push: float, angle: float, mu: float = 0.5, m: float = 2.0, g: float = 9.81) -> ContactProblem:
+    """The block in 3D, pushed by ``push`` along the horizontal direction at ``angle`` from x."""
+    M, F = m * np.eye(3), np.array([-push * math.cos(angle), -push * math.sin(angle), m * g])
+    T = np.array([[1.0, 0, 0], [0, 1.0, 0]])
+    return ContactProblem(M, F, [Contact("unilateral", normal=[0, 0, 1.0], friction=mu, mode="coulomb", tangent=T)],
+                          dimension=3, name="coulomb box 3D")
+
+
+# the 8-gons: facet normals at 22.5° + j·45°, vertices at j·45°; the inscribed one has its vertices on the circle
+# (radius 1) and its facets at cos 22.5°, the circumscribed one its facets on the circle and its vertices at
+# 1/cos 22.5°. Pushed along a vertex (0°) or a facet normal (22.5°) by 15 N: |a| = 7.5 - μ g ρ with ρ that radius.
+@pytest.mark.parametrize("kind, angle, rho, mode", [
+    ("inner", 0.0, 1.0, "sliding (vertex 3)"),
+    ("inner", math.pi / 8, math.cos(math.pi / 8), "sliding (facet 4)"),
+    ("outer", 0.0, 1 / math.cos(math.pi / 8), "sliding (vertex 3)"),
+    ("outer", math.pi / 8, 1.0, "sliding (facet 4)"),
+])
+def test_facetized_box_slides_with_the_polygons_closed_form(kind, angle, rho, mode):
+    sol = gaussqp.solve(box3(15.0, angle), formulation=f"{ROUTE}_{kind}", crosscheck=False)
+    e = sol.enumeration
+    assert sol.status == "solved" and sol.certified and e.multiplicity == "unique" and e.count == 1
+    assert e.solutions[0].modes == [mode] and e.pieces == 2 + 2 * 8
+    a = 15.0 / 2 - 0.5 * 9.81 * rho
+    np.testing.assert_allclose(sol.acceleration, [a * math.cos(angle), a * math.sin(angle), 0.0], atol=1e-10)
+    np.testing.assert_allclose(sol.lambda_tangent[0], -0.5 * 2 * 9.81 * rho * np.array([math.cos(angle),
+                                                                                         math.sin(angle)]), atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["inner", "outer"])
+def test_facetized_box_sticks_below_the_polygon(kind):
+    sol = gaussqp.solve(box3(4.0, 0.3), formulation=f"{ROUTE}_{kind}", crosscheck=False)
+    assert sol.enumeration.count == 1 and sol.enumeration.solutions[0].modes == ["sticking"]
+    np.testing.assert_allclose(sol.acceleration, 0.0, atol=1e-12)
+
+
+def test_facetized_box_between_a_facet_and_a_vertex_slides_along_the_facet_normal():
+    """Maximum dissipation on a polygon quantizes the slip direction: pushed at 0.3 rad, the inner 8-gon's
+    block accelerates along the facet normal at 22.5° (its friction force is on that facet)."""
+    sol = gaussqp.solve(box3(15.0, 0.3), formulation=f"{ROUTE}_inner", crosscheck=False)
+    a = sol.acceleration
+    assert math.atan2(a[1], a[0]) == pytest.approx(math.pi / 8, abs=1e-9)
+    assert sol.enumeration.solutions[0].modes == ["sliding (facet 4)"]
+
+
+def polygon_law_violation(p: ContactProblem, a, lam_n, lam_t, kind: str, k: int) -> float:
+    """The facetized law recomputed here from the polygon's vertices: λ_t in μ λ_n P, and maximum dissipation
+    ``-u_t·λ_t = μ λ_n max_v(-u_t·v)`` over the vertices v of P (radius 1 inner, 1/cos(π/k) outer)."""
+    rho = 1.0 if kind == "inner" else 1 / math.cos(math.pi / k)
+    ang = 2 * math.pi * np.arange(k) / k
+    V = rho * np.column_stack([np.cos(ang), np.sin(ang)])
+    Jt = np.asarray(p.J_t)
+    fscale = max(1.0, np.abs(p.F).max(), np.abs(lam_n).max(initial=0))
+    out = []
+    for i in p.coulomb:
+        mu, ln, lt = p.friction[i], lam_n[i], lam_t[i]
+        ut = Jt[2 * i:2 * i + 2] @ a + p.tangent_drift[2 * i:2 * i + 2]
+        # inside: the support function of P in each facet direction (between two vertices)
+        mid = (V + np.roll(V, -1, axis=0)) / 2
+        normals = mid / np.linalg.norm(mid, axis=1, keepdims=True)
+        out.append(max(0.0, float((normals @ lt).max() - mu * ln * np.linalg.norm(mid[0]))) / fscale)
+        diss = float(-ut @ lt) - mu * ln * float((V @ -ut).max())
+        out.append(abs(diss) / (fscale * max(1.0, np.abs(ut).max())))
+    return max(out, default=0.0)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2 ** 32 - 1), m=st.integers(1, 2), kind=st.sampled_from(["inner", "outer"]),
+       k=st.sampled_from([3, 4, 6]))
+def test_every_facetized_solution_satisfies_the_polygon_law(seed, m, kind, k):
+    rng = np.random.default_rng(seed)
+    n = 3 * m + 1
+    R = rng.normal(size=(n, n))
+    M, F = R @ R.T + 0.5 * np.eye(n), rng.normal(size=n) * 3
+    cts = [Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal()),
+                   friction=float(rng.uniform(0.1, 2.0)), mode="coulomb", tangent=rng.normal(size=(2, n)),
+                   tangent_drift=rng.normal(size=2)) for _ in range(m)]
+    p = ContactProblem(M, F, cts, dimension=3)
+    cone = ConeModel(kind, k)
+    e = enumerate_solutions(p, cone=cone)
+    assert e.pieces == (2 + 2 * k) ** m == piece_count(p, cone)
+    assert e.count >= 1  # W ≻ 0: as in 2D, a solution exists
+    for s in e.solutions:
+        dyn = np.abs(p.M @ s.a + p.F - np.asarray(p.J_n).T @ s.lam_n - np.asarray(p.J_t).T @ s.lam_t.ravel()).max()
+        assert dyn <= 1e-8 * max(1.0, np.abs(p.F).max(), np.abs(s.lam_n).max())
+        un = np.asarray(p.J_n) @ s.a + p.normal_drift
+        assert (un >= -1e-8).all() and (s.lam_n >= -1e-9).all() and (np.minimum(un, s.lam_n) <= 1e-7).all()
+        assert polygon_law_violation(p, s.a, s.lam_n, s.lam_t, kind, k) <= 1e-7
+
+
+def test_facetized_limit_counts_the_polygon_pieces():
+    T = np.array([[1.0, 0, 0], [0, 1.0, 0]])
+    cts = [Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode="coulomb", tangent=T) for _ in range(3)]
+    p = ContactProblem(np.eye(3), [0, 0, 9.81], cts, dimension=3)
+    f = get_formulation(f"{ROUTE}_inner")
+    assert piece_count(p, f.model) == 18 ** 3
+    ok, why = f.accepts(p, p.classify())
+    assert not ok and str(18 ** 3) in why
+    with pytest.raises(TooLargeError, match=f"{18 ** 3} pieces"):
+        enumerate_solutions(p, cone=f.model)
+    assert f.with_facets(4).accepts(p, p.classify()) == (True, "")  # 10³ = 1000 pieces
 
 
 def test_registered_and_the_only_route_deciding_modes_here():
