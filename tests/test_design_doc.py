@@ -25,7 +25,7 @@ REFERENCE = re.compile(r"`((?:gaussqp|problems)/[A-Za-z0-9_/]+\.py)::([A-Za-z_][
 FORMULATION_NAMES = (
     "gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke", "sticking_lcp",
     "bilateral_kkt", "sticking_socp", "facetized_inner", "facetized_outer", "sliding_lcp", "sliding_fixed_point",
-    "sliding_enumeration",
+    "sliding_enumeration", "coulomb_enumeration", "coulomb_enumeration_inner", "coulomb_enumeration_outer",
 )
 
 

@@ -2,7 +2,8 @@
 
 F4 (``sticking_socp``) and F5 (``facetized_inner``, ``facetized_outer``, 8 facets; other
 counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem; F6
-(``sliding_lcp``, ``sliding_fixed_point``, ``sliding_enumeration``) sliding friction and stick/slip.
+(``sliding_lcp``, ``sliding_fixed_point``, ``sliding_enumeration``) sliding friction and stick/slip;
+``coulomb_enumeration`` (F6) Coulomb's law with the mode left to the solver, exact in 2D.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from .bilateral_kkt import BilateralKKT
 from .delassus import AugmentedStickingLCP, DelassusQP, LCPLemke
 from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
-from .sliding import SlidingEnumeration, SlidingFixedPoint, SlidingLCP
+from .sliding import CoulombEnumeration, SlidingEnumeration, SlidingFixedPoint, SlidingLCP
 from .facetized import FacetizedQP
 from .sticking_socp import StickingSOCP
 
@@ -28,7 +29,8 @@ def register(f: Formulation) -> Formulation:
 
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
            StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
-           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP()):
+           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(), CoulombEnumeration(),
+           CoulombEnumeration("inner"), CoulombEnumeration("outer")):
     register(_f)
 
 

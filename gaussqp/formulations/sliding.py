@@ -25,10 +25,10 @@ from ..errors import NotApplicableError, TooLargeError
 from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
-from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions
+from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions, piece_count
 from ..settings import ELIMINATION_DENSE_MAX, ENUMERATION_MAX, Tolerance
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
-from ..friction.verdict import enumeration_certificate, sliding_verdict
+from ..friction.verdict import enumeration_certificate, enumeration_verdict, sliding_verdict
 from ..results import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
 from .base import Formulation, common_reject
 
@@ -172,3 +172,87 @@ class SlidingEnumeration(SlidingFormulation):
         enum = enumerate_solutions(problem, solver=solver)
         sol.times = {"enumeration": time.perf_counter() - t0}
         return _from_enumeration(sol, enum)
+
+
+class CoulombEnumeration(SlidingFormulation):
+    """Coulomb's law with the stick/slip mode left to the solver (mode ``"coulomb"``, issue #12), exact in 2D.
+
+    Every piece of every contact is enumerated (:func:`gaussqp.friction.enumeration.enumerate_solutions`):
+    a 2D coulomb contact is separated (``λ_n = 0``, ``n a + b >= 0``) or active (``n a + b = 0``,
+    ``λ_n >= 0``) and then sticking (``T a + c = 0``, ``|λ_t| <= μ λ_n``), slipping forwards
+    (``T a + c >= 0``, ``λ_t = -μ λ_n``) or backwards (``T a + c <= 0``, ``λ_t = +μ λ_n``); with the other
+    modes as in ``sliding_enumeration`` (which is this route when every mode is given). Each piece is an LP,
+    so the verdict is complete: no solution (with the enumeration as the proof), one, several, or a continuum,
+    for the acceleration and the multipliers separately, and the modes of every solution
+    (``sol.enumeration.solutions[k].modes``; a point on the boundary of two pieces, e.g. at the onset of slip,
+    is one solution with the modes "sticking|sliding+"). The answer returned is the first solution found.
+
+    With ``kind`` "inner" or "outer" (``coulomb_enumeration_inner`` / ``_outer``, 8 facets, :meth:`with_facets`)
+    3D coulomb contacts are enumerated on the inscribed / circumscribed polygon of their disk (sticking
+    (54)-(59)): separated, stick, each facet and each vertex (the law of maximum dissipation on the polygon),
+    an exact answer for the facetized law and an approximation of the disk's — not a proven bracket of it.
+    """
+
+    id = "F6"
+    source = "sticking §5 (71) with the slip direction free; tutorial §3.2.1; issue #12"
+    decides_modes = True
+
+    def __init__(self, kind: str | None = None, facets: int = 8):
+        from ..friction.cones import ConeModel
+
+        self.model = None if kind is None else ConeModel(kind, facets)
+        if kind is None:
+            self.name = "coulomb_enumeration"
+            self.title = "exact enumeration of Coulomb's stick/slip+/slip- pieces (2D), all solutions"
+            self.valid_when = (f"2D 'coulomb' contacts; at most 2^{ENUMERATION_MAX} pieces (2 per enumerated "
+                               "contact, 4 per coulomb contact); any M ⪰ 0")
+        else:
+            self.name = f"coulomb_enumeration_{kind}"
+            shape = "inscribed" if kind == "inner" else "circumscribed"
+            self.title = (f"enumeration of Coulomb's stick/facet/vertex pieces on {shape} polygons with {facets} "
+                          "facets (3D), all solutions of the facetized law")
+            self.valid_when = (f"'coulomb' contacts in 2D (exact) or 3D (polygons); at most 2^{ENUMERATION_MAX} "
+                               f"pieces (2 + 2·{facets} per 3D coulomb contact); any M ⪰ 0")
+
+    def with_facets(self, facets: int) -> "CoulombEnumeration":
+        """The same route with ``facets``-gons (a facetized route only)."""
+        if self.model is None:
+            raise NotApplicableError("'coulomb_enumeration' is exact in 2D and has no polygon: use "
+                                     "'coulomb_enumeration_inner' or '_outer' for facets")
+        return CoulombEnumeration(self.model.kind, facets)
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        if len(problem.coulomb) and problem.dimension != 2 and (self.model is None or problem.dimension != 3):
+            return False, (f"'coulomb' contacts in dimension {problem.dimension}: the stick/slip enumeration is "
+                           "exact in 2D" + (" (use 'coulomb_enumeration_inner' / '_outer' in 3D)"
+                                            if problem.dimension == 3 else "; polygons are for 3D only"))
+        if not len(enumerated_contacts(problem)):
+            return False, "no unilateral or frictional contact: nothing to enumerate"
+        k = piece_count(problem, self.model)
+        if k > 2 ** ENUMERATION_MAX:
+            return False, (f"{k} pieces > 2^{ENUMERATION_MAX} = {2 ** ENUMERATION_MAX} "
+                           f"({'4' if problem.dimension == 2 else '2 + 2·facets'} per coulomb contact)")
+        return True, ""
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        ok, why = self.accepts(problem, problem.classify())
+        if not ok:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        polygons = self.model is not None and problem.dimension == 3 and len(problem.coulomb)
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
+                       polish_allowed=False,
+                       route=(f"stick/facet/vertex enumeration on {self.model.kind} {self.model.facets}-gons"
+                              if polygons else "stick/slip+/slip- enumeration of the coulomb contacts"))
+        from ..friction.cones import ConeModel
+        # the cones are enforced (exactly) on every piece; F1's forward-error estimate does not describe them
+        sol.cones_enforced = ConeModel("disk")
+        t0 = time.perf_counter()
+        enum = enumerate_solutions(problem, solver=solver, cone=self.model)
+        sol.times = {"enumeration": time.perf_counter() - t0}
+        return _from_enumeration(sol, enum)
+
+    def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
+        if sol.enumeration is None:
+            return False
+        enumeration_verdict(sol, sol.enumeration)
+        return True

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linprog
 
-from ..errors import SolverError, TooLargeError, UndecidedError
+from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedError
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
 from ..linalg.polyhedral_cones import cone_is_trivial
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale
+from .cones import ConeModel
 from .sliding import sliding_tangent
 from ..settings import ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, SAME_RTOL, SOLVE_COND_MAX
 
@@ -36,11 +37,20 @@ class PieceSolution:
     #: a segment of multipliers at one acceleration is False for ``isolated`` but True here)
     acceleration_fixed: bool | None = None
     pieces: list = field(default_factory=list)  # every piece this point was found on
+    #: the mode of every contact at this point: "separated" (a detached unilateral contact), a coulomb contact's
+    #: "sticking", "sliding+" or "sliding-" (the sign of ``u_t = T a + c``), else the contact's given mode; a
+    #: point found on several pieces (on their common boundary) joins the modes with "|", e.g.
+    #: "sticking|sliding+" at the onset of slip
+    modes: list = field(default_factory=list)
 
-    def merge(self, piece: str, isolated: bool | None, acceleration_fixed: bool | None) -> None:
+    def merge(self, piece: str, isolated: bool | None, acceleration_fixed: bool | None,
+              modes: list | None = None) -> None:
         """The same point found on another piece: keep the *weaker* claims (False < None < True), since a
-        point isolated on one piece may lie on a segment of another."""
+        point isolated on one piece may lie on a segment of another; the modes of both pieces are kept."""
         self.pieces.append(piece)
+        for i, md in enumerate(modes or []):
+            if i < len(self.modes) and md not in self.modes[i].split("|"):
+                self.modes[i] = self.modes[i] + "|" + md
         self.isolated = _weaker(self.isolated, isolated)
         self.acceleration_fixed = _weaker(self.acceleration_fixed, acceleration_fixed)
 
@@ -79,10 +89,37 @@ class Enumeration:
     multiplier_multiplicity: str = "undecided"
     acceleration_scale: float = 1.0
     distinct_accelerations: int = 0
+    #: the contacts whose mode (separated / stick / slip+ / slip-) the enumeration decided (mode "coulomb")
+    coulomb: list[int] = field(default_factory=list)
+    #: the data's units the solutions were merged with (None for an enumeration built by hand)
+    units: "_Units | None" = field(default=None, repr=False, compare=False)
 
     @property
     def count(self) -> int:
         return len(self.solutions)
+
+    def find(self, a: np.ndarray, lam_n: np.ndarray | None = None,
+             lam_t: np.ndarray | None = None) -> PieceSolution | None:
+        """The enumerated solution that ``(a, λ)`` (from another route) is, or None.
+
+        The same test as the merge of the enumeration (:data:`SAME_RTOL` times the data's units): the
+        acceleration, and with ``lam_n``/``lam_t`` the multipliers too, except against a solution whose piece
+        holds a continuum of multipliers at that acceleration (``isolated`` False, ``acceleration_fixed``
+        True), where any multipliers of the other route may be right and only the acceleration is compared.
+        So "the answer of route X is one of the enumerated solutions" is ``enum.find(a, λ_n, λ_t) is not None``.
+        """
+        if self.units is None:
+            raise NotApplicableError("this enumeration carries no units (built by hand): compare its solutions directly")
+        a = np.asarray(a, dtype=float)
+        for s in self.solutions:
+            if not self.units.same_acceleration(s.a, a):
+                continue
+            if lam_n is None or (s.isolated is False and s.acceleration_fixed):
+                return s
+            lt = np.zeros_like(s.lam_t) if lam_t is None else np.asarray(lam_t, dtype=float).reshape(s.lam_t.shape)
+            if self.units.same_point(s, a, np.asarray(lam_n, dtype=float), lt):
+                return s
+        return None
 
 
 @dataclass(frozen=True)
@@ -118,50 +155,119 @@ class _Units:
 
 
 def enumerated_contacts(problem: ContactProblem) -> list[int]:
-    """Contacts whose law is piecewise: frictional bilateral (sign of λ_n) and every unilateral."""
+    """Contacts whose law is piecewise: frictional bilateral (sign of λ_n) and every unilateral (with mode
+    ``"coulomb"`` too: four pieces each, :data:`COULOMB_PIECES`)."""
     modes, types = problem.modes, problem.types
     return [i for i in range(problem.m)
             if types[i] == "unilateral" or modes[i] != "frictionless"]
 
 
+#: The pieces of a 2D "coulomb" contact, by label: separated (``λ_n = 0, λ_t = 0, u_n >= 0``), then with
+#: ``u_n = 0, λ_n >= 0`` and ``u_t = T a + c``: stick (``u_t = 0, |λ_t| <= μ λ_n``), slip+ (``u_t >= 0,
+#: λ_t = -μ λ_n``) and slip- (``u_t <= 0, λ_t = +μ λ_n``). Closed pieces: a point on a common boundary
+#: (``u_t = 0, λ_t = ∓μ λ_n``) is found on both and merged as one solution.
+COULOMB_PIECES = ("0", "s", ">", "<")
+
+#: The mode each label of :data:`COULOMB_PIECES` means (the names a :class:`PieceSolution` reports).
+COULOMB_MODE_NAMES = {"0": "separated", "s": "sticking", ">": "sliding+", "<": "sliding-"}
+
+
+def coulomb_pieces(problem: ContactProblem, cone: ConeModel | None = None) -> tuple[str, ...]:
+    """The piece labels of one "coulomb" contact: in 2D :data:`COULOMB_PIECES`; in 3D with a polygon ``cone``
+    (``ConeModel("inner" | "outer", k)``, the facetized model of sticking (54)-(59)) separated ``"0"``, stick
+    ``"s"``, slipping on facet j ``"f<j>"`` (``λ_t`` on the facet, ``u_t = -β f_j``, β >= 0) and at vertex j
+    ``"v<j>"`` (between facets j and j+1: ``λ_t`` the vertex, ``-u_t`` in the cone of ``f_j, f_j+1``):
+    2 + 2k pieces, which cover the law of maximum dissipation on the polygon."""
+    if problem.dimension == 2:
+        return COULOMB_PIECES
+    if problem.dimension != 3 or cone is None or cone.kind == "disk":
+        raise NotApplicableError(
+            f"{len(problem.coulomb)} contact(s) with mode 'coulomb' in dimension {problem.dimension}: the "
+            "stick/slip enumeration is exact in 2D only; in 3D it enumerates the facets and vertices of a polygon "
+            "(formulations 'coulomb_enumeration_inner' / 'coulomb_enumeration_outer'); beyond 3D give each "
+            "contact 'sticking' or 'sliding'")
+    k = cone.facets
+    return ("0", "s") + tuple(f"f{j}" for j in range(k)) + tuple(f"v{j}" for j in range(k))
+
+
+def piece_count(problem: ContactProblem, cone: ConeModel | None = None) -> int:
+    """How many pieces :func:`enumerate_solutions` examines: 2 per enumerated contact (sign of λ_n, or
+    detached / active) and per "coulomb" contact 4 in 2D (separated, then stick, slip+, slip- when active),
+    2 + 2k in 3D with a k-gon (:func:`coulomb_pieces`)."""
+    enum = enumerated_contacts(problem)
+    kc = sum(1 for i in enum if problem.modes[i] == "coulomb")
+    per = len(coulomb_pieces(problem, cone)) if kc else 0
+    return 2 ** (len(enum) - kc) * per ** kc
+
+
+def _check_size(problem: ContactProblem, max_contacts: int, cone: ConeModel | None = None) -> list[int]:
+    """The enumerated contacts; :class:`TooLargeError` beyond ``2^max_contacts`` pieces, naming the count."""
+    enum = enumerated_contacts(problem)
+    k, kc = len(enum), len(problem.coulomb)
+    if not kc and k > max_contacts:
+        raise TooLargeError(f"sign/complementarity enumeration over {k} contacts (2^{k} pieces) exceeds the "
+                            f"limit of {max_contacts}; use 'sliding_lcp' (Lemke) for larger problems")
+    pieces = piece_count(problem, cone)  # raises NotApplicableError for coulomb contacts it cannot enumerate
+    if pieces > 2 ** max_contacts:
+        per = len(coulomb_pieces(problem, cone))
+        what = "separated, stick, slip+, slip-" if per == len(COULOMB_PIECES) else "separated, stick, facets, vertices"
+        raise TooLargeError(
+            f"stick/slip enumeration over {k} contacts, {kc} of them 'coulomb' ({per} pieces each: {what}), is "
+            f"{pieces} pieces, beyond the limit of 2^{max_contacts} = {2 ** max_contacts}; give fewer contacts "
+            "(or their modes), fewer facets, or use a formulation that decides the modes by iteration")
+    return enum
+
+
 def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION_MAX,
-                        solver: str | None = None) -> Enumeration:
+                        solver: str | None = None, *, cone: ConeModel | None = None) -> Enumeration:
     """All solutions by enumeration of the pieces (tutorial §3.2.1 "by inspecting each of the 2^m_b
     possible signs", extended to the complementarity pieces of (50)/(58) and to the stick/slip problem
     (71) of sticking §5, solved as stated in (a, λ); its reformulations (72)-(77) — the MLCP (73) and
     Prop. 13 assume M ≻ 0 — are not used).
 
-    Unknowns ``y = (a, λ_n, λ_t of sticking contacts)`` in the original variables, so singular M and
-    redundant rows are allowed. A piece fixes the sign of λ_n,i of each frictional bilateral contact and,
-    for each unilateral contact, whether ``λ_n,i = 0`` or ``n_i a + b_i = 0``; on a piece the sliding law
-    is linear and the problem is a polyhedron (a second-order-cone set with 3D sticking contacts). Each
+    Unknowns ``y = (a, λ_n, λ_t of sticking contacts, λ_t of coulomb contacts)`` in the original variables,
+    so singular M and redundant rows are allowed. A piece fixes the sign of λ_n,i of each frictional
+    bilateral contact and, for each unilateral contact, whether ``λ_n,i = 0`` or ``n_i a + b_i = 0``; for a
+    2D "coulomb" contact (Coulomb's law with the mode left to the solver, issue #12) one of the four pieces
+    of :data:`COULOMB_PIECES` (separated, stick, slip+, slip-), each linear. On a piece the sliding law is
+    linear and the problem is a polyhedron (a second-order-cone set with 3D sticking contacts). Each
     nonempty piece is found exactly: a nonsingular square equality system gives its only candidate, else
     an LP (HiGHS) or, with 3D sticking cones, an SOCP decides it, and an LP-plus-rank test
     (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`) says whether the polyhedral piece is a single point.
     Solutions found on several pieces (on their common boundary) are merged.
 
-    Raises :class:`TooLargeError` above ``max_contacts`` enumerated contacts (2^k pieces).
+    In 3D, ``cone`` (an inner or outer polygon, :class:`gaussqp.friction.cones.ConeModel`) replaces each
+    coulomb contact's disk by the polygon and its slip pieces by the polygon's facets and vertices
+    (:func:`coulomb_pieces`): the exact enumeration of the facetized law, not of the disk's.
+
+    Raises :class:`TooLargeError` beyond ``2^max_contacts`` pieces (:func:`piece_count`: 2 per enumerated
+    contact, 4 per 2D coulomb contact, 2 + 2k per 3D one), :class:`NotApplicableError` for "coulomb" contacts
+    in 3D without a polygon, or beyond 3D.
     """
-    enum = enumerated_contacts(problem)
+    enum = _check_size(problem, max_contacts, cone)
     k = len(enum)
-    if k > max_contacts:
-        raise TooLargeError(f"sign/complementarity enumeration over {k} contacts (2^{k} pieces) exceeds the "
-                            f"limit of {max_contacts}; use 'sliding_lcp' (Lemke) for larger problems")
     n, m, d1 = problem.n, problem.m, problem.dimension - 1
     S = list(problem.sticking)
+    C = list(problem.coulomb)
     nt = d1 * len(S)
-    N = n + m + nt
+    N = n + m + nt + d1 * len(C)
     Jn = as_dense(problem.J_n).reshape(m, n)
     Jt = as_dense(problem.J_t).reshape(-1, n)
     M = as_dense(problem.M)
     mu, b, c = problem.friction, problem.normal_drift, problem.tangent_drift
     ia, il = 0, n
     it0 = n + m
-    scale = max(1.0, float(np.abs(problem.F).max(initial=0)), float(np.abs(b).max(initial=0)))
+    ic0 = it0 + nt  # the tangential multipliers of the coulomb contacts (one each in 2D)
+    scale = max(1.0, float(np.abs(problem.F).max(initial=0)), float(np.abs(b).max(initial=0)),
+                float(np.abs(c).max(initial=0)) if len(C) else 0.0)
     units = _Units.of(problem, Jn, Jt, M)
     cone3d = problem.dimension >= 3 and len(S) > 0  # a second-order cone (d >= 3), else an interval
     sols: list[PieceSolution] = []
-    for pattern in itertools.product((0, 1), repeat=k):
+    cpieces = coulomb_pieces(problem, cone) if len(C) else COULOMB_PIECES
+    polygon = _Polygon.of(cone) if len(C) and problem.dimension == 3 else None
+    sep = "," if polygon is not None else ""  # 3D piece labels have several characters
+    choices = [cpieces if problem.modes[i] == "coulomb" else (0, 1) for i in enum]
+    for pattern in itertools.product(*choices):
         choice = dict(zip(enum, pattern))
         # dynamics: M a - Σ col_i λ_n,i - Σ T_iᵀ λ_t,i = -F
         dyn = np.zeros((n, N))
@@ -176,6 +282,8 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
             dyn[:, il + i] = -col
         for j, i in enumerate(S):
             dyn[:, it0 + j * d1:it0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
+        for j, i in enumerate(C):
+            dyn[:, ic0 + j * d1:ic0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
         eq_rows, eq_rhs, in_rows, in_rhs = [dyn], [-problem.F], [], []
         for i in range(m):
             row = np.zeros(N)
@@ -186,7 +294,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                     r = np.zeros(N)
                     r[il + i] = sign[i]
                     in_rows.append(r), in_rhs.append(0.0)
-            elif choice[i] == 1:  # active: n a + b = 0, λ >= 0
+            elif choice[i] not in (0, "0"):  # active: n a + b = 0, λ >= 0
                 eq_rows.append(row[None]), eq_rhs.append([-b[i]])
                 r = np.zeros(N)
                 r[il + i] = 1.0
@@ -206,11 +314,18 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                     r[il + i] = mu[i] * sign[i]
                     r[it0 + j] = -s
                     in_rows.append(r), in_rhs.append(0.0)
+        for j, i in enumerate(C):
+            if polygon is None:
+                _coulomb_piece_rows(choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N,
+                                    eq_rows, eq_rhs, in_rows, in_rhs)
+            else:
+                polygon.rows(choice[i], Jt[2 * i:2 * i + 2], c[2 * i:2 * i + 2], mu[i], il + i, ic0 + 2 * j, ia, n, N,
+                             eq_rows, eq_rhs, in_rows, in_rhs)
         Aeq = np.vstack(eq_rows)
         beq = np.concatenate([np.atleast_1d(np.asarray(x, dtype=float)) for x in eq_rhs])
         G = np.array(in_rows).reshape(-1, N)
         h = np.array(in_rhs, dtype=float)  # G y >= h
-        label = "".join("+" if choice[i] else ("-" if problem.types[i] == "bilateral" else "0") for i in enum)
+        label = sep.join(_label(problem, i, choice[i]) for i in enum)
         y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h, scale,
                                             cone3d and _cone_data(problem, S, sign, il, it0, N, d1), solver, n)
         if y is None:
@@ -219,13 +334,127 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
         lam_t = sliding_tangent(problem, lam_n)
         for j, i in enumerate(S):
             lam_t[i] = y[it0 + j * d1:it0 + (j + 1) * d1]
+        for j, i in enumerate(C):
+            lam_t[i] = y[ic0 + j * d1:ic0 + (j + 1) * d1]
+        modes = _piece_modes(problem, choice, polygon)
         same = next((s for s in sols if units.same_point(s, a, lam_n, lam_t)), None)
         if same is not None:
-            same.merge(label, isolated, a_fixed)
+            same.merge(label, isolated, a_fixed, modes)
             continue
-        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label]))
+        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label], modes))
     a_mult, lam_mult, distinct = _multiplicities(sols, units)
-    return Enumeration(sols, 2 ** k, enum, a_mult, lam_mult, units.a, distinct)
+    return Enumeration(sols, piece_count(problem, cone), enum, a_mult, lam_mult, units.a, distinct, C, units)
+
+
+def _label(problem: ContactProblem, i: int, choice) -> str:
+    """One character per enumerated contact: ``+``/``-`` the sign of a frictional bilateral λ_n, ``+``/``0``
+    an active/detached unilateral contact, or a coulomb contact's piece (:data:`COULOMB_PIECES`)."""
+    if problem.modes[i] == "coulomb":
+        return str(choice)
+    return "+" if choice else ("-" if problem.types[i] == "bilateral" else "0")
+
+
+def _piece_modes(problem: ContactProblem, choice: dict, polygon: "_Polygon | None" = None) -> list[str]:
+    """The mode of every contact on a piece: a coulomb contact's piece (:data:`COULOMB_MODE_NAMES`; in 3D
+    "sliding (facet j)" / "sliding (vertex j)"), a unilateral contact that is detached "separated", every other
+    contact its given mode."""
+    out = []
+    for i in range(problem.m):
+        if problem.modes[i] == "coulomb":
+            lab = choice[i]
+            out.append(COULOMB_MODE_NAMES[lab] if lab in COULOMB_MODE_NAMES else
+                       f"sliding ({'facet' if lab[0] == 'f' else 'vertex'} {lab[1:]})")
+        elif problem.types[i] == "unilateral" and choice.get(i) == 0:
+            out.append("separated")
+        else:
+            out.append(str(problem.modes[i]))
+    return out
+
+
+@dataclass(frozen=True)
+class _Polygon:
+    """The k-gon ``{z : C z <= r μ λ_n}`` of a 3D coulomb contact (:meth:`ConeModel.polygon`): facet j has the
+    outward normal ``f_j`` (row j of C) and tangent ``g_j`` (f_j turned by +90°); vertex j, between facets j
+    and j+1, is ``V_j`` (``f_j·V_j = f_j+1·V_j = r``), and ``Binv_j`` inverts ``[f_j f_j+1]`` (the coefficients
+    of ``-u_t`` in the cone of the two normals)."""
+
+    C: np.ndarray
+    r: float
+    G: np.ndarray
+    V: np.ndarray
+    Binv: np.ndarray
+
+    @classmethod
+    def of(cls, cone: ConeModel) -> "_Polygon":
+        C, r = cone.polygon(3)
+        k = C.shape[0]
+        G = np.column_stack([-C[:, 1], C[:, 0]])
+        B = [np.column_stack([C[j], C[(j + 1) % k]]) for j in range(k)]
+        V = np.array([np.linalg.solve(Bj.T, [r, r]) for Bj in B])
+        return cls(C, float(r), G, V, np.array([np.linalg.inv(Bj) for Bj in B]))
+
+    def rows(self, piece: str, T: np.ndarray, ci: np.ndarray, mu: float, jn: int, jt: int, ia: int, n: int, N: int,
+             eq_rows: list, eq_rhs: list, in_rows: list, in_rhs: list) -> None:
+        """The tangential rows of one 3D coulomb contact on ``piece`` (:func:`coulomb_pieces`): ``T`` (2 × n) its
+        tangent rows, ``ci`` (2,) their drifts, ``jn`` the column of λ_n and ``jt, jt+1`` those of λ_t."""
+        k = self.C.shape[0]
+        U = np.zeros((2, N))
+        U[:, ia:ia + n] = T  # u_t = T a + c
+        L = np.zeros((2, N))
+        L[0, jt], L[1, jt + 1] = 1.0, 1.0  # λ_t
+
+        def inside() -> None:  # r μ λ_n - C λ_t >= 0
+            P = -self.C @ L
+            P[:, jn] += self.r * mu
+            in_rows.extend(P), in_rhs.extend([0.0] * k)
+
+        if piece == "0":
+            eq_rows.append(L), eq_rhs.append([0.0, 0.0])
+        elif piece == "s":
+            eq_rows.append(U), eq_rhs.append(-ci)
+            inside()
+        elif piece[0] == "f":
+            j = int(piece[1:])
+            on = self.C[j] @ L
+            on[jn] -= self.r * mu
+            eq_rows.append(on[None]), eq_rhs.append([0.0])  # f_j·λ_t = r μ λ_n
+            inside()
+            eq_rows.append((self.G[j] @ U)[None]), eq_rhs.append([-(self.G[j] @ ci)])  # u_t ∥ f_j
+            in_rows.append(-(self.C[j] @ U)), in_rhs.append(float(self.C[j] @ ci))  # f_j·u_t <= 0
+        else:
+            j = int(piece[1:])
+            at = L.copy()
+            at[:, jn] -= mu * self.V[j]
+            eq_rows.append(at), eq_rhs.append([0.0, 0.0])  # λ_t = μ λ_n V_j
+            beta = -self.Binv[j] @ U  # -u_t = B β, β >= 0
+            in_rows.extend(beta), in_rhs.extend(list(self.Binv[j] @ ci))
+
+
+def _coulomb_piece_rows(piece: str, t: np.ndarray, ci: float, mu: float, jn: int, jt: int, ia: int, n: int, N: int,
+                        eq_rows: list, eq_rhs: list, in_rows: list, in_rhs: list) -> None:
+    """The tangential rows of one 2D coulomb contact on ``piece`` (the normal rows are the unilateral ones):
+    ``t`` its tangent row, ``ci`` its drift, ``jn``/``jt`` the columns of λ_n and λ_t in ``y``."""
+    def unit(col: int, coef: float = 1.0) -> np.ndarray:
+        r = np.zeros(N)
+        r[col] = coef
+        return r
+
+    ut = np.zeros(N)
+    ut[ia:ia + n] = t  # u_t = t a + c
+    if piece == "0":  # separated: λ_t = 0 (|λ_t| <= μ λ_n = 0), u_t free
+        eq_rows.append(unit(jt)[None]), eq_rhs.append([0.0])
+    elif piece == "s":  # stick: u_t = 0, -μ λ_n <= λ_t <= μ λ_n
+        eq_rows.append(ut[None]), eq_rhs.append([-ci])
+        for s in (1.0, -1.0):
+            r = unit(jn, mu)
+            r[jt] = -s
+            in_rows.append(r), in_rhs.append(0.0)
+    else:  # slip+ (u_t >= 0, λ_t = -μ λ_n) or slip- (u_t <= 0, λ_t = +μ λ_n)
+        s = 1.0 if piece == ">" else -1.0
+        r = unit(jt)
+        r[jn] = s * mu
+        eq_rows.append(r[None]), eq_rhs.append([0.0])
+        in_rows.append(s * ut), in_rhs.append(-s * ci)
 
 
 def _multiplicities(sols: list[PieceSolution], units: _Units) -> tuple[str, str, int]:

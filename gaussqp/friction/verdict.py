@@ -421,7 +421,8 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
               "enumerated_contacts": list(enum.enumerated),
               "lambda_normal": [s.lam_n for s in sols], "accelerations": [s.a for s in sols],
               "piece_labels": [s.piece for s in sols], "isolated": [s.isolated for s in sols],
-              "found_on_pieces": [list(s.pieces) for s in sols]})
+              "found_on_pieces": [list(s.pieces) for s in sols], "modes": [list(s.modes) for s in sols],
+              "coulomb_contacts": list(enum.coulomb)})
 
 
 def p_matrix_certificate(problem: ContactProblem, lcp: ReducedSlidingLCP | None = None) -> Certificate:
@@ -477,6 +478,24 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
         unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
     sol.certificates += certs
     sol.unique = unique
+
+
+def enumeration_verdict(sol: Solution, enum: Enumeration) -> None:
+    """Attach the verdict of the exact enumeration alone (no P-matrix test): for a problem with "coulomb"
+    contacts, whose stick/slip mode the enumeration decided (``coulomb_enumeration``). The instance
+    certificates ``unique_acceleration`` / ``unique_multipliers`` of the judge describe F1's optimality
+    conditions, in which a coulomb contact would be frictionless: they are replaced by the enumeration's
+    decision, exact for this instance (issue #12: "unique" only from an exact route)."""
+    p = sol.problem
+    drop = {"sliding_enumeration", "unique_acceleration", "unique_multipliers"}
+    sol.certificates = [c for c in sol.certificates if c.id not in drop]
+    sol.certificates.append(enumeration_certificate(p, enum))
+    sol.enumeration = enum
+    sol.unique = _uniqueness(p, enum)
+    if sol.status == SOLVED and sol.acceleration is not None:
+        found = any(np.abs(s.lam_n - sol.lambda_normal).max(initial=0.0)
+                    <= IN_ENUMERATION_RTOL * max(1.0, np.abs(s.lam_n).max(initial=0.0)) for s in enum.solutions)
+        sol.in_enumeration = bool(found) or enum.multiplier_multiplicity == "continuum"
 
 
 _DECIDED = {"unique": True, "multiple": False, "continuum": False}
