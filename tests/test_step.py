@@ -155,3 +155,19 @@ def test_step_returns_the_step_problem():
     # Newton's law over the step: u⁺ = −e u⁻ = 1 (the weight's impulse is absorbed by the percussion)
     assert res.state.v[0] == pytest.approx(1.0, rel=1e-9)
     assert res.impulses[0] == pytest.approx(3.0 + G * 0.01, rel=1e-9)
+
+
+def test_example_script_runs(tmp_path):
+    """examples/bouncing_and_rocking.py on short horizons: writes its PNG, every step certified."""
+    pytest.importorskip("matplotlib", reason="needs the optional extra gaussqp[plots]")
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "examples" / "bouncing_and_rocking.py"
+    spec = importlib.util.spec_from_file_location("bouncing_and_rocking", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path = mod.main(["--out", str(tmp_path), "--quick"])
+    assert path.is_file() and path.stat().st_size > 10_000
+    rec = mod.simulate(mod.ball(0.5), State(q=np.array([1.0]), v=np.array([0.0])), 0.01, 1.0)
+    assert rec["certified"].all()

@@ -244,7 +244,8 @@ def test_routes_agree_on_generated_impacts(data):
 def test_prop16_orthogonal_bilateral_takes_no_percussion():
     """Inertial Ex. 3 (the rod of §4.3 hitting the wall, a horizontal guide g = βy + δ): q = (x, y, θ),
     M = diag(m, m, I), wall row h = (1, 0, l sin θ), guide row (0, β, 0): kinetic-orthogonal, so p_b = 0 (74).
-    With the tilted guide g = αx + βy + γ, p_b = α/(α² + β²) p_u (75)."""
+    With the tilted guide g = αx + βy + γ, (75) with α ẋ + β ẏ = 0 before and after gives
+    α(p_u + α p_b) + β² p_b = 0: p_b = −α/(α² + β²) p_u (the paper prints +α/(α² + β²): a sign slip)."""
     m, I, l, th = 1.0, 0.3, 0.5, 0.7
     h = [1.0, 0.0, l * math.sin(th)]
     v = [-1.0, 0.0, 0.4]
@@ -260,8 +261,6 @@ def test_prop16_orthogonal_bilateral_takes_no_percussion():
     assert certs(impacts.impact_certificates(p2))["impact_no_bilateral_percussion"].holds is False
     for route in ROUTES:
         a = impacts.ROUTES[route](p2)
-        # (75) with the sign of our convention (P_b multiplies +∇g): m Δẏ = β p_b and α ẋ + β ẏ = 0 give
-        # p_b = −α/(α² + β²) p_u; the paper prints +α/(α² + β²) with its own orientation of g
         assert a.percussion[1] == pytest.approx(-al / (al * al + be * be) * a.percussion[0], rel=1e-6), route
         assert al * a.velocity[0] + be * a.velocity[1] == pytest.approx(0.0, abs=TOL)
 
