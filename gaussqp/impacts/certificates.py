@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
+from ..errors import NotApplicableError
 from ..linalg.dense import matrix_rank
 from ..model.impact import ImpactProblem
 from ..results import Certificate
@@ -258,7 +259,7 @@ def impact_certificates(problem: ImpactProblem) -> list[Certificate]:
     out = [restitution_certificate(problem)]
     try:
         check_section6(problem)
-    except Exception as exc:  # noqa: BLE001 - NotApplicableError: the reason is reported, not raised
+    except NotApplicableError as exc:  # the reason is reported, not raised
         out.append(Certificate("impact_section6", SOURCE, None, 0.0, f"(80)-(83) do not apply: {exc}",
                                name="§6 premises"))
         return out

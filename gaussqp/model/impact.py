@@ -92,16 +92,16 @@ class ImpactProblem:
                     raise UnknownValueError(f"contacts[{i}].normal_drift", "is nonzero at the impulse level",
                                             "leave the drifts at 0: the impact law sets the right-hand sides "
                                             "(restitution=...)")
-        self._rows = rows
-        self._v = vector("v_minus", v_minus, n)
+        object.__setattr__(self, "_rows", rows)
+        object.__setattr__(self, "_v", vector("v_minus", v_minus, n))
         self._v.setflags(write=False)
         hv = real_scalar("h", h)
         if hv < 0:
             raise UnknownValueError("h", f"is {hv} < 0", "give a time step h >= 0 (0 for an impact)")
-        self._h = hv
-        self._f = np.zeros(n) if f is None else vector("f", f, n)
+        object.__setattr__(self, "_h", hv)
+        object.__setattr__(self, "_f", np.zeros(n) if f is None else vector("f", f, n))
         self._f.setflags(write=False)
-        self._E = self._restitution(restitution, rows)
+        object.__setattr__(self, "_E", self._restitution(restitution, rows))
         self._E.setflags(write=False)
 
     @staticmethod
@@ -211,7 +211,4 @@ class ImpactProblem:
                 f"E {'diagonal' if self.is_diagonal_restitution else 'full'})")
 
     def __setattr__(self, key, value):
-        if key.startswith("_") and key not in self.__dict__:
-            object.__setattr__(self, key, value)
-            return
         raise AttributeError("ImpactProblem is immutable; build a new one")

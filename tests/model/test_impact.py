@@ -215,7 +215,7 @@ def solvable_impacts(draw):
     return ImpactProblem(M, v, contacts, restitution=np.concatenate([e, np.zeros(nb)])), P, k
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(solvable_impacts())
 def test_routes_agree_on_generated_impacts(data):
     """QP (80), LCP (81), the Dorn duals (82)/(83) and Moreau's rule (84) give the same P and v⁺ whenever (77) is
@@ -317,3 +317,22 @@ def test_section6_routes_refuse_what_they_do_not_cover():
         impacts.moreau_rule(stick)
     sol = gaussqp.solve_impact(stick)  # given-mode friction through the dispatcher
     assert sol.certified and sol.acceleration == pytest.approx([0.0, 0.0], abs=TOL)
+
+
+def test_full_restitution_matrix_and_immutability():
+    """A full E is accepted (inertial (76)); impact_restitution says Moreau's law is not recovered in general;
+    every route still answers and, with (77) solvable here, they agree. The problem is immutable."""
+    E = [[0.5, 0.2], [0.1, 0.5]]
+    p = ImpactProblem(np.eye(2), [-1.0, -2.0], [Contact("unilateral", normal=[1.0, 0.0]),
+                                                 Contact("unilateral", normal=[0.0, 1.0])], restitution=E)
+    assert not p.is_diagonal_restitution
+    c = certs(impacts.impact_certificates(p))
+    assert c["impact_restitution"].holds is False
+    assert c["impact_existence"].holds is True
+    # by hand (decoupled rows, A = I): u⁺ = −E u⁻ = (0.9, 1.1)
+    for route in ROUTES:
+        assert impacts.ROUTES[route](p).velocity == pytest.approx([0.9, 1.1], abs=TOL), route
+    with pytest.raises(AttributeError):
+        p.h = 1.0
+    with pytest.raises(ValueError):
+        p.restitution[0, 0] = 0.0
