@@ -13,17 +13,20 @@ from .certificates.report import CheckReport, check
 from .dispatch import PREFERENCES, choose_formulation, solve
 from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
 from .formulations import FORMULATIONS, get_formulation, register
+from .model.impact import ImpactProblem
 from .model.problem import Contact, ContactProblem
 from .model.system_class import SystemClass
 from .results import Certificate, Solution, Status
 from .settings import PRESETS, Tolerance
+from .timestepping import ContactRows, MechanicalSystem, State, StepResult, solve_impact, step
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Certificate", "CheckReport", "Contact", "ContactProblem", "FORMAT", "FORMULATIONS", "PREFERENCES",
-    "PRESETS", "Solution", "Status", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps",
-    "errors", "get_formulation", "load", "load_npz", "loads", "register", "save_npz", "solve",
+    "Certificate", "CheckReport", "Contact", "ContactProblem", "ContactRows", "FORMAT", "FORMULATIONS",
+    "ImpactProblem", "MechanicalSystem", "PREFERENCES", "PRESETS", "Solution", "State", "StepResult", "Status",
+    "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps", "errors", "get_formulation",
+    "impacts", "load", "load_npz", "loads", "register", "save_npz", "solve", "solve_impact", "step",
 ]
 
 

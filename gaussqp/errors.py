@@ -125,3 +125,13 @@ class UndecidedError(GaussQPError, RuntimeError):
 class UnsupportedModelError(InputError):
     """A model uses a feature an importer does not map to the contact problem (joint friction loss, flexes,
     contacts of mixed frictional dimension, …); the message names the element and the option that handles it."""
+
+
+class RestitutionError(InputError):
+    """A restitution coefficient or matrix that Newton's impact law cannot use (negative, non-finite, on a
+    bilateral row, of the wrong shape)."""
+
+
+class StepError(GaussQPError, RuntimeError):
+    """A time step could not be taken: the velocity-level problem has no answer (infeasible, unbounded or a
+    failed route); the message names the status and what to do."""

@@ -511,3 +511,19 @@ MUJOCO_ROW_RTOL = 1e-10
 #: geoms of bodies that cannot move relative to each other, e.g. self contacts of one rigid subtree): reported
 #: and dropped.
 MUJOCO_ZERO_ROW_RTOL = 1e-12
+
+# ---------------------------------------------------------------- impacts and time steps (issue 12, part C)
+
+#: largest restitution coefficient accepted on a diagonal of the restitution matrix: Newton's law with
+#: e > 1 creates energy at a single impact; 1 is the elastic bound (inertial (76), Brogliato's "energetic
+#: constraints"), so anything above it is refused as an input error
+MAX_RESTITUTION = 1.0
+
+#: relative tolerance of the impact certificates' comparisons (two routes' v⁺ and P, the residual of (77),
+#: the energy balance), each against the size of the data it compares; the routes solve to 1e-9 (solver
+#: preset ``high``), so 1e-6 leaves room for the conditioning of A_c without hiding a wrong answer
+IMPACT_RTOL = 1e-6
+
+#: the Moreau–Jean parameter θ must lie in [THETA_MIN, 1] (θ = 1/2: trapezoidal positions, θ = 1: implicit
+#: Euler on the velocity; below 1/2 the scheme is unstable on a linear spring)
+THETA_MIN = 0.5

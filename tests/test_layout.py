@@ -16,9 +16,9 @@ LAYERS = [
     {"backends"},
     {"friction"},
     {"certificates"},
-    {"formulations"},
+    {"formulations", "impacts"},
     {"io"},
-    {"dispatch"},
+    {"dispatch", "timestepping"},
     {"cli", "__init__"},
 ]
 
