@@ -38,7 +38,10 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("definite", "unilateral", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     ("definite", "mixed", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     **{("singular", cons, "sliding"): ["sliding_enumeration"] for cons in ("bilateral", "unilateral", "mixed")},
-    **{(mass, cons, "mixed"): ["sliding_enumeration"]
+    **{(mass, cons, "mixed"): ["coulomb_fixed_point", "sliding_enumeration"]
+       for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
+    # mode-free Coulomb contacts (issue #12): only the formulation that decides the modes
+    **{(mass, cons, "coulomb"): ["coulomb_fixed_point"]
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
 }
 

@@ -2,7 +2,8 @@
 
 F4 (``sticking_socp``) and F5 (``facetized_inner``, ``facetized_outer``, 8 facets; other
 counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem; F6
-(``sliding_lcp``, ``sliding_fixed_point``, ``sliding_enumeration``) sliding friction and stick/slip.
+(``sliding_lcp``, ``sliding_fixed_point``, ``sliding_enumeration``) sliding friction and stick/slip;
+F8 (``coulomb_fixed_point``) mode-free Coulomb contacts (the solver decides stick/slip).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
 from .sliding import SlidingEnumeration, SlidingFixedPoint, SlidingLCP
 from .facetized import FacetizedQP
+from .coulomb import CoulombFixedPoint
 from .sticking_socp import StickingSOCP
 
 FORMULATIONS: dict[str, Formulation] = {}
@@ -28,7 +30,8 @@ def register(f: Formulation) -> Formulation:
 
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
            StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
-           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP()):
+           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(),
+           CoulombFixedPoint()):
     register(_f)
 
 
