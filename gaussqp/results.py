@@ -56,10 +56,11 @@ SOLUTION_PRESENT = frozenset({SOLVED, INACCURATE})
 INF_OR_UNB = frozenset({INFEASIBLE, UNBOUNDED})
 
 #: Which verified certificate backs which status: ``certified`` is derived from this table (the first of
-#: the listed ids that the result carries must hold; for ``solved`` that is ``kkt_residuals``, which must
+#: the listed ids that the result carries must hold; for ``solved`` that is ``kkt_residuals`` (``natural_map`` for a
+#: mode-free Coulomb answer), which must
 #: be present, and every id of :data:`ALSO_REQUIRED_WHEN_SOLVED` that is present must hold too).
 CERTIFYING: dict[Status, tuple[str, ...]] = {
-    SOLVED: ("kkt_residuals",),
+    SOLVED: ("kkt_residuals", "natural_map"),
     INFEASIBLE: ("farkas", "coulomb_farkas", "sliding_enumeration"),
     UNBOUNDED: ("unbounded_ray",),
 }

@@ -42,7 +42,7 @@ def project_cone(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
     xn, xt = X[:, 0], X[:, 1:]
     nt = np.linalg.norm(xt, axis=1)
     out = np.zeros_like(X)
-    inside = nt <= mu * xn
+    inside = (nt <= mu * xn) & (xn >= 0)  # xn >= 0: with μ = 0, (x_n < 0, 0) is not in the cone
     polar = mu * nt <= -xn
     side = ~inside & ~polar
     out[inside] = X[inside]
@@ -69,7 +69,7 @@ def project_cone_jacobian(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.n
     xn, xt = X[:, 0], X[:, 1:]
     nt = np.linalg.norm(xt, axis=1)
     for j in range(m):
-        if nt[j] <= mu[j] * xn[j]:
+        if nt[j] <= mu[j] * xn[j] and xn[j] >= 0:
             Jac[j] = np.eye(d)
         elif mu[j] * nt[j] <= -xn[j]:
             continue
