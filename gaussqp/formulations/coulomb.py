@@ -86,6 +86,13 @@ def _fixed_point(W: np.ndarray, q: np.ndarray, mu: np.ndarray, d: int, solver, t
     N, m = q.size, mu.size
     Ws, Wk = (W + W.T) / 2, (W - W.T) / 2
     L = _psd_factor(Ws)
+    # the program in the data's units: r = σ r̃ with σ = ‖q‖/‖W_s‖, the objective divided by σ‖q‖, so the
+    # backend's tolerances are relative to O(1) numbers (local_problem_test: r ~ 1e-5, W ~ 700, q ~ 1e-2)
+    w_top = float(np.sqrt(np.sum(L * L, axis=1)).max(initial=0.0)) ** 2 if L.shape[0] else 0.0
+    w_top = w_top if w_top > 0 else 1.0
+    qn = max(float(np.linalg.norm(q)), float(np.finfo(float).tiny))
+    sigma = qn / w_top
+    L = L / np.sqrt(w_top)
     R = cp.Variable((m, d))
     p = cp.Parameter(N)
     r_flat = cp.reshape(R, (N,), order="C")
@@ -94,18 +101,17 @@ def _fixed_point(W: np.ndarray, q: np.ndarray, mu: np.ndarray, d: int, solver, t
     prob = cp.Problem(cp.Minimize(obj), cons)
     backend = get_backend(solver, needs="socp")
     r = np.zeros(N)
-    qn = max(float(np.linalg.norm(q)), float(np.finfo(float).tiny))
     s = np.zeros(m)
     status = "failed"
     it = 0
     for it in range(1, COULOMB_FIXED_POINT_MAX_ITER + 1):
         shift = np.zeros((m, d))
         shift[:, 0] = s
-        p.value = q + Wk @ r + shift.ravel()
+        p.value = (q + Wk @ r + shift.ravel()) / qn
         _, status, info = solve_program(prob, backend, tol, needs="socp")
         if R.value is None:
             break
-        r = np.asarray(R.value).ravel()
+        r = sigma * np.asarray(R.value).ravel()
         u = W @ r + q
         s_new = mu * np.linalg.norm(u.reshape(m, d)[:, 1:], axis=1)
         moved = float(np.linalg.norm(s_new - s)) / qn
@@ -176,21 +182,25 @@ def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: fl
                 step = spla.spsolve(sp.csc_matrix(Jac.T @ Jac + lam * sp.identity(N)), -(Jac.T @ f))
             except RuntimeError:
                 step = np.full(N, np.nan)
-        merit = 0.5 * float(f @ f)
+        merit = float(f @ f)  # ‖φ‖², twice the merit ½‖φ‖²
         t = 1.0
         accepted = False
         if np.all(np.isfinite(step)):
             while t >= COULOMB_MIN_STEP:
                 f_new, u_new = phi(r + t * step)
-                if 0.5 * float(f_new @ f_new) <= (1 - 2 * COULOMB_ARMIJO * t) * merit:
+                if float(f_new @ f_new) <= (1 - 2 * COULOMB_ARMIJO * t) * merit:
                     r, f, u = r + t * step, f_new, u_new
                     accepted = True
                     break
                 t *= COULOMB_BACKTRACK
         theta = theta * COULOMB_BACKTRACK if t == 1 else theta / COULOMB_BACKTRACK
-        if not accepted:  # a projected (fixed-point) step: r ← P_K(r − ρ(u + μ‖u_t‖e_n))
-            r = r - f
-            f, u = phi(r)
+        if not accepted:  # a projected (fixed-point) step r ← P_K(r − ρ(u + μ‖u_t‖e_n)), only if it descends
+            f_new, u_new = phi(r - f)
+            if float(f_new @ f_new) >= merit:
+                history.append({"stage": "newton", "iteration": k, "residual": res, "step": 0.0,
+                                "stopped": "no descent"})
+                break
+            r, f, u = r - f, f_new, u_new
             t = 0.0
         history.append({"stage": "newton", "iteration": k, "residual": res, "step": t})
     res = natural_map_residual(r, u, q, mu, d).relative
