@@ -1,5 +1,5 @@
-"""The mode "coulomb" (stick/slip left to the solver): accepted as data, refused by every formulation until
-a formulation solves it, never silently read as frictionless."""
+"""The mode "coulomb" (stick/slip left to the solver): accepted as data, refused by every formulation that
+needs the modes, solved only by the one that decides them (coulomb_fixed_point), never read as frictionless."""
 
 from __future__ import annotations
 
@@ -40,18 +40,28 @@ def test_bilateral_coulomb_is_refused_naming_the_field():
 
 
 @pytest.mark.parametrize("other", ["sticking", "sliding", "frictionless", "coulomb"])
-def test_no_formulation_reads_a_coulomb_contact(other):
-    """Each formulation refuses, in accepts() and in solve() — a coulomb contact is never solved as if it
-    were frictionless (the formulations select contacts by mode)."""
+def test_only_the_mode_deciding_formulation_reads_a_coulomb_contact(other):
+    """Each formulation that needs the modes refuses, in accepts() and in solve() — a coulomb contact is never
+    solved as if it were frictionless (the formulations select contacts by mode). Only ``coulomb_fixed_point``
+    (``decides_modes``, issue #12) takes it, with frictionless or other coulomb contacts beside it."""
     p = box(other=other)
     cls = p.classify()
     for name, f in FORMULATIONS.items():
         ok, why = f.accepts(p, cls)
+        if f.decides_modes and other in ("frictionless", "coulomb"):
+            assert ok, (name, why)
+            continue
         assert not ok, name
+        if not f.decides_modes:
+            with pytest.raises(NotApplicableError, match="coulomb"):
+                f.solve(p)
+    if other in ("frictionless", "coulomb"):
+        sol = gaussqp.solve(p)
+        assert sol.formulation == "coulomb_fixed_point" and sol.status == "solved"
+        assert float(np.sum(sol.lambda_normal)) == pytest.approx(9.81)
+    else:
         with pytest.raises(NotApplicableError, match="coulomb"):
-            f.solve(p)
-    with pytest.raises(NotApplicableError, match="coulomb"):
-        gaussqp.solve(p)
+            gaussqp.solve(p)
 
 
 def test_check_reports_no_certificate_for_undecided_modes():
