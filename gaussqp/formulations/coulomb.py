@@ -351,16 +351,18 @@ class CoulombFixedPoint(Formulation):
             return False, f"needs M ≻ 0 to condense the Delassus form (M has rank {cls.mass_rank} < {cls.n})"
         return True, ""
 
-    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
-        raise NotImplementedError  # solve() is overridden: the judge of this route is the natural map
-
     def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
               verdict: bool = True) -> Solution:
-        """Condense (``W = J M⁻¹ Jᵀ``, ``q = J M⁻¹(−F) + drift``), :func:`solve_local`, recover
-        ``a = M⁻¹(Jᵀ r − F)``; judged by the natural-map residual and the dynamics residual row by row."""
+        """:meth:`_solve`, judged there by the natural map (not by
+        :func:`~gaussqp.certificates.judge.finalize`, whose residuals know no undecided mode)."""
         ok, why = self.accepts(problem, problem.classify())
         if not ok:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        return self._solve(problem, solver, get_tolerance(tolerance))
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        """Condense (``W = J M⁻¹ Jᵀ``, ``q = J M⁻¹(−F) + drift``), :func:`solve_local`, recover
+        ``a = M⁻¹(Jᵀ r − F)``; judged by the natural-map residual and the dynamics residual row by row."""
         t0 = time.perf_counter()
         d, m = problem.dimension, problem.m
         J, drift, mu = contact_blocks(problem)
@@ -376,7 +378,7 @@ class CoulombFixedPoint(Formulation):
         W = np.asarray(J @ MinvJt)
         W = (W + W.T) / 2  # J M⁻¹ Jᵀ is symmetric; this removes round-off only
         q = np.asarray(J @ Minv(-F)).ravel() + drift
-        ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
+        ans = solve_local(W, q, mu, d, solver=solver, tolerance=tol)
         sol = Solution(problem=problem, status="failed", formulation=self.name, solver=ans.backend)
         R = ans.r.reshape(m, d)
         sol.lambda_normal = R[:, 0].copy()
