@@ -50,7 +50,8 @@ from ..model.system_class import SystemClass
 from ..results import Certificate, Solution
 from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_DYNAMICS_RTOL,
                         COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
-                        COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL, COULOMB_PSD_RTOL, COULOMB_RESIDUAL_RTOL, Tolerance, get_tolerance)
+                        COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL, COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
+                        COULOMB_RESTARTS, COULOMB_RESIDUAL_RTOL, Tolerance, get_tolerance)
 from .base import Formulation
 
 
@@ -80,56 +81,61 @@ def _psd_factor(Ws: np.ndarray) -> np.ndarray:
     return (V[:, keep] * np.sqrt(w[keep])).T
 
 
-def _fixed_point(W: np.ndarray, q: np.ndarray, mu: np.ndarray, d: int, solver, tol: Tolerance,
-                 history: list) -> tuple[np.ndarray, int, str, str]:
-    """The convex iteration (module docstring, stage 1). Returns (r, SOCPs solved, backend, last status)."""
-    N, m = q.size, mu.size
-    Ws, Wk = (W + W.T) / 2, (W - W.T) / 2
-    L = _psd_factor(Ws)
-    # the program in the data's units: r = σ r̃ with σ = ‖q‖/‖W_s‖, the objective divided by σ‖q‖, so the
-    # backend's tolerances are relative to O(1) numbers (local_problem_test: r ~ 1e-5, W ~ 700, q ~ 1e-2)
-    w_top = float(np.sqrt(np.sum(L * L, axis=1)).max(initial=0.0)) ** 2 if L.shape[0] else 0.0
-    w_top = w_top if w_top > 0 else 1.0
-    qn = max(float(np.linalg.norm(q)), float(np.finfo(float).tiny))
-    sigma = qn / w_top
-    L = L / np.sqrt(w_top)
-    R = cp.Variable((m, d))
-    p = cp.Parameter(N)
-    r_flat = cp.reshape(R, (N,), order="C")
-    # ½ r̃ᵀ(LᵀL)r̃ as a quadratic objective (Clarabel takes it natively: 3.4× faster per SOCP on Capsules than the
-    # second-order cone cvxpy makes of ½‖L r̃‖²); LᵀL is W_s with its round-off negative eigenvalues clipped
-    obj = p @ r_flat + (0.5 * cp.quad_form(r_flat, cp.psd_wrap(L.T @ L)) if L.shape[0] else 0)
-    cons = [R[:, 0] >= 0, cp.SOC(cp.multiply(mu, R[:, 0]), R[:, 1:], axis=1)]
-    prob = cp.Problem(cp.Minimize(obj), cons)
-    backend = get_backend(solver, needs="socp")
-    r = np.zeros(N)
-    s = np.zeros(m)
-    status = "failed"
-    it = 0
-    for it in range(1, COULOMB_FIXED_POINT_MAX_ITER + 1):
-        shift = np.zeros((m, d))
-        shift[:, 0] = s
-        p.value = (q + Wk @ r + shift.ravel()) / qn
-        _, status, info = solve_program(prob, backend, tol, needs="socp")
-        if R.value is None:
-            break
-        r = sigma * np.asarray(R.value).ravel()
-        u = W @ r + q
-        s_new = mu * np.linalg.norm(u.reshape(m, d)[:, 1:], axis=1)
-        moved = float(np.linalg.norm(s_new - s)) / qn
-        res = natural_map_residual(r, u, q, mu, d).relative
-        history.append({"stage": "fixed_point", "iteration": it, "shift_change": moved, "residual": res,
-                        "backend_status": status})
-        s = s_new
-        if res <= COULOMB_HANDOFF_RTOL:  # already accurate: the polish finishes
-            break
-        if moved <= COULOMB_FIXED_POINT_RTOL and float(np.linalg.norm(Wk @ r)) <= COULOMB_FIXED_POINT_RTOL * qn:
-            break
-    return r, it, backend.name, status
+class _ShiftSOCP:
+    """The convex iteration (module docstring, stage 1): the DPP program built once, :meth:`run` from any start."""
+
+    def __init__(self, W: np.ndarray, q: np.ndarray, mu: np.ndarray, d: int, solver, tol: Tolerance):
+        N, m = q.size, mu.size
+        self.W, self.q, self.mu, self.d, self.tol = W, q, mu, d, tol
+        self.Wk = (W - W.T) / 2
+        L = _psd_factor((W + W.T) / 2)
+        # the program in the data's units: r = σ r̃ with σ = ‖q‖/‖W_s‖, the objective divided by σ‖q‖, so the
+        # backend's tolerances are relative to O(1) numbers (local_problem_test: r ~ 1e-5, W ~ 700, q ~ 1e-2)
+        w_top = float(np.sqrt(np.sum(L * L, axis=1)).max(initial=0.0)) ** 2 if L.shape[0] else 0.0
+        w_top = w_top if w_top > 0 else 1.0
+        self.qn = max(float(np.linalg.norm(q)), float(np.finfo(float).tiny))
+        self.sigma = self.qn / w_top
+        L = L / np.sqrt(w_top)
+        self.R = cp.Variable((m, d))
+        self.p = cp.Parameter(N)
+        r_flat = cp.reshape(self.R, (N,), order="C")
+        # ½ r̃ᵀ(LᵀL)r̃ as a quadratic objective (Clarabel takes it natively: 3.4× faster per SOCP on Capsules than
+        # the second-order cone cvxpy makes of ½‖L r̃‖²); LᵀL is W_s with its round-off negative eigenvalues clipped
+        obj = self.p @ r_flat + (0.5 * cp.quad_form(r_flat, cp.psd_wrap(L.T @ L)) if L.shape[0] else 0)
+        cons = [self.R[:, 0] >= 0, cp.SOC(cp.multiply(mu, self.R[:, 0]), self.R[:, 1:], axis=1)]
+        self.prob = cp.Problem(cp.Minimize(obj), cons)
+        self.backend = get_backend(solver, needs="socp")
+        self.status = "failed"
+
+    def run(self, r0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
+        """At most ``max_iter`` SOCPs from ``r0`` (its shift and skew term); returns (r, SOCPs solved)."""
+        W, q, mu, d, qn = self.W, self.q, self.mu, self.d, self.qn
+        m = mu.size
+        r = r0.copy()
+        s = mu * np.linalg.norm((W @ r + q).reshape(m, d)[:, 1:], axis=1)
+        it = 0
+        for it in range(1, max_iter + 1):
+            shift = np.zeros((m, d))
+            shift[:, 0] = s
+            self.p.value = (q + self.Wk @ r + shift.ravel()) / qn
+            _, self.status, info = solve_program(self.prob, self.backend, self.tol, needs="socp")
+            if self.R.value is None:
+                break
+            r_new = self.sigma * np.asarray(self.R.value).ravel()
+            u = W @ r_new + q
+            s_new = mu * np.linalg.norm(u.reshape(m, d)[:, 1:], axis=1)
+            moved = (float(np.linalg.norm(s_new - s)) + float(np.linalg.norm(self.Wk @ (r_new - r)))) / qn
+            r, s = r_new, s_new
+            res = natural_map_residual(r, u, q, mu, d).relative
+            history.append({"stage": "fixed_point", "iteration": it, "shift_change": moved, "residual": res,
+                            "backend_status": self.status})
+            if res <= COULOMB_HANDOFF_RTOL or moved <= COULOMB_FIXED_POINT_RTOL:
+                break  # accurate already (the polish finishes), or the shift and the skew term no longer move
+        return r, it
 
 
 def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: float,
-            history: list) -> tuple[np.ndarray, int]:
+            history: list, rho_scale: float = 1.0) -> tuple[np.ndarray, int]:
     """The Newton polish (module docstring, stage 2) from ``r0`` until the ρ = 1 residual is <= ``target``·‖q‖."""
     N, m = q.size, mu.size
     dense = N <= COULOMB_DENSE_MAX
@@ -231,17 +237,35 @@ def solve_local(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str
     mu = np.asarray(mu, dtype=float).ravel()
     d = int(dimension)
     history: list = []
-    times = {}
     if q.size == 0:
-        return LocalAnswer(np.zeros(0), np.zeros(0), 0, 0, history, "", "solved", times)
+        return LocalAnswer(np.zeros(0), np.zeros(0), 0, 0, history, "", "solved", {})
     Wd = _dense(W)
+    times = {"fixed_point": 0.0, "newton": 0.0}
     t0 = time.perf_counter()
-    r, fp_it, backend, bstatus = _fixed_point(Wd, q, mu, d, solver, tol, history)
-    t1 = time.perf_counter()
-    r, nt_it = _newton(W, q, mu, d, r, target, history)
-    times.update({"fixed_point": t1 - t0, "newton": time.perf_counter() - t1})
+    socp = _ShiftSOCP(Wd, q, mu, d, solver, tol)
+    r, fp_it = socp.run(np.zeros(q.size), COULOMB_FIXED_POINT_MAX_ITER, history)
+    times["fixed_point"] += time.perf_counter() - t0
+    nt_it = 0
+    best = (np.inf, r)
+    for restart in range(COULOMB_RESTARTS + 1):
+        # a stalled polish goes back to the convex iteration from its best point, then polishes again
+        if restart:
+            t0 = time.perf_counter()
+            r, k = socp.run(best[1], COULOMB_RESTART_ITER, history)
+            fp_it += k
+            times["fixed_point"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        r, k = _newton(W, q, mu, d, r, target, history)
+        nt_it += k
+        times["newton"] += time.perf_counter() - t0
+        res = natural_map_residual(r, np.asarray(Wd @ r).ravel() + q, q, mu, d).relative
+        if res < best[0]:
+            best = (res, r)
+        if res <= target:
+            break
+    r = best[1]
     u = Wd @ r + q
-    return LocalAnswer(r, u, fp_it, nt_it, history, backend, bstatus, times)
+    return LocalAnswer(r, u, fp_it, nt_it, history, socp.backend.name, socp.status, times)
 
 
 def _uniqueness(W: np.ndarray, mu: np.ndarray) -> tuple[bool | None, str]:

@@ -146,7 +146,7 @@ def test_fclib_files_solved_or_honestly_inaccurate(name, request):
     res = sol.natural_map_residual
     if q is not None:
         mine = natural_map_residual(r, u, q, mu, p.dimension)
-        assert mine.relative == pytest.approx(res.relative, rel=1e-6, abs=1e-300)
+        assert mine.relative == pytest.approx(res.relative, rel=1e-6, abs=1e-13)  # round-off of W r: sparse vs dense
     print(f"{name}: {sol.status} residual {res.relative:.2e} (÷‖q‖) {res.siconos:.2e} (Siconos) "
           f"iterations {sol.extras['fixed_point_iterations']}+{sol.extras['newton_iterations']} {elapsed:.2f}s")
     if sol.status == "solved":
