@@ -17,7 +17,11 @@ The Coulomb problem in its local (Delassus) form ``u = W r + q``, ``K_μ ∋ r �
    (semismooth Newton with the generalized Jacobian ``I − P_K'(z)(I − ρ D W)`` of
    :func:`~gaussqp.friction.coulomb_law.project_cone_jacobian`, ``D`` the derivative of the De Saxcé shift,
    Armijo backtracking on ``½‖φ_ρ‖²``; a projected step when the Newton step does not descend).
-   ``ρ_j = 1/‖W_jj‖`` per contact (the same zeros as ρ = 1, a better-scaled map).
+   ``ρ_j = 1/‖W_jj‖`` per contact (the same zeros as ρ = 1, a better-scaled map). The step is regularized
+   Levenberg–Marquardt style (a singular W makes the Jacobian singular).
+3. A polish that stalls (a stationary point of the merit that is not a zero) goes back to stage 1 from its best
+   point for a few SOCPs and polishes again (:data:`~gaussqp.settings.COULOMB_RESTARTS`). Anderson acceleration of
+   the shift was not tried: the polish finishes from the iteration's ~1e-6.
 
 The answer is judged by our own recomputed natural-map residual with ρ = 1 (``solved`` only at most
 :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` · ‖q‖), never by a backend's report.
