@@ -188,3 +188,25 @@ def test_cli_json_and_out_round_trip(name, tmp_path):
         assert np.allclose(u, np.asarray(p.W @ r).ravel() + p.q, atol=1e-9 * (1 + np.abs(u).max()))
     else:
         assert has_v
+
+
+def test_local_problem_refuses_other_formulations_and_save_solution_checks_its_input(tmp_path):
+    W = np.diag([2.0, 2.0, 2.0])
+    local = gaussqp.LocalContactProblem(W, [-1.0, 1.0, 0.0], [0.5], 3)
+    with pytest.raises(NotApplicableError, match="auto"):
+        gaussqp.solve(local, formulation="gauss_qp")
+    sol = gaussqp.solve(local)
+    # closed form: r_n = 0.5, the contact slides with r_t = -μ r_n along -u_t, u = (0, 0.5, 0)
+    assert sol.status == "solved" and sol.acceleration is None and sol.generalized_force is None
+    assert np.allclose(sol.lambda_normal, [0.5]) and np.allclose(sol.lambda_tangent, [[-0.25, 0.0]])
+    assert np.allclose(sol.velocity, [0.0, 0.5, 0.0], atol=1e-12)
+    assert sol.contact_modes[0].mode == SLIDING and sol.unique["multipliers"] is None
+    assert json.loads(json.dumps(sol.as_dict()))["natural_map_residual"]["relative"] <= 1e-8
+    pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
+    from gaussqp.errors import NonFiniteError, ShapeError
+    from gaussqp.io.fclib import save_solution
+
+    with pytest.raises(ShapeError, match="u"):
+        save_solution(tmp_path / "s.hdf5", r=np.zeros(3), u=np.zeros(6))
+    with pytest.raises(NonFiniteError, match="r"):
+        save_solution(tmp_path / "s.hdf5", r=np.array([np.nan, 0, 0]), u=np.zeros(3))
