@@ -150,7 +150,7 @@ def cmd_solve(args) -> int:
             print(f"message      {sol.message}")
         print(f"acceleration {_fmt(sol.acceleration)}")
         print(f"lambda_n     {_fmt(sol.lambda_normal)}")
-        if sol.lambda_normal is not None and (len(p.sticking) or len(p.sliding)):
+        if sol.lambda_normal is not None and (len(p.sticking) or len(p.sliding) or len(p.coulomb)):
             print(f"lambda_t     {_fmt(sol.lambda_tangent)}")
         print(f"Jᵀλ          {_fmt(sol.generalized_force)}")
         print("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in sol.residuals.items()))
