@@ -50,13 +50,15 @@ def _open(args) -> Opened:
     return Opened(problems.load(spec), "library", source=f"gaussqp.problems {spec!r}")
 
 
-def _load(args):
-    """The contact problem of ``args.file``; the FCLIB local (Delassus) form has no formulation yet."""
+def _load(args, local_ok: bool = False):
+    """The contact problem of ``args.file``; an FCLIB local (Delassus) problem only where ``local_ok`` (``solve``:
+    the mode-free Coulomb route solves it; ``check`` has no structural report for it)."""
     opened = _open(args)
     _print_left_out(opened)
-    if not hasattr(opened.problem, "classify"):
+    if not local_ok and not hasattr(opened.problem, "classify"):
         raise NotApplicableError(f"{args.file}: an FCLIB local problem (u = W r + q, stick/slip unknown) is read, "
-                                 "but no formulation solves the Delassus form yet; 'gaussqp info' describes it")
+                                 "but the structural report needs a mass matrix; 'gaussqp solve' solves it, "
+                                 "'gaussqp info' describes it")
     return opened.problem
 
 
@@ -93,12 +95,50 @@ def _print_certificates(certs) -> None:
         print(f"  {'':<22} {'':<6} {'':>11}  -> {c.implies}")
 
 
+def _save_solution(args, sol) -> None:
+    """``--out``: the FCLIB ``/solution`` group of a Coulomb answer (r, u, and v for a global problem)."""
+    from .io.fclib import save_solution
+
+    if sol.natural_map_residual is None or sol.lambda_normal is None:
+        raise NotApplicableError(f"--out {args.out}: writes the FCLIB /solution of a Coulomb answer (an FCLIB file "
+                                 f"or 'coulomb' contacts); this answer ({sol.status}, {sol.formulation}) has none")
+    r = np.hstack([sol.lambda_normal[:, None], sol.lambda_tangent]).ravel()
+    save_solution(args.out, r=r, u=sol.velocity, v=sol.acceleration)
+
+
+def _print_local(p, sol) -> None:
+    print(f"problem      {p.name}  (local u = W r + q: m={p.m} contacts, d={p.dimension}, "
+          f"max|W - Wᵀ| = {p.asymmetry:.3g})")
+    print(f"status       {sol.status}{'  (certified)' if sol.certified else '  (NOT certified)'}")
+    print(f"formulation  {sol.formulation} / {sol.solver}  (route: {sol.route})")
+    if sol.message:
+        print(f"message      {sol.message}")
+    print(f"r_n          {_fmt(sol.lambda_normal)}")
+    print(f"r_t          {_fmt(sol.lambda_tangent)}")
+
+
+def _print_coulomb(sol) -> None:
+    res = sol.natural_map_residual
+    print(f"natural map  absolute={res.absolute:.2e}  relative(÷‖q‖)={res.relative:.2e}  siconos={res.siconos:.2e}")
+    counts = {}
+    for c in sol.contact_modes:
+        counts[c.mode] = counts.get(c.mode, 0) + 1
+    print("modes        " + "  ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+
+
 def cmd_solve(args) -> int:
-    p = _load(args)
+    p = _load(args, local_ok=True)
     sol = solve(p, formulation=args.formulation, solver=args.solver, crosscheck=not args.no_crosscheck,
                 tolerance=args.tolerance, facets=args.facets)
+    if args.out:
+        _save_solution(args, sol)
     if args.json:
         print(json.dumps(sol.as_dict()))
+    elif not hasattr(p, "classify"):
+        _print_local(p, sol)
+        _print_coulomb(sol)
+        print("certificates")
+        _print_certificates(sol.certificates)
     else:
         cls = p.classify()
         print(f"problem      {p.name}  (n={p.n}, m={p.m}: {cls.m_bilateral} bilateral, {cls.m_unilateral} unilateral; "
@@ -110,7 +150,7 @@ def cmd_solve(args) -> int:
             print(f"message      {sol.message}")
         print(f"acceleration {_fmt(sol.acceleration)}")
         print(f"lambda_n     {_fmt(sol.lambda_normal)}")
-        if sol.lambda_normal is not None and (len(p.sticking) or len(p.sliding)):
+        if sol.lambda_normal is not None and (len(p.sticking) or len(p.sliding) or len(p.coulomb)):
             print(f"lambda_t     {_fmt(sol.lambda_tangent)}")
         print(f"Jᵀλ          {_fmt(sol.generalized_force)}")
         print("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in sol.residuals.items()))
@@ -141,6 +181,8 @@ def cmd_solve(args) -> int:
             v = sol.sticking
             print(f"sticking     feasible={_fmt(v.feasible)}  margin={_fmt(v.margin)}  mu_min={_fmt(v.mu_min)}  "
                   f"on cone boundary={v.boundary_contacts}  detaching={v.detaching_contacts}")
+        if sol.natural_map_residual is not None:
+            _print_coulomb(sol)
         print("certificates")
         _print_certificates(sol.certificates)
         _print_bounds((sol.friction_bounds or []))
@@ -329,6 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--facets", type=int, default=8,
                    help="facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; default 8)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--out", default=None, metavar="SOLUTION.hdf5",
+                   help="write the FCLIB /solution group (r, u, and v for a global problem) of a Coulomb answer")
     s.set_defaults(func=cmd_solve)
     c = sub.add_parser("check", parents=[src], help="structural report without solving: classification, certificates C1-C6 and C8, "
                                           "P-matrix test (sliding), friction bounds C7")

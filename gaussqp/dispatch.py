@@ -18,6 +18,8 @@ from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import undecided_modes
 from .certificates.friction_bounds import friction_bounds
+from .formulations.coulomb import solve_local_problem
+from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .model.scales import data_scales
 from .results import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
@@ -38,7 +40,10 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("definite", "unilateral", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     ("definite", "mixed", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     **{("singular", cons, "sliding"): ["sliding_enumeration"] for cons in ("bilateral", "unilateral", "mixed")},
-    **{(mass, cons, "mixed"): ["sliding_enumeration"]
+    **{(mass, cons, "mixed"): ["coulomb_fixed_point", "sliding_enumeration"]
+       for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
+    # mode-free Coulomb contacts (issue #12): only the formulation that decides the modes
+    **{(mass, cons, "coulomb"): ["coulomb_fixed_point"]
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
 }
 
@@ -272,9 +277,13 @@ def _facetized(name: str, facets: int):
     return f if f.model.facets == facets else f.with_facets(facets)
 
 
-def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None = None,
+def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "auto", solver: str | None = None,
           crosscheck: bool = True, tolerance=None, certify: bool = True, facets: int = 8) -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
+
+    A :class:`~gaussqp.LocalContactProblem` (``u = W r + q``) goes to the mode-free Coulomb route
+    (:func:`gaussqp.formulations.coulomb.solve_local_problem`): ``lambda_normal``/``lambda_tangent`` are the
+    reaction r, ``velocity`` is u, ``acceleration`` is None.
 
     Parameters
     ----------
@@ -287,6 +296,11 @@ def solve(problem: ContactProblem, formulation: str = "auto", solver: str | None
     """
     tol = get_tolerance(tolerance)
     _check_facets(facets)
+    if isinstance(problem, LocalContactProblem):
+        if formulation not in ("auto", "coulomb_fixed_point"):
+            raise NotApplicableError(f"formulation {formulation!r} does not accept a local (Delassus) problem "
+                                     "u = W r + q: use 'auto' or 'coulomb_fixed_point'")
+        return solve_local_problem(problem, solver=solver, tolerance=tol)
     t0 = time.perf_counter()
     cls = problem.classify()
     name = choose_formulation(problem, cls) if formulation == "auto" else formulation

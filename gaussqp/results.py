@@ -19,6 +19,7 @@ from .model.system_class import Label
 if TYPE_CHECKING:  # the typed fields of Solution; imported only for annotations (no import cycle)
     from .certificates.friction_bounds import FrictionBound
     from .friction.cones import ConeModel
+    from .friction.coulomb_law import ContactMode, NaturalMapResidual
     from .friction.enumeration import Enumeration
     from .friction.verdict import StickingVerdict
 
@@ -55,10 +56,11 @@ SOLUTION_PRESENT = frozenset({SOLVED, INACCURATE})
 INF_OR_UNB = frozenset({INFEASIBLE, UNBOUNDED})
 
 #: Which verified certificate backs which status: ``certified`` is derived from this table (the first of
-#: the listed ids that the result carries must hold; for ``solved`` that is ``kkt_residuals``, which must
+#: the listed ids that the result carries must hold; for ``solved`` that is ``kkt_residuals`` (``natural_map`` for a
+#: mode-free Coulomb answer), which must
 #: be present, and every id of :data:`ALSO_REQUIRED_WHEN_SOLVED` that is present must hold too).
 CERTIFYING: dict[Status, tuple[str, ...]] = {
-    SOLVED: ("kkt_residuals",),
+    SOLVED: ("kkt_residuals", "natural_map"),
     INFEASIBLE: ("farkas", "coulomb_farkas", "sliding_enumeration"),
     UNBOUNDED: ("unbounded_ray",),
 }
@@ -150,6 +152,12 @@ class Solution:
         multipliers against it), or None
     nonexistence_verified : an infeasible/unbounded claim already verified by the formulation's own
         certificate route (the judge does not re-verify it)
+    contact_modes : (mode-free Coulomb contacts) the mode found at each contact with its distance to a mode
+        change (:class:`~gaussqp.friction.coulomb_law.ContactMode`), or None
+    natural_map_residual : (mode-free Coulomb) the natural-map residual recomputed by us
+        (:class:`~gaussqp.friction.coulomb_law.NaturalMapResidual`: absolute, ÷‖q‖, Siconos's), or None
+    velocity : the local contact velocity ``u`` (m·d, blocks (normal, tangents)) of a Coulomb answer; for a
+        :class:`~gaussqp.LocalContactProblem` ``u = W r + q`` (its ``lambda_*`` are the reaction r), or None
     times : seconds spent per stage
     extras : raw solver output (backend info, attempts) and a route's intermediates, documented
         where they are set
@@ -174,6 +182,9 @@ class Solution:
     polish_allowed: bool = True
     cones_enforced: "ConeModel | None" = None
     nonexistence_verified: bool = False
+    contact_modes: "list[ContactMode] | None" = None
+    natural_map_residual: "NaturalMapResidual | None" = None
+    velocity: np.ndarray | None = None
     times: dict = field(default_factory=dict)
     message: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
@@ -189,9 +200,9 @@ class Solution:
 
     @property
     def generalized_force(self) -> np.ndarray | None:
-        if self.lambda_normal is None:
-            return None
         p = self.problem
+        if self.lambda_normal is None or not isinstance(p, ContactProblem):
+            return None
         gen = np.asarray(p.J_n.T @ self.lambda_normal).ravel() if p.m else np.zeros(p.n)
         if p.J_t.shape[0] and self.lambda_tangent is not None:
             gen = gen + np.asarray(p.J_t.T @ self.lambda_tangent.ravel()).ravel()
@@ -230,7 +241,7 @@ class Solution:
     def as_dict(self) -> dict:
         """The JSON object printed by ``gaussqp solve --json``."""
         p = self.problem
-        fr = p.modes != "frictionless"
+        fr = p.modes != "frictionless" if isinstance(p, ContactProblem) else np.ones(p.m, dtype=bool)
         lam_t = []
         for i in range(p.m):
             lam_t.append([] if not fr[i] or self.lambda_tangent is None else to_jsonable(self.lambda_tangent[i]))
@@ -252,6 +263,10 @@ class Solution:
             **({"friction_bounds": [b.as_dict() for b in self.friction_bounds]}
                if self.friction_bounds is not None else {}),
             **({"route": self.route} if self.route is not None else {}),
+            **({"contact_modes": [c.as_dict() for c in self.contact_modes]} if self.contact_modes is not None else {}),
+            **({"natural_map_residual": self.natural_map_residual.as_dict()}
+               if self.natural_map_residual is not None else {}),
+            **({"velocity": to_jsonable(self.velocity)} if self.velocity is not None else {}),
             "times": {k: json_float(v) for k, v in self.times.items()},
             "message": self.message,
         }

@@ -527,3 +527,60 @@ IMPACT_RTOL = 1e-6
 #: the Moreau–Jean parameter θ must lie in [THETA_MIN, 1] (θ = 1/2: trapezoidal positions, θ = 1: implicit
 #: Euler on the velocity; below 1/2 the scheme is unstable on a linear spring)
 THETA_MIN = 0.5
+# ---------------------------------------------------------------- mode-free Coulomb friction (issue #12)
+
+#: A contact of a Coulomb problem whose normal reaction is below this fraction of the data's reaction scale is
+#: *separated*; one whose tangential velocity exceeds this fraction of the data's velocity scale (‖q‖) is *sliding*;
+#: otherwise *sticking* (:func:`gaussqp.friction.coulomb_law.contact_modes`). Well above the 1e-8 residual a solved
+#: answer meets, so round-off never flips a mode.
+COULOMB_MODE_RTOL = 1e-7
+
+#: A side-piece projection whose tangent norm is below this fraction of the normal part is taken at ``x_t = 0``
+#: (a frictionless block's projection is ``(max(x_n, 0), 0)`` there).
+TINY = 1e-300
+
+#: ``status == "solved"`` for a Coulomb answer needs the natural-map residual recomputed by us at most this
+#: fraction of ‖q‖ (the issue's acceptance bound, FCLIB's customary 1e-8) ...
+COULOMB_RESIDUAL_RTOL = 1e-8
+#: ... and, for an acceleration-level problem, each dynamics row ``M a + F − Jᵀλ`` at most this fraction of its
+#: own terms (the Newton-polished answer reaches round-off; 1e-8 leaves room for cond(M) up to ~1e7).
+COULOMB_DYNAMICS_RTOL = 1e-8
+
+#: Convex iteration: at most this many SOCPs with the shift ``s = μ‖u_t‖`` fixed ...
+COULOMB_FIXED_POINT_MAX_ITER = 25
+#: ... stopping early when the shift moves less than this fraction of ‖q‖ between two SOCPs (the Newton polish
+#: then takes over: the fixed point converges linearly at best and stalls near 3e-3 on Capsules).
+COULOMB_FIXED_POINT_RTOL = 1e-7
+
+#: Newton polish on the natural map: at most this many iterations ...
+COULOMB_NEWTON_MAX_ITER = 60
+#: ... with Armijo's sufficient decrease of the merit ``½‖φ‖²`` at this fraction of the predicted decrease ...
+COULOMB_ARMIJO = 1e-4
+#: ... backtracking by this factor ...
+COULOMB_BACKTRACK = 0.5
+#: ... down to this smallest step (then a projected fixed-point step is taken instead of the Newton step).
+COULOMB_MIN_STEP = 1e-8
+#: Newton's linear systems are solved densely up to this many unknowns (m·d); beyond, by a sparse LU.
+COULOMB_DENSE_MAX = 4000
+#: Eigenvalues of the symmetric part of W below this fraction of its largest are clipped to zero when W_s is
+#: factored for the fixed point's SOCP (``W_s = LᵀL``): round-off negatives of a singular Delassus matrix.
+COULOMB_PSD_RTOL = 1e-12
+#: Initial Levenberg–Marquardt weight θ of the polish's regularized Newton step ``(JᵀJ + θ‖φ‖ I) δ = −Jᵀφ``
+#: (halved after a full step, doubled after a backtracked one): a singular W (local_problem_test, rank 72 of 144)
+#: makes the plain Newton system singular.
+COULOMB_LM_THETA = 1.0
+#: The dynamics rows of a Coulomb answer are judged each at its own terms ``|M||a| + |F| + |J|ᵀ|r|``, floored at
+#: this fraction of the largest row's terms (a row whose terms all vanish would otherwise be judged on round-off).
+COULOMB_DYNAMICS_FLOOR = 1e-6
+#: The Newton polish stops at this relative natural-map residual (÷‖q‖): round-off, well below the 1e-8 needed.
+COULOMB_POLISH_RTOL = 1e-13
+#: The convex iteration hands over to the Newton polish once its natural-map residual is at most this fraction of
+#: ‖q‖. Measured: handing over at 1e-2 leaves the polish stalled at 6e-6 (Capsules) and 4e-5 (Spheres); after the
+#: full iteration (residual ~1e-4 and below) it converges in ~5 steps. So only an already-accurate fixed point stops early.
+COULOMB_HANDOFF_RTOL = 1e-6
+#: A polish that stalls short of its target goes back to the convex iteration from its best point for at most
+#: :data:`COULOMB_RESTART_ITER` SOCPs, then polishes again, at most this many times (measured: Capsules' polish
+#: stalls at 3.4e-7 after 25 SOCPs; the SOCPs from there move it out of the merit's stationary point).
+COULOMB_RESTARTS = 3
+#: SOCPs per restart of the convex iteration (see :data:`COULOMB_RESTARTS`).
+COULOMB_RESTART_ITER = 5

@@ -3,7 +3,8 @@
 F4 (``sticking_socp``) and F5 (``facetized_inner``, ``facetized_outer``, 8 facets; other
 counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem; F6
 (``sliding_lcp``, ``sliding_fixed_point``, ``sliding_enumeration``) sliding friction and stick/slip;
-``coulomb_enumeration`` (F6) Coulomb's law with the mode left to the solver, exact in 2D.
+``coulomb_enumeration`` (F6) Coulomb's law with the mode left to the solver, exact in 2D; F8
+(``coulomb_fixed_point``) mode-free Coulomb contacts by convex iteration and a Newton polish.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .gauss_qp import GaussQP
 from .projected import ProjectedAcceleration, ProjectedEliminated
 from .sliding import CoulombEnumeration, SlidingEnumeration, SlidingFixedPoint, SlidingLCP
 from .facetized import FacetizedQP
+from .coulomb import CoulombFixedPoint
 from .sticking_socp import StickingSOCP
 
 FORMULATIONS: dict[str, Formulation] = {}
@@ -30,7 +32,7 @@ def register(f: Formulation) -> Formulation:
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
            StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
            SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(), CoulombEnumeration(),
-           CoulombEnumeration("inner"), CoulombEnumeration("outer")):
+           CoulombEnumeration("inner"), CoulombEnumeration("outer"), CoulombFixedPoint()):
     register(_f)
 
 

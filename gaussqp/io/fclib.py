@@ -56,7 +56,8 @@ from typing import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import (FileFormatError, InputError, MissingExtraError, NegativeFrictionError, NonNumericError,
+from ..errors import (FileFormatError, InputError, MissingExtraError, NegativeFrictionError, NonFiniteError,
+                      NonNumericError,
                       NotSymmetricError, ShapeError, UnknownValueError, UnsupportedFormatError, WrongTypeError)
 from ..model.local_problem import LOCAL_DIMENSIONS, LocalContactProblem
 from ..model.problem import ContactProblem
@@ -612,3 +613,41 @@ def save(problem: ContactProblem | LocalContactProblem, path: str | Path, *,
             if b is not None:
                 vec.create_dataset("b", data=b)
         _write_info(g, strings)
+
+
+#: the group of an FCLIB file holding a solution
+SOLUTION = "solution"
+
+
+def save_solution(path: str | Path, *, r, u, v=None) -> None:
+    """Write the FCLIB ``/solution`` group to a new file ``path``: ``r`` (the reaction, m·d, blocks (normal,
+    t1[, t2]) in the problem's contact order and frame), ``u`` (the local velocity ``W r + q`` or ``Hᵀv + w``) and,
+    for a global problem, ``v`` (its velocity, which gaussqp reads as the acceleration ``a``).
+
+    Source: the fclib library's ``fclib_write_solution`` (datasets ``v``, ``u``, ``r`` of ``/solution``; ``l``,
+    the multipliers of ``G``, is not written: gaussqp's Coulomb route takes no bilateral rows).
+
+    Raises
+    ------
+    gaussqp.errors.ShapeError
+        ``r`` and ``u`` differ in length, or a vector is not one-dimensional.
+    gaussqp.errors.MissingExtraError
+        h5py is not installed.
+    """
+    vecs = {"r": r, "u": u} | ({"v": v} if v is not None else {})
+    arrays = {}
+    for k, x in vecs.items():
+        a = np.asarray(x, dtype=np.float64)
+        if a.ndim != 1:
+            raise ShapeError(k, f"has shape {a.shape}", "give a one-dimensional vector")
+        if not np.all(np.isfinite(a)):
+            raise NonFiniteError(k, "has NaN or infinite entries", "write the solution of a finished solve")
+        arrays[k] = a
+    if arrays["r"].size != arrays["u"].size:
+        raise ShapeError("u", f"has {arrays['u'].size} entries for {arrays['r'].size} in r",
+                         "give u = W r + q of the same reaction r (m·d entries each)")
+    h5py = _h5py()
+    with h5py.File(str(path), "w") as fh:
+        g = fh.create_group(SOLUTION)
+        for k, a in arrays.items():
+            g.create_dataset(k, data=a)

@@ -50,9 +50,12 @@ def test_shipped_fclib_problem_loads_and_its_recorded_facts_hold(name):
         [(c.id, None if c.holds is None else bool(c.holds)) for c in report.certificates]
     assert {c["id"] for c in recorded["certificates"]} >= {"C1", "C2", "C3", "C4", "C5"}
     assert all(c["holds"] in (True, None) for c in recorded["certificates"])
-    with pytest.raises(gaussqp.errors.NotApplicableError):
-        gaussqp.solve(p)  # the Coulomb (stick/slip) problem waits for the mode-free solver, as recorded
+    # the Coulomb (stick/slip) problem, refused when the file was generated (as recorded), is solved by the
+    # mode-free route since issue #12, to our own natural-map residual
     assert recorded and parameters["coulomb_solve"]["refused"]
+    sol = gaussqp.solve(p)
+    assert sol.formulation == "coulomb_fixed_point" and sol.status == "solved"
+    assert sol.natural_map_residual.relative <= gaussqp.settings.COULOMB_RESIDUAL_RTOL
 
 
 def test_cube_mass_matrix_was_symmetrized_from_round_off():
@@ -100,4 +103,4 @@ def test_shipped_fclib_problems_load_by_name_and_are_listed(capsys):
     assert p.n == 162 and set(p.modes) == {"coulomb"} and "\n" not in p.description
     assert main(["list"]) == 0
     assert "real/fclib_Box_Stacks-i0035-31-0" in capsys.readouterr().out
-    assert main(["solve", "real/fclib_CubeH8"]) == 2  # refused with the reason until the mode-free solver
+    assert main(["solve", "real/fclib_CubeH8"]) == 0  # solved by the mode-free route (issue #12)

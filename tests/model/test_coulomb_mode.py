@@ -1,5 +1,5 @@
-"""The mode "coulomb" (stick/slip left to the solver): accepted as data, refused by every formulation until
-a formulation solves it, never silently read as frictionless."""
+"""The mode "coulomb" (stick/slip left to the solver): accepted as data, refused by every formulation that
+needs the modes, solved only by the one that decides them (coulomb_fixed_point), never read as frictionless."""
 
 from __future__ import annotations
 
@@ -40,22 +40,32 @@ def test_bilateral_coulomb_is_refused_naming_the_field():
 
 
 @pytest.mark.parametrize("other", ["sticking", "sliding", "frictionless", "coulomb"])
-def test_no_formulation_reads_a_coulomb_contact(other):
-    """Each formulation that does not decide modes refuses, in accepts() and in solve() — a coulomb contact is
-    never solved as if it were frictionless (the formulations select contacts by mode). The 3D box is refused
-    by the exact 2D enumeration too (the facetized ones, which decide modes on polygons, are tested in
-    tests/friction/test_coulomb_enumeration.py)."""
+def test_only_the_mode_deciding_formulations_read_a_coulomb_contact(other):
+    """Each formulation that needs the modes refuses, in accepts() and in solve() — a coulomb contact is never
+    solved as if it were frictionless (the formulations select contacts by mode). ``coulomb_fixed_point``
+    (``decides_modes``, issue #12) takes it, with frictionless or other coulomb contacts beside it; the exact 2D
+    enumeration refuses this 3D box; the facetized enumerations (modes on polygons) are tested in
+    tests/friction/test_coulomb_enumeration.py."""
     p = box(other=other)
     cls = p.classify()
     for name, f in FORMULATIONS.items():
-        if f.decides_modes and name != "coulomb_enumeration":
+        if name.startswith("coulomb_enumeration_"):
             continue
         ok, why = f.accepts(p, cls)
+        if name == "coulomb_fixed_point" and other in ("frictionless", "coulomb"):
+            assert ok, (name, why)
+            continue
         assert not ok, name
+        if not f.decides_modes:
+            with pytest.raises(NotApplicableError, match="coulomb"):
+                f.solve(p)
+    if other in ("frictionless", "coulomb"):
+        sol = gaussqp.solve(p)
+        assert sol.formulation == "coulomb_fixed_point" and sol.status == "solved"
+        assert float(np.sum(sol.lambda_normal)) == pytest.approx(9.81)
+    else:
         with pytest.raises(NotApplicableError, match="coulomb"):
-            f.solve(p)
-    with pytest.raises(NotApplicableError, match="coulomb"):
-        gaussqp.solve(p)
+            gaussqp.solve(p)
 
 
 def test_check_reports_no_certificate_for_undecided_modes():

@@ -1,0 +1,427 @@
+"""Mode-free Coulomb friction (issue #12): the convex iteration with a Newton polish.
+
+The Coulomb problem in its local (Delassus) form ``u = W r + q``, ``K_μ ∋ r ⟂ u + μ‖u_t‖e_n ∈ K_μ*``
+(:mod:`gaussqp.friction.coulomb_law`) is solved in two stages:
+
+1. **Convex iteration** (the fixed point of De Saxcé's shift; Acary, Brémond, Huber 2018 §4.3, "fixed point on
+   the friction threshold" / Cadoux's SOCP iteration): with ``s_j = μ_j‖u_t,j‖`` and the skew part
+   ``W_k = (W − Wᵀ)/2`` of a non-symmetric W frozen at the previous iterate, the SOCP
+
+       min ½ rᵀ W_s r + (q + W_k r_prev + s e_n)ᵀ r   s.t.  r_j ∈ K_μj
+
+   (``W_s = (W + Wᵀ)/2``, factored ``W_s = LᵀL`` in NumPy) has the optimality conditions
+   ``K ∋ r ⟂ W_s r + q + W_k r_prev + s e_n ∈ K*``: at a fixed point (s and r_prev reproduced) they are Coulomb's
+   law. The program is built once with ``p = q + W_k r_prev + s e_n`` a cvxpy Parameter (DPP) and re-solved by
+   Clarabel with each new ``p``.
+2. **Newton polish** on the natural map ``φ_ρ(r) = r − P_K(r − ρ(W r + q + μ‖u_t‖e_n))`` of the true W
+   (semismooth Newton with the generalized Jacobian ``I − P_K'(z)(I − ρ D W)`` of
+   :func:`~gaussqp.friction.coulomb_law.project_cone_jacobian`, ``D`` the derivative of the De Saxcé shift,
+   Armijo backtracking on ``½‖φ_ρ‖²``; a projected step when the Newton step does not descend).
+   ``ρ_j = 1/‖W_jj‖`` per contact (the same zeros as ρ = 1, a better-scaled map). The step is regularized
+   Levenberg–Marquardt style (a singular W makes the Jacobian singular).
+3. A polish that stalls (a stationary point of the merit that is not a zero) goes back to stage 1 from its best
+   point for a few SOCPs and polishes again (:data:`~gaussqp.settings.COULOMB_RESTARTS`). Anderson acceleration of
+   the shift was not tried: the polish finishes from the iteration's ~1e-6.
+
+The answer is judged by our own recomputed natural-map residual with ρ = 1 (``solved`` only at most
+:data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` · ‖q‖), never by a backend's report.
+
+An acceleration-level :class:`~gaussqp.ContactProblem` with "coulomb" contacts (FCLIB's global problems read with
+``a ≡ v``) is condensed when ``M ≻ 0``: ``W = J M⁻¹ Jᵀ``, ``q = J M⁻¹(−F) + drift`` over the contact blocks
+(normal, tangents), which is the dual of F1's program ``min ½aᵀMa + Fᵀa`` with the shifted cones
+``(n_i a + b_i + s_i, T_i a + c_i) ∈ K*_μ``; the acceleration is recovered as ``a = M⁻¹(Jᵀr − F)`` and the
+dynamics residual is recomputed in the original variables.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cvxpy as cp
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..backends import get_backend, solve_program
+from ..errors import NotApplicableError
+from ..friction.coulomb_law import (contact_modes, de_saxce_shift, natural_map, natural_map_residual,
+                                    project_cone, project_cone_jacobian)
+from ..model.local_problem import LocalContactProblem
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
+from ..results import Certificate, Solution
+from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_DYNAMICS_RTOL,
+                        COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
+                        COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL, COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
+                        COULOMB_RESTARTS, COULOMB_RESIDUAL_RTOL, Tolerance, get_tolerance)
+from .base import Formulation
+
+
+@dataclass
+class LocalAnswer:
+    """What :func:`solve_local` returns: the reaction, the velocity and how they were reached."""
+
+    r: np.ndarray
+    u: np.ndarray
+    fixed_point_iterations: int
+    newton_iterations: int
+    history: list = field(default_factory=list)
+    backend: str = ""
+    backend_status: str = ""
+    times: dict = field(default_factory=dict)
+
+
+def _dense(W) -> np.ndarray:
+    return W.toarray() if sp.issparse(W) else np.asarray(W, dtype=float)
+
+
+def _psd_factor(Ws: np.ndarray) -> np.ndarray:
+    """``L`` with ``LᵀL = W_s`` (eigenvalues below :data:`COULOMB_PSD_RTOL` of the largest clipped to 0)."""
+    w, V = np.linalg.eigh(Ws)
+    top = max(float(w.max(initial=0.0)), 0.0)
+    keep = w > COULOMB_PSD_RTOL * top
+    return (V[:, keep] * np.sqrt(w[keep])).T
+
+
+class _ShiftSOCP:
+    """The convex iteration (module docstring, stage 1): the DPP program built once, :meth:`run` from any start."""
+
+    def __init__(self, W: np.ndarray, q: np.ndarray, mu: np.ndarray, d: int, solver, tol: Tolerance):
+        N, m = q.size, mu.size
+        self.W, self.q, self.mu, self.d, self.tol = W, q, mu, d, tol
+        self.Wk = (W - W.T) / 2
+        L = _psd_factor((W + W.T) / 2)
+        # the program in the data's units: r = σ r̃ with σ = ‖q‖/‖W_s‖, the objective divided by σ‖q‖, so the
+        # backend's tolerances are relative to O(1) numbers (local_problem_test: r ~ 1e-5, W ~ 700, q ~ 1e-2)
+        w_top = float(np.sqrt(np.sum(L * L, axis=1)).max(initial=0.0)) ** 2 if L.shape[0] else 0.0
+        w_top = w_top if w_top > 0 else 1.0
+        self.qn = max(float(np.linalg.norm(q)), float(np.finfo(float).tiny))
+        self.sigma = self.qn / w_top
+        L = L / np.sqrt(w_top)
+        self.R = cp.Variable((m, d))
+        self.p = cp.Parameter(N)
+        r_flat = cp.reshape(self.R, (N,), order="C")
+        # ½ r̃ᵀ(LᵀL)r̃ as a quadratic objective (Clarabel takes it natively: 3.4× faster per SOCP on Capsules than
+        # the second-order cone cvxpy makes of ½‖L r̃‖²); LᵀL is W_s with its round-off negative eigenvalues clipped
+        obj = self.p @ r_flat + (0.5 * cp.quad_form(r_flat, cp.psd_wrap(L.T @ L)) if L.shape[0] else 0)
+        cons = [self.R[:, 0] >= 0, cp.SOC(cp.multiply(mu, self.R[:, 0]), self.R[:, 1:], axis=1)]
+        self.prob = cp.Problem(cp.Minimize(obj), cons)
+        self.backend = get_backend(solver, needs="socp")
+        self.status = "failed"
+
+    def run(self, r0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
+        """At most ``max_iter`` SOCPs from ``r0`` (its shift and skew term); returns (r, SOCPs solved)."""
+        W, q, mu, d, qn = self.W, self.q, self.mu, self.d, self.qn
+        m = mu.size
+        r = r0.copy()
+        s = mu * np.linalg.norm((W @ r + q).reshape(m, d)[:, 1:], axis=1)
+        it = 0
+        for it in range(1, max_iter + 1):
+            shift = np.zeros((m, d))
+            shift[:, 0] = s
+            self.p.value = (q + self.Wk @ r + shift.ravel()) / qn
+            _, self.status, info = solve_program(self.prob, self.backend, self.tol, needs="socp")
+            if self.R.value is None:
+                break
+            r_new = self.sigma * np.asarray(self.R.value).ravel()
+            u = W @ r_new + q
+            s_new = mu * np.linalg.norm(u.reshape(m, d)[:, 1:], axis=1)
+            moved = (float(np.linalg.norm(s_new - s)) + float(np.linalg.norm(self.Wk @ (r_new - r)))) / qn
+            r, s = r_new, s_new
+            res = natural_map_residual(r, u, q, mu, d).relative
+            history.append({"stage": "fixed_point", "iteration": it, "shift_change": moved, "residual": res,
+                            "backend_status": self.status})
+            if res <= COULOMB_HANDOFF_RTOL or moved <= COULOMB_FIXED_POINT_RTOL:
+                break  # accurate already (the polish finishes), or the shift and the skew term no longer move
+        return r, it
+
+
+def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: float,
+            history: list, rho_scale: float = 1.0) -> tuple[np.ndarray, int]:
+    """The Newton polish (module docstring, stage 2) from ``r0`` until the ρ = 1 residual is <= ``target``·‖q‖."""
+    N, m = q.size, mu.size
+    dense = N <= COULOMB_DENSE_MAX
+    Wd = _dense(W) if dense else sp.csr_matrix(W)
+    diag_blocks = [Wd[j * d:(j + 1) * d, j * d:(j + 1) * d] for j in range(m)]
+    rho_c = np.array([1.0 / n if n > 0 else 1.0 for n in
+                      (np.linalg.norm(b.toarray() if sp.issparse(b) else b) for b in diag_blocks)])
+    rho = np.repeat(rho_c, d)
+    qn = max(float(np.linalg.norm(q)), float(np.finfo(float).tiny))
+
+    def phi(r):
+        u = np.asarray(Wd @ r).ravel() + q
+        return natural_map(r, u, mu, d, rho_c), u
+
+    r = project_cone(r0, mu, d)
+    f, u = phi(r)
+    best = (natural_map_residual(r, u, q, mu, d).relative, r.copy())
+    k = 0
+    theta = COULOMB_LM_THETA
+    for k in range(1, COULOMB_NEWTON_MAX_ITER + 1):
+        res = natural_map_residual(r, u, q, mu, d).relative
+        if res < best[0]:
+            best = (res, r.copy())
+        if res <= target:
+            k -= 1
+            break
+        U = u.reshape(m, d)
+        nut = np.linalg.norm(U[:, 1:], axis=1)
+        z = r - rho * de_saxce_shift(u, mu, d)
+        Pj = project_cone_jacobian(z, mu, d)
+        # D = ∂(u + μ‖u_t‖e_n)/∂u: identity plus μ ê_tᵀ in the normal row's tangent columns
+        Dblocks = np.repeat(np.eye(d)[None], m, axis=0)
+        slide = nut > 0
+        Dblocks[slide, 0, 1:] = (mu[slide] / nut[slide])[:, None] * U[slide, 1:]
+        if dense:
+            Pd = sla.block_diag(*Pj)
+            Dd = sla.block_diag(*Dblocks)
+            Jac = np.eye(N) - Pd @ (np.eye(N) - rho[:, None] * (Dd @ Wd))
+            # Levenberg–Marquardt-regularized Newton step (a singular W makes the Jacobian singular):
+            # (JᵀJ + λ I) δ = −Jᵀφ with λ = θ‖φ‖ (Yamashita–Fukushima: still quadratic under an error bound)
+            JtJ = Jac.T @ Jac
+            lam = theta * float(np.linalg.norm(f))
+            try:
+                step = np.linalg.solve(JtJ + lam * np.eye(N), -(Jac.T @ f))
+            except np.linalg.LinAlgError:
+                step = np.linalg.lstsq(Jac, -f, rcond=None)[0]
+        else:
+            Pd, Dd = sp.block_diag(list(Pj), format="csr"), sp.block_diag(list(Dblocks), format="csr")
+            Jac = sp.csc_matrix(sp.identity(N, format="csc") - Pd @ (sp.identity(N) - sp.diags(rho) @ (Dd @ Wd)))
+            lam = theta * float(np.linalg.norm(f))
+            try:
+                step = spla.spsolve(sp.csc_matrix(Jac.T @ Jac + lam * sp.identity(N)), -(Jac.T @ f))
+            except RuntimeError:
+                step = np.full(N, np.nan)
+        merit = float(f @ f)  # ‖φ‖², twice the merit ½‖φ‖²
+        t = 1.0
+        accepted = False
+        if np.all(np.isfinite(step)):
+            while t >= COULOMB_MIN_STEP:
+                f_new, u_new = phi(r + t * step)
+                if float(f_new @ f_new) <= (1 - 2 * COULOMB_ARMIJO * t) * merit:
+                    r, f, u = r + t * step, f_new, u_new
+                    accepted = True
+                    break
+                t *= COULOMB_BACKTRACK
+        theta = theta * COULOMB_BACKTRACK if t == 1 else theta / COULOMB_BACKTRACK
+        if not accepted:  # a projected (fixed-point) step r ← P_K(r − ρ(u + μ‖u_t‖e_n)), only if it descends
+            f_new, u_new = phi(r - f)
+            if float(f_new @ f_new) >= merit:
+                history.append({"stage": "newton", "iteration": k, "residual": res, "step": 0.0,
+                                "stopped": "no descent"})
+                break
+            r, f, u = r - f, f_new, u_new
+            t = 0.0
+        history.append({"stage": "newton", "iteration": k, "residual": res, "step": t})
+    res = natural_map_residual(r, u, q, mu, d).relative
+    if res < best[0]:
+        best = (res, r.copy())
+    r = best[1]
+    return r, k
+
+
+def solve_local(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str | None = None,
+                tolerance=None, target: float = COULOMB_POLISH_RTOL) -> LocalAnswer:
+    """Solve ``u = W r + q`` with Coulomb's law (module docstring): the convex iteration, then the Newton polish.
+
+    Parameters
+    ----------
+    W : (m·d, m·d) array or sparse matrix (any symmetry)
+    q : (m·d,) free velocity, blocks (normal, t1[, t2])
+    mu : (m,) friction coefficients
+    dimension : d >= 2
+    solver : the cvxpy backend of the SOCPs (None: the first installed that solves SOCPs, Clarabel)
+    tolerance : preset name or :class:`~gaussqp.settings.Tolerance` of the SOCPs
+    target : the relative natural-map residual (÷‖q‖) at which the polish stops
+    """
+    tol = get_tolerance(tolerance)
+    q = np.asarray(q, dtype=float).ravel()
+    mu = np.asarray(mu, dtype=float).ravel()
+    d = int(dimension)
+    history: list = []
+    if q.size == 0:
+        return LocalAnswer(np.zeros(0), np.zeros(0), 0, 0, history, "", "solved", {})
+    Wd = _dense(W)
+    times = {"fixed_point": 0.0, "newton": 0.0}
+    t0 = time.perf_counter()
+    socp = _ShiftSOCP(Wd, q, mu, d, solver, tol)
+    r, fp_it = socp.run(np.zeros(q.size), COULOMB_FIXED_POINT_MAX_ITER, history)
+    times["fixed_point"] += time.perf_counter() - t0
+    nt_it = 0
+    best = (np.inf, r)
+    for restart in range(COULOMB_RESTARTS + 1):
+        # a stalled polish goes back to the convex iteration from its best point, then polishes again
+        if restart:
+            t0 = time.perf_counter()
+            r, k = socp.run(best[1], COULOMB_RESTART_ITER, history)
+            fp_it += k
+            times["fixed_point"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        r, k = _newton(W, q, mu, d, r, target, history)
+        nt_it += k
+        times["newton"] += time.perf_counter() - t0
+        res = natural_map_residual(r, np.asarray(Wd @ r).ravel() + q, q, mu, d).relative
+        if res < best[0]:
+            best = (res, r)
+        if res <= target:
+            break
+    r = best[1]
+    u = Wd @ r + q
+    return LocalAnswer(r, u, fp_it, nt_it, history, socp.backend.name, socp.status, times)
+
+
+def _uniqueness(W: np.ndarray, mu: np.ndarray) -> tuple[bool | None, str]:
+    """A stated sufficient condition for uniqueness, or None: a frictionless problem (μ = 0) with a symmetric
+    positive definite W is a strictly convex QP (unique r). No sufficient condition with friction is checked."""
+    if np.any(mu > 0):
+        return None, "no sufficient condition for uniqueness with friction is checked"
+    if not np.allclose(W, W.T, rtol=0, atol=COULOMB_PSD_RTOL * max(float(np.abs(W).max(initial=0.0)), 1.0)):
+        return None, "W is not symmetric"
+    w = np.linalg.eigvalsh((W + W.T) / 2)
+    if w.size and w.min() > COULOMB_PSD_RTOL * max(float(w.max()), 1.0):
+        return True, "μ = 0 and W ≻ 0: a strictly convex QP"
+    return None, "μ = 0 but W is singular"
+
+
+def _natural_map_certificate(res, holds: bool) -> Certificate:
+    return Certificate(id="natural_map", name="natural-map residual of Coulomb's law, recomputed",
+                       source="Acary, Brémond, Huber 2018, eq. (12); issue #12 item 4",
+                       holds=holds, margin=COULOMB_RESIDUAL_RTOL - res.relative,
+                       implies=("the answer satisfies Coulomb's law (De Saxcé's form) to "
+                                f"{res.relative:.2e} of ‖q‖" + ("" if holds else
+                                f", above the bound {COULOMB_RESIDUAL_RTOL:g}")),
+                       data=res.as_dict())
+
+
+def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: int, W: np.ndarray,
+            extra_ok: bool = True) -> None:
+    res = natural_map_residual(ans.r, ans.u, q, mu, d)
+    ok = res.relative <= COULOMB_RESIDUAL_RTOL and extra_ok
+    sol.status = "solved" if ok else "inaccurate"
+    if not ok:
+        sol.message = (f"natural-map residual reached {res.relative:.2e} of ‖q‖ "
+                       f"(bound {COULOMB_RESIDUAL_RTOL:g})" + ("" if extra_ok else "; dynamics residual too large"))
+    sol.natural_map_residual = res
+    wn = float(np.abs(W).max(initial=0.0))
+    vs = res.q_norm
+    sol.contact_modes = contact_modes(ans.r, ans.u, mu, d, velocity_scale=vs,
+                                      reaction_scale=vs / wn if wn > 0 else vs)
+    sol.certificates.append(_natural_map_certificate(res, res.relative <= COULOMB_RESIDUAL_RTOL))
+    sol.route = "convex iteration + Newton polish"
+    sol.polish_allowed = False
+    sol.extras.update({"fixed_point_iterations": ans.fixed_point_iterations,
+                       "newton_iterations": ans.newton_iterations, "history": ans.history,
+                       "backend_status": ans.backend_status})
+    sol.residuals["natural_map_relative"] = res.relative
+    sol.residuals["natural_map_siconos"] = res.siconos
+    u, why = _uniqueness(W, mu)
+    sol.unique = {"acceleration": u, "generalized_force": u, "multipliers": u}
+    sol.extras["uniqueness"] = why
+    sol.times.update(ans.times)
+
+
+def solve_local_problem(problem: LocalContactProblem, *, solver: str | None = None, tolerance=None) -> Solution:
+    """``gaussqp.solve`` of a :class:`~gaussqp.LocalContactProblem`: ``lambda_normal``/``lambda_tangent`` are the
+    reaction r, ``velocity`` is u = W r + q, ``acceleration`` is None."""
+    t0 = time.perf_counter()
+    d, m = problem.dimension, problem.m
+    ans = solve_local(problem.W, problem.q, problem.mu, d, solver=solver, tolerance=tolerance)
+    sol = Solution(problem=problem, status="failed", formulation=CoulombFixedPoint.name, solver=ans.backend)
+    R = ans.r.reshape(m, d)
+    sol.lambda_normal, sol.lambda_tangent, sol.velocity = R[:, 0].copy(), R[:, 1:].copy(), ans.u
+    _attach(sol, ans, np.asarray(problem.q), np.asarray(problem.mu), d, _dense(problem.W))
+    sol.times["total"] = time.perf_counter() - t0
+    return sol
+
+
+def contact_blocks(problem: ContactProblem) -> tuple:
+    """(J, drift, mu) of the contacts in blocks (normal, tangents): J (m·d × n) sparse, the tangent rows of a
+    contact without them are zero (its μ is then 0)."""
+    m, d, n = problem.m, problem.dimension, problem.n
+    Jn = sp.csr_matrix(problem.J_n)
+    Jt = sp.csr_matrix(problem.J_t) if problem.J_t.shape[0] else sp.csr_matrix((0, n))
+    rows, drift = [], np.zeros(m * d)
+    k = 0
+    mu = np.where(np.isin(problem.modes, ["coulomb"]), problem.friction, 0.0).astype(float)
+    for i in range(m):
+        rows.append(Jn[i])
+        drift[i * d] = problem.normal_drift[i]
+        if problem.has_tangent[i]:
+            rows.append(Jt[k:k + d - 1])
+            drift[i * d + 1:(i + 1) * d] = problem.tangent_drift[k:k + d - 1]
+            k += d - 1
+        else:
+            rows.append(sp.csr_matrix((d - 1, n)))
+    return sp.vstack(rows, format="csr"), drift, mu
+
+
+class CoulombFixedPoint(Formulation):
+    name = "coulomb_fixed_point"
+    id = "F8"
+    title = "Mode-free Coulomb friction: convex iteration on De Saxcé's shift + Newton polish"
+    source = "issue #12 item 3; Acary, Brémond, Huber 2018 §4 (natural map, fixed point on the threshold)"
+    valid_when = "M ≻ 0, unilateral contacts: 'coulomb' or frictionless (stick/slip decided by the solver)"
+    kind = "cvxpy"
+    needs = "socp"
+    decides_modes = True
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        if not len(problem.coulomb):
+            return False, "no 'coulomb' contact (this route decides stick/slip)"
+        bad = [i for i in range(problem.m) if problem.types[i] != "unilateral"
+               or problem.modes[i] not in ("coulomb", "frictionless")]
+        if bad:
+            return False, (f"contact(s) {bad[:8]} are bilateral, sticking or sliding: the convex iteration takes "
+                           "unilateral 'coulomb' and frictionless contacts only")
+        if cls.mass != "definite":
+            return False, f"needs M ≻ 0 to condense the Delassus form (M has rank {cls.mass_rank} < {cls.n})"
+        return True, ""
+
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
+              verdict: bool = True) -> Solution:
+        """:meth:`_solve`, judged there by the natural map (not by
+        :func:`~gaussqp.certificates.judge.finalize`, whose residuals know no undecided mode)."""
+        ok, why = self.accepts(problem, problem.classify())
+        if not ok:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        return self._solve(problem, solver, get_tolerance(tolerance))
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        """Condense (``W = J M⁻¹ Jᵀ``, ``q = J M⁻¹(−F) + drift``), :func:`solve_local`, recover
+        ``a = M⁻¹(Jᵀ r − F)``; judged by the natural-map residual and the dynamics residual row by row."""
+        t0 = time.perf_counter()
+        d, m = problem.dimension, problem.m
+        J, drift, mu = contact_blocks(problem)
+        M = sp.csc_matrix(problem.M) if problem.sparse else np.asarray(problem.M)
+        if sp.issparse(M):
+            lu = spla.splu(M)
+            Minv = lu.solve
+        else:
+            cf = sla.cho_factor(M)
+            Minv = lambda B: sla.cho_solve(cf, B)  # noqa: E731
+        F = np.asarray(problem.F, dtype=float)
+        MinvJt = np.asarray(Minv(J.T.toarray()))
+        W = np.asarray(J @ MinvJt)
+        W = (W + W.T) / 2  # J M⁻¹ Jᵀ is symmetric; this removes round-off only
+        q = np.asarray(J @ Minv(-F)).ravel() + drift
+        ans = solve_local(W, q, mu, d, solver=solver, tolerance=tol)
+        sol = Solution(problem=problem, status="failed", formulation=self.name, solver=ans.backend)
+        R = ans.r.reshape(m, d)
+        sol.lambda_normal = R[:, 0].copy()
+        sol.lambda_tangent = R[:, 1:].copy()
+        sol.acceleration = MinvJt @ ans.r + np.asarray(Minv(-F)).ravel()
+        sol.velocity = ans.u
+        Ma = np.asarray(problem.M @ sol.acceleration).ravel()
+        gen = np.asarray(J.T @ ans.r).ravel()
+        Mabs = abs(problem.M) if sp.issparse(problem.M) else np.abs(problem.M)
+        scale = (np.asarray(Mabs @ np.abs(sol.acceleration)).ravel() + np.abs(F)
+                 + np.asarray(abs(J).T @ np.abs(ans.r)).ravel())
+        floor = COULOMB_DYNAMICS_FLOOR * float(scale.max(initial=0.0))
+        scale = np.maximum(scale, floor)
+        dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
+        sol.residuals["dynamics"] = dyn
+        _attach(sol, ans, q, mu, d, W, extra_ok=dyn <= COULOMB_DYNAMICS_RTOL)
+        sol.times["total"] = time.perf_counter() - t0
+        return sol

@@ -1,0 +1,189 @@
+"""Coulomb's law with the stick/slip mode left to the solver, independent of any solver.
+
+Contact blocks are ordered (normal, t1[, t2]) as in FCLIB (Acary, Brémond, Huber 2018, §2). With the
+Coulomb cone ``K_μ = {x = (x_n, x_t): ‖x_t‖ <= μ x_n}`` and its dual ``K_μ* = K_{1/μ}``, the law in
+De Saxcé's form is the cone complementarity
+
+    K_μ ∋ r  ⟂  u + μ‖u_t‖ e_n ∈ K_μ*,
+
+whose **natural map** ``φ(r, u) = r − P_K(r − (u + μ‖u_t‖ e_n))`` vanishes exactly at a solution
+(Acary, Brémond, Huber 2018, eq. (12); Siconos's ``fc3d_compute_error`` uses the same map). This module
+gives the projection onto ``K_μ`` (closed form, any d >= 2: in 2D the cone is a wedge and ``‖x_t‖ = |x_t|``),
+the De Saxcé shift, the residual per contact and stacked with its three normalizations, its generalized
+Jacobian (for the Newton polish) and the mode found at each contact with its distance to a mode change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..settings import COULOMB_MODE_RTOL, TINY
+
+SEPARATED, STICKING, SLIDING = "separated", "sticking", "sliding"
+
+
+def _blocks(x: np.ndarray, d: int) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.size % d:
+        raise ValueError(f"a stacked vector of size {x.size} is not made of blocks of dimension {d}")
+    return x.reshape(-1, d)
+
+
+def project_cone(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
+    """Euclidean projection of the stacked blocks ``x`` onto ``K_μ = {‖x_t‖ <= μ x_n}`` block by block.
+
+    Closed form: ``x`` if ``‖x_t‖ <= μ x_n``; ``0`` if ``μ‖x_t‖ <= −x_n`` (the polar cone); otherwise
+    ``α (1, μ x_t/‖x_t‖)`` with ``α = (x_n + μ‖x_t‖)/(1 + μ²)``. ``μ = 0`` gives ``(max(x_n, 0), 0)``.
+    """
+    X = _blocks(x, dimension)
+    mu = np.asarray(mu, dtype=float).reshape(-1)
+    xn, xt = X[:, 0], X[:, 1:]
+    nt = np.linalg.norm(xt, axis=1)
+    out = np.zeros_like(X)
+    inside = (nt <= mu * xn) & (xn >= 0)  # xn >= 0: with μ = 0, (x_n < 0, 0) is not in the cone
+    polar = mu * nt <= -xn
+    side = ~inside & ~polar
+    out[inside] = X[inside]
+    alpha = (xn + mu * nt) / (1.0 + mu * mu)
+    safe = np.where(nt > 0, nt, 1.0)
+    out[side, 0] = alpha[side]
+    out[side, 1:] = (mu * alpha / safe)[side, None] * xt[side]
+    return out.reshape(-1)
+
+
+def project_cone_jacobian(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
+    """A generalized (Clarke) Jacobian of :func:`project_cone` at ``x``: blocks (m, d, d).
+
+    Identity inside the cone, zero in the polar cone, and on the side piece (``t = ‖x_t‖``, ``e = x_t/t``,
+    ``α`` as in :func:`project_cone`): ``∂α = (e_n + μ e)/(1+μ²)`` and
+    ``∂(μ α e) = μ e ∂α + (μ α / t)(I − e eᵀ)`` on the tangent columns. On the boundaries the piece of the
+    interior side is chosen (any element of the B-subdifferential serves a semismooth Newton method).
+    """
+    X = _blocks(x, dimension)
+    d = dimension
+    mu = np.asarray(mu, dtype=float).reshape(-1)
+    m = X.shape[0]
+    Jac = np.zeros((m, d, d))
+    xn, xt = X[:, 0], X[:, 1:]
+    nt = np.linalg.norm(xt, axis=1)
+    for j in range(m):
+        if nt[j] <= mu[j] * xn[j] and xn[j] >= 0:
+            Jac[j] = np.eye(d)
+        elif mu[j] * nt[j] <= -xn[j]:
+            continue
+        elif nt[j] <= TINY * max(abs(xn[j]), 1.0):  # μ = 0 side piece at x_t = 0: (max(x_n, 0), 0)
+            Jac[j, 0, 0] = 1.0
+        else:
+            e = xt[j] / nt[j]
+            c = 1.0 / (1.0 + mu[j] ** 2)
+            alpha = (xn[j] + mu[j] * nt[j]) * c
+            dalpha = np.concatenate([[c], mu[j] * c * e])
+            Jac[j, 0] = dalpha
+            Jac[j, 1:] = mu[j] * np.outer(e, dalpha)
+            Jac[j, 1:, 1:] += (mu[j] * alpha / nt[j]) * (np.eye(d - 1) - np.outer(e, e))
+    return Jac
+
+
+def de_saxce_shift(u: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
+    """``u + μ‖u_t‖ e_n`` block by block (De Saxcé's modified velocity)."""
+    U = _blocks(u, dimension).copy()
+    U[:, 0] += np.asarray(mu, dtype=float).reshape(-1) * np.linalg.norm(U[:, 1:], axis=1)
+    return U.reshape(-1)
+
+
+def natural_map(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, rho=1.0) -> np.ndarray:
+    """``φ = r − P_K(r − ρ(u + μ‖u_t‖ e_n))`` stacked (``ρ > 0`` a scalar or one per contact; ρ = 1 is the
+    reported residual's map, another ρ has the same zeros)."""
+    R = _blocks(r, dimension)
+    rho_b = np.broadcast_to(np.asarray(rho, dtype=float), (R.shape[0],))
+    z = R - rho_b[:, None] * _blocks(de_saxce_shift(u, mu, dimension), dimension)
+    return (R - _blocks(project_cone(z.reshape(-1), mu, dimension), dimension)).reshape(-1)
+
+
+@dataclass(frozen=True)
+class NaturalMapResidual:
+    """The natural-map residual of ``(r, u)``, recomputed by us.
+
+    ``absolute`` is ``‖φ‖₂`` stacked; ``relative`` is ``‖φ‖ / ‖q‖`` (the data's own free velocity: for a
+    local problem ``q``, for an acceleration-level problem ``q = J M⁻¹(−F) + drift``, the same quantity);
+    ``siconos`` is ``‖φ‖ / max(‖q‖, ‖r‖, ‖u‖)`` (Siconos's ``fc3d_compute_error`` normalization);
+    ``per_contact`` the norm of each block. A zero ``‖q‖`` divides by 1 (the residual is then absolute).
+    """
+
+    absolute: float
+    relative: float
+    siconos: float
+    per_contact: np.ndarray
+    q_norm: float
+
+    def as_dict(self) -> dict:
+        return {"absolute": float(self.absolute), "relative": float(self.relative),
+                "siconos": float(self.siconos), "normalized_by": "relative: ||q||; siconos: max(||q||, ||r||, ||u||)"}
+
+
+def natural_map_residual(r: np.ndarray, u: np.ndarray, q: np.ndarray, mu: np.ndarray,
+                         dimension: int) -> NaturalMapResidual:
+    """:class:`NaturalMapResidual` of the reaction ``r`` and velocity ``u`` of a problem with free velocity ``q``.
+
+    Source: Acary, Brémond, Huber (2018), eq. (12) (natural map), §5.1 (Siconos's normalization).
+    """
+    phi = _blocks(natural_map(r, u, mu, dimension), dimension)
+    a = float(np.linalg.norm(phi))
+    qn = float(np.linalg.norm(q))
+    big = max(qn, float(np.linalg.norm(r)), float(np.linalg.norm(u)))
+    return NaturalMapResidual(absolute=a, relative=a / (qn if qn > 0 else 1.0),
+                              siconos=a / (big if big > 0 else 1.0),
+                              per_contact=np.linalg.norm(phi, axis=1), q_norm=qn)
+
+
+@dataclass(frozen=True)
+class ContactMode:
+    """The mode found at one contact and its distance to a mode change, all on the data's scale.
+
+    ``mode`` is ``separated`` (``r = 0``, ``u_n > 0``), ``sticking`` (``u = 0``, ``r`` in the cone) or
+    ``sliding`` (``r`` on the cone's boundary, ``u_t ≠ 0``, ``direction = u_t/‖u_t‖``, the reaction opposing
+    it). ``margin`` is how far the data are from the other modes: for separated ``u_n`` (its gap), for
+    sticking ``min(r_n, μ r_n − ‖r_t‖)`` (the cone slack, scaled by the reaction scale), for sliding ``‖u_t‖``;
+    ``relative_margin`` divides it by the velocity or reaction scale given to :func:`contact_modes`.
+    """
+
+    mode: str
+    margin: float
+    relative_margin: float
+    direction: tuple | None = None
+
+    def as_dict(self) -> dict:
+        return {"mode": self.mode, "margin": float(self.margin), "relative_margin": float(self.relative_margin),
+                "direction": None if self.direction is None else [float(x) for x in self.direction]}
+
+
+def contact_modes(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, *,
+                  velocity_scale: float, reaction_scale: float) -> list[ContactMode]:
+    """The mode of each contact (:class:`ContactMode`), decided at the given scales.
+
+    A contact is separated when ``r_n <= COULOMB_MODE_RTOL · reaction_scale``; otherwise sliding when
+    ``‖u_t‖ > COULOMB_MODE_RTOL · velocity_scale``, else sticking. The scales are the data's (``‖q‖`` and the
+    reaction scale ``‖q‖ / ‖W‖`` for a local problem), never the answer's own size.
+    """
+    R, U = _blocks(r, dimension), _blocks(u, dimension)
+    mu = np.asarray(mu, dtype=float).reshape(-1)
+    vs = velocity_scale if velocity_scale > 0 else 1.0
+    rs = reaction_scale if reaction_scale > 0 else 1.0
+    out = []
+    for j in range(R.shape[0]):
+        rn, rt, un, ut = R[j, 0], R[j, 1:], U[j, 0], U[j, 1:]
+        nut = float(np.linalg.norm(ut))
+        if rn <= COULOMB_MODE_RTOL * rs:
+            out.append(ContactMode(SEPARATED, float(un), float(un) / vs))
+        elif nut > COULOMB_MODE_RTOL * vs and mu[j] > 0:
+            out.append(ContactMode(SLIDING, nut, nut / vs, tuple(float(x) for x in ut / nut)))
+        else:
+            slack = float(min(rn, mu[j] * rn - np.linalg.norm(rt))) if mu[j] > 0 else float(rn)
+            out.append(ContactMode(STICKING, slack, slack / rs))
+    return out
+
+
+__all__ = ["SEPARATED", "STICKING", "SLIDING", "ContactMode", "NaturalMapResidual", "contact_modes",
+           "de_saxce_shift", "natural_map", "natural_map_residual", "project_cone", "project_cone_jacobian"]

@@ -1,0 +1,111 @@
+"""The pieces of Coulomb's law (gaussqp.friction.coulomb_law) against independent formulas."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gaussqp.friction.coulomb_law import (SEPARATED, SLIDING, STICKING, contact_modes, de_saxce_shift, natural_map,
+                                          natural_map_residual, project_cone, project_cone_jacobian)
+
+finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
+
+
+def _project_by_optimization(x, mu):
+    """Projection onto {‖t‖ <= μ n} by a brute-force 1D search over the normal part (independent of the closed
+    form): for fixed n >= 0 the nearest point clips t to the disk of radius μ n."""
+    xn, xt = x[0], x[1:]
+    nt = np.linalg.norm(xt)
+    ns = np.concatenate([[0.0], np.linspace(0, abs(xn) + nt + 1, 200001)])
+    scale = np.minimum(1.0, mu * ns / nt) if nt > 0 else np.zeros_like(ns)
+    dist = (ns - xn) ** 2 + (nt - scale * nt) ** 2
+    k = int(np.argmin(dist))
+    return np.concatenate([[ns[k]], scale[k] * xt])
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=3, max_size=3), st.floats(0, 3))
+def test_projection_3d_matches_brute_force(x, mu):
+    x = np.array(x)
+    p = project_cone(x, np.array([mu]), 3)
+    assert np.allclose(p, _project_by_optimization(x, mu), atol=1e-3)
+    # the projection is in the cone, and x - p is in the polar cone, orthogonal to p (Moreau's decomposition)
+    assert np.linalg.norm(p[1:]) <= mu * p[0] + 1e-12
+    w = x - p
+    assert mu * np.linalg.norm(w[1:]) <= -w[0] + 1e-9
+    assert abs(p @ w) <= 1e-9 * (1 + x @ x)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=2, max_size=2), st.floats(0, 3))
+def test_projection_2d_is_the_wedge(x, mu):
+    x = np.array(x)
+    p = project_cone(x, np.array([mu]), 2)
+    assert np.allclose(p, _project_by_optimization(x, mu), atol=1e-3)
+    assert abs(p[1]) <= mu * p[0] + 1e-12
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(st.lists(finite, min_size=6, max_size=6), st.floats(0.05, 2), st.floats(0.05, 2))
+def test_jacobian_matches_finite_differences(x, mu1, mu2):
+    x, mu = np.array(x), np.array([mu1, mu2])
+    J = project_cone_jacobian(x, mu, 3)
+    eps = 1e-7
+    for j in range(2):
+        blk = x[3 * j:3 * j + 3]
+        if abs(np.linalg.norm(blk[1:]) - mu[j] * blk[0]) < 1e-4 or abs(mu[j] * np.linalg.norm(blk[1:]) + blk[0]) < 1e-4:
+            continue  # on a kink: any element of the subdifferential serves
+        fd = np.column_stack([(project_cone(blk + eps * e, mu[j:j + 1], 3) - project_cone(blk - eps * e, mu[j:j + 1], 3))
+                              / (2 * eps) for e in np.eye(3)])
+        assert np.allclose(J[j], fd, atol=1e-5)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=6, max_size=6), st.lists(finite, min_size=6, max_size=6), st.floats(0, 2))
+def test_residual_against_the_formula(r, u, mu):
+    r, u, m = np.array(r), np.array(u), np.array([mu, mu])
+    phi = natural_map(r, u, m, 3)
+    expect = []
+    for j in range(2):
+        rj, uj = r[3 * j:3 * j + 3], u[3 * j:3 * j + 3]
+        shifted = uj + np.array([mu * np.linalg.norm(uj[1:]), 0, 0])
+        expect.append(rj - _closed_form(rj - shifted, mu))
+    assert np.allclose(phi, np.concatenate(expect))
+    q = np.ones(6)
+    res = natural_map_residual(r, u, q, m, 3)
+    a = np.linalg.norm(phi)
+    assert res.absolute == pytest.approx(a)
+    assert res.relative == pytest.approx(a / np.linalg.norm(q))
+    assert res.siconos == pytest.approx(a / max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u)))
+
+
+def _closed_form(x, mu):
+    """The projection written out as in Acary, Brémond, Huber (2018), for the residual test."""
+    xn, xt = x[0], x[1:]
+    t = np.linalg.norm(xt)
+    if t <= mu * xn and xn >= 0:
+        return x.copy()
+    if mu * t <= -xn:
+        return np.zeros(3)
+    a = (xn + mu * t) / (1 + mu * mu)
+    return np.concatenate([[a], mu * a * xt / t])
+
+
+def test_residual_vanishes_exactly_on_the_three_modes():
+    mu = np.array([0.5, 0.5, 0.5])
+    r = np.array([0, 0, 0, 2, 0.3, -0.4, 2, -0.6, 0.8])        # separated, sticking inside, sliding on the boundary
+    u = np.array([1.5, 0.2, 0.1, 0, 0, 0, 0, 3, -4])           # gap, rest, slip opposite to r_t
+    res = natural_map_residual(r, u, np.ones(9), mu, 3)
+    assert res.absolute <= 1e-15
+    modes = contact_modes(r, u, mu, 3, velocity_scale=1.0, reaction_scale=1.0)
+    assert [c.mode for c in modes] == [SEPARATED, STICKING, SLIDING]
+    assert np.allclose(modes[2].direction, [0.6, -0.8])
+    assert modes[0].margin == pytest.approx(1.5) and modes[1].margin == pytest.approx(0.5)
+    # violating the law is seen: a sliding contact whose force does not oppose the slip
+    bad = r.copy()
+    bad[7:9] *= -1
+    assert natural_map_residual(bad, u, np.ones(9), mu, 3).absolute > 0.1
+
+
+def test_de_saxce_shift():
+    assert np.allclose(de_saxce_shift(np.array([1.0, 3.0, 4.0]), np.array([0.5]), 3), [3.5, 3.0, 4.0])
+    assert np.allclose(de_saxce_shift(np.array([1.0, -2.0]), np.array([0.5]), 2), [2.0, -2.0])
