@@ -67,13 +67,11 @@ def all_rows_rank(problem: gaussqp.ContactProblem) -> int:
 
 
 def facts(problem: gaussqp.ContactProblem) -> dict:
-    """What gaussqp certifies about ``problem`` without solving its friction problem (see the module docstring)."""
+    """What gaussqp certifies about ``problem``: its structure, the frictionless relaxation's certificates, and the
+    mode-free Coulomb solve (issue #12) with our recomputed natural-map residual and the modes found."""
     relaxed = gaussqp.check(frictionless_relaxation(problem))
-    try:
-        gaussqp.solve(problem)
-        refused = ""
-    except gaussqp.errors.NotApplicableError as exc:
-        refused = str(exc)
+    sol = gaussqp.solve(problem)
+    modes = [c.mode for c in (sol.contact_modes or [])]
     return {
         "system_class": problem.classify().as_dict(),
         "rank_all_rows": all_rows_rank(problem),
@@ -81,9 +79,9 @@ def facts(problem: gaussqp.ContactProblem) -> dict:
             "certificates": [{"id": c.id, "holds": c.holds, "implies": c.implies} for c in relaxed.certificates],
             "skipped": relaxed.skipped,
         },
-        "coulomb_solve": {"refused": refused,
-                          "note": "the stick/slip (mode 'coulomb') solve comes with the mode-free solver; "
-                                  "no acceleration or reaction is claimed for this problem yet"},
+        "coulomb_solve": {"formulation": sol.formulation, "status": str(sol.status), "certified": bool(sol.certified),
+                          "natural_map_residual_relative": float(sol.natural_map_residual.relative),
+                          "modes": {m: modes.count(m) for m in sorted(set(modes))}},
     }
 
 

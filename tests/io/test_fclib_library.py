@@ -50,12 +50,15 @@ def test_shipped_fclib_problem_loads_and_its_recorded_facts_hold(name):
         [(c.id, None if c.holds is None else bool(c.holds)) for c in report.certificates]
     assert {c["id"] for c in recorded["certificates"]} >= {"C1", "C2", "C3", "C4", "C5"}
     assert all(c["holds"] in (True, None) for c in recorded["certificates"])
-    # the Coulomb (stick/slip) problem, refused when the file was generated (as recorded), is solved by the
-    # mode-free route since issue #12, to our own natural-map residual
-    assert recorded and parameters["coulomb_solve"]["refused"]
+    # the Coulomb (stick/slip) problem: solved by the mode-free route (issue #12) as recorded, to our own
+    # natural-map residual
+    rec = parameters["coulomb_solve"]
+    assert rec["status"] == "solved" and rec["certified"] and rec["formulation"] == "coulomb_fixed_point"
     sol = gaussqp.solve(p)
-    assert sol.formulation == "coulomb_fixed_point" and sol.status == "solved"
+    assert sol.formulation == "coulomb_fixed_point" and sol.status == "solved" and sol.certified
     assert sol.natural_map_residual.relative <= gaussqp.settings.COULOMB_RESIDUAL_RTOL
+    assert rec["natural_map_residual_relative"] <= gaussqp.settings.COULOMB_RESIDUAL_RTOL
+    assert sum(rec["modes"].values()) == p.m
 
 
 def test_cube_mass_matrix_was_symmetrized_from_round_off():
