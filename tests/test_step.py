@@ -171,3 +171,26 @@ def test_example_script_runs(tmp_path):
     assert path.is_file() and path.stat().st_size > 10_000
     rec = mod.simulate(mod.ball(0.5), State(q=np.array([1.0]), v=np.array([0.0])), 0.01, 1.0)
     assert rec["certified"].all()
+
+
+def test_a_sliding_box_under_coulomb_friction_stops_when_the_closed_form_says():
+    """Mode ``coulomb`` (the solver decides stick/slip, issue #12): a box sliding at v0 on the floor loses μ g h
+    of speed per step on average and sticks after v0/(μ g) seconds (the closed form), then stays at rest."""
+    import gaussqp.timestepping as ts
+
+    m, mu, g, h, v0 = 2.0, 0.5, 9.81, 1e-2, 3.0
+    system = ts.MechanicalSystem(
+        mass=lambda q: m * np.eye(2), force=lambda q, v, t: np.array([0.0, -m * g]),
+        contacts=lambda q: ts.ContactRows(gaps=np.array([q[1]]), normals=np.array([[0.0, 1.0]]),
+                                          friction=np.array([mu]), modes="coulomb",
+                                          tangents=np.array([[1.0, 0.0]]), dimension=2))
+    state, stopped = ts.State(np.zeros(2), np.array([v0, 0.0])), None
+    for k in range(90):
+        r = ts.step(system, state, h)
+        assert r.solution.status == "solved"
+        assert r.solution.formulation == ("coulomb_fixed_point" if len(r.active) else "gauss_qp")
+        state = r.state
+        if stopped is None and abs(state.v[0]) < 1e-9:
+            stopped = state.t
+    assert stopped == pytest.approx(v0 / (mu * g), abs=2 * h)
+    assert abs(state.v[0]) < 1e-9 and state.v[0] + 0.0 >= -1e-9

@@ -86,7 +86,8 @@ def facts(problem: gaussqp.ContactProblem) -> dict:
 
 
 def _data_dir(arg: str | None) -> Path:
-    for cand in (arg, os.environ.get("GAUSSQP_FCLIB_DATA"), ROOT.parent / "shared" / "data" / "fclib",
+    for cand in (arg, os.environ.get("GAUSSQP_FCLIB_DATA"), ROOT / "tests" / "data" / "fclib",
+                 ROOT.parent / "shared" / "data" / "fclib",
                  ROOT.parents[1] / "shared" / "data" / "fclib"):
         if cand and (Path(cand) / "CubeH8.hdf5").is_file():
             return Path(cand)
