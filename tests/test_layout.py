@@ -112,3 +112,16 @@ def test_no_import_cycle_at_load_time():
     for u in graph:
         if u not in state:
             visit(u, [u])
+
+
+def test_every_package_is_installed():
+    """A non-editable install (CI's) ships only the packages pyproject.toml lists: a new folder left out of the
+    list imports in an editable checkout and fails everywhere else."""
+    import tomllib
+
+    root = ROOT.parent
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(root).parts) for p in (root / "gaussqp").rglob("__init__.py")}
+    found |= {"gaussqp.problems" + "".join("." + x for x in p.parent.relative_to(root / "problems").parts)
+              for p in (root / "problems").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)
