@@ -41,11 +41,11 @@ def _options(args) -> ImportOptions:
 
 def _open(args) -> Opened:
     """A file of any reader (:data:`gaussqp.io.open_file.READERS`), or the name of a shipped problem."""
-    from . import problems
-
     spec = args.file
     if Path(spec).exists() or Path(spec).suffix.lower() in READERS:
         return open_problem(spec, _options(args), importer=args.importer)
+    from . import problems  # the library only when a name is given (it is installed, not in a source tree)
+
     check_options("library", _options(args))
     return Opened(problems.load(spec), "library", source=f"gaussqp.problems {spec!r}")
 

@@ -157,10 +157,10 @@ def test_fclib_files_solved_or_honestly_inaccurate(name, request):
         assert sol.status == "inaccurate" and res.relative > 1e-8 and str(f"{res.relative:.2e}") in sol.message
 
 
-def test_rolling_file_refused():
+def test_rolling_file_refused(tmp_path):
     pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
     out = subprocess.run([sys.executable, "-m", "gaussqp.cli", "solve", str(FCLIB / "Chute-ndof-768-nc-4-3.hdf5")],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, cwd=tmp_path)  # the installed gaussqp, not ./gaussqp
     assert out.returncode == 2 and "rolling" in out.stderr
 
 
@@ -169,7 +169,7 @@ def test_cli_json_and_out_round_trip(name, tmp_path):
     h5py = pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
     out = tmp_path / "solution.hdf5"
     run = subprocess.run([sys.executable, "-m", "gaussqp.cli", "solve", str(FCLIB / name), "--json", "--out", str(out)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     js = json.loads(run.stdout)
     assert js["status"] == "solved"
