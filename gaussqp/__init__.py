@@ -14,6 +14,7 @@ from .dispatch import PREFERENCES, choose_formulation, solve
 from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
 from .formulations import FORMULATIONS, get_formulation, register
 from .model.impact import ImpactProblem
+from .model.local_problem import LocalContactProblem
 from .model.problem import Contact, ContactProblem
 from .model.system_class import SystemClass
 from .results import Certificate, Solution, Status
@@ -24,7 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Certificate", "CheckReport", "Contact", "ContactProblem", "ContactRows", "FORMAT", "FORMULATIONS",
-    "ImpactProblem", "MechanicalSystem", "PREFERENCES", "PRESETS", "Solution", "State", "StepResult", "Status",
+    "ImpactProblem", "LocalContactProblem", "MechanicalSystem", "PREFERENCES", "PRESETS", "Solution", "State", "StepResult", "Status",
     "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps", "errors", "get_formulation",
     "impacts", "load", "load_npz", "loads", "register", "save_npz", "solve", "solve_impact", "step",
 ]
@@ -37,4 +38,3 @@ def __getattr__(name: str):
 
         return importlib.import_module(".problems", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-from .model.local_problem import LocalContactProblem  # noqa: E402  (issue 11: the FCLIB local form)

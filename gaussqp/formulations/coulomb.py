@@ -148,7 +148,6 @@ def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: fl
     rho_c = np.array([1.0 / n if n > 0 else 1.0 for n in
                       (np.linalg.norm(b.toarray() if sp.issparse(b) else b) for b in diag_blocks)])
     rho = np.repeat(rho_c, d)
-    qn = max(float(np.linalg.norm(q)), float(np.finfo(float).tiny))
 
     def phi(r):
         u = np.asarray(Wd @ r).ravel() + q

@@ -245,7 +245,6 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     in 3D without a polygon, or beyond 3D.
     """
     enum = _check_size(problem, max_contacts, cone)
-    k = len(enum)
     n, m, d1 = problem.n, problem.m, problem.dimension - 1
     S = list(problem.sticking)
     C = list(problem.coulomb)

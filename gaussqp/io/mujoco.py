@@ -678,7 +678,7 @@ class _Importer:
                                         "rolling rows dropped, "
                                         "reported), or give the geoms one condim")
         for label, condim, info, rows, drift, u, mu, keep, override in self.pending:
-            T, c, ut, mus = rows[1:1 + keep], drift[1:1 + keep], u[1:1 + keep], mu[:keep]
+            T, c, mus = rows[1:1 + keep], drift[1:1 + keep], mu[:keep]
             isotropic = keep == 2 and mus[0] == mus[1]
             scale = np.ones(keep) if isotropic else mus
             B = scale[:, None] * T

@@ -26,7 +26,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..errors import RestitutionError, ShapeError, UnknownValueError
+from ..errors import RestitutionError, UnknownValueError
 from ..settings import MAX_RESTITUTION
 from ..linalg.mass import solve_mass
 from .problem import Contact, ContactProblem

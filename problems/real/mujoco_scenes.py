@@ -232,7 +232,7 @@ def softness_gap(m0, d0, eps: float, options: dict) -> float | str:
     d = mujoco.MjData(m)
     mujoco.mj_setState(m, d, state, spec)
     mujoco.mj_forward(m, d)
-    imp = import_mujoco(m, d, name=name, **options)
+    imp = import_mujoco(m, d, **options)
     sol = gaussqp.solve(imp.problem)
     if sol.acceleration is None:
         return str(sol.status)
