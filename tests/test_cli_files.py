@@ -121,3 +121,12 @@ def test_info_prints_the_notes_of_a_redundant_problem(capsys):
     assert "normal rows redundant" in capsys.readouterr().out
     with pytest.raises(gaussqp.errors.UnknownValueError, match="facets"):
         gaussqp.solve(gaussqp.problems.load("rod_wall_guide"), facets=2)
+
+
+def test_options_given_as_arrays_from_python():
+    """ImportOptions from Python may hold arrays: 'given' is decided without comparing an array to None."""
+    from gaussqp.io.open_file import check_options
+
+    check_options("mujoco", ImportOptions(qpos=np.zeros(3)))
+    with pytest.raises(UnknownValueError, match="qpos"):
+        check_options("gaussqp", ImportOptions(qpos=np.zeros(3)))

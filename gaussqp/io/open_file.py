@@ -75,7 +75,9 @@ def check_options(reader: str, options: ImportOptions) -> None:
     """Refuse an option that ``reader`` does not use (:data:`USES`), naming it."""
     default = ImportOptions()
     for f in fields(ImportOptions):
-        if f.name not in USES[reader] and getattr(options, f.name) != getattr(default, f.name):
+        value, unset = getattr(options, f.name), getattr(default, f.name)
+        given = value is not None if unset is None else bool(value != unset)  # arrays: compared as "given"
+        if f.name not in USES[reader] and given:
             used = ", ".join(sorted(USES[reader])) or "none"
             raise UnknownValueError(f.name, f"is given, but {WHAT[reader]} does not use it (it uses: {used})",
                                     f"drop {f.name}, or give a file of a reader that uses it")
