@@ -330,18 +330,25 @@ def _mode_overrides(modes, ncon: int) -> dict[int, str]:
     return out
 
 
+def data_at_state(model, data, target):
+    """A fresh ``MjData`` of ``target`` (a copy of ``model`` with other options or parameters) at ``data``'s full
+    integration state (``mj_getState`` / ``mj_setState`` of ``mjSTATE_INTEGRATION``), after ``mj_forward``."""
+    mujoco = _mujoco()
+    spec = mujoco.mjtState.mjSTATE_INTEGRATION
+    state = np.empty(mujoco.mj_stateSize(model, spec))
+    mujoco.mj_getState(model, data, state, spec)
+    d = mujoco.MjData(target)
+    mujoco.mj_setState(target, d, state, spec)
+    mujoco.mj_forward(target, d)
+    return d
+
+
 def _working_copy(mujoco, model, data):
     """A copy of ``model`` with elliptic cones and a dense Jacobian, and fresh data at ``data``'s state."""
     m = copy.deepcopy(model)
     m.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
     m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
-    spec = mujoco.mjtState.mjSTATE_INTEGRATION
-    state = np.empty(mujoco.mj_stateSize(model, spec))
-    mujoco.mj_getState(model, data, state, spec)
-    d = mujoco.MjData(m)
-    mujoco.mj_setState(m, d, state, spec)
-    mujoco.mj_forward(m, d)
-    return m, d
+    return m, data_at_state(model, data, m)
 
 
 # quaternions (w, x, y, z), Hamilton product

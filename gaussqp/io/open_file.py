@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import FileFormatError, UnknownValueError
 from ..model.validation import real_array
+from ..results import to_jsonable
 from ..settings import MAX_FILE_BYTES
 
 #: extension → reader name (see :data:`OPENERS`); ``importer=`` overrides it (an MJCF file read by Pinocchio)
@@ -198,7 +199,7 @@ def _open_mujoco(path: Path, options: ImportOptions) -> Opened:
     params = {"qpos": np.asarray(data.qpos).tolist(), "qvel": np.asarray(data.qvel).tolist(),
               "keyframe": options.keyframe, "settle": options.settle, **dict(rep.options)}
     return Opened(rep.problem, "mujoco", rep, tuple(f"{what}: {why}" for what, why in rep.left_out),
-                  source=f"MuJoCo model {path.name}", parameters=_jsonable(params))
+                  source=f"MuJoCo model {path.name}", parameters=to_jsonable(params))
 
 
 def _open_pinocchio(path: Path, options: ImportOptions) -> Opened:
@@ -216,19 +217,7 @@ def _open_pinocchio(path: Path, options: ImportOptions) -> Opened:
     params = {"q": q.tolist(), "v": v.tolist(), "contacts": list(options.contacts),
               "floating_base": options.floating_base, "reference_frame": rep.reference_frame}
     return Opened(rep.problem, "pinocchio", rep, left, source=f"Pinocchio model {path.name}",
-                  parameters=_jsonable(params))
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
+                  parameters=to_jsonable(params))
 
 
 #: reader name → function(path, options) -> Opened

@@ -35,7 +35,7 @@ import numpy as np
 
 import gaussqp
 from gaussqp.io.gaussqp_format import to_dict
-from gaussqp.io.mujoco import import_mujoco
+from gaussqp.io.mujoco import data_at_state, import_mujoco
 
 OUT = Path(__file__).resolve().parents[1] / "data" / "real"
 SOFTNESS = (1e-2, 1e-4)
@@ -226,12 +226,7 @@ def softness_gap(m0, d0, eps: float, options: dict) -> float | str:
     m.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
     m.opt.tolerance = 1e-15
     m.opt.iterations = 1000
-    spec = mujoco.mjtState.mjSTATE_INTEGRATION
-    state = np.empty(mujoco.mj_stateSize(m0, spec))
-    mujoco.mj_getState(m0, d0, state, spec)
-    d = mujoco.MjData(m)
-    mujoco.mj_setState(m, d, state, spec)
-    mujoco.mj_forward(m, d)
+    d = data_at_state(m0, d0, m)
     imp = import_mujoco(m, d, **options)
     sol = gaussqp.solve(imp.problem)
     if sol.acceleration is None:
