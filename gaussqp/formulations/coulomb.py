@@ -342,15 +342,14 @@ def contact_blocks(problem: ContactProblem) -> tuple:
     Jn = sp.csr_matrix(problem.J_n)
     Jt = sp.csr_matrix(problem.J_t) if problem.J_t.shape[0] else sp.csr_matrix((0, n))
     rows, drift = [], np.zeros(m * d)
-    k = 0
     mu = np.where(np.isin(problem.modes, ["coulomb"]), problem.friction, 0.0).astype(float)
     for i in range(m):
         rows.append(Jn[i])
         drift[i * d] = problem.normal_drift[i]
         if problem.has_tangent[i]:
+            k = i * (d - 1)  # J_t holds d-1 rows per contact, zero for a contact without tangents
             rows.append(Jt[k:k + d - 1])
             drift[i * d + 1:(i + 1) * d] = problem.tangent_drift[k:k + d - 1]
-            k += d - 1
         else:
             rows.append(sp.csr_matrix((d - 1, n)))
     return sp.vstack(rows, format="csr"), drift, mu
@@ -413,10 +412,14 @@ class CoulombFixedPoint(Formulation):
         sol.acceleration = MinvJt @ ans.r + np.asarray(Minv(-F)).ravel()
         sol.velocity = ans.u
         Ma = np.asarray(problem.M @ sol.acceleration).ravel()
-        gen = np.asarray(J.T @ ans.r).ravel()
+        # recomputed from the problem's own rows, not from the condensed blocks J the answer was built on
+        Jn_abs, Jt_abs = abs(sp.csr_matrix(problem.J_n)), abs(sp.csr_matrix(problem.J_t))
+        gen = (np.asarray(problem.J_n.T @ sol.lambda_normal).ravel()
+               + np.asarray(problem.J_t.T @ sol.lambda_tangent.ravel()).ravel())
         Mabs = abs(problem.M) if sp.issparse(problem.M) else np.abs(problem.M)
         scale = (np.asarray(Mabs @ np.abs(sol.acceleration)).ravel() + np.abs(F)
-                 + np.asarray(abs(J).T @ np.abs(ans.r)).ravel())
+                 + np.asarray(Jn_abs.T @ np.abs(sol.lambda_normal)).ravel()
+                 + np.asarray(Jt_abs.T @ np.abs(sol.lambda_tangent.ravel())).ravel())
         floor = COULOMB_DYNAMICS_FLOOR * float(scale.max(initial=0.0))
         scale = np.maximum(scale, floor)
         dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
