@@ -40,12 +40,17 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("definite", "unilateral", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     ("definite", "mixed", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     **{("singular", cons, "sliding"): ["sliding_enumeration"] for cons in ("bilateral", "unilateral", "mixed")},
-    **{(mass, cons, "mixed"): ["coulomb_fixed_point", "sliding_enumeration"]
+    # "mixed": told sticking with told sliding (F6), or coulomb contacts with told ones (F9)
+    **{(mass, cons, "mixed"): ["coulomb_fixed_point", "coulomb_mixed", "sliding_enumeration"]
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
-    # mode-free Coulomb contacts (issue #12): only the formulation that decides the modes
-    **{(mass, cons, "coulomb"): ["coulomb_fixed_point"]
+    # mode-free Coulomb contacts (issue #12): the condensed route (M ≻ 0, unilateral), else the one in (a, λ);
+    # the exact 2D enumeration checks them (COULOMB_CROSSCHECK) and is the route of last resort
+    **{(mass, cons, "coulomb"): ["coulomb_fixed_point", "coulomb_mixed", "coulomb_enumeration"]
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
 }
+
+#: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
+COULOMB_ROUTES = ("coulomb_fixed_point", "coulomb_mixed")
 
 #: Routes compared with a sliding answer (F6), in order: the exact enumeration first.
 SLIDING_CROSSCHECK = ["sliding_enumeration", "sliding_fixed_point", "sliding_lcp"]
@@ -262,6 +267,52 @@ def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, t
     return None
 
 
+def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, solver, tol) -> tuple[dict | None,
+                                                                                                   Solution | None]:
+    """A mode-free Coulomb answer (F8/F9) against the exact 2D enumeration when it accepts the problem — the
+    answer must be one of the enumerated solutions, and the enumeration's multiplicity is then the proof of
+    uniqueness (``sol.unique``) — else against the other Coulomb route, compared only when both answers coincide
+    (several solutions may exist: a gap between two certified answers proves nothing). Returns (report, the
+    enumeration's own Solution or None)."""
+    enum_f = FORMULATIONS["coulomb_enumeration"]
+    if problem.dimension == 2 and enum_f.accepts(problem, cls)[0]:
+        esol = enum_f.solve(problem, solver=solver, tolerance=tol)
+        enum = esol.enumeration
+        status = "solved" if enum.solutions else "infeasible"
+        rep = {"formulation": enum_f.name, "solver": "enumeration", "status": status,
+               "solutions": len(enum.solutions), "multiplicity": enum.multiplicity,
+               "multiplier_multiplicity": enum.multiplier_multiplicity,
+               "acceleration_gap": None, "generalized_force_gap": None}
+        if sol.status == SOLVED:
+            found = enum.find(sol.acceleration, sol.lambda_normal, sol.lambda_tangent) is not None
+            route = route_outcome(enum_f.name, status, AGREED if found else DISAGREED,
+                                  "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
+            if found:
+                acc = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplicity)
+                lam = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplier_multiplicity)
+                sol.unique = {"acceleration": acc, "generalized_force": acc, "multipliers": lam}
+                sol.extras["uniqueness"] = (f"decided by the exact 2D enumeration: acceleration {enum.multiplicity}, "
+                                            f"multipliers {enum.multiplier_multiplicity}")
+        else:
+            route = route_outcome(enum_f.name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
+        rep["routes"] = [route]
+        rep["agree"] = combined_agreement(rep["routes"])
+        return rep, esol
+    for other_name in COULOMB_ROUTES:
+        g = FORMULATIONS[other_name]
+        if other_name == name or not g.accepts(problem, cls)[0]:
+            continue
+        other = g.solve(problem, solver=solver, tolerance=tol)
+        rep = crosscheck_report(sol, other, tol.crosscheck)
+        if rep["agree"] is False and sol.unique.get("acceleration") is not True:
+            rep["routes"] = [route_outcome(other_name, other.status, NOT_COMPARED,
+                                           "the two routes found different answers, each judged by its own "
+                                           "residuals: several solutions may exist, so a gap proves nothing")]
+            rep["agree"] = None
+        return rep, None
+    return None, None
+
+
 def _check_facets(facets) -> None:
     """``facets`` is an integer in [3, MAX_FACETS], checked whether or not a polygon is built for this problem."""
     integral = isinstance(facets, (int, np.integer)) and not isinstance(facets, (bool, np.bool_))
@@ -319,6 +370,18 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
         sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol, facets)
     elif crosscheck and f.id == "F6":
         sol.crosscheck = sliding_crosscheck(sol, name, problem, cls, tol)
+    elif crosscheck and name in COULOMB_ROUTES:
+        sol.crosscheck, esol = coulomb_crosscheck(sol, name, problem, cls, solver, tol)
+        if esol is not None and sol.status != SOLVED and esol.status in (SOLVED, *INF_OR_UNB):
+            # the exact enumeration decides what the iterative route could not: its answer (or its proof that
+            # none exists) is returned, with the route's failure on record
+            esol.message = ((esol.message + "; " if esol.message else "")
+                            + f"{name} ended {sol.status!r} ({sol.message}); the exact 2D enumeration's answer")
+            esol.extras["failed_route"] = {"formulation": name, "status": sol.status, "message": sol.message}
+            esol.crosscheck = sol.crosscheck
+            esol.certificates = [c for c in sol.certificates if c.id != "natural_map"] + esol.certificates
+            esol.friction_bounds = sol.friction_bounds
+            sol = esol
     elif crosscheck:
         for other_name in CROSSCHECK_ORDER:
             if other_name == name:

@@ -584,3 +584,7 @@ COULOMB_HANDOFF_RTOL = 1e-6
 COULOMB_RESTARTS = 3
 #: SOCPs per restart of the convex iteration (see :data:`COULOMB_RESTARTS`).
 COULOMB_RESTART_ITER = 5
+#: The mixed Coulomb route (F9, :mod:`gaussqp.formulations.coulomb_mixed`) works on dense (a, λ) with a dense
+#: Jacobian of about (n + 2 m d)² entries: it takes at most this many unknowns n + m·d (a tower of 25 boxes,
+#: 150 coordinates and 100 contacts in 3D, has 450).
+COULOMB_MIXED_MAX_UNKNOWNS = 3000

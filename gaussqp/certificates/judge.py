@@ -107,6 +107,13 @@ def _infeasible_after_failed_answer(sol: Solution, tol: Tolerance) -> None:
     _stands_on(sol, INFEASIBLE, far, {"farkas_stationarity": far.data["stationarity"]})
 
 
+def _friction_decided(problem) -> bool:
+    """True when F1's equality/complementarity system does not describe the problem: sliding contacts (their
+    force is not along the rows) or coulomb contacts (their mode is decided by the route). Uniqueness and the
+    forward error are then the route's own verdict (enumeration, P-matrix test), never F1's."""
+    return bool(len(problem.sliding) or len(problem.coulomb))
+
+
 @dataclass(frozen=True)
 class Check:
     """One instance check of an answer: its name, when it applies, and what it does."""
@@ -127,9 +134,9 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     Check("infeasible_after_failed_answer", lambda s: not s.certificate("kkt_residuals").holds
           and not len(s.problem.sliding), _infeasible_after_failed_answer),
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
-    Check("forward_error", lambda s: s.acceleration is not None and not len(s.problem.sliding)
+    Check("forward_error", lambda s: s.acceleration is not None and not _friction_decided(s.problem)
           and s.cones_enforced is None, _forward_error),
-    Check("uniqueness", lambda s: s.acceleration is not None and not len(s.problem.sliding), _uniqueness),
+    Check("uniqueness", lambda s: s.acceleration is not None and not _friction_decided(s.problem), _uniqueness),
 )
 
 

@@ -4,7 +4,8 @@ F4 (``sticking_socp``) and F5 (``facetized_inner``, ``facetized_outer``, 8 facet
 counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem; F6
 (``sliding_lcp``, ``sliding_fixed_point``, ``sliding_enumeration``) sliding friction and stick/slip;
 ``coulomb_enumeration`` (F6) Coulomb's law with the mode left to the solver, exact in 2D; F8
-(``coulomb_fixed_point``) mode-free Coulomb contacts by convex iteration and a Newton polish.
+(``coulomb_fixed_point``) mode-free Coulomb contacts by convex iteration and a Newton polish; F9
+(``coulomb_mixed``) the same mixed with every other contact kind and a singular M, in (a, λ).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .projected import ProjectedAcceleration, ProjectedEliminated
 from .sliding import CoulombEnumeration, SlidingEnumeration, SlidingFixedPoint, SlidingLCP
 from .facetized import FacetizedQP
 from .coulomb import CoulombFixedPoint
+from .coulomb_mixed import CoulombMixed
 from .sticking_socp import StickingSOCP
 
 FORMULATIONS: dict[str, Formulation] = {}
@@ -32,7 +34,7 @@ def register(f: Formulation) -> Formulation:
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
            StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
            SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(), CoulombEnumeration(),
-           CoulombEnumeration("inner"), CoulombEnumeration("outer"), CoulombFixedPoint()):
+           CoulombEnumeration("inner"), CoulombEnumeration("outer"), CoulombFixedPoint(), CoulombMixed()):
     register(_f)
 
 

@@ -85,8 +85,9 @@ def undecided_modes(problem: ContactProblem) -> str:
     if not idx:
         return ""
     shown = ", ".join(map(str, idx[:8])) + (", ..." if len(idx) > 8 else "")
-    return (f"contact(s) {shown} have mode 'coulomb' (stick/slip left to the solver), which no formulation solves "
-            "yet; give each contact 'sticking' or 'sliding' (with its slip direction)")
+    return (f"contact(s) {shown} have mode 'coulomb' (stick/slip left to the solver), which this formulation does "
+            "not decide; use 'auto' or a route that decides it ('coulomb_fixed_point', 'coulomb_mixed', "
+            "'coulomb_enumeration'), or give each contact 'sticking' or 'sliding' (with its slip direction)")
 
 
 def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool,

@@ -42,8 +42,8 @@ class Mode(Label):
     SLIDING = "sliding"  #: ``λ_t = -μ |λ_n| s``
     #: Coulomb's law with the stick/slip mode left to the solver (unilateral contacts): ``u_t = T a + c``,
     #: ``u_t = 0, ‖λ_t‖ <= μ λ_n`` or ``λ_t = -μ λ_n u_t/‖u_t‖``. What the importers give a resting frictional
-    #: contact whose mode the state does not decide, and what an FCLIB problem means. No formulation solves it
-    #: yet: every formulation refuses it (:data:`UNDECIDED_MODES`).
+    #: contact whose mode the state does not decide, and what an FCLIB problem means. Only the formulations
+    #: that decide the modes solve it (F8, F9, the coulomb enumeration); the others refuse it (:data:`UNDECIDED_MODES`).
     COULOMB = "coulomb"
 
 

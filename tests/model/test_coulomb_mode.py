@@ -1,5 +1,6 @@
 """The mode "coulomb" (stick/slip left to the solver): accepted as data, refused by every formulation that
-needs the modes, solved only by the one that decides them (coulomb_fixed_point), never read as frictionless."""
+needs the modes, solved only by those that decide them (coulomb_fixed_point, coulomb_mixed, the enumeration), never read as
+frictionless."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def test_bilateral_coulomb_is_refused_naming_the_field():
 def test_only_the_mode_deciding_formulations_read_a_coulomb_contact(other):
     """Each formulation that needs the modes refuses, in accepts() and in solve() — a coulomb contact is never
     solved as if it were frictionless (the formulations select contacts by mode). ``coulomb_fixed_point``
-    (``decides_modes``, issue #12) takes it, with frictionless or other coulomb contacts beside it; the exact 2D
+    (``decides_modes``, issue #12) takes it, with frictionless or other coulomb contacts beside it, and
+    ``coulomb_mixed`` with any contact beside it; the exact 2D
     enumeration refuses this 3D box; the facetized enumerations (modes on polygons) are tested in
     tests/friction/test_coulomb_enumeration.py."""
     p = box(other=other)
@@ -52,7 +54,7 @@ def test_only_the_mode_deciding_formulations_read_a_coulomb_contact(other):
         if name.startswith("coulomb_enumeration_"):
             continue
         ok, why = f.accepts(p, cls)
-        if name == "coulomb_fixed_point" and other in ("frictionless", "coulomb"):
+        if name == "coulomb_fixed_point" and other in ("frictionless", "coulomb") or name == "coulomb_mixed":
             assert ok, (name, why)
             continue
         assert not ok, name
@@ -63,9 +65,12 @@ def test_only_the_mode_deciding_formulations_read_a_coulomb_contact(other):
         sol = gaussqp.solve(p)
         assert sol.formulation == "coulomb_fixed_point" and sol.status == "solved"
         assert float(np.sum(sol.lambda_normal)) == pytest.approx(9.81)
-    else:
-        with pytest.raises(NotApplicableError, match="coulomb"):
-            gaussqp.solve(p)
+    else:  # told sticking / sliding beside it: the mixed route (F9) decides the coulomb contact
+        sol = gaussqp.solve(p)
+        assert sol.formulation == "coulomb_mixed" and sol.status == "solved"
+        assert float(np.sum(sol.lambda_normal)) == pytest.approx(9.81)
+        if other == "sticking":  # told sticking pins the box: no tangential acceleration
+            np.testing.assert_allclose(sol.acceleration, 0.0, atol=1e-9)
 
 
 def test_check_reports_no_certificate_for_undecided_modes():
@@ -77,6 +82,7 @@ def test_check_reports_no_certificate_for_undecided_modes():
 def test_cli_exits_2_with_one_line(tmp_path, capsys):
     f = tmp_path / "p.json"
     f.write_text(dumps(box()))
-    assert main(["solve", str(f)]) == 2
+    assert main(["solve", str(f), "--formulation", "gauss_qp"]) == 2  # a route that needs every mode told
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "coulomb" in err[0]
+    assert main(["solve", str(f)]) == 0  # 'auto' picks the mixed route, which decides it

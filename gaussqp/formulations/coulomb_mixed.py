@@ -1,0 +1,350 @@
+"""Mode-free Coulomb contacts mixed with every other kind, any ``M ⪰ 0`` (issue #12 item 1; formulation F9).
+
+The law is the nonsmooth equation ``E(x) = 0`` of :mod:`gaussqp.friction.mixed_law` in the original variables
+``x = (a, λ)`` (no Delassus condensation, so ``M`` may be singular and bilateral, told-sticking and told-sliding
+contacts may sit next to ``"coulomb"`` ones). Two stages, as for F8 (:mod:`.coulomb`):
+
+1. **Convex iteration in (a, λ)** (De Saxcé's shift fixed; Acary, Brémond, Huber 2018 §4.3). With the shift
+   ``s_i = μ_i‖u_t,i‖`` of the coulomb contacts and the told sliding friction ``g = Σ μ_i|λ_n,i| T_iᵀ s_i`` frozen
+   at the previous iterate, the problem left is the KKT system of F1's program ``min ½aᵀMa + (F+g)ᵀa`` with
+   the shifted cones ``(n_i a + b_i + s_i, T_i a + c_i) ∈ K*_μ``; it is solved as **one convex program in
+   (a, λ)** whose optimum is zero exactly at a KKT point: minimize the duality gap
+
+       aᵀMa + (F + g)ᵀa + λᵀ(drift + s)  ( = Σ_i λ_iᵀ(u_i + s_i) when M a + F + g = Jᵀλ )
+
+   over primal feasibility (``u + s`` in the dual cones, the bilateral and told-sticking rows at zero) and dual
+   feasibility (``M a + F + g = Jᵀλ``, ``λ`` in the cones). Every term ``λ_iᵀ(u_i + s_i)`` is ≥ 0 on that set
+   (weak duality), so a zero gap is complementarity. A told sticking contact keeps its cone on ``λ`` (a dual
+   constraint, which the primal program alone could not express); a bilateral sticking contact is first solved
+   without its cone (``‖λ_t‖ <= μ|λ_n|`` is not convex), which the polish then enforces. DPP: the shift and ``g``
+   are Parameters; Clarabel re-solves the same program.
+2. **Newton polish**: Levenberg–Marquardt-regularized semismooth Newton on ``½‖E(x)‖²`` with the generalized
+   Jacobian of :class:`~gaussqp.friction.mixed_law.MixedSystem` and Armijo backtracking (as F8's polish).
+
+The answer is judged on our own recomputed map, contact by contact and dynamics row by row, in the data's units
+(``solved`` only when every contact's block is at most :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` and every
+dynamics row at most :data:`~gaussqp.settings.COULOMB_DYNAMICS_RTOL`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import cvxpy as cp
+import numpy as np
+
+from ..backends import get_backend, solve_program
+from ..errors import NotApplicableError
+from ..friction.coulomb_law import NaturalMapResidual, contact_modes, natural_map
+from ..friction.mixed_law import (BILATERAL, BILATERAL_SLIDING, BILATERAL_STICKING, COULOMB, UNILATERAL,
+                                  UNILATERAL_SLIDING, UNILATERAL_STICKING, MixedSystem)
+from ..model.problem import ContactProblem
+from ..model.system_class import SystemClass
+from ..results import Certificate, Solution
+from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DYNAMICS_RTOL, COULOMB_FIXED_POINT_MAX_ITER,
+                        COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
+                        COULOMB_MIXED_MAX_UNKNOWNS, COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL,
+                        COULOMB_RESIDUAL_RTOL, COULOMB_RESTART_ITER, COULOMB_RESTARTS, Tolerance, get_tolerance)
+from .base import Formulation
+
+
+class _GapProgram:
+    """Stage 1 (module docstring): the duality-gap program in the scaled unknowns, built once (DPP)."""
+
+    def __init__(self, sysm: MixedSystem, solver, tol: Tolerance, signs: dict | None = None):
+        self.s, self.tol, self.signs = sysm, tol, signs
+        n, m, d = sysm.n, sysm.m, sysm.d
+        d1 = d - 1
+        A = sysm.a_scale
+        self.a = cp.Variable(n)
+        self.ln = cp.Variable(m)
+        self.lt = {i: cp.Variable(d1) for i in sysm.cone}
+        self.shift = cp.Parameter(m)  # s̃_i = μ_i‖ũ_t,i‖ (zero for the other contacts)
+        self.g = cp.Parameter(n)  # the frozen sliding friction, in dynamics-row units
+        a_raw = cp.multiply(A, self.a)
+        # dynamics rows, each divided by its data scale
+        gen = sysm.N.T @ cp.multiply(sysm.lam_scale, self.ln)
+        for i in sysm.cone:
+            gen = gen + sysm.T[i * d1:(i + 1) * d1].T @ (sysm.lam_scale[i] * self.lt[i])
+        cons = [cp.multiply(1.0 / sysm.dyn_scale, sysm.M @ a_raw + sysm.F - gen) + self.g == 0]
+        un = cp.multiply(1.0 / sysm.u_scale, sysm.N @ a_raw + sysm.b)
+        ut = {}
+        for i in range(m):
+            if sysm.kinds[i] in (COULOMB, UNILATERAL_STICKING, BILATERAL_STICKING):
+                ut[i] = (sysm.T[i * d1:(i + 1) * d1] @ a_raw + sysm.c[i * d1:(i + 1) * d1]) / sysm.u_scale[i]
+        # the gap Σ_i ℓ_i υ_i λ̃_iᵀ(ũ_i + s̃_i) in raw units = aᵀMa + (F+g)ᵀa + λᵀ(drift + s), divided by one
+        # data unit (force · accel) so that the backend sees O(1) numbers
+        unit = float(np.max(sysm.lam_scale * sysm.u_scale, initial=1.0))
+        AMA = (A[:, None] * sysm.M * A[None, :]) / unit
+        AMA = (AMA + AMA.T) / 2
+        drift_t = sum((sysm.lam_scale[i] * self.lt[i]) @ sysm.c[i * d1:(i + 1) * d1] for i in sysm.cone) \
+            if sysm.cone else 0
+        gap = (cp.quad_form(self.a, cp.psd_wrap(AMA))
+               + (A * sysm.F / unit) @ self.a + cp.multiply(A * sysm.dyn_scale / unit, self.a) @ self.g
+               + (sysm.lam_scale * sysm.b / unit) @ self.ln
+               + (sysm.lam_scale * sysm.u_scale / unit) @ cp.multiply(self.shift, self.ln)
+               + drift_t / unit)
+        for i, kind in enumerate(sysm.kinds):
+            mu = float(sysm.mu[i])
+            if kind in (BILATERAL, BILATERAL_SLIDING):
+                cons.append(un[i] == 0)
+            elif kind in (UNILATERAL, UNILATERAL_SLIDING):
+                cons += [un[i] >= 0, self.ln[i] >= 0]
+            elif kind == COULOMB:
+                cons += [cp.SOC(un[i] + self.shift[i], mu * ut[i]), cp.SOC(mu * self.ln[i], self.lt[i])]
+            elif kind == UNILATERAL_STICKING:
+                cons += [un[i] >= 0, ut[i] == 0, cp.SOC(mu * self.ln[i], self.lt[i])]
+            else:  # bilateral sticking: all rows at zero; the cone ‖λ_t‖ <= μ|λ_n| on the side σ = ±1 given
+                cons += [un[i] == 0, ut[i] == 0]
+                if signs is not None:
+                    cons.append(cp.SOC(mu * signs[i] * self.ln[i], self.lt[i]))
+        self.prob = cp.Problem(cp.Minimize(gap), cons)
+        self.backend = get_backend(solver, needs="socp")
+        self.status = "failed"
+
+    def run(self, x0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
+        """At most ``max_iter`` programs from ``x0`` (its shift and sliding friction); returns (x, programs)."""
+        sysm = self.s
+        n, m = sysm.n, sysm.m
+        x = x0.copy()
+        it = 0
+        for it in range(1, max_iter + 1):
+            sp_ = sysm.split(x)
+            _, ut = sysm.velocities(sp_.a)
+            shift = np.zeros(m)
+            for i in range(m):
+                if sysm.kinds[i] == COULOMB:
+                    shift[i] = sysm.mu[i] * float(np.linalg.norm(ut[i])) / sysm.u_scale[i]
+            self.shift.value = shift
+            self.g.value = sysm.friction_force(sp_.lam_n) / sysm.dyn_scale
+            _, self.status, _info = solve_program(self.prob, self.backend, self.tol, needs="socp")
+            if self.a.value is None:
+                history.append({"stage": "fixed_point", "iteration": it, "backend_status": self.status,
+                                "stopped": "no answer from the backend"})
+                break
+            x_new = np.concatenate([np.asarray(self.a.value), np.asarray(self.ln.value)]
+                                   + [np.asarray(self.lt[i].value) for i in sysm.cone])
+            moved = float(np.max(np.abs(x_new - x), initial=0.0)) / max(1.0, float(np.max(np.abs(x_new),
+                                                                                          initial=0.0)))
+            x = x_new
+            res = residuals(sysm, x)
+            history.append({"stage": "fixed_point", "iteration": it, "change": moved, "residual": res["max"],
+                            "backend_status": self.status})
+            if res["max"] <= COULOMB_HANDOFF_RTOL or moved <= COULOMB_FIXED_POINT_RTOL:
+                break
+        return x, it
+
+
+def residuals(sysm: MixedSystem, x: np.ndarray) -> dict:
+    """The judged residuals of ``x``: the largest dynamics row (each at its data scale), the largest contact
+    block (``‖E_i‖``), their max, and the per-contact norms."""
+    E, _, blocks = sysm.evaluate(x, jacobian=False)
+    dyn = float(np.max(np.abs(E[:sysm.n]), initial=0.0))
+    per = np.array([float(np.linalg.norm(E[b])) for b in blocks])
+    contact = float(per.max(initial=0.0))
+    return {"dynamics": dyn, "contact": contact, "per_contact": per,
+            "max": max(dyn / COULOMB_DYNAMICS_RTOL, contact / COULOMB_RESIDUAL_RTOL) * COULOMB_RESIDUAL_RTOL}
+
+
+def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> tuple[np.ndarray, int]:
+    """Stage 2 (module docstring) from ``x0`` until ``‖E‖∞ <= target``; returns the best point and the steps."""
+    x = x0.copy()
+    E, Jac, _ = sysm.evaluate(x)
+    best = (float(np.max(np.abs(E), initial=0.0)), x.copy())
+    theta = COULOMB_LM_THETA
+    k = 0
+    N = x.size
+    for k in range(1, COULOMB_NEWTON_MAX_ITER + 1):
+        res = float(np.max(np.abs(E), initial=0.0))
+        if res < best[0]:
+            best = (res, x.copy())
+        if res <= target:
+            k -= 1
+            break
+        merit = float(E @ E)
+        # the plain (least-squares) Newton step first: on a piece where the map is linear it lands on the zero;
+        # then the Levenberg–Marquardt step (JᵀJ + θ‖E‖ I) δ = −JᵀE with backtracking
+        accepted = False
+        full = np.linalg.lstsq(Jac, -E, rcond=None)[0]
+        if np.all(np.isfinite(full)):
+            E_new, Jac_new, _ = sysm.evaluate(x + full)
+            if float(E_new @ E_new) <= (1 - 2 * COULOMB_ARMIJO) * merit:
+                x, E, Jac, accepted, t = x + full, E_new, Jac_new, True, 1.0
+        if not accepted:
+            lam = theta * float(np.sqrt(merit))
+            try:
+                step = np.linalg.solve(Jac.T @ Jac + lam * np.eye(N), -(Jac.T @ E))
+            except np.linalg.LinAlgError:
+                step = full
+            t = 1.0
+            if np.all(np.isfinite(step)):
+                while t >= COULOMB_MIN_STEP:
+                    E_new, Jac_new, _ = sysm.evaluate(x + t * step)
+                    if float(E_new @ E_new) <= (1 - 2 * COULOMB_ARMIJO * t) * merit:
+                        x, E, Jac, accepted = x + t * step, E_new, Jac_new, True
+                        break
+                    t *= COULOMB_BACKTRACK
+            theta = theta * COULOMB_BACKTRACK if t == 1 else theta / COULOMB_BACKTRACK
+        history.append({"stage": "newton", "iteration": k, "residual": res, "step": t if accepted else 0.0})
+        if not accepted:
+            history[-1]["stopped"] = "no descent"
+            break
+    res = float(np.max(np.abs(E), initial=0.0))
+    if res < best[0]:
+        best = (res, x.copy())
+    return best[1], k
+
+
+class CoulombMixed(Formulation):
+    name = "coulomb_mixed"
+    id = "F9"
+    title = "Mode-free Coulomb contacts mixed with every contact kind: gap program in (a, λ) + Newton polish"
+    source = ("issue #12 item 1; Acary, Brémond, Huber 2018 §4 (De Saxcé's shift, natural map); F1's program "
+              "(Gauss's principle) with shifted cones and its duality gap")
+    valid_when = ("'coulomb' contacts with any others (bilateral, frictionless, told sticking or sliding), "
+                  "M ⪰ 0 (may be singular); dense, n + m·d unknowns up to a limit")
+    kind = "cvxpy"
+    needs = "socp"
+    decides_modes = True
+
+    def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
+        if not len(problem.coulomb):
+            return False, "no 'coulomb' contact (this route decides stick/slip)"
+        size = problem.n + problem.m * problem.dimension
+        if size > COULOMB_MIXED_MAX_UNKNOWNS:
+            return False, (f"{size} unknowns (n + m·d) exceed the dense limit {COULOMB_MIXED_MAX_UNKNOWNS} of this "
+                           "route (gaussqp.settings.COULOMB_MIXED_MAX_UNKNOWNS); 'coulomb_fixed_point' takes large "
+                           "unilateral problems with M ≻ 0")
+        return True, ""
+
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
+              verdict: bool = True) -> Solution:
+        """:meth:`_solve`, judged there by the recomputed map (module docstring)."""
+        ok, why = self.accepts(problem, problem.classify())
+        if not ok:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        return self._solve(problem, solver, get_tolerance(tolerance))
+
+    def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        sysm = MixedSystem(problem)
+        history: list = []
+        times = {"fixed_point": 0.0, "newton": 0.0}
+        bilateral_cones = [i for i in range(sysm.m) if sysm.kinds[i] == BILATERAL_STICKING]
+        t0 = time.perf_counter()
+        prog = _GapProgram(sysm, solver, tol)
+        x0, fp_it = prog.run(np.zeros(sysm.size), 1 if bilateral_cones else COULOMB_FIXED_POINT_MAX_ITER, history)
+        times["fixed_point"] += time.perf_counter() - t0
+        nt_it = 0
+        best = (np.inf, x0)
+        # a bilateral sticking contact's cone ‖λ_t‖ <= μ|λ_n| is two convex cones: the side of λ_n's sign in the
+        # cone-free answer first, then that choice with one contact's side flipped (the polish takes any side)
+        for signs in _sign_choices(sysm, x0, bilateral_cones):
+            x = x0
+            if signs is not None:
+                t0 = time.perf_counter()
+                prog = _GapProgram(sysm, solver, tol, signs)
+                x, k = prog.run(x0, COULOMB_FIXED_POINT_MAX_ITER, history)
+                fp_it += k
+                times["fixed_point"] += time.perf_counter() - t0
+            x, nt_it = self._polish(sysm, prog, x, history, times, nt_it)
+            res = residuals(sysm, x)["max"]
+            if res < best[0]:
+                best = (res, x)
+            if best[0] <= COULOMB_RESIDUAL_RTOL:
+                break
+        x = best[1]
+        sol = Solution(problem=problem, status="failed", formulation=self.name, solver=prog.backend.name)
+        _fill(sol, sysm, x)
+        sol.extras.update({"fixed_point_iterations": fp_it, "newton_iterations": nt_it, "history": history,
+                           "backend_status": prog.status})
+        sol.times.update(times)
+        sol.times["total"] = sum(times.values())
+        return sol
+
+    @staticmethod
+    def _polish(sysm: MixedSystem, prog: "_GapProgram", x: np.ndarray, history: list, times: dict,
+                nt_it: int) -> tuple[np.ndarray, int]:
+        """Stage 2 from ``x``; a stalled polish goes back to the convex iteration from its best point."""
+        best = (np.inf, x)
+        for restart in range(COULOMB_RESTARTS + 1):
+            if restart:  # a stalled polish goes back to the convex iteration from its best point
+                t1 = time.perf_counter()
+                x, _ = prog.run(best[1], COULOMB_RESTART_ITER, history)
+                times["fixed_point"] += time.perf_counter() - t1
+            t1 = time.perf_counter()
+            x, k = _newton(sysm, x, COULOMB_POLISH_RTOL, history)
+            nt_it += k
+            times["newton"] += time.perf_counter() - t1
+            res = residuals(sysm, x)["max"]
+            if res < best[0]:
+                best = (res, x)
+            if res <= COULOMB_POLISH_RTOL:
+                break
+        return best[1], nt_it
+
+
+def _sign_choices(sysm: MixedSystem, x: np.ndarray, contacts: list):
+    """None (no bilateral sticking contact: the program as built), else the sides σ = sign(λ_n) of the
+    cone-free answer ``x`` (0 → +1), then that choice with one contact's side flipped, for each contact."""
+    if not contacts:
+        yield None
+        return
+    lam_n = sysm.split(x).lam_n
+    first = {i: (1.0 if lam_n[i] >= 0 else -1.0) for i in contacts}
+    yield first
+    for i in contacts:
+        yield {**first, i: -first[i]}
+
+
+def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
+    """Answer, judged residuals, natural-map report and contact modes of ``x`` on ``sol``."""
+    p, d = sysm.problem, sysm.d
+    s = sysm.split(x)
+    lam_t = s.lam_t.copy()
+    for i in sysm.sliding:
+        lam_t[i] = -sysm.mu[i] * abs(s.lam_n[i]) * sysm.slip[i]
+    sol.acceleration, sol.lambda_normal, sol.lambda_tangent = s.a, s.lam_n, lam_t
+    un, ut = sysm.velocities(s.a)
+    sol.velocity = np.concatenate([un[:, None], ut], axis=1).ravel()
+    res = residuals(sysm, x)
+    sol.residuals.update({"dynamics": res["dynamics"], "contact_law": res["contact"]})
+    ok = res["dynamics"] <= COULOMB_DYNAMICS_RTOL and res["contact"] <= COULOMB_RESIDUAL_RTOL
+    # the natural map of the coulomb contacts, ρ = 1, in the problem's units (absolute) and in the data's
+    cou = [i for i in range(sysm.m) if sysm.kinds[i] == COULOMB]
+    R = np.concatenate([s.lam_n[:, None], lam_t], axis=1)
+    U = np.concatenate([un[:, None], ut], axis=1)
+    phi = natural_map(R[cou].ravel(), U[cou].ravel(), sysm.mu[cou], d).reshape(-1, d) if cou else np.zeros((0, d))
+    ups = float(np.linalg.norm(sysm.u_scale[cou]))
+    per = res["per_contact"][cou]
+    big = max(ups, float(np.linalg.norm(R[cou])), float(np.linalg.norm(U[cou])))
+    absolute = float(np.linalg.norm(phi))
+    nmr = NaturalMapResidual(absolute=absolute, relative=float(np.linalg.norm(per)),
+                             siconos=absolute / big if big > 0 else absolute, per_contact=per, q_norm=ups)
+    sol.natural_map_residual = nmr
+    sol.residuals["natural_map_relative"] = nmr.relative
+    sol.residuals["natural_map_siconos"] = nmr.siconos
+    modes = []
+    for i in range(sysm.m):
+        mu_i = sysm.mu[i] if sysm.kinds[i] in (COULOMB, UNILATERAL_STICKING) else 0.0
+        modes += contact_modes(R[i], U[i], np.array([mu_i]), d, velocity_scale=float(sysm.u_scale[i]),
+                               reaction_scale=float(sysm.lam_scale[i]))
+    sol.contact_modes = modes
+    sol.certificates.append(Certificate(
+        id="natural_map", name="Coulomb's law and every told contact law, recomputed in (a, λ)",
+        source="Acary, Brémond, Huber 2018, eq. (12); gaussqp.friction.mixed_law; issue #12 item 4",
+        holds=ok, margin=COULOMB_RESIDUAL_RTOL - res["contact"],
+        implies=(f"every contact's law holds to {res['contact']:.2e} and every dynamics row to {res['dynamics']:.2e} "
+                 "of its data scale" + ("" if ok else f" (bounds {COULOMB_RESIDUAL_RTOL:g}, "
+                                                      f"{COULOMB_DYNAMICS_RTOL:g}): not certified")),
+        data={**nmr.as_dict(), "relative": nmr.relative,
+              "normalized_by": "relative: each contact's λ by its force scale and u by its row scale "
+                               "(gaussqp.model.scales), stacked; siconos: max(‖row scales‖, ‖r‖, ‖u‖)",
+              "dynamics": res["dynamics"]}))
+    sol.status = "solved" if ok else "inaccurate"
+    if not ok:
+        sol.message = (f"residual reached: contact law {res['contact']:.2e} (bound {COULOMB_RESIDUAL_RTOL:g}), "
+                       f"dynamics {res['dynamics']:.2e} (bound {COULOMB_DYNAMICS_RTOL:g})")
+    sol.route = "gap program in (a, λ) + Newton polish"
+    sol.polish_allowed = False
+    sol.unique = {"acceleration": None, "generalized_force": None, "multipliers": None}
+    sol.extras["uniqueness"] = "no sufficient condition for uniqueness is checked on this route"

@@ -1,0 +1,258 @@
+"""Coulomb contacts mixed with every other contact kind: the law as one nonsmooth equation in ``(a, λ)``.
+
+The condensed (Delassus) form of :mod:`gaussqp.friction.coulomb_law` needs ``M ≻ 0`` and contacts that all obey
+one cone complementarity. A problem that mixes ``"coulomb"`` contacts with bilateral constraints, told sticking or
+told sliding contacts, or has a singular ``M``, is written here in the original variables (docs/DESIGN.md §1,
+issue #12 item 1): with ``u_i = J_i a + drift_i`` (normal, tangents) and the sliding friction
+``g(λ) = Σ_sliding μ_i |λ_n,i| T_iᵀ s_i``,
+
+    M a + F + g(λ) = J_nᵀ λ_n + Σ_{coulomb, sticking} T_iᵀ λ_t,i
+
+and, contact by contact, a map that vanishes exactly when the contact's law holds (natural maps, ρ = 1, in the
+data's units: ``λ̃_i = λ_i / ℓ_i`` with the contact's force scale ``ℓ_i`` and ``ũ_i = u_i / υ_i`` with its row
+scale ``υ_i``, :mod:`gaussqp.model.scales`; the projection commutes with positive scaling, so the zeros are those
+of the unscaled law):
+
+=====================  ===========================================================  =========================
+kind                   map                                                          law
+=====================  ===========================================================  =========================
+bilateral (+sliding)   ``ũ_n``                                                      ``n a + b = 0``
+unilateral (+sliding)  ``λ̃_n − max(0, λ̃_n − ũ_n)``                                ``0 <= λ_n ⟂ u_n >= 0``
+coulomb                ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))``                          De Saxcé (ABH 2018 eq. 12)
+unilateral sticking    ``λ̃ − P_K(λ̃ − (ũ_n, 0))`` and ``ũ_t``                       ``u_t = 0``, ``λ ∈ K_μ``, ⟂
+bilateral sticking     ``ũ_n``, ``ũ_t`` and ``max(0, ‖λ̃_t‖ − μ|λ̃_n|)``             ``u = 0``, ``‖λ_t‖ <= μ|λ_n|``
+=====================  ===========================================================  =========================
+
+(the sticking row: ``λ = P_K(λ − (u_n, 0))`` is the variational inequality ``(u_n, 0) ∈ K_μ*``,
+``λ_n u_n = 0``, i.e. ``u_n >= 0`` and the complementarity, with ``λ ∈ K_μ``). The dynamics rows are divided by
+their data scales. :class:`MixedSystem` evaluates the stacked map ``E(x)`` and one element of its generalized
+Jacobian in the scaled unknowns ``x = (ã, λ̃_n, λ̃_t of the cone contacts)``; :mod:`gaussqp.formulations.coulomb_mixed`
+drives it to zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..linalg.dense import as_dense
+from ..model.problem import ContactProblem
+from ..model.scales import data_scales
+from .coulomb_law import project_cone, project_cone_jacobian
+
+BILATERAL, BILATERAL_STICKING, BILATERAL_SLIDING = "bilateral", "bilateral_sticking", "bilateral_sliding"
+UNILATERAL, UNILATERAL_STICKING, UNILATERAL_SLIDING = "unilateral", "unilateral_sticking", "unilateral_sliding"
+COULOMB = "coulomb"
+#: kinds whose tangential multipliers are unknowns (the others have none, or a told sliding force)
+CONE_KINDS = (COULOMB, UNILATERAL_STICKING, BILATERAL_STICKING)
+
+
+def contact_kind(problem: ContactProblem, i: int) -> str:
+    """The kind of contact ``i`` in the table of the module docstring (μ = 0 friction is frictionless)."""
+    t, mode, mu = str(problem.types[i]), str(problem.modes[i]), float(problem.friction[i])
+    frictional = mode != "frictionless" and bool(problem.has_tangent[i]) and (mu > 0 or mode == "sticking")
+    if not frictional:
+        return BILATERAL if t == "bilateral" else UNILATERAL
+    if mode == "coulomb":
+        return COULOMB
+    return f"{t}_{mode}"
+
+
+@dataclass
+class Split:
+    """The scaled unknowns ``x`` mapped back to ``(a, λ_n, λ_t)`` in the problem's units."""
+
+    a: np.ndarray
+    lam_n: np.ndarray
+    lam_t: np.ndarray  # (m, d-1), zero rows for contacts without tangential unknowns
+
+
+class MixedSystem:
+    """The stacked map ``E(x)`` of the module docstring for one problem, its Jacobian and its scales.
+
+    Scales (all from the data, :func:`gaussqp.model.scales.data_scales`): coordinate j of ``a`` in units
+    ``S_j · accel``; contact i's multipliers in ``ℓ_i = force / w_i`` with ``w_i`` the largest of its rows'
+    ``‖(J S)_k‖∞`` (one unit for the normal and the tangents, so that the cone keeps its shape); its velocities in
+    ``υ_i``, the largest of its rows' scales; dynamics row j in its scale.
+    """
+
+    def __init__(self, problem: ContactProblem):
+        p = problem
+        self.problem = p
+        self.n, self.m, self.d = p.n, p.m, p.dimension
+        n, m, d = self.n, self.m, self.d
+        d1 = d - 1
+        self.kinds = [contact_kind(p, i) for i in range(m)]
+        self.M = as_dense(p.M)
+        self.F = np.asarray(p.F, dtype=float)
+        self.N = as_dense(p.J_n).reshape(m, n)
+        self.T = as_dense(p.J_t).reshape(m * d1, n)
+        self.b = np.asarray(p.normal_drift, dtype=float)
+        self.c = np.asarray(p.tangent_drift, dtype=float)
+        self.mu = np.asarray(p.friction, dtype=float)
+        self.slip = np.asarray(p.slip, dtype=float).reshape(m, d1)
+        sc = data_scales(p)
+        self.a_scale = sc.coordinate * sc.accel
+        wt = sc.tangent_weight.reshape(m, d1) if m else np.zeros((0, d1))
+        rt = sc.tangent_row.reshape(m, d1) if m else np.zeros((0, d1))
+        has_t = np.array([k in CONE_KINDS or k.endswith("sliding") for k in self.kinds], dtype=bool)
+        w = np.where(has_t, np.maximum(sc.normal_weight, wt.max(axis=1, initial=0.0)), sc.normal_weight)
+        w = np.where(w > 0, w, 1.0)
+        self.lam_scale = sc.force / w
+        ups = np.where(has_t, np.maximum(sc.normal_row, rt.max(axis=1, initial=0.0)), sc.normal_row)
+        self.u_scale = np.where(ups > 0, ups, 1.0)
+        self.dyn_scale = np.where(sc.dynamics_row > 0, sc.dynamics_row, 1.0)
+        self.cone = [i for i in range(m) if self.kinds[i] in CONE_KINDS]
+        self.t_index = {i: n + m + k * d1 for k, i in enumerate(self.cone)}
+        self.size = n + m + len(self.cone) * d1
+        # the friction force of told sliding contacts: g = Σ μ |λ_n| T_iᵀ s_i (its column per unit |λ_n|)
+        self.sliding = [i for i in range(m) if self.kinds[i].endswith("sliding")]
+        self.slide_dir = {i: self.mu[i] * (self.T[i * d1:(i + 1) * d1].T @ self.slip[i]) for i in self.sliding}
+
+    # ------------------------------------------------------------------ variables
+    def split(self, x: np.ndarray) -> Split:
+        n, m, d1 = self.n, self.m, self.d - 1
+        a = self.a_scale * x[:n]
+        lam_n = self.lam_scale * x[n:n + m]
+        lam_t = np.zeros((m, d1))
+        for i, k in self.t_index.items():
+            lam_t[i] = self.lam_scale[i] * x[k:k + d1]
+        return Split(a, lam_n, lam_t)
+
+    def pack(self, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> np.ndarray:
+        """The scaled unknowns of ``(a, λ_n, λ_t)`` (inverse of :meth:`split`; λ_t of other contacts dropped)."""
+        n, m, d1 = self.n, self.m, self.d - 1
+        x = np.zeros(self.size)
+        x[:n] = a / self.a_scale
+        x[n:n + m] = lam_n / self.lam_scale
+        lam_t = np.asarray(lam_t, dtype=float).reshape(m, d1)
+        for i, k in self.t_index.items():
+            x[k:k + d1] = lam_t[i] / self.lam_scale[i]
+        return x
+
+    def velocities(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(u_n, u_t)``: ``n a + b`` (m,) and ``T a + c`` (m, d-1)."""
+        return self.N @ a + self.b, (self.T @ a + self.c).reshape(self.m, self.d - 1)
+
+    def friction_force(self, lam_n: np.ndarray) -> np.ndarray:
+        """``g = Σ_sliding μ_i |λ_n,i| T_iᵀ s_i`` (the generalized force of the told sliding friction, moved to
+        the left-hand side: ``λ_t,i = −μ_i |λ_n,i| s_i``)."""
+        g = np.zeros(self.n)
+        for i in self.sliding:
+            g += abs(lam_n[i]) * self.slide_dir[i]
+        return g
+
+    def dynamics(self, s: Split) -> np.ndarray:
+        """``M a + F + g − J_nᵀλ_n − J_tᵀλ_t`` (raw units)."""
+        return (self.M @ s.a + self.F + self.friction_force(s.lam_n) - self.N.T @ s.lam_n
+                - self.T.T @ s.lam_t.ravel())
+
+    # ------------------------------------------------------------------ the map and its Jacobian
+    def evaluate(self, x: np.ndarray, jacobian: bool = True) -> tuple[np.ndarray, np.ndarray | None, list]:
+        """``(E(x), ∂E/∂x or None, blocks)``: the stacked scaled map, one element of its generalized Jacobian,
+        and for every contact the slice of ``E`` that is its own (for the per-contact residuals)."""
+        n, m, d = self.n, self.m, self.d
+        d1 = d - 1
+        s = self.split(x)
+        un, ut = self.velocities(s.a)
+        rows: list[np.ndarray] = [self.dynamics(s) / self.dyn_scale]
+        jac: list[np.ndarray] = []
+        if jacobian:
+            Jd = np.zeros((n, self.size))
+            Jd[:, :n] = self.M * self.a_scale[None, :] / self.dyn_scale[:, None]
+            for i in range(m):
+                col = -self.N[i].copy()
+                if i in self.slide_dir:
+                    col = col + np.sign(s.lam_n[i]) * self.slide_dir[i]
+                Jd[:, n + i] = col * self.lam_scale[i] / self.dyn_scale
+            for i, k in self.t_index.items():
+                Jd[:, k:k + d1] = -self.T[i * d1:(i + 1) * d1].T * self.lam_scale[i] / self.dyn_scale[:, None]
+            jac.append(Jd)
+        blocks, start = [], n
+        for i, kind in enumerate(self.kinds):
+            e, G = self._contact(i, kind, s, un[i], ut[i], jacobian)
+            rows.append(e)
+            if jacobian:
+                jac.append(G)
+            blocks.append(slice(start, start + e.size))
+            start += e.size
+        E = np.concatenate(rows)
+        return E, (np.vstack(jac) if jacobian else None), blocks
+
+    def _du(self, i: int) -> np.ndarray:
+        """∂ũ_i/∂x over the coordinates' columns: (d, n), rows (normal, tangents)."""
+        d1 = self.d - 1
+        rows = np.vstack([self.N[i:i + 1], self.T[i * d1:(i + 1) * d1]])
+        return rows * self.a_scale[None, :] / self.u_scale[i]
+
+    def _contact(self, i: int, kind: str, s: Split, un: float, ut: np.ndarray, jacobian: bool):
+        n, d = self.n, self.d
+        d1 = d - 1
+        ls, us = self.lam_scale[i], self.u_scale[i]
+        ln = s.lam_n[i] / ls
+        lt = s.lam_t[i] / ls
+        un_, ut_ = un / us, ut / us
+        col_n = n + i
+        G = None
+        if kind in (BILATERAL, BILATERAL_SLIDING):
+            e = np.array([un_])
+            if jacobian:
+                G = np.zeros((1, self.size))
+                G[0, :n] = self._du(i)[0]
+            return e, G
+        if kind in (UNILATERAL, UNILATERAL_SLIDING):
+            z = ln - un_
+            e = np.array([ln - max(0.0, z)])
+            if jacobian:
+                G = np.zeros((1, self.size))
+                if z > 0:
+                    G[0, :n] = self._du(i)[0]
+                else:
+                    G[0, col_n] = 1.0
+            return e, G
+        k = self.t_index[i]
+        lam = np.concatenate([[ln], lt])
+        mu = self.mu[i:i + 1]
+        if kind == BILATERAL_STICKING:
+            excess = float(np.linalg.norm(lt)) - self.mu[i] * abs(ln)
+            e = np.concatenate([[un_], ut_, [max(0.0, excess)]])
+            if jacobian:
+                G = np.zeros((d + 1, self.size))
+                G[:d, :n] = self._du(i)
+                if excess > 0:
+                    G[d, col_n] = -self.mu[i] * np.sign(ln)
+                    nt = float(np.linalg.norm(lt))
+                    G[d, k:k + d1] = lt / nt if nt > 0 else 0.0
+            return e, G
+        if kind == COULOMB:
+            v = np.concatenate([[un_], ut_])
+            nut = float(np.linalg.norm(ut_))
+            z = lam - v - np.concatenate([[self.mu[i] * nut], np.zeros(d1)])
+            e = lam - project_cone(z, mu, d)
+            if jacobian:
+                P = project_cone_jacobian(z, mu, d)[0]
+                D = np.eye(d)
+                if nut > 0:
+                    D[0, 1:] = self.mu[i] * ut_ / nut
+                G = np.zeros((d, self.size))
+                G[:, :n] = P @ D @ self._du(i)
+                G[:, col_n] = (np.eye(d) - P)[:, 0]
+                G[:, k:k + d1] = (np.eye(d) - P)[:, 1:]
+            return e, G
+        # unilateral sticking: λ = P_K(λ − (u_n, 0)) and u_t = 0
+        z = lam - np.concatenate([[un_], np.zeros(d1)])
+        e = np.concatenate([lam - project_cone(z, mu, d), ut_])
+        if jacobian:
+            P = project_cone_jacobian(z, mu, d)[0]
+            du = self._du(i)
+            G = np.zeros((d + d1, self.size))
+            G[:d, :n] = np.outer(P[:, 0], du[0])
+            G[:d, col_n] = (np.eye(d) - P)[:, 0]
+            G[:d, k:k + d1] = (np.eye(d) - P)[:, 1:]
+            G[d:, :n] = du[1:]
+        return e, G
+
+
+__all__ = ["BILATERAL", "BILATERAL_SLIDING", "BILATERAL_STICKING", "CONE_KINDS", "COULOMB", "MixedSystem", "Split",
+           "UNILATERAL", "UNILATERAL_SLIDING", "UNILATERAL_STICKING", "contact_kind"]
