@@ -272,3 +272,20 @@ def test_stacker_in_coulomb_mode_is_at_rest():
 def _scenes_without_mujoco():
     from gaussqp.problems import coulomb_scenes
     return coulomb_scenes
+
+
+def test_readme_example_runs(capsys):
+    """The README's example of this section runs as written and prints what its comments say."""
+    import pathlib
+    import re
+
+    _scenes()
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Resting contacts with the mode decided by the solver", 1)[1].split("\n### ", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    scope: dict = {}
+    exec(compile(code, "README[coulomb scenes]", "exec"), scope)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("solved [") and out[0].count("'sticking'") == 9 and out[0].count("'sliding'") == 4
+    a, closed = (float(x) for x in out[1].split())
+    assert a == pytest.approx(closed, rel=SLIDE_RTOL) and closed == pytest.approx(4.905)
