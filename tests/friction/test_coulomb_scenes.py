@@ -109,6 +109,15 @@ def _modes(sol, idx):
     return [sol.contact_modes[i].mode for i in idx]
 
 
+def _check_force_vector(scene):
+    """The import read the push and gravity: ``F = −qfrc_smooth`` is ``m g`` up on every body's z and ``−push``
+    on the pushed body's x (F is minus the generalized force), nothing else on the translations."""
+    F = np.asarray(scene.problem.F)
+    for b, m in scene.masses.items():
+        want = [-scene.push_force if b == scene.pushed else 0.0, 0.0, m * scene.g]
+        assert F[scene.dofs[b]:scene.dofs[b] + 3] == pytest.approx(want, abs=FORCE_RTOL * m * scene.g), (b, F)
+
+
 # ---------------------------------------------------------------- the platform on nine feet
 
 @pytest.mark.parametrize("push", [0.0, 0.5])
@@ -118,6 +127,7 @@ def test_platform_with_box_stays_at_rest(push):
     assert scene.problem.m == 13 and scene.problem.dimension == 3
     assert len(scene.support["platform"]) == 9 and len(scene.support["box"]) == 4
     assert all(m == "coulomb" for m in scene.problem.modes)
+    _check_force_vector(scene)
     sol = _solve(scene.problem)
     assert set(_modes(sol, range(13))) == {"sticking"}, _modes(sol, range(13))
     # statics: feet carry platform + box, the plate carries the box; friction under both balances the push
@@ -151,6 +161,7 @@ def _check_sliding(scene, sol, others):
 def test_platform_with_box_pushed_past_friction_slides():
     cs = _scenes()
     scene = cs.platform_with_box(2.0)
+    _check_force_vector(scene)
     sol = _solve(scene.problem)
     _check_sliding(scene, sol, ["platform"])
     # the issue's numbers: m = 2, μ = 0.5, push 2 μ m g = 19.62 N: a_x = (2 − 1) μ g
@@ -165,6 +176,7 @@ def _tower_case(n, push):
     scene = cs.box_tower(n, push)
     assert scene.problem.m == 4 * n and scene.problem.dimension == 3
     assert [len(scene.support[f"box{k}"]) for k in range(n)] == [4] * n
+    _check_force_vector(scene)
     sol = _solve(scene.problem)
     boxes = [f"box{k}" for k in range(n)]
     if push <= 1.0:
