@@ -105,7 +105,7 @@ class _GapProgram:
     def run(self, x0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
         """At most ``max_iter`` programs from ``x0`` (its shift and sliding friction); returns (x, programs)."""
         sysm = self.s
-        n, m = sysm.n, sysm.m
+        m = sysm.m
         x = x0.copy()
         it = 0
         for it in range(1, max_iter + 1):
@@ -298,7 +298,7 @@ def _sign_choices(sysm: MixedSystem, x: np.ndarray, contacts: list):
 
 def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
     """Answer, judged residuals, natural-map report and contact modes of ``x`` on ``sol``."""
-    p, d = sysm.problem, sysm.d
+    d = sysm.d
     s = sysm.split(x)
     lam_t = s.lam_t.copy()
     for i in sysm.sliding:
