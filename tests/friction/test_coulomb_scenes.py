@@ -252,13 +252,8 @@ def test_stacker_in_coulomb_mode_is_at_rest():
     cs = _scenes_without_mujoco()
     p = cs.stacker_coulomb()
     assert len(p.coulomb) == 16
-    try:
-        sol = gaussqp.solve(p)
-    except gaussqp.errors.NotApplicableError as exc:
-        if "bilateral" in str(exc):
-            pytest.xfail("the stacker has a bilateral row (the fingers' tendon equality) and coulomb_fixed_point "
-                         f"takes unilateral contacts only until its bilateral support lands: {exc}")
-        raise
+    sol = gaussqp.solve(p)  # its bilateral tendon row makes it the mixed route's (F9)
+    assert sol.formulation == "coulomb_mixed"
     assert sol.status == "solved" and sol.certified, (sol.status, sol.message)
     assert sol.natural_map_residual.relative <= COULOMB_RESIDUAL_RTOL
     support, below = _stacker_boxes(p)
