@@ -201,3 +201,16 @@ def test_the_mixed_route_answer_is_an_enumerated_solution(seed):
         assert enum.find(sol.acceleration, sol.lambda_normal, sol.lambda_tangent) is not None, seed
     else:
         assert sol.status == "inaccurate" and not sol.certified
+
+
+def test_readme_example_runs(capsys):
+    """The README's F9 example runs as written and prints what its comments say."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Coulomb contacts beside every other kind (F9, `coulomb_mixed`)", 1)[1].split("\n### ", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    exec(compile(code, "README[F9]", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["coulomb_mixed solved 2.595", "sliding True"]
