@@ -527,6 +527,13 @@ IMPACT_RTOL = 1e-6
 #: the Moreau–Jean parameter θ must lie in [THETA_MIN, 1] (θ = 1/2: trapezoidal positions, θ = 1: implicit
 #: Euler on the velocity; below 1/2 the scheme is unstable on a linear spring)
 THETA_MIN = 0.5
+#: A unilateral contact of :func:`gaussqp.step` is active when its (predicted) gap is at most this fraction of the
+#: distance its row can close in one step, ``h |n_i v| + h² |n_i| |a_free|`` (the free acceleration ``M⁺f``), plus
+#: :data:`STEP_GAP_ROUNDOFF` times ``|n_i| |q|``: a resting contact whose gap is round-off (1e-18) stays active
+#: instead of switching to free flight on every other step.
+STEP_GAP_RTOL = 1e-9
+#: The round-off of a gap computed from positions ``q``, in units of ``|n_i| |q|`` (a few ulps).
+STEP_GAP_ROUNDOFF = 64 * 2.220446049250313e-16
 # ---------------------------------------------------------------- mode-free Coulomb friction (issue #12)
 
 #: A contact of a Coulomb problem whose normal reaction is below this fraction of the data's reaction scale is

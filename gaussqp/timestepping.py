@@ -13,9 +13,10 @@ energy balance at an impact).
 
 with ``q̃ = q_k + h v_k`` (the force is taken explicitly in v: no Newton iteration), and on each *active* contact
 Newton's law in Moreau's form ``0 <= P_i ⟂ n_i v_{k+1} + e_i n_i v_k >= 0`` (bilateral rows: ``n_i v_{k+1} = 0``).
-A unilateral contact is active when its gap ``g_i(q_k) <= 0``, or (``activation="predicted"``, the default) when
-the predicted gap ``g_i(q_k) + h n_i v_k <= 0``. The step problem is an ImpactProblem with ``h`` and the force
-above, solved with certificates by :func:`solve_impact`.
+A unilateral contact is active when its gap ``g_i(q_k) <= ε_i``, or (``activation="predicted"``, the default) when
+the predicted gap ``g_i(q_k) + h n_i v_k <= ε_i``, with ``ε_i`` a tolerance on the data's own length scale
+(:func:`_activation_slack`: round-off of the gap and a tiny fraction of the distance one step can close).
+The step problem is an ImpactProblem with ``h`` and the force above, solved with certificates by :func:`solve_impact`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from .model.impact import ImpactProblem
 from .model.problem import ContactProblem
 from .model.validation import real_array, real_scalar, vector
 from .results import Solution
-from .settings import THETA_MIN
+from .settings import STEP_GAP_ROUNDOFF, STEP_GAP_RTOL, THETA_MIN
 
 
 def solve_impact(problem: ImpactProblem, *, formulation: str = "auto", solver: str | None = None,
@@ -139,6 +140,18 @@ def _pick(value, m: int, active: np.ndarray):
     return [value[i] for i in active] if len(value) == m else value
 
 
+def _activation_slack(M: np.ndarray, f: np.ndarray, Jn: np.ndarray, q: np.ndarray, v: np.ndarray,
+                      h: float) -> np.ndarray:
+    """Per row, the gap below which a contact counts as closed: :data:`STEP_GAP_RTOL` of the distance the row can
+    close in one step (``h |n_i v| + h² |n_i| |M⁺ f|``, the data's own motion) plus the gap's round-off
+    (:data:`STEP_GAP_ROUNDOFF` ``|n_i| |q|``); never a fixed length."""
+    if Jn.shape[0] == 0:
+        return np.zeros(0)
+    a_free = np.linalg.lstsq(np.asarray(M, dtype=float), np.asarray(f, dtype=float), rcond=None)[0]
+    A = np.abs(Jn)
+    return STEP_GAP_RTOL * (h * np.abs(Jn @ v) + h * h * (A @ np.abs(a_free))) + STEP_GAP_ROUNDOFF * (A @ np.abs(q))
+
+
 def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0, activation: str = "predicted",
          formulation: str = "auto", solver: str | None = None, tolerance=None, crosscheck: bool = False,
          certify: bool = True) -> StepResult:
@@ -186,7 +199,9 @@ def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0
     gaps = vector("contacts(q).gaps", rows.gaps, m)
     types = [rows.types] * m if isinstance(rows.types, str) else list(rows.types)
     pred = gaps + hv * (Jn @ v0) if activation == "predicted" else gaps
-    active = np.array([i for i in range(m) if types[i] == "bilateral" or gaps[i] <= 0 or pred[i] <= 0], dtype=int)
+    slack = _activation_slack(M, f, Jn, q0, v0, hv)
+    active = np.array([i for i in range(m) if types[i] == "bilateral" or gaps[i] <= slack[i] or pred[i] <= slack[i]],
+                      dtype=int)
     d = rows.dimension
     Jt = None if rows.tangents is None else np.asarray(rows.tangents, dtype=float).reshape(m * (d - 1), n)
     tr = np.array([i * (d - 1) + k for i in active for k in range(d - 1)], dtype=int)

@@ -194,3 +194,20 @@ def test_a_sliding_box_under_coulomb_friction_stops_when_the_closed_form_says():
             stopped = state.t
     assert stopped == pytest.approx(v0 / (mu * g), abs=2 * h)
     assert abs(state.v[0]) < 1e-9 and state.v[0] + 0.0 >= -1e-9
+
+
+def test_a_resting_contact_with_a_round_off_gap_stays_active():
+    """A ball resting with a gap of round-off size (1e-18 m, radius 0) stays on the plane: the contact is active at
+    every step and the velocity stays zero. With an activation test at exactly 0 it went into free flight on every
+    other step (v = −g h, then an impact)."""
+    sysm = ball_system(0.0, r=0.0)
+    s = State(q=np.array([1e-18]), v=np.array([0.0]))
+    for _ in range(6):
+        res = step(sysm, s, 0.01)
+        assert list(res.active) == [0]
+        assert res.state.v[0] == pytest.approx(0.0, abs=1e-15)
+        assert res.impulses[0] == pytest.approx(G * 0.01, rel=1e-9)
+        s = res.state
+    # a real gap (a thousandth of one step's fall, 1e-7 m at h = 0.01) is not closed early
+    far = step(sysm, State(q=np.array([1e-3 * G * 0.01 ** 2]), v=np.array([0.0])), 0.01)
+    assert list(far.active) == [] and far.state.v[0] == pytest.approx(-G * 0.01)
