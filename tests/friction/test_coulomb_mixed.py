@@ -214,3 +214,22 @@ def test_readme_example_runs(capsys):
     exec(compile(code, "README[F9]", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out == ["coulomb_mixed solved 2.595", "sliding True"]
+
+
+# ---------------------------------------------------------------- the Painlevé rod through the iterative routes
+@pytest.mark.parametrize("theta, mu, theta_dot, push", [
+    (np.pi / 6, 0.5, 0.0, 0.0), (np.pi / 6, 1.0, 0.0, 0.0), (np.arctan(2.0), 2.0, 4.0, 0.0),
+    (np.arctan(2.0), 2.0, 0.0, 0.0), (np.arctan(2.0), 2.0, 4.0, 50.0), (np.pi / 3, 0.3, 2.0, 0.0)])
+def test_painleve_rod_iterative_answers_are_closed_form_solutions(theta, mu, theta_dot, push):
+    """F8 (auto) and F9 on the coulomb rod of tests/friction/test_coulomb_enumeration.py: each answer's λ_n is one
+    of the closed-form solutions, the enumeration agrees, and uniqueness is what the closed form says."""
+    from test_coulomb_enumeration import coulomb_rod, rod_pieces  # tests/friction is on sys.path
+    closed = rod_pieces(theta, mu, theta_dot, push)
+    p = coulomb_rod(theta, mu, theta_dot, push)
+    auto = gaussqp.solve(p)
+    mixed = gaussqp.get_formulation("coulomb_mixed").solve(p)
+    for sol in (auto, mixed):
+        assert sol.status == "solved", (sol.formulation, sol.message)
+        assert any(abs(sol.lambda_normal[0] - ln) <= 1e-8 * max(1.0, ln) for _, ln in closed), sol.lambda_normal
+    assert auto.formulation == "coulomb_fixed_point" and auto.crosscheck["agree"] is True
+    assert auto.unique["acceleration"] is (len(closed) == 1)
