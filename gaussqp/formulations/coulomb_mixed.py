@@ -35,7 +35,8 @@ import numpy as np
 
 from ..backends import get_backend, solve_program
 from ..errors import NotApplicableError
-from ..friction.coulomb_law import NaturalMapResidual, contact_modes, natural_map
+from ..friction.coulomb_law import (SEPARATED, SLIDING, ContactMode, NaturalMapResidual, contact_modes,
+                                    natural_map)
 from ..friction.mixed_law import (BILATERAL, BILATERAL_SLIDING, BILATERAL_STICKING, COULOMB, UNILATERAL,
                                   UNILATERAL_SLIDING, UNILATERAL_STICKING, MixedSystem)
 from ..model.problem import ContactProblem
@@ -46,6 +47,10 @@ from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DYNAMICS_RTOL
                         COULOMB_MIXED_MAX_UNKNOWNS, COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL,
                         COULOMB_RESIDUAL_RTOL, COULOMB_RESTART_ITER, COULOMB_RESTARTS, Tolerance, get_tolerance)
 from .base import Formulation
+
+
+#: The mode reported for a bilateral row (it holds by construction; its friction, if any, is told).
+BILATERAL_MODE = "bilateral"
 
 
 class _GapProgram:
@@ -325,9 +330,18 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
     sol.residuals["natural_map_siconos"] = nmr.siconos
     modes = []
     for i in range(sysm.m):
-        mu_i = sysm.mu[i] if sysm.kinds[i] in (COULOMB, UNILATERAL_STICKING) else 0.0
-        modes += contact_modes(R[i], U[i], np.array([mu_i]), d, velocity_scale=float(sysm.u_scale[i]),
-                               reaction_scale=float(sysm.lam_scale[i]))
+        kind = sysm.kinds[i]
+        if kind.startswith("bilateral"):  # a constraint that holds: no separation, its stick/slip told
+            modes.append(ContactMode(BILATERAL_MODE, 0.0, 0.0))
+        elif kind == UNILATERAL_SLIDING:  # told: the direction given, not found
+            mode = contact_modes(R[i], U[i], np.zeros(1), d, velocity_scale=float(sysm.u_scale[i]),
+                                 reaction_scale=float(sysm.lam_scale[i]))[0]
+            modes.append(mode if mode.mode == SEPARATED else
+                         ContactMode(SLIDING, mode.margin, mode.relative_margin, tuple(float(x) for x in sysm.slip[i])))
+        else:
+            mu_i = sysm.mu[i] if kind in (COULOMB, UNILATERAL_STICKING) else 0.0
+            modes += contact_modes(R[i], U[i], np.array([mu_i]), d, velocity_scale=float(sysm.u_scale[i]),
+                                   reaction_scale=float(sysm.lam_scale[i]))
     sol.contact_modes = modes
     sol.certificates.append(Certificate(
         id="natural_map", name="Coulomb's law and every told contact law, recomputed in (a, λ)",

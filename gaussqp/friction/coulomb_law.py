@@ -147,6 +147,8 @@ class ContactMode:
     it). ``margin`` is how far the data are from the other modes: for separated ``u_n`` (its gap), for
     sticking ``min(r_n, μ r_n − ‖r_t‖)`` (the cone slack, scaled by the reaction scale), for sliding ``‖u_t‖``;
     ``relative_margin`` divides it by the velocity or reaction scale given to :func:`contact_modes`.
+    The mixed route (F9) also reports ``bilateral`` for a bilateral row (it holds; margins 0) and, for a contact
+    told to slide, ``sliding`` with the told direction and its normal force as the margin.
     """
 
     mode: str
