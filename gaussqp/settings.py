@@ -595,3 +595,10 @@ COULOMB_RESTART_ITER = 5
 #: Jacobian of about (n + 2 m d)² entries: it takes at most this many unknowns n + m·d (a tower of 25 boxes,
 #: 150 coordinates and 100 contacts in 3D, has 450).
 COULOMB_MIXED_MAX_UNKNOWNS = 3000
+
+# ---------------------------------------------------------------------------------------------- grasps (issue #13)
+#: A grasp has at most this many contacts (the polyhedral ε computations grow with contacts × facets).
+GRASP_MAX_CONTACTS = 1000
+#: A contact normal must be a unit vector to this relative tolerance (a normal of norm 2 is a modelling error,
+#: not something to normalize silently).
+GRASP_NORMAL_RTOL = 1e-6

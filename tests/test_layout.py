@@ -18,7 +18,7 @@ LAYERS = [
     {"certificates"},
     {"formulations", "impacts"},
     {"io"},
-    {"dispatch", "timestepping"},
+    {"dispatch", "timestepping", "grasp"},
     {"cli", "__init__"},
 ]
 
