@@ -300,8 +300,9 @@ CONIC_FARKAS_VALUE_MAX = -0.5
 #: product of the largest, for Prop. 12)
 FRICTION_BOUND_SINGULAR_RTOL = 1e-12
 
-#: ``Fᵀv`` on a unit direction v (of the cone in C3(ii), of ker M in C4, there relative to ``max(1, ‖F‖∞)``)
-#: counts as nonzero beyond this (:mod:`gaussqp.certificates.structural`)
+#: ``Fᵀv`` on a direction v (of the cone in C3(ii), of ker M in C4) counts as nonzero beyond this relative to the
+#: magnitude of its own terms ``|F|ᵀ|v|`` (:mod:`gaussqp.certificates.structural`): dimensionless, the same verdict
+#: in any units of F or of the coordinates; far above the round-off of the sum (n ε)
 FORCE_DIRECTION_TOL = 1e-12
 
 #: the verified Farkas vector (:func:`gaussqp.certificates.instance.verify_farkas`): its unilateral part may be

@@ -1,0 +1,58 @@
+"""Issue #9 part 3: decisions that were still made on raw or absolute scales, each moved to a scale taken
+from the data (:mod:`gaussqp.model.scales`). Every test here failed on the code before its fix (the
+report of the branch ``issue9-scales`` gives the failures seen); expected values come from closed forms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gaussqp.certificates import structural as cert
+from gaussqp.model.problem import Contact, ContactProblem
+
+
+def prob(M, F, contacts, d=2):
+    return ContactProblem(np.asarray(M, dtype=float), np.asarray(F, dtype=float), contacts, dimension=d)
+
+
+def bil(n, b=0.0):
+    return Contact("bilateral", normal=n, normal_drift=b)
+
+
+def uni(n, b=0.0):
+    return Contact("unilateral", normal=n, normal_drift=b)
+
+
+# ------------------------------------------------------------------------- 1. C3(ii) and C4: Fᵀv on the data's scale
+
+@pytest.mark.parametrize("f_scale, m_scale", [(1.0, 1.0), (1e-15, 1.0), (1e-13, 1e-6), (1e6, 1e6), (1e-6, 1e-6)])
+def test_c3_ii_verdict_does_not_depend_on_units(f_scale, m_scale):
+    # M = diag(1, 0), a2 >= 0: the cone is {v1 = 0, v2 >= 0}; Fᵀv = F2 v2 > 0 (F2 = 2 > 0): F1 has a minimizer
+    # (a2 = -b, a1 = -F1) whatever the unit of F; before, F2 = 2e-15 was "Fᵀv = 0 on a cone direction"
+    out = cert.c3_tangent_cone(prob(m_scale * np.diag([1.0, 0.0]), f_scale * np.array([3.0, 2.0]), [uni([0.0, 1.0])]))
+    assert out[0].holds is False
+    assert out[1].holds is True and out[1].implies.startswith("F1 has a minimizer")
+    bad = cert.c3_tangent_cone(prob(m_scale * np.diag([1.0, 0.0]), f_scale * np.array([3.0, -2.0]), [uni([0.0, 1.0])]))
+    assert bad[1].holds is False and bad[1].implies.startswith("a direction v in the cone with Fᵀv < 0")
+
+
+@pytest.mark.parametrize("f_scale, m_scale", [(1.0, 1.0), (1e-15, 1.0), (1e-13, 1e-6), (1e6, 1e6), (1e-6, 1e-6)])
+def test_c4_verdict_does_not_depend_on_units(f_scale, m_scale):
+    # ker M = span e2 ⊆ ker J (J = e1ᵀ), Fᵀe2 = 0.5 ≠ 0 at any unit of F; before, F = (3, 0.5)·1e-15 failed C4
+    c = cert.c4_singular_uniqueness(prob(m_scale * np.diag([1.0, 0.0]), f_scale * np.array([3.0, 0.5]), [uni([1.0, 0.0])]))
+    assert c.holds is True
+
+
+def test_fv_zero_at_round_off_of_its_own_terms():
+    # a kernel direction e = (1, -1)/√2 of M = [[1, 1], [1, 1]], J = (1, 1) ⟂ e; F = (1, 1 - δ): Fᵀe = δ/√2 against
+    # terms (|F|ᵀ|e| = (2 - δ)/√2): relative δ/(2 - δ), zero below FORCE_DIRECTION_TOL = 1e-12
+    M = np.array([[1.0, 1.0], [1.0, 1.0]])
+    assert cert.c4_singular_uniqueness(prob(M, [1.0, 1.0 - 1e-13], [uni([1.0, 1.0])])).holds is False
+    assert cert.c4_singular_uniqueness(prob(M, [1.0, 1.0 - 1e-11], [uni([1.0, 1.0])])).holds is True
+    # C3(ii) on the same kernel with a unilateral row along it: v ∝ e, Fᵀv relative to |F|ᵀ|v| the same δ/(2 - δ)
+    for delta, holds in ((1e-13, False), (1e-11, True), (-1e-11, False)):
+        out = cert.c3_tangent_cone(prob(M, [1.0, 1.0 - delta], [uni([1.0, -1.0])]))
+        assert out[0].holds is False and out[1].holds is holds
+    out = cert.c3_tangent_cone(prob(M, [1.0, 1.0 + 1e-11], [uni([1.0, -1.0])]))
+    assert out[1].implies.startswith("a direction v in the cone with Fᵀv < 0")
