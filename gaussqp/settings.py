@@ -323,7 +323,8 @@ RANGE_RTOL = 1e-9
 ORTHOGONAL_COS_TOL = 1e-9
 
 #: sticking Prop. 2 (:func:`gaussqp.certificates.sticking_criteria.bilateral_sticking_criterion`): a multiplier of (21) lies
-#: in its Coulomb disk when ``μ|λ_n| - ‖λ_t‖ >= -this · max(1, ‖λ‖∞)`` (λ from an exact solve)
+#: in its Coulomb disk when ``μ|λ_n| - ‖λ_t‖ >= -this ·`` the contact's multipliers at the data's size
+#: (``μ λ_data,n + max λ_data,t``, ``λ_data = force / ‖(J S)_row‖∞``, :mod:`gaussqp.model.scales`; λ from an exact solve)
 STICKING_DISK_RTOL = 1e-9
 
 #: the returned multipliers lie in their Coulomb cones (certificate ``coulomb_cones``,

@@ -24,7 +24,8 @@ from ..linalg.polyhedral_cones import cone_is_trivial
 from ..errors import UndecidedError
 from ..linalg.delassus import constrained_delassus, delassus
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank
-from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, STICKING_DISK_RTOL
+from ..model.scales import data_scales
+from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, SCALE_FLOOR, STICKING_DISK_RTOL
 from ..model.problem import ContactProblem
 from ..results import Certificate
 
@@ -47,25 +48,33 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     # matrix G of (17) is the Delassus matrix W and (21) reads G λ = -w
     G, w, _ = delassus(problem)
     e = problem.equalities[1]
-    ev = np.linalg.eigvalsh(G)
-    if ev.min() <= DEFINITE_RTOL * max(1.0, ev.max()):
-        return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, float(ev.min()),
+    # definiteness on the Jacobi-equilibrated G (reference: its own diagonal, the rows' kinetic norms
+    # ‖J_i‖²_{M⁻¹}, data): the same decision in any unit of mass, length or row (issue #9)
+    margin = equilibrated_min_eigenvalue(G, np.diag(G))
+    if margin <= DEFINITE_RTOL:
+        return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, margin,
                             "premise fails: G of (17) is not positive definite (dependent rows); see F4",
                             "dynamical all-sticking test")]
     lam = np.linalg.solve(G, -w)  # (21)
     m, d1 = problem.m, problem.dimension - 1
     lam_n, lam_t = lam[:m], lam[m:].reshape(m, d1)
     gaps = np.array([problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in range(m)])
-    holds = bool(gaps.min() >= -STICKING_DISK_RTOL * max(1.0, np.abs(lam).max()))
+    # each disk slack against contact i's multipliers at the data's size (λ_data = force / ‖(J S)_row‖∞,
+    # :mod:`gaussqp.model.scales`), never against the multipliers being judged nor an absolute 1
+    ds = data_scales(problem)
+    lam_data = ds.force / ds.equality_weight  # rows of problem.equalities: [normals; tangents], as G
+    scale = problem.friction * lam_data[:m] + lam_data[m:].reshape(m, d1).max(axis=1, initial=0.0)
+    rel = gaps / np.maximum(scale, SCALE_FLOOR)
+    holds = bool(rel.min() >= -STICKING_DISK_RTOL)
     out = [Certificate(
-        "C8(22)", f"{SRC} Prop. 2, (21)-(22)", holds, float(gaps.min()),
+        "C8(22)", f"{SRC} Prop. 2, (21)-(22)", holds, float(rel.min()),
         ("the all-sticking problem (14) has a solution: every (21) multiplier lies in its Coulomb disk" if holds else
          f"no all-sticking solution: contact {int(np.argmin(gaps))} leaves its disk (stick→slip, Prop. 4)"),
         "dynamical all-sticking, independent constraints", {"lambda_normal": lam_n, "lambda_tangent": lam_t,
                                                            "disk_slack": gaps})]
     if not np.any(e):
         out.append(Certificate(
-            "C8(Cor. 1)", f"{SRC} Cor. 1, (25)", holds, float(gaps.min()),
+            "C8(Cor. 1)", f"{SRC} Cor. 1, (25)", holds, float(rel.min()),
             ("zero drifts: (q, 0) is a static equilibrium with all contacts sticking under these forces" if holds else
              "zero drifts: no static all-sticking equilibrium under these forces"),
             "static all-sticking equilibrium"))

@@ -56,3 +56,40 @@ def test_fv_zero_at_round_off_of_its_own_terms():
         assert out[0].holds is False and out[1].holds is holds
     out = cert.c3_tangent_cone(prob(M, [1.0, 1.0 + 1e-11], [uni([1.0, -1.0])]))
     assert out[1].implies.startswith("a direction v in the cone with Fᵀv < 0")
+
+
+# ------------------------------------------------------------------ 2. sticking Prop. 2: definiteness and disks
+
+def _sticking_point(s, fx, fy=4.0, mu=0.5, m2=1e5):
+    # a point mass held by one bilateral sticking contact (normal y, tangent x), masses (1, m2), everything scaled
+    # by s (the unit of mass): a = 0, and (21) gives λ_n = F_y, λ_t = F_x; (22) holds iff |F_x| <= μ |F_y|
+    return ContactProblem(s * np.diag([1.0, m2]), s * np.array([fx, fy]),
+                          [Contact("bilateral", normal=[0.0, 1.0], friction=mu, mode="sticking", tangent=[[1.0, 0.0]])],
+                          dimension=2)
+
+
+@pytest.mark.parametrize("s", [1.0, 1e-6, 1e6])
+@pytest.mark.parametrize("fx, expect", [(1.0, True), (2.0 * (1 - 1e-5), True), (2.0 * (1 + 1e-5), False), (3.0, False)])
+def test_prop2_verdict_does_not_depend_on_units(s, fx, expect):
+    # before: at s = 1e6, G = diag(1e-11, 1e-6) was "not positive definite" (λ_min <= 1e-10 max(1, λ_max)); at
+    # s = 1e-6, a contact 1e-5 outside its disk passed (gap -2e-11 against 1e-9 · max(1, |λ|) = 1e-9)
+    from gaussqp.certificates.sticking_criteria import bilateral_sticking_criterion
+
+    out = bilateral_sticking_criterion(_sticking_point(s, fx))
+    c22 = out[0]
+    assert c22.id == "C8(22)" and c22.holds is expect
+    np.testing.assert_allclose(c22.data["lambda_normal"], [4.0 * s], rtol=1e-9)
+    np.testing.assert_allclose(c22.data["lambda_tangent"][:, 0], [fx * s], rtol=1e-9)
+    assert [c.id for c in out] == ["C8(22)", "C8(Cor. 1)"] and out[1].holds is expect
+
+
+def test_prop2_dependent_rows_still_refused_at_any_unit():
+    # the tangent row equals the normal row: G is singular (its equilibrated form has λ_min = 0) at every unit
+    from gaussqp.certificates.sticking_criteria import bilateral_sticking_criterion
+
+    for s in (1.0, 1e-6, 1e6):
+        p = ContactProblem(s * np.eye(2), s * np.array([1.0, 4.0]),
+                           [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[0.0, 2.0]])],
+                           dimension=2)
+        c = bilateral_sticking_criterion(p)[0]
+        assert c.holds is None and c.implies.startswith("premise fails: G of (17) is not positive definite")
