@@ -93,3 +93,37 @@ def test_prop2_dependent_rows_still_refused_at_any_unit():
                            dimension=2)
         c = bilateral_sticking_criterion(p)[0]
         assert c.holds is None and c.implies.startswith("premise fails: G of (17) is not positive definite")
+
+
+# ------------------------------------------------------------------ 3. classify: rank of the equilibrated rows
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("row_scale", [1.0, 1e-6, 1e6])
+def test_classify_rank_does_not_depend_on_a_row_scale(sparse, row_scale):
+    # rows (1, 0) and (1, 1e-4): independent (σ_min ≈ 7e-5 of normalized rows). Before, the second row scaled by
+    # 1e-6 (the same constraint) had σ_min ≈ 1e-10 of the raw matrix: "redundant, rank 1" (dense SVD and QR)
+    import scipy.sparse as sp
+
+    Jn = np.array([[1.0, 0.0], [row_scale * 1.0, row_scale * 1e-4]])
+    p = ContactProblem.from_blocks(np.eye(2), np.zeros(2), sp.csr_matrix(Jn) if sparse else Jn, np.zeros(2),
+                                   ["unilateral", "unilateral"], dimension=2)
+    c = p.classify()
+    assert c.normal_rank == 2 and c.redundant is False
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_classify_rank_in_the_mass_units_of_the_coordinates(sparse):
+    # the same system with coordinate 2 measured in a unit 1e11 times smaller (a2' = 1e11 a2): its column of J is
+    # divided by 1e11, its mass by 1e22. In the Jacobi units of M (S = diag(M)^(-1/2)) J S is unchanged: rank 2
+    import scipy.sparse as sp
+
+    for k in (1.0, 1e11):
+        Jn = np.array([[1.0, 0.0], [1.0, 1.0 / k]])
+        p = ContactProblem.from_blocks(np.diag([1.0, 1.0 / k**2]), np.zeros(2), sp.csr_matrix(Jn) if sparse else Jn,
+                                       np.zeros(2), ["bilateral", "unilateral"], dimension=2)
+        assert p.classify().normal_rank == 2, k
+    # truly dependent rows stay dependent in any unit
+    Jn = np.array([[1.0, 1.0], [3e-7, 3e-7]])
+    p = ContactProblem.from_blocks(np.diag([1.0, 1e-10]), np.zeros(2), sp.csr_matrix(Jn) if sparse else Jn, np.zeros(2),
+                                   ["unilateral", "unilateral"], dimension=2)
+    assert p.classify().normal_rank == 1 and p.classify().redundant is True
