@@ -216,8 +216,9 @@ LEMKE_REFINE_TOL = 1e-12
 #: ``|J_uᵀλ| <= 1``, ``|Z_a y| <= 1``) counts as positive above this: a nonzero cone element, a nonzero
 #: intersection, a nonzero projection (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`,
 #: :func:`gaussqp.certificates.sticking_criteria.image_meets_normal_cone`, the enumeration's
-#: ``_projection_is_zero``). Dimensionless; HiGHS works to feasibility tolerances of 1e-7, the positive answer
-#: of ``cone_is_trivial`` is then checked row by row (the other two are not re-verified)
+#: ``_projection_is_zero``). Dimensionless; HiGHS works to feasibility tolerances of 1e-7, so every answer is
+#: re-verified in NumPy: a positive one with its point row by row, a zero one (in the last two) with the LP's
+#: dual bound (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`)
 LP_VALUE_TOL = 1e-9
 
 #: rows of a cone LP's answer with ``|U_i x| <= this · max|U x|`` count as left at HiGHS's tolerance and are

@@ -17,12 +17,13 @@ from scipy.optimize import linprog
 
 from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedError
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
-from ..linalg.polyhedral_cones import cone_is_trivial
+from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale
 from .cones import ConeModel
 from .sliding import sliding_tangent
-from ..settings import ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, SAME_RTOL, SOLVE_COND_MAX
+from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL, SOLVE_COND_MAX,
+                        VERIFY_RTOL)
 
 
 # ---------------------------------------------------------------------------- enumeration
@@ -539,7 +540,12 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
     K is the cone of feasible directions of the piece at the point found, and the piece lies in
     ``point + K``, so the acceleration is the same at every point of the piece iff ``P_a K = {0}``.
     With Z an orthonormal basis of ker E and ``B = G Z``: for each coordinate j and sign s, the LP
-    ``max s (Z_a y)_j  s.t.  B y >= 0, -1 <= Z_a y <= 1`` is 0 (bounded: the box is on ``Z_a y``)."""
+    ``max s (Z_a y)_j  s.t.  B y >= 0, -1 <= Z_a y <= 1`` is 0 (bounded: the box is on ``Z_a y``).
+
+    No LP answer is believed unchecked (issue #9): a positive optimum stands only with its point re-verified in
+    NumPy (``B y >= 0`` row by row at the round-off of its terms, the box, and ``s (Z_a y)_j`` above
+    :data:`LP_VALUE_TOL` and its own round-off), a zero optimum only with the LP's dual bound
+    (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`); otherwise ``UndecidedError``."""
     N = E.shape[1]
     En = normalize_rows(E.reshape(-1, N))
     Gn = normalize_rows(G.reshape(-1, N))
@@ -559,8 +565,28 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
             if res.status != 0:
                 raise SolverError(f"acceleration-projection LP failed: {res.message}")
             if -float(res.fun) > LP_VALUE_TOL:
+                if not _projection_point_verified(B, Za, np.asarray(res.x, dtype=float), j, sgn):
+                    raise UndecidedError("acceleration-projection LP: its point fails the NumPy check")
                 return False
+            bound = lp_dual_bound(res, -sgn * Za[j], A_ub, b_ub)
+            if bound is None or -bound > LP_VALUE_TOL:
+                raise UndecidedError("acceleration-projection LP: its zero optimum is not proven by its duals")
     return True
+
+
+def _projection_point_verified(B: np.ndarray, Za: np.ndarray, y: np.ndarray, j: int, sgn: float) -> bool:
+    """``y`` is a direction of the cone (``B y >= 0`` up to each row's round-off ``ROUND_OFF ‖B_i‖ ‖y‖``) inside the
+    box ``|Z_a y| <= 1`` (to :data:`VERIFY_RTOL`) whose acceleration component ``s (Z_a y)_j`` is above
+    :data:`LP_VALUE_TOL` and above the round-off of its terms."""
+    if not np.all(np.isfinite(y)):
+        return False
+    ny = float(np.linalg.norm(y))
+    if B.shape[0] and np.any(B @ y < -ROUND_OFF * np.linalg.norm(B, axis=1) * ny):
+        return False
+    za = Za @ y
+    if np.abs(za).max(initial=0.0) > 1.0 + VERIFY_RTOL:
+        return False
+    return bool(sgn * za[j] > LP_VALUE_TOL and sgn * za[j] > VERIFY_RTOL * float(np.abs(Za[j]) @ np.abs(y)))
 
 
 def _socp_piece(Aeq, beq, G, h, cones, solver):

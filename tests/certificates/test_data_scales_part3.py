@@ -127,3 +127,99 @@ def test_classify_rank_in_the_mass_units_of_the_coordinates(sparse):
     p = ContactProblem.from_blocks(np.diag([1.0, 1e-10]), np.zeros(2), sp.csr_matrix(Jn) if sparse else Jn, np.zeros(2),
                                    ["unilateral", "unilateral"], dimension=2)
     assert p.classify().normal_rank == 1 and p.classify().redundant is True
+
+
+# ------------------------------------------------- 4. LP answers re-checked in NumPy before a cone decision stands
+
+def _forced_linprog(module, monkeypatch, fun=None, x=None):
+    """Replace ``module.linprog`` by the real one whose answer is then falsified: the optimal value set to
+    ``fun`` and/or the point to ``x(res.x)``, the rest (status, duals) left as HiGHS returned them."""
+    real = module.linprog
+
+    def fake(*args, **kwargs):
+        res = real(*args, **kwargs)
+        if fun is not None:
+            res.fun = fun
+        if x is not None:
+            res.x = x(np.asarray(res.x, dtype=float))
+        return res
+
+    monkeypatch.setattr(module, "linprog", fake)
+
+
+def test_image_meets_normal_cone_answers_are_checked(monkeypatch):
+    from gaussqp.certificates import sticking_criteria as sc
+
+    T_triv, J = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])  # im Tᵀ = span e1, N_S = -cone(e2): {0}
+    T_meet = np.array([[0.0, 3.0]])  # im Tᵀ = span e2 meets N_S
+    assert sc.image_meets_normal_cone(T_triv, J)[0] is True
+    meet, z = sc.image_meets_normal_cone(T_meet, J)
+    assert meet is False and z[0] == 0.0 and z[1] < 0  # -J_uᵀλ, λ > 0
+    # a positive optimum claimed with a point that is not in the intersection: refused (before: "meets", False)
+    _forced_linprog(sc, monkeypatch, fun=-0.5, x=lambda x: x + 1.0)
+    assert sc.image_meets_normal_cone(T_triv, J) == (None, None)
+    monkeypatch.undo()
+    # a zero optimum claimed where the intersection is not {0}: its duals do not prove it (before: True, "{0}")
+    _forced_linprog(sc, monkeypatch, fun=0.0)
+    assert sc.image_meets_normal_cone(T_meet, J) == (None, None)
+    # through the certificates: Cor. 2 undecided, never "holds"
+    p = ContactProblem(np.eye(2), np.array([0.0, 1.0]),
+                       [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[0.0, 3.0]])],
+                       dimension=2)
+    out = {c.id: c for c in sc.unilateral_sticking_solvability(p)}
+    assert out["C8(Cor. 2)"].holds is None and out["C8(Cor. 2)"].implies.startswith("undecided")
+    monkeypatch.undo()
+    out = {c.id: c for c in sc.unilateral_sticking_solvability(p)}
+    assert out["C8(Cor. 2)"].holds is False and out["C8(Prop. 8)"].holds is False
+
+
+def test_image_meets_normal_cone_in_any_units():
+    # the same geometry with the second coordinate in a unit 1e8 smaller (its column divided by 1e8, S = 1e8 on it):
+    # the LP box and threshold act on J S, so the answer does not change
+    from gaussqp.certificates import sticking_criteria as sc
+
+    T, J = np.array([[1.0, 1e-8]]), np.array([[1.0, -1e-8]])  # in units: (1, 1) and (1, -1): independent, {0}
+    assert sc.image_meets_normal_cone(T, J, scaling=np.array([1.0, 1e8]))[0] is True
+    T2 = np.array([[-2.0, 2e-8]])  # in units (-2, 2) ∥ -(1, -1): meets
+    meet, z = sc.image_meets_normal_cone(T2, J, scaling=np.array([1.0, 1e8]))
+    assert meet is False and z[0] < 0 < z[1] and z[1] / -z[0] == pytest.approx(1e-8, rel=1e-9)  # ∝ -J_uᵀ = (-1, 1e-8)
+
+
+def test_projection_is_zero_answers_are_checked(monkeypatch):
+    from gaussqp.friction import enumeration as en
+    from gaussqp.errors import UndecidedError
+
+    # unknowns (a, λ1, λ2): a = λ1; λ1 >= 0 and λ1 <= 0 pin λ1 = 0, so the directions of the piece are (0, 0, t): the
+    # acceleration's projection is {0}; without the second row, (1, 1, 0) is a direction: it is not
+    E = np.array([[1.0, -1.0, 0.0]])
+    G_zero, G_open = np.array([[0.0, 1.0, 0.0], [0.0, -1.0, 0.0]]), np.array([[0.0, 1.0, 0.0]])
+    assert en._projection_is_zero(E, G_zero, 1) is True
+    assert en._projection_is_zero(E, G_open, 1) is False
+    # a positive optimum claimed with a point outside the cone: refused (before: False, "acceleration not unique")
+    _forced_linprog(en, monkeypatch, fun=-0.5, x=lambda x: x + np.arange(1.0, x.size + 1.0))
+    with pytest.raises(UndecidedError):
+        en._projection_is_zero(E, G_zero, 1)
+    monkeypatch.undo()
+    # a zero optimum claimed where the acceleration moves: not proven by its duals (before: True, "unique")
+    _forced_linprog(en, monkeypatch, fun=0.0)
+    with pytest.raises(UndecidedError):
+        en._projection_is_zero(E, G_open, 1)
+
+
+def test_lp_dual_bound():
+    from scipy.optimize import linprog
+
+    from gaussqp.linalg.polyhedral_cones import lp_dual_bound
+
+    # min x1 + 2 x2 s.t. x1 + x2 >= 1 (as -x1 - x2 <= -1), x >= 0: optimum 1 at (1, 0); the dual proves >= 1
+    c, A, b = np.array([1.0, 2.0]), np.array([[-1.0, -1.0]]), np.array([-1.0])
+    res = linprog(c, A_ub=A, b_ub=b, bounds=(0, None), method="highs")
+    assert lp_dual_bound(res, c, A, b, nonnegative=np.array([True, True])) == pytest.approx(1.0, rel=1e-12)
+    # the same duals do not prove it when the variables are free (x2 = 1 - x1 can go anywhere: unbounded)
+    assert lp_dual_bound(res, c, A, b) is None
+    res.ineqlin.marginals = np.array([-0.5])  # a wrong dual: reduced cost of x1 is 0.5, of x2 1.5 (valid, weaker)
+    assert lp_dual_bound(res, c, A, b, nonnegative=np.array([True, True])) == pytest.approx(0.5)
+    res.ineqlin.marginals = np.array([-1.5])  # infeasible dual (reduced cost of x1 negative): proves nothing
+    assert lp_dual_bound(res, c, A, b, nonnegative=np.array([True, True])) is None
+    res.status = 2
+    assert lp_dual_bound(res, c, A, b, nonnegative=np.array([True, True])) is None
