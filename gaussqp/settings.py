@@ -226,10 +226,12 @@ LP_VALUE_TOL = 1e-9
 #: above HiGHS's 1e-7 feasibility level, so its slack is removed; a larger violation is left to the check
 HIGHS_ACTIVE_RTOL = 1e-6
 
-#: a square system is solved directly (``np.linalg.solve``) only when its 2-norm condition number is below
-#: this; above it, it counts as singular: the enumeration's square piece goes to the LP, the sliding LCP (58)
-#: and the fixed point of Prop. 9/11 are not applicable (:mod:`gaussqp.friction.enumeration`,
-#: :mod:`gaussqp.friction.sliding`). At cond 1e12 a solve keeps about 4 significant digits
+#: a square system is solved directly only when the 2-norm condition number of its *equilibrated* form is below
+#: this (:func:`gaussqp.linalg.dense.scaled_solve`: Ruiz scaling of an enumeration piece, ``D A_nb D`` with the
+#: rows' kinetic norms for the sliding LCP); above it, it counts as singular: the enumeration's square piece goes
+#: to the LP, the sliding LCP (58) and the fixed point of Prop. 9/11 are not applicable
+#: (:mod:`gaussqp.friction.enumeration`, :mod:`gaussqp.friction.sliding`). At cond 1e12 a solve keeps about 4
+#: significant digits
 SOLVE_COND_MAX = 1e12
 
 #: the point an enumeration piece's LP returns must satisfy its equalities and inequalities to this times

@@ -16,13 +16,13 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedError
-from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space, ruiz_scaling, scaled_solve
 from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale
 from .cones import ConeModel
 from .sliding import sliding_tangent
-from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL, SOLVE_COND_MAX,
+from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL,
                         VERIFY_RTOL)
 
 
@@ -495,14 +495,15 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
     N = Aeq.shape[1]
     tol = PIECE_RTOL * scale
     if not cones and Aeq.shape[0] == N:
-        try:
-            cond = np.linalg.cond(Aeq)
-        except np.linalg.LinAlgError:
-            cond = np.inf
-        if cond < SOLVE_COND_MAX:
-            y = np.linalg.solve(Aeq, beq)
-            ymag = max(1.0, float(np.abs(y).max()))
-            ok = (G @ y - h).min(initial=0.0) >= -tol * ymag
+        # nonsingular or not once the rows and unknowns are equilibrated (Ruiz): a mass ratio of 1e10 or a row
+        # of norm 1e-6 is not a singular piece (the raw condition number was compared with SOLVE_COND_MAX)
+        r, cs = ruiz_scaling(Aeq)
+        y, _ = scaled_solve(Aeq, beq, r, cs)
+        if y is not None:
+            # each inequality at its own terms in the equilibrated unknowns ŷ = y / cs:
+            # (G y - h)_i >= -PIECE_RTOL (|G_i| cs ‖ŷ‖∞ + |h_i|), not at max(1, |F|, |b|) · max(1, |y|)
+            yhat = float(np.abs(y / cs).max(initial=0.0))
+            ok = bool(np.all(G @ y - h >= -PIECE_RTOL * ((np.abs(G) @ cs) * yhat + np.abs(h)))) if G.size else True
             return (y, True, True) if ok else (None, None, None)
     if cones:
         y = _socp_piece(Aeq, beq, G, h, cones, solver)

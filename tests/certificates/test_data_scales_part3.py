@@ -223,3 +223,50 @@ def test_lp_dual_bound():
     assert lp_dual_bound(res, c, A, b, nonnegative=np.array([True, True])) is None
     res.status = 2
     assert lp_dual_bound(res, c, A, b, nonnegative=np.array([True, True])) is None
+
+
+# ----------------------------------------------- 5. SOLVE_COND_MAX on equilibrated matrices, not on the raw ones
+
+@pytest.mark.parametrize("m2", [1.0, 1e10, 1e13])
+def test_sliding_enumeration_with_a_mass_ratio(m2):
+    # a block sliding (slip +x) on a floor (a2 >= 0) pressed by F2 = m2: a2 = 0, λ_n = F2 = m2, and
+    # a1 = -(F1 + μ λ_n) (the friction force -μ λ_n along the slip). Before, at m2 = 1e10 the active piece had a
+    # raw condition number 1e20 (> SOLVE_COND_MAX) and the separated piece (a2 = -1) passed its test at
+    # 1e-9 max(1, |F|): "inaccurate"
+    import gaussqp
+
+    p = ContactProblem(np.diag([1.0, m2]), np.array([0.3, m2]),
+                       [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sliding", tangent=[[1.0, 0.0]],
+                                slip=[1.0])], dimension=2)
+    for f in ("sliding_enumeration", "sliding_lcp"):
+        sol = gaussqp.solve(p, formulation=f)
+        assert sol.status == "solved" and sol.certified, (f, sol.status)
+        np.testing.assert_allclose(sol.lambda_normal, [m2], rtol=1e-9)
+        assert sol.acceleration[0] == pytest.approx(-(0.3 + 0.5 * m2), rel=1e-9)
+        assert abs(sol.acceleration[1]) <= 1e-9
+
+
+@pytest.mark.parametrize("row", [1.0, 1e-2])
+def test_sliding_lcp_and_fixed_point_with_a_small_row_and_a_mass_ratio(row):
+    # two bilateral sliding contacts pin a = 0 (zero drifts): M a + F = J_nᵀλ_n + J_tᵀλ_t with λ_t = -μ|λ_n| s.
+    # contact 1: normal e1, tangent e2; contact 2: normal row·e2, tangent e1, both slipping +. With M = diag(1, 1e10)
+    # and row = 1e-2 the raw A_nb = diag(1, 1e-14) has cond 1e14 > SOLVE_COND_MAX: before, "singular, not
+    # applicable"; equilibrated it is the identity. The answer: F1 = λ1 - μ|λ2|, F2 = row λ2 - μ|λ1| (a = 0)
+    import gaussqp
+    from gaussqp.friction.sliding import fixed_point, reduce
+
+    mu = 0.05  # μ²/row < 1: a solution exists (at μ = 0.1, row = 1e-2 the two equations are inconsistent)
+    p = ContactProblem(np.diag([1.0, 1e10]), np.array([1.0, 2.0]),
+                       [Contact("bilateral", normal=[1.0, 0.0], friction=mu, mode="sliding", tangent=[[0.0, 1.0]], slip=[1.0]),
+                        Contact("bilateral", normal=[0.0, row], friction=mu, mode="sliding", tangent=[[1.0, 0.0]],
+                                slip=[1.0])], dimension=2)
+    sol = gaussqp.solve(p, formulation="sliding_lcp")
+    assert sol.status == "solved" and sol.certified
+    l1, l2 = sol.lambda_normal
+    assert np.abs(sol.acceleration).max() <= 1e-12
+    assert l1 - mu * abs(l2) == pytest.approx(1.0, rel=1e-9) and row * l2 - mu * abs(l1) == pytest.approx(2.0, rel=1e-9)
+    fp = fixed_point(reduce(p))  # before: NotApplicableError "A_nb is singular"
+    assert fp.converged
+    np.testing.assert_allclose(fp.lam_b, [l1, l2], rtol=1e-9)
+    fps = gaussqp.solve(p, formulation="sliding_fixed_point")
+    assert fps.status == "solved" and fps.certified
