@@ -346,12 +346,11 @@ POLISH_RCOND = 1e-13
 #: ... and its bounded least-squares recovery of nonnegative multipliers (BVLS) this ``tol``
 POLISH_BVLS_TOL = 1e-14
 
-#: F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows are incompatible (tutorial (17) has no
-#: solution) when the Delassus residual of the recovered ``λ_b`` exceeds this times ``max(1, ‖w_b‖∞)``
-BILATERAL_GAP_RTOL = 1e-8
-
-#: F2 (:mod:`gaussqp.formulations.projected`): the bilateral rows are incompatible when ``J_b a_b + b_b``
-#: exceeds this times ``max(1, ‖b_b‖∞)``
+#: F2 (:mod:`gaussqp.formulations.projected`) and F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows
+#: are incompatible (tutorial (17) has no solution) when a row of ``J_b a + b_b``, at the acceleration the
+#: elimination gives, exceeds this times that row's data scale (one test for both,
+#: :func:`gaussqp.linalg.delassus.bilateral_compatible`); far above the round-off of an elimination with
+#: cond <= 1e6, far below a drift outside the rows' image
 BILATERAL_COMPAT_RTOL = 1e-9
 
 

@@ -270,3 +270,37 @@ def test_sliding_lcp_and_fixed_point_with_a_small_row_and_a_mass_ratio(row):
     np.testing.assert_allclose(fp.lam_b, [l1, l2], rtol=1e-9)
     fps = gaussqp.solve(p, formulation="sliding_fixed_point")
     assert fps.status == "solved" and fps.certified
+
+
+# ------------------------------------------------------ 6. one bilateral compatibility test for F2 and F3
+
+def _two_drifts(unit, delta):
+    return ContactProblem(np.eye(2), unit * np.array([1.0, 1.0]),
+                          [bil([1.0, 0.0], 0.0), bil([1.0, 0.0], unit * delta), uni([0.0, 1.0], 0.0)])
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e-6, 1e6])
+@pytest.mark.parametrize("delta, compatible", [(0.0, True), (1e-12, True), (5e-9, False), (1e-3, False)])
+def test_bilateral_compatible(unit, delta, compatible):
+    from gaussqp.linalg.delassus import bilateral_compatible
+
+    assert bilateral_compatible(_two_drifts(unit, delta), np.array([-unit * delta / 2, 0.0])) is compatible
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e-6, 1e6])
+@pytest.mark.parametrize("delta, compatible", [(0.0, True), (1e-12, True), (5e-9, False), (1e-3, False)])
+def test_f2_and_f3_agree_on_bilateral_compatibility(unit, delta, compatible):
+    # two bilateral rows along e1 with drifts 0 and δ (relative to the data's acceleration 1): a1 = 0 and a1 = -δ
+    # at once. The least-squares elimination leaves δ/2 on each row. Before, F2 called δ = 5e-9 incompatible
+    # (2.5e-9 > 1e-9 max(1, |b|)) and F3 compatible (< 1e-8 max(1, |w_b|)); at unit 1e-6 (F, b scaled) both
+    # floors of 1 hid even δ = 1e-3. Now both ask linalg.delassus.bilateral_compatible, at the rows' data scale.
+    # The formulations' own decision (their _solve, before the judge, which wants a Farkas vector for "infeasible")
+    from gaussqp.formulations import get_formulation
+    from gaussqp.settings import get_tolerance
+
+    p = _two_drifts(unit, delta)
+    for f in ("projected_eliminated", "lcp_lemke"):
+        sol = get_formulation(f)._solve(p, None, get_tolerance("high"))
+        assert (sol.status != "infeasible") is compatible, (f, sol.status)
+        if not compatible:
+            assert "bilateral rows incompatible" in sol.message
