@@ -151,7 +151,7 @@ MASS_RTOL = 1e-9
 
 #: Relative slack under which a unilateral row counts as active, and a multiplier as zero, in the
 #: instance certificates (:mod:`gaussqp.certificates.instance`) and the sticking verdict's active set
-#: (:func:`gaussqp.friction.multiplier_set.active_tolerance`).
+#: (:func:`gaussqp.friction.multiplier_set.active_tolerance`), each row relative to its data scale.
 ACTIVE_RTOL = 1e-7
 
 #: round-off allowance of a computed ``B_i y`` relative to ``‖B_i‖ ‖y‖`` (the LP's x is mapped through an
@@ -312,7 +312,9 @@ FORCE_DIRECTION_TOL = 1e-12
 #: negative by at most this relative to ``‖y‖∞`` (the LP enforces ``y_u >= 0`` as bounds)
 FARKAS_SIGN_RTOL = 1e-12
 
-#: ... and its margin ``-bᵀy / scale - stationarity - sign`` must exceed this for the certificate to hold
+#: ... and its margin ``-bᵀy / Σ_i |y_i| row_i - stationarity - sign`` must exceed this for the certificate to hold
+#: (``row_i`` the data scale of constraint row i, :mod:`gaussqp.model.scales`; stationarity ``|Jᵀy|_j`` relative to
+#: its terms ``(|J|ᵀ|y|)_j``)
 FARKAS_MARGIN_MIN = 1e-9
 
 #: C5(range): the drift's least-squares coefficients in ``im A_c`` are computed with this ``rcond`` ...

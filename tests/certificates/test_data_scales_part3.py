@@ -304,3 +304,52 @@ def test_f2_and_f3_agree_on_bilateral_compatibility(unit, delta, compatible):
         assert (sol.status != "infeasible") is compatible, (f, sol.status)
         if not compatible:
             assert "bilateral rows incompatible" in sol.message
+
+
+# --------------------------------------- 7. the former unit_floor_scale users: data scales, not the answer's size
+
+def test_active_tolerance_ignores_a_garbage_answer():
+    # a block on a floor (a2 >= 0) pushed down by F2 = 1: data acceleration 1, row scale 1. A garbage "answer"
+    # a = (1e15, 1e3) leaves the floor by 1e3: it detaches. Before, the tolerance tol·max(1, |a|, |b|) = 1e8 called a
+    # slack of 1e3 "active"
+    from gaussqp.friction.multiplier_set import active_tolerance, detaching
+
+    p = prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])])
+    garbage = np.array([1e15, 1e3])
+    tol = active_tolerance(p, garbage)
+    np.testing.assert_allclose(tol, active_tolerance(p, np.zeros(2)))  # the answer does not enter
+    np.testing.assert_allclose(tol, [1e-7])
+    assert list(detaching(p, garbage, tol)) == [0]
+    assert list(detaching(p, np.array([1e15, 1e-8]), tol)) == [] and list(detaching(p, np.array([0.0, 1e-6]), tol)) == [0]
+
+
+def test_sticking_gap_tolerance_ignores_a_garbage_answer():
+    # the F4/F5 one-stage gap test: tol · max(1, |F| max(1, |a|), |λ_n| max(1, |b|)) was 1e9 for |a| = 1e15, so a
+    # program value of 1e3 passed as "zero gap". Now tol · the gap's terms at the data's size
+    from gaussqp.formulations.sticking_conic import StickingConic
+    from gaussqp.model.scales import data_scales
+    from gaussqp.settings import get_tolerance
+
+    p = ContactProblem(np.eye(2), np.array([0.3, 1.0]),
+                       [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])],
+                       dimension=2)
+    tol = get_tolerance("high")
+    small = StickingConic._gap_tol(p, np.zeros(2), np.array([1.0]), np.zeros((1, 1)), tol)
+    big = StickingConic._gap_tol(p, np.array([1e15, 1e15]), np.array([1e15]), np.zeros((1, 1)), tol)
+    assert small == big == pytest.approx(tol.residual * data_scales(p).work)
+    # work at the data acceleration 1 (M = I, S = I): (S accel)ᵀ|M|(S accel) = 2, |F|ᵀ S accel = 1.3, λ_data |b| = 0
+    assert data_scales(p).work == pytest.approx(2.0 + 1.3, rel=1e-12)
+    assert 1e3 > big
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e-6, 1e6])
+def test_farkas_verdict_does_not_depend_on_units(unit):
+    # the two drifts 0 and δ on one row (see item 6): infeasible for δ = 1e-3 at any unit, and at round-off
+    # (no verified vector) for δ = 1e-12. Before, bᵀy was divided by max(1, |b|): at unit 1e6, δ = 1e-12 was a
+    # certified Farkas vector (margin 1e-6), at unit 1e-6, δ = 1e-3 was not (margin 1e-9)
+    from gaussqp.certificates.instance import verify_farkas
+
+    big = verify_farkas(_two_drifts(unit, 1e-3))
+    assert big is not None and big.holds is True and big.margin == pytest.approx(1e-3 / (2 + 1e-3), rel=1e-9)  # δ against rows (1, 1 + δ)
+    small = verify_farkas(_two_drifts(unit, 1e-12))
+    assert small is None or small.holds is False
