@@ -268,6 +268,18 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
         row_rank_ = matrix_rank(Jt)
         if problem.mass_factor.definite and n + k - rank > k - row_rank_:
             cond = float("inf")
+    if rank == 0:
+        # K̃ = 0 (M = 0 and no active row): the KKT equations read 0 = res. With res = 0 every z solves them and the
+        # returned one is exact (whether it is unique is the uniqueness certificate's question), else none does
+        err = 0.0 if not np.any(res) else float("inf")
+        return Certificate(
+            id="forward_error", name="forward-error estimate (equilibrated KKT of the active rows)",
+            source="issue #9; Newton/refinement estimate with the condition number of the equilibrated KKT matrix",
+            holds=None, margin=err,
+            implies=("the KKT matrix is zero and the residual vanishes: the returned (a, λ) solves the equations "
+                     "exactly" if err == 0.0 else "the KKT matrix is zero and the residual is not: no (a, λ) solves it"),
+            data={"condition": cond, "acceleration": err, "multipliers": err, "active_rows": int(k),
+                  "row_rank": row_rank_})
     zmag = max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)) / sc.force * sc.accel)
     roundoff = (n + k) * np.finfo(float).eps * cond * zmag
     # relative to the answer's own size (an error bound, not a residual: a garbage answer has failed the

@@ -353,3 +353,22 @@ def test_farkas_verdict_does_not_depend_on_units(unit):
     assert big is not None and big.holds is True and big.margin == pytest.approx(1e-3 / (2 + 1e-3), rel=1e-9)  # δ against rows (1, 1 + δ)
     small = verify_farkas(_two_drifts(unit, 1e-12))
     assert small is None or small.holds is False
+
+
+# ------------------------------------------------------------------ forward_error with a zero KKT matrix
+
+def test_forward_error_is_zero_when_every_acceleration_solves():
+    # M = 0, F = 0, no rows: every a solves M a + F = 0 (the KKT matrix is zero, the residual too). Before: NaN
+    # (0 · inf in the round-off term), and the judge called the exact answer "inaccurate"
+    import gaussqp
+    from gaussqp.certificates.instance import forward_error
+
+    p = ContactProblem(np.zeros((2, 2)), np.zeros(2), [], dimension=2)
+    for a in (np.zeros(2), np.array([3.0, -1e6])):
+        c = forward_error(p, a, np.zeros(0), np.zeros((0, 1)))
+        assert c.margin == 0.0 and c.data["acceleration"] == 0.0
+    sol = gaussqp.solve(p)
+    assert sol.status == "solved" and sol.certified and not np.isnan(sol.residuals["dynamics"])
+    # M = 0 with a load and no rows has no solution: the same zero KKT matrix with a nonzero residual
+    q = ContactProblem(np.zeros((2, 2)), np.array([1.0, 0.0]), [], dimension=2)
+    assert forward_error(q, np.zeros(2), np.zeros(0), np.zeros((0, 1))).margin == float("inf")
