@@ -151,7 +151,7 @@ MASS_RTOL = 1e-9
 
 #: Relative slack under which a unilateral row counts as active, and a multiplier as zero, in the
 #: instance certificates (:mod:`gaussqp.certificates.instance`) and the sticking verdict's active set
-#: (:func:`gaussqp.friction.multiplier_set.active_tolerance`).
+#: (:func:`gaussqp.friction.multiplier_set.active_tolerance`), each row relative to its data scale.
 ACTIVE_RTOL = 1e-7
 
 #: round-off allowance of a computed ``B_i y`` relative to ``‖B_i‖ ‖y‖`` (the LP's x is mapped through an
@@ -216,8 +216,9 @@ LEMKE_REFINE_TOL = 1e-12
 #: ``|J_uᵀλ| <= 1``, ``|Z_a y| <= 1``) counts as positive above this: a nonzero cone element, a nonzero
 #: intersection, a nonzero projection (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`,
 #: :func:`gaussqp.certificates.sticking_criteria.image_meets_normal_cone`, the enumeration's
-#: ``_projection_is_zero``). Dimensionless; HiGHS works to feasibility tolerances of 1e-7, the positive answer
-#: of ``cone_is_trivial`` is then checked row by row (the other two are not re-verified)
+#: ``_projection_is_zero``). Dimensionless; HiGHS works to feasibility tolerances of 1e-7, so every answer is
+#: re-verified in NumPy: a positive one with its point row by row, a zero one (in the last two) with the LP's
+#: dual bound (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`)
 LP_VALUE_TOL = 1e-9
 
 #: rows of a cone LP's answer with ``|U_i x| <= this · max|U x|`` count as left at HiGHS's tolerance and are
@@ -225,10 +226,12 @@ LP_VALUE_TOL = 1e-9
 #: above HiGHS's 1e-7 feasibility level, so its slack is removed; a larger violation is left to the check
 HIGHS_ACTIVE_RTOL = 1e-6
 
-#: a square system is solved directly (``np.linalg.solve``) only when its 2-norm condition number is below
-#: this; above it, it counts as singular: the enumeration's square piece goes to the LP, the sliding LCP (58)
-#: and the fixed point of Prop. 9/11 are not applicable (:mod:`gaussqp.friction.enumeration`,
-#: :mod:`gaussqp.friction.sliding`). At cond 1e12 a solve keeps about 4 significant digits
+#: a square system is solved directly only when the 2-norm condition number of its *equilibrated* form is below
+#: this (:func:`gaussqp.linalg.dense.scaled_solve`: Ruiz scaling of an enumeration piece, ``D A_nb D`` with the
+#: rows' kinetic norms for the sliding LCP); above it, it counts as singular: the enumeration's square piece goes
+#: to the LP, the sliding LCP (58) and the fixed point of Prop. 9/11 are not applicable
+#: (:mod:`gaussqp.friction.enumeration`, :mod:`gaussqp.friction.sliding`). At cond 1e12 a solve keeps about 4
+#: significant digits
 SOLVE_COND_MAX = 1e12
 
 #: the point an enumeration piece's LP returns must satisfy its equalities and inequalities to this times
@@ -300,15 +303,18 @@ CONIC_FARKAS_VALUE_MAX = -0.5
 #: product of the largest, for Prop. 12)
 FRICTION_BOUND_SINGULAR_RTOL = 1e-12
 
-#: ``Fᵀv`` on a unit direction v (of the cone in C3(ii), of ker M in C4, there relative to ``max(1, ‖F‖∞)``)
-#: counts as nonzero beyond this (:mod:`gaussqp.certificates.structural`)
+#: ``Fᵀv`` on a direction v (of the cone in C3(ii), of ker M in C4) counts as nonzero beyond this relative to the
+#: magnitude of its own terms ``|F|ᵀ|v|`` (:mod:`gaussqp.certificates.structural`): dimensionless, the same verdict
+#: in any units of F or of the coordinates; far above the round-off of the sum (n ε)
 FORCE_DIRECTION_TOL = 1e-12
 
 #: the verified Farkas vector (:func:`gaussqp.certificates.instance.verify_farkas`): its unilateral part may be
 #: negative by at most this relative to ``‖y‖∞`` (the LP enforces ``y_u >= 0`` as bounds)
 FARKAS_SIGN_RTOL = 1e-12
 
-#: ... and its margin ``-bᵀy / scale - stationarity - sign`` must exceed this for the certificate to hold
+#: ... and its margin ``-bᵀy / Σ_i |y_i| row_i - stationarity - sign`` must exceed this for the certificate to hold
+#: (``row_i`` the data scale of constraint row i, :mod:`gaussqp.model.scales`; stationarity ``|Jᵀy|_j`` relative to
+#: its terms ``(|J|ᵀ|y|)_j``)
 FARKAS_MARGIN_MIN = 1e-9
 
 #: C5(range): the drift's least-squares coefficients in ``im A_c`` are computed with this ``rcond`` ...
@@ -322,7 +328,8 @@ RANGE_RTOL = 1e-9
 ORTHOGONAL_COS_TOL = 1e-9
 
 #: sticking Prop. 2 (:func:`gaussqp.certificates.sticking_criteria.bilateral_sticking_criterion`): a multiplier of (21) lies
-#: in its Coulomb disk when ``μ|λ_n| - ‖λ_t‖ >= -this · max(1, ‖λ‖∞)`` (λ from an exact solve)
+#: in its Coulomb disk when ``μ|λ_n| - ‖λ_t‖ >= -this ·`` the contact's multipliers at the data's size
+#: (``μ λ_data,n + max λ_data,t``, ``λ_data = force / ‖(J S)_row‖∞``, :mod:`gaussqp.model.scales`; λ from an exact solve)
 STICKING_DISK_RTOL = 1e-9
 
 #: the returned multipliers lie in their Coulomb cones (certificate ``coulomb_cones``,
@@ -341,12 +348,11 @@ POLISH_RCOND = 1e-13
 #: ... and its bounded least-squares recovery of nonnegative multipliers (BVLS) this ``tol``
 POLISH_BVLS_TOL = 1e-14
 
-#: F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows are incompatible (tutorial (17) has no
-#: solution) when the Delassus residual of the recovered ``λ_b`` exceeds this times ``max(1, ‖w_b‖∞)``
-BILATERAL_GAP_RTOL = 1e-8
-
-#: F2 (:mod:`gaussqp.formulations.projected`): the bilateral rows are incompatible when ``J_b a_b + b_b``
-#: exceeds this times ``max(1, ‖b_b‖∞)``
+#: F2 (:mod:`gaussqp.formulations.projected`) and F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows
+#: are incompatible (tutorial (17) has no solution) when a row of ``J_b a + b_b``, at the acceleration the
+#: elimination gives, exceeds this times that row's data scale (one test for both,
+#: :func:`gaussqp.linalg.delassus.bilateral_compatible`); far above the round-off of an elimination with
+#: cond <= 1e6, far below a drift outside the rows' image
 BILATERAL_COMPAT_RTOL = 1e-9
 
 

@@ -18,13 +18,13 @@ import scipy.sparse as sp
 
 from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, unbounded_ray
 from ..errors import UndecidedError
-from ..model.scales import data_scales, unit_floor_scale
+from ..model.scales import data_scales, relative
 from ..linalg.dense import as_dense, matrix_rank, row_rank
 from ..model.problem import ContactProblem
 from ..linalg.kkt import equilibrated_kkt, guess_active
 from ..results import Certificate
 from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
-                        KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, VERIFY_RTOL)
+                        KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, SCALE_FLOOR, VERIFY_RTOL)
 
 
 def verify_farkas(problem: ContactProblem) -> Certificate | None:
@@ -39,11 +39,15 @@ def verify_farkas(problem: ContactProblem) -> Certificate | None:
     JTy = Ed.T @ y[:pe] + Gd.T @ y[pe:]
     by = float(e @ y[:pe] + g @ y[pe:])
     ynorm = float(np.abs(y).max())
-    jnorm = max(1.0, float(np.abs(np.vstack([Ed, Gd])).max(initial=0)))
-    stationarity = float(np.abs(JTy).max(initial=0)) / (ynorm * jnorm)
+    # every magnitude from the data (issue #9): Jᵀy = 0 coordinate by coordinate against its own terms
+    # (|J|ᵀ|y|)_j; bᵀy against the combination's terms at the data's size, Σ_i |y_i| (|J_i| S accel + |b_i|)
+    ds = data_scales(problem)
+    terms = np.abs(Ed).T @ np.abs(y[:pe]) + np.abs(Gd).T @ np.abs(y[pe:])
+    stationarity = float(relative(JTy, terms).max(initial=0.0))
     sign = float(np.maximum(0, -y[pe:]).max(initial=0)) / ynorm
+    row_terms = float(np.abs(y) @ np.concatenate([ds.equality_row, ds.inequality_row]))
     # certificate value: bᵀy < 0 must dominate what the residuals could hide
-    margin = -by / (ynorm * unit_floor_scale(problem.normal_drift)) - stationarity - sign
+    margin = -by / max(row_terms, SCALE_FLOOR) - stationarity - sign
     holds = stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL and by < 0 and margin > FARKAS_MARGIN_MIN
     return Certificate(
         id="farkas", name="Farkas vector for an empty constraint set",
@@ -264,6 +268,18 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
         row_rank_ = matrix_rank(Jt)
         if problem.mass_factor.definite and n + k - rank > k - row_rank_:
             cond = float("inf")
+    if rank == 0:
+        # K̃ = 0 (M = 0 and no active row): the KKT equations read 0 = res. With res = 0 every z solves them and the
+        # returned one is exact (whether it is unique is the uniqueness certificate's question), else none does
+        err = 0.0 if not np.any(res) else float("inf")
+        return Certificate(
+            id="forward_error", name="forward-error estimate (equilibrated KKT of the active rows)",
+            source="issue #9; Newton/refinement estimate with the condition number of the equilibrated KKT matrix",
+            holds=None, margin=err,
+            implies=("the KKT matrix is zero and the residual vanishes: the returned (a, λ) solves the equations "
+                     "exactly" if err == 0.0 else "the KKT matrix is zero and the residual is not: no (a, λ) solves it"),
+            data={"condition": cond, "acceleration": err, "multipliers": err, "active_rows": int(k),
+                  "row_rank": row_rank_})
     zmag = max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)) / sc.force * sc.accel)
     roundoff = (n + k) * np.finfo(float).eps * cond * zmag
     # relative to the answer's own size (an error bound, not a residual: a garbage answer has failed the

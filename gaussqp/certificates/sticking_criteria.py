@@ -20,11 +20,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from ..linalg.polyhedral_cones import cone_is_trivial
+from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..errors import UndecidedError
 from ..linalg.delassus import constrained_delassus, delassus
-from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank
-from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, STICKING_DISK_RTOL
+from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows
+from ..model.scales import data_scales
+from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, SCALE_FLOOR, STICKING_DISK_RTOL, VERIFY_RTOL
 from ..model.problem import ContactProblem
 from ..results import Certificate
 
@@ -47,25 +48,33 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     # matrix G of (17) is the Delassus matrix W and (21) reads G λ = -w
     G, w, _ = delassus(problem)
     e = problem.equalities[1]
-    ev = np.linalg.eigvalsh(G)
-    if ev.min() <= DEFINITE_RTOL * max(1.0, ev.max()):
-        return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, float(ev.min()),
+    # definiteness on the Jacobi-equilibrated G (reference: its own diagonal, the rows' kinetic norms
+    # ‖J_i‖²_{M⁻¹}, data): the same decision in any unit of mass, length or row (issue #9)
+    margin = equilibrated_min_eigenvalue(G, np.diag(G))
+    if margin <= DEFINITE_RTOL:
+        return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, margin,
                             "premise fails: G of (17) is not positive definite (dependent rows); see F4",
                             "dynamical all-sticking test")]
     lam = np.linalg.solve(G, -w)  # (21)
     m, d1 = problem.m, problem.dimension - 1
     lam_n, lam_t = lam[:m], lam[m:].reshape(m, d1)
     gaps = np.array([problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in range(m)])
-    holds = bool(gaps.min() >= -STICKING_DISK_RTOL * max(1.0, np.abs(lam).max()))
+    # each disk slack against contact i's multipliers at the data's size (λ_data = force / ‖(J S)_row‖∞,
+    # :mod:`gaussqp.model.scales`), never against the multipliers being judged nor an absolute 1
+    ds = data_scales(problem)
+    lam_data = ds.force / ds.equality_weight  # rows of problem.equalities: [normals; tangents], as G
+    scale = problem.friction * lam_data[:m] + lam_data[m:].reshape(m, d1).max(axis=1, initial=0.0)
+    rel = gaps / np.maximum(scale, SCALE_FLOOR)
+    holds = bool(rel.min() >= -STICKING_DISK_RTOL)
     out = [Certificate(
-        "C8(22)", f"{SRC} Prop. 2, (21)-(22)", holds, float(gaps.min()),
+        "C8(22)", f"{SRC} Prop. 2, (21)-(22)", holds, float(rel.min()),
         ("the all-sticking problem (14) has a solution: every (21) multiplier lies in its Coulomb disk" if holds else
          f"no all-sticking solution: contact {int(np.argmin(gaps))} leaves its disk (stick→slip, Prop. 4)"),
         "dynamical all-sticking, independent constraints", {"lambda_normal": lam_n, "lambda_tangent": lam_t,
                                                            "disk_slack": gaps})]
     if not np.any(e):
         out.append(Certificate(
-            "C8(Cor. 1)", f"{SRC} Cor. 1, (25)", holds, float(gaps.min()),
+            "C8(Cor. 1)", f"{SRC} Cor. 1, (25)", holds, float(rel.min()),
             ("zero drifts: (q, 0) is a static equilibrium with all contacts sticking under these forces" if holds else
              "zero drifts: no static all-sticking equilibrium under these forces"),
             "static all-sticking equilibrium"))
@@ -112,26 +121,61 @@ def augmented_lcp_criteria(problem: ContactProblem) -> list[Certificate]:
     return out
 
 
-def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray) -> tuple[bool, np.ndarray | None]:
+def _normal_cone_point(Tn: np.ndarray, Jn: np.ndarray, lam: np.ndarray, k: int, sgn: float) -> np.ndarray | None:
+    """``z = J_uᵀλ`` (λ clipped to >= 0) when it verifies, in NumPy, that ``-z ∈ im Tᵀ ∩ N_S`` is a nonzero element
+    with ``s z_k > 0``: ``z`` in the row space of T to :data:`VERIFY_RTOL` of each coordinate's terms
+    ``(|T|ᵀ|y| + |J_u|ᵀλ)_j`` (y re-solved by least squares), and ``s z_k`` above :data:`LP_VALUE_TOL` and above
+    the round-off of its own terms; else None."""
+    lam = np.maximum(np.asarray(lam, dtype=float), 0.0)
+    z = Jn.T @ lam
+    y = np.linalg.lstsq(Tn.T, -z, rcond=None)[0]
+    terms = np.abs(Tn).T @ np.abs(y) + np.abs(Jn).T @ lam
+    if np.any(np.abs(Tn.T @ y + z) > VERIFY_RTOL * terms):
+        return None
+    if not (sgn * z[k] > LP_VALUE_TOL and sgn * z[k] > VERIFY_RTOL * terms[k]):
+        return None
+    return z
+
+
+def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
+                            scaling: np.ndarray | None = None) -> tuple[bool | None, np.ndarray | None]:
     """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``? LPs: maximize ±(J_uᵀλ)_k subject to
     ``Tᵀy + J_uᵀλ = 0``, ``λ >= 0``, ``|J_uᵀλ| <= 1``; the intersection is {0} iff every optimum is 0.
-    Returns (trivial, witness z = -J_uᵀλ)."""
+
+    The LPs run in the Jacobi units of M (``scaling`` = S, the rows ``T S`` and ``J_u S`` normalized: S is
+    invertible and row scalings do not change the images, so the answer is the same while no coordinate's
+    unit or row's scale steers the box or the threshold). No LP answer is believed unchecked (issue #9): a
+    positive optimum stands only with its point verified in NumPy (:func:`_normal_cone_point`), a zero
+    optimum only with its dual bound (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`) at most
+    :data:`LP_VALUE_TOL`. Returns (trivial, witness z = -J_uᵀλ in the original coordinates); trivial is
+    None (undecided) when an LP fails or its answer fails the check."""
     n = Ju.shape[1]
     kt, ku = T.shape[0], Ju.shape[0]
     if kt == 0 or ku == 0:
         return True, None
+    s = np.ones(n) if scaling is None else np.asarray(scaling, dtype=float)
+    Tn, Jn = normalize_rows(T * s[None, :]), normalize_rows(Ju * s[None, :])
     N = kt + ku
-    Aeq = np.hstack([T.T, Ju.T])
-    Aub = np.vstack([np.hstack([np.zeros((n, kt)), Ju.T]), np.hstack([np.zeros((n, kt)), -Ju.T])])
+    Aeq = np.hstack([Tn.T, Jn.T])
+    Aub = np.vstack([np.hstack([np.zeros((n, kt)), Jn.T]), np.hstack([np.zeros((n, kt)), -Jn.T])])
     bub = np.ones(2 * n)
     bounds = [(None, None)] * kt + [(0, None)] * ku
+    nonneg = np.arange(N) >= kt
     for k in range(n):
         for sgn in (1.0, -1.0):
             c = np.zeros(N)
-            c[kt:] = -sgn * Ju[:, k]
+            c[kt:] = -sgn * Jn[:, k]
             res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=bounds, method="highs")
-            if res.status == 0 and -res.fun > LP_VALUE_TOL:
-                return False, -Ju.T @ res.x[kt:]
+            if res.status != 0:
+                return None, None
+            if -res.fun > LP_VALUE_TOL:
+                z = _normal_cone_point(Tn, Jn, res.x[kt:], k, sgn)
+                if z is None:
+                    return None, None
+                return False, -z / s  # z̃ = S z: back to the original coordinates (a positive multiple of -J_uᵀλ')
+            bound = lp_dual_bound(res, c, Aub, bub, Aeq, np.zeros(n), nonneg)
+            if bound is None or -bound > LP_VALUE_TOL:
+                return None, None
     return True, None
 
 
@@ -150,21 +194,30 @@ def unilateral_sticking_solvability(problem: ContactProblem) -> list[Certificate
         return [Certificate("C8(Prop. 8)", f"{SRC} Prop. 8, (47)", None, float("nan"),
                             f"undecided: {exc}", "E = {0}")]
     inj = matrix_rank(T) == T.shape[0]
-    meet0, z = image_meets_normal_cone(T, Ju)
-    e_trivial = xcone.trivial and inj and meet0
-    out = [Certificate(
-        "C8(Prop. 8)", f"{SRC} Prop. 8, (47)", e_trivial, xcone.margin if e_trivial else -1.0,
-        ("E = {0}: the sticking MLCP (43) is solvable (cones ignored)" if e_trivial else
-         "E ≠ {0}: Prop. 8(i) does not apply (" + ", ".join(
-             w for w, bad in (("T_S ∩ ker M ∩ ker H_tᵀ ≠ {0}", not xcone.trivial), ("ker H_t ≠ {0}", not inj),
-                              ("im H_t ∩ N_S ≠ {0}", not meet0)) if bad) + ")"),
-        "set E of (47) is {0}", {"x_witness": xcone.witness, "normal_cone_witness": z})]
+    meet0, z = image_meets_normal_cone(T, Ju, scaling=problem.mass_factor.scaling)
+    undecided = "undecided: an LP of im H_t ∩ N_S failed or its answer failed its NumPy check"
+    other_fails = not xcone.trivial or not inj
+    if meet0 is None and not other_fails:
+        prop8 = Certificate("C8(Prop. 8)", f"{SRC} Prop. 8, (47)", None, float("nan"), undecided, "set E of (47) is {0}",
+                            {"x_witness": xcone.witness, "normal_cone_witness": None})
+    else:
+        e_trivial = xcone.trivial and inj and bool(meet0)
+        prop8 = Certificate(
+            "C8(Prop. 8)", f"{SRC} Prop. 8, (47)", e_trivial, xcone.margin if e_trivial else -1.0,
+            ("E = {0}: the sticking MLCP (43) is solvable (cones ignored)" if e_trivial else
+             "E ≠ {0}: Prop. 8(i) does not apply (" + ", ".join(
+                 w for w, bad in (("T_S ∩ ker M ∩ ker H_tᵀ ≠ {0}", not xcone.trivial), ("ker H_t ≠ {0}", not inj),
+                                  ("im H_t ∩ N_S ≠ {0}", meet0 is False)) if bad) + ")"),
+            "set E of (47) is {0}", {"x_witness": xcone.witness, "normal_cone_witness": z})
+    out = [prop8]
     definite = problem.mass_factor.definite
     holds = definite and meet0
     out.append(Certificate(
-        "C8(Cor. 2)", f"{SRC} Cor. 2", holds if definite else None, 1.0 if holds else -1.0,
+        "C8(Cor. 2)", f"{SRC} Cor. 2", holds if definite and meet0 is not None else None,
+        (float("nan") if definite and meet0 is None else 1.0 if holds else -1.0),
         ("M ≻ 0 and im H_t ∩ N_S = {0}: (43) is solvable with a unique acceleration" if holds else
-         ("premise fails: M is singular" if not definite else "im H_t ∩ N_S ≠ {0}: Cor. 2 does not apply")),
+         ("premise fails: M is singular" if not definite else
+          undecided if meet0 is None else "im H_t ∩ N_S ≠ {0}: Cor. 2 does not apply")),
         "im H_t ∩ N_S = {0}", {"normal_cone_witness": z}))
     return out
 

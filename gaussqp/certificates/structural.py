@@ -70,6 +70,15 @@ def c2_independence(problem: ContactProblem) -> Certificate:
                  "the exact test decides per instance"))
 
 
+def _relative_force_on(F: np.ndarray, v: np.ndarray) -> float:
+    """``Fᵀv / (|F|ᵀ|v|)``: the sign of ``Fᵀv`` on a cone or kernel direction, measured against the magnitude of
+    its own terms (0 when F vanishes on v's support). Dimensionless and unchanged by any scaling of F, of the
+    units or of each coordinate (``F → S F``, ``v → S⁻¹ v``), so that a problem stated in other units gets the
+    same verdict; a value below :data:`FORCE_DIRECTION_TOL` is round-off of the sum (issue #9)."""
+    terms = float(np.abs(F) @ np.abs(v))
+    return float(F @ v) / terms if terms > 0 else 0.0
+
+
 def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
     """C3: ``P(J_u, 0) ∩ ker J_b ∩ ker M = {0}`` and its variant (ii) with ``Fᵀv > 0``.
 
@@ -102,14 +111,15 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
             return [c_i, Certificate(id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
                                      source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("nan"),
                                      implies=f"undecided: {exc}")]
-        holds = val > FORCE_DIRECTION_TOL
+        rel = _relative_force_on(problem.F, v) if v is not None else (1.0 if val > 0 else 0.0)
+        holds = rel > FORCE_DIRECTION_TOL
         c_ii = Certificate(
             id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}", source="singular Props. 3(ii), 4(ii), 6(ii)",
-            holds=holds, margin=val,
+            holds=holds, margin=rel,
             implies=("F1 has a minimizer whenever the constraint set is nonempty" if holds else
-                     ("a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible" if val < -FORCE_DIRECTION_TOL else
+                     ("a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible" if rel < -FORCE_DIRECTION_TOL else
                       "Fᵀv = 0 on a cone direction: a minimizer may exist but is then not unique")),
-            data={"direction": v})
+            data={"direction": v, "value": val})
     return [c_i, c_ii]
 
 
@@ -125,7 +135,7 @@ def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
     if K.shape[1] >= 2:
         cond2 = 0.0
     else:
-        cond2 = abs(float(problem.F @ K[:, 0])) / max(1.0, float(np.abs(problem.F).max(initial=0)))
+        cond2 = abs(_relative_force_on(problem.F, K[:, 0]))
     holds = viol <= KERNEL_COMPONENT_TOL and cond2 > FORCE_DIRECTION_TOL
     return Certificate(
         id="C4", name="uniqueness with singular M", source=src, holds=holds,

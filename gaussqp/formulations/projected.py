@@ -24,13 +24,13 @@ import time
 import cvxpy as cp
 import numpy as np
 
-from ..linalg.delassus import constrained_delassus
+from ..linalg.delassus import bilateral_compatible, constrained_delassus
 from ..linalg.dense import as_dense, null_space
 from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLUTION_PRESENT, Solution
-from ..settings import BILATERAL_COMPAT_RTOL, PROJECTED_SPARSE_MAX, Tolerance
+from ..settings import PROJECTED_SPARSE_MAX, Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import solve_program
 from .base import Formulation, common_reject
@@ -81,7 +81,7 @@ class ProjectedEliminated(Formulation):
         E, e = problem.equalities
         extras = {"P": cd.P, "Mc_inv": cd.Mc_inv, "A_c": cd.A_c, "w_c": cd.w_c}
         # bilateral compatibility: a_b must satisfy J_b a_b + b_b = 0 (fails when b_b ∉ im J_b)
-        if Jb.shape[0] and np.abs(Jb @ cd.a_b + e).max() > BILATERAL_COMPAT_RTOL * max(1.0, np.abs(e).max()):
+        if Jb.shape[0] and not bilateral_compatible(problem, cd.a_b):
             return Solution(problem=problem, status=INFEASIBLE, formulation=self.name, solver="numpy",
                             message="bilateral rows incompatible: J_b a_b + b_b != 0", extras=extras)
         Z = null_space(Jb) if Jb.shape[0] else np.eye(n)

@@ -46,7 +46,7 @@ from ..friction.multiplier_set import active_tolerance, conic_farkas, detaching,
 from ..certificates.residuals import data_row_residuals
 from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
-from ..model.scales import unit_floor_scale
+from ..model.scales import data_scales
 from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
@@ -185,10 +185,11 @@ class StickingConic(Formulation):
 
     @staticmethod
     def _gap_tol(p: ContactProblem, a, lam_n, lam_t, tol: Tolerance) -> float:
-        """The duality-gap test of the one-stage program: ``tol · max(1, |F| max(1, |a|), |λ_n| max(1, |b|))``."""
-        scale = max(1.0, float(np.abs(p.F).max(initial=0)) * unit_floor_scale(a),
-                    float(np.abs(lam_n).max(initial=0)) * unit_floor_scale(p.normal_drift))
-        return tol.residual * scale
+        """The duality-gap test of the one-stage program: ``tol ·`` the magnitude of the gap's terms
+        ``aᵀMa + Fᵀa + bᵀλ`` at the data's sizes (:func:`gaussqp.model.scales.data_scales`, ``work``). Not
+        ``max(1, |F| max(1, |a|), |λ_n| max(1, |b|))``: an answer of size 1e15 passed with a gap of 1e9 (issue #9).
+        ``a``, ``lam_n``, ``lam_t`` are kept in the signature; the tolerance does not depend on them."""
+        return tol.residual * data_scales(p).work
 
     def _two_stage(self, p: ContactProblem, solver, tol: Tolerance, attempts) -> Solution:
         """No zero-gap point from the one-stage program (gap > 0, infeasible, or a backend failure):

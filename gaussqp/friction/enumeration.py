@@ -16,13 +16,14 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedError
-from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space
-from ..linalg.polyhedral_cones import cone_is_trivial
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space, ruiz_scaling, scaled_solve
+from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale
 from .cones import ConeModel
 from .sliding import sliding_tangent
-from ..settings import ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, SAME_RTOL, SOLVE_COND_MAX
+from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL,
+                        VERIFY_RTOL)
 
 
 # ---------------------------------------------------------------------------- enumeration
@@ -494,14 +495,15 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
     N = Aeq.shape[1]
     tol = PIECE_RTOL * scale
     if not cones and Aeq.shape[0] == N:
-        try:
-            cond = np.linalg.cond(Aeq)
-        except np.linalg.LinAlgError:
-            cond = np.inf
-        if cond < SOLVE_COND_MAX:
-            y = np.linalg.solve(Aeq, beq)
-            ymag = max(1.0, float(np.abs(y).max()))
-            ok = (G @ y - h).min(initial=0.0) >= -tol * ymag
+        # nonsingular or not once the rows and unknowns are equilibrated (Ruiz): a mass ratio of 1e10 or a row
+        # of norm 1e-6 is not a singular piece (the raw condition number was compared with SOLVE_COND_MAX)
+        r, cs = ruiz_scaling(Aeq)
+        y, _ = scaled_solve(Aeq, beq, r, cs)
+        if y is not None:
+            # each inequality at its own terms in the equilibrated unknowns ŷ = y / cs:
+            # (G y - h)_i >= -PIECE_RTOL (|G_i| cs ‖ŷ‖∞ + |h_i|), not at max(1, |F|, |b|) · max(1, |y|)
+            yhat = float(np.abs(y / cs).max(initial=0.0))
+            ok = bool(np.all(G @ y - h >= -PIECE_RTOL * ((np.abs(G) @ cs) * yhat + np.abs(h)))) if G.size else True
             return (y, True, True) if ok else (None, None, None)
     if cones:
         y = _socp_piece(Aeq, beq, G, h, cones, solver)
@@ -539,7 +541,12 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
     K is the cone of feasible directions of the piece at the point found, and the piece lies in
     ``point + K``, so the acceleration is the same at every point of the piece iff ``P_a K = {0}``.
     With Z an orthonormal basis of ker E and ``B = G Z``: for each coordinate j and sign s, the LP
-    ``max s (Z_a y)_j  s.t.  B y >= 0, -1 <= Z_a y <= 1`` is 0 (bounded: the box is on ``Z_a y``)."""
+    ``max s (Z_a y)_j  s.t.  B y >= 0, -1 <= Z_a y <= 1`` is 0 (bounded: the box is on ``Z_a y``).
+
+    No LP answer is believed unchecked (issue #9): a positive optimum stands only with its point re-verified in
+    NumPy (``B y >= 0`` row by row at the round-off of its terms, the box, and ``s (Z_a y)_j`` above
+    :data:`LP_VALUE_TOL` and its own round-off), a zero optimum only with the LP's dual bound
+    (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`); otherwise ``UndecidedError``."""
     N = E.shape[1]
     En = normalize_rows(E.reshape(-1, N))
     Gn = normalize_rows(G.reshape(-1, N))
@@ -559,8 +566,28 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
             if res.status != 0:
                 raise SolverError(f"acceleration-projection LP failed: {res.message}")
             if -float(res.fun) > LP_VALUE_TOL:
+                if not _projection_point_verified(B, Za, np.asarray(res.x, dtype=float), j, sgn):
+                    raise UndecidedError("acceleration-projection LP: its point fails the NumPy check")
                 return False
+            bound = lp_dual_bound(res, -sgn * Za[j], A_ub, b_ub)
+            if bound is None or -bound > LP_VALUE_TOL:
+                raise UndecidedError("acceleration-projection LP: its zero optimum is not proven by its duals")
     return True
+
+
+def _projection_point_verified(B: np.ndarray, Za: np.ndarray, y: np.ndarray, j: int, sgn: float) -> bool:
+    """``y`` is a direction of the cone (``B y >= 0`` up to each row's round-off ``ROUND_OFF ‖B_i‖ ‖y‖``) inside the
+    box ``|Z_a y| <= 1`` (to :data:`VERIFY_RTOL`) whose acceleration component ``s (Z_a y)_j`` is above
+    :data:`LP_VALUE_TOL` and above the round-off of its terms."""
+    if not np.all(np.isfinite(y)):
+        return False
+    ny = float(np.linalg.norm(y))
+    if B.shape[0] and np.any(B @ y < -ROUND_OFF * np.linalg.norm(B, axis=1) * ny):
+        return False
+    za = Za @ y
+    if np.abs(za).max(initial=0.0) > 1.0 + VERIFY_RTOL:
+        return False
+    return bool(sgn * za[j] > LP_VALUE_TOL and sgn * za[j] > VERIFY_RTOL * float(np.abs(Za[j]) @ np.abs(y)))
 
 
 def _socp_piece(Aeq, beq, G, h, cones, solver):

@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
-from ..model.scales import unit_floor_scale
+from ..model.scales import data_scales
 from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL
 from .cones import ConeModel, Layout, NormalSelection
 
@@ -64,10 +64,13 @@ def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: 
     return problem.unilateral[off]
 
 
-def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = ACTIVE_RTOL) -> float:
-    """The slack under which a unilateral row counts as active at ``a`` in the sticking verdict and the
-    two-stage route: ``tol · max(1, |a|, |b|)`` (:func:`gaussqp.model.scales.unit_floor_scale`)."""
-    return tol * unit_floor_scale(a, problem.normal_drift)
+def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = ACTIVE_RTOL) -> np.ndarray:
+    """The slack under which each unilateral row (``problem.unilateral`` order) counts as active at ``a`` in the
+    sticking verdict and the two-stage route: ``tol ·`` that row's data scale (``|n_i| S accel + |b_i|``,
+    :func:`gaussqp.model.scales.data_scales`), never the magnitude of the ``a`` being judged (issue #9: with
+    ``max(1, |a|)`` an answer of size 1e15 made every slack below 1e8 "active"). ``a`` is kept in the signature
+    for the callers; the tolerance does not depend on it."""
+    return tol * data_scales(problem).inequality_row
 
 
 def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n=None):

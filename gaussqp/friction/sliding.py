@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import NotApplicableError
-from ..linalg.dense import as_dense
+from ..linalg.dense import as_dense, jacobi_scaling, scaled_solve
 from ..linalg.delassus import eliminate_bilateral
 from ..model.problem import ContactProblem
 from ..settings import (FIXED_POINT_DIVERGENCE, FIXED_POINT_MAX_ITER, FIXED_POINT_RTOL, P_MATRIX_EXACT_MAX, P_MINOR_RTOL,
-                        SCALE_FLOOR, SOLVE_COND_MAX)
+                        SCALE_FLOOR)
 
 
 def friction_columns(problem: ContactProblem, idx) -> np.ndarray:
@@ -186,12 +186,14 @@ def sliding_lcp(red: SlidingReduction, mu_b=None, mu_u=None) -> ReducedSlidingLC
     Cbar = red.A_nunb + red.A_nutb * mu_b[None, :]
     D = red.A_nu - red.A_tu * mu_u[None, :]
     if mb:
-        if np.linalg.cond(A) > SOLVE_COND_MAX:
+        # singular or not on the equilibrated matrix D A D (D from the data: the kinetic norms of the rows,
+        # diag(A_nb)), never on the raw one, whose condition number carries the rows' and masses' scales
+        d = jacobi_scaling(np.diag(red.A_nb))
+        sol, _ = scaled_solve(A, np.column_stack([Abar, Bm, red.w1]), d, d)
+        if sol is None:
             raise NotApplicableError("A_nb - A_tb[μ_b ξ_b] is singular: the LCP (58) does not exist here "
                                      "(use 'sliding_enumeration')")
-        AiAbar = np.linalg.solve(A, Abar)
-        AiB = np.linalg.solve(A, Bm) if mu else np.zeros((mb, 0))
-        z1 = -np.linalg.solve(A, red.w1)
+        AiAbar, AiB, z1 = sol[:, :mb], (sol[:, mb:mb + mu] if mu else np.zeros((mb, 0))), -sol[:, -1]
     else:
         AiAbar, AiB, z1 = np.zeros((0, 0)), np.zeros((0, mu)), np.zeros(0)
     M = np.block([[AiAbar, -AiB], [C @ AiAbar - Cbar, D - C @ AiB]]) if mb and mu else (
@@ -264,11 +266,13 @@ def fixed_point(red: SlidingReduction, tol: float = FIXED_POINT_RTOL,
     A = red.A_nb
     if red.B.size == 0:
         return FixedPointResult(np.zeros(0), True, 0, 0.0, 0.0)
-    if np.linalg.cond(A) > SOLVE_COND_MAX:
+    d = jacobi_scaling(np.diag(A))  # the decision on D A_nb D (unit diagonal), not on the raw A_nb
+    sol, _ = scaled_solve(A, np.column_stack([red.A_tb * red.mu_b[None, :], red.w1]), d, d)
+    if sol is None:
         raise NotApplicableError("A_nb is singular: Prop. 9/11 needs A_nb ≻ 0 (independent bilateral rows)")
-    K = np.linalg.solve(A, red.A_tb * red.mu_b[None, :])
+    K = sol[:, :-1]
     L = float(np.linalg.norm(K, 2))
-    c = -np.linalg.solve(A, red.w1)
+    c = -sol[:, -1]
     lam = c.copy()
     scale = max(1.0, float(np.abs(c).max()))
     hist = []

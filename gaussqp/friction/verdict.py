@@ -54,7 +54,7 @@ class StickingVerdict:
     boundary_contacts: list[int] = field(default_factory=list)
     detaching_contacts: list[int] = field(default_factory=list)
     mu_min: float | None = None
-    active_tolerance: float = 0.0
+    active_tolerance: float | np.ndarray = 0.0  # per unilateral row (multiplier_set.active_tolerance)
     boundary_test: str = "exact"
     signs: dict = field(default_factory=dict)
 
@@ -64,7 +64,7 @@ class StickingVerdict:
         return {"feasible": self.feasible, "margin": json_float(self.margin) if self.margin is not None else None,
                 "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
                 "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
-                "active_tolerance": self.active_tolerance, "boundary_test": self.boundary_test}
+                "active_tolerance": np.asarray(self.active_tolerance, dtype=float).tolist(), "boundary_test": self.boundary_test}
 
 
 def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):

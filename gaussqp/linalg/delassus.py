@@ -28,6 +28,8 @@ import numpy as np
 from .dense import as_dense, equilibrated_pinv
 from .mass import solve_mass
 from ..model.problem import ContactProblem
+from ..model.scales import data_scales
+from ..settings import BILATERAL_COMPAT_RTOL
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,20 @@ def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
     w_c = Ju @ el.a_free + g
     return ConstrainedDelassus(Minv=el.Minv, A_nb=el.A, A_nb_pinv=el.A_pinv, A_bu=A_bu, w_b=w_b, P=el.P,
                                Mc_inv=el.Mc_inv, A_c=0.5 * (A_c + A_c.T), w_c=w_c, a_b=el.a_free, J_b=Jb, J_u=Ju)
+
+
+def bilateral_compatible(problem: ContactProblem, a: np.ndarray) -> bool:
+    """Do the equality rows (bilateral normals, sticking tangents: ``problem.equalities``) hold at ``a``, an
+    acceleration computed by eliminating them (F2's ``a_b``, F3's ``M⁻¹(Jᵀλ - F)``)? When the drift is not in
+    the image of the rows (tutorial (17) has no solution) the eliminated system leaves a residual of the drift's
+    size. Each row ``|E_i a + e_i|`` is judged against that row's own data scale (:mod:`gaussqp.model.scales`,
+    ``equality_row``) with :data:`BILATERAL_COMPAT_RTOL`: the one test of F2 and F3, in any units (issue #9)."""
+    E, e = problem.equalities
+    if E.shape[0] == 0:
+        return True
+    r = np.abs(as_dense(E) @ np.asarray(a, dtype=float) + e)
+    scale = data_scales(problem).equality_row
+    return bool(np.all(r <= BILATERAL_COMPAT_RTOL * scale))
 
 
 def kinetic_angles(problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from ..settings import EIG_RESIDUAL_RTOL, RANK_RTOL, SCALE_FLOOR, SPARSE_RANK_RTOL
+from ..settings import EIG_RESIDUAL_RTOL, EQUILIBRATION_PASSES, RANK_RTOL, SCALE_FLOOR, SOLVE_COND_MAX, SPARSE_RANK_RTOL
 
 
 def as_dense(A) -> np.ndarray:
@@ -181,3 +181,39 @@ def jacobi_scaling(diag: np.ndarray) -> np.ndarray:
     pos = d > 0
     out[pos] = 1.0 / np.sqrt(d[pos])
     return out
+
+
+def ruiz_scaling(A: np.ndarray, passes: int = EQUILIBRATION_PASSES) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column scalings ``(r, c)`` with every row and column of ``diag(r) A diag(c)`` of largest magnitude
+    near 1 (Ruiz's iteration: each pass divides rows, then columns, by the square roots of their ∞-norms; zero
+    rows/columns keep 1). For a matrix of *data* (a piece of the enumeration, a KKT block), not for a computed
+    one that may be zero up to round-off (that one is scaled by a reference from the data, as
+    :func:`equilibrated_min_eigenvalue`)."""
+    A = np.abs(np.asarray(A, dtype=float))
+    r, c = np.ones(A.shape[0]), np.ones(A.shape[1])
+    for _ in range(passes):
+        S = A * r[:, None] * c[None, :]
+        rn = S.max(axis=1, initial=0.0)
+        r = r / np.sqrt(np.where(rn > 0, rn, 1.0))
+        S = A * r[:, None] * c[None, :]
+        cn = S.max(axis=0, initial=0.0)
+        c = c / np.sqrt(np.where(cn > 0, cn, 1.0))
+    return r, c
+
+
+def scaled_solve(A: np.ndarray, B: np.ndarray, r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray | None, float]:
+    """``(A⁻¹ B, cond)`` computed on ``Â = diag(r) A diag(c)`` (``A⁻¹ = diag(c) Â⁻¹ diag(r)``), with ``cond`` the
+    2-norm condition number of Â; ``(None, cond)`` when ``cond >= SOLVE_COND_MAX``: the singularity decision is made
+    once the scales of rows and unknowns are gone (a mass ratio of 1e10 is not a singular system), never on the
+    raw matrix (issue #9)."""
+    Ah = np.asarray(A, dtype=float) * r[:, None] * c[None, :]
+    try:
+        cond = float(np.linalg.cond(Ah))
+    except np.linalg.LinAlgError:
+        cond = float("inf")
+    if not cond < SOLVE_COND_MAX:
+        return None, cond
+    B = np.asarray(B, dtype=float)
+    rb = r[:, None] * B if B.ndim == 2 else r * B
+    X = np.linalg.solve(Ah, rb)
+    return (c[:, None] * X if X.ndim == 2 else c * X), cond

@@ -83,6 +83,41 @@ def _lp(c, A_ub, b_ub, A_eq, b_eq, free: bool = False):
     return col * res.x, np.asarray(res.ineqlin.marginals) < 0, res.message
 
 
+def lp_dual_bound(res, c: np.ndarray, A_ub: np.ndarray, b_ub: np.ndarray, A_eq: np.ndarray | None = None,
+                  b_eq: np.ndarray | None = None, nonnegative: np.ndarray | None = None) -> float | None:
+    """A lower bound on ``min cᵀx s.t. A_ub x <= b_ub, A_eq x = b_eq, x_i >= 0 (i in nonnegative)``, proven in
+    NumPy from the duals HiGHS returned with ``res`` (``scipy.optimize.linprog``), or None when they prove nothing.
+
+    With ``w = res.ineqlin.marginals`` (clipped to ``<= 0``) and ``u = res.eqlin.marginals``, the reduced cost
+    ``r = c - A_ubᵀw - A_eqᵀu`` must vanish on every free variable and be ``>= 0`` on the nonnegative ones,
+    each coordinate up to :data:`VERIFY_RTOL` times the magnitude of its own terms (``|c| + |A_ub|ᵀ|w| +
+    |A_eq|ᵀ|u|``). Then for every feasible x, ``cᵀx = wᵀA_ub x + uᵀb_eq + rᵀx >= b_ubᵀw + b_eqᵀu`` (weak
+    duality, scipy's sign convention: ``w = ∂ min / ∂ b_ub <= 0``). The LP's claimed optimum is never
+    believed on its own (issue #9)."""
+    if res is None or res.status != 0 or getattr(res, "ineqlin", None) is None:
+        return None
+    c = np.asarray(c, dtype=float)
+    A_ub = np.asarray(A_ub, dtype=float).reshape(-1, c.size)
+    w = np.minimum(np.asarray(res.ineqlin.marginals, dtype=float), 0.0)
+    if w.size != A_ub.shape[0] or not np.all(np.isfinite(w)):
+        return None
+    r = c - A_ub.T @ w
+    terms = np.abs(c) + np.abs(A_ub).T @ np.abs(w)
+    bound = float(np.asarray(b_ub, dtype=float) @ w)
+    if A_eq is not None and np.asarray(A_eq).size:
+        A_eq = np.asarray(A_eq, dtype=float).reshape(-1, c.size)
+        u = np.asarray(res.eqlin.marginals, dtype=float)
+        if u.size != A_eq.shape[0] or not np.all(np.isfinite(u)):
+            return None
+        r = r - A_eq.T @ u
+        terms = terms + np.abs(A_eq).T @ np.abs(u)
+        bound += float(np.asarray(b_eq, dtype=float) @ u)
+    tol = VERIFY_RTOL * terms
+    nn = np.zeros(c.size, dtype=bool) if nonnegative is None else np.asarray(nonnegative, dtype=bool)
+    ok = np.all(np.abs(r[~nn]) <= tol[~nn]) and np.all(r[nn] >= -tol[nn])
+    return bound if ok else None
+
+
 def _on_kernel(G: np.ndarray, Z: np.ndarray) -> np.ndarray:
     """``B = G Z`` with the entries that are round-off of the product (``|B_ij| <= max(1e3, n)·eps·‖G_i‖``,
     Z orthonormal) set to 0: the LPs are equilibrated, which would otherwise blow them up to size 1."""

@@ -460,7 +460,7 @@ class ContactProblem:
         modes = ("frictionless" if not frictional else
                  "mixed" if len(frictional) > 1 else str(frictional.pop()))
         small = self.n * self.m <= CLASSIFY_DENSE_MAX and not sp.issparse(self._Jn)
-        nrank = matrix_rank(as_dense(self._Jn)) if self.m and small else self._sparse_rank()
+        nrank = matrix_rank(self._equilibrated_normals()) if self.m and small else self._sparse_rank()
         notes = []
         if nrank < self.m:
             notes.append(f"normal rows redundant: rank {nrank} < {self.m} contacts")
@@ -471,15 +471,28 @@ class ContactProblem:
                            normal_rank=nrank, redundant=nrank < self.m, dimension=self.dimension,
                            notes=tuple(notes))
 
+    def _equilibrated_normals(self):
+        """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a
+        massless coordinate), each divided by its norm. The rank of a set of constraints does not depend on
+        the scale of a row nor on the unit of a coordinate; its numerical rank is decided here, where those
+        scales are gone (issue #9). Sparse in, sparse out."""
+        s = self.mass_factor.scaling
+        if s is None:
+            return normalize_rows(self._Jn)
+        if sp.issparse(self._Jn):
+            return normalize_rows(sp.csr_matrix(self._Jn @ sp.diags(s)))
+        return normalize_rows(as_dense(self._Jn) * s[None, :])
+
     def _sparse_rank(self) -> int:
         if self.m == 0:
             return 0
-        if sp.issparse(self._Jn) and sparse_full_row_rank(normalize_rows(self._Jn)) is not None:
+        A = self._equilibrated_normals()
+        if sp.issparse(A) and sparse_full_row_rank(A) is not None:
             return self.m
         # QR with column pivoting on the (thin) transpose is exact enough for a rank decision.
         import scipy.linalg as sla
 
-        A = as_dense(self._Jn).T
+        A = as_dense(A).T
         _, R, _ = sla.qr(A, mode="economic", pivoting=True)
         d = np.abs(np.diag(R))
         return int(np.sum(d > RANK_RTOL * max(d.max(), SCALE_FLOOR))) if d.size else 0

@@ -14,6 +14,8 @@ magnitude comes from the problem's data alone, one per row:
   magnitude of its terms at an acceleration of the data's size;
 - dynamics row ``j`` has the scale ``(|M| S accel + |F| + |J|ᵀ λ_data)_j`` with the data's multipliers
   ``λ_data,i = force / ‖(J S)_i‖∞`` (a massless, unloaded coordinate is still reached by the rows);
+- ``work``, the magnitude of the terms of a duality gap ``aᵀMa + Fᵀa + bᵀλ_n + cᵀλ_t`` at those sizes:
+  ``(S accel)ᵀ|M|(S accel) + |F|ᵀ S accel + Σ_i λ_data,i |b_i| + Σ_k λ_data,k |c_k|``;
 - the force scale ``force = max(‖S F‖∞, λ_max(M̃) · accel)`` measures multipliers:
   ``λ̂_i = λ_i ‖(J S)_i‖∞ / force`` is row i's contribution to the equilibrated dynamics,
   dimensionless and invariant under any scaling of row i, of the coordinates or of the units.
@@ -56,6 +58,8 @@ class DataScales:
     equality_weight: np.ndarray
     inequality_row: np.ndarray
     inequality_weight: np.ndarray
+    # the terms of a duality gap aᵀMa + Fᵀa + bᵀλ at the data's sizes (accelerations S accel, multipliers λ_data)
+    work: float = 0.0
 
 
 def _abs_rows_times(A, x: np.ndarray) -> np.ndarray:
@@ -131,6 +135,10 @@ def data_scales(problem) -> DataScales:
     normal_row = _abs_rows_times(problem.J_n, acc_coord) + b if problem.m else np.zeros(0)
     tangent_row = _abs_rows_times(problem.J_t, acc_coord) + c if problem.J_t.shape[0] else np.zeros(0)
     B, U, rt = problem.bilateral, problem.unilateral, problem.tangent_rows(problem.sticking)
+    lam_n = np.divide(force, wn, out=np.zeros_like(wn), where=wn > 0)
+    lam_t = np.divide(force, wt, out=np.zeros_like(wt), where=wt > 0)
+    work = (float(acc_coord @ _abs_rows_times(problem.M, acc_coord)) + float(np.abs(problem.F) @ acc_coord)
+            + float(lam_n @ b) + float(lam_t @ c))
     out = DataScales(
         coordinate=s, accel=accel, free_accel=free, force=force,
         normal_row=normal_row, normal_weight=wn, tangent_row=tangent_row, tangent_weight=wt,
@@ -138,7 +146,7 @@ def data_scales(problem) -> DataScales:
         + _constraint_force_scale(problem.J_n, wn, force) + _constraint_force_scale(problem.J_t, wt, force),
         equality_row=np.concatenate([normal_row[B], tangent_row[rt]]),
         equality_weight=_unit_if_zero(np.concatenate([wn[B], wt[rt]])),
-        inequality_row=normal_row[U], inequality_weight=_unit_if_zero(wn[U]))
+        inequality_row=normal_row[U], inequality_weight=_unit_if_zero(wn[U]), work=work)
     _CACHE[problem] = out
     return out
 
@@ -148,14 +156,6 @@ def relative(values: np.ndarray, scales: np.ndarray) -> np.ndarray:
     values = np.abs(np.asarray(values, dtype=float))
     scales = np.asarray(scales, dtype=float)
     return np.where(scales > 0, values / np.where(scales > 0, scales, 1.0), values)
-
-
-def unit_floor_scale(*arrays) -> float:
-    """``max(1, max |x|)`` over ``arrays``: the absolute-floor magnitude some older decisions still use
-    (the Farkas margin of :func:`gaussqp.certificates.instance.verify_farkas`, the active-set tolerance
-    of the sticking verdict, the gap test of F4/F5). Unlike :func:`data_scales` it is not row by row and
-    may include the answer being judged; decisions are being moved to :func:`data_scales` (issue #9)."""
-    return max([1.0] + [float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0)) for x in arrays])
 
 
 def acceleration_scale(problem: ContactProblem) -> float:

@@ -48,7 +48,8 @@ def sol_of(p, a, lam_n, status=SOLVED, lam_t=None, polish=True, cones_enforced=N
 # ----------------------------------------------------------------------------------------------- verify_farkas
 
 def test_farkas_two_opposite_unilateral_rows():
-    # a >= 3 and a <= -1: y_G = (t, t) (Gᵀy = 0), gᵀy = -3t - t = -1 -> t = 1/4; |y|max = 1/4, scale = max(1, 3)
+    # a >= 3 and a <= -1: y_G = (t, t) (Gᵀy = 0), gᵀy = -3t - t = -1 -> t = 1/4. Data scales (issue #9 part 3): the
+    # acceleration the drifts ask for is 3, rows |J_i| 3 + |b_i| = (6, 4): margin = 1 / (6/4 + 4/4) = 0.4
     p = uni([[1.0], [-1.0]], [-3.0, -1.0])
     c = inst.verify_farkas(p)
     assert c.id == "farkas" and c.holds is True
@@ -56,18 +57,19 @@ def test_farkas_two_opposite_unilateral_rows():
     assert c.data["y_equalities"].shape == (0,)
     assert c.data["b_dot_y"] == pytest.approx(-1.0, rel=1e-12)
     assert c.data["stationarity"] <= 1e-15
-    assert c.margin == pytest.approx(1.0 / (0.25 * 3.0), rel=1e-9)
+    assert c.margin == pytest.approx(0.4, rel=1e-9)
 
 
 def test_farkas_bilateral_and_unilateral_split():
-    # 2a - 3 = 0 and -a - 1 >= 0: 2 y_E - y_G = 0, -3 y_E - y_G = -1 -> y_E = 0.2, y_G = 0.4; margin 1 / (0.4 * 3)
+    # 2a - 3 = 0 and -a - 1 >= 0: 2 y_E - y_G = 0, -3 y_E - y_G = -1 -> y_E = 0.2, y_G = 0.4; data acceleration
+    # max(3/2, 1) = 1.5, rows (2·1.5 + 3, 1.5 + 1) = (6, 2.5): margin 1 / (0.2·6 + 0.4·2.5) = 1/2.2
     p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[2.0], normal_drift=-3.0),
                                            Contact("unilateral", normal=[-1.0], normal_drift=-1.0)], dimension=2)
     c = inst.verify_farkas(p)
     assert c.holds is True
     np.testing.assert_allclose(c.data["y_equalities"], [0.2], rtol=1e-9)
     np.testing.assert_allclose(c.data["y_unilateral"], [0.4], rtol=1e-9)
-    assert c.margin == pytest.approx(1.0 / 1.2, rel=1e-9)
+    assert c.margin == pytest.approx(1.0 / 2.2, rel=1e-9)
 
 
 def test_farkas_none_when_feasible():
@@ -79,25 +81,26 @@ def _farkas_with(monkeypatch, y):
 
 
 def test_farkas_rejects_nonstationary_vector(monkeypatch):
-    # rows (2), (-1) with drifts (-3, -1); y = (1, 1): Jᵀy = 2 - 1 = 1, |y|max 1, |J|max 2 -> stationarity 1/2
+    # rows (2), (-1) with drifts (-3, -1); y = (1, 1): Jᵀy = 2 - 1 = 1 against its terms |J|ᵀ|y| = 3: stationarity 1/3
     p = uni([[2.0], [-1.0]], [-3.0, -1.0])
     _farkas_with(monkeypatch, [1.0, 1.0])
     c = inst.verify_farkas(p)
     assert c.holds is False
-    assert c.data["stationarity"] == pytest.approx(0.5, rel=1e-12)
+    assert c.data["stationarity"] == pytest.approx(1.0 / 3.0, rel=1e-12)
     assert c.data["b_dot_y"] == pytest.approx(-4.0, rel=1e-12)
-    # margin = -bᵀy / (|y| scale) - stationarity - sign = 4 / (1 * 3) - 0.5 - 0
-    assert c.margin == pytest.approx(4.0 / 3.0 - 0.5, rel=1e-12)
+    # margin = -bᵀy / Σ|y_i| row_i - stationarity - sign; data acceleration max(3/2, 1) = 1.5, rows (6, 2.5)
+    assert c.margin == pytest.approx(4.0 / 8.5 - 1.0 / 3.0, rel=1e-12)
 
 
 def test_farkas_rejects_small_stationarity_violation(monkeypatch):
-    # stationarity 2e-9 > 1e-9 with a comfortable margin otherwise: rows (1), (-1), y = (1, 1 - 2e-9)
+    # stationarity 2e-9 > 1e-9 with a comfortable margin otherwise: rows (1), (-1), y = (1, 1 - 4e-9): Jᵀy = 4e-9
+    # against its terms 2 - 4e-9
     p = uni([[1.0], [-1.0]], [-3.0, -1.0])
-    _farkas_with(monkeypatch, [1.0, 1.0 - 2e-9])
+    _farkas_with(monkeypatch, [1.0, 1.0 - 4e-9])
     c = inst.verify_farkas(p)
     assert c.data["stationarity"] == pytest.approx(2e-9, rel=1e-6)
-    assert c.margin > 1.0 and c.holds is False
-    _farkas_with(monkeypatch, [1.0, 1.0 - 0.5e-9])
+    assert c.margin > 0.3 and c.holds is False
+    _farkas_with(monkeypatch, [1.0, 1.0 - 1e-9])
     assert inst.verify_farkas(p).holds is True  # 5e-10 <= 1e-9
 
 
@@ -107,7 +110,7 @@ def test_farkas_rejects_negative_unilateral_entry(monkeypatch):
     _farkas_with(monkeypatch, [1.0, 1.0 - 2e-12, -2e-12])  # Jᵀy = 0 exactly up to round-off; sign = 2e-12
     c = inst.verify_farkas(p)
     assert c.holds is False
-    assert c.margin == pytest.approx(4.0 / 3.0, rel=1e-6)
+    assert c.margin == pytest.approx(4.0 / 10.0, rel=1e-6)  # rows (6, 4, 3) at the data acceleration 3
     _farkas_with(monkeypatch, [1.0, 1.0 - 0.5e-12, -0.5e-12])  # sign 5e-13 <= 1e-12
     assert inst.verify_farkas(p).holds is True
 
@@ -117,7 +120,7 @@ def test_farkas_rejects_nonnegative_bty(monkeypatch):
     p = uni([[1.0], [-1.0]], [1.0, 1.0])
     _farkas_with(monkeypatch, [1.0, 1.0])
     c = inst.verify_farkas(p)
-    assert c.holds is False and c.margin == pytest.approx(-2.0, rel=1e-12)
+    assert c.holds is False and c.margin == pytest.approx(-0.5, rel=1e-12)  # rows (2, 2) at the data acceleration 1
     p0 = uni([[1.0], [-1.0]], [0.0, 0.0])
     _farkas_with(monkeypatch, [1.0, 1.0])
     c0 = inst.verify_farkas(p0)
@@ -125,12 +128,16 @@ def test_farkas_rejects_nonnegative_bty(monkeypatch):
 
 
 def test_farkas_margin_threshold(monkeypatch):
-    # drifts (-t, 0) with y = (1, 1): bᵀy = -t, margin = t / max(1, t): holds iff t > 1e-9
-    for t, ok in ((2e-9, True), (0.5e-9, False)):
-        p = uni([[1.0], [-1.0]], [-t, 0.0])
+    # drifts (-t, 0) with y = (1, 1), F = 1 (free acceleration 1): bᵀy = -t against rows (1 + t, 1): margin t/(2 + t),
+    # holds iff above 1e-9. Without F the drift t is the only scale: margin 1/3 at any t (a >= t, a <= 0 is
+    # infeasible in any unit)
+    for t, ok in ((4e-9, True), (1e-9, False)):
+        p = uni([[1.0], [-1.0]], [-t, 0.0], F=np.array([1.0]))
         _farkas_with(monkeypatch, [1.0, 1.0])
         c = inst.verify_farkas(p)
-        assert c.margin == pytest.approx(t, rel=1e-9) and c.holds is ok
+        assert c.margin == pytest.approx(t / (2 + t), rel=1e-9) and c.holds is ok
+        c0 = inst.verify_farkas(uni([[1.0], [-1.0]], [-t, 0.0]))
+        assert c0.margin == pytest.approx(1.0 / 3.0, rel=1e-9) and c0.holds is True
 
 
 # ------------------------------------------------------------------------------------------------ verify_ray
@@ -1207,7 +1214,7 @@ def test_farkas_bilateral_rows_only():
     c = inst.verify_farkas(p)
     assert c.holds is True and c.data["y_unilateral"].shape == (0,)
     np.testing.assert_allclose(c.data["y_equalities"], [-1.0, 1.0], rtol=1e-9)
-    assert c.margin == pytest.approx(1.0 / (1.0 * 2.0), rel=1e-9)
+    assert c.margin == pytest.approx(1.0 / 7.0, rel=1e-9)  # rows (2 + 1, 2 + 2) at the data acceleration 2
 
 
 def test_farkas_sign_is_relative_to_the_vector_size(monkeypatch):
@@ -1216,13 +1223,13 @@ def test_farkas_sign_is_relative_to_the_vector_size(monkeypatch):
     _farkas_with(monkeypatch, [2.0, 2.0, -1e-12])
     c = inst.verify_farkas(p)
     assert c.holds is True
-    # margin = -bᵀy / (|y| scale) - stationarity - sign = 8 / (2 * 3) - 0 - 0.5e-12
-    assert c.margin == pytest.approx(8.0 / 6.0 - 0.5e-12, rel=0, abs=1e-15)
+    # margin = -bᵀy / Σ|y_i| row_i - stationarity - sign = 8 / (2·6 + 2·4 + 0) - 0 - 0.5e-12
+    assert c.margin == pytest.approx(8.0 / 20.0 - 0.5e-12, rel=0, abs=1e-15)
 
 
 def test_farkas_bounds_are_inclusive(monkeypatch):
-    # stationarity exactly 1e-9: rows (1), (-1), (1e-9) with y = (1, 1, 1): Jᵀy = 1e-9, |y| = |J| = 1
-    p = uni([[1.0], [-1.0], [1e-9]], [-3.0, -1.0, 0.0])
+    # stationarity exactly 1e-9: rows (0.5), (-0.5), (d) with y = (1, 1, 1): Jᵀy = d against 1 + d, d/(1 + d) = 1e-9
+    p = uni([[0.5], [-0.5], [1.0000000010000002e-09]], [-3.0, -1.0, 0.0])
     _farkas_with(monkeypatch, [1.0, 1.0, 1.0])
     c = inst.verify_farkas(p)
     assert c.data["stationarity"] == 1e-9 and c.holds is True
@@ -1230,8 +1237,10 @@ def test_farkas_bounds_are_inclusive(monkeypatch):
     p = uni([[1.0], [-1.0], [0.0]], [-3.0, -1.0, 0.0])
     _farkas_with(monkeypatch, [1.0, 1.0, -1e-12])
     assert inst.verify_farkas(p).holds is True
-    # margin exactly 1e-9: drifts (-1e-9, 0), y = (1, 1): not enough (strict)
-    p = uni([[1.0], [-1.0]], [-1e-9, 0.0])
+    # margin exactly 1e-9 (strict): a monkeypatched data scale puts Σ|y_i| row_i at 1 and bᵀy = -1e-9
+    p = uni([[1.0], [-1.0]], [-1e-9, 0.0], F=np.array([1.0]))
+    ds = inst.data_scales(p)
+    monkeypatch.setattr(inst, "data_scales", lambda q: type(ds)(**{**ds.__dict__, "inequality_row": np.array([0.5, 0.5])}))
     _farkas_with(monkeypatch, [1.0, 1.0])
     c = inst.verify_farkas(p)
     assert c.margin == 1e-9 and c.holds is False

@@ -112,21 +112,22 @@ def test_c3_definite_trivial_and_ii_not_needed():
 
 
 @pytest.mark.parametrize("f2, holds, margin, words", [
-    (2.0, True, 2.0, "F1 has a minimizer whenever"),
-    (2e-12, True, 2e-12, "F1 has a minimizer whenever"),
-    (0.5e-12, False, 0.5e-12, "Fᵀv = 0 on a cone direction"),
+    (2.0, True, 1.0, "F1 has a minimizer whenever"),
+    (2e-12, True, 1.0, "F1 has a minimizer whenever"),
+    (0.5e-15, True, 1.0, "F1 has a minimizer whenever"),
     (0.0, False, 0.0, "Fᵀv = 0 on a cone direction"),
-    (-0.5e-12, False, -0.5e-12, "Fᵀv = 0 on a cone direction"),
-    (-2e-12, False, -2e-12, "a direction v in the cone with Fᵀv < 0"),
-    (-0.5, False, -0.5, "a direction v in the cone with Fᵀv < 0"),
+    (-0.5e-15, False, -1.0, "a direction v in the cone with Fᵀv < 0"),
+    (-0.5, False, -1.0, "a direction v in the cone with Fᵀv < 0"),
 ])
 def test_c3_singular_cone_and_variant_ii(f2, holds, margin, words):
-    # M = diag(1, 0), a2 >= 0: cone {v1 = 0, v2 >= 0} normalized by Gv = 1: v = (0, 1), min Fᵀv = F2
-    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, f2], [uni([0.0, 1.0])]))
+    # M = diag(1, 0), a2 >= 0: cone {v1 = 0, v2 >= 0} normalized by Gv = 1: v = (0, 1), min Fᵀv = F2; the margin is
+    # Fᵀv relative to its terms |F|ᵀ|v| = |F2|: the sign of F2 whatever its unit (issue #9 part 3)
+    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [5.0, f2], [uni([0.0, 1.0])]))
     assert out[0].holds is False and out[0].implies.startswith("the cone is not {0}")
     w = out[0].data["witness"]
     assert abs(w[0]) < 1e-12 and w[1] > 0
     assert out[1].holds is holds and out[1].margin == pytest.approx(margin, rel=1e-9, abs=1e-20)
+    assert out[1].data["value"] == pytest.approx(f2, rel=1e-9, abs=1e-300)
     assert out[1].implies.startswith(words)
     np.testing.assert_allclose(np.abs(out[1].data["direction"]), [0.0, 1.0], atol=1e-12)
 
@@ -156,12 +157,12 @@ def test_c4_definite():
     assert c.holds is True and c.margin == float("inf") and c.implies.startswith("M ≻ 0")
 
 
-@pytest.mark.parametrize("F, margin", [([0.0, 2.0], 1.0), ([0.0, 0.5], 0.5), ([3.0, -0.5], 0.5 / 3.0)])
+@pytest.mark.parametrize("F, margin", [([0.0, 2.0], 1.0), ([3.0, 1.0], 0.5), ([1.0, 3.0], 0.5), ([2e-9, 1e-9], 1 / 3)])
 def test_c4_one_dimensional_kernel_in_ker_J(F, margin):
-    # ker M = span e2, J = (1, 0) ⟂ e2: |Fᵀe2| / max(1, |F|max)
-    c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), F, [uni([1.0, 0.0])]))
-    assert c.holds is True and c.margin == pytest.approx(margin, rel=1e-12)
-    assert c.data == {"kernel_dimension": 1, "J_on_kerM": 0.0}
+    # ker M = span e, e = (1, -1)/√2, J = (1, 1) ⟂ e: |Fᵀe| / (|F|ᵀ|e|) = |F1 - F2| / (|F1| + |F2|)
+    c = cert.c4_singular_uniqueness(prob(np.ones((2, 2)), F, [uni([1.0, 1.0])]))
+    assert c.holds is True and c.margin == pytest.approx(margin, rel=1e-9)
+    assert c.data["kernel_dimension"] == 1 and c.data["J_on_kerM"] < 1e-15
     assert c.implies.startswith("at most one acceleration")
 
 
@@ -179,11 +180,11 @@ def test_c4_small_violation_thresholds():
     assert ok.holds is True and ok.margin == pytest.approx(1.0, rel=1e-12)
     bad = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([1.0, 2e-9])]))
     assert bad.holds is False and bad.margin == pytest.approx(-2e-9, rel=1e-6)
-    # F ⟂ ker M up to 1e-12
-    f = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [1.0, 0.5e-12], [uni([1.0, 0.0])]))
-    assert f.holds is False and f.margin == pytest.approx(0.5e-12, rel=1e-9, abs=0)
-    g = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [1.0, 2e-12], [uni([1.0, 0.0])]))
-    assert g.holds is True
+    # F ⟂ ker M up to 1e-12 of its terms: ker M = span (1, -1)/√2, F = (1, 1 - δ): margin δ/(2 - δ)
+    f = cert.c4_singular_uniqueness(prob(np.ones((2, 2)), [1.0, 1.0 - 1.8e-12], [uni([1.0, 1.0])]))
+    assert f.holds is False and f.margin == pytest.approx(0.9e-12, rel=1e-3, abs=0)
+    g = cert.c4_singular_uniqueness(prob(np.ones((2, 2)), [1.0, 1.0 - 2.2e-12], [uni([1.0, 1.0])]))
+    assert g.holds is True and g.margin == pytest.approx(1.1e-12, rel=1e-3, abs=0)
 
 
 def test_c4_two_dimensional_kernel():
@@ -496,11 +497,15 @@ def test_c5_c6_texts(monkeypatch):
 
 # ------------------------------------------------------------------------- second round: survivors of the first run
 
-@pytest.mark.parametrize("f2, holds, words", [(1e-12, False, "Fᵀv = 0 on a cone direction"),
-                                              (-1e-12, False, "Fᵀv = 0 on a cone direction")])
-def test_c3_ii_bounds_are_strict(f2, holds, words):
-    out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, f2], [uni([0.0, 1.0])]))
-    assert out[1].margin == f2 and out[1].holds is holds and out[1].implies.startswith(words)
+@pytest.mark.parametrize("delta, holds, words", [(1.8e-12, False, "Fᵀv = 0 on a cone direction"),
+                                                 (2.2e-12, True, "F1 has a minimizer"),
+                                                 (-1.8e-12, False, "Fᵀv = 0 on a cone direction"),
+                                                 (-2.2e-12, False, "a direction v in the cone with Fᵀv < 0")])
+def test_c3_ii_bounds_are_strict(delta, holds, words):
+    # ker M = span (1, -1), the row a1 - a2 >= 0 keeps v = t (1, -1), t > 0; F = (1, 1 - δ): Fᵀv / |F|ᵀ|v| = δ/(2 - δ)
+    out = cert.c3_tangent_cone(prob(np.ones((2, 2)), [1.0, 1.0 - delta], [uni([1.0, -1.0])]))
+    assert out[1].margin == pytest.approx(delta / 2, rel=1e-3) and out[1].holds is holds
+    assert out[1].implies.startswith(words)
 
 
 def test_c3_ii_with_two_unilateral_rows():
@@ -515,9 +520,9 @@ def test_c4_without_contacts_and_inclusive_bounds():
     # J = (1, 1e-9) (norm 1.0 in floating point): viol exactly 1e-9, allowed; the margin is cond2 then
     c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([1.0, 1e-9])]))
     assert c.data["J_on_kerM"] == 1e-9 and c.holds is True and c.margin == pytest.approx(1.0, rel=1e-12)
-    # Fᵀe exactly 1e-12 of max(1, |F|): not enough (strict)
-    c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [1.0, 1e-12], [uni([1.0, 0.0])]))
-    assert c.margin == 1e-12 and c.holds is False
+    # F vanishing on ker M: 0 relative to its terms, whatever F elsewhere
+    c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [1.0, 0.0], [uni([1.0, 0.0])]))
+    assert c.margin == 0.0 and c.holds is False
 
 
 def test_verified_feasible_point_free_variables():
