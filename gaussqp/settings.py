@@ -608,3 +608,12 @@ GRASP_MAX_CONTACTS = 1000
 #: A contact normal must be a unit vector to this relative tolerance (a normal of norm 2 is a modelling error,
 #: not something to normalize silently).
 GRASP_NORMAL_RTOL = 1e-6
+#: A grasp certificate verifies (:mod:`gaussqp.grasp.closure`) when its recomputed residual ``‖G x + w‖`` and its
+#: cone violations are at most this fraction of the data's scale (``‖G‖₂ ‖x‖ + ‖w‖`` for forces, ``‖G‖₂ ‖y‖`` for a
+#: separating wrench ``y``); forces whose cone slack exceeds ``√2 ‖G⁺ r‖`` are verified exactly instead.
+GRASP_VERIFY_RTOL = 1e-7
+#: A margin counts as strictly positive (closure, strict separation, a nonzero internal force) only above this
+#: fraction of the data's scale: below it the answer is on a boundary that the solver cannot resolve.
+GRASP_STRICT_RTOL = 1e-6
+#: Default facets of the inscribed polygons of the min-weight LP (FRoGGeR uses 4-8 sided pyramids).
+GRASP_MIN_WEIGHT_FACETS = 8

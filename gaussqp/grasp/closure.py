@@ -1,0 +1,578 @@
+"""Closure and equilibrium checks of a grasp (issue #13 item 2), each with a certificate either way.
+
+Every check works on the **scaled** grasp map ``G`` of :meth:`~gaussqp.grasp.Grasp.grasp_map` (torque rows divided
+by the torque scale ``L``) and the exact cones ``K = Π K_i`` of the contacts, ``K_i = {(f_n, ν) : ‖ν‖ <= f_n}``
+(``f_n >= 0`` for a frictionless point). Every ``K_i`` is self-dual, so the dual cone of the conic Farkas lemma is
+``K`` again. Contact forces resist an external wrench ``w`` when ``G x + w = 0`` with ``x ∈ K``.
+
+- :func:`equilibrium` — forces ``x ∈ K`` with ``G x + w = 0`` (with a cone margin), or a **separating wrench**
+  ``y`` with ``Gᵀy ∈ K`` and ``yᵀw > 0``: then ``yᵀw = −(Gᵀy)ᵀx <= 0`` for every ``x ∈ K`` with ``G x + w = 0``,
+  a contradiction (Farkas' lemma for cones, Boyd–Vandenberghe §5.9.4 / Ben-Tal–Nemirovski Prop. 2.4.2).
+- :func:`force_closure` — ``G`` of full row rank and an internal force ``G x = 0`` strictly inside every cone
+  (Murray–Li–Sastry, *A Mathematical Introduction to Robotic Manipulation*, Prop. 5.2: then every wrench is
+  resisted); otherwise a wrench ``y ≠ 0`` with ``Gᵀy ∈ K``: the contacts cannot resist the external wrench ``y``
+  (``G x = −y`` would give ``−‖y‖² = yᵀG x = (Gᵀy)ᵀx >= 0``). A rank deficit gives ``y ∈ ker Gᵀ`` (both ``±y``).
+- :func:`form_closure` — the same with the normal columns ``G_n`` only (frictionless contacts, an LP).
+- :func:`internal_forces` — ``ker G`` and whether given contact forces are the only ones producing their wrench.
+- :func:`min_weight` — the min-weight metric of FRoGGeR (Li, Culbertson, Burdick, Ames, arXiv:2302.13687):
+  the largest ``s`` such that ``0`` is a convex combination of the primitive wrenches with every weight ``>= s``
+  (an LP on inscribed polygons), and the same program on the exact cones (an SOCP).
+- :func:`largest_disturbance` — the largest ``s`` with ``G x + s d = 0``, ``x ∈ K``, ``Σ f_n <= 1`` (SOCP), with
+  the dual certificate ``λ >= s``.
+
+A certificate's ``holds`` means it was recomputed in NumPy from the data (residuals and cone membership at the
+data's scale, :data:`~gaussqp.settings.GRASP_VERIFY_RTOL`); a solver's answer is never trusted as such.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+
+from ..backends import get_backend, solve_program
+from ..errors import ShapeError, UnknownValueError
+from ..linalg.dense import rank_and_null_space, rank_tol, singular_value_rank
+from ..linalg.polyhedral_cones import UndecidedError, cone_is_trivial
+from ..model.validation import real_array
+from ..results import Certificate
+from ..settings import GRASP_MIN_WEIGHT_FACETS, GRASP_STRICT_RTOL, GRASP_VERIFY_RTOL, get_tolerance
+from .model import Grasp, GraspCheck
+
+SQRT2 = float(np.sqrt(2))
+
+
+# ---------------------------------------------------------------------------------------------- the conic data
+@dataclass
+class _Conic:
+    """A map ``G`` (w × n) and the sizes of the cone blocks of ``x`` (1: ``f >= 0``; k > 1: ``‖x[1:]‖ <= x[0]``)."""
+
+    G: np.ndarray
+    sizes: list
+
+    @property
+    def offsets(self) -> list:
+        out, k = [], 0
+        for s in self.sizes:
+            out.append(slice(k, k + s))
+            k += s
+        return out
+
+    @property
+    def normals(self) -> np.ndarray:
+        return np.array([s.start for s in self.offsets], dtype=int)
+
+    @property
+    def scale(self) -> float:
+        """``‖G‖₂`` (the data's force-to-wrench scale; at least the structural floor 1 when G is 0)."""
+        s = float(np.linalg.norm(self.G, 2)) if self.G.size else 0.0
+        return s if s > 0 else 1.0
+
+    def violation(self, x: np.ndarray) -> np.ndarray:
+        """Per block ``max(‖x[1:]‖ − x[0], −x[0], 0)`` (0 inside the cone)."""
+        return np.array([max(float(np.linalg.norm(x[s][1:])) - float(x[s][0]), -float(x[s][0]), 0.0)
+                         for s in self.offsets])
+
+    def slack(self, x: np.ndarray) -> np.ndarray:
+        """Per block ``x[0] − ‖x[1:]‖`` (the distance-like interior margin)."""
+        return np.array([float(x[s][0]) - float(np.linalg.norm(x[s][1:])) for s in self.offsets])
+
+    def rank(self) -> tuple[int, np.ndarray, float]:
+        """(rank of the row-equilibrated ``G``, a unit vector of ``ker Gᵀ`` (one column; none at full rank), ``σ_min``
+        of ``G`` at full rank else 0): rows of round-off size at the scale ``‖G‖₂`` are zero rows; the others are
+        normalized so a torque row and a force row count alike; the rank rule is :func:`~gaussqp.linalg.dense.rank_tol`."""
+        w = self.G.shape[0]
+        norms = np.linalg.norm(self.G, axis=1)
+        live = norms > rank_tol(self.scale, self.G.shape)  # a row of round-off is a zero row at the data's scale
+        Ge = self.G[live] / norms[live][:, None]
+        s = np.linalg.svd(Ge, compute_uv=False) if Ge.size else np.zeros(0)
+        r = singular_value_rank(s, Ge.shape)
+        if r == w:
+            return r, np.zeros((w, 0)), float(np.linalg.svd(self.G, compute_uv=False)[w - 1])
+        if not np.all(live):  # a dead row: its unit vector
+            y = np.zeros(w)
+            y[int(np.argmin(norms))] = 1.0
+        else:  # Ge = D G: a left singular vector u of Ge past the rank gives y = D u
+            U = np.linalg.svd(Ge)[0]
+            y = U[:, -1] / norms
+            y /= np.linalg.norm(y)
+        return r, y[:, None], 0.0
+
+    def soc(self, x, shift=None) -> list:
+        """cvxpy constraints ``x_i ∈ K_i`` (``‖ν_i‖ <= f_i − shift`` with a shift)."""
+        cons = []
+        for s in self.offsets:
+            f = x[s.start] if shift is None else x[s.start] - shift
+            cons.append(f >= 0 if s.stop - s.start == 1 else cp.SOC(f, x[s.start + 1:s.stop]))
+        return cons
+
+    def lp(self) -> bool:
+        return all(k == 1 for k in self.sizes)
+
+
+def _conic(g: Grasp) -> _Conic:
+    return _Conic(g.grasp_map(scaled=True), list(g.sizes()))
+
+
+def _normal_conic(g: Grasp) -> _Conic:
+    G = g.grasp_map(scaled=True)
+    return _Conic(G[:, [s.start for s in g.offsets()]], [1] * g.m)
+
+
+def _solve(prob: cp.Problem, conic: _Conic, solver, tolerance) -> tuple[str, dict]:
+    needs = "lp" if conic.lp() else "socp"
+    _, status, info = solve_program(prob, get_backend(solver, needs=needs), get_tolerance(tolerance), needs=needs)
+    return status, info
+
+
+def _physical(g: Grasp, y: np.ndarray) -> np.ndarray:
+    """A scaled wrench back in physical units (torque rows times ``L``)."""
+    out = np.array(y, dtype=float)
+    out[g.dimension:] *= g.torque_scale
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- verification
+def _verify_forces(C: _Conic, x: np.ndarray, b: np.ndarray, smin: float) -> tuple[bool, dict]:
+    """Do the forces ``x`` satisfy ``G x + b = 0``, ``x ∈ K``? Exact when ``G`` has full row rank (``σ_min > 0``)
+    and every cone slack exceeds ``√2 ‖G⁺ r‖`` (then ``x − G⁺r`` is an exact solution in ``K``); else at the data's
+    scale: ``‖r‖ <= GRASP_VERIFY_RTOL (‖G‖ ‖x‖ + ‖b‖)`` and cone violations ``<= GRASP_VERIFY_RTOL max(‖x‖, ‖b‖/‖G‖)``."""
+    r = C.G @ x + b
+    rn = float(np.linalg.norm(r))
+    xn = float(np.linalg.norm(x))
+    scale = C.scale * xn + float(np.linalg.norm(b))
+    slack = C.slack(x)
+    viol = float(np.max(C.violation(x), initial=0.0))
+    exact = bool(smin > 0 and float(np.min(slack, initial=np.inf)) > SQRT2 * rn / smin)
+    force_scale = max(xn, float(np.linalg.norm(b)) / C.scale)  # the forces, or the least that make b
+    ok = exact or (scale > 0 and rn <= GRASP_VERIFY_RTOL * scale and viol <= GRASP_VERIFY_RTOL * force_scale)
+    return bool(ok), {"residual": rn, "relative_residual": rn / scale if scale > 0 else 0.0,
+                      "cone_violation": viol, "min_slack": float(np.min(slack, initial=np.inf)), "exact": exact}
+
+
+def _verify_separator(C: _Conic, y: np.ndarray) -> tuple[bool, dict]:
+    """Is ``Gᵀy`` in the (self-dual) cones at the data's scale? Returns the check and ``force_bound``: a wrench
+    ``w`` with ``yᵀw > 0`` then needs contact forces of norm at least ``yᵀw / (√2 max violation)`` (infinite when
+    the violation is exactly 0): for ``x ∈ K``, ``(Gᵀy)ᵀx >= −√2 Σ viol_i ‖x_i‖``."""
+    yn = float(np.linalg.norm(y))
+    z = C.G.T @ y
+    viol = float(np.max(C.violation(z), initial=0.0))
+    ok = yn > 0 and viol <= GRASP_VERIFY_RTOL * C.scale * yn
+    return bool(ok), {"dual_cone_violation": viol, "relative_violation": viol / (C.scale * yn) if yn > 0 else None,
+                      "GTy": z}
+
+
+# ---------------------------------------------------------------------------------------------- programs
+def _interior(C: _Conic, b: np.ndarray | None, total: float, solver, tolerance):
+    """max t s.t. ``G x + b = 0`` (``b`` given: t <= 1, data normalized) or ``G x = 0, Σ f_n = total`` (closure),
+    ``‖ν_i‖ <= f_i − t``. Returns (x, t, status, info) in the caller's units."""
+    n = sum(C.sizes)
+    x, t = cp.Variable(n), cp.Variable()
+    if b is None:
+        cons = [C.G @ x == 0, cp.sum(x[C.normals]) == total]
+        cons += C.soc(x, t)
+        prob = cp.Problem(cp.Maximize(t), cons)
+        status, info = _solve(prob, C, solver, tolerance)
+        if x.value is None:
+            return None, None, status, info
+        return np.asarray(x.value, dtype=float), float(t.value), status, info
+    sG, bn = C.scale, float(np.linalg.norm(b))
+    cons = [(C.G / sG) @ x + b / bn == 0, t <= 1.0] + C.soc(x, t)
+    prob = cp.Problem(cp.Maximize(t), cons)
+    status, info = _solve(prob, C, solver, tolerance)
+    if x.value is None:
+        return None, None, status, info
+    return np.asarray(x.value, dtype=float) * bn / sG, float(t.value), status, info
+
+
+def _separate_wrench(C: _Conic, b: np.ndarray, solver, tolerance):
+    """max bᵀy s.t. ``Gᵀy ∈ K``, ``‖y‖ <= 1`` (normalized data): a separating wrench when the optimum is > 0."""
+    y = cp.Variable(C.G.shape[0])
+    z = (C.G / C.scale).T @ y
+    cons = C.soc(z) + [cp.norm(y) <= 1.0]
+    prob = cp.Problem(cp.Maximize((b / np.linalg.norm(b)) @ y), cons)
+    status, info = _solve(prob, C, solver, tolerance)
+    return (None if y.value is None else np.asarray(y.value, dtype=float)), status, info
+
+
+def _unresisted_wrench(C: _Conic, solver, tolerance):
+    """A wrench ``y`` (unit) with ``Gᵀy ∈ K``, ``Σ (Gᵀy)_n = 1`` of least norm (the closure dual)."""
+    y = cp.Variable(C.G.shape[0])
+    z = (C.G / C.scale).T @ y
+    cons = C.soc(z) + [cp.sum(z[C.normals]) == 1.0]
+    prob = cp.Problem(cp.Minimize(cp.norm(y)), cons)
+    status, info = _solve(prob, C, solver, tolerance)
+    if y.value is None:
+        return None, status, info
+    v = np.asarray(y.value, dtype=float)
+    nv = float(np.linalg.norm(v))
+    return (v / nv if nv > 0 else None), status, info
+
+
+# ---------------------------------------------------------------------------------------------- checks
+def _wrench_vector(g: Grasp, name: str, v) -> np.ndarray:
+    a = real_array(name, v, 1)
+    if a.size != g.wrench_dimension:
+        raise ShapeError(name, f"has {a.size} entries", f"give {g.wrench_dimension} (force then torque)")
+    return a
+
+
+def _check_grasp(grasp) -> Grasp:
+    if not isinstance(grasp, Grasp):
+        raise UnknownValueError("grasp", f"is a {type(grasp).__name__}", "give a gaussqp.grasp.Grasp")
+    return grasp
+
+
+def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, tolerance=None) -> GraspCheck:
+    """Can the contacts resist the external ``wrench`` (physical units; default ``grasp.wrench``) with forces in the
+    exact cones?
+
+    Solves the SOCP ``max t s.t. G x + w = 0, ‖ν_i‖ <= f_n,i − t c, t <= 1`` (``c = ‖w‖ / ‖G‖₂``, the size of the
+    least force that can produce ``w``); ``holds`` when the forces verify (:func:`_verify_forces`), with ``margin =
+    t*`` (relative, 1 at the cap). Otherwise the SOCP ``max yᵀw s.t. Gᵀy ∈ K, ‖y‖ <= 1`` gives the separating
+    wrench ``y`` (module docstring; scaled coordinates, ``value["separating_wrench"]`` in physical units);
+    ``margin = −yᵀw / ‖w‖``. ``holds`` None when neither side verifies (a boundary case at the solver's accuracy).
+    """
+    g = _check_grasp(grasp)
+    t0 = time.perf_counter()
+    if wrench is None:
+        if g.wrench is None:
+            raise ShapeError("wrench", "is not given and the grasp has none", "pass wrench= or build the grasp "
+                             "with wrench=")
+        wrench = g.wrench
+    w_phys = _wrench_vector(g, "wrench", wrench)
+    b = g.scaled_wrench(w_phys)
+    C = _conic(g)
+    _, _, smin = C.rank()
+    src = "conic Farkas lemma (Ben-Tal–Nemirovski Prop. 2.4.2); issue #13 item 2"
+    if float(np.linalg.norm(b)) == 0:
+        x = np.zeros(sum(C.sizes))
+        cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src,
+                           holds=True, margin=0.0, implies="the zero wrench is resisted by zero forces",
+                           data={"forces": x})
+        return GraspCheck("equilibrium", True, cert, 0.0, {"forces": x}, "zero wrench",
+                          {"total": time.perf_counter() - t0})
+    x, t, status, info = _interior(C, b, 0.0, solver, tolerance)
+    times = {"primal": time.perf_counter() - t0}
+    if x is not None and t is not None and t >= -GRASP_STRICT_RTOL:
+        ok, data = _verify_forces(C, x, b, smin)
+        if ok:
+            cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src,
+                               holds=True, margin=t,
+                               implies="the contacts resist the wrench with these forces inside the exact cones",
+                               data={**data, "forces": x, "backend_status": status})
+            return GraspCheck("equilibrium", True, cert, t,
+                              {"forces": x, "physical_forces": g.physical_forces(x)}, "", times)
+    y, status_d, _ = _separate_wrench(C, b, solver, tolerance)
+    times["dual"] = time.perf_counter() - t0 - times["primal"]
+    if y is not None:
+        ok, data = _verify_separator(C, y)
+        sep = float(b @ y) / (float(np.linalg.norm(b)) * float(np.linalg.norm(y)))
+        ok = ok and sep > GRASP_STRICT_RTOL
+        viol = data["dual_cone_violation"]
+        bound = float(b @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
+        if ok:
+            cert = Certificate(
+                id="grasp_equilibrium_separation", name="separating wrench (conic Farkas, verified)", source=src,
+                holds=True, margin=sep,
+                implies="no contact forces in the exact cones resist the wrench: yᵀw > 0 while (Gᵀy)ᵀx >= 0 for "
+                        "every x in the cones" + ("" if viol == 0 else f" (up to round-off: forces of norm below "
+                                                                      f"{bound:.3g} are excluded)"),
+                data={**data, "separating_wrench": _physical(g, y), "separating_wrench_scaled": y,
+                      "separation": sep, "force_bound": bound, "backend_status": status_d})
+            return GraspCheck("equilibrium", False, cert, -sep,
+                              {"separating_wrench": _physical(g, y), "separating_wrench_scaled": y}, "", times)
+    cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src, holds=False,
+                       margin=float("nan") if t is None else t,
+                       implies="undecided: neither the forces nor a separating wrench verified (a wrench on the "
+                               "boundary of the resistible set at the solver's accuracy)",
+                       data={"backend_status": status})
+    return GraspCheck("equilibrium", None, cert, t, {} if x is None else {"forces": x},
+                      f"undecided (primal status {status}, dual status {status_d})", times)
+
+
+def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, tolerance,
+             source: str) -> GraspCheck:
+    """Force/form closure on the conic data ``C`` (module docstring): rank, then the margin program, then the dual."""
+    t0 = time.perf_counter()
+    w = C.G.shape[0]
+    rank, N, smin = C.rank()
+    times: dict = {}
+    if rank < w:
+        y = N[:, 0]
+        ok, data = _verify_separator(C, y)
+        resid = float(np.linalg.norm(C.G.T @ y))
+        ok = ok and resid <= GRASP_VERIFY_RTOL * C.scale
+        phys = _physical(g, y)
+        cert = Certificate(
+            id=f"{cid}_rank", name=f"no {check.replace('_', ' ')}: G is rank deficient (verified)", source=source,
+            holds=bool(ok), margin=-resid,
+            implies=f"G has rank {rank} < {w}: y ∈ ker Gᵀ, so neither the external wrench y nor −y can be resisted "
+                    "(yᵀ(G x) = 0 ≠ ∓‖y‖²); the contact wrenches lie in the hyperplane yᵀw = 0",
+            data={**data, "rank": rank, "wrench": phys, "wrench_scaled": y, "GTy_norm": resid})
+        times["total"] = time.perf_counter() - t0
+        return GraspCheck(check, False if ok else None, cert, 0.0,
+                          {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
+                          f"the grasp map has rank {rank} < {w}", times)
+    x, t, status, info = _interior(C, None, total, solver, tolerance)
+    times["primal"] = time.perf_counter() - t0
+    if x is not None and t is not None and t > 0:  # the exact slack check below decides, however small t is
+        ok, data = _verify_forces(C, x, np.zeros(w), smin)
+        ok = ok and data["exact"]
+        if ok:
+            cert = Certificate(
+                id=f"{cid}_interior", name=f"{check.replace('_', ' ')}: strictly interior internal force (verified)",
+                source=source, holds=True, margin=float(np.min(C.slack(x))),
+                implies="G has full row rank and G x = 0 with x strictly inside every cone: every external wrench "
+                        "is resisted (by x + a particular solution, scaled)",
+                data={**data, "internal_force": x, "sigma_min": smin, "rank": rank, "backend_status": status})
+            times["total"] = time.perf_counter() - t0
+            return GraspCheck(check, True, cert, t, {"internal_force": x, "sigma_min": smin, "rank": rank}, "",
+                              times)
+    y, status_d, _ = _unresisted_wrench(C, solver, tolerance)
+    times["dual"] = time.perf_counter() - t0 - times["primal"]
+    if y is not None:
+        ok, data = _verify_separator(C, y)
+        viol = data["dual_cone_violation"]
+        bound = float(y @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
+        phys = _physical(g, y)
+        cert = Certificate(
+            id=f"{cid}_dual", name=f"no {check.replace('_', ' ')}: an unresisted wrench (verified)", source=source,
+            holds=bool(ok), margin=-(0.0 if t is None else max(t, 0.0)),
+            implies="Gᵀy lies in the dual cones: every contact wrench G x (x in the cones) has yᵀ(G x) >= 0, so the "
+                    "external wrench y (value['unresisted_wrench'], physical units) cannot be resisted: G x + y = 0 "
+                    "would need yᵀ(G x) = −‖y‖² < 0" + ("" if viol == 0 else
+                                                        f" (up to round-off: forces of norm below {bound:.3g})"),
+            data={**data, "wrench": phys, "wrench_scaled": y, "force_bound": bound, "backend_status": status_d})
+        times["total"] = time.perf_counter() - t0
+        if ok:
+            return GraspCheck(check, False, cert, 0.0 if t is None else min(t, 0.0),
+                              {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank}, "", times)
+    cert = Certificate(id=f"{cid}_interior", name=f"{check.replace('_', ' ')} (undecided)", source=source,
+                       holds=False, margin=float("nan") if t is None else t,
+                       implies="undecided: neither an interior internal force nor an unresisted wrench verified "
+                               "(a grasp on the boundary of closure at the solver's accuracy)",
+                       data={"backend_status": status})
+    times["total"] = time.perf_counter() - t0
+    return GraspCheck(check, None, cert, t, {"rank": rank}, f"undecided (primal {status}, dual {status_d})", times)
+
+
+def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
+    """Force closure with the exact cones (module docstring).
+
+    ``G`` must have full row rank (decided on the row-equilibrated scaled ``G``); then the SOCP ``max t s.t. G x = 0,
+    Σ f_n,i = m, ‖ν_i‖ <= f_n,i − t`` (frictionless: ``f_n,i >= t``); closure iff ``t* > 0`` (``margin = t*``, the
+    interior margin with average normal force 1). A verified interior force makes the certificate exact: its slack
+    exceeds ``√2 ‖G⁺(G x)‖``. Otherwise the certificate is a wrench ``y`` (unit, scaled; physical in ``value``) with
+    ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``."""
+    g = _check_grasp(grasp)
+    return _closure(_conic(g), g, "force_closure", "grasp_force_closure", float(g.m), solver, tolerance,
+                    "Murray–Li–Sastry Prop. 5.2 (interior internal force, full rank); conic Farkas lemma")
+
+
+def form_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
+    """Form closure: :func:`force_closure` with every contact frictionless (the normal columns ``G_n`` only, an LP):
+    ``G_n`` full row rank and ``G_n f = 0`` with every ``f_i >= t* > 0``; otherwise ``y ≠ 0`` with ``G_nᵀy >= 0``
+    (or ``y ∈ ker G_nᵀ``): the external wrench ``y`` cannot be resisted by normal forces alone."""
+    g = _check_grasp(grasp)
+    return _closure(_normal_conic(g), g, "form_closure", "grasp_form_closure", float(g.m), solver, tolerance,
+                    "first-order form closure (Murray–Li–Sastry §5.4; Gordan/Stiemke alternative)")
+
+
+def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, tolerance=None) -> GraspCheck:
+    """The internal forces ``ker G`` (dimension and an orthonormal basis, rank decided at ``‖G‖₂``), and with
+    contact forces ``x`` (stacked, in the grasp's ``x`` coordinates) whether they are the only forces in the cones
+    that produce the wrench ``G x`` (a hyperstatic grasp has others).
+
+    Uniqueness: the set ``{x' ∈ K : G x' = G x}`` is convex, so ``x`` is unique iff no ``d ∈ ker G, d ≠ 0`` keeps
+    ``x + d`` in the cones. Proof of uniqueness: ``ker G = {0}``, or the polyhedral cone of directions that are
+    feasible to first order (``d_n >= |d_k|`` at an apex, ``d_n >= ν̂ᵀd_ν`` on a cone's boundary, as the
+    multiplier-uniqueness test of :func:`gaussqp.certificates.instance.unique_multipliers`) meets ``ker G`` only in
+    0 (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`, Stiemke-verified). Proof of non-uniqueness: a witness
+    ``d = N α`` (SOCP ``max ±α_j s.t. x + N α ∈ K, ‖α‖∞ <= 1``) with ``x + d`` verified in the cones."""
+    g = _check_grasp(grasp)
+    t0 = time.perf_counter()
+    C = _conic(g)
+    n = sum(C.sizes)
+    rank, N = rank_and_null_space(C.G, scale=C.scale)
+    value = {"dimension": int(N.shape[1]), "basis": N, "rank": rank}
+    src = "issue #13 item 2; DESIGN.md §4.2 (multiplier uniqueness)"
+    if x is None:
+        cert = Certificate(id="grasp_internal_forces", name="internal forces ker G", source=src, holds=True,
+                           margin=float(np.linalg.norm(C.G @ N)) if N.size else 0.0,
+                           implies=f"ker G has dimension {N.shape[1]} (rank {rank} at the scale ‖G‖₂)",
+                           data={"dimension": int(N.shape[1]), "GN_norm": float(np.linalg.norm(C.G @ N))})
+        return GraspCheck("internal_forces", True, cert, None, value, "", {"total": time.perf_counter() - t0})
+    x = real_array("x", x, 1)
+    if x.size != n:
+        raise ShapeError("x", f"has {x.size} entries", f"give the {n} stacked contact coordinates (grasp.offsets())")
+    xn = float(np.linalg.norm(x))
+    viol = C.violation(x)
+    if np.max(viol, initial=0.0) > GRASP_VERIFY_RTOL * xn:
+        raise UnknownValueError("x", f"leaves the cones by {np.max(viol):.3g}",
+                                "give contact forces inside the friction cones (‖ν_i‖ <= f_n,i)")
+    if N.shape[1] == 0:
+        cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=True,
+                           margin=float(np.linalg.svd(C.G, compute_uv=False)[-1]),
+                           implies="G has full column rank: the forces are the only ones producing G x")
+        value["unique"] = True
+        return GraspCheck("internal_forces", True, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
+    # first-order feasible directions (an outer polyhedral cone of the true ones)
+    tol = GRASP_STRICT_RTOL * max(xn, float(np.finfo(float).tiny))
+    rows = []
+    for s in C.offsets:
+        k = s.stop - s.start
+        f, nu = float(x[s.start]), x[s.start + 1:s.stop]
+        e = np.zeros(n)
+        if f <= tol:  # apex: d_i ∈ K_i ⊆ {d_n >= |d_j|}
+            e[s.start] = 1.0
+            rows.append(e.copy())
+            for j in range(1, k):
+                for sign in (1.0, -1.0):
+                    r = e.copy()
+                    r[s.start + j] = -sign
+                    rows.append(r)
+        elif k > 1 and f - float(np.linalg.norm(nu)) <= tol:  # boundary: d_n >= ν̂ᵀ d_ν
+            e[s.start] = 1.0
+            e[s.start + 1:s.stop] = -nu / np.linalg.norm(nu)
+            rows.append(e)
+    try:
+        test = cone_is_trivial(C.G, np.array(rows).reshape(-1, n), n)
+    except UndecidedError:
+        test = None
+    if test is not None and test.trivial:
+        cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=True,
+                           margin=float(test.margin),
+                           implies="no internal force is feasible even to first order: the forces are unique",
+                           data={"detail": test.detail})
+        value["unique"] = True
+        return GraspCheck("internal_forces", True, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
+    # search a witness: max ±α_j with x + N α in the cones
+    k = N.shape[1]
+    alpha, c = cp.Variable(k), cp.Parameter(k)
+    xs = x / max(xn, float(np.finfo(float).tiny))
+    y = xs + N @ alpha
+    prob = cp.Problem(cp.Maximize(c @ alpha), C.soc(y) + [cp.norm(alpha, "inf") <= 1.0])
+    best = None
+    for j in range(k):
+        for sign in (1.0, -1.0):
+            cv = np.zeros(k)
+            cv[j] = sign
+            c.value = cv
+            status, _ = _solve(prob, C, solver, tolerance)
+            if alpha.value is None:
+                continue
+            a = np.asarray(alpha.value, dtype=float)
+            d = N @ a
+            if float(np.linalg.norm(d)) > GRASP_STRICT_RTOL and np.max(C.violation(xs + d)) <= GRASP_VERIFY_RTOL:
+                best = d * max(xn, float(np.finfo(float).tiny))
+                break
+        if best is not None:
+            break
+    if best is not None:
+        cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=True,
+                           margin=-float(np.linalg.norm(best)),
+                           implies="not unique: x + d (d an internal force, G d = 0) is also in the cones and "
+                                   "produces the same wrench",
+                           data={"witness": best, "G_witness": float(np.linalg.norm(C.G @ best)),
+                                 "cone_violation": float(np.max(C.violation(x + best)))})
+        value.update({"unique": False, "witness": best})
+        return GraspCheck("internal_forces", False, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
+    cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=False,
+                       margin=float("nan"),
+                       implies="undecided: directions feasible to first order exist, but none keeps x in the "
+                               "cones at the solver's accuracy (the cones' curvature may make x unique)")
+    value["unique"] = None
+    return GraspCheck("internal_forces", None, cert, None, value, "undecided", {"total": time.perf_counter() - t0})
+
+
+def min_weight(grasp: Grasp, *, cones: str = "inscribed", facets: int = GRASP_MIN_WEIGHT_FACETS,
+               solver: str | None = None, tolerance=None) -> GraspCheck:
+    """The min-weight metric of FRoGGeR (Li, Culbertson, Burdick, Ames, "FRoGGeR: Fast Robust Grasp Generation via
+    the Min-Weight Metric", IROS 2023, arXiv:2302.13687): with the primitive wrenches ``w_j`` (the scaled wrenches
+    of the generators of the inscribed polygonal cones, normal force 1), the largest ``s`` such that
+    ``Σ_j α_j w_j = 0``, ``Σ_j α_j = 1``, ``α_j >= s`` (an LP; ``s > 0`` with the ``w_j`` spanning the wrench space
+    iff the polygonal grasp is in force closure). ``cones="inscribed"`` (default) is this LP with ``facets``-gons;
+    ``cones="exact"`` is its relative on the exact cones, the SOCP ``max s s.t. G x = 0, Σ f_n,i = 1,
+    ‖ν_i‖ <= f_n,i − s`` (a different normalization: not the same number). No closure: ``value 0`` and the
+    certificate of :func:`force_closure` on those cones (an unresisted wrench)."""
+    g = _check_grasp(grasp)
+    if cones == "inscribed":
+        W, _ = g.primitive_wrenches(facets, "inner")
+        C = _Conic(W, [1] * W.shape[1])
+        name = f"min-weight LP (inscribed {facets}-gons)"
+    elif cones == "exact":
+        C = _conic(g)
+        name = "min-weight SOCP (exact cones)"
+    else:
+        raise UnknownValueError("cones", f"is {cones!r}", "use 'inscribed' (the LP of FRoGGeR) or 'exact' (SOCP)")
+    chk = _closure(C, g, "min_weight", "grasp_min_weight", 1.0, solver, tolerance,
+                   "FRoGGeR min-weight metric (arXiv:2302.13687)")
+    val = chk.margin if chk.holds else 0.0
+    chk.value.update({"min_weight": val, "cones": cones, "program": name,
+                      **({"facets": facets} if cones == "inscribed" else {})})
+    if chk.holds and "internal_force" in chk.value:
+        chk.value["weights"] = chk.value.pop("internal_force")
+    return chk
+
+
+def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, tolerance=None) -> GraspCheck:
+    """The largest ``s`` such that the contacts resist the external wrench ``s d`` (``d`` the unit scaled wrench
+    along ``direction``, physical units) with a unit normal-force budget: ``max s s.t. G x + s d = 0, x ∈ K,
+    Σ f_n,i <= 1`` (SOCP, exact cones; the direction-wise relative of the L1 Ferrari–Canny measure).
+
+    Certificates both ways (NumPy): the forces ``x`` give ``s_low = −dᵀG x`` (verified residual); the dual wrench
+    ``y`` (``yᵀd = −1``) gives the upper bound ``λ = max(0, max_i (Gᵀy)_n,i + ‖(Gᵀy)_ν,i‖)``, because
+    ``s = yᵀG x <= λ Σ f_n``. ``value`` holds ``s``, the bounds and their gap; ``holds`` says ``s > 0``."""
+    g = _check_grasp(grasp)
+    t0 = time.perf_counter()
+    d = _wrench_vector(g, "direction", direction)
+    d = g.scaled_wrench(d)
+    dn = float(np.linalg.norm(d))
+    if not dn > 0:
+        raise UnknownValueError("direction", "is the zero wrench", "give a nonzero wrench direction")
+    d = d / dn
+    C = _conic(g)
+    n = sum(C.sizes)
+    x, s = cp.Variable(n), cp.Variable()
+    eq = C.G @ x + s * d == 0
+    prob = cp.Problem(cp.Maximize(s), [eq, cp.sum(x[C.normals]) <= 1.0] + C.soc(x))
+    status, info = _solve(prob, C, solver, tolerance)
+    times = {"socp": time.perf_counter() - t0}
+    lower, upper, data = 0.0, float("inf"), {"backend_status": status}
+    if x.value is not None:
+        xv = np.asarray(x.value, dtype=float)
+        s_low = -float(d @ (C.G @ xv))
+        r = C.G @ xv + s_low * d
+        viol = float(np.max(C.violation(xv)))
+        budget = float(np.sum(xv[C.normals]))
+        if (float(np.linalg.norm(r)) <= GRASP_VERIFY_RTOL * C.scale * max(float(np.linalg.norm(xv)), 1.0)
+                and viol <= GRASP_VERIFY_RTOL and budget <= 1.0 + GRASP_VERIFY_RTOL):
+            lower = max(s_low, 0.0)
+            data.update({"forces": xv, "residual": float(np.linalg.norm(r)), "cone_violation": viol})
+    if eq.dual_value is not None:
+        y = np.asarray(eq.dual_value, dtype=float).ravel()
+        yd = float(y @ d)
+        if yd != 0:
+            y = -y / yd
+            z = C.G.T @ y
+            upper = max(0.0, max(float(z[s_.start]) + float(np.linalg.norm(z[s_.start + 1:s_.stop]))
+                                 for s_ in C.offsets))
+            data.update({"dual_wrench": _physical(g, y), "dual_wrench_scaled": y})
+    gap = upper - lower
+    ok = np.isfinite(upper) and gap <= GRASP_STRICT_RTOL * max(upper, 1.0)
+    cert = Certificate(id="grasp_largest_disturbance", name="largest disturbance along a direction (bracketed)",
+                       source="SOCP duality: s = yᵀG x <= λ Σ f_n for yᵀd = −1, λE − Gᵀy in the cones",
+                       holds=bool(ok), margin=lower,
+                       implies=f"s* lies in [{lower:.6g}, {upper:.6g}] (verified forces, verified dual bound)",
+                       data={**data, "lower": lower, "upper": upper})
+    times["total"] = time.perf_counter() - t0
+    return GraspCheck("largest_disturbance", bool(lower > GRASP_STRICT_RTOL) if ok else None, cert, lower,
+                      {"s": lower, "lower": lower, "upper": upper, "gap": gap, "direction_scaled": d,
+                       **({"forces": data["forces"]} if "forces" in data else {})},
+                      "" if ok else "the bracket did not close to the solver's accuracy", times)
+
+
+__all__ = ["equilibrium", "force_closure", "form_closure", "internal_forces", "largest_disturbance", "min_weight"]
