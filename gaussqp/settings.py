@@ -617,3 +617,16 @@ GRASP_VERIFY_RTOL = 1e-7
 GRASP_STRICT_RTOL = 1e-6
 #: Default facets of the inscribed polygons of the min-weight LP (FRoGGeR uses 4-8 sided pyramids).
 GRASP_MIN_WEIGHT_FACETS = 8
+
+#: Hand checks (gaussqp/grasp/hand.py): contact forces, joint torques and separating directions found by a program
+#: are accepted when their recomputed residuals (equilibrium, cone membership, torque limits) are at most this,
+#: relative to the data's own scale (‖G‖‖x‖ + ‖wrench‖, ‖x‖, the torque limits).
+HAND_FEASIBILITY_RTOL = 1e-6
+#: A separating direction proves "no forces" only when its value ``zᵀw − τᵀ|r|`` exceeds this fraction of
+#: ``‖z‖ ‖w‖`` (below, the wrench lies on the boundary of what the hand can resist: undecided at the tolerance).
+HAND_SEPARATION_RTOL = 1e-7
+#: The largest wrench the hand can apply along an axis is searched up to this multiple of the data's force scale
+#: (the largest torque limit over its Jacobian row norm); a grasp reaching the cap is reported as "at least" it.
+HAND_EXTENT_CAP = 1e6
+#: An axis extent below this fraction of the force scale is zero: that wrench direction cannot be resisted at all.
+HAND_EXTENT_ZERO_RTOL = 1e-7
