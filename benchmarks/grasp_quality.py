@@ -19,6 +19,7 @@ import time
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
+from gaussqp.errors import InputTooLargeError
 from gaussqp.grasp.model import Grasp, GraspContact, tangent_basis
 from gaussqp.grasp.quality import epsilon
 
@@ -90,6 +91,11 @@ def main() -> None:
         b8, tb8 = timed(baseline_epsilon, g, 8)
         e8, t8 = timed(epsilon, g, facets=8)
         e32, t32 = timed(epsilon, g, facets=32)
+        try:
+            ei, ti = timed(epsilon, g, facets=6, norm="Linf")
+            linf = f"[{ei.value['lower']:.4g}, {ei.value['upper']:.4g}] ({ti * 1e3:.0f} ms)"
+        except InputTooLargeError:
+            linf = "refused: too many Minkowski points"
         verdict = {True: "closure", False: "no closure", None: "undecided"}
         rows.append((name, f"{b4:.4g}", f"{b8:.4g}", f"{tb8 * 1e3:.1f}",
                      f"[{e8.value['lower']:.4g}, {e8.value['upper']:.4g}]",
@@ -97,9 +103,9 @@ def main() -> None:
                      "—" if e32.value["exact"] is None else f"{e32.value['exact']:.4g}",
                      f"{verdict[e8.holds]} / {verdict[e32.holds]}",
                      f"{e32.certificate.id} {'✓' if e32.certified else '✗'}",
-                     f"{t8 * 1e3:.1f} / {t32 * 1e3:.1f}"))
+                     f"{t8 * 1e3:.1f} / {t32 * 1e3:.1f}", linf))
     head = ("grasp", "baseline k=4", "baseline k=8", "ms", "gaussqp ε, 8 facets", "gaussqp ε, 32 facets",
-            "exact (local)", "verdict 8 / 32", "certificate", "ms 8 / 32")
+            "exact (local)", "verdict 8 / 32", "certificate", "ms 8 / 32", "gaussqp L∞ ε, 6 facets")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:

@@ -614,9 +614,10 @@ GRASP_RANK_RTOL = 1e-10
 GRASP_EPSILON_RTOL = 1e-9
 #: The L∞ wrench set is a Minkowski sum; its vertices are accumulated contact by contact (pruned to the hull's
 #: vertices at each step). More candidate points than this: the polyhedral L∞ ε is refused (use fewer facets
-#: or the L1 form). The 6D hull grows fast: three spatial hard fingers with 8-gons give 720 candidates, 677
-#: vertices and 68 607 facets (1 s); with 16-gons the 4913 candidates make qhull exhaust memory.
-GRASP_MINKOWSKI_MAX_POINTS = 3000
+#: or the L1 form). The 6D hull grows fast: three spatial hard fingers with 8-gons give 729 candidates, 677
+#: vertices and 68 607 facets (about 1 s of qhull); four fingers with hexagons, 2401 candidates, take about a
+#: minute; 16-gons on three fingers (4913) exhaust memory.
+GRASP_MINKOWSKI_MAX_POINTS = 1000
 #: Starting directions of the local search for the exact-cone ε (the lowest facets of the inner and outer
 #: hulls): the exact ε minimizes a convex support function over the unit sphere, a non-convex problem.
 GRASP_EPSILON_STARTS = 6

@@ -40,7 +40,8 @@ import time
 
 import numpy as np
 
-from ..errors import InputTooLargeError, UnknownValueError, WrongTypeError
+from ..errors import InputTooLargeError, ShapeError, UnknownValueError, WrongTypeError
+from ..model.validation import real_array
 from ..results import Certificate
 from ..settings import (GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
                         GRASP_EPSILON_STARTS, GRASP_MINKOWSKI_MAX_POINTS, GRASP_RANK_RTOL)
@@ -69,10 +70,10 @@ def support_function(grasp: Grasp, y, *, norm: str = "L1") -> float:
     """
     _check_grasp(grasp)
     _check_norm(norm)
-    y = np.asarray(y, dtype=float).ravel()
+    y = real_array("y", y, 1)
     if y.size != grasp.wrench_dimension:
-        raise UnknownValueError("y", f"has {y.size} entries", f"give a direction in the {grasp.wrench_dimension}-entry "
-                                "scaled wrench space")
+        raise ShapeError("y", f"has {y.size} entries", f"give a direction in the {grasp.wrench_dimension}-entry "
+                         "scaled wrench space")
     h = np.maximum(_phi(_blocks(grasp), y), 0.0)
     return float(h.max() if norm == "L1" else h.sum())
 
@@ -90,7 +91,7 @@ def _rank_direction(P: np.ndarray, scale: float) -> np.ndarray | None:
 
 def _hull_vertices(P: np.ndarray, scale: float) -> np.ndarray:
     """The columns of ``P`` that are vertices of its convex hull (in the span of ``P`` when it is flat)."""
-    from scipy.spatial import ConvexHull
+    from scipy.spatial import ConvexHull, QhullError
 
     if P.shape[1] <= P.shape[0] + 1:
         return P
@@ -101,7 +102,10 @@ def _hull_vertices(P: np.ndarray, scale: float) -> np.ndarray:
     Q = U[:, :r].T @ P
     if r == 1:
         return P[:, [int(np.argmin(Q[0])), int(np.argmax(Q[0]))]]
-    return P[:, ConvexHull(Q.T).vertices]
+    try:
+        return P[:, ConvexHull(Q.T).vertices]
+    except QhullError:  # nearly coplanar points qhull cannot merge: keep them all (the final hull decides)
+        return P
 
 
 def polytope_points(grasp: Grasp, facets: int, kind: str, norm: str) -> np.ndarray:
@@ -301,9 +305,9 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     _check_norm(norm)
     if not isinstance(exact, bool):
         raise WrongTypeError("exact", f"is a {type(exact).__name__}", "give True or False")
-    if any(c.nu_dim >= 2 for c in grasp.contacts) and (
-            not isinstance(facets, (int, np.integer)) or isinstance(facets, bool)):
-        raise UnknownValueError("facets", f"is {facets!r}", "give an integer number of polygon sides")
+    if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < 1:
+        raise UnknownValueError("facets", f"is {facets!r}", "give a positive integer number of polygon sides "
+                                "(at least 3 for spatial hard fingers, 6 for soft ones)")
     times = {}
     blocks = _blocks(grasp)
     t0 = time.perf_counter()

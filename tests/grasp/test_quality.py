@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.spatial import ConvexHull
 
-from gaussqp.errors import InputTooLargeError, UnknownValueError, WrongTypeError
+from gaussqp.errors import InputTooLargeError, NonFiniteError, ShapeError, UnknownValueError, WrongTypeError
 from gaussqp.grasp.model import Grasp, GraspContact
 from gaussqp.grasp.quality import epsilon, support_function
 
@@ -272,8 +272,12 @@ def test_bad_input():
         epsilon(ring(3, 0.5, 3), facets=4.5)
     with pytest.raises(InputTooLargeError, match="facets"):
         epsilon(box4(), facets=64, norm="Linf")
-    with pytest.raises(UnknownValueError, match="y"):
+    with pytest.raises(UnknownValueError, match="facets"):
+        epsilon(g, facets="8")                 # checked even when the planar cones do not use it
+    with pytest.raises(ShapeError, match="y"):
         support_function(g, [1.0, 0.0])
+    with pytest.raises(NonFiniteError, match="y"):
+        support_function(g, [1.0, np.nan, 0.0])
     d = epsilon(g).to_dict()
     assert d["value"]["lower"] > 0 and d["certificate"]["id"] == "grasp_epsilon_bracket"
 
