@@ -140,11 +140,11 @@ def test_bracket_contains_the_exact_value_and_closes():
 
 
 def test_fine_polygon_lies_in_the_coarse_bracket():
-    # two soft fingers (3 friction coordinates): a 256-point sphere polytope inside the 16-point bracket (qhull
+    # two soft fingers (3 friction coordinates): a 128-point sphere polytope inside the 16-point bracket (qhull
     # needs joggled input for these nearly coplanar points; the joggle is ~1e-11, the bracket ~1e-2 wide)
     g = ring(2, 0.5, 3, kind="soft", mut=0.1)
     coarse = epsilon(g, facets=16, exact=False)
-    fine = independent_l1(g, 256, "inner", options="QJ")
+    fine = independent_l1(g, 128, "inner", options="QJ")
     assert coarse.value["lower"] - 1e-9 <= fine <= coarse.value["upper"] + 1e-9
 
 
@@ -195,13 +195,14 @@ def test_scaling_the_object_and_the_torque_scale_leaves_epsilon(dim):
     k = 7.5
     a = ring(3, 0.4, dim, r=1.0, L=0.8)
     b = ring(3, 0.4, dim, r=k, L=0.8 * k)
-    for norm in ("L1", "Linf"):
-        ea = epsilon(a, facets=6, norm=norm, exact=False)
-        eb = epsilon(b, facets=6, norm=norm, exact=False)
+    for norm, facets in (("L1", 6), ("Linf", 4)):
+        ea = epsilon(a, facets=facets, norm=norm, exact=False)
+        eb = epsilon(b, facets=facets, norm=norm, exact=False)
         assert eb.value["lower"] == pytest.approx(ea.value["lower"], rel=1e-12)
         assert eb.value["upper"] == pytest.approx(ea.value["upper"], rel=1e-12)
     # and the torque scale matters: the same grasp with another L has another ε
-    assert epsilon(ring(3, 0.4, dim, L=5.0), facets=6).value["lower"] != pytest.approx(ea.value["lower"])
+    other = epsilon(ring(3, 0.4, dim, L=5.0), facets=6, exact=False).value["lower"]
+    assert other != pytest.approx(epsilon(a, facets=6, exact=False).value["lower"], rel=1e-3)
 
 
 def test_soft_fingers_close_where_hard_ones_cannot():
