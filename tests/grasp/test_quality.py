@@ -290,3 +290,15 @@ def test_plot_writes_a_png(tmp_path, dim):
 
     out = plot(ring(3, 0.5, dim), tmp_path / "g.png", facets=8)
     assert out.exists() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def test_grasp_from_a_contact_problem():
+    # sticking Ex. 5 (three prismatic fingers on a rectangle) as a grasp given by its columns, no positions
+    from gaussqp.grasp.model import from_contact_problem
+    from problems.sticking_examples import three_finger
+
+    g = from_contact_problem(three_finger(), [0, 1, 2])
+    e = epsilon(g)
+    assert e.holds and e.certified
+    assert e.value["lower"] == pytest.approx(independent_l1(g, 8, "inner"), abs=1e-9)
+    assert e.value["lower"] == pytest.approx(e.value["upper"], abs=1e-12)      # planar: exact polygons
