@@ -295,7 +295,7 @@ def test_plot_writes_a_png(tmp_path, dim):
 def test_grasp_from_a_contact_problem():
     # sticking Ex. 5 (three prismatic fingers on a rectangle) as a grasp given by its columns, no positions
     from gaussqp.grasp.model import from_contact_problem
-    from problems.sticking_examples import three_finger
+    from gaussqp.problems.sticking_examples import three_finger
 
     g = from_contact_problem(three_finger(), [0, 1, 2])
     e = epsilon(g)
