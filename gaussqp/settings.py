@@ -630,3 +630,30 @@ HAND_SEPARATION_RTOL = 1e-7
 HAND_EXTENT_CAP = 1e6
 #: An axis extent below this fraction of the force scale is zero: that wrench direction cannot be resisted at all.
 HAND_EXTENT_ZERO_RTOL = 1e-7
+
+# grasp quality ε (gaussqp/grasp/quality.py)
+#: Relative rank tolerance of the primitive wrenches of a grasp: a singular value below this times the largest
+#: one means the wrench set is flat (lower-dimensional, ε = 0); the matching left singular vector is the
+#: certificate (no contact wrench has a component along it). qhull's own round-off is ~1e-13 relative.
+GRASP_RANK_RTOL = 1e-10
+#: Relative tolerance of the ε certificates, on the scale of the largest primitive wrench norm: a hull facet
+#: is a facet when every primitive wrench lies inside it to this, a facet through the origin (offset within
+#: this) means ε = 0, and a separating direction ``y`` is verified when ``h(y) <= `` this (``h`` the exact
+#: support function). Three orders above qhull's round-off, far below any quality worth reporting.
+GRASP_EPSILON_RTOL = 1e-9
+#: The L∞ wrench set is a Minkowski sum; its vertices are accumulated contact by contact (pruned to the hull's
+#: vertices at each step). More candidate points than this: the polyhedral L∞ ε is refused (use fewer facets
+#: or the L1 form). The 6D hull grows fast: three spatial hard fingers with 8-gons give 729 candidates, 677
+#: vertices and 68 607 facets (about 1 s of qhull); four fingers with hexagons, 2401 candidates, take about a
+#: minute; 16-gons on three fingers (4913) exhaust memory.
+GRASP_MINKOWSKI_MAX_POINTS = 1000
+#: Starting directions of the local search for the exact-cone ε (the lowest facets of the inner and outer
+#: hulls): the exact ε minimizes a convex support function over the unit sphere, a non-convex problem.
+GRASP_EPSILON_STARTS = 6
+#: Stopping tolerance of that local search (SLSQP's ``ftol``), relative to the wrench scale.
+GRASP_EPSILON_SEARCH_TOL = 1e-12
+#: Iteration cap of one local search.
+GRASP_EPSILON_SEARCH_ITER = 200
+#: Length of a friction cone drawn by :func:`gaussqp.grasp.plot.plot`, as a fraction of the grasp's size (the
+#: larger of the farthest contact's distance and the torque scale): a drawing choice, long enough to read.
+GRASP_PLOT_CONE_LENGTH = 0.35
