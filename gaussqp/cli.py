@@ -22,7 +22,7 @@ from . import __version__
 from .backends import BACKENDS, installed
 from .certificates.report import check
 from .dispatch import PREFERENCES, solve
-from .errors import FileFormatError, GaussQPError, NotApplicableError, UnknownValueError
+from .errors import FileFormatError, GaussQPError, NotApplicableError, UnknownValueError, UnsupportedFormatError
 from .linalg.dense import as_dense, normalize_rows
 from .io.gaussqp_format import dump
 from .io.open_file import READERS, ImportOptions, Opened, check_options, open_problem
@@ -306,6 +306,13 @@ def cmd_list(args) -> int:
         p = problems.load(name)
         c = p.classify()
         print(f"{name:<24} n={c.n:<3} m={p.m:<3} M {c.mass:<9} {c.constraints:<10} {c.modes:<12} {p.description}")
+    from .problems import grasps
+
+    print("\ngrasps (gaussqp grasp NAME):")
+    for name in grasps.names():
+        g = grasps.load(name)
+        kinds = ", ".join(sorted({c.kind for c in g.contacts}))
+        print(f"{name:<24} {g.dimension}D, {g.m} contacts ({kinds})" + (", with a hand" if g.hand is not None else ""))
     return 0
 
 
@@ -323,6 +330,65 @@ def cmd_formulations(args) -> int:
               f"supports {', '.join(sorted(b.supports))}")
     print("tolerance presets: " + ", ".join(f"{t.name} (solver {t.solver:g}, residual {t.residual:g})" for t in PRESETS.values()))
     return 0
+
+
+def _grasp_file(name: str):
+    """A ``gaussqp-grasp/1`` file, or the name of a shipped grasp example (``gaussqp.problems.grasps``)."""
+    from .grasp import load
+
+    if Path(name).suffix.lower() == ".json" or Path(name).exists():
+        return load(name)
+    from .problems import grasps
+
+    if name in grasps.names():
+        return grasps.load(name)
+    raise UnsupportedFormatError("file", f"{name!r} is neither a gaussqp-grasp/1 .json file nor a shipped grasp",
+                                 f"give a .json file or one of {', '.join(grasps.names())}")
+
+
+def _check_line(label: str, holds, certified: bool, detail: str) -> None:
+    verdict = {True: "yes", False: "no", None: "undecided"}[holds]
+    print(f"  {label:<24} {verdict:<10} {'certified' if certified else 'NOT certified':<14} {detail}")
+
+
+def cmd_grasp(args) -> int:
+    from .grasp import analyze
+    from .grasp import plot as plot_grasp
+
+    g = _grasp_file(args.file)
+    if args.facets < 3:
+        raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
+    rep = analyze(g, facets=args.facets, norm=args.norm)
+    d = rep.to_dict()
+    if args.plot:
+        plot_grasp(g, args.plot, facets=max(args.facets, 16), norm=args.norm)
+        d["plot"] = str(args.plot)
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0 if rep.certified else 1
+    print(f"grasp {g.name or args.file}: {g.m} contacts ({', '.join(d['kinds'])}), {g.dimension}D, "
+          f"torque scale L = {g.torque_scale:g}")
+    fc, fo, eps = rep.checks["force_closure"], rep.checks["form_closure"], rep.checks["epsilon"]
+    _check_line("force closure", fc.holds, fc.certified,
+                f"margin {_fmt(fc.margin)}; " + (fc.certificate.id if fc.certificate else fc.reason))
+    _check_line("form closure", fo.holds, fo.certified, fo.certificate.id if fo.certificate else fo.reason)
+    _check_line(f"epsilon ({args.norm})", eps.holds, eps.certified,
+                f"[{_fmt(eps.value.get('lower'))}, {_fmt(eps.value.get('upper'))}] with {args.facets} facets"
+                + (f"; exact (local) {_fmt(eps.value.get('exact'))}" if eps.value.get("exact") is not None else ""))
+    itf, mw = rep.checks["internal_forces"], rep.checks["min_weight"]
+    _check_line("internal forces", itf.holds, itf.certified, f"dim ker G = {itf.value.get('dimension')}")
+    _check_line("min-weight (LP)", mw.holds, mw.certified, _fmt(mw.margin))
+    for name, label in (("equilibrium", "equilibrium (wrench)"), ("hand_closure", "hand closure (τ limits)"),
+                        ("hand_equilibrium", "hand equilibrium")):
+        if name in rep.checks:
+            c = rep.checks[name]
+            _check_line(label, c.holds, c.certified, c.certificate.id if c.certificate else c.reason)
+    if args.plot:
+        print(f"  plot written to {args.plot}")
+    if not rep.certified:
+        print("not every verdict is certified: " + "; ".join(f"{k}: {c.reason}" for k, c in rep.checks.items()
+                                                             if not c.certified))
+    return 0 if rep.certified else 1
 
 
 def _source_options() -> argparse.ArgumentParser:
@@ -387,6 +453,14 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("file", help="MuJoCo .xml/.mjb, URDF, FCLIB .hdf5 or a gaussqp/1 file")
     m.add_argument("-o", "--output", required=True, help="problem.json or problem.npz")
     m.set_defaults(func=cmd_import)
+    gr = sub.add_parser("grasp", help="grasp analysis: force/form closure, ε bracket, internal forces, equilibrium, "
+                                      "with certificates (a gaussqp-grasp/1 file or a shipped grasp)")
+    gr.add_argument("file", help="a gaussqp-grasp/1 .json file or a shipped grasp name (gaussqp list)")
+    gr.add_argument("--facets", type=int, default=8, help="polygon sides bracketing the exact cones in ε (default 8)")
+    gr.add_argument("--norm", choices=["L1", "Linf"], default="L1", help="ε of the L1 (default) or L∞ wrench set")
+    gr.add_argument("--json", action="store_true", help="print one JSON object")
+    gr.add_argument("--plot", default=None, metavar="PNG", help="draw contacts, cones and the wrench set with the ε ball")
+    gr.set_defaults(func=cmd_grasp)
     sub.add_parser("list", help="the problem library").set_defaults(func=cmd_list)
     sub.add_parser("formulations", help="formulation registry and installed backends").set_defaults(func=cmd_formulations)
     return ap

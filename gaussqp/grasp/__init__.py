@@ -1,10 +1,20 @@
 """Grasp and closure analysis with exact friction cones and certificates (issue #13).
 
-:mod:`.model` (the grasp, its map and cones), :mod:`.format` (the ``gaussqp-grasp/1`` JSON format).
+:mod:`.model` (the grasp, its map and cones), :mod:`.format` (the ``gaussqp-grasp/1`` JSON format),
+:mod:`.closure` (equilibrium, force and form closure, internal forces, min-weight, largest disturbance),
+:mod:`.quality` (the Ferrari–Canny ε bracketed by inscribed and circumscribed cones), :mod:`.hand` (torque limits,
+the dynamic check through F4), :mod:`.report` (every check at once, the CLI's ``gaussqp grasp``), :mod:`.plot`.
 """
 
+from .closure import equilibrium, force_closure, form_closure, internal_forces, largest_disturbance, min_weight
 from .format import dump, dumps, load, loads
+from .hand import dynamic_check, hand_closure, hand_contact_problem, hand_equilibrium
 from .model import Grasp, GraspCheck, GraspContact, Hand, from_contact_problem, tangent_basis
+from .plot import plot
+from .quality import epsilon, polytope_points, support_function
+from .report import GraspReport, analyze
 
-__all__ = ["Grasp", "GraspCheck", "GraspContact", "Hand", "dump", "dumps", "from_contact_problem", "load", "loads",
-           "tangent_basis"]
+__all__ = ["Grasp", "GraspCheck", "GraspContact", "GraspReport", "Hand", "analyze", "dump", "dumps", "dynamic_check",
+           "epsilon", "equilibrium", "force_closure", "form_closure", "from_contact_problem", "hand_closure",
+           "hand_contact_problem", "hand_equilibrium", "internal_forces", "largest_disturbance", "load", "loads",
+           "min_weight", "plot", "polytope_points", "support_function", "tangent_basis"]

@@ -70,7 +70,7 @@ def plot(grasp: Grasp, path, *, facets: int = 16, norm: str = "L1") -> Path:
         for setter in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
             setter(-size - reach, size + reach)
         ax.set_box_aspect((1, 1, 1))
-    ax.set_title(f"{grasp.name or 'grasp'}: contacts, inward normals (red), cones (blue)")
+    ax.set_title(f"{grasp.name or 'grasp'}\ncontacts, inward normals (red), cones (blue)", fontsize=10)
 
     P = polytope_points(grasp, facets, "inner", norm)
     Q = P[:3] if not planar else P
@@ -93,7 +93,7 @@ def plot(grasp: Grasp, path, *, facets: int = 16, norm: str = "L1") -> Path:
     ax3.set_xlabel("f_x")
     ax3.set_ylabel("f_y")
     ax3.set_zlabel("τ / L" if planar else "f_z")
-    ax3.set_title(f"wrench set ({norm}, {facets} facets), ε ∈ [{lower:.3g}, {eps.value['upper']:.3g}]")
+    ax3.set_title(f"wrench set ({norm}, {facets} facets)\nε ∈ [{lower:.3g}, {eps.value['upper']:.3g}]", fontsize=10)
     path = Path(path)
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -1,0 +1,97 @@
+"""Every grasp check at once (issue #13 item 4): what ``gaussqp grasp FILE`` prints and ``--json`` writes.
+
+:func:`analyze` runs, on one :class:`~gaussqp.grasp.Grasp`, force closure and form closure
+(:mod:`.closure`), the Ferrari–Canny ε bracketed with the exact cones (:mod:`.quality`), the internal forces, the
+min-weight metric, equilibrium under the grasp's wrench when it has one, and with a hand its equilibrium and
+closure under the joint-torque limits (:mod:`.hand`). Each entry is a :class:`~gaussqp.grasp.GraspCheck` with its
+certificate either way; :meth:`GraspReport.to_dict` is the JSON object (``force_closure: {holds, margin,
+certificate}``, ``form_closure: {holds, certificate}``, ``epsilon: {lower, upper, facets}`` in the L2 norm of the
+scaled wrench ``(force, torque / L)``, ``equilibrium``, ``internal_forces: {dimension}``, …).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..results import to_jsonable
+from .closure import equilibrium, force_closure, form_closure, internal_forces, min_weight
+from .hand import hand_closure, hand_equilibrium
+from .model import Grasp, GraspCheck
+from .quality import epsilon
+
+
+@dataclass
+class GraspReport:
+    """The checks of one grasp (module docstring); ``checks`` in the order they ran, ``times`` per check."""
+
+    grasp: Grasp
+    facets: int
+    norm: str
+    checks: dict = field(default_factory=dict)
+    times: dict = field(default_factory=dict)
+
+    @property
+    def certified(self) -> bool:
+        """Every check ran to a verdict whose certificate verified (an undecided ε bracket is not certified)."""
+        return all(c.certified for c in self.checks.values())
+
+    def to_dict(self) -> dict:
+        g = self.grasp
+        out: dict = {"grasp": g.name, "contacts": g.m, "dimension": g.dimension, "torque_scale": g.torque_scale,
+                     "kinds": sorted({c.kind for c in g.contacts}), "certified": self.certified}
+        fc, fo, eps = self.checks["force_closure"], self.checks["form_closure"], self.checks["epsilon"]
+        out["force_closure"] = {"holds": fc.holds, "certified": fc.certified, "margin": to_jsonable(fc.margin),
+                                "certificate": _cert(fc)}
+        out["form_closure"] = {"holds": fo.holds, "certified": fo.certified, "certificate": _cert(fo)}
+        out["epsilon"] = {"lower": to_jsonable(eps.value.get("lower")), "upper": to_jsonable(eps.value.get("upper")),
+                          "exact_local": to_jsonable(eps.value.get("exact")), "facets": self.facets,
+                          "norm": self.norm, "wrench_norm": "L2 of (force, torque / torque_scale)",
+                          "holds": eps.holds, "certified": eps.certified, "certificate": _cert(eps)}
+        itf = self.checks["internal_forces"]
+        out["internal_forces"] = {"dimension": itf.value.get("dimension"), "rank": itf.value.get("rank")}
+        mw = self.checks["min_weight"]
+        out["min_weight"] = {"value": to_jsonable(mw.value.get("value", mw.margin)), "holds": mw.holds,
+                             "certified": mw.certified}
+        if "equilibrium" in self.checks:
+            eq = self.checks["equilibrium"]
+            key = "forces" if eq.holds else "separating_wrench"
+            out["equilibrium"] = {"holds": eq.holds, "certified": eq.certified,
+                                  key: to_jsonable(eq.value.get(key)), "certificate": _cert(eq)}
+        for name in ("hand_equilibrium", "hand_closure"):
+            if name in self.checks:
+                c = self.checks[name]
+                out[name] = {"holds": c.holds, "certified": c.certified, "margin": to_jsonable(c.margin),
+                             "certificate": _cert(c)}
+        out["reasons"] = {k: c.reason for k, c in self.checks.items() if c.reason}
+        out["times"] = {k: round(v, 6) for k, v in self.times.items()}
+        return out
+
+
+def _cert(c: GraspCheck) -> dict | None:
+    return None if c.certificate is None else c.certificate.as_dict(with_data=False)
+
+
+def analyze(grasp: Grasp, *, facets: int = 8, norm: str = "L1", solver: str | None = None) -> GraspReport:
+    """Run every check of the module docstring on ``grasp`` (``facets``: the polygons bracketing the exact cones in ε;
+    ``norm``: "L1" or "Linf" for ε)."""
+    rep = GraspReport(grasp, facets, norm)
+    runs = [("force_closure", lambda: force_closure(grasp, solver=solver)),
+            ("form_closure", lambda: form_closure(grasp, solver=solver)),
+            ("epsilon", lambda: epsilon(grasp, facets=facets, norm=norm)),
+            ("internal_forces", lambda: internal_forces(grasp, solver=solver)),
+            ("min_weight", lambda: min_weight(grasp))]
+    if grasp.wrench is not None:
+        runs.append(("equilibrium", lambda: equilibrium(grasp, solver=solver)))
+    if grasp.hand is not None:
+        runs.append(("hand_closure", lambda: hand_closure(grasp)))
+        if grasp.wrench is not None:
+            runs.append(("hand_equilibrium", lambda: hand_equilibrium(grasp)))
+    for name, run in runs:
+        t0 = time.perf_counter()
+        rep.checks[name] = run()
+        rep.times[name] = time.perf_counter() - t0
+    return rep
+
+
+__all__ = ["GraspReport", "analyze"]

@@ -1,0 +1,66 @@
+"""`gaussqp grasp` and gaussqp.grasp.analyze (issue #13 items 4–5)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gaussqp.cli import main
+from gaussqp.grasp import analyze, dump
+from gaussqp.problems import grasps
+
+
+def test_json_has_the_issue_keys_and_exit_0_for_a_certified_answer_either_way(capsys):
+    for name, closure in (("sphere_three_fingers", True), ("parallel_jaw_hard", False)):
+        assert main(["grasp", name, "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert d["force_closure"]["holds"] is closure and d["force_closure"]["certificate"]["holds"] is True
+        assert {"holds", "margin", "certificate"} <= set(d["force_closure"])
+        assert {"holds", "certificate"} <= set(d["form_closure"])
+        assert {"lower", "upper", "facets"} <= set(d["epsilon"]) and d["epsilon"]["facets"] == 8
+        assert (d["epsilon"]["lower"] > 0) is closure and d["epsilon"]["lower"] <= d["epsilon"]["upper"]
+        assert isinstance(d["internal_forces"]["dimension"], int)
+        assert d["equilibrium"]["holds"] is True and "forces" in d["equilibrium"]
+
+
+def test_a_file_the_table_and_the_plot(tmp_path, capsys):
+    f = tmp_path / "g.json"
+    dump(grasps.load("three_finger_planar"), f)
+    png = tmp_path / "g.png"
+    pytest.importorskip("matplotlib", reason="the plot needs the optional extra gaussqp[plots]")
+    assert main(["grasp", str(f), "--facets", "16", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "force closure            yes        certified" in out and png.stat().st_size > 10_000
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    f = tmp_path / "bad.json"
+    f.write_text('{"format": "gaussqp-grasp/1", "contacts": [{"position": [0, 0], "normal": [0, 0]}]}')
+    assert main(["grasp", str(f)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "contacts[0].normal" in err[0]
+    assert main(["grasp", "no_such_grasp"]) == 2
+    assert main(["grasp", "three_finger_planar", "--facets", "2"]) == 2
+
+
+def test_analyze_runs_the_hand_checks_when_a_hand_is_given():
+    rep = analyze(grasps.load("hard_finger_pair"))
+    assert {"hand_closure", "hand_equilibrium", "equilibrium"} <= set(rep.checks) and rep.certified
+    assert rep.to_dict()["hand_equilibrium"]["holds"] is True
+
+
+def test_readme_grasp_section_runs_and_prints_what_it_says(capsys):
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Grasps (`gaussqp.grasp`, `gaussqp grasp FILE`)", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    exec(compile(code, "README[grasps]", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == ["True True grasp_force_closure_interior", "ε in [0.2868, 0.2882]",
+                                                    "False [0. 0. 0. 1. 0. 0.]", "True"]
+    shown = re.findall(r"```\n\$ gaussqp grasp parallel_jaw_soft\n(.*?)```", section, flags=re.S)[0].splitlines()
+    assert main(["grasp", "parallel_jaw_soft"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[:4] for line in out] == [line.split()[:4] for line in shown]
