@@ -21,6 +21,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from gaussqp.errors import InputTooLargeError
 from gaussqp.grasp.model import Grasp, GraspContact, tangent_basis
+from gaussqp.grasp.closure import force_closure
 from gaussqp.grasp.quality import epsilon
 
 
@@ -75,6 +76,10 @@ def grasps() -> dict[str, Grasp]:
     out["soft parallel jaw (μ 0.5, μ_t 0.1)"] = Grasp([
         GraspContact([-1.0, 0, 0], [1.0, 0, 0], 0.5, "soft", 0.1),
         GraspContact([1.0, 0, 0], [-1.0, 0, 0], 0.5, "soft", 0.1)])
+    from gaussqp.problems import grasps as shipped  # the library's examples (gaussqp list)
+
+    for name in shipped.names():
+        out[f"example {name}"] = shipped.load(name)
     return out
 
 
@@ -89,6 +94,7 @@ def main() -> None:
     for name, g in grasps().items():
         b4, tb4 = timed(baseline_epsilon, g, 4)
         b8, tb8 = timed(baseline_epsilon, g, 8)
+        fc, tfc = timed(force_closure, g)
         e8, t8 = timed(epsilon, g, facets=8)
         e32, t32 = timed(epsilon, g, facets=32)
         try:
@@ -103,9 +109,11 @@ def main() -> None:
                      "—" if e32.value["exact"] is None else f"{e32.value['exact']:.4g}",
                      f"{verdict[e8.holds]} / {verdict[e32.holds]}",
                      f"{e32.certificate.id} {'✓' if e32.certified else '✗'}",
-                     f"{t8 * 1e3:.1f} / {t32 * 1e3:.1f}", linf))
+                     f"{t8 * 1e3:.1f} / {t32 * 1e3:.1f}", linf,
+                     f"{verdict[fc.holds]} {'✓' if fc.certified else '✗'} ({tfc * 1e3:.0f} ms)"))
     head = ("grasp", "baseline k=4", "baseline k=8", "ms", "gaussqp ε, 8 facets", "gaussqp ε, 32 facets",
-            "exact (local)", "verdict 8 / 32", "certificate", "ms 8 / 32", "gaussqp L∞ ε, 6 facets")
+            "exact (local)", "verdict 8 / 32", "certificate", "ms 8 / 32", "gaussqp L∞ ε, 6 facets",
+            "force closure (exact cones)")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
