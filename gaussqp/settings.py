@@ -333,8 +333,8 @@ ORTHOGONAL_COS_TOL = 1e-9
 STICKING_DISK_RTOL = 1e-9
 
 #: the returned multipliers lie in their Coulomb cones (certificate ``coulomb_cones``,
-#: :func:`gaussqp.certificates.instance.coulomb_cone_check`) when the smallest slack is above minus this times
-#: ``max(1, ‖λ‖∞)``; value chosen with the code (between the presets' solver tolerances), not tuned
+#: :func:`gaussqp.certificates.instance.coulomb_cone_check`) when every contact's slack is above minus this times
+#: the multipliers of the data's size at that contact (``μ λ_data,n + max λ_data,t``, :mod:`gaussqp.model.scales`); value chosen with the code (between the presets' solver tolerances), not tuned
 CONE_CHECK_RTOL = 1e-7
 
 #: the forward-error certificate's rank cut on the equilibrated KKT matrix: singular values below
