@@ -244,10 +244,11 @@ PIECE_LP_RTOL = 1e-7
 P_MINOR_RTOL = 1e-12
 
 #: the fixed point of Prop. 9/11 (:func:`gaussqp.friction.sliding.fixed_point`) has converged when a step is
-#: below this times ``max(1, ‖c‖∞)`` (c = -A_nb⁻¹ w1, the first iterate): a few hundred ε
+#: below this times ``‖c‖∞`` (c = -A_nb⁻¹ w1, the first iterate; both in the units of the contraction): a few
+#: hundred ε
 FIXED_POINT_RTOL = 1e-13
 
-#: the fixed-point iteration is abandoned as divergent when a step exceeds this times ``max(1, ‖c‖∞)`` (or is not
+#: the fixed-point iteration is abandoned as divergent when a step exceeds this times ``‖c‖∞`` (or is not
 #: finite); value chosen with the code, not tuned
 FIXED_POINT_DIVERGENCE = 1e12
 

@@ -41,3 +41,43 @@ def test_cone_check_not_scaled_by_the_answer():
     c = inst.coulomb_cone_check(p, np.array([1e9]), np.array([[0.5e9 + 10.0]]))
     assert c.holds is False and c.data["relative_slack"] < -1.0
 
+
+# ------------------------------------------------- 4. the fixed point's contraction in equilibrated units; its stop
+
+def _two_sliding(alpha=1.0, f=1.0, mu=(0.6, 0.6)):
+    # two bilateral sliding contacts coupled through M and the tangent rows; contact 0 (normal and tangent rows)
+    # multiplied by alpha: the same physical problem, λ_0 divided by alpha
+    M = np.array([[1.0, 0.2, 0.1], [0.2, 1.0, 0.3], [0.1, 0.3, 1.0]])
+    cs = [Contact("bilateral", normal=alpha * np.array([0.0, 1.0, 1.0]), friction=mu[0], mode="sliding",
+                  tangent=[alpha * np.array([1.0, 0.0, -1.0])], slip=[1.0]),
+          Contact("bilateral", normal=[0.0, 1.0, -1.0], friction=mu[1], mode="sliding", tangent=[[1.0, 0.0, -1.0]],
+                  slip=[-1.0])]
+    return ContactProblem(M, f * np.array([0.5, 2.0, 0.3]), cs, dimension=2)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1e-2, 1e2])
+def test_contraction_does_not_depend_on_a_row_scaling(alpha):
+    # before: ‖A_nb⁻¹A_tb μ‖₂ in raw multiplier units was 0.67 at alpha = 1 and 39 at alpha = 1e-2 ("not a
+    # contraction" although the iteration converges to the same solution); now the smaller of raw and equilibrated
+    import gaussqp
+    from gaussqp.friction.sliding import fixed_point, reduce
+
+    L1 = fixed_point(reduce(_two_sliding(1.0))).contraction
+    fp = fixed_point(reduce(_two_sliding(alpha)))
+    assert fp.converged and fp.contraction == pytest.approx(L1, rel=1e-9) and fp.contraction < 1
+    s = gaussqp.solve(_two_sliding(alpha), formulation="sliding_fixed_point", crosscheck=False)
+    assert s.status == "solved" and s.certified and s.certificate("contraction").holds is True
+    ref = gaussqp.solve(_two_sliding(1.0), formulation="sliding_fixed_point", crosscheck=False)
+    assert s.lambda_normal * np.array([alpha, 1.0]) == pytest.approx(ref.lambda_normal, rel=1e-12)
+
+
+@pytest.mark.parametrize("f", [1e-6, 1e-9, 1e6])
+def test_fixed_point_stops_on_the_first_iterate_scale(f):
+    # the iteration stopped when a step fell below 1e-13 · max(1, ‖c‖∞): in units where the multipliers are 1e-9
+    # it stopped after 35 steps instead of 123 with λ 4e-5 off (1e-6: 3e-8 off); now the same steps in every unit
+    from gaussqp.friction.sliding import fixed_point, reduce
+
+    ref = fixed_point(reduce(_two_sliding(mu=(0.8, 0.6))))
+    fp = fixed_point(reduce(_two_sliding(f=f, mu=(0.8, 0.6))))
+    assert fp.converged and fp.iterations == ref.iterations
+    assert np.abs(fp.lam_b / f - ref.lam_b).max() <= 1e-12 * np.abs(ref.lam_b).max()
