@@ -234,9 +234,10 @@ HIGHS_ACTIVE_RTOL = 1e-6
 #: significant digits
 SOLVE_COND_MAX = 1e12
 
-#: the point an enumeration piece's LP returns must satisfy its equalities and inequalities to this times
-#: ``max(1, ‖y‖∞) ·`` the piece's scale, else the LP is taken to have failed (SolverError): HiGHS's own
-#: feasibility tolerance (1e-7), so a point it calls feasible passes
+#: the point an enumeration piece's LP returns (solved in equilibrated rows and unknowns, right-hand sides divided
+#: by their largest entry; then corrected in NumPy onto the rows within this of being active) must satisfy each
+#: equality and inequality to this times its own terms ``|row| ‖ŷ‖∞ + |rhs|``, else the LP is taken to have
+#: failed (SolverError): HiGHS's own feasibility tolerance (1e-7), so a point it calls feasible passes
 PIECE_LP_RTOL = 1e-7
 
 #: a principal minor counts as positive in the exact P-matrix test when it exceeds this times the product of

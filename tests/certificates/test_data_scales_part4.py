@@ -12,6 +12,14 @@ from gaussqp.certificates import instance as inst
 from gaussqp.model.problem import Contact, ContactProblem
 
 
+def prob(M, F, contacts, d=2):
+    return ContactProblem(np.asarray(M, dtype=float), np.asarray(F, dtype=float), contacts, dimension=d)
+
+
+def uni(n, b=0.0):
+    return Contact("unilateral", normal=n, normal_drift=b)
+
+
 # ------------------------------------------------------------------- 1. coulomb_cone_check on the data's multipliers
 
 def _sticking_point(s, mu=0.5):
@@ -40,6 +48,27 @@ def test_cone_check_not_scaled_by_the_answer():
     p = _sticking_point(1.0)
     c = inst.coulomb_cone_check(p, np.array([1e9]), np.array([[0.5e9 + 10.0]]))
     assert c.holds is False and c.data["relative_slack"] < -1.0
+
+
+# ------------------------------------------------------ 2. the enumeration's LP path on the data's scale, row by row
+
+@pytest.mark.parametrize("s", [1.0, 1e6, 1e-6])
+def test_enumeration_lp_pieces_do_not_depend_on_units(s):
+    # M = diag(1, 0), F = s (-1, 0): a1 = s, a2 free in the gap 0 <= a2 <= 1e-4 s of two opposite unilateral rows
+    # (a continuum of accelerations). Before: at s = 1e6 the slack 1e2 of the second row was "active" (1e-9 ·
+    # max(1, |F|) · max(1, |y|) = 1e3): both end points isolated, "multiple"; at s = 1e-6 the piece with both rows
+    # active (a2 = 0 and a2 = 1e-10, infeasible) was a solution, and again "multiple"
+    from gaussqp.friction.enumeration import enumerate_solutions
+
+    p = ContactProblem(np.diag([1.0, 0.0]), s * np.array([-1.0, 0.0]),
+                       [Contact("unilateral", normal=[0.0, 1.0]),
+                        Contact("unilateral", normal=[0.0, -1.0], normal_drift=1e-4 * s)], dimension=2)
+    e = enumerate_solutions(p)
+    assert e.multiplicity == "continuum"
+    assert sorted(tuple(x.pieces) for x in e.solutions) == [("0+",), ("00", "+0")]
+    ends = sorted(float(x.a[1]) / s for x in e.solutions)
+    assert ends == pytest.approx([0.0, 1e-4], abs=1e-15)
+    assert [x.acceleration_fixed for x in sorted(e.solutions, key=lambda x: x.a[1])] == [False, True]
 
 
 # ------------------------------------------------- 4. the fixed point's contraction in equilibrated units; its stop
