@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
-from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL
+from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL, SCALE_FLOOR
 from .cones import ConeModel, Layout, NormalSelection
 
 
@@ -51,16 +51,18 @@ def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: 
     """Unilateral contacts (input indices) with ``n_i a + b_i > active_tol``: they detach (a_n > 0).
 
     With the multipliers ``lam_n`` of the same solution, a row whose multiplier is not negligible
-    (> 1e-6 relative) counts as active whatever its slack: a slack that small next to a nonzero
-    force is solver round-off, not a detachment."""
+    (``λ̂_i = λ_i ‖(J S)_i‖∞ / force > 1e-6``, the data's units of :mod:`gaussqp.model.scales`, not
+    ``max(1, |λ|)``, which in units of 1e-6 called every force negligible) counts as active whatever its
+    slack: a slack that small next to a nonzero force is solver round-off, not a detachment."""
     G, g = problem.inequalities
     if not len(problem.unilateral):
         return np.zeros(0, dtype=int)
     slack = np.asarray(G @ a).ravel() + g
     off = slack > active_tol
     if lam_n is not None:
-        lu = np.asarray(lam_n)[problem.unilateral]
-        off &= lu <= NEGLIGIBLE_FORCE_RTOL * max(1.0, float(np.abs(lam_n).max(initial=0.0)))
+        sc = data_scales(problem)
+        lu = np.asarray(lam_n, dtype=float)[problem.unilateral] * sc.normal_weight[problem.unilateral] / sc.force
+        off &= lu <= NEGLIGIBLE_FORCE_RTOL
     return problem.unilateral[off]
 
 
@@ -150,7 +152,7 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
                                 np.asarray(G @ yv).ravel() if L.pg else np.zeros(0), L.d1, model, p.dimension,
                                 None if nu is None else np.asarray(nu.value))
     value = float(r @ yv)
-    scale = max(1.0, float(np.abs(yv).max()) * max(1.0, _abs_max(E), _abs_max(G)))
+    scale = max(SCALE_FLOOR, float(np.abs(yv).max()) * max(_abs_max(E), _abs_max(G)))
     if value < CONIC_FARKAS_VALUE_MAX and viol <= CONIC_FARKAS_RTOL * scale:
         return ConicFarkas(y=yv, signs=dict(signs), violation=viol, value=value)
     return None

@@ -71,6 +71,93 @@ def test_enumeration_lp_pieces_do_not_depend_on_units(s):
     assert [x.acceleration_fixed for x in sorted(e.solutions, key=lambda x: x.a[1])] == [False, True]
 
 
+# ------------------------------------------------------------------------------- 3. the other max(1, ·) floors
+
+@pytest.mark.parametrize("s", [1.0, 1e-8, 1e6])
+def test_sigma_ratio_singularity_on_its_own_scale(s):
+    # A_n = s diag(1, 1e-5), A_t = s I: σ_min/σ_max = 1e-5 in any unit; before, at s = 1e-8, σ_min = 1e-13 was
+    # below 1e-12 · max(1, σ_max) and bound (38) was 0
+    from gaussqp.certificates.friction_bounds import sigma_ratio
+
+    assert sigma_ratio(s * np.diag([1.0, 1e-5]), s * np.eye(2)) == pytest.approx(1e-5, rel=1e-9)
+    assert sigma_ratio(s * np.diag([1.0, 1e-14]), s * np.eye(2)) == 0.0
+
+
+@pytest.mark.parametrize("s", [1.0, 1e7, 1e-7])
+def test_prop12_premise_does_not_depend_on_units(s):
+    # a point mass of mass s on one unilateral sticking contact: A^st_nu = H₁ = 1/s, N_u M⁻¹ H = 0, so (64) holds
+    # (ratio inf); before, at s = 1e7, rhs = 1e-14 was below 1e-12 · max(1, lhs) and "the premise fails"
+    from gaussqp.certificates.friction_bounds import sticking_mu_bound
+
+    p = ContactProblem(s * np.eye(2), s * np.array([0.3, 1.0]),
+                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+                       dimension=2)
+    b = sticking_mu_bound(p)
+    assert b.holds is True and b.value == float("inf")
+
+
+@pytest.mark.parametrize("s", [1.0, 1e-10, 1e6])
+def test_c5_range_does_not_depend_on_units(s):
+    # two copies of the row a >= 0 (n = 1, M = 1) with drifts s (1, 0): A_c = [[1, 1], [1, 1]], the drift (1, 0)
+    # is not in im A_c (residual 0.5 s); before, at s = 1e-10, 0.5e-10 / max(1, 1e-10) <= 1e-9 said it was
+    from gaussqp.certificates.structural import c5_lcp_solvability
+
+    p = prob([[1.0]], [-s], [uni([1.0], s), uni([1.0], 0.0)], d=2)
+    rng = [c for c in c5_lcp_solvability(p) if c.id == "C5(range)"][0]
+    assert rng.holds is False and rng.margin == pytest.approx(-0.5, rel=1e-9)
+    q = prob([[1.0]], [-s], [uni([1.0], s), uni([1.0], s)], d=2)
+    assert [c for c in c5_lcp_solvability(q) if c.id == "C5(range)"][0].holds is True
+
+
+@pytest.mark.parametrize("s", [1.0, 1e-6, 1e6])
+def test_detaching_keeps_a_row_with_a_force_active_in_any_unit(s):
+    # M = s I, F = s (0, 1): a slack of 1 (far above any tolerance) next to a multiplier of 0.5 s (half the load):
+    # the row is active (round-off of a solver), whatever s. Before, at s = 1e-6, λ = 5e-7 <= 1e-6 · max(1, |λ|)
+    # was a negligible force and the contact "detached"
+    from gaussqp.friction.multiplier_set import detaching
+
+    p = ContactProblem(s * np.eye(2), s * np.array([0.0, 1.0]),
+                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+                       dimension=2)
+    a = np.array([0.0, 1.0])
+    assert list(detaching(p, a, 1e-3, np.array([0.5 * s]))) == []
+    assert list(detaching(p, a, 1e-3, np.array([1e-9 * s]))) == [0]
+    assert list(detaching(p, a, 1e-3)) == [0]
+
+
+@pytest.mark.parametrize("s", [1.0, 1e-6, 1e6])
+def test_sticking_boundary_contacts_do_not_depend_on_units(s):
+    # a point mass on a bilateral sticking guide (μ = 0.5), F = s (Fx, 4): the margin is s (2 - Fx); Fx = 1.999 is
+    # 2.5e-4 of the load off the boundary, Fx = 2 on it. Before, at s = 1e-6, margin 1e-9 <= 1e-6 · max(1, |M a + F|)
+    # put the contact on the boundary (the verdict's program route, analyze)
+    from gaussqp.friction.verdict import analyze
+    from gaussqp.settings import get_tolerance
+
+    for fx, boundary in ((1.999, []), (2.0, [0])):
+        p = ContactProblem(s * np.eye(2), s * np.array([fx, 4.0]),
+                           [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking",
+                                    tangent=[[1.0, 0.0]])], dimension=2)
+        v = analyze(p, np.zeros(2), True, None, get_tolerance(None), lam_n=np.array([4.0 * s]))
+        assert v.boundary_contacts == boundary, (fx, v.margin)
+
+
+@pytest.mark.parametrize("s", [1.0, 1e-6, 1e6])
+def test_in_enumeration_compares_in_the_data_units(s):
+    # one bilateral sliding contact under a point mass (M = s I, F = s (0, 1)): λ_n = s exactly. A solution whose
+    # λ_n is off by 10 % is not one of the enumeration's; before, at s = 1e-6, |Δλ| = 1e-7 <= 1e-6 · max(1, |λ|)
+    import gaussqp
+    from gaussqp.friction.verdict import sliding_verdict
+
+    p = ContactProblem(s * np.eye(2), s * np.array([0.0, 1.0]),
+                       [Contact("bilateral", normal=[0.0, 1.0], friction=0.3, mode="sliding", tangent=[[1.0, 0.0]],
+                                slip=[1.0])], dimension=2)
+    sol = gaussqp.solve(p, crosscheck=False)
+    assert sol.status == "solved" and sol.in_enumeration is True
+    sol.lambda_normal = sol.lambda_normal * 1.1
+    sliding_verdict(sol)
+    assert sol.in_enumeration is False
+
+
 # ------------------------------------------------- 4. the fixed point's contraction in equilibrated units; its stop
 
 def _two_sliding(alpha=1.0, f=1.0, mu=(0.6, 0.6)):
