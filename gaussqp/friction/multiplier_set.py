@@ -127,7 +127,12 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     Gy = G @ y if L.pg else None
     det = set(int(i) for i in detaching(p, a, active_tol))
     ix = _dual_cone_index(p, L, det, signs)
-    cons = [r @ y == -1]
+    # the program normalized by ‖r‖∞ (y ~ 1, where the backend's absolute tolerances mean something); the proof is
+    # homogeneous, y / ‖r‖∞ satisfies rᵀy = -1 with the same dual-cone conditions
+    rn = float(np.abs(r).max(initial=0.0))
+    if rn == 0.0:
+        return None  # rᵀy = -1 has no solution
+    cons = [(r / rn) @ y == -1]
     if ix.zero.size:
         cons.append(Ey[ix.zero] == 0)
     if ix.nonneg.size:
@@ -147,10 +152,10 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     status = solve(prob)
     if status != "solved" or y.value is None:
         return None
-    yv = np.asarray(y.value).ravel()
+    yv = np.asarray(y.value).ravel() / rn
     viol = _dual_cone_violation(ix, np.asarray(E @ yv).ravel() if L.pe else np.zeros(0),
                                 np.asarray(G @ yv).ravel() if L.pg else np.zeros(0), L.d1, model, p.dimension,
-                                None if nu is None else np.asarray(nu.value))
+                                None if nu is None else np.asarray(nu.value) / rn)
     value = float(r @ yv)
     scale = max(SCALE_FLOOR, float(np.abs(yv).max()) * max(_abs_max(E), _abs_max(G)))
     if value < CONIC_FARKAS_VALUE_MAX and viol <= CONIC_FARKAS_RTOL * scale:

@@ -197,3 +197,41 @@ def test_fixed_point_stops_on_the_first_iterate_scale(f):
     fp = fixed_point(reduce(_two_sliding(f=f, mu=(0.8, 0.6))))
     assert fp.converged and fp.iterations == ref.iterations
     assert np.abs(fp.lam_b / f - ref.lam_b).max() <= 1e-12 * np.abs(ref.lam_b).max()
+
+
+@pytest.mark.parametrize("s", [1.0, 1e6, 1e-6])
+def test_conic_farkas_violation_on_its_own_terms(s):
+    # a point mass (M = s I) pushed sideways twice as hard as it is pressed (F = s (2, 1)) on a sticking contact with
+    # μ = 0.5: the cone is empty, y = (-2, 1) / (3 s) proves it. The same vector with its cone condition broken by
+    # 1e-5 of its size is refused in every unit; before, at s = 1e6 (y ~ 1e-6), the violation 7e-12 passed against
+    # 1e-8 · max(1, ‖y‖∞ ...) = 1e-8
+    import cvxpy as cp
+
+    from gaussqp.friction.cones import DISK
+    from gaussqp.friction.multiplier_set import active_tolerance, conic_farkas
+
+    p = ContactProblem(s * np.eye(2), s * np.array([2.0, 1.0]),
+                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+                       dimension=2)
+    a = np.zeros(2)
+
+    def run(perturb):
+        def solve(prob):
+            prob.solve()
+            if prob.status != cp.OPTIMAL:
+                return "failed"
+            y = next(v for v in prob.variables() if v.name() == "y")
+            mag = float(np.abs(y.value).max())
+            y.value = y.value + perturb * mag * np.array([0.0, -1.0])  # n y smaller: μ|T y| > n y
+            return "solved"
+        return solve
+
+    cf = conic_farkas(p, a, active_tolerance(p, a), DISK, {}, run(0.0))
+    assert cf is not None and cf.value == pytest.approx(-1.0, rel=1e-6)
+    assert cf.y * s == pytest.approx([-2.0 / 3.0, 1.0 / 3.0], rel=1e-5, abs=1e-7)
+    assert conic_farkas(p, a, active_tolerance(p, a), DISK, {}, run(1e-5)) is None
+    # and the whole route: F4 proves infeasibility in every unit (the program is normalized by ‖M a + F‖∞, y ~ 1)
+    import gaussqp
+
+    sol = gaussqp.solve(p)
+    assert sol.status == "infeasible" and sol.certified
