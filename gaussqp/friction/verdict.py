@@ -364,9 +364,9 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
             best, best_signs, best_vars = m, signs, vars_
     v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol,
                         signs=best_signs)
-    # the terms of the load M a + F, as singleton_verdict (not max(1, |M a + F|): in units of 1e-6 a contact with
-    # a margin of 1e-3 of its load was on the boundary)
-    scale = max(float(np.abs(np.asarray(p.M @ a).ravel()).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
+    # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
+    # 1e-3 of its load was on the boundary
+    scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
     if feasible and best is not None and np.isfinite(best):
         if len(L.sticking) <= BOUNDARY_EXACT_MAX:
             cm = contact_margins(p, a, atol, best_signs, run, lam_n)
@@ -555,8 +555,7 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
     sol.sticking = v
     if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
-            v.margin <= BOUNDARY_RTOL * max(float(np.abs(np.asarray(p.M @ a).ravel()).max(initial=0.0)),
-                                            float(np.abs(p.F).max(initial=0.0))):
+            v.margin <= BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0)):
         sol.unique["multipliers"] = None
         sol.message = (sol.message + "; " if sol.message else "") + \
             "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"
