@@ -80,13 +80,11 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
     raise NotApplicableError(f"no formulation accepts this problem ({'; '.join(reasons)})")
 
 
-def _rel_gap(x, y, problem: ContactProblem | None = None, kind: str = "acceleration") -> float:
+def _rel_gap(x, y, problem: ContactProblem, kind: str = "acceleration") -> float:
     """Gap between two answers at the data's scale (:mod:`gaussqp.model.scales`): accelerations in the
     Jacobi-equilibrated coordinates ``S⁻¹a`` relative to the data's acceleration magnitude, generalized
     forces as ``S f`` relative to the data's force magnitude (never ``max(1, |x|)``, which hid the gap of
-    a small quantity and inflated that of a large one)."""
-    if problem is None:
-        return float(np.abs(x - y).max(initial=0.0)) / max(1.0, float(np.abs(x).max(initial=0.0)))
+    a small quantity and inflated that of a large one; the problem is required: every caller has one)."""
     sc = data_scales(problem)
     if kind == "acceleration":
         d, mag = (x - y) / sc.coordinate, max(sc.accel, float(np.abs(x / sc.coordinate).max(initial=0.0)))

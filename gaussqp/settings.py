@@ -234,9 +234,10 @@ HIGHS_ACTIVE_RTOL = 1e-6
 #: significant digits
 SOLVE_COND_MAX = 1e12
 
-#: the point an enumeration piece's LP returns must satisfy its equalities and inequalities to this times
-#: ``max(1, ‖y‖∞) ·`` the piece's scale, else the LP is taken to have failed (SolverError): HiGHS's own
-#: feasibility tolerance (1e-7), so a point it calls feasible passes
+#: the point an enumeration piece's LP returns (solved in equilibrated rows and unknowns, right-hand sides divided
+#: by their largest entry; then corrected in NumPy onto the rows within this of being active) must satisfy each
+#: equality and inequality to this times its own terms ``|row| ‖ŷ‖∞ + |rhs|``, else the LP is taken to have
+#: failed (SolverError): HiGHS's own feasibility tolerance (1e-7), so a point it calls feasible passes
 PIECE_LP_RTOL = 1e-7
 
 #: a principal minor counts as positive in the exact P-matrix test when it exceeds this times the product of
@@ -244,10 +245,11 @@ PIECE_LP_RTOL = 1e-7
 P_MINOR_RTOL = 1e-12
 
 #: the fixed point of Prop. 9/11 (:func:`gaussqp.friction.sliding.fixed_point`) has converged when a step is
-#: below this times ``max(1, ‖c‖∞)`` (c = -A_nb⁻¹ w1, the first iterate): a few hundred ε
+#: below this times ``‖c‖∞`` (c = -A_nb⁻¹ w1, the first iterate; both in the units of the contraction): a few
+#: hundred ε
 FIXED_POINT_RTOL = 1e-13
 
-#: the fixed-point iteration is abandoned as divergent when a step exceeds this times ``max(1, ‖c‖∞)`` (or is not
+#: the fixed-point iteration is abandoned as divergent when a step exceeds this times ``‖c‖∞`` (or is not
 #: finite); value chosen with the code, not tuned
 FIXED_POINT_DIVERGENCE = 1e12
 
@@ -280,17 +282,20 @@ MU_FLOOR = 1e-12
 BOUNDARY_RTOL = 1e-6
 
 #: a solver's answer is one of the enumeration's solutions (``Solution.in_enumeration``) when its normal
-#: multipliers differ from one by at most this times ``max(1, ‖λ_n‖∞)``: an interior-point answer matches an
+#: multipliers differ from one by at most this row by row in the data's units ``λ̂_i = λ_i ‖(J S)_i‖∞ / force``
+#: (:mod:`gaussqp.model.scales`): an interior-point answer matches an
 #: exact one to about the square root of the backend's tolerance
 IN_ENUMERATION_RTOL = 1e-6
 
-#: a unilateral multiplier above this times ``max(1, ‖λ_n‖∞)`` keeps its row active whatever its slack
+#: a unilateral multiplier above this in the data's units (``λ̂_i = λ_i ‖(J S)_i‖∞ / force``,
+#: :mod:`gaussqp.model.scales`) keeps its row active whatever its slack
 #: (:func:`gaussqp.friction.multiplier_set.detaching`): a slack that small next to a nonzero force is solver
 #: round-off, not a detachment
 NEGLIGIBLE_FORCE_RTOL = 1e-6
 
 #: a conic Farkas vector (normalized ``rᵀy = -1`` in its program) is believed when its recomputed dual-cone
-#: violation is below this times ``max(1, ‖y‖∞ max(1, ‖E‖, ‖G‖))``
+#: violation is below this times the terms it is made of, ``‖y‖∞ max(‖E‖, ‖G‖)`` (homogeneous in y and in the
+#: units; no floor at 1)
 #: (:func:`gaussqp.friction.multiplier_set.conic_farkas`)
 CONIC_FARKAS_RTOL = 1e-8
 
@@ -299,8 +304,8 @@ CONIC_FARKAS_RTOL = 1e-8
 CONIC_FARKAS_VALUE_MAX = -0.5
 
 #: the friction bounds (:mod:`gaussqp.certificates.friction_bounds`) take a smallest singular value as zero
-#: (bound (38) is 0, Prop. 12's premise fails) below this relative to ``max(1, ·)`` of the largest (of the
-#: product of the largest, for Prop. 12)
+#: (bound (38) is 0, Prop. 12's premise fails) below this relative to the largest singular value of the same
+#: matrix (A_n for (38); A^st_nu and H₁ each for Prop. 12), never against an absolute 1
 FRICTION_BOUND_SINGULAR_RTOL = 1e-12
 
 #: ``Fᵀv`` on a direction v (of the cone in C3(ii), of ker M in C4) counts as nonzero beyond this relative to the
@@ -320,7 +325,8 @@ FARKAS_MARGIN_MIN = 1e-9
 #: C5(range): the drift's least-squares coefficients in ``im A_c`` are computed with this ``rcond`` ...
 RANGE_RCOND = 1e-12
 
-#: ... and the drift is in the range when the residual is below this relative to ``max(1, ‖drift‖∞)``
+#: ... and the drift is in the range when the residual is below this relative to ``‖drift‖∞`` (exactly 0 for a
+#: zero drift)
 RANGE_RTOL = 1e-9
 
 #: C6's kinetic-angle test applies when every off-diagonal cosine of the kinetic angles of the unilateral rows,
@@ -333,8 +339,8 @@ ORTHOGONAL_COS_TOL = 1e-9
 STICKING_DISK_RTOL = 1e-9
 
 #: the returned multipliers lie in their Coulomb cones (certificate ``coulomb_cones``,
-#: :func:`gaussqp.certificates.instance.coulomb_cone_check`) when the smallest slack is above minus this times
-#: ``max(1, ‖λ‖∞)``; value chosen with the code (between the presets' solver tolerances), not tuned
+#: :func:`gaussqp.certificates.instance.coulomb_cone_check`) when every contact's slack is above minus this times
+#: the multipliers of the data's size at that contact (``μ λ_data,n + max λ_data,t``, :mod:`gaussqp.model.scales`); value chosen with the code (between the presets' solver tolerances), not tuned
 CONE_CHECK_RTOL = 1e-7
 
 #: the forward-error certificate's rank cut on the equilibrated KKT matrix: singular values below

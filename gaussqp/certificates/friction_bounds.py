@@ -63,7 +63,8 @@ def sigma_ratio(A_n: np.ndarray, A_t: np.ndarray) -> float:
     s_n, s_t = _sv(A_n), _sv(A_t)
     smax = float(s_t.max(initial=0.0))
     smin = float(s_n.min()) if s_n.size else 0.0
-    if smin <= FRICTION_BOUND_SINGULAR_RTOL * max(1.0, float(s_n.max(initial=0.0))):
+    # singular relative to A_n's own largest singular value, not max(1, ·): in units of 1e-6 every A_n was singular
+    if smin <= FRICTION_BOUND_SINGULAR_RTOL * float(s_n.max(initial=0.0)):
         return 0.0
     return math.inf if smax == 0 else smin / smax
 
@@ -249,7 +250,10 @@ def sticking_mu_bound(problem: ContactProblem) -> FrictionBound | None:
     lhs = float(_sv(Nu @ MinvH).max(initial=0)) * float(_sv(H2).max(initial=0))
     sa, s1 = _sv(A), _sv(H1)
     rhs = (float(sa.min()) if sa.size else 0.0) * (float(s1.min()) if s1.size else 0.0)
-    premise = rhs > FRICTION_BOUND_SINGULAR_RTOL * max(1.0, lhs)
+    # A^st_nu and H₁ nonsingular, each relative to its own largest singular value (not rhs against max(1, lhs):
+    # in units of 1e-6 the premise failed on every problem, in units of 1e6 it held on singular ones)
+    premise = bool(sa.size and s1.size and sa.min() > FRICTION_BOUND_SINGULAR_RTOL * sa.max()
+                   and s1.min() > FRICTION_BOUND_SINGULAR_RTOL * s1.max())
     ratio = (math.inf if lhs == 0 else rhs / lhs) if premise else 0.0
     return FrictionBound(
         "sticking Prop. 12 (64)", "sticking Prop. 12, (62)-(64)", ratio,

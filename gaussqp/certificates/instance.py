@@ -204,13 +204,23 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
     """Do the returned multipliers lie in the Coulomb cones (sticking (14b)), or in the polygons of
     ``model`` (a :class:`gaussqp.friction.cones.ConeModel`) when the formulation used polygons?
 
-    The violation is measured relative to ``max(1, |λ|)``. For a formulation that did not enforce
+    Each contact's slack ``μ_i |λ_n,i| - ‖λ_t,i‖`` is measured against the multipliers of the data's size at
+    that contact, ``μ_i λ_data,n,i + max_k λ_data,t,k`` with ``λ_data = force / ‖(J S)_row‖∞``
+    (:mod:`gaussqp.model.scales`, as the residuals and C8(22)), never against the multipliers being judged
+    (``max(1, |λ|)`` let a garbage answer pass and judged a problem in small units absolutely). ``margin`` is
+    the smallest slack in force units; ``data["relative_slack"]`` the smallest slack on that scale, the one
+    decided. For a formulation that did not enforce
     the cones (sticking contacts as plain equalities) a violation does not refute sticking when the
     multipliers are not unique: the exact test is F4."""
     S = problem.sticking
     if not S.size:
         return None
-    scale = max(1.0, float(np.abs(lam_n).max(initial=0)), float(np.abs(lam_t).max(initial=0)))
+    sc = data_scales(problem)
+    d1 = problem.dimension - 1
+    lam_dn = np.divide(sc.force, sc.normal_weight, out=np.zeros(problem.m), where=sc.normal_weight > 0)
+    lam_dt = np.divide(sc.force, sc.tangent_weight, out=np.zeros_like(sc.tangent_weight),
+                       where=sc.tangent_weight > 0).reshape(problem.m, d1)
+    scale = np.array([problem.friction[i] * lam_dn[i] + lam_dt[i].max(initial=0.0) for i in S])
     if model is None or model.kind == "disk" or problem.dimension == 2:
         gaps = [problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in S]
         what = "Coulomb disks"
@@ -218,8 +228,10 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
         C, r = model.polygon(problem.dimension)
         gaps = [r * problem.friction[i] * abs(lam_n[i]) - float((C @ lam_t[i]).max()) for i in S]
         what = f"{model.kind} polygons ({model.facets} facets)"
-    margin = float(min(gaps))
-    ok = margin >= -CONE_CHECK_RTOL * scale
+    gaps = np.asarray(gaps, dtype=float)
+    rel = np.where(scale > 0, gaps / np.where(scale > 0, scale, 1.0), gaps)
+    margin = float(gaps.min())
+    ok = bool(rel.min() >= -CONE_CHECK_RTOL)
     enforced = model is not None
     return Certificate(
         id="coulomb_cones", name=f"returned multipliers in the {what}",
@@ -227,7 +239,8 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
         implies=("every sticking contact force lies in its cone at the returned multipliers" if ok else
                  ("the returned multipliers leave a cone" if enforced else
                   "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
-                  "multipliers may not be unique, so this does not refute sticking: the exact test is F4")))
+                  "multipliers may not be unique, so this does not refute sticking: the exact test is F4")),
+        data={"relative_slack": float(rel.min())})
 
 
 def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> Certificate | None:

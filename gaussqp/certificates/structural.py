@@ -197,7 +197,11 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
         drift = cd.J_u @ (-cd.Minv @ cd.J_b.T @ cd.A_nb_pinv @ e) + g if cd.J_b.shape[0] else g.copy()
         Ac = cd.A_c
         coef, *_ = np.linalg.lstsq(Ac, drift, rcond=RANGE_RCOND)
-        r = float(np.abs(Ac @ coef - drift).max(initial=0)) / max(1.0, float(np.abs(drift).max(initial=0)))
+        # the residual relative to the drift itself (0 when the drift is 0), not max(1, ‖drift‖∞): in units of
+        # 1e-6 every drift was "in the range"
+        dmax = float(np.abs(drift).max(initial=0))
+        res_max = float(np.abs(Ac @ coef - drift).max(initial=0))
+        r = res_max / dmax if dmax > 0 else res_max
         res.append(Certificate(
             id="C5(range)", name="drift part of w_c in im A_c", source="tutorial Prop. 3(v), 7(vi), Remark 2",
             holds=r <= RANGE_RTOL, margin=-r, implies=("the contact LCP is solvable" if r <= RANGE_RTOL else

@@ -19,7 +19,7 @@ from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedEr
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space, ruiz_scaling, scaled_solve
 from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..model.problem import ContactProblem
-from ..model.scales import acceleration_scale
+from ..model.scales import acceleration_scale, relative
 from .cones import ConeModel
 from .sliding import sliding_tangent
 from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL,
@@ -258,8 +258,6 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     ia, il = 0, n
     it0 = n + m
     ic0 = it0 + nt  # the tangential multipliers of the coulomb contacts (one each in 2D)
-    scale = max(1.0, float(np.abs(problem.F).max(initial=0)), float(np.abs(b).max(initial=0)),
-                float(np.abs(c).max(initial=0)) if len(C) else 0.0)
     units = _Units.of(problem, Jn, Jt, M)
     cone3d = problem.dimension >= 3 and len(S) > 0  # a second-order cone (d >= 3), else an interval
     sols: list[PieceSolution] = []
@@ -326,7 +324,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
         G = np.array(in_rows).reshape(-1, N)
         h = np.array(in_rhs, dtype=float)  # G y >= h
         label = sep.join(_label(problem, i, choice[i]) for i in enum)
-        y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h, scale,
+        y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h,
                                             cone3d and _cone_data(problem, S, sign, il, it0, N, d1), solver, n)
         if y is None:
             continue
@@ -489,11 +487,10 @@ def _cone_data(problem, S, sign, il, it0, N, d1):
     return [(il + i, slice(it0 + j * d1, it0 + (j + 1) * d1), problem.friction[i] * sign[i]) for j, i in enumerate(S)]
 
 
-def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
+def _solve_piece(Aeq, beq, G, h, cones, solver, n):
     """A point of ``{Aeq y = beq, G y >= h}`` (∩ cones) or None, whether it is the only one, and whether
     the acceleration (the first ``n`` unknowns) is the same at every point of the piece."""
     N = Aeq.shape[1]
-    tol = PIECE_RTOL * scale
     if not cones and Aeq.shape[0] == N:
         # nonsingular or not once the rows and unknowns are equilibrated (Ruiz): a mass ratio of 1e10 or a row
         # of norm 1e-6 is not a singular piece (the raw condition number was compared with SOLVE_COND_MAX)
@@ -512,27 +509,66 @@ def _solve_piece(Aeq, beq, G, h, scale, cones, solver, n):
         # a nonsingular square equality system pins the point; otherwise uniqueness is not decided
         pinned = Aeq.shape[0] >= N and matrix_rank(Aeq) == N
         return y, (True if pinned else None), (True if pinned else None)
-    res = linprog(np.zeros(N), A_ub=-G if G.size else None, b_ub=-h if G.size else None, A_eq=Aeq, b_eq=beq,
+    # the LP on the data's scale: rows and unknowns equilibrated together (Ruiz on [Aeq; G]), the right-hand sides
+    # divided by their largest entry, so that HiGHS's absolute tolerance (1e-7) is relative to the data; before,
+    # a piece infeasible by 1e-10 in units of 1e-6 was a solution and a slack of 1e-4 of the data in units of 1e6
+    # an active row (max(1, |F|, |b|, |c|) · max(1, |y|))
+    ne = Aeq.shape[0]
+    r, cs = ruiz_scaling(np.vstack([Aeq, G]) if G.size else Aeq)
+    As, Gs = Aeq * r[:ne, None] * cs[None, :], G * r[ne:, None] * cs[None, :]
+    beta = max(float(np.abs(beq * r[:ne]).max(initial=0.0)), float(np.abs(h * r[ne:]).max(initial=0.0)))
+    beta = beta if beta > 0 else 1.0  # homogeneous piece: any unit
+    bs, hs = beq * r[:ne] / beta, h * r[ne:] / beta
+    res = linprog(np.zeros(N), A_ub=-Gs if G.size else None, b_ub=-hs if G.size else None, A_eq=As, b_eq=bs,
                   bounds=[(None, None)] * N, method="highs")
     if res.status == 2:
         return None, None, None
     if res.status != 0:
         raise SolverError(f"piece LP failed: {res.message}")
-    y = res.x
-    ymag = max(1.0, float(np.abs(y).max()))
-    if np.abs(Aeq @ y - beq).max(initial=0) > PIECE_LP_RTOL * ymag * scale or (G @ y - h).min(initial=0) < -PIECE_LP_RTOL * ymag * scale:
+    yh = _polish_piece_point(As, bs, Gs, hs, res.x)
+    if yh is None:
         raise SolverError("piece LP returned a point that fails its constraints")
-    active = (G @ y - h) <= PIECE_RTOL * ymag * scale
-    try:
-        t = cone_is_trivial(Aeq, G[active], N)
+    ymag = float(np.abs(yh).max(initial=0.0))
+    active = (Gs @ yh - hs) <= PIECE_RTOL * (np.abs(Gs) @ np.full(N, ymag) + np.abs(hs))
+    y = beta * cs * yh
+    try:  # the cone of feasible directions in the equilibrated unknowns (its triviality and projection are
+        t = cone_is_trivial(As, Gs[active], N)  # invariant under the diagonal scaling cs)
     except UndecidedError:  # isolation not decided either way: the weaker claim (None) is kept
         return y, None, None
     if t.trivial:
         return y, True, True
     try:
-        return y, False, _projection_is_zero(Aeq, G[active], n)
+        return y, False, _projection_is_zero(As, Gs[active], n)
     except UndecidedError:
         return y, False, None
+
+
+def _piece_violation(As, bs, Gs, hs, y) -> float:
+    """Largest violation of ``{As y = bs, Gs y >= hs}`` at y, each row relative to its own terms
+    ``|row| ‖y‖∞ + |rhs|`` (equilibrated rows and unknowns)."""
+    ymag = float(np.abs(y).max(initial=0.0))
+    eq = relative(As @ y - bs, np.abs(As) @ np.full(len(y), ymag) + np.abs(bs)).max(initial=0.0)
+    gap = np.minimum(Gs @ y - hs, 0.0) if Gs.size else np.zeros(0)
+    ineq = relative(gap, np.abs(Gs) @ np.full(len(y), ymag) + np.abs(hs)).max(initial=0.0) if Gs.size else 0.0
+    return float(max(eq, ineq))
+
+
+def _polish_piece_point(As, bs, Gs, hs, y) -> np.ndarray | None:
+    """The LP's point, or its least-norm NumPy correction onto the piece's active set (the equalities and the
+    inequalities within HiGHS's tolerance :data:`PIECE_LP_RTOL` of their terms, made exact) when that satisfies
+    every row better; None when neither satisfies every row to :data:`PIECE_LP_RTOL` of its terms."""
+    ymag = float(np.abs(y).max(initial=0.0))
+    near = (Gs @ y - hs) <= PIECE_LP_RTOL * (np.abs(Gs) @ np.full(len(y), ymag) + np.abs(hs)) if Gs.size \
+        else np.zeros(0, dtype=bool)
+    E = np.vstack([As, Gs[near]]) if Gs.size else As
+    rhs = np.concatenate([bs, hs[near]]) if Gs.size else bs
+    best, best_v = y, _piece_violation(As, bs, Gs, hs, y)
+    if E.shape[0]:
+        yp = y + np.linalg.lstsq(E, rhs - E @ y, rcond=None)[0]
+        vp = _piece_violation(As, bs, Gs, hs, yp)
+        if np.all(np.isfinite(yp)) and vp <= best_v:
+            best, best_v = yp, vp
+    return best if best_v <= PIECE_LP_RTOL else None
 
 
 def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:

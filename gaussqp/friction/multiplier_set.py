@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
-from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL
+from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL, SCALE_FLOOR
 from .cones import ConeModel, Layout, NormalSelection
 
 
@@ -51,16 +51,18 @@ def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: 
     """Unilateral contacts (input indices) with ``n_i a + b_i > active_tol``: they detach (a_n > 0).
 
     With the multipliers ``lam_n`` of the same solution, a row whose multiplier is not negligible
-    (> 1e-6 relative) counts as active whatever its slack: a slack that small next to a nonzero
-    force is solver round-off, not a detachment."""
+    (``λ̂_i = λ_i ‖(J S)_i‖∞ / force > 1e-6``, the data's units of :mod:`gaussqp.model.scales`, not
+    ``max(1, |λ|)``, which in units of 1e-6 called every force negligible) counts as active whatever its
+    slack: a slack that small next to a nonzero force is solver round-off, not a detachment."""
     G, g = problem.inequalities
     if not len(problem.unilateral):
         return np.zeros(0, dtype=int)
     slack = np.asarray(G @ a).ravel() + g
     off = slack > active_tol
     if lam_n is not None:
-        lu = np.asarray(lam_n)[problem.unilateral]
-        off &= lu <= NEGLIGIBLE_FORCE_RTOL * max(1.0, float(np.abs(lam_n).max(initial=0.0)))
+        sc = data_scales(problem)
+        lu = np.asarray(lam_n, dtype=float)[problem.unilateral] * sc.normal_weight[problem.unilateral] / sc.force
+        off &= lu <= NEGLIGIBLE_FORCE_RTOL
     return problem.unilateral[off]
 
 
@@ -125,7 +127,12 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     Gy = G @ y if L.pg else None
     det = set(int(i) for i in detaching(p, a, active_tol))
     ix = _dual_cone_index(p, L, det, signs)
-    cons = [r @ y == -1]
+    # the program normalized by ‖r‖∞ (y ~ 1, where the backend's absolute tolerances mean something); the proof is
+    # homogeneous, y / ‖r‖∞ satisfies rᵀy = -1 with the same dual-cone conditions
+    rn = float(np.abs(r).max(initial=0.0))
+    if rn == 0.0:
+        return None  # rᵀy = -1 has no solution
+    cons = [(r / rn) @ y == -1]
     if ix.zero.size:
         cons.append(Ey[ix.zero] == 0)
     if ix.nonneg.size:
@@ -145,12 +152,12 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     status = solve(prob)
     if status != "solved" or y.value is None:
         return None
-    yv = np.asarray(y.value).ravel()
+    yv = np.asarray(y.value).ravel() / rn
     viol = _dual_cone_violation(ix, np.asarray(E @ yv).ravel() if L.pe else np.zeros(0),
                                 np.asarray(G @ yv).ravel() if L.pg else np.zeros(0), L.d1, model, p.dimension,
-                                None if nu is None else np.asarray(nu.value))
+                                None if nu is None else np.asarray(nu.value) / rn)
     value = float(r @ yv)
-    scale = max(1.0, float(np.abs(yv).max()) * max(1.0, _abs_max(E), _abs_max(G)))
+    scale = max(SCALE_FLOOR, float(np.abs(yv).max()) * max(_abs_max(E), _abs_max(G)))
     if value < CONIC_FARKAS_VALUE_MAX and viol <= CONIC_FARKAS_RTOL * scale:
         return ConicFarkas(y=yv, signs=dict(signs), violation=viol, value=value)
     return None

@@ -251,8 +251,8 @@ class FixedPointResult:
     lam_b: np.ndarray | None
     converged: bool
     iterations: int
-    contraction: float  # ‖A_nb⁻¹ A_tb [μ]‖₂ (< 1: Banach contraction, tutorial (40))
-    error_bound: float  # a posteriori ‖λ_k - λ*‖ <= L/(1-L) ‖λ_k - λ_{k-1}‖ (inf when L >= 1)
+    contraction: float  # ‖U⁻¹ A_nb⁻¹ A_tb [μ] U‖₂, U = I or the Jacobi scaling of A_nb (< 1: Banach, tutorial (40))
+    error_bound: float  # a posteriori ‖λ_k - λ*‖₂ <= max(u) L/(1-L) ‖U⁻¹(λ_k - λ_{k-1})‖₂ (inf when L >= 1)
     history: list = field(default_factory=list)
 
 
@@ -260,7 +260,9 @@ def fixed_point(red: SlidingReduction, tol: float = FIXED_POINT_RTOL,
                 max_iter: int = FIXED_POINT_MAX_ITER) -> FixedPointResult:
     """Iterate ``λ ← A_nb⁻¹(A_tb[μ]|λ| - w1)`` (tutorial Prop. 9 proof, (39); Prop. 11 with frictionless
     bilateral rows eliminated). Bilateral problems only. ``contraction`` L is the Lipschitz constant of
-    the map in the 2-norm: L < 1 certifies existence and uniqueness (Banach), and is implied by (38)."""
+    the map in the 2-norm of ``U⁻¹ λ``, the smaller of raw units (U = I) and the equilibrated ones
+    (U = diag(A_nb)^(-1/2), invariant under a scaling of any row): L < 1 certifies existence and uniqueness
+    (Banach), and is implied by (38) (which bounds the raw L)."""
     if red.U.size:
         raise NotApplicableError("the fixed point of Prop. 9/11 is for bilateral contacts only")
     A = red.A_nb
@@ -271,18 +273,27 @@ def fixed_point(red: SlidingReduction, tol: float = FIXED_POINT_RTOL,
     if sol is None:
         raise NotApplicableError("A_nb is singular: Prop. 9/11 needs A_nb ≻ 0 (independent bilateral rows)")
     K = sol[:, :-1]
-    L = float(np.linalg.norm(K, 2))
     c = -sol[:, -1]
+    # the map in the units λ̃ = λ / u is λ̃ ← (U⁻¹ K U)|λ̃| + U⁻¹ c; a contraction in any such units proves
+    # existence and uniqueness (Banach). Raw units (u = 1, the ones (38) bounds) and the equilibrated ones
+    # (u = d, λ̃ invariant under a scaling of any bilateral row): the smaller constant is kept, and the steps and the
+    # a posteriori bound are measured in its units (a row scaled by 1e-2 no longer hides a contraction)
+    L_raw = float(np.linalg.norm(K, 2))
+    L_eq = float(np.linalg.norm(K * (d[None, :] / d[:, None]), 2))
+    u = d if L_eq < L_raw else np.ones_like(d)
+    L = min(L_raw, L_eq)
     lam = c.copy()
-    scale = max(1.0, float(np.abs(c).max()))
+    # the stopping and divergence tests relative to the first iterate c (data: -A_nb⁻¹ w1) in those units, not to
+    # max(1, ‖c‖∞): in units where c ~ 1e-6 the absolute floor stopped 7 digits early. c = 0 gives λ = 0 at once
+    scale = float(np.abs(c / u).max(initial=0.0))
     hist = []
     for it in range(1, max_iter + 1):
         new = K @ np.abs(lam) + c
-        step = float(np.linalg.norm(new - lam))
+        step = float(np.linalg.norm((new - lam) / u))
         hist.append(step)
         lam = new
         if step <= tol * scale:
-            bound = L / (1 - L) * step if L < 1 else float("inf")
+            bound = L / (1 - L) * step * float(u.max()) if L < 1 else float("inf")
             return FixedPointResult(lam, True, it, L, bound, hist)
         if not np.isfinite(step) or step > FIXED_POINT_DIVERGENCE * scale:
             break

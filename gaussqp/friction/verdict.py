@@ -36,6 +36,7 @@ import numpy as np
 from ..backends import get_backend, solve_program
 from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
+from ..model.scales import data_scales
 from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, Solution
 from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, ENUMERATION_MAX, IN_ENUMERATION_RTOL,
                         KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_FLOOR, MU_MAX, MU_RTOL,
@@ -363,7 +364,9 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
             best, best_signs, best_vars = m, signs, vars_
     v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol,
                         signs=best_signs)
-    scale = max(1.0, float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0)))
+    # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
+    # 1e-3 of its load was on the boundary
+    scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
     if feasible and best is not None and np.isfinite(best):
         if len(L.sticking) <= BOUNDARY_EXACT_MAX:
             cm = contact_margins(p, a, atol, best_signs, run, lam_n)
@@ -471,8 +474,7 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
         sol.enumeration = enum
         unique = _uniqueness(p, enum)
         if sol.status == SOLVED and sol.acceleration is not None:
-            found = any(np.abs(s.lam_n - sol.lambda_normal).max() <= IN_ENUMERATION_RTOL * max(1.0, np.abs(s.lam_n).max())
-                        for s in enum.solutions)
+            found = any(_same_multipliers(p, s.lam_n, sol.lambda_normal) for s in enum.solutions)
             sol.in_enumeration = bool(found) or enum.multiplier_multiplicity == "continuum"
     elif pm is not None and pm.holds:
         unique = {"acceleration": True, "generalized_force": True, "multipliers": True}
@@ -493,9 +495,17 @@ def enumeration_verdict(sol: Solution, enum: Enumeration) -> None:
     sol.enumeration = enum
     sol.unique = _uniqueness(p, enum)
     if sol.status == SOLVED and sol.acceleration is not None:
-        found = any(np.abs(s.lam_n - sol.lambda_normal).max(initial=0.0)
-                    <= IN_ENUMERATION_RTOL * max(1.0, np.abs(s.lam_n).max(initial=0.0)) for s in enum.solutions)
+        found = any(_same_multipliers(p, s.lam_n, sol.lambda_normal) for s in enum.solutions)
         sol.in_enumeration = bool(found) or enum.multiplier_multiplicity == "continuum"
+
+
+def _same_multipliers(problem: ContactProblem, x: np.ndarray, y: np.ndarray) -> bool:
+    """Do two normal multiplier vectors agree to :data:`IN_ENUMERATION_RTOL`, row by row in the data's units
+    ``λ̂_i = λ_i ‖(J S)_i‖∞ / force`` (:mod:`gaussqp.model.scales`)? Not against ``max(1, |λ|)``: in units of
+    1e-6 every answer matched every enumerated point."""
+    sc = data_scales(problem)
+    diff = np.abs(np.asarray(x, dtype=float) - np.asarray(y, dtype=float)) * sc.normal_weight / sc.force
+    return bool(diff.max(initial=0.0) <= IN_ENUMERATION_RTOL)
 
 
 _DECIDED = {"unique": True, "multiple": False, "continuum": False}
@@ -545,7 +555,7 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
     sol.sticking = v
     if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
-            v.margin <= BOUNDARY_RTOL * max(1.0, float(np.abs(sol.generalized_force).max(initial=0.0))):
+            v.margin <= BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0)):
         sol.unique["multipliers"] = None
         sol.message = (sol.message + "; " if sol.message else "") + \
             "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"

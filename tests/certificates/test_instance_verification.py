@@ -439,18 +439,20 @@ def test_coulomb_negative_normal_uses_abs():
     assert c.margin == pytest.approx(0.2, rel=1e-12) and c.holds is True
 
 
-def test_coulomb_tolerance_scales_with_largest_multiplier():
+def test_coulomb_tolerance_is_on_the_data_multipliers():
+    # M = I, F = (0, 1): force = 1, ‖(J S)_row‖∞ = 1, so λ_data = 1 for every row; contact scale μ·1 + 1
     p = _sticking2d([0.5])
-    # scale max(1, 2, 1) = 2: margin -1.5e-7 >= -2e-7 holds; -2.5e-7 fails
-    assert inst.coulomb_cone_check(p, np.array([2.0]), np.array([[1.0 + 1.5e-7]])).holds is True
-    c = inst.coulomb_cone_check(p, np.array([2.0]), np.array([[1.0 + 2.5e-7]]))
+    # scale 1.5: margin -1.4e-7 >= -1.5e-7 holds; -1.6e-7 fails, whatever the size of the answer
+    assert inst.coulomb_cone_check(p, np.array([2.0]), np.array([[1.0 + 1.4e-7]])).holds is True
+    c = inst.coulomb_cone_check(p, np.array([2.0]), np.array([[1.0 + 1.6e-7]]))
     assert c.holds is False and "does not refute sticking" in c.implies
-    # scale from λ_t: μ = 10, λ_n = 1, λ_t = 10 + 5e-7: margin -5e-7 >= -1e-7 * 10
+    assert c.data["relative_slack"] == pytest.approx(-1.6e-7 / 1.5, rel=1e-6)
+    # μ = 10: scale 11, margin -1e-6 >= -1.1e-6 holds
     p10 = _sticking2d([10.0])
-    assert inst.coulomb_cone_check(p10, np.array([1.0]), np.array([[10.0 + 5e-7]])).holds is True
-    # scale at least 1: λ = 0.1, margin -0.5e-7 >= -1e-7
-    assert inst.coulomb_cone_check(p, np.array([0.1]), np.array([[0.05 + 0.5e-7]])).holds is True
-    assert inst.coulomb_cone_check(p, np.array([0.1]), np.array([[0.05 + 1.5e-7]])).holds is False
+    assert inst.coulomb_cone_check(p10, np.array([1.0]), np.array([[10.0 + 1e-6]])).holds is True
+    # small multipliers are judged on the same data scale: λ = 0.1, margin -1.4e-7 holds, -1.6e-7 fails
+    assert inst.coulomb_cone_check(p, np.array([0.1]), np.array([[0.05 + 1.4e-7]])).holds is True
+    assert inst.coulomb_cone_check(p, np.array([0.1]), np.array([[0.05 + 1.6e-7]])).holds is False
 
 
 def test_coulomb_enforced_model_message_and_2d_uses_disk():
@@ -888,8 +890,9 @@ def test_ray_with_unilateral_row_exactly_tight():
 
 
 def test_coulomb_boundary_is_inclusive():
-    # λ_n = 0 (bilateral), |λ_t| = 1e-7: margin -1e-7 equals the bound -1e-7 * max(1, ...) exactly
-    p = _sticking2d([0.5], ["bilateral"])
+    # μ = 0, λ_n = 0 (bilateral), |λ_t| = 1e-7: the contact's data scale is 0·1 + 1 = 1, relative slack -1e-7
+    # equals the bound exactly
+    p = _sticking2d([0.0], ["bilateral"])
     c = inst.coulomb_cone_check(p, np.array([0.0]), np.array([[1e-7]]))
     assert c.margin == -1e-7 and c.holds is True
 

@@ -265,17 +265,17 @@ def test_c5_range_without_bilateral_rows():
         out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0], g[0]), uni([0.0, 1.0], g[1])]))
         assert [c.id for c in out] == ["C5", "C5(range)"]
         return out[1]
-    c = r((0.0, 1.0))  # residual (0.5, 0.5) max 0.5 / max(1, 1)
+    c = r((0.0, 1.0))  # residual (0.5, 0.5) max 0.5 / 1 (relative to ‖drift‖∞, issue #9 part 4)
     assert c.holds is False and c.margin == pytest.approx(-0.5, rel=1e-9) and c.implies.startswith("not satisfied")
     c = r((0.0, 3.0))  # residual 1.5 / 3
     assert c.margin == pytest.approx(-0.5, rel=1e-9)
-    c = r((0.0, 0.5))  # residual 0.25 / 1
-    assert c.margin == pytest.approx(-0.25, rel=1e-9)
+    c = r((0.0, 0.5))  # residual 0.25 / 0.5 (before: / max(1, 0.5))
+    assert c.margin == pytest.approx(-0.5, rel=1e-9)
     c = r((2.0, 2.0))
     assert c.holds is True and c.margin > -1e-15 and c.implies == "the contact LCP is solvable"
     c = r((2.0, 2.0 + 2e-9))  # residual 1e-9 / 2 = 5e-10: holds
     assert c.holds is True
-    c = r((0.0, 4e-9))  # residual 2e-9 / 1: fails
+    c = r((0.0, 4e-9))  # residual 2e-9 / 4e-9: fails
     assert c.holds is False
 
 

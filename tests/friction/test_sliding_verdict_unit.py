@@ -419,13 +419,18 @@ def test_sliding_verdict_no_p_matrix_with_sticking_contacts():
 
 
 @pytest.mark.parametrize("lam, delta, found", [(0.5, 0.9e-6, True), (0.5, 1.1e-6, False), (0.5, -1.1e-6, False),
-                                               (10.0, 0.9e-5, True), (10.0, 1.1e-5, False),
-                                               (-10.0, -0.9e-5, True), (-10.0, 1.1e-5, False)])
+                                               (10.0, 0.9e-6, True), (10.0, 1.1e-6, False),
+                                               (-10.0, -0.9e-6, True), (-10.0, 1.1e-6, False)])
 def test_sliding_verdict_in_enumeration_tolerance(lam, delta, found):
-    # |Δλ| <= 1e-6 · max(1, ‖λ_n‖∞) of an enumerated solution (its λ, not the answer's)
+    # |Δλ̂| <= 1e-6 in the data's units λ̂ = λ ‖(J S)_row‖∞ / force (issue #9 part 4; not max(1, ‖λ_n‖∞)):
+    # delta is given in those units, the same bound whatever the size of λ
+    from gaussqp.model.scales import data_scales
+
     p = rod(ROD_UNIQUE)
+    sc = data_scales(p)
+    unit = sc.force / sc.normal_weight[0]
     e = enum_of([piece(np.zeros(3), [lam])], "unique", "unique")
-    s = sol_of(p, a=np.zeros(3), lam_n=[lam + delta])
+    s = sol_of(p, a=np.zeros(3), lam_n=[lam + delta * unit])
     sv.sliding_verdict(s, e)
     assert s.in_enumeration is found
 
@@ -440,9 +445,16 @@ def test_sliding_verdict_in_enumeration_every_solution_and_component():
     t = sol_of(p, a=np.zeros(3), lam_n=[0.0, 3.0, 2.0])  # one component of each
     sv.sliding_verdict(t, e)
     assert t.in_enumeration is False
-    u = sol_of(p, a=np.zeros(3), lam_n=[0.0, 1.0, 2.0 + 1.9e-6])  # tolerance 1e-6 · max(1, 2)
+    # tolerance 1e-6 in the data's units λ̂ = λ ‖(J S)_row‖∞ / force, row by row
+    from gaussqp.model.scales import data_scales
+
+    unit = data_scales(p).force / data_scales(p).normal_weight[2]
+    u = sol_of(p, a=np.zeros(3), lam_n=[0.0, 1.0, 2.0 + 0.9e-6 * unit])
     sv.sliding_verdict(u, e)
     assert u.in_enumeration is True
+    u = sol_of(p, a=np.zeros(3), lam_n=[0.0, 1.0, 2.0 + 1.1e-6 * unit])
+    sv.sliding_verdict(u, e)
+    assert u.in_enumeration is False
 
 
 def test_sliding_verdict_in_enumeration_continuum_and_status():
@@ -621,11 +633,13 @@ def test_sticking_verdict_boundary_scale_is_the_generalized_force():
     assert s.unique["multipliers"] is False
 
 
-def test_sticking_verdict_boundary_scale_floor_is_one():
-    # small load 0.1: margin (0.05 - f) / 2 = 8e-7 <= 1e-6 · max(1, 0.1)
+def test_sticking_verdict_boundary_scale_has_no_floor():
+    # small load 0.1: margin (0.05 - f) / 2 = 8e-7 > 1e-6 · 0.1, the load's terms (issue #9 part 4: before, the
+    # scale was max(1, 0.1) and the contact was on its boundary): kept
     s = _two_contacts_solution(0.05 - 1.6e-6, fn=0.1)
     sv.sticking_verdict(s, "clarabel", HIGH)
-    assert s.unique["multipliers"] is None
+    assert s.sticking.margin == pytest.approx(8e-7, abs=2e-8)
+    assert s.unique["multipliers"] is False
 
 
 def test_sticking_verdict_no_downgrade_without_a_margin():
@@ -654,9 +668,13 @@ def test_p_matrix_certificate_size_counts_sliding_bilateral_rows(monkeypatch):
 
 
 def test_sliding_verdict_in_enumeration_tolerance_is_inclusive():
-    # |Δλ| = 1e-6 exactly = 1e-6 · max(1, 0): found
+    # |Δλ̂| = 1e-6 (λ̂ = λ ‖(J S)_row‖∞ / force), the bound itself: found
+    from gaussqp.model.scales import data_scales
+
+    p = rod(ROD_UNIQUE)
+    sc = data_scales(p)
     e = enum_of([piece(np.zeros(3), [0.0])], "unique", "unique")
-    s = sol_of(rod(ROD_UNIQUE), a=np.zeros(3), lam_n=[1e-6])
+    s = sol_of(p, a=np.zeros(3), lam_n=[1e-6 * sc.force / sc.normal_weight[0]])
     sv.sliding_verdict(s, e)
     assert s.in_enumeration is True
 
