@@ -30,8 +30,12 @@ def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
         z = splu(K).solve(rhs)
     except RuntimeError:
         return None
-    if not np.all(np.isfinite(z)) or \
-            np.abs(K @ z - rhs).max(initial=0) > KKT_SOLVE_RTOL * max(1.0, np.abs(rhs).max(initial=0)):
+    if not np.all(np.isfinite(z)):
+        return None
+    # the normwise backward error ‖Kz − rhs‖∞ / ‖|K||z| + |rhs|‖∞ (the solve's own terms; not max(1, ‖rhs‖),
+    # under which anything passed in small units); the answer is judged at the data's scale by the caller
+    terms = np.asarray(abs(K) @ np.abs(z)).ravel() + np.abs(rhs)
+    if np.abs(K @ z - rhs).max(initial=0) > KKT_SOLVE_RTOL * terms.max(initial=0):
         return None
     return z
 

@@ -303,15 +303,22 @@ class ContactProblem:
         object.__setattr__(self, "description", text("description", description))
 
     def _check_symmetric_psd(self, M) -> None:
-        if sp.issparse(M):
-            asym = abs(M - M.T).max() if M.nnz else 0.0
-            mag = abs(M).max() if M.nnz else 0.0
-        else:
-            asym = float(np.abs(M - M.T).max()) if M.size else 0.0
-            mag = float(np.abs(M).max()) if M.size else 0.0
-        if asym > MASS_RTOL * max(1.0, mag):
-            raise NotSymmetricError("mass_matrix", f"is not symmetric (max |M - Mᵀ| = {asym:.3g})",
-                                    "give a symmetric matrix, e.g. (M + M.T) / 2 if the asymmetry is round-off")
+        # each entry's asymmetry against its own scale, sqrt(|M_ii M_jj|) (what a PSD matrix's |M_ij| is bounded by)
+        # or the two entries themselves: never against 1 or the largest entry alone (M in units of 1e-8 or a
+        # coordinate of mass 1e-6 next to one of 1e6 must be just as symmetric)
+        d = np.sqrt(np.abs(np.asarray(M.diagonal()).ravel()))
+        D = sp.coo_matrix(M - M.T) if sp.issparse(M) else sp.coo_matrix(np.asarray(M) - np.asarray(M).T)
+        asym = 0.0
+        if D.nnz:
+            Mc = sp.csr_matrix(M) if sp.issparse(M) else np.asarray(M)
+            mij = np.abs(np.asarray(Mc[D.row, D.col]).ravel())
+            mji = np.abs(np.asarray(Mc[D.col, D.row]).ravel())
+            scale = np.maximum(d[D.row] * d[D.col], mij + mji)
+            rel = np.abs(D.data) / np.where(scale > 0, scale, 1.0)
+            asym = float(rel.max())
+        if asym > MASS_RTOL:
+            raise NotSymmetricError("mass_matrix", f"is not symmetric (max |M_ij - M_ji| = {asym:.3g} of its entries' "
+                                    "scale)", "give a symmetric matrix, e.g. (M + M.T) / 2 if the asymmetry is round-off")
         fac = factor_mass(M)
         lam_max = float(np.abs(fac.eigenvalues).max()) if fac.eigenvalues.size else 0.0
         if fac.eigenvalues.size and fac.min_eigenvalue < -MASS_RTOL * max(1.0, lam_max):

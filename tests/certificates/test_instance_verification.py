@@ -915,21 +915,25 @@ def _fake_splu(monkeypatch, perturb):
 
 
 def test_sparse_kkt_solve_verifies_the_lu_answer(monkeypatch):
+    """The normwise backward error ‖Kz − rhs‖∞ <= 1e-9 ‖|K||z| + |rhs|‖∞ (the solve's own terms, no floor of 1)."""
     M = sp.identity(2, format="csr")
     J = sp.csr_matrix(np.array([[0.0, 1.0]]))
-    rhs = np.array([0.0, -1.0, 0.0])  # |rhs|max = 1: bound 1e-9
-    _fake_splu(monkeypatch, lambda z: z + np.array([1.5e-9, 0.0, 0.0]))
+    rhs = np.array([0.0, -1.0, 0.0])  # z = (0, 0, 1): terms (0, 2, 0), bound 2e-9
+    _fake_splu(monkeypatch, lambda z: z + np.array([2.5e-9, 0.0, 0.0]))
     assert kkt.sparse_kkt_solve(M, J, rhs) is None
-    _fake_splu(monkeypatch, lambda z: z + np.array([0.5e-9, 0.0, 0.0]))
+    _fake_splu(monkeypatch, lambda z: z + np.array([1.5e-9, 0.0, 0.0]))
     assert kkt.sparse_kkt_solve(M, J, rhs) is not None
     _fake_splu(monkeypatch, lambda z: z + np.array([np.nan, 0.0, 0.0]))
     assert kkt.sparse_kkt_solve(M, J, rhs) is None
-    # |rhs|max = 4: bound 4e-9
-    rhs4 = np.array([0.0, -4.0, 0.0])
-    _fake_splu(monkeypatch, lambda z: z + np.array([3e-9, 0.0, 0.0]))
+    rhs4 = np.array([0.0, -4.0, 0.0])  # terms (0, 8, 0): bound 8e-9
+    _fake_splu(monkeypatch, lambda z: z + np.array([7e-9, 0.0, 0.0]))
     assert kkt.sparse_kkt_solve(M, J, rhs4) is not None
-    _fake_splu(monkeypatch, lambda z: z + np.array([5e-9, 0.0, 0.0]))
+    _fake_splu(monkeypatch, lambda z: z + np.array([9e-9, 0.0, 0.0]))
     assert kkt.sparse_kkt_solve(M, J, rhs4) is None
+    # in small units the bound follows: a 50 % error at rhs 1e-9 is refused (the old floor max(1, |rhs|) took it)
+    tiny = np.array([0.0, -1e-9, 0.0])
+    _fake_splu(monkeypatch, lambda z: z + np.array([0.5e-9, 0.0, 0.0]))
+    assert kkt.sparse_kkt_solve(M, J, tiny) is None
 
 
 def test_polish_exact_answer_is_not_marked():
