@@ -77,6 +77,23 @@ class Formulation(ABC):
                 "valid_when": self.valid_when, "kind": self.kind}
 
 
+class SelfJudgedFormulation(Formulation):
+    """A formulation that decides the stick/slip modes itself (``decides_modes``) and judges its own answer by the
+    recomputed natural map (F8, F9): :meth:`solve` checks ``accepts`` and returns :meth:`_solve`'s judged result,
+    without :func:`~gaussqp.certificates.judge.finalize` (whose residuals know no undecided mode)."""
+
+    kind = "cvxpy"
+    needs = "socp"
+    decides_modes = True
+
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
+              verdict: bool = True) -> Solution:
+        ok, why = self.accepts(problem, problem.classify())
+        if not ok:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        return self._solve(problem, solver, get_tolerance(tolerance))
+
+
 def undecided_modes(problem: ContactProblem) -> str:
     """Why no formulation accepts ``problem`` when some contact's stick/slip mode is left to the solver
     (:data:`~gaussqp.model.system_class.UNDECIDED_MODES`), else "". Every formulation here needs each contact's

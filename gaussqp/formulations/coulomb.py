@@ -45,7 +45,6 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..backends import get_backend, solve_program
-from ..errors import NotApplicableError
 from ..friction.coulomb_law import (contact_modes, de_saxce_shift, natural_map, natural_map_residual,
                                     project_cone, project_cone_jacobian)
 from ..model.local_problem import LocalContactProblem
@@ -56,7 +55,7 @@ from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, CO
                         COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
                         COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL, COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
                         COULOMB_RESTARTS, COULOMB_RESIDUAL_RTOL, Tolerance, get_tolerance)
-from .base import Formulation
+from .base import SelfJudgedFormulation
 
 
 @dataclass
@@ -355,16 +354,12 @@ def contact_blocks(problem: ContactProblem) -> tuple:
     return sp.vstack(rows, format="csr"), drift, mu
 
 
-class CoulombFixedPoint(Formulation):
+class CoulombFixedPoint(SelfJudgedFormulation):
     name = "coulomb_fixed_point"
     id = "F8"
     title = "Mode-free Coulomb friction: convex iteration on De Saxcé's shift + Newton polish"
     source = "issue #12 item 3; Acary, Brémond, Huber 2018 §4 (natural map, fixed point on the threshold)"
     valid_when = "M ≻ 0, unilateral contacts: 'coulomb' or frictionless (stick/slip decided by the solver)"
-    kind = "cvxpy"
-    needs = "socp"
-    decides_modes = True
-
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if not len(problem.coulomb):
             return False, "no 'coulomb' contact (this route decides stick/slip)"
@@ -376,15 +371,6 @@ class CoulombFixedPoint(Formulation):
         if cls.mass != "definite":
             return False, f"needs M ≻ 0 to condense the Delassus form (M has rank {cls.mass_rank} < {cls.n})"
         return True, ""
-
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
-              verdict: bool = True) -> Solution:
-        """:meth:`_solve`, judged there by the natural map (not by
-        :func:`~gaussqp.certificates.judge.finalize`, whose residuals know no undecided mode)."""
-        ok, why = self.accepts(problem, problem.classify())
-        if not ok:
-            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
-        return self._solve(problem, solver, get_tolerance(tolerance))
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         """Condense (``W = J M⁻¹ Jᵀ``, ``q = J M⁻¹(−F) + drift``), :func:`solve_local`, recover

@@ -34,7 +34,6 @@ import cvxpy as cp
 import numpy as np
 
 from ..backends import get_backend, solve_program
-from ..errors import NotApplicableError
 from ..friction.coulomb_law import (SEPARATED, SLIDING, ContactMode, NaturalMapResidual, contact_modes,
                                     natural_map)
 from ..friction.mixed_law import (BILATERAL, BILATERAL_SLIDING, BILATERAL_STICKING, COULOMB, UNILATERAL,
@@ -45,8 +44,8 @@ from ..results import Certificate, Solution
 from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DYNAMICS_RTOL, COULOMB_FIXED_POINT_MAX_ITER,
                         COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
                         COULOMB_MIXED_MAX_UNKNOWNS, COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL,
-                        COULOMB_RESIDUAL_RTOL, COULOMB_RESTART_ITER, COULOMB_RESTARTS, Tolerance, get_tolerance)
-from .base import Formulation
+                        COULOMB_RESIDUAL_RTOL, COULOMB_RESTART_ITER, COULOMB_RESTARTS, Tolerance)
+from .base import SelfJudgedFormulation
 
 
 #: The mode reported for a bilateral row (it holds by construction; its friction, if any, is told).
@@ -200,7 +199,7 @@ def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> 
     return best[1], k
 
 
-class CoulombMixed(Formulation):
+class CoulombMixed(SelfJudgedFormulation):
     name = "coulomb_mixed"
     id = "F9"
     title = "Mode-free Coulomb contacts mixed with every contact kind: gap program in (a, λ) + Newton polish"
@@ -208,10 +207,6 @@ class CoulombMixed(Formulation):
               "(Gauss's principle) with shifted cones and its duality gap")
     valid_when = ("'coulomb' contacts with any others (bilateral, frictionless, told sticking or sliding), "
                   "M ⪰ 0 (may be singular); dense, n + m·d unknowns up to a limit")
-    kind = "cvxpy"
-    needs = "socp"
-    decides_modes = True
-
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if not len(problem.coulomb):
             return False, "no 'coulomb' contact (this route decides stick/slip)"
@@ -221,14 +216,6 @@ class CoulombMixed(Formulation):
                            "route (gaussqp.settings.COULOMB_MIXED_MAX_UNKNOWNS); 'coulomb_fixed_point' takes large "
                            "unilateral problems with M ≻ 0")
         return True, ""
-
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
-              verdict: bool = True) -> Solution:
-        """:meth:`_solve`, judged there by the recomputed map (module docstring)."""
-        ok, why = self.accepts(problem, problem.classify())
-        if not ok:
-            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
-        return self._solve(problem, solver, get_tolerance(tolerance))
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         sysm = MixedSystem(problem)
