@@ -361,7 +361,7 @@ def cmd_grasp(args) -> int:
     rep = analyze(g, facets=args.facets, norm=args.norm)
     d = rep.to_dict()
     if args.plot:
-        plot_grasp(g, args.plot, facets=max(args.facets, 16), norm=args.norm)
+        plot_grasp(g, args.plot, facets=args.facets, norm=args.norm)
         d["plot"] = str(args.plot)
     if args.json:
         print(json.dumps(d, indent=1))
@@ -374,7 +374,8 @@ def cmd_grasp(args) -> int:
     _check_line("form closure", fo.holds, fo.certified, fo.certificate.id if fo.certificate else fo.reason)
     _check_line(f"epsilon ({args.norm})", eps.holds, eps.certified,
                 f"[{_fmt(eps.value.get('lower'))}, {_fmt(eps.value.get('upper'))}] with {args.facets} facets"
-                + (f"; exact (local) {_fmt(eps.value.get('exact'))}" if eps.value.get("exact") is not None else ""))
+                + (f"; local search {_fmt(eps.value.get('exact'))} (an upper bound)"
+                   if eps.value.get("exact") is not None else ""))
     itf, mw = rep.checks["internal_forces"], rep.checks["min_weight"]
     _check_line("internal forces", itf.holds, itf.certified, f"dim ker G = {itf.value.get('dimension')}")
     _check_line("min-weight (LP)", mw.holds, mw.certified, _fmt(mw.margin))

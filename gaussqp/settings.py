@@ -663,3 +663,7 @@ GRASP_EPSILON_SEARCH_ITER = 200
 #: Length of a friction cone drawn by :func:`gaussqp.grasp.plot.plot`, as a fraction of the grasp's size (the
 #: larger of the farthest contact's distance and the torque scale): a drawing choice, long enough to read.
 GRASP_PLOT_CONE_LENGTH = 0.35
+#: At most this many polygon sides (sphere points for soft fingers) per cone in ε and the plot: the bracket is
+#: already ~1e-3 wide at 64 on the shipped spatial grasps, and the hulls grow like (contacts × facets)^(w/2)
+#: (three spatial fingers: 5 s at 64 facets, over 290 s at 200).
+GRASP_MAX_FACETS = 128

@@ -179,7 +179,7 @@ def contact_modes(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, 
         nut = float(np.linalg.norm(ut))
         if rn <= COULOMB_MODE_RTOL * rs:
             out.append(ContactMode(SEPARATED, float(un), float(un) / vs))
-        elif nut > COULOMB_MODE_RTOL * vs and mu[j] > 0:
+        elif nut > COULOMB_MODE_RTOL * vs:  # it slides (with μ = 0 the friction force is zero, the slip is real)
             out.append(ContactMode(SLIDING, nut, nut / vs, tuple(float(x) for x in ut / nut)))
         else:
             slack = float(min(rn, mu[j] * rn - np.linalg.norm(rt))) if mu[j] > 0 else float(rn)

@@ -309,13 +309,14 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
         cert = Certificate(
             id=f"{cid}_rank", name=f"no {check.replace('_', ' ')}: G is rank deficient (verified)", source=source,
             holds=bool(ok), margin=-resid,
-            implies=f"G has rank {rank} < {w}: y ∈ ker Gᵀ, so neither the external wrench y nor −y can be resisted "
+            implies=f"{'G_n (the normal columns)' if check == 'form_closure' else 'G'} has rank {rank} < {w}: y ∈ ker Gᵀ, so neither the external wrench y nor −y can be resisted "
                     "(yᵀ(G x) = 0 ≠ ∓‖y‖²); the contact wrenches lie in the hyperplane yᵀw = 0",
             data={**data, "rank": rank, "wrench": phys, "wrench_scaled": y, "GTy_norm": resid})
         times["total"] = time.perf_counter() - t0
         return GraspCheck(check, False if ok else None, cert, 0.0,
                           {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
-                          f"the grasp map has rank {rank} < {w}", times)
+                          f"the {'normals-only (frictionless) ' if check == 'form_closure' else ''}grasp map has "
+                          f"rank {rank} < {w}", times)
     x, t, status, info = _interior(C, None, total, solver, tolerance)
     times["primal"] = time.perf_counter() - t0
     if x is not None and t is not None and t > 0:  # the exact slack check below decides, however small t is

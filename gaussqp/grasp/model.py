@@ -31,7 +31,7 @@ import numpy as np
 from ..errors import InputError, NegativeFrictionError, ShapeError, UnknownValueError
 from ..model.validation import real_array, real_scalar
 from ..results import Certificate, to_jsonable
-from ..settings import GRASP_MAX_CONTACTS, GRASP_NORMAL_RTOL
+from ..settings import GRASP_MAX_CONTACTS, GRASP_MAX_FACETS, GRASP_NORMAL_RTOL
 
 KINDS = ("frictionless", "hard", "soft")
 
@@ -68,7 +68,8 @@ def _moment(p: np.ndarray, f: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class GraspContact:
     """One contact of a grasp (module docstring). ``position``/``normal`` have 2 or 3 entries; ``torsional_friction``
-    (``μ_t``, a length) is used by ``soft`` contacts only."""
+    (``μ_t``, a length) belongs to ``soft`` contacts and ``friction`` to ``hard``/``soft`` ones: the kind decides, and a
+    coefficient the kind does not use is set to 0 (the checked contact, ``Grasp.contacts``, shows it)."""
 
     position: np.ndarray
     normal: np.ndarray
@@ -169,8 +170,8 @@ class Grasp:
                                     "contacts all at the origin need an explicit torque_scale")
         self.torque_scale = float(L)
         self.wrench = None if wrench is None else self._vector("wrench", wrench, self.wrench_dimension)
-        self.hand = hand
         self._columns = self._build_columns(columns)
+        self.hand = None if hand is None else self._check_hand(hand)
 
     # ------------------------------------------------------------------ validation
     @staticmethod
@@ -199,16 +200,44 @@ class Grasp:
         if c.kind == "soft" and not (mu > 0 and mut > 0):
             raise UnknownValueError(f"{f}.torsional_friction", f"is {mut} with friction {mu}",
                                     "a soft finger needs friction > 0 and torsional_friction > 0 (else use 'hard')")
-        if c.kind == "frictionless" and mu != 0:
-            mu = 0.0  # a frictionless point has no friction, whatever was given
+        # the kind decides the model: a frictionless point has no friction and only a soft finger has torsional
+        # friction, whatever else was given (so a grasp's kinds can be switched without rewriting its coefficients)
+        if c.kind == "frictionless":
+            mu = 0.0
+        if c.kind != "soft":
+            mut = 0.0
         return GraspContact(position=p, normal=n, friction=float(mu), kind=c.kind, torsional_friction=float(mut))
 
     @staticmethod
     def _vector(name: str, v, size: int) -> np.ndarray:
         a = real_array(name, v, 1)
         if a.size != size:
-            raise ShapeError(name, f"has {a.size} entries", f"give {size} (force then torque)")
+            raise ShapeError(name, f"has {a.size} entries", f"give {size}" + (" (force then torque)" if name == "wrench" else ""))
         return a
+
+    def _check_hand(self, hand: Hand) -> Hand:
+        """The hand's arrays, shapes checked against the grasp (k contact force components × n_q joints)."""
+        if not isinstance(hand, Hand):
+            raise UnknownValueError("hand", f"is a {type(hand).__name__}", "give a gaussqp.grasp.Hand")
+        k = sum(self.sizes())
+        J = real_array("hand.jacobian", hand.jacobian, 2)
+        if J.ndim != 2 or J.shape[0] != k:
+            raise ShapeError("hand.jacobian", f"has shape {J.shape}",
+                             f"give {k} rows (the contacts' force components f_n, f_t[, τ] in grasp order) × n_q joints")
+        nq = J.shape[1]
+        tl = None if hand.torque_limits is None else self._vector("hand.torque_limits", hand.torque_limits, nq)
+        if tl is not None and np.any(tl < 0):
+            raise UnknownValueError("hand.torque_limits", "has a negative entry", "give limits |τ_j| <= τ_max,j >= 0")
+        Mh = None
+        if hand.mass_matrix is not None:
+            Mh = real_array("hand.mass_matrix", hand.mass_matrix, 2)
+            if Mh.shape != (nq, nq):
+                raise ShapeError("hand.mass_matrix", f"has shape {Mh.shape}", f"give the ({nq}, {nq}) joint-space M")
+            d = np.sqrt(np.abs(np.diag(Mh)))
+            if np.any(np.abs(Mh - Mh.T) > GRASP_NORMAL_RTOL * np.maximum(np.outer(d, d), np.abs(Mh) + np.abs(Mh.T))):
+                raise ShapeError("hand.mass_matrix", "is not symmetric", "give a symmetric mass matrix")
+        F = None if hand.force is None else self._vector("hand.force", hand.force, nq)
+        return Hand(jacobian=J, torque_limits=tl, mass_matrix=Mh, force=F)
 
     def _build_columns(self, columns) -> list[np.ndarray]:
         w = self.wrench_dimension
@@ -307,9 +336,10 @@ class Grasp:
             return np.array([[1.0]])
         if k == 1:
             return np.array([[1.0, 1.0], [1.0, -1.0]])
-        if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < (3 if k == 2 else 6):
-            raise UnknownValueError("facets", f"is {facets!r}",
-                                    f"give an integer >= {3 if k == 2 else 6} (polygon sides / sphere points)")
+        if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < (3 if k == 2 else 6) \
+                or facets > GRASP_MAX_FACETS:
+            raise UnknownValueError("facets", f"is {facets!r}", f"give an integer from {3 if k == 2 else 6} to "
+                                    f"{GRASP_MAX_FACETS} (polygon sides / sphere points)")
         if k == 2:
             th = 2 * np.pi * np.arange(facets) / facets
             ring = np.column_stack([np.cos(th), np.sin(th)])

@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import InputTooLargeError, ShapeError, UnknownValueError, WrongTypeError
 from ..model.validation import real_array
 from ..results import Certificate
-from ..settings import (GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
+from ..settings import (GRASP_MAX_FACETS, GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
                         GRASP_EPSILON_STARTS, GRASP_MINKOWSKI_MAX_POINTS, GRASP_RANK_RTOL)
 from .model import Grasp, GraspCheck
 
@@ -305,9 +305,11 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     _check_norm(norm)
     if not isinstance(exact, bool):
         raise WrongTypeError("exact", f"is a {type(exact).__name__}", "give True or False")
-    if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < 1:
+    if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < 1 \
+            or facets > GRASP_MAX_FACETS:
         raise UnknownValueError("facets", f"is {facets!r}", "give a positive integer number of polygon sides "
-                                "(at least 3 for spatial hard fingers, 6 for soft ones)")
+                                f"(at least 3 for spatial hard fingers, 6 for soft ones; at most {GRASP_MAX_FACETS}, "
+                                "gaussqp.settings.GRASP_MAX_FACETS)")
     times = {}
     blocks = _blocks(grasp)
     t0 = time.perf_counter()

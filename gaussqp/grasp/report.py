@@ -45,7 +45,9 @@ class GraspReport:
                                 "certificate": _cert(fc)}
         out["form_closure"] = {"holds": fo.holds, "certified": fo.certified, "certificate": _cert(fo)}
         out["epsilon"] = {"lower": to_jsonable(eps.value.get("lower")), "upper": to_jsonable(eps.value.get("upper")),
-                          "exact_local": to_jsonable(eps.value.get("exact")), "facets": self.facets,
+                          # a local minimum of the exact support function over directions: an upper bound on the
+                          # exact ε, checked to lie in the bracket; the bracket is the proof
+                          "local_search": to_jsonable(eps.value.get("exact")), "facets": self.facets,
                           "norm": self.norm, "wrench_norm": "L2 of (force, torque / torque_scale)",
                           "holds": eps.holds, "certified": eps.certified, "certificate": _cert(eps)}
         itf = self.checks["internal_forces"]
@@ -55,9 +57,16 @@ class GraspReport:
                              "certified": mw.certified}
         if "equilibrium" in self.checks:
             eq = self.checks["equilibrium"]
-            key = "forces" if eq.holds else "separating_wrench"
-            out["equilibrium"] = {"holds": eq.holds, "certified": eq.certified,
-                                  key: to_jsonable(eq.value.get(key)), "certificate": _cert(eq)}
+            out["equilibrium"] = {"holds": eq.holds, "certified": eq.certified, "certificate": _cert(eq)}
+            if eq.holds:  # physical units: per contact the normal force, the tangential force (N) and the torsion
+                out["equilibrium"]["forces"] = [
+                    {"normal": f["normal"], "tangential": to_jsonable(f["tangential"]), "torsion": f["torsion"],
+                     "force": to_jsonable(f["force"])} for f in g.physical_forces(eq.value["forces"])]
+                out["equilibrium"]["forces_coordinates"] = to_jsonable(eq.value["forces"])
+                out["equilibrium"]["units"] = ("forces: physical (N, N·m); forces_coordinates: the cone coordinates "
+                                               "x_i = (f_n, f_t/μ[, τ/μ_t]) of the grasp map")
+            else:
+                out["equilibrium"]["separating_wrench"] = to_jsonable(eq.value.get("separating_wrench"))
         for name in ("hand_equilibrium", "hand_closure"):
             if name in self.checks:
                 c = self.checks[name]

@@ -233,3 +233,10 @@ def test_painleve_rod_iterative_answers_are_closed_form_solutions(theta, mu, the
         assert any(abs(sol.lambda_normal[0] - ln) <= 1e-8 * max(1.0, ln) for _, ln in closed), sol.lambda_normal
     assert auto.formulation == "coulomb_fixed_point" and auto.crosscheck["agree"] is True
     assert auto.unique["acceleration"] is (len(closed) == 1)
+
+
+def test_a_frictionless_coulomb_contact_that_moves_is_reported_sliding():
+    # review: μ = 0 with a tangential acceleration of 7.5 was labelled "sticking"
+    c = Contact("unilateral", np.array([0.0, 1.0]), friction=0.0, mode="coulomb", tangent=np.array([[1.0, 0.0]]))
+    sol = gaussqp.solve(ContactProblem(np.diag([2.0, 2.0]), [-15.0, 19.62], [c], dimension=2))
+    assert sol.acceleration[0] == pytest.approx(7.5) and sol.contact_modes[0].mode == "sliding"

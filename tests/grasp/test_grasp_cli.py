@@ -64,3 +64,19 @@ def test_readme_grasp_section_runs_and_prints_what_it_says(capsys):
     assert main(["grasp", "parallel_jaw_soft"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[:4] for line in out] == [line.split()[:4] for line in shown]
+
+
+def test_facets_beyond_the_cap_are_one_line_and_exit_2(capsys):
+    # review: --facets 100000 allocated 671 GiB in a traceback, --facets 1000 ran for minutes
+    assert main(["grasp", "sphere_three_fingers", "--facets", "100000"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "facets" in err[0] and "GRASP_MAX_FACETS" in err[0]
+
+
+def test_json_equilibrium_forces_are_physical(capsys):
+    # review: the forces were the cone coordinates (f_t/μ), 1.635 where the finger carries 0.981 N
+    assert main(["grasp", "parallel_jaw_soft", "--json"]) == 0
+    eq = json.loads(capsys.readouterr().out)["equilibrium"]
+    g = grasps.load("parallel_jaw_soft")
+    total = sum(abs(f["tangential"][k]) for f in eq["forces"] for k in range(2))
+    assert total == pytest.approx(float(abs(g.wrench[2])), rel=1e-6)  # the two fingers carry the weight
