@@ -48,6 +48,9 @@ REFERENCE_KINDS = ("exact", "consensus", "none")
 #: the profile's τ axis extends this factor past the largest finite ratio, so the last step is visible
 _TAU_MARGIN = 2
 
+#: the τ axis labels its minor ticks when it ends below this (fewer than two decades: few major ticks)
+_MINOR_LABELS_UP_TO = 100
+
 #: the ρ axis extends this far past [0, 1], so curves at 0 and 1 are not hidden by the frame
 _RHO_MARGIN = 0.03
 
@@ -192,6 +195,7 @@ def _profile_png(frame: pd.DataFrame, metric: str, label: str, path: pathlib.Pat
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.ticker import FuncFormatter
     except ImportError as exc:
         raise MissingExtraError("the report's profiles need matplotlib: pip install 'gaussqp[plots]'") from exc
     ratios = performance_ratios(frame, metric)
@@ -208,6 +212,10 @@ def _profile_png(frame: pd.DataFrame, metric: str, label: str, path: pathlib.Pat
         rho = (r[:, k][None, :] <= taus[:, None]).sum(axis=1) / n
         ax.step(taus, rho, where="post", label=route, linestyle=styles[(k // 10) % len(styles)])
     ax.set_xscale("log")
+    plain = FuncFormatter(lambda x, _: f"{x:g}")
+    ax.xaxis.set_major_formatter(plain)
+    if top <= _MINOR_LABELS_UP_TO:  # a short axis has few decades: label the minor ticks (2, 3, 5) too
+        ax.xaxis.set_minor_formatter(plain)
     ax.set_xlim(1.0, top)
     ax.set_ylim(-_RHO_MARGIN, 1 + _RHO_MARGIN)
     ax.set_xlabel(f"τ (ratio to the best route's {label})")
