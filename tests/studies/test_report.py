@@ -266,3 +266,11 @@ def test_load_table_prefers_parquet(tmp_path):
 def test_load_table_without_results_names_the_directory(tmp_path):
     with pytest.raises(FileFormatError, match="results.parquet or results.csv"):
         load_table(tmp_path)
+
+
+def test_an_empty_table_gives_an_empty_report(tmp_path):
+    empty = pd.DataFrame(columns=list(_table()[0]))
+    assert route_metrics(empty).empty
+    paths = write_report(empty, tmp_path)
+    assert "0 runs, 0 problems, 0 routes." in paths["markdown"].read_text(encoding="utf-8")
+    assert paths["profile_time"].read_bytes().startswith(PNG_MAGIC)
