@@ -21,7 +21,8 @@ and summarizes time and residual by **shifted geometric means** normalized to th
 :data:`gaussqp.settings.STUDY_SGM_SHIFT` = 10, each route's mean divided by the smallest). A run that is not
 correct is charged a penalty, as qpbenchmark charges a run whose solver found no solution: its time is the
 time limit, its residual the larger of its own and the preset's residual tolerance
-(:data:`gaussqp.settings.PRESETS`). qpbenchmark charges only the runs with no claimed solution; we charge every
+(:data:`gaussqp.settings.PRESETS`); a correct run with no recorded time or residual is charged the same (an
+unknown is not counted as fast or accurate). qpbenchmark charges only the runs with no claimed solution; we charge every
 run that is not correct, so a fast wrong answer does not make a route look fast.
 
 :func:`performance_profile` computes the Dolan--Moré performance profile (E. D. Dolan, J. J. Moré,
