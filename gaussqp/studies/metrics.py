@@ -11,7 +11,7 @@ tolerance preset). For each route :func:`route_metrics` counts
   (found == passed the residual check), so it also counts an honest failure as correct -- here honest
   failures are counted apart;
 - **honest failure**: no claim of success, and a status that says so (``inaccurate``, ``failed``,
-  ``timeout``), or a certified ``infeasible``/``unbounded`` verdict that the reference does not contradict;
+  ``timeout``), or a certified ``infeasible``/``unbounded`` verdict that the reference confirms;
 - **wrong claim**: a claimed success that the reference contradicts (``agrees_with_reference`` False),
   certified or not (``certified_wrong`` counts the certified ones, the worst case);
 - **errors**: runs that raised (``status == "error"``),
@@ -142,7 +142,8 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     -------
     DataFrame
         One row per (problem, route) -- a repeated pair keeps its last row (a resumed study may append a
-        run again) -- with ``route`` (:func:`route_label`), the flags recomputed from ``status``,
+        run again) -- with ``problem_key`` (the problem, or ``set/problem`` when one id appears in two sets),
+        ``route`` (:func:`route_label`), the flags recomputed from ``status``,
         ``certified`` and ``agrees_with_reference`` by the rules of the module docstring: ``claimed_success``,
         ``correct``, ``honest_failure``, ``wrong_claim``, ``certified_wrong``, ``error_run``; ``agrees`` (True /
         False / None), ``residual`` and ``total_time`` as floats, and ``stored_flags_differ``: True where the
@@ -164,7 +165,13 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
                               f"give one row per (problem, route) run with the columns {', '.join(REQUIRED_COLUMNS)}")
     for column in ("problem", "formulation", "solver", "tolerance", "status"):
         frame[column] = frame[column].astype(str)
-    frame = frame.drop_duplicates(subset=["problem", *ROUTE_KEYS], keep="last").reset_index(drop=True)
+    # a problem is (set, problem) when the table has sets: the same id in two sets is two problems, and is then
+    # shown as set/problem
+    if "set" in frame.columns and (frame.groupby("problem")["set"].nunique(dropna=False) > 1).any():
+        frame["problem_key"] = frame["set"].astype(str) + "/" + frame["problem"]
+    else:
+        frame["problem_key"] = frame["problem"]
+    frame = frame.drop_duplicates(subset=["problem_key", *ROUTE_KEYS], keep="last").reset_index(drop=True)
 
     status = frame["status"].to_numpy(dtype=object)
     certified = np.array([_tri(v, "certified") is True for v in frame["certified"]], dtype=bool)
@@ -172,7 +179,8 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     contradicted = np.array([a is False for a in agrees], dtype=bool)
     claimed = status == "solved"
     correct = claimed & certified & ~contradicted
-    verdict = np.isin(status, list(VERDICT_STATUSES)) & certified & ~contradicted
+    confirmed = np.array([a is True for a in agrees], dtype=bool)
+    verdict = np.isin(status, list(VERDICT_STATUSES)) & certified & confirmed
     honest = (~claimed & np.isin(status, list(HONEST_FAILURE_STATUSES))) | verdict
 
     stored_differ = np.zeros(len(frame), dtype=bool)
@@ -331,7 +339,7 @@ def performance_ratios(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric
     values = _numbers(frame, metric)
     usable = frame["correct"].to_numpy(dtype=bool) & np.isfinite(values)
     cost = np.where(usable, np.maximum(np.where(usable, values, 0.0), PROFILE_FLOORS[metric]), np.inf)
-    grid = (pd.DataFrame({"problem": frame["problem"], "route": frame["route"], "cost": cost})
+    grid = (pd.DataFrame({"problem": frame["problem_key"], "route": frame["route"], "cost": cost})
             .pivot(index="problem", columns="route", values="cost")
             .sort_index(axis=0).sort_index(axis=1))
     costs = grid.to_numpy(dtype=float)

@@ -167,10 +167,10 @@ def _headline(metrics: pd.DataFrame) -> _Table:
 
 def _disagreements(frame: pd.DataFrame) -> _Table:
     contradicted = np.array([a is False for a in frame["agrees"]], dtype=bool)
-    bad = frame.loc[contradicted].sort_values(["problem", "route"])
+    bad = frame.loc[contradicted].sort_values(["problem_key", "route"])
     rows = []
     for _, r in bad.iterrows():
-        rows.append([str(r["problem"]), str(r["route"]), str(r["status"]), "yes" if r["certified"] else "no",
+        rows.append([str(r["problem_key"]), str(r["route"]), str(r["status"]), "yes" if r["certified"] else "no",
                      "yes" if r["wrong_claim"] else "", _sci(r.get("acceleration_gap")),
                      _sci(r.get("generalized_force_gap")), _text(r.get("reference")), _text(r.get("command"))])
     return _Table(["problem", "route", "status", "certified", "wrong claim", "acceleration gap",
@@ -179,10 +179,10 @@ def _disagreements(frame: pd.DataFrame) -> _Table:
 
 def _references(frame: pd.DataFrame) -> tuple[_Table, dict[str, int]]:
     if "reference" in frame.columns:
-        per_problem = frame.groupby("problem")["reference"].agg(
+        per_problem = frame.groupby("problem_key")["reference"].agg(
             lambda s: next((str(v) for v in s if _text(v)), "none"))
     else:
-        per_problem = frame.groupby("problem")["problem"].agg(lambda s: "none")
+        per_problem = frame.groupby("problem_key")["problem_key"].agg(lambda s: "none")
     kinds = per_problem.map(lambda ref: ref.split(":", 1)[0] if ref.split(":", 1)[0] in REFERENCE_KINDS else "none")
     counts = {kind: int((kinds == kind).sum()) for kind in REFERENCE_KINDS}
     meaning = {"exact": "the certified answer of an exact route (enumeration, direct solve)",
@@ -238,7 +238,7 @@ def _methods(frame: pd.DataFrame, penalty_text: str) -> list[str]:
         "counted apart). **honest failure**: no claim, status "
         + ", ".join(f"`{s}`" for s in sorted(HONEST_FAILURE_STATUSES))
         + ", or a certified " + "/".join(f"`{s}`" for s in sorted(VERDICT_STATUSES))
-        + " verdict not contradicted. **wrong claim**: a claimed success the reference contradicts.",
+        + " verdict the reference confirms. **wrong claim**: a claimed success the reference contradicts.",
         "SGM: shifted geometric mean exp(mean(log(v + 10))) − 10 over the route's runs (qpbenchmark's shift, "
         "10), divided by the best route's (1.00 is the best). A run that is not correct is charged "
         f"{penalty_text} for its time and the larger of its residual and the preset's residual tolerance.",
@@ -282,7 +282,7 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
     references, _ = _references(frame)
     wrong = metrics[metrics["wrong_claims"] > 0]
     sets = sorted({_text(s) for s in frame["set"]} - {""}) if "set" in frame.columns else []
-    summary = (f"{len(frame)} runs, {frame['problem'].nunique()} problems, {len(metrics)} routes"
+    summary = (f"{len(frame)} runs, {frame['problem_key'].nunique()} problems, {len(metrics)} routes"
                + (f"; sets: {', '.join(sets)}" if sets else "") + ".")
     if wrong.empty:
         verdict = "No route claimed success on an answer the reference contradicts."

@@ -274,3 +274,22 @@ def test_an_empty_table_gives_an_empty_report(tmp_path):
     paths = write_report(empty, tmp_path)
     assert "0 runs, 0 problems, 0 routes." in paths["markdown"].read_text(encoding="utf-8")
     assert paths["profile_time"].read_bytes().startswith(PNG_MAGIC)
+
+
+def test_verdicts_are_honest_failures_only_when_certified_and_confirmed():
+    base = _row("q", "F", "clarabel", "infeasible", True, True, 1.0, 1e-9, "exact:F/enumeration/high")
+    cases = [(base, True), (dict(base, agrees_with_reference=None), False),
+             (dict(base, certified=False), False), (dict(base, agrees_with_reference=False), False)]
+    for row, honest in cases:
+        m = route_metrics([row]).iloc[0]
+        assert (m["honest_failures"], m["success"], m["correct"], m["wrong_claims"]) == (int(honest), 0, 0, 0)
+
+
+def test_the_same_problem_id_in_two_sets_is_two_problems():
+    rows = _table()
+    other = [dict(r, set="other") for r in rows if r["problem"] == "p1"]
+    frame = classify(rows + other)
+    assert len(frame) == len(rows) + len(other)
+    ratios = performance_ratios(rows + other)
+    assert len(ratios) == 6 and "other/p1" in ratios.index and "synthetic/p1" in ratios.index
+    assert route_metrics(rows + other).set_index("route").loc[A, "runs"] == 6
