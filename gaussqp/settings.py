@@ -667,3 +667,19 @@ GRASP_PLOT_CONE_LENGTH = 0.35
 #: already ~1e-3 wide at 64 on the shipped spatial grasps, and the hulls grow like (contacts × facets)^(w/2)
 #: (three spatial fingers: 5 s at 64 facets, over 290 s at 200).
 GRASP_MAX_FACETS = 128
+
+
+# ---------------------------------------------------------------- cross-validation studies: metrics and report (issue 14)
+#: Shift of the shifted geometric means of a study's times (seconds) and residuals (dimensionless):
+#: ``sgm(v) = exp(mean(log(v + s))) - s``. qpbenchmark uses ``shift=10.0`` for the runtime and for every
+#: residual (``qpbenchmark/report.py``, ``Report.__compute_dataframes``, github.com/qpsolvers/qpbenchmark); we keep
+#: its value so that the two reports read the same way. With residuals far below the shift the mean is close to
+#: their arithmetic mean (computed with log1p/expm1 so that residuals of 1e-15 keep their digits).
+STUDY_SGM_SHIFT = 10.0
+#: Times below this (seconds) are one clock tick: a performance profile compares ``max(t, this)`` so that a run
+#: timed at 0 s (a clock that did not advance) gives a finite ratio. ``time.perf_counter`` resolves ~1e-7 s; the
+#: runs of a study take 1e-4 s and more, so the floor changes no ratio that a clock could measure.
+STUDY_PROFILE_TIME_FLOOR = 1e-6
+#: Residuals below this are round-off: a residual profile compares ``max(r, this)`` (an exact 0 from a direct
+#: solve would make every other route's ratio infinite). Double precision's machine epsilon.
+STUDY_PROFILE_RESIDUAL_FLOOR = sys.float_info.epsilon
