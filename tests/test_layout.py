@@ -18,7 +18,7 @@ LAYERS = [
     {"certificates"},
     {"formulations", "impacts"},
     {"io"},
-    {"dispatch", "timestepping", "grasp"},
+    {"dispatch", "timestepping", "grasp", "studies"},
     {"cli", "__init__"},
 ]
 
