@@ -331,7 +331,8 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
     Returns
     -------
     pandas.DataFrame with the columns of :data:`gaussqp.studies.store.COLUMNS` (a list of dicts without pandas),
-    one row per (problem, route); ``attrs["runs"]`` (``.runs`` info in ``run_stats``) the number of runs done now.
+    one row per (problem, route) of this directory (earlier studies' rows included); the number of runs executed
+    by this call (0 on a full resume) is ``df.attrs["runs"]`` and ``run_stats["runs"]``.
     """
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise UnknownValueError("workers", f"{workers!r} is not a worker count", "give an integer >= 1")
