@@ -683,3 +683,24 @@ STUDY_PROFILE_TIME_FLOOR = 1e-6
 #: Residuals below this are round-off: a residual profile compares ``max(r, this)`` (an exact 0 from a direct
 #: solve would make every other route's ratio infinite). Double precision's machine epsilon.
 STUDY_PROFILE_RESIDUAL_FLOOR = sys.float_info.epsilon
+
+
+# --- cross-validation studies (gaussqp.studies, issue #14) ---------------------------------------------------
+#: Problems of a generated-families set when ``families`` is given without a count (``gaussqp crossval families``).
+STUDY_FAMILY_COUNT = 100
+#: Seed of a generated-families set when ``families[:COUNT]`` is given without one.
+STUDY_FAMILY_SEED = 0
+#: Smallest coordinate count n drawn for a generated problem (small problems: a study runs every
+#: route on each, and the exact enumerations are exponential in the contact count).
+STUDY_FAMILY_MIN_N = 3
+#: Largest coordinate count n drawn for a generated problem (see :data:`STUDY_FAMILY_MIN_N`).
+STUDY_FAMILY_MAX_N = 8
+#: Friction coefficient of the generated sliding family's contacts (a moderate μ: large enough that friction
+#: matters, small enough that most draws keep a solution).
+STUDY_SLIDING_FRICTION = 0.3
+#: Per-run wall-clock limit of a study run in seconds (``--time-limit``): a run still going after it is recorded
+#: as ``timeout`` and its worker killed; one minute covers every shipped problem on every route.
+STUDY_TIME_LIMIT = 60.0
+#: Seconds between two rewrites of the results table while a study runs (the journal ``results.jsonl`` gets every
+#: row as it finishes; the table is rewritten at most this often and once at the end).
+STUDY_FLUSH_INTERVAL = 30.0

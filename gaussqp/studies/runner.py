@@ -1,0 +1,439 @@
+"""Running a cross-validation study (issue #14): every route on every problem of a set, each run in a worker
+process with a time limit, the rows stored as they finish, then judged against each problem's reference.
+
+Engines: a local :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` processes (the default), or a
+Dask distributed cluster (``scheduler="tcp://HOST:PORT"``, or ``dask=True`` for a ``LocalCluster`` of
+``workers`` processes) running the same :func:`run_task`. No scheduler of our own: the pool or Dask hands the
+runs to the workers.
+
+Time limit, local pool: at most ``workers`` runs are in flight, so each starts when it is submitted; a run still
+going ``time_limit`` seconds after it started is recorded with status ``timeout``, the pool's processes are
+killed and a new pool takes the other runs in flight again (they restart). On Dask a worker runs each task in a
+thread and gives up waiting after ``time_limit`` (recording ``timeout``), but Dask cannot kill the thread: the
+abandoned run keeps its worker's CPU until it ends.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import shlex
+import sys
+import threading
+import time
+import traceback
+from collections import defaultdict, deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..errors import NotApplicableError, UnknownValueError
+from ..formulations import FORMULATIONS, Formulation
+from ..model.local_problem import LocalContactProblem
+from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
+from .reference import answer_json, judge_problem, verdicts
+from .routes import Route, check_options, routes_for
+from .sets import ProblemSet, parse_set
+from .store import COLUMNS, ResultsStore, key_of, to_frame
+
+
+def pack(problem) -> tuple[str, dict]:
+    """A problem as plain data for another process (the problem classes are immutable and do not pickle):
+    ``("gaussqp", gaussqp/1 dict)`` (:func:`gaussqp.io.gaussqp_format.to_dict`) or ``("local", arrays)``."""
+    if isinstance(problem, LocalContactProblem):
+        return "local", {"W": problem.W, "q": problem.q, "mu": problem.mu, "dimension": problem.dimension,
+                         "name": problem.name, "description": problem.description}
+    from ..io.gaussqp_format import to_dict
+
+    return "gaussqp", to_dict(problem)
+
+
+def unpack(data: tuple[str, dict]):
+    """The problem :func:`pack` packed, rebuilt (and validated) by its constructor."""
+    kind, doc = data
+    if kind == "local":
+        return LocalContactProblem(doc["W"], doc["q"], doc["mu"], doc["dimension"], name=doc["name"],
+                                   description=doc["description"])
+    from ..io.gaussqp_format import from_dict
+
+    return from_dict(doc)
+
+
+@dataclass
+class Task:
+    """One run: problem ``problem_id`` of set ``set_name`` (``problem``: :func:`pack`'s data) on ``route``.
+    ``formulation`` is the registered object
+    itself (so a formulation registered by the caller runs in the worker too); ``command`` reproduces the run."""
+
+    set_name: str
+    problem_id: str
+    problem: object
+    route: Route
+    formulation: Formulation | None
+    command: str
+
+    @property
+    def key(self) -> tuple:
+        return (self.set_name, self.problem_id, self.route.formulation, self.route.solver, self.route.tolerance)
+
+
+def _base_row(task: Task) -> dict:
+    r = task.route
+    return {"problem": task.problem_id, "set": task.set_name, "formulation": r.formulation, "solver": r.solver,
+            "tolerance": r.tolerance, "status": "error", "certified": False, "claimed_success": False,
+            "residual": math.nan, "certificates": "", "build_time": math.nan, "solve_time": math.nan,
+            "certify_time": math.nan, "total_time": math.nan, "acceleration_gap": math.nan,
+            "generalized_force_gap": math.nan, "reference": "none", "agrees_with_reference": None,
+            "correct": False, "honest_failure": False, "error": "", "command": task.command, "answer": ""}
+
+
+def _time(times: dict, key: str) -> float:
+    v = times.get(key)
+    return math.nan if v is None else float(v)
+
+
+def run_task(task: Task) -> dict:
+    """Run one task in this process and return its row of the results table (without the reference columns).
+
+    The route is solved as ``gaussqp solve --formulation F --solver S --tolerance T --no-crosscheck`` solves it:
+    ``accepts``, then :meth:`Formulation.solve` (the formulation's program, the backend, the judge); a local
+    problem through :func:`gaussqp.solve` (the mode-free Coulomb route). Any exception is the row's ``error``
+    (status ``"error"``), never raised. Times: ``solve_time`` is the backend's (cvxpy's ``solve`` call) or, for a
+    route without backend, the whole formulation's; ``build_time`` the rest of the formulation (building the
+    program, recovering (a, λ)); ``certify_time`` the judge's; ``total_time`` the wall time of the run."""
+    row = _base_row(task)
+    r = task.route
+    t0 = time.perf_counter()
+    try:
+        problem = unpack(task.problem)
+        if isinstance(problem, LocalContactProblem):
+            from ..dispatch import solve
+
+            sol = solve(problem, formulation=r.formulation, solver=r.backend, tolerance=r.tolerance,
+                        crosscheck=False, certify=False)
+        else:
+            f = task.formulation if task.formulation is not None else FORMULATIONS[r.formulation]
+            ok, why = f.accepts(problem, problem.classify())
+            if not ok:
+                raise NotApplicableError(f"formulation {r.formulation!r} does not accept this problem: {why}")
+            sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None,
+                          tolerance=get_tolerance(r.tolerance))
+    except Exception as e:  # a route's failure is a row of the study, whatever it is
+        row["error"] = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+        row["total_time"] = time.perf_counter() - t0
+        return row
+    row["total_time"] = time.perf_counter() - t0
+    status = str(getattr(sol.status, "value", sol.status))
+    row["status"] = status
+    row["certified"] = bool(sol.certified)
+    row["claimed_success"] = status == "solved"
+    vals = [float(v) for v in sol.residuals.values() if v is not None]
+    row["residual"] = max(vals) if vals else math.nan
+    row["certificates"] = ";".join(c.id for c in sol.certificates if c.holds)
+    backend = sol.extras.get("backend") if isinstance(sol.extras, dict) else None
+    whole = _time(sol.times, "formulation")
+    if isinstance(backend, dict) and backend.get("time_total") is not None:
+        row["solve_time"] = float(backend["time_total"])
+        row["build_time"] = whole - row["solve_time"] if not math.isnan(whole) else math.nan
+    else:
+        row["solve_time"] = whole if not math.isnan(whole) else _time(sol.times, "total")
+    row["certify_time"] = _time(sol.times, "certify")
+    row["error"] = ""
+    row["answer"] = answer_json(sol)
+    return row
+
+
+def _timeout_row(task: Task, limit: float) -> dict:
+    row = _base_row(task)
+    row.update(status="timeout", total_time=float(limit), error=f"time limit of {limit:g} s reached")
+    return row
+
+
+def _error_row(task: Task, e: BaseException) -> dict:
+    row = _base_row(task)
+    row["error"] = f"{type(e).__name__}: {e}".splitlines()[0]
+    return row
+
+
+def run_task_limited(task: Task, time_limit: float) -> dict:
+    """:func:`run_task` in a thread of this process, given up after ``time_limit`` seconds (a ``timeout`` row; the
+    thread is left to finish): the time limit on a Dask worker, which cannot kill its tasks."""
+    box: list[dict] = []
+    th = threading.Thread(target=lambda: box.append(run_task(task)), daemon=True)
+    th.start()
+    th.join(time_limit)
+    return box[0] if box else _timeout_row(task, time_limit)
+
+
+class _Progress:
+    """A tqdm bar when tqdm is importable, else a plain counter line on stderr."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.done, self.enabled, self.bar = total, 0, enabled, None
+        self._last = 0.0
+        if enabled:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self.bar = tqdm(total=total, unit="run", desc="crossval", file=sys.stderr)
+
+    def update(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+        elif self.enabled and (time.monotonic() - self._last >= 1 or self.done == self.total):
+            self._last = time.monotonic()
+            print(f"\rcrossval {self.done}/{self.total} runs", end="" if self.done < self.total else "\n",
+                  file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _kill(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool's processes now (a run past its time limit is in one of them)."""
+    kill = getattr(pool, "kill_workers", None)  # Python >= 3.14
+    if callable(kill):
+        kill()
+    else:
+        for p in list((getattr(pool, "_processes", None) or {}).values()):
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    methods = multiprocessing.get_all_start_methods()
+    # fork: the workers inherit what the caller registered (a formulation added with register) and start at once
+    ctx = multiprocessing.get_context("fork") if "fork" in methods and sys.version_info < (3, 14) else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+
+def run_local(tasks: Iterable[Task], *, workers: int, time_limit: float, on_row: Callable[[dict], None]) -> None:
+    """Run ``tasks`` on a local process pool of ``workers`` processes, at most ``workers`` in flight, calling
+    ``on_row`` with each finished row (timeouts and errors included)."""
+    pending = deque(tasks)
+    running: dict = {}
+    pool = _pool(workers)
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                t = pending.popleft()
+                running[pool.submit(run_task, t)] = (t, time.monotonic() + time_limit)
+            wait(list(running), timeout=max(0.0, min(d for _, d in running.values()) - time.monotonic()),
+                 return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in [f for f in running if f.done()]:
+                t, _ = running.pop(fut)
+                try:
+                    on_row(fut.result())
+                except BrokenProcessPool as e:  # a worker died (a crash in a solver): this run is an error
+                    broken = True
+                    on_row(_error_row(t, e))
+            now = time.monotonic()
+            expired = [f for f, (_, d) in running.items() if d <= now]
+            if expired or broken:
+                for f in expired:
+                    t, _ = running.pop(f)
+                    on_row(_timeout_row(t, time_limit))
+                for f, (t, _) in list(running.items()):
+                    pending.appendleft(t)  # killed with the pool: run again
+                running.clear()
+                _kill(pool)
+                pool = _pool(workers)
+    finally:
+        _kill(pool) if running else pool.shutdown(wait=True)
+
+
+def run_dask(tasks: Iterable[Task], *, scheduler: str | None, workers: int, time_limit: float,
+             on_row: Callable[[dict], None]) -> None:
+    """Run ``tasks`` on Dask distributed: the cluster at ``scheduler`` (``tcp://HOST:PORT``), or a new
+    ``LocalCluster`` of ``workers`` single-threaded processes when it is None; each task is
+    :func:`run_task_limited` (the time limit) and ``on_row`` gets each row as it finishes."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as e:
+        raise NotApplicableError(f"Dask distributed is not installed ({e}): pip install 'gaussqp[dask]'") from e
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        window = max(1, 4 * sum(client.nthreads().values()))
+        it = iter(tasks)
+        live = {}
+        ac = as_completed()
+        for t in it:
+            fut = client.submit(run_task_limited, t, time_limit, pure=False)
+            live[fut.key] = t
+            ac.add(fut)
+            if len(live) >= window:
+                break
+        for fut in ac:
+            t = live.pop(fut.key)
+            try:
+                on_row(fut.result())
+            except Exception as e:  # the worker lost the task (it died): an error row, the study goes on
+                on_row(_error_row(t, e))
+            nxt = next(it, None)
+            if nxt is not None:
+                f2 = client.submit(run_task_limited, nxt, time_limit, pure=False)
+                live[f2.key] = nxt
+                ac.add(f2)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _command(source: str, route: Route, local: bool) -> str:
+    parts = ["gaussqp", "solve", shlex.quote(source), "--formulation", route.formulation]
+    if route.backend is not None:
+        parts += ["--solver", route.backend]
+    parts += ["--tolerance", route.tolerance, "--no-crosscheck", "--json"]
+    return " ".join(parts)
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, tolerances=("high",), out=None,
+              workers: int = 1, scheduler: str | None = None, dask: bool = False,
+              time_limit: float = STUDY_TIME_LIMIT, facetized: bool = False, progress: bool = True,
+              system_class=None, max_n: int | None = None, max_m: int | None = None):
+    """Run every route on every problem of ``set``, judge each run against the problem's reference, store the
+    results in ``out`` and return them.
+
+    Parameters
+    ----------
+    set : ``"library"``, ``"families[:COUNT[:SEED]]"``, a directory, or a :class:`~gaussqp.studies.sets.ProblemSet`
+    formulations, solvers, tolerances : restrict the routes (:func:`~gaussqp.studies.routes.routes_for`)
+    out : directory of the results (``results.jsonl`` journal, ``results.parquet`` or ``results.csv`` table,
+        ``problems/`` files of generated problems for the reproducing commands, ``skipped.json``); a re-run with
+        the same ``out`` resumes: finished (set, problem, formulation, solver, tolerance) runs are not run again.
+        None: nothing stored.
+    workers : local worker processes (or the Dask ``LocalCluster``'s with ``dask=True``)
+    scheduler : address of a Dask distributed scheduler (``tcp://HOST:PORT``): the runs go there
+    dask : run on a new Dask ``LocalCluster`` of ``workers`` processes
+    time_limit : seconds per run; a run past it is a ``timeout`` row
+    facetized : include the facetized variants (F5 polygons, polygonal Coulomb enumerations)
+    progress : a progress bar (tqdm) or counter line on stderr
+    system_class, max_n, max_m : filters of the set (:class:`~gaussqp.studies.sets.ProblemSet`)
+
+    Returns
+    -------
+    pandas.DataFrame with the columns of :data:`gaussqp.studies.store.COLUMNS` (a list of dicts without pandas),
+    one row per (problem, route) of this directory (earlier studies' rows included); the number of runs executed
+    by this call (0 on a full resume) is ``df.attrs["runs"]`` and ``run_stats["runs"]``.
+    """
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise UnknownValueError("workers", f"{workers!r} is not a worker count", "give an integer >= 1")
+    if not isinstance(time_limit, (int, float)) or not time_limit > 0:
+        raise UnknownValueError("time_limit", f"{time_limit!r} is not a time limit", "give seconds > 0")
+    check_options(formulations, solvers, tolerances)
+    filters = {"system_class": system_class, "max_n": max_n, "max_m": max_m}
+    pset = parse_set(set, **filters) if not isinstance(set, ProblemSet) else set
+    store = ResultsStore(out) if out is not None else None
+    rows: dict[tuple, dict] = {}
+    if store is not None:
+        rows = {key_of(r): r for r in store.load()}
+    done = {k for k in rows}
+
+    def tasks():
+        for pid, p in pset:
+            source = pset.source(pid)
+            local = isinstance(p, LocalContactProblem)
+            todo = [r for r in routes_for(p, formulations=formulations, solvers=solvers, tolerances=tolerances,
+                                          facetized=facetized)
+                    if (pset.name, pid, r.formulation, r.solver, r.tolerance) not in done]
+            if not todo:
+                continue
+            if source is None:
+                source = _problem_file(store, pset.name, pid, p)
+            data = pack(p)
+            for r in todo:
+                yield Task(pset.name, pid, data, r, None if local else FORMULATIONS.get(r.formulation),
+                           _command(source, r, local))
+
+    todo = list(tasks())
+    count = {"runs": 0}
+    bar = _Progress(len(todo), progress)
+    last = [time.monotonic()]
+
+    def on_row(row: dict) -> None:
+        rows[key_of(row)] = row
+        count["runs"] += 1
+        if store is not None:
+            store.append(row)
+            if time.monotonic() - last[0] >= STUDY_FLUSH_INTERVAL:
+                store.write_table([verdicts(dict(r)) for r in rows.values()])
+                last[0] = time.monotonic()
+        bar.update()
+
+    try:
+        if scheduler is not None or dask:
+            run_dask(todo, scheduler=scheduler, workers=workers, time_limit=time_limit, on_row=on_row)
+        else:
+            run_local(todo, workers=workers, time_limit=time_limit, on_row=on_row)
+    finally:
+        bar.close()
+    del todo
+    judged = _judge(pset, list(rows.values()))
+    if store is not None:
+        store.write_table(judged)
+        store.compact(judged)
+        (store.dir / "skipped.json").write_text(json.dumps(getattr(pset, "skipped", {}), indent=1) + "\n")
+    run_stats.update(runs=count["runs"], rows=len(judged))
+    try:
+        df = to_frame(judged)
+    except ImportError:
+        return judged
+    df.attrs["runs"] = count["runs"]
+    return df
+
+
+#: what the last :func:`run_study` did in this process: ``runs`` (runs executed now, 0 on a full resume) and
+#: ``rows`` (rows of the table)
+run_stats: dict = {"runs": 0, "rows": 0}
+
+
+def _problem_file(store: ResultsStore | None, set_name: str, pid: str, problem) -> str:
+    """A file holding a generated problem, for the reproducing command (``out/problems/``), or a placeholder when
+    nothing is stored."""
+    if store is None:
+        return f"{set_name}/{pid}"
+    from ..io.gaussqp_format import dump
+
+    path = store.dir / "problems" / _safe(set_name) / f"{_safe(pid)}.json"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        dump(problem, path)
+    return str(path.resolve())
+
+
+def _judge(pset: ProblemSet, rows: list[dict]) -> list[dict]:
+    """Every row with its reference columns: the set is iterated once more (lazily) and each problem's rows
+    judged against it (:func:`gaussqp.studies.reference.judge_problem`); rows of problems the set no longer
+    yields are kept with reference ``none``."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[(r["set"], r["problem"])].append(r)
+    out: list[dict] = []
+    for pid, p in pset:
+        g = groups.pop((pset.name, pid), None)
+        if g:
+            out.extend(judge_problem(g, p))
+    for g in groups.values():
+        out.extend(verdicts(dict(r)) for r in g)
+    return [{k: r.get(k) for k in COLUMNS} for r in out]
+
+
+__all__ = ["Task", "run_dask", "run_local", "run_stats", "run_study", "run_task", "run_task_limited"]
