@@ -392,6 +392,45 @@ def cmd_grasp(args) -> int:
     return 0 if rep.certified else 1
 
 
+def _names(text: str | None) -> list[str] | None:
+    return None if not text else [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _wrong_claims(rows) -> list:
+    return [r for r in rows if r.get("claimed_success") and r.get("agrees_with_reference") is False]
+
+
+def cmd_crossval(args) -> int:
+    from .studies import run_study
+    from .studies.report import write_report
+
+    if args.workers < 1:
+        raise UnknownValueError("--workers", f"is {args.workers}", "give 1 or more worker processes")
+    if not args.time_limit > 0:
+        raise UnknownValueError("--time-limit", f"is {args.time_limit}", "give a positive number of seconds")
+    out = Path(args.out)
+    table = run_study(args.set, formulations=_names(args.formulations), solvers=_names(args.solvers),
+                      tolerances=tuple(_names(args.tolerance) or ["high"]), out=out, workers=args.workers,
+                      scheduler=args.scheduler, time_limit=args.time_limit, progress=not args.quiet)
+    rows = table.to_dict("records") if hasattr(table, "to_dict") else list(table)
+    paths = write_report(rows, out, time_limit=args.time_limit)
+    wrong = _wrong_claims(rows)
+    print(f"{len(rows)} runs in {out}; report: {paths['markdown']}, {paths['html']}")
+    for r in wrong[:20]:
+        print(f"WRONG CLAIM: {r['problem']} {r['formulation']}/{r['solver']}/{r['tolerance']}: {r.get('command', '')}")
+    return 1 if wrong else 0
+
+
+def cmd_report(args) -> int:
+    from .studies.report import load_table, write_report
+
+    table = load_table(args.dir)
+    rows = table.to_dict("records") if hasattr(table, "to_dict") else list(table)
+    paths = write_report(rows, args.dir, time_limit=args.time_limit)
+    print(f"report rebuilt from {len(rows)} runs: {paths['markdown']}, {paths['html']}")
+    return 1 if _wrong_claims(rows) else 0
+
+
 def _source_options() -> argparse.ArgumentParser:
     """The options of a model file (MuJoCo, URDF), shared by solve, check, info and import."""
     src = _Parser(add_help=False)
@@ -462,6 +501,24 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("--json", action="store_true", help="print one JSON object")
     gr.add_argument("--plot", default=None, metavar="PNG", help="draw contacts, cones and the wrench set with the ε ball")
     gr.set_defaults(func=cmd_grasp)
+    cv = sub.add_parser("crossval", help="cross-validation study: every accepting route on every problem of a set, "
+                                         "judged against a reference; results table and report in --out")
+    cv.add_argument("set", help="library, families[:COUNT[:SEED]], or a directory of gaussqp/1 or FCLIB files")
+    cv.add_argument("--formulations", default=None, help="comma-separated formulations (default: every accepting one)")
+    cv.add_argument("--solvers", default=None, help="comma-separated backends (default: every installed one)")
+    cv.add_argument("--tolerance", default="high", help="comma-separated tolerance presets (default high)")
+    cv.add_argument("--out", default="crossval", help="results directory (re-running resumes; default ./crossval)")
+    where = cv.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                       help="run on a Dask distributed cluster (extra gaussqp[dask])")
+    cv.add_argument("--time-limit", type=float, default=60.0, help="seconds per run; a run beyond it is a timeout row")
+    cv.add_argument("--quiet", action="store_true", help="no progress bar")
+    cv.set_defaults(func=cmd_crossval)
+    rp = sub.add_parser("report", help="rebuild a study's report (report.md, report.html, profiles) from its results")
+    rp.add_argument("dir", help="a study's --out directory")
+    rp.add_argument("--time-limit", type=float, default=None, help="penalty time of failed runs (default: the study's)")
+    rp.set_defaults(func=cmd_report)
     sub.add_parser("list", help="the problem library").set_defaults(func=cmd_list)
     sub.add_parser("formulations", help="formulation registry and installed backends").set_defaults(func=cmd_formulations)
     return ap

@@ -23,7 +23,8 @@ correct is charged a penalty, as qpbenchmark charges a run whose solver found no
 time limit, its residual the larger of its own and the preset's residual tolerance
 (:data:`gaussqp.settings.PRESETS`); a correct run with no recorded time or residual is charged the same (an
 unknown is not counted as fast or accurate). qpbenchmark charges only the runs with no claimed solution; we charge every
-run that is not correct, so a fast wrong answer does not make a route look fast.
+run that is not correct, so a fast wrong answer does not make a route look fast — except a certified infeasible or
+unbounded verdict that the reference confirms (``right``): it is charged its own time and no residual.
 
 :func:`performance_profile` computes the Dolan--Moré performance profile (E. D. Dolan, J. J. Moré,
 "Benchmarking optimization software with performance profiles", Math. Program. 91 (2002), eq. (1)-(2)): for
@@ -197,6 +198,9 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame["claimed_success"] = claimed
     frame["correct"] = correct
     frame["honest_failure"] = honest
+    # "right": a correct answer, or a certified infeasible/unbounded verdict the reference confirms — neither is
+    # charged a penalty time nor left out of the performance profile (a route that proves "no solution" fast is fast)
+    frame["right"] = correct | verdict
     frame["wrong_claim"] = claimed & contradicted
     frame["certified_wrong"] = claimed & contradicted & certified
     frame["error_run"] = status == "error"
@@ -289,11 +293,13 @@ def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
     if frame.empty:
         return pd.DataFrame(columns=list(METRIC_COLUMNS))
     penalty, _ = penalty_time(frame, time_limit)
-    time_charged = np.where(frame["correct"] & np.isfinite(frame["total_time"]), frame["total_time"], penalty)
+    time_charged = np.where(frame["right"] & np.isfinite(frame["total_time"]), frame["total_time"], penalty)
     tolerance = np.array([get_tolerance(t).residual for t in frame["tolerance"]], dtype=float)
     residual = frame["residual"].to_numpy(dtype=float)
     own = np.where(np.isfinite(residual), residual, 0.0)
     residual_charged = np.where(frame["correct"] & np.isfinite(residual), residual, np.maximum(own, tolerance))
+    # a confirmed verdict has no answer whose residual means anything: its certificate was verified, charge nothing
+    residual_charged = np.where(frame["right"] & ~frame["correct"], 0.0, residual_charged)
     frame = frame.assign(_time=time_charged, _residual=residual_charged)
 
     rows = []
@@ -337,7 +343,7 @@ def performance_ratios(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric
     if metric not in frame.columns:
         raise FileFormatError("results table", f"has no column {metric}", "profile a column the table records")
     values = _numbers(frame, metric)
-    usable = frame["correct"].to_numpy(dtype=bool) & np.isfinite(values)
+    usable = frame["right"].to_numpy(dtype=bool) & np.isfinite(values)
     cost = np.where(usable, np.maximum(np.where(usable, values, 0.0), PROFILE_FLOORS[metric]), np.inf)
     grid = (pd.DataFrame({"problem": frame["problem_key"], "route": frame["route"], "cost": cost})
             .pivot(index="problem", columns="route", values="cost")

@@ -12,8 +12,9 @@ Per problem, the reference is, in this order:
 
 Agreement is :func:`gaussqp.dispatch.crosscheck_report`'s, at the run's own tolerance preset
 (``crosscheck``): answers agree on Jᵀλ always and on the acceleration when the reference says it is unique, with
-the gaps at the data's scale (:func:`gaussqp.model.scales.data_scales`); an infeasible or unbounded verdict
-agrees with the same verdict; a run that failed or whose answer failed its own checks is not compared (None).
+the gaps at the data's scale (:func:`gaussqp.model.scales.data_scales`); a certified infeasible or unbounded
+verdict agrees with either (both prove that no solution exists: F1's descent ray says "unbounded" where the piece
+enumeration finds no piece and says "infeasible"); a run that failed or whose answer failed its own checks is not compared (None).
 A local (Delassus) FCLIB problem has no acceleration or Jᵀλ: only its verdicts are compared.
 """
 
@@ -77,6 +78,10 @@ def _compare(ref: Solution, sol: Solution, tolerance: str) -> dict:
                 ref.status in SOLUTION_PRESENT and sol.status in SOLUTION_PRESENT):
             same = ref.status == sol.status
         return {"acceleration_gap": None, "generalized_force_gap": None, "agree": same}
+    if ref.status in INF_OR_UNB and sol.status in INF_OR_UNB:
+        # both certify that no solution exists; the routes name the reason differently (the frictionless QP's
+        # descent ray makes F1 say "unbounded", the piece enumeration finds no piece and says "infeasible")
+        return {"acceleration_gap": None, "generalized_force_gap": None, "agree": True}
     rep = crosscheck_report(ref, sol, get_tolerance(tolerance).crosscheck)
     return {"acceleration_gap": rep["acceleration_gap"], "generalized_force_gap": rep["generalized_force_gap"],
             "agree": rep["agree"]}
