@@ -22,12 +22,10 @@ import shlex
 import sys
 import threading
 import time
-import traceback
 from collections import defaultdict, deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import NotApplicableError, UnknownValueError
