@@ -28,8 +28,9 @@ from ..linalg.delassus import bilateral_compatible, constrained_delassus
 from ..linalg.dense import as_dense, null_space
 from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
+from ..model.scales import data_scales, relative
 from ..model.system_class import SystemClass
-from ..results import INFEASIBLE, SOLUTION_PRESENT, Solution
+from ..results import INFEASIBLE, SOLUTION_PRESENT, SOLVED, Solution
 from ..settings import PROJECTED_SPARSE_MAX, Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import solve_program
@@ -85,6 +86,8 @@ class ProjectedEliminated(Formulation):
             return Solution(problem=problem, status=INFEASIBLE, formulation=self.name, solver="numpy",
                             message="bilateral rows incompatible: J_b a_b + b_b != 0", extras=extras)
         Z = null_space(Jb) if Jb.shape[0] else np.eye(n)
+        if Z.shape[1] == 0:
+            return self._determined(problem, cd, extras, t0, tol)
         R = as_dense(problem.mass_factor.R)
         y = cp.Variable(Z.shape[1], name="y")
         cons = []
@@ -117,4 +120,23 @@ class ProjectedEliminated(Formulation):
             sol.extras["closed_form_gap"] = float(np.abs(a_closed - a).max())
         elif status in SOLUTION_PRESENT:
             sol.status = "failed"
+        return sol
+
+    @staticmethod
+    def _determined(problem: ContactProblem, cd, extras: dict, t0: float, tol: Tolerance) -> Solution:
+        """The equality rows (bilateral normals, sticking tangents) have full column rank: they fix ``a = a_b`` and
+        nothing is left to project (the program in ``y`` would have no unknown; cvxpy raised on it). Then ``λ_u = 0``
+        and ``λ_b`` from (18) when the unilateral rows hold at ``a_b``; otherwise no acceleration satisfies the rows
+        (``infeasible``, which the judge verifies with a Farkas vector or refuses)."""
+        Ju = cd.J_u
+        gap = Ju @ cd.a_b + problem.inequalities[1] if Ju.shape[0] else np.zeros(0)
+        feasible = not np.any(relative(np.minimum(gap, 0.0), data_scales(problem).inequality_row) > tol.residual)
+        sol = Solution(problem=problem, status=SOLVED if feasible else INFEASIBLE, formulation=ProjectedEliminated.name,
+                       solver="numpy", extras={**extras, "determined": "the equality rows fix a = a_b"})
+        sol.times = {"elimination": time.perf_counter() - t0}
+        if feasible:
+            lam_u = np.zeros(Ju.shape[0])
+            lam_b = -cd.A_nb_pinv @ cd.w_b if cd.J_b.shape[0] else np.zeros(0)
+            sol.acceleration = np.array(cd.a_b, dtype=float)
+            sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, lam_b, lam_u)
         return sol
