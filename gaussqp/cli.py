@@ -503,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     gr.set_defaults(func=cmd_grasp)
     cv = sub.add_parser("crossval", help="cross-validation study: every accepting route on every problem of a set, "
                                          "judged against a reference; results table and report in --out")
-    cv.add_argument("set", help="library, families[:COUNT[:SEED]], or a directory of gaussqp/1 or FCLIB files")
+    cv.add_argument("set", help="library, families[:COUNT[:SEED]], mujoco:MODEL.xml[:COUNT] (states of a MuJoCo "
+                                "model), or a directory of gaussqp/1 or FCLIB files")
     cv.add_argument("--formulations", default=None, help="comma-separated formulations (default: every accepting one)")
     cv.add_argument("--solvers", default=None, help="comma-separated backends (default: every installed one)")
     cv.add_argument("--tolerance", default="high", help="comma-separated tolerance presets (default high)")

@@ -688,6 +688,11 @@ STUDY_PROFILE_RESIDUAL_FLOOR = sys.float_info.epsilon
 # --- cross-validation studies (gaussqp.studies, issue #14) ---------------------------------------------------
 #: Problems of a generated-families set when ``families`` is given without a count (``gaussqp crossval families``).
 STUDY_FAMILY_COUNT = 100
+#: A MuJoCo set (``mujoco:MODEL[:COUNT]``) samples this many states by default, one every
+#: :data:`STUDY_MUJOCO_EVERY` simulation steps with zero controls from the model's initial state.
+STUDY_MUJOCO_COUNT = 10
+#: Simulation steps between two sampled states of a MuJoCo set.
+STUDY_MUJOCO_EVERY = 50
 #: Seed of a generated-families set when ``families[:COUNT]`` is given without one.
 STUDY_FAMILY_SEED = 0
 #: Smallest coordinate count n drawn for a generated problem (small problems: a study runs every

@@ -17,9 +17,9 @@ from __future__ import annotations
 from .reference import EXACT_ROUTES, attach_reference, judge_problem
 from .routes import Route, routes_for
 from .runner import run_stats, run_study, run_task
-from .sets import DirectorySet, FamilySet, FclibSet, LibrarySet, ProblemSet, parse_set
+from .sets import DirectorySet, FamilySet, FclibSet, LibrarySet, MujocoSet, ProblemSet, parse_set
 from .store import COLUMNS, KEY, ResultsStore, read_table
 
-__all__ = ["COLUMNS", "EXACT_ROUTES", "KEY", "DirectorySet", "FamilySet", "FclibSet", "LibrarySet", "ProblemSet",
+__all__ = ["COLUMNS", "EXACT_ROUTES", "KEY", "DirectorySet", "FamilySet", "FclibSet", "LibrarySet", "MujocoSet", "ProblemSet",
            "ResultsStore", "Route", "attach_reference", "judge_problem", "parse_set", "read_table", "routes_for",
            "run_stats", "run_study", "run_task"]

@@ -26,7 +26,7 @@ from ..errors import FileFormatError, GaussQPError, UnknownValueError
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..settings import (STUDY_FAMILY_COUNT, STUDY_FAMILY_MAX_N, STUDY_FAMILY_MIN_N, STUDY_FAMILY_SEED,
-                        STUDY_SLIDING_FRICTION)
+                        STUDY_MUJOCO_COUNT, STUDY_MUJOCO_EVERY, STUDY_SLIDING_FRICTION)
 
 #: the generated families, in the order :class:`FamilySet` cycles through them
 FAMILY_KINDS = ("frictionless", "singular", "redundant", "sticking", "sliding", "infeasible", "unbounded")
@@ -250,6 +250,42 @@ class FclibSet(DirectorySet):
         return load(f)
 
 
+class MujocoSet(ProblemSet):
+    """States of a MuJoCo model (the optional extra ``gaussqp[mujoco]``): from the model's initial state
+    (:func:`gaussqp.io.mujoco.load_mujoco`), ``every`` steps of MuJoCo's own simulation with zero controls between
+    ``count`` sampled states, each imported by :func:`gaussqp.io.mujoco.import_mujoco` (default options: resting
+    contacts sticking or sliding as the state says). Ids are ``<model>@<k>``; a state the importer refuses is
+    listed in ``skipped``. The problems are generated, so the study saves them for the reproducing commands."""
+
+    def __init__(self, path: str | Path, count: int = STUDY_MUJOCO_COUNT, every: int = STUDY_MUJOCO_EVERY,
+                 **filters):
+        super().__init__(**filters)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileFormatError("set", f"{str(self.path)!r} is not a file", "give a MuJoCo .xml or .mjb model file")
+        for name, v in (("count", count), ("every", every)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise UnknownValueError(name, f"is {v!r}", "give a positive integer")
+        self.count, self.every = count, every
+        self.name = f"mujoco:{self.path.name}"
+
+    def _items(self) -> Iterator[tuple[str, Problem]]:
+        from ..io.mujoco import import_mujoco, load_mujoco
+
+        model, data = load_mujoco(self.path)  # MissingExtraError, naming the extra, without MuJoCo
+        import mujoco
+
+        self.skipped = {}
+        for k in range(self.count):
+            for _ in range(self.every):
+                mujoco.mj_step(model, data)
+            pid = f"{self.path.stem}@{k}"
+            try:
+                yield pid, import_mujoco(model, data, name=pid).problem
+            except GaussQPError as e:
+                self.skipped[pid] = str(e)
+
+
 class UnionSet(ProblemSet):
     """Several sets as one (a directory holding both gaussqp/1 and FCLIB files); ids stay those of each part."""
 
@@ -271,7 +307,8 @@ class UnionSet(ProblemSet):
 
 
 def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
-    """The set named by ``spec``: ``"library"``, ``"families[:COUNT[:SEED]]"`` (defaults
+    """The set named by ``spec``: ``"library"``, ``"mujoco:MODEL[:COUNT]"`` (:class:`MujocoSet`),
+    ``"families[:COUNT[:SEED]]"`` (defaults
     :data:`~gaussqp.settings.STUDY_FAMILY_COUNT`, :data:`~gaussqp.settings.STUDY_FAMILY_SEED`) or a directory
     (its gaussqp/1 files, its FCLIB files, or both); a :class:`ProblemSet` is returned as is. ``filters`` are
     :class:`ProblemSet`'s (``system_class``, ``max_n``, ``max_m``)."""
@@ -289,6 +326,13 @@ def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
         count = int(rest[0]) if rest else STUDY_FAMILY_COUNT
         seed = int(rest[1]) if len(rest) > 1 else STUDY_FAMILY_SEED
         return FamilySet(count, seed, **filters)
+    if head == "mujoco" and len(rest) >= 1:
+        model, count = rest[0], STUDY_MUJOCO_COUNT
+        if len(rest) == 2 and rest[1].isdigit():
+            count = int(rest[1])
+        elif len(rest) > 1:
+            model = ":".join(rest)
+        return MujocoSet(model, count, **filters)
     path = Path(spec)
     if not path.is_dir():
         raise FileFormatError("set", f"{spec!r} is neither 'library', 'families[:COUNT[:SEED]]' nor a directory",
