@@ -8,7 +8,7 @@ DIR defaults to tests/data/fclib. Success is judged by **our** recomputed natura
 Siconos-normalized residual is shown too. Siconos runs in Debian's ``/usr/bin/python3`` (``apt-get install -y
 python3-siconos``: it needs ``numpy<2``) as a subprocess with npz in / npz out; it is never a dependency of
 gaussqp. Global files are given to Siconos in their condensed local form ``W = H M⁻¹ Hᵀ``, ``q = H M⁻¹ f + w``
-(the same ``(W, q)`` gaussqp's route builds, :func:`gaussqp.formulations.coulomb.contact_blocks`), so both sides
+(the same ``(W, q)`` gaussqp's route builds, :func:`gaussqp.formulations.coulomb.condense`), so both sides
 solve the same numbers. Rolling-friction files are listed as refused.
 """
 
@@ -24,11 +24,10 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 import gaussqp
 from gaussqp.errors import GaussQPError
-from gaussqp.formulations.coulomb import contact_blocks
+from gaussqp.formulations.coulomb import condense
 from gaussqp.friction.coulomb_law import natural_map_residual
 from gaussqp.io import fclib
 
@@ -64,13 +63,8 @@ def local_form(p) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     if isinstance(p, gaussqp.LocalContactProblem):
         W = p.W.toarray() if sp.issparse(p.W) else np.asarray(p.W)
         return W, np.asarray(p.q), np.asarray(p.mu), p.dimension
-    J, drift, mu = contact_blocks(p)
-    lu = spla.splu(sp.csc_matrix(p.M))
-    MinvJt = lu.solve(J.T.toarray())
-    W = np.asarray(J @ MinvJt)
-    W = (W + W.T) / 2
-    q = np.asarray(J @ lu.solve(-np.asarray(p.F))).ravel() + drift
-    return W, q, mu, p.dimension
+    cd = condense(p)  # the route's own condensation
+    return cd.W, cd.q, cd.mu, p.dimension
 
 
 def siconos_available() -> bool:

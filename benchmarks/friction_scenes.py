@@ -27,9 +27,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gaussqp  # noqa: E402
-from gaussqp.formulations.coulomb import contact_blocks  # noqa: E402
+from gaussqp.formulations.coulomb import condense  # noqa: E402
 from gaussqp.friction.coulomb_law import natural_map_residual  # noqa: E402
-from friction_fclib import TOL, local_form, run_siconos, siconos_available  # noqa: E402
+from friction_fclib import TOL, run_siconos, siconos_available  # noqa: E402
 
 #: (label, builder arguments): the platform and the towers n = 3, 10, 25, each at rest, below and past friction
 PUSHES = (0.0, 0.5, 2.0)
@@ -66,14 +66,12 @@ def main(argv=None) -> int:
     for label, build in cases():
         scene = build()
         p = scene.problem
-        W, q, mu, d = local_form(p)
-        J, _, _ = contact_blocks(p)
-        M, F = np.asarray(p.M), np.asarray(p.F)
+        cd = condense(p)  # the route's own local form (W, q) and recovery a = M⁻¹Jᵀr + a_free
+        W, q, mu, d = cd.W, cd.q, cd.mu, p.dimension
         exact = closed_form(scene)
 
         def err(r):
-            a = np.linalg.solve(M, np.asarray(J.T @ r).ravel() - F)
-            return float(np.abs(a - exact).max())
+            return float(np.abs(cd.MinvJt @ r + cd.a_free - exact).max())
 
         t0 = time.perf_counter()
         sol = gaussqp.solve(p)

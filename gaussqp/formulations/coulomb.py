@@ -47,6 +47,7 @@ import scipy.sparse.linalg as spla
 from ..backends import get_backend, solve_program
 from ..friction.coulomb_law import (contact_modes, de_saxce_shift, natural_map, natural_map_residual,
                                     project_cone, project_cone_jacobian)
+from ..linalg.mass import solve_mass
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
@@ -354,6 +355,29 @@ def contact_blocks(problem: ContactProblem) -> tuple:
     return sp.vstack(rows, format="csr"), drift, mu
 
 
+@dataclass(frozen=True)
+class Condensed:
+    """The local (Delassus) form of an acceleration-level problem with ``M ≻ 0`` (module docstring): ``W``, ``q``,
+    ``mu`` over the contact blocks, and what recovers the acceleration ``a = M⁻¹Jᵀr + a_free``."""
+
+    W: np.ndarray
+    q: np.ndarray
+    mu: np.ndarray
+    MinvJt: np.ndarray
+    a_free: np.ndarray
+
+
+def condense(problem: ContactProblem) -> Condensed:
+    """``W = J M⁻¹ Jᵀ`` (symmetrized: it is symmetric up to round-off), ``q = J M⁻¹(−F) + drift`` over
+    :func:`contact_blocks`, with one factorization of M (:func:`~gaussqp.linalg.mass.solve_mass`). Requires M ≻ 0."""
+    J, drift, mu = contact_blocks(problem)
+    F = np.asarray(problem.F, dtype=float)
+    X = np.asarray(solve_mass(problem.M, np.column_stack([J.T.toarray(), -F])))
+    MinvJt, a_free = X[:, :-1], X[:, -1]
+    W = np.asarray(J @ MinvJt)
+    return Condensed(W=(W + W.T) / 2, q=np.asarray(J @ a_free).ravel() + drift, mu=mu, MinvJt=MinvJt, a_free=a_free)
+
+
 class CoulombFixedPoint(SelfJudgedFormulation):
     name = "coulomb_fixed_point"
     id = "F8"
@@ -377,25 +401,15 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         ``a = M⁻¹(Jᵀ r − F)``; judged by the natural-map residual and the dynamics residual row by row."""
         t0 = time.perf_counter()
         d, m = problem.dimension, problem.m
-        J, drift, mu = contact_blocks(problem)
-        M = sp.csc_matrix(problem.M) if problem.sparse else np.asarray(problem.M)
-        if sp.issparse(M):
-            lu = spla.splu(M)
-            Minv = lu.solve
-        else:
-            cf = sla.cho_factor(M)
-            Minv = lambda B: sla.cho_solve(cf, B)  # noqa: E731
+        cd = condense(problem)
+        W, q, mu = cd.W, cd.q, cd.mu
         F = np.asarray(problem.F, dtype=float)
-        MinvJt = np.asarray(Minv(J.T.toarray()))
-        W = np.asarray(J @ MinvJt)
-        W = (W + W.T) / 2  # J M⁻¹ Jᵀ is symmetric; this removes round-off only
-        q = np.asarray(J @ Minv(-F)).ravel() + drift
         ans = solve_local(W, q, mu, d, solver=solver, tolerance=tol)
         sol = Solution(problem=problem, status="failed", formulation=self.name, solver=ans.backend)
         R = ans.r.reshape(m, d)
         sol.lambda_normal = R[:, 0].copy()
         sol.lambda_tangent = R[:, 1:].copy()
-        sol.acceleration = MinvJt @ ans.r + np.asarray(Minv(-F)).ravel()
+        sol.acceleration = cd.MinvJt @ ans.r + cd.a_free
         sol.velocity = ans.u
         Ma = np.asarray(problem.M @ sol.acceleration).ravel()
         # recomputed from the problem's own rows, not from the condensed blocks J the answer was built on
