@@ -219,16 +219,21 @@ def test_no_solution_is_reported_only_with_the_enumeration_as_proof():
 
 
 # ------------------------------------------------------------------------------------------- property test
-def random_problem(seed: int, m: int, extra: int):
-    """A generic 2D problem with ``m`` coulomb contacts on ``n = 2m + extra`` coordinates (W ≻ 0 when extra >= 0)."""
+def random_problem(seed: int, m: int, extra: int, frictionless: int = 0):
+    """A generic 2D problem with ``m`` coulomb contacts and ``frictionless`` frictionless unilateral ones (without
+    tangent rows, inserted at random places) on ``n = 2m + frictionless + extra`` coordinates (W ≻ 0 when
+    extra >= 0)."""
     rng = np.random.default_rng(seed)
-    n = max(1, 2 * m + extra)
+    n = max(1, 2 * m + frictionless + extra)
     R = rng.normal(size=(n, n))
     M = R @ R.T + 0.5 * np.eye(n)
     F = rng.normal(size=n) * 3
     cts = [Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal()),
                    friction=float(rng.uniform(0.0, 2.0)), mode="coulomb", tangent=[rng.normal(size=n)],
                    tangent_drift=[float(rng.normal())]) for _ in range(m)]
+    for _ in range(frictionless):
+        cts.insert(int(rng.integers(0, len(cts) + 1)),
+                   Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal())))
     return ContactProblem(M, F, cts, dimension=2)
 
 

@@ -35,18 +35,9 @@ def test_a_frictionless_contact_before_a_coulomb_one_does_not_shift_its_tangent_
 def random_mixed(seed: int, m: int, frictionless: int, extra: int) -> ContactProblem:
     """A generic 2D problem: ``m`` coulomb contacts and ``frictionless`` frictionless unilateral ones (without
     tangent rows) interleaved, on ``n = 2m + frictionless + extra`` coordinates."""
-    rng = np.random.default_rng(seed)
-    n = max(1, 2 * m + frictionless + extra)
-    R = rng.normal(size=(n, n))
-    M = R @ R.T + 0.5 * np.eye(n)
-    F = rng.normal(size=n) * 3
-    cts = [Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal()),
-                   friction=float(rng.uniform(0.0, 2.0)), mode="coulomb", tangent=[rng.normal(size=n)],
-                   tangent_drift=[float(rng.normal())]) for _ in range(m)]
-    for k in range(frictionless):
-        cts.insert(int(rng.integers(0, len(cts) + 1)),
-                   Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal())))
-    return ContactProblem(M, F, cts, dimension=2)
+    from test_coulomb_enumeration import random_problem  # tests/friction is on sys.path
+
+    return random_problem(seed, m, extra, frictionless)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
