@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError, NegativeFrictionError, ShapeError, UnknownValueError
+from ..linalg.dense import relative_asymmetry
 from ..model.validation import real_array, real_scalar
 from ..results import Certificate, to_jsonable
 from ..settings import GRASP_MAX_CONTACTS, GRASP_MAX_FACETS, GRASP_NORMAL_RTOL
@@ -233,8 +234,7 @@ class Grasp:
             Mh = real_array("hand.mass_matrix", hand.mass_matrix, 2)
             if Mh.shape != (nq, nq):
                 raise ShapeError("hand.mass_matrix", f"has shape {Mh.shape}", f"give the ({nq}, {nq}) joint-space M")
-            d = np.sqrt(np.abs(np.diag(Mh)))
-            if np.any(np.abs(Mh - Mh.T) > GRASP_NORMAL_RTOL * np.maximum(np.outer(d, d), np.abs(Mh) + np.abs(Mh.T))):
+            if relative_asymmetry(Mh) > GRASP_NORMAL_RTOL:
                 raise ShapeError("hand.mass_matrix", "is not symmetric", "give a symmetric mass matrix")
         F = None if hand.force is None else self._vector("hand.force", hand.force, nq)
         return Hand(jacobian=J, torque_limits=tl, mass_matrix=Mh, force=F)

@@ -217,3 +217,19 @@ def scaled_solve(A: np.ndarray, B: np.ndarray, r: np.ndarray, c: np.ndarray) -> 
     rb = r[:, None] * B if B.ndim == 2 else r * B
     X = np.linalg.solve(Ah, rb)
     return (c[:, None] * X if X.ndim == 2 else c * X), cond
+
+
+def relative_asymmetry(M) -> float:
+    """``max |M_ij − M_ji| / max(sqrt(|M_ii M_jj|), |M_ij| + |M_ji|)`` over the asymmetric entries (dense or sparse):
+    each entry's asymmetry against its own scale — what a PSD matrix's ``|M_ij|`` is bounded by, or the two entries
+    themselves — never against 1 or the largest entry (a light coordinate beside a heavy one, or M in small units,
+    is checked as strictly). 0 for a symmetric matrix."""
+    d = np.sqrt(np.abs(np.asarray(M.diagonal()).ravel()))
+    D = sp.coo_matrix(M - M.T) if sp.issparse(M) else sp.coo_matrix(np.asarray(M) - np.asarray(M).T)
+    if not D.nnz:
+        return 0.0
+    Mc = sp.csr_matrix(M) if sp.issparse(M) else np.asarray(M)
+    mij = np.abs(np.asarray(Mc[D.row, D.col]).ravel())
+    mji = np.abs(np.asarray(Mc[D.col, D.row]).ravel())
+    scale = np.maximum(d[D.row] * d[D.col], mij + mji)
+    return float((np.abs(D.data) / np.where(scale > 0, scale, 1.0)).max())

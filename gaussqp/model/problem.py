@@ -37,7 +37,7 @@ from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, MAX_CONTACT_DIMENSION, MA
 from .system_class import CONTACT_TYPES, MODES, SystemClass
 from .validation import (check_count, check_sparse_mass, labels, flags, matrix, real_array, real_scalar, short_repr,
                          text, vector)
-from ..linalg.dense import as_dense, matrix_rank, normalize_rows, sparse_full_row_rank
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, relative_asymmetry, sparse_full_row_rank
 from ..linalg.mass import MassFactor, factor_mass
 
 
@@ -303,19 +303,7 @@ class ContactProblem:
         object.__setattr__(self, "description", text("description", description))
 
     def _check_symmetric_psd(self, M) -> None:
-        # each entry's asymmetry against its own scale, sqrt(|M_ii M_jj|) (what a PSD matrix's |M_ij| is bounded by)
-        # or the two entries themselves: never against 1 or the largest entry alone (M in units of 1e-8 or a
-        # coordinate of mass 1e-6 next to one of 1e6 must be just as symmetric)
-        d = np.sqrt(np.abs(np.asarray(M.diagonal()).ravel()))
-        D = sp.coo_matrix(M - M.T) if sp.issparse(M) else sp.coo_matrix(np.asarray(M) - np.asarray(M).T)
-        asym = 0.0
-        if D.nnz:
-            Mc = sp.csr_matrix(M) if sp.issparse(M) else np.asarray(M)
-            mij = np.abs(np.asarray(Mc[D.row, D.col]).ravel())
-            mji = np.abs(np.asarray(Mc[D.col, D.row]).ravel())
-            scale = np.maximum(d[D.row] * d[D.col], mij + mji)
-            rel = np.abs(D.data) / np.where(scale > 0, scale, 1.0)
-            asym = float(rel.max())
+        asym = relative_asymmetry(M)
         if asym > MASS_RTOL:
             raise NotSymmetricError("mass_matrix", f"is not symmetric (max |M_ij - M_ji| = {asym:.3g} of its entries' "
                                     "scale)", "give a symmetric matrix, e.g. (M + M.T) / 2 if the asymmetry is round-off")
