@@ -411,7 +411,8 @@ def cmd_crossval(args) -> int:
     out = Path(args.out)
     table = run_study(args.set, formulations=_names(args.formulations), solvers=_names(args.solvers),
                       tolerances=tuple(_names(args.tolerance) or ["high"]), out=out, workers=args.workers,
-                      scheduler=args.scheduler, time_limit=args.time_limit, progress=not args.quiet)
+                      scheduler=args.scheduler, time_limit=args.time_limit, progress=not args.quiet,
+                      peers=args.peers)
     rows = table.to_dict("records") if hasattr(table, "to_dict") else list(table)
     paths = write_report(rows, out, time_limit=args.time_limit)
     wrong = _wrong_claims(rows)
@@ -419,6 +420,16 @@ def cmd_crossval(args) -> int:
     for r in wrong[:20]:
         print(f"WRONG CLAIM: {r['problem']} {r['formulation']}/{r['solver']}/{r['tolerance']}: {r.get('command', '')}")
     return 1 if wrong else 0
+
+
+def cmd_peer(args) -> int:
+    from .studies.peers import PEER_SOLVERS, peer_report, resolve_peers, run_peer
+
+    resolve_peers(PEER_SOLVERS[args.solver].peer)
+    problem = _load(args, local_ok=True)
+    run = run_peer(problem, args.solver, args.tolerance, args.time_limit)
+    print(json.dumps(peer_report(run, args.solver), indent=1))
+    return 0
 
 
 def cmd_report(args) -> int:
@@ -509,6 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("--solvers", default=None, help="comma-separated backends (default: every installed one)")
     cv.add_argument("--tolerance", default="high", help="comma-separated tolerance presets (default high)")
     cv.add_argument("--out", default="crossval", help="results directory (re-running resumes; default ./crossval)")
+    cv.add_argument("--peers", default="none", metavar="auto|none|siconos",
+                    help="peer libraries whose solvers run too, judged by our checks: 'auto' (every one that can run "
+                         "here), 'none' (default), or names (Siconos: apt-get install python3-siconos)")
     where = cv.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
@@ -516,6 +530,15 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("--time-limit", type=float, default=60.0, help="seconds per run; a run beyond it is a timeout row")
     cv.add_argument("--quiet", action="store_true", help="no progress bar")
     cv.set_defaults(func=cmd_crossval)
+    pe = sub.add_parser("peer", parents=[src], help="run one peer library's solver (Siconos) on a problem and judge "
+                                                    "its answer by our checks (a study's peer rows)")
+    from .studies.peers import PEER_SOLVERS
+
+    pe.add_argument("file", help=f"a file ({', '.join(sorted(READERS))}) or a shipped name")
+    pe.add_argument("solver", choices=list(PEER_SOLVERS), help="the peer solver (a study's formulation column)")
+    pe.add_argument("--tolerance", choices=list(PRESETS), default="high", help="preset: the peer's tolerance")
+    pe.add_argument("--time-limit", type=float, default=60.0, help="seconds before the peer is stopped")
+    pe.set_defaults(func=cmd_peer)
     rp = sub.add_parser("report", help="rebuild a study's report (report.md, report.html, profiles) from its results")
     rp.add_argument("dir", help="a study's --out directory")
     rp.add_argument("--time-limit", type=float, default=None, help="penalty time of failed runs (default: the study's)")

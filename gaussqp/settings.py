@@ -709,3 +709,14 @@ STUDY_TIME_LIMIT = 60.0
 #: Seconds between two rewrites of the results table while a study runs (the journal ``results.jsonl`` gets every
 #: row as it finishes; the table is rewritten at most this often and once at the end).
 STUDY_FLUSH_INTERVAL = 30.0
+#: Python interpreter that imports Siconos (``siconos.numerics``), the study's peer (``gaussqp crossval --peers``):
+#: Debian's ``python3-siconos`` lives in the system interpreter, built against its own NumPy, so the peer runs
+#: there as a subprocess (npz in, JSON out) and is never imported by gaussqp. The environment variable
+#: ``GAUSSQP_SICONOS_PYTHON`` overrides it.
+STUDY_SICONOS_PYTHON = "/usr/bin/python3"
+#: Iteration limit handed to a peer's iterative solvers (Siconos's ``SICONOS_IPARAM_MAX_ITER``); the peer's
+#: tolerance is the preset's ``solver`` tolerance (:data:`PRESETS`).
+STUDY_PEER_MAX_ITER = 10_000
+#: Largest LCP (unknowns) or friction problem (contacts) given to a peer's enumeration solver: Siconos's
+#: ``LCP_ENUM`` tries the 2^k complementary pieces, 4,096 at this size.
+STUDY_PEER_ENUM_MAX = 12

@@ -325,13 +325,20 @@ def solve_local_problem(problem: LocalContactProblem, *, solver: str | None = No
     """``gaussqp.solve`` of a :class:`~gaussqp.LocalContactProblem`: ``lambda_normal``/``lambda_tangent`` are the
     reaction r, ``velocity`` is u = W r + q, ``acceleration`` is None."""
     t0 = time.perf_counter()
+    ans = solve_local(problem.W, problem.q, problem.mu, problem.dimension, solver=solver, tolerance=tolerance)
+    sol = local_solution(problem, ans, CoulombFixedPoint.name)
+    sol.times["total"] = time.perf_counter() - t0
+    return sol
+
+
+def local_solution(problem: LocalContactProblem, ans: LocalAnswer, formulation: str) -> Solution:
+    """The judged :class:`~gaussqp.results.Solution` of a local problem whose reaction ``ans.r`` some route found
+    (ours, or a peer's in a study): r split into (λ_n, λ_t), u, and the natural-map verdict (:func:`_attach`)."""
     d, m = problem.dimension, problem.m
-    ans = solve_local(problem.W, problem.q, problem.mu, d, solver=solver, tolerance=tolerance)
-    sol = Solution(problem=problem, status="failed", formulation=CoulombFixedPoint.name, solver=ans.backend)
+    sol = Solution(problem=problem, status="failed", formulation=formulation, solver=ans.backend)
     R = ans.r.reshape(m, d)
     sol.lambda_normal, sol.lambda_tangent, sol.velocity = R[:, 0].copy(), R[:, 1:].copy(), ans.u
     _attach(sol, ans, np.asarray(problem.q), np.asarray(problem.mu), d, _dense(problem.W))
-    sol.times["total"] = time.perf_counter() - t0
     return sol
 
 
@@ -378,6 +385,36 @@ def condense(problem: ContactProblem) -> Condensed:
     return Condensed(W=(W + W.T) / 2, q=np.asarray(J @ a_free).ravel() + drift, mu=mu, MinvJt=MinvJt, a_free=a_free)
 
 
+def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, formulation: str) -> Solution:
+    """The judged :class:`~gaussqp.results.Solution` of an acceleration-level problem from the reaction ``ans.r``
+    of its condensed form ``cd`` (found by F8, or by a peer in a study): ``a = M⁻¹Jᵀr + a_free``, the dynamics
+    residual row by row on the data's scale, and the natural-map verdict (:func:`_attach`)."""
+    d, m = problem.dimension, problem.m
+    W, q, mu = cd.W, cd.q, cd.mu
+    F = np.asarray(problem.F, dtype=float)
+    sol = Solution(problem=problem, status="failed", formulation=formulation, solver=ans.backend)
+    R = ans.r.reshape(m, d)
+    sol.lambda_normal = R[:, 0].copy()
+    sol.lambda_tangent = R[:, 1:].copy()
+    sol.acceleration = cd.MinvJt @ ans.r + cd.a_free
+    sol.velocity = ans.u
+    Ma = np.asarray(problem.M @ sol.acceleration).ravel()
+    # recomputed from the problem's own rows, not from the condensed blocks J the answer was built on
+    Jn_abs, Jt_abs = abs(sp.csr_matrix(problem.J_n)), abs(sp.csr_matrix(problem.J_t))
+    gen = (np.asarray(problem.J_n.T @ sol.lambda_normal).ravel()
+           + np.asarray(problem.J_t.T @ sol.lambda_tangent.ravel()).ravel())
+    Mabs = abs(problem.M) if sp.issparse(problem.M) else np.abs(problem.M)
+    scale = (np.asarray(Mabs @ np.abs(sol.acceleration)).ravel() + np.abs(F)
+             + np.asarray(Jn_abs.T @ np.abs(sol.lambda_normal)).ravel()
+             + np.asarray(Jt_abs.T @ np.abs(sol.lambda_tangent.ravel())).ravel())
+    floor = COULOMB_DYNAMICS_FLOOR * float(scale.max(initial=0.0))
+    scale = np.maximum(scale, floor)
+    dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
+    sol.residuals["dynamics"] = dyn
+    _attach(sol, ans, q, mu, d, W, extra_ok=dyn <= COULOMB_DYNAMICS_RTOL)
+    return sol
+
+
 class CoulombFixedPoint(SelfJudgedFormulation):
     name = "coulomb_fixed_point"
     id = "F8"
@@ -400,30 +437,8 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         """Condense (``W = J M⁻¹ Jᵀ``, ``q = J M⁻¹(−F) + drift``), :func:`solve_local`, recover
         ``a = M⁻¹(Jᵀ r − F)``; judged by the natural-map residual and the dynamics residual row by row."""
         t0 = time.perf_counter()
-        d, m = problem.dimension, problem.m
         cd = condense(problem)
-        W, q, mu = cd.W, cd.q, cd.mu
-        F = np.asarray(problem.F, dtype=float)
-        ans = solve_local(W, q, mu, d, solver=solver, tolerance=tol)
-        sol = Solution(problem=problem, status="failed", formulation=self.name, solver=ans.backend)
-        R = ans.r.reshape(m, d)
-        sol.lambda_normal = R[:, 0].copy()
-        sol.lambda_tangent = R[:, 1:].copy()
-        sol.acceleration = cd.MinvJt @ ans.r + cd.a_free
-        sol.velocity = ans.u
-        Ma = np.asarray(problem.M @ sol.acceleration).ravel()
-        # recomputed from the problem's own rows, not from the condensed blocks J the answer was built on
-        Jn_abs, Jt_abs = abs(sp.csr_matrix(problem.J_n)), abs(sp.csr_matrix(problem.J_t))
-        gen = (np.asarray(problem.J_n.T @ sol.lambda_normal).ravel()
-               + np.asarray(problem.J_t.T @ sol.lambda_tangent.ravel()).ravel())
-        Mabs = abs(problem.M) if sp.issparse(problem.M) else np.abs(problem.M)
-        scale = (np.asarray(Mabs @ np.abs(sol.acceleration)).ravel() + np.abs(F)
-                 + np.asarray(Jn_abs.T @ np.abs(sol.lambda_normal)).ravel()
-                 + np.asarray(Jt_abs.T @ np.abs(sol.lambda_tangent.ravel())).ravel())
-        floor = COULOMB_DYNAMICS_FLOOR * float(scale.max(initial=0.0))
-        scale = np.maximum(scale, floor)
-        dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
-        sol.residuals["dynamics"] = dyn
-        _attach(sol, ans, q, mu, d, W, extra_ok=dyn <= COULOMB_DYNAMICS_RTOL)
+        ans = solve_local(cd.W, cd.q, cd.mu, problem.dimension, solver=solver, tolerance=tol)
+        sol = global_solution(problem, cd, ans, self.name)
         sol.times["total"] = time.perf_counter() - t0
         return sol

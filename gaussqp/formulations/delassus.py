@@ -110,19 +110,25 @@ class LCPLemke(Formulation):
             sol.status = FAILED
             sol.message = res.message
             return sol
-        lam_u = res.z
-        lam_b = -cd.A_nb_pinv @ (cd.A_bu @ lam_u + cd.w_b) if cd.J_b.shape[0] else np.zeros(0)
-        J = np.vstack([cd.J_b, cd.J_u])
-        lam = np.concatenate([lam_b, lam_u])
-        a = cd.Minv @ (J.T @ lam - problem.F)
-        # J_b a + b_b = A_nb λ_b + A_bu λ_u + w_b: the residual of (17), tested as F2 tests it
-        if cd.J_b.shape[0] and not bilateral_compatible(problem, a):
-            sol.status = INFEASIBLE
-            sol.message = "bilateral rows incompatible (tutorial (17) has no solution)"
-            return sol
-        sol.acceleration = a
-        sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, lam_b, lam_u)
+        return recover_lcp(problem, cd, res.z, sol)
+
+
+def recover_lcp(problem: ContactProblem, cd, lam_u: np.ndarray, sol: Solution) -> Solution:
+    """(a, λ) from a solution ``λ_u`` of the constrained contact LCP ``cd`` (:func:`constrained_delassus`), found
+    by our Lemke or, in a study, by a peer: ``λ_b = −A_nb⁺(A_bu λ_u + w_b)`` (tutorial (17)),
+    ``a = M⁻¹(Jᵀλ − F)``; ``sol`` becomes ``infeasible`` when the bilateral rows are incompatible."""
+    lam_b = -cd.A_nb_pinv @ (cd.A_bu @ lam_u + cd.w_b) if cd.J_b.shape[0] else np.zeros(0)
+    J = np.vstack([cd.J_b, cd.J_u])
+    lam = np.concatenate([lam_b, lam_u])
+    a = cd.Minv @ (J.T @ lam - problem.F)
+    # J_b a + b_b = A_nb λ_b + A_bu λ_u + w_b: the residual of (17), tested as F2 tests it
+    if cd.J_b.shape[0] and not bilateral_compatible(problem, a):
+        sol.status = INFEASIBLE
+        sol.message = "bilateral rows incompatible (tutorial (17) has no solution)"
         return sol
+    sol.acceleration = a
+    sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, lam_b, lam_u)
+    return sol
 
 
 class AugmentedStickingLCP(LCPLemke):

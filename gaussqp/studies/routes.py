@@ -5,7 +5,9 @@ with every installed backend (:data:`gaussqp.backends.BACKENDS`, :func:`~gaussqp
 supports the program it builds (``qp`` or ``socp``) when it is a cvxpy formulation, or ``"direct"`` /
 ``"enumeration"`` when it is a pivoting, linear-algebra or enumeration route (``kind == "direct"``), at each
 tolerance preset asked for. A local (Delassus) problem ``u = W r + q`` has one formulation, the mode-free
-Coulomb route ``coulomb_fixed_point`` (:func:`gaussqp.formulations.coulomb.solve_local_problem`).
+Coulomb route ``coulomb_fixed_point`` (:func:`gaussqp.formulations.coulomb.solve_local_problem`). With ``peers``,
+the peers' solvers that apply (:mod:`gaussqp.studies.peers`: formulation ``siconos_…``, solver ``siconos``) are
+routes too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..formulations import FORMULATIONS, Formulation
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..settings import PRESETS
+from .peers import PEER_SOLVERS, PEERS, peer_solvers_for
 
 #: the facetized variants (F5 polygons, the polygonal Coulomb enumerations): approximations of the exact cones,
 #: left out of a study unless asked for (by name in ``formulations``, or ``facetized=True``)
@@ -38,7 +41,12 @@ class Route:
     @property
     def backend(self) -> str | None:
         """The backend name handed to the solver (None for a direct or enumeration route)."""
-        return None if self.solver in ("direct", "enumeration") else self.solver
+        return None if self.solver in ("direct", "enumeration", *PEERS) else self.solver
+
+    @property
+    def peer(self) -> bool:
+        """True for a peer library's solver (:mod:`gaussqp.studies.peers`)."""
+        return self.solver in PEERS
 
     @property
     def name(self) -> str:
@@ -74,8 +82,8 @@ def _check_names(field: str, given, known) -> tuple[str, ...] | None:
 def check_options(formulations=None, solvers=None, tolerances=("high",)) -> tuple:
     """(formulations, solvers, tolerances) as tuples (None: all), each name checked: an unknown one is an error
     naming the field and the known names, before anything runs."""
-    forms = _check_names("formulations", formulations, list(FORMULATIONS))
-    solv = _check_names("solvers", solvers, [*BACKENDS, "direct", "enumeration"])
+    forms = _check_names("formulations", formulations, [*FORMULATIONS, *PEER_SOLVERS])
+    solv = _check_names("solvers", solvers, [*BACKENDS, "direct", "enumeration", *PEERS])
     tols = _check_names("tolerances", tolerances, list(PRESETS))
     if not tols:
         raise UnknownValueError("tolerances", "no tolerance preset given", f"give some of {', '.join(PRESETS)}")
@@ -83,7 +91,7 @@ def check_options(formulations=None, solvers=None, tolerances=("high",)) -> tupl
 
 
 def routes_for(problem: ContactProblem | LocalContactProblem, *, formulations=None, solvers=None,
-               tolerances=("high",), facetized: bool = False) -> list[Route]:
+               tolerances=("high",), facetized: bool = False, peers: tuple[str, ...] = ()) -> list[Route]:
     """Every route that can solve ``problem``, in registry order, then backend order, then tolerance order.
 
     Parameters
@@ -92,6 +100,8 @@ def routes_for(problem: ContactProblem | LocalContactProblem, *, formulations=No
     solvers : backend names and/or ``"direct"``, ``"enumeration"`` to keep (None: all installed)
     tolerances : preset names (:data:`gaussqp.settings.PRESETS`)
     facetized : include the :data:`FACETIZED` variants when ``formulations`` is None
+    peers : peer libraries whose solvers are routes too (:func:`gaussqp.studies.peers.resolve_peers` checks that
+        they can run)
     """
     forms, solv, tols = check_options(formulations, solvers, tolerances)
     backends = [b for b in BACKENDS.values() if installed(b) and (solv is None or b.name in solv)]
@@ -119,6 +129,8 @@ def routes_for(problem: ContactProblem | LocalContactProblem, *, formulations=No
             else:
                 needs = program_needs(f, problem)
                 pairs += [(name, b.name) for b in backends if needs in b.supports]
+    pairs += [(ps.name, ps.peer) for ps in peer_solvers_for(problem, tuple(peers))
+              if (forms is None or ps.name in forms) and (solv is None or ps.peer in solv)]
     return [Route(f, s, t) for f, s in pairs for t in tols]
 
 

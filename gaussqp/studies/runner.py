@@ -33,6 +33,7 @@ from ..formulations import FORMULATIONS, Formulation
 from ..model.local_problem import LocalContactProblem
 from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
 from .reference import answer_json, judge_problem, verdicts
+from .peers import resolve_peers
 from .routes import Route, check_options, routes_for
 from .sets import ProblemSet, parse_set
 from .store import COLUMNS, ResultsStore, key_of, to_frame
@@ -72,6 +73,7 @@ class Task:
     route: Route
     formulation: Formulation | None
     command: str
+    time_limit: float = STUDY_TIME_LIMIT
 
     @property
     def key(self) -> tuple:
@@ -105,6 +107,8 @@ def run_task(task: Task) -> dict:
     row = _base_row(task)
     r = task.route
     t0 = time.perf_counter()
+    if r.peer:
+        return _run_peer_task(task, row, t0)
     try:
         problem = unpack(task.problem)
         if isinstance(problem, LocalContactProblem):
@@ -140,6 +144,43 @@ def run_task(task: Task) -> dict:
         row["solve_time"] = whole if not math.isnan(whole) else _time(sol.times, "total")
     row["certify_time"] = _time(sol.times, "certify")
     row["error"] = ""
+    row["answer"] = answer_json(sol)
+    return row
+
+
+def _run_peer_task(task: Task, row: dict, t0: float) -> dict:
+    """:func:`run_task` of a peer route (:func:`gaussqp.studies.peers.run_peer`): ``status`` is the peer's claim
+    (``solved``/``failed``; ``timeout`` when its process outlived the time limit), ``certified`` our judge's
+    verdict on its answer; ``solve_time`` the peer's own timer, ``build_time`` our local form, ``certify_time``
+    our judge; a failed claim's ``error`` says what the peer reported."""
+    from .peers import run_peer
+
+    r = task.route
+    try:
+        run = run_peer(unpack(task.problem), r.formulation, r.tolerance, task.time_limit)
+    except Exception as e:  # a route's failure is a row of the study, whatever it is
+        row["error"] = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+        row["total_time"] = time.perf_counter() - t0
+        return row
+    row["total_time"] = time.perf_counter() - t0
+    row["build_time"], row["solve_time"] = run.times["build"], run.times["solve"]
+    row["certify_time"] = run.times["certify"]
+    if run.report.get("timeout"):
+        row.update(status="timeout", error=f"time limit of {task.time_limit:g} s reached")
+        return row
+    if "crash" in run.report:
+        row["error"] = run.report["crash"]
+        return row
+    sol = run.solution
+    row["status"] = "solved" if run.claimed_success else "failed"
+    row["claimed_success"] = run.claimed_success
+    row["certified"] = bool(sol.certified)
+    vals = [float(v) for v in sol.residuals.values() if v is not None]
+    row["residual"] = max(vals) if vals else math.nan
+    row["certificates"] = ";".join(c.id for c in sol.certificates if c.holds)
+    rep = run.report
+    row["error"] = ("" if run.claimed_success else
+                    f"peer info={rep['info']} after {rep['iterations']} iterations, own error {rep['own_error']:.2e}")
     row["answer"] = answer_json(sol)
     return row
 
@@ -292,6 +333,8 @@ def run_dask(tasks: Iterable[Task], *, scheduler: str | None, workers: int, time
 
 
 def _command(source: str, route: Route, local: bool) -> str:
+    if route.peer:
+        return " ".join(["gaussqp", "peer", shlex.quote(source), route.formulation, "--tolerance", route.tolerance])
     parts = ["gaussqp", "solve", shlex.quote(source), "--formulation", route.formulation]
     if route.backend is not None:
         parts += ["--solver", route.backend]
@@ -306,7 +349,7 @@ def _safe(name: str) -> str:
 def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, tolerances=("high",), out=None,
               workers: int = 1, scheduler: str | None = None, dask: bool = False,
               time_limit: float = STUDY_TIME_LIMIT, facetized: bool = False, progress: bool = True,
-              system_class=None, max_n: int | None = None, max_m: int | None = None):
+              system_class=None, max_n: int | None = None, max_m: int | None = None, peers=None):
     """Run every route on every problem of ``set``, judge each run against the problem's reference, store the
     results in ``out`` and return them.
 
@@ -325,6 +368,8 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
     facetized : include the facetized variants (F5 polygons, polygonal Coulomb enumerations)
     progress : a progress bar (tqdm) or counter line on stderr
     system_class, max_n, max_m : filters of the set (:class:`~gaussqp.studies.sets.ProblemSet`)
+    peers : peer libraries whose solvers run too (:func:`gaussqp.studies.peers.resolve_peers`: None or ``"none"``,
+        ``"auto"`` for every one available here, or names, each of which must be available)
 
     Returns
     -------
@@ -337,6 +382,7 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
     if not isinstance(time_limit, (int, float)) or not time_limit > 0:
         raise UnknownValueError("time_limit", f"{time_limit!r} is not a time limit", "give seconds > 0")
     check_options(formulations, solvers, tolerances)
+    peer_names = resolve_peers(peers)
     filters = {"system_class": system_class, "max_n": max_n, "max_m": max_m}
     pset = parse_set(set, **filters) if not isinstance(set, ProblemSet) else set
     store = ResultsStore(out) if out is not None else None
@@ -350,7 +396,7 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
             source = pset.source(pid)
             local = isinstance(p, LocalContactProblem)
             todo = [r for r in routes_for(p, formulations=formulations, solvers=solvers, tolerances=tolerances,
-                                          facetized=facetized)
+                                          facetized=facetized, peers=peer_names)
                     if (pset.name, pid, r.formulation, r.solver, r.tolerance) not in done]
             if not todo:
                 continue
@@ -359,7 +405,7 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
             data = pack(p)
             for r in todo:
                 yield Task(pset.name, pid, data, r, None if local else FORMULATIONS.get(r.formulation),
-                           _command(source, r, local))
+                           _command(source, r, local), time_limit)
 
     todo = list(tasks())
     count = {"runs": 0}
