@@ -11,6 +11,7 @@ status mapping, one retry at a looser preset).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 
 import cvxpy as cp
@@ -26,12 +27,18 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (CLARABEL, OSQP, SCS)}
 
 
 def installed(backend: Backend) -> bool:
-    """True when the solver's Python package is importable and cvxpy sees it."""
-    if importlib.util.find_spec(backend.module) is None:
+    """True when the solver's Python package is importable and cvxpy sees it (asked once per process: cvxpy's
+    ``installed_solvers`` tries to import every solver it knows, ~1 ms a call)."""
+    return _installed(backend.module, backend.cvxpy_name)
+
+
+@functools.lru_cache(maxsize=None)
+def _installed(module: str, cvxpy_name: str) -> bool:
+    if importlib.util.find_spec(module) is None:
         return False
     import cvxpy as cp
 
-    return backend.cvxpy_name in cp.installed_solvers()
+    return cvxpy_name in cp.installed_solvers()
 
 
 def get_backend(name: str | None, needs: str = "qp") -> Backend:

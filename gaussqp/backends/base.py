@@ -7,12 +7,13 @@ import os
 import sys
 import time
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
 import cvxpy as cp
 
-from ..settings import LOOSER, PRESETS, Tolerance
+from ..settings import LOOSER, PRESETS, PROGRAM_CACHE_SIZE, Tolerance
 
 # cvxpy status -> gaussqp status; anything else maps to "failed" (explicit fallback).
 STATUS_MAP = {
@@ -98,3 +99,24 @@ def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, 
     info["time_setup"] = getattr(stats, "setup_time", None) if stats else None
     info["iterations"] = getattr(stats, "num_iters", None) if stats else None
     return status, info
+
+
+class ProgramCache:
+    """LRU cache of compiled cvxpy programs keyed by structure (DPP re-solves without recompiling)."""
+
+    def __init__(self, size: int = PROGRAM_CACHE_SIZE):
+        self.size = size
+        self._store: OrderedDict = OrderedDict()
+
+    def get(self, key, build: Callable):
+        if key in self._store:
+            self._store.move_to_end(key)
+            return self._store[key], True
+        prog = build()
+        self._store[key] = prog
+        if len(self._store) > self.size:
+            self._store.popitem(last=False)
+        return prog, False
+
+    def clear(self) -> None:
+        self._store.clear()

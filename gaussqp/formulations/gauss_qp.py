@@ -28,7 +28,8 @@ from ..model.scales import data_scales
 from ..results import SOLUTION_PRESENT, Solution
 from ..settings import PARAM_ENTRIES_MAX, Tolerance
 from ..model.rows import assemble_multipliers
-from ..backends import solve_program
+from ..backends import get_backend, solve_program
+from ..backends.direct import solve_direct, supports
 from .base import PROGRAMS, Formulation, common_reject
 
 
@@ -99,6 +100,11 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     g = g + np.asarray(G @ shift).ravel() if mi else g
     sc = data_scales(problem)
     equilibrated = (sc.coordinate, sc.equality_weight, sc.inequality_weight)
+    backend = get_backend(solver, needs="qp")
+    if supports(backend.name):
+        sol = _solve_direct(problem, backend, shift, f, e, g, equilibrated, tol, formulation)
+        if sol is not None:
+            return sol
     # the equilibrated program first; if the backend stalls on both of its forms, the program as given
     # (an interior-point method can stall on one scaling of a degenerate problem and not on another)
     for attempt, (S, w_eq, w_in) in enumerate([equilibrated, (np.ones(n), np.ones(me), np.ones(mi))]):
@@ -137,6 +143,28 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
         sol.message = "backend returned no primal point"
     if "error" in info:
         sol.message = info["error"]
+    return sol
+
+
+def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.ndarray, e: np.ndarray, g: np.ndarray,
+                  scaling: tuple, tol: Tolerance, formulation: str) -> Solution | None:
+    """The equilibrated program of :func:`solve_acceleration_program` through the direct path
+    (:mod:`gaussqp.backends.direct`, ``P = S M S``), or None when it did not end solved, infeasible or unbounded
+    (the cvxpy program then solves it)."""
+    S, w_eq, w_in = scaling
+    E, _ = problem.equalities
+    G, _ = problem.inequalities
+    ans = solve_direct(backend.name, _scale_rows_cols(problem.M, S, S), S * f, _scale_rows_cols(E, 1.0 / w_eq, S),
+                       e / w_eq, _scale_rows_cols(G, 1.0 / w_in, S), g / w_in, tol, backend.settings(tol))
+    if ans.status == "failed":
+        return None
+    sol = Solution(problem=problem, status=ans.status, formulation=formulation, solver=backend.name,
+                   extras={"backend": ans.info, "compiled_program_reused": ans.reused, "dpp": False,
+                           "direct": True})
+    sol.times = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
+    if ans.x is not None:
+        sol.acceleration = S * ans.x + shift
+        sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, ans.y_eq / w_eq, ans.y_in / w_in)
     return sol
 
 
