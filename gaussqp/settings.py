@@ -724,3 +724,7 @@ STUDY_PEER_ENUM_MAX = 12
 #: from the problem's blocks, one solver object per structure re-solved with new data) before the cvxpy program;
 #: the cvxpy program stays the definition and the fallback (any other status than solved/infeasible/unbounded).
 DIRECT_QP_BACKENDS = ("clarabel", "osqp")
+#: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
+#: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
+#: took 99 % of a default solve, issue #15); above it the sparse projected-acceleration route (F2) checks it.
+CROSSCHECK_DENSE_MAX_N = 300
