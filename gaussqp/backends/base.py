@@ -1,4 +1,10 @@
-"""What a backend is, and the one place where cvxpy's ``solve`` is called."""
+"""What a backend is, and the one place where cvxpy's ``solve`` is called.
+
+cvxpy is imported inside :func:`run_cvxpy` (and inside every function of gaussqp that builds a program),
+never at module import: ``import gaussqp`` does not load cvxpy, scipy.stats or a solver (issue #15; see
+:mod:`gaussqp.backends`). :data:`STATUS_MAP` is keyed by cvxpy's status strings themselves (the values of
+``cvxpy.OPTIMAL`` and so on, which ``tests/test_import_time.py`` checks against cvxpy).
+"""
 
 from __future__ import annotations
 
@@ -9,20 +15,23 @@ import time
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable
-
-import cvxpy as cp
+from typing import TYPE_CHECKING, Callable
 
 from ..settings import LOOSER, PRESETS, PROGRAM_CACHE_SIZE, Tolerance
 
-# cvxpy status -> gaussqp status; anything else maps to "failed" (explicit fallback).
+if TYPE_CHECKING:  # annotations only
+    import cvxpy as cp
+
+#: cvxpy status (``cvxpy.OPTIMAL``, ``cvxpy.OPTIMAL_INACCURATE``, ``cvxpy.INFEASIBLE``, ``cvxpy.INFEASIBLE_INACCURATE``,
+#: ``cvxpy.UNBOUNDED``, ``cvxpy.UNBOUNDED_INACCURATE``: cvxpy's own strings, spelled out so that this module does not
+#: import cvxpy) -> gaussqp status; anything else maps to "failed" (explicit fallback).
 STATUS_MAP = {
-    cp.OPTIMAL: "solved",
-    cp.OPTIMAL_INACCURATE: "inaccurate",
-    cp.INFEASIBLE: "infeasible",
-    cp.INFEASIBLE_INACCURATE: "infeasible",
-    cp.UNBOUNDED: "unbounded",
-    cp.UNBOUNDED_INACCURATE: "unbounded",
+    "optimal": "solved",
+    "optimal_inaccurate": "inaccurate",
+    "infeasible": "infeasible",
+    "infeasible_inaccurate": "infeasible",
+    "unbounded": "unbounded",
+    "unbounded_inaccurate": "unbounded",
 }
 
 
@@ -71,6 +80,8 @@ def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, 
     preset (:data:`gaussqp.settings.LOOSER`); the answer is judged by our own residual
     check afterwards either way, and ``info["attempts"]`` records what happened.
     """
+    import cvxpy as cp
+
     info: dict = {"backend": backend.name, "attempts": []}
     t0 = time.perf_counter()
     status = "failed"

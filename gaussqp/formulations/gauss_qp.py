@@ -13,11 +13,13 @@ Notes
 -----
 tutorial (5), (15), (27) (Prop. 6: the MLCP (16) is equivalent to this program for any
 rank of M); inertial (48), (56); singular (16), (21).
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
@@ -57,6 +59,8 @@ def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, dat
     backend stalls on the cone reformulation cvxpy makes of ``½‖R x‖²``.
     Returns (problem, a, slots, eq_con, in_con).
     """
+    import cvxpy as cp
+
     a = cp.Variable(n, name="a")
     if use_params:
         slots = {"R": cp.Parameter((r, n)) if r else None, "f": cp.Parameter(n), "E": cp.Parameter((me, n)) if me else None, "e": cp.Parameter(me) if me else None,
