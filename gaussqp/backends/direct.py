@@ -173,7 +173,10 @@ def _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
     if reused:
         solver.update(q=np.asarray(f, dtype=float), l=lo, u=hi, Px=U.data, Ax=A.data)
     with silence_c_stdout():
-        res = solver.solve()
+        try:  # OSQP >= 1.0: say that a failure is a status, not an exception (its default will change)
+            res = solver.solve(raise_error=False)
+        except TypeError:  # older OSQP: no such argument, a failure is a status
+            res = solver.solve()
     text = str(res.info.status).lower()
     status = _OSQP_STATUS.get(text, "failed")
     info.update({"status": res.info.status, "time_solve": float(res.info.solve_time),
