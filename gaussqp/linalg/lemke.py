@@ -30,9 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from scipy.linalg.blas import dger as _dger
+from scipy.linalg.lapack import dgecon as _gecon, dgetrf as _getrf, dgetrs as _getrs
 
-from ..settings import (LEMKE_PIVOT_TOL, LEMKE_PIVOTS_BASE, LEMKE_PIVOTS_PER_ROW, LEMKE_REFINE_TOL,
-                        LEMKE_ROUNDOFF_ENTRY_RTOL, LEMKE_TIE_TOL, LEMKE_VERIFY_RTOL, ROUND_OFF)
+from ..settings import (LEMKE_PIVOT_TOL, LEMKE_PIVOTS_BASE, LEMKE_PIVOTS_PER_ROW, LEMKE_REFINE_RCOND,
+                        LEMKE_REFINE_TOL, LEMKE_ROUNDOFF_ENTRY_RTOL, LEMKE_TIE_TOL, LEMKE_VERIFY_RTOL, ROUND_OFF)
 
 
 #: below this many entries (k × pivot rows) the rank-1 update of B⁻¹ is NumPy's outer product, above it BLAS's
@@ -207,63 +208,60 @@ def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
     scale = max(1.0, float(np.abs(M).max()))  # d is normalized to max 1
     tol = pivot_tol * scale
 
-    def column(j: int) -> np.ndarray:
-        """B⁻¹ a_j for the variable j (w_j, z_j or z0)."""
-        if j < k:
-            if slot[j] >= 0:
-                x = G[:, slot[j]].copy()
-                x[j] += 1.0
-                return x
-            x = np.zeros(k)
-            x[j] = 1.0
-            return x
-        a = negMT[j - k] if j < Z0 else negd
-        if p == 0:
-            return a.copy()
-        x = G[:, :p] @ a[cols[:p]]
-        x += a
-        return x
-
     def pivot(r: int, x: np.ndarray) -> None:
-        nonlocal p, rhs
-        if slot[r] < 0:  # row r becomes a pivot row: B⁻¹ e_r = e_r so far, its column of G is 0
-            slot[r] = p
+        nonlocal p
+        t = slot[r]
+        if t < 0:  # row r becomes a pivot row: B⁻¹ e_r = e_r so far, its column of G is 0
+            t = slot[r] = p
             cols[p] = r
             p += 1
         rho = G[r, :p].copy()  # row r of B⁻¹ on the columns of G
-        rho[slot[r]] += 1.0
-        xr = x[r]
+        rho[t] += 1.0
+        xr = float(x[r])
+        theta = float(rhs[r]) / xr
+        rhs[:] -= x * theta
+        rhs[r] = theta
         u = x / xr
         u[r] -= 1.0 / xr  # (x - e_r) / x_r
-        theta = rhs[r] / xr
-        rhs -= x * theta
-        rhs[r] = theta
         if k * p > _DGER_MIN:
             _dger(-1.0, u, rho, a=G[:, :p], overwrite_a=True)
         else:
-            G[:, :p] -= np.outer(u, rho)
+            G[:, :p] -= u[:, None] * rho
 
     r = int(np.argmin(q / d))
     x = negd.copy()
     pivot(r, x)
-    leaving = basis[r]
+    leaving = int(basis[r])
     basis[r] = Z0
     entering = leaving + k  # complement of w_r is z_r
     for it in range(1, max_iter + 1):
-        x = column(entering)
-        rows = np.flatnonzero(x > tol)
+        # the entering column B⁻¹ a: for z_j (a = -M e_j) and z0 (a = -d) a + G a_P, for w_j (a = e_j) e_j + G e_slot
+        if entering >= k:
+            a = negMT[entering - k] if entering < Z0 else negd
+            if p:
+                x = G[:, :p] @ a[cols[:p]]
+                x += a
+            else:
+                x = a.copy()
+        else:
+            t = slot[entering]
+            x = G[:, t].copy() if t >= 0 else np.zeros(k)
+            x[entering] += 1.0
+        rows = (x > tol).nonzero()[0]
         if rows.size == 0:
             return "ray", it, basis, rhs, x, entering
         ratios = rhs[rows] / x[rows]
-        best = ratios.min()
-        cand = rows[ratios <= best + tie_tol * max(1.0, abs(best))]
-        if cand.size > 1:
+        i = int(ratios.argmin())
+        best = float(ratios[i])
+        tied = ratios <= best + tie_tol * max(1.0, abs(best))
+        if np.count_nonzero(tied) > 1:
+            cand = rows[tied]
             z0_rows = cand[basis[cand] == Z0]
             r = int(z0_rows[0]) if z0_rows.size else _lex_break_revised(G, cols, slot, p, x, cand, tie_tol)
         else:
-            r = int(cand[0])
+            r = int(rows[i])
         pivot(r, x)
-        leaving = basis[r]
+        leaving = int(basis[r])
         basis[r] = entering
         if leaving == Z0:
             return "solved", it, basis, rhs, x, entering
@@ -326,42 +324,54 @@ def _lex_break(binv, col, cand, tie_tol) -> int:
 
 
 def _lex_break_revised(G, cols, slot, p, x, cand, tie_tol) -> int:
-    """:func:`_lex_break` on ``B⁻¹ = I + G Eᵀ`` without forming its rows. A column ``j`` of ``B⁻¹`` outside the
-    pivoted rows ``P`` is ``e_j``: over the tied rows it is zero (never separates them: the smallest is 0, every
-    row within the tolerance) unless ``j`` is itself a tied row outside ``P``, whose entry ``1/x_j`` is the only
-    nonzero one, so that row alone drops out (when it exceeds the tolerance and another row is left). So the
-    scan visits, in increasing order, only the columns of ``P`` (compared vectorized, block by block, between
-    such rows) and the tied rows outside ``P`` (dropped one by one): the same rows are kept as by the column
-    by column scan of :func:`_lex_break`."""
+    """:func:`_lex_break` on ``B⁻¹ = I + G Eᵀ`` without forming its rows (``cand`` increasing). A column ``j``
+    of ``B⁻¹`` outside the pivoted rows ``P`` is ``e_j``: over the tied rows it is zero (it never separates
+    them: the smallest is 0, every row within the tolerance) unless ``j`` is itself a tied row outside ``P``,
+    whose entry ``1/x_j`` is the only nonzero one, so that row alone drops out (when it exceeds the tolerance
+    and another row is left). So the scan visits, in increasing order, only the columns of ``P`` (compared
+    vectorized, block by block, between such rows) and the tied rows outside ``P`` (dropped in order): the
+    same rows are kept as by the column by column scan of :func:`_lex_break`."""
     n = cand.size
     alive = np.ones(n, dtype=bool)
     n_alive = n
-    pcols = cols[:p]
-    order = np.argsort(pcols, kind="stable")
-    pj = pcols[order]  # the pivoted rows' columns, increasing; their columns of G: order
-    V = G[cand][:, order] / x[cand][:, None] if p else np.zeros((n, 0))
-    own = slot[cand] >= 0  # a tied row in P has B⁻¹[i, i] = G[i, slot_i] + 1
-    if own.any():
-        pos = np.searchsorted(pj, cand[own])
-        V[np.flatnonzero(own), pos] += 1.0 / x[cand[own]]
-    fresh_t = np.flatnonzero(slot[cand] < 0)  # tied rows outside P (positions in cand), increasing
-    fresh_t = fresh_t[np.argsort(cand[fresh_t], kind="stable")]
-    seg = np.searchsorted(pj, cand[fresh_t])  # P columns before each of them
+    in_p = slot[cand] >= 0
+    fresh_t = (~in_p).nonzero()[0]  # tied rows outside P (positions in cand), increasing
     drops = 1.0 / x[cand[fresh_t]] > tie_tol  # their entry drops them (the others are 0 there)
+    if p:
+        pcols = cols[:p]
+        order = np.argsort(pcols, kind="stable")
+        pj = pcols[order]  # the pivoted rows' columns, increasing; their columns of G: order
+        seg = np.searchsorted(pj, cand[fresh_t])  # columns of P before each fresh tied row
+    else:
+        pj = order = cols[:0]
+        seg = np.zeros(fresh_t.size, dtype=np.intp)
+    V = None
     start = 0  # next column of pj to compare
-    bounds = np.flatnonzero(np.diff(seg)) + 1
-    segments = zip(np.r_[0, bounds], np.r_[bounds, seg.size]) if seg.size else ()
-    for lo, hi in segments:
-        n_alive = _lex_scan(V, alive, n_alive, start, int(seg[lo]), tie_tol)
-        start = int(seg[lo])
-        if n_alive == 1:
-            break
-        ts = fresh_t[lo:hi][alive[fresh_t[lo:hi]] & drops[lo:hi]][:n_alive - 1]  # dropped in order
-        alive[ts] = False
-        n_alive -= ts.size
-    if n_alive > 1:
-        _lex_scan(V, alive, n_alive, start, pj.size, tie_tol)
-    return int(cand[np.flatnonzero(alive)[0]])
+
+    def scan(stop: int) -> int:
+        nonlocal V
+        if n_alive == 1 or start >= stop:
+            return n_alive
+        if V is None:
+            V = G[cand][:, order] / x[cand][:, None]
+            if in_p.any():  # a tied row in P has B⁻¹[i, i] = G[i, slot_i] + 1
+                own = in_p.nonzero()[0]
+                V[own, np.searchsorted(pj, cand[own])] += 1.0 / x[cand[own]]
+        return _lex_scan(V, alive, n_alive, start, stop, tie_tol)
+
+    fresh_l, seg_l, drops_l = fresh_t.tolist(), seg.tolist(), drops.tolist()
+    i = 0
+    while i < len(fresh_l) and n_alive > 1:
+        stop = seg_l[i]
+        n_alive = scan(stop)  # the P columns before this fresh row
+        start = max(start, stop)
+        while i < len(fresh_l) and seg_l[i] == stop and n_alive > 1:  # fresh rows, in order
+            if drops_l[i] and alive[fresh_l[i]]:
+                alive[fresh_l[i]] = False
+                n_alive -= 1
+            i += 1
+    n_alive = scan(pj.size)
+    return int(cand[alive.nonzero()[0][0]])
 
 
 def _lex_scan(V, alive, n_alive, start, stop, tie_tol) -> int:
@@ -384,16 +394,19 @@ def _lex_scan(V, alive, n_alive, start, stop, tie_tol) -> int:
 
 
 def _refine(M, q, basis, T, k) -> np.ndarray:
-    """z from the tableau, then re-solved on the complementary basis (z_B from M_BB z_B = -q_B)."""
+    """z from the tableau (its last column ``T[:, -1]``), then re-solved on the complementary basis
+    (``z_B`` from ``M_BB z_B = -q_B``, :func:`_basis_solve`); the re-solve replaces the tableau's z when it stays
+    in the orthant (to ``-LEMKE_REFINE_TOL``) and its largest violation is no larger."""
+    basis = np.asarray(basis)
+    zrow = (basis >= k).nonzero()[0]  # z0 (index 2k) has left the basis
+    S = basis[zrow] - k
     z = np.zeros(k)
-    for r, j in enumerate(basis):  # z0 (index 2k) has left the basis
-        if j >= k:
-            z[j - k] = max(T[r, -1], 0.0)
-    S = np.array([j - k for j in basis if j >= k], dtype=int)
+    z[S] = np.maximum(np.asarray(T)[zrow, -1], 0.0)
     if S.size:
-        zs, *_ = np.linalg.lstsq(M[np.ix_(S, S)], -q[S], rcond=None)
+        zs = _basis_solve(M[np.ix_(S, S)], -q[S])
         cand = np.zeros(k)
         cand[S] = zs
+
         def err(x):
             w = M @ x + q
             return max(np.maximum(0, -x).max(initial=0), np.maximum(0, -w).max(initial=0),
@@ -401,3 +414,18 @@ def _refine(M, q, basis, T, k) -> np.ndarray:
         if np.all(zs >= -LEMKE_REFINE_TOL) and err(cand) <= err(z):
             z = np.maximum(cand, 0.0)
     return z
+
+
+def _basis_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``A x = b`` by LU (LAPACK ``getrf``/``getrs``) when ``A``'s estimated reciprocal condition number is at
+    least :data:`~gaussqp.settings.LEMKE_REFINE_RCOND`, else the least-squares minimum-norm solution
+    (``numpy.linalg.lstsq``, as for a singular basis of a degenerate LCP): the two agree to ``~eps/rcond`` where
+    both apply, and the LU costs a fraction of the SVD."""
+    lu, piv, info = _getrf(A)
+    if info == 0:
+        rcond, info = _gecon(lu, float(np.abs(A).sum(axis=0).max()))
+        if info == 0 and rcond >= LEMKE_REFINE_RCOND:
+            x, info = _getrs(lu, piv, b)
+            if info == 0:
+                return x
+    return np.linalg.lstsq(A, b, rcond=None)[0]
