@@ -13,9 +13,17 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
 - when the minimum ratio is attained (up to ``tie_tol``) by the row of ``z0``, ``z0`` leaves:
   on degenerate problems (redundant contact rows make ``M`` singular and the ratio test tie)
   taking another row first drives the tableau into round-off entries and a false ray;
+- revised form (issue #15): the tableau ``B⁻¹[I | -M | -d | q]`` is never formed; ``B⁻¹`` is kept only on
+  the rows pivoted so far (``B⁻¹ = I + G Eᵀ``), the entering column is ``B⁻¹ a`` and a pivot is an in-place
+  rank-1 update of ``G`` (k·p work per pivot, p the rows pivoted, against k·(2k + 2) for the tableau); the
+  ratio test, the z0 rule and the lexicographic tie-break are the tableau's (:func:`_lex_min_ratio`,
+  :func:`_lex_break_revised` visits only the columns of ``B⁻¹`` that can separate the tied rows);
 - the final complementary basis is re-solved directly to remove tableau round-off;
 - nothing is believed unverified: ``"solved"`` needs every row of the original ``(w, z)`` to pass
-  at its own scale ``|M_i||z| + |q_i|`` (:func:`lcp_violation`); ``"ray"`` needs the secondary
+  at its own scale ``|M_i||z| + |q_i|`` (:func:`lcp_violation`) — when that fails, the same check with the
+  entries of ``M`` that are round-off of a zero (:func:`roundoff_entries`, ``0 < |M_ij| <= c·sqrt(M_ii M_jj)``)
+  allowed anywhere within that round-off (a backward error: a row of a Delassus matrix whose entries towards
+  the support are all ``~1e-16`` cannot be judged at a scale made of them); ``"ray"`` needs the secondary
   ray's ``z`` part to be a Farkas vector ``y >= 0, Mᵀy <= 0, qᵀy < 0`` up to the round-off of each
   column (:func:`farkas_violation`) — when ``M`` is copositive-plus (e.g. symmetric PSD, as every
   Delassus matrix is) a secondary ray is one in exact arithmetic (Cottle–Pang–Stone Thm 4.4.13).
