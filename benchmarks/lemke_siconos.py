@@ -2,8 +2,8 @@
 
 Side by side in one run, paired: for each repetition and each LCP, our :func:`gaussqp.linalg.lemke.lemke`, the
 Lemke of an earlier revision (``--before``, read from git: today's figures before issue #15) and Siconos's
-``SICONOS_LCP_LEMKE`` are timed in turn; the table gives medians of ``--reps`` such runs and the ratios to
-Siconos. Siconos runs in the interpreter that has it (Debian's ``python3-siconos``,
+``SICONOS_LCP_LEMKE`` are timed in turn (the order reversed every other repetition, after one untimed warm-up
+run of each); the table gives medians of ``--reps`` such runs and the ratios to Siconos. Siconos runs in the interpreter that has it (Debian's ``python3-siconos``,
 :func:`gaussqp.studies.peers.siconos_python`) as one persistent worker process, so its time is measured inside
 that process around the solver call only (no process start, no data transfer, no ``LCP``/options construction).
 
@@ -137,19 +137,21 @@ def main() -> None:
 
         times = {n: {"ours": [], "before": [], "siconos": []} for n, *_ in problems}
         last = {}
+        codes = {"ours": lambda M, q, name: timed(lemke, M, q),
+                 "before": lambda M, q, name: timed(before, M, q) if before is not None else (None, None),
+                 "siconos": lambda M, q, name: (lambda s: (s["time"], s) if s else (None, None))(siconos(name))}
+        for name, k, M, q in problems:  # one untimed warm-up run of each code per LCP
+            for code in codes.values():
+                code(M, q, name)
         for rep in range(args.reps):
+            order = list(codes) if rep % 2 == 0 else list(codes)[::-1]  # no code always first
             for name, k, M, q in problems:
-                t, res = timed(lemke, M, q)
-                times[name]["ours"].append(t)
-                if before is not None:
-                    tb, resb = timed(before, M, q)
-                    times[name]["before"].append(tb)
-                else:
-                    resb = None
-                sic = siconos(name)
-                if sic is not None:
-                    times[name]["siconos"].append(sic["time"])
-                last[name] = (res, resb, sic)
+                out = {}
+                for who in order:
+                    t, out[who] = codes[who](M, q, name)
+                    if t is not None:
+                        times[name][who].append(t)
+                last[name] = (out["ours"], out["before"], out["siconos"])
         if worker is not None:
             worker.stdin.close()
             worker.wait()
