@@ -37,9 +37,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scipy.linalg.blas import dger as _dger
-from scipy.linalg.lapack import dgecon as _gecon, dgetrf as _getrf, dgetrs as _getrs
-
 from ..settings import (LEMKE_PIVOT_TOL, LEMKE_PIVOTS_BASE, LEMKE_PIVOTS_PER_ROW, LEMKE_REFINE_RCOND,
                         LEMKE_REFINE_TOL, LEMKE_ROUNDOFF_ENTRY_RTOL, LEMKE_TIE_TOL, LEMKE_VERIFY_RTOL, ROUND_OFF)
 
@@ -232,7 +229,8 @@ def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
         u = x / xr
         u[r] -= 1.0 / xr  # (x - e_r) / x_r
         if k * p > _DGER_MIN:
-            _dger(-1.0, u, rho, a=G[:, :p], overwrite_a=True)
+            from scipy.linalg.blas import dger  # a function-level import: import gaussqp leaves scipy.linalg out
+            dger(-1.0, u, rho, a=G[:, :p], overwrite_a=True)
         else:
             G[:, :p] -= u[:, None] * rho
 
@@ -429,11 +427,13 @@ def _basis_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     least :data:`~gaussqp.settings.LEMKE_REFINE_RCOND`, else the least-squares minimum-norm solution
     (``numpy.linalg.lstsq``, as for a singular basis of a degenerate LCP): the two agree to ``~eps/rcond`` where
     both apply, and the LU costs a fraction of the SVD."""
-    lu, piv, info = _getrf(A)
+    from scipy.linalg.lapack import dgecon, dgetrf, dgetrs  # function-level: import gaussqp stays light
+
+    lu, piv, info = dgetrf(A)
     if info == 0:
-        rcond, info = _gecon(lu, float(np.abs(A).sum(axis=0).max()))
+        rcond, info = dgecon(lu, float(np.abs(A).sum(axis=0).max()))
         if info == 0 and rcond >= LEMKE_REFINE_RCOND:
-            x, info = _getrs(lu, piv, b)
+            x, info = dgetrs(lu, piv, b)
             if info == 0:
                 return x
     return np.linalg.lstsq(A, b, rcond=None)[0]
