@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import MAX_FACETS, STRUCTURAL_MAX_N, get_tolerance
+from .settings import CROSSCHECK_DENSE_MAX_N, MAX_FACETS, STRUCTURAL_MAX_N, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import undecided_modes
@@ -58,8 +58,13 @@ SLIDING_CROSSCHECK = ["sliding_enumeration", "sliding_fixed_point", "sliding_lcp
 #: The facetized pair run by the cross-check of sticking problems (the bracket of F4).
 BRACKET = ("facetized_inner", "facetized_outer")
 
-#: Routes tried, in order, for the cross-check (the first that accepts and differs from the primary).
-CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "bilateral_kkt"]
+#: Routes tried, in order, for the cross-check (the first that accepts, differs from the primary and is within its
+#: size limit in :data:`CROSSCHECK_MAX_N`). Lemke's dense tableau on the Delassus LCP is the most independent
+#: route (pivoting, not an interior point) but costs O(m³) with a dense M⁻¹: above its limit the projected
+#: acceleration (F2, the kinetic-metric projection of the free acceleration, sparse) checks F1 (issue #15).
+CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "projected_acceleration", "bilateral_kkt"]
+#: Largest coordinate count at which a cross-check route is run (routes not listed: no limit but their own).
+CROSSCHECK_MAX_N = {"lcp_lemke": CROSSCHECK_DENSE_MAX_N}
 
 
 def choose_formulation(problem: ContactProblem, cls=None) -> str:
@@ -382,7 +387,7 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
             sol = esol
     elif crosscheck:
         for other_name in CROSSCHECK_ORDER:
-            if other_name == name:
+            if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
                 continue
             g = FORMULATIONS[other_name]
             if g.accepts(problem, cls)[0]:

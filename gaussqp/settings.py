@@ -732,3 +732,11 @@ STUDY_PEER_MAX_ITER = 10_000
 #: Largest LCP (unknowns) or friction problem (contacts) given to a peer's enumeration solver: Siconos's
 #: ``LCP_ENUM`` tries the 2^k complementary pieces, 4,096 at this size.
 STUDY_PEER_ENUM_MAX = 12
+#: Backends that F1 and F2 call directly (:mod:`gaussqp.backends.direct`: the QP ``P = SMS``, ``A = [E; −G]`` built
+#: from the problem's blocks, one solver object per structure re-solved with new data) before the cvxpy program;
+#: the cvxpy program stays the definition and the fallback (any other status than solved/infeasible/unbounded).
+DIRECT_QP_BACKENDS = ("clarabel", "osqp")
+#: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
+#: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
+#: took 99 % of a default solve, issue #15); above it the sparse projected-acceleration route (F2) checks it.
+CROSSCHECK_DENSE_MAX_N = 300

@@ -56,3 +56,29 @@ def test_sticking_as_equalities_reports_cone_check():
     assert sol.status == "solved"
     cone = sol.certificate("coulomb_cones")
     assert cone.holds is False and cone.margin == pytest.approx(0.981 - 5.0, abs=1e-6)
+
+
+def test_above_the_dense_limit_the_crosscheck_is_the_sparse_projection(monkeypatch):
+    """Issue #15: Lemke's dense tableau cross-checks F1 up to CROSSCHECK_DENSE_MAX_N coordinates; above, the sparse
+    projected acceleration (F2) does, and a disagreeing F2 still withdraws the 'solved' status."""
+    from gaussqp import dispatch
+    from gaussqp.settings import CROSSCHECK_DENSE_MAX_N
+
+    p = families.chain(CROSSCHECK_DENSE_MAX_N // 2 + 10, lift=1.5)
+    assert p.n > CROSSCHECK_DENSE_MAX_N
+    sol = gaussqp.solve(p)
+    assert sol.formulation == "gauss_qp" and sol.crosscheck["formulation"] == "projected_acceleration"
+    assert sol.crosscheck["agree"] and sol.status == "solved" and sol.certified
+    small = families.chain(20, lift=1.5)
+    assert gaussqp.solve(small).crosscheck["formulation"] == "lcp_lemke"
+    f2 = dispatch.FORMULATIONS["projected_acceleration"]
+    real = f2.solve
+
+    def shifted(problem, *args, **kwargs):
+        s = real(problem, *args, **kwargs)
+        s.acceleration = s.acceleration + 1.0
+        return s
+
+    monkeypatch.setattr(f2, "solve", shifted)
+    bad = gaussqp.solve(p)
+    assert bad.crosscheck["agree"] is False and bad.status == "inaccurate"

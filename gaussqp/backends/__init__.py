@@ -7,13 +7,23 @@ preference order. :func:`get_backend` raises an error that says what to install.
 Every cvxpy program of gaussqp is solved through :func:`solve_program` (backend choice, then
 :func:`~gaussqp.backends.base.run_cvxpy`: tolerances, verbosity, silencing of C output, timing,
 status mapping, one retry at a looser preset).
+
+Lazy imports (issue #15): ``import gaussqp`` loads neither cvxpy (nor the scipy.stats it pulls in) nor a solver
+package. One idiom throughout the package, plain function-level imports: a function that builds or solves a cvxpy
+program starts with ``import cvxpy as cp``; likewise ``from scipy.optimize import linprog`` where an LP is solved,
+``scipy.linalg``, ``scipy.sparse.linalg`` and ``scipy.sparse.csgraph`` where a factorization or a graph needs them,
+and the importers' ``import mujoco`` / ``h5py`` (``gaussqp.io.pinocchio``, which users import to use Pinocchio,
+imports it at its own import). A module that names cvxpy types in annotations imports cvxpy under
+``if TYPE_CHECKING:`` only. The first call pays cvxpy's import once; later calls find it in ``sys.modules``.
+:data:`BACKENDS` is plain data; :func:`installed` (and so :func:`get_backend`) imports cvxpy, since it asks
+cvxpy which solvers it sees. ``tests/test_import_time.py`` checks what ``import gaussqp`` leaves unloaded.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
-
-import cvxpy as cp
+from typing import TYPE_CHECKING
 
 from ..errors import UnknownSolverError
 from ..settings import Tolerance, get_tolerance
@@ -22,16 +32,25 @@ from .clarabel_ import CLARABEL
 from .osqp_ import OSQP
 from .scs_ import SCS
 
+if TYPE_CHECKING:  # annotations only
+    import cvxpy as cp
+
 BACKENDS: dict[str, Backend] = {b.name: b for b in (CLARABEL, OSQP, SCS)}
 
 
 def installed(backend: Backend) -> bool:
-    """True when the solver's Python package is importable and cvxpy sees it."""
-    if importlib.util.find_spec(backend.module) is None:
+    """True when the solver's Python package is importable and cvxpy sees it (asked once per process: cvxpy's
+    ``installed_solvers`` tries to import every solver it knows, ~1 ms a call)."""
+    return _installed(backend.module, backend.cvxpy_name)
+
+
+@functools.lru_cache(maxsize=None)
+def _installed(module: str, cvxpy_name: str) -> bool:
+    if importlib.util.find_spec(module) is None:
         return False
     import cvxpy as cp
 
-    return backend.cvxpy_name in cp.installed_solvers()
+    return cvxpy_name in cp.installed_solvers()
 
 
 def get_backend(name: str | None, needs: str = "qp") -> Backend:

@@ -1,4 +1,10 @@
-"""What a backend is, and the one place where cvxpy's ``solve`` is called."""
+"""What a backend is, and the one place where cvxpy's ``solve`` is called.
+
+cvxpy is imported inside :func:`run_cvxpy` (and inside every function of gaussqp that builds a program),
+never at module import: ``import gaussqp`` does not load cvxpy, scipy.stats or a solver (issue #15; see
+:mod:`gaussqp.backends`). :data:`STATUS_MAP` is keyed by cvxpy's status strings themselves (the values of
+``cvxpy.OPTIMAL`` and so on, which ``tests/test_import_time.py`` checks against cvxpy).
+"""
 
 from __future__ import annotations
 
@@ -7,21 +13,25 @@ import os
 import sys
 import time
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import cvxpy as cp
+from ..settings import LOOSER, PRESETS, PROGRAM_CACHE_SIZE, Tolerance
 
-from ..settings import LOOSER, PRESETS, Tolerance
+if TYPE_CHECKING:  # annotations only
+    import cvxpy as cp
 
-# cvxpy status -> gaussqp status; anything else maps to "failed" (explicit fallback).
+#: cvxpy status (``cvxpy.OPTIMAL``, ``cvxpy.OPTIMAL_INACCURATE``, ``cvxpy.INFEASIBLE``, ``cvxpy.INFEASIBLE_INACCURATE``,
+#: ``cvxpy.UNBOUNDED``, ``cvxpy.UNBOUNDED_INACCURATE``: cvxpy's own strings, spelled out so that this module does not
+#: import cvxpy) -> gaussqp status; anything else maps to "failed" (explicit fallback).
 STATUS_MAP = {
-    cp.OPTIMAL: "solved",
-    cp.OPTIMAL_INACCURATE: "inaccurate",
-    cp.INFEASIBLE: "infeasible",
-    cp.INFEASIBLE_INACCURATE: "infeasible",
-    cp.UNBOUNDED: "unbounded",
-    cp.UNBOUNDED_INACCURATE: "unbounded",
+    "optimal": "solved",
+    "optimal_inaccurate": "inaccurate",
+    "infeasible": "infeasible",
+    "infeasible_inaccurate": "infeasible",
+    "unbounded": "unbounded",
+    "unbounded_inaccurate": "unbounded",
 }
 
 
@@ -70,6 +80,8 @@ def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, 
     preset (:data:`gaussqp.settings.LOOSER`); the answer is judged by our own residual
     check afterwards either way, and ``info["attempts"]`` records what happened.
     """
+    import cvxpy as cp
+
     info: dict = {"backend": backend.name, "attempts": []}
     t0 = time.perf_counter()
     status = "failed"
@@ -98,3 +110,24 @@ def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, 
     info["time_setup"] = getattr(stats, "setup_time", None) if stats else None
     info["iterations"] = getattr(stats, "num_iters", None) if stats else None
     return status, info
+
+
+class ProgramCache:
+    """LRU cache of compiled cvxpy programs keyed by structure (DPP re-solves without recompiling)."""
+
+    def __init__(self, size: int = PROGRAM_CACHE_SIZE):
+        self.size = size
+        self._store: OrderedDict = OrderedDict()
+
+    def get(self, key, build: Callable):
+        if key in self._store:
+            self._store.move_to_end(key)
+            return self._store[key], True
+        prog = build()
+        self._store[key] = prog
+        if len(self._store) > self.size:
+            self._store.popitem(last=False)
+        return prog, False
+
+    def clear(self) -> None:
+        self._store.clear()

@@ -13,6 +13,9 @@ whether the problem's own coefficients satisfy it. Friction columns carry the sl
 - (64) Prop. 14: (51) on the Schur complements — frictionless bilateral plus unilateral sliding;
 - Prop. 13: ``β₂(M⁰_ub) ‖P_μ‖₂ < 1`` and (38) on the bilateral part — mixed sliding contacts;
 - sticking Prop. 12, (64): ``σ_max(H₂)² < σ_min(A^st_nu) σ_min(H₁)`` — A_c^st of (63) positive definite.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+that use it, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import minimize
 
 from ..errors import NotApplicableError
 from ..linalg.dense import as_dense
@@ -78,6 +80,8 @@ def beta2(M: np.ndarray, starts: int = BETA2_STARTS, seed: int = 0) -> tuple[flo
     true maximum — so the friction bound built on it is validated by the exact P-matrix test
     (:func:`common_mu_bound`). For symmetric positive definite M, β₂(M) = ‖M⁻¹‖₂ (checked in the tests).
     """
+    from scipy.optimize import minimize
+
     M = np.asarray(M, dtype=float)
     k = M.shape[0]
     I = np.eye(k)

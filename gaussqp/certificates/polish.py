@@ -1,12 +1,15 @@
 """Active-set polish of an interior-point answer (as OSQP's polishing does): the answer of a
 formulation is replaced by the solution of the equality KKT system of its guessed active set when
-that is feasible and lowers the largest recomputed residual."""
+that is feasible and lowers the largest recomputed residual.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+that use it, not when this module is imported.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import lsq_linear
 
 from .residuals import kkt_residuals
 from ..linalg.kkt import equilibrated_kkt, guess_active, sparse_kkt_solve
@@ -26,6 +29,8 @@ def polish(sol: Solution) -> None:
     the square root of the solver tolerance. Sparse problems use a sparse LU of the KKT
     matrix at any size; the dense min-norm path runs up to :data:`POLISH_MAX`.
     """
+    from scipy.optimize import lsq_linear
+
     p = sol.problem
     if sol.acceleration is None or (p.n + p.m > POLISH_MAX and not p.sparse):
         return

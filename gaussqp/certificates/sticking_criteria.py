@@ -13,12 +13,14 @@
 These criteria ignore the Coulomb disks except (22)/Cor. 1 (as the paper's do); the exact decision
 with the disks is F4 (:mod:`gaussqp.formulations.sticking_conic`), and μ_min (Prop. 11) is in the
 sticking verdict.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+that use it, not when this module is imported.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linprog
 
 from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..errors import UndecidedError
@@ -149,6 +151,8 @@ def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
     optimum only with its dual bound (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`) at most
     :data:`LP_VALUE_TOL`. Returns (trivial, witness z = -J_uᵀλ in the original coordinates); trivial is
     None (undecided) when an LP fails or its answer fails the check."""
+    from scipy.optimize import linprog
+
     n = Ju.shape[1]
     kt, ku = T.shape[0], Ju.shape[0]
     if kt == 0 or ku == 0:

@@ -160,7 +160,31 @@ def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
                   bounds=[(None, None)] * n, method="highs")
     if res.status != 0 or res.x is None:
         return None
-    a = res.x
+    return _verify_point(problem, Ed, e, Gd, g, res.x)
+
+
+def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
+    """When the rows ``[E; G]`` are independent (C2's rank test, on the rows normalized to unit length) they reach
+    any right-hand side: the least-squares point of ``E a = −e``, ``G a = −g`` is feasible in exact arithmetic.
+    It is returned verified as :func:`_verified_feasible_point` verifies its LP's point, or None (dependent rows,
+    or a point that fails the check: the LPs then decide). Issue #15: C5 without its two LPs when C2 implies it."""
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    n = problem.n
+    Ed, Gd = as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)
+    J = np.vstack([Ed, Gd])
+    if J.shape[0] == 0 or J.shape[0] > n:
+        return None
+    rank, _ = row_rank(normalize_rows(J))
+    if rank < J.shape[0]:
+        return None
+    a, *_ = np.linalg.lstsq(J, -np.concatenate([e, g]), rcond=None)
+    return _verify_point(problem, Ed, e, Gd, g, a)
+
+
+def _verify_point(problem: ContactProblem, Ed: np.ndarray, e: np.ndarray, Gd: np.ndarray, g: np.ndarray,
+                  a: np.ndarray) -> np.ndarray | None:
+    """``a`` when every row of ``E a + e = 0``, ``G a + g >= 0`` holds at its own scale, else None."""
     sc = data_scales(problem)
     eq_scale = np.abs(Ed) @ np.abs(a) + np.abs(e) + sc.equality_row
     in_scale = np.abs(Gd) @ np.abs(a) + np.abs(g) + sc.inequality_row
@@ -180,10 +204,13 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     """
     E, e = problem.equalities
     G, g = problem.inequalities
-    y = farkas_vector(E, e, G, g)
     definite = problem.mass_factor.definite
-    # no verified Farkas vector is not yet a proof: C5 holds only with a verified feasible point
-    holds = False if y is not None else (True if _verified_feasible_point(problem) is not None else None)
+    if _point_on_independent_rows(problem) is not None:  # independent rows: no Farkas vector exists, no LP needed
+        y, holds = None, True
+    else:
+        y = farkas_vector(E, e, G, g)
+        # no verified Farkas vector is not yet a proof: C5 holds only with a verified feasible point
+        holds = False if y is not None else (True if _verified_feasible_point(problem) is not None else None)
     res = [Certificate(
         id="C5", name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
         holds=holds, margin=(-1.0 / max(SCALE_FLOOR, float(np.abs(y).max())) if y is not None else

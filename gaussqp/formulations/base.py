@@ -19,7 +19,8 @@ from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
 from ..model.system_class import UNDECIDED_MODES, SystemClass
 from ..results import Solution
-from ..settings import PROGRAM_CACHE_SIZE, Tolerance, get_tolerance
+from ..backends.base import ProgramCache
+from ..settings import Tolerance, get_tolerance
 
 
 class Formulation(ABC):
@@ -123,27 +124,6 @@ def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool
         return False, (f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n})"
                        + ("; use 'sliding_enumeration'" if sliding else ""))
     return True, ""
-
-
-class ProgramCache:
-    """LRU cache of compiled cvxpy programs keyed by structure (DPP re-solves without recompiling)."""
-
-    def __init__(self, size: int = PROGRAM_CACHE_SIZE):
-        self.size = size
-        self._store: OrderedDict = OrderedDict()
-
-    def get(self, key, build: Callable):
-        if key in self._store:
-            self._store.move_to_end(key)
-            return self._store[key], True
-        prog = build()
-        self._store[key] = prog
-        if len(self._store) > self.size:
-            self._store.popitem(last=False)
-        return prog, False
-
-    def clear(self) -> None:
-        self._store.clear()
 
 
 PROGRAMS = ProgramCache()

@@ -31,6 +31,9 @@ An acceleration-level :class:`~gaussqp.ContactProblem` with "coulomb" contacts (
 (normal, tangents), which is the dual of F1's program ``min ½aᵀMa + Fᵀa`` with the shifted cones
 ``(n_i a + b_i + s_i, T_i a + c_i) ∈ K*_μ``; the acceleration is recovered as ``a = M⁻¹(Jᵀr − F)`` and the
 dynamics residual is recomputed in the original variables.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy, ``scipy.linalg`` and ``scipy.sparse.linalg``
+are imported inside the functions that use them, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -38,11 +41,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import cvxpy as cp
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..backends import get_backend, solve_program
 from ..friction.coulomb_law import (contact_modes, de_saxce_shift, natural_map, natural_map_residual,
@@ -89,6 +89,8 @@ class _ShiftSOCP:
     """The convex iteration (module docstring, stage 1): the DPP program built once, :meth:`run` from any start."""
 
     def __init__(self, W: np.ndarray, q: np.ndarray, mu: np.ndarray, d: int, solver, tol: Tolerance):
+        import cvxpy as cp
+
         N, m = q.size, mu.size
         self.W, self.q, self.mu, self.d, self.tol = W, q, mu, d, tol
         self.Wk = (W - W.T) / 2
@@ -141,6 +143,9 @@ class _ShiftSOCP:
 def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: float,
             history: list, rho_scale: float = 1.0) -> tuple[np.ndarray, int]:
     """The Newton polish (module docstring, stage 2) from ``r0`` until the ρ = 1 residual is <= ``target``·‖q‖."""
+    import scipy.linalg as sla
+    import scipy.sparse.linalg as spla
+
     N, m = q.size, mu.size
     dense = N <= COULOMB_DENSE_MAX
     Wd = _dense(W) if dense else sp.csr_matrix(W)

@@ -24,13 +24,15 @@ contacts may sit next to ``"coulomb"`` ones). Two stages, as for F8 (:mod:`.coul
 The answer is judged on our own recomputed map, contact by contact and dynamics row by row, in the data's units
 (``solved`` only when every contact's block is at most :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` and every
 dynamics row at most :data:`~gaussqp.settings.COULOMB_DYNAMICS_RTOL`).
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 
 from ..backends import get_backend, solve_program
@@ -56,6 +58,8 @@ class _GapProgram:
     """Stage 1 (module docstring): the duality-gap program in the scaled unknowns, built once (DPP)."""
 
     def __init__(self, sysm: MixedSystem, solver, tol: Tolerance, signs: dict | None = None):
+        import cvxpy as cp
+
         self.s, self.tol, self.signs = sysm, tol, signs
         n, m, d = sysm.n, sysm.m, sysm.d
         d1 = d - 1

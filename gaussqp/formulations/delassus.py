@@ -12,15 +12,16 @@ eliminated (tutorial (17)), leaving ``0 <= λ_u ⟂ A_c λ_u + w_c >= 0`` with t
 Delassus matrix; solved by :func:`gaussqp.linalg.lemke.lemke`. Ray termination on this PSD
 (copositive-plus) matrix means the LCP is infeasible, which :func:`gaussqp.certificates.judge.finalize` turns into a
 verified Farkas certificate.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy and ``scipy.linalg`` are imported inside the
+functions that use them, not when this module is imported.
 """
 
 from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
-import scipy.linalg as sla
 
 from ..linalg.delassus import bilateral_compatible, constrained_delassus, delassus
 from ..linalg.lemke import lemke
@@ -49,6 +50,9 @@ class DelassusQP(Formulation):
         return ok, why
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        import cvxpy as cp
+        import scipy.linalg as sla
+
         t0 = time.perf_counter()
         W, w, J = delassus(problem)
         me = problem.equalities[0].shape[0]

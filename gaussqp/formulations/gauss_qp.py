@@ -13,11 +13,13 @@ Notes
 -----
 tutorial (5), (15), (27) (Prop. 6: the MLCP (16) is equivalent to this program for any
 rank of M); inertial (48), (56); singular (16), (21).
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,7 +30,8 @@ from ..model.scales import data_scales
 from ..results import SOLUTION_PRESENT, Solution
 from ..settings import PARAM_ENTRIES_MAX, Tolerance
 from ..model.rows import assemble_multipliers
-from ..backends import solve_program
+from ..backends import get_backend, solve_program
+from ..backends.direct import solve_direct, supports
 from .base import PROGRAMS, Formulation, common_reject
 
 
@@ -56,6 +59,8 @@ def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, dat
     backend stalls on the cone reformulation cvxpy makes of ``½‖R x‖²``.
     Returns (problem, a, slots, eq_con, in_con).
     """
+    import cvxpy as cp
+
     a = cp.Variable(n, name="a")
     if use_params:
         slots = {"R": cp.Parameter((r, n)) if r else None, "f": cp.Parameter(n), "E": cp.Parameter((me, n)) if me else None, "e": cp.Parameter(me) if me else None,
@@ -99,6 +104,11 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     g = g + np.asarray(G @ shift).ravel() if mi else g
     sc = data_scales(problem)
     equilibrated = (sc.coordinate, sc.equality_weight, sc.inequality_weight)
+    backend = get_backend(solver, needs="qp")
+    if supports(backend.name):
+        sol = _solve_direct(problem, backend, shift, f, e, g, equilibrated, tol, formulation)
+        if sol is not None:
+            return sol
     # the equilibrated program first; if the backend stalls on both of its forms, the program as given
     # (an interior-point method can stall on one scaling of a degenerate problem and not on another)
     for attempt, (S, w_eq, w_in) in enumerate([equilibrated, (np.ones(n), np.ones(me), np.ones(mi))]):
@@ -137,6 +147,28 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
         sol.message = "backend returned no primal point"
     if "error" in info:
         sol.message = info["error"]
+    return sol
+
+
+def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.ndarray, e: np.ndarray, g: np.ndarray,
+                  scaling: tuple, tol: Tolerance, formulation: str) -> Solution | None:
+    """The equilibrated program of :func:`solve_acceleration_program` through the direct path
+    (:mod:`gaussqp.backends.direct`, ``P = S M S``), or None when it did not end solved, infeasible or unbounded
+    (the cvxpy program then solves it)."""
+    S, w_eq, w_in = scaling
+    E, _ = problem.equalities
+    G, _ = problem.inequalities
+    ans = solve_direct(backend.name, _scale_rows_cols(problem.M, S, S), S * f, _scale_rows_cols(E, 1.0 / w_eq, S),
+                       e / w_eq, _scale_rows_cols(G, 1.0 / w_in, S), g / w_in, tol, backend.settings(tol))
+    if ans.status == "failed":
+        return None
+    sol = Solution(problem=problem, status=ans.status, formulation=formulation, solver=backend.name,
+                   extras={"backend": ans.info, "compiled_program_reused": ans.reused, "dpp": False,
+                           "direct": True})
+    sol.times = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
+    if ans.x is not None:
+        sol.acceleration = S * ans.x + shift
+        sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, ans.y_eq / w_eq, ans.y_in / w_in)
     return sol
 
 

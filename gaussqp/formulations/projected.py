@@ -15,13 +15,15 @@ constraints are solved in closed form: ``a_b = -M_c⁻¹F - M⁻¹J_bᵀA_nb⁻�
 M-projection of ``a_free`` onto ``K_b``, and for ``a = a_b + Z y`` (Z a basis of ker J_b)
 ``‖a - a_free‖²_M = ‖Z y‖²_M + const``. The remaining program is over the unilateral rows
 only; ``λ_b`` follows from tutorial (17): ``λ_b = -A_nb⁻¹(A_nbnu λ_u + w_b)``.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 
 from ..linalg.delassus import bilateral_compatible, constrained_delassus
@@ -75,6 +77,8 @@ class ProjectedEliminated(Formulation):
         return ok, why
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        import cvxpy as cp
+
         t0 = time.perf_counter()
         cd = constrained_delassus(problem)
         n = problem.n

@@ -32,13 +32,15 @@ the two-stage route takes over: F1 with the cones removed gives an optimal ``a*`
 verified certificate: F1's Farkas vector or descent ray when even the sticking MLCP without cones
 has no solution, else a conic Farkas vector on the multiplier set
 (:func:`gaussqp.friction.multiplier_set.conic_farkas`). ``Solution.route`` says which route answered.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 
 from ..friction.cones import ConeModel, DISK, Layout, cone_constraints
@@ -104,6 +106,8 @@ class StickingConic(Formulation):
         """``min ‖R a‖² + Fᵀa + eᵀλ_eq + gᵀλ_in`` s.t. ``M a + F = Eᵀλ_eq + Gᵀλ_in``, ``E a + e = 0``,
         ``G a + g >= 0``, ``λ_in >= 0``, the cones; with ``values`` None every datum is a Parameter
         (the signs then live in the ``mu`` parameter as ``μ_i s_i``)."""
+        import cvxpy as cp
+
         pe, pg, m = L.pe, L.pg, L.p.m
         if values is None:
             slots = {"R": cp.Parameter((r, n)) if r else None, "M": cp.Parameter((n, n)), "F": cp.Parameter(n),
@@ -198,6 +202,8 @@ class StickingConic(Formulation):
         multipliers row by row at the data's scale (:func:`gaussqp.certificates.residuals.data_row_residuals`; a
         failure stops here at ``inaccurate``), then look for multipliers in Λ(a*) ∩ cones; if there are
         none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
+        import cvxpy as cp
+
         from . import get_formulation
 
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)

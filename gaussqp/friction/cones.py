@@ -6,6 +6,9 @@ stacks the variables of the programs built on them (``λ_eq``, ``λ_in`` as in
 ``ContactProblem.equalities / inequalities``) and enumerates the sign of ``λ_n`` of bilateral
 sticking contacts, whose cone is a union of two convex cones (:data:`MAX_BILATERAL_STICKING`
 contacts at most).
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
@@ -119,6 +121,8 @@ class Layout:
 
     def sticking_tangents(self, le):
         """The ``(d-1) × n_s`` matrix whose column k is ``λ_t`` of the k-th sticking contact."""
+        import cvxpy as cp
+
         ns = len(self.sticking)
         block = le[self.mb:self.mb + ns * self.d1]
         return cp.reshape(block, (self.d1, ns), order="F")
@@ -144,6 +148,8 @@ def cone_constraints(L: Layout, le, li, mu, model: ConeModel, signs: dict[int, i
     Vectorized: one second-order-cone constraint with a column per contact (3D disks) or one
     matrix inequality ``C Λ_t <= r 1 (μ ∘ s λ_n)ᵀ`` (2D intervals, 3D polygons), so that cvxpy
     compiles thousands of contacts in one pass. ``mu`` may be a cvxpy Parameter (DPP)."""
+    import cvxpy as cp
+
     S = L.sticking
     if not S:
         return []

@@ -5,6 +5,9 @@ sticking §5 (71) — is a convex program (a QP/LP, or an SOCP with Coulomb disk
 gives solutions, which are merged when they coincide (:data:`SAME_RTOL`) and classified as unique,
 multiple or a continuum, for the acceleration and for the multipliers separately. The reduced
 matrices are those of :mod:`gaussqp.friction.sliding`.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+that use it, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linprog
 
 from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedError
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space, ruiz_scaling, scaled_solve
@@ -490,6 +492,8 @@ def _cone_data(problem, S, sign, il, it0, N, d1):
 def _solve_piece(Aeq, beq, G, h, cones, solver, n):
     """A point of ``{Aeq y = beq, G y >= h}`` (∩ cones) or None, whether it is the only one, and whether
     the acceleration (the first ``n`` unknowns) is the same at every point of the piece."""
+    from scipy.optimize import linprog
+
     N = Aeq.shape[1]
     if not cones and Aeq.shape[0] == N:
         # nonsingular or not once the rows and unknowns are equilibrated (Ruiz): a mass ratio of 1e10 or a row
@@ -583,6 +587,8 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
     NumPy (``B y >= 0`` row by row at the round-off of its terms, the box, and ``s (Z_a y)_j`` above
     :data:`LP_VALUE_TOL` and its own round-off), a zero optimum only with the LP's dual bound
     (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`); otherwise ``UndecidedError``."""
+    from scipy.optimize import linprog
+
     N = E.shape[1]
     En = normalize_rows(E.reshape(-1, N))
     Gn = normalize_rows(G.reshape(-1, N))

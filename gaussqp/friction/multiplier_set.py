@@ -31,13 +31,15 @@ Farkas vector ``y`` (``(J y)_i ∈ C_i*``, ``(M a* + F)ᵀ y = -1``) that proves
 Bilateral sticking contacts have the cone ``‖λ_t‖ <= μ |λ_n|`` (sticking (14b)), a union of two
 convex cones; the sign of ``λ_n`` is enumerated (:data:`gaussqp.settings.MAX_BILATERAL_STICKING`
 contacts at most). The cones and the programs' layout are in :mod:`gaussqp.friction.cones`.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
@@ -77,6 +79,8 @@ def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = ACTIVE
 
 def multiplier_set_constraints(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n=None):
     """Variables (λ_eq, λ_in) and the constraints of Λ(a) without the cones."""
+    import cvxpy as cp
+
     p = problem
     E, _ = p.equalities
     G, _ = p.inequalities
@@ -117,6 +121,8 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     ``(s n_i y, T_i y) = (r μ Σν, -Cᵀν)``, ``ν >= 0``. ``solve(prob)`` runs the backend.
     Returns the verified vector or None.
     """
+    import cvxpy as cp
+
     p = problem
     E, _ = p.equalities
     G, _ = p.inequalities

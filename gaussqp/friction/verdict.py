@@ -24,13 +24,16 @@ acceleration; its active set needs a tolerance, which is reported):
 
 When the multiplier rows are independent, Λ(a) is a single point (the solution's multipliers, or
 F1's when sticking is infeasible) and :func:`singleton_verdict` reads all four off it without a program.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
 
 from ..backends import get_backend, solve_program
@@ -46,6 +49,9 @@ from ..linalg.dense import as_dense
 from .enumeration import Enumeration, enumerate_solutions, enumerated_contacts
 from .multiplier_set import active_tolerance, detaching, multiplier_set_constraints
 from .sliding import ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
+
+if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the functions that build a program
+    import cvxpy as cp
 
 
 @dataclass
@@ -69,6 +75,8 @@ class StickingVerdict:
 
 
 def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):
+    import cvxpy as cp
+
     L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
     t = cp.Variable(name="t")
     cons += cone_constraints(L, le, li, p.friction, DISK, signs, slack=t, no_slack=det)
@@ -97,6 +105,8 @@ def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run,
 
 def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None) -> dict[int, float]:
     """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones."""
+    import cvxpy as cp
+
     det = set(int(i) for i in detaching(p, a, atol, lam_n))
     out = {}
     for i in Layout(p).sticking:
@@ -115,6 +125,8 @@ def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, 
 
 def _feasible(prob: cp.Problem, run) -> bool:
     """Is the constraint set of ``prob`` nonempty? (the same constraints, objective 0)"""
+    import cvxpy as cp
+
     return run(cp.Problem(cp.Minimize(0), prob.constraints)) == "solved"
 
 
@@ -187,6 +199,8 @@ def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, norm
     ``‖λ_t,i‖ <= μ |λ*_n,i|`` is then one LP (2D) or SOCP (3D) in (μ, λ) — no bisection (sticking Prop. 11
     with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine
     hull, or None when the program does not end ``solved``."""
+    import cvxpy as cp
+
     L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
     mu = cp.Variable(nonneg=True)
     for i, lam in normals.items():
@@ -218,6 +232,8 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
       status that decides nothing ends the bisection at the achieved upper end instead of being read as
       infeasible (which made μ_min too large).
     """
+    import cvxpy as cp
+
     L = Layout(p)
     aff = _AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
     if aff is not None:
@@ -348,6 +364,8 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
     :func:`gaussqp.friction.multiplier_set.detaching`)."""
+    import cvxpy as cp
+
     needs = "socp" if p.dimension >= 3 else "qp"
     backend = get_backend(solver if needs == "qp" or solver != "osqp" else None, needs=needs)
 

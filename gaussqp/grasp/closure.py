@@ -22,14 +22,17 @@ by the torque scale ``L``) and the exact cones ``K = Π K_i`` of the contacts, `
 
 A certificate's ``holds`` means it was recomputed in NumPy from the data (residuals and cone membership at the
 data's scale, :data:`~gaussqp.settings.GRASP_VERIFY_RTOL`); a solver's answer is never trusted as such.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
 
 from ..backends import get_backend, solve_program
@@ -40,6 +43,9 @@ from ..model.validation import real_array
 from ..results import Certificate
 from ..settings import GRASP_MIN_WEIGHT_FACETS, GRASP_STRICT_RTOL, GRASP_VERIFY_RTOL, get_tolerance
 from .model import Grasp, GraspCheck
+
+if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the functions that build a program
+    import cvxpy as cp
 
 SQRT2 = float(np.sqrt(2))
 
@@ -102,6 +108,8 @@ class _Conic:
 
     def soc(self, x, shift=None) -> list:
         """cvxpy constraints ``x_i ∈ K_i`` (``‖ν_i‖ <= f_i − shift`` with a shift)."""
+        import cvxpy as cp
+
         cons = []
         for s in self.offsets:
             f = x[s.start] if shift is None else x[s.start] - shift
@@ -168,6 +176,8 @@ def _verify_separator(C: _Conic, y: np.ndarray) -> tuple[bool, dict]:
 def _interior(C: _Conic, b: np.ndarray | None, total: float, solver, tolerance):
     """max t s.t. ``G x + b = 0`` (``b`` given: t <= 1, data normalized) or ``G x = 0, Σ f_n = total`` (closure),
     ``‖ν_i‖ <= f_i − t``. Returns (x, t, status, info) in the caller's units."""
+    import cvxpy as cp
+
     n = sum(C.sizes)
     x, t = cp.Variable(n), cp.Variable()
     if b is None:
@@ -189,6 +199,8 @@ def _interior(C: _Conic, b: np.ndarray | None, total: float, solver, tolerance):
 
 def _separate_wrench(C: _Conic, b: np.ndarray, solver, tolerance):
     """max bᵀy s.t. ``Gᵀy ∈ K``, ``‖y‖ <= 1`` (normalized data): a separating wrench when the optimum is > 0."""
+    import cvxpy as cp
+
     y = cp.Variable(C.G.shape[0])
     z = (C.G / C.scale).T @ y
     cons = C.soc(z) + [cp.norm(y) <= 1.0]
@@ -199,6 +211,8 @@ def _separate_wrench(C: _Conic, b: np.ndarray, solver, tolerance):
 
 def _unresisted_wrench(C: _Conic, solver, tolerance):
     """A wrench ``y`` (unit) with ``Gᵀy ∈ K``, ``Σ (Gᵀy)_n = 1`` of least norm (the closure dual)."""
+    import cvxpy as cp
+
     y = cp.Variable(C.G.shape[0])
     z = (C.G / C.scale).T @ y
     cons = C.soc(z) + [cp.sum(z[C.normals]) == 1.0]
@@ -393,6 +407,8 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
     multiplier-uniqueness test of :func:`gaussqp.certificates.instance.unique_multipliers`) meets ``ker G`` only in
     0 (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`, Stiemke-verified). Proof of non-uniqueness: a witness
     ``d = N α`` (SOCP ``max ±α_j s.t. x + N α ∈ K, ‖α‖∞ <= 1``) with ``x + d`` verified in the cones."""
+    import cvxpy as cp
+
     g = _check_grasp(grasp)
     t0 = time.perf_counter()
     C = _conic(g)
@@ -527,6 +543,8 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
     Certificates both ways (NumPy): the forces ``x`` give ``s_low = −dᵀG x`` (verified residual); the dual wrench
     ``y`` (``yᵀd = −1``) gives the upper bound ``λ = max(0, max_i (Gᵀy)_n,i + ‖(Gᵀy)_ν,i‖)``, because
     ``s = yᵀG x <= λ Σ f_n``. ``value`` holds ``s``, the bounds and their gap; ``holds`` says ``s > 0``."""
+    import cvxpy as cp
+
     g = _check_grasp(grasp)
     t0 = time.perf_counter()
     d = _wrench_vector(g, "direction", direction)

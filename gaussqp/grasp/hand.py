@@ -35,6 +35,9 @@ contact problem of object + hand, ``q = (object, joints)``, normal row of contac
 object's contact point moves away from the finger tip), tangent rows likewise (physical columns of ``G``), all
 contacts unilateral and sticking, at rest (zero drifts); solved by :func:`gaussqp.solve`, whose sticking verdict
 gives the margin and ``μ_min``.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
 """
 
 from __future__ import annotations
@@ -42,7 +45,6 @@ from __future__ import annotations
 import dataclasses
 import time
 
-import cvxpy as cp
 import numpy as np
 
 from ..backends import get_backend, solve_program
@@ -97,6 +99,8 @@ def _hand(grasp: Grasp, need_limits: bool):
 
 def _cones(x, grasp: Grasp, t=None) -> list:
     """``x_i ∈ K_i`` (with ``t``: ``f_n − ‖ν‖ >= t``)."""
+    import cvxpy as cp
+
     out = []
     for s in grasp.offsets():
         lo = x[s.start] if t is None else x[s.start] - t
@@ -151,6 +155,8 @@ def hand_equilibrium(grasp: Grasp, wrench=None, *, backend=None, tolerance=None)
     ``f_n − ‖ν‖`` and torque ``(τ_max,j − |A x|_j)/‖A_j‖``, force units) when it holds, the negative separation
     value ``−(zᵀw − τᵀ|r|)`` (``‖z‖ <= 1``) when it fails.
     """
+    import cvxpy as cp
+
     t0 = time.perf_counter()
     J, A, tau = _hand(grasp, need_limits=False)
     wr = grasp.wrench if wrench is None else real_array("wrench", wrench, 1)
@@ -267,6 +273,8 @@ def hand_closure(grasp: Grasp, *, backend=None, tolerance=None) -> GraspCheck:
     and ``radius_upper`` ``r`` bracketing the largest resisted wrench ball (scaled L2 norm; ``r`` is "at least" when
     it reaches the cap :data:`~gaussqp.settings.HAND_EXTENT_CAP` times the force scale). ``margin`` is ``r``.
     """
+    import cvxpy as cp
+
     t0 = time.perf_counter()
     J, A, tau = _hand(grasp, need_limits=True)
     G = grasp.grasp_map(True)

@@ -4,12 +4,14 @@ equivalence with Moreau's rule, the conditions on the restitution matrix, and th
 Each is a :class:`~gaussqp.results.Certificate` evaluated on the data (``holds`` None when its premises fail,
 ``implies`` saying why); the existence questions are decided exactly by an LP (HiGHS), not by the paper's
 sufficient conditions alone, which are reported in ``data`` beside the decision.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+that use it, not when this module is imported.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linprog
 
 from ..errors import NotApplicableError
 from ..linalg.dense import matrix_rank
@@ -78,6 +80,8 @@ def _scale(mats: ImpactMatrices) -> float:
 def _lp_slack(A_eq, b_eq, A_ge, b_ge, k: int, scale: float) -> float | None:
     """Smallest ``s >= 0`` with ``p >= 0``, ``|A_eq p − b_eq| <= s·scale``, ``A_ge p − b_ge >= −s·scale`` (HiGHS),
     divided out: 0 when the system is solvable; None when HiGHS decides nothing."""
+    from scipy.optimize import linprog
+
     rows, rhs = [], []
     one = np.ones((A_eq.shape[0], 1)) * scale
     if A_eq.shape[0]:

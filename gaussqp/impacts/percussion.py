@@ -26,15 +26,16 @@ the mapped problem, which is ``(I + E) u⁻`` whenever the bilateral rows hold b
 :func:`moreau_rule` takes any frictionless ImpactProblem (a time step too, singular M too). The four
 programs agree with Moreau's rule exactly when (77) is solvable (its solutions satisfy ``u⁺ + E u⁻ = 0``, so
 they solve the complementarity (84)(b)); :mod:`gaussqp.impacts.certificates` decides that on the data.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy and ``scipy.optimize`` are imported inside the
+functions that use them, not when this module is imported.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cvxpy as cp
 import numpy as np
-from scipy.optimize import nnls
 
 from ..backends import solve_program
 from ..errors import NotApplicableError
@@ -140,6 +141,8 @@ def velocity_from_percussion(problem: ImpactProblem, mats: ImpactMatrices, p_u: 
 
 def _nonnegative_preimage(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     """A ``p >= 0`` with ``A p`` closest to ``y`` (NNLS): the percussion behind a dual route's ``A_c p``."""
+    from scipy.optimize import nnls
+
     if A.shape[0] == 0:
         return np.zeros(0)
     return nnls(A, y)[0]
@@ -184,6 +187,8 @@ def percussion_qp(problem: ImpactProblem, *, solver: str | None = None, toleranc
     """Inertial (80): ``min ½‖A_c p + w‖²`` s.t. ``p >= 0``, ``E(I + E)⁻¹A_c p >= 0`` (cvxpy, through
     :func:`gaussqp.backends.solve_program`). Returns :class:`ImpactAnswer` (``objective`` is the minimum: 0
     exactly when (77) is solvable)."""
+    import cvxpy as cp
+
     mats = impact_matrices(problem)
     k = mats.unilateral.size
     if k == 0:
@@ -224,6 +229,8 @@ def percussion_dual(problem: ImpactProblem, *, solver: str | None = None, tolera
     """Inertial (82), Dorn's dual of (80): ``min ½ pᵀA_c²p`` s.t. ``A_c(A_c p + w) = μ + Kᵀν``, ``μ, ν >= 0``
     (one multiplier per constraint set; see the module docstring). ``A_c p`` is unique; the percussion
     returned is a ``p >= 0`` with that ``A_c p`` (NNLS)."""
+    import cvxpy as cp
+
     mats = impact_matrices(problem)
     k = mats.unilateral.size
     if k == 0:
@@ -246,6 +253,8 @@ def velocity_dual(problem: ImpactProblem, *, solver: str | None = None, toleranc
     ``min ½‖u⁺ − u_f‖²`` s.t. ``A_c(u⁺ − u_f + w) = μ + Kᵀν``, ``μ, ν >= 0`` and ``u⁺ − u_f`` in the range of
     ``A_c`` (``u_f = u⁻`` at an impact with ``J_b v⁻ = 0``; ``u_f + w − u_f = u⁺ + E u⁻`` as printed). Strictly
     convex in ``u⁺``; the percussion is a ``p >= 0`` with ``A_c p = u⁺ − u_f`` (NNLS)."""
+    import cvxpy as cp
+
     mats = impact_matrices(problem)
     k = mats.unilateral.size
     if k == 0:

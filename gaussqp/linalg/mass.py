@@ -2,6 +2,9 @@
 with the rank decided on the Jacobi-equilibrated matrix, and solves with it.
 
 Singular (16)–(21) and inertial §2: M may be singular; the definite case uses M⁻¹.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.linalg`` and ``scipy.sparse.csgraph`` are
+imported inside the functions that use them, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -9,9 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from .dense import as_dense, jacobi_scaling, rank_tol
 
@@ -70,6 +71,8 @@ def factor_mass(M) -> MassFactor:
     its sparsity graph (the bodies of a multibody system) are factored one block at a
     time, so block-diagonal mass matrices of thousands of coordinates stay cheap.
     """
+    from scipy.sparse.csgraph import connected_components
+
     n = M.shape[0]
     if not sp.issparse(M):
         R, K, w, s = _eig_factor_dense(as_dense(M))
@@ -104,6 +107,8 @@ def factor_mass(M) -> MassFactor:
 
 def solve_mass(M, B: np.ndarray) -> np.ndarray:
     """``M⁻¹ B`` for symmetric positive definite ``M`` (Cholesky, or sparse LU)."""
+    import scipy.linalg as sla
+
     if sp.issparse(M):
         from scipy.sparse.linalg import splu
 

@@ -7,6 +7,9 @@ LPs run on the orthonormal factor ``U`` of ``B = U Σ Vᵀ`` (``y = V Σ⁻¹ x`
 change of variables that keeps every decision and is perfectly conditioned), the Farkas LP on
 row- and column-equilibrated data. An answer that fails its NumPy check is undecided: the cone
 functions raise ``UndecidedError`` (a ``RuntimeError``) (never a decision), :func:`farkas_vector` returns None.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+that use it, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 
 from .dense import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
 from ..errors import UndecidedError
@@ -68,6 +70,8 @@ def _lp(c, A_ub, b_ub, A_eq, b_eq, free: bool = False):
     matrix; variables free or ``>= 0``, bounds a column scaling leaves alone). Returns ``(x, active,
     message)``: the unscaled ``x`` (None when HiGHS fails) and the inequality rows with a nonzero dual
     (their sign pattern is all the callers use — the values are re-solved in NumPy)."""
+    from scipy.optimize import linprog
+
     mu = A_ub.shape[0]
     r, col = _equilibrate(np.vstack([A_ub, A_eq]))
     cs = col * c

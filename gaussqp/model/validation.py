@@ -3,6 +3,9 @@ error naming the field and the fix (:mod:`gaussqp.errors`).
 
 Used by the constructors of :class:`gaussqp.model.problem.ContactProblem` and by the file loaders
 (:mod:`gaussqp.io`). The size and magnitude limits are named in :mod:`gaussqp.settings`.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.sparse.csgraph`` is imported inside the
+functions that use it, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import reprlib
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from ..errors import (InputTooLargeError, MagnitudeError, NonFiniteError, NonNumericError, ShapeError,
                       UnknownValueError, WrongTypeError)
@@ -177,6 +179,8 @@ def check_sparse_mass(M: sp.csr_matrix) -> None:
     """Refuse a sparse M whose factorization would be huge: a connected block larger than
     ``MAX_DENSE_BLOCK`` (each block is densified), or empty rows whose dense kernel basis
     (n × empty rows) exceeds ``MAX_ENTRIES``."""
+    from scipy.sparse.csgraph import connected_components
+
     n = M.shape[0]
     stored = M.copy()
     stored.eliminate_zeros()

@@ -210,6 +210,15 @@ class PeerRun:
     report: dict
     times: dict
 
+    @property
+    def confirmed(self) -> bool:
+        """True when the peer claimed success and our judge certifies its answer as a solution (the peer row's
+        ``certified``). A judge that turns a wrong answer into a certified ``infeasible`` verdict of the problem
+        certifies our verdict, not the peer's claim."""
+        sol = self.solution
+        return bool(self.claimed_success and sol is not None and sol.certified
+                    and str(getattr(sol.status, "value", sol.status)) == "solved")
+
 
 def _call_siconos(kind: str, solver: PeerSolver, W, q, mu, tol: Tolerance, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="gaussqp-peer-") as tmp:
@@ -301,7 +310,7 @@ def peer_report(run: PeerRun, solver: str) -> dict:
     """One peer run as plain data (``gaussqp peer``'s JSON): the peer's claim and report, our verdict, the times."""
     sol = run.solution
     return {"solver": solver, "claimed_success": run.claimed_success, "peer": run.report, "times": run.times,
-            "certified": bool(sol is not None and sol.certified),
+            "certified": run.confirmed,
             "judged_status": None if sol is None else str(getattr(sol.status, "value", sol.status)),
             "residuals": {} if sol is None else {k: float(v) for k, v in sol.residuals.items() if v is not None}}
 

@@ -174,7 +174,7 @@ def _run_peer_task(task: Task, row: dict, t0: float) -> dict:
     sol = run.solution
     row["status"] = "solved" if run.claimed_success else "failed"
     row["claimed_success"] = run.claimed_success
-    row["certified"] = bool(sol.certified)
+    row["certified"] = run.confirmed
     vals = [float(v) for v in sol.residuals.values() if v is not None]
     row["residual"] = max(vals) if vals else math.nan
     row["certificates"] = ";".join(c.id for c in sol.certificates if c.holds)

@@ -131,10 +131,13 @@ def test_classify_rank_in_the_mass_units_of_the_coordinates(sparse):
 
 # ------------------------------------------------- 4. LP answers re-checked in NumPy before a cone decision stands
 
-def _forced_linprog(module, monkeypatch, fun=None, x=None):
-    """Replace ``module.linprog`` by the real one whose answer is then falsified: the optimal value set to
-    ``fun`` and/or the point to ``x(res.x)``, the rest (status, duals) left as HiGHS returned them."""
-    real = module.linprog
+def _forced_linprog(monkeypatch, fun=None, x=None):
+    """Replace ``scipy.optimize.linprog`` by the real one whose answer is then falsified: the optimal value set to
+    ``fun`` and/or the point to ``x(res.x)``, the rest (status, duals) left as HiGHS returned them. (The modules
+    import ``linprog`` inside the functions that solve an LP, issue #15, so they see the replacement.)"""
+    import scipy.optimize
+
+    real = scipy.optimize.linprog
 
     def fake(*args, **kwargs):
         res = real(*args, **kwargs)
@@ -144,7 +147,7 @@ def _forced_linprog(module, monkeypatch, fun=None, x=None):
             res.x = x(np.asarray(res.x, dtype=float))
         return res
 
-    monkeypatch.setattr(module, "linprog", fake)
+    monkeypatch.setattr(scipy.optimize, "linprog", fake)
 
 
 def test_image_meets_normal_cone_answers_are_checked(monkeypatch):
@@ -156,11 +159,11 @@ def test_image_meets_normal_cone_answers_are_checked(monkeypatch):
     meet, z = sc.image_meets_normal_cone(T_meet, J)
     assert meet is False and z[0] == 0.0 and z[1] < 0  # -J_uᵀλ, λ > 0
     # a positive optimum claimed with a point that is not in the intersection: refused (before: "meets", False)
-    _forced_linprog(sc, monkeypatch, fun=-0.5, x=lambda x: x + 1.0)
+    _forced_linprog(monkeypatch, fun=-0.5, x=lambda x: x + 1.0)
     assert sc.image_meets_normal_cone(T_triv, J) == (None, None)
     monkeypatch.undo()
     # a zero optimum claimed where the intersection is not {0}: its duals do not prove it (before: True, "{0}")
-    _forced_linprog(sc, monkeypatch, fun=0.0)
+    _forced_linprog(monkeypatch, fun=0.0)
     assert sc.image_meets_normal_cone(T_meet, J) == (None, None)
     # through the certificates: Cor. 2 undecided, never "holds"
     p = ContactProblem(np.eye(2), np.array([0.0, 1.0]),
@@ -196,12 +199,12 @@ def test_projection_is_zero_answers_are_checked(monkeypatch):
     assert en._projection_is_zero(E, G_zero, 1) is True
     assert en._projection_is_zero(E, G_open, 1) is False
     # a positive optimum claimed with a point outside the cone: refused (before: False, "acceleration not unique")
-    _forced_linprog(en, monkeypatch, fun=-0.5, x=lambda x: x + np.arange(1.0, x.size + 1.0))
+    _forced_linprog(monkeypatch, fun=-0.5, x=lambda x: x + np.arange(1.0, x.size + 1.0))
     with pytest.raises(UndecidedError):
         en._projection_is_zero(E, G_zero, 1)
     monkeypatch.undo()
     # a zero optimum claimed where the acceleration moves: not proven by its duals (before: True, "unique")
-    _forced_linprog(en, monkeypatch, fun=0.0)
+    _forced_linprog(monkeypatch, fun=0.0)
     with pytest.raises(UndecidedError):
         en._projection_is_zero(E, G_open, 1)
 

@@ -255,8 +255,27 @@ def test_c5_feasible_definite_and_singular():
 
 def test_c5_undecided(monkeypatch):
     monkeypatch.setattr(cert, "_verified_feasible_point", lambda p: None)
+    monkeypatch.setattr(cert, "_point_on_independent_rows", lambda p: None)
     out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
     assert out[0].holds is None and np.isnan(out[0].margin) and out[0].implies.startswith("undecided")
+
+
+def test_c5_without_lps_when_the_rows_are_independent(monkeypatch):
+    """Issue #15: independent rows reach any right-hand side, so C5 holds with a verified least-squares point and
+    no LP; dependent rows (or a point that fails its check) leave the decision to the LPs, with the same verdict."""
+    independent = prob(np.eye(3), [0.0, 1.0, 0.0], [uni([0.0, 1.0, 0.0], -2.0), bil([1.0, 0.0, 1.0], 0.5)])
+    a = cert._point_on_independent_rows(independent)
+    E, e = independent.equalities
+    G, g = independent.inequalities
+    assert a is not None and abs(E @ a + e).max() < 1e-12 and (G @ a + g).min() > -1e-12
+    with_lp = cert.c5_lcp_solvability(independent)[0]
+    monkeypatch.setattr(cert, "farkas_vector", lambda *args: pytest.fail("an LP ran although C2 implies C5"))
+    assert cert.c5_lcp_solvability(independent)[0].holds is True is with_lp.holds
+    monkeypatch.undo()
+    dependent = prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0], 1.0), uni([0.0, -1.0], -2.0)])  # a_2 >= -1, a_2 <= -2
+    assert cert._point_on_independent_rows(dependent) is None  # rows ±(0, 1): dependent
+    out = cert.c5_lcp_solvability(dependent)[0]
+    assert out.holds is False and out.data["farkas_vector"] is not None  # the LP finds the Farkas vector
 
 
 def test_c5_range_without_bilateral_rows():
@@ -477,6 +496,7 @@ def test_c5_c6_texts(monkeypatch):
     assert _t(out[1]) == ("C5(range)", "drift part of w_c in im A_c", "tutorial Prop. 3(v), 7(vi), Remark 2",
                           "not satisfied: no conclusion (sufficient condition)")
     monkeypatch.setattr(cert, "_verified_feasible_point", lambda p: None)
+    monkeypatch.setattr(cert, "_point_on_independent_rows", lambda p: None)
     out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
     assert out[0].implies == "undecided: neither a Farkas vector nor a feasible point could be verified"
     out = cert.c6_delassus(prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 0, 1.0])]))

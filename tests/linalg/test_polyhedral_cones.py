@@ -238,7 +238,7 @@ def test_lp_failure_raises_with_the_solver_message(monkeypatch):
     class Failed:
         status, message, fun, x = 4, "numerical difficulties", None, None
 
-    monkeypatch.setattr(cones, "linprog", lambda *a, **k: Failed())
+    monkeypatch.setattr("scipy.optimize.linprog", lambda *a, **k: Failed())
     with pytest.raises(RuntimeError, match=r"^cone LP failed \(undecided\): numerical difficulties$"):
         cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
     with pytest.raises(RuntimeError, match=r"^cone LP failed \(undecided\): numerical difficulties$"):
@@ -428,7 +428,7 @@ def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
                 part.marginals = -np.asarray(part.marginals)
         return res
 
-    monkeypatch.setattr(cones, "linprog", wrong)
+    monkeypatch.setattr("scipy.optimize.linprog", wrong)
     # cone_is_trivial falls back on the enumeration of extreme rays, which decides right
     t = cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
     assert t.trivial is False and t.detail == "an extreme ray of the cone (enumeration)"
@@ -534,7 +534,7 @@ def test_lp_falls_back_on_the_raw_lp_when_highs_fails_on_the_equilibrated_one(mo
             res.status, res.message = 4, "numerical difficulties"
         return res
 
-    monkeypatch.setattr(cones, "linprog", first_fails)
+    monkeypatch.setattr("scipy.optimize.linprog", first_fails)
     x, active, _ = cones._lp(np.array([1.0, 2.0]), -np.eye(2), np.zeros(2), np.ones((1, 2)), np.ones(1), free=True)
     np.testing.assert_allclose(x, [1.0, 0.0], atol=1e-12)
     np.testing.assert_array_equal(active, [False, True])

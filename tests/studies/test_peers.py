@@ -173,3 +173,17 @@ def test_gaussqp_peer_prints_the_claim_and_our_verdict(fake_siconos, monkeypatch
     assert main(["peer", "painleve_rod", "siconos_lcp_lemke"]) == 2  # a sliding problem: no LCP of F3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "does not apply" in err[0]
+
+
+def test_a_peer_success_claimed_on_an_infeasible_problem_is_not_certified(fake_siconos):
+    """Our judge turns the peer's non-answer into a certified *infeasible* verdict of the problem: that certifies
+    our verdict, not the peer's claim (found by the full study: Siconos's LCP_ENUM returns info 0 on infeasible
+    LCPs)."""
+    from gaussqp import Contact, ContactProblem
+
+    p = ContactProblem(np.eye(1), [0.0], [Contact("unilateral", normal=[1.0], normal_drift=-3.0),
+                                          Contact("unilateral", normal=[-1.0], normal_drift=-1.0)], dimension=2)
+    run = peers.run_peer(p, "siconos_lcp_lemke")  # the double answers z = 0 with info 0
+    assert run.claimed_success
+    assert run.solution.status == "infeasible" and run.solution.certified  # our verdict on the problem
+    assert not run.confirmed

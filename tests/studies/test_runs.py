@@ -146,6 +146,7 @@ def test_routes_every_accepting_formulation_times_backends_and_tolerances():
 # --- a study end to end, resume, time limit, a broken route ---------------------------------------------------
 
 def test_small_study_end_to_end_then_resume_recomputes_nothing(tmp_path):
+    pytest.importorskip("pandas", reason="the results as a DataFrame need the optional extra gaussqp[studies]")
     out = tmp_path / "study"
     df = run_study("library", formulations=FORMS, out=out, workers=2, time_limit=60, progress=False)
     df2 = run_study(FamilySet(30, 0), formulations=FORMS, out=out, workers=2, time_limit=60, progress=False)

@@ -1,0 +1,76 @@
+"""Issue #15's acceptance "no answer changes": the JSON answer of every shipped problem (`gaussqp solve NAME --json`
+with defaults), saved from one commit and compared with another to a relative 1e-9.
+
+    python benchmarks/answers_unchanged.py save before.json     # on the old commit
+    python benchmarks/answers_unchanged.py compare before.json  # on the new one: prints every difference, exit 1 if any
+
+Compared: status, certified, formulation, the acceleration, multipliers, generalized force, the uniqueness flags and
+the certificates' ids and verdicts (``holds``); numbers to ``|x − y| <= 1e-9 · max(1, |x|, |y|)`` entry by entry.
+Residuals and margins are round-off-sized diagnostics and times are not answers: they are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+import gaussqp
+from gaussqp import problems
+
+RTOL = 1e-9
+KEYS = ("status", "certified", "formulation", "acceleration", "lambda_normal", "lambda_tangent", "generalized_force",
+        "unique")
+
+
+def answers() -> dict:
+    out = {}
+    for name in problems.names() + problems.real_names():
+        sol = gaussqp.solve(problems.load(name))
+        js = json.loads(json.dumps(sol.as_dict()))  # what `gaussqp solve --json` prints
+        out[name] = {k: js.get(k) for k in KEYS}
+        out[name]["certificates"] = {c["id"]: c.get("holds") for c in js.get("certificates", [])}
+    return out
+
+
+def _diff(a, b, path: str, found: list) -> None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            _diff(a.get(k), b.get(k), f"{path}.{k}", found)
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            found.append(f"{path}: length {len(a)} != {len(b)}")
+            return
+        for i, (x, y) in enumerate(zip(a, b)):
+            _diff(x, y, f"{path}[{i}]", found)
+    elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        if not abs(a - b) <= RTOL * max(1.0, abs(a), abs(b)):
+            found.append(f"{path}: {a!r} != {b!r}")
+    elif a != b:
+        found.append(f"{path}: {a!r} != {b!r}")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ("save", "compare"):
+        print(__doc__)
+        return 2
+    now = answers()
+    if argv[0] == "save":
+        with open(argv[1], "w") as f:
+            json.dump(now, f, indent=1)
+        print(f"{len(now)} answers saved to {argv[1]}")
+        return 0
+    with open(argv[1]) as f:
+        before = json.load(f)
+    found: list[str] = []
+    _diff(before, now, "", found)
+    for line in found:
+        print(line)
+    print(f"{len(now)} problems, {len(found)} differences (relative tolerance {RTOL:g})")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main(sys.argv[1:]))

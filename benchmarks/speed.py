@@ -1,0 +1,195 @@
+"""Issue #15's table, measured side by side in one run (a benchmark, not a test): each row prints gaussqp's time,
+the reference's time (MuJoCo ``mj_forward``, a direct Clarabel call, Siconos) and their ratio.
+
+    python benchmarks/speed.py [--quick] [--rows 1,2,3] [--threads default|1]
+
+BLAS threads are pinned to one (``--threads 1``, the default: small dense kernels oversubscribe a loaded
+machine) through ``threadpoolctl`` when installed, else the environment before numpy is imported; ``--threads
+default`` leaves them. Times are medians of ``--repeat`` (≥ 5) paired runs after one warm-up run. Rows:
+
+1. humanoid lying (``real/humanoid_lying``, n = 27, its contacts made frictionless), ``gaussqp.solve`` with
+   defaults vs MuJoCo ``mj_forward`` on dm_control's humanoid at the stored state (needs ``mujoco`` and
+   ``dm_control``; skipped without);
+2. the same with every contact sticking (the stored problem), and whether the answer is certified;
+3. re-solve of a same-structure frictionless problem, ``crosscheck=False`` vs a direct Clarabel call on the same QP
+   (n = 6, 30, 300 dense planted; 3000, 12 000 sparse chains);
+4. the same with defaults (certificates, cross-check) at n = 3000;
+5. ``sticking_stack`` with 2,500 / 5,000 / 10,000 contacts: build + ``solve`` with defaults, the growth exponent
+   and the peak memory (a fresh process per size, ``ru_maxrss``);
+6. Lemke vs Siconos and 7. ``import gaussqp``: ``benchmarks/lemke_siconos.py`` and ``benchmarks/import_time.py``.
+
+Run it from another checkout (``PYTHONPATH=/path/to/old/checkout python benchmarks/speed.py``) for the figures
+of another commit: it uses only the public API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+if "--threads" not in sys.argv or sys.argv[sys.argv.index("--threads") + 1] != "default":
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+import gaussqp  # noqa: E402
+from gaussqp import problems  # noqa: E402
+from gaussqp.model.problem import ContactProblem  # noqa: E402
+from gaussqp.problems import families  # noqa: E402
+
+
+def median_time(fn, repeat: int) -> tuple[float, object]:
+    out = fn()  # warm-up (compiles, caches)
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t)
+    return float(np.median(ts)), out
+
+
+def frictionless(p: ContactProblem) -> ContactProblem:
+    k = p.m * (p.dimension - 1)
+    return ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), np.zeros((k, p.n)),
+                                      np.zeros(k), np.zeros(p.m), ["frictionless"] * p.m, None, [False] * p.m,
+                                      p.dimension, name=p.name + " (frictionless)")
+
+
+def mujoco_forward(repeat: int):
+    """(median seconds of mj_forward at the stored humanoid state, or None with the reason)."""
+    try:
+        import mujoco
+        import dm_control
+    except ImportError as e:
+        return None, f"needs mujoco and dm_control ({e.name})"
+    path = os.path.join(os.path.dirname(dm_control.__file__), "suite", "humanoid.xml")
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    with open(os.path.join(os.path.dirname(problems.__file__), "data", "real", "humanoid_lying.json")) as f:
+        state = json.load(f)["parameters"]["state"]  # where the library scene recorded MuJoCo's state
+    d.qpos[:] = state["qpos"]
+    d.qvel[:] = state["qvel"]
+    t, _ = median_time(lambda: mujoco.mj_forward(m, d), max(repeat, 50))
+    return t, ""
+
+
+def direct_clarabel(p: ContactProblem):
+    import clarabel
+
+    E, e = p.equalities
+    G, g = p.inequalities
+    P = sp.triu(sp.csc_matrix(p.M), format="csc")
+    A = sp.vstack([sp.csc_matrix(E), -sp.csc_matrix(G)], format="csc")
+    b = np.concatenate([-e, g])
+    cones = ([clarabel.ZeroConeT(E.shape[0])] if E.shape[0] else []) + [clarabel.NonnegativeConeT(G.shape[0])]
+    s = clarabel.DefaultSettings()
+    s.verbose = False
+    s.tol_gap_abs = s.tol_gap_rel = s.tol_feas = 1e-9
+    sol = clarabel.DefaultSolver(P, np.asarray(p.F, dtype=float), A, b, cones, s).solve()
+    if str(sol.status) != "Solved":
+        raise RuntimeError(f"direct Clarabel: {sol.status}")
+    return np.asarray(sol.x)
+
+
+def same_structure(n: int, rng) -> tuple[ContactProblem, ContactProblem]:
+    """Two problems of one structure (another force): dense planted below 3000 coordinates, a sparse chain above."""
+    if n < 3000:
+        p, *_ = families.planted(rng, n=n, m_b=max(1, n // 10), m_u=max(2, n // 3), max_active=n // 3)
+    else:
+        p = families.chain(n // 2, lift=1.5, duplicate_every=0)
+    return p, p.with_force(np.asarray(p.F) * 1.01)
+
+
+def row(label: str, ours: float, ref: float, ref_name: str, extra: str = "") -> None:
+    print(f"{label:<58} {ours * 1e3:>11.2f} ms {ref * 1e3:>11.3f} ms {ours / ref:>9.1f}×  vs {ref_name}"
+          + (f"  {extra}" if extra else ""), flush=True)
+
+
+def stack_child(bodies: int) -> None:
+    """One sticking_stack run in this (fresh) process: prints JSON with build, solve times and peak RSS."""
+    import resource
+
+    t0 = time.perf_counter()
+    p, *_ = families.sticking_stack(np.random.default_rng(0), bodies)
+    t1 = time.perf_counter()
+    sol = gaussqp.solve(p)
+    t2 = time.perf_counter()
+    print(json.dumps({"build": t1 - t0, "solve": t2 - t1, "status": str(getattr(sol.status, "value", sol.status)),
+                      "certified": bool(sol.certified),
+                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller sizes")
+    ap.add_argument("--rows", default="1,2,3,4,5")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--threads", choices=["1", "default"], default="1")
+    ap.add_argument("--stack-child", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.stack_child is not None:
+        stack_child(args.stack_child)
+        return 0
+    rows = {int(r) for r in args.rows.split(",")}
+    try:
+        from threadpoolctl import threadpool_limits
+        limiter = threadpool_limits(1) if args.threads == "1" else None
+    except ImportError:
+        limiter = None
+    print(f"gaussqp {gaussqp.__file__}; BLAS threads: {args.threads}; medians of {args.repeat} runs")
+    rng = np.random.default_rng(0)
+    if rows & {1, 2}:
+        tm, why = mujoco_forward(args.repeat)
+        hum = problems.load("real/humanoid_lying")
+        for r, p, label in ((1, frictionless(hum), "1. humanoid lying, frictionless, solve (defaults)"),
+                            (2, hum, "2. humanoid lying, all sticking, solve (defaults)")):
+            if r not in rows:
+                continue
+            t, sol = median_time(lambda: gaussqp.solve(p), args.repeat)
+            extra = f"status {sol.status}, certified {sol.certified}"
+            if tm is None:
+                print(f"{label:<58} {t * 1e3:>11.2f} ms   (MuJoCo row skipped: {why})  {extra}")
+            else:
+                row(label, t, tm, "mj_forward", extra)
+    if 3 in rows:
+        for n in ((6, 30, 300) if args.quick else (6, 30, 300, 3000, 12000)):
+            p, q = same_structure(n, rng)
+            f1 = gaussqp.get_formulation("gauss_qp")
+            t, sol = median_time(lambda: gaussqp.solve(q, formulation="gauss_qp", crosscheck=False), args.repeat)
+            td, x = median_time(lambda: direct_clarabel(q), args.repeat)
+            gap = float(np.abs(sol.acceleration - x).max() / max(1.0, np.abs(x).max()))
+            row(f"3. re-solve, crosscheck=False, n = {q.n}", t, td, "direct Clarabel", f"gap {gap:.1e}")
+    if 4 in rows:
+        p, q = same_structure(3000, rng)
+        t, sol = median_time(lambda: gaussqp.solve(q), max(3, args.repeat // 2))
+        td, x = median_time(lambda: direct_clarabel(q), args.repeat)
+        row(f"4. solve with defaults, n = {q.n}", t, td, "direct Clarabel", f"certified {sol.certified}")
+    if 5 in rows:
+        sizes = (1000, 2500) if args.quick else (1000, 2500, 5000, 10000)
+        got = []
+        for b in sizes:
+            out = subprocess.run([sys.executable, __file__, "--stack-child", str(b), "--threads", args.threads],
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"5. sticking_stack {b}: failed: {out.stderr.strip().splitlines()[-1:]}")
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            got.append((b, r["build"] + r["solve"]))
+            print(f"5. sticking_stack, {b:>6} contacts: build {r['build']:.2f} s + solve {r['solve']:.2f} s, "
+                  f"peak {r['peak_mb']:.0f} MB, {r['status']}, certified {r['certified']}", flush=True)
+        if len(got) >= 2:
+            x, y = np.log([g[0] for g in got]), np.log([g[1] for g in got])
+            print(f"   growth exponent (least squares on log time vs log contacts): {np.polyfit(x, y, 1)[0]:.2f}")
+    if limiter is not None:
+        limiter.unregister() if hasattr(limiter, "unregister") else None
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

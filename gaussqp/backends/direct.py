@@ -1,0 +1,187 @@
+"""The direct QP path (issue #15): F1's and F2's program handed to Clarabel or OSQP without cvxpy.
+
+The program of :func:`gaussqp.formulations.gauss_qp.solve_acceleration_program` (tutorial (5), (15), (27); the
+Gauss principle) in the equilibrated variables,
+
+.. math:: \\min_x \\tfrac12 x^T P x + f^T x \\quad\\text{s.t.}\\quad E x + e = 0,\\; G x + g \\ge 0,
+
+is written in each solver's own standard form from the problem's blocks: Clarabel's ``A x + s = b``,
+``s ∈ {0}^{m_e} × R_+^{m_i}`` with ``A = [E; −G]``, ``b = [−e; g]``; OSQP's ``l <= [E; G] x <= u``. ``P`` is
+``S M S`` itself (upper triangle), not cvxpy's lifted ``½‖R x‖²`` (which makes the KKT matrix structurally dense).
+One solver object is kept per structure (backend, tolerance, sizes, sparsity patterns of P and A; dense blocks are
+given with their full pattern so that another state of the same robot has the same structure) and re-solved with
+``update`` on new data (Clarabel with presolve off, so that updates are allowed).
+
+Multipliers: Clarabel's ``P x + f + Aᵀz = 0`` gives ``λ_in = z_in``, ``λ_eq = −z_eq``; OSQP's ``P x + f + Aᵀy = 0``
+with ``A = [E; G]`` gives ``λ_in = −y_G``, ``λ_eq = −y_E`` (the sign convention of the cvxpy path:
+``M a + F = Jᵀλ``).
+
+Only ``solved``, ``infeasible`` and ``unbounded`` answers are returned as they are; any other outcome (an
+inaccurate answer, an iteration limit, a numerical error, an exception) is reported as ``failed`` so that the caller
+falls back to the cvxpy program, which has its retries. Nothing here is believed: the judge
+(:func:`gaussqp.certificates.judge.finalize`) checks every answer, and verifies an infeasible or unbounded claim
+with its own Farkas vector or descent ray.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..settings import DIRECT_QP_BACKENDS, Tolerance
+from .base import ProgramCache, silence_c_stdout
+
+#: solver objects by structure (see the module docstring)
+SOLVERS = ProgramCache()
+
+_CLARABEL_STATUS = {"Solved": "solved", "PrimalInfeasible": "infeasible", "DualInfeasible": "unbounded"}
+_OSQP_STATUS = {"solved": "solved", "primal infeasible": "infeasible", "dual infeasible": "unbounded"}
+
+
+@dataclass
+class DirectAnswer:
+    """What the direct path returns: gaussqp ``status``, ``x`` and the multipliers of the equality and inequality
+    rows in the cvxpy path's convention (None unless solved), whether a cached solver object was updated, and the
+    backend's report."""
+
+    status: str
+    x: np.ndarray | None
+    y_eq: np.ndarray | None
+    y_in: np.ndarray | None
+    reused: bool
+    info: dict
+
+
+def supports(backend_name: str) -> bool:
+    """True when ``backend_name`` has a direct path (:data:`~gaussqp.settings.DIRECT_QP_BACKENDS`)."""
+    return backend_name in DIRECT_QP_BACKENDS
+
+
+def _full_pattern(A) -> sp.csc_matrix:
+    """``A`` as CSC with every entry of a dense block stored (a stable pattern), a sparse one as it is."""
+    if sp.issparse(A):
+        A = sp.csc_matrix(A, dtype=float)
+        A.sort_indices()
+        return A
+    A = np.asarray(A, dtype=float)
+    rows, cols = A.shape
+    indptr = np.arange(0, rows * cols + 1, rows, dtype=np.int64) if rows else np.zeros(cols + 1, dtype=np.int64)
+    indices = np.tile(np.arange(rows, dtype=np.int64), cols)
+    return sp.csc_matrix((A.T.ravel().copy(), indices, indptr), shape=A.shape)
+
+
+def _upper(P) -> sp.csc_matrix:
+    """The upper triangle of the symmetric ``P`` with a stable pattern (dense: every upper entry stored)."""
+    if sp.issparse(P):
+        U = sp.triu(sp.csc_matrix(P, dtype=float), format="csc")
+        U.sort_indices()
+        return U
+    P = np.asarray(P, dtype=float)
+    n = P.shape[0]
+    cols = [np.arange(j + 1) for j in range(n)]
+    indices = np.concatenate(cols) if n else np.zeros(0, dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum([j + 1 for j in range(n)])]).astype(np.int64)
+    colidx = np.repeat(np.arange(n), np.arange(1, n + 1))
+    return sp.csc_matrix((P[indices, colidx], indices.astype(np.int64), indptr), shape=(n, n))
+
+
+def _pattern_key(*mats: sp.csc_matrix) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for A in mats:
+        h.update(np.asarray(A.shape, dtype=np.int64).tobytes())
+        h.update(np.asarray(A.indptr, dtype=np.int64).tobytes())
+        h.update(np.asarray(A.indices, dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
+def solve_direct(backend: str, P, f: np.ndarray, E, e: np.ndarray, G, g: np.ndarray, tol: Tolerance,
+                 settings: dict) -> DirectAnswer:
+    """Solve ``min ½xᵀPx + fᵀx s.t. E x + e = 0, G x + g >= 0`` with ``backend`` (``"clarabel"`` or ``"osqp"``)
+    called directly, at the backend's ``settings`` for ``tol`` (:attr:`gaussqp.backends.base.Backend.settings`,
+    the same as the cvxpy path's). Never raises for a solver failure: it is a ``failed`` answer."""
+    t0 = time.perf_counter()
+    me, mi = int(np.size(e)), int(np.size(g))
+    U = _upper(P)
+    Eb, Gb = _full_pattern(E), _full_pattern(G)
+    info: dict = {"backend": backend, "direct": True}
+    try:
+        if backend == "clarabel":
+            ans = _clarabel(U, f, Eb, e, Gb, g, me, mi, tol, settings, info)
+        elif backend == "osqp":
+            ans = _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info)
+        else:
+            raise ValueError(f"no direct path for {backend!r}")
+    except (ValueError, ArithmeticError, RuntimeError, TypeError) as exc:  # the cvxpy path takes over
+        info["error"] = f"{type(exc).__name__}: {exc}"
+        ans = DirectAnswer("failed", None, None, None, False, info)
+    info["time_total"] = time.perf_counter() - t0
+    return ans
+
+
+def _clarabel(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
+    import clarabel
+
+    A = sp.vstack([Eb, -Gb], format="csc")
+    A.sort_indices()
+    b = np.concatenate([-np.asarray(e, dtype=float), np.asarray(g, dtype=float)])
+    key = ("clarabel", tol.name, U.shape[0], me, mi, _pattern_key(U, A))
+
+    def build():
+        s = clarabel.DefaultSettings()
+        for k, v in settings.items():
+            setattr(s, k, v)
+        s.presolve_enable = False  # data updates need it off (rows are never removed here anyway)
+        s.input_sparse_dropzeros = False
+        cones = ([clarabel.ZeroConeT(me)] if me else []) + ([clarabel.NonnegativeConeT(mi)] if mi else [])
+        with silence_c_stdout():
+            return clarabel.DefaultSolver(U, np.asarray(f, dtype=float), A, b, cones, s)
+
+    solver, reused = SOLVERS.get(key, build)
+    if reused:
+        solver.update(P=U.data, q=np.asarray(f, dtype=float), A=A.data, b=b)
+    with silence_c_stdout():
+        sol = solver.solve()
+    status = _CLARABEL_STATUS.get(str(sol.status), "failed")
+    info.update({"status": str(sol.status), "time_solve": float(sol.solve_time), "iterations": int(sol.iterations),
+                 "compiled_program_reused": reused})
+    if status != "solved":
+        return DirectAnswer(status, None, None, None, reused, info)
+    z = np.asarray(sol.z, dtype=float)
+    return DirectAnswer(status, np.asarray(sol.x, dtype=float), -z[:me], z[me:], reused, info)
+
+
+def _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
+    import osqp
+
+    A = sp.vstack([Eb, Gb], format="csc")
+    A.sort_indices()
+    lo = np.concatenate([-np.asarray(e, dtype=float), -np.asarray(g, dtype=float)])
+    hi = np.concatenate([-np.asarray(e, dtype=float), np.full(mi, np.inf)])
+    key = ("osqp", tol.name, U.shape[0], me, mi, _pattern_key(U, A))
+
+    def build():
+        m = osqp.OSQP()
+        with silence_c_stdout():
+            m.setup(U, np.asarray(f, dtype=float), A, lo, hi, **settings)
+        return m
+
+    solver, reused = SOLVERS.get(key, build)
+    if reused:
+        solver.update(q=np.asarray(f, dtype=float), l=lo, u=hi, Px=U.data, Ax=A.data)
+    with silence_c_stdout():
+        res = solver.solve()
+    text = str(res.info.status).lower()
+    status = _OSQP_STATUS.get(text, "failed")
+    info.update({"status": res.info.status, "time_solve": float(res.info.solve_time),
+                 "iterations": int(res.info.iter), "compiled_program_reused": reused})
+    if status != "solved" or res.x is None:
+        return DirectAnswer(status if status != "solved" else "failed", None, None, None, reused, info)
+    y = np.asarray(res.y, dtype=float)
+    return DirectAnswer(status, np.asarray(res.x, dtype=float), -y[:me], -y[me:], reused, info)
+
+
+__all__ = ["DirectAnswer", "SOLVERS", "solve_direct", "supports"]
