@@ -212,6 +212,18 @@ LEMKE_VERIFY_RTOL = 1e-9
 #: this (equilibrated units), i.e. the re-solve did not leave the orthant beyond round-off
 LEMKE_REFINE_TOL = 1e-12
 
+#: Lemke: the re-solve of the complementary basis is an LU solve when the basis matrix's estimated reciprocal
+#: 1-norm condition number (LAPACK ``gecon``) is at least this, else a least-squares minimum-norm solve (SVD):
+#: above it the two differ by ``~eps/rcond`` (1e-10 relative), far below the check's 1e-9
+LEMKE_REFINE_RCOND = 1e-6
+
+#: Lemke: an entry of the LCP matrix with ``0 < |M_ij| <= this · sqrt(M_ii M_jj)`` is round-off of a zero (the
+#: Cauchy–Schwarz bound of a PSD entry times a few hundred epsilons: the error of a computed Delassus entry
+#: ``g_iᵀ g_j``); when the row-wise check of a complementary basis fails, it is repeated with each such entry
+#: allowed anywhere in ``±`` its bound (:func:`gaussqp.linalg.lemke.roundoff_entries`): ``real/ant_standing``'s
+#: contact LCP has entries ``~1e-16`` where the model has exact zeros, and rows made only of them
+LEMKE_ROUNDOFF_ENTRY_RTOL = ROUND_OFF
+
 #: the optimal value of a cone LP normalized to a unit box (``0 <= U x <= 1`` with U orthonormal,
 #: ``|J_uᵀλ| <= 1``, ``|Z_a y| <= 1``) counts as positive above this: a nonzero cone element, a nonzero
 #: intersection, a nonzero projection (:func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial`,

@@ -13,9 +13,17 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
 - when the minimum ratio is attained (up to ``tie_tol``) by the row of ``z0``, ``z0`` leaves:
   on degenerate problems (redundant contact rows make ``M`` singular and the ratio test tie)
   taking another row first drives the tableau into round-off entries and a false ray;
+- revised form (issue #15): the tableau ``B⁻¹[I | -M | -d | q]`` is never formed; ``B⁻¹`` is kept only on
+  the rows pivoted so far (``B⁻¹ = I + G Eᵀ``), the entering column is ``B⁻¹ a`` and a pivot is an in-place
+  rank-1 update of ``G`` (k·p work per pivot, p the rows pivoted, against k·(2k + 2) for the tableau); the
+  ratio test, the z0 rule and the lexicographic tie-break are the tableau's (:func:`_lex_min_ratio`,
+  :func:`_lex_break_revised` visits only the columns of ``B⁻¹`` that can separate the tied rows);
 - the final complementary basis is re-solved directly to remove tableau round-off;
 - nothing is believed unverified: ``"solved"`` needs every row of the original ``(w, z)`` to pass
-  at its own scale ``|M_i||z| + |q_i|`` (:func:`lcp_violation`); ``"ray"`` needs the secondary
+  at its own scale ``|M_i||z| + |q_i|`` (:func:`lcp_violation`) — when that fails, the same check with the
+  entries of ``M`` that are round-off of a zero (:func:`roundoff_entries`, ``0 < |M_ij| <= c·sqrt(M_ii M_jj)``)
+  allowed anywhere within that round-off (a backward error: a row of a Delassus matrix whose entries towards
+  the support are all ``~1e-16`` cannot be judged at a scale made of them); ``"ray"`` needs the secondary
   ray's ``z`` part to be a Farkas vector ``y >= 0, Mᵀy <= 0, qᵀy < 0`` up to the round-off of each
   column (:func:`farkas_violation`) — when ``M`` is copositive-plus (e.g. symmetric PSD, as every
   Delassus matrix is) a secondary ray is one in exact arithmetic (Cottle–Pang–Stone Thm 4.4.13).
@@ -29,8 +37,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..settings import (LEMKE_PIVOT_TOL, LEMKE_PIVOTS_BASE, LEMKE_PIVOTS_PER_ROW, LEMKE_REFINE_TOL,
-                        LEMKE_TIE_TOL, LEMKE_VERIFY_RTOL, ROUND_OFF)
+from ..settings import (LEMKE_PIVOT_TOL, LEMKE_PIVOTS_BASE, LEMKE_PIVOTS_PER_ROW, LEMKE_REFINE_RCOND,
+                        LEMKE_REFINE_TOL, LEMKE_ROUNDOFF_ENTRY_RTOL, LEMKE_TIE_TOL, LEMKE_VERIFY_RTOL, ROUND_OFF)
+
+
+#: below this many entries (k × pivot rows) the rank-1 update of B⁻¹ is NumPy's outer product, above it BLAS's
+#: in-place ``dger`` (whose call costs a few microseconds): a speed switch, not a tolerance
+_DGER_MIN = 20000
+
+#: columns of B⁻¹ the lexicographic tie-break compares per vectorized step (a speed switch: the rule is the same)
+_LEX_BLOCK = 16
 
 
 @dataclass
@@ -98,20 +114,22 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
     max_iter = LEMKE_PIVOTS_PER_ROW * k + LEMKE_PIVOTS_BASE if max_iter is None else max_iter
     total, message = 0, ""
     for tt in dict.fromkeys((tie_tol, 0.0)):  # a second run decides ties exactly
-        status, it, basis, T, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt)
+        status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt)
         total += it
         if status == "max_iter":
             return LemkeResult(z=None, w=None, status="max_iter", iterations=total,
                                message=f"no termination within {max_iter} pivots")
         if status == "solved":
-            z = s * D * _refine(Ms, qs, basis, T, k)
+            z = s * D * _refine(Ms, qs, basis, rhs[:, None], k)
             w = M @ z + q
             viol = lcp_violation(M, q, z)
+            if viol > verify_tol:  # the same check, the data's round-off entries allowed their round-off
+                viol = lcp_violation(M, q, z, entry_error=roundoff_entries(M))
             if viol <= verify_tol:
                 return LemkeResult(z=z, w=w, status="solved", iterations=total)
             message = f"complementary basis fails the row-wise check (violation {viol:.1e})"
         else:
-            y = D * _ray_direction(basis, T, entering, k)
+            y = D * _ray_direction(basis, x, entering, k)
             viol = farkas_violation(M, q, y)
             if viol <= verify_tol:
                 return LemkeResult(z=None, w=None, status="ray", iterations=total, ray=y,
@@ -121,16 +139,37 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
     return LemkeResult(z=None, w=None, status="failed", iterations=total, message=message)
 
 
-def lcp_violation(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> float:
+def lcp_violation(M: np.ndarray, q: np.ndarray, z: np.ndarray, *, entry_error: np.ndarray | None = None) -> float:
     """Largest violation of ``z >= 0``, ``w = M z + q >= 0``, ``z_i w_i = 0``, each row relative to its own
-    scale ``|M_i| |z| + |q_i|`` (a row of scale 0 is violated by any nonzero ``w_i``)."""
+    scale ``|M_i| |z| + |q_i|`` (a row of scale 0 is violated by any nonzero ``w_i``).
+
+    ``entry_error`` (k × k, >= 0): an uncertainty of each entry of ``M``. Row ``i``'s violation is then first
+    reduced by ``(entry_error |z|)_i``, the most a matrix within ``±entry_error`` of ``M`` moves ``w_i``: the
+    violation of the LCP closest to the data within that uncertainty (a backward error). Default: none."""
     z = np.asarray(z, dtype=float)
     w = M @ z + q
     scale = np.abs(M) @ np.abs(z) + np.abs(q)
     bad = np.maximum(np.maximum(-w, 0.0), np.where(z > 0, np.abs(w), 0.0))
+    if entry_error is not None:
+        bad = np.maximum(bad - entry_error @ np.abs(z), 0.0)
     bad = np.maximum(bad, np.where(z < 0, np.inf, 0.0))
     rel = np.divide(bad, scale, out=np.where(bad > 0, np.inf, 0.0), where=scale > 0)
     return float(rel.max(initial=0.0))
+
+
+def roundoff_entries(M: np.ndarray) -> np.ndarray:
+    """The entries of ``M`` that are round-off of a zero, with their uncertainty: ``e_ij = c·sqrt(M_ii M_jj)``
+    (``c`` = :data:`~gaussqp.settings.LEMKE_ROUNDOFF_ENTRY_RTOL`) where ``0 < |M_ij| <= e_ij``, else 0.
+
+    For a positive semidefinite ``M`` (a Delassus matrix ``G Gᵀ``) ``|M_ij| <= sqrt(M_ii M_jj)`` and the
+    computed ``M_ij = g_iᵀ g_j`` carries an absolute error of order ``eps·sqrt(M_ii M_jj)``: an entry below
+    that is indistinguishable from an exact 0 (a contact that does not couple to another, computed as
+    ``1e-16`` of either sign). An exact 0 is kept exact (the data say it), and so is every entry above the
+    bound, and every entry of a row or column with a non-positive diagonal."""
+    dg = np.sqrt(np.maximum(np.diag(M), 0.0))
+    bound = LEMKE_ROUNDOFF_ENTRY_RTOL * np.outer(dg, dg)
+    absM = np.abs(M)
+    return np.where((absM > 0) & (absM <= bound), bound, 0.0)
 
 
 def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
@@ -151,48 +190,98 @@ def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
 
 
 def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
-    """Lemke's pivoting on the (equilibrated) data: (status, pivots, basis, tableau, last entering)."""
+    """Lemke's pivoting on the (equilibrated) data: (status, pivots, basis, rhs, entering column, entering).
+
+    Revised form: the tableau ``T = B⁻¹ [I | -M | -d | q]`` is never formed. Only ``B⁻¹`` is kept, and only
+    its columns that differ from the identity's: a column ``B⁻¹ e_i`` changes only once row ``i`` has been a
+    pivot row, so ``B⁻¹ = I + G Eᵀ`` with ``G`` (k × p) over the p rows pivoted so far (``E`` their unit
+    columns). The entering column ``B⁻¹ a`` is ``a + G a_P`` (k·p work), a pivot is the rank-1 update
+    ``G -= u ρ`` with ``ρ`` the pivot row of ``B⁻¹`` on those columns (k·p work, in place), against k·(2k + 2)
+    for a full tableau. The ratio test, its tie rule and the lexicographic tie-break on rows of ``B⁻¹`` are
+    those of the tableau (:func:`_lex_min_ratio`); ``rhs = B⁻¹ q`` is updated like the tableau's last column.
+    """
     k = q.size
-    # Tableau [B⁻¹ | B⁻¹(-M) | B⁻¹(-d) | B⁻¹ q]; columns 0..k-1 (w) hold B⁻¹ throughout.
     Z0 = 2 * k
-    T = np.hstack([np.eye(k), -M, -d[:, None], q[:, None]])
+    negMT = np.ascontiguousarray(-M.T)  # row j: the column of z_j in [I | -M | -d]
+    negd = -d
+    G = np.zeros((k, k), order="F")  # G[:, t] = B⁻¹ e_{cols[t]} - e_{cols[t]}, t < p
+    cols = np.zeros(k, dtype=np.intp)
+    slot = np.full(k, -1, dtype=np.intp)  # slot[i] = t when row i is cols[t]
+    p = 0
+    rhs = q.copy()
     basis = np.arange(k)
     scale = max(1.0, float(np.abs(M).max()))  # d is normalized to max 1
     tol = pivot_tol * scale
 
-    def pivot(r: int, c: int) -> None:
-        T[r] /= T[r, c]
-        col = T[:, c].copy()
-        col[r] = 0.0
-        T[:] -= np.outer(col, T[r])
+    def pivot(r: int, x: np.ndarray) -> None:
+        nonlocal p
+        t = slot[r]
+        if t < 0:  # row r becomes a pivot row: B⁻¹ e_r = e_r so far, its column of G is 0
+            t = slot[r] = p
+            cols[p] = r
+            p += 1
+        rho = G[r, :p].copy()  # row r of B⁻¹ on the columns of G
+        rho[t] += 1.0
+        xr = float(x[r])
+        theta = float(rhs[r]) / xr
+        rhs[:] -= x * theta
+        rhs[r] = theta
+        u = x / xr
+        u[r] -= 1.0 / xr  # (x - e_r) / x_r
+        if k * p > _DGER_MIN:
+            from scipy.linalg.blas import dger  # a function-level import: import gaussqp leaves scipy.linalg out
+            dger(-1.0, u, rho, a=G[:, :p], overwrite_a=True)
+        else:
+            G[:, :p] -= u[:, None] * rho
 
     r = int(np.argmin(q / d))
-    pivot(r, Z0)
-    leaving = basis[r]
+    x = negd.copy()
+    pivot(r, x)
+    leaving = int(basis[r])
     basis[r] = Z0
     entering = leaving + k  # complement of w_r is z_r
     for it in range(1, max_iter + 1):
-        col = T[:, entering]
-        rows = np.flatnonzero(col > tol)
+        # the entering column B⁻¹ a: for z_j (a = -M e_j) and z0 (a = -d) a + G a_P, for w_j (a = e_j) e_j + G e_slot
+        if entering >= k:
+            a = negMT[entering - k] if entering < Z0 else negd
+            if p:
+                x = G[:, :p] @ a[cols[:p]]
+                x += a
+            else:
+                x = a.copy()
+        else:
+            t = slot[entering]
+            x = G[:, t].copy() if t >= 0 else np.zeros(k)
+            x[entering] += 1.0
+        rows = (x > tol).nonzero()[0]
         if rows.size == 0:
-            return "ray", it, basis, T, entering
-        r = _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol)
-        pivot(r, entering)
-        leaving = basis[r]
+            return "ray", it, basis, rhs, x, entering
+        ratios = rhs[rows] / x[rows]
+        i = int(ratios.argmin())
+        best = float(ratios[i])
+        tied = ratios <= best + tie_tol * max(1.0, abs(best))
+        if np.count_nonzero(tied) > 1:
+            cand = rows[tied]
+            z0_rows = cand[basis[cand] == Z0]
+            r = int(z0_rows[0]) if z0_rows.size else _lex_break_revised(G, cols, slot, p, x, cand, tie_tol)
+        else:
+            r = int(rows[i])
+        pivot(r, x)
+        leaving = int(basis[r])
         basis[r] = entering
         if leaving == Z0:
-            return "solved", it, basis, T, entering
+            return "solved", it, basis, rhs, x, entering
         entering = leaving + k if leaving < k else leaving - k
-    return "max_iter", max_iter, basis, T, entering
+    return "max_iter", max_iter, basis, rhs, x, entering
 
 
-def _ray_direction(basis, T, entering, k) -> np.ndarray:
-    """The z part of the ray ``x_B = T[:, -1] - t T[:, entering]``, ``x_entering = t`` (negative round-off
-    clipped to 0: the verification judges the clipped vector)."""
+def _ray_direction(basis, x, entering, k) -> np.ndarray:
+    """The z part of the ray ``x_B = rhs - t x``, ``x_entering = t`` with ``x = B⁻¹ a_entering`` (negative
+    round-off clipped to 0: the verification judges the clipped vector)."""
     y = np.zeros(k)
     for r, j in enumerate(basis):
         if k <= j < 2 * k:
-            y[j - k] = max(-T[r, entering], 0.0)
+            y[j - k] = max(-x[r], 0.0)
     if entering >= k:  # (z0 never re-enters)
         y[entering - k] = 1.0
     return y
@@ -203,6 +292,9 @@ def _name(j: int, k: int) -> str:
 
 
 def _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol) -> int:
+    """The ratio test on a tableau ``T`` (columns ``0..k-1`` hold ``B⁻¹``, the last ``B⁻¹ q``) over the
+    blocking ``rows`` of the entering column ``col``: the smallest ratio, ties (relative ``tie_tol``) going to
+    z0's row, else to :func:`_lex_break`. (:func:`_pivot` applies the same rule without forming ``T``.)"""
     ratios = T[rows, -1] / col[rows]
     best = ratios.min()
     cand = rows[ratios <= best + tie_tol * max(1.0, abs(best))]
@@ -210,27 +302,117 @@ def _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol) -> int:
         z0_rows = cand[basis[cand] == Z0]
         if z0_rows.size:
             return int(z0_rows[0])
-        # lexicographic tie-break on rows of B⁻¹ divided by the pivot column
-        for j in range(k):
-            vals = T[cand, j] / col[cand]
-            m = vals.min()
-            cand = cand[vals <= m + tie_tol * max(1.0, abs(m))]
-            if cand.size == 1:
-                break
+        return _lex_break(T[cand, :k], col[cand], cand, tie_tol)
     return int(cand[0])
 
 
+def _lex_break(binv, col, cand, tie_tol) -> int:
+    """Lexicographic tie-break among the tied rows ``cand``: their rows of ``B⁻¹`` (``binv``, one per
+    candidate) divided by the entering column's entries ``col``, compared column by column, keeping at each
+    column the rows within ``tie_tol`` (relative to ``max(1, |min|)``) of the smallest; the first row left wins.
+    A column where every remaining row is within the tolerance of the smallest keeps them all, so the scan
+    jumps (vectorized) to the next column that separates them."""
+    V = binv / col[:, None]
+    keep = np.arange(cand.size)
+    j, n = 0, V.shape[1]
+    while keep.size > 1 and j < n:
+        W = V[keep, j:j + _LEX_BLOCK]
+        m = W.min(axis=0)
+        thr = m + tie_tol * np.maximum(1.0, np.abs(m))
+        split = np.flatnonzero((W > thr).any(axis=0))
+        if split.size == 0:
+            j += W.shape[1]
+            continue
+        c = int(split[0])
+        keep = keep[W[:, c] <= thr[c]]
+        j += c + 1
+    return int(cand[keep[0]])
+
+
+def _lex_break_revised(G, cols, slot, p, x, cand, tie_tol) -> int:
+    """:func:`_lex_break` on ``B⁻¹ = I + G Eᵀ`` without forming its rows (``cand`` increasing). A column ``j``
+    of ``B⁻¹`` outside the pivoted rows ``P`` is ``e_j``: over the tied rows it is zero (it never separates
+    them: the smallest is 0, every row within the tolerance) unless ``j`` is itself a tied row outside ``P``,
+    whose entry ``1/x_j`` is the only nonzero one, so that row alone drops out (when it exceeds the tolerance
+    and another row is left). So the scan visits, in increasing order, only the columns of ``P`` (compared
+    vectorized, block by block, between such rows) and the tied rows outside ``P`` (dropped in order): the
+    same rows are kept as by the column by column scan of :func:`_lex_break`."""
+    n = cand.size
+    alive = np.ones(n, dtype=bool)
+    n_alive = n
+    in_p = slot[cand] >= 0
+    fresh_t = (~in_p).nonzero()[0]  # tied rows outside P (positions in cand), increasing
+    drops = 1.0 / x[cand[fresh_t]] > tie_tol  # their entry drops them (the others are 0 there)
+    if p:
+        pcols = cols[:p]
+        order = np.argsort(pcols, kind="stable")
+        pj = pcols[order]  # the pivoted rows' columns, increasing; their columns of G: order
+        seg = np.searchsorted(pj, cand[fresh_t])  # columns of P before each fresh tied row
+    else:
+        pj = order = cols[:0]
+        seg = np.zeros(fresh_t.size, dtype=np.intp)
+    V = None
+    start = 0  # next column of pj to compare
+
+    def scan(stop: int) -> int:
+        nonlocal V
+        if n_alive == 1 or start >= stop:
+            return n_alive
+        if V is None:
+            V = G[cand][:, order] / x[cand][:, None]
+            if in_p.any():  # a tied row in P has B⁻¹[i, i] = G[i, slot_i] + 1
+                own = in_p.nonzero()[0]
+                V[own, np.searchsorted(pj, cand[own])] += 1.0 / x[cand[own]]
+        return _lex_scan(V, alive, n_alive, start, stop, tie_tol)
+
+    fresh_l, seg_l, drops_l = fresh_t.tolist(), seg.tolist(), drops.tolist()
+    i = 0
+    while i < len(fresh_l) and n_alive > 1:
+        stop = seg_l[i]
+        n_alive = scan(stop)  # the P columns before this fresh row
+        start = max(start, stop)
+        while i < len(fresh_l) and seg_l[i] == stop and n_alive > 1:  # fresh rows, in order
+            if drops_l[i] and alive[fresh_l[i]]:
+                alive[fresh_l[i]] = False
+                n_alive -= 1
+            i += 1
+    n_alive = scan(pj.size)
+    return int(cand[alive.nonzero()[0][0]])
+
+
+def _lex_scan(V, alive, n_alive, start, stop, tie_tol) -> int:
+    """:func:`_lex_break`'s rule on the columns ``start:stop`` of ``V`` over the rows still ``alive`` (updated in
+    place), a block of columns at a time; returns how many rows are alive."""
+    while n_alive > 1 and start < stop:
+        rows = np.flatnonzero(alive)
+        W = V[rows, start:min(stop, start + _LEX_BLOCK)]
+        m = W.min(axis=0)
+        thr = m + tie_tol * np.maximum(1.0, np.abs(m))
+        split = np.flatnonzero((W > thr).any(axis=0))
+        if split.size == 0:
+            start += W.shape[1]
+            continue
+        c = int(split[0])
+        alive[rows[W[:, c] > thr[c]]] = False
+        n_alive = int(alive.sum())
+        start += c + 1
+    return n_alive
+
+
 def _refine(M, q, basis, T, k) -> np.ndarray:
-    """z from the tableau, then re-solved on the complementary basis (z_B from M_BB z_B = -q_B)."""
+    """z from the tableau (its last column ``T[:, -1]``), then re-solved on the complementary basis
+    (``z_B`` from ``M_BB z_B = -q_B``, :func:`_basis_solve`); the re-solve replaces the tableau's z when it stays
+    in the orthant (to ``-LEMKE_REFINE_TOL``) and its largest violation is no larger."""
+    basis = np.asarray(basis)
+    zrow = (basis >= k).nonzero()[0]  # z0 (index 2k) has left the basis
+    S = basis[zrow] - k
     z = np.zeros(k)
-    for r, j in enumerate(basis):  # z0 (index 2k) has left the basis
-        if j >= k:
-            z[j - k] = max(T[r, -1], 0.0)
-    S = np.array([j - k for j in basis if j >= k], dtype=int)
+    z[S] = np.maximum(np.asarray(T)[zrow, -1], 0.0)
     if S.size:
-        zs, *_ = np.linalg.lstsq(M[np.ix_(S, S)], -q[S], rcond=None)
+        zs = _basis_solve(M[np.ix_(S, S)], -q[S])
         cand = np.zeros(k)
         cand[S] = zs
+
         def err(x):
             w = M @ x + q
             return max(np.maximum(0, -x).max(initial=0), np.maximum(0, -w).max(initial=0),
@@ -238,3 +420,20 @@ def _refine(M, q, basis, T, k) -> np.ndarray:
         if np.all(zs >= -LEMKE_REFINE_TOL) and err(cand) <= err(z):
             z = np.maximum(cand, 0.0)
     return z
+
+
+def _basis_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``A x = b`` by LU (LAPACK ``getrf``/``getrs``) when ``A``'s estimated reciprocal condition number is at
+    least :data:`~gaussqp.settings.LEMKE_REFINE_RCOND`, else the least-squares minimum-norm solution
+    (``numpy.linalg.lstsq``, as for a singular basis of a degenerate LCP): the two agree to ``~eps/rcond`` where
+    both apply, and the LU costs a fraction of the SVD."""
+    from scipy.linalg.lapack import dgecon, dgetrf, dgetrs  # function-level: import gaussqp stays light
+
+    lu, piv, info = dgetrf(A)
+    if info == 0:
+        rcond, info = dgecon(lu, float(np.abs(A).sum(axis=0).max()))
+        if info == 0 and rcond >= LEMKE_REFINE_RCOND:
+            x, info = dgetrs(lu, piv, b)
+            if info == 0:
+                return x
+    return np.linalg.lstsq(A, b, rcond=None)[0]
