@@ -15,6 +15,7 @@ import ast
 import json
 import pathlib
 import subprocess
+import tempfile
 import sys
 
 import pytest
@@ -39,7 +40,10 @@ def _loaded_after(statement: str, names: tuple[str, ...], then: str = "") -> dic
             "out = {'loaded': sorted({n for m in sys.modules for n in names if m == n or m.startswith(n + '.')})}\n"
             f"{then}\n"
             "print(json.dumps(out))\n")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    # run outside the source tree: ``python -c`` puts the working directory first on sys.path, and a clean clone's
+    # gaussqp/ (without the installed package's gaussqp.problems) would shadow the installed package
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         cwd=tempfile.gettempdir())
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout.strip().splitlines()[-1])
 
