@@ -14,7 +14,7 @@ default`` leaves them. Times are medians of ``--repeat`` (≥ 5) paired runs aft
 3. re-solve of a same-structure frictionless problem, ``crosscheck=False`` vs a direct Clarabel call on the same QP
    (n = 6, 30, 300 dense planted; 3000, 12 000 sparse chains);
 4. the same with defaults (certificates, cross-check) at n = 3000;
-5. ``sticking_stack`` with 2,500 / 5,000 / 10,000 contacts: build + ``solve`` with defaults, the growth exponent
+5. ``sticking_stack`` with 1,000 / 2,500 / 5,000 / 10,000 contacts: build + ``solve`` with defaults, the growth exponent
    and the peak memory (a fresh process per size, ``ru_maxrss``);
 6. Lemke vs Siconos and 7. ``import gaussqp``: ``benchmarks/lemke_siconos.py`` and ``benchmarks/import_time.py``.
 

@@ -242,8 +242,9 @@ class ContactProblem:
         Fv = vector("force", F, n)
         Jn = matrix("J_n", Jn, (None, n))
         m = Jn.shape[0]
-        check_count("J_n", "rows × coordinates (m × n)", float(m) * n, MAX_ENTRIES,
-                    "give a smaller problem (see gaussqp.settings)")
+        if not sp.issparse(Jn):  # sparse rows are bounded by their stored entries (validation.matrix)
+            check_count("J_n", "rows × coordinates (m × n)", float(m) * n, MAX_ENTRIES,
+                        "give a smaller problem (see gaussqp.settings)")
         bv = vector("normal_drift", b, m)
         Jt = matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
         if sp.issparse(Mm) or sp.issparse(Jn):  # one storage for all rows: stacking E, G never mixes kinds
@@ -484,7 +485,12 @@ class ContactProblem:
         A = self._equilibrated_normals()
         if sp.issparse(A) and sparse_full_row_rank(A) is not None:
             return self.m
-        # QR with column pivoting on the (thin) transpose is exact enough for a rank decision.
+        # QR with column pivoting on the (thin) transpose is exact enough for a rank decision; it densifies the rows,
+        # so it is bounded like any dense block (a sparse problem whose full row rank the sparse test proves, such
+        # as 10⁴ stacked contacts, never gets here)
+        check_count("J_n", "rows × coordinates (m × n) to densify: the sparse test could not prove full row rank",
+                    float(self.m) * self.n, MAX_ENTRIES,
+                    "give fewer or independent contact rows, or a smaller problem (see gaussqp.settings)")
         import scipy.linalg as sla
 
         A = as_dense(A).T
