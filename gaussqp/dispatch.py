@@ -183,8 +183,8 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
 
 def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8) -> dict:
     """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
-    and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0,
-    else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP.
+    and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
+    n <= :data:`CROSSCHECK_MAX_N`, else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP.
     Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared."""
     bracket = {}
     for b in BRACKET:
@@ -196,7 +196,8 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
     feasible = sol.status == "solved"
     consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
                       (bracket["outer"] == "infeasible" and feasible))
-    other_name = "lcp_lemke" if FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0] else "gauss_qp"
+    other_name = ("lcp_lemke" if problem.n <= CROSSCHECK_MAX_N["lcp_lemke"]
+                  and FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0] else "gauss_qp")
     other = FORMULATIONS[other_name].solve(problem, solver=solver if other_name == "gauss_qp" else None,
                                            tolerance=tol)
     rep = {"formulation": other_name, "solver": other.solver, "status": other.status, "acceleration_gap": None,

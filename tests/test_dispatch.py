@@ -82,3 +82,15 @@ def test_above_the_dense_limit_the_crosscheck_is_the_sparse_projection(monkeypat
     monkeypatch.setattr(f2, "solve", shifted)
     bad = gaussqp.solve(p)
     assert bad.crosscheck["agree"] is False and bad.status == "inaccurate"
+
+
+def test_the_sticking_crosscheck_obeys_the_dense_limit_too():
+    from gaussqp.settings import CROSSCHECK_DENSE_MAX_N
+
+    big, *_ = families.sticking_stack(np.random.default_rng(0), CROSSCHECK_DENSE_MAX_N // 3 + 5)
+    assert big.n > CROSSCHECK_DENSE_MAX_N
+    sol = gaussqp.solve(big)
+    assert sol.formulation == "sticking_socp" and sol.crosscheck["formulation"] == "gauss_qp"
+    assert sol.status == "solved" and sol.certified
+    small, *_ = families.sticking_stack(np.random.default_rng(0), 10)
+    assert gaussqp.solve(small).crosscheck["formulation"] == "lcp_lemke"
