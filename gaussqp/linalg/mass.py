@@ -79,30 +79,71 @@ def factor_mass(M) -> MassFactor:
         return MassFactor(R=R, kernel=K, rank=R.shape[0], eigenvalues=w, n=n, scaling=s)
     Ms = sp.csr_matrix(M)
     ncomp, labels = connected_components(Ms, directed=False)
-    blocks = [np.flatnonzero(labels == c) for c in range(ncomp)]
-    rows, cols, vals, kernel_cols, eigs = [], [], [], [], []
+    sizes = np.bincount(labels, minlength=ncomp)
+    order = np.argsort(labels, kind="stable")  # the coordinates of each component, ascending, component by component
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n) - starts[labels[order]]  # a coordinate's place in its component
+    coo = Ms.tocoo()
     scaling = np.ones(n)
+    # per component: (eigenvalues, R's (row-in-block, column, value) triples, kernel columns); filled group by group
+    eig_of: list = [None] * ncomp
+    r_of: list = [None] * ncomp
+    k_of: list = [None] * ncomp
+    for size in np.unique(sizes):
+        comps = np.flatnonzero(sizes == size)  # every component of this size: one batched eigendecomposition
+        slot = np.full(ncomp, -1, dtype=np.int64)
+        slot[comps] = np.arange(comps.size)
+        idx = order[starts[comps][:, None] + np.arange(size)[None, :]]  # (c, size): each block's coordinates
+        mine = slot[labels[coo.row]] >= 0
+        blocks = np.zeros((comps.size, size, size))
+        np.add.at(blocks, (slot[labels[coo.row[mine]]], pos[coo.row[mine]], pos[coo.col[mine]]), coo.data[mine])
+        W, V, S, keep = _eig_batched(blocks)
+        scaling[idx.ravel()] = S.ravel()
+        for b, c in enumerate(comps):
+            kb = keep[b]
+            eig_of[c] = W[b]
+            Rb = (np.sqrt(W[b][kb])[:, None] * V[b][:, kb].T) / S[b][None, :]
+            rr, cc = np.nonzero(Rb)
+            r_of[c] = (rr, idx[b][cc], Rb[rr, cc], Rb.shape[0])
+            if not kb.all():  # a singular block: its kernel, orthonormalized as the dense factorization does
+                K = V[b][:, ~kb] * S[b][:, None]
+                K, _ = np.linalg.qr(K)
+                k_of[c] = (idx[b], K)
+    rows, cols, vals, kernel_cols = [], [], [], []
     r = 0
-    for idx in blocks:
-        blk = Ms[idx][:, idx].toarray()
-        Rb, Kb, wb, sb = _eig_factor_dense(blk)
-        scaling[idx] = sb
-        eigs.append(wb)
-        rr, cc = np.nonzero(Rb)
+    for c in range(ncomp):
+        rr, cc, vv, nr = r_of[c]
         rows.append(rr + r)
-        cols.append(idx[cc])
-        vals.append(Rb[rr, cc])
-        r += Rb.shape[0]
-        for j in range(Kb.shape[1]):
-            v = np.zeros(n)
-            v[idx] = Kb[:, j]
-            kernel_cols.append(v)
+        cols.append(cc)
+        vals.append(vv)
+        r += nr
+        if k_of[c] is not None:
+            ib, K = k_of[c]
+            for j in range(K.shape[1]):
+                v = np.zeros(n)
+                v[ib] = K[:, j]
+                kernel_cols.append(v)
     R = sp.csr_matrix((np.concatenate(vals) if vals else [], (np.concatenate(rows) if rows else [],
                                                               np.concatenate(cols) if cols else [])),
                       shape=(r, n))
     K = np.column_stack(kernel_cols) if kernel_cols else np.zeros((n, 0))
-    return MassFactor(R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eigs) if eigs else np.zeros(0), n=n,
+    return MassFactor(R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eig_of) if ncomp else np.zeros(0), n=n,
                       scaling=scaling)
+
+
+def _eig_batched(blocks: np.ndarray):
+    """:func:`_eig_factor_dense`'s decisions on a stack of same-size blocks at once (one batched ``eigh``): the
+    symmetrized blocks, their Jacobi scalings, the eigenpairs of the equilibrated blocks and which eigenvalues are
+    kept (above :func:`~gaussqp.linalg.dense.rank_tol` of each block's largest magnitude). Returns (W, V, S, keep)."""
+    B = 0.5 * (blocks + np.swapaxes(blocks, 1, 2))
+    S = jacobi_scaling(np.diagonal(B, axis1=1, axis2=2).ravel()).reshape(B.shape[0], B.shape[1])
+    Bt = S[:, :, None] * B * S[:, None, :]
+    W, V = np.linalg.eigh(0.5 * (Bt + np.swapaxes(Bt, 1, 2)))
+    ref = np.abs(W).max(axis=1) if W.shape[1] else np.zeros(W.shape[0])
+    tol = np.array([rank_tol(float(x), B.shape[1:]) for x in ref])  # the dense rule, block by block
+    keep = W > tol[:, None]
+    return W, V, S, keep
 
 
 def solve_mass(M, B: np.ndarray) -> np.ndarray:

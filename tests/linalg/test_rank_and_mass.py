@@ -45,3 +45,36 @@ def test_sparse_dependent_rows_reach_the_exact_uniqueness_lp():
         cert = sol.certificate("unique_multipliers")
         assert sol.status == "solved" and cert.holds is False and "LP" in cert.source
         assert next(c for c in gaussqp.check(p).certificates if c.id == "C2").holds is False
+
+
+def test_sparse_factor_in_batches_equals_the_dense_factor_of_each_block():
+    """Issue #15: the components of a sparse M are eigendecomposed in batches of equal size; each block's factor,
+    kernel, scaling and eigenvalues are those of the dense factorization of that block alone."""
+    import scipy.sparse as sp
+
+    from gaussqp.linalg.mass import _eig_factor_dense, factor_mass
+
+    rng = np.random.default_rng(3)
+    blocks = []
+    for _ in range(40):
+        s = int(rng.integers(1, 5))
+        A = rng.standard_normal((s, s))
+        B = A @ A.T if rng.uniform() > 0.25 else np.outer(A[:, 0], A[:, 0])  # some singular blocks
+        blocks.append(B * 10 ** rng.uniform(-6, 6))
+    perm = rng.permutation(sum(b.shape[0] for b in blocks))
+    M = sp.block_diag(blocks, format="csr")[perm][:, perm]
+    f = factor_mass(M)
+    inv = np.argsort(perm)
+    start, rank = 0, 0
+    for b in blocks:
+        s = b.shape[0]
+        idx = inv[start:start + s]  # where block b's coordinates went
+        Rb, Kb, wb, sb = _eig_factor_dense(b)
+        np.testing.assert_array_equal(f.scaling[idx], sb)
+        rank += Rb.shape[0]
+        got = (f.R.toarray()[:, idx].T @ f.R.toarray()[:, idx])
+        np.testing.assert_allclose(got, Rb.T @ Rb, rtol=1e-12, atol=1e-12 * np.abs(b).max())
+        start += s
+    assert f.rank == rank
+    assert np.abs(M @ f.kernel).max() <= 1e-9 * abs(M).max()
+    assert f.kernel.shape[1] == M.shape[0] - f.rank
