@@ -36,13 +36,14 @@ if "--threads" not in sys.argv or sys.argv[sys.argv.index("--threads") + 1] != "
         os.environ[var] = "1"
 
 import numpy as np  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
 
 import gaussqp  # noqa: E402
 import gaussqp.errors  # noqa: E402
 from gaussqp import problems  # noqa: E402
 from gaussqp.model.problem import ContactProblem  # noqa: E402
 from gaussqp.problems import families  # noqa: E402
+
+from bench import direct_clarabel  # noqa: E402  (benchmarks/bench.py: F1's data straight to Clarabel)
 
 
 def median_time(fn, repeat: int) -> tuple[float, object]:
@@ -78,24 +79,6 @@ def mujoco_forward(repeat: int):
     d.qvel[:] = state["qvel"]
     t, _ = median_time(lambda: mujoco.mj_forward(m, d), max(repeat, 50))
     return t, ""
-
-
-def direct_clarabel(p: ContactProblem):
-    import clarabel
-
-    E, e = p.equalities
-    G, g = p.inequalities
-    P = sp.triu(sp.csc_matrix(p.M), format="csc")
-    A = sp.vstack([sp.csc_matrix(E), -sp.csc_matrix(G)], format="csc")
-    b = np.concatenate([-e, g])
-    cones = ([clarabel.ZeroConeT(E.shape[0])] if E.shape[0] else []) + [clarabel.NonnegativeConeT(G.shape[0])]
-    s = clarabel.DefaultSettings()
-    s.verbose = False
-    s.tol_gap_abs = s.tol_gap_rel = s.tol_feas = 1e-9
-    sol = clarabel.DefaultSolver(P, np.asarray(p.F, dtype=float), A, b, cones, s).solve()
-    if str(sol.status) != "Solved":
-        raise RuntimeError(f"direct Clarabel: {sol.status}")
-    return np.asarray(sol.x)
 
 
 def same_structure(n: int, rng) -> tuple[ContactProblem, ContactProblem]:
@@ -165,7 +148,6 @@ def main() -> int:
             except gaussqp.errors.GaussQPError as e:  # an older commit may refuse the size
                 print(f"3. re-solve, n = {n}: refused: {e}")
                 continue
-            f1 = gaussqp.get_formulation("gauss_qp")
             t, sol = median_time(lambda: gaussqp.solve(q, formulation="gauss_qp", crosscheck=False), args.repeat)
             td, x = median_time(lambda: direct_clarabel(q), args.repeat)
             gap = float(np.abs(sol.acceleration - x).max() / max(1.0, np.abs(x).max()))

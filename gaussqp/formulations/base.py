@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections import OrderedDict
-from typing import Callable
 
 
 from ..certificates.judge import finalize

@@ -313,20 +313,9 @@ def _lex_break(binv, col, cand, tie_tol) -> int:
     A column where every remaining row is within the tolerance of the smallest keeps them all, so the scan
     jumps (vectorized) to the next column that separates them."""
     V = binv / col[:, None]
-    keep = np.arange(cand.size)
-    j, n = 0, V.shape[1]
-    while keep.size > 1 and j < n:
-        W = V[keep, j:j + _LEX_BLOCK]
-        m = W.min(axis=0)
-        thr = m + tie_tol * np.maximum(1.0, np.abs(m))
-        split = np.flatnonzero((W > thr).any(axis=0))
-        if split.size == 0:
-            j += W.shape[1]
-            continue
-        c = int(split[0])
-        keep = keep[W[:, c] <= thr[c]]
-        j += c + 1
-    return int(cand[keep[0]])
+    alive = np.ones(cand.size, dtype=bool)
+    _lex_scan(V, alive, cand.size, 0, V.shape[1], tie_tol)
+    return int(cand[np.flatnonzero(alive)[0]])
 
 
 def _lex_break_revised(G, cols, slot, p, x, cand, tie_tol) -> int:

@@ -29,7 +29,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -39,7 +38,6 @@ import numpy as np
 
 from ..errors import GaussQPError, MissingExtraError, UnknownValueError
 from ..model.local_problem import LocalContactProblem
-from ..model.problem import ContactProblem
 from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_MAX_ITER, STUDY_SICONOS_PYTHON, STUDY_TIME_LIMIT,
                         Tolerance, get_tolerance)
 
