@@ -741,3 +741,7 @@ DIRECT_QP_BACKENDS = ("clarabel", "osqp")
 #: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
 #: took 99 % of a default solve, issue #15); above it the sparse projected-acceleration route (F2) checks it.
 CROSSCHECK_DENSE_MAX_N = 300
+#: Seconds of a study run's time limit kept for our judge and the row when a peer (Siconos) runs: its subprocess is
+#: stopped this long before the limit (so that the run records its own ``timeout`` before the pool kills the worker
+#: and leaves the subprocess orphaned), and it is given at least this long.
+STUDY_PEER_TIME_MARGIN = 0.5

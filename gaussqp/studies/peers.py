@@ -38,7 +38,8 @@ import numpy as np
 
 from ..errors import GaussQPError, MissingExtraError, UnknownValueError
 from ..model.local_problem import LocalContactProblem
-from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_MAX_ITER, STUDY_SICONOS_PYTHON, STUDY_TIME_LIMIT,
+from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_MAX_ITER, STUDY_PEER_TIME_MARGIN, STUDY_SICONOS_PYTHON,
+                        STUDY_TIME_LIMIT,
                         Tolerance, get_tolerance)
 
 
@@ -226,7 +227,7 @@ def _call_siconos(kind: str, solver: PeerSolver, W, q, mu, tol: Tolerance, timeo
                  max_iter=np.array(STUDY_PEER_MAX_ITER))
         try:
             run = subprocess.run([siconos_python(), "-c", _SICONOS_SCRIPT, str(inp), str(outp)],
-                                 capture_output=True, text=True, timeout=max(timeout, 1.0))
+                                 capture_output=True, text=True, timeout=max(timeout, STUDY_PEER_TIME_MARGIN))
         except subprocess.TimeoutExpired:
             return {"timeout": True}
         if run.returncode != 0 or not outp.exists():
@@ -253,7 +254,7 @@ def run_peer(problem, name: str, tolerance="high", time_limit: float = STUDY_TIM
     local = _local_form(problem, s.problem)
     t1 = time.perf_counter()
     out = _call_siconos(s.problem, s, local["W"], local["q"], local.get("mu", np.zeros(0)), tol,
-                        time_limit - (t1 - t0) - 0.5)
+                        time_limit - (t1 - t0) - STUDY_PEER_TIME_MARGIN)
     t2 = time.perf_counter()
     times = {"build": t1 - t0, "wall": t2 - t1, "solve": float(out.get("time", t2 - t1)), "certify": math.nan}
     if out.get("timeout"):
