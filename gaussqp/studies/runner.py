@@ -124,7 +124,7 @@ def run_task(task: Task) -> dict:
             sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None,
                           tolerance=get_tolerance(r.tolerance))
     except Exception as e:  # a route's failure is a row of the study, whatever it is
-        row["error"] = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+        row["error"] = _error_text(e)
         row["total_time"] = time.perf_counter() - t0
         return row
     row["total_time"] = time.perf_counter() - t0
@@ -132,9 +132,7 @@ def run_task(task: Task) -> dict:
     row["status"] = status
     row["certified"] = bool(sol.certified)
     row["claimed_success"] = status == "solved"
-    vals = [float(v) for v in sol.residuals.values() if v is not None]
-    row["residual"] = max(vals) if vals else math.nan
-    row["certificates"] = ";".join(c.id for c in sol.certificates if c.holds)
+    _record_answer(row, sol)
     backend = sol.extras.get("backend") if isinstance(sol.extras, dict) else None
     whole = _time(sol.times, "formulation")
     if isinstance(backend, dict) and backend.get("time_total") is not None:
@@ -144,8 +142,21 @@ def run_task(task: Task) -> dict:
         row["solve_time"] = whole if not math.isnan(whole) else _time(sol.times, "total")
     row["certify_time"] = _time(sol.times, "certify")
     row["error"] = ""
-    row["answer"] = answer_json(sol)
     return row
+
+
+def _error_text(e: BaseException) -> str:
+    """A run's exception as one line of the ``error`` column."""
+    return f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+
+
+def _record_answer(row: dict, sol) -> None:
+    """The columns a run's answer fills, ours or a peer's: the largest recomputed residual, the certificates that
+    hold, and the answer's JSON (from which the reference is recomputed)."""
+    vals = [float(v) for v in sol.residuals.values() if v is not None]
+    row["residual"] = max(vals) if vals else math.nan
+    row["certificates"] = ";".join(c.id for c in sol.certificates if c.holds)
+    row["answer"] = answer_json(sol)
 
 
 def _run_peer_task(task: Task, row: dict, t0: float) -> dict:
@@ -159,7 +170,7 @@ def _run_peer_task(task: Task, row: dict, t0: float) -> dict:
     try:
         run = run_peer(unpack(task.problem), r.formulation, r.tolerance, task.time_limit)
     except Exception as e:  # a route's failure is a row of the study, whatever it is
-        row["error"] = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+        row["error"] = _error_text(e)
         row["total_time"] = time.perf_counter() - t0
         return row
     row["total_time"] = time.perf_counter() - t0
@@ -175,13 +186,10 @@ def _run_peer_task(task: Task, row: dict, t0: float) -> dict:
     row["status"] = "solved" if run.claimed_success else "failed"
     row["claimed_success"] = run.claimed_success
     row["certified"] = run.confirmed
-    vals = [float(v) for v in sol.residuals.values() if v is not None]
-    row["residual"] = max(vals) if vals else math.nan
-    row["certificates"] = ";".join(c.id for c in sol.certificates if c.holds)
+    _record_answer(row, sol)
     rep = run.report
     row["error"] = ("" if run.claimed_success else
                     f"peer info={rep['info']} after {rep['iterations']} iterations, own error {rep['own_error']:.2e}")
-    row["answer"] = answer_json(sol)
     return row
 
 
