@@ -123,11 +123,11 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
         else:
             prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values)
             cached = False
-        backend, status, info = solve_program(prob, solver, tol)
+        backend, status, info = solve_program(prob, backend, tol)
         if status == "failed":
             prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values,
                                                             mass=_scale_rows_cols(problem.M, S, S))
-            backend, status, info = solve_program(prob, solver, tol)
+            backend, status, info = solve_program(prob, backend, tol)
             info["fallback"] = "quad_form on constant M after the DPP program stalled"
             cached = False
         if status != "failed":
