@@ -147,16 +147,13 @@ def resolve_peers(spec) -> tuple[str, ...]:
 def _local_kind(problem) -> str | None:
     """``fc2d``/``fc3d`` when a peer's friction solver applies to ``problem`` (a local problem, or one that F8
     accepts), else None."""
-    if isinstance(problem, LocalContactProblem):
-        d = problem.dimension
-    else:
+    if not isinstance(problem, LocalContactProblem):
         from ..formulations import FORMULATIONS
 
         ok, _ = FORMULATIONS["coulomb_fixed_point"].accepts(problem, problem.classify())
         if not ok:
             return None
-        d = problem.dimension
-    return {2: "fc2d", 3: "fc3d"}.get(d)
+    return {2: "fc2d", 3: "fc3d"}.get(problem.dimension)
 
 
 def _lcp_applies(problem) -> bool:
