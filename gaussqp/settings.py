@@ -282,6 +282,11 @@ KERNEL_COMPONENT_TOL = 1e-9
 #: affine hull of Λ(a) is at most ``value · (1 + this)`` (plus the zero force): a ratio far above ``value``
 #: decides nothing (:func:`gaussqp.friction.verdict.mu_min`)
 MU_ACCEPT_RTOL = 1e-6
+#: μ_min's bisection also stops when its proven bracket — ``lo`` (a μ the backend declared infeasible) to ``best``
+#: (the smallest ratio achieved *exactly* at a point of Λ(a)) — is narrower than this relative width: below it the
+#: backend's feasibility claims, accepted to :data:`MU_ACCEPT_RTOL`, no longer move ``best`` (the humanoid's last dozen
+#: steps each took ~100–500 interior-point iterations and left μ_min unchanged; issue #15)
+MU_BRACKET_RTOL = 1e-7
 
 #: the bisection on μ stops at a relative precision :data:`MU_RTOL` of ``max(hi, this)``: the floor ends it
 #: when μ_min is 0 (an absolute precision of 1e-22 on μ, dimensionless)
@@ -737,6 +742,10 @@ STUDY_PEER_ENUM_MAX = 12
 #: from the problem's blocks, one solver object per structure re-solved with new data) before the cvxpy program;
 #: the cvxpy program stays the definition and the fallback (any other status than solved/infeasible/unbounded).
 DIRECT_QP_BACKENDS = ("clarabel", "osqp")
+#: Backends that the sticking verdict's programs on Λ(a) (margin, contact margins, μ_min's feasibility tests) call
+#: directly in their standard form (:mod:`gaussqp.friction.multiplier_conic`) before the cvxpy program (the
+#: definition and the fallback); any other backend runs the cvxpy programs only.
+DIRECT_CONIC_BACKENDS = ("clarabel",)
 #: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
 #: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
 #: took 99 % of a default solve, issue #15); above it the sparse projected-acceleration route (F2) checks it.

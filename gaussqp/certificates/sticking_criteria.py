@@ -25,7 +25,7 @@ import numpy as np
 from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..errors import UndecidedError
 from ..linalg.delassus import constrained_delassus, delassus
-from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows
+from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, singular_value_rank
 from ..model.scales import data_scales
 from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, SCALE_FLOOR, STICKING_DISK_RTOL, VERIFY_RTOL
 from ..model.problem import ContactProblem
@@ -123,26 +123,32 @@ def augmented_lcp_criteria(problem: ContactProblem) -> list[Certificate]:
     return out
 
 
-def _normal_cone_point(Tn: np.ndarray, Jn: np.ndarray, lam: np.ndarray, k: int, sgn: float) -> np.ndarray | None:
+def _normal_cone_point(Tn: np.ndarray, Jn: np.ndarray, lam: np.ndarray, d: np.ndarray) -> np.ndarray | None:
     """``z = J_uᵀλ`` (λ clipped to >= 0) when it verifies, in NumPy, that ``-z ∈ im Tᵀ ∩ N_S`` is a nonzero element
-    with ``s z_k > 0``: ``z`` in the row space of T to :data:`VERIFY_RTOL` of each coordinate's terms
-    ``(|T|ᵀ|y| + |J_u|ᵀλ)_j`` (y re-solved by least squares), and ``s z_k`` above :data:`LP_VALUE_TOL` and above
-    the round-off of its own terms; else None."""
+    with ``dᵀz > 0``: ``z`` in the row space of T to :data:`VERIFY_RTOL` of each coordinate's terms
+    ``(|T|ᵀ|y| + |J_u|ᵀλ)_j`` (y re-solved by least squares), and ``dᵀz`` above :data:`LP_VALUE_TOL` and above
+    the round-off of its own terms ``|d|ᵀ(terms)``; else None."""
     lam = np.maximum(np.asarray(lam, dtype=float), 0.0)
     z = Jn.T @ lam
     y = np.linalg.lstsq(Tn.T, -z, rcond=None)[0]
     terms = np.abs(Tn).T @ np.abs(y) + np.abs(Jn).T @ lam
     if np.any(np.abs(Tn.T @ y + z) > VERIFY_RTOL * terms):
         return None
-    if not (sgn * z[k] > LP_VALUE_TOL and sgn * z[k] > VERIFY_RTOL * terms[k]):
+    dz = float(d @ z)
+    if not (dz > LP_VALUE_TOL and dz > VERIFY_RTOL * float(np.abs(d) @ terms)):
         return None
     return z
 
 
 def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
                             scaling: np.ndarray | None = None) -> tuple[bool | None, np.ndarray | None]:
-    """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``? LPs: maximize ±(J_uᵀλ)_k subject to
-    ``Tᵀy + J_uᵀλ = 0``, ``λ >= 0``, ``|J_uᵀλ| <= 1``; the intersection is {0} iff every optimum is 0.
+    """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``? LPs: maximize ``dᵀ(J_uᵀλ)`` subject to
+    ``Tᵀy + J_uᵀλ = 0``, ``λ >= 0``, ``|J_uᵀλ| <= 1``, for each ``d`` of a positive spanning set of ``im J_uᵀ`` (the
+    space the intersection lies in): an orthonormal basis ``q_1 … q_r`` of it (r = rank J_u, the rank rule of
+    :func:`gaussqp.linalg.dense.singular_value_rank` on the normalized rows) and ``-Σ q_j``. The intersection is a
+    convex cone K ⊂ im J_uᵀ; every optimum 0 puts all r + 1 directions in its polar, whose positive span is then the
+    whole of im J_uᵀ, so K = {0}; a positive optimum is a nonzero element. r + 1 LPs (8 on the humanoid) where the
+    coordinate directions ±e_k took 2n (54; issue #15).
 
     The LPs run in the Jacobi units of M (``scaling`` = S, the rows ``T S`` and ``J_u S`` normalized: S is
     invertible and row scalings do not change the images, so the answer is the same while no coordinate's
@@ -165,21 +171,22 @@ def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
     bub = np.ones(2 * n)
     bounds = [(None, None)] * kt + [(0, None)] * ku
     nonneg = np.arange(N) >= kt
-    for k in range(n):
-        for sgn in (1.0, -1.0):
-            c = np.zeros(N)
-            c[kt:] = -sgn * Jn[:, k]
-            res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=bounds, method="highs")
-            if res.status != 0:
+    _, sv, vt = np.linalg.svd(Jn, full_matrices=False)
+    Q = vt[:singular_value_rank(sv, Jn.shape)]  # rows: an orthonormal basis of im J_uᵀ
+    for d in [*Q, -Q.sum(axis=0)]:
+        c = np.zeros(N)
+        c[kt:] = -(Jn @ d)
+        res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=bounds, method="highs")
+        if res.status != 0:
+            return None, None
+        if -res.fun > LP_VALUE_TOL:
+            z = _normal_cone_point(Tn, Jn, res.x[kt:], d)
+            if z is None:
                 return None, None
-            if -res.fun > LP_VALUE_TOL:
-                z = _normal_cone_point(Tn, Jn, res.x[kt:], k, sgn)
-                if z is None:
-                    return None, None
-                return False, -z / s  # z̃ = S z: back to the original coordinates (a positive multiple of -J_uᵀλ')
-            bound = lp_dual_bound(res, c, Aub, bub, Aeq, np.zeros(n), nonneg)
-            if bound is None or -bound > LP_VALUE_TOL:
-                return None, None
+            return False, -z / s  # z̃ = S z: back to the original coordinates (a positive multiple of -J_uᵀλ')
+        bound = lp_dual_bound(res, c, Aub, bub, Aeq, np.zeros(n), nonneg)
+        if bound is None or -bound > LP_VALUE_TOL:
+            return None, None
     return True, None
 
 

@@ -41,12 +41,13 @@ from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, Solution
-from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, ENUMERATION_MAX, IN_ENUMERATION_RTOL,
-                        KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_FLOOR, MU_MAX, MU_RTOL,
+from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, DIRECT_CONIC_BACKENDS, BOUNDARY_RTOL, ENUMERATION_MAX, IN_ENUMERATION_RTOL,
+                        KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_BRACKET_RTOL, MU_FLOOR, MU_MAX, MU_RTOL,
                         P_MATRIX_EXACT_MAX, SAME_RTOL, SINGLETON_DENSE_MAX, Tolerance, ZERO_FORCE_RTOL)
 from .cones import DISK, Layout, cone_constraints
 from ..linalg.dense import as_dense
 from .enumeration import Enumeration, enumerate_solutions, enumerated_contacts
+from .multiplier_conic import MultiplierSetConic
 from .multiplier_set import active_tolerance, detaching, multiplier_set_constraints
 from .sliding import ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
 
@@ -83,28 +84,51 @@ def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):
     return cp.Problem(cp.Maximize(t), cons), t, L, le, li
 
 
-def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run,
-           lam_n=None) -> tuple[float | None, tuple | None]:
-    """max-min cone margin on Λ(a) for one sign pattern; (value, (L, le, li)) or (None, None)."""
+def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None,
+           conic: MultiplierSetConic | None = None) -> tuple[float | None, tuple | None]:
+    """max-min cone margin on Λ(a) for one sign pattern; (value, (λ_eq, λ_in) at the optimum) or (None, None).
+
+    ``conic``: the same program in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried first; the
+    cvxpy program runs when it ends anything but solved / infeasible / unbounded."""
     det = frozenset(int(i) for i in detaching(p, a, atol, lam_n))
-    prob, t, L, le, li = _margin_program(p, a, atol, signs, det, lam_n)
-    status = run(prob)
-    if status == "unbounded":
-        # a backend's "unbounded" is a ray of the objective, which proves nothing about feasibility: when
-        # every sticking contact detaches, t appears in no constraint and an *infeasible* set (tangent rows
-        # pinning a tangential force on contacts with λ_n = 0) is reported "unbounded". Decide it.
-        if not _feasible(prob, run):
+    status, value, point = "failed", None, None
+    if conic is not None:
+        ans = conic.margin(signs, det)
+        status, value, point = ans.status, ans.value, (ans.lev, ans.liv)
+        if status == "unbounded":
+            # a backend's "unbounded" is a ray of the objective, which proves nothing about feasibility: when
+            # every sticking contact detaches, t appears in no constraint and an *infeasible* set (tangent rows
+            # pinning a tangential force on contacts with λ_n = 0) is reported "unbounded". Decide it.
+            feas = conic.margin(signs, det, feasibility=True).status
+            if feas == "failed":
+                status = "failed"  # undecided here: the cvxpy program decides
+            elif feas != "solved":
+                return None, None
+    if status == "failed":
+        prob, t, L, le, li = _margin_program(p, a, atol, signs, det, lam_n)
+        status = run(prob)
+        if status == "unbounded" and not _feasible(prob, run):
             return None, None
+        if status == "solved" and t.value is not None:
+            value, point = float(t.value), _values(L, le, li)
+    if status == "unbounded":
         return float("inf"), None
-    if status == "infeasible":
-        return None, None  # no admissible forces and no contact to measure a (negative) margin on
-    if status != "solved" or t.value is None:
-        return None, None
-    return float(t.value), (L, le, li)
+    if status != "solved" or value is None:
+        return None, None  # infeasible: no admissible forces and no contact to measure a (negative) margin on
+    return float(value), point
 
 
-def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None) -> dict[int, float]:
-    """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones."""
+def _values(L: Layout, le, li) -> tuple[np.ndarray, np.ndarray]:
+    """The values of the cvxpy variables (λ_eq, λ_in) as arrays (empty blocks as empty arrays)."""
+    lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
+    liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
+    return lev, liv
+
+
+def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None,
+                    conic: MultiplierSetConic | None = None) -> dict[int, float]:
+    """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones (``conic``: the
+    programs in Clarabel's form, tried first, as in :func:`margin`)."""
     import cvxpy as cp
 
     det = set(int(i) for i in detaching(p, a, atol, lam_n))
@@ -112,14 +136,23 @@ def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, 
     for i in Layout(p).sticking:
         if i in det:
             continue
-        L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
-        cons += cone_constraints(L, le, li, p.friction, DISK, signs)
-        obj = p.friction[i] * signs.get(i, 1) * L.normal(i, le, li) - cp.norm(L.tangent(i, le), 2)
-        prob = cp.Problem(cp.Maximize(obj), cons)
-        status = run(prob)
-        if status == "unbounded" and not _feasible(prob, run):
-            status = "infeasible"
-        out[i] = float("inf") if status == "unbounded" else (float(prob.value) if status == "solved" else float("nan"))
+        status, value = "failed", None
+        if conic is not None:
+            ans = conic.contact_margin(i, signs)
+            status, value = ans.status, ans.value
+            if status == "unbounded":
+                feas = conic.feasible(None, signs).status
+                status = "failed" if feas == "failed" else ("unbounded" if feas == "solved" else "infeasible")
+        if status == "failed":
+            L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
+            cons += cone_constraints(L, le, li, p.friction, DISK, signs)
+            obj = p.friction[i] * signs.get(i, 1) * L.normal(i, le, li) - cp.norm(L.tangent(i, le), 2)
+            prob = cp.Problem(cp.Maximize(obj), cons)
+            status = run(prob)
+            if status == "unbounded" and not _feasible(prob, run):
+                status = "infeasible"
+            value = prob.value
+        out[i] = float("inf") if status == "unbounded" else (float(value) if status == "solved" else float("nan"))
     return out
 
 
@@ -194,24 +227,33 @@ def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarra
     return worst
 
 
-def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, normals: dict[int, float]):
+def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, normals: dict[int, float],
+                   conic: MultiplierSetConic | None = None):
     """μ_min when the sticking normal multipliers are pinned on Λ(a): ``min μ`` s.t. λ ∈ Λ(a) and
     ``‖λ_t,i‖ <= μ |λ*_n,i|`` is then one LP (2D) or SOCP (3D) in (μ, λ) — no bisection (sticking Prop. 11
     with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine
-    hull, or None when the program does not end ``solved``."""
+    hull, or None when the program does not end ``solved`` (``conic``: the program in Clarabel's form, tried
+    first)."""
     import cvxpy as cp
 
-    L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
-    mu = cp.Variable(nonneg=True)
-    for i, lam in normals.items():
-        cons.append(cp.norm(L.tangent(i, le), 2) <= mu * abs(lam))
-    prob = cp.Problem(cp.Minimize(mu), cons)
-    if run(prob) != "solved" or mu.value is None:
-        return None
-    lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
-    liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
-    lev, liv = aff.project(lev, liv)
-    return achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
+    point = None
+    if conic is not None:
+        ans = conic.min_common_mu(normals)
+        if ans.status == "solved":
+            point = (ans.lev, ans.liv)
+        elif ans.status != "failed":
+            return None
+    if point is None:
+        L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
+        mu = cp.Variable(nonneg=True)
+        for i, lam in normals.items():
+            cons.append(cp.norm(L.tangent(i, le), 2) <= mu * abs(lam))
+        prob = cp.Problem(cp.Minimize(mu), cons)
+        if run(prob) != "solved" or mu.value is None:
+            return None
+        point = _values(L, le, li)
+    lev, liv = aff.project(*point)
+    return achieved_ratio(p, aff.L, lev, liv, aff.det, _zero(aff))
 
 
 def _zero(aff: _AffineSet) -> float:
@@ -220,7 +262,8 @@ def _zero(aff: _AffineSet) -> float:
     return ZERO_FORCE_RTOL * aff.load_terms
 
 
-def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> float:
+def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
+           conic: MultiplierSetConic | None = None) -> float:
     """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11); inf if none up to MU_MAX.
 
     - Sticking normal forces pinned on Λ(a) (e.g. redundant tangent rows only): one program,
@@ -230,7 +273,11 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
       ratio :func:`achieved_ratio` becomes the upper end (a friction coefficient that provably works,
       never the solver's tolerance below it), and only an ``infeasible`` status moves the lower end: a
       status that decides nothing ends the bisection at the achieved upper end instead of being read as
-      infeasible (which made μ_min too large).
+      infeasible (which made μ_min too large). It stops when ``hi − lo`` reaches :data:`MU_RTOL` or when the
+      proven bracket ``[lo, best]`` reaches :data:`MU_BRACKET_RTOL`.
+
+    ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
+    first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
     """
     import cvxpy as cp
 
@@ -239,29 +286,40 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
     if aff is not None:
         normals = aff.pinned_normals(p)
         if normals is not None:
-            direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals)
+            direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
             if direct is not None:
                 return direct
     mu = cp.Parameter(p.m, nonneg=True)
-    progs = []
-    for signs in L.sign_patterns():
-        L2, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
-        cons += cone_constraints(L2, le, li, mu, DISK, signs)
-        progs.append((cp.Problem(cp.Minimize(0), cons), le, li))
+    patterns = list(L.sign_patterns())
+    progs: dict[int, tuple] = {}  # the cvxpy programs, built when the Clarabel form of one fails
+
+    def program(k: int):
+        if k not in progs:
+            L2, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
+            cons += cone_constraints(L2, le, li, mu, DISK, patterns[k])
+            progs[k] = (cp.Problem(cp.Minimize(0), cons), le, li)
+        return progs[k]
+
+    def feasible_point(k: int, value: float) -> tuple[str, tuple | None]:
+        if conic is not None:
+            ans = conic.feasible(np.full(p.m, value), patterns[k])
+            if ans.status != "failed":
+                return ans.status, (ans.lev, ans.liv)
+        pr, le, li = program(k)
+        mu.value = np.full(p.m, value)
+        st = run(pr)
+        return st, (_values(L, le, li) if st == "solved" else None)
 
     def attempt(value: float) -> tuple[str, float]:
         """('feasible', achieved ratio) | ('infeasible', nan) | ('undecided', nan)"""
-        mu.value = np.full(p.m, value)
         statuses = []
-        for pr, le, li in progs:
-            st = run(pr)
+        for k in range(len(patterns)):
+            st, point = feasible_point(k, value)
             statuses.append(st)
             if st == "solved":
-                lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
-                liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
                 if aff is None:
                     return "feasible", value
-                lev, liv = aff.project(lev, liv)
+                lev, liv = aff.project(*point)
                 got = achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
                 # the solver's point works with its own ratio; one far above ``value`` decides nothing
                 return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
@@ -281,7 +339,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None) -> fl
     best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
     lo = 0.0
     for _ in range(MU_BISECTION_MAX):
-        if hi - lo <= MU_RTOL * max(hi, MU_FLOOR):
+        if hi - lo <= MU_RTOL * max(hi, MU_FLOOR) or best - lo <= MU_BRACKET_RTOL * max(best, MU_FLOOR):
             break
         for frac in (0.5, 0.25, 0.75):  # a backend that decides nothing at the midpoint: try the quarters
             mid = lo + frac * (hi - lo)
@@ -373,13 +431,16 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
         return solve_program(prob, backend, tol, needs)[1]  # resolved once above: a lookup costs ~1 ms
 
     atol = active_tolerance(p, a)
+    # the programs in Clarabel's form, built once on Λ(a) (issue #15); the cvxpy programs are their fallback
+    conic = (MultiplierSetConic(p, a, atol, lam_n, backend, tol) if backend.name in DIRECT_CONIC_BACKENDS
+             else None)
     det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = Layout(p)
-    best, best_signs, best_vars = None, {}, None
+    best, best_signs, best_point = None, {}, None
     for signs in L.sign_patterns():
-        m, vars_ = margin(p, a, atol, signs, run, lam_n)
+        m, point = margin(p, a, atol, signs, run, lam_n, conic)
         if m is not None and (best is None or m > best):
-            best, best_signs, best_vars = m, signs, vars_
+            best, best_signs, best_point = m, signs, point
     v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol,
                         signs=best_signs)
     # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
@@ -387,22 +448,20 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
     if feasible and best is not None and np.isfinite(best):
         if len(L.sticking) <= BOUNDARY_EXACT_MAX:
-            cm = contact_margins(p, a, atol, best_signs, run, lam_n)
+            cm = contact_margins(p, a, atol, best_signs, run, lam_n, conic)
             v.boundary_contacts = [i for i, x in cm.items() if x <= BOUNDARY_RTOL * scale]
-        elif best_vars is not None:
+        elif best_point is not None:
             v.boundary_test = "at the max-margin multipliers"
-            L2, le, li = best_vars
-            lev = np.asarray(le.value).ravel() if L2.pe else np.zeros(0)
-            liv = np.asarray(li.value).ravel() if L2.pg else np.zeros(0)
-            for i in L2.sticking:
+            lev, liv = best_point
+            for i in L.sticking:
                 if i in det:
                     continue
-                slack = p.friction[i] * best_signs.get(i, 1) * float(L2.normal(i, lev, liv)) - \
-                    float(np.linalg.norm(L2.tangent(i, lev)))
+                slack = p.friction[i] * best_signs.get(i, 1) * float(L.normal(i, lev, liv)) - \
+                    float(np.linalg.norm(L.tangent(i, lev)))
                 if slack <= BOUNDARY_RTOL * scale:
                     v.boundary_contacts.append(i)
     if want_mu_min:
-        v.mu_min = mu_min(p, a, atol, run, lam_n)
+        v.mu_min = mu_min(p, a, atol, run, lam_n, conic)
     return v
 
 

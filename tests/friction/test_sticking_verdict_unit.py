@@ -54,10 +54,11 @@ def scripted(*statuses):
 def test_margin_two_contacts_closed_form(f, expected):
     # max over splits of min_i (μ λ_n,i - |λ_t,i|) <= (μ Σλ_n - |Σλ_t|) / 2 = (0.5 - |f|) / 2, attained symmetrically
     p = floor(f)
-    val, vars_ = sv.margin(p, np.zeros(2), 1e-7, {}, RUN)
+    val, point = sv.margin(p, np.zeros(2), 1e-7, {}, RUN)
     assert val == pytest.approx(expected, abs=1e-7)
-    L, le, li = vars_
-    assert L.sticking == [0, 1] and le.shape == (2,) and li.shape == (2,)
+    lev, liv = point  # the multipliers at the optimum (λ_eq = the two λ_t, λ_in = the two λ_n) realize the margin
+    assert lev.shape == (2,) and liv.shape == (2,)
+    assert min(0.5 * liv - np.abs(lev)) == pytest.approx(expected, abs=1e-7)
 
 
 def test_margin_detaching_contact_gets_no_slack():

@@ -1,0 +1,143 @@
+"""The sticking verdict's programs in Clarabel's form (gaussqp.friction.multiplier_conic, issue #15) against their
+definition, the cvxpy programs of gaussqp.friction.verdict: closed forms on point masses, the whole verdict on every
+shipped sticking problem with and without the direct path, and the fallback when the direct form decides nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gaussqp import problems
+from gaussqp.backends import get_backend
+from gaussqp.friction import verdict as sv
+from gaussqp.friction.multiplier_conic import ConicAnswer, MultiplierSetConic
+from gaussqp.friction.multiplier_set import active_tolerance
+from gaussqp.model.problem import Contact, ContactProblem
+from gaussqp.settings import PRESETS
+
+HIGH = PRESETS["high"]
+CLARABEL = get_backend("clarabel", needs="socp")
+
+
+def conic(p, a, lam_n=None, atol=1e-7):
+    return MultiplierSetConic(p, a, atol, lam_n, CLARABEL, HIGH)
+
+
+def never(prob):  # the cvxpy path must not run when the direct path decides
+    raise AssertionError("the cvxpy program ran although the direct path decided")
+
+
+def floor(f, mus=(0.5, 0.5), dimension=2):
+    """Point mass on a floor, M = I, a = 0: Σλ_n = 1, Σλ_t = f (2D) or (f, 0) (3D)."""
+    tang = [[1.0, 0.0]] if dimension == 2 else [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    normal = [0.0, 1.0] if dimension == 2 else [0.0, 1.0, 0.0]
+    cs = [Contact("unilateral", normal=normal, mode="sticking", friction=mu, tangent=tang) for mu in mus]
+    F = [f, 1.0] if dimension == 2 else [f, 1.0, 0.0]
+    return ContactProblem(np.eye(dimension), F, cs, dimension=dimension)
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e-6, 1e6])
+@pytest.mark.parametrize("dimension", [2, 3])
+@pytest.mark.parametrize("f, expected", [(0.2, 0.15), (0.5, 0.0), (-0.7, -0.1)])
+def test_margin_closed_form(dimension, f, expected, unit):
+    # max over splits of min_i (μ λ_n,i - ‖λ_t,i‖) = (0.5 - |f|) / 2, attained symmetrically; in any force unit
+    p = floor(f, dimension=dimension)
+    p = ContactProblem.from_blocks(unit * p.M, unit * p.F, p.J_n, p.normal_drift, list(p.types), p.J_t,
+                                   p.tangent_drift, p.friction, list(p.modes), None, [True, True], dimension)
+    a = np.zeros(dimension)
+    val, (lev, liv) = sv.margin(p, a, 1e-7, {}, never, conic=conic(p, a))
+    assert val == pytest.approx(unit * expected, abs=1e-7 * unit)
+    lt = lev.reshape(2, dimension - 1)
+    assert min(0.5 * liv - np.linalg.norm(lt, axis=1)) == pytest.approx(unit * expected, abs=1e-7 * unit)
+
+
+@pytest.mark.parametrize("dimension", [2, 3])
+def test_contact_margins_and_mu_min_closed_form(dimension):
+    # one contact (μ = 0.5) and load (0.2, 1): its margin 0.5 - 0.2 = 0.3, μ_min = 0.2
+    c = Contact("unilateral", normal=[0.0, 1.0] + [0.0] * (dimension - 2), mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]] if dimension == 3 else [[1.0, 0.0]])
+    p = ContactProblem(np.eye(dimension), [0.2, 1.0] + [0.0] * (dimension - 2), [c], dimension=dimension)
+    a = np.zeros(dimension)
+    k = conic(p, a)
+    assert sv.contact_margins(p, a, 1e-7, {}, never, conic=k) == {0: pytest.approx(0.3, abs=1e-7)}
+    assert sv.mu_min(p, a, 1e-7, never, conic=k) == pytest.approx(0.2, rel=1e-7)
+
+
+def test_mu_min_bisection_two_contacts():
+    # different μ_i do not matter (μ_min is common): the load split evenly gives ratio |f| on both contacts. Near
+    # μ = 0.3 Clarabel stalls on the direct form and on cvxpy's alike: the bisection then ends at its achieved ratio
+    p = floor(0.3, mus=(0.1, 0.9))
+    a = np.zeros(2)
+    backend = get_backend("clarabel", needs="qp")
+    calls = []
+
+    def run(prob):
+        calls.append(sv.solve_program(prob, backend, HIGH, "qp")[1])
+        return calls[-1]
+
+    assert sv.mu_min(p, a, 1e-7, run, conic=conic(p, a)) == pytest.approx(0.3, rel=1e-6)
+    assert set(calls) <= {"failed", "inaccurate"}  # cvxpy ran only where the direct form decided nothing
+
+
+def test_unbounded_margin_is_decided_on_the_direct_path():
+    # the only sticking contact detaches (drift 1): t is free; with a tangential load the set is empty
+    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                tangent=[[1.0, 0.0]])
+    a = np.zeros(2)
+    p = ContactProblem(np.eye(2), [0.2, 0.0], [c], dimension=2)
+    assert sv.margin(p, a, 1e-7, {}, never, conic=conic(p, a)) == (None, None)
+    q = ContactProblem(np.eye(2), [0.0, 0.0], [c], dimension=2)
+    assert sv.margin(q, a, 1e-7, {}, never, conic=conic(q, a)) == (float("inf"), None)
+
+
+def test_failed_direct_answers_fall_back_to_the_cvxpy_programs(monkeypatch):
+    p = floor(0.2)
+    a = np.zeros(2)
+    calls = []
+    backend = get_backend("clarabel", needs="qp")
+
+    def run(prob):
+        calls.append(prob)
+        return sv.solve_program(prob, backend, HIGH, "qp")[1]
+
+    monkeypatch.setattr(MultiplierSetConic, "_solve", lambda self, *args, **kw: ConicAnswer("failed"))
+    k = conic(p, a)
+    assert sv.margin(p, a, 1e-7, {}, run, conic=k)[0] == pytest.approx(0.15, abs=1e-7)
+    assert sv.mu_min(p, a, 1e-7, run, conic=k) == pytest.approx(0.2, rel=1e-6)
+    assert len(calls) > 2  # the margin program and the bisection's programs ran through cvxpy
+
+
+SHIPPED = [n for n in problems.names() + problems.real_names() if len(problems.load(n).sticking)]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_verdict_equals_the_cvxpy_programs_on_shipped_problems(name, monkeypatch):
+    import gaussqp
+
+    p = problems.load(name)
+    sol = gaussqp.solve(p, crosscheck=False, certify=False)
+    assert sol.status == "solved"
+    a, lam_n = sol.acceleration, sol.lambda_normal
+    direct = sv.analyze(p, a, True, "clarabel", HIGH, lam_n=lam_n)
+    monkeypatch.setattr(sv, "DIRECT_CONIC_BACKENDS", ())
+    slow = sv.analyze(p, a, True, "clarabel", HIGH, lam_n=lam_n)
+    scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max())
+    if slow.margin is not None:  # real/manipulator_grasp: cvxpy's margin program ends inaccurate, Clarabel's solves
+        assert direct.margin == pytest.approx(slow.margin, rel=1e-6, abs=1e-7 * scale)
+    assert direct.boundary_contacts == slow.boundary_contacts
+    assert direct.detaching_contacts == slow.detaching_contacts
+    # μ_min to the bisection's acceptance (a ratio of ~1e-7 on real/manipulator_grasp is solver noise on both paths)
+    assert direct.mu_min == pytest.approx(slow.mu_min, rel=1e-6, abs=1e-6)
+
+
+def test_active_set_matches_the_cvxpy_constraints():
+    # a detaching row is pinned to λ = 0 on the direct path too: all the load on the row that stays
+    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
+                  tangent=[[1.0, 0.0]])]
+    p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
+    a = np.zeros(2)
+    k = conic(p, a, atol=active_tolerance(p, a))
+    assert k.det == frozenset({1})
+    ans = k.feasible(None, {})
+    assert ans.status == "solved" and ans.liv == pytest.approx([1.0, 0.0], abs=1e-7)
