@@ -375,3 +375,45 @@ def test_forward_error_is_zero_when_every_acceleration_solves():
     # M = 0 with a load and no rows has no solution: the same zero KKT matrix with a nonzero residual
     q = ContactProblem(np.zeros((2, 2)), np.array([1.0, 0.0]), [], dimension=2)
     assert forward_error(q, np.zeros(2), np.zeros(0), np.zeros((0, 1))).margin == float("inf")
+
+
+def _meets_by_coordinates(T: np.ndarray, J: np.ndarray) -> bool:
+    """Oracle: does im Tᵀ meet N_S = -cone(J_uᵀ) outside 0? max ±(J_uᵀλ)_k over Tᵀy + J_uᵀλ = 0, λ >= 0,
+    |J_uᵀλ| <= 1, for every coordinate k (2n LPs, the definition)."""
+    import scipy.optimize
+
+    kt, ku, n = T.shape[0], J.shape[0], T.shape[1]
+    Aeq = np.hstack([T.T, J.T])
+    Aub = np.vstack([np.hstack([np.zeros((n, kt)), J.T]), np.hstack([np.zeros((n, kt)), -J.T])])
+    best = 0.0
+    for k in range(n):
+        for sgn in (1.0, -1.0):
+            c = np.concatenate([np.zeros(kt), -sgn * J[:, k]])
+            res = scipy.optimize.linprog(c, A_ub=Aub, b_ub=np.ones(2 * n), A_eq=Aeq, b_eq=np.zeros(n),
+                                         bounds=[(None, None)] * kt + [(0, None)] * ku, method="highs")
+            assert res.status == 0
+            best = max(best, -res.fun)
+    return best > 1e-7
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_image_meets_normal_cone_equals_the_coordinate_lps(seed):
+    # r + 1 LPs over a positive spanning set of im J_uᵀ (issue #15) decide what the 2n coordinate LPs decide, on random
+    # geometries built to meet (a row of T is a nonnegative combination of J_u's rows, possibly inside a subspace of
+    # lower rank) or generic
+    from gaussqp.certificates import sticking_criteria as sc
+
+    rng = np.random.default_rng(seed)
+    n, ku, kt = int(rng.integers(3, 8)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
+    J = rng.standard_normal((ku, n))
+    if seed % 3 == 0 and ku > 1:  # redundant normal rows: rank J_u < ku
+        J[-1] = 0.5 * J[0] + 2.0 * J[-2] if ku > 2 else 3.0 * J[0]
+    T = rng.standard_normal((kt, n))
+    if seed % 2 == 0:
+        T[0] = rng.uniform(0.0, 1.0, ku) @ J * (1 if seed % 4 == 0 else -1)
+    meets = _meets_by_coordinates(T, J)
+    trivial, z = sc.image_meets_normal_cone(T, J)
+    assert trivial is (not meets), (seed, meets)
+    if meets:  # the witness is -J_uᵀλ with λ >= 0 and lies in im Tᵀ
+        y = np.linalg.lstsq(T.T, z, rcond=None)[0]
+        assert np.allclose(T.T @ y, z, atol=1e-9 * np.abs(z).max()) and np.abs(z).max() > 0
