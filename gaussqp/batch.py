@@ -85,8 +85,8 @@ class Structure:
     def of(cls, problem: ContactProblem) -> "Structure":
         """The structure of ``problem``."""
         return cls(n=problem.n, m=problem.m, dimension=problem.dimension,
-                   types=tuple(str(t) for t in problem.types), modes=tuple(str(x) for x in problem.modes),
-                   has_tangent=tuple(bool(h) for h in problem.has_tangent),
+                   types=tuple(np.asarray(problem.types).tolist()), modes=tuple(np.asarray(problem.modes).tolist()),
+                   has_tangent=tuple(np.asarray(problem.has_tangent, dtype=bool).tolist()),
                    M_kind=_kind(problem.M), J_n_kind=_kind(problem.J_n), J_t_kind=_kind(problem.J_t),
                    M_pattern=_pattern(problem.M), J_n_pattern=_pattern(problem.J_n), J_t_pattern=_pattern(problem.J_t))
 
