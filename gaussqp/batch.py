@@ -185,6 +185,11 @@ class Solver:
     scales, the solve itself, every residual and certificate (the structural C1–C6 and C8, the friction bounds C7,
     the instance certificates and the judge's verdict) and the cross-check. Nothing is skipped: a Solver is as certified as :func:`gaussqp.solve`, and saves only
     the per-call set-up, which is small next to a solve.
+
+    Bit for bit: the Solver's answer is computed by the same code on the same data as :func:`gaussqp.solve`'s, so
+    it is the same to the last bit whenever :func:`gaussqp.solve` itself is repeatable; with ``solver="osqp"``,
+    whose cached solver object warm-starts from the last answer it gave, two calls of :func:`gaussqp.solve` on one
+    problem already agree only to OSQP's accuracy, depending on what was solved in between.
     """
 
     def __init__(self, structure: ContactProblem, *, formulation: str = "auto", solver: str | None = None,
