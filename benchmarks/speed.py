@@ -12,7 +12,8 @@ default`` leaves them. Times are medians of ``--repeat`` (≥ 5) paired runs aft
    ``dm_control``; skipped without);
 2. the same with every contact sticking (the stored problem), and whether the answer is certified;
 3. re-solve of a same-structure frictionless problem, ``crosscheck=False`` vs a direct Clarabel call on the same QP
-   (n = 6, 30, 300 dense planted; 3000, 12 000 sparse chains);
+   (n = 6, 30, 300 dense planted; 3000, 12 000 sparse chains), by ``gaussqp.solve`` and by a ``gaussqp.Solver`` built
+   on the other state with the same options;
 4. the same with defaults (certificates, cross-check) at n = 3000;
 5. ``sticking_stack`` with 1,000 / 2,500 / 5,000 / 10,000 contacts: build + ``solve`` with defaults, the growth exponent
    and the peak memory (a fresh process per size, ``ru_maxrss``);
@@ -152,6 +153,10 @@ def main() -> int:
             td, x = median_time(lambda: direct_clarabel(q), args.repeat)
             gap = float(np.abs(sol.acceleration - x).max() / max(1.0, np.abs(x).max()))
             row(f"3. re-solve, crosscheck=False, n = {q.n}", t, td, "direct Clarabel", f"gap {gap:.1e}")
+            if hasattr(gaussqp, "Solver"):  # the batch API (issue #15); an older commit has none
+                solver = gaussqp.Solver(p, formulation="gauss_qp", crosscheck=False)
+                ts, _ = median_time(lambda: solver.solve(q), args.repeat)
+                row(f"   Solver.solve (built on the other state), n = {q.n}", ts, td, "direct Clarabel")
     if 4 in rows:
         p, q = same_structure(3000, rng)
         t, sol = median_time(lambda: gaussqp.solve(q), max(3, args.repeat // 2))

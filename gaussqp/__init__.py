@@ -9,6 +9,7 @@ Quick start::
 """
 
 from . import errors
+from .batch import Solver, solve_many
 from .certificates.report import CheckReport, check
 from .dispatch import PREFERENCES, choose_formulation, solve
 from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
@@ -26,8 +27,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Certificate", "CheckReport", "Contact", "ContactProblem", "ContactRows", "FORMAT", "FORMULATIONS",
     "ImpactProblem", "LocalContactProblem", "MechanicalSystem", "PREFERENCES", "PRESETS", "Solution", "State", "StepResult", "Status",
-    "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps", "errors", "get_formulation",
-    "impacts", "load", "load_npz", "loads", "register", "save_npz", "solve", "solve_impact", "step",
+    "Solver", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps", "errors", "get_formulation",
+    "impacts", "load", "load_npz", "loads", "register", "save_npz", "solve", "solve_impact", "solve_many", "step",
 ]
 
 

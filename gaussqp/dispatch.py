@@ -13,14 +13,15 @@ import time
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import CROSSCHECK_DENSE_MAX_N, MAX_FACETS, STRUCTURAL_MAX_N, get_tolerance
+from .settings import CROSSCHECK_DENSE_MAX_N, MAX_FACETS, STRUCTURAL_MAX_N, Tolerance, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
-from .formulations.base import undecided_modes
+from .formulations.base import Formulation, undecided_modes
 from .certificates.friction_bounds import friction_bounds
 from .formulations.coulomb import solve_local_problem
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
+from .model.system_class import SystemClass
 from .model.scales import data_scales
 from .results import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
 
@@ -317,7 +318,7 @@ def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, s
     return None, None
 
 
-def _check_facets(facets) -> None:
+def check_facets(facets) -> None:
     """``facets`` is an integer in [3, MAX_FACETS], checked whether or not a polygon is built for this problem."""
     integral = isinstance(facets, (int, np.integer)) and not isinstance(facets, (bool, np.bool_))
     if not integral or not 3 <= facets <= MAX_FACETS:
@@ -330,6 +331,13 @@ def _facetized(name: str, facets: int):
     """The registered F5 formulation ``name`` with ``facets`` facets (the registry holds 8)."""
     f = FORMULATIONS[name]
     return f if f.model.facets == facets else f.with_facets(facets)
+
+
+def formulation_object(name: str, facets: int) -> Formulation:
+    """The formulation object that :func:`solve` runs for ``name``: the registered one
+    (:func:`~gaussqp.formulations.get_formulation`, which raises for an unknown name), or for the facetized pair
+    the one with ``facets`` facets."""
+    return _facetized(name, facets) if name in BRACKET else get_formulation(name)
 
 
 def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "auto", solver: str | None = None,
@@ -350,7 +358,7 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     facets : facet count of the F5 polygons (the facetized formulations and the sticking bracket)
     """
     tol = get_tolerance(tolerance)
-    _check_facets(facets)
+    check_facets(facets)
     if isinstance(problem, LocalContactProblem):
         if formulation not in ("auto", "coulomb_fixed_point"):
             raise NotApplicableError(f"formulation {formulation!r} does not accept a local (Delassus) problem "
@@ -359,7 +367,19 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     t0 = time.perf_counter()
     cls = problem.classify()
     name = choose_formulation(problem, cls) if formulation == "auto" else formulation
-    f = _facetized(name, facets) if name in BRACKET else get_formulation(name)
+    return solve_classified(problem, cls, name, formulation_object(name, facets), solver=solver,
+                            crosscheck=crosscheck, tol=tol, certify=certify, facets=facets, started=t0)
+
+
+def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Formulation, *, solver: str | None,
+                     crosscheck: bool, tol: Tolerance, certify: bool, facets: int, started: float) -> Solution:
+    """The body of :func:`solve` once the system class ``cls`` of ``problem`` is known and the formulation chosen
+    (``name``, its object ``f`` from :func:`formulation_object`): check that ``f`` accepts the problem, solve,
+    attach the structural certificates, cross-check, withdraw a "solved" that an independent route contradicts.
+    ``tol`` is a resolved :class:`~gaussqp.settings.Tolerance`, ``facets`` already checked, ``started`` the
+    ``time.perf_counter()`` at which the caller began (``times["total"]``). :func:`solve` and
+    :class:`gaussqp.batch.Solver` both end here, so their answers are the same."""
+    t0 = started
     ok, why = f.accepts(problem, cls)
     if not ok:
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")

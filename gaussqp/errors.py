@@ -73,6 +73,12 @@ class InputTooLargeError(InputError):
     """A declared shape, size, file size or nesting depth exceeds a limit of :mod:`gaussqp.settings`."""
 
 
+class StructureMismatchError(InputError):
+    """A problem handed to a :class:`gaussqp.Solver` has another structure than the one it was built for (sizes,
+    contact types or modes, tangent rows, dense/sparse storage or sparsity pattern); ``field`` names what differs.
+    Build another Solver for it, or let :func:`gaussqp.solve_many` group the problems by structure."""
+
+
 class FileFormatError(InputError):
     """A problem file is malformed (bad JSON, missing key, wrong type)."""
 

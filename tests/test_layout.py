@@ -18,7 +18,7 @@ LAYERS = [
     {"certificates"},
     {"formulations", "impacts"},
     {"io"},
-    {"dispatch", "timestepping", "grasp", "studies"},
+    {"dispatch", "timestepping", "grasp", "studies", "batch", "progress"},
     {"cli", "__init__"},
 ]
 

@@ -31,6 +31,7 @@ from typing import Callable, Iterable
 from ..errors import NotApplicableError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
 from ..model.local_problem import LocalContactProblem
+from ..progress import Progress
 from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
 from .reference import answer_json, judge_problem, verdicts
 from .peers import resolve_peers
@@ -215,34 +216,6 @@ def run_task_limited(task: Task, time_limit: float) -> dict:
     return box[0] if box else _timeout_row(task, time_limit)
 
 
-class _Progress:
-    """A tqdm bar when tqdm is importable, else a plain counter line on stderr."""
-
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.done, self.enabled, self.bar = total, 0, enabled, None
-        self._last = 0.0
-        if enabled:
-            try:
-                from tqdm import tqdm
-            except ImportError:
-                tqdm = None
-            if tqdm is not None:
-                self.bar = tqdm(total=total, unit="run", desc="crossval", file=sys.stderr)
-
-    def update(self) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.update(1)
-        elif self.enabled and (time.monotonic() - self._last >= 1 or self.done == self.total):
-            self._last = time.monotonic()
-            print(f"\rcrossval {self.done}/{self.total} runs", end="" if self.done < self.total else "\n",
-                  file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def _kill(pool: ProcessPoolExecutor) -> None:
     """Stop the pool's processes now (a run past its time limit is in one of them)."""
     kill = getattr(pool, "kill_workers", None)  # Python >= 3.14
@@ -417,7 +390,7 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
 
     todo = list(tasks())
     count = {"runs": 0}
-    bar = _Progress(len(todo), progress)
+    bar = Progress(len(todo), progress, desc="crossval", unit="run")
     last = [time.monotonic()]
 
     def on_row(row: dict) -> None:

@@ -1,0 +1,300 @@
+"""Batch solves (issue #15): a :class:`Solver` bound to one problem *structure* that re-solves new data (another
+state of the same robot), and :func:`solve_many`, which groups problems of any structures and solves each group
+with one Solver.
+
+The structure of a :class:`~gaussqp.ContactProblem` (:class:`Structure`) is what does not change from one state of
+a robot to the next: the coordinate and contact counts ``n``, ``m``, the dimension ``d``, each contact's type and
+mode, which contacts have tangent rows, whether ``M``, ``J_n``, ``J_t`` are stored dense or sparse and, when sparse,
+their sparsity patterns. The numbers — ``M``, ``F``, ``J_n``, ``J_t``, the drifts, μ, the slip directions — are the
+state.
+
+Every answer is the one :func:`gaussqp.solve` gives with the same options: :meth:`Solver.solve` and
+:func:`gaussqp.solve` end in the same function (:func:`gaussqp.dispatch.solve_classified`), which checks that the
+formulation accepts the problem, solves it, attaches the structural certificates, runs the cross-check and
+withdraws a "solved" that an independent route contradicts. What the Solver keeps from one state to the next and
+what it recomputes is listed in :class:`Solver`'s docstring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, fields
+from typing import Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+from .backends import get_backend
+from .dispatch import check_facets, choose_formulation, formulation_object, solve_classified
+from .errors import StructureMismatchError, WrongTypeError
+from .formulations.base import Formulation
+from .model.local_problem import LocalContactProblem
+from .model.problem import ContactProblem
+from .progress import Progress
+from .results import Solution
+from .settings import get_tolerance
+
+#: what to do about a structure mismatch (the ``fix`` of :class:`~gaussqp.errors.StructureMismatchError`)
+MISMATCH_FIX = ("build another Solver for this structure (gaussqp.Solver(problem, ...)), or give the problems to "
+                "gaussqp.solve_many, which groups them by structure")
+
+
+def _pattern(A) -> str:
+    """A digest of the sparsity pattern of ``A`` (shape, row pointers and column indices of its canonical CSR form:
+    the entries it stores, explicit zeros included), or "" for a dense array, whose pattern is always full."""
+    if not sp.issparse(A):
+        return ""
+    A = sp.csr_matrix(A)
+    if not A.has_canonical_format:  # duplicates summed and indices sorted on a copy: the problem is immutable
+        A = A.copy()
+        A.sum_duplicates()
+    h = hashlib.blake2b(digest_size=16)
+    h.update(np.asarray(A.shape, dtype=np.int64).tobytes())
+    h.update(np.asarray(A.indptr, dtype=np.int64).tobytes())
+    h.update(np.asarray(A.indices, dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
+def _kind(A) -> str:
+    return "sparse" if sp.issparse(A) else "dense"
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The structure of a contact problem: what stays the same from one state of a robot to the next.
+
+    Two problems of equal structure differ only in their numbers (``M``, ``F``, ``J_n``, ``J_t``, the drifts,
+    the friction coefficients, the slip directions). Hashable: :func:`solve_many` groups problems by it. The
+    sparsity patterns are 128-bit BLAKE2b digests of the canonical CSR index arrays ("" when dense)."""
+
+    n: int
+    m: int
+    dimension: int
+    types: tuple[str, ...]
+    modes: tuple[str, ...]
+    has_tangent: tuple[bool, ...]
+    M_kind: str
+    J_n_kind: str
+    J_t_kind: str
+    M_pattern: str
+    J_n_pattern: str
+    J_t_pattern: str
+
+    @classmethod
+    def of(cls, problem: ContactProblem) -> "Structure":
+        """The structure of ``problem``."""
+        return cls(n=problem.n, m=problem.m, dimension=problem.dimension,
+                   types=tuple(np.asarray(problem.types).tolist()), modes=tuple(np.asarray(problem.modes).tolist()),
+                   has_tangent=tuple(np.asarray(problem.has_tangent, dtype=bool).tolist()),
+                   M_kind=_kind(problem.M), J_n_kind=_kind(problem.J_n), J_t_kind=_kind(problem.J_t),
+                   M_pattern=_pattern(problem.M), J_n_pattern=_pattern(problem.J_n), J_t_pattern=_pattern(problem.J_t))
+
+    def difference(self, other: "Structure") -> tuple[str, str] | None:
+        """(the first field in which ``other`` differs from this structure, what differs), or None when equal."""
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if mine == theirs:
+                continue
+            if isinstance(mine, tuple) and len(mine) == len(theirs):
+                i = next(k for k, (x, y) in enumerate(zip(mine, theirs)) if x != y)
+                return f.name, f"contact {i} has {f.name} {theirs[i]!r}, the Solver's structure {mine[i]!r}"
+            if f.name.endswith("_pattern"):
+                mat = f.name[:-len("_pattern")]
+                return f.name, f"the sparse {mat} stores other entries than the Solver's structure (its pattern differs)"
+            if isinstance(mine, tuple):
+                return f.name, f"has {len(theirs)} {f.name} entries, the Solver's structure {len(mine)}"
+            return f.name, f"is {theirs!r}, the Solver's structure {mine!r}"
+        return None
+
+
+def _check_problem(problem, field: str) -> ContactProblem:
+    if isinstance(problem, ContactProblem):
+        return problem
+    if isinstance(problem, LocalContactProblem):
+        raise WrongTypeError(field, "is a LocalContactProblem (u = W r + q)",
+                             "solve a local problem with gaussqp.solve(problem); a Solver takes a gaussqp.ContactProblem")
+    raise WrongTypeError(field, f"is a {type(problem).__name__}, not a gaussqp.ContactProblem",
+                         "give a gaussqp.ContactProblem (gaussqp.problems.load(name), gaussqp.load(path), "
+                         "gaussqp.ContactProblem(...))")
+
+
+def _check_flag(value, field: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise WrongTypeError(field, f"is a {type(value).__name__}, not a bool", "give True or False")
+    return bool(value)
+
+
+def _check_options(formulation, solver, tolerance, certify, crosscheck, facets) -> dict:
+    """The options of :func:`gaussqp.solve` checked once: typed errors naming the option, the tolerance preset
+    resolved, the solver name resolved to its installed backend (None when not given)."""
+    if not isinstance(formulation, str):
+        raise WrongTypeError("formulation", f"is a {type(formulation).__name__}, not a string",
+                             "give 'auto' or a registered formulation name (gaussqp.FORMULATIONS)")
+    if solver is not None and not isinstance(solver, str):
+        raise WrongTypeError("solver", f"is a {type(solver).__name__}, not a string",
+                             "give None (the first installed backend) or a backend name: 'clarabel', 'osqp', 'scs'")
+    check_facets(facets)
+    return {"certify": _check_flag(certify, "certify"), "crosscheck": _check_flag(crosscheck, "crosscheck"),
+            "tolerance": get_tolerance(tolerance), "backend": get_backend(solver) if solver is not None else None,
+            # an unknown name fails here (UnknownFormulationError), not at the first solve
+            "formulation": None if formulation == "auto" else formulation_object(formulation, facets)}
+
+
+def _problem_list(problems) -> list:
+    """``problems`` as a list (any iterable of problems; a single problem or a string is refused)."""
+    if isinstance(problems, (ContactProblem, LocalContactProblem, str, bytes, dict)):
+        raise WrongTypeError("problems", f"is a {type(problems).__name__}, not a list of problems",
+                             "give a list of gaussqp.ContactProblem (for one problem: [problem], or Solver.solve)")
+    try:
+        return list(problems)
+    except TypeError:
+        raise WrongTypeError("problems", f"is a {type(problems).__name__}, not a list of problems",
+                             "give a list of gaussqp.ContactProblem") from None
+
+
+class Solver:
+    """A solver for the contact problems of one structure (:class:`Structure`): other states of the same robot.
+
+    ``Solver(problem, **options).solve(other)`` returns the same :class:`~gaussqp.Solution` as
+    ``gaussqp.solve(other, **options)`` — same status, certification, acceleration, multipliers and certificates —
+    for every ``other`` of the structure of ``problem``; a problem of another structure raises
+    :class:`~gaussqp.errors.StructureMismatchError` naming the field that differs.
+
+    Parameters
+    ----------
+    structure : a :class:`~gaussqp.ContactProblem` whose structure the Solver is for (its numbers are not kept)
+    formulation, solver, tolerance, certify, crosscheck, facets : as in :func:`gaussqp.solve`
+
+    Notes
+    -----
+    Kept once, at construction: the validation of the options (the tolerance preset resolved, the facet count
+    checked, the solver name resolved to its installed backend, a formulation named explicitly looked up) and of
+    the structure, whose signature each problem is compared with; the formulation objects, one per formulation
+    name used (for the facetized pair with ``facets`` facets, which :func:`gaussqp.solve` rebuilds on every call
+    when ``facets`` is not 8). Kept across calls by the library's caches, which a Solver's same-structure re-solves
+    keep hitting: the direct Clarabel/OSQP solver object of F1/F2 (:data:`gaussqp.backends.direct.SOLVERS`, keyed
+    by the sparsity pattern, re-solved with ``update``) and the compiled DPP programs
+    (:data:`gaussqp.formulations.base.PROGRAMS`); :func:`solve_many` solves each structure's problems one after
+    the other so that these LRU caches stay warm.
+
+    Recomputed for every problem, because it depends on the numbers: the mass factorization (made when the
+    problem is built), the system class (the rank and definiteness of ``M``, the rank of the normal rows:
+    ``M`` singular in one state and definite in the next changes the preference table's row), hence the choice
+    of formulation with ``formulation="auto"`` and the ``accepts`` test of the formulation used, the data's
+    scales, the solve itself, every residual and certificate (the structural C1–C6 and C8, the friction bounds C7,
+    the instance certificates and the judge's verdict) and the cross-check. Nothing is skipped: a Solver is as certified as :func:`gaussqp.solve`, and saves only
+    the per-call set-up, which is small next to a solve.
+
+    Bit for bit: the Solver's answer is computed by the same code on the same data as :func:`gaussqp.solve`'s, so
+    it is the same to the last bit whenever :func:`gaussqp.solve` itself is repeatable; with ``solver="osqp"``,
+    whose cached solver object warm-starts from the last answer it gave, two calls of :func:`gaussqp.solve` on one
+    problem already agree only to OSQP's accuracy, depending on what was solved in between.
+    """
+
+    def __init__(self, structure: ContactProblem, *, formulation: str = "auto", solver: str | None = None,
+                 tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8):
+        problem = _check_problem(structure, "structure")
+        opts = _check_options(formulation, solver, tolerance, certify, crosscheck, facets)
+        self.certify, self.crosscheck, self.tolerance = opts["certify"], opts["crosscheck"], opts["tolerance"]
+        self.facets = int(facets)
+        self.formulation = formulation
+        self.solver = solver
+        #: the backend named by ``solver`` (None: each formulation takes the first installed one it can use)
+        self.backend = opts["backend"]
+        self._formulations: dict[str, Formulation] = {}
+        if opts["formulation"] is not None:
+            self._formulations[formulation] = opts["formulation"]
+        #: the structure every problem solved by this Solver must have
+        self.structure = Structure.of(problem)
+
+    def __repr__(self) -> str:
+        s = self.structure
+        return (f"Solver(n={s.n}, m={s.m}, d={s.dimension}, formulation={self.formulation!r}, solver={self.solver!r}, "
+                f"tolerance={self.tolerance.name!r}, certify={self.certify}, crosscheck={self.crosscheck}, "
+                f"facets={self.facets})")
+
+    def _formulation(self, name: str) -> Formulation:
+        f = self._formulations.get(name)
+        if f is None:
+            f = self._formulations[name] = formulation_object(name, self.facets)
+        return f
+
+    def check(self, problem: ContactProblem, field: str = "problem") -> None:
+        """Raise :class:`~gaussqp.errors.WrongTypeError` unless ``problem`` is a ContactProblem, and
+        :class:`~gaussqp.errors.StructureMismatchError` (its ``field`` names what differs, e.g. ``"modes"``)
+        unless it has this Solver's structure."""
+        _check_problem(problem, field)
+        diff = self.structure.difference(Structure.of(problem))
+        if diff is not None:
+            name, what = diff
+            raise StructureMismatchError(name if field == "problem" else f"{field}.{name}", what, MISMATCH_FIX)
+
+    def solve(self, problem: ContactProblem) -> Solution:
+        """Solve ``problem`` (of this Solver's structure) as :func:`gaussqp.solve` does with this Solver's options.
+
+        Returns the :class:`~gaussqp.Solution` that ``gaussqp.solve(problem, formulation=..., solver=...,
+        tolerance=..., certify=..., crosscheck=..., facets=...)`` returns (the same function solves it:
+        :func:`gaussqp.dispatch.solve_classified`)."""
+        t0 = time.perf_counter()
+        self.check(problem)
+        return self._solve_checked(problem, t0)
+
+    def _solve_checked(self, problem: ContactProblem, t0: float) -> Solution:
+        cls = problem.classify()
+        name = choose_formulation(problem, cls) if self.formulation == "auto" else self.formulation
+        return solve_classified(problem, cls, name, self._formulation(name), solver=self.solver,
+                                crosscheck=self.crosscheck, tol=self.tolerance, certify=self.certify,
+                                facets=self.facets, started=t0)
+
+    def solve_many(self, problems: Iterable[ContactProblem], *, progress: bool = False) -> list[Solution]:
+        """:meth:`solve` on each problem, in order; every problem's type and structure is checked before the first
+        is solved. ``progress``: a tqdm bar (or a counter line without tqdm) on stderr."""
+        show = _check_flag(progress, "progress")
+        items = _problem_list(problems)
+        for i, p in enumerate(items):
+            self.check(p, f"problems[{i}]")
+        bar = Progress(len(items), show and bool(items), desc="solve_many", unit="problem")
+        out = []
+        try:
+            for p in items:
+                out.append(self._solve_checked(p, time.perf_counter()))
+                bar.update()
+        finally:
+            bar.close()
+        return out
+
+
+def solve_many(problems: Iterable[ContactProblem], *, formulation: str = "auto", solver: str | None = None,
+               tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
+               progress: bool = False) -> list[Solution]:
+    """Solve contact problems of any structures; returns their solutions in input order.
+
+    The problems are grouped by :class:`Structure`, one :class:`Solver` per group (built on the group's first
+    problem, with these options), and each group is solved in turn, so that a structure's cached solver objects
+    are re-solved one state after another. Each solution is the one ``gaussqp.solve(problem, **options)`` returns.
+    An empty list gives ``[]``. ``progress``: a tqdm bar (or a counter line without tqdm) on stderr, one step per
+    problem. Every problem is type-checked before the first is solved.
+    """
+    show = _check_flag(progress, "progress")
+    options = dict(formulation=formulation, solver=solver, tolerance=tolerance, certify=certify,
+                   crosscheck=crosscheck, facets=facets)
+    _check_options(**options)  # bad options fail even for an empty list
+    items = _problem_list(problems)
+    groups: dict[Structure, list[int]] = {}
+    for i, p in enumerate(items):
+        groups.setdefault(Structure.of(_check_problem(p, f"problems[{i}]")), []).append(i)
+    out: list[Solution | None] = [None] * len(items)
+    bar = Progress(len(items), show and bool(items), desc="solve_many", unit="problem")
+    try:
+        for idx in groups.values():
+            s = Solver(items[idx[0]], **options)
+            for i in idx:
+                out[i] = s._solve_checked(items[i], time.perf_counter())  # grouped by structure above
+                bar.update()
+    finally:
+        bar.close()
+    return out
+
+
+__all__ = ["MISMATCH_FIX", "Solver", "Structure", "solve_many"]
