@@ -5,7 +5,9 @@ the reference's time (MuJoCo ``mj_forward``, a direct Clarabel call, Siconos) an
 
 BLAS threads are pinned to one (``--threads 1``, the default: small dense kernels oversubscribe a loaded
 machine) through ``threadpoolctl`` when installed, else the environment before numpy is imported; ``--threads
-default`` leaves them. Times are medians of ``--repeat`` (≥ 5) paired runs after one warm-up run. Rows:
+default`` leaves them. Times are medians of ``--repeat`` (≥ 5) paired runs after one warm-up run; every timed run
+solves a problem object of its own (a copy, or for the re-solve rows another state: rows of ``J_n`` and the force
+scaled within 1 %), so that nothing cached on a problem or memoized by its matrices is reused between runs. Rows:
 
 1. humanoid lying (``real/humanoid_lying``, n = 27, its contacts made frictionless), ``gaussqp.solve`` with
    defaults vs MuJoCo ``mj_forward`` on dm_control's humanoid at the stored state (needs ``mujoco`` and
@@ -37,6 +39,7 @@ if "--threads" not in sys.argv or sys.argv[sys.argv.index("--threads") + 1] != "
         os.environ[var] = "1"
 
 import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
 
 import gaussqp  # noqa: E402
 import gaussqp.errors  # noqa: E402
@@ -47,14 +50,40 @@ from gaussqp.problems import families  # noqa: E402
 from bench import direct_clarabel  # noqa: E402  (benchmarks/bench.py: F1's data straight to Clarabel)
 
 
-def median_time(fn, repeat: int) -> tuple[float, object]:
-    out = fn()  # warm-up (compiles, caches)
+def median_time(fn, repeat: int, inputs: list | None = None) -> tuple[float, object]:
+    """Median seconds of ``fn()`` (or of ``fn(inputs[k])``, a distinct input per run: nothing a problem object caches,
+    its mass factorization or a memo keyed by its matrices, is reused from one timed run to the next)."""
+    if inputs is not None and len(inputs) < repeat + 1:
+        raise ValueError("one input per run and one for the warm-up")
+    call = (lambda k: fn()) if inputs is None else (lambda k: fn(inputs[k]))
+    out = call(0)  # warm-up (compiles, caches)
     ts = []
-    for _ in range(repeat):
+    for k in range(1, repeat + 1):
         t = time.perf_counter()
-        out = fn()
+        out = call(k)
         ts.append(time.perf_counter() - t)
     return float(np.median(ts)), out
+
+
+def copies(p: ContactProblem, count: int) -> list[ContactProblem]:
+    """``count`` new problem objects with the data of ``p`` (its cached factorizations are not carried over)."""
+    return [ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
+                                       p.friction, list(p.modes), p.slip, list(p.has_tangent), p.dimension,
+                                       name=p.name) for _ in range(count)]
+
+
+def states(p: ContactProblem, count: int, rng) -> list[ContactProblem]:
+    """``count`` other states of the structure of ``p``: each normal row and the force scaled by factors within 1 %
+    (same sparsity pattern, new numbers), as another configuration of the same robot would give."""
+    out = []
+    for _ in range(count):
+        rows = 1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.m)
+        Jn = sp.csr_matrix(sp.diags(rows) @ p.J_n) if sp.issparse(p.J_n) else np.asarray(p.J_n) * rows[:, None]
+        F = np.asarray(p.F) * (1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.n))
+        out.append(ContactProblem.from_blocks(p.M, F, Jn, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
+                                              p.friction, list(p.modes), p.slip, list(p.has_tangent), p.dimension,
+                                              name=p.name))
+    return out
 
 
 def frictionless(p: ContactProblem) -> ContactProblem:
@@ -136,7 +165,7 @@ def main() -> int:
                             (2, hum, "2. humanoid lying, all sticking, solve (defaults)")):
             if r not in rows:
                 continue
-            t, sol = median_time(lambda: gaussqp.solve(p), args.repeat)
+            t, sol = median_time(gaussqp.solve, args.repeat, copies(p, args.repeat + 1))
             extra = f"status {sol.status}, certified {sol.certified}"
             if tm is None:
                 print(f"{label:<58} {t * 1e3:>11.2f} ms   (MuJoCo row skipped: {why})  {extra}")
@@ -149,18 +178,21 @@ def main() -> int:
             except gaussqp.errors.GaussQPError as e:  # an older commit may refuse the size
                 print(f"3. re-solve, n = {n}: refused: {e}")
                 continue
-            t, sol = median_time(lambda: gaussqp.solve(q, formulation="gauss_qp", crosscheck=False), args.repeat)
-            td, x = median_time(lambda: direct_clarabel(q), args.repeat)
+            runs = states(q, args.repeat + 1, rng)  # another state per run: nothing is re-solved from a memo
+            t, sol = median_time(lambda x: gaussqp.solve(x, formulation="gauss_qp", crosscheck=False), args.repeat, runs)
+            td, x = median_time(direct_clarabel, args.repeat, runs)
             gap = float(np.abs(sol.acceleration - x).max() / max(1.0, np.abs(x).max()))
             row(f"3. re-solve, crosscheck=False, n = {q.n}", t, td, "direct Clarabel", f"gap {gap:.1e}")
             if hasattr(gaussqp, "Solver"):  # the batch API (issue #15); an older commit has none
                 solver = gaussqp.Solver(p, formulation="gauss_qp", crosscheck=False)
-                ts, _ = median_time(lambda: solver.solve(q), args.repeat)
+                ts, _ = median_time(solver.solve, args.repeat, runs)
                 row(f"   Solver.solve (built on the other state), n = {q.n}", ts, td, "direct Clarabel")
     if 4 in rows:
         p, q = same_structure(3000, rng)
-        t, sol = median_time(lambda: gaussqp.solve(q), max(3, args.repeat // 2))
-        td, x = median_time(lambda: direct_clarabel(q), args.repeat)
+        k = max(3, args.repeat // 2)
+        runs = states(q, max(k, args.repeat) + 1, rng)
+        t, sol = median_time(gaussqp.solve, k, runs)
+        td, x = median_time(direct_clarabel, args.repeat, runs)
         row(f"4. solve with defaults, n = {q.n}", t, td, "direct Clarabel", f"certified {sol.certified}")
     if 5 in rows:
         sizes = (1000, 2500) if args.quick else (1000, 2500, 5000, 10000)

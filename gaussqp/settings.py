@@ -184,6 +184,9 @@ MU_RTOL = 1e-10
 #: any tiny positive normal float would do (1e-300 is near the smallest normal float64, 2.2e-308)
 SCALE_FLOOR = 1e-300
 
+#: how many answers of the sparse full-row-rank test are kept by the matrix's content
+#: (:func:`gaussqp.linalg.dense.sparse_full_row_rank`: the answer and the cross-check ask it of the same rows)
+SPARSE_RANK_MEMO_SIZE = 8
 #: the Lanczos eigenpair of the sparse full-row-rank test (:func:`gaussqp.linalg.dense.sparse_full_row_rank`)
 #: is believed only when ``‖AAᵀv - λv‖ <= this · λ_max ‖v‖`` (else the dense SVD decides); the value of
 #: :data:`RANK_RTOL`, taken apart because it judges an eigen-residual, not a singular value

@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 
+import numpy as np
+
 
 from ..certificates.judge import finalize
 from ..errors import NotApplicableError
@@ -97,7 +99,7 @@ def undecided_modes(problem: ContactProblem) -> str:
     """Why no formulation accepts ``problem`` when some contact's stick/slip mode is left to the solver
     (:data:`~gaussqp.model.system_class.UNDECIDED_MODES`), else "". Every formulation here needs each contact's
     mode; :meth:`Formulation.solve` and the dispatcher refuse such problems before anything is solved."""
-    idx = [int(i) for i in range(problem.m) if problem.modes[i] in UNDECIDED_MODES]
+    idx = [int(i) for i in np.flatnonzero(np.isin(problem.modes, sorted(UNDECIDED_MODES)))]  # one pass, not m reads
     if not idx:
         return ""
     shown = ", ".join(map(str, idx[:8])) + (", ..." if len(idx) > 8 else "")

@@ -6,10 +6,14 @@ decides "is this singular value zero?" the same way.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
-from ..settings import EIG_RESIDUAL_RTOL, EQUILIBRATION_PASSES, RANK_RTOL, SCALE_FLOOR, SOLVE_COND_MAX, SPARSE_RANK_RTOL
+
+from ..settings import (EIG_RESIDUAL_RTOL, EQUILIBRATION_PASSES, RANK_RTOL, SCALE_FLOOR, SOLVE_COND_MAX,
+                        SPARSE_RANK_MEMO_SIZE, SPARSE_RANK_RTOL)
 
 
 def as_dense(A) -> np.ndarray:
@@ -84,12 +88,36 @@ def sparse_full_row_rank(A) -> float | None:
     with the dense rule of :func:`matrix_rank`; None (singular LU, no convergence, small σ_min,
     fewer than 3 rows) leaves the decision to a dense SVD.
     """
-    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh, splu
-
     A = sp.csr_matrix(A, dtype=float)
     k, n = A.shape
     if k < 3 or k > n:
         return None
+    key = _content_key(A)
+    if key not in _FULL_ROW_RANK_MEMO:
+        _FULL_ROW_RANK_MEMO[key] = _sparse_full_row_rank(A)
+        while len(_FULL_ROW_RANK_MEMO) > SPARSE_RANK_MEMO_SIZE:
+            _FULL_ROW_RANK_MEMO.popitem(last=False)
+    return _FULL_ROW_RANK_MEMO[key]
+
+
+#: :func:`sparse_full_row_rank`'s answers by the content of the matrix (its shape, pattern and values): one solve
+#: asks it of the same multiplier rows for the answer and for the cross-check's answer (issue #15)
+_FULL_ROW_RANK_MEMO: OrderedDict = OrderedDict()
+
+
+def _content_key(A: sp.csr_matrix) -> str:
+    """A digest of the matrix itself (shape, pattern, values): equal keys mean equal matrices."""
+    h = hashlib.blake2b(digest_size=20)
+    for part in (np.asarray(A.shape, dtype=np.int64), np.asarray(A.indptr, dtype=np.int64),
+                 np.asarray(A.indices, dtype=np.int64), np.asarray(A.data, dtype=float)):
+        h.update(part.tobytes())
+    return h.hexdigest()
+
+
+def _sparse_full_row_rank(A: sp.csr_matrix) -> float | None:
+    """The computation of :func:`sparse_full_row_rank` (k >= 3 rows, k <= n)."""
+    from scipy.sparse.linalg import ArpackError, LinearOperator, eigsh, splu
+
     gram = (A @ A.T).tocsc()
     lam_max = float(abs(gram).sum(axis=1).max())  # Gershgorin: an upper bound makes the test only stricter
     try:
