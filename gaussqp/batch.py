@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .backends import get_backend
-from .dispatch import check_facets, choose_formulation, formulation_object, solve_classified
+from .dispatch import check_bracket, check_facets, choose_formulation, formulation_object, solve_classified
 from .errors import StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
 from .model.local_problem import LocalContactProblem
@@ -125,7 +125,7 @@ def _check_flag(value, field: str) -> bool:
     return bool(value)
 
 
-def _check_options(formulation, solver, tolerance, certify, crosscheck, facets) -> dict:
+def _check_options(formulation, solver, tolerance, certify, crosscheck, facets, bracket="auto") -> dict:
     """The options of :func:`gaussqp.solve` checked once: typed errors naming the option, the tolerance preset
     resolved, the solver name resolved to its installed backend (None when not given)."""
     if not isinstance(formulation, str):
@@ -135,6 +135,7 @@ def _check_options(formulation, solver, tolerance, certify, crosscheck, facets) 
         raise WrongTypeError("solver", f"is a {type(solver).__name__}, not a string",
                              "give None (the first installed backend) or a backend name: 'clarabel', 'osqp', 'scs'")
     check_facets(facets)
+    check_bracket(bracket)
     return {"certify": _check_flag(certify, "certify"), "crosscheck": _check_flag(crosscheck, "crosscheck"),
             "tolerance": get_tolerance(tolerance), "backend": get_backend(solver) if solver is not None else None,
             # an unknown name fails here (UnknownFormulationError), not at the first solve
@@ -164,7 +165,7 @@ class Solver:
     Parameters
     ----------
     structure : a :class:`~gaussqp.ContactProblem` whose structure the Solver is for (its numbers are not kept)
-    formulation, solver, tolerance, certify, crosscheck, facets : as in :func:`gaussqp.solve`
+    formulation, solver, tolerance, certify, crosscheck, facets, bracket : as in :func:`gaussqp.solve`
 
     Notes
     -----
@@ -193,9 +194,11 @@ class Solver:
     """
 
     def __init__(self, structure: ContactProblem, *, formulation: str = "auto", solver: str | None = None,
-                 tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8):
+                 tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
+                 bracket: str = "auto"):
         problem = _check_problem(structure, "structure")
-        opts = _check_options(formulation, solver, tolerance, certify, crosscheck, facets)
+        opts = _check_options(formulation, solver, tolerance, certify, crosscheck, facets, bracket)
+        self.bracket = bracket
         self.certify, self.crosscheck, self.tolerance = opts["certify"], opts["crosscheck"], opts["tolerance"]
         self.facets = int(facets)
         self.formulation = formulation
@@ -212,7 +215,7 @@ class Solver:
         s = self.structure
         return (f"Solver(n={s.n}, m={s.m}, d={s.dimension}, formulation={self.formulation!r}, solver={self.solver!r}, "
                 f"tolerance={self.tolerance.name!r}, certify={self.certify}, crosscheck={self.crosscheck}, "
-                f"facets={self.facets})")
+                f"facets={self.facets}, bracket={self.bracket!r})")
 
     def _formulation(self, name: str) -> Formulation:
         f = self._formulations.get(name)
@@ -234,7 +237,7 @@ class Solver:
         """Solve ``problem`` (of this Solver's structure) as :func:`gaussqp.solve` does with this Solver's options.
 
         Returns the :class:`~gaussqp.Solution` that ``gaussqp.solve(problem, formulation=..., solver=...,
-        tolerance=..., certify=..., crosscheck=..., facets=...)`` returns (the same function solves it:
+        tolerance=..., certify=..., crosscheck=..., facets=..., bracket=...)`` returns (the same function solves it:
         :func:`gaussqp.dispatch.solve_classified`)."""
         t0 = time.perf_counter()
         self.check(problem)
@@ -245,7 +248,7 @@ class Solver:
         name = choose_formulation(problem, cls) if self.formulation == "auto" else self.formulation
         return solve_classified(problem, cls, name, self._formulation(name), solver=self.solver,
                                 crosscheck=self.crosscheck, tol=self.tolerance, certify=self.certify,
-                                facets=self.facets, started=t0)
+                                facets=self.facets, started=t0, bracket=self.bracket)
 
     def solve_many(self, problems: Iterable[ContactProblem], *, progress: bool = False) -> list[Solution]:
         """:meth:`solve` on each problem, in order; every problem's type and structure is checked before the first
@@ -267,7 +270,7 @@ class Solver:
 
 def solve_many(problems: Iterable[ContactProblem], *, formulation: str = "auto", solver: str | None = None,
                tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
-               progress: bool = False) -> list[Solution]:
+               bracket: str = "auto", progress: bool = False) -> list[Solution]:
     """Solve contact problems of any structures; returns their solutions in input order.
 
     The problems are grouped by :class:`Structure`, one :class:`Solver` per group (built on the group's first
@@ -278,7 +281,7 @@ def solve_many(problems: Iterable[ContactProblem], *, formulation: str = "auto",
     """
     show = _check_flag(progress, "progress")
     options = dict(formulation=formulation, solver=solver, tolerance=tolerance, certify=certify,
-                   crosscheck=crosscheck, facets=facets)
+                   crosscheck=crosscheck, facets=facets, bracket=bracket)
     _check_options(**options)  # bad options fail even for an empty list
     items = _problem_list(problems)
     groups: dict[Structure, list[int]] = {}

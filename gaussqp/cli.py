@@ -21,7 +21,7 @@ import numpy as np
 from . import __version__
 from .backends import BACKENDS, installed
 from .certificates.report import check
-from .dispatch import PREFERENCES, solve
+from .dispatch import BRACKET_MODES, PREFERENCES, solve
 from .errors import FileFormatError, GaussQPError, NotApplicableError, UnknownValueError, UnsupportedFormatError
 from .linalg.dense import as_dense, normalize_rows
 from .io.gaussqp_format import dump
@@ -129,7 +129,7 @@ def _print_coulomb(sol) -> None:
 def cmd_solve(args) -> int:
     p = _load(args, local_ok=True)
     sol = solve(p, formulation=args.formulation, solver=args.solver, crosscheck=not args.no_crosscheck,
-                tolerance=args.tolerance, facets=args.facets)
+                tolerance=args.tolerance, facets=args.facets, bracket=args.bracket)
     if args.out:
         _save_solution(args, sol)
     if args.json:
@@ -487,6 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check route")
     s.add_argument("--facets", type=int, default=8,
                    help="facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; default 8)")
+    s.add_argument("--bracket", default="auto", choices=list(BRACKET_MODES),
+                   help="the sticking cross-check's F5 bracket: auto (skipped when F4's answer is certified with "
+                        "unique multipliers) or always")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--out", default=None, metavar="SOLUTION.hdf5",
                    help="write the FCLIB /solution group (r, u, and v for a global problem) of a Coulomb answer")

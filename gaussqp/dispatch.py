@@ -166,7 +166,10 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
     ps = sol.status
     for kind, proves in (("inner", "solved"), ("outer", "infeasible")):
         name, st = f"facetized_{kind}", bracket[kind]
-        if st not in ("solved", "infeasible"):
+        if st == BRACKET_SKIPPED:
+            out.append(route_outcome(name, st, NOT_COMPARED, "skipped: F4's answer is certified with unique "
+                                                              "multipliers (bracket='always' runs it)"))
+        elif st not in ("solved", "infeasible"):
             out.append(route_outcome(name, st, NOT_COMPARED, f"{name} ended {st!r}"))
         elif st != proves and not exact:
             out.append(route_outcome(name, st, NOT_COMPARED,
@@ -182,18 +185,27 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
     return out
 
 
-def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8) -> dict:
+def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8,
+                        bracket_mode: str = "auto") -> dict:
     """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
     n <= :data:`CROSSCHECK_MAX_N`, else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP.
-    Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared."""
+    Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared.
+
+    ``bracket_mode`` (:data:`BRACKET_MODES`): "auto" skips the two polygon programs when F4's answer is already
+    certified (status solved: it passed the judge's residual and cone checks) with unique multipliers (then the
+    disks' answer is one point, which the inscribed polygon could only confirm; issue #15: at 10⁴ contacts the
+    bracket was 60 % of a solve); "always" runs them."""
     bracket = {}
+    skip = bracket_mode == "auto" and sol.status == SOLVED and sol.unique.get("multipliers") is True
     for b in BRACKET:
         f = _facetized(b, facets)
-        if f.accepts(problem, cls)[0]:
-            bracket[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol).status
-        else:  # no polygons beyond d = 3: the bracket is not run, and _bracket_routes says so
+        if not f.accepts(problem, cls)[0]:  # no polygons beyond d = 3: not run, and _bracket_routes says so
             bracket[b.split("_")[1]] = "not_run"
+        elif skip:
+            bracket[b.split("_")[1]] = BRACKET_SKIPPED
+        else:
+            bracket[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol).status
     feasible = sol.status == "solved"
     consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
                       (bracket["outer"] == "infeasible" and feasible))
@@ -318,6 +330,21 @@ def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, s
     return None, None
 
 
+#: the values of :func:`solve`'s ``bracket`` option: "auto" runs the sticking bracket (F5 inner/outer against F4)
+#: unless F4's answer is certified with unique multipliers, "always" runs it (:func:`sticking_crosscheck`)
+BRACKET_MODES = ("auto", "always")
+#: the bracket entry of a cross-check report when the polygons were not run because F4's answer needed no bracket
+BRACKET_SKIPPED = "skipped"
+
+
+def check_bracket(bracket) -> None:
+    """``bracket`` is one of :data:`BRACKET_MODES`."""
+    if not isinstance(bracket, str) or bracket not in BRACKET_MODES:
+        raise UnknownValueError("bracket", f"is {bracket!r}",
+                                "give 'auto' (the facetized bracket unless F4's answer is certified with unique "
+                                "multipliers) or 'always'")
+
+
 def check_facets(facets) -> None:
     """``facets`` is an integer in [3, MAX_FACETS], checked whether or not a polygon is built for this problem."""
     integral = isinstance(facets, (int, np.integer)) and not isinstance(facets, (bool, np.bool_))
@@ -341,7 +368,8 @@ def formulation_object(name: str, facets: int) -> Formulation:
 
 
 def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "auto", solver: str | None = None,
-          crosscheck: bool = True, tolerance=None, certify: bool = True, facets: int = 8) -> Solution:
+          crosscheck: bool = True, tolerance=None, certify: bool = True, facets: int = 8,
+          bracket: str = "auto") -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
 
     A :class:`~gaussqp.LocalContactProblem` (``u = W r + q``) goes to the mode-free Coulomb route
@@ -356,9 +384,12 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     tolerance : preset name ("high", "mid", "low") or a :class:`~gaussqp.settings.Tolerance`
     certify : attach the structural certificates C1-C6, C8 and the friction bounds C7 (skipped above n = 1500)
     facets : facet count of the F5 polygons (the facetized formulations and the sticking bracket)
+    bracket : "auto" (the sticking cross-check runs the F5 bracket unless F4's answer is certified with unique
+        multipliers) or "always"
     """
     tol = get_tolerance(tolerance)
     check_facets(facets)
+    check_bracket(bracket)
     if isinstance(problem, LocalContactProblem):
         if formulation not in ("auto", "coulomb_fixed_point"):
             raise NotApplicableError(f"formulation {formulation!r} does not accept a local (Delassus) problem "
@@ -368,15 +399,17 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     cls = problem.classify()
     name = choose_formulation(problem, cls) if formulation == "auto" else formulation
     return solve_classified(problem, cls, name, formulation_object(name, facets), solver=solver,
-                            crosscheck=crosscheck, tol=tol, certify=certify, facets=facets, started=t0)
+                            crosscheck=crosscheck, tol=tol, certify=certify, facets=facets, started=t0,
+                            bracket=bracket)
 
 
 def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Formulation, *, solver: str | None,
-                     crosscheck: bool, tol: Tolerance, certify: bool, facets: int, started: float) -> Solution:
+                     crosscheck: bool, tol: Tolerance, certify: bool, facets: int, started: float,
+                     bracket: str = "auto") -> Solution:
     """The body of :func:`solve` once the system class ``cls`` of ``problem`` is known and the formulation chosen
     (``name``, its object ``f`` from :func:`formulation_object`): check that ``f`` accepts the problem, solve,
     attach the structural certificates, cross-check, withdraw a "solved" that an independent route contradicts.
-    ``tol`` is a resolved :class:`~gaussqp.settings.Tolerance`, ``facets`` already checked, ``started`` the
+    ``tol`` is a resolved :class:`~gaussqp.settings.Tolerance`, ``facets`` and ``bracket`` already checked, ``started`` the
     ``time.perf_counter()`` at which the caller began (``times["total"]``). :func:`solve` and
     :class:`gaussqp.batch.Solver` both end here, so their answers are the same."""
     t0 = started
@@ -391,7 +424,7 @@ def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Fo
             sol.friction_bounds = friction_bounds(problem)
         sol.times["structural"] = time.perf_counter() - t1
     if crosscheck and name == "sticking_socp":
-        sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol, facets)
+        sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol, facets, bracket)
     elif crosscheck and f.id == "F6":
         sol.crosscheck = sliding_crosscheck(sol, name, problem, cls, tol)
     elif crosscheck and name in COULOMB_ROUTES:

@@ -35,7 +35,7 @@ def particle_on_floor_3d(push: float, angle: float = math.pi / 8, mu: float = 0.
 def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch):
     p = particle_on_floor_3d(0.95)
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
-    sol = gaussqp.solve(p)
+    sol = gaussqp.solve(p, bracket="always")  # one contact: unique multipliers, "auto" would skip the bracket
     cc = sol.crosscheck
     assert sol.status == "solved"
     assert cc["bracket"]["inner"] == "infeasible" and cc["bracket"]["outer"] == "solved"
@@ -47,7 +47,7 @@ def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch)
 def test_conclusive_bracket_with_failed_lcp_route_agrees_on_the_bracket_only(monkeypatch):
     p = particle_on_floor_3d(0.5)
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
-    cc = gaussqp.solve(p).crosscheck
+    cc = gaussqp.solve(p, bracket="always").crosscheck
     out = {r["route"]: r["outcome"] for r in cc["routes"]}
     assert out == {"facetized_inner": "agreed", "facetized_outer": "not compared", "lcp_lemke": "not compared"}
     assert cc["agree"] is True

@@ -54,6 +54,9 @@ sol = gaussqp.solve(problems.load("rod_wall_guide"))
 out["status"] = str(sol.status)
 out["certified"] = bool(sol.certified)
 out["route"] = sol.formulation
+out["cvxpy_after_direct"] = "cvxpy" in sys.modules
+sol = gaussqp.solve(problems.load("rod_wall_guide"), formulation="delassus_qp")
+out["cvxpy_status"] = str(sol.status)
 out["cvxpy_now"] = "cvxpy" in sys.modules
 out["formulations"] = len(gaussqp.FORMULATIONS)
 from gaussqp.backends import BACKENDS, installed
@@ -64,9 +67,13 @@ out["backends"] = {name: installed(b) for name, b in BACKENDS.items()}
 def test_import_gaussqp_leaves_the_heavy_modules_unloaded_and_solve_loads_them_on_first_use():
     out = _loaded_after("import gaussqp", HEAVY, then=SOLVE_AFTER)
     assert out["loaded"] == [], f"import gaussqp loaded {out['loaded']}: import them inside the functions using them"
-    # the lazy path: F1 (a cvxpy program) solves the shipped problem from a cold start, certified
+    # F1 solves the shipped problem from a cold start, certified, on its direct path: the backend is chosen and called
+    # without importing cvxpy (its import is ~1 s of a fresh process)
     assert out["route"] == "gauss_qp"
     assert out["status"] == "solved" and out["certified"]
+    assert not out["cvxpy_after_direct"], "the direct path imported cvxpy"
+    # the lazy path: a cvxpy program (delassus_qp) imports cvxpy on first use and solves
+    assert out["cvxpy_status"] == "solved"
     assert out["cvxpy_now"], "the solve did not go through cvxpy: the lazy path was not exercised"
     assert out["formulations"] > 0
     assert out["backends"]["clarabel"] and out["backends"]["osqp"]

@@ -53,6 +53,25 @@ def _installed(module: str, cvxpy_name: str) -> bool:
     return cvxpy_name in cp.installed_solvers()
 
 
+@functools.lru_cache(maxsize=None)
+def _importable(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def direct_backend(name: str | None, needs: str, allowed: tuple[str, ...]) -> Backend | None:
+    """The backend a direct path (one that calls the solver without cvxpy) uses for ``name``, or None: the backend
+    :func:`get_backend` would choose — ``name`` itself, or for None the first of :data:`BACKENDS` that supports
+    ``needs`` and whose package is importable — when it is one of ``allowed``. Decided without importing cvxpy (its
+    import is ~1 s of a fresh process; issue #15), so a backend cvxpy does not see may still be called directly."""
+    if name is None:
+        b = next((b for b in BACKENDS.values() if needs in b.supports and _importable(b.module)), None)
+    else:
+        b = BACKENDS.get(name.lower())
+    if b is None or b.name not in allowed or needs not in b.supports or not _importable(b.module):
+        return None
+    return b
+
+
 def get_backend(name: str | None, needs: str = "qp") -> Backend:
     """The backend called ``name`` (case-insensitive), or the first installed one that supports ``needs``."""
     if name is None:
@@ -95,4 +114,4 @@ def solve_program(prob: cp.Problem, solver: Backend | str | None, tol: Tolerance
     return backend, status, info
 
 
-__all__ = ["BACKENDS", "Backend", "get_backend", "installed", "run_cvxpy", "solve_program"]
+__all__ = ["BACKENDS", "Backend", "direct_backend", "get_backend", "installed", "run_cvxpy", "solve_program"]

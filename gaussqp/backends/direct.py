@@ -187,4 +187,81 @@ def _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
     return DirectAnswer(status, np.asarray(res.x, dtype=float), -y[:me], -y[me:], reused, info)
 
 
-__all__ = ["DirectAnswer", "SOLVERS", "solve_direct", "supports"]
+# ---------------------------------------------------------------------------------------------- conic programs
+#: Clarabel's statuses that end a conic program, and (after the looser preset) the inaccurate ones as cvxpy reads
+#: them (cvxpy's ``CLARABEL.STATUS_MAP``: ``AlmostSolved`` is optimal_inaccurate, and so on)
+_CONIC_FINAL = {"Solved": "solved", "PrimalInfeasible": "infeasible", "DualInfeasible": "unbounded"}
+_CONIC_INACCURATE = {"AlmostSolved": "inaccurate", "AlmostPrimalInfeasible": "infeasible",
+                     "AlmostDualInfeasible": "unbounded"}
+
+
+@dataclass
+class RowBlock:
+    """Rows of a conic program's ``A`` as triplets (row numbers local to the block), their count, their cone
+    (``"zero"``, ``"nonneg"`` or ``"soc"``, with the sizes of its second-order cones in ``soc``) and their ``b``
+    (None: zero)."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
+    nrows: int
+    cone: str = "nonneg"
+    soc: tuple = ()
+    b: np.ndarray | None = None
+
+
+@dataclass
+class ConicResult:
+    """gaussqp status of a conic program, Clarabel's own status, and ``x`` when solved or inaccurate."""
+
+    status: str
+    raw: str
+    x: np.ndarray | None
+
+
+def solve_conic(P, q: np.ndarray, blocks: list[RowBlock], ncols: int, presets: list[dict]) -> ConicResult:
+    """``min ½xᵀPx + qᵀx`` s.t. ``A x + s = b``, ``s ∈ K`` with Clarabel, the rows given as :class:`RowBlock`
+    (put in the order zero, nonnegative, second-order cones that Clarabel's cone list follows).
+
+    ``P``: upper-triangular CSC or None (an LP/SOCP); ``presets``: Clarabel's settings for the tolerance and then
+    for the next looser preset. ``Solved``, ``PrimalInfeasible``, ``DualInfeasible`` end the program at the first
+    preset that reaches one; otherwise the last preset's status is read as cvxpy reads it (``AlmostSolved`` →
+    ``inaccurate``, ``AlmostPrimalInfeasible`` → ``infeasible``, ``AlmostDualInfeasible`` → ``unbounded``, anything
+    else or a Clarabel exception → ``failed``, which callers answer with their cvxpy program)."""
+    import clarabel
+
+    order = {"zero": 0, "nonneg": 1, "soc": 2}
+    blocks = sorted(blocks, key=lambda B: order[B.cone])  # stable: the caller's order within a cone kind
+    offsets = np.cumsum([0] + [B.nrows for B in blocks])
+    rows = np.concatenate([B.rows + o for B, o in zip(blocks, offsets)]) if blocks else np.zeros(0, dtype=np.int64)
+    cols = np.concatenate([B.cols for B in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+    vals = np.concatenate([B.vals for B in blocks]) if blocks else np.zeros(0)
+    keep = vals != 0.0
+    A = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(int(offsets[-1]), ncols))
+    A.sort_indices()
+    b = np.concatenate([np.zeros(B.nrows) if B.b is None else np.asarray(B.b, dtype=float) for B in blocks]) \
+        if blocks else np.zeros(0)
+    nz = sum(B.nrows for B in blocks if B.cone == "zero")
+    nn = sum(B.nrows for B in blocks if B.cone == "nonneg")
+    cones = ([clarabel.ZeroConeT(nz)] if nz else []) + ([clarabel.NonnegativeConeT(nn)] if nn else []) + \
+        [clarabel.SecondOrderConeT(int(h)) for B in blocks if B.cone == "soc" for h in B.soc]
+    P = sp.csc_matrix((ncols, ncols)) if P is None else P
+    raw = "not run"
+    for settings in presets:
+        s = clarabel.DefaultSettings()
+        for name, v in settings.items():
+            setattr(s, name, v)
+        try:
+            with silence_c_stdout():
+                sol = clarabel.DefaultSolver(P, np.asarray(q, dtype=float), A, b, cones, s).solve()
+        except (ValueError, ArithmeticError, RuntimeError, TypeError) as exc:
+            return ConicResult("failed", f"{type(exc).__name__}: {exc}", None)
+        raw = str(sol.status)
+        if raw in _CONIC_FINAL:
+            break
+    status = _CONIC_FINAL.get(raw) or _CONIC_INACCURATE.get(raw, "failed")
+    # a point comes with "solved" and, as through cvxpy, with "inaccurate" (the caller's own checks judge it)
+    return ConicResult(status, raw, np.asarray(sol.x, dtype=float) if status in ("solved", "inaccurate") else None)
+
+
+__all__ = ["ConicResult", "DirectAnswer", "RowBlock", "SOLVERS", "solve_conic", "solve_direct", "supports"]

@@ -28,10 +28,10 @@ from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..model.scales import data_scales
 from ..results import SOLUTION_PRESENT, Solution
-from ..settings import PARAM_ENTRIES_MAX, Tolerance
+from ..settings import DIRECT_QP_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
 from ..model.rows import assemble_multipliers
-from ..backends import get_backend, solve_program
-from ..backends.direct import solve_direct, supports
+from ..backends import direct_backend, get_backend, solve_program
+from ..backends.direct import solve_direct
 from .base import PROGRAMS, Formulation, common_reject
 
 
@@ -104,11 +104,12 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     g = g + np.asarray(G @ shift).ravel() if mi else g
     sc = data_scales(problem)
     equilibrated = (sc.coordinate, sc.equality_weight, sc.inequality_weight)
-    backend = get_backend(solver, needs="qp")
-    if supports(backend.name):
-        sol = _solve_direct(problem, backend, shift, f, e, g, equilibrated, tol, formulation)
+    direct = direct_backend(solver, "qp", DIRECT_QP_BACKENDS)  # decided without importing cvxpy
+    if direct is not None:
+        sol = _solve_direct(problem, direct, shift, f, e, g, equilibrated, tol, formulation)
         if sol is not None:
             return sol
+    backend = get_backend(solver, needs="qp")
     # the equilibrated program first; if the backend stalls on both of its forms, the program as given
     # (an interior-point method can stall on one scaling of a degenerate problem and not on another)
     for attempt, (S, w_eq, w_in) in enumerate([equilibrated, (np.ones(n), np.ones(me), np.ones(mi))]):

@@ -42,6 +42,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..friction.cones import ConeModel, DISK, Layout, cone_constraints
 from ..friction.multiplier_set import active_tolerance, conic_farkas, detaching, multiplier_set_constraints
@@ -53,8 +54,10 @@ from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
-from ..settings import PARAM_ENTRIES_MAX, Tolerance
-from ..backends import solve_program
+from ..settings import DIRECT_CONIC_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
+from ..backends import direct_backend, solve_program
+from ..backends.direct import RowBlock, solve_conic
+from ..friction.multiplier_conic import clarabel_presets, cone_rows
 from .base import PROGRAMS, Formulation, undecided_modes
 
 
@@ -88,7 +91,7 @@ class StickingConic(Formulation):
         E, e = p.equalities
         G, g = p.inequalities
         values = {"R": p.mass_factor.R, "M": p.M, "F": p.F, "E": E, "e": e, "G": G, "g": g}
-        if p.sparse or n * (r + n + L.pe + L.pg) > PARAM_ENTRIES_MAX:
+        if self._constant_data(p, L):
             prob, a, le, li, _ = self._build(L, n, r, values, p.friction, signs)
             return prob, a, le, li, False
         key = (self.name, self.model, n, r, L.pe, L.pg, p.dimension, tuple(p.types), tuple(p.modes))
@@ -137,6 +140,47 @@ class StickingConic(Formulation):
         cons += cone_constraints(L, le, li, mu, self.model, signs)
         return cp.Problem(cp.Minimize(obj), cons), a, le, li, slots
 
+    def _constant_data(self, p: ContactProblem, L: Layout) -> bool:
+        """True when :meth:`_program` builds the program with constant data (sparse or large problems), which is
+        compiled anew for every problem; small dense problems re-solve a cached DPP program instead."""
+        n, r = p.n, p.mass_factor.rank
+        return bool(p.sparse or n * (r + n + L.pe + L.pg) > PARAM_ENTRIES_MAX)
+
+    def _direct(self, p: ContactProblem, L: Layout, signs: dict, backend, tol: Tolerance):
+        """:meth:`_build`'s program in Clarabel's standard form, from the problem's blocks (issue #15): ``x = (a,
+        λ_eq, λ_in)``, ``P = 2M`` (``‖R a‖² = aᵀMa``), ``q = (F, e, g)``; zero rows ``E a = −e`` and
+        ``M a − Eᵀλ_eq − Gᵀλ_in = −F``; nonnegative rows ``G a + g >= 0`` and ``λ_in >= 0``; the cones of
+        :attr:`model` (:func:`gaussqp.friction.multiplier_conic.cone_rows`). Returns (status, a, λ_eq, λ_in,
+        objective value, info); the status is ``failed`` when the cvxpy program must decide."""
+        n, pe, pg = p.n, L.pe, L.pg
+        E, e = p.equalities
+        G, g = p.inequalities
+        Mc, Ec, Gc = sp.coo_matrix(p.M), sp.coo_matrix(E), sp.coo_matrix(G)
+        ia, il = np.int64(n), np.int64(n + pe)  # first columns of λ_eq and λ_in
+        blocks = [
+            RowBlock(Ec.row, Ec.col, Ec.data, pe, "zero", b=-np.asarray(e, dtype=float)),
+            RowBlock(np.concatenate([Mc.row, Ec.col, Gc.col]), np.concatenate([Mc.col, ia + Ec.row, il + Gc.row]),
+                     np.concatenate([Mc.data, -Ec.data, -Gc.data]), n, "zero", b=-np.asarray(p.F, dtype=float)),
+            RowBlock(Gc.row, Gc.col, -Gc.data, pg, "nonneg", b=np.asarray(g, dtype=float)),
+            RowBlock(np.arange(pg), il + np.arange(pg), -np.ones(pg), pg, "nonneg"),
+        ]
+        if L.sticking:
+            coef = np.array([float(p.friction[i]) * signs.get(i, 1) for i in L.sticking])
+            blocks.append(cone_rows(L, self.model, L.sticking, coef, offset=n))
+        U = sp.triu(Mc, format="coo")  # P = 2M on the a block, upper triangle, zero elsewhere
+        N = n + pe + pg
+        P = sp.csc_matrix((2.0 * U.data, (U.row, U.col)), shape=(N, N))
+        q = np.concatenate([np.asarray(p.F, dtype=float), np.asarray(e, dtype=float), np.asarray(g, dtype=float)])
+        t0 = time.perf_counter()
+        res = solve_conic(P, q, blocks, N, clarabel_presets(backend, tol))
+        info = {"backend": backend.name, "direct": True, "status": res.raw, "time_total": time.perf_counter() - t0}
+        if res.x is None:
+            return res.status, None, None, None, None, info
+        x = res.x
+        av = x[:n]
+        value = float(av @ np.asarray(p.M @ av).ravel() + q @ x)
+        return res.status, av, x[n:n + pe], x[n + pe:], value, info
+
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         p = problem
         needs = self._needs(p)
@@ -144,17 +188,23 @@ class StickingConic(Formulation):
         attempts = []
         backend_name = solver or ""
         L = Layout(p)
+        direct = direct_backend(solver, needs, DIRECT_CONIC_BACKENDS) if self._constant_data(p, L) else None
         for signs in L.sign_patterns():
-            prob, a, le, li, cached = self._program(p, signs)
-            backend, status, info = solve_program(prob, solver, tol, needs=needs)
-            info["compiled_program_reused"] = cached
+            status = "failed"
+            if direct is not None:
+                status, av, lev, liv, gap, info = self._direct(p, L, signs, direct, tol)
+                backend = direct
+            if status == "failed":  # not tried, or the direct form decided nothing: the cvxpy program
+                prob, a, le, li, cached = self._program(p, signs)
+                backend, status, info = solve_program(prob, solver, tol, needs=needs)
+                info["compiled_program_reused"] = cached
+                gap = float(prob.value) if prob.value is not None and np.isfinite(prob.value) else None
+                av = np.asarray(a.value).ravel() if a.value is not None else None
+                lev = np.asarray(le.value).ravel() if L.pe and av is not None else np.zeros(0)
+                liv = np.asarray(li.value).ravel() if L.pg and av is not None else np.zeros(0)
             backend_name = backend.name
-            gap = float(prob.value) if prob.value is not None and np.isfinite(prob.value) else None
             attempts.append({"signs": signs, "status": status, "gap": gap, "backend": info})
-            if status in SOLUTION_PRESENT and a.value is not None:
-                av = np.asarray(a.value).ravel()
-                lev = np.asarray(le.value).ravel() if L.pe else np.zeros(0)
-                liv = np.asarray(li.value).ravel() if L.pg else np.zeros(0)
+            if status in SOLUTION_PRESENT and av is not None:
                 lam_n, lam_t = assemble_multipliers(p, lev, liv)
                 res = max(kkt_residuals(p, av, lam_n, lam_t).values())
                 attempts[-1]["max_residual"] = res

@@ -16,11 +16,9 @@ Variables ``x = (λ_eq, λ_in, z)``, with ``z`` the program's extra scalar (the 
 - second-order cones (d >= 3): ``(c_i s_i λ_n,i − w_i t, λ_t,i)`` per sticking contact (sticking (14b), the
   disk), and the program's own cone (the epigraph of ``‖λ_t,i‖``, or ``‖λ_t,i‖ <= μ |λ*_n,i|``).
 
-Statuses are read as the cvxpy path reads them (:func:`gaussqp.backends.base.run_cvxpy`, cvxpy's map of Clarabel's
-statuses): ``Solved``, ``PrimalInfeasible``, ``DualInfeasible`` end the program; any other status is tried once
-more at the next looser preset (:data:`gaussqp.settings.LOOSER`), whose ``AlmostSolved`` is ``inaccurate``,
-``AlmostPrimalInfeasible`` ``infeasible``, ``AlmostDualInfeasible`` ``unbounded``, and anything else ``failed``.
-A Clarabel exception is ``failed`` too, and the caller then runs the cvxpy program. Nothing here is believed: every
+The programs are solved for ``λ / ρ`` with ρ the load's terms ``max(‖M a‖∞, ‖F‖∞)`` and answered in the data's
+units. Statuses are read as the cvxpy path reads them (:func:`gaussqp.backends.direct.solve_conic`: a looser preset
+once, then cvxpy's map of Clarabel's statuses); ``failed`` makes the caller run the cvxpy program. Nothing here is believed: every
 verdict quantity read off a solution is recomputed from the multipliers (put on the affine hull of Λ(a) where the
 verdict does so).
 """
@@ -32,16 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..backends.base import Backend, silence_c_stdout
+from ..backends.base import Backend
+from ..backends.direct import RowBlock, solve_conic
 from ..model.problem import ContactProblem
 from ..settings import LOOSER, PRESETS, Tolerance
-from .cones import DISK, Layout
+from .cones import DISK, ConeModel, Layout
 from .multiplier_set import detaching
-
-#: Clarabel's statuses that end a program, and (after the looser preset) the inaccurate ones as cvxpy reads them
-_FINAL = {"Solved": "solved", "PrimalInfeasible": "infeasible", "DualInfeasible": "unbounded"}
-_INACCURATE = {"AlmostSolved": "inaccurate", "AlmostPrimalInfeasible": "infeasible",
-               "AlmostDualInfeasible": "unbounded"}
 
 
 @dataclass
@@ -53,6 +47,48 @@ class ConicAnswer:
     liv: np.ndarray | None = None
     extra: float | None = None
     value: float | None = None
+
+
+def clarabel_presets(backend: Backend, tol: Tolerance) -> list[dict]:
+    """Clarabel's settings for ``tol`` and for the next looser preset (:data:`gaussqp.settings.LOOSER`), the retry
+    of :func:`gaussqp.backends.base.run_cvxpy`."""
+    return [backend.settings(t) for t in (tol, PRESETS.get(LOOSER.get(tol.name, ""))) if t is not None]
+
+
+def cone_rows(L: Layout, model: ConeModel, contacts: list[int], coef, *, offset: int = 0,
+              extra_coef=None, extra_col: int | None = None, normal_cols=None) -> RowBlock:
+    """Rows of ``(coef_i x[n_i] − w_i z, λ_t,i) ∈ C_i`` for ``contacts`` in a program whose columns hold
+    ``(λ_eq, λ_in)`` from column ``offset`` (``n_i`` the contact's normal column, or ``normal_cols``; ``z`` the
+    column ``extra_col`` with weights ``extra_coef``). ``C_i`` is the disk (d >= 3: one second-order cone of d rows
+    per contact, ``s = (coef x_n − w z, λ_t)``, i.e. ``A = −(coef e_n − w e_z; e_t)``) or the polygon of ``model``
+    (the interval in 2D; F5's polygons: ``s = r coef x_n − r w z − C λ_t >= 0``, sticking (54)–(59)). ``b = 0``."""
+    k, d1 = len(contacts), L.d1
+    ncol = (np.array([offset + (L.pos_b[i] if i in L.pos_b else L.pe + L.pos_u[i]) for i in contacts],
+                     dtype=np.int64) if normal_cols is None else np.asarray(normal_cols, dtype=np.int64))
+    tcol = offset + L.mb + (np.array([L.pos_s[i] for i in contacts], dtype=np.int64)[:, None] * d1
+                            + np.arange(d1)[None, :])
+    coef = np.asarray(coef, dtype=float)
+    w = np.zeros(k) if extra_coef is None else np.asarray(extra_coef, dtype=float)
+    zc = np.full(k, -1 if extra_col is None else extra_col, dtype=np.int64)
+    if model.second_order(L.p.dimension):
+        h = d1 + 1
+        base = h * np.arange(k)
+        rows = [base, (base[:, None] + 1 + np.arange(d1)).ravel(), base]
+        cols = [ncol, tcol.ravel(), zc]
+        vals = [-coef, -np.ones(k * d1), w]
+        out = RowBlock(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), h * k, "soc", (h,) * k)
+    else:
+        C, r = model.polygon(L.p.dimension)
+        h = C.shape[0]
+        base = ((h * np.arange(k))[:, None] + np.arange(h)[None, :]).ravel()  # contact-major, facet-minor rows
+        rows = [base, np.repeat(base, d1), base]
+        cols = [np.repeat(ncol, h), np.repeat(tcol, h, axis=0).ravel(), np.repeat(zc, h)]
+        vals = [np.repeat(-r * coef, h), np.tile(C.ravel(), k), np.repeat(r * w, h)]
+        out = RowBlock(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), h * k, "nonneg")
+    if extra_col is None:  # no z column: drop its (zero) entries
+        keep = out.cols >= 0
+        out.rows, out.cols, out.vals = out.rows[keep], out.cols[keep], out.vals[keep]
+    return out
 
 
 class MultiplierSetConic:
@@ -72,7 +108,7 @@ class MultiplierSetConic:
         p = problem
         self.p = p
         self.L = L = Layout(p)
-        self.presets = [backend.settings(t) for t in (tol, PRESETS.get(LOOSER.get(tol.name, ""))) if t is not None]
+        self.presets = clarabel_presets(backend, tol)
         self.nx = L.pe + L.pg
         E, _ = p.equalities
         G, _ = p.inequalities
@@ -84,114 +120,49 @@ class MultiplierSetConic:
         load = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
         self.rho = load if load > 0.0 else 1.0
         self.det = frozenset(int(i) for i in detaching(p, a, active_tol, lam_n))
-        # zero cone: stationarity [Eᵀ Gᵀ] λ = r (row j of it is column j of J), then λ_in,i = 0 on detaching rows
-        J = sp.vstack([sp.coo_matrix(E), sp.coo_matrix(G)], format="coo") if self.nx else sp.coo_matrix((0, p.n))
-        off = np.array([L.pe + L.pos_u[i] for i in sorted(self.det)], dtype=np.int64)
-        self.zero = _Block(np.concatenate([J.col, p.n + np.arange(off.size)]).astype(np.int64) if self.nx else
-                           np.zeros(0, dtype=np.int64),
-                           np.concatenate([J.row, off]).astype(np.int64) if self.nx else np.zeros(0, dtype=np.int64),
-                           np.concatenate([J.data, np.ones(off.size)]) if self.nx else np.zeros(0),
-                           (p.n + off.size) if self.nx else 0)
-        self.zero_b = np.concatenate([self.r / self.rho, np.zeros(off.size)]) if self.nx else np.zeros(0)
+        self.blocks: list[RowBlock] = []
+        if self.nx:  # zero cone: stationarity [Eᵀ Gᵀ] λ = r (row j of it is column j of J), λ_in,i = 0 when detaching
+            J = sp.vstack([sp.coo_matrix(E), sp.coo_matrix(G)], format="coo")
+            off = np.array([L.pe + L.pos_u[i] for i in sorted(self.det)], dtype=np.int64)
+            self.blocks.append(RowBlock(np.concatenate([J.col, p.n + np.arange(off.size)]).astype(np.int64),
+                                        np.concatenate([J.row, off]).astype(np.int64),
+                                        np.concatenate([J.data, np.ones(off.size)]), p.n + off.size, "zero",
+                                        b=np.concatenate([self.r / self.rho, np.zeros(off.size)])))
         # nonnegative cone: s = λ_in >= 0, i.e. A = −I on the λ_in columns
-        self.nonneg = _Block(np.arange(L.pg), L.pe + np.arange(L.pg), -np.ones(L.pg), L.pg)
-        self.second_order = DISK.second_order(p.dimension)
-        self.C, self.rr = DISK.polygon(p.dimension) if not self.second_order else (None, 1.0)
+        self.blocks.append(RowBlock(np.arange(L.pg), L.pe + np.arange(L.pg), -np.ones(L.pg), L.pg, "nonneg"))
 
-    # ------------------------------------------------------------------ columns
     def normal_col(self, i: int) -> int:
         L = self.L
         return L.pos_b[i] if i in L.pos_b else L.pe + L.pos_u[i]
 
-    def tangent_cols(self, i: int) -> np.ndarray:
-        L = self.L
-        s = L.mb + L.pos_s[i] * L.d1
-        return np.arange(s, s + L.d1)
-
-    # ------------------------------------------------------------------ cones
-    def _cone_rows(self, contacts: list[int], coef: np.ndarray, extra_coef: np.ndarray | None,
-                   normal_cols: np.ndarray | None = None) -> _Block:
-        """Rows of ``‖λ_t,i‖ <= coef_i · x[n_i] − extra_coef_i · z`` for ``contacts`` (``n_i`` the contact's normal
-        column, or ``normal_cols``): one second-order cone of d rows per contact (d >= 3: ``s = (coef x_n − w z,
-        λ_t)``, i.e. ``A = −(coef e_n − w e_z; e_t)``), or in 2D the interval's ``k`` linear rows
-        ``s = rr coef x_n − rr w z − C λ_t >= 0``. ``b = 0`` for all of them."""
-        k, d1 = len(contacts), self.L.d1
-        ncol = (np.array([self.normal_col(i) for i in contacts], dtype=np.int64) if normal_cols is None
-                else np.asarray(normal_cols, dtype=np.int64))
-        tcol = np.array([self.tangent_cols(i) for i in contacts], dtype=np.int64).reshape(k, d1)
-        coef = np.asarray(coef, dtype=float)
-        w = np.zeros(k) if extra_coef is None else np.asarray(extra_coef, dtype=float)
-        if self.second_order:
-            h = d1 + 1
-            base = h * np.arange(k)
-            rows = [base, (base[:, None] + 1 + np.arange(d1)).ravel(), base]
-            cols = [ncol, tcol.ravel(), np.full(k, self.nx)]
-            vals = [-coef, -np.ones(k * d1), w]
-            return _Block(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), h * k, [h] * k)
-        C, rr = self.C, self.rr
-        h = C.shape[0]
-        base = (h * np.arange(k))[:, None] + np.arange(h)[None, :]  # k × h row indices
-        rows = [base.ravel(), np.repeat(base.ravel(), d1), base.ravel()]
-        cols = [np.repeat(ncol, h), np.repeat(tcol, h, axis=0).ravel(), np.full(k * h, self.nx)]
-        vals = [np.repeat(-rr * coef, h), np.tile(C.ravel(), k), np.repeat(rr * w, h)]
-        return _Block(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), h * k)
-
-    def _solve(self, q: np.ndarray, cones: list[_Block], extra: int, extra_nonneg: bool = False,
+    def _solve(self, q: np.ndarray, cones: list[RowBlock], extra: int, extra_nonneg: bool = False,
                extra_is_force: bool = True) -> ConicAnswer:
-        """Assemble ``A x + s = b`` (zero rows, nonnegative rows and 2D cone rows, then the second-order cones) and
-        solve with the presets of :attr:`presets` (see the module docstring for how statuses are read). The answer
-        is returned in the data's units: multipliers times ρ, the extra scalar and the objective too when they are
+        """Solve with this set's rows and ``cones`` (:func:`gaussqp.backends.direct.solve_conic`). The answer is
+        returned in the data's units: multipliers times ρ, the extra scalar and the objective too when they are
         forces (``extra_is_force``; μ is not)."""
-        import clarabel
-
-        ncols = self.nx + extra
-        nonneg = [self.nonneg]
+        blocks = self.blocks + cones
         if extra_nonneg:
-            nonneg.append(_Block(np.zeros(1, dtype=np.int64), np.array([self.nx]), -np.ones(1), 1))
-        nonneg += [B for B in cones if B.soc is None]
-        soc = [B for B in cones if B.soc is not None]
-        blocks = [self.zero] + nonneg + soc
-        offsets = np.cumsum([0] + [B.nrows for B in blocks])
-        rows = np.concatenate([B.rows + o for B, o in zip(blocks, offsets)])
-        cols = np.concatenate([B.cols for B in blocks])
-        vals = np.concatenate([B.vals for B in blocks])
-        keep = vals != 0.0
-        A = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(int(offsets[-1]), ncols))
-        nz, nn = self.zero.nrows, sum(B.nrows for B in nonneg)
-        b = np.concatenate([self.zero_b, np.zeros(A.shape[0] - nz)])
-        cones_ = ([clarabel.ZeroConeT(nz)] if nz else []) + ([clarabel.NonnegativeConeT(nn)] if nn else []) + \
-            [clarabel.SecondOrderConeT(h) for B in soc for h in B.soc]
-        P = sp.csc_matrix((ncols, ncols))
-        for settings in self.presets:
-            s = clarabel.DefaultSettings()
-            for name, v in settings.items():
-                setattr(s, name, v)
-            try:
-                with silence_c_stdout():
-                    sol = clarabel.DefaultSolver(P, np.asarray(q, dtype=float), A, b, cones_, s).solve()
-            except (ValueError, ArithmeticError, RuntimeError, TypeError):
-                return ConicAnswer("failed")  # the cvxpy program decides
-            raw = str(sol.status)
-            if raw in _FINAL:
-                break
-        status = _FINAL.get(raw) or _INACCURATE.get(raw, "failed")
-        if status != "solved":
-            return ConicAnswer(status)
-        x = np.asarray(sol.x, dtype=float)
-        L, rho = self.L, self.rho
+            blocks = blocks + [RowBlock(np.zeros(1, dtype=np.int64), np.array([self.nx]), -np.ones(1), 1, "nonneg")]
+        res = solve_conic(None, q, blocks, self.nx + extra, self.presets)
+        if res.status != "solved":
+            return ConicAnswer(res.status)
+        x, L, rho = res.x, self.L, self.rho
         unit = rho if extra_is_force else 1.0
-        return ConicAnswer(status, rho * x[:L.pe], rho * x[L.pe:self.nx], unit * float(x[self.nx]) if extra else None,
+        return ConicAnswer("solved", rho * x[:L.pe], rho * x[L.pe:self.nx], unit * float(x[self.nx]) if extra else None,
                            unit * float(np.asarray(q) @ x))
 
     # ------------------------------------------------------------------ the verdict's programs
-    def _disks(self, mu: np.ndarray, signs: dict[int, int], slack: np.ndarray | None = None) -> _Block:
+    def _disks(self, mu, signs: dict[int, int], slack: np.ndarray | None = None) -> list[RowBlock]:
         S = self.L.sticking
-        return self._cone_rows(S, np.array([float(mu[i]) * signs.get(i, 1) for i in S]), slack)
+        if not S:
+            return []
+        coef = np.array([float(mu[i]) * signs.get(i, 1) for i in S])
+        return [cone_rows(self.L, DISK, S, coef, extra_coef=slack, extra_col=self.nx if slack is not None else None)]
 
     def feasible(self, mu: np.ndarray | None, signs: dict[int, int]) -> ConicAnswer:
         """Λ(a) ∩ cones(μ) (objective 0); ``mu`` per contact (None: the problem's friction coefficients)."""
         mu = self.p.friction if mu is None else mu
-        return self._solve(np.zeros(self.nx), [self._disks(mu, signs)] if self.L.sticking else [], 0)
+        return self._solve(np.zeros(self.nx), self._disks(mu, signs), 0)
 
     def margin(self, signs: dict[int, int], no_slack: frozenset, feasibility: bool = False) -> ConicAnswer:
         """max t s.t. λ ∈ Λ(a), ``‖λ_t,i‖ + t <= μ_i s_i λ_n,i`` (no t on the contacts of ``no_slack``); with
@@ -199,7 +170,7 @@ class MultiplierSetConic:
         w = np.array([0.0 if i in no_slack else 1.0 for i in self.L.sticking])
         q = np.zeros(self.nx + 1)
         q[self.nx] = 0.0 if feasibility else -1.0
-        ans = self._solve(q, [self._disks(self.p.friction, signs, w)] if self.L.sticking else [], 1)
+        ans = self._solve(q, self._disks(self.p.friction, signs, w), 1)
         if ans.status == "solved":
             ans.value = -ans.value
         return ans
@@ -207,11 +178,11 @@ class MultiplierSetConic:
     def contact_margin(self, i: int, signs: dict[int, int]) -> ConicAnswer:
         """max ``μ_i s_i λ_n,i − ‖λ_t,i‖`` over Λ(a) ∩ cones (u >= ‖λ_t,i‖ the extra variable)."""
         # u >= ‖λ_t,i‖: the contact's cone with its normal column replaced by u
-        epigraph = self._cone_rows([i], np.ones(1), None, normal_cols=np.array([self.nx]))
+        epigraph = cone_rows(self.L, DISK, [i], np.ones(1), normal_cols=np.array([self.nx]))
         q = np.zeros(self.nx + 1)
         q[self.normal_col(i)] = -float(self.p.friction[i]) * signs.get(i, 1)
         q[self.nx] = 1.0
-        ans = self._solve(q, [self._disks(self.p.friction, signs), epigraph], 1)
+        ans = self._solve(q, self._disks(self.p.friction, signs) + [epigraph], 1)
         if ans.status == "solved":
             ans.value = -ans.value
         return ans
@@ -219,24 +190,12 @@ class MultiplierSetConic:
     def min_common_mu(self, normals: dict[int, float]) -> ConicAnswer:
         """min μ >= 0 s.t. λ ∈ Λ(a) and ``‖λ_t,i‖ <= μ |λ*_n,i|`` for the pinned normals ``normals``."""
         contacts = list(normals)
-        # ‖λ_t,i‖ <= |λ*_n,i| μ: the cones with the normal column replaced by μ's and coefficient |λ*|
-        rows = self._cone_rows(contacts, np.abs([float(normals[i]) for i in contacts]) / self.rho, None,
-                               normal_cols=np.full(len(contacts), self.nx))
+        # ‖λ_t,i‖ <= |λ*_n,i| μ: the cones with the normal column replaced by μ's and coefficient |λ*| (in units of ρ)
+        rows = cone_rows(self.L, DISK, contacts, np.abs([float(normals[i]) for i in contacts]) / self.rho,
+                         normal_cols=np.full(len(contacts), self.nx))
         q = np.zeros(self.nx + 1)
         q[self.nx] = 1.0
         return self._solve(q, [rows], 1, extra_nonneg=True, extra_is_force=False)
 
 
-@dataclass
-class _Block:
-    """Rows of ``A`` as triplets (local row numbers), their count, and the sizes of their second-order cones
-    (None: nonnegative rows)."""
-
-    rows: np.ndarray
-    cols: np.ndarray
-    vals: np.ndarray
-    nrows: int
-    soc: list[int] | None = None
-
-
-__all__ = ["ConicAnswer", "MultiplierSetConic"]
+__all__ = ["ConicAnswer", "MultiplierSetConic", "clarabel_presets", "cone_rows"]

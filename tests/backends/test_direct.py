@@ -41,7 +41,7 @@ def test_direct_path_equals_the_cvxpy_program(monkeypatch, solver, seed):
         got = f1.solve(p, solver=solver)
         assert got.extras.get("direct") is True or got.extras.get("backend", {}).get("direct") is None, kind
         with monkeypatch.context() as m:
-            m.setattr(gauss_qp, "supports", lambda name: False)
+            m.setattr(gauss_qp, "DIRECT_QP_BACKENDS", ())  # no direct path: the cvxpy program
             ref = f1.solve(p, solver=solver)
         assert "direct" not in ref.extras
         assert got.status == ref.status, (kind, got.status, ref.status, got.message, ref.message)
@@ -116,3 +116,16 @@ def test_the_raw_direct_answer_satisfies_the_kkt_conditions_in_gaussqps_sign_con
     assert yi.min() >= -1e-7 and np.abs(E @ x + e).max() <= 1e-7 and (G @ x + g).min() >= -1e-7
     assert np.abs(yi * (G @ x + g)).max() <= 1e-6
     np.testing.assert_allclose(x, x0, atol=1e-6)
+
+
+def test_direct_backend_choice_without_cvxpy():
+    from gaussqp.backends import direct_backend
+
+    allowed = ("clarabel", "osqp")
+    assert direct_backend(None, "qp", allowed).name == "clarabel"  # the first of BACKENDS, as get_backend(None)
+    assert direct_backend("OSQP", "qp", allowed).name == "osqp"
+    assert direct_backend("osqp", "socp", allowed) is None  # OSQP has no cones
+    assert direct_backend("scs", "qp", allowed) is None  # no direct path for SCS: its cvxpy program runs
+    assert direct_backend("nosuch", "qp", allowed) is None  # get_backend raises the typed error on the cvxpy path
+    assert direct_backend(None, "socp", ("clarabel",)).name == "clarabel"
+    assert direct_backend(None, "qp", ()) is None

@@ -1,0 +1,82 @@
+"""The sticking cross-check's F5 bracket is skipped when F4's answer is certified with unique multipliers, and runs
+on request (``bracket="always"``) or whenever the multipliers are not unique (issue #15)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gaussqp
+from gaussqp import problems
+from gaussqp.errors import UnknownValueError
+
+
+def test_skipped_when_certified_with_unique_multipliers():
+    p = problems.load("three_finger")
+    auto = gaussqp.solve(p)
+    assert auto.status == "solved" and auto.unique["multipliers"] is True
+    cc = auto.crosscheck
+    assert cc["bracket"]["inner"] == cc["bracket"]["outer"] == "skipped"
+    outcomes = {r["route"]: r["outcome"] for r in cc["routes"]}
+    assert outcomes["facetized_inner"] == outcomes["facetized_outer"] == "not compared"
+    assert cc["agree"] is True  # the LCP route still compares the acceleration
+    always = gaussqp.solve(p, bracket="always")
+    assert always.crosscheck["bracket"]["inner"] == "solved" and always.crosscheck["agree"] is True
+    # the answer does not depend on the cross-check
+    assert np.array_equal(auto.acceleration, always.acceleration)
+    assert np.array_equal(auto.lambda_normal, always.lambda_normal)
+    assert auto.status == always.status and auto.certified == always.certified
+
+
+def test_runs_when_the_multipliers_are_not_unique():
+    sol = gaussqp.solve(problems.load("real/humanoid_lying"))
+    assert sol.unique["multipliers"] is not True
+    assert sol.crosscheck["bracket"]["inner"] == "solved" and sol.crosscheck["bracket"]["outer"] == "solved"
+
+
+def test_runs_when_the_answer_is_not_certified(monkeypatch):
+    # an answer that is not "solved" (here: the judge's verdict forced to inaccurate) keeps its bracket
+    from gaussqp import dispatch
+    from gaussqp.results import INACCURATE
+
+    real = dispatch.FORMULATIONS["sticking_socp"].solve
+
+    def degraded(*args, **kwargs):
+        sol = real(*args, **kwargs)
+        sol.status = INACCURATE
+        return sol
+
+    monkeypatch.setattr(dispatch.FORMULATIONS["sticking_socp"], "solve", degraded)
+    sol = gaussqp.solve(problems.load("three_finger"))
+    assert sol.crosscheck["bracket"]["inner"] == "solved"
+
+
+@pytest.mark.parametrize("bad", ["sometimes", "", None, True, 1])
+def test_unknown_value_is_a_typed_error(bad):
+    with pytest.raises(UnknownValueError) as e:
+        gaussqp.solve(problems.load("three_finger"), bracket=bad)
+    assert e.value.field == "bracket"
+    with pytest.raises(UnknownValueError):
+        gaussqp.Solver(problems.load("three_finger"), bracket=bad)
+
+
+def test_batch_api_passes_it_through():
+    p = problems.load("three_finger")
+    s = gaussqp.Solver(p, bracket="always")
+    assert s.solve(p).crosscheck["bracket"]["inner"] == "solved"
+    [sol] = gaussqp.solve_many([p], bracket="always")
+    assert sol.crosscheck["bracket"]["inner"] == "solved"
+
+
+def test_cli_option(capsys):
+    import json
+
+    from gaussqp.cli import main
+
+    assert main(["solve", "three_finger", "--bracket", "always", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["crosscheck"]["bracket"]["inner"] == "solved"
+    assert main(["solve", "three_finger", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["crosscheck"]["bracket"]["inner"] == "skipped"
+    with pytest.raises(SystemExit) as e:  # argparse's choices: one line on stderr, exit 2
+        main(["solve", "three_finger", "--bracket", "never"])
+    assert e.value.code == 2
