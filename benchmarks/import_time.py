@@ -17,7 +17,9 @@ Printed: the median of ``--runs`` (default 5) runs for
 
 and the ratio gaussqp / floor. ``python -X importtime -c "import gaussqp"`` shows where the time goes.
 
-Run: ``python benchmarks/import_time.py [--runs N]``
+Run: ``python benchmarks/import_time.py [--runs N]``. To time another checkout, run it outside the source tree
+(``cd /tmp && PYTHONPATH=/path/to/checkout python /path/to/benchmarks/import_time.py``): a child's working directory
+comes first on its ``sys.path``.
 """
 
 from __future__ import annotations

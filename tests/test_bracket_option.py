@@ -80,3 +80,15 @@ def test_cli_option(capsys):
     with pytest.raises(SystemExit) as e:  # argparse's choices: one line on stderr, exit 2
         main(["solve", "three_finger", "--bracket", "never"])
     assert e.value.code == 2
+
+
+def test_readme_example_prints_what_it_says(capsys):
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    [code] = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if 'bracket="always"' in b]
+    exec(compile(code, "README[bracket]", "exec"), {})
+    printed = capsys.readouterr().out.split()
+    claimed = [line.split("#")[1].strip() for line in code.splitlines() if line.startswith("print(")]
+    assert printed == claimed == ["skipped", "solved"]
