@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -65,6 +66,9 @@ def test_large_sparse_solve_does_not_import_cvxpy():
     code = ("import sys, numpy as np, gaussqp; from gaussqp.problems import families; "
             "p, *_ = families.sticking_stack(np.random.default_rng(0), 600); s = gaussqp.solve(p); "
             "print(s.status, s.certified, 'cvxpy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    # run outside the source tree: a clean clone's gaussqp/ (without the installed gaussqp.problems) would shadow the
+    # installed package on ``python -c``'s sys.path
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=tempfile.gettempdir())
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["solved", "True", "False"]
