@@ -36,14 +36,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..backends import get_backend, solve_program
+from ..backends import direct_backend, get_backend, solve_program
 from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, Solution
-from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, DIRECT_CONIC_BACKENDS, BOUNDARY_RTOL, ENUMERATION_MAX, IN_ENUMERATION_RTOL,
-                        KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_BRACKET_RTOL, MU_FLOOR, MU_MAX, MU_RTOL,
-                        P_MATRIX_EXACT_MAX, SAME_RTOL, SINGLETON_DENSE_MAX, Tolerance, ZERO_FORCE_RTOL)
+from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, DIRECT_CONIC_BACKENDS, ENUMERATION_MAX,
+                        IN_ENUMERATION_RTOL, KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_BRACKET_RTOL,
+                        MU_FLOOR, MU_MAX, MU_RTOL, P_MATRIX_EXACT_MAX, SAME_RTOL, SINGLETON_DENSE_MAX, Tolerance,
+                        ZERO_FORCE_RTOL)
 from .cones import DISK, Layout, cone_constraints
 from ..linalg.dense import as_dense
 from .enumeration import Enumeration, enumerate_solutions, enumerated_contacts
@@ -129,8 +130,6 @@ def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, 
                     conic: MultiplierSetConic | None = None) -> dict[int, float]:
     """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones (``conic``: the
     programs in Clarabel's form, tried first, as in :func:`margin`)."""
-    import cvxpy as cp
-
     det = set(int(i) for i in detaching(p, a, atol, lam_n))
     out = {}
     for i in Layout(p).sticking:
@@ -144,6 +143,8 @@ def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, 
                 feas = conic.feasible(None, signs).status
                 status = "failed" if feas == "failed" else ("unbounded" if feas == "solved" else "infeasible")
         if status == "failed":
+            import cvxpy as cp  # the fallback only: the direct path needs no cvxpy
+
             L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
             cons += cone_constraints(L, le, li, p.friction, DISK, signs)
             obj = p.friction[i] * signs.get(i, 1) * L.normal(i, le, li) - cp.norm(L.tangent(i, le), 2)
@@ -234,8 +235,6 @@ def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, norm
     with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine
     hull, or None when the program does not end ``solved`` (``conic``: the program in Clarabel's form, tried
     first)."""
-    import cvxpy as cp
-
     point = None
     if conic is not None:
         ans = conic.min_common_mu(normals)
@@ -244,6 +243,8 @@ def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, norm
         elif ans.status != "failed":
             return None
     if point is None:
+        import cvxpy as cp  # the fallback only: the direct path needs no cvxpy
+
         L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
         mu = cp.Variable(nonneg=True)
         for i, lam in normals.items():
@@ -279,8 +280,6 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
     ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
     first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
     """
-    import cvxpy as cp
-
     L = Layout(p)
     aff = _AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
     if aff is not None:
@@ -289,14 +288,17 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
             direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
             if direct is not None:
                 return direct
-    mu = cp.Parameter(p.m, nonneg=True)
     patterns = list(L.sign_patterns())
-    progs: dict[int, tuple] = {}  # the cvxpy programs, built when the Clarabel form of one fails
+    progs: dict = {}  # the cvxpy programs (μ a Parameter), built when the Clarabel form of one decides nothing
 
     def program(k: int):
+        import cvxpy as cp  # the fallback only: the direct path needs no cvxpy
+
+        if "mu" not in progs:
+            progs["mu"] = cp.Parameter(p.m, nonneg=True)
         if k not in progs:
             L2, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
-            cons += cone_constraints(L2, le, li, mu, DISK, patterns[k])
+            cons += cone_constraints(L2, le, li, progs["mu"], DISK, patterns[k])
             progs[k] = (cp.Problem(cp.Minimize(0), cons), le, li)
         return progs[k]
 
@@ -306,7 +308,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
             if ans.status != "failed":
                 return ans.status, (ans.lev, ans.liv)
         pr, le, li = program(k)
-        mu.value = np.full(p.m, value)
+        progs["mu"].value = np.full(p.m, value)
         st = run(pr)
         return st, (_values(L, le, li) if st == "solved" else None)
 
@@ -422,18 +424,19 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
     :func:`gaussqp.friction.multiplier_set.detaching`)."""
-    import cvxpy as cp
-
     needs = "socp" if p.dimension >= 3 else "qp"
-    backend = get_backend(solver if needs == "qp" or solver != "osqp" else None, needs=needs)
+    name = solver if needs == "qp" or solver != "osqp" else None
+    chosen: dict = {}
 
-    def run(prob: cp.Problem) -> str:  # every program of the verdict, through the single solve path
-        return solve_program(prob, backend, tol, needs)[1]  # resolved once above: a lookup costs ~1 ms
+    def run(prob: cp.Problem) -> str:  # every cvxpy program of the verdict, through the single solve path
+        if "backend" not in chosen:  # resolved once (a lookup costs ~1 ms), and only when a cvxpy program runs
+            chosen["backend"] = get_backend(name, needs=needs)
+        return solve_program(prob, chosen["backend"], tol, needs)[1]
 
     atol = active_tolerance(p, a)
     # the programs in Clarabel's form, built once on Λ(a) (issue #15); the cvxpy programs are their fallback
-    conic = (MultiplierSetConic(p, a, atol, lam_n, backend, tol) if backend.name in DIRECT_CONIC_BACKENDS
-             else None)
+    direct = direct_backend(name, needs, DIRECT_CONIC_BACKENDS)
+    conic = MultiplierSetConic(p, a, atol, lam_n, direct, tol) if direct is not None else None
     det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = Layout(p)
     best, best_signs, best_point = None, {}, None

@@ -502,20 +502,29 @@ def test_analyze_max_margin_path_details(monkeypatch):
 
 
 def test_analyze_chooses_the_backend(monkeypatch):
-    seen = []
-    real = sv.get_backend
+    # the backend asked for: the user's in 2D (LPs), none for OSQP in 3D (no cones: the first SOCP backend), the
+    # user's otherwise; Clarabel takes the direct path, any other backend runs the cvxpy programs
+    asked, cvxpy_backends = [], []
+    real_direct, real_get = sv.direct_backend, sv.get_backend
 
-    def recording(solver, needs="qp"):
-        seen.append((solver, needs))
-        return real(solver, needs=needs)
-    monkeypatch.setattr(sv, "get_backend", recording)
+    def direct(solver, needs, allowed):
+        asked.append((solver, needs))
+        return real_direct(solver, needs, allowed)
+
+    def get(solver, needs="qp"):
+        cvxpy_backends.append((solver, needs))
+        return real_get(solver, needs=needs)
+    monkeypatch.setattr(sv, "direct_backend", direct)
+    monkeypatch.setattr(sv, "get_backend", get)
     sv.analyze(floor(0.2), np.zeros(2), True, "osqp", HIGH, want_mu_min=False)
+    assert cvxpy_backends == [("osqp", "qp")]  # OSQP has no direct conic path: its cvxpy programs ran
     c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
                 tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
     sv.analyze(q, np.zeros(3), True, "osqp", HIGH, want_mu_min=False)
     sv.analyze(q, np.zeros(3), True, "clarabel", HIGH, want_mu_min=False)
-    assert seen == [("osqp", "qp"), (None, "socp"), ("clarabel", "socp")]
+    assert asked == [("osqp", "qp"), (None, "socp"), ("clarabel", "socp")]
+    assert cvxpy_backends == [("osqp", "qp")]  # Clarabel's direct path decided the 3D verdicts
 
 
 def test_singleton_small_load_and_exact_thresholds():
