@@ -17,7 +17,6 @@ what it recomputes is listed in :class:`Solver`'s docstring.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass, fields
 from typing import Iterable
@@ -29,6 +28,7 @@ from .backends import get_backend
 from .dispatch import check_bracket, check_facets, choose_formulation, formulation_object, solve_classified
 from .errors import StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
+from .linalg.dense import sparse_digest
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .progress import Progress
@@ -49,11 +49,7 @@ def _pattern(A) -> str:
     if not A.has_canonical_format:  # duplicates summed and indices sorted on a copy: the problem is immutable
         A = A.copy()
         A.sum_duplicates()
-    h = hashlib.blake2b(digest_size=16)
-    h.update(np.asarray(A.shape, dtype=np.int64).tobytes())
-    h.update(np.asarray(A.indptr, dtype=np.int64).tobytes())
-    h.update(np.asarray(A.indices, dtype=np.int64).tobytes())
-    return h.hexdigest()
+    return sparse_digest(A)
 
 
 def _kind(A) -> str:

@@ -745,9 +745,10 @@ STUDY_PEER_ENUM_MAX = 12
 #: from the problem's blocks, one solver object per structure re-solved with new data) before the cvxpy program;
 #: the cvxpy program stays the definition and the fallback (any other status than solved/infeasible/unbounded).
 DIRECT_QP_BACKENDS = ("clarabel", "osqp")
-#: Backends that the sticking verdict's programs on Λ(a) (margin, contact margins, μ_min's feasibility tests) call
-#: directly in their standard form (:mod:`gaussqp.friction.multiplier_conic`) before the cvxpy program (the
-#: definition and the fallback); any other backend runs the cvxpy programs only.
+#: Backends that conic programs call directly in their standard form (:func:`gaussqp.backends.direct.solve_conic`)
+#: before the cvxpy program (the definition and the fallback): the sticking verdict's programs on Λ(a) (margin,
+#: contact margins, μ_min's feasibility tests; :mod:`gaussqp.friction.multiplier_conic`) and F4/F5 on large or sparse
+#: problems (:mod:`gaussqp.formulations.sticking_conic`); any other backend runs the cvxpy programs only.
 DIRECT_CONIC_BACKENDS = ("clarabel",)
 #: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
 #: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it

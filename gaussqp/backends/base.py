@@ -71,6 +71,13 @@ def silence_c_stdout():
         os.close(saved)
 
 
+def retry_presets(tol: Tolerance) -> list[Tolerance]:
+    """``tol``, then the next looser preset (:data:`gaussqp.settings.LOOSER`) when there is one: the presets every
+    solve path tries, in order, when the backend stalls (:func:`run_cvxpy`, :func:`gaussqp.backends.direct.solve_conic`)."""
+    looser = PRESETS.get(LOOSER.get(tol.name, ""))
+    return [tol] if looser is None else [tol, looser]
+
+
 def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, dict]:
     """Solve ``prob`` with ``backend`` at tolerance ``tol``.
 
@@ -85,9 +92,7 @@ def run_cvxpy(prob: cp.Problem, backend: Backend, tol: Tolerance) -> tuple[str, 
     info: dict = {"backend": backend.name, "attempts": []}
     t0 = time.perf_counter()
     status = "failed"
-    for preset in (tol, PRESETS.get(LOOSER.get(tol.name, ""))):
-        if preset is None:
-            break
+    for preset in retry_presets(tol):
         settings = backend.settings(preset)
         info["settings"] = settings
         try:

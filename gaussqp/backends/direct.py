@@ -25,15 +25,15 @@ with its own Farkas vector or descent ray.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..settings import DIRECT_QP_BACKENDS, Tolerance
-from .base import ProgramCache, silence_c_stdout
+from ..linalg.dense import sparse_digest
+from ..settings import Tolerance
+from .base import Backend, ProgramCache, retry_presets, silence_c_stdout
 
 #: solver objects by structure (see the module docstring)
 SOLVERS = ProgramCache()
@@ -54,11 +54,6 @@ class DirectAnswer:
     y_in: np.ndarray | None
     reused: bool
     info: dict
-
-
-def supports(backend_name: str) -> bool:
-    """True when ``backend_name`` has a direct path (:data:`~gaussqp.settings.DIRECT_QP_BACKENDS`)."""
-    return backend_name in DIRECT_QP_BACKENDS
 
 
 def _full_pattern(A) -> sp.csc_matrix:
@@ -87,15 +82,6 @@ def _upper(P) -> sp.csc_matrix:
     indptr = np.concatenate([[0], np.cumsum([j + 1 for j in range(n)])]).astype(np.int64)
     colidx = np.repeat(np.arange(n), np.arange(1, n + 1))
     return sp.csc_matrix((P[indices, colidx], indices.astype(np.int64), indptr), shape=(n, n))
-
-
-def _pattern_key(*mats: sp.csc_matrix) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for A in mats:
-        h.update(np.asarray(A.shape, dtype=np.int64).tobytes())
-        h.update(np.asarray(A.indptr, dtype=np.int64).tobytes())
-        h.update(np.asarray(A.indices, dtype=np.int64).tobytes())
-    return h.hexdigest()
 
 
 def solve_direct(backend: str, P, f: np.ndarray, E, e: np.ndarray, G, g: np.ndarray, tol: Tolerance,
@@ -128,7 +114,7 @@ def _clarabel(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
     A = sp.vstack([Eb, -Gb], format="csc")
     A.sort_indices()
     b = np.concatenate([-np.asarray(e, dtype=float), np.asarray(g, dtype=float)])
-    key = ("clarabel", tol.name, U.shape[0], me, mi, _pattern_key(U, A))
+    key = ("clarabel", tol.name, U.shape[0], me, mi, sparse_digest(U, A))
 
     def build():
         s = clarabel.DefaultSettings()
@@ -161,7 +147,7 @@ def _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
     A.sort_indices()
     lo = np.concatenate([-np.asarray(e, dtype=float), -np.asarray(g, dtype=float)])
     hi = np.concatenate([-np.asarray(e, dtype=float), np.full(mi, np.inf)])
-    key = ("osqp", tol.name, U.shape[0], me, mi, _pattern_key(U, A))
+    key = ("osqp", tol.name, U.shape[0], me, mi, sparse_digest(U, A))
 
     def build():
         m = osqp.OSQP()
@@ -188,9 +174,8 @@ def _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
 
 
 # ---------------------------------------------------------------------------------------------- conic programs
-#: Clarabel's statuses that end a conic program, and (after the looser preset) the inaccurate ones as cvxpy reads
-#: them (cvxpy's ``CLARABEL.STATUS_MAP``: ``AlmostSolved`` is optimal_inaccurate, and so on)
-_CONIC_FINAL = {"Solved": "solved", "PrimalInfeasible": "infeasible", "DualInfeasible": "unbounded"}
+#: after the looser preset, Clarabel's inaccurate statuses as cvxpy reads them (cvxpy's ``CLARABEL.STATUS_MAP``:
+#: ``AlmostSolved`` is optimal_inaccurate, and so on); :data:`_CLARABEL_STATUS` are the ones that end a program
 _CONIC_INACCURATE = {"AlmostSolved": "inaccurate", "AlmostPrimalInfeasible": "infeasible",
                      "AlmostDualInfeasible": "unbounded"}
 
@@ -217,6 +202,12 @@ class ConicResult:
     status: str
     raw: str
     x: np.ndarray | None
+
+
+def conic_presets(backend: Backend, tol: Tolerance) -> list[dict]:
+    """The backend's settings for ``tol`` and for the next looser preset, the retry of
+    :func:`gaussqp.backends.base.retry_presets` that every solve path makes; :func:`solve_conic`'s ``presets``."""
+    return [backend.settings(t) for t in retry_presets(tol)]
 
 
 def solve_conic(P, q: np.ndarray, blocks: list[RowBlock], ncols: int, presets: list[dict]) -> ConicResult:
@@ -257,11 +248,11 @@ def solve_conic(P, q: np.ndarray, blocks: list[RowBlock], ncols: int, presets: l
         except (ValueError, ArithmeticError, RuntimeError, TypeError) as exc:
             return ConicResult("failed", f"{type(exc).__name__}: {exc}", None)
         raw = str(sol.status)
-        if raw in _CONIC_FINAL:
+        if raw in _CLARABEL_STATUS:
             break
-    status = _CONIC_FINAL.get(raw) or _CONIC_INACCURATE.get(raw, "failed")
+    status = _CLARABEL_STATUS.get(raw) or _CONIC_INACCURATE.get(raw, "failed")
     # a point comes with "solved" and, as through cvxpy, with "inaccurate" (the caller's own checks judge it)
     return ConicResult(status, raw, np.asarray(sol.x, dtype=float) if status in ("solved", "inaccurate") else None)
 
 
-__all__ = ["ConicResult", "DirectAnswer", "RowBlock", "SOLVERS", "solve_conic", "solve_direct", "supports"]
+__all__ = ["ConicResult", "DirectAnswer", "RowBlock", "SOLVERS", "conic_presets", "solve_conic", "solve_direct"]

@@ -13,7 +13,6 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-
 from ..certificates.judge import finalize
 from ..errors import NotApplicableError
 from ..model.problem import ContactProblem

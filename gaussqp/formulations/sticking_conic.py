@@ -56,8 +56,8 @@ from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
 from ..settings import DIRECT_CONIC_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
 from ..backends import direct_backend, solve_program
-from ..backends.direct import RowBlock, solve_conic
-from ..friction.multiplier_conic import clarabel_presets, cone_rows
+from ..backends.direct import RowBlock, conic_presets, solve_conic
+from ..friction.multiplier_conic import cone_rows
 from .base import PROGRAMS, Formulation, undecided_modes
 
 
@@ -172,7 +172,7 @@ class StickingConic(Formulation):
         P = sp.csc_matrix((2.0 * U.data, (U.row, U.col)), shape=(N, N))
         q = np.concatenate([np.asarray(p.F, dtype=float), np.asarray(e, dtype=float), np.asarray(g, dtype=float)])
         t0 = time.perf_counter()
-        res = solve_conic(P, q, blocks, N, clarabel_presets(backend, tol))
+        res = solve_conic(P, q, blocks, N, conic_presets(backend, tol))
         info = {"backend": backend.name, "direct": True, "status": res.raw, "time_total": time.perf_counter() - t0}
         if res.x is None:
             return res.status, None, None, None, None, info

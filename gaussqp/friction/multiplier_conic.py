@@ -31,9 +31,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..backends.base import Backend
-from ..backends.direct import RowBlock, solve_conic
+from ..backends.direct import RowBlock, conic_presets, solve_conic
 from ..model.problem import ContactProblem
-from ..settings import LOOSER, PRESETS, Tolerance
+from ..settings import Tolerance
 from .cones import DISK, ConeModel, Layout
 from .multiplier_set import detaching
 
@@ -47,12 +47,6 @@ class ConicAnswer:
     liv: np.ndarray | None = None
     extra: float | None = None
     value: float | None = None
-
-
-def clarabel_presets(backend: Backend, tol: Tolerance) -> list[dict]:
-    """Clarabel's settings for ``tol`` and for the next looser preset (:data:`gaussqp.settings.LOOSER`), the retry
-    of :func:`gaussqp.backends.base.run_cvxpy`."""
-    return [backend.settings(t) for t in (tol, PRESETS.get(LOOSER.get(tol.name, ""))) if t is not None]
 
 
 def cone_rows(L: Layout, model: ConeModel, contacts: list[int], coef, *, offset: int = 0,
@@ -108,7 +102,7 @@ class MultiplierSetConic:
         p = problem
         self.p = p
         self.L = L = Layout(p)
-        self.presets = clarabel_presets(backend, tol)
+        self.presets = conic_presets(backend, tol)
         self.nx = L.pe + L.pg
         E, _ = p.equalities
         G, _ = p.inequalities
@@ -198,4 +192,4 @@ class MultiplierSetConic:
         return self._solve(q, [rows], 1, extra_nonneg=True, extra_is_force=False)
 
 
-__all__ = ["ConicAnswer", "MultiplierSetConic", "clarabel_presets", "cone_rows"]
+__all__ = ["ConicAnswer", "MultiplierSetConic", "cone_rows"]

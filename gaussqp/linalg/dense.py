@@ -92,7 +92,7 @@ def sparse_full_row_rank(A) -> float | None:
     k, n = A.shape
     if k < 3 or k > n:
         return None
-    key = _content_key(A)
+    key = sparse_digest(A, values=True)
     if key not in _FULL_ROW_RANK_MEMO:
         _FULL_ROW_RANK_MEMO[key] = _sparse_full_row_rank(A)
         while len(_FULL_ROW_RANK_MEMO) > SPARSE_RANK_MEMO_SIZE:
@@ -105,12 +105,21 @@ def sparse_full_row_rank(A) -> float | None:
 _FULL_ROW_RANK_MEMO: OrderedDict = OrderedDict()
 
 
-def _content_key(A: sp.csr_matrix) -> str:
-    """A digest of the matrix itself (shape, pattern, values): equal keys mean equal matrices."""
-    h = hashlib.blake2b(digest_size=20)
-    for part in (np.asarray(A.shape, dtype=np.int64), np.asarray(A.indptr, dtype=np.int64),
-                 np.asarray(A.indices, dtype=np.int64), np.asarray(A.data, dtype=float)):
-        h.update(part.tobytes())
+def sparse_digest(*mats, values: bool = False) -> str:
+    """A 128-bit BLAKE2b digest of compressed sparse matrices (CSR or CSC) as they are stored: each one's shape,
+    index pointers and indices (its sparsity pattern, explicit zeros included), and with ``values`` its entries too.
+    Equal digests mean equal patterns (equal matrices with ``values``); the caller puts the matrices in one
+    canonical form first. Keys of the caches that must not be re-asked for the same structure or matrix: the
+    direct solver objects (:mod:`gaussqp.backends.direct`), the batch API's structures (:mod:`gaussqp.batch`) and
+    :func:`sparse_full_row_rank`'s memo."""
+    h = hashlib.blake2b(digest_size=16)
+    for A in mats:
+        parts = [np.asarray(A.shape, dtype=np.int64), np.asarray(A.indptr, dtype=np.int64),
+                 np.asarray(A.indices, dtype=np.int64)]
+        if values:
+            parts.append(np.asarray(A.data, dtype=float))
+        for part in parts:
+            h.update(part.tobytes())
     return h.hexdigest()
 
 
