@@ -256,16 +256,8 @@ def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
         rows = (x > tol).nonzero()[0]
         if rows.size == 0:
             return "ray", it, basis, rhs, x, entering
-        ratios = rhs[rows] / x[rows]
-        i = int(ratios.argmin())
-        best = float(ratios[i])
-        tied = ratios <= best + tie_tol * max(1.0, abs(best))
-        if np.count_nonzero(tied) > 1:
-            cand = rows[tied]
-            z0_rows = cand[basis[cand] == Z0]
-            r = int(z0_rows[0]) if z0_rows.size else _lex_break_revised(G, cols, slot, p, x, cand, tie_tol)
-        else:
-            r = int(rows[i])
+        r = _min_ratio_row(rhs[rows], x[rows], rows, basis, Z0, tie_tol,
+                           lambda cand: _lex_break_revised(G, cols, slot, p, x, cand, tie_tol))
         pivot(r, x)
         leaving = int(basis[r])
         basis[r] = entering
@@ -295,14 +287,20 @@ def _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol) -> int:
     """The ratio test on a tableau ``T`` (columns ``0..k-1`` hold ``B⁻¹``, the last ``B⁻¹ q``) over the
     blocking ``rows`` of the entering column ``col``: the smallest ratio, ties (relative ``tie_tol``) going to
     z0's row, else to :func:`_lex_break`. (:func:`_pivot` applies the same rule without forming ``T``.)"""
-    ratios = T[rows, -1] / col[rows]
-    best = ratios.min()
+    return _min_ratio_row(T[rows, -1], col[rows], rows, basis, Z0, tie_tol,
+                          lambda cand: _lex_break(T[cand, :k], col[cand], cand, tie_tol))
+
+
+def _min_ratio_row(rhs, x, rows, basis, Z0, tie_tol, lex_break) -> int:
+    """The ratio test's row, written once for the tableau (:func:`_lex_min_ratio`) and the revised form
+    (:func:`_pivot`): over the blocking ``rows`` (``rhs`` and ``x`` their entries of ``B⁻¹q`` and of the entering
+    column), the smallest ratio; ties (relative ``tie_tol``) go to z0's row, else to ``lex_break(tied rows)``."""
+    ratios = rhs / x
+    best = float(ratios.min())
     cand = rows[ratios <= best + tie_tol * max(1.0, abs(best))]
     if cand.size > 1:
         z0_rows = cand[basis[cand] == Z0]
-        if z0_rows.size:
-            return int(z0_rows[0])
-        return _lex_break(T[cand, :k], col[cand], cand, tie_tol)
+        return int(z0_rows[0]) if z0_rows.size else lex_break(cand)
     return int(cand[0])
 
 
