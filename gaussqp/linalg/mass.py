@@ -50,17 +50,20 @@ def _eig_factor_dense(M: np.ndarray):
     """Equilibrate, decide the rank on the unit-diagonal matrix, and map back: ``R = √w Vᵀ S⁻¹``.
 
     Returns (R, kernel basis of M, eigenvalues of M̃, S)."""
-    M = 0.5 * (M + M.T)
-    s = jacobi_scaling(np.diag(M))
-    Mt = s[:, None] * M * s[None, :]
-    w, V = np.linalg.eigh(0.5 * (Mt + Mt.T))
-    ref = float(np.abs(w).max()) if w.size else 0.0
-    keep = w > rank_tol(ref, M.shape)
+    W, V, S, keep = _eig_batched(M[None])
+    R, K = _factor_from_eig(W[0], V[0], S[0], keep[0])
+    return R, K, W[0], S[0]
+
+
+def _factor_from_eig(w: np.ndarray, V: np.ndarray, s: np.ndarray, keep: np.ndarray):
+    """``(R, K)`` of one block from the eigenpairs ``(w, V)`` of its equilibrated matrix, its Jacobi scaling ``s``
+    and the eigenvalues ``keep``-t: ``R = √w Vᵀ S⁻¹`` on the kept ones, ``K`` an orthonormal basis of
+    ``ker M = S ker M̃`` (0 columns when none is dropped)."""
     R = (np.sqrt(w[keep])[:, None] * V[:, keep].T) / s[None, :]
-    K = V[:, ~keep] * s[:, None]  # ker M = S ker M̃
+    K = V[:, ~keep] * s[:, None]
     if K.shape[1]:
         K, _ = np.linalg.qr(K)
-    return R, K, w, s
+    return R, K
 
 
 def factor_mass(M) -> MassFactor:
@@ -101,14 +104,11 @@ def factor_mass(M) -> MassFactor:
         W, V, S, keep = _eig_batched(blocks)
         scaling[idx.ravel()] = S.ravel()
         for b, c in enumerate(comps):
-            kb = keep[b]
             eig_of[c] = W[b]
-            Rb = (np.sqrt(W[b][kb])[:, None] * V[b][:, kb].T) / S[b][None, :]
+            Rb, K = _factor_from_eig(W[b], V[b], S[b], keep[b])
             rr, cc = np.nonzero(Rb)
             r_of[c] = (rr, idx[b][cc], Rb[rr, cc], Rb.shape[0])
-            if not kb.all():  # a singular block: its kernel, orthonormalized as the dense factorization does
-                K = V[b][:, ~kb] * S[b][:, None]
-                K, _ = np.linalg.qr(K)
+            if K.shape[1]:  # a singular block: its kernel
                 k_of[c] = (idx[b], K)
     rows, cols, vals, kernel_cols = [], [], [], []
     r = 0
@@ -133,7 +133,8 @@ def factor_mass(M) -> MassFactor:
 
 
 def _eig_batched(blocks: np.ndarray):
-    """:func:`_eig_factor_dense`'s decisions on a stack of same-size blocks at once (one batched ``eigh``): the
+    """The factorization's decisions on a stack of same-size blocks at once (one batched ``eigh``; a dense ``M`` is a
+    stack of one, :func:`_eig_factor_dense`): the
     symmetrized blocks, their Jacobi scalings, the eigenpairs of the equilibrated blocks and which eigenvalues are
     kept (above :func:`~gaussqp.linalg.dense.rank_tol` of each block's largest magnitude). Returns (W, V, S, keep)."""
     B = 0.5 * (blocks + np.swapaxes(blocks, 1, 2))
