@@ -67,9 +67,7 @@ def median_time(fn, repeat: int, inputs: list | None = None) -> tuple[float, obj
 
 def copies(p: ContactProblem, count: int) -> list[ContactProblem]:
     """``count`` new problem objects with the data of ``p`` (its cached factorizations are not carried over)."""
-    return [ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
-                                       p.friction, list(p.modes), p.slip, list(p.has_tangent), p.dimension,
-                                       name=p.name) for _ in range(count)]
+    return [p.with_force(p.F) for _ in range(count)]  # with_force builds a new problem from the same blocks
 
 
 def states(p: ContactProblem, count: int, rng) -> list[ContactProblem]:

@@ -39,8 +39,7 @@ import numpy as np
 from ..errors import GaussQPError, MissingExtraError, UnknownValueError
 from ..model.local_problem import LocalContactProblem
 from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_MAX_ITER, STUDY_PEER_TIME_MARGIN, STUDY_SICONOS_PYTHON,
-                        STUDY_TIME_LIMIT,
-                        Tolerance, get_tolerance)
+                        STUDY_TIME_LIMIT, Tolerance, get_tolerance)
 
 
 @dataclass(frozen=True)
