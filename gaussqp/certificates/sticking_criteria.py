@@ -27,7 +27,7 @@ from ..errors import UndecidedError
 from ..linalg.delassus import constrained_delassus, delassus
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, singular_value_rank
 from ..model.scales import data_scales
-from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, SCALE_FLOOR, STICKING_DISK_RTOL, VERIFY_RTOL
+from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, ROUND_OFF, SCALE_FLOOR, STICKING_DISK_RTOL, VERIFY_RTOL
 from ..model.problem import ContactProblem
 from ..results import Certificate
 
@@ -140,15 +140,56 @@ def _normal_cone_point(Tn: np.ndarray, Jn: np.ndarray, lam: np.ndarray, d: np.nd
     return z
 
 
+def _one_lp(Tn: np.ndarray, Jn: np.ndarray) -> tuple[bool | None, np.ndarray | None]:
+    """The one-LP test of :func:`image_meets_normal_cone` (normalized rows ``Tn``, ``Jn``): maximize ``1ᵀλ``
+    subject to ``Tnᵀy + Jnᵀλ = 0``, ``λ >= 0``, ``1ᵀλ <= 1``.
+
+    The multipliers ``Λ = {λ >= 0 : Jnᵀλ ∈ im Tnᵀ}`` form a cone and the intersection is ``Jnᵀ Λ``; the optimum is 1
+    when Λ ≠ {0} and 0 when Λ = {0}. A zero optimum proven by the LP's dual bound (at most :data:`LP_VALUE_TOL`)
+    proves Λ = {0}, hence the intersection {0}, whatever the rank of ``Jn``. A positive one stands only with its
+    point ``z = Jnᵀλ`` verified nonzero and in ``im Tnᵀ`` (:func:`_normal_cone_point`, along ``d = z/‖z‖``). Returns
+    (True, None), (False, z) or (None, None) when neither is proven (an LP failure, or ``λ ∈ ker Jnᵀ``: dependent
+    rows), and the caller then runs the r + 1 LPs."""
+    from scipy.optimize import linprog
+
+    kt, ku = Tn.shape[0], Jn.shape[0]
+    n = Jn.shape[1]
+    Aeq = np.hstack([Tn.T, Jn.T])
+    c = np.concatenate([np.zeros(kt), -np.ones(ku)])
+    Aub = np.concatenate([np.zeros(kt), np.ones(ku)])[None, :]
+    bub = np.ones(1)
+    res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=[(None, None)] * kt + [(0, None)] * ku,
+                  method="highs")
+    if res.status != 0:
+        return None, None
+    if -res.fun > LP_VALUE_TOL:
+        lam = np.maximum(res.x[kt:], 0.0)
+        z = Jn.T @ lam
+        size = float(np.linalg.norm(z))
+        if size == 0.0:
+            return None, None
+        z = _normal_cone_point(Tn, Jn, lam, z / size)
+        return (False, z) if z is not None else (None, None)
+    bound = lp_dual_bound(res, c, Aub, bub, Aeq, np.zeros(n), np.arange(kt + ku) >= kt)
+    if bound is None or -bound > LP_VALUE_TOL:
+        return None, None
+    return True, None
+
+
 def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
                             scaling: np.ndarray | None = None) -> tuple[bool | None, np.ndarray | None]:
-    """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``? LPs: maximize ``dᵀ(J_uᵀλ)`` subject to
-    ``Tᵀy + J_uᵀλ = 0``, ``λ >= 0``, ``|J_uᵀλ| <= 1``, for each ``d`` of a positive spanning set of ``im J_uᵀ`` (the
-    space the intersection lies in): an orthonormal basis ``q_1 … q_r`` of it (r = rank J_u, the rank rule of
-    :func:`gaussqp.linalg.dense.singular_value_rank` on the normalized rows) and ``-Σ q_j``. The intersection is a
-    convex cone K ⊂ im J_uᵀ; every optimum 0 puts all r + 1 directions in its polar, whose positive span is then the
-    whole of im J_uᵀ, so K = {0}; a positive optimum is a nonzero element. r + 1 LPs (8 on the humanoid) where the
-    coordinate directions ±e_k took 2n (54; issue #15).
+    """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``?
+
+    First one LP on the multipliers (:func:`_one_lp`: the cone ``Λ = {λ >= 0 : J_uᵀλ ∈ im Tᵀ}`` is {0} or not);
+    it decides unless a nonzero ``λ ∈ Λ`` has ``J_uᵀλ = 0`` to round-off (dependent normal rows), so it runs only when
+    the rows of J_u are independent at the rank rule. Otherwise (or when it proves nothing): maximize
+    ``dᵀ(J_uᵀλ)`` subject to ``Tᵀy + J_uᵀλ = 0``, ``λ >= 0``, ``|J_uᵀλ| <= 1``, for each ``d`` of a positive spanning
+    set of ``im J_uᵀ`` (the space the intersection lies in): an orthonormal basis ``q_1 … q_r`` of it (r = rank J_u,
+    the rank rule of :func:`gaussqp.linalg.dense.singular_value_rank` on the normalized rows) and ``-Σ q_j``. The
+    intersection is a convex cone K ⊂ im J_uᵀ; every optimum 0 puts all r + 1 directions in its polar, whose positive
+    span is then the whole of im J_uᵀ, so K = {0}; a positive optimum is a nonzero element. One LP with independent
+    rows (the humanoid's 14 normals: 1 where the r + 1 took 15), r + 1 otherwise, where the coordinate directions
+    ±e_k took 2n (issue #15).
 
     The LPs run in the Jacobi units of M (``scaling`` = S, the rows ``T S`` and ``J_u S`` normalized: S is
     invertible and row scalings do not change the images, so the answer is the same while no coordinate's
@@ -165,17 +206,25 @@ def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
         return True, None
     s = np.ones(n) if scaling is None else np.asarray(scaling, dtype=float)
     Tn, Jn = normalize_rows(T * s[None, :]), normalize_rows(Ju * s[None, :])
+    _, sv, vt = np.linalg.svd(Jn, full_matrices=False)
+    r = singular_value_rank(sv, Jn.shape)
+    if r == ku:
+        trivial, z = _one_lp(Tn, Jn)
+        if trivial is not None:
+            return trivial, (None if z is None else -z / s)
     N = kt + ku
     Aeq = np.hstack([Tn.T, Jn.T])
     Aub = np.vstack([np.hstack([np.zeros((n, kt)), Jn.T]), np.hstack([np.zeros((n, kt)), -Jn.T])])
     bub = np.ones(2 * n)
     bounds = [(None, None)] * kt + [(0, None)] * ku
     nonneg = np.arange(N) >= kt
-    _, sv, vt = np.linalg.svd(Jn, full_matrices=False)
-    Q = vt[:singular_value_rank(sv, Jn.shape)]  # rows: an orthonormal basis of im J_uᵀ
+    Q = vt[:r]  # rows: an orthonormal basis of im J_uᵀ
     for d in [*Q, -Q.sum(axis=0)]:
         c = np.zeros(N)
-        c[kt:] = -(Jn @ d)
+        # d comes from an SVD (its error is normwise): an entry of J_u d at round-off of ‖J_u,i‖‖d‖ (a row orthogonal
+        # to d) is 0, else the dual bound's check, which measures each reduced cost by its own |c_i|, fails on it
+        jd = Jn @ d
+        c[kt:] = -np.where(np.abs(jd) <= ROUND_OFF * np.linalg.norm(Jn, axis=1) * np.linalg.norm(d), 0.0, jd)
         res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=bounds, method="highs")
         if res.status != 0:
             return None, None

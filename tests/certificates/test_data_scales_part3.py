@@ -417,3 +417,33 @@ def test_image_meets_normal_cone_equals_the_coordinate_lps(seed):
     if meets:  # the witness is -J_uᵀλ with λ >= 0 and lies in im Tᵀ
         y = np.linalg.lstsq(T.T, z, rcond=None)[0]
         assert np.allclose(T.T @ y, z, atol=1e-9 * np.abs(z).max()) and np.abs(z).max() > 0
+
+
+@pytest.mark.parametrize("redundant", [False, True])
+def test_image_meets_normal_cone_one_lp_with_independent_rows(monkeypatch, redundant):
+    # independent normal rows: one LP on the multipliers decides (issue #15); dependent rows (a λ >= 0 in ker J_uᵀ makes
+    # the multiplier cone nonzero while the intersection may be {0}) go on to the r + 1 LPs over im J_uᵀ
+    import scipy.optimize
+    from gaussqp.certificates import sticking_criteria as sc
+
+    J = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    if redundant:  # the third row is minus the sum of the first two: J_uᵀ(1, 1, 1) = 0 with (1, 1, 1) >= 0
+        J = np.vstack([J, -J.sum(axis=0)])
+    T = np.array([[1.0, 0.0, 0.0]])  # im Tᵀ = span e1 meets no normal direction: {0}
+    calls = []
+    real = scipy.optimize.linprog
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *a, **k: calls.append(1) or real(*a, **k))
+    trivial, z = sc.image_meets_normal_cone(T, J)
+    assert trivial is True and z is None
+    assert len(calls) == (3 if redundant else 1)  # redundant: rank 2 < 3 rows, no one-LP test; r + 1 = 3 LPs
+
+
+def test_one_lp_with_a_multiplier_in_the_kernel_proves_nothing():
+    # the one-LP test on dependent rows: λ = (1, 1, 1)/3 is in the multiplier cone with J_uᵀλ = 0, the intersection is
+    # {0}; the test must not call it "meets" (nor "{0}": its optimum is 1), it returns undecided for the r + 1 LPs
+    from gaussqp.certificates import sticking_criteria as sc
+
+    J = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, -1.0]])
+    T = np.array([[1.0, 0.0, 0.0]])
+    assert sc._one_lp(T, sc.normalize_rows(J)) == (None, None)
+    assert sc.image_meets_normal_cone(T, J) == (True, None)
