@@ -205,12 +205,14 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     E, e = problem.equalities
     G, g = problem.inequalities
     definite = problem.mass_factor.definite
-    if _point_on_independent_rows(problem) is not None:  # independent rows: no Farkas vector exists, no LP needed
+    # a verified feasible point proves C5 (no Farkas vector can exist then): the least-squares point of independent
+    # rows without an LP, else one LP; only without one is a Farkas vector sought, and no verified Farkas vector is not
+    # yet a proof either way (undecided). One LP where a feasible problem took two (issue #15)
+    if _point_on_independent_rows(problem) is not None or _verified_feasible_point(problem) is not None:
         y, holds = None, True
     else:
         y = farkas_vector(E, e, G, g)
-        # no verified Farkas vector is not yet a proof: C5 holds only with a verified feasible point
-        holds = False if y is not None else (True if _verified_feasible_point(problem) is not None else None)
+        holds = False if y is not None else None
     res = [Certificate(
         id="C5", name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
         holds=holds, margin=(-1.0 / max(SCALE_FLOOR, float(np.abs(y).max())) if y is not None else
