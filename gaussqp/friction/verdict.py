@@ -21,6 +21,8 @@ acceleration; its active set needs a tolerance, which is reported):
 - ``mu_min``: the smallest friction coefficient, common to all sticking contacts, for which the
   all-sticking problem is solvable (sticking Prop. 11), by bisection on the conic feasibility of
   Λ(a) (independent of μ, so this is exact up to the bisection tolerance); ``inf`` when no μ works.
+  ``mu_min_lower`` is the bisection's proven lower end: where a program near the optimum decides
+  nothing, the bisection stops and ``[mu_min_lower, mu_min]`` is what is proven.
 
 When the multiplier rows are independent, Λ(a) is a single point (the solution's multipliers, or
 F1's when sticking is infeasible) and :func:`singleton_verdict` reads all four off it without a program.
@@ -63,6 +65,8 @@ class StickingVerdict:
     boundary_contacts: list[int] = field(default_factory=list)
     detaching_contacts: list[int] = field(default_factory=list)
     mu_min: float | None = None
+    #: the bisection's proven lower end of μ_min (:func:`mu_min_bracket`); None when μ_min was not bisected
+    mu_min_lower: float | None = None
     active_tolerance: float | np.ndarray = 0.0  # per unilateral row (multiplier_set.active_tolerance)
     boundary_test: str = "exact"
     signs: dict = field(default_factory=dict)
@@ -73,6 +77,7 @@ class StickingVerdict:
         return {"feasible": self.feasible, "margin": json_float(self.margin) if self.margin is not None else None,
                 "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
                 "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
+                "mu_min_lower": json_float(self.mu_min_lower) if self.mu_min_lower is not None else None,
                 "active_tolerance": np.asarray(self.active_tolerance, dtype=float).tolist(), "boundary_test": self.boundary_test}
 
 
@@ -265,7 +270,17 @@ def _zero(aff: _AffineSet) -> float:
 
 def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
            conic: MultiplierSetConic | None = None) -> float:
-    """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11); inf if none up to MU_MAX.
+    """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11); inf if none up to MU_MAX: the upper
+    end of :func:`mu_min_bracket`."""
+    return mu_min_bracket(p, a, atol, run, lam_n, conic)[1]
+
+
+def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
+                   conic: MultiplierSetConic | None = None) -> tuple[float | None, float]:
+    """``(lower, μ_min)``: μ_min as :func:`mu_min` defines it, and the largest μ the bisection proved too small (an
+    ``infeasible`` program at every sign pattern; 0.0 when none was, and ``lower == μ_min`` = 0 when μ = 0 works),
+    or None when μ_min is one program's optimum (pinned normal forces) rather than a bisection's. Where the
+    bisection ends undecided, ``[lower, μ_min]`` is what is proven (on real/stacker_boxes a 1 % bracket).
 
     - Sticking normal forces pinned on Λ(a) (e.g. redundant tangent rows only): one program,
       :func:`_direct_mu_min`.
@@ -287,7 +302,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
         if normals is not None:
             direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
             if direct is not None:
-                return direct
+                return None, direct
     patterns = list(L.sign_patterns())
     progs: dict = {}  # the cvxpy programs (μ a Parameter), built when the Clarabel form of one decides nothing
 
@@ -329,7 +344,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
 
     st, val = attempt(0.0)
     if st == "feasible":
-        return 0.0
+        return 0.0, 0.0
     hi = max(1.0, float(p.friction[p.sticking].max(initial=0.0)))
     while True:
         st, val = attempt(hi)
@@ -337,7 +352,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
             break
         hi *= 4.0
         if hi > MU_MAX:
-            return float("inf")
+            return 0.0, float("inf")
     best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
     lo = 0.0
     for _ in range(MU_BISECTION_MAX):
@@ -354,7 +369,7 @@ def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
             lo = mid
         else:
             break
-    return best
+    return lo, best
 
 
 def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
@@ -464,7 +479,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
                 if slack <= BOUNDARY_RTOL * scale:
                     v.boundary_contacts.append(i)
     if want_mu_min:
-        v.mu_min = mu_min(p, a, atol, run, lam_n, conic)
+        v.mu_min_lower, v.mu_min = mu_min_bracket(p, a, atol, run, lam_n, conic)
     return v
 
 

@@ -330,11 +330,11 @@ def test_analyze_3d_uses_socp():
 
 def test_verdict_as_dict():
     v = sv.StickingVerdict(feasible=True, margin=float("inf"), boundary_contacts=[1], detaching_contacts=[2],
-                           mu_min=0.5, active_tolerance=1e-7)
+                           mu_min=0.5, mu_min_lower=0.4999, active_tolerance=1e-7)
     assert v.as_dict() == {"feasible": True, "margin": "inf", "boundary_contacts": [1], "detaching_contacts": [2],
-                           "mu_min": 0.5, "active_tolerance": 1e-7, "boundary_test": "exact"}
+                           "mu_min": 0.5, "mu_min_lower": 0.4999, "active_tolerance": 1e-7, "boundary_test": "exact"}
     w = sv.StickingVerdict(feasible=None, margin=None)
-    assert w.as_dict()["margin"] is None and w.as_dict()["mu_min"] is None
+    assert w.as_dict()["margin"] is None and w.as_dict()["mu_min"] is None and w.as_dict()["mu_min_lower"] is None
 
 
 # ========================================================== second round: survivors of the first mutation run
@@ -684,3 +684,13 @@ def test_singleton_accepts_integer_multipliers():
     # λ*_n = 1.5 from integer input 1: not truncated (margin 0.5 * 1.5 - 0.2)
     w = sv.singleton_verdict(single(0.2, fn=1.5), np.zeros(2), np.array([1]), np.array([[0]]), True)
     assert w.margin == pytest.approx(0.55, abs=1e-14)
+
+
+def test_mu_min_bracket_is_proven_and_closes():
+    # the bisection's lower end is a μ proven too small (every program infeasible there), close below μ_min = |f|
+    # here; μ = 0 feasible gives (0, 0)
+    lo, mu = sv.mu_min_bracket(floor(0.3), np.zeros(2), 1e-7, RUN)
+    # (a program within 4e-5 of the optimum decides nothing here: the bisection stops with that bracket)
+    assert mu == pytest.approx(0.3, rel=1e-6) and 0.999 * mu < lo <= mu
+    assert sv.mu_min_bracket(floor(0.0), np.zeros(2), 1e-7, RUN) == (0.0, 0.0)
+    assert sv.mu_min(floor(0.3), np.zeros(2), 1e-7, RUN) == mu
