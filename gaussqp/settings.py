@@ -368,6 +368,13 @@ CONE_CHECK_RTOL = 1e-7
 #: ``σ_max (n + k) ε ·`` this are dropped (:func:`gaussqp.certificates.instance.forward_error`)
 KKT_RANK_MULTIPLE = 10
 
+#: the SVD of an active set's equilibrated KKT matrix (:func:`gaussqp.linalg.kkt.equilibrated_kkt_svd`) is kept with
+#: its problem, for the polish and the forward error of the answer and of the cross-check's answer, up to this
+#: n + active rows (two sets of singular vectors of this order: 4 MB) ...
+KKT_SVD_MEMO_MAX = 500
+#: ... and for this many active sets per problem
+KKT_SVD_MEMO_SIZE = 2
+
 #: the polish's dense least-squares KKT solve on the equilibrated matrix uses this ``rcond`` (min-norm for
 #: redundant rows; :func:`gaussqp.certificates.polish.polish`) ...
 POLISH_RCOND = 1e-13

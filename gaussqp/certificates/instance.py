@@ -21,7 +21,7 @@ from ..errors import UndecidedError
 from ..model.scales import data_scales, relative
 from ..linalg.dense import as_dense, matrix_rank, row_rank
 from ..model.problem import ContactProblem
-from ..linalg.kkt import equilibrated_kkt, guess_active
+from ..linalg.kkt import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
 from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
                         KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, SCALE_FLOOR, VERIFY_RTOL)
@@ -260,17 +260,16 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     sc = data_scales(problem)
     rt = problem.tangent_rows(problem.sticking)
     active = guess_active(problem, a, lam_n)
-    kkt = equilibrated_kkt(problem, active)
+    fac = equilibrated_kkt_svd(problem, active)  # the polish's SVD when it guessed the same active set
+    kkt, sv = fac.kkt, fac.sv
     lam = np.concatenate([lam_n[problem.bilateral], np.asarray(lam_t).ravel()[rt], lam_n[problem.unilateral][active]])
     n, k, d = problem.n, kkt.J.shape[0], kkt.d
-    K = d[:, None] * kkt.K * d[None, :]
-    Jt = K[n:, :n]  # the equilibrated active rows
+    Jt = d[n:, None] * kkt.J * d[None, :n]  # the equilibrated active rows
     z = np.concatenate([a, lam])
     a_t, lam_t_ = a / d[:n], lam / d[n:]
     res = d * (kkt.K @ z - np.concatenate([-problem.F, -kkt.c]))
-    U, sv, Vt = np.linalg.svd(K)
     rank = int(np.sum(sv > sv[0] * max(n + k, 1) * np.finfo(float).eps * KKT_RANK_MULTIPLE)) if sv.size and sv[0] > 0 else 0
-    dz = Vt[:rank].T @ ((U[:, :rank].T @ res) / sv[:rank])
+    dz = fac.solve(res, rank)
     cond = float(sv[0] / sv[rank - 1]) if rank else float("inf")
     row_rank_ = None
     if rank < n + k and k:

@@ -70,7 +70,7 @@ def _forward_error(sol: Solution, tol: Tolerance) -> None:
     fe = forward_error(sol.problem, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
     if fe is None:
         return
-    ok = fe.margin <= tol.residual
+    ok = bool(fe.margin <= tol.residual)
     sol.certificates.append(Certificate(**{**fe.__dict__, "holds": ok, "margin": tol.residual - fe.margin}))
     if sol.status == SOLVED and not ok:
         sol.status = INACCURATE

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .residuals import kkt_residuals
-from ..linalg.kkt import equilibrated_kkt, guess_active, sparse_kkt_solve
+from ..linalg.kkt import equilibrated_kkt_svd, guess_active, sparse_kkt_solve
 from ..model.rows import assemble_multipliers
 from ..results import Solution
 from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND
@@ -50,11 +50,13 @@ def polish(sol: Solution) -> None:
         if p.n + p.m > POLISH_MAX:
             return
         # equilibrated, so that the cut and the acceptance test below mean the same on every row, whatever its units
-        kkt = equilibrated_kkt(p, A)
+        fac = equilibrated_kkt_svd(p, A)  # the SVD the forward error then uses (the same active set, mostly)
+        kkt = fac.kkt
         J, K, d = kkt.J, kkt.K, kkt.d
         k = J.shape[0]
-        zt, *_ = np.linalg.lstsq(d[:, None] * K * d[None, :], d * rhs, rcond=POLISH_RCOND)
-        z = d * zt
+        # least squares with numpy's lstsq rule: singular values at most rcond σ_max are zero (min-norm)
+        rank = int(np.sum(fac.sv > POLISH_RCOND * fac.sv[0])) if fac.sv.size and fac.sv[0] > 0 else 0
+        z = d * fac.solve(d * rhs, rank)
         row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + kkt.data_rows  # the data's terms too: never 0 / 0
         if np.any(np.abs(K @ z - rhs) > KKT_SOLVE_RTOL * row_scale):
             return

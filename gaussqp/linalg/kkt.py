@@ -2,12 +2,17 @@
 unilateral rows, its equilibrated dense assembly, and a sparse LU solve.
 
 Shared by the active-set polish (:mod:`gaussqp.certificates.polish`), the forward-error certificate
-(:func:`gaussqp.certificates.instance.forward_error`) and F7 (:mod:`gaussqp.formulations.bilateral_kkt`).
+(:func:`gaussqp.certificates.instance.forward_error`) and F7 (:mod:`gaussqp.formulations.bilateral_kkt`). The polish
+and the forward error use one SVD of the equilibrated matrix per active set (:func:`equilibrated_kkt_svd`), kept
+with the problem: one solve asks it four times of the same set (the answer and the cross-check's, each polished
+and then estimated; issue #15).
 Tutorial (4) and App. E; inertial (48) (the KKT conditions of the Gauss QP on the active rows).
 """
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +21,7 @@ import scipy.sparse as sp
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from .dense import as_dense
-from ..settings import KKT_SOLVE_RTOL
+from ..settings import KKT_SOLVE_RTOL, KKT_SVD_MEMO_MAX, KKT_SVD_MEMO_SIZE
 
 
 def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
@@ -76,3 +81,44 @@ def equilibrated_kkt(problem: ContactProblem, active: np.ndarray) -> Equilibrate
     w = np.concatenate([sc.equality_weight, sc.inequality_weight[active]])
     return EquilibratedKKT(J=J, c=np.concatenate([e, g[active]]), K=K, d=np.concatenate([sc.coordinate, 1.0 / w]),
                            data_rows=np.concatenate([sc.dynamics_row, sc.equality_row, sc.inequality_row[active]]))
+
+
+@dataclass(frozen=True)
+class KKTFactor:
+    """An :class:`EquilibratedKKT` and the SVD ``U diag(sv) Vt`` of its equilibrated matrix
+    ``K̃ = diag(d) K diag(d)``."""
+
+    kkt: EquilibratedKKT
+    U: np.ndarray
+    sv: np.ndarray
+    Vt: np.ndarray
+
+    def solve(self, rhs: np.ndarray, rank: int) -> np.ndarray:
+        """``K̃⁺ rhs`` over the ``rank`` largest singular values (the truncated pseudo-inverse)."""
+        return self.Vt[:rank].T @ ((self.U[:, :rank].T @ rhs) / self.sv[:rank])
+
+
+#: :func:`equilibrated_kkt_svd`'s factors by problem (held weakly) and active set, at most
+#: :data:`~gaussqp.settings.KKT_SVD_MEMO_SIZE` sets per problem
+_SVD_MEMO: "weakref.WeakKeyDictionary[ContactProblem, OrderedDict]" = weakref.WeakKeyDictionary()
+
+
+def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFactor:
+    """The :class:`KKTFactor` of ``problem`` with the unilateral rows ``active``: :func:`equilibrated_kkt` and one
+    SVD of its equilibrated matrix, kept with the problem up to :data:`~gaussqp.settings.KKT_SVD_MEMO_MAX`
+    (n + active rows) for the polish and the forward error of every answer of one solve."""
+    active = np.asarray(active, dtype=bool)
+    key = active.tobytes()
+    memo = _SVD_MEMO.get(problem)
+    if memo is not None and key in memo:
+        return memo[key]
+    kkt = equilibrated_kkt(problem, active)
+    d = kkt.d
+    U, sv, Vt = np.linalg.svd(d[:, None] * kkt.K * d[None, :])
+    out = KKTFactor(kkt, U, sv, Vt)
+    if kkt.K.shape[0] <= KKT_SVD_MEMO_MAX:
+        memo = _SVD_MEMO.setdefault(problem, OrderedDict())
+        memo[key] = out
+        while len(memo) > KKT_SVD_MEMO_SIZE:
+            memo.popitem(last=False)
+    return out

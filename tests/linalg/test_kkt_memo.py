@@ -1,0 +1,57 @@
+"""One SVD of an active set's equilibrated KKT matrix per problem (issue #15): the polish and the forward error of the
+answer and of the cross-check's answer share it; it is keyed by the active set, held weakly, and equals a fresh one."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+import gaussqp
+from gaussqp import ContactProblem, problems
+from gaussqp.linalg import kkt
+
+
+def test_one_solve_factors_each_active_set_once(monkeypatch):
+    p = problems.load("real/humanoid_lying")
+    q = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), np.zeros((2 * p.m, p.n)),
+                                   np.zeros(2 * p.m), np.zeros(p.m), ["frictionless"] * p.m, None, [False] * p.m, 3)
+    built = []
+    real = kkt.equilibrated_kkt
+    monkeypatch.setattr(kkt, "equilibrated_kkt", lambda prob, active: built.append(active.tobytes()) or real(prob, active))
+    sol = gaussqp.solve(q)  # F1, then the LCP route as cross-check: two answers, each polished and estimated
+    assert sol.status == "solved" and sol.crosscheck["agree"] is True
+    assert sol.certificate("forward_error").holds is True
+    assert len(built) == len(set(built)) >= 1  # every active set factored once (four uses)
+
+
+def test_factor_is_keyed_by_the_active_set_and_equals_a_fresh_svd():
+    p = problems.load("real/humanoid_lying")
+    mask = np.zeros(len(p.unilateral), dtype=bool)
+    mask[:3] = True
+    f1 = kkt.equilibrated_kkt_svd(p, mask)
+    assert kkt.equilibrated_kkt_svd(p, mask.copy()) is f1  # the same set, another array: from the memo
+    other = mask.copy()
+    other[5] = True
+    f2 = kkt.equilibrated_kkt_svd(p, other)
+    assert f2 is not f1 and f2.kkt.J.shape[0] == f1.kkt.J.shape[0] + 1
+    e = kkt.equilibrated_kkt(p, mask)
+    sv = np.linalg.svd(e.d[:, None] * e.K * e.d[None, :], compute_uv=False)
+    assert np.allclose(f1.sv, sv, rtol=1e-12, atol=0.0)
+    rhs = np.random.default_rng(0).standard_normal(f1.sv.size)
+    rank = int(np.sum(f1.sv > 1e-13 * f1.sv[0]))
+    x = f1.solve(rhs, rank)  # the truncated pseudo-inverse = numpy's min-norm least squares at that rcond
+    ref = np.linalg.lstsq(e.d[:, None] * e.K * e.d[None, :], rhs, rcond=1e-13)[0]
+    assert np.allclose(x, ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+
+
+def test_memo_does_not_keep_problems_alive():
+    import weakref
+
+    p = problems.load("real/humanoid_lying")
+    kkt.equilibrated_kkt_svd(p, np.ones(len(p.unilateral), dtype=bool))
+    assert p in kkt._SVD_MEMO
+    ref = weakref.ref(p)
+    del p
+    gc.collect()
+    assert ref() is None  # the memo held it weakly: the problem and its factors are gone
