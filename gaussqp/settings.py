@@ -368,6 +368,13 @@ CONE_CHECK_RTOL = 1e-7
 #: ``σ_max (n + k) ε ·`` this are dropped (:func:`gaussqp.certificates.instance.forward_error`)
 KKT_RANK_MULTIPLE = 10
 
+#: the direct QP path (:mod:`gaussqp.backends.direct`) gathers dense blocks with index arrays, kept for this many
+#: sizes (n, rows) ...
+DIRECT_PATTERN_CACHE = 16
+#: ... up to this n (O(n² + k n) integers each: under 1 MB here; above, assembling is a small part of a solve and they
+#: are not kept)
+DIRECT_PATTERN_CACHE_N = 300
+
 #: the SVD of an active set's equilibrated KKT matrix (:func:`gaussqp.linalg.kkt.equilibrated_kkt_svd`) is kept with
 #: its problem, for the polish and the forward error of the answer and of the cross-check's answer, up to this
 #: n + active rows (two sets of singular vectors of this order: 4 MB) ...

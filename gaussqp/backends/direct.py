@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..linalg.dense import sparse_digest
-from ..settings import Tolerance
+from ..settings import DIRECT_PATTERN_CACHE, DIRECT_PATTERN_CACHE_N, Tolerance
 from .base import Backend, ProgramCache, retry_presets, silence_c_stdout
 
 #: solver objects by structure (see the module docstring)
@@ -84,6 +86,62 @@ def _upper(P) -> sp.csc_matrix:
     return sp.csc_matrix((P[indices, colidx], indices.astype(np.int64), indptr), shape=(n, n))
 
 
+@dataclass(frozen=True)
+class _Assembled:
+    """The data of :func:`solve_direct` in a solver's standard form: ``P``'s upper triangle and ``A``'s entries in
+    CSC order (``U_data``, ``A_data``: what ``update`` takes), ``pattern``, a key of their sparsity patterns, and
+    ``matrices()`` the CSC matrices themselves (built only for a new solver object)."""
+
+    U_data: np.ndarray
+    A_data: np.ndarray
+    pattern: tuple
+    matrices: Callable[[], tuple[sp.csc_matrix, sp.csc_matrix]]
+
+
+def _dense_pattern(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Index arrays of every entry of an ``n × n`` upper triangle and of a ``k × n`` block, in CSC order: the row
+    and column of each upper entry (to gather them), the upper triangle's ``indptr``, and the block's ``indices``
+    (its ``indptr`` is ``0, k, 2k, …``). Read-only: the cached ones are shared by every call of these sizes."""
+    cols = np.repeat(np.arange(n, dtype=np.int64), np.arange(1, n + 1))
+    rows = np.concatenate([np.arange(j + 1, dtype=np.int64) for j in range(n)]) if n else np.zeros(0, dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(np.arange(1, n + 1))]).astype(np.int64)
+    block_rows = np.tile(np.arange(k, dtype=np.int64), n)
+    for a in (rows, cols, indptr, block_rows):
+        a.flags.writeable = False
+    return rows, cols, indptr, block_rows
+
+
+#: :func:`_dense_pattern` kept for the sizes of small systems (where assembling is a visible part of a solve)
+_small_dense_pattern = lru_cache(maxsize=DIRECT_PATTERN_CACHE)(_dense_pattern)
+
+
+def _assemble(P, E, G, sign_G: float) -> _Assembled:
+    """``P``'s upper triangle and ``A = [E; sign_G · G]`` with a stable pattern. Dense blocks store every entry (so
+    another state of the same robot has the same structure) and are gathered with cached index arrays, no sparse
+    matrix built unless a solver object is; sparse ones keep their own pattern (:func:`_upper`,
+    :func:`_full_pattern`)."""
+    if not any(sp.issparse(B) for B in (P, E, G)):
+        P = np.asarray(P, dtype=float)
+        n = P.shape[0]
+        A = np.vstack([np.asarray(E, dtype=float).reshape(-1, n), sign_G * np.asarray(G, dtype=float).reshape(-1, n)])
+        k = A.shape[0]
+        rows, cols, indptr, block_rows = (_small_dense_pattern if n <= DIRECT_PATTERN_CACHE_N else _dense_pattern)(n, k)
+        U_data, A_data = P[rows, cols], A.T.ravel()
+
+        def matrices():
+            U = sp.csc_matrix((U_data.copy(), rows.copy(), indptr.copy()), shape=(n, n))
+            Ab = sp.csc_matrix((A_data.copy(), block_rows.copy(), np.arange(0, k * n + 1, max(k, 1), dtype=np.int64)
+                                if k else np.zeros(n + 1, dtype=np.int64)), shape=(k, n))
+            return U, Ab
+
+        return _Assembled(U_data, A_data, ("dense", n, k), matrices)
+    U = _upper(P)
+    Eb, Gb = _full_pattern(E), _full_pattern(G)
+    A = sp.vstack([Eb, sign_G * Gb], format="csc")
+    A.sort_indices()
+    return _Assembled(U.data, A.data, ("sparse", sparse_digest(U, A)), lambda: (U, A))
+
+
 def solve_direct(backend: str, P, f: np.ndarray, E, e: np.ndarray, G, g: np.ndarray, tol: Tolerance,
                  settings: dict) -> DirectAnswer:
     """Solve ``min ½xᵀPx + fᵀx s.t. E x + e = 0, G x + g >= 0`` with ``backend`` (``"clarabel"`` or ``"osqp"``)
@@ -91,14 +149,12 @@ def solve_direct(backend: str, P, f: np.ndarray, E, e: np.ndarray, G, g: np.ndar
     the same as the cvxpy path's). Never raises for a solver failure: it is a ``failed`` answer."""
     t0 = time.perf_counter()
     me, mi = int(np.size(e)), int(np.size(g))
-    U = _upper(P)
-    Eb, Gb = _full_pattern(E), _full_pattern(G)
     info: dict = {"backend": backend, "direct": True}
     try:
         if backend == "clarabel":
-            ans = _clarabel(U, f, Eb, e, Gb, g, me, mi, tol, settings, info)
+            ans = _clarabel(_assemble(P, E, G, -1.0), f, e, g, me, mi, tol, settings, info)
         elif backend == "osqp":
-            ans = _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info)
+            ans = _osqp(_assemble(P, E, G, 1.0), f, e, g, me, mi, tol, settings, info)
         else:
             raise ValueError(f"no direct path for {backend!r}")
     except (ValueError, ArithmeticError, RuntimeError, TypeError) as exc:  # the cvxpy path takes over
@@ -108,13 +164,11 @@ def solve_direct(backend: str, P, f: np.ndarray, E, e: np.ndarray, G, g: np.ndar
     return ans
 
 
-def _clarabel(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
+def _clarabel(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectAnswer:
     import clarabel
 
-    A = sp.vstack([Eb, -Gb], format="csc")
-    A.sort_indices()
     b = np.concatenate([-np.asarray(e, dtype=float), np.asarray(g, dtype=float)])
-    key = ("clarabel", tol.name, U.shape[0], me, mi, sparse_digest(U, A))
+    key = ("clarabel", tol.name, me, mi, data.pattern)
 
     def build():
         s = clarabel.DefaultSettings()
@@ -123,12 +177,13 @@ def _clarabel(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
         s.presolve_enable = False  # data updates need it off (rows are never removed here anyway)
         s.input_sparse_dropzeros = False
         cones = ([clarabel.ZeroConeT(me)] if me else []) + ([clarabel.NonnegativeConeT(mi)] if mi else [])
+        U, A = data.matrices()
         with silence_c_stdout():
             return clarabel.DefaultSolver(U, np.asarray(f, dtype=float), A, b, cones, s)
 
     solver, reused = SOLVERS.get(key, build)
     if reused:
-        solver.update(P=U.data, q=np.asarray(f, dtype=float), A=A.data, b=b)
+        solver.update(P=data.U_data, q=np.asarray(f, dtype=float), A=data.A_data, b=b)
     with silence_c_stdout():
         sol = solver.solve()
     status = _CLARABEL_STATUS.get(str(sol.status), "failed")
@@ -140,24 +195,23 @@ def _clarabel(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
     return DirectAnswer(status, np.asarray(sol.x, dtype=float), -z[:me], z[me:], reused, info)
 
 
-def _osqp(U, f, Eb, e, Gb, g, me, mi, tol, settings, info) -> DirectAnswer:
+def _osqp(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectAnswer:
     import osqp
 
-    A = sp.vstack([Eb, Gb], format="csc")
-    A.sort_indices()
     lo = np.concatenate([-np.asarray(e, dtype=float), -np.asarray(g, dtype=float)])
     hi = np.concatenate([-np.asarray(e, dtype=float), np.full(mi, np.inf)])
-    key = ("osqp", tol.name, U.shape[0], me, mi, sparse_digest(U, A))
+    key = ("osqp", tol.name, me, mi, data.pattern)
 
     def build():
         m = osqp.OSQP()
+        U, A = data.matrices()
         with silence_c_stdout():
             m.setup(U, np.asarray(f, dtype=float), A, lo, hi, **settings)
         return m
 
     solver, reused = SOLVERS.get(key, build)
     if reused:
-        solver.update(q=np.asarray(f, dtype=float), l=lo, u=hi, Px=U.data, Ax=A.data)
+        solver.update(q=np.asarray(f, dtype=float), l=lo, u=hi, Px=data.U_data, Ax=data.A_data)
     with silence_c_stdout():
         try:  # OSQP >= 1.0: say that a failure is a status, not an exception (its default will change)
             res = solver.solve(raise_error=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import gaussqp
 from gaussqp.backends import BACKENDS, installed
@@ -130,3 +131,30 @@ def test_direct_backend_choice_without_cvxpy():
     assert direct_backend("nosuch", "qp", allowed) is None  # get_backend raises the typed error on the cvxpy path
     assert direct_backend(None, "socp", ("clarabel",)).name == "clarabel"
     assert direct_backend(None, "qp", ()) is None
+
+
+@pytest.mark.parametrize("sign", [-1.0, 1.0])
+@pytest.mark.parametrize("me,mi", [(0, 4), (2, 0), (3, 5)])
+def test_dense_assembly_equals_the_sparse_one(sign, me, mi):
+    # dense blocks are gathered with cached index arrays (issue #15): the same CSC matrices, entry for entry and
+    # pattern for pattern, as building them with scipy.sparse (every entry stored), for Clarabel's [E; -G] and
+    # OSQP's [E; G]; above DIRECT_PATTERN_CACHE_N the same arrays are built without being kept
+    d = direct
+    rng = np.random.default_rng(me + 10 * mi)
+    n = 7
+    B = rng.standard_normal((n, n))
+    P, E, G = B @ B.T, rng.standard_normal((me, n)), rng.standard_normal((mi, n))
+    P[0, 3] = P[3, 0] = 0.0  # a zero entry stays stored
+    got = d._assemble(P, E, G, sign)
+    U, A = got.matrices()
+    U0 = d._upper(P)
+    A0 = sp.vstack([d._full_pattern(E), sign * d._full_pattern(G)], format="csc")
+    for X, X0 in ((U, U0), (A, A0)):
+        assert X.shape == X0.shape
+        assert np.array_equal(X.indptr, X0.indptr) and np.array_equal(X.indices, X0.indices)
+        assert np.array_equal(X.data, X0.data)
+    assert np.array_equal(got.U_data, U.data) and np.array_equal(got.A_data, A.data)
+    assert got.pattern == ("dense", n, me + mi)
+    sparse = d._assemble(sp.csc_matrix(P), E, G, sign)  # a sparse block: its own pattern, keyed by its digest
+    assert sparse.pattern[0] == "sparse" and np.array_equal(sparse.A_data, A0.data)
+    assert np.array_equal(d._dense_pattern(n, me + mi)[0], d._small_dense_pattern(n, me + mi)[0])
