@@ -12,6 +12,7 @@ route is judged by the same rules, and downgrades a claimed success that fails o
 
 from __future__ import annotations
 
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,7 +20,7 @@ import scipy.sparse as sp
 from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, unbounded_ray
 from ..errors import UndecidedError
 from ..model.scales import data_scales, relative
-from ..linalg.dense import as_dense, matrix_rank, row_rank
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, row_rank
 from ..model.problem import ContactProblem
 from ..linalg.kkt import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
@@ -155,6 +156,22 @@ def multiplier_rows(problem: ContactProblem):
     return np.vstack([as_dense(problem.J_n), as_dense(problem.J_t[rt]) if rt.size else np.zeros((0, problem.n))]), rt
 
 
+#: :func:`multiplier_row_rank` by problem (held weakly)
+_ROW_RANK: "weakref.WeakKeyDictionary[ContactProblem, tuple[int, float]]" = weakref.WeakKeyDictionary()
+
+
+def multiplier_row_rank(problem: ContactProblem) -> tuple[int, float]:
+    """``(rank, σ_k)`` of the multiplier rows (:func:`multiplier_rows`) normalized to unit length, by
+    :func:`gaussqp.linalg.dense.row_rank`: each row on its own scale, never relative to the largest row. Computed once
+    per problem: C2, C5's independent-rows point (the rows of ``[E; G]`` are the same rows in another order) and the
+    uniqueness of the answer's and of the cross-check's multipliers all ask it (issue #15)."""
+    hit = _ROW_RANK.get(problem)
+    if hit is None:
+        J, _ = multiplier_rows(problem)
+        hit = _ROW_RANK[problem] = row_rank(normalize_rows(J)) if J.shape[0] else (0, 0.0)
+    return hit
+
+
 def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
     """Exact: the multiplier set at a* is a singleton iff no feasible direction d ≠ 0 exists.
 
@@ -167,7 +184,7 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     if k == 0:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="DESIGN.md §4.2", holds=True, margin=float("inf"), implies="no multipliers")
-    rank, s_min = row_rank(J)
+    rank, s_min = multiplier_row_rank(problem)
     if rank == k:
         return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
                            source="tutorial Prop. 3(i), 7(i) (rows independent)", holds=True,

@@ -8,14 +8,15 @@ for an instance are in :mod:`gaussqp.certificates.instance` (and they win when t
 
 from __future__ import annotations
 
+import weakref
 
 import numpy as np
 
-from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, min_linear_on_cone
+from ..linalg.polyhedral_cones import ConeTest, cone_is_trivial, farkas_vector, min_linear_on_cone
 from ..errors import UndecidedError
 from ..model.scales import data_scales
 from ..linalg.delassus import constrained_delassus, kinetic_angles
-from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, row_rank, smallest_singular_value
+from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, singular_value_rank
 from ..settings import (DEFINITE_RTOL, FORCE_DIRECTION_TOL, KERNEL_COMPONENT_TOL, ORTHOGONAL_COS_TOL, RANGE_RCOND, RANGE_RTOL,
                         SCALE_FLOOR, VERIFY_RTOL)
 from ..model.problem import ContactProblem
@@ -28,13 +29,30 @@ def _stack(*blocks, n):
     return np.vstack(rows) if rows else np.zeros((0, n))
 
 
+#: :func:`_mass_and_equalities` by problem (held weakly)
+_KERNEL_STACK: "weakref.WeakKeyDictionary[ContactProblem, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _mass_and_equalities(problem: ContactProblem) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(S, σ, rank)``: the rows of R (M = RᵀR) and of the equality rows E stacked, each normalized to unit length,
+    its singular values and its rank (the rule of :func:`gaussqp.linalg.dense.matrix_rank`): one SVD per problem for
+    C1 (``ker M ∩ ker E = {0}`` iff rank n, margin σ_min) and C3, whose cone lives in ``ker S`` (issue #15)."""
+    hit = _KERNEL_STACK.get(problem)
+    if hit is None:
+        E, _ = problem.equalities
+        S = _stack(problem.mass_factor.R, E, n=problem.n)
+        sv = np.linalg.svd(S, compute_uv=False) if S.size else np.zeros(0)
+        hit = _KERNEL_STACK[problem] = (S, sv, singular_value_rank(sv, S.shape))
+    return hit
+
+
 def c1_kernel(problem: ContactProblem) -> Certificate:
     """C1: ``ker M ∩ ker J_b = {0}`` and the rank of J_b (tutorial Prop. 1; sticking Prop. 1)."""
     n = problem.n
     E, _ = problem.equalities
-    S = _stack(problem.mass_factor.R, E, n=n)
-    margin = smallest_singular_value(S) if S.shape[0] >= n else 0.0
-    holds = S.shape[0] >= n and matrix_rank(S) == n
+    S, sv, rank = _mass_and_equalities(problem)
+    margin = float(sv[-1]) if S.shape[0] >= n and sv.size else 0.0
+    holds = S.shape[0] >= n and rank == n
     rank_b = matrix_rank(as_dense(E)) if E.shape[0] else 0
     full = rank_b == E.shape[0]
     if holds and full:
@@ -52,14 +70,14 @@ def c1_kernel(problem: ContactProblem) -> Certificate:
 
 def c2_independence(problem: ContactProblem) -> Certificate:
     """C2: rows ``[J_b; J_u]`` independent ⇔ ``A_c ≻ 0`` (M ≻ 0) ⇔ unique λ (tutorial Prop. 3(i), 7(i))."""
-    from .instance import multiplier_rows
+    from .instance import multiplier_row_rank, multiplier_rows
 
     J, _ = multiplier_rows(problem)
     k, n = J.shape
     if k == 0:
         return Certificate(id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i)",
                            holds=None, margin=0.0, implies="no constraints")
-    rank, s = row_rank(normalize_rows(J))
+    rank, s = multiplier_row_rank(problem)
     holds = rank == k
     return Certificate(
         id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
@@ -86,12 +104,13 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
     is the recession cone of the unilateral set (equal to T_S under MFCQ).
     """
     n = problem.n
-    E, _ = problem.equalities
     G, _ = problem.inequalities
-    Eq = _stack(problem.mass_factor.R, E, n=n)
+    Eq, _, rank = _mass_and_equalities(problem)
     src = "tutorial Prop. 3(vi), 7(vii); singular Props. 3(i), 4(i), 6(i)"
     try:
-        t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n)
+        # ker Eq = {0} (C1's rank, M ≻ 0 among others): the cone is {0}, as cone_is_trivial's own first test finds
+        t = ConeTest(True, float("inf"), None, "ker E = {0}") if rank == n else \
+            cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n)
     except UndecidedError as exc:
         return [Certificate(id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=None, margin=float("nan"),
                             implies=f"undecided: {exc}")]
@@ -175,7 +194,9 @@ def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
     J = np.vstack([Ed, Gd])
     if J.shape[0] == 0 or J.shape[0] > n:
         return None
-    rank, _ = row_rank(normalize_rows(J))
+    from .instance import multiplier_row_rank
+
+    rank, _ = multiplier_row_rank(problem)  # [E; G] are the multiplier rows in another order: C2's rank
     if rank < J.shape[0]:
         return None
     a, *_ = np.linalg.lstsq(J, -np.concatenate([e, g]), rcond=None)

@@ -345,11 +345,14 @@ def test_unique_multipliers_no_rows():
 
 
 def test_unique_multipliers_independent_rows_margin_smallest_singular_value():
-    # J = [[3, 0], [0, 0.5]]: singular values 3 and 0.5
-    p = uni([[3.0, 0.0], [0.0, 0.5]], [0.0, 0.0], F=[-3.0, -0.5])
-    c = inst.unique_multipliers(p, np.zeros(2), np.array([1.0, 1.0]))
-    assert c.holds is True and c.margin == pytest.approx(0.5, rel=1e-12)
-    assert c.data["rows_independent"] is True
+    # the margin is σ_min of the rows normalized to unit length (C2's rule, each row on its own scale): J = [[3, 0],
+    # [0.5, 0.5]] has normalized rows (1, 0), (1, 1)/√2, singular values √(1 ± 1/√2); a row in units 1e6 apart
+    # changes nothing (unnormalized, σ_min/σ_max would be ~1e-7)
+    for big in (1.0, 1e6):
+        p = uni([[3.0 * big, 0.0], [0.5, 0.5]], [0.0, 0.0], F=[-3.0 * big, -1.0])
+        c = inst.unique_multipliers(p, np.zeros(2), np.array([1.0, 1.0]))
+        assert c.holds is True and c.margin == pytest.approx(np.sqrt(1 - 1 / np.sqrt(2)), rel=1e-12)
+        assert c.data["rows_independent"] is True
 
 
 def test_unique_multipliers_dependent_inactive_row_unique():

@@ -1,5 +1,7 @@
-"""One SVD of an active set's equilibrated KKT matrix per problem (issue #15): the polish and the forward error of the
-answer and of the cross-check's answer share it; it is keyed by the active set, held weakly, and equals a fresh one."""
+"""Factorizations a solve's certificates share (issue #15): one SVD of an active set's equilibrated KKT matrix per
+problem (the polish and the forward error of the answer and of the cross-check's answer; keyed by the active set, held
+weakly, equal to a fresh one), one rank of the multiplier rows (C2, C5, both answers' uniqueness) and one SVD of the
+stacked [R; E] (C1, C3)."""
 
 from __future__ import annotations
 
@@ -55,3 +57,20 @@ def test_memo_does_not_keep_problems_alive():
     del p
     gc.collect()
     assert ref() is None  # the memo held it weakly: the problem and its factors are gone
+
+
+def test_multiplier_rank_and_the_kernel_stack_once_per_solve(monkeypatch):
+    from gaussqp.certificates import instance, structural
+
+    p = problems.load("real/humanoid_lying")
+    q = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), np.zeros((2 * p.m, p.n)),
+                                   np.zeros(2 * p.m), np.zeros(p.m), ["frictionless"] * p.m, None, [False] * p.m, 3)
+    ranks, stacks = [], []
+    real_rank, real_stack = instance.row_rank, structural._stack
+    monkeypatch.setattr(instance, "row_rank", lambda J: ranks.append(J.shape) or real_rank(J))
+    monkeypatch.setattr(structural, "_stack", lambda *b, n: stacks.append(n) or real_stack(*b, n=n))
+    sol = gaussqp.solve(q)  # C1-C5, then the answer's and the LCP route's uniqueness
+    assert sol.status == "solved" and sol.crosscheck["agree"] is True
+    assert sol.certificate("C1").holds is True and sol.certificate("C2").holds is True
+    assert sol.certificate("C3").holds is True and sol.certificate("unique_multipliers").holds is True
+    assert len(ranks) == 1 and len(stacks) == 1
