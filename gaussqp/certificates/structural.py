@@ -278,10 +278,11 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
         holds=pd, margin=margin,
         implies=("the constrained contact LCP (31) has a unique solution for every w_c" if pd
                  else "A_c is only semidefinite: existence needs C5, uniqueness of λ_u fails"))]
-    theta = kinetic_angles(problem, as_dense(G), as_dense(E))
+    Gd, Ed = as_dense(G), as_dense(E)
+    theta = kinetic_angles(problem, Gd, Ed, minv=cd.Minv)
     p, m, n = E.shape[0], G.shape[0], problem.n
-    Wu = kinetic_angles(problem, as_dense(G), as_dense(G))
-    Wb = kinetic_angles(problem, as_dense(E), as_dense(E))
+    Wu = kinetic_angles(problem, Gd, Gd, minv=cd.Minv)
+    Wb = kinetic_angles(problem, Ed, Ed, minv=cd.Minv)
     off = lambda A: A[~np.eye(A.shape[0], dtype=bool)]
     orth = np.allclose(np.cos(off(Wu)), 0, atol=ORTHOGONAL_COS_TOL) and np.allclose(np.cos(off(Wb)), 0, atol=ORTHOGONAL_COS_TOL)
     C = np.cos(theta)

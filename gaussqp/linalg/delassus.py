@@ -21,6 +21,7 @@ projector onto ``im M⁻¹J_bᵀ``); with ``J_b`` of full row rank it is the pap
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,8 +102,23 @@ def eliminate_bilateral(problem: ContactProblem, J: np.ndarray, e: np.ndarray) -
     return BilateralElimination(Minv=Minv, J=J, A=A, A_pinv=A_pinv, P=P, Mc_inv=Mc_inv, a_free=a_free)
 
 
+#: :func:`constrained_delassus` by problem (held weakly)
+_CONSTRAINED: "weakref.WeakKeyDictionary[ContactProblem, ConstrainedDelassus]" = weakref.WeakKeyDictionary()
+
+
 def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
-    """The bilateral-eliminated matrices (tutorial (17)-(19), (31)-(33); inertial (13)-(21)). M ≻ 0."""
+    """The bilateral-eliminated matrices (tutorial (17)-(19), (31)-(33); inertial (13)-(21)). M ≻ 0.
+
+    Computed once per problem (its arrays read-only): C5's range test, C6, C8 and the LCP route of one solve all
+    read them (issue #15)."""
+    hit = _CONSTRAINED.get(problem)
+    if hit is None:
+        hit = _CONSTRAINED[problem] = _constrained_delassus(problem)
+    return hit
+
+
+def _constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
+    """The computation of :func:`constrained_delassus`."""
     E, e = problem.equalities
     G, g = problem.inequalities
     Jb, Ju = as_dense(E), as_dense(G)
@@ -111,8 +127,11 @@ def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
     w_b = -Jb @ el.Minv @ problem.F + e
     A_c = Ju @ el.Mc_inv @ Ju.T
     w_c = Ju @ el.a_free + g
-    return ConstrainedDelassus(Minv=el.Minv, A_nb=el.A, A_nb_pinv=el.A_pinv, A_bu=A_bu, w_b=w_b, P=el.P,
-                               Mc_inv=el.Mc_inv, A_c=0.5 * (A_c + A_c.T), w_c=w_c, a_b=el.a_free, J_b=Jb, J_u=Ju)
+    out = ConstrainedDelassus(Minv=el.Minv, A_nb=el.A, A_nb_pinv=el.A_pinv, A_bu=A_bu, w_b=w_b, P=el.P,
+                              Mc_inv=el.Mc_inv, A_c=0.5 * (A_c + A_c.T), w_c=w_c, a_b=el.a_free, J_b=Jb, J_u=Ju)
+    for field in ("Minv", "A_nb", "A_nb_pinv", "A_bu", "w_b", "P", "Mc_inv", "A_c", "w_c", "a_b"):  # computed here
+        getattr(out, field).flags.writeable = False  # (J_b, J_u are the problem's own rows: left as they are)
+    return out
 
 
 def bilateral_compatible(problem: ContactProblem, a: np.ndarray) -> bool:
@@ -129,12 +148,14 @@ def bilateral_compatible(problem: ContactProblem, a: np.ndarray) -> bool:
     return bool(np.all(r <= BILATERAL_COMPAT_RTOL * scale))
 
 
-def kinetic_angles(problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
+def kinetic_angles(problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray,
+                   minv: np.ndarray | None = None) -> np.ndarray:
     """Kinetic angles θ_ij = π - arccos(n_iᵀM⁻¹n_j / (‖n_i‖_{M⁻¹}‖n_j‖_{M⁻¹})) (inertial (9)); NaN where a
-    row is zero (no angle)."""
+    row is zero (no angle). ``minv``: M⁻¹ when the caller has it (C6 reads it off :func:`constrained_delassus`),
+    else M is solved against the rows."""
     A, B = as_dense(rows_a), as_dense(rows_b)
-    MinvBT = solve_mass(problem.M, B.T)
-    MinvAT = solve_mass(problem.M, A.T)
+    MinvBT = minv @ B.T if minv is not None else solve_mass(problem.M, B.T)
+    MinvAT = minv @ A.T if minv is not None else solve_mass(problem.M, A.T)
     num = A @ MinvBT
     na = np.sqrt(np.einsum("ij,ji->i", A, MinvAT))
     nb = np.sqrt(np.einsum("ij,ji->i", B, MinvBT))

@@ -74,3 +74,24 @@ def test_multiplier_rank_and_the_kernel_stack_once_per_solve(monkeypatch):
     assert sol.certificate("C1").holds is True and sol.certificate("C2").holds is True
     assert sol.certificate("C3").holds is True and sol.certificate("unique_multipliers").holds is True
     assert len(ranks) == 1 and len(stacks) == 1
+
+
+def test_constrained_delassus_once_per_problem_and_read_only(monkeypatch):
+    # C5's range test, C6 and the LCP route read the same bilateral elimination (issue #15): computed once, its arrays
+    # read-only so that no reader can change what the next one reads; equal to a fresh computation
+    from gaussqp.linalg import delassus
+
+    p = problems.load("real/humanoid_lying")
+    q = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, ["bilateral"] + list(p.types)[1:],
+                                   np.zeros((2 * p.m, p.n)), np.zeros(2 * p.m), np.zeros(p.m), ["frictionless"] * p.m,
+                                   None, [False] * p.m, 3)
+    made = []
+    real = delassus._constrained_delassus
+    monkeypatch.setattr(delassus, "_constrained_delassus", lambda prob: made.append(1) or real(prob))
+    sol = gaussqp.solve(q)
+    assert sol.status == "solved" and sol.certificate("C6") is not None and sol.certificate("C5(range)") is not None
+    assert len(made) == 1
+    cd = delassus.constrained_delassus(q)
+    assert not cd.A_c.flags.writeable and not cd.Minv.flags.writeable
+    fresh = real(q)
+    assert np.array_equal(cd.A_c, fresh.A_c) and np.array_equal(cd.w_c, fresh.w_c)
