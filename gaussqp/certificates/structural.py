@@ -42,6 +42,7 @@ def _mass_and_equalities(problem: ContactProblem) -> tuple[np.ndarray, np.ndarra
         E, _ = problem.equalities
         S = _stack(problem.mass_factor.R, E, n=problem.n)
         sv = np.linalg.svd(S, compute_uv=False) if S.size else np.zeros(0)
+        S.flags.writeable = sv.flags.writeable = False  # shared by C1 and C3
         hit = _KERNEL_STACK[problem] = (S, sv, singular_value_rank(sv, S.shape))
     return hit
 

@@ -115,6 +115,8 @@ def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFact
     kkt = equilibrated_kkt(problem, active)
     d = kkt.d
     U, sv, Vt = np.linalg.svd(d[:, None] * kkt.K * d[None, :])
+    for arr in (kkt.J, kkt.c, kkt.K, kkt.d, kkt.data_rows, U, sv, Vt):  # shared by the readers of one solve
+        arr.flags.writeable = False
     out = KKTFactor(kkt, U, sv, Vt)
     if kkt.K.shape[0] <= KKT_SVD_MEMO_MAX:
         memo = _SVD_MEMO.setdefault(problem, OrderedDict())
