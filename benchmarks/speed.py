@@ -19,7 +19,7 @@ is reused between runs. Rows:
    on the other state with the same options;
 4. the same with defaults (certificates, cross-check) at n = 3000;
 5. ``sticking_stack`` with 1,000 / 2,500 / 5,000 / 10,000 contacts: build + ``solve`` with defaults, the growth exponent
-   and the peak memory (a fresh process per size, ``ru_maxrss``);
+   and the peak memory (a fresh process per size, its own ``VmHWM``);
 6. Lemke vs Siconos and 7. ``import gaussqp``: ``benchmarks/lemke_siconos.py`` and ``benchmarks/import_time.py``.
 
 Run it from another checkout (``PYTHONPATH=/path/to/old/checkout python benchmarks/speed.py``) for the figures
@@ -130,10 +130,24 @@ def row(label: str, ours: float, ref: float, ref_name: str, extra: str = "") -> 
           + (f"  {extra}" if extra else ""), flush=True)
 
 
-def stack_child(bodies: int) -> None:
-    """One sticking_stack run in this (fresh) process: prints JSON with build, solve times and peak RSS."""
+def peak_rss_mb() -> float:
+    """This process's peak resident memory in MB: Linux's ``VmHWM`` (the high-water mark of this program's own
+    memory, new at ``exec``), else ``ru_maxrss``, which on Linux keeps the parent's size at ``fork`` across ``exec``
+    (a child of a large benchmark process would report the parent's peak)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1]) / 1024
+    except OSError:
+        pass
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def stack_child(bodies: int) -> None:
+    """One sticking_stack run in this (fresh) process: prints JSON with build, solve times and peak RSS."""
     t0 = time.perf_counter()
     p, *_ = families.sticking_stack(np.random.default_rng(0), bodies)
     t1 = time.perf_counter()
@@ -141,7 +155,7 @@ def stack_child(bodies: int) -> None:
     t2 = time.perf_counter()
     print(json.dumps({"build": t1 - t0, "solve": t2 - t1, "status": str(getattr(sol.status, "value", sol.status)),
                       "certified": bool(sol.certified),
-                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                      "peak_mb": peak_rss_mb()}))
 
 
 def main() -> int:
