@@ -68,7 +68,7 @@ def median_time(fn, repeat: int, inputs: list | None = None) -> tuple[float, obj
 
 def copies(p: ContactProblem, count: int) -> list[ContactProblem]:
     """``count`` new problem objects with the data of ``p`` (its cached factorizations are not carried over)."""
-    return [p.with_force(p.F) for _ in range(count)]  # with_force builds a new problem from the same blocks
+    return fresh([p] * count)
 
 
 def states(p: ContactProblem, count: int, rng) -> list[ContactProblem]:
@@ -88,7 +88,7 @@ def states(p: ContactProblem, count: int, rng) -> list[ContactProblem]:
 def fresh(problems_: list[ContactProblem]) -> list[ContactProblem]:
     """New problem objects with the data of ``problems_``: what one timed series memoized on its problems (mass
     factorization, data scales, the certificates' shared factorizations) is not there for the next series."""
-    return [p.with_force(p.F) for p in problems_]
+    return [p.with_force(p.F) for p in problems_]  # with_force builds a new problem from the same blocks
 
 
 def frictionless(p: ContactProblem) -> ContactProblem:

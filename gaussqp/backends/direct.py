@@ -79,11 +79,8 @@ def _upper(P) -> sp.csc_matrix:
         return U
     P = np.asarray(P, dtype=float)
     n = P.shape[0]
-    cols = [np.arange(j + 1) for j in range(n)]
-    indices = np.concatenate(cols) if n else np.zeros(0, dtype=np.int64)
-    indptr = np.concatenate([[0], np.cumsum([j + 1 for j in range(n)])]).astype(np.int64)
-    colidx = np.repeat(np.arange(n), np.arange(1, n + 1))
-    return sp.csc_matrix((P[indices, colidx], indices.astype(np.int64), indptr), shape=(n, n))
+    rows, cols, indptr = _triangle_pattern(n)
+    return sp.csc_matrix((P[rows, cols], rows.copy(), indptr.copy()), shape=(n, n))
 
 
 @dataclass(frozen=True)
@@ -98,43 +95,36 @@ class _Assembled:
     matrices: Callable[[], tuple[sp.csc_matrix, sp.csc_matrix]]
 
 
-def _dense_pattern(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Index arrays of every entry of an ``n × n`` upper triangle and of a ``k × n`` block, in CSC order: the row
-    and column of each upper entry (to gather them), the upper triangle's ``indptr``, and the block's ``indices``
-    (its ``indptr`` is ``0, k, 2k, …``). Read-only: the cached ones are shared by every call of these sizes."""
+def _triangle_pattern(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every entry of an ``n × n`` upper triangle in CSC order: its row and column (to gather it from a dense
+    matrix) and the triangle's ``indptr``. Read-only; kept for the sizes of small systems (up to
+    :data:`DIRECT_PATTERN_CACHE_N`, where assembling is a visible part of a solve)."""
+    return (_kept_triangle_pattern if n <= DIRECT_PATTERN_CACHE_N else _new_triangle_pattern)(n)
+
+
+def _new_triangle_pattern(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cols = np.repeat(np.arange(n, dtype=np.int64), np.arange(1, n + 1))
     rows = np.concatenate([np.arange(j + 1, dtype=np.int64) for j in range(n)]) if n else np.zeros(0, dtype=np.int64)
     indptr = np.concatenate([[0], np.cumsum(np.arange(1, n + 1))]).astype(np.int64)
-    block_rows = np.tile(np.arange(k, dtype=np.int64), n)
-    for a in (rows, cols, indptr, block_rows):
+    for a in (rows, cols, indptr):
         a.flags.writeable = False
-    return rows, cols, indptr, block_rows
+    return rows, cols, indptr
 
 
-#: :func:`_dense_pattern` kept for the sizes of small systems (where assembling is a visible part of a solve)
-_small_dense_pattern = lru_cache(maxsize=DIRECT_PATTERN_CACHE)(_dense_pattern)
+_kept_triangle_pattern = lru_cache(maxsize=DIRECT_PATTERN_CACHE)(_new_triangle_pattern)
 
 
 def _assemble(P, E, G, sign_G: float) -> _Assembled:
     """``P``'s upper triangle and ``A = [E; sign_G · G]`` with a stable pattern. Dense blocks store every entry (so
-    another state of the same robot has the same structure) and are gathered with cached index arrays, no sparse
-    matrix built unless a solver object is; sparse ones keep their own pattern (:func:`_upper`,
-    :func:`_full_pattern`)."""
+    another state of the same robot has the same structure): their entries in CSC order are gathered without a sparse
+    matrix (the triangle with cached index arrays, ``A`` column by column), which :func:`_upper` and
+    :func:`_full_pattern` build only for a new solver object; sparse ones keep their own pattern."""
     if not any(sp.issparse(B) for B in (P, E, G)):
         P = np.asarray(P, dtype=float)
         n = P.shape[0]
         A = np.vstack([np.asarray(E, dtype=float).reshape(-1, n), sign_G * np.asarray(G, dtype=float).reshape(-1, n)])
-        k = A.shape[0]
-        rows, cols, indptr, block_rows = (_small_dense_pattern if n <= DIRECT_PATTERN_CACHE_N else _dense_pattern)(n, k)
-        U_data, A_data = P[rows, cols], A.T.ravel()
-
-        def matrices():
-            U = sp.csc_matrix((U_data.copy(), rows.copy(), indptr.copy()), shape=(n, n))
-            Ab = sp.csc_matrix((A_data.copy(), block_rows.copy(), np.arange(0, k * n + 1, max(k, 1), dtype=np.int64)
-                                if k else np.zeros(n + 1, dtype=np.int64)), shape=(k, n))
-            return U, Ab
-
-        return _Assembled(U_data, A_data, ("dense", n, k), matrices)
+        rows, cols, _ = _triangle_pattern(n)
+        return _Assembled(P[rows, cols], A.T.ravel(), ("dense", n, A.shape[0]), lambda: (_upper(P), _full_pattern(A)))
     U = _upper(P)
     Eb, Gb = _full_pattern(E), _full_pattern(G)
     A = sp.vstack([Eb, sign_G * Gb], format="csc")

@@ -12,8 +12,6 @@ route is judged by the same rules, and downgrades a claimed success that fails o
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -21,6 +19,7 @@ from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, unbounded_
 from ..errors import UndecidedError
 from ..model.scales import data_scales, relative
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, row_rank
+from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..linalg.kkt import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
@@ -156,20 +155,14 @@ def multiplier_rows(problem: ContactProblem):
     return np.vstack([as_dense(problem.J_n), as_dense(problem.J_t[rt]) if rt.size else np.zeros((0, problem.n))]), rt
 
 
-#: :func:`multiplier_row_rank` by problem (held weakly)
-_ROW_RANK: "weakref.WeakKeyDictionary[ContactProblem, tuple[int, float]]" = weakref.WeakKeyDictionary()
-
-
+@per_problem
 def multiplier_row_rank(problem: ContactProblem) -> tuple[int, float]:
     """``(rank, σ_k)`` of the multiplier rows (:func:`multiplier_rows`) normalized to unit length, by
     :func:`gaussqp.linalg.dense.row_rank`: each row on its own scale, never relative to the largest row. Computed once
     per problem: C2, C5's independent-rows point (the rows of ``[E; G]`` are the same rows in another order) and the
     uniqueness of the answer's and of the cross-check's multipliers all ask it (issue #15)."""
-    hit = _ROW_RANK.get(problem)
-    if hit is None:
-        J, _ = multiplier_rows(problem)
-        hit = _ROW_RANK[problem] = row_rank(normalize_rows(J)) if J.shape[0] else (0, 0.0)
-    return hit
+    J, _ = multiplier_rows(problem)
+    return row_rank(normalize_rows(J)) if J.shape[0] else (0, 0.0)
 
 
 def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
@@ -285,7 +278,7 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     z = np.concatenate([a, lam])
     a_t, lam_t_ = a / d[:n], lam / d[n:]
     res = d * (kkt.K @ z - np.concatenate([-problem.F, -kkt.c]))
-    rank = int(np.sum(sv > sv[0] * max(n + k, 1) * np.finfo(float).eps * KKT_RANK_MULTIPLE)) if sv.size and sv[0] > 0 else 0
+    rank = fac.rank(max(n + k, 1) * np.finfo(float).eps * KKT_RANK_MULTIPLE)
     dz = fac.solve(res, rank)
     cond = float(sv[0] / sv[rank - 1]) if rank else float("inf")
     row_rank_ = None

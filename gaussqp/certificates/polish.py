@@ -55,8 +55,7 @@ def polish(sol: Solution) -> None:
         J, K, d = kkt.J, kkt.K, kkt.d
         k = J.shape[0]
         # least squares with numpy's lstsq rule: singular values at most rcond σ_max are zero (min-norm)
-        rank = int(np.sum(fac.sv > POLISH_RCOND * fac.sv[0])) if fac.sv.size and fac.sv[0] > 0 else 0
-        z = d * fac.solve(d * rhs, rank)
+        z = d * fac.solve(d * rhs, fac.rank(POLISH_RCOND))
         row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + kkt.data_rows  # the data's terms too: never 0 / 0
         if np.any(np.abs(K @ z - rhs) > KKT_SOLVE_RTOL * row_scale):
             return

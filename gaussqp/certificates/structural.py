@@ -8,17 +8,16 @@ for an instance are in :mod:`gaussqp.certificates.instance` (and they win when t
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
-from ..linalg.polyhedral_cones import ConeTest, cone_is_trivial, farkas_vector, min_linear_on_cone
+from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, min_linear_on_cone
 from ..errors import UndecidedError
 from ..model.scales import data_scales
 from ..linalg.delassus import constrained_delassus, kinetic_angles
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, singular_value_rank
 from ..settings import (DEFINITE_RTOL, FORCE_DIRECTION_TOL, KERNEL_COMPONENT_TOL, ORTHOGONAL_COS_TOL, RANGE_RCOND, RANGE_RTOL,
                         SCALE_FLOOR, VERIFY_RTOL)
+from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..results import Certificate
 from .sticking_criteria import sticking_certificates
@@ -29,29 +28,31 @@ def _stack(*blocks, n):
     return np.vstack(rows) if rows else np.zeros((0, n))
 
 
-#: :func:`_mass_and_equalities` by problem (held weakly)
-_KERNEL_STACK: "weakref.WeakKeyDictionary[ContactProblem, tuple]" = weakref.WeakKeyDictionary()
-
-
-def _mass_and_equalities(problem: ContactProblem) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(S, σ, rank)``: the rows of R (M = RᵀR) and of the equality rows E stacked, each normalized to unit length,
-    its singular values and its rank (the rule of :func:`gaussqp.linalg.dense.matrix_rank`): one SVD per problem for
-    C1 (``ker M ∩ ker E = {0}`` iff rank n, margin σ_min) and C3, whose cone lives in ``ker S`` (issue #15)."""
-    hit = _KERNEL_STACK.get(problem)
-    if hit is None:
-        E, _ = problem.equalities
-        S = _stack(problem.mass_factor.R, E, n=problem.n)
-        sv = np.linalg.svd(S, compute_uv=False) if S.size else np.zeros(0)
-        S.flags.writeable = sv.flags.writeable = False  # shared by C1 and C3
-        hit = _KERNEL_STACK[problem] = (S, sv, singular_value_rank(sv, S.shape))
-    return hit
+@per_problem
+def _mass_and_equalities(problem: ContactProblem) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """``(S, σ, rank, Z)``: the rows of R (M = RᵀR) and of the equality rows E stacked, each normalized to unit
+    length, its singular values, its rank (the rule of :func:`gaussqp.linalg.dense.matrix_rank`) and an orthonormal
+    basis Z of ``ker S`` (that of :func:`gaussqp.linalg.dense.null_space`): one SVD per problem for C1
+    (``ker M ∩ ker E = {0}`` iff rank n, margin σ_min) and C3, whose cone lives in ``ker S`` (issue #15)."""
+    E, _ = problem.equalities
+    n = problem.n
+    S = _stack(problem.mass_factor.R, E, n=n)
+    if S.shape[0] == 0:
+        sv, rank, Z = np.zeros(0), 0, np.eye(n)
+    else:
+        _, sv, vt = np.linalg.svd(S, full_matrices=True)
+        rank = singular_value_rank(sv, S.shape)
+        Z = vt[rank:].T.copy()
+    for arr in (S, sv, Z):  # shared by C1 and C3
+        arr.flags.writeable = False
+    return S, sv, rank, Z
 
 
 def c1_kernel(problem: ContactProblem) -> Certificate:
     """C1: ``ker M ∩ ker J_b = {0}`` and the rank of J_b (tutorial Prop. 1; sticking Prop. 1)."""
     n = problem.n
     E, _ = problem.equalities
-    S, sv, rank = _mass_and_equalities(problem)
+    S, sv, rank, _ = _mass_and_equalities(problem)
     margin = float(sv[-1]) if S.shape[0] >= n and sv.size else 0.0
     holds = S.shape[0] >= n and rank == n
     rank_b = matrix_rank(as_dense(E)) if E.shape[0] else 0
@@ -106,12 +107,10 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
     """
     n = problem.n
     G, _ = problem.inequalities
-    Eq, _, rank = _mass_and_equalities(problem)
+    Eq, _, _, Z = _mass_and_equalities(problem)
     src = "tutorial Prop. 3(vi), 7(vii); singular Props. 3(i), 4(i), 6(i)"
     try:
-        # ker Eq = {0} (C1's rank, M ≻ 0 among others): the cone is {0}, as cone_is_trivial's own first test finds
-        t = ConeTest(True, float("inf"), None, "ker E = {0}") if rank == n else \
-            cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n)
+        t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n, kernel=Z)  # ker Eq from C1's SVD
     except UndecidedError as exc:
         return [Certificate(id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=None, margin=float("nan"),
                             implies=f"undecided: {exc}")]

@@ -24,7 +24,6 @@ The bilateral sliding equation (37) is ``A_nb λ_b - A_tb[μ_b]|λ_b| + B λ_u +
 from __future__ import annotations
 
 import itertools
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +31,7 @@ import numpy as np
 from ..errors import NotApplicableError
 from ..linalg.dense import as_dense, jacobi_scaling, scaled_solve
 from ..linalg.delassus import eliminate_bilateral
+from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..settings import (FIXED_POINT_DIVERGENCE, FIXED_POINT_MAX_ITER, FIXED_POINT_RTOL, P_MATRIX_EXACT_MAX, P_MINOR_RTOL,
                         SCALE_FLOOR)
@@ -101,20 +101,10 @@ def sliding_tangent(problem: ContactProblem, lam_n: np.ndarray) -> np.ndarray:
     return lam_t
 
 
-#: reductions already computed, per problem object (problems are immutable; the arrays are read-only)
-_REDUCTIONS: "weakref.WeakKeyDictionary[ContactProblem, SlidingReduction]" = weakref.WeakKeyDictionary()
-
-
+@per_problem
 def reduce(problem: ContactProblem) -> SlidingReduction:
-    """The reduction of tutorial §3 (M ≻ 0; no sticking contacts), computed once per problem: the route
-    (F6), the P-matrix certificate and the friction bounds (C7) share it."""
-    red = _REDUCTIONS.get(problem)
-    if red is None:
-        red = _REDUCTIONS[problem] = _reduce(problem)
-    return red
-
-
-def _reduce(problem: ContactProblem) -> SlidingReduction:
+    """The reduction of tutorial §3 (M ≻ 0; no sticking contacts), computed once per problem (its arrays read-only):
+    the route (F6), the P-matrix certificate and the friction bounds (C7) share it."""
     if not problem.mass_factor.definite:
         raise NotApplicableError("the sliding reduction (tutorial §3) needs M ≻ 0; "
                                  "use formulation 'sliding_enumeration', which works with singular M")

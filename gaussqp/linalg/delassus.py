@@ -21,13 +21,13 @@ projector onto ``im M⁻¹J_bᵀ``); with ``J_b`` of full row rank it is the pap
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from .dense import as_dense, equilibrated_pinv
 from .mass import solve_mass
+from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..settings import BILATERAL_COMPAT_RTOL
@@ -102,23 +102,12 @@ def eliminate_bilateral(problem: ContactProblem, J: np.ndarray, e: np.ndarray) -
     return BilateralElimination(Minv=Minv, J=J, A=A, A_pinv=A_pinv, P=P, Mc_inv=Mc_inv, a_free=a_free)
 
 
-#: :func:`constrained_delassus` by problem (held weakly)
-_CONSTRAINED: "weakref.WeakKeyDictionary[ContactProblem, ConstrainedDelassus]" = weakref.WeakKeyDictionary()
-
-
+@per_problem
 def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
     """The bilateral-eliminated matrices (tutorial (17)-(19), (31)-(33); inertial (13)-(21)). M ≻ 0.
 
     Computed once per problem (its arrays read-only): C5's range test, C6, C8 and the LCP route of one solve all
     read them (issue #15)."""
-    hit = _CONSTRAINED.get(problem)
-    if hit is None:
-        hit = _CONSTRAINED[problem] = _constrained_delassus(problem)
-    return hit
-
-
-def _constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
-    """The computation of :func:`constrained_delassus`."""
     E, e = problem.equalities
     G, g = problem.inequalities
     Jb, Ju = as_dense(E), as_dense(G)

@@ -156,7 +156,7 @@ def _rows_nonnegative(B: np.ndarray, y: np.ndarray) -> bool:
     return bool(np.all(B @ y >= -ROUND_OFF * np.linalg.norm(B, axis=1) * np.linalg.norm(y)))
 
 
-def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
+def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int, *, kernel: np.ndarray | None = None) -> ConeTest:
     """Decide ``{v ∈ Rⁿ : E v = 0, G v >= 0} = {0}`` exactly: a rank test, then one LP.
 
     With Z a basis of ker E and ``B = G Z``: the cone is ``Z {y : B y >= 0}``. If ``B`` has a
@@ -164,10 +164,12 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int) -> ConeTest:
     the cone is trivial iff ``max 1ᵀ B y s.t. 0 <= B y <= 1`` is 0. A nonzero value is believed
     with its witness checked row by row; the value 0 with a Stiemke vector ``λ > 0``, ``Bᵀλ = 0``
     checked column by column. Raises ``UndecidedError`` (a ``RuntimeError``) ("undecided") when neither check passes.
+    ``kernel``: Z when the caller has it (orthonormal columns, ker of E with its rows normalized, the rank rule of
+    :func:`gaussqp.linalg.dense.null_space`).
     """
-    E = normalize_rows(as_dense(E).reshape(-1, n))
     G = normalize_rows(as_dense(G).reshape(-1, n))
-    Z = null_space(E)  # rows normalized: the reference s_max is ‖E‖₂ >= 1 (or E = 0)
+    # rows normalized: the reference s_max is ‖E‖₂ >= 1 (or E = 0)
+    Z = kernel if kernel is not None else null_space(normalize_rows(as_dense(E).reshape(-1, n)))
     k = Z.shape[1]
     if k == 0:
         return ConeTest(True, float("inf"), None, "ker E = {0}")

@@ -25,7 +25,6 @@ Scales are cached per problem (weakly, as the problem is immutable).
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,9 +33,8 @@ import scipy.sparse as sp
 from ..linalg.dense import as_dense
 from ..linalg.mass import solve_mass
 from ..settings import SCALE_DENSE_MAX
+from .memo import per_problem
 from .problem import ContactProblem
-
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -112,11 +110,9 @@ def _unit_if_zero(w: np.ndarray) -> np.ndarray:
     return np.where(w > 0, w, 1.0)
 
 
+@per_problem
 def data_scales(problem) -> DataScales:
-    """The :class:`DataScales` of ``problem`` (cached)."""
-    hit = _CACHE.get(problem)
-    if hit is not None:
-        return hit
+    """The :class:`DataScales` of ``problem`` (once per problem)."""
     fac = problem.mass_factor
     s = fac.scaling if fac.scaling is not None else np.ones(problem.n)
     wn = _row_inf_norms(problem.J_n, s)
@@ -150,7 +146,6 @@ def data_scales(problem) -> DataScales:
         equality_row=np.concatenate([normal_row[B], tangent_row[rt]]),
         equality_weight=_unit_if_zero(np.concatenate([wn[B], wt[rt]])),
         inequality_row=normal_row[U], inequality_weight=_unit_if_zero(wn[U]), work=work)
-    _CACHE[problem] = out
     return out
 
 

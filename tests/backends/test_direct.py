@@ -157,4 +157,4 @@ def test_dense_assembly_equals_the_sparse_one(sign, me, mi):
     assert got.pattern == ("dense", n, me + mi)
     sparse = d._assemble(sp.csc_matrix(P), E, G, sign)  # a sparse block: its own pattern, keyed by its digest
     assert sparse.pattern[0] == "sparse" and np.array_equal(sparse.A_data, A0.data)
-    assert np.array_equal(d._dense_pattern(n, me + mi)[0], d._small_dense_pattern(n, me + mi)[0])
+    assert np.array_equal(d._new_triangle_pattern(n)[0], d._triangle_pattern(n)[0])

@@ -86,12 +86,34 @@ def test_constrained_delassus_once_per_problem_and_read_only(monkeypatch):
                                    np.zeros((2 * p.m, p.n)), np.zeros(2 * p.m), np.zeros(p.m), ["frictionless"] * p.m,
                                    None, [False] * p.m, 3)
     made = []
-    real = delassus._constrained_delassus
-    monkeypatch.setattr(delassus, "_constrained_delassus", lambda prob: made.append(1) or real(prob))
+    real = delassus.eliminate_bilateral
+    monkeypatch.setattr(delassus, "eliminate_bilateral", lambda *a: made.append(1) or real(*a))
     sol = gaussqp.solve(q)
     assert sol.status == "solved" and sol.certificate("C6") is not None and sol.certificate("C5(range)") is not None
     assert len(made) == 1
     cd = delassus.constrained_delassus(q)
     assert not cd.A_c.flags.writeable and not cd.Minv.flags.writeable
-    fresh = real(q)
+    fresh = delassus.constrained_delassus.__wrapped__(q)  # computed again, past the memo
     assert np.array_equal(cd.A_c, fresh.A_c) and np.array_equal(cd.w_c, fresh.w_c)
+
+
+def test_per_problem_computes_once_and_holds_problems_weakly():
+    import weakref
+
+    from gaussqp.model.memo import per_problem
+
+    calls = []
+
+    @per_problem
+    def size(problem):
+        calls.append(1)
+        return problem.n
+
+    p = problems.load("real/humanoid_lying")
+    assert size(p) == size(p) == p.n and len(calls) == 1
+    q = p.with_force(p.F)  # another object with the same data: computed for it too
+    assert size(q) == p.n and len(calls) == 2
+    ref = weakref.ref(p)
+    del p
+    gc.collect()
+    assert ref() is None and len(size.memo) == 1
