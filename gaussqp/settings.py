@@ -191,6 +191,11 @@ SPARSE_RANK_MEMO_SIZE = 8
 #: is believed only when ``‖AAᵀv - λv‖ <= this · λ_max ‖v‖`` (else the dense SVD decides); the value of
 #: :data:`RANK_RTOL`, taken apart because it judges an eigen-residual, not a singular value
 EIG_RESIDUAL_RTOL = 1e-10
+#: Lanczos vectors of that test's shift-invert ARPACK run (scipy's default is 20): its smallest eigenvalue is
+#: usually well separated, and 10 vectors reach it in 11 solves where 20 take 21 (the chains of issue #15's
+#: n = 3000 / 12 000 rows: 2.8 → 1.0 ms / 8.6 → 2.9 ms); a clustered spectrum (1,000 stacked boxes) restarts more
+#: (51 → 61 solves, 2.5 → 2.7 ms). A count, not a tolerance: the eigen-residual check above decides
+SPARSE_RANK_LANCZOS_VECTORS = 10
 
 #: a solution z of an equality KKT system ``K z = rhs`` is accepted when its residual is below this times the
 #: magnitude of the terms (row by row in the polish and F7, ``max(1, ‖rhs‖∞)`` in the sparse LU path):

@@ -20,19 +20,17 @@ import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
-from .dense import as_dense
+from .dense import as_dense, symmetric_splu
 from ..settings import KKT_SOLVE_RTOL, KKT_SVD_MEMO_MAX, KKT_SVD_MEMO_SIZE
 
 
 def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
     """Solve ``[M -Jᵀ; J 0] z = rhs`` by sparse LU; None when K is singular (redundant rows or
     singular M: the dense min-norm path decides) or the residual is not at round-off."""
-    from scipy.sparse.linalg import splu
-
     k = J.shape[0]
     K = sp.bmat([[sp.csr_matrix(M), -J.T], [J, sp.csr_matrix((k, k))]], format="csc")
     try:
-        z = splu(K).solve(rhs)
+        z = symmetric_splu(K).solve(rhs)
     except RuntimeError:
         return None
     if not np.all(np.isfinite(z)):

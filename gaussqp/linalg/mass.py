@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .dense import as_dense, jacobi_scaling, rank_tol
+from .dense import as_dense, jacobi_scaling, rank_tol, symmetric_splu
 
 
 @dataclass(frozen=True)
@@ -152,9 +152,7 @@ def solve_mass(M, B: np.ndarray) -> np.ndarray:
     import scipy.linalg as sla
 
     if sp.issparse(M):
-        from scipy.sparse.linalg import splu
-
-        lu = splu(sp.csc_matrix(M))
+        lu = symmetric_splu(M)
         B2 = np.asarray(B, dtype=float)
         return lu.solve(B2) if B2.ndim == 2 else lu.solve(B2[:, None])[:, 0]
     c = sla.cho_factor(as_dense(M))

@@ -900,9 +900,9 @@ def test_coulomb_boundary_is_inclusive():
     assert c.margin == -1e-7 and c.holds is True
 
 
-import scipy.sparse.linalg as _spla  # noqa: E402
+from gaussqp.linalg import dense as _dense  # noqa: E402
 
-_REAL_SPLU = _spla.splu
+_REAL_SPLU = _dense.symmetric_splu
 
 
 def _fake_splu(monkeypatch, perturb):
@@ -914,7 +914,7 @@ def _fake_splu(monkeypatch, perturb):
 
         def solve(self, rhs):
             return perturb(self.lu.solve(rhs))
-    monkeypatch.setattr(_spla, "splu", Fake)
+    monkeypatch.setattr(kkt, "symmetric_splu", Fake)
 
 
 def test_sparse_kkt_solve_verifies_the_lu_answer(monkeypatch):
