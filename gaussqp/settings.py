@@ -384,7 +384,8 @@ DIRECT_PATTERN_CACHE_N = 300
 #: its problem, for the polish and the forward error of the answer and of the cross-check's answer, up to this
 #: n + active rows (two sets of singular vectors of this order: 4 MB) ...
 KKT_SVD_MEMO_MAX = 500
-#: ... and for this many active sets per problem
+#: ... and for this many active sets per problem (also the sparse path's memo of KKT solutions,
+#: :func:`gaussqp.linalg.kkt.sparse_active_set_solution`)
 KKT_SVD_MEMO_SIZE = 2
 
 #: the polish's dense least-squares KKT solve on the equilibrated matrix uses this ``rcond`` (min-norm for

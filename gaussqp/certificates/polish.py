@@ -9,10 +9,9 @@ that use it, not when this module is imported.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .residuals import kkt_residuals
-from ..linalg.kkt import equilibrated_kkt_svd, guess_active, sparse_kkt_solve
+from ..linalg.kkt import equilibrated_kkt_svd, guess_active, sparse_active_set_solution
 from ..model.rows import assemble_multipliers
 from ..results import Solution
 from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND
@@ -40,10 +39,9 @@ def polish(sol: Solution) -> None:
     b = np.concatenate([e, g[A]])
     ne, n = E.shape[0], p.n
     rhs = np.concatenate([-p.F, -b])
-    z = sparse_kkt_solve(p.M, sp.vstack([sp.csr_matrix(E), sp.csr_matrix(G)[A]], format="csr"), rhs) \
-        if p.sparse else None
+    z = sparse_active_set_solution(p, A) if p.sparse else None
     if z is not None:  # K nonsingular: the multipliers of this active set are unique
-        a, lam_A = z[:n], z[n:]
+        a, lam_A = z[:n].copy(), z[n:].copy()  # the memo's array is read-only and shared
         if np.any(lam_A[ne:] < 0):
             return
     else:

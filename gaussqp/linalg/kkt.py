@@ -5,7 +5,8 @@ Shared by the active-set polish (:mod:`gaussqp.certificates.polish`), the forwar
 (:func:`gaussqp.certificates.instance.forward_error`) and F7 (:mod:`gaussqp.formulations.bilateral_kkt`). The polish
 and the forward error use one SVD of the equilibrated matrix per active set (:func:`equilibrated_kkt_svd`), kept
 with the problem: one solve asks it four times of the same set (the answer and the cross-check's, each polished
-and then estimated; issue #15).
+and then estimated; issue #15). On a sparse problem the polish's sparse LU solution is kept the same way
+(:func:`sparse_active_set_solution`).
 Tutorial (4) and App. E; inertial (48) (the KKT conditions of the Gauss QP on the active rows).
 """
 
@@ -41,6 +42,32 @@ def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
     if np.abs(K @ z - rhs).max(initial=0) > KKT_SOLVE_RTOL * terms.max(initial=0):
         return None
     return z
+
+
+#: :func:`sparse_active_set_solution`'s answers by problem (held weakly) and active set, at most
+#: :data:`~gaussqp.settings.KKT_SVD_MEMO_SIZE` sets per problem
+_SPARSE_MEMO: "weakref.WeakKeyDictionary[ContactProblem, OrderedDict]" = weakref.WeakKeyDictionary()
+
+
+def sparse_active_set_solution(problem: ContactProblem, active: np.ndarray) -> np.ndarray | None:
+    """``z = (a, λ_E, λ_A)`` solving the equality KKT system of a sparse ``problem`` with the unilateral rows
+    ``active`` (a boolean mask) by :func:`sparse_kkt_solve`, or None. A function of the problem and the set only,
+    kept with the problem (read-only): the answer's and the cross-check's polish ask it of the same set, one sparse
+    LU between them (issue #15)."""
+    active = np.asarray(active, dtype=bool)
+    key = active.tobytes()
+    memo = _SPARSE_MEMO.setdefault(problem, OrderedDict())
+    if key not in memo:
+        E, e = problem.equalities
+        G, g = problem.inequalities
+        J = sp.vstack([sp.csr_matrix(E), sp.csr_matrix(G)[active]], format="csr")
+        z = sparse_kkt_solve(problem.M, J, np.concatenate([-problem.F, -e, -g[active]]))
+        if z is not None:
+            z.flags.writeable = False
+        memo[key] = z
+        while len(memo) > KKT_SVD_MEMO_SIZE:
+            memo.popitem(last=False)
+    return memo[key]
 
 
 def guess_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> np.ndarray:

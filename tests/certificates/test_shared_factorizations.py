@@ -47,6 +47,32 @@ def test_factor_is_keyed_by_the_active_set_and_equals_a_fresh_svd():
     assert np.allclose(x, ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
 
 
+def test_sparse_solve_factors_each_active_set_once_and_keeps_it_read_only(monkeypatch):
+    # a sparse chain: F1, then F2 as cross-check; both polish onto the same active set, one sparse LU between them
+    from gaussqp.problems import families
+
+    p = families.chain(200, lift=1.5, duplicate_every=0)
+    assert p.sparse
+    factored = []
+    real = kkt.sparse_kkt_solve
+    monkeypatch.setattr(kkt, "sparse_kkt_solve", lambda M, J, rhs: factored.append(J.shape) or real(M, J, rhs))
+    sol = gaussqp.solve(p)
+    assert sol.status == "solved" and sol.crosscheck["agree"] is True
+    assert sol.extras.get("polished") and sol.crosscheck.get("formulation") != sol.formulation
+    assert len(factored) == 1
+    A = kkt.guess_active(p, sol.acceleration, sol.lambda_normal)
+    z = kkt.sparse_active_set_solution(p, A)
+    assert z is not None and not z.flags.writeable
+    assert np.array_equal(z[:p.n], sol.acceleration)  # the answer is the memo's solution, copied (writeable)
+    assert sol.acceleration.flags.writeable
+    E, e = p.equalities
+    G, g = p.inequalities
+    import scipy.sparse as sp
+    J = sp.vstack([sp.csr_matrix(E), sp.csr_matrix(G)[A]], format="csr")
+    fresh = real(p.M, J, np.concatenate([-p.F, -e, -g[A]]))
+    assert np.array_equal(z, fresh)
+
+
 def test_memo_does_not_keep_problems_alive():
     import weakref
 
