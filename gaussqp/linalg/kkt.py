@@ -44,9 +44,33 @@ def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
     return z
 
 
-#: :func:`sparse_active_set_solution`'s answers by problem (held weakly) and active set, at most
-#: :data:`~gaussqp.settings.KKT_SVD_MEMO_SIZE` sets per problem
-_SPARSE_MEMO: "weakref.WeakKeyDictionary[ContactProblem, OrderedDict]" = weakref.WeakKeyDictionary()
+class _ActiveSetMemo:
+    """Values kept by problem (held weakly, so a problem and its values go together) and active set: the last
+    :data:`~gaussqp.settings.KKT_SVD_MEMO_SIZE` sets stored per problem. The store of :func:`equilibrated_kkt_svd`
+    and of :func:`sparse_active_set_solution`."""
+
+    MISSING = object()
+
+    def __init__(self):
+        self._sets: "weakref.WeakKeyDictionary[ContactProblem, OrderedDict]" = weakref.WeakKeyDictionary()
+
+    def __contains__(self, problem) -> bool:
+        return problem in self._sets
+
+    def get(self, problem: ContactProblem, active: np.ndarray):
+        """The value kept for ``(problem, active)``, else :attr:`MISSING` (None may be a value)."""
+        sets = self._sets.get(problem)
+        return self.MISSING if sets is None else sets.get(active.tobytes(), self.MISSING)
+
+    def put(self, problem: ContactProblem, active: np.ndarray, value) -> None:
+        sets = self._sets.setdefault(problem, OrderedDict())
+        sets[active.tobytes()] = value
+        while len(sets) > KKT_SVD_MEMO_SIZE:
+            sets.popitem(last=False)
+
+
+#: :func:`sparse_active_set_solution`'s answers
+_SPARSE_MEMO = _ActiveSetMemo()
 
 
 def sparse_active_set_solution(problem: ContactProblem, active: np.ndarray) -> np.ndarray | None:
@@ -55,19 +79,16 @@ def sparse_active_set_solution(problem: ContactProblem, active: np.ndarray) -> n
     kept with the problem (read-only): the answer's and the cross-check's polish ask it of the same set, one sparse
     LU between them (issue #15)."""
     active = np.asarray(active, dtype=bool)
-    key = active.tobytes()
-    memo = _SPARSE_MEMO.setdefault(problem, OrderedDict())
-    if key not in memo:
+    z = _SPARSE_MEMO.get(problem, active)
+    if z is _SPARSE_MEMO.MISSING:
         E, e = problem.equalities
         G, g = problem.inequalities
         J = sp.vstack([sp.csr_matrix(E), sp.csr_matrix(G)[active]], format="csr")
         z = sparse_kkt_solve(problem.M, J, np.concatenate([-problem.F, -e, -g[active]]))
         if z is not None:
             z.flags.writeable = False
-        memo[key] = z
-        while len(memo) > KKT_SVD_MEMO_SIZE:
-            memo.popitem(last=False)
-    return memo[key]
+        _SPARSE_MEMO.put(problem, active, z)
+    return z
 
 
 def guess_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> np.ndarray:
@@ -127,9 +148,8 @@ class KKTFactor:
         return self.Vt[:rank].T @ ((self.U[:, :rank].T @ rhs) / self.sv[:rank])
 
 
-#: :func:`equilibrated_kkt_svd`'s factors by problem (held weakly) and active set, at most
-#: :data:`~gaussqp.settings.KKT_SVD_MEMO_SIZE` sets per problem
-_SVD_MEMO: "weakref.WeakKeyDictionary[ContactProblem, OrderedDict]" = weakref.WeakKeyDictionary()
+#: :func:`equilibrated_kkt_svd`'s factors
+_SVD_MEMO = _ActiveSetMemo()
 
 
 def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFactor:
@@ -137,10 +157,9 @@ def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFact
     SVD of its equilibrated matrix, kept with the problem up to :data:`~gaussqp.settings.KKT_SVD_MEMO_MAX`
     (n + active rows) for the polish and the forward error of every answer of one solve."""
     active = np.asarray(active, dtype=bool)
-    key = active.tobytes()
-    memo = _SVD_MEMO.get(problem)
-    if memo is not None and key in memo:
-        return memo[key]
+    hit = _SVD_MEMO.get(problem, active)
+    if hit is not _SVD_MEMO.MISSING:
+        return hit
     kkt = equilibrated_kkt(problem, active)
     d = kkt.d
     U, sv, Vt = np.linalg.svd(d[:, None] * kkt.K * d[None, :])
@@ -148,8 +167,5 @@ def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFact
         arr.flags.writeable = False
     out = KKTFactor(kkt, U, sv, Vt)
     if kkt.K.shape[0] <= KKT_SVD_MEMO_MAX:
-        memo = _SVD_MEMO.setdefault(problem, OrderedDict())
-        memo[key] = out
-        while len(memo) > KKT_SVD_MEMO_SIZE:
-            memo.popitem(last=False)
+        _SVD_MEMO.put(problem, active, out)
     return out
