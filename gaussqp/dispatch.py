@@ -405,13 +405,15 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
 
 def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Formulation, *, solver: str | None,
                      crosscheck: bool, tol: Tolerance, certify: bool, facets: int, started: float,
-                     bracket: str = "auto") -> Solution:
+                     bracket: str = "auto", correct_drifts: bool = True) -> Solution:
     """The body of :func:`solve` once the system class ``cls`` of ``problem`` is known and the formulation chosen
     (``name``, its object ``f`` from :func:`formulation_object`): check that ``f`` accepts the problem, solve,
     attach the structural certificates, cross-check, withdraw a "solved" that an independent route contradicts.
     ``tol`` is a resolved :class:`~gaussqp.settings.Tolerance`, ``facets`` and ``bracket`` already checked, ``started`` the
     ``time.perf_counter()`` at which the caller began (``times["total"]``). :func:`solve` and
-    :class:`gaussqp.batch.Solver` both end here, so their answers are the same."""
+    :class:`gaussqp.batch.Solver` both end here, so their answers are the same. When the route does not certify an
+    answer and the drifts are inconsistent within the tolerance, :func:`solve_nearest_consistent` answers for the
+    nearest consistent drifts, judged against the data as given (``correct_drifts``)."""
     t0 = started
     ok, why = f.accepts(problem, cls)
     if not ok:
@@ -453,5 +455,86 @@ def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Fo
         sol.status = INACCURATE
         sol.message = (sol.message + "; " if sol.message else "") + "an independent route disagrees (see crosscheck)"
     sol.extras["system_class"] = cls.as_dict()
+    if correct_drifts and not sol.certified:
+        sol = solve_nearest_consistent(sol, problem, name, f, solver=solver, crosscheck=crosscheck, tol=tol,
+                                       certify=certify, facets=facets, bracket=bracket)
     sol.times["total"] = time.perf_counter() - t0
     return sol
+
+
+_REJUDGED = ("kkt_residuals", "backward_error", "coulomb_cones", "forward_error", "unique_acceleration",
+             "unique_multipliers", "farkas", "unbounded_ray")
+
+
+def _approximate_acceleration(sol: Solution, problem: ContactProblem, solver, tol: Tolerance):
+    """An acceleration to find the active rows at: the route's own, else F1's (the frictionless / sticking-as-
+    equality QP), else None."""
+    if sol.acceleration is not None:
+        return sol.acceleration
+    g = FORMULATIONS["gauss_qp"]
+    if problem.sparse or not g.accepts(problem, problem.classify())[0]:
+        return None
+    f1 = g.solve(problem, solver=solver, tolerance=tol)
+    return f1.acceleration
+
+
+def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, f: Formulation, *, solver, crosscheck,
+                             tol: Tolerance, certify: bool, facets: int, bracket: str) -> Solution:
+    """The verdict contract's answer for data whose drifts are inconsistent within the tolerance (DESIGN.md §4.3).
+
+    ``sol`` is the route's uncertified result on ``problem``. The rows active at an approximate answer are made
+    consistent by the smallest drift change in their own scales
+    (:func:`gaussqp.model.consistent_drifts.consistent_drifts`); when that change is within ``tol.residual``, the
+    same route solves the corrected problem and its certified answer is judged again — residuals, backward error,
+    cones, forward error, uniqueness — against the data **as given** (:func:`gaussqp.certificates.judge.finalize`),
+    with the change in ``extras["drift_correction"]`` and the message. Otherwise ``sol`` is returned, with the size
+    of the inconsistency in its message when there is one."""
+    from .certificates.judge import finalize
+    from .model.consistent_drifts import active_at, consistent_drifts
+
+    if problem.sparse or len(problem.coulomb) or not len(problem.unilateral) + len(problem.bilateral):
+        return sol
+    a = _approximate_acceleration(sol, problem, solver, tol)
+    # the rows active at the approximate answer, then every unilateral row (a resting state: every contact loaded)
+    candidates = ([active_at(problem, a, tol.residual)] if a is not None else []) + [np.arange(len(problem.unilateral))]
+    tried, fixed, corr = [], None, None
+    for act in candidates:
+        c = consistent_drifts(problem, act)
+        if c is None or any(np.array_equal(act, t) for t in tried):
+            continue
+        tried.append(act)
+        if c.relative > tol.residual:
+            sol.message = ((sol.message + "; " if sol.message else "") + f"the drifts of {len(act)} active unilateral "
+                           f"rows and the equalities are inconsistent by {c.relative:.1e} of their scales "
+                           f"(> {tol.residual:g})")
+            continue
+        r = solve_classified(c.problem, c.problem.classify(), name, f, solver=solver, crosscheck=crosscheck, tol=tol,
+                             certify=False, facets=facets, started=time.perf_counter(), bracket=bracket,
+                             correct_drifts=False)
+        if r.status == SOLVED and r.certified:
+            fixed, corr = r, c
+            break
+        sol.message = ((sol.message + "; " if sol.message else "") + f"with the drifts made consistent (a change of "
+                       f"{c.relative:.1e} of their scales) {name} ended {r.status.value} too")
+    if fixed is None:
+        return sol
+    out = Solution(problem=problem, status=SOLVED, formulation=fixed.formulation, solver=fixed.solver,
+                   acceleration=fixed.acceleration, lambda_normal=fixed.lambda_normal,
+                   lambda_tangent=fixed.lambda_tangent, polish_allowed=False, cones_enforced=fixed.cones_enforced,
+                   route=fixed.route, sticking=fixed.sticking, enumeration=fixed.enumeration,
+                   contact_modes=fixed.contact_modes, crosscheck=fixed.crosscheck, friction_bounds=sol.friction_bounds)
+    finalize(out, tol)
+    structural = [c for c in sol.certificates if c.id.startswith("C")]
+    out.certificates = structural + [c for c in fixed.certificates if c.id not in _REJUDGED] + out.certificates
+    if fixed.unique and out.unique.get("acceleration") is None:
+        out.unique = dict(fixed.unique)
+    out.extras.update({"drift_correction": corr.as_dict(), "system_class": sol.extras.get("system_class"),
+                       "as_given": {"formulation": name, "status": sol.status.value, "message": sol.message}})
+    out.times = dict(fixed.times)
+    be = out.backward_error or {}
+    out.message = ((out.message + "; " if out.message else "")
+                   + f"solvable after changing the drifts by {corr.absolute:.1e} ({corr.relative:.1e} of their rows' "
+                     f"scales): the answer of those drifts, judged against the data as given (backward error: forces "
+                     f"{be.get('forces', float('nan')):.1e}, drifts {be.get('drifts', float('nan')):.1e}); for the "
+                     f"data as given {name} ended {sol.status.value}" + (f" ({sol.message})" if sol.message else ""))
+    return out

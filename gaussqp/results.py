@@ -65,7 +65,7 @@ CERTIFYING: dict[Status, tuple[str, ...]] = {
     UNBOUNDED: ("unbounded_ray",),
 }
 #: Certificates that, when present, must also hold for a ``solved`` answer to be certified.
-ALSO_REQUIRED_WHEN_SOLVED: tuple[str, ...] = ("forward_error",)
+ALSO_REQUIRED_WHEN_SOLVED: tuple[str, ...] = ("forward_error", "backward_error")
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,9 @@ class Solution:
         (:class:`~gaussqp.friction.coulomb_law.NaturalMapResidual`: absolute, ÷‖q‖, Siconos's), or None
     velocity : the local contact velocity ``u`` (m·d, blocks (normal, tangents)) of a Coulomb answer; for a
         :class:`~gaussqp.LocalContactProblem` ``u = W r + q`` (its ``lambda_*`` are the reaction r), or None
+    backward_error : the verdict contract's data change under which the answer is exact, relative to each row's
+        scale from the data, per block: ``{"forces", "drifts", "rows", "multipliers"}``
+        (:mod:`gaussqp.certificates.backward_error`; the changed data are in the ``backward_error`` certificate), or None
     times : seconds spent per stage
     extras : raw solver output (backend info, attempts) and a route's intermediates, documented
         where they are set
@@ -185,6 +188,7 @@ class Solution:
     contact_modes: "list[ContactMode] | None" = None
     natural_map_residual: "NaturalMapResidual | None" = None
     velocity: np.ndarray | None = None
+    backward_error: dict | None = None
     times: dict = field(default_factory=dict)
     message: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
@@ -267,6 +271,7 @@ class Solution:
             **({"natural_map_residual": self.natural_map_residual.as_dict()}
                if self.natural_map_residual is not None else {}),
             **({"velocity": to_jsonable(self.velocity)} if self.velocity is not None else {}),
+            **({"backward_error": to_jsonable(self.backward_error)} if self.backward_error is not None else {}),
             "times": {k: json_float(v) for k, v in self.times.items()},
             "message": self.message,
         }

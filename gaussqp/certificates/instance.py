@@ -27,8 +27,13 @@ from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_
                         KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, SCALE_FLOOR, VERIFY_RTOL)
 
 
-def verify_farkas(problem: ContactProblem) -> Certificate | None:
-    """Search and verify a Farkas vector for ``K ∩ K_b = ∅`` (tutorial Assumption 4 fails)."""
+def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | None:
+    """Search and verify a Farkas vector for ``K ∩ K_b = ∅`` (tutorial Assumption 4 fails).
+
+    The margin is ``-bᵀy / Σ_i |y_i| row_i`` less the stationarity and sign defects, with ``row_i`` each row's
+    scale from the data: a change of the drifts by at most ``bound · row_i`` row by row moves ``bᵀy`` by at most
+    ``bound Σ_i |y_i| row_i``, so a margin above ``bound`` proves that no problem within ``bound`` of the data is
+    feasible — the verdict contract's ``infeasible`` (DESIGN.md §4.3) when ``bound`` is ``Tolerance.residual``."""
     E, e = problem.equalities
     G, g = problem.inequalities
     y = farkas_vector(E, e, G, g)
@@ -48,13 +53,20 @@ def verify_farkas(problem: ContactProblem) -> Certificate | None:
     row_terms = float(np.abs(y) @ np.concatenate([ds.equality_row, ds.inequality_row]))
     # certificate value: bᵀy < 0 must dominate what the residuals could hide
     margin = -by / max(row_terms, SCALE_FLOOR) - stationarity - sign
-    holds = stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL and by < 0 and margin > FARKAS_MARGIN_MIN
+    holds = (stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL and by < 0
+             and margin > max(FARKAS_MARGIN_MIN, bound))
+    implies = ("no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible"
+               + (f", and so is every problem whose drifts differ by at most {bound:g} of their rows' scales"
+                  if bound > 0 else ""))
+    if not holds and by < 0 and margin > FARKAS_MARGIN_MIN:
+        implies = (f"infeasible for the data as given (margin {margin:.1e}), but a change of the drifts by {margin:.1e} "
+                   f"of their rows' scales, within the tolerance {bound:g}, may make it feasible: not certified")
     return Certificate(
         id="farkas", name="Farkas vector for an empty constraint set",
         source="DESIGN.md §4.2 (instance); tutorial Assumption 4; Farkas' lemma",
-        holds=holds, margin=margin,
-        implies="no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible",
-        data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity})
+        holds=holds, margin=margin, implies=implies,
+        data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity,
+              "robust_to": bound})
 
 
 def _roundoff_rows(A, v: np.ndarray) -> np.ndarray:
@@ -63,13 +75,16 @@ def _roundoff_rows(A, v: np.ndarray) -> np.ndarray:
     return ROUNDOFF_MULTIPLE * max(v.size, 1) * np.finfo(float).eps * (np.abs(Ad) @ np.abs(v))
 
 
-def verify_ray(problem: ContactProblem) -> Certificate | None:
+def verify_ray(problem: ContactProblem, bound: float = 0.0) -> Certificate | None:
     """Search and verify an unbounded ray of F1 (v ∈ ker M, feasible direction, Fᵀv < 0).
 
     Verified row by row at round-off: every ``|(M v)_j|``, ``|E_i v|`` and ``max(0, -G_i v)`` must be
     below the round-off of that row's own terms (:func:`_roundoff_rows`), and ``-Fᵀv`` must exceed
     the round-off of ``|F|ᵀ|v|`` (the margin says by how much, relative to ``|F|ᵀ|v|``). A vector
     of a definite M fails the first test however ill-conditioned M is, down to cond ~ 1/(100 n ε).
+    With ``bound > 0`` (the verdict contract, DESIGN.md §4.3) ``-Fᵀv`` must also exceed what a change of the forces
+    by ``bound`` of each dynamics row's data scale can close, ``bound · dynamics_rowᵀ|v|``: then no problem within
+    ``bound`` of the data has a minimizer.
     """
     fac = problem.mass_factor
     if fac.definite:
@@ -90,13 +105,14 @@ def verify_ray(problem: ContactProblem) -> Certificate | None:
     f_mag = float(np.abs(problem.F) @ np.abs(v))
     f_round = float(_roundoff_rows(problem.F[None, :], v)[0])
     margin = (-Fv - f_round) / f_mag if f_mag > 0 else -1.0
-    holds = viol == 0.0 and margin > 0
+    closable = bound * float(data_scales(problem).dynamics_row @ np.abs(v))
+    holds = viol == 0.0 and margin > 0 and -Fv - f_round > closable
     return Certificate(
         id="unbounded_ray", name="descent ray in ker M",
         source="DESIGN.md §4.2 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
         holds=holds, margin=margin,
         implies="½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the contact problem",
-        data={"ray": v, "F_dot_v": Fv, "violation": viol})
+        data={"ray": v, "F_dot_v": Fv, "violation": viol, "robust_to": bound, "closable_by_force_change": closable})
 
 
 def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):

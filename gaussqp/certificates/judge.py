@@ -20,6 +20,7 @@ from ..results import FAILED, INFEASIBLE, SOLUTION_PRESENT, SOLVED, INACCURATE, 
 from ..settings import Tolerance
 from .instance import (coulomb_cone_check, forward_error, unique_acceleration, unique_multipliers, verify_farkas,
                        verify_ray)
+from .backward_error import backward_error, backward_error_certificate
 from .residuals import kkt_residuals
 
 _UNDECIDED = {"acceleration": None, "generalized_force": None, "multipliers": None}
@@ -53,6 +54,18 @@ def _residuals(sol: Solution, tol: Tolerance) -> None:
     if sol.status == SOLVED and not ok:
         sol.status = INACCURATE
         _note(sol, f"solver claimed success but max residual {worst:.2e} > {tol.residual:g}")
+
+
+def _backward_error(sol: Solution, tol: Tolerance) -> None:
+    """The verdict contract's ``solved`` (DESIGN.md §4.3): the answer is exact for data changed by at most
+    ``tol.residual`` row by row (:mod:`gaussqp.certificates.backward_error`); the change is reported per block."""
+    be = backward_error(sol.problem, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+    sol.backward_error = be.as_dict()
+    cert = backward_error_certificate(be, tol.residual)
+    sol.certificates.append(cert)
+    if sol.status == SOLVED and not cert.holds:
+        sol.status = INACCURATE
+        _note(sol, f"the answer is exact only for data changed by {be.worst:.2e} (relative) > {tol.residual:g}")
 
 
 def _coulomb_cones(sol: Solution, tol: Tolerance) -> None:
@@ -100,7 +113,7 @@ def _infeasible_after_failed_answer(sol: Solution, tol: Tolerance) -> None:
     """An answer that failed its residual check may come from a backend that did not detect infeasibility (a
     dual QP whose objective is unbounded, stopped at a large point): when the data carry a verified Farkas
     vector, the result is ``infeasible`` with that certificate instead of an ``inaccurate`` answer."""
-    far = verify_farkas(sol.problem)
+    far = verify_farkas(sol.problem, tol.residual)
     if far is None or not far.holds:
         return
     _note(sol, "the constraint set is empty (verified Farkas vector): the returned point is discarded")
@@ -133,6 +146,7 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     Check("kkt_residuals", lambda s: True, _residuals),
     Check("infeasible_after_failed_answer", lambda s: not s.certificate("kkt_residuals").holds
           and not len(s.problem.sliding), _infeasible_after_failed_answer),
+    Check("backward_error", lambda s: s.acceleration is not None and not len(s.problem.coulomb), _backward_error),
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
     Check("forward_error", lambda s: s.acceleration is not None and not _friction_decided(s.problem)
           and s.cones_enforced is None, _forward_error),
@@ -166,11 +180,11 @@ def _verify_nonexistence(sol: Solution, tol: Tolerance) -> None:
     (unbounded), whichever the backend said; with neither the result is ``failed``."""
     claimed = sol.status
     p = sol.problem
-    far = verify_farkas(p)
+    far = verify_farkas(p, tol.residual)
     if far is not None and far.holds:
         _stands_on(sol, INFEASIBLE, far, {"farkas_stationarity": far.data["stationarity"]})
         return
-    ray = verify_ray(p)
+    ray = verify_ray(p, tol.residual)
     if ray is not None and ray.holds:
         _stands_on(sol, UNBOUNDED, ray, {"ray_violation": ray.data["violation"]})
         return

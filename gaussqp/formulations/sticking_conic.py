@@ -315,19 +315,30 @@ class StickingConic(Formulation):
                                "undecided")
                 return sol
             proofs.append(cf)
-        sol.status = INFEASIBLE
+        # the verdict contract (DESIGN.md §4.3): rᵀy = -1 must survive a change of the forces by tol.residual of each
+        # dynamics row's data scale, which moves rᵀy by at most tol.residual · dynamics_rowᵀ|y|
+        dyn = data_scales(p).dynamics_row
+        closable = max(tol.residual * float(dyn @ np.abs(c.y)) for c in proofs)
+        robust = closable < 1.0
+        sol.status = INFEASIBLE if robust else FAILED
+        if not robust:
+            sol.message = (f"no multipliers in the cones for the data as given, but a change of the forces within the "
+                           f"tolerance {tol.residual:g} may close the conic Farkas vector's margin ({closable:.1e} of "
+                           "it): not certified")
         sol.extras["a_cones_removed"] = a
         sol.certificates.append(Certificate(
             id="coulomb_farkas", name="conic Farkas vector on the multiplier set",
             source="DESIGN.md §3.2; sticking (60)(65), Prop. 11",
-            holds=True, margin=-max(c.violation for c in proofs),
+            holds=robust, margin=-max(c.violation for c in proofs),
             implies=(f"no multipliers in the {self.model.kind} cones complete the acceleration of F1: the all-sticking "
                      "mode does not exist" + (" (for the circumscribed polygons, hence not for the disks either)"
                                              if self.model.kind == "outer" else
                                              " for the inscribed polygons (the disks may still allow it)"
                                              if self.model.kind == "inner" else "")),
             data={"y": [c.y for c in proofs], "signs": [c.signs for c in proofs], "active_tolerance": atol,
-                  "detaching": detaching(p, a, atol)}))
+                  "detaching": detaching(p, a, atol), "closable_by_force_change": closable,
+                  "verify": "for each y: rᵀy = -1 with r = M a + F at a = a_cones_removed, and (J y)_i in the dual "
+                            "cone of contact i"}))
         return sol
 
 

@@ -21,10 +21,10 @@ from ..errors import NotApplicableError, SolverError, TooLargeError, UndecidedEr
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, null_space, ruiz_scaling, scaled_solve
 from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..model.problem import ContactProblem
-from ..model.scales import acceleration_scale, relative
+from ..model.scales import acceleration_scale, data_scales, relative
 from .cones import ConeModel
 from .sliding import sliding_tangent
-from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL,
+from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL, SCALE_FLOOR,
                         VERIFY_RTOL)
 
 
@@ -45,6 +45,10 @@ class PieceSolution:
     #: point found on several pieces (on their common boundary) joins the modes with "|", e.g.
     #: "sticking|sliding+" at the onset of slip
     modes: list = field(default_factory=list)
+    #: 0 for a solution of the data as given; else the smallest data change (forces and drifts, relative to each
+    #: row's scale from the data) under which this point solves its piece, found when no piece has an exact
+    #: solution (the ``relax`` of :func:`enumerate_solutions`)
+    backward_error: float = 0.0
 
     def merge(self, piece: str, isolated: bool | None, acceleration_fixed: bool | None,
               modes: list | None = None) -> None:
@@ -222,7 +226,8 @@ def _check_size(problem: ContactProblem, max_contacts: int, cone: ConeModel | No
 
 
 def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION_MAX,
-                        solver: str | None = None, *, cone: ConeModel | None = None) -> Enumeration:
+                        solver: str | None = None, *, cone: ConeModel | None = None,
+                        relax: float = 0.0) -> Enumeration:
     """All solutions by enumeration of the pieces (tutorial §3.2.1 "by inspecting each of the 2^m_b
     possible signs", extended to the complementarity pieces of (50)/(58) and to the stick/slip problem
     (71) of sticking §5, solved as stated in (a, λ); its reformulations (72)-(77) — the MLCP (73) and
@@ -242,6 +247,12 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     In 3D, ``cone`` (an inner or outer polygon, :class:`gaussqp.friction.cones.ConeModel`) replaces each
     coulomb contact's disk by the polygon and its slip pieces by the polygon's facets and vertices
     (:func:`coulomb_pieces`): the exact enumeration of the facetized law, not of the disk's.
+
+    With ``relax > 0`` (the verdict contract's ``δ``, docs/DESIGN.md §4.3) and no piece solvable for the data as
+    given, every piece is solved again for the smallest change of the forces and drifts (row by row at the data's
+    scales, :func:`_relaxed_piece`) that makes it solvable: the points within ``relax`` are returned with their
+    ``backward_error`` (their isolation undecided), so that "no solution" is claimed only when no problem within
+    ``relax`` of the data has one.
 
     Raises :class:`TooLargeError` beyond ``2^max_contacts`` pieces (:func:`piece_count`: 2 per enumerated
     contact, 4 per 2D coulomb contact, 2 + 2k per 3D one), :class:`NotApplicableError` for "coulomb" contacts
@@ -267,69 +278,70 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     polygon = _Polygon.of(cone) if len(C) and problem.dimension == 3 else None
     sep = "," if polygon is not None else ""  # 3D piece labels have several characters
     choices = [cpieces if problem.modes[i] == "coulomb" else (0, 1) for i in enum]
-    for pattern in itertools.product(*choices):
-        choice = dict(zip(enum, pattern))
-        # dynamics: M a - Σ col_i λ_n,i - Σ T_iᵀ λ_t,i = -F
-        dyn = np.zeros((n, N))
-        dyn[:, ia:ia + n] = M
-        sign = np.ones(m)
-        for i in range(m):
-            if problem.types[i] == "bilateral" and problem.modes[i] != "frictionless":
-                sign[i] = 1.0 if choice[i] == 1 else -1.0
-            col = Jn[i].copy()
-            if problem.modes[i] == "sliding":
-                col = col - mu[i] * sign[i] * (Jt[i * d1:(i + 1) * d1].T @ problem.slip[i])
-            dyn[:, il + i] = -col
-        for j, i in enumerate(S):
-            dyn[:, it0 + j * d1:it0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
-        for j, i in enumerate(C):
-            dyn[:, ic0 + j * d1:ic0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
-        eq_rows, eq_rhs, in_rows, in_rhs = [dyn], [-problem.F], [], []
-        for i in range(m):
-            row = np.zeros(N)
-            row[ia:ia + n] = Jn[i]
-            if problem.types[i] == "bilateral":
-                eq_rows.append(row[None]), eq_rhs.append([-b[i]])
-                if problem.modes[i] != "frictionless":
+    def piece_systems():
+        """Each piece: its choice, label, ``{Aeq y = beq, G y >= h}`` and second-order cones (3D sticking)."""
+        for pattern in itertools.product(*choices):
+            choice = dict(zip(enum, pattern))
+            # dynamics: M a - Σ col_i λ_n,i - Σ T_iᵀ λ_t,i = -F
+            dyn = np.zeros((n, N))
+            dyn[:, ia:ia + n] = M
+            sign = np.ones(m)
+            for i in range(m):
+                if problem.types[i] == "bilateral" and problem.modes[i] != "frictionless":
+                    sign[i] = 1.0 if choice[i] == 1 else -1.0
+                col = Jn[i].copy()
+                if problem.modes[i] == "sliding":
+                    col = col - mu[i] * sign[i] * (Jt[i * d1:(i + 1) * d1].T @ problem.slip[i])
+                dyn[:, il + i] = -col
+            for j, i in enumerate(S):
+                dyn[:, it0 + j * d1:it0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
+            for j, i in enumerate(C):
+                dyn[:, ic0 + j * d1:ic0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
+            eq_rows, eq_rhs, in_rows, in_rhs = [dyn], [-problem.F], [], []
+            for i in range(m):
+                row = np.zeros(N)
+                row[ia:ia + n] = Jn[i]
+                if problem.types[i] == "bilateral":
+                    eq_rows.append(row[None]), eq_rhs.append([-b[i]])
+                    if problem.modes[i] != "frictionless":
+                        r = np.zeros(N)
+                        r[il + i] = sign[i]
+                        in_rows.append(r), in_rhs.append(0.0)
+                elif choice[i] not in (0, "0"):  # active: n a + b = 0, λ >= 0
+                    eq_rows.append(row[None]), eq_rhs.append([-b[i]])
                     r = np.zeros(N)
-                    r[il + i] = sign[i]
+                    r[il + i] = 1.0
                     in_rows.append(r), in_rhs.append(0.0)
-            elif choice[i] not in (0, "0"):  # active: n a + b = 0, λ >= 0
-                eq_rows.append(row[None]), eq_rhs.append([-b[i]])
-                r = np.zeros(N)
-                r[il + i] = 1.0
-                in_rows.append(r), in_rhs.append(0.0)
-            else:  # detached: λ = 0, n a + b >= 0
-                r = np.zeros(N)
-                r[il + i] = 1.0
-                eq_rows.append(r[None]), eq_rhs.append([0.0])
-                in_rows.append(row), in_rhs.append(-b[i])
-        for j, i in enumerate(S):
-            T = np.zeros((d1, N))
-            T[:, ia:ia + n] = Jt[i * d1:(i + 1) * d1]
-            eq_rows.append(T), eq_rhs.append(-c[i * d1:(i + 1) * d1])
-            if not cone3d:  # 2D: |λ_t| <= μ σ λ_n is two linear inequalities
-                for s in (1.0, -1.0):
+                else:  # detached: λ = 0, n a + b >= 0
                     r = np.zeros(N)
-                    r[il + i] = mu[i] * sign[i]
-                    r[it0 + j] = -s
-                    in_rows.append(r), in_rhs.append(0.0)
-        for j, i in enumerate(C):
-            if polygon is None:
-                _coulomb_piece_rows(choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N,
-                                    eq_rows, eq_rhs, in_rows, in_rhs)
-            else:
-                polygon.rows(choice[i], Jt[2 * i:2 * i + 2], c[2 * i:2 * i + 2], mu[i], il + i, ic0 + 2 * j, ia, n, N,
-                             eq_rows, eq_rhs, in_rows, in_rhs)
-        Aeq = np.vstack(eq_rows)
-        beq = np.concatenate([np.atleast_1d(np.asarray(x, dtype=float)) for x in eq_rhs])
-        G = np.array(in_rows).reshape(-1, N)
-        h = np.array(in_rhs, dtype=float)  # G y >= h
-        label = sep.join(_label(problem, i, choice[i]) for i in enum)
-        y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h,
-                                            cone3d and _cone_data(problem, S, sign, il, it0, N, d1), solver, n)
-        if y is None:
-            continue
+                    r[il + i] = 1.0
+                    eq_rows.append(r[None]), eq_rhs.append([0.0])
+                    in_rows.append(row), in_rhs.append(-b[i])
+            for j, i in enumerate(S):
+                T = np.zeros((d1, N))
+                T[:, ia:ia + n] = Jt[i * d1:(i + 1) * d1]
+                eq_rows.append(T), eq_rhs.append(-c[i * d1:(i + 1) * d1])
+                if not cone3d:  # 2D: |λ_t| <= μ σ λ_n is two linear inequalities
+                    for s in (1.0, -1.0):
+                        r = np.zeros(N)
+                        r[il + i] = mu[i] * sign[i]
+                        r[it0 + j] = -s
+                        in_rows.append(r), in_rhs.append(0.0)
+            for j, i in enumerate(C):
+                if polygon is None:
+                    _coulomb_piece_rows(choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N,
+                                        eq_rows, eq_rhs, in_rows, in_rhs)
+                else:
+                    polygon.rows(choice[i], Jt[2 * i:2 * i + 2], c[2 * i:2 * i + 2], mu[i], il + i, ic0 + 2 * j, ia, n, N,
+                                 eq_rows, eq_rhs, in_rows, in_rhs)
+            Aeq = np.vstack(eq_rows)
+            beq = np.concatenate([np.atleast_1d(np.asarray(x, dtype=float)) for x in eq_rhs])
+            G = np.array(in_rows).reshape(-1, N)
+            h = np.array(in_rhs, dtype=float)  # G y >= h
+            yield (choice, sep.join(_label(problem, i, choice[i]) for i in enum), Aeq, beq, G, h,
+                   cone3d and _cone_data(problem, S, sign, il, it0, N, d1))
+
+    def record(y, choice, label, isolated, a_fixed, backward: float = 0.0) -> None:
         a, lam_n = y[ia:ia + n], y[il:il + m]
         lam_t = sliding_tangent(problem, lam_n)
         for j, i in enumerate(S):
@@ -340,8 +352,23 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
         same = next((s for s in sols if units.same_point(s, a, lam_n, lam_t)), None)
         if same is not None:
             same.merge(label, isolated, a_fixed, modes)
-            continue
-        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label], modes))
+            same.backward_error = min(same.backward_error, backward)
+            return
+        sols.append(PieceSolution(a, lam_n, lam_t, label, isolated, a_fixed, [label], modes, backward))
+
+    for choice, label, Aeq, beq, G, h, cones in piece_systems():
+        y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h, cones, solver, n)
+        if y is not None:
+            record(y, choice, label, isolated, a_fixed)
+    if not sols and relax > 0:
+        # no piece has a solution for the exact data: the verdict contract (DESIGN.md §4.3) claims "none" only
+        # when no problem within ``relax`` of the data (forces and drifts, row by row at the data's scales) has
+        # one; each piece's smallest such data change is found by its phase-one program
+        row_scale = _piece_row_scales(problem, n)
+        for choice, label, Aeq, beq, G, h, cones in piece_systems():
+            y, t = _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax, solver)
+            if y is not None:
+                record(y, choice, label, None, None, t)
     a_mult, lam_mult, distinct = _multiplicities(sols, units)
     return Enumeration(sols, piece_count(problem, cone), enum, a_mult, lam_mult, units.a, distinct, C, units)
 
@@ -487,6 +514,79 @@ def _multiplicities(sols: list[PieceSolution], units: _Units) -> tuple[str, str,
 def _cone_data(problem, S, sign, il, it0, N, d1):
     """(index of λ_n, slice of λ_t, μ σ) of each sticking contact's second-order cone."""
     return [(il + i, slice(it0 + j * d1, it0 + (j + 1) * d1), problem.friction[i] * sign[i]) for j, i in enumerate(S)]
+
+
+def _piece_row_scales(problem: ContactProblem, n: int):
+    """The data scale of each row of a piece's system (:mod:`gaussqp.model.scales`): the first ``n`` rows (the
+    dynamics) ``dynamics_row``; a row acting on the acceleration ``|row_a| S accel + |rhs|`` (a normal or tangent
+    row with its drift: ``normal_row`` / ``tangent_row``); a row on the multipliers alone 0 (kept exact: signs,
+    complementarity, the sliding law). Returns ``scales(A, rhs, first_is_dynamics)``."""
+    sc = data_scales(problem)
+    acc = sc.coordinate * sc.accel
+
+    def scales(A: np.ndarray, rhs: np.ndarray, dynamics: bool) -> np.ndarray:
+        out = np.abs(A[:, :n]) @ acc
+        out = np.where(np.any(A[:, :n] != 0, axis=1), out + np.abs(rhs), 0.0)
+        if dynamics:
+            out[:n] = sc.dynamics_row
+        return out
+
+    return scales
+
+
+def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
+    """Phase one of a piece: the smallest ``t`` with ``|Aeq y - beq| <= t s_eq``, ``G y - h >= -t s_in`` (cones
+    exact), ``s`` the rows' data scales (:func:`_piece_row_scales`; rows of scale 0 exact). Returns ``(y, t)`` with
+    ``t`` recomputed in NumPy at the returned point when ``t <= relax``, else ``(None, t)``."""
+    from scipy.optimize import linprog
+
+    N = Aeq.shape[1]
+    se = row_scale(Aeq, beq, True)
+    si = row_scale(G, h, False) if G.size else np.zeros(0)
+    if cones:
+        import cvxpy as cp
+
+        from ..backends import solve_program
+
+        y, t = cp.Variable(N), cp.Variable(nonneg=True)
+        cons = [cp.abs(Aeq @ y - beq) <= t * se]
+        if G.size:
+            cons.append(G @ y - h >= -t * si)
+        cons += [cp.SOC(musig * y[iln], y[it]) for iln, it, musig in cones]
+        _, status, _ = solve_program(cp.Problem(cp.Minimize(t), cons), solver, "high", needs="socp")
+        if status != "solved" or y.value is None:
+            return None, float("inf")
+        yv = np.asarray(y.value).ravel()
+        cone_ok = all(musig * yv[iln] - np.linalg.norm(yv[it]) >= -PIECE_RTOL * max(abs(musig * yv[iln]), SCALE_FLOOR)
+                      for iln, it, musig in cones)
+        if not cone_ok:
+            return None, float("inf")
+    else:
+        ne = Aeq.shape[0]
+        r, cs = ruiz_scaling(np.vstack([Aeq, G]) if G.size else Aeq)
+        As, Gs = Aeq * r[:ne, None] * cs[None, :], G * r[ne:, None] * cs[None, :]
+        beta = max(float(np.abs(beq * r[:ne]).max(initial=0.0)), float(np.abs(h * r[ne:]).max(initial=0.0)), ROUND_OFF)
+        bs, hs, ses, sis = beq * r[:ne] / beta, h * r[ne:] / beta, se * r[:ne] / beta, si * r[ne:] / beta
+        # x = (ŷ, t): As ŷ - t ses <= bs, -As ŷ - t ses <= -bs, -Gs ŷ - t sis <= -hs
+        A_ub = np.vstack([np.hstack([As, -ses[:, None]]), np.hstack([-As, -ses[:, None]])]
+                         + ([np.hstack([-Gs, -sis[:, None]])] if G.size else []))
+        b_ub = np.concatenate([bs, -bs] + ([-hs] if G.size else []))
+        res = linprog(np.r_[np.zeros(N), 1.0], A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * N + [(0, None)],
+                      method="highs")
+        if res.status != 0:
+            return None, float("inf")
+        yv = beta * cs * res.x[:N]
+    # the data change this point needs, recomputed row by row; rows of scale 0 (signs, complementarity) within
+    # round-off of their own terms
+    ymag = np.abs(yv)
+    eq_res, in_res = Aeq @ yv - beq, np.minimum(G @ yv - h, 0.0) if G.size else np.zeros(0)
+    exact_e, exact_i = se == 0, si == 0
+    if np.any(np.abs(eq_res[exact_e]) > PIECE_RTOL * (np.abs(Aeq[exact_e]) @ ymag + np.abs(beq[exact_e]))) or (
+            G.size and np.any(-in_res[exact_i] > PIECE_RTOL * (np.abs(G[exact_i]) @ ymag + np.abs(h[exact_i])))):
+        return None, float("inf")
+    t = max(float(relative(eq_res[~exact_e], se[~exact_e]).max(initial=0.0)),
+            float(relative(in_res[~exact_i], si[~exact_i]).max(initial=0.0)) if G.size else 0.0)
+    return (yv, t) if t <= relax else (None, t)
 
 
 def _solve_piece(Aeq, beq, G, h, cones, solver, n):

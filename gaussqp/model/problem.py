@@ -504,6 +504,12 @@ class ContactProblem:
                 f"[{c.m_bilateral} bilateral, {c.m_unilateral} unilateral], d={self.dimension}, "
                 f"M {c.mass} rank {c.mass_rank}, {c.modes})")
 
+    def with_drifts(self, normal_drift, tangent_drift, name: str | None = None) -> "ContactProblem":
+        """A copy with other drifts ``b`` (m,) and ``c`` (m (d-1),) (same rows, forces and modes)."""
+        return ContactProblem.from_blocks(self._M, self._F, self._Jn, normal_drift, list(self._types), self._Jt,
+                                          tangent_drift, self._mu, list(self._modes), self._slip, self._has_tangent,
+                                          self.dimension, self.name if name is None else name, self.description)
+
     def with_force(self, F) -> "ContactProblem":
         """A copy with another force vector (same structure)."""
         return ContactProblem.from_blocks(self._M, F, self._Jn, self._b, list(self._types), self._Jt, self._c,

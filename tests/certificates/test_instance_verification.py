@@ -708,7 +708,7 @@ def test_finalize_exact_answer_stays_solved():
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0]), HIGH)
     assert s.status == SOLVED and s.message == ""
     ids = [c.id for c in s.certificates]
-    assert ids == ["kkt_residuals", "forward_error", "unique_acceleration", "unique_multipliers"]
+    assert ids == ["kkt_residuals", "backward_error", "forward_error", "unique_acceleration", "unique_multipliers"]
     assert all(c.holds for c in s.certificates)
     kk = s.certificate("kkt_residuals")
     assert kk.margin == pytest.approx(1e-6 - max(s.residuals.values()), abs=1e-20)
@@ -780,7 +780,8 @@ def test_finalize_sliding_returns_before_uniqueness():
     # a* = (-0.5, 0), λ_n = 1, λ_t = -0.5
     s = judge.finalize(sol_of(p, [-0.5, 0.0], [1.0], lam_t=[[-0.5]]), HIGH)
     assert s.status == SOLVED
-    assert [c.id for c in s.certificates] == ["kkt_residuals"]
+    assert [c.id for c in s.certificates] == ["kkt_residuals", "backward_error"]
+    assert s.backward_error["forces"] == 0.0 and s.backward_error["drifts"] == 0.0
     assert s.unique == {"acceleration": None, "generalized_force": None, "multipliers": None}
 
 
