@@ -58,7 +58,7 @@ def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | 
     implies = ("no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible"
                + (f", and so is every problem whose drifts differ by at most {bound:g} of their rows' scales"
                   if bound > 0 else ""))
-    if not holds and by < 0 and margin > FARKAS_MARGIN_MIN:
+    if not holds and by < 0 and stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL:
         implies = (f"infeasible for the data as given (margin {margin:.1e}), but a change of the drifts by {margin:.1e} "
                    f"of their rows' scales, within the tolerance {bound:g}, may make it feasible: not certified")
     return Certificate(

@@ -1,0 +1,192 @@
+"""The verdict contract (issue #25 item 1, docs/DESIGN.md §4.3): ``solved`` is exact for data within δ, an
+infeasible / unbounded verdict holds for every problem within δ, and no two routes certify opposite verdicts.
+
+δ = ``Tolerance.residual``; every change is measured row by row at the data's scales. Each test here failed before
+the contract: the tilted box (a MuJoCo state whose drifts disagree by 2.5e-8) was ``failed`` by default and
+certified infeasible by the enumeration, while ``--tolerance mid`` certified it solved.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import gaussqp
+from gaussqp import Contact, ContactProblem
+from gaussqp.certificates import judge
+from gaussqp.certificates.backward_error import backward_error
+from gaussqp.certificates.instance import verify_farkas, verify_ray
+from gaussqp.linalg.dense import as_dense
+from gaussqp.model.scales import data_scales
+from gaussqp.results import FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
+from gaussqp.settings import PRESETS
+
+HIGH = PRESETS["high"]
+TILTED = os.path.join(os.path.dirname(__file__), "..", "data", "verdicts", "wrongclaim_tilted_box_0.json")
+
+
+def tilted_box():
+    return gaussqp.load(TILTED)
+
+
+# ---------------------------------------------------------------- the reproducer: one physical answer
+def test_tilted_box_default_route_sticks_certified_with_the_drift_change_reported():
+    p = tilted_box()
+    sol = gaussqp.solve(p)
+    assert sol.status == SOLVED and sol.certified
+    assert sol.problem is p  # judged against the data as given, not the corrected copy
+    corr = sol.extras["drift_correction"]
+    assert 0 < corr["relative"] <= HIGH.residual and corr["absolute"] == pytest.approx(2.5e-8, rel=0.1)
+    assert "solvable after changing the drifts" in sol.message and "for the data as given" in sol.message
+    # the box rests: a = 0 to the size of the drift change, every corner loaded, forces in their disks
+    assert np.abs(sol.acceleration).max() < 1e-6
+    assert np.all(sol.lambda_normal > 0)
+    assert sol.certificate("coulomb_cones").holds
+    # the backward error is the residual of the data as given, recomputed here
+    be = sol.backward_error
+    assert be["drifts"] <= HIGH.residual and be["forces"] <= HIGH.residual and be["rows"] == 0.0
+    g = as_dense(p.J_n) @ sol.acceleration + p.normal_drift
+    assert np.abs(g).max() <= be["drifts"] * data_scales(p).normal_row.max() * (1 + 1e-9)
+
+
+def test_tilted_box_routes_do_not_contradict():
+    p = tilted_box()
+    verdicts = {}
+    for name in ("auto", "coulomb_enumeration", "sticking_socp", "facetized_inner"):
+        sol = gaussqp.solve(p, formulation=name)
+        if sol.certified:
+            verdicts[name] = sol.status
+    assert verdicts.get("auto") == SOLVED
+    assert set(verdicts.values()) == {SOLVED}, verdicts
+    # the enumeration no longer proves "no solution": the exact data have none, data 6.8e-10 away do
+    enum = gaussqp.solve(p, formulation="coulomb_enumeration")
+    assert enum.status == SOLVED and enum.certified
+    assert "no piece has a solution for the data as given" in enum.message
+    assert enum.enumeration.solutions[0].backward_error <= HIGH.residual
+    assert enum.unique["acceleration"] is None  # a point of a relaxed piece: its isolation is not decided
+
+
+# ---------------------------------------------------------------- infeasible only beyond δ
+def _two_walls(gap: float):
+    """a₁ = 0 and a₁ = gap as two bilateral rows: inconsistent by ``gap`` (the data's scale is ~1)."""
+    return ContactProblem.from_blocks(np.eye(2), [0.0, -1.0], [[1.0, 0.0], [1.0, 0.0]], [0.0, -gap], "bilateral")
+
+
+def test_farkas_vector_certifies_only_beyond_the_tolerance():
+    far = verify_farkas(_two_walls(1.0), HIGH.residual)
+    assert far.holds and far.margin > HIGH.residual
+    near = verify_farkas(_two_walls(1e-8), HIGH.residual)
+    assert near is not None and not near.holds and 0 < near.margin < HIGH.residual
+    assert "not certified" in near.implies
+    assert verify_farkas(_two_walls(1e-8)).holds  # for the exact data alone it is a proof
+
+
+def test_nearly_consistent_walls_are_solved_not_infeasible():
+    sol = gaussqp.solve(_two_walls(1e-9))
+    assert sol.status == SOLVED and sol.certified
+    assert sol.backward_error["drifts"] <= HIGH.residual
+    far = gaussqp.solve(_two_walls(1.0))
+    assert far.status == INFEASIBLE and far.certified
+
+
+def test_judge_refuses_an_infeasible_claim_that_the_tolerance_can_close():
+    p = _two_walls(1e-9)
+    claim = Solution(p, INFEASIBLE, "test", "test")
+    out = judge.finalize(claim, HIGH)
+    assert out.status == FAILED and not out.certified
+
+
+def _cancelling_ray(eps: float):
+    """M = diag(1, 0, 0) with the bilateral row a₂ = a₃: F1 is unbounded along v = (0, -1, -1) when
+    F₂ + F₃ = eps > 0 — a cancellation of two unit forces, which a change of δ of each row can reverse when eps < δ."""
+    return ContactProblem.from_blocks(np.diag([1.0, 0.0, 0.0]), [1.0, 1.0, -1.0 + eps], [[0.0, 1.0, -1.0]], [0.0],
+                                      "bilateral")
+
+
+def test_ray_certifies_only_beyond_the_tolerance():
+    strong = verify_ray(_cancelling_ray(1.0), HIGH.residual)
+    assert strong.holds
+    weak = verify_ray(_cancelling_ray(1e-9), HIGH.residual)
+    assert weak is not None and not weak.holds and weak.data["closable_by_force_change"] > 1e-9
+    assert verify_ray(_cancelling_ray(1e-9)).holds  # for the exact data alone it is a proof
+    sol = gaussqp.solve(_cancelling_ray(1e-9))
+    assert not (sol.status == UNBOUNDED and sol.certified)
+    assert gaussqp.solve(_cancelling_ray(1.0)).status == UNBOUNDED
+
+
+# ---------------------------------------------------------------- the backward error is an exact construction
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000))
+def test_backward_error_makes_the_answer_exact(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(2, 6)), int(rng.integers(1, 5))
+    Q = rng.standard_normal((n, n))
+    M = Q @ Q.T + np.eye(n)
+    J = rng.standard_normal((m, n))
+    types = list(rng.choice(["unilateral", "bilateral"], m))
+    p = ContactProblem.from_blocks(M, rng.standard_normal(n), J, rng.standard_normal(m), types)
+    a, lam = rng.standard_normal(n), rng.standard_normal(m)
+    be = backward_error(p, a, lam, np.zeros((m, 1)))
+    lt = be.lambda_normal
+    # the changed data make (a, λ̃) an exact solution
+    np.testing.assert_allclose(M @ a + p.F + be.delta_force, J.T @ lt, atol=1e-12 * (1 + np.abs(J.T @ lt).max()))
+    g = J @ a + p.normal_drift + be.delta_normal_drift
+    B = np.array([t == "bilateral" for t in types])
+    tol = 1e-12 * (1 + np.abs(J @ a).max() + np.abs(p.normal_drift).max())
+    assert np.all(np.abs(g[B]) <= tol)
+    assert np.all(g[~B] >= -tol) and np.all(lt[~B] >= 0)
+    assert np.all(np.abs(lt[~B] * g[~B]) <= tol * (1 + np.abs(lt).max()))
+    # and its size is measured at the data's scales alone
+    sc = data_scales(p)
+    assert be.forces == pytest.approx(float((np.abs(be.delta_force) / sc.dynamics_row).max()))
+    assert be.drifts == pytest.approx(float((np.abs(be.delta_normal_drift) / sc.normal_row).max()))
+
+
+def test_backward_error_gates_solved():
+    """A claimed answer off by more than δ in one drift is not solved, whatever its other rows."""
+    p = ContactProblem.from_blocks(np.eye(2), [0.0, 1.0], [[0.0, 1.0]], [0.0], "bilateral")
+    ok = judge.finalize(Solution(p, SOLVED, "t", "t", acceleration=np.array([0.0, 0.0]),
+                                 lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), polish_allowed=False),
+                        HIGH)
+    assert ok.status == SOLVED and ok.certificate("backward_error").holds
+    bad = judge.finalize(Solution(p, SOLVED, "t", "t", acceleration=np.array([0.0, 1e-3]),
+                                  lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), polish_allowed=False),
+                         HIGH)
+    assert bad.status == INACCURATE and not bad.certified
+    assert bad.backward_error["drifts"] > HIGH.residual
+
+
+# ---------------------------------------------------------------- a 2D scene of the same kind, built here
+def _resting_block(drift_gap: float, mu: float = 0.8):
+    """A planar block on two corners of a 20° ramp (coordinates x, y, θ; half-width 0.1): both corners loaded and
+    sticking; the two normal drifts disagree by ``drift_gap`` as MuJoCo's creeping soft contacts make them."""
+    th = np.radians(20.0)
+    n_w, t_w = np.array([np.sin(th), np.cos(th)]), np.array([np.cos(th), -np.sin(th)])
+    M = np.diag([1.0, 1.0, 1.0 / 150.0])
+    F = np.array([0.0, 9.81, 0.0])
+    contacts = []
+    for k, s in enumerate((-1.0, 1.0)):
+        r = 0.1 * s * t_w - 0.1 * n_w  # the corner from the centre
+        nrow = np.r_[n_w, r[0] * n_w[1] - r[1] * n_w[0]]
+        trow = np.r_[t_w, r[0] * t_w[1] - r[1] * t_w[0]]
+        contacts.append(Contact("unilateral", normal=nrow, normal_drift=drift_gap * k, friction=mu, mode="sticking",
+                                tangent=[trow], tangent_drift=[0.0]))
+    return ContactProblem(M, F, contacts, dimension=2)
+
+
+def test_resting_block_with_creeping_drifts_agrees_across_routes():
+    """The planar analogue of the tilted box (a regression guard: it agreed before the contract too, as in 2D one
+    corner may lift by the drift gap and the data stay consistent)."""
+    p = _resting_block(1e-8)
+    results = {name: gaussqp.solve(p, formulation=name)
+               for name in ("auto", "sticking_socp", "coulomb_enumeration", "sticking_lcp", "facetized_inner")
+               if name == "auto" or gaussqp.formulations.get_formulation(name).accepts(p, p.classify())[0]}
+    certified = {k: s.status for k, s in results.items() if s.certified}
+    assert certified.get("auto") == SOLVED, {k: (s.status, s.message) for k, s in results.items()}
+    assert set(certified.values()) == {SOLVED}
+    for s in results.values():
+        if s.certified:
+            assert np.abs(s.acceleration).max() < 1e-6
