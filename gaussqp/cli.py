@@ -154,6 +154,10 @@ def cmd_solve(args) -> int:
             print(f"lambda_t     {_fmt(sol.lambda_tangent)}")
         print(f"Jᵀλ          {_fmt(sol.generalized_force)}")
         print("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in sol.residuals.items()))
+        if sol.backward_error is not None:
+            be = sol.backward_error
+            print(f"backward err forces={be['forces']:.2e}  drifts={be['drifts']:.2e}  rows={be['rows']:.0f}  "
+                  f"(the data change under which the answer is exact, relative to each row's scale)")
         print("unique       " + "  ".join(f"{k}={_fmt(v)}" for k, v in sol.unique.items()))
         if sol.crosscheck:
             cc = sol.crosscheck
