@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import CROSSCHECK_DENSE_MAX_N, MAX_FACETS, STRUCTURAL_MAX_N, Tolerance, get_tolerance
+from .settings import CROSSCHECK_DENSE_MAX_N, MAX_FACETS, ROUND_OFF, STRUCTURAL_MAX_N, Tolerance, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import Formulation, undecided_modes
@@ -500,8 +500,8 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
     tried, fixed, corr = [], None, None
     for act in candidates:
         c = consistent_drifts(problem, act)
-        if c is None or any(np.array_equal(act, t) for t in tried):
-            continue
+        if c is None or c.relative <= ROUND_OFF or any(np.array_equal(act, t) for t in tried):
+            continue  # consistent to round-off: correcting changes nothing a route could see
         tried.append(act)
         if c.relative > tol.residual:
             sol.message = ((sol.message + "; " if sol.message else "") + f"the drifts of {len(act)} active unilateral "
