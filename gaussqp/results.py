@@ -86,12 +86,34 @@ class Certificate:
     data: dict = field(default_factory=dict)
 
     def as_dict(self, with_data: bool = False) -> dict:
+        """The certificate as JSON.
+
+        Parameters
+        ----------
+        with_data : bool
+            Also write every entry of ``data`` (the intermediates: tolerances, norms, matrices).
+
+        Returns
+        -------
+        dict
+            ``id, name, source, holds, margin, implies``, and always ``evidence`` when the verdict rests on vectors
+            (``data["evidence"]``: the vectors — a Farkas vector, a ray, a witness direction, a feasible point, an
+            unresisted wrench, interior forces — with a ``"verify"`` text naming the equations a reader checks on
+            them with the problem file alone), whatever ``with_data`` says.
+        """
         d = {"id": self.id, "name": self.name, "source": self.source,
              "holds": None if self.holds is None else bool(self.holds),
              "margin": json_float(self.margin), "implies": self.implies}
+        if self.data.get(EVIDENCE) is not None:
+            d[EVIDENCE] = to_jsonable(self.data[EVIDENCE])
         if with_data and self.data:
-            d["data"] = {k: to_jsonable(v) for k, v in self.data.items()}
+            d["data"] = {k: to_jsonable(v) for k, v in self.data.items() if k != EVIDENCE}
         return d
+
+
+#: The key of ``Certificate.data`` holding the vectors a verdict rests on and the ``"verify"`` text (written by
+#: :meth:`Certificate.as_dict` in every JSON output: ``solve --json``, ``check --json``, ``grasp --json``).
+EVIDENCE = "evidence"
 
 
 def json_float(x):

@@ -21,6 +21,7 @@ from ..model.scales import data_scales, relative
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, row_rank
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
+from ..model.rows import assemble_multipliers
 from ..linalg.kkt import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
 from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
@@ -66,7 +67,33 @@ def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | 
         source="DESIGN.md §4.2 (instance); tutorial Assumption 4; Farkas' lemma",
         holds=holds, margin=margin, implies=implies,
         data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity,
-              "robust_to": bound})
+              "robust_to": bound, "evidence": farkas_evidence(problem, y[:pe], y[pe:])})
+
+
+#: What a reader checks on a Farkas vector of the constraint rows, written per contact as the problem file has them.
+FARKAS_VERIFY = ("Σ_i y_normal[i] normal_i + Σ_i Σ_k y_tangent[i][k] tangent_i,k = 0 (tangent entries nonzero on "
+                 "sticking contacts only); y_normal[i] >= 0 on unilateral contacts; Σ_i y_normal[i] normal_drift_i + "
+                 "Σ_i Σ_k y_tangent[i][k] tangent_drift_i < 0 (stacked: Eᵀy_E + Gᵀy_G = 0, y_G >= 0, "
+                 "eᵀy_E + gᵀy_G < 0): then no acceleration satisfies the constraints")
+
+
+def farkas_evidence(problem: ContactProblem, y_eq: np.ndarray, y_in: np.ndarray) -> dict:
+    """The evidence of a Farkas vector of ``E a + e = 0, G a + g >= 0`` in the problem file's terms.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+    y_eq, y_in : numpy.ndarray
+        The vector ordered as ``problem.equalities`` and ``problem.inequalities``.
+
+    Returns
+    -------
+    dict
+        ``verify`` (:data:`FARKAS_VERIFY`), ``y_normal`` (one entry per contact, input order) and ``y_tangent``
+        (m × (d−1), zero rows but on sticking contacts).
+    """
+    y_n, y_t = assemble_multipliers(problem, np.asarray(y_eq, dtype=float), np.asarray(y_in, dtype=float))
+    return {"verify": FARKAS_VERIFY, "y_normal": y_n, "y_tangent": y_t}
 
 
 def _roundoff_rows(A, v: np.ndarray) -> np.ndarray:
@@ -112,7 +139,11 @@ def verify_ray(problem: ContactProblem, bound: float = 0.0) -> Certificate | Non
         source="DESIGN.md §4.2 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
         holds=holds, margin=margin,
         implies="½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the contact problem",
-        data={"ray": v, "F_dot_v": Fv, "violation": viol, "robust_to": bound, "closable_by_force_change": closable})
+        data={"ray": v, "F_dot_v": Fv, "violation": viol, "robust_to": bound, "closable_by_force_change": closable,
+              "evidence": {"verify": "M v = 0; normal_i · v = 0 on bilateral contacts and tangent_i,k · v = 0 on "
+                                     "sticking ones (E v = 0); normal_i · v >= 0 on unilateral contacts (G v >= 0); "
+                                     "force · v < 0: ½aᵀMa + Fᵀa decreases without bound along v",
+                           "ray": v}})
 
 
 def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
@@ -158,7 +189,12 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
         implies=("the acceleration is unique" if t.trivial else
                  "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"),
-        data={"active_tolerance": thr, "witness": t.witness, "detail": t.detail})
+        data={"active_tolerance": thr, "witness": t.witness, "detail": t.detail,
+              **({} if t.trivial or t.witness is None else {"evidence": {
+                  "verify": "v ≠ 0 with M v = 0, force · v = 0, E v = 0 (bilateral normals, sticking tangents) and "
+                            "normal_i · v >= 0 on the unilateral contacts active at the acceleration: a + t v is "
+                            "also a solution for small t > 0",
+                  "acceleration": a, "witness": t.witness}})})
 
 
 def multiplier_rows(problem: ContactProblem):
@@ -223,7 +259,19 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
         source="DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)", holds=t.trivial, margin=t.margin,
         implies=("the multipliers are unique although the constraint rows are dependent" if t.trivial else
                  "the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the witness d"),
-        data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr, "witness": t.witness, "detail": t.detail})
+        data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr, "witness": t.witness, "detail": t.detail,
+              **({} if t.trivial or t.witness is None else {"evidence": _multiplier_witness(problem, rt, t.witness)})})
+
+
+def _multiplier_witness(problem: ContactProblem, rt: np.ndarray, d: np.ndarray) -> dict:
+    """The evidence of non-unique multipliers: the witness ``d`` (ordered as :func:`multiplier_rows`) per contact."""
+    d_n = np.asarray(d[:problem.m], dtype=float)
+    d_t = np.zeros(problem.m * (problem.dimension - 1))
+    d_t[rt] = d[problem.m:]
+    return {"verify": "d ≠ 0 with Σ_i d_normal[i] normal_i + Σ_i Σ_k d_tangent[i][k] tangent_i,k = 0; d_normal[i] "
+                      "= 0 on unilateral contacts inactive at the answer, >= 0 on active ones whose multiplier is 0: "
+                      "the multipliers + t d are also a solution for small t > 0",
+            "d_normal": d_n, "d_tangent": d_t.reshape(problem.m, problem.dimension - 1)}
 
 
 def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Certificate | None:

@@ -52,7 +52,7 @@ def c1_kernel(problem: ContactProblem) -> Certificate:
     """C1: ``ker M ∩ ker J_b = {0}`` and the rank of J_b (tutorial Prop. 1; sticking Prop. 1)."""
     n = problem.n
     E, _ = problem.equalities
-    S, sv, rank, _ = _mass_and_equalities(problem)
+    S, sv, rank, Z = _mass_and_equalities(problem)
     margin = float(sv[-1]) if S.shape[0] >= n and sv.size else 0.0
     holds = S.shape[0] >= n and rank == n
     rank_b = matrix_rank(as_dense(E)) if E.shape[0] else 0
@@ -67,7 +67,11 @@ def c1_kernel(problem: ContactProblem) -> Certificate:
         implies = "ker M ∩ ker J_b ≠ {0}: the bilateral KKT system (4) does not determine a uniquely (Prop. 1)"
     return Certificate(id="C1", name="ker M ∩ ker J_b = {0}", source="tutorial Prop. 1; sticking Prop. 1",
                        holds=holds, margin=margin if holds else -1.0 + margin, implies=implies,
-                       data={"rank_J_b": rank_b, "rows_J_b": int(E.shape[0])})
+                       data={"rank_J_b": rank_b, "rows_J_b": int(E.shape[0]),
+                             **({} if holds or not Z.shape[1] else {"evidence": {
+                                 "verify": "v ≠ 0 with M v = 0 and normal_i · v = 0 on bilateral contacts, "
+                                           "tangent_i,k · v = 0 on sticking ones (E v = 0): v ∈ ker M ∩ ker J_b",
+                                 "kernel_vector": Z[:, 0]}})})
 
 
 def c2_independence(problem: ContactProblem) -> Certificate:
@@ -81,13 +85,25 @@ def c2_independence(problem: ContactProblem) -> Certificate:
                            holds=None, margin=0.0, implies="no constraints")
     rank, s = multiplier_row_rank(problem)
     holds = rank == k
+    evidence = {}
+    if not holds:  # a dependency of the rows: d ≠ 0 with J_allᵀ d = 0 (the last right singular vector of J_allᵀ)
+        Jd = as_dense(J)
+        d = np.linalg.svd(normalize_rows(Jd).T)[2][-1] / np.maximum(np.linalg.norm(Jd, axis=1), np.finfo(float).tiny)
+        d = d / np.abs(d).max()
+        _, rt = multiplier_rows(problem)
+        d_t = np.zeros(problem.m * (problem.dimension - 1))
+        d_t[rt] = d[problem.m:]
+        evidence = {"evidence": {
+            "verify": "d ≠ 0 with Σ_i d_normal[i] normal_i + Σ_i Σ_k d_tangent[i][k] tangent_i,k = 0 (tangent entries on "
+                      "sticking contacts only): the constraint rows are dependent",
+            "d_normal": d[:problem.m], "d_tangent": d_t.reshape(problem.m, problem.dimension - 1)}}
     return Certificate(
         id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
         holds=holds, margin=s if holds else -float(k - rank),
         implies=("the multipliers are unique whenever a solution exists; with M ≻ 0, A_c ≻ 0 and the "
                  "contact LCP has a unique solution for every right-hand side" if holds else
                  f"rows dependent (rank {rank} < {k}): multipliers may be non-unique; "
-                 "the exact test decides per instance"))
+                 "the exact test decides per instance"), data=evidence)
 
 
 def _relative_force_on(F: np.ndarray, v: np.ndarray) -> float:
@@ -118,7 +134,10 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
         id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=t.trivial, margin=t.margin,
         implies=("F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty" if t.trivial
                  else "the cone is not {0}: solvability depends on F (see C3(ii))"),
-        data={"witness": t.witness})
+        data={"witness": t.witness, **({} if t.trivial or t.witness is None else {"evidence": {
+            "verify": "v ≠ 0 with M v = 0, E v = 0 (bilateral normals, sticking tangents) and normal_i · v >= 0 on "
+                      "the unilateral contacts: a direction of the recession cone",
+            "direction": t.witness}})})
     if t.trivial:
         c_ii = Certificate(id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
                            source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("inf"),
@@ -138,7 +157,9 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
             implies=("F1 has a minimizer whenever the constraint set is nonempty" if holds else
                      ("a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible" if rel < -FORCE_DIRECTION_TOL else
                       "Fᵀv = 0 on a cone direction: a minimizer may exist but is then not unique")),
-            data={"direction": v, "value": val})
+            data={"direction": v, "value": val, **({} if holds or v is None else {"evidence": {
+                "verify": "v ≠ 0 with M v = 0, E v = 0, normal_i · v >= 0 on the unilateral contacts and force · v <= 0",
+                "direction": v}})})
     return [c_i, c_ii]
 
 
@@ -162,7 +183,10 @@ def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
         implies=("at most one acceleration. Note: with ker M ⊆ ker J and Fᵀe ≠ 0 the objective of F1 decreases "
                  "without bound along ±e, so these conditions in fact exclude any solution (see C3(ii))"
                  if holds else "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion"),
-        data={"kernel_dimension": int(K.shape[1]), "J_on_kerM": viol})
+        data={"kernel_dimension": int(K.shape[1]), "J_on_kerM": viol, "evidence": {
+            "verify": "the columns e_k span ker M (M e_k = 0, orthonormal); holds needs normal_i · e_k = 0 for every "
+                      "contact and, with one column, force · e ≠ 0",
+            "kernel_basis": K}})
 
 
 def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
@@ -229,11 +253,24 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     # a verified feasible point proves C5 (no Farkas vector can exist then): the least-squares point of independent
     # rows without an LP, else one LP; only without one is a Farkas vector sought, and no verified Farkas vector is not
     # yet a proof either way (undecided). One LP where a feasible problem took two (issue #15)
-    if _point_on_independent_rows(problem) is not None or _verified_feasible_point(problem) is not None:
+    point = _point_on_independent_rows(problem)
+    if point is None:
+        point = _verified_feasible_point(problem)
+    if point is not None:
         y, holds = None, True
+        evidence = {"verify": "normal_i · a + normal_drift_i = 0 on bilateral contacts, tangent_i,k · a + "
+                              "tangent_drift_i,k = 0 on sticking ones, normal_i · a + normal_drift_i >= 0 on "
+                              "unilateral ones (E a + e = 0, G a + g >= 0): the constraint set is nonempty",
+                    "feasible_point": point}
     else:
         y = farkas_vector(E, e, G, g)
         holds = False if y is not None else None
+        if y is not None:
+            from .instance import farkas_evidence
+
+            evidence = farkas_evidence(problem, y[:E.shape[0]], y[E.shape[0]:])
+        else:
+            evidence = None
     res = [Certificate(
         id="C5", name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
         holds=holds, margin=(-1.0 / max(SCALE_FLOOR, float(np.abs(y).max())) if y is not None else
@@ -241,7 +278,7 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
         implies=(("the contact LCP is solvable" if definite else "the constraint set K ∩ K_b is nonempty (Assumption 4)")
                  if holds else ("the constraint set is empty: no solution (a Farkas vector exists)" if y is not None
                                 else "undecided: neither a Farkas vector nor a feasible point could be verified")),
-        data={"farkas_vector": y})]
+        data={"farkas_vector": y, "evidence": evidence})]
     if definite and G.shape[0]:
         cd = constrained_delassus(problem)
         drift = cd.J_u @ (-cd.Minv @ cd.J_b.T @ cd.A_nb_pinv @ e) + g if cd.J_b.shape[0] else g.copy()

@@ -60,6 +60,16 @@ from ..backends.direct import RowBlock, conic_presets, solve_conic
 from ..friction.multiplier_conic import cone_rows
 from .base import PROGRAMS, Formulation, undecided_modes
 
+#: What a reader checks on a ``coulomb_farkas`` proof (one per sign pattern of the bilateral sticking contacts).
+CONIC_FARKAS_VERIFY = (
+    "with r = M a + F at the given acceleration a (F1's, cones removed) and each proof's y (a vector of "
+    "accelerations): rᵀy = -1 < 0; normal_i · y = 0 on frictionless bilateral contacts; normal_i · y >= 0 on "
+    "frictionless unilateral contacts not detaching (normal_i · a + normal_drift_i > 0 leaves contact i free); on "
+    "each sticking contact i not detaching, with s_i its sign in 'signs' (1 when absent), (s_i normal_i · y, "
+    "(tangent_i,k · y)_k) in the dual of its cone: μ_i ‖(tangent_i,k · y)_k‖ <= s_i normal_i · y for the disk "
+    "(for a polygon: s_i normal_i · y + μ_i (tangent_i · y) · v_j >= 0 at every vertex v_j). Then every λ in "
+    "the cones with J_nᵀλ_n + J_tᵀλ_t = r has 0 <= λᵀ(J y) = rᵀy = -1: no multipliers in the cones exist")
+
 
 class StickingConic(Formulation):
     """Shared machinery of F4 and F5; ``model`` says how the disks are represented."""
@@ -337,8 +347,9 @@ class StickingConic(Formulation):
                                              if self.model.kind == "inner" else "")),
             data={"y": [c.y for c in proofs], "signs": [c.signs for c in proofs], "active_tolerance": atol,
                   "detaching": detaching(p, a, atol), "closable_by_force_change": closable,
-                  "verify": "for each y: rᵀy = -1 with r = M a + F at a = a_cones_removed, and (J y)_i in the dual "
-                            "cone of contact i"}))
+                  "evidence": {"verify": CONIC_FARKAS_VERIFY, "acceleration": a,
+                               "detaching": detaching(p, a, atol),
+                               "proofs": [{"signs": c.signs, "y": c.y} for c in proofs]}}))
         return sol
 
 

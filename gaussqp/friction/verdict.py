@@ -41,6 +41,7 @@ import numpy as np
 from ..backends import direct_backend, get_backend, solve_program
 from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
+from ..model.rows import assemble_multipliers
 from ..model.scales import data_scales
 from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, Solution
 from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, DIRECT_CONIC_BACKENDS, ENUMERATION_MAX,
@@ -70,11 +71,27 @@ class StickingVerdict:
     active_tolerance: float | np.ndarray = 0.0  # per unilateral row (multiplier_set.active_tolerance)
     boundary_test: str = "exact"
     signs: dict = field(default_factory=dict)
+    #: the point the margin was measured at: the acceleration and the multipliers ``(λ_n (m,), λ_t (m, d−1))`` in
+    #: input order (the max-margin multipliers of Λ(a), or λ* when Λ(a) is a point); None when no margin was found
+    acceleration: np.ndarray | None = None
+    multipliers: tuple | None = None
 
     def as_dict(self) -> dict:
-        from ..results import json_float
+        """The verdict as JSON, with ``evidence`` (the acceleration and multipliers its margin was read at, and what
+        to check on them) when a finite margin was measured at a point."""
+        from ..results import json_float, to_jsonable
 
-        return {"feasible": self.feasible, "margin": json_float(self.margin) if self.margin is not None else None,
+        ev = {}
+        if self.multipliers is not None and self.acceleration is not None and self.margin is not None \
+                and np.isfinite(self.margin):
+            ev = {"evidence": to_jsonable({
+                "verify": "M a + F = J_nᵀλ_n + J_tᵀλ_t; tangent_i,k · a + tangent_drift_i,k = 0 on sticking contacts; "
+                          "λ_n,i >= 0 on unilateral contacts and λ_n,i = 0 where normal_i · a + normal_drift_i > 0 "
+                          "(detaching_contacts); on every sticking contact not detaching μ_i s_i λ_n,i − ‖λ_t,i‖ >= "
+                          "margin (s_i from signs, 1 when absent): margin > 0 means sticking persists",
+                "acceleration": self.acceleration, "lambda_normal": self.multipliers[0],
+                "lambda_tangent": self.multipliers[1], "signs": self.signs})}
+        return {**ev, "feasible": self.feasible, "margin": json_float(self.margin) if self.margin is not None else None,
                 "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
                 "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
                 "mu_min_lower": json_float(self.mu_min_lower) if self.mu_min_lower is not None else None,
@@ -431,7 +448,8 @@ def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t
     return StickingVerdict(feasible=feasible, margin=margin,
                            boundary_contacts=[i for i, x in slack.items() if x <= BOUNDARY_RTOL * scale] if feasible else [],
                            detaching_contacts=det, mu_min=ratio, active_tolerance=atol,
-                           boundary_test="exact (unique multipliers)", signs=signs)
+                           boundary_test="exact (unique multipliers)", signs=signs,
+                           acceleration=np.asarray(a, dtype=float), multipliers=(lam_n, lam_t))
 
 
 def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str | None, tol: Tolerance,
@@ -461,6 +479,10 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
             best, best_signs, best_point = m, signs, point
     v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol,
                         signs=best_signs)
+    if best_point is not None and best_point[0] is not None and best_point[1] is not None:
+        v.acceleration = np.asarray(a, dtype=float)
+        v.multipliers = assemble_multipliers(p, np.asarray(best_point[0], dtype=float).ravel(),
+                                             np.asarray(best_point[1], dtype=float).ravel())
     # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
     # 1e-3 of its load was on the boundary
     scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
@@ -520,7 +542,14 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
               "lambda_normal": [s.lam_n for s in sols], "accelerations": [s.a for s in sols],
               "piece_labels": [s.piece for s in sols], "isolated": [s.isolated for s in sols],
               "found_on_pieces": [list(s.pieces) for s in sols], "modes": [list(s.modes) for s in sols],
-              "coulomb_contacts": list(enum.coulomb)})
+              "coulomb_contacts": list(enum.coulomb),
+              **({"evidence": {
+                  "verify": "each solution (accelerations[k], lambda_normal[k], lambda_tangent[k]) satisfies the "
+                            "contact problem: M a + F = J_nᵀλ_n + J_tᵀλ_t, every contact's row and law in its mode "
+                            "(modes[k]); 'none' has no vector: every piece was solved and found empty",
+                  "accelerations": [s.a for s in sols], "lambda_normal": [s.lam_n for s in sols],
+                  "lambda_tangent": [s.lam_t for s in sols], "modes": [list(s.modes) for s in sols]}}
+                 if sols else {})})
 
 
 def p_matrix_certificate(problem: ContactProblem, lcp: ReducedSlidingLCP | None = None) -> Certificate:
@@ -546,7 +575,11 @@ def p_matrix_certificate(problem: ContactProblem, lcp: ReducedSlidingLCP | None 
         implies=("the sliding problem has exactly one solution for every load at this state" if t.holds else
                  "not a P-matrix: some loads give no or several solutions at this state (principal minor "
                  f"{t.witness} is <= 0)"),
-        data={"form": L.form, "matrix": L.M, "witness": t.witness})
+        data={"form": L.form, "matrix": L.M, "witness": t.witness,
+              **({} if t.witness is None else {"evidence": {
+                  "verify": "det(matrix[I][:, I]) <= 0 for the principal index set I = principal_indices: the "
+                            "matrix is not a P-matrix",
+                  "matrix": L.M, "principal_indices": list(t.witness)}})})
 
 
 def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:

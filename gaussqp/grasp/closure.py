@@ -225,6 +225,47 @@ def _unresisted_wrench(C: _Conic, solver, tolerance):
     return (v / nv if nv > 0 else None), status, info
 
 
+# ---------------------------------------------------------------------------------------------- evidence
+#: The scaled grasp map and the cones in the grasp file's terms, the preamble of every grasp ``verify`` text.
+GRASP_MAP_TEXT = (
+    "Scaled wrench coordinates (force, torque / L), L = torque_scale. A force f at contact i (position p_i, inward "
+    "normal n_i) gives the scaled wrench (f, (p_i × f) / L) (planar: p × f = p_x f_y − p_y f_x), a soft contact's "
+    "torsion τ about n_i gives (0, τ n_i / L). Cones: hard ‖f − (f·n_i) n_i‖ <= μ_i f·n_i; frictionless f = f_n n_i, "
+    "f_n >= 0; soft (‖f_t‖/μ_i)² + (τ/μ_t,i)² <= (f·n_i)². ")
+#: The dual-cone test of a scaled wrench y, per contact, in the same terms.
+DUAL_CONE_TEXT = (
+    "With g_i = y_force + (y_torque × p_i) / L (planar: y_force + y_torque (−p_y, p_x) / L) every force f in contact "
+    "i's cone has yᵀ(its wrench) >= 0 iff g_i·n_i >= μ_i ‖g_i − (g_i·n_i) n_i‖ (frictionless: g_i·n_i >= 0; soft: "
+    ">= sqrt(μ_i² ‖g_i − (g_i·n_i) n_i‖² + μ_t,i² (y_torque·n_i / L)²)). ")
+
+
+def _forces_evidence(g: Grasp, x: np.ndarray) -> dict:
+    """Per contact the physical force vector and torsion of the stacked cone coordinates ``x``."""
+    phys = g.physical_forces(x)
+    return {"forces": [f["force"] for f in phys], "torsions": [f["torsion"] for f in phys], "x": x}
+
+
+def _closure_texts(check: str) -> tuple[str, str, str]:
+    """(interior, dual, rank) ``verify`` texts of a closure check on the exact cones, the normals or the polygons."""
+    if check == "min_weight":
+        return ("weights α_j >= margin > 0 with Σ_j α_j = 1 and Σ_j α_j w_j = 0 over the primitive wrenches w_j (the "
+                "scaled wrenches of the inscribed polygons' generators, normal force 1; or the exact-cone SOCP), "
+                "and the w_j span the wrench space",
+                "y ≠ 0 with yᵀw_j >= 0 for every primitive wrench w_j: 0 is not interior to their convex hull",
+                "y ≠ 0 with yᵀw_j = 0 for every primitive wrench w_j: they do not span the wrench space")
+    normals = check == "form_closure"
+    what = "normal forces f_i = f_n,i n_i only (form closure)" if normals else "forces f_i in the exact cones"
+    return (GRASP_MAP_TEXT + f"Internal {what}: Σ_i wrench_i = 0 with every f_i strictly inside its cone (f_n,i > 0"
+            + ("" if normals else ", ‖f_t,i‖ < μ_i f_n,i") + ") and the contact wrenches spanning the wrench space "
+            "(rank = wrench dimension): every external wrench is resisted",
+            GRASP_MAP_TEXT + ("With g_i as below only g_i·n_i >= 0 is needed (normals only). " if normals else "")
+            + DUAL_CONE_TEXT + "For y = wrench_scaled this holds at every contact, so the external wrench y cannot be "
+            "resisted (the contacts would have to supply −y, with yᵀ(−y) < 0)",
+            GRASP_MAP_TEXT + "y = wrench_scaled ≠ 0 has yᵀ(wrench of every direction a contact can push) = 0: "
+            "for every contact i and every force direction e its cone allows, e·y_force + (p_i × e)·y_torque / L = 0 "
+            "(and n_i·y_torque = 0 for a soft contact): the grasp map is rank deficient, neither y nor −y is resisted")
+
+
 # ---------------------------------------------------------------------------------------------- checks
 def _wrench_vector(g: Grasp, name: str, v) -> np.ndarray:
     a = real_array(name, v, 1)
@@ -265,7 +306,8 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
         x = np.zeros(sum(C.sizes))
         cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src,
                            holds=True, margin=0.0, implies="the zero wrench is resisted by zero forces",
-                           data={"forces": x})
+                           data={"forces": x, "evidence": {"verify": "zero wrench, zero forces",
+                                                           **_forces_evidence(g, x)}})
         return GraspCheck("equilibrium", True, cert, 0.0, {"forces": x}, "zero wrench",
                           {"total": time.perf_counter() - t0})
     x, t, status, info = _interior(C, b, 0.0, solver, tolerance)
@@ -276,7 +318,10 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
             cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src,
                                holds=True, margin=t,
                                implies="the contacts resist the wrench with these forces inside the exact cones",
-                               data={**data, "forces": x, "backend_status": status})
+                               data={**data, "forces": x, "backend_status": status, "evidence": {
+                                   "verify": GRASP_MAP_TEXT + "Σ_i (f_i, p_i × f_i + τ_i n_i) + wrench = 0 in physical "
+                                             "units, every f_i (and τ_i) in its cone: the contacts resist the wrench",
+                                   "wrench": w_phys, **_forces_evidence(g, x)}})
             return GraspCheck("equilibrium", True, cert, t,
                               {"forces": x, "physical_forces": g.physical_forces(x)}, "", times)
     y, status_d, _ = _separate_wrench(C, b, solver, tolerance)
@@ -295,7 +340,11 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
                         "every x in the cones" + ("" if viol == 0 else f" (up to round-off: forces of norm below "
                                                                       f"{bound:.3g} are excluded)"),
                 data={**data, "separating_wrench": _physical(g, y), "separating_wrench_scaled": y,
-                      "separation": sep, "force_bound": bound, "backend_status": status_d})
+                      "separation": sep, "force_bound": bound, "backend_status": status_d, "evidence": {
+                          "verify": GRASP_MAP_TEXT + DUAL_CONE_TEXT + "For y = separating_wrench_scaled this holds at "
+                                    "every contact and yᵀ(the external wrench, scaled) > 0: no forces in the cones "
+                                    "resist it",
+                          "separating_wrench_scaled": y, "wrench_scaled": b}})
             return GraspCheck("equilibrium", False, cert, -sep,
                               {"separating_wrench": _physical(g, y), "separating_wrench_scaled": y}, "", times)
     cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src, holds=False,
@@ -314,6 +363,7 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
     w = C.G.shape[0]
     rank, N, smin = C.rank()
     times: dict = {}
+    t_interior, t_dual, t_rank = _closure_texts(check)
     if rank < w:
         y = N[:, 0]
         ok, data = _verify_separator(C, y)
@@ -325,7 +375,8 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
             holds=bool(ok), margin=-resid,
             implies=f"{'G_n (the normal columns)' if check == 'form_closure' else 'G'} has rank {rank} < {w}: y ∈ ker Gᵀ, so neither the external wrench y nor −y can be resisted "
                     "(yᵀ(G x) = 0 ≠ ∓‖y‖²); the contact wrenches lie in the hyperplane yᵀw = 0",
-            data={**data, "rank": rank, "wrench": phys, "wrench_scaled": y, "GTy_norm": resid})
+            data={**data, "rank": rank, "wrench": phys, "wrench_scaled": y, "GTy_norm": resid,
+                  "evidence": {"verify": t_rank, "wrench_scaled": y, "GTy": data["GTy"]}})
         times["total"] = time.perf_counter() - t0
         return GraspCheck(check, False if ok else None, cert, 0.0,
                           {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
@@ -342,7 +393,10 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
                 source=source, holds=True, margin=float(np.min(C.slack(x))),
                 implies="G has full row rank and G x = 0 with x strictly inside every cone: every external wrench "
                         "is resisted (by x + a particular solution, scaled)",
-                data={**data, "internal_force": x, "sigma_min": smin, "rank": rank, "backend_status": status})
+                data={**data, "internal_force": x, "sigma_min": smin, "rank": rank, "backend_status": status,
+                      "evidence": {"verify": t_interior, "rank": rank,
+                                   **(_forces_evidence(g, x) if check == "force_closure" else
+                                      {"normal_forces": x} if check == "form_closure" else {"weights": x})}})
             times["total"] = time.perf_counter() - t0
             return GraspCheck(check, True, cert, t, {"internal_force": x, "sigma_min": smin, "rank": rank}, "",
                               times)
@@ -360,7 +414,8 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
                     "external wrench y (value['unresisted_wrench'], physical units) cannot be resisted: G x + y = 0 "
                     "would need yᵀ(G x) = −‖y‖² < 0" + ("" if viol == 0 else
                                                         f" (up to round-off: forces of norm below {bound:.3g})"),
-            data={**data, "wrench": phys, "wrench_scaled": y, "force_bound": bound, "backend_status": status_d})
+            data={**data, "wrench": phys, "wrench_scaled": y, "force_bound": bound, "backend_status": status_d,
+                  "evidence": {"verify": t_dual, "wrench_scaled": y, "GTy": data["GTy"]}})
         times["total"] = time.perf_counter() - t0
         if ok:
             return GraspCheck(check, False, cert, 0.0 if t is None else min(t, 0.0),
@@ -494,7 +549,11 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
                            implies="not unique: x + d (d an internal force, G d = 0) is also in the cones and "
                                    "produces the same wrench",
                            data={"witness": best, "G_witness": float(np.linalg.norm(C.G @ best)),
-                                 "cone_violation": float(np.max(C.violation(x + best)))})
+                                 "cone_violation": float(np.max(C.violation(x + best))), "evidence": {
+                                     "verify": GRASP_MAP_TEXT + "d = witness (stacked cone coordinates x_i = (f_n, "
+                                               "f_t/μ[, τ/μ_t]), the grasp's x) is an internal force, G d = 0, and "
+                                               "x + d is in the cones: both produce the same wrench",
+                                     "x": x, "witness": best}})
         value.update({"unique": False, "witness": best})
         return GraspCheck("internal_forces", False, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
     cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=False,

@@ -238,7 +238,10 @@ def _verify_forces(grasp: Grasp, G, A, tau, w, x) -> Certificate:
                        implies="these contact forces hold the object in equilibrium inside the exact cones, within "
                        "the joint-torque limits", name="hand forces",
                        data={"x": x, "equilibrium_residual": eq, "cone_violation": cone,
-                             "torque_violation": torque, "joint_torques": tq})
+                             "torque_violation": torque, "joint_torques": tq, "evidence": {
+                                 "verify": "grasp_map x + wrench = 0, every x_i = (f_n, ν) with ‖ν‖ <= f_n (the "
+                                           "grasp's cone coordinates), |joint_map x| <= torque_limits",
+                                 "x": x, "wrench": w, "grasp_map": G, "joint_map": A}})
 
 
 def _verify_separation(grasp: Grasp, G, A, tau, w, z, r) -> Certificate:
@@ -256,7 +259,10 @@ def _verify_separation(grasp: Grasp, G, A, tau, w, z, r) -> Certificate:
     return Certificate(id="hand_separation", source=HTL, holds=bool(ok), margin=value,
                        implies="no contact forces inside the cones and the torque limits balance the wrench: for any, "
                        "0 <= xᵀ(Gᵀz + Aᵀr) = −zᵀw + rᵀAx <= −(zᵀw − τᵀ|r|) < 0", name="hand separating direction",
-                       data={"z": z, "r": r, "dual_cone_violation": viol, "value": value})
+                       data={"z": z, "r": r, "dual_cone_violation": viol, "value": value, "evidence": {
+                           "verify": "c = grasp_mapᵀz + joint_mapᵀr has every block c_i = (c_n, c_ν) with ‖c_ν‖ <= c_n, "
+                                     "and zᵀwrench − torque_limitsᵀ|r| > 0",
+                           "z": z, "r": r, "wrench": w, "grasp_map": G, "joint_map": A}})
 
 
 # ---------------------------------------------------------------------------------------------------- closure
@@ -362,7 +368,13 @@ def _verify_closure(grasp: Grasp, G, A, tau, xs, r) -> Certificate:
     return Certificate(id="hand_closure_wrenches", source=HTL, holds=ok, margin=r,
                        implies=f"the hand resists every wrench of scaled L2 norm <= {r / np.sqrt(nw):.6g} (the "
                        f"cross-polytope of radius {r:.6g} is resisted): force closure under the torque limits",
-                       name="hand closure wrenches", data={"radius": r, "wrenches": details, "worst_residual": worst})
+                       name="hand closure wrenches", data={"radius": r, "wrenches": details, "worst_residual": worst,
+                                                           "evidence": {
+                           "verify": "for each signed axis d_k of the scaled wrench space, x_k satisfies grasp_map x_k "
+                                     "+ radius d_k = 0, every block of x_k in its cone (‖ν‖ <= f_n), |joint_map x_k| "
+                                     "<= torque_limits: every wrench of scaled norm <= radius/√w is resisted",
+                           "radius": r, "directions": [w_["direction"] for w_ in details],
+                           "x": [w_["x"] for w_ in details], "grasp_map": G, "joint_map": A}})
 
 
 def _verify_no_closure(grasp: Grasp, G, A, tau, z, r, d) -> Certificate:
@@ -383,7 +395,11 @@ def _verify_no_closure(grasp: Grasp, G, A, tau, z, r, d) -> Certificate:
                        implies="zᵀ(G x) <= τᵀ|r| ≈ 0 for every admissible contact force x: the external wrench "
                        "along −z (here along d, zᵀd = −1) is resisted by no force within the limits (no closure)",
                        name="hand closure separating direction",
-                       data={"z": z, "r": r, "direction": d, "dual_cone_violation": viol, "torque_budget": used})
+                       data={"z": z, "r": r, "direction": d, "dual_cone_violation": viol, "torque_budget": used,
+                             "evidence": {
+                                 "verify": "zᵀdirection = −1; c = joint_mapᵀr − grasp_mapᵀz has every block c_i = (c_n, "
+                                           "c_ν) with ‖c_ν‖ <= c_n; torque_limitsᵀ|r| ≈ 0",
+                                 "z": z, "r": r, "direction": d, "grasp_map": G, "joint_map": A}})
 
 
 # ---------------------------------------------------------------------------------------------------- dynamics

@@ -339,7 +339,12 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
             holds=bool(ok), margin=-worst,
             implies=("every contact wrench w of the exact cones has wᵀy <= 0 (max_i g_iᵀy + ‖N_iᵀy‖ = "
                      f"{worst:.3g}): the external wrench −y (scaled) cannot be resisted; no force closure, ε = 0"),
-            data={"direction": y, "max_support": worst, "tolerance": tol, "flat_wrench_set": outer["flat"]})
+            data={"direction": y, "max_support": worst, "tolerance": tol, "flat_wrench_set": outer["flat"],
+                  "evidence": {"verify": "y = direction (unit, scaled wrench coordinates (force, torque / L)): for "
+                                         "every contact i, g_iᵀy + ‖N_iᵀy‖ <= tolerance (g_i the scaled wrench of the "
+                                         "unit normal force, N_i those of the friction directions, μ-scaled): no contact "
+                                         "force resists −y, ε = 0",
+                               "direction": y, "tolerance": tol}})
         value.update({"lower": 0.0, "exact": 0.0 if exact else None, "exact_direction": y if exact else None,
                       "direction": y})
         return GraspCheck("epsilon", False, cert, margin=0.0, value=value, times=times,

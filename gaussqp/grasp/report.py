@@ -6,7 +6,9 @@ min-weight metric, equilibrium under the grasp's wrench when it has one, and wit
 closure under the joint-torque limits (:mod:`.hand`). Each entry is a :class:`~gaussqp.grasp.GraspCheck` with its
 certificate either way; :meth:`GraspReport.to_dict` is the JSON object (``force_closure: {holds, margin,
 certificate}``, ``form_closure: {holds, certificate}``, ``epsilon: {lower, upper, facets}`` in the L2 norm of the
-scaled wrench ``(force, torque / L)``, ``equilibrium``, ``internal_forces: {dimension}``, …).
+scaled wrench ``(force, torque / L)``, ``equilibrium``, ``internal_forces: {dimension}``, …). Every certificate
+carries its ``evidence``: the unresisted wrench ``y`` with ``Gᵀy``, the interior forces, the separating wrench, the
+equilibrium forces, with a ``verify`` text naming what a reader checks on them with the grasp file alone.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class GraspReport:
         out["internal_forces"] = {"dimension": itf.value.get("dimension"), "rank": itf.value.get("rank")}
         mw = self.checks["min_weight"]
         out["min_weight"] = {"value": to_jsonable(mw.value.get("value", mw.margin)), "holds": mw.holds,
-                             "certified": mw.certified}
+                             "certified": mw.certified, "certificate": _cert(mw)}
         if "equilibrium" in self.checks:
             eq = self.checks["equilibrium"]
             out["equilibrium"] = {"holds": eq.holds, "certified": eq.certified, "certificate": _cert(eq)}
@@ -78,6 +80,8 @@ class GraspReport:
 
 
 def _cert(c: GraspCheck) -> dict | None:
+    """The check's certificate as JSON: its verdict and, always, its ``evidence`` (the vectors it rests on, with
+    what to check on them: :meth:`gaussqp.results.Certificate.as_dict`)."""
     return None if c.certificate is None else c.certificate.as_dict(with_data=False)
 
 

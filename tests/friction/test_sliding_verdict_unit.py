@@ -118,7 +118,9 @@ def test_enumeration_certificate_data():
     d = c.data
     assert set(d) == {"solutions", "pieces", "multiplicity", "acceleration_multiplicity", "multiplier_multiplicity",
                       "distinct_accelerations", "acceleration_scale", "enumerated_contacts", "lambda_normal",
-                      "accelerations", "piece_labels", "isolated", "found_on_pieces", "modes", "coulomb_contacts"}
+                      "accelerations", "piece_labels", "isolated", "found_on_pieces", "modes", "coulomb_contacts",
+                      "evidence"}
+    assert len(d["evidence"]["accelerations"]) == 2 and "verify" in d["evidence"]
     assert d["solutions"] == 2 and d["pieces"] == 4 and d["multiplicity"] == "multiple"
     assert d["acceleration_multiplicity"] == "multiple" and d["multiplier_multiplicity"] == "multiple"
     assert d["distinct_accelerations"] == 2 and d["acceleration_scale"] == 2.5
