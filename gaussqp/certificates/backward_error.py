@@ -33,7 +33,7 @@ import numpy as np
 
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales, relative
-from ..results import Certificate
+from ..results import EVIDENCE, Certificate
 
 
 @dataclass(frozen=True)
@@ -129,9 +129,12 @@ def backward_error_certificate(be: BackwardError, bound: float) -> Certificate:
         implies=(f"(a, λ̃) solves exactly the problem with forces changed by ≤ {be.forces:.1e} and drifts by "
                  f"≤ {be.drifts:.1e} (relative to each row's scale from the data); rows and M as given" if ok else
                  f"the answer is exact only for data changed by {be.worst:.1e} > {bound:g} (relative)"),
-        data={**be.as_dict(), "delta_force": be.delta_force, "delta_normal_drift": be.delta_normal_drift,
-              "delta_tangent_drift": be.delta_tangent_drift, "lambda_normal": be.lambda_normal,
-              "lambda_tangent": be.lambda_tangent,
-              "verify": "M a + (F + delta_force) = J_nᵀ lambda_normal + J_tᵀ lambda_tangent; bilateral and active "
-                        "unilateral rows: n a + (b + delta_normal_drift) = 0, others >= 0 with lambda_normal = 0; "
-                        "sticking tangent rows: T a + (c + delta_tangent_drift) = 0"})
+        data={**be.as_dict(), EVIDENCE: {
+            "verify": "with the returned acceleration a: M a + (force + delta_force) = Σ_i lambda_normal[i] normal_i + "
+                      "Σ_i Σ_k lambda_tangent[i][k] tangent_i,k; bilateral contacts and unilateral ones with "
+                      "lambda_normal > 0: normal_i · a + (normal_drift_i + delta_normal_drift[i]) = 0, other unilateral "
+                      "ones >= 0 with lambda_normal[i] = 0; sticking contacts: tangent_i,k · a + (tangent_drift_i,k + "
+                      "delta_tangent_drift[i][k]) = 0; sliding ones: lambda_tangent[i] = -μ_i lambda_normal[i] slip_i",
+            "delta_force": be.delta_force, "delta_normal_drift": be.delta_normal_drift,
+            "delta_tangent_drift": be.delta_tangent_drift.reshape(len(be.lambda_normal), -1),
+            "lambda_normal": be.lambda_normal, "lambda_tangent": be.lambda_tangent}})

@@ -190,3 +190,28 @@ def test_resting_block_with_creeping_drifts_agrees_across_routes():
     for s in results.values():
         if s.certified:
             assert np.abs(s.acceleration).max() < 1e-6
+
+
+def test_backward_error_is_checkable_from_the_json_and_the_file(tmp_path):
+    """A third party checks `solved` with the problem file and the JSON: the changed data make the answer exact."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", "from gaussqp.cli import main; main()", "solve", TILTED, "--json"], capture_output=True, text=True,
+                         check=True)
+    js = json.loads(out.stdout)
+    data = json.load(open(TILTED))
+    ev = next(c for c in js["certificates"] if c["id"] == "backward_error")["evidence"]
+    a = np.array(js["acceleration"])
+    M, F = np.array(data["mass_matrix"]), np.array(data["force"])
+    lam_n, lam_t = np.array(ev["lambda_normal"]), np.array(ev["lambda_tangent"])
+    gen = sum(lam_n[i] * np.array(c["normal"]) + np.array(c["tangent"]).T @ lam_t[i]
+              for i, c in enumerate(data["contacts"]))
+    np.testing.assert_allclose(M @ a + F + np.array(ev["delta_force"]), gen, atol=1e-12)
+    for i, c in enumerate(data["contacts"]):
+        gap = np.array(c["normal"]) @ a + c["normal_drift"] + ev["delta_normal_drift"][i]
+        assert (abs(gap) <= 1e-15) if lam_n[i] > 0 else (gap >= -1e-15 and lam_n[i] == 0)
+        slip = np.array(c["tangent"]) @ a + np.array(c["tangent_drift"]) + np.array(ev["delta_tangent_drift"][i])
+        assert np.abs(slip).max() <= 1e-15
+    assert js["backward_error"]["drifts"] <= 1e-6 and js["certified"]
