@@ -9,7 +9,9 @@ JSON (schema: ``gaussqp/io/schema/gaussqp-1.schema.json``)::
                    "friction": 0.0, "mode": "frictionless",
                    "tangent": [[...]], "tangent_drift": [...], "slip": [...]}, ...]}
 
-Defaults: ``name`` "", ``dimension`` 2, drifts 0, ``friction`` 0, ``mode`` "frictionless".
+Defaults: ``name`` "", ``dimension`` 2, drifts 0, ``friction`` 0, ``mode`` "coulomb" for a contact with
+``friction`` > 0 (stick/slip decided by the solver; a bilateral frictional contact must give "sticking" or
+"sliding") and "frictionless" without.
 Vectors may also be sparse ``{"shape": [n], "index": [...], "data": [...]}``. ``force`` is F in
 ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` (gravity appears as +m g). Optional metadata keys:
 ``description``, ``source``, ``parameters``.
@@ -137,7 +139,7 @@ def _contact_from_json(f: str, c: Any, n: int | None) -> Contact:
         type=_json_text(f"{f}.type", c["type"]), normal=_vector_from_json(f"{f}.normal", c["normal"], n),
         normal_drift=_json_number(f"{f}.normal_drift", c.get("normal_drift", 0.0)),
         friction=_json_number(f"{f}.friction", c.get("friction", 0.0)),
-        mode=_json_text(f"{f}.mode", c.get("mode", "frictionless")),
+        mode=_json_text(f"{f}.mode", c["mode"]) if "mode" in c else None,  # None: the default of Contact
         tangent=_optional(c, "tangent", lambda v: _json_numbers(f"{f}.tangent", v, 2)),
         tangent_drift=_optional(c, "tangent_drift", lambda v: _json_numbers(f"{f}.tangent_drift", v, 1)),
         slip=_optional(c, "slip", lambda v: _json_numbers(f"{f}.slip", v, 1)))
