@@ -45,7 +45,7 @@ def _open(args) -> Opened:
     spec = args.file
     if Path(spec).exists() or Path(spec).suffix.lower() in READERS:
         return open_problem(spec, _options(args), importer=args.importer)
-    from . import problems  # the library only when a name is given (it is installed, not in a source tree)
+    from . import problems  # the library only when a name is given (installed, or a source tree's problems/)
 
     check_options("library", _options(args))
     return Opened(problems.load(spec), "library", source=f"gaussqp.problems {spec!r}")
