@@ -8,7 +8,48 @@ Quick start::
     sol.status, sol.acceleration, sol.unique
 """
 
-from . import errors
+import os as _os
+import sys as _sys
+
+
+class _SourceProblems:
+    """Finds ``gaussqp.problems`` in a source tree: the top-level ``problems/`` next to this ``gaussqp/``.
+
+    An installed gaussqp holds the library as ``gaussqp/problems`` (pyproject's package-dir maps ``problems/`` in);
+    a clone does not, so ``python`` run in its root (whose ``gaussqp/`` shadows the installed package) could not
+    import it, and an editable install of another checkout would hand out that checkout's library. Installed at the
+    front of ``sys.meta_path`` only when this package is a source tree; it answers for ``gaussqp.problems`` alone
+    (its submodules are then found in its ``__path__``)."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+
+    def find_spec(self, fullname, path=None, target=None):
+        """The spec of ``gaussqp.problems`` in :attr:`directory`; None for any other module."""
+        if fullname != __name__ + ".problems":
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_file_location(fullname, _os.path.join(self.directory, "__init__.py"),
+                                                      submodule_search_locations=[self.directory])
+
+
+def _source_problems() -> str | None:
+    """The source tree's ``problems/`` when this package is the ``gaussqp/`` of a source tree (no
+    ``gaussqp/problems`` of its own, a ``problems/__init__.py`` and a ``pyproject.toml`` beside it), else None."""
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    root = _os.path.dirname(here)
+    library = _os.path.join(root, "problems")
+    if (not _os.path.isdir(_os.path.join(here, "problems")) and _os.path.isfile(_os.path.join(library, "__init__.py"))
+            and _os.path.isfile(_os.path.join(root, "pyproject.toml"))):
+        return library
+    return None
+
+
+if _source_problems() is not None and not any(isinstance(f, _SourceProblems) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _SourceProblems(_source_problems()))
+
+from . import errors  # noqa: E402
 from .batch import Solver, solve_many
 from .certificates.report import CheckReport, check
 from .dispatch import PREFERENCES, choose_formulation, solve

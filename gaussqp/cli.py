@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def _open(args) -> Opened:
     spec = args.file
     if Path(spec).exists() or Path(spec).suffix.lower() in READERS:
         return open_problem(spec, _options(args), importer=args.importer)
-    from . import problems  # the library only when a name is given (it is installed, not in a source tree)
+    from . import problems  # the library only when a name is given (installed, or a source tree's problems/)
 
     check_options("library", _options(args))
     return Opened(problems.load(spec), "library", source=f"gaussqp.problems {spec!r}")
@@ -95,6 +96,45 @@ def _print_certificates(certs) -> None:
         print(f"  {'':<22} {'':<6} {'':>11}  -> {c.implies}")
 
 
+def _writable_file(option: str, path) -> Path:
+    """``path`` for an output option, refused before any work when it cannot be written: its folder missing or not
+    writable, or the path an existing folder. A new file is created and removed again to prove it can be (the
+    permission bits do not tell: root, read-only mounts, /proc); an existing file is left untouched."""
+    p = Path(path)
+    fix = "give a file in an existing folder you can write to"
+    if p.is_dir():
+        raise FileFormatError(option, f"{str(p)!r} is a folder", f"give a file name inside it, e.g. {str(p / 'out')!r}")
+    if not p.parent.is_dir():
+        raise FileFormatError(option, f"{str(p)!r}: the folder {str(p.parent)!r} does not exist", "create it, or " + fix)
+    try:
+        if p.exists():
+            with open(p, "ab"):
+                pass
+        else:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            os.close(fd)
+            os.unlink(p)
+    except OSError as exc:
+        raise FileFormatError(option, f"{str(p)!r} cannot be written ({exc.strerror or exc})", fix) from None
+    return p
+
+
+def _writable_folder(option: str, path) -> Path:
+    """``path`` for an output folder (created if missing, as the writer would), refused before any work when it
+    cannot be: a file in the way, a parent that cannot hold it, a folder that cannot be written into."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / f".gaussqp-write-test-{os.getpid()}"
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise FileFormatError(option, f"{str(p)!r} cannot be used as an output folder ({exc.strerror or exc})",
+                              "give a folder you can write to (it is created if missing)") from None
+    return p
+
+
 def _save_solution(args, sol) -> None:
     """``--out``: the FCLIB ``/solution`` group of a Coulomb answer (r, u, and v for a global problem)."""
     from .io.fclib import save_solution
@@ -127,6 +167,8 @@ def _print_coulomb(sol) -> None:
 
 
 def cmd_solve(args) -> int:
+    if args.out:
+        _writable_file("--out", args.out)
     p = _load(args, local_ok=True)
     sol = solve(p, formulation=args.formulation, solver=args.solver, crosscheck=not args.no_crosscheck,
                 tolerance=args.tolerance, facets=args.facets, bracket=args.bracket)
@@ -272,15 +314,13 @@ def cmd_info(args) -> int:
 
 
 def cmd_import(args) -> int:
-    opened = _open(args)
-    _print_left_out(opened)
     out = Path(args.output)
     writers = {".json": "gaussqp/1 JSON", ".npz": "gaussqp/1 NPZ", ".hdf5": "FCLIB", ".h5": "FCLIB"}
     if out.suffix.lower() not in writers:
         raise UnknownValueError("-o", f"is {args.output!r}", f"write a file ending in {', '.join(writers)}")
-    if not out.parent.is_dir():
-        raise FileFormatError("-o", f"{args.output!r}: the folder {str(out.parent)!r} does not exist",
-                              "create it, or write elsewhere")
+    _writable_file("-o", out)  # before opening the model (a MuJoCo --settle may take a while)
+    opened = _open(args)
+    _print_left_out(opened)
     try:
         if writers[out.suffix.lower()] != "FCLIB" and not hasattr(opened.problem, "classify"):
             raise NotApplicableError(f"{args.file}: an FCLIB local problem has no gaussqp/1 form; write .hdf5")
@@ -359,6 +399,8 @@ def cmd_grasp(args) -> int:
     from .grasp import analyze
     from .grasp import plot as plot_grasp
 
+    if args.plot:
+        _writable_file("--plot", args.plot)
     g = _grasp_file(args.file)
     if args.facets < 3:
         raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
@@ -412,7 +454,7 @@ def cmd_crossval(args) -> int:
         raise UnknownValueError("--workers", f"is {args.workers}", "give 1 or more worker processes")
     if not args.time_limit > 0:
         raise UnknownValueError("--time-limit", f"is {args.time_limit}", "give a positive number of seconds")
-    out = Path(args.out)
+    out = _writable_folder("--out", args.out)
     table = run_study(args.set, formulations=_names(args.formulations), solvers=_names(args.solvers),
                       tolerances=tuple(_names(args.tolerance) or ["high"]), out=out, workers=args.workers,
                       scheduler=args.scheduler, time_limit=args.time_limit, progress=not args.quiet,
@@ -440,6 +482,7 @@ def cmd_report(args) -> int:
     from .studies.report import load_table, write_report
 
     table = load_table(args.dir)
+    _writable_folder("dir", args.dir)
     rows = table.to_dict("records") if hasattr(table, "to_dict") else list(table)
     paths = write_report(rows, args.dir, time_limit=args.time_limit)
     print(f"report rebuilt from {len(rows)} runs: {paths['markdown']}, {paths['html']}")

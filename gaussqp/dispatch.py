@@ -19,6 +19,7 @@ from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import Formulation, undecided_modes
 from .certificates.friction_bounds import friction_bounds
 from .formulations.coulomb import solve_local_problem
+from .model.arguments import check_solve_arguments
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .model.system_class import SystemClass
@@ -387,6 +388,7 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     bracket : "auto" (the sticking cross-check runs the F5 bracket unless F4's answer is certified with unique
         multipliers) or "always"
     """
+    check_solve_arguments(problem, formulation, solver, crosscheck, certify)
     tol = get_tolerance(tolerance)
     check_facets(facets)
     check_bracket(bracket)

@@ -52,8 +52,9 @@ def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
     if isinstance(preset, Tolerance):
         return preset
     name = DEFAULT if preset is None else preset
-    if name not in PRESETS:
-        raise UnknownValueError("tolerance", f"is {name!r}", f"use one of {', '.join(PRESETS)}")
+    if not isinstance(name, str) or name not in PRESETS:  # a list is unhashable: `in` would raise TypeError
+        raise UnknownValueError("tolerance", f"is {name!r}",
+                                f"use one of {', '.join(PRESETS)}, or a gaussqp.settings.Tolerance")
     return PRESETS[name]
 
 

@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .dispatch import solve
-from .errors import StepError, UnknownValueError
+from .errors import ShapeError, StepError, UnknownValueError
 from .impacts import energy_certificate, impact_certificates
 from .model.impact import ImpactProblem
 from .model.problem import ContactProblem
@@ -134,6 +134,16 @@ def _sub_restitution(E, m: int, active: np.ndarray):
     return arr[np.ix_(active, active)] if arr.shape == (m, m) else arr
 
 
+def _rows(field: str, value, n: int, count: int | None = None) -> np.ndarray:
+    """The rows ``value`` of a :class:`ContactRows` as a (k, n) float array (a flat list of k·n numbers allowed),
+    checked as every problem datum is (:func:`~gaussqp.model.validation.real_array`: no booleans, strings or masked
+    entries), with ``count`` rows when given."""
+    arr = real_array(field, value, 2)
+    if arr.size % n or (count is not None and arr.size != count * n):
+        raise ShapeError(field, f"has {arr.size} numbers", f"give {'k' if count is None else count} rows of {n} numbers")
+    return arr.reshape(-1, n)
+
+
 def _pick(value, m: int, active: np.ndarray):
     if value is None or isinstance(value, str):
         return value
@@ -194,7 +204,7 @@ def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0
     rows = system.contacts(q0)
     if not isinstance(rows, ContactRows):
         raise UnknownValueError("contacts(q)", f"returned a {type(rows).__name__}", "return a gaussqp.ContactRows")
-    Jn = np.asarray(rows.normals, dtype=float).reshape(-1, n)
+    Jn = _rows("contacts(q).normals", rows.normals, n)
     m = Jn.shape[0]
     gaps = vector("contacts(q).gaps", rows.gaps, m)
     types = [rows.types] * m if isinstance(rows.types, str) else list(rows.types)
@@ -203,12 +213,13 @@ def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0
     active = np.array([i for i in range(m) if types[i] == "bilateral" or gaps[i] <= slack[i] or pred[i] <= slack[i]],
                       dtype=int)
     d = rows.dimension
-    Jt = None if rows.tangents is None else np.asarray(rows.tangents, dtype=float).reshape(m * (d - 1), n)
+    Jt = None if rows.tangents is None else _rows("contacts(q).tangents", rows.tangents, n, m * (d - 1))
     tr = np.array([i * (d - 1) + k for i in active for k in range(d - 1)], dtype=int)
     base = ContactProblem.from_blocks(
         M, np.zeros(n), Jn[active], None, [types[i] for i in active], None if Jt is None else Jt[tr], None,
-        None if rows.friction is None else np.asarray(rows.friction, dtype=float)[active],
-        _pick(rows.modes, m, active), None if rows.slip is None else np.asarray(rows.slip)[active], None, d,
+        None if rows.friction is None else vector("contacts(q).friction", rows.friction, m)[active],
+        _pick(rows.modes, m, active), None if rows.slip is None else real_array("contacts(q).slip", rows.slip, 2)[active],
+        None, d,
         system.name)
     prob = ImpactProblem.from_problem(base, v0, restitution=_sub_restitution(rows.restitution, m, active), h=hv, f=f)
     sol = solve_impact(prob, formulation=formulation, solver=solver, tolerance=tolerance, crosscheck=crosscheck,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..model.arguments import check_problem
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import Certificate
@@ -41,7 +42,7 @@ def check(problem: ContactProblem) -> CheckReport:
     from .friction_bounds import friction_bounds
     from ..friction.verdict import p_matrix_certificate
 
-    cls = problem.classify()
+    cls = check_problem(problem, local=False).classify()
     if len(problem.coulomb):
         return CheckReport(problem, cls, [], skipped=(
             f"{len(problem.coulomb)} contact(s) have mode 'coulomb' (stick/slip left to the solver): the certificates "

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import FileFormatError, FormatVersionError
 from ..io.strict_json import decode, json_kind, json_number, json_numbers, json_text
 from ..results import to_jsonable
-from .model import Grasp, GraspContact, Hand
+from .model import Grasp, GraspContact, Hand, check_grasp
 
 FORMAT = "gaussqp-grasp/1"
 TOP_KEYS = {"format", "name", "description", "torque_scale", "wrench", "contacts", "hand", "source", "parameters"}
@@ -78,6 +78,7 @@ def from_dict(doc: Any) -> Grasp:
 
 def to_dict(grasp: Grasp) -> dict:
     """The ``gaussqp-grasp/1`` document of a grasp given by positions and normals."""
+    check_grasp(grasp)
     doc: dict = {"format": FORMAT, "name": grasp.name, "torque_scale": grasp.torque_scale}
     if grasp.description:
         doc["description"] = grasp.description

@@ -30,7 +30,8 @@ import numpy as np
 
 from ..errors import InputError, NegativeFrictionError, ShapeError, UnknownValueError
 from ..linalg.dense import relative_asymmetry
-from ..model.validation import real_array, real_scalar
+from ..model.arguments import check_problem
+from ..model.validation import real_array, real_scalar, short_repr
 from ..results import Certificate, to_jsonable
 from ..settings import GRASP_MAX_CONTACTS, GRASP_MAX_FACETS, GRASP_NORMAL_RTOL
 
@@ -146,7 +147,7 @@ class Grasp:
 
     def __init__(self, contacts, *, torque_scale: float | None = None, wrench=None, hand: Hand | None = None,
                  columns: list | None = None, name: str = "", description: str = ""):
-        contacts = list(contacts)
+        contacts = self._contact_list(contacts)
         if not contacts:
             raise ShapeError("contacts", "is empty", "give at least one contact")
         if len(contacts) > GRASP_MAX_CONTACTS:
@@ -175,6 +176,17 @@ class Grasp:
         self.hand = None if hand is None else self._check_hand(hand)
 
     # ------------------------------------------------------------------ validation
+    @staticmethod
+    def _contact_list(contacts) -> list:
+        fix = "give a list of gaussqp.grasp.GraspContact objects"
+        if isinstance(contacts, (str, bytes, dict, GraspContact)):
+            raise ShapeError("contacts", f"is {short_repr(contacts)} (a {type(contacts).__name__}), not a list", fix)
+        try:
+            return list(contacts)
+        except TypeError:
+            raise ShapeError("contacts", f"is {short_repr(contacts)} (a {type(contacts).__name__}), not a list",
+                             fix) from None
+
     @staticmethod
     def _check_contact(i: int, c: GraspContact) -> GraspContact:
         f = f"contacts[{i}]"
@@ -384,6 +396,31 @@ def _inradius(points: np.ndarray) -> float:
     return float(np.min(-hull.equations[:, -1]))
 
 
+def check_grasp(grasp, field: str = "grasp") -> Grasp:
+    """``grasp`` itself when it is a :class:`Grasp`, else a typed error.
+
+    Parameters
+    ----------
+    grasp : object
+        The argument to check.
+    field : str
+        Its name in the error message.
+
+    Returns
+    -------
+    Grasp
+
+    Raises
+    ------
+    UnknownValueError
+        When ``grasp`` is not a :class:`Grasp`.
+    """
+    if not isinstance(grasp, Grasp):
+        raise UnknownValueError(field, f"is {short_repr(grasp)} (a {type(grasp).__name__})",
+                                "give a gaussqp.grasp.Grasp (gaussqp.grasp.load(path), gaussqp.grasp.Grasp(contacts))")
+    return grasp
+
+
 def from_contact_problem(problem, object_coordinates=None, *, torque_scale: float | None = None,
                          name: str | None = None) -> Grasp:
     """The grasp of a :class:`~gaussqp.ContactProblem` whose object has the coordinates ``object_coordinates``
@@ -396,7 +433,7 @@ def from_contact_problem(problem, object_coordinates=None, *, torque_scale: floa
     (``frictionless`` when μ = 0 or without tangent rows); told sliding or bilateral contacts are refused."""
     from ..linalg.dense import as_dense
 
-    n = problem.n
+    n = check_problem(problem, local=False).n
     idx = np.arange(n) if object_coordinates is None else np.asarray(object_coordinates, dtype=int).ravel()
     if idx.size not in (3, 6):
         raise ShapeError("object_coordinates", f"has {idx.size} coordinates",

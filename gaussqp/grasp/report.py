@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..results import to_jsonable
 from .closure import equilibrium, force_closure, form_closure, internal_forces, min_weight
 from .hand import hand_closure, hand_equilibrium
-from .model import Grasp, GraspCheck
+from .model import Grasp, GraspCheck, check_grasp
 from .quality import epsilon
 
 
@@ -88,6 +88,7 @@ def _cert(c: GraspCheck) -> dict | None:
 def analyze(grasp: Grasp, *, facets: int = 8, norm: str = "L1", solver: str | None = None) -> GraspReport:
     """Run every check of the module docstring on ``grasp`` (``facets``: the polygons bracketing the exact cones in ε;
     ``norm``: "L1" or "Linf" for ε)."""
+    check_grasp(grasp)
     rep = GraspReport(grasp, facets, norm)
     runs = [("force_closure", lambda: force_closure(grasp, solver=solver)),
             ("form_closure", lambda: form_closure(grasp, solver=solver)),

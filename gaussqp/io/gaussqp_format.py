@@ -9,7 +9,9 @@ JSON (schema: ``gaussqp/io/schema/gaussqp-1.schema.json``)::
                    "friction": 0.0, "mode": "frictionless",
                    "tangent": [[...]], "tangent_drift": [...], "slip": [...]}, ...]}
 
-Defaults: ``name`` "", ``dimension`` 2, drifts 0, ``friction`` 0, ``mode`` "frictionless".
+Defaults: ``name`` "", ``dimension`` 2, drifts 0, ``friction`` 0, ``mode`` "coulomb" for a contact with
+``friction`` > 0 (stick/slip decided by the solver; a bilateral frictional contact must give "sticking" or
+"sliding") and "frictionless" without.
 Vectors may also be sparse ``{"shape": [n], "index": [...], "data": [...]}``. ``force`` is F in
 ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` (gravity appears as +m g). Optional metadata keys:
 ``description``, ``source``, ``parameters``.
@@ -23,7 +25,9 @@ Reading is strict and bounded (issue 9): JSON numbers only where numbers belong 
 shapes and file sizes within :mod:`gaussqp.settings` before anything is allocated, nesting at most
 ``MAX_NESTING_DEPTH`` deep, NPZ members real-valued (complex, boolean, string and object arrays
 refused where numbers belong). Every refusal is an :class:`~gaussqp.errors.InputError` naming
-the field; unknown top-level and contact keys are refused, extra NPZ members ignored.
+the field; unknown top-level and contact keys are refused, and so are unknown NPZ members (the metadata members
+``source`` and ``parameters`` are strings). ``tangent`` is a list of rows and ``tangent_drift`` a list, in 2D too,
+as the schema says.
 """
 
 from __future__ import annotations
@@ -124,6 +128,16 @@ def _optional(c: dict, key: str, read):
     return None if c.get(key) is None else read(c[key])
 
 
+def _exact_ndim(field: str, arr: np.ndarray, ndim: int) -> np.ndarray:
+    """``arr`` when it has exactly ``ndim`` dimensions, as the schema's denseMatrix / denseVector say; the Python
+    constructor's shortcuts (one tangent row as a flat list in 2D, a scalar drift) are not part of the format."""
+    if arr.ndim != ndim:
+        what = ("a list of rows, one per tangent direction: [[...]] in 2D too" if ndim == 2
+                else "a list of numbers, one per tangent direction: [c] in 2D")
+        raise _err(field, f"has {arr.ndim} dimension(s), the gaussqp/1 schema {ndim}", f"write {what}")
+    return arr
+
+
 def _contact_from_json(f: str, c: Any, n: int | None) -> Contact:
     if not isinstance(c, dict):
         raise _err(f, f"is {_json_kind(c)}", "give a JSON object per contact")
@@ -137,9 +151,10 @@ def _contact_from_json(f: str, c: Any, n: int | None) -> Contact:
         type=_json_text(f"{f}.type", c["type"]), normal=_vector_from_json(f"{f}.normal", c["normal"], n),
         normal_drift=_json_number(f"{f}.normal_drift", c.get("normal_drift", 0.0)),
         friction=_json_number(f"{f}.friction", c.get("friction", 0.0)),
-        mode=_json_text(f"{f}.mode", c.get("mode", "frictionless")),
-        tangent=_optional(c, "tangent", lambda v: _json_numbers(f"{f}.tangent", v, 2)),
-        tangent_drift=_optional(c, "tangent_drift", lambda v: _json_numbers(f"{f}.tangent_drift", v, 1)),
+        mode=_json_text(f"{f}.mode", c["mode"]) if "mode" in c else None,  # None: the default of Contact
+        tangent=_optional(c, "tangent", lambda v: _exact_ndim(f"{f}.tangent", _json_numbers(f"{f}.tangent", v, 2), 2)),
+        tangent_drift=_optional(c, "tangent_drift", lambda v: _exact_ndim(
+            f"{f}.tangent_drift", _json_numbers(f"{f}.tangent_drift", v, 1), 1)),
         slip=_optional(c, "slip", lambda v: _json_numbers(f"{f}.slip", v, 1)))
 
 
@@ -307,8 +322,12 @@ def save_npz(problem: ContactProblem, path: str | Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
-#: the NPZ members gaussqp reads (others are ignored, as unknown JSON metadata is not: NPZ has no
-#: metadata, so extra arrays written by other tools are skipped without being decompressed)
+#: the metadata members of an NPZ file (0-d strings: where the problem comes from, its state as JSON text), as the
+#: JSON keys ``source`` and ``parameters``; checked to be strings, not used by the problem
+NPZ_METADATA = {"source", "parameters"}
+
+#: the NPZ members gaussqp reads; any other member is refused, as an unknown JSON key is (a misspelt member,
+#: ``J_t_shap``, would otherwise be skipped and the problem read without it)
 NPZ_KEYS = {"format", "name", "description", "dimension", "force", "normal_drift", "tangent_drift", "has_tangent",
             "friction", "types", "modes", "slip"} | {f"{k}{s}" for k in ("mass_matrix", "J_n", "J_t")
                                                      for s in ("", "_shape", "_row", "_col", "_data")}
@@ -346,7 +365,11 @@ def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
 def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
     """The arrays of an NPZ archive that gaussqp reads, checked against the limits before decompression."""
     with zipfile.ZipFile(source) as zf:
-        infos = [i for i in zf.infolist() if i.filename.endswith(".npy") and i.filename[:-4] in NPZ_KEYS]
+        infos = zf.infolist()
+        for i in infos:
+            if not (i.filename.endswith(".npy") and i.filename[:-4] in NPZ_KEYS | NPZ_METADATA):
+                raise _err(i.filename, "is not a gaussqp/1 npz member",
+                           f"store only {sorted(NPZ_KEYS | NPZ_METADATA)} (gaussqp.save_npz writes them)")
         check_count("file", "uncompressed bytes", sum(i.file_size for i in infos), MAX_FILE_BYTES,
                     "store large problems sparse (row/col/data triplets)")
         out: dict[str, np.ndarray] = {}
@@ -414,6 +437,8 @@ def _npz_matrix(z: dict, key: str) -> np.ndarray | sp.csr_matrix:
 
 
 def _npz_problem(z: dict) -> ContactProblem:
+    for key in sorted(NPZ_METADATA & set(z)):
+        _npz_get(z, key, "U", (0,), "one string")
     fmt = _npz_text(z, "format")
     if fmt != FORMAT:
         raise FormatVersionError("format", f"is {reprlib.repr(fmt)}, this gaussqp reads {FORMAT!r}",

@@ -51,7 +51,9 @@ class Contact:
     normal : (n,) the row ``n_i = ∇h_iᵀ``
     normal_drift : ``b_i = d/dt(∇h_iᵀ) q̇`` (normal acceleration is ``n_i a + b_i``)
     friction : μ_i >= 0
-    mode : "frictionless", "sticking", "sliding" or "coulomb" (unilateral only: stick/slip left to the solver)
+    mode : "frictionless", "sticking", "sliding" or "coulomb" (unilateral only: stick/slip left to the solver);
+        None (the default) is "coulomb" for a contact with friction ``μ_i > 0`` and "frictionless" without
+        (a bilateral frictional contact must say "sticking" or "sliding")
     tangent : (d-1, n) tangent rows ``T_i`` or None
     tangent_drift : (d-1,) ``c_i`` or None (zero)
     slip : (d-1,) unit slip direction (in 2D a sign), required for sliding contacts
@@ -61,10 +63,52 @@ class Contact:
     normal: np.ndarray
     normal_drift: float = 0.0
     friction: float = 0.0
-    mode: str = "frictionless"
+    mode: str | None = None
     tangent: np.ndarray | None = None
     tangent_drift: np.ndarray | None = None
     slip: np.ndarray | None = None
+
+
+def default_mode(field: str, kind, friction: float, has_tangent: bool, dimension: int) -> str:
+    """The mode of a contact given none: "coulomb" (stick/slip decided by the solver) with friction, else
+    "frictionless".
+
+    Parameters
+    ----------
+    field : str
+        The contact's name in error messages, e.g. ``"contacts[3]"``.
+    kind : str
+        Its type, "unilateral" or "bilateral" (anything else is refused later, by the type check).
+    friction : float
+        Its validated coefficient ``μ >= 0``.
+    has_tangent : bool
+        Whether it has tangent rows.
+    dimension : int
+        The contact dimension ``d`` (``d - 1`` tangent rows).
+
+    Returns
+    -------
+    str
+        "frictionless" when ``μ == 0``; "coulomb" for a unilateral contact with ``μ > 0`` and tangent rows.
+
+    Raises
+    ------
+    UnknownValueError
+        A bilateral contact with ``μ > 0``: whether it sticks or slides must be said ("coulomb" is unilateral).
+    TangentShapeError
+        ``μ > 0`` without tangent rows: friction needs them (or mode "frictionless" to ignore ``μ``).
+    """
+    if not friction > 0:
+        return "frictionless"
+    if kind == "bilateral":
+        raise UnknownValueError(f"{field}.mode", f"is not given for a bilateral contact with friction {friction:g}",
+                                "give mode 'sticking' or 'sliding' (the solver decides stick/slip, mode 'coulomb', "
+                                "on unilateral contacts only), or 'frictionless' to ignore the friction")
+    if not has_tangent:
+        raise TangentShapeError(f"{field}.tangent", f"is missing for a contact with friction {friction:g} and no mode "
+                                "(a frictional contact's default mode is 'coulomb')",
+                                f"give {dimension - 1} tangent row(s), or mode 'frictionless' to ignore the friction")
+    return "coulomb"
 
 
 def _readonly(a):
@@ -148,7 +192,7 @@ class ContactProblem:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_blocks(cls, M, F, J_n, normal_drift=None, types: Sequence[str] | str = "unilateral",
-                    J_t=None, tangent_drift=None, friction=None, modes: Sequence[str] | str = "frictionless",
+                    J_t=None, tangent_drift=None, friction=None, modes: Sequence[str | None] | str | None = None,
                     slip=None, has_tangent=None, dimension: int = 2, name: str = "",
                     description: str = "") -> "ContactProblem":
         """Build from stacked blocks (dense or scipy.sparse ``J_n``, ``J_t``).
@@ -156,7 +200,8 @@ class ContactProblem:
         ``J_t`` stacks ``d-1`` rows per contact in contact order (so it has ``m (d-1)``
         rows); contacts without tangent rows are marked by ``has_tangent`` (default:
         all True when ``J_t`` is given). ``types``/``modes`` are one string for all
-        contacts or a sequence of m strings; ``slip`` is (m, d-1) (rows of non-sliding
+        contacts or a sequence of m strings; a mode None (``modes`` None: every mode) is the default of
+        :class:`Contact` ("coulomb" with friction μ > 0, "frictionless" without); ``slip`` is (m, d-1) (rows of non-sliding
         contacts are ignored). When ``M`` or ``J_n`` is sparse, ``J_n`` and ``J_t`` are stored
         as CSR (the problem is sparse).
         """
@@ -175,7 +220,7 @@ class ContactProblem:
         c = np.zeros(m * (d - 1)) if tangent_drift is None else tangent_drift
         mu = np.zeros(m) if friction is None else friction
         types = labels("types", types, m)
-        modes = labels("modes", modes, m)
+        modes = [None] * m if modes is None else labels("modes", modes, m)
         self._init_blocks(M, F, Jn, b, Jt, c, ht, mu, types, modes, self._slip_rows(slip, m, d), d, name,
                           description)
         return self
@@ -260,6 +305,8 @@ class ContactProblem:
             raise ShapeError("contacts", f"{len(types)} types, {len(modes)} modes and {len(slip)} slips for {m} contacts",
                              "give one type, one mode and one slip (or None) per contact")
         slip_arr = np.zeros((m, d - 1))
+        modes = [default_mode(f"contacts[{i}]", types[i], muv[i], ht[i], d) if modes[i] is None else modes[i]
+                 for i in range(m)]
         for i in range(m):
             if not isinstance(types[i], str) or types[i] not in CONTACT_TYPES:
                 raise UnknownValueError(f"contacts[{i}].type", f"is {short_repr(types[i])}",

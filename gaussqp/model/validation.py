@@ -58,7 +58,7 @@ def _has_bool_leaf(value, ndim: int) -> bool:
     level = [value]
     for _ in range(ndim):
         level = list(itertools.chain.from_iterable(level))
-    return any(isinstance(x, (bool, np.bool_)) for x in level)
+    return any(isinstance(x, (bool, np.bool_)) or x is np.ma.masked for x in level)
 
 
 def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
@@ -70,6 +70,9 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
     """
     if sp.issparse(value):
         raise ShapeError(field_name, "is a sparse matrix", "give a dense array here")
+    if np.ma.is_masked(value):  # np.asarray would read the hidden data under the mask
+        raise NonNumericError(field_name, "is a masked array with masked entries (no number there)",
+                              "give a plain array: fill the masked entries, e.g. value.filled(0.0), if that is meant")
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
@@ -82,8 +85,8 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
                          ("give a single number", "give a vector (list of numbers)",
                           "give a matrix (list of rows)")[max_ndim])
     if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
-        raise NonNumericError(field_name, "contains a boolean (true/false)",
-                              "give numbers: a boolean is not read as 1 or 0")
+        raise NonNumericError(field_name, "contains a boolean (true/false) or a masked entry",
+                              "give numbers: a boolean is not read as 1 or 0, a masked entry has no value")
     check_count(field_name, "entries", arr.size, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
     out = arr.astype(float)
     check_finite_bounded(field_name, out)

@@ -338,7 +338,7 @@ def test_save_a_problem_built_in_gaussqp(tmp_path):
     C = gaussqp.Contact
     p = gaussqp.ContactProblem(np.diag([1.0, 2.0]), [0.0, 9.81], [
         C("unilateral", normal=[0, 1], normal_drift=0.5, friction=0.4, mode="coulomb", tangent=[[1, 0]]),
-        C("unilateral", normal=[1, 1], friction=0.3),  # frictionless: written with mu = 0
+        C("unilateral", normal=[1, 1], friction=0.3, mode="frictionless"),  # written with mu = 0
         C("bilateral", normal=[1, 0], normal_drift=-1.0)], dimension=2, name="mine")
     fclib.save(p, tmp_path / "p.hdf5", info={"math_info": "M a + F = J^T lambda"})
     q = fclib.load(tmp_path / "p.hdf5")

@@ -163,6 +163,7 @@ def test_hostile_npz_gives_a_typed_error(case, make, exc, field):
     assert info.value.field == field and "; fix: " in str(info.value)
 
 
-def test_npz_reads_from_a_file_object_and_ignores_extra_members():
-    p = gaussqp.load_npz(_npz_bytes(comment=np.array("written by another tool")))
+def test_npz_reads_from_a_file_object_with_its_metadata_members():
+    """An unknown member is refused (tests/io/test_loader_strictness.py); ``source`` is metadata, as in JSON."""
+    p = gaussqp.load_npz(_npz_bytes(source=np.array("written by another tool")))
     _same(p, problems.load("rod_wall_guide"))
