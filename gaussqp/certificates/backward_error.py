@@ -136,5 +136,5 @@ def backward_error_certificate(be: BackwardError, bound: float) -> Certificate:
                       "ones >= 0 with lambda_normal[i] = 0; sticking contacts: tangent_i,k · a + (tangent_drift_i,k + "
                       "delta_tangent_drift[i][k]) = 0; sliding ones: lambda_tangent[i] = -μ_i lambda_normal[i] slip_i",
             "delta_force": be.delta_force, "delta_normal_drift": be.delta_normal_drift,
-            "delta_tangent_drift": be.delta_tangent_drift.reshape(len(be.lambda_normal), -1),
+            "delta_tangent_drift": be.delta_tangent_drift.reshape(be.lambda_tangent.shape),
             "lambda_normal": be.lambda_normal, "lambda_tangent": be.lambda_tangent}})

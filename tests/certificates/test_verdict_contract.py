@@ -215,3 +215,10 @@ def test_backward_error_is_checkable_from_the_json_and_the_file(tmp_path):
         slip = np.array(c["tangent"]) @ a + np.array(c["tangent_drift"]) + np.array(ev["delta_tangent_drift"][i])
         assert np.abs(slip).max() <= 1e-15
     assert js["backward_error"]["drifts"] <= 1e-6 and js["certified"]
+
+
+def test_backward_error_of_a_problem_without_contacts():
+    p = ContactProblem.from_blocks(np.eye(2), [1.0, 2.0], np.zeros((0, 2)), np.zeros(0), "unilateral")
+    sol = gaussqp.solve(p)
+    assert sol.status == SOLVED and sol.certified and sol.backward_error["forces"] <= 1e-15
+    np.testing.assert_allclose(sol.acceleration, [-1.0, -2.0])
