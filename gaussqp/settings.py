@@ -296,6 +296,12 @@ MU_ACCEPT_RTOL = 1e-6
 #: steps each took ~100–500 interior-point iterations and left μ_min unchanged; issue #15)
 MU_BRACKET_RTOL = 1e-7
 
+#: when the sticking normal forces are pinned on Λ(a), μ_min is one program's optimum and its lower end is proven by
+#: one feasibility program this far below it (relative): ``infeasible`` there proves ``[μ_min (1 − this), μ_min]``.
+#: Ten times :data:`MU_ACCEPT_RTOL`, the width within which a backend's feasibility claim decides nothing
+#: (:func:`gaussqp.friction.verdict.mu_min_bracket`; issue #25 item 3)
+MU_LOWER_PROOF_RTOL = 1e-5
+
 #: the bisection on μ stops at a relative precision :data:`MU_RTOL` of ``max(hi, this)``: the floor ends it
 #: when μ_min is 0 (an absolute precision of 1e-22 on μ, dimensionless)
 MU_FLOOR = 1e-12
