@@ -165,6 +165,13 @@ ROUND_OFF = 1e3 * sys.float_info.epsilon
 #: cond(M) <= 1e12 (λ_min >= 1e-12 λ_max, more than 1000 n ε for n < 4.5) cannot
 ROUNDOFF_MULTIPLE = 1000.0
 
+#: the computed kernel of the equilibrated mass matrix M̃ leans into its kept eigenvectors by up to
+#: ``this · n ε · λ_max(M̃) / λ_min,kept(M̃)`` (Davis–Kahan: eigenvector residual ~ n ε λ_max over the gap); a row
+#: whose part on the kernel is below that angle times its norm vanishes on ker M
+#: (:func:`gaussqp.certificates.instance.unique_acceleration`). A safety factor on LAPACK's backward error, not tuned:
+#: the integer M of issue #25 (gap 7.7e-7) leans 3e-10, the bound with this factor is 7e-7
+KERNEL_ANGLE_MULTIPLE = 100.0
+
 #: relative tolerance of the NumPy re-verification of every LP answer (each row at its own scale)
 VERIFY_RTOL = 1e-9
 
