@@ -166,6 +166,13 @@ ROUND_OFF = 1e3 * sys.float_info.epsilon
 #: cond(M) <= 1e12 (λ_min >= 1e-12 λ_max, more than 1000 n ε for n < 4.5) cannot
 ROUNDOFF_MULTIPLE = 1000.0
 
+#: the computed kernel of the equilibrated mass matrix M̃ leans into its kept eigenvectors by up to
+#: ``this · n ε · λ_max(M̃) / λ_min,kept(M̃)`` (Davis–Kahan: eigenvector residual ~ n ε λ_max over the gap); a row
+#: whose part on the kernel is below that angle times its norm vanishes on ker M
+#: (:func:`gaussqp.certificates.instance.unique_acceleration`). A safety factor on LAPACK's backward error, not tuned:
+#: the integer M of issue #25 (gap 7.7e-7) leans 3e-10, the bound with this factor is 7e-7
+KERNEL_ANGLE_MULTIPLE = 100.0
+
 #: relative tolerance of the NumPy re-verification of every LP answer (each row at its own scale)
 VERIFY_RTOL = 1e-9
 
@@ -296,6 +303,12 @@ MU_ACCEPT_RTOL = 1e-6
 #: backend's feasibility claims, accepted to :data:`MU_ACCEPT_RTOL`, no longer move ``best`` (the humanoid's last dozen
 #: steps each took ~100–500 interior-point iterations and left μ_min unchanged; issue #15)
 MU_BRACKET_RTOL = 1e-7
+
+#: when the sticking normal forces are pinned on Λ(a), μ_min is one program's optimum and its lower end is proven by
+#: one feasibility program this far below it (relative): ``infeasible`` there proves ``[μ_min (1 − this), μ_min]``.
+#: Ten times :data:`MU_ACCEPT_RTOL`, the width within which a backend's feasibility claim decides nothing
+#: (:func:`gaussqp.friction.verdict.mu_min_bracket`; issue #25 item 3)
+MU_LOWER_PROOF_RTOL = 1e-5
 
 #: the bisection on μ stops at a relative precision :data:`MU_RTOL` of ``max(hi, this)``: the floor ends it
 #: when μ_min is 0 (an absolute precision of 1e-22 on μ, dimensionless)

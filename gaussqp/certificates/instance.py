@@ -25,7 +25,7 @@ from ..model.rows import assemble_multipliers
 from ..linalg.kkt import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
 from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
-                        KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, SCALE_FLOOR, VERIFY_RTOL)
+                        KERNEL_ANGLE_MULTIPLE, KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, SCALE_FLOOR, VERIFY_RTOL)
 
 
 def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | None:
@@ -161,40 +161,87 @@ def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
     return slack <= thr, lam_u <= lthr, thr, lthr
 
 
-def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
-    """Exact: the optimal face of F1 is {a*} iff ``{v : Mv = 0, Fᵀv = 0, E v = 0, G_A v >= 0} = {0}``.
+def _zero_on_kernel(rows: np.ndarray, K: np.ndarray, angle: float) -> np.ndarray:
+    """Row by row: is ``r`` zero on ``span K`` (orthonormal columns, known to the angle ``angle``)? ``‖r K‖₂`` against
+    ``angle · ‖r‖₂``, each row at its own scale: the computed kernel leans by up to ``angle`` into the kept
+    eigenvectors, so a row that vanishes on the exact kernel measures up to that much on the computed one."""
+    return np.linalg.norm(rows @ K, axis=1) <= angle * np.linalg.norm(rows, axis=1)
 
-    A = unilateral rows active at a*. For a convex QP every optimum differs from a* by such
-    a v (singular Prop. 5(a): ``a₁ - a₂ ∈ ker M`` and ``Fᵀ(a₁ - a₂) = 0``), and conversely
-    a small step along such a v stays optimal.
+
+def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
+    """Exact: the optimal face of F1 is {a*} iff its directions at a* are {0} (singular Prop. 5(a)).
+
+    F1 is ``min ½aᵀMa + Fᵀa`` over the polyhedron ``E a + e = 0``, ``G a + g >= 0``. Two optima differ by
+    ``v ∈ ker M`` with ``Fᵀv = 0`` (singular Prop. 5(a)), and along such a feasible v the objective is constant, so
+    the optimal face is ``a* + {v : M v = 0, Fᵀv = 0, E v = 0, G_A v >= 0}`` near a* (A the rows active at a*;
+    inactive rows do not restrict a direction locally), and a polyhedron is a point iff its cone of directions at
+    a point is {0}. Every optimum pairs with every multiplier vector (KKT pairs of a convex QP are primal × dual
+    optima): on that cone ``Σ λ_i G_i v = vᵀ(M a* + F) = 0``, so the rows with ``λ_i > 0`` hold with equality.
+    They are stated as equalities (the multipliers decided at the data's scale, :func:`_active_sets`): a row of F
+    small on the kernel, below what the computed kernel resolves, then still restricts the directions through
+    them. ``(a, λ)`` must be a KKT pair of F1 (the judged answer; a point that is not one proves nothing).
+
+    Decided in ``v = S K̃ y``: ``K̃`` the kernel of the equilibrated ``M̃ = S M S`` (the rank decision of
+    :func:`gaussqp.linalg.mass.factor_mass`), known to the angle ``KERNEL_ANGLE_MULTIPLE · n ε λ_max(M̃) /
+    λ_min,kept(M̃)`` (Davis–Kahan: the residual of the eigenvectors over the gap). Each row ``r S`` of ``F``,
+    ``E`` and the active ``G`` is first decided zero or not on that kernel at its own scale
+    (:func:`_zero_on_kernel`): a row that vanishes there restricts nothing. The rest go to
+    :func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial` in the ``k`` kernel coordinates (rank test + LP).
+    Stacking ``R`` (``M = RᵀR``) with the rows and cutting the stack's singular values instead read the kernel's
+    own lean (1e-10 on an integer M with ``M v = 0`` exactly, issue #25) as a constraint: "ker E = {0}".
     """
     fac = problem.mass_factor
     if fac.definite:
         return Certificate(id="unique_acceleration", name="uniqueness of the acceleration (exact)",
                            source="tutorial Prop. 4 (M ≻ 0: strictly convex F1)", holds=True,
                            margin=float(fac.eigenvalues.min()), implies="the acceleration is unique")
+    n = problem.n
     E, _ = problem.equalities
     G, _ = problem.inequalities
-    active, _, thr, _ = _active_sets(problem, a, lam_n)
-    n = problem.n
-    Eq = np.vstack([as_dense(fac.R), problem.F[None, :], as_dense(E).reshape(-1, n)])
+    active, zero_lam, thr, _ = _active_sets(problem, a, lam_n)
+    s = np.ones(n) if fac.scaling is None else np.asarray(fac.scaling, dtype=float)
+    Kt, _ = np.linalg.qr(np.asarray(fac.kernel, dtype=float) / s[:, None])  # ker M̃ = S⁻¹ ker M, orthonormal
+    w = np.sort(np.abs(np.asarray(fac.eigenvalues, dtype=float)))
+    eps_n = max(n, 1) * np.finfo(float).eps
+    angle = KERNEL_ANGLE_MULTIPLE * eps_n * (w[-1] / w[-fac.rank] if fac.rank else 1.0)
+    Gd = as_dense(G).reshape(-1, n)
+    eq = np.vstack([problem.F[None, :], as_dense(E).reshape(-1, n), Gd[active & ~zero_lam]]) * s[None, :]
+    ineq = Gd[active & zero_lam] * s[None, :]
+    eq_keep, in_keep = ~_zero_on_kernel(eq, Kt, angle), ~_zero_on_kernel(ineq, Kt, angle)
+    data = {"active_tolerance": thr, "kernel_dimension": int(Kt.shape[1]), "kernel_angle": angle,
+            "rows_zero_on_kernel": int((~eq_keep).sum() + (~in_keep).sum())}
+    # the equality rows' common kernel on ker M̃: each restricted row in units of its own full norm, so that every
+    # entry carries the same uncertainty ``angle``, and singular values below that uncertainty are zero
+    k = Kt.shape[1]
+    R_eq = (eq[eq_keep] @ Kt) / np.linalg.norm(eq[eq_keep], axis=1)[:, None]
+    if R_eq.shape[0]:
+        _, sv, vt = np.linalg.svd(R_eq, full_matrices=True)
+        r = int(np.sum(sv > angle * np.sqrt(R_eq.shape[0])))
+        Z = vt[r:].T.copy()
+    else:
+        Z = np.eye(k)
+    data["equality_kernel_dimension"] = int(Z.shape[1])
     try:
-        t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n)[active], n)
+        t = cone_is_trivial(eq[eq_keep] @ Kt, ineq[in_keep] @ Kt, k, kernel=Z)
     except UndecidedError as exc:
         return Certificate(id="unique_acceleration", name="uniqueness of the acceleration (exact)",
                            source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=None, margin=float("nan"),
-                           implies=f"undecided: {exc}", data={"active_tolerance": thr})
+                           implies=f"undecided: {exc}", data=data)
+    witness = None
+    if t.witness is not None:
+        witness = s * (Kt @ t.witness)
+        witness = witness / np.abs(witness).max()
     return Certificate(
         id="unique_acceleration", name="uniqueness of the acceleration (exact)",
         source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
         implies=("the acceleration is unique" if t.trivial else
                  "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"),
-        data={"active_tolerance": thr, "witness": t.witness, "detail": t.detail,
-              **({} if t.trivial or t.witness is None else {"evidence": {
-                  "verify": "v ≠ 0 with M v = 0, force · v = 0, E v = 0 (bilateral normals, sticking tangents) and "
-                            "normal_i · v >= 0 on the unilateral contacts active at the acceleration: a + t v is "
-                            "also a solution for small t > 0",
-                  "acceleration": a, "witness": t.witness}})})
+        data={**data, "witness": witness, "detail": t.detail.replace("ker E", "the kernel directions"),
+              **({} if t.trivial or witness is None else {"evidence": {
+                  "verify": "v ≠ 0 with M v = 0, force · v = 0, E v = 0 (bilateral normals, sticking tangents), "
+                            "normal_i · v = 0 on unilateral contacts with λ_i > 0 and normal_i · v >= 0 on the other "
+                            "active ones: a + t v is also a solution for small t > 0",
+                  "acceleration": a, "witness": witness}})})
 
 
 def multiplier_rows(problem: ContactProblem):

@@ -181,15 +181,23 @@ class MultiplierSetConic:
             ans.value = -ans.value
         return ans
 
-    def min_common_mu(self, normals: dict[int, float]) -> ConicAnswer:
-        """min μ >= 0 s.t. λ ∈ Λ(a) and ``‖λ_t,i‖ <= μ |λ*_n,i|`` for the pinned normals ``normals``."""
+    def min_common_mu(self, normals: dict[int, float], no_force: tuple[int, ...] = ()) -> ConicAnswer:
+        """min μ >= 0 s.t. λ ∈ Λ(a), ``‖λ_t,i‖ <= μ |λ*_n,i|`` for the pinned normals ``normals`` and ``λ_t,i = 0`` on
+        the sticking contacts ``no_force`` (detaching: ``λ_n,i = 0``, so their disk of sticking (14b) is {0} for
+        every μ; leaving them out let their tangential force carry the load for free, sticking Prop. 11)."""
         contacts = list(normals)
         # ‖λ_t,i‖ <= |λ*_n,i| μ: the cones with the normal column replaced by μ's and coefficient |λ*| (in units of ρ)
-        rows = cone_rows(self.L, DISK, contacts, np.abs([float(normals[i]) for i in contacts]) / self.rho,
-                         normal_cols=np.full(len(contacts), self.nx))
+        blocks = [cone_rows(self.L, DISK, contacts, np.abs([float(normals[i]) for i in contacts]) / self.rho,
+                            normal_cols=np.full(len(contacts), self.nx))] if contacts else []
+        if no_force:
+            L = self.L
+            cols = (L.mb + np.array([L.pos_s[i] for i in no_force], dtype=np.int64)[:, None] * L.d1
+                    + np.arange(L.d1)[None, :]).ravel()
+            blocks.append(RowBlock(np.arange(cols.size, dtype=np.int64), cols, np.ones(cols.size), cols.size, "zero",
+                                   b=np.zeros(cols.size)))
         q = np.zeros(self.nx + 1)
         q[self.nx] = 1.0
-        return self._solve(q, [rows], 1, extra_nonneg=True, extra_is_force=False)
+        return self._solve(q, blocks, 1, extra_nonneg=True, extra_is_force=False)
 
 
 __all__ = ["ConicAnswer", "MultiplierSetConic", "cone_rows"]

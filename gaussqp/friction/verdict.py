@@ -20,7 +20,8 @@ acceleration; its active set needs a tolerance, which is reported):
   and footnote 3 of the sticking paper).
 - ``mu_min``: the smallest friction coefficient, common to all sticking contacts, for which the
   all-sticking problem is solvable (sticking Prop. 11), by bisection on the conic feasibility of
-  Λ(a) (independent of μ, so this is exact up to the bisection tolerance); ``inf`` when no μ works.
+  Λ(a) (independent of μ, so this is exact up to the bisection tolerance); ``inf`` when no μ works (proven),
+  None when undecided (``mu_min_reason`` says why).
   ``mu_min_lower`` is the bisection's proven lower end: where a program near the optimum decides
   nothing, the bisection stops and ``[mu_min_lower, mu_min]`` is what is proven.
 
@@ -46,7 +47,7 @@ from ..model.scales import data_scales
 from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, Solution
 from ..settings import (AFFINE_SET_DENSE_MAX, BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, DIRECT_CONIC_BACKENDS, ENUMERATION_MAX,
                         IN_ENUMERATION_RTOL, KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_BRACKET_RTOL,
-                        MU_FLOOR, MU_MAX, MU_RTOL, P_MATRIX_EXACT_MAX, SAME_RTOL, SINGLETON_DENSE_MAX, Tolerance,
+                        MU_FLOOR, MU_LOWER_PROOF_RTOL, MU_MAX, MU_RTOL, P_MATRIX_EXACT_MAX, SAME_RTOL, SINGLETON_DENSE_MAX, Tolerance,
                         ZERO_FORCE_RTOL)
 from .cones import DISK, Layout, cone_constraints
 from ..linalg.dense import as_dense
@@ -66,8 +67,10 @@ class StickingVerdict:
     boundary_contacts: list[int] = field(default_factory=list)
     detaching_contacts: list[int] = field(default_factory=list)
     mu_min: float | None = None
-    #: the bisection's proven lower end of μ_min (:func:`mu_min_bracket`); None when μ_min was not bisected
+    #: the proven lower end of μ_min (:func:`mu_min_bracket`); None when μ_min was read off a single point
     mu_min_lower: float | None = None
+    #: why ``mu_min`` is None (undecided: a program decided nothing), else None
+    mu_min_reason: str | None = None
     active_tolerance: float | np.ndarray = 0.0  # per unilateral row (multiplier_set.active_tolerance)
     boundary_test: str = "exact"
     signs: dict = field(default_factory=dict)
@@ -95,6 +98,7 @@ class StickingVerdict:
                 "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
                 "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
                 "mu_min_lower": json_float(self.mu_min_lower) if self.mu_min_lower is not None else None,
+                "mu_min_reason": self.mu_min_reason,
                 "active_tolerance": np.asarray(self.active_tolerance, dtype=float).tolist(), "boundary_test": self.boundary_test}
 
 
@@ -252,18 +256,21 @@ def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarra
 
 def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, normals: dict[int, float],
                    conic: MultiplierSetConic | None = None):
-    """μ_min when the sticking normal multipliers are pinned on Λ(a): ``min μ`` s.t. λ ∈ Λ(a) and
-    ``‖λ_t,i‖ <= μ |λ*_n,i|`` is then one LP (2D) or SOCP (3D) in (μ, λ) — no bisection (sticking Prop. 11
-    with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine
-    hull, or None when the program does not end ``solved`` (``conic``: the program in Clarabel's form, tried
-    first)."""
+    """μ_min's upper end when the sticking normal multipliers are pinned on Λ(a): ``min μ`` s.t. λ ∈ Λ(a),
+    ``‖λ_t,i‖ <= μ |λ*_n,i|`` on the pinned contacts and ``λ_t,i = 0`` on the detaching sticking ones (``λ_n,i = 0``:
+    their disk, sticking (14b), is {0} for every μ) is then one LP (2D) or SOCP (3D) in (μ, λ) (sticking Prop. 11
+    with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine hull, a
+    friction coefficient that provably works, inf when the program is ``infeasible`` (μ is one of its variables:
+    no μ works), or None when it ends anything else (``conic``: the program in Clarabel's form, tried first). The
+    lower end is proven by the caller (:func:`mu_min_bracket`)."""
+    no_force = tuple(i for i in aff.L.sticking if i in aff.det)
     point = None
     if conic is not None:
-        ans = conic.min_common_mu(normals)
+        ans = conic.min_common_mu(normals, no_force)
         if ans.status == "solved":
             point = (ans.lev, ans.liv)
         elif ans.status != "failed":
-            return None
+            return float("inf") if ans.status == "infeasible" else None
     if point is None:
         import cvxpy as cp  # the fallback only: the direct path needs no cvxpy
 
@@ -271,8 +278,13 @@ def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: _AffineSet, norm
         mu = cp.Variable(nonneg=True)
         for i, lam in normals.items():
             cons.append(cp.norm(L.tangent(i, le), 2) <= mu * abs(lam))
+        for i in no_force:
+            cons.append(L.tangent(i, le) == 0)
         prob = cp.Problem(cp.Minimize(mu), cons)
-        if run(prob) != "solved" or mu.value is None:
+        status = run(prob)
+        if status == "infeasible":
+            return float("inf")
+        if status != "solved" or mu.value is None:
             return None
         point = _values(L, le, li)
     lev, liv = aff.project(*point)
@@ -286,21 +298,30 @@ def _zero(aff: _AffineSet) -> float:
 
 
 def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
-           conic: MultiplierSetConic | None = None) -> float:
-    """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11); inf if none up to MU_MAX: the upper
-    end of :func:`mu_min_bracket`."""
+           conic: MultiplierSetConic | None = None) -> float | None:
+    """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11): the upper end of
+    :func:`mu_min_bracket` (inf when no μ up to MU_MAX works, proven; None when undecided)."""
     return mu_min_bracket(p, a, atol, run, lam_n, conic)[1]
 
 
 def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
-                   conic: MultiplierSetConic | None = None) -> tuple[float | None, float]:
-    """``(lower, μ_min)``: μ_min as :func:`mu_min` defines it, and the largest μ the bisection proved too small (an
-    ``infeasible`` program at every sign pattern; 0.0 when none was, and ``lower == μ_min`` = 0 when μ = 0 works),
-    or None when μ_min is one program's optimum (pinned normal forces) rather than a bisection's. Where the
-    bisection ends undecided, ``[lower, μ_min]`` is what is proven (on real/stacker_boxes a 1 % bracket).
+                   conic: MultiplierSetConic | None = None, why: list | None = None
+                   ) -> tuple[float | None, float | None]:
+    """``(lower, μ_min)``, both ends proven: ``μ_min`` a common friction coefficient that works (the achieved ratio
+    of a point of Λ(a) ∩ cones(μ_min) put exactly on the affine hull of Λ(a)), ``lower`` the largest μ at which every
+    sign pattern's program ended ``infeasible`` (0.0 when none did: μ >= 0 is no claim), so the smallest common μ
+    of sticking Prop. 11 lies in ``[lower, μ_min]``. ``(lower, inf)`` when the program at the largest μ tried (up
+    to :data:`MU_MAX`) ended ``infeasible`` (the set is monotone in μ: no μ up to it works). ``(lower, None)`` when
+    it cannot be decided: a status that decides nothing is never read as "infeasible" (13 of 1,000 sticking
+    problems of issue #25 reported inf where a common μ works). ``why``: a list that receives the reason of an
+    undecided answer.
 
-    - Sticking normal forces pinned on Λ(a) (e.g. redundant tangent rows only): one program,
-      :func:`_direct_mu_min`.
+    Λ(a) is the same set at every optimal ``a`` of F1 (its KKT pairs are primal optima × dual optima), so this is
+    μ_min over the whole sticking solution set, the quantity a solve at common μ decides.
+
+    - Sticking normal forces pinned on Λ(a) (e.g. redundant tangent rows only): one program gives the upper end,
+      :func:`_direct_mu_min`; one feasibility program at ``μ_min (1 − MU_LOWER_PROOF_RTOL)`` proves the lower end,
+      else the bisection below runs from it.
     - Otherwise (quasi-convex: μ multiplies the variable λ_n) bisection on the conic feasibility of
       Λ(a), where each *feasible* answer is put exactly on the affine hull of Λ(a) and its achieved
       ratio :func:`achieved_ratio` becomes the upper end (a friction coefficient that provably works,
@@ -312,14 +333,9 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
     ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
     first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
     """
+    why = [] if why is None else why
     L = Layout(p)
     aff = _AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
-    if aff is not None:
-        normals = aff.pinned_normals(p)
-        if normals is not None:
-            direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
-            if direct is not None:
-                return None, direct
     patterns = list(L.sign_patterns())
     progs: dict = {}  # the cvxpy programs (μ a Parameter), built when the Clarabel form of one decides nothing
 
@@ -359,19 +375,44 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
                 return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
         return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
-    st, val = attempt(0.0)
-    if st == "feasible":
-        return 0.0, 0.0
-    hi = max(1.0, float(p.friction[p.sticking].max(initial=0.0)))
-    while True:
-        st, val = attempt(hi)
+    lo, hi, best = 0.0, None, None
+    normals = aff.pinned_normals(p) if aff is not None else None
+    if normals is not None:
+        direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
+        if direct == float("inf"):
+            return float("inf"), float("inf")  # the program in (μ, λ) is infeasible: no μ at all works
+        if direct is not None:
+            hi = best = direct
+            if best == 0.0:
+                return 0.0, 0.0
+            # the lower end: below the backend's feasibility tolerance (MU_ACCEPT_RTOL) a program near the optimum
+            # decides nothing, so the proof is asked at MU_LOWER_PROOF_RTOL below the optimum
+            cand = best * (1 - MU_LOWER_PROOF_RTOL)
+            st, val = attempt(cand)
+            if st == "infeasible":
+                return cand, best
+            if st == "feasible":
+                hi, best = cand, min(best, val)
+    if hi is None:
+        st, val = attempt(0.0)
         if st == "feasible":
-            break
-        hi *= 4.0
-        if hi > MU_MAX:
-            return 0.0, float("inf")
-    best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
-    lo = 0.0
+            return 0.0, 0.0
+        hi = max(1.0, float(p.friction[p.sticking].max(initial=0.0)))
+        while True:
+            st, val = attempt(hi)
+            if st == "feasible":
+                break
+            if st == "infeasible":
+                lo = hi  # proven: the set is monotone in μ, so every μ <= hi fails too
+            grown = hi * 4.0
+            if grown > MU_MAX:
+                if st == "infeasible":
+                    return lo, float("inf")
+                why.append(f"the feasibility program at μ = {hi:.6g} decided nothing (status other than solved or "
+                           "infeasible): μ_min is not proven finite nor infinite")
+                return lo, None
+            hi = grown
+        best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
     for _ in range(MU_BISECTION_MAX):
         if hi - lo <= MU_RTOL * max(hi, MU_FLOOR) or best - lo <= MU_BRACKET_RTOL * max(best, MU_FLOOR):
             break
@@ -501,7 +542,9 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
                 if slack <= BOUNDARY_RTOL * scale:
                     v.boundary_contacts.append(i)
     if want_mu_min:
-        v.mu_min_lower, v.mu_min = mu_min_bracket(p, a, atol, run, lam_n, conic)
+        why: list = []
+        v.mu_min_lower, v.mu_min = mu_min_bracket(p, a, atol, run, lam_n, conic, why)
+        v.mu_min_reason = why[0] if v.mu_min is None and why else None
     return v
 
 

@@ -318,12 +318,14 @@ def test_unique_acceleration_singular_both_active_unique():
 
 
 def test_unique_acceleration_singular_one_inactive_not_unique():
-    p = _singular_two_rows()
+    # F = (0, 1, 0): a* = (0, 0, 1) with λ = (1, 0) is a KKT pair (row 2 inactive); (the former point of
+    # _singular_two_rows with a3 = 1 was not one: M a + F = (0, 1, 1) ≠ Jᵀλ)
+    p = uni([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0, 0.0], M=np.diag([1.0, 0.0, 0.0]), F=[0.0, 1.0, 0.0])
     c = inst.unique_acceleration(p, np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0]))
     assert c.holds is False and c.margin <= 0
     v = c.data["witness"]
-    # a witness: M v = 0, Fᵀv = 0, v2 >= 0 (active row), v ≠ 0
-    assert abs(v[0]) < 1e-12 and abs(v[1] + v[2]) < 1e-12 and v[1] > 0.1
+    # a witness: M v = 0, Fᵀv = 0, v2 = 0 (active row with λ > 0), v3 free (inactive row), v ≠ 0
+    assert abs(v[0]) < 1e-12 and abs(v[1]) < 1e-12 and abs(v[2]) > 0.1
     assert "not unique" in c.implies
 
 
@@ -1093,7 +1095,8 @@ def test_unique_multipliers_margins_and_data():
 
 def test_unique_acceleration_data_keys():
     c = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
-    assert set(c.data) == {"active_tolerance", "witness", "detail"} and isinstance(c.data["detail"], str)
+    assert set(c.data) == {"active_tolerance", "witness", "detail", "kernel_dimension", "kernel_angle",
+                           "rows_zero_on_kernel", "equality_kernel_dimension"} and isinstance(c.data["detail"], str)
 
 
 def _texts(c):
@@ -1118,7 +1121,8 @@ def test_certificate_texts():
     ua = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
     assert _texts(ua) == ("unique_acceleration", "uniqueness of the acceleration (exact)",
                           "DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", "the acceleration is unique")
-    ua = inst.unique_acceleration(_singular_two_rows(), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0]))
+    ua = inst.unique_acceleration(uni([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0, 0.0], M=np.diag([1.0, 0.0, 0.0]),
+                                      F=[0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0]))
     assert ua.implies == "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"
     um = inst.unique_multipliers(ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2), np.zeros(2), np.zeros(0))
     assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)", "DESIGN.md §4.2",

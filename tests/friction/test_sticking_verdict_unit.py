@@ -332,7 +332,7 @@ def test_verdict_as_dict():
     v = sv.StickingVerdict(feasible=True, margin=float("inf"), boundary_contacts=[1], detaching_contacts=[2],
                            mu_min=0.5, mu_min_lower=0.4999, active_tolerance=1e-7)
     assert v.as_dict() == {"feasible": True, "margin": "inf", "boundary_contacts": [1], "detaching_contacts": [2],
-                           "mu_min": 0.5, "mu_min_lower": 0.4999, "active_tolerance": 1e-7, "boundary_test": "exact"}
+                           "mu_min": 0.5, "mu_min_lower": 0.4999, "mu_min_reason": None, "active_tolerance": 1e-7, "boundary_test": "exact"}
     w = sv.StickingVerdict(feasible=None, margin=None)
     assert w.as_dict()["margin"] is None and w.as_dict()["mu_min"] is None and w.as_dict()["mu_min_lower"] is None
 
@@ -354,14 +354,16 @@ def test_mu_min_pinned_normals_is_one_program():
     p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
     run, calls = counting()
     assert sv.mu_min(p, np.zeros(3), 1e-7, run) == pytest.approx(0.2, rel=1e-7)
-    assert len(calls) == 1  # the direct program, no bisection
+    assert len(calls) == 2  # the direct program and the proof of the lower end, no bisection
+    lo, hi = sv.mu_min_bracket(p, np.zeros(3), 1e-7, RUN)
+    assert lo == pytest.approx(0.2 * (1 - sv.MU_LOWER_PROOF_RTOL), rel=1e-7) and lo < 0.2 <= hi * (1 + 1e-9)
     # 3D: one contact, its normal pinned at 2, tangent load (0.3, 0.4): μ_min = 0.5 / 2 (a 2-norm)
     c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
                 tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
     run3 = _runner("clarabel", HIGH, "socp")
     run, calls = counting(run3)
-    assert sv.mu_min(q, np.zeros(3), 1e-7, run) == pytest.approx(0.25, rel=1e-7) and len(calls) == 1
+    assert sv.mu_min(q, np.zeros(3), 1e-7, run) == pytest.approx(0.25, rel=1e-7) and len(calls) == 2
 
 
 def test_mu_min_direct_failure_falls_back_to_bisection():
@@ -377,7 +379,9 @@ def test_mu_min_direct_failure_falls_back_to_bisection():
         return RUN(prob)
     assert sv.mu_min(p, np.zeros(3), 1e-7, run) == pytest.approx(0.2, rel=1e-6)
     aff = sv._AffineSet(p, np.zeros(3), 1e-7)
-    assert sv._direct_mu_min(p, np.zeros(3), 1e-7, scripted("infeasible"), None, aff, {0: 1.0, 1: 2.0}) is None
+    # μ is a variable of the direct program: "infeasible" means no μ works; anything else decides nothing
+    assert sv._direct_mu_min(p, np.zeros(3), 1e-7, scripted("infeasible"), None, aff, {0: 1.0, 1: 2.0}) == float("inf")
+    assert sv._direct_mu_min(p, np.zeros(3), 1e-7, scripted("inaccurate"), None, aff, {0: 1.0, 1: 2.0}) is None
 
 
 def test_direct_mu_min_with_bilateral_contacts():
@@ -419,7 +423,7 @@ def test_pinned_normals_with_the_solutions_multipliers():
     a = np.array([0.0, 1e-5, 1e-5])
     ln = np.array([1.0, 2.0])
     run, calls = counting()
-    assert sv.mu_min(p, a, 1e-7, run, ln) == pytest.approx(0.6 / (3.0 + 2e-5), rel=1e-7) and len(calls) == 1
+    assert sv.mu_min(p, a, 1e-7, run, ln) == pytest.approx(0.6 / (3.0 + 2e-5), rel=1e-7) and len(calls) == 2
 
 
 def test_singleton_uses_the_solutions_multipliers_for_detachment():
