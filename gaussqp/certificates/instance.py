@@ -322,7 +322,14 @@ def _newton_step(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_
     roundoff_z = (n + k) * np.finfo(float).eps * cond * max(float(np.abs(a_t).max(initial=0.0)),
                                                              float(np.abs(lam_t_).max(initial=0.0)))
     floor = max(ACTIVE_RTOL * sc.force, np.finfo(float).tiny)
-    err_row = np.abs(dz[n:]) + roundoff_z
+    # and component by component (Skeel): the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|, the
+    # smaller of the two bounds for each multiplier (a zero force beside large ones is resolved to its own terms)
+    Kp = fac.Vt[:rank].T[n:] @ (fac.U[:, :rank].T / sv[:rank, None])
+    z_t = np.concatenate([a_t, lam_t_])
+    r_t = d * np.concatenate([-problem.F, -kkt.c])
+    res_round = (n + k) * np.finfo(float).eps * (np.abs(d[:, None] * kkt.K * d[None, :]) @ np.abs(z_t) + np.abs(r_t))
+    skeel = np.abs(Kp) @ res_round if np.isfinite(cond) else np.full(k, np.inf)
+    err_row = np.abs(dz[n:]) + np.minimum(roundoff_z, skeel)
     size_row = np.maximum(np.abs(lam_t_), np.abs(lam_t_ - dz[n:]))
     num, den = np.zeros(problem.m), np.full(problem.m, floor)
     np.maximum.at(num, owner, err_row)

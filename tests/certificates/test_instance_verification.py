@@ -1152,7 +1152,7 @@ def test_certificate_texts():
     assert _texts(fe) == ("forward_error", "forward-error estimate (equilibrated KKT of the active rows)",
                           "issue #9, issue #25 item 2; Newton/refinement estimate with the condition number of the "
                           "equilibrated KKT matrix", "the returned a is within about 1.0e-03 (relative) of the exact "
-                          "acceleration and each contact's force within 1.7e-15 of its exact force (relative to that "
+                          "acceleration and each contact's force within 1.3e-15 of its exact force (relative to that "
                           "force)")
 
 
