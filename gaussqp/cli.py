@@ -186,6 +186,9 @@ def cmd_solve(args) -> int:
         print(f"problem      {p.name}  (n={p.n}, m={p.m}: {cls.m_bilateral} bilateral, {cls.m_unilateral} unilateral; "
               f"M {cls.mass}, rank {cls.mass_rank})")
         print(f"status       {sol.status}{'  (certified)' if sol.certified else '  (NOT certified)'}")
+        cq = sol.certified_quantities
+        if any(v is not None for v in cq.values()):
+            print("certified    " + "  ".join(f"{k}={_fmt(v)}" for k, v in cq.items()))
         print(f"formulation  {sol.formulation} / {sol.solver}"
               + (f"  (route: {sol.route})" if sol.route is not None else ""))
         if sol.message:

@@ -264,6 +264,28 @@ class Solution:
             return False
         return base
 
+    @property
+    def certified_quantities(self) -> dict:
+        """Which quantities of a returned answer are certified: ``{"acceleration": bool | None, "forces": bool | None}``.
+
+        Each is True when the status's backing certificate holds (``kkt_residuals`` or ``natural_map``, see
+        :data:`CERTIFYING`), no cross-check disagreed, and, where a ``forward_error`` certificate was computed, that
+        quantity's forward error meets the tolerance (its ``data``: ``acceleration_certified``, ``forces_certified``,
+        and ``forces_basis``: each contact's force, or a member of the solution set when the multipliers are not
+        unique). Without that certificate (sparse, large, friction decided by the route) the backing certificate
+        decides both. None for both when no answer is returned. ``certified`` of a ``solved`` answer is True exactly
+        when both are (issue #25 item 2)."""
+        if not self.status.has_solution or self.acceleration is None:
+            return {"acceleration": None, "forces": None}
+        found = [c for c in (self.certificate(cid) for cid in CERTIFYING[SOLVED]) if c is not None][:1]
+        base = bool(found) and bool(found[0].holds) and not (
+            self.crosscheck is not None and self.crosscheck.get("agree") is False)
+        fe = self.certificate("forward_error")
+        if fe is None:
+            return {"acceleration": base, "forces": base}
+        return {"acceleration": base and bool(fe.data.get("acceleration_certified", fe.holds)),
+                "forces": base and bool(fe.data.get("forces_certified", fe.holds))}
+
     def as_dict(self) -> dict:
         """The JSON object printed by ``gaussqp solve --json``."""
         p = self.problem
@@ -275,6 +297,7 @@ class Solution:
             "problem": p.name,
             "status": self.status.value,
             "certified": self.certified,
+            "certified_quantities": self.certified_quantities,
             "formulation": self.formulation,
             "solver": self.solver,
             "acceleration": to_jsonable(self.acceleration) if self.acceleration is not None else None,

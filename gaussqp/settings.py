@@ -456,6 +456,11 @@ ENUMERATION_MAX = 12
 #: forward-error certificates are computed densely up to this size (n + active rows)
 FORWARD_ERROR_MAX = 1000  # one dense SVD of the KKT matrix: about a second at this size
 
+#: most unilateral rows of undecided activity (slack and multiplier both within the tolerance, the slack counted with
+#: the acceleration's error bound) whose every active/inactive combination the forward-error certificate tries
+#: (2^this KKT SVDs); with more, the forces are not certified (:func:`gaussqp.certificates.instance.forward_error`)
+FORWARD_ERROR_WEAK_ROWS_MAX = 4
+
 #: sign enumeration for frictional bilateral contacts is exact but exponential
 MAX_BILATERAL_STICKING = 8
 

@@ -138,3 +138,34 @@ def energy_scale(M, F, a_ref: list[Fraction]) -> float:
     x = _solve(Mq, Fq)
     nf = float(sum(fi * xi for fi, xi in zip(Fq, x))) ** 0.5
     return max(na, nf, 1e-300)
+
+
+def exact_kkt(M, F, J, b, bilateral, active):
+    """The exact solution of the stored data on a given active set: ``M a + F = J_Aᵀ λ_A``, ``J_A a + b_A = 0``
+    (rows ``A`` = ``active``), solved in rationals; other rows' multipliers are 0.
+
+    Returns ``(a, lam, consistent)`` as Fraction lists, with ``consistent`` True when the point is the solution of
+    the contact problem (``λ_i >= 0`` on the active unilateral rows, ``J_i a + b_i >= 0`` on the others), or None
+    when the active rows' KKT matrix is singular (dependent rows: the multipliers are not unique)."""
+    Mq, Jq = _mat(M), _mat(J)
+    n, m = len(Mq), len(Jq)
+    A = [i for i in range(m) if active[i]]
+    k = len(A)
+    K = [Mq[i][:] + [-Jq[r][i] for r in A] for i in range(n)] + [Jq[r][:] + [Fraction(0)] * k for r in A]
+    rhs = [-_q(F[i]) for i in range(n)] + [-_q(b[r]) for r in A]
+    try:
+        z = _solve(K, rhs)
+    except StopIteration:  # a zero pivot column: singular
+        return None
+    a = z[:n]
+    lam = [Fraction(0)] * m
+    for j, r in enumerate(A):
+        lam[r] = z[n + j]
+    consistent = True
+    for i in range(m):
+        if bilateral[i]:
+            continue
+        slack = sum(Jq[i][j] * a[j] for j in range(n)) + _q(b[i])
+        if (active[i] and lam[i] < 0) or (not active[i] and slack < 0):
+            consistent = False
+    return a, lam, consistent

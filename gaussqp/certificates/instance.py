@@ -12,6 +12,9 @@ route is judged by the same rules, and downgrades a claimed success that fails o
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -25,7 +28,8 @@ from ..model.rows import assemble_multipliers
 from ..linalg.kkt import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
 from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
-                        KERNEL_ANGLE_MULTIPLE, KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE, SCALE_FLOOR, VERIFY_RTOL)
+                        FORWARD_ERROR_WEAK_ROWS_MAX, KERNEL_ANGLE_MULTIPLE, KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE,
+                        SCALE_FLOOR, VERIFY_RTOL)
 
 
 def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | None:
@@ -364,26 +368,31 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
         data={"relative_slack": float(rel.min())})
 
 
-def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> Certificate | None:
-    """A posteriori bound on the distance from (a, λ) to the exact solution (one Newton step on the KKT system).
+@dataclass(frozen=True)
+class _Step:
+    """One Newton step on the equilibrated KKT system of one active set (see :func:`forward_error`)."""
 
-    Small residuals prove only that (a, λ) solves a *nearby* problem; on an ill-conditioned one
-    (rows nearly dependent in the metric of M, cond(M) ~ 1e12) the exact answer can be far. With
-    the active rows A (bilateral, sticking tangents, unilateral rows with ``λ̂_i >= ĝ_i``), the KKT
-    matrix is equilibrated (coordinates by ``S = diag(M)^(-1/2)``, rows by ``‖(J S)_i‖∞``, see
-    :mod:`gaussqp.model.scales`) and the correction ``δz = K̃⁺ res`` is computed with its singular values:
-    the estimate is ``‖δz‖∞ + n ε cond(K̃) ‖z̃‖∞`` (the step plus the round-off of the step itself),
-    relative to the data's magnitudes of ã and λ̂. For dense problems up to
-    :data:`FORWARD_ERROR_MAX`; None above (or without rows), where the residuals alone judge.
-    """
-    if problem.sparse or problem.n + problem.m * problem.dimension > FORWARD_ERROR_MAX:
-        return None
+    active: np.ndarray  # the unilateral rows taken as active (mask over the unilateral contacts)
+    cond: float  # condition number of K̃ (inf: the step says nothing)
+    row_rank: int | None  # rank of the active rows, computed when K̃ is numerically singular
+    err_a: float  # the acceleration's error, relative to ‖ã‖∞ (floored by the free acceleration)
+    err_l: float  # the multipliers' error, normwise at the data's force scale (a distance to the solution set)
+    contact: np.ndarray  # (m,) each contact's force error relative to that contact's force (0 off the active set)
+    admissible: bool  # the corrected point keeps the signs of this active set (it may be the exact solution's)
+    da: float = 0.0  # bound on ‖ã − ã*‖∞ (the step plus its round-off), equilibrated units
+    zero_kkt: bool = False  # K̃ = 0: the errors are 0 (the residual vanishes) or inf
+
+
+def _newton_step(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray, active: np.ndarray,
+                 weak_rtol: float) -> _Step:
+    """The Newton step of :func:`forward_error` on the active set ``active`` and the errors it bounds."""
     sc = data_scales(problem)
     rt = problem.tangent_rows(problem.sticking)
-    active = guess_active(problem, a, lam_n)
     fac = equilibrated_kkt_svd(problem, active)  # the polish's SVD when it guessed the same active set
     kkt, sv = fac.kkt, fac.sv
     lam = np.concatenate([lam_n[problem.bilateral], np.asarray(lam_t).ravel()[rt], lam_n[problem.unilateral][active]])
+    d1 = max(problem.dimension - 1, 1)
+    owner = np.concatenate([problem.bilateral, rt // d1, problem.unilateral[active]]).astype(int)
     n, k, d = problem.n, kkt.J.shape[0], kkt.d
     Jt = d[n:, None] * kkt.J * d[None, :n]  # the equilibrated active rows
     z = np.concatenate([a, lam])
@@ -401,18 +410,13 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
         row_rank_ = matrix_rank(Jt)
         if problem.mass_factor.definite and n + k - rank > k - row_rank_:
             cond = float("inf")
+    contact = np.zeros(problem.m)
     if rank == 0:
         # K̃ = 0 (M = 0 and no active row): the KKT equations read 0 = res. With res = 0 every z solves them and the
         # returned one is exact (whether it is unique is the uniqueness certificate's question), else none does
         err = 0.0 if not np.any(res) else float("inf")
-        return Certificate(
-            id="forward_error", name="forward-error estimate (equilibrated KKT of the active rows)",
-            source="issue #9; Newton/refinement estimate with the condition number of the equilibrated KKT matrix",
-            holds=None, margin=err,
-            implies=("the KKT matrix is zero and the residual vanishes: the returned (a, λ) solves the equations "
-                     "exactly" if err == 0.0 else "the KKT matrix is zero and the residual is not: no (a, λ) solves it"),
-            data={"condition": cond, "acceleration": err, "multipliers": err, "active_rows": int(k),
-                  "row_rank": row_rank_})
+        contact[owner] = err
+        return _Step(active, cond, row_rank_, err, err, contact, True, zero_kkt=True, da=err)
     zmag = max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)) / sc.force * sc.accel)
     roundoff = (n + k) * np.finfo(float).eps * cond * zmag
     # relative to the answer's own size (an error bound, not a residual: a garbage answer has failed the
@@ -421,13 +425,124 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     amag = max(float(np.abs(a_t).max(initial=0.0)), sc.free_accel, np.finfo(float).tiny)
     err_a = (float(np.abs(dz[:n]).max(initial=0.0)) + roundoff) / amag
     err_l = (float(np.abs(dz[n:]).max(initial=0.0)) * sc.accel / sc.force + roundoff) / max(sc.accel, zmag)
-    err = max(err_a, err_l)
+    # each contact's force error relative to that contact's force (issue #25 item 2), in K̃'s own units where ã and
+    # λ̃ = λ ‖(J S)_i‖∞ are one vector (rows of one contact comparable): the step plus the step's own round-off
+    # (n + k) ε cond(K̃) ‖z̃‖∞, against the larger of the force before and after the step and of ACTIVE_RTOL times
+    # the data's force (λ̂ = λ̃ / force below ACTIVE_RTOL is a zero multiplier to the library, DESIGN.md §6: an
+    # exactly unloaded contact is judged at that size, not against a zero)
+    roundoff_z = (n + k) * np.finfo(float).eps * cond * max(float(np.abs(a_t).max(initial=0.0)),
+                                                             float(np.abs(lam_t_).max(initial=0.0)))
+    floor = max(ACTIVE_RTOL * sc.force, np.finfo(float).tiny)
+    # and component by component (Skeel): the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|, the
+    # smaller of the two bounds for each multiplier (a zero force beside large ones is resolved to its own terms)
+    Kp = fac.Vt[:rank].T[n:] @ (fac.U[:, :rank].T / sv[:rank, None])
+    z_t = np.concatenate([a_t, lam_t_])
+    r_t = d * np.concatenate([-problem.F, -kkt.c])
+    res_round = (n + k) * np.finfo(float).eps * (np.abs(d[:, None] * kkt.K * d[None, :]) @ np.abs(z_t) + np.abs(r_t))
+    skeel = np.abs(Kp) @ res_round if np.isfinite(cond) else np.full(k, np.inf)
+    err_row = np.abs(dz[n:]) + np.minimum(roundoff_z, skeel)
+    size_row = np.maximum(np.abs(lam_t_), np.abs(lam_t_ - dz[n:]))
+    num, den = np.zeros(problem.m), np.full(problem.m, floor)
+    np.maximum.at(num, owner, err_row)
+    np.maximum.at(den, owner, size_row)
+    contact[owner] = np.where(np.isfinite(num[owner]), num[owner] / den[owner], np.inf)
+    # a unilateral row off this active set has the exact multiplier 0 on it: its error is its whole λ̃
+    U = problem.unilateral
+    off = U[~active]
+    lam_off = np.abs(lam_n[off]) * sc.normal_weight[off]
+    contact[off] = np.maximum(contact[off], lam_off / np.maximum(lam_off, floor))
+    lam_hat, dlam_hat = lam_t_ / sc.force, dz[n:] / sc.force
+    # the corrected point z - δz on this active set: its multipliers of active unilateral rows and its slacks of the
+    # other unilateral rows keep their signs within ``weak_rtol`` of the data's scale (else the exact solution is
+    # not on this active set)
+    G, g = problem.inequalities
+    a_new = a - dz[:n] * d[:n]
+    ghat = (np.asarray(G @ a_new).ravel() + g) / np.where(sc.inequality_row > 0, sc.inequality_row, 1.0)
+    lam_u = (lam_hat - dlam_hat)[k - int(active.sum()):]
+    admissible = bool(np.all(lam_u >= -weak_rtol) and np.all(ghat[~active] >= -weak_rtol)) if len(U) else True
+    return _Step(active, cond, row_rank_, err_a, err_l, contact, admissible, da=err_a * amag)
+
+
+def _weakly_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, weak_rtol: float,
+                   da: float) -> np.ndarray:
+    """The unilateral rows whose activity the answer does not decide: multiplier within ``weak_rtol`` of zero and
+    slack within ``weak_rtol`` plus what the acceleration's error bound ``da`` (‖ã − ã*‖∞, equilibrated) can move it,
+    each on its row's data scale (:mod:`gaussqp.model.scales`)."""
+    sc = data_scales(problem)
+    G, g = problem.inequalities
+    U = problem.unilateral
+    if not len(U):
+        return np.zeros(0, dtype=bool)
+    row = np.where(sc.inequality_row > 0, sc.inequality_row, 1.0)
+    ghat = (np.asarray(G @ a).ravel() + g) / row
+    reach = np.abs(as_dense(G)) @ sc.coordinate * da / row if np.isfinite(da) else np.full(len(U), np.inf)
+    lam_hat = lam_n[U] * sc.normal_weight[U] / sc.force
+    return (ghat <= weak_rtol + reach) & (lam_hat <= weak_rtol)
+
+
+def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray,
+                  weak_rtol: float = ACTIVE_RTOL) -> Certificate | None:
+    """A posteriori bound on the distance from (a, λ) to the exact solution (one Newton step on the KKT system).
+
+    Small residuals prove only that (a, λ) solves a *nearby* problem; on an ill-conditioned one
+    (rows nearly dependent in the metric of M, cond(M) ~ 1e12) the exact answer can be far. With
+    the active rows A (bilateral, sticking tangents, unilateral rows with ``λ̂_i >= ĝ_i``), the KKT
+    matrix is equilibrated (coordinates by ``S = diag(M)^(-1/2)``, rows by ``‖(J S)_i‖∞``, see
+    :mod:`gaussqp.model.scales`) and the correction ``δz = K̃⁺ res`` is computed with its singular values:
+    the estimate is ``‖δz‖∞ + n ε cond(K̃) ‖z̃‖∞`` (the step plus the round-off of the step itself).
+
+    Reported separately (issue #25, item 2): the acceleration's error relative to ‖ã‖∞ (``acceleration``);
+    each contact's force error relative to that contact's own force (``contact_force_errors``, in
+    ``λ̂ = λ‖(J S)_i‖∞/force`` units; a force below ``ACTIVE_RTOL`` in λ̂ counts at that size; the largest is
+    ``forces``); and the multipliers' normwise error at the data's force scale (``multipliers``, the distance to the
+    multiplier set, which is what is defined when the multipliers are not unique).
+
+    The step is exact only on the exact solution's active set. Unilateral rows whose slack and multiplier are both
+    within ``weak_rtol`` of zero (``weakly_active``) may be active or not there, so the step is also taken with all
+    of them active and with none of them, and every one of these active sets whose corrected point keeps its signs
+    (the exact solution's active set among them when the step converges) counts: the errors reported are the
+    worst. A wrong active set cannot then certify λ (a loaded contact read as unloaded). For dense problems up to
+    :data:`FORWARD_ERROR_MAX`; None above (or without rows), where the residuals alone judge.
+    """
+    if problem.sparse or problem.n + problem.m * problem.dimension > FORWARD_ERROR_MAX:
+        return None
+    guess = guess_active(problem, a, lam_n)
+    first = _newton_step(problem, a, lam_n, lam_t, guess, weak_rtol)
+    weak = _weakly_active(problem, a, lam_n, weak_rtol, first.da)
+    sets, steps = [guess], [first]
+    idx = np.flatnonzero(weak)
+    enumerated = len(idx) <= FORWARD_ERROR_WEAK_ROWS_MAX
+    combos = (itertools.product((False, True), repeat=len(idx)) if enumerated
+              else [(True,) * len(idx), (False,) * len(idx)])
+    for on in combos:
+        alt = guess.copy()
+        alt[idx] = on
+        if not any(np.array_equal(alt, s) for s in sets):
+            sets.append(alt)
+            steps.append(_newton_step(problem, a, lam_n, lam_t, alt, weak_rtol))
+    counted = [steps[0]] + [s for s in steps[1:] if s.admissible]
+    cond = max(s.cond for s in counted)
+    err_a = max(s.err_a for s in counted)
+    err_l = max(s.err_l for s in counted)
+    contact = np.max([s.contact for s in counted], axis=0) if problem.m else np.zeros(0)
+    err_f = float(contact.max(initial=0.0)) if enumerated else float("inf")
+    err = max(err_a, err_f)
+    k = len(problem.bilateral) + len(problem.tangent_rows(problem.sticking)) + int(guess.sum())
+    implies = (f"the returned a is within about {err_a:.1e} (relative) of the exact acceleration and each contact's "
+               f"force within {err_f:.1e} of its exact force (relative to that force)")
+    if len(counted) == 1 and counted[0].zero_kkt:
+        implies = ("the KKT matrix is zero and the residual vanishes: the returned (a, λ) solves the equations exactly"
+                   if err == 0.0 else "the KKT matrix is zero and the residual is not: no (a, λ) solves it")
     return Certificate(
         id="forward_error", name="forward-error estimate (equilibrated KKT of the active rows)",
-        source="issue #9; Newton/refinement estimate with the condition number of the equilibrated KKT matrix",
-        holds=None, margin=err,
-        implies=f"the returned (a, λ) is within about {err:.1e} (relative) of the exact solution of this problem",
-        data={"condition": cond, "acceleration": err_a, "multipliers": err_l, "active_rows": int(k),
-              "row_rank": row_rank_})
+        source="issue #9, issue #25 item 2; Newton/refinement estimate with the condition number of the "
+               "equilibrated KKT matrix",
+        holds=None, margin=err, implies=implies,
+        data={"condition": cond, "acceleration": err_a, "forces": err_f, "multipliers": err_l,
+              "contact_force_errors": contact, "active_rows": int(k), "row_rank": steps[0].row_rank,
+              "weakly_active": problem.unilateral[weak].tolist() if len(weak) else [],
+              "active_sets_counted": len(counted), "active_sets_tried": len(steps),
+              "weak_rows_enumerated": enumerated})
+
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from .polish import polish
 from ..results import FAILED, INFEASIBLE, SOLUTION_PRESENT, SOLVED, INACCURATE, UNBOUNDED, INF_OR_UNB, Certificate, Solution
 from ..settings import Tolerance
@@ -80,15 +82,32 @@ def _coulomb_cones(sol: Solution, tol: Tolerance) -> None:
 
 
 def _forward_error(sol: Solution, tol: Tolerance) -> None:
-    fe = forward_error(sol.problem, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+    """The forward error of the acceleration and of the forces, each against ``tol.residual`` (issue #25 item 2).
+
+    With unique multipliers (or undecided) each contact's force must be within the tolerance of its exact force,
+    relative to that force; with multipliers that are not unique no contact's force is defined by the problem, and
+    the forces are certified as a member of the solution set: the normwise distance of λ to it at the data's force
+    scale (``multipliers``), with the residual check. ``data`` says which (``forces_basis``) and what holds
+    (``acceleration_certified``, ``forces_certified``); ``holds`` is both."""
+    fe = forward_error(sol.problem, sol.acceleration, sol.lambda_normal, sol.lambda_tangent, weak_rtol=tol.residual)
     if fe is None:
         return
-    ok = bool(fe.margin <= tol.residual)
-    sol.certificates.append(Certificate(**{**fe.__dict__, "holds": ok, "margin": tol.residual - fe.margin}))
+    member = sol.unique.get("multipliers") is False
+    err_f = fe.data["multipliers"] if member else fe.data["forces"]
+    ok_a, ok_f = bool(fe.data["acceleration"] <= tol.residual), bool(err_f <= tol.residual)
+    ok = ok_a and ok_f
+    err = max(fe.data["acceleration"], err_f)
+    data = {**fe.data, "acceleration_certified": ok_a, "forces_certified": ok_f,
+            "forces_basis": ("member of the solution set (multipliers not unique): distance to it at the data's "
+                             "force scale" if member else "each contact's force relative to that force")}
+    sol.certificates.append(Certificate(**{**fe.__dict__, "holds": ok, "margin": tol.residual - err, "data": data}))
     if sol.status == SOLVED and not ok:
         sol.status = INACCURATE
-        _note(sol, f"residuals are small but the problem is ill-conditioned (cond {fe.data['condition']:.1e}): "
-                   f"the answer may be {fe.margin:.1e} (relative) from the exact one")
+        which = " and ".join(q for q, good in (("acceleration", ok_a), ("forces", ok_f)) if not good)
+        worst = int(np.argmax(fe.data["contact_force_errors"])) if not ok_f and not member else None
+        _note(sol, f"residuals are small but the problem is ill-conditioned (cond {fe.data['condition']:.1e}): the "
+                   f"{which} may be {max(err, 0.0):.1e} (relative) from the exact one"
+                   + (f" (worst: contact {worst})" if worst is not None else ""))
 
 
 def _uniqueness(sol: Solution, tol: Tolerance) -> None:
@@ -148,9 +167,9 @@ ANSWER_CHECKS: tuple[Check, ...] = (
           and not len(s.problem.sliding), _infeasible_after_failed_answer),
     Check("backward_error", lambda s: s.acceleration is not None and not len(s.problem.coulomb), _backward_error),
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
+    Check("uniqueness", lambda s: s.acceleration is not None and not _friction_decided(s.problem), _uniqueness),
     Check("forward_error", lambda s: s.acceleration is not None and not _friction_decided(s.problem)
           and s.cones_enforced is None, _forward_error),
-    Check("uniqueness", lambda s: s.acceleration is not None and not _friction_decided(s.problem), _uniqueness),
 )
 
 

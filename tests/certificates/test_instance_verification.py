@@ -710,7 +710,7 @@ def test_finalize_exact_answer_stays_solved():
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0]), HIGH)
     assert s.status == SOLVED and s.message == ""
     ids = [c.id for c in s.certificates]
-    assert ids == ["kkt_residuals", "backward_error", "forward_error", "unique_acceleration", "unique_multipliers"]
+    assert ids == ["kkt_residuals", "backward_error", "unique_acceleration", "unique_multipliers", "forward_error"]
     assert all(c.holds for c in s.certificates)
     kk = s.certificate("kkt_residuals")
     assert kk.margin == pytest.approx(1e-6 - max(s.residuals.values()), abs=1e-20)
@@ -762,16 +762,20 @@ def test_finalize_enforced_cone_violation_downgrades():
 def test_finalize_ill_conditioned_downgrades(monkeypatch):
     p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
     fake = Certificate(id="forward_error", source="x", holds=None, margin=2e-6, implies="x",
-                       data={"condition": 3e12})
-    monkeypatch.setattr(judge, "forward_error", lambda *a: fake)
+                       data={"condition": 3e12, "acceleration": 2e-6, "forces": 0.0, "multipliers": 0.0,
+                             "contact_force_errors": np.zeros(1)})
+    monkeypatch.setattr(judge, "forward_error", lambda *a, **k: fake)
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0]), HIGH)
     assert s.status == INACCURATE
     assert s.message == ("residuals are small but the problem is ill-conditioned (cond 3.0e+12): "
-                         "the answer may be 2.0e-06 (relative) from the exact one")
+                         "the acceleration may be 2.0e-06 (relative) from the exact one")
     fe = s.certificate("forward_error")
     assert fe.holds is False and fe.margin == pytest.approx(1e-6 - 2e-6)
-    fake2 = Certificate(id="forward_error", source="x", holds=None, margin=1e-6, implies="x", data={"condition": 1.0})
-    monkeypatch.setattr(judge, "forward_error", lambda *a: fake2)
+    assert s.certified_quantities == {"acceleration": False, "forces": True}
+    fake2 = Certificate(id="forward_error", source="x", holds=None, margin=1e-6, implies="x",
+                        data={"condition": 1.0, "acceleration": 1e-6, "forces": 1e-6, "multipliers": 0.0,
+                              "contact_force_errors": np.full(1, 1e-6)})
+    monkeypatch.setattr(judge, "forward_error", lambda *a, **k: fake2)
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0]), HIGH)
     assert s.status == SOLVED and s.certificate("forward_error").holds is True
 
@@ -1151,9 +1155,10 @@ def test_certificate_texts():
     fe = inst.forward_error(uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0]), np.array([1e-3, 0.0]), np.array([1.0]),
                             np.zeros((1, 1)))
     assert _texts(fe) == ("forward_error", "forward-error estimate (equilibrated KKT of the active rows)",
-                          "issue #9; Newton/refinement estimate with the condition number of the equilibrated KKT "
-                          "matrix", "the returned (a, λ) is within about 1.0e-03 (relative) of the exact solution of "
-                          "this problem")
+                          "issue #9, issue #25 item 2; Newton/refinement estimate with the condition number of the "
+                          "equilibrated KKT matrix", "the returned a is within about 1.0e-03 (relative) of the exact "
+                          "acceleration and each contact's force within 1.3e-15 of its exact force (relative to that "
+                          "force)")
 
 
 def test_undecided_certificate_texts(monkeypatch):
@@ -1198,8 +1203,10 @@ def test_finalize_messages_join_prior_message(monkeypatch):
     assert s.message == "m; multipliers leave the disk cones by 5.00e-01"
     assert s.certificate("coulomb_cones").implies == "the returned multipliers leave a cone"
     q = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
-    fake = Certificate(id="forward_error", source="x", holds=None, margin=2e-6, implies="x", data={"condition": 3e12})
-    monkeypatch.setattr(judge, "forward_error", lambda *a: fake)
+    fake = Certificate(id="forward_error", source="x", holds=None, margin=2e-6, implies="x",
+                       data={"condition": 3e12, "acceleration": 2e-6, "forces": 0.0, "multipliers": 0.0,
+                             "contact_force_errors": np.zeros(1)})
+    monkeypatch.setattr(judge, "forward_error", lambda *a, **k: fake)
     s = sol_of(q, [0.0, 0.0], [1.0])
     s.message = "m"
     judge.finalize(s, HIGH)

@@ -85,7 +85,7 @@ def test_judgement_table_is_data_and_ordered():
     kinds = [k for k, _, _ in JUDGEMENTS]
     assert kinds[0] == "answer" and kinds[-1] == "infeasible or unbounded, to verify"
     assert [c.name for c in ANSWER_CHECKS] == ["polish", "kkt_residuals", "infeasible_after_failed_answer",
-                                               "backward_error", "coulomb_cones", "forward_error", "uniqueness"]
+                                               "backward_error", "coulomb_cones", "uniqueness", "forward_error"]
 
 
 def test_a_failed_answer_on_an_infeasible_problem_becomes_a_certified_infeasibility():
