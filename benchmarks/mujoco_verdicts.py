@@ -128,13 +128,17 @@ def scenes(quick: bool):
     for n in ([50, 500] if not quick else [200]):
         yield f"box_N{n}", BOX_XML, n, {"kind": "rest"}
         yield f"table_N{n}", TABLE_XML, n, {"kind": "rest"}
-        yield f"stack_N{n}", STACK_XML, n, {"kind": "rest"}
+        yield f"stack_N{n}", STACK_XML, n, {"kind": "rest", "ncon": 12}
 
 
 def closed_form(info, problem, imp, data, modes_choice):
     """(expected status, expected acceleration or None, why) for drift="jacdot"; None when there is no closed form."""
     nv = problem.n
     modes = {c.mode for c in problem.contacts}
+    # the closed forms are those of a body on a full face: MuJoCo's soft state may rock on an edge (2 contacts of the
+    # box on the ramp), and then the rigid problem imported is another one, with no closed form here
+    if data.ncon < info.get("ncon", 4) or len(problem.contacts) < info.get("ncon", 4):
+        return None
     if info["kind"] == "rest":
         if modes <= {"sticking", "coulomb"}:
             return "solved", np.zeros(nv), "at rest, friction holds: a = 0"
@@ -213,6 +217,8 @@ def analyse(problem, results, expected):
             elif r1["status"] == r2["status"] == "solved" and r1["acceleration"] and r2["acceleration"]:
                 if r1["unique_a"] is False or r2["unique_a"] is False:
                     continue
+                if any(k in r["route"] for r in (r1, r2) for k in ("_inner", "_outer")):
+                    continue  # a polygon's law is another law: its acceleration may differ from the disks'
                 a1, a2 = np.array(r1["acceleration"]), np.array(r2["acceleration"])
                 sc = max(np.abs(a1 / S).max(), np.abs(a2 / S).max(), np.abs(S * F).max(), 1e-300)
                 gap = np.abs((a1 - a2) / S).max() / sc
@@ -290,7 +296,7 @@ def main(argv=None) -> int:
     scene_files = {}
     for sid, xml, nsteps, info in scenes(args.quick):
         scene_files[sid.rsplit("_N", 1)[0]] = xml
-        if args.only and args.only not in sid:
+        if args.only and not any(o in sid for o in args.only.split(",")):
             continue
         model = mujoco.MjModel.from_xml_string(xml)
         data = mujoco.MjData(model)
@@ -310,7 +316,7 @@ def main(argv=None) -> int:
                 p = imp.problem
                 expected = closed_form(info, p, imp, data, mode_choice) if drift == "jacdot" else None
                 study_problem(pid, p, expected, log)
-    if REPRO.exists() and (not args.only or args.only in "repro_tilted_box"):
+    if REPRO.exists() and (not args.only or "repro" in args.only):
         p = gaussqp.load(str(REPRO))
         expected = ("solved", np.zeros(p.n), "θ = 20°, μ = 0.8 > tan θ, sticking: a = 0 (rigid)")
         study_problem("repro_tilted_box_0 (json)", p, expected, log)
