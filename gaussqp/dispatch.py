@@ -421,6 +421,7 @@ def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Fo
     if not ok:
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
     sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
+    _withdraw_outside_the_disks(sol)
     if certify and problem.n <= STRUCTURAL_MAX_N:
         t1 = time.perf_counter()
         sol.certificates = structural_certificates(problem) + sol.certificates
@@ -462,6 +463,20 @@ def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Fo
                                        certify=certify, facets=facets, bracket=bracket)
     sol.times["total"] = time.perf_counter() - t0
     return sol
+
+
+def _withdraw_outside_the_disks(sol: Solution) -> None:
+    """The verdict contract (DESIGN.md §4.3) for a route that states sticking contacts as equalities without their
+    disks (F1, F2, F3): its answer is one of the sticking problem only when the returned forces lie in the disks.
+    Otherwise ``solved`` is withdrawn — it is not an answer of the problem as given, and a route that enforces the
+    disks (F4) may prove that none exists. F4's own use of F1 (its two-stage route) is not affected."""
+    cc = sol.certificate("coulomb_cones")
+    if sol.status == SOLVED and sol.cones_enforced is None and cc is not None and not cc.holds:
+        sol.status = INACCURATE
+        sol.message = ((sol.message + "; " if sol.message else "") + "the returned forces leave the Coulomb disks "
+                       f"(relative slack {cc.data.get('relative_slack', float('nan')):.1e}): this route states the "
+                       "sticking contacts as equalities without the disks, so this is not an answer of the sticking "
+                       "problem; 'sticking_socp' decides it")
 
 
 _REJUDGED = ("kkt_residuals", "backward_error", "coulomb_cones", "forward_error", "unique_acceleration",

@@ -53,9 +53,14 @@ def test_sticking_as_equalities_reports_cone_check():
     c = [Contact("unilateral", normal=[0, 1.0, 0], mode="sticking", friction=0.1, tangent=[[1.0, 0, 0]])]
     p = ContactProblem(np.eye(3), [-5.0, 9.81, 0.0], c)  # pushed sideways by 5 N, friction 0.1 * 9.81
     sol = gaussqp.solve(p, formulation="gauss_qp", crosscheck=False)
-    assert sol.status == "solved"
+    # issue #25: forces outside the disks are no answer of the sticking problem — F4 proves none exists, so F1's
+    # "solved" would contradict it; the residuals alone still hold (F1 solved its own equality problem)
+    assert sol.status == "inaccurate" and not sol.certified and "leave the Coulomb disks" in sol.message
+    assert sol.certificate("kkt_residuals").holds
     cone = sol.certificate("coulomb_cones")
     assert cone.holds is False and cone.margin == pytest.approx(0.981 - 5.0, abs=1e-6)
+    f4 = gaussqp.solve(p, formulation="sticking_socp")
+    assert f4.status == "infeasible" and f4.certified
 
 
 def test_above_the_dense_limit_the_crosscheck_is_the_sparse_projection(monkeypatch):

@@ -65,3 +65,24 @@ def test_sliding_box_matches_the_closed_form_on_every_certifying_route():
         assert s.status == SOLVED, k
         # MuJoCo's state rocks and penetrates slightly: its drifts move a by ~1e-5 of the closed form
         assert float(s.acceleration[:3] @ downhill) == pytest.approx(expected, rel=1e-4), k
+
+
+def test_sliding_box_told_to_stick_is_never_certified_solved():
+    """μ < tan θ with every contact told ``sticking``: no forces in the disks hold the box. F4 proves it; the routes
+    that state sticking contacts as equalities without the disks (F1, F2, F3) used to certify ``solved`` with
+    forces outside the disks — a contradiction of certified verdicts (issue #25)."""
+    t = np.radians(10)
+    normal = np.array([np.sin(t), 0.0, np.cos(t)])
+    x, _, z = 0.1 * normal
+    model = mujoco.MjModel.from_xml_string(XML.format(th=10, mu=0.1, x=x, z=z))
+    data = mujoco.MjData(model)
+    for _ in range(300):
+        mujoco.mj_step(model, data)
+    p = import_mujoco(model, data, modes={k: "sticking" for k in range(data.ncon)}).problem
+    assert len(p.sticking) == 4
+    sols = every_route(p)
+    verdicts = {k: s.status for k, s in sols.items() if s.certified}
+    assert SOLVED not in verdicts.values(), verdicts
+    # F4 proves it only through F1's acceleration, which this near-redundant state (cond 3e9) leaves uncertified:
+    # F4 then says "failed", never "solved"
+    assert sols["sticking_socp"].status != SOLVED
