@@ -170,8 +170,8 @@ class Solver:
     the structure, whose signature each problem is compared with; the formulation objects, one per formulation
     name used (for the facetized pair with ``facets`` facets, which :func:`gaussqp.solve` rebuilds on every call
     when ``facets`` is not 8). Kept across calls by the library's caches, which a Solver's same-structure re-solves
-    keep hitting: the direct Clarabel/OSQP solver object of F1/F2 (:data:`gaussqp.backends.direct.SOLVERS`, keyed
-    by the sparsity pattern, re-solved with ``update``) and the compiled DPP programs
+    keep hitting: the direct Clarabel/OSQP path's assembly index arrays of F1/F2 (keyed by the sparsity pattern; the
+    solver object itself is new for every problem, issue #25) and the compiled DPP programs
     (:data:`gaussqp.formulations.base.PROGRAMS`); :func:`solve_many` solves each structure's problems one after
     the other so that these LRU caches stay warm.
 

@@ -8,9 +8,10 @@ Gauss principle) in the equilibrated variables,
 is written in each solver's own standard form from the problem's blocks: Clarabel's ``A x + s = b``,
 ``s ∈ {0}^{m_e} × R_+^{m_i}`` with ``A = [E; −G]``, ``b = [−e; g]``; OSQP's ``l <= [E; G] x <= u``. ``P`` is
 ``S M S`` itself (upper triangle), not cvxpy's lifted ``½‖R x‖²`` (which makes the KKT matrix structurally dense).
-One solver object is kept per structure (backend, tolerance, sizes, sparsity patterns of P and A; dense blocks are
-given with their full pattern so that another state of the same robot has the same structure) and re-solved with
-``update`` on new data (Clarabel with presolve off, so that updates are allowed).
+The assembly's index arrays are kept per structure (sizes and sparsity patterns of P and A; dense blocks are given
+with their full pattern so that another state of the same robot has the same structure); the solver object is new
+for every solve, so that an answer depends on its problem alone (issue #25: an updated object kept the previous
+problem's state, and the same problem was ``inaccurate`` alone and ``solved`` after another of its structure).
 
 Multipliers: Clarabel's ``P x + f + Aᵀz = 0`` gives ``λ_in = z_in``, ``λ_eq = −z_eq``; OSQP's ``P x + f + Aᵀy = 0``
 with ``A = [E; G]`` gives ``λ_in = −y_G``, ``λ_eq = −y_E`` (the sign convention of the cvxpy path:
@@ -37,7 +38,7 @@ from ..linalg.dense import sparse_digest
 from ..settings import DIRECT_PATTERN_CACHE, DIRECT_PATTERN_CACHE_N, Tolerance
 from .base import Backend, ProgramCache, retry_presets, silence_c_stdout
 
-#: solver objects by structure (see the module docstring)
+#: kept for the public name only: no solver object is reused any more (see the module docstring)
 SOLVERS = ProgramCache()
 
 _CLARABEL_STATUS = {"Solved": "solved", "PrimalInfeasible": "infeasible", "DualInfeasible": "unbounded"}
@@ -158,7 +159,6 @@ def _clarabel(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectA
     import clarabel
 
     b = np.concatenate([-np.asarray(e, dtype=float), np.asarray(g, dtype=float)])
-    key = ("clarabel", tol.name, me, mi, data.pattern)
 
     def build():
         s = clarabel.DefaultSettings()
@@ -171,9 +171,10 @@ def _clarabel(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectA
         with silence_c_stdout():
             return clarabel.DefaultSolver(U, np.asarray(f, dtype=float), A, b, cones, s)
 
-    solver, reused = SOLVERS.get(key, build)
-    if reused:
-        solver.update(P=data.U_data, q=np.asarray(f, dtype=float), A=data.A_data, b=b)
+    # a new solver object per solve: an updated one keeps its previous state (equilibration, warm start), and
+    # solve(p) must be a function of p alone (issue #25: the same problem was 'inaccurate' alone and 'solved'
+    # after another of its structure); what is kept per structure is the assembly's index arrays
+    solver, reused = build(), False
     with silence_c_stdout():
         sol = solver.solve()
     status = _CLARABEL_STATUS.get(str(sol.status), "failed")
@@ -190,7 +191,6 @@ def _osqp(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectAnswe
 
     lo = np.concatenate([-np.asarray(e, dtype=float), -np.asarray(g, dtype=float)])
     hi = np.concatenate([-np.asarray(e, dtype=float), np.full(mi, np.inf)])
-    key = ("osqp", tol.name, me, mi, data.pattern)
 
     def build():
         m = osqp.OSQP()
@@ -199,9 +199,7 @@ def _osqp(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectAnswe
             m.setup(U, np.asarray(f, dtype=float), A, lo, hi, **settings)
         return m
 
-    solver, reused = SOLVERS.get(key, build)
-    if reused:
-        solver.update(q=np.asarray(f, dtype=float), l=lo, u=hi, Px=data.U_data, Ax=data.A_data)
+    solver, reused = build(), False  # a new object per solve, as for Clarabel: no warm start from another problem
     with silence_c_stdout():
         try:  # OSQP >= 1.0: say that a failure is a status, not an exception (its default will change)
             res = solver.solve(raise_error=False)
