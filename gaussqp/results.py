@@ -280,7 +280,13 @@ class Solution:
         found = [c for c in (self.certificate(cid) for cid in CERTIFYING[SOLVED]) if c is not None][:1]
         base = bool(found) and bool(found[0].holds) and not (
             self.crosscheck is not None and self.crosscheck.get("agree") is False)
+        # every other certificate a solved answer needs (the backward error of the verdict contract) backs both
+        base = base and all(c is None or bool(c.holds) for c in (self.certificate(cid) for cid in
+                                                                  ALSO_REQUIRED_WHEN_SOLVED if cid != "forward_error"))
         fe = self.certificate("forward_error")
+        # an answer not 'solved' for any other reason than its forward error (a backend that ended inaccurate, a
+        # withdrawn answer) certifies neither quantity
+        base = base and (self.status == SOLVED or (fe is not None and not fe.holds))
         if fe is None:
             return {"acceleration": base, "forces": base}
         return {"acceleration": base and bool(fe.data.get("acceleration_certified", fe.holds)),

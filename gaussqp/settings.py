@@ -362,6 +362,11 @@ FARKAS_SIGN_RTOL = 1e-12
 #: its terms ``(|J|ᵀ|y|)_j``)
 FARKAS_MARGIN_MIN = 1e-9
 
+#: A cone-enforcing route's answer gets the forward-error certificate of F1's equality system when every sticking
+#: force is inside its cone by more than this (relative to the contact's multipliers at the data's size, as
+#: ``coulomb_cones`` measures it): far enough from the boundary that the tolerance's error cannot make a cone active.
+FORWARD_ERROR_CONE_SLACK = 1e-3
+
 #: C5(range): the drift's least-squares coefficients in ``im A_c`` are computed with this ``rcond`` ...
 RANGE_RCOND = 1e-12
 
