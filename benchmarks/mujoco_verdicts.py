@@ -10,7 +10,7 @@ Scenes (MJCF strings below, built for this study):
 * ``box``: a box resting on a plane (4 corner contacts): ``a = 0``.
 * ``table``: one body, a top and four leg geoms, on a plane: ``a = 0``.
 * ``stack``: three boxes stacked on a plane (12 contacts, 3 bodies): ``a = 0``.
-* ``repro_tilted_box``: /work/shared/repro/verdicts/wrongclaim_tilted_box_0.json (θ = 20°, μ = 0.8: must stick).
+* ``repro_tilted_box``: tests/data/verdicts/wrongclaim_tilted_box_0.json (the issue's reproducer) (θ = 20°, μ = 0.8: must stick).
 
 Each state is imported by :func:`gaussqp.io.mujoco.import_mujoco` under the importer's choices: modes from the state
 (default), every contact ``"sticking"``, every contact ``"coulomb"``; ``drift="jacdot"`` (default) and
@@ -58,7 +58,7 @@ from gaussqp.formulations import FORMULATIONS, get_formulation  # noqa: E402
 G = 9.81
 ATOL_REL = 1e-5
 CLOSED_TOL = 1e-3  # in units of g
-REPRO = Path("/work/shared/repro/verdicts/wrongclaim_tilted_box_0.json")
+REPRO = Path(__file__).resolve().parents[1] / "tests" / "data" / "verdicts" / "wrongclaim_tilted_box_0.json"
 CERT_STATUSES = ("solved", "infeasible", "unbounded")
 
 
