@@ -66,7 +66,20 @@ def test_the_installed_layout_is_unchanged(tmp_path):
 
 
 def test_the_worktree_under_test_uses_its_own_problems():
-    """The suite itself: ``gaussqp.problems`` is this tree's ``problems/``, not an editable install's."""
+    """The suite itself: ``gaussqp.problems`` belongs to the same tree as the ``gaussqp`` under test, never to another
+    checkout's editable install. Imported from this tree (editable install, worktree), it is this tree's
+    ``problems/``; imported from a regular install (CI's ``pip install .``), it is the copy inside that package, and
+    that copy holds this tree's problem files."""
+    import gaussqp
     import gaussqp.problems
 
-    assert pathlib.Path(gaussqp.problems.__file__).resolve() == (ROOT / "problems" / "__init__.py").resolve()
+    package = pathlib.Path(gaussqp.__file__).resolve().parent
+    problems = pathlib.Path(gaussqp.problems.__file__).resolve().parent
+    if package == (ROOT / "gaussqp").resolve():
+        assert problems == (ROOT / "problems").resolve()
+        return
+    assert problems == package / "problems", f"gaussqp from {package} but its problems from {problems}"
+    ours = sorted(p.relative_to(ROOT / "problems") for p in (ROOT / "problems").rglob("*.py"))
+    assert ours, "this tree has no problems/*.py"
+    for rel in ours:
+        assert (problems / rel).read_bytes() == (ROOT / "problems" / rel).read_bytes(), f"installed {rel} differs"
