@@ -375,20 +375,78 @@ class _renamed:
         return False
 
 
-def _symmetrized(M: sp.csr_matrix, path: str, symmetrize: bool) -> sp.csr_matrix:
-    """M, or ``(M + Mᵀ)/2`` when its asymmetry is round-off (``FCLIB_SYMMETRY_RTOL``) and ``symmetrize``."""
-    D = M - M.T
-    asym = float(abs(D).max()) if D.nnz else 0.0
-    if asym == 0 or not symmetrize:
-        return M
-    mag = float(abs(M).max())
-    if asym > FCLIB_SYMMETRY_RTOL * mag:
-        raise NotSymmetricError(path, f"is not symmetric (max |M - Mᵀ| = {asym:.3g}, {asym / mag:.2g} of max |M|; "
-                                      f"gaussqp.settings.FCLIB_SYMMETRY_RTOL = {FCLIB_SYMMETRY_RTOL:g})",
-                                "a mass matrix is symmetric: check the file's assembly")
+def _entry_asymmetry(M: sp.csr_matrix) -> tuple[float, int, int]:
+    """(ρ, i, j): the largest ``|M_ij − M_ji|`` measured at the entries' own scale, ``sqrt(|M_ii M_jj|)`` (the
+    bound of ``|M_ij|`` for a positive semidefinite M), or ``max(|M_ij|, |M_ji|)`` where that diagonal scale is 0;
+    ``ρ = inf`` for a difference at a pair whose scales are both 0. Not ``max|M|``: a finite-element M spans
+    decades, and its small entries can be non-symmetric by tens of % at 1e-7 of its largest (CubeH8)."""
+    D = (M - M.T).tocoo()
+    keep = D.data != 0
+    if not keep.any():
+        return 0.0, -1, -1
+    i, j, diff = D.row[keep], D.col[keep], np.abs(D.data[keep])
+    dg = np.abs(M.diagonal())
+    scale = np.sqrt(dg[i] * dg[j])
+    zero = scale == 0
+    if zero.any():
+        Mc, Mt = M.tocsr(), M.T.tocsr()
+        own = np.maximum(np.abs(np.asarray(Mc[i[zero], j[zero]]).ravel()), np.abs(np.asarray(Mt[i[zero], j[zero]]).ravel()))
+        scale[zero] = own
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), np.inf)
+    k = int(np.argmax(rho))
+    return float(rho[k]), int(i[k]), int(j[k])
+
+
+def _symmetrized(M: sp.csr_matrix, path: str, symmetrize: bool) -> tuple[sp.csr_matrix, str | None]:
+    """(M, None), or (``(M + Mᵀ)/2``, None) when its asymmetry is round-off at the entries' scale
+    (:func:`_entry_asymmetry` at most ``FCLIB_SYMMETRY_RTOL``) and ``symmetrize``; (M, why) when M is not
+    symmetric at its entries' scale (the caller condenses the stored problem, :func:`_condensed`)."""
+    rho, i, j = _entry_asymmetry(M)
+    if rho == 0 or not symmetrize:
+        return M, None
+    if rho > FCLIB_SYMMETRY_RTOL:
+        return M, (f"M is not symmetric at its entries' scale: |M_ij - M_ji| = {abs(M[i, j] - M[j, i]):.3g} at "
+                   f"(i, j) = ({i}, {j}) is {rho:.2g} of sqrt(|M_ii M_jj|) (gaussqp.settings.FCLIB_SYMMETRY_RTOL = "
+                   f"{FCLIB_SYMMETRY_RTOL:g})")
     S = ((M + M.T) / 2).tocsr()
     S.sum_duplicates()
-    return S
+    return S, None
+
+
+#: the note put in the description of a global problem read in its condensed (local) form
+CONDENSED_NOTE = ("[gaussqp: read as the local problem W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w of the file's stored M, "
+                  "which is not symmetric at its entries' scale; symmetrizing it would change the problem. {why}]")
+
+
+def _condensed(M, H, f, w, mu, d: int, G, path: str, why: str, name: str, description: str) -> LocalContactProblem:
+    """The stored global problem ``M v = H r + f, u = Hᵀ v + w`` with a non-symmetric M, condensed with that M
+    (as FCLIB's own Capsules are stored): W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w (non-symmetric W is accepted)."""
+    if G is not None:
+        raise NotSymmetricError(path, f"is not symmetric at its entries' scale and the problem has bilateral rows "
+                                      f"G, so it cannot be condensed to a local problem ({why})",
+                                "fix the file's assembly of M (a mass matrix is symmetric), or give the problem "
+                                "without G; load(path, symmetrize=False) keeps M as stored and refuses it")
+    from scipy.sparse.linalg import splu
+    try:
+        lu = splu(sp.csc_matrix(M))
+        X = lu.solve(np.column_stack([H.toarray(), f]))
+    except RuntimeError as exc:
+        raise NotSymmetricError(path, f"is not symmetric at its entries' scale and singular ({exc}), so the stored "
+                                      f"problem cannot be condensed ({why})",
+                                "fix the file's assembly of M (a mass matrix is symmetric and invertible)") from None
+    if not np.all(np.isfinite(X)):
+        raise NotSymmetricError(path, f"is not symmetric at its entries' scale and its factorization is not finite ({why})",
+                                "fix the file's assembly of M (a mass matrix is symmetric and invertible)")
+    Ht = H.T.tocsr()
+    W = np.asarray(Ht @ X[:, :-1])
+    q = np.asarray(Ht @ X[:, -1]).ravel() + w
+    # the solve leaves round-off (1e-51 in CubeH8) where W is 0: below the condensation's own error, eps·max|W|
+    W[np.abs(W) < np.finfo(float).eps * float(np.abs(W).max(initial=0.0))] = 0.0
+    marker = description.find(MATH_INFO_MARKER)
+    note = "\n" + CONDENSED_NOTE.format(why=why)
+    description = description + note if marker < 0 else description[:marker] + note + description[marker:]
+    return LocalContactProblem(W, q, mu, d, name=name, description=description)
 
 
 def _global(r: _Reader, g, name: str, description: str, symmetrize: bool) -> ContactProblem:
@@ -413,7 +471,9 @@ def _global(r: _Reader, g, name: str, description: str, symmetrize: bool) -> Con
     if G is None and r.member(vec, "b", f"{base}/vectors/b", required=False) is not None:
         raise FileFormatError(f"{base}/vectors/b", "is given without the matrix G", f"give {base}/G too, or drop b")
     b = r.reals(vec, "b", f"{base}/vectors/b", nb) if nb else None
-    M = _symmetrized(M, f"{base}/M", symmetrize)
+    M, why = _symmetrized(M, f"{base}/M", symmetrize)
+    if why is not None:
+        return _condensed(M, H, f, w, mu, d, G, f"{base}/M", why, name, description)
     Ht = H.T.tocsr()
     normal = np.arange(m) * d
     tangent = (normal[:, None] + np.arange(1, d)[None, :]).ravel()
@@ -448,13 +508,17 @@ def load(path: str | Path, *, symmetrize: bool = True) -> ContactProblem | Local
     path : str or Path
         An FCLIB ``.hdf5`` file.
     symmetrize : bool, keyword-only
-        Replace a global problem's ``M`` by ``(M + Mᵀ)/2`` when its asymmetry is assembly round-off (at most
-        :data:`gaussqp.settings.FCLIB_SYMMETRY_RTOL` of ``max|M|``; beyond, NotSymmetricError). With False, M is
-        kept as stored and :class:`gaussqp.ContactProblem` judges it (``MASS_RTOL``).
+        Replace a global problem's ``M`` by ``(M + Mᵀ)/2`` when its asymmetry is assembly round-off (every
+        ``|M_ij - M_ji|`` at most :data:`gaussqp.settings.FCLIB_SYMMETRY_RTOL` of ``sqrt(|M_ii M_jj|)``, the
+        entries' own scale). Beyond, M is not symmetric and is never changed: the problem is returned as the
+        :class:`gaussqp.LocalContactProblem` ``W = Hᵀ M⁻¹ H``, ``q = Hᵀ M⁻¹ f + w`` of the stored M (its description
+        says why, :data:`CONDENSED_NOTE`), or refused with NotSymmetricError when it has ``G`` or M is singular.
+        With False, M is kept as stored and :class:`gaussqp.ContactProblem` judges it (``MASS_RTOL``).
 
     Returns
     -------
     ContactProblem or LocalContactProblem
+        A local file, or a global one whose M is not symmetric (above), gives a LocalContactProblem.
         A global problem is at the impulse/velocity level, read as acceleration-level data (``a ≡ v``,
         ``F = -f``); its frictional contacts have the mode ``"coulomb"`` (stick/slip unknown in FCLIB).
 

@@ -131,7 +131,7 @@ def test_cli_import_writes_fclib_and_gaussqp_files(tmp_path, capsys):
 
     from gaussqp.io import fclib
 
-    src = Path(__file__).resolve().parents[1] / "data" / "fclib" / "CubeH8.hdf5"
+    src = Path(__file__).resolve().parents[1] / "data" / "fclib" / "Box_Stacks-i0035-31-0.hdf5"  # a symmetric M: global (CubeH8 reads as local, issue #25 item 2)
     out = tmp_path / "cube.hdf5"
     assert main(["import", str(src), "-o", str(out)]) == 0
     a, b = fclib.load(src), fclib.load(out)

