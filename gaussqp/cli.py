@@ -325,8 +325,9 @@ def cmd_import(args) -> int:
     opened = _open(args)
     _print_left_out(opened)
     try:
-        if writers[out.suffix.lower()] != "FCLIB" and not hasattr(opened.problem, "classify"):
-            raise NotApplicableError(f"{args.file}: an FCLIB local problem has no gaussqp/1 form; write .hdf5")
+        if writers[out.suffix.lower()] == "gaussqp/1 JSON" and not hasattr(opened.problem, "classify"):
+            raise NotApplicableError(f"{args.file}: a local problem (u = W r + q) has no gaussqp/1 JSON form; "
+                                     "write .npz or .hdf5")
         if writers[out.suffix.lower()] == "FCLIB":
             from .io import fclib
 
@@ -351,6 +352,9 @@ def cmd_list(args) -> int:
 
     for name in problems.names() + problems.real_names():
         p = problems.load(name)
+        if not hasattr(p, "classify"):  # a local problem u = W r + q: no mass matrix to classify
+            print(f"{name:<24} local u = W r + q, m={p.m} contacts, d={p.dimension}, coulomb  {p.description}")
+            continue
         c = p.classify()
         print(f"{name:<24} n={c.n:<3} m={p.m:<3} M {c.mass:<9} {c.constraints:<10} {c.modes:<12} {p.description}")
     from .problems import grasps

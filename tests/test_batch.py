@@ -67,7 +67,7 @@ def assert_same_answer(a: gaussqp.Solution, b: gaussqp.Solution, exact: bool = T
     assert a.extras.get("system_class") == b.extras.get("system_class")
 
 
-SHIPPED = problems.names() + ["real/humanoid_lying", "real/fclib_CubeH8"]  # + a 3D sticking robot, a sparse coulomb one
+SHIPPED = problems.names() + ["real/humanoid_lying", "real/fclib_Box_Stacks-i0035-31-0"]  # + a 3D sticking robot, a sparse coulomb one
 
 
 @pytest.mark.parametrize("name", SHIPPED)

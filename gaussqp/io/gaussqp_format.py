@@ -16,7 +16,10 @@ Vectors may also be sparse ``{"shape": [n], "index": [...], "data": [...]}``. ``
 ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` (gravity appears as +m g). Optional metadata keys:
 ``description``, ``source``, ``parameters``.
 
-NPZ: the same data as stacked blocks (see :func:`save_npz`), never unpickled.
+NPZ: the same data as stacked blocks (see :func:`save_npz`), never unpickled. The NPZ form also holds a local
+(Delassus) problem ``u = W r + q`` (:class:`gaussqp.LocalContactProblem`): member ``form`` = ``"local"`` with
+``delassus`` (W, dense or ``delassus_shape/_row/_col/_data``), ``free_velocity`` (q), ``friction`` (μ),
+``dimension``, ``name``, ``description`` (the JSON form has no local problem).
 Both forms round-trip losslessly (float64 throughout).
 
 Reading is strict and bounded (issue 9): JSON numbers only where numbers belong (``true`` is not
@@ -48,6 +51,7 @@ import scipy.sparse as sp
 from ..errors import FileFormatError, FormatVersionError, InputError, ShapeError, WrongTypeError
 from ..model.validation import check_count
 from ..settings import MAX_COORDINATES, MAX_ENTRIES, MAX_FILE_BYTES
+from ..model.local_problem import LocalContactProblem
 from ..model.problem import Contact, ContactProblem
 from .strict_json import (decode as _decode, json_count as _json_count, json_kind as _json_kind,
                           json_number as _json_number, json_numbers as _json_numbers, json_text as _json_text)
@@ -215,6 +219,11 @@ def to_dict(problem: ContactProblem, *, source: str | None = None, parameters: d
                                                                         "'parameters')")
     if parameters is not None and not isinstance(parameters, dict):
         raise WrongTypeError("parameters", f"is a {type(parameters).__name__}", "give a dict of JSON values")
+    if isinstance(problem, LocalContactProblem):
+        raise WrongTypeError("problem", "is a LocalContactProblem (u = W r + q), which has no gaussqp/1 JSON form",
+                             "write it as .npz (gaussqp.save_npz) or as FCLIB .hdf5 (gaussqp.io.fclib.save)")
+    if not isinstance(problem, ContactProblem):
+        raise WrongTypeError("problem", f"is a {type(problem).__name__}", "give a gaussqp.ContactProblem")
     contacts = []
     for ct in problem.contacts:
         d = {"type": ct.type, "normal": np.asarray(ct.normal).tolist(), "normal_drift": ct.normal_drift,
@@ -272,8 +281,8 @@ def _read_bounded(path: Path) -> bytes:
     return data
 
 
-def load(path: str | Path) -> ContactProblem:
-    """Read a problem file: ``.npz`` by extension, JSON otherwise (regular files of at most ``MAX_FILE_BYTES``)."""
+def load(path: str | Path) -> ContactProblem | LocalContactProblem:
+    """Read a problem file: ``.npz`` by extension (a local problem when its ``form`` says so), JSON otherwise (regular files of at most ``MAX_FILE_BYTES``)."""
     path = Path(path)
     _regular_file(path)
     if path.suffix == ".npz":
@@ -287,10 +296,10 @@ def load(path: str | Path) -> ContactProblem:
     return loads(text)
 
 
-def dump(problem: ContactProblem, path: str | Path, *, source: str | None = None,
+def dump(problem: ContactProblem | LocalContactProblem, path: str | Path, *, source: str | None = None,
          parameters: dict | None = None) -> None:
     """Write ``problem`` as JSON, or as NPZ when ``path`` ends with ``.npz`` (NPZ keeps no metadata: ``source``
-    and ``parameters`` are written to JSON only)."""
+    and ``parameters`` are written to JSON only; a LocalContactProblem has only the NPZ form)."""
     path = Path(path)
     if path.suffix == ".npz":
         save_npz(problem, path)
@@ -307,9 +316,22 @@ def _put_matrix(arrays: dict, key: str, A) -> None:
         arrays[key] = np.asarray(A, dtype=float)
 
 
-def save_npz(problem: ContactProblem, path: str | Path) -> None:
+def save_npz(problem: ContactProblem | LocalContactProblem, path: str | Path) -> None:
     """Write the block form: mass_matrix, force, J_n, normal_drift, J_t, tangent_drift,
-    has_tangent, friction, types, modes, slip (+ format, name, description, dimension)."""
+    has_tangent, friction, types, modes, slip (+ format, name, description, dimension); or, for a
+    :class:`gaussqp.LocalContactProblem`, the local form (``form`` = "local", delassus, free_velocity, friction,
+    dimension, name, description)."""
+    if isinstance(problem, LocalContactProblem):
+        arrays = {"format": np.array(FORMAT), "form": np.array(LOCAL_FORM), "name": np.array(problem.name),
+                  "description": np.array(problem.description),
+                  "dimension": np.array(problem.dimension, dtype=np.int64), "free_velocity": np.asarray(problem.q),
+                  "friction": np.asarray(problem.mu)}
+        _put_matrix(arrays, "delassus", problem.W)
+        np.savez_compressed(path, **arrays)
+        return
+    if not isinstance(problem, ContactProblem):
+        raise WrongTypeError("problem", f"is a {type(problem).__name__}",
+                             "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem")
     arrays = {"format": np.array(FORMAT), "name": np.array(problem.name), "description": np.array(problem.description),
               "dimension": np.array(problem.dimension, dtype=np.int64), "force": np.asarray(problem.F),
               "normal_drift": np.asarray(problem.normal_drift), "tangent_drift": np.asarray(problem.tangent_drift),
@@ -322,6 +344,9 @@ def save_npz(problem: ContactProblem, path: str | Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
+#: the value of the NPZ member ``form`` for a local (Delassus) problem; without ``form`` a file is a ContactProblem
+LOCAL_FORM = "local"
+
 #: the metadata members of an NPZ file (0-d strings: where the problem comes from, its state as JSON text), as the
 #: JSON keys ``source`` and ``parameters``; checked to be strings, not used by the problem
 NPZ_METADATA = {"source", "parameters"}
@@ -331,6 +356,10 @@ NPZ_METADATA = {"source", "parameters"}
 NPZ_KEYS = {"format", "name", "description", "dimension", "force", "normal_drift", "tangent_drift", "has_tangent",
             "friction", "types", "modes", "slip"} | {f"{k}{s}" for k in ("mass_matrix", "J_n", "J_t")
                                                      for s in ("", "_shape", "_row", "_col", "_data")}
+
+#: the NPZ members of the local form (``form`` = :data:`LOCAL_FORM`); a member of one form is refused in the other
+NPZ_LOCAL_KEYS = {"format", "form", "name", "description", "dimension", "free_velocity", "friction"} | {
+    f"delassus{s}" for s in ("", "_shape", "_row", "_col", "_data")}
 
 #: what can go wrong decoding bytes that are not a well-formed zip of .npy members
 _DECODE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, SyntaxError, TypeError, KeyError,
@@ -367,9 +396,10 @@ def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
     with zipfile.ZipFile(source) as zf:
         infos = zf.infolist()
         for i in infos:
-            if not (i.filename.endswith(".npy") and i.filename[:-4] in NPZ_KEYS | NPZ_METADATA):
+            if not (i.filename.endswith(".npy") and i.filename[:-4] in NPZ_KEYS | NPZ_LOCAL_KEYS | NPZ_METADATA):
                 raise _err(i.filename, "is not a gaussqp/1 npz member",
-                           f"store only {sorted(NPZ_KEYS | NPZ_METADATA)} (gaussqp.save_npz writes them)")
+                           f"store only {sorted(NPZ_KEYS | NPZ_METADATA)}, or the local form's "
+                           f"{sorted(NPZ_LOCAL_KEYS)} (gaussqp.save_npz writes them)")
         check_count("file", "uncompressed bytes", sum(i.file_size for i in infos), MAX_FILE_BYTES,
                     "store large problems sparse (row/col/data triplets)")
         out: dict[str, np.ndarray] = {}
@@ -436,13 +466,27 @@ def _npz_matrix(z: dict, key: str) -> np.ndarray | sp.csr_matrix:
     raise _err(key, "is missing from the npz file", f"store '{key}' (dense) or '{key}_shape/_row/_col/_data'")
 
 
-def _npz_problem(z: dict) -> ContactProblem:
+def _npz_problem(z: dict) -> ContactProblem | LocalContactProblem:
     for key in sorted(NPZ_METADATA & set(z)):
         _npz_get(z, key, "U", (0,), "one string")
     fmt = _npz_text(z, "format")
     if fmt != FORMAT:
         raise FormatVersionError("format", f"is {reprlib.repr(fmt)}, this gaussqp reads {FORMAT!r}",
                                  f"convert the file to {FORMAT!r}")
+    form = _npz_text(z, "form", "global")
+    if form not in ("global", LOCAL_FORM):
+        raise _err("form", f"is {reprlib.repr(form)}", f"store {LOCAL_FORM!r} for a local problem u = W r + q, or "
+                                                        "leave 'form' out for a ContactProblem")
+    keys = NPZ_LOCAL_KEYS if form == LOCAL_FORM else NPZ_KEYS
+    stray = sorted(set(z) - keys - NPZ_METADATA)
+    if stray:
+        raise _err(stray[0], f"is not a member of the {form} form",
+                   f"store only {sorted(keys)} (gaussqp.save_npz writes them)")
+    if form == LOCAL_FORM:
+        return LocalContactProblem(_npz_matrix(z, "delassus"), _npz_real(z, "free_velocity", 1),
+                                   _npz_real(z, "friction", 1),
+                                   int(_npz_get(z, "dimension", "iu", (0,), "the integer 2 or 3")[()]),
+                                   _npz_text(z, "name", ""), _npz_text(z, "description", ""))
     dimension = int(_npz_get(z, "dimension", "iu", (0,), "an integer from 2 to 6")[()])
     return ContactProblem.from_blocks(
         _npz_matrix(z, "mass_matrix"), _npz_real(z, "force", 1), _npz_matrix(z, "J_n"), _npz_real(z, "normal_drift", 1),
@@ -453,8 +497,8 @@ def _npz_problem(z: dict) -> ContactProblem:
         _npz_text(z, "name", ""), _npz_text(z, "description", ""))
 
 
-def load_npz(path: str | Path | IO[bytes]) -> ContactProblem:
-    """Read the NPZ form from a path or a binary file object.
+def load_npz(path: str | Path | IO[bytes]) -> ContactProblem | LocalContactProblem:
+    """Read the NPZ form from a path or a binary file object (a LocalContactProblem when ``form`` is "local").
 
     Never unpickles: object arrays are refused from their header, before any data are read; every
     member's declared size and the archive's uncompressed size are checked against

@@ -7,7 +7,10 @@ Run from the repository root (needs h5py, ``pip install ".[fclib]"``)::
 ``DIR`` holds the FCLIB files (default: ``$GAUSSQP_FCLIB_DATA``, else ``shared/data/fclib`` beside the
 repository). Writes ``problems/data/real/fclib_<name>.npz`` for
 
-- ``CubeH8``: one finite-element cube (LMGC90, H8 elements, n = 162, full M) on one frictional contact;
+- ``CubeH8``: one finite-element cube (LMGC90, H8 elements, n = 162, full M) on one frictional contact; its
+  stored M is not symmetric at its entries' scale, so it is shipped in the local form ``W = Hᵀ M⁻¹ H``,
+  ``q = Hᵀ M⁻¹ f + w`` of that M (a :class:`gaussqp.LocalContactProblem`, NPZ ``form = "local"``), never with a
+  symmetrized M (issue #25);
 - ``Box_Stacks-i0035-31-0``: stacked boxes (Siconos + Bullet, n = 450, diagonal M), 31 frictional contacts.
 
 Each file is the gaussqp NPZ form of :func:`gaussqp.io.fclib.load` (a global FCLIB problem is at the
@@ -66,12 +69,22 @@ def all_rows_rank(problem: gaussqp.ContactProblem) -> int:
     return int(np.linalg.matrix_rank(rows))
 
 
-def facts(problem: gaussqp.ContactProblem) -> dict:
-    """What gaussqp certifies about ``problem``: its structure, the frictionless relaxation's certificates, and the
-    mode-free Coulomb solve (issue #12) with our recomputed natural-map residual and the modes found."""
-    relaxed = gaussqp.check(frictionless_relaxation(problem))
+def _coulomb_solve(problem) -> dict:
     sol = gaussqp.solve(problem)
     modes = [c.mode for c in (sol.contact_modes or [])]
+    return {"formulation": sol.formulation, "status": str(sol.status), "certified": bool(sol.certified),
+            "natural_map_residual_relative": float(sol.natural_map_residual.relative),
+            "modes": {m: modes.count(m) for m in sorted(set(modes))}}
+
+
+def facts(problem: gaussqp.ContactProblem | gaussqp.LocalContactProblem) -> dict:
+    """What gaussqp certifies about ``problem``: its structure, the frictionless relaxation's certificates, and the
+    mode-free Coulomb solve (issue #12) with our recomputed natural-map residual and the modes found; for a local
+    problem (no mass matrix), its form and the Coulomb solve."""
+    if isinstance(problem, gaussqp.LocalContactProblem):
+        return {"form": "local", "m": problem.m, "dimension": problem.dimension,
+                "coulomb_solve": _coulomb_solve(problem)}
+    relaxed = gaussqp.check(frictionless_relaxation(problem))
     return {
         "system_class": problem.classify().as_dict(),
         "rank_all_rows": all_rows_rank(problem),
@@ -79,9 +92,7 @@ def facts(problem: gaussqp.ContactProblem) -> dict:
             "certificates": [{"id": c.id, "holds": c.holds, "implies": c.implies} for c in relaxed.certificates],
             "skipped": relaxed.skipped,
         },
-        "coulomb_solve": {"formulation": sol.formulation, "status": str(sol.status), "certified": bool(sol.certified),
-                          "natural_map_residual_relative": float(sol.natural_map_residual.relative),
-                          "modes": {m: modes.count(m) for m in sorted(set(modes))}},
+        "coulomb_solve": _coulomb_solve(problem),
     }
 
 
@@ -112,9 +123,13 @@ def _mass_asymmetry(path: Path) -> dict:
         n, nz, p, i, x = int(g["n"][0]), int(g["nz"][0]), g["p"][()], g["i"][()], g["x"][()]
     if nz < 0:
         raise SystemExit(f"{path.name}: M is not stored as triplets; extend _mass_asymmetry")
+    from gaussqp.io.fclib import _entry_asymmetry
+
     A = sp.coo_matrix((x, (i, p)), shape=(n, n)).tocsr()  # triplets: p = column, i = row, duplicates summed
     asym = float(abs(A - A.T).max())
-    return {"max_abs": asym, "relative_to_max_entry": asym / float(abs(A).max())}
+    rho, row, col = _entry_asymmetry(A)
+    return {"max_abs": asym, "relative_to_max_entry": asym / float(abs(A).max()),
+            "relative_to_entry_scale": rho, "at": [row, col]}
 
 
 def convert(name: str, data: Path, out: Path) -> Path:
@@ -123,18 +138,31 @@ def convert(name: str, data: Path, out: Path) -> Path:
 
     path = data / f"{name}.hdf5"
     problem = fclib.load(path)
-    summary = (f"FCLIB {name}: one impulse/velocity step read as acceleration data; stick/slip left to the solver "
-               "(mode coulomb); the file's info strings are in 'source'")
-    problem = gaussqp.ContactProblem.from_blocks(
-        problem.M, problem.F, problem.J_n, problem.normal_drift, list(problem.types), problem.J_t,
-        problem.tangent_drift, problem.friction, list(problem.modes), None, problem.has_tangent, problem.dimension,
-        name=problem.name, description=summary)
+    asymmetry = _mass_asymmetry(path)
+    if isinstance(problem, gaussqp.LocalContactProblem):
+        summary = (f"FCLIB {name}: one impulse/velocity step in the local form W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w of the "
+                   "file's stored M (not symmetric at its entries' scale); stick/slip left to the solver; the file's "
+                   "info strings are in 'source'")
+        problem = gaussqp.LocalContactProblem(problem.W, problem.q, problem.mu, problem.dimension,
+                                              name=problem.name, description=summary)
+        read_by = ("gaussqp.io.fclib.load (defaults): M is not symmetric at its entries' scale "
+                   f"({asymmetry['relative_to_entry_scale']:.2g} of sqrt(|M_ii M_jj|) > FCLIB_SYMMETRY_RTOL), so the "
+                   "problem is condensed with the stored M, never symmetrized")
+        level = ("impulse/velocity (one time step: M v = H r + f, u = Hᵀv + w), condensed: u = W r + q with "
+                 "W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w")
+    else:
+        summary = (f"FCLIB {name}: one impulse/velocity step read as acceleration data; stick/slip left to the solver "
+                   "(mode coulomb); the file's info strings are in 'source'")
+        problem = gaussqp.ContactProblem.from_blocks(
+            problem.M, problem.F, problem.J_n, problem.normal_drift, list(problem.types), problem.J_t,
+            problem.tangent_drift, problem.friction, list(problem.modes), None, problem.has_tangent,
+            problem.dimension, name=problem.name, description=summary)
+        read_by = "gaussqp.io.fclib.load (defaults: M symmetrized when its asymmetry is round-off at its entries' scale)"
+        level = ("impulse/velocity (one time step: M v = H r + f, u = Hᵀv + w), read as acceleration-level data "
+                 "a ≡ v, F = -f, J_n/J_t = rows of Hᵀ, drifts w")
     source = {
         "file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "collection": COLLECTION,
-        "info": _info_strings(path), "mass_asymmetry_in_file": _mass_asymmetry(path),
-        "read_by": "gaussqp.io.fclib.load (defaults: M symmetrized when its asymmetry is round-off)",
-        "level": "impulse/velocity (one time step: M v = H r + f, u = Hᵀv + w), read as acceleration-level data "
-                 "a ≡ v, F = -f, J_n/J_t = rows of Hᵀ, drifts w",
+        "info": _info_strings(path), "mass_asymmetry_in_file": asymmetry, "read_by": read_by, "level": level,
     }
     target = out / f"fclib_{name}.npz"
     out.mkdir(parents=True, exist_ok=True)

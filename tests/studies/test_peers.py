@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import gaussqp
 from gaussqp import problems
 from gaussqp.dispatch import crosscheck_report
 from gaussqp.errors import MissingExtraError, UnknownValueError
@@ -147,7 +148,9 @@ def test_siconos_fc3d_on_an_fclib_file_is_judged_by_the_natural_map():
 
     from gaussqp.io.fclib import load
 
-    p = load(Path(__file__).resolve().parents[1] / "data" / "fclib" / "CubeH8.hdf5")
+    # a global file whose M is symmetric (CubeH8's is not at its entries' scale: it reads as a local problem)
+    p = load(Path(__file__).resolve().parents[1] / "data" / "fclib" / "Box_Stacks-i0035-31-0.hdf5")
+    assert isinstance(p, gaussqp.ContactProblem)
     names = [s.name for s in peers.peer_solvers_for(p, ("siconos",))]
     assert names == ["siconos_fc3d_nsgs", "siconos_fc3d_prox", "siconos_fc3d_nsn_ac"]
     run = peers.run_peer(p, "siconos_fc3d_nsgs")
