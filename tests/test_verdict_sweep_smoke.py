@@ -56,26 +56,6 @@ def test_open_cases_still_fail(family, seed):
     assert o["verdict"] not in ("wrong", "raised"), o["detail"][:3]
 
 
-def test_r1b_unique_flag():
-    """R1b (/work/shared/repro/verdicts): the acceleration is a segment (M v = 0, Fᵀv = 0, J v >= 0)."""
-    import gaussqp
-
-    M = np.array([[8176., -1032., 4624., 672., -3584., -3208., 1384., 1328.],
-                  [-1032., 3624., -1368., 196., -512., 56., 2012., 1004.],
-                  [4624., -1368., 3376., -272., -1616., -792., -184., 672.],
-                  [672., 196., -272., 6784., -3448., -3876., -2052., 3616.],
-                  [-3584., -512., -1616., -3448., 3856., 3872., 344., -2152.],
-                  [-3208., 56., -792., -3876., 3872., 5064., 228., -1324.],
-                  [1384., 2012., -184., -2052., 344., 228., 4656., 1652.],
-                  [1328., 1004., 672., 3616., -2152., -1324., 1652., 7584.]])
-    F = np.array([-38., 51., 38., 49., 42., -11., -42., -29.])
-    J = np.array([[-16., 42., 36., 38., -16., -42., -24., 42.], [12., 26., -12., 14., 12., -26., 28., -54.],
-                  [-24., -2., 24., -18., 16., 22., -16., -2.], [0., 40., 20., 20., 20., 0., 20., 0.]])
-    b = np.array([24., -186., 78., -99.])
-    sol = gaussqp.solve(gaussqp.ContactProblem.from_blocks(M, F, J, b, "unilateral"))
-    assert not (sol.certified and sol.unique["acceleration"] is True)
-
-
 def test_mujoco_repro_no_contradiction():
     pytest.importorskip("mujoco", reason="mujoco is not installed (extra gaussqp[mujoco])")
     mv = _load("mujoco_verdicts")
