@@ -117,6 +117,25 @@ def rank(rows, n):
     return n - len(nullspace(rows, n)) if rows else 0
 
 
+def solve_exact(A, b):
+    """The exact solution x (Fractions) of the consistent system ``A x = b`` with independent columns (A: rows of
+    Fractions, b: Fractions), or None when it is inconsistent: Gaussian elimination on ``[A | b]``."""
+    R = [list(row) + [Fraction(bi)] for row, bi in zip(A, b)]
+    c = len(R[0]) - 1 if R else 0
+    for j in range(c):
+        piv = next((i for i in range(j, len(R)) if R[i][j] != 0), None)
+        if piv is None:
+            return None
+        R[j], R[piv] = R[piv], R[j]
+        for i in range(len(R)):
+            if i != j and R[i][j] != 0:
+                f = R[i][j] / R[j][j]
+                R[i] = [x - f * y for x, y in zip(R[i], R[j])]
+    if any(R[i][c] != 0 for i in range(c, len(R))):
+        return None
+    return [R[j][c] / R[j][j] for j in range(c)]
+
+
 def cone_trivial(eq_rows, ineq_rows, n):
     """Is {v ∈ Qⁿ : eq_rows v = 0, ineq_rows v >= 0} = {0}?  Exact kernel, then (integer data) one HiGHS LP."""
     N = nullspace(eq_rows, n)
@@ -166,6 +185,8 @@ class Truth:
         self.mu = kw.get("mu")
         self.sticking_feasible = kw.get("sticking_feasible")
         self.mu_min_bracket = kw.get("mu_min_bracket")
+        #: a callable giving the μ_min bracket decided more strictly (run only when a claim is flagged)
+        self.mu_min_recheck = kw.get("mu_min_recheck")
         self.note = kw.get("note", "")
 
 
@@ -264,23 +285,32 @@ def judge_solution(p: ContactProblem, sol, truth: Truth, J, b, types, JT=None):
     # sticking verdict
     sv = getattr(sol, "sticking", None)
     if sv is not None and truth.mu_min_bracket is not None:
-        lo, hi = truth.mu_min_bracket
-        mm, ml = sv.mu_min, sv.mu_min_lower
-        if mm is not None:
-            if np.isinf(hi) and np.isfinite(mm) and mm <= MU_MAX:
-                wrong.append(f"mu_min = {mm:.6g} but no common μ up to {MU_MAX:g} is feasible (LP)")
-            elif np.isfinite(hi) and hi <= MU_MAX and not np.isfinite(mm):
-                wrong.append(f"mu_min = inf but common μ = {hi:.6g} is feasible (LP; true μ_min in [{lo:.6g}, {hi:.6g}])")
-            elif np.isfinite(mm) and np.isfinite(hi):
-                if mm < lo * (1 - 1e-6) - 1e-12:
-                    wrong.append(f"mu_min = {mm:.8g} below the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(lo - mm) / lo:.2g})")
-                elif mm > hi * (1 + 1e-4) + 1e-10:
-                    wrong.append(f"mu_min = {mm:.8g} above the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(mm - hi) / hi:.2g})")
-        if ml is not None and np.isfinite(hi) and ml > hi * (1 + 1e-6) + 1e-12:
-            wrong.append(f"mu_min_lower = {ml:.8g} above the true μ_min <= {hi:.8g}")
+        flags = _mu_min_flags(sv, *truth.mu_min_bracket)
+        if flags and truth.mu_min_recheck is not None:
+            flags = _mu_min_flags(sv, *truth.mu_min_recheck())  # the oracle's own tolerance, not our claim
+        wrong += flags
     if wrong:
         return "wrong", wrong
     return ("edge" if edge else "right"), edge
+
+
+def _mu_min_flags(sv, lo, hi) -> list[str]:
+    """What is wrong in the verdict's ``mu_min`` / ``mu_min_lower`` against the true bracket ``[lo, hi]``."""
+    wrong: list[str] = []
+    mm, ml = sv.mu_min, sv.mu_min_lower
+    if mm is not None:
+        if np.isinf(hi) and np.isfinite(mm) and mm <= MU_MAX:
+            wrong.append(f"mu_min = {mm:.6g} but no common μ up to {MU_MAX:g} is feasible (LP)")
+        elif np.isfinite(hi) and hi <= MU_MAX and not np.isfinite(mm):
+            wrong.append(f"mu_min = inf but common μ = {hi:.6g} is feasible (LP; true μ_min in [{lo:.6g}, {hi:.6g}])")
+        elif np.isfinite(mm) and np.isfinite(hi):
+            if mm < lo * (1 - 1e-6) - 1e-12:
+                wrong.append(f"mu_min = {mm:.8g} below the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(lo - mm) / lo:.2g})")
+            elif mm > hi * (1 + 1e-4) + 1e-10:
+                wrong.append(f"mu_min = {mm:.8g} above the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(mm - hi) / hi:.2g})")
+    if ml is not None and np.isfinite(hi) and ml > hi * (1 + 1e-6) + 1e-12:
+        wrong.append(f"mu_min_lower = {ml:.8g} above the true μ_min <= {hi:.8g}")
+    return wrong
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -484,8 +514,14 @@ def _spd(rng, n, cond):
     return 0.5 * (M + M.T)
 
 
-def sticking_lp(N, T, f, active, mu, d, mode):
-    """Is there λ in Λ(a*) with every ‖λ_t,i‖ <= μ_i λ_n,i ?  mode "exact" (2D), "inner" / "outer" (3D polygons)."""
+#: HiGHS's tightest feasibility tolerances: the re-check of a μ_min the default LP (1e-7) calls wrong
+STRICT_LP = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+def sticking_lp(N, T, f, active, mu, d, mode, strict=False):
+    """Is there λ in Λ(a*) with every ‖λ_t,i‖ <= μ_i λ_n,i ?  mode "exact" (2D), "inner" / "outer" (3D polygons).
+    ``strict``: HiGHS at :data:`STRICT_LP` (its default feasibility tolerance, 1e-7 on the scaled rows, moves μ_min
+    by up to ~1e-4 relative on ill-conditioned rows: two false "wrong" flags of the 10,000-problem sweep)."""
     k, n = N.shape
     d1 = d - 1
     nv = k + k * d1
@@ -511,7 +547,7 @@ def sticking_lp(N, T, f, active, mu, d, mode):
     sc = np.abs(Aeq).max(1)
     sc = np.where(sc > 0, sc, 1)
     res = linprog(np.zeros(nv), A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=Aeq / sc[:, None], b_eq=f / sc,
-                  bounds=bounds, method="highs")
+                  bounds=bounds, method="highs", options=STRICT_LP if strict else None)
     if res.status == 0:
         return True
     if res.status == 2:
@@ -569,25 +605,27 @@ def gen_sticking(rng):
     feasible = True if feas_hi else (False if feas_lo is False else None)
     # μ_min by bisection on the common-μ LP (log scale)
 
-    def mu_min(mode):
-        if not sticking_lp(N, T, f_s, act, np.full(k, MU_MAX * 10), d, mode):
+    def mu_min(mode, strict=False):
+        if not sticking_lp(N, T, f_s, act, np.full(k, MU_MAX * 10), d, mode, strict):
             return np.inf
         lo, hi = 1e-12, MU_MAX * 10
-        if sticking_lp(N, T, f_s, act, np.full(k, lo), d, mode):
+        if sticking_lp(N, T, f_s, act, np.full(k, lo), d, mode, strict):
             return 0.0
         for _ in range(80):
             mid = np.sqrt(lo * hi)
-            if sticking_lp(N, T, f_s, act, np.full(k, mid), d, mode):
+            if sticking_lp(N, T, f_s, act, np.full(k, mid), d, mode, strict):
                 hi = mid
             else:
                 lo = mid
             if hi / lo < 1 + 1e-8:
                 break
         return lo, hi
-    r_lo = mu_min(mode_lo)
-    r_hi = mu_min(mode_hi) if d == 3 else r_lo
-    lo = r_lo if np.isscalar(r_lo) else r_lo[0]
-    hi = r_hi if np.isscalar(r_hi) else r_hi[1]
+
+    def bracket(strict=False):
+        r_lo = mu_min(mode_lo, strict)
+        r_hi = mu_min(mode_hi, strict) if d == 3 else r_lo
+        return (r_lo if np.isscalar(r_lo) else r_lo[0]), (r_hi if np.isscalar(r_hi) else r_hi[1])
+    lo, hi = bracket()
     # multipliers: a point when the active normal rows and the tangent rows are independent (exact)
     rows = [N[i] for i in range(k) if act[i]] + list(T)
     indep = rank(_F(np.array(rows)), n) == len(rows)
@@ -598,10 +636,25 @@ def gen_sticking(rng):
         lam_s = np.zeros(k)
         lam_s[act] = x[:int(act.sum())]
         lamt_s = x[int(act.sum()):].reshape(k, d1)
+
+    def recheck():
+        """The μ_min bracket decided again: exactly when the multipliers are a point (independent rows: λ* solved
+        in rationals, μ_min = max_i ‖λ_t,i‖ / λ_n,i), else by the strict LP."""
+        if indep and feasible is not False:
+            x = solve_exact(_F(np.array(rows).T), f_q)
+            if x is not None:
+                xn = np.zeros(k)
+                xn[act] = [float(v) for v in x[:int(act.sum())]]
+                xt = np.array([float(v) for v in x[int(act.sum()):]]).reshape(k, d1)
+                ratios = [np.linalg.norm(xt[i]) / xn[i] if xn[i] > 0 else (0.0 if not xt[i].any() else np.inf)
+                          for i in range(k)]
+                r = max(ratios, default=0.0)
+                return r, r
+        return bracket(strict=True)
     status = {True: "solved", False: "infeasible", None: "undecided"}[feasible]
     truth = Truth(status, a_star=a_s, f_star=f_s, lam_star=lam_s, lamt_star=lamt_s, unique_a=True,
                   unique_lam=(True if indep else None), active=act, mu=mu, sticking_feasible=feasible,
-                  mu_min_bracket=(lo, hi), note=f"d={d} k={k} mu_min in [{lo:.6g}, {hi:.6g}]")
+                  mu_min_bracket=(lo, hi), mu_min_recheck=recheck, note=f"d={d} k={k} mu_min in [{lo:.6g}, {hi:.6g}]")
     return p, truth, (N, b, ["unilateral"] * k, T)
 
 
