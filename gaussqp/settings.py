@@ -560,7 +560,8 @@ IMPORT_VELOCITY_RTOL = 1e-9
 #: round-off of a normalized quaternion written to a file with 10+ digits.
 IMPORT_QUATERNION_TOL = 1e-9
 
-#: Normals of a :class:`gaussqp.io.pinocchio.FrameContact` shorter than this are refused (a direction is
+#: Normals of a :class:`gaussqp.io.pinocchio.FrameContact` shorter than this are refused by
+#: :func:`gaussqp.mechanics.frames.contact_frame` (a direction is
 #: normalized; below this it is not a direction). Contact normals are given in unit-free numbers.
 MIN_NORMAL_NORM = 1e-12
 
