@@ -21,7 +21,7 @@ import osqp
 import scipy.sparse as sp
 
 import gaussqp
-from gaussqp.linalg.delassus import constrained_delassus
+from gaussqp.mechanics.delassus import constrained_delassus
 from gaussqp.formulations import PROGRAMS
 from gaussqp.friction.verdict import analyze
 from gaussqp.settings import get_tolerance

@@ -36,7 +36,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from gaussqp.linalg.delassus import constrained_delassus  # noqa: E402
+from gaussqp.mechanics.delassus import constrained_delassus  # noqa: E402
 from gaussqp.linalg.lemke import lemke  # noqa: E402
 from gaussqp.problems import families  # noqa: E402
 from gaussqp.studies.peers import siconos_python  # noqa: E402

@@ -26,7 +26,8 @@ from .dispatch import BRACKET_MODES, PREFERENCES, solve
 from .errors import FileFormatError, GaussQPError, NotApplicableError, UnknownValueError, UnsupportedFormatError
 from .linalg.dense import as_dense, normalize_rows
 from .io.gaussqp_format import dump
-from .io.open_file import READERS, ImportOptions, Opened, check_options, open_problem
+from .io.open_file import (LIBRARY, ImportOptions, Opened, by_suffix, check_options, open_problem, reader_names,
+                            reader_suffixes, readers_help)
 from .formulations import FORMULATIONS
 from .results import to_jsonable
 from .settings import PRESETS, RANK_RTOL, STRUCTURAL_MAX_N
@@ -41,14 +42,14 @@ def _options(args) -> ImportOptions:
 
 
 def _open(args) -> Opened:
-    """A file of any reader (:data:`gaussqp.io.open_file.READERS`), or the name of a shipped problem."""
+    """A file of any reader (:data:`gaussqp.io.open_file.FILE_READERS`), or the name of a shipped problem."""
     spec = args.file
-    if Path(spec).exists() or Path(spec).suffix.lower() in READERS:
+    if Path(spec).exists() or by_suffix(Path(spec).suffix) is not None:
         return open_problem(spec, _options(args), importer=args.importer)
     from . import problems  # the library only when a name is given (installed, or a source tree's problems/)
 
-    check_options("library", _options(args))
-    return Opened(problems.load(spec), "library", source=f"gaussqp.problems {spec!r}")
+    check_options(LIBRARY, _options(args))
+    return Opened(problems.load(spec), LIBRARY.name, source=f"gaussqp.problems {spec!r}")
 
 
 def _load(args, local_ok: bool = False):
@@ -497,11 +498,12 @@ def cmd_report(args) -> int:
 
 
 def _source_options() -> argparse.ArgumentParser:
-    """The options of a model file (MuJoCo, URDF), shared by solve, check, info and import."""
+    """The reader of a file and the options of a model file (MuJoCo, URDF), shared by solve, check, info and import
+    (readers and extensions from :data:`gaussqp.io.open_file.FILE_READERS`)."""
     src = _Parser(add_help=False)
-    g = src.add_argument_group("model files (.xml/.mjb MuJoCo, .urdf Pinocchio)")
-    g.add_argument("--importer", choices=["mujoco", "pinocchio"], default=None,
-                   help="read the model with this importer (default by extension: .xml MuJoCo, .urdf Pinocchio)")
+    g = src.add_argument_group(f"the reader, and model files ({readers_help(with_options=True)})")
+    g.add_argument("--importer", choices=reader_names(), default=None,
+                   help=f"read the file with this reader (default by extension: {readers_help()}; any other: gaussqp)")
     g.add_argument("--keyframe", default=None, help="MuJoCo: start from this keyframe (name or index)")
     g.add_argument("--qpos", default=None, help="configuration file (.npy, .json list or text)")
     g.add_argument("--qvel", default=None, help="velocity file (default: at rest / the keyframe's)")
@@ -534,7 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
     src = _source_options()
     s = sub.add_parser("solve", parents=[src], help="solve a problem file, a model at a state, or a shipped problem")
     s.add_argument("file", nargs="?", default=DEFAULT_PROBLEM,
-                   help=f"a file ({', '.join(sorted(READERS))}) or a shipped name (default {DEFAULT_PROBLEM})")
+                   help=f"a file ({', '.join(reader_suffixes())}) or a shipped name (default {DEFAULT_PROBLEM})")
     s.add_argument("--formulation", default="auto", help="auto or a registered formulation (gaussqp formulations)")
     s.add_argument("--solver", default=None, help="backend for cvxpy formulations: clarabel, osqp, scs")
     s.add_argument("--tolerance", default="high", choices=list(PRESETS), help="tolerance preset")
@@ -591,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "its answer by our checks (a study's peer rows)")
     from .studies.peers import PEER_SOLVERS
 
-    pe.add_argument("file", help=f"a file ({', '.join(sorted(READERS))}) or a shipped name")
+    pe.add_argument("file", help=f"a file ({', '.join(reader_suffixes())}) or a shipped name")
     pe.add_argument("solver", choices=list(PEER_SOLVERS), help="the peer solver (a study's formulation column)")
     pe.add_argument("--tolerance", choices=list(PRESETS), default="high", help="preset: the peer's tolerance")
     pe.add_argument("--time-limit", type=float, default=60.0, help="seconds before the peer is stopped")

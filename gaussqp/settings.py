@@ -400,12 +400,12 @@ DIRECT_PATTERN_CACHE = 16
 #: are not kept)
 DIRECT_PATTERN_CACHE_N = 300
 
-#: the SVD of an active set's equilibrated KKT matrix (:func:`gaussqp.linalg.kkt.equilibrated_kkt_svd`) is kept with
-#: its problem, for the polish and the forward error of the answer and of the cross-check's answer, up to this
+#: the SVD of an active set's equilibrated KKT matrix (:func:`gaussqp.mechanics.active_set.equilibrated_kkt_svd`) is
+#: kept with its problem, for the polish and the forward error of the answer and of the cross-check's answer, up to this
 #: n + active rows (two sets of singular vectors of this order: 4 MB) ...
 KKT_SVD_MEMO_MAX = 500
 #: ... and for this many active sets per problem (also the sparse path's memo of KKT solutions,
-#: :func:`gaussqp.linalg.kkt.sparse_active_set_solution`)
+#: :func:`gaussqp.mechanics.active_set.sparse_active_set_solution`)
 KKT_SVD_MEMO_SIZE = 2
 
 #: the polish's dense least-squares KKT solve on the equilibrated matrix uses this ``rcond`` (min-norm for
@@ -418,7 +418,7 @@ POLISH_BVLS_TOL = 1e-14
 #: F2 (:mod:`gaussqp.formulations.projected`) and F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows
 #: are incompatible (tutorial (17) has no solution) when a row of ``J_b a + b_b``, at the acceleration the
 #: elimination gives, exceeds this times that row's data scale (one test for both,
-#: :func:`gaussqp.linalg.delassus.bilateral_compatible`); far above the round-off of an elimination with
+#: :func:`gaussqp.mechanics.delassus.bilateral_compatible`); far above the round-off of an elimination with
 #: cond <= 1e6, far below a drift outside the rows' image
 BILATERAL_COMPAT_RTOL = 1e-9
 
@@ -560,7 +560,8 @@ IMPORT_VELOCITY_RTOL = 1e-9
 #: round-off of a normalized quaternion written to a file with 10+ digits.
 IMPORT_QUATERNION_TOL = 1e-9
 
-#: Normals of a :class:`gaussqp.io.pinocchio.FrameContact` shorter than this are refused (a direction is
+#: Normals of a :class:`gaussqp.io.pinocchio.FrameContact` shorter than this are refused by
+#: :func:`gaussqp.mechanics.frames.contact_frame` (a direction is
 #: normalized; below this it is not a direction). Contact normals are given in unit-free numbers.
 MIN_NORMAL_NORM = 1e-12
 

@@ -11,7 +11,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "gaussqp"
 #: the layers, lowest first; a module may import at load time from its own layer or a lower one
 LAYERS = [
     {"errors", "settings"},
-    {"model", "linalg"},
+    {"linalg"},  # pure linear algebra: matrices and vectors, nothing of a contact problem
+    {"model"},
+    {"mechanics"},  # the matrices a problem defines (Delassus, bilateral elimination, active-set KKT, frames)
     {"results"},
     {"backends"},
     {"friction"},
@@ -78,6 +80,45 @@ def test_layers_are_imported_downwards_only():
         for target, _, at_load in _imports(f, pkg):
             if at_load and _layer(target) > _layer(name):
                 bad.append(f"{name} imports {target}")
+    assert not bad, bad
+
+
+#: linalg modules that keep an old import path of a name that moved to the mechanics (issue #26 item 6): they may
+#: import ``gaussqp.mechanics`` inside their module ``__getattr__`` (on first use, never at load time), nothing else
+LINALG_ALIASES = {"gaussqp.linalg.delassus": "gaussqp.mechanics.delassus",
+                  "gaussqp.linalg.kkt": "gaussqp.mechanics.active_set"}
+
+
+def test_linalg_is_pure_linear_algebra():
+    """``gaussqp.linalg`` imports nothing of the problem model or the mechanics, at load time or later, and names no
+    ``ContactProblem``: what knows rows, contacts or a problem lives in ``gaussqp.mechanics`` (issue #26 item 6). The
+    only exception: the old-path aliases forward lazily to their new module."""
+    bad = []
+    for f, name, pkg in _modules():
+        if not name.startswith("gaussqp.linalg"):
+            continue
+        for target, names, at_load in _imports(f, pkg):
+            if target.split(".")[:2] == ["gaussqp", "linalg"] or target in ("gaussqp.errors", "gaussqp.settings"):
+                continue
+            alias = LINALG_ALIASES.get(name)
+            if (alias is not None and not at_load and target == "gaussqp.mechanics"
+                    and [f"{target}.{n}" for n in names] == [alias]):
+                continue
+            bad.append(f"{name} imports {target} {names}")
+        if "ContactProblem" in f.read_text():
+            bad.append(f"{name} names ContactProblem")
+    assert not bad, bad
+
+
+def test_mechanics_sits_between_the_model_and_the_formulations():
+    """The mechanics layer imports only linalg, the model and the base layer; every former linalg builder of a
+    problem's matrices is imported from it, not through the old alias."""
+    allowed = {"errors", "settings", "linalg", "model", "mechanics"}
+    bad = [f"{name} imports {target}" for f, name, pkg in _modules() if name.startswith("gaussqp.mechanics")
+           for target, _, _ in _imports(f, pkg) if target.split(".")[1] not in allowed]
+    bad += [f"{name} imports {target} (moved to {LINALG_ALIASES[target]})" for f, name, pkg in _modules()
+            if name not in LINALG_ALIASES for target, names, _ in _imports(f, pkg)
+            if target in LINALG_ALIASES and set(names) - {"sparse_kkt_solve"}]
     assert not bad, bad
 
 

@@ -25,7 +25,7 @@ from ..linalg.dense import as_dense, matrix_rank, normalize_rows, row_rank
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.rows import assemble_multipliers
-from ..linalg.kkt import equilibrated_kkt_svd, guess_active
+from ..mechanics.active_set import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
 from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
                         FORWARD_ERROR_WEAK_ROWS_MAX, KERNEL_ANGLE_MULTIPLE, KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE,

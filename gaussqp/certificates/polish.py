@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .residuals import kkt_residuals
-from ..linalg.kkt import equilibrated_kkt_svd, guess_active, sparse_active_set_solution
+from ..mechanics.active_set import equilibrated_kkt_svd, guess_active, sparse_active_set_solution
 from ..model.rows import assemble_multipliers
 from ..results import Solution
 from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..linalg.polyhedral_cones import cone_is_trivial, lp_dual_bound
 from ..errors import UndecidedError
-from ..linalg.delassus import constrained_delassus, delassus
+from ..mechanics.delassus import constrained_delassus, delassus
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, singular_value_rank
 from ..model.scales import data_scales
 from ..settings import DEFINITE_RTOL, LP_VALUE_TOL, ROUND_OFF, SCALE_FLOOR, STICKING_DISK_RTOL, VERIFY_RTOL

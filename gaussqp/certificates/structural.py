@@ -13,7 +13,7 @@ import numpy as np
 from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, min_linear_on_cone
 from ..errors import UndecidedError
 from ..model.scales import data_scales
-from ..linalg.delassus import constrained_delassus, kinetic_angles
+from ..mechanics.delassus import constrained_delassus, kinetic_angles
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, singular_value_rank
 from ..settings import (DEFINITE_RTOL, FORCE_DIRECTION_TOL, KERNEL_COMPONENT_TOL, ORTHOGONAL_COS_TOL, RANGE_RCOND, RANGE_RTOL,
                         SCALE_FLOOR, VERIFY_RTOL)

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from ..linalg.dense import as_dense, null_space
-from ..linalg.kkt import equilibrated_kkt
+from ..mechanics.active_set import equilibrated_kkt
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import INFEASIBLE, SOLVED, Solution

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from ..linalg.delassus import bilateral_compatible, constrained_delassus, delassus
+from ..mechanics.delassus import bilateral_compatible, constrained_delassus, delassus
 from ..linalg.lemke import lemke
 from ..linalg.dense import as_dense
 from ..linalg.mass import solve_mass

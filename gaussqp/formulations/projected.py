@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from ..linalg.delassus import bilateral_compatible, constrained_delassus
+from ..mechanics.delassus import bilateral_compatible, constrained_delassus
 from ..linalg.dense import as_dense, null_space
 from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem

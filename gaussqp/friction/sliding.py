@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import NotApplicableError
 from ..linalg.dense import as_dense, jacobi_scaling, scaled_solve
-from ..linalg.delassus import eliminate_bilateral
+from ..mechanics.delassus import eliminate_bilateral
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..settings import (FIXED_POINT_DIVERGENCE, FIXED_POINT_MAX_ITER, FIXED_POINT_RTOL, P_MATRIX_EXACT_MAX, P_MINOR_RTOL,

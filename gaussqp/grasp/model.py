@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import InputError, NegativeFrictionError, ShapeError, UnknownValueError
 from ..linalg.dense import relative_asymmetry
+from ..mechanics.frames import tangent_basis  # the one contact frame (issue #26); still importable from here
 from ..model.arguments import check_problem
 from ..model.validation import real_array, real_scalar, short_repr
 from ..results import Certificate, to_jsonable
@@ -45,19 +46,6 @@ def _unit(field_name: str, v: np.ndarray) -> np.ndarray:
     if abs(nv - 1.0) > GRASP_NORMAL_RTOL:
         raise ShapeError(field_name, f"has norm {nv:.6g}, not 1", "give a unit vector (the inward normal)")
     return v / nv
-
-
-def tangent_basis(normal: np.ndarray) -> np.ndarray:
-    """The contact's tangents, rows: in 2D ``t = (−n_y, n_x)``; in 3D ``t_1`` the normalized cross product of
-    ``n`` with the coordinate axis least aligned with it, ``t_2 = n × t_1`` (a right-handed frame ``(t_1, t_2, n)``)."""
-    n = np.asarray(normal, dtype=float)
-    if n.size == 2:
-        return np.array([[-n[1], n[0]]])
-    e = np.zeros(3)
-    e[int(np.argmin(np.abs(n)))] = 1.0
-    t1 = np.cross(n, e)
-    t1 /= np.linalg.norm(t1)
-    return np.vstack([t1, np.cross(n, t1)])
 
 
 def _moment(p: np.ndarray, f: np.ndarray) -> np.ndarray:

@@ -3,7 +3,7 @@ duals (82)–(83), and the post-impact velocity by Moreau's rule (84)(a).
 
 With the bilateral rows eliminated (inertial (72)–(73)) the impact law (76) ``u⁺ = −E u⁻`` reads (77):
 ``A_c p_u = −w``, ``p_u >= 0``, ``E (I + E)⁻¹ A_c p_u >= 0``, where ``A_c`` is the constrained Delassus matrix
-and ``w = (I + E) u⁻`` (the code takes ``w = w_c`` of :func:`gaussqp.linalg.delassus.constrained_delassus` on
+and ``w = (I + E) u⁻`` (the code takes ``w = w_c`` of :func:`gaussqp.mechanics.delassus.constrained_delassus` on
 the mapped problem, which is ``(I + E) u⁻`` whenever the bilateral rows hold before the impact,
 ``J_b v⁻ = 0``, as the paper assumes; otherwise it also carries the bilateral correction of ``v⁻``).
 
@@ -39,7 +39,7 @@ import numpy as np
 
 from ..backends import solve_program
 from ..errors import NotApplicableError
-from ..linalg.delassus import constrained_delassus
+from ..mechanics.delassus import constrained_delassus
 from ..linalg.dense import as_dense, null_space
 from ..linalg.lemke import lemke
 from ..model.impact import ImpactProblem

@@ -1,10 +1,12 @@
 """Open any file gaussqp reads — a problem file or a robot model — by its extension.
 
-One registry, :data:`READERS`, maps an extension to a reader: ``gaussqp/1`` JSON and NPZ
-(:mod:`gaussqp.io.gaussqp_format`), FCLIB HDF5 (:mod:`gaussqp.io.fclib`, extra ``gaussqp[fclib]``), MuJoCo
-models (:mod:`gaussqp.io.mujoco`, extra ``gaussqp[mujoco]``) and URDF models through Pinocchio
-(:mod:`gaussqp.io.pinocchio`, extra ``gaussqp[pinocchio]``). The optional importers are imported only when a
-file of theirs is opened. This is what the command line's ``solve``, ``check``, ``info`` and ``import`` read.
+One registry, :data:`FILE_READERS`, holds one :class:`Reader` record per reader: its name, the extensions it is chosen
+by, what it returns, the function that loads a file, the optional extra it needs and the :class:`ImportOptions` it
+uses. ``gaussqp/1`` JSON and NPZ (:mod:`gaussqp.io.gaussqp_format`), FCLIB HDF5 (:mod:`gaussqp.io.fclib`, extra
+``gaussqp[fclib]``), MuJoCo models (:mod:`gaussqp.io.mujoco`, extra ``gaussqp[mujoco]``) and URDF models through
+Pinocchio (:mod:`gaussqp.io.pinocchio`, extra ``gaussqp[pinocchio]``). The optional importers are imported only when
+a file of theirs is opened. This is what the command line's ``solve``, ``check``, ``info`` and ``import`` read, and
+its ``--importer`` choices and help are built from the registry: adding a reader is adding a record (issue #26).
 """
 
 from __future__ import annotations
@@ -22,18 +24,6 @@ from ..errors import FileFormatError, UnknownValueError
 from ..model.validation import real_array
 from ..results import to_jsonable
 from ..settings import MAX_FILE_BYTES
-
-#: extension → reader name (see :data:`OPENERS`); ``importer=`` overrides it (an MJCF file read by Pinocchio)
-READERS: dict[str, str] = {
-    ".json": "gaussqp", ".npz": "gaussqp",
-    ".hdf5": "fclib", ".h5": "fclib",
-    ".xml": "mujoco", ".mjcf": "mujoco", ".mjb": "mujoco",
-    ".urdf": "pinocchio",
-}
-
-#: the optional extra each reader needs (the message of a missing one names it) and the package it brings
-EXTRAS: dict[str, str] = {"fclib": "fclib", "mujoco": "mujoco", "pinocchio": "pinocchio"}
-PACKAGES: dict[str, str] = {"fclib": "h5py", "mujoco": "mujoco", "pinocchio": "pinocchio"}
 
 
 @dataclass(frozen=True)
@@ -59,28 +49,43 @@ class ImportOptions:
     contacts: tuple[str, ...] = ()
 
 
-#: the :class:`ImportOptions` fields each reader uses; any other field set away from its default is refused, so
-#: that an option never silently does nothing ("library": a shipped problem's name)
-USES: dict[str, frozenset[str]] = {
-    "gaussqp": frozenset(), "fclib": frozenset(), "library": frozenset(),
-    "mujoco": frozenset({"keyframe", "qpos", "qvel", "settle", "drift", "frictionloss", "torsional"}),
-    "pinocchio": frozenset({"qpos", "qvel", "tau", "floating_base", "contacts"}),
-}
+@dataclass(frozen=True)
+class Reader:
+    """One reader of :data:`FILE_READERS`: everything gaussqp knows about it, in one place.
+
+    ``name`` (the CLI's ``--importer`` value), ``what`` (a phrase for messages: "a MuJoCo model"), ``suffixes`` (the
+    lower-case extensions that choose it), ``returns`` (what :attr:`Opened.problem` is), ``load(path, options) ->
+    Opened``, ``module`` (the module that reads the format), ``extra`` and ``package`` (the optional extra that
+    brings the package it needs, imported first so that a missing one is a typed error naming the ``pip install``),
+    ``uses`` (the :class:`ImportOptions` fields it reads: any other one set is refused, so that an option never
+    silently does nothing)."""
+
+    name: str
+    what: str
+    suffixes: tuple[str, ...]
+    returns: str
+    load: Callable[[Path, ImportOptions], "Opened"] | None
+    module: str | None = None
+    extra: str | None = None
+    package: str | None = None
+    uses: frozenset[str] = frozenset()
 
 
-WHAT = {"gaussqp": "a gaussqp/1 file", "fclib": "an FCLIB file", "library": "a shipped problem",
-        "mujoco": "a MuJoCo model", "pinocchio": "a Pinocchio model"}
+#: a shipped problem's name (not a file): the CLI checks its options against this record
+LIBRARY = Reader("library", "a shipped problem", (), "ContactProblem", None)
 
 
-def check_options(reader: str, options: ImportOptions) -> None:
-    """Refuse an option that ``reader`` does not use (:data:`USES`), naming it."""
+def check_options(reader: str | Reader, options: ImportOptions) -> None:
+    """Refuse an option that ``reader`` (a :class:`Reader` or its name) does not use (:attr:`Reader.uses`), naming
+    it."""
+    rec = reader if isinstance(reader, Reader) else reader_named(reader)
     default = ImportOptions()
     for f in fields(ImportOptions):
         value, unset = getattr(options, f.name), getattr(default, f.name)
         given = value is not None if unset is None else bool(value != unset)  # arrays: compared as "given"
-        if f.name not in USES[reader] and given:
-            used = ", ".join(sorted(USES[reader])) or "none"
-            raise UnknownValueError(f.name, f"is given, but {WHAT[reader]} does not use it (it uses: {used})",
+        if f.name not in rec.uses and given:
+            used = ", ".join(sorted(rec.uses)) or "none"
+            raise UnknownValueError(f.name, f"is given, but {rec.what} does not use it (it uses: {used})",
                                     f"drop {f.name}, or give a file of a reader that uses it")
 
 
@@ -98,26 +103,59 @@ class Opened:
     parameters: dict = field(default_factory=dict)
 
 
+def reader_named(name: str) -> Reader:
+    """The :class:`Reader` called ``name`` (a file reader of :data:`FILE_READERS`, or ``"library"``)."""
+    for rec in FILE_READERS + (LIBRARY,):
+        if rec.name == name:
+            return rec
+    raise UnknownValueError("importer", f"is {name!r}", f"use one of {reader_names()}")
+
+
+def reader_names() -> list[str]:
+    """The file readers' names, in registry order: the CLI's ``--importer`` choices."""
+    return [rec.name for rec in FILE_READERS]
+
+
+def reader_suffixes() -> list[str]:
+    """Every extension a reader is chosen by, sorted."""
+    return sorted(x for rec in FILE_READERS for x in rec.suffixes)
+
+
+def by_suffix(suffix: str) -> Reader | None:
+    """The reader chosen by the extension ``suffix`` (any case), or None."""
+    suffix = suffix.lower()
+    return next((rec for rec in FILE_READERS if suffix in rec.suffixes), None)
+
+
+def readers_help(with_options: bool = False) -> str:
+    """The readers by extension, for help texts: ``.json/.npz gaussqp, .hdf5/.h5 fclib, …``; with ``with_options``
+    only the readers that use some :class:`ImportOptions` (the model importers)."""
+    return ", ".join(f"{'/'.join(rec.suffixes)} {rec.name}" for rec in FILE_READERS
+                     if rec.suffixes and (rec.uses or not with_options))
+
+
 def reader_of(path: str | Path, importer: str | None = None) -> str:
-    """The reader name of ``path``: ``importer`` when given, else by extension (:data:`READERS`; others are
+    """The reader name of ``path``: ``importer`` when given, else by extension (:data:`FILE_READERS`; others are
     read as gaussqp/1 JSON)."""
     if importer is not None:
-        if importer not in OPENERS:
-            raise UnknownValueError("importer", f"is {importer!r}", f"use one of {sorted(OPENERS)}")
+        if importer not in reader_names():
+            raise UnknownValueError("importer", f"is {importer!r}", f"use one of {sorted(reader_names())}")
         return importer
     # any other extension is read as gaussqp/1 JSON, whose reader says what is wrong with a file that is not
-    return READERS.get(Path(path).suffix.lower(), "gaussqp")
+    rec = by_suffix(Path(path).suffix)
+    return "gaussqp" if rec is None else rec.name
 
 
 def _module(reader: str, path: Path):
     """The reader's module; a missing optional extra is a typed error naming the file and the pip command."""
+    rec = reader_named(reader)
     try:
-        if reader in PACKAGES:  # the importers import their package lazily: fail here, naming the file
-            importlib.import_module(PACKAGES[reader])
-        return importlib.import_module(f"gaussqp.io.{'gaussqp_format' if reader == 'gaussqp' else reader}")
+        if rec.package:  # the importers import their package lazily: fail here, naming the file
+            importlib.import_module(rec.package)
+        return importlib.import_module(rec.module)
     except ImportError as exc:  # the optional package (pinocchio, mujoco, h5py) is not installed
         raise FileFormatError(str(path), f"needs the {reader} reader, which cannot be imported here ({exc})",
-                              f"pip install 'gaussqp[{EXTRAS.get(reader, reader)}]'") from None
+                              f"pip install 'gaussqp[{rec.extra or reader}]'") from None
 
 
 def read_vector(name: str, value: Any) -> np.ndarray | None:
@@ -220,27 +258,62 @@ def _open_pinocchio(path: Path, options: ImportOptions) -> Opened:
                   parameters=to_jsonable(params))
 
 
-#: reader name → function(path, options) -> Opened
-OPENERS: dict[str, Callable[[Path, ImportOptions], Opened]] = {
-    "gaussqp": _open_gaussqp, "fclib": _open_fclib, "mujoco": _open_mujoco, "pinocchio": _open_pinocchio,
-}
+#: the readers, one record each (:class:`Reader`); a file whose extension none claims is read as gaussqp/1 JSON
+FILE_READERS: tuple[Reader, ...] = (
+    Reader("gaussqp", "a gaussqp/1 file", (".json", ".npz"), "ContactProblem", _open_gaussqp,
+           module="gaussqp.io.gaussqp_format"),
+    Reader("fclib", "an FCLIB file", (".hdf5", ".h5"), "ContactProblem (global) or LocalContactProblem (local)",
+           _open_fclib, module="gaussqp.io.fclib", extra="fclib", package="h5py"),
+    Reader("mujoco", "a MuJoCo model", (".xml", ".mjcf", ".mjb"), "ContactProblem; report: MujocoImport",
+           _open_mujoco, module="gaussqp.io.mujoco", extra="mujoco", package="mujoco",
+           uses=frozenset({"keyframe", "qpos", "qvel", "settle", "drift", "frictionloss", "torsional"})),
+    Reader("pinocchio", "a Pinocchio model", (".urdf",), "ContactProblem; report: PinocchioImport", _open_pinocchio,
+           module="gaussqp.io.pinocchio", extra="pinocchio", package="pinocchio",
+           uses=frozenset({"qpos", "qvel", "tau", "floating_base", "contacts"})),
+)
+
+
+def _legacy_tables() -> dict:
+    """The six tables the registry replaced (issue #26), built from it for code that still reads them."""
+    return {
+        "READERS": {x: rec.name for rec in FILE_READERS for x in rec.suffixes},
+        "EXTRAS": {rec.name: rec.extra for rec in FILE_READERS if rec.extra},
+        "PACKAGES": {rec.name: rec.package for rec in FILE_READERS if rec.package},
+        "USES": {rec.name: rec.uses for rec in FILE_READERS + (LIBRARY,)},
+        "WHAT": {rec.name: rec.what for rec in FILE_READERS + (LIBRARY,)},
+        "OPENERS": {rec.name: rec.load for rec in FILE_READERS},
+    }
+
+
+def __getattr__(name: str):
+    """``READERS``, ``EXTRAS``, ``PACKAGES``, ``USES``, ``WHAT``, ``OPENERS``: the old parallel tables, computed
+    from :data:`FILE_READERS` on each use, with a :class:`DeprecationWarning`."""
+    if name in ("READERS", "EXTRAS", "PACKAGES", "USES", "WHAT", "OPENERS"):
+        import warnings
+
+        warnings.warn(f"gaussqp.io.open_file.{name} is built from FILE_READERS (one Reader record per reader); "
+                      "read the records", DeprecationWarning, stacklevel=2)
+        return _legacy_tables()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_problem(path: str | Path, options: ImportOptions | None = None, *, importer: str | None = None) -> Opened:
-    """Read ``path`` with the reader of its extension (:data:`READERS`) or ``importer``.
+    """Read ``path`` with the reader of its extension (:data:`FILE_READERS`) or ``importer``.
 
     Raises :class:`~gaussqp.errors.InputError` subclasses naming the file or the field: an unknown extension, a
     file that does not parse, a missing optional extra (with the ``pip install`` that brings it)."""
     path = Path(path)
-    reader = reader_of(path, importer)
+    reader = reader_named(reader_of(path, importer))
     if not path.is_file():
         raise FileFormatError(str(path), "is not a regular file (or does not exist)", "give the path of a file")
     options = options or ImportOptions()
     check_options(reader, options)
-    if importer is None and path.suffix.lower() not in READERS:
+    if reader.package:  # a missing optional extra: a typed error naming the file and the pip install, for any reader
+        _module(reader.name, path)
+    if importer is None and by_suffix(path.suffix) is None:
         try:
-            return OPENERS[reader](path, options)
+            return reader.load(path, options)
         except FileFormatError as exc:  # say which file, and why it was read as JSON
             raise FileFormatError(f"{path} ({exc.field})", f"read as gaussqp/1 JSON (extension {path.suffix or 'none'!r} "
-                                  f"is not one of {', '.join(sorted(READERS))}): {exc.problem}", exc.fix) from None
-    return OPENERS[reader](path, options)
+                                  f"is not one of {', '.join(reader_suffixes())}): {exc.problem}", exc.fix) from None
+    return reader.load(path, options)

@@ -25,8 +25,9 @@ at this instant, of the frame's *classical* acceleration (``p̈`` of its origin;
 :func:`pinocchio.getFrameClassicalAcceleration` after ``forwardKinematics(q, v, 0)`` (the acceleration at zero
 ``a``, i.e. ``J̇ q̇``). A point contact with normal ``n`` (in the stated frame's axes) gives the normal row
 ``nᵀ J_lin`` and drift ``nᵀ p̈₀``; with friction the two tangent rows ``t₁ᵀ J_lin``, ``t₂ᵀ J_lin`` where
-``t₁ = (e − (eᵀn) n)/‖e − (eᵀn) n‖`` with ``e`` the coordinate axis of smallest ``|n_k|`` (the first on ties)
-and ``t₂ = n × t₁`` (:func:`tangent_basis`; for ``n = z``: ``t₁ = x``, ``t₂ = y``). A bilateral point contact
+``t₁ = n × e/‖n × e‖`` with ``e`` the coordinate axis of smallest ``|n_k|`` (the first on ties) and
+``t₂ = n × t₁`` (:func:`gaussqp.mechanics.frames.contact_frame`, the frame of the grasps too; for ``n = z``:
+``t₁ = y``, ``t₂ = −x``). A bilateral point contact
 holds the three components ``x, y, z``; a ``"6d"`` contact (a weld) the six ``x, y, z, angular x, angular y,
 angular z``. A unilateral point contact is active when it is at zero distance: the importer does not compute
 distances, the caller lists the contacts that touch.
@@ -82,9 +83,10 @@ except ImportError as exc:  # a typed error (still an ImportError) saying what t
 
 from ..errors import (FileFormatError, InputError, MissingSlipError, NonFiniteError, ShapeError, UnknownValueError,
                       WrongTypeError)
+from ..mechanics.frames import contact_frame
 from ..model.problem import Contact, ContactProblem
-from ..model.validation import real_scalar, vector
-from ..settings import IMPORT_CLOSE_NAMES, IMPORT_QUATERNION_TOL, IMPORT_VELOCITY_RTOL, MIN_NORMAL_NORM
+from ..model.validation import real_scalar
+from ..settings import IMPORT_CLOSE_NAMES, IMPORT_QUATERNION_TOL, IMPORT_VELOCITY_RTOL
 
 __all__ = ["FrameContact", "PinocchioImport", "RowOrigin", "LeftOut", "load_model", "from_pinocchio",
            "import_pinocchio", "tangent_basis", "KINDS", "TYPES", "REFERENCE_FRAMES", "MODE_OVERRIDES"]
@@ -190,20 +192,9 @@ def load_model(path: str | Path, *, floating_base: bool = False) -> "pin.Model":
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-def tangent_basis(normal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The unit normal ``n`` and the tangents ``t₁ = (e − (eᵀn) n)/‖·‖``, ``t₂ = n × t₁`` (``e`` the coordinate
-    axis of smallest ``|n_k|``, the first on ties): a right-handed orthonormal frame ``(t₁, t₂, n)``; for ``n = z``
-    it is ``(x, y, z)``."""
-    n = vector("normal", normal, 3)
-    norm = float(np.linalg.norm(n))
-    if not norm > MIN_NORMAL_NORM:
-        raise InputError("normal", f"has norm {norm:.3g}", "give a nonzero normal direction (3 numbers)")
-    n = n / norm
-    e = np.zeros(3)
-    e[int(np.argmin(np.abs(n)))] = 1.0
-    t1 = e - (e @ n) * n
-    t1 /= np.linalg.norm(t1)
-    return n, t1, np.cross(n, t1)
+#: the old name of :func:`gaussqp.mechanics.frames.contact_frame` (issue #26: one frame for the importer and the
+#: grasps), kept importable: ``(n, t₁, t₂)`` of a normal
+tangent_basis = contact_frame
 
 
 def _model(model) -> "pin.Model":
@@ -268,7 +259,7 @@ def _frame_contact_rows(k: int, fc, model, data, fid: int, ref, v: np.ndarray, o
             out.add(Contact("bilateral", normal=J[r], normal_drift=float(acc[r])),
                     RowOrigin("contact", k, fc.frame, _AXES[r], "frictionless", "bilateral row"))
         return
-    n, t1, t2 = tangent_basis(fc.normal)
+    n, t1, t2 = contact_frame(fc.normal)
     row_n = n @ Jl
     T = np.vstack([t1 @ Jl, t2 @ Jl])
     vn = float(row_n @ v)
@@ -323,7 +314,7 @@ def _check_contact(k: int, fc) -> FrameContact:
         raise InputError(f"{f}.friction", f"is {mu} on a bilateral contact (its 3 or 6 rows are held, friction "
                          "has nothing to act on)", "use type='unilateral' for a frictional point contact")
     try:
-        tangent_basis(fc.normal)
+        contact_frame(fc.normal)
     except InputError as exc:
         raise type(exc)(f"{f}.normal", exc.problem, exc.fix) from None
     if fc.mode is not None:

@@ -7,7 +7,7 @@ problem's matrices in an ``.npz`` file and the answer back as JSON. Each peer so
 (formulation ``siconos_…``, solver ``siconos``) on the problems whose local form it solves:
 
 - ``lcp`` — Siconos's LCP solvers on the constrained contact LCP ``0 ≤ λ_u ⟂ A_c λ_u + w_c ≥ 0`` that our
-  ``lcp_lemke`` (F3) solves (tutorial (31)-(33)), built by the same :func:`~gaussqp.linalg.delassus.constrained_delassus`;
+  ``lcp_lemke`` (F3) solves (tutorial (31)-(33)), built by the same :func:`~gaussqp.mechanics.delassus.constrained_delassus`;
   (a, λ) are recovered as F3 recovers them (:func:`~gaussqp.formulations.delassus.recover_lcp`) and judged by
   :func:`~gaussqp.certificates.judge.finalize`, without polishing (it judges the peer's answer, not ours);
 - ``fc2d`` / ``fc3d`` — Siconos's frictional-contact solvers on ``u = W r + q`` with Coulomb's law: a local
@@ -266,7 +266,7 @@ def run_peer(problem, name: str, tolerance="high", time_limit: float = STUDY_TIM
 def _local_form(problem, kind: str) -> dict:
     """The matrices handed to the peer: the constrained LCP (A_c, w_c) or the local friction form (W, q, μ)."""
     if kind == "lcp":
-        from ..linalg.delassus import constrained_delassus
+        from ..mechanics.delassus import constrained_delassus
 
         cd = constrained_delassus(problem)
         return {"W": cd.A_c, "q": cd.w_c, "cd": cd}

@@ -147,23 +147,27 @@ def verdicts(row: dict) -> dict:
     return row
 
 
-def attach_reference(rows: Iterable[dict], problems: Mapping[tuple[str, str], object]) -> list[dict]:
+def attach_reference(rows: Iterable[dict],
+                     problems: Mapping[tuple[str, str], object] | Iterable[tuple[tuple[str, str], object]]) -> list[dict]:
     """Every row with its reference columns: rows grouped by (set, problem), each group judged by
-    :func:`judge_problem` against ``problems[(set, problem)]``; rows of a problem not in ``problems`` keep
-    ``reference = "none"``."""
+    :func:`judge_problem` against its problem. ``problems`` maps ``(set, problem)`` to the problem, or is an iterable
+    of ``((set, problem), problem)`` pairs read once, lazily (the study runner passes its set, iterated once more,
+    so that no more than one problem is held at a time). Judged rows come in the order of ``problems``; then the
+    rows of problems not in ``problems`` (a set that no longer yields them, or rows of an earlier study on another
+    set in the same results directory), as they are: with the reference columns they have (none for a run never
+    judged), their verdicts (:func:`verdicts`) recomputed. The one implementation (issue #26): the runner's
+    :func:`gaussqp.studies.runner.run_study` calls it."""
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:
         groups[(r["set"], r["problem"])].append(r)
-    out = []
-    for key, group in groups.items():
-        p = problems.get(key)
-        if p is None:
-            for r in group:
-                r = dict(r, reference="none", agrees_with_reference=None, acceleration_gap=math.nan,
-                         generalized_force_gap=math.nan)
-                out.append(verdicts(r))
-        else:
+    pairs = problems.items() if isinstance(problems, Mapping) else problems
+    out: list[dict] = []
+    for key, p in pairs:
+        group = groups.pop(tuple(key), None)
+        if group:
             out.extend(judge_problem(group, p))
+    for group in groups.values():
+        out.extend(verdicts(dict(r)) for r in group)
     return out
 
 

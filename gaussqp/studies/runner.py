@@ -22,7 +22,7 @@ import shlex
 import sys
 import threading
 import time
-from collections import defaultdict, deque
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -33,7 +33,7 @@ from ..formulations import FORMULATIONS, Formulation
 from ..model.local_problem import LocalContactProblem
 from ..progress import Progress
 from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
-from .reference import answer_json, judge_problem, verdicts
+from .reference import answer_json, attach_reference, verdicts
 from .peers import resolve_peers
 from .routes import Route, check_options, routes_for
 from .sets import ProblemSet, parse_set
@@ -445,20 +445,11 @@ def _problem_file(store: ResultsStore | None, set_name: str, pid: str, problem) 
 
 
 def _judge(pset: ProblemSet, rows: list[dict]) -> list[dict]:
-    """Every row with its reference columns: the set is iterated once more (lazily) and each problem's rows
-    judged against it (:func:`gaussqp.studies.reference.judge_problem`); rows of problems the set no longer
-    yields are kept with reference ``none``."""
-    groups: dict[tuple, list[dict]] = defaultdict(list)
-    for r in rows:
-        groups[(r["set"], r["problem"])].append(r)
-    out: list[dict] = []
-    for pid, p in pset:
-        g = groups.pop((pset.name, pid), None)
-        if g:
-            out.extend(judge_problem(g, p))
-    for g in groups.values():
-        out.extend(verdicts(dict(r)) for r in g)
-    return [{k: r.get(k) for k in COLUMNS} for r in out]
+    """Every row with its reference columns, as the table stores them: :func:`gaussqp.studies.reference.attach_reference`
+    over the set, iterated once more (lazily); rows of problems the set does not yield keep the reference columns
+    they have (a later study in the same directory on another set)."""
+    judged = attach_reference(rows, (((pset.name, pid), p) for pid, p in pset))
+    return [{k: r.get(k) for k in COLUMNS} for r in judged]
 
 
 __all__ = ["Task", "run_dask", "run_local", "run_stats", "run_study", "run_task", "run_task_limited"]

@@ -23,6 +23,7 @@ from typing import Iterator
 import numpy as np
 
 from ..errors import FileFormatError, GaussQPError, UnknownValueError
+from ..io.open_file import reader_named
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..settings import (STUDY_FAMILY_COUNT, STUDY_FAMILY_MAX_N, STUDY_FAMILY_MIN_N, STUDY_FAMILY_SEED,
@@ -30,9 +31,9 @@ from ..settings import (STUDY_FAMILY_COUNT, STUDY_FAMILY_MAX_N, STUDY_FAMILY_MIN
 
 #: the generated families, in the order :class:`FamilySet` cycles through them
 FAMILY_KINDS = ("frictionless", "singular", "redundant", "sticking", "sliding", "infeasible", "unbounded")
-#: file suffixes of :class:`DirectorySet` and :class:`FclibSet`
-GAUSSQP_SUFFIXES = (".json", ".npz")
-FCLIB_SUFFIXES = (".hdf5", ".h5")
+#: file suffixes of :class:`DirectorySet` and :class:`FclibSet`: their readers' (:data:`gaussqp.io.open_file.FILE_READERS`)
+GAUSSQP_SUFFIXES = reader_named("gaussqp").suffixes
+FCLIB_SUFFIXES = reader_named("fclib").suffixes
 
 Problem = ContactProblem | LocalContactProblem
 

@@ -36,6 +36,7 @@ import numpy as np
 
 import gaussqp
 from gaussqp.io.gaussqp_format import to_dict
+from gaussqp.mechanics.frames import contact_frame
 
 #: Coulomb's coefficient at the feet (rubber-like feet on a hard floor)
 MU = 0.6
@@ -113,8 +114,11 @@ def solo12_four_feet() -> tuple[dict, "gaussqp.ContactProblem"]:
     versions["gaussqp"] = metadata.version("gaussqp")
     mass = float(sum(inertia.mass for inertia in model.inertias))
     lam_ref = state["foot_forces"]
-    # gaussqp's rows per foot: normal (z), tangents t₁ = x, t₂ = y (tangent_basis of +z)
-    lam_gq = np.column_stack([sol.lambda_tangent, sol.lambda_normal]) if sol.lambda_normal is not None else None
+    # gaussqp's rows per foot: normal n = z and the tangents t₁, t₂ of gaussqp.mechanics.frames.contact_frame(z); the
+    # foot forces in world x, y, z are λ_t₁ t₁ + λ_t₂ t₂ + λ_n n (the shipped file was written when t₁ = x, t₂ = y)
+    n, t1, t2 = contact_frame((0.0, 0.0, 1.0))
+    lam_gq = (sol.lambda_tangent @ np.vstack([t1, t2]) + np.outer(sol.lambda_normal, n)
+              if sol.lambda_normal is not None else None)
     doc = to_dict(problem)
     doc["description"] = ("solo12 (example-robot-data) standing on its four feet at the SRDF's 'standing' "
                           f"configuration, at rest, with static-equilibrium joint torques; four unilateral point "

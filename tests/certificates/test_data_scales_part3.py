@@ -285,7 +285,7 @@ def _two_drifts(unit, delta):
 @pytest.mark.parametrize("unit", [1.0, 1e-6, 1e6])
 @pytest.mark.parametrize("delta, compatible", [(0.0, True), (1e-12, True), (5e-9, False), (1e-3, False)])
 def test_bilateral_compatible(unit, delta, compatible):
-    from gaussqp.linalg.delassus import bilateral_compatible
+    from gaussqp.mechanics.delassus import bilateral_compatible
 
     assert bilateral_compatible(_two_drifts(unit, delta), np.array([-unit * delta / 2, 0.0])) is compatible
 
@@ -296,7 +296,7 @@ def test_f2_and_f3_agree_on_bilateral_compatibility(unit, delta, compatible):
     # two bilateral rows along e1 with drifts 0 and δ (relative to the data's acceleration 1): a1 = 0 and a1 = -δ
     # at once. The least-squares elimination leaves δ/2 on each row. Before, F2 called δ = 5e-9 incompatible
     # (2.5e-9 > 1e-9 max(1, |b|)) and F3 compatible (< 1e-8 max(1, |w_b|)); at unit 1e-6 (F, b scaled) both
-    # floors of 1 hid even δ = 1e-3. Now both ask linalg.delassus.bilateral_compatible, at the rows' data scale.
+    # floors of 1 hid even δ = 1e-3. Now both ask mechanics.delassus.bilateral_compatible, at the rows' data scale.
     # The formulations' own decision (their _solve, before the judge, which wants a Farkas vector for "infeasible")
     from gaussqp.formulations import get_formulation
     from gaussqp.settings import get_tolerance

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from gaussqp.certificates import instance as inst
 from gaussqp.certificates import judge
 from gaussqp.certificates import polish as polmod
-from gaussqp.linalg import kkt
+from gaussqp.mechanics import active_set as kkt
 from gaussqp.errors import UndecidedError
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.model.scales import data_scales
@@ -908,6 +908,7 @@ def test_coulomb_boundary_is_inclusive():
 
 
 from gaussqp.linalg import dense as _dense  # noqa: E402
+from gaussqp.linalg import kkt as linalg_kkt  # noqa: E402  (the sparse KKT solve, pure linear algebra)
 
 _REAL_SPLU = _dense.symmetric_splu
 
@@ -921,7 +922,7 @@ def _fake_splu(monkeypatch, perturb):
 
         def solve(self, rhs):
             return perturb(self.lu.solve(rhs))
-    monkeypatch.setattr(kkt, "symmetric_splu", Fake)
+    monkeypatch.setattr(linalg_kkt, "symmetric_splu", Fake)
 
 
 def test_sparse_kkt_solve_verifies_the_lu_answer(monkeypatch):

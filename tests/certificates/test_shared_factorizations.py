@@ -11,7 +11,7 @@ import numpy as np
 
 import gaussqp
 from gaussqp import ContactProblem, problems
-from gaussqp.linalg import kkt
+from gaussqp.mechanics import active_set as kkt
 
 
 def test_one_solve_factors_each_active_set_once(monkeypatch):
@@ -105,7 +105,7 @@ def test_multiplier_rank_and_the_kernel_stack_once_per_solve(monkeypatch):
 def test_constrained_delassus_once_per_problem_and_read_only(monkeypatch):
     # C5's range test, C6 and the LCP route read the same bilateral elimination (issue #15): computed once, its arrays
     # read-only so that no reader can change what the next one reads; equal to a fresh computation
-    from gaussqp.linalg import delassus
+    from gaussqp.mechanics import delassus
 
     p = problems.load("real/humanoid_lying")
     q = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, ["bilateral"] + list(p.types)[1:],

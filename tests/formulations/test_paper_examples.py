@@ -8,7 +8,7 @@ import pytest
 
 import gaussqp
 from gaussqp import problems
-from gaussqp.linalg.delassus import constrained_delassus
+from gaussqp.mechanics.delassus import constrained_delassus
 from gaussqp.problems.examples import EXAMPLES, rod_closed_forms, rod_wall_guide, singular_pendulum
 from gaussqp.certificates.residuals import kkt_residuals
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import gaussqp
-from gaussqp.linalg.delassus import constrained_delassus
+from gaussqp.mechanics.delassus import constrained_delassus
 from gaussqp.problems import families
 from gaussqp.problems import sticking_examples as se
 

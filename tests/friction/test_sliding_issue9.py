@@ -88,7 +88,7 @@ def test_same_acceleration_is_decided_on_the_data_scale(scale):
 
 def test_redundant_frictionless_bilateral_rows_with_a_sliding_contact_are_solved_at_any_row_scale():
     """The sliding reduction eliminates frictionless bilateral rows with the one elimination of
-    linalg.delassus (equilibrated generalized inverse): two copies of a row at scales 1 and 1e4 give the
+    mechanics.delassus (equilibrated generalized inverse): two copies of a row at scales 1 and 1e4 give the
     same acceleration and generalized force as one row, and multipliers that satisfy the dynamics."""
     import gaussqp
     from gaussqp import Contact, ContactProblem

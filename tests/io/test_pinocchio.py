@@ -236,10 +236,12 @@ def test_tangent_basis_is_orthonormal_and_stated():
         B = np.vstack([t1, t2, n])
         np.testing.assert_allclose(B @ B.T, np.eye(3), atol=1e-15)
         assert np.linalg.det(B) > 0
+    # the frame of gaussqp.mechanics.frames (issue #26: the grasps' frame, t₁ = n × e / ‖n × e‖): it was
+    # (x, y, z) for n = z before the two tangent bases became one
     n, t1, t2 = tangent_basis([0, 0, 2])
-    assert np.array_equal(np.vstack([t1, t2, n]), np.eye(3))
+    assert np.array_equal(np.vstack([t1, t2, n]), [[0, 1, 0], [-1, 0, 0], [0, 0, 1]])
     n, t1, t2 = tangent_basis([3, 0, 0])
-    assert np.array_equal(np.vstack([t1, t2, n]), [[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    assert np.array_equal(np.vstack([t1, t2, n]), [[0, 0, 1], [0, -1, 0], [1, 0, 0]])
 
 
 # ------------------------------------------------------------------------------------------------ the box on the ground
@@ -263,7 +265,9 @@ def test_pushed_box_sticks_below_mu_m_g_and_slides_above(box):
     push[0] = 0.4 * BOX_MASS * G  # at the centre of mass: below μ m g, the box holds
     sol = gaussqp.solve(from_pinocchio(box, q, v, push, contacts))
     assert sol.status == "solved" and np.abs(sol.acceleration).max() <= 1e-9
-    assert abs(sol.lambda_tangent[:, 0].sum() + push[0]) <= 1e-9 * push[0]  # friction along t₁ = x balances it
+    _, t1, t2 = tangent_basis([0, 0, 1])
+    friction_x = (sol.lambda_tangent @ np.vstack([t1, t2]))[:, 0].sum()  # the world x component of the friction
+    assert abs(friction_x + push[0]) <= 1e-9 * push[0]  # balances the push
     assert np.all(np.linalg.norm(sol.lambda_tangent, axis=1) <= 0.5 * sol.lambda_normal + 1e-9)
     push[0] = 0.6 * BOX_MASS * G  # above μ m g: no sticking answer, certified
     sol = gaussqp.solve(from_pinocchio(box, q, v, push, contacts))
@@ -275,7 +279,8 @@ def test_sliding_box_decelerates_by_mu_g(box):
     q, v = box_state(vx=1.5)
     imp = import_pinocchio(box, q, v, contacts=[FrameContact(c, friction=mu) for c in CORNERS])
     assert [o.mode for o in imp.origins] == ["sliding"] * 4
-    assert np.array_equal(imp.problem.slip, np.tile([1.0, 0.0], (4, 1)))  # along t₁ = x
+    _, t1, t2 = tangent_basis([0, 0, 1])
+    assert np.array_equal(imp.problem.slip, np.tile([t1[0], t2[0]], (4, 1)))  # along x, in the (t₁, t₂) frame
     sol = gaussqp.solve(imp.problem)
     assert sol.status == "solved" and sol.certified
     expected = np.array([-mu * G, 0, 0, 0, 0, 0])  # no tipping: the friction moment is carried by the normal forces

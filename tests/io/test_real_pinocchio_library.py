@@ -47,7 +47,8 @@ def test_gaussqp_still_certifies_what_the_file_records(recorded):
     weight = p["mass"] * p["gravity"]
     # the torques are the static equilibrium of the recorded foot forces: a = 0 and those forces
     assert np.abs(sol.acceleration - np.array(p["expected"]["acceleration"])).max() <= 1e-9
-    forces = np.column_stack([sol.lambda_tangent, sol.lambda_normal])  # t₁ = x, t₂ = y, n = z per foot
+    # the file's rows per foot are t₁ = x, t₂ = y, n = z (written before issue #26 made the grasps' frame the one frame)
+    forces = np.column_stack([sol.lambda_tangent, sol.lambda_normal])
     assert np.abs(forces - np.array(p["expected"]["foot_forces_xyz"])).max() <= 1e-9 * weight
     assert sol.lambda_normal.sum() == pytest.approx(weight, rel=1e-9)
     assert sol.sticking is not None and sol.sticking.feasible
@@ -73,6 +74,13 @@ def test_regenerated_problem_equals_the_shipped_one(recorded):
     old, new = doc["parameters"]["state"], new_doc["parameters"]["state"]
     assert new["q"] == old["q"] and new["v"] == old["v"]  # the SRDF's numbers, at rest
     np.testing.assert_allclose(new["tau"], old["tau"], rtol=0, atol=1e-12 * max(1.0, np.abs(old["tau"]).max()))
+    # the file's tangent rows are along x, y; the importer's now along t₁, t₂ of the one contact frame (issue #26):
+    # per foot the rows [t₁; t₂] = Q [x; y] with Q the frame's first two columns
+    from gaussqp.mechanics.frames import contact_frame
+
+    _, t1, t2 = contact_frame((0.0, 0.0, 1.0))
+    Q = np.kron(np.eye(shipped.m), np.vstack([t1, t2])[:, :2])
+    rotated = {"J_t": Q @ np.asarray(shipped.J_t), "tangent_drift": Q @ np.asarray(shipped.tangent_drift)}
     for name in ("M", "F", "J_n", "normal_drift", "J_t", "tangent_drift", "friction"):
-        a, b = np.asarray(getattr(problem, name)), np.asarray(getattr(shipped, name))
+        a, b = np.asarray(getattr(problem, name)), rotated.get(name, np.asarray(getattr(shipped, name)))
         assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max()), name

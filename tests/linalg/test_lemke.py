@@ -57,7 +57,7 @@ def test_regression_tie_with_z0_row_on_rank_one_delassus():
     """Planted problem (seed 2910): A_c has rank 1 and entries ~1e-5..1e-2; the first ratio test ties
     three rows including z0's. Before the fix the tie was missed by round-off, a non-z0 row left, and
     the next entering column held only round-off: a false ray on a solvable LCP."""
-    from gaussqp.linalg.delassus import constrained_delassus
+    from gaussqp.mechanics.delassus import constrained_delassus
     from gaussqp.problems import families
 
     rng = np.random.default_rng(2910)

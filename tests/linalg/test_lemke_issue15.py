@@ -28,7 +28,7 @@ def test_ant_standing_contact_lcp_is_solved():
     (exact rational Lemke on the stored data ends on a ray too). With the round-off entries allowed their
     round-off the first run's answer — the one Siconos returns — is accepted."""
     import gaussqp
-    from gaussqp.linalg.delassus import constrained_delassus
+    from gaussqp.mechanics.delassus import constrained_delassus
 
     p = gaussqp.problems.load("real/ant_standing")
     cd = constrained_delassus(p)
