@@ -139,7 +139,7 @@ def main():
         else:
             tl, sl = float("nan"), None
         sv = f4.solve(p, verdict=True)
-        tv = sv.times["verdict"]  # read off the unique multipliers here (independent rows)
+        tv = sv.timing.detail["verdict"]  # read off the unique multipliers here (independent rows)
         tp, slow = best_of(lambda: analyze(p, s4.acceleration, True, None, get_tolerance(None),
                                            lam_n=s4.lambda_normal), repeat=1)
         assert sv.sticking.boundary_test.startswith("exact (unique")

@@ -29,7 +29,7 @@ from .io.gaussqp_format import dump
 from .io.open_file import (LIBRARY, ImportOptions, Opened, by_suffix, check_options, open_problem, reader_names,
                             reader_suffixes, readers_help)
 from .formulations import FORMULATIONS
-from .results import to_jsonable
+from .jsonable import to_jsonable
 from .settings import PRESETS, RANK_RTOL, STRUCTURAL_MAX_N
 
 DEFAULT_PROBLEM = "rod_wall_guide"
@@ -205,23 +205,21 @@ def cmd_solve(args) -> int:
             print(f"backward err forces={be['forces']:.2e}  drifts={be['drifts']:.2e}  rows={be['rows']:.0f}  "
                   f"(the data change under which the answer is exact, relative to each row's scale)")
         print("unique       " + "  ".join(f"{k}={_fmt(v)}" for k, v in sol.unique.items()))
-        if sol.crosscheck:
+        if sol.crosscheck is not None:
             cc = sol.crosscheck
-            verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc["agree"]]
-            routes = cc.get("routes", [])
-            if routes:  # the verdict combines the routes listed below it; the gaps are those of the first
-                print(f"crosscheck   {verdict}, over {len(routes)} route(s); gaps to {cc['formulation']}: "
-                      f"acceleration {_fmt(cc['acceleration_gap'])}, Jᵀλ {_fmt(cc['generalized_force_gap'])}")
+            verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc.agree]
+            if cc.routes:  # the verdict combines the routes listed below it; the gaps are those of the first
+                print(f"crosscheck   {verdict}, over {len(cc.routes)} route(s); gaps to {cc.formulation}: "
+                      f"acceleration {_fmt(cc.acceleration_gap)}, Jᵀλ {_fmt(cc.generalized_force_gap)}")
             else:
-                print(f"crosscheck   {verdict}: {cc['formulation']} ({cc['status']}): acceleration gap "
-                      f"{_fmt(cc['acceleration_gap'])}, Jᵀλ gap {_fmt(cc['generalized_force_gap'])}")
-            for r in routes:
-                print(f"             {r['route']} ({r['status']}): {r['outcome']}"
-                      + (f" — {r['reason']}" if r["reason"] else ""))
-            if "bracket" in cc:
-                b = cc["bracket"]
-                print(f"bracket      {b['facets']} facets: inscribed {b['inner']}, circumscribed {b['outer']}, "
-                      f"consistent={_fmt(b['consistent'])}")
+                print(f"crosscheck   {verdict}: {cc.formulation} ({cc.status}): acceleration gap "
+                      f"{_fmt(cc.acceleration_gap)}, Jᵀλ gap {_fmt(cc.generalized_force_gap)}")
+            for r in cc.routes:
+                print(f"             {r.route} ({r.status}): {r.outcome}" + (f" — {r.reason}" if r.reason else ""))
+            if cc.bracket is not None:
+                b = cc.bracket
+                print(f"bracket      {b.facets} facets: inscribed {b.inner}, circumscribed {b.outer}, "
+                      f"consistent={_fmt(b.consistent)}")
         if sol.enumeration is not None:
             e = sol.enumeration
             print(f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "

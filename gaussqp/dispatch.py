@@ -1,19 +1,21 @@
-"""``solve``: pick a formulation by system class, run it, cross-check it, certify it.
+"""``solve``: classify, choose a formulation, solve and judge it, cross-check it, certify it (docs/DESIGN.md,
+"The life of a solve").
 
 The choice is data, not an if-chain: :data:`PREFERENCES` maps the system class key
 ``(mass, constraints, modes)`` to formulations in preference order; the first that
-accepts the problem is used. :data:`CROSSCHECK_ORDER` lists the routes tried for the
-cross-check (the LCP route first, as it is independent of cvxpy and of the backends).
+accepts the problem is used. The cross-check is :mod:`gaussqp.crosscheck`'s, the one each formulation declares
+(its ``crosscheck`` attribute); no route is named here.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import CROSSCHECK_DENSE_MAX_N, MAX_FACETS, ROUND_OFF, STRUCTURAL_MAX_N, Tolerance, get_tolerance
+from .settings import MAX_FACETS, ROUND_OFF, STRUCTURAL_MAX_N, Tolerance, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import Formulation, undecided_modes
@@ -23,8 +25,12 @@ from .model.arguments import check_solve_arguments
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .model.system_class import SystemClass
-from .model.scales import data_scales
-from .results import INACCURATE, INF_OR_UNB, SOLUTION_PRESENT, SOLVED, Solution
+from .results import (AGREED, DISAGREED, INACCURATE, NOT_COMPARED, SOLVED, JudgeHints, Solution,  # noqa: F401
+                      combined_agreement)
+# the cross-check stage lives in gaussqp.crosscheck (issue #26); its public names are kept here as aliases
+from .crosscheck import (BRACKET, BRACKET_MODES, BRACKET_SKIPPED, COULOMB_ROUTES, CROSSCHECK_MAX_N,  # noqa: F401
+                         CROSSCHECK_ORDER, SLIDING_CROSSCHECK, coulomb_crosscheck, cross_check, crosscheck_report,
+                         facetized, route_outcome, sliding_crosscheck, sticking_crosscheck)
 
 PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("definite", "none", "frictionless"): ["gauss_qp"],
@@ -51,23 +57,6 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
 }
 
-#: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
-COULOMB_ROUTES = ("coulomb_fixed_point", "coulomb_mixed")
-
-#: Routes compared with a sliding answer (F6), in order: the exact enumeration first.
-SLIDING_CROSSCHECK = ["sliding_enumeration", "sliding_fixed_point", "sliding_lcp"]
-
-#: The facetized pair run by the cross-check of sticking problems (the bracket of F4).
-BRACKET = ("facetized_inner", "facetized_outer")
-
-#: Routes tried, in order, for the cross-check (the first that accepts, differs from the primary and is within its
-#: size limit in :data:`CROSSCHECK_MAX_N`). Lemke's dense tableau on the Delassus LCP is the most independent
-#: route (pivoting, not an interior point) but costs O(m³) with a dense M⁻¹: above its limit the projected
-#: acceleration (F2, the kinetic-metric projection of the free acceleration, sparse) checks F1 (issue #15).
-CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "projected_acceleration", "bilateral_kkt"]
-#: Largest coordinate count at which a cross-check route is run (routes not listed: no limit but their own).
-CROSSCHECK_MAX_N = {"lcp_lemke": CROSSCHECK_DENSE_MAX_N}
-
 
 def choose_formulation(problem: ContactProblem, cls=None) -> str:
     """The first formulation of the preference table that accepts ``problem``."""
@@ -87,257 +76,6 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
     raise NotApplicableError(f"no formulation accepts this problem ({'; '.join(reasons)})")
 
 
-def _rel_gap(x, y, problem: ContactProblem, kind: str = "acceleration") -> float:
-    """Gap between two answers at the data's scale (:mod:`gaussqp.model.scales`): accelerations in the
-    Jacobi-equilibrated coordinates ``S⁻¹a`` relative to the data's acceleration magnitude, generalized
-    forces as ``S f`` relative to the data's force magnitude (never ``max(1, |x|)``, which hid the gap of
-    a small quantity and inflated that of a large one; the problem is required: every caller has one)."""
-    sc = data_scales(problem)
-    if kind == "acceleration":
-        d, mag = (x - y) / sc.coordinate, max(sc.accel, float(np.abs(x / sc.coordinate).max(initial=0.0)))
-    else:
-        d, mag = (x - y) * sc.coordinate, max(sc.force, float(np.abs(x * sc.coordinate).max(initial=0.0)))
-    return float(np.abs(d).max(initial=0.0)) / mag
-
-
-AGREED, DISAGREED, NOT_COMPARED = "agreed", "disagreed", "not compared"
-
-
-def route_outcome(route: str, status: str, outcome: str, reason: str = "") -> dict:
-    """One route of a cross-check: ``outcome`` is ``agreed``, ``disagreed`` or ``not compared`` (with the
-    reason); a route that failed, or whose answer proves nothing about the primary's, is *not compared*,
-    never counted as agreement."""
-    return {"route": route, "status": status, "outcome": outcome, "reason": reason}
-
-
-def combined_agreement(routes: list[dict]) -> bool | None:
-    """``False`` if any route disagreed, ``True`` if at least one was compared and all compared agreed,
-    ``None`` when nothing was compared (not compared is not agreed)."""
-    outs = [r["outcome"] for r in routes]
-    if DISAGREED in outs:
-        return False
-    return True if AGREED in outs else None
-
-
-def _compare(primary: Solution, other: Solution, tol: float, compare_acceleration: bool) -> tuple[dict, dict]:
-    """(gaps, route entry) of ``other`` against ``primary``: solutions are compared on Jᵀλ (and on the
-    acceleration when ``compare_acceleration``); infeasible/unbounded against the same status agree,
-    against a solution or the other of the two disagree; a failed route is not compared."""
-    gaps = {"acceleration_gap": None, "generalized_force_gap": None}
-    name, ps, os_ = other.formulation, primary.status, other.status
-    if ps in SOLUTION_PRESENT and os_ == INACCURATE:
-        return gaps, route_outcome(name, os_, NOT_COMPARED, "the route's answer failed its own residual checks")
-    if ps in SOLUTION_PRESENT and os_ in SOLUTION_PRESENT:
-        gaps["generalized_force_gap"] = _rel_gap(primary.generalized_force, other.generalized_force,
-                                                 primary.problem, "force")
-        ok = gaps["generalized_force_gap"] <= tol
-        what = "Jᵀλ"
-        if compare_acceleration:
-            gaps["acceleration_gap"] = _rel_gap(primary.acceleration, other.acceleration, primary.problem)
-            ok = ok and gaps["acceleration_gap"] <= tol
-            what = "acceleration and Jᵀλ"
-        return gaps, route_outcome(name, os_, AGREED if ok else DISAGREED,
-                                   f"{what} {'within' if ok else 'beyond'} the cross-check tolerance {tol:g}")
-    decisive = SOLUTION_PRESENT | INF_OR_UNB
-    if ps in decisive and os_ in decisive:
-        same = ps == os_
-        return gaps, route_outcome(name, os_, AGREED if same else DISAGREED,
-                                   f"primary {ps!r}, {name} {os_!r}")
-    why = f"{name} ended {os_!r}" if os_ not in decisive else f"the primary route ended {ps!r}"
-    return gaps, route_outcome(name, os_, NOT_COMPARED, why + ": nothing to compare")
-
-
-def crosscheck_report(primary: Solution, other: Solution, tol: float) -> dict:
-    """Compare two solutions on the quantities that are unique (acceleration when unique; Jᵀλ always).
-
-    ``routes`` holds the per-route outcome; ``agree`` is :func:`combined_agreement` of it (None when the
-    other route failed: not compared is not agreed)."""
-    gaps, route = _compare(primary, other, tol, bool(primary.unique.get("acceleration")))
-    routes = [route]
-    return {"formulation": other.formulation, "solver": other.solver, "status": other.status, **gaps,
-            "routes": routes, "agree": combined_agreement(routes)}
-
-
-def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> list[dict]:
-    """The facetized pair against F4: an inscribed polygon that is feasible proves feasibility, a
-    circumscribed one that is infeasible proves infeasibility (sticking (54)-(59)); in 2D both polygons
-    are the exact interval, so each decides both ways. Anything else is not compared."""
-    exact = problem.dimension == 2
-    out = []
-    ps = sol.status
-    for kind, proves in (("inner", "solved"), ("outer", "infeasible")):
-        name, st = f"facetized_{kind}", bracket[kind]
-        if st == BRACKET_SKIPPED:
-            out.append(route_outcome(name, st, NOT_COMPARED, "skipped: F4's answer is certified with unique "
-                                                              "multipliers (bracket='always' runs it)"))
-        elif st not in ("solved", "infeasible"):
-            out.append(route_outcome(name, st, NOT_COMPARED, f"{name} ended {st!r}"))
-        elif st != proves and not exact:
-            out.append(route_outcome(name, st, NOT_COMPARED,
-                                     f"{'inscribed' if kind == 'inner' else 'circumscribed'} polygon {st}: "
-                                     "proves nothing about the disks"))
-        elif ps not in ("solved", "infeasible"):
-            out.append(route_outcome(name, st, NOT_COMPARED, f"the primary route ended {ps!r}"))
-        else:
-            ok = st == ps
-            out.append(route_outcome(name, st, AGREED if ok else DISAGREED,
-                                     f"polygon {st} {'proves' if not exact else 'is exact in 2D:'} "
-                                     f"{'feasible' if st == 'solved' else 'infeasible'}; F4 {ps!r}"))
-    return out
-
-
-def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8,
-                        bracket_mode: str = "auto") -> dict:
-    """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
-    and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
-    n <= :data:`CROSSCHECK_MAX_N`, else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that MLCP.
-    Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared.
-
-    ``bracket_mode`` (:data:`BRACKET_MODES`): "auto" skips the two polygon programs when F4's answer is already
-    certified (status solved: it passed the judge's residual and cone checks) with unique multipliers (then the
-    disks' answer is one point, which the inscribed polygon could only confirm; issue #15: at 10⁴ contacts the
-    bracket was 60 % of a solve); "always" runs them."""
-    bracket = {}
-    skip = bracket_mode == "auto" and sol.status == SOLVED and sol.unique.get("multipliers") is True
-    for b in BRACKET:
-        f = _facetized(b, facets)
-        if not f.accepts(problem, cls)[0]:  # no polygons beyond d = 3: not run, and _bracket_routes says so
-            bracket[b.split("_")[1]] = "not_run"
-        elif skip:
-            bracket[b.split("_")[1]] = BRACKET_SKIPPED
-        else:
-            bracket[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol).status
-    feasible = sol.status == "solved"
-    consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
-                      (bracket["outer"] == "infeasible" and feasible))
-    other_name = ("lcp_lemke" if problem.n <= CROSSCHECK_MAX_N["lcp_lemke"]
-                  and FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0] else "gauss_qp")
-    other = FORMULATIONS[other_name].solve(problem, solver=solver if other_name == "gauss_qp" else None,
-                                           tolerance=tol)
-    rep = {"formulation": other_name, "solver": other.solver, "status": other.status, "acceleration_gap": None,
-           "generalized_force_gap": None,
-           "bracket": {"facets": facets, **bracket, "consistent": consistent}}
-    routes = _bracket_routes(sol, problem, bracket)
-    if feasible and other.status in SOLUTION_PRESENT:
-        if sol.unique.get("acceleration"):
-            rep["acceleration_gap"] = _rel_gap(sol.acceleration, other.acceleration, problem)
-            rep["generalized_force_gap"] = _rel_gap(sol.generalized_force, other.generalized_force, problem, "force")
-            ok = rep["acceleration_gap"] <= tol.crosscheck and rep["generalized_force_gap"] <= tol.crosscheck
-            routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
-                                        f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check "
-                                        f"tolerance {tol.crosscheck:g}"))
-        else:
-            routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
-                                        "the acceleration is not known to be unique: a gap proves nothing"))
-    elif feasible and other.status in INF_OR_UNB:
-        routes.append(route_outcome(other_name, other.status, DISAGREED,
-                                    "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
-                                    f"but {other_name} says {other.status!r}"))
-    elif sol.status in INF_OR_UNB and sol.nonexistence_verified and other.status in SOLUTION_PRESENT | INF_OR_UNB:
-        ok = other.status == sol.status
-        routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
-                                    f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}"))
-    elif other.status not in SOLUTION_PRESENT | INF_OR_UNB:
-        routes.append(route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}"))
-    else:
-        routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
-                                    f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it"))
-    rep["routes"] = routes
-    rep["agree"] = combined_agreement(routes)
-    return rep
-
-
-def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, tol) -> dict | None:
-    """An F6 answer against another F6 route: against the enumeration, agreement means the answer is one
-    of the enumerated solutions (sliding problems may have several); against another route, the unique
-    quantities are compared when the verdict says the acceleration is unique."""
-    for other_name in SLIDING_CROSSCHECK:
-        if other_name == name or not FORMULATIONS[other_name].accepts(problem, cls)[0]:
-            continue
-        if other_name == "sliding_enumeration" and sol.enumeration is not None:
-            enum = sol.enumeration
-            found = sol.in_enumeration
-            status = "solved" if enum.solutions else "infeasible"
-            rep = {"formulation": other_name, "solver": "enumeration", "status": status,
-                   "solutions": len(enum.solutions), "multiplicity": enum.multiplicity,
-                   "multiplier_multiplicity": enum.multiplier_multiplicity,
-                   "acceleration_gap": None, "generalized_force_gap": None}
-            if sol.status in SOLUTION_PRESENT:
-                route = route_outcome(other_name, status, AGREED if found else DISAGREED,
-                                      "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
-            elif sol.status in INF_OR_UNB:
-                ok = sol.status == status
-                route = route_outcome(other_name, status, AGREED if ok else DISAGREED,
-                                      f"primary {sol.status!r}, enumeration {status!r} ({len(enum.solutions)} solutions)")
-            else:
-                route = route_outcome(other_name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
-            rep["routes"] = [route]
-            rep["agree"] = combined_agreement(rep["routes"])
-            return rep
-        other = FORMULATIONS[other_name].solve(problem, tolerance=tol)
-        rep = crosscheck_report(sol, other, tol.crosscheck)
-        if sol.unique.get("acceleration") is not True and sol.status in SOLUTION_PRESENT \
-                and other.status in SOLUTION_PRESENT:
-            rep["routes"] = [route_outcome(other_name, other.status, NOT_COMPARED,
-                                           "several solutions may exist: a gap proves nothing")]
-            rep["agree"] = None
-        return rep
-    return None
-
-
-def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, solver, tol) -> tuple[dict | None,
-                                                                                                   Solution | None]:
-    """A mode-free Coulomb answer (F8/F9) against the exact 2D enumeration when it accepts the problem — the
-    answer must be one of the enumerated solutions, and the enumeration's multiplicity is then the proof of
-    uniqueness (``sol.unique``) — else against the other Coulomb route, compared only when both answers coincide
-    (several solutions may exist: a gap between two certified answers proves nothing). Returns (report, the
-    enumeration's own Solution or None)."""
-    enum_f = FORMULATIONS["coulomb_enumeration"]
-    if problem.dimension == 2 and enum_f.accepts(problem, cls)[0]:
-        esol = enum_f.solve(problem, solver=solver, tolerance=tol)
-        enum = esol.enumeration
-        status = "solved" if enum.solutions else "infeasible"
-        rep = {"formulation": enum_f.name, "solver": "enumeration", "status": status,
-               "solutions": len(enum.solutions), "multiplicity": enum.multiplicity,
-               "multiplier_multiplicity": enum.multiplier_multiplicity,
-               "acceleration_gap": None, "generalized_force_gap": None}
-        if sol.status == SOLVED:
-            found = enum.find(sol.acceleration, sol.lambda_normal, sol.lambda_tangent) is not None
-            route = route_outcome(enum_f.name, status, AGREED if found else DISAGREED,
-                                  "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
-            if found:
-                acc = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplicity)
-                lam = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplier_multiplicity)
-                sol.unique = {"acceleration": acc, "generalized_force": acc, "multipliers": lam}
-                sol.extras["uniqueness"] = (f"decided by the exact 2D enumeration: acceleration {enum.multiplicity}, "
-                                            f"multipliers {enum.multiplier_multiplicity}")
-        else:
-            route = route_outcome(enum_f.name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
-        rep["routes"] = [route]
-        rep["agree"] = combined_agreement(rep["routes"])
-        return rep, esol
-    for other_name in COULOMB_ROUTES:
-        g = FORMULATIONS[other_name]
-        if other_name == name or not g.accepts(problem, cls)[0]:
-            continue
-        other = g.solve(problem, solver=solver, tolerance=tol)
-        rep = crosscheck_report(sol, other, tol.crosscheck)
-        if rep["agree"] is False and sol.unique.get("acceleration") is not True:
-            rep["routes"] = [route_outcome(other_name, other.status, NOT_COMPARED,
-                                           "the two routes found different answers, each judged by its own "
-                                           "residuals: several solutions may exist, so a gap proves nothing")]
-            rep["agree"] = None
-        return rep, None
-    return None, None
-
-
-#: the values of :func:`solve`'s ``bracket`` option: "auto" runs the sticking bracket (F5 inner/outer against F4)
-#: unless F4's answer is certified with unique multipliers, "always" runs it (:func:`sticking_crosscheck`)
-BRACKET_MODES = ("auto", "always")
-#: the bracket entry of a cross-check report when the polygons were not run because F4's answer needed no bracket
-BRACKET_SKIPPED = "skipped"
-
-
 def check_bracket(bracket) -> None:
     """``bracket`` is one of :data:`BRACKET_MODES`."""
     if not isinstance(bracket, str) or bracket not in BRACKET_MODES:
@@ -355,17 +93,11 @@ def check_facets(facets) -> None:
                                 "not accuracy worth their cost)")
 
 
-def _facetized(name: str, facets: int):
-    """The registered F5 formulation ``name`` with ``facets`` facets (the registry holds 8)."""
-    f = FORMULATIONS[name]
-    return f if f.model.facets == facets else f.with_facets(facets)
-
-
 def formulation_object(name: str, facets: int) -> Formulation:
     """The formulation object that :func:`solve` runs for ``name``: the registered one
     (:func:`~gaussqp.formulations.get_formulation`, which raises for an unknown name), or for the facetized pair
     the one with ``facets`` facets."""
-    return _facetized(name, facets) if name in BRACKET else get_formulation(name)
+    return facetized(name, facets) if name in BRACKET else get_formulation(name)
 
 
 def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "auto", solver: str | None = None,
@@ -393,9 +125,10 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     check_facets(facets)
     check_bracket(bracket)
     if isinstance(problem, LocalContactProblem):
-        if formulation not in ("auto", "coulomb_fixed_point"):
+        local = [n for n, g in FORMULATIONS.items() if g.accepts_local]
+        if formulation != "auto" and formulation not in local:
             raise NotApplicableError(f"formulation {formulation!r} does not accept a local (Delassus) problem "
-                                     "u = W r + q: use 'auto' or 'coulomb_fixed_point'")
+                                     f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}")
         return solve_local_problem(problem, solver=solver, tolerance=tol)
     t0 = time.perf_counter()
     cls = problem.classify()
@@ -427,41 +160,15 @@ def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Fo
         sol.certificates = structural_certificates(problem) + sol.certificates
         if cls.modes != "frictionless":
             sol.friction_bounds = friction_bounds(problem)
-        sol.times["structural"] = time.perf_counter() - t1
-    if crosscheck and name == "sticking_socp":
-        sol.crosscheck = sticking_crosscheck(sol, problem, cls, solver, tol, facets, bracket)
-    elif crosscheck and f.id == "F6":
-        sol.crosscheck = sliding_crosscheck(sol, name, problem, cls, tol)
-    elif crosscheck and name in COULOMB_ROUTES:
-        sol.crosscheck, esol = coulomb_crosscheck(sol, name, problem, cls, solver, tol)
-        if esol is not None and sol.status != SOLVED and esol.status in (SOLVED, *INF_OR_UNB):
-            # the exact enumeration decides what the iterative route could not: its answer (or its proof that
-            # none exists) is returned, with the route's failure on record
-            esol.message = ((esol.message + "; " if esol.message else "")
-                            + f"{name} ended {sol.status!r} ({sol.message}); the exact 2D enumeration's answer")
-            esol.extras["failed_route"] = {"formulation": name, "status": sol.status, "message": sol.message}
-            esol.crosscheck = sol.crosscheck
-            esol.certificates = [c for c in sol.certificates if c.id != "natural_map"] + esol.certificates
-            esol.friction_bounds = sol.friction_bounds
-            sol = esol
-    elif crosscheck:
-        for other_name in CROSSCHECK_ORDER:
-            if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
-                continue
-            g = FORMULATIONS[other_name]
-            if g.accepts(problem, cls)[0]:
-                other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
-                sol.crosscheck = crosscheck_report(sol, other, tol.crosscheck)
-                break
-    if sol.status == SOLVED and sol.crosscheck is not None and sol.crosscheck.get("agree") is False:
-        # status says "solved" only for a certified answer: a disagreeing independent route withdraws it
-        sol.status = INACCURATE
-        sol.message = (sol.message + "; " if sol.message else "") + "an independent route disagrees (see crosscheck)"
+        sol.timing.detail["structural"] = time.perf_counter() - t1
+        sol.timing.add_certify(sol.timing.detail["structural"])
+    if crosscheck:
+        sol = cross_check(sol, name, f, problem, cls, solver=solver, tol=tol, facets=facets, bracket=bracket)
     sol.extras["system_class"] = cls.as_dict()
     if correct_drifts and not sol.certified:
         sol = solve_nearest_consistent(sol, problem, name, f, solver=solver, crosscheck=crosscheck, tol=tol,
                                        certify=certify, facets=facets, bracket=bracket)
-    sol.times["total"] = time.perf_counter() - t0
+    sol.timing.total = time.perf_counter() - t0
     return sol
 
 
@@ -471,7 +178,7 @@ def _withdraw_outside_the_disks(sol: Solution) -> None:
     Otherwise ``solved`` is withdrawn — it is not an answer of the problem as given, and a route that enforces the
     disks (F4) may prove that none exists. F4's own use of F1 (its two-stage route) is not affected."""
     cc = sol.certificate("coulomb_cones")
-    if sol.status == SOLVED and sol.cones_enforced is None and cc is not None and not cc.holds:
+    if sol.status == SOLVED and sol.hints.cones_enforced is None and cc is not None and not cc.holds:
         sol.status = INACCURATE
         sol.message = ((sol.message + "; " if sol.message else "") + "the returned forces leave the Coulomb disks "
                        f"(relative slack {cc.data.get('relative_slack', float('nan')):.1e}): this route states the "
@@ -537,7 +244,8 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
         return sol
     out = Solution(problem=problem, status=SOLVED, formulation=fixed.formulation, solver=fixed.solver,
                    acceleration=fixed.acceleration, lambda_normal=fixed.lambda_normal,
-                   lambda_tangent=fixed.lambda_tangent, polish_allowed=False, cones_enforced=fixed.cones_enforced,
+                   lambda_tangent=fixed.lambda_tangent,
+                   hints=JudgeHints(polish_allowed=False, cones_enforced=fixed.hints.cones_enforced),
                    route=fixed.route, sticking=fixed.sticking, enumeration=fixed.enumeration,
                    contact_modes=fixed.contact_modes, crosscheck=fixed.crosscheck, friction_bounds=sol.friction_bounds)
     finalize(out, tol)
@@ -547,7 +255,7 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
         out.unique = dict(fixed.unique)
     out.extras.update({"drift_correction": corr.as_dict(), "system_class": sol.extras.get("system_class"),
                        "as_given": {"formulation": name, "status": sol.status.value, "message": sol.message}})
-    out.times = dict(fixed.times)
+    out.timing = replace(fixed.timing, detail=dict(fixed.timing.detail))
     be = out.backward_error or {}
     out.message = ((out.message + "; " if out.message else "")
                    + f"solvable after changing the drifts by {corr.absolute:.1e} ({corr.relative:.1e} of their rows' "

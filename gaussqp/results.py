@@ -1,27 +1,40 @@
-"""Result objects: :class:`Status`, :class:`Certificate`, :class:`Solution`, and the JSON helpers.
+"""Result objects: :class:`Status`, :class:`Certificate`, :class:`CrossCheck`, :class:`JudgeHints`, :class:`Timing`
+and :class:`Solution`.
 
 In the spirit of ``scipy.optimize.OptimizeResult`` and ``qpsolvers.Solution``: a solution
 keeps its problem; its residuals are recomputed in the original variables by
 :func:`gaussqp.certificates.residuals.kkt_residuals` (never copied from a solver's report). Raw
-solver output goes in ``extras``; what gaussqp itself decides has a typed field.
+solver output goes in ``extras``; what gaussqp itself decides has a typed field. A :class:`Solution` holds the
+answer; what a formulation tells the judge (:class:`JudgeHints`) and how long each stage took (:class:`Timing`)
+are records beside it.
+
+This module imports nothing above the model layer, not even for annotations: the records of the friction and
+certificate layers that a solution carries (the sticking verdict, the friction bounds, the enumeration, the contact
+modes, the cone model) are typed by the :class:`JSONRecord` protocol or named in the docstrings (issue #26 item 2:
+the annotations had tied results, certificates and friction into an import cycle). The JSON helpers live on the
+ground floor (:mod:`gaussqp.jsonable`) and are re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+import inspect
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 import numpy as np
 
+from .jsonable import json_float, to_jsonable
 from .model.problem import ContactProblem
 from .model.system_class import Label
 
-if TYPE_CHECKING:  # the typed fields of Solution; imported only for annotations (no import cycle)
-    from .certificates.friction_bounds import FrictionBound
-    from .friction.cones import ConeModel
-    from .friction.coulomb_law import ContactMode, NaturalMapResidual
-    from .friction.enumeration import Enumeration
-    from .friction.verdict import StickingVerdict
+
+class JSONRecord(Protocol):
+    """What a solution needs of the verdict records it carries (defined in the friction and certificate layers,
+    above this one): their JSON."""
+
+    def as_dict(self) -> dict: ...
 
 
 class Status(Label):
@@ -116,33 +129,189 @@ class Certificate:
 EVIDENCE = "evidence"
 
 
-def json_float(x):
-    """A float for JSON: None for NaN, the strings "inf"/"-inf" for infinities."""
-    if x is None:
-        return None
-    x = float(x)
-    if np.isnan(x):
-        return None
-    if np.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
+# ``json_float`` and ``to_jsonable`` live in :mod:`gaussqp.jsonable` (imported above, so ``gaussqp.results.json_float``
+# and ``gaussqp.results.to_jsonable`` still name them).
 
 
-def to_jsonable(v):
-    """A JSON-ready copy of ``v`` (numpy arrays and scalars, nested lists, tuples and dicts)."""
-    if isinstance(v, np.ndarray):
-        return [to_jsonable(x) for x in v.tolist()] if v.ndim else json_float(v)
-    if isinstance(v, (list, tuple)):
-        return [to_jsonable(x) for x in v]
-    if isinstance(v, (np.floating, float)):
-        return json_float(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, dict):
-        return {k: to_jsonable(x) for k, x in v.items()}
-    return v
+AGREED, DISAGREED, NOT_COMPARED = "agreed", "disagreed", "not compared"
+
+
+@dataclass(frozen=True)
+class RouteOutcome:
+    """One route of a cross-check: ``outcome`` is :data:`AGREED`, :data:`DISAGREED` or :data:`NOT_COMPARED` (with
+    the ``reason``); a route that failed, or whose answer proves nothing about the primary's, is *not compared*,
+    never counted as agreement. ``status`` is the route's status (a :class:`Status`, or ``"skipped"`` /
+    ``"not_run"`` for a polygon of the sticking bracket that was not solved)."""
+
+    route: str
+    status: str
+    outcome: str
+    reason: str = ""
+
+    def as_dict(self) -> dict:
+        return {"route": self.route, "status": self.status, "outcome": self.outcome, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """The facetized bracket of a sticking cross-check (F5 inner/outer against F4): each polygon's status
+    (``"skipped"`` when F4's answer needed no bracket, ``"not_run"`` beyond d = 3) and whether they are consistent
+    with F4's verdict."""
+
+    facets: int
+    inner: str
+    outer: str
+    consistent: bool
+
+    def as_dict(self) -> dict:
+        return {"facets": self.facets, "inner": self.inner, "outer": self.outer, "consistent": self.consistent}
+
+
+@dataclass(frozen=True)
+class EnumerationCount:
+    """What an exact enumeration that checked an answer found: the number of solutions and the multiplicities of
+    the acceleration and of the multipliers (``"unique"``, ``"multiple"``, ``"continuum"``, ``"none"``)."""
+
+    solutions: int
+    multiplicity: str
+    multiplier_multiplicity: str
+
+
+@dataclass(frozen=True, eq=False)
+class CrossCheck(Mapping):
+    """The report of a cross-check: an answer compared with independent routes (:mod:`gaussqp.crosscheck`).
+
+    Attributes
+    ----------
+    formulation, solver, status : the independent route whose answer was compared first (its name, backend, status)
+    routes : one :class:`RouteOutcome` per route compared (or not compared, with the reason)
+    agree : :func:`combined_agreement` of ``routes``: False if any route disagreed, True if at least one was compared
+        and all compared agreed, None when nothing was compared (not compared is not agreed)
+    acceleration_gap, generalized_force_gap : the gaps to ``formulation``'s answer at the data's scale, or None
+    bracket : the facetized bracket of a sticking answer (:class:`Bracket`), or None
+    enumeration : the solution count of an exact enumeration that checked the answer (:class:`EnumerationCount`),
+        or None
+
+    :meth:`as_dict` is the JSON (``crosscheck`` of ``gaussqp solve --json``). Reading the report by key
+    (``report["agree"]``, the dict it was until issue #26) still works through the read-only :class:`Mapping`
+    interface over that JSON, with a :class:`DeprecationWarning`: read the attributes.
+    """
+
+    formulation: str
+    solver: str
+    status: str
+    routes: tuple[RouteOutcome, ...]
+    agree: bool | None
+    acceleration_gap: float | None = None
+    generalized_force_gap: float | None = None
+    bracket: Bracket | None = None
+    enumeration: EnumerationCount | None = None
+
+    @property
+    def outcomes(self) -> tuple[str, ...]:
+        """Each route's outcome, in the order of :attr:`routes`."""
+        return tuple(r.outcome for r in self.routes)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Each route's reason, in the order of :attr:`routes`."""
+        return tuple(r.reason for r in self.routes)
+
+    @property
+    def disagreed(self) -> bool:
+        """True when an independent route contradicts the answer (withdraws ``solved`` and ``certified``)."""
+        return self.agree is False
+
+    def as_dict(self) -> dict:
+        """The JSON of the report, with the keys (and their order) of the dict it replaced."""
+        d: dict = {"formulation": self.formulation, "solver": self.solver, "status": self.status}
+        if self.enumeration is not None:
+            d.update(solutions=self.enumeration.solutions, multiplicity=self.enumeration.multiplicity,
+                     multiplier_multiplicity=self.enumeration.multiplier_multiplicity)
+        d.update(acceleration_gap=self.acceleration_gap, generalized_force_gap=self.generalized_force_gap)
+        if self.bracket is not None:
+            d["bracket"] = self.bracket.as_dict()
+        d.update(routes=[r.as_dict() for r in self.routes], agree=self.agree)
+        return d
+
+    # the read-only Mapping of the former dict (deprecated: read the attributes)
+    def __getitem__(self, key: str):
+        warnings.warn(f"reading a cross-check by key ({key!r}) is deprecated: read the attribute of "
+                      "gaussqp.results.CrossCheck (e.g. .agree, .routes, .bracket) or use .as_dict()",
+                      DeprecationWarning, stacklevel=2)
+        return self.as_dict()[key]
+
+    def __iter__(self):
+        return iter(self.as_dict())
+
+    def __len__(self) -> int:
+        return len(self.as_dict())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, CrossCheck):
+            return self.as_dict() == other.as_dict()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def combined_agreement(routes) -> bool | None:
+    """``False`` if any route disagreed, ``True`` if at least one was compared and all compared agreed,
+    ``None`` when nothing was compared (not compared is not agreed)."""
+    outs = [r["outcome"] if isinstance(r, Mapping) else r.outcome for r in routes]  # dicts: as before issue #26
+    if DISAGREED in outs:
+        return False
+    return True if AGREED in outs else None
+
+
+@dataclass(frozen=True)
+class JudgeHints:
+    """What a formulation tells the judge (:func:`gaussqp.certificates.judge.finalize`) about its raw answer: the
+    protocol between the two, not part of the answer.
+
+    Attributes
+    ----------
+    polish_allowed : whether the judge may polish the answer on its active set (False for direct solves and for
+        answers that live on cone boundaries)
+    cones_enforced : the friction-cone model the formulation enforced (a
+        :class:`~gaussqp.friction.cones.ConeModel`: the judge checks the multipliers against it), or None
+    nonexistence_verified : an infeasible/unbounded claim already verified by the formulation's own certificate
+        route (the judge does not re-verify it)
+    natural_map : for the answer of a route that decides stick/slip itself (F8, F9), the law its recomputed residual
+        measures (``"coulomb"``: the natural map of ``u = W r + q``; ``"mixed"``: every contact law in (a, λ)):
+        the judge checks that residual (:func:`gaussqp.certificates.natural_map.judge_natural_map`) instead of the
+        KKT residuals, which know no undecided mode; "" for every other route
+    """
+
+    polish_allowed: bool = True
+    cones_enforced: Any = None
+    nonexistence_verified: bool = False
+    natural_map: str = ""
+
+
+@dataclass
+class Timing:
+    """Seconds per stage of a solve, the same fields for every route: ``build`` (the program or the matrices, and
+    recovering ``(a, λ)``), ``solve`` (the backend's own time, or the direct method's), ``certify`` (the judge, the
+    friction verdict, the structural certificates), ``total`` (the wall time of the call). None when not measured
+    (``build`` of a route whose backend does not report its time). ``detail`` holds a route's own stages
+    (e.g. ``fixed_point``, ``newton``, ``lemke``, ``backend_total``), documented where they are set."""
+
+    build: float | None = None
+    solve: float | None = None
+    certify: float | None = None
+    total: float | None = None
+    detail: dict = field(default_factory=dict)
+
+    def add_certify(self, seconds: float) -> None:
+        """Add ``seconds`` to :attr:`certify` (the judge, the verdict and the structural certificates add up)."""
+        self.certify = (self.certify or 0.0) + seconds
+
+    def as_dict(self) -> dict:
+        """``{"build", "solve", "certify", "total", "detail"}`` (the JSON ``times`` of a solution)."""
+        return {"build": json_float(self.build), "solve": json_float(self.solve),
+                "certify": json_float(self.certify), "total": json_float(self.total),
+                "detail": {k: json_float(v) for k, v in self.detail.items()}}
 
 
 @dataclass
@@ -159,7 +328,7 @@ class Solution:
     residuals : recomputed by :func:`kkt_residuals` (or of the certificate for inf/unb)
     certificates : list of :class:`Certificate` (structural and instance)
     unique : {"acceleration", "generalized_force", "multipliers"} -> bool | None
-    crosscheck : report of the cross-check against another route, or None
+    crosscheck : the :class:`CrossCheck` against independent routes, or None
     sticking : the sticking verdict (:class:`~gaussqp.friction.verdict.StickingVerdict`) of an
         all-sticking problem, or None
     friction_bounds : the friction bounds C7 (:class:`~gaussqp.certificates.friction_bounds.FrictionBound`)
@@ -168,12 +337,6 @@ class Solution:
     enumeration : every solution found by the exact enumeration of the sliding pieces
         (:class:`~gaussqp.friction.enumeration.Enumeration`), or None
     in_enumeration : (sliding cross-check) whether the answer is among the enumerated solutions
-    polish_allowed : whether the judge may polish the answer on its active set (False for direct
-        solves and for answers that live on cone boundaries)
-    cones_enforced : the friction-cone model the formulation enforced (the judge checks the
-        multipliers against it), or None
-    nonexistence_verified : an infeasible/unbounded claim already verified by the formulation's own
-        certificate route (the judge does not re-verify it)
     contact_modes : (mode-free Coulomb contacts) the mode found at each contact with its distance to a mode
         change (:class:`~gaussqp.friction.coulomb_law.ContactMode`), or None
     natural_map_residual : (mode-free Coulomb) the natural-map residual recomputed by us
@@ -183,7 +346,10 @@ class Solution:
     backward_error : the verdict contract's data change under which the answer is exact, relative to each row's
         scale from the data, per block: ``{"forces", "drifts", "rows", "multipliers"}``
         (:mod:`gaussqp.certificates.backward_error`; the changed data are in the ``backward_error`` certificate), or None
-    times : seconds spent per stage
+    hints : what the formulation told the judge (:class:`JudgeHints`); ``polish_allowed``, ``cones_enforced`` and
+        ``nonexistence_verified`` read and set its fields (they were fields of the solution until issue #26)
+    timing : seconds per stage (:class:`Timing`: build, solve, certify, total, and a route's own ``detail``);
+        ``times`` is its flat dict (deprecated)
     extras : raw solver output (backend info, attempts) and a route's intermediates, documented
         where they are set
     """
@@ -198,20 +364,18 @@ class Solution:
     residuals: dict = field(default_factory=dict)
     certificates: list[Certificate] = field(default_factory=list)
     unique: dict = field(default_factory=lambda: {"acceleration": None, "generalized_force": None, "multipliers": None})
-    crosscheck: dict | None = None
-    sticking: "StickingVerdict | None" = None
-    friction_bounds: "list[FrictionBound] | None" = None
+    crosscheck: CrossCheck | None = None
+    sticking: JSONRecord | None = None
+    friction_bounds: list[JSONRecord] | None = None
     route: str | None = None
-    enumeration: "Enumeration | None" = None
+    enumeration: Any = None
     in_enumeration: bool | None = None
-    polish_allowed: bool = True
-    cones_enforced: "ConeModel | None" = None
-    nonexistence_verified: bool = False
-    contact_modes: "list[ContactMode] | None" = None
-    natural_map_residual: "NaturalMapResidual | None" = None
+    contact_modes: list[JSONRecord] | None = None
+    natural_map_residual: JSONRecord | None = None
     velocity: np.ndarray | None = None
     backward_error: dict | None = None
-    times: dict = field(default_factory=dict)
+    hints: JudgeHints = field(default_factory=JudgeHints)
+    timing: Timing = field(default_factory=Timing)
     message: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
 
@@ -219,6 +383,21 @@ class Solution:
         if name == "status":  # every status is a Status member (an unknown string is a ValueError)
             value = Status(value)
         object.__setattr__(self, name, value)
+
+    # deprecated aliases of the judge's hints (fields of the solution until issue #26; read and set ``hints``)
+    polish_allowed = property(lambda self: _hint(self, "polish_allowed"),
+                              lambda self, v: _set_hint(self, "polish_allowed", bool(v)))
+    cones_enforced = property(lambda self: _hint(self, "cones_enforced"),
+                              lambda self, v: _set_hint(self, "cones_enforced", v))
+    nonexistence_verified = property(lambda self: _hint(self, "nonexistence_verified"),
+                                     lambda self, v: _set_hint(self, "nonexistence_verified", bool(v)))
+
+    @property
+    def times(self) -> dict:
+        """Deprecated: the flat dict of :attr:`timing` (its measured fixed fields, then its ``detail``); a copy."""
+        fixed = {k: v for k, v in (("build", self.timing.build), ("solve", self.timing.solve),
+                                   ("certify", self.timing.certify), ("total", self.timing.total)) if v is not None}
+        return {**self.timing.detail, **fixed}
 
     @property
     def success(self) -> bool:
@@ -260,7 +439,7 @@ class Solution:
                 c is None or bool(c.holds) for c in (self.certificate(cid) for cid in ALSO_REQUIRED_WHEN_SOLVED))
         else:
             base = bool(found) and bool(found[0].holds)
-        if self.crosscheck is not None and self.crosscheck.get("agree") is False:
+        if self.crosscheck is not None and self.crosscheck.disagreed:
             return False
         return base
 
@@ -279,7 +458,7 @@ class Solution:
             return {"acceleration": None, "forces": None}
         found = [c for c in (self.certificate(cid) for cid in CERTIFYING[SOLVED]) if c is not None][:1]
         base = bool(found) and bool(found[0].holds) and not (
-            self.crosscheck is not None and self.crosscheck.get("agree") is False)
+            self.crosscheck is not None and self.crosscheck.disagreed)
         # every other certificate a solved answer needs (the backward error of the verdict contract) backs both
         base = base and all(c is None or bool(c.holds) for c in (self.certificate(cid) for cid in
                                                                   ALSO_REQUIRED_WHEN_SOLVED if cid != "forward_error"))
@@ -313,7 +492,7 @@ class Solution:
             "residuals": {k: json_float(v) for k, v in self.residuals.items()},
             "unique": to_jsonable(dict(self.unique)),
             "certificates": [c.as_dict() for c in self.certificates],
-            "crosscheck": to_jsonable(self.crosscheck) if self.crosscheck is not None else None,
+            "crosscheck": to_jsonable(self.crosscheck.as_dict()) if self.crosscheck is not None else None,
             **({"sticking": self.sticking.as_dict()} if self.sticking is not None else {}),
             **({"friction_bounds": [b.as_dict() for b in self.friction_bounds]}
                if self.friction_bounds is not None else {}),
@@ -323,10 +502,46 @@ class Solution:
                if self.natural_map_residual is not None else {}),
             **({"velocity": to_jsonable(self.velocity)} if self.velocity is not None else {}),
             **({"backward_error": to_jsonable(self.backward_error)} if self.backward_error is not None else {}),
-            "times": {k: json_float(v) for k, v in self.times.items()},
+            "times": self.timing.as_dict(),
             "message": self.message,
         }
 
     def __repr__(self) -> str:
         return (f"Solution(status={self.status!r}, formulation={self.formulation!r}, solver={self.solver!r}, "
                 f"max_residual={self.max_residual():.2e})")
+
+
+#: the fields of :class:`JudgeHints` that were fields of :class:`Solution` (deprecated as such)
+_MOVED_HINTS = ("polish_allowed", "cones_enforced", "nonexistence_verified")
+
+
+def _warn_hint(name: str) -> None:
+    warnings.warn(f"Solution.{name} is deprecated: it is Solution.hints.{name} (gaussqp.results.JudgeHints)",
+                  DeprecationWarning, stacklevel=3)
+
+
+def _hint(sol: Solution, name: str):
+    _warn_hint(name)
+    return getattr(sol.hints, name)
+
+
+def _set_hint(sol: Solution, name: str, value) -> None:
+    _warn_hint(name)
+    sol.hints = replace(sol.hints, **{name: value})
+
+
+_dataclass_init = Solution.__init__
+
+
+def _init(self, *args, **kwargs) -> None:
+    moved = {k: kwargs.pop(k) for k in _MOVED_HINTS if k in kwargs}
+    _dataclass_init(self, *args, **kwargs)
+    if moved:
+        warnings.warn(f"Solution({', '.join(moved)}=...) is deprecated: pass hints=JudgeHints(...)",
+                      DeprecationWarning, stacklevel=2)
+        self.hints = replace(self.hints, **moved)
+
+
+_init.__doc__ = _dataclass_init.__doc__
+_init.__signature__ = inspect.signature(_dataclass_init)  # type: ignore[attr-defined]
+Solution.__init__ = _init  # type: ignore[method-assign]

@@ -16,12 +16,12 @@ def test_skipped_when_certified_with_unique_multipliers():
     auto = gaussqp.solve(p)
     assert auto.status == "solved" and auto.unique["multipliers"] is True
     cc = auto.crosscheck
-    assert cc["bracket"]["inner"] == cc["bracket"]["outer"] == "skipped"
-    outcomes = {r["route"]: r["outcome"] for r in cc["routes"]}
+    assert cc.bracket.inner == cc.bracket.outer == "skipped"
+    outcomes = {r.route: r.outcome for r in cc.routes}
     assert outcomes["facetized_inner"] == outcomes["facetized_outer"] == "not compared"
-    assert cc["agree"] is True  # the LCP route still compares the acceleration
+    assert cc.agree is True  # the LCP route still compares the acceleration
     always = gaussqp.solve(p, bracket="always")
-    assert always.crosscheck["bracket"]["inner"] == "solved" and always.crosscheck["agree"] is True
+    assert always.crosscheck.bracket.inner == "solved" and always.crosscheck.agree is True
     # the answer does not depend on the cross-check
     assert np.array_equal(auto.acceleration, always.acceleration)
     assert np.array_equal(auto.lambda_normal, always.lambda_normal)
@@ -31,7 +31,7 @@ def test_skipped_when_certified_with_unique_multipliers():
 def test_runs_when_the_multipliers_are_not_unique():
     sol = gaussqp.solve(problems.load("real/humanoid_lying"))
     assert sol.unique["multipliers"] is not True
-    assert sol.crosscheck["bracket"]["inner"] == "solved" and sol.crosscheck["bracket"]["outer"] == "solved"
+    assert sol.crosscheck.bracket.inner == "solved" and sol.crosscheck.bracket.outer == "solved"
 
 
 def test_runs_when_the_answer_is_not_certified(monkeypatch):
@@ -48,7 +48,7 @@ def test_runs_when_the_answer_is_not_certified(monkeypatch):
 
     monkeypatch.setattr(dispatch.FORMULATIONS["sticking_socp"], "solve", degraded)
     sol = gaussqp.solve(problems.load("three_finger"))
-    assert sol.crosscheck["bracket"]["inner"] == "solved"
+    assert sol.crosscheck.bracket.inner == "solved"
 
 
 @pytest.mark.parametrize("bad", ["sometimes", "", None, True, 1])
@@ -63,9 +63,9 @@ def test_unknown_value_is_a_typed_error(bad):
 def test_batch_api_passes_it_through():
     p = problems.load("three_finger")
     s = gaussqp.Solver(p, bracket="always")
-    assert s.solve(p).crosscheck["bracket"]["inner"] == "solved"
+    assert s.solve(p).crosscheck.bracket.inner == "solved"
     [sol] = gaussqp.solve_many([p], bracket="always")
-    assert sol.crosscheck["bracket"]["inner"] == "solved"
+    assert sol.crosscheck.bracket.inner == "solved"
 
 
 def test_cli_option(capsys):

@@ -38,28 +38,28 @@ def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch)
     sol = gaussqp.solve(p, bracket="always")  # one contact: unique multipliers, "auto" would skip the bracket
     cc = sol.crosscheck
     assert sol.status == "solved"
-    assert cc["bracket"]["inner"] == "infeasible" and cc["bracket"]["outer"] == "solved"
-    assert [r["outcome"] for r in cc["routes"]] == ["not compared"] * 3
-    assert cc["agree"] is None
-    assert all(r["reason"] for r in cc["routes"])
+    assert cc.bracket.inner == "infeasible" and cc.bracket.outer == "solved"
+    assert [r.outcome for r in cc.routes] == ["not compared"] * 3
+    assert cc.agree is None
+    assert all(r.reason for r in cc.routes)
 
 
 def test_conclusive_bracket_with_failed_lcp_route_agrees_on_the_bracket_only(monkeypatch):
     p = particle_on_floor_3d(0.5)
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
     cc = gaussqp.solve(p, bracket="always").crosscheck
-    out = {r["route"]: r["outcome"] for r in cc["routes"]}
+    out = {r.route: r.outcome for r in cc.routes}
     assert out == {"facetized_inner": "agreed", "facetized_outer": "not compared", "lcp_lemke": "not compared"}
-    assert cc["agree"] is True
+    assert cc.agree is True
 
 
 def test_failed_route_of_the_generic_crosscheck_is_not_compared(rng, monkeypatch):
     p, *_ = families.planted(rng, n=5, m_b=1, m_u=3)
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
     sol = gaussqp.solve(p)
-    assert sol.status == "solved" and sol.crosscheck["formulation"] == "lcp_lemke"
-    assert sol.crosscheck["agree"] is None
-    assert sol.crosscheck["routes"][0]["outcome"] == "not compared"
+    assert sol.status == "solved" and sol.crosscheck.formulation == "lcp_lemke"
+    assert sol.crosscheck.agree is None
+    assert sol.crosscheck.routes[0].outcome == "not compared"
     assert sol.certified  # backed by its own KKT certificate; the cross-check neither agreed nor disagreed
 
 
@@ -75,7 +75,7 @@ def test_disagreement_is_reported_and_uncertifies(rng, monkeypatch):
 
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", wrong)
     sol = gaussqp.solve(p)
-    assert sol.crosscheck["agree"] is False and sol.crosscheck["routes"][0]["outcome"] == "disagreed"
+    assert sol.crosscheck.agree is False and sol.crosscheck.routes[0].outcome == "disagreed"
     assert not sol.certified
 
 

@@ -18,10 +18,10 @@ def test_preference_table_is_used(rng):
 def test_crosscheck_reports_gaps(rng):
     p, *_ = families.planted(rng, n=5, m_b=1, m_u=3)
     sol = gaussqp.solve(p)
-    assert sol.crosscheck["formulation"] == "lcp_lemke" and sol.crosscheck["agree"]
-    assert sol.crosscheck["acceleration_gap"] < 1e-6
+    assert sol.crosscheck.formulation == "lcp_lemke" and sol.crosscheck.agree
+    assert sol.crosscheck.acceleration_gap < 1e-6
     lcp = gaussqp.solve(p, formulation="lcp_lemke")
-    assert lcp.crosscheck["formulation"] == "gauss_qp"
+    assert lcp.crosscheck.formulation == "gauss_qp"
 
 
 def test_a_resolve_of_the_same_structure_is_right_and_builds_no_stale_state(rng):
@@ -73,10 +73,10 @@ def test_above_the_dense_limit_the_crosscheck_is_the_sparse_projection(monkeypat
     p = families.chain(CROSSCHECK_DENSE_MAX_N // 2 + 10, lift=1.5)
     assert p.n > CROSSCHECK_DENSE_MAX_N
     sol = gaussqp.solve(p)
-    assert sol.formulation == "gauss_qp" and sol.crosscheck["formulation"] == "projected_acceleration"
-    assert sol.crosscheck["agree"] and sol.status == "solved" and sol.certified
+    assert sol.formulation == "gauss_qp" and sol.crosscheck.formulation == "projected_acceleration"
+    assert sol.crosscheck.agree and sol.status == "solved" and sol.certified
     small = families.chain(20, lift=1.5)
-    assert gaussqp.solve(small).crosscheck["formulation"] == "lcp_lemke"
+    assert gaussqp.solve(small).crosscheck.formulation == "lcp_lemke"
     f2 = dispatch.FORMULATIONS["projected_acceleration"]
     real = f2.solve
 
@@ -87,7 +87,7 @@ def test_above_the_dense_limit_the_crosscheck_is_the_sparse_projection(monkeypat
 
     monkeypatch.setattr(f2, "solve", shifted)
     bad = gaussqp.solve(p)
-    assert bad.crosscheck["agree"] is False and bad.status == "inaccurate"
+    assert bad.crosscheck.agree is False and bad.status == "inaccurate"
 
 
 def test_the_sticking_crosscheck_obeys_the_dense_limit_too():
@@ -96,7 +96,7 @@ def test_the_sticking_crosscheck_obeys_the_dense_limit_too():
     big, *_ = families.sticking_stack(np.random.default_rng(0), CROSSCHECK_DENSE_MAX_N // 3 + 5)
     assert big.n > CROSSCHECK_DENSE_MAX_N
     sol = gaussqp.solve(big)
-    assert sol.formulation == "sticking_socp" and sol.crosscheck["formulation"] == "gauss_qp"
+    assert sol.formulation == "sticking_socp" and sol.crosscheck.formulation == "gauss_qp"
     assert sol.status == "solved" and sol.certified
     small, *_ = families.sticking_stack(np.random.default_rng(0), 10)
-    assert gaussqp.solve(small).crosscheck["formulation"] == "lcp_lemke"
+    assert gaussqp.solve(small).crosscheck.formulation == "lcp_lemke"

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..jsonable import json_float, to_jsonable
 from ..errors import NotApplicableError
 from ..linalg.dense import as_dense
 from ..linalg.mass import solve_mass
@@ -47,8 +48,6 @@ class FrictionBound:
     data: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        from ..results import json_float, to_jsonable
-
         d = {"id": self.id, "source": self.source, "value": json_float(self.value), "guarantees": self.guarantees,
              "holds": None if self.holds is None else bool(self.holds), "mu": json_float(self.mu)}
         if self.data:

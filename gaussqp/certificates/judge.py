@@ -23,6 +23,7 @@ from ..settings import FORWARD_ERROR_CONE_SLACK, Tolerance
 from .instance import (coulomb_cone_check, forward_error, unique_acceleration, unique_multipliers, verify_farkas,
                        verify_ray)
 from .backward_error import backward_error, backward_error_certificate
+from .natural_map import judge_natural_map
 from .residuals import kkt_residuals
 
 _UNDECIDED = {"acceleration": None, "generalized_force": None, "multipliers": None}
@@ -71,7 +72,7 @@ def _backward_error(sol: Solution, tol: Tolerance) -> None:
 
 
 def _coulomb_cones(sol: Solution, tol: Tolerance) -> None:
-    model = sol.cones_enforced
+    model = sol.hints.cones_enforced
     cc = coulomb_cone_check(sol.problem, sol.lambda_normal, sol.lambda_tangent, model)
     if cc is None:
         return
@@ -170,7 +171,7 @@ class Check:
 #: system, and with sliding contacts F1's optimality conditions do not describe the problem (the F6
 #: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.friction.verdict).
 ANSWER_CHECKS: tuple[Check, ...] = (
-    Check("polish", lambda s: s.polish_allowed, _polish),
+    Check("polish", lambda s: s.hints.polish_allowed, _polish),
     Check("kkt_residuals", lambda s: True, _residuals),
     Check("infeasible_after_failed_answer", lambda s: not s.certificate("kkt_residuals").holds
           and not len(s.problem.sliding), _infeasible_after_failed_answer),
@@ -178,7 +179,7 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
     Check("uniqueness", lambda s: s.acceleration is not None and not _friction_decided(s.problem), _uniqueness),
     Check("forward_error", lambda s: s.acceleration is not None and not _friction_decided(s.problem)
-          and (s.cones_enforced is None or _strictly_inside_the_cones(s)), _forward_error),
+          and (s.hints.cones_enforced is None or _strictly_inside_the_cones(s)), _forward_error),
 )
 
 
@@ -223,12 +224,14 @@ def _verify_nonexistence(sol: Solution, tol: Tolerance) -> None:
 
 #: (kind of claim, when the result makes it, handler); the first that matches judges the result.
 JUDGEMENTS: tuple[tuple[str, Callable[[Solution], bool], Callable[[Solution, Tolerance], None]], ...] = (
+    ("answer of a route that decides stick/slip, by its recomputed natural map",
+     lambda s: bool(s.hints.natural_map) and s.status in SOLUTION_PRESENT, judge_natural_map),
     ("answer", lambda s: s.status in SOLUTION_PRESENT and s.acceleration is not None, _judge_answer),
     ("infeasible, Coulomb-Farkas vector verified by the route",
      lambda s: s.status == INFEASIBLE and _holds(s, "coulomb_farkas"), _keep_coulomb_farkas),
     ("infeasible, every piece enumerated by the route",
      lambda s: s.status == INFEASIBLE and _holds(s, "sliding_enumeration"), _keep_enumeration),
-    ("infeasible or unbounded, verified by the route", lambda s: s.status in INF_OR_UNB and s.nonexistence_verified,
+    ("infeasible or unbounded, verified by the route", lambda s: s.status in INF_OR_UNB and s.hints.nonexistence_verified,
      _keep_verified),
     ("infeasible or unbounded, to verify", lambda s: s.status in INF_OR_UNB, _verify_nonexistence),
 )

@@ -10,8 +10,8 @@ counts through :meth:`FacetizedQP.with_facets`) solve the all-sticking problem; 
 
 from __future__ import annotations
 
-from ..errors import UnknownFormulationError
 from .base import Formulation, PROGRAMS
+from .registry import FORMULATIONS, get_formulation, register
 from .bilateral_kkt import BilateralKKT
 from .delassus import AugmentedStickingLCP, DelassusQP, LCPLemke
 from .gauss_qp import GaussQP
@@ -22,26 +22,11 @@ from .coulomb import CoulombFixedPoint
 from .coulomb_mixed import CoulombMixed
 from .sticking_socp import StickingSOCP
 
-FORMULATIONS: dict[str, Formulation] = {}
-
-
-def register(f: Formulation) -> Formulation:
-    """Add ``f`` to the registry under ``f.name``."""
-    FORMULATIONS[f.name] = f
-    return f
-
-
 for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
            StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
            SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(), CoulombEnumeration(),
            CoulombEnumeration("inner"), CoulombEnumeration("outer"), CoulombFixedPoint(), CoulombMixed()):
     register(_f)
-
-
-def get_formulation(name: str) -> Formulation:
-    if name not in FORMULATIONS:
-        raise UnknownFormulationError(f"unknown formulation {name!r}: use one of {', '.join(FORMULATIONS)}")
-    return FORMULATIONS[name]
 
 
 __all__ = ["FORMULATIONS", "Formulation", "PROGRAMS", "get_formulation", "register"]

@@ -23,7 +23,7 @@ from ..settings import Tolerance, get_tolerance
 
 
 class Formulation(ABC):
-    """Base class. Subclasses set ``name``, ``id``, ``title``, ``source``, ``valid_when``, ``kind``."""
+    """Base class. Subclasses set ``name``, ``id``, ``title``, ``source``, ``valid_when``, ``kind``, ``crosscheck``."""
 
     name: str = ""
     id: str = ""
@@ -35,6 +35,12 @@ class Formulation(ABC):
     #: True for a formulation that decides the stick/slip mode of "coulomb" contacts itself; every other
     #: formulation refuses them in :meth:`solve` (:func:`undecided_modes`)
     decides_modes: bool = False
+    #: which cross-check checks this formulation's answers: a key of :data:`gaussqp.crosscheck.CROSSCHECKS`
+    #: ("generic", "sticking", "sliding", "coulomb", or "none"). Every concrete formulation declares it (no default:
+    #: a new route cannot go unchecked silently; ``tests/test_layout.py`` checks every registered one)
+    crosscheck: str | None = None
+    #: True for the formulation that solves a :class:`~gaussqp.LocalContactProblem` ``u = W r + q`` (F8)
+    accepts_local: bool = False
 
     @abstractmethod
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
@@ -60,12 +66,11 @@ class Formulation(ABC):
         sol = self._solve(problem, solver, tol)
         t1 = time.perf_counter()
         sol = finalize(sol, tol)
-        sol.times["formulation"] = t1 - t0
-        sol.times["certify"] = time.perf_counter() - t1
-        if verdict:
-            t2 = time.perf_counter()
-            if self.attach_verdict(sol, solver, tol):
-                sol.times["verdict"] = time.perf_counter() - t2
+        t2 = time.perf_counter()
+        record_times(sol, t1 - t0, t2 - t1)
+        if verdict and self.attach_verdict(sol, solver, tol):
+            sol.timing.detail["verdict"] = time.perf_counter() - t2
+            sol.timing.add_certify(sol.timing.detail["verdict"])
         return sol
 
     def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
@@ -78,9 +83,11 @@ class Formulation(ABC):
 
 
 class SelfJudgedFormulation(Formulation):
-    """A formulation that decides the stick/slip modes itself (``decides_modes``) and judges its own answer by the
-    recomputed natural map (F8, F9): :meth:`solve` checks ``accepts`` and returns :meth:`_solve`'s judged result,
-    without :func:`~gaussqp.certificates.judge.finalize` (whose residuals know no undecided mode)."""
+    """A formulation that decides the stick/slip modes itself (``decides_modes``; F8, F9): :meth:`solve` checks
+    ``accepts``, then runs the three stages of :meth:`Formulation.solve`. Its :meth:`_solve` measures the recomputed
+    natural map and says so (``JudgeHints.natural_map``); the judge (:func:`~gaussqp.certificates.judge.finalize`)
+    decides the status from it, the KKT residuals knowing no undecided mode. (The name is kept from when these routes
+    judged themselves, before issue #26.)"""
 
     kind = "cvxpy"
     needs = "socp"
@@ -91,7 +98,24 @@ class SelfJudgedFormulation(Formulation):
         ok, why = self.accepts(problem, problem.classify())
         if not ok:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
-        return self._solve(problem, solver, get_tolerance(tolerance))
+        return super().solve(problem, solver, tolerance, verdict)
+
+
+def record_times(sol: Solution, formulation: float, judge: float) -> None:
+    """The fixed fields of ``sol.timing`` after a formulation (``formulation`` seconds in :meth:`Formulation._solve`)
+    and the judge (``judge`` seconds): ``solve`` is the backend's own time when it reports one
+    (``extras["backend"]["time_total"]``) and ``build`` the rest of the formulation; without it ``solve`` is the
+    whole formulation and ``build`` is not measured (None). ``certify`` is the judge's; ``detail`` keeps the route's
+    own stages and ``formulation``, ``judge``."""
+    t = sol.timing
+    backend = sol.extras.get("backend") if isinstance(sol.extras, dict) else None
+    own = backend.get("time_total") if isinstance(backend, dict) else None
+    if own is not None:
+        t.solve, t.build = float(own), formulation - float(own)
+    else:
+        t.solve, t.build = formulation, None
+    t.certify = judge
+    t.detail.update(formulation=formulation, judge=judge)
 
 
 def undecided_modes(problem: ContactProblem) -> str:

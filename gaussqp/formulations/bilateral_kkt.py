@@ -23,7 +23,7 @@ from ..linalg.dense import as_dense, null_space
 from ..mechanics.active_set import equilibrated_kkt
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
-from ..results import INFEASIBLE, SOLVED, Solution
+from ..results import INFEASIBLE, SOLVED, JudgeHints, Solution
 from ..settings import KKT_DENSE_MAX, KKT_SOLVE_RTOL, Tolerance
 from ..model.rows import assemble_multipliers
 from .base import Formulation, common_reject
@@ -51,6 +51,7 @@ def kkt_kernel(problem: ContactProblem, E: np.ndarray) -> np.ndarray:
 class BilateralKKT(Formulation):
     name = "bilateral_kkt"
     id = "F7"
+    crosscheck = "generic"
     title = "bilateral KKT system, min-norm solution by the pseudo-inverse"
     source = "tutorial (4), Prop. 1, App. E; sticking (26)-(33), Prop. 14"
     valid_when = "no unilateral contacts; M ⪰ 0 of any rank; redundant rows allowed"
@@ -90,9 +91,9 @@ class BilateralKKT(Formulation):
         consistency = float(np.max(np.where(row_scale > 0, res / np.where(row_scale > 0, row_scale, 1.0), res),
                                    initial=0.0))
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-lstsq",
-                       polish_allowed=False,  # a direct solve: polishing could trade min-norm for round-off
+                       hints=JudgeHints(polish_allowed=False),  # a direct solve: polishing could trade min-norm for round-off
                        extras={"consistency": consistency, "solution_directions": N})
-        sol.times = {"lstsq": time.perf_counter() - t0}
+        sol.timing.detail = {"lstsq": time.perf_counter() - t0}
         if consistency > KKT_SOLVE_RTOL:
             sol.status = INFEASIBLE  # claimed; finalize decides between Farkas (infeasible) and ray (unbounded)
             sol.message = f"KKT system inconsistent (residual {consistency:.2e})"

@@ -39,7 +39,7 @@ are imported inside the functions that use them, not when this module is importe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,7 +51,8 @@ from ..linalg.mass import solve_mass
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
-from ..results import Certificate, Solution
+from ..certificates.judge import finalize
+from ..results import Solution
 from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_DYNAMICS_RTOL,
                         COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
                         COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL, COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
@@ -289,32 +290,19 @@ def _uniqueness(W: np.ndarray, mu: np.ndarray) -> tuple[bool | None, str]:
     return None, "μ = 0 but W is singular"
 
 
-def _natural_map_certificate(res, holds: bool) -> Certificate:
-    return Certificate(id="natural_map", name="natural-map residual of Coulomb's law, recomputed",
-                       source="Acary, Brémond, Huber 2018, eq. (12); issue #12 item 4",
-                       holds=holds, margin=COULOMB_RESIDUAL_RTOL - res.relative,
-                       implies=("the answer satisfies Coulomb's law (De Saxcé's form) to "
-                                f"{res.relative:.2e} of ‖q‖" + ("" if holds else
-                                f", above the bound {COULOMB_RESIDUAL_RTOL:g}")),
-                       data=res.as_dict())
-
-
-def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: int, W: np.ndarray,
-            extra_ok: bool = True) -> None:
+def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: int, W: np.ndarray) -> None:
+    """The answer ``ans`` on ``sol`` with what the judge needs: the natural-map residual recomputed from r and u,
+    the contact modes, the route's intermediates; the judge (:func:`gaussqp.certificates.judge.finalize`) decides
+    the status from the residual (``hints.natural_map``)."""
     res = natural_map_residual(ans.r, ans.u, q, mu, d)
-    ok = res.relative <= COULOMB_RESIDUAL_RTOL and extra_ok
-    sol.status = "solved" if ok else "inaccurate"
-    if not ok:
-        sol.message = (f"natural-map residual reached {res.relative:.2e} of ‖q‖ "
-                       f"(bound {COULOMB_RESIDUAL_RTOL:g})" + ("" if extra_ok else "; dynamics residual too large"))
+    sol.status = "solved"  # a claim: the judge decides it by the natural map (certificates/natural_map.py)
     sol.natural_map_residual = res
     wn = float(np.abs(W).max(initial=0.0))
     vs = res.q_norm
     sol.contact_modes = contact_modes(ans.r, ans.u, mu, d, velocity_scale=vs,
                                       reaction_scale=vs / wn if wn > 0 else vs)
-    sol.certificates.append(_natural_map_certificate(res, res.relative <= COULOMB_RESIDUAL_RTOL))
     sol.route = "convex iteration + Newton polish"
-    sol.polish_allowed = False
+    sol.hints = replace(sol.hints, polish_allowed=False, natural_map="coulomb")
     sol.extras.update({"fixed_point_iterations": ans.fixed_point_iterations,
                        "newton_iterations": ans.newton_iterations, "history": ans.history,
                        "backend_status": ans.backend_status})
@@ -323,7 +311,7 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     u, why = _uniqueness(W, mu)
     sol.unique = {"acceleration": u, "generalized_force": u, "multipliers": u}
     sol.extras["uniqueness"] = why
-    sol.times.update(ans.times)
+    sol.timing.detail.update(ans.times)
 
 
 def solve_local_problem(problem: LocalContactProblem, *, solver: str | None = None, tolerance=None) -> Solution:
@@ -331,14 +319,15 @@ def solve_local_problem(problem: LocalContactProblem, *, solver: str | None = No
     reaction r, ``velocity`` is u = W r + q, ``acceleration`` is None."""
     t0 = time.perf_counter()
     ans = solve_local(problem.W, problem.q, problem.mu, problem.dimension, solver=solver, tolerance=tolerance)
-    sol = local_solution(problem, ans, CoulombFixedPoint.name)
-    sol.times["total"] = time.perf_counter() - t0
+    sol = finalize(local_solution(problem, ans, CoulombFixedPoint.name), get_tolerance(tolerance))
+    sol.timing.total = time.perf_counter() - t0
     return sol
 
 
 def local_solution(problem: LocalContactProblem, ans: LocalAnswer, formulation: str) -> Solution:
-    """The judged :class:`~gaussqp.results.Solution` of a local problem whose reaction ``ans.r`` some route found
-    (ours, or a peer's in a study): r split into (λ_n, λ_t), u, and the natural-map verdict (:func:`_attach`)."""
+    """The :class:`~gaussqp.results.Solution` of a local problem whose reaction ``ans.r`` some route found
+    (ours, or a peer's in a study): r split into (λ_n, λ_t), u, and the natural-map residual (:func:`_attach`), for
+    the judge (:func:`gaussqp.certificates.judge.finalize`)."""
     d, m = problem.dimension, problem.m
     sol = Solution(problem=problem, status="failed", formulation=formulation, solver=ans.backend)
     R = ans.r.reshape(m, d)
@@ -391,9 +380,9 @@ def condense(problem: ContactProblem) -> Condensed:
 
 
 def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, formulation: str) -> Solution:
-    """The judged :class:`~gaussqp.results.Solution` of an acceleration-level problem from the reaction ``ans.r``
+    """The :class:`~gaussqp.results.Solution`, for the judge, of an acceleration-level problem from the reaction ``ans.r``
     of its condensed form ``cd`` (found by F8, or by a peer in a study): ``a = M⁻¹Jᵀr + a_free``, the dynamics
-    residual row by row on the data's scale, and the natural-map verdict (:func:`_attach`)."""
+    residual row by row on the data's scale, and the natural-map residual (:func:`_attach`)."""
     d, m = problem.dimension, problem.m
     W, q, mu = cd.W, cd.q, cd.mu
     F = np.asarray(problem.F, dtype=float)
@@ -416,13 +405,15 @@ def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, fo
     scale = np.maximum(scale, floor)
     dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
     sol.residuals["dynamics"] = dyn
-    _attach(sol, ans, q, mu, d, W, extra_ok=dyn <= COULOMB_DYNAMICS_RTOL)
+    _attach(sol, ans, q, mu, d, W)
     return sol
 
 
 class CoulombFixedPoint(SelfJudgedFormulation):
     name = "coulomb_fixed_point"
     id = "F8"
+    crosscheck = "coulomb"
+    accepts_local = True
     title = "Mode-free Coulomb friction: convex iteration on De Saxcé's shift + Newton polish"
     source = "issue #12 item 3; Acary, Brémond, Huber 2018 §4 (natural map, fixed point on the threshold)"
     valid_when = "M ≻ 0, unilateral contacts: 'coulomb' or frictionless (stick/slip decided by the solver)"
@@ -445,5 +436,5 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         cd = condense(problem)
         ans = solve_local(cd.W, cd.q, cd.mu, problem.dimension, solver=solver, tolerance=tol)
         sol = global_solution(problem, cd, ans, self.name)
-        sol.times["total"] = time.perf_counter() - t0
+        sol.timing.total = time.perf_counter() - t0
         return sol

@@ -39,6 +39,7 @@ from .base import Formulation, common_reject
 class DelassusQP(Formulation):
     name = "delassus_qp"
     id = "F3"
+    crosscheck = "generic"
     title = "Dorn dual QP over the Delassus matrix"
     source = "tutorial (9)(11); inertial (2)(42)(49)"
     valid_when = "M ≻ 0"
@@ -65,7 +66,7 @@ class DelassusQP(Formulation):
         backend, status, info = solve_program(prob, solver, tol)
         sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name,
                        extras={"backend": info, "W": W, "w": w})
-        sol.times = {"delassus": t1 - t0, "backend_total": info.get("time_total")}
+        sol.timing.detail = {"delassus": t1 - t0, "backend_total": info.get("time_total")}
         if status == "unbounded":  # dual unbounded below ⇔ primal infeasible (Dorn duality)
             sol.status = INFEASIBLE
         if status in SOLUTION_PRESENT and lam.value is not None:
@@ -84,6 +85,7 @@ def _upper(R: np.ndarray) -> bool:
 class LCPLemke(Formulation):
     name = "lcp_lemke"
     id = "F3"
+    crosscheck = "generic"
     title = "contact LCP with the constrained Delassus matrix, by Lemke pivoting"
     source = "tutorial (9)(31)-(33); inertial (20)(21)"
     valid_when = "M ≻ 0 (redundant bilateral rows via A_nb⁺)"
@@ -105,7 +107,7 @@ class LCPLemke(Formulation):
                        extras={"A_c": cd.A_c, "w_c": cd.w_c, "Mc_inv": cd.Mc_inv, "P": cd.P,
                                "lemke_status": res.status, "lemke_iterations": res.iterations,
                                "lemke_message": res.message})
-        sol.times = {"delassus": t1 - t0, "lemke": t2 - t1}
+        sol.timing.detail = {"delassus": t1 - t0, "lemke": t2 - t1}
         if res.status == "ray":
             sol.status = INFEASIBLE
             sol.message = "Lemke ray termination on a PSD (copositive-plus) matrix: the LCP is infeasible"

@@ -19,6 +19,7 @@ class FacetizedQP(StickingConic):
     that is defined (Assumption 1, ``A_c^st ≻ 0``), not (57) itself (module docstring)."""
 
     id = "F5"
+    crosscheck = "generic"
     source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
     valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D; d <= 3"
 

@@ -141,7 +141,7 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
         info["fallback"] = info.get("fallback", "") + "; unequilibrated program after the equilibrated one stalled"
     sol = Solution(problem=problem, status=status, formulation=formulation, solver=backend.name,
                    extras={"backend": info, "compiled_program_reused": cached, "dpp": use_params})
-    sol.times = {"backend_total": info.get("time_total"), "backend_solve": info.get("time_solve")}
+    sol.timing.detail = {"backend_total": info.get("time_total"), "backend_solve": info.get("time_solve")}
     if status in SOLUTION_PRESENT and a.value is not None:
         y_eq = -np.asarray(eq.dual_value).ravel() / w_eq if eq is not None else np.zeros(0)
         y_in = np.asarray(in_.dual_value).ravel() / w_in if in_ is not None else np.zeros(0)
@@ -170,7 +170,7 @@ def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.nda
     sol = Solution(problem=problem, status=ans.status, formulation=formulation, solver=backend.name,
                    extras={"backend": ans.info, "compiled_program_reused": ans.reused, "dpp": False,
                            "direct": True})
-    sol.times = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
+    sol.timing.detail = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
     if ans.x is not None:
         sol.acceleration = S * ans.x + shift
         sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, ans.y_eq / w_eq, ans.y_in / w_in)
@@ -180,6 +180,7 @@ def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.nda
 class GaussQP(Formulation):
     name = "gauss_qp"
     id = "F1"
+    crosscheck = "generic"
     title = "Gauss-principle QP"
     source = "tutorial (5)(15)(27); inertial (48)(56); singular (16)(21)"
     valid_when = "M ⪰ 0 of any rank, redundant rows allowed; frictionless or sticking (as equalities)"

@@ -43,6 +43,7 @@ from .gauss_qp import solve_acceleration_program
 class ProjectedAcceleration(Formulation):
     name = "projected_acceleration"
     id = "F2"
+    crosscheck = "generic"
     title = "kinetic-metric projection of the free acceleration"
     source = "tutorial (15)(28); inertial (16)-(18)"
     valid_when = "M ≻ 0"
@@ -66,6 +67,7 @@ class ProjectedAcceleration(Formulation):
 class ProjectedEliminated(Formulation):
     name = "projected_eliminated"
     id = "F2"
+    crosscheck = "generic"
     title = "bilateral-eliminated projection with P, M_c⁻¹, A_c"
     source = "tutorial (17)-(26), (31)-(33); inertial (13)-(21)"
     valid_when = "M ≻ 0 (redundant bilateral rows handled with A_nb⁺)"
@@ -112,7 +114,7 @@ class ProjectedEliminated(Formulation):
             info["fallback"] = "explicit Hessian ZᵀMZ after the sum-of-squares program stalled"
         extras["backend"] = info
         sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name, extras=extras)
-        sol.times = {"elimination": t1 - t0, "backend_total": info.get("time_total")}
+        sol.timing.detail = {"elimination": t1 - t0, "backend_total": info.get("time_total")}
         if status in SOLUTION_PRESENT and y.value is not None:
             lam_u = np.asarray(cons[0].dual_value).ravel() / w_u if cons else np.zeros(0)
             lam_b = -cd.A_nb_pinv @ (cd.A_bu @ lam_u + cd.w_b) if Jb.shape[0] else np.zeros(0)
@@ -137,7 +139,7 @@ class ProjectedEliminated(Formulation):
         feasible = not np.any(relative(np.minimum(gap, 0.0), data_scales(problem).inequality_row) > tol.residual)
         sol = Solution(problem=problem, status=SOLVED if feasible else INFEASIBLE, formulation=ProjectedEliminated.name,
                        solver="numpy", extras={**extras, "determined": "the equality rows fix a = a_b"})
-        sol.times = {"elimination": time.perf_counter() - t0}
+        sol.timing.detail = {"elimination": time.perf_counter() - t0}
         if feasible:
             lam_u = np.zeros(Ju.shape[0])
             lam_b = -cd.A_nb_pinv @ cd.w_b if cd.J_b.shape[0] else np.zeros(0)

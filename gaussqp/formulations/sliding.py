@@ -29,7 +29,12 @@ from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_s
 from ..settings import ELIMINATION_DENSE_MAX, ENUMERATION_MAX, Tolerance
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
 from ..friction.verdict import enumeration_certificate, enumeration_verdict, sliding_verdict
-from ..results import FAILED, INFEASIBLE, SOLVED, Certificate, Solution
+from ..friction.cones import ConeModel
+from ..certificates.route_proofs import contraction_certificate
+from ..results import FAILED, INFEASIBLE, SOLVED, JudgeHints, Solution
+
+#: a direct route's answer: the judge does not polish it
+NO_POLISH = JudgeHints(polish_allowed=False)
 from .base import Formulation, common_reject
 
 
@@ -40,6 +45,7 @@ class SlidingFormulation(Formulation):
     solutions the instance has."""
 
     id = "F6"
+    crosscheck = "sliding"
     kind = "direct"
 
     def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
@@ -64,7 +70,7 @@ class SlidingLCP(SlidingFormulation):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         t0 = time.perf_counter()
         red = reduce(problem)
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke", polish_allowed=False)
+        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke", hints=NO_POLISH)
         try:
             L = sliding_lcp(red)
         except NotApplicableError as exc:  # dependent sliding rows: no LCP (58); the enumeration decides
@@ -77,7 +83,7 @@ class SlidingLCP(SlidingFormulation):
             return _from_enumeration(sol, enum)
         t1 = time.perf_counter()
         res = lemke(L.M, L.q)
-        sol.times = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
+        sol.timing.detail = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
         sol.route = L.form
         sol.extras.update({"lcp": L, "lemke_status": res.status,
                            "lemke_iterations": res.iterations})
@@ -129,20 +135,13 @@ class SlidingFixedPoint(SlidingFormulation):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         red = reduce(problem)
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="fixed_point",
-                       polish_allowed=False, route="fixed point (Prop. 9/11)")
+                       hints=NO_POLISH, route="fixed point (Prop. 9/11)")
         try:
             fp = fixed_point(red)
         except NotApplicableError as exc:
             sol.status, sol.message = FAILED, str(exc)
             return sol
-        contracting = fp.contraction < 1
-        sol.certificates.append(Certificate(
-            id="contraction", name="‖A_nb⁻¹ A_tb [μ]‖₂ < 1 (Banach contraction)",
-            source="tutorial Prop. 9 proof (40); Prop. 11", holds=contracting, margin=1.0 - fp.contraction,
-            implies=("the fixed-point map is a contraction: the bilateral sliding problem has exactly one "
-                     f"solution, reached to {fp.error_bound:.2e} (a posteriori bound)" if contracting else
-                     "not a contraction: the iteration proves nothing about existence or uniqueness"),
-            data={"iterations": fp.iterations, "error_bound": fp.error_bound}))
+        sol.certificates.append(contraction_certificate(fp.contraction, fp.iterations, fp.error_bound))
         sol.extras.update({"iterations": fp.iterations, "contraction": fp.contraction})
         if not fp.converged:
             sol.status = FAILED
@@ -167,14 +166,12 @@ class SlidingEnumeration(SlidingFormulation):
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
-                       polish_allowed=False,
+                       hints=JudgeHints(polish_allowed=False,
+                                        cones_enforced=ConeModel("disk") if len(problem.sticking) else None),
                        route="stick/slip enumeration (71)" if len(problem.sticking) else "enumeration of (37)/(50)/(58)")
-        if len(problem.sticking):
-            from ..friction.cones import ConeModel
-            sol.cones_enforced = ConeModel("disk")
         t0 = time.perf_counter()
         enum = enumerate_solutions(problem, solver=solver, relax=tol.residual)
-        sol.times = {"enumeration": time.perf_counter() - t0}
+        sol.timing.detail = {"enumeration": time.perf_counter() - t0}
         return _from_enumeration(sol, enum)
 
 
@@ -244,15 +241,14 @@ class CoulombEnumeration(SlidingFormulation):
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         polygons = self.model is not None and problem.dimension == 3 and len(problem.coulomb)
         sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
-                       polish_allowed=False,
+                       # the cones are enforced (exactly) on every piece; F1's forward-error estimate does not
+                       # describe them
+                       hints=JudgeHints(polish_allowed=False, cones_enforced=ConeModel("disk")),
                        route=(f"stick/facet/vertex enumeration on {self.model.kind} {self.model.facets}-gons"
                               if polygons else "stick/slip+/slip- enumeration of the coulomb contacts"))
-        from ..friction.cones import ConeModel
-        # the cones are enforced (exactly) on every piece; F1's forward-error estimate does not describe them
-        sol.cones_enforced = ConeModel("disk")
         t0 = time.perf_counter()
         enum = enumerate_solutions(problem, solver=solver, cone=self.model, relax=tol.residual)
-        sol.times = {"enumeration": time.perf_counter() - t0}
+        sol.timing.detail = {"enumeration": time.perf_counter() - t0}
         return _from_enumeration(sol, enum)
 
     def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:

@@ -40,6 +40,7 @@ not when this module is imported.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,18 +48,20 @@ import scipy.sparse as sp
 from ..friction.cones import ConeModel, DISK, Layout, cone_constraints
 from ..friction.multiplier_set import active_tolerance, conic_farkas, detaching, multiplier_set_constraints
 from ..certificates.residuals import data_row_residuals
+from ..certificates.route_proofs import coulomb_farkas_certificate
 from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
-from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, Certificate, Solution
+from ..results import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, JudgeHints, Solution)
 from ..settings import DIRECT_CONIC_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
 from ..backends import direct_backend, solve_program
 from ..backends.direct import RowBlock, conic_presets, solve_conic
 from ..friction.multiplier_conic import cone_rows
 from .base import PROGRAMS, Formulation, undecided_modes
+from .registry import get_formulation
 
 #: What a reader checks on a ``coulomb_farkas`` proof (one per sign pattern of the bilateral sticking contacts).
 CONIC_FARKAS_VERIFY = (
@@ -222,14 +225,14 @@ class StickingConic(Formulation):
                     # a backend's "inaccurate" is settled by our own residual and cone checks in finalize()
                     sol = Solution(problem=p, status=SOLVED, formulation=self.name, solver=backend.name,
                                    acceleration=av, lambda_normal=lam_n, lambda_tangent=lam_t)
-                    sol.polish_allowed, sol.cones_enforced, sol.route = False, self.model, "one stage"
+                    sol.hints, sol.route = JudgeHints(polish_allowed=False, cones_enforced=self.model), "one stage"
                     sol.extras.update({"attempts": attempts, "signs": signs, "gap": gap, "backend_status": status})
                     self._polish_in_cones(sol)
-                    sol.times = {"programs": time.perf_counter() - t0}
+                    sol.timing.detail = {"programs": time.perf_counter() - t0}
                     return sol
         sol = self._two_stage(p, solver, tol, attempts)
         sol.solver = backend_name
-        sol.times = {"programs": time.perf_counter() - t0}
+        sol.timing.detail = {"programs": time.perf_counter() - t0}
         return sol
 
     def _polish_in_cones(self, sol: Solution) -> None:
@@ -264,16 +267,13 @@ class StickingConic(Formulation):
         none, prove it (F1's certificate, or a conic Farkas vector per sign pattern)."""
         import cvxpy as cp
 
-        from . import get_formulation
-
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
-        sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="")
-        sol.polish_allowed = False
+        sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="", hints=JudgeHints(polish_allowed=False))
         sol.extras.update({"attempts": attempts, "cones_removed_status": f1.status})
         if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
             sol.status = f1.status
             sol.certificates = list(f1.certificates)
-            sol.nonexistence_verified = True
+            sol.hints = replace(sol.hints, nonexistence_verified=True)
             sol.message = ("the sticking MLCP without cones (F1 with sticking tangents as equalities) has no "
                            "solution, so neither has the all-sticking problem")
             return sol
@@ -315,7 +315,7 @@ class StickingConic(Formulation):
                 sol.status = SOLVED
                 sol.acceleration = a
                 sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(p, lev, liv)
-                sol.cones_enforced, sol.route = self.model, "two stage"
+                sol.hints, sol.route = replace(sol.hints, cones_enforced=self.model), "two stage"
                 sol.extras.update({"signs": signs, "active_tolerance": atol})
                 return sol
         for signs in L.sign_patterns():
@@ -336,20 +336,8 @@ class StickingConic(Formulation):
                            f"tolerance {tol.residual:g} may close the conic Farkas vector's margin ({closable:.1e} of "
                            "it): not certified")
         sol.extras["a_cones_removed"] = a
-        sol.certificates.append(Certificate(
-            id="coulomb_farkas", name="conic Farkas vector on the multiplier set",
-            source="DESIGN.md §3.2; sticking (60)(65), Prop. 11",
-            holds=robust, margin=-max(c.violation for c in proofs),
-            implies=(f"no multipliers in the {self.model.kind} cones complete the acceleration of F1: the all-sticking "
-                     "mode does not exist" + (" (for the circumscribed polygons, hence not for the disks either)"
-                                             if self.model.kind == "outer" else
-                                             " for the inscribed polygons (the disks may still allow it)"
-                                             if self.model.kind == "inner" else "")),
-            data={"y": [c.y for c in proofs], "signs": [c.signs for c in proofs], "active_tolerance": atol,
-                  "detaching": detaching(p, a, atol), "closable_by_force_change": closable,
-                  "evidence": {"verify": CONIC_FARKAS_VERIFY, "acceleration": a,
-                               "detaching": detaching(p, a, atol),
-                               "proofs": [{"signs": c.signs, "y": c.y} for c in proofs]}}))
+        sol.certificates.append(coulomb_farkas_certificate(self.model.kind, robust, proofs, a, atol,
+                                                           detaching(p, a, atol), closable, CONIC_FARKAS_VERIFY))
         return sol
 
 

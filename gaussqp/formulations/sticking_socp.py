@@ -20,6 +20,7 @@ from .sticking_conic import StickingConic
 class StickingSOCP(StickingConic):
     name = "sticking_socp"
     id = "F4"
+    crosscheck = "sticking"
     title = "all-sticking contacts with exact Coulomb disks (SOCP, zero duality gap)"
     source = "sticking (14)(52)(60)(61)(65); DESIGN.md §3.2"
     valid_when = "no sliding contacts; any M ⪰ 0, redundant rows allowed"

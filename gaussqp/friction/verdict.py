@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..jsonable import json_float, to_jsonable
 from ..backends import direct_backend, get_backend, solve_program
 from ..errors import NotApplicableError
 from ..model.problem import ContactProblem
@@ -82,8 +83,6 @@ class StickingVerdict:
     def as_dict(self) -> dict:
         """The verdict as JSON, with ``evidence`` (the acceleration and multipliers its margin was read at, and what
         to check on them) when a finite margin was measured at a point."""
-        from ..results import json_float, to_jsonable
-
         ev = {}
         if self.multipliers is not None and self.acceleration is not None and self.margin is not None \
                 and np.isfinite(self.margin):

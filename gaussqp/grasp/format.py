@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import FileFormatError, FormatVersionError
 from ..io.strict_json import decode, json_kind, json_number, json_numbers, json_text
-from ..results import to_jsonable
+from ..jsonable import to_jsonable
 from .model import Grasp, GraspContact, Hand, check_grasp
 
 FORMAT = "gaussqp-grasp/1"

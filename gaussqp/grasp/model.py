@@ -33,7 +33,8 @@ from ..linalg.dense import relative_asymmetry
 from ..mechanics.frames import tangent_basis  # the one contact frame (issue #26); still importable from here
 from ..model.arguments import check_problem
 from ..model.validation import real_array, real_scalar, short_repr
-from ..results import Certificate, to_jsonable
+from ..jsonable import to_jsonable
+from ..results import Certificate
 from ..settings import GRASP_MAX_CONTACTS, GRASP_MAX_FACETS, GRASP_NORMAL_RTOL
 
 KINDS = ("frictionless", "hard", "soft")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..results import to_jsonable
+from ..jsonable import to_jsonable
 from .closure import equilibrium, force_closure, form_closure, internal_forces, min_weight
 from .hand import hand_closure, hand_equilibrium
 from .model import Grasp, GraspCheck, check_grasp

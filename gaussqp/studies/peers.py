@@ -283,22 +283,25 @@ def _local_form(problem, kind: str) -> dict:
 
 def _judge(problem, s: PeerSolver, local: dict, x: np.ndarray, y: np.ndarray, tol: Tolerance):
     """Our verdict on the peer's answer ``x`` (λ_u, or the reaction r): the same judge as our own route's."""
-    from ..results import SOLVED, Solution
+    from ..results import SOLVED, JudgeHints, Solution
 
     if s.problem == "lcp":
         from ..certificates.judge import finalize
         from ..formulations.delassus import recover_lcp
 
-        sol = Solution(problem=problem, status=SOLVED, formulation=s.name, solver=s.peer, polish_allowed=False)
+        sol = Solution(problem=problem, status=SOLVED, formulation=s.name, solver=s.peer,
+                       hints=JudgeHints(polish_allowed=False))
         sol = recover_lcp(problem, local["cd"], x, sol)
         return finalize(sol, tol)
     from ..formulations.coulomb import LocalAnswer, global_solution, local_solution
 
     u = np.asarray(local["W"] @ x).ravel() + local["q"]  # recomputed, not the peer's own u
     ans = LocalAnswer(x, u, 0, 0, [], s.peer, "solved", {})
+    from ..certificates.judge import finalize
+
     if isinstance(problem, LocalContactProblem):
-        return local_solution(problem, ans, s.name)
-    return global_solution(problem, local["cd"], ans, s.name)
+        return finalize(local_solution(problem, ans, s.name), tol)
+    return finalize(global_solution(problem, local["cd"], ans, s.name), tol)
 
 
 def peer_report(run: PeerRun, solver: str) -> dict:

@@ -10,7 +10,7 @@ Per problem, the reference is, in this order:
    tie for the largest there is no consensus;
 3. ``none`` — no certified answer, or no consensus: ``agrees_with_reference`` is None for every run.
 
-Agreement is :func:`gaussqp.dispatch.crosscheck_report`'s, at the run's own tolerance preset
+Agreement is :func:`gaussqp.crosscheck.crosscheck_report`'s, at the run's own tolerance preset
 (``crosscheck``): answers agree on Jᵀλ always and on the acceleration when the reference says it is unique, with
 the gaps at the data's scale (:func:`gaussqp.model.scales.data_scales`); a certified infeasible or unbounded
 verdict agrees with either (both prove that no solution exists: F1's descent ray says "unbounded" where the piece
@@ -27,7 +27,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..dispatch import crosscheck_report
+from ..crosscheck import crosscheck_report
 from ..model.local_problem import LocalContactProblem
 from ..results import INF_OR_UNB, SOLUTION_PRESENT, Solution, Status
 from ..settings import PRESETS, get_tolerance
@@ -83,8 +83,8 @@ def _compare(ref: Solution, sol: Solution, tolerance: str) -> dict:
         # descent ray makes F1 say "unbounded", the piece enumeration finds no piece and says "infeasible")
         return {"acceleration_gap": None, "generalized_force_gap": None, "agree": True}
     rep = crosscheck_report(ref, sol, get_tolerance(tolerance).crosscheck)
-    return {"acceleration_gap": rep["acceleration_gap"], "generalized_force_gap": rep["generalized_force_gap"],
-            "agree": rep["agree"]}
+    return {"acceleration_gap": rep.acceleration_gap, "generalized_force_gap": rep.generalized_force_gap,
+            "agree": rep.agree}
 
 
 def choose_reference(rows: list[dict], sols: list[Solution | None]) -> tuple[int | None, str]:

@@ -91,8 +91,7 @@ def _base_row(task: Task) -> dict:
             "correct": False, "honest_failure": False, "error": "", "command": task.command, "answer": ""}
 
 
-def _time(times: dict, key: str) -> float:
-    v = times.get(key)
+def _time(v: float | None) -> float:
     return math.nan if v is None else float(v)
 
 
@@ -134,14 +133,9 @@ def run_task(task: Task) -> dict:
     row["certified"] = bool(sol.certified)
     row["claimed_success"] = status == "solved"
     _record_answer(row, sol)
-    backend = sol.extras.get("backend") if isinstance(sol.extras, dict) else None
-    whole = _time(sol.times, "formulation")
-    if isinstance(backend, dict) and backend.get("time_total") is not None:
-        row["solve_time"] = float(backend["time_total"])
-        row["build_time"] = whole - row["solve_time"] if not math.isnan(whole) else math.nan
-    else:
-        row["solve_time"] = whole if not math.isnan(whole) else _time(sol.times, "total")
-    row["certify_time"] = _time(sol.times, "certify")
+    t = sol.timing  # the fixed fields every route fills (gaussqp.results.Timing)
+    row["build_time"], row["certify_time"] = _time(t.build), _time(t.certify)
+    row["solve_time"] = _time(t.solve if t.solve is not None else t.total)
     row["error"] = ""
     return row
 

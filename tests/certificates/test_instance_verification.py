@@ -17,7 +17,7 @@ from gaussqp.mechanics import active_set as kkt
 from gaussqp.errors import UndecidedError
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.model.scales import data_scales
-from gaussqp.results import (FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, Solution)
+from gaussqp.results import (FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, JudgeHints, Solution)
 from gaussqp.friction.cones import ConeModel
 from gaussqp.settings import PRESETS
 
@@ -41,8 +41,9 @@ def sol_of(p, a, lam_n, status=SOLVED, lam_t=None, polish=True, cones_enforced=N
     lt = np.zeros((p.m, p.dimension - 1)) if lam_t is None else np.asarray(lam_t, dtype=float)
     return Solution(p, status, "test", "test", acceleration=None if a is None else np.asarray(a, dtype=float),
                     lambda_normal=None if lam_n is None else np.asarray(lam_n, dtype=float),
-                    lambda_tangent=lt if a is not None else None, polish_allowed=polish,
-                    cones_enforced=cones_enforced, nonexistence_verified=verified_by_f1)
+                    lambda_tangent=lt if a is not None else None,
+                    hints=JudgeHints(polish_allowed=polish, cones_enforced=cones_enforced,
+                                     nonexistence_verified=verified_by_f1))
 
 
 # ----------------------------------------------------------------------------------------------- verify_farkas

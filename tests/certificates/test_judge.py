@@ -8,7 +8,8 @@ import pytest
 
 from gaussqp import Contact, ContactProblem
 from gaussqp.certificates.judge import ANSWER_CHECKS, JUDGEMENTS, finalize
-from gaussqp.results import CERTIFYING, INF_OR_UNB, SOLUTION_PRESENT, Certificate, Solution, Status
+from gaussqp.results import (CERTIFYING, INF_OR_UNB, SOLUTION_PRESENT, Certificate, CrossCheck, JudgeHints, Solution,
+                             Status)
 from gaussqp.settings import get_tolerance
 
 TOL = get_tolerance("high")
@@ -45,7 +46,7 @@ def test_polish_runs_only_when_allowed():
     near = _claim(p, "solved", [0.0, 1e-7], [9.81 + 1e-7])
     assert "polished" in finalize(near, TOL).extras
     near = _claim(p, "solved", [0.0, 1e-7], [9.81 + 1e-7])
-    near.polish_allowed = False
+    near.hints = JudgeHints(polish_allowed=False)
     assert "polished" not in finalize(near, TOL).extras
 
 
@@ -75,7 +76,7 @@ def test_unbounded_claim_is_verified_by_a_descent_ray():
 
 def test_a_route_verified_claim_is_kept_without_recomputation():
     sol = _claim(_block(), "infeasible")
-    sol.nonexistence_verified = True
+    sol.hints = JudgeHints(nonexistence_verified=True)
     out = finalize(sol, TOL)
     assert out.status == "infeasible" and not out.certificates  # kept, but nothing certifies it here
     assert not out.certified  # certified needs a verified certificate in the table, not the flag
@@ -83,7 +84,9 @@ def test_a_route_verified_claim_is_kept_without_recomputation():
 
 def test_judgement_table_is_data_and_ordered():
     kinds = [k for k, _, _ in JUDGEMENTS]
-    assert kinds[0] == "answer" and kinds[-1] == "infeasible or unbounded, to verify"
+    # the answer of a route that decides stick/slip (F8, F9) is judged by its natural map, every other by the checks
+    assert kinds[:2] == ["answer of a route that decides stick/slip, by its recomputed natural map", "answer"]
+    assert kinds[-1] == "infeasible or unbounded, to verify"
     assert [c.name for c in ANSWER_CHECKS] == ["polish", "kkt_residuals", "infeasible_after_failed_answer",
                                                "backward_error", "coulomb_cones", "uniqueness", "forward_error"]
 
@@ -122,7 +125,7 @@ def test_certified_is_derived_from_the_table():
     sol.certificates = [ok, bad_fe]
     assert not sol.certified
     sol.certificates = [ok]
-    sol.crosscheck = {"agree": False}
+    sol.crosscheck = CrossCheck("lcp_lemke", "lemke", "solved", routes=(), agree=False)
     assert not sol.certified
-    sol.crosscheck = {"agree": None}  # not compared is not a disagreement
+    sol.crosscheck = CrossCheck("lcp_lemke", "lemke", "failed", routes=(), agree=None)  # not compared: no disagreement
     assert sol.certified

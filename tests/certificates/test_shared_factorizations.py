@@ -22,7 +22,7 @@ def test_one_solve_factors_each_active_set_once(monkeypatch):
     real = kkt.equilibrated_kkt
     monkeypatch.setattr(kkt, "equilibrated_kkt", lambda prob, active: built.append(active.tobytes()) or real(prob, active))
     sol = gaussqp.solve(q)  # F1, then the LCP route as cross-check: two answers, each polished and estimated
-    assert sol.status == "solved" and sol.crosscheck["agree"] is True
+    assert sol.status == "solved" and sol.crosscheck.agree is True
     assert sol.certificate("forward_error").holds is True
     assert len(built) == len(set(built)) >= 1  # every active set factored once (four uses)
 
@@ -57,8 +57,8 @@ def test_sparse_solve_factors_each_active_set_once_and_keeps_it_read_only(monkey
     real = kkt.sparse_kkt_solve
     monkeypatch.setattr(kkt, "sparse_kkt_solve", lambda M, J, rhs: factored.append(J.shape) or real(M, J, rhs))
     sol = gaussqp.solve(p)
-    assert sol.status == "solved" and sol.crosscheck["agree"] is True
-    assert sol.extras.get("polished") and sol.crosscheck.get("formulation") != sol.formulation
+    assert sol.status == "solved" and sol.crosscheck.agree is True
+    assert sol.extras.get("polished") and sol.crosscheck.formulation != sol.formulation
     assert len(factored) == 1
     A = kkt.guess_active(p, sol.acceleration, sol.lambda_normal)
     z = kkt.sparse_active_set_solution(p, A)
@@ -96,7 +96,7 @@ def test_multiplier_rank_and_the_kernel_stack_once_per_solve(monkeypatch):
     monkeypatch.setattr(instance, "row_rank", lambda J: ranks.append(J.shape) or real_rank(J))
     monkeypatch.setattr(structural, "_stack", lambda *b, n: stacks.append(n) or real_stack(*b, n=n))
     sol = gaussqp.solve(q)  # C1-C5, then the answer's and the LCP route's uniqueness
-    assert sol.status == "solved" and sol.crosscheck["agree"] is True
+    assert sol.status == "solved" and sol.crosscheck.agree is True
     assert sol.certificate("C1").holds is True and sol.certificate("C2").holds is True
     assert sol.certificate("C3").holds is True and sol.certificate("unique_multipliers").holds is True
     assert len(ranks) == 1 and len(stacks) == 1

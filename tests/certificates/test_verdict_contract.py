@@ -21,7 +21,7 @@ from gaussqp.certificates.backward_error import backward_error
 from gaussqp.certificates.instance import verify_farkas, verify_ray
 from gaussqp.linalg.dense import as_dense
 from gaussqp.model.scales import data_scales
-from gaussqp.results import FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
+from gaussqp.results import FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, JudgeHints, Solution
 from gaussqp.settings import PRESETS
 
 HIGH = PRESETS["high"]
@@ -149,11 +149,11 @@ def test_backward_error_gates_solved():
     """A claimed answer off by more than δ in one drift is not solved, whatever its other rows."""
     p = ContactProblem.from_blocks(np.eye(2), [0.0, 1.0], [[0.0, 1.0]], [0.0], "bilateral")
     ok = judge.finalize(Solution(p, SOLVED, "t", "t", acceleration=np.array([0.0, 0.0]),
-                                 lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), polish_allowed=False),
+                                 lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), hints=JudgeHints(polish_allowed=False)),
                         HIGH)
     assert ok.status == SOLVED and ok.certificate("backward_error").holds
     bad = judge.finalize(Solution(p, SOLVED, "t", "t", acceleration=np.array([0.0, 1e-3]),
-                                  lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), polish_allowed=False),
+                                  lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), hints=JudgeHints(polish_allowed=False)),
                          HIGH)
     assert bad.status == INACCURATE and not bad.certified
     assert bad.backward_error["drifts"] > HIGH.residual

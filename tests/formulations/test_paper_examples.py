@@ -35,7 +35,7 @@ def test_every_example_is_certified(name, solver):
     assert sol.status == "solved" and sol.certified
     assert sol.max_residual() < 1e-6
     if sol.crosscheck is not None:
-        assert sol.crosscheck["agree"] is True
+        assert sol.crosscheck.agree is True
 
 
 def test_hyperstatic_block_unique_acceleration_nonunique_multipliers():
@@ -46,7 +46,7 @@ def test_hyperstatic_block_unique_acceleration_nonunique_multipliers():
     assert sol.lambda_normal.sum() == pytest.approx(9.81, rel=1e-9)
     assert sol.certificate("C2").holds is False
     # Lemke returns another valid multiplier vector: same generalized force
-    assert sol.crosscheck["formulation"] == "lcp_lemke" and sol.crosscheck["agree"]
+    assert sol.crosscheck.formulation == "lcp_lemke" and sol.crosscheck.agree
 
 
 def test_hyperstatic_block_lifts_off_when_pulled():

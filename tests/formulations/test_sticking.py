@@ -130,7 +130,7 @@ def test_block_pendulum_mass_matrix_from_kinetic_energy():
     np.testing.assert_allclose(p.M, base + mb * J.T @ J, atol=1e-8)
     assert abs(p.M[2, 3]) > 0.1
     sol = gaussqp.solve(p)
-    assert sol.status == "solved" and sol.certified and sol.crosscheck["agree"]
+    assert sol.status == "solved" and sol.certified and sol.crosscheck.agree
 
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)

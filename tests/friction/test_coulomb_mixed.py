@@ -84,7 +84,7 @@ def test_a_bilateral_link_and_a_frictionless_contact_with_a_coulomb_one():
     np.testing.assert_allclose(slide.acceleration, [ax, 0, ax, 0], atol=1e-9)
     assert slide.contact_modes[1].mode == "sliding" and slide.contact_modes[1].direction[0] > 0
     # the exact 2D enumeration checked it and proves the acceleration unique
-    assert slide.crosscheck["agree"] is True and slide.unique["acceleration"] is True
+    assert slide.crosscheck.agree is True and slide.unique["acceleration"] is True
 
 
 def test_a_told_sliding_contact_with_a_coulomb_one():
@@ -222,7 +222,7 @@ def test_painleve_rod_iterative_answers_are_closed_form_solutions(theta, mu, the
     for sol in (auto, mixed):
         assert sol.status == "solved", (sol.formulation, sol.message)
         assert any(abs(sol.lambda_normal[0] - ln) <= 1e-8 * max(1.0, ln) for _, ln in closed), sol.lambda_normal
-    assert auto.formulation == "coulomb_fixed_point" and auto.crosscheck["agree"] is True
+    assert auto.formulation == "coulomb_fixed_point" and auto.crosscheck.agree is True
     assert auto.unique["acceleration"] is (len(closed) == 1)
 
 

@@ -111,7 +111,7 @@ def test_polygons_are_refused_beyond_three_dimensions():
             gaussqp.solve(p, formulation=name)
     sol = gaussqp.solve(p)  # F4, with its cross-check: the polygon bracket is reported as not run
     assert sol.status == "solved"
-    assert sol.crosscheck["bracket"]["inner"] == "not_run"
+    assert sol.crosscheck.bracket.inner == "not_run"
 
 
 def test_dimension_limits_and_round_trip():

@@ -154,7 +154,7 @@ def test_ladder_bound_is_inside_the_exact_p_region(theta):
         assert p_matrix_test(sliding_lcp(red, [mu], [mu]).M).holds
         sol = gaussqp.solve(falling_ladder(theta, mu, mu, theta_dot=1.0))
         assert sol.status == "solved" and sol.certified and sol.unique["acceleration"] is True
-        assert sol.route == "LCP (58)" and sol.crosscheck["agree"] is True
+        assert sol.route == "LCP (58)" and sol.crosscheck.agree is True
 
 
 # ------------------------------------------------------------------ random sliding problems
@@ -192,7 +192,7 @@ def test_property_lcp_answer_is_one_of_the_enumerated_solutions(p):
     assert sol.formulation in ("sliding_lcp", "sliding_enumeration")
     if sol.status == "solved":
         assert sol.certified and max(sol.residuals.values()) < 1e-6
-        assert sol.in_enumeration and sol.crosscheck["agree"]
+        assert sol.in_enumeration and sol.crosscheck.agree
     else:
         assert sol.status == "infeasible" and e.multiplicity == "none" and sol.certified
     pm = sol.certificate("p_matrix")

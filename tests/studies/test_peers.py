@@ -93,7 +93,7 @@ def test_a_peers_claim_is_judged_by_our_checks(fake_siconos, monkeypatch, mode):
         assert not run.solution.certified and gap > 1e-3
     else:  # the peer's answer (right, whatever the peer claims) passes our judge
         assert run.solution.certified and gap <= 1e-9
-        assert crosscheck_report(ours, run.solution, get_tolerance("high").crosscheck)["agree"] is True
+        assert crosscheck_report(ours, run.solution, get_tolerance("high").crosscheck).agree is True
 
 
 def test_a_false_peer_claim_in_a_study_is_a_wrong_claim_and_exit_1(fake_siconos, monkeypatch, tmp_path, capsys):
@@ -136,7 +136,7 @@ def test_siconos_lcp_solvers_agree_with_lemke_on_the_library():
             if not run.claimed_success:
                 continue
             assert run.solution.certified, (name, s.name, run.solution.message)
-            assert crosscheck_report(ours, run.solution, tol.crosscheck)["agree"], (name, s.name)
+            assert crosscheck_report(ours, run.solution, tol.crosscheck).agree, (name, s.name)
             checked += 1
     assert checked >= 20
 

@@ -1,0 +1,78 @@
+"""The judgement of an answer whose route decides stick/slip itself (F8, F9, and a peer's reaction on a local
+problem): Coulomb's law checked by the natural-map residual recomputed by us, never by the route's report.
+
+The route measures (:func:`gaussqp.friction.coulomb_law.natural_map_residual`, or the residual of every contact law
+in (a, λ) of :mod:`gaussqp.friction.mixed_law`) and says which law it measured (``JudgeHints.natural_map``:
+``"coulomb"`` or ``"mixed"``); :func:`judge_natural_map`, one entry of :data:`gaussqp.certificates.judge.JUDGEMENTS`,
+creates the ``natural_map`` certificate and decides the status (issue #26 item 3: F8 and F9 had judged themselves,
+bypassing :func:`~gaussqp.certificates.judge.finalize`).
+"""
+
+from __future__ import annotations
+
+from ..results import INACCURATE, SOLVED, Certificate, Solution
+from ..settings import COULOMB_DYNAMICS_RTOL, COULOMB_RESIDUAL_RTOL, Tolerance
+
+
+def natural_map_certificate(res, holds: bool) -> Certificate:
+    """The ``natural_map`` certificate of a local (Delassus) answer: ``res`` is its
+    :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` (relative to ‖q‖)."""
+    return Certificate(id="natural_map", name="natural-map residual of Coulomb's law, recomputed",
+                       source="Acary, Brémond, Huber 2018, eq. (12); issue #12 item 4",
+                       holds=holds, margin=COULOMB_RESIDUAL_RTOL - res.relative,
+                       implies=("the answer satisfies Coulomb's law (De Saxcé's form) to "
+                                f"{res.relative:.2e} of ‖q‖" + ("" if holds else
+                                f", above the bound {COULOMB_RESIDUAL_RTOL:g}")),
+                       data=res.as_dict())
+
+
+def mixed_law_certificate(nmr, contact: float, dynamics: float, holds: bool) -> Certificate:
+    """The ``natural_map`` certificate of an answer in (a, λ) with every contact kind (F9): ``contact`` is the
+    residual of every contact's law and ``dynamics`` that of every dynamics row, each at its data scale; ``nmr`` the
+    :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` of the coulomb contacts."""
+    return Certificate(
+        id="natural_map", name="Coulomb's law and every told contact law, recomputed in (a, λ)",
+        source="Acary, Brémond, Huber 2018, eq. (12); gaussqp.friction.mixed_law; issue #12 item 4",
+        holds=holds, margin=COULOMB_RESIDUAL_RTOL - contact,
+        implies=(f"every contact's law holds to {contact:.2e} and every dynamics row to {dynamics:.2e} "
+                 "of its data scale" + ("" if holds else f" (bounds {COULOMB_RESIDUAL_RTOL:g}, "
+                                                         f"{COULOMB_DYNAMICS_RTOL:g}): not certified")),
+        data={**nmr.as_dict(), "relative": nmr.relative,
+              "normalized_by": "relative: each contact's λ by its force scale and u by its row scale "
+                               "(gaussqp.model.scales), stacked; siconos: max(‖row scales‖, ‖r‖, ‖u‖)",
+              "dynamics": dynamics})
+
+
+def _judge_coulomb(sol: Solution) -> None:
+    res = sol.natural_map_residual
+    law_ok = res.relative <= COULOMB_RESIDUAL_RTOL
+    dyn = sol.residuals.get("dynamics")  # an acceleration-level answer's dynamics rows (F8); none for a local one
+    extra_ok = dyn is None or dyn <= COULOMB_DYNAMICS_RTOL
+    ok = law_ok and extra_ok
+    sol.status = SOLVED if ok else INACCURATE
+    if not ok:
+        sol.message = (f"natural-map residual reached {res.relative:.2e} of ‖q‖ "
+                       f"(bound {COULOMB_RESIDUAL_RTOL:g})" + ("" if extra_ok else "; dynamics residual too large"))
+    sol.certificates.append(natural_map_certificate(res, law_ok))
+
+
+def _judge_mixed(sol: Solution) -> None:
+    contact, dynamics = sol.residuals["contact_law"], sol.residuals["dynamics"]
+    ok = dynamics <= COULOMB_DYNAMICS_RTOL and contact <= COULOMB_RESIDUAL_RTOL
+    sol.certificates.append(mixed_law_certificate(sol.natural_map_residual, contact, dynamics, ok))
+    sol.status = SOLVED if ok else INACCURATE
+    if not ok:
+        sol.message = (f"residual reached: contact law {contact:.2e} (bound {COULOMB_RESIDUAL_RTOL:g}), "
+                       f"dynamics {dynamics:.2e} (bound {COULOMB_DYNAMICS_RTOL:g})")
+
+
+#: the laws a route may have measured (``JudgeHints.natural_map``) and how each is judged
+LAWS = {"coulomb": _judge_coulomb, "mixed": _judge_mixed}
+
+
+def judge_natural_map(sol: Solution, tol: Tolerance) -> None:
+    """``solved`` when the recomputed residual of the law the route measured (``sol.hints.natural_map``, a key of
+    :data:`LAWS`) is within :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` (and the dynamics rows within
+    :data:`~gaussqp.settings.COULOMB_DYNAMICS_RTOL`), else ``inaccurate``; the ``natural_map`` certificate says
+    which. The bounds are the route's own (the convex iteration and the polish aim at them), not ``tol``'s."""
+    LAWS[sol.hints.natural_map](sol)

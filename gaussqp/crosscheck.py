@@ -1,0 +1,400 @@
+"""The cross-check stage of a solve: an answer compared with independent routes, reported as a
+:class:`~gaussqp.results.CrossCheck`.
+
+Which routes check which is data on the formulation: every formulation declares ``crosscheck``, a key of
+:data:`CROSSCHECKS`, whose entry names the checking routes (in order) and the function that runs them
+(:func:`cross_check` dispatches on it; no route name is tested). A formulation that declares none cannot be
+registered unnoticed: ``tests/test_crosscheck_declared.py`` asks every registered formulation for its kind.
+
+- ``generic`` (:func:`generic_crosscheck`): the first route of :data:`CROSSCHECK_ORDER` that accepts the problem,
+  differs from the primary and is within its size limit (:data:`CROSSCHECK_MAX_N`), compared on the unique
+  quantities (:func:`crosscheck_report`);
+- ``sticking`` (:func:`sticking_crosscheck`): F4 against the facetized bracket (F5 inner/outer) and the sticking
+  MLCP without cones;
+- ``sliding`` (:func:`sliding_crosscheck`): an F6 answer against the exact enumeration or another F6 route;
+- ``coulomb`` (:func:`coulomb_crosscheck`): a mode-free Coulomb answer (F8/F9) against the exact 2D enumeration
+  (whose answer replaces a failed one) or the other Coulomb route;
+- ``none``: not cross-checked (say why in the formulation's docstring).
+
+A ``solved`` answer that an independent route contradicts is withdrawn (:func:`withdraw_if_contradicted`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .formulations import FORMULATIONS
+from .formulations.base import Formulation
+from .model.problem import ContactProblem
+from .model.scales import data_scales
+from .results import (AGREED, DISAGREED, INACCURATE, INF_OR_UNB, NOT_COMPARED, SOLUTION_PRESENT, SOLVED, Bracket,
+                      CrossCheck, EnumerationCount, RouteOutcome, Solution, combined_agreement)
+from .settings import CROSSCHECK_DENSE_MAX_N, Tolerance
+
+#: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
+COULOMB_ROUTES = ("coulomb_fixed_point", "coulomb_mixed")
+
+#: Routes compared with a sliding answer (F6), in order: the exact enumeration first.
+SLIDING_CROSSCHECK = ["sliding_enumeration", "sliding_fixed_point", "sliding_lcp"]
+
+#: The facetized pair run by the cross-check of sticking problems (the bracket of F4).
+BRACKET = ("facetized_inner", "facetized_outer")
+
+#: Routes tried, in order, for the generic cross-check (the first that accepts, differs from the primary and is
+#: within its size limit in :data:`CROSSCHECK_MAX_N`). Lemke's dense tableau on the Delassus LCP is the most
+#: independent route (pivoting, not an interior point) but costs O(m³) with a dense M⁻¹: above its limit the
+#: projected acceleration (F2, the kinetic-metric projection of the free acceleration, sparse) checks F1 (issue #15).
+CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "projected_acceleration", "bilateral_kkt"]
+#: Largest coordinate count at which a cross-check route is run (routes not listed: no limit but their own).
+CROSSCHECK_MAX_N = {"lcp_lemke": CROSSCHECK_DENSE_MAX_N}
+
+#: the values of :func:`gaussqp.solve`'s ``bracket`` option: "auto" runs the sticking bracket (F5 inner/outer against
+#: F4) unless F4's answer is certified with unique multipliers, "always" runs it (:func:`sticking_crosscheck`)
+BRACKET_MODES = ("auto", "always")
+#: the bracket entry of a cross-check report when the polygons were not run because F4's answer needed no bracket
+BRACKET_SKIPPED = "skipped"
+
+
+def route_outcome(route: str, status: str, outcome: str, reason: str = "") -> RouteOutcome:
+    """One route of a cross-check (:class:`~gaussqp.results.RouteOutcome`)."""
+    return RouteOutcome(route, status, outcome, reason)
+
+
+def _rel_gap(x, y, problem: ContactProblem, kind: str = "acceleration") -> float:
+    """Gap between two answers at the data's scale (:mod:`gaussqp.model.scales`): accelerations in the
+    Jacobi-equilibrated coordinates ``S⁻¹a`` relative to the data's acceleration magnitude, generalized
+    forces as ``S f`` relative to the data's force magnitude (never ``max(1, |x|)``, which hid the gap of
+    a small quantity and inflated that of a large one; the problem is required: every caller has one)."""
+    sc = data_scales(problem)
+    if kind == "acceleration":
+        d, mag = (x - y) / sc.coordinate, max(sc.accel, float(np.abs(x / sc.coordinate).max(initial=0.0)))
+    else:
+        d, mag = (x - y) * sc.coordinate, max(sc.force, float(np.abs(x * sc.coordinate).max(initial=0.0)))
+    return float(np.abs(d).max(initial=0.0)) / mag
+
+
+def _compare(primary: Solution, other: Solution, tol: float,
+             compare_acceleration: bool) -> tuple[float | None, float | None, RouteOutcome]:
+    """(acceleration gap, generalized-force gap, route outcome) of ``other`` against ``primary``: solutions are
+    compared on Jᵀλ (and on the acceleration when ``compare_acceleration``); infeasible/unbounded against the same
+    status agree, against a solution or the other of the two disagree; a failed route is not compared."""
+    name, ps, os_ = other.formulation, primary.status, other.status
+    if ps in SOLUTION_PRESENT and os_ == INACCURATE:
+        return None, None, route_outcome(name, os_, NOT_COMPARED, "the route's answer failed its own residual checks")
+    if ps in SOLUTION_PRESENT and os_ in SOLUTION_PRESENT:
+        gf = _rel_gap(primary.generalized_force, other.generalized_force, primary.problem, "force")
+        ga = None
+        ok = gf <= tol
+        what = "Jᵀλ"
+        if compare_acceleration:
+            ga = _rel_gap(primary.acceleration, other.acceleration, primary.problem)
+            ok = ok and ga <= tol
+            what = "acceleration and Jᵀλ"
+        return ga, gf, route_outcome(name, os_, AGREED if ok else DISAGREED,
+                                     f"{what} {'within' if ok else 'beyond'} the cross-check tolerance {tol:g}")
+    decisive = SOLUTION_PRESENT | INF_OR_UNB
+    if ps in decisive and os_ in decisive:
+        same = ps == os_
+        return None, None, route_outcome(name, os_, AGREED if same else DISAGREED, f"primary {ps!r}, {name} {os_!r}")
+    why = f"{name} ended {os_!r}" if os_ not in decisive else f"the primary route ended {ps!r}"
+    return None, None, route_outcome(name, os_, NOT_COMPARED, why + ": nothing to compare")
+
+
+def crosscheck_report(primary: Solution, other: Solution, tol: float) -> CrossCheck:
+    """Compare two solutions on the quantities that are unique (acceleration when unique; Jᵀλ always).
+
+    ``routes`` holds the one route's outcome; ``agree`` is :func:`~gaussqp.results.combined_agreement` of it (None
+    when the other route failed: not compared is not agreed)."""
+    ga, gf, route = _compare(primary, other, tol, bool(primary.unique.get("acceleration")))
+    return CrossCheck(formulation=other.formulation, solver=other.solver, status=other.status, routes=(route,),
+                      agree=combined_agreement((route,)), acceleration_gap=ga, generalized_force_gap=gf)
+
+
+def _not_compared(rep: CrossCheck, route: str, status, reason: str) -> CrossCheck:
+    """``rep`` with its routes replaced by one not compared (and ``agree`` None)."""
+    return CrossCheck(formulation=rep.formulation, solver=rep.solver, status=rep.status,
+                      routes=(route_outcome(route, status, NOT_COMPARED, reason),), agree=None,
+                      acceleration_gap=rep.acceleration_gap, generalized_force_gap=rep.generalized_force_gap,
+                      bracket=rep.bracket, enumeration=rep.enumeration)
+
+
+# ---------------------------------------------------------------- generic
+def generic_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, solver, tol: Tolerance
+                       ) -> CrossCheck | None:
+    """The first route of :data:`CROSSCHECK_ORDER` that is not the primary, is within its size limit and accepts
+    the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies."""
+    for other_name in CROSSCHECK_ORDER:
+        if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
+            continue
+        g = FORMULATIONS[other_name]
+        if g.accepts(problem, cls)[0]:
+            other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
+            return crosscheck_report(sol, other, tol.crosscheck)
+    return None
+
+
+# ---------------------------------------------------------------- sticking
+def facetized(name: str, facets: int) -> Formulation:
+    """The registered F5 formulation ``name`` with ``facets`` facets (the registry holds 8)."""
+    f = FORMULATIONS[name]
+    return f if f.model.facets == facets else f.with_facets(facets)
+
+
+def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> list[RouteOutcome]:
+    """The facetized pair against F4: an inscribed polygon that is feasible proves feasibility, a
+    circumscribed one that is infeasible proves infeasibility (sticking (54)-(59)); in 2D both polygons
+    are the exact interval, so each decides both ways. Anything else is not compared."""
+    exact = problem.dimension == 2
+    out = []
+    ps = sol.status
+    for kind, proves in (("inner", "solved"), ("outer", "infeasible")):
+        name, st = f"facetized_{kind}", bracket[kind]
+        if st == BRACKET_SKIPPED:
+            out.append(route_outcome(name, st, NOT_COMPARED, "skipped: F4's answer is certified with unique "
+                                                              "multipliers (bracket='always' runs it)"))
+        elif st not in ("solved", "infeasible"):
+            out.append(route_outcome(name, st, NOT_COMPARED, f"{name} ended {st!r}"))
+        elif st != proves and not exact:
+            out.append(route_outcome(name, st, NOT_COMPARED,
+                                     f"{'inscribed' if kind == 'inner' else 'circumscribed'} polygon {st}: "
+                                     "proves nothing about the disks"))
+        elif ps not in ("solved", "infeasible"):
+            out.append(route_outcome(name, st, NOT_COMPARED, f"the primary route ended {ps!r}"))
+        else:
+            ok = st == ps
+            out.append(route_outcome(name, st, AGREED if ok else DISAGREED,
+                                     f"polygon {st} {'proves' if not exact else 'is exact in 2D:'} "
+                                     f"{'feasible' if st == 'solved' else 'infeasible'}; F4 {ps!r}"))
+    return out
+
+
+def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8,
+                        bracket_mode: str = "auto") -> CrossCheck:
+    """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
+    and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
+    n <= :data:`CROSSCHECK_MAX_N`, else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that
+    MLCP. Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared.
+
+    ``bracket_mode`` (:data:`BRACKET_MODES`): "auto" skips the two polygon programs when F4's answer is already
+    certified (status solved: it passed the judge's residual and cone checks) with unique multipliers (then the
+    disks' answer is one point, which the inscribed polygon could only confirm; issue #15: at 10⁴ contacts the
+    bracket was 60 % of a solve); "always" runs them."""
+    bracket = {}
+    skip = bracket_mode == "auto" and sol.status == SOLVED and sol.unique.get("multipliers") is True
+    for b in BRACKET:
+        f = facetized(b, facets)
+        if not f.accepts(problem, cls)[0]:  # no polygons beyond d = 3: not run, and _bracket_routes says so
+            bracket[b.split("_")[1]] = "not_run"
+        elif skip:
+            bracket[b.split("_")[1]] = BRACKET_SKIPPED
+        else:
+            bracket[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol).status
+    feasible = sol.status == "solved"
+    consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
+                      (bracket["outer"] == "infeasible" and feasible))
+    other_name = ("lcp_lemke" if problem.n <= CROSSCHECK_MAX_N["lcp_lemke"]
+                  and FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0] else "gauss_qp")
+    g = FORMULATIONS[other_name]
+    other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
+    ga = gf = None
+    routes = _bracket_routes(sol, problem, bracket)
+    if feasible and other.status in SOLUTION_PRESENT:
+        if sol.unique.get("acceleration"):
+            ga = _rel_gap(sol.acceleration, other.acceleration, problem)
+            gf = _rel_gap(sol.generalized_force, other.generalized_force, problem, "force")
+            ok = ga <= tol.crosscheck and gf <= tol.crosscheck
+            routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
+                                        f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check "
+                                        f"tolerance {tol.crosscheck:g}"))
+        else:
+            routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
+                                        "the acceleration is not known to be unique: a gap proves nothing"))
+    elif feasible and other.status in INF_OR_UNB:
+        routes.append(route_outcome(other_name, other.status, DISAGREED,
+                                    "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
+                                    f"but {other_name} says {other.status!r}"))
+    elif sol.status in INF_OR_UNB and sol.hints.nonexistence_verified \
+            and other.status in SOLUTION_PRESENT | INF_OR_UNB:
+        ok = other.status == sol.status
+        routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
+                                    f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}"))
+    elif other.status not in SOLUTION_PRESENT | INF_OR_UNB:
+        routes.append(route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}"))
+    else:
+        routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
+                                    f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it"))
+    return CrossCheck(formulation=other_name, solver=other.solver, status=other.status, routes=tuple(routes),
+                      agree=combined_agreement(routes), acceleration_gap=ga, generalized_force_gap=gf,
+                      bracket=Bracket(facets=facets, inner=bracket["inner"], outer=bracket["outer"],
+                                      consistent=consistent))
+
+
+# ---------------------------------------------------------------- sliding and Coulomb
+def _enumeration_report(name: str, enum, route: RouteOutcome) -> CrossCheck:
+    status = "solved" if enum.solutions else "infeasible"
+    return CrossCheck(formulation=name, solver="enumeration", status=status, routes=(route,),
+                      agree=combined_agreement((route,)),
+                      enumeration=EnumerationCount(len(enum.solutions), enum.multiplicity,
+                                                   enum.multiplier_multiplicity))
+
+
+def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, tol) -> CrossCheck | None:
+    """An F6 answer against another F6 route: against the enumeration, agreement means the answer is one
+    of the enumerated solutions (sliding problems may have several); against another route, the unique
+    quantities are compared when the verdict says the acceleration is unique."""
+    for other_name in SLIDING_CROSSCHECK:
+        if other_name == name or not FORMULATIONS[other_name].accepts(problem, cls)[0]:
+            continue
+        if other_name == "sliding_enumeration" and sol.enumeration is not None:
+            enum = sol.enumeration
+            found = sol.in_enumeration
+            status = "solved" if enum.solutions else "infeasible"
+            if sol.status in SOLUTION_PRESENT:
+                route = route_outcome(other_name, status, AGREED if found else DISAGREED,
+                                      "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
+            elif sol.status in INF_OR_UNB:
+                ok = sol.status == status
+                route = route_outcome(other_name, status, AGREED if ok else DISAGREED,
+                                      f"primary {sol.status!r}, enumeration {status!r} ({len(enum.solutions)} solutions)")
+            else:
+                route = route_outcome(other_name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
+            return _enumeration_report(other_name, enum, route)
+        other = FORMULATIONS[other_name].solve(problem, tolerance=tol)
+        rep = crosscheck_report(sol, other, tol.crosscheck)
+        if sol.unique.get("acceleration") is not True and sol.status in SOLUTION_PRESENT \
+                and other.status in SOLUTION_PRESENT:
+            rep = _not_compared(rep, other_name, other.status, "several solutions may exist: a gap proves nothing")
+        return rep
+    return None
+
+
+def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, solver, tol
+                       ) -> tuple[CrossCheck | None, Solution | None]:
+    """A mode-free Coulomb answer (F8/F9) against the exact 2D enumeration when it accepts the problem — the
+    answer must be one of the enumerated solutions, and the enumeration's multiplicity is then the proof of
+    uniqueness (``sol.unique``) — else against the other Coulomb route, compared only when both answers coincide
+    (several solutions may exist: a gap between two certified answers proves nothing). Returns (report, the
+    enumeration's own Solution or None)."""
+    enum_f = FORMULATIONS["coulomb_enumeration"]
+    if problem.dimension == 2 and enum_f.accepts(problem, cls)[0]:
+        esol = enum_f.solve(problem, solver=solver, tolerance=tol)
+        enum = esol.enumeration
+        status = "solved" if enum.solutions else "infeasible"
+        if sol.status == SOLVED:
+            found = enum.find(sol.acceleration, sol.lambda_normal, sol.lambda_tangent) is not None
+            route = route_outcome(enum_f.name, status, AGREED if found else DISAGREED,
+                                  "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
+            if found:
+                acc = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplicity)
+                lam = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplier_multiplicity)
+                sol.unique = {"acceleration": acc, "generalized_force": acc, "multipliers": lam}
+                sol.extras["uniqueness"] = (f"decided by the exact 2D enumeration: acceleration {enum.multiplicity}, "
+                                            f"multipliers {enum.multiplier_multiplicity}")
+        else:
+            route = route_outcome(enum_f.name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
+        return _enumeration_report(enum_f.name, enum, route), esol
+    for other_name in COULOMB_ROUTES:
+        g = FORMULATIONS[other_name]
+        if other_name == name or not g.accepts(problem, cls)[0]:
+            continue
+        other = g.solve(problem, solver=solver, tolerance=tol)
+        rep = crosscheck_report(sol, other, tol.crosscheck)
+        if rep.agree is False and sol.unique.get("acceleration") is not True:
+            rep = _not_compared(rep, other_name, other.status,
+                                "the two routes found different answers, each judged by its own "
+                                "residuals: several solutions may exist, so a gap proves nothing")
+        return rep, None
+    return None, None
+
+
+def _enumeration_decides(sol: Solution, name: str, rep: CrossCheck | None, esol: Solution | None) -> Solution:
+    """The exact enumeration decides what the iterative route could not: when ``sol`` is not ``solved`` and the
+    enumeration's ``esol`` is solved, infeasible or unbounded, its answer (or its proof that none exists) is
+    returned, with the route's failure on record; else ``sol``."""
+    if esol is None or sol.status == SOLVED or esol.status not in (SOLVED, *INF_OR_UNB):
+        return sol
+    esol.message = ((esol.message + "; " if esol.message else "")
+                    + f"{name} ended {sol.status!r} ({sol.message}); the exact 2D enumeration's answer")
+    esol.extras["failed_route"] = {"formulation": name, "status": sol.status, "message": sol.message}
+    esol.crosscheck = rep
+    esol.certificates = [c for c in sol.certificates if c.id != "natural_map"] + esol.certificates
+    esol.friction_bounds = sol.friction_bounds
+    return esol
+
+
+# ---------------------------------------------------------------- the table and the stage
+@dataclass(frozen=True)
+class CrossCheckKind:
+    """One kind of cross-check: the routes that check an answer (in the order tried) and the function that runs
+    them, ``run(sol, name, problem, cls, solver, tol, facets, bracket) -> (report or None, replacement or None)``
+    (a replacement solution: the exact enumeration's answer when it decides what the primary could not)."""
+
+    name: str
+    routes: tuple[str, ...]
+    run: Callable[..., tuple[CrossCheck | None, Solution | None]]
+    what: str
+
+
+def _run_generic(sol, name, problem, cls, solver, tol, facets, bracket):
+    return generic_crosscheck(sol, name, problem, cls, solver, tol), None
+
+
+def _run_sticking(sol, name, problem, cls, solver, tol, facets, bracket):
+    return sticking_crosscheck(sol, problem, cls, solver, tol, facets, bracket), None
+
+
+def _run_sliding(sol, name, problem, cls, solver, tol, facets, bracket):
+    return sliding_crosscheck(sol, name, problem, cls, tol), None
+
+
+def _run_coulomb(sol, name, problem, cls, solver, tol, facets, bracket):
+    return coulomb_crosscheck(sol, name, problem, cls, solver, tol)
+
+
+def _run_none(sol, name, problem, cls, solver, tol, facets, bracket):
+    return None, None
+
+
+#: Every kind of cross-check, by the name a formulation declares in its ``crosscheck`` attribute.
+CROSSCHECKS: dict[str, CrossCheckKind] = {k.name: k for k in (
+    CrossCheckKind("generic", tuple(CROSSCHECK_ORDER), _run_generic,
+                   "the first other route of CROSSCHECK_ORDER that accepts the problem, on the unique quantities"),
+    CrossCheckKind("sticking", (*BRACKET, "lcp_lemke", "gauss_qp"), _run_sticking,
+                   "the facetized bracket and the sticking MLCP without cones"),
+    CrossCheckKind("sliding", tuple(SLIDING_CROSSCHECK), _run_sliding,
+                   "the exact enumeration of the sliding pieces, else another F6 route"),
+    CrossCheckKind("coulomb", ("coulomb_enumeration", *COULOMB_ROUTES), _run_coulomb,
+                   "the exact 2D enumeration, else the other mode-free Coulomb route"),
+    CrossCheckKind("none", (), _run_none, "not cross-checked"),
+)}
+
+
+def crosscheck_kind(f: Formulation) -> CrossCheckKind:
+    """The cross-check ``f`` declares (its ``crosscheck`` attribute, a key of :data:`CROSSCHECKS`)."""
+    kind = getattr(f, "crosscheck", None)
+    if kind not in CROSSCHECKS:
+        raise TypeError(f"formulation {f.name!r} declares no cross-check (crosscheck = {kind!r}): set its "
+                        f"'crosscheck' attribute to one of {', '.join(CROSSCHECKS)}")
+    return CROSSCHECKS[kind]
+
+
+def withdraw_if_contradicted(sol: Solution) -> None:
+    """Status says "solved" only for a certified answer: a disagreeing independent route withdraws it."""
+    if sol.status == SOLVED and sol.crosscheck is not None and sol.crosscheck.disagreed:
+        sol.status = INACCURATE
+        sol.message = (sol.message + "; " if sol.message else "") + "an independent route disagrees (see crosscheck)"
+
+
+def cross_check(sol: Solution, name: str, f: Formulation, problem: ContactProblem, cls, *, solver, tol: Tolerance,
+                facets: int = 8, bracket: str = "auto") -> Solution:
+    """The cross-check stage of :func:`gaussqp.dispatch.solve_classified`: run the cross-check ``f`` declares
+    (:func:`crosscheck_kind`) on ``sol``, the answer of route ``name``; set ``crosscheck``; return the answer (the
+    exact enumeration's when it decided what the route could not), withdrawn if a route contradicts it."""
+    rep, replacement = crosscheck_kind(f).run(sol, name, problem, cls, solver, tol, facets, bracket)
+    sol.crosscheck = rep
+    sol = _enumeration_decides(sol, name, rep, replacement)
+    withdraw_if_contradicted(sol)
+    return sol
