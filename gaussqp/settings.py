@@ -836,3 +836,7 @@ COULOMB_NN_BLOCK_MAX = 400
 #: Nonmonotone line search (Grippo, Lampariello, Lucidi 1986): Armijo's decrease is measured from the largest merit
 #: of the last this many iterates (1: monotone), which lets the method leave the merit's shallow valleys.
 COULOMB_NN_NONMONOTONE = 10
+#: ``coulomb_fixed_point`` keeps the nonsmooth Newton's answer when its natural-map residual (ρ = 1, ÷‖q‖) is at
+#: most this, 100 below the certificate's :data:`COULOMB_RESIDUAL_RTOL` (the answer is then judged by that
+#: certificate as any other); above, it falls back to the convex iteration.
+COULOMB_NN_ACCEPT_RTOL = 1e-10

@@ -46,6 +46,7 @@ a certificate: the route recomputes the residual and judges it.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -338,14 +339,19 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
         r = project_cone(np.asarray(r0, dtype=float).ravel(), mu, d)
         cands.append(("guess", r, *sysm.evaluate(r)))
     if not cands or cands[0][-1] > COULOMB_NN_GUESS_RTOL:
-        # every contact sticks: (W + δ diag(1/ρ)) r = −q, i.e. A = δ I, B = ρ I
-        try:
-            A = np.broadcast_to(COULOMB_NN_REG_FLOOR * np.eye(d), (sysm.m, d, d)).copy()
-            B = np.broadcast_to(np.eye(d), (sysm.m, d, d)) * sysm.rho_c[:, None, None]
-            r = project_cone(sysm.solve(A, B, -sysm.rho * q), mu, d)
-            cands.append(("stick", r, *sysm.evaluate(r)))
-        except (np.linalg.LinAlgError, RuntimeError, ValueError):
-            pass
+        # every contact sticks: W r = −q (exact at rest), else (W + δ diag(1/ρ)) r = −q when W is singular
+        B = np.broadcast_to(np.eye(d), (sysm.m, d, d)) * sysm.rho_c[:, None, None]
+        for delta in (0.0, COULOMB_NN_REG_FLOOR):
+            try:
+                A = np.broadcast_to(delta * np.eye(d), (sysm.m, d, d)).copy()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
+                    r = project_cone(sysm.solve(A, B, -sysm.rho * q), mu, d)
+                cands.append(("stick", r, *sysm.evaluate(r)))
+                if cands[-1][-1] <= target:
+                    break
+            except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                continue
         r = np.zeros(N)
         cands.append(("zero", r, *sysm.evaluate(r)))
     start, r, phi, u, z, res = min(cands, key=lambda c: float(c[2] @ c[2]))
