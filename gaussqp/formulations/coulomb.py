@@ -405,22 +405,26 @@ def local_solution(problem: LocalContactProblem, ans: LocalAnswer, formulation: 
 
 def contact_blocks(problem: ContactProblem) -> tuple:
     """(J, drift, mu) of the contacts in blocks (normal, tangents): J (m·d × n) sparse, the tangent rows of a
-    contact without them are zero (its μ is then 0)."""
+    contact without them are zero (its μ is then 0). One row permutation of ``[J_n; J_t]`` (no per-contact loop:
+    it took 10 ms of an 82-contact problem)."""
     m, d, n = problem.m, problem.dimension, problem.n
     Jn = sp.csr_matrix(problem.J_n)
     Jt = sp.csr_matrix(problem.J_t) if problem.J_t.shape[0] else sp.csr_matrix((0, n))
-    rows, drift = [], np.zeros(m * d)
     mu = np.where(np.isin(problem.modes, ["coulomb"]), problem.friction, 0.0).astype(float)
-    for i in range(m):
-        rows.append(Jn[i])
-        drift[i * d] = problem.normal_drift[i]
-        if problem.has_tangent[i]:
-            k = i * (d - 1)  # J_t holds d-1 rows per contact, zero for a contact without tangents
-            rows.append(Jt[k:k + d - 1])
-            drift[i * d + 1:(i + 1) * d] = problem.tangent_drift[k:k + d - 1]
-        else:
-            rows.append(sp.csr_matrix((d - 1, n)))
-    return sp.vstack(rows, format="csr"), drift, mu
+    has_t = np.asarray(problem.has_tangent, dtype=bool)
+    # J_t holds d-1 rows per contact (zero for a contact without tangents); those rows are dropped, not copied
+    keep_t = np.repeat(has_t, d - 1) if Jt.shape[0] == m * (d - 1) else np.zeros(Jt.shape[0], dtype=bool)
+    normal_pos = np.arange(m) * d
+    tangent_pos = (np.arange(m)[:, None] * d + np.arange(1, d)[None, :]).ravel()
+    stacked = sp.vstack([Jn, Jt[np.flatnonzero(keep_t)]], format="csr")
+    pos = np.concatenate([normal_pos, tangent_pos[keep_t]])
+    P = sp.csr_matrix((np.ones(pos.size), (pos, np.arange(pos.size))), shape=(m * d, pos.size))
+    J = sp.csr_matrix(P @ stacked)
+    drift = np.zeros(m * d)
+    drift[normal_pos] = problem.normal_drift
+    if keep_t.any():
+        drift[tangent_pos[keep_t]] = np.asarray(problem.tangent_drift)[keep_t]
+    return J, drift, mu
 
 
 @dataclass(frozen=True)

@@ -238,6 +238,7 @@ class _System:
         # ρ_j = 1/‖W_jj‖_F; a contact whose diagonal block vanishes gets the largest block's scale (or 1)
         self.rho_c = 1.0 / np.where(nrm > 0, nrm, top if top > 0 else 1.0)
         self.rho = np.repeat(self.rho_c, d)
+        self.mu2 = np.concatenate([mu, mu])
         self.qn = float(np.linalg.norm(q))
         self.rq = max(float(np.linalg.norm(self.rho * q)), np.finfo(float).tiny)
 
@@ -253,8 +254,9 @@ class _System:
         s[:, 0] += mu * np.linalg.norm(U[:, 1:], axis=1)
         s = s.ravel()
         z = r - self.rho * s
-        phi = r - project_cone(z, mu, d)
-        phi1 = r - project_cone(r - s, mu, d)
+        both = project_cone(np.concatenate([z, r - s]), self.mu2, d)  # the ρ map and the certificate's ρ = 1 map
+        phi = r - both[:self.N]
+        phi1 = r - both[self.N:]
         return phi, u, z, float(np.linalg.norm(phi1)) / (self.qn if self.qn > 0 else 1.0)
 
     def jacobian_blocks(self, u: np.ndarray, z: np.ndarray, delta: float):
