@@ -145,6 +145,8 @@ def main(argv=None) -> int:
             cases.append((f.stem, fclib.load(f)))
         except GaussQPError as exc:
             record(f.stem, "refused by the reader", None, None, None, str(exc).splitlines()[0][:70])
+    if not args.no_before:  # import cvxpy and compile once, so that no row is charged the import (~1 s)
+        solve_local(np.eye(3), np.array([-1.0, 0.5, 0.0]), np.array([0.3]), 3)
     hum = mode_free(problems.load("real/humanoid_lying"))
     cases.append(("humanoid_lying (mode-free)", hum))
     for name, p in cases:

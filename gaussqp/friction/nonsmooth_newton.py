@@ -350,7 +350,7 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
                     warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
                     r = project_cone(sysm.solve(A, B, -sysm.rho * q), mu, d)
                 cands.append(("stick", r, *sysm.evaluate(r)))
-                if cands[-1][-1] <= target:
+                if cands[-1][-1] <= COULOMB_NN_GUESS_RTOL:  # W was not (numerically) singular
                     break
             except (np.linalg.LinAlgError, RuntimeError, ValueError):
                 continue
