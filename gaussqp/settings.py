@@ -841,3 +841,6 @@ COULOMB_NN_NONMONOTONE = 10
 #: most this, 100 below the certificate's :data:`COULOMB_RESIDUAL_RTOL` (the answer is then judged by that
 #: certificate as any other); above, it falls back to the convex iteration.
 COULOMB_NN_ACCEPT_RTOL = 1e-10
+#: The Newton's stall test (:data:`COULOMB_NN_STALL_ITER`) counts the iterations since the merit ``‖φ_ρ‖²`` last
+#: fell below this fraction of its best value (0.25: ‖φ_ρ‖ halved).
+COULOMB_NN_STALL_FACTOR = 0.25

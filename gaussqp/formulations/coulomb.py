@@ -317,7 +317,8 @@ def solve_mode_free(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver:
     if nt.residual <= COULOMB_NN_ACCEPT_RTOL:
         u = np.asarray(W @ nt.r).ravel() + q  # recomputed from the data, not the kernel's own u
         history = [{"stage": "nonsmooth_newton", **h} for h in nt.history]
-        return LocalAnswer(nt.r, u, 0, nt.iterations, history, "", "converged", {"nonsmooth_newton": t_newton},
+        return LocalAnswer(nt.r, u, 0, nt.iterations, history, "nonsmooth_newton", "converged",
+                           {"nonsmooth_newton": t_newton},
                            path="newton", newton_kernel=info)
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times["nonsmooth_newton"] = t_newton

@@ -22,11 +22,16 @@ derivatives of the law around one product with W.
 Program. 1993, with the merit ``θ(r) = ½‖φ_ρ(r)‖²``):
 
 - Armijo backtracking on θ along the Newton step; when the step does not descend, the projected step ``−φ_ρ`` (one
-  projected Jacobi sweep, the PROX/fixed-point direction), then the merit's steepest descent ``−Jᵀφ_ρ``;
+  projected Jacobi sweep, the PROX/fixed-point direction), then the merit's steepest descent ``−Jᵀφ_ρ``; every
+  step must decrease θ by ``σ t ‖φ_ρ‖²`` (the Newton step's predicted decrease) below the reference value;
+- the reference value is the largest merit of the last :data:`~gaussqp.settings.COULOMB_NN_NONMONOTONE` iterates
+  (Grippo, Lampariello, Lucidi, "A nonmonotone line search technique for Newton's method", SIAM J. Numer. Anal.
+  1986), then, if that phase stalls, a monotone phase from its best point;
 - the Jacobian is regularized by ``δ P'D`` (``W → W + δ diag(1/ρ)`` in the derivative only: a proximal term, as
   Siconos's PROX adds to W) with ``δ`` vanishing with the residual, so a rank-deficient W (``local_problem_test``,
   towers) does not make the linear system singular, and a non-symmetric W (Capsules) needs nothing special;
-- ``ρ_j = 1/‖W_jj‖_F`` from W's diagonal blocks (the data's scale, as Siconos's NSN sets ρ);
+- ``ρ_j = 1/‖W_jj‖_F`` from W's diagonal blocks: each contact's own scale, so that ρ(W r + q) is in the units of r
+  (PerioBox's blocks are ~2e-5, local_problem_test's ~700);
 - starts: a given guess (a re-solve along a trajectory); else the best by merit of "every contact sticks"
   (``u = 0``: one linear solve of ``(W + δ diag(1/ρ)) r = −q``, projected on the cones — exact at rest), and ``r = 0``.
 
@@ -54,12 +59,12 @@ import scipy.sparse as sp
 
 from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_NN_BLOCK_MAX, COULOMB_NN_DENSE_MAX,
                         COULOMB_NN_GUESS_RTOL, COULOMB_NN_MAX_ITER, COULOMB_NN_MIN_STEP, COULOMB_NN_NONMONOTONE, COULOMB_NN_REG_FLOOR,
-                        COULOMB_NN_REG_THETA, COULOMB_NN_SPARSE_DENSITY, COULOMB_NN_STALL_ITER,
+                        COULOMB_NN_REG_THETA, COULOMB_NN_SPARSE_DENSITY, COULOMB_NN_STALL_FACTOR, COULOMB_NN_STALL_ITER,
                         COULOMB_NN_TARGET_RTOL)
 from .coulomb_law import project_cone
 
 #: why a run stopped (``NewtonResult.reason``)
-CONVERGED, MAX_ITER, STALLED, NO_DESCENT, SINGULAR = "converged", "max_iter", "stalled", "no descent", "singular"
+CONVERGED, MAX_ITER, STALLED, NO_DESCENT = "converged", "max_iter", "stalled", "no descent"
 
 
 @dataclass
@@ -137,8 +142,9 @@ def _block_diagonal(B: np.ndarray) -> sp.bsr_matrix:
 def diagonal_blocks(W, m: int, d: int) -> np.ndarray:
     """W's diagonal (d × d) blocks, (m, d, d), from a dense or sparse W."""
     if sp.issparse(W):
-        rows = (np.arange(m)[:, None, None] * d + np.arange(d)[None, :, None]) + 0 * np.arange(d)[None, None, :]
-        cols = (np.arange(m)[:, None, None] * d + np.arange(d)[None, None, :]) + 0 * np.arange(d)[None, :, None]
+        base = np.arange(m)[:, None, None] * d
+        rows = np.broadcast_to(base + np.arange(d)[None, :, None], (m, d, d))
+        cols = np.broadcast_to(base + np.arange(d)[None, None, :], (m, d, d))
         return np.asarray(sp.csr_matrix(W)[rows.ravel(), cols.ravel()]).reshape(m, d, d)
     ar = np.arange(m)
     return np.asarray(W).reshape(m, d, m, d)[ar, :, ar, :]
@@ -286,7 +292,6 @@ class _System:
             J4 = Jm.reshape(m, d, m, d)
             J4[ar, :, ar, :] += A
             x = sla.lu_solve(sla.lu_factor(Jm, check_finite=False), rhs, check_finite=False)
-            self._last_dense = Jm
         if not np.all(np.isfinite(x)):
             raise np.linalg.LinAlgError("the Newton system is singular")
         return x
@@ -436,7 +441,7 @@ def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter
                         "window": window})
         if res < best[0]:
             best = (res, r, u)
-        if merit <= 0.25 * best_merit:  # ‖φ_ρ‖ halved
+        if merit <= COULOMB_NN_STALL_FACTOR * best_merit:  # ‖φ_ρ‖ halved
             best_merit, since = merit, 0
         else:
             since += 1
@@ -446,5 +451,5 @@ def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter
     return best, k, reason
 
 
-__all__ = ["BlockInverse", "CONVERGED", "MAX_ITER", "NO_DESCENT", "SINGULAR", "STALLED", "NewtonResult", "cone_projection_jacobian",
+__all__ = ["BlockInverse", "CONVERGED", "MAX_ITER", "NO_DESCENT", "STALLED", "NewtonResult", "cone_projection_jacobian",
            "diagonal_blocks", "shift_jacobian", "solve_newton", "sparse_delassus"]
