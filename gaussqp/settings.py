@@ -829,7 +829,8 @@ COULOMB_NN_REG_FLOOR = 1e-12
 COULOMB_NN_MIN_STEP = 1e-4
 #: A guess whose relative residual is below this is the only start tried (a re-solve along a trajectory); above,
 #: "every contact sticks" (one linear solve, exact at rest) and ``r = 0`` compete with it by merit. The stick solve
-#: is retried with W regularized (:data:`COULOMB_NN_REG_FLOOR`) only when its own residual is above this too.
+#: is retried with W regularized (:data:`COULOMB_NN_REG_FLOOR`) only when ``W r = −q`` was not solved to
+#: :data:`COULOMB_NN_ACCEPT_RTOL` (a singular W).
 COULOMB_NN_GUESS_RTOL = 1e-2
 #: Global problems (``M v = H r + f``): M's connected blocks up to this size are inverted densely (batched by size);
 #: W = J M⁻¹ Jᵀ is then formed sparse. A larger block is solved through its sparse LU.

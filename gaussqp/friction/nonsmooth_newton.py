@@ -33,7 +33,8 @@ Program. 1993, with the merit ``θ(r) = ½‖φ_ρ(r)‖²``):
 - ``ρ_j = 1/‖W_jj‖_F`` from W's diagonal blocks: each contact's own scale, so that ρ(W r + q) is in the units of r
   (PerioBox's blocks are ~2e-5, local_problem_test's ~700);
 - starts: a given guess (a re-solve along a trajectory); else the best by merit of "every contact sticks"
-  (``u = 0``: one linear solve of ``(W + δ diag(1/ρ)) r = −q``, projected on the cones — exact at rest), and ``r = 0``.
+  (``u = 0``: one linear solve of ``W r = −q``, projected on the cones — exact at rest; retried as
+  ``(W + δ diag(1/ρ)) r = −q`` when W is singular), and ``r = 0``.
 
 It stops when ``‖φ_1(r)‖ ≤ target·‖q‖`` (converged) or reports why it did not (``max_iter``, ``stalled``: the best
 merit has not halved for :data:`~gaussqp.settings.COULOMB_NN_STALL_ITER` iterations, ``no descent``, a singular
@@ -57,7 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_NN_BLOCK_MAX, COULOMB_NN_DENSE_MAX,
+from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_BLOCK_MAX, COULOMB_NN_DENSE_MAX,
                         COULOMB_NN_GUESS_RTOL, COULOMB_NN_MAX_ITER, COULOMB_NN_MIN_STEP, COULOMB_NN_NONMONOTONE, COULOMB_NN_REG_FLOOR,
                         COULOMB_NN_REG_THETA, COULOMB_NN_SPARSE_DENSITY, COULOMB_NN_STALL_FACTOR, COULOMB_NN_STALL_ITER,
                         COULOMB_NN_TARGET_RTOL)
@@ -126,7 +127,8 @@ def shift_jacobian(u: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
     ``u_t = 0``, an element of the generalized gradient of the norm)."""
     U = u.reshape(-1, d)
     m = U.shape[0]
-    D = np.broadcast_to(np.eye(d), (m, d, d)).copy()
+    D = np.zeros((m, d, d))
+    D[:, np.arange(d), np.arange(d)] = 1.0
     nt = np.linalg.norm(U[:, 1:], axis=1)
     slide = nt > 0
     D[slide, 0, 1:] = (mu[slide] / nt[slide])[:, None] * U[slide, 1:]
@@ -347,15 +349,17 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
         cands.append(("guess", r, *sysm.evaluate(r)))
     if not cands or cands[0][-1] > COULOMB_NN_GUESS_RTOL:
         # every contact sticks: W r = −q (exact at rest), else (W + δ diag(1/ρ)) r = −q when W is singular
-        B = np.broadcast_to(np.eye(d), (sysm.m, d, d)) * sysm.rho_c[:, None, None]
+        B = np.eye(d)[None] * sysm.rho_c[:, None, None]
         for delta in (0.0, COULOMB_NN_REG_FLOOR):
             try:
-                A = np.broadcast_to(delta * np.eye(d), (sysm.m, d, d)).copy()
+                A = delta * np.eye(d)[None] + np.zeros((sysm.m, 1, 1))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
-                    r = project_cone(sysm.solve(A, B, -sysm.rho * q), mu, d)
+                    x = sysm.solve(A, B, -sysm.rho * q)
+                r = project_cone(x, mu, d)
                 cands.append(("stick", r, *sysm.evaluate(r)))
-                if cands[-1][-1] <= COULOMB_NN_GUESS_RTOL:  # W was not (numerically) singular
+                # W x = −q solved to the acceptance bound: W was not (numerically) singular, no retry needed
+                if np.linalg.norm(sysm.velocity(x)) <= COULOMB_NN_ACCEPT_RTOL * sysm.qn:
                     break
             except (np.linalg.LinAlgError, RuntimeError, ValueError):
                 continue
