@@ -804,3 +804,47 @@ CROSSCHECK_DENSE_MAX_N = 300
 #: stopped this long before the limit (so that the run records its own ``timeout`` before the pool kills the worker
 #: and leaves the subprocess orphaned), and it is given at least this long.
 STUDY_PEER_TIME_MARGIN = 0.5
+
+# ------------------------------------------- mode-free Coulomb: the globalized nonsmooth Newton kernel (issue #27)
+#: :mod:`gaussqp.friction.nonsmooth_newton` (tried first by ``coulomb_fixed_point``, the convex iteration its
+#: fallback) stops once the natural-map residual with ρ = 1 is at most this fraction of ‖q‖: 1e4 below the
+#: certificate's :data:`COULOMB_RESIDUAL_RTOL`, one quadratic step short of round-off.
+COULOMB_NN_TARGET_RTOL = 1e-12
+#: ... after at most this many Newton iterations (each: one factorization and a line search) ...
+COULOMB_NN_MAX_ITER = 50
+#: ... or when the best merit ``½‖φ_ρ‖²`` has not halved over this many iterations (a stall: the caller falls back).
+COULOMB_NN_STALL_ITER = 8
+#: Newton's linear systems are dense (LAPACK) up to this many unknowns m·d, or when W holds more than
+#: :data:`COULOMB_NN_SPARSE_DENSITY` nonzeros; otherwise W stays sparse and each step is one sparse LU (SuperLU).
+#: Measured (one core, medians of 15): Box_Stacks-i0122 (246 unknowns, W 3 % nonzero) 8.8 ms sparse against 10.7 ms
+#: dense; Box_Stacks-i0035 (93) 0.8 ms sparse against 0.4 ms dense.
+COULOMB_NN_DENSE_MAX = 150
+#: See :data:`COULOMB_NN_DENSE_MAX`.
+COULOMB_NN_SPARSE_DENSITY = 0.1
+#: The Jacobian ``I − P' + P'ρD W`` is regularized by ``δ P'D`` (W → W + δ diag(1/ρ): a proximal term on the
+#: sticking blocks, where a rank-deficient W makes it singular), ``δ = θ · min(1, ‖φ_ρ‖/‖ρ q‖)`` with this θ —
+#: vanishing with the residual, so the local convergence stays superlinear.
+COULOMB_NN_REG_THETA = 1e-2
+#: ... and δ is never below this (round-off of the factorization of a singular sticking block).
+COULOMB_NN_REG_FLOOR = 1e-12
+#: The line search backtracks by :data:`COULOMB_BACKTRACK` down to this step before it tries the fallback
+#: directions (the projected step ``−φ_ρ``, then the merit's steepest descent ``−Jᵀφ_ρ``).
+COULOMB_NN_MIN_STEP = 1e-4
+#: A guess whose relative residual is below this is the only start tried (a re-solve along a trajectory); above,
+#: "every contact sticks" (one linear solve, exact at rest) and ``r = 0`` compete with it by merit. The stick solve
+#: is retried with W regularized (:data:`COULOMB_NN_REG_FLOOR`) only when ``W r = −q`` was not solved to
+#: :data:`COULOMB_NN_ACCEPT_RTOL` (a singular W).
+COULOMB_NN_GUESS_RTOL = 1e-2
+#: Global problems (``M v = H r + f``): M's connected blocks up to this size are inverted densely (batched by size);
+#: W = J M⁻¹ Jᵀ is then formed sparse. A larger block is solved through its sparse LU.
+COULOMB_NN_BLOCK_MAX = 400
+#: Nonmonotone line search (Grippo, Lampariello, Lucidi 1986): Armijo's decrease is measured from the largest merit
+#: of the last this many iterates (1: monotone), which lets the method leave the merit's shallow valleys.
+COULOMB_NN_NONMONOTONE = 10
+#: ``coulomb_fixed_point`` keeps the nonsmooth Newton's answer when its natural-map residual (ρ = 1, ÷‖q‖) is at
+#: most this, 100 below the certificate's :data:`COULOMB_RESIDUAL_RTOL` (the answer is then judged by that
+#: certificate as any other); above, it falls back to the convex iteration.
+COULOMB_NN_ACCEPT_RTOL = 1e-10
+#: The Newton's stall test (:data:`COULOMB_NN_STALL_ITER`) counts the iterations since the merit ``‖φ_ρ‖²`` last
+#: fell below this fraction of its best value (0.25: ‖φ_ρ‖ halved).
+COULOMB_NN_STALL_FACTOR = 0.25

@@ -1,0 +1,221 @@
+"""Issue #27's speed table for mode-free Coulomb friction, side by side in one run (a benchmark, not a test).
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/coulomb_speed.py \
+        [DIR] [--no-before] [--no-siconos] [--states 200] [--json OUT.json]
+
+DIR defaults to ``../shared/data/fclib`` next to the checkout (the workplace's FCLIB files). For each file, and
+for the shipped humanoid ``real/humanoid_lying`` made mode-free (its "sticking" contacts given the mode
+"coulomb"; the frictionless ones stay frictionless), it prints:
+
+- **before**: today's convex iteration + polish alone (:func:`gaussqp.formulations.coulomb.solve_local` on the
+  dense condensed ``(W, q)``; condensing included), the route as it was before issue #27;
+- **after, kernel**: what the new route computes, timed alone: the local form (``condense_sparse`` for a sparse M,
+  ``condense`` for a dense one; nothing for a local file) + :func:`~gaussqp.formulations.coulomb.solve_mode_free`
+  (the nonsmooth Newton, the convex iteration if it falls back);
+- **after, route**: ``gaussqp.solve(problem, crosscheck=False)`` (the same + recovery, our certificate, the
+  friction verdict; the dispatcher's optional cross-check with another Coulomb route is off);
+- **Siconos** NSGS / PROX / NSN-AC at tolerance 1e-8, each timed *inside* the Siconos process around
+  ``fc3d_driver`` only (no interpreter start, no file I/O), on the same condensed ``(W, q)`` (dense, as Siconos
+  takes it), from r = 0.
+
+Every answer, ours and Siconos's, is judged by **our** natural-map residual ÷‖q‖ recomputed here from ``W r + q``;
+"ok" means ≤ 1e-8. The target column is ``min(2 × fastest Siconos solver reaching 1e-8, max(that, 10 ms))`` as the
+issue states it (≤ 2× the fastest, or ≤ 10 ms where that is longer; 5 s where no Siconos solver reaches 1e-8).
+Times are the median of ``--repeat`` runs (1 for "before": minutes). The humanoid row re-solves a rollout of
+``--states`` nearby states (force and contact rows scaled within 1 %), each warm-started from the previous answer,
+and reports the median time per state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+import gaussqp  # noqa: E402
+from gaussqp import problems  # noqa: E402
+from gaussqp.errors import GaussQPError  # noqa: E402
+from gaussqp.formulations.coulomb import condense, condense_sparse, solve_local, solve_mode_free  # noqa: E402
+from gaussqp.friction.coulomb_law import natural_map_residual  # noqa: E402
+from gaussqp.model.problem import ContactProblem  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from friction_fclib import run_siconos, siconos_available  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TOL = 1e-8
+
+
+def local_data(p):
+    """(W, q, mu, d) the new route builds: a local file as given, a global one condensed sparse (sparse M) or
+    dense (dense M)."""
+    if isinstance(p, gaussqp.LocalContactProblem):
+        return p.W, np.asarray(p.q), np.asarray(p.mu), p.dimension
+    cd = condense_sparse(p) if sp.issparse(p.M) else condense(p)
+    return cd.W, cd.q, cd.mu, p.dimension
+
+
+def dense_data(p):
+    """(W, q, mu, d) dense: today's condensation (what the convex iteration and Siconos get)."""
+    if isinstance(p, gaussqp.LocalContactProblem):
+        return (p.W.toarray() if sp.issparse(p.W) else np.asarray(p.W)), np.asarray(p.q), np.asarray(p.mu), p.dimension
+    cd = condense(p)
+    return cd.W, cd.q, cd.mu, p.dimension
+
+
+def our_residual(W, q, mu, d, r) -> float:
+    return natural_map_residual(r, np.asarray(W @ r).ravel() + q, q, mu, d).relative
+
+
+def median(fn, repeat: int):
+    ts, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts)), out
+
+
+def reaction(sol) -> np.ndarray:
+    return np.hstack([sol.lambda_normal[:, None], sol.lambda_tangent]).ravel()
+
+
+def mode_free(p: ContactProblem) -> ContactProblem:
+    """The problem with every told "sticking" contact given the mode "coulomb" (stick/slip left to the solver)."""
+    modes = ["coulomb" if str(m) == "sticking" else str(m) for m in p.modes]
+    return ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, [str(t) for t in p.types], p.J_t,
+                                      p.tangent_drift, p.friction, modes, p.slip, p.has_tangent, p.dimension,
+                                      p.name + " (mode-free)", p.description)
+
+
+def states(p: ContactProblem, k: int, rng) -> list:
+    """A rollout of ``k`` nearby states: the force and the contact rows drift within 1 % (same structure)."""
+    out = [p]
+    for _ in range(k - 1):
+        prev = out[-1]
+        s = 1 + 0.002 * rng.standard_normal()
+        F = np.asarray(prev.F) * (1 + 0.002 * rng.standard_normal(prev.n))
+        out.append(ContactProblem.from_blocks(prev.M, F, np.asarray(prev.J_n) * s, prev.normal_drift,
+                                              [str(t) for t in prev.types], prev.J_t, prev.tangent_drift,
+                                              prev.friction, [str(m) for m in prev.modes], prev.slip,
+                                              prev.has_tangent, prev.dimension, prev.name))
+    return out
+
+
+def print_row(name, label, ok, res, t, extra=""):
+    ts = "—" if t is None else (f"{t * 1e3:10.2f}")
+    rs = "—" if res is None else f"{res:9.1e}"
+    print(f"{name:<34} {label:<26} {('yes' if ok else 'no') if ok is not None else '—':<4} {rs:>9} {ts:>10}  {extra}",
+          flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir", nargs="?", default=str(ROOT.parent / "shared" / "data" / "fclib"))
+    ap.add_argument("--no-before", action="store_true", help="skip today's convex iteration (minutes)")
+    ap.add_argument("--no-siconos", action="store_true")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--states", type=int, default=200)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    use_siconos = not args.no_siconos and siconos_available()
+    print(f"gaussqp {gaussqp.__file__}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; Siconos "
+          f"{'on' if use_siconos else 'off'}; times in ms (median of {args.repeat}; 'before' once)")
+    print(f"{'problem':<34} {'route':<26} {'ok':<4} {'res/‖q‖':>9} {'ms':>10}  notes")
+    rows = []
+
+    def record(name, label, ok, res, t, extra=""):
+        print_row(name, label, ok, res, t, extra)
+        rows.append({"problem": name, "route": label, "ok": ok, "residual": res, "time": t, "notes": extra})
+
+    cases = []
+    for f in sorted(Path(args.dir).glob("*.hdf5")):
+        from gaussqp.io import fclib
+
+        try:
+            cases.append((f.stem, fclib.load(f)))
+        except GaussQPError as exc:
+            record(f.stem, "refused by the reader", None, None, None, str(exc).splitlines()[0][:70])
+    if not args.no_before:  # import cvxpy and compile once, so that no row is charged the import (~1 s)
+        solve_local(np.eye(3), np.array([-1.0, 0.5, 0.0]), np.array([0.3]), 3)
+    hum = mode_free(problems.load("real/humanoid_lying"))
+    cases.append(("humanoid_lying (mode-free)", hum))
+    for name, p in cases:
+        Wd, qd, mud, d = dense_data(p)
+        # ---- after: kernel, then route
+        def kernel():
+            W, q, mu, dd = local_data(p)
+            return W, q, mu, solve_mode_free(W, q, mu, dd)
+        t, (W, q, mu, ans) = median(kernel, args.repeat)
+        kinfo = ans.newton_kernel
+        record(name, "after: kernel", our_residual(Wd, qd, mud, d, ans.r) <= TOL, our_residual(Wd, qd, mud, d, ans.r),
+               t, f"path {ans.path}, Newton {kinfo.get('iterations')} it. ({kinfo.get('reason')}, start "
+                  f"{kinfo.get('start')}, {kinfo.get('linear_algebra')})")
+        t, sol = median(lambda: gaussqp.solve(p, crosscheck=False), args.repeat)
+        r = reaction(sol)
+        record(name, "after: gaussqp.solve", str(sol.status) == "solved", our_residual(Wd, qd, mud, d, r), t,
+               f"status {sol.status}, path {sol.extras.get('path')}")
+        # ---- Siconos
+        fastest = None
+        if use_siconos:
+            for sname, out in run_siconos(Wd, qd, mud, d).items():
+                label = sname.replace("SICONOS_FRICTION_3D_", "siconos ")
+                if "error" in out:
+                    record(name, label, False, None, None, str(out["error"])[:60])
+                    continue
+                res = our_residual(Wd, qd, mud, d, np.array(out["r"]))
+                ok = bool(np.isfinite(res) and res <= TOL)
+                record(name, label, ok, res, out["time"], f"info {out['info']}, {out['iterations']} it.")
+                if ok and (fastest is None or out["time"] < fastest):
+                    fastest = out["time"]
+        if use_siconos:
+            target = 5.0 if fastest is None else max(2 * fastest, 0.010)
+            print(f"{'':<34} {'target (issue #27)':<26} {'':<4} {'':>9} {target * 1e3:>10.2f}  "
+                  + ("no Siconos solver reaches 1e-8: 5 s" if fastest is None else "max(2× fastest Siconos, 10 ms)"))
+        # ---- before
+        if not args.no_before:
+            t0 = time.perf_counter()
+            Wb, qb, mub, _ = dense_data(p)
+            old = solve_local(Wb, qb, mub, d)
+            t = time.perf_counter() - t0
+            res = our_residual(Wd, qd, mud, d, old.r)
+            record(name, "before: convex iteration", res <= TOL, res, t,
+                   f"{old.fixed_point_iterations} SOCPs + {old.newton_iterations} Newton")
+    # ---- the humanoid's rollout, warm-started
+    rng = np.random.default_rng(0)
+    roll = states(hum, args.states, rng)
+    times, kt, worst, its = [], [], 0.0, []
+    prev = None
+    for s in roll:
+        t0 = time.perf_counter()
+        cd = condense(s)
+        t1 = time.perf_counter()
+        ans = solve_mode_free(cd.W, cd.q, cd.mu, s.dimension, guess=prev)
+        t2 = time.perf_counter()
+        times.append(t2 - t0)
+        kt.append(t2 - t1)
+        its.append(ans.newton_iterations)
+        worst = max(worst, our_residual(cd.W, cd.q, cd.mu, s.dimension, ans.r))
+        prev = ans.r
+    record("humanoid rollout, per state", "after: condense + kernel", worst <= TOL, worst, float(np.median(times)),
+           f"{len(roll)} states warm-started; kernel alone {np.median(kt) * 1e3:.3f} ms; Newton it. median "
+           f"{int(np.median(its))}, max {max(its)}")
+    t, _ = median(lambda: [gaussqp.solve(s, crosscheck=False) for s in roll[:20]], 1)
+    record("humanoid rollout, per state", "after: gaussqp.solve", None, None, t / 20,
+           "cold (gaussqp.solve takes no guess yet), crosscheck off, verdict on")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

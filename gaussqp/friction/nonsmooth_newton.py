@@ -1,0 +1,459 @@
+"""A globalized semismooth Newton method for mode-free Coulomb friction (issue #27), sparse.
+
+The problem is the local (Delassus) form ``u = W r + q`` with Coulomb's law in De Saxcé's form
+(:mod:`gaussqp.friction.coulomb_law`), contact blocks (normal, t1[, t2]). Its solutions are the zeros of the
+**natural map** with a per-contact weight ``ρ_j > 0``
+
+    φ_ρ(r) = r − P_K(r − ρ s(W r + q)),    s(u) = u + μ‖u_t‖ e_n,
+
+(Acary, Brémond, Huber 2018, eq. (12); every ``ρ > 0`` has the same zeros; with ρ = 1 it is the residual our
+certificate recomputes). ``P_K`` is piecewise smooth, hence semismooth (Hayashi, Yamashita, Fukushima, "A combined
+smoothing and regularization method for monotone second-order cone complementarity problems", SIAM J. Optim. 2005,
+for the SOC natural map), and so is ``φ_ρ``; an element of its generalized Jacobian is
+
+    J = I − P'(z) (I − ρ D(u) W),    z = r − ρ s(u),
+
+with ``P'`` a B-subdifferential element of the projection (block diagonal, closed form) and ``D = ∂s/∂u`` (identity
+plus ``μ u_tᵀ/‖u_t‖`` in the normal row). This is the structure of Siconos's ``fc3d_nonsmooth_Newton_natural_map``
+and of Alart–Curnier's method (Alart, Curnier 1991; ``fc3d_nonsmooth_Newton_AlartCurnier``): block-diagonal
+derivatives of the law around one product with W.
+
+**Globalization** (the damped semismooth Newton of Qi and Sun, "A nonsmooth version of Newton's method", Math.
+Program. 1993, with the merit ``θ(r) = ½‖φ_ρ(r)‖²``):
+
+- Armijo backtracking on θ along the Newton step; when the step does not descend, the projected step ``−φ_ρ`` (one
+  projected Jacobi sweep, the PROX/fixed-point direction), then the merit's steepest descent ``−Jᵀφ_ρ``; every
+  step must decrease θ by ``σ t ‖φ_ρ‖²`` (the Newton step's predicted decrease) below the reference value;
+- the reference value is the largest merit of the last :data:`~gaussqp.settings.COULOMB_NN_NONMONOTONE` iterates
+  (Grippo, Lampariello, Lucidi, "A nonmonotone line search technique for Newton's method", SIAM J. Numer. Anal.
+  1986), then, if that phase stalls, a monotone phase from its best point;
+- the Jacobian is regularized by ``δ P'D`` (``W → W + δ diag(1/ρ)`` in the derivative only: a proximal term, as
+  Siconos's PROX adds to W) with ``δ`` vanishing with the residual, so a rank-deficient W (``local_problem_test``,
+  towers) does not make the linear system singular, and a non-symmetric W (Capsules) needs nothing special;
+- ``ρ_j = 1/‖W_jj‖_F`` from W's diagonal blocks: each contact's own scale, so that ρ(W r + q) is in the units of r
+  (PerioBox's blocks are ~2e-5, local_problem_test's ~700);
+- starts: a given guess (a re-solve along a trajectory); else the best by merit of "every contact sticks"
+  (``u = 0``: one linear solve of ``W r = −q``, projected on the cones — exact at rest; retried as
+  ``(W + δ diag(1/ρ)) r = −q`` when W is singular), and ``r = 0``.
+
+It stops when ``‖φ_1(r)‖ ≤ target·‖q‖`` (converged) or reports why it did not (``max_iter``, ``stalled``: the best
+merit has not halved for :data:`~gaussqp.settings.COULOMB_NN_STALL_ITER` iterations, ``no descent``, a singular
+system): the caller (:mod:`gaussqp.formulations.coulomb`) then falls back to the convex iteration. Nothing here is
+a certificate: the route recomputes the residual and judges it.
+
+**Linear algebra.** Everything per contact is a batch of (d × d) blocks in NumPy (no per-contact Python loop, no
+``block_diag``); one linear solve per Newton step: LAPACK on a dense W of at most
+:data:`~gaussqp.settings.COULOMB_NN_DENSE_MAX` unknowns (or a dense-ish W), else SuperLU on ``J`` assembled as
+``blockdiag(I − P' + δP'D) + blockdiag(P'ρD) · W`` in CSR, whose pattern is W's. For a global problem
+``M v = H r + f`` with sparse M, :func:`sparse_delassus` forms ``W = Hᵀ M⁻¹ H`` sparse from M's connected blocks
+(a block-diagonal M⁻¹ of rigid bodies), never a dense W.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_BLOCK_MAX, COULOMB_NN_DENSE_MAX,
+                        COULOMB_NN_GUESS_RTOL, COULOMB_NN_MAX_ITER, COULOMB_NN_MIN_STEP, COULOMB_NN_NONMONOTONE, COULOMB_NN_REG_FLOOR,
+                        COULOMB_NN_REG_THETA, COULOMB_NN_SPARSE_DENSITY, COULOMB_NN_STALL_FACTOR, COULOMB_NN_STALL_ITER,
+                        COULOMB_NN_TARGET_RTOL)
+from .coulomb_law import project_cone
+
+#: why a run stopped (``NewtonResult.reason``)
+CONVERGED, MAX_ITER, STALLED, NO_DESCENT = "converged", "max_iter", "stalled", "no descent"
+
+
+@dataclass
+class NewtonResult:
+    """What :func:`solve_newton` returns.
+
+    ``r``, ``u = W r + q`` the best iterate (least ρ = 1 residual), ``residual`` its ``‖φ_1‖/‖q‖``,
+    ``converged`` whether it reached the target, ``reason`` why it stopped, ``iterations`` Newton steps taken,
+    ``start`` the start it kept (``guess``, ``stick``, ``zero``), ``history`` one dict per iteration, ``times``
+    (seconds: ``setup``, ``start``, ``iterations``), ``linear_algebra`` ``dense`` or ``sparse``."""
+
+    r: np.ndarray
+    u: np.ndarray
+    residual: float
+    converged: bool
+    reason: str
+    iterations: int
+    start: str
+    history: list = field(default_factory=list)
+    times: dict = field(default_factory=dict)
+    linear_algebra: str = "dense"
+
+
+# --------------------------------------------------------------------------------------------- per-contact blocks
+def cone_projection_jacobian(z: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
+    """B-subdifferential element of the projection on ``K_μ`` at the stacked blocks ``z``: (m, d, d), vectorized.
+
+    Same pieces as :func:`gaussqp.friction.coulomb_law.project_cone_jacobian` (identity inside, 0 in the polar
+    cone; on the side, with ``t = ‖z_t‖``, ``e = z_t/t``, ``c = 1/(1+μ²)``, ``α = c(z_n + μt)``: first row
+    ``c(1, μe)``, tangent rows ``μ c e (1, μe) + (μα/t)(I − eeᵀ)``), computed for all contacts at once."""
+    Z = z.reshape(-1, d)
+    m = Z.shape[0]
+    zn, zt = Z[:, 0], Z[:, 1:]
+    t = np.linalg.norm(zt, axis=1)
+    inside = (t <= mu * zn) & (zn >= 0)
+    polar = mu * t <= -zn
+    side = ~inside & ~polar
+    out = np.zeros((m, d, d))
+    out[inside] = np.eye(d)
+    if np.any(side):
+        ms, ts = mu[side], t[side]
+        safe = np.where(ts > 0, ts, 1.0)
+        e = zt[side] / safe[:, None]
+        c = 1.0 / (1.0 + ms * ms)
+        alpha = c * (zn[side] + ms * ts)
+        blk = np.zeros((ms.size, d, d))
+        blk[:, 0, 0] = c
+        blk[:, 0, 1:] = (ms * c)[:, None] * e
+        blk[:, 1:, 0] = (ms * c)[:, None] * e
+        eet = e[:, :, None] * e[:, None, :]
+        k = np.where(ts > 0, ms * alpha / safe, 0.0)
+        blk[:, 1:, 1:] = (ms * ms * c)[:, None, None] * eet + k[:, None, None] * (np.eye(d - 1)[None] - eet)
+        out[side] = blk
+    return out
+
+
+def shift_jacobian(u: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
+    """``D = ∂(u + μ‖u_t‖e_n)/∂u`` blocks (m, d, d): identity plus ``μ u_tᵀ/‖u_t‖`` in the normal row (0 at
+    ``u_t = 0``, an element of the generalized gradient of the norm)."""
+    U = u.reshape(-1, d)
+    m = U.shape[0]
+    D = np.zeros((m, d, d))
+    D[:, np.arange(d), np.arange(d)] = 1.0
+    nt = np.linalg.norm(U[:, 1:], axis=1)
+    slide = nt > 0
+    D[slide, 0, 1:] = (mu[slide] / nt[slide])[:, None] * U[slide, 1:]
+    return D
+
+
+def _block_diagonal(B: np.ndarray) -> sp.bsr_matrix:
+    """The block-diagonal sparse matrix of the blocks ``B`` (m, d, d), built directly (no Python loop)."""
+    m, d, _ = B.shape
+    return sp.bsr_matrix((B, np.arange(m), np.arange(m + 1)), shape=(m * d, m * d))
+
+
+def diagonal_blocks(W, m: int, d: int) -> np.ndarray:
+    """W's diagonal (d × d) blocks, (m, d, d), from a dense or sparse W."""
+    if sp.issparse(W):
+        base = np.arange(m)[:, None, None] * d
+        rows = np.broadcast_to(base + np.arange(d)[None, :, None], (m, d, d))
+        cols = np.broadcast_to(base + np.arange(d)[None, None, :], (m, d, d))
+        return np.asarray(sp.csr_matrix(W)[rows.ravel(), cols.ravel()]).reshape(m, d, d)
+    ar = np.arange(m)
+    return np.asarray(W).reshape(m, d, m, d)[ar, :, ar, :]
+
+
+# --------------------------------------------------------------------------------------------- global form
+class BlockInverse:
+    """``M⁻¹`` of a sparse symmetric positive definite M by its connected blocks (the bodies of a multibody system;
+    scipy's ``connected_components`` of M's pattern): blocks of at most :data:`~gaussqp.settings.COULOMB_NN_BLOCK_MAX`
+    coordinates inverted densely, batched by size (a diagonal M: one batch of 1 × 1 blocks), into the sparse
+    block-diagonal ``small``; each larger block kept as its sparse LU (SuperLU), never inverted.
+    ``Minv @ x`` applies M⁻¹ to a vector or a dense matrix. Raises ``numpy.linalg.LinAlgError`` or
+    ``RuntimeError`` when a block is singular."""
+
+    def __init__(self, M):
+        from scipy.sparse.csgraph import connected_components
+        import scipy.sparse.linalg as spla
+
+        M = sp.csr_matrix(M)
+        n = self.n = M.shape[0]
+        ncomp, label = connected_components(M, directed=False)
+        order = np.argsort(label, kind="stable")
+        sizes = np.bincount(label, minlength=ncomp)
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        rows, cols, vals = [np.zeros(0, int)], [np.zeros(0, int)], [np.zeros(0)]
+        self.large: list = []  # (indices, SuperLU) of the blocks above COULOMB_NN_BLOCK_MAX
+        for s in np.unique(sizes):
+            comps = np.flatnonzero(sizes == s)
+            if s > COULOMB_NN_BLOCK_MAX:
+                for c in comps:
+                    idx = order[starts[c]:starts[c] + s]
+                    self.large.append((idx, spla.splu(sp.csc_matrix(M[idx][:, idx]))))
+                continue
+            idx = order[starts[comps][:, None] + np.arange(s)[None, :]]  # (components, s)
+            # gather the dense blocks B[c] = M[idx[c]][:, idx[c]] from the rows of all components at once
+            sub = M[idx.ravel()].tocoo()
+            pos = np.full(n, -1)
+            pos[idx.ravel()] = np.tile(np.arange(s), len(comps))
+            owner = np.full(n, -1)
+            owner[idx.ravel()] = np.repeat(np.arange(len(comps)), s)
+            rc = sub.row // s
+            keep = owner[sub.col] == rc
+            blk = np.zeros((len(comps), s, s))
+            blk[rc[keep], sub.row[keep] % s, pos[sub.col[keep]]] = sub.data[keep]
+            inv = np.linalg.inv(blk)
+            rows.append(np.repeat(idx, s, axis=1).ravel())
+            cols.append(np.tile(idx, (1, s)).ravel())
+            vals.append(inv.ravel())
+        self.small = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+
+    def __matmul__(self, x):
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(self.small @ x)
+        for idx, lu in self.large:
+            y[idx] = lu.solve(np.ascontiguousarray(x[idx]))
+        return y
+
+
+def sparse_delassus(M, J) -> tuple[sp.csr_matrix, BlockInverse]:
+    """``(W, M⁻¹)`` with ``W = J M⁻¹ Jᵀ`` sparse (symmetrized: symmetric up to round-off) for a sparse symmetric
+    positive definite ``M`` (n × n) and contact rows ``J`` (m·d × n), M⁻¹ a :class:`BlockInverse`. W keeps the
+    sparsity of the contact graph (Spheres: 0.5 % nonzero); a large block (FEM) adds ``J_b (M_b⁻¹ J_bᵀ)`` from its
+    LU, dense only in the contacts that touch it."""
+    Minv = BlockInverse(M)
+    J = sp.csr_matrix(J)
+    JtT = sp.csc_matrix(J.T)
+    W = sp.csr_matrix(J @ Minv.small @ J.T)
+    for idx, lu in Minv.large:
+        Jb = sp.csr_matrix(J[:, idx])
+        touched = np.flatnonzero(np.diff(Jb.indptr))
+        if touched.size:
+            X = lu.solve(np.ascontiguousarray(JtT[idx][:, touched].toarray()))
+            Wb = np.asarray(Jb[touched] @ X)
+            W = W + sp.csr_matrix((Wb.ravel(), (np.repeat(touched, touched.size), np.tile(touched, touched.size))),
+                                  shape=W.shape)
+    W = sp.csr_matrix((W + W.T) / 2)
+    return W, Minv
+
+
+# --------------------------------------------------------------------------------------------- the method
+class _System:
+    """The equation ``φ_ρ(r) = 0`` of one problem and its Newton linear algebra (module docstring)."""
+
+    def __init__(self, W, q: np.ndarray, mu: np.ndarray, d: int):
+        self.q, self.mu, self.d = q, mu, d
+        self.m = mu.size
+        self.N = q.size
+        nnz = W.nnz if sp.issparse(W) else np.count_nonzero(W)
+        self.sparse = self.N > COULOMB_NN_DENSE_MAX and nnz <= COULOMB_NN_SPARSE_DENSITY * self.N * self.N
+        if self.sparse:
+            self.W = sp.csr_matrix(W)
+        else:
+            self.W = W.toarray() if sp.issparse(W) else np.asarray(W, dtype=float)
+        blocks = diagonal_blocks(self.W, self.m, d)
+        nrm = np.linalg.norm(blocks.reshape(self.m, -1), axis=1)
+        top = float(nrm.max(initial=0.0))
+        # ρ_j = 1/‖W_jj‖_F; a contact whose diagonal block vanishes gets the largest block's scale (or 1)
+        self.rho_c = 1.0 / np.where(nrm > 0, nrm, top if top > 0 else 1.0)
+        self.rho = np.repeat(self.rho_c, d)
+        self.mu2 = np.concatenate([mu, mu])
+        self.qn = float(np.linalg.norm(q))
+        self.rq = max(float(np.linalg.norm(self.rho * q)), np.finfo(float).tiny)
+
+    def velocity(self, r: np.ndarray) -> np.ndarray:
+        return np.asarray(self.W @ r).ravel() + self.q
+
+    def evaluate(self, r: np.ndarray):
+        """(φ_ρ, u, z, ‖φ_1‖/‖q‖) at ``r``."""
+        d, mu = self.d, self.mu
+        u = self.velocity(r)
+        U = u.reshape(-1, d)
+        s = U.copy()
+        s[:, 0] += mu * np.linalg.norm(U[:, 1:], axis=1)
+        s = s.ravel()
+        z = r - self.rho * s
+        both = project_cone(np.concatenate([z, r - s]), self.mu2, d)  # the ρ map and the certificate's ρ = 1 map
+        phi = r - both[:self.N]
+        phi1 = r - both[self.N:]
+        return phi, u, z, float(np.linalg.norm(phi1)) / (self.qn if self.qn > 0 else 1.0)
+
+    def jacobian_blocks(self, u: np.ndarray, z: np.ndarray, delta: float):
+        """(A, B): ``J = blockdiag(A) + blockdiag(B) W`` with ``A = I − P' + δP'D``, ``B = P'ρD``."""
+        d = self.d
+        P = cone_projection_jacobian(z, self.mu, d)
+        D = shift_jacobian(u, self.mu, d)
+        PD = P @ D
+        A = np.eye(d)[None] - P + delta * PD
+        B = PD * self.rho_c[:, None, None]
+        return A, B
+
+    def solve(self, A: np.ndarray, B: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """Solve ``(blockdiag(A) + blockdiag(B) W) x = rhs``; raises ``LinAlgError``/``RuntimeError`` if singular."""
+        m, d, N = self.m, self.d, self.N
+        if self.sparse:
+            import scipy.sparse.linalg as spla
+
+            Jm = (_block_diagonal(B) @ self.W) + _block_diagonal(A)
+            lu = spla.splu(sp.csc_matrix(Jm))
+            x = lu.solve(rhs)
+        else:
+            import scipy.linalg as sla
+
+            Jm = np.einsum("jab,jbn->jan", B, self.W.reshape(m, d, N)).reshape(N, N)
+            ar = np.arange(m)
+            J4 = Jm.reshape(m, d, m, d)
+            J4[ar, :, ar, :] += A
+            x = sla.lu_solve(sla.lu_factor(Jm, check_finite=False), rhs, check_finite=False)
+        if not np.all(np.isfinite(x)):
+            raise np.linalg.LinAlgError("the Newton system is singular")
+        return x
+
+    def jt_times(self, A: np.ndarray, B: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``Jᵀ v`` (the merit's gradient direction) without forming J."""
+        d = self.d
+        V = v.reshape(-1, d)
+        a = np.einsum("jba,jb->ja", A, V).ravel()
+        bv = np.einsum("jba,jb->ja", B, V).ravel()
+        return a + np.asarray(self.W.T @ bv).ravel()
+
+
+def _regularization(phi: np.ndarray, sysm: _System) -> float:
+    return max(COULOMB_NN_REG_FLOOR, COULOMB_NN_REG_THETA * min(1.0, float(np.linalg.norm(phi)) / sysm.rq))
+
+
+def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.ndarray | None = None,
+                 target: float = COULOMB_NN_TARGET_RTOL, max_iter: int = COULOMB_NN_MAX_ITER) -> NewtonResult:
+    """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the globalized semismooth Newton method of the
+    module docstring.
+
+    Parameters
+    ----------
+    W : (m·d, m·d) array or scipy.sparse matrix, any symmetry, possibly singular
+    q : (m·d,) free velocity, blocks (normal, t1[, t2])
+    mu : (m,) friction coefficients (0: frictionless)
+    dimension : d >= 2
+    r0 : optional guess (e.g. the previous state's answer); projected on the cones
+    target : stop once ``‖φ_1(r)‖ <= target · ‖q‖`` (ρ = 1: the certificate's map)
+    max_iter : at most this many Newton iterations (0: only the starts are evaluated)
+
+    Returns
+    -------
+    NewtonResult
+        The best iterate and why the method stopped; ``converged`` is a claim the caller re-checks.
+    """
+    t0 = time.perf_counter()
+    q = np.asarray(q, dtype=float).ravel()
+    mu = np.asarray(mu, dtype=float).ravel()
+    d = int(dimension)
+    N = q.size
+    if N == 0 or not np.any(q):  # r = 0 is a solution (u = 0: φ = −P_K(0) = 0)
+        return NewtonResult(np.zeros(N), q.copy(), 0.0, True, CONVERGED, 0, "zero")
+    sysm = _System(W, q, mu, d)
+    times = {"setup": time.perf_counter() - t0}
+    t0 = time.perf_counter()
+
+    # ---- starts
+    cands = []
+    if r0 is not None:
+        r = project_cone(np.asarray(r0, dtype=float).ravel(), mu, d)
+        cands.append(("guess", r, *sysm.evaluate(r)))
+    if not cands or cands[0][-1] > COULOMB_NN_GUESS_RTOL:
+        # every contact sticks: W r = −q (exact at rest), else (W + δ diag(1/ρ)) r = −q when W is singular
+        B = np.eye(d)[None] * sysm.rho_c[:, None, None]
+        for delta in (0.0, COULOMB_NN_REG_FLOOR):
+            try:
+                A = delta * np.eye(d)[None] + np.zeros((sysm.m, 1, 1))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
+                    x = sysm.solve(A, B, -sysm.rho * q)
+                r = project_cone(x, mu, d)
+                cands.append(("stick", r, *sysm.evaluate(r)))
+                # W x = −q solved to the acceptance bound: W was not (numerically) singular, no retry needed
+                if np.linalg.norm(sysm.velocity(x)) <= COULOMB_NN_ACCEPT_RTOL * sysm.qn:
+                    break
+            except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                continue
+        r = np.zeros(N)
+        cands.append(("zero", r, *sysm.evaluate(r)))
+    start, r, phi, u, z, res = min(cands, key=lambda c: float(c[2] @ c[2]))
+    times["start"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+
+    history: list = []
+    best, k, reason = _iterate(sysm, r, (phi, u, z, res), target, max_iter, COULOMB_NN_NONMONOTONE, history)
+    if best[0] > target and COULOMB_NN_NONMONOTONE > 1 and k < max_iter:
+        # the nonmonotone phase stalled: a monotone phase from its best point (PerioBox, badly scaled, needs it)
+        r = best[1]
+        best2, k2, reason = _iterate(sysm, r, sysm.evaluate(r), target, max_iter - k, 1, history)
+        k += k2
+        best = min(best, best2, key=lambda b: b[0])
+    times["iterations"] = time.perf_counter() - t0
+    res, r, u = best
+    return NewtonResult(r=r, u=u, residual=res, converged=res <= target, reason=CONVERGED if res <= target else reason,
+                        iterations=k, start=start, history=history, times=times,
+                        linear_algebra="sparse" if sysm.sparse else "dense")
+
+
+def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter: int, window: int,
+             history: list) -> tuple[tuple, int, str]:
+    """At most ``max_iter`` globalized Newton iterations from ``r`` (``state`` = its ``evaluate``), Armijo's
+    decrease measured from the largest merit of the last ``window`` iterates. Returns ((res, r, u) of the best
+    iterate, iterations, why it stopped)."""
+    phi, u, z, res = state
+    best = (res, r, u)
+    merit = float(phi @ phi)
+    best_merit, since = merit, 0
+    recent = [merit]
+    reason = MAX_ITER
+    k = 0
+    while True:
+        if res <= target:
+            reason = CONVERGED
+            break
+        if k >= max_iter:
+            break
+        k += 1
+        delta = _regularization(phi, sysm)
+        merit_ref = max(recent[-window:])  # Grippo–Lampariello–Lucidi's nonmonotone reference
+        A, B = sysm.jacobian_blocks(u, z, delta)
+        kind, t = "newton", 0.0
+        accepted = False
+        try:
+            step = sysm.solve(A, B, -phi)
+        except (np.linalg.LinAlgError, RuntimeError, ValueError):
+            step = None
+        # Newton direction, then the projected step −φ, then steepest descent −Jᵀφ
+        for kind in ("newton", "projected", "gradient"):
+            if kind == "projected":
+                step = -phi
+            elif kind == "gradient":
+                g = sysm.jt_times(A, B, phi)
+                gg = float(g @ g)
+                if gg <= 0:
+                    break
+                step = -g * (merit / gg)  # t = 1 would zero the linearized merit along −Jᵀφ
+            if step is None:
+                continue
+            t = 1.0
+            while t >= COULOMB_NN_MIN_STEP:
+                rn = r + t * step
+                phin, un, zn, resn = sysm.evaluate(rn)
+                mn = float(phin @ phin)
+                if mn <= merit_ref - 2 * COULOMB_ARMIJO * t * merit or (kind == "newton" and resn <= target):
+                    accepted = True
+                    break
+                t *= COULOMB_BACKTRACK
+            if accepted:
+                break
+        if not accepted:
+            history.append({"iteration": k, "residual": res, "step": 0.0, "direction": "none"})
+            reason = NO_DESCENT
+            break
+        r, phi, u, z, res, merit = rn, phin, un, zn, resn, mn
+        recent.append(merit)
+        history.append({"iteration": k, "residual": res, "step": t, "direction": kind, "delta": delta,
+                        "window": window})
+        if res < best[0]:
+            best = (res, r, u)
+        if merit <= COULOMB_NN_STALL_FACTOR * best_merit:  # ‖φ_ρ‖ halved
+            best_merit, since = merit, 0
+        else:
+            since += 1
+            if since >= COULOMB_NN_STALL_ITER:
+                reason = STALLED
+                break
+    return best, k, reason
+
+
+__all__ = ["BlockInverse", "CONVERGED", "MAX_ITER", "NO_DESCENT", "STALLED", "NewtonResult", "cone_projection_jacobian",
+           "diagonal_blocks", "shift_jacobian", "solve_newton", "sparse_delassus"]
