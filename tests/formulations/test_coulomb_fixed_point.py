@@ -114,17 +114,12 @@ def test_a_violated_answer_is_not_solved():
 
 
 FILES = sorted(f.name for f in FCLIB.glob("*.hdf5") if "Chute" not in f.name)
-#: the two largest files take minutes (dense SOCPs of m·d ~ 1000): run with GAUSSQP_SLOW=1
-SLOW = {"Capsules-i125-1213.hdf5", "Spheres-i099-356-679.hdf5"}
 
 
 @pytest.mark.parametrize("name", FILES)
 def test_fclib_files_solved_or_honestly_inaccurate(name, request):
-    import os
 
     pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
-    if name in SLOW and not os.environ.get("GAUSSQP_SLOW"):
-        pytest.skip("minutes of dense SOCPs: set GAUSSQP_SLOW=1 (benchmarks/friction_fclib.py runs it)")
     from gaussqp.io import fclib
 
     p = fclib.load(FCLIB / name)
