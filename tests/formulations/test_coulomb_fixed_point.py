@@ -118,7 +118,6 @@ FILES = sorted(f.name for f in FCLIB.glob("*.hdf5") if "Chute" not in f.name)
 
 @pytest.mark.parametrize("name", FILES)
 def test_fclib_files_solved_or_honestly_inaccurate(name, request):
-
     pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
     from gaussqp.io import fclib
 
