@@ -113,12 +113,22 @@ def chain(n_bodies: int = 10, m: float = 1.0, g: float = 9.81, lift: float | Non
         F[1::2][pulled] -= lift * m * g
     rows, cols, vals, types = [], [], [], []
     r = 0
+
+    def add_row(entries: list[tuple[int, float]], kind: str) -> None:
+        nonlocal r
+        for col, val in entries:
+            rows.append(r)
+            cols.append(col)
+            vals.append(val)
+        types.append(kind)
+        r += 1
+
     for i in range(n_bodies):
-        rows.append(r); cols.append(2 * i + 1); vals.append(1.0); types.append("unilateral"); r += 1
+        add_row([(2 * i + 1, 1.0)], "unilateral")
         if duplicate_every and i % duplicate_every == 0:
-            rows.append(r); cols.append(2 * i + 1); vals.append(1.0); types.append("unilateral"); r += 1
+            add_row([(2 * i + 1, 1.0)], "unilateral")
     for i in range(n_bodies - 1):
-        rows += [r, r]; cols += [2 * i + 2, 2 * i]; vals += [1.0, -1.0]; types.append("bilateral"); r += 1
+        add_row([(2 * i + 2, 1.0), (2 * i, -1.0)], "bilateral")
     J = sp.csr_matrix((vals, (rows, cols)), shape=(r, n))
     return ContactProblem.from_blocks(M, F, J, np.zeros(r), types, name=f"chain_{n_bodies}")
 

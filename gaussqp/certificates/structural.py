@@ -320,7 +320,9 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
     p, m, n = E.shape[0], G.shape[0], problem.n
     Wu = kinetic_angles(problem, Gd, Gd, minv=cd.Minv)
     Wb = kinetic_angles(problem, Ed, Ed, minv=cd.Minv)
-    off = lambda A: A[~np.eye(A.shape[0], dtype=bool)]
+    def off(A):
+        return A[~np.eye(A.shape[0], dtype=bool)]
+
     orth = np.allclose(np.cos(off(Wu)), 0, atol=ORTHOGONAL_COS_TOL) and np.allclose(np.cos(off(Wb)), 0, atol=ORTHOGONAL_COS_TOL)
     C = np.cos(theta)
     if np.isnan(C).any() or np.isnan(Wu).any() or np.isnan(Wb).any():

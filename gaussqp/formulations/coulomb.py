@@ -60,12 +60,10 @@ from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..certificates.judge import finalize
 from ..results import Solution
-from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_DYNAMICS_RTOL,
-                        COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
+from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
                         COULOMB_NEWTON_MAX_ITER, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_MAX_ITER, COULOMB_POLISH_RTOL,
                         COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
-                        COULOMB_RESTARTS, COULOMB_RESIDUAL_RTOL,
-                        Tolerance, get_tolerance)
+                        COULOMB_RESTARTS, Tolerance, get_tolerance)
 from .base import SelfJudgedFormulation
 
 

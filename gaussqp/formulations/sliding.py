@@ -32,10 +32,10 @@ from ..friction.verdict import enumeration_certificate, enumeration_verdict, sli
 from ..friction.cones import ConeModel
 from ..certificates.route_proofs import contraction_certificate
 from ..results import FAILED, INFEASIBLE, SOLVED, JudgeHints, Solution
+from .base import Formulation, common_reject
 
 #: a direct route's answer: the judge does not polish it
 NO_POLISH = JudgeHints(polish_allowed=False)
-from .base import Formulation, common_reject
 
 
 

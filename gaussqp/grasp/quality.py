@@ -323,8 +323,10 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     lower, upper = inner["epsilon"], outer["epsilon"]
     scale = max(inner["scale"], outer["scale"])
     tol = GRASP_EPSILON_RTOL * scale
-    h_exact = (lambda y: float(np.maximum(_phi(blocks, y), 0.0).max() if norm == "L1"
-                               else np.maximum(_phi(blocks, y), 0.0).sum()))
+    def h_exact(y):
+        gap = np.maximum(_phi(blocks, y), 0.0)
+        return float(gap.max() if norm == "L1" else gap.sum())
+
     value = {"lower": lower, "upper": upper, "facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale}
 
     if upper == 0.0:

@@ -16,7 +16,6 @@ certification seen). The draw stops at ``q = 10``; these examples pass on the ol
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from scipy.optimize import linprog
 

@@ -4,7 +4,6 @@ enumeration proves there is none."""
 
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import gaussqp

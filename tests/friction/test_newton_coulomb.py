@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import gaussqp
 from gaussqp.formulations import coulomb
 from gaussqp.friction import nonsmooth_newton as nn
-from gaussqp.friction.coulomb_law import (natural_map_residual, project_cone, project_cone_jacobian)
+from gaussqp.friction.coulomb_law import (natural_map_residual, project_cone_jacobian)
 from gaussqp.settings import COULOMB_RESIDUAL_RTOL
 
 G = 9.81

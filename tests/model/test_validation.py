@@ -150,7 +150,6 @@ def test_missing_file(tmp_path):
 
 
 # ---------------------------------------------------------------------- hostile input (issue 9, "Bad input")
-import json  # noqa: E402
 import time  # noqa: E402
 
 import scipy.sparse as sp  # noqa: E402
