@@ -46,8 +46,9 @@ def _source_problems() -> str | None:
     return None
 
 
-if _source_problems() is not None and not any(isinstance(f, _SourceProblems) for f in _sys.meta_path):
-    _sys.meta_path.insert(0, _SourceProblems(_source_problems()))
+_library = _source_problems()
+if _library is not None and not any(isinstance(f, _SourceProblems) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _SourceProblems(_library))
 
 from . import errors  # noqa: E402
 from .batch import Solver, solve_many

@@ -214,14 +214,16 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
     with the change in ``extras["drift_correction"]`` and the message. Otherwise ``sol`` is returned, with the size
     of the inconsistency in its message when there is one."""
     from .certificates.judge import finalize
-    from .model.consistent_drifts import active_at, consistent_drifts
+    from .model.consistent_drifts import DriftCorrection, active_at, consistent_drifts
 
     if problem.sparse or len(problem.coulomb) or not len(problem.unilateral) + len(problem.bilateral):
         return sol
     a = _approximate_acceleration(sol, problem, solver, tol)
     # the rows active at the approximate answer, then every unilateral row (a resting state: every contact loaded)
     candidates = ([active_at(problem, a, tol.residual)] if a is not None else []) + [np.arange(len(problem.unilateral))]
-    tried, fixed, corr = [], None, None
+    tried: list[np.ndarray] = []
+    fixed: Solution | None = None
+    corr: DriftCorrection | None = None
     for act in candidates:
         c = consistent_drifts(problem, act)
         if c is None or c.relative <= ROUND_OFF or any(np.array_equal(act, t) for t in tried):
@@ -240,7 +242,7 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
             break
         sol.message = ((sol.message + "; " if sol.message else "") + f"with the drifts made consistent (a change of "
                        f"{c.relative:.1e} of their scales) {name} ended {r.status.value} too")
-    if fixed is None:
+    if fixed is None or corr is None:
         return sol
     out = Solution(problem=problem, status=SOLVED, formulation=fixed.formulation, solver=fixed.solver,
                    acceleration=fixed.acceleration, lambda_normal=fixed.lambda_normal,

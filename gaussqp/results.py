@@ -21,6 +21,7 @@ import inspect
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -366,11 +367,11 @@ class Solution:
     unique: dict = field(default_factory=lambda: {"acceleration": None, "generalized_force": None, "multipliers": None})
     crosscheck: CrossCheck | None = None
     sticking: JSONRecord | None = None
-    friction_bounds: list[JSONRecord] | None = None
+    friction_bounds: Sequence[JSONRecord] | None = None
     route: str | None = None
     enumeration: Any = None
     in_enumeration: bool | None = None
-    contact_modes: list[JSONRecord] | None = None
+    contact_modes: Sequence[JSONRecord] | None = None
     natural_map_residual: JSONRecord | None = None
     velocity: np.ndarray | None = None
     backward_error: dict | None = None

@@ -62,6 +62,13 @@ class LocalContactProblem:
     """
 
     __slots__ = ("_W", "_q", "_mu", "_dimension", "name", "description")
+    # the slots' types, for a type checker (set once, by object.__setattr__, in __init__)
+    _W: np.ndarray | sp.csr_matrix
+    _q: np.ndarray
+    _mu: np.ndarray
+    _dimension: int
+    name: str
+    description: str
 
     def __init__(self, W, q, mu, dimension: int, name: str = "", description: str = ""):
         d = self._check_dimension(dimension)

@@ -132,6 +132,21 @@ class ContactProblem:
 
     __slots__ = ("_M", "_F", "_Jn", "_b", "_Jt", "_c", "_has_tangent", "_mu", "_types",
                  "_modes", "_slip", "_dimension", "name", "description", "__dict__", "__weakref__")
+    # the slots' types, for a type checker (set once, by object.__setattr__, in _init_blocks)
+    _M: np.ndarray | sp.csr_matrix
+    _F: np.ndarray
+    _Jn: np.ndarray | sp.csr_matrix
+    _b: np.ndarray
+    _Jt: np.ndarray | sp.csr_matrix
+    _c: np.ndarray
+    _has_tangent: np.ndarray
+    _mu: np.ndarray
+    _types: np.ndarray
+    _modes: np.ndarray
+    _slip: np.ndarray
+    _dimension: int
+    name: str
+    description: str
 
     def __init__(self, M, F, contacts: Iterable[Contact] = (), dimension: int = 2,
                  name: str = "", description: str = ""):
@@ -158,8 +173,8 @@ class ContactProblem:
             slip.append(ct.slip)
         Jn = np.array(rows_n).reshape(len(contacts), n)
         Jt = np.concatenate(rows_t, axis=0) if rows_t else np.zeros((0, n))
-        c = np.concatenate(c) if c else np.zeros(0)
-        self._init_blocks(M, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description)
+        c_all = np.concatenate(c) if c else np.zeros(0)
+        self._init_blocks(M, F, Jn, b, Jt, c_all, has_t, mu, types, modes, slip, d, name, description)
 
     @staticmethod
     def _contact_list(contacts) -> list:
@@ -441,8 +456,8 @@ class ContactProblem:
         d1 = self.dimension - 1
         Jn = self._Jn[i].toarray().ravel() if sp.issparse(self._Jn) else np.array(self._Jn[i])
         if self._has_tangent[i]:
-            T = self._Jt[i * d1:(i + 1) * d1]
-            T = T.toarray() if sp.issparse(T) else np.array(T)
+            rows = self._Jt[i * d1:(i + 1) * d1]
+            T = sp.csr_matrix(rows).toarray() if sp.issparse(rows) else np.array(rows)
             c = np.array(self._c[i * d1:(i + 1) * d1])
         else:
             T, c = None, None
