@@ -117,6 +117,33 @@ def _importable(python: str) -> bool:
         return False
 
 
+#: what the peer's interpreter prints as its version: the library's own ``siconos.version`` (its ``__version__``
+#: is a placeholder in Debian's build)
+_SICONOS_VERSION = "import siconos; v = getattr(siconos, 'version', None); print(v() if callable(v) else v)"
+
+
+@functools.lru_cache(maxsize=None)
+def peer_version(peer: str = "siconos") -> str | None:
+    """The version of a peer library as its interpreter reports it, with the Debian package's version when
+    ``dpkg-query`` knows it (``"4.5.0 (Debian python3-siconos 4.4.0+dfsg-2)"``); None when it cannot be run."""
+    if peer != "siconos":
+        raise UnknownValueError("peers", f"{peer!r} is not a peer", f"use one of {', '.join(PEERS)}")
+    try:
+        run = subprocess.run([siconos_python(), "-c", _SICONOS_VERSION], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if run.returncode != 0 or not run.stdout.strip():
+        return None
+    version = run.stdout.strip().splitlines()[-1]
+    try:
+        deb = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "python3-siconos"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return version
+    return f"{version} (Debian python3-siconos {deb.stdout.strip()})" if deb.returncode == 0 and deb.stdout.strip() \
+        else version
+
+
 def available(peer: str = "siconos") -> bool:
     """True when the peer library can be run here (its interpreter imports it)."""
     if peer != "siconos":
@@ -310,5 +337,6 @@ def peer_report(run: PeerRun, solver: str) -> dict:
             "residuals": {} if sol is None else {k: float(v) for k, v in sol.residuals.items() if v is not None}}
 
 
-__all__ = ["PEERS", "PEER_SOLVERS", "PeerRun", "PeerSolver", "available", "peer_report", "peer_solvers_for", "resolve_peers",
+__all__ = ["PEERS", "PEER_SOLVERS", "PeerRun", "PeerSolver", "available", "peer_report", "peer_solvers_for", "peer_version",
+           "resolve_peers",
            "run_peer", "siconos_python"]
