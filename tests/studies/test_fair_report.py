@@ -141,3 +141,59 @@ def test_the_runner_describes_its_problems_for_the_report(tmp_path):
                          else pd.read_csv(tmp_path / "results.csv"), tmp_path, time_limit=60)
     md = paths["markdown"].read_text(encoding="utf-8")
     assert "unknown" not in md.split("## Results by problem family")[1].split("## ")[0]
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (dead, not yet reaped by init) counts as gone
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_peer_process_dies_with_the_worker_the_runner_kills(tmp_path, monkeypatch):
+    """The runner kills a worker past the time limit; its Siconos process must not run on (before the fix an
+    orphaned NSGS went on for minutes and slowed every later run of the study)."""
+    import multiprocessing
+    import os
+    import signal
+    import time
+
+    import numpy as np
+
+    from gaussqp.settings import get_tolerance
+    from gaussqp.studies import peers
+
+    pid_file = tmp_path / "peer.pid"
+    exe = tmp_path / "slow-python"
+    exe.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("GAUSSQP_SICONOS_PYTHON", str(exe))
+    solver = peers.PEER_SOLVERS["siconos_fc3d_nsgs"]
+
+    def worker():
+        peers._call_siconos("fc3d", solver, np.eye(3), np.ones(3), np.ones(1), get_tolerance("high"), 60.0)
+
+    proc = multiprocessing.get_context("fork").Process(target=worker)
+    proc.start()
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    assert _alive(child)
+    os.kill(proc.pid, signal.SIGKILL)  # what the runner does to a worker past its time limit
+    proc.join()
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    gone = not _alive(child)
+    if not gone:
+        os.kill(child, signal.SIGKILL)
+    assert gone
