@@ -157,7 +157,8 @@ def _tiles(rng: np.random.Generator, half: float, tile: float = 0.25, tilt_deg: 
             phi = float(rng.uniform(0, 2 * math.pi))
             axis = (math.cos(phi), math.sin(phi), 0.0)
             z = float(rng.uniform(-0.02, 0.0))
-            out.append(f"<geom type='box' size='{_v(tile, tile, 0.05)}' pos='{_v((i + .5) * 2 * tile, (j + .5) * 2 * tile, z)}' "
+            pos = _v((i + .5) * 2 * tile, (j + .5) * 2 * tile, z)
+            out.append(f"<geom type='box' size='{_v(tile, tile, 0.05)}' pos='{pos}' "
                        f"axisangle='{_v(*axis, math.degrees(ang))}'/>")
     return "".join(out)
 
@@ -177,14 +178,16 @@ def _grid(count: int, spacing: float, half: float, z0: float):
         yield (-half + spacing * (i + 0.5), -half + spacing * (j + 0.5), z0 + layer * spacing)
 
 
-def _pile(kind: str, rng: np.random.Generator, bodies: int, mu: float, name: str, shapes: tuple[str, ...],
+def _pile(rng: np.random.Generator, bodies: int, mu: float, name: str, shapes: tuple[str, ...],
           contained: bool) -> tuple[str, dict]:
+    """``bodies`` free bodies of ``shapes`` dropped from a grid of layers into an open box (``contained``) or on a
+    plane, each of random size and orientation."""
     size = 0.05
     spacing = 2.6 * size * 1.5
     half = max(0.25, 0.5 * spacing * math.ceil(math.sqrt(bodies / 3)))
     ground = _container(half) if contained else f"<geom name='floor' type='plane' size='{_v(half + 2, half + 2, .1)}'/>"
     parts = [_header(name, mu, _memory_mb(bodies)), ground]
-    for k, (x, y, z) in enumerate(_grid(bodies, spacing, half * (1 if contained else 1.0), 2 * size)):
+    for k, (x, y, z) in enumerate(_grid(bodies, spacing, half, 2 * size)):
         shape = shapes[int(rng.integers(len(shapes)))]
         s = size * float(rng.uniform(0.6, 1.2))
         x += float(rng.uniform(-0.2, 0.2)) * spacing / 2
@@ -233,7 +236,8 @@ def _box_wall(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tu
             if k == bodies:
                 break
             x = -per_row * lx + shift + c * (2 * lx + 0.002) + float(rng.uniform(-0.003, 0.003))
-            parts.append(f"<body name='b{k}' pos='{_v(x, float(rng.uniform(-0.003, 0.003)), lz + r * (2 * lz + 0.001))}'>"
+            y = float(rng.uniform(-0.003, 0.003))
+            parts.append(f"<body name='b{k}' pos='{_v(x, y, lz + r * (2 * lz + 0.001))}'>"
                          f"<freejoint/><geom type='box' size='{_v(lx, ly, lz)}'/></body>")
             k += 1
     parts.append(_footer())
@@ -304,7 +308,7 @@ def _humanoid(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tu
         x = -half + 2.0 * (k % side) + 1.0
         y = -half + 2.0 * (k // side) + 1.0
         s = float(rng.uniform(10, 40))
-        limb = (f"<joint type='ball' stiffness='{_f(s)}'/>" )
+        limb = f"<joint type='ball' stiffness='{_f(s)}'/>"
         hinge = f"<joint type='hinge' axis='0 1 0' stiffness='{_f(s)}'/>"
 
         def arm(sign):
@@ -331,13 +335,13 @@ def _humanoid(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tu
 
 def _builder(scene: str) -> Callable[[np.random.Generator, int, float, str], tuple[str, dict]]:
     if scene == "box_pile":
-        return lambda rng, b, mu, n: _pile(scene, rng, b, mu, n, ("box",), True)
+        return lambda rng, b, mu, n: _pile(rng, b, mu, n, ("box",), True)
     if scene == "sphere_pile":
-        return lambda rng, b, mu, n: _pile(scene, rng, b, mu, n, ("sphere",), True)
+        return lambda rng, b, mu, n: _pile(rng, b, mu, n, ("sphere",), True)
     if scene == "capsule_pile":
-        return lambda rng, b, mu, n: _pile(scene, rng, b, mu, n, ("capsule",), True)
+        return lambda rng, b, mu, n: _pile(rng, b, mu, n, ("capsule",), True)
     if scene == "mixed_pile":
-        return lambda rng, b, mu, n: _pile(scene, rng, b, mu, n, ("box", "sphere", "capsule"), False)
+        return lambda rng, b, mu, n: _pile(rng, b, mu, n, ("box", "sphere", "capsule"), False)
     return {"box_stacks": _box_stacks, "box_wall": _box_wall, "chain": _chain, "quadruped": _quadruped,
             "humanoid": _humanoid}[scene]
 

@@ -296,8 +296,9 @@ def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
         ``honest_failure_rate`` (fractions of the route's runs); ``sgm_time_seconds`` and ``sgm_residual_raw``,
         the shifted geometric means over the route's runs with the penalties of the module docstring, and
         ``sgm_time`` / ``sgm_residual``, the same divided by the best route's (1.0 is the best);
-        ``median_time_seconds`` and ``max_time_seconds`` of the route's correct runs (absolute, no penalty). The means are over each route's own runs: routes that accept
-        different problems are compared on different sets (the performance profile is over all problems).
+        ``median_time_seconds`` and ``max_time_seconds`` of the route's correct runs (absolute, no penalty). The
+        means are over each route's own runs: routes that accept different problems are compared on different
+        sets (the performance profile is over all problems).
     """
     pd = require_pandas()
     frame = classify(table)

@@ -310,7 +310,8 @@ def failure_reason(row: Mapping[str, Any]) -> str:
     if row.get("wrong_claim"):
         if row.get("agrees") is False:
             return (f"claim contradicted by the reference ({_text(row.get('reference'))}): acceleration gap "
-                    f"{_sci(row.get('acceleration_gap'))}, generalized-force gap {_sci(row.get('generalized_force_gap'))}")
+                    f"{_sci(row.get('acceleration_gap'))}, generalized-force gap "
+                    f"{_sci(row.get('generalized_force_gap'))}")
         return (f"claimed {status}, our check rejects it: residual {_sci(residual)} against the tolerance "
                 f"{_sci(tol)}" + (f" ({error})" if error else ""))
     text = f"{status}" + (f": {error}" if error else "")
