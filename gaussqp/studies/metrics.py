@@ -14,7 +14,12 @@ tolerance preset). For each route :func:`route_metrics` counts
 - **honest failure**: no claim, and a status that says so (``inaccurate``, ``failed``, ``timeout``);
 - **wrong claim**: a claim that our checks reject (``certified`` False: a peer's ``info == 0`` on an answer whose
   recomputed residual fails, even when the problem has no reference) or that the reference contradicts
-  (``certified_wrong`` counts the claims that passed our checks and are still contradicted, the worst case);
+  (``certified_wrong`` counts the claims that passed our checks and are still contradicted, the worst case).
+  A certified answer that differs from a *consensus* reference when no uniqueness of the compared quantity is
+  established (neither an exact reference nor the answer's own ``unique`` flags, stored in the ``answer`` column)
+  is not contradicted: it is a solution by our check, and the consensus is only another one (Coulomb friction
+  problems may have several solutions; ill-conditioned hyperstatic ones have certified answers far apart). It is
+  counted as correct and flagged ``disputed``, so the report can list it;
 - **errors**: runs that raised (``status == "error"``),
 
 and summarizes time and residual by **shifted geometric means** normalized to the best route
@@ -40,6 +45,7 @@ pandas is needed (the optional extra ``gaussqp[studies]``); it is imported when 
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -62,7 +68,7 @@ REQUIRED_COLUMNS = ("problem", "formulation", "solver", "tolerance", "status", "
 #: gaps, the reproducing command, a per-run time limit
 OPTIONAL_COLUMNS = ("set", "claimed_success", "correct", "honest_failure", "reference", "acceleration_gap",
                     "generalized_force_gap", "command", "error", "time_limit", "build_time", "solve_time",
-                    "certify_time", "certificates")
+                    "certify_time", "certificates", "answer")
 
 #: statuses of a run that gave up and said so
 HONEST_FAILURE_STATUSES = frozenset({"inaccurate", "failed", "timeout"})
@@ -84,7 +90,7 @@ PROFILE_FLOORS = {
 #: the columns of :func:`route_metrics`
 METRIC_COLUMNS = ("formulation", "solver", "tolerance", "route", "runs", "success", "success_rate", "correct",
                   "correct_rate", "honest_failures", "honest_failure_rate", "wrong_claims", "certified_wrong",
-                  "errors", "timeouts", "sgm_time_seconds", "sgm_time", "sgm_residual_raw", "sgm_residual",
+                  "errors", "timeouts", "disputed", "sgm_time_seconds", "sgm_time", "sgm_residual_raw", "sgm_residual",
                   "median_time_seconds", "max_time_seconds")
 
 
@@ -185,9 +191,15 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     status = frame["status"].to_numpy(dtype=object)
     certified = np.array([_tri(v, "certified") is True for v in frame["certified"]], dtype=bool)
     agrees = [_tri(v, "agrees_with_reference") for v in frame["agrees_with_reference"]]
-    contradicted = np.array([a is False for a in agrees], dtype=bool)
+    differs = np.array([a is False for a in agrees], dtype=bool)
+    exact_ref = (np.array([str(r).startswith("exact:") for r in frame["reference"]], dtype=bool)
+                 if "reference" in frame.columns else np.zeros(len(frame), dtype=bool))
+    unique = (np.array([_claims_uniqueness(a) for a in frame["answer"]], dtype=bool)
+              if "answer" in frame.columns else np.zeros(len(frame), dtype=bool))
     claimed = status == "solved"
     claim = claimed | np.isin(status, list(VERDICT_STATUSES))
+    disputed = claim & certified & differs & ~exact_ref & ~unique
+    contradicted = differs & ~disputed
     correct = claim & certified & ~contradicted
     honest = ~claim & np.isin(status, list(HONEST_FAILURE_STATUSES))
 
@@ -196,6 +208,7 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         if column in frame.columns:
             stored = np.array([_tri(v, column) for v in frame[column]], dtype=object)
             stored_differ |= np.array([s is not None and s != r for s, r in zip(stored, recomputed)], dtype=bool)
+    stored_differ &= ~disputed  # the stored reference judging calls a disputed answer contradicted (listed apart)
 
     frame["route"] = [route_label(*k) for k in zip(*(frame[c] for c in ROUTE_KEYS))]
     frame["residual"] = _numbers(frame, "residual")
@@ -213,9 +226,22 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame["right"] = correct
     frame["wrong_claim"] = claim & (contradicted | ~certified)
     frame["certified_wrong"] = claim & contradicted & certified
+    frame["disputed"] = disputed
     frame["error_run"] = status == "error"
     frame["stored_flags_differ"] = stored_differ
     return frame
+
+
+def _claims_uniqueness(answer: Any) -> bool:
+    """True when a run's stored answer (the ``answer`` column, :func:`gaussqp.studies.reference.answer_json`) says
+    its acceleration or generalized force is unique."""
+    if not isinstance(answer, str) or not answer:
+        return False
+    try:
+        unique = json.loads(answer).get("unique") or {}
+    except (json.JSONDecodeError, AttributeError):
+        return False
+    return bool(unique.get("acceleration") is True or unique.get("generalized_force") is True)
 
 
 def shifted_geometric_mean(values: Iterable[float], *, shift: float = STUDY_SGM_SHIFT) -> float:
@@ -323,6 +349,7 @@ def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
                    ("wrong_claims", "wrong_claim"), ("certified_wrong", "certified_wrong"),
                    ("errors", "error_run"))}
         counts["timeouts"] = int((group["status"] == "timeout").sum())
+        counts["disputed"] = int(group["disputed"].sum())
         times = group["_time"].to_numpy(dtype=float)
         own_times = group.loc[group["right"], "time"].to_numpy(dtype=float)
         own_times = own_times[np.isfinite(own_times)]

@@ -68,6 +68,13 @@ VERSION_PACKAGES = ("gaussqp", "clarabel", "osqp", "scs", "cvxpy", "numpy", "sci
 SIZE_BANDS = (("1-10 contacts", 10), ("11-100 contacts", 100), ("101-300 contacts", 300),
               ("301-1000 contacts", 1000), ("> 1000 contacts", math.inf))
 
+#: what the table of disputed answers means
+DISPUTED_TEXT = ("Each answer below passes our check (its recomputed residual is within the tolerance), and differs "
+                 "from the consensus of other certified answers; neither the reference nor the answer establishes that "
+                 "the compared quantity is unique (a Coulomb friction problem may have several solutions, and an "
+                 "ill-conditioned one certified answers far apart). Counted as correct, not as wrong claims; a "
+                 "uniqueness certificate would decide.")
+
 #: the Markdown report lists at most this many failed runs (report.json and report.html hold all)
 MARKDOWN_MAX_FAILURES = 400
 
@@ -195,16 +202,29 @@ def _headline(metrics: pd.DataFrame) -> _Table:
     for m in metrics.itertuples(index=False):
         rows.append([m.route, str(m.runs), _pct(m.success, m.runs), _pct(m.correct, m.runs),
                      str(m.wrong_claims) + (f" ({m.certified_wrong} certified)" if m.certified_wrong else ""),
-                     _pct(m.honest_failures, m.runs), str(m.timeouts), str(m.errors),
+                     str(m.disputed), _pct(m.honest_failures, m.runs), str(m.timeouts), str(m.errors),
                      _seconds(m.sgm_time_seconds), _seconds(m.median_time_seconds), _seconds(m.max_time_seconds),
                      _ratio(m.sgm_time), _ratio(m.sgm_residual), "WRONG CLAIMS" if m.wrong_claims else ""])
-    return _Table(["route", "runs", "claims", "correct rate", "wrong claims", "honest failures", "timeouts",
-                   "errors", "SGM time (s)", "median time (s)", "max time (s)", "SGM time (ratio)",
-                   "SGM residual (ratio)", "flag"], rows, numeric=range(1, 13), flag=[13])
+    return _Table(["route", "runs", "claims", "correct rate", "wrong claims", "disputed", "honest failures",
+                   "timeouts", "errors", "SGM time (s)", "median time (s)", "max time (s)", "SGM time (ratio)",
+                   "SGM residual (ratio)", "flag"], rows, numeric=range(1, 14), flag=[14])
+
+
+def _disputed(frame: pd.DataFrame) -> tuple[_Table, list[dict]]:
+    """Certified answers that differ from a consensus reference while no uniqueness is established."""
+    part = frame.loc[frame["disputed"]].sort_values(["problem_key", "route"])
+    records = [{"problem": str(r["problem_key"]), "route": str(r["route"]), "residual": float(r["residual"]),
+                "generalized_force_gap": float(r.get("generalized_force_gap", math.nan)),
+                "reference": _text(r.get("reference")), "command": _text(r.get("command"))}
+               for _, r in part.iterrows()]
+    rows = [[d["problem"], d["route"], _sci(d["residual"]), _sci(d["generalized_force_gap"]), d["reference"],
+             d["command"]] for d in records]
+    return _Table(["problem", "route", "residual", "generalized-force gap", "reference", "command"], rows,
+                  numeric=[2, 3], code=[5]), records
 
 
 def _disagreements(frame: pd.DataFrame) -> _Table:
-    contradicted = np.array([a is False for a in frame["agrees"]], dtype=bool)
+    contradicted = np.array([a is False for a in frame["agrees"]], dtype=bool) & ~frame["disputed"].to_numpy(bool)
     bad = frame.loc[contradicted].sort_values(["problem_key", "route"])
     rows = []
     for _, r in bad.iterrows():
@@ -490,6 +510,7 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
     failures, failure_records = _failures(frame)
     skipped_table = _skipped_table(skipped)
     disagreements = _disagreements(frame)
+    disputed, disputed_records = _disputed(frame)
     references, reference_counts = _references(frame)
     version_table = _Table(["package", "version"], [[k, str(v)] for k, v in versions.items()])
     wrong = metrics[metrics["wrong_claims"] > 0]
@@ -533,6 +554,8 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
     md += ["## Skipped problems", "", skipped_table.markdown() if skipped_table.rows else no_skipped, ""]
     md += ["## Disagreements with the reference", "",
            disagreements.markdown() if disagreements.rows else no_disagreement, ""]
+    md += ["## Certified answers that differ from the consensus (uniqueness not established)", "", DISPUTED_TEXT, "",
+           disputed.markdown() if disputed.rows else "None.", ""]
     md += ["## How the reference was chosen", "", references.markdown(), ""]
     md += ["## Versions", "", version_table.markdown(), ""]
     paths["markdown"] = directory / "report.md"
@@ -558,6 +581,8 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
     body += ["<h2>Skipped problems</h2>", skipped_table.html() if skipped_table.rows else f"<p>{esc(no_skipped)}</p>"]
     body += ["<h2>Disagreements with the reference</h2>",
              disagreements.html() if disagreements.rows else f"<p>{esc(no_disagreement)}</p>"]
+    body += ["<h2>Certified answers that differ from the consensus (uniqueness not established)</h2>",
+             f"<p>{esc(DISPUTED_TEXT)}</p>", disputed.html() if disputed.rows else "<p>None.</p>"]
     body += ["<h2>How the reference was chosen</h2>", references.html()]
     body += ["<h2>Versions</h2>", version_table.html()]
     page = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -581,7 +606,7 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
            "routes": [{k: plain_number(v) for k, v in r.items()} for r in metrics.to_dict("records")],
            "by_family": [{k: plain_number(v) for k, v in r.items()} for r in family_records],
            "by_size": [{k: plain_number(v) for k, v in r.items()} for r in size_records],
-           "failures": failure_records, "skipped": dict(skipped), "references": reference_counts,
+           "failures": failure_records, "disputed": disputed_records, "skipped": dict(skipped), "references": reference_counts,
            "wrong_claims": int(metrics["wrong_claims"].sum()) if len(metrics) else 0,
            "versions": dict(versions), "methods": [line.replace("**", "").replace("`", "") for line in methods]}
     paths["json"] = directory / "report.json"

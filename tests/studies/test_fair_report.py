@@ -197,3 +197,24 @@ def test_a_peer_process_dies_with_the_worker_the_runner_kills(tmp_path, monkeypa
     if not gone:
         os.kill(child, signal.SIGKILL)
     assert gone
+
+
+def test_a_certified_answer_off_a_consensus_without_uniqueness_is_disputed_not_wrong(tmp_path):
+    """Two certified answers of a problem whose solution is not known to be unique are both solutions: the one that
+    differs from the consensus is listed as disputed and counted correct; with an exact reference, or when the
+    answer itself claims uniqueness, the difference is a wrong claim."""
+    base = _row("p", "siconos_fc3d_prox", "siconos", "solved", True, solve=0.001, total=0.1, residual=1e-13,
+                reference="consensus:2", agrees=False)
+    base["generalized_force_gap"] = 0.15
+    unknown = json.dumps({"unique": {"acceleration": None, "generalized_force": None}})
+    cases = [(dict(base, answer=unknown), (1, 0, 1)),
+             (dict(base, answer=json.dumps({"unique": {"acceleration": True}})), (0, 1, 0)),
+             (dict(base, answer=unknown, reference="exact:coulomb_enumeration"), (0, 1, 0)),
+             (dict(base, answer=unknown, certified=False), (0, 1, 0))]
+    for row, (correct, wrong, disputed) in cases:
+        m = route_metrics([row]).iloc[0]
+        assert (m["correct"], m["wrong_claims"], m["disputed"]) == (correct, wrong, disputed), row
+    md = write_report([cases[0][0]], tmp_path, versions=VERSIONS)["markdown"].read_text(encoding="utf-8")
+    section = md.split("## Certified answers that differ from the consensus")[1].split("## ")[0]
+    assert "| p | " + "siconos_fc3d_prox/siconos/high | 1.00e-13 | 1.50e-01 | consensus:2 |" in section
+    assert "No route made a wrong claim" in md
