@@ -133,6 +133,16 @@ FCLIB_SYMMETRY_RTOL = 1e-6
 #: declared size before reading. The collection's are below 200 bytes.
 FCLIB_MAX_TEXT_BYTES = 2**20
 
+#: The FCLIB generator of MuJoCo scenes (problems/fclib_scenes.py, issue #27 item 4): most contacts a problem may be
+#: aimed at (the benchmark's largest FCLIB problems have ~4,000)
+FCLIB_SCENES_MAX_CONTACTS = 4000
+#: most problems one call of the generator writes
+FCLIB_SCENES_MAX_COUNT = 100_000
+#: every how many problems the generator also writes the local form (when affordable)
+FCLIB_SCENES_LOCAL_EVERY = 3
+#: the largest m·d for which the generator writes the local form (W is condensed densely: 3,000 unknowns is 72 MB)
+FCLIB_SCENES_LOCAL_MAX_UNKNOWNS = 3000
+
 
 # ---------------------------------------------------------------- numerical thresholds
 # Relative tolerances of rank, definiteness, activity and verification decisions. Each is applied at a

@@ -41,18 +41,37 @@ def real_names() -> list[str]:
         sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.npz"))  # the FCLIB problems (problems/real/fclib_files.py)
 
 
+#: the shipped FCLIB files made by the generator of MuJoCo scenes (:mod:`.fclib_scenes`, issue #27)
+GENERATED = DATA / "fclib_generated"
+
+
+def generated_names() -> list[str]:
+    """Names of the shipped generated FCLIB problems, ``"fclib_generated/<file stem>"`` (``data/fclib_generated/
+    *.hdf5``, written by ``python -m gaussqp.problems.fclib_scenes``; reading them needs h5py, the extra
+    ``gaussqp[fclib]``)."""
+    return sorted(f"fclib_generated/{p.stem}" for p in GENERATED.glob("*.hdf5"))
+
+
 def path(name: str) -> Path:
-    """The shipped file of ``name``: ``data/<name>.json``, or ``data/<name>.npz`` when only that exists."""
+    """The shipped file of ``name``: ``data/<name>.json``, or ``data/<name>.npz`` when only that exists, or
+    ``data/<name>.hdf5`` for a generated FCLIB problem."""
+    if name.startswith("fclib_generated/"):
+        return DATA / f"{name}.hdf5"
     json_path = DATA / f"{name}.json"
     return json_path if json_path.exists() or not (DATA / f"{name}.npz").exists() else DATA / f"{name}.npz"
 
 
 def load(name: str) -> ContactProblem:
-    """Load a shipped problem by name (:func:`names`, or ``"real/<name>"`` of :func:`real_names`)."""
-    known = names() + real_names()
+    """Load a shipped problem by name (:func:`names`, ``"real/<name>"`` of :func:`real_names`, or
+    ``"fclib_generated/<name>"`` of :func:`generated_names`, read by :func:`gaussqp.io.fclib.load`)."""
+    known = names() + real_names() + generated_names()
     if name not in known:
         raise FileFormatError("problem", f"{name!r} is not a shipped problem",
                               f"use one of {', '.join(known)} (gaussqp list)")
+    if name.startswith("fclib_generated/"):
+        from gaussqp.io.fclib import load as load_fclib
+
+        return load_fclib(path(name))
     return _load_file(path(name))
 
 
@@ -107,4 +126,5 @@ def regenerate() -> list[Path]:
     return out
 
 
-__all__ = ["DATA", "EXAMPLES", "VELOCITIES", "build", "families", "load", "names", "path", "regenerate", "velocity"]
+__all__ = ["DATA", "EXAMPLES", "GENERATED", "VELOCITIES", "build", "families", "generated_names", "load", "names", "path",
+           "real_names", "regenerate", "velocity"]

@@ -4,27 +4,35 @@ A study's results table has one row per (problem, route) run (the columns are li
 :data:`REQUIRED_COLUMNS` and :data:`OPTIONAL_COLUMNS`); a *route* is the triple (formulation, solver,
 tolerance preset). For each route :func:`route_metrics` counts
 
-- **success**: the route claimed success (``status == "solved"``);
-- **correct**: a claimed success that our own residual check confirms (``certified``) and that the
-  reference answer does not contradict (``agrees_with_reference`` is not False). This is the issue's
-  "correct rate"; qpbenchmark's correct rate is the fraction of runs whose success flag was honest
-  (found == passed the residual check), so it also counts an honest failure as correct -- here honest
-  failures are counted apart;
-- **honest failure**: no claim of success, and a status that says so (``inaccurate``, ``failed``,
-  ``timeout``), or a certified ``infeasible``/``unbounded`` verdict that the reference confirms;
-- **wrong claim**: a claimed success that the reference contradicts (``agrees_with_reference`` False),
-  certified or not (``certified_wrong`` counts the certified ones, the worst case);
+- **claims**: the route said it has the answer: ``status == "solved"``, or a verdict that no solution exists
+  (``infeasible``/``unbounded``, :data:`VERDICT_STATUSES`); the ``success`` column counts them;
+- **correct**: a claim that our own checks confirm (``certified``: for an answer, our recomputed residuals; for a
+  verdict, its verified certificate) and that the reference answer does not contradict (``agrees_with_reference``
+  is not False). A certified infeasible or unbounded verdict that is right is a success like a solution (issue #27
+  item 5). This is the issue's "correct rate"; qpbenchmark's correct rate is the fraction of runs whose success
+  flag was honest, so it also counts an honest failure as correct -- here honest failures are counted apart;
+- **honest failure**: no claim, and a status that says so (``inaccurate``, ``failed``, ``timeout``);
+- **wrong claim**: a claim that our checks reject (``certified`` False: a peer's ``info == 0`` on an answer whose
+  recomputed residual fails, even when the problem has no reference) or that the reference contradicts
+  (``certified_wrong`` counts the claims that passed our checks and are still contradicted, the worst case).
+  A certified answer that differs from a *consensus* reference when no uniqueness of the compared quantity is
+  established (neither an exact reference nor the answer's own ``unique`` flags, stored in the ``answer`` column)
+  is not contradicted: it is a solution by our check, and the consensus is only another one (Coulomb friction
+  problems may have several solutions; ill-conditioned hyperstatic ones have certified answers far apart). It is
+  counted as correct and flagged ``disputed``, so the report can list it;
 - **errors**: runs that raised (``status == "error"``),
 
 and summarizes time and residual by **shifted geometric means** normalized to the best route
 (qpbenchmark's method: ``sgm(v) = exp(mean(log(v + s))) - s`` with the shift ``s`` =
-:data:`gaussqp.settings.STUDY_SGM_SHIFT` = 10, each route's mean divided by the smallest). A run that is not
-correct is charged a penalty, as qpbenchmark charges a run whose solver found no solution: its time is the
-time limit, its residual the larger of its own and the preset's residual tolerance
-(:data:`gaussqp.settings.PRESETS`); a correct run with no recorded time or residual is charged the same (an
-unknown is not counted as fast or accurate). qpbenchmark charges only the runs with no claimed solution; we charge every
-run that is not correct, so a fast wrong answer does not make a route look fast — except a certified infeasible or
-unbounded verdict that the reference confirms (``right``): it is charged its own time and no residual.
+:data:`gaussqp.settings.STUDY_SGM_SHIFT` = 10, each route's mean divided by the smallest), also given in seconds.
+**Time is the solve alone** (the ``time`` column of :func:`classify`): the table's ``solve_time`` when recorded --
+a peer's own timer around its solver call inside its process, so neither the interpreter's start nor the file
+exchange is charged to it; our route's own solve time -- else ``total_time``. A run that is not correct is charged
+a penalty, as qpbenchmark charges a run whose solver found no solution: its time is the time limit, its residual
+the larger of its own and the preset's residual tolerance (:data:`gaussqp.settings.PRESETS`); a correct run with
+no recorded time or residual is charged the same (an unknown is not counted as fast or accurate). qpbenchmark
+charges only the runs with no claimed solution; we charge every run that is not correct, so a fast wrong answer
+does not make a route look fast. A correct verdict is charged its own time and no residual.
 
 :func:`performance_profile` computes the Dolan--Moré performance profile (E. D. Dolan, J. J. Moré,
 "Benchmarking optimization software with performance profiles", Math. Program. 91 (2002), eq. (1)-(2)): for
@@ -37,6 +45,7 @@ pandas is needed (the optional extra ``gaussqp[studies]``); it is imported when 
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -59,16 +68,18 @@ REQUIRED_COLUMNS = ("problem", "formulation", "solver", "tolerance", "status", "
 #: gaps, the reproducing command, a per-run time limit
 OPTIONAL_COLUMNS = ("set", "claimed_success", "correct", "honest_failure", "reference", "acceleration_gap",
                     "generalized_force_gap", "command", "error", "time_limit", "build_time", "solve_time",
-                    "certify_time", "certificates")
+                    "certify_time", "certificates", "answer")
 
 #: statuses of a run that gave up and said so
 HONEST_FAILURE_STATUSES = frozenset({"inaccurate", "failed", "timeout"})
 
-#: statuses that are verdicts rather than answers: honest when certified and not contradicted
+#: statuses that are verdicts rather than answers: a claim that no solution exists, correct when certified and not
+#: contradicted
 VERDICT_STATUSES = frozenset({"infeasible", "unbounded"})
 
 #: the metrics a performance profile can compare, each with its floor (values below it are compared as it)
 PROFILE_FLOORS = {
+    "time": STUDY_PROFILE_TIME_FLOOR,
     "total_time": STUDY_PROFILE_TIME_FLOOR,
     "solve_time": STUDY_PROFILE_TIME_FLOOR,
     "build_time": STUDY_PROFILE_TIME_FLOOR,
@@ -79,7 +90,8 @@ PROFILE_FLOORS = {
 #: the columns of :func:`route_metrics`
 METRIC_COLUMNS = ("formulation", "solver", "tolerance", "route", "runs", "success", "success_rate", "correct",
                   "correct_rate", "honest_failures", "honest_failure_rate", "wrong_claims", "certified_wrong",
-                  "errors", "sgm_time_seconds", "sgm_time", "sgm_residual_raw", "sgm_residual")
+                  "errors", "timeouts", "disputed", "sgm_time_seconds", "sgm_time", "sgm_residual_raw", "sgm_residual",
+                  "median_time_seconds", "max_time_seconds")
 
 
 def require_pandas():
@@ -145,9 +157,11 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         One row per (problem, route) -- a repeated pair keeps its last row (a resumed study may append a
         run again) -- with ``problem_key`` (the problem, or ``set/problem`` when one id appears in two sets),
         ``route`` (:func:`route_label`), the flags recomputed from ``status``,
-        ``certified`` and ``agrees_with_reference`` by the rules of the module docstring: ``claimed_success``,
-        ``correct``, ``honest_failure``, ``wrong_claim``, ``certified_wrong``, ``error_run``; ``agrees`` (True /
-        False / None), ``residual`` and ``total_time`` as floats, and ``stored_flags_differ``: True where the
+        ``certified`` and ``agrees_with_reference`` by the rules of the module docstring: ``claimed_success``
+        (status solved), ``claim`` (solved or a verdict), ``correct`` (= ``right``), ``honest_failure``,
+        ``wrong_claim``, ``certified_wrong``, ``error_run``; ``agrees`` (True / False / None), ``residual``,
+        ``total_time`` and ``time`` (the solve alone: ``solve_time`` when recorded, else ``total_time``) as
+        floats, and ``stored_flags_differ``: True where the
         table's own ``claimed_success`` / ``correct`` / ``honest_failure`` (when present) differ from the
         recomputed ones.
 
@@ -177,35 +191,57 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     status = frame["status"].to_numpy(dtype=object)
     certified = np.array([_tri(v, "certified") is True for v in frame["certified"]], dtype=bool)
     agrees = [_tri(v, "agrees_with_reference") for v in frame["agrees_with_reference"]]
-    contradicted = np.array([a is False for a in agrees], dtype=bool)
+    differs = np.array([a is False for a in agrees], dtype=bool)
+    exact_ref = (np.array([str(r).startswith("exact:") for r in frame["reference"]], dtype=bool)
+                 if "reference" in frame.columns else np.zeros(len(frame), dtype=bool))
+    unique = (np.array([_claims_uniqueness(a) for a in frame["answer"]], dtype=bool)
+              if "answer" in frame.columns else np.zeros(len(frame), dtype=bool))
     claimed = status == "solved"
-    correct = claimed & certified & ~contradicted
-    confirmed = np.array([a is True for a in agrees], dtype=bool)
-    verdict = np.isin(status, list(VERDICT_STATUSES)) & certified & confirmed
-    honest = (~claimed & np.isin(status, list(HONEST_FAILURE_STATUSES))) | verdict
+    claim = claimed | np.isin(status, list(VERDICT_STATUSES))
+    disputed = claim & certified & differs & ~exact_ref & ~unique
+    contradicted = differs & ~disputed
+    correct = claim & certified & ~contradicted
+    honest = ~claim & np.isin(status, list(HONEST_FAILURE_STATUSES))
 
     stored_differ = np.zeros(len(frame), dtype=bool)
     for column, recomputed in (("claimed_success", claimed), ("correct", correct), ("honest_failure", honest)):
         if column in frame.columns:
             stored = np.array([_tri(v, column) for v in frame[column]], dtype=object)
             stored_differ |= np.array([s is not None and s != r for s, r in zip(stored, recomputed)], dtype=bool)
+    stored_differ &= ~disputed  # the stored reference judging calls a disputed answer contradicted (listed apart)
 
     frame["route"] = [route_label(*k) for k in zip(*(frame[c] for c in ROUTE_KEYS))]
     frame["residual"] = _numbers(frame, "residual")
     frame["total_time"] = _numbers(frame, "total_time")
+    solve = _numbers(frame, "solve_time") if "solve_time" in frame.columns else np.full(len(frame), np.nan)
+    frame["time"] = np.where(np.isfinite(solve), solve, frame["total_time"].to_numpy(dtype=float))
     frame["certified"] = certified
     frame["agrees"] = pd.Series(agrees, dtype=object, index=frame.index)
     frame["claimed_success"] = claimed
+    frame["claim"] = claim
     frame["correct"] = correct
     frame["honest_failure"] = honest
-    # "right": a correct answer, or a certified infeasible/unbounded verdict the reference confirms — neither is
-    # charged a penalty time nor left out of the performance profile (a route that proves "no solution" fast is fast)
-    frame["right"] = correct | verdict
-    frame["wrong_claim"] = claimed & contradicted
-    frame["certified_wrong"] = claimed & contradicted & certified
+    # "right" is "correct": a confirmed answer or a confirmed infeasible/unbounded verdict -- neither is charged a
+    # penalty time nor left out of the performance profile (a route that proves "no solution" fast is fast)
+    frame["right"] = correct
+    frame["wrong_claim"] = claim & (contradicted | ~certified)
+    frame["certified_wrong"] = claim & contradicted & certified
+    frame["disputed"] = disputed
     frame["error_run"] = status == "error"
     frame["stored_flags_differ"] = stored_differ
     return frame
+
+
+def _claims_uniqueness(answer: Any) -> bool:
+    """True when a run's stored answer (the ``answer`` column, :func:`gaussqp.studies.reference.answer_json`) says
+    its acceleration or generalized force is unique."""
+    if not isinstance(answer, str) or not answer:
+        return False
+    try:
+        unique = json.loads(answer).get("unique") or {}
+    except (json.JSONDecodeError, AttributeError):
+        return False
+    return bool(unique.get("acceleration") is True or unique.get("generalized_force") is True)
 
 
 def shifted_geometric_mean(values: Iterable[float], *, shift: float = STUDY_SGM_SHIFT) -> float:
@@ -247,7 +283,7 @@ def penalty_time(frame: pd.DataFrame, time_limit: float | None = None) -> tuple[
         limits = limits[np.isfinite(limits) & (limits > 0)]
         if limits.size:
             return float(limits.max()), f"the time limit recorded in the table ({limits.max():g} s)"
-    times = frame["total_time"].to_numpy(dtype=float)
+    times = frame["time"].to_numpy(dtype=float)
     times = times[np.isfinite(times)]
     if times.size:
         return float(times.max()), f"the slowest recorded run ({times.max():.3g} s; the table records no time limit)"
@@ -281,35 +317,42 @@ def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
     -------
     DataFrame
         One row per route, sorted by route, with the columns :data:`METRIC_COLUMNS`: ``runs``; the counts
-        ``success``, ``correct``, ``honest_failures``, ``wrong_claims``, ``certified_wrong``, ``errors`` and
-        the rates ``success_rate``, ``correct_rate``, ``honest_failure_rate`` (fractions of the route's runs);
-        ``sgm_time_seconds`` and ``sgm_residual_raw``, the shifted geometric means over the route's runs with
-        the penalties of the module docstring, and ``sgm_time`` / ``sgm_residual``, the same divided by the
-        best route's (1.0 is the best). The means are over each route's own runs: routes that accept
-        different problems are compared on different sets (the performance profile is over all problems).
+        ``success`` (claims: solved or a verdict), ``correct``, ``honest_failures``, ``wrong_claims``,
+        ``certified_wrong``, ``errors``, ``timeouts`` and the rates ``success_rate``, ``correct_rate``,
+        ``honest_failure_rate`` (fractions of the route's runs); ``sgm_time_seconds`` and ``sgm_residual_raw``,
+        the shifted geometric means over the route's runs with the penalties of the module docstring, and
+        ``sgm_time`` / ``sgm_residual``, the same divided by the best route's (1.0 is the best);
+        ``median_time_seconds`` and ``max_time_seconds`` of the route's correct runs (absolute, no penalty). The
+        means are over each route's own runs: routes that accept different problems are compared on different
+        sets (the performance profile is over all problems).
     """
     pd = require_pandas()
     frame = classify(table)
     if frame.empty:
         return pd.DataFrame(columns=list(METRIC_COLUMNS))
     penalty, _ = penalty_time(frame, time_limit)
-    time_charged = np.where(frame["right"] & np.isfinite(frame["total_time"]), frame["total_time"], penalty)
+    time_charged = np.where(frame["right"] & np.isfinite(frame["time"]), frame["time"], penalty)
     tolerance = np.array([get_tolerance(t).residual for t in frame["tolerance"]], dtype=float)
     residual = frame["residual"].to_numpy(dtype=float)
     own = np.where(np.isfinite(residual), residual, 0.0)
-    residual_charged = np.where(frame["correct"] & np.isfinite(residual), residual, np.maximum(own, tolerance))
+    answer = frame["correct"] & frame["claimed_success"]
+    residual_charged = np.where(answer & np.isfinite(residual), residual, np.maximum(own, tolerance))
     # a confirmed verdict has no answer whose residual means anything: its certificate was verified, charge nothing
-    residual_charged = np.where(frame["right"] & ~frame["correct"], 0.0, residual_charged)
+    residual_charged = np.where(frame["right"] & ~frame["claimed_success"], 0.0, residual_charged)
     frame = frame.assign(_time=time_charged, _residual=residual_charged)
 
     rows = []
     for keys, group in frame.groupby(list(ROUTE_KEYS), sort=True):
         runs = len(group)
         counts = {name: int(group[column].sum()) for name, column in
-                  (("success", "claimed_success"), ("correct", "correct"), ("honest_failures", "honest_failure"),
+                  (("success", "claim"), ("correct", "correct"), ("honest_failures", "honest_failure"),
                    ("wrong_claims", "wrong_claim"), ("certified_wrong", "certified_wrong"),
                    ("errors", "error_run"))}
+        counts["timeouts"] = int((group["status"] == "timeout").sum())
+        counts["disputed"] = int(group["disputed"].sum())
         times = group["_time"].to_numpy(dtype=float)
+        own_times = group.loc[group["right"], "time"].to_numpy(dtype=float)
+        own_times = own_times[np.isfinite(own_times)]
         rows.append({
             "formulation": keys[0], "solver": keys[1], "tolerance": keys[2], "route": route_label(*keys),
             "runs": runs, **counts,
@@ -317,6 +360,8 @@ def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
             "honest_failure_rate": counts["honest_failures"] / runs,
             "sgm_time_seconds": (shifted_geometric_mean(times) if np.isfinite(times).all() else math.nan),
             "sgm_residual_raw": shifted_geometric_mean(group["_residual"].to_numpy(dtype=float)),
+            "median_time_seconds": float(np.median(own_times)) if own_times.size else math.nan,
+            "max_time_seconds": float(own_times.max()) if own_times.size else math.nan,
         })
     out = pd.DataFrame(rows)
     out["sgm_time"] = _normalize(out["sgm_time_seconds"].to_numpy(dtype=float))
@@ -324,7 +369,7 @@ def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
     return out[list(METRIC_COLUMNS)].sort_values("route").reset_index(drop=True)
 
 
-def performance_ratios(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric: str = "total_time") -> pd.DataFrame:
+def performance_ratios(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric: str = "time") -> pd.DataFrame:
     """The Dolan--Moré performance ratios ``r_ps = t_ps / min_s t_ps`` (problems × routes).
 
     ``t_ps`` is ``max(metric, floor)`` (:data:`PROFILE_FLOORS`) of route s's run on problem p when that run is
@@ -356,7 +401,7 @@ def performance_ratios(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric
     return pd.DataFrame(ratios, index=grid.index, columns=grid.columns)
 
 
-def performance_profile(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric: str = "total_time", *,
+def performance_profile(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric: str = "time", *,
                         taus: Iterable[float] | None = None) -> pd.DataFrame:
     """The Dolan--Moré performance profile ``ρ_s(τ) = |{p : r_ps <= τ}| / |P|`` of every route.
 

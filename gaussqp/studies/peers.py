@@ -29,6 +29,7 @@ import json
 import math
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -115,6 +116,33 @@ def _importable(python: str) -> bool:
                               timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+
+
+#: what the peer's interpreter prints as its version: the library's own ``siconos.version`` (its ``__version__``
+#: is a placeholder in Debian's build)
+_SICONOS_VERSION = "import siconos; v = getattr(siconos, 'version', None); print(v() if callable(v) else v)"
+
+
+@functools.lru_cache(maxsize=None)
+def peer_version(peer: str = "siconos") -> str | None:
+    """The version of a peer library as its interpreter reports it, with the Debian package's version when
+    ``dpkg-query`` knows it (``"4.5.0 (Debian python3-siconos 4.4.0+dfsg-2)"``); None when it cannot be run."""
+    if peer != "siconos":
+        raise UnknownValueError("peers", f"{peer!r} is not a peer", f"use one of {', '.join(PEERS)}")
+    try:
+        run = subprocess.run([siconos_python(), "-c", _SICONOS_VERSION], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if run.returncode != 0 or not run.stdout.strip():
+        return None
+    version = run.stdout.strip().splitlines()[-1]
+    try:
+        deb = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "python3-siconos"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return version
+    return f"{version} (Debian python3-siconos {deb.stdout.strip()})" if deb.returncode == 0 and deb.stdout.strip() \
+        else version
 
 
 def available(peer: str = "siconos") -> bool:
@@ -215,6 +243,23 @@ class PeerRun:
                     and str(getattr(sol.status, "value", sol.status)) == "solved")
 
 
+def _die_with_parent() -> None:
+    """In the peer's child process, before it runs: ask Linux to kill it when its parent dies (``prctl`` with
+    ``PR_SET_PDEATHSIG``). The study's runner kills a worker whose run is past the time limit; without this the
+    worker's Siconos process went on (an NSGS of 10,000 iterations for minutes) and slowed every later run."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the subprocess timeout still bounds the run
+        pass
+
+
+#: Linux's prctl option "signal me when my parent dies" (linux/prctl.h)
+_PR_SET_PDEATHSIG = 1
+
+
 def _call_siconos(kind: str, solver: PeerSolver, W, q, mu, tol: Tolerance, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="gaussqp-peer-") as tmp:
         inp, outp = Path(tmp) / "in.npz", Path(tmp) / "out.json"
@@ -223,7 +268,8 @@ def _call_siconos(kind: str, solver: PeerSolver, W, q, mu, tol: Tolerance, timeo
                  max_iter=np.array(STUDY_PEER_MAX_ITER))
         try:
             run = subprocess.run([siconos_python(), "-c", _SICONOS_SCRIPT, str(inp), str(outp)],
-                                 capture_output=True, text=True, timeout=max(timeout, STUDY_PEER_TIME_MARGIN))
+                                 capture_output=True, text=True, timeout=max(timeout, STUDY_PEER_TIME_MARGIN),
+                                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         except subprocess.TimeoutExpired:
             return {"timeout": True}
         if run.returncode != 0 or not outp.exists():
@@ -313,5 +359,6 @@ def peer_report(run: PeerRun, solver: str) -> dict:
             "residuals": {} if sol is None else {k: float(v) for k, v in sol.residuals.items() if v is not None}}
 
 
-__all__ = ["PEERS", "PEER_SOLVERS", "PeerRun", "PeerSolver", "available", "peer_report", "peer_solvers_for", "resolve_peers",
+__all__ = ["PEERS", "PEER_SOLVERS", "PeerRun", "PeerSolver", "available", "peer_report", "peer_solvers_for", "peer_version",
+           "resolve_peers",
            "run_peer", "siconos_python"]

@@ -136,14 +136,14 @@ def judge_problem(rows: list[dict], problem) -> list[dict]:
 
 
 def verdicts(row: dict) -> dict:
-    """``correct`` (claimed success, certified, not contradicted by the reference) and ``honest_failure`` (no
-    claimed success and an honest status — inaccurate, failed, timeout — or a certified infeasible/unbounded
-    verdict that the reference confirms) of a row whose ``agrees_with_reference`` is set."""
+    """``correct`` and ``honest_failure`` of a row whose ``agrees_with_reference`` is set, by the rules of
+    :mod:`gaussqp.studies.metrics`: ``correct`` — a claim (status solved, or a verdict infeasible/unbounded) that our
+    checks certify and the reference does not contradict (a right verdict is a success, issue #27 item 5);
+    ``honest_failure`` — no claim and an honest status (inaccurate, failed, timeout)."""
     agrees = row.get("agrees_with_reference")
-    row["correct"] = bool(row["claimed_success"] and row["certified"] and agrees is not False)
-    row["honest_failure"] = bool(not row["claimed_success"] and (
-        row["status"] in ("inaccurate", "failed", "timeout")
-        or (row["status"] in INF_OR_UNB and row["certified"] and agrees is True)))
+    claim = bool(row["claimed_success"]) or row["status"] in INF_OR_UNB
+    row["correct"] = bool(claim and row["certified"] and agrees is not False)
+    row["honest_failure"] = bool(not claim and row["status"] in ("inaccurate", "failed", "timeout"))
     return row
 
 

@@ -36,7 +36,7 @@ from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
 from .reference import answer_json, attach_reference, verdicts
 from .peers import resolve_peers
 from .routes import Route, check_options, routes_for
-from .sets import ProblemSet, parse_set
+from .sets import PROBLEMS_FILE, ProblemSet, describe, parse_set
 from .store import COLUMNS, ResultsStore, key_of, to_frame
 
 
@@ -366,8 +366,11 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
         rows = {key_of(r): r for r in store.load()}
     done = {k for k in rows}
 
+    described: dict[str, dict] = {}  # problems.json: each problem's class and size, for the report's tables
+
     def tasks():
         for pid, p in pset:
+            described[f"{pset.name}\t{pid}"] = describe(pset.name, pid, p)
             source = pset.source(pid)
             local = isinstance(p, LocalContactProblem)
             todo = [r for r in routes_for(p, formulations=formulations, solvers=solvers, tolerances=tolerances,
@@ -410,6 +413,7 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
         store.write_table(judged)
         store.compact(judged)
         (store.dir / "skipped.json").write_text(json.dumps(getattr(pset, "skipped", {}), indent=1) + "\n")
+        (store.dir / PROBLEMS_FILE).write_text(json.dumps(list(described.values()), indent=1) + "\n")
     run_stats.update(runs=count["runs"], rows=len(judged))
     try:
         df = to_frame(judged)

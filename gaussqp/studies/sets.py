@@ -5,7 +5,8 @@ beyond the problem being yielded. Every set takes the same filters: the system c
 ``"mass/constraints/modes"``, e.g. ``"definite/unilateral/frictionless"``, or ``"local"`` for an FCLIB local
 problem) and the sizes ``max_n`` (coordinates) and ``max_m`` (contacts).
 
-- :class:`LibrarySet` — the shipped problems (:func:`gaussqp.problems.names` and ``real_names``);
+- :class:`LibrarySet` — every shipped contact problem (:func:`gaussqp.problems.names`, ``real_names``,
+  ``generated_names``); :class:`GeneratedFclibSet` — the shipped generated FCLIB files (``fclib_generated``);
 - :class:`FamilySet` — generated families (:mod:`gaussqp.problems.families`), deterministic by seed;
 - :class:`DirectorySet` — a directory of ``gaussqp/1`` ``.json`` / ``.npz`` files;
 - :class:`FclibSet` — a directory of FCLIB ``.hdf5`` / ``.h5`` files (global problems are ContactProblems with
@@ -51,6 +52,34 @@ def problem_size(problem: Problem) -> tuple[int, int]:
     if isinstance(problem, LocalContactProblem):
         return int(problem.q.shape[0]), int(problem.m)
     return int(problem.n), int(problem.m)
+
+
+#: the file of a study's directory describing each problem (:func:`describe`), written by the runner, read by the report
+PROBLEMS_FILE = "problems.json"
+
+
+def problem_family(problem: Problem) -> str:
+    """The family a report groups the problem in: the scene of a problem made by the FCLIB generator
+    (``problems/fclib_scenes.py``, its metadata in the description) with its form (``box_pile``,
+    ``box_pile (local)``), else ``"local"`` or the system class key (:func:`class_key`)."""
+    try:
+        from ..problems.fclib_scenes import metadata
+    except ImportError:  # the problem library is not installed beside the package
+        meta = {}
+    else:
+        meta = metadata(problem)
+    if meta.get("scene"):
+        return str(meta["scene"]) + (" (local)" if meta.get("form") == "local" else "")
+    return class_key(problem)
+
+
+def describe(set_name: str, problem_id: str, problem: Problem) -> dict:
+    """One entry of :data:`PROBLEMS_FILE`: ``set``, ``problem``, ``class`` (:func:`class_key`), ``family``
+    (:func:`problem_family`), ``form`` (``local``/``global``), ``n``, ``m`` (:func:`problem_size`), ``dimension``."""
+    n, m = problem_size(problem)
+    return {"set": set_name, "problem": problem_id, "class": class_key(problem), "family": problem_family(problem),
+            "form": "local" if isinstance(problem, LocalContactProblem) else "global", "n": n, "m": m,
+            "dimension": int(problem.dimension)}
 
 
 class ProblemSet(ABC):
@@ -105,16 +134,28 @@ class ProblemSet(ABC):
 
 
 class LibrarySet(ProblemSet):
-    """The shipped problems: the papers' examples (:func:`gaussqp.problems.names`), then the real-robot and FCLIB
-    ones (``real/<name>``, :func:`gaussqp.problems.real_names`); only ContactProblems (no grasp files)."""
+    """Every shipped contact problem: the papers' examples (:func:`gaussqp.problems.names`), the real-robot and
+    FCLIB ones (``real/<name>``, :func:`gaussqp.problems.real_names`), then the generated FCLIB files
+    (``fclib_generated/<name>``, :func:`gaussqp.problems.generated_names`; without h5py they are listed in
+    ``skipped`` with the reason); only contact problems (no grasp files)."""
 
     name = "library"
 
-    def _items(self) -> Iterator[tuple[str, Problem]]:
+    def _names(self) -> list[str]:
         from .. import problems  # installed beside the package; imported only when the set is used
 
-        for pid in problems.names() + problems.real_names():
-            p = problems.load(pid)
+        return problems.names() + problems.real_names() + problems.generated_names()
+
+    def _items(self) -> Iterator[tuple[str, Problem]]:
+        from .. import problems
+
+        self.skipped = {}
+        for pid in self._names():
+            try:
+                p = problems.load(pid)
+            except GaussQPError as e:  # a missing extra (h5py) or a refused file: on record, the study goes on
+                self.skipped[pid] = str(e)
+                continue
             if isinstance(p, (ContactProblem, LocalContactProblem)):
                 yield pid, p
 
@@ -174,6 +215,18 @@ def family_problem(kind: str, seed: int, index: int) -> ContactProblem:
     else:
         p = families.unbounded(rng, n=n)
     return p
+
+
+class GeneratedFclibSet(LibrarySet):
+    """The shipped generated FCLIB files alone (:func:`gaussqp.problems.generated_names`, made from MuJoCo scenes by
+    ``problems/fclib_scenes.py``): the set ``fclib_generated``; ids ``fclib_generated/<name>``."""
+
+    name = "fclib_generated"
+
+    def _names(self) -> list[str]:
+        from .. import problems
+
+        return problems.generated_names()
 
 
 class FamilySet(ProblemSet):
@@ -308,7 +361,8 @@ class UnionSet(ProblemSet):
 
 
 def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
-    """The set named by ``spec``: ``"library"``, ``"mujoco:MODEL[:COUNT]"`` (:class:`MujocoSet`),
+    """The set named by ``spec``: ``"library"``, ``"fclib_generated"`` (:class:`GeneratedFclibSet`),
+    ``"mujoco:MODEL[:COUNT]"`` (:class:`MujocoSet`),
     ``"families[:COUNT[:SEED]]"`` (defaults
     :data:`~gaussqp.settings.STUDY_FAMILY_COUNT`, :data:`~gaussqp.settings.STUDY_FAMILY_SEED`) or a directory
     (its gaussqp/1 files, its FCLIB files, or both); a :class:`ProblemSet` is returned as is. ``filters`` are
@@ -319,6 +373,8 @@ def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
         raise UnknownValueError("set", f"{spec!r} is not a set", "give 'library', 'families[:COUNT[:SEED]]' or a directory")
     if spec == "library":
         return LibrarySet(**filters)
+    if spec == "fclib_generated" and not Path(spec).is_dir():
+        return GeneratedFclibSet(**filters)
     head, *rest = spec.split(":")
     if head == "families" and not Path(spec).is_dir():
         if len(rest) > 2 or not all(r.isdigit() for r in rest):
@@ -353,5 +409,6 @@ def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
     return UnionSet(parts, str(path), **filters)
 
 
-__all__ = ["FAMILY_KINDS", "DirectorySet", "FamilySet", "FclibSet", "LibrarySet", "ProblemSet", "UnionSet",
-           "class_key", "family_problem", "parse_set", "problem_size"]
+__all__ = ["FAMILY_KINDS", "PROBLEMS_FILE", "DirectorySet", "FamilySet", "FclibSet", "GeneratedFclibSet", "LibrarySet",
+           "ProblemSet", "UnionSet",
+           "class_key", "describe", "family_problem", "parse_set", "problem_family", "problem_size"]

@@ -27,7 +27,7 @@ def test_a_small_study_end_to_end(tmp_path, capsys):
             "generalized_force_gap", "agrees_with_reference"} <= set(table.columns)
     md = (out / "report.md").read_text(encoding="utf-8")
     for (f, s), g in table.groupby(["formulation", "solver"]):
-        solved = int((g["status"] == "solved").sum())
+        solved = int(g["status"].isin(["solved", "infeasible", "unbounded"]).sum())  # claims: answers and verdicts
         assert f"| {f}/{s}/high | {len(g)} | {100 * solved / len(g):.1f}% ({solved}/{len(g)})" in md
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64" in html and "http://" not in html and "https://" not in html

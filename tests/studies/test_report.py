@@ -93,8 +93,9 @@ def test_rates_equal_counts_recomputed_from_the_table():
 
 def test_shifted_geometric_means_by_hand_on_three_routes():
     m = route_metrics(_table(), time_limit=TIME_LIMIT).set_index("route")
-    # time: correct runs keep their time, every other run is charged the time limit
-    raw = {A: _hand_sgm([1, 2, 4, 8, 3]), B: _hand_sgm([2, 2, 2, TIME_LIMIT]), C: _hand_sgm([TIME_LIMIT] * 4)}
+    # time: the solve alone (solve_time, half the total in _row); correct runs keep their time, every other run is
+    # charged the time limit
+    raw = {A: _hand_sgm([0.5, 1, 2, 4, 1.5]), B: _hand_sgm([1, 1, 1, TIME_LIMIT]), C: _hand_sgm([TIME_LIMIT] * 4)}
     assert raw[C] == pytest.approx(TIME_LIMIT)
     best = min(raw.values())
     for route, value in raw.items():
@@ -123,7 +124,7 @@ def test_shifted_geometric_mean_keeps_tiny_values_and_refuses_negative_ones():
 
 def test_time_penalty_defaults_to_the_recorded_limit_or_the_slowest_run():
     rows = _table()
-    slowest = max(r["total_time"] for r in rows if not math.isnan(r["total_time"]))
+    slowest = max(r["solve_time"] for r in rows if not math.isnan(r["solve_time"]))  # the solve alone
     m = route_metrics(rows).set_index("route")  # no limit given or recorded: the slowest run
     assert m.loc[C, "sgm_time_seconds"] == pytest.approx(slowest)
     for r in rows:
@@ -192,7 +193,7 @@ def test_a_repeated_run_counts_once_and_stored_flags_are_checked():
 
 def test_report_files_tables_and_flags(tmp_path):
     paths = write_report(_table(), tmp_path, time_limit=TIME_LIMIT)
-    assert set(paths) == {"markdown", "html", "profile_time", "profile_residual"}
+    assert set(paths) == {"markdown", "html", "json", "profile_time", "profile_residual"}
     for key in ("profile_time", "profile_residual"):
         data = paths[key].read_bytes()
         assert data.startswith(PNG_MAGIC)
@@ -205,7 +206,7 @@ def test_report_files_tables_and_flags(tmp_path):
     row = {route: next(line for line in lines if line.startswith(f"| {route} |")) for route in (A, B, C)}
     assert "WRONG CLAIMS" in row[C] and "WRONG CLAIMS" not in row[A] and "WRONG CLAIMS" not in row[B]
     assert "100.0% (5/5)" in row[A] and "75.0% (3/4)" in row[B] and "0.0% (0/4)" in row[C]
-    assert f"Routes that claimed success on an answer the reference contradicts: {C}" in md
+    assert f"Routes that made wrong claims (a claim our check rejects or the reference contradicts): {C}" in md
     # the disagreements: exactly C on p1 and p2, each with its command
     section = md.split("## Disagreements with the reference")[1].split("## ")[0]
     disagreement_rows = [line for line in section.splitlines() if re.match(r"\| p\d ", line)]
@@ -239,7 +240,7 @@ def test_report_without_disagreements_says_so(tmp_path):
     rows = [r for r in _table() if r["solver"] != "wrong"]
     md = write_report(rows, tmp_path)["markdown"].read_text(encoding="utf-8")
     assert "No run disagrees with its problem's reference." in md
-    assert "No route claimed success on an answer the reference contradicts." in md
+    assert "No route made a wrong claim (a claim our check rejects or the reference contradicts)." in md
     assert "WRONG CLAIMS" not in md
 
 
@@ -272,17 +273,24 @@ def test_an_empty_table_gives_an_empty_report(tmp_path):
     empty = pd.DataFrame(columns=list(_table()[0]))
     assert route_metrics(empty).empty
     paths = write_report(empty, tmp_path)
-    assert "0 runs, 0 problems, 0 routes." in paths["markdown"].read_text(encoding="utf-8")
+    assert "0 runs, 0 problems, 0 routes;" in paths["markdown"].read_text(encoding="utf-8")
     assert paths["profile_time"].read_bytes().startswith(PNG_MAGIC)
 
 
-def test_verdicts_are_honest_failures_only_when_certified_and_confirmed():
+def test_a_right_verdict_is_a_success_and_a_wrong_one_a_wrong_claim():
+    """Issue #27 item 5: a certified infeasible/unbounded verdict that the reference does not contradict is a
+    correct claim (with or without a reference); uncertified or contradicted, it is a wrong claim."""
     base = _row("q", "F", "clarabel", "infeasible", True, True, 1.0, 1e-9, "exact:F/enumeration/high")
-    cases = [(base, True), (dict(base, agrees_with_reference=None), False),
-             (dict(base, certified=False), False), (dict(base, agrees_with_reference=False), False)]
-    for row, honest in cases:
+    cases = [(base, (0, 1, 1, 0)), (dict(base, agrees_with_reference=None, reference="none"), (0, 1, 1, 0)),
+             (dict(base, status="unbounded"), (0, 1, 1, 0)),
+             (dict(base, certified=False), (0, 1, 0, 1)), (dict(base, agrees_with_reference=False), (0, 1, 0, 1))]
+    for row, expected in cases:
         m = route_metrics([row]).iloc[0]
-        assert (m["honest_failures"], m["success"], m["correct"], m["wrong_claims"]) == (int(honest), 0, 0, 0)
+        assert (m["honest_failures"], m["success"], m["correct"], m["wrong_claims"]) == expected, row
+    # a right verdict is charged its own time, not the penalty, and is on the performance profile
+    m = route_metrics([base], time_limit=TIME_LIMIT).iloc[0]
+    assert m["sgm_time_seconds"] == pytest.approx(base["solve_time"])
+    assert performance_ratios([base]).iloc[0, 0] == 1.0
 
 
 def test_the_same_problem_id_in_two_sets_is_two_problems():
