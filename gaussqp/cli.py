@@ -356,6 +356,12 @@ def cmd_list(args) -> int:
             continue
         c = p.classify()
         print(f"{name:<24} n={c.n:<3} m={p.m:<3} M {c.mass:<9} {c.constraints:<10} {c.modes:<12} {p.description}")
+    generated = problems.generated_names()
+    if generated:
+        print(f"\ngenerated FCLIB problems from MuJoCo scenes (gaussqp solve NAME; FCLIB files, need h5py): "
+              f"{len(generated)}")
+        for name in generated:
+            print(f"  {name}")
     from .problems import grasps
 
     print("\ngrasps (gaussqp grasp NAME):")
@@ -449,7 +455,15 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def _wrong_claims(rows) -> list:
-    return [r for r in rows if r.get("claimed_success") and r.get("agrees_with_reference") is False]
+    """The runs that are wrong claims by the report's rules (:func:`gaussqp.studies.metrics.classify`): a claim our
+    check does not certify, or one contradicted by a reference; a certified answer that differs from the others
+    where no one proved the answer unique is *disputed*, listed in the report, not a wrong claim."""
+    from .studies.metrics import classify
+
+    if not rows:
+        return []
+    frame = classify(rows)
+    return frame.loc[frame["wrong_claim"]].to_dict("records")
 
 
 def cmd_crossval(args) -> int:

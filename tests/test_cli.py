@@ -43,7 +43,10 @@ def test_check_list_formulations(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["system_class"]["mass"] == "singular"
     assert main(["list"]) == 0
-    assert "two_mass_spring" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "two_mass_spring" in out
+    from gaussqp import problems
+    assert problems.generated_names() and all(f"  {n}\n" in out for n in problems.generated_names())
     assert main(["formulations"]) == 0
     out = capsys.readouterr().out
     assert "lcp_lemke" in out and "clarabel" in out

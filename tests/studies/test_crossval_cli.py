@@ -53,3 +53,23 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nothing")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("gaussqp: error:") for line in err)
+
+
+def test_the_exit_code_follows_the_reports_rules_for_wrong_claims():
+    """``gaussqp crossval``/``report`` exit 1 on a wrong claim by the report's rules (gaussqp.studies.metrics): an
+    uncertified "solved" and a contradicted one are wrong; a certified answer that differs from another where no one
+    proved uniqueness is disputed, not wrong (before: any claim with agrees_with_reference False was wrong)."""
+    from gaussqp.cli import _wrong_claims
+
+    def row(problem, formulation, certified, agrees, status="solved"):
+        return {"problem": problem, "formulation": formulation, "solver": "s", "tolerance": "high", "status": status,
+                "certified": certified, "residual": 1e-12, "total_time": 0.01, "agrees_with_reference": agrees,
+                "reference": "consensus"}
+
+    disputed = [row("p", "a", True, False), row("p", "b", True, True)]
+    assert _wrong_claims(disputed) == []
+    uncertified = [row("q", "a", False, None)]
+    assert [r["problem"] for r in _wrong_claims(uncertified)] == ["q"]
+    exact = [dict(row("r", "a", True, False), reference="exact: closed form")]
+    assert [r["problem"] for r in _wrong_claims(exact)] == ["r"]
+    assert _wrong_claims([row("t", "a", False, None, status="failed")]) == []
