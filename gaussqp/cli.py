@@ -174,8 +174,12 @@ def cmd_solve(args) -> int:
                 tolerance=args.tolerance, facets=args.facets, bracket=args.bracket)
     if args.out:
         _save_solution(args, sol)
+    ranges = _ranges(args, p, sol)
     if args.json:
-        print(json.dumps(sol.as_dict()))
+        out = sol.as_dict()
+        if ranges is not None:
+            out["force_ranges"] = to_jsonable(ranges.as_dict())
+        print(json.dumps(out))
     elif not hasattr(p, "classify"):
         _print_local(p, sol)
         _print_coulomb(sol)
@@ -235,7 +239,37 @@ def cmd_solve(args) -> int:
         print("certificates")
         _print_certificates(sol.certificates)
         _print_bounds((sol.friction_bounds or []))
+        if ranges is not None:
+            _print_ranges(ranges)
     return 0 if sol.certified else 1
+
+
+def _ranges(args, p, sol):
+    """``--ranges``: the force envelopes of a solved answer (:func:`gaussqp.force_ranges`), or None."""
+    if not getattr(args, "ranges", False):
+        return None
+    from .certificates.force_envelopes import force_ranges
+
+    if not hasattr(p, "classify"):
+        raise NotApplicableError("--ranges: force envelopes need a problem with a mass matrix (not an FCLIB local one)")
+    if not sol.certified or sol.acceleration is None:
+        raise NotApplicableError(f"--ranges: the answer is {sol.status}{'' if sol.certified else ', not certified'}; "
+                                 "force envelopes are taken on a certified solved answer")
+    return force_ranges(p, sol)
+
+
+def _print_ranges(fr) -> None:
+    """The envelopes as text: per contact its law, normal range, largest friction force, each certified or not."""
+    print(f"force ranges {'certified' if fr.certified else 'NOT all certified'}; set is "
+          f"{'a point' if fr.point else 'not a point'}; {fr.programs} programs, {fr.seconds:.3g} s")
+    print(f"  {'contact':>7} {'law':<12} {'normal min':>12} {'normal max':>12} {'tangent max':>12} {'width':>9}")
+    for c in fr.contacts:
+        widths = [b.width for b in (c.normal_min, c.normal_max, c.tangent_max) if b.width is not None]
+        print(f"  {c.index:>7} {c.law:<12} {_fmt(c.normal_min.value):>12} {_fmt(c.normal_max.value):>12} "
+              f"{_fmt(c.tangent_max.value):>12} {_fmt(max(widths) if widths else None):>9}")
+        for b in (c.normal_min, c.normal_max, c.tangent_max):
+            if b.value is None:
+                print(f"  {'':>7} {b.sense} not certified: {b.reason}")
 
 
 def _print_bounds(bounds) -> None:
@@ -545,6 +579,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the sticking cross-check's F5 bracket: auto (skipped when F4's answer is certified with "
                         "unique multipliers) or always")
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--ranges", action="store_true",
+                   help="force envelopes: each contact's certified normal-force range and largest friction force over "
+                        "every force distribution of the answer (JSON: force_ranges)")
     s.add_argument("--out", default=None, metavar="SOLUTION.hdf5",
                    help="write the FCLIB /solution group (r, u, and v for a global problem) of a Coulomb answer")
     s.set_defaults(func=cmd_solve)
