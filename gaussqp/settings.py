@@ -841,6 +841,9 @@ AUDIT_ACCELERATION_RTOL = 1e-2
 #: above this times ``‖g‖``). The rigid problem itself treats tangential speeds below the importer's
 #: ``velocity_tol`` (:data:`MUJOCO_VELOCITY_RTOL`) as at rest: MuJoCo's creep is reported as creep, not as a rigid slip.
 AUDIT_CREEP_RTOL = 1e-5
+#: Relative width to which an audit closes each friction-force bracket (certified at any width; 1e-4 of a force is
+#: far below any engine's regularization, and it saves the support programs of the last digits).
+AUDIT_TANGENT_RTOL = 1e-4
 #: Largest number of states of one audit (a rollout's steps or a recorded file's rows).
 AUDIT_MAX_STATES = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.

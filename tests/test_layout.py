@@ -18,7 +18,7 @@ LAYERS = [
     {"certificates"},
     {"formulations", "impacts"},
     {"io"},
-    {"dispatch", "timestepping", "grasp", "studies", "batch", "progress"},
+    {"dispatch", "timestepping", "grasp", "studies", "batch", "progress", "audit"},
     {"cli", "__init__"},
 ]
 

@@ -303,6 +303,7 @@ class ForceSet:
         self.absA = np.abs(self.A)
         self.rho = float(np.abs(self.r).max(initial=0.0)) or 1.0
         self.programs = 0
+        self.cache: dict = {}
         # the set is a point when A has independent columns (exact up to the rank decision; the duals then verify)
         if N:
             U, s, Vt = np.linalg.svd(self.A, full_matrices=False)
@@ -385,6 +386,7 @@ class ForceSet:
         """``q − Aᵀy − Σ B_kᵀ z_k = 0`` and ``z_k`` in cone k (self-dual), relative to ``‖q‖∞ + ‖|A|ᵀ|y|‖∞``."""
         Ntot = q.size
         A = self.A if Ntot == self.N else np.hstack([self.A, np.zeros((self.A.shape[0], Ntot - self.N))])
+        absA = self.absA if Ntot == self.N else np.abs(A)
         w = q - A.T @ y
         zviol = 0.0
         for (kind, idx), z in zip(cones, z_blocks):
@@ -393,7 +395,7 @@ class ForceSet:
                 zviol = max(zviol, float(-z.min(initial=0.0)))
             else:
                 zviol = max(zviol, float(np.linalg.norm(z[1:]) - z[0]))
-        scale = max(float(np.abs(q).max(initial=0.0)) + float((np.abs(A).T @ np.abs(y)).max(initial=0.0)), SCALE_FLOOR)
+        scale = max(float(np.abs(q).max(initial=0.0)) + float((absA.T @ np.abs(y)).max(initial=0.0)), SCALE_FLOOR)
         data = {"stationarity": float(np.abs(w).max(initial=0.0)) / scale, "cone_violation": zviol / scale}
         return data["stationarity"] <= ENVELOPE_VERIFY_RTOL and data["cone_violation"] <= ENVELOPE_VERIFY_RTOL, data
 
@@ -430,24 +432,26 @@ def _clarabel(fs: ForceSet, q, extra, cones) -> dict:
 
     Ntot = fs.N + extra
     n = fs.A.shape[0]
-    A = np.hstack([fs.A, np.zeros((n, extra))])
     order = [c for c in cones if c[0] == "nonneg"] + [c for c in cones if c[0] == "soc"]
-    rows = [sp.csc_matrix(A)]
-    for kind, idx in order:
-        S = sp.csc_matrix((-np.ones(idx.size), (np.arange(idx.size), idx)), shape=(idx.size, Ntot))
-        rows.append(S)
-    Aall = sp.vstack(rows, format="csc")
-    b = np.concatenate([fs.r / fs.rho, np.zeros(Aall.shape[0] - n)])
-    nn = sum(idx.size for kind, idx in order if kind == "nonneg")
-    cl = [clarabel.ZeroConeT(n)] + ([clarabel.NonnegativeConeT(nn)] if nn else []) + \
-        [clarabel.SecondOrderConeT(int(idx.size)) for kind, idx in order if kind == "soc"]
+    key = (extra, len(cones))
+    if key not in fs.cache:  # the rows depend on the set and the extra cones only, not on the objective
+        A = np.hstack([fs.A, np.zeros((n, extra))])
+        rows = [sp.csc_matrix(A)]
+        for kind, idx in order:
+            rows.append(sp.csc_matrix((-np.ones(idx.size), (np.arange(idx.size), idx)), shape=(idx.size, Ntot)))
+        Aall = sp.vstack(rows, format="csc")
+        b = np.concatenate([fs.r / fs.rho, np.zeros(Aall.shape[0] - n)])
+        nn = sum(idx.size for kind, idx in order if kind == "nonneg")
+        cl = [clarabel.ZeroConeT(n)] + ([clarabel.NonnegativeConeT(nn)] if nn else []) + \
+            [clarabel.SecondOrderConeT(int(idx.size)) for kind, idx in order if kind == "soc"]
+        fs.cache[key] = (Aall, b, cl, sp.csc_matrix((Ntot, Ntot)))
+    Aall, b, cl, P0 = fs.cache[key]
     for tol in (PRESETS["high"], PRESETS["mid"]):
         s = clarabel.DefaultSettings()
         for k, v in CLARABEL.settings(tol).items():
             setattr(s, k, v)
         try:
-            sol = clarabel.DefaultSolver(sp.csc_matrix((Ntot, Ntot)), np.asarray(q, dtype=float), Aall, b, cl,
-                                         s).solve()
+            sol = clarabel.DefaultSolver(P0, np.asarray(q, dtype=float), Aall, b, cl, s).solve()
         except (ValueError, ArithmeticError, RuntimeError, TypeError) as exc:
             return {"status": "failed", "solver": f"clarabel: {type(exc).__name__}: {exc}"}
         raw = str(sol.status)
@@ -563,7 +567,7 @@ def _linear_bound(fs: ForceSet, c: np.ndarray, sense: str, label: str) -> tuple[
     return Bound(sense, value, attained, "program", "", cert), x0
 
 
-def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction) -> Bound:
+def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction, rtol: float = ENVELOPE_TANGENT_RTOL) -> Bound:
     """``max ‖P λ_t,i‖`` over the set (``P`` k × (d−1), k = 1 or 2), bracketed (module docstring)."""
     law = fs.laws[i]
     label = f"contact {i} tangent max"
@@ -610,7 +614,7 @@ def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction) -> Bou
         upper, v, t1, gap = max(verts, key=lambda t: t[0])
         lower = max(pts) if pts else 0.0
         scale = max(upper, max(abs(h) for h in hs), SCALE_FLOOR)
-        if upper - lower <= ENVELOPE_TANGENT_RTOL * scale or len(angles) >= ENVELOPE_TANGENT_MAX_DIRECTIONS:
+        if upper - lower <= rtol * scale or len(angles) >= ENVELOPE_TANGENT_MAX_DIRECTIONS:
             break
         tv = math.atan2(v[1], v[0])
         off = np.mod(tv - t1, 2 * math.pi)
@@ -666,7 +670,7 @@ def _hold_margin(fs: ForceSet, i: int) -> Bound:
 # ---------------------------------------------------------------- the public entry point
 
 def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, groups=None, tangent_maps=None,
-                 hold_margins: bool = True) -> ForceRanges:
+                 hold_margins: bool = True, tangent_rtol: float = ENVELOPE_TANGENT_RTOL) -> ForceRanges:
     """The force envelopes of an answer: each contact's normal-force range, largest friction force and hold margin
     over the whole set of contact forces at the answer's acceleration, every bound certified (module docstring).
 
@@ -684,6 +688,9 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
         components: the sliding friction of condim 4/6 contacts).
     hold_margins : bool
         Also the largest hold margin ``μλ_n − ‖λ_t‖`` of each sticking contact.
+    tangent_rtol : float
+        Close the friction-force bracket to this relative width (default
+        :data:`~gaussqp.settings.ENVELOPE_TANGENT_RTOL`); the bracket is certified whatever its width.
 
     Returns
     -------
@@ -743,7 +750,7 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
             direction = None
             if lam_t is not None:
                 direction = P @ np.asarray(lam_t, dtype=float).reshape(problem.m, d1)[i]
-            tb = _tangent_bound(fs, i, P, direction)
+            tb = _tangent_bound(fs, i, P, direction, tangent_rtol)
         hm = _hold_margin(fs, i) if hold_margins and law.law == "sticking" else None
         envs.append(ContactEnvelope(i, law.law, lo, hi, tb, hm, law.slip))
     genv = []
