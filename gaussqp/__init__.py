@@ -79,7 +79,7 @@ def __getattr__(name: str):
     if name == "audit":
         import importlib
 
-        return importlib.import_module(".audit", __name__).audit
+        return importlib.import_module(".audit", __name__)  # a callable module: gaussqp.audit(model, ...)
     if name == "problems":
         import importlib
 

@@ -844,6 +844,10 @@ AUDIT_CREEP_RTOL = 1e-5
 #: Relative width to which an audit closes each friction-force bracket (certified at any width; 1e-4 of a force is
 #: far below any engine's regularization, and it saves the support programs of the last digits).
 AUDIT_TANGENT_RTOL = 1e-4
+#: A MuJoCo contact moving faster than the importer's ``velocity_tol`` whose friction is below this fraction of its
+#: cone (``‖(f_j/μ_j)‖ < fraction · f_n``) creeps: the engine holds it (regularized friction) while it moves. The
+#: audit poses it at rest in the rigid problem, which decides whether Coulomb friction holds it (then: creep).
+AUDIT_CREEP_CONE_FRACTION = 0.9
 #: Largest number of states of one audit (a rollout's steps or a recorded file's rows).
 AUDIT_MAX_STATES = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.

@@ -11,3 +11,13 @@ from .mujoco_ import audit, engine_state, read_recording, states
 
 __all__ = ["AuditReport", "ContactAudit", "EngineContact", "EngineState", "StateAudit", "audit", "audit_state",
            "audit_states", "engine_state", "read_recording", "states"]
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """``gaussqp.audit(...)`` calls :func:`audit` (the package is also the namespace of the audit's modules)."""
+
+    def __call__(self, *args, **kwargs):
+        return audit(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

@@ -54,8 +54,10 @@ class EngineContact:
     friction force (k = 2: MuJoCo's two sliding components; None: no friction); ``mu`` the sliding friction
     coefficient (physical); ``engine_normal`` the engine's normal force, ``engine_tangent`` its friction force in
     the problem's coordinates (``λ_t``, d−1) and ``engine_friction`` the physical sliding friction force (k);
-    ``tangential_speed`` the engine's slip speed at the state (physical units), ``slipping_velocity`` whether the
-    rigid problem was posed with it sliding (speed above the importer's ``velocity_tol``)."""
+    ``tangential_speed`` the engine's slip speed at the state (physical units), ``slipping_velocity`` whether it
+    moves tangentially faster than the importer's ``velocity_tol``, ``engine_slip`` the unit direction of that
+    motion in the problem's tangent coordinates (None at rest); the rigid problem poses it sliding only when its
+    mode there is "sliding" (an adapter may pose a creeping contact at rest)."""
 
     index: int
     label: str
@@ -69,6 +71,7 @@ class EngineContact:
     tangential_speed: float = 0.0
     slipping_velocity: bool = False
     mujoco_id: int = -1
+    engine_slip: np.ndarray | None = None
 
 
 @dataclass
@@ -228,6 +231,10 @@ def coulomb_residual(lam_n: float, lam_t, mu: float, slip_direction=None) -> flo
     return max(cone, float(np.linalg.norm(lt + mu * max(lam_n, 0.0) * s)))
 
 
+def _num(bound) -> str:
+    return "n/a" if bound is None or bound.value is None else f"{bound.value:.4g}"
+
+
 def _mass_norm(M, v) -> float:
     return math.sqrt(max(float(v @ (M @ v)), 0.0))
 
@@ -306,8 +313,8 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
         mu_p = float(p.friction[i]) if bool(p.has_tangent[i]) else 0.0
         slip = None
         if ec.engine_tangent is not None and d1 and bool(p.has_tangent[i]):
-            if ec.slipping_velocity and str(p.modes[i]) == "sliding":
-                slip = np.asarray(p.slip[i], dtype=float)
+            if ec.engine_slip is not None:
+                slip = np.asarray(ec.engine_slip, dtype=float)
             else:
                 T = p.J_t[i * d1:(i + 1) * d1]
                 T = T.toarray() if hasattr(T, "toarray") else np.asarray(T)
@@ -316,16 +323,15 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
                     slip = wt / np.linalg.norm(wt)
         resid = coulomb_residual(ec.engine_normal, ec.engine_tangent, mu_p, slip) / fscale \
             if ec.kind == "contact" else 0.0
-        if resid > AUDIT_COULOMB_RTOL:
-            cflags.append(f"coulomb_violation: residual {resid:.3g} of the force scale")
         creep = False
         mode = env.law if env is not None else None
         if mode == "sticking" and ec.kind == "contact":
-            engine_slips = ec.tangential_speed > AUDIT_CREEP_RTOL * vs or slip is not None
-            if engine_slips:
+            if ec.tangential_speed > AUDIT_CREEP_RTOL * vs or slip is not None:
                 creep = True
-                cflags.append(f"creep: the rigid answer holds it sticking; the engine slips (speed "
-                              f"{ec.tangential_speed:.3g})")
+                cflags.append(f"creep: the rigid answer holds it sticking (hold margin "
+                              f"{_num(env.hold_margin)}); the engine slips at speed {ec.tangential_speed:.3g}")
+        if resid > AUDIT_COULOMB_RTOL and not creep:  # a creeping contact's residual is its creep, flagged as such
+            cflags.append(f"coulomb_violation: residual {resid:.3g} of the force scale")
         hm = env.hold_margin.value if env is not None and env.hold_margin is not None else None
         audits.append(ContactAudit(i, ec.label, ec.geoms, ec.kind, mode, ec.engine_normal, (lo, hi), att, friction,
                                    tmax, resid, hm, creep, ec.tangential_speed, dist, cflags))

@@ -8,8 +8,12 @@ or a recording: arrays ``qpos`` (K × nq), ``qvel`` (K × nv), optionally ``ctrl
 ``time`` (K), from an ``.npz`` or a ``.csv`` whose columns are ``qpos_0 … qvel_0 … ctrl_0 … time``.
 
 Each state is brought to ``mj_forward`` (MuJoCo's answer at it: ``qacc``, ``efc_force``) and imported by
-:func:`gaussqp.io.mujoco.import_mujoco`: contacts moving tangentially faster than ``velocity_tol`` slide with their
-slip direction, every other frictional contact gets mode ``coulomb`` (stick or slip decided by the rigid solver).
+:func:`gaussqp.io.mujoco.import_mujoco`: contacts moving tangentially faster than ``velocity_tol`` whose MuJoCo
+friction is on its cone (at least :data:`~gaussqp.settings.AUDIT_CREEP_CONE_FRACTION` of it) slide with their slip
+direction; every other frictional contact gets mode ``coulomb`` (stick or slip decided by the rigid solver). A
+contact that moves while MuJoCo's friction stays well inside its cone is *creeping* (the regularized friction of a
+soft contact, not Coulomb sliding): the rigid problem poses it at rest, so that the rigid answer says whether
+friction holds it — and when it does, the audit reports MuJoCo's motion as creep, not as a rigid slip.
 MuJoCo's forces are read per contact with ``mj_contactForce`` in the contact frame (normal, the two sliding
 components, torsional, rolling: any cone type, pyramidal or elliptic, condim 1/3/4/6) and mapped onto the problem's
 coordinates through each contact's ``force_map`` (``λ_t`` by least squares, exact in its range); the sliding friction
@@ -27,7 +31,7 @@ import numpy as np
 
 from ..errors import FileFormatError, InputTooLargeError, NonFiniteError, ShapeError, UnsupportedModelError, \
     WrongTypeError
-from ..settings import AUDIT_MAX_STATES, MUJOCO_VELOCITY_RTOL
+from ..settings import AUDIT_CREEP_CONE_FRACTION, AUDIT_MAX_STATES, MUJOCO_VELOCITY_RTOL
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
 __all__ = ["audit", "engine_state", "read_recording", "states"]
@@ -135,17 +139,24 @@ def engine_state(model, data, *, step: int = 0, drift: str = "jacdot", frictionl
     mujoco.mj_forward(model, data)
     opts = dict(drift=drift, frictionloss=frictionloss, torsional=torsional, velocity_tol=velocity_tol)
     first = import_mujoco(model, data, **opts)
-    modes = {r.mujoco_id: "coulomb" for r, c in zip(first.rows, first.problem.contacts)
-             if r.kind == "contact" and c.mode == "sticking"}
+    f6 = np.zeros(6)
+    modes, engine_slip = {}, {}
+    for r, c in zip(first.rows, first.problem.contacts):
+        if r.kind != "contact":
+            continue
+        if c.mode == "sticking":
+            modes[r.mujoco_id] = "coulomb"
+        elif c.mode == "sliding":
+            engine_slip[r.mujoco_id] = np.array(c.slip, dtype=float)
+            if _friction_ratio(mujoco, model, data, r.mujoco_id, f6) < AUDIT_CREEP_CONE_FRACTION:
+                modes[r.mujoco_id] = "coulomb"  # creep: the engine holds it inside its cone yet it moves
     imp = import_mujoco(model, data, modes=modes, **opts) if modes else first
     p = imp.problem
-    f6 = np.zeros(6)
     contacts = []
     efc = np.array(data.efc_force)
     for i, row in enumerate(imp.rows):
         if row.kind == "contact":
             con = data.contact[row.mujoco_id]
-            condim = int(con.dim)
             mujoco.mj_contactForce(model, data, row.mujoco_id, f6)
             fn = float(f6[0])
             lt = ftan = P = None
@@ -158,8 +169,8 @@ def engine_state(model, data, *, step: int = 0, drift: str = "jacdot", frictionl
                 P[:, :r] = fm[:min(2, k), :r]
                 ftan = np.array(f6[1:1 + min(2, k)])
             contacts.append(EngineContact(i, row.name, "contact", row.geoms, P, float(con.friction[0]), fn, lt, ftan,
-                                          float(row.tangential_speed), str(p.modes[i]) == "sliding", row.mujoco_id))
-            del condim
+                                          float(row.tangential_speed), row.mujoco_id in engine_slip, row.mujoco_id,
+                                          engine_slip.get(row.mujoco_id)))
         else:
             contacts.append(EngineContact(i, f"{row.kind} {row.name}" + (f" [{row.component}]" if row.component else ""),
                                           row.kind, None, None, 0.0, float(efc[row.efc_address + row.component])))
@@ -168,6 +179,17 @@ def engine_state(model, data, *, step: int = 0, drift: str = "jacdot", frictionl
     return EngineState(time=float(data.time), step=step, contacts=contacts, engine_acceleration=np.array(data.qacc),
                        velocity_scale=vscale, gravity=g or 1.0, problem=p,
                        left_out=tuple((w, why) for w, why in imp.left_out))
+
+
+def _friction_ratio(mujoco, model, data, k: int, f6) -> float:
+    """MuJoCo's friction of contact ``k`` relative to its cone: ``‖(f_j / μ_j)_j‖ / f_n`` (1 on the cone)."""
+    con = data.contact[k]
+    condim = int(con.dim)
+    mujoco.mj_contactForce(model, data, k, f6)
+    if condim == 1 or f6[0] <= 0:
+        return 1.0
+    mu = np.array(con.friction[:condim - 1], dtype=float)
+    return float(np.linalg.norm(f6[1:condim] / np.where(mu > 0, mu, np.inf))) / float(f6[0])
 
 
 def _load(model, keyframe, qpos, qvel, settle):

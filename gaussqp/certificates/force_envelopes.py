@@ -347,6 +347,8 @@ class ForceSet:
     def x_of(self, lam_n, lam_t) -> np.ndarray:
         """The variables of given forces (the answer's), for the membership test."""
         x = np.zeros(self.N)
+        if not self.p.m:
+            return x
         lt = np.asarray(lam_t, dtype=float).reshape(self.p.m, -1) if self.p.dimension > 1 else None
         for i, v in self.var.items():
             x[v[0]] = float(lam_n[i])
@@ -433,7 +435,7 @@ def _clarabel(fs: ForceSet, q, extra, cones) -> dict:
     Ntot = fs.N + extra
     n = fs.A.shape[0]
     order = [c for c in cones if c[0] == "nonneg"] + [c for c in cones if c[0] == "soc"]
-    key = (extra, len(cones))
+    key = (extra, tuple((kind, tuple(int(j) for j in idx)) for kind, idx in cones[len(fs.cones):]))
     if key not in fs.cache:  # the rows depend on the set and the extra cones only, not on the objective
         A = np.hstack([fs.A, np.zeros((n, extra))])
         rows = [sp.csc_matrix(A)]

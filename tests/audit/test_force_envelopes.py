@@ -105,6 +105,8 @@ def test_table_on_four_legs_each_leg_zero_to_half_weight():
         assert c.normal_range[1] == pytest.approx(W / 2, rel=1e-8)
         assert c.normal_min.width <= 1e-7 * W and c.normal_max.width <= 1e-7 * W
         assert c.normal_min.certificate.holds and c.normal_max.certificate.data["evidence"]["y"] is not None
+        # the largest hold margin: the leg carrying W/2 with no friction force, μ W/2 (certified, every contact)
+        assert c.hold_margin.value == pytest.approx(0.6 * W / 2, rel=1e-7) and c.hold_margin.width <= 1e-7 * W
     g = {x.name: x for x in fr.groups}
     assert g["all"].normal_min.value == pytest.approx(W, rel=1e-8)
     assert g["all"].normal_max.value == pytest.approx(W, rel=1e-8)
