@@ -6,7 +6,8 @@ in mode ``coulomb``: stick or slip left to the solver), and the engine's own ans
 (its generalized acceleration, each contact's normal force and friction force in the problem's coordinates, its
 contact speeds). :func:`audit_state` then computes, with our own checks only:
 
-- the rigid answer, certified (:func:`gaussqp.solve`, mode-free Coulomb), and its force envelopes
+- the rigid answer, certified (:func:`gaussqp.solve`, mode-free Coulomb; when the default route's answer is not
+  certified, the other mode-free route ``coulomb_mixed`` is tried), and its force envelopes
   (:func:`gaussqp.force_ranges`: each contact's certified normal-force range and largest friction force);
 - per contact: the engine's normal force against its range (``outside_envelope`` beyond
   :data:`~gaussqp.settings.AUDIT_ENVELOPE_RTOL` of the state's force scale), its friction force against the largest
@@ -57,7 +58,10 @@ class EngineContact:
     ``tangential_speed`` the engine's slip speed at the state (physical units), ``slipping_velocity`` whether it
     moves tangentially faster than the importer's ``velocity_tol``, ``engine_slip`` the unit direction of that
     motion in the problem's tangent coordinates (None at rest); the rigid problem poses it sliding only when its
-    mode there is "sliding" (an adapter may pose a creeping contact at rest)."""
+    mode there is "sliding" (an adapter may pose a creeping contact at rest). ``normal_velocity`` is its normal
+    relative velocity at the state. ``index = −1``: an engine contact that is not in the rigid problem because it
+    separates at the state's velocity (``normal_velocity`` above ``velocity_tol``): rigid mechanics gives it no
+    force."""
 
     index: int
     label: str
@@ -72,6 +76,7 @@ class EngineContact:
     slipping_velocity: bool = False
     mujoco_id: int = -1
     engine_slip: np.ndarray | None = None
+    normal_velocity: float = 0.0
 
 
 @dataclass
@@ -92,6 +97,7 @@ class EngineState:
     left_out: tuple = ()
     engine: str = "mujoco"
     error: str | None = None
+    velocity_tol: float = 0.0
 
     def get_problem(self) -> ContactProblem:
         if self.problem is None:
@@ -200,7 +206,9 @@ class AuditReport:
             statuses[s.status] = statuses.get(s.status, 0) + 1
         gaps = [s.engine_acceleration_gap for s in st if s.engine_acceleration_gap is not None]
         contacts = [len(s.contacts) for s in st]
+        calm = [s for s in flagged if not any(f.startswith("impact") for f in s.flags)]
         return {"model": self.model, "engine": self.engine, "states": len(st),
+                "flagged_states_outside_impacts": len(calm),
                 "certified": sum(1 for s in st if s.certified), "statuses": statuses,
                 "flagged_states": len(flagged), "flags": kinds,
                 "first_flagged": [{"step": s.step, "time": s.time, "flags": s.flags[:5]} for s in flagged[:10]],
@@ -251,6 +259,13 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
     flags: list[str] = []
     try:
         sol = solve(p, crosscheck=crosscheck, tolerance=tolerance)
+        if not sol.certified and len(p.coulomb):  # the other mode-free Coulomb route (F9) before giving up
+            try:
+                other = solve(p, formulation="coulomb_mixed", crosscheck=False, tolerance=tolerance)
+                if other.certified:
+                    sol = other
+            except GaussQPError:
+                pass
     except GaussQPError as exc:
         return StateAudit(state.time, state.step, "error", False, None, None, None, None, [],
                           [f"error: {type(exc).__name__}: {exc}"], message=str(exc), left_out=state.left_out,
@@ -291,8 +306,25 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
     vs = max(state.velocity_scale, SCALE_FLOOR)
     audits = []
     d1 = p.dimension - 1
+    approaching = [ec for ec in state.contacts if ec.index >= 0 and ec.kind == "contact"
+                   and ec.normal_velocity < -state.velocity_tol]
+    if approaching and state.velocity_tol > 0:
+        flags.append(f"impact: {len(approaching)} contact(s) approaching faster than {state.velocity_tol:.3g} "
+                     f"(e.g. {approaching[0].label}, {approaching[0].normal_velocity:.3g}): an impact, which the "
+                     "acceleration-level problem does not describe (the engine resolves it over several steps)")
     for ec in state.contacts:
         i = ec.index
+        if i < 0:  # separating at the state's velocity: rigid mechanics gives it no force
+            cflags = []
+            if ec.engine_normal > AUDIT_ENVELOPE_RTOL * fscale:
+                cflags.append(f"separating_with_force: normal velocity {ec.normal_velocity:.3g} > "
+                              f"{state.velocity_tol:.3g}, engine normal force {ec.engine_normal:.4g}")
+            friction = float(np.linalg.norm(ec.engine_friction)) if ec.engine_friction is not None else 0.0
+            audits.append(ContactAudit(i, ec.label, ec.geoms, ec.kind, "separating", ec.engine_normal, (0.0, 0.0),
+                                       (0.0, 0.0), friction, 0.0, 0.0, None, False, ec.tangential_speed,
+                                       max(ec.engine_normal, 0.0), cflags))
+            flags.extend(f"{f.split(':')[0]}: {ec.label}: {f.split(':', 1)[1].strip()}" for f in cflags)
+            continue
         env = fr.contacts[i] if fr is not None else None
         cflags = []
         lo, hi = (env.normal_min.value, env.normal_max.value) if env is not None else (None, None)
@@ -328,8 +360,10 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
         if mode == "sticking" and ec.kind == "contact":
             if ec.tangential_speed > AUDIT_CREEP_RTOL * vs or slip is not None:
                 creep = True
+                how = (f"slips at speed {ec.tangential_speed:.3g}" if ec.tangential_speed > AUDIT_CREEP_RTOL * vs
+                       else "starts to slip (tangential acceleration)")
                 cflags.append(f"creep: the rigid answer holds it sticking (hold margin "
-                              f"{_num(env.hold_margin)}); the engine slips at speed {ec.tangential_speed:.3g}")
+                              f"{_num(env.hold_margin)}); the engine {how}")
         if resid > AUDIT_COULOMB_RTOL and not creep:  # a creeping contact's residual is its creep, flagged as such
             cflags.append(f"coulomb_violation: residual {resid:.3g} of the force scale")
         hm = env.hold_margin.value if env is not None and env.hold_margin is not None else None

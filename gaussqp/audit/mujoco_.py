@@ -174,11 +174,37 @@ def engine_state(model, data, *, step: int = 0, drift: str = "jacdot", frictionl
         else:
             contacts.append(EngineContact(i, f"{row.kind} {row.name}" + (f" [{row.component}]" if row.component else ""),
                                           row.kind, None, None, 0.0, float(efc[row.efc_address + row.component])))
+        contacts[-1].normal_velocity = float(row.normal_velocity)
+    # MuJoCo contacts left out of the rigid problem because they separate at the state's velocity: no rigid force
+    inside = {row.mujoco_id for row in imp.rows if row.kind == "contact"}
+    vtol = float(imp.options.get("velocity_tol", 0.0))
+    for k in range(int(data.ncon)):
+        con = data.contact[k]
+        if k in inside or con.efc_address < 0:
+            continue
+        mujoco.mj_contactForce(model, data, k, f6)
+        condim = int(con.dim)
+        names = tuple(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, int(g)) or f"#{int(g)}" for g in con.geom)
+        vel = _contact_velocity(mujoco, model, data, con)
+        contacts.append(EngineContact(-1, f"{names[0]}/{names[1]}", "contact", names, None, float(con.friction[0]),
+                                      float(f6[0]), None, np.array(f6[1:min(3, condim)]) if condim > 1 else None,
+                                      float(np.linalg.norm(vel[1:3])), False, k, None, float(vel[0])))
     g = float(np.linalg.norm(model.opt.gravity))
     vscale = math.sqrt(g * float(model.stat.extent)) or 1.0
     return EngineState(time=float(data.time), step=step, contacts=contacts, engine_acceleration=np.array(data.qacc),
                        velocity_scale=vscale, gravity=g or 1.0, problem=p,
-                       left_out=tuple((w, why) for w, why in imp.left_out))
+                       left_out=tuple((w, why) for w, why in imp.left_out), velocity_tol=vtol)
+
+
+def _contact_velocity(mujoco, model, data, con) -> np.ndarray:
+    """The relative velocity of geom 2's body w.r.t. geom 1's at the contact point, in the contact frame
+    (normal, tangent 1, tangent 2)."""
+    v = np.zeros(3)
+    for sign, g in ((-1.0, con.geom[0]), (1.0, con.geom[1])):
+        jp = np.zeros((3, model.nv))
+        mujoco.mj_jac(model, data, jp, None, np.asarray(con.pos, dtype=float), int(model.geom_bodyid[int(g)]))
+        v += sign * (jp @ np.asarray(data.qvel))
+    return np.asarray(con.frame, dtype=float).reshape(3, 3) @ v
 
 
 def _friction_ratio(mujoco, model, data, k: int, f6) -> float:

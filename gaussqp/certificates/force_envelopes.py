@@ -299,7 +299,8 @@ class ForceSet:
         self.N = N
         self.A = np.array(cols).T if cols else np.zeros((p.n, 0))
         self.cones = cones
-        self.r = np.asarray(p.M @ np.asarray(a, dtype=float)).ravel() + p.F
+        self.a = np.asarray(a, dtype=float).ravel()
+        self.r = np.asarray(p.M @ self.a).ravel() + p.F
         self.absA = np.abs(self.A)
         self.rho = float(np.abs(self.r).max(initial=0.0)) or 1.0
         self.programs = 0
@@ -518,7 +519,9 @@ def _linear_bound(fs: ForceSet, c: np.ndarray, sense: str, label: str) -> tuple[
     q = -c if sense == "max" else c
     sign = -1.0 if sense == "max" else 1.0
     if fs.N == 0:  # no force variables: every force is 0 (the set is {0}, or empty when r != 0)
-        if float(np.abs(fs.r).max(initial=0.0)) == 0.0:
+        p = fs.p
+        load = float(np.abs(np.asarray(p.M @ fs.a).ravel()).max(initial=0.0)) + float(np.abs(p.F).max(initial=0.0))
+        if float(np.abs(fs.r).max(initial=0.0)) <= ENVELOPE_VERIFY_RTOL * load:
             return Bound(sense, 0.0, 0.0, "zero", "no contact carries force at this acceleration"), np.zeros(0)
         return Bound(sense, None, None, "", "the set is empty: M a + F != 0 with every contact separating"), None
     if fs.independent:  # the set is a point: x = A⁺r, Aᵀy = q exactly

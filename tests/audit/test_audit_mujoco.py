@@ -248,3 +248,14 @@ def test_gaussqp_audit_is_callable():
     import gaussqp.audit as mod
 
     assert callable(mod) and gaussqp.audit is mod
+
+
+def test_process_pool_gives_the_serial_answers(tmp_path):
+    path = write(tmp_path, "t.xml", table_xml())
+    serial = audit(path, settle=400, steps=3)
+    pooled = audit(path, settle=400, steps=3, workers=2)
+    assert [s.step for s in pooled.states] == [0, 1, 2, 3]
+    for a, b in zip(serial.states, pooled.states):
+        assert a.status == b.status and a.flags == b.flags
+        assert np.allclose([c.normal_range for c in a.contacts], [c.normal_range for c in b.contacts], rtol=1e-6,
+                           atol=1e-8)

@@ -228,3 +228,17 @@ def test_json_of_ranges():
     d = json.loads(json.dumps(force_ranges(body_problem(legs)).as_dict()))
     assert d["contacts"][0]["normal_range"][1] == pytest.approx(G, rel=1e-8)
     assert d["contacts"][0]["bounds"]["normal_max"]["certificate"]["evidence"]["verify"]
+
+
+def test_cli_solve_ranges(capsys):
+    from gaussqp.cli import main
+
+    assert main(["solve", "hyperstatic_block", "--ranges", "--json"]) == 0
+    import json
+
+    d = json.loads(capsys.readouterr().out)
+    fr = d["force_ranges"]
+    assert fr["certified"] and len(fr["contacts"]) == 3
+    assert main(["solve", "hyperstatic_block", "--ranges"]) == 0
+    out = capsys.readouterr().out
+    assert "force ranges certified" in out and "normal min" in out
