@@ -259,3 +259,12 @@ def test_process_pool_gives_the_serial_answers(tmp_path):
         assert a.status == b.status and a.flags == b.flags
         assert np.allclose([c.normal_range for c in a.contacts], [c.normal_range for c in b.contacts], rtol=1e-6,
                            atol=1e-8)
+
+
+def test_dask_local_cluster_gives_the_serial_answers(tmp_path):
+    pytest.importorskip("dask.distributed", reason="needs the optional extra gaussqp[dask]")
+    path = write(tmp_path, "t.xml", table_xml())
+    serial = audit(path, settle=400, steps=2)
+    dasked = audit(path, settle=400, steps=2, workers=2, scheduler="local")
+    assert [s.step for s in dasked.states] == [0, 1, 2]
+    assert [s.flags for s in dasked.states] == [s.flags for s in serial.states]
