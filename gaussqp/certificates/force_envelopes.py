@@ -460,7 +460,7 @@ def _clarabel(fs: ForceSet, q, extra, cones) -> dict:
         raw = str(sol.status)
         if raw in ("Solved", "AlmostSolved"):
             z = np.asarray(sol.z, dtype=float)
-            zk, off = [], n
+            off = n
             zmap = {}
             for kind, idx in order:
                 zmap[id(idx)] = z[off:off + idx.size]
