@@ -52,6 +52,7 @@ if _library is not None and not any(isinstance(f, _SourceProblems) for f in _sys
 
 from . import errors  # noqa: E402
 from .batch import Solver, solve_many
+from .certificates.force_envelopes import ForceRanges, force_ranges
 from .certificates.report import CheckReport, check
 from .dispatch import PREFERENCES, choose_formulation, solve
 from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
@@ -67,15 +68,19 @@ from .timestepping import ContactRows, MechanicalSystem, State, StepResult, solv
 __version__ = "0.1.0"
 
 __all__ = [
-    "Certificate", "CheckReport", "Contact", "ContactProblem", "ContactRows", "FORMAT", "FORMULATIONS",
+    "Certificate", "CheckReport", "Contact", "ContactProblem", "ContactRows", "FORMAT", "FORMULATIONS", "ForceRanges",
     "ImpactProblem", "LocalContactProblem", "MechanicalSystem", "PREFERENCES", "PRESETS", "Solution", "State", "StepResult", "Status",
-    "Solver", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps", "errors", "get_formulation",
+    "Solver", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps", "errors", "force_ranges", "get_formulation",
     "impacts", "load", "load_npz", "loads", "register", "save_npz", "solve", "solve_impact", "solve_many", "step",
 ]
 
 
 def __getattr__(name: str):
     """``gaussqp.problems`` (the shipped problem library) is imported on first use."""
+    if name == "audit":
+        import importlib
+
+        return importlib.import_module(".audit", __name__)  # a callable module: gaussqp.audit(model, ...)
     if name == "problems":
         import importlib
 

@@ -1,4 +1,4 @@
-"""Command line: ``gaussqp solve|check|info|import|list|formulations``.
+"""Command line: ``gaussqp solve|check|info|import|audit|list|formulations``.
 
 ``solve``, ``check`` and ``info`` read any file :mod:`gaussqp.io.open_file` reads (gaussqp/1 JSON or NPZ,
 FCLIB HDF5, a MuJoCo model, a URDF through Pinocchio) or a shipped problem's name; ``import`` writes a model's
@@ -175,8 +175,12 @@ def cmd_solve(args) -> int:
                 tolerance=args.tolerance, facets=args.facets, bracket=args.bracket)
     if args.out:
         _save_solution(args, sol)
+    ranges = _ranges(args, p, sol)
     if args.json:
-        print(json.dumps(sol.as_dict()))
+        out = sol.as_dict()
+        if ranges is not None:
+            out["force_ranges"] = to_jsonable(ranges.as_dict())
+        print(json.dumps(out))
     elif not hasattr(p, "classify"):
         _print_local(p, sol)
         _print_coulomb(sol)
@@ -234,7 +238,63 @@ def cmd_solve(args) -> int:
         print("certificates")
         _print_certificates(sol.certificates)
         _print_bounds((sol.friction_bounds or []))
+        if ranges is not None:
+            _print_ranges(ranges)
     return 0 if sol.certified else 1
+
+
+def _ranges(args, p, sol):
+    """``--ranges``: the force envelopes of a solved answer (:func:`gaussqp.force_ranges`), or None."""
+    if not getattr(args, "ranges", False):
+        return None
+    from .certificates.force_envelopes import force_ranges
+
+    if not hasattr(p, "classify"):
+        raise NotApplicableError("--ranges: force envelopes need a problem with a mass matrix (not an FCLIB local one)")
+    if not sol.certified or sol.acceleration is None:
+        raise NotApplicableError(f"--ranges: the answer is {sol.status}{'' if sol.certified else ', not certified'}; "
+                                 "force envelopes are taken on a certified solved answer")
+    return force_ranges(p, sol)
+
+
+def _print_ranges(fr) -> None:
+    """The envelopes as text: per contact its law, normal range, largest friction force, each certified or not."""
+    print(f"force ranges {'certified' if fr.certified else 'NOT all certified'}; set is "
+          f"{'a point' if fr.point else 'not a point'}; {fr.programs} programs, {fr.seconds:.3g} s")
+    print(f"  {'contact':>7} {'law':<12} {'normal min':>12} {'normal max':>12} {'tangent max':>12} {'width':>9}")
+    for c in fr.contacts:
+        widths = [b.width for b in (c.normal_min, c.normal_max, c.tangent_max) if b.width is not None]
+        print(f"  {c.index:>7} {c.law:<12} {_fmt(c.normal_min.value):>12} {_fmt(c.normal_max.value):>12} "
+              f"{_fmt(c.tangent_max.value):>12} {_fmt(max(widths) if widths else None):>9}")
+        for b in (c.normal_min, c.normal_max, c.tangent_max):
+            if b.value is None:
+                print(f"  {'':>7} {b.sense} not certified: {b.reason}")
+
+
+def cmd_audit(args) -> int:
+    """``gaussqp audit MODEL``: MuJoCo's contact answers against the certified rigid answer and its force envelopes,
+    at one state or along a rollout (:func:`gaussqp.audit`); exit 0 when every state's rigid answer is certified and
+    no state is flagged, 1 otherwise, 2 for bad input."""
+    from .audit import audit
+    from .audit.report import text_summary, write_report
+    from .io.open_file import read_vector
+
+    if args.report:
+        _writable_folder("--report", args.report)
+    rep = audit(args.model, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
+                qvel=read_vector("qvel", args.qvel), settle=args.settle, steps=args.steps, every=args.every,
+                recording=args.recording, drift=args.drift, frictionloss=args.frictionloss, torsional=args.torsional,
+                velocity_tol=args.velocity_tol, workers=args.workers, scheduler=args.scheduler,
+                progress=not args.quiet and not args.json, crosscheck=args.crosscheck)
+    files = write_report(rep, args.report) if args.report else {}
+    if args.json:
+        print(json.dumps(to_jsonable(rep.as_dict())))
+    else:
+        print(text_summary(rep))
+        for kind, path in files.items():
+            print(f"report       {kind}: {path}")
+    s = rep.summary()
+    return 0 if s["certified"] == s["states"] and not s["flagged_states"] else 1
 
 
 def _print_bounds(bounds) -> None:
@@ -559,6 +619,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the sticking cross-check's F5 bracket: auto (skipped when F4's answer is certified with "
                         "unique multipliers) or always")
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--ranges", action="store_true",
+                   help="force envelopes: each contact's certified normal-force range and largest friction force over "
+                        "every force distribution of the answer (JSON: force_ranges)")
     s.add_argument("--out", default=None, metavar="SOLUTION.hdf5",
                    help="write the FCLIB /solution group (r, u, and v for a global problem) of a Coulomb answer")
     s.set_defaults(func=cmd_solve)
@@ -610,6 +673,32 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--tolerance", choices=list(PRESETS), default="high", help="preset: the peer's tolerance")
     pe.add_argument("--time-limit", type=float, default=60.0, help="seconds before the peer is stopped")
     pe.set_defaults(func=cmd_peer)
+    au = sub.add_parser("audit", help="audit MuJoCo's contact answers: its forces against the certified rigid answer's "
+                                      "force envelopes, Coulomb residuals, creep, acceleration gap; one state or a "
+                                      "rollout")
+    au.add_argument("model", help="a MuJoCo model (.xml or .mjb)")
+    au.add_argument("--keyframe", default=None, help="start from this keyframe (name or index)")
+    au.add_argument("--qpos", default=None, help="start configuration file (.npy, .json list or text)")
+    au.add_argument("--qvel", default=None, help="start velocity file")
+    au.add_argument("--settle", type=int, default=0, help="simulate this many steps before the first state")
+    au.add_argument("--steps", type=int, default=0, help="audit a rollout of this many MuJoCo steps (its controls)")
+    au.add_argument("--every", type=int, default=1, help="audit every k-th step of the rollout (default 1)")
+    au.add_argument("--recording", default=None, metavar="FILE.npz|FILE.csv",
+                    help="audit recorded states instead: qpos, qvel (and ctrl, act, time) per row")
+    au.add_argument("--drift", choices=["jacdot", "mujoco"], default="jacdot", help="the importer's drifts")
+    au.add_argument("--frictionloss", choices=["refuse", "ignore"], default="refuse", help="joint friction loss")
+    au.add_argument("--torsional", choices=["exact", "ignore"], default="exact", help="condim 4/6 rows")
+    au.add_argument("--velocity-tol", type=float, default=None,
+                    help="tangential speed below which a contact is at rest for the rigid problem (default: the "
+                         "importer's); slower engine slip is reported as creep")
+    au.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    au.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT|local", help="run the states on Dask")
+    au.add_argument("--crosscheck", action="store_true", help="cross-check each rigid answer by a second route")
+    au.add_argument("--report", default=None, metavar="DIR",
+                    help="write report.html, timeline.png, contacts/states .parquet (or .csv) and audit.json here")
+    au.add_argument("--json", action="store_true", help="print one JSON object (the audit's contract)")
+    au.add_argument("--quiet", action="store_true", help="no progress bar")
+    au.set_defaults(func=cmd_audit)
     rp = sub.add_parser("report", help="rebuild a study's report (report.md, report.html, profiles) from its results")
     rp.add_argument("dir", help="a study's --out directory")
     rp.add_argument("--time-limit", type=float, default=None, help="penalty time of failed runs (default: the study's)")

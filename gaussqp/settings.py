@@ -858,3 +858,52 @@ COULOMB_NN_ACCEPT_RTOL = 1e-10
 #: The Newton's stall test (:data:`COULOMB_NN_STALL_ITER`) counts the iterations since the merit ``‖φ_ρ‖²`` last
 #: fell below this fraction of its best value (0.25: ‖φ_ρ‖ halved).
 COULOMB_NN_STALL_FACTOR = 0.25
+
+# ---------------------------------------------------------------- force envelopes and engine audits (issue #29)
+# One block, read by gaussqp/certificates/force_envelopes.py and gaussqp/audit/.
+#: Feasibility of an envelope's primal point (put on the affine hull ``A x = M a + F`` by a least-squares step) and of
+#: a dual certificate (``q − Aᵀy − Bᵀz`` and the cone membership of ``z``), relative to the program's own scale
+#: (``‖|A||x|‖∞ + ‖r‖∞`` resp. ``‖q‖∞ + ‖|A|ᵀ|y|‖∞``): a bound whose point or dual misses it is reported None.
+ENVELOPE_VERIFY_RTOL = 1e-7
+#: A unilateral contact whose normal acceleration ``n_i a + b_i`` exceeds this times its row's data scale (and whose
+#: force is negligible) is separating in the force set at ``a``; a mode-free (``coulomb``) contact whose tangential
+#: acceleration exceeds it (times the tangent rows' scale) slides, opposing it; otherwise it may stick.
+ENVELOPE_ACTIVE_RTOL = 1e-7
+#: The largest tangential force is bracketed by support programs in directions of the tangent plane (an outer
+#: polygon whose vertices bound it above, the verified points below); refinement stops when the bracket is below
+#: this times the contact's force scale, or after :data:`ENVELOPE_TANGENT_MAX_DIRECTIONS` directions.
+ENVELOPE_TANGENT_RTOL = 1e-6
+#: The most support directions of one tangent bracket (see :data:`ENVELOPE_TANGENT_RTOL`).
+ENVELOPE_TANGENT_MAX_DIRECTIONS = 24
+#: The answer's own forces count as a member of the envelope's set (``contains_answer``) when their residual and
+#: cone violation, relative as in :data:`ENVELOPE_VERIFY_RTOL`, are below this (the answer is judged at its own
+#: tolerance, looser than a certificate's).
+ENVELOPE_MEMBERSHIP_RTOL = 1e-4
+#: Largest number of force variables of an envelope (dense programs; a MuJoCo scene of 100 condim-3 contacts has 300).
+ENVELOPE_MAX_VARIABLES = 6000
+#: An engine's normal force outside its envelope by more than this times the state's force scale (the largest
+#: envelope bound, or the engine's largest normal force) is flagged ``outside_envelope``: engines regularize contacts
+#: (MuJoCo's soft constraints), so forces a little off the rigid set are the engine's model, not an error.
+AUDIT_ENVELOPE_RTOL = 1e-2
+#: An engine force whose Coulomb-law residual (cone violation, or the friction force's deviation from ``−μ λ_n s``
+#: at a slipping contact) exceeds this times the contact's force scale is flagged ``coulomb_violation``.
+AUDIT_COULOMB_RTOL = 1e-2
+#: The engine's acceleration farther than this from the rigid one, in the kinetic metric relative to the free
+#: acceleration's (``‖a_engine − a‖_M / ‖M⁻¹F‖_M``), is flagged ``acceleration_gap``.
+AUDIT_ACCELERATION_RTOL = 1e-2
+#: Creep: a contact the rigid answer holds sticking while the engine has it slipping, i.e. the engine's tangential
+#: speed above this times the model's velocity scale ``sqrt(‖g‖ · extent)`` (or the engine's tangential acceleration
+#: above this times ``‖g‖``). The rigid problem itself treats tangential speeds below the importer's
+#: ``velocity_tol`` (:data:`MUJOCO_VELOCITY_RTOL`) as at rest: MuJoCo's creep is reported as creep, not as a rigid slip.
+AUDIT_CREEP_RTOL = 1e-5
+#: Relative width to which an audit closes each friction-force bracket (certified at any width; 1e-4 of a force is
+#: far below any engine's regularization, and it saves the support programs of the last digits).
+AUDIT_TANGENT_RTOL = 1e-4
+#: A MuJoCo contact moving faster than the importer's ``velocity_tol`` whose friction is below this fraction of its
+#: cone (``‖(f_j/μ_j)‖ < fraction · f_n``) creeps: the engine holds it (regularized friction) while it moves. The
+#: audit poses it at rest in the rigid problem, which decides whether Coulomb friction holds it (then: creep).
+AUDIT_CREEP_CONE_FRACTION = 0.9
+#: Largest number of states of one audit (a rollout's steps or a recorded file's rows).
+AUDIT_MAX_STATES = 1_000_000
+#: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.
+AUDIT_CHUNK = 50

@@ -20,7 +20,7 @@ LAYERS = [
     {"certificates"},
     {"formulations", "impacts"},
     {"io"},
-    {"dispatch", "crosscheck", "timestepping", "grasp", "studies", "batch", "progress"},
+    {"dispatch", "crosscheck", "timestepping", "grasp", "studies", "batch", "progress", "audit"},
     {"cli", "__init__"},
 ]
 
