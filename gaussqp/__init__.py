@@ -52,9 +52,9 @@ if _library is not None and not any(isinstance(f, _SourceProblems) for f in _sys
 
 from . import errors  # noqa: E402
 from .batch import Solver, solve_many
-from .certificates.force_envelopes import ForceRanges, force_ranges
+from .certificates.force_envelopes import ForceRanges
 from .certificates.report import CheckReport, check
-from .dispatch import PREFERENCES, choose_formulation, solve
+from .dispatch import PREFERENCES, choose_formulation, force_ranges, solve
 from .io.gaussqp_format import FORMAT, dump, dumps, load, loads, load_npz, save_npz
 from .formulations import FORMULATIONS, get_formulation, register
 from .model.impact import ImpactProblem

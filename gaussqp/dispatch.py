@@ -19,6 +19,7 @@ from .settings import MAX_FACETS, ROUND_OFF, STRUCTURAL_MAX_N, Tolerance, get_to
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import Formulation, undecided_modes
+from .certificates.force_envelopes import ForceRanges, force_ranges as envelopes_of
 from .certificates.friction_bounds import friction_bounds
 from .formulations.coulomb import solve_local_problem
 from .model.arguments import check_solve_arguments
@@ -265,3 +266,11 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
                      f"{be.get('forces', float('nan')):.1e}, drifts {be.get('drifts', float('nan')):.1e}); for the "
                      f"data as given {name} ended {sol.status.value}" + (f" ({sol.message})" if sol.message else ""))
     return out
+
+
+def force_ranges(problem: ContactProblem, solution: Solution | None = None, **options) -> ForceRanges:
+    """The certified force envelopes of ``problem`` (:func:`gaussqp.certificates.force_envelopes.force_ranges`) at
+    ``solution``, or at :func:`solve`'s answer when none is given (and no ``acceleration`` option)."""
+    if solution is None and options.get("acceleration") is None:
+        solution = solve(problem)
+    return envelopes_of(problem, solution, **options)

@@ -683,7 +683,8 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
     ----------
     problem : ContactProblem
     solution : Solution or None
-        The answer (default: ``gaussqp.solve(problem)``); it must be ``solved`` with an acceleration.
+        The answer; it must be ``solved`` with an acceleration (None only with ``acceleration``;
+        :func:`gaussqp.force_ranges` solves the problem first when it is not given).
     acceleration : (n,) or None
         Take the set at this acceleration instead of the solution's.
     groups : {name: [contact indices]} or None
@@ -708,9 +709,8 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
     unique = None
     if acceleration is None:
         if solution is None:
-            from ..dispatch import solve  # the top layer, at call time only
-
-            solution = solve(problem)
+            raise WrongTypeError("solution", "is None and no acceleration is given",
+                                 "give the solved answer, or call gaussqp.force_ranges(problem), which solves it first")
         if solution.acceleration is None or str(solution.status) != "solved":
             raise NotApplicableError(f"force envelopes need a solved answer with an acceleration; this one is "
                                      f"{solution.status} ({solution.formulation})")

@@ -11,7 +11,8 @@ from scipy.optimize import linprog
 
 import gaussqp
 from gaussqp import Contact, ContactProblem
-from gaussqp.certificates.force_envelopes import ForceSet, contact_laws, force_ranges
+from gaussqp import force_ranges
+from gaussqp.certificates.force_envelopes import ForceSet, contact_laws
 
 G = 9.81
 
@@ -242,3 +243,19 @@ def test_cli_solve_ranges(capsys):
     assert main(["solve", "hyperstatic_block", "--ranges"]) == 0
     out = capsys.readouterr().out
     assert "force ranges certified" in out and "normal min" in out
+
+
+def test_the_certificate_layer_needs_the_answer_and_the_public_function_solves_first():
+    """``gaussqp.force_ranges(problem)`` solves first; the builder in certificates/ takes the answer (it does not
+    reach up to the dispatcher: no package cycle, tests/test_layout.py)."""
+    from gaussqp.certificates.force_envelopes import force_ranges as envelopes_of
+
+    p = ContactProblem(np.eye(2), [0.0, 9.81], [Contact("unilateral", normal=[0.0, 1.0])], dimension=2)
+    with pytest.raises(gaussqp.errors.WrongTypeError, match="^solution"):
+        envelopes_of(p)
+    fr = force_ranges(p)
+    # one unilateral contact under its weight: the set is the point λ = 9.81 and both routes say so
+    c = fr.contacts[0]
+    assert c.normal_min.value == pytest.approx(9.81, rel=1e-9) and c.normal_max.value == pytest.approx(9.81, rel=1e-9)
+    same = envelopes_of(p, gaussqp.solve(p)).contacts[0]
+    assert (same.normal_min.value, same.normal_max.value) == (c.normal_min.value, c.normal_max.value)
