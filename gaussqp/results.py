@@ -330,7 +330,7 @@ class Solution:
     certificates : list of :class:`Certificate` (structural and instance)
     unique : {"acceleration", "generalized_force", "multipliers"} -> bool | None
     crosscheck : the :class:`CrossCheck` against independent routes, or None
-    sticking : the sticking verdict (:class:`~gaussqp.friction.verdict.StickingVerdict`) of an
+    sticking : the sticking verdict (:class:`~gaussqp.friction.sticking_analysis.StickingVerdict`) of an
         all-sticking problem, or None
     friction_bounds : the friction bounds C7 (:class:`~gaussqp.certificates.friction_bounds.FrictionBound`)
         evaluated for a frictional problem, or None

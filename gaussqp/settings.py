@@ -294,20 +294,20 @@ FIXED_POINT_RTOL = 1e-13
 FIXED_POINT_DIVERGENCE = 1e12
 
 #: forces (tangential or normal) below this times the load's terms ``max(‖M a‖∞, ‖F‖∞)`` count as zero in the
-#: sticking verdict (:func:`gaussqp.friction.verdict.singleton_verdict` and the achieved ratio of μ_min): a
+#: sticking verdict (:func:`gaussqp.friction.sticking_analysis.singleton_verdict` and the achieved ratio of μ_min): a
 #: ratio of two solver-noise forces says nothing
 ZERO_FORCE_RTOL = 1e-9
 
 #: a component of a unit kernel vector counts as zero below this: the sticking normal multipliers are pinned on
 #: Λ(a) when their coordinate vanishes in an orthonormal basis of ker J_actᵀ
-#: (:mod:`gaussqp.friction.verdict`), and ``ker M ⊆ ker J`` in C4 when the normalized rows applied to an
+#: (:mod:`gaussqp.friction.mu_min`), and ``ker M ⊆ ker J`` in C4 when the normalized rows applied to an
 #: orthonormal basis of ker M vanish (:func:`gaussqp.certificates.structural.c4_singular_uniqueness`).
 #: Dimensionless; value chosen with the code, not tuned
 KERNEL_COMPONENT_TOL = 1e-9
 
 #: μ_min's bisection accepts a solver's point at μ = value as "feasible" when the ratio it achieves on the
 #: affine hull of Λ(a) is at most ``value · (1 + this)`` (plus the zero force): a ratio far above ``value``
-#: decides nothing (:func:`gaussqp.friction.verdict.mu_min`)
+#: decides nothing (:func:`gaussqp.friction.mu_min.mu_min`)
 MU_ACCEPT_RTOL = 1e-6
 #: μ_min's bisection also stops when its proven bracket — ``lo`` (a μ the backend declared infeasible) to ``best``
 #: (the smallest ratio achieved *exactly* at a point of Λ(a)) — is narrower than this relative width: below it the
@@ -318,7 +318,7 @@ MU_BRACKET_RTOL = 1e-7
 #: when the sticking normal forces are pinned on Λ(a), μ_min is one program's optimum and its lower end is proven by
 #: one feasibility program this far below it (relative): ``infeasible`` there proves ``[μ_min (1 − this), μ_min]``.
 #: Ten times :data:`MU_ACCEPT_RTOL`, the width within which a backend's feasibility claim decides nothing
-#: (:func:`gaussqp.friction.verdict.mu_min_bracket`; issue #25 item 3)
+#: (:func:`gaussqp.friction.mu_min.mu_min_bracket`; issue #25 item 3)
 MU_LOWER_PROOF_RTOL = 1e-5
 
 #: the bisection on μ stops at a relative precision :data:`MU_RTOL` of ``max(hi, this)``: the floor ends it
@@ -326,7 +326,7 @@ MU_LOWER_PROOF_RTOL = 1e-5
 MU_FLOOR = 1e-12
 
 #: a sticking contact is on its cone boundary when its slack ``μ|λ_n| - ‖λ_t‖`` is at most this times the load
-#: scale (:mod:`gaussqp.friction.verdict`, the boundary contacts), and F4's multiplier uniqueness is left
+#: scale (:mod:`gaussqp.friction.sticking_analysis`, the boundary contacts), and F4's multiplier uniqueness is left
 #: undecided when the verdict's margin is that small (:mod:`gaussqp.formulations.sticking_socp`). Looser than
 #: the residual tolerances since the programs' margins carry the backends' tolerance; value chosen with the
 #: code, not tuned
@@ -445,7 +445,7 @@ MU_MAX = 1e6
 BOUNDARY_EXACT_MAX = 40
 
 #: μ_min of the sticking verdict puts the solver's multipliers on the affine hull of Λ(a) (a dense
-#: pseudo-inverse of ``J_actᵀ``) when n and m are both at most this (:func:`gaussqp.friction.verdict.mu_min`);
+#: pseudo-inverse of ``J_actᵀ``) when n and m are both at most this (:func:`gaussqp.friction.mu_min.mu_min`);
 #: above, each feasible program answer is taken at its μ. Chosen so that large verdicts stay fast (git log)
 AFFINE_SET_DENSE_MAX = 1000
 

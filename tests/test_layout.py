@@ -295,10 +295,9 @@ def test_every_registered_formulation_declares_its_crosscheck():
     assert {r for k in CROSSCHECKS.values() for r in k.routes} <= set(FORMULATIONS)
 
 
-#: modules that still create certificates outside ``certificates/`` (issue #26 item 3, not yet moved: the friction
-#: verdicts of ``friction/verdict.py``, the grasp checks, the impact certificates); the list only shrinks
-CERTIFICATES_OUTSIDE = {"gaussqp/friction/verdict.py", "gaussqp/grasp/closure.py", "gaussqp/grasp/hand.py",
-                        "gaussqp/grasp/quality.py", "gaussqp/impacts/certificates.py"}
+#: modules that create certificates outside ``certificates/``: none since issue #26 item 3 (the friction verdicts,
+#: the grasp and hand checks and the impact certificates state theirs through builders under ``certificates/``)
+CERTIFICATES_OUTSIDE: set[str] = set()
 
 
 def test_certificates_are_created_only_under_certificates():

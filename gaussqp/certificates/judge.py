@@ -169,7 +169,7 @@ class Check:
 #: verified infeasibility when the data carry one (then the checks of the answer stop). The forward error
 #: describes the equality/complementarity system of F1: where a formulation enforces the friction cones (F4, F5) an active cone changes that
 #: system, and with sliding contacts F1's optimality conditions do not describe the problem (the F6
-#: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.friction.verdict).
+#: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.certificates.sliding_verdict and gaussqp.certificates.enumeration).
 ANSWER_CHECKS: tuple[Check, ...] = (
     Check("polish", lambda s: s.hints.polish_allowed, _polish),
     Check("kkt_residuals", lambda s: True, _residuals),

@@ -40,7 +40,7 @@ def check(problem: ContactProblem) -> CheckReport:
     """Structural report without solving: system class, certificates C1-C6 and C8, the P-matrix test of
     the sliding LCP (58), and the C7 friction bounds."""
     from .friction_bounds import friction_bounds
-    from ..friction.verdict import p_matrix_certificate
+    from .sliding_verdict import p_matrix_certificate
 
     cls = check_problem(problem, local=False).classify()
     if len(problem.coulomb):

@@ -11,7 +11,7 @@
   (:data:`gaussqp.settings.ENUMERATION_MAX`); also singular M.
 
 Sliding problems may have no solution or several (Painlevé paradoxes, jamming): the verdict attached
-to every answer unless ``solve(..., verdict=False)`` (:func:`gaussqp.friction.verdict.sliding_verdict`) says so, from the enumeration when the problem is small
+to every answer unless ``solve(..., verdict=False)`` (:func:`gaussqp.certificates.sliding_verdict.sliding_verdict`) says so, from the enumeration when the problem is small
 enough, else from the exact P-matrix test of the LCP matrix (58) (unique for every load iff P).
 """
 
@@ -28,7 +28,8 @@ from ..model.system_class import SystemClass
 from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions, piece_count
 from ..settings import ELIMINATION_DENSE_MAX, ENUMERATION_MAX, Tolerance
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
-from ..friction.verdict import enumeration_certificate, enumeration_verdict, sliding_verdict
+from ..certificates.enumeration import enumeration_certificate, enumeration_verdict
+from ..certificates.sliding_verdict import sliding_verdict
 from ..friction.cones import ConeModel
 from ..certificates.route_proofs import contraction_certificate
 from ..results import FAILED, INFEASIBLE, SOLVED, JudgeHints, Solution

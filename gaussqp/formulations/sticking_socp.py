@@ -3,7 +3,7 @@
 Sticking (14)(52)(60)(61)(65): find ``(a, λ)`` with the dynamics, the bilateral and sticking-tangent
 equalities, unilateral complementarity and ``‖λ_t,i‖ <= μ_i λ_n,i``; the program and its two-stage
 fallback are shared with F5 (:mod:`gaussqp.formulations.sticking_conic`). After the solve,
-:func:`gaussqp.friction.verdict.sticking_verdict` computes the sticking verdict (margin,
+:func:`gaussqp.certificates.sticking_verdict.sticking_verdict` computes the sticking verdict (margin,
 ``μ_min``, contacts on the cone boundary, detaching contacts).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 
 from ..friction.cones import DISK
-from ..friction.verdict import sticking_verdict
+from ..certificates.sticking_verdict import sticking_verdict
 from ..results import Solution
 from ..settings import Tolerance
 from .sticking_conic import StickingConic
@@ -27,7 +27,7 @@ class StickingSOCP(StickingConic):
     model = DISK
 
     def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
-        """The sticking verdict of :mod:`gaussqp.friction.verdict` (``solve(..., verdict=False)`` skips it)."""
+        """The sticking verdict of :mod:`gaussqp.certificates.sticking_verdict` (``solve(..., verdict=False)`` skips it)."""
         if not len(sol.problem.sticking):
             return False
         sticking_verdict(sol, solver, tol)

@@ -1,8 +1,9 @@
 """The sticking verdict's programs on the multiplier set Λ(a), written in Clarabel's standard form (issue #15).
 
-The readable definition of each program is the cvxpy program of :mod:`gaussqp.friction.verdict`
-(:func:`~gaussqp.friction.verdict.margin`, :func:`~gaussqp.friction.verdict.contact_margins`, the feasibility
-tests of :func:`~gaussqp.friction.verdict.mu_min` and :func:`~gaussqp.friction.verdict._direct_mu_min`); it
+The readable definition of each program is the cvxpy program of :mod:`gaussqp.friction.sticking_margin` and
+:mod:`gaussqp.friction.mu_min` (:func:`~gaussqp.friction.sticking_margin.margin`,
+:func:`~gaussqp.friction.sticking_margin.contact_margins`, the feasibility tests of
+:func:`~gaussqp.friction.mu_min.mu_min` and the pinned-normal program of :func:`~gaussqp.friction.mu_min.mu_min_bracket`); it
 stays the fallback. This module hands the same programs to Clarabel without cvxpy: a verdict runs 10–50 small
 programs on one Λ(a) (the bisection of sticking Prop. 11 alone ~35), and cvxpy's compilation cost ~3 ms each
 against ~0.3 ms for Clarabel's solve.

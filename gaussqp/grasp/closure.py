@@ -21,7 +21,9 @@ by the torque scale ``L``) and the exact cones ``K = Π K_i`` of the contacts, `
   the dual certificate ``λ >= s``.
 
 A certificate's ``holds`` means it was recomputed in NumPy from the data (residuals and cone membership at the
-data's scale, :data:`~gaussqp.settings.GRASP_VERIFY_RTOL`); a solver's answer is never trusted as such.
+data's scale, :data:`~gaussqp.settings.GRASP_VERIFY_RTOL`); a solver's answer is never trusted as such. The
+certificates themselves are created by the builders of :mod:`gaussqp.certificates.grasp` (issue #26 item 3), which
+also hold the ``verify`` texts (:data:`~gaussqp.certificates.grasp.GRASP_MAP_TEXT`, still importable from here).
 
 Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
@@ -36,11 +38,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..backends import get_backend, solve_program
+from ..certificates.grasp import (DUAL_CONE_TEXT, GRASP_MAP_TEXT, closure_dual_certificate,  # noqa: F401 (texts)
+                                  closure_interior_certificate, closure_rank_certificate, closure_undecided_certificate,
+                                  equilibrium_forces_certificate, equilibrium_separation_certificate,
+                                  equilibrium_undecided_certificate, equilibrium_zero_wrench_certificate,
+                                  internal_forces_certificate, largest_disturbance_certificate,
+                                  unique_forces_full_rank_certificate, unique_forces_trivial_cone_certificate,
+                                  unique_forces_undecided_certificate, unique_forces_witness_certificate)
 from ..errors import ShapeError, UnknownValueError
 from ..linalg.dense import rank_and_null_space, rank_tol, singular_value_rank
 from ..linalg.polyhedral_cones import UndecidedError, cone_is_trivial
 from ..model.validation import real_array
-from ..results import Certificate
 from ..settings import GRASP_MIN_WEIGHT_FACETS, GRASP_STRICT_RTOL, GRASP_VERIFY_RTOL, get_tolerance
 from .model import Grasp, GraspCheck
 
@@ -226,44 +234,10 @@ def _unresisted_wrench(C: _Conic, solver, tolerance):
 
 
 # ---------------------------------------------------------------------------------------------- evidence
-#: The scaled grasp map and the cones in the grasp file's terms, the preamble of every grasp ``verify`` text.
-GRASP_MAP_TEXT = (
-    "Scaled wrench coordinates (force, torque / L), L = torque_scale. A force f at contact i (position p_i, inward "
-    "normal n_i) gives the scaled wrench (f, (p_i × f) / L) (planar: p × f = p_x f_y − p_y f_x), a soft contact's "
-    "torsion τ about n_i gives (0, τ n_i / L). Cones: hard ‖f − (f·n_i) n_i‖ <= μ_i f·n_i; frictionless f = f_n n_i, "
-    "f_n >= 0; soft (‖f_t‖/μ_i)² + (τ/μ_t,i)² <= (f·n_i)². ")
-#: The dual-cone test of a scaled wrench y, per contact, in the same terms.
-DUAL_CONE_TEXT = (
-    "With g_i = y_force + (y_torque × p_i) / L (planar: y_force + y_torque (−p_y, p_x) / L) every force f in contact "
-    "i's cone has yᵀ(its wrench) >= 0 iff g_i·n_i >= μ_i ‖g_i − (g_i·n_i) n_i‖ (frictionless: g_i·n_i >= 0; soft: "
-    ">= sqrt(μ_i² ‖g_i − (g_i·n_i) n_i‖² + μ_t,i² (y_torque·n_i / L)²)). ")
-
-
 def _forces_evidence(g: Grasp, x: np.ndarray) -> dict:
     """Per contact the physical force vector and torsion of the stacked cone coordinates ``x``."""
     phys = g.physical_forces(x)
     return {"forces": [f["force"] for f in phys], "torsions": [f["torsion"] for f in phys], "x": x}
-
-
-def _closure_texts(check: str) -> tuple[str, str, str]:
-    """(interior, dual, rank) ``verify`` texts of a closure check on the exact cones, the normals or the polygons."""
-    if check == "min_weight":
-        return ("weights α_j >= margin > 0 with Σ_j α_j = 1 and Σ_j α_j w_j = 0 over the primitive wrenches w_j (the "
-                "scaled wrenches of the inscribed polygons' generators, normal force 1; or the exact-cone SOCP), "
-                "and the w_j span the wrench space",
-                "y ≠ 0 with yᵀw_j >= 0 for every primitive wrench w_j: 0 is not interior to their convex hull",
-                "y ≠ 0 with yᵀw_j = 0 for every primitive wrench w_j: they do not span the wrench space")
-    normals = check == "form_closure"
-    what = "normal forces f_i = f_n,i n_i only (form closure)" if normals else "forces f_i in the exact cones"
-    return (GRASP_MAP_TEXT + f"Internal {what}: Σ_i wrench_i = 0 with every f_i strictly inside its cone (f_n,i > 0"
-            + ("" if normals else ", ‖f_t,i‖ < μ_i f_n,i") + ") and the contact wrenches spanning the wrench space "
-            "(rank = wrench dimension): every external wrench is resisted",
-            GRASP_MAP_TEXT + ("With g_i as below only g_i·n_i >= 0 is needed (normals only). " if normals else "")
-            + DUAL_CONE_TEXT + "For y = wrench_scaled this holds at every contact, so the external wrench y cannot be "
-            "resisted (the contacts would have to supply −y, with yᵀ(−y) < 0)",
-            GRASP_MAP_TEXT + "y = wrench_scaled ≠ 0 has yᵀ(wrench of every direction a contact can push) = 0: "
-            "for every contact i and every force direction e its cone allows, e·y_force + (p_i × e)·y_torque / L = 0 "
-            "(and n_i·y_torque = 0 for a soft contact): the grasp map is rank deficient, neither y nor −y is resisted")
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -301,13 +275,9 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
     b = g.scaled_wrench(w_phys)
     C = _conic(g)
     _, _, smin = C.rank()
-    src = "conic Farkas lemma (Ben-Tal–Nemirovski Prop. 2.4.2); issue #13 item 2"
     if float(np.linalg.norm(b)) == 0:
         x = np.zeros(sum(C.sizes))
-        cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src,
-                           holds=True, margin=0.0, implies="the zero wrench is resisted by zero forces",
-                           data={"forces": x, "evidence": {"verify": "zero wrench, zero forces",
-                                                           **_forces_evidence(g, x)}})
+        cert = equilibrium_zero_wrench_certificate(x, _forces_evidence(g, x))
         return GraspCheck("equilibrium", True, cert, 0.0, {"forces": x}, "zero wrench",
                           {"total": time.perf_counter() - t0})
     x, t, status, info = _interior(C, b, 0.0, solver, tolerance)
@@ -315,13 +285,7 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
     if x is not None and t is not None and t >= -GRASP_STRICT_RTOL:
         ok, data = _verify_forces(C, x, b, smin)
         if ok:
-            cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src,
-                               holds=True, margin=t,
-                               implies="the contacts resist the wrench with these forces inside the exact cones",
-                               data={**data, "forces": x, "backend_status": status, "evidence": {
-                                   "verify": GRASP_MAP_TEXT + "Σ_i (f_i, p_i × f_i + τ_i n_i) + wrench = 0 in physical "
-                                             "units, every f_i (and τ_i) in its cone: the contacts resist the wrench",
-                                   "wrench": w_phys, **_forces_evidence(g, x)}})
+            cert = equilibrium_forces_certificate(t, x, data, status, w_phys, _forces_evidence(g, x))
             return GraspCheck("equilibrium", True, cert, t,
                               {"forces": x, "physical_forces": g.physical_forces(x)}, "", times)
     y, status_d, _ = _separate_wrench(C, b, solver, tolerance)
@@ -333,25 +297,10 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
         viol = data["dual_cone_violation"]
         bound = float(b @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
         if ok:
-            cert = Certificate(
-                id="grasp_equilibrium_separation", name="separating wrench (conic Farkas, verified)", source=src,
-                holds=True, margin=sep,
-                implies="no contact forces in the exact cones resist the wrench: yᵀw > 0 while (Gᵀy)ᵀx >= 0 for "
-                        "every x in the cones" + ("" if viol == 0 else f" (up to round-off: forces of norm below "
-                                                                      f"{bound:.3g} are excluded)"),
-                data={**data, "separating_wrench": _physical(g, y), "separating_wrench_scaled": y,
-                      "separation": sep, "force_bound": bound, "backend_status": status_d, "evidence": {
-                          "verify": GRASP_MAP_TEXT + DUAL_CONE_TEXT + "For y = separating_wrench_scaled this holds at "
-                                    "every contact and yᵀ(the external wrench, scaled) > 0: no forces in the cones "
-                                    "resist it",
-                          "separating_wrench_scaled": y, "wrench_scaled": b}})
+            cert = equilibrium_separation_certificate(sep, bound, data, _physical(g, y), y, status_d, b)
             return GraspCheck("equilibrium", False, cert, -sep,
                               {"separating_wrench": _physical(g, y), "separating_wrench_scaled": y}, "", times)
-    cert = Certificate(id="grasp_equilibrium_forces", name="equilibrium forces (verified)", source=src, holds=False,
-                       margin=float("nan") if t is None else t,
-                       implies="undecided: neither the forces nor a separating wrench verified (a wrench on the "
-                               "boundary of the resistible set at the solver's accuracy)",
-                       data={"backend_status": status})
+    cert = equilibrium_undecided_certificate(t, status)
     return GraspCheck("equilibrium", None, cert, t, {} if x is None else {"forces": x},
                       f"undecided (primal status {status}, dual status {status_d})", times)
 
@@ -363,20 +312,13 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
     w = C.G.shape[0]
     rank, N, smin = C.rank()
     times: dict = {}
-    t_interior, t_dual, t_rank = _closure_texts(check)
     if rank < w:
         y = N[:, 0]
         ok, data = _verify_separator(C, y)
         resid = float(np.linalg.norm(C.G.T @ y))
         ok = ok and resid <= GRASP_VERIFY_RTOL * C.scale
         phys = _physical(g, y)
-        cert = Certificate(
-            id=f"{cid}_rank", name=f"no {check.replace('_', ' ')}: G is rank deficient (verified)", source=source,
-            holds=bool(ok), margin=-resid,
-            implies=f"{'G_n (the normal columns)' if check == 'form_closure' else 'G'} has rank {rank} < {w}: y ∈ ker Gᵀ, so neither the external wrench y nor −y can be resisted "
-                    "(yᵀ(G x) = 0 ≠ ∓‖y‖²); the contact wrenches lie in the hyperplane yᵀw = 0",
-            data={**data, "rank": rank, "wrench": phys, "wrench_scaled": y, "GTy_norm": resid,
-                  "evidence": {"verify": t_rank, "wrench_scaled": y, "GTy": data["GTy"]}})
+        cert = closure_rank_certificate(check, cid, source, ok, rank, w, resid, data, phys, y)
         times["total"] = time.perf_counter() - t0
         return GraspCheck(check, False if ok else None, cert, 0.0,
                           {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
@@ -388,15 +330,8 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
         ok, data = _verify_forces(C, x, np.zeros(w), smin)
         ok = ok and data["exact"]
         if ok:
-            cert = Certificate(
-                id=f"{cid}_interior", name=f"{check.replace('_', ' ')}: strictly interior internal force (verified)",
-                source=source, holds=True, margin=float(np.min(C.slack(x))),
-                implies="G has full row rank and G x = 0 with x strictly inside every cone: every external wrench "
-                        "is resisted (by x + a particular solution, scaled)",
-                data={**data, "internal_force": x, "sigma_min": smin, "rank": rank, "backend_status": status,
-                      "evidence": {"verify": t_interior, "rank": rank,
-                                   **(_forces_evidence(g, x) if check == "force_closure" else
-                                      {"normal_forces": x} if check == "form_closure" else {"weights": x})}})
+            cert = closure_interior_certificate(check, cid, source, float(np.min(C.slack(x))), data, x, smin, rank,
+                                                status, _forces_evidence(g, x) if check == "force_closure" else None)
             times["total"] = time.perf_counter() - t0
             return GraspCheck(check, True, cert, t, {"internal_force": x, "sigma_min": smin, "rank": rank}, "",
                               times)
@@ -407,24 +342,13 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
         viol = data["dual_cone_violation"]
         bound = float(y @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
         phys = _physical(g, y)
-        cert = Certificate(
-            id=f"{cid}_dual", name=f"no {check.replace('_', ' ')}: an unresisted wrench (verified)", source=source,
-            holds=bool(ok), margin=-(0.0 if t is None else max(t, 0.0)),
-            implies="Gᵀy lies in the dual cones: every contact wrench G x (x in the cones) has yᵀ(G x) >= 0, so the "
-                    "external wrench y (value['unresisted_wrench'], physical units) cannot be resisted: G x + y = 0 "
-                    "would need yᵀ(G x) = −‖y‖² < 0" + ("" if viol == 0 else
-                                                        f" (up to round-off: forces of norm below {bound:.3g})"),
-            data={**data, "wrench": phys, "wrench_scaled": y, "force_bound": bound, "backend_status": status_d,
-                  "evidence": {"verify": t_dual, "wrench_scaled": y, "GTy": data["GTy"]}})
+        cert = closure_dual_certificate(check, cid, source, ok, -(0.0 if t is None else max(t, 0.0)), bound, data,
+                                        phys, y, status_d)
         times["total"] = time.perf_counter() - t0
         if ok:
             return GraspCheck(check, False, cert, 0.0 if t is None else min(t, 0.0),
                               {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank}, "", times)
-    cert = Certificate(id=f"{cid}_interior", name=f"{check.replace('_', ' ')} (undecided)", source=source,
-                       holds=False, margin=float("nan") if t is None else t,
-                       implies="undecided: neither an interior internal force nor an unresisted wrench verified "
-                               "(a grasp on the boundary of closure at the solver's accuracy)",
-                       data={"backend_status": status})
+    cert = closure_undecided_certificate(check, cid, source, t, status)
     times["total"] = time.perf_counter() - t0
     return GraspCheck(check, None, cert, t, {"rank": rank}, f"undecided (primal {status}, dual {status_d})", times)
 
@@ -470,12 +394,8 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
     n = sum(C.sizes)
     rank, N = rank_and_null_space(C.G, scale=C.scale)
     value = {"dimension": int(N.shape[1]), "basis": N, "rank": rank}
-    src = "issue #13 item 2; DESIGN.md §4.2 (multiplier uniqueness)"
     if x is None:
-        cert = Certificate(id="grasp_internal_forces", name="internal forces ker G", source=src, holds=True,
-                           margin=float(np.linalg.norm(C.G @ N)) if N.size else 0.0,
-                           implies=f"ker G has dimension {N.shape[1]} (rank {rank} at the scale ‖G‖₂)",
-                           data={"dimension": int(N.shape[1]), "GN_norm": float(np.linalg.norm(C.G @ N))})
+        cert = internal_forces_certificate(int(N.shape[1]), rank, float(np.linalg.norm(C.G @ N)))
         return GraspCheck("internal_forces", True, cert, None, value, "", {"total": time.perf_counter() - t0})
     x = real_array("x", x, 1)
     if x.size != n:
@@ -486,9 +406,7 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
         raise UnknownValueError("x", f"leaves the cones by {np.max(viol):.3g}",
                                 "give contact forces inside the friction cones (‖ν_i‖ <= f_n,i)")
     if N.shape[1] == 0:
-        cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=True,
-                           margin=float(np.linalg.svd(C.G, compute_uv=False)[-1]),
-                           implies="G has full column rank: the forces are the only ones producing G x")
+        cert = unique_forces_full_rank_certificate(float(np.linalg.svd(C.G, compute_uv=False)[-1]))
         value["unique"] = True
         return GraspCheck("internal_forces", True, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
     # first-order feasible directions (an outer polyhedral cone of the true ones)
@@ -515,10 +433,7 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
     except UndecidedError:
         test = None
     if test is not None and test.trivial:
-        cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=True,
-                           margin=float(test.margin),
-                           implies="no internal force is feasible even to first order: the forces are unique",
-                           data={"detail": test.detail})
+        cert = unique_forces_trivial_cone_certificate(float(test.margin), test.detail)
         value["unique"] = True
         return GraspCheck("internal_forces", True, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
     # search a witness: max ±α_j with x + N α in the cones
@@ -544,22 +459,11 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
         if best is not None:
             break
     if best is not None:
-        cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=True,
-                           margin=-float(np.linalg.norm(best)),
-                           implies="not unique: x + d (d an internal force, G d = 0) is also in the cones and "
-                                   "produces the same wrench",
-                           data={"witness": best, "G_witness": float(np.linalg.norm(C.G @ best)),
-                                 "cone_violation": float(np.max(C.violation(x + best))), "evidence": {
-                                     "verify": GRASP_MAP_TEXT + "d = witness (stacked cone coordinates x_i = (f_n, "
-                                               "f_t/μ[, τ/μ_t]), the grasp's x) is an internal force, G d = 0, and "
-                                               "x + d is in the cones: both produce the same wrench",
-                                     "x": x, "witness": best}})
+        cert = unique_forces_witness_certificate(x, best, float(np.linalg.norm(C.G @ best)),
+                                                 float(np.max(C.violation(x + best))))
         value.update({"unique": False, "witness": best})
         return GraspCheck("internal_forces", False, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
-    cert = Certificate(id="grasp_unique_forces", name="uniqueness of the contact forces", source=src, holds=False,
-                       margin=float("nan"),
-                       implies="undecided: directions feasible to first order exist, but none keeps x in the "
-                               "cones at the solver's accuracy (the cones' curvature may make x unique)")
+    cert = unique_forces_undecided_certificate()
     value["unique"] = None
     return GraspCheck("internal_forces", None, cert, None, value, "undecided", {"total": time.perf_counter() - t0})
 
@@ -641,11 +545,7 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
             data.update({"dual_wrench": _physical(g, y), "dual_wrench_scaled": y})
     gap = upper - lower
     ok = np.isfinite(upper) and gap <= GRASP_STRICT_RTOL * max(upper, 1.0)
-    cert = Certificate(id="grasp_largest_disturbance", name="largest disturbance along a direction (bracketed)",
-                       source="SOCP duality: s = yᵀG x <= λ Σ f_n for yᵀd = −1, λE − Gᵀy in the cones",
-                       holds=bool(ok), margin=lower,
-                       implies=f"s* lies in [{lower:.6g}, {upper:.6g}] (verified forces, verified dual bound)",
-                       data={**data, "lower": lower, "upper": upper})
+    cert = largest_disturbance_certificate(ok, lower, upper, data)
     times["total"] = time.perf_counter() - t0
     return GraspCheck("largest_disturbance", bool(lower > GRASP_STRICT_RTOL) if ok else None, cert, lower,
                       {"s": lower, "lower": lower, "upper": upper, "gap": gap, "direction_scaled": d,

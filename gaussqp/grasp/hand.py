@@ -42,12 +42,14 @@ not when this module is imported.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import numpy as np
 
 from ..backends import get_backend, solve_program
+from ..certificates.grasp import (HTL, dynamic_check_certificate, hand_closure_certificate,  # noqa: F401 (HTL)
+                                  hand_closure_separation_certificate, hand_forces_certificate,
+                                  hand_separation_certificate)
 from ..errors import InputError, NotApplicableError, ShapeError, UnknownValueError
 from ..model.problem import Contact, ContactProblem
 from ..model.validation import real_array
@@ -55,8 +57,6 @@ from ..results import Certificate
 from ..settings import (HAND_EXTENT_CAP, HAND_EXTENT_ZERO_RTOL, HAND_FEASIBILITY_RTOL, HAND_SEPARATION_RTOL,
                         get_tolerance)
 from .model import Grasp, GraspCheck
-
-HTL = "Han, Trinkle, Li 2000 (force feasibility / force closure as conic programs); docs/DESIGN.md §grasps"
 
 
 # ---------------------------------------------------------------------------------------------------- data
@@ -218,8 +218,9 @@ def _physical_direction(grasp: Grasp, z: np.ndarray) -> np.ndarray:
     return out
 
 
-def _verify_forces(grasp: Grasp, G, A, tau, w, x) -> Certificate:
-    """Certificate ``hand_forces``: ``G x + w = 0``, ``x ∈ K``, ``|A x| <= τ`` recomputed in NumPy."""
+def _check_forces(grasp: Grasp, G, A, tau, w, x) -> tuple[bool, float, dict]:
+    """``G x + w = 0``, ``x ∈ K``, ``|A x| <= τ`` recomputed in NumPy: (verified?, the least cone or torque slack,
+    the residuals ``equilibrium_residual``, ``cone_violation``, ``torque_violation`` and the ``joint_torques``)."""
     nx = float(np.linalg.norm(x))
     eq = float(np.linalg.norm(G @ x + w))
     eq_scale = float(np.linalg.norm(G, 2)) * nx + float(np.linalg.norm(w))
@@ -234,14 +235,15 @@ def _verify_forces(grasp: Grasp, G, A, tau, w, x) -> Certificate:
     if tau is not None:
         rn = np.linalg.norm(A, axis=1)
         slacks += [float((tau[j] - abs(tq[j])) / rn[j]) for j in range(len(tau)) if rn[j] > 0]
-    return Certificate(id="hand_forces", source=HTL, holds=bool(ok), margin=float(min(slacks)),
-                       implies="these contact forces hold the object in equilibrium inside the exact cones, within "
-                       "the joint-torque limits", name="hand forces",
-                       data={"x": x, "equilibrium_residual": eq, "cone_violation": cone,
-                             "torque_violation": torque, "joint_torques": tq, "evidence": {
-                                 "verify": "grasp_map x + wrench = 0, every x_i = (f_n, ν) with ‖ν‖ <= f_n (the "
-                                           "grasp's cone coordinates), |joint_map x| <= torque_limits",
-                                 "x": x, "wrench": w, "grasp_map": G, "joint_map": A}})
+    return bool(ok), float(min(slacks)), {"equilibrium_residual": eq, "cone_violation": cone,
+                                          "torque_violation": torque, "joint_torques": tq}
+
+
+def _verify_forces(grasp: Grasp, G, A, tau, w, x) -> Certificate:
+    """Certificate ``hand_forces`` on :func:`_check_forces`."""
+    ok, margin, res = _check_forces(grasp, G, A, tau, w, x)
+    return hand_forces_certificate(ok, margin, x, res["equilibrium_residual"], res["cone_violation"],
+                                   res["torque_violation"], res["joint_torques"], w, G, A)
 
 
 def _verify_separation(grasp: Grasp, G, A, tau, w, z, r) -> Certificate:
@@ -256,13 +258,7 @@ def _verify_separation(grasp: Grasp, G, A, tau, w, z, r) -> Certificate:
     nz = float(np.linalg.norm(z))
     ok = (nz > 0 and viol <= HAND_FEASIBILITY_RTOL * c_scale
           and value > HAND_SEPARATION_RTOL * nz * float(np.linalg.norm(w)))
-    return Certificate(id="hand_separation", source=HTL, holds=bool(ok), margin=value,
-                       implies="no contact forces inside the cones and the torque limits balance the wrench: for any, "
-                       "0 <= xᵀ(Gᵀz + Aᵀr) = −zᵀw + rᵀAx <= −(zᵀw − τᵀ|r|) < 0", name="hand separating direction",
-                       data={"z": z, "r": r, "dual_cone_violation": viol, "value": value, "evidence": {
-                           "verify": "c = grasp_mapᵀz + joint_mapᵀr has every block c_i = (c_n, c_ν) with ‖c_ν‖ <= c_n, "
-                                     "and zᵀwrench − torque_limitsᵀ|r| > 0",
-                           "z": z, "r": r, "wrench": w, "grasp_map": G, "joint_map": A}})
+    return hand_separation_certificate(ok, value, z, r, viol, w, G, A)
 
 
 # ---------------------------------------------------------------------------------------------------- closure
@@ -360,21 +356,12 @@ def _verify_closure(grasp: Grasp, G, A, tau, xs, r) -> Certificate:
     for k, x in enumerate(xs):
         d = np.zeros(nw)
         d[k // 2] = 1 if k % 2 == 0 else -1
-        c = _verify_forces(grasp, G, A, tau, r * d, x)
-        ok = ok and bool(c.holds)
-        details.append({"direction": d, "x": x, "equilibrium_residual": c.data["equilibrium_residual"],
-                        "cone_violation": c.data["cone_violation"], "torque_violation": c.data["torque_violation"]})
-        worst = max(worst, c.data["equilibrium_residual"], c.data["cone_violation"], c.data["torque_violation"])
-    return Certificate(id="hand_closure_wrenches", source=HTL, holds=ok, margin=r,
-                       implies=f"the hand resists every wrench of scaled L2 norm <= {r / np.sqrt(nw):.6g} (the "
-                       f"cross-polytope of radius {r:.6g} is resisted): force closure under the torque limits",
-                       name="hand closure wrenches", data={"radius": r, "wrenches": details, "worst_residual": worst,
-                                                           "evidence": {
-                           "verify": "for each signed axis d_k of the scaled wrench space, x_k satisfies grasp_map x_k "
-                                     "+ radius d_k = 0, every block of x_k in its cone (‖ν‖ <= f_n), |joint_map x_k| "
-                                     "<= torque_limits: every wrench of scaled norm <= radius/√w is resisted",
-                           "radius": r, "directions": [w_["direction"] for w_ in details],
-                           "x": [w_["x"] for w_ in details], "grasp_map": G, "joint_map": A}})
+        verified, _, res = _check_forces(grasp, G, A, tau, r * d, x)
+        ok = ok and verified
+        details.append({"direction": d, "x": x, "equilibrium_residual": res["equilibrium_residual"],
+                        "cone_violation": res["cone_violation"], "torque_violation": res["torque_violation"]})
+        worst = max(worst, res["equilibrium_residual"], res["cone_violation"], res["torque_violation"])
+    return hand_closure_certificate(ok, r, details, worst, G, A)
 
 
 def _verify_no_closure(grasp: Grasp, G, A, tau, z, r, d) -> Certificate:
@@ -391,15 +378,7 @@ def _verify_no_closure(grasp: Grasp, G, A, tau, z, r, d) -> Certificate:
         np.linalg.norm(r)) + nz
     ok = (nz > 0 and abs(float(z @ d) + 1) <= HAND_FEASIBILITY_RTOL and viol <= HAND_FEASIBILITY_RTOL * c_scale
           and used <= HAND_FEASIBILITY_RTOL * budget_scale)
-    return Certificate(id="hand_closure_separation", source=HTL, holds=bool(ok), margin=-used,
-                       implies="zᵀ(G x) <= τᵀ|r| ≈ 0 for every admissible contact force x: the external wrench "
-                       "along −z (here along d, zᵀd = −1) is resisted by no force within the limits (no closure)",
-                       name="hand closure separating direction",
-                       data={"z": z, "r": r, "direction": d, "dual_cone_violation": viol, "torque_budget": used,
-                             "evidence": {
-                                 "verify": "zᵀdirection = −1; c = joint_mapᵀr − grasp_mapᵀz has every block c_i = (c_n, "
-                                           "c_ν) with ‖c_ν‖ <= c_n; torque_limitsᵀ|r| ≈ 0",
-                                 "z": z, "r": r, "direction": d, "grasp_map": G, "joint_map": A}})
+    return hand_closure_separation_certificate(ok, used, z, r, d, viol, G, A)
 
 
 # ---------------------------------------------------------------------------------------------------- dynamics
@@ -498,7 +477,7 @@ def dynamic_check(grasp_or_problem, *, object_mass_matrix=None, solver: str | No
                           times={"total": time.perf_counter() - t0})
     cert = next((c for c in (sol.certificate(i) for i in ids) if c is not None), None)
     if cert is not None:
-        cert = dataclasses.replace(cert, holds=bool(cert.holds) and bool(sol.certified))
+        cert = dynamic_check_certificate(cert, sol.certified)
     return GraspCheck("dynamic", holds, cert, margin=None if v is None else v.margin, value=value,
                       times={"total": time.perf_counter() - t0})
 

@@ -24,7 +24,8 @@ polygons give a polytope inside ``W`` (a **lower** bound), the circumscribed one
 sphere (not a convex problem): :func:`epsilon` reports a local minimum started from the polytopes' lowest facets,
 a value ``h(y*)`` that is an upper bound of the exact ε and is checked to lie in the bracket.
 
-Certificates (recomputed in NumPy from the data, never taken from qhull's word):
+Certificates (recomputed in NumPy from the data, never taken from qhull's word; created by
+:mod:`gaussqp.certificates.grasp`):
 
 - ``grasp_epsilon_bracket``: the lower bound's polytope — every primitive wrench inside every reported facet, each
   facet spanned by ``w`` affinely independent primitive wrenches, the facets closed under adjacency (a closed
@@ -40,9 +41,9 @@ import time
 
 import numpy as np
 
+from ..certificates.grasp import epsilon_bracket_certificate, no_closure_certificate
 from ..errors import InputTooLargeError, ShapeError, UnknownValueError, WrongTypeError
 from ..model.validation import real_array
-from ..results import Certificate
 from ..settings import (GRASP_MAX_FACETS, GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
                         GRASP_EPSILON_STARTS, GRASP_MINKOWSKI_MAX_POINTS, GRASP_RANK_RTOL)
 from .model import Grasp, GraspCheck
@@ -335,18 +336,7 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
         phi = _phi(blocks, y)
         worst = float(np.max(phi))
         ok = worst <= tol and abs(float(np.linalg.norm(y)) - 1.0) <= GRASP_EPSILON_RTOL
-        cert = Certificate(
-            id="grasp_no_closure", name="a wrench direction no contact force can produce",
-            source="Ferrari–Canny ε = 0; the support function h_i(y) = max(0, g_iᵀy + ‖N_iᵀy‖) of each exact cone",
-            holds=bool(ok), margin=-worst,
-            implies=("every contact wrench w of the exact cones has wᵀy <= 0 (max_i g_iᵀy + ‖N_iᵀy‖ = "
-                     f"{worst:.3g}): the external wrench −y (scaled) cannot be resisted; no force closure, ε = 0"),
-            data={"direction": y, "max_support": worst, "tolerance": tol, "flat_wrench_set": outer["flat"],
-                  "evidence": {"verify": "y = direction (unit, scaled wrench coordinates (force, torque / L)): for "
-                                         "every contact i, g_iᵀy + ‖N_iᵀy‖ <= tolerance (g_i the scaled wrench of the "
-                                         "unit normal force, N_i those of the friction directions, μ-scaled): no contact "
-                                         "force resists −y, ε = 0",
-                               "direction": y, "tolerance": tol}})
+        cert = no_closure_certificate(ok, y, worst, tol, outer["flat"])
         value.update({"lower": 0.0, "exact": 0.0 if exact else None, "exact_direction": y if exact else None,
                       "direction": y})
         return GraspCheck("epsilon", False, cert, margin=0.0, value=value, times=times,
@@ -382,15 +372,9 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     else:
         value.update({"exact": None, "exact_direction": None})
     value["direction"] = y_up
-    cert = Certificate(
-        id="grasp_epsilon_bracket", name="the exact-cone ε between the inscribed and circumscribed polytopes' ε",
-        source="Ferrari–Canny ε; inscribed polygons ⊂ exact cones ⊂ circumscribed polygons; qhull facets rechecked",
-        holds=bool(ok_lower and ok_upper), margin=lower,
-        implies=(f"the exact ε ({norm}, scaled wrench space, L = {grasp.torque_scale:g}) lies in "
-                 f"[{lower:.6g}, {upper:.6g}]" + ("; ε > 0: force closure" if lower > 0 else "")),
-        data={"lower": lower, "upper": upper, "upper_direction": y_up, "exact_support_at_upper_direction": h_up,
-              "inner_facets": 0 if inner["hull"] is None else int(inner["hull"].equations.shape[0]),
-              "tolerance": tol, "checks": notes})
+    cert = epsilon_bracket_certificate(ok_lower and ok_upper, lower, upper, norm, grasp.torque_scale, y_up, h_up,
+                                       0 if inner["hull"] is None else int(inner["hull"].equations.shape[0]), tol,
+                                       notes)
     if lower > 0.0:
         return GraspCheck("epsilon", True, cert, margin=lower, value=value, times=times,
                           reason=f"force closure: ε in [{lower:.6g}, {upper:.6g}]")

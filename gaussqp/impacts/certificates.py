@@ -3,7 +3,9 @@ equivalence with Moreau's rule, the conditions on the restitution matrix, and th
 
 Each is a :class:`~gaussqp.results.Certificate` evaluated on the data (``holds`` None when its premises fail,
 ``implies`` saying why); the existence questions are decided exactly by an LP (HiGHS), not by the paper's
-sufficient conditions alone, which are reported in ``data`` beside the decision.
+sufficient conditions alone, which are reported in ``data`` beside the decision. This module computes (ranks,
+kinetic cosines, the LPs, eigenvalues, energies); what each computation proves is stated by the builders of
+:mod:`gaussqp.certificates.impacts`, where the certificates are created (issue #26 item 3).
 
 Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
 that use it, not when this module is imported.
@@ -13,14 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..certificates.impacts import (SOURCE, impact_energy, impact_existence, impact_lemma6,  # noqa: F401 (SOURCE)
+                                    impact_moreau_equivalence, impact_no_bilateral_percussion, impact_prop19,
+                                    impact_restitution, impact_section6, impact_unique_percussion)
 from ..errors import NotApplicableError
 from ..linalg.dense import matrix_rank
 from ..model.impact import ImpactProblem
 from ..results import Certificate
-from ..settings import DEFINITE_RTOL, IMPACT_RTOL, MAX_RESTITUTION, ORTHOGONAL_COS_TOL, SCALE_FLOOR
+from ..settings import DEFINITE_RTOL, IMPACT_RTOL, ORTHOGONAL_COS_TOL, SCALE_FLOOR
 from .percussion import ImpactAnswer, ImpactMatrices, check_section6, impact_matrices, moreau_rule, percussion_qp
-
-SOURCE = "inertial §6"
 
 
 def restitution_certificate(problem: ImpactProblem) -> Certificate:
@@ -34,15 +37,7 @@ def restitution_certificate(problem: ImpactProblem) -> Certificate:
     e = np.diag(E)
     full_rank = bool(m == 0 or matrix_rank(np.eye(m) + E) == m)
     off = float(np.abs(E - np.diag(e)).max()) if m else 0.0
-    margin = (float(min(e.min(), MAX_RESTITUTION - e.max())) if m else 1.0) if diag else -off
-    holds = diag and full_rank
-    implies = ("E = diag(e), e in [0, 1]: (77)'s kinematic inequality follows from its equation, Lemma 6's range "
-               "condition holds, and Newton's law (76) is Moreau's law with restitution" if holds else
-               "E is not diagonal: (77) and (80) still apply, but Moreau's law is not recovered in general "
-               "(inertial, after Lemma 6)")
-    return Certificate("impact_restitution", "inertial (76)-(77), Lemma 6, Prop. 17(i)", holds, margin, implies,
-                       name="restitution matrix", data={"diagonal": diag, "e": e, "I_plus_E_full_rank": full_rank,
-                                                        "largest_off_diagonal": off})
+    return impact_restitution(diag, e, full_rank, off)
 
 
 def _kinetic_cosines(mats: ImpactMatrices) -> np.ndarray:
@@ -62,14 +57,8 @@ def orthogonality_certificate(problem: ImpactProblem, mats: ImpactMatrices | Non
     ``J_b v⁻ = 0``); then ``A_c = A`` (Prop. 5). Margin: tolerance minus the largest |cosine|."""
     mats = impact_matrices(problem) if mats is None else mats
     if mats.bilateral.size == 0 or mats.unilateral.size == 0:
-        return Certificate("impact_no_bilateral_percussion", "inertial Prop. 16", None, 0.0,
-                           "no bilateral or no unilateral rows: nothing to decouple", name="Prop. 16")
-    cos = float(np.abs(_kinetic_cosines(mats)).max())
-    holds = cos <= ORTHOGONAL_COS_TOL
-    return Certificate("impact_no_bilateral_percussion", "inertial Prop. 16", holds, ORTHOGONAL_COS_TOL - cos,
-                       "p_b = 0 at the impact (the bilateral rows take no percussion), A_c = A" if holds else
-                       "inertial couplings: the bilateral rows take the percussion (72)",
-                       name="Prop. 16", data={"max_abs_kinetic_cosine": cos})
+        return impact_no_bilateral_percussion(None)
+    return impact_no_bilateral_percussion(float(np.abs(_kinetic_cosines(mats)).max()))
 
 
 def _scale(mats: ImpactMatrices) -> float:
@@ -110,15 +99,7 @@ def lemma6_certificate(problem: ImpactProblem, mats: ImpactMatrices | None = Non
     cos = float(np.abs(_kinetic_cosines(mats)).max()) if mats.bilateral.size and k else 0.0
     premises = range_ok and cos <= ORTHOGONAL_COS_TOL
     s = _lp_slack(np.zeros((0, k)), np.zeros(0), mats.A_c, -mats.w, k, _scale(mats))
-    if s is None:
-        return Certificate("impact_lemma6", "inertial Lemma 6, Prop. 17(ii)", None, 0.0,
-                           "the feasibility LP decided nothing", name="Lemma 6", data={"premises": premises})
-    holds = s <= IMPACT_RTOL
-    return Certificate("impact_lemma6", "inertial Lemma 6, Prop. 17(ii)", holds, IMPACT_RTOL - s,
-                       "(I + E)u⁻ ∈ Q*_{A_c}: the LCP 0 <= p ⟂ A_c p + (I + E)u⁻ >= 0 has a solution" if holds else
-                       "the LCP of (77) is infeasible: (77) has no solution (Prop. 17(ii))",
-                       name="Lemma 6", data={"premises_hold": premises, "range_condition": range_ok,
-                                             "max_abs_kinetic_cosine": cos, "lp_slack": s})
+    return impact_lemma6(s, premises, range_ok, cos)
 
 
 def existence_certificate(problem: ImpactProblem, mats: ImpactMatrices | None = None) -> Certificate:
@@ -143,16 +124,7 @@ def existence_certificate(problem: ImpactProblem, mats: ImpactMatrices | None = 
         suff = bool(monotone1 and bool(monotone2) and np.all(mats.u_minus <= 0))
     Ju = mats.J_u
     range_ok = bool(k == 0 or matrix_rank(np.hstack([Ju, mats.w[:, None]])) == matrix_rank(Ju))
-    data = {"lp_slack": s, "prop17_i_sufficient": suff, "prop17_iii_range": range_ok}
-    if s is None:
-        return Certificate("impact_existence", "inertial (77), Prop. 17", None, 0.0, "the LP decided nothing",
-                           name="Prop. 17", data=data)
-    holds = s <= IMPACT_RTOL
-    return Certificate("impact_existence", "inertial (77), Prop. 17", holds, IMPACT_RTOL - s,
-                       "(77) has a solution: every contact collides with u⁺ = −E u⁻, and (80)-(83) give it"
-                       if holds else "(77) has no solution: not every contact can end with u⁺ = −E u⁻ "
-                       "(some separate); (80) then gives a least-squares percussion, Moreau's rule the law",
-                       name="Prop. 17", data=data)
+    return impact_existence(s, suff, range_ok)
 
 
 def uniqueness_certificate(problem: ImpactProblem, mats: ImpactMatrices | None = None) -> Certificate:
@@ -162,19 +134,12 @@ def uniqueness_certificate(problem: ImpactProblem, mats: ImpactMatrices | None =
     mats = impact_matrices(problem) if mats is None else mats
     k = mats.unilateral.size
     if k == 0:
-        return Certificate("impact_unique_percussion", "inertial Prop. 18", None, 0.0, "no unilateral rows",
-                           name="Prop. 18")
+        return impact_unique_percussion(None, False)
     ev = np.linalg.eigvalsh(mats.A_c)
     ratio = float(ev.min() / max(ev.max(), SCALE_FLOOR))
-    holds = ratio > DEFINITE_RTOL
     Ju, Jb = mats.J_u, mats.J_b
     trivial = bool(Jb.shape[0] == 0 or matrix_rank(np.vstack([Ju, Jb])) == matrix_rank(Ju) + matrix_rank(Jb))
-    return Certificate("impact_unique_percussion", "inertial Prop. 18", holds, ratio - DEFINITE_RTOL,
-                       "A_c ≻ 0: the percussion p_u is unique" if holds else
-                       ("A_c singular: p_u is not unique, ∇h p_u is (R(∇h) ∩ R(∇g) = {0})" if trivial else
-                        "A_c singular: p_u is not unique; only ∇h p_u modulo N(M_c⁻¹) is"),
-                       name="Prop. 18", data={"A_c_min_over_max_eigenvalue": ratio,
-                                              "generalized_percussion_unique": trivial or holds})
+    return impact_unique_percussion(ratio, trivial)
 
 
 def moreau_premises_certificate(problem: ImpactProblem, mats: ImpactMatrices | None = None) -> Certificate:
@@ -190,15 +155,8 @@ def moreau_premises_certificate(problem: ImpactProblem, mats: ImpactMatrices | N
     cos = float(np.abs(_kinetic_cosines(mats)).max()) if mats.bilateral.size and k else 0.0
     orth = cos <= ORTHOGONAL_COS_TOL
     data = {"A_c_definite": definite, "plastic": plastic, "all_approaching": approaching, "orthogonal": orth}
-    ok = definite and plastic and approaching and orth
     margin = float(min(-mats.u_minus.max(), ORTHOGONAL_COS_TOL - cos)) if k else 0.0
-    if not ok:
-        failed = ", ".join(key for key, v in data.items() if not v)
-        return Certificate("impact_prop19", "inertial Prop. 19", None, margin,
-                           f"premises fail ({failed}): Prop. 19 does not apply", name="Prop. 19", data=data)
-    return Certificate("impact_prop19", "inertial Prop. 19", True, margin,
-                       "v⁺ is the unique solution of Moreau's rule (84)(a), the kinetic-metric projection of v⁻",
-                       name="Prop. 19", data=data)
+    return impact_prop19(data, margin)
 
 
 def equivalence_certificate(problem: ImpactProblem, qp: ImpactAnswer | None = None,
@@ -211,22 +169,14 @@ def equivalence_certificate(problem: ImpactProblem, qp: ImpactAnswer | None = No
     mats = impact_matrices(problem)
     ex = existence_certificate(problem, mats)
     if not ex.holds:
-        return Certificate("impact_moreau_equivalence", "inertial §6.2 after Lemma 6, (84)", None, 0.0,
-                           "(77) has no solution: Newton's law (76) and Moreau's rule differ here",
-                           name="Moreau equivalence", data={"existence": ex.holds})
+        return impact_moreau_equivalence(ex.holds)
     qp = percussion_qp(problem, solver=solver, tolerance=tolerance) if qp is None else qp
     moreau = moreau_rule(problem, solver=solver, tolerance=tolerance) if moreau is None else moreau
     if qp.velocity is None or moreau.velocity is None:
-        return Certificate("impact_moreau_equivalence", "inertial §6.2 after Lemma 6, (84)", None, 0.0,
-                           "a route returned no velocity", name="Moreau equivalence")
+        return impact_moreau_equivalence(ex.holds, None)
     v0 = problem.v_minus
     scale = max(float(np.abs(v0).max()), float(np.abs(moreau.velocity).max()), SCALE_FLOOR)
-    gap = float(np.abs(qp.velocity - moreau.velocity).max()) / scale
-    holds = gap <= IMPACT_RTOL
-    return Certificate("impact_moreau_equivalence", "inertial §6.2 after Lemma 6, (84)", holds, IMPACT_RTOL - gap,
-                       "the percussion of (80) is Moreau's: v⁺ agree" if holds else
-                       "(80) and Moreau's rule disagree although (77) is solvable: one route is wrong",
-                       name="Moreau equivalence", data={"relative_velocity_gap": gap})
+    return impact_moreau_equivalence(ex.holds, float(np.abs(qp.velocity - moreau.velocity).max()) / scale)
 
 
 def energy_certificate(problem: ImpactProblem, v_plus, percussion) -> Certificate:
@@ -235,9 +185,7 @@ def energy_certificate(problem: ImpactProblem, v_plus, percussion) -> Certificat
     ``½ P_i (1 − e_i) u⁻_i <= 0``: the impact dissipates (conserves when e = 1). ``holds``: ``T⁺ <= T⁻`` to
     ``IMPACT_RTOL``; None over a time step (``h f`` does work). Margin: ``(T⁻ − T⁺) / T⁻``."""
     if problem.h != 0:
-        return Certificate("impact_energy", "inertial (71), (76)", None, 0.0,
-                           "a time step: the impulse h f does work, the kinetic energy alone is not balanced",
-                           name="energy")
+        return impact_energy(None)
     v_plus = np.asarray(v_plus, dtype=float)
     T0, T1 = problem.kinetic_energy(problem.v_minus), problem.kinetic_energy(v_plus)
     P = np.asarray(percussion, dtype=float)
@@ -246,15 +194,7 @@ def energy_certificate(problem: ImpactProblem, v_plus, percussion) -> Certificat
     balance = 0.5 * float(P @ (up + um)) if P.size else 0.0
     loaded = P > IMPACT_RTOL * max(float(np.abs(P).max()) if P.size else 0.0, SCALE_FLOOR)
     proven = bool(problem.is_diagonal_restitution and np.all(um[loaded & (problem.rows.types == "unilateral")] <= 0))
-    ref = max(T0, SCALE_FLOOR)
-    margin = (T0 - T1) / ref
-    holds = margin >= -IMPACT_RTOL
-    return Certificate("impact_energy", "inertial (71), (76)", holds, margin,
-                       ("the impact dissipates kinetic energy (T⁺ <= T⁻)" if holds else
-                        "the impact creates kinetic energy: a contact with u⁻ > 0 took a percussion, or E is full")
-                       + ("; dissipation proven term by term" if proven else ""),
-                       name="energy", data={"T_minus": T0, "T_plus": T1, "half_P_dot_u_sum": balance,
-                                            "balance_error": abs((T1 - T0) - balance) / ref, "proven": proven})
+    return impact_energy(T0, T1, balance, proven)
 
 
 def impact_certificates(problem: ImpactProblem) -> list[Certificate]:
@@ -264,8 +204,7 @@ def impact_certificates(problem: ImpactProblem) -> list[Certificate]:
     try:
         check_section6(problem)
     except NotApplicableError as exc:  # the reason is reported, not raised
-        out.append(Certificate("impact_section6", SOURCE, None, 0.0, f"(80)-(83) do not apply: {exc}",
-                               name="§6 premises"))
+        out.append(impact_section6(str(exc)))
         return out
     mats = impact_matrices(problem)
     out += [orthogonality_certificate(problem, mats), lemma6_certificate(problem, mats),

@@ -130,7 +130,7 @@ def test_sticking_boundary_contacts_do_not_depend_on_units(s):
     # a point mass on a bilateral sticking guide (μ = 0.5), F = s (Fx, 4): the margin is s (2 - Fx); Fx = 1.999 is
     # 2.5e-4 of the load off the boundary, Fx = 2 on it. Before, at s = 1e-6, margin 1e-9 <= 1e-6 · max(1, |M a + F|)
     # put the contact on the boundary (the verdict's program route, analyze)
-    from gaussqp.friction.verdict import analyze
+    from gaussqp.friction.sticking_analysis import analyze
     from gaussqp.settings import get_tolerance
 
     for fx, boundary in ((1.999, []), (2.0, [0])):
@@ -146,7 +146,7 @@ def test_in_enumeration_compares_in_the_data_units(s):
     # one bilateral sliding contact under a point mass (M = s I, F = s (0, 1)): λ_n = s exactly. A solution whose
     # λ_n is off by 10 % is not one of the enumeration's; before, at s = 1e-6, |Δλ| = 1e-7 <= 1e-6 · max(1, |λ|)
     import gaussqp
-    from gaussqp.friction.verdict import sliding_verdict
+    from gaussqp.certificates.sliding_verdict import sliding_verdict
 
     p = ContactProblem(s * np.eye(2), s * np.array([0.0, 1.0]),
                        [Contact("bilateral", normal=[0.0, 1.0], friction=0.3, mode="sliding", tangent=[[1.0, 0.0]],

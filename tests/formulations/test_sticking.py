@@ -268,7 +268,7 @@ def test_singleton_verdict_equals_the_programs():
     program-based verdict (margin SOCP, per-contact boundary SOCPs, μ_min bisection) on generated 3D
     problems (mu_factor 1 plants forces inside the cones, 0.8 and 0.5 make some infeasible: then the
     multipliers are F1's)."""
-    from gaussqp.friction.verdict import analyze, singleton_verdict
+    from gaussqp.friction.sticking_analysis import analyze, singleton_verdict
     from gaussqp.settings import get_tolerance
 
     compared = {"solved": 0, "infeasible": 0}

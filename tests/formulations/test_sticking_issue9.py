@@ -125,7 +125,7 @@ def test_singleton_mu_min_is_exact_at_any_force_unit(unit):
     """One sticking contact (Λ(a) a point): μ_min = |F_x| / F_y whatever the unit of force; a zero
     threshold with an absolute floor (1e-9 N) called every force of 1e-10 N zero (μ_min 0). The verdict is
     called on the exact multipliers (the solve itself at 1e-10 N is the scale work of solution.py)."""
-    from gaussqp.friction.verdict import singleton_verdict
+    from gaussqp.friction.sticking_analysis import singleton_verdict
 
     c = [Contact("unilateral", normal=[0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0]])]
     p = ContactProblem(np.eye(2) * unit, [0.3 * unit, 1.0 * unit], c)

@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 
 import gaussqp
-from gaussqp.friction import verdict as sv
+from gaussqp.friction import mu_min as mu_mod
+from gaussqp.friction import sticking_analysis as sa
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.settings import PRESETS
 
-RUN = (lambda backend: (lambda prob: sv.solve_program(prob, backend.name, PRESETS["high"], "qp")[1]))(
-    sv.get_backend("clarabel", needs="qp"))
+RUN = (lambda backend: (lambda prob: sa.solve_program(prob, backend.name, PRESETS["high"], "qp")[1]))(
+    sa.get_backend("clarabel", needs="qp"))
 
 
 def redundant_floor(fx: float, fy: float, mu: float = 0.8) -> ContactProblem:
@@ -52,13 +53,13 @@ def test_undecided_programs_never_read_as_no_mu_works():
                                                         friction=0.1, tangent=[[1.0, 0.0]]) for _ in range(2)],
                         dimension=2)
     for q, a in ((p, np.array([0.0, -0.5])), (p2, np.zeros(2))):
-        assert sv.mu_min_bracket(q, a, 1e-7, lambda prob: "failed") == (0.0, None)
+        assert mu_mod.mu_min_bracket(q, a, 1e-7, lambda prob: "failed") == (0.0, None)
         why: list = []
-        sv.mu_min_bracket(q, a, 1e-7, lambda prob: "failed", why=why)
+        mu_mod.mu_min_bracket(q, a, 1e-7, lambda prob: "failed", why=why)
         assert why and "decided nothing" in why[0]
     # and a proven "no μ works" stays inf: no normal force at all (every program infeasible)
     c = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])] * 2
-    assert sv.mu_min(ContactProblem(np.eye(2), [0.2, 0.0], c, dimension=2), np.zeros(2), 1e-7, RUN) == float("inf")
+    assert mu_mod.mu_min(ContactProblem(np.eye(2), [0.2, 0.0], c, dimension=2), np.zeros(2), 1e-7, RUN) == float("inf")
 
 
 # the sweep's 3D reproducer (seed 32289): two unilateral contacts with the same rows, contact 0 detaching

@@ -9,7 +9,9 @@ import pytest
 
 from gaussqp import problems
 from gaussqp.backends import get_backend
-from gaussqp.friction import verdict as sv
+from gaussqp.friction import mu_min as mu_mod
+from gaussqp.friction import sticking_analysis as sa
+from gaussqp.friction import sticking_margin as sm
 from gaussqp.friction.multiplier_conic import ConicAnswer, MultiplierSetConic
 from gaussqp.friction.multiplier_set import active_tolerance
 from gaussqp.model.problem import Contact, ContactProblem
@@ -45,7 +47,7 @@ def test_margin_closed_form(dimension, f, expected, unit):
     p = ContactProblem.from_blocks(unit * p.M, unit * p.F, p.J_n, p.normal_drift, list(p.types), p.J_t,
                                    p.tangent_drift, p.friction, list(p.modes), None, [True, True], dimension)
     a = np.zeros(dimension)
-    val, (lev, liv) = sv.margin(p, a, 1e-7, {}, never, conic=conic(p, a))
+    val, (lev, liv) = sm.margin(p, a, 1e-7, {}, never, conic=conic(p, a))
     assert val == pytest.approx(unit * expected, abs=1e-7 * unit)
     lt = lev.reshape(2, dimension - 1)
     assert min(0.5 * liv - np.linalg.norm(lt, axis=1)) == pytest.approx(unit * expected, abs=1e-7 * unit)
@@ -59,8 +61,8 @@ def test_contact_margins_and_mu_min_closed_form(dimension):
     p = ContactProblem(np.eye(dimension), [0.2, 1.0] + [0.0] * (dimension - 2), [c], dimension=dimension)
     a = np.zeros(dimension)
     k = conic(p, a)
-    assert sv.contact_margins(p, a, 1e-7, {}, never, conic=k) == {0: pytest.approx(0.3, abs=1e-7)}
-    assert sv.mu_min(p, a, 1e-7, never, conic=k) == pytest.approx(0.2, rel=1e-7)
+    assert sm.contact_margins(p, a, 1e-7, {}, never, conic=k) == {0: pytest.approx(0.3, abs=1e-7)}
+    assert mu_mod.mu_min(p, a, 1e-7, never, conic=k) == pytest.approx(0.2, rel=1e-7)
 
 
 def test_mu_min_bisection_two_contacts():
@@ -72,10 +74,10 @@ def test_mu_min_bisection_two_contacts():
     calls = []
 
     def run(prob):
-        calls.append(sv.solve_program(prob, backend, HIGH, "qp")[1])
+        calls.append(sa.solve_program(prob, backend, HIGH, "qp")[1])
         return calls[-1]
 
-    assert sv.mu_min(p, a, 1e-7, run, conic=conic(p, a)) == pytest.approx(0.3, rel=1e-6)
+    assert mu_mod.mu_min(p, a, 1e-7, run, conic=conic(p, a)) == pytest.approx(0.3, rel=1e-6)
     assert set(calls) <= {"failed", "inaccurate"}  # cvxpy ran only where the direct form decided nothing
 
 
@@ -85,9 +87,9 @@ def test_unbounded_margin_is_decided_on_the_direct_path():
                 tangent=[[1.0, 0.0]])
     a = np.zeros(2)
     p = ContactProblem(np.eye(2), [0.2, 0.0], [c], dimension=2)
-    assert sv.margin(p, a, 1e-7, {}, never, conic=conic(p, a)) == (None, None)
+    assert sm.margin(p, a, 1e-7, {}, never, conic=conic(p, a)) == (None, None)
     q = ContactProblem(np.eye(2), [0.0, 0.0], [c], dimension=2)
-    assert sv.margin(q, a, 1e-7, {}, never, conic=conic(q, a)) == (float("inf"), None)
+    assert sm.margin(q, a, 1e-7, {}, never, conic=conic(q, a)) == (float("inf"), None)
 
 
 def test_failed_direct_answers_fall_back_to_the_cvxpy_programs(monkeypatch):
@@ -98,12 +100,12 @@ def test_failed_direct_answers_fall_back_to_the_cvxpy_programs(monkeypatch):
 
     def run(prob):
         calls.append(prob)
-        return sv.solve_program(prob, backend, HIGH, "qp")[1]
+        return sa.solve_program(prob, backend, HIGH, "qp")[1]
 
     monkeypatch.setattr(MultiplierSetConic, "_solve", lambda self, *args, **kw: ConicAnswer("failed"))
     k = conic(p, a)
-    assert sv.margin(p, a, 1e-7, {}, run, conic=k)[0] == pytest.approx(0.15, abs=1e-7)
-    assert sv.mu_min(p, a, 1e-7, run, conic=k) == pytest.approx(0.2, rel=1e-6)
+    assert sm.margin(p, a, 1e-7, {}, run, conic=k)[0] == pytest.approx(0.15, abs=1e-7)
+    assert mu_mod.mu_min(p, a, 1e-7, run, conic=k) == pytest.approx(0.2, rel=1e-6)
     assert len(calls) > 2  # the margin program and the bisection's programs ran through cvxpy
 
 
@@ -118,9 +120,9 @@ def test_verdict_equals_the_cvxpy_programs_on_shipped_problems(name, monkeypatch
     sol = gaussqp.solve(p, crosscheck=False, certify=False)
     assert sol.status == "solved"
     a, lam_n = sol.acceleration, sol.lambda_normal
-    direct = sv.analyze(p, a, True, "clarabel", HIGH, lam_n=lam_n)
-    monkeypatch.setattr(sv, "DIRECT_CONIC_BACKENDS", ())
-    slow = sv.analyze(p, a, True, "clarabel", HIGH, lam_n=lam_n)
+    direct = sa.analyze(p, a, True, "clarabel", HIGH, lam_n=lam_n)
+    monkeypatch.setattr(sa, "DIRECT_CONIC_BACKENDS", ())
+    slow = sa.analyze(p, a, True, "clarabel", HIGH, lam_n=lam_n)
     scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max())
     assert (direct.margin is None) == (slow.margin is None)
     if slow.margin is not None:  # real/manipulator_grasp: the margin program ends inaccurate on both paths

@@ -16,7 +16,10 @@ import math
 import numpy as np
 import pytest
 
-from gaussqp.friction import verdict as sv
+from gaussqp.certificates import enumeration as ce
+from gaussqp.certificates import sliding_verdict as slv
+from gaussqp.certificates import sticking_verdict as stv
+from gaussqp.friction import sticking_analysis as sa
 from gaussqp.friction.enumeration import Enumeration, PieceSolution, enumerate_solutions
 from gaussqp.friction.sliding import reduce, sliding_lcp
 from gaussqp.model.problem import Contact, ContactProblem
@@ -101,7 +104,7 @@ SUFFIX = " at that one acceleration (not a paradox)"
 def test_enumeration_certificate_texts(mult, lam_mult):
     sols = [piece([1.0, 2.0], [0.5], "+"), piece([1.0, 2.0], [0.7], "0", isolated=None, pieces=["0", "+"])]
     e = enum_of(sols, mult, lam_mult, k=3, pieces=4, enumerated=[0, 2], scale=2.5)
-    c = sv.enumeration_certificate(one_contact_problem(), e)
+    c = ce.enumeration_certificate(one_contact_problem(), e)
     suffix = SUFFIX if mult == "unique" and lam_mult != "unique" else ""
     assert c.implies == ACCEL_TEXT[mult] + MULT_TEXT[lam_mult] + suffix
     assert c.holds is (mult in ("none", "unique"))
@@ -114,7 +117,7 @@ def test_enumeration_certificate_data():
     s1 = piece([1.0, 2.0], [0.5], "+", isolated=True, pieces=["+"])
     s2 = piece([3.0, 4.0], [0.0], "0", isolated=None, pieces=["0", "+"])
     e = enum_of([s1, s2], "multiple", "multiple", k=2, pieces=4, enumerated=[0, 2], scale=2.5)
-    c = sv.enumeration_certificate(one_contact_problem(), e)
+    c = ce.enumeration_certificate(one_contact_problem(), e)
     d = c.data
     assert set(d) == {"solutions", "pieces", "multiplicity", "acceleration_multiplicity", "multiplier_multiplicity",
                       "distinct_accelerations", "acceleration_scale", "enumerated_contacts", "lambda_normal",
@@ -132,13 +135,13 @@ def test_enumeration_certificate_data():
     assert c.implies == "2 distinct accelerations (indeterminate case, Painlevé paradox); 2 distinct multiplier vectors"
     assert c.holds is False
     e2 = enum_of([s1], "continuum", "continuum", k=1)
-    d2 = sv.enumeration_certificate(one_contact_problem(), e2).data
+    d2 = ce.enumeration_certificate(one_contact_problem(), e2).data
     assert d2["multiplicity"] == "continuum" and d2["acceleration_multiplicity"] == "continuum"
     assert d2["multiplier_multiplicity"] == "continuum" and d2["solutions"] == 1 and d2["distinct_accelerations"] == 1
 
 
 def test_enumeration_certificate_empty():
-    c = sv.enumeration_certificate(one_contact_problem(), enum_of([], "none", "none", k=0))
+    c = ce.enumeration_certificate(one_contact_problem(), enum_of([], "none", "none", k=0))
     assert c.holds is True and c.margin == 0.0 and c.implies == ACCEL_TEXT["none"]
     assert c.data["solutions"] == 0 and c.data["lambda_normal"] == [] and c.data["found_on_pieces"] == []
 
@@ -147,7 +150,7 @@ def test_enumeration_certificate_empty():
 def test_enumeration_certificate_on_the_painleve_rod(case, count):
     A, w = rod_lcp(case)
     e = enumerate_solutions(rod(case))
-    c = sv.enumeration_certificate(rod(case), e)
+    c = ce.enumeration_certificate(rod(case), e)
     assert c.margin == float(count) and c.data["pieces"] == 2 and c.data["enumerated_contacts"] == [0]
     lams = sorted(float(x[0]) for x in c.data["lambda_normal"])
     expected = {0: [], 1: [-w / A], 2: [0.0, -w / A]}[count]
@@ -162,7 +165,7 @@ def test_enumeration_certificate_on_the_painleve_rod(case, count):
 @pytest.mark.parametrize("case", [ROD_UNIQUE, ROD_TWO])
 def test_p_matrix_certificate_rod(case):
     A, _ = rod_lcp(case)
-    c = sv.p_matrix_certificate(rod(case))
+    c = slv.p_matrix_certificate(rod(case))
     assert c.id == "p_matrix" and c.name == "LCP (50) matrix is a P-matrix (exact, 1 principal minors)"
     assert c.source == "tutorial (41), (50), (58), Prop. 13; Cottle–Pang–Stone Thm 3.3.7"
     assert c.data["form"] == "LCP (50)"
@@ -186,13 +189,13 @@ def _two_by_two(Mx):
 
 def test_p_matrix_certificate_uses_the_prebuilt_lcp():
     # [[1, 2], [0, 1]]: minors 1, 1, 1 (P); [[1, 2], [1, 1]]: det -1 (not P, witness (0, 1))
-    c = sv.p_matrix_certificate(rod(ROD_UNIQUE), _two_by_two([[1.0, 2.0], [0.0, 1.0]]))
+    c = slv.p_matrix_certificate(rod(ROD_UNIQUE), _two_by_two([[1.0, 2.0], [0.0, 1.0]]))
     assert c.holds is True and c.name == "LCP (58) matrix is a P-matrix (exact, 3 principal minors)"
     assert c.data["form"] == "LCP (58)" and c.data["witness"] is None
     np.testing.assert_array_equal(c.data["matrix"], [[1.0, 2.0], [0.0, 1.0]])
     # relative minors: 1/1, 1/1, det 1 / (√5 · 1)
     assert c.margin == pytest.approx(1 / math.sqrt(5), rel=1e-12)
-    d = sv.p_matrix_certificate(rod(ROD_UNIQUE), _two_by_two([[1.0, 2.0], [1.0, 1.0]]))
+    d = slv.p_matrix_certificate(rod(ROD_UNIQUE), _two_by_two([[1.0, 2.0], [1.0, 1.0]]))
     assert d.holds is False and d.data["witness"] == (0, 1)
     assert d.margin == pytest.approx(-1 / (math.sqrt(5) * math.sqrt(2)), rel=1e-12)
     assert "principal minor (0, 1) is <= 0" in d.implies
@@ -211,28 +214,28 @@ def _mixed_problem():
 
 def test_p_matrix_certificate_size_limit(monkeypatch):
     p = _mixed_problem()
-    monkeypatch.setattr(sv, "P_MATRIX_EXACT_MAX", 1)
-    c = sv.p_matrix_certificate(p)
+    monkeypatch.setattr(slv, "P_MATRIX_EXACT_MAX", 1)
+    c = slv.p_matrix_certificate(p)
     assert c.holds is None and math.isnan(c.margin) and c.id == "p_matrix"
     assert c.name == "LCP matrix (58) is a P-matrix"
     assert c.source == "tutorial (58), Prop. 13" and c.data == {}
     assert c.implies == ("size 2 > 1: the exact test by principal minors is not run; see friction_bounds for "
                          "sufficient conditions")
-    monkeypatch.setattr(sv, "P_MATRIX_EXACT_MAX", 2)  # size 2 <= 2: the test runs
-    d = sv.p_matrix_certificate(p)
+    monkeypatch.setattr(slv, "P_MATRIX_EXACT_MAX", 2)  # size 2 <= 2: the test runs
+    d = slv.p_matrix_certificate(p)
     assert d.holds is True and d.data["form"] == "LCP (58)" and d.data["matrix"].shape == (2, 2)
 
 
 def test_p_matrix_certificate_size_limit_is_checked_before_the_reduction(monkeypatch):
     # singular M: the reduction would raise, but the size test comes first
     p = one_contact_problem(M=np.diag([1.0, 0.0]))
-    monkeypatch.setattr(sv, "P_MATRIX_EXACT_MAX", 0)
-    assert sv.p_matrix_certificate(p).implies.startswith("size 1 > 0:")
+    monkeypatch.setattr(slv, "P_MATRIX_EXACT_MAX", 0)
+    assert slv.p_matrix_certificate(p).implies.startswith("size 1 > 0:")
 
 
 def test_p_matrix_certificate_not_applicable():
     p = one_contact_problem(M=np.diag([1.0, 0.0]))
-    c = sv.p_matrix_certificate(p)
+    c = slv.p_matrix_certificate(p)
     assert c.holds is None and math.isnan(c.margin) and c.id == "p_matrix"
     assert c.name == "LCP matrix (58) is a P-matrix" and c.source == "tutorial (58), Prop. 13"
     assert c.implies.startswith("not applicable: the sliding reduction (tutorial §3) needs M ≻ 0")
@@ -244,16 +247,16 @@ def test_p_matrix_certificate_not_applicable():
                                             ("none", None), ("undecided", None)])
 def test_uniqueness_definite(mult, expected):
     e = enum_of([piece([0.0, 0.0], [1.0]), piece([0.0, 5.0], [2.0])], mult, mult)
-    assert sv._uniqueness(one_contact_problem(), e) == {"acceleration": expected, "generalized_force": expected,
+    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {"acceleration": expected, "generalized_force": expected,
                                                         "multipliers": expected}
 
 
 def test_uniqueness_acceleration_and_multipliers_separately():
     e = enum_of([piece([0.0, 0.0], [1.0])], "unique", "continuum")
-    assert sv._uniqueness(one_contact_problem(), e) == {"acceleration": True, "generalized_force": True,
+    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {"acceleration": True, "generalized_force": True,
                                                         "multipliers": False}
     e = enum_of([piece([0.0, 0.0], [1.0])], "undecided", "multiple")
-    assert sv._uniqueness(one_contact_problem(), e) == {"acceleration": None, "generalized_force": None,
+    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {"acceleration": None, "generalized_force": None,
                                                         "multipliers": False}
 
 
@@ -267,10 +270,10 @@ def test_uniqueness_singular_mass_same_generalized_force(mult):
     # a differs along the kernel (1, -1): M a is the same, so Jᵀλ may be unique: undecided
     p = _singular()
     e = enum_of([piece([0.0, 0.0], [1.0]), piece([3.0, -3.0], [1.0]), piece([-1.0, 1.0], [1.0])], mult, "multiple")
-    assert sv._uniqueness(p, e) == {"acceleration": False, "generalized_force": None, "multipliers": False}
+    assert ce.enumeration_uniqueness(p, e) == {"acceleration": False, "generalized_force": None, "multipliers": False}
     # the third M a differs by 2 · 1 = 2: not unique (any, not only the second)
     e = enum_of([piece([0.0, 0.0], [1.0]), piece([3.0, -3.0], [1.0]), piece([1.0, 0.0], [1.0])], mult, "multiple")
-    assert sv._uniqueness(p, e)["generalized_force"] is False
+    assert ce.enumeration_uniqueness(p, e)["generalized_force"] is False
 
 
 def test_uniqueness_singular_mass_force_unit_from_f():
@@ -279,9 +282,9 @@ def test_uniqueness_singular_mass_force_unit_from_f():
     def e(d, scale=0.5):
         return enum_of([piece([0.0, 0.0], [1.0]), piece([d / 2, 0.0], [1.0])], "multiple", "multiple", scale=scale)
     # M (d/2, 0) = (d/2, d/2): the difference is d/2
-    assert sv._uniqueness(p, e(2 * 1.9e-7))["generalized_force"] is None  # 1.9e-7 <= 2e-7
-    assert sv._uniqueness(p, e(2 * 2.1e-7))["generalized_force"] is False
-    assert sv._uniqueness(p, e(2 * 2.0e-7))["generalized_force"] is None  # inclusive
+    assert ce.enumeration_uniqueness(p, e(2 * 1.9e-7))["generalized_force"] is None  # 1.9e-7 <= 2e-7
+    assert ce.enumeration_uniqueness(p, e(2 * 2.1e-7))["generalized_force"] is False
+    assert ce.enumeration_uniqueness(p, e(2 * 2.0e-7))["generalized_force"] is None  # inclusive
 
 
 def test_uniqueness_singular_mass_force_unit_from_the_acceleration_scale():
@@ -289,19 +292,19 @@ def test_uniqueness_singular_mass_force_unit_from_the_acceleration_scale():
     p = _singular(F=(0.0, 0.5))
     def e(diff):
         return enum_of([piece([0.0, 0.0], [1.0]), piece([diff, 0.0], [1.0])], "multiple", "multiple", scale=3.0)
-    assert sv._uniqueness(p, e(5.9e-7))["generalized_force"] is None
-    assert sv._uniqueness(p, e(6.1e-7))["generalized_force"] is False
+    assert ce.enumeration_uniqueness(p, e(5.9e-7))["generalized_force"] is None
+    assert ce.enumeration_uniqueness(p, e(6.1e-7))["generalized_force"] is False
     # the row sums use |M|: M = [[1, -1], [-1, 1]], row sums of |M| 2 (of M: 0)
     q = _singular(F=(0.0, 0.5), M=((1.0, -1.0), (-1.0, 1.0)))
-    assert sv._uniqueness(q, e(5.9e-7))["generalized_force"] is None
+    assert ce.enumeration_uniqueness(q, e(5.9e-7))["generalized_force"] is None
 
 
 def test_uniqueness_singular_mass_unique_acceleration_is_not_recomputed():
     p = _singular()
     e = enum_of([piece([0.0, 0.0], [1.0])], "unique", "unique")
-    assert sv._uniqueness(p, e) == {"acceleration": True, "generalized_force": True, "multipliers": True}
+    assert ce.enumeration_uniqueness(p, e) == {"acceleration": True, "generalized_force": True, "multipliers": True}
     e = enum_of([piece([0.0, 0.0], [1.0]), piece([5.0, 0.0], [1.0])], "undecided", "multiple")
-    assert sv._uniqueness(p, e) == {"acceleration": None, "generalized_force": None, "multipliers": False}
+    assert ce.enumeration_uniqueness(p, e) == {"acceleration": None, "generalized_force": None, "multipliers": False}
 
 
 # ---------------------------------------------------------------------------------------------- sliding_verdict
@@ -311,7 +314,7 @@ def test_sliding_verdict_computes_the_enumeration_unique_rod():
     p = rod(ROD_UNIQUE)
     lam = -w / A
     s = sol_of(p, a=rod_acceleration(ROD_UNIQUE, lam), lam_n=[lam])
-    sv.sliding_verdict(s)
+    slv.sliding_verdict(s)
     assert s.enumeration is not None and s.enumeration.multiplicity == "unique"
     assert [c.id for c in s.certificates] == ["p_matrix", "sliding_enumeration"]
     assert s.certificate("p_matrix").holds is True and s.certificate("sliding_enumeration").holds is True
@@ -323,20 +326,20 @@ def test_sliding_verdict_paradox_rod():
     A, w = rod_lcp(ROD_TWO)
     p = rod(ROD_TWO)
     s = sol_of(p, a=rod_acceleration(ROD_TWO, -w / A), lam_n=[-w / A])
-    sv.sliding_verdict(s)
+    slv.sliding_verdict(s)
     assert s.enumeration.multiplicity == "multiple" and s.enumeration.count == 2
     assert s.certificate("p_matrix").holds is False and s.certificate("sliding_enumeration").holds is False
     assert s.unique == {"acceleration": False, "generalized_force": False, "multipliers": False}
     assert s.in_enumeration is True
     t = sol_of(p, a=rod_acceleration(ROD_TWO, 1.0), lam_n=[1.0])  # not a solution of the rod
-    sv.sliding_verdict(t)
+    slv.sliding_verdict(t)
     assert t.in_enumeration is False
 
 
 def test_sliding_verdict_inconsistent_rod():
     p = rod(ROD_NONE)
     s = sol_of(p, status=INFEASIBLE)
-    sv.sliding_verdict(s)
+    slv.sliding_verdict(s)
     assert s.enumeration.multiplicity == "none" and s.certificate("sliding_enumeration").holds is True
     assert s.unique == {"acceleration": None, "generalized_force": None, "multipliers": None}
     assert s.in_enumeration is None
@@ -346,7 +349,7 @@ def test_sliding_verdict_uses_the_given_enumeration():
     p = rod(ROD_UNIQUE)
     e = enum_of([piece(np.zeros(3), [0.5])], "multiple", "multiple", k=2)
     s = sol_of(p, a=np.zeros(3), lam_n=[0.5])
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert s.enumeration is e and s.certificate("sliding_enumeration").data["distinct_accelerations"] == 2
     assert s.unique == {"acceleration": False, "generalized_force": False, "multipliers": False}
 
@@ -357,42 +360,42 @@ def test_sliding_verdict_replaces_an_old_enumeration_certificate():
     other = Certificate(id="other", source="x", holds=True, margin=1.0, implies="x")
     s = sol_of(p, status=INFEASIBLE, certificates=[old, other])
     e = enum_of([], "none", "none", k=0)
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert [c.id for c in s.certificates] == ["other", "p_matrix", "sliding_enumeration"]
     assert s.certificate("sliding_enumeration").source != "old"
     assert s.certificate("sliding_enumeration").margin == 0.0
 
 
 def test_sliding_verdict_above_the_enumeration_limit(monkeypatch):
-    monkeypatch.setattr(sv, "ENUMERATION_MAX", 0)
+    monkeypatch.setattr(slv, "ENUMERATION_MAX", 0)
     old = Certificate(id="sliding_enumeration", source="old", holds=False, margin=7.0, implies="old")
     A, w = rod_lcp(ROD_UNIQUE)
     s = sol_of(rod(ROD_UNIQUE), a=np.zeros(3), lam_n=[-w / A], certificates=[old])
-    sv.sliding_verdict(s)
+    slv.sliding_verdict(s)
     # no enumeration: the old certificate stays, the P-matrix test decides uniqueness
     assert s.enumeration is None and s.in_enumeration is None
     assert [c.id for c in s.certificates] == ["sliding_enumeration", "p_matrix"]
     assert s.certificates[0] is old
     assert s.unique == {"acceleration": True, "generalized_force": True, "multipliers": True}
     t = sol_of(rod(ROD_TWO), a=np.zeros(3), lam_n=[0.0])
-    sv.sliding_verdict(t)
+    slv.sliding_verdict(t)
     assert t.enumeration is None and [c.id for c in t.certificates] == ["p_matrix"]
     assert t.unique == {"acceleration": None, "generalized_force": None, "multipliers": None}
 
 
 def test_sliding_verdict_enumeration_limit_is_inclusive(monkeypatch):
-    monkeypatch.setattr(sv, "ENUMERATION_MAX", 1)  # one enumerated contact: enumerated
+    monkeypatch.setattr(slv, "ENUMERATION_MAX", 1)  # one enumerated contact: enumerated
     s = sol_of(rod(ROD_UNIQUE), status=FAILED)
-    sv.sliding_verdict(s)
+    slv.sliding_verdict(s)
     assert s.enumeration is not None and s.enumeration.pieces == 2
 
 
 def test_sliding_verdict_p_matrix_not_applicable_cert_without_holds(monkeypatch):
     # P-matrix certificate not decided (holds None) and no enumeration: nothing is unique
-    monkeypatch.setattr(sv, "ENUMERATION_MAX", 0)
-    monkeypatch.setattr(sv, "P_MATRIX_EXACT_MAX", 0)
+    monkeypatch.setattr(slv, "ENUMERATION_MAX", 0)
+    monkeypatch.setattr(slv, "P_MATRIX_EXACT_MAX", 0)
     s = sol_of(rod(ROD_UNIQUE), status=FAILED)
-    sv.sliding_verdict(s)
+    slv.sliding_verdict(s)
     assert s.certificate("p_matrix").holds is None
     assert s.unique == {"acceleration": None, "generalized_force": None, "multipliers": None}
 
@@ -400,14 +403,14 @@ def test_sliding_verdict_p_matrix_not_applicable_cert_without_holds(monkeypatch)
 def test_sliding_verdict_uses_the_lcp_in_extras():
     s = sol_of(rod(ROD_UNIQUE), status=FAILED)
     s.extras["lcp"] = _two_by_two([[1.0, 2.0], [1.0, 1.0]])
-    sv.sliding_verdict(s, enum_of([], "none", "none", k=0))
+    slv.sliding_verdict(s, enum_of([], "none", "none", k=0))
     assert s.certificate("p_matrix").data["witness"] == (0, 1)
 
 
 def test_sliding_verdict_no_p_matrix_for_singular_mass():
     p = one_contact_problem(M=np.diag([1.0, 0.0]), F=(0.0, 1.0))
     s = sol_of(p, status=FAILED)
-    sv.sliding_verdict(s, enum_of([], "none", "none", k=0))
+    slv.sliding_verdict(s, enum_of([], "none", "none", k=0))
     assert [c.id for c in s.certificates] == ["sliding_enumeration"]
 
 
@@ -416,7 +419,7 @@ def test_sliding_verdict_no_p_matrix_with_sticking_contacts():
           Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])]
     p = ContactProblem(np.eye(2), [0.0, 1.0], cs, dimension=2)
     s = sol_of(p, status=FAILED)
-    sv.sliding_verdict(s, enum_of([], "none", "none", k=0))
+    slv.sliding_verdict(s, enum_of([], "none", "none", k=0))
     assert [c.id for c in s.certificates] == ["sliding_enumeration"]
 
 
@@ -433,7 +436,7 @@ def test_sliding_verdict_in_enumeration_tolerance(lam, delta, found):
     unit = sc.force / sc.normal_weight[0]
     e = enum_of([piece(np.zeros(3), [lam])], "unique", "unique")
     s = sol_of(p, a=np.zeros(3), lam_n=[lam + delta * unit])
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert s.in_enumeration is found
 
 
@@ -442,20 +445,20 @@ def test_sliding_verdict_in_enumeration_every_solution_and_component():
     e = enum_of([piece(np.zeros(3), [0.0, 1.0, 2.0]), piece(np.zeros(3), [0.0, 3.0, 4.0])], "multiple", "multiple",
                 k=2, enumerated=[1, 2], pieces=4)
     s = sol_of(p, a=np.zeros(3), lam_n=[0.0, 3.0, 4.0])  # the second one
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert s.in_enumeration is True
     t = sol_of(p, a=np.zeros(3), lam_n=[0.0, 3.0, 2.0])  # one component of each
-    sv.sliding_verdict(t, e)
+    slv.sliding_verdict(t, e)
     assert t.in_enumeration is False
     # tolerance 1e-6 in the data's units λ̂ = λ ‖(J S)_row‖∞ / force, row by row
     from gaussqp.model.scales import data_scales
 
     unit = data_scales(p).force / data_scales(p).normal_weight[2]
     u = sol_of(p, a=np.zeros(3), lam_n=[0.0, 1.0, 2.0 + 0.9e-6 * unit])
-    sv.sliding_verdict(u, e)
+    slv.sliding_verdict(u, e)
     assert u.in_enumeration is True
     u = sol_of(p, a=np.zeros(3), lam_n=[0.0, 1.0, 2.0 + 1.1e-6 * unit])
-    sv.sliding_verdict(u, e)
+    slv.sliding_verdict(u, e)
     assert u.in_enumeration is False
 
 
@@ -463,18 +466,18 @@ def test_sliding_verdict_in_enumeration_continuum_and_status():
     p = rod(ROD_UNIQUE)
     e = enum_of([piece(np.zeros(3), [0.5])], "unique", "continuum")
     s = sol_of(p, a=np.zeros(3), lam_n=[0.9])  # not found, but the multipliers form a continuum
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert s.in_enumeration is True
     e = enum_of([piece(np.zeros(3), [0.5])], "unique", "multiple")
     s = sol_of(p, a=np.zeros(3), lam_n=[0.9])
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert s.in_enumeration is False
     for status in (INACCURATE, INFEASIBLE):
         s = sol_of(p, status=status, a=np.zeros(3), lam_n=[0.5])
-        sv.sliding_verdict(s, e)
+        slv.sliding_verdict(s, e)
         assert s.in_enumeration is None
     s = sol_of(p, a=None, lam_n=[0.5])  # solved without an acceleration: not looked up
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert s.in_enumeration is None
 
 
@@ -497,7 +500,7 @@ def unique_cert(holds=True, independent=True):
 def test_sticking_verdict_singleton_path():
     p = single(0.2)
     s = sol_of(p, a=np.zeros(2), lam_n=[1.0], lam_t=[[0.2]], certificates=[unique_cert()])
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     v = s.sticking
     assert v.boundary_test == "exact (unique multipliers)" and v.feasible is True
     assert v.margin == pytest.approx(0.3, abs=1e-14) and v.mu_min == pytest.approx(0.2, abs=1e-14)
@@ -510,7 +513,7 @@ def test_sticking_verdict_singleton_path():
 def test_sticking_verdict_analyze_path(certs):
     p = single(0.2)
     s = sol_of(p, a=np.zeros(2), lam_n=[1.0], lam_t=[[0.2]], certificates=certs)
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     v = s.sticking
     assert v.boundary_test == "exact" and v.feasible is True
     assert v.margin == pytest.approx(0.3, abs=1e-7) and v.mu_min == pytest.approx(0.2, rel=1e-6)
@@ -520,7 +523,7 @@ def test_sticking_verdict_inaccurate_is_not_feasible():
     p = single(0.2)
     s = sol_of(p, status=INACCURATE, a=np.zeros(2), lam_n=[1.0], lam_t=[[0.2]], certificates=[unique_cert()])
     s.unique["multipliers"] = False
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     # not feasible: the F1 multipliers (none given) and the analyze path; margin 0.3, but no boundary downgrade
     assert s.sticking.feasible is False and s.sticking.boundary_test == "exact"
     assert s.sticking.margin == pytest.approx(0.3, abs=1e-7)
@@ -531,13 +534,13 @@ def test_sticking_verdict_feasible_analyze_uses_the_solutions_multipliers():
     # a = (0, 1e-5): the rows' slack exceeds the active tolerance; λ_n = (0.5, 0.5) keeps them active
     p = floor(0.2)
     s = sol_of(p, a=[0.0, 1e-5], lam_n=[0.5, 0.5], lam_t=[[0.1], [0.1]])
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.detaching_contacts == []
     assert s.sticking.margin == pytest.approx((0.5 * (1 + 1e-5) - 0.2) / 2, abs=1e-7)
     # infeasible (F1's acceleration) ignores the answer's multipliers: both rows detach
     t = sol_of(p, status=INFEASIBLE, lam_n=[0.5, 0.5], lam_t=[[0.1], [0.1]],
                extras={"a_cones_removed": np.array([0.0, 1e-5])})
-    sv.sticking_verdict(t, "clarabel", HIGH)
+    stv.sticking_verdict(t, "clarabel", HIGH)
     assert t.sticking.detaching_contacts == [0, 1] and t.sticking.feasible is False
 
 
@@ -547,7 +550,7 @@ def test_sticking_verdict_infeasible_with_f1_multipliers_singleton():
                extras={"a_cones_removed": np.zeros(2),
                        "cones_removed_multipliers": {"rows_independent": True, "lambda_normal": np.array([1.0]),
                                                      "lambda_tangent": np.array([[0.7]])}})
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     v = s.sticking
     assert v.feasible is False and v.boundary_test == "exact (unique multipliers)"
     assert v.margin == pytest.approx(-0.2, abs=1e-14) and v.mu_min == pytest.approx(0.7, abs=1e-14)
@@ -557,18 +560,18 @@ def test_sticking_verdict_infeasible_with_f1_acceleration_only():
     p = single(0.7)
     s = sol_of(p, status=INFEASIBLE, extras={"a_cones_removed": np.zeros(2),
                                              "cones_removed_multipliers": {"rows_independent": False}})
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.boundary_test == "exact" and s.sticking.feasible is False
     assert s.sticking.margin == pytest.approx(-0.2, abs=1e-7) and s.sticking.mu_min == pytest.approx(0.7, rel=1e-6)
     t = sol_of(p, status=INFEASIBLE, extras={"a_cones_removed": np.zeros(2)})  # no F1 multipliers at all
-    sv.sticking_verdict(t, "clarabel", HIGH)
+    stv.sticking_verdict(t, "clarabel", HIGH)
     assert t.sticking.boundary_test == "exact" and t.sticking.margin == pytest.approx(-0.2, abs=1e-7)
 
 
 @pytest.mark.parametrize("status", [INFEASIBLE, UNBOUNDED])
 def test_sticking_verdict_infeasible_or_unbounded_without_acceleration(status):
     s = sol_of(single(0.7), status=status)
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     v = s.sticking
     assert v.feasible is False and v.margin is None and v.mu_min == float("inf")
     assert v.boundary_contacts == [] and v.detaching_contacts == [] and v.boundary_test == "exact"
@@ -576,14 +579,14 @@ def test_sticking_verdict_infeasible_or_unbounded_without_acceleration(status):
 
 def test_sticking_verdict_unbounded_ignores_a_cones_removed():
     s = sol_of(single(0.2), status=UNBOUNDED, extras={"a_cones_removed": np.zeros(2)})
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.margin is None and s.sticking.mu_min == float("inf")
 
 
 @pytest.mark.parametrize("status, a", [(FAILED, np.zeros(2)), (SOLVED, None), (INACCURATE, None)])
 def test_sticking_verdict_no_verdict(status, a):
     s = sol_of(single(0.2), status=status, a=a, lam_n=[1.0], lam_t=[[0.2]])
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking is None
 
 
@@ -599,26 +602,26 @@ MSG = "multiplier uniqueness inside the cones undecided (a contact is on its con
 
 def test_sticking_verdict_boundary_downgrade():
     s = _two_contacts_solution(0.5)  # margin (0.5 - 0.5) / 2 = 0
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert abs(s.sticking.margin) < 1e-7
     assert s.unique == {"acceleration": True, "generalized_force": True, "multipliers": None}
     assert s.message == MSG
     t = _two_contacts_solution(0.5, message="earlier")
-    sv.sticking_verdict(t, "clarabel", HIGH)
+    stv.sticking_verdict(t, "clarabel", HIGH)
     assert t.message == "earlier; " + MSG and t.unique["multipliers"] is None
 
 
 def test_sticking_verdict_boundary_downgrade_only_for_non_unique_multipliers():
     for unique in (True, None):
         s = _two_contacts_solution(0.5, unique=unique)
-        sv.sticking_verdict(s, "clarabel", HIGH)
+        stv.sticking_verdict(s, "clarabel", HIGH)
         assert s.unique["multipliers"] is unique and s.message == ""
 
 
 def test_sticking_verdict_interior_margin_keeps_non_unique():
     # margin (0.5 - f) / 2 = 2e-6 > 1e-6 · max(1, ‖Jᵀλ‖∞ = 1)
     s = _two_contacts_solution(0.5 - 4e-6)
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.margin == pytest.approx(2e-6, abs=2e-7)
     assert s.unique["multipliers"] is False and s.message == ""
 
@@ -626,12 +629,12 @@ def test_sticking_verdict_interior_margin_keeps_non_unique():
 def test_sticking_verdict_boundary_scale_is_the_generalized_force():
     # load 10: margin (5 - f) / 2 = 8e-6 <= 1e-6 · 10 (‖Jᵀλ‖∞ = 10)
     s = _two_contacts_solution(5.0 - 1.6e-5, fn=10.0)
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.margin == pytest.approx(8e-6, abs=1e-6)
     assert s.unique["multipliers"] is None
     # and 1.2e-5 > 1e-5: kept
     s = _two_contacts_solution(5.0 - 2.4e-5, fn=10.0)
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.unique["multipliers"] is False
 
 
@@ -639,7 +642,7 @@ def test_sticking_verdict_boundary_scale_has_no_floor():
     # small load 0.1: margin (0.05 - f) / 2 = 8e-7 > 1e-6 · 0.1, the load's terms (issue #9 part 4: before, the
     # scale was max(1, 0.1) and the contact was on its boundary): kept
     s = _two_contacts_solution(0.05 - 1.6e-6, fn=0.1)
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.margin == pytest.approx(8e-7, abs=2e-8)
     assert s.unique["multipliers"] is False
 
@@ -652,7 +655,7 @@ def test_sticking_verdict_no_downgrade_without_a_margin():
     p = ContactProblem(np.eye(4), [0.2, 1.0, 0.0, 0.1], cs, dimension=2)
     s = sol_of(p, a=np.zeros(4), lam_n=[1.0, 0.0], lam_t=[[0.2], [0.1]], certificates=[unique_cert()])
     s.unique["multipliers"] = False
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.margin is None and s.unique["multipliers"] is False and s.message == ""
 
 
@@ -665,8 +668,8 @@ def test_p_matrix_certificate_size_counts_sliding_bilateral_rows(monkeypatch):
           Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0, 0.0]],
                   slip=[1.0])]
     p = ContactProblem(np.eye(3), [0.0, 1.0, 1.0], cs, dimension=2)
-    monkeypatch.setattr(sv, "P_MATRIX_EXACT_MAX", 1)
-    assert sv.p_matrix_certificate(p).implies.startswith("size 2 > 1:")
+    monkeypatch.setattr(slv, "P_MATRIX_EXACT_MAX", 1)
+    assert slv.p_matrix_certificate(p).implies.startswith("size 2 > 1:")
 
 
 def test_sliding_verdict_in_enumeration_tolerance_is_inclusive():
@@ -677,7 +680,7 @@ def test_sliding_verdict_in_enumeration_tolerance_is_inclusive():
     sc = data_scales(p)
     e = enum_of([piece(np.zeros(3), [0.0])], "unique", "unique")
     s = sol_of(p, a=np.zeros(3), lam_n=[1e-6 * sc.force / sc.normal_weight[0]])
-    sv.sliding_verdict(s, e)
+    slv.sliding_verdict(s, e)
     assert s.in_enumeration is True
 
 
@@ -686,35 +689,35 @@ def test_uniqueness_singular_mass_small_units():
     # threshold 5e-8; M a differs by 0.25 · 2.8e-7 = 7e-8
     p = _singular(F=(0.0, 0.1), M=((0.25, 0.25), (0.25, 0.25)))
     e = enum_of([piece([0.0, 0.0], [1.0]), piece([2.8e-7, 0.0], [1.0])], "multiple", "multiple", scale=1.0)
-    assert sv._uniqueness(p, e)["generalized_force"] is False
+    assert ce.enumeration_uniqueness(p, e)["generalized_force"] is False
     e = enum_of([piece([0.0, 0.0], [1.0]), piece([1.2e-7, 0.0], [1.0])], "multiple", "multiple", scale=1.0)
-    assert sv._uniqueness(p, e)["generalized_force"] is None
+    assert ce.enumeration_uniqueness(p, e)["generalized_force"] is None
 
 
 def test_uniqueness_singular_mass_compares_differences_of_nonzero_forces():
     # a = (1, 0) and (0, 1): M a = (1, 1) for both (a differs along the kernel), not 0
     p = _singular()
     e = enum_of([piece([1.0, 0.0], [1.0]), piece([0.0, 1.0], [1.0])], "multiple", "multiple")
-    assert sv._uniqueness(p, e)["generalized_force"] is None
+    assert ce.enumeration_uniqueness(p, e)["generalized_force"] is None
 
 
 def test_uniqueness_singular_mass_continuum_with_one_point():
     # one representative of a piece on which the acceleration varies: nothing to compare, undecided
     p = _singular()
     e = enum_of([piece([1.0, 0.0], [1.0], isolated=False, fixed=False)], "continuum", "continuum")
-    assert sv._uniqueness(p, e) == {"acceleration": False, "generalized_force": None, "multipliers": False}
+    assert ce.enumeration_uniqueness(p, e) == {"acceleration": False, "generalized_force": None, "multipliers": False}
 
 
 def test_sticking_verdict_passes_solver_and_tolerance(monkeypatch):
     seen = []
-    real = sv.analyze
+    real = sa.analyze
 
     def recording(p, a, feasible, solver, tol, **kw):
         seen.append((solver, tol))
         return real(p, a, feasible, solver, tol, **kw)
-    monkeypatch.setattr(sv, "analyze", recording)
+    monkeypatch.setattr(stv, "analyze", recording)
     s = sol_of(single(0.2), a=np.zeros(2), lam_n=[1.0], lam_t=[[0.2]])
-    sv.sticking_verdict(s, "osqp", HIGH)
+    stv.sticking_verdict(s, "osqp", HIGH)
     assert seen == [("osqp", HIGH)] and s.sticking.margin == pytest.approx(0.3, abs=1e-6)
 
 
@@ -722,5 +725,5 @@ def test_sticking_verdict_boundary_downgrade_is_inclusive():
     # singleton: margin μ λ_n - |λ_t| = 1e-6 · 1 - 0 = 1e-6 exactly = 1e-6 · max(1, ‖Jᵀλ‖∞ = 1)
     s = sol_of(single(0.0, mu=1e-6), a=np.zeros(2), lam_n=[1.0], lam_t=[[0.0]], certificates=[unique_cert()])
     s.unique["multipliers"] = False
-    sv.sticking_verdict(s, "clarabel", HIGH)
+    stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.margin == 1e-6 and s.unique["multipliers"] is None and s.message == MSG

@@ -1,0 +1,47 @@
+"""The sticking verdict attached to an answer (issue #26 item 3: split from :mod:`gaussqp.friction.verdict`):
+:func:`sticking_verdict` computes the verdict of :mod:`gaussqp.friction.sticking_analysis` at the answer's
+acceleration (F4's when sticking is feasible, F1's otherwise), puts it in ``Solution.sticking`` and states what it
+decides about the answer: multiplier uniqueness inside the cones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..friction.sticking_analysis import StickingVerdict, analyze, singleton_verdict
+from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
+from ..settings import BOUNDARY_RTOL, Tolerance
+
+
+def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
+    """Put the :class:`~gaussqp.friction.sticking_analysis.StickingVerdict` in ``sol.sticking`` and
+    settle multiplier uniqueness inside the cones: a polyhedral multiplier set that is not a
+    singleton stays non-unique inside the cones when the margin is positive (a neighbourhood of
+    the max-margin point lies in every cone); with margin 0 the question is left undecided."""
+    p = sol.problem
+    if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
+        a, feasible = sol.acceleration, sol.status == SOLVED
+    elif sol.status == INFEASIBLE and "a_cones_removed" in sol.extras:
+        a, feasible = sol.extras["a_cones_removed"], False
+    elif sol.status in (INFEASIBLE, UNBOUNDED):
+        sol.sticking = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
+        return
+    else:
+        return
+    if feasible:
+        um = sol.certificate("unique_multipliers")
+        single = um is not None and bool(um.holds) and bool(um.data.get("rows_independent"))
+        lam = (sol.lambda_normal, sol.lambda_tangent)
+    else:  # the multipliers of F1 (the sticking MLCP without cones) at the same acceleration
+        fm = sol.extras.get("cones_removed_multipliers", {})
+        single, lam = fm.get("rows_independent", False), (fm.get("lambda_normal"), fm.get("lambda_tangent"))
+    if single:
+        v = singleton_verdict(p, a, lam[0], lam[1], feasible)
+    else:
+        v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
+    sol.sticking = v
+    if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
+            v.margin <= BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0)):
+        sol.unique["multipliers"] = None
+        sol.message = (sol.message + "; " if sol.message else "") + \
+            "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"

@@ -1,0 +1,265 @@
+"""μ_min of the sticking verdict (sticking Prop. 11): the smallest friction coefficient, common to all sticking
+contacts, for which the all-sticking problem is solvable, bracketed by :func:`mu_min_bracket` on the multiplier set
+Λ(a) (split from :mod:`gaussqp.friction.verdict`, issue #26 item 3).
+
+Λ(a) is independent of μ, so the bisection on its conic feasibility is exact up to its tolerance; ``inf`` when no μ
+works (proven), None when undecided. Every upper end is the achieved ratio :func:`achieved_ratio` of a point put
+exactly on the affine hull of Λ(a) (:class:`AffineSet`), a friction coefficient that provably works; the lower end
+moves only on an ``infeasible`` status.
+
+Each program is tried first in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`); the cvxpy program is its
+definition and fallback. Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
+functions that use it, not when this module is imported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.problem import ContactProblem
+from ..settings import (AFFINE_SET_DENSE_MAX, KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_BRACKET_RTOL,
+                        MU_FLOOR, MU_LOWER_PROOF_RTOL, MU_MAX, MU_RTOL, ZERO_FORCE_RTOL)
+from .cones import DISK, Layout, cone_constraints
+from .multiplier_conic import MultiplierSetConic
+from .multiplier_set import detaching, multiplier_set_constraints
+from .sticking_margin import variable_values
+
+
+class AffineSet:
+    """The affine hull of Λ(a) in dense form: ``λ_act = (λ_eq, λ_in over the non-detaching rows)`` with
+    ``J_actᵀ λ_act = r = M a + F`` (detaching rows carry λ = 0). Used to put a solver's multipliers
+    exactly on it (a least-squares correction) before a ratio is read off, and to tell whether the
+    normal multipliers of the sticking contacts are the same at every point of it."""
+
+    def __init__(self, p: ContactProblem, a: np.ndarray, atol: float, lam_n=None):
+        from ..linalg.dense import as_dense
+
+        E, _ = p.equalities
+        G, _ = p.inequalities
+        self.L = L = Layout(p)
+        self.det = set(int(i) for i in detaching(p, a, atol, lam_n))
+        self.keep = np.array([k for k, i in enumerate(p.unilateral) if int(i) not in self.det], dtype=int)
+        J = np.vstack([as_dense(E).reshape(L.pe, p.n), as_dense(G).reshape(L.pg, p.n)[self.keep]])
+        self.J = J
+        Ma = np.asarray(p.M @ a).ravel()
+        self.r = Ma + p.F
+        self.load_terms = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
+        self.pinv = np.linalg.pinv(J.T) if J.size else np.zeros((0, p.n))
+
+    def project(self, lev: np.ndarray, liv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(λ_eq, λ_in) moved by the least-squares correction onto ``J_actᵀλ = r``."""
+        x = np.concatenate([lev, liv[self.keep]])
+        x = x + self.pinv @ (self.r - self.J.T @ x)
+        li = np.zeros_like(liv)
+        li[self.keep] = x[self.L.pe:]
+        return x[:self.L.pe], li
+
+    def pinned_normals(self, p: ContactProblem) -> dict[int, float] | None:
+        """{contact: λ_n} when every sticking normal multiplier is the same on the whole affine hull
+        (its coordinate is zero in every kernel vector of ``J_actᵀ``), else None."""
+        from ..linalg.dense import null_space
+
+        if self.J.shape[0] == 0:
+            return None
+        K = null_space(self.J.T)
+        x0 = self.pinv @ self.r
+        out = {}
+        for i in self.L.sticking:
+            if i in self.det:
+                continue
+            k = self.L.pos_b[i] if i in self.L.pos_b else self.L.pe + int(np.searchsorted(self.keep, self.L.pos_u[i]))
+            if K.shape[1] and float(np.abs(K[k]).max()) > KERNEL_COMPONENT_TOL:
+                return None
+            out[i] = float(x0[k])
+        return out
+
+
+def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarray, det: set,
+                   zero: float) -> float:
+    """``max_i ‖λ_t,i‖ / |λ_n,i|`` over the sticking contacts for given multipliers (inf when a contact
+    with a tangential force has no normal force, e.g. a detaching one); tangential forces below ``zero``
+    count as zero. Every value of it at a point of Λ(a) is a friction coefficient that works."""
+    worst = 0.0
+    for i in L.sticking:
+        t = float(np.linalg.norm(L.tangent(i, lev)))
+        if t <= zero:
+            continue
+        nrm = 0.0 if i in det else abs(float(L.normal(i, lev, liv)))
+        worst = max(worst, t / nrm if nrm > zero else float("inf"))
+    return worst
+
+
+def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: AffineSet, normals: dict[int, float],
+                   conic: MultiplierSetConic | None = None):
+    """μ_min's upper end when the sticking normal multipliers are pinned on Λ(a): ``min μ`` s.t. λ ∈ Λ(a),
+    ``‖λ_t,i‖ <= μ |λ*_n,i|`` on the pinned contacts and ``λ_t,i = 0`` on the detaching sticking ones (``λ_n,i = 0``:
+    their disk, sticking (14b), is {0} for every μ) is then one LP (2D) or SOCP (3D) in (μ, λ) (sticking Prop. 11
+    with the normal forces fixed). Returns the achieved ratio of the solution put exactly on the affine hull, a
+    friction coefficient that provably works, inf when the program is ``infeasible`` (μ is one of its variables:
+    no μ works), or None when it ends anything else (``conic``: the program in Clarabel's form, tried first). The
+    lower end is proven by the caller (:func:`mu_min_bracket`)."""
+    no_force = tuple(i for i in aff.L.sticking if i in aff.det)
+    point = None
+    if conic is not None:
+        ans = conic.min_common_mu(normals, no_force)
+        if ans.status == "solved":
+            point = (ans.lev, ans.liv)
+        elif ans.status != "failed":
+            return float("inf") if ans.status == "infeasible" else None
+    if point is None:
+        import cvxpy as cp  # the fallback only: the direct path needs no cvxpy
+
+        L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
+        mu = cp.Variable(nonneg=True)
+        for i, lam in normals.items():
+            cons.append(cp.norm(L.tangent(i, le), 2) <= mu * abs(lam))
+        for i in no_force:
+            cons.append(L.tangent(i, le) == 0)
+        prob = cp.Problem(cp.Minimize(mu), cons)
+        status = run(prob)
+        if status == "infeasible":
+            return float("inf")
+        if status != "solved" or mu.value is None:
+            return None
+        point = variable_values(L, le, li)
+    lev, liv = aff.project(*point)
+    return achieved_ratio(p, aff.L, lev, liv, aff.det, _zero(aff))
+
+
+def _zero(aff: AffineSet) -> float:
+    """Forces below 1e-9 of the load's terms ``max(‖M a‖∞, ‖F‖∞)`` count as zero (the rule of
+    :func:`gaussqp.friction.sticking_analysis.singleton_verdict`): a ratio of two solver-noise forces says nothing."""
+    return ZERO_FORCE_RTOL * aff.load_terms
+
+
+def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
+           conic: MultiplierSetConic | None = None) -> float | None:
+    """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11): the upper end of
+    :func:`mu_min_bracket` (inf when no μ up to MU_MAX works, proven; None when undecided)."""
+    return mu_min_bracket(p, a, atol, run, lam_n, conic)[1]
+
+
+def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
+                   conic: MultiplierSetConic | None = None, why: list | None = None
+                   ) -> tuple[float | None, float | None]:
+    """``(lower, μ_min)``, both ends proven: ``μ_min`` a common friction coefficient that works (the achieved ratio
+    of a point of Λ(a) ∩ cones(μ_min) put exactly on the affine hull of Λ(a)), ``lower`` the largest μ at which every
+    sign pattern's program ended ``infeasible`` (0.0 when none did: μ >= 0 is no claim), so the smallest common μ
+    of sticking Prop. 11 lies in ``[lower, μ_min]``. ``(lower, inf)`` when the program at the largest μ tried (up
+    to :data:`MU_MAX`) ended ``infeasible`` (the set is monotone in μ: no μ up to it works). ``(lower, None)`` when
+    it cannot be decided: a status that decides nothing is never read as "infeasible" (13 of 1,000 sticking
+    problems of issue #25 reported inf where a common μ works). ``why``: a list that receives the reason of an
+    undecided answer.
+
+    Λ(a) is the same set at every optimal ``a`` of F1 (its KKT pairs are primal optima × dual optima), so this is
+    μ_min over the whole sticking solution set, the quantity a solve at common μ decides.
+
+    - Sticking normal forces pinned on Λ(a) (e.g. redundant tangent rows only): one program gives the upper end,
+      :func:`_direct_mu_min`; one feasibility program at ``μ_min (1 − MU_LOWER_PROOF_RTOL)`` proves the lower end,
+      else the bisection below runs from it.
+    - Otherwise (quasi-convex: μ multiplies the variable λ_n) bisection on the conic feasibility of
+      Λ(a), where each *feasible* answer is put exactly on the affine hull of Λ(a) and its achieved
+      ratio :func:`achieved_ratio` becomes the upper end (a friction coefficient that provably works,
+      never the solver's tolerance below it), and only an ``infeasible`` status moves the lower end: a
+      status that decides nothing ends the bisection at the achieved upper end instead of being read as
+      infeasible (which made μ_min too large). It stops when ``hi − lo`` reaches :data:`MU_RTOL` or when the
+      proven bracket ``[lo, best]`` reaches :data:`MU_BRACKET_RTOL`.
+
+    ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
+    first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
+    """
+    why = [] if why is None else why
+    L = Layout(p)
+    aff = AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
+    patterns = list(L.sign_patterns())
+    progs: dict = {}  # the cvxpy programs (μ a Parameter), built when the Clarabel form of one decides nothing
+
+    def program(k: int):
+        import cvxpy as cp  # the fallback only: the direct path needs no cvxpy
+
+        if "mu" not in progs:
+            progs["mu"] = cp.Parameter(p.m, nonneg=True)
+        if k not in progs:
+            L2, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)
+            cons += cone_constraints(L2, le, li, progs["mu"], DISK, patterns[k])
+            progs[k] = (cp.Problem(cp.Minimize(0), cons), le, li)
+        return progs[k]
+
+    def feasible_point(k: int, value: float) -> tuple[str, tuple | None]:
+        if conic is not None:
+            ans = conic.feasible(np.full(p.m, value), patterns[k])
+            if ans.status != "failed":
+                return ans.status, (ans.lev, ans.liv)
+        pr, le, li = program(k)
+        progs["mu"].value = np.full(p.m, value)
+        st = run(pr)
+        return st, (variable_values(L, le, li) if st == "solved" else None)
+
+    def attempt(value: float) -> tuple[str, float]:
+        """('feasible', achieved ratio) | ('infeasible', nan) | ('undecided', nan)"""
+        statuses = []
+        for k in range(len(patterns)):
+            st, point = feasible_point(k, value)
+            statuses.append(st)
+            if st == "solved":
+                if aff is None:
+                    return "feasible", value
+                lev, liv = aff.project(*point)
+                got = achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
+                # the solver's point works with its own ratio; one far above ``value`` decides nothing
+                return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
+        return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
+
+    lo, hi, best = 0.0, None, None
+    normals = aff.pinned_normals(p) if aff is not None else None
+    if normals is not None:
+        direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
+        if direct == float("inf"):
+            return float("inf"), float("inf")  # the program in (μ, λ) is infeasible: no μ at all works
+        if direct is not None:
+            hi = best = direct
+            if best == 0.0:
+                return 0.0, 0.0
+            # the lower end: below the backend's feasibility tolerance (MU_ACCEPT_RTOL) a program near the optimum
+            # decides nothing, so the proof is asked at MU_LOWER_PROOF_RTOL below the optimum
+            cand = best * (1 - MU_LOWER_PROOF_RTOL)
+            st, val = attempt(cand)
+            if st == "infeasible":
+                return cand, best
+            if st == "feasible":
+                hi, best = cand, min(best, val)
+    if hi is None:
+        st, val = attempt(0.0)
+        if st == "feasible":
+            return 0.0, 0.0
+        hi = max(1.0, float(p.friction[p.sticking].max(initial=0.0)))
+        while True:
+            st, val = attempt(hi)
+            if st == "feasible":
+                break
+            if st == "infeasible":
+                lo = hi  # proven: the set is monotone in μ, so every μ <= hi fails too
+            grown = hi * 4.0
+            if grown > MU_MAX:
+                if st == "infeasible":
+                    return lo, float("inf")
+                why.append(f"the feasibility program at μ = {hi:.6g} decided nothing (status other than solved or "
+                           "infeasible): μ_min is not proven finite nor infinite")
+                return lo, None
+            hi = grown
+        best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
+    for _ in range(MU_BISECTION_MAX):
+        if hi - lo <= MU_RTOL * max(hi, MU_FLOOR) or best - lo <= MU_BRACKET_RTOL * max(best, MU_FLOOR):
+            break
+        for frac in (0.5, 0.25, 0.75):  # a backend that decides nothing at the midpoint: try the quarters
+            mid = lo + frac * (hi - lo)
+            st, val = attempt(mid)
+            if st != "undecided":
+                break
+        if st == "feasible":
+            hi, best = mid, min(best, val)
+        elif st == "infeasible":
+            lo = mid
+        else:
+            break
+    return lo, best

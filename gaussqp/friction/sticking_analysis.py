@@ -1,0 +1,202 @@
+"""The sticking verdict at one acceleration (split from :mod:`gaussqp.friction.verdict`, issue #26 item 3): the
+record :class:`StickingVerdict` and the two ways to fill it, :func:`analyze` (the programs on the multiplier set
+Λ(a) of :mod:`gaussqp.friction.multiplier_set`) and :func:`singleton_verdict` (Λ(a) a single point: no program).
+
+All quantities are computed on Λ(a) (fixed acceleration; its active set needs a tolerance, which is reported):
+
+- ``margin`` (:func:`gaussqp.friction.sticking_margin.margin`): max over Λ(a) of min over the non-detaching
+  sticking contacts of ``μ_i |λ_n,i| - ‖λ_t,i‖`` (sticking Prop. 4).
+- ``boundary_contacts``: contacts whose own ``max μ_i|λ_n,i| - ‖λ_t,i‖`` over Λ(a) ∩ cones is 0
+  (they are on the boundary for *every* admissible force: exact, one SOCP each, up to
+  :data:`gaussqp.settings.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
+- ``detaching_contacts``: unilateral sticking contacts with ``n_i a + b_i > 0`` (they leave, Prop. 4
+  and footnote 3 of the sticking paper).
+- ``mu_min`` (:func:`gaussqp.friction.mu_min.mu_min_bracket`): the smallest common friction coefficient for which
+  the all-sticking problem is solvable (sticking Prop. 11); ``mu_min_lower`` the bisection's proven lower end.
+
+What the verdict decides about an answer (its uniqueness inside the cones) is stated by
+:func:`gaussqp.certificates.sticking_verdict.sticking_verdict`, which attaches it to a solution.
+
+Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+not when this module is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..backends import direct_backend, get_backend, solve_program
+from ..jsonable import json_float, to_jsonable
+from ..model.problem import ContactProblem
+from ..model.rows import assemble_multipliers
+from ..settings import (BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, DIRECT_CONIC_BACKENDS, SINGLETON_DENSE_MAX, Tolerance,
+                        ZERO_FORCE_RTOL)
+from .cones import Layout
+from .multiplier_conic import MultiplierSetConic
+from .multiplier_set import active_tolerance, detaching
+from .mu_min import AffineSet, mu_min_bracket
+from .sticking_margin import contact_margins, margin
+
+if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the functions that build a program
+    import cvxpy as cp
+
+
+@dataclass
+class StickingVerdict:
+    feasible: bool | None
+    margin: float | None
+    boundary_contacts: list[int] = field(default_factory=list)
+    detaching_contacts: list[int] = field(default_factory=list)
+    mu_min: float | None = None
+    #: the proven lower end of μ_min (:func:`mu_min_bracket`); None when μ_min was read off a single point
+    mu_min_lower: float | None = None
+    #: why ``mu_min`` is None (undecided: a program decided nothing), else None
+    mu_min_reason: str | None = None
+    active_tolerance: float | np.ndarray = 0.0  # per unilateral row (multiplier_set.active_tolerance)
+    boundary_test: str = "exact"
+    signs: dict = field(default_factory=dict)
+    #: the point the margin was measured at: the acceleration and the multipliers ``(λ_n (m,), λ_t (m, d−1))`` in
+    #: input order (the max-margin multipliers of Λ(a), or λ* when Λ(a) is a point); None when no margin was found
+    acceleration: np.ndarray | None = None
+    multipliers: tuple | None = None
+
+    def as_dict(self) -> dict:
+        """The verdict as JSON, with ``evidence`` (the acceleration and multipliers its margin was read at, and what
+        to check on them) when a finite margin was measured at a point."""
+        ev = {}
+        if self.multipliers is not None and self.acceleration is not None and self.margin is not None \
+                and np.isfinite(self.margin):
+            ev = {"evidence": to_jsonable({
+                "verify": "M a + F = J_nᵀλ_n + J_tᵀλ_t; tangent_i,k · a + tangent_drift_i,k = 0 on sticking contacts; "
+                          "λ_n,i >= 0 on unilateral contacts and λ_n,i = 0 where normal_i · a + normal_drift_i > 0 "
+                          "(detaching_contacts); on every sticking contact not detaching μ_i s_i λ_n,i − ‖λ_t,i‖ >= "
+                          "margin (s_i from signs, 1 when absent): margin > 0 means sticking persists",
+                "acceleration": self.acceleration, "lambda_normal": self.multipliers[0],
+                "lambda_tangent": self.multipliers[1], "signs": self.signs})}
+        return {**ev, "feasible": self.feasible, "margin": json_float(self.margin) if self.margin is not None else None,
+                "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
+                "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
+                "mu_min_lower": json_float(self.mu_min_lower) if self.mu_min_lower is not None else None,
+                "mu_min_reason": self.mu_min_reason,
+                "active_tolerance": np.asarray(self.active_tolerance, dtype=float).tolist(), "boundary_test": self.boundary_test}
+
+
+def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
+    """(λ_n, λ_t) put on the affine hull of Λ(a) (see :class:`gaussqp.friction.mu_min.AffineSet`)."""
+    L = Layout(p)
+    S = L.sticking
+    lev = np.concatenate([lam_n[p.bilateral], lam_t[S].ravel()]) if L.pe else np.zeros(0)
+    liv = lam_n[p.unilateral] if L.pg else np.zeros(0)
+    aff = AffineSet(p, a, atol, lam_n)
+    lev, liv = aff.project(lev, liv)
+    ln, lt = lam_n.copy(), lam_t.copy()
+    ln[p.bilateral] = lev[:L.mb]
+    ln[p.unilateral] = liv
+    if len(S):
+        lt[S] = lev[L.mb:].reshape(len(S), L.d1)
+    return ln, lt
+
+
+def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray,
+                      feasible: bool) -> StickingVerdict:
+    """The verdict when the multiplier rows ``J_all`` are independent (tutorial Prop. 3(i), 7(i)): then
+    Λ(a) without the cones is {λ*} (the solution's multipliers; when sticking is infeasible, F1's at the
+    same acceleration), and everything is read off λ* exactly, with no program: the margin is
+    ``min_i μ_i |λ_n,i| - ‖λ_t,i‖`` over the non-detaching sticking contacts (None when a detaching
+    contact carries a tangential force: no μ helps), the boundary contacts (feasible case) are those
+    where it vanishes (sticking Prop. 4(ii)), and ``μ_min = max_i ‖λ_t,i‖ / |λ_n,i|`` (sticking
+    Prop. 11 with a single admissible force).
+
+    λ* is recomputed exactly (up to :data:`SINGLETON_DENSE_MAX` coordinates): the solver's multipliers
+    are put on the affine hull of Λ(a) by a least-squares correction, which *is* λ* when the hull is a
+    point, so μ_min and the margin do not inherit the backend's tolerance (an interior-point answer of
+    a degenerate problem is off by about the square root of it). Forces below 1e-9 of the load's
+    terms ``max(‖M a‖∞, ‖F‖∞)`` (the data of Λ(a), not the multipliers judged) count as zero."""
+    atol = active_tolerance(p, a)
+    det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
+    L = Layout(p)
+    lam_n = np.asarray(lam_n, dtype=float)
+    lam_t = np.asarray(lam_t, dtype=float).reshape(p.m, p.dimension - 1)
+    Ma = np.asarray(p.M @ a).ravel()
+    # the terms of the load M a + F, not their sum: a zero load (free flight) is round-off of them
+    load = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
+    if p.n <= SINGLETON_DENSE_MAX and p.m <= SINGLETON_DENSE_MAX:
+        lam_n, lam_t = _exact_point(p, a, atol, lam_n, lam_t)
+    zero = ZERO_FORCE_RTOL * load
+    slack, ratio, pinned = {}, 0.0, False
+    for i in L.sticking:
+        t, nrm = float(np.linalg.norm(lam_t[i])), abs(float(lam_n[i]))
+        if i not in det:
+            slack[i] = p.friction[i] * nrm - t
+        elif t > zero:
+            pinned = True  # a detaching contact has λ_n = 0, so its disk is {0}
+        if t > zero:
+            ratio = max(ratio, t / nrm if nrm > zero else float("inf"))
+    scale = load
+    signs = {i: (1 if lam_n[i] >= 0 else -1) for i in L.bilateral_sticking}
+    margin = None if pinned else (min(slack.values()) if slack else float("inf"))
+    if not feasible and margin is not None and margin > 0:
+        margin = None  # a positive margin contradicts the infeasible answer: not measured, never +inf
+    return StickingVerdict(feasible=feasible, margin=margin,
+                           boundary_contacts=[i for i, x in slack.items() if x <= BOUNDARY_RTOL * scale] if feasible else [],
+                           detaching_contacts=det, mu_min=ratio, active_tolerance=atol,
+                           boundary_test="exact (unique multipliers)", signs=signs,
+                           acceleration=np.asarray(a, dtype=float), multipliers=(lam_n, lam_t))
+
+
+def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str | None, tol: Tolerance,
+            want_mu_min: bool = True, lam_n: np.ndarray | None = None) -> StickingVerdict:
+    """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
+    normal multipliers of the same solution, keeps rows with a nonzero force active (see
+    :func:`gaussqp.friction.multiplier_set.detaching`)."""
+    needs = "socp" if p.dimension >= 3 else "qp"
+    name = solver if needs == "qp" or solver != "osqp" else None
+    chosen: dict = {}
+
+    def run(prob: cp.Problem) -> str:  # every cvxpy program of the verdict, through the single solve path
+        if "backend" not in chosen:  # resolved once (a lookup costs ~1 ms), and only when a cvxpy program runs
+            chosen["backend"] = get_backend(name, needs=needs)
+        return solve_program(prob, chosen["backend"], tol, needs)[1]
+
+    atol = active_tolerance(p, a)
+    # the programs in Clarabel's form, built once on Λ(a) (issue #15); the cvxpy programs are their fallback
+    direct = direct_backend(name, needs, DIRECT_CONIC_BACKENDS)
+    conic = MultiplierSetConic(p, a, atol, lam_n, direct, tol) if direct is not None else None
+    det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
+    L = Layout(p)
+    best, best_signs, best_point = None, {}, None
+    for signs in L.sign_patterns():
+        m, point = margin(p, a, atol, signs, run, lam_n, conic)
+        if m is not None and (best is None or m > best):
+            best, best_signs, best_point = m, signs, point
+    v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol,
+                        signs=best_signs)
+    if best_point is not None and best_point[0] is not None and best_point[1] is not None:
+        v.acceleration = np.asarray(a, dtype=float)
+        v.multipliers = assemble_multipliers(p, np.asarray(best_point[0], dtype=float).ravel(),
+                                             np.asarray(best_point[1], dtype=float).ravel())
+    # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
+    # 1e-3 of its load was on the boundary
+    scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
+    if feasible and best is not None and np.isfinite(best):
+        if len(L.sticking) <= BOUNDARY_EXACT_MAX:
+            cm = contact_margins(p, a, atol, best_signs, run, lam_n, conic)
+            v.boundary_contacts = [i for i, x in cm.items() if x <= BOUNDARY_RTOL * scale]
+        elif best_point is not None:
+            v.boundary_test = "at the max-margin multipliers"
+            lev, liv = best_point
+            for i in L.sticking:
+                if i in det:
+                    continue
+                slack = p.friction[i] * best_signs.get(i, 1) * float(L.normal(i, lev, liv)) - \
+                    float(np.linalg.norm(L.tangent(i, lev)))
+                if slack <= BOUNDARY_RTOL * scale:
+                    v.boundary_contacts.append(i)
+    if want_mu_min:
+        why: list = []
+        v.mu_min_lower, v.mu_min = mu_min_bracket(p, a, atol, run, lam_n, conic, why)
+        v.mu_min_reason = why[0] if v.mu_min is None and why else None
+    return v
