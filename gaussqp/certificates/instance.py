@@ -172,6 +172,30 @@ def _zero_on_kernel(rows: np.ndarray, K: np.ndarray, angle: float) -> np.ndarray
     return np.linalg.norm(rows @ K, axis=1) <= angle * np.linalg.norm(rows, axis=1)
 
 
+def _witness_refuted(problem: ContactProblem, a: np.ndarray, fac, s: np.ndarray, v: np.ndarray, w_kept: float,
+                     eps_n: float) -> str | None:
+    """Why the direction ``v`` of a "not unique" verdict is not an optimal direction, or None when it is one to its
+    own accuracy. Along an optimal direction the objective's first-order change ``(M a + F)ᵀv`` vanishes; ``v`` is
+    off ker M by at most ``θ = ‖M̃ v'‖ / λ_min,kept(M̃)`` (``v' = S⁻¹v``: its residual over the gap of the kept
+    spectrum, usually far sharper than the a-priori kernel angle), so a change beyond ``θ ‖S(M a + F)‖ ‖v'‖`` and the
+    round-off of its terms means a row dropped as zero on the kernel (or a multiplier decided negligible) decided
+    the verdict below what the data resolve (a hypothesis case: ``(M a + F)ᵀv = 1`` against terms of 4.6e4, the
+    row of F dropped at the angle 2.4e-5, the witness in ker M to 1e-17)."""
+    Ma = np.asarray(problem.M @ a).ravel()
+    g = Ma + problem.F
+    vp = v / s
+    Mt_vp = s * np.asarray(problem.M @ v).ravel()  # M̃ v' = S M S S⁻¹ v
+    theta = float(np.linalg.norm(Mt_vp)) / (w_kept * float(np.linalg.norm(vp))) + eps_n
+    terms = float((np.abs(as_dense(problem.M)) @ np.abs(a) + np.abs(problem.F)) @ np.abs(v))
+    slope = abs(float(g @ v))
+    bound = KERNEL_ANGLE_MULTIPLE * theta * float(np.linalg.norm(s * g)) * float(np.linalg.norm(vp)) + eps_n * terms
+    if slope <= bound:
+        return None
+    return (f"the direction found changes the objective at first order by {slope:.1e} ({slope / max(terms, 1e-300):.1e} "
+            f"of its terms, beyond its own accuracy {bound:.1e}): a row below the kernel's resolution decided it; the "
+            "data do not decide uniqueness at this precision")
+
+
 def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
     """Exact: the optimal face of F1 is {a*} iff its directions at a* are {0} (singular Prop. 5(a)).
 
@@ -235,6 +259,12 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     if t.witness is not None:
         witness = s * (Kt @ t.witness)
         witness = witness / np.abs(witness).max()
+        refuted = _witness_refuted(problem, a, fac, s, witness, w[-fac.rank] if fac.rank else 1.0, eps_n)
+        if refuted is not None:
+            return Certificate(
+                id="unique_acceleration", name="uniqueness of the acceleration (exact)",
+                source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=None, margin=float("nan"),
+                implies=f"undecided: {refuted}", data={**data, "witness": witness})
     return Certificate(
         id="unique_acceleration", name="uniqueness of the acceleration (exact)",
         source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
