@@ -21,9 +21,16 @@ for the shipped humanoid ``real/humanoid_lying`` made mode-free (its "sticking" 
 Every answer, ours and Siconos's, is judged by **our** natural-map residual ÷‖q‖ recomputed here from ``W r + q``;
 "ok" means ≤ 1e-8. The target column is ``min(2 × fastest Siconos solver reaching 1e-8, max(that, 10 ms))`` as the
 issue states it (≤ 2× the fastest, or ≤ 10 ms where that is longer; 5 s where no Siconos solver reaches 1e-8).
-Times are the median of ``--repeat`` runs (1 for "before": minutes). The humanoid row re-solves a rollout of
-``--states`` nearby states (force and contact rows scaled within 1 %), each warm-started from the previous answer,
-and reports the median time per state.
+Times are the median of ``--repeat`` runs (1 for "before": minutes).
+
+The humanoid's rollout (issue #27 item 3; ``--rollout-only`` runs it alone) re-solves ``--states`` nearby states
+(force and normal rows drifting ~1 % per state) and reports the median time per state of: ``gaussqp.solve`` of the
+checkout ``--before`` (e.g. ``/work/main``: today's code, timed in a child process alternated with this process over
+``--rounds`` rounds), ``gaussqp.solve`` here and ``gaussqp.Solver.solve`` (warm-started from the last certified
+answer), with the cross-check off; the cross-check's own cost (on minus off, ``--cc-states`` states); building a
+state (``ContactProblem.from_blocks``, the caller's cost); Siconos PROX and NSGS on the condensed problem of
+``--siconos-states`` states (from r = 0, the solve alone); ``mujoco.mj_forward`` on the humanoid model when
+dm_control (which ships it) is installed.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from gaussqp.friction.coulomb_law import natural_map_residual  # noqa: E402
 from gaussqp.model.problem import ContactProblem  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # problems.real.mujoco_scenes (after gaussqp's import)
 from friction_fclib import run_siconos, siconos_available  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,6 +126,112 @@ def print_row(name, label, ok, res, t, extra=""):
           flush=True)
 
 
+def per_state(fn, roll, rounds: int = 1) -> float:
+    """Median over states of the per-state time of ``fn(state)`` (each state timed alone), median over ``rounds``."""
+    meds = []
+    for _ in range(rounds):
+        ts = []
+        for s in roll:
+            t0 = time.perf_counter()
+            fn(s)
+            ts.append(time.perf_counter() - t0)
+        meds.append(float(np.median(ts)))
+    return float(np.median(meds))
+
+
+def child_times(hum, args) -> dict:
+    """This script's rollout timings of ``gaussqp.solve`` with whatever gaussqp is on the path (``--child``: run by
+    the parent with PYTHONPATH at the checkout to compare with)."""
+    roll = states(hum, args.states, np.random.default_rng(0))
+    for s in roll[:3]:
+        gaussqp.solve(s, crosscheck=False)
+    out = {"solve": per_state(lambda s: gaussqp.solve(s, crosscheck=False), roll),
+           "solve_cc": per_state(lambda s: gaussqp.solve(s), roll[:args.cc_states])}
+    return out
+
+
+def rollout_rows(hum, args, record, use_siconos) -> None:
+    """The humanoid's rollout: ``--states`` nearby states (force and normal rows drifting within ~1 % per state),
+    per state: before (``gaussqp.solve`` of the checkout ``--before``, in a child process, alternated with this
+    process's timings over ``--rounds`` rounds), ``gaussqp.solve`` here, ``Solver.solve`` (warm-started, certified),
+    each with the cross-check off and on; building a state (``ContactProblem.from_blocks``, the user's cost);
+    Siconos PROX on the condensed problem of a few states (from r = 0, its solve alone); ``mj_forward``."""
+    import subprocess
+
+    roll = states(hum, args.states, np.random.default_rng(0))
+    name = "humanoid rollout, per state"
+    before = []
+
+    def run_before():
+        if not args.before:
+            return
+        env = dict(os.environ, PYTHONPATH=args.before)
+        out = subprocess.run([sys.executable, __file__, "--child", "--states", str(args.states),
+                              "--cc-states", str(args.cc_states)], env=env, capture_output=True, text=True)
+        if out.returncode == 0:
+            before.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        else:
+            print(out.stderr[-2000:], file=sys.stderr)
+
+    here = {"solve": [], "solver": [], "solve_cc": [], "solver_cc": []}
+    worst, warm, status = 0.0, 0, set()
+    for _ in range(args.rounds):
+        run_before()
+        here["solve"].append(per_state(lambda s: gaussqp.solve(s, crosscheck=False), roll))
+        solver = gaussqp.Solver(roll[0], crosscheck=False)
+        sols = []
+        here["solver"].append(per_state(lambda s: sols.append(solver.solve(s)), roll))
+        for s, sol in zip(roll, sols):
+            status.add(str(sol.status))
+            warm += bool(sol.extras.get("warm_start"))
+            worst = max(worst, sol.natural_map_residual.relative)
+        here["solve_cc"].append(per_state(lambda s: gaussqp.solve(s), roll[:args.cc_states]))
+        solver_cc = gaussqp.Solver(roll[0])
+        here["solver_cc"].append(per_state(lambda s: solver_cc.solve(s), roll[:args.cc_states]))
+    med = {k: float(np.median(v)) for k, v in here.items()}
+    ok = status == {"solved"}
+    if before:
+        b = float(np.median([x["solve"] for x in before]))
+        bcc = float(np.median([x["solve_cc"] for x in before]))
+        record(name, "before: gaussqp.solve", None, None, b, f"checkout {args.before}, crosscheck off")
+        record(name, "before: cross-check alone", None, None, bcc - b,
+               f"gaussqp.solve with the cross-check {bcc * 1e3:.2f} ms minus without ({args.cc_states} states)")
+    record(name, "after: gaussqp.solve", None, None, med["solve"], "cold, crosscheck off, certified")
+    record(name, "after: Solver.solve", ok, worst, med["solver"],
+           f"warm-started ({warm // args.rounds} of {len(roll)} states), certified; crosscheck off; statuses {sorted(status)}")
+    record(name, "after: cross-check alone", None, None, med["solver_cc"] - med["solver"],
+           f"Solver.solve with the cross-check {med['solver_cc'] * 1e3:.2f} ms minus without; "
+           f"gaussqp.solve with it {med['solve_cc'] * 1e3:.2f} ms")
+    t = per_state(lambda s: ContactProblem.from_blocks(s.M, s.F, s.J_n, s.normal_drift, [str(x) for x in s.types],
+                                                       s.J_t, s.tangent_drift, s.friction, [str(m) for m in s.modes],
+                                                       s.slip, s.has_tangent, s.dimension), roll[:50])
+    record(name, "building a state", None, None, t, "ContactProblem.from_blocks (validation, M's factorization): "
+           "the caller's cost, not in the rows above")
+    if use_siconos:
+        for sname in ("SICONOS_FRICTION_3D_PROX", "SICONOS_FRICTION_3D_NSGS"):
+            ts, res = [], []
+            for s in roll[:args.siconos_states]:
+                cd = condense(s)
+                out = run_siconos(cd.W, cd.q, cd.mu, s.dimension).get(sname, {})
+                if "time" in out:
+                    ts.append(out["time"])
+                    res.append(our_residual(cd.W, cd.q, cd.mu, s.dimension, np.array(out["r"])))
+            if ts:
+                record(name, sname.replace("SICONOS_FRICTION_3D_", "siconos "), max(res) <= TOL, max(res),
+                       float(np.median(ts)), f"condensed problem, from r = 0, its solve alone, {len(ts)} states")
+    try:
+        import mujoco  # noqa: F401
+        from problems.real.mujoco_scenes import humanoid_lying
+
+        m, d, *_ = humanoid_lying()
+        import mujoco as mj
+
+        t = per_state(lambda _: mj.mj_forward(m, d), range(200))
+        record(name, "mujoco mj_forward", None, None, t, "the humanoid model (soft contacts)")
+    except Exception as exc:  # the model ships with dm_control
+        record(name, "mujoco mj_forward", None, None, None, f"not measured: {type(exc).__name__}: {exc}"[:90])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir", nargs="?", default=str(ROOT.parent / "shared" / "data" / "fclib"))
@@ -126,7 +240,17 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--states", type=int, default=200)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--before", default=None, help="a checkout (its root) whose gaussqp.solve is timed on the same "
+                    "rollout in a child process, alternated with this one's (e.g. /work/main)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cc-states", type=int, default=10, help="states timed with the cross-check on")
+    ap.add_argument("--siconos-states", type=int, default=5)
+    ap.add_argument("--rollout-only", action="store_true", help="only the humanoid's rollout")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child_times(mode_free(problems.load("real/humanoid_lying")), args)))
+        return 0
     use_siconos = not args.no_siconos and siconos_available()
     print(f"gaussqp {gaussqp.__file__}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; Siconos "
           f"{'on' if use_siconos else 'off'}; times in ms (median of {args.repeat}; 'before' once)")
@@ -138,7 +262,7 @@ def main(argv=None) -> int:
         rows.append({"problem": name, "route": label, "ok": ok, "residual": res, "time": t, "notes": extra})
 
     cases = []
-    for f in sorted(Path(args.dir).glob("*.hdf5")):
+    for f in ([] if args.rollout_only else sorted(Path(args.dir).glob("*.hdf5"))):
         from gaussqp.io import fclib
 
         try:
@@ -148,7 +272,8 @@ def main(argv=None) -> int:
     if not args.no_before:  # import cvxpy and compile once, so that no row is charged the import (~1 s)
         solve_local(np.eye(3), np.array([-1.0, 0.5, 0.0]), np.array([0.3]), 3)
     hum = mode_free(problems.load("real/humanoid_lying"))
-    cases.append(("humanoid_lying (mode-free)", hum))
+    if not args.rollout_only:
+        cases.append(("humanoid_lying (mode-free)", hum))
     for name, p in cases:
         Wd, qd, mud, d = dense_data(p)
         # ---- after: kernel, then route
@@ -190,28 +315,8 @@ def main(argv=None) -> int:
             res = our_residual(Wd, qd, mud, d, old.r)
             record(name, "before: convex iteration", res <= TOL, res, t,
                    f"{old.fixed_point_iterations} SOCPs + {old.newton_iterations} Newton")
-    # ---- the humanoid's rollout, warm-started
-    rng = np.random.default_rng(0)
-    roll = states(hum, args.states, rng)
-    times, kt, worst, its = [], [], 0.0, []
-    prev = None
-    for s in roll:
-        t0 = time.perf_counter()
-        cd = condense(s)
-        t1 = time.perf_counter()
-        ans = solve_mode_free(cd.W, cd.q, cd.mu, s.dimension, guess=prev)
-        t2 = time.perf_counter()
-        times.append(t2 - t0)
-        kt.append(t2 - t1)
-        its.append(ans.newton_iterations)
-        worst = max(worst, our_residual(cd.W, cd.q, cd.mu, s.dimension, ans.r))
-        prev = ans.r
-    record("humanoid rollout, per state", "after: condense + kernel", worst <= TOL, worst, float(np.median(times)),
-           f"{len(roll)} states warm-started; kernel alone {np.median(kt) * 1e3:.3f} ms; Newton it. median "
-           f"{int(np.median(its))}, max {max(its)}")
-    t, _ = median(lambda: [gaussqp.solve(s, crosscheck=False) for s in roll[:20]], 1)
-    record("humanoid rollout, per state", "after: gaussqp.solve", None, None, t / 20,
-           "cold (gaussqp.solve takes no guess yet), crosscheck off, verdict on")
+    # ---- the humanoid's rollout (issue #27 item 3)
+    rollout_rows(hum, args, record, use_siconos)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
     return 0

@@ -25,14 +25,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from .backends import get_backend
-from .dispatch import check_bracket, check_facets, choose_formulation, formulation_object, solve_classified
+from .dispatch import (PREFERENCES, check_bracket, check_facets, choose_formulation, formulation_object,
+                       solve_classified)
+from .formulations import FORMULATIONS
 from .errors import StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
 from .linalg.dense import sparse_digest
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .progress import Progress
-from .results import Solution
+from .results import SOLVED, Solution
 from .settings import get_tolerance
 
 #: what to do about a structure mismatch (the ``fix`` of :class:`~gaussqp.errors.StructureMismatchError`)
@@ -162,6 +164,8 @@ class Solver:
     ----------
     structure : a :class:`~gaussqp.ContactProblem` whose structure the Solver is for (its numbers are not kept)
     formulation, solver, tolerance, certify, crosscheck, facets, bracket : as in :func:`gaussqp.solve`
+    adapt : when True, a problem of another structure (a rollout whose contact set changed) re-binds the Solver to
+        that structure and is solved from a cold start, instead of raising StructureMismatchError
 
     Notes
     -----
@@ -183,7 +187,19 @@ class Solver:
     the instance certificates and the judge's verdict) and the cross-check. Nothing is skipped: a Solver is as certified as :func:`gaussqp.solve`, and saves only
     the per-call set-up, which is small next to a solve.
 
-    Bit for bit: the Solver's answer is computed by the same code on the same data as :func:`gaussqp.solve`'s, so
+    Mode-free Coulomb rollouts (issue #27 item 3): for a structure with ``"coulomb"`` contacts that F8
+    (``coulomb_fixed_point``) takes, the Solver holds its own F8 object
+    (:meth:`~gaussqp.formulations.coulomb.CoulombFixedPoint.for_structure`), which keeps the layout of the contact
+    blocks, the Cholesky factor of a dense M while M is unchanged, and the system class of the problem being solved
+    (not computed twice), and which starts the Newton method from the last *certified* answer's reaction (contact by
+    contact: the structure is the same), one Newton step from it on its own piece, then the cold starts if that is not
+    good enough. The choice of F8 for a system-class key is made once. Every state is still judged by its own
+    recomputed natural-map residual (``solved`` only when it passes), and cross-checked as :func:`gaussqp.solve` does.
+    Where the answer is unique this is :func:`gaussqp.solve`'s answer to the Newton method's accuracy; where it is not
+    (a hyperstatic robot: W singular, the reactions a continuum), the acceleration and Jᵀλ are the same and the
+    reaction may be another certified element of the solution set, the one nearest the last state's.
+
+    Bit for bit (other structures): the Solver's answer is computed by the same code on the same data as :func:`gaussqp.solve`'s, so
     it is the same to the last bit whenever :func:`gaussqp.solve` itself is repeatable; with ``solver="osqp"``,
     whose cached solver object warm-starts from the last answer it gave, two calls of :func:`gaussqp.solve` on one
     problem already agree only to OSQP's accuracy, depending on what was solved in between.
@@ -191,9 +207,13 @@ class Solver:
 
     def __init__(self, structure: ContactProblem, *, formulation: str = "auto", solver: str | None = None,
                  tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
-                 bracket: str = "auto"):
+                 bracket: str = "auto", adapt: bool = False):
         problem = _check_problem(structure, "structure")
         opts = _check_options(formulation, solver, tolerance, certify, crosscheck, facets, bracket)
+        #: a problem of another structure re-binds the Solver (cold start) instead of raising
+        self.adapt = _check_flag(adapt, "adapt")
+        #: how many times the Solver was re-bound to another structure (``adapt``)
+        self.rebinds = 0
         self.bracket = bracket
         self.certify, self.crosscheck, self.tolerance = opts["certify"], opts["crosscheck"], opts["tolerance"]
         self.facets = int(facets)
@@ -206,6 +226,21 @@ class Solver:
             self._formulations[formulation] = opts["formulation"]
         #: the structure every problem solved by this Solver must have
         self.structure = Structure.of(problem)
+        self._choice: dict = {}
+        self._bind_coulomb(problem)
+
+    def _bind_coulomb(self, problem: ContactProblem) -> None:
+        """The formulations that keep something per structure (:meth:`~gaussqp.formulations.base.Formulation.
+        for_structure`: F8 for a structure with ``"coulomb"`` contacts, issue #27) get an object of their own for
+        this structure — the contact blocks' layout, M's factor, the Newton method warm-started from the last
+        certified answer — among those this Solver may run (all with ``formulation="auto"``, else the one named)."""
+        self._rollout: dict[str, Formulation] = {}
+        for name, f in FORMULATIONS.items():
+            if self.formulation != "auto" and name != self.formulation:
+                continue
+            g = f.for_structure(problem)
+            if g is not None:
+                self._rollout[name] = self._formulations[name] = g
 
     def __repr__(self) -> str:
         s = self.structure
@@ -236,15 +271,45 @@ class Solver:
         tolerance=..., certify=..., crosscheck=..., facets=..., bracket=...)`` returns (the same function solves it:
         :func:`gaussqp.dispatch.solve_classified`)."""
         t0 = time.perf_counter()
-        self.check(problem)
+        if self.adapt:
+            _check_problem(problem, "problem")
+            if self.structure.difference(Structure.of(problem)) is not None:
+                self._rebind(problem)
+        else:
+            self.check(problem)
         return self._solve_checked(problem, t0)
 
+    def _rebind(self, problem: ContactProblem) -> None:
+        """``adapt``: this Solver is now for ``problem``'s structure — the contact set changed along a rollout. What
+        was kept for the old structure is dropped (layout, factors, formulation choices) and the next solve starts
+        cold: a reaction is carried contact by contact only between states of one structure."""
+        self.structure = Structure.of(problem)
+        self._choice = {}
+        self._formulations = {k: v for k, v in self._formulations.items() if k not in self._rollout}
+        self._bind_coulomb(problem)
+        self.rebinds += 1
+
     def _solve_checked(self, problem: ContactProblem, t0: float) -> Solution:
-        cls = problem.classify()
-        name = choose_formulation(problem, cls) if self.formulation == "auto" else self.formulation
-        return solve_classified(problem, cls, name, self._formulation(name), solver=self.solver,
-                                crosscheck=self.crosscheck, tol=self.tolerance, certify=self.certify,
-                                facets=self.facets, started=t0, bracket=self.bracket)
+        plans = [g.plan for g in self._rollout.values()]
+        cls = plans[0].classify(problem) if plans else problem.classify()  # once per problem, shared with accepts
+        if self.formulation != "auto":
+            name = self.formulation
+        elif cls.key in self._choice:
+            name = self._choice[cls.key]
+        else:
+            name = choose_formulation(problem, cls)
+            # the first route of the class's preferences, when it keeps a per-structure object, accepts by the
+            # structure (kept) and the class key alone: its choice stands for every state of that key
+            if name in self._rollout and PREFERENCES.get(cls.key, [None])[0] == name:
+                self._choice[cls.key] = name
+        sol = solve_classified(problem, cls, name, self._formulation(name), solver=self.solver,
+                               crosscheck=self.crosscheck, tol=self.tolerance, certify=self.certify,
+                               facets=self.facets, started=t0, bracket=self.bracket)
+        for route, g in self._rollout.items():
+            # the next state starts from this one's reaction only when it is certified and this route's (a failed or
+            # withdrawn answer, or another route's, leaves the next state to the cold starts)
+            g.plan.guess = g.plan.reaction(sol) if sol.status == SOLVED and sol.formulation == route else None
+        return sol
 
     def solve_many(self, problems: Iterable[ContactProblem], *, progress: bool = False) -> list[Solution]:
         """:meth:`solve` on each problem, in order; every problem's type and structure is checked before the first
@@ -252,12 +317,15 @@ class Solver:
         show = _check_flag(progress, "progress")
         items = _problem_list(problems)
         for i, p in enumerate(items):
-            self.check(p, f"problems[{i}]")
+            if self.adapt:
+                _check_problem(p, f"problems[{i}]")
+            else:
+                self.check(p, f"problems[{i}]")
         bar = Progress(len(items), show and bool(items), desc="solve_many", unit="problem")
         out = []
         try:
             for p in items:
-                out.append(self._solve_checked(p, time.perf_counter()))
+                out.append(self.solve(p) if self.adapt else self._solve_checked(p, time.perf_counter()))
                 bar.update()
         finally:
             bar.close()

@@ -73,6 +73,12 @@ class Formulation(ABC):
             sol.timing.add_certify(sol.timing.detail["verdict"])
         return sol
 
+    def for_structure(self, problem: ContactProblem) -> "Formulation | None":
+        """An object of this formulation for the states of ``problem``'s structure that keeps what it can reuse from
+        one state to the next (:class:`gaussqp.Solver`), or None (the default: nothing kept; the registered object
+        serves). Such an object's ``accepts`` must depend only on the structure and the system class's key."""
+        return None
+
     def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
         """The friction verdict of this formulation on a judged result (none by default); True when one ran."""
         return False

@@ -54,17 +54,18 @@ from ..backends import get_backend, solve_program
 from ..friction.coulomb_law import (contact_modes, de_saxce_shift, natural_map, natural_map_residual,
                                     project_cone, project_cone_jacobian)
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
-from ..linalg.mass import solve_mass
+from ..mechanics.delassus import delassus_of_rows
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..certificates.judge import finalize
+from ..errors import NotApplicableError
 from ..results import Solution
 from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
                         COULOMB_NEWTON_MAX_ITER, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_MAX_ITER, COULOMB_POLISH_RTOL,
                         COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
                         COULOMB_RESTARTS, Tolerance, get_tolerance)
-from .base import SelfJudgedFormulation
+from .base import Formulation, SelfJudgedFormulation
 
 
 @dataclass
@@ -427,15 +428,88 @@ class Condensed:
     a_free: np.ndarray
 
 
-def condense(problem: ContactProblem) -> Condensed:
-    """``W = J M⁻¹ Jᵀ`` (symmetrized: it is symmetric up to round-off), ``q = J M⁻¹(−F) + drift`` over
-    :func:`contact_blocks`, with one factorization of M (:func:`~gaussqp.linalg.mass.solve_mass`). Requires M ≻ 0."""
-    J, drift, mu = contact_blocks(problem)
-    F = np.asarray(problem.F, dtype=float)
-    X = np.asarray(solve_mass(problem.M, np.column_stack([J.T.toarray(), -F])))
-    MinvJt, a_free = X[:, :-1], X[:, -1]
-    W = np.asarray(J @ MinvJt)
-    return Condensed(W=(W + W.T) / 2, q=np.asarray(J @ a_free).ravel() + drift, mu=mu, MinvJt=MinvJt, a_free=a_free)
+class CoulombPlan:
+    """What the mode-free route keeps for one problem *structure* (issue #27 item 3): :class:`gaussqp.Solver`
+    holds one while it re-solves the states of a rollout; :func:`condense` makes a throwaway one per call.
+
+    Kept from the structure (the :class:`gaussqp.batch.Structure`: counts, modes, which contacts have tangents,
+    dense or sparse storage): where each row of ``[J_n; J_t]`` goes in the contact blocks (normal, tangents) and
+    which contacts are ``"coulomb"`` (μ of the others is 0). Kept while the numbers do not change: the Cholesky
+    factor of a dense ``M`` (reused when the next state's ``M`` is equal entry for entry, the same operation
+    :func:`~gaussqp.linalg.mass.solve_mass` would redo: same bits), the system class of the problem being solved
+    (computed once per problem, not once by the Solver and again by ``accepts``). Carried from one state to the
+    next: ``guess``, the last *certified* answer's reaction, contact by contact in the blocks (normal, tangents),
+    which the Newton method evaluates as one of its starts (:func:`~gaussqp.friction.nonsmooth_newton.solve_newton`:
+    kept when its residual is within :data:`~gaussqp.settings.COULOMB_NN_GUESS_RTOL`, else the cold starts are
+    evaluated too and the best by merit is taken). Nothing here decides a status: every state is judged by its own
+    recomputed residuals."""
+
+    def __init__(self, problem: ContactProblem):
+        m, d, n = problem.m, problem.dimension, problem.n
+        self.m, self.d, self.n = m, d, n
+        #: every matrix stored dense: the contact blocks are gathered densely (no sparse permutation)
+        self.dense = not (sp.issparse(problem.M) or sp.issparse(problem.J_n) or sp.issparse(problem.J_t))
+        self.coulomb = np.isin(problem.modes, ["coulomb"])
+        has_t = np.asarray(problem.has_tangent, dtype=bool)
+        nt = problem.J_t.shape[0]
+        keep_t = np.repeat(has_t, d - 1) if nt == m * (d - 1) else np.zeros(nt, dtype=bool)
+        self.normal_pos = np.arange(m) * d
+        self.tangent_rows = np.flatnonzero(keep_t)  # rows of J_t kept (a contact without tangents has zero rows)
+        self.tangent_pos = (self.tangent_rows // (d - 1)) * d + 1 + self.tangent_rows % (d - 1)
+        self._M = None
+        self._chol = None
+        self._classified: tuple = (None, None)
+        #: the reaction (m·d,) of the last certified state, or None (cold start)
+        self.guess: np.ndarray | None = None
+
+    def blocks(self, problem: ContactProblem) -> tuple:
+        """(J, drift, mu) as :func:`contact_blocks` gives them, J dense (m·d × n) when the problem is stored dense."""
+        if not self.dense:
+            return contact_blocks(problem)
+        m, d = self.m, self.d
+        J = np.zeros((m * d, self.n))
+        J[self.normal_pos] = problem.J_n
+        drift = np.zeros(m * d)
+        drift[self.normal_pos] = problem.normal_drift
+        if self.tangent_rows.size:
+            J[self.tangent_pos] = np.asarray(problem.J_t)[self.tangent_rows]
+            drift[self.tangent_pos] = np.asarray(problem.tangent_drift)[self.tangent_rows]
+        mu = np.where(self.coulomb, problem.friction, 0.0).astype(float)
+        return J, drift, mu
+
+    def mass_cholesky(self, M: np.ndarray):
+        """``scipy.linalg.cho_factor(M)`` of a dense M, reused while M is equal entry for entry to the last one
+        factored. Raises ``numpy.linalg.LinAlgError`` when M is not positive definite."""
+        if self._M is None or self._M.shape != M.shape or not np.array_equal(self._M, M):
+            import scipy.linalg as sla
+
+            self._chol = sla.cho_factor(np.asarray(M, dtype=float))
+            self._M = np.array(M, dtype=float)
+        return self._chol
+
+    def reaction(self, sol: Solution) -> np.ndarray | None:
+        """The reaction of ``sol`` in the contact blocks (normal, tangents), contact by contact, or None."""
+        if sol.lambda_normal is None or sol.lambda_tangent is None or len(sol.lambda_normal) != self.m:
+            return None
+        return np.hstack([np.asarray(sol.lambda_normal)[:, None], np.asarray(sol.lambda_tangent)]).ravel()
+
+    def classify(self, problem: ContactProblem):
+        """``problem.classify()``, computed once per problem object (the last one asked)."""
+        if self._classified[0] is not problem:
+            self._classified = (problem, problem.classify())
+        return self._classified[1]
+
+
+def condense(problem: ContactProblem, plan: CoulombPlan | None = None) -> Condensed:
+    """``W = J M⁻¹ Jᵀ`` (symmetrized: it is symmetric up to round-off), ``q = J M⁻¹(−F) + drift`` over the contact
+    blocks (:meth:`CoulombPlan.blocks`: dense rows for a dense problem, :func:`contact_blocks` otherwise), with one
+    factorization of M: :func:`gaussqp.mechanics.delassus.delassus_of_rows`, the Cholesky factor of a dense M kept by
+    ``plan`` while M does not change. Requires M ≻ 0."""
+    plan = plan if plan is not None else CoulombPlan(problem)
+    J, drift, mu = plan.blocks(problem)
+    factor = plan.mass_cholesky(problem.M) if plan.dense else None
+    rd = delassus_of_rows(problem, J, drift, factor=factor)
+    return Condensed(W=rd.W, q=rd.q, mu=mu, MinvJt=rd.MinvJt, a_free=rd.a_free)
 
 
 def condense_sparse(problem: ContactProblem) -> Condensed:
@@ -468,7 +542,8 @@ def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, fo
     sol.velocity = ans.u
     Ma = np.asarray(problem.M @ sol.acceleration).ravel()
     # recomputed from the problem's own rows, not from the condensed blocks J the answer was built on
-    Jn_abs, Jt_abs = abs(sp.csr_matrix(problem.J_n)), abs(sp.csr_matrix(problem.J_t))
+    Jn_abs = abs(sp.csr_matrix(problem.J_n)) if sp.issparse(problem.J_n) else np.abs(problem.J_n)
+    Jt_abs = abs(sp.csr_matrix(problem.J_t)) if sp.issparse(problem.J_t) else np.abs(problem.J_t)
     gen = (np.asarray(problem.J_n.T @ sol.lambda_normal).ravel()
            + np.asarray(problem.J_t.T @ sol.lambda_tangent.ravel()).ravel())
     Mabs = abs(problem.M) if sp.issparse(problem.M) else np.abs(problem.M)
@@ -503,14 +578,40 @@ class CoulombFixedPoint(SelfJudgedFormulation):
             return False, f"needs M ≻ 0 to condense the Delassus form (M has rank {cls.mass_rank} < {cls.n})"
         return True, ""
 
+    #: what this object keeps for one structure (:meth:`for_structure`); None for the registered object
+    plan: CoulombPlan | None = None
+
+    def for_structure(self, problem: ContactProblem) -> "CoulombFixedPoint | None":
+        """None for a structure without ``"coulomb"`` contacts (F8 does not take it); else a new F8 object for the states of ``problem``'s structure (:class:`gaussqp.Solver`): it keeps a
+        :class:`CoulombPlan` (the contact blocks' layout, M's Cholesky factor while M is unchanged, the system class
+        of the problem being solved) and starts the Newton method from ``plan.guess``, which the Solver sets to the
+        last certified answer's reaction. Its answers are judged as the registered object's are."""
+        if not len(problem.coulomb):
+            return None
+        f = type(self)()
+        f.plan = CoulombPlan(problem)
+        return f
+
+    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
+              verdict: bool = True) -> Solution:
+        if self.plan is None:
+            return super().solve(problem, solver, tolerance, verdict)
+        ok, why = self.accepts(problem, self.plan.classify(problem))  # the class the Solver computed, not again
+        if not ok:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        return Formulation.solve(self, problem, solver, tolerance, verdict)
+
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         """Condense (``W = J M⁻¹ Jᵀ``, ``q = J M⁻¹(−F) + drift``; sparse for a sparse M), :func:`solve_mode_free`
         (the nonsmooth Newton, else the convex iteration), recover ``a = M⁻¹(Jᵀ r − F)``; judged by the
-        natural-map residual and the dynamics residual row by row."""
+        natural-map residual and the dynamics residual row by row. With a :attr:`plan` (a Solver's re-solve), the
+        plan's layout and factor are reused and the Newton method also tries ``plan.guess``."""
         t0 = time.perf_counter()
         # a sparse M stays sparse (W = J M⁻¹ Jᵀ sparse, issue #27); a dense M (a robot's) is condensed densely
-        cd = condense_sparse(problem) if sp.issparse(problem.M) else condense(problem)
-        ans = solve_mode_free(cd.W, cd.q, cd.mu, problem.dimension, solver=solver, tolerance=tol)
+        cd = condense_sparse(problem) if sp.issparse(problem.M) else condense(problem, self.plan)
+        guess = self.plan.guess if self.plan is not None else None
+        ans = solve_mode_free(cd.W, cd.q, cd.mu, problem.dimension, solver=solver, tolerance=tol, guess=guess)
         sol = global_solution(problem, cd, ans, self.name)
+        sol.extras["warm_start"] = guess is not None
         sol.timing.total = time.perf_counter() - t0
         return sol

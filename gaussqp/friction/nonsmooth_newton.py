@@ -135,6 +135,24 @@ def shift_jacobian(u: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
     return D
 
 
+def _project(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
+    """:func:`gaussqp.friction.coulomb_law.project_cone` with the same arithmetic (same bits), selected with
+    ``np.where`` instead of boolean gathers and scatters: the Newton method projects a few times per iteration on
+    small problems, where the gathers were most of its cost."""
+    X = x.reshape(-1, d)
+    xn, xt = X[:, 0], X[:, 1:]
+    nt = np.sqrt(np.add.reduce(xt * xt, axis=1))
+    inside = (nt <= mu * xn) & (xn >= 0)
+    polar = mu * nt <= -xn
+    side = ~inside & ~polar
+    alpha = (xn + mu * nt) / (1.0 + mu * mu)
+    safe = np.where(nt > 0, nt, 1.0)
+    out = np.empty_like(X)
+    out[:, 0] = np.where(inside, xn, np.where(side, alpha, 0.0))
+    out[:, 1:] = np.where(inside[:, None], xt, np.where(side[:, None], (mu * alpha / safe)[:, None] * xt, 0.0))
+    return out.reshape(-1)
+
+
 def _block_diagonal(B: np.ndarray) -> sp.bsr_matrix:
     """The block-diagonal sparse matrix of the blocks ``B`` (m, d, d), built directly (no Python loop)."""
     m, d, _ = B.shape
@@ -259,43 +277,68 @@ class _System:
         u = self.velocity(r)
         U = u.reshape(-1, d)
         s = U.copy()
-        s[:, 0] += mu * np.linalg.norm(U[:, 1:], axis=1)
+        Ut = U[:, 1:]
+        s[:, 0] += mu * np.sqrt(np.add.reduce(Ut * Ut, axis=1))
         s = s.ravel()
         z = r - self.rho * s
-        both = project_cone(np.concatenate([z, r - s]), self.mu2, d)  # the ρ map and the certificate's ρ = 1 map
+        both = _project(np.concatenate([z, r - s]), self.mu2, d)  # the ρ map and the certificate's ρ = 1 map
         phi = r - both[:self.N]
         phi1 = r - both[self.N:]
-        return phi, u, z, float(np.linalg.norm(phi1)) / (self.qn if self.qn > 0 else 1.0)
+        return phi, u, z, float(np.sqrt(phi1 @ phi1)) / (self.qn if self.qn > 0 else 1.0)
 
-    def jacobian_blocks(self, u: np.ndarray, z: np.ndarray, delta: float):
-        """(A, B): ``J = blockdiag(A) + blockdiag(B) W`` with ``A = I − P' + δP'D``, ``B = P'ρD``."""
+    def jacobian_blocks(self, u: np.ndarray, z: np.ndarray, delta: float, unregularized: bool = False):
+        """(A, B): ``J = blockdiag(A) + blockdiag(B) W`` with ``A = I − P' + δP'D``, ``B = P'ρD``; with
+        ``unregularized`` also ``A₀ = I − P'`` (the blocks of the Jacobian without its regularization)."""
         d = self.d
         P = cone_projection_jacobian(z, self.mu, d)
         D = shift_jacobian(u, self.mu, d)
         PD = P @ D
-        A = np.eye(d)[None] - P + delta * PD
+        A0 = np.eye(d)[None] - P
+        A = A0 + delta * PD
         B = PD * self.rho_c[:, None, None]
-        return A, B
+        return (A, B, A0) if unregularized else (A, B)
 
-    def solve(self, A: np.ndarray, B: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """Solve ``(blockdiag(A) + blockdiag(B) W) x = rhs``; raises ``LinAlgError``/``RuntimeError`` if singular."""
+    def solve(self, A: np.ndarray, B: np.ndarray, rhs: np.ndarray, refine: np.ndarray | None = None) -> np.ndarray:
+        """Solve ``(blockdiag(A) + blockdiag(B) W) x = rhs``; raises ``LinAlgError``/``RuntimeError`` if singular.
+
+        ``refine``: blocks ``A₀`` of the system ``J₀ = blockdiag(A₀) + blockdiag(B) W`` actually wanted, of which
+        ``J`` is a regularization: one step of iterative refinement ``x += J⁻¹(rhs − J₀ x)`` with J's factors (one
+        step of the proximal-point iteration), kept when it lowers ``‖rhs − J₀ x‖``. The stick start solves
+        ``(W + δ diag(1/ρ)) x = −q`` when W is singular (the humanoid's: rank 27 of 42); its bias ``δ x`` left a
+        residual of ~4e-12 of ‖q‖ and cost a Newton iteration; the refined ``x`` solves ``W x = −q`` to round-off."""
         m, d, N = self.m, self.d, self.N
         if self.sparse:
             import scipy.sparse.linalg as spla
 
             Jm = (_block_diagonal(B) @ self.W) + _block_diagonal(A)
             lu = spla.splu(sp.csc_matrix(Jm))
-            x = lu.solve(rhs)
+            back = lu.solve
         else:
             import scipy.linalg as sla
 
-            Jm = np.einsum("jab,jbn->jan", B, self.W.reshape(m, d, N)).reshape(N, N)
+            Jm = np.matmul(B, self.W.reshape(m, d, N)).reshape(N, N)
             ar = np.arange(m)
             J4 = Jm.reshape(m, d, m, d)
             J4[ar, :, ar, :] += A
-            x = sla.lu_solve(sla.lu_factor(Jm, check_finite=False), rhs, check_finite=False)
+            lu = sla.lu_factor(Jm, check_finite=False)
+
+            def back(b):
+                return sla.lu_solve(lu, b, check_finite=False)
+        x = back(rhs)
         if not np.all(np.isfinite(x)):
             raise np.linalg.LinAlgError("the Newton system is singular")
+        if refine is not None:
+            dA = A - refine
+
+            def res0(y):  # rhs − J₀ y = rhs − J y + blockdiag(A − A₀) y
+                Y = y.reshape(m, d)
+                return rhs - np.asarray(Jm @ y).ravel() + np.matmul(dA, Y[:, :, None]).ravel()
+            r0 = res0(x)
+            x2 = x + back(r0)
+            if np.all(np.isfinite(x2)):
+                r2 = res0(x2)
+                if float(r2 @ r2) < float(r0 @ r0):
+                    x = x2
         return x
 
     def jt_times(self, A: np.ndarray, B: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -346,25 +389,41 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
     cands = []
     if r0 is not None:
         r = project_cone(np.asarray(r0, dtype=float).ravel(), mu, d)
-        cands.append(("guess", r, *sysm.evaluate(r)))
-    if not cands or cands[0][-1] > COULOMB_NN_GUESS_RTOL:
-        # every contact sticks: W r = −q (exact at rest), else (W + δ diag(1/ρ)) r = −q when W is singular
+        guess = ("guess", r, *sysm.evaluate(r))
+        cands.append(guess)
+        if guess[-1] > target:
+            # one Newton step from the guess on its own piece (a re-solve's pieces are mostly the last state's):
+            # regularized at the floor, refined to the unregularized Jacobian; exact when that piece is linear
+            _, r, phi, u, z, _ = guess
+            A, B, A0 = sysm.jacobian_blocks(u, z, COULOMB_NN_REG_FLOOR, unregularized=True)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    x = r + sysm.solve(A, B, -phi, refine=A0)
+                cands.append(("guess step", x, *sysm.evaluate(x)))
+            except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                pass
+    if not cands or min(c[-1] for c in cands) > COULOMB_NN_GUESS_RTOL:
+        # every contact sticks: W r = −q (exact at rest). Solved as (W + δ diag(1/ρ)) r = −q with δ at the
+        # regularization floor and refined to W r = −q (one LU, a singular W included); when that is not accurate
+        # (an ill-conditioned regular W), again with δ = 0
         B = np.eye(d)[None] * sysm.rho_c[:, None, None]
-        for delta in (0.0, COULOMB_NN_REG_FLOOR):
+        for delta in (COULOMB_NN_REG_FLOOR, 0.0):
             try:
                 A = delta * np.eye(d)[None] + np.zeros((sysm.m, 1, 1))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
-                    x = sysm.solve(A, B, -sysm.rho * q)
+                    x = sysm.solve(A, B, -sysm.rho * q, refine=np.zeros_like(A))
                 r = project_cone(x, mu, d)
                 cands.append(("stick", r, *sysm.evaluate(r)))
-                # W x = −q solved to the acceptance bound: W was not (numerically) singular, no retry needed
+                # W x = −q solved to the acceptance bound: no retry needed
                 if np.linalg.norm(sysm.velocity(x)) <= COULOMB_NN_ACCEPT_RTOL * sysm.qn:
                     break
             except (np.linalg.LinAlgError, RuntimeError, ValueError):
                 continue
-        r = np.zeros(N)
-        cands.append(("zero", r, *sysm.evaluate(r)))
+        if min(c[-1] for c in cands) > target if cands else True:  # r = 0 is tried unless a start has converged
+            r = np.zeros(N)
+            cands.append(("zero", r, *sysm.evaluate(r)))
     start, r, phi, u, z, res = min(cands, key=lambda c: float(c[2] @ c[2]))
     times["start"] = time.perf_counter() - t0
     t0 = time.perf_counter()

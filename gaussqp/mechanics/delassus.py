@@ -80,16 +80,24 @@ class RowsDelassus:
     a_free: np.ndarray
 
 
-def delassus_of_rows(problem: ContactProblem, J, drift: np.ndarray) -> RowsDelassus:
+def delassus_of_rows(problem: ContactProblem, J, drift: np.ndarray, factor=None) -> RowsDelassus:
     """:class:`RowsDelassus` of the rows ``J`` (sparse or dense, k × n) and ``drift`` (k,) of ``problem`` with one
     solve of M against ``[Jᵀ, −F]`` (:func:`~gaussqp.linalg.mass.solve_mass`). Requires M ≻ 0.
 
-    The builder of the local (Delassus) form over the contact blocks of an acceleration-level problem: the same
-    operations, in the same order, as ``condense`` in ``gaussqp/formulations/coulomb.py`` (which still builds its
-    own; issue #26 item 6), so that pointing it here changes no bit."""
+    ``factor``: the Cholesky factor of a dense M already made (``scipy.linalg.cho_factor(M)``, e.g. kept by
+    :class:`gaussqp.formulations.coulomb.CoulombPlan` while M does not change); the solve is then ``cho_solve``
+    with it, the same operation :func:`~gaussqp.linalg.mass.solve_mass` does after factoring (same bits).
+
+    The builder of the local (Delassus) form over the contact blocks of an acceleration-level problem with M ≻ 0:
+    ``condense`` in ``gaussqp/formulations/coulomb.py`` calls it (issue #27)."""
     F = np.asarray(problem.F, dtype=float)
     JT = J.T.toarray() if hasattr(J, "toarray") else np.asarray(J, dtype=float).T
-    X = np.asarray(solve_mass(problem.M, np.column_stack([JT, -F])))
+    if factor is not None:
+        import scipy.linalg as sla
+
+        X = sla.cho_solve(factor, np.column_stack([JT, -F]))
+    else:
+        X = np.asarray(solve_mass(problem.M, np.column_stack([JT, -F])))
     MinvJt, a_free = X[:, :-1], X[:, -1]
     W = np.asarray(J @ MinvJt)
     return RowsDelassus(W=(W + W.T) / 2, q=np.asarray(J @ a_free).ravel() + drift, MinvJt=MinvJt, a_free=a_free)

@@ -35,12 +35,12 @@ def test_from_import_of_an_old_name_still_works():
 
 @pytest.mark.parametrize("name", ["real/box_on_plane", "real/humanoid_lying", "real/stacker_boxes"])
 def test_delassus_of_rows_is_the_coulomb_condensation_to_the_bit(name):
-    """``formulations/coulomb.py::condense`` still builds its own local form; the mechanics builder does the same
-    operations, so pointing condense at it changes no answer."""
-    from gaussqp.formulations.coulomb import condense, contact_blocks
+    """``formulations/coulomb.py::condense`` builds its local form with the mechanics builder on the contact blocks
+    of its plan (dense rows for a dense problem, issue #27): the same numbers to the bit."""
+    from gaussqp.formulations.coulomb import CoulombPlan, condense
 
     p = problems.load(name)
-    J, drift, _ = contact_blocks(p)
+    J, drift, _ = CoulombPlan(p).blocks(p)
     ref = condense(p)
     got = delassus.delassus_of_rows(p, J, drift)
     for field in ("W", "q", "MinvJt", "a_free"):
