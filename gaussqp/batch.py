@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, fields
-from typing import Iterable
+from typing import Iterable, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -290,7 +290,7 @@ class Solver:
         self.rebinds += 1
 
     def _solve_checked(self, problem: ContactProblem, t0: float) -> Solution:
-        plans = [g.plan for g in self._rollout.values()]
+        plans = [g.plan for g in self._rollout.values() if g.plan is not None]
         cls = plans[0].classify(problem) if plans else problem.classify()  # once per problem, shared with accepts
         if self.formulation != "auto":
             name = self.formulation
@@ -308,7 +308,8 @@ class Solver:
         for route, g in self._rollout.items():
             # the next state starts from this one's reaction only when it is certified and this route's (a failed or
             # withdrawn answer, or another route's, leaves the next state to the cold starts)
-            g.plan.guess = g.plan.reaction(sol) if sol.status == SOLVED and sol.formulation == route else None
+            if g.plan is not None:
+                g.plan.guess = g.plan.reaction(sol) if sol.status == SOLVED and sol.formulation == route else None
         return sol
 
     def solve_many(self, problems: Iterable[ContactProblem], *, progress: bool = False) -> list[Solution]:
@@ -361,7 +362,7 @@ def solve_many(problems: Iterable[ContactProblem], *, formulation: str = "auto",
                 bar.update()
     finally:
         bar.close()
-    return out
+    return cast(list[Solution], out)  # every index is filled: each problem is in exactly one group
 
 
 __all__ = ["MISMATCH_FIX", "Solver", "Structure", "solve_many"]

@@ -1,8 +1,12 @@
-"""Command line: ``gaussqp solve|check|info|import|audit|list|formulations``.
+"""Command line: ``gaussqp solve|check|info|import|grasp|audit|crossval|peer|report|list|formulations``.
 
 ``solve``, ``check`` and ``info`` read any file :mod:`gaussqp.io.open_file` reads (gaussqp/1 JSON or NPZ,
-FCLIB HDF5, a MuJoCo model, a URDF through Pinocchio) or a shipped problem's name; ``import`` writes a model's
-problem at a state to a gaussqp/1 file.
+FCLIB HDF5, a MuJoCo model, a URDF through Pinocchio) or a shipped problem's name (``solve --ranges`` adds the
+certified force envelopes); ``import`` writes a model's problem at a state to a gaussqp/1 or FCLIB file;
+``grasp`` analyses a grasp (closure, ε, hold) with certificates; ``audit`` compares a MuJoCo state or rollout with
+the certified rigid answer; ``crossval`` runs a cross-validation study over a problem set (with Siconos as a peer),
+``peer`` runs one peer solver on one problem, ``report`` rebuilds a study's report; ``list`` names the shipped
+problems and grasps; ``formulations`` the routes, backends and tolerance presets.
 
 Exit codes: 0 for a certified answer (including certified infeasibility or
 unboundedness), 1 for an uncertified one (inaccurate, failed, cross-check disagreement),

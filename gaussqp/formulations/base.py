@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -22,11 +23,24 @@ from ..backends.base import ProgramCache
 from ..settings import Tolerance, get_tolerance
 
 
+class StructurePlan(Protocol):
+    """What an object of :meth:`Formulation.for_structure` keeps for the states of one structure
+    (:class:`gaussqp.Solver`): the system class of a state, and the start of the next state from a certified answer."""
+
+    guess: Any
+
+    def classify(self, problem: ContactProblem) -> SystemClass: ...
+
+    def reaction(self, sol: Solution) -> Any: ...
+
+
 class Formulation(ABC):
     """Base class. Subclasses set ``name``, ``id``, ``title``, ``source``, ``valid_when``, ``kind``, ``crosscheck``."""
 
     name: str = ""
     id: str = ""
+    #: set on an object of :meth:`for_structure` only (None on the registered objects)
+    plan: StructurePlan | None = None
     title: str = ""
     source: str = ""
     valid_when: str = ""
