@@ -61,11 +61,18 @@ def _load(args, local_ok: bool = False):
     the mode-free Coulomb route solves it; ``check`` has no structural report for it)."""
     opened = _open(args)
     _print_left_out(opened)
-    if not local_ok and not hasattr(opened.problem, "classify"):
-        raise NotApplicableError(f"{args.file}: an FCLIB local problem (u = W r + q, stick/slip unknown) is read, "
-                                 "but the structural report needs a mass matrix; 'gaussqp solve' solves it, "
-                                 "'gaussqp info' describes it")
+    if not local_ok:
+        _needs_mass(opened.problem, f"{args.file}: a {{form}} problem ({{detail}}) is read, but the structural report "
+                    "needs a mass matrix; 'gaussqp solve' solves it, 'gaussqp info' describes it")
     return opened.problem
+
+
+def _needs_mass(problem, message: str) -> None:
+    """NotApplicableError(``message`` with ``{form}``, ``{detail}`` filled) unless ``problem`` has a mass matrix (the
+    global form, ``M a + F = Jᵀλ``): the one test of a problem's form in the CLI (the structural report, force
+    envelopes and the gaussqp/1 JSON writer need M)."""
+    if problem.form != "global":
+        raise NotApplicableError(message.format(form=problem.form, detail=problem.summary().detail))
 
 
 def _print_left_out(opened: Opened) -> None:
@@ -151,17 +158,6 @@ def _save_solution(args, sol) -> None:
     save_solution(args.out, r=r, u=sol.velocity, v=sol.acceleration)
 
 
-def _print_local(p, sol) -> None:
-    print(f"problem      {p.name}  (local u = W r + q: m={p.m} contacts, d={p.dimension}, "
-          f"max|W - Wᵀ| = {p.asymmetry:.3g})")
-    print(f"status       {sol.status}{'  (certified)' if sol.certified else '  (NOT certified)'}")
-    print(f"formulation  {sol.formulation} / {sol.solver}  (route: {sol.route})")
-    if sol.message:
-        print(f"message      {sol.message}")
-    print(f"r_n          {_fmt(sol.lambda_normal)}")
-    print(f"r_t          {_fmt(sol.lambda_tangent)}")
-
-
 def _print_coulomb(sol) -> None:
     res = sol.natural_map_residual
     print(f"natural map  absolute={res.absolute:.2e}  relative(÷‖q‖)={res.relative:.2e}  siconos={res.siconos:.2e}")
@@ -185,15 +181,8 @@ def cmd_solve(args) -> int:
         if ranges is not None:
             out["force_ranges"] = to_jsonable(ranges.as_dict())
         print(json.dumps(out))
-    elif not hasattr(p, "classify"):
-        _print_local(p, sol)
-        _print_coulomb(sol)
-        print("certificates")
-        _print_certificates(sol.certificates)
-    else:
-        cls = p.classify()
-        print(f"problem      {p.name}  (n={p.n}, m={p.m}: {cls.m_bilateral} bilateral, {cls.m_unilateral} unilateral; "
-              f"M {cls.mass}, rank {cls.mass_rank})")
+    else:  # both forms: a local problem's acceleration and Jᵀλ print as "-", its λ are the reaction r
+        print(f"problem      {p.name}  ({p.summary().detail})")
         print(f"status       {sol.status}{'  (certified)' if sol.certified else '  (NOT certified)'}")
         cq = sol.certified_quantities
         if any(v is not None for v in cq.values()):
@@ -253,8 +242,7 @@ def _ranges(args, p, sol):
         return None
     from .certificates.force_envelopes import force_ranges
 
-    if not hasattr(p, "classify"):
-        raise NotApplicableError("--ranges: force envelopes need a problem with a mass matrix (not an FCLIB local one)")
+    _needs_mass(p, "--ranges: force envelopes need a problem with a mass matrix (not a {form} one)")
     if not sol.certified or sol.acceleration is None:
         raise NotApplicableError(f"--ranges: the answer is {sol.status}{'' if sol.certified else ', not certified'}; "
                                  "force envelopes are taken on a certified solved answer")
@@ -333,12 +321,14 @@ def problem_info(problem) -> dict:
     matrix's condition number raw and Jacobi-equilibrated (:class:`~gaussqp.linalg.mass.MassFactor`), the rank
     and the smallest singular value of the normalized normal rows. Dense quantities only up to
     :data:`~gaussqp.settings.STRUCTURAL_MAX_N` coordinates."""
-    if not hasattr(problem, "classify"):
-        return _local_info(problem)
-    c = problem.classify()
+    return _INFO[problem.form](problem, problem.summary())
+
+
+def _global_info(problem, s) -> dict:
+    c = s.system_class
     info = {"name": problem.name, "form": "contact problem (M a + F = Jᵀλ)", "n": problem.n, "m": problem.m,
             "dimension": problem.dimension, "sparse": problem.sparse, "system_class": c.as_dict(),
-            "modes": {m: int(np.sum(problem.modes == m)) for m in sorted(set(problem.modes))}}
+            "modes": dict(s.modes)}
     fac = problem.mass_factor
     pos = fac.eigenvalues[fac.eigenvalues > 0]
     info["mass_cond_equilibrated"] = float(pos.max() / pos.min()) if pos.size else None
@@ -351,7 +341,7 @@ def problem_info(problem) -> dict:
     return info
 
 
-def _local_info(problem) -> dict:
+def _local_info(problem, s) -> dict:
     W = problem.W.toarray() if hasattr(problem.W, "toarray") else np.asarray(problem.W)
     info = {"name": problem.name, "form": "FCLIB local (u = W r + q)", "m": problem.m,
             "dimension": problem.dimension, "W_shape": list(W.shape),
@@ -362,6 +352,10 @@ def _local_info(problem) -> dict:
         rank = int(np.sum(sv > RANK_RTOL * sv[0])) if sv.size and sv[0] > 0 else 0
         info.update({"W_asymmetry": sym, "W_rank": rank, "W_cond": float(sv[0] / sv[-1]) if sv[-1] > 0 else float("inf")})
     return info
+
+
+#: ``gaussqp info``'s quantities by the problem's ``form`` (:data:`gaussqp.model.summary.FORMS`)
+_INFO = {"global": _global_info, "local": _local_info}
 
 
 def cmd_info(args) -> int:
@@ -388,9 +382,9 @@ def cmd_import(args) -> int:
     opened = _open(args)
     _print_left_out(opened)
     try:
-        if writers[out.suffix.lower()] == "gaussqp/1 JSON" and not hasattr(opened.problem, "classify"):
-            raise NotApplicableError(f"{args.file}: a local problem (u = W r + q) has no gaussqp/1 JSON form; "
-                                     "write .npz or .hdf5")
+        if writers[out.suffix.lower()] == "gaussqp/1 JSON":
+            _needs_mass(opened.problem, f"{args.file}: a {{form}} problem ({{detail}}) has no gaussqp/1 JSON form; "
+                        "write .npz or .hdf5")
         if writers[out.suffix.lower()] == "FCLIB":
             from .io import fclib
 
@@ -400,13 +394,9 @@ def cmd_import(args) -> int:
     except OSError as exc:
         raise FileFormatError("-o", f"{args.output!r} cannot be written ({exc.strerror or exc})",
                               "write to a folder you can write to") from None
-    p = opened.problem
-    if not hasattr(p, "classify"):
-        print(f"wrote {out}: FCLIB local problem, m={p.m} contacts, dimension {p.dimension}")
-        return 0
-    print(f"wrote {out}: n={p.n}, m={p.m} contacts, dimension {p.dimension}, modes "
-          + ", ".join(f"{m}={int(np.sum(p.modes == m))}" for m in sorted(set(p.modes)))
-          + f"; {len(opened.left_out)} left out")
+    s = opened.problem.summary()
+    print(f"wrote {out}: {s.form} problem ({s.detail}), dimension {s.dimension}, modes "
+          + ", ".join(f"{m}={k}" for m, k in s.modes.items()) + f"; {len(opened.left_out)} left out")
     return 0
 
 
@@ -414,12 +404,8 @@ def cmd_list(args) -> int:
     from . import problems
 
     for name in problems.names() + problems.real_names():
-        p = problems.load(name)
-        if not hasattr(p, "classify"):  # a local problem u = W r + q: no mass matrix to classify
-            print(f"{name:<24} local u = W r + q, m={p.m} contacts, d={p.dimension}, coulomb  {p.description}")
-            continue
-        c = p.classify()
-        print(f"{name:<24} n={c.n:<3} m={p.m:<3} M {c.mass:<9} {c.constraints:<10} {c.modes:<12} {p.description}")
+        s = problems.load(name).summary()
+        print(f"{name:<24} {s.headline()} {s.description}")
     generated = problems.generated_names()
     if generated:
         print(f"\ngenerated FCLIB problems from MuJoCo scenes (gaussqp solve NAME; FCLIB files, need h5py): "

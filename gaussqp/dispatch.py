@@ -10,6 +10,7 @@ accepts the problem is used. The cross-check is :mod:`gaussqp.crosscheck`'s, the
 from __future__ import annotations
 
 import time
+from typing import cast
 from dataclasses import replace
 
 import numpy as np
@@ -125,12 +126,13 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     tol = get_tolerance(tolerance)
     check_facets(facets)
     check_bracket(bracket)
-    if isinstance(problem, LocalContactProblem):
+    if problem.form == "local":  # no system class: the route that takes local problems (accepts_local)
         local = [n for n, g in FORMULATIONS.items() if g.accepts_local]
         if formulation != "auto" and formulation not in local:
             raise NotApplicableError(f"formulation {formulation!r} does not accept a local (Delassus) problem "
                                      f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}")
-        return solve_local_problem(problem, solver=solver, tolerance=tol)
+        return solve_local_problem(cast(LocalContactProblem, problem), solver=solver, tolerance=tol)
+    problem = cast(ContactProblem, problem)
     t0 = time.perf_counter()
     cls = problem.classify()
     name = choose_formulation(problem, cls) if formulation == "auto" else formulation

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
 from ..certificates.judge import finalize
 from ..errors import NotApplicableError
+from ..model.any_problem import Problem
 from ..model.problem import ContactProblem
 from ..model.system_class import UNDECIDED_MODES, SystemClass
 from ..results import Solution
@@ -87,9 +88,19 @@ class Formulation(ABC):
             sol.timing.add_certify(sol.timing.detail["verdict"])
         return sol
 
-    def for_structure(self, problem: ContactProblem) -> "Formulation | None":
-        """An object of this formulation for the states of ``problem``'s structure that keeps what it can reuse from
-        one state to the next (:class:`gaussqp.Solver`), or None (the default: nothing kept; the registered object
+    def takes(self, problem: Problem, cls: SystemClass | None = None) -> tuple[bool, str]:
+        """(True, "") when this formulation solves ``problem`` of either form, else (False, reason): a local problem
+        ``u = W r + q`` by :attr:`accepts_local`, a global one by :meth:`accepts` on its system class (``cls``, or
+        computed). The one place a formulation is asked about a problem of either form (study routes, dispatch)."""
+        if problem.form == "local":
+            return (True, "") if self.accepts_local else (
+                False, "does not take a local (Delassus) problem u = W r + q: it needs a mass matrix and rows")
+        glob = cast(ContactProblem, problem)  # the global form
+        return self.accepts(glob, glob.classify() if cls is None else cls)
+
+    def for_structure(self, problem: Problem) -> "Formulation | None":
+        """An object of this formulation for the states of ``problem``'s structure (either form) that keeps what it can
+        reuse from one state to the next (:class:`gaussqp.Solver`), or None (the default: nothing kept; the registered object
         serves). Such an object's ``accepts`` must depend only on the structure and the system class's key."""
         return None
 

@@ -13,8 +13,10 @@ coordinates ordered (normal, t1[, t2]) in the reaction ``r`` and the local veloc
 coordinate remains: it is a problem of a type of its own, not a :class:`gaussqp.ContactProblem`.
 ``W`` is square of size ``m·d`` and **need not be symmetric**: the collection's ``Capsules`` problems carry
 gyroscopic terms (``max|W - Wᵀ|`` about 1e-3 of ``max|W|``), and it may be singular (``local_problem_test``
-has rank 72 for 144 rows). No solver of gaussqp takes this form yet; it is read, validated, written and
-inspected (:mod:`gaussqp.io.fclib`).
+has rank 72 for 144 rows). The mode-free Coulomb route (F8, ``coulomb_fixed_point``) solves it
+(:func:`gaussqp.solve`, :class:`gaussqp.Solver`); it is read, validated and written by :mod:`gaussqp.io.fclib` and
+the NPZ format. It shares with the global problem the interface of :mod:`gaussqp.model.summary` (``form``, ``m``,
+``dimension``, ``modes``, ``summary()``, ...).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import NegativeFrictionError, ShapeError, UnknownValueError
+from .summary import ProblemSummary, mode_counts
 from .validation import matrix, real_array, short_repr, text, vector
 
 #: the dimensions of a contact block that FCLIB's local problems use (``spacedim``)
@@ -146,6 +149,38 @@ class LocalContactProblem:
             return 0.0
         D = self._W - self._W.T
         return float(abs(D).max()) if sp.issparse(D) else float(np.abs(D).max())
+
+    #: the problem's form (:data:`gaussqp.model.summary.FORMS`): ``u = W r + q``, no mass matrix
+    form = "local"
+
+    @property
+    def modes(self) -> np.ndarray:
+        """Every contact's mode: ``"coulomb"`` (stick/slip left to the solver), as a global problem's ``modes``."""
+        return np.full(self.m, "coulomb", dtype=object)
+
+    @property
+    def sticking(self) -> np.ndarray:
+        """Indices of sticking contacts: none (a local problem's contacts are all ``"coulomb"``)."""
+        return np.zeros(0, dtype=np.intp)
+
+    @property
+    def sliding(self) -> np.ndarray:
+        """Indices of sliding contacts: none."""
+        return np.zeros(0, dtype=np.intp)
+
+    @property
+    def coulomb(self) -> np.ndarray:
+        """Indices of the contacts whose stick/slip the solver decides: all of them."""
+        return np.arange(self.m)
+
+    def summary(self) -> ProblemSummary:
+        """The description common to both problem forms (:class:`~gaussqp.model.summary.ProblemSummary`): no
+        system class (no mass matrix), ``unknowns`` = m·d."""
+        return ProblemSummary(form=self.form, name=self.name, description=self.description, m=self.m,
+                              dimension=self.dimension, unknowns=self.size, class_key="local",
+                              modes=mode_counts(self.modes), system_class=None,
+                              detail=(f"local u = W r + q: m={self.m} contacts, d={self.dimension}, "
+                                      f"max|W - Wᵀ| = {self.asymmetry:.3g}"))
 
     def velocity(self, r) -> np.ndarray:
         """The local velocity ``u = W r + q`` of a reaction ``r`` (m·d,)."""

@@ -34,6 +34,7 @@ from ..errors import (
 from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, MAX_CONTACT_DIMENSION, MAX_COORDINATES, MAX_DENSE_BLOCK,
                         MAX_ENTRIES, MIN_SLIP_NORM,
                         RANK_RTOL, SCALE_FLOOR)
+from .summary import ProblemSummary, mode_counts
 from .system_class import CONTACT_TYPES, MODES, SystemClass
 from .validation import (check_count, check_sparse_mass, labels, flags, matrix, real_array, real_scalar, short_repr,
                          text, vector)
@@ -530,6 +531,19 @@ class ContactProblem:
                            constraints=constraints, modes=modes, m_bilateral=mb, m_unilateral=mu_,
                            normal_rank=nrank, redundant=nrank < self.m, dimension=self.dimension,
                            notes=tuple(notes))
+
+    #: the problem's form (:data:`gaussqp.model.summary.FORMS`): a mass matrix and contact rows, ``M a + F = Jᵀλ``
+    form = "global"
+
+    def summary(self) -> ProblemSummary:
+        """The description common to both problem forms (:class:`~gaussqp.model.summary.ProblemSummary`), with
+        this problem's system class (:meth:`classify`)."""
+        c = self.classify()
+        return ProblemSummary(form=self.form, name=self.name, description=self.description, m=self.m,
+                              dimension=self.dimension, unknowns=self.n, class_key="/".join(c.key),
+                              modes=mode_counts(self._modes), system_class=c,
+                              detail=(f"n={self.n}, m={self.m}: {c.m_bilateral} bilateral, {c.m_unilateral} "
+                                      f"unilateral; M {c.mass}, rank {c.mass_rank}"))
 
     def _equilibrated_normals(self):
         """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a

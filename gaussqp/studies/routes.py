@@ -4,8 +4,9 @@ A route is a registered formulation (:data:`gaussqp.formulations.FORMULATIONS`) 
 with every installed backend (:data:`gaussqp.backends.BACKENDS`, :func:`~gaussqp.backends.installed`) that
 supports the program it builds (``qp`` or ``socp``) when it is a cvxpy formulation, or ``"direct"`` /
 ``"enumeration"`` when it is a pivoting, linear-algebra or enumeration route (``kind == "direct"``), at each
-tolerance preset asked for. A local (Delassus) problem ``u = W r + q`` has one formulation, the mode-free
-Coulomb route ``coulomb_fixed_point`` (:func:`gaussqp.formulations.coulomb.solve_local_problem`). With ``peers``,
+tolerance preset asked for. A local (Delassus) problem ``u = W r + q`` is asked the same way
+(:meth:`~gaussqp.formulations.base.Formulation.takes`): its routes are the formulations with ``accepts_local``
+(the mode-free Coulomb route ``coulomb_fixed_point``). With ``peers``,
 the peers' solvers that apply (:mod:`gaussqp.studies.peers`: formulation ``siconos_…``, solver ``siconos``) are
 routes too.
 """
@@ -17,16 +18,15 @@ from dataclasses import dataclass
 from ..backends import BACKENDS, installed
 from ..errors import GaussQPError, UnknownFormulationError, UnknownSolverError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
-from ..model.local_problem import LocalContactProblem
-from ..model.problem import ContactProblem
+from ..model.any_problem import Problem
 from ..settings import PRESETS
 from .peers import PEER_SOLVERS, PEERS, peer_solvers_for
 
 #: the facetized variants (F5 polygons, the polygonal Coulomb enumerations): approximations of the exact cones,
 #: left out of a study unless asked for (by name in ``formulations``, or ``facetized=True``)
 FACETIZED = ("facetized_inner", "facetized_outer", "coulomb_enumeration_inner", "coulomb_enumeration_outer")
-#: the formulation of a local (Delassus) problem
-LOCAL_FORMULATION = "coulomb_fixed_point"
+#: the formulation of a local (Delassus) problem (kept for compatibility: the registry's ``accepts_local`` decides)
+LOCAL_FORMULATION = next(name for name, f in FORMULATIONS.items() if f.accepts_local)
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def direct_label(name: str) -> str:
     return "enumeration" if "enumeration" in name else "direct"
 
 
-def program_needs(f: Formulation, problem: ContactProblem) -> str:
+def program_needs(f: Formulation, problem: Problem) -> str:
     """The cone class of the program ``f`` builds for ``problem``: the F4/F5 family decides it per problem
     (second-order cones only when a sticking contact has an exact cone), the others declare ``needs``."""
     per_problem = getattr(f, "_needs", None)
@@ -90,7 +90,7 @@ def check_options(formulations=None, solvers=None, tolerances=("high",)) -> tupl
     return forms, solv, tols
 
 
-def routes_for(problem: ContactProblem | LocalContactProblem, *, formulations=None, solvers=None,
+def routes_for(problem: Problem, *, formulations=None, solvers=None,
                tolerances=("high",), facetized: bool = False, peers: tuple[str, ...] = ()) -> list[Route]:
     """Every route that can solve ``problem``, in registry order, then backend order, then tolerance order.
 
@@ -106,29 +106,25 @@ def routes_for(problem: ContactProblem | LocalContactProblem, *, formulations=No
     forms, solv, tols = check_options(formulations, solvers, tolerances)
     backends = [b for b in BACKENDS.values() if installed(b) and (solv is None or b.name in solv)]
     pairs: list[tuple[str, str]] = []
-    if isinstance(problem, LocalContactProblem):
-        if forms is None or LOCAL_FORMULATION in forms:
-            pairs = [(LOCAL_FORMULATION, b.name) for b in backends if "socp" in b.supports]
-    else:
-        cls = problem.classify()
-        for name, f in FORMULATIONS.items():
-            if forms is not None and name not in forms:
-                continue
-            if forms is None and name in FACETIZED and not facetized:
-                continue
-            try:
-                ok, _ = f.accepts(problem, cls)
-            except GaussQPError:  # a formulation that cannot even tell: not a route for this problem
-                ok = False
-            if not ok:
-                continue
-            if f.kind == "direct":
-                label = direct_label(name)
-                if solv is None or label in solv:
-                    pairs.append((name, label))
-            else:
-                needs = program_needs(f, problem)
-                pairs += [(name, b.name) for b in backends if needs in b.supports]
+    cls = problem.summary().system_class  # None for a local problem (no mass matrix to classify)
+    for name, f in FORMULATIONS.items():
+        if forms is not None and name not in forms:
+            continue
+        if forms is None and name in FACETIZED and not facetized:
+            continue
+        try:
+            ok, _ = f.takes(problem, cls)
+        except GaussQPError:  # a formulation that cannot even tell: not a route for this problem
+            ok = False
+        if not ok:
+            continue
+        if f.kind == "direct":
+            label = direct_label(name)
+            if solv is None or label in solv:
+                pairs.append((name, label))
+        else:
+            needs = program_needs(f, problem)
+            pairs += [(name, b.name) for b in backends if needs in b.supports]
     pairs += [(ps.name, ps.peer) for ps in peer_solvers_for(problem, tuple(peers))
               if (forms is None or ps.name in forms) and (solv is None or ps.peer in solv)]
     return [Route(f, s, t) for f, s in pairs for t in tols]

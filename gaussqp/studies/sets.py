@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import FileFormatError, GaussQPError, UnknownValueError
 from ..io.open_file import reader_named
-from ..model.local_problem import LocalContactProblem
+from ..model.any_problem import PROBLEM_TYPES, Problem
 from ..model.problem import ContactProblem
 from ..settings import (STUDY_FAMILY_COUNT, STUDY_FAMILY_MAX_N, STUDY_FAMILY_MIN_N, STUDY_FAMILY_SEED,
                         STUDY_MUJOCO_COUNT, STUDY_MUJOCO_EVERY, STUDY_SLIDING_FRICTION)
@@ -36,22 +36,17 @@ FAMILY_KINDS = ("frictionless", "singular", "redundant", "sticking", "sliding", 
 GAUSSQP_SUFFIXES = reader_named("gaussqp").suffixes
 FCLIB_SUFFIXES = reader_named("fclib").suffixes
 
-Problem = ContactProblem | LocalContactProblem
-
 
 def class_key(problem: Problem) -> str:
     """``"mass/constraints/modes"`` of the problem's system class (:meth:`ContactProblem.classify`), ``"local"``
     for a local (Delassus) problem, which has no mass matrix to classify."""
-    if isinstance(problem, LocalContactProblem):
-        return "local"
-    return "/".join(problem.classify().key)
+    return problem.summary().class_key
 
 
 def problem_size(problem: Problem) -> tuple[int, int]:
     """(n, m): coordinates and contacts; a local problem's n is the size of its W (m·d)."""
-    if isinstance(problem, LocalContactProblem):
-        return int(problem.q.shape[0]), int(problem.m)
-    return int(problem.n), int(problem.m)
+    s = problem.summary()
+    return int(s.unknowns), int(s.m)
 
 
 #: the file of a study's directory describing each problem (:func:`describe`), written by the runner, read by the report
@@ -78,7 +73,7 @@ def describe(set_name: str, problem_id: str, problem: Problem) -> dict:
     (:func:`problem_family`), ``form`` (``local``/``global``), ``n``, ``m`` (:func:`problem_size`), ``dimension``."""
     n, m = problem_size(problem)
     return {"set": set_name, "problem": problem_id, "class": class_key(problem), "family": problem_family(problem),
-            "form": "local" if isinstance(problem, LocalContactProblem) else "global", "n": n, "m": m,
+            "form": problem.form, "n": n, "m": m,
             "dimension": int(problem.dimension)}
 
 
@@ -156,7 +151,7 @@ class LibrarySet(ProblemSet):
             except GaussQPError as e:  # a missing extra (h5py) or a refused file: on record, the study goes on
                 self.skipped[pid] = str(e)
                 continue
-            if isinstance(p, (ContactProblem, LocalContactProblem)):
+            if isinstance(p, PROBLEM_TYPES):
                 yield pid, p
 
     def source(self, problem_id: str) -> str | None:

@@ -20,7 +20,7 @@ ROUTES = ("sticking_socp", "facetized_inner", "facetized_outer")
 
 
 def _cases():
-    out = [(n, problems.load(n)) for n in problems.names() + problems.real_names() if len(getattr(problems.load(n), "sticking", ()))]  # local problems have no modes
+    out = [(n, problems.load(n)) for n in problems.names() + problems.real_names() if len(problems.load(n).sticking)]
     rng = np.random.default_rng(11)
     for k, kw in enumerate([dict(), dict(rank=5), dict(redundant=2), dict(mu_factor=0.3), dict(dimension=2),
                             dict(m_b=2, redundant=1, rank=6)]):

@@ -109,7 +109,7 @@ def test_failed_direct_answers_fall_back_to_the_cvxpy_programs(monkeypatch):
     assert len(calls) > 2  # the margin program and the bisection's programs ran through cvxpy
 
 
-SHIPPED = [n for n in problems.names() + problems.real_names() if len(getattr(problems.load(n), "sticking", ()))]  # local problems have no modes
+SHIPPED = [n for n in problems.names() + problems.real_names() if len(problems.load(n).sticking)]
 
 
 @pytest.mark.parametrize("name", SHIPPED)
