@@ -6,7 +6,10 @@ The structure of a :class:`~gaussqp.ContactProblem` (:class:`Structure`) is what
 a robot to the next: the coordinate and contact counts ``n``, ``m``, the dimension ``d``, each contact's type and
 mode, which contacts have tangent rows, whether ``M``, ``J_n``, ``J_t`` are stored dense or sparse and, when sparse,
 their sparsity patterns. The numbers — ``M``, ``F``, ``J_n``, ``J_t``, the drifts, μ, the slip directions — are the
-state.
+state. The structure of a local problem :class:`~gaussqp.LocalContactProblem` ``u = W r + q`` is its ``m``, ``d``
+and W's storage and sparsity pattern (``W`` in the fields of ``M``; the rows' fields "none"); ``W``, ``q``, μ are
+the state. A Solver of a local structure re-solves by the mode-free Coulomb route warm-started from the last
+certified reaction (:class:`~gaussqp.formulations.coulomb.LocalPlan`).
 
 Every answer is the one :func:`gaussqp.solve` gives with the same options: :meth:`Solver.solve` and
 :func:`gaussqp.solve` end in the same function (:func:`gaussqp.dispatch.solve_classified`), which checks that the
@@ -28,9 +31,10 @@ from .backends import get_backend
 from .dispatch import (PREFERENCES, check_bracket, check_facets, choose_formulation, formulation_object,
                        solve_classified)
 from .formulations import FORMULATIONS
-from .errors import StructureMismatchError, WrongTypeError
+from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
 from .linalg.dense import sparse_digest
+from .model.any_problem import PROBLEM_TYPES, Problem
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .progress import Progress
@@ -64,8 +68,10 @@ class Structure:
 
     Two problems of equal structure differ only in their numbers (``M``, ``F``, ``J_n``, ``J_t``, the drifts,
     the friction coefficients, the slip directions). Hashable: :func:`solve_many` groups problems by it. The
-    sparsity patterns are 128-bit BLAKE2b digests of the canonical CSR index arrays ("" when dense)."""
+    sparsity patterns are 128-bit BLAKE2b digests of the canonical CSR index arrays ("" when dense). ``form`` is the
+    problem's form ("global" / "local"); a local problem's ``n`` is m·d and its W stands in the fields of M."""
 
+    form: str
     n: int
     m: int
     dimension: int
@@ -80,9 +86,20 @@ class Structure:
     J_t_pattern: str
 
     @classmethod
-    def of(cls, problem: ContactProblem) -> "Structure":
-        """The structure of ``problem``."""
-        return cls(n=problem.n, m=problem.m, dimension=problem.dimension,
+    def of(cls, problem: Problem) -> "Structure":
+        """The structure of ``problem`` (either form)."""
+        return getattr(cls, f"_{problem.form}")(problem)  # _global or _local
+
+    @classmethod
+    def _local(cls, problem: LocalContactProblem) -> "Structure":
+        m = problem.m
+        return cls(form="local", n=problem.size, m=m, dimension=problem.dimension, types=("unilateral",) * m,
+                   modes=("coulomb",) * m, has_tangent=(True,) * m, M_kind=_kind(problem.W), J_n_kind="none",
+                   J_t_kind="none", M_pattern=_pattern(problem.W), J_n_pattern="", J_t_pattern="")
+
+    @classmethod
+    def _global(cls, problem: ContactProblem) -> "Structure":
+        return cls(form="global", n=problem.n, m=problem.m, dimension=problem.dimension,
                    types=tuple(np.asarray(problem.types).tolist()), modes=tuple(np.asarray(problem.modes).tolist()),
                    has_tangent=tuple(np.asarray(problem.has_tangent, dtype=bool).tolist()),
                    M_kind=_kind(problem.M), J_n_kind=_kind(problem.J_n), J_t_kind=_kind(problem.J_t),
@@ -106,15 +123,12 @@ class Structure:
         return None
 
 
-def _check_problem(problem, field: str) -> ContactProblem:
-    if isinstance(problem, ContactProblem):
+def _check_problem(problem, field: str) -> Problem:
+    if isinstance(problem, PROBLEM_TYPES):
         return problem
-    if isinstance(problem, LocalContactProblem):
-        raise WrongTypeError(field, "is a LocalContactProblem (u = W r + q)",
-                             "solve a local problem with gaussqp.solve(problem); a Solver takes a gaussqp.ContactProblem")
-    raise WrongTypeError(field, f"is a {type(problem).__name__}, not a gaussqp.ContactProblem",
-                         "give a gaussqp.ContactProblem (gaussqp.problems.load(name), gaussqp.load(path), "
-                         "gaussqp.ContactProblem(...))")
+    raise WrongTypeError(field, f"is a {type(problem).__name__}, not a contact problem",
+                         "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem (gaussqp.problems.load(name), "
+                         "gaussqp.load(path), gaussqp.ContactProblem(...))")
 
 
 def _check_flag(value, field: str) -> bool:
@@ -142,14 +156,14 @@ def _check_options(formulation, solver, tolerance, certify, crosscheck, facets, 
 
 def _problem_list(problems) -> list:
     """``problems`` as a list (any iterable of problems; a single problem or a string is refused)."""
-    if isinstance(problems, (ContactProblem, LocalContactProblem, str, bytes, dict)):
+    if isinstance(problems, (*PROBLEM_TYPES, str, bytes, dict)):
         raise WrongTypeError("problems", f"is a {type(problems).__name__}, not a list of problems",
-                             "give a list of gaussqp.ContactProblem (for one problem: [problem], or Solver.solve)")
+                             "give a list of contact problems (for one problem: [problem], or Solver.solve)")
     try:
         return list(problems)
     except TypeError:
         raise WrongTypeError("problems", f"is a {type(problems).__name__}, not a list of problems",
-                             "give a list of gaussqp.ContactProblem") from None
+                             "give a list of contact problems") from None
 
 
 class Solver:
@@ -162,7 +176,8 @@ class Solver:
 
     Parameters
     ----------
-    structure : a :class:`~gaussqp.ContactProblem` whose structure the Solver is for (its numbers are not kept)
+    structure : a :class:`~gaussqp.ContactProblem` or a :class:`~gaussqp.LocalContactProblem` whose structure the
+        Solver is for (its numbers are not kept)
     formulation, solver, tolerance, certify, crosscheck, facets, bracket : as in :func:`gaussqp.solve`
     adapt : when True, a problem of another structure (a rollout whose contact set changed) re-binds the Solver to
         that structure and is solved from a cold start, instead of raising StructureMismatchError
@@ -205,7 +220,7 @@ class Solver:
     problem already agree only to OSQP's accuracy, depending on what was solved in between.
     """
 
-    def __init__(self, structure: ContactProblem, *, formulation: str = "auto", solver: str | None = None,
+    def __init__(self, structure: Problem, *, formulation: str = "auto", solver: str | None = None,
                  tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
                  bracket: str = "auto", adapt: bool = False):
         problem = _check_problem(structure, "structure")
@@ -229,7 +244,7 @@ class Solver:
         self._choice: dict = {}
         self._bind_coulomb(problem)
 
-    def _bind_coulomb(self, problem: ContactProblem) -> None:
+    def _bind_coulomb(self, problem: Problem) -> None:
         """The formulations that keep something per structure (:meth:`~gaussqp.formulations.base.Formulation.
         for_structure`: F8 for a structure with ``"coulomb"`` contacts, issue #27) get an object of their own for
         this structure — the contact blocks' layout, M's factor, the Newton method warm-started from the last
@@ -254,8 +269,8 @@ class Solver:
             f = self._formulations[name] = formulation_object(name, self.facets)
         return f
 
-    def check(self, problem: ContactProblem, field: str = "problem") -> None:
-        """Raise :class:`~gaussqp.errors.WrongTypeError` unless ``problem`` is a ContactProblem, and
+    def check(self, problem: Problem, field: str = "problem") -> None:
+        """Raise :class:`~gaussqp.errors.WrongTypeError` unless ``problem`` is a contact problem, and
         :class:`~gaussqp.errors.StructureMismatchError` (its ``field`` names what differs, e.g. ``"modes"``)
         unless it has this Solver's structure."""
         _check_problem(problem, field)
@@ -264,7 +279,7 @@ class Solver:
             name, what = diff
             raise StructureMismatchError(name if field == "problem" else f"{field}.{name}", what, MISMATCH_FIX)
 
-    def solve(self, problem: ContactProblem) -> Solution:
+    def solve(self, problem: Problem) -> Solution:
         """Solve ``problem`` (of this Solver's structure) as :func:`gaussqp.solve` does with this Solver's options.
 
         Returns the :class:`~gaussqp.Solution` that ``gaussqp.solve(problem, formulation=..., solver=...,
@@ -279,7 +294,7 @@ class Solver:
             self.check(problem)
         return self._solve_checked(problem, t0)
 
-    def _rebind(self, problem: ContactProblem) -> None:
+    def _rebind(self, problem: Problem) -> None:
         """``adapt``: this Solver is now for ``problem``'s structure — the contact set changed along a rollout. What
         was kept for the old structure is dropped (layout, factors, formulation choices) and the next solve starts
         cold: a reaction is carried contact by contact only between states of one structure."""
@@ -289,7 +304,10 @@ class Solver:
         self._bind_coulomb(problem)
         self.rebinds += 1
 
-    def _solve_checked(self, problem: ContactProblem, t0: float) -> Solution:
+    def _solve_checked(self, problem: Problem, t0: float) -> Solution:
+        if self.structure.form == "local":  # the problem's structure was checked: its form is this Solver's
+            return self._solve_local(cast(LocalContactProblem, problem), t0)
+        problem = cast(ContactProblem, problem)
         plans = [g.plan for g in self._rollout.values() if g.plan is not None]
         cls = plans[0].classify(problem) if plans else problem.classify()  # once per problem, shared with accepts
         if self.formulation != "auto":
@@ -312,7 +330,23 @@ class Solver:
                 g.plan.guess = g.plan.reaction(sol) if sol.status == SOLVED and sol.formulation == route else None
         return sol
 
-    def solve_many(self, problems: Iterable[ContactProblem], *, progress: bool = False) -> list[Solution]:
+    def _solve_local(self, problem: LocalContactProblem, t0: float) -> Solution:
+        """A local problem: the route that takes local problems (``accepts_local``, F8), started also from the last
+        certified answer's reaction (its :class:`~gaussqp.formulations.coulomb.LocalPlan`); the answer is
+        :func:`gaussqp.solve`'s (same route, same judge) up to the Newton method's start."""
+        routes = [name for name, g in self._rollout.items() if g.accepts_local]
+        if not routes:
+            local = [n for n, g in FORMULATIONS.items() if g.accepts_local]
+            raise NotApplicableError(f"formulation {self.formulation!r} does not accept a local (Delassus) problem "
+                                     f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}")
+        g = self._rollout[routes[0]]
+        sol = g.solve_local(problem, solver=self.solver, tolerance=self.tolerance)  # type: ignore[attr-defined]
+        sol.timing.total = time.perf_counter() - t0
+        if g.plan is not None:
+            g.plan.guess = g.plan.reaction(sol) if sol.status == SOLVED else None
+        return sol
+
+    def solve_many(self, problems: Iterable[Problem], *, progress: bool = False) -> list[Solution]:
         """:meth:`solve` on each problem, in order; every problem's type and structure is checked before the first
         is solved. ``progress``: a tqdm bar (or a counter line without tqdm) on stderr."""
         show = _check_flag(progress, "progress")
@@ -333,7 +367,7 @@ class Solver:
         return out
 
 
-def solve_many(problems: Iterable[ContactProblem], *, formulation: str = "auto", solver: str | None = None,
+def solve_many(problems: Iterable[Problem], *, formulation: str = "auto", solver: str | None = None,
                tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
                bracket: str = "auto", progress: bool = False) -> list[Solution]:
     """Solve contact problems of any structures; returns their solutions in input order.

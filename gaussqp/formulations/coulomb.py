@@ -370,12 +370,17 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     sol.timing.detail.update(ans.times)
 
 
-def solve_local_problem(problem: LocalContactProblem, *, solver: str | None = None, tolerance=None) -> Solution:
+def solve_local_problem(problem: LocalContactProblem, *, solver: str | None = None, tolerance=None,
+                        guess: np.ndarray | None = None) -> Solution:
     """``gaussqp.solve`` of a :class:`~gaussqp.LocalContactProblem`: ``lambda_normal``/``lambda_tangent`` are the
-    reaction r, ``velocity`` is u = W r + q, ``acceleration`` is None."""
+    reaction r, ``velocity`` is u = W r + q, ``acceleration`` is None. ``guess`` (m·d,): a reaction the Newton
+    method also starts from (:class:`gaussqp.Solver`'s re-solve: the last certified answer's reaction); the answer
+    is judged by its own recomputed natural map either way."""
     t0 = time.perf_counter()
-    ans = solve_mode_free(problem.W, problem.q, problem.mu, problem.dimension, solver=solver, tolerance=tolerance)
+    ans = solve_mode_free(problem.W, problem.q, problem.mu, problem.dimension, solver=solver, tolerance=tolerance,
+                          guess=guess)
     sol = finalize(local_solution(problem, ans, CoulombFixedPoint.name), get_tolerance(tolerance))
+    sol.extras["warm_start"] = guess is not None
     sol.timing.total = time.perf_counter() - t0
     return sol
 
@@ -426,6 +431,32 @@ class Condensed:
     mu: np.ndarray
     MinvJt: np.ndarray
     a_free: np.ndarray
+
+
+def block_reaction(sol: Solution, m: int) -> np.ndarray | None:
+    """The reaction of ``sol`` in the contact blocks (normal, tangents), contact by contact (m·d,), or None when
+    ``sol`` has no multipliers for ``m`` contacts."""
+    if sol.lambda_normal is None or sol.lambda_tangent is None or len(sol.lambda_normal) != m:
+        return None
+    return np.hstack([np.asarray(sol.lambda_normal)[:, None], np.asarray(sol.lambda_tangent)]).ravel()
+
+
+class LocalPlan:
+    """What the mode-free route keeps for the local problems ``u = W r + q`` of one structure (same m, d, W's
+    storage and sparsity pattern: :class:`gaussqp.batch.Structure`): only ``guess``, the last *certified* answer's
+    reaction, from which the Newton method also starts (W and q are the state: nothing is factored ahead)."""
+
+    def __init__(self, problem: LocalContactProblem):
+        self.m = problem.m
+        #: the reaction (m·d,) of the last certified state, or None (cold start)
+        self.guess: np.ndarray | None = None
+
+    def classify(self, problem) -> None:
+        """A local problem has no system class (no mass matrix)."""
+        return None
+
+    def reaction(self, sol: Solution) -> np.ndarray | None:
+        return block_reaction(sol, self.m)
 
 
 class CoulombPlan:
@@ -489,9 +520,7 @@ class CoulombPlan:
 
     def reaction(self, sol: Solution) -> np.ndarray | None:
         """The reaction of ``sol`` in the contact blocks (normal, tangents), contact by contact, or None."""
-        if sol.lambda_normal is None or sol.lambda_tangent is None or len(sol.lambda_normal) != self.m:
-            return None
-        return np.hstack([np.asarray(sol.lambda_normal)[:, None], np.asarray(sol.lambda_tangent)]).ravel()
+        return block_reaction(sol, self.m)
 
     def classify(self, problem: ContactProblem):
         """``problem.classify()``, computed once per problem object (the last one asked)."""
@@ -581,7 +610,7 @@ class CoulombFixedPoint(SelfJudgedFormulation):
     #: what this object keeps for one structure (:meth:`for_structure`); None for the registered object
     plan: CoulombPlan | None = None
 
-    def for_structure(self, problem: ContactProblem) -> "CoulombFixedPoint | None":
+    def for_structure(self, problem: ContactProblem | LocalContactProblem) -> "CoulombFixedPoint | None":
         """None for a structure without ``"coulomb"`` contacts (F8 does not take it); else a new F8 object for the states of ``problem``'s structure (:class:`gaussqp.Solver`): it keeps a
         :class:`CoulombPlan` (the contact blocks' layout, M's Cholesky factor while M is unchanged, the system class
         of the problem being solved) and starts the Newton method from ``plan.guess``, which the Solver sets to the
@@ -589,8 +618,14 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         if not len(problem.coulomb):
             return None
         f = type(self)()
-        f.plan = CoulombPlan(problem)
+        f.plan = _PLANS[problem.form](problem)
         return f
+
+    def solve_local(self, problem: LocalContactProblem, solver: str | None = None, tolerance=None) -> Solution:
+        """:func:`solve_local_problem`, started also from this object's ``plan.guess`` (a Solver's re-solve of a
+        local problem: the last certified answer's reaction), judged as :func:`gaussqp.solve` judges it."""
+        guess = self.plan.guess if self.plan is not None else None
+        return solve_local_problem(problem, solver=solver, tolerance=tolerance, guess=guess)
 
     def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
               verdict: bool = True) -> Solution:
@@ -615,3 +650,7 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         sol.extras["warm_start"] = guess is not None
         sol.timing.total = time.perf_counter() - t0
         return sol
+
+
+#: the per-structure plan of F8 by the problem's ``form`` (:meth:`CoulombFixedPoint.for_structure`)
+_PLANS: dict = {"global": CoulombPlan, "local": LocalPlan}
