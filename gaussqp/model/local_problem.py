@@ -156,7 +156,7 @@ class LocalContactProblem:
     @property
     def modes(self) -> np.ndarray:
         """Every contact's mode: ``"coulomb"`` (stick/slip left to the solver), as a global problem's ``modes``."""
-        return np.full(self.m, "coulomb", dtype=object)
+        return np.full(self.m, "coulomb")
 
     @property
     def sticking(self) -> np.ndarray:
