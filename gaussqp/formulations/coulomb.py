@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -627,8 +628,11 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         guess = self.plan.guess if self.plan is not None else None
         return solve_local_problem(problem, solver=solver, tolerance=tolerance, guess=guess)
 
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
-              verdict: bool = True) -> Solution:
+    def solve(self, problem: ContactProblem | LocalContactProblem, solver: str | None = None, tolerance=None,
+              verdict: bool = True) -> Solution:  # type: ignore[override]
+        if problem.form == "local":  # u = W r + q: no condensation (a study's route, a Solver's re-solve)
+            return self.solve_local(cast(LocalContactProblem, problem), solver, tolerance)
+        problem = cast(ContactProblem, problem)
         if self.plan is None:
             return super().solve(problem, solver, tolerance, verdict)
         ok, why = self.accepts(problem, self.plan.classify(problem))  # the class the Solver computed, not again

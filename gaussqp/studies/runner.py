@@ -40,26 +40,43 @@ from .sets import PROBLEMS_FILE, ProblemSet, describe, parse_set
 from .store import COLUMNS, ResultsStore, key_of, to_frame
 
 
-def pack(problem) -> tuple[str, dict]:
-    """A problem as plain data for another process (the problem classes are immutable and do not pickle):
-    ``("gaussqp", gaussqp/1 dict)`` (:func:`gaussqp.io.gaussqp_format.to_dict`) or ``("local", arrays)``."""
-    if isinstance(problem, LocalContactProblem):
-        return "local", {"W": problem.W, "q": problem.q, "mu": problem.mu, "dimension": problem.dimension,
-                         "name": problem.name, "description": problem.description}
+def _pack_global(problem) -> dict:
     from ..io.gaussqp_format import to_dict
 
-    return "gaussqp", to_dict(problem)
+    return to_dict(problem)
+
+
+def _unpack_global(doc: dict):
+    from ..io.gaussqp_format import from_dict
+
+    return from_dict(doc)
+
+
+def _pack_local(problem) -> dict:
+    return {"W": problem.W, "q": problem.q, "mu": problem.mu, "dimension": problem.dimension,
+            "name": problem.name, "description": problem.description}
+
+
+def _unpack_local(doc: dict) -> LocalContactProblem:
+    return LocalContactProblem(doc["W"], doc["q"], doc["mu"], doc["dimension"], name=doc["name"],
+                               description=doc["description"])
+
+
+#: (pack, unpack) by the problem's ``form``
+_PACKERS = {"global": (_pack_global, _unpack_global), "local": (_pack_local, _unpack_local)}
+
+
+def pack(problem) -> tuple[str, dict]:
+    """A problem as plain data for another process (the problem classes are immutable and do not pickle):
+    ``(form, data)``: ``("global", gaussqp/1 dict)`` (:func:`gaussqp.io.gaussqp_format.to_dict`) or
+    ``("local", arrays)``."""
+    return problem.form, _PACKERS[problem.form][0](problem)
 
 
 def unpack(data: tuple[str, dict]):
     """The problem :func:`pack` packed, rebuilt (and validated) by its constructor."""
-    kind, doc = data
-    if kind == "local":
-        return LocalContactProblem(doc["W"], doc["q"], doc["mu"], doc["dimension"], name=doc["name"],
-                                   description=doc["description"])
-    from ..io.gaussqp_format import from_dict
-
-    return from_dict(doc)
+    form, doc = data
+    return _PACKERS[form][1](doc)
 
 
 @dataclass
@@ -111,18 +128,12 @@ def run_task(task: Task) -> dict:
         return _run_peer_task(task, row, t0)
     try:
         problem = unpack(task.problem)
-        if isinstance(problem, LocalContactProblem):
-            from ..dispatch import solve
-
-            sol = solve(problem, formulation=r.formulation, solver=r.backend, tolerance=r.tolerance,
-                        crosscheck=False, certify=False)
-        else:
-            f = task.formulation if task.formulation is not None else FORMULATIONS[r.formulation]
-            ok, why = f.accepts(problem, problem.classify())
-            if not ok:
-                raise NotApplicableError(f"formulation {r.formulation!r} does not accept this problem: {why}")
-            sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None,
-                          tolerance=get_tolerance(r.tolerance))
+        f = task.formulation if task.formulation is not None else FORMULATIONS[r.formulation]
+        ok, why = f.takes(problem)  # either form: a local problem by accepts_local
+        if not ok:
+            raise NotApplicableError(f"formulation {r.formulation!r} does not accept this problem: {why}")
+        sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None,
+                      tolerance=get_tolerance(r.tolerance))
     except Exception as e:  # a route's failure is a row of the study, whatever it is
         row["error"] = _error_text(e)
         row["total_time"] = time.perf_counter() - t0
@@ -307,7 +318,7 @@ def run_dask(tasks: Iterable[Task], *, scheduler: str | None, workers: int, time
             cluster.close()
 
 
-def _command(source: str, route: Route, local: bool) -> str:
+def _command(source: str, route: Route) -> str:
     if route.peer:
         return " ".join(["gaussqp", "peer", shlex.quote(source), route.formulation, "--tolerance", route.tolerance])
     parts = ["gaussqp", "solve", shlex.quote(source), "--formulation", route.formulation]
@@ -372,7 +383,6 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
         for pid, p in pset:
             described[f"{pset.name}\t{pid}"] = describe(pset.name, pid, p)
             source = pset.source(pid)
-            local = isinstance(p, LocalContactProblem)
             todo = [r for r in routes_for(p, formulations=formulations, solvers=solvers, tolerances=tolerances,
                                           facetized=facetized, peers=peer_names)
                     if (pset.name, pid, r.formulation, r.solver, r.tolerance) not in done]
@@ -382,8 +392,8 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
                 source = _problem_file(store, pset.name, pid, p)
             data = pack(p)
             for r in todo:
-                yield Task(pset.name, pid, data, r, None if local else FORMULATIONS.get(r.formulation),
-                           _command(source, r, local), time_limit)
+                yield Task(pset.name, pid, data, r, FORMULATIONS.get(r.formulation), _command(source, r),
+                           time_limit)
 
     todo = list(tasks())
     count = {"runs": 0}
