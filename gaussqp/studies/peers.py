@@ -38,7 +38,6 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GaussQPError, MissingExtraError, UnknownValueError
-from ..model.local_problem import LocalContactProblem
 from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_MAX_ITER, STUDY_PEER_TIME_MARGIN, STUDY_SICONOS_PYTHON,
                         STUDY_TIME_LIMIT, Tolerance, get_tolerance)
 
@@ -174,23 +173,20 @@ def resolve_peers(spec) -> tuple[str, ...]:
 def _local_kind(problem) -> str | None:
     """``fc2d``/``fc3d`` when a peer's friction solver applies to ``problem`` (a local problem, or one that F8
     accepts), else None."""
-    if not isinstance(problem, LocalContactProblem):
-        from ..formulations import FORMULATIONS
+    from ..formulations import FORMULATIONS
 
-        ok, _ = FORMULATIONS["coulomb_fixed_point"].accepts(problem, problem.classify())
-        if not ok:
-            return None
+    # the problems of the mode-free route (the formulation that takes local problems): either form
+    if not any(f.accepts_local and f.takes(problem)[0] for f in FORMULATIONS.values()):
+        return None
     return {2: "fc2d", 3: "fc3d"}.get(problem.dimension)
 
 
 def _lcp_applies(problem) -> bool:
     """True when ``problem`` has the contact LCP that ``lcp_lemke`` solves, with at least one unilateral row."""
-    if isinstance(problem, LocalContactProblem):
-        return False
     from ..formulations import FORMULATIONS
 
     try:
-        ok, _ = FORMULATIONS["lcp_lemke"].accepts(problem, problem.classify())
+        ok, _ = FORMULATIONS["lcp_lemke"].takes(problem)  # False for a local problem (no rows to pivot on)
     except GaussQPError:
         return False
     return ok and problem.inequalities[0].shape[0] > 0
@@ -316,7 +312,7 @@ def _local_form(problem, kind: str) -> dict:
 
         cd = constrained_delassus(problem)
         return {"W": cd.A_c, "q": cd.w_c, "cd": cd}
-    if isinstance(problem, LocalContactProblem):
+    if problem.form == "local":
         from ..linalg.dense import as_dense
 
         return {"W": as_dense(problem.W), "q": np.asarray(problem.q, dtype=float),
@@ -345,7 +341,7 @@ def _judge(problem, s: PeerSolver, local: dict, x: np.ndarray, y: np.ndarray, to
     ans = LocalAnswer(x, u, 0, 0, [], s.peer, "solved", {})
     from ..certificates.judge import finalize
 
-    if isinstance(problem, LocalContactProblem):
+    if problem.form == "local":
         return finalize(local_solution(problem, ans, s.name), tol)
     return finalize(global_solution(problem, local["cd"], ans, s.name), tol)
 

@@ -28,7 +28,6 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..crosscheck import crosscheck_report
-from ..model.local_problem import LocalContactProblem
 from ..results import INF_OR_UNB, SOLUTION_PRESENT, Solution, Status
 from ..settings import PRESETS, get_tolerance
 
@@ -70,7 +69,7 @@ def solution_of(row: Mapping, problem) -> Solution | None:
 
 def _compare(ref: Solution, sol: Solution, tolerance: str) -> dict:
     """{acceleration_gap, generalized_force_gap, agree} of ``sol`` against ``ref``."""
-    if isinstance(ref.problem, LocalContactProblem) or (
+    if (ref.problem is not None and ref.problem.form == "local") or (
             ref.status in SOLUTION_PRESENT and (ref.lambda_normal is None or sol.lambda_normal is None)):
         # no unique quantity to compare: verdicts only (a solution against a solution is not compared)
         same = None
