@@ -186,7 +186,7 @@ def _witness_refuted(problem: ContactProblem, a: np.ndarray, fac, s: np.ndarray,
     vp = v / s
     Mt_vp = s * np.asarray(problem.M @ v).ravel()  # M̃ v' = S M S S⁻¹ v
     theta = float(np.linalg.norm(Mt_vp)) / (w_kept * float(np.linalg.norm(vp))) + eps_n
-    terms = float((np.abs(as_dense(problem.M)) @ np.abs(a) + np.abs(problem.F)) @ np.abs(v))
+    terms = float((np.asarray(abs(problem.M) @ np.abs(a)).ravel() + np.abs(problem.F)) @ np.abs(v))
     slope = abs(float(g @ v))
     bound = KERNEL_ANGLE_MULTIPLE * theta * float(np.linalg.norm(s * g)) * float(np.linalg.norm(vp)) + eps_n * terms
     if slope <= bound:
