@@ -316,19 +316,18 @@ def _put_matrix(arrays: dict, key: str, A) -> None:
         arrays[key] = np.asarray(A, dtype=float)
 
 
-def save_npz(problem: ContactProblem | LocalContactProblem, path: str | Path) -> None:
-    """Write the block form: mass_matrix, force, J_n, normal_drift, J_t, tangent_drift,
-    has_tangent, friction, types, modes, slip (+ format, name, description, dimension); or, for a
-    :class:`gaussqp.LocalContactProblem`, the local form (``form`` = "local", delassus, free_velocity, friction,
-    dimension, name, description)."""
+def npz_members(problem: ContactProblem | LocalContactProblem) -> dict[str, np.ndarray]:
+    """The NPZ form's members as arrays, without writing them: the block form (mass_matrix, force, J_n,
+    normal_drift, J_t, tangent_drift, has_tangent, friction, types, modes, slip + format, name, description,
+    dimension) or, for a :class:`gaussqp.LocalContactProblem`, the local form (``form`` = "local", delassus,
+    free_velocity, friction, dimension, name, description). :func:`problem_from_npz_members` reads them back."""
     if isinstance(problem, LocalContactProblem):
         arrays = {"format": np.array(FORMAT), "form": np.array(LOCAL_FORM), "name": np.array(problem.name),
                   "description": np.array(problem.description),
                   "dimension": np.array(problem.dimension, dtype=np.int64), "free_velocity": np.asarray(problem.q),
                   "friction": np.asarray(problem.mu)}
         _put_matrix(arrays, "delassus", problem.W)
-        np.savez_compressed(path, **arrays)
-        return
+        return arrays
     if not isinstance(problem, ContactProblem):
         raise WrongTypeError("problem", f"is a {type(problem).__name__}",
                              "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem")
@@ -341,7 +340,12 @@ def save_npz(problem: ContactProblem | LocalContactProblem, path: str | Path) ->
     _put_matrix(arrays, "mass_matrix", problem.M)
     _put_matrix(arrays, "J_n", problem.J_n)
     _put_matrix(arrays, "J_t", problem.J_t)
-    np.savez_compressed(path, **arrays)
+    return arrays
+
+
+def save_npz(problem: ContactProblem | LocalContactProblem, path: str | Path) -> None:
+    """Write :func:`npz_members` of ``problem`` to ``path`` (compressed NPZ)."""
+    np.savez_compressed(path, **npz_members(problem))
 
 
 #: the value of the NPZ member ``form`` for a local (Delassus) problem; without ``form`` a file is a ContactProblem
@@ -466,7 +470,9 @@ def _npz_matrix(z: dict, key: str) -> np.ndarray | sp.csr_matrix:
     raise _err(key, "is missing from the npz file", f"store '{key}' (dense) or '{key}_shape/_row/_col/_data'")
 
 
-def _npz_problem(z: dict) -> ContactProblem | LocalContactProblem:
+def problem_from_npz_members(z: dict) -> ContactProblem | LocalContactProblem:
+    """The problem whose NPZ members (:func:`npz_members`, or an NPZ file's decoded members) are ``z``: every
+    member checked (format, form, no stray member, kinds and dimensions) and the problem built by its constructor."""
     for key in sorted(NPZ_METADATA & set(z)):
         _npz_get(z, key, "U", (0,), "one string")
     fmt = _npz_text(z, "format")
@@ -517,4 +523,4 @@ def load_npz(path: str | Path | IO[bytes]) -> ContactProblem | LocalContactProbl
     except _DECODE_ERRORS as exc:
         raise _err(name, f"is not a readable gaussqp/1 npz file ({type(exc).__name__}: {reprlib.repr(str(exc))})",
                    "write it with gaussqp.save_npz (object arrays and pickles are refused)") from None
-    return _npz_problem(z)
+    return problem_from_npz_members(z)

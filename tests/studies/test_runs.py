@@ -122,6 +122,22 @@ def test_fclib_set_reads_global_and_local_files_and_records_the_rest():
     assert np.array_equal(unpack(pack(local)).q, local.q)
 
 
+
+def test_pack_is_arrays_and_unpack_rebuilds_the_same_global_problem():
+    """The packed form is the NPZ members (arrays, cheap to rebuild), not the JSON form, whose validation took
+    seconds on a large FCLIB file and was counted against the run's time limit."""
+    from gaussqp import problems
+
+    p = problems.load("real/quadruped_standing")  # sparse J, mixed modes
+    data = pack(p)
+    assert all(isinstance(v, np.ndarray) for v in data.values())
+    q = unpack(data)
+    assert q.name == p.name and list(q.types) == list(p.types) and list(q.modes) == list(p.modes)
+    for a, b in ((q.M, p.M), (q.J_n, p.J_n), (q.J_t, p.J_t)):
+        assert np.array_equal(np.asarray(a.todense() if hasattr(a, "todense") else a),
+                              np.asarray(b.todense() if hasattr(b, "todense") else b))
+    assert np.array_equal(q.F, p.F) and np.array_equal(q.friction, p.friction)
+
 # --- routes ----------------------------------------------------------------------------------------------------
 
 def test_routes_every_accepting_formulation_times_backends_and_tolerances():
