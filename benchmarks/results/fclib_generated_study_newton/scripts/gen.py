@@ -1,6 +1,5 @@
-import sys
 from pathlib import Path
-sys.path.insert(0, "/work/wt-bench")
+
 from gaussqp.problems import fclib_scenes
 gen = Path("/tmp/bench-study/generated")
 # deterministic stratified subset: every 2nd index of seed 1 (2 is coprime with the 9 scenes, so each scene gets 16-17)

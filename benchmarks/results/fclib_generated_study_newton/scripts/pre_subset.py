@@ -1,8 +1,9 @@
 """The pre-Newton study's results (the full run of benchmarks/results/fclib_generated_study, 2026-11-26, its
 results.parquet) restricted to this run's subset, re-reported with gaussqp's own report code."""
-import json, os, sys
+import json
+import os
 from pathlib import Path
-sys.path.insert(0, "/work/wt-bench")
+
 import pandas as pd
 from gaussqp.studies.report import write_report
 names = set(os.listdir("/tmp/bench-study/set"))
