@@ -34,7 +34,7 @@ from .io.open_file import (LIBRARY, ImportOptions, Opened, by_suffix, check_opti
                             reader_suffixes, readers_help)
 from .formulations import FORMULATIONS
 from .jsonable import to_jsonable
-from .settings import PRESETS, RANK_RTOL, STRUCTURAL_MAX_N
+from .settings import DEFAULT, DEFAULT_FACETS, PRESETS, RANK_RTOL, STRUCTURAL_MAX_N, STUDY_TIME_LIMIT
 
 DEFAULT_PROBLEM = "rod_wall_guide"
 
@@ -601,10 +601,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"a file ({', '.join(reader_suffixes())}) or a shipped name (default {DEFAULT_PROBLEM})")
     s.add_argument("--formulation", default="auto", help="auto or a registered formulation (gaussqp formulations)")
     s.add_argument("--solver", default=None, help="backend for cvxpy formulations: clarabel, osqp, scs")
-    s.add_argument("--tolerance", default="high", choices=list(PRESETS), help="tolerance preset")
+    s.add_argument("--tolerance", default=DEFAULT, choices=list(PRESETS), help=f"tolerance preset (default {DEFAULT})")
     s.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check route")
-    s.add_argument("--facets", type=int, default=8,
-                   help="facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; default 8)")
+    s.add_argument("--facets", type=int, default=DEFAULT_FACETS,
+                   help="facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; "
+                        f"default {DEFAULT_FACETS})")
     s.add_argument("--bracket", default="auto", choices=list(BRACKET_MODES),
                    help="the sticking cross-check's F5 bracket: auto (skipped when F4's answer is certified with "
                         "unique multipliers) or always")
@@ -642,7 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 "model), or a directory of gaussqp/1 or FCLIB files")
     cv.add_argument("--formulations", default=None, help="comma-separated formulations (default: every accepting one)")
     cv.add_argument("--solvers", default=None, help="comma-separated backends (default: every installed one)")
-    cv.add_argument("--tolerance", default="high", help="comma-separated tolerance presets (default high)")
+    cv.add_argument("--tolerance", default=DEFAULT, help=f"comma-separated tolerance presets (default {DEFAULT})")
     cv.add_argument("--out", default="crossval", help="results directory (re-running resumes; default ./crossval)")
     cv.add_argument("--peers", default="none", metavar="auto|none|siconos",
                     help="peer libraries whose solvers run too, judged by our checks: 'auto' (every one that can run "
@@ -651,7 +652,8 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                        help="run on a Dask distributed cluster (extra gaussqp[dask])")
-    cv.add_argument("--time-limit", type=float, default=60.0, help="seconds per run; a run beyond it is a timeout row")
+    cv.add_argument("--time-limit", type=float, default=STUDY_TIME_LIMIT,
+                    help=f"seconds per run; a run beyond it is a timeout row (default {STUDY_TIME_LIMIT:g})")
     cv.add_argument("--quiet", action="store_true", help="no progress bar")
     cv.set_defaults(func=cmd_crossval)
     pe = sub.add_parser("peer", parents=[src], help="run one peer library's solver (Siconos) on a problem and judge "
@@ -660,8 +662,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     pe.add_argument("file", help=f"a file ({', '.join(reader_suffixes())}) or a shipped name")
     pe.add_argument("solver", choices=list(PEER_SOLVERS), help="the peer solver (a study's formulation column)")
-    pe.add_argument("--tolerance", choices=list(PRESETS), default="high", help="preset: the peer's tolerance")
-    pe.add_argument("--time-limit", type=float, default=60.0, help="seconds before the peer is stopped")
+    pe.add_argument("--tolerance", choices=list(PRESETS), default=DEFAULT,
+                    help=f"preset: the peer's tolerance (default {DEFAULT})")
+    pe.add_argument("--time-limit", type=float, default=STUDY_TIME_LIMIT,
+                    help=f"seconds before the peer is stopped (default {STUDY_TIME_LIMIT:g})")
     pe.set_defaults(func=cmd_peer)
     au = sub.add_parser("audit", help="audit MuJoCo's contact answers: its forces against the certified rigid answer's "
                                       "force envelopes, Coulomb residuals, creep, acceleration gap; one state or a "

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import MAX_FACETS, ROUND_OFF, STRUCTURAL_MAX_N, Tolerance, get_tolerance
+from .settings import FACETS_MAX, ROUND_OFF, STRUCTURAL_MAX_N, Tolerance, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import Formulation, undecided_modes
@@ -87,11 +87,11 @@ def check_bracket(bracket) -> None:
 
 
 def check_facets(facets) -> None:
-    """``facets`` is an integer in [3, MAX_FACETS], checked whether or not a polygon is built for this problem."""
+    """``facets`` is an integer in [3, FACETS_MAX], checked whether or not a polygon is built for this problem."""
     integral = isinstance(facets, (int, np.integer)) and not isinstance(facets, (bool, np.bool_))
-    if not integral or not 3 <= facets <= MAX_FACETS:
+    if not integral or not 3 <= facets <= FACETS_MAX:
         raise UnknownValueError("facets", f"is {facets!r}",
-                                f"give an integer from 3 (a triangle) to {MAX_FACETS} (polygons beyond add rows, "
+                                f"give an integer from 3 (a triangle) to {FACETS_MAX} (polygons beyond add rows, "
                                 "not accuracy worth their cost)")
 
 

@@ -66,7 +66,7 @@ class NonNumericError(WrongTypeError):
 
 
 class MagnitudeError(InputError):
-    """An entry exceeds :data:`gaussqp.settings.MAX_ABS_ENTRY` (the arithmetic would overflow)."""
+    """An entry exceeds :data:`gaussqp.settings.ABS_ENTRY_MAX` (the arithmetic would overflow)."""
 
 
 class InputTooLargeError(InputError):

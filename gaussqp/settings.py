@@ -44,8 +44,43 @@ PRESETS = {
 #: preset used when none is given
 DEFAULT = "high"
 
+#: sides of the polygons that bracket exact friction cones when none is given (the sticking verdict's polygon
+#: bracket, grasp ε): 8 brackets a disk within cos(π/8) ≈ 0.92 of its radius
+DEFAULT_FACETS = 8
+
 #: preset tried once more when a backend stalls (iteration limit, numerical trouble) at the first
 LOOSER = {"high": "mid", "mid": "low"}
+
+
+#: names of earlier releases (one naming rule now: the quantity first, ``_MAX`` / ``_MIN`` last; ``TINY`` was
+#: :data:`SCALE_FLOOR` under a second name); reading one warns and gives the current value
+RENAMED = {
+    "MAX_ABS_ENTRY": "ABS_ENTRY_MAX",
+    "MAX_BILATERAL_STICKING": "BILATERAL_STICKING_MAX",
+    "MAX_CONTACT_DIMENSION": "CONTACT_DIMENSION_MAX",
+    "MAX_COORDINATES": "COORDINATES_MAX",
+    "MAX_DENSE_BLOCK": "DENSE_BLOCK_MAX",
+    "MAX_ENTRIES": "ENTRIES_MAX",
+    "MAX_FACETS": "FACETS_MAX",
+    "MAX_FILE_BYTES": "FILE_BYTES_MAX",
+    "MAX_NESTING_DEPTH": "NESTING_DEPTH_MAX",
+    "MAX_RAY_SUBSETS": "RAY_SUBSETS_MAX",
+    "MAX_RESTITUTION": "RESTITUTION_MAX",
+    "MAX_SETTLE_STEPS": "SETTLE_STEPS_MAX",
+    "MIN_ABS_ENTRY": "ABS_ENTRY_MIN",
+    "MIN_NORMAL_NORM": "NORMAL_NORM_MIN",
+    "MIN_SLIP_NORM": "SLIP_NORM_MIN",
+    "TINY": "SCALE_FLOOR",
+}
+
+
+def __getattr__(name: str):
+    if name in RENAMED:
+        import warnings
+
+        warnings.warn(f"gaussqp.settings.{name} is renamed {RENAMED[name]}", DeprecationWarning, stacklevel=2)
+        return globals()[RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
@@ -58,6 +93,24 @@ def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
     return PRESETS[name]
 
 
+# ---------------------------------------------------------------- backends and the cross-check
+# Which backends a formulation calls directly (the cvxpy program stays the definition and the fallback), and
+# which route checks an answer.
+#: Backends that F1 and F2 call directly (:mod:`gaussqp.backends.direct`: the QP ``P = SMS``, ``A = [E; −G]`` built
+#: from the problem's blocks, one solver object per structure re-solved with new data) before the cvxpy program;
+#: the cvxpy program stays the definition and the fallback (any other status than solved/infeasible/unbounded).
+DIRECT_QP_BACKENDS = ("clarabel", "osqp")
+#: Backends that conic programs call directly in their standard form (:func:`gaussqp.backends.direct.solve_conic`)
+#: before the cvxpy program (the definition and the fallback): the sticking verdict's programs on Λ(a) (margin,
+#: contact margins, μ_min's feasibility tests; :mod:`gaussqp.friction.multiplier_conic`) and F4/F5 on large or sparse
+#: problems (:mod:`gaussqp.formulations.sticking_conic`); any other backend runs the cvxpy programs only.
+DIRECT_CONIC_BACKENDS = ("clarabel",)
+#: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
+#: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
+#: took 99 % of a default solve, issue #15); above it the sparse projected-acceleration route (F2) checks it.
+CROSSCHECK_DENSE_MAX_N = 300
+
+
 # ---------------------------------------------------------------- input limits
 
 #: Largest accepted magnitude of any number of the problem (entries of M, F, the rows, drifts,
@@ -67,27 +120,27 @@ def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
 #: maximum ``1.8e308`` with a factor >= 1e8 to spare for the sums over rows and coordinates, so
 #: no intermediate overflows to ``inf`` (an entry of ``1e300`` made the arithmetic overflow and
 #: the CLI hang). Physical data in SI units stay far below (the Sun's mass is 2e30 kg).
-MAX_ABS_ENTRY = 1e50
+ABS_ENTRY_MAX = 1e50
 
 #: Smallest accepted magnitude of a *nonzero* number of the problem, for the same reason seen from
 #: the other side: masses are inverted (``M⁻¹``, the Jacobi scaling ``diag(M)^(-1/2)``) and rows are
 #: normalized by their norms, so a nonzero entry of ``1e-320`` (a subnormal) made ``M⁻¹`` overflow to
 #: ``inf`` and a certificate's SVD fail on NaN; ``(1e-50)⁶ = 1e-300`` keeps the reciprocals of such
 #: products finite. A true zero is always accepted; a number that small in SI units is a zero.
-MIN_ABS_ENTRY = 1e-50
+ABS_ENTRY_MIN = 1e-50
 
 #: Largest number of generalized coordinates ``n``. The sparse mass factorization
 #: (:func:`gaussqp.linalg.mass.factor_mass`) eigendecomposes the connected components of M's sparsity
 #: graph in batches of equal size (issue #15; before, one at a time with an O(n) scan each: a diagonal M of
 #: n = 20,000 took ~2.5 s): a diagonal M of n = 100,000 takes ~1.2 s (measured), so construction stays in
 #: seconds.
-MAX_COORDINATES = 100_000
+COORDINATES_MAX = 100_000
 
 #: Largest dense block of M that is eigendecomposed: a dense M's n, and the largest connected
 #: component of a sparse M's sparsity graph (:func:`gaussqp.linalg.mass.factor_mass` densifies each
 #: component). ``eigh`` is O(n³): n = 3,000 took 25 s on a loaded 2-core machine (n = 5,000 took
 #: 53 s), so a mass matrix that is one dense block of 20,000 coordinates cannot hang the constructor.
-MAX_DENSE_BLOCK = 3_000
+DENSE_BLOCK_MAX = 3_000
 
 #: Largest number of stored numbers in one array: a dense array's size, a sparse matrix's
 #: declared row count or nonzero count, an NPZ member's declared element count, and the dense
@@ -95,31 +148,31 @@ MAX_DENSE_BLOCK = 3_000
 #: 200 MB, so a declared shape of 3e16 is refused before ``np.zeros`` or a CSR index array
 #: is allocated. It also bounds ``m × n`` of the normal rows, which the classification
 #: densifies when sparse rank is not proven.
-MAX_ENTRIES = 25_000_000
+ENTRIES_MAX = 25_000_000
 #: Most facets of an F5 polygon (``gaussqp solve --facets``): k facets add k rows per sticking contact, and the
 #: polygons' gap to the disk, 1 - cos(π/k), is 1.2e-6 at k = 2048 — below the solvers' tolerances
-MAX_FACETS = 2048
+FACETS_MAX = 2048
 #: Most MuJoCo steps ``load_mujoco(..., settle=)`` / ``--settle`` takes (a few seconds on a small model, ~1e5 steps/s)
-MAX_SETTLE_STEPS = 1_000_000
+SETTLE_STEPS_MAX = 1_000_000
 #: Largest contact dimension d (a normal and d-1 tangent rows per contact): 3 is spatial Coulomb friction,
 #: 4 and 6 are MuJoCo's torsional and rolling condim mapped into the isotropic cone (gaussqp.io.mujoco)
-MAX_CONTACT_DIMENSION = 6
+CONTACT_DIMENSION_MAX = 6
 
 #: Deepest nesting of JSON arrays/objects accepted. A gaussqp/1 document nests at most 5 deep
 #: (object > contacts > contact > tangent > row); 64 leaves room for the free-form
 #: ``parameters`` metadata while staying far below Python's recursion limit (1000), which the
 #: JSON decoder would otherwise hit with a bare ``RecursionError``.
-MAX_NESTING_DEPTH = 64
+NESTING_DEPTH_MAX = 64
 
 #: Largest problem file, in bytes: the JSON text, and the sum of the uncompressed members of an
 #: NPZ file (so a small "zip bomb" is refused before decompression). 256 MiB holds a dense
 #: n = 5,000 mass matrix in JSON (~25e6 numbers of ~10 characters); larger problems are sparse.
-MAX_FILE_BYTES = 256 * 2**20
+FILE_BYTES_MAX = 256 * 2**20
 
 #: a sliding contact's slip direction of Euclidean norm below this is refused as zero
 #: (:class:`gaussqp.ContactProblem`); the direction is then normalized to unit length. An absolute
 #: value (the slip is a direction, its units do not matter); value chosen with the code, not tuned.
-MIN_SLIP_NORM = 1e-12
+SLIP_NORM_MIN = 1e-12
 
 #: Largest accepted asymmetry of an FCLIB global problem's mass matrix, relative to its largest entry:
 #: :func:`gaussqp.io.fclib.load` replaces ``M`` by ``(M + Mᵀ)/2`` when every ``|M_ij - M_ji|`` is at most
@@ -478,11 +531,11 @@ FORWARD_ERROR_MAX = 1000  # one dense SVD of the KKT matrix: about a second at t
 FORWARD_ERROR_WEAK_ROWS_MAX = 4
 
 #: sign enumeration for frictional bilateral contacts is exact but exponential
-MAX_BILATERAL_STICKING = 8
+BILATERAL_STICKING_MAX = 8
 
 #: the extreme-ray enumeration (the fallback when the LP's answer fails its check) is tried up to this
 #: many row subsets; beyond it the decision is left undecided (UndecidedError)
-MAX_RAY_SUBSETS = 5000
+RAY_SUBSETS_MAX = 5000
 
 #: Problems whose dense data exceed this many entries are built with constant (sparse)
 #: data instead of DPP parameters, and are not cached.
@@ -557,7 +610,7 @@ PROP13_GRID_POINTS = 200
 #: ... then refined by this many bisection steps (2^-60: to round-off)
 PROP13_BISECTIONS = 60
 
-# ---------------------------------------------------------------- importers (gaussqp.io.pinocchio)
+# ---------------------------------------------------------------- Pinocchio importer
 
 #: A contact's normal velocity (or tangential speed) counts as nonzero when it exceeds this multiple of the row's
 #: own terms at the state, ``Σ_j |row_j v_j|``: a contact that separates is left out, one that slips is sliding.
@@ -573,7 +626,7 @@ IMPORT_QUATERNION_TOL = 1e-9
 #: Normals of a :class:`gaussqp.io.pinocchio.FrameContact` shorter than this are refused by
 #: :func:`gaussqp.mechanics.frames.contact_frame` (a direction is
 #: normalized; below this it is not a direction). Contact normals are given in unit-free numbers.
-MIN_NORMAL_NORM = 1e-12
+NORMAL_NORM_MIN = 1e-12
 
 #: How many close frame names an unknown frame name's error lists (``difflib.get_close_matches``)
 IMPORT_CLOSE_NAMES = 5
@@ -601,12 +654,12 @@ MUJOCO_ROW_RTOL = 1e-10
 #: and dropped.
 MUJOCO_ZERO_ROW_RTOL = 1e-12
 
-# ---------------------------------------------------------------- impacts and time steps (issue 12, part C)
+# ---------------------------------------------------------------- impacts and time steps
 
 #: largest restitution coefficient accepted on a diagonal of the restitution matrix: Newton's law with
 #: e > 1 creates energy at a single impact; 1 is the elastic bound (inertial (76), Brogliato's "energetic
 #: constraints"), so anything above it is refused as an input error
-MAX_RESTITUTION = 1.0
+RESTITUTION_MAX = 1.0
 
 #: relative tolerance of the impact certificates' comparisons (two routes' v⁺ and P, the residual of (77),
 #: the energy balance), each against the size of the data it compares; the routes solve to 1e-9 (solver
@@ -623,17 +676,13 @@ THETA_MIN = 0.5
 STEP_GAP_RTOL = 1e-9
 #: The round-off of a gap computed from positions ``q``, in units of ``|n_i| |q|`` (a few ulps).
 STEP_GAP_ROUNDOFF = 64 * 2.220446049250313e-16
-# ---------------------------------------------------------------- mode-free Coulomb friction (issue #12)
+# ---------------------------------------------------------------- mode-free Coulomb friction
 
 #: A contact of a Coulomb problem whose normal reaction is below this fraction of the data's reaction scale is
 #: *separated*; one whose tangential velocity exceeds this fraction of the data's velocity scale (‖q‖) is *sliding*;
 #: otherwise *sticking* (:func:`gaussqp.friction.coulomb_law.contact_modes`). Well above the 1e-8 residual a solved
 #: answer meets, so round-off never flips a mode.
 COULOMB_MODE_RTOL = 1e-7
-
-#: A side-piece projection whose tangent norm is below this fraction of the normal part is taken at ``x_t = 0``
-#: (a frictionless block's projection is ``(max(x_n, 0), 0)`` there).
-TINY = 1e-300
 
 #: ``status == "solved"`` for a Coulomb answer needs the natural-map residual recomputed by us at most this
 #: fraction of ‖q‖ (the issue's acceptance bound, FCLIB's customary 1e-8) ...
@@ -685,7 +734,51 @@ COULOMB_RESTART_ITER = 5
 #: 150 coordinates and 100 contacts in 3D, has 450).
 COULOMB_MIXED_MAX_UNKNOWNS = 3000
 
-# ---------------------------------------------------------------------------------------------- grasps (issue #13)
+# ---------------------------------------------------------------- mode-free Coulomb: the nonsmooth Newton kernel
+#: :mod:`gaussqp.friction.nonsmooth_newton` (tried first by ``coulomb_fixed_point``, the convex iteration its
+#: fallback) stops once the natural-map residual with ρ = 1 is at most this fraction of ‖q‖: 1e4 below the
+#: certificate's :data:`COULOMB_RESIDUAL_RTOL`, one quadratic step short of round-off.
+COULOMB_NN_TARGET_RTOL = 1e-12
+#: ... after at most this many Newton iterations (each: one factorization and a line search) ...
+COULOMB_NN_MAX_ITER = 50
+#: ... or when the best merit ``½‖φ_ρ‖²`` has not halved over this many iterations (a stall: the caller falls back).
+COULOMB_NN_STALL_ITER = 8
+#: Newton's linear systems are dense (LAPACK) up to this many unknowns m·d, or when W holds more than
+#: :data:`COULOMB_NN_SPARSE_DENSITY` nonzeros; otherwise W stays sparse and each step is one sparse LU (SuperLU).
+#: Measured (one core, medians of 15): Box_Stacks-i0122 (246 unknowns, W 3 % nonzero) 8.8 ms sparse against 10.7 ms
+#: dense; Box_Stacks-i0035 (93) 0.8 ms sparse against 0.4 ms dense.
+COULOMB_NN_DENSE_MAX = 150
+#: See :data:`COULOMB_NN_DENSE_MAX`.
+COULOMB_NN_SPARSE_DENSITY = 0.1
+#: The Jacobian ``I − P' + P'ρD W`` is regularized by ``δ P'D`` (W → W + δ diag(1/ρ): a proximal term on the
+#: sticking blocks, where a rank-deficient W makes it singular), ``δ = θ · min(1, ‖φ_ρ‖/‖ρ q‖)`` with this θ —
+#: vanishing with the residual, so the local convergence stays superlinear.
+COULOMB_NN_REG_THETA = 1e-2
+#: ... and δ is never below this (round-off of the factorization of a singular sticking block).
+COULOMB_NN_REG_FLOOR = 1e-12
+#: The line search backtracks by :data:`COULOMB_BACKTRACK` down to this step before it tries the fallback
+#: directions (the projected step ``−φ_ρ``, then the merit's steepest descent ``−Jᵀφ_ρ``).
+COULOMB_NN_MIN_STEP = 1e-4
+#: A guess whose relative residual is below this is the only start tried (a re-solve along a trajectory); above,
+#: "every contact sticks" (one linear solve, exact at rest) and ``r = 0`` compete with it by merit. The stick solve
+#: is retried with W regularized (:data:`COULOMB_NN_REG_FLOOR`) only when ``W r = −q`` was not solved to
+#: :data:`COULOMB_NN_ACCEPT_RTOL` (a singular W).
+COULOMB_NN_GUESS_RTOL = 1e-2
+#: Global problems (``M v = H r + f``): M's connected blocks up to this size are inverted densely (batched by size);
+#: W = J M⁻¹ Jᵀ is then formed sparse. A larger block is solved through its sparse LU.
+COULOMB_NN_BLOCK_MAX = 400
+#: Nonmonotone line search (Grippo, Lampariello, Lucidi 1986): Armijo's decrease is measured from the largest merit
+#: of the last this many iterates (1: monotone), which lets the method leave the merit's shallow valleys.
+COULOMB_NN_NONMONOTONE = 10
+#: ``coulomb_fixed_point`` keeps the nonsmooth Newton's answer when its natural-map residual (ρ = 1, ÷‖q‖) is at
+#: most this, 100 below the certificate's :data:`COULOMB_RESIDUAL_RTOL` (the answer is then judged by that
+#: certificate as any other); above, it falls back to the convex iteration.
+COULOMB_NN_ACCEPT_RTOL = 1e-10
+#: The Newton's stall test (:data:`COULOMB_NN_STALL_ITER`) counts the iterations since the merit ``‖φ_ρ‖²`` last
+#: fell below this fraction of its best value (0.25: ‖φ_ρ‖ halved).
+COULOMB_NN_STALL_FACTOR = 0.25
+
+# ---------------------------------------------------------------- grasps
 #: A grasp has at most this many contacts (the polyhedral ε computations grow with contacts × facets).
 GRASP_MAX_CONTACTS = 1000
 #: A contact normal must be a unit vector to this relative tolerance (a normal of norm 2 is a modelling error,
@@ -746,7 +839,7 @@ GRASP_PLOT_CONE_LENGTH = 0.35
 GRASP_MAX_FACETS = 128
 
 
-# ---------------------------------------------------------------- cross-validation studies: metrics and report (issue 14)
+# ---------------------------------------------------------------- cross-validation studies: metrics and report
 #: Shift of the shifted geometric means of a study's times (seconds) and residuals (dimensionless):
 #: ``sgm(v) = exp(mean(log(v + s))) - s``. qpbenchmark uses ``shift=10.0`` for the runtime and for every
 #: residual (``qpbenchmark/report.py``, ``Report.__compute_dataframes``, github.com/qpsolvers/qpbenchmark); we keep
@@ -762,7 +855,7 @@ STUDY_PROFILE_TIME_FLOOR = 1e-6
 STUDY_PROFILE_RESIDUAL_FLOOR = sys.float_info.epsilon
 
 
-# --- cross-validation studies (gaussqp.studies, issue #14) ---------------------------------------------------
+# ---------------------------------------------------------------- cross-validation studies: sets and runs
 #: Problems of a generated-families set when ``families`` is given without a count (``gaussqp crossval families``).
 STUDY_FAMILY_COUNT = 100
 #: A MuJoCo set (``mujoco:MODEL[:COUNT]``) samples this many states by default, one every
@@ -797,69 +890,12 @@ STUDY_PEER_MAX_ITER = 10_000
 #: Largest LCP (unknowns) or friction problem (contacts) given to a peer's enumeration solver: Siconos's
 #: ``LCP_ENUM`` tries the 2^k complementary pieces, 4,096 at this size.
 STUDY_PEER_ENUM_MAX = 12
-#: Backends that F1 and F2 call directly (:mod:`gaussqp.backends.direct`: the QP ``P = SMS``, ``A = [E; −G]`` built
-#: from the problem's blocks, one solver object per structure re-solved with new data) before the cvxpy program;
-#: the cvxpy program stays the definition and the fallback (any other status than solved/infeasible/unbounded).
-DIRECT_QP_BACKENDS = ("clarabel", "osqp")
-#: Backends that conic programs call directly in their standard form (:func:`gaussqp.backends.direct.solve_conic`)
-#: before the cvxpy program (the definition and the fallback): the sticking verdict's programs on Λ(a) (margin,
-#: contact margins, μ_min's feasibility tests; :mod:`gaussqp.friction.multiplier_conic`) and F4/F5 on large or sparse
-#: problems (:mod:`gaussqp.formulations.sticking_conic`); any other backend runs the cvxpy programs only.
-DIRECT_CONIC_BACKENDS = ("clarabel",)
-#: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
-#: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
-#: took 99 % of a default solve, issue #15); above it the sparse projected-acceleration route (F2) checks it.
-CROSSCHECK_DENSE_MAX_N = 300
 #: Seconds of a study run's time limit kept for our judge and the row when a peer (Siconos) runs: its subprocess is
 #: stopped this long before the limit (so that the run records its own ``timeout`` before the pool kills the worker
 #: and leaves the subprocess orphaned), and it is given at least this long.
 STUDY_PEER_TIME_MARGIN = 0.5
 
-# ------------------------------------------- mode-free Coulomb: the globalized nonsmooth Newton kernel (issue #27)
-#: :mod:`gaussqp.friction.nonsmooth_newton` (tried first by ``coulomb_fixed_point``, the convex iteration its
-#: fallback) stops once the natural-map residual with ρ = 1 is at most this fraction of ‖q‖: 1e4 below the
-#: certificate's :data:`COULOMB_RESIDUAL_RTOL`, one quadratic step short of round-off.
-COULOMB_NN_TARGET_RTOL = 1e-12
-#: ... after at most this many Newton iterations (each: one factorization and a line search) ...
-COULOMB_NN_MAX_ITER = 50
-#: ... or when the best merit ``½‖φ_ρ‖²`` has not halved over this many iterations (a stall: the caller falls back).
-COULOMB_NN_STALL_ITER = 8
-#: Newton's linear systems are dense (LAPACK) up to this many unknowns m·d, or when W holds more than
-#: :data:`COULOMB_NN_SPARSE_DENSITY` nonzeros; otherwise W stays sparse and each step is one sparse LU (SuperLU).
-#: Measured (one core, medians of 15): Box_Stacks-i0122 (246 unknowns, W 3 % nonzero) 8.8 ms sparse against 10.7 ms
-#: dense; Box_Stacks-i0035 (93) 0.8 ms sparse against 0.4 ms dense.
-COULOMB_NN_DENSE_MAX = 150
-#: See :data:`COULOMB_NN_DENSE_MAX`.
-COULOMB_NN_SPARSE_DENSITY = 0.1
-#: The Jacobian ``I − P' + P'ρD W`` is regularized by ``δ P'D`` (W → W + δ diag(1/ρ): a proximal term on the
-#: sticking blocks, where a rank-deficient W makes it singular), ``δ = θ · min(1, ‖φ_ρ‖/‖ρ q‖)`` with this θ —
-#: vanishing with the residual, so the local convergence stays superlinear.
-COULOMB_NN_REG_THETA = 1e-2
-#: ... and δ is never below this (round-off of the factorization of a singular sticking block).
-COULOMB_NN_REG_FLOOR = 1e-12
-#: The line search backtracks by :data:`COULOMB_BACKTRACK` down to this step before it tries the fallback
-#: directions (the projected step ``−φ_ρ``, then the merit's steepest descent ``−Jᵀφ_ρ``).
-COULOMB_NN_MIN_STEP = 1e-4
-#: A guess whose relative residual is below this is the only start tried (a re-solve along a trajectory); above,
-#: "every contact sticks" (one linear solve, exact at rest) and ``r = 0`` compete with it by merit. The stick solve
-#: is retried with W regularized (:data:`COULOMB_NN_REG_FLOOR`) only when ``W r = −q`` was not solved to
-#: :data:`COULOMB_NN_ACCEPT_RTOL` (a singular W).
-COULOMB_NN_GUESS_RTOL = 1e-2
-#: Global problems (``M v = H r + f``): M's connected blocks up to this size are inverted densely (batched by size);
-#: W = J M⁻¹ Jᵀ is then formed sparse. A larger block is solved through its sparse LU.
-COULOMB_NN_BLOCK_MAX = 400
-#: Nonmonotone line search (Grippo, Lampariello, Lucidi 1986): Armijo's decrease is measured from the largest merit
-#: of the last this many iterates (1: monotone), which lets the method leave the merit's shallow valleys.
-COULOMB_NN_NONMONOTONE = 10
-#: ``coulomb_fixed_point`` keeps the nonsmooth Newton's answer when its natural-map residual (ρ = 1, ÷‖q‖) is at
-#: most this, 100 below the certificate's :data:`COULOMB_RESIDUAL_RTOL` (the answer is then judged by that
-#: certificate as any other); above, it falls back to the convex iteration.
-COULOMB_NN_ACCEPT_RTOL = 1e-10
-#: The Newton's stall test (:data:`COULOMB_NN_STALL_ITER`) counts the iterations since the merit ``‖φ_ρ‖²`` last
-#: fell below this fraction of its best value (0.25: ‖φ_ρ‖ halved).
-COULOMB_NN_STALL_FACTOR = 0.25
-
-# ---------------------------------------------------------------- force envelopes and engine audits (issue #29)
+# ---------------------------------------------------------------- force envelopes and engine audits
 # One block, read by gaussqp/certificates/force_envelopes.py and gaussqp/audit/.
 #: Feasibility of an envelope's primal point (put on the affine hull ``A x = M a + F`` by a least-squares step) and of
 #: a dual certificate (``q − Aᵀy − Bᵀz`` and the cone membership of ``z``), relative to the program's own scale

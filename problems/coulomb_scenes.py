@@ -42,7 +42,7 @@ import numpy as np
 from gaussqp.errors import InputTooLargeError, MissingExtraError, NonFiniteError, NonNumericError, WrongTypeError
 from gaussqp.io.mujoco import MujocoImport
 from gaussqp.model.problem import ContactProblem
-from gaussqp.settings import MAX_SETTLE_STEPS
+from gaussqp.settings import SETTLE_STEPS_MAX
 
 #: the friction coefficient of every geom (MuJoCo takes the larger of the two geoms' coefficients: μ everywhere)
 MU = 0.5
@@ -302,8 +302,8 @@ def box_tower(n_boxes: int, push: float = 0.0, *, mu: float = MU, settle: int = 
 def _check_settle(settle) -> int:
     if isinstance(settle, bool) or not isinstance(settle, (int, np.integer)) or settle < 0:
         raise WrongTypeError("settle", f"is {settle!r}", "give a number of MuJoCo steps, an integer >= 0")
-    if settle > MAX_SETTLE_STEPS:
-        raise InputTooLargeError("settle", f"is {settle} steps", f"give at most {MAX_SETTLE_STEPS} (gaussqp.settings)")
+    if settle > SETTLE_STEPS_MAX:
+        raise InputTooLargeError("settle", f"is {settle} steps", f"give at most {SETTLE_STEPS_MAX} (gaussqp.settings)")
     return int(settle)
 
 

@@ -556,7 +556,7 @@ def generate(out: str | Path, count: int, *, seed: int = 0, start: int = 0, min_
              max_contacts: int = 300, progress: Callable[[str], None] | None = None) -> list[Path]:
     """Write problems ``start … start + count − 1`` of ``seed`` (:func:`make`) into the directory ``out`` (created
     when missing); a problem whose scene MuJoCo cannot settle, or whose size is beyond the importer's limits (its
-    dense mass matrix: at most ``gaussqp.settings.MAX_ENTRIES`` entries, about 5,000 coordinates), is reported
+    dense mass matrix: at most ``gaussqp.settings.ENTRIES_MAX`` entries, about 5,000 coordinates), is reported
     through ``progress`` and skipped.
 
     Raises

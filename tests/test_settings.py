@@ -104,3 +104,24 @@ def test_every_setting_is_documented():
                     # a #: block may span several lines; the line right above must belong to it
                     missing.append(f"settings.py:{node.lineno}: {t.id}")
     assert not missing, "UPPER_CASE settings without a '#:' comment right above them:\n" + "\n".join(missing)
+
+
+def test_one_naming_rule_for_limits():
+    """A limit is named by its quantity first and ``_MAX`` / ``_MIN`` last (``FACETS_MAX``, never ``MAX_FACETS``)."""
+    import gaussqp.settings as s
+
+    prefixed = [name for name in vars(s) if re.match(r"^(MAX|MIN)_[A-Z0-9_]+$", name)]
+    assert not prefixed, f"rename to QUANTITY_MAX / QUANTITY_MIN: {prefixed}"
+
+
+def test_renamed_settings_still_read_with_a_warning():
+    import warnings
+
+    import gaussqp.settings as s
+
+    for old, new in s.RENAMED.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert getattr(s, old) == getattr(s, new)
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
+        assert old not in vars(s), f"{old} is defined besides its new name {new}"

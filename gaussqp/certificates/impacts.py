@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..results import Certificate
-from ..settings import DEFINITE_RTOL, IMPACT_RTOL, MAX_RESTITUTION, ORTHOGONAL_COS_TOL, SCALE_FLOOR
+from ..settings import DEFINITE_RTOL, IMPACT_RTOL, RESTITUTION_MAX, ORTHOGONAL_COS_TOL, SCALE_FLOOR
 
 SOURCE = "inertial §6"
 
@@ -21,7 +21,7 @@ def impact_restitution(diagonal: bool, e: np.ndarray, full_rank: bool, largest_o
     """``impact_restitution``: ``E = diag(e)`` with ``e ∈ [0, 1]`` (``diagonal``, the entries ``e``) and ``I + E``
     invertible (``full_rank``). Margin: the distance of ``e`` to the ends of ``[0, 1]``, or minus the largest
     off-diagonal entry when E is full."""
-    margin = (float(min(e.min(), MAX_RESTITUTION - e.max())) if e.size else 1.0) if diagonal else -largest_off_diagonal
+    margin = (float(min(e.min(), RESTITUTION_MAX - e.max())) if e.size else 1.0) if diagonal else -largest_off_diagonal
     holds = diagonal and full_rank
     implies = ("E = diag(e), e in [0, 1]: (77)'s kinematic inequality follows from its equation, Lemma 6's range "
                "condition holds, and Newton's law (76) is Moreau's law with restitution" if holds else

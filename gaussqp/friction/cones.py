@@ -4,7 +4,7 @@ The cone of a sticking contact is ``‖λ_t‖ <= μ |λ_n|`` (sticking (14b)): 
 or an inscribed/circumscribed polygon with k facets (sticking (54)–(59), F5). :class:`Layout`
 stacks the variables of the programs built on them (``λ_eq``, ``λ_in`` as in
 ``ContactProblem.equalities / inequalities``) and enumerates the sign of ``λ_n`` of bilateral
-sticking contacts, whose cone is a union of two convex cones (:data:`MAX_BILATERAL_STICKING`
+sticking contacts, whose cone is a union of two convex cones (:data:`BILATERAL_STICKING_MAX`
 contacts at most).
 
 Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from ..errors import TooLargeError
 from ..model.problem import ContactProblem
-from ..settings import MAX_BILATERAL_STICKING
+from ..settings import BILATERAL_STICKING_MAX
 
 
 @dataclass(frozen=True)
@@ -130,9 +130,9 @@ class Layout:
     def sign_patterns(self, hint: dict[int, int] | None = None):
         """Sign patterns s_i = ±1 of λ_n for the bilateral sticking contacts, the hint first."""
         B = self.bilateral_sticking
-        if len(B) > MAX_BILATERAL_STICKING:
+        if len(B) > BILATERAL_STICKING_MAX:
             raise TooLargeError(f"{len(B)} frictional bilateral contacts: the sign enumeration of |λ_n| is limited "
-                                f"to {MAX_BILATERAL_STICKING}; make some of them frictionless or unilateral")
+                                f"to {BILATERAL_STICKING_MAX}; make some of them frictionless or unilateral")
         first = tuple((hint or {}).get(i, 1) for i in B)
         yield dict(zip(B, first))
         for s in itertools.product((1, -1), repeat=len(B)):

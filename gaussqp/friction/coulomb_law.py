@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..settings import COULOMB_MODE_RTOL, TINY
+from ..settings import COULOMB_MODE_RTOL, SCALE_FLOOR
 
 SEPARATED, STICKING, SLIDING = "separated", "sticking", "sliding"
 
@@ -73,7 +73,7 @@ def project_cone_jacobian(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.n
             Jac[j] = np.eye(d)
         elif mu[j] * nt[j] <= -xn[j]:
             continue
-        elif nt[j] <= TINY * max(abs(xn[j]), 1.0):  # μ = 0 side piece at x_t = 0: (max(x_n, 0), 0)
+        elif nt[j] <= SCALE_FLOOR * max(abs(xn[j]), 1.0):  # μ = 0 side piece at x_t = 0: (max(x_n, 0), 0)
             Jac[j, 0, 0] = 1.0
         else:
             e = xt[j] / nt[j]

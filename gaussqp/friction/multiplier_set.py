@@ -29,7 +29,7 @@ friction coefficient ``μ_min`` (sticking Prop. 11) and, when Λ ∩ cones is em
 Farkas vector ``y`` (``(J y)_i ∈ C_i*``, ``(M a* + F)ᵀ y = -1``) that proves it.
 
 Bilateral sticking contacts have the cone ``‖λ_t‖ <= μ |λ_n|`` (sticking (14b)), a union of two
-convex cones; the sign of ``λ_n`` is enumerated (:data:`gaussqp.settings.MAX_BILATERAL_STICKING`
+convex cones; the sign of ``λ_n`` is enumerated (:data:`gaussqp.settings.BILATERAL_STICKING_MAX`
 contacts at most). The cones and the programs' layout are in :mod:`gaussqp.friction.cones`.
 
 Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,

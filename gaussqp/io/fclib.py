@@ -62,7 +62,7 @@ from ..errors import (FileFormatError, InputError, MissingExtraError, NegativeFr
 from ..model.local_problem import LOCAL_DIMENSIONS, LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.validation import check_count, check_finite_bounded
-from ..settings import FCLIB_MAX_TEXT_BYTES, FCLIB_SYMMETRY_RTOL, MAX_ENTRIES
+from ..settings import FCLIB_MAX_TEXT_BYTES, FCLIB_SYMMETRY_RTOL, ENTRIES_MAX
 
 #: the problem groups of an FCLIB file
 LOCAL, GLOBAL, ROLLING = "fclib_local", "fclib_global", "fclib_global_rolling"
@@ -138,8 +138,8 @@ class _Reader:
             raise cls(path, f"holds {_KIND_NAMES.get(kind, repr(ds.dtype))} (dtype {ds.dtype})", fix)
         if ds.shape is None:
             raise ShapeError(path, "has no data (an empty dataspace)", fix)
-        check_count(path, "declared entries", float(np.prod(ds.shape, dtype=float)), MAX_ENTRIES,
-                    "give a smaller problem (see gaussqp.settings.MAX_ENTRIES)")
+        check_count(path, "declared entries", float(np.prod(ds.shape, dtype=float)), ENTRIES_MAX,
+                    "give a smaller problem (see gaussqp.settings.ENTRIES_MAX)")
         try:
             return np.asarray(ds[()])
         except (OSError, ValueError, TypeError, RuntimeError) as exc:
@@ -205,8 +205,8 @@ class _Reader:
         for k, v in (("m", rows), ("n", cols)):
             if v < 0:
                 raise ShapeError(f"{path}/{k}", f"is {v} < 0", "give the matrix's size")
-            check_count(f"{path}/{k}", "rows" if k == "m" else "columns", v, MAX_ENTRIES,
-                        "give a smaller problem (see gaussqp.settings.MAX_ENTRIES)")
+            check_count(f"{path}/{k}", "rows" if k == "m" else "columns", v, ENTRIES_MAX,
+                        "give a smaller problem (see gaussqp.settings.ENTRIES_MAX)")
         if nz < CSR:
             raise UnknownValueError(f"{path}/nz", f"is {nz}",
                                     "use nz >= 0 (triplets), -1 (compressed columns) or -2 (compressed rows)")

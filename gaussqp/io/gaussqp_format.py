@@ -26,7 +26,7 @@ Reading is strict and bounded (issue 9): JSON numbers only where numbers belong 
 1, ``"1.5"`` is not 1.5), duplicate keys refused, sizes and sparse indices whole numbers in range
 (``2.0`` is accepted, ``2.7`` and ``-1`` are not), index and data lists of equal length, declared
 shapes and file sizes within :mod:`gaussqp.settings` before anything is allocated, nesting at most
-``MAX_NESTING_DEPTH`` deep, NPZ members real-valued (complex, boolean, string and object arrays
+``NESTING_DEPTH_MAX`` deep, NPZ members real-valued (complex, boolean, string and object arrays
 refused where numbers belong). Every refusal is an :class:`~gaussqp.errors.InputError` naming
 the field; unknown top-level and contact keys are refused, and so are unknown NPZ members (the metadata members
 ``source`` and ``parameters`` are strings). ``tangent`` is a list of rows and ``tangent_drift`` a list, in 2D too,
@@ -50,7 +50,7 @@ import scipy.sparse as sp
 
 from ..errors import FileFormatError, FormatVersionError, InputError, ShapeError, WrongTypeError
 from ..model.validation import check_count
-from ..settings import MAX_COORDINATES, MAX_ENTRIES, MAX_FILE_BYTES
+from ..settings import COORDINATES_MAX, ENTRIES_MAX, FILE_BYTES_MAX
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import Contact, ContactProblem
 from .strict_json import (decode as _decode, json_count as _json_count, json_kind as _json_kind,
@@ -101,7 +101,7 @@ def _matrix_from_json(field: str, v: Any) -> np.ndarray | sp.csr_matrix:
     """A dense matrix (list of rows) or sparse triplets ``{"shape", "row", "col", "data"}``."""
     if isinstance(v, dict):
         _sparse_keys(field, v, ("shape", "row", "col", "data"))
-        shape = _json_shape(f"{field}.shape", v["shape"], 2, (MAX_COORDINATES, MAX_COORDINATES))
+        shape = _json_shape(f"{field}.shape", v["shape"], 2, (COORDINATES_MAX, COORDINATES_MAX))
         row = _json_indices(f"{field}.row", v["row"], shape[0])
         col = _json_indices(f"{field}.col", v["col"], shape[1])
         data = _json_numbers(f"{field}.data", v["data"], 1)
@@ -117,7 +117,7 @@ def _vector_from_json(field: str, v: Any, n: int | None) -> np.ndarray:
     if not isinstance(v, dict):
         return _json_numbers(field, v, 1)
     _sparse_keys(field, v, ("shape", "index", "data"))
-    (size,) = _json_shape(f"{field}.shape", v["shape"], 1, (MAX_COORDINATES,))
+    (size,) = _json_shape(f"{field}.shape", v["shape"], 1, (COORDINATES_MAX,))
     if n is not None and size != n:
         raise ShapeError(field, f"declares shape [{size}], expected [{n}]", f"give a vector of {n} entries")
     index = _json_indices(f"{field}.index", v["index"], size)
@@ -195,7 +195,7 @@ def from_dict(doc: Any) -> ContactProblem:
     _check_top(doc)
     M = _matrix_from_json("mass_matrix", doc["mass_matrix"])
     n = M.shape[0] if M.ndim == 2 and M.shape[0] == M.shape[1] else None
-    check_count("contacts", "rows × coordinates (contacts × n)", float(len(doc["contacts"])) * (n or 1), MAX_ENTRIES,
+    check_count("contacts", "rows × coordinates (contacts × n)", float(len(doc["contacts"])) * (n or 1), ENTRIES_MAX,
                 "give fewer contacts (see gaussqp.settings)")
     contacts = [_contact_from_json(f"contacts[{i}]", c, n) for i, c in enumerate(doc["contacts"])]
     F = _vector_from_json("force", doc["force"], n)
@@ -274,15 +274,15 @@ def _regular_file(path: Path) -> None:
 
 
 def _read_bounded(path: Path) -> bytes:
-    """At most ``MAX_FILE_BYTES`` bytes of ``path`` (the size is checked on what is read, not trusted)."""
+    """At most ``FILE_BYTES_MAX`` bytes of ``path`` (the size is checked on what is read, not trusted)."""
     with path.open("rb") as fh:
-        data = fh.read(MAX_FILE_BYTES + 1)
-    check_count(str(path), "bytes", len(data), MAX_FILE_BYTES, "store large problems as sparse .npz files")
+        data = fh.read(FILE_BYTES_MAX + 1)
+    check_count(str(path), "bytes", len(data), FILE_BYTES_MAX, "store large problems as sparse .npz files")
     return data
 
 
 def load(path: str | Path) -> ContactProblem | LocalContactProblem:
-    """Read a problem file: ``.npz`` by extension (a local problem when its ``form`` says so), JSON otherwise (regular files of at most ``MAX_FILE_BYTES``)."""
+    """Read a problem file: ``.npz`` by extension (a local problem when its ``form`` says so), JSON otherwise (regular files of at most ``FILE_BYTES_MAX``)."""
     path = Path(path)
     _regular_file(path)
     if path.suffix == ".npz":
@@ -372,7 +372,7 @@ _DECODE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
 
 def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
     """One ``.npy`` member: the header is read and checked (no object dtype, declared size within
-    ``MAX_ENTRIES``) before the data are read, so nothing is allocated from a lying header."""
+    ``ENTRIES_MAX``) before the data are read, so nothing is allocated from a lying header."""
     version = np.lib.format.read_magic(f)
     if version == (1, 0):
         shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
@@ -385,7 +385,7 @@ def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
     if any(not isinstance(s, int) or s < 0 for s in shape):
         raise _err(key, f"declares the shape {shape}", "write the file with gaussqp.save_npz")
     count = math.prod(shape)
-    check_count(key, "declared entries", count, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
+    check_count(key, "declared entries", count, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
     if dtype.itemsize == 0:
         return np.zeros(shape, dtype=dtype)
     nbytes = count * dtype.itemsize
@@ -404,7 +404,7 @@ def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
                 raise _err(i.filename, "is not a gaussqp/1 npz member",
                            f"store only {sorted(NPZ_KEYS | NPZ_METADATA)}, or the local form's "
                            f"{sorted(NPZ_LOCAL_KEYS)} (gaussqp.save_npz writes them)")
-        check_count("file", "uncompressed bytes", sum(i.file_size for i in infos), MAX_FILE_BYTES,
+        check_count("file", "uncompressed bytes", sum(i.file_size for i in infos), FILE_BYTES_MAX,
                     "store large problems sparse (row/col/data triplets)")
         out: dict[str, np.ndarray] = {}
         for info in infos:
@@ -448,8 +448,8 @@ def _npz_sparse(z: dict, key: str) -> sp.csr_matrix:
     if shape.size != 2 or (shape < 0).any():
         raise _err(f"{key}_shape", f"is {shape.tolist()}", "store 2 non-negative integers")
     rows, cols = (int(s) for s in shape)
-    check_count(f"{key}_shape", "declared rows", rows, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
-    check_count(f"{key}_shape", "declared columns", cols, MAX_COORDINATES, "give a smaller problem (see gaussqp.settings)")
+    check_count(f"{key}_shape", "declared rows", rows, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
+    check_count(f"{key}_shape", "declared columns", cols, COORDINATES_MAX, "give a smaller problem (see gaussqp.settings)")
     row = _npz_get(z, f"{key}_row", "iu", (1,), "integer row indices")
     col = _npz_get(z, f"{key}_col", "iu", (1,), "integer column indices")
     data = _npz_real(z, f"{key}_data", 1)
@@ -514,7 +514,7 @@ def load_npz(path: str | Path | IO[bytes]) -> ContactProblem | LocalContactProbl
     try:
         if isinstance(path, (str, Path)):
             _regular_file(Path(path))
-            check_count(name, "bytes", os.stat(path).st_size, MAX_FILE_BYTES, "store large problems sparse")
+            check_count(name, "bytes", os.stat(path).st_size, FILE_BYTES_MAX, "store large problems sparse")
         z = _npz_members(path)
     except FileNotFoundError:
         raise _err(name, "does not exist", "give the path of a gaussqp/1 .npz file") from None

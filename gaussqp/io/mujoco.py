@@ -83,7 +83,7 @@ import numpy as np
 from ..errors import (FileFormatError, InputTooLargeError, MissingExtraError, MissingSlipError, NonFiniteError,
                       ShapeError, UnknownValueError, UnsupportedModelError, WrongTypeError)
 from ..model.problem import Contact, ContactProblem
-from ..settings import MAX_SETTLE_STEPS, MIN_ABS_ENTRY, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL, MUJOCO_ZERO_ROW_RTOL
+from ..settings import SETTLE_STEPS_MAX, ABS_ENTRY_MIN, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL, MUJOCO_ZERO_ROW_RTOL
 
 __all__ = ["ImportedRow", "MujocoImport", "from_mujoco", "import_mujoco", "load_mujoco"]
 
@@ -205,8 +205,8 @@ def load_mujoco(path, *, keyframe: str | int | None = None, qpos=None, qvel=None
         data.qvel[:] = _state_vector("qvel", qvel, model.nv)
     if isinstance(settle, bool) or not isinstance(settle, (int, np.integer)) or settle < 0:
         raise WrongTypeError("settle", f"is {settle!r}", "give a number of MuJoCo steps, an integer >= 0")
-    if settle > MAX_SETTLE_STEPS:
-        raise InputTooLargeError("settle", f"is {settle} steps", f"give at most {MAX_SETTLE_STEPS} (gaussqp.settings)")
+    if settle > SETTLE_STEPS_MAX:
+        raise InputTooLargeError("settle", f"is {settle} steps", f"give at most {SETTLE_STEPS_MAX} (gaussqp.settings)")
     if settle:
         mujoco.mj_step(model, data, int(settle))
         if int(data.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)].number):  # MuJoCo resets silently
@@ -360,10 +360,10 @@ def _qmul(a, b):
 
 
 def _flush(a) -> np.ndarray:
-    """``a`` with entries below :data:`~gaussqp.settings.MIN_ABS_ENTRY` in magnitude set to 0: MuJoCo leaves
+    """``a`` with entries below :data:`~gaussqp.settings.ABS_ENTRY_MIN` in magnitude set to 0: MuJoCo leaves
     round-off such as 1e-69 in its arrays, which is a zero in any units and which gaussqp refuses as data."""
     a = np.array(a, dtype=float)
-    a[np.abs(a) < MIN_ABS_ENTRY] = 0.0
+    a[np.abs(a) < ABS_ENTRY_MIN] = 0.0
     return a
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import FileFormatError, UnknownValueError
 from ..model.validation import real_array
 from ..results import to_jsonable
-from ..settings import MAX_FILE_BYTES
+from ..settings import FILE_BYTES_MAX
 
 
 @dataclass(frozen=True)
@@ -166,8 +166,8 @@ def read_vector(name: str, value: Any) -> np.ndarray | None:
         path = Path(value)
         if not path.is_file():
             raise FileFormatError(name, f"names {str(path)!r}, which is not a file", "give an existing file")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise FileFormatError(name, f"{str(path)!r} is larger than {MAX_FILE_BYTES} bytes", "give a vector file")
+        if path.stat().st_size > FILE_BYTES_MAX:
+            raise FileFormatError(name, f"{str(path)!r} is larger than {FILE_BYTES_MAX} bytes", "give a vector file")
         try:
             if path.suffix.lower() == ".npy":
                 value = np.load(path, allow_pickle=False)

@@ -1,7 +1,7 @@
 """Strict JSON reading for gaussqp's file formats (issue #9: hostile files give typed errors, never a wrong value).
 
 Duplicate keys, literals beyond float64 (``1e400``, 400-digit integers), nesting deeper than
-:data:`~gaussqp.settings.MAX_NESTING_DEPTH`, oversized files, and booleans, strings or null where numbers belong each
+:data:`~gaussqp.settings.NESTING_DEPTH_MAX`, oversized files, and booleans, strings or null where numbers belong each
 raise a :mod:`gaussqp.errors` exception naming the field. Used by :mod:`gaussqp.io.gaussqp_format` (``gaussqp/1``) and
 :mod:`gaussqp.grasp.format` (``gaussqp-grasp/1``).
 """
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import FileFormatError, InputTooLargeError, MagnitudeError, ShapeError
 from ..model.validation import check_count
-from ..settings import MAX_FILE_BYTES, MAX_NESTING_DEPTH
+from ..settings import FILE_BYTES_MAX, NESTING_DEPTH_MAX
 
 #: integer literals with more digits than this are read as floats (int64 holds 18 digits)
 _INT_DIGITS = 18
@@ -62,13 +62,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def _check_depth(doc: Any, fmt: str, depth_used: int) -> None:
-    """Refuse nesting deeper than ``MAX_NESTING_DEPTH`` (iterative walk, no recursion)."""
+    """Refuse nesting deeper than ``NESTING_DEPTH_MAX`` (iterative walk, no recursion)."""
     stack = [(doc, 1)]
     while stack:
         value, depth = stack.pop()
-        if depth > MAX_NESTING_DEPTH:
-            raise InputTooLargeError("file", f"nests arrays/objects more than {MAX_NESTING_DEPTH} deep "
-                                             "(gaussqp.settings.MAX_NESTING_DEPTH)",
+        if depth > NESTING_DEPTH_MAX:
+            raise InputTooLargeError("file", f"nests arrays/objects more than {NESTING_DEPTH_MAX} deep "
+                                             "(gaussqp.settings.NESTING_DEPTH_MAX)",
                                      f"a {fmt} file nests {depth_used} deep; remove the extra brackets")
         children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
@@ -76,7 +76,7 @@ def _check_depth(doc: Any, fmt: str, depth_used: int) -> None:
 
 def decode(text: str, fmt: str = "gaussqp/1", depth: int = 5) -> Any:
     """``json.loads`` with duplicate keys, overflowing literals and deep nesting turned into typed errors."""
-    check_count("file", "characters", len(text), MAX_FILE_BYTES, "store large problems as sparse .npz files")
+    check_count("file", "characters", len(text), FILE_BYTES_MAX, "store large problems as sparse .npz files")
     try:
         doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_float=_parse_float, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
@@ -84,7 +84,7 @@ def decode(text: str, fmt: str = "gaussqp/1", depth: int = 5) -> Any:
                    "fix the JSON syntax") from None
     except RecursionError:
         raise InputTooLargeError("file", "nests arrays/objects too deep to parse",
-                                 f"a {fmt} file nests {depth} deep (at most {MAX_NESTING_DEPTH})") from None
+                                 f"a {fmt} file nests {depth} deep (at most {NESTING_DEPTH_MAX})") from None
     _check_depth(doc, fmt, depth)
     return doc
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .dense import as_dense, normalize_rows, null_space, rank_and_null_space, smallest_singular_value
 from ..errors import UndecidedError
-from ..settings import VERIFY_RTOL, ROUND_OFF, MAX_RAY_SUBSETS, EQUILIBRATION_PASSES, HIGHS_ACTIVE_RTOL, LP_VALUE_TOL
+from ..settings import VERIFY_RTOL, ROUND_OFF, RAY_SUBSETS_MAX, EQUILIBRATION_PASSES, HIGHS_ACTIVE_RTOL, LP_VALUE_TOL
 
 
 @dataclass(frozen=True)
@@ -217,12 +217,12 @@ def _extreme_ray(B: np.ndarray) -> np.ndarray | None:
 
     A pointed cone other than {0} has an extreme ray, which spans the kernel of ``k - 1`` linearly
     independent rows of ``B``: every such subset's kernel direction ±d is tried, checked row by row with
-    :func:`_is_witness`. Raises ``UndecidedError`` (a ``RuntimeError``) (undecided) beyond :data:`MAX_RAY_SUBSETS` subsets."""
+    :func:`_is_witness`. Raises ``UndecidedError`` (a ``RuntimeError``) (undecided) beyond :data:`RAY_SUBSETS_MAX` subsets."""
     from itertools import combinations
     from math import comb
 
     m, k = B.shape
-    if comb(m, k - 1) > MAX_RAY_SUBSETS:
+    if comb(m, k - 1) > RAY_SUBSETS_MAX:
         raise UndecidedError(f"cone LP answer fails its check and {comb(m, k - 1)} row subsets are too many "
                            "to enumerate (undecided)")
     for S in combinations(range(m), k - 1):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model.validation import vector
-from ..settings import MIN_NORMAL_NORM
+from ..settings import NORMAL_NORM_MIN
 
 
 def tangent_basis(normal) -> np.ndarray:
@@ -34,7 +34,7 @@ def contact_frame(normal) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     :func:`tangent_basis`; a right-handed orthonormal frame ``(t₁, t₂, n)``."""
     n = vector("normal", normal, 3)
     norm = float(np.linalg.norm(n))
-    if not norm > MIN_NORMAL_NORM:
+    if not norm > NORMAL_NORM_MIN:
         raise InputError("normal", f"has norm {norm:.3g}", "give a nonzero normal direction (3 numbers)")
     n = n / norm
     t1, t2 = tangent_basis(n)

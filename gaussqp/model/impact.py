@@ -27,7 +27,7 @@ from typing import Iterable
 import numpy as np
 
 from ..errors import RestitutionError, UnknownValueError
-from ..settings import MAX_RESTITUTION
+from ..settings import RESTITUTION_MAX
 from ..linalg.mass import solve_mass
 from .problem import Contact, ContactProblem
 from .validation import real_array, real_scalar, short_repr, text, vector
@@ -122,9 +122,9 @@ class ImpactProblem:
                                        f"give one number, {m} numbers (one per contact) or an {m}×{m} matrix")
             E = np.array(arr, dtype=float)
         for i in range(m):
-            if E[i, i] < 0 or E[i, i] > MAX_RESTITUTION:
+            if E[i, i] < 0 or E[i, i] > RESTITUTION_MAX:
                 raise RestitutionError(f"restitution[{i}]", f"is {short_repr(E[i, i])}",
-                                       f"give a coefficient in [0, {MAX_RESTITUTION}] (0 plastic, 1 elastic)")
+                                       f"give a coefficient in [0, {RESTITUTION_MAX}] (0 plastic, 1 elastic)")
             if bil[i] and (np.any(E[i] != 0) or np.any(E[:, i] != 0)):
                 raise RestitutionError(f"restitution[{i}]", "is nonzero on a bilateral contact",
                                        "a bilateral row keeps n v⁺ = 0: give 0 in its row and column")

@@ -61,7 +61,7 @@ class LocalContactProblem:
     gaussqp.errors.InputError
         Subclasses naming the field: ShapeError (sizes), NonFiniteError / MagnitudeError (entries),
         NegativeFrictionError (``μ < 0``), UnknownValueError (dimension), WrongTypeError (name, description),
-        InputTooLargeError (declared sizes beyond :data:`gaussqp.settings.MAX_ENTRIES`).
+        InputTooLargeError (declared sizes beyond :data:`gaussqp.settings.ENTRIES_MAX`).
     """
 
     __slots__ = ("_W", "_q", "_mu", "_dimension", "name", "description")

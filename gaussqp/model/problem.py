@@ -31,8 +31,8 @@ from ..errors import (
     TangentShapeError,
     UnknownValueError,
 )
-from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, MAX_CONTACT_DIMENSION, MAX_COORDINATES, MAX_DENSE_BLOCK,
-                        MAX_ENTRIES, MIN_SLIP_NORM,
+from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, CONTACT_DIMENSION_MAX, COORDINATES_MAX, DENSE_BLOCK_MAX,
+                        ENTRIES_MAX, SLIP_NORM_MIN,
                         RANK_RTOL, SCALE_FLOOR)
 from .summary import ProblemSummary, mode_counts
 from .system_class import CONTACT_TYPES, MODES, SystemClass
@@ -154,7 +154,7 @@ class ContactProblem:
         contacts = self._contact_list(contacts)
         d = self._check_dimension(dimension)
         n = self._check_M_shape(M)
-        check_count("contacts", "rows × coordinates (len(contacts) × n)", float(len(contacts)) * n, MAX_ENTRIES,
+        check_count("contacts", "rows × coordinates (len(contacts) × n)", float(len(contacts)) * n, ENTRIES_MAX,
                     "give fewer contacts, or stacked sparse rows with ContactProblem.from_blocks")
         rows_n, b, rows_t, c, has_t, mu, types, modes, slip = [], [], [], [], [], [], [], [], []
         for i, ct in enumerate(contacts):
@@ -269,9 +269,9 @@ class ContactProblem:
     @staticmethod
     def _check_dimension(dimension) -> int:
         integral = isinstance(dimension, (int, np.integer)) and not isinstance(dimension, (bool, np.bool_))
-        if not integral or not 2 <= dimension <= MAX_CONTACT_DIMENSION:
+        if not integral or not 2 <= dimension <= CONTACT_DIMENSION_MAX:
             raise UnknownValueError("dimension", f"is {short_repr(dimension)}",
-                                    f"give an integer from 2 to {MAX_CONTACT_DIMENSION}: 2 (planar), 3 (spatial), "
+                                    f"give an integer from 2 to {CONTACT_DIMENSION_MAX}: 2 (planar), 3 (spatial), "
                                     "4 or 6 (MuJoCo's torsional/rolling condim, tangent rows scaled by their μ_k)")
         return int(dimension)
 
@@ -288,9 +288,9 @@ class ContactProblem:
         n = int(shape[0])
         if n == 0:
             raise ShapeError("mass_matrix", "is empty (n = 0)", "give at least one coordinate")
-        check_count("mass_matrix", "coordinates", n, MAX_COORDINATES, "give a smaller problem (see gaussqp.settings)")
+        check_count("mass_matrix", "coordinates", n, COORDINATES_MAX, "give a smaller problem (see gaussqp.settings)")
         if not sp.issparse(M):
-            check_count("mass_matrix", "coordinates in a dense matrix", n, MAX_DENSE_BLOCK,
+            check_count("mass_matrix", "coordinates in a dense matrix", n, DENSE_BLOCK_MAX,
                         "give M as a scipy.sparse matrix (its block structure is exploited)")
         return n
 
@@ -304,7 +304,7 @@ class ContactProblem:
         Jn = matrix("J_n", Jn, (None, n))
         m = Jn.shape[0]
         if not sp.issparse(Jn):  # sparse rows are bounded by their stored entries (validation.matrix)
-            check_count("J_n", "rows × coordinates (m × n)", float(m) * n, MAX_ENTRIES,
+            check_count("J_n", "rows × coordinates (m × n)", float(m) * n, ENTRIES_MAX,
                         "give a smaller problem (see gaussqp.settings)")
         bv = vector("normal_drift", b, m)
         Jt = matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
@@ -343,7 +343,7 @@ class ContactProblem:
                                            "give the direction of the tangential velocity (in 2D its sign, +1 or -1)")
                 s = vector(f"contacts[{i}].slip", slip[i], d - 1)
                 ns = float(np.linalg.norm(s))
-                if ns < MIN_SLIP_NORM:
+                if ns < SLIP_NORM_MIN:
                     raise MissingSlipError(f"contacts[{i}].slip", "is zero",
                                            "give a nonzero slip direction (a sliding contact moves)")
                 slip_arr[i] = s / ns
@@ -567,7 +567,7 @@ class ContactProblem:
         # so it is bounded like any dense block (a sparse problem whose full row rank the sparse test proves, such
         # as 10⁴ stacked contacts, never gets here)
         check_count("J_n", "rows × coordinates (m × n) to densify: the sparse test could not prove full row rank",
-                    float(self.m) * self.n, MAX_ENTRIES,
+                    float(self.m) * self.n, ENTRIES_MAX,
                     "give fewer or independent contact rows, or a smaller problem (see gaussqp.settings)")
         import scipy.linalg as sla
 

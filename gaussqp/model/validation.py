@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from ..errors import (InputTooLargeError, MagnitudeError, NonFiniteError, NonNumericError, ShapeError,
                       UnknownValueError, WrongTypeError)
-from ..settings import MAX_ABS_ENTRY, MAX_DENSE_BLOCK, MAX_ENTRIES, MIN_ABS_ENTRY
+from ..settings import ABS_ENTRY_MAX, DENSE_BLOCK_MAX, ENTRIES_MAX, ABS_ENTRY_MIN
 
 _REAL_KINDS = "iuf"
 _KIND_NAMES = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "byte strings",
@@ -38,8 +38,8 @@ def _not_real(field_name: str, kind: str) -> NonNumericError:
 
 
 def check_finite_bounded(field_name: str, data: np.ndarray) -> None:
-    """Refuse NaN, infinity, entries beyond :data:`gaussqp.settings.MAX_ABS_ENTRY` and nonzero entries below
-    :data:`gaussqp.settings.MIN_ABS_ENTRY`."""
+    """Refuse NaN, infinity, entries beyond :data:`gaussqp.settings.ABS_ENTRY_MAX` and nonzero entries below
+    :data:`gaussqp.settings.ABS_ENTRY_MIN`."""
     if data.size == 0:
         return
     if not np.all(np.isfinite(data)):
@@ -65,8 +65,8 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
     """``value`` as a new float64 array of at most ``max_ndim`` dimensions, or a typed error.
 
     Refuses booleans, strings, complex numbers, objects and ragged lists (NonNumericError /
-    ShapeError), NaN and infinity (NonFiniteError), entries beyond ``MAX_ABS_ENTRY``
-    (MagnitudeError) and more than ``MAX_ENTRIES`` numbers (InputTooLargeError).
+    ShapeError), NaN and infinity (NonFiniteError), entries beyond ``ABS_ENTRY_MAX``
+    (MagnitudeError) and more than ``ENTRIES_MAX`` numbers (InputTooLargeError).
     """
     if sp.issparse(value):
         raise ShapeError(field_name, "is a sparse matrix", "give a dense array here")
@@ -87,7 +87,7 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
     if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
         raise NonNumericError(field_name, "contains a boolean (true/false) or a masked entry",
                               "give numbers: a boolean is not read as 1 or 0, a masked entry has no value")
-    check_count(field_name, "entries", arr.size, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
+    check_count(field_name, "entries", arr.size, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
     out = arr.astype(float)
     check_finite_bounded(field_name, out)
     return out
@@ -99,7 +99,7 @@ def real_sparse(field_name: str, value) -> sp.csr_matrix:
     if len(shape) != 2:
         raise ShapeError(field_name, f"is a sparse array of {len(shape)} dimensions", "give a 2-D sparse matrix")
     for what, count in (("declared rows", shape[0]), ("declared columns", shape[1]), ("stored entries", value.nnz)):
-        check_count(field_name, what, count, MAX_ENTRIES, "give a smaller problem (see gaussqp.settings)")
+        check_count(field_name, what, count, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
     if value.dtype.kind not in _REAL_KINDS:
         raise _not_real(field_name, value.dtype.kind)
     A = sp.csr_matrix(value, dtype=float)
@@ -180,26 +180,26 @@ def matrix(field_name: str, value, shape: tuple[int | None, int]) -> np.ndarray 
 
 def check_sparse_mass(M: sp.csr_matrix) -> None:
     """Refuse a sparse M whose factorization would be huge: a connected block larger than
-    ``MAX_DENSE_BLOCK`` (each block is densified), or empty rows whose dense kernel basis
-    (n × empty rows) exceeds ``MAX_ENTRIES``."""
+    ``DENSE_BLOCK_MAX`` (each block is densified), or empty rows whose dense kernel basis
+    (n × empty rows) exceeds ``ENTRIES_MAX``."""
     from scipy.sparse.csgraph import connected_components
 
     n = M.shape[0]
     stored = M.copy()
     stored.eliminate_zeros()
     empty = int(np.count_nonzero(np.diff(stored.indptr) == 0))
-    check_count("mass_matrix", "kernel entries (n × empty rows, a dense basis)", float(n) * empty, MAX_ENTRIES,
+    check_count("mass_matrix", "kernel entries (n × empty rows, a dense basis)", float(n) * empty, ENTRIES_MAX,
                 "give every coordinate a mass (an empty row of M is a coordinate without inertia)")
     if n:
         _, labels = connected_components(stored, directed=False)
         largest = int(np.bincount(labels).max())
-        check_count("mass_matrix", "coordinates in one coupled block", largest, MAX_DENSE_BLOCK,
+        check_count("mass_matrix", "coordinates in one coupled block", largest, DENSE_BLOCK_MAX,
                     "give a block-structured sparse M (bodies coupled only through the contacts)")
 
 
 def check_magnitude(field: str, largest: float, smallest_nonzero: float | None = None) -> None:
-    """Refuse ``largest`` (the largest absolute entry of ``field``) beyond :data:`MAX_ABS_ENTRY`, and
-    ``smallest_nonzero`` (its smallest nonzero absolute entry) below :data:`MIN_ABS_ENTRY`.
+    """Refuse ``largest`` (the largest absolute entry of ``field``) beyond :data:`ABS_ENTRY_MAX`, and
+    ``smallest_nonzero`` (its smallest nonzero absolute entry) below :data:`ABS_ENTRY_MIN`.
 
     Parameters
     ----------
@@ -213,15 +213,15 @@ def check_magnitude(field: str, largest: float, smallest_nonzero: float | None =
     Raises
     ------
     MagnitudeError
-        When ``largest > MAX_ABS_ENTRY`` or ``smallest_nonzero < MIN_ABS_ENTRY``.
+        When ``largest > ABS_ENTRY_MAX`` or ``smallest_nonzero < ABS_ENTRY_MIN``.
     """
-    if smallest_nonzero is not None and smallest_nonzero < MIN_ABS_ENTRY:
-        raise MagnitudeError(field, f"has a nonzero entry of magnitude {smallest_nonzero:.3g} < {MIN_ABS_ENTRY:g} "
-                                    "(gaussqp.settings.MIN_ABS_ENTRY: its reciprocals would overflow)",
+    if smallest_nonzero is not None and smallest_nonzero < ABS_ENTRY_MIN:
+        raise MagnitudeError(field, f"has a nonzero entry of magnitude {smallest_nonzero:.3g} < {ABS_ENTRY_MIN:g} "
+                                    "(gaussqp.settings.ABS_ENTRY_MIN: its reciprocals would overflow)",
                              "write it as 0, or rescale the units so every nonzero entry is above that bound")
-    if largest > MAX_ABS_ENTRY:
-        raise MagnitudeError(field, f"has an entry of magnitude {largest:.3g} > {MAX_ABS_ENTRY:g} "
-                                    "(gaussqp.settings.MAX_ABS_ENTRY: the products formed while solving would overflow)",
+    if largest > ABS_ENTRY_MAX:
+        raise MagnitudeError(field, f"has an entry of magnitude {largest:.3g} > {ABS_ENTRY_MAX:g} "
+                                    "(gaussqp.settings.ABS_ENTRY_MAX: the products formed while solving would overflow)",
                              "rescale the units (e.g. grams -> kilograms) so every entry is below that bound")
 
 

@@ -445,9 +445,9 @@ def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
     assert t.detail == "an extreme ray of the cone (enumeration)" and t.margin == pytest.approx(-1.0)
     np.testing.assert_allclose(t.witness, [-np.sqrt(0.5), np.sqrt(0.5)], rtol=1e-12)
     # ... unless there are too many row subsets: undecided
-    monkeypatch.setattr(cones, "MAX_RAY_SUBSETS", 2)  # exactly 2 subsets are still enumerated
+    monkeypatch.setattr(cones, "RAY_SUBSETS_MAX", 2)  # exactly 2 subsets are still enumerated
     assert cones.cone_is_trivial(EMPTY2, np.eye(2), 2).detail == "an extreme ray of the cone (enumeration)"
-    monkeypatch.setattr(cones, "MAX_RAY_SUBSETS", 1)
+    monkeypatch.setattr(cones, "RAY_SUBSETS_MAX", 1)
     with pytest.raises(RuntimeError, match=r"^cone LP answer fails its check and 2 row subsets are too many to "
                                            r"enumerate \(undecided\)$"):
         cones.cone_is_trivial(EMPTY2, np.eye(2), 2)

@@ -23,28 +23,28 @@ def _sparse(m: int, n: int, duplicate: bool) -> ContactProblem:
 
 
 def test_dense_rows_beyond_the_entry_limit_are_refused_at_construction(monkeypatch):
-    monkeypatch.setattr(problem_module, "MAX_ENTRIES", 50)
+    monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
     with pytest.raises(InputTooLargeError, match="J_n"):
         ContactProblem.from_blocks(np.eye(10), np.zeros(10), np.eye(6, 10), np.ones(6), "unilateral")
 
 
 def test_sparse_rows_beyond_m_times_n_are_accepted_when_their_rank_is_proven(monkeypatch):
-    monkeypatch.setattr(problem_module, "MAX_ENTRIES", 50)
+    monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
     p = _sparse(20, 30, duplicate=False)  # m × n = 600 > 50, 20 stored entries
     c = p.classify()
     assert c.normal_rank == 20 and not c.redundant
 
 
 def test_sparse_rows_whose_rank_needs_densifying_are_refused_by_name(monkeypatch):
-    monkeypatch.setattr(problem_module, "MAX_ENTRIES", 50)
+    monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
     p = _sparse(20, 30, duplicate=True)  # a repeated row: full rank cannot be proven sparsely
     with pytest.raises(InputTooLargeError, match="J_n.*densify"):
         p.classify()
-    monkeypatch.setattr(problem_module, "MAX_ENTRIES", 10_000)
+    monkeypatch.setattr(problem_module, "ENTRIES_MAX", 10_000)
     assert p.classify().normal_rank == 20  # within the limit the dense QR decides it
 
 
 def test_a_chain_of_12000_coordinates_is_built_and_classified():
-    p = families.chain(6000, lift=1.5)  # m × n ≈ 1.4e8 > MAX_ENTRIES = 2.5e7, sparse
+    p = families.chain(6000, lift=1.5)  # m × n ≈ 1.4e8 > ENTRIES_MAX = 2.5e7, sparse
     assert p.n == 12000 and p.sparse
     assert not p.classify().redundant
