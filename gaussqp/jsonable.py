@@ -1,7 +1,7 @@
 """The JSON helpers on the ground floor: a float and a value made JSON-ready.
 
 Every layer writes JSON (results, certificates, friction verdicts, grasps, file readers, the CLI); this module
-imports nothing from gaussqp, so none of them needs a higher layer to do it (issue #26 item 2: the helpers lived in
+imports nothing from gaussqp, so none of them needs a higher layer to do it (the helpers lived in
 ``results.py`` and tied the friction and certificate modules to it in an import cycle).
 """
 

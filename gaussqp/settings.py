@@ -107,7 +107,7 @@ DIRECT_QP_BACKENDS = ("clarabel", "osqp")
 DIRECT_CONIC_BACKENDS = ("clarabel",)
 #: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
 #: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
-#: took 99 % of a default solve, issue #15); above it the sparse projected-acceleration route (F2) checks it.
+#: took 99 % of a default solve); above it the sparse projected-acceleration route (F2) checks it.
 CROSSCHECK_DENSE_MAX_N = 300
 
 
@@ -131,7 +131,7 @@ ABS_ENTRY_MIN = 1e-50
 
 #: Largest number of generalized coordinates ``n``. The sparse mass factorization
 #: (:func:`gaussqp.linalg.mass.factor_mass`) eigendecomposes the connected components of M's sparsity
-#: graph in batches of equal size (issue #15; before, one at a time with an O(n) scan each: a diagonal M of
+#: graph in batches of equal size (before, one at a time with an O(n) scan each: a diagonal M of
 #: n = 20,000 took ~2.5 s): a diagonal M of n = 100,000 takes ~1.2 s (measured), so construction stays in
 #: seconds.
 COORDINATES_MAX = 100_000
@@ -178,7 +178,7 @@ SLIP_NORM_MIN = 1e-12
 #: :func:`gaussqp.io.fclib.load` replaces ``M`` by ``(M + Mᵀ)/2`` when every ``|M_ij - M_ji|`` is at most
 #: ``FCLIB_SYMMETRY_RTOL · sqrt(|M_ii M_jj|)`` (the entries' own scale; ``max(|M_ij|, |M_ji|)`` where that is 0),
 #: i.e. round-off. Beyond, the stored M is not symmetric: the global problem is read as its condensed local
-#: problem with the stored M (issue #25 item 2: LMGC's CubeH8 and GlobalFrictionContactProblem00046 are
+#: problem with the stored M (LMGC's CubeH8 and GlobalFrictionContactProblem00046 are
 #: non-symmetric by 22 % at that scale, only 1.5e-7 of max|M|, which the former max|M| test took for round-off).
 FCLIB_SYMMETRY_RTOL = 1e-6
 
@@ -186,7 +186,7 @@ FCLIB_SYMMETRY_RTOL = 1e-6
 #: declared size before reading. The collection's are below 200 bytes.
 FCLIB_MAX_TEXT_BYTES = 2**20
 
-#: The FCLIB generator of MuJoCo scenes (problems/fclib_scenes.py, issue #27 item 4): most contacts a problem may be
+#: The FCLIB generator of MuJoCo scenes (problems/fclib_scenes.py): most contacts a problem may be
 #: aimed at (the benchmark's largest FCLIB problems have ~4,000)
 FCLIB_SCENES_MAX_CONTACTS = 4000
 #: most problems one call of the generator writes
@@ -234,7 +234,7 @@ ROUNDOFF_MULTIPLE = 1000.0
 #: ``this · n ε · λ_max(M̃) / λ_min,kept(M̃)`` (Davis–Kahan: eigenvector residual ~ n ε λ_max over the gap); a row
 #: whose part on the kernel is below that angle times its norm vanishes on ker M
 #: (:func:`gaussqp.certificates.instance.unique_acceleration`). A safety factor on LAPACK's backward error, not tuned:
-#: the integer M of issue #25 (gap 7.7e-7) leans 3e-10, the bound with this factor is 7e-7
+#: the integer M of the verdict reproducer R1b (gap 7.7e-7) leans 3e-10, the bound with this factor is 7e-7
 KERNEL_ANGLE_MULTIPLE = 100.0
 
 #: relative tolerance of the NumPy re-verification of every LP answer (each row at its own scale)
@@ -264,7 +264,7 @@ SPARSE_RANK_MEMO_SIZE = 8
 #: :data:`RANK_RTOL`, taken apart because it judges an eigen-residual, not a singular value
 EIG_RESIDUAL_RTOL = 1e-10
 #: Lanczos vectors of that test's shift-invert ARPACK run (scipy's default is 20): its smallest eigenvalue is
-#: usually well separated, and 10 vectors reach it in 11 solves where 20 take 21 (the chains of issue #15's
+#: usually well separated, and 10 vectors reach it in 11 solves where 20 take 21 (the chains of
 #: n = 3000 / 12 000 rows: 2.8 → 1.0 ms / 8.6 → 2.9 ms); a clustered spectrum (1,000 stacked boxes) restarts more
 #: (51 → 61 solves, 2.5 → 2.7 ms). A count, not a tolerance: the eigen-residual check above decides
 SPARSE_RANK_LANCZOS_VECTORS = 10
@@ -365,13 +365,13 @@ MU_ACCEPT_RTOL = 1e-6
 #: μ_min's bisection also stops when its proven bracket — ``lo`` (a μ the backend declared infeasible) to ``best``
 #: (the smallest ratio achieved *exactly* at a point of Λ(a)) — is narrower than this relative width: below it the
 #: backend's feasibility claims, accepted to :data:`MU_ACCEPT_RTOL`, no longer move ``best`` (the humanoid's last dozen
-#: steps each took ~100–500 interior-point iterations and left μ_min unchanged; issue #15)
+#: steps each took ~100–500 interior-point iterations and left μ_min unchanged)
 MU_BRACKET_RTOL = 1e-7
 
 #: when the sticking normal forces are pinned on Λ(a), μ_min is one program's optimum and its lower end is proven by
 #: one feasibility program this far below it (relative): ``infeasible`` there proves ``[μ_min (1 − this), μ_min]``.
 #: Ten times :data:`MU_ACCEPT_RTOL`, the width within which a backend's feasibility claim decides nothing
-#: (:func:`gaussqp.friction.mu_min.mu_min_bracket`; issue #25 item 3)
+#: (:func:`gaussqp.friction.mu_min.mu_min_bracket`)
 MU_LOWER_PROOF_RTOL = 1e-5
 
 #: the bisection on μ stops at a relative precision :data:`MU_RTOL` of ``max(hi, this)``: the floor ends it

@@ -1,4 +1,4 @@
-"""Impacts solved with certificates, and one Moreau–Jean time step (issue 12, part C).
+"""Impacts solved with certificates, and one Moreau–Jean time step.
 
 :func:`solve_impact` solves an :class:`~gaussqp.model.impact.ImpactProblem` (an impact or one step at the
 velocity level) by :func:`gaussqp.solve` on its :meth:`~gaussqp.model.impact.ImpactProblem.to_contact_problem`,

@@ -41,7 +41,7 @@ def real_names() -> list[str]:
         sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.npz"))  # the FCLIB problems (problems/real/fclib_files.py)
 
 
-#: the shipped FCLIB files made by the generator of MuJoCo scenes (:mod:`.fclib_scenes`, issue #27)
+#: the shipped FCLIB files made by the generator of MuJoCo scenes (:mod:`.fclib_scenes`)
 GENERATED = DATA / "fclib_generated"
 
 

@@ -1,4 +1,4 @@
-"""Resting-contact scenes for the mode-free Coulomb route (issue #12): a platform on nine feet carrying a box,
+"""Resting-contact scenes for the mode-free Coulomb route: a platform on nine feet carrying a box,
 and towers of boxes, 12 to 100 frictional contacts, made by MuJoCo and imported with every contact ``"coulomb"``.
 
 Needs the optional extra ``gaussqp[mujoco]``; the module imports without it (MuJoCo is imported inside the

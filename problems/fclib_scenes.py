@@ -1,4 +1,4 @@
-"""FCLIB benchmark problems generated from MuJoCo scenes (issue #27 item 4): ``python -m problems.fclib_scenes``.
+"""FCLIB benchmark problems generated from MuJoCo scenes: ``python -m problems.fclib_scenes``.
 
 FCLIB's own collection (Acary, Brémond, Huber 2018) is stored in git-LFS and out of reach here, so this module makes
 problems of the same kind and scale from MuJoCo scenes written below as MJCF strings:

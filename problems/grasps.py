@@ -1,4 +1,4 @@
-"""Grasp examples (issue #13 item 3): builders of :class:`gaussqp.grasp.Grasp` objects, some with a
+"""Grasp examples: builders of :class:`gaussqp.grasp.Grasp` objects, some with a
 :class:`gaussqp.grasp.Hand`, and the shipped files ``data/grasps/<name>.json`` written from them at their default
 parameters (:func:`regenerate`; ``python -m gaussqp.problems.grasps``), loadable with :func:`gaussqp.grasp.load`.
 

@@ -1,4 +1,4 @@
-"""Audit another engine's contact answer (issue #29): per state and along a rollout, the engine's forces and
+"""Audit another engine's contact answer: per state and along a rollout, the engine's forces and
 acceleration against the rigid problem's certified answer and its certified force envelopes.
 
 ``gaussqp.audit(model, ...)`` is :func:`gaussqp.audit.mujoco_.audit` (MuJoCo, the first adapter); the engine-neutral

@@ -1,4 +1,4 @@
-"""The audit core (issue #29 item 2): one engine state and the engine's answer, against rigid mechanics.
+"""The audit core: one engine state and the engine's answer, against rigid mechanics.
 
 An engine adapter (:mod:`gaussqp.audit.mujoco_`; an adapter is one small module) turns each of its states into an
 :class:`EngineState`: the rigid contact problem of that state (a :class:`~gaussqp.ContactProblem`, contacts at rest

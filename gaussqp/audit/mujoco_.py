@@ -1,4 +1,4 @@
-"""The MuJoCo adapter of the audit (issue #29 item 2): MuJoCo states and MuJoCo's answers as
+"""The MuJoCo adapter of the audit: MuJoCo states and MuJoCo's answers as
 :class:`~gaussqp.audit.core.EngineState`.
 
 States: the model's default or a keyframe, then ``qpos``/``qvel``, then ``settle`` steps (as

@@ -1,4 +1,4 @@
-"""The audit's report (issue #29 item 3): a table for machines, PNG timelines and one HTML page for people, and
+"""The audit's report: a table for machines, PNG timelines and one HTML page for people, and
 the text summary printed on the terminal.
 
 :func:`write_report` writes into a folder

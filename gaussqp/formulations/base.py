@@ -118,7 +118,7 @@ class SelfJudgedFormulation(Formulation):
     ``accepts``, then runs the three stages of :meth:`Formulation.solve`. Its :meth:`_solve` measures the recomputed
     natural map and says so (``JudgeHints.natural_map``); the judge (:func:`~gaussqp.certificates.judge.finalize`)
     decides the status from it, the KKT residuals knowing no undecided mode. (The name is kept from when these routes
-    judged themselves, before issue #26.)"""
+    judged themselves; see the changelog.)"""
 
     kind = "cvxpy"
     needs = "socp"

@@ -73,7 +73,7 @@ class BilateralKKT(Formulation):
         K = np.block([[as_dense(problem.M), -E.T], [E, np.zeros((k, k))]])
         r = np.concatenate([-problem.F, -e])
         N = kkt_kernel(problem, E)
-        # solved equilibrated (issue #9): z = D z̃ with D = diag(S, 1/w) (Jacobi scaling S of M, row weights
+        # solved equilibrated: z = D z̃ with D = diag(S, 1/w) (Jacobi scaling S of M, row weights
         # w = ‖(E S)_i‖∞), rows of K scaled alike, so a row of norm 1e-6 is not round-off next to one of 1.
         # (K̃; Ñᵀ), Ñ a basis of ker K̃ = D⁻¹ ker K, has full column rank: its least-squares solution solves
         # K̃ z̃ = r̃ when that is consistent; then z is made orthogonal to ker K, the min-norm solution K⁺r

@@ -1,7 +1,7 @@
-"""Mode-free Coulomb friction (issues #12, #27): a globalized nonsmooth Newton method, the convex iteration with a
+"""Mode-free Coulomb friction: a globalized nonsmooth Newton method, the convex iteration with a
 Newton polish as its fallback.
 
-First (issue #27), :func:`solve_mode_free` runs the globalized semismooth Newton method of
+First, :func:`solve_mode_free` runs the globalized semismooth Newton method of
 :mod:`gaussqp.friction.nonsmooth_newton` on the natural map, with W sparse when it is (a global problem with a
 sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when its residual is at most
 :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`. Otherwise the route below runs from scratch, as before.
@@ -38,7 +38,7 @@ An acceleration-level :class:`~gaussqp.ContactProblem` with "coulomb" contacts (
 ``(n_i a + b_i + s_i, T_i a + c_i) ∈ K*_μ``; the acceleration is recovered as ``a = M⁻¹(Jᵀr − F)`` and the
 dynamics residual is recomputed in the original variables.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy, ``scipy.linalg`` and ``scipy.sparse.linalg``
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy, ``scipy.linalg`` and ``scipy.sparse.linalg``
 are imported inside the functions that use them, not when this module is imported.
 """
 
@@ -294,7 +294,7 @@ def solve_local(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str
 def solve_mode_free(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str | None = None,
                     tolerance=None, guess: np.ndarray | None = None,
                     newton_max_iter: int = COULOMB_NN_MAX_ITER) -> LocalAnswer:
-    """The mode-free route's solve of ``u = W r + q`` (issue #27): the globalized nonsmooth Newton method
+    """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the convex iteration + polish of
     :func:`solve_local` from scratch, today's route. Either answer is judged afterwards by the same recomputed
@@ -461,7 +461,7 @@ class LocalPlan:
 
 
 class CoulombPlan:
-    """What the mode-free route keeps for one problem *structure* (issue #27 item 3): :class:`gaussqp.Solver`
+    """What the mode-free route keeps for one problem *structure*: :class:`gaussqp.Solver`
     holds one while it re-solves the states of a rollout; :func:`condense` makes a throwaway one per call.
 
     Kept from the structure (the :class:`gaussqp.batch.Structure`: counts, modes, which contacts have tangents,
@@ -594,7 +594,7 @@ class CoulombFixedPoint(SelfJudgedFormulation):
     crosscheck = "coulomb"
     accepts_local = True
     title = "Mode-free Coulomb friction: convex iteration on De Saxcé's shift + Newton polish"
-    source = "issue #12 item 3; Acary, Brémond, Huber 2018 §4 (natural map, fixed point on the threshold)"
+    source = "Acary, Brémond, Huber 2018 §4 (natural map, fixed point on the threshold)"
     valid_when = "M ≻ 0, unilateral contacts: 'coulomb' or frictionless (stick/slip decided by the solver)"
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if not len(problem.coulomb):
@@ -646,7 +646,7 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         natural-map residual and the dynamics residual row by row. With a :attr:`plan` (a Solver's re-solve), the
         plan's layout and factor are reused and the Newton method also tries ``plan.guess``."""
         t0 = time.perf_counter()
-        # a sparse M stays sparse (W = J M⁻¹ Jᵀ sparse, issue #27); a dense M (a robot's) is condensed densely
+        # a sparse M stays sparse (W = J M⁻¹ Jᵀ sparse); a dense M (a robot's) is condensed densely
         cd = condense_sparse(problem) if sp.issparse(problem.M) else condense(problem, self.plan)
         guess = self.plan.guess if self.plan is not None else None
         ans = solve_mode_free(cd.W, cd.q, cd.mu, problem.dimension, solver=solver, tolerance=tol, guess=guess)

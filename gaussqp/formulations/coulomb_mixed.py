@@ -1,4 +1,4 @@
-"""Mode-free Coulomb contacts mixed with every other kind, any ``M ⪰ 0`` (issue #12 item 1; formulation F9).
+"""Mode-free Coulomb contacts mixed with every other kind, any ``M ⪰ 0`` (formulation F9).
 
 The law is the nonsmooth equation ``E(x) = 0`` of :mod:`gaussqp.friction.mixed_law` in the original variables
 ``x = (a, λ)`` (no Delassus condensation, so ``M`` may be singular and bilateral, told-sticking and told-sliding
@@ -25,7 +25,7 @@ The answer is judged on our own recomputed map, contact by contact and dynamics 
 (``solved`` only when every contact's block is at most :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` and every
 dynamics row at most :data:`~gaussqp.settings.COULOMB_DYNAMICS_RTOL`).
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 
@@ -209,7 +209,7 @@ class CoulombMixed(SelfJudgedFormulation):
     id = "F9"
     crosscheck = "coulomb"
     title = "Mode-free Coulomb contacts mixed with every contact kind: gap program in (a, λ) + Newton polish"
-    source = ("issue #12 item 1; Acary, Brémond, Huber 2018 §4 (De Saxcé's shift, natural map); F1's program "
+    source = ("Acary, Brémond, Huber 2018 §4 (De Saxcé's shift, natural map); F1's program "
               "(Gauss's principle) with shifted cones and its duality gap")
     valid_when = ("'coulomb' contacts with any others (bilateral, frictionless, told sticking or sliding), "
                   "M ⪰ 0 (may be singular); dense, n + m·d unknowns up to a limit")

@@ -13,7 +13,7 @@ Delassus matrix; solved by :func:`gaussqp.linalg.lemke.lemke`. Ray termination o
 (copositive-plus) matrix means the LCP is infeasible, which :func:`gaussqp.certificates.judge.finalize` turns into a
 verified Farkas certificate.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy and ``scipy.linalg`` are imported inside the
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy and ``scipy.linalg`` are imported inside the
 functions that use them, not when this module is imported.
 """
 

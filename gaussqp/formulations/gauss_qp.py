@@ -14,7 +14,7 @@ Notes
 tutorial (5), (15), (27) (Prop. 6: the MLCP (16) is equivalent to this program for any
 rank of M); inertial (48), (56); singular (16), (21).
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 
@@ -94,7 +94,7 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     The drifts are shifted accordingly (``e + E shift``, ``g + G shift``); the program is
     built once per structure and re-solved with new data (DPP); duals map to multipliers.
 
-    The program is solved *equilibrated* (issue #9): ``x = S x̃`` with the Jacobi scaling S of M,
+    The program is solved *equilibrated*: ``x = S x̃`` with the Jacobi scaling S of M,
     and every row divided by its weight ``w_i = ‖(J S)_i‖∞`` (:mod:`gaussqp.model.scales`), so a backend's
     absolute tolerances mean the same thing on every row, whatever its units. Multipliers map back
     as ``λ_i = λ̃_i / w_i``.

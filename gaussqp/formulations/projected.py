@@ -16,7 +16,7 @@ M-projection of ``a_free`` onto ``K_b``, and for ``a = a_b + Z y`` (Z a basis of
 ``‖a - a_free‖²_M = ‖Z y‖²_M + const``. The remaining program is over the unilateral rows
 only; ``λ_b`` follows from tutorial (17): ``λ_b = -A_nb⁻¹(A_nbnu λ_u + w_b)``.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 
@@ -97,7 +97,7 @@ class ProjectedEliminated(Formulation):
         R = as_dense(problem.mass_factor.R)
         y = cp.Variable(Z.shape[1], name="y")
         cons = []
-        # rows divided by their weight (issue #9: a backend's absolute tolerance means the same on every row)
+        # rows divided by their weight (a backend's absolute tolerance means the same on every row)
         w_u = np.maximum(np.abs(Ju @ Z).max(axis=1, initial=0.0), np.finfo(float).tiny) if Ju.shape[0] else np.ones(0)
         if Ju.shape[0]:
             cons.append(((Ju @ cd.a_b + problem.inequalities[1]) / w_u) + ((Ju @ Z) / w_u[:, None]) @ y >= 0)

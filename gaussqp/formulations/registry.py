@@ -1,8 +1,7 @@
 """The formulation registry (docs/DESIGN.md §3): name -> formulation object.
 
 Apart from the package's ``__init__`` (which fills it) so that a formulation that runs another by name (F4's
-two-stage route runs F1) imports the registry without importing the package that imports it: no import cycle
-(issue #26 item 2).
+two-stage route runs F1) imports the registry without importing the package that imports it: no import cycle.
 """
 
 from __future__ import annotations

@@ -177,7 +177,7 @@ class SlidingEnumeration(SlidingFormulation):
 
 
 class CoulombEnumeration(SlidingFormulation):
-    """Coulomb's law with the stick/slip mode left to the solver (mode ``"coulomb"``, issue #12), exact in 2D.
+    """Coulomb's law with the stick/slip mode left to the solver (mode ``"coulomb"``), exact in 2D.
 
     Every piece of every contact is enumerated (:func:`gaussqp.friction.enumeration.enumerate_solutions`):
     a 2D coulomb contact is separated (``λ_n = 0``, ``n a + b >= 0``) or active (``n a + b = 0``,
@@ -196,7 +196,7 @@ class CoulombEnumeration(SlidingFormulation):
     """
 
     id = "F6"
-    source = "sticking §5 (71) with the slip direction free; tutorial §3.2.1; issue #12"
+    source = "sticking §5 (71) with the slip direction free; tutorial §3.2.1"
     decides_modes = True
 
     def __init__(self, kind: str | None = None, facets: int = 8):

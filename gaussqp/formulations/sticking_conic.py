@@ -33,7 +33,7 @@ verified certificate: F1's Farkas vector or descent ray when even the sticking M
 has no solution, else a conic Farkas vector on the multiplier set
 (:func:`gaussqp.friction.multiplier_set.conic_farkas`). ``Solution.route`` says which route answered.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 
@@ -160,7 +160,7 @@ class StickingConic(Formulation):
         return bool(p.sparse or n * (r + n + L.pe + L.pg) > PARAM_ENTRIES_MAX)
 
     def _direct(self, p: ContactProblem, L: Layout, signs: dict, backend, tol: Tolerance):
-        """:meth:`_build`'s program in Clarabel's standard form, from the problem's blocks (issue #15): ``x = (a,
+        """:meth:`_build`'s program in Clarabel's standard form, from the problem's blocks: ``x = (a,
         λ_eq, λ_in)``, ``P = 2M`` (``‖R a‖² = aᵀMa``), ``q = (F, e, g)``; zero rows ``E a = −e`` and
         ``M a − Eᵀλ_eq − Gᵀλ_in = −F``; nonnegative rows ``G a + g >= 0`` and ``λ_in >= 0``; the cones of
         :attr:`model` (:func:`gaussqp.friction.multiplier_conic.cone_rows`). Returns (status, a, λ_eq, λ_in,
@@ -254,7 +254,7 @@ class StickingConic(Formulation):
     def _gap_tol(p: ContactProblem, a, lam_n, lam_t, tol: Tolerance) -> float:
         """The duality-gap test of the one-stage program: ``tol ·`` the magnitude of the gap's terms
         ``aᵀMa + Fᵀa + bᵀλ`` at the data's sizes (:func:`gaussqp.model.scales.data_scales`, ``work``). Not
-        ``max(1, |F| max(1, |a|), |λ_n| max(1, |b|))``: an answer of size 1e15 passed with a gap of 1e9 (issue #9).
+        ``max(1, |F| max(1, |a|), |λ_n| max(1, |b|))``: an answer of size 1e15 passed with a gap of 1e9.
         ``a``, ``lam_n``, ``lam_t`` are kept in the signature; the tolerance does not depend on them."""
         return tol.residual * data_scales(p).work
 

@@ -7,7 +7,7 @@ stacks the variables of the programs built on them (``λ_eq``, ``λ_in`` as in
 sticking contacts, whose cone is a union of two convex cones (:data:`BILATERAL_STICKING_MAX`
 contacts at most).
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 

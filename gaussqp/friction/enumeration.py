@@ -6,7 +6,7 @@ gives solutions, which are merged when they coincide (:data:`SAME_RTOL`) and cla
 multiple or a continuum, for the acceleration and for the multipliers separately. The reduced
 matrices are those of :mod:`gaussqp.friction.sliding`.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
 that use it, not when this module is imported.
 """
 
@@ -236,7 +236,7 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     Unknowns ``y = (a, λ_n, λ_t of sticking contacts, λ_t of coulomb contacts)`` in the original variables,
     so singular M and redundant rows are allowed. A piece fixes the sign of λ_n,i of each frictional
     bilateral contact and, for each unilateral contact, whether ``λ_n,i = 0`` or ``n_i a + b_i = 0``; for a
-    2D "coulomb" contact (Coulomb's law with the mode left to the solver, issue #12) one of the four pieces
+    2D "coulomb" contact (Coulomb's law with the mode left to the solver) one of the four pieces
     of :data:`COULOMB_PIECES` (separated, stick, slip+, slip-), each linear. On a piece the sliding law is
     linear and the problem is a polyhedron (a second-order-cone set with 3D sticking contacts). Each
     nonempty piece is found exactly: a nonsingular square equality system gives its only candidate, else
@@ -683,7 +683,7 @@ def _projection_is_zero(E: np.ndarray, G: np.ndarray, n: int) -> bool:
     With Z an orthonormal basis of ker E and ``B = G Z``: for each coordinate j and sign s, the LP
     ``max s (Z_a y)_j  s.t.  B y >= 0, -1 <= Z_a y <= 1`` is 0 (bounded: the box is on ``Z_a y``).
 
-    No LP answer is believed unchecked (issue #9): a positive optimum stands only with its point re-verified in
+    No LP answer is believed unchecked: a positive optimum stands only with its point re-verified in
     NumPy (``B y >= 0`` row by row at the round-off of its terms, the box, and ``s (Z_a y)_j`` above
     :data:`LP_VALUE_TOL` and its own round-off), a zero optimum only with the LP's dual bound
     (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`); otherwise ``UndecidedError``."""

@@ -2,8 +2,7 @@
 
 The condensed (Delassus) form of :mod:`gaussqp.friction.coulomb_law` needs ``M ≻ 0`` and contacts that all obey
 one cone complementarity. A problem that mixes ``"coulomb"`` contacts with bilateral constraints, told sticking or
-told sliding contacts, or has a singular ``M``, is written here in the original variables (docs/DESIGN.md §1,
-issue #12 item 1): with ``u_i = J_i a + drift_i`` (normal, tangents) and the sliding friction
+told sliding contacts, or has a singular ``M``, is written here in the original variables (docs/DESIGN.md §1): with ``u_i = J_i a + drift_i`` (normal, tangents) and the sliding friction
 ``g(λ) = Σ_sliding μ_i |λ_n,i| T_iᵀ s_i``,
 
     M a + F + g(λ) = J_nᵀ λ_n + Σ_{coulomb, sticking} T_iᵀ λ_t,i

@@ -1,6 +1,6 @@
 """μ_min of the sticking verdict (sticking Prop. 11): the smallest friction coefficient, common to all sticking
 contacts, for which the all-sticking problem is solvable, bracketed by :func:`mu_min_bracket` on the multiplier set
-Λ(a) (split from :mod:`gaussqp.friction.verdict`, issue #26 item 3).
+Λ(a) (split from :mod:`gaussqp.friction.verdict`).
 
 Λ(a) is independent of μ, so the bisection on its conic feasibility is exact up to its tolerance; ``inf`` when no μ
 works (proven), None when undecided. Every upper end is the achieved ratio :func:`achieved_ratio` of a point put
@@ -8,7 +8,7 @@ exactly on the affine hull of Λ(a) (:class:`AffineSet`), a friction coefficient
 moves only on an ``infeasible`` status.
 
 Each program is tried first in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`); the cvxpy program is its
-definition and fallback. Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
+definition and fallback. Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
 functions that use it, not when this module is imported.
 """
 
@@ -148,7 +148,7 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
     of sticking Prop. 11 lies in ``[lower, μ_min]``. ``(lower, inf)`` when the program at the largest μ tried (up
     to :data:`MU_MAX`) ended ``infeasible`` (the set is monotone in μ: no μ up to it works). ``(lower, None)`` when
     it cannot be decided: a status that decides nothing is never read as "infeasible" (13 of 1,000 sticking
-    problems of issue #25 reported inf where a common μ works). ``why``: a list that receives the reason of an
+    problems of the verdict sweep reported inf where a common μ works). ``why``: a list that receives the reason of an
     undecided answer.
 
     Λ(a) is the same set at every optimal ``a`` of F1 (its KKT pairs are primal optima × dual optima), so this is

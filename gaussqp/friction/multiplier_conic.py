@@ -1,4 +1,4 @@
-"""The sticking verdict's programs on the multiplier set Λ(a), written in Clarabel's standard form (issue #15).
+"""The sticking verdict's programs on the multiplier set Λ(a), written in Clarabel's standard form.
 
 The readable definition of each program is the cvxpy program of :mod:`gaussqp.friction.sticking_margin` and
 :mod:`gaussqp.friction.mu_min` (:func:`~gaussqp.friction.sticking_margin.margin`,
@@ -110,7 +110,7 @@ class MultiplierSetConic:
         Ma = np.asarray(p.M @ a).ravel()
         self.r = Ma + p.F
         # the programs are solved for λ / ρ with ρ the load's terms max(‖M a‖∞, ‖F‖∞) (Λ(a) scales with M a + F and the
-        # cones are homogeneous): the backend's absolute tolerances then mean the same in every unit (issue #9; at
+        # cones are homogeneous): the backend's absolute tolerances then mean the same in every unit (at
         # loads of 1e-6 an absolute gap of 1e-9 was 1e-3 of the answer)
         load = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(p.F).max(initial=0.0)))
         self.rho = load if load > 0.0 else 1.0

@@ -32,7 +32,7 @@ Bilateral sticking contacts have the cone ``‖λ_t‖ <= μ |λ_n|`` (sticking 
 convex cones; the sign of ``λ_n`` is enumerated (:data:`gaussqp.settings.BILATERAL_STICKING_MAX`
 contacts at most). The cones and the programs' layout are in :mod:`gaussqp.friction.cones`.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 
@@ -71,7 +71,7 @@ def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: 
 def active_tolerance(problem: ContactProblem, a: np.ndarray, tol: float = ACTIVE_RTOL) -> np.ndarray:
     """The slack under which each unilateral row (``problem.unilateral`` order) counts as active at ``a`` in the
     sticking verdict and the two-stage route: ``tol ·`` that row's data scale (``|n_i| S accel + |b_i|``,
-    :func:`gaussqp.model.scales.data_scales`), never the magnitude of the ``a`` being judged (issue #9: with
+    :func:`gaussqp.model.scales.data_scales`), never the magnitude of the ``a`` being judged (with
     ``max(1, |a|)`` an answer of size 1e15 made every slack below 1e8 "active"). ``a`` is kept in the signature
     for the callers; the tolerance does not depend on it."""
     return tol * data_scales(problem).inequality_row

@@ -1,4 +1,4 @@
-"""A globalized semismooth Newton method for mode-free Coulomb friction (issue #27), sparse.
+"""A globalized semismooth Newton method for mode-free Coulomb friction, sparse.
 
 The problem is the local (Delassus) form ``u = W r + q`` with Coulomb's law in De Saxcé's form
 (:mod:`gaussqp.friction.coulomb_law`), contact blocks (normal, t1[, t2]). Its solutions are the zeros of the

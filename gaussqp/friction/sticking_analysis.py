@@ -1,4 +1,4 @@
-"""The sticking verdict at one acceleration (split from :mod:`gaussqp.friction.verdict`, issue #26 item 3): the
+"""The sticking verdict at one acceleration (split from :mod:`gaussqp.friction.verdict`): the
 record :class:`StickingVerdict` and the two ways to fill it, :func:`analyze` (the programs on the multiplier set
 Λ(a) of :mod:`gaussqp.friction.multiplier_set`) and :func:`singleton_verdict` (Λ(a) a single point: no program).
 
@@ -17,7 +17,7 @@ All quantities are computed on Λ(a) (fixed acceleration; its active set needs a
 What the verdict decides about an answer (its uniqueness inside the cones) is stated by
 :func:`gaussqp.certificates.sticking_verdict.sticking_verdict`, which attaches it to a solution.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 
@@ -162,7 +162,7 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
         return solve_program(prob, chosen["backend"], tol, needs)[1]
 
     atol = active_tolerance(p, a)
-    # the programs in Clarabel's form, built once on Λ(a) (issue #15); the cvxpy programs are their fallback
+    # the programs in Clarabel's form, built once on Λ(a); the cvxpy programs are their fallback
     direct = direct_backend(name, needs, DIRECT_CONIC_BACKENDS)
     conic = MultiplierSetConic(p, a, atol, lam_n, direct, tol) if direct is not None else None
     det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]

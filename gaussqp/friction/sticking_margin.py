@@ -1,6 +1,5 @@
 """The cone margin of the sticking verdict on the multiplier set Λ(a) (sticking Prop. 4): the max-min margin
-:func:`margin` and each contact's own margin :func:`contact_margins` (split from :mod:`gaussqp.friction.verdict`,
-issue #26 item 3).
+:func:`margin` and each contact's own margin :func:`contact_margins` (split from :mod:`gaussqp.friction.verdict`).
 
 ``margin`` = max over Λ(a) of min over the non-detaching sticking contacts of ``μ_i |λ_n,i| - ‖λ_t,i‖`` (force
 units). ``> 0``: some admissible forces lie strictly inside every cone, so sticking persists for continuous data
@@ -10,7 +9,7 @@ without bound inside the cones. A contact whose own margin :func:`contact_margin
 *every* admissible force.
 
 Each program is tried first in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`); the cvxpy program is its
-definition and fallback. Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
+definition and fallback. Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
 functions that use it, not when this module is imported.
 """
 

@@ -1,4 +1,4 @@
-"""The friction verdicts' old import path (issue #26 item 3 split this module by what it decides).
+"""The friction verdicts' old import path (the module is split by what it decides).
 
 The mathematics stays in :mod:`gaussqp.friction`, re-exported here:
 
@@ -26,7 +26,7 @@ from .mu_min import achieved_ratio, mu_min, mu_min_bracket
 from .sticking_analysis import StickingVerdict, analyze, singleton_verdict
 from .sticking_margin import contact_margins, margin
 
-#: the names that moved under :mod:`gaussqp.certificates` (issue #26 item 3): name → module
+#: the names that moved under :mod:`gaussqp.certificates`: name → module
 MOVED = {"enumeration_certificate": "enumeration", "enumeration_verdict": "enumeration",
          "p_matrix_certificate": "sliding_verdict", "sliding_verdict": "sliding_verdict",
          "sticking_verdict": "sticking_verdict"}

@@ -1,4 +1,4 @@
-"""The frictionless impact problem of inertial §6 (issue 12, part C): the routes (80)–(84)
+"""The frictionless impact problem of inertial §6: the routes (80)–(84)
 (:mod:`.percussion`) and the certificates Lemma 6, Props. 16–19 and the energy balance (:mod:`.certificates`).
 
 The data type is :class:`gaussqp.model.impact.ImpactProblem`; :func:`gaussqp.solve_impact` solves one with any

@@ -5,9 +5,9 @@ Each is a :class:`~gaussqp.results.Certificate` evaluated on the data (``holds``
 ``implies`` saying why); the existence questions are decided exactly by an LP (HiGHS), not by the paper's
 sufficient conditions alone, which are reported in ``data`` beside the decision. This module computes (ranks,
 kinetic cosines, the LPs, eigenvalues, energies); what each computation proves is stated by the builders of
-:mod:`gaussqp.certificates.impacts`, where the certificates are created (issue #26 item 3).
+:mod:`gaussqp.certificates.impacts`, where the certificates are created.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
 that use it, not when this module is imported.
 """
 

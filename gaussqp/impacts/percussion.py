@@ -27,7 +27,7 @@ the mapped problem, which is ``(I + E) u⁻`` whenever the bilateral rows hold b
 programs agree with Moreau's rule exactly when (77) is solvable (its solutions satisfy ``u⁺ + E u⁻ = 0``, so
 they solve the complementarity (84)(b)); :mod:`gaussqp.impacts.certificates` decides that on the data.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy and ``scipy.optimize`` are imported inside the
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy and ``scipy.optimize`` are imported inside the
 functions that use them, not when this module is imported.
 """
 

@@ -22,7 +22,7 @@ NPZ: the same data as stacked blocks (see :func:`save_npz`), never unpickled. Th
 ``dimension``, ``name``, ``description`` (the JSON form has no local problem).
 Both forms round-trip losslessly (float64 throughout).
 
-Reading is strict and bounded (issue 9): JSON numbers only where numbers belong (``true`` is not
+Reading is strict and bounded: JSON numbers only where numbers belong (``true`` is not
 1, ``"1.5"`` is not 1.5), duplicate keys refused, sizes and sparse indices whole numbers in range
 (``2.0`` is accepted, ``2.7`` and ``-1`` are not), index and data lists of equal length, declared
 shapes and file sizes within :mod:`gaussqp.settings` before anything is allocated, nesting at most

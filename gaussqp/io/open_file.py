@@ -6,7 +6,7 @@ uses. ``gaussqp/1`` JSON and NPZ (:mod:`gaussqp.io.gaussqp_format`), FCLIB HDF5 
 ``gaussqp[fclib]``), MuJoCo models (:mod:`gaussqp.io.mujoco`, extra ``gaussqp[mujoco]``) and URDF models through
 Pinocchio (:mod:`gaussqp.io.pinocchio`, extra ``gaussqp[pinocchio]``). The optional importers are imported only when
 a file of theirs is opened. This is what the command line's ``solve``, ``check``, ``info`` and ``import`` read, and
-its ``--importer`` choices and help are built from the registry: adding a reader is adding a record (issue #26).
+its ``--importer`` choices and help are built from the registry: adding a reader is adding a record.
 """
 
 from __future__ import annotations
@@ -274,7 +274,7 @@ FILE_READERS: tuple[Reader, ...] = (
 
 
 def _legacy_tables() -> dict:
-    """The six tables the registry replaced (issue #26), built from it for code that still reads them."""
+    """The six tables the registry replaced, built from it for code that still reads them."""
     return {
         "READERS": {x: rec.name for rec in FILE_READERS for x in rec.suffixes},
         "EXTRAS": {rec.name: rec.extra for rec in FILE_READERS if rec.extra},

@@ -192,7 +192,7 @@ def load_model(path: str | Path, *, floating_base: bool = False) -> "pin.Model":
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-#: the old name of :func:`gaussqp.mechanics.frames.contact_frame` (issue #26: one frame for the importer and the
+#: the old name of :func:`gaussqp.mechanics.frames.contact_frame` (one frame for the importer and the
 #: grasps), kept importable: ``(n, t₁, t₂)`` of a normal
 tangent_basis = contact_frame
 

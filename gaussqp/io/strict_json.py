@@ -1,4 +1,4 @@
-"""Strict JSON reading for gaussqp's file formats (issue #9: hostile files give typed errors, never a wrong value).
+"""Strict JSON reading for gaussqp's file formats (hostile files give typed errors, never a wrong value).
 
 Duplicate keys, literals beyond float64 (``1e400``, 400-digit integers), nesting deeper than
 :data:`~gaussqp.settings.NESTING_DEPTH_MAX`, oversized files, and booleans, strings or null where numbers belong each

@@ -1,5 +1,5 @@
 """Moved: the Delassus matrices and the bilateral elimination of a contact problem are mechanics, not linear
-algebra; they live in :mod:`gaussqp.mechanics.delassus` (issue #26 item 6). This module keeps the old import path
+algebra; they live in :mod:`gaussqp.mechanics.delassus`. This module keeps the old import path
 (``from gaussqp.linalg.delassus import constrained_delassus``) working, with a :class:`DeprecationWarning`."""
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def symmetric_splu(A):
     """SuperLU factors of a sparse matrix with a symmetric pattern (a mass matrix, a Gram matrix ``AAᵀ``, an
     equality KKT matrix): the columns ordered by minimum degree on ``Aᵀ + A``, SuperLU's ordering for symmetric
     structures (its default, COLAMD on ``AᵀA``, fills more: the n = 3000 chain's KKT factor 2.1 → 1.2 ms, its
-    Gram 0.8 → 0.4 ms; issue #15). Partial pivoting is kept (the KKT matrix has a zero block). Raises SuperLU's
+    Gram 0.8 → 0.4 ms). Partial pivoting is kept (the KKT matrix has a zero block). Raises SuperLU's
     ``RuntimeError`` on an exactly singular matrix."""
     from scipy.sparse.linalg import splu
 
@@ -112,7 +112,7 @@ def sparse_full_row_rank(A) -> float | None:
 
 
 #: :func:`sparse_full_row_rank`'s answers by the content of the matrix (its shape, pattern and values): one solve
-#: asks it of the same multiplier rows for the answer and for the cross-check's answer (issue #15)
+#: asks it of the same multiplier rows for the answer and for the cross-check's answer
 _FULL_ROW_RANK_MEMO: OrderedDict = OrderedDict()
 
 
@@ -254,7 +254,7 @@ def scaled_solve(A: np.ndarray, B: np.ndarray, r: np.ndarray, c: np.ndarray) -> 
     """``(A⁻¹ B, cond)`` computed on ``Â = diag(r) A diag(c)`` (``A⁻¹ = diag(c) Â⁻¹ diag(r)``), with ``cond`` the
     2-norm condition number of Â; ``(None, cond)`` when ``cond >= SOLVE_COND_MAX``: the singularity decision is made
     once the scales of rows and unknowns are gone (a mass ratio of 1e10 is not a singular system), never on the
-    raw matrix (issue #9)."""
+    raw matrix."""
     Ah = np.asarray(A, dtype=float) * r[:, None] * c[None, :]
     try:
         cond = float(np.linalg.cond(Ah))

@@ -1,7 +1,7 @@
 """The equality KKT solve ``[M -Jᵀ; J 0] z = rhs`` by sparse LU (:func:`sparse_kkt_solve`): pure linear algebra.
 
 The KKT system of an active set of a contact problem (the active-row guess, its equilibrated assembly and SVD, the
-memo by problem) is mechanics: :mod:`gaussqp.mechanics.active_set` (issue #26 item 6). Its names are still
+memo by problem) is mechanics: :mod:`gaussqp.mechanics.active_set`. Its names are still
 importable from here (``from gaussqp.linalg.kkt import equilibrated_kkt``), with a :class:`DeprecationWarning`.
 """
 
@@ -33,7 +33,7 @@ def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
     return z
 
 
-#: the names that moved to :mod:`gaussqp.mechanics.active_set` (issue #26 item 6), still answered here
+#: the names that moved to :mod:`gaussqp.mechanics.active_set`, still answered here
 MOVED = ("EquilibratedKKT", "KKTFactor", "equilibrated_kkt", "equilibrated_kkt_svd", "guess_active",
          "sparse_active_set_solution")
 

@@ -13,7 +13,7 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
 - when the minimum ratio is attained (up to ``tie_tol``) by the row of ``z0``, ``z0`` leaves:
   on degenerate problems (redundant contact rows make ``M`` singular and the ratio test tie)
   taking another row first drives the tableau into round-off entries and a false ray;
-- revised form (issue #15): the tableau ``B⁻¹[I | -M | -d | q]`` is never formed; ``B⁻¹`` is kept only on
+- revised form: the tableau ``B⁻¹[I | -M | -d | q]`` is never formed; ``B⁻¹`` is kept only on
   the rows pivoted so far (``B⁻¹ = I + G Eᵀ``), the entering column is ``B⁻¹ a`` and a pivot is an in-place
   rank-1 update of ``G`` (k·p work per pivot, p the rows pivoted, against k·(2k + 2) for the tableau); the
   ratio test, the z0 rule and the lexicographic tie-break are the tableau's (:func:`_lex_min_ratio`,

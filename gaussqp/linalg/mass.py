@@ -3,7 +3,7 @@ with the rank decided on the Jacobi-equilibrated matrix, and solves with it.
 
 Singular (16)–(21) and inertial §2: M may be singular; the definite case uses M⁻¹.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.linalg`` and ``scipy.sparse.csgraph`` are
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.linalg`` and ``scipy.sparse.csgraph`` are
 imported inside the functions that use them, not when this module is imported.
 """
 

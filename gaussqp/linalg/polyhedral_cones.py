@@ -8,7 +8,7 @@ change of variables that keeps every decision and is perfectly conditioned), the
 row- and column-equilibrated data. An answer that fails its NumPy check is undecided: the cone
 functions raise ``UndecidedError`` (a ``RuntimeError``) (never a decision), :func:`farkas_vector` returns None.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
 that use it, not when this module is imported.
 """
 
@@ -97,7 +97,7 @@ def lp_dual_bound(res, c: np.ndarray, A_ub: np.ndarray, b_ub: np.ndarray, A_eq: 
     each coordinate up to :data:`VERIFY_RTOL` times the magnitude of its own terms (``|c| + |A_ub|ᵀ|w| +
     |A_eq|ᵀ|u|``). Then for every feasible x, ``cᵀx = wᵀA_ub x + uᵀb_eq + rᵀx >= b_ubᵀw + b_eqᵀu`` (weak
     duality, scipy's sign convention: ``w = ∂ min / ∂ b_ub <= 0``). The LP's claimed optimum is never
-    believed on its own (issue #9)."""
+    believed on its own."""
     if res is None or res.status != 0 or getattr(res, "ineqlin", None) is None:
         return None
     c = np.asarray(c, dtype=float)

@@ -2,13 +2,13 @@
 :class:`~gaussqp.model.problem.ContactProblem`: the guess of the active unilateral rows, its equilibrated dense
 assembly and SVD, and its sparse LU solution (the solve itself, :func:`gaussqp.linalg.kkt.sparse_kkt_solve`, is pure
 linear algebra and stays in :mod:`gaussqp.linalg`). Moved here from ``gaussqp.linalg.kkt``, which still answers for
-these names (issue #26 item 6).
+these names.
 
 Shared by the active-set polish (:mod:`gaussqp.certificates.polish`), the forward-error certificate
 (:func:`gaussqp.certificates.instance.forward_error`) and F7 (:mod:`gaussqp.formulations.bilateral_kkt`). The polish
 and the forward error use one SVD of the equilibrated matrix per active set (:func:`equilibrated_kkt_svd`), kept
 with the problem: one solve asks it four times of the same set (the answer and the cross-check's, each polished
-and then estimated; issue #15). On a sparse problem the polish's sparse LU solution is kept the same way
+and then estimated). On a sparse problem the polish's sparse LU solution is kept the same way
 (:func:`sparse_active_set_solution`).
 Tutorial (4) and App. E; inertial (48) (the KKT conditions of the Gauss QP on the active rows).
 """
@@ -62,7 +62,7 @@ def sparse_active_set_solution(problem: ContactProblem, active: np.ndarray) -> n
     """``z = (a, λ_E, λ_A)`` solving the equality KKT system of a sparse ``problem`` with the unilateral rows
     ``active`` (a boolean mask) by :func:`sparse_kkt_solve`, or None. A function of the problem and the set only,
     kept with the problem (read-only): the answer's and the cross-check's polish ask it of the same set, one sparse
-    LU between them (issue #15)."""
+    LU between them."""
     active = np.asarray(active, dtype=bool)
     z = _SPARSE_MEMO.get(problem, active)
     if z is _SPARSE_MEMO.MISSING:

@@ -1,6 +1,6 @@
 """Delassus matrices and the bilateral distortion (M ≻ 0 only): the mechanics layer's matrices of a
 :class:`~gaussqp.model.problem.ContactProblem`, built on the pure linear algebra of :mod:`gaussqp.linalg`
-(moved here from ``gaussqp.linalg.delassus``, which still answers for these names; issue #26 item 6).
+(moved here from ``gaussqp.linalg.delassus``, which still answers for these names).
 
 With equality rows ``J_b`` (bilateral normals and sticking tangents, drift ``b_b``) and
 unilateral rows ``J_u`` (drift ``b_u``):
@@ -89,7 +89,7 @@ def delassus_of_rows(problem: ContactProblem, J, drift: np.ndarray, factor=None)
     with it, the same operation :func:`~gaussqp.linalg.mass.solve_mass` does after factoring (same bits).
 
     The builder of the local (Delassus) form over the contact blocks of an acceleration-level problem with M ≻ 0:
-    ``condense`` in ``gaussqp/formulations/coulomb.py`` calls it (issue #27)."""
+    ``condense`` in ``gaussqp/formulations/coulomb.py`` calls it."""
     F = np.asarray(problem.F, dtype=float)
     JT = J.T.toarray() if hasattr(J, "toarray") else np.asarray(J, dtype=float).T
     if factor is not None:
@@ -144,7 +144,7 @@ def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
     """The bilateral-eliminated matrices (tutorial (17)-(19), (31)-(33); inertial (13)-(21)). M ≻ 0.
 
     Computed once per problem (its arrays read-only): C5's range test, C6, C8 and the LCP route of one solve all
-    read them (issue #15)."""
+    read them."""
     E, e = problem.equalities
     G, g = problem.inequalities
     Jb, Ju = as_dense(E), as_dense(G)
@@ -165,7 +165,7 @@ def bilateral_compatible(problem: ContactProblem, a: np.ndarray) -> bool:
     acceleration computed by eliminating them (F2's ``a_b``, F3's ``M⁻¹(Jᵀλ - F)``)? When the drift is not in
     the image of the rows (tutorial (17) has no solution) the eliminated system leaves a residual of the drift's
     size. Each row ``|E_i a + e_i|`` is judged against that row's own data scale (:mod:`gaussqp.model.scales`,
-    ``equality_row``) with :data:`BILATERAL_COMPAT_RTOL`: the one test of F2 and F3, in any units (issue #9)."""
+    ``equality_row``) with :data:`BILATERAL_COMPAT_RTOL`: the one test of F2 and F3, in any units."""
     E, e = problem.equalities
     if E.shape[0] == 0:
         return True

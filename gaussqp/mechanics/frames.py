@@ -1,4 +1,4 @@
-"""The contact frame of a normal: the one tangent basis of gaussqp (issue #26 item 8).
+"""The contact frame of a normal: the one tangent basis of gaussqp.
 
 For a unit normal ``n``: in 2D the tangent ``t = (−n_y, n_x)``; in 3D ``t₁ = n × e / ‖n × e‖`` with ``e`` the
 coordinate axis least aligned with ``n`` (the smallest ``|n_k|``, the first on ties) and ``t₂ = n × t₁``, so that

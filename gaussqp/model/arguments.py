@@ -1,6 +1,6 @@
 """The arguments of the public entry points (:func:`gaussqp.solve`, :func:`gaussqp.check`) checked before any
 work: a problem that is not one, a flag that is not a bool, a name that is not a string get a typed error naming
-the argument and the fix (issue #25), never an ``AttributeError`` from deep inside or a silently truthy ``"yes"``.
+the argument and the fix, never an ``AttributeError`` from deep inside or a silently truthy ``"yes"``.
 """
 
 from __future__ import annotations

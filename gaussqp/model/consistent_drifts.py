@@ -1,4 +1,4 @@
-"""The smallest drift change that makes a set of rows consistent (issue #25, the verdict contract).
+"""The smallest drift change that makes a set of rows consistent (the verdict contract).
 
 An imported simulator state carries drifts that are slightly inconsistent: MuJoCo's soft contacts creep, so the
 drifts ``b_i = J̇_i q̇`` of a box resting on four corners are ≈ 2.5e-8 apart where rigid contact asks them to agree.

@@ -1,4 +1,4 @@
-"""The contact problem at the impulse level: an impact, or one time step (inertial §6; issue 12, part C).
+"""The contact problem at the impulse level: an impact, or one time step (inertial §6).
 
 At an impact time (``h = 0``) or over one time step of length ``h``, the velocity jumps from ``v⁻`` to ``v⁺``:
 

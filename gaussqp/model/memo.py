@@ -1,5 +1,5 @@
 """Quantities computed once per problem object: a function of the data only, asked by several certificates, routes
-and checks of one solve (issue #15), kept while the problem lives.
+and checks of one solve, kept while the problem lives.
 
 A :class:`~gaussqp.model.problem.ContactProblem` does not change after construction, so what is derived from it
 alone can be kept with it; the memo holds problems weakly, so a problem and what was derived from it go together.

@@ -549,7 +549,7 @@ class ContactProblem:
         """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a
         massless coordinate), each divided by its norm. The rank of a set of constraints does not depend on
         the scale of a row nor on the unit of a coordinate; its numerical rank is decided here, where those
-        scales are gone (issue #9). Sparse in, sparse out."""
+        scales are gone. Sparse in, sparse out."""
         s = self.mass_factor.scaling
         if s is None:
             return normalize_rows(self._Jn)

@@ -1,4 +1,4 @@
-"""Scales from the data, row by row, against which every residual is judged (issue #9).
+"""Scales from the data, row by row, against which every residual is judged.
 
 A residual means nothing until it is divided by a magnitude. Dividing by the magnitude of
 the answer being judged lets a garbage answer (``|a| ≈ 1e15``) pass; dividing by the largest

@@ -4,7 +4,7 @@ error naming the field and the fix (:mod:`gaussqp.errors`).
 Used by the constructors of :class:`gaussqp.model.problem.ContactProblem` and by the file loaders
 (:mod:`gaussqp.io`). The size and magnitude limits are named in :mod:`gaussqp.settings`.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.sparse.csgraph`` is imported inside the
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.sparse.csgraph`` is imported inside the
 functions that use it, not when this module is imported.
 """
 

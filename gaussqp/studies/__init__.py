@@ -1,4 +1,4 @@
-"""Cross-validation studies (issue #14): every route on every problem of a set, judged against a reference.
+"""Cross-validation studies: every route on every problem of a set, judged against a reference.
 
 - :mod:`.sets` — test sets yielding problems lazily (the library, generated families, directories of gaussqp/1
   or FCLIB files), filtered by system class and size;

@@ -8,8 +8,7 @@ tolerance preset). For each route :func:`route_metrics` counts
   (``infeasible``/``unbounded``, :data:`VERDICT_STATUSES`); the ``success`` column counts them;
 - **correct**: a claim that our own checks confirm (``certified``: for an answer, our recomputed residuals; for a
   verdict, its verified certificate) and that the reference answer does not contradict (``agrees_with_reference``
-  is not False). A certified infeasible or unbounded verdict that is right is a success like a solution (issue #27
-  item 5). This is the issue's "correct rate"; qpbenchmark's correct rate is the fraction of runs whose success
+  is not False). A certified infeasible or unbounded verdict that is right is a success like a solution. This is the issue's "correct rate"; qpbenchmark's correct rate is the fraction of runs whose success
   flag was honest, so it also counts an honest failure as correct -- here honest failures are counted apart;
 - **honest failure**: no claim, and a status that says so (``inaccurate``, ``failed``, ``timeout``);
 - **wrong claim**: a claim that our checks reject (``certified`` False: a peer's ``info == 0`` on an answer whose

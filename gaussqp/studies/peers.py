@@ -1,4 +1,4 @@
-"""Peers of a study: another library's solvers on the same problems, judged by our own checks (issue #14 item 2).
+"""Peers of a study: another library's solvers on the same problems, judged by our own checks.
 
 The peer is Siconos (``siconos.numerics``, the FCLIB reference library; Acary, Brémond, Huber 2018). It is never
 imported by gaussqp: it runs in the interpreter that has it (:data:`~gaussqp.settings.STUDY_SICONOS_PYTHON`,

@@ -1,4 +1,4 @@
-"""The reference answer of each problem of a study, and every run's gap to it (issue #14).
+"""The reference answer of each problem of a study, and every run's gap to it.
 
 Per problem, the reference is, in this order:
 
@@ -137,7 +137,7 @@ def judge_problem(rows: list[dict], problem) -> list[dict]:
 def verdicts(row: dict) -> dict:
     """``correct`` and ``honest_failure`` of a row whose ``agrees_with_reference`` is set, by the rules of
     :mod:`gaussqp.studies.metrics`: ``correct`` — a claim (status solved, or a verdict infeasible/unbounded) that our
-    checks certify and the reference does not contradict (a right verdict is a success, issue #27 item 5);
+    checks certify and the reference does not contradict (a right verdict is a success);
     ``honest_failure`` — no claim and an honest status (inaccurate, failed, timeout)."""
     agrees = row.get("agrees_with_reference")
     claim = bool(row["claimed_success"]) or row["status"] in INF_OR_UNB
@@ -154,7 +154,7 @@ def attach_reference(rows: Iterable[dict],
     so that no more than one problem is held at a time). Judged rows come in the order of ``problems``; then the
     rows of problems not in ``problems`` (a set that no longer yields them, or rows of an earlier study on another
     set in the same results directory), as they are: with the reference columns they have (none for a run never
-    judged), their verdicts (:func:`verdicts`) recomputed. The one implementation (issue #26): the runner's
+    judged), their verdicts (:func:`verdicts`) recomputed. The one implementation: the runner's
     :func:`gaussqp.studies.runner.run_study` calls it."""
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:

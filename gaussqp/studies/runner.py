@@ -1,4 +1,4 @@
-"""Running a cross-validation study (issue #14): every route on every problem of a set, each run in a worker
+"""Running a cross-validation study: every route on every problem of a set, each run in a worker
 process with a time limit, the rows stored as they finish, then judged against each problem's reference.
 
 Engines: a local :class:`concurrent.futures.ProcessPoolExecutor` of ``workers`` processes (the default), or a

@@ -1,4 +1,4 @@
-"""Test sets of a cross-validation study (issue #14): classes that yield ``(problem_id, problem)`` lazily.
+"""Test sets of a cross-validation study: classes that yield ``(problem_id, problem)`` lazily.
 
 A set is iterated once per study (and again to judge against the reference); nothing is held in memory
 beyond the problem being yielded. Every set takes the same filters: the system class (its key

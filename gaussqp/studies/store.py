@@ -1,4 +1,4 @@
-"""The results of a study on disk, and resuming (issue #14).
+"""The results of a study on disk, and resuming.
 
 Every finished run is appended at once, one JSON object a line, to ``results.jsonl`` in the output directory
 (the journal: a study stopped at any point keeps every row it finished); the table ``results.parquet``

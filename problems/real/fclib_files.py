@@ -10,7 +10,7 @@ repository). Writes ``problems/data/real/fclib_<name>.npz`` for
 - ``CubeH8``: one finite-element cube (LMGC90, H8 elements, n = 162, full M) on one frictional contact; its
   stored M is not symmetric at its entries' scale, so it is shipped in the local form ``W = Hᵀ M⁻¹ H``,
   ``q = Hᵀ M⁻¹ f + w`` of that M (a :class:`gaussqp.LocalContactProblem`, NPZ ``form = "local"``), never with a
-  symmetrized M (issue #25);
+  symmetrized M;
 - ``Box_Stacks-i0035-31-0``: stacked boxes (Siconos + Bullet, n = 450, diagonal M), 31 frictional contacts.
 
 Each file is the gaussqp NPZ form of :func:`gaussqp.io.fclib.load` (a global FCLIB problem is at the
@@ -79,7 +79,7 @@ def _coulomb_solve(problem) -> dict:
 
 def facts(problem: gaussqp.ContactProblem | gaussqp.LocalContactProblem) -> dict:
     """What gaussqp certifies about ``problem``: its structure, the frictionless relaxation's certificates, and the
-    mode-free Coulomb solve (issue #12) with our recomputed natural-map residual and the modes found; for a local
+    mode-free Coulomb solve with our recomputed natural-map residual and the modes found; for a local
     problem (no mass matrix), its form and the Coulomb solve."""
     if isinstance(problem, gaussqp.LocalContactProblem):
         return {"form": "local", "m": problem.m, "dimension": problem.dimension,

@@ -1,4 +1,4 @@
-"""Real MuJoCo scenes for the problem library (issue #11, item 5): ``python -m problems.real.mujoco_scenes``.
+"""Real MuJoCo scenes for the problem library: ``python -m problems.real.mujoco_scenes``.
 
 Needs the ``models`` extra (``mujoco`` and ``dm_control``, whose suite ships the model files). For each scene the
 state is made with MuJoCo's own simulation (``mj_step`` from a stated initial pose, zero controls unless said),

@@ -1,4 +1,4 @@
-"""Real robots through the Pinocchio importer (issue #11, item 5): solo12 standing on its four feet.
+"""Real robots through the Pinocchio importer: solo12 standing on its four feet.
 
 Run ``python -m problems.real.pinocchio_scenes`` (needs ``gaussqp[models]``: ``pin`` and ``example-robot-data``)
 to rewrite ``problems/data/real/pinocchio_solo12_four_feet.json``. The file records where the problem comes from
