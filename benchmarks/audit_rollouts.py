@@ -32,6 +32,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from gaussqp.problems.mjcf_scenes import pinch_xml  # noqa: E402
+
 YARD = """<mujoco model="yard">
   <option gravity="0 0 -9.81" timestep="0.002"/>
   <default><geom friction="0.7 0.005 0.0001"/></default>
@@ -73,19 +75,6 @@ PUSH = """<mujoco model="push_row">
   <keyframe><key name="push" qpos="0  -0.2 0 0.0999 1 0 0 0  0.0005 0 0.0999 1 0 0 0  0.201 0 0.0999 1 0 0 0  0.0005 0 0.2998 1 0 0 0" ctrl="22"/></keyframe>
 </mujoco>"""
 
-PINCH = """<mujoco model="pinch">
-  <option gravity="0 0 -9.81" timestep="0.002"/>
-  <worldbody>
-    <body name="f1" pos="0.07 0 0.5"><joint name="s1" type="slide" axis="1 0 0"/>
-      <geom name="tip1" type="sphere" size="0.02" mass="0.05" friction="1 0.005 0.0001"/></body>
-    <body name="f2" pos="-0.07 0 0.5"><joint name="s2" type="slide" axis="1 0 0"/>
-      <geom name="tip2" type="sphere" size="0.02" mass="0.05" friction="1 0.005 0.0001"/></body>
-    <body name="obj" pos="0 0 0.5"><freejoint/>
-      <geom name="obj" type="box" size="0.05 0.05 0.05" mass="0.1" friction="1 0.005 0.0001"/></body>
-  </worldbody>
-  <actuator><motor name="m1" joint="s1"/><motor name="m2" joint="s2"/></actuator>
-  <keyframe><key name="grip" ctrl="-1 1"/></keyframe>
-</mujoco>"""
 
 
 def yard_start(model):
@@ -121,7 +110,7 @@ def main(argv=None) -> int:
             m = mujoco.MjModel.from_xml_string(PUSH)
             rep = gaussqp.audit(m, keyframe="push", steps=args.steps, workers=args.workers, progress=True)
         else:
-            m = mujoco.MjModel.from_xml_string(PINCH)
+            m = mujoco.MjModel.from_xml_string(pinch_xml())
             rep = gaussqp.audit(m, keyframe="grip", settle=100, steps=min(args.steps, 500), every=5,
                                 workers=args.workers, progress=True)
         rep.model = scene

@@ -54,28 +54,13 @@ import numpy as np  # noqa: E402
 
 import gaussqp  # noqa: E402
 from gaussqp.formulations import FORMULATIONS, get_formulation  # noqa: E402
+from gaussqp.problems.mjcf_scenes import ramp_xml  # noqa: E402
 
 G = 9.81
 ATOL_REL = 1e-5
 CLOSED_TOL = 1e-3  # in units of g
 REPRO = Path(__file__).resolve().parents[1] / "tests" / "data" / "verdicts" / "wrongclaim_tilted_box_0.json"
 CERT_STATUSES = ("solved", "infeasible", "unbounded")
-
-
-def ramp_xml(theta_deg: float, mu: float) -> str:
-    th = math.radians(theta_deg)
-    h = 0.1 + 1e-4
-    pos = (h * math.sin(th), 0.0, h * math.cos(th))
-    return f"""<mujoco model="ramp">
-  <option gravity="0 0 -{G}" timestep="0.002"/>
-  <worldbody>
-    <geom name="ramp" type="plane" size="5 5 0.1" euler="0 {theta_deg} 0" friction="{mu} 0.005 0.0001"/>
-    <body name="box" pos="{pos[0]:.9f} {pos[1]:.9f} {pos[2]:.9f}" euler="0 {theta_deg} 0">
-      <freejoint/>
-      <geom name="box" type="box" size="0.1 0.1 0.1" mass="1" friction="{mu} 0.005 0.0001"/>
-    </body>
-  </worldbody>
-</mujoco>"""
 
 
 BOX_XML = f"""<mujoco model="box">
@@ -124,7 +109,7 @@ def scenes(quick: bool):
         for fac in factors:
             mu = round(fac * math.tan(math.radians(th)), 6)
             for n in steps:
-                yield f"ramp_th{th:g}_mu{mu:g}_N{n}", ramp_xml(th, mu), n, {"kind": "ramp", "theta": th, "mu": mu}
+                yield f"ramp_th{th:g}_mu{mu:g}_N{n}", ramp_xml(th, mu, h=0.1 + 1e-4), n, {"kind": "ramp", "theta": th, "mu": mu}
     for n in ([50, 500] if not quick else [200]):
         yield f"box_N{n}", BOX_XML, n, {"kind": "rest"}
         yield f"table_N{n}", TABLE_XML, n, {"kind": "rest"}

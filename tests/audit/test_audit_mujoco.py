@@ -16,61 +16,7 @@ from gaussqp.audit import audit  # noqa: E402
 from gaussqp.cli import main  # noqa: E402
 from gaussqp.errors import FileFormatError, NonFiniteError, ShapeError  # noqa: E402
 
-G = 9.81
-
-
-def table_xml(cone="pyramidal", condim=3):
-    return f"""<mujoco model="table4">
-  <option gravity="0 0 -{G}" timestep="0.002" cone="{cone}"/>
-  <default><geom condim="{condim}"/></default>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 0.1" friction="0.7 0.005 0.0001"/>
-    <body name="table" pos="0 0 0.52">
-      <freejoint/>
-      <geom name="top" type="box" size="0.4 0.3 0.02" pos="0 0 0.25" mass="5"/>
-      <geom name="leg1" type="sphere" size="0.02" pos="0.35 0.25 -0.25" mass="0.5"/>
-      <geom name="leg2" type="sphere" size="0.02" pos="-0.35 0.25 -0.25" mass="0.5"/>
-      <geom name="leg3" type="sphere" size="0.02" pos="0.35 -0.25 -0.25" mass="0.5"/>
-      <geom name="leg4" type="sphere" size="0.02" pos="-0.35 -0.25 -0.25" mass="0.5"/>
-    </body>
-  </worldbody>
-</mujoco>"""
-
-
-TABLE_W = 7.0 * G
-
-
-def ramp_xml(theta_deg, mu, cone="pyramidal", h=0.1):
-    th = math.radians(theta_deg)
-    return f"""<mujoco model="ramp">
-  <option gravity="0 0 -{G}" timestep="0.002" cone="{cone}"/>
-  <worldbody>
-    <geom name="ramp" type="plane" size="5 5 0.1" euler="0 {theta_deg} 0" friction="{mu} 0.005 0.0001"/>
-    <body name="box" pos="{h * math.sin(th):.9f} 0 {h * math.cos(th):.9f}" euler="0 {theta_deg} 0">
-      <freejoint/>
-      <geom name="box" type="box" size="0.1 0.1 0.1" mass="1" friction="{mu} 0.005 0.0001"/>
-    </body>
-  </worldbody>
-</mujoco>"""
-
-
-def pinch_xml(mu=1.0, N=1.0, m=0.1, cone="pyramidal"):
-    """A box of mass m held by two spherical fingertips on horizontal slide joints, each pushed inward by a motor of
-    force N: rigid statics gives each contact λ_n = N, friction m g / 2 (vertical; the box's torque balance splits
-    the weight evenly), hold margin μ N − m g / 2."""
-    return f"""<mujoco model="pinch">
-  <option gravity="0 0 -{G}" timestep="0.002" cone="{cone}"/>
-  <worldbody>
-    <body name="f1" pos="0.07 0 0.5"><joint name="s1" type="slide" axis="1 0 0"/>
-      <geom name="tip1" type="sphere" size="0.02" mass="0.05" friction="{mu} 0.005 0.0001"/></body>
-    <body name="f2" pos="-0.07 0 0.5"><joint name="s2" type="slide" axis="1 0 0"/>
-      <geom name="tip2" type="sphere" size="0.02" mass="0.05" friction="{mu} 0.005 0.0001"/></body>
-    <body name="obj" pos="0 0 0.5"><freejoint/>
-      <geom name="obj" type="box" size="0.05 0.05 0.05" mass="{m}" friction="{mu} 0.005 0.0001"/></body>
-  </worldbody>
-  <actuator><motor name="m1" joint="s1"/><motor name="m2" joint="s2"/></actuator>
-  <keyframe><key name="grip" ctrl="{-N} {N}"/></keyframe>
-</mujoco>"""
+from gaussqp.problems.mjcf_scenes import G, TABLE_W, pinch_xml, ramp_xml, table_xml  # noqa: E402
 
 
 def write(tmp_path, name, text):
