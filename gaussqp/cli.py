@@ -504,15 +504,21 @@ def _names(text: str | None) -> list[str] | None:
     return None if not text else [t.strip() for t in text.split(",") if t.strip()]
 
 
-def _wrong_claims(rows) -> list:
-    """The runs that are wrong claims by the report's rules (:func:`gaussqp.studies.metrics.classify`): a claim our
-    check does not certify, or one contradicted by a reference; a certified answer that differs from the others
-    where no one proved the answer unique is *disputed*, listed in the report, not a wrong claim."""
+def _classified(table):
+    """The study's results table classified once by the report's rules (:func:`gaussqp.studies.metrics.classify`);
+    the report and :func:`_wrong_claims` read the same frame."""
     from .studies.metrics import classify
 
-    if not rows:
+    return classify(table if hasattr(table, "to_dict") else list(table))
+
+
+def _wrong_claims(table) -> list:
+    """The runs that are wrong claims by the report's rules: a claim our check does not certify, or one
+    contradicted by a reference; a certified answer that differs from the others where no one proved the answer
+    unique is *disputed*, listed in the report, not a wrong claim. ``table``: rows or a classified frame."""
+    if not len(table):
         return []
-    frame = classify(rows)
+    frame = _classified(table)
     return frame.loc[frame["wrong_claim"]].to_dict("records")
 
 
@@ -529,10 +535,10 @@ def cmd_crossval(args) -> int:
                       tolerances=tuple(_names(args.tolerance) or ["high"]), out=out, workers=args.workers,
                       scheduler=args.scheduler, time_limit=args.time_limit, progress=not args.quiet,
                       peers=args.peers)
-    rows = table.to_dict("records") if hasattr(table, "to_dict") else list(table)
-    paths = write_report(rows, out, time_limit=args.time_limit)
-    wrong = _wrong_claims(rows)
-    print(f"{len(rows)} runs in {out}; report: {paths['markdown']}, {paths['html']}")
+    frame = _classified(table)
+    paths = write_report(frame, out, time_limit=args.time_limit)
+    wrong = _wrong_claims(frame)
+    print(f"{len(frame)} runs in {out}; report: {paths['markdown']}, {paths['html']}")
     for r in wrong[:20]:
         print(f"WRONG CLAIM: {r['problem']} {r['formulation']}/{r['solver']}/{r['tolerance']}: {r.get('command', '')}")
     return 1 if wrong else 0
@@ -553,10 +559,10 @@ def cmd_report(args) -> int:
 
     table = load_table(args.dir)
     _writable_folder("dir", args.dir)
-    rows = table.to_dict("records") if hasattr(table, "to_dict") else list(table)
-    paths = write_report(rows, args.dir, time_limit=args.time_limit)
-    print(f"report rebuilt from {len(rows)} runs: {paths['markdown']}, {paths['html']}")
-    return 1 if _wrong_claims(rows) else 0
+    frame = _classified(table)
+    paths = write_report(frame, args.dir, time_limit=args.time_limit)
+    print(f"report rebuilt from {len(frame)} runs: {paths['markdown']}, {paths['html']}")
+    return 1 if _wrong_claims(frame) else 0
 
 
 def _source_options() -> argparse.ArgumentParser:

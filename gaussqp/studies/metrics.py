@@ -142,6 +142,10 @@ def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
     return values
 
 
+#: the key of a DataFrame's ``attrs`` that :func:`classify` sets on the frames it returns
+CLASSIFIED = "gaussqp_classified"
+
+
 def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The results table, checked and normalized, with each run classified.
 
@@ -162,7 +166,8 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         ``total_time`` and ``time`` (the solve alone: ``solve_time`` when recorded, else ``total_time``) as
         floats, and ``stored_flags_differ``: True where the
         table's own ``claimed_success`` / ``correct`` / ``honest_failure`` (when present) differ from the
-        recomputed ones.
+        recomputed ones. A frame this function returned is returned as it is (its ``attrs`` carry
+        :data:`CLASSIFIED`): the report, the metrics, the profiles and the CLI classify a table once.
 
     Raises
     ------
@@ -172,6 +177,8 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         A flag that is not a boolean, a time or residual that is not a number or is negative.
     """
     pd = require_pandas()
+    if isinstance(table, pd.DataFrame) and table.attrs.get(CLASSIFIED):
+        return table
     frame = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
@@ -228,6 +235,7 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame["disputed"] = disputed
     frame["error_run"] = status == "error"
     frame["stored_flags_differ"] = stored_differ
+    frame.attrs[CLASSIFIED] = True
     return frame
 
 

@@ -91,6 +91,19 @@ def test_rates_equal_counts_recomputed_from_the_table():
     assert m.loc[B, "honest_failure_rate"] == pytest.approx(0.25)
 
 
+def test_a_table_is_classified_once_and_the_result_is_the_same():
+    """classify returns a frame it classified as it is, so the report, its metrics and the CLI classify once; the
+    metrics of a classified frame equal those of the raw rows."""
+    rows = _table()
+    frame = classify(rows)
+    assert classify(frame) is frame
+    raw = classify(pd.DataFrame(rows))
+    assert raw is not frame and raw.equals(frame)
+    a = route_metrics(rows, time_limit=TIME_LIMIT)
+    b = route_metrics(frame, time_limit=TIME_LIMIT)
+    assert a.equals(b)
+
+
 def test_shifted_geometric_means_by_hand_on_three_routes():
     m = route_metrics(_table(), time_limit=TIME_LIMIT).set_index("route")
     # time: the solve alone (solve_time, half the total in _row); correct runs keep their time, every other run is
