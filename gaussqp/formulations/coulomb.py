@@ -63,7 +63,7 @@ from ..certificates.judge import finalize
 from ..errors import NotApplicableError
 from ..results import Solution
 from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
-                        COULOMB_NEWTON_MAX_ITER, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_MAX_ITER, COULOMB_POLISH_RTOL,
+                        COULOMB_NEWTON_MAX_ITER, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_MAX_ITER, COULOMB_NN_REG_THETAS, COULOMB_POLISH_RTOL,
                         COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
                         COULOMB_RESTARTS, Tolerance, get_tolerance)
 from .base import Formulation, SelfJudgedFormulation
@@ -311,10 +311,17 @@ def solve_mode_free(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver:
     mu = np.asarray(mu, dtype=float).ravel()
     d = int(dimension)
     t0 = time.perf_counter()
-    nt = solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter)
+    runs = []
+    for theta in COULOMB_NN_REG_THETAS:  # the damping schedule: the next θ only when the last did not converge
+        runs.append((theta, solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)))
+        if runs[-1][1].residual <= COULOMB_NN_ACCEPT_RTOL:
+            break
+    theta, nt = min(runs, key=lambda run: run[1].residual)
     t_newton = time.perf_counter() - t0
-    info = {"iterations": nt.iterations, "reason": nt.reason, "residual": nt.residual, "start": nt.start,
-            "linear_algebra": nt.linear_algebra, "times": dict(nt.times)}
+    info = {"iterations": sum(run.iterations for _, run in runs), "reason": nt.reason, "residual": nt.residual,
+            "start": nt.start, "linear_algebra": nt.linear_algebra, "times": dict(nt.times), "reg_theta": theta,
+            "attempts": [{"reg_theta": th, "residual": run.residual, "iterations": run.iterations,
+                          "reason": run.reason} for th, run in runs]}
     if nt.residual <= COULOMB_NN_ACCEPT_RTOL:
         u = np.asarray(W @ nt.r).ravel() + q  # recomputed from the data, not the kernel's own u
         history = [{"stage": "nonsmooth_newton", **h} for h in nt.history]

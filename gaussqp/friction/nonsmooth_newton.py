@@ -30,6 +30,9 @@ Program. 1993, with the merit ``θ(r) = ½‖φ_ρ(r)‖²``):
 - the Jacobian is regularized by ``δ P'D`` (``W → W + δ diag(1/ρ)`` in the derivative only: a proximal term, as
   Siconos's PROX adds to W) with ``δ`` vanishing with the residual, so a rank-deficient W (``local_problem_test``,
   towers) does not make the linear system singular, and a non-symmetric W (Capsules) needs nothing special;
+  ``δ = θ min(1, ‖φ_ρ‖/‖ρq‖)``; the route (:func:`gaussqp.formulations.coulomb.solve_mode_free`) tries the θ of
+  :data:`~gaussqp.settings.COULOMB_NN_REG_THETAS` in turn: a strong damping far from a solution is what lets
+  robots with many contacts per foot (a W whose nonzero spectrum spans decades) converge, a weak one keeps piles fast;
 - ``ρ_j = 1/‖W_jj‖_F`` from W's diagonal blocks: each contact's own scale, so that ρ(W r + q) is in the units of r
   (PerioBox's blocks are ~2e-5, local_problem_test's ~700);
 - starts: a given guess (a re-solve along a trajectory); else the best by merit of "every contact sticks"
@@ -350,12 +353,13 @@ class _System:
         return a + np.asarray(self.W.T @ bv).ravel()
 
 
-def _regularization(phi: np.ndarray, sysm: _System) -> float:
-    return max(COULOMB_NN_REG_FLOOR, COULOMB_NN_REG_THETA * min(1.0, float(np.linalg.norm(phi)) / sysm.rq))
+def _regularization(phi: np.ndarray, sysm: _System, theta: float) -> float:
+    return max(COULOMB_NN_REG_FLOOR, theta * min(1.0, float(np.linalg.norm(phi)) / sysm.rq))
 
 
 def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.ndarray | None = None,
-                 target: float = COULOMB_NN_TARGET_RTOL, max_iter: int = COULOMB_NN_MAX_ITER) -> NewtonResult:
+                 target: float = COULOMB_NN_TARGET_RTOL, max_iter: int = COULOMB_NN_MAX_ITER,
+                 reg_theta: float = COULOMB_NN_REG_THETA) -> NewtonResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the globalized semismooth Newton method of the
     module docstring.
 
@@ -368,6 +372,9 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
     r0 : optional guess (e.g. the previous state's answer); projected on the cones
     target : stop once ``‖φ_1(r)‖ <= target · ‖q‖`` (ρ = 1: the certificate's map)
     max_iter : at most this many Newton iterations (0: only the starts are evaluated)
+    reg_theta : θ of the Jacobian's regularization ``δ = θ · min(1, ‖φ_ρ‖/‖ρ q‖)`` (floored at
+        :data:`~gaussqp.settings.COULOMB_NN_REG_FLOOR`): larger θ is a stronger proximal term far from a solution
+        (a Levenberg–Marquardt-like damping), still vanishing with the residual
 
     Returns
     -------
@@ -429,11 +436,12 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
     t0 = time.perf_counter()
 
     history: list = []
-    best, k, reason = _iterate(sysm, r, (phi, u, z, res), target, max_iter, COULOMB_NN_NONMONOTONE, history)
+    best, k, reason = _iterate(sysm, r, (phi, u, z, res), target, max_iter, COULOMB_NN_NONMONOTONE, history,
+                               reg_theta)
     if best[0] > target and COULOMB_NN_NONMONOTONE > 1 and k < max_iter:
         # the nonmonotone phase stalled: a monotone phase from its best point (PerioBox, badly scaled, needs it)
         r = best[1]
-        best2, k2, reason = _iterate(sysm, r, sysm.evaluate(r), target, max_iter - k, 1, history)
+        best2, k2, reason = _iterate(sysm, r, sysm.evaluate(r), target, max_iter - k, 1, history, reg_theta)
         k += k2
         best = min(best, best2, key=lambda b: b[0])
     times["iterations"] = time.perf_counter() - t0
@@ -444,7 +452,7 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
 
 
 def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter: int, window: int,
-             history: list) -> tuple[tuple, int, str]:
+             history: list, reg_theta: float) -> tuple[tuple, int, str]:
     """At most ``max_iter`` globalized Newton iterations from ``r`` (``state`` = its ``evaluate``), Armijo's
     decrease measured from the largest merit of the last ``window`` iterates. Returns ((res, r, u) of the best
     iterate, iterations, why it stopped)."""
@@ -462,7 +470,7 @@ def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter
         if k >= max_iter:
             break
         k += 1
-        delta = _regularization(phi, sysm)
+        delta = _regularization(phi, sysm, reg_theta)
         merit_ref = max(recent[-window:])  # Grippo–Lampariello–Lucidi's nonmonotone reference
         A, B = sysm.jacobian_blocks(u, z, delta)
         kind, t = "newton", 0.0

@@ -282,3 +282,23 @@ def test_every_fclib_file_is_certified_by_our_residual(path):
     assert residual(W, q, mu, d, r) <= COULOMB_RESIDUAL_RTOL
     assert sol.extras["path"] in ("newton", "convex iteration")
     assert sol.extras["nonsmooth_newton"]["iterations"] >= 0
+
+
+def test_the_damping_schedule_solves_a_quadruped_the_weak_damping_alone_does_not():
+    """The shipped quadruped (77 contacts on four feet: W rank-deficient, its spectrum over decades): the Newton with
+    θ = COULOMB_NN_REG_THETA alone stalls far from a solution; the route's schedule (COULOMB_NN_REG_THETAS) goes on to
+    a stronger damping and is certified by the Newton path, with the attempts recorded."""
+    from gaussqp import problems
+    from gaussqp.settings import COULOMB_NN_REG_THETA, COULOMB_NN_REG_THETAS
+
+    p = problems.load("fclib_generated/quadruped-s0-i0016-m77")
+    cd = coulomb.condense(p)
+    weak = nn.solve_newton(cd.W, cd.q, cd.mu, 3, reg_theta=COULOMB_NN_REG_THETA)
+    assert weak.residual > 1e-4  # the case the schedule exists for
+    ans = coulomb.solve_mode_free(cd.W, cd.q, cd.mu, 3)
+    assert ans.path == "newton"
+    attempts = ans.newton_kernel["attempts"]
+    assert attempts[0]["reg_theta"] == COULOMB_NN_REG_THETAS[0] and len(attempts) >= 2
+    assert residual(cd.W, cd.q, cd.mu, 3, ans.r) <= COULOMB_RESIDUAL_RTOL
+    sol = gaussqp.solve(p, crosscheck=False)
+    assert sol.status == "solved" and sol.certified
