@@ -507,9 +507,128 @@ class Solution:
             "message": self.message,
         }
 
+    def summary(self, certificates: bool = False) -> str:
+        """The answer explained, as text: what ``gaussqp solve`` prints.
+
+        One line each for the problem, the status and whether it is certified (and which quantities), the
+        formulation and backend, the acceleration, the multipliers, ``Jᵀλ``, the residuals we recomputed, the
+        backward error, what is unique, the cross-check (its verdict, then one line per route compared) and, where
+        a route computed them, the sticking verdict, the enumeration and the natural-map residual.
+
+        Parameters
+        ----------
+        certificates : bool, default False
+            Add the table of certificates (id, holds, margin, source and what each implies).
+
+        Returns
+        -------
+        str
+            Lines without a trailing newline.
+
+        Examples
+        --------
+        >>> import gaussqp
+        >>> sol = gaussqp.solve(gaussqp.problems.load("rod_wall_guide"))
+        >>> print(sol.summary().splitlines()[1])
+        status       solved  (certified)
+        """
+        p, out = self.problem, []
+        out.append(f"problem      {p.name}  ({p.summary().detail})")
+        out.append(f"status       {self.status}{'  (certified)' if self.certified else '  (NOT certified)'}")
+        cq = self.certified_quantities
+        if any(v is not None for v in cq.values()):
+            out.append("certified    " + "  ".join(f"{k}={format_value(v)}" for k, v in cq.items()))
+        out.append(f"formulation  {self.formulation} / {self.solver}"
+                   + (f"  (route: {self.route})" if self.route is not None else ""))
+        if self.message:
+            out.append(f"message      {self.message}")
+        out.append(f"acceleration {format_value(self.acceleration)}")
+        out.append(f"lambda_n     {format_value(self.lambda_normal)}")
+        if self.lambda_normal is not None and (len(p.sticking) or len(p.sliding) or len(p.coulomb)):
+            out.append(f"lambda_t     {format_value(self.lambda_tangent)}")
+        out.append(f"Jᵀλ          {format_value(self.generalized_force)}")
+        out.append("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in self.residuals.items()))
+        if self.backward_error is not None:
+            be = self.backward_error
+            out.append(f"backward err forces={be['forces']:.2e}  drifts={be['drifts']:.2e}  rows={be['rows']:.0f}  "
+                       f"(the data change under which the answer is exact, relative to each row's scale)")
+        out.append("unique       " + "  ".join(f"{k}={format_value(v)}" for k, v in self.unique.items()))
+        if self.crosscheck is not None:
+            out.extend(_crosscheck_lines(self.crosscheck))
+        if self.enumeration is not None:
+            e = self.enumeration
+            out.append(f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "
+                       f"multipliers {e.multiplier_multiplicity}"
+                       + "".join(f"\n             λ_n = {format_value(x.lam_n)} (piece {x.piece})"
+                                 for x in e.solutions[:8]))
+        if self.sticking is not None:
+            v: Any = self.sticking
+            out.append(f"sticking     feasible={format_value(v.feasible)}  margin={format_value(v.margin)}  "
+                       f"mu_min={format_value(v.mu_min)}  on cone boundary={v.boundary_contacts}  "
+                       f"detaching={v.detaching_contacts}")
+        if self.natural_map_residual is not None:
+            res: Any = self.natural_map_residual
+            out.append(f"natural map  absolute={res.absolute:.2e}  relative(÷‖q‖)={res.relative:.2e}  "
+                       f"siconos={res.siconos:.2e}")
+            counts: dict[str, int] = {}
+            for c in self.contact_modes or ():
+                mode = getattr(c, "mode")
+                counts[mode] = counts.get(mode, 0) + 1
+            out.append("modes        " + "  ".join(f"{k}={n}" for k, n in sorted(counts.items())))
+        if certificates:
+            out.append("certificates")
+            out.extend(certificate_lines(self.certificates))
+        return "\n".join(out)
+
     def __repr__(self) -> str:
-        return (f"Solution(status={self.status!r}, formulation={self.formulation!r}, solver={self.solver!r}, "
-                f"max_residual={self.max_residual():.2e})")
+        unique = ", ".join(f"{k}={format_value(v)}" for k, v in self.unique.items())
+        cc = "none" if self.crosscheck is None else {True: "agreed", False: "DISAGREED",
+                                                     None: "not compared"}[self.crosscheck.agree]
+        return (f"Solution(status={self.status.value!r}, certified={self.certified}, formulation={self.formulation!r}, "
+                f"solver={self.solver!r}, unique=({unique}), max_residual={self.max_residual():.2e}, "
+                f"crosscheck={cc!r})")
+
+
+def format_value(x) -> str:
+    """A value as the command line prints it: numbers to 6 significant digits (never ``-0``), arrays flattened
+    in brackets, booleans ``yes``/``no``, None ``-``."""
+    if x is None:
+        return "-"
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(format_value(v) for v in np.asarray(x, dtype=float).ravel()) + "]"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, float):
+        return f"{x + 0.0:.6g}"  # + 0.0: no "-0"
+    return str(x)
+
+
+def certificate_lines(certs) -> list[str]:
+    """The table of certificates as text lines: id, holds (yes/no/n/a), margin, source, then what it implies."""
+    out = [f"  {'id':<22} {'holds':<6} {'margin':>11}  source / implies"]
+    for c in certs:
+        holds = "n/a" if c.holds is None else ("yes" if c.holds else "no")
+        out.append(f"  {c.id:<22} {holds:<6} {c.margin + 0.0:>11.3g}  {c.source}")
+        out.append(f"  {'':<22} {'':<6} {'':>11}  -> {c.implies}")
+    return out
+
+
+def _crosscheck_lines(cc: CrossCheck) -> list[str]:
+    """The cross-check as text: the verdict over its routes (with the gaps to the first), one line per route."""
+    verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc.agree]
+    if cc.routes:  # the verdict combines the routes listed below it; the gaps are those of the first
+        out = [f"crosscheck   {verdict}, over {len(cc.routes)} route(s); gaps to {cc.formulation}: "
+               f"acceleration {format_value(cc.acceleration_gap)}, Jᵀλ {format_value(cc.generalized_force_gap)}"]
+    else:
+        out = [f"crosscheck   {verdict}: {cc.formulation} ({cc.status}): acceleration gap "
+               f"{format_value(cc.acceleration_gap)}, Jᵀλ gap {format_value(cc.generalized_force_gap)}"]
+    for r in cc.routes:
+        out.append(f"             {r.route} ({r.status}): {r.outcome}" + (f" — {r.reason}" if r.reason else ""))
+    if cc.bracket is not None:
+        b = cc.bracket
+        out.append(f"bracket      {b.facets} facets: inscribed {b.inner}, circumscribed {b.outer}, "
+                   f"consistent={format_value(b.consistent)}")
+    return out
 
 
 #: the fields of :class:`JudgeHints` that were fields of :class:`Solution` (deprecated as such)
