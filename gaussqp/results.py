@@ -182,20 +182,23 @@ class EnumerationCount:
 class CrossCheck(Mapping):
     """The report of a cross-check: an answer compared with independent routes (:mod:`gaussqp.crosscheck`).
 
-    Attributes
-    ----------
-    formulation, solver, status : the independent route whose answer was compared first (its name, backend, status)
-    routes : one :class:`RouteOutcome` per route compared (or not compared, with the reason)
-    agree : :func:`combined_agreement` of ``routes``: False if any route disagreed, True if at least one was compared
-        and all compared agreed, None when nothing was compared (not compared is not agreed)
-    acceleration_gap, generalized_force_gap : the gaps to ``formulation``'s answer at the data's scale, or None
-    bracket : the facetized bracket of a sticking answer (:class:`Bracket`), or None
-    enumeration : the solution count of an exact enumeration that checked the answer (:class:`EnumerationCount`),
-        or None
-
     :meth:`as_dict` is the JSON (``crosscheck`` of ``gaussqp solve --json``). Reading the report by key
     (``report["agree"]``, the dict it was until issue #26) still works through the read-only :class:`Mapping`
     interface over that JSON, with a :class:`DeprecationWarning`: read the attributes.
+
+    Attributes
+    ----------
+    formulation : the independent route whose answer was compared first (its name)
+    solver : that route's backend
+    status : that route's status
+    routes : one :class:`RouteOutcome` per route compared (or not compared, with the reason)
+    agree : :func:`combined_agreement` of ``routes``: False if any route disagreed, True if at least one was compared
+        and all compared agreed, None when nothing was compared (not compared is not agreed)
+    acceleration_gap : the acceleration's gap to ``formulation``'s answer at the data's scale, or None
+    generalized_force_gap : the same for ``Jᵀλ``, or None
+    bracket : the facetized bracket of a sticking answer (:class:`Bracket`), or None
+    enumeration : the solution count of an exact enumeration that checked the answer (:class:`EnumerationCount`),
+        or None
     """
 
     formulation: str

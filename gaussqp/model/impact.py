@@ -55,7 +55,10 @@ class ImpactProblem:
     f : keyword-only (n,) applied generalized force over the step (default 0; unused when ``h = 0``)
     dimension, name, description : as for :class:`ContactProblem`
 
-    Invalid data raise :class:`~gaussqp.errors.InputError` subclasses naming the field.
+    Raises
+    ------
+    gaussqp.errors.InputError
+        A subclass naming the field, for invalid data.
     """
 
     def __init__(self, M, v_minus, contacts: Iterable[Contact] = (), *, restitution=0.0, h: float = 0.0,
