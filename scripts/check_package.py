@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gaussqp-package-") as tmp:
         work = pathlib.Path(args.keep or tmp)
         dist = work / "dist"
-        run("build", [sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)], ROOT)
+        made = [p for p in (ROOT / "build", ROOT / "gaussqp.egg-info") if not p.exists()]
+        try:
+            run("build", [sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)], ROOT)
+        finally:  # setuptools' working folders in the source tree, when this build made them
+            for p in made:
+                shutil.rmtree(p, ignore_errors=True)
         wheels, sdists = sorted(dist.glob("*.whl")), sorted(dist.glob("*.tar.gz"))
         if len(wheels) != 1 or len(sdists) != 1:
             sys.exit(f"check_package: expected one wheel and one sdist in {dist}, found {[p.name for p in dist.iterdir()]}")
