@@ -176,10 +176,13 @@ class Solver:
 
     Parameters
     ----------
-    structure : a :class:`~gaussqp.ContactProblem` or a :class:`~gaussqp.LocalContactProblem` whose structure the
+    structure
+        a :class:`~gaussqp.ContactProblem` or a :class:`~gaussqp.LocalContactProblem` whose structure the
         Solver is for (its numbers are not kept)
-    formulation, solver, tolerance, certify, crosscheck, facets, bracket : as in :func:`gaussqp.solve`
-    adapt : when True, a problem of another structure (a rollout whose contact set changed) re-binds the Solver to
+    formulation, solver, tolerance, certify, crosscheck, facets, bracket
+        as in :func:`gaussqp.solve`
+    adapt
+        when True, a problem of another structure (a rollout whose contact set changed) re-binds the Solver to
         that structure and is solved from a cold start, instead of raising StructureMismatchError
 
     Notes

@@ -188,16 +188,25 @@ class CrossCheck(Mapping):
 
     Attributes
     ----------
-    formulation : the independent route whose answer was compared first (its name)
-    solver : that route's backend
-    status : that route's status
-    routes : one :class:`RouteOutcome` per route compared (or not compared, with the reason)
-    agree : :func:`combined_agreement` of ``routes``: False if any route disagreed, True if at least one was compared
+    formulation
+        the independent route whose answer was compared first (its name)
+    solver
+        that route's backend
+    status
+        that route's status
+    routes
+        one :class:`RouteOutcome` per route compared (or not compared, with the reason)
+    agree
+        :func:`combined_agreement` of ``routes``: False if any route disagreed, True if at least one was compared
         and all compared agreed, None when nothing was compared (not compared is not agreed)
-    acceleration_gap : the acceleration's gap to ``formulation``'s answer at the data's scale, or None
-    generalized_force_gap : the same for ``Jᵀλ``, or None
-    bracket : the facetized bracket of a sticking answer (:class:`Bracket`), or None
-    enumeration : the solution count of an exact enumeration that checked the answer (:class:`EnumerationCount`),
+    acceleration_gap
+        the acceleration's gap to ``formulation``'s answer at the data's scale, or None
+    generalized_force_gap
+        the same for ``Jᵀλ``, or None
+    bracket
+        the facetized bracket of a sticking answer (:class:`Bracket`), or None
+    enumeration
+        the solution count of an exact enumeration that checked the answer (:class:`EnumerationCount`),
         or None
     """
 
@@ -275,13 +284,17 @@ class JudgeHints:
 
     Attributes
     ----------
-    polish_allowed : whether the judge may polish the answer on its active set (False for direct solves and for
+    polish_allowed
+        whether the judge may polish the answer on its active set (False for direct solves and for
         answers that live on cone boundaries)
-    cones_enforced : the friction-cone model the formulation enforced (a
+    cones_enforced
+        the friction-cone model the formulation enforced (a
         :class:`~gaussqp.friction.cones.ConeModel`: the judge checks the multipliers against it), or None
-    nonexistence_verified : an infeasible/unbounded claim already verified by the formulation's own certificate
+    nonexistence_verified
+        an infeasible/unbounded claim already verified by the formulation's own certificate
         route (the judge does not re-verify it)
-    natural_map : for the answer of a route that decides stick/slip itself (F8, F9), the law its recomputed residual
+    natural_map
+        for the answer of a route that decides stick/slip itself (F8, F9), the law its recomputed residual
         measures (``"coulomb"``: the natural map of ``u = W r + q``; ``"mixed"``: every contact law in (a, λ)):
         the judge checks that residual (:func:`gaussqp.certificates.natural_map.judge_natural_map`) instead of the
         KKT residuals, which know no undecided mode; "" for every other route
@@ -324,37 +337,58 @@ class Solution:
 
     Attributes
     ----------
-    status : :class:`Status` (a string enum: ``solved, infeasible, unbounded, inaccurate, failed``)
-    acceleration : (n,) or None
-    lambda_normal : (m,) normal multipliers in input order, or None
-    lambda_tangent : (m, d-1) tangential multipliers (zero rows for frictionless contacts), or None
-    generalized_force : (n,) ``J_nᵀλ_n + J_tᵀλ_t`` (equals ``M a + F`` at a solution)
-    residuals : recomputed by :func:`kkt_residuals` (or of the certificate for inf/unb)
-    certificates : list of :class:`Certificate` (structural and instance)
-    unique : {"acceleration", "generalized_force", "multipliers"} -> bool | None
-    crosscheck : the :class:`CrossCheck` against independent routes, or None
-    sticking : the sticking verdict (:class:`~gaussqp.friction.sticking_analysis.StickingVerdict`) of an
+    status
+        :class:`Status` (a string enum: ``solved, infeasible, unbounded, inaccurate, failed``)
+    acceleration
+        (n,) or None
+    lambda_normal
+        (m,) normal multipliers in input order, or None
+    lambda_tangent
+        (m, d-1) tangential multipliers (zero rows for frictionless contacts), or None
+    generalized_force
+        (n,) ``J_nᵀλ_n + J_tᵀλ_t`` (equals ``M a + F`` at a solution)
+    residuals
+        recomputed by :func:`kkt_residuals` (or of the certificate for inf/unb)
+    certificates
+        list of :class:`Certificate` (structural and instance)
+    unique
+        {"acceleration", "generalized_force", "multipliers"} -> bool | None
+    crosscheck
+        the :class:`CrossCheck` against independent routes, or None
+    sticking
+        the sticking verdict (:class:`~gaussqp.friction.sticking_analysis.StickingVerdict`) of an
         all-sticking problem, or None
-    friction_bounds : the friction bounds C7 (:class:`~gaussqp.certificates.friction_bounds.FrictionBound`)
+    friction_bounds
+        the friction bounds C7 (:class:`~gaussqp.certificates.friction_bounds.FrictionBound`)
         evaluated for a frictional problem, or None
-    route : which internal route of a formulation answered (e.g. Lemke or the enumeration), or None
-    enumeration : every solution found by the exact enumeration of the sliding pieces
+    route
+        which internal route of a formulation answered (e.g. Lemke or the enumeration), or None
+    enumeration
+        every solution found by the exact enumeration of the sliding pieces
         (:class:`~gaussqp.friction.enumeration.Enumeration`), or None
-    in_enumeration : (sliding cross-check) whether the answer is among the enumerated solutions
-    contact_modes : (mode-free Coulomb contacts) the mode found at each contact with its distance to a mode
+    in_enumeration
+        (sliding cross-check) whether the answer is among the enumerated solutions
+    contact_modes
+        (mode-free Coulomb contacts) the mode found at each contact with its distance to a mode
         change (:class:`~gaussqp.friction.coulomb_law.ContactMode`), or None
-    natural_map_residual : (mode-free Coulomb) the natural-map residual recomputed by us
+    natural_map_residual
+        (mode-free Coulomb) the natural-map residual recomputed by us
         (:class:`~gaussqp.friction.coulomb_law.NaturalMapResidual`: absolute, ÷‖q‖, Siconos's), or None
-    velocity : the local contact velocity ``u`` (m·d, blocks (normal, tangents)) of a Coulomb answer; for a
+    velocity
+        the local contact velocity ``u`` (m·d, blocks (normal, tangents)) of a Coulomb answer; for a
         :class:`~gaussqp.LocalContactProblem` ``u = W r + q`` (its ``lambda_*`` are the reaction r), or None
-    backward_error : the verdict contract's data change under which the answer is exact, relative to each row's
+    backward_error
+        the verdict contract's data change under which the answer is exact, relative to each row's
         scale from the data, per block: ``{"forces", "drifts", "rows", "multipliers"}``
         (:mod:`gaussqp.certificates.backward_error`; the changed data are in the ``backward_error`` certificate), or None
-    hints : what the formulation told the judge (:class:`JudgeHints`); ``polish_allowed``, ``cones_enforced`` and
+    hints
+        what the formulation told the judge (:class:`JudgeHints`); ``polish_allowed``, ``cones_enforced`` and
         ``nonexistence_verified`` read and set its fields (they were fields of the solution until issue #26)
-    timing : seconds per stage (:class:`Timing`: build, solve, certify, total, and a route's own ``detail``);
+    timing
+        seconds per stage (:class:`Timing`: build, solve, certify, total, and a route's own ``detail``);
         ``times`` is its flat dict (deprecated)
-    extras : raw solver output (backend info, attempts) and a route's intermediates, documented
+    extras
+        raw solver output (backend info, attempts) and a route's intermediates, documented
         where they are set
     """
 

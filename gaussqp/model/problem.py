@@ -48,16 +48,24 @@ class Contact:
 
     Parameters
     ----------
-    type : "bilateral" or "unilateral"
-    normal : (n,) the row ``n_i = ∇h_iᵀ``
-    normal_drift : ``b_i = d/dt(∇h_iᵀ) q̇`` (normal acceleration is ``n_i a + b_i``)
-    friction : μ_i >= 0
-    mode : "frictionless", "sticking", "sliding" or "coulomb" (unilateral only: stick/slip left to the solver);
+    type
+        "bilateral" or "unilateral"
+    normal
+        (n,) the row ``n_i = ∇h_iᵀ``
+    normal_drift
+        ``b_i = d/dt(∇h_iᵀ) q̇`` (normal acceleration is ``n_i a + b_i``)
+    friction
+        μ_i >= 0
+    mode
+        "frictionless", "sticking", "sliding" or "coulomb" (unilateral only: stick/slip left to the solver);
         None (the default) is "coulomb" for a contact with friction ``μ_i > 0`` and "frictionless" without
         (a bilateral frictional contact must say "sticking" or "sliding")
-    tangent : (d-1, n) tangent rows ``T_i`` or None
-    tangent_drift : (d-1,) ``c_i`` or None (zero)
-    slip : (d-1,) unit slip direction (in 2D a sign), required for sliding contacts
+    tangent
+        (d-1, n) tangent rows ``T_i`` or None
+    tangent_drift
+        (d-1,) ``c_i`` or None (zero)
+    slip
+        (d-1,) unit slip direction (in 2D a sign), required for sliding contacts
     """
 
     type: str
