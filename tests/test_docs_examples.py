@@ -126,3 +126,11 @@ def test_api_reference_docstring_examples(name):
         runner.run(t)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{name}: {result.failed} of {result.attempted} docstring examples failed"
+
+
+def test_every_block_says_what_it_is():
+    """Every fenced block names its language: ``python`` and ``console`` run (above), ``text`` is output or a
+    formula, ``sh``/``bash`` are installs and commands on your own files (not run), ``json`` a file's text."""
+    unnamed = [b.name for path in PAGES for b in blocks(path) if b.lang not in
+               {"python", "console", "text", "sh", "bash", "json"}]
+    assert not unnamed, f"blocks without a known language: {unnamed}"
