@@ -137,6 +137,18 @@ class ContactProblem:
 
     or from stacked blocks for large problems with :meth:`from_blocks`.
     Invalid data raise subclasses of :class:`gaussqp.errors.InputError` naming the field.
+
+    Examples
+    --------
+    A unit mass on the floor under gravity (``F`` is ``+m g`` along the upward axis):
+
+    >>> import gaussqp
+    >>> p = gaussqp.ContactProblem([[1.0, 0.0], [0.0, 1.0]], [0.0, 9.81],
+    ...                            [gaussqp.Contact("unilateral", normal=[0.0, 1.0])], dimension=2)
+    >>> p.n, p.m, p.classify().mass
+    (2, 1, 'definite')
+    >>> gaussqp.solve(p).lambda_normal.round(6)
+    array([9.81])
     """
 
     __slots__ = ("_M", "_F", "_Jn", "_b", "_Jt", "_c", "_has_tangent", "_mu", "_types",
