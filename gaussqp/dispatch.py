@@ -166,7 +166,7 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     >>> sol = gaussqp.solve(gaussqp.problems.load("hyperstatic_block"))
     >>> sol.status, sol.certified, sol.formulation
     ('solved', True, 'gauss_qp')
-    >>> sol.unique    # the block on four legs: its multipliers are not unique, its motion is
+    >>> sol.unique    # a block on three aligned points: its motion is unique, its multipliers are not
     {'acceleration': True, 'generalized_force': True, 'multipliers': False}
     >>> print(sol.summary().splitlines()[1])
     status       solved  (certified)
