@@ -176,10 +176,13 @@ class Solver:
 
     Parameters
     ----------
-    structure : a :class:`~gaussqp.ContactProblem` or a :class:`~gaussqp.LocalContactProblem` whose structure the
+    structure
+        a :class:`~gaussqp.ContactProblem` or a :class:`~gaussqp.LocalContactProblem` whose structure the
         Solver is for (its numbers are not kept)
-    formulation, solver, tolerance, certify, crosscheck, facets, bracket : as in :func:`gaussqp.solve`
-    adapt : when True, a problem of another structure (a rollout whose contact set changed) re-binds the Solver to
+    formulation, solver, tolerance, certify, crosscheck, facets, bracket
+        as in :func:`gaussqp.solve`
+    adapt
+        when True, a problem of another structure (a rollout whose contact set changed) re-binds the Solver to
         that structure and is solved from a cold start, instead of raising StructureMismatchError
 
     Notes
@@ -218,6 +221,16 @@ class Solver:
     it is the same to the last bit whenever :func:`gaussqp.solve` itself is repeatable; with ``solver="osqp"``,
     whose cached solver object warm-starts from the last answer it gave, two calls of :func:`gaussqp.solve` on one
     problem already agree only to OSQP's accuracy, depending on what was solved in between.
+
+    Examples
+    --------
+    Other states of one structure: the same problem with its force scaled.
+
+    >>> import numpy as np, gaussqp
+    >>> p = gaussqp.problems.load("rod_wall_guide")
+    >>> solver = gaussqp.Solver(p, crosscheck=False)
+    >>> [s.status.value for s in solver.solve_many([p.with_force(np.asarray(p.F) * k) for k in (0.5, 2.0)])]
+    ['solved', 'solved']
     """
 
     def __init__(self, structure: Problem, *, formulation: str = "auto", solver: str | None = None,

@@ -34,6 +34,8 @@ from .io.open_file import (LIBRARY, ImportOptions, Opened, by_suffix, check_opti
                             reader_suffixes, readers_help)
 from .formulations import FORMULATIONS
 from .jsonable import to_jsonable
+from .results import certificate_lines
+from .results import format_value as _fmt
 from .settings import DEFAULT, DEFAULT_FACETS, PRESETS, RANK_RTOL, STRUCTURAL_MAX_N, STUDY_TIME_LIMIT
 
 DEFAULT_PROBLEM = "rod_wall_guide"
@@ -81,18 +83,6 @@ def _print_left_out(opened: Opened) -> None:
         print(f"left out     {line}", file=sys.stderr)
 
 
-def _fmt(x) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, (list, tuple, np.ndarray)):
-        return "[" + ", ".join(_fmt(v) for v in np.asarray(x, dtype=float).ravel()) + "]"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, float):
-        return f"{x + 0.0:.6g}"  # + 0.0: no "-0"
-    return str(x)
-
-
 def _fmt_value(x) -> str:
     """:func:`_fmt` for numbers, and text lists (the system class's notes) joined as text."""
     if isinstance(x, (list, tuple)) and all(isinstance(v, str) for v in x):
@@ -101,11 +91,7 @@ def _fmt_value(x) -> str:
 
 
 def _print_certificates(certs) -> None:
-    print(f"  {'id':<22} {'holds':<6} {'margin':>11}  source / implies")
-    for c in certs:
-        holds = "n/a" if c.holds is None else ("yes" if c.holds else "no")
-        print(f"  {c.id:<22} {holds:<6} {c.margin + 0.0:>11.3g}  {c.source}")
-        print(f"  {'':<22} {'':<6} {'':>11}  -> {c.implies}")
+    print("\n".join(certificate_lines(certs)))
 
 
 def _writable_file(option: str, path) -> Path:
@@ -158,15 +144,6 @@ def _save_solution(args, sol) -> None:
     save_solution(args.out, r=r, u=sol.velocity, v=sol.acceleration)
 
 
-def _print_coulomb(sol) -> None:
-    res = sol.natural_map_residual
-    print(f"natural map  absolute={res.absolute:.2e}  relative(÷‖q‖)={res.relative:.2e}  siconos={res.siconos:.2e}")
-    counts = {}
-    for c in sol.contact_modes:
-        counts[c.mode] = counts.get(c.mode, 0) + 1
-    print("modes        " + "  ".join(f"{k}={v}" for k, v in sorted(counts.items())))
-
-
 def cmd_solve(args) -> int:
     if args.out:
         _writable_file("--out", args.out)
@@ -182,54 +159,7 @@ def cmd_solve(args) -> int:
             out["force_ranges"] = to_jsonable(ranges.as_dict())
         print(json.dumps(out))
     else:  # both forms: a local problem's acceleration and Jᵀλ print as "-", its λ are the reaction r
-        print(f"problem      {p.name}  ({p.summary().detail})")
-        print(f"status       {sol.status}{'  (certified)' if sol.certified else '  (NOT certified)'}")
-        cq = sol.certified_quantities
-        if any(v is not None for v in cq.values()):
-            print("certified    " + "  ".join(f"{k}={_fmt(v)}" for k, v in cq.items()))
-        print(f"formulation  {sol.formulation} / {sol.solver}"
-              + (f"  (route: {sol.route})" if sol.route is not None else ""))
-        if sol.message:
-            print(f"message      {sol.message}")
-        print(f"acceleration {_fmt(sol.acceleration)}")
-        print(f"lambda_n     {_fmt(sol.lambda_normal)}")
-        if sol.lambda_normal is not None and (len(p.sticking) or len(p.sliding) or len(p.coulomb)):
-            print(f"lambda_t     {_fmt(sol.lambda_tangent)}")
-        print(f"Jᵀλ          {_fmt(sol.generalized_force)}")
-        print("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in sol.residuals.items()))
-        if sol.backward_error is not None:
-            be = sol.backward_error
-            print(f"backward err forces={be['forces']:.2e}  drifts={be['drifts']:.2e}  rows={be['rows']:.0f}  "
-                  f"(the data change under which the answer is exact, relative to each row's scale)")
-        print("unique       " + "  ".join(f"{k}={_fmt(v)}" for k, v in sol.unique.items()))
-        if sol.crosscheck is not None:
-            cc = sol.crosscheck
-            verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc.agree]
-            if cc.routes:  # the verdict combines the routes listed below it; the gaps are those of the first
-                print(f"crosscheck   {verdict}, over {len(cc.routes)} route(s); gaps to {cc.formulation}: "
-                      f"acceleration {_fmt(cc.acceleration_gap)}, Jᵀλ {_fmt(cc.generalized_force_gap)}")
-            else:
-                print(f"crosscheck   {verdict}: {cc.formulation} ({cc.status}): acceleration gap "
-                      f"{_fmt(cc.acceleration_gap)}, Jᵀλ gap {_fmt(cc.generalized_force_gap)}")
-            for r in cc.routes:
-                print(f"             {r.route} ({r.status}): {r.outcome}" + (f" — {r.reason}" if r.reason else ""))
-            if cc.bracket is not None:
-                b = cc.bracket
-                print(f"bracket      {b.facets} facets: inscribed {b.inner}, circumscribed {b.outer}, "
-                      f"consistent={_fmt(b.consistent)}")
-        if sol.enumeration is not None:
-            e = sol.enumeration
-            print(f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "
-                  f"multipliers {e.multiplier_multiplicity}"
-                  + "".join(f"\n             λ_n = {_fmt(x.lam_n)} (piece {x.piece})" for x in e.solutions[:8]))
-        if sol.sticking is not None:
-            v = sol.sticking
-            print(f"sticking     feasible={_fmt(v.feasible)}  margin={_fmt(v.margin)}  mu_min={_fmt(v.mu_min)}  "
-                  f"on cone boundary={v.boundary_contacts}  detaching={v.detaching_contacts}")
-        if sol.natural_map_residual is not None:
-            _print_coulomb(sol)
-        print("certificates")
-        _print_certificates(sol.certificates)
+        print(sol.summary(certificates=True))
         _print_bounds((sol.friction_bounds or []))
         if ranges is not None:
             _print_ranges(ranges)
@@ -452,11 +382,6 @@ def _grasp_file(name: str):
                                  f"give a .json file or one of {', '.join(grasps.names())}")
 
 
-def _check_line(label: str, holds, certified: bool, detail: str) -> None:
-    verdict = {True: "yes", False: "no", None: "undecided"}[holds]
-    print(f"  {label:<24} {verdict:<10} {'certified' if certified else 'NOT certified':<14} {detail}")
-
-
 def cmd_grasp(args) -> int:
     from .grasp import analyze
     from .grasp import plot as plot_grasp
@@ -474,29 +399,12 @@ def cmd_grasp(args) -> int:
     if args.json:
         print(json.dumps(d, indent=1))
         return 0 if rep.certified else 1
-    print(f"grasp {g.name or args.file}: {g.m} contacts ({', '.join(d['kinds'])}), {g.dimension}D, "
-          f"torque scale L = {g.torque_scale:g}")
-    fc, fo, eps = rep.checks["force_closure"], rep.checks["form_closure"], rep.checks["epsilon"]
-    _check_line("force closure", fc.holds, fc.certified,
-                f"margin {_fmt(fc.margin)}; " + (fc.certificate.id if fc.certificate else fc.reason))
-    _check_line("form closure", fo.holds, fo.certified, fo.certificate.id if fo.certificate else fo.reason)
-    _check_line(f"epsilon ({args.norm})", eps.holds, eps.certified,
-                f"[{_fmt(eps.value.get('lower'))}, {_fmt(eps.value.get('upper'))}] with {args.facets} facets"
-                + (f"; local search {_fmt(eps.value.get('exact'))} (an upper bound)"
-                   if eps.value.get("exact") is not None else ""))
-    itf, mw = rep.checks["internal_forces"], rep.checks["min_weight"]
-    _check_line("internal forces", itf.holds, itf.certified, f"dim ker G = {itf.value.get('dimension')}")
-    _check_line("min-weight (LP)", mw.holds, mw.certified, _fmt(mw.margin))
-    for name, label in (("equilibrium", "equilibrium (wrench)"), ("hand_closure", "hand closure (τ limits)"),
-                        ("hand_equilibrium", "hand equilibrium")):
-        if name in rep.checks:
-            c = rep.checks[name]
-            _check_line(label, c.holds, c.certified, c.certificate.id if c.certificate else c.reason)
+    text = rep.summary(name=g.name or args.file).split("\n")
+    print("\n".join(text[:-1] if not rep.certified else text))
     if args.plot:
         print(f"  plot written to {args.plot}")
     if not rep.certified:
-        print("not every verdict is certified: " + "; ".join(f"{k}: {c.reason}" for k, c in rep.checks.items()
-                                                             if not c.certified))
+        print(text[-1])
     return 0 if rep.certified else 1
 
 

@@ -107,20 +107,69 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
           bracket: str = "auto") -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
 
+    Finds the acceleration ``a`` and the contact multipliers of ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` with the
+    bilateral rows, the unilateral complementarity and each contact's friction law, and says with proof whether
+    they exist and whether they are unique. ``status == "solved"`` means certified: a backend's claim is
+    downgraded to ``"inaccurate"`` when our recomputed residuals, the forward-error estimate or an independent
+    route disagree, and a claimed infeasibility or unboundedness stands only with a verified Farkas vector or
+    descent ray.
+
     A :class:`~gaussqp.LocalContactProblem` (``u = W r + q``) goes to the mode-free Coulomb route
     (:func:`gaussqp.formulations.coulomb.solve_local_problem`): ``lambda_normal``/``lambda_tangent`` are the
     reaction r, ``velocity`` is u, ``acceleration`` is None.
 
     Parameters
     ----------
-    formulation : "auto" (preference table by system class) or a registered name
-    solver : backend for cvxpy formulations ("clarabel", "osqp", "scs"); None = first installed
-    crosscheck : also run an independent route (the LCP route when M ≻ 0) and report the gap
-    tolerance : preset name ("high", "mid", "low") or a :class:`~gaussqp.settings.Tolerance`
-    certify : attach the structural certificates C1-C6, C8 and the friction bounds C7 (skipped above n = 1500)
-    facets : facet count of the F5 polygons (the facetized formulations and the sticking bracket)
-    bracket : "auto" (the sticking cross-check runs the F5 bracket unless F4's answer is certified with unique
-        multipliers) or "always"
+    problem : ContactProblem or LocalContactProblem
+        The problem: built in code, read by :func:`gaussqp.load`, an importer, or
+        ``gaussqp.problems.load(name)``.
+    formulation : str, default "auto"
+        ``"auto"`` picks the first accepting formulation of the preference table by system class
+        (:data:`gaussqp.PREFERENCES`); or a registered name (``gaussqp formulations`` lists them).
+    solver : str or None, default None
+        Backend of the cvxpy formulations (``"clarabel"``, ``"osqp"``, ``"scs"``); None takes the first
+        installed.
+    crosscheck : bool, default True
+        Also run an independent route (the LCP route when M ≻ 0) and report the gaps; a disagreeing route
+        withdraws ``"solved"``.
+    tolerance : str or Tolerance, optional
+        Preset name (``"high"``, the default, ``"mid"``, ``"low"``) or a :class:`~gaussqp.settings.Tolerance`.
+    certify : bool, default True
+        Attach the structural certificates C1–C6, C8 and the friction bounds C7 (skipped above n = 1500).
+    facets : int, default 8
+        Facet count of the F5 polygons (the facetized formulations and the sticking bracket).
+    bracket : str, default "auto"
+        ``"auto"``: the sticking cross-check runs the F5 bracket unless F4's answer is certified with unique
+        multipliers; ``"always"`` runs it anyway.
+
+    Returns
+    -------
+    Solution
+        The status, the answer, the residuals we recomputed, the certificates, what is unique and the
+        cross-check; :meth:`Solution.summary` explains it as text.
+
+    Raises
+    ------
+    gaussqp.errors.InputError
+        A bad argument (a wrong type, an unknown formulation or solver name), naming the field and the fix.
+    gaussqp.errors.NotApplicableError
+        The named formulation does not accept this problem (the message says why).
+
+    See Also
+    --------
+    check : the structural certificates without a solve.
+    Solver : the same answers for many states of one structure.
+
+    Examples
+    --------
+    >>> import gaussqp
+    >>> sol = gaussqp.solve(gaussqp.problems.load("hyperstatic_block"))
+    >>> sol.status, sol.certified, sol.formulation
+    ('solved', True, 'gauss_qp')
+    >>> sol.unique    # a block on three aligned points: its motion is unique, its multipliers are not
+    {'acceleration': True, 'generalized_force': True, 'multipliers': False}
+    >>> print(sol.summary().splitlines()[1])
+    status       solved  (certified)
     """
     check_solve_arguments(problem, formulation, solver, crosscheck, certify)
     tol = get_tolerance(tolerance)
@@ -271,8 +320,27 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
 
 
 def force_ranges(problem: ContactProblem, solution: Solution | None = None, **options) -> ForceRanges:
-    """The certified force envelopes of ``problem`` (:func:`gaussqp.certificates.force_envelopes.force_ranges`) at
-    ``solution``, or at :func:`solve`'s answer when none is given (and no ``acceleration`` option)."""
+    """The certified force envelopes of ``problem`` at ``solution``.
+
+    For every contact the exact range of its normal force and the largest friction force over every force
+    distribution of the answer (:func:`gaussqp.certificates.force_envelopes.force_ranges`); each bound is a
+    verified primal point with a verified dual certificate, or None with the reason.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+        The problem.
+    solution : Solution, optional
+        The answer whose acceleration the envelopes are taken at; by default :func:`solve`'s answer (unless an
+        ``acceleration`` option is given).
+    **options
+        Passed on to :func:`gaussqp.certificates.force_envelopes.force_ranges`.
+
+    Returns
+    -------
+    ForceRanges
+        One envelope per contact, ``certified`` when every bound is.
+    """
     if solution is None and options.get("acceleration") is None:
         solution = solve(problem)
     return envelopes_of(problem, solution, **options)

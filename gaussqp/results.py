@@ -182,20 +182,32 @@ class EnumerationCount:
 class CrossCheck(Mapping):
     """The report of a cross-check: an answer compared with independent routes (:mod:`gaussqp.crosscheck`).
 
-    Attributes
-    ----------
-    formulation, solver, status : the independent route whose answer was compared first (its name, backend, status)
-    routes : one :class:`RouteOutcome` per route compared (or not compared, with the reason)
-    agree : :func:`combined_agreement` of ``routes``: False if any route disagreed, True if at least one was compared
-        and all compared agreed, None when nothing was compared (not compared is not agreed)
-    acceleration_gap, generalized_force_gap : the gaps to ``formulation``'s answer at the data's scale, or None
-    bracket : the facetized bracket of a sticking answer (:class:`Bracket`), or None
-    enumeration : the solution count of an exact enumeration that checked the answer (:class:`EnumerationCount`),
-        or None
-
     :meth:`as_dict` is the JSON (``crosscheck`` of ``gaussqp solve --json``). Reading the report by key
     (``report["agree"]``, the dict it was until issue #26) still works through the read-only :class:`Mapping`
     interface over that JSON, with a :class:`DeprecationWarning`: read the attributes.
+
+    Attributes
+    ----------
+    formulation
+        the independent route whose answer was compared first (its name)
+    solver
+        that route's backend
+    status
+        that route's status
+    routes
+        one :class:`RouteOutcome` per route compared (or not compared, with the reason)
+    agree
+        :func:`combined_agreement` of ``routes``: False if any route disagreed, True if at least one was compared
+        and all compared agreed, None when nothing was compared (not compared is not agreed)
+    acceleration_gap
+        the acceleration's gap to ``formulation``'s answer at the data's scale, or None
+    generalized_force_gap
+        the same for ``Jᵀλ``, or None
+    bracket
+        the facetized bracket of a sticking answer (:class:`Bracket`), or None
+    enumeration
+        the solution count of an exact enumeration that checked the answer (:class:`EnumerationCount`),
+        or None
     """
 
     formulation: str
@@ -272,13 +284,17 @@ class JudgeHints:
 
     Attributes
     ----------
-    polish_allowed : whether the judge may polish the answer on its active set (False for direct solves and for
+    polish_allowed
+        whether the judge may polish the answer on its active set (False for direct solves and for
         answers that live on cone boundaries)
-    cones_enforced : the friction-cone model the formulation enforced (a
+    cones_enforced
+        the friction-cone model the formulation enforced (a
         :class:`~gaussqp.friction.cones.ConeModel`: the judge checks the multipliers against it), or None
-    nonexistence_verified : an infeasible/unbounded claim already verified by the formulation's own certificate
+    nonexistence_verified
+        an infeasible/unbounded claim already verified by the formulation's own certificate
         route (the judge does not re-verify it)
-    natural_map : for the answer of a route that decides stick/slip itself (F8, F9), the law its recomputed residual
+    natural_map
+        for the answer of a route that decides stick/slip itself (F8, F9), the law its recomputed residual
         measures (``"coulomb"``: the natural map of ``u = W r + q``; ``"mixed"``: every contact law in (a, λ)):
         the judge checks that residual (:func:`gaussqp.certificates.natural_map.judge_natural_map`) instead of the
         KKT residuals, which know no undecided mode; "" for every other route
@@ -321,37 +337,58 @@ class Solution:
 
     Attributes
     ----------
-    status : :class:`Status` (a string enum: ``solved, infeasible, unbounded, inaccurate, failed``)
-    acceleration : (n,) or None
-    lambda_normal : (m,) normal multipliers in input order, or None
-    lambda_tangent : (m, d-1) tangential multipliers (zero rows for frictionless contacts), or None
-    generalized_force : (n,) ``J_nᵀλ_n + J_tᵀλ_t`` (equals ``M a + F`` at a solution)
-    residuals : recomputed by :func:`kkt_residuals` (or of the certificate for inf/unb)
-    certificates : list of :class:`Certificate` (structural and instance)
-    unique : {"acceleration", "generalized_force", "multipliers"} -> bool | None
-    crosscheck : the :class:`CrossCheck` against independent routes, or None
-    sticking : the sticking verdict (:class:`~gaussqp.friction.sticking_analysis.StickingVerdict`) of an
+    status
+        :class:`Status` (a string enum: ``solved, infeasible, unbounded, inaccurate, failed``)
+    acceleration
+        (n,) or None
+    lambda_normal
+        (m,) normal multipliers in input order, or None
+    lambda_tangent
+        (m, d-1) tangential multipliers (zero rows for frictionless contacts), or None
+    generalized_force
+        (n,) ``J_nᵀλ_n + J_tᵀλ_t`` (equals ``M a + F`` at a solution)
+    residuals
+        recomputed by :func:`kkt_residuals` (or of the certificate for inf/unb)
+    certificates
+        list of :class:`Certificate` (structural and instance)
+    unique
+        {"acceleration", "generalized_force", "multipliers"} -> bool | None
+    crosscheck
+        the :class:`CrossCheck` against independent routes, or None
+    sticking
+        the sticking verdict (:class:`~gaussqp.friction.sticking_analysis.StickingVerdict`) of an
         all-sticking problem, or None
-    friction_bounds : the friction bounds C7 (:class:`~gaussqp.certificates.friction_bounds.FrictionBound`)
+    friction_bounds
+        the friction bounds C7 (:class:`~gaussqp.certificates.friction_bounds.FrictionBound`)
         evaluated for a frictional problem, or None
-    route : which internal route of a formulation answered (e.g. Lemke or the enumeration), or None
-    enumeration : every solution found by the exact enumeration of the sliding pieces
+    route
+        which internal route of a formulation answered (e.g. Lemke or the enumeration), or None
+    enumeration
+        every solution found by the exact enumeration of the sliding pieces
         (:class:`~gaussqp.friction.enumeration.Enumeration`), or None
-    in_enumeration : (sliding cross-check) whether the answer is among the enumerated solutions
-    contact_modes : (mode-free Coulomb contacts) the mode found at each contact with its distance to a mode
+    in_enumeration
+        (sliding cross-check) whether the answer is among the enumerated solutions
+    contact_modes
+        (mode-free Coulomb contacts) the mode found at each contact with its distance to a mode
         change (:class:`~gaussqp.friction.coulomb_law.ContactMode`), or None
-    natural_map_residual : (mode-free Coulomb) the natural-map residual recomputed by us
+    natural_map_residual
+        (mode-free Coulomb) the natural-map residual recomputed by us
         (:class:`~gaussqp.friction.coulomb_law.NaturalMapResidual`: absolute, ÷‖q‖, Siconos's), or None
-    velocity : the local contact velocity ``u`` (m·d, blocks (normal, tangents)) of a Coulomb answer; for a
+    velocity
+        the local contact velocity ``u`` (m·d, blocks (normal, tangents)) of a Coulomb answer; for a
         :class:`~gaussqp.LocalContactProblem` ``u = W r + q`` (its ``lambda_*`` are the reaction r), or None
-    backward_error : the verdict contract's data change under which the answer is exact, relative to each row's
+    backward_error
+        the verdict contract's data change under which the answer is exact, relative to each row's
         scale from the data, per block: ``{"forces", "drifts", "rows", "multipliers"}``
         (:mod:`gaussqp.certificates.backward_error`; the changed data are in the ``backward_error`` certificate), or None
-    hints : what the formulation told the judge (:class:`JudgeHints`); ``polish_allowed``, ``cones_enforced`` and
+    hints
+        what the formulation told the judge (:class:`JudgeHints`); ``polish_allowed``, ``cones_enforced`` and
         ``nonexistence_verified`` read and set its fields (they were fields of the solution until issue #26)
-    timing : seconds per stage (:class:`Timing`: build, solve, certify, total, and a route's own ``detail``);
+    timing
+        seconds per stage (:class:`Timing`: build, solve, certify, total, and a route's own ``detail``);
         ``times`` is its flat dict (deprecated)
-    extras : raw solver output (backend info, attempts) and a route's intermediates, documented
+    extras
+        raw solver output (backend info, attempts) and a route's intermediates, documented
         where they are set
     """
 
@@ -507,9 +544,128 @@ class Solution:
             "message": self.message,
         }
 
+    def summary(self, certificates: bool = False) -> str:
+        """The answer explained, as text: what ``gaussqp solve`` prints.
+
+        One line each for the problem, the status and whether it is certified (and which quantities), the
+        formulation and backend, the acceleration, the multipliers, ``Jᵀλ``, the residuals we recomputed, the
+        backward error, what is unique, the cross-check (its verdict, then one line per route compared) and, where
+        a route computed them, the sticking verdict, the enumeration and the natural-map residual.
+
+        Parameters
+        ----------
+        certificates : bool, default False
+            Add the table of certificates (id, holds, margin, source and what each implies).
+
+        Returns
+        -------
+        str
+            Lines without a trailing newline.
+
+        Examples
+        --------
+        >>> import gaussqp
+        >>> sol = gaussqp.solve(gaussqp.problems.load("rod_wall_guide"))
+        >>> print(sol.summary().splitlines()[1])
+        status       solved  (certified)
+        """
+        p, out = self.problem, []
+        out.append(f"problem      {p.name}  ({p.summary().detail})")
+        out.append(f"status       {self.status}{'  (certified)' if self.certified else '  (NOT certified)'}")
+        cq = self.certified_quantities
+        if any(v is not None for v in cq.values()):
+            out.append("certified    " + "  ".join(f"{k}={format_value(v)}" for k, v in cq.items()))
+        out.append(f"formulation  {self.formulation} / {self.solver}"
+                   + (f"  (route: {self.route})" if self.route is not None else ""))
+        if self.message:
+            out.append(f"message      {self.message}")
+        out.append(f"acceleration {format_value(self.acceleration)}")
+        out.append(f"lambda_n     {format_value(self.lambda_normal)}")
+        if self.lambda_normal is not None and (len(p.sticking) or len(p.sliding) or len(p.coulomb)):
+            out.append(f"lambda_t     {format_value(self.lambda_tangent)}")
+        out.append(f"Jᵀλ          {format_value(self.generalized_force)}")
+        out.append("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in self.residuals.items()))
+        if self.backward_error is not None:
+            be = self.backward_error
+            out.append(f"backward err forces={be['forces']:.2e}  drifts={be['drifts']:.2e}  rows={be['rows']:.0f}  "
+                       f"(the data change under which the answer is exact, relative to each row's scale)")
+        out.append("unique       " + "  ".join(f"{k}={format_value(v)}" for k, v in self.unique.items()))
+        if self.crosscheck is not None:
+            out.extend(_crosscheck_lines(self.crosscheck))
+        if self.enumeration is not None:
+            e = self.enumeration
+            out.append(f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "
+                       f"multipliers {e.multiplier_multiplicity}"
+                       + "".join(f"\n             λ_n = {format_value(x.lam_n)} (piece {x.piece})"
+                                 for x in e.solutions[:8]))
+        if self.sticking is not None:
+            v: Any = self.sticking
+            out.append(f"sticking     feasible={format_value(v.feasible)}  margin={format_value(v.margin)}  "
+                       f"mu_min={format_value(v.mu_min)}  on cone boundary={v.boundary_contacts}  "
+                       f"detaching={v.detaching_contacts}")
+        if self.natural_map_residual is not None:
+            res: Any = self.natural_map_residual
+            out.append(f"natural map  absolute={res.absolute:.2e}  relative(÷‖q‖)={res.relative:.2e}  "
+                       f"siconos={res.siconos:.2e}")
+            counts: dict[str, int] = {}
+            for c in self.contact_modes or ():
+                mode = getattr(c, "mode")
+                counts[mode] = counts.get(mode, 0) + 1
+            out.append("modes        " + "  ".join(f"{k}={n}" for k, n in sorted(counts.items())))
+        if certificates:
+            out.append("certificates")
+            out.extend(certificate_lines(self.certificates))
+        return "\n".join(out)
+
     def __repr__(self) -> str:
-        return (f"Solution(status={self.status!r}, formulation={self.formulation!r}, solver={self.solver!r}, "
-                f"max_residual={self.max_residual():.2e})")
+        unique = ", ".join(f"{k}={format_value(v)}" for k, v in self.unique.items())
+        cc = "none" if self.crosscheck is None else {True: "agreed", False: "DISAGREED",
+                                                     None: "not compared"}[self.crosscheck.agree]
+        return (f"Solution(status={self.status.value!r}, certified={self.certified}, formulation={self.formulation!r}, "
+                f"solver={self.solver!r}, unique=({unique}), max_residual={self.max_residual():.2e}, "
+                f"crosscheck={cc!r})")
+
+
+def format_value(x) -> str:
+    """A value as the command line prints it: numbers to 6 significant digits (never ``-0``), arrays flattened
+    in brackets, booleans ``yes``/``no``, None ``-``."""
+    if x is None:
+        return "-"
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(format_value(v) for v in np.asarray(x, dtype=float).ravel()) + "]"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, float):
+        return f"{x + 0.0:.6g}"  # + 0.0: no "-0"
+    return str(x)
+
+
+def certificate_lines(certs) -> list[str]:
+    """The table of certificates as text lines: id, holds (yes/no/n/a), margin, source, then what it implies."""
+    out = [f"  {'id':<22} {'holds':<6} {'margin':>11}  source / implies"]
+    for c in certs:
+        holds = "n/a" if c.holds is None else ("yes" if c.holds else "no")
+        out.append(f"  {c.id:<22} {holds:<6} {c.margin + 0.0:>11.3g}  {c.source}")
+        out.append(f"  {'':<22} {'':<6} {'':>11}  -> {c.implies}")
+    return out
+
+
+def _crosscheck_lines(cc: CrossCheck) -> list[str]:
+    """The cross-check as text: the verdict over its routes (with the gaps to the first), one line per route."""
+    verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc.agree]
+    if cc.routes:  # the verdict combines the routes listed below it; the gaps are those of the first
+        out = [f"crosscheck   {verdict}, over {len(cc.routes)} route(s); gaps to {cc.formulation}: "
+               f"acceleration {format_value(cc.acceleration_gap)}, Jᵀλ {format_value(cc.generalized_force_gap)}"]
+    else:
+        out = [f"crosscheck   {verdict}: {cc.formulation} ({cc.status}): acceleration gap "
+               f"{format_value(cc.acceleration_gap)}, Jᵀλ gap {format_value(cc.generalized_force_gap)}"]
+    for r in cc.routes:
+        out.append(f"             {r.route} ({r.status}): {r.outcome}" + (f" — {r.reason}" if r.reason else ""))
+    if cc.bracket is not None:
+        b = cc.bracket
+        out.append(f"bracket      {b.facets} facets: inscribed {b.inner}, circumscribed {b.outer}, "
+                   f"consistent={format_value(b.consistent)}")
+    return out
 
 
 #: the fields of :class:`JudgeHints` that were fields of :class:`Solution` (deprecated as such)

@@ -43,8 +43,10 @@ def solve_impact(problem: ImpactProblem, *, formulation: str = "auto", solver: s
 
     Parameters
     ----------
-    problem : an :class:`~gaussqp.model.impact.ImpactProblem`
-    formulation, solver, tolerance, crosscheck, certify : as for :func:`gaussqp.solve`
+    problem
+        an :class:`~gaussqp.model.impact.ImpactProblem`
+    formulation, solver, tolerance, crosscheck, certify
+        as for :func:`gaussqp.solve`
 
     Returns
     -------
@@ -70,13 +72,19 @@ class ContactRows:
 
     Attributes
     ----------
-    gaps : (m,) signed distances ``g_i(q)`` (ignored for bilateral rows)
-    normals : (m, n) rows ``∇g_iᵀ``
-    types : "unilateral" for all, or m strings ("unilateral" / "bilateral")
-    restitution : one ``e`` for all unilateral contacts, m numbers, or the m × m matrix E
-    friction, modes, tangents, slip : as :meth:`ContactProblem.from_blocks` (``tangents`` is the (m (d−1), n)
+    gaps
+        (m,) signed distances ``g_i(q)`` (ignored for bilateral rows)
+    normals
+        (m, n) rows ``∇g_iᵀ``
+    types
+        "unilateral" for all, or m strings ("unilateral" / "bilateral")
+    restitution
+        one ``e`` for all unilateral contacts, m numbers, or the m × m matrix E
+    friction, modes, tangents, slip
+        as :meth:`ContactProblem.from_blocks` (``tangents`` is the (m (d−1), n)
         ``J_t``); default frictionless
-    dimension : contact dimension d
+    dimension
+        contact dimension d
     """
 
     gaps: np.ndarray
@@ -169,12 +177,18 @@ def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0
 
     Parameters
     ----------
-    system : :class:`MechanicalSystem`
-    state : :class:`State` at ``t_k``
-    h : time step (> 0)
-    theta : keyword-only, in [1/2, 1] (1: implicit Euler on v; 1/2: trapezoidal positions)
-    activation : "predicted" (``g + h n v <= 0``) or "gap" (``g <= 0``)
-    formulation, solver, tolerance, crosscheck, certify : passed to :func:`solve_impact`
+    system
+        :class:`MechanicalSystem`
+    state
+        :class:`State` at ``t_k``
+    h
+        time step (> 0)
+    theta
+        keyword-only, in [1/2, 1] (1: implicit Euler on v; 1/2: trapezoidal positions)
+    activation
+        "predicted" (``g + h n v <= 0``) or "gap" (``g <= 0``)
+    formulation, solver, tolerance, crosscheck, certify
+        passed to :func:`solve_impact`
 
     Returns
     -------

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import numpy as np
@@ -15,8 +14,6 @@ import gaussqp.batch as batch
 from gaussqp import ContactProblem, problems
 from gaussqp.errors import (StructureMismatchError, UnknownFormulationError, UnknownSolverError, UnknownValueError,
                             WrongTypeError)
-
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 
 def perturbed(p: ContactProblem, seed: int, scale: float = 0.05) -> ContactProblem:
@@ -295,8 +292,9 @@ def test_progress_bar_with_tqdm(capsys):
 
 
 def test_readme_batch_example_runs(capsys):
-    text = README.read_text(encoding="utf-8")
-    section = text.split("### Batch solves", 1)[1].split("\n## ", 1)[0]
+    from docs_text import section as doc_section
+
+    section = doc_section("Batch solves")
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     exec(compile(code, "README[batch]", "exec"), {})
     out = capsys.readouterr().out.splitlines()

@@ -83,11 +83,12 @@ def test_cli_option(capsys):
 
 
 def test_readme_example_prints_what_it_says(capsys):
-    import pathlib
     import re
 
-    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    [code] = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if 'bracket="always"' in b]
+    from docs_text import PAGES
+
+    text = "".join(p.read_text(encoding="utf-8") for p in PAGES)
+    [code] = {b for b in re.findall(r"```python\n(.*?)```", text, re.S) if 'bracket="always"' in b}
     exec(compile(code, "README[bracket]", "exec"), {})
     printed = capsys.readouterr().out.split()
     claimed = [line.split("#")[1].strip() for line in code.splitlines() if line.startswith("print(")]

@@ -71,7 +71,7 @@ def _layer(module: str) -> int:
     for i, layer in enumerate(LAYERS):
         if key in layer:
             return i
-    raise AssertionError(f"{module} is in no layer: add it to LAYERS and to the README's 'Where things are'")
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS and to 'Where things are' (docs/design/layout.md)")
 
 
 def test_layers_are_imported_downwards_only():

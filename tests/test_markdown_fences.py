@@ -13,7 +13,7 @@ import re
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 
 
@@ -41,7 +41,7 @@ def fence_problems(text: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_fence_is_closed(path):
     assert fence_problems(path.read_text(encoding="utf-8")) == []
 

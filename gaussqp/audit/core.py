@@ -183,6 +183,35 @@ class StateAudit:
                 "seconds": self.seconds, "force_scale": self.force_scale, "left_out": [list(x) for x in self.left_out],
                 "message": self.message}
 
+    def summary(self) -> str:
+        """The state's verdict as text: the rigid answer's status and whether it is certified, what is unique, the
+        engine acceleration's gap, the flags, then one line per contact (the engine's normal force against its
+        certified range, the largest friction force, the rigid answer's law, creep)."""
+        def num(x) -> str:
+            return "-" if x is None else f"{x:.4g}"
+
+        out = [f"state        step {self.step} (t = {self.time:.4g}): {self.status}"
+               f"{'  (certified)' if self.certified else '  (NOT certified)'}, {self.formulation or '-'}",
+               f"unique       acceleration={_yes(self.acceleration_unique)}  forces={_yes(self.unique_forces)}",
+               f"accel gap    {num(self.engine_acceleration_gap)} (‖a_engine − a‖_M / ‖a_free‖_M)",
+               f"flags        {'; '.join(self.flags) if self.flags else 'none'}"]
+        if self.message:
+            out.append(f"message      {self.message}")
+        for c in self.contacts:
+            lo, hi = c.normal_range
+            out.append(f"  contact {c.index} {c.label}: engine normal {c.engine_normal:.4g} in [{num(lo)}, {num(hi)}], "
+                       f"friction {c.engine_friction:.4g} (max {num(c.tangent_max)}), {c.mode or '-'}"
+                       + ("; creep" if c.creep else "") + (f"; {', '.join(c.flags)}" if c.flags else ""))
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        return (f"StateAudit(step={self.step}, time={self.time:.4g}, status={self.status!r}, "
+                f"certified={self.certified}, contacts={len(self.contacts)}, flags={len(self.flags)})")
+
+
+def _yes(x) -> str:
+    return "undecided" if x is None else ("yes" if x else "no")
+
 
 @dataclass
 class AuditReport:
@@ -194,7 +223,15 @@ class AuditReport:
     seconds: float = 0.0
     options: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        s = self.summary()
+        return (f"AuditReport(model={self.model!r}, engine={self.engine!r}, states={s['states']}, "
+                f"certified={s['certified']}, flagged_states={s['flagged_states']})")
+
     def summary(self) -> dict:
+        """The counts of the report (states, certified rigid answers, statuses, flagged states and flags by kind,
+        the first flagged states, creeping contacts, acceleration gaps, times): what ``gaussqp audit`` prints
+        (:func:`gaussqp.audit.report.text_summary` writes it as text) and the JSON's ``summary``."""
         st = self.states
         flagged = [s for s in st if s.flags]
         kinds: dict[str, int] = {}

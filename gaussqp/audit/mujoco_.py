@@ -313,17 +313,24 @@ def audit(model, *, keyframe=None, qpos=None, qvel=None, settle: int = 0, steps:
 
     Parameters
     ----------
-    model : a MuJoCo model file (``.xml``/``.mjb``), a ``mujoco.MjModel``, or ``(MjModel, MjData)`` (its state)
-    keyframe, qpos, qvel, settle : the start state (:func:`gaussqp.io.mujoco.load_mujoco`)
-    steps, every : audit the start state and every ``every``-th state of ``steps`` MuJoCo steps (its controls as in
+    model
+        a MuJoCo model file (``.xml``/``.mjb``), a ``mujoco.MjModel``, or ``(MjModel, MjData)`` (its state)
+    keyframe, qpos, qvel, settle
+        the start state (:func:`gaussqp.io.mujoco.load_mujoco`)
+    steps, every
+        audit the start state and every ``every``-th state of ``steps`` MuJoCo steps (its controls as in
         the data, or set by ``controller(model, data)`` before each step)
-    recording : instead, the recorded states (``.npz``/``.csv`` path or dict: ``qpos``, ``qvel``, ``ctrl``, ``act``,
+    recording
+        instead, the recorded states (``.npz``/``.csv`` path or dict: ``qpos``, ``qvel``, ``ctrl``, ``act``,
         ``time``; :func:`read_recording`)
-    drift, frictionloss, torsional, velocity_tol : the importer's options (:func:`gaussqp.io.mujoco.import_mujoco`);
+    drift, frictionloss, torsional, velocity_tol
+        the importer's options (:func:`gaussqp.io.mujoco.import_mujoco`);
         tangential speeds up to ``velocity_tol`` (default :data:`~gaussqp.settings.MUJOCO_VELOCITY_RTOL` of
         ``sqrt(‖g‖ · extent)``) are at rest for the rigid problem, so MuJoCo's creep is audited as creep
-    workers, scheduler, progress : a local process pool, Dask ("tcp://…" or "local"), a tqdm bar
-    crosscheck, tolerance : passed to :func:`gaussqp.solve` for each rigid answer
+    workers, scheduler, progress
+        a local process pool, Dask ("tcp://…" or "local"), a tqdm bar
+    crosscheck, tolerance
+        passed to :func:`gaussqp.solve` for each rigid answer
 
     Returns
     -------

@@ -681,15 +681,18 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
 
     Parameters
     ----------
-    problem : ContactProblem
+    problem
+        ContactProblem
     solution : Solution or None
         The answer; it must be ``solved`` with an acceleration (None only with ``acceleration``;
         :func:`gaussqp.force_ranges` solves the problem first when it is not given).
     acceleration : (n,) or None
         Take the set at this acceleration instead of the solution's.
-    groups : {name: [contact indices]} or None
+    groups
+        {name: [contact indices]} or None
         Also the range of each group's summed normal force.
-    tangent_maps : {contact: (k, d−1) array} or None
+    tangent_maps
+        {contact: (k, d−1) array} or None
         ``P_i``: the friction force reported is ``‖P_i λ_t,i‖`` (default the first ``min(2, d−1)`` tangent
         components: the sliding friction of condim 4/6 contacts).
     hold_margins : bool

@@ -38,7 +38,27 @@ class CheckReport:
 
 def check(problem: ContactProblem) -> CheckReport:
     """Structural report without solving: system class, certificates C1-C6 and C8, the P-matrix test of
-    the sliding LCP (58), and the C7 friction bounds."""
+    the sliding LCP (58), and the C7 friction bounds.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+        The problem (every contact's mode given; a problem with ``coulomb`` contacts gets no certificate, and
+        the report says why).
+
+    Returns
+    -------
+    CheckReport
+        The system class, the certificates (each with its source in the papers, whether it holds, a signed
+        margin and what it implies) and the friction bounds.
+
+    Examples
+    --------
+    >>> import gaussqp
+    >>> rep = gaussqp.check(gaussqp.problems.load("rod_wall_guide"))
+    >>> [(c.id, c.holds) for c in rep.certificates][:3]
+    [('C1', True), ('C2', True), ('C3', True)]
+    """
     from .friction_bounds import friction_bounds
     from .sliding_verdict import p_matrix_certificate
 

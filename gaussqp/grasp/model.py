@@ -120,6 +120,12 @@ class GraspCheck:
                 "reason": self.reason,
                 "certificate": None if self.certificate is None else self.certificate.as_dict(with_data=True)}
 
+    def __repr__(self) -> str:
+        verdict = {True: "yes", False: "no", None: "undecided"}[self.holds]
+        proof = self.certificate.id if self.certificate is not None else self.reason
+        return (f"GraspCheck({self.check}: {verdict}, {'certified' if self.certified else 'NOT certified'}, "
+                f"margin={'-' if self.margin is None else format(float(self.margin), '.4g')}, certificate={proof!r})")
+
 
 class Grasp:
     """A grasp: contacts, the grasp map and the cones (module docstring).

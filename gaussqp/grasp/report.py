@@ -38,6 +38,45 @@ class GraspReport:
         """Every check ran to a verdict whose certificate verified (an undecided ε bracket is not certified)."""
         return all(c.certified for c in self.checks.values())
 
+    def summary(self, name: str | None = None) -> str:
+        """The checks as text, what ``gaussqp grasp`` prints: one line per check with its verdict (yes, no,
+        undecided), whether it is certified, and its detail (margin, certificate id, ε bracket, dim ker G); then,
+        when a verdict is not certified, why. ``name`` replaces the grasp's own name in the first line."""
+        from ..results import format_value as fmt
+
+        g = self.grasp
+        kinds = ", ".join(sorted({c.kind for c in g.contacts}))
+        out = [f"grasp {name or g.name}: {g.m} contacts ({kinds}), {g.dimension}D, torque scale L = {g.torque_scale:g}"]
+
+        def line(label: str, c: GraspCheck, detail: str) -> None:
+            verdict = {True: "yes", False: "no", None: "undecided"}[c.holds]
+            out.append(f"  {label:<24} {verdict:<10} {'certified' if c.certified else 'NOT certified':<14} {detail}")
+
+        def proof(c: GraspCheck) -> str:
+            return c.certificate.id if c.certificate else c.reason
+
+        fc, fo, eps = self.checks["force_closure"], self.checks["form_closure"], self.checks["epsilon"]
+        line("force closure", fc, f"margin {fmt(fc.margin)}; " + proof(fc))
+        line("form closure", fo, proof(fo))
+        line(f"epsilon ({self.norm})", eps, f"[{fmt(eps.value.get('lower'))}, {fmt(eps.value.get('upper'))}] with "
+             f"{self.facets} facets" + (f"; local search {fmt(eps.value.get('exact'))} (an upper bound)"
+                                        if eps.value.get("exact") is not None else ""))
+        itf, mw = self.checks["internal_forces"], self.checks["min_weight"]
+        line("internal forces", itf, f"dim ker G = {itf.value.get('dimension')}")
+        line("min-weight (LP)", mw, fmt(mw.margin))
+        for key, label in (("equilibrium", "equilibrium (wrench)"), ("hand_closure", "hand closure (τ limits)"),
+                           ("hand_equilibrium", "hand equilibrium")):
+            if key in self.checks:
+                line(label, self.checks[key], proof(self.checks[key]))
+        if not self.certified:
+            out.append("not every verdict is certified: " + "; ".join(f"{k}: {c.reason}" for k, c in self.checks.items()
+                                                                      if not c.certified))
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        held = ", ".join(f"{k}={ {True: 'yes', False: 'no', None: 'undecided'}[c.holds]}" for k, c in self.checks.items())
+        return f"GraspReport({self.grasp.name!r}: {held}; certified={self.certified})"
+
     def to_dict(self) -> dict:
         g = self.grasp
         out: dict = {"grasp": g.name, "contacts": g.m, "dimension": g.dimension, "torque_scale": g.torque_scale,

@@ -53,13 +53,20 @@ class ImpactAnswer:
 
     Attributes
     ----------
-    method : "qp80", "lcp81", "dual82", "dual83" or "moreau84"
-    status : "solved" (the route's own check passed), "infeasible", "failed" or "inaccurate"
-    percussion : (m,) normal percussions in contact order (bilateral ones from (72)), or None
-    velocity : (n,) post-impact velocity ``v⁺``, or None
-    objective : the program's optimal value (NaN for the LCP)
-    message : what went wrong, if anything
-    extras : the route's raw output (Lemke's report, the backend's, F1's :class:`~gaussqp.results.Solution`)
+    method
+        "qp80", "lcp81", "dual82", "dual83" or "moreau84"
+    status
+        "solved" (the route's own check passed), "infeasible", "failed" or "inaccurate"
+    percussion
+        (m,) normal percussions in contact order (bilateral ones from (72)), or None
+    velocity
+        (n,) post-impact velocity ``v⁺``, or None
+    objective
+        the program's optimal value (NaN for the LCP)
+    message
+        what went wrong, if anything
+    extras
+        the route's raw output (Lemke's report, the backend's, F1's :class:`~gaussqp.results.Solution`)
     """
 
     method: str

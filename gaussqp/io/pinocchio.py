@@ -111,14 +111,20 @@ class FrameContact:
 
     Parameters
     ----------
-    frame : name of a frame of the Pinocchio model (``model.frames``)
-    kind : ``"point"`` (the frame's origin; 1 normal row, with friction 2 tangent rows; bilateral: 3 rows) or
+    frame
+        name of a frame of the Pinocchio model (``model.frames``)
+    kind
+        ``"point"`` (the frame's origin; 1 normal row, with friction 2 tangent rows; bilateral: 3 rows) or
         ``"6d"`` (a bilateral weld of the frame: 6 rows)
-    type : ``"unilateral"`` (point contacts only) or ``"bilateral"``
-    normal : the contact normal (3 numbers, in the axes of the stated reference frame; normalized here), pointing
+    type
+        ``"unilateral"`` (point contacts only) or ``"bilateral"``
+    normal
+        the contact normal (3 numbers, in the axes of the stated reference frame; normalized here), pointing
         from the environment into the body: a unilateral contact pushes along it
-    friction : Coulomb's μ >= 0 of a unilateral point contact (0: frictionless)
-    mode : None (decided from the state, see the module docstring) or one of :data:`MODE_OVERRIDES`
+    friction
+        Coulomb's μ >= 0 of a unilateral point contact (0: frictionless)
+    mode
+        None (decided from the state, see the module docstring) or one of :data:`MODE_OVERRIDES`
     """
 
     frame: str
@@ -413,16 +419,25 @@ def import_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (
 
     Parameters
     ----------
-    model : :class:`pinocchio.Model`
-    q, v : configuration (``model.nq``) and velocity (``model.nv``)
-    tau : joint torques (``model.nv``), zero when None
-    contacts : :class:`FrameContact` list (rows and modes as in the module docstring)
-    constraint_models : :class:`pinocchio.RigidConstraintModel` list, imported as bilateral rows exactly as
+    model
+        :class:`pinocchio.Model`
+    q, v
+        configuration (``model.nq``) and velocity (``model.nv``)
+    tau
+        joint torques (``model.nv``), zero when None
+    contacts
+        :class:`FrameContact` list (rows and modes as in the module docstring)
+    constraint_models
+        :class:`pinocchio.RigidConstraintModel` list, imported as bilateral rows exactly as
         :func:`pinocchio.constraintDynamics` states them
-    data : a :class:`pinocchio.Data` of ``model`` to compute in (a new one when None)
-    modes : ``{index in contacts: mode}`` overriding the modes decided from the state (:data:`MODE_OVERRIDES`)
-    reference_frame : ``"local_world_aligned"`` or ``"local"``, the frame of the contact Jacobians and normals
-    name : the problem's name
+    data
+        a :class:`pinocchio.Data` of ``model`` to compute in (a new one when None)
+    modes
+        ``{index in contacts: mode}`` overriding the modes decided from the state (:data:`MODE_OVERRIDES`)
+    reference_frame
+        ``"local_world_aligned"`` or ``"local"``, the frame of the contact Jacobians and normals
+    name
+        the problem's name
 
     Returns
     -------

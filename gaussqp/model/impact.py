@@ -44,18 +44,28 @@ class ImpactProblem:
 
     Parameters
     ----------
-    M : (n, n) symmetric positive semidefinite mass matrix (dense or scipy.sparse)
-    v_minus : (n,) velocity before the impact (or at the start of the step)
-    contacts : the contacts as :class:`~gaussqp.model.problem.Contact` objects; their normal and tangent
+    M
+        (n, n) symmetric positive semidefinite mass matrix (dense or scipy.sparse)
+    v_minus
+        (n,) velocity before the impact (or at the start of the step)
+    contacts
+        the contacts as :class:`~gaussqp.model.problem.Contact` objects; their normal and tangent
         drifts must be zero (at the impulse level the right-hand sides come from the impact law)
-    restitution : keyword-only; a number ``e`` (every unilateral contact), m numbers (one per contact, 0 on
+    restitution
+        keyword-only; a number ``e`` (every unilateral contact), m numbers (one per contact, 0 on
         bilateral ones) or the m × m restitution matrix ``E`` (zero rows and columns on bilateral contacts);
         diagonal entries in ``[0, 1]``
-    h : keyword-only time step (0 for an impact)
-    f : keyword-only (n,) applied generalized force over the step (default 0; unused when ``h = 0``)
-    dimension, name, description : as for :class:`ContactProblem`
+    h
+        keyword-only time step (0 for an impact)
+    f
+        keyword-only (n,) applied generalized force over the step (default 0; unused when ``h = 0``)
+    dimension, name, description
+        as for :class:`ContactProblem`
 
-    Invalid data raise :class:`~gaussqp.errors.InputError` subclasses naming the field.
+    Raises
+    ------
+    gaussqp.errors.InputError
+        A subclass naming the field, for invalid data.
     """
 
     def __init__(self, M, v_minus, contacts: Iterable[Contact] = (), *, restitution=0.0, h: float = 0.0,

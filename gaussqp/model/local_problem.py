@@ -44,10 +44,12 @@ class LocalContactProblem:
 
     Parameters
     ----------
-    W : (m·d, m·d) array or scipy.sparse matrix
+    W
+        (m·d, m·d) array or scipy.sparse matrix
         Delassus matrix, square, finite; not necessarily symmetric nor positive semidefinite. Sparse input
         is stored as CSR, dense as a read-only float64 copy.
-    q : (m·d,) array
+    q
+        (m·d,) array
         Free local velocity, contact blocks ordered (normal, t1[, t2]).
     mu : (m,) array
         Friction coefficients ``μ_j >= 0`` (``μ_j = 0``: frictionless contact).

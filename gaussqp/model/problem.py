@@ -48,16 +48,24 @@ class Contact:
 
     Parameters
     ----------
-    type : "bilateral" or "unilateral"
-    normal : (n,) the row ``n_i = ∇h_iᵀ``
-    normal_drift : ``b_i = d/dt(∇h_iᵀ) q̇`` (normal acceleration is ``n_i a + b_i``)
-    friction : μ_i >= 0
-    mode : "frictionless", "sticking", "sliding" or "coulomb" (unilateral only: stick/slip left to the solver);
+    type
+        "bilateral" or "unilateral"
+    normal
+        (n,) the row ``n_i = ∇h_iᵀ``
+    normal_drift
+        ``b_i = d/dt(∇h_iᵀ) q̇`` (normal acceleration is ``n_i a + b_i``)
+    friction
+        μ_i >= 0
+    mode
+        "frictionless", "sticking", "sliding" or "coulomb" (unilateral only: stick/slip left to the solver);
         None (the default) is "coulomb" for a contact with friction ``μ_i > 0`` and "frictionless" without
         (a bilateral frictional contact must say "sticking" or "sliding")
-    tangent : (d-1, n) tangent rows ``T_i`` or None
-    tangent_drift : (d-1,) ``c_i`` or None (zero)
-    slip : (d-1,) unit slip direction (in 2D a sign), required for sliding contacts
+    tangent
+        (d-1, n) tangent rows ``T_i`` or None
+    tangent_drift
+        (d-1,) ``c_i`` or None (zero)
+    slip
+        (d-1,) unit slip direction (in 2D a sign), required for sliding contacts
     """
 
     type: str
@@ -129,6 +137,18 @@ class ContactProblem:
 
     or from stacked blocks for large problems with :meth:`from_blocks`.
     Invalid data raise subclasses of :class:`gaussqp.errors.InputError` naming the field.
+
+    Examples
+    --------
+    A unit mass on the floor under gravity (``F`` is ``+m g`` along the upward axis):
+
+    >>> import gaussqp
+    >>> p = gaussqp.ContactProblem([[1.0, 0.0], [0.0, 1.0]], [0.0, 9.81],
+    ...                            [gaussqp.Contact("unilateral", normal=[0.0, 1.0])], dimension=2)
+    >>> p.n, p.m, p.classify().mass
+    (2, 1, 'definite')
+    >>> gaussqp.solve(p).lambda_normal.round(6)
+    array([9.81])
     """
 
     __slots__ = ("_M", "_F", "_Jn", "_b", "_Jt", "_c", "_has_tangent", "_mu", "_types",

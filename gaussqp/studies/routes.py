@@ -96,11 +96,16 @@ def routes_for(problem: Problem, *, formulations=None, solvers=None,
 
     Parameters
     ----------
-    formulations : names to keep (None: every registered formulation but :data:`FACETIZED`)
-    solvers : backend names and/or ``"direct"``, ``"enumeration"`` to keep (None: all installed)
-    tolerances : preset names (:data:`gaussqp.settings.PRESETS`)
-    facetized : include the :data:`FACETIZED` variants when ``formulations`` is None
-    peers : peer libraries whose solvers are routes too (:func:`gaussqp.studies.peers.resolve_peers` checks that
+    formulations
+        names to keep (None: every registered formulation but :data:`FACETIZED`)
+    solvers
+        backend names and/or ``"direct"``, ``"enumeration"`` to keep (None: all installed)
+    tolerances
+        preset names (:data:`gaussqp.settings.PRESETS`)
+    facetized
+        include the :data:`FACETIZED` variants when ``formulations`` is None
+    peers
+        peer libraries whose solvers are routes too (:func:`gaussqp.studies.peers.resolve_peers` checks that
         they can run)
     """
     forms, solv, tols = check_options(formulations, solvers, tolerances)

@@ -317,20 +317,31 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
 
     Parameters
     ----------
-    set : ``"library"``, ``"families[:COUNT[:SEED]]"``, a directory, or a :class:`~gaussqp.studies.sets.ProblemSet`
-    formulations, solvers, tolerances : restrict the routes (:func:`~gaussqp.studies.routes.routes_for`)
-    out : directory of the results (``results.jsonl`` journal, ``results.parquet`` or ``results.csv`` table,
+    set
+        ``"library"``, ``"families[:COUNT[:SEED]]"``, a directory, or a :class:`~gaussqp.studies.sets.ProblemSet`
+    formulations, solvers, tolerances
+        restrict the routes (:func:`~gaussqp.studies.routes.routes_for`)
+    out
+        directory of the results (``results.jsonl`` journal, ``results.parquet`` or ``results.csv`` table,
         ``problems/`` files of generated problems for the reproducing commands, ``skipped.json``); a re-run with
         the same ``out`` resumes: finished (set, problem, formulation, solver, tolerance) runs are not run again.
         None: nothing stored.
-    workers : local worker processes (or the Dask ``LocalCluster``'s with ``dask=True``)
-    scheduler : address of a Dask distributed scheduler (``tcp://HOST:PORT``): the runs go there
-    dask : run on a new Dask ``LocalCluster`` of ``workers`` processes
-    time_limit : seconds per run; a run past it is a ``timeout`` row
-    facetized : include the facetized variants (F5 polygons, polygonal Coulomb enumerations)
-    progress : a progress bar (tqdm) or counter line on stderr
-    system_class, max_n, max_m : filters of the set (:class:`~gaussqp.studies.sets.ProblemSet`)
-    peers : peer libraries whose solvers run too (:func:`gaussqp.studies.peers.resolve_peers`: None or ``"none"``,
+    workers
+        local worker processes (or the Dask ``LocalCluster``'s with ``dask=True``)
+    scheduler
+        address of a Dask distributed scheduler (``tcp://HOST:PORT``): the runs go there
+    dask
+        run on a new Dask ``LocalCluster`` of ``workers`` processes
+    time_limit
+        seconds per run; a run past it is a ``timeout`` row
+    facetized
+        include the facetized variants (F5 polygons, polygonal Coulomb enumerations)
+    progress
+        a progress bar (tqdm) or counter line on stderr
+    system_class, max_n, max_m
+        filters of the set (:class:`~gaussqp.studies.sets.ProblemSet`)
+    peers
+        peer libraries whose solvers run too (:func:`gaussqp.studies.peers.resolve_peers`: None or ``"none"``,
         ``"auto"`` for every one available here, or names, each of which must be available)
 
     Returns

@@ -82,8 +82,10 @@ class ProblemSet(ABC):
 
     Parameters
     ----------
-    system_class : keep only problems whose :func:`class_key` is one of these (a string or a collection)
-    max_n, max_m : keep only problems with at most this many coordinates / contacts
+    system_class
+        keep only problems whose :func:`class_key` is one of these (a string or a collection)
+    max_n, max_m
+        keep only problems with at most this many coordinates / contacts
     """
 
     #: the set's name in the results table (``set`` column)

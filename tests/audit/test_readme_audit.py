@@ -1,19 +1,19 @@
-"""The README's "Audit your simulator" example runs as written and says what it claims (issue #29 item 5)."""
+"""The "Audit your simulator" example (README or its page in docs/) runs as written and says what it claims (issue #29
+item 5)."""
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+from docs_text import section
 
 
 def test_readme_audit_example(capsys):
     pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
-    section = README.read_text(encoding="utf-8").split("## Audit your simulator", 1)[1].split("\n## ", 1)[0]
-    code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
+    text = section("Audit your simulator")
+    code = re.findall(r"```python\n(.*?)```", text, flags=re.S)[0]
     assert len(code.strip().splitlines()) <= 10
     scope: dict = {}
     exec(compile(code, "README[audit]", "exec"), scope)

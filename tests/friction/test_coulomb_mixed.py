@@ -196,11 +196,11 @@ def test_the_mixed_route_answer_is_an_enumerated_solution(seed):
 
 def test_readme_example_runs(capsys):
     """The README's F9 example runs as written and prints what its comments say."""
-    import pathlib
     import re
 
-    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Coulomb contacts beside every other kind (F9, `coulomb_mixed`)", 1)[1].split("\n### ", 1)[0]
+    from docs_text import section as doc_section
+
+    section = doc_section("Coulomb contacts beside every other kind (F9, `coulomb_mixed`)")
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     exec(compile(code, "README[F9]", "exec"), {})
     out = capsys.readouterr().out.splitlines()

@@ -283,12 +283,12 @@ def _scenes_without_mujoco():
 
 def test_readme_example_runs(capsys):
     """The README's example of this section runs as written and prints what its comments say."""
-    import pathlib
     import re
 
+    from docs_text import section as doc_section
+
     _scenes()
-    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = text.split("### Resting contacts with the mode decided by the solver", 1)[1].split("\n### ", 1)[0]
+    section = doc_section("Resting contacts with the mode decided by the solver")
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     scope: dict = {}
     exec(compile(code, "README[coulomb scenes]", "exec"), scope)

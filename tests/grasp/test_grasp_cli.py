@@ -51,16 +51,16 @@ def test_analyze_runs_the_hand_checks_when_a_hand_is_given():
 
 
 def test_readme_grasp_section_runs_and_prints_what_it_says(capsys):
-    import pathlib
     import re
 
-    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Grasps (`gaussqp.grasp`, `gaussqp grasp FILE`)", 1)[1].split("\n## ", 1)[0]
+    from docs_text import section as doc_section
+
+    section = doc_section("Grasps (`gaussqp.grasp`, `gaussqp grasp FILE`)")
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     exec(compile(code, "README[grasps]", "exec"), {})
     assert capsys.readouterr().out.splitlines() == ["True True grasp_force_closure_interior", "ε in [0.2868, 0.2882]",
                                                     "False [0. 0. 0. 1. 0. 0.]", "True"]
-    shown = re.findall(r"```\n\$ gaussqp grasp parallel_jaw_soft\n(.*?)```", section, flags=re.S)[0].splitlines()
+    shown = re.findall(r"```(?:console)?\n\$ gaussqp grasp parallel_jaw_soft\n(.*?)```", section, flags=re.S)[0].splitlines()
     assert main(["grasp", "parallel_jaw_soft"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[:4] for line in out] == [line.split()[:4] for line in shown]

@@ -1,18 +1,16 @@
-"""The README's "Your own robot" examples run as written (each skipped, saying why, without its extra)."""
+"""The "Your own robot" examples (README or its page in docs/) run as written (each skipped, saying why, without its extra)."""
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+from docs_text import section as doc_section
 
 
 def examples() -> dict[str, str]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Your own robot", 1)[1].split("\n## ", 1)[0]
+    section = doc_section("Your own robot")
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     return {("mujoco" if "import mujoco" in b else "pinocchio"): b for b in blocks}
 
