@@ -102,6 +102,8 @@ def _api_objects():
 
 
 def _resolve(name: str):
+    if name.split(".")[0] == "problems":  # the source tree's problems/ is installed as gaussqp.problems
+        name = "gaussqp." + name
     parts = name.split(".")
     for i in range(len(parts), 0, -1):
         try:
