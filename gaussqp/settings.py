@@ -907,3 +907,14 @@ AUDIT_CREEP_CONE_FRACTION = 0.9
 AUDIT_MAX_STATES = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.
 AUDIT_CHUNK = 50
+
+# ------------------------------------------------------------------------------------------------ issue #28
+#: Largest F1/F2 program (coordinates plus rows, ``n + m_E + m_G``) handed to the small dense path, the compiled dual
+#: active-set solver DAQP (extra ``fast``; :mod:`gaussqp.backends.daqp_`), when no solver is named, ``M ≻ 0`` and every
+#: block is dense; larger, sparse or singular-M programs (and any DAQP answer that is not optimal or that the judge
+#: does not certify) go to Clarabel. DAQP works on dense ``n × n`` and ``n × m`` factors: at a few hundred unknowns it
+#: is ~20× faster than Clarabel on the humanoid's QP (``benchmarks/control_rates.py``); the limit keeps its dense
+#: O(n²m) work below Clarabel's sparse factorization.
+FAST_QP_MAX_SIZE = 400
+#: Backends of the small dense path, in preference order (:data:`gaussqp.backends.FAST_BACKENDS`).
+FAST_QP_BACKENDS = ("daqp",)

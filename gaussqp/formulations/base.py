@@ -19,7 +19,7 @@ from ..errors import NotApplicableError
 from ..model.any_problem import Problem
 from ..model.problem import ContactProblem
 from ..model.system_class import UNDECIDED_MODES, SystemClass
-from ..results import Solution
+from ..results import SOLVED, Solution
 from ..backends.base import ProgramCache
 from ..settings import Tolerance, get_tolerance
 
@@ -82,6 +82,13 @@ class Formulation(ABC):
         t1 = time.perf_counter()
         sol = finalize(sol, tol)
         t2 = time.perf_counter()
+        if sol.extras.get("fast_path") and sol.status != SOLVED:
+            # the small dense path's answer is a first attempt only (issue #28): one the judge does not certify is
+            # solved again by the named default backend, Clarabel, and judged afresh
+            rejected = f"{sol.status}: {sol.message}" if sol.message else sol.status
+            sol = finalize(self._solve(problem, "clarabel", tol), tol)
+            sol.extras["fast_path_rejected"] = rejected
+            t2 = time.perf_counter()
         record_times(sol, t1 - t0, t2 - t1)
         if verdict and self.attach_verdict(sol, solver, tol):
             sol.timing.detail["verdict"] = time.perf_counter() - t2
