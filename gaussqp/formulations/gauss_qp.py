@@ -35,6 +35,7 @@ from ..model.rows import assemble_multipliers
 from ..backends import direct_backend, fast_backend, get_backend, solve_program
 from ..backends.daqp_ import DAQP, solve_daqp
 from ..backends.direct import solve_direct
+from ..certificates.instance import multiplier_row_rank
 from .base import PROGRAMS, Formulation, common_reject
 
 
@@ -187,12 +188,18 @@ def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.nda
 def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
     """True when :func:`solve_acceleration_program` first tries the small dense path (issue #28): no solver named, a
     fast backend installed (:data:`gaussqp.backends.FAST_BACKENDS`), ``M ≻ 0`` (its factor has full rank), every
-    block dense, and ``n + m_E + m_G <= FAST_QP_MAX_SIZE`` (:mod:`gaussqp.settings`). Decided on the structure and
-    the mass factor, never on an answer."""
+    block dense, ``n + m_E + m_G <= FAST_QP_MAX_SIZE`` (:mod:`gaussqp.settings`), and independent multiplier rows
+    ``[E; G]`` (their rank on each row's own scale, :func:`~gaussqp.certificates.instance.multiplier_row_rank`, kept
+    per problem: C2 and the uniqueness decisions ask it too). With dependent rows the multipliers may form a set, of
+    which an interior-point method returns the central element (gaussqp's answer so far) and an active-set method a
+    vertex: both certified, but not the same answer; those problems stay with Clarabel. Decided on the data (the
+    structure, the mass factor, the rows), never on an answer."""
     if solver is not None or problem.sparse or problem.mass_factor.rank < problem.n:
         return False
-    size = problem.n + problem.equalities[0].shape[0] + problem.inequalities[0].shape[0]
-    return size <= FAST_QP_MAX_SIZE and fast_backend(solver, FAST_QP_BACKENDS) is not None
+    rows = problem.equalities[0].shape[0] + problem.inequalities[0].shape[0]
+    if problem.n + rows > FAST_QP_MAX_SIZE or fast_backend(solver, FAST_QP_BACKENDS) is None:
+        return False
+    return multiplier_row_rank(problem)[0] == rows
 
 
 def _solve_fast(problem: ContactProblem, shift: np.ndarray, f: np.ndarray, e: np.ndarray, g: np.ndarray,
