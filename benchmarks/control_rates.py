@@ -56,7 +56,10 @@ def qp_data(p):
     """F1's data as dense arrays: ``min ½aᵀMa + Fᵀa`` s.t. ``E a + e = 0``, ``G a + g >= 0``."""
     E, e = p.equalities
     G, g = p.inequalities
-    dense = (lambda A: np.array(A.toarray() if hasattr(A, "toarray") else A, dtype=float))  # writable copies
+
+    def dense(A):  # writable copies (DAQP refuses read-only buffers)
+        return np.array(A.toarray() if hasattr(A, "toarray") else A, dtype=float)
+
     return dense(p.M), np.array(p.F, dtype=float), dense(E).reshape(-1, p.n), e, dense(G).reshape(-1, p.n), g
 
 
