@@ -4,9 +4,11 @@ the shipped humanoid at control rates, next to the direct solver calls and MuJoC
     python benchmarks/control_rates.py [--repeat 30] [--states 1000] [--profile] [--threads 1|default]
 
 BLAS threads are pinned to one (the environment before numpy is imported, and ``threadpoolctl`` when installed).
-Every timed run solves a problem object of its own (another state: the rows of ``J_n`` and the force scaled within
-1 %, :func:`speed.states`), so nothing memoized on a problem is reused between runs; times are medians after one
-warm-up. Rows (``real/humanoid_lying``, n = 27, 14 contacts):
+Times are this process's CPU time (``time.process_time``; ``--clock wall`` for wall time): on a machine shared with
+other jobs, wall times come in stretches ~3× slower whenever another process takes the core, which made medians
+bimodal. Every timed run solves a problem object of its own (another state: the rows of ``J_n`` and the force scaled
+within 1 %, :func:`speed.states`; the same states, as fresh objects, for every row), so nothing memoized on a problem
+is reused between runs; times are medians after one warm-up. Rows (``real/humanoid_lying``, n = 27, 14 contacts):
 
 - frictionless (the contacts made frictionless): ``gaussqp.solve`` with defaults (certificates + cross-check),
   ``crosscheck=False``, a ``gaussqp.Solver`` re-solving other states (both settings), the same QP straight to
@@ -38,7 +40,10 @@ import gaussqp  # noqa: E402
 from gaussqp import problems  # noqa: E402
 
 from bench import direct_clarabel  # noqa: E402
-from speed import frictionless, mujoco_forward, states  # noqa: E402
+from speed import fresh, frictionless, mujoco_forward, states  # noqa: E402
+
+
+CLOCK = time.process_time
 
 
 def median(fn, inputs: list) -> tuple[float, object]:
@@ -46,9 +51,9 @@ def median(fn, inputs: list) -> tuple[float, object]:
     out = fn(inputs[0])
     ts = []
     for x in inputs[1:]:
-        t = time.perf_counter()
+        t = CLOCK()
         out = fn(x)
-        ts.append(time.perf_counter() - t)
+        ts.append(CLOCK() - t)
     return float(np.median(ts)), out
 
 
@@ -104,7 +109,10 @@ def main() -> int:
     ap.add_argument("--states", type=int, default=1000)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--threads", choices=["1", "default"], default="1")
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     try:
         from threadpoolctl import threadpool_limits
         if args.threads == "1":
@@ -115,24 +123,25 @@ def main() -> int:
     hum = problems.load("real/humanoid_lying")
     fl = frictionless(hum)
     k = args.repeat + 1
-    print(f"gaussqp {gaussqp.__file__}; BLAS threads: {args.threads}; medians of {args.repeat} runs, each on "
-          f"another state; humanoid lying n = {hum.n}, {hum.m} contacts")
+    print(f"gaussqp {gaussqp.__file__}; BLAS threads: {args.threads}; {args.clock} time; medians of {args.repeat} runs, "
+          f"each on another state; humanoid lying n = {hum.n}, {hum.m} contacts")
     tm, why = mujoco_forward(args.repeat)
     print("frictionless:")
-    t, sol = median(gaussqp.solve, states(fl, k, rng))
+    runs = states(fl, k, rng)  # the same states for every row, as fresh objects (fresh())
+    t, sol = median(gaussqp.solve, fresh(runs))
+    single = t
     line("  gaussqp.solve (defaults: certificates + cross-check)", t, tm,
          f"{sol.status}, certified {sol.certified}, solver {sol.solver}")
-    t, sol = median(lambda x: gaussqp.solve(x, crosscheck=False), states(fl, k, rng))
+    t, sol = median(lambda x: gaussqp.solve(x, crosscheck=False), fresh(runs))
     line("  gaussqp.solve(crosscheck=False)", t, tm, f"{sol.status}, certified {sol.certified}, solver {sol.solver}")
     for cc in (True, False):
         s = gaussqp.Solver(fl, crosscheck=cc)
-        t, sol = median(s.solve, states(fl, k, rng))
+        t, sol = median(s.solve, fresh(runs))
         line(f"  Solver.solve re-solve (crosscheck={cc})", t, tm, f"{sol.status}, certified {sol.certified}")
-    runs = states(fl, k, rng)
     for name, fn in (("direct Clarabel (1e-9)", direct_clarabel), ("DAQP (dual active set, C)", direct_daqp),
                      ("ProxQP (proxsuite, dense)", direct_proxqp)):
         try:
-            t, x = median(fn, runs)
+            t, x = median(fn, fresh(runs))
         except ImportError as e:
             line(f"  {name}", None, None, f"skipped: needs {e.name} (pip install gaussqp[fast])")
             continue
@@ -147,11 +156,12 @@ def main() -> int:
     s = gaussqp.Solver(fl)
     roll = states(fl, args.states, rng)
     s.solve(roll[0])
-    t0 = time.perf_counter()
+    t0 = CLOCK()
     sols = [s.solve(x) for x in roll]
-    mean = (time.perf_counter() - t0) / len(roll)
+    mean = (CLOCK() - t0) / len(roll)
     bad = sum(1 for x in sols if not x.certified or x.status != "solved")
-    line("  Solver.solve mean per state (defaults)", mean, tm, f"{len(roll) - bad}/{len(roll)} certified")
+    line("  Solver.solve mean per state (defaults)", mean, tm, f"{len(roll) - bad}/{len(roll)} certified, "
+         f"{mean / single:.2f}× the single-state median")
     if tm is None:
         line("MuJoCo mj_forward", None, None, f"skipped: {why}")
     else:
