@@ -298,12 +298,16 @@ class JudgeHints:
         measures (``"coulomb"``: the natural map of ``u = W r + q``; ``"mixed"``: every contact law in (a, λ)):
         the judge checks that residual (:func:`gaussqp.certificates.natural_map.judge_natural_map`) instead of the
         KKT residuals, which know no undecided mode; "" for every other route
+    active_set : the unilateral rows (a boolean mask over ``G``) on which an active-set method ended (DAQP's working
+        set, issue #28): the polish solves the KKT system of this set instead of guessing one from the answer; None
+        for every other route
     """
 
     polish_allowed: bool = True
     cones_enforced: Any = None
     nonexistence_verified: bool = False
     natural_map: str = ""
+    active_set: Any = None
 
 
 @dataclass

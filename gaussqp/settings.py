@@ -949,3 +949,23 @@ AUDIT_CREEP_CONE_FRACTION = 0.9
 AUDIT_MAX_STATES = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.
 AUDIT_CHUNK = 50
+
+# ------------------------------------------------------------------------------------------------ issue #28
+#: Largest F1/F2 program (coordinates plus rows, ``n + m_E + m_G``) handed to the small dense path, the compiled dual
+#: active-set solver DAQP (extra ``fast``; :mod:`gaussqp.backends.daqp_`), when no solver is named, ``M ≻ 0`` and every
+#: block is dense; larger, sparse or singular-M programs (and any DAQP answer that is not optimal or that the judge
+#: does not certify) go to Clarabel. DAQP works on dense ``n × n`` and ``n × m`` factors: at a few hundred unknowns it
+#: is ~20× faster than Clarabel on the humanoid's QP (``benchmarks/control_rates.py``); the limit keeps its dense
+#: O(n²m) work below Clarabel's sparse factorization.
+FAST_QP_MAX_SIZE = 400
+#: Backends of the small dense path, in preference order (:data:`gaussqp.backends.FAST_BACKENDS`).
+FAST_QP_BACKENDS = ("daqp",)
+#: Largest number of ratio steps (Crouzeix–Ferland–Schaible's method for ``min max_i ‖λ_t,i‖/λ_n,i`` over Λ(a)) that
+#: bring μ_min's upper end down before the lower end is proven and the bisection goes on from the proven bracket
+#: (:func:`gaussqp.friction.mu_min.mu_min_bracket`); each step is one conic program, and the method converges
+#: superlinearly where the optimum is regular, so a handful replace ~25 bisection steps (issue #28). A safety cap.
+MU_RATIO_STEPS_MAX = 20
+#: After the ratio steps, the lower end of μ_min is sought :data:`MU_LOWER_PROOF_RTOL` times these factors below the
+#: upper end, in turn, until a program there ends ``infeasible`` (near the optimum a backend may claim a point whose
+#: exact ratio is above the μ asked, which decides nothing); the bisection then narrows the proven bracket.
+MU_LOWER_PROOF_WIDENING = (1.0, 10.0, 100.0, 1000.0)

@@ -298,6 +298,6 @@ def test_readme_batch_example_runs(capsys):
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     exec(compile(code, "README[batch]", "exec"), {})
     out = capsys.readouterr().out.splitlines()
-    assert out == ["['solved', 'solved', 'solved'] [8.5838 6.3718]", "['gauss_qp', 'gauss_qp', 'gauss_qp'] True"]
+    assert out == ["['solved', 'solved', 'solved'] [8.584 6.372]", "['gauss_qp', 'gauss_qp', 'gauss_qp'] True"]
     said = re.search(r"It prints `(.*?)` and `(.*?)`", section)
     assert said and [said.group(1), said.group(2)] == out  # the prose says what the example prints

@@ -29,6 +29,7 @@ from ..errors import UnknownSolverError
 from ..settings import Tolerance, get_tolerance
 from .base import Backend, run_cvxpy
 from .clarabel_ import CLARABEL
+from .daqp_ import DAQP
 from .osqp_ import OSQP
 from .scs_ import SCS
 
@@ -36,6 +37,12 @@ if TYPE_CHECKING:  # annotations only
     import cvxpy as cp
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (CLARABEL, OSQP, SCS)}
+
+#: The small dense path (issue #28): compiled QP solvers that F1/F2 call directly, never through cvxpy, on small dense
+#: programs with ``M ≻ 0`` when no solver is named (:data:`gaussqp.settings.FAST_QP_MAX_SIZE`; an optional dependency,
+#: extra ``fast``). Not in :data:`BACKENDS`: ``solver=`` and the studies' routes name the cvxpy backends, and a fast
+#: answer is only ever a first attempt that Clarabel replaces when it fails or is not certified.
+FAST_BACKENDS: dict[str, Backend] = {DAQP.name: DAQP}
 
 
 def installed(backend: Backend) -> bool:
@@ -70,6 +77,14 @@ def direct_backend(name: str | None, needs: str, allowed: tuple[str, ...]) -> Ba
     if b is None or b.name not in allowed or needs not in b.supports or not _importable(b.module):
         return None
     return b
+
+
+def fast_backend(solver: str | None, allowed: tuple[str, ...]) -> Backend | None:
+    """The first backend of :data:`FAST_BACKENDS` named in ``allowed`` whose package is importable, when no solver is
+    named (``solver`` None); else None (a named solver is always the one used). Decided without importing it."""
+    if solver is not None:
+        return None
+    return next((b for k, b in FAST_BACKENDS.items() if k in allowed and _importable(b.module)), None)
 
 
 def get_backend(name: str | None, needs: str = "qp") -> Backend:
@@ -114,4 +129,5 @@ def solve_program(prob: cp.Problem, solver: Backend | str | None, tol: Tolerance
     return backend, status, info
 
 
-__all__ = ["BACKENDS", "Backend", "direct_backend", "get_backend", "installed", "run_cvxpy", "solve_program"]
+__all__ = ["BACKENDS", "Backend", "FAST_BACKENDS", "direct_backend", "fast_backend", "get_backend", "installed",
+           "run_cvxpy", "solve_program"]

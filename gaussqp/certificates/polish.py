@@ -20,7 +20,8 @@ from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND
 def polish(sol: Solution) -> None:
     """Active-set refinement of an interior-point answer (as OSQP's polishing does).
 
-    Guess the active unilateral rows (:func:`guess_active`), solve the equality KKT system
+    Guess the active unilateral rows (:func:`guess_active`; an active-set route's own working set,
+    ``sol.hints.active_set``, when it gives one), solve the equality KKT system
     ``[M -J_Aᵀ; J_A 0] (a, λ_A) = (-F, -b_A)`` by least squares (min-norm for redundant
     rows) and keep the candidate only if it is feasible, has nonnegative unilateral
     multipliers, and lowers the largest recomputed residual. Degenerate problems (a
@@ -35,7 +36,9 @@ def polish(sol: Solution) -> None:
         return
     E, e = p.equalities
     G, g = p.inequalities
-    A = guess_active(p, sol.acceleration, sol.lambda_normal)
+    # the working set of an active-set method when the route hands it over (issue #28), else a guess
+    A = sol.hints.active_set if sol.hints.active_set is not None else guess_active(p, sol.acceleration,
+                                                                                    sol.lambda_normal)
     b = np.concatenate([e, g[A]])
     ne, n = E.shape[0], p.n
     rhs = np.concatenate([-p.F, -b])

@@ -20,6 +20,8 @@ not when this module is imported.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,10 +30,12 @@ from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..model.scales import data_scales
 from ..results import SOLUTION_PRESENT, Solution
-from ..settings import DIRECT_QP_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
+from ..settings import DIRECT_QP_BACKENDS, FAST_QP_BACKENDS, FAST_QP_MAX_SIZE, PARAM_ENTRIES_MAX, Tolerance
 from ..model.rows import assemble_multipliers
-from ..backends import direct_backend, get_backend, solve_program
+from ..backends import direct_backend, fast_backend, get_backend, solve_program
+from ..backends.daqp_ import DAQP, solve_daqp
 from ..backends.direct import solve_direct
+from ..certificates.instance import multiplier_row_rank
 from .base import PROGRAMS, Formulation, common_reject
 
 
@@ -108,6 +112,10 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     g = g + np.asarray(G @ shift).ravel() if mi else g
     sc = data_scales(problem)
     equilibrated = (sc.coordinate, sc.equality_weight, sc.inequality_weight)
+    if fast_path_applies(problem, solver):
+        sol = _solve_fast(problem, shift, f, e, g, equilibrated, tol, formulation)
+        if sol is not None:
+            return sol
     direct = direct_backend(solver, "qp", DIRECT_QP_BACKENDS)  # decided without importing cvxpy
     if direct is not None:
         sol = _solve_direct(problem, direct, shift, f, e, g, equilibrated, tol, formulation)
@@ -174,6 +182,47 @@ def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.nda
     if ans.x is not None:
         sol.acceleration = S * ans.x + shift
         sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, ans.y_eq / w_eq, ans.y_in / w_in)
+    return sol
+
+
+def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
+    """True when :func:`solve_acceleration_program` first tries the small dense path (issue #28): no solver named, a
+    fast backend installed (:data:`gaussqp.backends.FAST_BACKENDS`), ``M ≻ 0`` (its factor has full rank), every
+    block dense, ``n + m_E + m_G <= FAST_QP_MAX_SIZE`` (:mod:`gaussqp.settings`), and independent multiplier rows
+    ``[E; G]`` (their rank on each row's own scale, :func:`~gaussqp.certificates.instance.multiplier_row_rank`, kept
+    per problem: C2 and the uniqueness decisions ask it too). With dependent rows the multipliers may form a set, of
+    which an interior-point method returns the central element (gaussqp's answer so far) and an active-set method a
+    vertex: both certified, but not the same answer; those problems stay with Clarabel. Decided on the data (the
+    structure, the mass factor, the rows), never on an answer."""
+    if solver is not None or problem.sparse or problem.mass_factor.rank < problem.n:
+        return False
+    rows = problem.equalities[0].shape[0] + problem.inequalities[0].shape[0]
+    if problem.n + rows > FAST_QP_MAX_SIZE or fast_backend(solver, FAST_QP_BACKENDS) is None:
+        return False
+    return multiplier_row_rank(problem)[0] == rows
+
+
+def _solve_fast(problem: ContactProblem, shift: np.ndarray, f: np.ndarray, e: np.ndarray, g: np.ndarray,
+                scaling: tuple, tol: Tolerance, formulation: str) -> Solution | None:
+    """The equilibrated program of :func:`solve_acceleration_program` (``P = S M S``, rows divided by their weights)
+    through DAQP (:func:`gaussqp.backends.daqp_.solve_daqp`), or None when DAQP did not end optimal (Clarabel's
+    direct path then solves it). The answer carries DAQP's working set for the polish (``hints.active_set``) and
+    ``extras["fast_path"]``, by which :meth:`~gaussqp.formulations.base.Formulation.solve` knows to solve again with
+    Clarabel when the judge does not certify it."""
+    S, w_eq, w_in = scaling
+    E, _ = problem.equalities
+    G, _ = problem.inequalities
+    ans = solve_daqp(as_dense(_scale_rows_cols(problem.M, S, S)), S * f, as_dense(_scale_rows_cols(E, 1.0 / w_eq, S)),
+                     e / w_eq, as_dense(_scale_rows_cols(G, 1.0 / w_in, S)), g / w_in, DAQP.settings(tol))
+    if ans.status != "solved" or ans.x is None or ans.y_eq is None or ans.y_in is None:
+        return None
+    sol = Solution(problem=problem, status=ans.status, formulation=formulation, solver=DAQP.name,
+                   extras={"backend": ans.info, "compiled_program_reused": False, "dpp": False, "direct": True,
+                           "fast_path": True})
+    sol.timing.detail = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
+    sol.acceleration = S * ans.x + shift
+    sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, ans.y_eq / w_eq, ans.y_in / w_in)
+    sol.hints = replace(sol.hints, active_set=ans.active)
     return sol
 
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..model.problem import ContactProblem
 from ..settings import (AFFINE_SET_DENSE_MAX, KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_BRACKET_RTOL,
-                        MU_FLOOR, MU_LOWER_PROOF_RTOL, MU_MAX, MU_RTOL, ZERO_FORCE_RTOL)
+                        MU_FLOOR, MU_LOWER_PROOF_RTOL, MU_LOWER_PROOF_WIDENING, MU_MAX, MU_RATIO_STEPS_MAX, MU_RTOL,
+                        ZERO_FORCE_RTOL)
 from .cones import DISK, Layout, cone_constraints
 from .multiplier_conic import MultiplierSetConic
 from .multiplier_set import detaching, multiplier_set_constraints
@@ -87,6 +88,37 @@ def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarra
         nrm = 0.0 if i in det else abs(float(L.normal(i, lev, liv)))
         worst = max(worst, t / nrm if nrm > zero else float("inf"))
     return worst
+
+
+def _ratio_steps(p: ContactProblem, L: Layout, aff: AffineSet, conic: MultiplierSetConic, signs: dict[int, int],
+                 theta: float, point: tuple[np.ndarray, np.ndarray]) -> float:
+    """The upper end of μ_min by the Dinkelbach-type method of Crouzeix, Ferland & Schaible (1985) for the generalized
+    fractional program ``min_λ max_i ‖λ_t,i‖ / λ_n,i`` over Λ(a) (sticking Prop. 11), from a point of Λ(a) achieving
+    ``theta``: each step solves :meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.ratio_step` at the
+    current ratio with the current normal forces as weights, puts its point exactly on the affine hull and reads its
+    achieved ratio :func:`achieved_ratio` (a friction coefficient that provably works, like every upper end of the
+    bisection). It stops when a step gains less than :data:`MU_BRACKET_RTOL` (relative), ends other than solved, or
+    after :data:`MU_RATIO_STEPS_MAX` steps. Returns the smallest ratio achieved (``theta`` when no step helped);
+    the lower end is the caller's to prove."""
+    lev, liv = point
+    zero = _zero(aff)
+    for _ in range(MU_RATIO_STEPS_MAX):
+        if theta <= 0.0 or not np.isfinite(theta):
+            break
+        w = np.array([0.0 if i in aff.det else max(abs(float(L.normal(i, lev, liv))), 0.0) for i in L.sticking])
+        w = np.where(w > zero, w, 0.0) / conic.rho
+        ans = conic.ratio_step(theta, w, signs)
+        if ans.status != "solved" or ans.lev is None or ans.liv is None:
+            break
+        lev_n, liv_n = aff.project(ans.lev, ans.liv)
+        got = achieved_ratio(p, L, lev_n, liv_n, aff.det, zero)
+        if not got < theta:
+            break
+        gain = theta - got
+        theta, lev, liv = got, lev_n, liv_n
+        if gain <= MU_BRACKET_RTOL * max(theta, MU_FLOOR):
+            break
+    return theta
 
 
 def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: AffineSet, normals: dict[int, float],
@@ -163,7 +195,11 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
       never the solver's tolerance below it), and only an ``infeasible`` status moves the lower end: a
       status that decides nothing ends the bisection at the achieved upper end instead of being read as
       infeasible (which made μ_min too large). It stops when ``hi − lo`` reaches :data:`MU_RTOL` or when the
-      proven bracket ``[lo, best]`` reaches :data:`MU_BRACKET_RTOL`.
+      proven bracket ``[lo, best]`` reaches :data:`MU_BRACKET_RTOL`. With Clarabel's form and one sign pattern, once
+      a first point is feasible, the ratio steps :func:`_ratio_steps` (Crouzeix–Ferland–Schaible) bring the upper end
+      to μ_min in a few programs, one feasibility program :data:`MU_LOWER_PROOF_RTOL` below it tries to prove the
+      lower end, and the bisection goes on from that bracket until it is within :data:`MU_ACCEPT_RTOL` of ``best``
+      (issue #28: 10 programs for the humanoid where the bisection alone took 37, and a narrower proven bracket).
 
     ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
     first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
@@ -195,6 +231,8 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
         st = run(pr)
         return st, (variable_values(L, le, li) if st == "solved" else None)
 
+    last: dict = {}  # the last feasible point put on the affine hull (the start of the ratio steps)
+
     def attempt(value: float) -> tuple[str, float]:
         """('feasible', achieved ratio) | ('infeasible', nan) | ('undecided', nan)"""
         statuses = []
@@ -206,11 +244,13 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
                     return "feasible", value
                 lev, liv = aff.project(*point)
                 got = achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
+                last["point"] = (lev, liv)
                 # the solver's point works with its own ratio; one far above ``value`` decides nothing
                 return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
         return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
     lo, hi, best = 0.0, None, None
+    stepped = False  # the upper end came from the ratio steps (_ratio_steps)
     normals = aff.pinned_normals(p) if aff is not None else None
     if normals is not None:
         direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
@@ -248,8 +288,30 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
                 return lo, None
             hi = grown
         best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
+        if conic is not None and aff is not None and len(patterns) == 1 and "point" in last:
+            # the ratio steps bring the upper end to μ_min in a few programs (issue #28); one program just below it
+            # proves the lower end, and the bisection below goes on from the proven bracket as before
+            ratio = _ratio_steps(p, L, aff, conic, patterns[0], best, last["point"])
+            if ratio < best:
+                hi = best = ratio
+                stepped = True
+                # the lower end: a program MU_LOWER_PROOF_RTOL below, then 10×, 100×, 1000× farther while the backend
+                # decides nothing there (it may claim a point whose exact ratio is above the μ asked: undecided)
+                for far in MU_LOWER_PROOF_WIDENING:
+                    cand = best * (1 - MU_LOWER_PROOF_RTOL * far)
+                    st, val = attempt(cand)
+                    if st == "infeasible":
+                        lo = max(lo, cand)
+                        break
+                    if st == "feasible":
+                        hi, best = cand, min(best, val)
     for _ in range(MU_BISECTION_MAX):
         if hi - lo <= MU_RTOL * max(hi, MU_FLOOR) or best - lo <= MU_BRACKET_RTOL * max(best, MU_FLOOR):
+            break
+        if stepped and hi - lo <= MU_ACCEPT_RTOL * max(best, MU_FLOOR):
+            # after the ratio steps, best is μ_min to the backend's accuracy: within MU_ACCEPT_RTOL of it a
+            # feasibility claim is accepted at a ratio up to value · (1 + MU_ACCEPT_RTOL), so the midpoints of a bracket
+            # this narrow only confirm it (on the humanoid, ~15 programs that moved lo by 1e-7 and best not at all)
             break
         for frac in (0.5, 0.25, 0.75):  # a backend that decides nothing at the midpoint: try the quarters
             mid = lo + frac * (hi - lo)

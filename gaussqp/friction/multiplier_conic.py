@@ -182,6 +182,17 @@ class MultiplierSetConic:
             ans.value = -ans.value
         return ans
 
+    def ratio_step(self, theta: float, weights: np.ndarray, signs: dict[int, int]) -> ConicAnswer:
+        """One step of the generalized fractional program ``min_λ max_i ‖λ_t,i‖ / λ_n,i`` over Λ(a) (sticking
+        Prop. 11; Crouzeix, Ferland & Schaible 1985): ``min t`` s.t. λ ∈ Λ(a), ``‖λ_t,i‖ <= θ s_i λ_n,i + w_i t`` for
+        the sticking contacts, with ``w_i >= 0`` (the normal forces of the last point, in units of ρ; 0: no slack).
+        ``t`` is a ratio (not a force); its optimum is < 0 exactly when some point of Λ(a) achieves a smaller ratio
+        than θ on every contact with ``w_i > 0``."""
+        w = np.asarray(weights, dtype=float)
+        q = np.zeros(self.nx + 1)
+        q[self.nx] = 1.0
+        return self._solve(q, self._disks(np.full(self.p.m, float(theta)), signs, -w), 1, extra_is_force=False)
+
     def min_common_mu(self, normals: dict[int, float], no_force: tuple[int, ...] = ()) -> ConicAnswer:
         """min μ >= 0 s.t. λ ∈ Λ(a), ``‖λ_t,i‖ <= μ |λ*_n,i|`` for the pinned normals ``normals`` and ``λ_t,i = 0`` on
         the sticking contacts ``no_force`` (detaching: ``λ_n,i = 0``, so their disk of sticking (14b) is {0} for

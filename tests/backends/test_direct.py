@@ -83,6 +83,7 @@ def test_any_other_outcome_falls_back_to_the_cvxpy_program(monkeypatch):
         return direct.DirectAnswer("failed", None, None, None, False, {"status": "MaxIterations"})
 
     monkeypatch.setattr(gauss_qp, "solve_direct", failing)
+    monkeypatch.setattr(gauss_qp, "FAST_QP_BACKENDS", ())  # no small dense path (issue #28): Clarabel's direct path
     sol = gaussqp.get_formulation("gauss_qp").solve(p)
     assert calls and sol.status == "solved" and "direct" not in sol.extras and sol.certified
 

@@ -1,0 +1,185 @@
+"""Issue #28's table, measured side by side in one run on one core (a benchmark, not a test): certified answers on
+the shipped humanoid at control rates, next to the direct solver calls and MuJoCo's ``mj_forward``.
+
+    python benchmarks/control_rates.py [--repeat 30] [--states 1000] [--profile] [--threads 1|default]
+
+BLAS threads are pinned to one (the environment before numpy is imported, and ``threadpoolctl`` when installed).
+Times are this process's CPU time (``time.process_time``; ``--clock wall`` for wall time): on a machine shared with
+other jobs, wall times come in stretches ~3× slower whenever another process takes the core, which made medians
+bimodal. Every timed run solves a problem object of its own (another state: the rows of ``J_n`` and the force scaled
+within 1 %, :func:`speed.states`; the same states, as fresh objects, for every row), so nothing memoized on a problem
+is reused between runs; times are medians after one warm-up. Rows (``real/humanoid_lying``, n = 27, 14 contacts):
+
+- frictionless (the contacts made frictionless): ``gaussqp.solve`` with defaults (certificates + cross-check),
+  ``crosscheck=False``, a ``gaussqp.Solver`` re-solving other states (both settings), the same QP straight to
+  Clarabel, to DAQP and to ProxQP (dense) — each row says when its package is absent;
+- all sticking (the stored problem): ``gaussqp.solve`` with defaults, with its status and certification;
+- a rollout of ``--states`` states of one structure re-solved by a ``Solver`` (defaults): the mean per state and
+  whether every state was certified. Without dm_control no MuJoCo rollout can be replayed here: the states are the
+  perturbed states above (the row says so);
+- MuJoCo ``mj_forward`` on dm_control's humanoid at the stored state (skipped, with the reason, without
+  ``mujoco`` and ``dm_control``).
+
+``--profile`` prints cProfile's top entries of the defaults row (where a certified answer's time goes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+if "--threads" not in sys.argv or sys.argv[sys.argv.index("--threads") + 1] != "default":
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+
+import numpy as np  # noqa: E402
+
+import gaussqp  # noqa: E402
+from gaussqp import problems  # noqa: E402
+
+from bench import direct_clarabel  # noqa: E402
+from speed import fresh, frictionless, mujoco_forward, states  # noqa: E402
+
+
+CLOCK = time.process_time
+
+
+def median(fn, inputs: list) -> tuple[float, object]:
+    """Median seconds of ``fn(x)`` over ``inputs[1:]`` after a warm-up on ``inputs[0]``."""
+    out = fn(inputs[0])
+    ts = []
+    for x in inputs[1:]:
+        t = CLOCK()
+        out = fn(x)
+        ts.append(CLOCK() - t)
+    return float(np.median(ts)), out
+
+
+def qp_data(p):
+    """F1's data as dense arrays: ``min ½aᵀMa + Fᵀa`` s.t. ``E a + e = 0``, ``G a + g >= 0``."""
+    E, e = p.equalities
+    G, g = p.inequalities
+
+    def dense(A):  # writable copies (DAQP refuses read-only buffers)
+        return np.array(A.toarray() if hasattr(A, "toarray") else A, dtype=float)
+
+    return dense(p.M), np.array(p.F, dtype=float), dense(E).reshape(-1, p.n), e, dense(G).reshape(-1, p.n), g
+
+
+def direct_daqp(p):
+    import daqp
+
+    M, F, E, e, G, g = qp_data(p)
+    A = np.vstack([E, G])
+    hi = np.concatenate([-e, np.full(G.shape[0], 1e30)])
+    lo = np.concatenate([-e, -g])
+    sense = np.concatenate([np.full(E.shape[0], 5), np.zeros(G.shape[0])]).astype(np.int32)
+    x, _, flag, _ = daqp.solve(M, F, A, hi, lo, sense)
+    assert flag == 1, flag
+    return np.asarray(x)
+
+
+def direct_proxqp(p):
+    import proxsuite
+
+    M, F, E, e, G, g = qp_data(p)
+    qp = proxsuite.proxqp.dense.QP(p.n, E.shape[0], G.shape[0])
+    qp.settings.eps_abs = 1e-9
+    qp.settings.eps_rel = 0.0
+    qp.settings.verbose = False
+    qp.init(M, F, E if E.shape[0] else None, -e if E.shape[0] else None, G, -g, np.full(G.shape[0], 1e30))
+    qp.solve()
+    assert qp.results.info.status == proxsuite.proxqp.QPSolverOutput.PROXQP_SOLVED, qp.results.info.status
+    return np.asarray(qp.results.x)
+
+
+def line(label: str, t: float | None, ref: float | None, extra: str = "") -> None:
+    if t is None:
+        print(f"{label:<62} {'—':>10}     {extra}", flush=True)
+        return
+    ratio = f"{t / ref:>8.1f}× mj_forward" if ref else ""
+    print(f"{label:<62} {t * 1e3:>9.3f} ms {ratio}  {extra}", flush=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--states", type=int, default=1000)
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--threads", choices=["1", "default"], default="1")
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    try:
+        from threadpoolctl import threadpool_limits
+        if args.threads == "1":
+            threadpool_limits(1)
+    except ImportError:
+        pass
+    rng = np.random.default_rng(0)
+    hum = problems.load("real/humanoid_lying")
+    fl = frictionless(hum)
+    k = args.repeat + 1
+    print(f"gaussqp {gaussqp.__file__}; BLAS threads: {args.threads}; {args.clock} time; medians of {args.repeat} runs, "
+          f"each on another state; humanoid lying n = {hum.n}, {hum.m} contacts")
+    tm, why = mujoco_forward(args.repeat)
+    print("frictionless:")
+    runs = states(fl, k, rng)  # the same states for every row, as fresh objects (fresh())
+    t, sol = median(gaussqp.solve, fresh(runs))
+    single = t
+    line("  gaussqp.solve (defaults: certificates + cross-check)", t, tm,
+         f"{sol.status}, certified {sol.certified}, solver {sol.solver}")
+    t, sol = median(lambda x: gaussqp.solve(x, crosscheck=False), fresh(runs))
+    line("  gaussqp.solve(crosscheck=False)", t, tm, f"{sol.status}, certified {sol.certified}, solver {sol.solver}")
+    for cc in (True, False):
+        s = gaussqp.Solver(fl, crosscheck=cc)
+        t, sol = median(s.solve, fresh(runs))
+        line(f"  Solver.solve re-solve (crosscheck={cc})", t, tm, f"{sol.status}, certified {sol.certified}")
+    for name, fn in (("direct Clarabel (1e-9)", direct_clarabel), ("DAQP (dual active set, C)", direct_daqp),
+                     ("ProxQP (proxsuite, dense)", direct_proxqp)):
+        try:
+            t, x = median(fn, fresh(runs))
+        except ImportError as e:
+            line(f"  {name}", None, None, f"skipped: needs {e.name} (pip install gaussqp[fast])")
+            continue
+        ref = gaussqp.solve(runs[-1], crosscheck=False).acceleration
+        gap = float(np.abs(x - ref).max() / max(1.0, np.abs(ref).max()))
+        line(f"  {name}", t, tm, f"gap to the certified answer {gap:.1e}")
+    print("all sticking:")
+    t, sol = median(gaussqp.solve, states(hum, max(6, k // 5), rng))
+    line("  gaussqp.solve (defaults)", t, tm, f"{sol.status}, certified {sol.certified}")
+    print(f"rollout of {args.states} states (perturbed states of one structure: no dm_control rollout here"
+          + ("" if tm is None else " is replayed") + "):")
+    s = gaussqp.Solver(fl)
+    roll = states(fl, args.states, rng)
+    s.solve(roll[0])
+    t0 = CLOCK()
+    sols = [s.solve(x) for x in roll]
+    mean = (CLOCK() - t0) / len(roll)
+    bad = sum(1 for x in sols if not x.certified or x.status != "solved")
+    line("  Solver.solve mean per state (defaults)", mean, tm, f"{len(roll) - bad}/{len(roll)} certified, "
+         f"{mean / single:.2f}× the single-state median")
+    if tm is None:
+        line("MuJoCo mj_forward", None, None, f"skipped: {why}")
+    else:
+        line("MuJoCo mj_forward", tm, tm)
+    if args.profile:
+        import cProfile
+        import pstats
+
+        runs = states(fl, 40, rng)
+        gaussqp.solve(runs[0])
+        pr = cProfile.Profile()
+        pr.enable()
+        for x in runs[1:]:
+            gaussqp.solve(x)
+        pr.disable()
+        pstats.Stats(pr).sort_stats("cumulative").print_stats(40)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
