@@ -143,7 +143,7 @@ def main() -> int:
         try:
             t, x = median(fn, fresh(runs))
         except ImportError as e:
-            line(f"  {name}", None, None, f"skipped: needs {e.name} (pip install gaussqp[fast])")
+            line(f"  {name}", None, None, f"skipped: needs {e.name} (pip install daqp)")
             continue
         ref = gaussqp.solve(runs[-1], crosscheck=False).acceleration
         gap = float(np.abs(x - ref).max() / max(1.0, np.abs(ref).max()))

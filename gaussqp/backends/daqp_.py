@@ -43,7 +43,7 @@ def _settings(tol):
     return {"primal_tol": tol.solver, "iter_limit": 1000}
 
 
-DAQP = Backend(name="daqp", cvxpy_name="DAQP", module="daqp", pip="gaussqp[fast] (or: pip install daqp)",
+DAQP = Backend(name="daqp", cvxpy_name="DAQP", module="daqp", pip="daqp (a dependency of gaussqp: pip install daqp)",
                supports=frozenset({"qp"}), settings=_settings)
 
 

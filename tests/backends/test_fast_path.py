@@ -22,7 +22,7 @@ try:
 except ImportError:
     HAVE_DAQP = False
 
-needs_daqp = pytest.mark.skipif(not HAVE_DAQP, reason="needs daqp (pip install gaussqp[fast]): the fast path is off "
+needs_daqp = pytest.mark.skipif(not HAVE_DAQP, reason="needs daqp (a dependency of gaussqp: pip install daqp): the fast path is off "
                                                        "without it")
 
 
@@ -164,5 +164,5 @@ def test_daqp_is_registered_as_an_optional_fast_backend():
     from gaussqp.backends import BACKENDS, FAST_BACKENDS
 
     b = FAST_BACKENDS["daqp"]
-    assert isinstance(b, Backend) and "qp" in b.supports and "fast" in b.pip
+    assert isinstance(b, Backend) and "qp" in b.supports and "daqp" in b.pip
     assert "daqp" not in BACKENDS  # solver= and the studies name the cvxpy backends only
