@@ -907,3 +907,20 @@ AUDIT_CREEP_CONE_FRACTION = 0.9
 AUDIT_MAX_STATES = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.
 AUDIT_CHUNK = 50
+
+# many grasps at once (gaussqp/grasp/batch.py, issue #30)
+#: Alternating-projection sweeps (batched over the grasps of one structure) that look for a cheap certificate of
+#: force closure (an internal force strictly inside the cones) or of its absence (``Gᵀy`` in the cones); a grasp
+#: neither settles goes to Clarabel. A sweep is a few array operations; most grasps settle in the first few.
+GRASP_BATCH_ITERATIONS = 40
+#: The projections aim at the shrunk cones ``‖ν‖ <= c f_n`` with this ``c``, so that a point reached is strictly
+#: inside the exact cone (a slack the exact verification can see) rather than on its boundary.
+GRASP_BATCH_SHRINK = 0.9
+#: A projected point counts as a candidate when its least cone slack exceeds this times the normal-force total; the
+#: candidate is then verified by the single path's test (this only saves verifying hopeless candidates).
+GRASP_BATCH_SLACK_RTOL = 1e-12
+#: At least this many grasps before :func:`gaussqp.grasp.analyze_many` starts a process pool (its start-up costs
+#: about 0.2 s; below this one process is faster).
+GRASP_BATCH_MIN_POOL = 2000
+#: Grasps per process-pool task.
+GRASP_BATCH_CHUNK = 500

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -78,7 +79,7 @@ class _Conic:
     def normals(self) -> np.ndarray:
         return np.array([s.start for s in self.offsets], dtype=int)
 
-    @property
+    @cached_property
     def scale(self) -> float:
         """``‖G‖₂`` (the data's force-to-wrench scale; at least the structural floor 1 when G is 0)."""
         s = float(np.linalg.norm(self.G, 2)) if self.G.size else 0.0
@@ -305,6 +306,22 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
                       f"undecided (primal status {status}, dual status {status_d})", times)
 
 
+def _rank_check(C: _Conic, g: Grasp, check: str, cid: str, source: str, rank: int, N: np.ndarray,
+                t0: float) -> GraspCheck:
+    """The closure check's answer on a rank-deficient map: ``y ∈ ker Gᵀ`` (the first column of ``N``), verified."""
+    w = C.G.shape[0]
+    y = N[:, 0]
+    ok, data = _verify_separator(C, y)
+    resid = float(np.linalg.norm(C.G.T @ y))
+    ok = ok and resid <= GRASP_VERIFY_RTOL * C.scale
+    phys = _physical(g, y)
+    cert = closure_rank_certificate(check, cid, source, ok, rank, w, resid, data, phys, y)
+    return GraspCheck(check, False if ok else None, cert, 0.0,
+                      {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
+                      f"the {'normals-only (frictionless) ' if check == 'form_closure' else ''}grasp map has "
+                      f"rank {rank} < {w}", {"total": time.perf_counter() - t0})
+
+
 def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, tolerance,
              source: str) -> GraspCheck:
     """Force/form closure on the conic data ``C`` (module docstring): rank, then the margin program, then the dual."""
@@ -313,17 +330,7 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
     rank, N, smin = C.rank()
     times: dict = {}
     if rank < w:
-        y = N[:, 0]
-        ok, data = _verify_separator(C, y)
-        resid = float(np.linalg.norm(C.G.T @ y))
-        ok = ok and resid <= GRASP_VERIFY_RTOL * C.scale
-        phys = _physical(g, y)
-        cert = closure_rank_certificate(check, cid, source, ok, rank, w, resid, data, phys, y)
-        times["total"] = time.perf_counter() - t0
-        return GraspCheck(check, False if ok else None, cert, 0.0,
-                          {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
-                          f"the {'normals-only (frictionless) ' if check == 'form_closure' else ''}grasp map has "
-                          f"rank {rank} < {w}", times)
+        return _rank_check(C, g, check, cid, source, rank, N, t0)
     x, t, status, info = _interior(C, None, total, solver, tolerance)
     times["primal"] = time.perf_counter() - t0
     if x is not None and t is not None and t > 0:  # the exact slack check below decides, however small t is
@@ -353,6 +360,73 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
     return GraspCheck(check, None, cert, t, {"rank": rank}, f"undecided (primal {status}, dual {status_d})", times)
 
 
+FORCE_CLOSURE_SOURCE = "Murray–Li–Sastry Prop. 5.2 (interior internal force, full rank); conic Farkas lemma"
+
+
+def force_closure_from(grasp: Grasp, *, internal_force=None, unresisted_wrench=None,
+                       backend_status: str = "candidate") -> GraspCheck | None:
+    """Force closure decided from a candidate certificate found elsewhere (the batch path of :mod:`.batch`: an
+    alternating projection, a direct Clarabel solve), verified exactly as :func:`force_closure` verifies its own.
+
+    The rank test of :func:`force_closure` runs first (a rank deficit is decided there, whatever the candidates).
+    At full rank, ``internal_force`` (stacked cone coordinates) proves closure when its residual ``G x`` and cone
+    slacks pass the *exact* test of :func:`force_closure` (every slack above ``√2 ‖G⁺ G x‖``); it is rescaled to
+    ``Σ f_n,i = m`` first, so ``margin`` is its least cone slack, a verified lower bound on :func:`force_closure`'s
+    ``t*``. ``unresisted_wrench`` (scaled wrench coordinates) proves no closure when ``Gᵀy`` passes the dual-cone
+    test of :func:`force_closure` (``margin`` 0: the margin program is not solved).
+
+    Parameters
+    ----------
+    grasp : Grasp
+    internal_force : array (Σ sizes,), optional
+    unresisted_wrench : array (w,), optional
+    backend_status : str
+        Recorded in the certificate (where the candidate came from).
+
+    Returns
+    -------
+    GraspCheck or None
+        The verified verdict with the certificate :func:`force_closure` would give (same ids, same checks), or None
+        when neither candidate verifies (then run :func:`force_closure`).
+    """
+    g = _check_grasp(grasp)
+    t0 = time.perf_counter()
+    C = _conic(g)
+    w = C.G.shape[0]
+    rank, N, smin = C.rank()
+    if rank < w:
+        return _rank_check(C, g, "force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, rank, N, t0)
+    if internal_force is not None:
+        x = np.asarray(internal_force, dtype=float)
+        total = float(np.sum(x[C.normals]))
+        if x.shape == (sum(C.sizes),) and np.all(np.isfinite(x)) and total > 0:
+            x = x * (g.m / total)
+            ok, data = _verify_forces(C, x, np.zeros(w), smin)
+            if ok and data["exact"]:
+                t = float(np.min(C.slack(x)))
+                cert = closure_interior_certificate("force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, t,
+                                                    data, x, smin, rank, backend_status, _forces_evidence(g, x))
+                return GraspCheck("force_closure", True, cert, t, {"internal_force": x, "sigma_min": smin,
+                                                                   "rank": rank}, "",
+                                  {"total": time.perf_counter() - t0})
+    if unresisted_wrench is not None:
+        y = np.asarray(unresisted_wrench, dtype=float)
+        ny = float(np.linalg.norm(y)) if y.shape == (w,) and np.all(np.isfinite(y)) else 0.0
+        if ny > 0:
+            y = y / ny
+            ok, data = _verify_separator(C, y)
+            if ok:
+                viol = data["dual_cone_violation"]
+                bound = float(y @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
+                phys = _physical(g, y)
+                cert = closure_dual_certificate("force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, True,
+                                                0.0, bound, data, phys, y, backend_status)
+                return GraspCheck("force_closure", False, cert, 0.0,
+                                  {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank}, "",
+                                  {"total": time.perf_counter() - t0})
+    return None
+
+
 def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
     """Force closure with the exact cones (module docstring).
 
@@ -363,7 +437,7 @@ def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) ->
     ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``."""
     g = _check_grasp(grasp)
     return _closure(_conic(g), g, "force_closure", "grasp_force_closure", float(g.m), solver, tolerance,
-                    "Murray–Li–Sastry Prop. 5.2 (interior internal force, full rank); conic Farkas lemma")
+                    FORCE_CLOSURE_SOURCE)
 
 
 def form_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
@@ -553,4 +627,4 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
                       "" if ok else "the bracket did not close to the solver's accuracy", times)
 
 
-__all__ = ["equilibrium", "force_closure", "form_closure", "internal_forces", "largest_disturbance", "min_weight"]
+__all__ = ["FORCE_CLOSURE_SOURCE", "equilibrium", "force_closure", "force_closure_from", "form_closure", "internal_forces", "largest_disturbance", "min_weight"]

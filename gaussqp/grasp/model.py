@@ -161,6 +161,8 @@ class Grasp:
                                     "contacts all at the origin need an explicit torque_scale")
         self.torque_scale = float(L)
         self.wrench = None if wrench is None else self._vector("wrench", wrench, self.wrench_dimension)
+        # the contacts' tangent bases (the one frame of :func:`tangent_basis`), computed once
+        self._tangents = [tangent_basis(c.normal) for c in self.contacts]
         self._columns = self._build_columns(columns)
         self.hand = None if hand is None else self._check_hand(hand)
 
@@ -254,10 +256,9 @@ class Grasp:
                                  "give one column block per contact")
             return out
         out = []
-        for c in self.contacts:
+        for c, T in zip(self.contacts, self._tangents):
             cols = [np.concatenate([c.normal, _moment(c.position, c.normal)])]
             if c.nu_dim:
-                T = tangent_basis(c.normal)
                 for t in T:
                     cols.append(c.friction * np.concatenate([t, _moment(c.position, t)]))
                 if c.kind == "soft":
@@ -305,10 +306,9 @@ class Grasp:
         """Per contact, the physical force of the stacked ``x``: ``f_n``, ``f_t`` (tangential, along
         :func:`tangent_basis`), ``force`` (world vector), ``torsion`` (soft contacts)."""
         out = []
-        for c, s in zip(self.contacts, self.offsets()):
+        for c, s, T in zip(self.contacts, self.offsets(), self._tangents):
             xi = np.asarray(x[s], dtype=float)
             ft = c.friction * xi[1:1 + (self.dimension - 1)] if c.nu_dim else np.zeros(self.dimension - 1)
-            T = tangent_basis(c.normal)
             out.append({"normal": float(xi[0]), "tangential": ft, "force": xi[0] * c.normal + T.T @ ft,
                         "torsion": float(c.torsional_friction * xi[-1]) if c.kind == "soft" else 0.0})
         return out

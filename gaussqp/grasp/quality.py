@@ -157,12 +157,17 @@ def _polytope_epsilon(P: np.ndarray) -> dict:
         k = int(np.argmin(-offsets))
         eps = float(-offsets[k])
         if eps > tol:
-            return {"epsilon": eps, "direction": normals[k], "hull": hull, "scale": scale, "flat": False}
+            return {"epsilon": eps, "direction": normals[k], "hull": hull, "scale": scale, "flat": False,
+                    "volume": float(hull.volume)}
         y = normals[k]
+        volume = float(hull.volume)
+    else:
+        volume = 0.0  # a flat set
     # no interior ball: orient y so that every point has yᵀp <= 0 (a flat set: either sign; pick the lower one)
     if float(np.max(y @ P)) > float(np.max(-y @ P)):
         y = -y
-    return {"epsilon": 0.0, "direction": y / np.linalg.norm(y), "hull": None, "scale": scale, "flat": True}
+    return {"epsilon": 0.0, "direction": y / np.linalg.norm(y), "hull": None, "scale": scale, "flat": True,
+            "volume": volume}
 
 
 def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
@@ -328,7 +333,8 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
         gap = np.maximum(_phi(blocks, y), 0.0)
         return float(gap.max() if norm == "L1" else gap.sum())
 
-    value = {"lower": lower, "upper": upper, "facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale}
+    value = {"lower": lower, "upper": upper, "facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale,
+             "volume_lower": inner["volume"], "volume_upper": outer["volume"]}
 
     if upper == 0.0:
         # no closure even with the circumscribed cones: the direction separates the exact wrench set too
@@ -383,4 +389,41 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
                               f"ε = {upper:.6g}; give more facets (or run the exact force-closure check)"))
 
 
-__all__ = ["NORMS", "epsilon", "polytope_points", "support_function"]
+# ---------------------------------------------------------------------------------------------- planner metrics
+def grasp_metrics(grasp: Grasp, *, facets: int = 8, norm: str = "L1", epsilon_check: GraspCheck | None = None
+                  ) -> GraspCheck:
+    """The grasp metrics planners rank by, besides ε and min-weight (issue #30 item 3).
+
+    - ``sigma_min``, ``sigma_max``: the extreme singular values of the scaled grasp map ``G`` (cone coordinates
+      ``x_i = (f_n, ν)``, torque rows divided by ``L``): the least wrench per unit contact force in the worst
+      direction (Li & Sastry, "Task-oriented optimal grasping by multifingered robot hands", IEEE J. Robot. Autom.
+      4 (1988); Roa & Suárez, "Grasp quality measures: review and performance", Auton. Robots 38 (2015) §3.1).
+      Exact up to LAPACK's backward-stable round-off.
+    - ``isotropy``: ``σ_min / σ_max`` (Kim, Chung, Park 2001; Roa & Suárez §3.1.3), 0 for a rank-deficient map.
+    - ``volume_lower``, ``volume_upper``: the volume of the grasp wrench set (Miller & Allen, "Examples of 3D grasp
+      quality computations", ICRA 1999) bracketed by the inscribed and circumscribed polytopes of
+      :func:`epsilon` (``inscribed ⊂ exact ⊂ circumscribed`` gives the bracket; qhull's volumes, not recomputed).
+
+    ``epsilon_check``: an :func:`epsilon` result of the same grasp, facets and norm, whose hull volumes are reused.
+    ``holds`` is None (metrics, not a verdict) and there is no certificate.
+    """
+    _check_grasp(grasp)
+    _check_norm(norm)
+    G = grasp.grasp_map(scaled=True)
+    s = np.linalg.svd(G, compute_uv=False)
+    w = G.shape[0]
+    smax = float(s[0]) if s.size else 0.0
+    smin = float(s[w - 1]) if s.size >= w else 0.0
+    value: dict = {"sigma_min": smin, "sigma_max": smax, "isotropy": smin / smax if smax > 0 else 0.0}
+    if epsilon_check is not None and "volume_lower" in epsilon_check.value:
+        value.update({"volume_lower": epsilon_check.value["volume_lower"],
+                      "volume_upper": epsilon_check.value["volume_upper"]})
+    else:
+        value["volume_lower"] = _polytope_epsilon(polytope_points(grasp, facets, "inner", norm))["volume"]
+        value["volume_upper"] = _polytope_epsilon(polytope_points(grasp, facets, "outer", norm))["volume"]
+    value.update({"facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale})
+    return GraspCheck("metrics", None, None, smin, value,
+                      "metrics: σ_min and isotropy exact (SVD), volume bracketed by the polytopes")
+
+
+__all__ = ["NORMS", "epsilon", "grasp_metrics", "polytope_points", "support_function"]
