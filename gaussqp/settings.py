@@ -912,7 +912,10 @@ AUDIT_CHUNK = 50
 #: Alternating-projection sweeps (batched over the grasps of one structure) that look for a cheap certificate of
 #: force closure (an internal force strictly inside the cones) or of its absence (``Gᵀy`` in the cones); a grasp
 #: neither settles goes to Clarabel. A sweep is a few array operations; most grasps settle in the first few.
-GRASP_BATCH_ITERATIONS = 40
+GRASP_BATCH_ITERATIONS = 20
+#: Over-relaxation of each alternating-projection step (1: plain von Neumann; in (1, 2): the step is stretched along
+#: itself, staying in the affine set). 1.5 settles about a tenth more random grasps in 20 sweeps than 1.
+GRASP_BATCH_RELAX = 1.5
 #: The projections aim at the shrunk cones ``‖ν‖ <= c f_n`` with this ``c``, so that a point reached is strictly
 #: inside the exact cone (a slack the exact verification can see) rather than on its boundary.
 GRASP_BATCH_SHRINK = 0.9

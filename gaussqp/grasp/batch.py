@@ -40,9 +40,9 @@ import numpy as np
 from ..errors import FileFormatError, GaussQPError, MissingExtraError, UnknownValueError, WrongTypeError
 from ..jsonable import to_jsonable
 from ..progress import Progress
-from ..settings import (GRASP_BATCH_CHUNK, GRASP_BATCH_ITERATIONS, GRASP_BATCH_MIN_POOL, GRASP_BATCH_SHRINK,
-                        GRASP_BATCH_SLACK_RTOL)
-from .closure import force_closure, force_closure_from
+from ..settings import (GRASP_BATCH_CHUNK, GRASP_BATCH_ITERATIONS, GRASP_BATCH_MIN_POOL, GRASP_BATCH_RELAX,
+                        GRASP_BATCH_SHRINK, GRASP_BATCH_SLACK_RTOL)
+from .closure import force_closure, force_closure_from, force_closures_from
 from .model import Grasp, GraspCheck, check_grasp
 from .quality import epsilon, grasp_metrics
 
@@ -81,65 +81,72 @@ def _slacks(X: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
     return np.min(np.column_stack(out), axis=1)
 
 
-def _alternate(basis: np.ndarray, en: np.ndarray, total: float, sizes: Sequence[int], iterations: int,
-               c: float) -> tuple[np.ndarray, np.ndarray]:
-    """Alternating projections between ``A = {x ∈ span(basis rows), enᵀx = total}`` and the shrunk cones.
+class _Alternation:
+    """Alternating projections between ``A = {x ∈ span(basis rows), enᵀx = total}`` and the shrunk cones, for many
+    grasps at once. ``basis`` (B, k, n) has orthonormal rows; :meth:`step` advances the given rows once and returns
+    which of them are now strictly inside the exact cones (``least slack > GRASP_BATCH_SLACK_RTOL · total``)."""
 
-    ``basis`` (B, k, n) has orthonormal rows. Returns (X (B, n), found (B,)): the last point of ``A`` and whether it
-    is strictly inside the exact cones (``least slack > GRASP_BATCH_SLACK_RTOL · total``); a found row is frozen."""
-    B, _, n = basis.shape
+    def __init__(self, basis: np.ndarray, en: np.ndarray, total: float, sizes: Sequence[int], c: float):
+        B, _, n = basis.shape
+        self.basis, self.total, self.sizes, self.c = basis, total, sizes, c
+        E = np.broadcast_to(en, (B, n))
+        u = self._span(basis, E)
+        uu = np.einsum("bn,bn->b", u, u)
+        self.usable = uu > GRASP_BATCH_SLACK_RTOL * float(en @ en)  # else no point of A has a positive normal total
+        self.u, self.uu = u, np.where(self.usable, uu, 1.0)
+        self.X = self._affine(basis, self.u, self.uu, E)
 
-    def span(X):
+    @staticmethod
+    def _span(basis, X):
         return np.einsum("bkn,bk->bn", basis, np.einsum("bkn,bn->bk", basis, X))
 
-    u = span(np.broadcast_to(en, (B, n)).copy())
-    uu = np.einsum("bn,bn->b", u, u)
-    usable = uu > GRASP_BATCH_SLACK_RTOL * float(en @ en)
-    uu = np.where(usable, uu, 1.0)
+    def _affine(self, basis, u, uu, X):
+        P = self._span(basis, X)
+        return P + ((self.total - np.einsum("bn,bn->b", u, P)) / uu)[:, None] * u
 
-    def affine(X):
-        P = span(X)
-        return P + ((total - np.einsum("bn,bn->b", u, P)) / uu)[:, None] * u
+    def inside(self, rows: np.ndarray | slice) -> np.ndarray:
+        return self.usable[rows] & (_slacks(self.X[rows], self.sizes) > GRASP_BATCH_SLACK_RTOL * self.total)
 
-    X = affine(np.broadcast_to(en, (B, n)).copy())
-    found = usable & (_slacks(X, sizes) > GRASP_BATCH_SLACK_RTOL * total)
-    for _ in range(iterations):
-        if bool(np.all(found | ~usable)):
-            break
-        Xn = affine(_project_cones(X, sizes, c))
-        X = np.where(found[:, None], X, Xn)
-        found |= usable & (_slacks(X, sizes) > GRASP_BATCH_SLACK_RTOL * total)
-    return X, found
+    def step(self, rows: np.ndarray, relax: float = 1.0) -> np.ndarray:
+        X = self.X[rows]
+        Xa = self._affine(self.basis[rows], self.u[rows], self.uu[rows], _project_cones(X, self.sizes, self.c))
+        self.X[rows] = X + relax * (Xa - X)  # both in the affine set: so is the (over-)relaxed step
+        return self.inside(rows)
 
 
 def _candidates(Gs: np.ndarray, sizes: Sequence[int], iterations: int, c: float):
     """Per grasp of one structure (``Gs`` (B, w, n), scaled grasp maps): an internal-force candidate (row of X, when
-    ``found_x``) and an unresisted-wrench candidate (row of Y, when ``found_y``). Module docstring, step 2."""
+    ``found_x``) and an unresisted-wrench candidate (row of Y, when ``found_y``). Module docstring, step 2: the
+    primal and the dual searches advance in lock-step, and a grasp leaves both as soon as either finds a point."""
     B, w, n = Gs.shape
+    none = np.zeros(B, dtype=bool)
     if n < w:  # rank deficient whatever the data: the rank test decides
-        return np.zeros((B, n)), np.zeros(B, dtype=bool), np.zeros((B, w)), np.zeros(B, dtype=bool)
+        return np.zeros((B, n)), none, np.zeros((B, w)), none.copy()
     U, s, Vh = np.linalg.svd(Gs, full_matrices=True)
     en = np.zeros(n)
     k = 0
     for sz in sizes:
         en[k] = 1.0
         k += sz
-    m = float(len(sizes))
-    if n > w:
-        X, fx = _alternate(Vh[:, w:, :], en, m, sizes, iterations, c)
-    else:
-        X, fx = np.zeros((B, n)), np.zeros(B, dtype=bool)
     ok = s[:, -1] > 0
-    fx &= ok
-    X = X.copy()
-    # skip the dual search where the primal one already settled the grasp
-    todo = np.flatnonzero(~fx & ok)
-    Y, fy = np.zeros((B, w)), np.zeros(B, dtype=bool)
-    if todo.size:
-        Z, fz = _alternate(Vh[todo, :w, :], en, 1.0, sizes, iterations, c)
-        Rz = np.einsum("bkn,bn->bk", Vh[todo, :w, :], Z)
-        Y[todo] = np.einsum("bij,bj->bi", U[todo], Rz / s[todo])
-        fy[todo] = fz
+    primal = _Alternation(Vh[:, w:, :], en, float(len(sizes)), sizes, c) if n > w else None
+    dual = _Alternation(Vh[:, :w, :], en, 1.0, sizes, c)
+    fx = ok & primal.inside(slice(None)) if primal is not None else none.copy()
+    fy = ok & ~fx & dual.inside(slice(None))
+    ap = np.flatnonzero(ok & ~fx & ~fy & (primal.usable if primal is not None else none))
+    ad = np.flatnonzero(ok & ~fx & ~fy & dual.usable)
+    for _ in range(iterations):
+        if not (ap.size or ad.size):
+            break
+        if ap.size and primal is not None:
+            fx[ap[primal.step(ap, GRASP_BATCH_RELAX)]] = True
+        if ad.size:
+            fy[ad[dual.step(ad, GRASP_BATCH_RELAX)]] = True
+        done = fx | fy
+        ap, ad = ap[~done[ap]], ad[~done[ad]]
+    X = primal.X if primal is not None else np.zeros((B, n))
+    Rz = np.einsum("bkn,bn->bk", Vh[:, :w, :], dual.X)
+    Y = np.einsum("bij,bj->bi", U, Rz / np.where(s > 0, s, 1.0))
     return X, fx, Y, fy
 
 
@@ -240,26 +247,36 @@ def force_closures(grasps: Sequence[Grasp], *, iterations: int = GRASP_BATCH_ITE
         groups.setdefault((g.wrench_dimension, tuple(g.sizes())), []).append(i)
     for (_, sizes), idx in groups.items():
         t0 = time.perf_counter()
-        Gs = np.stack([gs[i].grasp_map(scaled=True) for i in idx])
+        sub = [gs[i] for i in idx]
+        Gs = np.stack([g.grasp_map(scaled=True) for g in sub])
         X, fx, Y, fy = _candidates(Gs, sizes, iterations, shrink)
-        share = (time.perf_counter() - t0) / len(idx)
+        xs: list = [X[r] if fx[r] else None for r in range(len(idx))]
+        ys: list = [Y[r] if fy[r] else None for r in range(len(idx))]
+        how = ["projection"] * len(idx)
         program: _ClarabelMargin | None = None
+        for r in np.flatnonzero(~fx & ~fy):  # no cheap candidate: Clarabel's, verified with the others below
+            if program is None:
+                program = _ClarabelMargin(sizes, Gs.shape[1])
+            xs[r], ys[r], status = program.candidates(Gs[r], sub[r].m)
+            how[r] = "clarabel"
+        checks = force_closures_from(sub, xs, ys, "candidate")
+        share = (time.perf_counter() - t0) / len(idx)
         for r, i in enumerate(idx):
-            g = gs[i]
-            chk = force_closure_from(g, internal_force=X[r] if fx[r] else None,
-                                     unresisted_wrench=Y[r] if fy[r] else None, backend_status="projection")
-            how = "projection"
-            if chk is not None and chk.certificate is not None and chk.certificate.id.endswith("_rank"):
-                how = "rank"
-            if chk is None:
+            g, chk = gs[i], checks[r]
+            if chk is not None and chk.certificate is not None:
+                if chk.certificate.id.endswith("_rank"):
+                    how[r] = "rank"
+                else:
+                    chk.certificate.data["backend_status"] = how[r]
+            if chk is None and how[r] == "projection":  # a cheap candidate that did not verify: Clarabel's
                 if program is None:
-                    program = _ClarabelMargin(sizes, g.wrench_dimension)
-                x, y, status = program.candidates(g.grasp_map(scaled=True), g.m)
-                chk = force_closure_from(g, internal_force=x, unresisted_wrench=y, backend_status=f"clarabel {status}")
-                how = "clarabel"
+                    program = _ClarabelMargin(sizes, Gs.shape[1])
+                x, y, status = program.candidates(Gs[r], g.m)
+                chk = force_closure_from(g, internal_force=x, unresisted_wrench=y, backend_status="clarabel")
+                how[r] = "clarabel"
             if chk is None:
-                chk, how = force_closure(g), "cvxpy"
-            chk.value["decided_by"] = how
+                chk, how[r] = force_closure(g), "cvxpy"
+            chk.value["decided_by"] = how[r]
             chk.times["batch_share"] = share
             out[i] = chk
             if progress is not None:

@@ -273,7 +273,11 @@ class Grasp:
 
     def sizes(self) -> list[int]:
         """Entries of each contact's ``x_i = (f_n, ν)``."""
-        return [1 + c.nu_dim for c in self.contacts]
+        cached = self.__dict__.get("_sizes_cache")
+        if cached is None or cached[0] is not self.contacts:  # computed once per tuple of contacts
+            cached = (self.contacts, [1 + c.nu_dim for c in self.contacts])
+            self.__dict__["_sizes_cache"] = cached
+        return list(cached[1])
 
     def offsets(self) -> list[slice]:
         """The slice of each contact's ``x_i`` in the stacked ``x``."""
@@ -290,11 +294,16 @@ class Grasp:
     def grasp_map(self, scaled: bool = True) -> np.ndarray:
         """``G`` (w × Σ sizes) taking the stacked ``x`` to the wrench on the object; with ``scaled`` the torque rows are
         divided by the torque scale ``L`` (the scaled wrench of the module docstring)."""
+        key = (id(self._columns), self.torque_scale, bool(scaled))
+        cached = self.__dict__.get("_map_cache")
+        if cached is not None and cached[0] == key:  # the same columns and torque scale: a copy of the map made once
+            return cached[1].copy()
         G = np.column_stack(self._columns)
         if scaled:
             G = G.copy()
             G[self.dimension:] /= self.torque_scale
-        return G
+        self.__dict__["_map_cache"] = (key, G)
+        return G.copy()
 
     def scaled_wrench(self, wrench) -> np.ndarray:
         """``(force, torque / L)`` of a wrench given in physical units."""
