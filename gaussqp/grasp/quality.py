@@ -191,10 +191,14 @@ def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
     sv = np.linalg.svd(D, compute_uv=False)
     # a triangulated piece of a non-simplicial facet may be flat (qhull's Qt): then the points on its hyperplane
     # must span it
-    for k in np.flatnonzero(sv[:, -1] <= GRASP_RANK_RTOL * scale):
-        on = P[:, np.abs(slack[k]) <= tol]
-        if on.shape[1] < w or np.linalg.matrix_rank(on[:, 1:] - on[:, :1], tol=GRASP_RANK_RTOL * scale) < w - 1:
-            return False, f"facet {k} is not spanned by {w} affinely independent points"
+    flat = np.flatnonzero(sv[:, -1] <= GRASP_RANK_RTOL * scale)
+    if flat.size:
+        # the pieces of one facet share its points: each distinct set of points on a hyperplane is checked once
+        on_sets, first = np.unique(np.abs(slack[flat]) <= tol, axis=0, return_index=True)
+        for mask, k in zip(on_sets, flat[first]):
+            on = P[:, mask]
+            if on.shape[1] < w or np.linalg.matrix_rank(on[:, 1:] - on[:, :1], tol=GRASP_RANK_RTOL * scale) < w - 1:
+                return False, f"facet {k} is not spanned by {w} affinely independent points"
     nb = hull.neighbors
     if nb.shape[1] != w or np.any(nb < 0):
         return False, "a facet lacks a neighbour (the boundary is not closed)"
@@ -319,14 +323,18 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     times = {}
     blocks = _blocks(grasp)
     t0 = time.perf_counter()
-    P_in = polytope_points(grasp, facets, "inner", norm)
-    inner = _polytope_epsilon(P_in)
-    times["inner"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
     P_out = polytope_points(grasp, facets, "outer", norm)
     outer = _polytope_epsilon(P_out)
     times["outer"] = time.perf_counter() - t0
-    lower, upper = inner["epsilon"], outer["epsilon"]
+    upper = outer["epsilon"]
+    t0 = time.perf_counter()
+    P_in = polytope_points(grasp, facets, "inner", norm)
+    if upper == 0.0:  # no closure even with the circumscribed cones: the inscribed polytope's hull is not needed
+        inner = {"epsilon": 0.0, "hull": None, "scale": float(np.max(np.linalg.norm(P_in, axis=0))), "volume": None}
+    else:
+        inner = _polytope_epsilon(P_in)
+    times["inner"] = time.perf_counter() - t0
+    lower = inner["epsilon"]
     scale = max(inner["scale"], outer["scale"])
     tol = GRASP_EPSILON_RTOL * scale
     def h_exact(y):
@@ -415,12 +423,10 @@ def grasp_metrics(grasp: Grasp, *, facets: int = 8, norm: str = "L1", epsilon_ch
     smax = float(s[0]) if s.size else 0.0
     smin = float(s[w - 1]) if s.size >= w else 0.0
     value: dict = {"sigma_min": smin, "sigma_max": smax, "isotropy": smin / smax if smax > 0 else 0.0}
-    if epsilon_check is not None and "volume_lower" in epsilon_check.value:
-        value.update({"volume_lower": epsilon_check.value["volume_lower"],
-                      "volume_upper": epsilon_check.value["volume_upper"]})
-    else:
-        value["volume_lower"] = _polytope_epsilon(polytope_points(grasp, facets, "inner", norm))["volume"]
-        value["volume_upper"] = _polytope_epsilon(polytope_points(grasp, facets, "outer", norm))["volume"]
+    ev = {} if epsilon_check is None else epsilon_check.value
+    for key, kind in (("volume_lower", "inner"), ("volume_upper", "outer")):
+        v = ev.get(key)  # reused from ε when it computed that hull (it skips the inner one without closure)
+        value[key] = v if v is not None else _polytope_epsilon(polytope_points(grasp, facets, kind, norm))["volume"]
     value.update({"facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale})
     return GraspCheck("metrics", None, None, smin, value,
                       "metrics: σ_min and isotropy exact (SVD), volume bracketed by the polytopes")
