@@ -457,6 +457,18 @@ def _check_line(label: str, holds, certified: bool, detail: str) -> None:
     print(f"  {label:<24} {verdict:<10} {'certified' if certified else 'NOT certified':<14} {detail}")
 
 
+def _grasp_mujoco(args):
+    """The grasp on ``--object`` of a MuJoCo model at ``--keyframe`` / ``--qpos``, after ``--settle`` steps."""
+    from .io.mujoco import grasp_from_mujoco, load_mujoco
+    from .io.open_file import read_vector
+
+    if not args.object:
+        raise UnknownValueError("--object", "is missing for a MuJoCo model", "name the grasped body: --object BODY")
+    model, data = load_mujoco(args.file, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
+                              settle=args.settle)
+    return grasp_from_mujoco(model, data, args.object)
+
+
 def cmd_grasp_batch(args) -> int:
     """``gaussqp grasp FILE.jsonl|DIR --batch``: many grasps (:func:`gaussqp.grasp.analyze_many`), a results table
     (``--table``: .csv, or .parquet with the studies extra) and JSON lines (``--jsonl``, ``-`` for stdout)."""
@@ -508,7 +520,13 @@ def cmd_grasp(args) -> int:
         return cmd_grasp_batch(args)
     if args.plot:
         _writable_file("--plot", args.plot)
-    g = _grasp_file(args.file)
+    if Path(args.file).suffix.lower() in (".xml", ".mjb"):
+        g = _grasp_mujoco(args)
+    else:
+        if args.object is not None:
+            raise UnknownValueError("--object", "is given for a grasp file", "give a MuJoCo model (.xml, .mjb) with "
+                                    "--object, or drop --object")
+        g = _grasp_file(args.file)
     if args.facets < 3:
         raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
     rep = analyze(g, facets=args.facets, norm=args.norm)
@@ -675,12 +693,17 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=cmd_import)
     gr = sub.add_parser("grasp", help="grasp analysis: force/form closure, ε bracket, internal forces, equilibrium, "
                                       "with certificates (a gaussqp-grasp/1 file or a shipped grasp)")
-    gr.add_argument("file", help="a gaussqp-grasp/1 .json file or a shipped grasp name (gaussqp list); with --batch a "
-                                 ".jsonl file or a directory")
+    gr.add_argument("file", help="a gaussqp-grasp/1 .json file, a shipped grasp name (gaussqp list), a MuJoCo model "
+                                 "with --object; with --batch a .jsonl file or a directory")
     gr.add_argument("--facets", type=int, default=8, help="polygon sides bracketing the exact cones in ε (default 8)")
     gr.add_argument("--norm", choices=["L1", "Linf"], default="L1", help="ε of the L1 (default) or L∞ wrench set")
     gr.add_argument("--json", action="store_true", help="print one JSON object")
     gr.add_argument("--plot", default=None, metavar="PNG", help="draw contacts, cones and the wrench set with the ε ball")
+    gr.add_argument("--object", default=None, metavar="BODY", help="with a MuJoCo model (.xml, .mjb): the grasped "
+                                                                    "body; its contacts at the state are the grasp")
+    gr.add_argument("--keyframe", default=None, help="with a MuJoCo model: start from this keyframe (name or index)")
+    gr.add_argument("--qpos", default=None, help="with a MuJoCo model: configuration file (.npy, .json list or text)")
+    gr.add_argument("--settle", type=int, default=0, help="with a MuJoCo model: simulate this many steps first")
     gr.add_argument("--batch", action="store_true", help="many grasps: FILE is a .jsonl file (one grasp per line) or a "
                                                          "directory of grasp files")
     gr.add_argument("--checks", default="force_closure",

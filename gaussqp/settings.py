@@ -927,3 +927,6 @@ GRASP_BATCH_SLACK_RTOL = 1e-12
 GRASP_BATCH_MIN_POOL = 2000
 #: Grasps per process-pool task.
 GRASP_BATCH_CHUNK = 500
+#: :func:`gaussqp.io.mujoco.import_grasp` refuses a contact whose two sliding friction coefficients differ by more
+#: than this relative amount (the grasp's cones are isotropic; MuJoCo copies equal coefficients exactly).
+MUJOCO_GRASP_ANISOTROPY_RTOL = 1e-12
