@@ -459,7 +459,8 @@ def _check_line(label: str, holds, certified: bool, detail: str) -> None:
 
 def _grasp_mujoco(args):
     """The grasp on ``--object`` of a MuJoCo model at ``--keyframe`` / ``--qpos``, after ``--settle`` steps."""
-    from .io.mujoco import grasp_from_mujoco, load_mujoco
+    from .grasp import grasp_from_mujoco
+    from .io.mujoco import load_mujoco
     from .io.open_file import read_vector
 
     if not args.object:

@@ -253,12 +253,14 @@ def force_closures(grasps: Sequence[Grasp], *, iterations: int = GRASP_BATCH_ITE
         xs: list = [X[r] if fx[r] else None for r in range(len(idx))]
         ys: list = [Y[r] if fy[r] else None for r in range(len(idx))]
         how = ["projection"] * len(idx)
+        statuses = ["projection"] * len(idx)
         program: _ClarabelMargin | None = None
-        for r in np.flatnonzero(~fx & ~fy):  # no cheap candidate: Clarabel's, verified with the others below
+        for r in np.flatnonzero(~fx & ~fy).tolist():  # no cheap candidate: Clarabel's, verified with the others
             if program is None:
                 program = _ClarabelMargin(sizes, Gs.shape[1])
             xs[r], ys[r], status = program.candidates(Gs[r], sub[r].m)
             how[r] = "clarabel"
+            statuses[r] = f"clarabel {status}"
         checks = force_closures_from(sub, xs, ys, "candidate")
         share = (time.perf_counter() - t0) / len(idx)
         for r, i in enumerate(idx):
@@ -267,12 +269,12 @@ def force_closures(grasps: Sequence[Grasp], *, iterations: int = GRASP_BATCH_ITE
                 if chk.certificate.id.endswith("_rank"):
                     how[r] = "rank"
                 else:
-                    chk.certificate.data["backend_status"] = how[r]
+                    chk.certificate.data["backend_status"] = statuses[r]
             if chk is None and how[r] == "projection":  # a cheap candidate that did not verify: Clarabel's
                 if program is None:
                     program = _ClarabelMargin(sizes, Gs.shape[1])
                 x, y, status = program.candidates(Gs[r], g.m)
-                chk = force_closure_from(g, internal_force=x, unresisted_wrench=y, backend_status="clarabel")
+                chk = force_closure_from(g, internal_force=x, unresisted_wrench=y, backend_status=f"clarabel {status}")
                 how[r] = "clarabel"
             if chk is None:
                 chk, how[r] = force_closure(g), "cvxpy"

@@ -157,7 +157,9 @@ class _Conic:
 @lru_cache(maxsize=512)
 def _friction_index(sizes: tuple) -> tuple[np.ndarray, np.ndarray]:
     """For cone blocks of ``sizes``: (the entries of every ``ν_i`` in the stacked ``x``, the block of each)."""
-    idx, owner, k = [], [], 0
+    idx: list[int] = []
+    owner: list[int] = []
+    k = 0
     for i, sz in enumerate(sizes):
         idx += range(k + 1, k + sz)
         owner += [i] * (sz - 1)
@@ -185,8 +187,8 @@ def _conics(grasps: list) -> list[_Conic]:
             sel = np.flatnonzero(live)
             Ge = Gs[sel] / norms[sel][:, :, None]
             se = np.linalg.svd(Ge, compute_uv=False)
-            for j, r in enumerate(sel):
-                out[idx[r]].__dict__["equilibrated"] = (norms[r], np.ones(shape[0], dtype=bool), se[j])
+            for j, q in enumerate(sel.tolist()):
+                out[idx[q]].__dict__["equilibrated"] = (norms[q], np.ones(shape[0], dtype=bool), se[j])
     return out
 
 

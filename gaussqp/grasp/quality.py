@@ -38,6 +38,7 @@ Certificates (recomputed in NumPy from the data, never taken from qhull's word; 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -329,6 +330,7 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     upper = outer["epsilon"]
     t0 = time.perf_counter()
     P_in = polytope_points(grasp, facets, "inner", norm)
+    inner: dict[str, Any]
     if upper == 0.0:  # no closure even with the circumscribed cones: the inscribed polytope's hull is not needed
         inner = {"epsilon": 0.0, "hull": None, "scale": float(np.max(np.linalg.norm(P_in, axis=0))), "volume": None}
     else:

@@ -737,7 +737,7 @@ class _Importer:
 
 @dataclass(frozen=True)
 class GraspContactSource:
-    """Where one contact of :func:`import_grasp` came from: ``mujoco_id`` (index of ``data.contact``), the two
+    """Where one contact of :func:`read_grasp` came from: ``mujoco_id`` (index of ``data.contact``), the two
     ``geoms``, the ``other_body`` (the hand link, fingertip or table the object touches), MuJoCo's ``condim``, its
     ``distance`` (negative: penetration) and its ``friction`` 5-vector."""
 
@@ -751,18 +751,31 @@ class GraspContactSource:
 
 @dataclass(frozen=True)
 class MujocoGrasp:
-    """The result of :func:`import_grasp`: the ``grasp``, ``contacts[i]`` the source of its contact ``i``,
-    ``hand_joints`` (the names of the hand Jacobian's columns), ``left_out`` (``(what, why)``: rolling friction,
-    joints without a torque limit ...) and ``object_body``, ``mass``, ``reference_point`` (the object's centre of mass,
-    the origin of the grasp's positions, world coordinates)."""
+    """What :func:`read_grasp` reads, in the terms of a :class:`gaussqp.grasp.Grasp` (plain arrays: this layer does
+    not build the grasp; :func:`gaussqp.grasp.grasp_from_mujoco` does).
 
-    grasp: Any
-    contacts: tuple[GraspContactSource, ...]
+    Per contact ``i``: ``positions[i]`` (from the object's centre of mass, world axes), the **inward** ``normals[i]``,
+    ``friction[i]``, ``kinds[i]`` ("frictionless", "hard", "soft"), ``torsional[i]`` and ``sources[i]``. The hand:
+    ``jacobian`` (rows per contact ``f_n, f_t₁, f_t₂[, τ]`` in the grasp's frame, columns ``hand_joints``; None without
+    hand joints), ``torque_limits`` (None unless every hand joint has one). ``wrench`` the external wrench on the
+    object (weight and ``xfrc_applied``); ``left_out`` ``(what, why)``; ``name``, ``description``."""
+
+    positions: np.ndarray
+    normals: np.ndarray
+    friction: np.ndarray
+    kinds: tuple[str, ...]
+    torsional: np.ndarray
+    sources: tuple[GraspContactSource, ...]
+    jacobian: np.ndarray | None
+    torque_limits: np.ndarray | None
     hand_joints: tuple[str, ...]
+    wrench: np.ndarray
     left_out: tuple[tuple[str, str], ...]
     object_body: str
     mass: float
     reference_point: np.ndarray
+    name: str
+    description: str
 
 
 def _body_id(mujoco, model, body) -> int:
@@ -784,7 +797,7 @@ def _actuated_limit(mujoco, m, j: int) -> float | None:
     """The largest |joint torque| the actuators of joint ``j`` can apply: the joint's ``actuatorfrcrange`` when
     limited; else, summed over its joint-transmission actuators, ``|gear| max|forcerange|`` (force-limited) or
     ``|gear · gain| max|ctrlrange|`` (a motor: fixed gain, no bias, control-limited); None when an actuator's force
-    is not bounded that way (a position servo without a force range) or nothing actuates the joint (0)."""
+    is not bounded that way (a position servo without a force range); 0 when nothing actuates the joint."""
     if bool(m.jnt_actfrclimited[j]):
         return float(np.max(np.abs(m.jnt_actfrcrange[j])))
     total = 0.0
@@ -802,10 +815,11 @@ def _actuated_limit(mujoco, m, j: int) -> float | None:
     return total
 
 
-def import_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGrasp:
-    """The grasp on ``object_body`` at the state of ``data`` (issue #30 item 2): every MuJoCo contact between one
-    of the object's geoms and anything else (hand links, fingertips, the table), with the hand's Jacobian and torque
-    limits, and the object's weight as the external wrench.
+def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGrasp:
+    """The grasp on ``object_body`` at the state of ``data`` (issue #30 item 2), as arrays: every MuJoCo contact
+    between one of the object's geoms and anything else (hand links, fingertips, the table), the hand's Jacobian and
+    torque limits, and the object's weight as the external wrench. :func:`gaussqp.grasp.grasp_from_mujoco` makes
+    the :class:`~gaussqp.grasp.Grasp` of it.
 
     - Positions are ``contact.pos`` relative to the object's centre of mass ``xipos`` (world axes); the **inward**
       normal is MuJoCo's ``contact.frame[0]`` (which points from ``geom1`` to ``geom2``) when the object is ``geom2``,
@@ -830,17 +844,16 @@ def import_grasp(model, data, object_body, *, name: str | None = None) -> Mujoco
     UnsupportedModelError
         A contact with anisotropic friction.
     """
-    mujoco = _mujoco()
-    from ..grasp import Grasp, GraspContact, Hand
     from ..mechanics.frames import tangent_basis
 
+    mujoco = _mujoco()
     m = model
     b = _body_id(mujoco, m, object_body)
     d = data_at_state(m, data, m)
     body_name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or str(b)
     com = np.array(d.xipos[b], dtype=float)
     hand_dofs = [k for k in range(m.nv) if int(m.dof_bodyid[k]) != b]
-    contacts, sources, rows, left_out = [], [], [], []
+    pos, nrm, mus, kinds, muts, sources, rows, left_out = [], [], [], [], [], [], [], []
     for k in range(d.ncon):
         con = d.contact[k]
         g1, g2 = (int(g) for g in con.geom)
@@ -873,7 +886,11 @@ def import_grasp(model, data, object_body, *, name: str | None = None) -> Mujoco
                 left_out.append((f"{label} torsional friction", "is 0: a hard finger"))
             if mu == 0:
                 kind = "frictionless"
-        contacts.append(GraspContact(np.array(con.pos, dtype=float) - com, n, mu, kind, mut))
+        pos.append(np.array(con.pos, dtype=float) - com)
+        nrm.append(n)
+        mus.append(mu)
+        kinds.append(kind)
+        muts.append(mut)
         sources.append(GraspContactSource(k, gname, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other) or
                                           str(other), condim, float(con.dist), fr))
         jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
@@ -881,38 +898,29 @@ def import_grasp(model, data, object_body, *, name: str | None = None) -> Mujoco
         dirs = [n] + (list(tangent_basis(n)) if kind != "frictionless" else [])
         block = [v @ jacp for v in dirs] + ([n @ jacr] if kind == "soft" else [])
         rows += [r[hand_dofs] for r in block]
-    if not contacts:
+    if not pos:
         raise UnknownValueError("object_body", f"is {body_name!r}, which touches nothing at this state "
                                 f"({d.ncon} MuJoCo contacts, none with its geoms)",
                                 "give a state where the hand holds it (a keyframe, qpos, or settle steps)")
-    hand = None
     names = tuple(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, int(m.dof_jntid[k])) or f"dof {k}"
                   for k in hand_dofs)
+    J, tl = None, None
     if hand_dofs:
         J = np.array(rows, dtype=float).reshape(len(rows), len(hand_dofs))
-        limits = []
-        for k in hand_dofs:
-            lim = _actuated_limit(mujoco, m, int(m.dof_jntid[k]))
-            limits.append(lim)
+        limits = [_actuated_limit(mujoco, m, int(m.dof_jntid[k])) for k in hand_dofs]
+        for jn, lim in zip(names, limits):
             if lim is None:
-                left_out.append((f"joint {names[hand_dofs.index(k)]}", "its actuator force is not bounded (no force "
-                                 "or control range with a fixed gain): the hand has no torque limits"))
+                left_out.append((f"joint {jn}", "its actuator force is not bounded (no force or control range with "
+                                 "a fixed gain): the hand has no torque limits"))
         tl = None if any(v is None for v in limits) else np.array(limits, dtype=float)
-        hand = Hand(jacobian=J, torque_limits=tl)
     gc = float(m.body_gravcomp[b]) if hasattr(m, "body_gravcomp") else 0.0
     mass = float(m.body_mass[b])
     wrench = np.concatenate([(1.0 - gc) * mass * np.array(m.opt.gravity, dtype=float), np.zeros(3)])
     wrench += np.array(d.xfrc_applied[b], dtype=float)
     model_name = bytes(m.names).split(b"\0", 1)[0].decode("utf-8", "replace") or "mujoco"  # names[0]: the model's
-    grasp = Grasp(contacts, wrench=wrench, hand=hand, name=name or f"{model_name}:{body_name}",
-                  description=f"MuJoCo contacts of body {body_name!r} at t = {float(d.time):g}")
-    return MujocoGrasp(grasp, tuple(sources), names, tuple(left_out), body_name, mass, com)
+    return MujocoGrasp(np.array(pos), np.array(nrm), np.array(mus), tuple(kinds), np.array(muts), tuple(sources), J,
+                       tl, names, wrench, tuple(left_out), body_name, mass, com, name or f"{model_name}:{body_name}",
+                       f"MuJoCo contacts of body {body_name!r} at t = {float(d.time):g}")
 
 
-def grasp_from_mujoco(model, data, object_body, *, name: str | None = None):
-    """The :class:`~gaussqp.grasp.Grasp` on ``object_body`` at the state of ``data``: ``import_grasp(...).grasp``
-    (see :func:`import_grasp` for what is imported)."""
-    return import_grasp(model, data, object_body, name=name).grasp
-
-
-__all__ += ["GraspContactSource", "MujocoGrasp", "grasp_from_mujoco", "import_grasp"]
+__all__ += ["GraspContactSource", "MujocoGrasp", "read_grasp"]

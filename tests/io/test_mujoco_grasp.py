@@ -13,8 +13,8 @@ mujoco = pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[
 
 from gaussqp.cli import main as cli  # noqa: E402
 from gaussqp.errors import UnknownValueError  # noqa: E402
-from gaussqp.grasp import equilibrium, force_closure, hand_equilibrium  # noqa: E402
-from gaussqp.io.mujoco import grasp_from_mujoco, import_grasp, load_mujoco  # noqa: E402
+from gaussqp.grasp import equilibrium, force_closure, grasp_from_mujoco, hand_equilibrium  # noqa: E402
+from gaussqp.io.mujoco import load_mujoco, read_grasp  # noqa: E402
 
 SCENE = pathlib.Path(__file__).resolve().parents[1] / "data" / "grasp" / "pinch.xml"
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
@@ -32,11 +32,11 @@ def scene(tmp_path, condim: int = 3, mu: float = 0.8, torsional: float = 0.01) -
 
 def test_contacts_normals_and_friction_are_mujocos():
     model, data = load_mujoco(SCENE, keyframe="pinch")
-    imp = import_grasp(model, data, "box")
-    g = imp.grasp
+    imp = read_grasp(model, data, "box")
+    g = grasp_from_mujoco(model, data, "box")
     assert g.m == data.ncon == 2 and imp.hand_joints == ("left", "right") and imp.mass == pytest.approx(MASS)
     com = data.xipos[model.body("box").id]
-    for c, src in zip(g.contacts, imp.contacts):
+    for c, src in zip(g.contacts, imp.sources):
         con = data.contact[src.mujoco_id]
         np.testing.assert_allclose(c.position, con.pos - com, atol=1e-12)
         box_is_geom2 = model.geom_bodyid[con.geom[1]] == model.body("box").id
@@ -68,11 +68,11 @@ def test_verdicts_against_statics_by_hand(tmp_path):
 
 def test_soft_fingers_close_the_grasp(tmp_path):
     model, data = load_mujoco(scene(tmp_path, condim=4), keyframe="pinch")
-    imp = import_grasp(model, data, "box")
-    assert [c.kind for c in imp.grasp.contacts] == ["soft", "soft"]
-    assert [c.torsional_friction for c in imp.grasp.contacts] == [0.01, 0.01]
-    assert imp.grasp.hand.jacobian.shape == (8, 2)
-    fc = force_closure(imp.grasp)
+    g = grasp_from_mujoco(model, data, "box")
+    assert [c.kind for c in g.contacts] == ["soft", "soft"]
+    assert [c.torsional_friction for c in g.contacts] == [0.01, 0.01]
+    assert g.hand.jacobian.shape == (8, 2)
+    fc = force_closure(g)
     assert fc.holds is True and fc.certified
 
 
