@@ -252,3 +252,10 @@ def test_readme_batch_example_runs(capsys):
     out = capsys.readouterr().out.splitlines()
     said = re.search(r"It prints `(.*?)`", section)
     assert said and said.group(1) == out[0]
+
+
+def test_progress_bar(capsys):
+    analyze_many(random_grasps(3, seed=4), progress=True)
+    assert "analyze_many" in capsys.readouterr().err
+    analyze_many(random_grasps(3, seed=4), progress=False)
+    assert capsys.readouterr().err == ""
