@@ -459,15 +459,16 @@ def _check_line(label: str, holds, certified: bool, detail: str) -> None:
 
 def _grasp_mujoco(args):
     """The grasp on ``--object`` of a MuJoCo model at ``--keyframe`` / ``--qpos``, after ``--settle`` steps."""
-    from .grasp import grasp_from_mujoco
-    from .io.mujoco import load_mujoco
+    from .grasp.simulator import grasp_of_reading
+    from .io.mujoco import load_mujoco, read_grasp
     from .io.open_file import read_vector
 
     if not args.object:
         raise UnknownValueError("--object", "is missing for a MuJoCo model", "name the grasped body: --object BODY")
     model, data = load_mujoco(args.file, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
                               settle=args.settle)
-    return grasp_from_mujoco(model, data, args.object)
+    reading = read_grasp(model, data, args.object)
+    return grasp_of_reading(reading), reading
 
 
 def cmd_grasp_batch(args) -> int:
@@ -521,8 +522,9 @@ def cmd_grasp(args) -> int:
         return cmd_grasp_batch(args)
     if args.plot:
         _writable_file("--plot", args.plot)
+    reading = None
     if Path(args.file).suffix.lower() in (".xml", ".mjb"):
-        g = _grasp_mujoco(args)
+        g, reading = _grasp_mujoco(args)
     else:
         if args.object is not None:
             raise UnknownValueError("--object", "is given for a grasp file", "give a MuJoCo model (.xml, .mjb) with "
@@ -532,6 +534,20 @@ def cmd_grasp(args) -> int:
         raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
     rep = analyze(g, facets=args.facets, norm=args.norm)
     d = rep.to_dict()
+    if reading is not None and g.hand is not None and g.hand.mass_matrix is not None:
+        # the MuJoCo state has the hand's M and F (actuator torques included): the papers' dynamic hold check
+        from .grasp import dynamic_check
+
+        try:
+            dyn = dynamic_check(g, object_mass_matrix=reading.object_mass_matrix)
+        except NotApplicableError as exc:
+            d["dynamic"] = {"holds": None, "reason": str(exc)}
+        else:
+            rep.checks["dynamic"] = dyn
+            d["dynamic"] = {"holds": dyn.holds, "certified": dyn.certified,
+                            "mu_min": to_jsonable(dyn.value.get("mu_min")),
+                            "certificate": None if dyn.certificate is None else dyn.certificate.as_dict()}
+            d["certified"] = rep.certified
     if args.plot:
         plot_grasp(g, args.plot, facets=args.facets, norm=args.norm)
         d["plot"] = str(args.plot)
@@ -552,7 +568,7 @@ def cmd_grasp(args) -> int:
     _check_line("internal forces", itf.holds, itf.certified, f"dim ker G = {itf.value.get('dimension')}")
     _check_line("min-weight (LP)", mw.holds, mw.certified, _fmt(mw.margin))
     for name, label in (("equilibrium", "equilibrium (wrench)"), ("hand_closure", "hand closure (τ limits)"),
-                        ("hand_equilibrium", "hand equilibrium")):
+                        ("hand_equilibrium", "hand equilibrium"), ("dynamic", "dynamic hold (M, F)")):
         if name in rep.checks:
             c = rep.checks[name]
             _check_line(label, c.holds, c.certified, c.certificate.id if c.certificate else c.reason)

@@ -34,11 +34,19 @@ def grasp_from_mujoco(model, data, object_body, *, name: str | None = None) -> G
     """
     from ..io.mujoco import read_grasp
 
-    r = read_grasp(model, data, object_body, name=name)
+    return grasp_of_reading(read_grasp(model, data, object_body, name=name))
+
+
+def grasp_of_reading(reading) -> Grasp:
+    """The :class:`Grasp` of a :class:`gaussqp.io.mujoco.MujocoGrasp` (what :func:`grasp_from_mujoco` returns);
+    the hand carries MuJoCo's ``M`` and ``F`` on its joints, so that :func:`gaussqp.grasp.dynamic_check` runs with
+    ``object_mass_matrix=reading.object_mass_matrix``."""
+    r = reading
     contacts = [GraspContact(p, n, float(mu), kind, float(mut))
                 for p, n, mu, kind, mut in zip(r.positions, r.normals, r.friction, r.kinds, r.torsional)]
-    hand = None if r.jacobian is None else Hand(jacobian=r.jacobian, torque_limits=r.torque_limits)
+    hand = None if r.jacobian is None else Hand(jacobian=r.jacobian, torque_limits=r.torque_limits,
+                                                mass_matrix=r.hand_mass_matrix, force=r.hand_force)
     return Grasp(contacts, wrench=r.wrench, hand=hand, name=r.name, description=r.description)
 
 
-__all__ = ["grasp_from_mujoco"]
+__all__ = ["grasp_from_mujoco", "grasp_of_reading"]

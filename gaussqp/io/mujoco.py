@@ -757,8 +757,11 @@ class MujocoGrasp:
     Per contact ``i``: ``positions[i]`` (from the object's centre of mass, world axes), the **inward** ``normals[i]``,
     ``friction[i]``, ``kinds[i]`` ("frictionless", "hard", "soft"), ``torsional[i]`` and ``sources[i]``. The hand:
     ``jacobian`` (rows per contact ``f_n, f_t₁, f_t₂[, τ]`` in the grasp's frame, columns ``hand_joints``; None without
-    hand joints), ``torque_limits`` (None unless every hand joint has one). ``wrench`` the external wrench on the
-    object (weight and ``xfrc_applied``); ``left_out`` ``(what, why)``; ``name``, ``description``."""
+    hand joints), ``torque_limits`` (None unless every hand joint has one), ``hand_mass_matrix`` and ``hand_force``
+    (MuJoCo's ``M`` on the hand joints and ``F = −qfrc_smooth`` there: ``M q̈ + F`` is the contacts' generalized force,
+    actuator torques included). ``wrench`` the external wrench on the object (weight and ``xfrc_applied``),
+    ``object_mass_matrix`` its ``diag(m I, R I_body Rᵀ)`` at the centre of mass in world axes (the coordinates of the
+    grasp map); ``left_out`` ``(what, why)``; ``name``, ``description``."""
 
     positions: np.ndarray
     normals: np.ndarray
@@ -776,6 +779,9 @@ class MujocoGrasp:
     reference_point: np.ndarray
     name: str
     description: str
+    hand_mass_matrix: np.ndarray | None = None
+    hand_force: np.ndarray | None = None
+    object_mass_matrix: np.ndarray | None = None
 
 
 def _body_id(mujoco, model, body) -> int:
@@ -904,8 +910,12 @@ def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGr
                                 "give a state where the hand holds it (a keyframe, qpos, or settle steps)")
     names = tuple(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, int(m.dof_jntid[k])) or f"dof {k}"
                   for k in hand_dofs)
-    J, tl = None, None
+    J, tl, Mh, Fh = None, None, None, None
     if hand_dofs:
+        Mfull = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, Mfull)
+        Mh = Mfull[np.ix_(hand_dofs, hand_dofs)]
+        Fh = -np.array(d.qfrc_smooth, dtype=float)[hand_dofs]
         J = np.array(rows, dtype=float).reshape(len(rows), len(hand_dofs))
         limits = [_actuated_limit(mujoco, m, int(m.dof_jntid[k])) for k in hand_dofs]
         for jn, lim in zip(names, limits):
@@ -917,10 +927,14 @@ def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGr
     mass = float(m.body_mass[b])
     wrench = np.concatenate([(1.0 - gc) * mass * np.array(m.opt.gravity, dtype=float), np.zeros(3)])
     wrench += np.array(d.xfrc_applied[b], dtype=float)
+    R = np.array(d.ximat[b], dtype=float).reshape(3, 3)  # the inertia frame: body_inertia is diagonal there
+    Mo = np.zeros((6, 6))
+    Mo[:3, :3] = mass * np.eye(3)
+    Mo[3:, 3:] = R @ np.diag(np.array(m.body_inertia[b], dtype=float)) @ R.T
     model_name = bytes(m.names).split(b"\0", 1)[0].decode("utf-8", "replace") or "mujoco"  # names[0]: the model's
     return MujocoGrasp(np.array(pos), np.array(nrm), np.array(mus), tuple(kinds), np.array(muts), tuple(sources), J,
                        tl, names, wrench, tuple(left_out), body_name, mass, com, name or f"{model_name}:{body_name}",
-                       f"MuJoCo contacts of body {body_name!r} at t = {float(d.time):g}")
+                       f"MuJoCo contacts of body {body_name!r} at t = {float(d.time):g}", Mh, Fh, Mo)
 
 
 __all__ += ["GraspContactSource", "MujocoGrasp", "read_grasp"]

@@ -66,6 +66,24 @@ def test_verdicts_against_statics_by_hand(tmp_path):
         assert h.holds is holds and h.certified
 
 
+def test_dynamic_hold_against_statics_by_hand(tmp_path):
+    """The motors squeeze with 10 N each (the keyframe's ctrl): every contact sticks iff 2 μ 10 N >= m g, i.e.
+    μ >= μ_min = m g / 20 N = 0.0981; MuJoCo's M and F of the hand carry the squeeze."""
+    from gaussqp.grasp import dynamic_check
+    from gaussqp.grasp.simulator import grasp_of_reading
+
+    for mu, holds in ((0.8, True), (0.04, False)):
+        model, data = load_mujoco(scene(tmp_path, mu=mu), keyframe="pinch")
+        r = read_grasp(model, data, "box")
+        np.testing.assert_allclose(r.hand_force, [-10.0, -10.0])
+        np.testing.assert_allclose(np.diag(r.object_mass_matrix), [MASS] * 3 + [MASS * 0.06 ** 2 / 6] * 3)
+        dyn = dynamic_check(grasp_of_reading(r), object_mass_matrix=r.object_mass_matrix)
+        assert dyn.holds is holds and dyn.certified
+        assert dyn.value["mu_min"] == pytest.approx(MASS * G / 20.0, rel=1e-9)
+        if holds:
+            np.testing.assert_allclose(dyn.value["lambda_normal"], [10.0, 10.0], rtol=1e-9)
+
+
 def test_soft_fingers_close_the_grasp(tmp_path):
     model, data = load_mujoco(scene(tmp_path, condim=4), keyframe="pinch")
     g = grasp_from_mujoco(model, data, "box")
@@ -97,6 +115,7 @@ def test_cli(capsys):
     assert cli(["grasp", str(SCENE), "--object", "box", "--keyframe", "pinch"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("grasp pinch:box: 2 contacts (hard)") and "hand equilibrium         yes" in out
+    assert "dynamic hold (M, F)      yes        certified" in out
     assert cli(["grasp", str(SCENE), "--object", "bx"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a body" in err[0]
