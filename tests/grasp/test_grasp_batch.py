@@ -259,3 +259,19 @@ def test_progress_bar(capsys):
     assert "analyze_many" in capsys.readouterr().err
     analyze_many(random_grasps(3, seed=4), progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_stacked_verification_is_the_one_by_one_verification():
+    """``force_closures_from`` (the rank SVDs of a structure stacked) answers bit for bit as ``force_closure_from``
+    grasp by grasp, on the candidates the batch found."""
+    from gaussqp.grasp.closure import force_closure_from, force_closures_from
+
+    gs = random_grasps(80, seed=12)
+    batch = force_closures(gs)
+    xs = [c.value.get("internal_force") for c in batch]
+    ys = [c.value.get("unresisted_wrench_scaled") for c in batch]
+    many = force_closures_from(gs, xs, ys)
+    for g, x, y, c in zip(gs, xs, ys, many):
+        one = force_closure_from(g, internal_force=x, unresisted_wrench=y)
+        assert c.holds == one.holds and c.certificate.id == one.certificate.id and c.margin == one.margin
+        assert c.value.get("sigma_min") == one.value.get("sigma_min")
