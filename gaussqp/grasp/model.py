@@ -315,9 +315,11 @@ class Grasp:
         """Per contact, the physical force of the stacked ``x``: ``f_n``, ``f_t`` (tangential, along
         :func:`tangent_basis`), ``force`` (world vector), ``torsion`` (soft contacts)."""
         out = []
+        x = np.asarray(x, dtype=float)
+        d1 = self.dimension - 1
         for c, s, T in zip(self.contacts, self.offsets(), self._tangents):
-            xi = np.asarray(x[s], dtype=float)
-            ft = c.friction * xi[1:1 + (self.dimension - 1)] if c.nu_dim else np.zeros(self.dimension - 1)
+            xi = x[s]
+            ft = c.friction * xi[1:1 + d1] if s.stop - s.start > 1 else np.zeros(d1)
             out.append({"normal": float(xi[0]), "tangential": ft, "force": xi[0] * c.normal + T.T @ ft,
                         "torsion": float(c.torsional_friction * xi[-1]) if c.kind == "soft" else 0.0})
         return out
