@@ -382,17 +382,97 @@ def _grasp_file(name: str):
                                  f"give a .json file or one of {', '.join(grasps.names())}")
 
 
+def _grasp_mujoco(args):
+    """The grasp on ``--object`` of a MuJoCo model at ``--keyframe`` / ``--qpos``, after ``--settle`` steps."""
+    from .grasp.simulator import grasp_of_reading
+    from .io.mujoco import load_mujoco, read_grasp
+    from .io.open_file import read_vector
+
+    if not args.object:
+        raise UnknownValueError("--object", "is missing for a MuJoCo model", "name the grasped body: --object BODY")
+    model, data = load_mujoco(args.file, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
+                              settle=args.settle)
+    reading = read_grasp(model, data, args.object)
+    return grasp_of_reading(reading), reading
+
+
+def cmd_grasp_batch(args) -> int:
+    """``gaussqp grasp FILE.jsonl|DIR --batch``: many grasps (:func:`gaussqp.grasp.analyze_many`), a results table
+    (``--table``: .csv, or .parquet with the studies extra) and JSON lines (``--jsonl``, ``-`` for stdout)."""
+    from .grasp import analyze_many, read_grasps, write_jsonl, write_table
+
+    for opt, path in (("--table", args.table), ("--jsonl", args.jsonl)):
+        if path and path != "-":
+            _writable_file(opt, path)
+    if args.facets < 3:
+        raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
+    checks = [c.strip() for c in args.checks.split(",") if c.strip()]
+    gs = read_grasps(args.file)
+    res = analyze_many(gs, checks=checks, facets=args.facets, norm=args.norm, workers=args.workers,
+                       progress=not args.quiet)
+    if args.table:
+        write_table(res, args.table)
+    if args.jsonl == "-":
+        for r in res:
+            print(json.dumps(to_jsonable(r.to_dict())))
+    elif args.jsonl:
+        write_jsonl(res, args.jsonl)
+    if args.jsonl != "-":
+        verdict = {True: "yes", False: "no", None: "undecided"}
+        if not (args.table or args.jsonl):
+            for r in res:
+                parts = []
+                if "force_closure" in r.checks:
+                    fc = r.checks["force_closure"]
+                    parts.append(f"force closure {verdict[fc.holds]}" + ("" if fc.certified else " (NOT certified)"))
+                if "epsilon" in r.checks:
+                    e = r.checks["epsilon"]
+                    parts.append(f"ε [{_fmt(e.value.get('lower'))}, {_fmt(e.value.get('upper'))}]")
+                if "metrics" in r.checks:
+                    parts.append(f"σ_min {_fmt(r.checks['metrics'].value['sigma_min'])}")
+                print(f"{r.index:>6} {r.name or '-'}: " + "; ".join(parts))
+        closed = sum(1 for r in res if "force_closure" in r.checks and r.checks["force_closure"].holds)
+        ok = sum(1 for r in res if r.certified)
+        print(f"{len(res)} grasps" + (f", {closed} in force closure" if "force_closure" in checks else "")
+              + f", {ok} certified" + (f"; table {args.table}" if args.table else "")
+              + (f"; JSON lines {args.jsonl}" if args.jsonl else ""))
+    return 0 if all(r.certified for r in res) else 1
+
+
 def cmd_grasp(args) -> int:
     from .grasp import analyze
     from .grasp import plot as plot_grasp
 
+    if args.batch:
+        return cmd_grasp_batch(args)
     if args.plot:
         _writable_file("--plot", args.plot)
-    g = _grasp_file(args.file)
+    reading = None
+    if Path(args.file).suffix.lower() in (".xml", ".mjb"):
+        g, reading = _grasp_mujoco(args)
+    else:
+        if args.object is not None:
+            raise UnknownValueError("--object", "is given for a grasp file", "give a MuJoCo model (.xml, .mjb) with "
+                                    "--object, or drop --object")
+        g = _grasp_file(args.file)
     if args.facets < 3:
         raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
     rep = analyze(g, facets=args.facets, norm=args.norm)
     d = rep.to_dict()
+    if reading is not None and g.hand is not None and g.hand.mass_matrix is not None:
+        # the MuJoCo state has the hand's M and F (actuator torques included): the papers' dynamic hold check
+        from .grasp import dynamic_check
+
+        try:
+            dyn = dynamic_check(g, object_mass_matrix=reading.object_mass_matrix)
+        except NotApplicableError as exc:
+            d["dynamic"] = {"holds": None, "reason": str(exc)}
+        else:
+            rep.checks["dynamic"] = dyn
+            d["dynamic"] = {"holds": dyn.holds, "certified": dyn.certified,
+                            "mu_min": to_jsonable(dyn.value.get("mu_min")),
+                            "certificate": None if dyn.certificate is None else dyn.certificate.as_dict()}
+            d["certified"] = rep.certified
     if args.plot:
         plot_grasp(g, args.plot, facets=args.facets, norm=args.norm)
         d["plot"] = str(args.plot)
@@ -545,11 +625,26 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=cmd_import)
     gr = sub.add_parser("grasp", help="grasp analysis: force/form closure, ε bracket, internal forces, equilibrium, "
                                       "with certificates (a gaussqp-grasp/1 file or a shipped grasp)")
-    gr.add_argument("file", help="a gaussqp-grasp/1 .json file or a shipped grasp name (gaussqp list)")
+    gr.add_argument("file", help="a gaussqp-grasp/1 .json file, a shipped grasp name (gaussqp list), a MuJoCo model "
+                                 "with --object; with --batch a .jsonl file or a directory")
     gr.add_argument("--facets", type=int, default=8, help="polygon sides bracketing the exact cones in ε (default 8)")
     gr.add_argument("--norm", choices=["L1", "Linf"], default="L1", help="ε of the L1 (default) or L∞ wrench set")
     gr.add_argument("--json", action="store_true", help="print one JSON object")
     gr.add_argument("--plot", default=None, metavar="PNG", help="draw contacts, cones and the wrench set with the ε ball")
+    gr.add_argument("--object", default=None, metavar="BODY", help="with a MuJoCo model (.xml, .mjb): the grasped "
+                                                                    "body; its contacts at the state are the grasp")
+    gr.add_argument("--keyframe", default=None, help="with a MuJoCo model: start from this keyframe (name or index)")
+    gr.add_argument("--qpos", default=None, help="with a MuJoCo model: configuration file (.npy, .json list or text)")
+    gr.add_argument("--settle", type=int, default=0, help="with a MuJoCo model: simulate this many steps first")
+    gr.add_argument("--batch", action="store_true", help="many grasps: FILE is a .jsonl file (one grasp per line) or a "
+                                                         "directory of grasp files")
+    gr.add_argument("--checks", default="force_closure",
+                    help="with --batch: comma-separated force_closure, epsilon, metrics (default force_closure)")
+    gr.add_argument("--table", default=None, metavar="FILE.csv|FILE.parquet", help="with --batch: the results table")
+    gr.add_argument("--jsonl", default=None, metavar="FILE|-", help="with --batch: one JSON object per grasp ('-': "
+                                                                    "stdout)")
+    gr.add_argument("--workers", type=int, default=None, help="with --batch: process-pool size")
+    gr.add_argument("--quiet", action="store_true", help="with --batch: no progress bar")
     gr.set_defaults(func=cmd_grasp)
     cv = sub.add_parser("crossval", help="cross-validation study: every accepting route on every problem of a set, "
                                          "judged against a reference; results table and report in --out")

@@ -950,9 +950,9 @@ AUDIT_MAX_STATES = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.
 AUDIT_CHUNK = 50
 
-# ------------------------------------------------------------------------------------------------ issue #28
+# ---------------------------------------------------------------- the small dense QP path and μ_min's ratio steps
 #: Largest F1/F2 program (coordinates plus rows, ``n + m_E + m_G``) handed to the small dense path, the compiled dual
-#: active-set solver DAQP (extra ``fast``; :mod:`gaussqp.backends.daqp_`), when no solver is named, ``M ≻ 0`` and every
+#: active-set solver DAQP (:mod:`gaussqp.backends.daqp_`), when no solver is named, ``M ≻ 0`` and every
 #: block is dense; larger, sparse or singular-M programs (and any DAQP answer that is not optimal or that the judge
 #: does not certify) go to Clarabel. DAQP works on dense ``n × n`` and ``n × m`` factors: at a few hundred unknowns it
 #: is ~20× faster than Clarabel on the humanoid's QP (``benchmarks/control_rates.py``); the limit keeps its dense
@@ -969,3 +969,26 @@ MU_RATIO_STEPS_MAX = 20
 #: upper end, in turn, until a program there ends ``infeasible`` (near the optimum a backend may claim a point whose
 #: exact ratio is above the μ asked, which decides nothing); the bisection then narrows the proven bracket.
 MU_LOWER_PROOF_WIDENING = (1.0, 10.0, 100.0, 1000.0)
+
+# ---------------------------------------------------------------- many grasps at once (gaussqp/grasp/batch.py)
+#: Alternating-projection sweeps (batched over the grasps of one structure) that look for a cheap certificate of
+#: force closure (an internal force strictly inside the cones) or of its absence (``Gᵀy`` in the cones); a grasp
+#: neither settles goes to Clarabel. A sweep is a few array operations; most grasps settle in the first few.
+GRASP_BATCH_ITERATIONS = 20
+#: Over-relaxation of each alternating-projection step (1: plain von Neumann; in (1, 2): the step is stretched along
+#: itself, staying in the affine set). 1.5 settles about a tenth more random grasps in 20 sweeps than 1.
+GRASP_BATCH_RELAX = 1.5
+#: The projections aim at the shrunk cones ``‖ν‖ <= c f_n`` with this ``c``, so that a point reached is strictly
+#: inside the exact cone (a slack the exact verification can see) rather than on its boundary.
+GRASP_BATCH_SHRINK = 0.9
+#: A projected point counts as a candidate when its least cone slack exceeds this times the normal-force total; the
+#: candidate is then verified by the single path's test (this only saves verifying hopeless candidates).
+GRASP_BATCH_SLACK_RTOL = 1e-12
+#: At least this many grasps before :func:`gaussqp.grasp.analyze_many` starts a process pool (its start-up costs
+#: about 0.2 s; below this one process is faster).
+GRASP_BATCH_MIN_POOL = 2000
+#: Grasps per process-pool task.
+GRASP_BATCH_CHUNK = 500
+#: :func:`gaussqp.io.mujoco.import_grasp` refuses a contact whose two sliding friction coefficients differ by more
+#: than this relative amount (the grasp's cones are isotropic; MuJoCo copies equal coefficients exactly).
+MUJOCO_GRASP_ANISOTROPY_RTOL = 1e-12

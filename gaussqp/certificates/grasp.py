@@ -12,6 +12,7 @@ numbers, arrays and dicts.
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 
 import numpy as np
 
@@ -37,6 +38,7 @@ DUAL_CONE_TEXT = (
     ">= sqrt(μ_i² ‖g_i − (g_i·n_i) n_i‖² + μ_t,i² (y_torque·n_i / L)²)). ")
 
 
+@lru_cache(maxsize=8)
 def _closure_texts(check: str) -> tuple[str, str, str]:
     """(interior, dual, rank) ``verify`` texts of a closure check on the exact cones, the normals or the polygons."""
     if check == "min_weight":

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,7 +67,7 @@ class _Conic:
     G: np.ndarray
     sizes: list
 
-    @property
+    @cached_property
     def offsets(self) -> list:
         out, k = [], 0
         for s in self.sizes:
@@ -74,37 +75,62 @@ class _Conic:
             k += s
         return out
 
-    @property
+    @cached_property
     def normals(self) -> np.ndarray:
         return np.array([s.start for s in self.offsets], dtype=int)
 
-    @property
+    @cached_property
+    def _friction_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the entries of every ``ν_i`` in ``x``, the block each belongs to)."""
+        return _friction_index(tuple(self.sizes))
+
+    @cached_property
+    def equilibrated(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row norms of ``G``, the live rows (not round-off at the scale ``‖G‖₂``), the singular values of the live
+        rows normalized): the data of :meth:`rank`."""
+        norms = np.linalg.norm(self.G, axis=1)
+        live = norms > rank_tol(self.scale, self.G.shape)  # a row of round-off is a zero row at the data's scale
+        Ge = self.G[live] / norms[live][:, None]
+        return norms, live, (np.linalg.svd(Ge, compute_uv=False) if Ge.size else np.zeros(0))
+
+    @cached_property
+    def singular_values(self) -> np.ndarray:
+        """The singular values of ``G`` (descending)."""
+        return np.linalg.svd(self.G, compute_uv=False) if self.G.size else np.zeros(0)
+
+    @cached_property
     def scale(self) -> float:
         """``‖G‖₂`` (the data's force-to-wrench scale; at least the structural floor 1 when G is 0)."""
-        s = float(np.linalg.norm(self.G, 2)) if self.G.size else 0.0
+        s = float(np.max(self.singular_values)) if self.G.size else 0.0
         return s if s > 0 else 1.0
+
+    def _parts(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per block ``(x[0], ‖x[1:]‖)``."""
+        idx, owner = self._friction_index
+        x = np.asarray(x, dtype=float)
+        nv = np.sqrt(np.bincount(owner, weights=x[idx] ** 2, minlength=len(self.sizes)))
+        return x[self.normals], nv
 
     def violation(self, x: np.ndarray) -> np.ndarray:
         """Per block ``max(‖x[1:]‖ − x[0], −x[0], 0)`` (0 inside the cone)."""
-        return np.array([max(float(np.linalg.norm(x[s][1:])) - float(x[s][0]), -float(x[s][0]), 0.0)
-                         for s in self.offsets])
+        f, nv = self._parts(x)
+        return np.maximum(np.maximum(nv - f, -f), 0.0)
 
     def slack(self, x: np.ndarray) -> np.ndarray:
         """Per block ``x[0] − ‖x[1:]‖`` (the distance-like interior margin)."""
-        return np.array([float(x[s][0]) - float(np.linalg.norm(x[s][1:])) for s in self.offsets])
+        f, nv = self._parts(x)
+        return f - nv
 
     def rank(self) -> tuple[int, np.ndarray, float]:
         """(rank of the row-equilibrated ``G``, a unit vector of ``ker Gᵀ`` (one column; none at full rank), ``σ_min``
         of ``G`` at full rank else 0): rows of round-off size at the scale ``‖G‖₂`` are zero rows; the others are
         normalized so a torque row and a force row count alike; the rank rule is :func:`~gaussqp.linalg.dense.rank_tol`."""
         w = self.G.shape[0]
-        norms = np.linalg.norm(self.G, axis=1)
-        live = norms > rank_tol(self.scale, self.G.shape)  # a row of round-off is a zero row at the data's scale
+        norms, live, s = self.equilibrated
         Ge = self.G[live] / norms[live][:, None]
-        s = np.linalg.svd(Ge, compute_uv=False) if Ge.size else np.zeros(0)
         r = singular_value_rank(s, Ge.shape)
         if r == w:
-            return r, np.zeros((w, 0)), float(np.linalg.svd(self.G, compute_uv=False)[w - 1])
+            return r, np.zeros((w, 0)), float(self.singular_values[w - 1])
         if not np.all(live):  # a dead row: its unit vector
             y = np.zeros(w)
             y[int(np.argmin(norms))] = 1.0
@@ -126,6 +152,44 @@ class _Conic:
 
     def lp(self) -> bool:
         return all(k == 1 for k in self.sizes)
+
+
+@lru_cache(maxsize=512)
+def _friction_index(sizes: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """For cone blocks of ``sizes``: (the entries of every ``ν_i`` in the stacked ``x``, the block of each)."""
+    idx: list[int] = []
+    owner: list[int] = []
+    k = 0
+    for i, sz in enumerate(sizes):
+        idx += range(k + 1, k + sz)
+        owner += [i] * (sz - 1)
+        k += sz
+    return np.array(idx, dtype=int), np.array(owner, dtype=int)
+
+
+def _conics(grasps: list) -> list[_Conic]:
+    """The conic data of many grasps, the SVDs of :meth:`_Conic.rank` computed for each structure at once (NumPy's
+    stacked SVD runs the same LAPACK routine on each matrix: the values are those of one call per grasp)."""
+    out = [_conic(g) for g in grasps]
+    groups: dict[tuple, list[int]] = {}
+    for i, C in enumerate(out):
+        groups.setdefault((C.G.shape, tuple(C.sizes)), []).append(i)
+    for (shape, _), idx in groups.items():
+        if not (shape[0] and shape[1]):
+            continue
+        Gs = np.stack([out[i].G for i in idx])
+        sv = np.linalg.svd(Gs, compute_uv=False)
+        norms = np.linalg.norm(Gs, axis=2)
+        for r, i in enumerate(idx):
+            out[i].__dict__["singular_values"] = sv[r]
+        live = np.array([bool(np.all(norms[r] > rank_tol(out[i].scale, shape))) for r, i in enumerate(idx)])
+        if np.any(live):
+            sel = np.flatnonzero(live)
+            Ge = Gs[sel] / norms[sel][:, :, None]
+            se = np.linalg.svd(Ge, compute_uv=False)
+            for j, q in enumerate(sel.tolist()):
+                out[idx[q]].__dict__["equilibrated"] = (norms[q], np.ones(shape[0], dtype=bool), se[j])
+    return out
 
 
 def _conic(g: Grasp) -> _Conic:
@@ -305,6 +369,22 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
                       f"undecided (primal status {status}, dual status {status_d})", times)
 
 
+def _rank_check(C: _Conic, g: Grasp, check: str, cid: str, source: str, rank: int, N: np.ndarray,
+                t0: float) -> GraspCheck:
+    """The closure check's answer on a rank-deficient map: ``y ∈ ker Gᵀ`` (the first column of ``N``), verified."""
+    w = C.G.shape[0]
+    y = N[:, 0]
+    ok, data = _verify_separator(C, y)
+    resid = float(np.linalg.norm(C.G.T @ y))
+    ok = ok and resid <= GRASP_VERIFY_RTOL * C.scale
+    phys = _physical(g, y)
+    cert = closure_rank_certificate(check, cid, source, ok, rank, w, resid, data, phys, y)
+    return GraspCheck(check, False if ok else None, cert, 0.0,
+                      {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
+                      f"the {'normals-only (frictionless) ' if check == 'form_closure' else ''}grasp map has "
+                      f"rank {rank} < {w}", {"total": time.perf_counter() - t0})
+
+
 def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, tolerance,
              source: str) -> GraspCheck:
     """Force/form closure on the conic data ``C`` (module docstring): rank, then the margin program, then the dual."""
@@ -313,17 +393,7 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
     rank, N, smin = C.rank()
     times: dict = {}
     if rank < w:
-        y = N[:, 0]
-        ok, data = _verify_separator(C, y)
-        resid = float(np.linalg.norm(C.G.T @ y))
-        ok = ok and resid <= GRASP_VERIFY_RTOL * C.scale
-        phys = _physical(g, y)
-        cert = closure_rank_certificate(check, cid, source, ok, rank, w, resid, data, phys, y)
-        times["total"] = time.perf_counter() - t0
-        return GraspCheck(check, False if ok else None, cert, 0.0,
-                          {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
-                          f"the {'normals-only (frictionless) ' if check == 'form_closure' else ''}grasp map has "
-                          f"rank {rank} < {w}", times)
+        return _rank_check(C, g, check, cid, source, rank, N, t0)
     x, t, status, info = _interior(C, None, total, solver, tolerance)
     times["primal"] = time.perf_counter() - t0
     if x is not None and t is not None and t > 0:  # the exact slack check below decides, however small t is
@@ -353,6 +423,102 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
     return GraspCheck(check, None, cert, t, {"rank": rank}, f"undecided (primal {status}, dual {status_d})", times)
 
 
+FORCE_CLOSURE_SOURCE = "Murray–Li–Sastry Prop. 5.2 (interior internal force, full rank); conic Farkas lemma"
+
+
+def force_closure_from(grasp: Grasp, *, internal_force=None, unresisted_wrench=None,
+                       backend_status: str = "candidate") -> GraspCheck | None:
+    """Force closure decided from a candidate certificate found elsewhere (the batch path of :mod:`.batch`: an
+    alternating projection, a direct Clarabel solve), verified exactly as :func:`force_closure` verifies its own.
+
+    The rank test of :func:`force_closure` runs first (a rank deficit is decided there, whatever the candidates).
+    At full rank, ``internal_force`` (stacked cone coordinates) proves closure when its residual ``G x`` and cone
+    slacks pass the *exact* test of :func:`force_closure` (every slack above ``√2 ‖G⁺ G x‖``); it is rescaled to
+    ``Σ f_n,i = m`` first, so ``margin`` is its least cone slack, a verified lower bound on :func:`force_closure`'s
+    ``t*``. ``unresisted_wrench`` (scaled wrench coordinates) proves no closure when ``Gᵀy`` passes the dual-cone
+    test of :func:`force_closure` (``margin`` 0: the margin program is not solved).
+
+    Parameters
+    ----------
+    grasp : Grasp
+    internal_force : array (Σ sizes,), optional
+    unresisted_wrench : array (w,), optional
+    backend_status : str
+        Recorded in the certificate (where the candidate came from).
+
+    Returns
+    -------
+    GraspCheck or None
+        The verified verdict with the certificate :func:`force_closure` would give (same ids, same checks), or None
+        when neither candidate verifies (then run :func:`force_closure`).
+    """
+    g = _check_grasp(grasp)
+    return _closure_from(_conic(g), g, internal_force, unresisted_wrench, backend_status, time.perf_counter())
+
+
+def force_closures_from(grasps: list, internal_forces: list, unresisted_wrenches: list,
+                        backend_status: str = "candidate") -> list[GraspCheck | None]:
+    """:func:`force_closure_from` for many grasps (``internal_forces[i]`` / ``unresisted_wrenches[i]`` the candidates
+    of ``grasps[i]``, None where there is none), the singular values of the rank test computed for all grasps of a
+    structure at once; the answers are those of :func:`force_closure_from` one by one.
+
+    Parameters
+    ----------
+    grasps : list of Grasp
+    internal_forces, unresisted_wrenches : lists of arrays or None, one per grasp
+    backend_status : str
+
+    Returns
+    -------
+    list of (GraspCheck or None)
+    """
+    gs = [_check_grasp(g) for g in grasps]
+    if not (len(internal_forces) == len(unresisted_wrenches) == len(gs)):
+        raise ShapeError("internal_forces", f"has {len(internal_forces)} entries, unresisted_wrenches "
+                         f"{len(unresisted_wrenches)}, for {len(gs)} grasps", "give one candidate (or None) per grasp")
+    t0 = time.perf_counter()
+    return [_closure_from(C, g, x, y, backend_status, t0)
+            for C, g, x, y in zip(_conics(gs), gs, internal_forces, unresisted_wrenches)]
+
+
+def _closure_from(C: _Conic, g: Grasp, internal_force, unresisted_wrench, backend_status: str,
+                  t0: float) -> GraspCheck | None:
+    """:func:`force_closure_from` on the conic data ``C`` of ``g``."""
+    w = C.G.shape[0]
+    rank, N, smin = C.rank()
+    if rank < w:
+        return _rank_check(C, g, "force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, rank, N, t0)
+    if internal_force is not None:
+        x = np.asarray(internal_force, dtype=float)
+        total = float(np.sum(x[C.normals])) if x.shape == (sum(C.sizes),) else 0.0
+        if np.all(np.isfinite(x)) and total > 0:
+            x = x * (g.m / total)
+            ok, data = _verify_forces(C, x, np.zeros(w), smin)
+            if ok and data["exact"]:
+                t = float(np.min(C.slack(x)))
+                cert = closure_interior_certificate("force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, t,
+                                                    data, x, smin, rank, backend_status, _forces_evidence(g, x))
+                return GraspCheck("force_closure", True, cert, t, {"internal_force": x, "sigma_min": smin,
+                                                                   "rank": rank}, "",
+                                  {"total": time.perf_counter() - t0})
+    if unresisted_wrench is not None:
+        y = np.asarray(unresisted_wrench, dtype=float)
+        ny = float(np.linalg.norm(y)) if y.shape == (w,) and np.all(np.isfinite(y)) else 0.0
+        if ny > 0:
+            y = y / ny
+            ok, data = _verify_separator(C, y)
+            if ok:
+                viol = data["dual_cone_violation"]
+                bound = float(y @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
+                phys = _physical(g, y)
+                cert = closure_dual_certificate("force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, True,
+                                                0.0, bound, data, phys, y, backend_status)
+                return GraspCheck("force_closure", False, cert, 0.0,
+                                  {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank}, "",
+                                  {"total": time.perf_counter() - t0})
+    return None
+
+
 def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
     """Force closure with the exact cones (module docstring).
 
@@ -363,7 +529,7 @@ def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) ->
     ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``."""
     g = _check_grasp(grasp)
     return _closure(_conic(g), g, "force_closure", "grasp_force_closure", float(g.m), solver, tolerance,
-                    "Murray–Li–Sastry Prop. 5.2 (interior internal force, full rank); conic Farkas lemma")
+                    FORCE_CLOSURE_SOURCE)
 
 
 def form_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
@@ -553,4 +719,5 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
                       "" if ok else "the bracket did not close to the solver's accuracy", times)
 
 
-__all__ = ["equilibrium", "force_closure", "form_closure", "internal_forces", "largest_disturbance", "min_weight"]
+__all__ = ["FORCE_CLOSURE_SOURCE", "equilibrium", "force_closure", "force_closure_from", "force_closures_from",
+           "form_closure", "internal_forces", "largest_disturbance", "min_weight"]

@@ -167,6 +167,8 @@ class Grasp:
                                     "contacts all at the origin need an explicit torque_scale")
         self.torque_scale = float(L)
         self.wrench = None if wrench is None else self._vector("wrench", wrench, self.wrench_dimension)
+        # the contacts' tangent bases (the one frame of :func:`tangent_basis`), computed once
+        self._tangents = [tangent_basis(c.normal) for c in self.contacts]
         self._columns = self._build_columns(columns)
         self.hand = None if hand is None else self._check_hand(hand)
 
@@ -260,10 +262,9 @@ class Grasp:
                                  "give one column block per contact")
             return out
         out = []
-        for c in self.contacts:
+        for c, T in zip(self.contacts, self._tangents):
             cols = [np.concatenate([c.normal, _moment(c.position, c.normal)])]
             if c.nu_dim:
-                T = tangent_basis(c.normal)
                 for t in T:
                     cols.append(c.friction * np.concatenate([t, _moment(c.position, t)]))
                 if c.kind == "soft":
@@ -278,7 +279,11 @@ class Grasp:
 
     def sizes(self) -> list[int]:
         """Entries of each contact's ``x_i = (f_n, ν)``."""
-        return [1 + c.nu_dim for c in self.contacts]
+        cached = self.__dict__.get("_sizes_cache")
+        if cached is None or cached[0] is not self.contacts:  # computed once per tuple of contacts
+            cached = (self.contacts, [1 + c.nu_dim for c in self.contacts])
+            self.__dict__["_sizes_cache"] = cached
+        return list(cached[1])
 
     def offsets(self) -> list[slice]:
         """The slice of each contact's ``x_i`` in the stacked ``x``."""
@@ -295,11 +300,16 @@ class Grasp:
     def grasp_map(self, scaled: bool = True) -> np.ndarray:
         """``G`` (w × Σ sizes) taking the stacked ``x`` to the wrench on the object; with ``scaled`` the torque rows are
         divided by the torque scale ``L`` (the scaled wrench of the module docstring)."""
+        key = (id(self._columns), self.torque_scale, bool(scaled))
+        cached = self.__dict__.get("_map_cache")
+        if cached is not None and cached[0] == key:  # the same columns and torque scale: a copy of the map made once
+            return cached[1].copy()
         G = np.column_stack(self._columns)
         if scaled:
             G = G.copy()
             G[self.dimension:] /= self.torque_scale
-        return G
+        self.__dict__["_map_cache"] = (key, G)
+        return G.copy()
 
     def scaled_wrench(self, wrench) -> np.ndarray:
         """``(force, torque / L)`` of a wrench given in physical units."""
@@ -311,10 +321,11 @@ class Grasp:
         """Per contact, the physical force of the stacked ``x``: ``f_n``, ``f_t`` (tangential, along
         :func:`tangent_basis`), ``force`` (world vector), ``torsion`` (soft contacts)."""
         out = []
-        for c, s in zip(self.contacts, self.offsets()):
-            xi = np.asarray(x[s], dtype=float)
-            ft = c.friction * xi[1:1 + (self.dimension - 1)] if c.nu_dim else np.zeros(self.dimension - 1)
-            T = tangent_basis(c.normal)
+        x = np.asarray(x, dtype=float)
+        d1 = self.dimension - 1
+        for c, s, T in zip(self.contacts, self.offsets(), self._tangents):
+            xi = x[s]
+            ft = c.friction * xi[1:1 + d1] if s.stop - s.start > 1 else np.zeros(d1)
             out.append({"normal": float(xi[0]), "tangential": ft, "force": xi[0] * c.normal + T.T @ ft,
                         "torsion": float(c.torsional_friction * xi[-1]) if c.kind == "soft" else 0.0})
         return out

@@ -38,6 +38,7 @@ Certificates (recomputed in NumPy from the data, never taken from qhull's word; 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -157,12 +158,17 @@ def _polytope_epsilon(P: np.ndarray) -> dict:
         k = int(np.argmin(-offsets))
         eps = float(-offsets[k])
         if eps > tol:
-            return {"epsilon": eps, "direction": normals[k], "hull": hull, "scale": scale, "flat": False}
+            return {"epsilon": eps, "direction": normals[k], "hull": hull, "scale": scale, "flat": False,
+                    "volume": float(hull.volume)}
         y = normals[k]
+        volume = float(hull.volume)
+    else:
+        volume = 0.0  # a flat set
     # no interior ball: orient y so that every point has yᵀp <= 0 (a flat set: either sign; pick the lower one)
     if float(np.max(y @ P)) > float(np.max(-y @ P)):
         y = -y
-    return {"epsilon": 0.0, "direction": y / np.linalg.norm(y), "hull": None, "scale": scale, "flat": True}
+    return {"epsilon": 0.0, "direction": y / np.linalg.norm(y), "hull": None, "scale": scale, "flat": True,
+            "volume": volume}
 
 
 def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
@@ -186,10 +192,14 @@ def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
     sv = np.linalg.svd(D, compute_uv=False)
     # a triangulated piece of a non-simplicial facet may be flat (qhull's Qt): then the points on its hyperplane
     # must span it
-    for k in np.flatnonzero(sv[:, -1] <= GRASP_RANK_RTOL * scale):
-        on = P[:, np.abs(slack[k]) <= tol]
-        if on.shape[1] < w or np.linalg.matrix_rank(on[:, 1:] - on[:, :1], tol=GRASP_RANK_RTOL * scale) < w - 1:
-            return False, f"facet {k} is not spanned by {w} affinely independent points"
+    flat = np.flatnonzero(sv[:, -1] <= GRASP_RANK_RTOL * scale)
+    if flat.size:
+        # the pieces of one facet share its points: each distinct set of points on a hyperplane is checked once
+        on_sets, first = np.unique(np.abs(slack[flat]) <= tol, axis=0, return_index=True)
+        for mask, k in zip(on_sets, flat[first]):
+            on = P[:, mask]
+            if on.shape[1] < w or np.linalg.matrix_rank(on[:, 1:] - on[:, :1], tol=GRASP_RANK_RTOL * scale) < w - 1:
+                return False, f"facet {k} is not spanned by {w} affinely independent points"
     nb = hull.neighbors
     if nb.shape[1] != w or np.any(nb < 0):
         return False, "a facet lacks a neighbour (the boundary is not closed)"
@@ -314,21 +324,27 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     times = {}
     blocks = _blocks(grasp)
     t0 = time.perf_counter()
-    P_in = polytope_points(grasp, facets, "inner", norm)
-    inner = _polytope_epsilon(P_in)
-    times["inner"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
     P_out = polytope_points(grasp, facets, "outer", norm)
     outer = _polytope_epsilon(P_out)
     times["outer"] = time.perf_counter() - t0
-    lower, upper = inner["epsilon"], outer["epsilon"]
+    upper = outer["epsilon"]
+    t0 = time.perf_counter()
+    P_in = polytope_points(grasp, facets, "inner", norm)
+    inner: dict[str, Any]
+    if upper == 0.0:  # no closure even with the circumscribed cones: the inscribed polytope's hull is not needed
+        inner = {"epsilon": 0.0, "hull": None, "scale": float(np.max(np.linalg.norm(P_in, axis=0))), "volume": None}
+    else:
+        inner = _polytope_epsilon(P_in)
+    times["inner"] = time.perf_counter() - t0
+    lower = inner["epsilon"]
     scale = max(inner["scale"], outer["scale"])
     tol = GRASP_EPSILON_RTOL * scale
     def h_exact(y):
         gap = np.maximum(_phi(blocks, y), 0.0)
         return float(gap.max() if norm == "L1" else gap.sum())
 
-    value = {"lower": lower, "upper": upper, "facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale}
+    value = {"lower": lower, "upper": upper, "facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale,
+             "volume_lower": inner["volume"], "volume_upper": outer["volume"]}
 
     if upper == 0.0:
         # no closure even with the circumscribed cones: the direction separates the exact wrench set too
@@ -383,4 +399,39 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
                               f"ε = {upper:.6g}; give more facets (or run the exact force-closure check)"))
 
 
-__all__ = ["NORMS", "epsilon", "polytope_points", "support_function"]
+# ---------------------------------------------------------------------------------------------- planner metrics
+def grasp_metrics(grasp: Grasp, *, facets: int = 8, norm: str = "L1", epsilon_check: GraspCheck | None = None
+                  ) -> GraspCheck:
+    """The grasp metrics planners rank by, besides ε and min-weight (issue #30 item 3).
+
+    - ``sigma_min``, ``sigma_max``: the extreme singular values of the scaled grasp map ``G`` (cone coordinates
+      ``x_i = (f_n, ν)``, torque rows divided by ``L``): the least wrench per unit contact force in the worst
+      direction (Li & Sastry, "Task-oriented optimal grasping by multifingered robot hands", IEEE J. Robot. Autom.
+      4 (1988); Roa & Suárez, "Grasp quality measures: review and performance", Auton. Robots 38 (2015) §3.1).
+      Exact up to LAPACK's backward-stable round-off.
+    - ``isotropy``: ``σ_min / σ_max`` (Kim, Chung, Park 2001; Roa & Suárez §3.1.3), 0 for a rank-deficient map.
+    - ``volume_lower``, ``volume_upper``: the volume of the grasp wrench set (Miller & Allen, "Examples of 3D grasp
+      quality computations", ICRA 1999) bracketed by the inscribed and circumscribed polytopes of
+      :func:`epsilon` (``inscribed ⊂ exact ⊂ circumscribed`` gives the bracket; qhull's volumes, not recomputed).
+
+    ``epsilon_check``: an :func:`epsilon` result of the same grasp, facets and norm, whose hull volumes are reused.
+    ``holds`` is None (metrics, not a verdict) and there is no certificate.
+    """
+    _check_grasp(grasp)
+    _check_norm(norm)
+    G = grasp.grasp_map(scaled=True)
+    s = np.linalg.svd(G, compute_uv=False)
+    w = G.shape[0]
+    smax = float(s[0]) if s.size else 0.0
+    smin = float(s[w - 1]) if s.size >= w else 0.0
+    value: dict = {"sigma_min": smin, "sigma_max": smax, "isotropy": smin / smax if smax > 0 else 0.0}
+    ev = {} if epsilon_check is None else epsilon_check.value
+    for key, kind in (("volume_lower", "inner"), ("volume_upper", "outer")):
+        v = ev.get(key)  # reused from ε when it computed that hull (it skips the inner one without closure)
+        value[key] = v if v is not None else _polytope_epsilon(polytope_points(grasp, facets, kind, norm))["volume"]
+    value.update({"facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale})
+    return GraspCheck("metrics", None, None, smin, value,
+                      "metrics: σ_min and isotropy exact (SVD), volume bracketed by the polytopes")
+
+
+__all__ = ["NORMS", "epsilon", "grasp_metrics", "polytope_points", "support_function"]

@@ -65,7 +65,7 @@ class GraspReport:
         line("internal forces", itf, f"dim ker G = {itf.value.get('dimension')}")
         line("min-weight (LP)", mw, fmt(mw.margin))
         for key, label in (("equilibrium", "equilibrium (wrench)"), ("hand_closure", "hand closure (τ limits)"),
-                           ("hand_equilibrium", "hand equilibrium")):
+                           ("hand_equilibrium", "hand equilibrium"), ("dynamic", "dynamic hold (M, F)")):
             if key in self.checks:
                 line(label, self.checks[key], proof(self.checks[key]))
         if not self.certified:

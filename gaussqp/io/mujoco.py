@@ -83,7 +83,8 @@ import numpy as np
 from ..errors import (FileFormatError, InputTooLargeError, MissingExtraError, MissingSlipError, NonFiniteError,
                       ShapeError, UnknownValueError, UnsupportedModelError, WrongTypeError)
 from ..model.problem import Contact, ContactProblem
-from ..settings import SETTLE_STEPS_MAX, ABS_ENTRY_MIN, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL, MUJOCO_ZERO_ROW_RTOL
+from ..settings import (ABS_ENTRY_MIN, MUJOCO_GRASP_ANISOTROPY_RTOL, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL,
+                        MUJOCO_ZERO_ROW_RTOL, SETTLE_STEPS_MAX)
 
 __all__ = ["ImportedRow", "MujocoImport", "from_mujoco", "import_mujoco", "load_mujoco"]
 
@@ -730,3 +731,210 @@ class _Importer:
                                          tangent=Tr, tangent_drift=cr, slip=slip))
             self.rows.append(ImportedRow(subkind=subkind, force_map=fmap, **info))
         return d1 + 1
+
+
+# ---------------------------------------------------------------- a grasp from a simulator state (issue #30 item 2)
+
+@dataclass(frozen=True)
+class GraspContactSource:
+    """Where one contact of :func:`read_grasp` came from: ``mujoco_id`` (index of ``data.contact``), the two
+    ``geoms``, the ``other_body`` (the hand link, fingertip or table the object touches), MuJoCo's ``condim``, its
+    ``distance`` (negative: penetration) and its ``friction`` 5-vector."""
+
+    mujoco_id: int
+    geoms: tuple[str, str]
+    other_body: str
+    condim: int
+    distance: float
+    friction: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class MujocoGrasp:
+    """What :func:`read_grasp` reads, in the terms of a :class:`gaussqp.grasp.Grasp` (plain arrays: this layer does
+    not build the grasp; :func:`gaussqp.grasp.grasp_from_mujoco` does).
+
+    Per contact ``i``: ``positions[i]`` (from the object's centre of mass, world axes), the **inward** ``normals[i]``,
+    ``friction[i]``, ``kinds[i]`` ("frictionless", "hard", "soft"), ``torsional[i]`` and ``sources[i]``. The hand:
+    ``jacobian`` (rows per contact ``f_n, f_t₁, f_t₂[, τ]`` in the grasp's frame, columns ``hand_joints``; None without
+    hand joints), ``torque_limits`` (None unless every hand joint has one), ``hand_mass_matrix`` and ``hand_force``
+    (MuJoCo's ``M`` on the hand joints and ``F = −qfrc_smooth`` there: ``M q̈ + F`` is the contacts' generalized force,
+    actuator torques included). ``wrench`` the external wrench on the object (weight and ``xfrc_applied``),
+    ``object_mass_matrix`` its ``diag(m I, R I_body Rᵀ)`` at the centre of mass in world axes (the coordinates of the
+    grasp map); ``left_out`` ``(what, why)``; ``name``, ``description``."""
+
+    positions: np.ndarray
+    normals: np.ndarray
+    friction: np.ndarray
+    kinds: tuple[str, ...]
+    torsional: np.ndarray
+    sources: tuple[GraspContactSource, ...]
+    jacobian: np.ndarray | None
+    torque_limits: np.ndarray | None
+    hand_joints: tuple[str, ...]
+    wrench: np.ndarray
+    left_out: tuple[tuple[str, str], ...]
+    object_body: str
+    mass: float
+    reference_point: np.ndarray
+    name: str
+    description: str
+    hand_mass_matrix: np.ndarray | None = None
+    hand_force: np.ndarray | None = None
+    object_mass_matrix: np.ndarray | None = None
+
+
+def _body_id(mujoco, model, body) -> int:
+    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or str(b) for b in range(1, model.nbody)]
+    fix = f"use one of {names[:20]}" + (" ..." if len(names) > 20 else "")
+    if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
+        if 1 <= body < model.nbody:
+            return int(body)
+        raise UnknownValueError("object_body", f"is {body}, not a body index of the model (1..{model.nbody - 1})", fix)
+    if isinstance(body, str):
+        b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
+        if b > 0:
+            return b
+        raise UnknownValueError("object_body", f"is {body!r}, not a body of the model", fix)
+    raise WrongTypeError("object_body", f"is a {type(body).__name__}", "give the object's body name (or index)")
+
+
+def _actuated_limit(mujoco, m, j: int) -> float | None:
+    """The largest |joint torque| the actuators of joint ``j`` can apply: the joint's ``actuatorfrcrange`` when
+    limited; else, summed over its joint-transmission actuators, ``|gear| max|forcerange|`` (force-limited) or
+    ``|gear · gain| max|ctrlrange|`` (a motor: fixed gain, no bias, control-limited); None when an actuator's force
+    is not bounded that way (a position servo without a force range); 0 when nothing actuates the joint."""
+    if bool(m.jnt_actfrclimited[j]):
+        return float(np.max(np.abs(m.jnt_actfrcrange[j])))
+    total = 0.0
+    for a in range(m.nu):
+        if int(m.actuator_trntype[a]) != int(mujoco.mjtTrn.mjTRN_JOINT) or int(m.actuator_trnid[a, 0]) != j:
+            continue
+        gear = abs(float(m.actuator_gear[a, 0]))
+        if bool(m.actuator_forcelimited[a]):
+            total += gear * float(np.max(np.abs(m.actuator_forcerange[a])))
+        elif (bool(m.actuator_ctrllimited[a]) and int(m.actuator_gaintype[a]) == int(mujoco.mjtGain.mjGAIN_FIXED)
+              and int(m.actuator_biastype[a]) == int(mujoco.mjtBias.mjBIAS_NONE)):
+            total += gear * abs(float(m.actuator_gainprm[a, 0])) * float(np.max(np.abs(m.actuator_ctrlrange[a])))
+        else:
+            return None
+    return total
+
+
+def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGrasp:
+    """The grasp on ``object_body`` at the state of ``data`` (issue #30 item 2), as arrays: every MuJoCo contact
+    between one of the object's geoms and anything else (hand links, fingertips, the table), the hand's Jacobian and
+    torque limits, and the object's weight as the external wrench. :func:`gaussqp.grasp.grasp_from_mujoco` makes
+    the :class:`~gaussqp.grasp.Grasp` of it.
+
+    - Positions are ``contact.pos`` relative to the object's centre of mass ``xipos`` (world axes); the **inward**
+      normal is MuJoCo's ``contact.frame[0]`` (which points from ``geom1`` to ``geom2``) when the object is ``geom2``,
+      its opposite when it is ``geom1``.
+    - ``condim 1`` → ``frictionless``; ``3`` → ``hard`` with ``μ = friction[0]``; ``4`` → ``soft`` with
+      ``μ = friction[0]`` and ``μ_t = friction[2]`` (MuJoCo's elliptic cone ``(f_t/μ)² + (τ/μ_t)² <= f_n²`` is the
+      soft finger's cone exactly); ``6`` → ``soft`` with the rolling rows left out (reported). The grasp's cones are
+      Coulomb's (circular): a model with ``opt.cone = pyramidal`` simulates with MuJoCo's inscribed pyramid instead.
+      Anisotropic friction (``friction[0] != friction[1]``) is refused.
+    - The external wrench is the object's weight ``(1 − gravcomp) m g`` plus ``xfrc_applied`` (both at the centre
+      of mass). Bodies attached to the object are not part of it: only the geoms of ``object_body`` itself count.
+    - The hand: every degree of freedom that is not the object's; per contact the rows ``(n, t₁, t₂[, n_rot])`` of
+      the Jacobian of the *other* body's point at the contact (``mj_jac``), in the grasp's frame
+      (:func:`gaussqp.mechanics.frames.tangent_basis`): the joint torques that hold contact forces ``f`` are ``Jᵀf``
+      (a contact with the world has zero rows). ``torque_limits`` come from the actuators (:func:`_actuated_limit`)
+      when every hand joint has one; otherwise the hand has no limits and the joints without one are reported.
+
+    Raises
+    ------
+    UnknownValueError
+        ``object_body`` is not a body of the model, or no contact involves it at this state.
+    UnsupportedModelError
+        A contact with anisotropic friction.
+    """
+    from ..mechanics.frames import tangent_basis
+
+    mujoco = _mujoco()
+    m = model
+    b = _body_id(mujoco, m, object_body)
+    d = data_at_state(m, data, m)
+    body_name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or str(b)
+    com = np.array(d.xipos[b], dtype=float)
+    hand_dofs = [k for k in range(m.nv) if int(m.dof_bodyid[k]) != b]
+    pos, nrm, mus, kinds, muts, sources, rows, left_out = [], [], [], [], [], [], [], []
+    for k in range(d.ncon):
+        con = d.contact[k]
+        g1, g2 = (int(g) for g in con.geom)
+        b1, b2 = int(m.geom_bodyid[g1]), int(m.geom_bodyid[g2])
+        if (b1 == b) == (b2 == b):
+            continue
+        if int(getattr(con, "exclude", 0)) != 0:  # in the margin gap or otherwise excluded: no constraint
+            continue
+        gname = tuple(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) or f"geom {g}" for g in (g1, g2))
+        other = b1 if b2 == b else b2
+        frame = np.array(con.frame, dtype=float).reshape(3, 3)
+        n = frame[0] if b2 == b else -frame[0]
+        n = n / np.linalg.norm(n)
+        condim = int(con.dim)
+        fr = tuple(float(v) for v in con.friction)
+        label = f"contact {k} ({gname[0]}/{gname[1]})"
+        if condim == 1:
+            kind, mu, mut = "frictionless", 0.0, 0.0
+        else:
+            if abs(fr[0] - fr[1]) > MUJOCO_GRASP_ANISOTROPY_RTOL * max(abs(fr[0]), abs(fr[1])):
+                raise UnsupportedModelError(f"contact {k}", f"({gname[0]}/{gname[1]}) has anisotropic friction "
+                                            f"{fr[0]:g}, {fr[1]:g}", "give the two geoms equal sliding friction "
+                                            "(the grasp's cones are isotropic)")
+            kind, mu, mut = ("hard", fr[0], 0.0) if condim == 3 else ("soft", fr[0], fr[2])
+            if condim == 6:
+                left_out.append((f"{label} rolling friction", "condim 6: the rolling rows have no grasp "
+                                 "counterpart (kept as a soft finger)"))
+            if kind == "soft" and not (mu > 0 and mut > 0):
+                kind, mut = "hard", 0.0
+                left_out.append((f"{label} torsional friction", "is 0: a hard finger"))
+            if mu == 0:
+                kind = "frictionless"
+        pos.append(np.array(con.pos, dtype=float) - com)
+        nrm.append(n)
+        mus.append(mu)
+        kinds.append(kind)
+        muts.append(mut)
+        sources.append(GraspContactSource(k, gname, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other) or
+                                          str(other), condim, float(con.dist), fr))
+        jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+        mujoco.mj_jac(m, d, jacp, jacr, np.array(con.pos, dtype=float), other)
+        dirs = [n] + (list(tangent_basis(n)) if kind != "frictionless" else [])
+        block = [v @ jacp for v in dirs] + ([n @ jacr] if kind == "soft" else [])
+        rows += [r[hand_dofs] for r in block]
+    if not pos:
+        raise UnknownValueError("object_body", f"is {body_name!r}, which touches nothing at this state "
+                                f"({d.ncon} MuJoCo contacts, none with its geoms)",
+                                "give a state where the hand holds it (a keyframe, qpos, or settle steps)")
+    names = tuple(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, int(m.dof_jntid[k])) or f"dof {k}"
+                  for k in hand_dofs)
+    J, tl, Mh, Fh = None, None, None, None
+    if hand_dofs:
+        Mfull = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, Mfull)
+        Mh = Mfull[np.ix_(hand_dofs, hand_dofs)]
+        Fh = -np.array(d.qfrc_smooth, dtype=float)[hand_dofs]
+        J = np.array(rows, dtype=float).reshape(len(rows), len(hand_dofs))
+        limits = [_actuated_limit(mujoco, m, int(m.dof_jntid[k])) for k in hand_dofs]
+        for jn, lim in zip(names, limits):
+            if lim is None:
+                left_out.append((f"joint {jn}", "its actuator force is not bounded (no force or control range with "
+                                 "a fixed gain): the hand has no torque limits"))
+        tl = None if any(v is None for v in limits) else np.array(limits, dtype=float)
+    gc = float(m.body_gravcomp[b]) if hasattr(m, "body_gravcomp") else 0.0
+    mass = float(m.body_mass[b])
+    wrench = np.concatenate([(1.0 - gc) * mass * np.array(m.opt.gravity, dtype=float), np.zeros(3)])
+    wrench += np.array(d.xfrc_applied[b], dtype=float)
+    R = np.array(d.ximat[b], dtype=float).reshape(3, 3)  # the inertia frame: body_inertia is diagonal there
+    Mo = np.zeros((6, 6))
+    Mo[:3, :3] = mass * np.eye(3)
+    Mo[3:, 3:] = R @ np.diag(np.array(m.body_inertia[b], dtype=float)) @ R.T
+    model_name = bytes(m.names).split(b"\0", 1)[0].decode("utf-8", "replace") or "mujoco"  # names[0]: the model's
+    return MujocoGrasp(np.array(pos), np.array(nrm), np.array(mus), tuple(kinds), np.array(muts), tuple(sources), J,
+                       tl, names, wrench, tuple(left_out), body_name, mass, com, name or f"{model_name}:{body_name}",
+                       f"MuJoCo contacts of body {body_name!r} at t = {float(d.time):g}", Mh, Fh, Mo)
+
+
+__all__ += ["GraspContactSource", "MujocoGrasp", "read_grasp"]
