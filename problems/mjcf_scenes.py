@@ -8,9 +8,16 @@ unless told); the closed forms are in each docstring. Nothing here imports MuJoC
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 #: gravity of every scene (m/s²)
 G = 9.81
+
+#: an MJCF file (shipped with the problem library): two fingertips on slide joints squeezing a 0.2 kg box along x,
+#: μ = 0.8, motors of at most 20 N (keyframe ``pinch``: 10 N each). Statics by hand: two hard fingers never close the
+#: grasp (the torque about the line joining them), and they hold the box while 2 μ · 20 N ≥ m g; at 10 N every
+#: contact sticks with μ_min = m g / (2 · 10 N) = 0.0981. The grasp of ``gaussqp grasp FILE --object box``.
+PINCH_GRASP = Path(__file__).resolve().parent / "data" / "mujoco" / "pinch_grasp.xml"
 
 #: the rolling and torsional friction entries of every geom (MuJoCo's defaults); only the sliding μ varies
 _SPIN_ROLL = "0.005 0.0001"

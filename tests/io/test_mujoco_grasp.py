@@ -17,13 +17,14 @@ from gaussqp.cli import main as cli  # noqa: E402
 from gaussqp.errors import UnknownValueError  # noqa: E402
 from gaussqp.grasp import equilibrium, force_closure, grasp_from_mujoco, hand_equilibrium  # noqa: E402
 from gaussqp.io.mujoco import load_mujoco, read_grasp  # noqa: E402
+from gaussqp.problems.mjcf_scenes import PINCH_GRASP  # noqa: E402
 
-SCENE = pathlib.Path(__file__).resolve().parents[1] / "data" / "grasp" / "pinch.xml"
+SCENE = PINCH_GRASP
 MASS, G = 0.2, 9.81
 
 
 def scene(tmp_path, condim: int = 3, mu: float = 0.8, torsional: float = 0.01) -> pathlib.Path:
-    """The pinch scene written here with its friction and condim changed (``tests/data/grasp/pinch.xml``)."""
+    """The pinch scene written here with its friction and condim changed (:data:`gaussqp.problems.mjcf_scenes.PINCH_GRASP`)."""
     text = SCENE.read_text().replace('friction="0.8 0.01 0.0001" condim="3"',
                                      f'friction="{mu} {torsional} 0.0001" condim="{condim}"')
     p = tmp_path / f"pinch_{condim}_{mu}.xml"
@@ -125,7 +126,6 @@ def test_cli(capsys):
 
 
 def test_readme_mujoco_grasp_example_runs(capsys, monkeypatch):
-    monkeypatch.chdir(SCENE.parents[3])
     section = docs_text.section("Grasps from a MuJoCo state")  # the grasps page of the site
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     assert len(code.strip().splitlines()) <= 10
