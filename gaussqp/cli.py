@@ -36,7 +36,7 @@ from .formulations import FORMULATIONS
 from .jsonable import to_jsonable
 from .results import certificate_lines
 from .results import format_value as _fmt
-from .settings import DEFAULT, DEFAULT_FACETS, PRESETS, RANK_RTOL, STRUCTURAL_MAX_N, STUDY_TIME_LIMIT
+from .settings import DEFAULT, DEFAULT_FACETS, PRESETS, RANK_RTOL, STRUCTURAL_N_MAX, STUDY_TIME_LIMIT
 
 DEFAULT_PROBLEM = "rod_wall_guide"
 
@@ -250,7 +250,7 @@ def problem_info(problem) -> dict:
     """Sizes, classes, ranks and conditioning of a problem (``gaussqp info``), decided on the data: the mass
     matrix's condition number raw and Jacobi-equilibrated (:class:`~gaussqp.linalg.mass.MassFactor`), the rank
     and the smallest singular value of the normalized normal rows. Dense quantities only up to
-    :data:`~gaussqp.settings.STRUCTURAL_MAX_N` coordinates."""
+    :data:`~gaussqp.settings.STRUCTURAL_N_MAX` coordinates."""
     return _INFO[problem.form](problem, problem.summary())
 
 
@@ -262,7 +262,7 @@ def _global_info(problem, s) -> dict:
     fac = problem.mass_factor
     pos = fac.eigenvalues[fac.eigenvalues > 0]
     info["mass_cond_equilibrated"] = float(pos.max() / pos.min()) if pos.size else None
-    if problem.n <= STRUCTURAL_MAX_N:
+    if problem.n <= STRUCTURAL_N_MAX:
         M = np.asarray(problem.M.toarray() if problem.sparse else problem.M)
         info["mass_cond"] = float(np.linalg.cond(M)) if fac.definite else float("inf")
         if problem.m:
@@ -276,7 +276,7 @@ def _local_info(problem, s) -> dict:
     info = {"name": problem.name, "form": "FCLIB local (u = W r + q)", "m": problem.m,
             "dimension": problem.dimension, "W_shape": list(W.shape),
             "mu": [float(np.min(problem.mu)), float(np.max(problem.mu))] if problem.m else []}
-    if W.shape[0] <= STRUCTURAL_MAX_N:
+    if W.shape[0] <= STRUCTURAL_N_MAX:
         sym = float(np.abs(W - W.T).max() / max(np.abs(W).max(), np.finfo(float).tiny))
         sv = np.linalg.svd(W, compute_uv=False)
         rank = int(np.sum(sv > RANK_RTOL * sv[0])) if sv.size and sv[0] > 0 else 0

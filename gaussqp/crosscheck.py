@@ -32,7 +32,7 @@ from .model.problem import ContactProblem
 from .model.scales import data_scales
 from .results import (AGREED, DISAGREED, INACCURATE, INF_OR_UNB, NOT_COMPARED, SOLUTION_PRESENT, SOLVED, Bracket,
                       CrossCheck, EnumerationCount, RouteOutcome, Solution, combined_agreement)
-from .settings import CROSSCHECK_DENSE_MAX_N, Tolerance
+from .settings import CROSSCHECK_DENSE_N_MAX, Tolerance
 
 #: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
 COULOMB_ROUTES = ("coulomb_fixed_point", "coulomb_mixed")
@@ -49,7 +49,7 @@ BRACKET = ("facetized_inner", "facetized_outer")
 #: projected acceleration (F2, the kinetic-metric projection of the free acceleration, sparse) checks F1 (issue #15).
 CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "projected_acceleration", "bilateral_kkt"]
 #: Largest coordinate count at which a cross-check route is run (routes not listed: no limit but their own).
-CROSSCHECK_MAX_N = {"lcp_lemke": CROSSCHECK_DENSE_MAX_N}
+CROSSCHECK_MAX_N = {"lcp_lemke": CROSSCHECK_DENSE_N_MAX}
 
 #: the values of :func:`gaussqp.solve`'s ``bracket`` option: "auto" runs the sticking bracket (F5 inner/outer against
 #: F4) unless F4's answer is certified with unique multipliers, "always" runs it (:func:`sticking_crosscheck`)

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import FACETS_MAX, ROUND_OFF, STRUCTURAL_MAX_N, Tolerance, get_tolerance
+from .settings import FACETS_MAX, ROUND_OFF, STRUCTURAL_N_MAX, Tolerance, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import Formulation, undecided_modes
@@ -207,7 +207,7 @@ def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Fo
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
     sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
     _withdraw_outside_the_disks(sol)
-    if certify and problem.n <= STRUCTURAL_MAX_N:
+    if certify and problem.n <= STRUCTURAL_N_MAX:
         t1 = time.perf_counter()
         sol.certificates = structural_certificates(problem) + sol.certificates
         if cls.modes != "frictionless":

@@ -55,6 +55,30 @@ LOOSER = {"high": "mid", "mid": "low"}
 #: names of earlier releases (one naming rule now: the quantity first, ``_MAX`` / ``_MIN`` last; ``TINY`` was
 #: :data:`SCALE_FLOOR` under a second name); reading one warns and gives the current value
 RENAMED = {
+    "CROSSCHECK_DENSE_MAX_N": "CROSSCHECK_DENSE_N_MAX",
+    "FCLIB_MAX_TEXT_BYTES": "FCLIB_TEXT_BYTES_MAX",
+    "FCLIB_SCENES_MAX_CONTACTS": "FCLIB_SCENES_CONTACTS_MAX",
+    "FCLIB_SCENES_MAX_COUNT": "FCLIB_SCENES_COUNT_MAX",
+    "FCLIB_SCENES_LOCAL_MAX_UNKNOWNS": "FCLIB_SCENES_LOCAL_UNKNOWNS_MAX",
+    "STRUCTURAL_MAX_N": "STRUCTURAL_N_MAX",
+    "FIXED_POINT_MAX_ITER": "FIXED_POINT_ITER_MAX",
+    "COULOMB_FIXED_POINT_MAX_ITER": "COULOMB_FIXED_POINT_ITER_MAX",
+    "COULOMB_NEWTON_MAX_ITER": "COULOMB_NEWTON_ITER_MAX",
+    "COULOMB_MIN_STEP": "COULOMB_STEP_MIN",
+    "COULOMB_MIXED_MAX_UNKNOWNS": "COULOMB_MIXED_UNKNOWNS_MAX",
+    "COULOMB_NN_MAX_ITER": "COULOMB_NN_ITER_MAX",
+    "COULOMB_NN_MIN_STEP": "COULOMB_NN_STEP_MIN",
+    "GRASP_MAX_CONTACTS": "GRASP_CONTACTS_MAX",
+    "GRASP_MINKOWSKI_MAX_POINTS": "GRASP_MINKOWSKI_POINTS_MAX",
+    "GRASP_MAX_FACETS": "GRASP_FACETS_MAX",
+    "STUDY_FAMILY_MIN_N": "STUDY_FAMILY_N_MIN",
+    "STUDY_FAMILY_MAX_N": "STUDY_FAMILY_N_MAX",
+    "STUDY_PEER_MAX_ITER": "STUDY_PEER_ITER_MAX",
+    "ENVELOPE_TANGENT_MAX_DIRECTIONS": "ENVELOPE_TANGENT_DIRECTIONS_MAX",
+    "ENVELOPE_MAX_VARIABLES": "ENVELOPE_VARIABLES_MAX",
+    "AUDIT_MAX_STATES": "AUDIT_STATES_MAX",
+    "FAST_QP_MAX_SIZE": "FAST_QP_SIZE_MAX",
+    "GRASP_BATCH_MIN_POOL": "GRASP_BATCH_POOL_MIN",
     "MAX_ABS_ENTRY": "ABS_ENTRY_MAX",
     "MAX_BILATERAL_STICKING": "BILATERAL_STICKING_MAX",
     "MAX_CONTACT_DIMENSION": "CONTACT_DIMENSION_MAX",
@@ -108,7 +132,7 @@ DIRECT_CONIC_BACKENDS = ("clarabel",)
 #: Largest coordinate count at which :func:`gaussqp.solve` cross-checks a frictionless (or sticking-as-equality)
 #: answer with Lemke on the dense Delassus LCP (``lcp_lemke``: a dense M⁻¹ and an O(m³) tableau; at n = 3000 it
 #: took 99 % of a default solve); above it the sparse projected-acceleration route (F2) checks it.
-CROSSCHECK_DENSE_MAX_N = 300
+CROSSCHECK_DENSE_N_MAX = 300
 
 
 # ---------------------------------------------------------------- input limits
@@ -184,17 +208,17 @@ FCLIB_SYMMETRY_RTOL = 1e-6
 
 #: Longest info string (title, description, math_info) read from an FCLIB file, in bytes; checked on the
 #: declared size before reading. The collection's are below 200 bytes.
-FCLIB_MAX_TEXT_BYTES = 2**20
+FCLIB_TEXT_BYTES_MAX = 2**20
 
 #: The FCLIB generator of MuJoCo scenes (problems/fclib_scenes.py): most contacts a problem may be
 #: aimed at (the benchmark's largest FCLIB problems have ~4,000)
-FCLIB_SCENES_MAX_CONTACTS = 4000
+FCLIB_SCENES_CONTACTS_MAX = 4000
 #: most problems one call of the generator writes
-FCLIB_SCENES_MAX_COUNT = 100_000
+FCLIB_SCENES_COUNT_MAX = 100_000
 #: every how many problems the generator also writes the local form (when affordable)
 FCLIB_SCENES_LOCAL_EVERY = 3
 #: the largest m·d for which the generator writes the local form (W is condensed densely: 3,000 unknowns is 72 MB)
-FCLIB_SCENES_LOCAL_MAX_UNKNOWNS = 3000
+FCLIB_SCENES_LOCAL_UNKNOWNS_MAX = 3000
 
 
 # ---------------------------------------------------------------- numerical thresholds
@@ -563,7 +587,7 @@ SCALE_DENSE_MAX = 2000
 SINGLETON_DENSE_MAX = 600
 
 #: Structural certificates need dense SVDs of n × n matrices: above this size they are skipped.
-STRUCTURAL_MAX_N = 1500
+STRUCTURAL_N_MAX = 1500
 
 
 # ---------------------------------------------------------------- iteration limits and search parameters
@@ -577,7 +601,7 @@ LEMKE_PIVOTS_BASE = 100
 
 #: iterations of the fixed point of Prop. 9/11 before it is reported as not converged; value chosen with the
 #: code (for scale: a contraction with L = 0.997 needs ~10,000 steps to gain 13 digits)
-FIXED_POINT_MAX_ITER = 10_000
+FIXED_POINT_ITER_MAX = 10_000
 
 #: largest number of bisection steps on μ in μ_min: a safety cap (MU_RTOL = 1e-10 needs ~35 from [0, 1])
 MU_BISECTION_MAX = 200
@@ -692,19 +716,19 @@ COULOMB_RESIDUAL_RTOL = 1e-8
 COULOMB_DYNAMICS_RTOL = 1e-8
 
 #: Convex iteration: at most this many SOCPs with the shift ``s = μ‖u_t‖`` fixed ...
-COULOMB_FIXED_POINT_MAX_ITER = 25
+COULOMB_FIXED_POINT_ITER_MAX = 25
 #: ... stopping early when the shift moves less than this fraction of ‖q‖ between two SOCPs (the Newton polish
 #: then takes over: the fixed point converges linearly at best and stalls near 3e-3 on Capsules).
 COULOMB_FIXED_POINT_RTOL = 1e-7
 
 #: Newton polish on the natural map: at most this many iterations ...
-COULOMB_NEWTON_MAX_ITER = 60
+COULOMB_NEWTON_ITER_MAX = 60
 #: ... with Armijo's sufficient decrease of the merit ``½‖φ‖²`` at this fraction of the predicted decrease ...
 COULOMB_ARMIJO = 1e-4
 #: ... backtracking by this factor ...
 COULOMB_BACKTRACK = 0.5
 #: ... down to this smallest step (then a projected fixed-point step is taken instead of the Newton step).
-COULOMB_MIN_STEP = 1e-8
+COULOMB_STEP_MIN = 1e-8
 #: Newton's linear systems are solved densely up to this many unknowns (m·d); beyond, by a sparse LU.
 COULOMB_DENSE_MAX = 4000
 #: Eigenvalues of the symmetric part of W below this fraction of its largest are clipped to zero when W_s is
@@ -732,7 +756,7 @@ COULOMB_RESTART_ITER = 5
 #: The mixed Coulomb route (F9, :mod:`gaussqp.formulations.coulomb_mixed`) works on dense (a, λ) with a dense
 #: Jacobian of about (n + 2 m d)² entries: it takes at most this many unknowns n + m·d (a tower of 25 boxes,
 #: 150 coordinates and 100 contacts in 3D, has 450).
-COULOMB_MIXED_MAX_UNKNOWNS = 3000
+COULOMB_MIXED_UNKNOWNS_MAX = 3000
 
 # ---------------------------------------------------------------- mode-free Coulomb: the nonsmooth Newton kernel
 #: :mod:`gaussqp.friction.nonsmooth_newton` (tried first by ``coulomb_fixed_point``, the convex iteration its
@@ -740,7 +764,7 @@ COULOMB_MIXED_MAX_UNKNOWNS = 3000
 #: certificate's :data:`COULOMB_RESIDUAL_RTOL`, one quadratic step short of round-off.
 COULOMB_NN_TARGET_RTOL = 1e-12
 #: ... after at most this many Newton iterations (each: one factorization and a line search) ...
-COULOMB_NN_MAX_ITER = 50
+COULOMB_NN_ITER_MAX = 50
 #: ... or when the best merit ``½‖φ_ρ‖²`` has not halved over this many iterations (a stall: the caller falls back).
 COULOMB_NN_STALL_ITER = 8
 #: Newton's linear systems are dense (LAPACK) up to this many unknowns m·d, or when W holds more than
@@ -764,7 +788,7 @@ COULOMB_NN_REG_FLOOR = 1e-12
 COULOMB_NN_REG_THETAS = (COULOMB_NN_REG_THETA, 0.1, 1.0)
 #: The line search backtracks by :data:`COULOMB_BACKTRACK` down to this step before it tries the fallback
 #: directions (the projected step ``−φ_ρ``, then the merit's steepest descent ``−Jᵀφ_ρ``).
-COULOMB_NN_MIN_STEP = 1e-4
+COULOMB_NN_STEP_MIN = 1e-4
 #: A guess whose relative residual is below this is the only start tried (a re-solve along a trajectory); above,
 #: "every contact sticks" (one linear solve, exact at rest) and ``r = 0`` compete with it by merit. The stick solve
 #: is retried with W regularized (:data:`COULOMB_NN_REG_FLOOR`) only when ``W r = −q`` was not solved to
@@ -786,7 +810,7 @@ COULOMB_NN_STALL_FACTOR = 0.25
 
 # ---------------------------------------------------------------- grasps
 #: A grasp has at most this many contacts (the polyhedral ε computations grow with contacts × facets).
-GRASP_MAX_CONTACTS = 1000
+GRASP_CONTACTS_MAX = 1000
 #: A contact normal must be a unit vector to this relative tolerance (a normal of norm 2 is a modelling error,
 #: not something to normalize silently).
 GRASP_NORMAL_RTOL = 1e-6
@@ -828,7 +852,7 @@ GRASP_EPSILON_RTOL = 1e-9
 #: or the L1 form). The 6D hull grows fast: three spatial hard fingers with 8-gons give 729 candidates, 677
 #: vertices and 68 607 facets (about 1 s of qhull); four fingers with hexagons, 2401 candidates, take about a
 #: minute; 16-gons on three fingers (4913) exhaust memory.
-GRASP_MINKOWSKI_MAX_POINTS = 1000
+GRASP_MINKOWSKI_POINTS_MAX = 1000
 #: Starting directions of the local search for the exact-cone ε (the lowest facets of the inner and outer
 #: hulls): the exact ε minimizes a convex support function over the unit sphere, a non-convex problem.
 GRASP_EPSILON_STARTS = 6
@@ -842,7 +866,7 @@ GRASP_PLOT_CONE_LENGTH = 0.35
 #: At most this many polygon sides (sphere points for soft fingers) per cone in ε and the plot: the bracket is
 #: already ~1e-3 wide at 64 on the shipped spatial grasps, and the hulls grow like (contacts × facets)^(w/2)
 #: (three spatial fingers: 5 s at 64 facets, over 290 s at 200).
-GRASP_MAX_FACETS = 128
+GRASP_FACETS_MAX = 128
 
 
 # ---------------------------------------------------------------- cross-validation studies: metrics and report
@@ -873,9 +897,9 @@ STUDY_MUJOCO_EVERY = 50
 STUDY_FAMILY_SEED = 0
 #: Smallest coordinate count n drawn for a generated problem (small problems: a study runs every
 #: route on each, and the exact enumerations are exponential in the contact count).
-STUDY_FAMILY_MIN_N = 3
-#: Largest coordinate count n drawn for a generated problem (see :data:`STUDY_FAMILY_MIN_N`).
-STUDY_FAMILY_MAX_N = 8
+STUDY_FAMILY_N_MIN = 3
+#: Largest coordinate count n drawn for a generated problem (see :data:`STUDY_FAMILY_N_MIN`).
+STUDY_FAMILY_N_MAX = 8
 #: Friction coefficient of the generated sliding family's contacts (a moderate μ: large enough that friction
 #: matters, small enough that most draws keep a solution).
 STUDY_SLIDING_FRICTION = 0.3
@@ -892,7 +916,7 @@ STUDY_FLUSH_INTERVAL = 30.0
 STUDY_SICONOS_PYTHON = "/usr/bin/python3"
 #: Iteration limit handed to a peer's iterative solvers (Siconos's ``SICONOS_IPARAM_MAX_ITER``); the peer's
 #: tolerance is the preset's ``solver`` tolerance (:data:`PRESETS`).
-STUDY_PEER_MAX_ITER = 10_000
+STUDY_PEER_ITER_MAX = 10_000
 #: Largest LCP (unknowns) or friction problem (contacts) given to a peer's enumeration solver: Siconos's
 #: ``LCP_ENUM`` tries the 2^k complementary pieces, 4,096 at this size.
 STUDY_PEER_ENUM_MAX = 12
@@ -913,16 +937,16 @@ ENVELOPE_VERIFY_RTOL = 1e-7
 ENVELOPE_ACTIVE_RTOL = 1e-7
 #: The largest tangential force is bracketed by support programs in directions of the tangent plane (an outer
 #: polygon whose vertices bound it above, the verified points below); refinement stops when the bracket is below
-#: this times the contact's force scale, or after :data:`ENVELOPE_TANGENT_MAX_DIRECTIONS` directions.
+#: this times the contact's force scale, or after :data:`ENVELOPE_TANGENT_DIRECTIONS_MAX` directions.
 ENVELOPE_TANGENT_RTOL = 1e-6
 #: The most support directions of one tangent bracket (see :data:`ENVELOPE_TANGENT_RTOL`).
-ENVELOPE_TANGENT_MAX_DIRECTIONS = 24
+ENVELOPE_TANGENT_DIRECTIONS_MAX = 24
 #: The answer's own forces count as a member of the envelope's set (``contains_answer``) when their residual and
 #: cone violation, relative as in :data:`ENVELOPE_VERIFY_RTOL`, are below this (the answer is judged at its own
 #: tolerance, looser than a certificate's).
 ENVELOPE_MEMBERSHIP_RTOL = 1e-4
 #: Largest number of force variables of an envelope (dense programs; a MuJoCo scene of 100 condim-3 contacts has 300).
-ENVELOPE_MAX_VARIABLES = 6000
+ENVELOPE_VARIABLES_MAX = 6000
 #: An engine's normal force outside its envelope by more than this times the state's force scale (the largest
 #: envelope bound, or the engine's largest normal force) is flagged ``outside_envelope``: engines regularize contacts
 #: (MuJoCo's soft constraints), so forces a little off the rigid set are the engine's model, not an error.
@@ -946,7 +970,7 @@ AUDIT_TANGENT_RTOL = 1e-4
 #: audit poses it at rest in the rigid problem, which decides whether Coulomb friction holds it (then: creep).
 AUDIT_CREEP_CONE_FRACTION = 0.9
 #: Largest number of states of one audit (a rollout's steps or a recorded file's rows).
-AUDIT_MAX_STATES = 1_000_000
+AUDIT_STATES_MAX = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.
 AUDIT_CHUNK = 50
 
@@ -957,7 +981,7 @@ AUDIT_CHUNK = 50
 #: does not certify) go to Clarabel. DAQP works on dense ``n × n`` and ``n × m`` factors: at a few hundred unknowns it
 #: is ~20× faster than Clarabel on the humanoid's QP (``benchmarks/control_rates.py``); the limit keeps its dense
 #: O(n²m) work below Clarabel's sparse factorization.
-FAST_QP_MAX_SIZE = 400
+FAST_QP_SIZE_MAX = 400
 #: Backends of the small dense path, in preference order (:data:`gaussqp.backends.FAST_BACKENDS`).
 FAST_QP_BACKENDS = ("daqp",)
 #: Largest number of ratio steps (Crouzeix–Ferland–Schaible's method for ``min max_i ‖λ_t,i‖/λ_n,i`` over Λ(a)) that
@@ -986,7 +1010,7 @@ GRASP_BATCH_SHRINK = 0.9
 GRASP_BATCH_SLACK_RTOL = 1e-12
 #: At least this many grasps before :func:`gaussqp.grasp.analyze_many` starts a process pool (its start-up costs
 #: about 0.2 s; below this one process is faster).
-GRASP_BATCH_MIN_POOL = 2000
+GRASP_BATCH_POOL_MIN = 2000
 #: Grasps per process-pool task.
 GRASP_BATCH_CHUNK = 500
 #: :func:`gaussqp.io.mujoco.import_grasp` refuses a contact whose two sliding friction coefficients differ by more

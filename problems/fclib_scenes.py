@@ -69,8 +69,8 @@ from gaussqp.errors import (FileFormatError, InputTooLargeError, MagnitudeError,
                             UnknownValueError, UnsupportedModelError, WrongTypeError)
 from gaussqp.model.local_problem import LocalContactProblem
 from gaussqp.model.problem import ContactProblem
-from gaussqp.settings import (FCLIB_SCENES_LOCAL_EVERY, FCLIB_SCENES_LOCAL_MAX_UNKNOWNS,
-                              FCLIB_SCENES_MAX_CONTACTS, FCLIB_SCENES_MAX_COUNT)
+from gaussqp.settings import (FCLIB_SCENES_LOCAL_EVERY, FCLIB_SCENES_LOCAL_UNKNOWNS_MAX,
+                              FCLIB_SCENES_CONTACTS_MAX, FCLIB_SCENES_COUNT_MAX)
 
 #: the scenes, in the order problem ``i`` cycles through them
 SCENES = ("box_pile", "sphere_pile", "capsule_pile", "mixed_pile", "box_stacks", "box_wall", "chain", "quadruped",
@@ -92,7 +92,7 @@ MU_RANGE = (0.3, 0.9)
 #: every LOCAL_EVERY-th problem also gets its local form (when affordable); see gaussqp.settings
 LOCAL_EVERY = FCLIB_SCENES_LOCAL_EVERY
 #: the local form is written only when m·d is at most this (a dense W of that size); see gaussqp.settings
-LOCAL_MAX_UNKNOWNS = FCLIB_SCENES_LOCAL_MAX_UNKNOWNS
+LOCAL_MAX_UNKNOWNS = FCLIB_SCENES_LOCAL_UNKNOWNS_MAX
 #: contacts a scene makes per body, roughly: how many bodies a target contact count needs (measured on seed 1)
 CONTACTS_PER_BODY = {"box_pile": 3.7, "sphere_pile": 1.0, "capsule_pile": 2.0, "mixed_pile": 2.3,
                      "box_stacks": 5.9, "box_wall": 6.5, "chain": 1.7, "quadruped": 0.4, "humanoid": 0.65}
@@ -435,7 +435,7 @@ def condense(problem: ContactProblem) -> LocalContactProblem:
     if problem.m * d > LOCAL_MAX_UNKNOWNS:
         raise InputTooLargeError("problem", f"has {problem.m * d} contact unknowns",
                                  f"condense at most {LOCAL_MAX_UNKNOWNS} (gaussqp.settings."
-                                 "FCLIB_SCENES_LOCAL_MAX_UNKNOWNS)")
+                                 "FCLIB_SCENES_LOCAL_UNKNOWNS_MAX)")
     if len(problem.bilateral):
         raise UnknownValueError("problem", "has bilateral rows", "condense a problem with unilateral contacts only")
     if not np.all(problem.has_tangent):
@@ -472,7 +472,7 @@ def make(seed: int, index: int, *, min_contacts: int = 10, max_contacts: int = 3
         The draws come from ``numpy.random.default_rng([seed, index])``.
     min_contacts, max_contacts : int
         The range of the aimed contact count (the settled scene has about that many; the metadata records the
-        count found), ``1 <= min_contacts <= max_contacts <= FCLIB_SCENES_MAX_CONTACTS``.
+        count found), ``1 <= min_contacts <= max_contacts <= FCLIB_SCENES_CONTACTS_MAX``.
     local : bool or None
         Also make the local form: None (default) for every :data:`LOCAL_EVERY`-th index when ``m·d`` is at most
         :data:`LOCAL_MAX_UNKNOWNS`; True or False to force it (True still refuses an unaffordable W).
@@ -486,8 +486,8 @@ def make(seed: int, index: int, *, min_contacts: int = 10, max_contacts: int = 3
     """
     seed = _check_int("seed", seed)
     index = _check_int("index", index)
-    lo = _check_int("min_contacts", min_contacts, 1, FCLIB_SCENES_MAX_CONTACTS)
-    hi = _check_int("max_contacts", max_contacts, 1, FCLIB_SCENES_MAX_CONTACTS)
+    lo = _check_int("min_contacts", min_contacts, 1, FCLIB_SCENES_CONTACTS_MAX)
+    hi = _check_int("max_contacts", max_contacts, 1, FCLIB_SCENES_CONTACTS_MAX)
     if lo > hi:
         raise MagnitudeError("min_contacts", f"is {lo} > max_contacts = {hi}", "give min_contacts <= max_contacts")
     if local is not None and not isinstance(local, bool):
@@ -566,10 +566,10 @@ def generate(out: str | Path, count: int, *, seed: int = 0, start: int = 0, min_
     gaussqp.errors.FileFormatError
         ``out`` exists and is not a directory.
     """
-    count = _check_int("count", count, 0, FCLIB_SCENES_MAX_COUNT)
+    count = _check_int("count", count, 0, FCLIB_SCENES_COUNT_MAX)
     seed, start = _check_int("seed", seed), _check_int("start", start)
     for name, v in (("min_contacts", min_contacts), ("max_contacts", max_contacts)):
-        _check_int(name, v, 1, FCLIB_SCENES_MAX_CONTACTS)
+        _check_int(name, v, 1, FCLIB_SCENES_CONTACTS_MAX)
     if min_contacts > max_contacts:
         raise MagnitudeError("min_contacts", f"is {min_contacts} > max_contacts = {max_contacts}",
                              "give min_contacts <= max_contacts")

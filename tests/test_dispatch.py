@@ -65,13 +65,13 @@ def test_sticking_as_equalities_reports_cone_check():
 
 
 def test_above_the_dense_limit_the_crosscheck_is_the_sparse_projection(monkeypatch):
-    """Issue #15: Lemke's dense tableau cross-checks F1 up to CROSSCHECK_DENSE_MAX_N coordinates; above, the sparse
+    """Issue #15: Lemke's dense tableau cross-checks F1 up to CROSSCHECK_DENSE_N_MAX coordinates; above, the sparse
     projected acceleration (F2) does, and a disagreeing F2 still withdraws the 'solved' status."""
     from gaussqp import dispatch
-    from gaussqp.settings import CROSSCHECK_DENSE_MAX_N
+    from gaussqp.settings import CROSSCHECK_DENSE_N_MAX
 
-    p = families.chain(CROSSCHECK_DENSE_MAX_N // 2 + 10, lift=1.5)
-    assert p.n > CROSSCHECK_DENSE_MAX_N
+    p = families.chain(CROSSCHECK_DENSE_N_MAX // 2 + 10, lift=1.5)
+    assert p.n > CROSSCHECK_DENSE_N_MAX
     sol = gaussqp.solve(p)
     assert sol.formulation == "gauss_qp" and sol.crosscheck.formulation == "projected_acceleration"
     assert sol.crosscheck.agree and sol.status == "solved" and sol.certified
@@ -91,10 +91,10 @@ def test_above_the_dense_limit_the_crosscheck_is_the_sparse_projection(monkeypat
 
 
 def test_the_sticking_crosscheck_obeys_the_dense_limit_too():
-    from gaussqp.settings import CROSSCHECK_DENSE_MAX_N
+    from gaussqp.settings import CROSSCHECK_DENSE_N_MAX
 
-    big, *_ = families.sticking_stack(np.random.default_rng(0), CROSSCHECK_DENSE_MAX_N // 3 + 5)
-    assert big.n > CROSSCHECK_DENSE_MAX_N
+    big, *_ = families.sticking_stack(np.random.default_rng(0), CROSSCHECK_DENSE_N_MAX // 3 + 5)
+    assert big.n > CROSSCHECK_DENSE_N_MAX
     sol = gaussqp.solve(big)
     assert sol.formulation == "sticking_socp" and sol.crosscheck.formulation == "gauss_qp"
     assert sol.status == "solved" and sol.certified

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import FileFormatError, InputTooLargeError, NonFiniteError, ShapeError, UnsupportedModelError, \
     WrongTypeError
-from ..settings import AUDIT_CREEP_CONE_FRACTION, AUDIT_MAX_STATES, MUJOCO_VELOCITY_RTOL
+from ..settings import AUDIT_CREEP_CONE_FRACTION, AUDIT_STATES_MAX, MUJOCO_VELOCITY_RTOL
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
 __all__ = ["audit", "engine_state", "read_recording", "states"]
@@ -99,8 +99,8 @@ def read_recording(source, model) -> dict[str, np.ndarray]:
         if bad.size:
             raise NonFiniteError(f"recording {name}", f"has NaN or infinite entries (state {int(bad[0])})",
                                  "give finite states")
-    if K > AUDIT_MAX_STATES:
-        raise InputTooLargeError("recording", f"has {K} states", f"audit at most {AUDIT_MAX_STATES}")
+    if K > AUDIT_STATES_MAX:
+        raise InputTooLargeError("recording", f"has {K} states", f"audit at most {AUDIT_STATES_MAX}")
     return out
 
 
@@ -277,8 +277,8 @@ def states(model, *, keyframe=None, qpos=None, qvel=None, settle: int = 0, steps
         return
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
         raise WrongTypeError("steps", f"is {steps!r}", "give a number of MuJoCo steps, an integer >= 0")
-    if steps > AUDIT_MAX_STATES:
-        raise InputTooLargeError("steps", f"is {steps}", f"audit at most {AUDIT_MAX_STATES} states")
+    if steps > AUDIT_STATES_MAX:
+        raise InputTooLargeError("steps", f"is {steps}", f"audit at most {AUDIT_STATES_MAX} states")
     yield _safe_state(m, d, 0, opts, first=True)
     bad = int(mujoco.mjtWarning.mjWARN_BADQACC)
     for k in range(1, steps + 1):

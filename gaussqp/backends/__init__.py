@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # annotations only
 BACKENDS: dict[str, Backend] = {b.name: b for b in (CLARABEL, OSQP, SCS)}
 
 #: The small dense path (issue #28): compiled QP solvers that F1/F2 call directly, never through cvxpy, on small dense
-#: programs with ``M ≻ 0`` when no solver is named (:data:`gaussqp.settings.FAST_QP_MAX_SIZE`; an optional dependency,
+#: programs with ``M ≻ 0`` when no solver is named (:data:`gaussqp.settings.FAST_QP_SIZE_MAX`; an optional dependency,
 #: extra ``fast``). Not in :data:`BACKENDS`: ``solver=`` and the studies' routes name the cvxpy backends, and a fast
 #: answer is only ever a first attempt that Clarabel replaces when it fails or is not certified.
 FAST_BACKENDS: dict[str, Backend] = {DAQP.name: DAQP}

@@ -13,7 +13,7 @@ inequality rows with ``y_G ≠ 0``; it is returned as :attr:`FastAnswer.active` 
 (:func:`gaussqp.certificates.polish.polish`) instead of a guess.
 
 Used only when no solver is named, ``M ≻ 0`` (DAQP factors ``P``) and the problem is dense and small
-(:data:`gaussqp.settings.FAST_QP_MAX_SIZE`); only exit flag 1 (optimal) is an answer: anything else — infeasible
+(:data:`gaussqp.settings.FAST_QP_SIZE_MAX`); only exit flag 1 (optimal) is an answer: anything else — infeasible
 (−1), cycling, iteration limit, a non-convex ``P``, an exception, the package absent — is ``failed`` and Clarabel's
 direct path solves the program. Nothing here is believed: the judge checks every answer, and an answer it does not
 certify is solved again by Clarabel (:meth:`gaussqp.formulations.base.Formulation.solve`).

@@ -55,7 +55,7 @@ from ..errors import NotApplicableError, ShapeError, WrongTypeError
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import Certificate, json_float, to_jsonable
-from ..settings import (ENVELOPE_ACTIVE_RTOL, ENVELOPE_MAX_VARIABLES, ENVELOPE_MEMBERSHIP_RTOL, ENVELOPE_TANGENT_MAX_DIRECTIONS,
+from ..settings import (ENVELOPE_ACTIVE_RTOL, ENVELOPE_VARIABLES_MAX, ENVELOPE_MEMBERSHIP_RTOL, ENVELOPE_TANGENT_DIRECTIONS_MAX,
                         ENVELOPE_TANGENT_RTOL, ENVELOPE_VERIFY_RTOL, NEGLIGIBLE_FORCE_RTOL, PRESETS, RANK_RTOL,
                         SCALE_FLOOR)
 
@@ -293,9 +293,9 @@ class ForceSet:
                 cones.append(("soc", N + np.arange(d1 + 1)))
                 self.var[i] = N + np.arange(d1 + 1)
                 N += d1 + 1
-        if N > ENVELOPE_MAX_VARIABLES:
-            raise NotApplicableError(f"force envelopes: {N} force variables, above ENVELOPE_MAX_VARIABLES = "
-                                     f"{ENVELOPE_MAX_VARIABLES} (gaussqp.settings)")
+        if N > ENVELOPE_VARIABLES_MAX:
+            raise NotApplicableError(f"force envelopes: {N} force variables, above ENVELOPE_VARIABLES_MAX = "
+                                     f"{ENVELOPE_VARIABLES_MAX} (gaussqp.settings)")
         self.N = N
         self.A = np.array(cols).T if cols else np.zeros((p.n, 0))
         self.cones = cones
@@ -619,7 +619,7 @@ def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction, rtol: 
         upper, v, t1, gap = max(verts, key=lambda t: t[0])
         lower = max(pts) if pts else 0.0
         scale = max(upper, max(abs(h) for h in hs), SCALE_FLOOR)
-        if upper - lower <= rtol * scale or len(angles) >= ENVELOPE_TANGENT_MAX_DIRECTIONS:
+        if upper - lower <= rtol * scale or len(angles) >= ENVELOPE_TANGENT_DIRECTIONS_MAX:
             break
         tv = math.atan2(v[1], v[0])
         off = np.mod(tv - t1, 2 * math.pi)

@@ -12,7 +12,7 @@ from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import Certificate
 from .structural import structural_certificates
-from ..settings import STRUCTURAL_MAX_N
+from ..settings import STRUCTURAL_N_MAX
 
 
 @dataclass
@@ -67,8 +67,8 @@ def check(problem: ContactProblem) -> CheckReport:
         return CheckReport(problem, cls, [], skipped=(
             f"{len(problem.coulomb)} contact(s) have mode 'coulomb' (stick/slip left to the solver): the certificates "
             "C1-C8 and the friction bounds are criteria of problems whose every mode is given; none is reported"))
-    if problem.n > STRUCTURAL_MAX_N:
-        return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_MAX_N}")
+    if problem.n > STRUCTURAL_N_MAX:
+        return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_N_MAX}")
     certs = structural_certificates(problem)
     if len(problem.sliding) and problem.mass_factor.definite and not len(problem.sticking):
         certs.append(p_matrix_certificate(problem))

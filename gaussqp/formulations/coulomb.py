@@ -62,8 +62,8 @@ from ..model.system_class import SystemClass
 from ..certificates.judge import finalize
 from ..errors import NotApplicableError
 from ..results import Solution
-from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_FIXED_POINT_MAX_ITER, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
-                        COULOMB_NEWTON_MAX_ITER, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_MAX_ITER, COULOMB_NN_REG_THETAS, COULOMB_POLISH_RTOL,
+from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_FIXED_POINT_ITER_MAX, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_STEP_MIN,
+                        COULOMB_NEWTON_ITER_MAX, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_ITER_MAX, COULOMB_NN_REG_THETAS, COULOMB_POLISH_RTOL,
                         COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
                         COULOMB_RESTARTS, Tolerance, get_tolerance)
 from .base import Formulation, SelfJudgedFormulation
@@ -178,7 +178,7 @@ def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: fl
     best = (natural_map_residual(r, u, q, mu, d).relative, r.copy())
     k = 0
     theta = COULOMB_LM_THETA
-    for k in range(1, COULOMB_NEWTON_MAX_ITER + 1):
+    for k in range(1, COULOMB_NEWTON_ITER_MAX + 1):
         res = natural_map_residual(r, u, q, mu, d).relative
         if res < best[0]:
             best = (res, r.copy())
@@ -217,7 +217,7 @@ def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: fl
         t = 1.0
         accepted = False
         if np.all(np.isfinite(step)):
-            while t >= COULOMB_MIN_STEP:
+            while t >= COULOMB_STEP_MIN:
                 f_new, u_new = phi(r + t * step)
                 if float(f_new @ f_new) <= (1 - 2 * COULOMB_ARMIJO * t) * merit:
                     r, f, u = r + t * step, f_new, u_new
@@ -266,7 +266,7 @@ def solve_local(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str
     times = {"fixed_point": 0.0, "newton": 0.0}
     t0 = time.perf_counter()
     socp = _ShiftSOCP(Wd, q, mu, d, solver, tol)
-    r, fp_it = socp.run(np.zeros(q.size), COULOMB_FIXED_POINT_MAX_ITER, history)
+    r, fp_it = socp.run(np.zeros(q.size), COULOMB_FIXED_POINT_ITER_MAX, history)
     times["fixed_point"] += time.perf_counter() - t0
     nt_it = 0
     best = (np.inf, r)
@@ -293,7 +293,7 @@ def solve_local(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str
 
 def solve_mode_free(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str | None = None,
                     tolerance=None, guess: np.ndarray | None = None,
-                    newton_max_iter: int = COULOMB_NN_MAX_ITER) -> LocalAnswer:
+                    newton_max_iter: int = COULOMB_NN_ITER_MAX) -> LocalAnswer:
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the convex iteration + polish of

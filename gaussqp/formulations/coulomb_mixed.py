@@ -44,9 +44,9 @@ from ..friction.mixed_law import (BILATERAL, BILATERAL_SLIDING, BILATERAL_STICKI
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import Solution
-from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DYNAMICS_RTOL, COULOMB_FIXED_POINT_MAX_ITER,
-                        COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_MIN_STEP,
-                        COULOMB_MIXED_MAX_UNKNOWNS, COULOMB_NEWTON_MAX_ITER, COULOMB_POLISH_RTOL,
+from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DYNAMICS_RTOL, COULOMB_FIXED_POINT_ITER_MAX,
+                        COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_STEP_MIN,
+                        COULOMB_MIXED_UNKNOWNS_MAX, COULOMB_NEWTON_ITER_MAX, COULOMB_POLISH_RTOL,
                         COULOMB_RESIDUAL_RTOL, COULOMB_RESTART_ITER, COULOMB_RESTARTS, Tolerance)
 from .base import SelfJudgedFormulation
 
@@ -163,7 +163,7 @@ def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> 
     theta = COULOMB_LM_THETA
     k = 0
     N = x.size
-    for k in range(1, COULOMB_NEWTON_MAX_ITER + 1):
+    for k in range(1, COULOMB_NEWTON_ITER_MAX + 1):
         res = float(np.max(np.abs(E), initial=0.0))
         if res < best[0]:
             best = (res, x.copy())
@@ -187,7 +187,7 @@ def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> 
                 step = full
             t = 1.0
             if np.all(np.isfinite(step)):
-                while t >= COULOMB_MIN_STEP:
+                while t >= COULOMB_STEP_MIN:
                     E_new, Jac_new, _ = sysm.evaluate(x + t * step)
                     if float(E_new @ E_new) <= (1 - 2 * COULOMB_ARMIJO * t) * merit:
                         x, E, Jac, accepted = x + t * step, E_new, Jac_new, True
@@ -217,9 +217,9 @@ class CoulombMixed(SelfJudgedFormulation):
         if not len(problem.coulomb):
             return False, "no 'coulomb' contact (this route decides stick/slip)"
         size = problem.n + problem.m * problem.dimension
-        if size > COULOMB_MIXED_MAX_UNKNOWNS:
-            return False, (f"{size} unknowns (n + m·d) exceed the dense limit {COULOMB_MIXED_MAX_UNKNOWNS} of this "
-                           "route (gaussqp.settings.COULOMB_MIXED_MAX_UNKNOWNS); 'coulomb_fixed_point' takes large "
+        if size > COULOMB_MIXED_UNKNOWNS_MAX:
+            return False, (f"{size} unknowns (n + m·d) exceed the dense limit {COULOMB_MIXED_UNKNOWNS_MAX} of this "
+                           "route (gaussqp.settings.COULOMB_MIXED_UNKNOWNS_MAX); 'coulomb_fixed_point' takes large "
                            "unilateral problems with M ≻ 0")
         return True, ""
 
@@ -230,7 +230,7 @@ class CoulombMixed(SelfJudgedFormulation):
         bilateral_cones = [i for i in range(sysm.m) if sysm.kinds[i] == BILATERAL_STICKING]
         t0 = time.perf_counter()
         prog = _GapProgram(sysm, solver, tol)
-        x0, fp_it = prog.run(np.zeros(sysm.size), 1 if bilateral_cones else COULOMB_FIXED_POINT_MAX_ITER, history)
+        x0, fp_it = prog.run(np.zeros(sysm.size), 1 if bilateral_cones else COULOMB_FIXED_POINT_ITER_MAX, history)
         times["fixed_point"] += time.perf_counter() - t0
         nt_it = 0
         best = (np.inf, x0)
@@ -241,7 +241,7 @@ class CoulombMixed(SelfJudgedFormulation):
             if signs is not None:
                 t0 = time.perf_counter()
                 prog = _GapProgram(sysm, solver, tol, signs)
-                x, k = prog.run(x0, COULOMB_FIXED_POINT_MAX_ITER, history)
+                x, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX, history)
                 fp_it += k
                 times["fixed_point"] += time.perf_counter() - t0
             x, nt_it = self._polish(sysm, prog, x, history, times, nt_it)

@@ -30,7 +30,7 @@ from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..model.scales import data_scales
 from ..results import SOLUTION_PRESENT, Solution
-from ..settings import DIRECT_QP_BACKENDS, FAST_QP_BACKENDS, FAST_QP_MAX_SIZE, PARAM_ENTRIES_MAX, Tolerance
+from ..settings import DIRECT_QP_BACKENDS, FAST_QP_BACKENDS, FAST_QP_SIZE_MAX, PARAM_ENTRIES_MAX, Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import direct_backend, fast_backend, get_backend, solve_program
 from ..backends.daqp_ import DAQP, solve_daqp
@@ -188,7 +188,7 @@ def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.nda
 def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
     """True when :func:`solve_acceleration_program` first tries the small dense path (issue #28): no solver named, a
     fast backend installed (:data:`gaussqp.backends.FAST_BACKENDS`), ``M ≻ 0`` (its factor has full rank), every
-    block dense, ``n + m_E + m_G <= FAST_QP_MAX_SIZE`` (:mod:`gaussqp.settings`), and independent multiplier rows
+    block dense, ``n + m_E + m_G <= FAST_QP_SIZE_MAX`` (:mod:`gaussqp.settings`), and independent multiplier rows
     ``[E; G]`` (their rank on each row's own scale, :func:`~gaussqp.certificates.instance.multiplier_row_rank`, kept
     per problem: C2 and the uniqueness decisions ask it too). With dependent rows the multipliers may form a set, of
     which an interior-point method returns the central element (gaussqp's answer so far) and an active-set method a
@@ -197,7 +197,7 @@ def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
     if solver is not None or problem.sparse or problem.mass_factor.rank < problem.n:
         return False
     rows = problem.equalities[0].shape[0] + problem.inequalities[0].shape[0]
-    if problem.n + rows > FAST_QP_MAX_SIZE or fast_backend(solver, FAST_QP_BACKENDS) is None:
+    if problem.n + rows > FAST_QP_SIZE_MAX or fast_backend(solver, FAST_QP_BACKENDS) is None:
         return False
     return multiplier_row_rank(problem)[0] == rows
 

@@ -62,7 +62,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_BLOCK_MAX, COULOMB_NN_DENSE_MAX,
-                        COULOMB_NN_GUESS_RTOL, COULOMB_NN_MAX_ITER, COULOMB_NN_MIN_STEP, COULOMB_NN_NONMONOTONE, COULOMB_NN_REG_FLOOR,
+                        COULOMB_NN_GUESS_RTOL, COULOMB_NN_ITER_MAX, COULOMB_NN_STEP_MIN, COULOMB_NN_NONMONOTONE, COULOMB_NN_REG_FLOOR,
                         COULOMB_NN_REG_THETA, COULOMB_NN_SPARSE_DENSITY, COULOMB_NN_STALL_FACTOR, COULOMB_NN_STALL_ITER,
                         COULOMB_NN_TARGET_RTOL)
 from .coulomb_law import project_cone
@@ -358,7 +358,7 @@ def _regularization(phi: np.ndarray, sysm: _System, theta: float) -> float:
 
 
 def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.ndarray | None = None,
-                 target: float = COULOMB_NN_TARGET_RTOL, max_iter: int = COULOMB_NN_MAX_ITER,
+                 target: float = COULOMB_NN_TARGET_RTOL, max_iter: int = COULOMB_NN_ITER_MAX,
                  reg_theta: float = COULOMB_NN_REG_THETA) -> NewtonResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the globalized semismooth Newton method of the
     module docstring.
@@ -492,7 +492,7 @@ def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter
             if step is None:
                 continue
             t = 1.0
-            while t >= COULOMB_NN_MIN_STEP:
+            while t >= COULOMB_NN_STEP_MIN:
                 rn = r + t * step
                 phin, un, zn, resn = sysm.evaluate(rn)
                 mn = float(phin @ phin)

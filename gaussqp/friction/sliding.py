@@ -33,7 +33,7 @@ from ..linalg.dense import as_dense, jacobi_scaling, scaled_solve
 from ..mechanics.delassus import eliminate_bilateral
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
-from ..settings import (FIXED_POINT_DIVERGENCE, FIXED_POINT_MAX_ITER, FIXED_POINT_RTOL, P_MATRIX_EXACT_MAX, P_MINOR_RTOL,
+from ..settings import (FIXED_POINT_DIVERGENCE, FIXED_POINT_ITER_MAX, FIXED_POINT_RTOL, P_MATRIX_EXACT_MAX, P_MINOR_RTOL,
                         SCALE_FLOOR)
 
 
@@ -247,7 +247,7 @@ class FixedPointResult:
 
 
 def fixed_point(red: SlidingReduction, tol: float = FIXED_POINT_RTOL,
-                max_iter: int = FIXED_POINT_MAX_ITER) -> FixedPointResult:
+                max_iter: int = FIXED_POINT_ITER_MAX) -> FixedPointResult:
     """Iterate ``λ ← A_nb⁻¹(A_tb[μ]|λ| - w1)`` (tutorial Prop. 9 proof, (39); Prop. 11 with frictionless
     bilateral rows eliminated). Bilateral problems only. ``contraction`` L is the Lipschitz constant of
     the map in the 2-norm of ``U⁻¹ λ``, the smaller of raw units (U = I) and the equilibrated ones

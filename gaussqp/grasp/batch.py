@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import FileFormatError, GaussQPError, MissingExtraError, UnknownValueError, WrongTypeError
 from ..jsonable import to_jsonable
 from ..progress import Progress
-from ..settings import (GRASP_BATCH_CHUNK, GRASP_BATCH_ITERATIONS, GRASP_BATCH_MIN_POOL, GRASP_BATCH_RELAX,
+from ..settings import (GRASP_BATCH_CHUNK, GRASP_BATCH_ITERATIONS, GRASP_BATCH_POOL_MIN, GRASP_BATCH_RELAX,
                         GRASP_BATCH_SHRINK, GRASP_BATCH_SLACK_RTOL)
 from .closure import force_closure, force_closure_from, force_closures_from
 from .model import Grasp, GraspCheck, check_grasp
@@ -376,7 +376,7 @@ def analyze_many(grasps: Iterable[Grasp], *, checks: Sequence[str] | str = ("for
     facets, norm : the polygons bracketing the exact cones and the ε norm (:func:`~gaussqp.grasp.epsilon`)
     exact : also run ε's local exact search (an extra upper bound; the bracket is the same without it)
     workers : process-pool size; None or 1 runs in this process (a pool only from
-        :data:`~gaussqp.settings.GRASP_BATCH_MIN_POOL` grasps)
+        :data:`~gaussqp.settings.GRASP_BATCH_POOL_MIN` grasps)
     progress : show a progress bar (tqdm when installed) on stderr
     chunk : grasps per pool task
 
@@ -398,7 +398,7 @@ def analyze_many(grasps: Iterable[Grasp], *, checks: Sequence[str] | str = ("for
         raise UnknownValueError("chunk", f"is {chunk!r}", "give a positive number of grasps per task")
     bar = Progress(len(gs), bool(progress), desc="analyze_many", unit="grasp")
     try:
-        if workers is None or workers == 1 or len(gs) < GRASP_BATCH_MIN_POOL:
+        if workers is None or workers == 1 or len(gs) < GRASP_BATCH_POOL_MIN:
             return _analyze(0, gs, cs, facets, norm, exact, bar)
         from concurrent.futures import ProcessPoolExecutor
 

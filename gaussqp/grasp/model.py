@@ -35,7 +35,7 @@ from ..model.arguments import check_problem
 from ..model.validation import real_array, real_scalar, short_repr
 from ..jsonable import to_jsonable
 from ..results import Certificate
-from ..settings import GRASP_MAX_CONTACTS, GRASP_MAX_FACETS, GRASP_NORMAL_RTOL
+from ..settings import GRASP_CONTACTS_MAX, GRASP_FACETS_MAX, GRASP_NORMAL_RTOL
 
 KINDS = ("frictionless", "hard", "soft")
 
@@ -145,9 +145,9 @@ class Grasp:
         contacts = self._contact_list(contacts)
         if not contacts:
             raise ShapeError("contacts", "is empty", "give at least one contact")
-        if len(contacts) > GRASP_MAX_CONTACTS:
-            raise ShapeError("contacts", f"has {len(contacts)} entries (more than {GRASP_MAX_CONTACTS})",
-                             "give fewer contacts (gaussqp.settings.GRASP_MAX_CONTACTS)")
+        if len(contacts) > GRASP_CONTACTS_MAX:
+            raise ShapeError("contacts", f"has {len(contacts)} entries (more than {GRASP_CONTACTS_MAX})",
+                             "give fewer contacts (gaussqp.settings.GRASP_CONTACTS_MAX)")
         checked = [self._check_contact(i, c) for i, c in enumerate(contacts)]
         dims = {np.asarray(c.normal).size for c in checked}
         if len(dims) != 1:
@@ -355,9 +355,9 @@ class Grasp:
         if k == 1:
             return np.array([[1.0, 1.0], [1.0, -1.0]])
         if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < (3 if k == 2 else 6) \
-                or facets > GRASP_MAX_FACETS:
+                or facets > GRASP_FACETS_MAX:
             raise UnknownValueError("facets", f"is {facets!r}", f"give an integer from {3 if k == 2 else 6} to "
-                                    f"{GRASP_MAX_FACETS} (polygon sides / sphere points)")
+                                    f"{GRASP_FACETS_MAX} (polygon sides / sphere points)")
         if k == 2:
             th = 2 * np.pi * np.arange(facets) / facets
             ring = np.column_stack([np.cos(th), np.sin(th)])

@@ -45,8 +45,8 @@ import numpy as np
 from ..certificates.grasp import epsilon_bracket_certificate, no_closure_certificate
 from ..errors import InputTooLargeError, ShapeError, UnknownValueError, WrongTypeError
 from ..model.validation import real_array
-from ..settings import (GRASP_MAX_FACETS, GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
-                        GRASP_EPSILON_STARTS, GRASP_MINKOWSKI_MAX_POINTS, GRASP_RANK_RTOL)
+from ..settings import (GRASP_FACETS_MAX, GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
+                        GRASP_EPSILON_STARTS, GRASP_MINKOWSKI_POINTS_MAX, GRASP_RANK_RTOL)
 from .model import Grasp, GraspCheck
 
 NORMS = ("L1", "Linf")
@@ -125,10 +125,10 @@ def polytope_points(grasp: Grasp, facets: int, kind: str, norm: str) -> np.ndarr
     S = np.zeros((w, 1))
     for i in range(grasp.m):
         Pi = np.column_stack([np.zeros(w), W[:, owner == i]])
-        if S.shape[1] * Pi.shape[1] > GRASP_MINKOWSKI_MAX_POINTS:
+        if S.shape[1] * Pi.shape[1] > GRASP_MINKOWSKI_POINTS_MAX:
             raise InputTooLargeError("facets", f"makes {S.shape[1] * Pi.shape[1]} candidate points of the L∞ wrench "
-                                     f"set (more than {GRASP_MINKOWSKI_MAX_POINTS})",
-                                     "use fewer facets or norm='L1' (gaussqp.settings.GRASP_MINKOWSKI_MAX_POINTS)")
+                                     f"set (more than {GRASP_MINKOWSKI_POINTS_MAX})",
+                                     "use fewer facets or norm='L1' (gaussqp.settings.GRASP_MINKOWSKI_POINTS_MAX)")
         S = (S[:, :, None] + Pi[:, None, :]).reshape(w, -1)
         S = _hull_vertices(S, scale * (i + 1))
     return S
@@ -317,10 +317,10 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
     if not isinstance(exact, bool):
         raise WrongTypeError("exact", f"is a {type(exact).__name__}", "give True or False")
     if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < 1 \
-            or facets > GRASP_MAX_FACETS:
+            or facets > GRASP_FACETS_MAX:
         raise UnknownValueError("facets", f"is {facets!r}", "give a positive integer number of polygon sides "
-                                f"(at least 3 for spatial hard fingers, 6 for soft ones; at most {GRASP_MAX_FACETS}, "
-                                "gaussqp.settings.GRASP_MAX_FACETS)")
+                                f"(at least 3 for spatial hard fingers, 6 for soft ones; at most {GRASP_FACETS_MAX}, "
+                                "gaussqp.settings.GRASP_FACETS_MAX)")
     times = {}
     blocks = _blocks(grasp)
     t0 = time.perf_counter()

@@ -62,7 +62,7 @@ from ..errors import (FileFormatError, InputError, MissingExtraError, NegativeFr
 from ..model.local_problem import LOCAL_DIMENSIONS, LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.validation import check_count, check_finite_bounded
-from ..settings import FCLIB_MAX_TEXT_BYTES, FCLIB_SYMMETRY_RTOL, ENTRIES_MAX
+from ..settings import FCLIB_TEXT_BYTES_MAX, FCLIB_SYMMETRY_RTOL, ENTRIES_MAX
 
 #: the problem groups of an FCLIB file
 LOCAL, GLOBAL, ROLLING = "fclib_local", "fclib_global", "fclib_global_rolling"
@@ -185,14 +185,14 @@ class _Reader:
         if ds.shape not in ((), (1,)):
             raise ShapeError(path, f"has shape {ds.shape}, expected one string", "store one string")
         if not is_vlen:
-            check_count(path, "bytes", ds.dtype.itemsize, FCLIB_MAX_TEXT_BYTES, "shorten the info string")
+            check_count(path, "bytes", ds.dtype.itemsize, FCLIB_TEXT_BYTES_MAX, "shorten the info string")
         try:
             raw = np.asarray(ds[()]).reshape(-1)[0]
         except (OSError, ValueError, TypeError, RuntimeError) as exc:
             raise FileFormatError(path, f"cannot be read ({exc})", "rewrite the file with the fclib library") from None
         if isinstance(raw, str):
             raw = raw.encode("utf-8", errors="replace")
-        check_count(path, "bytes", len(raw), FCLIB_MAX_TEXT_BYTES, "shorten the info string")
+        check_count(path, "bytes", len(raw), FCLIB_TEXT_BYTES_MAX, "shorten the info string")
         return bytes(raw).decode("utf-8", errors="replace")
 
     def matrix(self, parent, name: str, path: str, *, required: bool = True):

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GaussQPError, MissingExtraError, UnknownValueError
-from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_MAX_ITER, STUDY_PEER_TIME_MARGIN, STUDY_SICONOS_PYTHON,
+from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_ITER_MAX, STUDY_PEER_TIME_MARGIN, STUDY_SICONOS_PYTHON,
                         STUDY_TIME_LIMIT, Tolerance, get_tolerance)
 
 
@@ -261,7 +261,7 @@ def _call_siconos(kind: str, solver: PeerSolver, W, q, mu, tol: Tolerance, timeo
         inp, outp = Path(tmp) / "in.npz", Path(tmp) / "out.json"
         np.savez(inp, kind=np.array(kind), solver=np.array(solver.solver_id), W=np.asarray(W, dtype=float),
                  q=np.asarray(q, dtype=float), mu=np.asarray(mu, dtype=float), tol=np.array(tol.solver),
-                 max_iter=np.array(STUDY_PEER_MAX_ITER))
+                 max_iter=np.array(STUDY_PEER_ITER_MAX))
         try:
             run = subprocess.run([siconos_python(), "-c", _SICONOS_SCRIPT, str(inp), str(outp)],
                                  capture_output=True, text=True, timeout=max(timeout, STUDY_PEER_TIME_MARGIN),

@@ -27,7 +27,7 @@ from ..errors import FileFormatError, GaussQPError, UnknownValueError
 from ..io.open_file import reader_named
 from ..model.any_problem import PROBLEM_TYPES, Problem
 from ..model.problem import ContactProblem
-from ..settings import (STUDY_FAMILY_COUNT, STUDY_FAMILY_MAX_N, STUDY_FAMILY_MIN_N, STUDY_FAMILY_SEED,
+from ..settings import (STUDY_FAMILY_COUNT, STUDY_FAMILY_N_MAX, STUDY_FAMILY_N_MIN, STUDY_FAMILY_SEED,
                         STUDY_MUJOCO_COUNT, STUDY_MUJOCO_EVERY, STUDY_SLIDING_FRICTION)
 
 #: the generated families, in the order :class:`FamilySet` cycles through them
@@ -192,7 +192,7 @@ def family_problem(kind: str, seed: int, index: int) -> ContactProblem:
     if kind not in FAMILY_KINDS:
         raise UnknownValueError("kinds", f"{kind!r} is not a generated family", f"use one of {', '.join(FAMILY_KINDS)}")
     rng = np.random.default_rng([seed, index])
-    n = int(rng.integers(STUDY_FAMILY_MIN_N, STUDY_FAMILY_MAX_N + 1))
+    n = int(rng.integers(STUDY_FAMILY_N_MIN, STUDY_FAMILY_N_MAX + 1))
     if kind == "frictionless":
         m_b = int(rng.integers(0, 3))
         p = families.planted(rng, n=n, m_b=m_b, m_u=int(rng.integers(1, 5)), max_active=n - m_b)[0]

@@ -110,7 +110,7 @@ def test_the_fast_path_applies_only_to_small_dense_definite_problems_with_no_sol
     redundant = families.planted(rng, n=8, m_b=2, m_u=3, redundant=2, max_active=4)[0]
     assert not gauss_qp.fast_path_applies(redundant, None)  # dependent rows: multipliers may be a set
     assert not gauss_qp.fast_path_applies(gaussqp.problems.load("hyperstatic_block"), None)
-    monkeypatch.setattr(gauss_qp, "FAST_QP_MAX_SIZE", definite.n + definite.m - 1)
+    monkeypatch.setattr(gauss_qp, "FAST_QP_SIZE_MAX", definite.n + definite.m - 1)
     assert not gauss_qp.fast_path_applies(definite, None)
 
 

@@ -418,7 +418,7 @@ def test_check_skips_large_problems(monkeypatch):
     p = ContactProblem.from_blocks(sp.identity(n, format="csr"), np.ones(n), sp.csr_matrix((0, n)), None, [])
     rep = report.check(p)
     assert rep.certificates == [] and rep.skipped == "structural certificates skipped: n = 1501 > 1500"
-    monkeypatch.setattr(report, "STRUCTURAL_MAX_N", 2)
+    monkeypatch.setattr(report, "STRUCTURAL_N_MAX", 2)
     assert report.check(prob(np.eye(2), [0.0, 1.0], [])).skipped == ""
     assert report.check(prob(np.eye(3), [0.0, 1.0, 0.0], [])).skipped != ""
 

@@ -162,7 +162,7 @@ def test_process_pool_keeps_input_order(monkeypatch):
     import gaussqp.grasp.batch as batch
 
     gs = random_grasps(40, seed=3)
-    monkeypatch.setattr(batch, "GRASP_BATCH_MIN_POOL", 10)
+    monkeypatch.setattr(batch, "GRASP_BATCH_POOL_MIN", 10)
     pooled = analyze_many(gs, workers=2, chunk=7)
     local = analyze_many(gs)
     assert [r.index for r in pooled] == list(range(40))

@@ -70,7 +70,7 @@ def test_facets_beyond_the_cap_are_one_line_and_exit_2(capsys):
     # review: --facets 100000 allocated 671 GiB in a traceback, --facets 1000 ran for minutes
     assert main(["grasp", "sphere_three_fingers", "--facets", "100000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "facets" in err[0] and "GRASP_MAX_FACETS" in err[0]
+    assert len(err) == 1 and "facets" in err[0] and "GRASP_FACETS_MAX" in err[0]
 
 
 def test_json_equilibrium_forces_are_physical(capsys):
