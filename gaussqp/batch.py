@@ -1,4 +1,4 @@
-"""Batch solves (issue #15): a :class:`Solver` bound to one problem *structure* that re-solves new data (another
+"""Batch solves: a :class:`Solver` bound to one problem *structure* that re-solves new data (another
 state of the same robot), and :func:`solve_many`, which groups problems of any structures and solves each group
 with one Solver.
 
@@ -193,7 +193,7 @@ class Solver:
     name used (for the facetized pair with ``facets`` facets, which :func:`gaussqp.solve` rebuilds on every call
     when ``facets`` is not 8). Kept across calls by the library's caches, which a Solver's same-structure re-solves
     keep hitting: the direct Clarabel/OSQP path's assembly index arrays of F1/F2 (keyed by the sparsity pattern; the
-    solver object itself is new for every problem, issue #25) and the compiled DPP programs
+    solver object itself is new for every problem) and the compiled DPP programs
     (:data:`gaussqp.formulations.base.PROGRAMS`); :func:`solve_many` solves each structure's problems one after
     the other so that these LRU caches stay warm.
 
@@ -205,7 +205,7 @@ class Solver:
     the instance certificates and the judge's verdict) and the cross-check. Nothing is skipped: a Solver is as certified as :func:`gaussqp.solve`, and saves only
     the per-call set-up, which is small next to a solve.
 
-    Mode-free Coulomb rollouts (issue #27 item 3): for a structure with ``"coulomb"`` contacts that F8
+    Mode-free Coulomb rollouts: for a structure with ``"coulomb"`` contacts that F8
     (``coulomb_fixed_point``) takes, the Solver holds its own F8 object
     (:meth:`~gaussqp.formulations.coulomb.CoulombFixedPoint.for_structure`), which keeps the layout of the contact
     blocks, the Cholesky factor of a dense M while M is unchanged, and the system class of the problem being solved
@@ -259,7 +259,7 @@ class Solver:
 
     def _bind_coulomb(self, problem: Problem) -> None:
         """The formulations that keep something per structure (:meth:`~gaussqp.formulations.base.Formulation.
-        for_structure`: F8 for a structure with ``"coulomb"`` contacts, issue #27) get an object of their own for
+        for_structure`: F8 for a structure with ``"coulomb"`` contacts) get an object of their own for
         this structure — the contact blocks' layout, M's factor, the Newton method warm-started from the last
         certified answer — among those this Solver may run (all with ``formulation="auto"``, else the one named)."""
         self._rollout: dict[str, Formulation] = {}

@@ -46,7 +46,7 @@ BRACKET = ("facetized_inner", "facetized_outer")
 #: Routes tried, in order, for the generic cross-check (the first that accepts, differs from the primary and is
 #: within its size limit in :data:`CROSSCHECK_MAX_N`). Lemke's dense tableau on the Delassus LCP is the most
 #: independent route (pivoting, not an interior point) but costs O(m³) with a dense M⁻¹: above its limit the
-#: projected acceleration (F2, the kinetic-metric projection of the free acceleration, sparse) checks F1 (issue #15).
+#: projected acceleration (F2, the kinetic-metric projection of the free acceleration, sparse) checks F1.
 CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "projected_acceleration", "bilateral_kkt"]
 #: Largest coordinate count at which a cross-check route is run (routes not listed: no limit but their own).
 CROSSCHECK_MAX_N = {"lcp_lemke": CROSSCHECK_DENSE_N_MAX}
@@ -180,7 +180,7 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
 
     ``bracket_mode`` (:data:`BRACKET_MODES`): "auto" skips the two polygon programs when F4's answer is already
     certified (status solved: it passed the judge's residual and cone checks) with unique multipliers (then the
-    disks' answer is one point, which the inscribed polygon could only confirm; issue #15: at 10⁴ contacts the
+    disks' answer is one point, which the inscribed polygon could only confirm; at 10⁴ contacts the
     bracket was 60 % of a solve); "always" runs them."""
     bracket = {}
     skip = bracket_mode == "auto" and sol.status == SOLVED and sol.unique.get("multipliers") is True

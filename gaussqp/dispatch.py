@@ -29,7 +29,7 @@ from .model.problem import ContactProblem
 from .model.system_class import SystemClass
 from .results import (AGREED, DISAGREED, INACCURATE, NOT_COMPARED, SOLVED, JudgeHints, Solution,  # noqa: F401
                       combined_agreement)
-# the cross-check stage lives in gaussqp.crosscheck (issue #26); its public names are kept here as aliases
+# the cross-check stage lives in gaussqp.crosscheck; its public names are kept here as aliases
 from .crosscheck import (BRACKET, BRACKET_MODES, BRACKET_SKIPPED, COULOMB_ROUTES, CROSSCHECK_MAX_N,  # noqa: F401
                          CROSSCHECK_ORDER, SLIDING_CROSSCHECK, coulomb_crosscheck, cross_check, crosscheck_report,
                          facetized, route_outcome, sliding_crosscheck, sticking_crosscheck)
@@ -53,7 +53,7 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     # "mixed": told sticking with told sliding (F6), or coulomb contacts with told ones (F9)
     **{(mass, cons, "mixed"): ["coulomb_fixed_point", "coulomb_mixed", "sliding_enumeration"]
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
-    # mode-free Coulomb contacts (issue #12): the condensed route (M ≻ 0, unilateral), else the one in (a, λ);
+    # mode-free Coulomb contacts: the condensed route (M ≻ 0, unilateral), else the one in (a, λ);
     # the exact 2D enumeration checks them (COULOMB_CROSSCHECK) and is the route of last resort
     **{(mass, cons, "coulomb"): ["coulomb_fixed_point", "coulomb_mixed", "coulomb_enumeration"]
        for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},

@@ -10,8 +10,8 @@ are records beside it.
 
 This module imports nothing above the model layer, not even for annotations: the records of the friction and
 certificate layers that a solution carries (the sticking verdict, the friction bounds, the enumeration, the contact
-modes, the cone model) are typed by the :class:`JSONRecord` protocol or named in the docstrings (issue #26 item 2:
-the annotations had tied results, certificates and friction into an import cycle). The JSON helpers live on the
+modes, the cone model) are typed by the :class:`JSONRecord` protocol or named in the docstrings
+(annotations would tie results, certificates and friction into an import cycle). The JSON helpers live on the
 ground floor (:mod:`gaussqp.jsonable`) and are re-exported here.
 """
 
@@ -183,7 +183,7 @@ class CrossCheck(Mapping):
     """The report of a cross-check: an answer compared with independent routes (:mod:`gaussqp.crosscheck`).
 
     :meth:`as_dict` is the JSON (``crosscheck`` of ``gaussqp solve --json``). Reading the report by key
-    (``report["agree"]``, the dict it was until issue #26) still works through the read-only :class:`Mapping`
+    (``report["agree"]``, the dict it was before; see the changelog) still works through the read-only :class:`Mapping`
     interface over that JSON, with a :class:`DeprecationWarning`: read the attributes.
 
     Attributes
@@ -271,7 +271,7 @@ class CrossCheck(Mapping):
 def combined_agreement(routes) -> bool | None:
     """``False`` if any route disagreed, ``True`` if at least one was compared and all compared agreed,
     ``None`` when nothing was compared (not compared is not agreed)."""
-    outs = [r["outcome"] if isinstance(r, Mapping) else r.outcome for r in routes]  # dicts: as before issue #26
+    outs = [r["outcome"] if isinstance(r, Mapping) else r.outcome for r in routes]  # dicts: the earlier form
     if DISAGREED in outs:
         return False
     return True if AGREED in outs else None
@@ -299,7 +299,7 @@ class JudgeHints:
         the judge checks that residual (:func:`gaussqp.certificates.natural_map.judge_natural_map`) instead of the
         KKT residuals, which know no undecided mode; "" for every other route
     active_set : the unilateral rows (a boolean mask over ``G``) on which an active-set method ended (DAQP's working
-        set, issue #28): the polish solves the KKT system of this set instead of guessing one from the answer; None
+        set): the polish solves the KKT system of this set instead of guessing one from the answer; None
         for every other route
     """
 
@@ -387,7 +387,7 @@ class Solution:
         (:mod:`gaussqp.certificates.backward_error`; the changed data are in the ``backward_error`` certificate), or None
     hints
         what the formulation told the judge (:class:`JudgeHints`); ``polish_allowed``, ``cones_enforced`` and
-        ``nonexistence_verified`` read and set its fields (they were fields of the solution until issue #26)
+        ``nonexistence_verified`` read and set its fields (they were fields of the solution before; see the changelog)
     timing
         seconds per stage (:class:`Timing`: build, solve, certify, total, and a route's own ``detail``);
         ``times`` is its flat dict (deprecated)
@@ -426,7 +426,7 @@ class Solution:
             value = Status(value)
         object.__setattr__(self, name, value)
 
-    # deprecated aliases of the judge's hints (fields of the solution until issue #26; read and set ``hints``)
+    # deprecated aliases of the judge's hints (fields of the solution until read and set ``hints``)
     polish_allowed = property(lambda self: _hint(self, "polish_allowed"),
                               lambda self, v: _set_hint(self, "polish_allowed", bool(v)))
     cones_enforced = property(lambda self: _hint(self, "cones_enforced"),
@@ -495,7 +495,7 @@ class Solution:
         and ``forces_basis``: each contact's force, or a member of the solution set when the multipliers are not
         unique). Without that certificate (sparse, large, friction decided by the route) the backing certificate
         decides both. None for both when no answer is returned. ``certified`` of a ``solved`` answer is True exactly
-        when both are (issue #25 item 2)."""
+        when both are."""
         if not self.status.has_solution or self.acceleration is None:
             return {"acceleration": None, "forces": None}
         found = [c for c in (self.certificate(cid) for cid in CERTIFYING[SOLVED]) if c is not None][:1]

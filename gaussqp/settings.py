@@ -987,7 +987,7 @@ FAST_QP_BACKENDS = ("daqp",)
 #: Largest number of ratio steps (Crouzeix–Ferland–Schaible's method for ``min max_i ‖λ_t,i‖/λ_n,i`` over Λ(a)) that
 #: bring μ_min's upper end down before the lower end is proven and the bisection goes on from the proven bracket
 #: (:func:`gaussqp.friction.mu_min.mu_min_bracket`); each step is one conic program, and the method converges
-#: superlinearly where the optimum is regular, so a handful replace ~25 bisection steps (issue #28). A safety cap.
+#: superlinearly where the optimum is regular, so a handful replace ~25 bisection steps. A safety cap.
 MU_RATIO_STEPS_MAX = 20
 #: After the ratio steps, the lower end of μ_min is sought :data:`MU_LOWER_PROOF_RTOL` times these factors below the
 #: upper end, in turn, until a program there ends ``infeasible`` (near the optimum a backend may claim a point whose

@@ -1,4 +1,4 @@
-"""The package as a user gets it (issue #31 item 4): build the wheel and the sdist, check them with twine, install
+"""The package as a user gets it: build the wheel and the sdist, check them with twine, install
 each in a fresh virtual environment and run the README's first command there.
 
     python scripts/check_package.py [--keep DIR]

@@ -8,7 +8,7 @@ Every cvxpy program of gaussqp is solved through :func:`solve_program` (backend 
 :func:`~gaussqp.backends.base.run_cvxpy`: tolerances, verbosity, silencing of C output, timing,
 status mapping, one retry at a looser preset).
 
-Lazy imports (issue #15): ``import gaussqp`` loads neither cvxpy (nor the scipy.stats it pulls in) nor a solver
+Lazy imports: ``import gaussqp`` loads neither cvxpy (nor the scipy.stats it pulls in) nor a solver
 package. One idiom throughout the package, plain function-level imports: a function that builds or solves a cvxpy
 program starts with ``import cvxpy as cp``; likewise ``from scipy.optimize import linprog`` where an LP is solved,
 ``scipy.linalg``, ``scipy.sparse.linalg`` and ``scipy.sparse.csgraph`` where a factorization or a graph needs them,
@@ -38,9 +38,9 @@ if TYPE_CHECKING:  # annotations only
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (CLARABEL, OSQP, SCS)}
 
-#: The small dense path (issue #28): compiled QP solvers that F1/F2 call directly, never through cvxpy, on small dense
-#: programs with ``M ≻ 0`` when no solver is named (:data:`gaussqp.settings.FAST_QP_SIZE_MAX`; an optional dependency,
-#: extra ``fast``). Not in :data:`BACKENDS`: ``solver=`` and the studies' routes name the cvxpy backends, and a fast
+#: The small dense path: compiled QP solvers that F1/F2 call directly, never through cvxpy, on small dense
+#: programs with ``M ≻ 0`` when no solver is named (:data:`gaussqp.settings.FAST_QP_SIZE_MAX`; DAQP is a dependency of gaussqp, and
+#: without it these programs go to Clarabel). Not in :data:`BACKENDS`: ``solver=`` and the studies' routes name the cvxpy backends, and a fast
 #: answer is only ever a first attempt that Clarabel replaces when it fails or is not certified.
 FAST_BACKENDS: dict[str, Backend] = {DAQP.name: DAQP}
 
@@ -69,7 +69,7 @@ def direct_backend(name: str | None, needs: str, allowed: tuple[str, ...]) -> Ba
     """The backend a direct path (one that calls the solver without cvxpy) uses for ``name``, or None: the backend
     :func:`get_backend` would choose — ``name`` itself, or for None the first of :data:`BACKENDS` that supports
     ``needs`` and whose package is importable — when it is one of ``allowed``. Decided without importing cvxpy (its
-    import is ~1 s of a fresh process; issue #15), so a backend cvxpy does not see may still be called directly."""
+    import is ~1 s of a fresh process), so a backend cvxpy does not see may still be called directly."""
     if name is None:
         b = next((b for b in BACKENDS.values() if needs in b.supports and _importable(b.module)), None)
     else:

@@ -1,7 +1,7 @@
 """What a backend is, and the one place where cvxpy's ``solve`` is called.
 
 cvxpy is imported inside :func:`run_cvxpy` (and inside every function of gaussqp that builds a program),
-never at module import: ``import gaussqp`` does not load cvxpy, scipy.stats or a solver (issue #15; see
+never at module import: ``import gaussqp`` does not load cvxpy, scipy.stats or a solver (see
 :mod:`gaussqp.backends`). :data:`STATUS_MAP` is keyed by cvxpy's status strings themselves (the values of
 ``cvxpy.OPTIMAL`` and so on, which ``tests/test_import_time.py`` checks against cvxpy).
 """
@@ -75,7 +75,7 @@ _DEVNULL: list[int] = []
 
 def _devnull() -> int:
     """A descriptor on the null device, opened once per process (opening it per solve cost ~30 µs, 3 % of a small
-    re-solve; issue #15)."""
+    re-solve)."""
     if not _DEVNULL:
         _DEVNULL.append(os.open(os.devnull, os.O_WRONLY))
     return _DEVNULL[0]

@@ -1,4 +1,4 @@
-"""DAQP (a dual active-set QP solver in C; extra ``fast``): the small dense path of F1/F2 (issue #28).
+"""DAQP (a dual active-set QP solver in C, a dependency of gaussqp): the small dense path of F1/F2.
 
 The equilibrated program of :func:`gaussqp.formulations.gauss_qp.solve_acceleration_program` (tutorial (5), (15),
 (27); the Gauss principle),

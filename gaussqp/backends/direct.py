@@ -1,4 +1,4 @@
-"""The direct QP path (issue #15): F1's and F2's program handed to Clarabel or OSQP without cvxpy.
+"""The direct QP path: F1's and F2's program handed to Clarabel or OSQP without cvxpy.
 
 The program of :func:`gaussqp.formulations.gauss_qp.solve_acceleration_program` (tutorial (5), (15), (27); the
 Gauss principle) in the equilibrated variables,
@@ -10,7 +10,7 @@ is written in each solver's own standard form from the problem's blocks: Clarabe
 ``S M S`` itself (upper triangle), not cvxpy's lifted ``½‖R x‖²`` (which makes the KKT matrix structurally dense).
 The assembly's index arrays are kept per structure (sizes and sparsity patterns of P and A; dense blocks are given
 with their full pattern so that another state of the same robot has the same structure); the solver object is new
-for every solve, so that an answer depends on its problem alone (issue #25: an updated object kept the previous
+for every solve, so that an answer depends on its problem alone (an updated object kept the previous
 problem's state, and the same problem was ``inaccurate`` alone and ``solved`` after another of its structure).
 
 Multipliers: Clarabel's ``P x + f + Aᵀz = 0`` gives ``λ_in = z_in``, ``λ_eq = −z_eq``; OSQP's ``P x + f + Aᵀy = 0``
@@ -172,7 +172,7 @@ def _clarabel(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectA
             return clarabel.DefaultSolver(U, np.asarray(f, dtype=float), A, b, cones, s)
 
     # a new solver object per solve: an updated one keeps its previous state (equilibration, warm start), and
-    # solve(p) must be a function of p alone (issue #25: the same problem was 'inaccurate' alone and 'solved'
+    # solve(p) must be a function of p alone (the same problem was 'inaccurate' alone and 'solved'
     # after another of its structure); what is kept per structure is the assembly's index arrays
     solver, reused = build(), False
     with silence_c_stdout():

@@ -1,4 +1,4 @@
-"""The backward error of an answer: the data change under which it is an exact solution (issue #25).
+"""The backward error of an answer: the data change under which it is an exact solution.
 
 The verdict contract of every route (docs/DESIGN.md §4.3): with ``δ = Tolerance.residual``,
 

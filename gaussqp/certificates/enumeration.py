@@ -1,4 +1,4 @@
-"""What the exact piece enumeration of a sliding (or stick/slip) instance proves (issue #26 item 3: split from
+"""What the exact piece enumeration of a sliding (or stick/slip) instance proves (split from
 :mod:`gaussqp.friction.verdict`; the enumeration itself is :func:`gaussqp.friction.enumeration.enumerate_solutions`).
 
 - :func:`enumeration_certificate`: ``sliding_enumeration``, how many accelerations and multiplier vectors the
@@ -71,7 +71,7 @@ def enumeration_verdict(sol: Solution, enum: Enumeration) -> None:
     contacts, whose stick/slip mode the enumeration decided (``coulomb_enumeration``). The instance
     certificates ``unique_acceleration`` / ``unique_multipliers`` of the judge describe F1's optimality
     conditions, in which a coulomb contact would be frictionless: they are replaced by the enumeration's
-    decision, exact for this instance (issue #12: "unique" only from an exact route)."""
+    decision, exact for this instance ("unique" only from an exact route)."""
     p = sol.problem
     drop = {"sliding_enumeration", "unique_acceleration", "unique_multipliers"}
     sol.certificates = [c for c in sol.certificates if c.id not in drop]

@@ -1,5 +1,5 @@
-"""Force envelopes: the exact range of each contact's forces over the whole set of contact forces of an answer
-(issue #29 item 1), each bound certified by a primal point and a dual certificate.
+"""Force envelopes: the exact range of each contact's forces over the whole set of contact forces of an answer,
+each bound certified by a primal point and a dual certificate.
 
 At a fixed acceleration ``a`` the contact forces that produce it are (docs/DESIGN.md §1, §3.2)
 
@@ -62,7 +62,7 @@ from ..settings import (ENVELOPE_ACTIVE_RTOL, ENVELOPE_VARIABLES_MAX, ENVELOPE_M
 __all__ = ["Bound", "ContactEnvelope", "ContactLaw", "ForceRanges", "GroupEnvelope", "contact_laws", "force_ranges"]
 
 LAWS = ("separating", "sticking", "sliding", "frictionless", "bilateral")
-SOURCE = "issue #29: Λ(a) ∩ each contact's law at a (docs/DESIGN.md §3.2), weak conic duality"
+SOURCE = "Λ(a) ∩ each contact's law at a (docs/DESIGN.md §3.2), weak conic duality"
 
 
 # ---------------------------------------------------------------- the laws at the answer

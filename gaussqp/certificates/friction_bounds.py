@@ -14,7 +14,7 @@ whether the problem's own coefficients satisfy it. Friction columns carry the sl
 - Prop. 13: ``β₂(M⁰_ub) ‖P_μ‖₂ < 1`` and (38) on the bilateral part — mixed sliding contacts;
 - sticking Prop. 12, (64): ``σ_max(H₂)² < σ_min(A^st_nu) σ_min(H₁)`` — A_c^st of (63) positive definite.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
 that use it, not when this module is imported.
 """
 

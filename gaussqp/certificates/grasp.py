@@ -1,4 +1,4 @@
-"""What the grasp checks prove (issue #26 item 3: every certificate is created under ``certificates/``).
+"""What the grasp checks prove (every certificate is created under ``certificates/``).
 
 The checks of :mod:`gaussqp.grasp.closure` (equilibrium, force/form closure, min-weight, internal forces, largest
 disturbance), :mod:`gaussqp.grasp.quality` (the Ferrari–Canny ε bracket) and :mod:`gaussqp.grasp.hand` (statics
@@ -19,9 +19,9 @@ import numpy as np
 from ..results import Certificate
 
 #: the source of the equilibrium certificates
-EQUILIBRIUM_SOURCE = "conic Farkas lemma (Ben-Tal–Nemirovski Prop. 2.4.2); issue #13 item 2"
+EQUILIBRIUM_SOURCE = "conic Farkas lemma (Ben-Tal–Nemirovski Prop. 2.4.2)"
 #: the source of the internal-force certificates
-INTERNAL_FORCES_SOURCE = "issue #13 item 2; DESIGN.md §4.2 (multiplier uniqueness)"
+INTERNAL_FORCES_SOURCE = "DESIGN.md §4.2 (multiplier uniqueness)"
 #: the source of the hand's certificates
 HTL = "Han, Trinkle, Li 2000 (force feasibility / force closure as conic programs); docs/DESIGN.md §grasps"
 

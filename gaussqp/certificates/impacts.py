@@ -1,4 +1,4 @@
-"""What the computations of an impact prove (inertial §6; issue #26 item 3: every certificate is created under
+"""What the computations of an impact prove (inertial §6; every certificate is created under
 ``certificates/``). One builder per certificate id, each named after it; the quantities (ranks, kinetic cosines, the
 slack of an exact LP, eigenvalues, energies) are computed by :mod:`gaussqp.impacts.certificates`, which calls these
 with plain numbers: this module imports nothing of the impact layer.

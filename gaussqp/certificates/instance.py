@@ -49,7 +49,7 @@ def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | 
     JTy = Ed.T @ y[:pe] + Gd.T @ y[pe:]
     by = float(e @ y[:pe] + g @ y[pe:])
     ynorm = float(np.abs(y).max())
-    # every magnitude from the data (issue #9): Jᵀy = 0 coordinate by coordinate against its own terms
+    # every magnitude from the data: Jᵀy = 0 coordinate by coordinate against its own terms
     # (|J|ᵀ|y|)_j; bᵀy against the combination's terms at the data's size, Σ_i |y_i| (|J_i| S accel + |b_i|)
     ds = data_scales(problem)
     terms = np.abs(Ed).T @ np.abs(y[:pe]) + np.abs(Gd).T @ np.abs(y[pe:])
@@ -216,7 +216,7 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     (:func:`_zero_on_kernel`): a row that vanishes there restricts nothing. The rest go to
     :func:`gaussqp.linalg.polyhedral_cones.cone_is_trivial` in the ``k`` kernel coordinates (rank test + LP).
     Stacking ``R`` (``M = RᵀR``) with the rows and cutting the stack's singular values instead read the kernel's
-    own lean (1e-10 on an integer M with ``M v = 0`` exactly, issue #25) as a constraint: "ker E = {0}".
+    own lean (1e-10 on an integer M with ``M v = 0`` exactly) as a constraint: "ker E = {0}".
     """
     fac = problem.mass_factor
     if fac.definite:
@@ -293,7 +293,7 @@ def multiplier_row_rank(problem: ContactProblem) -> tuple[int, float]:
     """``(rank, σ_k)`` of the multiplier rows (:func:`multiplier_rows`) normalized to unit length, by
     :func:`gaussqp.linalg.dense.row_rank`: each row on its own scale, never relative to the largest row. Computed once
     per problem: C2, C5's independent-rows point (the rows of ``[E; G]`` are the same rows in another order) and the
-    uniqueness of the answer's and of the cross-check's multipliers all ask it (issue #15)."""
+    uniqueness of the answer's and of the cross-check's multipliers all ask it."""
     J, _ = multiplier_rows(problem)
     return row_rank(normalize_rows(J)) if J.shape[0] else (0, 0.0)
 
@@ -455,7 +455,7 @@ def _newton_step(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_
     amag = max(float(np.abs(a_t).max(initial=0.0)), sc.free_accel, np.finfo(float).tiny)
     err_a = (float(np.abs(dz[:n]).max(initial=0.0)) + roundoff) / amag
     err_l = (float(np.abs(dz[n:]).max(initial=0.0)) * sc.accel / sc.force + roundoff) / max(sc.accel, zmag)
-    # each contact's force error relative to that contact's force (issue #25 item 2), in K̃'s own units where ã and
+    # each contact's force error relative to that contact's force, in K̃'s own units where ã and
     # λ̃ = λ ‖(J S)_i‖∞ are one vector (rows of one contact comparable): the step plus the step's own round-off
     # (n + k) ε cond(K̃) ‖z̃‖∞, against the larger of the force before and after the step and of ACTIVE_RTOL times
     # the data's force (λ̂ = λ̃ / force below ACTIVE_RTOL is a zero multiplier to the library, DESIGN.md §6: an
@@ -521,7 +521,7 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     :mod:`gaussqp.model.scales`) and the correction ``δz = K̃⁺ res`` is computed with its singular values:
     the estimate is ``‖δz‖∞ + n ε cond(K̃) ‖z̃‖∞`` (the step plus the round-off of the step itself).
 
-    Reported separately (issue #25, item 2): the acceleration's error relative to ‖ã‖∞ (``acceleration``);
+    Reported separately: the acceleration's error relative to ‖ã‖∞ (``acceleration``);
     each contact's force error relative to that contact's own force (``contact_force_errors``, in
     ``λ̂ = λ‖(J S)_i‖∞/force`` units; a force below ``ACTIVE_RTOL`` in λ̂ counts at that size; the largest is
     ``forces``); and the multipliers' normwise error at the data's force scale (``multipliers``, the distance to the
@@ -565,7 +565,7 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
                    if err == 0.0 else "the KKT matrix is zero and the residual is not: no (a, λ) solves it")
     return Certificate(
         id="forward_error", name="forward-error estimate (equilibrated KKT of the active rows)",
-        source="issue #9, issue #25 item 2; Newton/refinement estimate with the condition number of the "
+        source="Newton/refinement estimate with the condition number of the "
                "equilibrated KKT matrix",
         holds=None, margin=err, implies=implies,
         data={"condition": cond, "acceleration": err_a, "forces": err_f, "multipliers": err_l,

@@ -83,7 +83,7 @@ def _coulomb_cones(sol: Solution, tol: Tolerance) -> None:
 
 
 def _forward_error(sol: Solution, tol: Tolerance) -> None:
-    """The forward error of the acceleration and of the forces, each against ``tol.residual`` (issue #25 item 2).
+    """The forward error of the acceleration and of the forces, each against ``tol.residual``.
 
     With unique multipliers (or undecided) each contact's force must be within the tolerance of its exact force,
     relative to that force; with multipliers that are not unique no contact's force is defined by the problem, and
@@ -150,7 +150,7 @@ def _friction_decided(problem) -> bool:
 def _strictly_inside_the_cones(sol: Solution) -> bool:
     """Every sticking force strictly inside its cone (relative slack above ``FORWARD_ERROR_CONE_SLACK``): no cone
     constraint is active, so the answer of a cone-enforcing route (F4, F5, the enumeration) is the point of F1's
-    equality/complementarity system and its forward error describes it (issue #25: F4's forces were certified by
+    equality/complementarity system and its forward error describes it (F4's forces were certified by
     their residuals alone, and a contact's force ratio came out 2e-4 off on an ill-conditioned problem)."""
     cc = sol.certificate("coulomb_cones")
     return cc is not None and bool(cc.holds) and cc.data.get("relative_slack", -1.0) > FORWARD_ERROR_CONE_SLACK

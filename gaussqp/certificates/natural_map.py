@@ -4,7 +4,7 @@ problem): Coulomb's law checked by the natural-map residual recomputed by us, ne
 The route measures (:func:`gaussqp.friction.coulomb_law.natural_map_residual`, or the residual of every contact law
 in (a, λ) of :mod:`gaussqp.friction.mixed_law`) and says which law it measured (``JudgeHints.natural_map``:
 ``"coulomb"`` or ``"mixed"``); :func:`judge_natural_map`, one entry of :data:`gaussqp.certificates.judge.JUDGEMENTS`,
-creates the ``natural_map`` certificate and decides the status (issue #26 item 3: F8 and F9 had judged themselves,
+creates the ``natural_map`` certificate and decides the status (F8 and F9 had judged themselves,
 bypassing :func:`~gaussqp.certificates.judge.finalize`).
 """
 
@@ -18,7 +18,7 @@ def natural_map_certificate(res, holds: bool) -> Certificate:
     """The ``natural_map`` certificate of a local (Delassus) answer: ``res`` is its
     :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` (relative to ‖q‖)."""
     return Certificate(id="natural_map", name="natural-map residual of Coulomb's law, recomputed",
-                       source="Acary, Brémond, Huber 2018, eq. (12); issue #12 item 4",
+                       source="Acary, Brémond, Huber 2018, eq. (12)",
                        holds=holds, margin=COULOMB_RESIDUAL_RTOL - res.relative,
                        implies=("the answer satisfies Coulomb's law (De Saxcé's form) to "
                                 f"{res.relative:.2e} of ‖q‖" + ("" if holds else
@@ -32,7 +32,7 @@ def mixed_law_certificate(nmr, contact: float, dynamics: float, holds: bool) -> 
     :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` of the coulomb contacts."""
     return Certificate(
         id="natural_map", name="Coulomb's law and every told contact law, recomputed in (a, λ)",
-        source="Acary, Brémond, Huber 2018, eq. (12); gaussqp.friction.mixed_law; issue #12 item 4",
+        source="Acary, Brémond, Huber 2018, eq. (12); gaussqp.friction.mixed_law",
         holds=holds, margin=COULOMB_RESIDUAL_RTOL - contact,
         implies=(f"every contact's law holds to {contact:.2e} and every dynamics row to {dynamics:.2e} "
                  "of its data scale" + ("" if holds else f" (bounds {COULOMB_RESIDUAL_RTOL:g}, "

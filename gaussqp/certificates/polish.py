@@ -2,7 +2,7 @@
 formulation is replaced by the solution of the equality KKT system of its guessed active set when
 that is feasible and lowers the largest recomputed residual.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
 that use it, not when this module is imported.
 """
 
@@ -36,7 +36,7 @@ def polish(sol: Solution) -> None:
         return
     E, e = p.equalities
     G, g = p.inequalities
-    # the working set of an active-set method when the route hands it over (issue #28), else a guess
+    # the working set of an active-set method when the route hands it over, else a guess
     A = sol.hints.active_set if sol.hints.active_set is not None else guess_active(p, sol.acceleration,
                                                                                     sol.lambda_normal)
     b = np.concatenate([e, g[A]])

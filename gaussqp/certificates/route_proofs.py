@@ -1,4 +1,4 @@
-"""Certificates that a route's own computation proves (issue #26 item 3: every certificate is created under
+"""Certificates that a route's own computation proves (every certificate is created under
 ``certificates/``; the routes compute, these functions state what the computation proves).
 
 - :func:`contraction_certificate`: the sliding fixed point (F6, tutorial Prop. 9/11) is a Banach contraction, so

@@ -1,4 +1,4 @@
-"""The uniqueness verdict of a sliding answer (F6; issue #26 item 3: split from :mod:`gaussqp.friction.verdict`):
+"""The uniqueness verdict of a sliding answer (F6; split from :mod:`gaussqp.friction.verdict`):
 the exact P-matrix test of the LCP matrix (58) as the certificate ``p_matrix`` (:func:`p_matrix_certificate`, on
 :func:`gaussqp.friction.sliding.p_matrix_test`) and :func:`sliding_verdict`, which attaches it with the exhaustive
 enumeration's certificate (:mod:`gaussqp.certificates.enumeration`) and settles ``Solution.unique``.

@@ -14,7 +14,7 @@ These criteria ignore the Coulomb disks except (22)/Cor. 1 (as the paper's do); 
 with the disks is F4 (:mod:`gaussqp.formulations.sticking_conic`), and μ_min (Prop. 11) is in the
 sticking verdict.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
+Lazy imports (the idiom of :mod:`gaussqp.backends`): ``scipy.optimize`` is imported inside the functions
 that use it, not when this module is imported.
 """
 
@@ -51,7 +51,7 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     G, w, _ = delassus(problem)
     e = problem.equalities[1]
     # definiteness on the Jacobi-equilibrated G (reference: its own diagonal, the rows' kinetic norms
-    # ‖J_i‖²_{M⁻¹}, data): the same decision in any unit of mass, length or row (issue #9)
+    # ‖J_i‖²_{M⁻¹}, data): the same decision in any unit of mass, length or row
     margin = equilibrated_min_eigenvalue(G, np.diag(G))
     if margin <= DEFINITE_RTOL:
         return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, margin,
@@ -189,11 +189,11 @@ def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
     intersection is a convex cone K ⊂ im J_uᵀ; every optimum 0 puts all r + 1 directions in its polar, whose positive
     span is then the whole of im J_uᵀ, so K = {0}; a positive optimum is a nonzero element. One LP with independent
     rows (the humanoid's 14 normals: 1 where the r + 1 took 15), r + 1 otherwise, where the coordinate directions
-    ±e_k took 2n (issue #15).
+    ±e_k took 2n.
 
     The LPs run in the Jacobi units of M (``scaling`` = S, the rows ``T S`` and ``J_u S`` normalized: S is
     invertible and row scalings do not change the images, so the answer is the same while no coordinate's
-    unit or row's scale steers the box or the threshold). No LP answer is believed unchecked (issue #9): a
+    unit or row's scale steers the box or the threshold). No LP answer is believed unchecked: a
     positive optimum stands only with its point verified in NumPy (:func:`_normal_cone_point`), a zero
     optimum only with its dual bound (:func:`gaussqp.linalg.polyhedral_cones.lp_dual_bound`) at most
     :data:`LP_VALUE_TOL`. Returns (trivial, witness z = -J_uᵀλ in the original coordinates); trivial is

@@ -1,4 +1,4 @@
-"""The sticking verdict attached to an answer (issue #26 item 3: split from :mod:`gaussqp.friction.verdict`):
+"""The sticking verdict attached to an answer (split from :mod:`gaussqp.friction.verdict`):
 :func:`sticking_verdict` computes the verdict of :mod:`gaussqp.friction.sticking_analysis` at the answer's
 acceleration (F4's when sticking is feasible, F1's otherwise), puts it in ``Solution.sticking`` and states what it
 decides about the answer: multiplier uniqueness inside the cones.

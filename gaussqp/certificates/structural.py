@@ -33,7 +33,7 @@ def _mass_and_equalities(problem: ContactProblem) -> tuple[np.ndarray, np.ndarra
     """``(S, σ, rank, Z)``: the rows of R (M = RᵀR) and of the equality rows E stacked, each normalized to unit
     length, its singular values, its rank (the rule of :func:`gaussqp.linalg.dense.matrix_rank`) and an orthonormal
     basis Z of ``ker S`` (that of :func:`gaussqp.linalg.dense.null_space`): one SVD per problem for C1
-    (``ker M ∩ ker E = {0}`` iff rank n, margin σ_min) and C3, whose cone lives in ``ker S`` (issue #15)."""
+    (``ker M ∩ ker E = {0}`` iff rank n, margin σ_min) and C3, whose cone lives in ``ker S``."""
     E, _ = problem.equalities
     n = problem.n
     S = _stack(problem.mass_factor.R, E, n=n)
@@ -110,7 +110,7 @@ def _relative_force_on(F: np.ndarray, v: np.ndarray) -> float:
     """``Fᵀv / (|F|ᵀ|v|)``: the sign of ``Fᵀv`` on a cone or kernel direction, measured against the magnitude of
     its own terms (0 when F vanishes on v's support). Dimensionless and unchanged by any scaling of F, of the
     units or of each coordinate (``F → S F``, ``v → S⁻¹ v``), so that a problem stated in other units gets the
-    same verdict; a value below :data:`FORCE_DIRECTION_TOL` is round-off of the sum (issue #9)."""
+    same verdict; a value below :data:`FORCE_DIRECTION_TOL` is round-off of the sum."""
     terms = float(np.abs(F) @ np.abs(v))
     return float(F @ v) / terms if terms > 0 else 0.0
 
@@ -252,7 +252,7 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     definite = problem.mass_factor.definite
     # a verified feasible point proves C5 (no Farkas vector can exist then): the least-squares point of independent
     # rows without an LP, else one LP; only without one is a Farkas vector sought, and no verified Farkas vector is not
-    # yet a proof either way (undecided). One LP where a feasible problem took two (issue #15)
+    # yet a proof either way (undecided). One LP where a feasible problem took two
     point = _point_on_independent_rows(problem)
     if point is None:
         point = _verified_feasible_point(problem)

@@ -82,7 +82,7 @@ class Formulation(ABC):
         t2 = time.perf_counter()
         solving, judging = t1 - t0, t2 - t1
         if sol.extras.get("fast_path") and sol.status != SOLVED:
-            # the small dense path's answer is a first attempt only (issue #28): one the judge does not certify is
+            # the small dense path's answer is a first attempt only: one the judge does not certify is
             # solved again by the named default backend, Clarabel, and judged afresh
             rejected = f"{sol.status}: {sol.message}" if sol.message else sol.status
             again = self._solve(problem, "clarabel", tol)
@@ -163,7 +163,7 @@ def undecided_modes(problem: ContactProblem) -> str:
     (:data:`~gaussqp.model.system_class.UNDECIDED_MODES`), else "". Every formulation here needs each contact's
     mode; :meth:`Formulation.solve` and the dispatcher refuse such problems before anything is solved."""
     # each undecided mode's contacts, kept per problem by its property of that name (``problem.coulomb``): a solve asks
-    # this of one problem four to six times, and np.isin on the modes' strings cost ~25 µs a call (issue #28)
+    # this of one problem four to six times, and np.isin on the modes' strings cost ~25 µs a call
     idx = sorted(int(i) for mode in UNDECIDED_MODES for i in getattr(problem, mode))
     if not idx:
         return ""

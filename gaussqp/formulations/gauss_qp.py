@@ -186,7 +186,7 @@ def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.nda
 
 
 def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
-    """True when :func:`solve_acceleration_program` first tries the small dense path (issue #28): no solver named, a
+    """True when :func:`solve_acceleration_program` first tries the small dense path: no solver named, a
     fast backend installed (:data:`gaussqp.backends.FAST_BACKENDS`), ``M ≻ 0`` (its factor has full rank), every
     block dense, ``n + m_E + m_G <= FAST_QP_SIZE_MAX`` (:mod:`gaussqp.settings`), and independent multiplier rows
     ``[E; G]`` (their rank on each row's own scale, :func:`~gaussqp.certificates.instance.multiplier_row_rank`, kept

@@ -199,7 +199,7 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
       a first point is feasible, the ratio steps :func:`_ratio_steps` (Crouzeix–Ferland–Schaible) bring the upper end
       to μ_min in a few programs, one feasibility program :data:`MU_LOWER_PROOF_RTOL` below it tries to prove the
       lower end, and the bisection goes on from that bracket until it is within :data:`MU_ACCEPT_RTOL` of ``best``
-      (issue #28: 10 programs for the humanoid where the bisection alone took 37, and a narrower proven bracket).
+      (10 programs for the humanoid where the bisection alone took 37, and a narrower proven bracket).
 
     ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
     first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
@@ -289,7 +289,7 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
             hi = grown
         best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works
         if conic is not None and aff is not None and len(patterns) == 1 and "point" in last:
-            # the ratio steps bring the upper end to μ_min in a few programs (issue #28); one program just below it
+            # the ratio steps bring the upper end to μ_min in a few programs; one program just below it
             # proves the lower end, and the bisection below goes on from the proven bracket as before
             ratio = _ratio_steps(p, L, aff, conic, patterns[0], best, last["point"])
             if ratio < best:

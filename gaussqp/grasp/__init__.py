@@ -1,10 +1,10 @@
-"""Grasp and closure analysis with exact friction cones and certificates (issue #13).
+"""Grasp and closure analysis with exact friction cones and certificates.
 
 :mod:`.model` (the grasp, its map and cones), :mod:`.format` (the ``gaussqp-grasp/1`` JSON format),
 :mod:`.closure` (equilibrium, force and form closure, internal forces, min-weight, largest disturbance),
 :mod:`.quality` (the Ferrari–Canny ε bracketed by inscribed and circumscribed cones), :mod:`.hand` (torque limits,
 the dynamic check through F4), :mod:`.report` (every check at once, the CLI's ``gaussqp grasp``), :mod:`.plot`,
-:mod:`.batch` (many grasps at once: :func:`analyze_many`, issue #30), :mod:`.simulator`
+:mod:`.batch` (many grasps at once: :func:`analyze_many`), :mod:`.simulator`
 (:func:`grasp_from_mujoco`).
 """
 

@@ -1,4 +1,4 @@
-"""Many grasps at a planner's speed (issue #30 item 1): :func:`analyze_many`, the table and JSON lines it writes.
+"""Many grasps at a planner's speed: :func:`analyze_many`, the table and JSON lines it writes.
 
 The answers are those of the one-at-a-time checks, certificates included; only the way a *candidate* certificate is
 found changes. Force closure (:func:`force_closures`), for the grasps of one structure (the same cone sizes) at once:

@@ -1,4 +1,4 @@
-"""Closure and equilibrium checks of a grasp (issue #13 item 2), each with a certificate either way.
+"""Closure and equilibrium checks of a grasp, each with a certificate either way.
 
 Every check works on the **scaled** grasp map ``G`` of :meth:`~gaussqp.grasp.Grasp.grasp_map` (torque rows divided
 by the torque scale ``L``) and the exact cones ``K = Π K_i`` of the contacts, ``K_i = {(f_n, ν) : ‖ν‖ <= f_n}``
@@ -22,10 +22,10 @@ by the torque scale ``L``) and the exact cones ``K = Π K_i`` of the contacts, `
 
 A certificate's ``holds`` means it was recomputed in NumPy from the data (residuals and cone membership at the
 data's scale, :data:`~gaussqp.settings.GRASP_VERIFY_RTOL`); a solver's answer is never trusted as such. The
-certificates themselves are created by the builders of :mod:`gaussqp.certificates.grasp` (issue #26 item 3), which
+certificates themselves are created by the builders of :mod:`gaussqp.certificates.grasp`, which
 also hold the ``verify`` texts (:data:`~gaussqp.certificates.grasp.GRASP_MAP_TEXT`, still importable from here).
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 

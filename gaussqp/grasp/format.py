@@ -1,4 +1,4 @@
-"""The ``gaussqp-grasp/1`` JSON format (issue #13 item 1): read strictly, written back losslessly.
+"""The ``gaussqp-grasp/1`` JSON format: read strictly, written back losslessly.
 
     {"format": "gaussqp-grasp/1", "name": "...", "description": "...", "torque_scale": L,
      "wrench": [fx, fy, (fz,) ..., torques],               # optional: the external wrench on the object

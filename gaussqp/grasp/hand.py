@@ -1,4 +1,4 @@
-"""Grasp checks with the hand (issue #13 item 2 "with the hand"): equilibrium and closure under joint-torque limits,
+"""Grasp checks with the hand (with the hand): equilibrium and closure under joint-torque limits,
 and the papers' dynamic check.
 
 **Statics under torque limits** (Han, Trinkle, Li, "Grasp analysis as linear matrix inequality problems", IEEE T-RA
@@ -36,7 +36,7 @@ object's contact point moves away from the finger tip), tangent rows likewise (p
 contacts unilateral and sticking, at rest (zero drifts); solved by :func:`gaussqp.solve`, whose sticking verdict
 gives the margin and ``μ_min``.
 
-Lazy imports (issue #15, the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
+Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the functions that use it,
 not when this module is imported.
 """
 

@@ -1,4 +1,4 @@
-"""The grasp model (issue #13 item 1): contacts on an object, the grasp map, the exact cones and their polygons.
+"""The grasp model: contacts on an object, the grasp map, the exact cones and their polygons.
 
 Notation (docs/DESIGN.md §grasps). The object frame is at the origin; a contact ``i`` has a position ``p_i``, an
 **inward** unit normal ``n_i`` (pointing into the object), a friction coefficient ``μ_i`` and a kind:
@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import InputError, NegativeFrictionError, ShapeError, UnknownValueError
 from ..linalg.dense import relative_asymmetry
-from ..mechanics.frames import tangent_basis  # the one contact frame (issue #26); still importable from here
+from ..mechanics.frames import tangent_basis  # the one contact frame; still importable from here
 from ..model.arguments import check_problem
 from ..model.validation import real_array, real_scalar, short_repr
 from ..jsonable import to_jsonable
@@ -79,7 +79,7 @@ class GraspContact:
 
 @dataclass(frozen=True)
 class Hand:
-    """The hand holding the object (optional; issue #13 item 2 "with the hand").
+    """The hand holding the object (optional).
 
     ``jacobian`` (k × n_q): the contact-point velocities, in the physical force components of the contacts in grasp
     order (per contact ``f_n``, then ``f_t`` along :func:`tangent_basis`, then ``τ`` for a soft contact; ``k`` the sum

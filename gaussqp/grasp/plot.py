@@ -1,4 +1,4 @@
-"""A picture of a grasp (issue #13 item 5): the contacts with their friction cones, and a 3D projection of the
+"""A picture of a grasp: the contacts with their friction cones, and a 3D projection of the
 wrench set with the ε ball. Needs matplotlib (the optional extra ``gaussqp[plots]``), imported when called."""
 
 from __future__ import annotations

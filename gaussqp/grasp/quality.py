@@ -1,4 +1,4 @@
-"""The Ferrari–Canny grasp quality ε with the exact friction cones bracketed (issue #13 item 2).
+"""The Ferrari–Canny grasp quality ε with the exact friction cones bracketed.
 
 The wrench space is the *scaled* one of :mod:`gaussqp.grasp.model` (force, torque / L), with the L2 norm. Contact
 ``i`` with columns ``G_i = [g_i, N_i]`` (``g_i`` the normal column, ``N_i`` the friction columns; the exact cone
@@ -402,7 +402,7 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
 # ---------------------------------------------------------------------------------------------- planner metrics
 def grasp_metrics(grasp: Grasp, *, facets: int = 8, norm: str = "L1", epsilon_check: GraspCheck | None = None
                   ) -> GraspCheck:
-    """The grasp metrics planners rank by, besides ε and min-weight (issue #30 item 3).
+    """The grasp metrics planners rank by, besides ε and min-weight.
 
     - ``sigma_min``, ``sigma_max``: the extreme singular values of the scaled grasp map ``G`` (cone coordinates
       ``x_i = (f_n, ν)``, torque rows divided by ``L``): the least wrench per unit contact force in the worst

@@ -1,4 +1,4 @@
-"""Every grasp check at once (issue #13 item 4): what ``gaussqp grasp FILE`` prints and ``--json`` writes.
+"""Every grasp check at once: what ``gaussqp grasp FILE`` prints and ``--json`` writes.
 
 :func:`analyze` runs, on one :class:`~gaussqp.grasp.Grasp`, force closure and form closure
 (:mod:`.closure`), the Ferrari–Canny ε bracketed with the exact cones (:mod:`.quality`), the internal forces, the

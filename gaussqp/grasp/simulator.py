@@ -1,4 +1,4 @@
-"""Grasps from a simulator state (issue #30 item 2): :func:`grasp_from_mujoco`.
+"""Grasps from a simulator state: :func:`grasp_from_mujoco`.
 
 The MuJoCo side (which contacts touch the object, their inward normals, μ and condim, the hand's Jacobian rows
 and actuator torque limits, the object's weight) is read by :func:`gaussqp.io.mujoco.read_grasp`, in the importer

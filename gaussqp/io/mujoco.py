@@ -1,4 +1,4 @@
-"""MuJoCo importer: the contact problem of a MuJoCo model at its current state (issue #11).
+"""MuJoCo importer: the contact problem of a MuJoCo model at its current state.
 
 Needs the optional extra ``gaussqp[mujoco]`` (the ``mujoco`` package, version 4): ``import gaussqp.io.mujoco``
 works without it, the functions raise :class:`ImportError` saying what to install.
@@ -733,7 +733,7 @@ class _Importer:
         return d1 + 1
 
 
-# ---------------------------------------------------------------- a grasp from a simulator state (issue #30 item 2)
+# ---------------------------------------------------------------- a grasp from a simulator state
 
 @dataclass(frozen=True)
 class GraspContactSource:
@@ -822,7 +822,7 @@ def _actuated_limit(mujoco, m, j: int) -> float | None:
 
 
 def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGrasp:
-    """The grasp on ``object_body`` at the state of ``data`` (issue #30 item 2), as arrays: every MuJoCo contact
+    """The grasp on ``object_body`` at the state of ``data``, as arrays: every MuJoCo contact
     between one of the object's geoms and anything else (hand links, fingertips, the table), the hand's Jacobian and
     torque limits, and the object's weight as the external wrench. :func:`gaussqp.grasp.grasp_from_mujoco` makes
     the :class:`~gaussqp.grasp.Grasp` of it.

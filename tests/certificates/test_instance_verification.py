@@ -1157,7 +1157,7 @@ def test_certificate_texts():
     fe = inst.forward_error(uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0]), np.array([1e-3, 0.0]), np.array([1.0]),
                             np.zeros((1, 1)))
     assert _texts(fe) == ("forward_error", "forward-error estimate (equilibrated KKT of the active rows)",
-                          "issue #9, issue #25 item 2; Newton/refinement estimate with the condition number of the "
+                          "Newton/refinement estimate with the condition number of the "
                           "equilibrated KKT matrix", "the returned a is within about 1.0e-03 (relative) of the exact "
                           "acceleration and each contact's force within 1.3e-15 of its exact force (relative to that "
                           "force)")
