@@ -39,7 +39,7 @@ from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .progress import Progress
 from .results import SOLVED, Solution
-from .settings import get_tolerance
+from .settings import DEFAULT_FACETS, get_tolerance
 
 #: what to do about a structure mismatch (the ``fix`` of :class:`~gaussqp.errors.StructureMismatchError`)
 MISMATCH_FIX = ("build another Solver for this structure (gaussqp.Solver(problem, ...)), or give the problems to "
@@ -234,7 +234,7 @@ class Solver:
     """
 
     def __init__(self, structure: Problem, *, formulation: str = "auto", solver: str | None = None,
-                 tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
+                 tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = DEFAULT_FACETS,
                  bracket: str = "auto", adapt: bool = False):
         problem = _check_problem(structure, "structure")
         opts = _check_options(formulation, solver, tolerance, certify, crosscheck, facets, bracket)
@@ -381,7 +381,7 @@ class Solver:
 
 
 def solve_many(problems: Iterable[Problem], *, formulation: str = "auto", solver: str | None = None,
-               tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = 8,
+               tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = DEFAULT_FACETS,
                bracket: str = "auto", progress: bool = False) -> list[Solution]:
     """Solve contact problems of any structures; returns their solutions in input order.
 

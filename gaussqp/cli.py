@@ -627,7 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "with certificates (a gaussqp-grasp/1 file or a shipped grasp)")
     gr.add_argument("file", help="a gaussqp-grasp/1 .json file, a shipped grasp name (gaussqp list), a MuJoCo model "
                                  "with --object; with --batch a .jsonl file or a directory")
-    gr.add_argument("--facets", type=int, default=8, help="polygon sides bracketing the exact cones in ε (default 8)")
+    gr.add_argument("--facets", type=int, default=DEFAULT_FACETS,
+                    help=f"polygon sides bracketing the exact cones in ε (default {DEFAULT_FACETS})")
     gr.add_argument("--norm", choices=["L1", "Linf"], default="L1", help="ε of the L1 (default) or L∞ wrench set")
     gr.add_argument("--json", action="store_true", help="print one JSON object")
     gr.add_argument("--plot", default=None, metavar="PNG", help="draw contacts, cones and the wrench set with the ε ball")

@@ -32,7 +32,7 @@ from .model.problem import ContactProblem
 from .model.scales import data_scales
 from .results import (AGREED, DISAGREED, INACCURATE, INF_OR_UNB, NOT_COMPARED, SOLUTION_PRESENT, SOLVED, Bracket,
                       CrossCheck, EnumerationCount, RouteOutcome, Solution, combined_agreement)
-from .settings import CROSSCHECK_DENSE_N_MAX, Tolerance
+from .settings import DEFAULT_FACETS, CROSSCHECK_DENSE_N_MAX, Tolerance
 
 #: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
 COULOMB_ROUTES = ("coulomb_fixed_point", "coulomb_mixed")
@@ -171,7 +171,7 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
     return out
 
 
-def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = 8,
+def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = DEFAULT_FACETS,
                         bracket_mode: str = "auto") -> CrossCheck:
     """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
@@ -389,7 +389,7 @@ def withdraw_if_contradicted(sol: Solution) -> None:
 
 
 def cross_check(sol: Solution, name: str, f: Formulation, problem: ContactProblem, cls, *, solver, tol: Tolerance,
-                facets: int = 8, bracket: str = "auto") -> Solution:
+                facets: int = DEFAULT_FACETS, bracket: str = "auto") -> Solution:
     """The cross-check stage of :func:`gaussqp.dispatch.solve_classified`: run the cross-check ``f`` declares
     (:func:`crosscheck_kind`) on ``sol``, the answer of route ``name``; set ``crosscheck``; return the answer (the
     exact enumeration's when it decided what the route could not), withdrawn if a route contradicts it."""

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from .certificates.structural import structural_certificates
-from .settings import FACETS_MAX, ROUND_OFF, STRUCTURAL_N_MAX, Tolerance, get_tolerance
+from .settings import DEFAULT_FACETS, FACETS_MAX, ROUND_OFF, STRUCTURAL_N_MAX, Tolerance, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
 from .formulations import FORMULATIONS, get_formulation
 from .formulations.base import Formulation, undecided_modes
@@ -103,7 +103,7 @@ def formulation_object(name: str, facets: int) -> Formulation:
 
 
 def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "auto", solver: str | None = None,
-          crosscheck: bool = True, tolerance=None, certify: bool = True, facets: int = 8,
+          crosscheck: bool = True, tolerance=None, certify: bool = True, facets: int = DEFAULT_FACETS,
           bracket: str = "auto") -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
 

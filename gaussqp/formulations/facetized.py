@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..friction.cones import ConeModel
 from .sticking_conic import StickingConic
+from ..settings import DEFAULT_FACETS
 
 
 class FacetizedQP(StickingConic):
@@ -23,7 +24,7 @@ class FacetizedQP(StickingConic):
     source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
     valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D; d <= 3"
 
-    def __init__(self, kind: str = "inner", facets: int = 8):
+    def __init__(self, kind: str = "inner", facets: int = DEFAULT_FACETS):
         self.model = ConeModel(kind, facets)
         self.name = f"facetized_{kind}"
         self.title = (f"facetized Coulomb disks, {'inscribed' if kind == 'inner' else 'circumscribed'} "

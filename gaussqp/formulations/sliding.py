@@ -26,7 +26,7 @@ from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions, piece_count
-from ..settings import ELIMINATION_DENSE_MAX, ENUMERATION_MAX, Tolerance
+from ..settings import DEFAULT_FACETS, ELIMINATION_DENSE_MAX, ENUMERATION_MAX, Tolerance
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
 from ..certificates.enumeration import enumeration_certificate, enumeration_verdict
 from ..certificates.sliding_verdict import sliding_verdict
@@ -199,7 +199,7 @@ class CoulombEnumeration(SlidingFormulation):
     source = "sticking §5 (71) with the slip direction free; tutorial §3.2.1"
     decides_modes = True
 
-    def __init__(self, kind: str | None = None, facets: int = 8):
+    def __init__(self, kind: str | None = None, facets: int = DEFAULT_FACETS):
         from ..friction.cones import ConeModel
 
         self.model = None if kind is None else ConeModel(kind, facets)

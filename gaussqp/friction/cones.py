@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from ..errors import TooLargeError
 from ..model.problem import ContactProblem
-from ..settings import BILATERAL_STICKING_MAX
+from ..settings import DEFAULT_FACETS, BILATERAL_STICKING_MAX
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class ConeModel:
     """
 
     kind: str = "disk"
-    facets: int = 8
+    facets: int = DEFAULT_FACETS
 
     def __post_init__(self):
         if self.kind not in ("disk", "inner", "outer"):

@@ -45,7 +45,7 @@ import numpy as np
 from ..certificates.grasp import epsilon_bracket_certificate, no_closure_certificate
 from ..errors import InputTooLargeError, ShapeError, UnknownValueError, WrongTypeError
 from ..model.validation import real_array
-from ..settings import (GRASP_FACETS_MAX, GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
+from ..settings import (DEFAULT_FACETS, GRASP_FACETS_MAX, GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
                         GRASP_EPSILON_STARTS, GRASP_MINKOWSKI_POINTS_MAX, GRASP_RANK_RTOL)
 from .model import Grasp, GraspCheck
 
@@ -288,7 +288,7 @@ def _check_norm(norm) -> None:
         raise UnknownValueError("norm", f"is {norm!r}", "use 'L1' (Σ f_n <= 1) or 'Linf' (each f_n <= 1)")
 
 
-def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = True) -> GraspCheck:
+def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exact: bool = True) -> GraspCheck:
     """The Ferrari–Canny quality ε of a grasp, the exact friction cones bracketed (module docstring).
 
     Parameters
@@ -400,7 +400,7 @@ def epsilon(grasp: Grasp, *, facets: int = 8, norm: str = "L1", exact: bool = Tr
 
 
 # ---------------------------------------------------------------------------------------------- planner metrics
-def grasp_metrics(grasp: Grasp, *, facets: int = 8, norm: str = "L1", epsilon_check: GraspCheck | None = None
+def grasp_metrics(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", epsilon_check: GraspCheck | None = None
                   ) -> GraspCheck:
     """The grasp metrics planners rank by, besides ε and min-weight.
 

@@ -21,6 +21,7 @@ from .closure import equilibrium, force_closure, form_closure, internal_forces, 
 from .hand import hand_closure, hand_equilibrium
 from .model import Grasp, GraspCheck, check_grasp
 from .quality import epsilon
+from ..settings import DEFAULT_FACETS
 
 
 @dataclass
@@ -124,7 +125,7 @@ def _cert(c: GraspCheck) -> dict | None:
     return None if c.certificate is None else c.certificate.as_dict(with_data=False)
 
 
-def analyze(grasp: Grasp, *, facets: int = 8, norm: str = "L1", solver: str | None = None) -> GraspReport:
+def analyze(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", solver: str | None = None) -> GraspReport:
     """Run every check of the module docstring on ``grasp`` (``facets``: the polygons bracketing the exact cones in ε;
     ``norm``: "L1" or "Linf" for ε)."""
     check_grasp(grasp)
