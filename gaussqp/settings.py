@@ -943,3 +943,12 @@ AUDIT_CREEP_CONE_FRACTION = 0.9
 AUDIT_MAX_STATES = 1_000_000
 #: Rollouts with at least this many states run on a process pool (``workers`` > 1) in chunks of this many states.
 AUDIT_CHUNK = 50
+
+# ---------------------------------------------------------------- audit adapters (Siconos, Pinocchio)
+
+#: A local (Delassus-form) problem ``u = W r + q`` is audited through its exact global lift ``M = I_k``,
+#: ``J = L`` with ``W = L Lᵀ`` (``k = rank W``): when ``W`` is symmetric and positive semidefinite to this times
+#: ``max|W|`` (asymmetry, negative eigenvalues), eigenvalues below it (times ``max|W|``) count as zero, and the lift
+#: reproduces ``W`` to this (``max|W − L Lᵀ|``, recorded with the state). Beyond it (FCLIB's Capsules carry
+#: gyroscopic asymmetry of 1e-3) the lift does not exist and the envelopes of a local problem are not available.
+AUDIT_LIFT_RTOL = 1e-10

@@ -154,7 +154,9 @@ class ContactAudit:
 
 @dataclass
 class StateAudit:
-    """The verdict on one state (the JSON contract's state object, :meth:`as_dict`)."""
+    """The verdict on one state (the JSON contract's state object, :meth:`as_dict`); ``engine_answer``: what an
+    adapter's own judge says of the engine's answer as a whole (e.g. Siconos's: a certified solution of the rigid
+    problem or not), None when the adapter has no such judge."""
 
     time: float
     step: int
@@ -172,6 +174,7 @@ class StateAudit:
     force_scale: float = 0.0
     left_out: tuple = ()
     message: str = ""
+    engine_answer: dict | None = None
 
     def as_dict(self) -> dict:
         return {"time": self.time, "step": self.step, "status": self.status, "certified": self.certified,
@@ -181,7 +184,7 @@ class StateAudit:
                 "contacts": [c.as_dict() for c in self.contacts], "flags": list(self.flags),
                 "formulation": self.formulation, "envelopes_certified": self.envelopes_certified,
                 "seconds": self.seconds, "force_scale": self.force_scale, "left_out": [list(x) for x in self.left_out],
-                "message": self.message}
+                "message": self.message, "engine_answer": to_jsonable(self.engine_answer)}
 
 
 @dataclass
