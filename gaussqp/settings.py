@@ -952,3 +952,17 @@ AUDIT_CHUNK = 50
 #: reproduces ``W`` to this (``max|W − L Lᵀ|``, recorded with the state). Beyond it (FCLIB's Capsules carry
 #: gyroscopic asymmetry of 1e-3) the lift does not exist and the envelopes of a local problem are not available.
 AUDIT_LIFT_RTOL = 1e-10
+#: Pinocchio's ADMM contact solver as the audit runs it (:mod:`gaussqp.audit.pinocchio_`): its absolute and relative
+#: feasibility and complementarity tolerances. Tight, so that what is audited is the solver's converged answer (its
+#: proximal regularization), not an early stop; the audit judges the answer whatever Pinocchio reports.
+AUDIT_PINOCCHIO_TOL = 1e-12
+#: The most ADMM iterations of one Pinocchio solve in the audit (its answer is audited converged or not; its report
+#: says which).
+AUDIT_PINOCCHIO_ITERATIONS_MAX = 10000
+#: The damping of Pinocchio's constraint Cholesky factorization (``ConstraintCholeskyDecomposition.compute``): with 0
+#: a redundant contact set (a box on four corners) gives NaN; 1e-12 of a unit Delassus is below every audit tolerance.
+AUDIT_PINOCCHIO_DAMPING = 1e-12
+#: Pinocchio's constraint Jacobian rows (contact frame ``(t₁, t₂, n)``) must equal the importer's rows of the same
+#: contact to this times the rows' size, or the force mapping is refused: a guard against a frame convention changing
+#: under us (both come from the same frame Jacobian, so agreement is round-off).
+AUDIT_FRAME_MAP_RTOL = 1e-9
