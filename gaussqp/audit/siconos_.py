@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import pathlib
 import time
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -286,11 +287,11 @@ def run(problem, solver: str | None = None, *, tolerance="high", time_limit: flo
     run_ = run_peer(problem, name, tolerance=tolerance, time_limit=time_limit or STUDY_TIME_LIMIT)
     report = {"solver": name, "claimed_success": run_.claimed_success, "judged_a_solution": run_.confirmed,
               **run_.report, "times": run_.times}
-    sol = run_.solution
+    sol: Any = run_.solution  # a judged Solution (its forces are the peer's r, never polished) or None
     if sol is None or sol.lambda_normal is None:
         return None, report
-    R = np.column_stack([np.asarray(sol.lambda_normal, dtype=float).reshape(-1, 1),
-                         np.asarray(sol.lambda_tangent, dtype=float).reshape(len(sol.lambda_normal), -1)])
+    lam_n = np.asarray(sol.lambda_normal, dtype=np.float64).reshape(-1, 1)
+    R = np.hstack([lam_n, np.asarray(sol.lambda_tangent, dtype=np.float64).reshape(lam_n.shape[0], -1)])
     return R.ravel(), report
 
 
@@ -323,6 +324,7 @@ def audit(problem, *, solver: str | None = None, answer=None, tolerance="high", 
         original, name = load(problem), str(problem)
     p, left_out, pname = _problem(original)
     report: dict = {}
+    r: np.ndarray | None
     if answer is not None:
         r = read_answer(answer, p.m * p.dimension)
         engine = "answer file" if isinstance(answer, (str, pathlib.Path)) else "answer"
