@@ -966,3 +966,13 @@ AUDIT_PINOCCHIO_DAMPING = 1e-12
 #: contact to this times the rows' size, or the force mapping is refused: a guard against a frame convention changing
 #: under us (both come from the same frame Jacobian, so agreement is round-off).
 AUDIT_FRAME_MAP_RTOL = 1e-9
+#: Drake's compliant point contacts (:mod:`gaussqp.audit.drake_`) are at rest for the rigid problem when their
+#: normal velocity and tangential speed are below this times the velocity scale ``sqrt(‖g‖ L)`` (``L`` the largest
+#: distance from the centre of mass to a contact point): the rule and the value of :data:`MUJOCO_VELOCITY_RTOL`,
+#: for the same reason (a soft contact's settled state creeps).
+AUDIT_DRAKE_VELOCITY_RTOL = 1e-3
+#: The rigid problem of a Drake state must reproduce Drake's own dynamics, ``M a_e + F = τ_contact`` with Drake's
+#: acceleration and its generalized contact forces, and the contact rows its forces, ``J_nᵀλ_n + J_tᵀλ_t = τ_contact``,
+#: each to this times the terms' size; otherwise a force the adapter does not model (a spring, joint damping, an
+#: applied spatial force) is in play and the audit is refused rather than judged against another problem.
+AUDIT_DYNAMICS_RTOL = 1e-6
