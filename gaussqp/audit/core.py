@@ -299,6 +299,14 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
                               tangent_rtol=AUDIT_TANGENT_RTOL)
         except GaussQPError as exc:
             flags.append(f"no_envelope: {exc}")
+    bad = [ec.label for ec in state.contacts
+           if not (math.isfinite(ec.engine_normal) and (ec.engine_tangent is None
+                                                        or bool(np.all(np.isfinite(ec.engine_tangent)))))]
+    if not np.all(np.isfinite(state.engine_acceleration)) or bad:  # NaN compares False with every bound: say it
+        flags.append("engine_not_finite: the engine's answer has NaN or infinite entries ("
+                     + ("acceleration" if not np.all(np.isfinite(state.engine_acceleration)) else "")
+                     + (f"{', ' if not np.all(np.isfinite(state.engine_acceleration)) else ''}forces of "
+                        f"{len(bad)} contact(s), e.g. {bad[0]}" if bad else "") + ")")
     if gap is not None and gap > AUDIT_ACCELERATION_RTOL:
         flags.append(f"acceleration_gap: ‖a_engine − a‖_M = {gap:.3g} of the free acceleration's")
     # the state's force scale: the largest finite envelope bound, or the engine's largest normal force, or ‖M⁻¹F‖ M

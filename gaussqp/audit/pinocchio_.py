@@ -54,7 +54,7 @@ from ..settings import (AUDIT_FRAME_MAP_RTOL, AUDIT_PINOCCHIO_DAMPING, AUDIT_PIN
                         AUDIT_PINOCCHIO_TOL, SCALE_FLOOR)
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
-__all__ = ["admm_answer", "audit", "engine_state"]
+__all__ = ["admm_answer", "audit", "audit_constraint_dynamics", "constraint_dynamics_state", "engine_state"]
 
 
 def _pin():
@@ -290,3 +290,74 @@ def audit(model, q, v=None, tau=None, contacts=(), *, reference_frame: str = "lo
     return AuditReport(getattr(model, "name", "") or "pinocchio model", "pinocchio", results,
                        time.perf_counter() - t0, {"pinocchio": reports, "dt": dt, "reference_frame": reference_frame,
                                                   "tolerance": tolerance, "crosscheck": crosscheck})
+
+
+def constraint_dynamics_state(model, q, v=None, tau=None, constraint_models=(), *, settings=None,
+                              step: int = 0) -> EngineState:
+    """``pin.constraintDynamics``'s answer (its acceleration ``ddq`` and ``data.lambda_c``) for bilateral
+    ``RigidConstraintModel`` constraints, with the rigid problem of :func:`gaussqp.io.pinocchio.import_pinocchio`
+    (``constraint_models=``: the rows are ``getConstraintJacobian``'s, the drifts ``constraintDynamics``' own,
+    Baumgarte terms included), as an :class:`~gaussqp.audit.core.EngineState`: one equality per row, its force
+    ``lambda_c`` row for row (the importer's λ is Pinocchio's ``lambda_c``, checked to 1e-9 in
+    ``tests/io/test_pinocchio.py``). ``settings``: the ``pin.ProximalSettings`` of the solve (default Pinocchio's:
+    the exact KKT system, ``mu = 0``, one iteration; a redundant set needs ``mu > 0``)."""
+    pin = _pin()
+    from ..io.pinocchio import import_pinocchio
+
+    nv = model.nv
+    v = np.zeros(nv) if v is None else np.asarray(v, dtype=float)
+    tau = np.zeros(nv) if tau is None else np.asarray(tau, dtype=float)
+    models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    for cm in constraint_models:
+        if not isinstance(cm, pin.RigidConstraintModel):
+            raise WrongTypeError("constraint_models", f"holds a {type(cm).__name__}",
+                                 "give pinocchio.RigidConstraintModel objects")
+        models.append(cm)
+        datas.append(cm.createData())
+    if not len(models):
+        raise ShapeError("constraint_models", "is empty", "give the RigidConstraintModel list constraintDynamics takes")
+    imp = import_pinocchio(model, q, v, tau, constraint_models=models)
+    data = model.createData()
+    pin.initConstraintDynamics(model, data, models, datas)
+    t0 = time.perf_counter()
+    a_e = np.array(pin.constraintDynamics(model, data, np.asarray(q, dtype=float), v, tau, models, datas,
+                                          *(() if settings is None else (settings,))), dtype=float)
+    seconds = time.perf_counter() - t0
+    lam = np.array(data.lambda_c, dtype=float).ravel()
+    p = imp.problem
+    if lam.size != p.m:
+        raise NotApplicableError(f"constraintDynamics returned {lam.size} constraint forces for the importer's {p.m} "
+                                 "rows; the forces cannot be mapped")
+    out = [EngineContact(i, f"{o.name} [{o.row}]", "equality", None, None, 0.0, float(lam[i]))
+           for i, o in enumerate(imp.origins)]
+    g = float(np.linalg.norm(np.asarray(model.gravity.linear)))
+    pdata = model.createData()
+    pin.forwardKinematics(model, pdata, np.asarray(q, dtype=float))
+    com = np.asarray(pin.centerOfMass(model, pdata, np.asarray(q, dtype=float)))
+    L = max([float(np.linalg.norm(np.asarray(pdata.oMi[int(cm.joint1_id)].translation) - com)) for cm in models]
+            + [0.0])
+    note = ("pinocchio", f"constraintDynamics, pinocchio {pin.__version__}, {seconds:.3g} s, finite "
+            f"{bool(np.all(np.isfinite(a_e)) and np.all(np.isfinite(lam)))}")
+    return EngineState(time=0.0, step=int(step), contacts=out, engine_acceleration=a_e,
+                       velocity_scale=max(math.sqrt(g * L), SCALE_FLOOR), gravity=g or 1.0, problem=p,
+                       left_out=(note,) + tuple(("note", n) for n in imp.notes), engine="pinocchio constraintDynamics")
+
+
+def audit_constraint_dynamics(model, q, v=None, tau=None, constraint_models=(), *, settings=None,
+                              crosscheck: bool = False, tolerance: str = "high") -> AuditReport:
+    """Audit ``pin.constraintDynamics``' answer for bilateral rigid constraints (:func:`constraint_dynamics_state`)
+    against the certified rigid answer and each row's certified force range (a range, not a point, when the rows are
+    redundant: Pinocchio's proximal answer is one member of the set).
+
+    Returns
+    -------
+    AuditReport
+        One state; a non-finite Pinocchio answer (the exact KKT of redundant rows) is reported, not hidden: its
+        acceleration gap and forces are NaN and flagged.
+    """
+    t0 = time.perf_counter()
+    state = constraint_dynamics_state(model, q, v, tau, constraint_models, settings=settings)
+    results = audit_states([state], crosscheck=crosscheck, tolerance=tolerance)
+    return AuditReport(getattr(model, "name", "") or "pinocchio model", "pinocchio constraintDynamics", results,
+                       time.perf_counter() - t0, {"pinocchio": dict(state.left_out).get("pinocchio"),
+                                                  "tolerance": tolerance})

@@ -186,3 +186,39 @@ def test_several_states():
     assert rep.states[1].acceleration[0] == pytest.approx(G * (0.5 - MU), rel=1e-9)
     assert rep.summary()["states"] == 2 and rep.as_dict()["states"][0]["contacts"][0]["geoms"] == [names[0],
                                                                                                   "environment"]
+
+
+def hanging_box(points):
+    """The box held at ``points`` (body coordinates) by bilateral CONTACT_3D constraints to the world."""
+    model, q, _ = box_model()
+    q[2] = 1.0
+    cms = [pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, 1, pin.SE3(np.eye(3), np.asarray(p, float)),
+                                    pin.ReferenceFrame.LOCAL_WORLD_ALIGNED) for p in points]
+    return model, q, cms
+
+
+def test_constraint_dynamics_hanging_from_one_point():
+    """One point above the centre: the constraint carries W straight up (a point envelope: independent rows)."""
+    model, q, cms = hanging_box([(0.0, 0.0, 0.1)])
+    st = pinocchio_.audit_constraint_dynamics(model, q, constraint_models=cms).states[0]
+    assert st.certified and not st.flags, st.flags
+    z = [c for c in st.contacts if c.label.endswith("[z]")][0]
+    assert z.kind == "equality" and z.engine_normal == pytest.approx(W, rel=1e-12)
+    assert z.normal_range[0] == pytest.approx(W, rel=1e-9) and z.normal_range[1] == pytest.approx(W, rel=1e-9)
+
+
+def test_constraint_dynamics_two_points_tension_is_free_and_exact_kkt_gives_nan():
+    """Two points at x = ±0.1: each carries W/2 up; the tension along x is any number (range (−∞, ∞), certified by
+    a ray). Pinocchio's exact KKT (its default settings) is singular there and returns NaN: flagged; with a proximal
+    μ it returns the tensionless member of the set, inside every range."""
+    model, q, cms = hanging_box([(0.1, 0.0, 0.1), (-0.1, 0.0, 0.1)])
+    st = pinocchio_.audit_constraint_dynamics(model, q, constraint_models=cms).states[0]
+    assert any(f.startswith("engine_not_finite") for f in st.flags)
+    st = pinocchio_.audit_constraint_dynamics(model, q, constraint_models=cms,
+                                              settings=pin.ProximalSettings(1e-12, 1e-12, 1e-6, 100)).states[0]
+    assert st.certified and not st.flags, st.flags
+    for c in st.contacts:
+        if c.label.endswith("[x]"):
+            assert c.normal_range == (-math.inf, math.inf) and abs(c.engine_normal) <= 1e-6 * W
+        if c.label.endswith("[z]"):
+            assert c.normal_range[0] == pytest.approx(W / 2, rel=1e-9) == c.engine_normal
