@@ -976,3 +976,8 @@ AUDIT_DRAKE_VELOCITY_RTOL = 1e-3
 #: each to this times the terms' size; otherwise a force the adapter does not model (a spring, joint damping, an
 #: applied spatial force) is in play and the audit is refused rather than judged against another problem.
 AUDIT_DYNAMICS_RTOL = 1e-6
+#: An engine answer our judge certifies as a solution of the rigid problem, whose acceleration differs from our
+#: certified one by more than this (``‖a_e − a‖_M / ‖a_free‖_M``), witnesses that the rigid problem has several
+#: solutions: a hundred times the high preset's cross-check tolerance (1e-6), under which two certified routes'
+#: answers count as the same one.
+AUDIT_WITNESS_RTOL = 1e-4
