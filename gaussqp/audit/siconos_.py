@@ -374,9 +374,11 @@ _RELATIVE = ("outside_envelope", "friction_above_envelope", "creep", "accelerati
 
 def _explain(st, judged, report: dict) -> None:
     """Our judge's verdict on the engine's answer into the state audit: a certified solution of the rigid problem
-    whose acceleration differs from ours by more than :data:`~gaussqp.settings.AUDIT_WITNESS_RTOL` is a witness that
-    the rigid problem has several solutions (the acceleration is then not unique, whatever the solve could decide),
-    and the per-contact comparisons with our solution's force set are relabelled ``other_solution``."""
+    whose acceleration differs from ours by more than :data:`~gaussqp.settings.AUDIT_WITNESS_RTOL` is a witness
+    (to the judge's residual tolerance) that the rigid problem has several solutions when our solve left uniqueness
+    undecided or refuted: the acceleration is then reported not unique, and the per-contact comparisons with our
+    solution's force set are relabelled ``other_solution``. When our solve certified uniqueness, the contradiction
+    is flagged ``certified_answers_disagree`` and nothing is relabelled."""
     from ..settings import AUDIT_WITNESS_RTOL
 
     certified = bool(judged.certified and str(judged.status) == "solved")
@@ -394,10 +396,16 @@ def _explain(st, judged, report: dict) -> None:
     gap = st.engine_acceleration_gap
     if gap is None or gap <= AUDIT_WITNESS_RTOL:
         return
+    if st.acceleration_unique:  # our solve certified a unique acceleration: the two certificates contradict
+        st.flags.append(f"certified_answers_disagree: our solve certifies a unique acceleration, and the engine's "
+                        f"answer, certified by our judge to its tolerance, lies {gap:.3g} of the free acceleration "
+                        "away: the residual tolerance is too loose for this problem's conditioning")
+        return
     st.acceleration_unique, st.acceleration = False, None
     st.flags = ["other_solution:" + f.split(":", 1)[1] if f.split(":")[0] in _RELATIVE else f for f in st.flags]
     for c in st.contacts:
         c.flags = ["other_solution:" + f.split(":", 1)[1] if f.split(":")[0] in _RELATIVE else f for f in c.flags]
     st.flags.append(f"several_rigid_solutions: the engine's answer is a certified solution of the rigid problem "
-                    f"whose acceleration differs from ours by {gap:.3g} of the free acceleration's (a witness: the "
-                    "acceleration is not unique); the per-contact comparisons are with our solution's force set")
+                    f"whose acceleration differs from ours by {gap:.3g} of the free acceleration's, far above both "
+                    "answers' residual tolerance (a witness, to that tolerance: the acceleration is not unique); the "
+                    "per-contact comparisons are with our solution's force set")
