@@ -49,7 +49,7 @@ from ..model.problem import ContactProblem
 from ..settings import AUDIT_CREEP_RTOL, AUDIT_LIFT_RTOL, SCALE_FLOOR
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
-__all__ = ["SICONOS_SOLVERS", "audit", "engine_state", "lift", "read_answer", "run"]
+__all__ = ["SICONOS_SOLVERS", "audit", "engine_state", "judge_answer", "lift", "read_answer", "run"]
 
 #: the Siconos solvers whose answer is a reaction ``r`` of the local friction form (the study's fc2d/fc3d peers;
 #: the LCP peers answer the constrained LCP, not ``r``), by their short name
