@@ -222,3 +222,20 @@ def test_constraint_dynamics_two_points_tension_is_free_and_exact_kkt_gives_nan(
             assert c.normal_range == (-math.inf, math.inf) and abs(c.engine_normal) <= 1e-6 * W
         if c.label.endswith("[z]"):
             assert c.normal_range[0] == pytest.approx(W / 2, rel=1e-9) == c.engine_normal
+
+
+@pytest.mark.parametrize("reference_frame", ["local_world_aligned", "local"])
+def test_a_yawed_box_pushed_in_its_own_axes_either_reference_frame(reference_frame):
+    """The pushed box turned by 0.5 rad about z, the push along its own x (a free flyer's torques are in the body
+    frame): the same closed-form split whatever axes the normals are given in."""
+    model, q, names = box_model()
+    quat = pin.Quaternion(pin.utils.rpyToMatrix(0.0, 0.0, 0.5))
+    q[3:] = [quat.x, quat.y, quat.z, quat.w]
+    tau = np.zeros(model.nv)
+    tau[0] = 0.5 * W
+    st = pinocchio_.audit(model, q, tau=tau, contacts=corners(names), reference_frame=reference_frame).states[0]
+    assert st.certified and not st.flags, st.flags
+    front = (W + MU * W * LZ / LX) / 2
+    for c in st.contacts:
+        assert c.engine_normal == pytest.approx(front / 2 if c.label.startswith("corner+1") else (W - front) / 2,
+                                                rel=1e-8)
