@@ -80,9 +80,9 @@ def lift(local: LocalContactProblem) -> tuple[ContactProblem, str]:
     asym = float(np.abs(W - W.T).max(initial=0.0)) / wmax
     if asym > AUDIT_LIFT_RTOL:
         raise NotApplicableError(f"W: its asymmetry max|W − Wᵀ| is {asym:.3g} of max|W| (above AUDIT_LIFT_RTOL = "
-                                 f"{AUDIT_LIFT_RTOL:g}): a non-symmetric Delassus operator is no H M⁻¹ Hᵀ, so the "
-                                 "local problem has no global lift and its force envelopes are not available; audit "
-                                 "the global FCLIB problem it came from")
+                                 f"{AUDIT_LIFT_RTOL:g}): a non-symmetric Delassus operator is no H M⁻¹ Hᵀ with a "
+                                 "symmetric M, so the local problem has no global lift and its force envelopes are "
+                                 "not available")
     s, V = np.linalg.eigh((W + W.T) / 2)
     if s.size and s.min() < -AUDIT_LIFT_RTOL * wmax:
         raise NotApplicableError(f"W: its smallest eigenvalue is {s.min():.3g}, {-s.min() / wmax:.3g} of max|W| below "
@@ -325,7 +325,13 @@ def audit(problem, *, solver: str | None = None, answer=None, tolerance="high", 
         from ..io.fclib import load
 
         original, name = load(problem), str(problem)
-    p, left_out, pname = _problem(original)
+    try:
+        p, left_out, pname = _problem(original)
+    except NotApplicableError as exc:
+        if not isinstance(original, LocalContactProblem):
+            raise
+        return _audit_local(original, name, str(exc), solver=solver, answer=answer, tolerance=tolerance,
+                            time_limit=time_limit, t0=t0)
     report: dict = {}
     r: np.ndarray | None
     if answer is not None:
@@ -409,3 +415,72 @@ def _explain(st, judged, report: dict) -> None:
                     f"whose acceleration differs from ours by {gap:.3g} of the free acceleration's, far above both "
                     "answers' residual tolerance (a witness, to that tolerance: the acceleration is not unique); the "
                     "per-contact comparisons are with our solution's force set")
+
+
+def _audit_local(local: LocalContactProblem, name: str, why: str, *, solver, answer, tolerance, time_limit,
+                 t0: float) -> AuditReport:
+    """The audit of a local problem without a lift (a non-symmetric or indefinite ``W``): what stays available
+    without force envelopes — our certified answer of the local problem (:func:`gaussqp.solve`), our judge's verdict
+    on the engine's reaction (:func:`gaussqp.formulations.coulomb.local_solution`), each contact's Coulomb residual
+    at the engine's own velocity ``u = W r + q`` and the velocity gap ``‖u_e − u‖∞ / ‖q‖∞``; the envelopes and the
+    acceleration gap are None, and the state says why (``envelope_not_available``)."""
+    from ..certificates.judge import finalize
+    from ..dispatch import solve
+    from ..formulations.coulomb import LocalAnswer, local_solution
+    from ..linalg.dense import as_dense
+    from ..settings import AUDIT_COULOMB_RTOL, get_tolerance
+    from .core import ContactAudit, StateAudit, coulomb_residual
+
+    d, m = local.dimension, local.m
+    report: dict = {}
+    if answer is not None:
+        r = read_answer(answer, m * d)
+        engine = "answer file" if isinstance(answer, (str, pathlib.Path)) else "answer"
+    else:
+        got, report = run(local, solver, tolerance=tolerance, time_limit=time_limit)
+        engine = report["solver"]
+        if got is None:
+            why_not = "timed out" if report.get("timeout") else report.get("crash", "gave no answer")
+            st = StateAudit(0.0, 0, "error", False, None, None, None, None, [], [f"error: Siconos {why_not}"],
+                            message=f"Siconos {why_not}")
+            return AuditReport(name or local.name, engine, [st], time.perf_counter() - t0, {"siconos": report})
+        r = got
+    W = as_dense(local.W)
+    q = np.asarray(local.q, dtype=float)
+    u_e = W @ r + q
+    t1 = time.perf_counter()
+    sol = solve(local, tolerance=tolerance)
+    u = np.asarray(sol.velocity, dtype=float) if sol.velocity is not None else None
+    vscale = max(float(np.abs(q).max(initial=0.0)), float((np.abs(W) @ np.abs(r)).max(initial=0.0)), SCALE_FLOOR)
+    R, U = r.reshape(m, d), u_e.reshape(m, d)
+    ours = None if sol.lambda_normal is None else np.asarray(sol.lambda_normal, dtype=float)
+    fscale = max(float(np.abs(R[:, 0]).max(initial=0.0)),
+                 float(np.abs(ours).max(initial=0.0)) if ours is not None else 0.0, SCALE_FLOOR)
+    flags = [f"envelope_not_available: {why}"]
+    contacts = []
+    for i in range(m):
+        ut = U[i, 1:]
+        speed = float(np.linalg.norm(ut))
+        slip = ut / speed if speed > AUDIT_CREEP_RTOL * vscale else None
+        resid = coulomb_residual(float(R[i, 0]), R[i, 1:], float(local.mu[i]), slip) / fscale
+        mode = None
+        if u is not None:
+            ui = u.reshape(m, d)[i]
+            mode = "separating" if ui[0] > AUDIT_CREEP_RTOL * vscale else \
+                "sliding" if float(np.linalg.norm(ui[1:])) > AUDIT_CREEP_RTOL * vscale else "sticking"
+        cflags = [f"coulomb_violation: residual {resid:.3g} of the force scale"] if resid > AUDIT_COULOMB_RTOL else []
+        flags.extend(f"{f.split(':')[0]}: contact {i}: {f.split(':', 1)[1].strip()}" for f in cflags)
+        contacts.append(ContactAudit(i, f"contact {i}", None, "contact", mode, float(R[i, 0]), (None, None),
+                                     (None, None), float(np.linalg.norm(R[i, 1:3])), None, resid, None, False, speed,
+                                     None, cflags))
+    st = StateAudit(0.0, 0, str(sol.status), bool(sol.certified), None, sol.unique.get("acceleration"), None, None,
+                    contacts, flags, sol.formulation, None, time.perf_counter() - t1, fscale,
+                    (("W", why),), sol.message)
+    judged = finalize(local_solution(local, LocalAnswer(r, u_e, 0, 0, [], "engine", "solved", {}), "engine answer"),
+                      get_tolerance(tolerance))
+    _explain(st, judged, report)
+    if st.engine_answer is not None and u is not None:
+        st.engine_answer["velocity_gap"] = float(np.abs(u_e - u).max(initial=0.0)) / max(
+            float(np.abs(q).max(initial=0.0)), SCALE_FLOOR)
+    return AuditReport(name or local.name, engine, [st], time.perf_counter() - t0,
+                       {"siconos": report, "tolerance": tolerance, "envelopes": "not available: " + why})

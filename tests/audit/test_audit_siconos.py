@@ -200,3 +200,36 @@ def test_siconos_cli_on_a_shipped_problem(capsys):
         assert st["acceleration_unique"] is False and st["acceleration"] is None
         assert any(f.startswith("several_rigid_solutions") for f in st["flags"])
         assert not any(f.startswith("outside_envelope") for f in st["flags"])
+
+
+def test_a_local_problem_without_a_lift_is_audited_without_envelopes(tmp_path):
+    """A non-symmetric W (gyroscopic terms, as FCLIB's Capsules) has no lift: the audit keeps what needs no envelope
+    — our certified local answer, our judge's verdict on the engine's r, each contact's Coulomb residual — and says
+    why the envelopes are missing, with no number made up for them."""
+    from gaussqp.formulations.coulomb import condense
+
+    cd = condense(box_problem())
+    W = np.array(cd.W, dtype=float)
+    W[0, 3] += 1e-3 * np.abs(W).max()
+    loc = LocalContactProblem(W, cd.q, np.full(4, MU), 3, name="skewed box")
+    t = 2 * MU * W_BOX / 4
+    rep = siconos_.audit(loc, answer=answer([W_BOX / 4] * 4, [[t, 0], [t, 0], [-t, 0], [-t, 0]]))
+    st = rep.states[0]
+    assert st.certified and st.engine_acceleration_gap is None
+    assert any(f.startswith("envelope_not_available: W: its asymmetry") for f in st.flags)
+    assert all(c.normal_range == (None, None) and c.tangent_max is None for c in st.contacts)
+    assert any(f.startswith("coulomb_violation: contact 0") for f in st.flags)
+    assert st.engine_answer["certified_solution"] is False
+    assert "not available" in rep.options["envelopes"]
+
+
+@needs_siconos
+def test_siconos_on_fclib_capsules_without_envelopes():
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "tests/data/fclib/Capsules-i125-1213.hdf5"
+    rep = siconos_.audit(path, solver="fc3d_nsgs")
+    st = rep.states[0]
+    assert st.certified and len(st.contacts) == 286
+    assert [f.split(":")[0] for f in st.flags] == ["envelope_not_available"]
+    assert st.engine_answer["certified_solution"] is rep.options["siconos"]["claimed_success"] is True
