@@ -20,8 +20,10 @@ Nothing of the answer but ``r`` is trusted: the velocity ``u`` and the accelerat
   for every ``r``, and since ``L`` is injective, fixing ``a`` is fixing ``u``: the lift's force set at an
   acceleration is the local problem's set of reactions at that velocity, its envelopes are the local problem's.
   The acceleration gap is ``‖r_e − r‖_W / ‖q‖_{W⁺}`` in local terms. A non-symmetric ``W`` (FCLIB's Capsules:
-  gyroscopic terms) has no such lift: :class:`~gaussqp.errors.NotApplicableError` says so — its envelopes are not
-  available, and no number is made up for them.
+  gyroscopic terms) has no such lift (:func:`lift` raises :class:`~gaussqp.errors.NotApplicableError`): :func:`audit`
+  then keeps what needs no envelope — our certified local answer, our judge's verdict on ``r``, each contact's
+  Coulomb residual, the velocity gap — and reports the envelopes and the acceleration gap as not available
+  (``envelope_not_available``), with no number made up for them.
 
 Per contact, the slip direction of the engine's answer is its tangential velocity ``u_T,j`` when
 ``‖u_T,j‖`` exceeds :data:`~gaussqp.settings.AUDIT_CREEP_RTOL` times the contact's tangent-row data scale
