@@ -3,7 +3,8 @@
 ``solve``, ``check`` and ``info`` read any file :mod:`gaussqp.io.open_file` reads (gaussqp/1 JSON or NPZ,
 FCLIB HDF5, a MuJoCo model, a URDF through Pinocchio) or a shipped problem's name (``solve --ranges`` adds the
 certified force envelopes); ``import`` writes a model's problem at a state to a gaussqp/1 or FCLIB file;
-``grasp`` analyses a grasp (closure, ε, hold) with certificates; ``audit`` compares a MuJoCo state or rollout with
+``grasp`` analyses a grasp (closure, ε, hold) with certificates; ``audit`` compares a MuJoCo state or rollout (or a
+Siconos answer of an FCLIB problem, ``--engine siconos``) with
 the certified rigid answer; ``crossval`` runs a cross-validation study over a problem set (with Siconos as a peer),
 ``peer`` runs one peer solver on one problem, ``report`` rebuilds a study's report; ``list`` names the shipped
 problems and grasps; ``formulations`` the routes, backends and tolerance presets.
@@ -203,11 +204,14 @@ def cmd_audit(args) -> int:
 
     if args.report:
         _writable_folder("--report", args.report)
-    rep = audit(args.model, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
-                qvel=read_vector("qvel", args.qvel), settle=args.settle, steps=args.steps, every=args.every,
-                recording=args.recording, drift=args.drift, frictionloss=args.frictionloss, torsional=args.torsional,
-                velocity_tol=args.velocity_tol, workers=args.workers, scheduler=args.scheduler,
-                progress=not args.quiet and not args.json, crosscheck=args.crosscheck)
+    if args.engine != "mujoco" or args.answer is not None:
+        rep = _audit_other_engine(args)
+    else:
+        rep = audit(args.model, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
+                    qvel=read_vector("qvel", args.qvel), settle=args.settle, steps=args.steps, every=args.every,
+                    recording=args.recording, drift=args.drift, frictionloss=args.frictionloss,
+                    torsional=args.torsional, velocity_tol=args.velocity_tol, workers=args.workers,
+                    scheduler=args.scheduler, progress=not args.quiet and not args.json, crosscheck=args.crosscheck)
     files = write_report(rep, args.report) if args.report else {}
     if args.json:
         print(json.dumps(to_jsonable(rep.as_dict())))
@@ -217,6 +221,22 @@ def cmd_audit(args) -> int:
             print(f"report       {kind}: {path}")
     s = rep.summary()
     return 0 if s["certified"] == s["states"] and not s["flagged_states"] else 1
+
+
+def _audit_other_engine(args):
+    """``gaussqp audit FILE.hdf5 --engine siconos[:SOLVER]`` or ``--answer R``: a Siconos answer of an FCLIB problem
+    (:func:`gaussqp.audit.siconos_.audit`)."""
+    from .audit import siconos_
+    from .errors import UnknownValueError
+
+    engine, _, solver = args.engine.partition(":")
+    if args.answer is not None and engine == "mujoco":
+        engine = "siconos"
+    if engine != "siconos":
+        raise UnknownValueError("--engine", f"is {args.engine!r}",
+                                "use mujoco (a MuJoCo model) or siconos[:SOLVER] (an FCLIB file), SOLVER one of "
+                                + ", ".join(siconos_.SICONOS_SOLVERS))
+    return siconos_.audit(args.model, solver=solver or None, answer=args.answer, crosscheck=args.crosscheck)
 
 
 def _print_bounds(bounds) -> None:
@@ -677,10 +697,16 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--time-limit", type=float, default=STUDY_TIME_LIMIT,
                     help=f"seconds before the peer is stopped (default {STUDY_TIME_LIMIT:g})")
     pe.set_defaults(func=cmd_peer)
-    au = sub.add_parser("audit", help="audit MuJoCo's contact answers: its forces against the certified rigid answer's "
-                                      "force envelopes, Coulomb residuals, creep, acceleration gap; one state or a "
-                                      "rollout")
-    au.add_argument("model", help="a MuJoCo model (.xml or .mjb)")
+    au = sub.add_parser("audit", help="audit MuJoCo's contact answers (or Siconos's on an FCLIB problem): its forces "
+                                      "against the certified rigid answer's force envelopes, Coulomb residuals, "
+                                      "creep, acceleration gap; one state or a rollout")
+    au.add_argument("model", help="a MuJoCo model (.xml or .mjb); with --engine siconos an FCLIB problem (.hdf5)")
+    au.add_argument("--engine", default="mujoco", metavar="mujoco|siconos[:SOLVER]",
+                    help="whose answer: MuJoCo's (default), or a Siconos friction solver's on an FCLIB problem "
+                         "(SOLVER: fc3d_nsgs, fc3d_prox, fc3d_nsn_ac, fc2d_nsgs, fc2d_lemke; default NSGS)")
+    au.add_argument("--answer", default=None, metavar="FILE.hdf5|FILE.npz",
+                    help="audit this answer r of the FCLIB problem (/solution/r, or an .npz with r) instead of "
+                         "running an engine")
     au.add_argument("--keyframe", default=None, help="start from this keyframe (name or index)")
     au.add_argument("--qpos", default=None, help="start configuration file (.npy, .json list or text)")
     au.add_argument("--qvel", default=None, help="start velocity file")

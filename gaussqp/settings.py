@@ -1016,3 +1016,41 @@ GRASP_BATCH_CHUNK = 500
 #: :func:`gaussqp.io.mujoco.import_grasp` refuses a contact whose two sliding friction coefficients differ by more
 #: than this relative amount (the grasp's cones are isotropic; MuJoCo copies equal coefficients exactly).
 MUJOCO_GRASP_ANISOTROPY_RTOL = 1e-12
+
+# ---------------------------------------------------------------- audit adapters (Siconos, Pinocchio)
+
+#: A local (Delassus-form) problem ``u = W r + q`` is audited through its exact global lift ``M = I_k``,
+#: ``J = L`` with ``W = L Lᵀ`` (``k`` = the rank kept): ``W`` must be symmetric to this times ``sqrt(W_ii W_jj)``
+#: entry by entry, its Jacobi-scaled form (unit diagonal) positive semidefinite to this, and eigenvalues of that form
+#: below this count as zero; the lift's reproduction of ``W`` is recorded at the same entry scale. Beyond it (FCLIB's
+#: Capsules carry gyroscopic asymmetry of 1e-3) the lift does not exist and the envelopes are not available.
+AUDIT_LIFT_RTOL = 1e-10
+#: Pinocchio's ADMM contact solver as the audit runs it (:mod:`gaussqp.audit.pinocchio_`): its absolute and relative
+#: feasibility and complementarity tolerances. Tight, so that what is audited is the solver's converged answer (its
+#: proximal regularization), not an early stop; the audit judges the answer whatever Pinocchio reports.
+AUDIT_PINOCCHIO_TOL = 1e-12
+#: The most ADMM iterations of one Pinocchio solve in the audit (its answer is audited converged or not; its report
+#: says which).
+AUDIT_PINOCCHIO_ITERATIONS_MAX = 10000
+#: The damping of Pinocchio's constraint Cholesky factorization (``ConstraintCholeskyDecomposition.compute``): with 0
+#: a redundant contact set (a box on four corners) gives NaN; 1e-12 of a unit Delassus is below every audit tolerance.
+AUDIT_PINOCCHIO_DAMPING = 1e-12
+#: Pinocchio's constraint Jacobian rows (contact frame ``(t₁, t₂, n)``) must equal the importer's rows of the same
+#: contact to this times the rows' size, or the force mapping is refused: a guard against a frame convention changing
+#: under us (both come from the same frame Jacobian, so agreement is round-off).
+AUDIT_FRAME_MAP_RTOL = 1e-9
+#: Drake's compliant point contacts (:mod:`gaussqp.audit.drake_`) are at rest for the rigid problem when their
+#: normal velocity and tangential speed are below this times the velocity scale ``sqrt(‖g‖ L)`` (``L`` the largest
+#: distance from the centre of mass to a contact point): the rule and the value of :data:`MUJOCO_VELOCITY_RTOL`,
+#: for the same reason (a soft contact's settled state creeps).
+AUDIT_DRAKE_VELOCITY_RTOL = 1e-3
+#: The rigid problem of a Drake state must reproduce Drake's own dynamics, ``M a_e + F = τ_contact`` with Drake's
+#: acceleration and its generalized contact forces, and the contact rows its forces, ``J_nᵀλ_n + J_tᵀλ_t = τ_contact``,
+#: each to this times the terms' size; otherwise a force the adapter does not model (a spring, joint damping, an
+#: applied spatial force) is in play and the audit is refused rather than judged against another problem.
+AUDIT_DYNAMICS_RTOL = 1e-6
+#: An engine answer our judge certifies as a solution of the rigid problem, whose acceleration differs from our
+#: certified one by more than this (``‖a_e − a‖_M / ‖a_free‖_M``), witnesses that the rigid problem has several
+#: solutions: a hundred times the high preset's cross-check tolerance (1e-6), under which two certified routes'
+#: answers count as the same one.
+AUDIT_WITNESS_RTOL = 1e-4

@@ -3,7 +3,10 @@ acceleration against the rigid problem's certified answer and its certified forc
 
 ``gaussqp.audit(model, ...)`` is :func:`gaussqp.audit.mujoco_.audit` (MuJoCo, the first adapter); the engine-neutral
 core is :mod:`gaussqp.audit.core` (an adapter builds :class:`~gaussqp.audit.core.EngineState` objects and calls
-:func:`~gaussqp.audit.core.audit_states`); the report writers are in :mod:`gaussqp.audit.report`.
+:func:`~gaussqp.audit.core.audit_states`); the report writers are in :mod:`gaussqp.audit.report`. The other engines'
+adapters are imported by name, each importing its engine only when called: :mod:`gaussqp.audit.siconos_` (a Siconos
+answer of an FCLIB problem), :mod:`gaussqp.audit.pinocchio_` (Pinocchio's ADMM solver, ``constraintDynamics``),
+:mod:`gaussqp.audit.drake_` (a Drake ``MultibodyPlant``'s ``ContactResults``).
 """
 
 from .core import AuditReport, ContactAudit, EngineContact, EngineState, StateAudit, audit_state, audit_states

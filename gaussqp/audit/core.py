@@ -154,7 +154,9 @@ class ContactAudit:
 
 @dataclass
 class StateAudit:
-    """The verdict on one state (the JSON contract's state object, :meth:`as_dict`)."""
+    """The verdict on one state (the JSON contract's state object, :meth:`as_dict`); ``engine_answer``: what an
+    adapter's own judge says of the engine's answer as a whole (e.g. Siconos's: a certified solution of the rigid
+    problem or not), None when the adapter has no such judge."""
 
     time: float
     step: int
@@ -172,6 +174,7 @@ class StateAudit:
     force_scale: float = 0.0
     left_out: tuple = ()
     message: str = ""
+    engine_answer: dict | None = None
 
     def as_dict(self) -> dict:
         return {"time": self.time, "step": self.step, "status": self.status, "certified": self.certified,
@@ -181,7 +184,7 @@ class StateAudit:
                 "contacts": [c.as_dict() for c in self.contacts], "flags": list(self.flags),
                 "formulation": self.formulation, "envelopes_certified": self.envelopes_certified,
                 "seconds": self.seconds, "force_scale": self.force_scale, "left_out": [list(x) for x in self.left_out],
-                "message": self.message}
+                "message": self.message, "engine_answer": to_jsonable(self.engine_answer)}
 
     def summary(self) -> str:
         """The state's verdict as text: the rigid answer's status and whether it is certified, what is unique, the
@@ -333,6 +336,14 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
                               tangent_rtol=AUDIT_TANGENT_RTOL)
         except GaussQPError as exc:
             flags.append(f"no_envelope: {exc}")
+    bad = [ec.label for ec in state.contacts
+           if not (math.isfinite(ec.engine_normal) and (ec.engine_tangent is None
+                                                        or bool(np.all(np.isfinite(ec.engine_tangent)))))]
+    if not np.all(np.isfinite(state.engine_acceleration)) or bad:  # NaN compares False with every bound: say it
+        flags.append("engine_not_finite: the engine's answer has NaN or infinite entries ("
+                     + ("acceleration" if not np.all(np.isfinite(state.engine_acceleration)) else "")
+                     + (f"{', ' if not np.all(np.isfinite(state.engine_acceleration)) else ''}forces of "
+                        f"{len(bad)} contact(s), e.g. {bad[0]}" if bad else "") + ")")
     if gap is not None and gap > AUDIT_ACCELERATION_RTOL:
         flags.append(f"acceleration_gap: ‖a_engine − a‖_M = {gap:.3g} of the free acceleration's")
     # the state's force scale: the largest finite envelope bound, or the engine's largest normal force, or ‖M⁻¹F‖ M

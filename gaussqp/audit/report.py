@@ -166,6 +166,12 @@ def text_summary(report: AuditReport) -> str:
                                                                        sorted(s["flags"].items())) if s["flags"] else ""),
              f"time         {s['seconds']:.1f} s, {s['seconds_per_state']:.3f} s per state (rigid answer + envelopes "
              f"{s['rigid_seconds_per_state']:.3f} s)"]
+    judged = [st.engine_answer for st in report.states if st.engine_answer is not None]
+    if judged:  # an adapter with its own judge of the engine's whole answer (Siconos)
+        ok = sum(1 for j in judged if j.get("certified_solution"))
+        lines.append(f"engine answer {ok} of {len(judged)} certified a solution of the rigid problem by our judge"
+                     + "".join(f" (claimed success: {j.get('claimed_success')})" for j in judged[:1]
+                               if j.get("claimed_success") is not None))
     for f in s["first_flagged"][:5]:
         lines.append(f"  step {f['step']} (t = {f['time']:.4g}): " + "; ".join(f["flags"][:3]))
     return "\n".join(lines)
