@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg.polyhedral_cones import cone_is_trivial, farkas_vector, unbounded_ray
+from ..linalg.polyhedral_cones import ConeTest, cone_is_trivial, farkas_vector, unbounded_ray
 from ..errors import UndecidedError
 from ..model.scales import data_scales, relative
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, row_rank
@@ -27,9 +27,19 @@ from ..model.problem import ContactProblem
 from ..model.rows import assemble_multipliers
 from ..mechanics.active_set import equilibrated_kkt_svd, guess_active
 from ..results import Certificate
-from ..settings import (ACTIVE_RTOL, CONE_CHECK_RTOL, FARKAS_MARGIN_MIN, FARKAS_SIGN_RTOL, FORWARD_ERROR_MAX,
-                        FORWARD_ERROR_WEAK_ROWS_MAX, KERNEL_ANGLE_MULTIPLE, KKT_RANK_MULTIPLE, ROUNDOFF_MULTIPLE,
-                        SCALE_FLOOR, VERIFY_RTOL)
+from ..settings import (
+    ACTIVE_RTOL,
+    CONE_CHECK_RTOL,
+    FARKAS_MARGIN_MIN,
+    FARKAS_SIGN_RTOL,
+    FORWARD_ERROR_MAX,
+    FORWARD_ERROR_WEAK_ROWS_MAX,
+    KERNEL_ANGLE_MULTIPLE,
+    KKT_RANK_MULTIPLE,
+    ROUNDOFF_MULTIPLE,
+    SCALE_FLOOR,
+    VERIFY_RTOL,
+)
 
 
 def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | None:
@@ -58,27 +68,47 @@ def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | 
     row_terms = float(np.abs(y) @ np.concatenate([ds.equality_row, ds.inequality_row]))
     # certificate value: bᵀy < 0 must dominate what the residuals could hide
     margin = -by / max(row_terms, SCALE_FLOOR) - stationarity - sign
-    holds = (stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL and by < 0
-             and margin > max(FARKAS_MARGIN_MIN, bound))
-    implies = ("no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible"
-               + (f", and so is every problem whose drifts differ by at most {bound:g} of their rows' scales"
-                  if bound > 0 else ""))
+    holds = (
+        stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL and by < 0 and margin > max(FARKAS_MARGIN_MIN, bound)
+    )
+    implies = (
+        "no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible"
+        + (
+            f", and so is every problem whose drifts differ by at most {bound:g} of their rows' scales"
+            if bound > 0
+            else ""
+        )
+    )
     if not holds and by < 0 and stationarity <= VERIFY_RTOL and sign <= FARKAS_SIGN_RTOL:
-        implies = (f"infeasible for the data as given (margin {margin:.1e}), but a change of the drifts by {margin:.1e} "
-                   f"of their rows' scales, within the tolerance {bound:g}, may make it feasible: not certified")
+        implies = (
+            f"infeasible for the data as given (margin {margin:.1e}), but a change of the drifts by {margin:.1e} "
+            f"of their rows' scales, within the tolerance {bound:g}, may make it feasible: not certified"
+        )
     return Certificate(
-        id="farkas", name="Farkas vector for an empty constraint set",
+        id="farkas",
+        name="Farkas vector for an empty constraint set",
         source="DESIGN.md §4.2 (instance); tutorial Assumption 4; Farkas' lemma",
-        holds=holds, margin=margin, implies=implies,
-        data={"y_equalities": y[:pe], "y_unilateral": y[pe:], "b_dot_y": by, "stationarity": stationarity,
-              "robust_to": bound, "evidence": farkas_evidence(problem, y[:pe], y[pe:])})
+        holds=holds,
+        margin=margin,
+        implies=implies,
+        data={
+            "y_equalities": y[:pe],
+            "y_unilateral": y[pe:],
+            "b_dot_y": by,
+            "stationarity": stationarity,
+            "robust_to": bound,
+            "evidence": farkas_evidence(problem, y[:pe], y[pe:]),
+        },
+    )
 
 
 #: What a reader checks on a Farkas vector of the constraint rows, written per contact as the problem file has them.
-FARKAS_VERIFY = ("Σ_i y_normal[i] normal_i + Σ_i Σ_k y_tangent[i][k] tangent_i,k = 0 (tangent entries nonzero on "
-                 "sticking contacts only); y_normal[i] >= 0 on unilateral contacts; Σ_i y_normal[i] normal_drift_i + "
-                 "Σ_i Σ_k y_tangent[i][k] tangent_drift_i < 0 (stacked: Eᵀy_E + Gᵀy_G = 0, y_G >= 0, "
-                 "eᵀy_E + gᵀy_G < 0): then no acceleration satisfies the constraints")
+FARKAS_VERIFY = (
+    "Σ_i y_normal[i] normal_i + Σ_i Σ_k y_tangent[i][k] tangent_i,k = 0 (tangent entries nonzero on "
+    "sticking contacts only); y_normal[i] >= 0 on unilateral contacts; Σ_i y_normal[i] normal_drift_i + "
+    "Σ_i Σ_k y_tangent[i][k] tangent_drift_i < 0 (stacked: Eᵀy_E + Gᵀy_G = 0, y_G >= 0, "
+    "eᵀy_E + gᵀy_G < 0): then no acceleration satisfies the constraints"
+)
 
 
 def farkas_evidence(problem: ContactProblem, y_eq: np.ndarray, y_in: np.ndarray) -> dict:
@@ -130,8 +160,9 @@ def verify_ray(problem: ContactProblem, bound: float = 0.0) -> Certificate | Non
     Ev = as_dense(E).reshape(-1, v.size) @ v
     Gv = as_dense(G).reshape(-1, v.size) @ v
     Fv = float(problem.F @ v)
-    excess = np.concatenate([np.abs(Mv) - _roundoff_rows(problem.M, v), np.abs(Ev) - _roundoff_rows(E, v),
-                             -Gv - _roundoff_rows(G, v)])
+    excess = np.concatenate(
+        [np.abs(Mv) - _roundoff_rows(problem.M, v), np.abs(Ev) - _roundoff_rows(E, v), -Gv - _roundoff_rows(G, v)]
+    )
     viol = float(np.maximum(excess, 0.0).max(initial=0.0))
     f_mag = float(np.abs(problem.F) @ np.abs(v))
     f_round = float(_roundoff_rows(problem.F[None, :], v)[0])
@@ -139,15 +170,26 @@ def verify_ray(problem: ContactProblem, bound: float = 0.0) -> Certificate | Non
     closable = bound * float(data_scales(problem).dynamics_row @ np.abs(v))
     holds = viol == 0.0 and margin > 0 and -Fv - f_round > closable
     return Certificate(
-        id="unbounded_ray", name="descent ray in ker M",
+        id="unbounded_ray",
+        name="descent ray in ker M",
         source="DESIGN.md §4.2 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
-        holds=holds, margin=margin,
+        holds=holds,
+        margin=margin,
         implies="½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the contact problem",
-        data={"ray": v, "F_dot_v": Fv, "violation": viol, "robust_to": bound, "closable_by_force_change": closable,
-              "evidence": {"verify": "M v = 0; normal_i · v = 0 on bilateral contacts and tangent_i,k · v = 0 on "
-                                     "sticking ones (E v = 0); normal_i · v >= 0 on unilateral contacts (G v >= 0); "
-                                     "force · v < 0: ½aᵀMa + Fᵀa decreases without bound along v",
-                           "ray": v}})
+        data={
+            "ray": v,
+            "F_dot_v": Fv,
+            "violation": viol,
+            "robust_to": bound,
+            "closable_by_force_change": closable,
+            "evidence": {
+                "verify": "M v = 0; normal_i · v = 0 on bilateral contacts and tangent_i,k · v = 0 on "
+                "sticking ones (E v = 0); normal_i · v >= 0 on unilateral contacts (G v >= 0); "
+                "force · v < 0: ½aᵀMa + Fᵀa decreases without bound along v",
+                "ray": v,
+            },
+        },
+    )
 
 
 def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
@@ -159,8 +201,9 @@ def _active_sets(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray):
     sc = data_scales(problem)
     slack = (as_dense(G) @ a + g) if G.shape[0] else np.zeros(0)
     thr = ACTIVE_RTOL * sc.normal_row[U]
-    lthr = ACTIVE_RTOL * np.divide(sc.force, sc.normal_weight[U], out=np.full(len(U), np.inf),
-                                   where=sc.normal_weight[U] > 0)
+    lthr = ACTIVE_RTOL * np.divide(
+        sc.force, sc.normal_weight[U], out=np.full(len(U), np.inf), where=sc.normal_weight[U] > 0
+    )
     lam_u = lam_n[U]
     return slack <= thr, lam_u <= lthr, thr, lthr
 
@@ -172,8 +215,9 @@ def _zero_on_kernel(rows: np.ndarray, K: np.ndarray, angle: float) -> np.ndarray
     return np.linalg.norm(rows @ K, axis=1) <= angle * np.linalg.norm(rows, axis=1)
 
 
-def _witness_refuted(problem: ContactProblem, a: np.ndarray, fac, s: np.ndarray, v: np.ndarray, w_kept: float,
-                     eps_n: float) -> str | None:
+def _witness_refuted(
+    problem: ContactProblem, a: np.ndarray, fac, s: np.ndarray, v: np.ndarray, w_kept: float, eps_n: float
+) -> str | None:
     """Why the direction ``v`` of a "not unique" verdict is not an optimal direction, or None when it is one to its
     own accuracy. Along an optimal direction the objective's first-order change ``(M a + F)ᵀv`` vanishes; ``v`` is
     off ker M by at most ``θ = ‖M̃ v'‖ / λ_min,kept(M̃)`` (``v' = S⁻¹v``: its residual over the gap of the kept
@@ -191,9 +235,11 @@ def _witness_refuted(problem: ContactProblem, a: np.ndarray, fac, s: np.ndarray,
     bound = KERNEL_ANGLE_MULTIPLE * theta * float(np.linalg.norm(s * g)) * float(np.linalg.norm(vp)) + eps_n * terms
     if slope <= bound:
         return None
-    return (f"the direction found changes the objective at first order by {slope:.1e} ({slope / max(terms, 1e-300):.1e} "
-            f"of its terms, beyond its own accuracy {bound:.1e}): a row below the kernel's resolution decided it; the "
-            "data do not decide uniqueness at this precision")
+    return (
+        f"the direction found changes the objective at first order by {slope:.1e} ({slope / max(terms, 1e-300):.1e} "
+        f"of its terms, beyond its own accuracy {bound:.1e}): a row below the kernel's resolution decided it; the "
+        "data do not decide uniqueness at this precision"
+    )
 
 
 def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
@@ -220,9 +266,14 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     """
     fac = problem.mass_factor
     if fac.definite:
-        return Certificate(id="unique_acceleration", name="uniqueness of the acceleration (exact)",
-                           source="tutorial Prop. 4 (M ≻ 0: strictly convex F1)", holds=True,
-                           margin=float(fac.eigenvalues.min()), implies="the acceleration is unique")
+        return Certificate(
+            id="unique_acceleration",
+            name="uniqueness of the acceleration (exact)",
+            source="tutorial Prop. 4 (M ≻ 0: strictly convex F1)",
+            holds=True,
+            margin=float(fac.eigenvalues.min()),
+            implies="the acceleration is unique",
+        )
     n = problem.n
     E, _ = problem.equalities
     G, _ = problem.inequalities
@@ -236,8 +287,12 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     eq = np.vstack([problem.F[None, :], as_dense(E).reshape(-1, n), Gd[active & ~zero_lam]]) * s[None, :]
     ineq = Gd[active & zero_lam] * s[None, :]
     eq_keep, in_keep = ~_zero_on_kernel(eq, Kt, angle), ~_zero_on_kernel(ineq, Kt, angle)
-    data = {"active_tolerance": thr, "kernel_dimension": int(Kt.shape[1]), "kernel_angle": angle,
-            "rows_zero_on_kernel": int((~eq_keep).sum() + (~in_keep).sum())}
+    data = {
+        "active_tolerance": thr,
+        "kernel_dimension": int(Kt.shape[1]),
+        "kernel_angle": angle,
+        "rows_zero_on_kernel": int((~eq_keep).sum() + (~in_keep).sum()),
+    }
     # the equality rows' common kernel on ker M̃: each restricted row in units of its own full norm, so that every
     # entry carries the same uncertainty ``angle``, and singular values below that uncertainty are zero
     k = Kt.shape[1]
@@ -249,12 +304,48 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     else:
         Z = np.eye(k)
     data["equality_kernel_dimension"] = int(Z.shape[1])
+    # a line of directions: a v ≠ 0 on ker M̃ on which every kept row, equality or inequality, vanishes. Decided on
+    # the stack of all of them in units of their full norms, with the same uncertainty ``angle`` on every entry as the
+    # equality kernel above: an inequality row that equals F's restriction up to that uncertainty (parallel to F on
+    # ker M̃) restricts nothing, although normalized on its own it would look like a constraint
+    G_in = ineq[in_keep]
+    if G_in.shape[0] and R_eq.shape[0]:
+        # an inequality row in the span of the equality rows on ker M̃ (at the same uncertainty: appending it does not
+        # raise their rank) vanishes on their common kernel and restricts nothing there; kept, it would reach the LP
+        # normalized, its round-off read as a constraint
+        r_eq = r
+
+        def raises_rank(g: np.ndarray) -> bool:
+            Ra = np.vstack([R_eq, (g @ Kt) / np.linalg.norm(g)])
+            return int(np.sum(np.linalg.svd(Ra, compute_uv=False) > angle * np.sqrt(Ra.shape[0]))) > r_eq
+
+        G_in = G_in[[raises_rank(g) for g in G_in]]
+        data["rows_zero_on_equality_kernel"] = int(in_keep.sum() - G_in.shape[0])
+    stack = np.vstack([eq[eq_keep], G_in])
+    line = None
+    if stack.shape[0]:
+        R_all = (stack @ Kt) / np.linalg.norm(stack, axis=1)[:, None]
+        _, sva, vta = np.linalg.svd(R_all, full_matrices=True)
+        ra = int(np.sum(sva > angle * np.sqrt(R_all.shape[0])))
+        line = vta[ra:].T if ra < k else None
+    elif k:
+        line = np.eye(k)
     try:
-        t = cone_is_trivial(eq[eq_keep] @ Kt, ineq[in_keep] @ Kt, k, kernel=Z)
+        if line is not None:  # the directions' cone contains the line Kt·line[:, 0] (at the kernel's accuracy)
+            y = line[:, 0]
+            t = ConeTest(False, 0.0, y / np.linalg.norm(y), "the cone contains a line (rank test on the kernel)")
+        else:
+            t = cone_is_trivial(eq[eq_keep] @ Kt, G_in @ Kt, k, kernel=Z)
     except UndecidedError as exc:
-        return Certificate(id="unique_acceleration", name="uniqueness of the acceleration (exact)",
-                           source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=None, margin=float("nan"),
-                           implies=f"undecided: {exc}", data=data)
+        return Certificate(
+            id="unique_acceleration",
+            name="uniqueness of the acceleration (exact)",
+            source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
+            holds=None,
+            margin=float("nan"),
+            implies=f"undecided: {exc}",
+            data=data,
+        )
     witness = None
     if t.witness is not None:
         witness = s * (Kt @ t.witness)
@@ -262,20 +353,44 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         refuted = _witness_refuted(problem, a, fac, s, witness, w[-fac.rank] if fac.rank else 1.0, eps_n)
         if refuted is not None:
             return Certificate(
-                id="unique_acceleration", name="uniqueness of the acceleration (exact)",
-                source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=None, margin=float("nan"),
-                implies=f"undecided: {refuted}", data={**data, "witness": witness})
+                id="unique_acceleration",
+                name="uniqueness of the acceleration (exact)",
+                source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
+                holds=None,
+                margin=float("nan"),
+                implies=f"undecided: {refuted}",
+                data={**data, "witness": witness},
+            )
     return Certificate(
-        id="unique_acceleration", name="uniqueness of the acceleration (exact)",
-        source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", holds=t.trivial, margin=t.margin,
-        implies=("the acceleration is unique" if t.trivial else
-                 "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"),
-        data={**data, "witness": witness, "detail": t.detail.replace("ker E", "the kernel directions"),
-              **({} if t.trivial or witness is None else {"evidence": {
-                  "verify": "v ≠ 0 with M v = 0, force · v = 0, E v = 0 (bilateral normals, sticking tangents), "
-                            "normal_i · v = 0 on unilateral contacts with λ_i > 0 and normal_i · v >= 0 on the other "
-                            "active ones: a + t v is also a solution for small t > 0",
-                  "acceleration": a, "witness": witness}})})
+        id="unique_acceleration",
+        name="uniqueness of the acceleration (exact)",
+        source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
+        holds=t.trivial,
+        margin=t.margin,
+        implies=(
+            "the acceleration is unique"
+            if t.trivial
+            else "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"
+        ),
+        data={
+            **data,
+            "witness": witness,
+            "detail": t.detail.replace("ker E", "the kernel directions"),
+            **(
+                {}
+                if t.trivial or witness is None
+                else {
+                    "evidence": {
+                        "verify": "v ≠ 0 with M v = 0, force · v = 0, E v = 0 (bilateral normals, sticking tangents), "
+                        "normal_i · v = 0 on unilateral contacts with λ_i > 0 and normal_i · v >= 0 on the other "
+                        "active ones: a + t v is also a solution for small t > 0",
+                        "acceleration": a,
+                        "witness": witness,
+                    }
+                }
+            ),
+        },
+    )
 
 
 def multiplier_rows(problem: ContactProblem):
@@ -283,8 +398,9 @@ def multiplier_rows(problem: ContactProblem):
     (sparse when the problem is)."""
     rt = problem.tangent_rows(problem.sticking)
     if problem.sparse:
-        return sp.vstack([sp.csr_matrix(problem.J_n), sp.csr_matrix(problem.J_t[rt], shape=(rt.size, problem.n))],
-                         format="csr"), rt
+        return sp.vstack(
+            [sp.csr_matrix(problem.J_n), sp.csr_matrix(problem.J_t[rt], shape=(rt.size, problem.n))], format="csr"
+        ), rt
     return np.vstack([as_dense(problem.J_n), as_dense(problem.J_t[rt]) if rt.size else np.zeros((0, problem.n))]), rt
 
 
@@ -308,14 +424,25 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     J, rt = multiplier_rows(problem)
     k = J.shape[0]
     if k == 0:
-        return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
-                           source="DESIGN.md §4.2", holds=True, margin=float("inf"), implies="no multipliers")
+        return Certificate(
+            id="unique_multipliers",
+            name="uniqueness of the multipliers (exact)",
+            source="DESIGN.md §4.2",
+            holds=True,
+            margin=float("inf"),
+            implies="no multipliers",
+        )
     rank, s_min = multiplier_row_rank(problem)
     if rank == k:
-        return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
-                           source="tutorial Prop. 3(i), 7(i) (rows independent)", holds=True,
-                           margin=s_min, data={"rows_independent": True},
-                           implies="the multipliers are unique (independent constraint rows)")
+        return Certificate(
+            id="unique_multipliers",
+            name="uniqueness of the multipliers (exact)",
+            source="tutorial Prop. 3(i), 7(i) (rows independent)",
+            holds=True,
+            margin=s_min,
+            data={"rows_independent": True},
+            implies="the multipliers are unique (independent constraint rows)",
+        )
     J = as_dense(J)
     active, zero_lam, thr, lthr = _active_sets(problem, a, lam_n)
     U = problem.unilateral
@@ -331,28 +458,48 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     try:
         t = cone_is_trivial(np.vstack(eq_rows), np.array(ineq).reshape(-1, k), k)
     except UndecidedError as exc:
-        return Certificate(id="unique_multipliers", name="uniqueness of the multipliers (exact)",
-                           source="DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)", holds=None,
-                           margin=float("nan"), implies=f"undecided: {exc}",
-                           data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr})
+        return Certificate(
+            id="unique_multipliers",
+            name="uniqueness of the multipliers (exact)",
+            source="DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)",
+            holds=None,
+            margin=float("nan"),
+            implies=f"undecided: {exc}",
+            data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr},
+        )
     return Certificate(
-        id="unique_multipliers", name="uniqueness of the multipliers (exact)",
-        source="DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)", holds=t.trivial, margin=t.margin,
-        implies=("the multipliers are unique although the constraint rows are dependent" if t.trivial else
-                 "the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the witness d"),
-        data={"active_tolerance": thr, "zero_multiplier_tolerance": lthr, "witness": t.witness, "detail": t.detail,
-              **({} if t.trivial or t.witness is None else {"evidence": _multiplier_witness(problem, rt, t.witness)})})
+        id="unique_multipliers",
+        name="uniqueness of the multipliers (exact)",
+        source="DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)",
+        holds=t.trivial,
+        margin=t.margin,
+        implies=(
+            "the multipliers are unique although the constraint rows are dependent"
+            if t.trivial
+            else "the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the witness d"
+        ),
+        data={
+            "active_tolerance": thr,
+            "zero_multiplier_tolerance": lthr,
+            "witness": t.witness,
+            "detail": t.detail,
+            **({} if t.trivial or t.witness is None else {"evidence": _multiplier_witness(problem, rt, t.witness)}),
+        },
+    )
 
 
 def _multiplier_witness(problem: ContactProblem, rt: np.ndarray, d: np.ndarray) -> dict:
     """The evidence of non-unique multipliers: the witness ``d`` (ordered as :func:`multiplier_rows`) per contact."""
-    d_n = np.asarray(d[:problem.m], dtype=float)
+    d_n = np.asarray(d[: problem.m], dtype=float)
     d_t = np.zeros(problem.m * (problem.dimension - 1))
-    d_t[rt] = d[problem.m:]
-    return {"verify": "d ≠ 0 with Σ_i d_normal[i] normal_i + Σ_i Σ_k d_tangent[i][k] tangent_i,k = 0; d_normal[i] "
-                      "= 0 on unilateral contacts inactive at the answer, >= 0 on active ones whose multiplier is 0: "
-                      "the multipliers + t d are also a solution for small t > 0",
-            "d_normal": d_n, "d_tangent": d_t.reshape(problem.m, problem.dimension - 1)}
+    d_t[rt] = d[problem.m :]
+    return {
+        "verify": "d ≠ 0 with Σ_i d_normal[i] normal_i + Σ_i Σ_k d_tangent[i][k] tangent_i,k = 0; d_normal[i] "
+        "= 0 on unilateral contacts inactive at the answer, >= 0 on active ones whose multiplier is 0: "
+        "the multipliers + t d are also a solution for small t > 0",
+        "d_normal": d_n,
+        "d_tangent": d_t.reshape(problem.m, problem.dimension - 1),
+    }
 
 
 def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Certificate | None:
@@ -373,8 +520,9 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
     sc = data_scales(problem)
     d1 = problem.dimension - 1
     lam_dn = np.divide(sc.force, sc.normal_weight, out=np.zeros(problem.m), where=sc.normal_weight > 0)
-    lam_dt = np.divide(sc.force, sc.tangent_weight, out=np.zeros_like(sc.tangent_weight),
-                       where=sc.tangent_weight > 0).reshape(problem.m, d1)
+    lam_dt = np.divide(
+        sc.force, sc.tangent_weight, out=np.zeros_like(sc.tangent_weight), where=sc.tangent_weight > 0
+    ).reshape(problem.m, d1)
     scale = np.array([problem.friction[i] * lam_dn[i] + lam_dt[i].max(initial=0.0) for i in S])
     if model is None or model.kind == "disk" or problem.dimension == 2:
         gaps = [problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in S]
@@ -389,13 +537,23 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
     ok = bool(rel.min() >= -CONE_CHECK_RTOL)
     enforced = model is not None
     return Certificate(
-        id="coulomb_cones", name=f"returned multipliers in the {what}",
-        source="sticking (14b)(60d)(65c,d); DESIGN.md §3.2", holds=ok, margin=margin,
-        implies=("every sticking contact force lies in its cone at the returned multipliers" if ok else
-                 ("the returned multipliers leave a cone" if enforced else
-                  "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
-                  "multipliers may not be unique, so this does not refute sticking: the exact test is F4")),
-        data={"relative_slack": float(rel.min())})
+        id="coulomb_cones",
+        name=f"returned multipliers in the {what}",
+        source="sticking (14b)(60d)(65c,d); DESIGN.md §3.2",
+        holds=ok,
+        margin=margin,
+        implies=(
+            "every sticking contact force lies in its cone at the returned multipliers"
+            if ok
+            else (
+                "the returned multipliers leave a cone"
+                if enforced
+                else "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
+                "multipliers may not be unique, so this does not refute sticking: the exact test is F4"
+            )
+        ),
+        data={"relative_slack": float(rel.min())},
+    )
 
 
 @dataclass(frozen=True)
@@ -413,8 +571,9 @@ class _Step:
     zero_kkt: bool = False  # K̃ = 0: the errors are 0 (the residual vanishes) or inf
 
 
-def _newton_step(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray, active: np.ndarray,
-                 weak_rtol: float) -> _Step:
+def _newton_step(
+    problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray, active: np.ndarray, weak_rtol: float
+) -> _Step:
     """The Newton step of :func:`forward_error` on the active set ``active`` and the errors it bounds."""
     sc = data_scales(problem)
     rt = problem.tangent_rows(problem.sticking)
@@ -460,8 +619,12 @@ def _newton_step(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_
     # (n + k) ε cond(K̃) ‖z̃‖∞, against the larger of the force before and after the step and of ACTIVE_RTOL times
     # the data's force (λ̂ = λ̃ / force below ACTIVE_RTOL is a zero multiplier to the library, DESIGN.md §6: an
     # exactly unloaded contact is judged at that size, not against a zero)
-    roundoff_z = (n + k) * np.finfo(float).eps * cond * max(float(np.abs(a_t).max(initial=0.0)),
-                                                             float(np.abs(lam_t_).max(initial=0.0)))
+    roundoff_z = (
+        (n + k)
+        * np.finfo(float).eps
+        * cond
+        * max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)))
+    )
     floor = max(ACTIVE_RTOL * sc.force, np.finfo(float).tiny)
     # and component by component (Skeel): the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|, the
     # smaller of the two bounds for each multiplier (a zero force beside large ones is resolved to its own terms)
@@ -488,13 +651,14 @@ def _newton_step(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_
     G, g = problem.inequalities
     a_new = a - dz[:n] * d[:n]
     ghat = (np.asarray(G @ a_new).ravel() + g) / np.where(sc.inequality_row > 0, sc.inequality_row, 1.0)
-    lam_u = (lam_hat - dlam_hat)[k - int(active.sum()):]
+    lam_u = (lam_hat - dlam_hat)[k - int(active.sum()) :]
     admissible = bool(np.all(lam_u >= -weak_rtol) and np.all(ghat[~active] >= -weak_rtol)) if len(U) else True
     return _Step(active, cond, row_rank_, err_a, err_l, contact, admissible, da=err_a * amag)
 
 
-def _weakly_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, weak_rtol: float,
-                   da: float) -> np.ndarray:
+def _weakly_active(
+    problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, weak_rtol: float, da: float
+) -> np.ndarray:
     """The unilateral rows whose activity the answer does not decide: multiplier within ``weak_rtol`` of zero and
     slack within ``weak_rtol`` plus what the acceleration's error bound ``da`` (‖ã − ã*‖∞, equilibrated) can move it,
     each on its row's data scale (:mod:`gaussqp.model.scales`)."""
@@ -510,8 +674,9 @@ def _weakly_active(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, we
     return (ghat <= weak_rtol + reach) & (lam_hat <= weak_rtol)
 
 
-def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray,
-                  weak_rtol: float = ACTIVE_RTOL) -> Certificate | None:
+def forward_error(
+    problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray, weak_rtol: float = ACTIVE_RTOL
+) -> Certificate | None:
     """A posteriori bound on the distance from (a, λ) to the exact solution (one Newton step on the KKT system).
 
     Small residuals prove only that (a, λ) solves a *nearby* problem; on an ill-conditioned one
@@ -542,8 +707,9 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     sets, steps = [guess], [first]
     idx = np.flatnonzero(weak)
     enumerated = len(idx) <= FORWARD_ERROR_WEAK_ROWS_MAX
-    combos = (itertools.product((False, True), repeat=len(idx)) if enumerated
-              else [(True,) * len(idx), (False,) * len(idx)])
+    combos = (
+        itertools.product((False, True), repeat=len(idx)) if enumerated else [(True,) * len(idx), (False,) * len(idx)]
+    )
     for on in combos:
         alt = guess.copy()
         alt[idx] = on
@@ -558,21 +724,34 @@ def forward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     err_f = float(contact.max(initial=0.0)) if enumerated else float("inf")
     err = max(err_a, err_f)
     k = len(problem.bilateral) + len(problem.tangent_rows(problem.sticking)) + int(guess.sum())
-    implies = (f"the returned a is within about {err_a:.1e} (relative) of the exact acceleration and each contact's "
-               f"force within {err_f:.1e} of its exact force (relative to that force)")
+    implies = (
+        f"the returned a is within about {err_a:.1e} (relative) of the exact acceleration and each contact's "
+        f"force within {err_f:.1e} of its exact force (relative to that force)"
+    )
     if len(counted) == 1 and counted[0].zero_kkt:
-        implies = ("the KKT matrix is zero and the residual vanishes: the returned (a, λ) solves the equations exactly"
-                   if err == 0.0 else "the KKT matrix is zero and the residual is not: no (a, λ) solves it")
+        implies = (
+            "the KKT matrix is zero and the residual vanishes: the returned (a, λ) solves the equations exactly"
+            if err == 0.0
+            else "the KKT matrix is zero and the residual is not: no (a, λ) solves it"
+        )
     return Certificate(
-        id="forward_error", name="forward-error estimate (equilibrated KKT of the active rows)",
-        source="Newton/refinement estimate with the condition number of the "
-               "equilibrated KKT matrix",
-        holds=None, margin=err, implies=implies,
-        data={"condition": cond, "acceleration": err_a, "forces": err_f, "multipliers": err_l,
-              "contact_force_errors": contact, "active_rows": int(k), "row_rank": steps[0].row_rank,
-              "weakly_active": problem.unilateral[weak].tolist() if len(weak) else [],
-              "active_sets_counted": len(counted), "active_sets_tried": len(steps),
-              "weak_rows_enumerated": enumerated})
-
-
-
+        id="forward_error",
+        name="forward-error estimate (equilibrated KKT of the active rows)",
+        source="Newton/refinement estimate with the condition number of the equilibrated KKT matrix",
+        holds=None,
+        margin=err,
+        implies=implies,
+        data={
+            "condition": cond,
+            "acceleration": err_a,
+            "forces": err_f,
+            "multipliers": err_l,
+            "contact_force_errors": contact,
+            "active_rows": int(k),
+            "row_rank": steps[0].row_rank,
+            "weakly_active": problem.unilateral[weak].tolist() if len(weak) else [],
+            "active_sets_counted": len(counted),
+            "active_sets_tried": len(steps),
+            "weak_rows_enumerated": enumerated,
+        },
+    )

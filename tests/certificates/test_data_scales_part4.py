@@ -22,12 +22,16 @@ def uni(n, b=0.0):
 
 # ------------------------------------------------------------------- 1. coulomb_cone_check on the data's multipliers
 
+
 def _sticking_point(s, mu=0.5):
     # M = s I, F = s (0, 1), one unilateral sticking contact (normal y, tangent x): a = 0, λ_n = s, λ_t = 0;
     # the contact's data scale μ λ_data,n + λ_data,t (λ_data = force / ‖(J S)_row‖∞) is 1.5 s^(1/2) s^(1/2) = 1.5 s
-    return ContactProblem(s * np.eye(2), s * np.array([0.0, 1.0]),
-                          [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]])],
-                          dimension=2)
+    return ContactProblem(
+        s * np.eye(2),
+        s * np.array([0.0, 1.0]),
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
 
 
 @pytest.mark.parametrize("s", [1.0, 1e-6, 1e6])
@@ -52,6 +56,7 @@ def test_cone_check_not_scaled_by_the_answer():
 
 # ------------------------------------------------------ 2. the enumeration's LP path on the data's scale, row by row
 
+
 @pytest.mark.parametrize("s", [1.0, 1e6, 1e-6])
 def test_enumeration_lp_pieces_do_not_depend_on_units(s):
     # M = diag(1, 0), F = s (-1, 0): a1 = s, a2 free in the gap 0 <= a2 <= 1e-4 s of two opposite unilateral rows
@@ -60,9 +65,12 @@ def test_enumeration_lp_pieces_do_not_depend_on_units(s):
     # active (a2 = 0 and a2 = 1e-10, infeasible) was a solution, and again "multiple"
     from gaussqp.friction.enumeration import enumerate_solutions
 
-    p = ContactProblem(np.diag([1.0, 0.0]), s * np.array([-1.0, 0.0]),
-                       [Contact("unilateral", normal=[0.0, 1.0]),
-                        Contact("unilateral", normal=[0.0, -1.0], normal_drift=1e-4 * s)], dimension=2)
+    p = ContactProblem(
+        np.diag([1.0, 0.0]),
+        s * np.array([-1.0, 0.0]),
+        [Contact("unilateral", normal=[0.0, 1.0]), Contact("unilateral", normal=[0.0, -1.0], normal_drift=1e-4 * s)],
+        dimension=2,
+    )
     e = enumerate_solutions(p)
     assert e.multiplicity == "continuum"
     assert sorted(tuple(x.pieces) for x in e.solutions) == [("0+",), ("00", "+0")]
@@ -72,6 +80,7 @@ def test_enumeration_lp_pieces_do_not_depend_on_units(s):
 
 
 # ------------------------------------------------------------------------------- 3. the other max(1, ·) floors
+
 
 @pytest.mark.parametrize("s", [1.0, 1e-8, 1e6])
 def test_sigma_ratio_singularity_on_its_own_scale(s):
@@ -89,9 +98,12 @@ def test_prop12_premise_does_not_depend_on_units(s):
     # (ratio inf); before, at s = 1e7, rhs = 1e-14 was below 1e-12 · max(1, lhs) and "the premise fails"
     from gaussqp.certificates.friction_bounds import sticking_mu_bound
 
-    p = ContactProblem(s * np.eye(2), s * np.array([0.3, 1.0]),
-                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
-                       dimension=2)
+    p = ContactProblem(
+        s * np.eye(2),
+        s * np.array([0.3, 1.0]),
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
     b = sticking_mu_bound(p)
     assert b.holds is True and b.value == float("inf")
 
@@ -116,9 +128,12 @@ def test_detaching_keeps_a_row_with_a_force_active_in_any_unit(s):
     # was a negligible force and the contact "detached"
     from gaussqp.friction.multiplier_set import detaching
 
-    p = ContactProblem(s * np.eye(2), s * np.array([0.0, 1.0]),
-                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
-                       dimension=2)
+    p = ContactProblem(
+        s * np.eye(2),
+        s * np.array([0.0, 1.0]),
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
     a = np.array([0.0, 1.0])
     assert list(detaching(p, a, 1e-3, np.array([0.5 * s]))) == []
     assert list(detaching(p, a, 1e-3, np.array([1e-9 * s]))) == [0]
@@ -134,9 +149,12 @@ def test_sticking_boundary_contacts_do_not_depend_on_units(s):
     from gaussqp.settings import get_tolerance
 
     for fx, boundary in ((1.999, []), (2.0, [0])):
-        p = ContactProblem(s * np.eye(2), s * np.array([fx, 4.0]),
-                           [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking",
-                                    tangent=[[1.0, 0.0]])], dimension=2)
+        p = ContactProblem(
+            s * np.eye(2),
+            s * np.array([fx, 4.0]),
+            [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])],
+            dimension=2,
+        )
         v = analyze(p, np.zeros(2), True, None, get_tolerance(None), lam_n=np.array([4.0 * s]))
         assert v.boundary_contacts == boundary, (fx, v.margin)
 
@@ -148,9 +166,12 @@ def test_in_enumeration_compares_in_the_data_units(s):
     import gaussqp
     from gaussqp.certificates.sliding_verdict import sliding_verdict
 
-    p = ContactProblem(s * np.eye(2), s * np.array([0.0, 1.0]),
-                       [Contact("bilateral", normal=[0.0, 1.0], friction=0.3, mode="sliding", tangent=[[1.0, 0.0]],
-                                slip=[1.0])], dimension=2)
+    p = ContactProblem(
+        s * np.eye(2),
+        s * np.array([0.0, 1.0]),
+        [Contact("bilateral", normal=[0.0, 1.0], friction=0.3, mode="sliding", tangent=[[1.0, 0.0]], slip=[1.0])],
+        dimension=2,
+    )
     sol = gaussqp.solve(p, crosscheck=False)
     assert sol.status == "solved" and sol.in_enumeration is True
     sol.lambda_normal = sol.lambda_normal * 1.1
@@ -160,14 +181,29 @@ def test_in_enumeration_compares_in_the_data_units(s):
 
 # ------------------------------------------------- 4. the fixed point's contraction in equilibrated units; its stop
 
+
 def _two_sliding(alpha=1.0, f=1.0, mu=(0.6, 0.6)):
     # two bilateral sliding contacts coupled through M and the tangent rows; contact 0 (normal and tangent rows)
     # multiplied by alpha: the same physical problem, λ_0 divided by alpha
     M = np.array([[1.0, 0.2, 0.1], [0.2, 1.0, 0.3], [0.1, 0.3, 1.0]])
-    cs = [Contact("bilateral", normal=alpha * np.array([0.0, 1.0, 1.0]), friction=mu[0], mode="sliding",
-                  tangent=[alpha * np.array([1.0, 0.0, -1.0])], slip=[1.0]),
-          Contact("bilateral", normal=[0.0, 1.0, -1.0], friction=mu[1], mode="sliding", tangent=[[1.0, 0.0, -1.0]],
-                  slip=[-1.0])]
+    cs = [
+        Contact(
+            "bilateral",
+            normal=alpha * np.array([0.0, 1.0, 1.0]),
+            friction=mu[0],
+            mode="sliding",
+            tangent=[alpha * np.array([1.0, 0.0, -1.0])],
+            slip=[1.0],
+        ),
+        Contact(
+            "bilateral",
+            normal=[0.0, 1.0, -1.0],
+            friction=mu[1],
+            mode="sliding",
+            tangent=[[1.0, 0.0, -1.0]],
+            slip=[-1.0],
+        ),
+    ]
     return ContactProblem(M, f * np.array([0.5, 2.0, 0.3]), cs, dimension=2)
 
 
@@ -210,20 +246,24 @@ def test_conic_farkas_violation_on_its_own_terms(s):
     from gaussqp.friction.cones import DISK
     from gaussqp.friction.multiplier_set import active_tolerance, conic_farkas
 
-    p = ContactProblem(s * np.eye(2), s * np.array([2.0, 1.0]),
-                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
-                       dimension=2)
+    p = ContactProblem(
+        s * np.eye(2),
+        s * np.array([2.0, 1.0]),
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
     a = np.zeros(2)
 
     def run(perturb):
         def solve(prob):
-            prob.solve()
+            prob.solve(solver=cp.CLARABEL)  # named: an installed MOSEK without a licence would be the default
             if prob.status != cp.OPTIMAL:
                 return "failed"
             y = next(v for v in prob.variables() if v.name() == "y")
             mag = float(np.abs(y.value).max())
             y.value = y.value + perturb * mag * np.array([0.0, -1.0])  # n y smaller: μ|T y| > n y
             return "solved"
+
         return solve
 
     cf = conic_farkas(p, a, active_tolerance(p, a), DISK, {}, run(0.0))
