@@ -20,8 +20,16 @@ import gaussqp
 from gaussqp import problems
 
 RTOL = 1e-9
-KEYS = ("status", "certified", "formulation", "acceleration", "lambda_normal", "lambda_tangent", "generalized_force",
-        "unique")
+KEYS = (
+    "status",
+    "certified",
+    "formulation",
+    "acceleration",
+    "lambda_normal",
+    "lambda_tangent",
+    "generalized_force",
+    "unique",
+)
 
 
 def answers() -> dict:

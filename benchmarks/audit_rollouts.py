@@ -76,7 +76,6 @@ PUSH = """<mujoco model="push_row">
 </mujoco>"""
 
 
-
 def yard_start(model):
     """The yard's start: the slider put on the ramp's surface, 1e-5 into it."""
     import mujoco
@@ -85,7 +84,7 @@ def yard_start(model):
     th = math.radians(25)
     n = np.array([math.sin(th), 0.0, math.cos(th)])
     adr = model.jnt_qposadr[model.body_jntadr[model.body("slider").id]]
-    d.qpos[adr:adr + 3] = np.array([3.0, 0.0, 0.3]) + (0.15 - 1e-5) * n
+    d.qpos[adr : adr + 3] = np.array([3.0, 0.0, 0.3]) + (0.15 - 1e-5) * n
     return d
 
 
@@ -102,7 +101,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scene", default="all", choices=["yard", "push", "pinch", "all"])
     args = ap.parse_args(argv)
     out = pathlib.Path(args.out)
-    for scene in (["yard", "push", "pinch"] if args.scene == "all" else [args.scene]):
+    for scene in ["yard", "push", "pinch"] if args.scene == "all" else [args.scene]:
         if scene == "yard":
             m = mujoco.MjModel.from_xml_string(YARD)
             rep = gaussqp.audit((m, yard_start(m)), steps=args.steps, workers=args.workers, progress=True)
@@ -111,8 +110,9 @@ def main(argv=None) -> int:
             rep = gaussqp.audit(m, keyframe="push", steps=args.steps, workers=args.workers, progress=True)
         else:
             m = mujoco.MjModel.from_xml_string(pinch_xml())
-            rep = gaussqp.audit(m, keyframe="grip", settle=100, steps=min(args.steps, 500), every=5,
-                                workers=args.workers, progress=True)
+            rep = gaussqp.audit(
+                m, keyframe="grip", settle=100, steps=min(args.steps, 500), every=5, workers=args.workers, progress=True
+            )
         rep.model = scene
         files = write_report(rep, out / scene)
         print(text_summary(rep))

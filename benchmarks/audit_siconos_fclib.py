@@ -26,20 +26,26 @@ def main(argv: list[str]) -> int:
     if "--out" in argv:
         k = argv.index("--out")
         out = pathlib.Path(argv[k + 1])
-        argv = argv[:k] + argv[k + 2:]
+        argv = argv[:k] + argv[k + 2 :]
     solver = argv[0] if argv and not argv[0].endswith(".hdf5") else "fc3d_nsgs"
-    files = [pathlib.Path(a) for a in argv if a.endswith(".hdf5")] or \
-        sorted((ROOT / "problems/data/fclib_generated").glob("*.hdf5"))
+    files = [pathlib.Path(a) for a in argv if a.endswith(".hdf5")] or sorted(
+        (ROOT / "problems/data/fclib_generated").glob("*.hdf5")
+    )
     out.mkdir(parents=True, exist_ok=True)
-    rows = ["| problem | contacts | Siconos claims | our judge: a solution | rigid certified | acceleration unique "
-            "| flags | s |", "|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| problem | contacts | Siconos claims | our judge: a solution | rigid certified | acceleration unique "
+        "| flags | s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for f in files:
         t0 = time.perf_counter()
         try:
             rep = siconos_.audit(f, solver=solver)
         except GaussQPError as exc:
-            rows.append(f"| {f.name} | | | | | | refused: {type(exc).__name__}: {str(exc)[:120]} | "
-                        f"{time.perf_counter() - t0:.1f} |")
+            rows.append(
+                f"| {f.name} | | | | | | refused: {type(exc).__name__}: {str(exc)[:120]} | "
+                f"{time.perf_counter() - t0:.1f} |"
+            )
             print(rows[-1], flush=True)
             continue
         st = rep.states[0]
@@ -47,9 +53,11 @@ def main(argv: list[str]) -> int:
         for fl in st.flags:
             kinds[fl.split(":")[0]] = kinds.get(fl.split(":")[0], 0) + 1
         eng = st.engine_answer or {}
-        rows.append(f"| {f.name} | {len(st.contacts)} | {rep.options['siconos'].get('claimed_success')} | "
-                    f"{eng.get('certified_solution')} | {st.certified} | {st.acceleration_unique} | "
-                    f"{', '.join(f'{k} {v}' for k, v in sorted(kinds.items())) or '—'} | {rep.seconds:.1f} |")
+        rows.append(
+            f"| {f.name} | {len(st.contacts)} | {rep.options['siconos'].get('claimed_success')} | "
+            f"{eng.get('certified_solution')} | {st.certified} | {st.acceleration_unique} | "
+            f"{', '.join(f'{k} {v}' for k, v in sorted(kinds.items())) or '—'} | {rep.seconds:.1f} |"
+        )
         print(rows[-1], flush=True)
         (out / (f.stem + ".json")).write_text(json.dumps(to_jsonable(rep.as_dict())))
     (out / "table.md").write_text("\n".join(rows) + "\n")

@@ -61,8 +61,18 @@ def direct_osqp(p):
     lo = np.concatenate([-e, -g])
     hi = np.concatenate([-e, np.full(G.shape[0], np.inf)])
     m = osqp.OSQP()
-    m.setup(sp.triu(sp.csc_matrix(p.M), format="csc"), np.asarray(p.F), A, lo, hi, eps_abs=1e-9, eps_rel=1e-9,
-            max_iter=200000, polishing=True, verbose=False)
+    m.setup(
+        sp.triu(sp.csc_matrix(p.M), format="csc"),
+        np.asarray(p.F),
+        A,
+        lo,
+        hi,
+        eps_abs=1e-9,
+        eps_rel=1e-9,
+        max_iter=200000,
+        polishing=True,
+        verbose=False,
+    )
     r = m.solve()
     return np.array(r.x)
 
@@ -74,7 +84,9 @@ def main():
     rng = np.random.default_rng(0)
 
     print("1. solve through cvxpy (cached DPP program) vs direct backend call, small dense problems")
-    print(f"{'n':>4} {'m':>4} {'gaussqp F1 [ms]':>16} {'clarabel direct':>16} {'ratio':>7} {'osqp via F1':>12} {'osqp direct':>12} {'ratio':>7}")
+    print(
+        f"{'n':>4} {'m':>4} {'gaussqp F1 [ms]':>16} {'clarabel direct':>16} {'ratio':>7} {'osqp via F1':>12} {'osqp direct':>12} {'ratio':>7}"
+    )
     f1 = gaussqp.get_formulation("gauss_qp")
     for n, mu in ((6, 4), (12, 8), (20, 15)):
         p, *_ = families.planted(rng, n=n, m_b=1, m_u=mu)
@@ -86,11 +98,17 @@ def main():
         to, so = best_of(lambda: f1.solve(q, solver="osqp"))
         tod, xo = best_of(lambda: direct_osqp(q))
         assert np.allclose(sc.acceleration, xc, atol=1e-6) and np.allclose(so.acceleration, xo, atol=1e-6)
-        print(f"{n:>4} {p.m:>4} {tc*1e3:>16.2f} {tcd*1e3:>16.2f} {tc/tcd:>7.1f} {to*1e3:>12.2f} {tod*1e3:>12.2f} {to/tod:>7.1f}")
+        print(
+            f"{n:>4} {p.m:>4} {tc * 1e3:>16.2f} {tcd * 1e3:>16.2f} {tc / tcd:>7.1f} {to * 1e3:>12.2f} {tod * 1e3:>12.2f} {to / tod:>7.1f}"
+        )
 
-    print("\n1b. F4 (all-sticking SOCP, verdict off): cached DPP program vs a fresh compile, small dense 3D problems"
-          " (planted, feasible)")
-    print(f"{'n':>4} {'contacts':>9} {'F4 cached [ms]':>15} {'F4 compiled [ms]':>17} {'ratio':>7} {'|a cached - a fresh|':>21}")
+    print(
+        "\n1b. F4 (all-sticking SOCP, verdict off): cached DPP program vs a fresh compile, small dense 3D problems"
+        " (planted, feasible)"
+    )
+    print(
+        f"{'n':>4} {'contacts':>9} {'F4 cached [ms]':>15} {'F4 compiled [ms]':>17} {'ratio':>7} {'|a cached - a fresh|':>21}"
+    )
     f4 = gaussqp.get_formulation("sticking_socp")
     for n, mu in ((6, 2), (12, 4), (30, 10)):
         p, *_ = families.sticking(rng, n=n, m_u=mu, m_b=0)
@@ -104,8 +122,10 @@ def main():
 
         tf, sf = best_of(fresh, repeat=5)
         assert sc.extras["attempts"][0]["backend"]["compiled_program_reused"] and sc.status == sf.status == "solved"
-        print(f"{n:>4} {p.m:>9} {tc*1e3:>15.2f} {tf*1e3:>17.2f} {tc/tf:>7.2f} "
-              f"{np.abs(sc.acceleration - sf.acceleration).max():>21.1e}")
+        print(
+            f"{n:>4} {p.m:>9} {tc * 1e3:>15.2f} {tf * 1e3:>17.2f} {tc / tf:>7.2f} "
+            f"{np.abs(sc.acceleration - sf.acceleration).max():>21.1e}"
+        )
 
     sizes = (10, 100, 500) if args.quick else (10, 100, 500, 1000, 2000)
     print("\n2. Lemke (constrained Delassus LCP) vs the QP route, planar chains (sparse)")
@@ -118,17 +138,21 @@ def main():
         cd = constrained_delassus(p)
         lcps.append((nb, cd.A_c, cd.w_c))
         gap = np.abs(sq.acceleration - sl.acceleration).max()
-        print(f"{nb:>7} {p.m:>9} {tq:>16.3f} {tl:>10.3f} {tq/tl:>7.2f} {gap:>9.1e}")
+        print(f"{nb:>7} {p.m:>9} {tq:>16.3f} {tl:>10.3f} {tq / tl:>7.2f} {gap:>9.1e}")
 
-    print("\n3. all-sticking 3D contacts (sparse stacks): F4 (SOCP) vs F5 inscribed/circumscribed (8 facets) vs the"
-          " LCP route (A_c^st, Lemke); F4's sticking verdict (margin, boundary, mu_min) as solve computes it (read"
-          " off the unique multipliers) and by programs (margin SOCP, mu_min bisection);"
-          " F4 on the same stack with mu = 0.2 (infeasible, conic Farkas certificate)")
-    print(f"{'contacts':>9} {'n':>6} {'F4 [s]':>8} {'F5 in [s]':>10} {'F5 out [s]':>11} {'LCP [s]':>8} "
-          f"{'F4/LCP':>7} {'F5in/F4':>8} {'verdict [s]':>12} {'by programs [s]':>16} {'F4 infeas. [s]':>15} "
-          f"{'max |a-a0|':>11}")
+    print(
+        "\n3. all-sticking 3D contacts (sparse stacks): F4 (SOCP) vs F5 inscribed/circumscribed (8 facets) vs the"
+        " LCP route (A_c^st, Lemke); F4's sticking verdict (margin, boundary, mu_min) as solve computes it (read"
+        " off the unique multipliers) and by programs (margin SOCP, mu_min bisection);"
+        " F4 on the same stack with mu = 0.2 (infeasible, conic Farkas certificate)"
+    )
+    print(
+        f"{'contacts':>9} {'n':>6} {'F4 [s]':>8} {'F5 in [s]':>10} {'F5 out [s]':>11} {'LCP [s]':>8} "
+        f"{'F4/LCP':>7} {'F5in/F4':>8} {'verdict [s]':>12} {'by programs [s]':>16} {'F4 infeas. [s]':>15} "
+        f"{'max |a-a0|':>11}"
+    )
     f4 = gaussqp.get_formulation("sticking_socp")
-    for m in ((10, 100, 300) if args.quick else (10, 100, 300, 1000, 2000)):
+    for m in (10, 100, 300) if args.quick else (10, 100, 300, 1000, 2000):
         p, a0, _ = families.sticking_stack(np.random.default_rng(m), m)
         t4, s4 = best_of(lambda: f4.solve(p, verdict=False), repeat=1)
         ti, si = best_of(lambda: gaussqp.get_formulation("facetized_inner").solve(p), repeat=1)
@@ -140,29 +164,46 @@ def main():
             tl, sl = float("nan"), None
         sv = f4.solve(p, verdict=True)
         tv = sv.timing.detail["verdict"]  # read off the unique multipliers here (independent rows)
-        tp, slow = best_of(lambda: analyze(p, s4.acceleration, True, None, get_tolerance(None),
-                                           lam_n=s4.lambda_normal), repeat=1)
+        tp, slow = best_of(
+            lambda: analyze(p, s4.acceleration, True, None, get_tolerance(None), lam_n=s4.lambda_normal), repeat=1
+        )
         assert sv.sticking.boundary_test.startswith("exact (unique")
         assert abs(slow.mu_min - sv.sticking.mu_min) <= 1e-5 * sv.sticking.mu_min <= 0.6
         # the same stack with μ = 0.2: all-sticking infeasible, proved by a conic Farkas vector
-        q = gaussqp.ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
-                                               np.full(p.m, 0.2), list(p.modes), dimension=3)
+        q = gaussqp.ContactProblem.from_blocks(
+            p.M,
+            p.F,
+            p.J_n,
+            p.normal_drift,
+            list(p.types),
+            p.J_t,
+            p.tangent_drift,
+            np.full(p.m, 0.2),
+            list(p.modes),
+            dimension=3,
+        )
         tf, sf = best_of(lambda: f4.solve(q, verdict=False), repeat=1)
         assert sf.status == "infeasible" and sf.certified and sf.certificate("coulomb_farkas").holds
         sols = [x for x in (s4, si, so, sl) if x is not None]
         assert all(x.status == "solved" for x in sols), [x.status for x in sols]
         err = max(float(np.abs(x.acceleration - a0).max()) for x in sols)
-        print(f"{m:>9} {p.n:>6} {t4:>8.2f} {ti:>10.2f} {to:>11.2f} {tl:>8.2f} {t4/tl:>7.1f} {ti/t4:>8.2f} "
-              f"{tv:>12.3f} {tp:>16.2f} {tf:>15.2f} {err:>11.1e}")
+        print(
+            f"{m:>9} {p.n:>6} {t4:>8.2f} {ti:>10.2f} {to:>11.2f} {tl:>8.2f} {t4 / tl:>7.1f} {ti / t4:>8.2f} "
+            f"{tv:>12.3f} {tp:>16.2f} {tf:>15.2f} {err:>11.1e}"
+        )
 
     print("\n4. our Lemke vs Siconos's C Lemke on the same LCPs")
     try:
         import siconos.numerics as sn  # Debian python3-siconos
     except ImportError:
-        print("   siconos not importable here (apt-get install python3-siconos, then run with Debian's python3): skipped")
+        print(
+            "   siconos not importable here (apt-get install python3-siconos, then run with Debian's python3): skipped"
+        )
         return
     print("   (Siconos: lcp_lexicolemke, the C lexicographic Lemke of siconos-numerics; same pivot limit)")
-    print(f"{'bodies':>7} {'LCP size':>9} {'gaussqp [s]':>12} {'siconos [s]':>12} {'ratio':>7} {'|z-z_sic|':>10} {'LCP err ours':>13} {'LCP err sic':>12}")
+    print(
+        f"{'bodies':>7} {'LCP size':>9} {'gaussqp [s]':>12} {'siconos [s]':>12} {'ratio':>7} {'|z-z_sic|':>10} {'LCP err ours':>13} {'LCP err sic':>12}"
+    )
     quick = args.quick
     for nb, A, w in lcps:
         tg, rg = best_of(lambda: lemke(A, w), repeat=1)
@@ -179,9 +220,10 @@ def main():
         if info != 0 or not rg.success:
             print(f"{nb:>7} {len(w):>9}   gaussqp status {rg.status}, siconos info {info}: no comparison")
             continue
-        print(f"{nb:>7} {len(w):>9} {tg:>12.3f} {ts:>12.3f} {tg/ts:>7.2f} {np.abs(z - rg.z).max():>10.1e} "
-              f"{lcp_error(A, w, rg.z):>13.1e} {lcp_error(A, w, z):>12.1e}")
-
+        print(
+            f"{nb:>7} {len(w):>9} {tg:>12.3f} {ts:>12.3f} {tg / ts:>7.2f} {np.abs(z - rg.z).max():>10.1e} "
+            f"{lcp_error(A, w, rg.z):>13.1e} {lcp_error(A, w, z):>12.1e}"
+        )
 
     print("\n5. degenerate LCPs (planted problems with redundant rows, rank-deficient A_c): who solves them")
     n_ok = {"gaussqp": 0, "siconos": 0}
@@ -191,8 +233,9 @@ def main():
     for seed in range(trials):
         r = np.random.default_rng(seed)
         n = int(r.integers(2, 10))
-        p, *_ = families.planted(r, n=n, m_b=min(int(r.integers(0, 3)), n - 1), m_u=int(r.integers(1, 8)),
-                                 redundant=int(r.integers(1, 4)))
+        p, *_ = families.planted(
+            r, n=n, m_b=min(int(r.integers(0, 3)), n - 1), m_u=int(r.integers(1, 8)), redundant=int(r.integers(1, 4))
+        )
         cd = constrained_delassus(p)
         rg = lemke(cd.A_c, cd.w_c)
         scale = max(1.0, np.abs(cd.w_c).max())
@@ -210,8 +253,10 @@ def main():
             n_right["siconos"] += err <= 1e-8
             worst["siconos"] = max(worst["siconos"], err)
     for who in ("gaussqp", "siconos"):
-        print(f"   {who:>8}: reports success on {n_ok[who]}/{trials}, of which {n_right[who]} have relative LCP "
-              f"error <= 1e-8; worst error among reported successes {worst[who]:.1e}")
+        print(
+            f"   {who:>8}: reports success on {n_ok[who]}/{trials}, of which {n_right[who]} have relative LCP "
+            f"error <= 1e-8; worst error among reported successes {worst[who]:.1e}"
+        )
 
 
 def lcp_error(M, q, z):

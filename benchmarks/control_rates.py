@@ -115,6 +115,7 @@ def main() -> int:
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     try:
         from threadpoolctl import threadpool_limits
+
         if args.threads == "1":
             threadpool_limits(1)
     except ImportError:
@@ -123,23 +124,32 @@ def main() -> int:
     hum = problems.load("real/humanoid_lying")
     fl = frictionless(hum)
     k = args.repeat + 1
-    print(f"gaussqp {gaussqp.__file__}; BLAS threads: {args.threads}; {args.clock} time; medians of {args.repeat} runs, "
-          f"each on another state; humanoid lying n = {hum.n}, {hum.m} contacts")
+    print(
+        f"gaussqp {gaussqp.__file__}; BLAS threads: {args.threads}; {args.clock} time; medians of {args.repeat} runs, "
+        f"each on another state; humanoid lying n = {hum.n}, {hum.m} contacts"
+    )
     tm, why = mujoco_forward(args.repeat)
     print("frictionless:")
     runs = states(fl, k, rng)  # the same states for every row, as fresh objects (fresh())
     t, sol = median(gaussqp.solve, fresh(runs))
     single = t
-    line("  gaussqp.solve (defaults: certificates + cross-check)", t, tm,
-         f"{sol.status}, certified {sol.certified}, solver {sol.solver}")
+    line(
+        "  gaussqp.solve (defaults: certificates + cross-check)",
+        t,
+        tm,
+        f"{sol.status}, certified {sol.certified}, solver {sol.solver}",
+    )
     t, sol = median(lambda x: gaussqp.solve(x, crosscheck=False), fresh(runs))
     line("  gaussqp.solve(crosscheck=False)", t, tm, f"{sol.status}, certified {sol.certified}, solver {sol.solver}")
     for cc in (True, False):
         s = gaussqp.Solver(fl, crosscheck=cc)
         t, sol = median(s.solve, fresh(runs))
         line(f"  Solver.solve re-solve (crosscheck={cc})", t, tm, f"{sol.status}, certified {sol.certified}")
-    for name, fn in (("direct Clarabel (1e-9)", direct_clarabel), ("DAQP (dual active set, C)", direct_daqp),
-                     ("ProxQP (proxsuite, dense)", direct_proxqp)):
+    for name, fn in (
+        ("direct Clarabel (1e-9)", direct_clarabel),
+        ("DAQP (dual active set, C)", direct_daqp),
+        ("ProxQP (proxsuite, dense)", direct_proxqp),
+    ):
         try:
             t, x = median(fn, fresh(runs))
         except ImportError as e:
@@ -151,8 +161,11 @@ def main() -> int:
     print("all sticking:")
     t, sol = median(gaussqp.solve, states(hum, max(6, k // 5), rng))
     line("  gaussqp.solve (defaults)", t, tm, f"{sol.status}, certified {sol.certified}")
-    print(f"rollout of {args.states} states (perturbed states of one structure: no dm_control rollout here"
-          + ("" if tm is None else " is replayed") + "):")
+    print(
+        f"rollout of {args.states} states (perturbed states of one structure: no dm_control rollout here"
+        + ("" if tm is None else " is replayed")
+        + "):"
+    )
     s = gaussqp.Solver(fl)
     roll = states(fl, args.states, rng)
     s.solve(roll[0])
@@ -160,8 +173,12 @@ def main() -> int:
     sols = [s.solve(x) for x in roll]
     mean = (CLOCK() - t0) / len(roll)
     bad = sum(1 for x in sols if not x.certified or x.status != "solved")
-    line("  Solver.solve mean per state (defaults)", mean, tm, f"{len(roll) - bad}/{len(roll)} certified, "
-         f"{mean / single:.2f}× the single-state median")
+    line(
+        "  Solver.solve mean per state (defaults)",
+        mean,
+        tm,
+        f"{len(roll) - bad}/{len(roll)} certified, {mean / single:.2f}× the single-state median",
+    )
     if tm is None:
         line("MuJoCo mj_forward", None, None, f"skipped: {why}")
     else:

@@ -100,9 +100,22 @@ def reaction(sol) -> np.ndarray:
 def mode_free(p: ContactProblem) -> ContactProblem:
     """The problem with every told "sticking" contact given the mode "coulomb" (stick/slip left to the solver)."""
     modes = ["coulomb" if str(m) == "sticking" else str(m) for m in p.modes]
-    return ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, [str(t) for t in p.types], p.J_t,
-                                      p.tangent_drift, p.friction, modes, p.slip, p.has_tangent, p.dimension,
-                                      p.name + " (mode-free)", p.description)
+    return ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        [str(t) for t in p.types],
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        modes,
+        p.slip,
+        p.has_tangent,
+        p.dimension,
+        p.name + " (mode-free)",
+        p.description,
+    )
 
 
 def states(p: ContactProblem, k: int, rng) -> list:
@@ -112,18 +125,33 @@ def states(p: ContactProblem, k: int, rng) -> list:
         prev = out[-1]
         s = 1 + 0.002 * rng.standard_normal()
         F = np.asarray(prev.F) * (1 + 0.002 * rng.standard_normal(prev.n))
-        out.append(ContactProblem.from_blocks(prev.M, F, np.asarray(prev.J_n) * s, prev.normal_drift,
-                                              [str(t) for t in prev.types], prev.J_t, prev.tangent_drift,
-                                              prev.friction, [str(m) for m in prev.modes], prev.slip,
-                                              prev.has_tangent, prev.dimension, prev.name))
+        out.append(
+            ContactProblem.from_blocks(
+                prev.M,
+                F,
+                np.asarray(prev.J_n) * s,
+                prev.normal_drift,
+                [str(t) for t in prev.types],
+                prev.J_t,
+                prev.tangent_drift,
+                prev.friction,
+                [str(m) for m in prev.modes],
+                prev.slip,
+                prev.has_tangent,
+                prev.dimension,
+                prev.name,
+            )
+        )
     return out
 
 
 def print_row(name, label, ok, res, t, extra=""):
     ts = "—" if t is None else (f"{t * 1e3:10.2f}")
     rs = "—" if res is None else f"{res:9.1e}"
-    print(f"{name:<34} {label:<26} {('yes' if ok else 'no') if ok is not None else '—':<4} {rs:>9} {ts:>10}  {extra}",
-          flush=True)
+    print(
+        f"{name:<34} {label:<26} {('yes' if ok else 'no') if ok is not None else '—':<4} {rs:>9} {ts:>10}  {extra}",
+        flush=True,
+    )
 
 
 def per_state(fn, roll, rounds: int = 1) -> float:
@@ -145,8 +173,10 @@ def child_times(hum, args) -> dict:
     roll = states(hum, args.states, np.random.default_rng(0))
     for s in roll[:3]:
         gaussqp.solve(s, crosscheck=False)
-    out = {"solve": per_state(lambda s: gaussqp.solve(s, crosscheck=False), roll),
-           "solve_cc": per_state(lambda s: gaussqp.solve(s), roll[:args.cc_states])}
+    out = {
+        "solve": per_state(lambda s: gaussqp.solve(s, crosscheck=False), roll),
+        "solve_cc": per_state(lambda s: gaussqp.solve(s), roll[: args.cc_states]),
+    }
     return out
 
 
@@ -166,8 +196,12 @@ def rollout_rows(hum, args, record, use_siconos) -> None:
         if not args.before:
             return
         env = dict(os.environ, PYTHONPATH=args.before)
-        out = subprocess.run([sys.executable, __file__, "--child", "--states", str(args.states),
-                              "--cc-states", str(args.cc_states)], env=env, capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", "--states", str(args.states), "--cc-states", str(args.cc_states)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if out.returncode == 0:
             before.append(json.loads(out.stdout.strip().splitlines()[-1]))
         else:
@@ -185,40 +219,84 @@ def rollout_rows(hum, args, record, use_siconos) -> None:
             status.add(str(sol.status))
             warm += bool(sol.extras.get("warm_start"))
             worst = max(worst, sol.natural_map_residual.relative)
-        here["solve_cc"].append(per_state(lambda s: gaussqp.solve(s), roll[:args.cc_states]))
+        here["solve_cc"].append(per_state(lambda s: gaussqp.solve(s), roll[: args.cc_states]))
         solver_cc = gaussqp.Solver(roll[0])
-        here["solver_cc"].append(per_state(lambda s: solver_cc.solve(s), roll[:args.cc_states]))
+        here["solver_cc"].append(per_state(lambda s: solver_cc.solve(s), roll[: args.cc_states]))
     med = {k: float(np.median(v)) for k, v in here.items()}
     ok = status == {"solved"}
     if before:
         b = float(np.median([x["solve"] for x in before]))
         bcc = float(np.median([x["solve_cc"] for x in before]))
         record(name, "before: gaussqp.solve", None, None, b, f"checkout {args.before}, crosscheck off")
-        record(name, "before: cross-check alone", None, None, bcc - b,
-               f"gaussqp.solve with the cross-check {bcc * 1e3:.2f} ms minus without ({args.cc_states} states)")
+        record(
+            name,
+            "before: cross-check alone",
+            None,
+            None,
+            bcc - b,
+            f"gaussqp.solve with the cross-check {bcc * 1e3:.2f} ms minus without ({args.cc_states} states)",
+        )
     record(name, "after: gaussqp.solve", None, None, med["solve"], "cold, crosscheck off, certified")
-    record(name, "after: Solver.solve", ok, worst, med["solver"],
-           f"warm-started ({warm // args.rounds} of {len(roll)} states), certified; crosscheck off; statuses {sorted(status)}")
-    record(name, "after: cross-check alone", None, None, med["solver_cc"] - med["solver"],
-           f"Solver.solve with the cross-check {med['solver_cc'] * 1e3:.2f} ms minus without; "
-           f"gaussqp.solve with it {med['solve_cc'] * 1e3:.2f} ms")
-    t = per_state(lambda s: ContactProblem.from_blocks(s.M, s.F, s.J_n, s.normal_drift, [str(x) for x in s.types],
-                                                       s.J_t, s.tangent_drift, s.friction, [str(m) for m in s.modes],
-                                                       s.slip, s.has_tangent, s.dimension), roll[:50])
-    record(name, "building a state", None, None, t, "ContactProblem.from_blocks (validation, M's factorization): "
-           "the caller's cost, not in the rows above")
+    record(
+        name,
+        "after: Solver.solve",
+        ok,
+        worst,
+        med["solver"],
+        f"warm-started ({warm // args.rounds} of {len(roll)} states), certified; crosscheck off; statuses {sorted(status)}",
+    )
+    record(
+        name,
+        "after: cross-check alone",
+        None,
+        None,
+        med["solver_cc"] - med["solver"],
+        f"Solver.solve with the cross-check {med['solver_cc'] * 1e3:.2f} ms minus without; "
+        f"gaussqp.solve with it {med['solve_cc'] * 1e3:.2f} ms",
+    )
+    t = per_state(
+        lambda s: ContactProblem.from_blocks(
+            s.M,
+            s.F,
+            s.J_n,
+            s.normal_drift,
+            [str(x) for x in s.types],
+            s.J_t,
+            s.tangent_drift,
+            s.friction,
+            [str(m) for m in s.modes],
+            s.slip,
+            s.has_tangent,
+            s.dimension,
+        ),
+        roll[:50],
+    )
+    record(
+        name,
+        "building a state",
+        None,
+        None,
+        t,
+        "ContactProblem.from_blocks (validation, M's factorization): the caller's cost, not in the rows above",
+    )
     if use_siconos:
         for sname in ("SICONOS_FRICTION_3D_PROX", "SICONOS_FRICTION_3D_NSGS"):
             ts, res = [], []
-            for s in roll[:args.siconos_states]:
+            for s in roll[: args.siconos_states]:
                 cd = condense(s)
                 out = run_siconos(cd.W, cd.q, cd.mu, s.dimension).get(sname, {})
                 if "time" in out:
                     ts.append(out["time"])
                     res.append(our_residual(cd.W, cd.q, cd.mu, s.dimension, np.array(out["r"])))
             if ts:
-                record(name, sname.replace("SICONOS_FRICTION_3D_", "siconos "), max(res) <= TOL, max(res),
-                       float(np.median(ts)), f"condensed problem, from r = 0, its solve alone, {len(ts)} states")
+                record(
+                    name,
+                    sname.replace("SICONOS_FRICTION_3D_", "siconos "),
+                    max(res) <= TOL,
+                    max(res),
+                    float(np.median(ts)),
+                    f"condensed problem, from r = 0, its solve alone, {len(ts)} states",
+                )
     try:
         import mujoco  # noqa: F401
         from problems.real.mujoco_scenes import humanoid_lying
@@ -240,8 +318,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--states", type=int, default=200)
     ap.add_argument("--json", default=None)
-    ap.add_argument("--before", default=None, help="a checkout (its root) whose gaussqp.solve is timed on the same "
-                    "rollout in a child process, alternated with this one's (e.g. /work/main)")
+    ap.add_argument(
+        "--before",
+        default=None,
+        help="a checkout (its root) whose gaussqp.solve is timed on the same "
+        "rollout in a child process, alternated with this one's (e.g. /work/main)",
+    )
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cc-states", type=int, default=10, help="states timed with the cross-check on")
     ap.add_argument("--siconos-states", type=int, default=5)
@@ -252,8 +334,10 @@ def main(argv=None) -> int:
         print(json.dumps(child_times(mode_free(problems.load("real/humanoid_lying")), args)))
         return 0
     use_siconos = not args.no_siconos and siconos_available()
-    print(f"gaussqp {gaussqp.__file__}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; Siconos "
-          f"{'on' if use_siconos else 'off'}; times in ms (median of {args.repeat}; 'before' once)")
+    print(
+        f"gaussqp {gaussqp.__file__}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; Siconos "
+        f"{'on' if use_siconos else 'off'}; times in ms (median of {args.repeat}; 'before' once)"
+    )
     print(f"{'problem':<34} {'route':<26} {'ok':<4} {'res/‖q‖':>9} {'ms':>10}  notes")
     rows = []
 
@@ -262,7 +346,7 @@ def main(argv=None) -> int:
         rows.append({"problem": name, "route": label, "ok": ok, "residual": res, "time": t, "notes": extra})
 
     cases = []
-    for f in ([] if args.rollout_only else sorted(Path(args.dir).glob("*.hdf5"))):
+    for f in [] if args.rollout_only else sorted(Path(args.dir).glob("*.hdf5")):
         from gaussqp.io import fclib
 
         try:
@@ -276,19 +360,33 @@ def main(argv=None) -> int:
         cases.append(("humanoid_lying (mode-free)", hum))
     for name, p in cases:
         Wd, qd, mud, d = dense_data(p)
+
         # ---- after: kernel, then route
         def kernel():
             W, q, mu, dd = local_data(p)
             return W, q, mu, solve_mode_free(W, q, mu, dd)
+
         t, (W, q, mu, ans) = median(kernel, args.repeat)
         kinfo = ans.newton_kernel
-        record(name, "after: kernel", our_residual(Wd, qd, mud, d, ans.r) <= TOL, our_residual(Wd, qd, mud, d, ans.r),
-               t, f"path {ans.path}, Newton {kinfo.get('iterations')} it. ({kinfo.get('reason')}, start "
-                  f"{kinfo.get('start')}, {kinfo.get('linear_algebra')})")
+        record(
+            name,
+            "after: kernel",
+            our_residual(Wd, qd, mud, d, ans.r) <= TOL,
+            our_residual(Wd, qd, mud, d, ans.r),
+            t,
+            f"path {ans.path}, Newton {kinfo.get('iterations')} it. ({kinfo.get('reason')}, start "
+            f"{kinfo.get('start')}, {kinfo.get('linear_algebra')})",
+        )
         t, sol = median(lambda: gaussqp.solve(p, crosscheck=False), args.repeat)
         r = reaction(sol)
-        record(name, "after: gaussqp.solve", str(sol.status) == "solved", our_residual(Wd, qd, mud, d, r), t,
-               f"status {sol.status}, path {sol.extras.get('path')}")
+        record(
+            name,
+            "after: gaussqp.solve",
+            str(sol.status) == "solved",
+            our_residual(Wd, qd, mud, d, r),
+            t,
+            f"status {sol.status}, path {sol.extras.get('path')}",
+        )
         # ---- Siconos
         fastest = None
         if use_siconos:
@@ -304,8 +402,10 @@ def main(argv=None) -> int:
                     fastest = out["time"]
         if use_siconos:
             target = 5.0 if fastest is None else max(2 * fastest, 0.010)
-            print(f"{'':<34} {'target (issue #27)':<26} {'':<4} {'':>9} {target * 1e3:>10.2f}  "
-                  + ("no Siconos solver reaches 1e-8: 5 s" if fastest is None else "max(2× fastest Siconos, 10 ms)"))
+            print(
+                f"{'':<34} {'target (issue #27)':<26} {'':<4} {'':>9} {target * 1e3:>10.2f}  "
+                + ("no Siconos solver reaches 1e-8: 5 s" if fastest is None else "max(2× fastest Siconos, 10 ms)")
+            )
         # ---- before
         if not args.no_before:
             t0 = time.perf_counter()
@@ -313,8 +413,14 @@ def main(argv=None) -> int:
             old = solve_local(Wb, qb, mub, d)
             t = time.perf_counter() - t0
             res = our_residual(Wd, qd, mud, d, old.r)
-            record(name, "before: convex iteration", res <= TOL, res, t,
-                   f"{old.fixed_point_iterations} SOCPs + {old.newton_iterations} Newton")
+            record(
+                name,
+                "before: convex iteration",
+                res <= TOL,
+                res,
+                t,
+                f"{old.fixed_point_iterations} SOCPs + {old.newton_iterations} Newton",
+            )
     # ---- the humanoid's rollout (issue #27 item 3)
     rollout_rows(hum, args, record, use_siconos)
     if args.json:

@@ -24,8 +24,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "fclib_generated_study"
 ROUTES = "coulomb_fixed_point,siconos_fc3d_nsgs,siconos_fc3d_prox,siconos_fc3d_nsn_ac"
-SMALL_FILES = ("report.md", "report.html", "report.json", "profile_time.png", "profile_residual.png",
-               "skipped.json", "problems.json", "versions.json")
+SMALL_FILES = (
+    "report.md",
+    "report.html",
+    "report.json",
+    "profile_time.png",
+    "profile_residual.png",
+    "skipped.json",
+    "problems.json",
+    "versions.json",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.work)
     generated, study = work / "generated", work / "set"
     fclib_scenes.generate(generated, args.count, seed=1, min_contacts=10, max_contacts=250, progress=print)
-    fclib_scenes.generate(generated, len(fclib_scenes.SCENES), seed=2, min_contacts=500, max_contacts=1500,
-                          progress=print)
+    fclib_scenes.generate(
+        generated, len(fclib_scenes.SCENES), seed=2, min_contacts=500, max_contacts=1500, progress=print
+    )
     study.mkdir(parents=True, exist_ok=True)
     sources = [f for f in generated.glob("*.hdf5") if not f.name.endswith("-local.hdf5")]
     sources += sorted(Path(args.fclib).glob("*.hdf5"))
@@ -52,9 +61,25 @@ def main(argv: list[str] | None = None) -> int:
         link = study / f.name
         if not link.exists():
             link.symlink_to(f.resolve())
-    code = gaussqp_main(["crossval", str(study), "--formulations", ROUTES, "--solvers", "clarabel,siconos",
-                         "--peers", "siconos", "--workers", str(args.workers), "--time-limit", str(args.time_limit),
-                         "--out", str(work / "out"), "--quiet"])
+    code = gaussqp_main(
+        [
+            "crossval",
+            str(study),
+            "--formulations",
+            ROUTES,
+            "--solvers",
+            "clarabel,siconos",
+            "--peers",
+            "siconos",
+            "--workers",
+            str(args.workers),
+            "--time-limit",
+            str(args.time_limit),
+            "--out",
+            str(work / "out"),
+            "--quiet",
+        ]
+    )
     RESULTS.mkdir(parents=True, exist_ok=True)
     for name in SMALL_FILES:
         if (work / "out" / name).exists():

@@ -36,7 +36,7 @@ SICONOS_PYTHON = "/usr/bin/python3"
 SOLVERS = ("SICONOS_FRICTION_3D_NSGS", "SICONOS_FRICTION_3D_PROX", "SICONOS_FRICTION_3D_NSN_AC")
 TOL, MAX_ITER, TIMEOUT = 1e-8, 10_000, 600
 
-SICONOS_SCRIPT = r'''
+SICONOS_SCRIPT = r"""
 import sys, time, json
 import numpy as np
 import siconos.numerics as sn
@@ -55,7 +55,7 @@ for name in sys.argv[3].split(","):
                  "iterations": int(o.iparam[sn.SICONOS_IPARAM_ITER_DONE]),
                  "own_error": float(o.dparam[sn.SICONOS_DPARAM_RESIDU])}
 json.dump(out, open(sys.argv[2], "w"))
-'''
+"""
 
 
 def local_form(p) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -69,8 +69,12 @@ def local_form(p) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
 
 def siconos_available() -> bool:
     try:
-        return subprocess.run([SICONOS_PYTHON, "-c", "import siconos.numerics"], capture_output=True,
-                              timeout=60).returncode == 0
+        return (
+            subprocess.run(
+                [SICONOS_PYTHON, "-c", "import siconos.numerics"], capture_output=True, timeout=60
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
 
@@ -80,8 +84,12 @@ def run_siconos(W, q, mu, d) -> dict:
         inp, outp = Path(tmp) / "in.npz", Path(tmp) / "out.json"
         np.savez(inp, W=W, q=q, mu=mu, d=np.array(d))
         try:
-            run = subprocess.run([SICONOS_PYTHON, "-c", SICONOS_SCRIPT, str(inp), str(outp), ",".join(SOLVERS),
-                                  str(TOL), str(MAX_ITER)], capture_output=True, text=True, timeout=TIMEOUT)
+            run = subprocess.run(
+                [SICONOS_PYTHON, "-c", SICONOS_SCRIPT, str(inp), str(outp), ",".join(SOLVERS), str(TOL), str(MAX_ITER)],
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+            )
         except subprocess.TimeoutExpired:
             return {s: {"error": f"timeout {TIMEOUT}s"} for s in SOLVERS}
         if run.returncode != 0:
@@ -114,25 +122,45 @@ def main(argv=None) -> int:
         elapsed = time.perf_counter() - t0
         r = np.hstack([sol.lambda_normal[:, None], sol.lambda_tangent]).ravel()
         res = natural_map_residual(r, W @ r + q, q, mu, d)
-        results = [("gaussqp coulomb_fixed_point", res, elapsed,
-                    f"{sol.extras['fixed_point_iterations']}+{sol.extras['newton_iterations']}")]
+        results = [
+            (
+                "gaussqp coulomb_fixed_point",
+                res,
+                elapsed,
+                f"{sol.extras['fixed_point_iterations']}+{sol.extras['newton_iterations']}",
+            )
+        ]
         if use_siconos:
             for name, out in run_siconos(W, q, mu, d).items():
                 if "error" in out:
                     results.append((name, None, None, str(out["error"])))
                     continue
                 rs = np.array(out["r"])
-                results.append((name, natural_map_residual(rs, W @ rs + q, q, mu, d), out["time"],
-                                str(out["iterations"])))
+                results.append(
+                    (name, natural_map_residual(rs, W @ rs + q, q, mu, d), out["time"], str(out["iterations"]))
+                )
         for route, rr, t, it in results:
             if rr is None:
                 print(f"{f.stem:<44} {route.replace('SICONOS_FRICTION_3D_', 'siconos '):<28} error {it}")
                 continue
             ok = rr.relative <= TOL
-            print(f"{f.stem:<44} {route.replace('SICONOS_FRICTION_3D_', 'siconos '):<28} {'yes' if ok else 'no':<4} "
-                  f"{rr.relative:>9.2e} {rr.siconos:>9.2e} {it:>7} {t:>8.2f}", flush=True)
-            rows.append({"file": f.stem, "route": route, "success": ok, "relative": rr.relative,
-                         "siconos": rr.siconos, "absolute": rr.absolute, "iterations": it, "time": t})
+            print(
+                f"{f.stem:<44} {route.replace('SICONOS_FRICTION_3D_', 'siconos '):<28} {'yes' if ok else 'no':<4} "
+                f"{rr.relative:>9.2e} {rr.siconos:>9.2e} {it:>7} {t:>8.2f}",
+                flush=True,
+            )
+            rows.append(
+                {
+                    "file": f.stem,
+                    "route": route,
+                    "success": ok,
+                    "relative": rr.relative,
+                    "siconos": rr.siconos,
+                    "absolute": rr.absolute,
+                    "iterations": it,
+                    "time": t,
+                }
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

@@ -37,6 +37,7 @@ PUSHES = (0.0, 0.5, 2.0)
 
 def cases():
     from gaussqp.problems import coulomb_scenes as cs
+
     for push in PUSHES:
         yield f"platform_with_box push={push:g}", lambda push=push: cs.platform_with_box(push)
     for n in (3, 10, 25):
@@ -61,7 +62,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     use_siconos = not args.no_siconos and siconos_available()
     rows = []
-    print("| scene | contacts | route | status / info | ok | res/‖q‖ | siconos res | iter | time s | err vs closed form |")
+    print(
+        "| scene | contacts | route | status / info | ok | res/‖q‖ | siconos res | iter | time s | err vs closed form |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, build in cases():
         scene = build()
@@ -78,8 +81,16 @@ def main(argv=None) -> int:
         elapsed = time.perf_counter() - t0
         r = np.hstack([sol.lambda_normal[:, None], sol.lambda_tangent]).ravel()
         res = natural_map_residual(r, W @ r + q, q, mu, d)
-        results = [("gaussqp coulomb_fixed_point", str(sol.status), res, elapsed,
-                    f"{sol.extras['fixed_point_iterations']}+{sol.extras['newton_iterations']}", err(r))]
+        results = [
+            (
+                "gaussqp coulomb_fixed_point",
+                str(sol.status),
+                res,
+                elapsed,
+                f"{sol.extras['fixed_point_iterations']}+{sol.extras['newton_iterations']}",
+                err(r),
+            )
+        ]
         if use_siconos:
             for name, out in run_siconos(W, q, mu, d).items():
                 short = name.replace("SICONOS_FRICTION_3D_", "siconos ")
@@ -97,11 +108,25 @@ def main(argv=None) -> int:
                 rows.append({"scene": label, "contacts": p.m, "route": route, "status": status})
                 continue
             ok = rr.relative <= TOL
-            print(f"| {label} | {p.m} | {route} | {status} | {'yes' if ok else 'no'} | {rr.relative:.1e} | "
-                  f"{rr.siconos:.1e} | {it} | {t:.3f} | {e:.1e} |", flush=True)
-            rows.append({"scene": label, "contacts": p.m, "route": route, "status": status, "success": ok,
-                         "relative": rr.relative, "siconos": rr.siconos, "iterations": it, "time": t,
-                         "closed_form_error": e})
+            print(
+                f"| {label} | {p.m} | {route} | {status} | {'yes' if ok else 'no'} | {rr.relative:.1e} | "
+                f"{rr.siconos:.1e} | {it} | {t:.3f} | {e:.1e} |",
+                flush=True,
+            )
+            rows.append(
+                {
+                    "scene": label,
+                    "contacts": p.m,
+                    "route": route,
+                    "status": status,
+                    "success": ok,
+                    "relative": rr.relative,
+                    "siconos": rr.siconos,
+                    "iterations": it,
+                    "time": t,
+                    "closed_form_error": e,
+                }
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

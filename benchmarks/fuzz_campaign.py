@@ -69,17 +69,53 @@ def seeds() -> list[dict]:
 
 # ---------------------------------------------------------------------- hostile values
 
+
 def hostile_json_value(rng: random.Random) -> Any:
     """A JSON value that is wrong somewhere in a gaussqp/1 document."""
-    pool = [True, False, None, "1.5", "unilateral", "sliding", "", 0, 1, -1, 2, 3, 2.0, 2.7, -0.5, 1e300, -1e300,
-            1e50, 1.5e50, 1e-320, 10**400, -(10**30), [], {}, [[]], [1, 2, 3], [[1, 2], [3]], [True, 1.0],
-            ["1", "2"], [[1, 0], [0, 1]], [[[1.0]]], {"shape": [3e16], "index": [], "data": []},
-            {"shape": [3e16, 3e16], "row": [], "col": [], "data": []},
-            {"shape": [3], "index": [-1], "data": [1.0]}, {"shape": [3], "index": [0.5], "data": [1.0]},
-            {"shape": [3], "index": [0, 1], "data": [1.0]}, {"shape": [2.7], "index": [], "data": []},
-            {"shape": [3, 3], "row": [0, -1], "col": [0, 1], "data": [1, 1]},
-            {"shape": [3, 3], "row": [0, 1, 2], "col": [0, 1, 2], "data": [1]},
-            {"shape": [20000, 20000], "row": [0], "col": [0], "data": [1.0]}, float("nan"), float("inf")]
+    pool = [
+        True,
+        False,
+        None,
+        "1.5",
+        "unilateral",
+        "sliding",
+        "",
+        0,
+        1,
+        -1,
+        2,
+        3,
+        2.0,
+        2.7,
+        -0.5,
+        1e300,
+        -1e300,
+        1e50,
+        1.5e50,
+        1e-320,
+        10**400,
+        -(10**30),
+        [],
+        {},
+        [[]],
+        [1, 2, 3],
+        [[1, 2], [3]],
+        [True, 1.0],
+        ["1", "2"],
+        [[1, 0], [0, 1]],
+        [[[1.0]]],
+        {"shape": [3e16], "index": [], "data": []},
+        {"shape": [3e16, 3e16], "row": [], "col": [], "data": []},
+        {"shape": [3], "index": [-1], "data": [1.0]},
+        {"shape": [3], "index": [0.5], "data": [1.0]},
+        {"shape": [3], "index": [0, 1], "data": [1.0]},
+        {"shape": [2.7], "index": [], "data": []},
+        {"shape": [3, 3], "row": [0, -1], "col": [0, 1], "data": [1, 1]},
+        {"shape": [3, 3], "row": [0, 1, 2], "col": [0, 1, 2], "data": [1]},
+        {"shape": [20000, 20000], "row": [0], "col": [0], "data": [1.0]},
+        float("nan"),
+        float("inf"),
+    ]
     return copy.deepcopy(rng.choice(pool))
 
 
@@ -104,8 +140,12 @@ def _sparsify(v: Any, rng: random.Random) -> Any:
     """A dense list (vector or matrix) rewritten as sparse triplets, sometimes damaged."""
     if isinstance(v, list) and v and all(isinstance(r, list) for r in v):
         rows = [(i, j, x) for i, r in enumerate(v) for j, x in enumerate(r) if x != 0]
-        out = {"shape": [len(v), len(v[0]) if v[0] else 0], "row": [r[0] for r in rows],
-               "col": [r[1] for r in rows], "data": [r[2] for r in rows]}
+        out = {
+            "shape": [len(v), len(v[0]) if v[0] else 0],
+            "row": [r[0] for r in rows],
+            "col": [r[1] for r in rows],
+            "data": [r[2] for r in rows],
+        }
     elif isinstance(v, list):
         nz = [(i, x) for i, x in enumerate(v) if x != 0]
         out = {"shape": [len(v)], "index": [i for i, _ in nz], "data": [x for _, x in nz]}
@@ -140,7 +180,9 @@ def mutate_tree(doc: dict, rng: random.Random) -> None:
         else:
             node.append(copy.deepcopy(node[0]) if node else hostile_json_value(rng))
     elif isinstance(node, dict):
-        node[rng.choice(["type", "mode", "slip", "tangent", "shape", "index", "nromal", "data"])] = hostile_json_value(rng)
+        node[rng.choice(["type", "mode", "slip", "tangent", "shape", "index", "nromal", "data"])] = hostile_json_value(
+            rng
+        )
     else:
         parent[key] = rng.choice(["bilateral", "unilateral", "sticking", "sliding", "frictionless", "gaussqp/2"])
 
@@ -154,7 +196,11 @@ def mutate_text(text: str, rng: random.Random) -> str:
     if op == 1:
         return text[:i] + rng.choice('[]{},:"0123456789eE.-+tfn ') + text[i:]
     if op == 2:
-        return text.replace("{", '{"force": [1], ', 1) if rng.random() < 0.5 else text.replace("{", '{"format": "gaussqp/1", ', 1)
+        return (
+            text.replace("{", '{"force": [1], ', 1)
+            if rng.random() < 0.5
+            else text.replace("{", '{"format": "gaussqp/1", ', 1)
+        )
     if op == 3:
         k = rng.choice([70, 1000, 100000])
         return text.replace('"force": ', '"force": ' + "[" * k, 1) + "]" * k
@@ -162,16 +208,22 @@ def mutate_text(text: str, rng: random.Random) -> str:
         return text.replace("0.0", rng.choice(["1" * 400, "1e400", "-1e400", "NaN", "Infinity", "1e300"]), 1)
     if op == 5:
         return text.replace("true", "1", 1).replace("1.0", "true", 1)
-    return text[:i] + text[i:][::-1][:5] + text[i + 5:]
+    return text[:i] + text[i:][::-1][:5] + text[i + 5 :]
 
 
 def mutate_numbers(doc: dict, rng: random.Random) -> None:
     """A mild mutation: one number rescaled (mostly valid documents, to exercise what is accepted)."""
-    paths = [p for p in document_paths(doc) if p and isinstance(_get(doc, p), (int, float)) and not isinstance(_get(doc, p), bool)]
+    paths = [
+        p
+        for p in document_paths(doc)
+        if p and isinstance(_get(doc, p), (int, float)) and not isinstance(_get(doc, p), bool)
+    ]
     if paths:
         path = rng.choice(paths)
         parent = _get(doc, path[:-1])
-        parent[path[-1]] = float(parent[path[-1]]) * rng.choice([-1.0, 0.0, 0.5, 3.0, 1e-8, 1e8, 1e30, 1e49]) + rng.random()
+        parent[path[-1]] = (
+            float(parent[path[-1]]) * rng.choice([-1.0, 0.0, 0.5, 3.0, 1e-8, 1e8, 1e30, 1e49]) + rng.random()
+        )
 
 
 def make_json(base: list[dict], rng: random.Random) -> str:
@@ -188,6 +240,7 @@ def make_json(base: list[dict], rng: random.Random) -> str:
 
 
 # ---------------------------------------------------------------------- NPZ
+
 
 def npz_members(base_problems: list[ContactProblem]) -> list[dict]:
     out = []
@@ -264,8 +317,9 @@ def _lie_in_header(data: bytes, rng: random.Random) -> bytes:
             if info.filename == victim:
                 head = io.BytesIO()
                 shape = rng.choice([(3 * 10**16,), (10**5, 10**5), (4,), (2, 2)])
-                np.lib.format.write_array_header_1_0(head, {"descr": rng.choice(["<f8", "|O", "<c16", "<i8"]),
-                                                            "fortran_order": False, "shape": shape})
+                np.lib.format.write_array_header_1_0(
+                    head, {"descr": rng.choice(["<f8", "|O", "<c16", "<i8"]), "fortran_order": False, "shape": shape}
+                )
                 body = head.getvalue() + b"\0" * rng.choice([0, 8, 32])
             dst.writestr(info.filename, body)
     return out.getvalue()
@@ -307,20 +361,47 @@ def make_npz(base: list[dict], rng: random.Random) -> bytes:
 
 # ---------------------------------------------------------------------- direct construction
 
+
 def hostile_python(rng: random.Random, like: Any = None) -> Any:
     """A Python object that is wrong as some argument of the constructors."""
     arr = np.asarray(like, dtype=float) if isinstance(like, np.ndarray) and like.dtype.kind in "iuf" else np.zeros(2)
     pool: list[Callable[[], Any]] = [
-        lambda: None, lambda: True, lambda: "1.5", lambda: 2.0, lambda: np.int64(3), lambda: 4, lambda: -1,
-        lambda: np.bool_(True), lambda: 1 + 2j, lambda: float("nan"), lambda: 1e300, lambda: 10**400,
-        lambda: arr.astype(bool), lambda: arr.astype(complex), lambda: arr.astype(object), lambda: arr.astype(str),
-        lambda: arr.tolist() + [True], lambda: [[1.0, 2.0], [3.0]], lambda: arr.reshape(-1)[:-1],
-        lambda: np.concatenate([arr.reshape(-1), [1e300]]), lambda: arr * 1e60, lambda: -arr - 1,
-        lambda: sp.csr_matrix(np.atleast_2d(arr)), lambda: sp.csr_matrix(np.atleast_2d(arr), dtype=complex),
-        lambda: sp.coo_matrix((3 * 10**9, 3 * 10**9)), lambda: sp.coo_matrix((2, 3 * 10**9)), lambda: [],
-        lambda: {}, lambda: object(), lambda: np.array(["unilateral", "bilateral"]), lambda: ["unilateral"],
-        lambda: np.full_like(arr, np.inf), lambda: np.zeros((0, 0)), lambda: np.float32(2.5),
-        lambda: arr.astype(np.float16), lambda: iter([1.0, 2.0]),
+        lambda: None,
+        lambda: True,
+        lambda: "1.5",
+        lambda: 2.0,
+        lambda: np.int64(3),
+        lambda: 4,
+        lambda: -1,
+        lambda: np.bool_(True),
+        lambda: 1 + 2j,
+        lambda: float("nan"),
+        lambda: 1e300,
+        lambda: 10**400,
+        lambda: arr.astype(bool),
+        lambda: arr.astype(complex),
+        lambda: arr.astype(object),
+        lambda: arr.astype(str),
+        lambda: arr.tolist() + [True],
+        lambda: [[1.0, 2.0], [3.0]],
+        lambda: arr.reshape(-1)[:-1],
+        lambda: np.concatenate([arr.reshape(-1), [1e300]]),
+        lambda: arr * 1e60,
+        lambda: -arr - 1,
+        lambda: sp.csr_matrix(np.atleast_2d(arr)),
+        lambda: sp.csr_matrix(np.atleast_2d(arr), dtype=complex),
+        lambda: sp.coo_matrix((3 * 10**9, 3 * 10**9)),
+        lambda: sp.coo_matrix((2, 3 * 10**9)),
+        lambda: [],
+        lambda: {},
+        lambda: object(),
+        lambda: np.array(["unilateral", "bilateral"]),
+        lambda: ["unilateral"],
+        lambda: np.full_like(arr, np.inf),
+        lambda: np.zeros((0, 0)),
+        lambda: np.float32(2.5),
+        lambda: arr.astype(np.float16),
+        lambda: iter([1.0, 2.0]),
     ]
     return rng.choice(pool)()
 
@@ -328,17 +409,41 @@ def hostile_python(rng: random.Random, like: Any = None) -> Any:
 def direct_args(problems: list[ContactProblem]) -> list[dict]:
     out = []
     for p in problems:
-        out.append({"M": np.array(p.M), "F": np.array(p.F), "contacts": list(p.contacts), "dimension": p.dimension,
-                    "J_n": np.array(p.J_n), "normal_drift": np.array(p.normal_drift), "types": list(p.types),
-                    "J_t": np.array(p.J_t), "tangent_drift": np.array(p.tangent_drift),
-                    "friction": np.array(p.friction), "modes": list(p.modes), "slip": np.array(p.slip),
-                    "has_tangent": np.array(p.has_tangent)})
+        out.append(
+            {
+                "M": np.array(p.M),
+                "F": np.array(p.F),
+                "contacts": list(p.contacts),
+                "dimension": p.dimension,
+                "J_n": np.array(p.J_n),
+                "normal_drift": np.array(p.normal_drift),
+                "types": list(p.types),
+                "J_t": np.array(p.J_t),
+                "tangent_drift": np.array(p.tangent_drift),
+                "friction": np.array(p.friction),
+                "modes": list(p.modes),
+                "slip": np.array(p.slip),
+                "has_tangent": np.array(p.has_tangent),
+            }
+        )
     return out
 
 
 CONTACT_FIELDS = ("type", "normal", "normal_drift", "friction", "mode", "tangent", "tangent_drift", "slip")
-BLOCK_ARGS = ("M", "F", "J_n", "normal_drift", "types", "J_t", "tangent_drift", "friction", "modes", "slip",
-              "has_tangent", "dimension")
+BLOCK_ARGS = (
+    "M",
+    "F",
+    "J_n",
+    "normal_drift",
+    "types",
+    "J_t",
+    "tangent_drift",
+    "friction",
+    "modes",
+    "slip",
+    "has_tangent",
+    "dimension",
+)
 
 
 def make_direct(base: list[dict], rng: random.Random) -> Callable[[], ContactProblem]:
@@ -349,8 +454,12 @@ def make_direct(base: list[dict], rng: random.Random) -> Callable[[], ContactPro
         if blocks:
             key = rng.choice(BLOCK_ARGS)
             a[key] = hostile_python(rng, a.get(key))
-        elif (isinstance(a["contacts"], list) and a["contacts"] and rng.random() < 0.6
-              and isinstance(a["contacts"][i := rng.randrange(len(a["contacts"]))], Contact)):
+        elif (
+            isinstance(a["contacts"], list)
+            and a["contacts"]
+            and rng.random() < 0.6
+            and isinstance(a["contacts"][i := rng.randrange(len(a["contacts"]))], Contact)
+        ):
             contacts = list(a["contacts"])
             fields = {f: getattr(contacts[i], f) for f in CONTACT_FIELDS}
             f = rng.choice(CONTACT_FIELDS)
@@ -361,13 +470,25 @@ def make_direct(base: list[dict], rng: random.Random) -> Callable[[], ContactPro
             key = rng.choice(("M", "F", "contacts", "dimension"))
             a[key] = hostile_python(rng, a.get(key))
     if blocks:
-        return lambda: ContactProblem.from_blocks(a["M"], a["F"], a["J_n"], a["normal_drift"], a["types"], a["J_t"],
-                                                  a["tangent_drift"], a["friction"], a["modes"], a["slip"],
-                                                  a["has_tangent"], a["dimension"])
+        return lambda: ContactProblem.from_blocks(
+            a["M"],
+            a["F"],
+            a["J_n"],
+            a["normal_drift"],
+            a["types"],
+            a["J_t"],
+            a["tangent_drift"],
+            a["friction"],
+            a["modes"],
+            a["slip"],
+            a["has_tangent"],
+            a["dimension"],
+        )
     return lambda: ContactProblem(a["M"], a["F"], a["contacts"], dimension=a["dimension"])
 
 
 # ---------------------------------------------------------------------- the campaign
+
 
 def structural(p: ContactProblem) -> None:
     """The cheap calls an accepted problem must survive."""
@@ -456,9 +577,13 @@ def run_chunk(task: tuple) -> dict:
         if kind.endswith("hang") and len(hangs) < 5:
             hangs.append(f"{elapsed:.1f}s")
         if progress_every and (k + 1) % progress_every == 0:
-            print(f"[{loader} seed {seed}] {k + 1}/{count} accepted={counts['accepted']} typed={counts['typed']} "
-                  f"bare={counts['bare'] + counts['structural_bare']} hangs={counts['hang'] + counts['structural_hang']} "
-                  f"{time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
+            print(
+                f"[{loader} seed {seed}] {k + 1}/{count} accepted={counts['accepted']} typed={counts['typed']} "
+                f"bare={counts['bare'] + counts['structural_bare']} hangs={counts['hang'] + counts['structural_hang']} "
+                f"{time.perf_counter() - start:.0f}s",
+                file=sys.stderr,
+                flush=True,
+            )
     elapsed_load = time.perf_counter() - start
     solved: Counter = Counter()
     for p in accepted:
@@ -486,8 +611,19 @@ def main(argv: list[str] | None = None) -> int:
     loaders = [s for s in args.loaders.split(",") if s]
     chunks = max(1, args.jobs)
     share = -(-args.solve_sample // (len(loaders) * chunks))
-    tasks = [(ld, args.seed * 1000 + 10 * i + j, args.count // chunks + (j < args.count % chunks), args.guard, share,
-              args.solve_timeout, args.progress) for i, ld in enumerate(loaders) for j in range(chunks)]
+    tasks = [
+        (
+            ld,
+            args.seed * 1000 + 10 * i + j,
+            args.count // chunks + (j < args.count % chunks),
+            args.guard,
+            share,
+            args.solve_timeout,
+            args.progress,
+        )
+        for i, ld in enumerate(loaders)
+        for j in range(chunks)
+    ]
     t0 = time.perf_counter()
     if args.jobs > 1:
         with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
@@ -495,8 +631,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         results = [run_chunk(t) for t in tasks]
     bad = 0
-    print(f"gaussqp fuzz campaign: seed {args.seed}, {args.count} inputs per loader, guard {args.guard:g} s, "
-          f"{args.jobs} job(s), wall time {time.perf_counter() - t0:.0f} s")
+    print(
+        f"gaussqp fuzz campaign: seed {args.seed}, {args.count} inputs per loader, guard {args.guard:g} s, "
+        f"{args.jobs} job(s), wall time {time.perf_counter() - t0:.0f} s"
+    )
     for ld in loaders:
         rs = [r for r in results if r["loader"] == ld]
         c = sum((r["counts"] for r in rs), Counter())
@@ -505,13 +643,17 @@ def main(argv: list[str] | None = None) -> int:
         nbare = c["bare"] + c["structural_bare"]
         nhang = c["hang"] + c["structural_hang"]
         bad += nbare + nhang + s["bare"] + s["hang"]
-        print(f"\n[{ld}] inputs {n}  accepted {c['accepted']}  typed errors {c['typed']}  bare exceptions {nbare}  "
-              f"hangs {nhang}  (structural: typed {c['structural_typed']}, bare {c['structural_bare']})  "
-              f"load time {sum(r['time'] for r in rs):.0f} s (summed over workers)")
+        print(
+            f"\n[{ld}] inputs {n}  accepted {c['accepted']}  typed errors {c['typed']}  bare exceptions {nbare}  "
+            f"hangs {nhang}  (structural: typed {c['structural_typed']}, bare {c['structural_bare']})  "
+            f"load time {sum(r['time'] for r in rs):.0f} s (summed over workers)"
+        )
         if c["generator_error"]:
             print(f"[{ld}] ({c['generator_error']} inputs not generated: mutator errors, not counted)")
-        print(f"[{ld}] solve sample: {sum(v for k, v in s.items() if ':' not in k)} solved -> "
-              + ", ".join(f"{k} {v}" for k, v in sorted(s.items())))
+        print(
+            f"[{ld}] solve sample: {sum(v for k, v in s.items() if ':' not in k)} solved -> "
+            + ", ".join(f"{k} {v}" for k, v in sorted(s.items()))
+        )
         for k, v in sorted(c.items()):
             if k.startswith("bare: "):
                 print(f"    {v:6d} x {k}")

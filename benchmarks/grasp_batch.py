@@ -67,38 +67,60 @@ def main() -> None:
     gs = random_grasps(a.count)
     rows = []
 
-    single, t1 = cpu(lambda: [force_closure(g) for g in gs[:a.single]])
+    single, t1 = cpu(lambda: [force_closure(g) for g in gs[: a.single]])
     batch, tb = cpu(force_closures, gs)
     same = sum(b.holds == s.holds and b.certificate.id == s.certificate.id for b, s in zip(batch, single))
     how: dict = {}
     for c in batch:
         how[c.value["decided_by"]] = how.get(c.value["decided_by"], 0) + 1
-    base, t0 = cpu(lambda: [baseline_epsilon(g, 8) for g in gs[:a.single]])
-    rows.append(("force-closure verdict", f"{a.single / t1:.0f}/s ({a.single})", f"{a.count / tb:.0f}/s ({a.count})",
-                 f"{a.single / t0:.0f}/s (pyramid 8 + qhull)",
-                 f"{same}/{len(single)} same verdict and certificate; all certified: "
-                 f"{all(c.certified for c in batch)}; decided by " + ", ".join(f"{k} {v}" for k, v in sorted(how.items()))))
+    base, t0 = cpu(lambda: [baseline_epsilon(g, 8) for g in gs[: a.single]])
+    rows.append(
+        (
+            "force-closure verdict",
+            f"{a.single / t1:.0f}/s ({a.single})",
+            f"{a.count / tb:.0f}/s ({a.count})",
+            f"{a.single / t0:.0f}/s (pyramid 8 + qhull)",
+            f"{same}/{len(single)} same verdict and certificate; all certified: "
+            f"{all(c.certified for c in batch)}; decided by " + ", ".join(f"{k} {v}" for k, v in sorted(how.items())),
+        )
+    )
     agree = sum((b > 0) == bool(c.holds) for b, c in zip(base, batch))
-    rows.append(("baseline vs exact verdict", "", "", f"{agree}/{len(base)} agree", "pyramid: soft as hard, inscribed "
-                                                                                    "pyramid (under-reports closure)"))
-    sub = gs[:a.eps]
+    rows.append(
+        (
+            "baseline vs exact verdict",
+            "",
+            "",
+            f"{agree}/{len(base)} agree",
+            "pyramid: soft as hard, inscribed pyramid (under-reports closure)",
+        )
+    )
+    sub = gs[: a.eps]
     for facets in (8, 16):
         one, te1 = cpu(lambda: [epsilon(g, facets=facets) for g in sub])
         many, teb = cpu(lambda: analyze_many(sub, checks="epsilon", facets=facets))
-        diff = max(max(abs(r.checks["epsilon"].value[k] - o.value[k]) for k in ("lower", "upper"))
-                   for r, o in zip(many, one))
+        diff = max(
+            max(abs(r.checks["epsilon"].value[k] - o.value[k]) for k in ("lower", "upper")) for r, o in zip(many, one)
+        )
         width = float(np.median([o.value["upper"] - o.value["lower"] for o in one if o.holds]))
         be, tbe = cpu(lambda: [baseline_epsilon(g, 8) for g in sub])
-        rows.append((f"ε bracket, {facets} facets", f"{len(sub) / te1:.1f}/s", f"{len(sub) / teb:.1f}/s",
-                     f"{len(sub) / tbe:.1f}/s (pyramid 8 + qhull)",
-                     f"max Δ bracket {diff:.1e}; median width {width:.3g} (closure grasps)"))
+        rows.append(
+            (
+                f"ε bracket, {facets} facets",
+                f"{len(sub) / te1:.1f}/s",
+                f"{len(sub) / teb:.1f}/s",
+                f"{len(sub) / tbe:.1f}/s (pyramid 8 + qhull)",
+                f"max Δ bracket {diff:.1e}; median width {width:.3g} (closure grasps)",
+            )
+        )
     names = shipped.names()
     sh = [shipped.load(n) for n in names]
     res = analyze_many(sh, checks=("force_closure", "epsilon"), facets=8)
-    ok = all(r.checks["force_closure"].holds == force_closure(g).holds
-             and abs(r.checks["epsilon"].value["lower"] - epsilon(g, facets=8).value["lower"]) <= 1e-9
-             and abs(r.checks["epsilon"].value["upper"] - epsilon(g, facets=8).value["upper"]) <= 1e-9
-             for r, g in zip(res, sh))
+    ok = all(
+        r.checks["force_closure"].holds == force_closure(g).holds
+        and abs(r.checks["epsilon"].value["lower"] - epsilon(g, facets=8).value["lower"]) <= 1e-9
+        and abs(r.checks["epsilon"].value["upper"] - epsilon(g, facets=8).value["upper"]) <= 1e-9
+        for r, g in zip(res, sh)
+    )
     rows.append(("shipped grasps", "", f"{len(sh)} grasps", "", f"batch = single (verdicts, brackets to 1e-9): {ok}"))
     head = ("check", "one at a time", "batch (analyze_many)", "baseline", "notes")
     print("| " + " | ".join(head) + " |")

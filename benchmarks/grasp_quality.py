@@ -50,10 +50,12 @@ def baseline_epsilon(grasp: Grasp, edges: int) -> float:
 
 def grasps() -> dict[str, Grasp]:
     out = {}
-    out["two fingers, planar (μ 0.5)"] = Grasp([GraspContact([-1.0, 0], [1.0, 0], 0.5),
-                                                GraspContact([1.0, 0], [-1.0, 0], 0.5)])
-    out["two fingers, 3D (μ 0.5)"] = Grasp([GraspContact([-1.0, 0, 0], [1.0, 0, 0], 0.5),
-                                            GraspContact([1.0, 0, 0], [-1.0, 0, 0], 0.5)])
+    out["two fingers, planar (μ 0.5)"] = Grasp(
+        [GraspContact([-1.0, 0], [1.0, 0], 0.5), GraspContact([1.0, 0], [-1.0, 0], 0.5)]
+    )
+    out["two fingers, 3D (μ 0.5)"] = Grasp(
+        [GraspContact([-1.0, 0, 0], [1.0, 0, 0], 0.5), GraspContact([1.0, 0, 0], [-1.0, 0, 0], 0.5)]
+    )
     ring2, ring3 = [], []
     for j in range(3):
         a = 2 * np.pi * j / 3
@@ -70,12 +72,20 @@ def grasps() -> dict[str, Grasp]:
         p = np.array([np.cos(a), np.sin(a), 0.0])
         tilt.append(GraspContact(p, -p * np.cos(th) + np.array([0, 0, np.sin(th)]), 0.5))
     out["three fingers tilted 21.8° (μ 0.5)"] = Grasp(tilt)
-    out["four fingers on a box (μ 0.5)"] = Grasp([
-        GraspContact([-1.0, 0.3, 0.2], [1.0, 0, 0], 0.5), GraspContact([-1.0, -0.3, -0.2], [1.0, 0, 0], 0.5),
-        GraspContact([1.0, 0.3, -0.2], [-1.0, 0, 0], 0.5), GraspContact([1.0, -0.3, 0.2], [-1.0, 0, 0], 0.5)])
-    out["soft parallel jaw (μ 0.5, μ_t 0.1)"] = Grasp([
-        GraspContact([-1.0, 0, 0], [1.0, 0, 0], 0.5, "soft", 0.1),
-        GraspContact([1.0, 0, 0], [-1.0, 0, 0], 0.5, "soft", 0.1)])
+    out["four fingers on a box (μ 0.5)"] = Grasp(
+        [
+            GraspContact([-1.0, 0.3, 0.2], [1.0, 0, 0], 0.5),
+            GraspContact([-1.0, -0.3, -0.2], [1.0, 0, 0], 0.5),
+            GraspContact([1.0, 0.3, -0.2], [-1.0, 0, 0], 0.5),
+            GraspContact([1.0, -0.3, 0.2], [-1.0, 0, 0], 0.5),
+        ]
+    )
+    out["soft parallel jaw (μ 0.5, μ_t 0.1)"] = Grasp(
+        [
+            GraspContact([-1.0, 0, 0], [1.0, 0, 0], 0.5, "soft", 0.1),
+            GraspContact([1.0, 0, 0], [-1.0, 0, 0], 0.5, "soft", 0.1),
+        ]
+    )
     from gaussqp.problems import grasps as shipped  # the library's examples (gaussqp list)
 
     for name in shipped.names():
@@ -103,17 +113,36 @@ def main() -> None:
         except InputTooLargeError:
             linf = "refused: too many Minkowski points"
         verdict = {True: "closure", False: "no closure", None: "undecided"}
-        rows.append((name, f"{b4:.4g}", f"{b8:.4g}", f"{tb8 * 1e3:.1f}",
-                     f"[{e8.value['lower']:.4g}, {e8.value['upper']:.4g}]",
-                     f"[{e32.value['lower']:.4g}, {e32.value['upper']:.4g}]",
-                     "—" if e32.value["exact"] is None else f"{e32.value['exact']:.4g}",
-                     f"{verdict[e8.holds]} / {verdict[e32.holds]}",
-                     f"{e32.certificate.id} {'✓' if e32.certified else '✗'}",
-                     f"{t8 * 1e3:.1f} / {t32 * 1e3:.1f}", linf,
-                     f"{verdict[fc.holds]} {'✓' if fc.certified else '✗'} ({tfc * 1e3:.0f} ms)"))
-    head = ("grasp", "baseline k=4", "baseline k=8", "ms", "gaussqp ε, 8 facets", "gaussqp ε, 32 facets",
-            "exact (local)", "verdict 8 / 32", "certificate", "ms 8 / 32", "gaussqp L∞ ε, 6 facets",
-            "force closure (exact cones)")
+        rows.append(
+            (
+                name,
+                f"{b4:.4g}",
+                f"{b8:.4g}",
+                f"{tb8 * 1e3:.1f}",
+                f"[{e8.value['lower']:.4g}, {e8.value['upper']:.4g}]",
+                f"[{e32.value['lower']:.4g}, {e32.value['upper']:.4g}]",
+                "—" if e32.value["exact"] is None else f"{e32.value['exact']:.4g}",
+                f"{verdict[e8.holds]} / {verdict[e32.holds]}",
+                f"{e32.certificate.id} {'✓' if e32.certified else '✗'}",
+                f"{t8 * 1e3:.1f} / {t32 * 1e3:.1f}",
+                linf,
+                f"{verdict[fc.holds]} {'✓' if fc.certified else '✗'} ({tfc * 1e3:.0f} ms)",
+            )
+        )
+    head = (
+        "grasp",
+        "baseline k=4",
+        "baseline k=8",
+        "ms",
+        "gaussqp ε, 8 facets",
+        "gaussqp ε, 32 facets",
+        "exact (local)",
+        "verdict 8 / 32",
+        "certificate",
+        "ms 8 / 32",
+        "gaussqp L∞ ε, 6 facets",
+        "force closure (exact cones)",
+    )
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:

@@ -42,8 +42,9 @@ def import_seconds(stmt: str, runs: int) -> list[float]:
     """Seconds of ``stmt`` in ``runs`` fresh interpreters, each timing only the statement."""
     out = []
     for _ in range(runs):
-        res = subprocess.run([sys.executable, "-c", TIMED.format(stmt=stmt)], capture_output=True, text=True,
-                             check=True, env=ENV)
+        res = subprocess.run(
+            [sys.executable, "-c", TIMED.format(stmt=stmt)], capture_output=True, text=True, check=True, env=ENV
+        )
         out.append(float(res.stdout.strip().splitlines()[-1]))
     return out
 

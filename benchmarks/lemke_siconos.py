@@ -44,7 +44,7 @@ from gaussqp.studies.peers import siconos_python  # noqa: E402
 #: the last commit before issue #15's Lemke (today's figures)
 BEFORE = "77f639c"
 
-_WORKER = r'''
+_WORKER = r"""
 import json, sys, time
 import numpy as np
 import siconos.numerics as sn
@@ -61,7 +61,7 @@ for line in sys.stdin:
     t = time.perf_counter() - t
     print(json.dumps({"time": t, "info": int(info), "iterations": int(o.iparam[sn.SICONOS_IPARAM_ITER_DONE]),
                       "z": z.tolist()}), flush=True)
-'''
+"""
 
 
 def lcps(quick: bool) -> list[tuple[str, int, np.ndarray, np.ndarray]]:
@@ -81,8 +81,12 @@ def load_before(rev: str):
     """The ``lemke`` function of ``gaussqp/linalg/lemke.py`` at git revision ``rev`` (None without git)."""
     root = Path(__file__).resolve().parents[1]
     try:
-        src = subprocess.run(["git", "-C", str(root), "show", f"{rev}:gaussqp/linalg/lemke.py"], check=True,
-                             capture_output=True, text=True).stdout
+        src = subprocess.run(
+            ["git", "-C", str(root), "show", f"{rev}:gaussqp/linalg/lemke.py"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     name = "gaussqp.linalg._lemke_before"  # inside the package: its relative imports (..settings) resolve
@@ -114,6 +118,7 @@ def main() -> None:
     limiter = contextlib.nullcontext()
     with contextlib.suppress(ImportError):
         from threadpoolctl import threadpool_limits
+
         limiter = threadpool_limits(limits=1)
     problems = lcps(args.quick)
     before = load_before(args.before) if args.before else None
@@ -122,8 +127,9 @@ def main() -> None:
         np.savez(data, **{f"{n}_M": M for n, _, M, _ in problems}, **{f"{n}_q": q for n, _, _, q in problems})
         worker = None
         try:
-            worker = subprocess.Popen([siconos_python(), "-c", _WORKER, str(data)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True)
+            worker = subprocess.Popen(
+                [siconos_python(), "-c", _WORKER, str(data)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            )
         except OSError as e:
             print(f"Siconos's interpreter {siconos_python()} does not start ({e}): Siconos columns empty")
 
@@ -137,9 +143,11 @@ def main() -> None:
 
         times = {n: {"ours": [], "before": [], "siconos": []} for n, *_ in problems}
         last = {}
-        codes = {"ours": lambda M, q, name: timed(lemke, M, q),
-                 "before": lambda M, q, name: timed(before, M, q) if before is not None else (None, None),
-                 "siconos": lambda M, q, name: (lambda s: (s["time"], s) if s else (None, None))(siconos(name))}
+        codes = {
+            "ours": lambda M, q, name: timed(lemke, M, q),
+            "before": lambda M, q, name: timed(before, M, q) if before is not None else (None, None),
+            "siconos": lambda M, q, name: (lambda s: (s["time"], s) if s else (None, None))(siconos(name)),
+        }
         for name, k, M, q in problems:  # one untimed warm-up run of each code per LCP
             for code in codes.values():
                 code(M, q, name)
@@ -157,11 +165,15 @@ def main() -> None:
             worker.wait()
 
     med = {n: {who: (statistics.median(ts) if ts else float("nan")) for who, ts in d.items()} for n, d in times.items()}
-    print(f"Lemke: ours vs Siconos lcp_lexicolemke (SICONOS_LCP_LEMKE), medians of {args.reps} paired runs, "
-          f"BLAS single-threaded; before = {args.before or 'not run'}")
-    head = (f"{'LCP':>15} {'k':>5} {'pivots ours/sic':>16} {'before [ms]':>12} {'ours [ms]':>10} "
-            f"{'siconos [ms]':>13} {'before/sic':>11} {'ours/sic':>9} {'ours status':>12} {'nat.map ours':>13} "
-            f"{'nat.map sic':>12} {'|z - z_sic|':>12}")
+    print(
+        f"Lemke: ours vs Siconos lcp_lexicolemke (SICONOS_LCP_LEMKE), medians of {args.reps} paired runs, "
+        f"BLAS single-threaded; before = {args.before or 'not run'}"
+    )
+    head = (
+        f"{'LCP':>15} {'k':>5} {'pivots ours/sic':>16} {'before [ms]':>12} {'ours [ms]':>10} "
+        f"{'siconos [ms]':>13} {'before/sic':>11} {'ours/sic':>9} {'ours status':>12} {'nat.map ours':>13} "
+        f"{'nat.map sic':>12} {'|z - z_sic|':>12}"
+    )
     print(head)
     for name, k, M, q in problems:
         res, resb, sic = last[name]
@@ -169,11 +181,16 @@ def main() -> None:
         piv = f"{res.iterations}/{sic['iterations'] if sic else '-'}"
         err_sic = natural_map(M, q, np.array(sic["z"])) if sic and sic["info"] == 0 else float("nan")
         err_ours = natural_map(M, q, res.z) if res.success else float("nan")
-        dz = (float(np.abs(res.z - np.array(sic["z"])).max()) if res.success and sic and sic["info"] == 0
-              else float("nan"))
-        print(f"{name:>15} {k:>5} {piv:>16} {m['before'] * 1e3:>12.3f} {m['ours'] * 1e3:>10.3f} "
-              f"{m['siconos'] * 1e3:>13.3f} {m['before'] / m['siconos']:>11.2f} {m['ours'] / m['siconos']:>9.2f} "
-              f"{res.status:>12} {err_ours:>13.1e} {err_sic:>12.1e} {dz:>12.1e}")
+        dz = (
+            float(np.abs(res.z - np.array(sic["z"])).max())
+            if res.success and sic and sic["info"] == 0
+            else float("nan")
+        )
+        print(
+            f"{name:>15} {k:>5} {piv:>16} {m['before'] * 1e3:>12.3f} {m['ours'] * 1e3:>10.3f} "
+            f"{m['siconos'] * 1e3:>13.3f} {m['before'] / m['siconos']:>11.2f} {m['ours'] / m['siconos']:>9.2f} "
+            f"{res.status:>12} {err_ours:>13.1e} {err_sic:>12.1e} {dz:>12.1e}"
+        )
         if resb is not None and resb.success and res.success and resb.iterations != res.iterations:
             print(f"{'':>15} (before: {resb.iterations} pivots)")
 

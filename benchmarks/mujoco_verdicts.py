@@ -109,8 +109,13 @@ def scenes(quick: bool):
         for fac in factors:
             mu = round(fac * math.tan(math.radians(th)), 6)
             for n in steps:
-                yield f"ramp_th{th:g}_mu{mu:g}_N{n}", ramp_xml(th, mu, h=0.1 + 1e-4), n, {"kind": "ramp", "theta": th, "mu": mu}
-    for n in ([50, 500] if not quick else [200]):
+                yield (
+                    f"ramp_th{th:g}_mu{mu:g}_N{n}",
+                    ramp_xml(th, mu, h=0.1 + 1e-4),
+                    n,
+                    {"kind": "ramp", "theta": th, "mu": mu},
+                )
+    for n in [50, 500] if not quick else [200]:
         yield f"box_N{n}", BOX_XML, n, {"kind": "rest"}
         yield f"table_N{n}", TABLE_XML, n, {"kind": "rest"}
         yield f"stack_N{n}", STACK_XML, n, {"kind": "rest", "ncon": 12}
@@ -179,12 +184,23 @@ def solve_route(problem, name, tol):
     try:
         sol = gaussqp.solve(problem, formulation=name, tolerance=tol)
     except Exception as exc:  # noqa: BLE001
-        return {"route": f"{name}@{tol}", "status": f"raised {type(exc).__name__}", "certified": False,
-                "error": str(exc)[:200], "time": time.perf_counter() - t0}
+        return {
+            "route": f"{name}@{tol}",
+            "status": f"raised {type(exc).__name__}",
+            "certified": False,
+            "error": str(exc)[:200],
+            "time": time.perf_counter() - t0,
+        }
     st = str(sol.status.value if hasattr(sol.status, "value") else sol.status)
-    return {"route": f"{name}@{tol}", "status": st, "certified": bool(sol.certified), "formulation": sol.formulation,
-            "acceleration": None if sol.acceleration is None else np.asarray(sol.acceleration, float).tolist(),
-            "unique_a": (sol.unique or {}).get("acceleration"), "time": time.perf_counter() - t0}
+    return {
+        "route": f"{name}@{tol}",
+        "status": st,
+        "certified": bool(sol.certified),
+        "formulation": sol.formulation,
+        "acceleration": None if sol.acceleration is None else np.asarray(sol.acceleration, float).tolist(),
+        "unique_a": (sol.unique or {}).get("acceleration"),
+        "time": time.perf_counter() - t0,
+    }
 
 
 def analyse(problem, results, expected):
@@ -196,9 +212,13 @@ def analyse(problem, results, expected):
     for i in range(len(cert)):
         for j in range(i + 1, len(cert)):
             r1, r2 = cert[i], cert[j]
-            if (r1["status"] == "solved") != (r2["status"] == "solved") or \
-                    {r1["status"], r2["status"]} == {"infeasible", "unbounded"}:
-                contradictions.append(f"{r1['route']} certified {r1['status']} vs {r2['route']} certified {r2['status']}")
+            if (r1["status"] == "solved") != (r2["status"] == "solved") or {r1["status"], r2["status"]} == {
+                "infeasible",
+                "unbounded",
+            }:
+                contradictions.append(
+                    f"{r1['route']} certified {r1['status']} vs {r2['route']} certified {r2['status']}"
+                )
             elif r1["status"] == r2["status"] == "solved" and r1["acceleration"] and r2["acceleration"]:
                 if r1["unique_a"] is False or r2["unique_a"] is False:
                     continue
@@ -208,8 +228,10 @@ def analyse(problem, results, expected):
                 sc = max(np.abs(a1 / S).max(), np.abs(a2 / S).max(), np.abs(S * F).max(), 1e-300)
                 gap = np.abs((a1 - a2) / S).max() / sc
                 if gap > ATOL_REL:
-                    contradictions.append(f"{r1['route']} and {r2['route']} certified solved, accelerations differ by "
-                                          f"{gap:.2e} (rel, equilibrated); max|Δa| = {np.abs(a1 - a2).max():.3e}")
+                    contradictions.append(
+                        f"{r1['route']} and {r2['route']} certified solved, accelerations differ by "
+                        f"{gap:.2e} (rel, equilibrated); max|Δa| = {np.abs(a1 - a2).max():.3e}"
+                    )
     if expected is not None:
         est, ea, why = expected
         for r in cert:
@@ -226,9 +248,16 @@ def study_problem(pid, problem, expected, log):
     results = [solve_route(problem, n, t) for n, t in routes_for(problem)]
     contradictions, wrong = analyse(problem, results, expected)
     summary = {r["route"]: f"{r['status']}{'*' if r['certified'] else ''}" for r in results}
-    log.append({"problem": pid, "expected": None if expected is None else expected[0],
-                "expected_why": None if expected is None else expected[2], "routes": results,
-                "contradictions": contradictions, "wrong_claims": wrong})
+    log.append(
+        {
+            "problem": pid,
+            "expected": None if expected is None else expected[0],
+            "expected_why": None if expected is None else expected[2],
+            "routes": results,
+            "contradictions": contradictions,
+            "wrong_claims": wrong,
+        }
+    )
     flag = ("  CONTRADICTION" if contradictions else "") + ("  WRONG CLAIM" if wrong else "")
     print(f"{pid:58} {' '.join(f'{k}={v}' for k, v in summary.items())}{flag}", flush=True)
     for c in contradictions + wrong:
@@ -239,8 +268,18 @@ def run_crossval(xml_dir: Path, names, count: int, out_root: Path):
     rows = {}
     for name in names:
         out = out_root / f"cv_{name}"
-        cmd = [sys.executable, "-m", "gaussqp.cli", "crossval", f"mujoco:{xml_dir / (name + '.xml')}:{count}",
-               "--out", str(out), "--quiet", "--time-limit", "60"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "gaussqp.cli",
+            "crossval",
+            f"mujoco:{xml_dir / (name + '.xml')}:{count}",
+            "--out",
+            str(out),
+            "--quiet",
+            "--time-limit",
+            "60",
+        ]
         t0 = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
         wrong = None
@@ -249,17 +288,29 @@ def run_crossval(xml_dir: Path, names, count: int, out_root: Path):
         try:
             import pandas as pd
 
-            df = pd.read_parquet(out / "results.parquet") if (out / "results.parquet").exists() else \
-                pd.read_csv(out / "results.csv")
+            df = (
+                pd.read_parquet(out / "results.parquet")
+                if (out / "results.parquet").exists()
+                else pd.read_csv(out / "results.csv")
+            )
             claimed = df[(df["certified"] == True) & (df["agrees_with_reference"] == False)]  # noqa: E712
             wrong = int(len(claimed))
             wrong_rows = claimed[["problem", "formulation", "solver", "status"]].to_dict("records")
         except Exception as exc:  # noqa: BLE001
             wrong_rows = [f"could not read results: {exc}"]
-        rows[name] = {"command": " ".join(cmd), "exit": p.returncode, "wrong_claims": wrong, "wrong_rows": wrong_rows,
-                      "time": time.perf_counter() - t0, "stdout_tail": p.stdout[-1500:], "stderr_tail": p.stderr[-800:],
-                      "report_has_no_wrong_line": "No route claimed success" in text}
-        print(f"crossval {name}: exit {p.returncode}, wrong claims {wrong} ({time.perf_counter() - t0:.0f} s)", flush=True)
+        rows[name] = {
+            "command": " ".join(cmd),
+            "exit": p.returncode,
+            "wrong_claims": wrong,
+            "wrong_rows": wrong_rows,
+            "time": time.perf_counter() - t0,
+            "stdout_tail": p.stdout[-1500:],
+            "stderr_tail": p.stderr[-800:],
+            "report_has_no_wrong_line": "No route claimed success" in text,
+        }
+        print(
+            f"crossval {name}: exit {p.returncode}, wrong claims {wrong} ({time.perf_counter() - t0:.0f} s)", flush=True
+        )
     return rows
 
 
@@ -313,9 +364,11 @@ def main(argv=None) -> int:
         cv = run_crossval(xml_dir, names, args.crossval_count, xml_dir)
     n_con = sum(len(r.get("contradictions", [])) for r in log)
     n_wrong = sum(len(r.get("wrong_claims", [])) for r in log)
-    print(f"\n{len(log)} problems in {time.perf_counter() - t0:.0f} s: {n_con} contradicting pairs of certified verdicts, "
-          f"{n_wrong} certified answers contradicting the closed form"
-          + (f"; crossval wrong claims {sum((v['wrong_claims'] or 0) for v in cv.values())}" if cv else ""))
+    print(
+        f"\n{len(log)} problems in {time.perf_counter() - t0:.0f} s: {n_con} contradicting pairs of certified verdicts, "
+        f"{n_wrong} certified answers contradicting the closed form"
+        + (f"; crossval wrong claims {sum((v['wrong_claims'] or 0) for v in cv.values())}" if cv else "")
+    )
     if args.json:
         Path(args.json).write_text(json.dumps({"problems": log, "crossval": cv}, indent=1, default=str))
     return 1 if (n_con or n_wrong or any((v["wrong_claims"] or 0) for v in cv.values())) else 0

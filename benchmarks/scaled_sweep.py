@@ -117,9 +117,11 @@ def integer_problem(rng: np.random.Generator) -> ContactProblem:
     return ContactProblem.from_blocks(M, F, J, b, types, name="integer")
 
 
-FAMILIES = {"units": lambda rng: scaled_problem(rng, units=True),
-            "stress": lambda rng: scaled_problem(rng, units=False),
-            "integer": integer_problem}
+FAMILIES = {
+    "units": lambda rng: scaled_problem(rng, units=True),
+    "stress": lambda rng: scaled_problem(rng, units=False),
+    "integer": integer_problem,
+}
 
 
 def judge(p: ContactProblem, sol) -> str:
@@ -162,8 +164,12 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    jobs = [(fam, args.seed * 1_000_003 + i) for i in range(args.count) for fam in FAMILIES
-            if fam != "integer" or i % 4 == 0]
+    jobs = [
+        (fam, args.seed * 1_000_003 + i)
+        for i in range(args.count)
+        for fam in FAMILIES
+        if fam != "integer" or i % 4 == 0
+    ]
     t0 = time.perf_counter()
     if args.workers > 1:
         from multiprocessing import Pool
@@ -183,13 +189,19 @@ def main(argv=None) -> int:
         print(f"{f:8} {v:8} {str(c):9} {k}")
     bad = [o for o in out if o[2] in ("wrong", "raised")]
     cert_wrong = [o for o in bad if o[3] or o[2] == "raised"]
-    print(f"wrong or raised: {len(bad)}; certified wrong: {sum(1 for o in bad if o[3])}; raised: "
-          f"{sum(1 for o in bad if o[2] == 'raised')}")
+    print(
+        f"wrong or raised: {len(bad)}; certified wrong: {sum(1 for o in bad if o[3])}; raised: "
+        f"{sum(1 for o in bad if o[2] == 'raised')}"
+    )
     for o in cert_wrong[:10]:
         print("  ", o[0], o[1], o[2], o[4][:300])
     if args.json:
-        Path(args.json).write_text(json.dumps({"counts": {f"{f}/{v}/{c}": k for (f, v, c), k in counts.items()},
-                                               "bad": [list(o) for o in bad]}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {"counts": {f"{f}/{v}/{c}": k for (f, v, c), k in counts.items()}, "bad": [list(o) for o in bad]},
+                indent=1,
+            )
+        )
     return 1 if any(o[3] for o in bad) or any(o[2] == "raised" for o in bad) else 0
 
 

@@ -79,9 +79,23 @@ def states(p: ContactProblem, count: int, rng) -> list[ContactProblem]:
         rows = 1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.m)
         Jn = sp.csr_matrix(sp.diags(rows) @ p.J_n) if sp.issparse(p.J_n) else np.asarray(p.J_n) * rows[:, None]
         F = np.asarray(p.F) * (1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.n))
-        out.append(ContactProblem.from_blocks(p.M, F, Jn, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
-                                              p.friction, list(p.modes), p.slip, list(p.has_tangent), p.dimension,
-                                              name=p.name))
+        out.append(
+            ContactProblem.from_blocks(
+                p.M,
+                F,
+                Jn,
+                p.normal_drift,
+                list(p.types),
+                p.J_t,
+                p.tangent_drift,
+                p.friction,
+                list(p.modes),
+                p.slip,
+                list(p.has_tangent),
+                p.dimension,
+                name=p.name,
+            )
+        )
     return out
 
 
@@ -93,9 +107,21 @@ def fresh(problems_: list[ContactProblem]) -> list[ContactProblem]:
 
 def frictionless(p: ContactProblem) -> ContactProblem:
     k = p.m * (p.dimension - 1)
-    return ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), np.zeros((k, p.n)),
-                                      np.zeros(k), np.zeros(p.m), ["frictionless"] * p.m, None, [False] * p.m,
-                                      p.dimension, name=p.name + " (frictionless)")
+    return ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        np.zeros((k, p.n)),
+        np.zeros(k),
+        np.zeros(p.m),
+        ["frictionless"] * p.m,
+        None,
+        [False] * p.m,
+        p.dimension,
+        name=p.name + " (frictionless)",
+    )
 
 
 def mujoco_forward(repeat: int):
@@ -126,8 +152,11 @@ def same_structure(n: int, rng) -> tuple[ContactProblem, ContactProblem]:
 
 
 def row(label: str, ours: float, ref: float, ref_name: str, extra: str = "") -> None:
-    print(f"{label:<58} {ours * 1e3:>11.2f} ms {ref * 1e3:>11.3f} ms {ours / ref:>9.1f}×  vs {ref_name}"
-          + (f"  {extra}" if extra else ""), flush=True)
+    print(
+        f"{label:<58} {ours * 1e3:>11.2f} ms {ref * 1e3:>11.3f} ms {ours / ref:>9.1f}×  vs {ref_name}"
+        + (f"  {extra}" if extra else ""),
+        flush=True,
+    )
 
 
 def peak_rss_mb() -> float:
@@ -153,9 +182,17 @@ def stack_child(bodies: int) -> None:
     t1 = time.perf_counter()
     sol = gaussqp.solve(p)
     t2 = time.perf_counter()
-    print(json.dumps({"build": t1 - t0, "solve": t2 - t1, "status": str(getattr(sol.status, "value", sol.status)),
-                      "certified": bool(sol.certified),
-                      "peak_mb": peak_rss_mb()}))
+    print(
+        json.dumps(
+            {
+                "build": t1 - t0,
+                "solve": t2 - t1,
+                "status": str(getattr(sol.status, "value", sol.status)),
+                "certified": bool(sol.certified),
+                "peak_mb": peak_rss_mb(),
+            }
+        )
+    )
 
 
 def main() -> int:
@@ -172,6 +209,7 @@ def main() -> int:
     rows = {int(r) for r in args.rows.split(",")}
     try:
         from threadpoolctl import threadpool_limits
+
         limiter = threadpool_limits(1) if args.threads == "1" else None
     except ImportError:
         limiter = None
@@ -180,8 +218,10 @@ def main() -> int:
     if rows & {1, 2}:
         tm, why = mujoco_forward(args.repeat)
         hum = problems.load("real/humanoid_lying")
-        for r, p, label in ((1, frictionless(hum), "1. humanoid lying, frictionless, solve (defaults)"),
-                            (2, hum, "2. humanoid lying, all sticking, solve (defaults)")):
+        for r, p, label in (
+            (1, frictionless(hum), "1. humanoid lying, frictionless, solve (defaults)"),
+            (2, hum, "2. humanoid lying, all sticking, solve (defaults)"),
+        ):
             if r not in rows:
                 continue
             t, sol = median_time(gaussqp.solve, args.repeat, copies(p, args.repeat + 1))
@@ -191,14 +231,16 @@ def main() -> int:
             else:
                 row(label, t, tm, "mj_forward", extra)
     if 3 in rows:
-        for n in ((6, 30, 300) if args.quick else (6, 30, 300, 3000, 12000)):
+        for n in (6, 30, 300) if args.quick else (6, 30, 300, 3000, 12000):
             try:
                 p, q = same_structure(n, rng)
             except gaussqp.errors.GaussQPError as e:  # an older commit may refuse the size
                 print(f"3. re-solve, n = {n}: refused: {e}")
                 continue
             runs = states(q, args.repeat + 1, rng)  # another state per run: nothing is re-solved from a memo
-            t, sol = median_time(lambda x: gaussqp.solve(x, formulation="gauss_qp", crosscheck=False), args.repeat, runs)
+            t, sol = median_time(
+                lambda x: gaussqp.solve(x, formulation="gauss_qp", crosscheck=False), args.repeat, runs
+            )
             td, x = median_time(direct_clarabel, args.repeat, fresh(runs))
             gap = float(np.abs(sol.acceleration - x).max() / max(1.0, np.abs(x).max()))
             row(f"3. re-solve, crosscheck=False, n = {q.n}", t, td, "direct Clarabel", f"gap {gap:.1e}")
@@ -217,15 +259,21 @@ def main() -> int:
         sizes = (1000, 2500) if args.quick else (1000, 2500, 5000, 10000)
         got = []
         for b in sizes:
-            out = subprocess.run([sys.executable, __file__, "--stack-child", str(b), "--threads", args.threads],
-                                 capture_output=True, text=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--stack-child", str(b), "--threads", args.threads],
+                capture_output=True,
+                text=True,
+            )
             if out.returncode != 0:
                 print(f"5. sticking_stack {b}: failed: {out.stderr.strip().splitlines()[-1:]}")
                 continue
             r = json.loads(out.stdout.strip().splitlines()[-1])
             got.append((b, r["build"] + r["solve"]))
-            print(f"5. sticking_stack, {b:>6} contacts: build {r['build']:.2f} s + solve {r['solve']:.2f} s, "
-                  f"peak {r['peak_mb']:.0f} MB, {r['status']}, certified {r['certified']}", flush=True)
+            print(
+                f"5. sticking_stack, {b:>6} contacts: build {r['build']:.2f} s + solve {r['solve']:.2f} s, "
+                f"peak {r['peak_mb']:.0f} MB, {r['status']}, certified {r['certified']}",
+                flush=True,
+            )
         if len(got) >= 2:
             x, y = np.log([g[0] for g in got]), np.log([g[1] for g in got])
             print(f"   growth exponent (least squares on log time vs log contacts): {np.polyfit(x, y, 1)[0]:.2f}")

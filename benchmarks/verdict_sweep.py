@@ -155,13 +155,21 @@ def cone_trivial(eq_rows, ineq_rows, n):
         if nm > 0:
             Bi[:, j] /= nm
     # exists z : B z >= 0, sum(B z) = 1 ?
-    res = linprog(np.zeros(len(N)), A_ub=-Bi, b_ub=np.zeros(len(B)), A_eq=Bi.sum(0)[None, :], b_eq=[1.0],
-                  bounds=[(None, None)] * len(N), method="highs")
+    res = linprog(
+        np.zeros(len(N)),
+        A_ub=-Bi,
+        b_ub=np.zeros(len(B)),
+        A_eq=Bi.sum(0)[None, :],
+        b_eq=[1.0],
+        bounds=[(None, None)] * len(N),
+        method="highs",
+    )
     return res.status != 0
 
 
 # --------------------------------------------------------------------------------------------------------------------
 # judging helpers
+
 
 def eq_scale(M):
     d = np.diag(np.asarray(M, dtype=float)).copy()
@@ -219,6 +227,7 @@ def judge_solution(p: ContactProblem, sol, truth: Truth, J, b, types, JT=None):
             wrong.append(f"{what}: {err:.3g}")
         elif err > EDGE:
             edge.append(f"{what}: {err:.3g}")
+
     # acceleration
     if truth.unique_a:
         ea = np.abs((a - a_s) / S).max() / max(np.abs(a_s / S).max(), np.abs(S * F).max(), 1e-300)
@@ -248,8 +257,12 @@ def judge_solution(p: ContactProblem, sol, truth: Truth, J, b, types, JT=None):
         sig = np.maximum(np.abs(ls), floor)
         el = np.abs(lam - ls) / sig
         for i in np.flatnonzero(el > EDGE):
-            note("lam", el[i], f"lambda_normal[{i}] = {lam[i]:.6g} vs exact {ls[i]:.6g} "
-                               f"(force error / terms = {abs(lam[i] - ls[i]) * rown[i] / max(terms, 1e-300):.2g})")
+            note(
+                "lam",
+                el[i],
+                f"lambda_normal[{i}] = {lam[i]:.6g} vs exact {ls[i]:.6g} "
+                f"(force error / terms = {abs(lam[i] - ls[i]) * rown[i] / max(terms, 1e-300):.2g})",
+            )
         if truth.lamt_star is not None and sol.lambda_tangent is not None:
             lt = np.asarray(sol.lambda_tangent, dtype=float).reshape(len(ls), -1)
             lts = np.asarray(truth.lamt_star, dtype=float).reshape(len(ls), -1)
@@ -307,9 +320,13 @@ def _mu_min_flags(sv, lo, hi) -> list[str]:
             wrong.append(f"mu_min = inf but common μ = {hi:.6g} is feasible (LP; true μ_min in [{lo:.6g}, {hi:.6g}])")
         elif np.isfinite(mm) and np.isfinite(hi):
             if mm < lo * (1 - 1e-6) - 1e-12:
-                wrong.append(f"mu_min = {mm:.8g} below the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(lo - mm) / lo:.2g})")
+                wrong.append(
+                    f"mu_min = {mm:.8g} below the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(lo - mm) / lo:.2g})"
+                )
             elif mm > hi * (1 + 1e-4) + 1e-10:
-                wrong.append(f"mu_min = {mm:.8g} above the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(mm - hi) / hi:.2g})")
+                wrong.append(
+                    f"mu_min = {mm:.8g} above the true μ_min in [{lo:.8g}, {hi:.8g}] (rel {(mm - hi) / hi:.2g})"
+                )
     if ml is not None and np.isfinite(hi) and ml > hi * (1 + 1e-6) + 1e-12:
         wrong.append(f"mu_min_lower = {ml:.8g} above the true μ_min <= {hi:.8g}")
     return wrong
@@ -337,9 +354,15 @@ def _int_truth_solved(M, F, J, b, types, a0, lam0):
     eqd = JtT + [[Fraction(int(i == j)) for j in range(m)] for i in range(m) if not active[i]]
     ineqd = [[Fraction(int(i == j)) for j in range(m)] for i in range(m) if uni[i] and active[i] and lam0[i] == 0]
     unique_lam = cone_trivial(eqd, ineqd, m)
-    return Truth("solved", a_star=a0.astype(float), f_star=(M @ a0 + F).astype(float),
-                 lam_star=lam0.astype(float) if unique_lam else None, unique_a=unique_a, unique_lam=unique_lam,
-                 active=active)
+    return Truth(
+        "solved",
+        a_star=a0.astype(float),
+        f_star=(M @ a0 + F).astype(float),
+        lam_star=lam0.astype(float) if unique_lam else None,
+        unique_a=unique_a,
+        unique_lam=unique_lam,
+        active=active,
+    )
 
 
 def gen_integer(rng, kernel: bool):
@@ -389,7 +412,10 @@ def gen_integer(rng, kernel: bool):
         uni = np.append(uni, uni[k])
         act = bool(active[k]) if rng.uniform() < 0.7 else bool(~uni[k] or not active[k])
         active = np.append(active, act or not uni[k])
-        lam0 = np.append(lam0, int(rng.integers(0, 3)) if (active[-1] and uni[-1]) else (int(rng.integers(-2, 3)) if not uni[-1] else 0))
+        lam0 = np.append(
+            lam0,
+            int(rng.integers(0, 3)) if (active[-1] and uni[-1]) else (int(rng.integers(-2, 3)) if not uni[-1] else 0),
+        )
     if m >= 2 and rng.uniform() < 0.3:
         i, j = rng.choice(len(types), 2, replace=False)
         J = np.vstack([J, J[i] + J[j]])
@@ -425,8 +451,14 @@ def gen_integer(rng, kernel: bool):
             F = -(M @ a0) - int(rng.integers(1, 4)) * vv + J.T @ np.where(~uni, lam0, 0)
             variant = "unbounded"
             truth = Truth("unbounded", note="(planted descent ray in ker M)")
-    p = ContactProblem.from_blocks(M.astype(float), F.astype(float), J.astype(float), b.astype(float), types,
-                                   name="verdict_sweep_" + ("c" if kernel else "a"))
+    p = ContactProblem.from_blocks(
+        M.astype(float),
+        F.astype(float),
+        J.astype(float),
+        b.astype(float),
+        types,
+        name="verdict_sweep_" + ("c" if kernel else "a"),
+    )
     if truth is None:
         truth = _int_truth_solved(M, F, J, b, types, a0, lam0)
     truth.note += f" variant={variant}"
@@ -442,6 +474,7 @@ from illcond_family import generate_with_meta as s5_generate  # noqa: E402  (tes
 
 def s5_exact(M, F, J, b, bil, active):
     import mpmath as mp
+
     mp.mp.dps = 60
     n, m = M.shape[0], J.shape[0]
     R = [i for i in range(m) if active[i]]
@@ -487,8 +520,16 @@ def gen_illcond(seed):
         # the planted active rows are independent generically: check exactly
         Jq = _F(J[active])
         uniq = rank(Jq, M.shape[0]) == int(active.sum()) if active.any() else True
-        truth = Truth("solved", a_star=a_ex, f_star=w_ex, lam_star=lam_ex if uniq else None, unique_a=True,
-                      unique_lam=uniq, active=active, note=note + " oracle=mpmath60")
+        truth = Truth(
+            "solved",
+            a_star=a_ex,
+            f_star=w_ex,
+            lam_star=lam_ex if uniq else None,
+            unique_a=True,
+            unique_lam=uniq,
+            active=active,
+            note=note + " oracle=mpmath60",
+        )
     else:
         E, e = J[bil], b[bil]
         G, g = J[~bil], b[~bil]
@@ -498,10 +539,21 @@ def gen_illcond(seed):
         else:
             a_q, f_q = ref
             a_r = np.array([float(x) for x in a_q])
-            gaps = [sum(Fraction(float(J[i, j])) * a_q[j] for j in range(len(a_q))) + Fraction(float(b[i])) for i in range(len(b))]
+            gaps = [
+                sum(Fraction(float(J[i, j])) * a_q[j] for j in range(len(a_q))) + Fraction(float(b[i]))
+                for i in range(len(b))
+            ]
             act = np.array([bil[i] or gaps[i] == 0 for i in range(len(b))])
-            truth = Truth("solved", a_star=a_r, f_star=np.array([float(x) for x in f_q]), lam_star=None, unique_a=True,
-                          unique_lam=None, active=act, note=note + " oracle=exact (planted set not exact)")
+            truth = Truth(
+                "solved",
+                a_star=a_r,
+                f_star=np.array([float(x) for x in f_q]),
+                lam_star=None,
+                unique_a=True,
+                unique_lam=None,
+                active=act,
+                note=note + " oracle=exact (planted set not exact)",
+            )
     return p, truth, (J, b, types, None)
 
 
@@ -548,8 +600,16 @@ def sticking_lp(N, T, f, active, mu, d, mode, strict=False):
     bounds = [(0, None) if active[i] else (0, 0) for i in range(k)] + [(None, None)] * (k * d1)
     sc = np.abs(Aeq).max(1)
     sc = np.where(sc > 0, sc, 1)
-    res = linprog(np.zeros(nv), A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=Aeq / sc[:, None], b_eq=f / sc,
-                  bounds=bounds, method="highs", options=STRICT_LP if strict else None)
+    res = linprog(
+        np.zeros(nv),
+        A_ub=np.array(rows),
+        b_ub=np.zeros(len(rows)),
+        A_eq=Aeq / sc[:, None],
+        b_eq=f / sc,
+        bounds=bounds,
+        method="highs",
+        options=STRICT_LP if strict else None,
+    )
     if res.status == 0:
         return True
     if res.status == 2:
@@ -581,16 +641,26 @@ def gen_sticking(rng):
     if rng.uniform() < 0.5:  # duplicate a contact (same rows, another drift): hyperstatic
         i = int(rng.integers(0, k))
         N = np.vstack([N, N[i]])
-        T = np.vstack([T, T[i * d1:(i + 1) * d1]])
-        c = np.append(c, c[i * d1:(i + 1) * d1])
+        T = np.vstack([T, T[i * d1 : (i + 1) * d1]])
+        c = np.append(c, c[i * d1 : (i + 1) * d1])
         b = np.append(b, b[i] - (rng.uniform(0, 1.0) if rng.uniform() < 0.5 else 0.0))
         mu = np.append(mu, mu[i] if rng.uniform() < 0.5 else rng.uniform(0.1, 1.5))
         lam_n = np.append(lam_n, 0.0)
         lam_t = np.vstack([lam_t, np.zeros(d1)])
         k += 1
     F = N.T @ lam_n + T.T @ lam_t.ravel() - M @ a0
-    cs = [Contact("unilateral", normal=N[i], normal_drift=float(b[i]), friction=float(mu[i]), mode="sticking",
-                  tangent=T[i * d1:(i + 1) * d1], tangent_drift=c[i * d1:(i + 1) * d1]) for i in range(k)]
+    cs = [
+        Contact(
+            "unilateral",
+            normal=N[i],
+            normal_drift=float(b[i]),
+            friction=float(mu[i]),
+            mode="sticking",
+            tangent=T[i * d1 : (i + 1) * d1],
+            tangent_drift=c[i * d1 : (i + 1) * d1],
+        )
+        for i in range(k)
+    ]
     p = ContactProblem(M, F, cs, dimension=d, name="verdict_sweep_d")
     # independent truth
     ref = exact_frictionless(M, F, T, c, N, b)
@@ -627,6 +697,7 @@ def gen_sticking(rng):
         r_lo = mu_min(mode_lo, strict)
         r_hi = mu_min(mode_hi, strict) if d == 3 else r_lo
         return (r_lo if np.isscalar(r_lo) else r_lo[0]), (r_hi if np.isscalar(r_hi) else r_hi[1])
+
     lo, hi = bracket()
     # multipliers: a point when the active normal rows and the tangent rows are independent (exact)
     rows = [N[i] for i in range(k) if act[i]] + list(T)
@@ -636,8 +707,8 @@ def gen_sticking(rng):
         A = np.array(rows)
         x = np.linalg.lstsq(A.T, f_s, rcond=None)[0]
         lam_s = np.zeros(k)
-        lam_s[act] = x[:int(act.sum())]
-        lamt_s = x[int(act.sum()):].reshape(k, d1)
+        lam_s[act] = x[: int(act.sum())]
+        lamt_s = x[int(act.sum()) :].reshape(k, d1)
 
     def recheck():
         """The μ_min bracket decided again: exactly when the multipliers are a point (independent rows: λ* solved
@@ -646,17 +717,32 @@ def gen_sticking(rng):
             x = solve_exact(_F(np.array(rows).T), f_q)
             if x is not None:
                 xn = np.zeros(k)
-                xn[act] = [float(v) for v in x[:int(act.sum())]]
-                xt = np.array([float(v) for v in x[int(act.sum()):]]).reshape(k, d1)
-                ratios = [np.linalg.norm(xt[i]) / xn[i] if xn[i] > 0 else (0.0 if not xt[i].any() else np.inf)
-                          for i in range(k)]
+                xn[act] = [float(v) for v in x[: int(act.sum())]]
+                xt = np.array([float(v) for v in x[int(act.sum()) :]]).reshape(k, d1)
+                ratios = [
+                    np.linalg.norm(xt[i]) / xn[i] if xn[i] > 0 else (0.0 if not xt[i].any() else np.inf)
+                    for i in range(k)
+                ]
                 r = max(ratios, default=0.0)
                 return r, r
         return bracket(strict=True)
+
     status = {True: "solved", False: "infeasible", None: "undecided"}[feasible]
-    truth = Truth(status, a_star=a_s, f_star=f_s, lam_star=lam_s, lamt_star=lamt_s, unique_a=True,
-                  unique_lam=(True if indep else None), active=act, mu=mu, sticking_feasible=feasible,
-                  mu_min_bracket=(lo, hi), mu_min_recheck=recheck, note=f"d={d} k={k} mu_min in [{lo:.6g}, {hi:.6g}]")
+    truth = Truth(
+        status,
+        a_star=a_s,
+        f_star=f_s,
+        lam_star=lam_s,
+        lamt_star=lamt_s,
+        unique_a=True,
+        unique_lam=(True if indep else None),
+        active=act,
+        mu=mu,
+        sticking_feasible=feasible,
+        mu_min_bracket=(lo, hi),
+        mu_min_recheck=recheck,
+        note=f"d={d} k={k} mu_min in [{lo:.6g}, {hi:.6g}]",
+    )
     return p, truth, (N, b, ["unilateral"] * k, T)
 
 
@@ -676,21 +762,45 @@ def run_one(job):
     try:
         p, truth, (J, b, types, JT) = FAMILIES[family](seed)
     except Exception as exc:  # generator / oracle trouble: not gaussqp's fault
-        return {"family": family, "seed": seed, "verdict": "skipped", "certified": None, "status": None,
-                "detail": [f"generator/oracle: {type(exc).__name__}: {exc}"], "truth": None}
+        return {
+            "family": family,
+            "seed": seed,
+            "verdict": "skipped",
+            "certified": None,
+            "status": None,
+            "detail": [f"generator/oracle: {type(exc).__name__}: {exc}"],
+            "truth": None,
+        }
     try:
         sol = gaussqp.solve(p)
     except Exception as exc:  # a valid problem must never raise
-        return {"family": family, "seed": seed, "verdict": "raised", "certified": None, "status": None,
-                "detail": [f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=4)], "truth": truth.status}
+        return {
+            "family": family,
+            "seed": seed,
+            "verdict": "raised",
+            "certified": None,
+            "status": None,
+            "detail": [f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=4)],
+            "truth": truth.status,
+        }
     try:
         verdict, detail = judge_solution(p, sol, truth, J, b, types, JT)
     except Exception as exc:
         verdict, detail = "judge_error", [f"{type(exc).__name__}: {exc}", traceback.format_exc(limit=4)]
     st = str(sol.status.value if hasattr(sol.status, "value") else sol.status)
-    return {"family": family, "seed": seed, "verdict": verdict, "certified": bool(sol.certified), "status": st,
-            "truth": truth.status, "note": truth.note.strip(), "detail": detail, "unique": dict(sol.unique or {}),
-            "formulation": sol.formulation, "time": time.perf_counter() - t0}
+    return {
+        "family": family,
+        "seed": seed,
+        "verdict": verdict,
+        "certified": bool(sol.certified),
+        "status": st,
+        "truth": truth.status,
+        "note": truth.note.strip(),
+        "detail": detail,
+        "unique": dict(sol.unique or {}),
+        "formulation": sol.formulation,
+        "time": time.perf_counter() - t0,
+    }
 
 
 def main(argv=None) -> int:
@@ -740,8 +850,16 @@ def main(argv=None) -> int:
         else:
             table[o["family"]][v] += 1
     print(f"{len(out)} problems in {time.perf_counter() - t0:.0f} s")
-    cols = ["total", "certified right", "(of which edge)", "honest non-certified", "certified WRONG", "raised",
-            "skipped", "judge_error"]
+    cols = [
+        "total",
+        "certified right",
+        "(of which edge)",
+        "honest non-certified",
+        "certified WRONG",
+        "raised",
+        "skipped",
+        "judge_error",
+    ]
     print(f"{'family':12} " + " ".join(f"{c:>21}" for c in cols))
     for f in fams:
         print(f"{f:12} " + " ".join(f"{table[f][c]:>21}" for c in cols))
@@ -751,17 +869,24 @@ def main(argv=None) -> int:
         if seeds:
             print(f"{f}: bad seeds {seeds[:40]}{' …' if len(seeds) > 40 else ''}")
     for o in bad[: (len(bad) if args.verbose else 25)]:
-        print(f"  [{o['family']} seed {o['seed']}] {o['verdict']} status={o['status']} certified={o['certified']} "
-              f"truth={o['truth']} ({o.get('note', '')}) formulation={o.get('formulation')}")
+        print(
+            f"  [{o['family']} seed {o['seed']}] {o['verdict']} status={o['status']} certified={o['certified']} "
+            f"truth={o['truth']} ({o.get('note', '')}) formulation={o.get('formulation')}"
+        )
         for dline in o["detail"][:6]:
             print("      ", str(dline)[:400])
-        print(f"      reproduce: python benchmarks/verdict_sweep.py --family {o['family']} --problem-seed {o['seed']} -v")
+        print(
+            f"      reproduce: python benchmarks/verdict_sweep.py --family {o['family']} --problem-seed {o['seed']} -v"
+        )
     if args.verbose and len(out) <= 10:
         for o in out:
             print(json.dumps(o, indent=1, default=str))
     if args.json:
-        Path(args.json).write_text(json.dumps({"table": {f: dict(table[f]) for f in fams}, "bad": bad,
-                                               "args": vars(args)}, indent=1, default=str))
+        Path(args.json).write_text(
+            json.dumps(
+                {"table": {f: dict(table[f]) for f in fams}, "bad": bad, "args": vars(args)}, indent=1, default=str
+            )
+        )
     return 1 if bad and any(o["verdict"] in ("wrong", "raised") for o in bad) else 0
 
 

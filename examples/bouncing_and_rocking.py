@@ -29,9 +29,12 @@ G = 9.81
 
 def ball(e: float, m: float = 1.0, r: float = 0.1) -> MechanicalSystem:
     """The ball: q = (y,), gap y − r, applied force −m g."""
-    return MechanicalSystem(mass=lambda q: np.array([[m]]), force=lambda q, v, t: np.array([-m * G]),
-                            contacts=lambda q: ContactRows(gaps=[q[0] - r], normals=[[1.0]], restitution=e),
-                            name=f"ball e={e}")
+    return MechanicalSystem(
+        mass=lambda q: np.array([[m]]),
+        force=lambda q, v, t: np.array([-m * G]),
+        contacts=lambda q: ContactRows(gaps=[q[0] - r], normals=[[1.0]], restitution=e),
+        name=f"ball e={e}",
+    )
 
 
 def block(e: float = 0.0, m: float = 1.0, L: float = 1.0, l: float = 2.0) -> MechanicalSystem:
@@ -43,11 +46,16 @@ def block(e: float = 0.0, m: float = 1.0, L: float = 1.0, l: float = 2.0) -> Mec
     def contacts(q):
         _, y, th = q
         gaps = [y - l / 2 * math.cos(th) + L / 2 * math.sin(th), y - l / 2 * math.cos(th) - L / 2 * math.sin(th)]
-        return ContactRows(gaps=gaps, normals=np.asarray(rocking_block(theta=float(th), m=m, L=L, l=l).J_n),
-                           restitution=e)
+        return ContactRows(
+            gaps=gaps, normals=np.asarray(rocking_block(theta=float(th), m=m, L=L, l=l).J_n), restitution=e
+        )
 
-    return MechanicalSystem(mass=lambda q: np.diag([m, m, IG]), force=lambda q, v, t: np.array([0.0, -m * G, 0.0]),
-                            contacts=contacts, name="rocking block")
+    return MechanicalSystem(
+        mass=lambda q: np.diag([m, m, IG]),
+        force=lambda q, v, t: np.array([0.0, -m * G, 0.0]),
+        contacts=contacts,
+        name="rocking block",
+    )
 
 
 def simulate(system: MechanicalSystem, state: State, h: float, T: float, theta: float = 0.5) -> dict:

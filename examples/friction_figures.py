@@ -45,8 +45,9 @@ def fig1b(ax, theta: float, k: int) -> None:
     ax.plot(x, x + crit, "k--", label="|μ1 - μ2| = 2/tan θ (paper)")
     ax.plot(x, x - crit, "k--")
     ax.plot([], [], "s", color="0.8", label="exact: (41) matrix is P (one solution for every load)")
-    ax.set(xlim=(0, mus[-1]), ylim=(0, mus[-1]), xlabel="μ1", ylabel="μ2",
-           title=f"Painlevé–Klein rod, θ = {theta:.2f} rad")
+    ax.set(
+        xlim=(0, mus[-1]), ylim=(0, mus[-1]), xlabel="μ1", ylabel="μ2", title=f"Painlevé–Klein rod, θ = {theta:.2f} rad"
+    )
     ax.legend(fontsize=7, loc="upper right")
 
 
@@ -100,8 +101,12 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     k = 41 if args.quick else 121
-    for name, draw in (("fig1b", lambda ax: fig1b(ax, args.theta, k)), ("fig1c", fig1c),
-                       ("fig2b", lambda ax: fig2b(ax, 12 if args.quick else 40)), ("fig2c", lambda ax: fig2c(ax, k))):
+    for name, draw in (
+        ("fig1b", lambda ax: fig1b(ax, args.theta, k)),
+        ("fig1c", fig1c),
+        ("fig2b", lambda ax: fig2b(ax, 12 if args.quick else 40)),
+        ("fig2c", lambda ax: fig2c(ax, k)),
+    ):
         fig, ax = plt.subplots(figsize=(4.5, 4))
         draw(ax)
         fig.tight_layout()

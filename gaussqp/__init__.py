@@ -30,8 +30,9 @@ class _SourceProblems:
             return None
         import importlib.util
 
-        return importlib.util.spec_from_file_location(fullname, _os.path.join(self.directory, "__init__.py"),
-                                                      submodule_search_locations=[self.directory])
+        return importlib.util.spec_from_file_location(
+            fullname, _os.path.join(self.directory, "__init__.py"), submodule_search_locations=[self.directory]
+        )
 
 
 def _source_problems() -> str | None:
@@ -40,8 +41,11 @@ def _source_problems() -> str | None:
     here = _os.path.dirname(_os.path.abspath(__file__))
     root = _os.path.dirname(here)
     library = _os.path.join(root, "problems")
-    if (not _os.path.isdir(_os.path.join(here, "problems")) and _os.path.isfile(_os.path.join(library, "__init__.py"))
-            and _os.path.isfile(_os.path.join(root, "pyproject.toml"))):
+    if (
+        not _os.path.isdir(_os.path.join(here, "problems"))
+        and _os.path.isfile(_os.path.join(library, "__init__.py"))
+        and _os.path.isfile(_os.path.join(root, "pyproject.toml"))
+    ):
         return library
     return None
 
@@ -68,10 +72,43 @@ from .timestepping import ContactRows, MechanicalSystem, State, StepResult, solv
 __version__ = "0.1.0"
 
 __all__ = [
-    "Certificate", "CheckReport", "Contact", "ContactProblem", "ContactRows", "FORMAT", "FORMULATIONS", "ForceRanges",
-    "ImpactProblem", "LocalContactProblem", "MechanicalSystem", "PREFERENCES", "PRESETS", "Solution", "State", "StepResult", "Status",
-    "Solver", "SystemClass", "Tolerance", "check", "choose_formulation", "dump", "dumps", "errors", "force_ranges", "get_formulation",
-    "impacts", "load", "load_npz", "loads", "register", "save_npz", "solve", "solve_impact", "solve_many", "step",
+    "Certificate",
+    "CheckReport",
+    "Contact",
+    "ContactProblem",
+    "ContactRows",
+    "FORMAT",
+    "FORMULATIONS",
+    "ForceRanges",
+    "ImpactProblem",
+    "LocalContactProblem",
+    "MechanicalSystem",
+    "PREFERENCES",
+    "PRESETS",
+    "Solution",
+    "State",
+    "StepResult",
+    "Status",
+    "Solver",
+    "SystemClass",
+    "Tolerance",
+    "check",
+    "choose_formulation",
+    "dump",
+    "dumps",
+    "errors",
+    "force_ranges",
+    "get_formulation",
+    "impacts",
+    "load",
+    "load_npz",
+    "loads",
+    "register",
+    "save_npz",
+    "solve",
+    "solve_impact",
+    "solve_many",
+    "step",
 ]
 
 

@@ -28,8 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .backends import get_backend
-from .dispatch import (PREFERENCES, check_bracket, check_facets, choose_formulation, formulation_object,
-                       solve_classified)
+from .dispatch import PREFERENCES, check_bracket, check_facets, choose_formulation, formulation_object, solve_classified
 from .formulations import FORMULATIONS
 from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
@@ -42,8 +41,10 @@ from .results import SOLVED, Solution
 from .settings import DEFAULT_FACETS, get_tolerance
 
 #: what to do about a structure mismatch (the ``fix`` of :class:`~gaussqp.errors.StructureMismatchError`)
-MISMATCH_FIX = ("build another Solver for this structure (gaussqp.Solver(problem, ...)), or give the problems to "
-                "gaussqp.solve_many, which groups them by structure")
+MISMATCH_FIX = (
+    "build another Solver for this structure (gaussqp.Solver(problem, ...)), or give the problems to "
+    "gaussqp.solve_many, which groups them by structure"
+)
 
 
 def _pattern(A) -> str:
@@ -93,17 +94,39 @@ class Structure:
     @classmethod
     def _local(cls, problem: LocalContactProblem) -> "Structure":
         m = problem.m
-        return cls(form="local", n=problem.size, m=m, dimension=problem.dimension, types=("unilateral",) * m,
-                   modes=("coulomb",) * m, has_tangent=(True,) * m, M_kind=_kind(problem.W), J_n_kind="none",
-                   J_t_kind="none", M_pattern=_pattern(problem.W), J_n_pattern="", J_t_pattern="")
+        return cls(
+            form="local",
+            n=problem.size,
+            m=m,
+            dimension=problem.dimension,
+            types=("unilateral",) * m,
+            modes=("coulomb",) * m,
+            has_tangent=(True,) * m,
+            M_kind=_kind(problem.W),
+            J_n_kind="none",
+            J_t_kind="none",
+            M_pattern=_pattern(problem.W),
+            J_n_pattern="",
+            J_t_pattern="",
+        )
 
     @classmethod
     def _global(cls, problem: ContactProblem) -> "Structure":
-        return cls(form="global", n=problem.n, m=problem.m, dimension=problem.dimension,
-                   types=tuple(np.asarray(problem.types).tolist()), modes=tuple(np.asarray(problem.modes).tolist()),
-                   has_tangent=tuple(np.asarray(problem.has_tangent, dtype=bool).tolist()),
-                   M_kind=_kind(problem.M), J_n_kind=_kind(problem.J_n), J_t_kind=_kind(problem.J_t),
-                   M_pattern=_pattern(problem.M), J_n_pattern=_pattern(problem.J_n), J_t_pattern=_pattern(problem.J_t))
+        return cls(
+            form="global",
+            n=problem.n,
+            m=problem.m,
+            dimension=problem.dimension,
+            types=tuple(np.asarray(problem.types).tolist()),
+            modes=tuple(np.asarray(problem.modes).tolist()),
+            has_tangent=tuple(np.asarray(problem.has_tangent, dtype=bool).tolist()),
+            M_kind=_kind(problem.M),
+            J_n_kind=_kind(problem.J_n),
+            J_t_kind=_kind(problem.J_t),
+            M_pattern=_pattern(problem.M),
+            J_n_pattern=_pattern(problem.J_n),
+            J_t_pattern=_pattern(problem.J_t),
+        )
 
     def difference(self, other: "Structure") -> tuple[str, str] | None:
         """(the first field in which ``other`` differs from this structure, what differs), or None when equal."""
@@ -115,8 +138,11 @@ class Structure:
                 i = next(k for k, (x, y) in enumerate(zip(mine, theirs)) if x != y)
                 return f.name, f"contact {i} has {f.name} {theirs[i]!r}, the Solver's structure {mine[i]!r}"
             if f.name.endswith("_pattern"):
-                mat = f.name[:-len("_pattern")]
-                return f.name, f"the sparse {mat} stores other entries than the Solver's structure (its pattern differs)"
+                mat = f.name[: -len("_pattern")]
+                return (
+                    f.name,
+                    f"the sparse {mat} stores other entries than the Solver's structure (its pattern differs)",
+                )
             if isinstance(mine, tuple):
                 return f.name, f"has {len(theirs)} {f.name} entries, the Solver's structure {len(mine)}"
             return f.name, f"is {theirs!r}, the Solver's structure {mine!r}"
@@ -126,9 +152,12 @@ class Structure:
 def _check_problem(problem, field: str) -> Problem:
     if isinstance(problem, PROBLEM_TYPES):
         return problem
-    raise WrongTypeError(field, f"is a {type(problem).__name__}, not a contact problem",
-                         "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem (gaussqp.problems.load(name), "
-                         "gaussqp.load(path), gaussqp.ContactProblem(...))")
+    raise WrongTypeError(
+        field,
+        f"is a {type(problem).__name__}, not a contact problem",
+        "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem (gaussqp.problems.load(name), "
+        "gaussqp.load(path), gaussqp.ContactProblem(...))",
+    )
 
 
 def _check_flag(value, field: str) -> bool:
@@ -141,29 +170,43 @@ def _check_options(formulation, solver, tolerance, certify, crosscheck, facets, 
     """The options of :func:`gaussqp.solve` checked once: typed errors naming the option, the tolerance preset
     resolved, the solver name resolved to its installed backend (None when not given)."""
     if not isinstance(formulation, str):
-        raise WrongTypeError("formulation", f"is a {type(formulation).__name__}, not a string",
-                             "give 'auto' or a registered formulation name (gaussqp.FORMULATIONS)")
+        raise WrongTypeError(
+            "formulation",
+            f"is a {type(formulation).__name__}, not a string",
+            "give 'auto' or a registered formulation name (gaussqp.FORMULATIONS)",
+        )
     if solver is not None and not isinstance(solver, str):
-        raise WrongTypeError("solver", f"is a {type(solver).__name__}, not a string",
-                             "give None (the first installed backend) or a backend name: 'clarabel', 'osqp', 'scs'")
+        raise WrongTypeError(
+            "solver",
+            f"is a {type(solver).__name__}, not a string",
+            "give None (the first installed backend) or a backend name: 'clarabel', 'osqp', 'scs'",
+        )
     check_facets(facets)
     check_bracket(bracket)
-    return {"certify": _check_flag(certify, "certify"), "crosscheck": _check_flag(crosscheck, "crosscheck"),
-            "tolerance": get_tolerance(tolerance), "backend": get_backend(solver) if solver is not None else None,
-            # an unknown name fails here (UnknownFormulationError), not at the first solve
-            "formulation": None if formulation == "auto" else formulation_object(formulation, facets)}
+    return {
+        "certify": _check_flag(certify, "certify"),
+        "crosscheck": _check_flag(crosscheck, "crosscheck"),
+        "tolerance": get_tolerance(tolerance),
+        "backend": get_backend(solver) if solver is not None else None,
+        # an unknown name fails here (UnknownFormulationError), not at the first solve
+        "formulation": None if formulation == "auto" else formulation_object(formulation, facets),
+    }
 
 
 def _problem_list(problems) -> list:
     """``problems`` as a list (any iterable of problems; a single problem or a string is refused)."""
     if isinstance(problems, (*PROBLEM_TYPES, str, bytes, dict)):
-        raise WrongTypeError("problems", f"is a {type(problems).__name__}, not a list of problems",
-                             "give a list of contact problems (for one problem: [problem], or Solver.solve)")
+        raise WrongTypeError(
+            "problems",
+            f"is a {type(problems).__name__}, not a list of problems",
+            "give a list of contact problems (for one problem: [problem], or Solver.solve)",
+        )
     try:
         return list(problems)
     except TypeError:
-        raise WrongTypeError("problems", f"is a {type(problems).__name__}, not a list of problems",
-                             "give a list of contact problems") from None
+        raise WrongTypeError(
+            "problems", f"is a {type(problems).__name__}, not a list of problems", "give a list of contact problems"
+        ) from None
 
 
 class Solver:
@@ -233,9 +276,19 @@ class Solver:
     ['solved', 'solved']
     """
 
-    def __init__(self, structure: Problem, *, formulation: str = "auto", solver: str | None = None,
-                 tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = DEFAULT_FACETS,
-                 bracket: str = "auto", adapt: bool = False):
+    def __init__(
+        self,
+        structure: Problem,
+        *,
+        formulation: str = "auto",
+        solver: str | None = None,
+        tolerance=None,
+        certify: bool = True,
+        crosscheck: bool = True,
+        facets: int = DEFAULT_FACETS,
+        bracket: str = "auto",
+        adapt: bool = False,
+    ):
         problem = _check_problem(structure, "structure")
         opts = _check_options(formulation, solver, tolerance, certify, crosscheck, facets, bracket)
         #: a problem of another structure re-binds the Solver (cold start) instead of raising
@@ -272,9 +325,11 @@ class Solver:
 
     def __repr__(self) -> str:
         s = self.structure
-        return (f"Solver(n={s.n}, m={s.m}, d={s.dimension}, formulation={self.formulation!r}, solver={self.solver!r}, "
-                f"tolerance={self.tolerance.name!r}, certify={self.certify}, crosscheck={self.crosscheck}, "
-                f"facets={self.facets}, bracket={self.bracket!r})")
+        return (
+            f"Solver(n={s.n}, m={s.m}, d={s.dimension}, formulation={self.formulation!r}, solver={self.solver!r}, "
+            f"tolerance={self.tolerance.name!r}, certify={self.certify}, crosscheck={self.crosscheck}, "
+            f"facets={self.facets}, bracket={self.bracket!r})"
+        )
 
     def _formulation(self, name: str) -> Formulation:
         f = self._formulations.get(name)
@@ -333,9 +388,19 @@ class Solver:
             # structure (kept) and the class key alone: its choice stands for every state of that key
             if name in self._rollout and PREFERENCES.get(cls.key, [None])[0] == name:
                 self._choice[cls.key] = name
-        sol = solve_classified(problem, cls, name, self._formulation(name), solver=self.solver,
-                               crosscheck=self.crosscheck, tol=self.tolerance, certify=self.certify,
-                               facets=self.facets, started=t0, bracket=self.bracket)
+        sol = solve_classified(
+            problem,
+            cls,
+            name,
+            self._formulation(name),
+            solver=self.solver,
+            crosscheck=self.crosscheck,
+            tol=self.tolerance,
+            certify=self.certify,
+            facets=self.facets,
+            started=t0,
+            bracket=self.bracket,
+        )
         for route, g in self._rollout.items():
             # the next state starts from this one's reaction only when it is certified and this route's (a failed or
             # withdrawn answer, or another route's, leaves the next state to the cold starts)
@@ -350,8 +415,10 @@ class Solver:
         routes = [name for name, g in self._rollout.items() if g.accepts_local]
         if not routes:
             local = [n for n, g in FORMULATIONS.items() if g.accepts_local]
-            raise NotApplicableError(f"formulation {self.formulation!r} does not accept a local (Delassus) problem "
-                                     f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}")
+            raise NotApplicableError(
+                f"formulation {self.formulation!r} does not accept a local (Delassus) problem "
+                f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}"
+            )
         g = self._rollout[routes[0]]
         sol = g.solve_local(problem, solver=self.solver, tolerance=self.tolerance)  # type: ignore[attr-defined]
         sol.timing.total = time.perf_counter() - t0
@@ -380,9 +447,18 @@ class Solver:
         return out
 
 
-def solve_many(problems: Iterable[Problem], *, formulation: str = "auto", solver: str | None = None,
-               tolerance=None, certify: bool = True, crosscheck: bool = True, facets: int = DEFAULT_FACETS,
-               bracket: str = "auto", progress: bool = False) -> list[Solution]:
+def solve_many(
+    problems: Iterable[Problem],
+    *,
+    formulation: str = "auto",
+    solver: str | None = None,
+    tolerance=None,
+    certify: bool = True,
+    crosscheck: bool = True,
+    facets: int = DEFAULT_FACETS,
+    bracket: str = "auto",
+    progress: bool = False,
+) -> list[Solution]:
     """Solve contact problems of any structures; returns their solutions in input order.
 
     The problems are grouped by :class:`Structure`, one :class:`Solver` per group (built on the group's first
@@ -392,8 +468,15 @@ def solve_many(problems: Iterable[Problem], *, formulation: str = "auto", solver
     problem. Every problem is type-checked before the first is solved.
     """
     show = _check_flag(progress, "progress")
-    options = dict(formulation=formulation, solver=solver, tolerance=tolerance, certify=certify,
-                   crosscheck=crosscheck, facets=facets, bracket=bracket)
+    options = dict(
+        formulation=formulation,
+        solver=solver,
+        tolerance=tolerance,
+        certify=certify,
+        crosscheck=crosscheck,
+        facets=facets,
+        bracket=bracket,
+    )
     _check_options(**options)  # bad options fail even for an empty list
     items = _problem_list(problems)
     groups: dict[Structure, list[int]] = {}

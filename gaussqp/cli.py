@@ -31,8 +31,17 @@ from .dispatch import BRACKET_MODES, PREFERENCES, solve
 from .errors import FileFormatError, GaussQPError, NotApplicableError, UnknownValueError, UnsupportedFormatError
 from .linalg.dense import as_dense, normalize_rows
 from .io.gaussqp_format import dump
-from .io.open_file import (LIBRARY, ImportOptions, Opened, by_suffix, check_options, open_problem, reader_names,
-                            reader_suffixes, readers_help)
+from .io.open_file import (
+    LIBRARY,
+    ImportOptions,
+    Opened,
+    by_suffix,
+    check_options,
+    open_problem,
+    reader_names,
+    reader_suffixes,
+    readers_help,
+)
 from .formulations import FORMULATIONS
 from .jsonable import to_jsonable
 from .results import certificate_lines
@@ -43,9 +52,18 @@ DEFAULT_PROBLEM = "rod_wall_guide"
 
 
 def _options(args) -> ImportOptions:
-    return ImportOptions(keyframe=args.keyframe, qpos=args.qpos, qvel=args.qvel, tau=args.tau, settle=args.settle,
-                         drift=args.drift, frictionloss=args.frictionloss, torsional=args.torsional,
-                         floating_base=args.floating_base, contacts=tuple(args.contact))
+    return ImportOptions(
+        keyframe=args.keyframe,
+        qpos=args.qpos,
+        qvel=args.qvel,
+        tau=args.tau,
+        settle=args.settle,
+        drift=args.drift,
+        frictionloss=args.frictionloss,
+        torsional=args.torsional,
+        floating_base=args.floating_base,
+        contacts=tuple(args.contact),
+    )
 
 
 def _open(args) -> Opened:
@@ -65,8 +83,11 @@ def _load(args, local_ok: bool = False):
     opened = _open(args)
     _print_left_out(opened)
     if not local_ok:
-        _needs_mass(opened.problem, f"{args.file}: a {{form}} problem ({{detail}}) is read, but the structural report "
-                    "needs a mass matrix; 'gaussqp solve' solves it, 'gaussqp info' describes it")
+        _needs_mass(
+            opened.problem,
+            f"{args.file}: a {{form}} problem ({{detail}}) is read, but the structural report "
+            "needs a mass matrix; 'gaussqp solve' solves it, 'gaussqp info' describes it",
+        )
     return opened.problem
 
 
@@ -104,7 +125,9 @@ def _writable_file(option: str, path) -> Path:
     if p.is_dir():
         raise FileFormatError(option, f"{str(p)!r} is a folder", f"give a file name inside it, e.g. {str(p / 'out')!r}")
     if not p.parent.is_dir():
-        raise FileFormatError(option, f"{str(p)!r}: the folder {str(p.parent)!r} does not exist", "create it, or " + fix)
+        raise FileFormatError(
+            option, f"{str(p)!r}: the folder {str(p.parent)!r} does not exist", "create it, or " + fix
+        )
     try:
         if p.exists():
             with open(p, "ab"):
@@ -129,8 +152,11 @@ def _writable_folder(option: str, path) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise FileFormatError(option, f"{str(p)!r} cannot be used as an output folder ({exc.strerror or exc})",
-                              "give a folder you can write to (it is created if missing)") from None
+        raise FileFormatError(
+            option,
+            f"{str(p)!r} cannot be used as an output folder ({exc.strerror or exc})",
+            "give a folder you can write to (it is created if missing)",
+        ) from None
     return p
 
 
@@ -139,8 +165,10 @@ def _save_solution(args, sol) -> None:
     from .io.fclib import save_solution
 
     if sol.natural_map_residual is None or sol.lambda_normal is None:
-        raise NotApplicableError(f"--out {args.out}: writes the FCLIB /solution of a Coulomb answer (an FCLIB file "
-                                 f"or 'coulomb' contacts); this answer ({sol.status}, {sol.formulation}) has none")
+        raise NotApplicableError(
+            f"--out {args.out}: writes the FCLIB /solution of a Coulomb answer (an FCLIB file "
+            f"or 'coulomb' contacts); this answer ({sol.status}, {sol.formulation}) has none"
+        )
     r = np.hstack([sol.lambda_normal[:, None], sol.lambda_tangent]).ravel()
     save_solution(args.out, r=r, u=sol.velocity, v=sol.acceleration)
 
@@ -149,8 +177,15 @@ def cmd_solve(args) -> int:
     if args.out:
         _writable_file("--out", args.out)
     p = _load(args, local_ok=True)
-    sol = solve(p, formulation=args.formulation, solver=args.solver, crosscheck=not args.no_crosscheck,
-                tolerance=args.tolerance, facets=args.facets, bracket=args.bracket)
+    sol = solve(
+        p,
+        formulation=args.formulation,
+        solver=args.solver,
+        crosscheck=not args.no_crosscheck,
+        tolerance=args.tolerance,
+        facets=args.facets,
+        bracket=args.bracket,
+    )
     if args.out:
         _save_solution(args, sol)
     ranges = _ranges(args, p, sol)
@@ -175,20 +210,26 @@ def _ranges(args, p, sol):
 
     _needs_mass(p, "--ranges: force envelopes need a problem with a mass matrix (not a {form} one)")
     if not sol.certified or sol.acceleration is None:
-        raise NotApplicableError(f"--ranges: the answer is {sol.status}{'' if sol.certified else ', not certified'}; "
-                                 "force envelopes are taken on a certified solved answer")
+        raise NotApplicableError(
+            f"--ranges: the answer is {sol.status}{'' if sol.certified else ', not certified'}; "
+            "force envelopes are taken on a certified solved answer"
+        )
     return force_ranges(p, sol)
 
 
 def _print_ranges(fr) -> None:
     """The envelopes as text: per contact its law, normal range, largest friction force, each certified or not."""
-    print(f"force ranges {'certified' if fr.certified else 'NOT all certified'}; set is "
-          f"{'a point' if fr.point else 'not a point'}; {fr.programs} programs, {fr.seconds:.3g} s")
+    print(
+        f"force ranges {'certified' if fr.certified else 'NOT all certified'}; set is "
+        f"{'a point' if fr.point else 'not a point'}; {fr.programs} programs, {fr.seconds:.3g} s"
+    )
     print(f"  {'contact':>7} {'law':<12} {'normal min':>12} {'normal max':>12} {'tangent max':>12} {'width':>9}")
     for c in fr.contacts:
         widths = [b.width for b in (c.normal_min, c.normal_max, c.tangent_max) if b.width is not None]
-        print(f"  {c.index:>7} {c.law:<12} {_fmt(c.normal_min.value):>12} {_fmt(c.normal_max.value):>12} "
-              f"{_fmt(c.tangent_max.value):>12} {_fmt(max(widths) if widths else None):>9}")
+        print(
+            f"  {c.index:>7} {c.law:<12} {_fmt(c.normal_min.value):>12} {_fmt(c.normal_max.value):>12} "
+            f"{_fmt(c.tangent_max.value):>12} {_fmt(max(widths) if widths else None):>9}"
+        )
         for b in (c.normal_min, c.normal_max, c.tangent_max):
             if b.value is None:
                 print(f"  {'':>7} {b.sense} not certified: {b.reason}")
@@ -207,11 +248,24 @@ def cmd_audit(args) -> int:
     if args.engine != "mujoco" or args.answer is not None:
         rep = _audit_other_engine(args)
     else:
-        rep = audit(args.model, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
-                    qvel=read_vector("qvel", args.qvel), settle=args.settle, steps=args.steps, every=args.every,
-                    recording=args.recording, drift=args.drift, frictionloss=args.frictionloss,
-                    torsional=args.torsional, velocity_tol=args.velocity_tol, workers=args.workers,
-                    scheduler=args.scheduler, progress=not args.quiet and not args.json, crosscheck=args.crosscheck)
+        rep = audit(
+            args.model,
+            keyframe=args.keyframe,
+            qpos=read_vector("qpos", args.qpos),
+            qvel=read_vector("qvel", args.qvel),
+            settle=args.settle,
+            steps=args.steps,
+            every=args.every,
+            recording=args.recording,
+            drift=args.drift,
+            frictionloss=args.frictionloss,
+            torsional=args.torsional,
+            velocity_tol=args.velocity_tol,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            progress=not args.quiet and not args.json,
+            crosscheck=args.crosscheck,
+        )
     files = write_report(rep, args.report) if args.report else {}
     if args.json:
         print(json.dumps(to_jsonable(rep.as_dict())))
@@ -233,9 +287,12 @@ def _audit_other_engine(args):
     if args.answer is not None and engine == "mujoco":
         engine = "siconos"
     if engine != "siconos":
-        raise UnknownValueError("--engine", f"is {args.engine!r}",
-                                "use mujoco (a MuJoCo model) or siconos[:SOLVER] (an FCLIB file), SOLVER one of "
-                                + ", ".join(siconos_.SICONOS_SOLVERS))
+        raise UnknownValueError(
+            "--engine",
+            f"is {args.engine!r}",
+            "use mujoco (a MuJoCo model) or siconos[:SOLVER] (an FCLIB file), SOLVER one of "
+            + ", ".join(siconos_.SICONOS_SOLVERS),
+        )
     return siconos_.audit(args.model, solver=solver or None, answer=args.answer, crosscheck=args.crosscheck)
 
 
@@ -256,9 +313,11 @@ def cmd_check(args) -> int:
         print(json.dumps(to_jsonable(rep.as_dict())))
         return 0
     c = rep.system_class
-    print(f"problem  {p.name}: n={c.n}, M {c.mass} (rank {c.mass_rank}), {c.constraints} constraints "
-          f"({c.m_bilateral} bilateral, {c.m_unilateral} unilateral), {c.modes}, normal rank {c.normal_rank}"
-          f"{' (redundant)' if c.redundant else ''}")
+    print(
+        f"problem  {p.name}: n={c.n}, M {c.mass} (rank {c.mass_rank}), {c.constraints} constraints "
+        f"({c.m_bilateral} bilateral, {c.m_unilateral} unilateral), {c.modes}, normal rank {c.normal_rank}"
+        f"{' (redundant)' if c.redundant else ''}"
+    )
     if rep.skipped:
         print(rep.skipped)
     _print_certificates(rep.certificates)
@@ -276,9 +335,16 @@ def problem_info(problem) -> dict:
 
 def _global_info(problem, s) -> dict:
     c = s.system_class
-    info = {"name": problem.name, "form": "contact problem (M a + F = Jᵀλ)", "n": problem.n, "m": problem.m,
-            "dimension": problem.dimension, "sparse": problem.sparse, "system_class": c.as_dict(),
-            "modes": dict(s.modes)}
+    info = {
+        "name": problem.name,
+        "form": "contact problem (M a + F = Jᵀλ)",
+        "n": problem.n,
+        "m": problem.m,
+        "dimension": problem.dimension,
+        "sparse": problem.sparse,
+        "system_class": c.as_dict(),
+        "modes": dict(s.modes),
+    }
     fac = problem.mass_factor
     pos = fac.eigenvalues[fac.eigenvalues > 0]
     info["mass_cond_equilibrated"] = float(pos.max() / pos.min()) if pos.size else None
@@ -293,14 +359,21 @@ def _global_info(problem, s) -> dict:
 
 def _local_info(problem, s) -> dict:
     W = problem.W.toarray() if hasattr(problem.W, "toarray") else np.asarray(problem.W)
-    info = {"name": problem.name, "form": "FCLIB local (u = W r + q)", "m": problem.m,
-            "dimension": problem.dimension, "W_shape": list(W.shape),
-            "mu": [float(np.min(problem.mu)), float(np.max(problem.mu))] if problem.m else []}
+    info = {
+        "name": problem.name,
+        "form": "FCLIB local (u = W r + q)",
+        "m": problem.m,
+        "dimension": problem.dimension,
+        "W_shape": list(W.shape),
+        "mu": [float(np.min(problem.mu)), float(np.max(problem.mu))] if problem.m else [],
+    }
     if W.shape[0] <= STRUCTURAL_N_MAX:
         sym = float(np.abs(W - W.T).max() / max(np.abs(W).max(), np.finfo(float).tiny))
         sv = np.linalg.svd(W, compute_uv=False)
         rank = int(np.sum(sv > RANK_RTOL * sv[0])) if sv.size and sv[0] > 0 else 0
-        info.update({"W_asymmetry": sym, "W_rank": rank, "W_cond": float(sv[0] / sv[-1]) if sv[-1] > 0 else float("inf")})
+        info.update(
+            {"W_asymmetry": sym, "W_rank": rank, "W_cond": float(sv[0] / sv[-1]) if sv[-1] > 0 else float("inf")}
+        )
     return info
 
 
@@ -333,8 +406,10 @@ def cmd_import(args) -> int:
     _print_left_out(opened)
     try:
         if writers[out.suffix.lower()] == "gaussqp/1 JSON":
-            _needs_mass(opened.problem, f"{args.file}: a {{form}} problem ({{detail}}) has no gaussqp/1 JSON form; "
-                        "write .npz or .hdf5")
+            _needs_mass(
+                opened.problem,
+                f"{args.file}: a {{form}} problem ({{detail}}) has no gaussqp/1 JSON form; write .npz or .hdf5",
+            )
         if writers[out.suffix.lower()] == "FCLIB":
             from .io import fclib
 
@@ -342,11 +417,15 @@ def cmd_import(args) -> int:
         else:
             dump(opened.problem, out, source=opened.source, parameters=opened.parameters)
     except OSError as exc:
-        raise FileFormatError("-o", f"{args.output!r} cannot be written ({exc.strerror or exc})",
-                              "write to a folder you can write to") from None
+        raise FileFormatError(
+            "-o", f"{args.output!r} cannot be written ({exc.strerror or exc})", "write to a folder you can write to"
+        ) from None
     s = opened.problem.summary()
-    print(f"wrote {out}: {s.form} problem ({s.detail}), dimension {s.dimension}, modes "
-          + ", ".join(f"{m}={k}" for m, k in s.modes.items()) + f"; {len(opened.left_out)} left out")
+    print(
+        f"wrote {out}: {s.form} problem ({s.detail}), dimension {s.dimension}, modes "
+        + ", ".join(f"{m}={k}" for m, k in s.modes.items())
+        + f"; {len(opened.left_out)} left out"
+    )
     return 0
 
 
@@ -358,8 +437,10 @@ def cmd_list(args) -> int:
         print(f"{name:<24} {s.headline()} {s.description}")
     generated = problems.generated_names()
     if generated:
-        print(f"\ngenerated FCLIB problems from MuJoCo scenes (gaussqp solve NAME; FCLIB files, need h5py): "
-              f"{len(generated)}")
+        print(
+            f"\ngenerated FCLIB problems from MuJoCo scenes (gaussqp solve NAME; FCLIB files, need h5py): "
+            f"{len(generated)}"
+        )
         for name in generated:
             print(f"  {name}")
     from .problems import grasps
@@ -382,9 +463,14 @@ def cmd_formulations(args) -> int:
         print(f"  {str(k):<45} {', '.join(v)}")
     print("backends")
     for b in BACKENDS.values():
-        print(f"  {b.name:<10} {'installed' if installed(b) else 'not installed (pip install ' + b.pip + ')':<30} "
-              f"supports {', '.join(sorted(b.supports))}")
-    print("tolerance presets: " + ", ".join(f"{t.name} (solver {t.solver:g}, residual {t.residual:g})" for t in PRESETS.values()))
+        print(
+            f"  {b.name:<10} {'installed' if installed(b) else 'not installed (pip install ' + b.pip + ')':<30} "
+            f"supports {', '.join(sorted(b.supports))}"
+        )
+    print(
+        "tolerance presets: "
+        + ", ".join(f"{t.name} (solver {t.solver:g}, residual {t.residual:g})" for t in PRESETS.values())
+    )
     return 0
 
 
@@ -398,8 +484,11 @@ def _grasp_file(name: str):
 
     if name in grasps.names():
         return grasps.load(name)
-    raise UnsupportedFormatError("file", f"{name!r} is neither a gaussqp-grasp/1 .json file nor a shipped grasp",
-                                 f"give a .json file or one of {', '.join(grasps.names())}")
+    raise UnsupportedFormatError(
+        "file",
+        f"{name!r} is neither a gaussqp-grasp/1 .json file nor a shipped grasp",
+        f"give a .json file or one of {', '.join(grasps.names())}",
+    )
 
 
 def _grasp_mujoco(args):
@@ -410,8 +499,9 @@ def _grasp_mujoco(args):
 
     if not args.object:
         raise UnknownValueError("--object", "is missing for a MuJoCo model", "name the grasped body: --object BODY")
-    model, data = load_mujoco(args.file, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos),
-                              settle=args.settle)
+    model, data = load_mujoco(
+        args.file, keyframe=args.keyframe, qpos=read_vector("qpos", args.qpos), settle=args.settle
+    )
     reading = read_grasp(model, data, args.object)
     return grasp_of_reading(reading), reading
 
@@ -428,8 +518,9 @@ def cmd_grasp_batch(args) -> int:
         raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
     checks = [c.strip() for c in args.checks.split(",") if c.strip()]
     gs = read_grasps(args.file)
-    res = analyze_many(gs, checks=checks, facets=args.facets, norm=args.norm, workers=args.workers,
-                       progress=not args.quiet)
+    res = analyze_many(
+        gs, checks=checks, facets=args.facets, norm=args.norm, workers=args.workers, progress=not args.quiet
+    )
     if args.table:
         write_table(res, args.table)
     if args.jsonl == "-":
@@ -453,9 +544,13 @@ def cmd_grasp_batch(args) -> int:
                 print(f"{r.index:>6} {r.name or '-'}: " + "; ".join(parts))
         closed = sum(1 for r in res if "force_closure" in r.checks and r.checks["force_closure"].holds)
         ok = sum(1 for r in res if r.certified)
-        print(f"{len(res)} grasps" + (f", {closed} in force closure" if "force_closure" in checks else "")
-              + f", {ok} certified" + (f"; table {args.table}" if args.table else "")
-              + (f"; JSON lines {args.jsonl}" if args.jsonl else ""))
+        print(
+            f"{len(res)} grasps"
+            + (f", {closed} in force closure" if "force_closure" in checks else "")
+            + f", {ok} certified"
+            + (f"; table {args.table}" if args.table else "")
+            + (f"; JSON lines {args.jsonl}" if args.jsonl else "")
+        )
     return 0 if all(r.certified for r in res) else 1
 
 
@@ -472,8 +567,11 @@ def cmd_grasp(args) -> int:
         g, reading = _grasp_mujoco(args)
     else:
         if args.object is not None:
-            raise UnknownValueError("--object", "is given for a grasp file", "give a MuJoCo model (.xml, .mjb) with "
-                                    "--object, or drop --object")
+            raise UnknownValueError(
+                "--object",
+                "is given for a grasp file",
+                "give a MuJoCo model (.xml, .mjb) with --object, or drop --object",
+            )
         g = _grasp_file(args.file)
     if args.facets < 3:
         raise UnknownValueError("--facets", f"is {args.facets}", "give at least 3 (polygon sides)")
@@ -489,9 +587,12 @@ def cmd_grasp(args) -> int:
             d["dynamic"] = {"holds": None, "reason": str(exc)}
         else:
             rep.checks["dynamic"] = dyn
-            d["dynamic"] = {"holds": dyn.holds, "certified": dyn.certified,
-                            "mu_min": to_jsonable(dyn.value.get("mu_min")),
-                            "certificate": None if dyn.certificate is None else dyn.certificate.as_dict()}
+            d["dynamic"] = {
+                "holds": dyn.holds,
+                "certified": dyn.certified,
+                "mu_min": to_jsonable(dyn.value.get("mu_min")),
+                "certificate": None if dyn.certificate is None else dyn.certificate.as_dict(),
+            }
             d["certified"] = rep.certified
     if args.plot:
         plot_grasp(g, args.plot, facets=args.facets, norm=args.norm)
@@ -539,10 +640,18 @@ def cmd_crossval(args) -> int:
     if not args.time_limit > 0:
         raise UnknownValueError("--time-limit", f"is {args.time_limit}", "give a positive number of seconds")
     out = _writable_folder("--out", args.out)
-    table = run_study(args.set, formulations=_names(args.formulations), solvers=_names(args.solvers),
-                      tolerances=tuple(_names(args.tolerance) or ["high"]), out=out, workers=args.workers,
-                      scheduler=args.scheduler, time_limit=args.time_limit, progress=not args.quiet,
-                      peers=args.peers)
+    table = run_study(
+        args.set,
+        formulations=_names(args.formulations),
+        solvers=_names(args.solvers),
+        tolerances=tuple(_names(args.tolerance) or ["high"]),
+        out=out,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        time_limit=args.time_limit,
+        progress=not args.quiet,
+        peers=args.peers,
+    )
     frame = _classified(table)
     paths = write_report(frame, out, time_limit=args.time_limit)
     wrong = _wrong_claims(frame)
@@ -578,23 +687,43 @@ def _source_options() -> argparse.ArgumentParser:
     (readers and extensions from :data:`gaussqp.io.open_file.FILE_READERS`)."""
     src = _Parser(add_help=False)
     g = src.add_argument_group(f"the reader, and model files ({readers_help(with_options=True)})")
-    g.add_argument("--importer", choices=reader_names(), default=None,
-                   help=f"read the file with this reader (default by extension: {readers_help()}; any other: gaussqp)")
+    g.add_argument(
+        "--importer",
+        choices=reader_names(),
+        default=None,
+        help=f"read the file with this reader (default by extension: {readers_help()}; any other: gaussqp)",
+    )
     g.add_argument("--keyframe", default=None, help="MuJoCo: start from this keyframe (name or index)")
     g.add_argument("--qpos", default=None, help="configuration file (.npy, .json list or text)")
     g.add_argument("--qvel", default=None, help="velocity file (default: at rest / the keyframe's)")
     g.add_argument("--tau", default=None, help="Pinocchio: joint torque file (default 0)")
     g.add_argument("--settle", type=int, default=0, help="MuJoCo: simulate this many steps first (default 0)")
-    g.add_argument("--drift", choices=["jacdot", "mujoco"], default="jacdot",
-                   help="MuJoCo: drifts J̇q̇ (default) or MuJoCo's reference acceleration (Baumgarte terms)")
-    g.add_argument("--frictionloss", choices=["refuse", "ignore"], default="refuse",
-                   help="MuJoCo: dofs with frictionloss are refused (default) or dropped and reported")
-    g.add_argument("--torsional", choices=["exact", "ignore"], default="exact",
-                   help="MuJoCo: condim 4/6 rows mapped exactly (default) or dropped and reported")
+    g.add_argument(
+        "--drift",
+        choices=["jacdot", "mujoco"],
+        default="jacdot",
+        help="MuJoCo: drifts J̇q̇ (default) or MuJoCo's reference acceleration (Baumgarte terms)",
+    )
+    g.add_argument(
+        "--frictionloss",
+        choices=["refuse", "ignore"],
+        default="refuse",
+        help="MuJoCo: dofs with frictionloss are refused (default) or dropped and reported",
+    )
+    g.add_argument(
+        "--torsional",
+        choices=["exact", "ignore"],
+        default="exact",
+        help="MuJoCo: condim 4/6 rows mapped exactly (default) or dropped and reported",
+    )
     g.add_argument("--floating-base", action="store_true", help="Pinocchio: a free-flyer root joint")
-    g.add_argument("--contact", action="append", default=[],
-                   metavar="FRAME[:point|6d][:bilateral][:mu=M][:normal=X,Y,Z]",
-                   help="Pinocchio: a contact at a frame (repeat for each)")
+    g.add_argument(
+        "--contact",
+        action="append",
+        default=[],
+        metavar="FRAME[:point|6d][:bilateral][:mu=M][:normal=X,Y,Z]",
+        help="Pinocchio: a contact at a frame (repeat for each)",
+    )
     return src
 
 
@@ -611,27 +740,49 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     src = _source_options()
     s = sub.add_parser("solve", parents=[src], help="solve a problem file, a model at a state, or a shipped problem")
-    s.add_argument("file", nargs="?", default=DEFAULT_PROBLEM,
-                   help=f"a file ({', '.join(reader_suffixes())}) or a shipped name (default {DEFAULT_PROBLEM})")
+    s.add_argument(
+        "file",
+        nargs="?",
+        default=DEFAULT_PROBLEM,
+        help=f"a file ({', '.join(reader_suffixes())}) or a shipped name (default {DEFAULT_PROBLEM})",
+    )
     s.add_argument("--formulation", default="auto", help="auto or a registered formulation (gaussqp formulations)")
     s.add_argument("--solver", default=None, help="backend for cvxpy formulations: clarabel, osqp, scs")
     s.add_argument("--tolerance", default=DEFAULT, choices=list(PRESETS), help=f"tolerance preset (default {DEFAULT})")
     s.add_argument("--no-crosscheck", action="store_true", help="skip the cross-check route")
-    s.add_argument("--facets", type=int, default=DEFAULT_FACETS,
-                   help="facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; "
-                        f"default {DEFAULT_FACETS})")
-    s.add_argument("--bracket", default="auto", choices=list(BRACKET_MODES),
-                   help="the sticking cross-check's F5 bracket: auto (skipped when F4's answer is certified with "
-                        "unique multipliers) or always")
+    s.add_argument(
+        "--facets",
+        type=int,
+        default=DEFAULT_FACETS,
+        help=f"facets of the inscribed/circumscribed polygons (F5 and the sticking bracket; default {DEFAULT_FACETS})",
+    )
+    s.add_argument(
+        "--bracket",
+        default="auto",
+        choices=list(BRACKET_MODES),
+        help="the sticking cross-check's F5 bracket: auto (skipped when F4's answer is certified with "
+        "unique multipliers) or always",
+    )
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.add_argument("--ranges", action="store_true",
-                   help="force envelopes: each contact's certified normal-force range and largest friction force over "
-                        "every force distribution of the answer (JSON: force_ranges)")
-    s.add_argument("--out", default=None, metavar="SOLUTION.hdf5",
-                   help="write the FCLIB /solution group (r, u, and v for a global problem) of a Coulomb answer")
+    s.add_argument(
+        "--ranges",
+        action="store_true",
+        help="force envelopes: each contact's certified normal-force range and largest friction force over "
+        "every force distribution of the answer (JSON: force_ranges)",
+    )
+    s.add_argument(
+        "--out",
+        default=None,
+        metavar="SOLUTION.hdf5",
+        help="write the FCLIB /solution group (r, u, and v for a global problem) of a Coulomb answer",
+    )
     s.set_defaults(func=cmd_solve)
-    c = sub.add_parser("check", parents=[src], help="structural report without solving: classification, certificates C1-C6 and C8, "
-                                          "P-matrix test (sliding), friction bounds C7")
+    c = sub.add_parser(
+        "check",
+        parents=[src],
+        help="structural report without solving: classification, certificates C1-C6 and C8, "
+        "P-matrix test (sliding), friction bounds C7",
+    )
     c.add_argument("file")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_check)
@@ -643,89 +794,161 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("file", help="MuJoCo .xml/.mjb, URDF, FCLIB .hdf5 or a gaussqp/1 file")
     m.add_argument("-o", "--output", required=True, help="problem.json or problem.npz")
     m.set_defaults(func=cmd_import)
-    gr = sub.add_parser("grasp", help="grasp analysis: force/form closure, ε bracket, internal forces, equilibrium, "
-                                      "with certificates (a gaussqp-grasp/1 file or a shipped grasp)")
-    gr.add_argument("file", help="a gaussqp-grasp/1 .json file, a shipped grasp name (gaussqp list), a MuJoCo model "
-                                 "with --object; with --batch a .jsonl file or a directory")
-    gr.add_argument("--facets", type=int, default=DEFAULT_FACETS,
-                    help=f"polygon sides bracketing the exact cones in ε (default {DEFAULT_FACETS})")
+    gr = sub.add_parser(
+        "grasp",
+        help="grasp analysis: force/form closure, ε bracket, internal forces, equilibrium, "
+        "with certificates (a gaussqp-grasp/1 file or a shipped grasp)",
+    )
+    gr.add_argument(
+        "file",
+        help="a gaussqp-grasp/1 .json file, a shipped grasp name (gaussqp list), a MuJoCo model "
+        "with --object; with --batch a .jsonl file or a directory",
+    )
+    gr.add_argument(
+        "--facets",
+        type=int,
+        default=DEFAULT_FACETS,
+        help=f"polygon sides bracketing the exact cones in ε (default {DEFAULT_FACETS})",
+    )
     gr.add_argument("--norm", choices=["L1", "Linf"], default="L1", help="ε of the L1 (default) or L∞ wrench set")
     gr.add_argument("--json", action="store_true", help="print one JSON object")
-    gr.add_argument("--plot", default=None, metavar="PNG", help="draw contacts, cones and the wrench set with the ε ball")
-    gr.add_argument("--object", default=None, metavar="BODY", help="with a MuJoCo model (.xml, .mjb): the grasped "
-                                                                    "body; its contacts at the state are the grasp")
+    gr.add_argument(
+        "--plot", default=None, metavar="PNG", help="draw contacts, cones and the wrench set with the ε ball"
+    )
+    gr.add_argument(
+        "--object",
+        default=None,
+        metavar="BODY",
+        help="with a MuJoCo model (.xml, .mjb): the grasped body; its contacts at the state are the grasp",
+    )
     gr.add_argument("--keyframe", default=None, help="with a MuJoCo model: start from this keyframe (name or index)")
     gr.add_argument("--qpos", default=None, help="with a MuJoCo model: configuration file (.npy, .json list or text)")
     gr.add_argument("--settle", type=int, default=0, help="with a MuJoCo model: simulate this many steps first")
-    gr.add_argument("--batch", action="store_true", help="many grasps: FILE is a .jsonl file (one grasp per line) or a "
-                                                         "directory of grasp files")
-    gr.add_argument("--checks", default="force_closure",
-                    help="with --batch: comma-separated force_closure, epsilon, metrics (default force_closure)")
+    gr.add_argument(
+        "--batch",
+        action="store_true",
+        help="many grasps: FILE is a .jsonl file (one grasp per line) or a directory of grasp files",
+    )
+    gr.add_argument(
+        "--checks",
+        default="force_closure",
+        help="with --batch: comma-separated force_closure, epsilon, metrics (default force_closure)",
+    )
     gr.add_argument("--table", default=None, metavar="FILE.csv|FILE.parquet", help="with --batch: the results table")
-    gr.add_argument("--jsonl", default=None, metavar="FILE|-", help="with --batch: one JSON object per grasp ('-': "
-                                                                    "stdout)")
+    gr.add_argument(
+        "--jsonl", default=None, metavar="FILE|-", help="with --batch: one JSON object per grasp ('-': stdout)"
+    )
     gr.add_argument("--workers", type=int, default=None, help="with --batch: process-pool size")
     gr.add_argument("--quiet", action="store_true", help="with --batch: no progress bar")
     gr.set_defaults(func=cmd_grasp)
-    cv = sub.add_parser("crossval", help="cross-validation study: every accepting route on every problem of a set, "
-                                         "judged against a reference; results table and report in --out")
-    cv.add_argument("set", help="library, families[:COUNT[:SEED]], mujoco:MODEL.xml[:COUNT] (states of a MuJoCo "
-                                "model), or a directory of gaussqp/1 or FCLIB files")
+    cv = sub.add_parser(
+        "crossval",
+        help="cross-validation study: every accepting route on every problem of a set, "
+        "judged against a reference; results table and report in --out",
+    )
+    cv.add_argument(
+        "set",
+        help="library, families[:COUNT[:SEED]], mujoco:MODEL.xml[:COUNT] (states of a MuJoCo "
+        "model), or a directory of gaussqp/1 or FCLIB files",
+    )
     cv.add_argument("--formulations", default=None, help="comma-separated formulations (default: every accepting one)")
     cv.add_argument("--solvers", default=None, help="comma-separated backends (default: every installed one)")
     cv.add_argument("--tolerance", default=DEFAULT, help=f"comma-separated tolerance presets (default {DEFAULT})")
     cv.add_argument("--out", default="crossval", help="results directory (re-running resumes; default ./crossval)")
-    cv.add_argument("--peers", default="none", metavar="auto|none|siconos",
-                    help="peer libraries whose solvers run too, judged by our checks: 'auto' (every one that can run "
-                         "here), 'none' (default), or names (Siconos: apt-get install python3-siconos)")
+    cv.add_argument(
+        "--peers",
+        default="none",
+        metavar="auto|none|siconos",
+        help="peer libraries whose solvers run too, judged by our checks: 'auto' (every one that can run "
+        "here), 'none' (default), or names (Siconos: apt-get install python3-siconos)",
+    )
     where = cv.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
-    where.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                       help="run on a Dask distributed cluster (extra gaussqp[dask])")
-    cv.add_argument("--time-limit", type=float, default=STUDY_TIME_LIMIT,
-                    help=f"seconds per run; a run beyond it is a timeout row (default {STUDY_TIME_LIMIT:g})")
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="run on a Dask distributed cluster (extra gaussqp[dask])",
+    )
+    cv.add_argument(
+        "--time-limit",
+        type=float,
+        default=STUDY_TIME_LIMIT,
+        help=f"seconds per run; a run beyond it is a timeout row (default {STUDY_TIME_LIMIT:g})",
+    )
     cv.add_argument("--quiet", action="store_true", help="no progress bar")
     cv.set_defaults(func=cmd_crossval)
-    pe = sub.add_parser("peer", parents=[src], help="run one peer library's solver (Siconos) on a problem and judge "
-                                                    "its answer by our checks (a study's peer rows)")
+    pe = sub.add_parser(
+        "peer",
+        parents=[src],
+        help="run one peer library's solver (Siconos) on a problem and judge "
+        "its answer by our checks (a study's peer rows)",
+    )
     from .studies.peers import PEER_SOLVERS
 
     pe.add_argument("file", help=f"a file ({', '.join(reader_suffixes())}) or a shipped name")
     pe.add_argument("solver", choices=list(PEER_SOLVERS), help="the peer solver (a study's formulation column)")
-    pe.add_argument("--tolerance", choices=list(PRESETS), default=DEFAULT,
-                    help=f"preset: the peer's tolerance (default {DEFAULT})")
-    pe.add_argument("--time-limit", type=float, default=STUDY_TIME_LIMIT,
-                    help=f"seconds before the peer is stopped (default {STUDY_TIME_LIMIT:g})")
+    pe.add_argument(
+        "--tolerance", choices=list(PRESETS), default=DEFAULT, help=f"preset: the peer's tolerance (default {DEFAULT})"
+    )
+    pe.add_argument(
+        "--time-limit",
+        type=float,
+        default=STUDY_TIME_LIMIT,
+        help=f"seconds before the peer is stopped (default {STUDY_TIME_LIMIT:g})",
+    )
     pe.set_defaults(func=cmd_peer)
-    au = sub.add_parser("audit", help="audit MuJoCo's contact answers (or Siconos's on an FCLIB problem): its forces "
-                                      "against the certified rigid answer's force envelopes, Coulomb residuals, "
-                                      "creep, acceleration gap; one state or a rollout")
+    au = sub.add_parser(
+        "audit",
+        help="audit MuJoCo's contact answers (or Siconos's on an FCLIB problem): its forces "
+        "against the certified rigid answer's force envelopes, Coulomb residuals, "
+        "creep, acceleration gap; one state or a rollout",
+    )
     au.add_argument("model", help="a MuJoCo model (.xml or .mjb); with --engine siconos an FCLIB problem (.hdf5)")
-    au.add_argument("--engine", default="mujoco", metavar="mujoco|siconos[:SOLVER]",
-                    help="whose answer: MuJoCo's (default), or a Siconos friction solver's on an FCLIB problem "
-                         "(SOLVER: fc3d_nsgs, fc3d_prox, fc3d_nsn_ac, fc2d_nsgs, fc2d_lemke; default NSGS)")
-    au.add_argument("--answer", default=None, metavar="FILE.hdf5|FILE.npz",
-                    help="audit this answer r of the FCLIB problem (/solution/r, or an .npz with r) instead of "
-                         "running an engine")
+    au.add_argument(
+        "--engine",
+        default="mujoco",
+        metavar="mujoco|siconos[:SOLVER]",
+        help="whose answer: MuJoCo's (default), or a Siconos friction solver's on an FCLIB problem "
+        "(SOLVER: fc3d_nsgs, fc3d_prox, fc3d_nsn_ac, fc2d_nsgs, fc2d_lemke; default NSGS)",
+    )
+    au.add_argument(
+        "--answer",
+        default=None,
+        metavar="FILE.hdf5|FILE.npz",
+        help="audit this answer r of the FCLIB problem (/solution/r, or an .npz with r) instead of running an engine",
+    )
     au.add_argument("--keyframe", default=None, help="start from this keyframe (name or index)")
     au.add_argument("--qpos", default=None, help="start configuration file (.npy, .json list or text)")
     au.add_argument("--qvel", default=None, help="start velocity file")
     au.add_argument("--settle", type=int, default=0, help="simulate this many steps before the first state")
     au.add_argument("--steps", type=int, default=0, help="audit a rollout of this many MuJoCo steps (its controls)")
     au.add_argument("--every", type=int, default=1, help="audit every k-th step of the rollout (default 1)")
-    au.add_argument("--recording", default=None, metavar="FILE.npz|FILE.csv",
-                    help="audit recorded states instead: qpos, qvel (and ctrl, act, time) per row")
+    au.add_argument(
+        "--recording",
+        default=None,
+        metavar="FILE.npz|FILE.csv",
+        help="audit recorded states instead: qpos, qvel (and ctrl, act, time) per row",
+    )
     au.add_argument("--drift", choices=["jacdot", "mujoco"], default="jacdot", help="the importer's drifts")
     au.add_argument("--frictionloss", choices=["refuse", "ignore"], default="refuse", help="joint friction loss")
     au.add_argument("--torsional", choices=["exact", "ignore"], default="exact", help="condim 4/6 rows")
-    au.add_argument("--velocity-tol", type=float, default=None,
-                    help="tangential speed below which a contact is at rest for the rigid problem (default: the "
-                         "importer's); slower engine slip is reported as creep")
+    au.add_argument(
+        "--velocity-tol",
+        type=float,
+        default=None,
+        help="tangential speed below which a contact is at rest for the rigid problem (default: the "
+        "importer's); slower engine slip is reported as creep",
+    )
     au.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     au.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT|local", help="run the states on Dask")
     au.add_argument("--crosscheck", action="store_true", help="cross-check each rigid answer by a second route")
-    au.add_argument("--report", default=None, metavar="DIR",
-                    help="write report.html, timeline.png, contacts/states .parquet (or .csv) and audit.json here")
+    au.add_argument(
+        "--report",
+        default=None,
+        metavar="DIR",
+        help="write report.html, timeline.png, contacts/states .parquet (or .csv) and audit.json here",
+    )
     au.add_argument("--json", action="store_true", help="print one JSON object (the audit's contract)")
     au.add_argument("--quiet", action="store_true", help="no progress bar")
     au.set_defaults(func=cmd_audit)
@@ -734,7 +957,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--time-limit", type=float, default=None, help="penalty time of failed runs (default: the study's)")
     rp.set_defaults(func=cmd_report)
     sub.add_parser("list", help="the problem library").set_defaults(func=cmd_list)
-    sub.add_parser("formulations", help="formulation registry and installed backends").set_defaults(func=cmd_formulations)
+    sub.add_parser("formulations", help="formulation registry and installed backends").set_defaults(
+        func=cmd_formulations
+    )
     return ap
 
 

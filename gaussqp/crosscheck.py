@@ -30,8 +30,21 @@ from .formulations import FORMULATIONS
 from .formulations.base import Formulation
 from .model.problem import ContactProblem
 from .model.scales import data_scales
-from .results import (AGREED, DISAGREED, INACCURATE, INF_OR_UNB, NOT_COMPARED, SOLUTION_PRESENT, SOLVED, Bracket,
-                      CrossCheck, EnumerationCount, RouteOutcome, Solution, combined_agreement)
+from .results import (
+    AGREED,
+    DISAGREED,
+    INACCURATE,
+    INF_OR_UNB,
+    NOT_COMPARED,
+    SOLUTION_PRESENT,
+    SOLVED,
+    Bracket,
+    CrossCheck,
+    EnumerationCount,
+    RouteOutcome,
+    Solution,
+    combined_agreement,
+)
 from .settings import DEFAULT_FACETS, CROSSCHECK_DENSE_N_MAX, Tolerance
 
 #: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
@@ -76,8 +89,9 @@ def _rel_gap(x, y, problem: ContactProblem, kind: str = "acceleration") -> float
     return float(np.abs(d).max(initial=0.0)) / mag
 
 
-def _compare(primary: Solution, other: Solution, tol: float,
-             compare_acceleration: bool) -> tuple[float | None, float | None, RouteOutcome]:
+def _compare(
+    primary: Solution, other: Solution, tol: float, compare_acceleration: bool
+) -> tuple[float | None, float | None, RouteOutcome]:
     """(acceleration gap, generalized-force gap, route outcome) of ``other`` against ``primary``: solutions are
     compared on Jᵀλ (and on the acceleration when ``compare_acceleration``); infeasible/unbounded against the same
     status agree, against a solution or the other of the two disagree; a failed route is not compared."""
@@ -93,8 +107,16 @@ def _compare(primary: Solution, other: Solution, tol: float,
             ga = _rel_gap(primary.acceleration, other.acceleration, primary.problem)
             ok = ok and ga <= tol
             what = "acceleration and Jᵀλ"
-        return ga, gf, route_outcome(name, os_, AGREED if ok else DISAGREED,
-                                     f"{what} {'within' if ok else 'beyond'} the cross-check tolerance {tol:g}")
+        return (
+            ga,
+            gf,
+            route_outcome(
+                name,
+                os_,
+                AGREED if ok else DISAGREED,
+                f"{what} {'within' if ok else 'beyond'} the cross-check tolerance {tol:g}",
+            ),
+        )
     decisive = SOLUTION_PRESENT | INF_OR_UNB
     if ps in decisive and os_ in decisive:
         same = ps == os_
@@ -109,21 +131,36 @@ def crosscheck_report(primary: Solution, other: Solution, tol: float) -> CrossCh
     ``routes`` holds the one route's outcome; ``agree`` is :func:`~gaussqp.results.combined_agreement` of it (None
     when the other route failed: not compared is not agreed)."""
     ga, gf, route = _compare(primary, other, tol, bool(primary.unique.get("acceleration")))
-    return CrossCheck(formulation=other.formulation, solver=other.solver, status=other.status, routes=(route,),
-                      agree=combined_agreement((route,)), acceleration_gap=ga, generalized_force_gap=gf)
+    return CrossCheck(
+        formulation=other.formulation,
+        solver=other.solver,
+        status=other.status,
+        routes=(route,),
+        agree=combined_agreement((route,)),
+        acceleration_gap=ga,
+        generalized_force_gap=gf,
+    )
 
 
 def _not_compared(rep: CrossCheck, route: str, status, reason: str) -> CrossCheck:
     """``rep`` with its routes replaced by one not compared (and ``agree`` None)."""
-    return CrossCheck(formulation=rep.formulation, solver=rep.solver, status=rep.status,
-                      routes=(route_outcome(route, status, NOT_COMPARED, reason),), agree=None,
-                      acceleration_gap=rep.acceleration_gap, generalized_force_gap=rep.generalized_force_gap,
-                      bracket=rep.bracket, enumeration=rep.enumeration)
+    return CrossCheck(
+        formulation=rep.formulation,
+        solver=rep.solver,
+        status=rep.status,
+        routes=(route_outcome(route, status, NOT_COMPARED, reason),),
+        agree=None,
+        acceleration_gap=rep.acceleration_gap,
+        generalized_force_gap=rep.generalized_force_gap,
+        bracket=rep.bracket,
+        enumeration=rep.enumeration,
+    )
 
 
 # ---------------------------------------------------------------- generic
-def generic_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, solver, tol: Tolerance
-                       ) -> CrossCheck | None:
+def generic_crosscheck(
+    sol: Solution, name: str, problem: ContactProblem, cls, solver, tol: Tolerance
+) -> CrossCheck | None:
     """The first route of :data:`CROSSCHECK_ORDER` that is not the primary, is within its size limit and accepts
     the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies."""
     for other_name in CROSSCHECK_ORDER:
@@ -153,26 +190,45 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
     for kind, proves in (("inner", "solved"), ("outer", "infeasible")):
         name, st = f"facetized_{kind}", bracket[kind]
         if st == BRACKET_SKIPPED:
-            out.append(route_outcome(name, st, NOT_COMPARED, "skipped: F4's answer is certified with unique "
-                                                              "multipliers (bracket='always' runs it)"))
+            out.append(
+                route_outcome(
+                    name,
+                    st,
+                    NOT_COMPARED,
+                    "skipped: F4's answer is certified with unique multipliers (bracket='always' runs it)",
+                )
+            )
         elif st not in ("solved", "infeasible"):
             out.append(route_outcome(name, st, NOT_COMPARED, f"{name} ended {st!r}"))
         elif st != proves and not exact:
-            out.append(route_outcome(name, st, NOT_COMPARED,
-                                     f"{'inscribed' if kind == 'inner' else 'circumscribed'} polygon {st}: "
-                                     "proves nothing about the disks"))
+            out.append(
+                route_outcome(
+                    name,
+                    st,
+                    NOT_COMPARED,
+                    f"{'inscribed' if kind == 'inner' else 'circumscribed'} polygon {st}: "
+                    "proves nothing about the disks",
+                )
+            )
         elif ps not in ("solved", "infeasible"):
             out.append(route_outcome(name, st, NOT_COMPARED, f"the primary route ended {ps!r}"))
         else:
             ok = st == ps
-            out.append(route_outcome(name, st, AGREED if ok else DISAGREED,
-                                     f"polygon {st} {'proves' if not exact else 'is exact in 2D:'} "
-                                     f"{'feasible' if st == 'solved' else 'infeasible'}; F4 {ps!r}"))
+            out.append(
+                route_outcome(
+                    name,
+                    st,
+                    AGREED if ok else DISAGREED,
+                    f"polygon {st} {'proves' if not exact else 'is exact in 2D:'} "
+                    f"{'feasible' if st == 'solved' else 'infeasible'}; F4 {ps!r}",
+                )
+            )
     return out
 
 
-def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = DEFAULT_FACETS,
-                        bracket_mode: str = "auto") -> CrossCheck:
+def sticking_crosscheck(
+    sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = DEFAULT_FACETS, bracket_mode: str = "auto"
+) -> CrossCheck:
     """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
     n <= :data:`CROSSCHECK_MAX_N`, else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that
@@ -193,10 +249,14 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
         else:
             bracket[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol).status
     feasible = sol.status == "solved"
-    consistent = not ((bracket["inner"] == "solved" and sol.status == "infeasible") or
-                      (bracket["outer"] == "infeasible" and feasible))
-    other_name = ("lcp_lemke" if problem.n <= CROSSCHECK_MAX_N["lcp_lemke"]
-                  and FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0] else "gauss_qp")
+    consistent = not (
+        (bracket["inner"] == "solved" and sol.status == "infeasible") or (bracket["outer"] == "infeasible" and feasible)
+    )
+    other_name = (
+        "lcp_lemke"
+        if problem.n <= CROSSCHECK_MAX_N["lcp_lemke"] and FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0]
+        else "gauss_qp"
+    )
     g = FORMULATIONS[other_name]
     other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
     ga = gf = None
@@ -206,39 +266,77 @@ def sticking_crosscheck(sol: Solution, problem: ContactProblem, cls, solver, tol
             ga = _rel_gap(sol.acceleration, other.acceleration, problem)
             gf = _rel_gap(sol.generalized_force, other.generalized_force, problem, "force")
             ok = ga <= tol.crosscheck and gf <= tol.crosscheck
-            routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
-                                        f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check "
-                                        f"tolerance {tol.crosscheck:g}"))
+            routes.append(
+                route_outcome(
+                    other_name,
+                    other.status,
+                    AGREED if ok else DISAGREED,
+                    f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check tolerance {tol.crosscheck:g}",
+                )
+            )
         else:
-            routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
-                                        "the acceleration is not known to be unique: a gap proves nothing"))
+            routes.append(
+                route_outcome(
+                    other_name,
+                    other.status,
+                    NOT_COMPARED,
+                    "the acceleration is not known to be unique: a gap proves nothing",
+                )
+            )
     elif feasible and other.status in INF_OR_UNB:
-        routes.append(route_outcome(other_name, other.status, DISAGREED,
-                                    "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
-                                    f"but {other_name} says {other.status!r}"))
-    elif sol.status in INF_OR_UNB and sol.hints.nonexistence_verified \
-            and other.status in SOLUTION_PRESENT | INF_OR_UNB:
+        routes.append(
+            route_outcome(
+                other_name,
+                other.status,
+                DISAGREED,
+                "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
+                f"but {other_name} says {other.status!r}",
+            )
+        )
+    elif sol.status in INF_OR_UNB and sol.hints.nonexistence_verified and other.status in SOLUTION_PRESENT | INF_OR_UNB:
         ok = other.status == sol.status
-        routes.append(route_outcome(other_name, other.status, AGREED if ok else DISAGREED,
-                                    f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}"))
+        routes.append(
+            route_outcome(
+                other_name,
+                other.status,
+                AGREED if ok else DISAGREED,
+                f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}",
+            )
+        )
     elif other.status not in SOLUTION_PRESENT | INF_OR_UNB:
         routes.append(route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}"))
     else:
-        routes.append(route_outcome(other_name, other.status, NOT_COMPARED,
-                                    f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it"))
-    return CrossCheck(formulation=other_name, solver=other.solver, status=other.status, routes=tuple(routes),
-                      agree=combined_agreement(routes), acceleration_gap=ga, generalized_force_gap=gf,
-                      bracket=Bracket(facets=facets, inner=bracket["inner"], outer=bracket["outer"],
-                                      consistent=consistent))
+        routes.append(
+            route_outcome(
+                other_name,
+                other.status,
+                NOT_COMPARED,
+                f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it",
+            )
+        )
+    return CrossCheck(
+        formulation=other_name,
+        solver=other.solver,
+        status=other.status,
+        routes=tuple(routes),
+        agree=combined_agreement(routes),
+        acceleration_gap=ga,
+        generalized_force_gap=gf,
+        bracket=Bracket(facets=facets, inner=bracket["inner"], outer=bracket["outer"], consistent=consistent),
+    )
 
 
 # ---------------------------------------------------------------- sliding and Coulomb
 def _enumeration_report(name: str, enum, route: RouteOutcome) -> CrossCheck:
     status = "solved" if enum.solutions else "infeasible"
-    return CrossCheck(formulation=name, solver="enumeration", status=status, routes=(route,),
-                      agree=combined_agreement((route,)),
-                      enumeration=EnumerationCount(len(enum.solutions), enum.multiplicity,
-                                                   enum.multiplier_multiplicity))
+    return CrossCheck(
+        formulation=name,
+        solver="enumeration",
+        status=status,
+        routes=(route,),
+        agree=combined_agreement((route,)),
+        enumeration=EnumerationCount(len(enum.solutions), enum.multiplicity, enum.multiplier_multiplicity),
+    )
 
 
 def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, tol) -> CrossCheck | None:
@@ -253,26 +351,38 @@ def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, t
             found = sol.in_enumeration
             status = "solved" if enum.solutions else "infeasible"
             if sol.status in SOLUTION_PRESENT:
-                route = route_outcome(other_name, status, AGREED if found else DISAGREED,
-                                      "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
+                route = route_outcome(
+                    other_name,
+                    status,
+                    AGREED if found else DISAGREED,
+                    "the answer is " + ("" if found else "not ") + "one of the enumerated solutions",
+                )
             elif sol.status in INF_OR_UNB:
                 ok = sol.status == status
-                route = route_outcome(other_name, status, AGREED if ok else DISAGREED,
-                                      f"primary {sol.status!r}, enumeration {status!r} ({len(enum.solutions)} solutions)")
+                route = route_outcome(
+                    other_name,
+                    status,
+                    AGREED if ok else DISAGREED,
+                    f"primary {sol.status!r}, enumeration {status!r} ({len(enum.solutions)} solutions)",
+                )
             else:
                 route = route_outcome(other_name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
             return _enumeration_report(other_name, enum, route)
         other = FORMULATIONS[other_name].solve(problem, tolerance=tol)
         rep = crosscheck_report(sol, other, tol.crosscheck)
-        if sol.unique.get("acceleration") is not True and sol.status in SOLUTION_PRESENT \
-                and other.status in SOLUTION_PRESENT:
+        if (
+            sol.unique.get("acceleration") is not True
+            and sol.status in SOLUTION_PRESENT
+            and other.status in SOLUTION_PRESENT
+        ):
             rep = _not_compared(rep, other_name, other.status, "several solutions may exist: a gap proves nothing")
         return rep
     return None
 
 
-def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, solver, tol
-                       ) -> tuple[CrossCheck | None, Solution | None]:
+def coulomb_crosscheck(
+    sol: Solution, name: str, problem: ContactProblem, cls, solver, tol
+) -> tuple[CrossCheck | None, Solution | None]:
     """A mode-free Coulomb answer (F8/F9) against the exact 2D enumeration when it accepts the problem — the
     answer must be one of the enumerated solutions, and the enumeration's multiplicity is then the proof of
     uniqueness (``sol.unique``) — else against the other Coulomb route, compared only when both answers coincide
@@ -285,14 +395,20 @@ def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, s
         status = "solved" if enum.solutions else "infeasible"
         if sol.status == SOLVED:
             found = enum.find(sol.acceleration, sol.lambda_normal, sol.lambda_tangent) is not None
-            route = route_outcome(enum_f.name, status, AGREED if found else DISAGREED,
-                                  "the answer is " + ("" if found else "not ") + "one of the enumerated solutions")
+            route = route_outcome(
+                enum_f.name,
+                status,
+                AGREED if found else DISAGREED,
+                "the answer is " + ("" if found else "not ") + "one of the enumerated solutions",
+            )
             if found:
                 acc = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplicity)
                 lam = {"unique": True, "multiple": False, "continuum": False}.get(enum.multiplier_multiplicity)
                 sol.unique = {"acceleration": acc, "generalized_force": acc, "multipliers": lam}
-                sol.extras["uniqueness"] = (f"decided by the exact 2D enumeration: acceleration {enum.multiplicity}, "
-                                            f"multipliers {enum.multiplier_multiplicity}")
+                sol.extras["uniqueness"] = (
+                    f"decided by the exact 2D enumeration: acceleration {enum.multiplicity}, "
+                    f"multipliers {enum.multiplier_multiplicity}"
+                )
         else:
             route = route_outcome(enum_f.name, status, NOT_COMPARED, f"the primary route ended {sol.status!r}")
         return _enumeration_report(enum_f.name, enum, route), esol
@@ -303,9 +419,13 @@ def coulomb_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, s
         other = g.solve(problem, solver=solver, tolerance=tol)
         rep = crosscheck_report(sol, other, tol.crosscheck)
         if rep.agree is False and sol.unique.get("acceleration") is not True:
-            rep = _not_compared(rep, other_name, other.status,
-                                "the two routes found different answers, each judged by its own "
-                                "residuals: several solutions may exist, so a gap proves nothing")
+            rep = _not_compared(
+                rep,
+                other_name,
+                other.status,
+                "the two routes found different answers, each judged by its own "
+                "residuals: several solutions may exist, so a gap proves nothing",
+            )
         return rep, None
     return None, None
 
@@ -316,8 +436,9 @@ def _enumeration_decides(sol: Solution, name: str, rep: CrossCheck | None, esol:
     returned, with the route's failure on record; else ``sol``."""
     if esol is None or sol.status == SOLVED or esol.status not in (SOLVED, *INF_OR_UNB):
         return sol
-    esol.message = ((esol.message + "; " if esol.message else "")
-                    + f"{name} ended {sol.status!r} ({sol.message}); the exact 2D enumeration's answer")
+    esol.message = (
+        esol.message + "; " if esol.message else ""
+    ) + f"{name} ended {sol.status!r} ({sol.message}); the exact 2D enumeration's answer"
     esol.extras["failed_route"] = {"formulation": name, "status": sol.status, "message": sol.message}
     esol.crosscheck = rep
     esol.certificates = [c for c in sol.certificates if c.id != "natural_map"] + esol.certificates
@@ -359,25 +480,46 @@ def _run_none(sol, name, problem, cls, solver, tol, facets, bracket):
 
 
 #: Every kind of cross-check, by the name a formulation declares in its ``crosscheck`` attribute.
-CROSSCHECKS: dict[str, CrossCheckKind] = {k.name: k for k in (
-    CrossCheckKind("generic", tuple(CROSSCHECK_ORDER), _run_generic,
-                   "the first other route of CROSSCHECK_ORDER that accepts the problem, on the unique quantities"),
-    CrossCheckKind("sticking", (*BRACKET, "lcp_lemke", "gauss_qp"), _run_sticking,
-                   "the facetized bracket and the sticking MLCP without cones"),
-    CrossCheckKind("sliding", tuple(SLIDING_CROSSCHECK), _run_sliding,
-                   "the exact enumeration of the sliding pieces, else another F6 route"),
-    CrossCheckKind("coulomb", ("coulomb_enumeration", *COULOMB_ROUTES), _run_coulomb,
-                   "the exact 2D enumeration, else the other mode-free Coulomb route"),
-    CrossCheckKind("none", (), _run_none, "not cross-checked"),
-)}
+CROSSCHECKS: dict[str, CrossCheckKind] = {
+    k.name: k
+    for k in (
+        CrossCheckKind(
+            "generic",
+            tuple(CROSSCHECK_ORDER),
+            _run_generic,
+            "the first other route of CROSSCHECK_ORDER that accepts the problem, on the unique quantities",
+        ),
+        CrossCheckKind(
+            "sticking",
+            (*BRACKET, "lcp_lemke", "gauss_qp"),
+            _run_sticking,
+            "the facetized bracket and the sticking MLCP without cones",
+        ),
+        CrossCheckKind(
+            "sliding",
+            tuple(SLIDING_CROSSCHECK),
+            _run_sliding,
+            "the exact enumeration of the sliding pieces, else another F6 route",
+        ),
+        CrossCheckKind(
+            "coulomb",
+            ("coulomb_enumeration", *COULOMB_ROUTES),
+            _run_coulomb,
+            "the exact 2D enumeration, else the other mode-free Coulomb route",
+        ),
+        CrossCheckKind("none", (), _run_none, "not cross-checked"),
+    )
+}
 
 
 def crosscheck_kind(f: Formulation) -> CrossCheckKind:
     """The cross-check ``f`` declares (its ``crosscheck`` attribute, a key of :data:`CROSSCHECKS`)."""
     kind = getattr(f, "crosscheck", None)
     if kind not in CROSSCHECKS:
-        raise TypeError(f"formulation {f.name!r} declares no cross-check (crosscheck = {kind!r}): set its "
-                        f"'crosscheck' attribute to one of {', '.join(CROSSCHECKS)}")
+        raise TypeError(
+            f"formulation {f.name!r} declares no cross-check (crosscheck = {kind!r}): set its "
+            f"'crosscheck' attribute to one of {', '.join(CROSSCHECKS)}"
+        )
     return CROSSCHECKS[kind]
 
 
@@ -388,8 +530,18 @@ def withdraw_if_contradicted(sol: Solution) -> None:
         sol.message = (sol.message + "; " if sol.message else "") + "an independent route disagrees (see crosscheck)"
 
 
-def cross_check(sol: Solution, name: str, f: Formulation, problem: ContactProblem, cls, *, solver, tol: Tolerance,
-                facets: int = DEFAULT_FACETS, bracket: str = "auto") -> Solution:
+def cross_check(
+    sol: Solution,
+    name: str,
+    f: Formulation,
+    problem: ContactProblem,
+    cls,
+    *,
+    solver,
+    tol: Tolerance,
+    facets: int = DEFAULT_FACETS,
+    bracket: str = "auto",
+) -> Solution:
     """The cross-check stage of :func:`gaussqp.dispatch.solve_classified`: run the cross-check ``f`` declares
     (:func:`crosscheck_kind`) on ``sol``, the answer of route ``name``; set ``crosscheck``; return the answer (the
     exact enumeration's when it decided what the route could not), withdrawn if a route contradicts it."""

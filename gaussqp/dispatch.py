@@ -27,12 +27,34 @@ from .model.arguments import check_solve_arguments
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
 from .model.system_class import SystemClass
-from .results import (AGREED, DISAGREED, INACCURATE, NOT_COMPARED, SOLVED, JudgeHints, Solution,  # noqa: F401
-                      combined_agreement)
+from .results import (
+    AGREED,  # noqa: F401
+    DISAGREED,  # noqa: F401
+    INACCURATE,
+    NOT_COMPARED,  # noqa: F401
+    SOLVED,
+    JudgeHints,
+    Solution,  # noqa: F401
+    combined_agreement,  # noqa: F401
+)
+
 # the cross-check stage lives in gaussqp.crosscheck; its public names are kept here as aliases
-from .crosscheck import (BRACKET, BRACKET_MODES, BRACKET_SKIPPED, COULOMB_ROUTES, CROSSCHECK_MAX_N,  # noqa: F401
-                         CROSSCHECK_ORDER, SLIDING_CROSSCHECK, coulomb_crosscheck, cross_check, crosscheck_report,
-                         facetized, route_outcome, sliding_crosscheck, sticking_crosscheck)
+from .crosscheck import (
+    BRACKET,
+    BRACKET_MODES,
+    BRACKET_SKIPPED,  # noqa: F401
+    COULOMB_ROUTES,  # noqa: F401
+    CROSSCHECK_MAX_N,  # noqa: F401
+    CROSSCHECK_ORDER,  # noqa: F401
+    SLIDING_CROSSCHECK,  # noqa: F401
+    coulomb_crosscheck,  # noqa: F401
+    cross_check,
+    crosscheck_report,  # noqa: F401
+    facetized,
+    route_outcome,  # noqa: F401
+    sliding_crosscheck,  # noqa: F401
+    sticking_crosscheck,  # noqa: F401
+)
 
 PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("definite", "none", "frictionless"): ["gauss_qp"],
@@ -43,20 +65,29 @@ PREFERENCES: dict[tuple[str, str, str], list[str]] = {
     ("singular", "bilateral", "frictionless"): ["bilateral_kkt", "gauss_qp"],
     ("singular", "unilateral", "frictionless"): ["gauss_qp"],
     ("singular", "mixed", "frictionless"): ["gauss_qp"],
-    **{(mass, cons, "sticking"): ["sticking_socp"]
-       for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
+    **{
+        (mass, cons, "sticking"): ["sticking_socp"]
+        for mass in ("definite", "singular")
+        for cons in ("bilateral", "unilateral", "mixed")
+    },
     # F6: sliding friction (tutorial §3) and stick/slip (sticking §5, friction key "mixed")
     ("definite", "bilateral", "sliding"): ["sliding_lcp", "sliding_fixed_point", "sliding_enumeration"],
     ("definite", "unilateral", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     ("definite", "mixed", "sliding"): ["sliding_lcp", "sliding_enumeration"],
     **{("singular", cons, "sliding"): ["sliding_enumeration"] for cons in ("bilateral", "unilateral", "mixed")},
     # "mixed": told sticking with told sliding (F6), or coulomb contacts with told ones (F9)
-    **{(mass, cons, "mixed"): ["coulomb_fixed_point", "coulomb_mixed", "sliding_enumeration"]
-       for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
+    **{
+        (mass, cons, "mixed"): ["coulomb_fixed_point", "coulomb_mixed", "sliding_enumeration"]
+        for mass in ("definite", "singular")
+        for cons in ("bilateral", "unilateral", "mixed")
+    },
     # mode-free Coulomb contacts: the condensed route (M ≻ 0, unilateral), else the one in (a, λ);
     # the exact 2D enumeration checks them (COULOMB_CROSSCHECK) and is the route of last resort
-    **{(mass, cons, "coulomb"): ["coulomb_fixed_point", "coulomb_mixed", "coulomb_enumeration"]
-       for mass in ("definite", "singular") for cons in ("bilateral", "unilateral", "mixed")},
+    **{
+        (mass, cons, "coulomb"): ["coulomb_fixed_point", "coulomb_mixed", "coulomb_enumeration"]
+        for mass in ("definite", "singular")
+        for cons in ("bilateral", "unilateral", "mixed")
+    },
 }
 
 
@@ -81,18 +112,23 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
 def check_bracket(bracket) -> None:
     """``bracket`` is one of :data:`BRACKET_MODES`."""
     if not isinstance(bracket, str) or bracket not in BRACKET_MODES:
-        raise UnknownValueError("bracket", f"is {bracket!r}",
-                                "give 'auto' (the facetized bracket unless F4's answer is certified with unique "
-                                "multipliers) or 'always'")
+        raise UnknownValueError(
+            "bracket",
+            f"is {bracket!r}",
+            "give 'auto' (the facetized bracket unless F4's answer is certified with unique multipliers) or 'always'",
+        )
 
 
 def check_facets(facets) -> None:
     """``facets`` is an integer in [3, FACETS_MAX], checked whether or not a polygon is built for this problem."""
     integral = isinstance(facets, (int, np.integer)) and not isinstance(facets, (bool, np.bool_))
     if not integral or not 3 <= facets <= FACETS_MAX:
-        raise UnknownValueError("facets", f"is {facets!r}",
-                                f"give an integer from 3 (a triangle) to {FACETS_MAX} (polygons beyond add rows, "
-                                "not accuracy worth their cost)")
+        raise UnknownValueError(
+            "facets",
+            f"is {facets!r}",
+            f"give an integer from 3 (a triangle) to {FACETS_MAX} (polygons beyond add rows, "
+            "not accuracy worth their cost)",
+        )
 
 
 def formulation_object(name: str, facets: int) -> Formulation:
@@ -102,9 +138,16 @@ def formulation_object(name: str, facets: int) -> Formulation:
     return facetized(name, facets) if name in BRACKET else get_formulation(name)
 
 
-def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "auto", solver: str | None = None,
-          crosscheck: bool = True, tolerance=None, certify: bool = True, facets: int = DEFAULT_FACETS,
-          bracket: str = "auto") -> Solution:
+def solve(
+    problem: ContactProblem | LocalContactProblem,
+    formulation: str = "auto",
+    solver: str | None = None,
+    crosscheck: bool = True,
+    tolerance=None,
+    certify: bool = True,
+    facets: int = DEFAULT_FACETS,
+    bracket: str = "auto",
+) -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
 
     Finds the acceleration ``a`` and the contact multipliers of ``M a + F = J_nᵀλ_n + J_tᵀλ_t`` with the
@@ -178,21 +221,45 @@ def solve(problem: ContactProblem | LocalContactProblem, formulation: str = "aut
     if problem.form == "local":  # no system class: the route that takes local problems (accepts_local)
         local = [n for n, g in FORMULATIONS.items() if g.accepts_local]
         if formulation != "auto" and formulation not in local:
-            raise NotApplicableError(f"formulation {formulation!r} does not accept a local (Delassus) problem "
-                                     f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}")
+            raise NotApplicableError(
+                f"formulation {formulation!r} does not accept a local (Delassus) problem "
+                f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}"
+            )
         return solve_local_problem(cast(LocalContactProblem, problem), solver=solver, tolerance=tol)
     problem = cast(ContactProblem, problem)
     t0 = time.perf_counter()
     cls = problem.classify()
     name = choose_formulation(problem, cls) if formulation == "auto" else formulation
-    return solve_classified(problem, cls, name, formulation_object(name, facets), solver=solver,
-                            crosscheck=crosscheck, tol=tol, certify=certify, facets=facets, started=t0,
-                            bracket=bracket)
+    return solve_classified(
+        problem,
+        cls,
+        name,
+        formulation_object(name, facets),
+        solver=solver,
+        crosscheck=crosscheck,
+        tol=tol,
+        certify=certify,
+        facets=facets,
+        started=t0,
+        bracket=bracket,
+    )
 
 
-def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Formulation, *, solver: str | None,
-                     crosscheck: bool, tol: Tolerance, certify: bool, facets: int, started: float,
-                     bracket: str = "auto", correct_drifts: bool = True) -> Solution:
+def solve_classified(
+    problem: ContactProblem,
+    cls: SystemClass,
+    name: str,
+    f: Formulation,
+    *,
+    solver: str | None,
+    crosscheck: bool,
+    tol: Tolerance,
+    certify: bool,
+    facets: int,
+    started: float,
+    bracket: str = "auto",
+    correct_drifts: bool = True,
+) -> Solution:
     """The body of :func:`solve` once the system class ``cls`` of ``problem`` is known and the formulation chosen
     (``name``, its object ``f`` from :func:`formulation_object`): check that ``f`` accepts the problem, solve,
     attach the structural certificates, cross-check, withdraw a "solved" that an independent route contradicts.
@@ -218,8 +285,18 @@ def solve_classified(problem: ContactProblem, cls: SystemClass, name: str, f: Fo
         sol = cross_check(sol, name, f, problem, cls, solver=solver, tol=tol, facets=facets, bracket=bracket)
     sol.extras["system_class"] = cls.as_dict()
     if correct_drifts and not sol.certified:
-        sol = solve_nearest_consistent(sol, problem, name, f, solver=solver, crosscheck=crosscheck, tol=tol,
-                                       certify=certify, facets=facets, bracket=bracket)
+        sol = solve_nearest_consistent(
+            sol,
+            problem,
+            name,
+            f,
+            solver=solver,
+            crosscheck=crosscheck,
+            tol=tol,
+            certify=certify,
+            facets=facets,
+            bracket=bracket,
+        )
     sol.timing.total = time.perf_counter() - t0
     return sol
 
@@ -232,14 +309,24 @@ def _withdraw_outside_the_disks(sol: Solution) -> None:
     cc = sol.certificate("coulomb_cones")
     if sol.status == SOLVED and sol.hints.cones_enforced is None and cc is not None and not cc.holds:
         sol.status = INACCURATE
-        sol.message = ((sol.message + "; " if sol.message else "") + "the returned forces leave the Coulomb disks "
-                       f"(relative slack {cc.data.get('relative_slack', float('nan')):.1e}): this route states the "
-                       "sticking contacts as equalities without the disks, so this is not an answer of the sticking "
-                       "problem; 'sticking_socp' decides it")
+        sol.message = (
+            (sol.message + "; " if sol.message else "") + "the returned forces leave the Coulomb disks "
+            f"(relative slack {cc.data.get('relative_slack', float('nan')):.1e}): this route states the "
+            "sticking contacts as equalities without the disks, so this is not an answer of the sticking "
+            "problem; 'sticking_socp' decides it"
+        )
 
 
-_REJUDGED = ("kkt_residuals", "backward_error", "coulomb_cones", "forward_error", "unique_acceleration",
-             "unique_multipliers", "farkas", "unbounded_ray")
+_REJUDGED = (
+    "kkt_residuals",
+    "backward_error",
+    "coulomb_cones",
+    "forward_error",
+    "unique_acceleration",
+    "unique_multipliers",
+    "farkas",
+    "unbounded_ray",
+)
 
 
 def _approximate_acceleration(sol: Solution, problem: ContactProblem, solver, tol: Tolerance):
@@ -254,8 +341,19 @@ def _approximate_acceleration(sol: Solution, problem: ContactProblem, solver, to
     return f1.acceleration
 
 
-def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, f: Formulation, *, solver, crosscheck,
-                             tol: Tolerance, certify: bool, facets: int, bracket: str) -> Solution:
+def solve_nearest_consistent(
+    sol: Solution,
+    problem: ContactProblem,
+    name: str,
+    f: Formulation,
+    *,
+    solver,
+    crosscheck,
+    tol: Tolerance,
+    certify: bool,
+    facets: int,
+    bracket: str,
+) -> Solution:
     """The verdict contract's answer for data whose drifts are inconsistent within the tolerance (DESIGN.md §4.3).
 
     ``sol`` is the route's uncertified result on ``problem``. The rows active at an approximate answer are made
@@ -282,40 +380,72 @@ def solve_nearest_consistent(sol: Solution, problem: ContactProblem, name: str, 
             continue  # consistent to round-off: correcting changes nothing a route could see
         tried.append(act)
         if c.relative > tol.residual:
-            sol.message = ((sol.message + "; " if sol.message else "") + f"the drifts of {len(act)} active unilateral "
-                           f"rows and the equalities are inconsistent by {c.relative:.1e} of their scales "
-                           f"(> {tol.residual:g})")
+            sol.message = (
+                (sol.message + "; " if sol.message else "") + f"the drifts of {len(act)} active unilateral "
+                f"rows and the equalities are inconsistent by {c.relative:.1e} of their scales "
+                f"(> {tol.residual:g})"
+            )
             continue
-        r = solve_classified(c.problem, c.problem.classify(), name, f, solver=solver, crosscheck=crosscheck, tol=tol,
-                             certify=False, facets=facets, started=time.perf_counter(), bracket=bracket,
-                             correct_drifts=False)
+        r = solve_classified(
+            c.problem,
+            c.problem.classify(),
+            name,
+            f,
+            solver=solver,
+            crosscheck=crosscheck,
+            tol=tol,
+            certify=False,
+            facets=facets,
+            started=time.perf_counter(),
+            bracket=bracket,
+            correct_drifts=False,
+        )
         if r.status == SOLVED and r.certified:
             fixed, corr = r, c
             break
-        sol.message = ((sol.message + "; " if sol.message else "") + f"with the drifts made consistent (a change of "
-                       f"{c.relative:.1e} of their scales) {name} ended {r.status.value} too")
+        sol.message = (
+            (sol.message + "; " if sol.message else "") + f"with the drifts made consistent (a change of "
+            f"{c.relative:.1e} of their scales) {name} ended {r.status.value} too"
+        )
     if fixed is None or corr is None:
         return sol
-    out = Solution(problem=problem, status=SOLVED, formulation=fixed.formulation, solver=fixed.solver,
-                   acceleration=fixed.acceleration, lambda_normal=fixed.lambda_normal,
-                   lambda_tangent=fixed.lambda_tangent,
-                   hints=JudgeHints(polish_allowed=False, cones_enforced=fixed.hints.cones_enforced),
-                   route=fixed.route, sticking=fixed.sticking, enumeration=fixed.enumeration,
-                   contact_modes=fixed.contact_modes, crosscheck=fixed.crosscheck, friction_bounds=sol.friction_bounds)
+    out = Solution(
+        problem=problem,
+        status=SOLVED,
+        formulation=fixed.formulation,
+        solver=fixed.solver,
+        acceleration=fixed.acceleration,
+        lambda_normal=fixed.lambda_normal,
+        lambda_tangent=fixed.lambda_tangent,
+        hints=JudgeHints(polish_allowed=False, cones_enforced=fixed.hints.cones_enforced),
+        route=fixed.route,
+        sticking=fixed.sticking,
+        enumeration=fixed.enumeration,
+        contact_modes=fixed.contact_modes,
+        crosscheck=fixed.crosscheck,
+        friction_bounds=sol.friction_bounds,
+    )
     finalize(out, tol)
     structural = [c for c in sol.certificates if c.id.startswith("C")]
     out.certificates = structural + [c for c in fixed.certificates if c.id not in _REJUDGED] + out.certificates
     if fixed.unique and out.unique.get("acceleration") is None:
         out.unique = dict(fixed.unique)
-    out.extras.update({"drift_correction": corr.as_dict(), "system_class": sol.extras.get("system_class"),
-                       "as_given": {"formulation": name, "status": sol.status.value, "message": sol.message}})
+    out.extras.update(
+        {
+            "drift_correction": corr.as_dict(),
+            "system_class": sol.extras.get("system_class"),
+            "as_given": {"formulation": name, "status": sol.status.value, "message": sol.message},
+        }
+    )
     out.timing = replace(fixed.timing, detail=dict(fixed.timing.detail))
     be = out.backward_error or {}
-    out.message = ((out.message + "; " if out.message else "")
-                   + f"solvable after changing the drifts by {corr.absolute:.1e} ({corr.relative:.1e} of their rows' "
-                     f"scales): the answer of those drifts, judged against the data as given (backward error: forces "
-                     f"{be.get('forces', float('nan')):.1e}, drifts {be.get('drifts', float('nan')):.1e}); for the "
-                     f"data as given {name} ended {sol.status.value}" + (f" ({sol.message})" if sol.message else ""))
+    out.message = (
+        (out.message + "; " if out.message else "")
+        + f"solvable after changing the drifts by {corr.absolute:.1e} ({corr.relative:.1e} of their rows' "
+        f"scales): the answer of those drifts, judged against the data as given (backward error: forces "
+        f"{be.get('forces', float('nan')):.1e}, drifts {be.get('drifts', float('nan')):.1e}); for the "
+        f"data as given {name} ended {sol.status.value}" + (f" ({sol.message})" if sol.message else "")
+    )
     return out
 
 

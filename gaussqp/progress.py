@@ -32,8 +32,12 @@ class Progress:
             self.bar.update(1)
         elif self.enabled and (time.monotonic() - self._last >= 1 or self.done == self.total):
             self._last = time.monotonic()
-            print(f"\r{self.desc} {self.done}/{self.total} {self.unit}s", end="" if self.done < self.total else "\n",
-                  file=sys.stderr, flush=True)
+            print(
+                f"\r{self.desc} {self.done}/{self.total} {self.unit}s",
+                end="" if self.done < self.total else "\n",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def close(self) -> None:
         if self.bar is not None:

@@ -64,8 +64,13 @@ class Status(Label):
         return self in INF_OR_UNB
 
 
-SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED = (Status.SOLVED, Status.INFEASIBLE, Status.UNBOUNDED,
-                                                     Status.INACCURATE, Status.FAILED)
+SOLVED, INFEASIBLE, UNBOUNDED, INACCURATE, FAILED = (
+    Status.SOLVED,
+    Status.INFEASIBLE,
+    Status.UNBOUNDED,
+    Status.INACCURATE,
+    Status.FAILED,
+)
 SOLUTION_PRESENT = frozenset({SOLVED, INACCURATE})
 INF_OR_UNB = frozenset({INFEASIBLE, UNBOUNDED})
 
@@ -115,9 +120,14 @@ class Certificate:
             unresisted wrench, interior forces — with a ``"verify"`` text naming the equations a reader checks on
             them with the problem file alone), whatever ``with_data`` says.
         """
-        d = {"id": self.id, "name": self.name, "source": self.source,
-             "holds": None if self.holds is None else bool(self.holds),
-             "margin": json_float(self.margin), "implies": self.implies}
+        d = {
+            "id": self.id,
+            "name": self.name,
+            "source": self.source,
+            "holds": None if self.holds is None else bool(self.holds),
+            "margin": json_float(self.margin),
+            "implies": self.implies,
+        }
         if self.data.get(EVIDENCE) is not None:
             d[EVIDENCE] = to_jsonable(self.data[EVIDENCE])
         if with_data and self.data:
@@ -239,8 +249,11 @@ class CrossCheck(Mapping):
         """The JSON of the report, with the keys (and their order) of the dict it replaced."""
         d: dict = {"formulation": self.formulation, "solver": self.solver, "status": self.status}
         if self.enumeration is not None:
-            d.update(solutions=self.enumeration.solutions, multiplicity=self.enumeration.multiplicity,
-                     multiplier_multiplicity=self.enumeration.multiplier_multiplicity)
+            d.update(
+                solutions=self.enumeration.solutions,
+                multiplicity=self.enumeration.multiplicity,
+                multiplier_multiplicity=self.enumeration.multiplier_multiplicity,
+            )
         d.update(acceleration_gap=self.acceleration_gap, generalized_force_gap=self.generalized_force_gap)
         if self.bracket is not None:
             d["bracket"] = self.bracket.as_dict()
@@ -249,9 +262,12 @@ class CrossCheck(Mapping):
 
     # the read-only Mapping of the former dict (deprecated: read the attributes)
     def __getitem__(self, key: str):
-        warnings.warn(f"reading a cross-check by key ({key!r}) is deprecated: read the attribute of "
-                      "gaussqp.results.CrossCheck (e.g. .agree, .routes, .bracket) or use .as_dict()",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"reading a cross-check by key ({key!r}) is deprecated: read the attribute of "
+            "gaussqp.results.CrossCheck (e.g. .agree, .routes, .bracket) or use .as_dict()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.as_dict()[key]
 
     def __iter__(self):
@@ -330,9 +346,13 @@ class Timing:
 
     def as_dict(self) -> dict:
         """``{"build", "solve", "certify", "total", "detail"}`` (the JSON ``times`` of a solution)."""
-        return {"build": json_float(self.build), "solve": json_float(self.solve),
-                "certify": json_float(self.certify), "total": json_float(self.total),
-                "detail": {k: json_float(v) for k, v in self.detail.items()}}
+        return {
+            "build": json_float(self.build),
+            "solve": json_float(self.solve),
+            "certify": json_float(self.certify),
+            "total": json_float(self.total),
+            "detail": {k: json_float(v) for k, v in self.detail.items()},
+        }
 
 
 @dataclass
@@ -427,18 +447,30 @@ class Solution:
         object.__setattr__(self, name, value)
 
     # deprecated aliases of the judge's hints (fields of the solution until read and set ``hints``)
-    polish_allowed = property(lambda self: _hint(self, "polish_allowed"),
-                              lambda self, v: _set_hint(self, "polish_allowed", bool(v)))
-    cones_enforced = property(lambda self: _hint(self, "cones_enforced"),
-                              lambda self, v: _set_hint(self, "cones_enforced", v))
-    nonexistence_verified = property(lambda self: _hint(self, "nonexistence_verified"),
-                                     lambda self, v: _set_hint(self, "nonexistence_verified", bool(v)))
+    polish_allowed = property(
+        lambda self: _hint(self, "polish_allowed"), lambda self, v: _set_hint(self, "polish_allowed", bool(v))
+    )
+    cones_enforced = property(
+        lambda self: _hint(self, "cones_enforced"), lambda self, v: _set_hint(self, "cones_enforced", v)
+    )
+    nonexistence_verified = property(
+        lambda self: _hint(self, "nonexistence_verified"),
+        lambda self, v: _set_hint(self, "nonexistence_verified", bool(v)),
+    )
 
     @property
     def times(self) -> dict:
         """Deprecated: the flat dict of :attr:`timing` (its measured fixed fields, then its ``detail``); a copy."""
-        fixed = {k: v for k, v in (("build", self.timing.build), ("solve", self.timing.solve),
-                                   ("certify", self.timing.certify), ("total", self.timing.total)) if v is not None}
+        fixed = {
+            k: v
+            for k, v in (
+                ("build", self.timing.build),
+                ("solve", self.timing.solve),
+                ("certify", self.timing.certify),
+                ("total", self.timing.total),
+            )
+            if v is not None
+        }
         return {**self.timing.detail, **fixed}
 
     @property
@@ -477,8 +509,13 @@ class Solution:
         found = [c for c in (self.certificate(cid) for cid in backing) if c is not None]
         if self.status == SOLVED:
             found = found[:1]
-            base = bool(found) and bool(found[0].holds) and all(
-                c is None or bool(c.holds) for c in (self.certificate(cid) for cid in ALSO_REQUIRED_WHEN_SOLVED))
+            base = (
+                bool(found)
+                and bool(found[0].holds)
+                and all(
+                    c is None or bool(c.holds) for c in (self.certificate(cid) for cid in ALSO_REQUIRED_WHEN_SOLVED)
+                )
+            )
         else:
             base = bool(found) and bool(found[0].holds)
         if self.crosscheck is not None and self.crosscheck.disagreed:
@@ -499,19 +536,22 @@ class Solution:
         if not self.status.has_solution or self.acceleration is None:
             return {"acceleration": None, "forces": None}
         found = [c for c in (self.certificate(cid) for cid in CERTIFYING[SOLVED]) if c is not None][:1]
-        base = bool(found) and bool(found[0].holds) and not (
-            self.crosscheck is not None and self.crosscheck.disagreed)
+        base = bool(found) and bool(found[0].holds) and not (self.crosscheck is not None and self.crosscheck.disagreed)
         # every other certificate a solved answer needs (the backward error of the verdict contract) backs both
-        base = base and all(c is None or bool(c.holds) for c in (self.certificate(cid) for cid in
-                                                                  ALSO_REQUIRED_WHEN_SOLVED if cid != "forward_error"))
+        base = base and all(
+            c is None or bool(c.holds)
+            for c in (self.certificate(cid) for cid in ALSO_REQUIRED_WHEN_SOLVED if cid != "forward_error")
+        )
         fe = self.certificate("forward_error")
         # an answer not 'solved' for any other reason than its forward error (a backend that ended inaccurate, a
         # withdrawn answer) certifies neither quantity
         base = base and (self.status == SOLVED or (fe is not None and not fe.holds))
         if fe is None:
             return {"acceleration": base, "forces": base}
-        return {"acceleration": base and bool(fe.data.get("acceleration_certified", fe.holds)),
-                "forces": base and bool(fe.data.get("forces_certified", fe.holds))}
+        return {
+            "acceleration": base and bool(fe.data.get("acceleration_certified", fe.holds)),
+            "forces": base and bool(fe.data.get("forces_certified", fe.holds)),
+        }
 
     def as_dict(self) -> dict:
         """The JSON object printed by ``gaussqp solve --json``."""
@@ -536,12 +576,18 @@ class Solution:
             "certificates": [c.as_dict() for c in self.certificates],
             "crosscheck": to_jsonable(self.crosscheck.as_dict()) if self.crosscheck is not None else None,
             **({"sticking": self.sticking.as_dict()} if self.sticking is not None else {}),
-            **({"friction_bounds": [b.as_dict() for b in self.friction_bounds]}
-               if self.friction_bounds is not None else {}),
+            **(
+                {"friction_bounds": [b.as_dict() for b in self.friction_bounds]}
+                if self.friction_bounds is not None
+                else {}
+            ),
             **({"route": self.route} if self.route is not None else {}),
             **({"contact_modes": [c.as_dict() for c in self.contact_modes]} if self.contact_modes is not None else {}),
-            **({"natural_map_residual": self.natural_map_residual.as_dict()}
-               if self.natural_map_residual is not None else {}),
+            **(
+                {"natural_map_residual": self.natural_map_residual.as_dict()}
+                if self.natural_map_residual is not None
+                else {}
+            ),
             **({"velocity": to_jsonable(self.velocity)} if self.velocity is not None else {}),
             **({"backward_error": to_jsonable(self.backward_error)} if self.backward_error is not None else {}),
             "times": self.timing.as_dict(),
@@ -579,8 +625,10 @@ class Solution:
         cq = self.certified_quantities
         if any(v is not None for v in cq.values()):
             out.append("certified    " + "  ".join(f"{k}={format_value(v)}" for k, v in cq.items()))
-        out.append(f"formulation  {self.formulation} / {self.solver}"
-                   + (f"  (route: {self.route})" if self.route is not None else ""))
+        out.append(
+            f"formulation  {self.formulation} / {self.solver}"
+            + (f"  (route: {self.route})" if self.route is not None else "")
+        )
         if self.message:
             out.append(f"message      {self.message}")
         out.append(f"acceleration {format_value(self.acceleration)}")
@@ -591,26 +639,33 @@ class Solution:
         out.append("residuals    " + "  ".join(f"{k}={v:.2e}" for k, v in self.residuals.items()))
         if self.backward_error is not None:
             be = self.backward_error
-            out.append(f"backward err forces={be['forces']:.2e}  drifts={be['drifts']:.2e}  rows={be['rows']:.0f}  "
-                       f"(the data change under which the answer is exact, relative to each row's scale)")
+            out.append(
+                f"backward err forces={be['forces']:.2e}  drifts={be['drifts']:.2e}  rows={be['rows']:.0f}  "
+                f"(the data change under which the answer is exact, relative to each row's scale)"
+            )
         out.append("unique       " + "  ".join(f"{k}={format_value(v)}" for k, v in self.unique.items()))
         if self.crosscheck is not None:
             out.extend(_crosscheck_lines(self.crosscheck))
         if self.enumeration is not None:
             e = self.enumeration
-            out.append(f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "
-                       f"multipliers {e.multiplier_multiplicity}"
-                       + "".join(f"\n             λ_n = {format_value(x.lam_n)} (piece {x.piece})"
-                                 for x in e.solutions[:8]))
+            out.append(
+                f"solutions    {e.count} found on {e.pieces} pieces: acceleration {e.multiplicity}, "
+                f"multipliers {e.multiplier_multiplicity}"
+                + "".join(f"\n             λ_n = {format_value(x.lam_n)} (piece {x.piece})" for x in e.solutions[:8])
+            )
         if self.sticking is not None:
             v: Any = self.sticking
-            out.append(f"sticking     feasible={format_value(v.feasible)}  margin={format_value(v.margin)}  "
-                       f"mu_min={format_value(v.mu_min)}  on cone boundary={v.boundary_contacts}  "
-                       f"detaching={v.detaching_contacts}")
+            out.append(
+                f"sticking     feasible={format_value(v.feasible)}  margin={format_value(v.margin)}  "
+                f"mu_min={format_value(v.mu_min)}  on cone boundary={v.boundary_contacts}  "
+                f"detaching={v.detaching_contacts}"
+            )
         if self.natural_map_residual is not None:
             res: Any = self.natural_map_residual
-            out.append(f"natural map  absolute={res.absolute:.2e}  relative(÷‖q‖)={res.relative:.2e}  "
-                       f"siconos={res.siconos:.2e}")
+            out.append(
+                f"natural map  absolute={res.absolute:.2e}  relative(÷‖q‖)={res.relative:.2e}  "
+                f"siconos={res.siconos:.2e}"
+            )
             counts: dict[str, int] = {}
             for c in self.contact_modes or ():
                 mode = getattr(c, "mode")
@@ -623,11 +678,16 @@ class Solution:
 
     def __repr__(self) -> str:
         unique = ", ".join(f"{k}={format_value(v)}" for k, v in self.unique.items())
-        cc = "none" if self.crosscheck is None else {True: "agreed", False: "DISAGREED",
-                                                     None: "not compared"}[self.crosscheck.agree]
-        return (f"Solution(status={self.status.value!r}, certified={self.certified}, formulation={self.formulation!r}, "
-                f"solver={self.solver!r}, unique=({unique}), max_residual={self.max_residual():.2e}, "
-                f"crosscheck={cc!r})")
+        cc = (
+            "none"
+            if self.crosscheck is None
+            else {True: "agreed", False: "DISAGREED", None: "not compared"}[self.crosscheck.agree]
+        )
+        return (
+            f"Solution(status={self.status.value!r}, certified={self.certified}, formulation={self.formulation!r}, "
+            f"solver={self.solver!r}, unique=({unique}), max_residual={self.max_residual():.2e}, "
+            f"crosscheck={cc!r})"
+        )
 
 
 def format_value(x) -> str:
@@ -658,17 +718,23 @@ def _crosscheck_lines(cc: CrossCheck) -> list[str]:
     """The cross-check as text: the verdict over its routes (with the gaps to the first), one line per route."""
     verdict = {True: "agreed", False: "DISAGREED", None: "not compared"}[cc.agree]
     if cc.routes:  # the verdict combines the routes listed below it; the gaps are those of the first
-        out = [f"crosscheck   {verdict}, over {len(cc.routes)} route(s); gaps to {cc.formulation}: "
-               f"acceleration {format_value(cc.acceleration_gap)}, Jᵀλ {format_value(cc.generalized_force_gap)}"]
+        out = [
+            f"crosscheck   {verdict}, over {len(cc.routes)} route(s); gaps to {cc.formulation}: "
+            f"acceleration {format_value(cc.acceleration_gap)}, Jᵀλ {format_value(cc.generalized_force_gap)}"
+        ]
     else:
-        out = [f"crosscheck   {verdict}: {cc.formulation} ({cc.status}): acceleration gap "
-               f"{format_value(cc.acceleration_gap)}, Jᵀλ gap {format_value(cc.generalized_force_gap)}"]
+        out = [
+            f"crosscheck   {verdict}: {cc.formulation} ({cc.status}): acceleration gap "
+            f"{format_value(cc.acceleration_gap)}, Jᵀλ gap {format_value(cc.generalized_force_gap)}"
+        ]
     for r in cc.routes:
         out.append(f"             {r.route} ({r.status}): {r.outcome}" + (f" — {r.reason}" if r.reason else ""))
     if cc.bracket is not None:
         b = cc.bracket
-        out.append(f"bracket      {b.facets} facets: inscribed {b.inner}, circumscribed {b.outer}, "
-                   f"consistent={format_value(b.consistent)}")
+        out.append(
+            f"bracket      {b.facets} facets: inscribed {b.inner}, circumscribed {b.outer}, "
+            f"consistent={format_value(b.consistent)}"
+        )
     return out
 
 
@@ -677,8 +743,11 @@ _MOVED_HINTS = ("polish_allowed", "cones_enforced", "nonexistence_verified")
 
 
 def _warn_hint(name: str) -> None:
-    warnings.warn(f"Solution.{name} is deprecated: it is Solution.hints.{name} (gaussqp.results.JudgeHints)",
-                  DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        f"Solution.{name} is deprecated: it is Solution.hints.{name} (gaussqp.results.JudgeHints)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def _hint(sol: Solution, name: str):
@@ -698,8 +767,11 @@ def _init(self, *args, **kwargs) -> None:
     moved = {k: kwargs.pop(k) for k in _MOVED_HINTS if k in kwargs}
     _dataclass_init(self, *args, **kwargs)
     if moved:
-        warnings.warn(f"Solution({', '.join(moved)}=...) is deprecated: pass hints=JudgeHints(...)",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"Solution({', '.join(moved)}=...) is deprecated: pass hints=JudgeHints(...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         self.hints = replace(self.hints, **moved)
 
 

@@ -112,8 +112,9 @@ def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
         return preset
     name = DEFAULT if preset is None else preset
     if not isinstance(name, str) or name not in PRESETS:  # a list is unhashable: `in` would raise TypeError
-        raise UnknownValueError("tolerance", f"is {name!r}",
-                                f"use one of {', '.join(PRESETS)}, or a gaussqp.settings.Tolerance")
+        raise UnknownValueError(
+            "tolerance", f"is {name!r}", f"use one of {', '.join(PRESETS)}, or a gaussqp.settings.Tolerance"
+        )
     return PRESETS[name]
 
 

@@ -37,8 +37,15 @@ from .results import Solution
 from .settings import STEP_GAP_ROUNDOFF, STEP_GAP_RTOL, THETA_MIN
 
 
-def solve_impact(problem: ImpactProblem, *, formulation: str = "auto", solver: str | None = None,
-                 tolerance=None, crosscheck: bool = True, certify: bool = True) -> Solution:
+def solve_impact(
+    problem: ImpactProblem,
+    *,
+    formulation: str = "auto",
+    solver: str | None = None,
+    tolerance=None,
+    crosscheck: bool = True,
+    certify: bool = True,
+) -> Solution:
     """Solve the impulse-level problem with gaussqp and certify it.
 
     Parameters
@@ -55,10 +62,19 @@ def solve_impact(problem: ImpactProblem, *, formulation: str = "auto", solver: s
     (:func:`gaussqp.impacts.impact_certificates`) and, with an answer, ``impact_energy``.
     """
     if not isinstance(problem, ImpactProblem):
-        raise UnknownValueError("problem", f"is a {type(problem).__name__}",
-                                "give a gaussqp.ImpactProblem (ImpactProblem.from_problem wraps a ContactProblem)")
-    sol = solve(problem.to_contact_problem(), formulation=formulation, solver=solver, tolerance=tolerance,
-                crosscheck=crosscheck, certify=certify)
+        raise UnknownValueError(
+            "problem",
+            f"is a {type(problem).__name__}",
+            "give a gaussqp.ImpactProblem (ImpactProblem.from_problem wraps a ContactProblem)",
+        )
+    sol = solve(
+        problem.to_contact_problem(),
+        formulation=formulation,
+        solver=solver,
+        tolerance=tolerance,
+        crosscheck=crosscheck,
+        certify=certify,
+    )
     if certify:
         sol.certificates = list(sol.certificates) + impact_certificates(problem)
         if sol.status.has_solution:
@@ -148,7 +164,9 @@ def _rows(field: str, value, n: int, count: int | None = None) -> np.ndarray:
     entries), with ``count`` rows when given."""
     arr = real_array(field, value, 2)
     if arr.size % n or (count is not None and arr.size != count * n):
-        raise ShapeError(field, f"has {arr.size} numbers", f"give {'k' if count is None else count} rows of {n} numbers")
+        raise ShapeError(
+            field, f"has {arr.size} numbers", f"give {'k' if count is None else count} rows of {n} numbers"
+        )
     return arr.reshape(-1, n)
 
 
@@ -158,8 +176,9 @@ def _pick(value, m: int, active: np.ndarray):
     return [value[i] for i in active] if len(value) == m else value
 
 
-def _activation_slack(M: np.ndarray, f: np.ndarray, Jn: np.ndarray, q: np.ndarray, v: np.ndarray,
-                      h: float) -> np.ndarray:
+def _activation_slack(
+    M: np.ndarray, f: np.ndarray, Jn: np.ndarray, q: np.ndarray, v: np.ndarray, h: float
+) -> np.ndarray:
     """Per row, the gap below which a contact counts as closed: :data:`STEP_GAP_RTOL` of the distance the row can
     close in one step (``h |n_i v| + h² |n_i| |M⁺ f|``, the data's own motion) plus the gap's round-off
     (:data:`STEP_GAP_ROUNDOFF` ``|n_i| |q|``); never a fixed length."""
@@ -170,9 +189,19 @@ def _activation_slack(M: np.ndarray, f: np.ndarray, Jn: np.ndarray, q: np.ndarra
     return STEP_GAP_RTOL * (h * np.abs(Jn @ v) + h * h * (A @ np.abs(a_free))) + STEP_GAP_ROUNDOFF * (A @ np.abs(q))
 
 
-def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0, activation: str = "predicted",
-         formulation: str = "auto", solver: str | None = None, tolerance=None, crosscheck: bool = False,
-         certify: bool = True) -> StepResult:
+def step(
+    system: MechanicalSystem,
+    state: State,
+    h: float,
+    *,
+    theta: float = 1.0,
+    activation: str = "predicted",
+    formulation: str = "auto",
+    solver: str | None = None,
+    tolerance=None,
+    crosscheck: bool = False,
+    certify: bool = True,
+) -> StepResult:
     """One Moreau–Jean step of ``system`` from ``state`` (module docstring).
 
     Parameters
@@ -203,8 +232,11 @@ def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0
     if activation not in ("predicted", "gap"):
         raise UnknownValueError("activation", f"is {activation!r}", "use 'predicted' or 'gap'")
     if not isinstance(system, MechanicalSystem) or not isinstance(state, State):
-        raise UnknownValueError("system" if not isinstance(system, MechanicalSystem) else "state",
-                                "has the wrong type", "give a gaussqp.MechanicalSystem and a gaussqp.State")
+        raise UnknownValueError(
+            "system" if not isinstance(system, MechanicalSystem) else "state",
+            "has the wrong type",
+            "give a gaussqp.MechanicalSystem and a gaussqp.State",
+        )
     q0 = real_array("state.q", state.q, 1)
     if q0.ndim != 1 or q0.size == 0:
         raise UnknownValueError("state.q", f"has shape {q0.shape}", "give a 1-D vector of positions")
@@ -224,26 +256,38 @@ def step(system: MechanicalSystem, state: State, h: float, *, theta: float = 1.0
     types = [rows.types] * m if isinstance(rows.types, str) else list(rows.types)
     pred = gaps + hv * (Jn @ v0) if activation == "predicted" else gaps
     slack = _activation_slack(M, f, Jn, q0, v0, hv)
-    active = np.array([i for i in range(m) if types[i] == "bilateral" or gaps[i] <= slack[i] or pred[i] <= slack[i]],
-                      dtype=int)
+    active = np.array(
+        [i for i in range(m) if types[i] == "bilateral" or gaps[i] <= slack[i] or pred[i] <= slack[i]], dtype=int
+    )
     d = rows.dimension
     Jt = None if rows.tangents is None else _rows("contacts(q).tangents", rows.tangents, n, m * (d - 1))
     tr = np.array([i * (d - 1) + k for i in active for k in range(d - 1)], dtype=int)
     base = ContactProblem.from_blocks(
-        M, np.zeros(n), Jn[active], None, [types[i] for i in active], None if Jt is None else Jt[tr], None,
+        M,
+        np.zeros(n),
+        Jn[active],
+        None,
+        [types[i] for i in active],
+        None if Jt is None else Jt[tr],
+        None,
         None if rows.friction is None else vector("contacts(q).friction", rows.friction, m)[active],
-        _pick(rows.modes, m, active), None if rows.slip is None else real_array("contacts(q).slip", rows.slip, 2)[active],
-        None, d,
-        system.name)
+        _pick(rows.modes, m, active),
+        None if rows.slip is None else real_array("contacts(q).slip", rows.slip, 2)[active],
+        None,
+        d,
+        system.name,
+    )
     prob = ImpactProblem.from_problem(base, v0, restitution=_sub_restitution(rows.restitution, m, active), h=hv, f=f)
-    sol = solve_impact(prob, formulation=formulation, solver=solver, tolerance=tolerance, crosscheck=crosscheck,
-                       certify=certify)
+    sol = solve_impact(
+        prob, formulation=formulation, solver=solver, tolerance=tolerance, crosscheck=crosscheck, certify=certify
+    )
     if not sol.status.has_solution:
-        raise StepError(f"the step problem at t = {t0:g} is {sol.status}: {sol.message or 'no answer'}; "
-                        "check the contacts (conflicting rows?) or reduce h")
+        raise StepError(
+            f"the step problem at t = {t0:g} is {sol.status}: {sol.message or 'no answer'}; "
+            "check the contacts (conflicting rows?) or reduce h"
+        )
     v1 = np.asarray(sol.acceleration, dtype=float)
     q1 = q0 + hv * (th * v1 + (1.0 - th) * v0)
     P = np.zeros(m)
     P[active] = sol.lambda_normal
     return StepResult(state=State(q=q1, v=v1, t=t0 + hv), solution=sol, active=active, problem=prob, impulses=P)
-

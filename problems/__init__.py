@@ -37,8 +37,9 @@ def real_names() -> list[str]:
     of :mod:`gaussqp.problems.real` from MuJoCo and Pinocchio models; each file records its source, state and
     what gaussqp certified in its ``source`` and ``parameters``), then the FCLIB problems (``data/real/*.npz``,
     their ``source`` and ``parameters`` as JSON text members)."""
-    return sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.json")) + \
-        sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.npz"))  # the FCLIB problems (problems/real/fclib_files.py)
+    return sorted(f"real/{p.stem}" for p in (DATA / "real").glob("*.json")) + sorted(
+        f"real/{p.stem}" for p in (DATA / "real").glob("*.npz")
+    )  # the FCLIB problems (problems/real/fclib_files.py)
 
 
 #: the shipped FCLIB files made by the generator of MuJoCo scenes (:mod:`.fclib_scenes`)
@@ -66,8 +67,9 @@ def load(name: str) -> ContactProblem:
     ``"fclib_generated/<name>"`` of :func:`generated_names`, read by :func:`gaussqp.io.fclib.load`)."""
     known = names() + real_names() + generated_names()
     if name not in known:
-        raise FileFormatError("problem", f"{name!r} is not a shipped problem",
-                              f"use one of {', '.join(known)} (gaussqp list)")
+        raise FileFormatError(
+            "problem", f"{name!r} is not a shipped problem", f"use one of {', '.join(known)} (gaussqp list)"
+        )
     if name.startswith("fclib_generated/"):
         from gaussqp.io.fclib import load as load_fclib
 
@@ -113,7 +115,9 @@ VELOCITIES = {
 def velocity(name: str) -> np.ndarray:
     """q̇ of the shipped problem ``name`` (see :data:`VELOCITIES`)."""
     if name not in VELOCITIES:
-        raise FileFormatError("problem", f"{name!r} has no recorded state velocity", f"use one of {', '.join(VELOCITIES)}")
+        raise FileFormatError(
+            "problem", f"{name!r} has no recorded state velocity", f"use one of {', '.join(VELOCITIES)}"
+        )
     return np.asarray(VELOCITIES[name](), dtype=float)
 
 
@@ -126,5 +130,18 @@ def regenerate() -> list[Path]:
     return out
 
 
-__all__ = ["DATA", "EXAMPLES", "GENERATED", "VELOCITIES", "build", "families", "generated_names", "load", "names", "path",
-           "real_names", "regenerate", "velocity"]
+__all__ = [
+    "DATA",
+    "EXAMPLES",
+    "GENERATED",
+    "VELOCITIES",
+    "build",
+    "families",
+    "generated_names",
+    "load",
+    "names",
+    "path",
+    "real_names",
+    "regenerate",
+    "velocity",
+]

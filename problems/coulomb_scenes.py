@@ -76,8 +76,9 @@ def _mujoco():
     try:
         import mujoco
     except ImportError as exc:  # exercised only without the extra
-        raise MissingExtraError("gaussqp.problems.coulomb_scenes needs the optional extra: "
-                                "pip install 'gaussqp[mujoco]'") from exc
+        raise MissingExtraError(
+            "gaussqp.problems.coulomb_scenes needs the optional extra: pip install 'gaussqp[mujoco]'"
+        ) from exc
     return mujoco
 
 
@@ -110,7 +111,7 @@ class Scene:
     def body_acceleration(self, acceleration, body: str) -> np.ndarray:
         """The six components of ``acceleration`` (a solution's) that belong to ``body``'s free joint."""
         a = np.asarray(acceleration, dtype=float)
-        return a[self.dofs[body]:self.dofs[body] + 6]
+        return a[self.dofs[body] : self.dofs[body] + 6]
 
     def contact_force_on(self, body: str, contacts, lambda_normal, lambda_tangent) -> np.ndarray:
         """The world force (3 numbers, N) that ``contacts`` exert on ``body``: the linear part of
@@ -126,8 +127,8 @@ class Scene:
         gen = Jn[idx].T @ ln[idx]
         for i in idx:
             if p.has_tangent[i]:
-                gen = gen + Jt[start[i]:start[i] + d1].T @ lt[i]
-        return gen[self.dofs[body]:self.dofs[body] + 3]
+                gen = gen + Jt[start[i] : start[i] + d1].T @ lt[i]
+        return gen[self.dofs[body] : self.dofs[body] + 3]
 
     def slip_direction_world(self, contact: int, direction) -> np.ndarray:
         """The world vector ``Σ_k direction_k · t_k`` of a sliding contact's ``direction`` (``ContactMode.direction``,
@@ -140,16 +141,19 @@ class Scene:
         d1 = p.dimension - 1
         k = int(np.sum(p.has_tangent[:contact])) * d1
         Jt = p.J_t.toarray() if hasattr(p.J_t, "toarray") else np.asarray(p.J_t)
-        rows = Jt[k:k + d1, self.dofs[body]:self.dofs[body] + 3]
+        rows = Jt[k : k + d1, self.dofs[body] : self.dofs[body] + 3]
         return np.asarray(direction, dtype=float) @ rows
 
 
 # ---------------------------------------------------------------- the MJCF strings
 
+
 def _header(model: str, mu: float) -> str:
-    return (f"<mujoco model='{model}'><option cone='elliptic'/>"
-            f"<default><geom condim='3' friction='{mu!r} 0 0'/></default>"
-            f"<worldbody><geom name='floor' type='plane' size='5 5 0.1'/>")
+    return (
+        f"<mujoco model='{model}'><option cone='elliptic'/>"
+        f"<default><geom condim='3' friction='{mu!r} 0 0'/></default>"
+        f"<worldbody><geom name='floor' type='plane' size='5 5 0.1'/>"
+    )
 
 
 def _size(half) -> str:
@@ -162,19 +166,23 @@ def platform_xml(mu: float = MU) -> str:
     px, py, pz = PLATE_HALF
     bz = BOX_HALF[2]
     z_plate = FOOT_DROP + FOOT_RADIUS + GAP
-    feet = "".join(f"<geom name='foot{3 * i + j}' type='sphere' size='{FOOT_RADIUS!r}' pos='{x!r} {y!r} {-FOOT_DROP!r}'/>"
-                   for i, x in enumerate(FOOT_GRID) for j, y in enumerate(FOOT_GRID))
+    feet = "".join(
+        f"<geom name='foot{3 * i + j}' type='sphere' size='{FOOT_RADIUS!r}' pos='{x!r} {y!r} {-FOOT_DROP!r}'/>"
+        for i, x in enumerate(FOOT_GRID)
+        for j, y in enumerate(FOOT_GRID)
+    )
     # the platform's inertia: a uniform plate of its mass (the feet are massless: inertial overrides the geoms)
     ixx = PLATFORM_MASS * (py * py + pz * pz) / 3
     iyy = PLATFORM_MASS * (px * px + pz * pz) / 3
     izz = PLATFORM_MASS * (px * px + py * py) / 3
-    return (_header("platform_with_box", mu)
-            + f"<body name='platform' pos='0 0 {z_plate!r}'><freejoint/>"
-            f"<inertial pos='0 0 0' mass='{PLATFORM_MASS!r}' diaginertia='{ixx!r} {iyy!r} {izz!r}'/>"
-            f"<geom name='plate' type='box' size='{_size(PLATE_HALF)}'/>{feet}</body>"
-            f"<body name='box' pos='0 0 {z_plate + pz + bz + GAP!r}'><freejoint/>"
-            f"<geom name='box' type='box' size='{_size(BOX_HALF)}' mass='{PLATFORM_BOX_MASS!r}'/></body>"
-            "</worldbody></mujoco>")
+    return (
+        _header("platform_with_box", mu) + f"<body name='platform' pos='0 0 {z_plate!r}'><freejoint/>"
+        f"<inertial pos='0 0 0' mass='{PLATFORM_MASS!r}' diaginertia='{ixx!r} {iyy!r} {izz!r}'/>"
+        f"<geom name='plate' type='box' size='{_size(PLATE_HALF)}'/>{feet}</body>"
+        f"<body name='box' pos='0 0 {z_plate + pz + bz + GAP!r}'><freejoint/>"
+        f"<geom name='box' type='box' size='{_size(BOX_HALF)}' mass='{PLATFORM_BOX_MASS!r}'/></body>"
+        "</worldbody></mujoco>"
+    )
 
 
 def tower_masses(n_boxes: int) -> list[float]:
@@ -187,20 +195,24 @@ def tower_xml(n_boxes: int, mu: float = MU) -> str:
     :func:`tower_masses`) stacked on a plane, all geoms friction ``mu``."""
     n = _check_boxes(n_boxes)
     h = BOX_HALF[2]
-    bodies = "".join(f"<body name='box{k}' pos='0 0 {h + k * (2 * h + GAP)!r}'><freejoint/>"
-                     f"<geom name='box{k}' type='box' size='{_size(BOX_HALF)}' mass='{m!r}'/></body>"
-                     for k, m in enumerate(tower_masses(n)))
+    bodies = "".join(
+        f"<body name='box{k}' pos='0 0 {h + k * (2 * h + GAP)!r}'><freejoint/>"
+        f"<geom name='box{k}' type='box' size='{_size(BOX_HALF)}' mass='{m!r}'/></body>"
+        for k, m in enumerate(tower_masses(n))
+    )
     return _header(f"box_tower_{n}", mu) + bodies + "</worldbody></mujoco>"
 
 
 # ---------------------------------------------------------------- input checks
 
+
 def _check_boxes(n_boxes) -> int:
     if isinstance(n_boxes, bool) or not isinstance(n_boxes, (int, np.integer)) or n_boxes < 1:
         raise WrongTypeError("n_boxes", f"is {n_boxes!r}", "give a number of boxes, an integer >= 1")
     if n_boxes > MAX_TOWER_BOXES:
-        raise InputTooLargeError("n_boxes", f"is {n_boxes}",
-                                 f"give at most {MAX_TOWER_BOXES} (problems/coulomb_scenes.py MAX_TOWER_BOXES)")
+        raise InputTooLargeError(
+            "n_boxes", f"is {n_boxes}", f"give at most {MAX_TOWER_BOXES} (problems/coulomb_scenes.py MAX_TOWER_BOXES)"
+        )
     return int(n_boxes)
 
 
@@ -216,6 +228,7 @@ def _check_real(name: str, value, positive: bool = False) -> float:
 
 
 # ---------------------------------------------------------------- settle, push, import
+
 
 def _scene(xml: str, pushed: str, push: float, settle: int, name: str) -> Scene:
     mujoco = _mujoco()
@@ -236,8 +249,10 @@ def _scene(xml: str, pushed: str, push: float, settle: int, name: str) -> Scene:
     mujoco.mj_forward(m, d)
     imp = import_mujoco(m, d, modes={i: "coulomb" for i in range(d.ncon)}, name=name)
     dofs = {m.body(b).name: int(m.jnt_dofadr[m.body_jntadr[b]]) for b in range(1, m.nbody)}
-    geom_body = {m.geom(gi).name: (m.body(int(m.geom_bodyid[gi])).name if m.geom_bodyid[gi] else "world")
-                 for gi in range(m.ngeom)}
+    geom_body = {
+        m.geom(gi).name: (m.body(int(m.geom_bodyid[gi])).name if m.geom_bodyid[gi] else "world")
+        for gi in range(m.ngeom)
+    }
     support: dict[str, list[int]] = {}
     below: dict[str, str] = {}
 
@@ -248,9 +263,20 @@ def _scene(xml: str, pushed: str, push: float, settle: int, name: str) -> Scene:
         lower, upper = sorted((geom_body[x] for x in row.geoms), key=height)
         support.setdefault(upper, []).append(i)
         below[upper] = lower
-    return Scene(problem=imp.problem, imported=imp, mu=mu, g=g, masses=masses, dofs=dofs,
-                 support={k: tuple(v) for k, v in support.items()}, below=below, pushed=pushed,
-                 push_force=force, model=m, data=d)
+    return Scene(
+        problem=imp.problem,
+        imported=imp,
+        mu=mu,
+        g=g,
+        masses=masses,
+        dofs=dofs,
+        support={k: tuple(v) for k, v in support.items()},
+        below=below,
+        pushed=pushed,
+        push_force=force,
+        model=m,
+        data=d,
+    )
 
 
 def platform_with_box(push: float = 0.0, *, mu: float = MU, settle: int = SETTLE_STEPS) -> Scene:
@@ -314,12 +340,30 @@ def stacker_coulomb() -> ContactProblem:
     import dataclasses
 
     from . import load
+
     p = load("real/stacker_boxes")
-    contacts = [dataclasses.replace(c, mode="coulomb", slip=None) if c.mode in ("sticking", "sliding") else c
-                for c in p.contacts]
-    return ContactProblem(p.M, p.F, contacts, dimension=p.dimension, name=f"{p.name} (coulomb)",
-                          description=f"{p.description}; frictional contacts switched to mode 'coulomb'")
+    contacts = [
+        dataclasses.replace(c, mode="coulomb", slip=None) if c.mode in ("sticking", "sliding") else c
+        for c in p.contacts
+    ]
+    return ContactProblem(
+        p.M,
+        p.F,
+        contacts,
+        dimension=p.dimension,
+        name=f"{p.name} (coulomb)",
+        description=f"{p.description}; frictional contacts switched to mode 'coulomb'",
+    )
 
 
-__all__ = ["GRAVITY", "MU", "Scene", "box_tower", "platform_with_box", "platform_xml", "stacker_coulomb",
-           "tower_masses", "tower_xml"]
+__all__ = [
+    "GRAVITY",
+    "MU",
+    "Scene",
+    "box_tower",
+    "platform_with_box",
+    "platform_xml",
+    "stacker_coulomb",
+    "tower_masses",
+    "tower_xml",
+]

@@ -25,12 +25,19 @@ def hyperstatic_block(m: float = 1.0, g: float = 9.81, f: tuple[float, float] = 
     M = np.diag([m, m])
     F = np.array([m * g, 0.0]) + np.asarray(f, dtype=float)
     contacts = [Contact("unilateral", normal=[1.0, 0.0]) for _ in range(3)]
-    return ContactProblem(M, F, contacts, dimension=2, name="hyperstatic_block",
-                          description="inertial Ex. 1: block on three aligned points (hyperstatic)")
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=2,
+        name="hyperstatic_block",
+        description="inertial Ex. 1: block on three aligned points (hyperstatic)",
+    )
 
 
-def rod_wall_guide(theta: float = math.pi / 6, m: float = 1.0, l: float = 0.5, g: float = 9.81,
-                   theta_dot: float = 0.0) -> ContactProblem:
+def rod_wall_guide(
+    theta: float = math.pi / 6, m: float = 1.0, l: float = 0.5, g: float = 9.81, theta_dot: float = 0.0
+) -> ContactProblem:
     """Slender rod (length 2l, I = m l²/3) with a tip on a wall and the other tip on a horizontal guide (inertial §4.3).
 
     q = (x, y, θ); unilateral h = x - l cos θ >= 0, bilateral g = y - l sin θ - H = 0; y vertical.
@@ -40,11 +47,17 @@ def rod_wall_guide(theta: float = math.pi / 6, m: float = 1.0, l: float = 0.5, g
     M = np.diag([m, m, m * l * l / 3.0])
     F = np.array([0.0, m * g, 0.0])
     contacts = [
-        Contact("bilateral", normal=[0.0, 1.0, -l * c], normal_drift=l * s * theta_dot ** 2),
-        Contact("unilateral", normal=[1.0, 0.0, l * s], normal_drift=l * c * theta_dot ** 2),
+        Contact("bilateral", normal=[0.0, 1.0, -l * c], normal_drift=l * s * theta_dot**2),
+        Contact("unilateral", normal=[1.0, 0.0, l * s], normal_drift=l * c * theta_dot**2),
     ]
-    return ContactProblem(M, F, contacts, dimension=2, name="rod_wall_guide",
-                          description="inertial §4.3: rod with a wall (unilateral) and a horizontal guide (bilateral)")
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=2,
+        name="rod_wall_guide",
+        description="inertial §4.3: rod with a wall (unilateral) and a horizontal guide (bilateral)",
+    )
 
 
 def rod_closed_forms(theta: float, m: float = 1.0, l: float = 0.5) -> tuple[float, np.ndarray]:
@@ -52,9 +65,13 @@ def rod_closed_forms(theta: float, m: float = 1.0, l: float = 0.5) -> tuple[floa
     s, c = math.sin(theta), math.cos(theta)
     den = 1.0 + 3.0 * c * c
     A_c = 1.0 / m + 3.0 * s * s / (m * den)
-    Mc = np.array([[1.0 / m, 0.0, 0.0],
-                   [0.0, 3.0 * c * c / (m * den), 3.0 * c / (m * l * den)],
-                   [0.0, 3.0 * c / (m * l * den), 3.0 / (m * l * l * den)]])
+    Mc = np.array(
+        [
+            [1.0 / m, 0.0, 0.0],
+            [0.0, 3.0 * c * c / (m * den), 3.0 * c / (m * l * den)],
+            [0.0, 3.0 * c / (m * l * den), 3.0 / (m * l * l * den)],
+        ]
+    )
     return A_c, Mc
 
 
@@ -79,8 +96,14 @@ def cartesian_manipulator(q2: float = 0.6, m1: float = 1.0, m2: float = 1.0, g: 
         Contact("bilateral", normal=grad, normal_drift=8.0 * v[0] ** 2 + 2.0 * v[1] ** 2),
         Contact("unilateral", normal=[0.0, 1.0]),
     ]
-    return ContactProblem(M, F, contacts, dimension=2, name="cartesian_manipulator",
-                          description="inertial Ex. 2: Cartesian manipulator, elliptic bilateral + unilateral stop")
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=2,
+        name="cartesian_manipulator",
+        description="inertial Ex. 2: Cartesian manipulator, elliptic bilateral + unilateral stop",
+    )
 
 
 def cartesian_manipulator_velocity(q2: float = 0.6) -> np.ndarray:
@@ -88,8 +111,15 @@ def cartesian_manipulator_velocity(q2: float = 0.6) -> np.ndarray:
     return np.zeros(2)
 
 
-def singular_pendulum(theta: float = 0.0, m: float = 1.0, l: float = 1.0, g: float = 9.81,
-                      F1: float = 0.0, F2: float = 0.0, theta_dot: float = 0.0) -> ContactProblem:
+def singular_pendulum(
+    theta: float = 0.0,
+    m: float = 1.0,
+    l: float = 1.0,
+    g: float = 9.81,
+    F1: float = 0.0,
+    F2: float = 0.0,
+    theta_dot: float = 0.0,
+) -> ContactProblem:
     """Pendulum with all the mass at G: M = diag(m, m, 0) (singular §7.1).
 
     q = (x, y, θ), x along gravity; bilateral x - l cos θ = 0, y - l sin θ = 0; unilateral
@@ -101,17 +131,24 @@ def singular_pendulum(theta: float = 0.0, m: float = 1.0, l: float = 1.0, g: flo
     M = np.diag([m, m, 0.0])
     F = np.array([-(m * g + F1), -F2, 0.0])
     contacts = [
-        Contact("bilateral", normal=[1.0, 0.0, l * s], normal_drift=l * c * theta_dot ** 2),
-        Contact("bilateral", normal=[0.0, 1.0, -l * c], normal_drift=l * s * theta_dot ** 2),
+        Contact("bilateral", normal=[1.0, 0.0, l * s], normal_drift=l * c * theta_dot**2),
+        Contact("bilateral", normal=[0.0, 1.0, -l * c], normal_drift=l * s * theta_dot**2),
         Contact("unilateral", normal=[0.0, 1.0, 0.0]),
         Contact("unilateral", normal=[0.0, 0.0, 1.0]),
     ]
-    return ContactProblem(M, F, contacts, dimension=2, name="singular_pendulum",
-                          description="singular §7.1: pendulum with M = diag(m, m, 0), two bilateral, two unilateral")
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=2,
+        name="singular_pendulum",
+        description="singular §7.1: pendulum with M = diag(m, m, 0), two bilateral, two unilateral",
+    )
 
 
-def two_mass_spring(m1: float = 1.0, m2: float = 1.0, k1: float = 10.0, k2: float = 10.0,
-                    x1bar: float = 0.1, q2bar: float = 0.05) -> ContactProblem:
+def two_mass_spring(
+    m1: float = 1.0, m2: float = 1.0, k1: float = 10.0, k2: float = 10.0, x1bar: float = 0.1, q2bar: float = 0.05
+) -> ContactProblem:
     """Two masses and two springs with a singular M (singular §7.2, (49)).
 
     q = (x̄1, q1, q̄2); M = [[m1,0,0],[0,m2,m2],[0,m2,m2]] (rank 2); F = (k1 x̄1, 0, k2 q̄2);
@@ -121,8 +158,14 @@ def two_mass_spring(m1: float = 1.0, m2: float = 1.0, k1: float = 10.0, k2: floa
     M = np.array([[m1, 0.0, 0.0], [0.0, m2, m2], [0.0, m2, m2]])
     F = np.array([k1 * x1bar, 0.0, k2 * q2bar])
     contacts = [Contact("bilateral", normal=[-1.0, 1.0, 0.0]), Contact("unilateral", normal=[-1.0, 0.0, 0.0])]
-    return ContactProblem(M, F, contacts, dimension=2, name="two_mass_spring",
-                          description="singular §7.2: two-mass spring system with singular M")
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=2,
+        name="two_mass_spring",
+        description="singular §7.2: two-mass spring system with singular M",
+    )
 
 
 #: name -> builder; every entry is shipped as problems/data/<name>.json at default parameters

@@ -27,9 +27,17 @@ def random_psd(rng: np.random.Generator, n: int, rank: int | None = None, cond: 
     return 0.5 * (M + M.T)
 
 
-def planted(rng: np.random.Generator, n: int = 5, m_b: int = 1, m_u: int = 3, rank: int | None = None,
-            redundant: int = 0, active_fraction: float = 0.6, cond: float = 1e3,
-            max_active: int | None = None) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+def planted(
+    rng: np.random.Generator,
+    n: int = 5,
+    m_b: int = 1,
+    m_u: int = 3,
+    rank: int | None = None,
+    redundant: int = 0,
+    active_fraction: float = 0.6,
+    cond: float = 1e3,
+    max_active: int | None = None,
+) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
     """A problem with a planted solution; returns (problem, a0, generalized force Jᵀλ0).
 
     ``redundant`` extra rows are random combinations of earlier rows of the same kind
@@ -53,7 +61,7 @@ def planted(rng: np.random.Generator, n: int = 5, m_b: int = 1, m_u: int = 3, ra
     a0 = rng.standard_normal(n)
     active = rng.uniform(size=m_u) < active_fraction
     if max_active is not None:  # more active rows than the bilateral rows leave room for are consistent only up
-        active[np.flatnonzero(active)[max(max_active, 0):]] = False  # to the round-off of b = -J a0
+        active[np.flatnonzero(active)[max(max_active, 0) :]] = False  # to the round-off of b = -J a0
     slack = np.where(active, 0.0, rng.uniform(0.1, 2.0, m_u))
     if redundant and m_u:
         C = rng.uniform(0.0, 1.0, (redundant, m_u))  # nonnegative combinations: implied constraints
@@ -78,8 +86,7 @@ def infeasible(rng: np.random.Generator, n: int = 4, gap: float = 1.0) -> Contac
     extra = rng.standard_normal((2, n))
     J = np.vstack([nrow, -nrow, extra])
     b = np.array([0.3, -0.3 - gap, 1.0, 1.0])
-    return ContactProblem.from_blocks(random_psd(rng, n), rng.standard_normal(n), J, b, "unilateral",
-                                      name="infeasible")
+    return ContactProblem.from_blocks(random_psd(rng, n), rng.standard_normal(n), J, b, "unilateral", name="infeasible")
 
 
 def unbounded(rng: np.random.Generator, n: int = 4) -> ContactProblem:
@@ -94,8 +101,14 @@ def unbounded(rng: np.random.Generator, n: int = 4) -> ContactProblem:
     return ContactProblem.from_blocks(M, F, J, np.zeros(2), ["bilateral", "unilateral"], name="unbounded")
 
 
-def chain(n_bodies: int = 10, m: float = 1.0, g: float = 9.81, lift: float | None = None,
-          duplicate_every: int = 0, seed: int = 0) -> ContactProblem:
+def chain(
+    n_bodies: int = 10,
+    m: float = 1.0,
+    g: float = 9.81,
+    lift: float | None = None,
+    duplicate_every: int = 0,
+    seed: int = 0,
+) -> ContactProblem:
     """Planar chain of point masses resting on the ground, linked horizontally (sparse).
 
     Body i has q = (x_i, y_i), contact y_i >= 0 (unilateral), and a bilateral link
@@ -133,9 +146,18 @@ def chain(n_bodies: int = 10, m: float = 1.0, g: float = 9.81, lift: float | Non
     return ContactProblem.from_blocks(M, F, J, np.zeros(r), types, name=f"chain_{n_bodies}")
 
 
-def sticking(rng: np.random.Generator, n: int = 8, m_u: int = 3, m_b: int = 1, dimension: int = 3,
-             rank: int | None = None, redundant: int = 0, mu: float = 0.5, mu_factor: float = 1.0,
-             detach_fraction: float = 0.2) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+def sticking(
+    rng: np.random.Generator,
+    n: int = 8,
+    m_u: int = 3,
+    m_b: int = 1,
+    dimension: int = 3,
+    rank: int | None = None,
+    redundant: int = 0,
+    mu: float = 0.5,
+    mu_factor: float = 1.0,
+    detach_fraction: float = 0.2,
+) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
     """All-sticking problems with a planted solution; returns (problem, a0, generalized force J^T λ0).
 
     ``m_u`` unilateral sticking contacts with random normal and d-1 tangent rows, ``m_b``
@@ -153,7 +175,7 @@ def sticking(rng: np.random.Generator, n: int = 8, m_u: int = 3, m_b: int = 1, d
     for k in range(redundant):
         j = int(rng.integers(0, m_u))
         Nrows = np.vstack([Nrows, Nrows[j]])
-        Trows = np.vstack([Trows, Trows[j * d1:(j + 1) * d1]])
+        Trows = np.vstack([Trows, Trows[j * d1 : (j + 1) * d1]])
     mu_ = Nrows.shape[0]
     B = rng.standard_normal((m_b, n))
     a0 = rng.standard_normal(n)
@@ -172,16 +194,32 @@ def sticking(rng: np.random.Generator, n: int = 8, m_u: int = 3, m_b: int = 1, d
     gen0 = Nrows.T @ lam_n + Trows.T @ lam_t.ravel() + B.T @ lam_b
     F = gen0 - M @ a0
     contacts = [Contact("bilateral", normal=B[i], normal_drift=b_b[i]) for i in range(m_b)]
-    contacts += [Contact("unilateral", normal=Nrows[i], normal_drift=b_n[i], mode="sticking", friction=mu * mu_factor,
-                         tangent=Trows[i * d1:(i + 1) * d1], tangent_drift=b_t[i * d1:(i + 1) * d1])
-                 for i in range(mu_)]
-    p = ContactProblem(M, F, contacts, dimension=dimension, name="sticking_planted",
-                       description="generated all-sticking problem with a planted solution")
+    contacts += [
+        Contact(
+            "unilateral",
+            normal=Nrows[i],
+            normal_drift=b_n[i],
+            mode="sticking",
+            friction=mu * mu_factor,
+            tangent=Trows[i * d1 : (i + 1) * d1],
+            tangent_drift=b_t[i * d1 : (i + 1) * d1],
+        )
+        for i in range(mu_)
+    ]
+    p = ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=dimension,
+        name="sticking_planted",
+        description="generated all-sticking problem with a planted solution",
+    )
     return p, a0, gen0
 
 
-def sticking_stack(rng: np.random.Generator, bodies: int, mu: float = 0.6, mass: float = 1.0,
-                   detach_fraction: float = 0.1) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
+def sticking_stack(
+    rng: np.random.Generator, bodies: int, mu: float = 0.6, mass: float = 1.0, detach_fraction: float = 0.1
+) -> tuple[ContactProblem, np.ndarray, np.ndarray]:
     """A sparse 3D all-sticking family for benchmarks: a stack of ``bodies`` point masses (3 dof each),
     contact k between body k-1 and body k (body -1 is the ground), each with a random orthonormal frame
     (normal, two tangents), unilateral and sticking. A planted solution as in :func:`sticking`: random a0,
@@ -216,17 +254,30 @@ def sticking_stack(rng: np.random.Generator, bodies: int, mu: float = 0.6, mass:
     lam_t = (lam_n * mu * rng.uniform(0.0, 0.9, bodies))[:, None] * dirs
     gen0 = Jn.T @ lam_n + Jt.T @ lam_t.ravel()
     F = gen0 - M @ a0
-    p = ContactProblem.from_blocks(M, F, Jn, b_n, "unilateral", Jt, b_t, np.full(bodies, mu), "sticking",
-                                   dimension=3, name="sticking_stack",
-                                   description=f"{bodies} point masses stacked on 3D sticking contacts")
+    p = ContactProblem.from_blocks(
+        M,
+        F,
+        Jn,
+        b_n,
+        "unilateral",
+        Jt,
+        b_t,
+        np.full(bodies, mu),
+        "sticking",
+        dimension=3,
+        name="sticking_stack",
+        description=f"{bodies} point masses stacked on 3D sticking contacts",
+    )
     return p, a0, gen0
 
 
-def box_corner_contacts(mode: str, friction: float, a: float = 0.5, b: float = 0.4, h: float = 0.3,
-                        slip=None) -> list[Contact]:
+def box_corner_contacts(
+    mode: str, friction: float, a: float = 0.5, b: float = 0.4, h: float = 0.3, slip=None
+) -> list[Contact]:
     """The four coplanar bottom corners ``(±a, ±b, -h)`` of a box as 3D contacts, for coordinates
     (x, y, z, rx, ry, rz) about its centre of mass: normal row ``(e_z, r × e_z)``, tangent rows for e_x, e_y.
     The normal rows span three dimensions only (a hyperstatic support: the multipliers are not unique)."""
+
     def row(e: np.ndarray, r: np.ndarray) -> np.ndarray:
         return np.concatenate([e, np.cross(r, e)])
 
@@ -235,6 +286,14 @@ def box_corner_contacts(mode: str, friction: float, a: float = 0.5, b: float = 0
     for sx in (1, -1):
         for sy in (1, -1):
             r = np.array([sx * a, sy * b, -h])
-            out.append(Contact("unilateral", normal=row(ez, r), mode=mode, friction=friction,
-                               tangent=[row(ex, r), row(ey, r)], slip=slip))
+            out.append(
+                Contact(
+                    "unilateral",
+                    normal=row(ez, r),
+                    mode=mode,
+                    friction=friction,
+                    tangent=[row(ex, r), row(ey, r)],
+                    slip=slip,
+                )
+            )
     return out

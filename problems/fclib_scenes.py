@@ -65,16 +65,36 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from gaussqp.errors import (FileFormatError, InputTooLargeError, MagnitudeError, MissingExtraError,
-                            UnknownValueError, UnsupportedModelError, WrongTypeError)
+from gaussqp.errors import (
+    FileFormatError,
+    InputTooLargeError,
+    MagnitudeError,
+    MissingExtraError,
+    UnknownValueError,
+    UnsupportedModelError,
+    WrongTypeError,
+)
 from gaussqp.model.local_problem import LocalContactProblem
 from gaussqp.model.problem import ContactProblem
-from gaussqp.settings import (FCLIB_SCENES_LOCAL_EVERY, FCLIB_SCENES_LOCAL_UNKNOWNS_MAX,
-                              FCLIB_SCENES_CONTACTS_MAX, FCLIB_SCENES_COUNT_MAX)
+from gaussqp.settings import (
+    FCLIB_SCENES_LOCAL_EVERY,
+    FCLIB_SCENES_LOCAL_UNKNOWNS_MAX,
+    FCLIB_SCENES_CONTACTS_MAX,
+    FCLIB_SCENES_COUNT_MAX,
+)
 
 #: the scenes, in the order problem ``i`` cycles through them
-SCENES = ("box_pile", "sphere_pile", "capsule_pile", "mixed_pile", "box_stacks", "box_wall", "chain", "quadruped",
-          "humanoid")
+SCENES = (
+    "box_pile",
+    "sphere_pile",
+    "capsule_pile",
+    "mixed_pile",
+    "box_stacks",
+    "box_wall",
+    "chain",
+    "quadruped",
+    "humanoid",
+)
 #: the description of a generated file starts with this, then the metadata as JSON
 META_PREFIX = "gaussqp generated FCLIB problem; metadata: "
 #: the generator's name and version in the metadata (bump when a change alters the files of a seed)
@@ -94,12 +114,23 @@ LOCAL_EVERY = FCLIB_SCENES_LOCAL_EVERY
 #: the local form is written only when m·d is at most this (a dense W of that size); see gaussqp.settings
 LOCAL_MAX_UNKNOWNS = FCLIB_SCENES_LOCAL_UNKNOWNS_MAX
 #: contacts a scene makes per body, roughly: how many bodies a target contact count needs (measured on seed 1)
-CONTACTS_PER_BODY = {"box_pile": 3.7, "sphere_pile": 1.0, "capsule_pile": 2.0, "mixed_pile": 2.3,
-                     "box_stacks": 5.9, "box_wall": 6.5, "chain": 1.7, "quadruped": 0.4, "humanoid": 0.65}
-MATH_INFO = ("Coulomb friction with the stick/slip mode unknown (De Saxcé's form). Global: M v = H r + f, "
-             "u = Hᵀ v + w, r_i in the cone ‖r_T‖ <= μ r_N. The data are a MuJoCo state at rest read at the "
-             "acceleration level (v is the acceleration, f = qfrc_smooth with the push, w = J̇q̇ = 0); local: "
-             "u = W r + q, W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w.")
+CONTACTS_PER_BODY = {
+    "box_pile": 3.7,
+    "sphere_pile": 1.0,
+    "capsule_pile": 2.0,
+    "mixed_pile": 2.3,
+    "box_stacks": 5.9,
+    "box_wall": 6.5,
+    "chain": 1.7,
+    "quadruped": 0.4,
+    "humanoid": 0.65,
+}
+MATH_INFO = (
+    "Coulomb friction with the stick/slip mode unknown (De Saxcé's form). Global: M v = H r + f, "
+    "u = Hᵀ v + w, r_i in the cone ‖r_T‖ <= μ r_N. The data are a MuJoCo state at rest read at the "
+    "acceleration level (v is the acceleration, f = qfrc_smooth with the push, w = J̇q̇ = 0); local: "
+    "u = W r + q, W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w."
+)
 
 
 def _mujoco():
@@ -112,6 +143,7 @@ def _mujoco():
 
 # ---------------------------------------------------------------- MJCF of the scenes
 
+
 def _f(x: float) -> str:
     return f"{float(x):.6g}"
 
@@ -121,11 +153,13 @@ def _v(*xs: float) -> str:
 
 
 def _header(name: str, mu: float, memory_mb: int, assets: str = "") -> str:
-    return (f"<mujoco model='{name}'><option timestep='{TIMESTEP}' cone='elliptic' integrator='implicitfast'/>"
-            f"<size memory='{memory_mb}M'/>{assets}"
-            f"<default><geom condim='3' friction='{_f(mu)} 0.005 0.0001' solref='0.01 1'/>"
-            "<joint damping='0.5'/></default><worldbody>"
-            "<light pos='0 0 5' dir='0 0 -1'/>")
+    return (
+        f"<mujoco model='{name}'><option timestep='{TIMESTEP}' cone='elliptic' integrator='implicitfast'/>"
+        f"<size memory='{memory_mb}M'/>{assets}"
+        f"<default><geom condim='3' friction='{_f(mu)} 0.005 0.0001' solref='0.01 1'/>"
+        "<joint damping='0.5'/></default><worldbody>"
+        "<light pos='0 0 5' dir='0 0 -1'/>"
+    )
 
 
 def _footer() -> str:
@@ -140,9 +174,15 @@ def _memory_mb(bodies: int) -> int:
 def _container(half: float, wall: float = 0.4) -> str:
     """Floor plane and four walls of an open box of inner half width ``half``."""
     t = 0.05
-    walls = "".join(f"<geom type='box' size='{_v(sx, sy, wall)}' pos='{_v(px, py, wall)}'/>"
-                    for sx, sy, px, py in ((t, half + 2 * t, half + t, 0), (t, half + 2 * t, -half - t, 0),
-                                           (half, t, 0, half + t), (half, t, 0, -half - t)))
+    walls = "".join(
+        f"<geom type='box' size='{_v(sx, sy, wall)}' pos='{_v(px, py, wall)}'/>"
+        for sx, sy, px, py in (
+            (t, half + 2 * t, half + t, 0),
+            (t, half + 2 * t, -half - t, 0),
+            (half, t, 0, half + t),
+            (half, t, 0, -half - t),
+        )
+    )
     return f"<geom name='floor' type='plane' size='{_v(half + 1, half + 1, 0.1)}'/>" + walls
 
 
@@ -157,9 +197,11 @@ def _tiles(rng: np.random.Generator, half: float, tile: float = 0.25, tilt_deg: 
             phi = float(rng.uniform(0, 2 * math.pi))
             axis = (math.cos(phi), math.sin(phi), 0.0)
             z = float(rng.uniform(-0.02, 0.0))
-            pos = _v((i + .5) * 2 * tile, (j + .5) * 2 * tile, z)
-            out.append(f"<geom type='box' size='{_v(tile, tile, 0.05)}' pos='{pos}' "
-                       f"axisangle='{_v(*axis, math.degrees(ang))}'/>")
+            pos = _v((i + 0.5) * 2 * tile, (j + 0.5) * 2 * tile, z)
+            out.append(
+                f"<geom type='box' size='{_v(tile, tile, 0.05)}' pos='{pos}' "
+                f"axisangle='{_v(*axis, math.degrees(ang))}'/>"
+            )
     return "".join(out)
 
 
@@ -178,14 +220,17 @@ def _grid(count: int, spacing: float, half: float, z0: float):
         yield (-half + spacing * (i + 0.5), -half + spacing * (j + 0.5), z0 + layer * spacing)
 
 
-def _pile(rng: np.random.Generator, bodies: int, mu: float, name: str, shapes: tuple[str, ...],
-          contained: bool) -> tuple[str, dict]:
+def _pile(
+    rng: np.random.Generator, bodies: int, mu: float, name: str, shapes: tuple[str, ...], contained: bool
+) -> tuple[str, dict]:
     """``bodies`` free bodies of ``shapes`` dropped from a grid of layers into an open box (``contained``) or on a
     plane, each of random size and orientation."""
     size = 0.05
     spacing = 2.6 * size * 1.5
     half = max(0.25, 0.5 * spacing * math.ceil(math.sqrt(bodies / 3)))
-    ground = _container(half) if contained else f"<geom name='floor' type='plane' size='{_v(half + 2, half + 2, .1)}'/>"
+    ground = (
+        _container(half) if contained else f"<geom name='floor' type='plane' size='{_v(half + 2, half + 2, 0.1)}'/>"
+    )
     parts = [_header(name, mu, _memory_mb(bodies)), ground]
     for k, (x, y, z) in enumerate(_grid(bodies, spacing, half, 2 * size)):
         shape = shapes[int(rng.integers(len(shapes)))]
@@ -207,7 +252,7 @@ def _box_stacks(rng: np.random.Generator, bodies: int, mu: float, name: str) -> 
     columns = max(1, int(round(math.sqrt(bodies / 4))))
     height = max(1, int(math.ceil(bodies / columns)))
     h = 0.05
-    parts = [_header(name, mu, _memory_mb(bodies)), f"<geom name='floor' type='plane' size='{_v(5, 5, .1)}'/>"]
+    parts = [_header(name, mu, _memory_mb(bodies)), f"<geom name='floor' type='plane' size='{_v(5, 5, 0.1)}'/>"]
     k = 0
     for c in range(columns):
         cx, cy = 0.5 * (c % 4), 0.5 * (c // 4)
@@ -216,9 +261,11 @@ def _box_stacks(rng: np.random.Generator, bodies: int, mu: float, name: str) -> 
                 break
             dx, dy = (float(rng.uniform(-0.01, 0.01)) for _ in range(2))
             yaw = float(rng.uniform(-0.1, 0.1))
-            parts.append(f"<body name='b{k}' pos='{_v(cx + dx, cy + dy, h + level * (2 * h + 0.001))}' "
-                         f"axisangle='0 0 1 {_f(math.degrees(yaw))}'><freejoint/>"
-                         f"<geom type='box' size='{_v(0.1, 0.1, h)}'/></body>")
+            parts.append(
+                f"<body name='b{k}' pos='{_v(cx + dx, cy + dy, h + level * (2 * h + 0.001))}' "
+                f"axisangle='0 0 1 {_f(math.degrees(yaw))}'><freejoint/>"
+                f"<geom type='box' size='{_v(0.1, 0.1, h)}'/></body>"
+            )
             k += 1
     parts.append(_footer())
     return "".join(parts), {"bodies": k, "columns": columns}
@@ -228,7 +275,7 @@ def _box_wall(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tu
     per_row = max(2, int(round(math.sqrt(bodies))))
     rows = max(1, int(math.ceil(bodies / per_row)))
     lx, ly, lz = 0.1, 0.05, 0.04
-    parts = [_header(name, mu, _memory_mb(bodies)), f"<geom name='floor' type='plane' size='{_v(5, 5, .1)}'/>"]
+    parts = [_header(name, mu, _memory_mb(bodies)), f"<geom name='floor' type='plane' size='{_v(5, 5, 0.1)}'/>"]
     k = 0
     for r in range(rows):
         shift = lx if r % 2 else 0.0
@@ -237,8 +284,10 @@ def _box_wall(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tu
                 break
             x = -per_row * lx + shift + c * (2 * lx + 0.002) + float(rng.uniform(-0.003, 0.003))
             y = float(rng.uniform(-0.003, 0.003))
-            parts.append(f"<body name='b{k}' pos='{_v(x, y, lz + r * (2 * lz + 0.001))}'>"
-                         f"<freejoint/><geom type='box' size='{_v(lx, ly, lz)}'/></body>")
+            parts.append(
+                f"<body name='b{k}' pos='{_v(x, y, lz + r * (2 * lz + 0.001))}'>"
+                f"<freejoint/><geom type='box' size='{_v(lx, ly, lz)}'/></body>"
+            )
             k += 1
     parts.append(_footer())
     return "".join(parts), {"bodies": k, "per_row": per_row}
@@ -254,17 +303,21 @@ def _chain(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tuple
     for c in range(chains):
         x0 = -half + 0.3 + 0.6 * (c % side) + float(rng.uniform(-0.05, 0.05))
         y0 = -half + 0.3 + 0.6 * (c // side) + float(rng.uniform(-0.05, 0.05))
-        parts.append(f"<body name='c{c}_0' pos='{_v(x0, y0, 0.12)}' euler='0 0 {_f(rng.uniform(0, 360))}'>"
-                     f"<freejoint/><geom type='capsule' fromto='0 0 0 {_f(length)} 0 0' size='{_f(r)}'/>")
+        parts.append(
+            f"<body name='c{c}_0' pos='{_v(x0, y0, 0.12)}' euler='0 0 {_f(rng.uniform(0, 360))}'>"
+            f"<freejoint/><geom type='capsule' fromto='0 0 0 {_f(length)} 0 0' size='{_f(r)}'/>"
+        )
         # a constant turn about a near-vertical axis with a component along the link: the chain is a rising helix
         # (no link overlaps a link of the next turn), a little noise per link
         axis = np.array([0.3, float(rng.uniform(-0.1, 0.1)), 1.0])
         axis /= np.linalg.norm(axis)
         for k in range(1, links):
             turn = float(rng.uniform(18, 24))
-            parts.append(f"<body name='c{c}_{k}' pos='{_f(length)} 0 0' axisangle='{_v(*axis, turn)}'>"
-                         f"<joint type='ball' damping='0.01' armature='0.0001'/>"
-                         f"<geom type='capsule' fromto='0 0 0 {_f(length)} 0 0' size='{_f(r)}'/>")
+            parts.append(
+                f"<body name='c{c}_{k}' pos='{_f(length)} 0 0' axisangle='{_v(*axis, turn)}'>"
+                f"<joint type='ball' damping='0.01' armature='0.0001'/>"
+                f"<geom type='capsule' fromto='0 0 0 {_f(length)} 0 0' size='{_f(r)}'/>"
+            )
         parts.append("</body>" * links)
     parts.append(_footer())
     return "".join(parts), {"bodies": chains * links, "chains": chains, "links": links}
@@ -281,14 +334,18 @@ def _quadruped(rng: np.random.Generator, bodies: int, mu: float, name: str) -> t
         legs = []
         for sx, sy in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
             a = float(rng.uniform(-15, 15))
-            legs.append(f"<body pos='{_v(0.2 * sx, 0.12 * sy, 0)}'>"
-                        f"<joint type='hinge' axis='0 1 0' stiffness='{_f(stiff)}' ref='0'/>"
-                        f"<geom type='capsule' fromto='0 0 0 {_v(0.05 * sx, 0.05 * sy, -0.15)}' size='0.03'/>"
-                        f"<body pos='{_v(0.05 * sx, 0.05 * sy, -0.15)}' euler='0 {_f(a)} 0'>"
-                        f"<joint type='hinge' axis='0 1 0' stiffness='{_f(stiff)}'/>"
-                        f"<geom type='capsule' fromto='0 0 0 0 0 -0.15' size='0.025'/></body></body>")
-        parts.append(f"<body name='torso{k}' pos='{_v(x, y, 0.45)}' euler='0 0 {_f(rng.uniform(0, 360))}'><freejoint/>"
-                     f"<geom type='box' size='0.25 0.15 0.05' mass='5'/>{''.join(legs)}</body>")
+            legs.append(
+                f"<body pos='{_v(0.2 * sx, 0.12 * sy, 0)}'>"
+                f"<joint type='hinge' axis='0 1 0' stiffness='{_f(stiff)}' ref='0'/>"
+                f"<geom type='capsule' fromto='0 0 0 {_v(0.05 * sx, 0.05 * sy, -0.15)}' size='0.03'/>"
+                f"<body pos='{_v(0.05 * sx, 0.05 * sy, -0.15)}' euler='0 {_f(a)} 0'>"
+                f"<joint type='hinge' axis='0 1 0' stiffness='{_f(stiff)}'/>"
+                f"<geom type='capsule' fromto='0 0 0 0 0 -0.15' size='0.025'/></body></body>"
+            )
+        parts.append(
+            f"<body name='torso{k}' pos='{_v(x, y, 0.45)}' euler='0 0 {_f(rng.uniform(0, 360))}'><freejoint/>"
+            f"<geom type='box' size='0.25 0.15 0.05' mass='5'/>{''.join(legs)}</body>"
+        )
     parts.append(_footer())
     return "".join(parts), {"bodies": 9 * robots, "robots": robots}
 
@@ -300,10 +357,15 @@ def _humanoid(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tu
     nrow = ncol = 24
     bumps = rng.uniform(0.0, 1.0, size=(nrow, ncol))
     elevation = " ".join(_f(x) for x in bumps.ravel())
-    assets = (f"<asset><hfield name='terrain' nrow='{nrow}' ncol='{ncol}' size='{_v(half, half, 0.08, 0.1)}' "
-              f"elevation='{elevation}'/></asset>")
-    parts = [_header(name, mu, _memory_mb(11 * robots), assets), "<geom type='hfield' hfield='terrain'/>",
-             f"<geom name='floor' type='plane' pos='0 0 -0.05' size='{_v(half + 2, half + 2, .1)}'/>"]
+    assets = (
+        f"<asset><hfield name='terrain' nrow='{nrow}' ncol='{ncol}' size='{_v(half, half, 0.08, 0.1)}' "
+        f"elevation='{elevation}'/></asset>"
+    )
+    parts = [
+        _header(name, mu, _memory_mb(11 * robots), assets),
+        "<geom type='hfield' hfield='terrain'/>",
+        f"<geom name='floor' type='plane' pos='0 0 -0.05' size='{_v(half + 2, half + 2, 0.1)}'/>",
+    ]
     for k in range(robots):
         x = -half + 2.0 * (k % side) + 1.0
         y = -half + 2.0 * (k // side) + 1.0
@@ -312,23 +374,30 @@ def _humanoid(rng: np.random.Generator, bodies: int, mu: float, name: str) -> tu
         hinge = f"<joint type='hinge' axis='0 1 0' stiffness='{_f(s)}'/>"
 
         def arm(sign):
-            return (f"<body pos='0 {_f(0.18 * sign)} 0.2'>{limb}"
-                    f"<geom type='capsule' fromto='0 0 0 0 {_f(0.05 * sign)} -0.22' size='0.035'/>"
-                    f"<body pos='0 {_f(0.05 * sign)} -0.22'>{hinge}"
-                    "<geom type='capsule' fromto='0 0 0 0.05 0 -0.2' size='0.03'/></body></body>")
+            return (
+                f"<body pos='0 {_f(0.18 * sign)} 0.2'>{limb}"
+                f"<geom type='capsule' fromto='0 0 0 0 {_f(0.05 * sign)} -0.22' size='0.035'/>"
+                f"<body pos='0 {_f(0.05 * sign)} -0.22'>{hinge}"
+                "<geom type='capsule' fromto='0 0 0 0.05 0 -0.2' size='0.03'/></body></body>"
+            )
 
         def leg(sign):
-            return (f"<body pos='0 {_f(0.09 * sign)} -0.25'>{limb}"
-                    "<geom type='capsule' fromto='0 0 0 0 0 -0.32' size='0.05'/>"
-                    f"<body pos='0 0 -0.32'>{hinge}"
-                    "<geom type='capsule' fromto='0 0 0 0 0 -0.3' size='0.04'/>"
-                    "<body pos='0 0 -0.33'><joint type='hinge' axis='0 1 0' stiffness='20'/>"
-                    "<geom type='box' pos='0.05 0 0' size='0.09 0.045 0.025'/></body></body></body>")
+            return (
+                f"<body pos='0 {_f(0.09 * sign)} -0.25'>{limb}"
+                "<geom type='capsule' fromto='0 0 0 0 0 -0.32' size='0.05'/>"
+                f"<body pos='0 0 -0.32'>{hinge}"
+                "<geom type='capsule' fromto='0 0 0 0 0 -0.3' size='0.04'/>"
+                "<body pos='0 0 -0.33'><joint type='hinge' axis='0 1 0' stiffness='20'/>"
+                "<geom type='box' pos='0.05 0 0' size='0.09 0.045 0.025'/></body></body></body>"
+            )
+
         tilt = rng.uniform(-90, 90, size=2)
-        parts.append(f"<body name='torso{k}' pos='{_v(x, y, 1.2)}' euler='{_v(*tilt, rng.uniform(0, 360))}'>"
-                     "<freejoint/><geom type='capsule' fromto='0 0 -0.25 0 0 0.25' size='0.12'/>"
-                     "<geom type='sphere' pos='0 0 0.42' size='0.1'/>"
-                     f"{arm(1)}{arm(-1)}{leg(1)}{leg(-1)}</body>")
+        parts.append(
+            f"<body name='torso{k}' pos='{_v(x, y, 1.2)}' euler='{_v(*tilt, rng.uniform(0, 360))}'>"
+            "<freejoint/><geom type='capsule' fromto='0 0 -0.25 0 0 0.25' size='0.12'/>"
+            "<geom type='sphere' pos='0 0 0.42' size='0.1'/>"
+            f"{arm(1)}{arm(-1)}{leg(1)}{leg(-1)}</body>"
+        )
     parts.append(_footer())
     return "".join(parts), {"bodies": 11 * robots, "robots": robots}
 
@@ -342,8 +411,13 @@ def _builder(scene: str) -> Callable[[np.random.Generator, int, float, str], tup
         return lambda rng, b, mu, n: _pile(rng, b, mu, n, ("capsule",), True)
     if scene == "mixed_pile":
         return lambda rng, b, mu, n: _pile(rng, b, mu, n, ("box", "sphere", "capsule"), False)
-    return {"box_stacks": _box_stacks, "box_wall": _box_wall, "chain": _chain, "quadruped": _quadruped,
-            "humanoid": _humanoid}[scene]
+    return {
+        "box_stacks": _box_stacks,
+        "box_wall": _box_wall,
+        "chain": _chain,
+        "quadruped": _quadruped,
+        "humanoid": _humanoid,
+    }[scene]
 
 
 def scene_xml(scene: str, seed: int, index: int = 0, target_contacts: int = 50) -> tuple[str, dict]:
@@ -363,6 +437,7 @@ def _draw(scene: str, rng: np.random.Generator, target: int) -> tuple[str, dict]
 
 
 # ---------------------------------------------------------------- settle, push, import
+
 
 @dataclass(frozen=True)
 class Generated:
@@ -399,8 +474,9 @@ def _settle_and_import(xml: str, params: dict, rng: np.random.Generator, name: s
     d = mujoco.MjData(m)
     mujoco.mj_step(m, d, params["steps"])
     if int(d.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)].number):  # MuJoCo resets silently
-        raise UnsupportedModelError("scene", f"{name}: MuJoCo's simulation went unstable while settling",
-                                    "use another seed")
+        raise UnsupportedModelError(
+            "scene", f"{name}: MuJoCo's simulation went unstable while settling", "use another seed"
+        )
     d.qvel[:] = 0.0
     mujoco.mj_forward(m, d)
     # push a share of the free bodies (the root of each articulated body) horizontally
@@ -433,18 +509,26 @@ def condense(problem: ContactProblem) -> LocalContactProblem:
     """
     d = problem.dimension
     if problem.m * d > LOCAL_MAX_UNKNOWNS:
-        raise InputTooLargeError("problem", f"has {problem.m * d} contact unknowns",
-                                 f"condense at most {LOCAL_MAX_UNKNOWNS} (gaussqp.settings."
-                                 "FCLIB_SCENES_LOCAL_UNKNOWNS_MAX)")
+        raise InputTooLargeError(
+            "problem",
+            f"has {problem.m * d} contact unknowns",
+            f"condense at most {LOCAL_MAX_UNKNOWNS} (gaussqp.settings.FCLIB_SCENES_LOCAL_UNKNOWNS_MAX)",
+        )
     if len(problem.bilateral):
         raise UnknownValueError("problem", "has bilateral rows", "condense a problem with unilateral contacts only")
     if not np.all(problem.has_tangent):
-        raise UnknownValueError("problem", "has contacts without tangent rows",
-                                "condense a problem whose contacts all have d - 1 tangent rows")
+        raise UnknownValueError(
+            "problem",
+            "has contacts without tangent rows",
+            "condense a problem whose contacts all have d - 1 tangent rows",
+        )
     # FCLIB's layout: contact j's normal row, then its d - 1 tangent rows (Hᵀ), and the drifts likewise
     Jn, Jt = sp.csr_matrix(problem.J_n), sp.csr_matrix(problem.J_t)
-    order = np.argsort(np.concatenate([np.arange(problem.m) * d,
-                                       (np.arange(problem.m)[:, None] * d + np.arange(1, d)[None, :]).ravel()]))
+    order = np.argsort(
+        np.concatenate(
+            [np.arange(problem.m) * d, (np.arange(problem.m)[:, None] * d + np.arange(1, d)[None, :]).ravel()]
+        )
+    )
     Ht = sp.vstack([Jn, Jt], format="csr")[order]
     w = np.concatenate([problem.normal_drift, problem.tangent_drift])[order]
     mu = np.asarray(problem.friction, dtype=float) * (np.asarray(problem.modes) == "coulomb")
@@ -457,12 +541,14 @@ def condense(problem: ContactProblem) -> LocalContactProblem:
     W = 0.5 * (W + W.T)
     W[np.abs(W) < np.finfo(float).eps * float(np.abs(W).max(initial=0.0))] = 0.0
     q = Hd.T @ X[:, -1] + w
-    return LocalContactProblem(sp.csr_matrix(W), q, mu, d, name=problem.name + "-local",
-                               description=problem.description)
+    return LocalContactProblem(
+        sp.csr_matrix(W), q, mu, d, name=problem.name + "-local", description=problem.description
+    )
 
 
-def make(seed: int, index: int, *, min_contacts: int = 10, max_contacts: int = 300,
-         local: bool | None = None) -> Generated:
+def make(
+    seed: int, index: int, *, min_contacts: int = 10, max_contacts: int = 300, local: bool | None = None
+) -> Generated:
     """Problem ``index`` of the set of ``seed`` (module docstring): scene ``SCENES[index % len(SCENES)]``, a
     contact count aimed log-uniformly in ``[min_contacts, max_contacts]``.
 
@@ -501,21 +587,52 @@ def make(seed: int, index: int, *, min_contacts: int = 10, max_contacts: int = 3
     p = imp.problem
     if p.m == 0:
         raise UnsupportedModelError("scene", f"{name}: the settled scene has no contact", "use another seed")
-    meta = {"scene": scene, "seed": seed, "index": index, "target_contacts": target, "contacts": int(p.m),
-            "mujoco_contacts": ncon, "coordinates": int(p.n), "dimension": int(p.dimension), **params,
-            "pushed_bodies": len(pushed), "mujoco": mj_version, "generator": GENERATOR,
-            "left_out": len(imp.left_out), "form": "global"}
+    meta = {
+        "scene": scene,
+        "seed": seed,
+        "index": index,
+        "target_contacts": target,
+        "contacts": int(p.m),
+        "mujoco_contacts": ncon,
+        "coordinates": int(p.n),
+        "dimension": int(p.dimension),
+        **params,
+        "pushed_bodies": len(pushed),
+        "mujoco": mj_version,
+        "generator": GENERATOR,
+        "left_out": len(imp.left_out),
+        "form": "global",
+    }
     description = META_PREFIX + json.dumps(meta, sort_keys=True)
-    problem = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
-                                         p.friction, list(p.modes), None, p.has_tangent, p.dimension, name=name,
-                                         description=description)
+    problem = ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        list(p.modes),
+        None,
+        p.has_tangent,
+        p.dimension,
+        name=name,
+        description=description,
+    )
     want_local = (index % LOCAL_EVERY == 0) if local is None else local
     loc = None
     if want_local and (local or p.m * p.dimension <= LOCAL_MAX_UNKNOWNS):
         lmeta = dict(meta, form="local")
         loc = condense(problem)
-        loc = LocalContactProblem(loc.W, loc.q, loc.mu, loc.dimension, name=name + "-local",
-                                  description=META_PREFIX + json.dumps(lmeta, sort_keys=True))
+        loc = LocalContactProblem(
+            loc.W,
+            loc.q,
+            loc.mu,
+            loc.dimension,
+            name=name + "-local",
+            description=META_PREFIX + json.dumps(lmeta, sort_keys=True),
+        )
     return Generated(problem, loc, meta)
 
 
@@ -525,7 +642,7 @@ def metadata(problem: ContactProblem | LocalContactProblem) -> dict:
     if not text.startswith(META_PREFIX):
         return {}
     try:
-        return json.loads(text[len(META_PREFIX):])
+        return json.loads(text[len(META_PREFIX) :])
     except json.JSONDecodeError:
         return {}
 
@@ -552,8 +669,16 @@ def write(generated: Generated, out: str | Path) -> list[Path]:
     return paths
 
 
-def generate(out: str | Path, count: int, *, seed: int = 0, start: int = 0, min_contacts: int = 10,
-             max_contacts: int = 300, progress: Callable[[str], None] | None = None) -> list[Path]:
+def generate(
+    out: str | Path,
+    count: int,
+    *,
+    seed: int = 0,
+    start: int = 0,
+    min_contacts: int = 10,
+    max_contacts: int = 300,
+    progress: Callable[[str], None] | None = None,
+) -> list[Path]:
     """Write problems ``start … start + count − 1`` of ``seed`` (:func:`make`) into the directory ``out`` (created
     when missing); a problem whose scene MuJoCo cannot settle, or whose size is beyond the importer's limits (its
     dense mass matrix: at most ``gaussqp.settings.ENTRIES_MAX`` entries, about 5,000 coordinates), is reported
@@ -571,8 +696,9 @@ def generate(out: str | Path, count: int, *, seed: int = 0, start: int = 0, min_
     for name, v in (("min_contacts", min_contacts), ("max_contacts", max_contacts)):
         _check_int(name, v, 1, FCLIB_SCENES_CONTACTS_MAX)
     if min_contacts > max_contacts:
-        raise MagnitudeError("min_contacts", f"is {min_contacts} > max_contacts = {max_contacts}",
-                             "give min_contacts <= max_contacts")
+        raise MagnitudeError(
+            "min_contacts", f"is {min_contacts} > max_contacts = {max_contacts}", "give min_contacts <= max_contacts"
+        )
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise FileFormatError(str(out), "is not a directory", "give a directory for the generated files")
@@ -589,8 +715,9 @@ def generate(out: str | Path, count: int, *, seed: int = 0, start: int = 0, min_
         written = write(g, out)
         paths += written
         if progress:
-            progress(f"{', '.join(p.name for p in written)} (n = {g.meta['coordinates']}, "
-                     f"{time.perf_counter() - t0:.2f} s)")
+            progress(
+                f"{', '.join(p.name for p in written)} (n = {g.meta['coordinates']}, {time.perf_counter() - t0:.2f} s)"
+            )
     return paths
 
 
@@ -604,8 +731,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-contacts", type=int, default=300)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
-    paths = generate(args.out, args.count, seed=args.seed, start=args.start, min_contacts=args.min_contacts,
-                     max_contacts=args.max_contacts, progress=None if args.quiet else lambda s: print(s, flush=True))
+    paths = generate(
+        args.out,
+        args.count,
+        seed=args.seed,
+        start=args.start,
+        min_contacts=args.min_contacts,
+        max_contacts=args.max_contacts,
+        progress=None if args.quiet else lambda s: print(s, flush=True),
+    )
     total = sum(p.stat().st_size for p in paths)
     print(f"wrote {len(paths)} files ({total / 1e6:.2f} MB) to {args.out}")
     return 0

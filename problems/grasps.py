@@ -29,9 +29,16 @@ G0 = 9.81
 
 
 # ------------------------------------------------------------------------------------------------ planar (paper)
-def three_finger_planar(push: tuple = (20.0, 5.0, 20.0), mu: float = 0.5, m: float = 1.0, L: float = 1.0,
-                        l: float = 0.6, finger_masses: tuple = (0.5, 0.5, 0.5), torque_limit: float = 40.0,
-                        g: float = G0) -> Grasp:
+def three_finger_planar(
+    push: tuple = (20.0, 5.0, 20.0),
+    mu: float = 0.5,
+    m: float = 1.0,
+    L: float = 1.0,
+    l: float = 0.6,
+    finger_masses: tuple = (0.5, 0.5, 0.5),
+    torque_limit: float = 40.0,
+    g: float = G0,
+) -> Grasp:
     """Sticking paper Ex. 5 (Fig. 5) at θ = 0 as a grasp: a rectangle (width ``L``, height ``l``) held by three
     prismatic hard fingers — finger 1 on the left side at (−L/2, 0) pushing along +x, finger 2 on the top side at
     (0, l/2) pushing down, finger 3 on the right side at (L/2, 0) pushing along −x; μ = 0.5, weight ``m g``.
@@ -47,20 +54,40 @@ def three_finger_planar(push: tuple = (20.0, 5.0, 20.0), mu: float = 0.5, m: flo
     ``problems/sticking_examples.py::three_finger_closed_form``: λ_n = (20, 5, 20), |λ_t| = (7.405, 0, 7.405)
     <= 10) and slips when the squeeze falls below ``(m g + f2)/(2 μ)`` (e.g. push (10, 5, 10)).
     """
-    cs = [GraspContact([-L / 2, 0.0], [1.0, 0.0], mu, "hard"),
-          GraspContact([0.0, l / 2], [0.0, -1.0], mu, "hard"),
-          GraspContact([L / 2, 0.0], [-1.0, 0.0], mu, "hard")]
+    cs = [
+        GraspContact([-L / 2, 0.0], [1.0, 0.0], mu, "hard"),
+        GraspContact([0.0, l / 2], [0.0, -1.0], mu, "hard"),
+        GraspContact([L / 2, 0.0], [-1.0, 0.0], mu, "hard"),
+    ]
     J = np.zeros((6, 3))
     J[0, 0], J[2, 1], J[4, 2] = 1.0, -1.0, -1.0
     f1, f2, f3 = push
-    hand = Hand(J, torque_limits=np.full(3, float(torque_limit)), mass_matrix=np.diag(finger_masses),
-                force=np.array([-f1, f2, f3]))
-    return Grasp(cs, torque_scale=L / 2, wrench=[0.0, -m * g, 0.0], hand=hand, name="three_finger_planar",
-                 description="sticking Ex. 5 (Fig. 5), θ = 0: three prismatic hard fingers on a rectangle")
+    hand = Hand(
+        J,
+        torque_limits=np.full(3, float(torque_limit)),
+        mass_matrix=np.diag(finger_masses),
+        force=np.array([-f1, f2, f3]),
+    )
+    return Grasp(
+        cs,
+        torque_scale=L / 2,
+        wrench=[0.0, -m * g, 0.0],
+        hand=hand,
+        name="three_finger_planar",
+        description="sticking Ex. 5 (Fig. 5), θ = 0: three prismatic hard fingers on a rectangle",
+    )
 
 
-def hard_finger_pair(F1: float = -10.0, F2: float = 10.0, mu: float = 0.5, L: float = 1.0, m: float = 1.0,
-                     finger_mass: float = 1.0, torque_limit: float = 10.0, g: float = G0) -> Grasp:
+def hard_finger_pair(
+    F1: float = -10.0,
+    F2: float = 10.0,
+    mu: float = 0.5,
+    L: float = 1.0,
+    m: float = 1.0,
+    finger_mass: float = 1.0,
+    torque_limit: float = 10.0,
+    g: float = G0,
+) -> Grasp:
     """Sticking paper Ex. 6 (Fig. 6), first version, as a grasp: an object squeezed by two hard fingers at (∓L, 0)
     that move along x only (joints x1, x2; their heights are fixed by guides, so the tangent rows of the Jacobian
     are 0). ``force`` = (F1, F2) as in the paper's ``F = (0, m g, F1, F2)`` (F1 < 0 < F2 squeeze).
@@ -74,15 +101,31 @@ def hard_finger_pair(F1: float = -10.0, F2: float = 10.0, mu: float = 0.5, L: fl
     cs = [GraspContact([-L, 0.0], [1.0, 0.0], mu, "hard"), GraspContact([L, 0.0], [-1.0, 0.0], mu, "hard")]
     J = np.zeros((4, 2))
     J[0, 0], J[2, 1] = 1.0, -1.0
-    hand = Hand(J, torque_limits=np.full(2, float(torque_limit)), mass_matrix=np.eye(2) * finger_mass,
-                force=np.array([F1, F2]))
-    return Grasp(cs, torque_scale=L, wrench=[0.0, -m * g, 0.0], hand=hand, name="hard_finger_pair",
-                 description="sticking Ex. 6 (Fig. 6), 4-dof version: two hard fingers moving along x")
+    hand = Hand(
+        J, torque_limits=np.full(2, float(torque_limit)), mass_matrix=np.eye(2) * finger_mass, force=np.array([F1, F2])
+    )
+    return Grasp(
+        cs,
+        torque_scale=L,
+        wrench=[0.0, -m * g, 0.0],
+        hand=hand,
+        name="hard_finger_pair",
+        description="sticking Ex. 6 (Fig. 6), 4-dof version: two hard fingers moving along x",
+    )
 
 
-def hard_finger_pair_moving(F1x: float = -10.0, F1y: float = 1.0, F2x: float = 10.0, F2y: float = 1.0,
-                            mu: float = 0.5, L: float = 1.0, m: float = 1.0, finger_mass: float = 1.0,
-                            torque_limit: float = 15.0, g: float = G0) -> Grasp:
+def hard_finger_pair_moving(
+    F1x: float = -10.0,
+    F1y: float = 1.0,
+    F2x: float = 10.0,
+    F2y: float = 1.0,
+    mu: float = 0.5,
+    L: float = 1.0,
+    m: float = 1.0,
+    finger_mass: float = 1.0,
+    torque_limit: float = 15.0,
+    g: float = G0,
+) -> Grasp:
     """Sticking paper Ex. 6, second version, as a grasp: the two fingers move along x and y (joints x1, y1, x2, y2),
     ``force`` = (F1x, F1y, F2x, F2y) as in the paper's ``F = (0, g, F1x, F1y, F2x, F2y)``. Jacobian rows (n, t):
     finger 1 (ẋ1, ẏ1), finger 2 (−ẋ2, −ẏ2) (its normal is −x, its tangent −y).
@@ -94,10 +137,20 @@ def hard_finger_pair_moving(F1x: float = -10.0, F1y: float = 1.0, F2x: float = 1
     cs = [GraspContact([-L, 0.0], [1.0, 0.0], mu, "hard"), GraspContact([L, 0.0], [-1.0, 0.0], mu, "hard")]
     J = np.zeros((4, 4))
     J[0, 0], J[1, 1], J[2, 2], J[3, 3] = 1.0, 1.0, -1.0, -1.0
-    hand = Hand(J, torque_limits=np.full(4, float(torque_limit)), mass_matrix=np.eye(4) * finger_mass,
-                force=np.array([F1x, F1y, F2x, F2y]))
-    return Grasp(cs, torque_scale=L, wrench=[0.0, -m * g, 0.0], hand=hand, name="hard_finger_pair_moving",
-                 description="sticking Ex. 6 (Fig. 6), 6-dof version: two hard fingers moving along x and y")
+    hand = Hand(
+        J,
+        torque_limits=np.full(4, float(torque_limit)),
+        mass_matrix=np.eye(4) * finger_mass,
+        force=np.array([F1x, F1y, F2x, F2y]),
+    )
+    return Grasp(
+        cs,
+        torque_scale=L,
+        wrench=[0.0, -m * g, 0.0],
+        hand=hand,
+        name="hard_finger_pair_moving",
+        description="sticking Ex. 6 (Fig. 6), 6-dof version: two hard fingers moving along x and y",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ spatial fingers
@@ -120,9 +173,22 @@ def finger_jacobian(angles, l1: float, l2: float) -> tuple[np.ndarray, np.ndarra
     return p, J
 
 
-def _fingered_grasp(positions, normals, mu: float, squeeze: float, torque_limit: float, *, tip_mass: float,
-                    rotor_inertia: float, l1: float, l2: float, name: str, description: str, wrench,
-                    torque_scale: float) -> Grasp:
+def _fingered_grasp(
+    positions,
+    normals,
+    mu: float,
+    squeeze: float,
+    torque_limit: float,
+    *,
+    tip_mass: float,
+    rotor_inertia: float,
+    l1: float,
+    l2: float,
+    name: str,
+    description: str,
+    wrench,
+    torque_scale: float,
+) -> Grasp:
     """Hard contacts at ``positions`` (inward ``normals``), each touched by a :func:`finger_jacobian` finger whose
     base is placed so that its tip is at the contact with angles (yaw towards the contact, 45°, −90°). The hand's
     Jacobian is block diagonal (rows n, t1, t2 of each contact times the finger's world Jacobian); its mass matrix
@@ -147,8 +213,16 @@ def _fingered_grasp(positions, normals, mu: float, squeeze: float, torque_limit:
     return Grasp(cs, torque_scale=torque_scale, wrench=wrench, hand=hand, name=name, description=description)
 
 
-def sphere_three_fingers(R: float = 0.05, mu: float = 0.5, m: float = 0.2, squeeze: float = 5.0,
-                         torque_limit: float = 1.0, l1: float = 0.06, l2: float = 0.05, g: float = G0) -> Grasp:
+def sphere_three_fingers(
+    R: float = 0.05,
+    mu: float = 0.5,
+    m: float = 0.2,
+    squeeze: float = 5.0,
+    torque_limit: float = 1.0,
+    l1: float = 0.06,
+    l2: float = 0.05,
+    g: float = G0,
+) -> Grasp:
     """Sticking paper Ex. 7 (Fig. 7) built as a spatial multi-finger grasp: a sphere (radius ``R``, mass ``m``)
     held at its equator by three hard fingers 120° apart (contacts ``R(cos θ_k, sin θ_k, 0)``, θ_k = 90°, 210°,
     330°, inward normals towards the centre), each a 3-joint finger of :func:`finger_jacobian` (links 6 and 5 cm)
@@ -162,14 +236,35 @@ def sphere_three_fingers(R: float = 0.05, mu: float = 0.5, m: float = 0.2, squee
     th = np.radians([90.0, 210.0, 330.0])
     P = [R * np.array([math.cos(t), math.sin(t), 0.0]) for t in th]
     N = [-p / R for p in P]
-    return _fingered_grasp(P, N, mu, squeeze, torque_limit, tip_mass=0.02, rotor_inertia=1e-4, l1=l1, l2=l2,
-                           name="sphere_three_fingers", wrench=[0.0, 0.0, -m * g, 0.0, 0.0, 0.0], torque_scale=R,
-                           description="sticking Ex. 7 (Fig. 7), spatial: three 3-joint hard fingers on a sphere")
+    return _fingered_grasp(
+        P,
+        N,
+        mu,
+        squeeze,
+        torque_limit,
+        tip_mass=0.02,
+        rotor_inertia=1e-4,
+        l1=l1,
+        l2=l2,
+        name="sphere_three_fingers",
+        wrench=[0.0, 0.0, -m * g, 0.0, 0.0, 0.0],
+        torque_scale=R,
+        description="sticking Ex. 7 (Fig. 7), spatial: three 3-joint hard fingers on a sphere",
+    )
 
 
-def box_four_fingers(a: float = 0.04, b: float = 0.03, c: float = 0.02, mu: float = 0.5, m: float = 0.3,
-                     squeeze: float = 5.0, torque_limit: float = 1.0, l1: float = 0.06, l2: float = 0.05,
-                     g: float = G0) -> Grasp:
+def box_four_fingers(
+    a: float = 0.04,
+    b: float = 0.03,
+    c: float = 0.02,
+    mu: float = 0.5,
+    m: float = 0.3,
+    squeeze: float = 5.0,
+    torque_limit: float = 1.0,
+    l1: float = 0.06,
+    l2: float = 0.05,
+    g: float = G0,
+) -> Grasp:
     """Sticking paper Ex. 7 built as a spatial four-finger grasp on a box (half sizes ``a, b, c``, mass ``m``): two
     hard fingers on the face x = −a at (−a, ±b/2, 0), two on the face x = +a at (a, ±b/2, 0), inward normals ±x,
     each a 3-joint finger of :func:`finger_jacobian` squeezing with 5 N; torque limits 1 N·m; weight along −z.
@@ -181,15 +276,34 @@ def box_four_fingers(a: float = 0.04, b: float = 0.03, c: float = 0.02, mu: floa
     """
     P = [(-a, b / 2, 0.0), (-a, -b / 2, 0.0), (a, b / 2, 0.0), (a, -b / 2, 0.0)]
     N = [(1.0, 0.0, 0.0)] * 2 + [(-1.0, 0.0, 0.0)] * 2
-    return _fingered_grasp(P, N, mu, squeeze, torque_limit, tip_mass=0.02, rotor_inertia=1e-4, l1=l1, l2=l2,
-                           name="box_four_fingers", wrench=[0.0, 0.0, -m * g, 0.0, 0.0, 0.0],
-                           torque_scale=math.sqrt(a * a + b * b + c * c),
-                           description="sticking Ex. 7 (Fig. 7), spatial: four 3-joint hard fingers on a box")
+    return _fingered_grasp(
+        P,
+        N,
+        mu,
+        squeeze,
+        torque_limit,
+        tip_mass=0.02,
+        rotor_inertia=1e-4,
+        l1=l1,
+        l2=l2,
+        name="box_four_fingers",
+        wrench=[0.0, 0.0, -m * g, 0.0, 0.0, 0.0],
+        torque_scale=math.sqrt(a * a + b * b + c * c),
+        description="sticking Ex. 7 (Fig. 7), spatial: four 3-joint hard fingers on a box",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ jaws, fixtures
-def parallel_jaw(kind: str = "soft", a: float = 0.03, mu: float = 0.6, torsional_friction: float = 0.005,
-                 m: float = 0.2, grip_force: float = 20.0, jaw_mass: float = 0.1, g: float = G0) -> Grasp:
+def parallel_jaw(
+    kind: str = "soft",
+    a: float = 0.03,
+    mu: float = 0.6,
+    torsional_friction: float = 0.005,
+    m: float = 0.2,
+    grip_force: float = 20.0,
+    jaw_mass: float = 0.1,
+    g: float = G0,
+) -> Grasp:
     """A parallel-jaw gripper holding a box by two opposed faces x = ±a at (∓a, 0, 0) (inward normals ±x), with
     ``soft`` fingers (μ = 0.6, torsional friction μ_t = 5 mm) or ``hard`` ones (the contrast case). The gripper
     has one joint (the jaw half-opening s, both jaws driven symmetrically): Jacobian rows n1 = ṡ, n2 = ṡ, the
@@ -201,21 +315,34 @@ def parallel_jaw(kind: str = "soft", a: float = 0.03, mu: float = 0.6, torsional
     no force closure: two point contacts cannot resist a torque about the line joining them (certificate: the
     wrench direction (0, 0, 0, 1, 0, 0), a pure torque about x).
     """
-    cs = [GraspContact([-a, 0.0, 0.0], [1.0, 0.0, 0.0], mu, kind, torsional_friction if kind == "soft" else 0.0),
-          GraspContact([a, 0.0, 0.0], [-1.0, 0.0, 0.0], mu, kind, torsional_friction if kind == "soft" else 0.0)]
+    cs = [
+        GraspContact([-a, 0.0, 0.0], [1.0, 0.0, 0.0], mu, kind, torsional_friction if kind == "soft" else 0.0),
+        GraspContact([a, 0.0, 0.0], [-1.0, 0.0, 0.0], mu, kind, torsional_friction if kind == "soft" else 0.0),
+    ]
     k = 4 if kind == "soft" else 3
     J = np.zeros((2 * k, 1))
     J[0, 0], J[k, 0] = 1.0, 1.0
     hand = Hand(J, torque_limits=[float(grip_force)], mass_matrix=[[2 * jaw_mass]], force=[-float(grip_force)])
-    return Grasp(cs, torque_scale=a, wrench=[0.0, 0.0, -m * g, 0.0, 0.0, 0.0], hand=hand,
-                 name=f"parallel_jaw_{kind}", description=f"parallel-jaw gripper with {kind} fingers on a box")
+    return Grasp(
+        cs,
+        torque_scale=a,
+        wrench=[0.0, 0.0, -m * g, 0.0, 0.0, 0.0],
+        hand=hand,
+        name=f"parallel_jaw_{kind}",
+        description=f"parallel-jaw gripper with {kind} fingers on a box",
+    )
 
 
 #: the 7 frictionless contacts of :func:`fixture_seven` on the cube [−1, 1]³ (position, inward normal)
-_FIXTURE = [((-1.0, -0.5, 0.0), (1.0, 0.0, 0.0)), ((1.0, 0.0, -0.5), (-1.0, 0.0, 0.0)),
-            ((0.0, -1.0, 0.0), (0.0, 1.0, 0.0)), ((0.5, 1.0, 0.5), (0.0, -1.0, 0.0)),
-            ((0.0, 0.0, -1.0), (0.0, 0.0, 1.0)), ((0.0, 0.5, 1.0), (0.0, 0.0, -1.0)),
-            ((-0.5, 0.0, 1.0), (0.0, 0.0, -1.0))]
+_FIXTURE = [
+    ((-1.0, -0.5, 0.0), (1.0, 0.0, 0.0)),
+    ((1.0, 0.0, -0.5), (-1.0, 0.0, 0.0)),
+    ((0.0, -1.0, 0.0), (0.0, 1.0, 0.0)),
+    ((0.5, 1.0, 0.5), (0.0, -1.0, 0.0)),
+    ((0.0, 0.0, -1.0), (0.0, 0.0, 1.0)),
+    ((0.0, 0.5, 1.0), (0.0, 0.0, -1.0)),
+    ((-0.5, 0.0, 1.0), (0.0, 0.0, -1.0)),
+]
 
 
 def fixture_seven(half_size: float = 1.0) -> Grasp:
@@ -229,8 +356,9 @@ def fixture_seven(half_size: float = 1.0) -> Grasp:
     Somoff / Markenscoff–Ni–Papadimitriou 1990)."""
     h = float(half_size)
     cs = [GraspContact(h * np.array(p), n, 0.0, "frictionless") for p, n in _FIXTURE]
-    return Grasp(cs, torque_scale=h, name="fixture_seven",
-                 description="frictionless 7-contact fixture of a cube (form closure)")
+    return Grasp(
+        cs, torque_scale=h, name="fixture_seven", description="frictionless 7-contact fixture of a cube (form closure)"
+    )
 
 
 def fixture_six(half_size: float = 1.0) -> Grasp:
@@ -241,8 +369,12 @@ def fixture_six(half_size: float = 1.0) -> Grasp:
     positive internal force exists; the certificate is a wrench direction ``z`` with ``Gᵀz <= 0``."""
     h = float(half_size)
     cs = [GraspContact(h * np.array(p), n, 0.0, "frictionless") for p, n in _FIXTURE[:6]]
-    return Grasp(cs, torque_scale=h, name="fixture_six",
-                 description="frictionless 6-contact fixture of a cube (not form closure)")
+    return Grasp(
+        cs,
+        torque_scale=h,
+        name="fixture_six",
+        description="frictionless 6-contact fixture of a cube (not form closure)",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ registry, files
@@ -263,8 +395,12 @@ EXAMPLES = {
 EXPECTED = {
     "three_finger_planar": {"force_closure": True, "form_closure": False, "hand_equilibrium": True, "dynamic": True},
     "hard_finger_pair": {"force_closure": True, "form_closure": False, "hand_equilibrium": True, "dynamic": True},
-    "hard_finger_pair_moving": {"force_closure": True, "form_closure": False, "hand_equilibrium": True,
-                                "dynamic": True},
+    "hard_finger_pair_moving": {
+        "force_closure": True,
+        "form_closure": False,
+        "hand_equilibrium": True,
+        "dynamic": True,
+    },
     "sphere_three_fingers": {"force_closure": True, "form_closure": False, "hand_equilibrium": True, "dynamic": True},
     "box_four_fingers": {"force_closure": True, "form_closure": False, "hand_equilibrium": True, "dynamic": True},
     "parallel_jaw_soft": {"force_closure": True, "form_closure": False, "hand_equilibrium": True, "dynamic": True},
@@ -282,7 +418,7 @@ def object_mass_matrix(name: str) -> np.ndarray | None:
     if name in ("hard_finger_pair", "hard_finger_pair_moving"):
         return np.diag([1.0, 1.0, 1.0 / 3])  # a unit mass, a 2 × 1 rod-like body about its centre: I = m L²/3
     if name == "sphere_three_fingers":
-        i = 0.4 * 0.2 * 0.05 ** 2
+        i = 0.4 * 0.2 * 0.05**2
         return np.diag([0.2, 0.2, 0.2, i, i, i])
     if name == "box_four_fingers":
         m, (a, b, c) = 0.3, (0.08, 0.06, 0.04)

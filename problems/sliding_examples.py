@@ -17,8 +17,16 @@ from gaussqp.model.problem import Contact, ContactProblem
 G = 9.81
 
 
-def painleve_rod(theta: float = math.pi / 6, mu: float = 0.5, slip: float = -1.0, half_length: float = 1.0,
-                 mass: float = 1.0, theta_dot: float = 0.0, g: float = G, name: str = "painleve_rod") -> ContactProblem:
+def painleve_rod(
+    theta: float = math.pi / 6,
+    mu: float = 0.5,
+    slip: float = -1.0,
+    half_length: float = 1.0,
+    mass: float = 1.0,
+    theta_dot: float = 0.0,
+    g: float = G,
+    name: str = "painleve_rod",
+) -> ContactProblem:
     """The classical Painlevé rod: a rod of length ``2l`` sliding on the ground on its lower end A.
 
     ``θ`` is the angle between the rod and the ground; A = (x - l cos θ, y - l sin θ), so
@@ -31,21 +39,50 @@ def painleve_rod(theta: float = math.pi / 6, mu: float = 0.5, slip: float = -1.0
     l, c, s = half_length, math.cos(theta), math.sin(theta)
     M = np.diag([mass, mass, mass * l * l / 3.0])
     F = np.array([0.0, mass * g, 0.0])
-    ct = Contact("unilateral", normal=[0.0, 1.0, -l * c], normal_drift=l * s * theta_dot ** 2, friction=mu,
-                 mode="sliding", tangent=[[1.0, 0.0, l * s]], tangent_drift=[l * c * theta_dot ** 2], slip=[slip])
-    return ContactProblem(M, F, [ct], dimension=2, name=name,
-                          description=f"Painlevé rod: θ = {theta:.4g}, μ = {mu:g}, slip {slip:+g}, θ̇ = {theta_dot:g}")
+    ct = Contact(
+        "unilateral",
+        normal=[0.0, 1.0, -l * c],
+        normal_drift=l * s * theta_dot**2,
+        friction=mu,
+        mode="sliding",
+        tangent=[[1.0, 0.0, l * s]],
+        tangent_drift=[l * c * theta_dot**2],
+        slip=[slip],
+    )
+    return ContactProblem(
+        M,
+        F,
+        [ct],
+        dimension=2,
+        name=name,
+        description=f"Painlevé rod: θ = {theta:.4g}, μ = {mu:g}, slip {slip:+g}, θ̇ = {theta_dot:g}",
+    )
 
 
-def painleve_rod_lcp(theta: float, mu: float, slip: float, half_length: float = 1.0, mass: float = 1.0,
-                     theta_dot: float = 0.0, g: float = G) -> tuple[float, float]:
+def painleve_rod_lcp(
+    theta: float,
+    mu: float,
+    slip: float,
+    half_length: float = 1.0,
+    mass: float = 1.0,
+    theta_dot: float = 0.0,
+    g: float = G,
+) -> tuple[float, float]:
     """The closed-form scalar LCP ``(A, w)`` of :func:`painleve_rod`."""
     c, s = math.cos(theta), math.sin(theta)
-    return (1 + 3 * c * c + 3 * mu * slip * c * s) / mass, -g + half_length * s * theta_dot ** 2
+    return (1 + 3 * c * c + 3 * mu * slip * c * s) / mass, -g + half_length * s * theta_dot**2
 
 
-def painleve_klein(theta: float = math.pi / 4, mu1: float = 0.3, mu2: float = 0.3, push: float = 5.0,
-                   slip: float = 1.0, length: float = 1.0, mass: float = 1.0, g: float = G) -> ContactProblem:
+def painleve_klein(
+    theta: float = math.pi / 4,
+    mu1: float = 0.3,
+    mu2: float = 0.3,
+    push: float = 5.0,
+    slip: float = 1.0,
+    length: float = 1.0,
+    mass: float = 1.0,
+    g: float = G,
+) -> ContactProblem:
     """Painlevé–Klein rod (tutorial Fig. 1(a)): a rod whose two ends slide in two parallel horizontal
     frictional guides (bilateral constraints), at angle ``θ`` to the guides.
 
@@ -58,26 +95,54 @@ def painleve_klein(theta: float = math.pi / 4, mu1: float = 0.3, mu2: float = 0.
     """
     h = 0.5 * length
     c, s = math.cos(theta), math.sin(theta)
-    M = np.diag([mass, mass, mass * length ** 2 / 12.0])
+    M = np.diag([mass, mass, mass * length**2 / 12.0])
     F = np.array([-push, mass * g, 0.0])
-    cts = [Contact("bilateral", normal=[0.0, 1.0, -h * c], friction=mu1, mode="sliding",
-                   tangent=[[1.0, 0.0, h * s]], slip=[slip]),
-           Contact("bilateral", normal=[0.0, 1.0, h * c], friction=mu2, mode="sliding",
-                   tangent=[[1.0, 0.0, -h * s]], slip=[slip])]
-    return ContactProblem(M, F, cts, dimension=2, name="painleve_klein",
-                          description=f"Painlevé–Klein rod in two guides: θ = {theta:.4g}, μ = ({mu1:g}, {mu2:g})")
+    cts = [
+        Contact(
+            "bilateral",
+            normal=[0.0, 1.0, -h * c],
+            friction=mu1,
+            mode="sliding",
+            tangent=[[1.0, 0.0, h * s]],
+            slip=[slip],
+        ),
+        Contact(
+            "bilateral",
+            normal=[0.0, 1.0, h * c],
+            friction=mu2,
+            mode="sliding",
+            tangent=[[1.0, 0.0, -h * s]],
+            slip=[slip],
+        ),
+    ]
+    return ContactProblem(
+        M,
+        F,
+        cts,
+        dimension=2,
+        name="painleve_klein",
+        description=f"Painlevé–Klein rod in two guides: θ = {theta:.4g}, μ = ({mu1:g}, {mu2:g})",
+    )
 
 
 def painleve_klein_mu_max(theta: float) -> float:
     """Tutorial §3.2.1: μ_max^b(θ) = 2/(3√(1 - cos 4θ)) √(-(3cos²θ + 1)|3cos²θ - 1| + 9cos⁴θ + 1)."""
     c2 = math.cos(theta) ** 2
-    return 2.0 / (3.0 * math.sqrt(1 - math.cos(4 * theta))) * math.sqrt(
-        -(3 * c2 + 1) * abs(3 * c2 - 1) + 9 * c2 * c2 + 1)
+    return (
+        2.0 / (3.0 * math.sqrt(1 - math.cos(4 * theta))) * math.sqrt(-(3 * c2 + 1) * abs(3 * c2 - 1) + 9 * c2 * c2 + 1)
+    )
 
 
-def falling_ladder(theta: float = math.pi / 4, mu_wall: float = 0.3, mu_ground: float = 0.3,
-                   theta_dot: float = 0.0, length: float = 2.0, mass: float = 1.0, g: float = G,
-                   inertia: float | None = None) -> ContactProblem:
+def falling_ladder(
+    theta: float = math.pi / 4,
+    mu_wall: float = 0.3,
+    mu_ground: float = 0.3,
+    theta_dot: float = 0.0,
+    length: float = 2.0,
+    mass: float = 1.0,
+    g: float = G,
+    inertia: float | None = None,
+) -> ContactProblem:
     """Falling ladder (tutorial Fig. 2(a)): a rod of length 2 m and mass 1 kg, its top end on a wall
     (frictional *bilateral* contact) and its bottom end on the ground (frictional *unilateral* contact),
     sliding down: the top slips downwards, the bottom away from the wall.
@@ -90,22 +155,47 @@ def falling_ladder(theta: float = math.pi / 4, mu_wall: float = 0.3, mu_ground: 
     """
     l = 0.5 * length
     c, s = math.cos(theta), math.sin(theta)
-    M = np.diag([mass, mass, mass * length ** 2 / 12.0 if inertia is None else inertia])
+    M = np.diag([mass, mass, mass * length**2 / 12.0 if inertia is None else inertia])
     F = np.array([0.0, mass * g, 0.0])
-    td2 = theta_dot ** 2
-    cts = [Contact("bilateral", normal=[1.0, 0.0, l * s], normal_drift=l * c * td2, friction=mu_wall,
-                   mode="sliding", tangent=[[0.0, 1.0, l * c]], tangent_drift=[-l * s * td2], slip=[-1.0]),
-           Contact("unilateral", normal=[0.0, 1.0, -l * c], normal_drift=l * s * td2, friction=mu_ground,
-                   mode="sliding", tangent=[[1.0, 0.0, -l * s]], tangent_drift=[-l * c * td2], slip=[1.0])]
-    return ContactProblem(M, F, cts, dimension=2, name="falling_ladder",
-                          description=f"falling ladder: θ = {theta:.4g}, μ_wall = {mu_wall:g}, μ_ground = {mu_ground:g}")
+    td2 = theta_dot**2
+    cts = [
+        Contact(
+            "bilateral",
+            normal=[1.0, 0.0, l * s],
+            normal_drift=l * c * td2,
+            friction=mu_wall,
+            mode="sliding",
+            tangent=[[0.0, 1.0, l * c]],
+            tangent_drift=[-l * s * td2],
+            slip=[-1.0],
+        ),
+        Contact(
+            "unilateral",
+            normal=[0.0, 1.0, -l * c],
+            normal_drift=l * s * td2,
+            friction=mu_ground,
+            mode="sliding",
+            tangent=[[1.0, 0.0, -l * s]],
+            tangent_drift=[-l * c * td2],
+            slip=[1.0],
+        ),
+    ]
+    return ContactProblem(
+        M,
+        F,
+        cts,
+        dimension=2,
+        name="falling_ladder",
+        description=f"falling ladder: θ = {theta:.4g}, μ_wall = {mu_wall:g}, μ_ground = {mu_ground:g}",
+    )
 
 
 EXAMPLES = {
     "painleve_rod": painleve_rod,
     # θ = atan 2 (where μ_P is smallest, 4/3), μ = 2, θ̇ = 4: A < 0 < w, two solutions (indeterminate)
-    "painleve_rod_paradox": lambda: painleve_rod(theta=math.atan(2.0), mu=2.0, slip=-1.0, theta_dot=4.0,
-                                                 name="painleve_rod_paradox"),
+    "painleve_rod_paradox": lambda: painleve_rod(
+        theta=math.atan(2.0), mu=2.0, slip=-1.0, theta_dot=4.0, name="painleve_rod_paradox"
+    ),
     "painleve_klein": painleve_klein,
     "falling_ladder": falling_ladder,
 }

@@ -13,8 +13,16 @@ import numpy as np
 from gaussqp.model.problem import Contact, ContactProblem
 
 
-def hard_finger_grasp(F1: float = -10.0, F2: float = 10.0, mu1: float = 0.5, mu2: float = 0.5, m: float = 1.0,
-                      m1: float = 1.0, m2: float = 1.0, g: float = 9.81) -> ContactProblem:
+def hard_finger_grasp(
+    F1: float = -10.0,
+    F2: float = 10.0,
+    mu1: float = 0.5,
+    mu2: float = 0.5,
+    m: float = 1.0,
+    m1: float = 1.0,
+    m2: float = 1.0,
+    g: float = 9.81,
+) -> ContactProblem:
     """Hard-finger grasp, 4-dof version (sticking Ex. 6, Fig. 6).
 
     q = (x, y, x1, x2); the object is held at x = a by a frictionless bilateral guide and squeezed
@@ -23,29 +31,63 @@ def hard_finger_grasp(F1: float = -10.0, F2: float = 10.0, mu1: float = 0.5, mu2
     λ_n = (-F1, F2), λ_b = F1 + F2, sticking iff -μ1 F1 + μ2 F2 >= g (for F1 < 0 < F2).
     """
     rows = dict(bilateral=[1.0, 0, 0, 0], h1=[1.0, 0, -1.0, 0], h2=[-1.0, 0, 0, 1.0])
-    contacts = [Contact("bilateral", normal=rows["bilateral"]),
-                Contact("unilateral", normal=rows["h1"], mode="sticking", friction=mu1, tangent=[[0, 1.0, 0, 0]]),
-                Contact("unilateral", normal=rows["h2"], mode="sticking", friction=mu2, tangent=[[0, 1.0, 0, 0]])]
-    return ContactProblem(np.diag([m, m, m1, m2]), [0.0, m * g, F1, F2], contacts, dimension=2,
-                          name="hard_finger_grasp", description="sticking Ex. 6 (4 dof): two hard fingers, sticking")
+    contacts = [
+        Contact("bilateral", normal=rows["bilateral"]),
+        Contact("unilateral", normal=rows["h1"], mode="sticking", friction=mu1, tangent=[[0, 1.0, 0, 0]]),
+        Contact("unilateral", normal=rows["h2"], mode="sticking", friction=mu2, tangent=[[0, 1.0, 0, 0]]),
+    ]
+    return ContactProblem(
+        np.diag([m, m, m1, m2]),
+        [0.0, m * g, F1, F2],
+        contacts,
+        dimension=2,
+        name="hard_finger_grasp",
+        description="sticking Ex. 6 (4 dof): two hard fingers, sticking",
+    )
 
 
-def hard_finger_grasp_6dof(F1x: float = -10.0, F1y: float = 1.0, F2x: float = 10.0, F2y: float = -2.0,
-                           mu1: float = 0.5, mu2: float = 0.5, m: float = 1.0, m1: float = 1.0, m2: float = 1.0,
-                           g: float = 9.81) -> ContactProblem:
+def hard_finger_grasp_6dof(
+    F1x: float = -10.0,
+    F1y: float = 1.0,
+    F2x: float = 10.0,
+    F2y: float = -2.0,
+    mu1: float = 0.5,
+    mu2: float = 0.5,
+    m: float = 1.0,
+    m1: float = 1.0,
+    m2: float = 1.0,
+    g: float = 9.81,
+) -> ContactProblem:
     """Hard-finger grasp, 6-dof version (sticking Ex. 6, second part): the fingers move vertically too.
 
     q = (x, y, x1, y1, x2, y2); tangent rows v_t1 = ẏ - ẏ1, v_t2 = ẏ - ẏ2; F = (0, m g, F1x, F1y, F2x, F2y).
     See :func:`hard_finger_grasp_6dof_closed_form` for the general closed form (the paper's assumes F1y = F2y).
     """
-    contacts = [Contact("bilateral", normal=[1.0, 0, 0, 0, 0, 0]),
-                Contact("unilateral", normal=[1.0, 0, -1.0, 0, 0, 0], mode="sticking", friction=mu1,
-                        tangent=[[0, 1.0, 0, -1.0, 0, 0]]),
-                Contact("unilateral", normal=[-1.0, 0, 0, 0, 1.0, 0], mode="sticking", friction=mu2,
-                        tangent=[[0, 1.0, 0, 0, 0, -1.0]])]
-    return ContactProblem(np.diag([m, m, m1, m1, m2, m2]), [0.0, m * g, F1x, F1y, F2x, F2y], contacts, dimension=2,
-                          name="hard_finger_grasp_6dof",
-                          description="sticking Ex. 6 (6 dof): two hard fingers moving vertically, sticking")
+    contacts = [
+        Contact("bilateral", normal=[1.0, 0, 0, 0, 0, 0]),
+        Contact(
+            "unilateral",
+            normal=[1.0, 0, -1.0, 0, 0, 0],
+            mode="sticking",
+            friction=mu1,
+            tangent=[[0, 1.0, 0, -1.0, 0, 0]],
+        ),
+        Contact(
+            "unilateral",
+            normal=[-1.0, 0, 0, 0, 1.0, 0],
+            mode="sticking",
+            friction=mu2,
+            tangent=[[0, 1.0, 0, 0, 0, -1.0]],
+        ),
+    ]
+    return ContactProblem(
+        np.diag([m, m, m1, m1, m2, m2]),
+        [0.0, m * g, F1x, F1y, F2x, F2y],
+        contacts,
+        dimension=2,
+        name="hard_finger_grasp_6dof",
+        description="sticking Ex. 6 (6 dof): two hard fingers moving vertically, sticking",
+    )
 
 
 def hard_finger_grasp_6dof_closed_form(F1x, F1y, F2x, F2y, mu1=0.5, mu2=0.5, m=1.0, m1=1.0, m2=1.0, g=9.81) -> dict:
@@ -60,8 +102,12 @@ def hard_finger_grasp_6dof_closed_form(F1x, F1y, F2x, F2y, mu1=0.5, mu2=0.5, m=1
     """
     A = -(m * g + F1y + F2y) / (m + m1 + m2)
     lt1, lt2 = -m1 * A - F1y, -m2 * A - F2y
-    return {"yddot": A, "lambda_t": (lt1, lt2), "lambda_n": (F1x + F2x, -F1x, F2x),
-            "sticking": abs(lt1) <= -mu1 * F1x and abs(lt2) <= mu2 * F2x}
+    return {
+        "yddot": A,
+        "lambda_t": (lt1, lt2),
+        "lambda_n": (F1x + F2x, -F1x, F2x),
+        "sticking": abs(lt1) <= -mu1 * F1x and abs(lt2) <= mu2 * F2x,
+    }
 
 
 def _block_rows(theta: float, L: float, l: float):
@@ -79,9 +125,19 @@ def _block_drifts(theta: float, theta_dot: float, L: float, l: float):
     return normal, tangent
 
 
-def rocking_block(theta: float = 0.0, contacts: str = "both", m: float = 1.0, L: float = 1.0, l: float = 2.0,
-                  g: float = 9.81, Fx: float = 0.0, Fy: float | None = None, theta_dot: float = 0.0,
-                  mu1: float = 0.5, mu2: float = 0.5) -> ContactProblem:
+def rocking_block(
+    theta: float = 0.0,
+    contacts: str = "both",
+    m: float = 1.0,
+    L: float = 1.0,
+    l: float = 2.0,
+    g: float = 9.81,
+    Fx: float = 0.0,
+    Fy: float | None = None,
+    theta_dot: float = 0.0,
+    mu1: float = 0.5,
+    mu2: float = 0.5,
+) -> ContactProblem:
     """The planar rocking block (sticking (39), Figs. 1-2), all contacts sticking.
 
     q = (x, y, θ), M = diag(m, m, I_G), I_G = m (l² + L²)/12; width L, height l. Corners A1, A2 with
@@ -95,12 +151,27 @@ def rocking_block(theta: float = 0.0, contacts: str = "both", m: float = 1.0, L:
     nd, td = _block_drifts(theta, theta_dot, L, l)
     mus = [mu1, mu2]
     which = {"both": [0, 1], "A1": [0], "A2": [1]}[contacts]
-    cs = [Contact("unilateral", normal=normals[i], normal_drift=nd[i], mode="sticking", friction=mus[i],
-                  tangent=[tangents[i]], tangent_drift=[td[i]]) for i in which]
+    cs = [
+        Contact(
+            "unilateral",
+            normal=normals[i],
+            normal_drift=nd[i],
+            mode="sticking",
+            friction=mus[i],
+            tangent=[tangents[i]],
+            tangent_drift=[td[i]],
+        )
+        for i in which
+    ]
     IG = m * (l * l + L * L) / 12.0
-    return ContactProblem(np.diag([m, m, IG]), [Fx, Fy, 0.0], cs, dimension=2,
-                          name="rocking_block" if contacts == "both" else f"rocking_block_{contacts}",
-                          description=f"sticking (39): rocking block, contacts {contacts}, sticking")
+    return ContactProblem(
+        np.diag([m, m, IG]),
+        [Fx, Fy, 0.0],
+        cs,
+        dimension=2,
+        name="rocking_block" if contacts == "both" else f"rocking_block_{contacts}",
+        description=f"sticking (39): rocking block, contacts {contacts}, sticking",
+    )
 
 
 def rocking_block_A2(theta: float = math.pi / 12, **kw) -> ContactProblem:
@@ -126,8 +197,9 @@ def rocking_block_ex2_Ac(theta: float, m: float = 1.0, L: float = 1.0, l: float 
     return 12.0 / (m * (l * l + L * L)) * (k + s * s - s * s * c * c / (k + c * c))
 
 
-def rocking_block_ex2_free_term(theta: float, Fx: float, Fy: float, m: float = 1.0, L: float = 1.0,
-                                l: float = 2.0) -> float:
+def rocking_block_ex2_free_term(
+    theta: float, Fx: float, Fy: float, m: float = 1.0, L: float = 1.0, l: float = 2.0
+) -> float:
     """``-∇h_nᵀ M_c^st⁻¹ F`` of sticking Ex. 2 at θ̇ = 0, derived here (the printed (41) has slips:
     :func:`rocking_block_A2`)."""
     s = l / 2 * math.sin(theta) - L / 2 * math.cos(theta)
@@ -136,9 +208,18 @@ def rocking_block_ex2_free_term(theta: float, Fx: float, Fy: float, m: float = 1
     return -Fy / m + k12 / m * s * c / (1.0 + k12 * c * c) * Fx
 
 
-def block_pendulum(alpha: float = math.pi / 3, alpha_dot: float = 1.0, m: float = 1.0, L: float = 1.0,
-                   l: float = 2.0, m_bar: float = 0.5, a: float = 1.0, g: float = 9.81, Fx: float = 0.0,
-                   mu: float = 0.5) -> ContactProblem:
+def block_pendulum(
+    alpha: float = math.pi / 3,
+    alpha_dot: float = 1.0,
+    m: float = 1.0,
+    L: float = 1.0,
+    l: float = 2.0,
+    m_bar: float = 0.5,
+    a: float = 1.0,
+    g: float = 9.81,
+    Fx: float = 0.0,
+    mu: float = 0.5,
+) -> ContactProblem:
     """Rocking block with an inverted pendulum on its top (sticking Ex. 3, App. D): non-diagonal M.
 
     q = (x, y, θ, α) at θ = 0, θ̇ = ẋ = ẏ = 0, y = l/2 (both corners in sticking contact).
@@ -159,23 +240,43 @@ def block_pendulum(alpha: float = math.pi / 3, alpha_dot: float = 1.0, m: float 
     IG = m * (l * l + L * L) / 12.0
     Ip = m_bar * a * a / 12.0
     sa, ca = math.sin(alpha + th), math.cos(alpha + th)
-    Jp = np.array([[1.0, 0.0, -a / 2 * sa - l / 2 * math.cos(th), -a / 2 * sa],
-                   [0.0, 1.0, -l / 2 * math.sin(th) + a / 2 * ca, a / 2 * ca]])
+    Jp = np.array(
+        [
+            [1.0, 0.0, -a / 2 * sa - l / 2 * math.cos(th), -a / 2 * sa],
+            [0.0, 1.0, -l / 2 * math.sin(th) + a / 2 * ca, a / 2 * ca],
+        ]
+    )
     M = np.diag([m, m, IG, Ip]) + m_bar * Jp.T @ Jp
     w = alpha_dot  # θ̇ = 0
     Jdot_qdot = np.array([-a / 2 * ca * w * w, -a / 2 * sa * w * w])
     gradV = np.array([0.0, (m + m_bar) * g, m_bar * g * Jp[1, 2], m_bar * g * Jp[1, 3]])
     F = m_bar * Jp.T @ Jdot_qdot + gradV + np.array([Fx, 0.0, 0.0, 0.0])
     normals, tangents = _block_rows(th, L, l)
-    cs = [Contact("unilateral", normal=normals[i] + [0.0], mode="sticking", friction=mu, tangent=[tangents[i] + [0.0]])
-          for i in range(2)]
-    return ContactProblem(M, F, cs, dimension=2, name="block_pendulum",
-                          description="sticking Ex. 3 / App. D: rocking block with an inverted pendulum, sticking")
+    cs = [
+        Contact("unilateral", normal=normals[i] + [0.0], mode="sticking", friction=mu, tangent=[tangents[i] + [0.0]])
+        for i in range(2)
+    ]
+    return ContactProblem(
+        M,
+        F,
+        cs,
+        dimension=2,
+        name="block_pendulum",
+        description="sticking Ex. 3 / App. D: rocking block with an inverted pendulum, sticking",
+    )
 
 
-def three_finger(theta: float = 0.0, push: tuple = (20.0, 5.0, 20.0), offsets: tuple = (0.0, 0.0, 0.0),
-                 mu: float = 0.5, m: float = 1.0, L: float = 1.0, l: float = 0.6, finger_masses: tuple = (0.5, 0.5, 0.5),
-                 g: float = 9.81) -> ContactProblem:
+def three_finger(
+    theta: float = 0.0,
+    push: tuple = (20.0, 5.0, 20.0),
+    offsets: tuple = (0.0, 0.0, 0.0),
+    mu: float = 0.5,
+    m: float = 1.0,
+    L: float = 1.0,
+    l: float = 0.6,
+    finger_masses: tuple = (0.5, 0.5, 0.5),
+    g: float = 9.81,
+) -> ContactProblem:
     """Three-finger planar manipulation (sticking Ex. 5, Fig. 5): a rectangle (width L, height l, centre
     (x, y), angle θ) held by three prismatic hard fingers — finger 1 pushes the left side along x, finger 2
     the top side along y (downwards), finger 3 the right side along x; q = (x, y, θ, x1, y2, x3), all three
@@ -194,9 +295,11 @@ def three_finger(theta: float = 0.0, push: tuple = (20.0, 5.0, 20.0), offsets: t
     """
     c, s = math.cos(theta), math.sin(theta)
     R = np.array([[c, -s], [s, c]])
-    sides = [(R @ [-1.0, 0.0], L / 2, np.array([1.0, 0.0])),   # finger 1: left side, axis +x
-             (R @ [0.0, 1.0], l / 2, np.array([0.0, 1.0])),    # finger 2: top side, axis y
-             (R @ [1.0, 0.0], L / 2, np.array([1.0, 0.0]))]    # finger 3: right side, axis x
+    sides = [
+        (R @ [-1.0, 0.0], L / 2, np.array([1.0, 0.0])),  # finger 1: left side, axis +x
+        (R @ [0.0, 1.0], l / 2, np.array([0.0, 1.0])),  # finger 2: top side, axis y
+        (R @ [1.0, 0.0], L / 2, np.array([1.0, 0.0])),
+    ]  # finger 3: right side, axis x
     contacts = []
     for i, (nu, d, e) in enumerate(sides):
         tau = np.array([-nu[1], nu[0]])
@@ -208,17 +311,27 @@ def three_finger(theta: float = 0.0, push: tuple = (20.0, 5.0, 20.0), offsets: t
     f1, f2, f3 = push
     M = np.diag([m, m, m * (L * L + l * l) / 12.0, *finger_masses])
     F = np.array([0.0, m * g, 0.0, -f1, f2, f3])
-    return ContactProblem(M, F, contacts, dimension=2, name="three_finger",
-                          description=f"sticking Ex. 5: three prismatic fingers, θ = {theta:g}, push = {tuple(push)}")
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=2,
+        name="three_finger",
+        description=f"sticking Ex. 5: three prismatic fingers, θ = {theta:g}, push = {tuple(push)}",
+    )
 
 
-def three_finger_closed_form(push=(20.0, 5.0, 20.0), m: float = 1.0, L: float = 1.0, l: float = 0.6,
-                             g: float = 9.81) -> dict:
+def three_finger_closed_form(
+    push=(20.0, 5.0, 20.0), m: float = 1.0, L: float = 1.0, l: float = 0.6, g: float = 9.81
+) -> dict:
     """Sticking multipliers of :func:`three_finger` at θ = 0 with zero offsets (statics, derived by hand)."""
     f1, f2, f3 = push
-    return {"lambda_n": np.array([f1, f2, f3]),
-            "lambda_t": np.array([(m * g + f2 - (l / L) * (f3 - f1)) / 2, f3 - f1,
-                                  -(m * g + f2 + (l / L) * (f3 - f1)) / 2])}
+    return {
+        "lambda_n": np.array([f1, f2, f3]),
+        "lambda_t": np.array(
+            [(m * g + f2 - (l / L) * (f3 - f1)) / 2, f3 - f1, -(m * g + f2 + (l / L) * (f3 - f1)) / 2]
+        ),
+    }
 
 
 EXAMPLES = {

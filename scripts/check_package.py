@@ -33,8 +33,10 @@ def run(step: str, cmd: list[str], cwd: pathlib.Path) -> str:
     t = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"check_package: {step} failed (exit {done.returncode}): {' '.join(map(str, cmd))}\n"
-                 f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        sys.exit(
+            f"check_package: {step} failed (exit {done.returncode}): {' '.join(map(str, cmd))}\n"
+            f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     print(f"check_package: {step}: ok ({time.perf_counter() - t:.1f} s)")
     return done.stdout
 
@@ -59,15 +61,21 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(p, ignore_errors=True)
         wheels, sdists = sorted(dist.glob("*.whl")), sorted(dist.glob("*.tar.gz"))
         if len(wheels) != 1 or len(sdists) != 1:
-            sys.exit(f"check_package: expected one wheel and one sdist in {dist}, found {[p.name for p in dist.iterdir()]}")
+            sys.exit(
+                f"check_package: expected one wheel and one sdist in {dist}, found {[p.name for p in dist.iterdir()]}"
+            )
         v = version()
         for f in (*wheels, *sdists):
             if f"gaussqp-{v}" not in f.name:
                 sys.exit(f"check_package: {f.name} does not carry gaussqp.__version__ = {v}")
         run("twine check", [sys.executable, "-m", "twine", "check", "--strict", *map(str, wheels + sdists)], ROOT)
         names = zipfile.ZipFile(wheels[0]).namelist()
-        needed = {"gaussqp/py.typed", "gaussqp/io/schema/gaussqp-1.schema.json",
-                  "gaussqp/io/schema/gaussqp-grasp-1.schema.json", "gaussqp/problems/data/rod_wall_guide.json"}
+        needed = {
+            "gaussqp/py.typed",
+            "gaussqp/io/schema/gaussqp-1.schema.json",
+            "gaussqp/io/schema/gaussqp-grasp-1.schema.json",
+            "gaussqp/problems/data/rod_wall_guide.json",
+        }
         missing = sorted(needed - set(names))
         library = len([n for n in names if n.startswith("gaussqp/problems/data/")])
         shipped = len([p for p in (ROOT / "problems" / "data").rglob("*") if p.suffix in {".json", ".npz", ".hdf5"}])
@@ -82,8 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         out = run("gaussqp " + " ".join(COMMAND) + " (wheel)", [str(exe), *COMMAND], outside)
         if EXPECT not in out:
             sys.exit(f"check_package: the wheel's answer is not {EXPECT!r}:\n{out}")
-        run("install the sdist over it", [str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall",
-                                         str(sdists[0])], outside)
+        run(
+            "install the sdist over it",
+            [str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(sdists[0])],
+            outside,
+        )
         out = run("gaussqp " + " ".join(COMMAND) + " (sdist)", [str(exe), *COMMAND], outside)
         if EXPECT not in out:
             sys.exit(f"check_package: the sdist's answer is not {EXPECT!r}:\n{out}")

@@ -98,8 +98,7 @@ def main(argv: list[str]) -> int:
         with open(argv[1], "w") as fh:
             json.dump(snapshot(), fh, indent=1, sort_keys=True)
         return 0
-    if len(argv) >= 3 and argv[0] == "compare" and all(a == "--replace" for a in argv[3::2]) \
-            and len(argv[3:]) % 2 == 0:
+    if len(argv) >= 3 and argv[0] == "compare" and all(a == "--replace" for a in argv[3::2]) and len(argv[3:]) % 2 == 0:
         pairs = [tuple(r.split("=>", 1)) for r in argv[4::2]]
         with open(argv[1]) as fa, open(argv[2]) as fb:
             text = fa.read()

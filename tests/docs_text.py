@@ -76,12 +76,12 @@ def blocks(path: pathlib.Path) -> list[Block]:
             i += 1
             continue
         fence, lang, j = m.group(1), m.group(2).strip(), i + 1
-        while j < len(lines) and not (lines[j].startswith(fence) and not lines[j][len(fence):].strip()):
+        while j < len(lines) and not (lines[j].startswith(fence) and not lines[j][len(fence) :].strip()):
             j += 1
-        found.append(Block(path, i + 1, lang, "\n".join(lines[i + 1:j]) + "\n", ""))
+        found.append(Block(path, i + 1, lang, "\n".join(lines[i + 1 : j]) + "\n", ""))
         k = j + 1
         while k < len(lines) and not FENCE.match(lines[k]):
             k += 1
-        found[-1].after = "\n".join(lines[j + 1:k])
+        found[-1].after = "\n".join(lines[j + 1 : k])
         i = j + 1
     return found

@@ -37,6 +37,12 @@ def generate_with_meta(seed: int):
     slack = np.where(active, 0.0, rng.uniform(0.2, 2.0, m) * rs)
     b = -J @ a0 + slack
     F = J.T @ lam - M @ a0
-    meta = {"cond": cond, "n": n, "m": m, "row_scale_spread": float(rs.max() / rs.min()), "scaled_rows": bool(scales_on),
-            "m_bil": int(bil.sum())}
+    meta = {
+        "cond": cond,
+        "n": n,
+        "m": m,
+        "row_scale_spread": float(rs.max() / rs.min()),
+        "scaled_rows": bool(scales_on),
+        "m_bil": int(bil.sum()),
+    }
     return M, F, J, b, bil, active, meta

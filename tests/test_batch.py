@@ -12,8 +12,13 @@ import scipy.sparse as sp
 import gaussqp
 import gaussqp.batch as batch
 from gaussqp import ContactProblem, problems
-from gaussqp.errors import (StructureMismatchError, UnknownFormulationError, UnknownSolverError, UnknownValueError,
-                            WrongTypeError)
+from gaussqp.errors import (
+    StructureMismatchError,
+    UnknownFormulationError,
+    UnknownSolverError,
+    UnknownValueError,
+    WrongTypeError,
+)
 
 
 def perturbed(p: ContactProblem, seed: int, scale: float = 0.05) -> ContactProblem:
@@ -38,33 +43,54 @@ def perturbed(p: ContactProblem, seed: int, scale: float = 0.05) -> ContactProbl
     else:
         M = D[:, None] * np.asarray(p.M) * D[None, :]
     F = np.asarray(p.F) * (1 + scale * rng.standard_normal(p.n)) + scale * rng.standard_normal(p.n)
-    return ContactProblem.from_blocks(M, F, jiggle(p.J_n), jiggle(p.normal_drift),
-                                      list(p.types), jiggle(p.J_t), np.asarray(p.tangent_drift),
-                                      np.asarray(p.friction) * (1 + scale * rng.random(p.m)), list(p.modes),
-                                      np.asarray(p.slip), np.asarray(p.has_tangent), p.dimension,
-                                      name=p.name + f" (state {seed})")
+    return ContactProblem.from_blocks(
+        M,
+        F,
+        jiggle(p.J_n),
+        jiggle(p.normal_drift),
+        list(p.types),
+        jiggle(p.J_t),
+        np.asarray(p.tangent_drift),
+        np.asarray(p.friction) * (1 + scale * rng.random(p.m)),
+        list(p.modes),
+        np.asarray(p.slip),
+        np.asarray(p.has_tangent),
+        p.dimension,
+        name=p.name + f" (state {seed})",
+    )
 
 
 def assert_same_answer(a: gaussqp.Solution, b: gaussqp.Solution, exact: bool = True) -> None:
     """Identical answers: status, certified, the formulation and route, the numbers bit for bit (``exact``; else to
     the relative 1e-9 of ``benchmarks/answers_unchanged.py``), every certificate's id and verdict, the uniqueness
     decisions and the cross-check's outcome."""
-    assert (a.status, a.certified, a.formulation, a.solver, a.route) == (b.status, b.certified, b.formulation,
-                                                                          b.solver, b.route)
+    assert (a.status, a.certified, a.formulation, a.solver, a.route) == (
+        b.status,
+        b.certified,
+        b.formulation,
+        b.solver,
+        b.route,
+    )
     for k in ("acceleration", "lambda_normal", "lambda_tangent", "generalized_force"):
         x, y = getattr(a, k), getattr(b, k)
         assert (x is None) == (y is None), k
         if x is not None:
             x, y = np.asarray(x), np.asarray(y)
-            assert np.array_equal(x, y) if exact else np.allclose(x, y, rtol=1e-9, atol=1e-9 * max(
-                1.0, float(np.abs(x).max(initial=0.0)))), (k, x, y)
+            assert (
+                np.array_equal(x, y)
+                if exact
+                else np.allclose(x, y, rtol=1e-9, atol=1e-9 * max(1.0, float(np.abs(x).max(initial=0.0))))
+            ), (k, x, y)
     assert [(c.id, c.holds) for c in a.certificates] == [(c.id, c.holds) for c in b.certificates]
     assert a.unique == b.unique
     assert getattr(a.crosscheck, "agree", None) == getattr(b.crosscheck, "agree", None)
     assert a.extras.get("system_class") == b.extras.get("system_class")
 
 
-SHIPPED = problems.names() + ["real/humanoid_lying", "real/fclib_Box_Stacks-i0035-31-0"]  # + a 3D sticking robot, a sparse coulomb one
+SHIPPED = problems.names() + [
+    "real/humanoid_lying",
+    "real/fclib_Box_Stacks-i0035-31-0",
+]  # + a 3D sticking robot, a sparse coulomb one
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -76,10 +102,16 @@ def test_solver_gives_the_answer_of_solve_on_shipped_problems_and_perturbed_stat
         assert_same_answer(solver.solve(q), gaussqp.solve(q))
 
 
-@pytest.mark.parametrize("options", [dict(crosscheck=False), dict(certify=False, tolerance="mid"),
-                                     dict(formulation="gauss_qp", crosscheck=False),
-                                     dict(formulation="facetized_inner", facets=12),
-                                     dict(formulation="gauss_qp", solver="osqp", crosscheck=False)])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(crosscheck=False),
+        dict(certify=False, tolerance="mid"),
+        dict(formulation="gauss_qp", crosscheck=False),
+        dict(formulation="facetized_inner", facets=12),
+        dict(formulation="gauss_qp", solver="osqp", crosscheck=False),
+    ],
+)
 def test_solver_options_are_those_of_solve(options):
     name = "hard_finger_grasp" if options.get("formulation") == "facetized_inner" else "hyperstatic_block"
     p = problems.load(name)
@@ -117,9 +149,21 @@ def test_the_formulation_is_chosen_again_when_the_numbers_change_the_system_clas
     M = np.array(p.M, dtype=float)
     w, V = np.linalg.eigh(M)
     w[0] = 0.0
-    singular = ContactProblem.from_blocks(V @ np.diag(w) @ V.T, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t,
-                                          p.tangent_drift, p.friction, list(p.modes), p.slip, p.has_tangent,
-                                          p.dimension, name="painleve_rod, singular M")
+    singular = ContactProblem.from_blocks(
+        V @ np.diag(w) @ V.T,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        list(p.modes),
+        p.slip,
+        p.has_tangent,
+        p.dimension,
+        name="painleve_rod, singular M",
+    )
     solver = gaussqp.Solver(p)
     a, b = solver.solve(p), solver.solve(singular)
     ref = gaussqp.solve(singular)
@@ -130,15 +174,36 @@ def test_the_formulation_is_chosen_again_when_the_numbers_change_the_system_clas
 
 # ------------------------------------------------------------------ structure mismatches
 
-def _base(n=3, m=2, d=2, types=("unilateral", "unilateral"), modes=("sticking", "frictionless"), has_tangent=None,
-          M=None, J_n=None, J_t=None):
+
+def _base(
+    n=3,
+    m=2,
+    d=2,
+    types=("unilateral", "unilateral"),
+    modes=("sticking", "frictionless"),
+    has_tangent=None,
+    M=None,
+    J_n=None,
+    J_t=None,
+):
     rng = np.random.default_rng(0)
     M = np.diag(np.arange(1.0, n + 1)) if M is None else M
     J_n = rng.standard_normal((m, n)) if J_n is None else J_n
     J_t = rng.standard_normal((m * (d - 1), n)) if J_t is None else J_t
-    return ContactProblem.from_blocks(M, np.ones(n), J_n, np.zeros(m), list(types), J_t, np.zeros(m * (d - 1)),
-                                      np.full(m, 0.5), list(modes), None,
-                                      np.ones(m, dtype=bool) if has_tangent is None else has_tangent, d)
+    return ContactProblem.from_blocks(
+        M,
+        np.ones(n),
+        J_n,
+        np.zeros(m),
+        list(types),
+        J_t,
+        np.zeros(m * (d - 1)),
+        np.full(m, 0.5),
+        list(modes),
+        None,
+        np.ones(m, dtype=bool) if has_tangent is None else has_tangent,
+        d,
+    )
 
 
 def _sparse_base(**kw):
@@ -160,8 +225,10 @@ MISMATCHES = {
     "M_kind": (_base, lambda: _base(M=sp.csr_matrix(np.diag(np.arange(1.0, 4.0))))),
     "J_n_kind": (_base, lambda: _base(J_n=sp.csr_matrix(np.random.default_rng(0).standard_normal((2, 3))))),
     "J_t_kind": (_base, lambda: _base(J_t=sp.csr_matrix(np.random.default_rng(1).standard_normal((2, 3))))),
-    "M_pattern": (_sparse_base, lambda: _sparse_base(M=sp.csr_matrix(np.array([[2.0, 0.5, 0], [0.5, 2.0, 0],
-                                                                               [0, 0, 3.0]])))),
+    "M_pattern": (
+        _sparse_base,
+        lambda: _sparse_base(M=sp.csr_matrix(np.array([[2.0, 0.5, 0], [0.5, 2.0, 0], [0, 0, 3.0]]))),
+    ),
     "J_n_pattern": (_sparse_base, lambda: _sparse_base(J_n=sp.csr_matrix(np.array([[1.0, 0, 2.0], [0, 1.0, 1.0]])))),
     "J_t_pattern": (_sparse_base, lambda: _sparse_base(J_t=sp.csr_matrix(np.array([[0, 1.0, 0], [0, 0, 1.0]])))),
 }
@@ -208,6 +275,7 @@ def test_solver_solve_many_checks_every_structure_before_solving(monkeypatch):
 
 
 # ------------------------------------------------------------------ solve_many
+
 
 def test_solve_many_keeps_the_input_order_with_mixed_structures(monkeypatch):
     a, b, c = problems.load("rod_wall_guide"), problems.load("hyperstatic_block"), problems.load("painleve_rod")
@@ -265,8 +333,10 @@ def test_empty_lists_and_bad_input_are_typed_errors():
 
 
 def test_a_non_problem_is_refused_with_the_fix():
-    for call, field in ((lambda: gaussqp.Solver("box"), "structure"), (lambda: gaussqp.solve_many([3.0]),
-                                                                      "problems[0]")):
+    for call, field in (
+        (lambda: gaussqp.Solver("box"), "structure"),
+        (lambda: gaussqp.solve_many([3.0]), "problems[0]"),
+    ):
         with pytest.raises(WrongTypeError) as e:
             call()
         assert e.value.field == field and "LocalContactProblem" in e.value.fix

@@ -8,8 +8,19 @@ import gaussqp
 from gaussqp.cli import main
 from gaussqp.problems import families
 
-KEYS = {"status", "formulation", "solver", "acceleration", "lambda_normal", "lambda_tangent", "generalized_force",
-        "residuals", "unique", "certificates", "crosscheck"}
+KEYS = {
+    "status",
+    "formulation",
+    "solver",
+    "acceleration",
+    "lambda_normal",
+    "lambda_tangent",
+    "generalized_force",
+    "residuals",
+    "unique",
+    "certificates",
+    "crosscheck",
+}
 
 
 def test_solve_default_human(capsys):
@@ -46,6 +57,7 @@ def test_check_list_formulations(capsys):
     out = capsys.readouterr().out
     assert "two_mass_spring" in out
     from gaussqp import problems
+
     assert problems.generated_names() and all(f"  {n}\n" in out for n in problems.generated_names())
     assert main(["formulations"]) == 0
     out = capsys.readouterr().out
@@ -72,9 +84,24 @@ def test_json_stdout_is_clean_of_c_library_prints(tmp_path):
     path = tmp_path / "bilateral.json"
     gaussqp.dump(p, path)
     code = "import sys; from gaussqp.cli import main; sys.exit(main(sys.argv[1:]))"
-    run = subprocess.run([sys.executable, "-c", code, "solve", str(path), "--json", "--solver", "osqp",
-                          "--formulation", "projected_eliminated"], capture_output=True, text=True, check=False,
-                         cwd=tmp_path)  # not the checkout, which would shadow the installed package
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "solve",
+            str(path),
+            "--json",
+            "--solver",
+            "osqp",
+            "--formulation",
+            "projected_eliminated",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )  # not the checkout, which would shadow the installed package
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["status"] == "solved"
 

@@ -51,11 +51,14 @@ def test_import_copies_a_problem_file_with_its_source(tmp_path, capsys):
     assert "-o" in one_error_line(capsys)
 
 
-@pytest.mark.parametrize("argv, field", [
-    (["info", "model.step"], "model.step"),               # unknown extension (a file that exists)
-    (["solve", "missing.json"], "missing.json"),          # a path that does not exist
-    (["info", "model.xml", "--importer", "mujoco"], "model.xml"),  # exists but does not parse (or no extra)
-])
+@pytest.mark.parametrize(
+    "argv, field",
+    [
+        (["info", "model.step"], "model.step"),  # unknown extension (a file that exists)
+        (["solve", "missing.json"], "missing.json"),  # a path that does not exist
+        (["info", "model.xml", "--importer", "mujoco"], "model.xml"),  # exists but does not parse (or no extra)
+    ],
+)
 def test_bad_files_exit_2_with_one_line(tmp_path, monkeypatch, capsys, argv, field):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.step").write_text("ISO-10303-21;")
@@ -96,15 +99,18 @@ def test_real_robots_are_shipped_problems_by_name(capsys):
         problems.load("real/nonexistent")
 
 
-@pytest.mark.parametrize("argv, field", [
-    (["info", "hyperstatic_block", "--qpos", "q.txt"], "qpos"),         # a model option on a shipped problem
-    (["solve", "p.json", "--settle", "10"], "settle"),                  # ... and on a gaussqp/1 file
-    (["solve", "--drift", "foo"], "--drift"),                           # argparse's own errors: one line too
-    (["solve", "--facets", "abc"], "--facets"),
-    (["solve", "--facets", "0"], "facets"),                             # checked even without sticking contacts
-    (["solve", "--facets", "100000"], "facets"),
-    (["import", "p.json", "-o", "no/such/dir/q.json"], "-o"),
-])
+@pytest.mark.parametrize(
+    "argv, field",
+    [
+        (["info", "hyperstatic_block", "--qpos", "q.txt"], "qpos"),  # a model option on a shipped problem
+        (["solve", "p.json", "--settle", "10"], "settle"),  # ... and on a gaussqp/1 file
+        (["solve", "--drift", "foo"], "--drift"),  # argparse's own errors: one line too
+        (["solve", "--facets", "abc"], "--facets"),
+        (["solve", "--facets", "0"], "facets"),  # checked even without sticking contacts
+        (["solve", "--facets", "100000"], "facets"),
+        (["import", "p.json", "-o", "no/such/dir/q.json"], "-o"),
+    ],
+)
 def test_options_that_do_nothing_or_break_exit_2(tmp_path, monkeypatch, capsys, argv, field):
     monkeypatch.chdir(tmp_path)
     dump(gaussqp.problems.load("rod_wall_guide"), tmp_path / "p.json")

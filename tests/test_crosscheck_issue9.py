@@ -17,8 +17,8 @@ from gaussqp.results import FAILED, Solution
 
 def _fail(name):
     def solve(problem, solver=None, tolerance=None, **kw):
-        return Solution(problem=problem, status=FAILED, formulation=name, solver="patched",
-                        message="patched to fail")
+        return Solution(problem=problem, status=FAILED, formulation=name, solver="patched", message="patched to fail")
+
     return solve
 
 
@@ -26,8 +26,7 @@ def particle_on_floor_3d(push: float, angle: float = math.pi / 8, mu: float = 0.
     """A 3D particle on a sticking floor contact pushed tangentially by ``push`` μ g along ``angle``: at
     π/8 the inscribed octagon reaches cos(π/8) ≈ 0.924 of the disk, so 0.95 is feasible for the disk and
     the circumscribed octagon but not for the inscribed one (an inconclusive bracket)."""
-    c = [Contact("unilateral", normal=[0, 0, 1.0], mode="sticking", friction=mu,
-                 tangent=[[1.0, 0, 0], [0, 1.0, 0]])]
+    c = [Contact("unilateral", normal=[0, 0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0, 0], [0, 1.0, 0]])]
     f = push * mu * g
     return ContactProblem(np.eye(3), [f * math.cos(angle), f * math.sin(angle), g], c, dimension=3)
 
@@ -68,9 +67,15 @@ def test_disagreement_is_reported_and_uncertifies(rng, monkeypatch):
     good = FORMULATIONS["lcp_lemke"].solve(p)
 
     def wrong(problem, solver=None, tolerance=None, **kw):
-        out = Solution(problem=problem, status="solved", formulation="lcp_lemke", solver="patched",
-                       acceleration=good.acceleration + 1.0, lambda_normal=good.lambda_normal + 1.0,
-                       lambda_tangent=good.lambda_tangent)
+        out = Solution(
+            problem=problem,
+            status="solved",
+            formulation="lcp_lemke",
+            solver="patched",
+            acceleration=good.acceleration + 1.0,
+            lambda_normal=good.lambda_normal + 1.0,
+            lambda_tangent=good.lambda_tangent,
+        )
         return out
 
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", wrong)

@@ -23,9 +23,22 @@ REFERENCE = re.compile(r"`((?:gaussqp|problems)/[A-Za-z0-9_/]+\.py)::([A-Za-z_][
 
 #: the registry names (FacetizedQP builds its two names at run time, so they are listed here too)
 FORMULATION_NAMES = (
-    "gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke", "sticking_lcp",
-    "bilateral_kkt", "sticking_socp", "facetized_inner", "facetized_outer", "sliding_lcp", "sliding_fixed_point",
-    "sliding_enumeration", "coulomb_enumeration", "coulomb_enumeration_inner", "coulomb_enumeration_outer",
+    "gauss_qp",
+    "projected_acceleration",
+    "projected_eliminated",
+    "delassus_qp",
+    "lcp_lemke",
+    "sticking_lcp",
+    "bilateral_kkt",
+    "sticking_socp",
+    "facetized_inner",
+    "facetized_outer",
+    "sliding_lcp",
+    "sliding_fixed_point",
+    "sliding_enumeration",
+    "coulomb_enumeration",
+    "coulomb_enumeration_inner",
+    "coulomb_enumeration_outer",
 )
 
 
@@ -88,10 +101,13 @@ def _registered_names() -> set[str]:
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):
                 for stmt in node.body:
-                    if (isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "name"
-                                                             for t in stmt.targets)
-                            and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
-                            and stmt.value.value):
+                    if (
+                        isinstance(stmt, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id == "name" for t in stmt.targets)
+                        and isinstance(stmt.value, ast.Constant)
+                        and isinstance(stmt.value.value, str)
+                        and stmt.value.value
+                    ):
                         names.add(stmt.value.value)
     return names
 
@@ -101,8 +117,10 @@ def _certificate_ids() -> set[str]:
     ids = set()
     for f in sorted((ROOT / "gaussqp").rglob("*.py")):
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None))
-                    == "Certificate"):
+            if not (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Certificate"
+            ):
                 continue
             arg = next((k.value for k in node.keywords if k.arg == "id"), node.args[0] if node.args else None)
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):

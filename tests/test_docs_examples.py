@@ -18,9 +18,19 @@ from gaussqp.errors import MissingExtraError
 
 from docs_text import PAGES, ROOT, blocks
 
-OPTIONAL = {"mujoco": "mujoco", "pinocchio": "pinocchio", "h5py": "fclib", "pandas": "studies", "pyarrow": "studies",
-            "tqdm": "studies", "dask": "dask", "distributed": "dask", "matplotlib": "plots", "dm_control": "models",
-            "example_robot_data": "models"}
+OPTIONAL = {
+    "mujoco": "mujoco",
+    "pinocchio": "pinocchio",
+    "h5py": "fclib",
+    "pandas": "studies",
+    "pyarrow": "studies",
+    "tqdm": "studies",
+    "dask": "dask",
+    "distributed": "dask",
+    "matplotlib": "plots",
+    "dm_control": "models",
+    "example_robot_data": "models",
+}
 ROUNDOFF = re.compile(r"-?\d+(?:\.\d+)?e-(?:09|1\d|[2-9]\d)\b")
 
 
@@ -46,7 +56,8 @@ def assert_prints(printed: str, expected: str, where: str) -> None:
     got, want = _normal(printed), _normal(expected)
     pattern = "".join("(?:.*\n)*?" if w.strip() == "..." else re.escape(w) + "\n" for w in want)
     assert re.fullmatch(pattern, "".join(g + "\n" for g in got)), (
-        f"{where} prints\n" + "\n".join(got) + "\n\nbut the page shows\n" + "\n".join(want))
+        f"{where} prints\n" + "\n".join(got) + "\n\nbut the page shows\n" + "\n".join(want)
+    )
 
 
 def _skip_missing(exc: ModuleNotFoundError) -> None:
@@ -137,6 +148,10 @@ def test_api_reference_docstring_examples(name):
 def test_every_block_says_what_it_is():
     """Every fenced block names its language: ``python`` and ``console`` run (above), ``text`` is output or a
     formula, ``sh``/``bash`` are installs and commands on your own files (not run), ``json`` a file's text."""
-    unnamed = [b.name for path in PAGES for b in blocks(path) if b.lang not in
-               {"python", "console", "text", "sh", "bash", "json"}]
+    unnamed = [
+        b.name
+        for path in PAGES
+        for b in blocks(path)
+        if b.lang not in {"python", "console", "text", "sh", "bash", "json"}
+    ]
     assert not unnamed, f"blocks without a known language: {unnamed}"

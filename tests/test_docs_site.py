@@ -15,8 +15,18 @@ import pytest
 tomllib = pytest.importorskip("tomllib", reason="reads pyproject.toml with tomllib (Python >= 3.11)")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CAPABILITIES = ["guide/solve.md", "guide/friction.md", "guide/impacts.md", "guide/robots.md", "guide/audit.md",
-                "guide/grasps.md", "guide/studies.md", "guide/fclib.md", "guide/file-format.md", "guide/cli.md"]
+CAPABILITIES = [
+    "guide/solve.md",
+    "guide/friction.md",
+    "guide/impacts.md",
+    "guide/robots.md",
+    "guide/audit.md",
+    "guide/grasps.md",
+    "guide/studies.md",
+    "guide/fclib.md",
+    "guide/file-format.md",
+    "guide/cli.md",
+]
 
 
 def _nav() -> list:
@@ -39,8 +49,14 @@ def _pages(nav, depth=1):
 
 def test_every_capability_page_is_two_clicks_from_home():
     pages = dict(_pages(_nav()))
-    for page in CAPABILITIES + ["getting-started.md", "DESIGN.md", "design/theory.md", "api/index.md",
-                                "changelog.md", "benchmarks.md"]:
+    for page in CAPABILITIES + [
+        "getting-started.md",
+        "DESIGN.md",
+        "design/theory.md",
+        "api/index.md",
+        "changelog.md",
+        "benchmarks.md",
+    ]:
         assert (ROOT / "docs" / page).is_file(), page
         assert pages.get(page, 99) <= 2, f"{page} is not in the nav within two clicks"
     home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
@@ -58,13 +74,25 @@ def test_the_site_builds_strict_and_documents_solve(tmp_path):
     pytest.importorskip("mkdocs", reason="needs mkdocs (the extra gaussqp[docs])")
     pytest.importorskip("mkdocstrings", reason="needs mkdocstrings (the extra gaussqp[docs])")
     pytest.importorskip("material", reason="needs mkdocs-material (the extra gaussqp[docs])")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     html = (tmp_path / "site" / "api" / "solve" / "index.html").read_text(encoding="utf-8")
-    text = re.sub(r"<[^>]+>", " ", html[html.index('id="gaussqp.solve"'):html.index('id="gaussqp.check"')])
-    for said in ("Solve the contact problem", "Parameters", "problem", "crosscheck", "Returns", "Solution",
-                 "Raises", "hyperstatic_block"):
+    text = re.sub(r"<[^>]+>", " ", html[html.index('id="gaussqp.solve"') : html.index('id="gaussqp.check"')])
+    for said in (
+        "Solve the contact problem",
+        "Parameters",
+        "problem",
+        "crosscheck",
+        "Returns",
+        "Solution",
+        "Raises",
+        "hyperstatic_block",
+    ):
         assert said in text, said
     assert ":class:" not in text  # the Sphinx roles are rendered as names (scripts/mkdocs_hooks.py)
 

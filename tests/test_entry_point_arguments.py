@@ -38,9 +38,20 @@ def test_check_refuses_a_local_problem_saying_where_it_goes():
         gaussqp.check(local)
 
 
-@pytest.mark.parametrize("option, value", [
-    ("crosscheck", "yes"), ("crosscheck", 1), ("crosscheck", None), ("certify", "no"),
-    ("formulation", None), ("formulation", 3), ("solver", 3), ("tolerance", []), ("tolerance", 3)])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("crosscheck", "yes"),
+        ("crosscheck", 1),
+        ("crosscheck", None),
+        ("certify", "no"),
+        ("formulation", None),
+        ("formulation", 3),
+        ("solver", 3),
+        ("tolerance", []),
+        ("tolerance", 3),
+    ],
+)
 def test_options_of_the_wrong_type_are_typed_errors(problem, option, value):
     with pytest.raises(errors.InputError, match=f"^{option}: "):
         gaussqp.solve(problem, **{option: value})
@@ -60,9 +71,24 @@ def test_grasp_of_not_a_list_is_a_typed_error(x):
         Grasp(x)
 
 
-@pytest.mark.parametrize("fn", ["analyze", "equilibrium", "force_closure", "form_closure", "epsilon", "min_weight",
-                                "internal_forces", "hand_closure", "hand_equilibrium", "dynamic_check", "plot",
-                                "dumps", "from_contact_problem"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        "analyze",
+        "equilibrium",
+        "force_closure",
+        "form_closure",
+        "epsilon",
+        "min_weight",
+        "internal_forces",
+        "hand_closure",
+        "hand_equilibrium",
+        "dynamic_check",
+        "plot",
+        "dumps",
+        "from_contact_problem",
+    ],
+)
 def test_grasp_functions_refuse_not_a_grasp(fn, tmp_path):
     import gaussqp.grasp as g
 

@@ -24,8 +24,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "gaussqp"
 
 #: modules ``import gaussqp`` must leave unloaded: cvxpy (which imports scipy.stats), scipy.optimize, the solver
 #: packages (reached through cvxpy), and the optional components (studies, plots, importers)
-HEAVY = ("cvxpy", "scipy.optimize", "scipy.stats", "clarabel", "osqp", "scs", "pandas", "matplotlib", "h5py",
-         "mujoco", "pinocchio")
+HEAVY = (
+    "cvxpy",
+    "scipy.optimize",
+    "scipy.stats",
+    "clarabel",
+    "osqp",
+    "scs",
+    "pandas",
+    "matplotlib",
+    "h5py",
+    "mujoco",
+    "pinocchio",
+)
 
 #: modules gaussqp's core uses only inside functions too, though they are cheaper; checked only where the floor
 #: itself (numpy and scipy.sparse) does not load them
@@ -35,15 +46,18 @@ LIGHTER = ("scipy.linalg", "scipy.sparse.linalg", "scipy.sparse.csgraph")
 def _loaded_after(statement: str, names: tuple[str, ...], then: str = "") -> dict:
     """In a fresh interpreter: run ``statement``, report which of ``names`` (or their submodules) are in
     ``sys.modules``, then run ``then`` (which may add keys to the dict ``out``). Returns the dict ``out``."""
-    code = (f"import json, sys\n{statement}\n"
-            f"names = {names!r}\n"
-            "out = {'loaded': sorted({n for m in sys.modules for n in names if m == n or m.startswith(n + '.')})}\n"
-            f"{then}\n"
-            "print(json.dumps(out))\n")
+    code = (
+        f"import json, sys\n{statement}\n"
+        f"names = {names!r}\n"
+        "out = {'loaded': sorted({n for m in sys.modules for n in names if m == n or m.startswith(n + '.')})}\n"
+        f"{then}\n"
+        "print(json.dumps(out))\n"
+    )
     # run outside the source tree: ``python -c`` puts the working directory first on sys.path, and a clean clone's
     # gaussqp/ (without the installed package's gaussqp.problems) would shadow the installed package
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                         cwd=tempfile.gettempdir())
+    res = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=tempfile.gettempdir()
+    )
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout.strip().splitlines()[-1])
 
@@ -99,8 +113,14 @@ def test_status_map_is_keyed_by_cvxpys_own_status_strings():
 
     from gaussqp.backends.base import STATUS_MAP
 
-    assert set(STATUS_MAP) == {cp.OPTIMAL, cp.OPTIMAL_INACCURATE, cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE,
-                               cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE}
+    assert set(STATUS_MAP) == {
+        cp.OPTIMAL,
+        cp.OPTIMAL_INACCURATE,
+        cp.INFEASIBLE,
+        cp.INFEASIBLE_INACCURATE,
+        cp.UNBOUNDED,
+        cp.UNBOUNDED_INACCURATE,
+    }
     assert STATUS_MAP[cp.OPTIMAL] == "solved" and STATUS_MAP[cp.OPTIMAL_INACCURATE] == "inaccurate"
     assert STATUS_MAP[cp.INFEASIBLE_INACCURATE] == "infeasible" and STATUS_MAP[cp.UNBOUNDED_INACCURATE] == "unbounded"
 
@@ -108,8 +128,11 @@ def test_status_map_is_keyed_by_cvxpys_own_status_strings():
 #: (module, component): modules that exist to use one optional component and import it at load time, with the
 #: reason; nothing imports them at load time (the static test below checks the rest of the package)
 COMPONENT_MODULES = {
-    ("io/pinocchio.py", "pinocchio"): "the Pinocchio importer: a user imports it to use Pinocchio (open_file imports it "
-                                      "inside a function), and its missing-extra error is raised at its import",
+    (
+        "io/pinocchio.py",
+        "pinocchio",
+    ): "the Pinocchio importer: a user imports it to use Pinocchio (open_file imports it "
+    "inside a function), and its missing-extra error is raised at its import",
 }
 
 

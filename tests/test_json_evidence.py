@@ -41,8 +41,11 @@ def _library_file(name: str) -> dict:
 def _rows(f: dict):
     """(normals (m × n), drifts (m,), types) straight from a gaussqp/1 file."""
     cs = f["contacts"]
-    return (np.array([c["normal"] for c in cs], dtype=float), np.array([c["normal_drift"] for c in cs], dtype=float),
-            [c["type"] for c in cs])
+    return (
+        np.array([c["normal"] for c in cs], dtype=float),
+        np.array([c["normal_drift"] for c in cs], dtype=float),
+        [c["type"] for c in cs],
+    )
 
 
 def test_solve_json_farkas_vector_checks_from_the_file(tmp_path):
@@ -141,11 +144,17 @@ def test_solve_json_sticking_verdict_margin_point():
     M, F = np.array(f["mass_matrix"]), np.array(f["force"])
     a, ln, lt = np.array(ev["acceleration"]), np.array(ev["lambda_normal"]), np.array(ev["lambda_tangent"])
     N = np.array([c["normal"] for c in f["contacts"]])
-    gen = N.T @ ln + sum(np.array(c["tangent"]).reshape(-1, M.shape[0]).T @ lt[i]
-                         for i, c in enumerate(f["contacts"]) if c.get("tangent"))
+    gen = N.T @ ln + sum(
+        np.array(c["tangent"]).reshape(-1, M.shape[0]).T @ lt[i]
+        for i, c in enumerate(f["contacts"])
+        if c.get("tangent")
+    )
     assert np.abs(M @ a + F - gen).max() <= 1e-7 * max(1.0, np.abs(F).max())
-    slack = min(c["friction"] * abs(ln[i]) - np.linalg.norm(lt[i]) for i, c in enumerate(f["contacts"])
-                if c["mode"] == "sticking" and i not in v["detaching_contacts"])
+    slack = min(
+        c["friction"] * abs(ln[i]) - np.linalg.norm(lt[i])
+        for i, c in enumerate(f["contacts"])
+        if c["mode"] == "sticking" and i not in v["detaching_contacts"]
+    )
     assert v["margin"] > 0 and slack >= v["margin"] - 1e-7 * max(1.0, np.abs(F).max())
 
 
@@ -241,14 +250,33 @@ def test_grasp_json_equilibrium_forces_check_from_the_file():
 # ------------------------------------------------------------------------------ every vector-backed verdict
 #: Certificate ids whose verdict rests on a vector, with the verdicts (holds) for which it does.
 RESTS_ON_A_VECTOR = {
-    "farkas": {True, False}, "unbounded_ray": {True, False}, "coulomb_farkas": {True},
-    "unique_acceleration": {False}, "unique_multipliers": {False}, "C1": {False}, "C2": {False}, "C3": {False},
-    "C3(ii)": {False}, "C4": {False}, "C5": {True, False}, "p_matrix": {False},
-    "grasp_force_closure_rank": {True}, "grasp_force_closure_dual": {True}, "grasp_force_closure_interior": {True},
-    "grasp_form_closure_rank": {True}, "grasp_form_closure_dual": {True}, "grasp_form_closure_interior": {True},
-    "grasp_min_weight_rank": {True}, "grasp_min_weight_dual": {True}, "grasp_min_weight_interior": {True},
-    "grasp_equilibrium_forces": {True}, "grasp_equilibrium_separation": {True}, "grasp_no_closure": {True},
-    "hand_forces": {True}, "hand_separation": {True}, "hand_closure_wrenches": {True},
+    "farkas": {True, False},
+    "unbounded_ray": {True, False},
+    "coulomb_farkas": {True},
+    "unique_acceleration": {False},
+    "unique_multipliers": {False},
+    "C1": {False},
+    "C2": {False},
+    "C3": {False},
+    "C3(ii)": {False},
+    "C4": {False},
+    "C5": {True, False},
+    "p_matrix": {False},
+    "grasp_force_closure_rank": {True},
+    "grasp_force_closure_dual": {True},
+    "grasp_force_closure_interior": {True},
+    "grasp_form_closure_rank": {True},
+    "grasp_form_closure_dual": {True},
+    "grasp_form_closure_interior": {True},
+    "grasp_min_weight_rank": {True},
+    "grasp_min_weight_dual": {True},
+    "grasp_min_weight_interior": {True},
+    "grasp_equilibrium_forces": {True},
+    "grasp_equilibrium_separation": {True},
+    "grasp_no_closure": {True},
+    "hand_forces": {True},
+    "hand_separation": {True},
+    "hand_closure_wrenches": {True},
     "hand_closure_separation": {True},
 }
 
@@ -281,9 +309,21 @@ def test_every_vector_backed_certificate_carries_its_evidence(tmp_path):
                 assert ev and isinstance(ev.get("verify"), str) and len(ev) >= 2, c["id"]
                 assert any(isinstance(v, list) and v for k, v in ev.items() if k != "verify"), c["id"]
     # the shipped problems exercise most of the table (the rest: tests of the functions that build them)
-    assert {"farkas", "unbounded_ray", "coulomb_farkas", "unique_multipliers", "C2", "C5", "p_matrix",
-            "grasp_force_closure_rank", "grasp_force_closure_dual", "grasp_force_closure_interior",
-            "grasp_equilibrium_forces", "grasp_no_closure", "hand_closure_separation"} <= seen
+    assert {
+        "farkas",
+        "unbounded_ray",
+        "coulomb_farkas",
+        "unique_multipliers",
+        "C2",
+        "C5",
+        "p_matrix",
+        "grasp_force_closure_rank",
+        "grasp_force_closure_dual",
+        "grasp_force_closure_interior",
+        "grasp_equilibrium_forces",
+        "grasp_no_closure",
+        "hand_closure_separation",
+    } <= seen
     # and the sliding enumeration's several solutions are in the JSON
     ev = _cert(docs[4], "sliding_enumeration")["evidence"]
     assert len(ev["accelerations"]) >= 2

@@ -85,8 +85,10 @@ def test_layers_are_imported_downwards_only():
 
 #: linalg modules that keep an old import path of a name that moved to the mechanics (issue #26 item 6): they may
 #: import ``gaussqp.mechanics`` inside their module ``__getattr__`` (on first use, never at load time), nothing else
-LINALG_ALIASES = {"gaussqp.linalg.delassus": "gaussqp.mechanics.delassus",
-                  "gaussqp.linalg.kkt": "gaussqp.mechanics.active_set"}
+LINALG_ALIASES = {
+    "gaussqp.linalg.delassus": "gaussqp.mechanics.delassus",
+    "gaussqp.linalg.kkt": "gaussqp.mechanics.active_set",
+}
 
 
 def test_linalg_is_pure_linear_algebra():
@@ -101,8 +103,12 @@ def test_linalg_is_pure_linear_algebra():
             if target.split(".")[:2] == ["gaussqp", "linalg"] or target in ("gaussqp.errors", "gaussqp.settings"):
                 continue
             alias = LINALG_ALIASES.get(name)
-            if (alias is not None and not at_load and target == "gaussqp.mechanics"
-                    and [f"{target}.{n}" for n in names] == [alias]):
+            if (
+                alias is not None
+                and not at_load
+                and target == "gaussqp.mechanics"
+                and [f"{target}.{n}" for n in names] == [alias]
+            ):
                 continue
             bad.append(f"{name} imports {target} {names}")
         if "ContactProblem" in f.read_text():
@@ -114,17 +120,31 @@ def test_mechanics_sits_between_the_model_and_the_formulations():
     """The mechanics layer imports only linalg, the model and the base layer; every former linalg builder of a
     problem's matrices is imported from it, not through the old alias."""
     allowed = {"errors", "settings", "linalg", "model", "mechanics"}
-    bad = [f"{name} imports {target}" for f, name, pkg in _modules() if name.startswith("gaussqp.mechanics")
-           for target, _, _ in _imports(f, pkg) if target.split(".")[1] not in allowed]
-    bad += [f"{name} imports {target} (moved to {LINALG_ALIASES[target]})" for f, name, pkg in _modules()
-            if name not in LINALG_ALIASES for target, names, _ in _imports(f, pkg)
-            if target in LINALG_ALIASES and set(names) - {"sparse_kkt_solve"}]
+    bad = [
+        f"{name} imports {target}"
+        for f, name, pkg in _modules()
+        if name.startswith("gaussqp.mechanics")
+        for target, _, _ in _imports(f, pkg)
+        if target.split(".")[1] not in allowed
+    ]
+    bad += [
+        f"{name} imports {target} (moved to {LINALG_ALIASES[target]})"
+        for f, name, pkg in _modules()
+        if name not in LINALG_ALIASES
+        for target, names, _ in _imports(f, pkg)
+        if target in LINALG_ALIASES and set(names) - {"sparse_kkt_solve"}
+    ]
     assert not bad, bad
 
 
 def test_no_module_imports_a_private_name_of_another():
-    bad = [f"{name} imports {target}.{n}" for f, name, pkg in _modules() for target, names, _ in _imports(f, pkg)
-           for n in names if n.startswith("_") and not n.startswith("__")]
+    bad = [
+        f"{name} imports {target}.{n}"
+        for f, name, pkg in _modules()
+        for target, names, _ in _imports(f, pkg)
+        for n in names
+        if n.startswith("_") and not n.startswith("__")
+    ]
     assert not bad, bad
 
 
@@ -163,8 +183,10 @@ def test_every_package_is_installed():
     root = ROOT.parent
     listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(root).parts) for p in (root / "gaussqp").rglob("__init__.py")}
-    found |= {"gaussqp.problems" + "".join("." + x for x in p.parent.relative_to(root / "problems").parts)
-              for p in (root / "problems").rglob("__init__.py")}
+    found |= {
+        "gaussqp.problems" + "".join("." + x for x in p.parent.relative_to(root / "problems").parts)
+        for p in (root / "problems").rglob("__init__.py")
+    }
     assert found <= listed, sorted(found - listed)
 
 
@@ -173,9 +195,13 @@ def _alias_imports(f) -> set[int]:
     """Line numbers of the imports inside a module-level ``__getattr__``: the deprecation aliases of names that moved
     (PEP 562), which point at the new home and are not a dependency of the module's own code."""
     tree = ast.parse(f.read_text())
-    return {sub.lineno for node in tree.body
-            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
-            for sub in ast.walk(node) if isinstance(sub, (ast.Import, ast.ImportFrom))}
+    return {
+        sub.lineno
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+        for sub in ast.walk(node)
+        if isinstance(sub, (ast.Import, ast.ImportFrom))
+    }
 
 
 def _all_imports(f, pkg):
@@ -187,8 +213,12 @@ def _all_imports(f, pkg):
         if line in aliases:
             continue
         subs = [f"{target}.{n}" for n in names]
-        real = [s for s in subs if (ROOT.parent / s.replace(".", "/")).with_suffix(".py").exists()
-                or (ROOT.parent / s.replace(".", "/") / "__init__.py").exists()]
+        real = [
+            s
+            for s in subs
+            if (ROOT.parent / s.replace(".", "/")).with_suffix(".py").exists()
+            or (ROOT.parent / s.replace(".", "/") / "__init__.py").exists()
+        ]
         yield from real
         if len(real) < len(subs) or not subs:
             yield target
@@ -254,9 +284,15 @@ def test_no_import_cycle_between_packages():
 
 
 def _calls(tree: ast.AST, name: str) -> list[int]:
-    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
-            and ((isinstance(n.func, ast.Name) and n.func.id == name)
-                 or (isinstance(n.func, ast.Attribute) and n.func.attr == name))]
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and (
+            (isinstance(n.func, ast.Name) and n.func.id == name)
+            or (isinstance(n.func, ast.Attribute) and n.func.attr == name)
+        )
+    ]
 
 
 def test_dispatch_tests_no_route_by_name():
@@ -272,12 +308,21 @@ def test_dispatch_tests_no_route_by_name():
             if not isinstance(node, ast.Compare):
                 continue
             sides = [node.left, *node.comparators]
-            named = any(isinstance(s, ast.Name) and s.id in ("name", "formulation", "other_name")
-                        or isinstance(s, ast.Attribute) and s.attr in ("name", "id", "formulation") for s in sides)
-            literal = any(isinstance(s, ast.Constant) and isinstance(s.value, str) and s.value not in ("auto", "")
-                          or isinstance(s, (ast.Tuple, ast.List, ast.Set)) and any(
-                              isinstance(e, ast.Constant) and isinstance(e.value, str) for e in s.elts)
-                          for s in sides)
+            named = any(
+                isinstance(s, ast.Name)
+                and s.id in ("name", "formulation", "other_name")
+                or isinstance(s, ast.Attribute)
+                and s.attr in ("name", "id", "formulation")
+                for s in sides
+            )
+            literal = any(
+                isinstance(s, ast.Constant)
+                and isinstance(s.value, str)
+                and s.value not in ("auto", "")
+                or isinstance(s, (ast.Tuple, ast.List, ast.Set))
+                and any(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in s.elts)
+                for s in sides
+            )
             if named and literal:
                 bad.append(f"{rel}:{node.lineno}")
     assert not bad, bad
@@ -327,4 +372,6 @@ def test_every_formulation_is_judged_by_finalize():
         for klass in type(f).__mro__:
             if klass is Formulation or "solve" not in vars(klass):
                 continue
-            assert "super().solve(" in inspect.getsource(vars(klass)["solve"]), f"{klass.__name__}.solve bypasses finalize"
+            assert "super().solve(" in inspect.getsource(vars(klass)["solve"]), (
+                f"{klass.__name__}.solve bypasses finalize"
+            )

@@ -32,8 +32,10 @@ def fence_problems(text: str) -> list[str]:
             open_at, marker = i, fence
         elif fence[0] == marker[0] and len(fence) >= len(marker):
             if rest:
-                problems.append(f"line {i}: text {rest[:20]!r} after a closing fence: the block opened at line "
-                                f"{open_at} does not close here")
+                problems.append(
+                    f"line {i}: text {rest[:20]!r} after a closing fence: the block opened at line "
+                    f"{open_at} does not close here"
+                )
             else:
                 open_at = None
     if open_at is not None:

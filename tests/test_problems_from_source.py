@@ -18,15 +18,18 @@ import sysconfig
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
-PROBE = ("import gaussqp; from gaussqp import problems; import gaussqp.problems.examples as ex; "
-         "print(problems.__file__); print(ex.__file__); print(problems.load('rod_wall_guide').n)")
+PROBE = (
+    "import gaussqp; from gaussqp import problems; import gaussqp.problems.examples as ex; "
+    "print(problems.__file__); print(ex.__file__); print(problems.load('rod_wall_guide').n)"
+)
 
 
 def _run(cwd: pathlib.Path, *path: pathlib.Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH")}
     env["PYTHONPATH"] = os.pathsep.join([*map(str, path), sysconfig.get_paths()["purelib"]])
-    return subprocess.run([sys.executable, "-S", "-c", PROBE], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-S", "-c", PROBE], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def _clone(tmp: pathlib.Path) -> pathlib.Path:

@@ -15,9 +15,15 @@ def test_solution_summary_is_what_the_cli_prints(capsys):
 
     sol = gaussqp.solve(problems.load("rod_wall_guide"))
     text = sol.summary()
-    for head in ("problem      rod_wall_guide", "status       solved  (certified)", "certified    acceleration=yes",
-                 "residuals    dynamics=", "unique       acceleration=yes  generalized_force=yes  multipliers=yes",
-                 "crosscheck   agreed, over 1 route(s)", "             lcp_lemke (solved): agreed"):
+    for head in (
+        "problem      rod_wall_guide",
+        "status       solved  (certified)",
+        "certified    acceleration=yes",
+        "residuals    dynamics=",
+        "unique       acceleration=yes  generalized_force=yes  multipliers=yes",
+        "crosscheck   agreed, over 1 route(s)",
+        "             lcp_lemke (solved): agreed",
+    ):
         assert any(line.startswith(head) for line in text.splitlines()), head
     assert "certificates" not in text and "kkt_residuals" in sol.summary(certificates=True)
     assert main(["solve", "rod_wall_guide"]) == 0
@@ -59,13 +65,36 @@ def test_grasp_report_summary_and_repr():
 
 
 def test_audit_state_summary_and_repr():
-    c = ContactAudit(index=0, label="floor/leg0", geoms=("floor", "leg0"), kind="contact", mode="sticking",
-                     engine_normal=17.2, normal_range=(0.0, 34.3), normal_attained=(0.0, 34.3), engine_friction=0.0,
-                     tangent_max=0.0, engine_coulomb_residual=0.0, hold_margin=1.0, creep=False,
-                     tangential_speed=0.0, envelope_distance=0.0)
-    st = StateAudit(time=0.5, step=100, status="solved", certified=True, acceleration=np.zeros(6),
-                    acceleration_unique=True, unique_forces=False, engine_acceleration_gap=1e-4, contacts=[c],
-                    flags=[], formulation="coulomb_fixed_point")
+    c = ContactAudit(
+        index=0,
+        label="floor/leg0",
+        geoms=("floor", "leg0"),
+        kind="contact",
+        mode="sticking",
+        engine_normal=17.2,
+        normal_range=(0.0, 34.3),
+        normal_attained=(0.0, 34.3),
+        engine_friction=0.0,
+        tangent_max=0.0,
+        engine_coulomb_residual=0.0,
+        hold_margin=1.0,
+        creep=False,
+        tangential_speed=0.0,
+        envelope_distance=0.0,
+    )
+    st = StateAudit(
+        time=0.5,
+        step=100,
+        status="solved",
+        certified=True,
+        acceleration=np.zeros(6),
+        acceleration_unique=True,
+        unique_forces=False,
+        engine_acceleration_gap=1e-4,
+        contacts=[c],
+        flags=[],
+        formulation="coulomb_fixed_point",
+    )
     text = st.summary().splitlines()
     assert text[0] == "state        step 100 (t = 0.5): solved  (certified), coulomb_fixed_point"
     assert text[1] == "unique       acceleration=yes  forces=no"

@@ -17,9 +17,22 @@ from gaussqp.model.problem import ContactProblem
 
 def mode_free(p: ContactProblem) -> ContactProblem:
     modes = ["coulomb" if str(m) == "sticking" else str(m) for m in p.modes]
-    return ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, [str(t) for t in p.types], p.J_t,
-                                      p.tangent_drift, p.friction, modes, p.slip, p.has_tangent, p.dimension,
-                                      p.name + " (mode-free)", p.description)
+    return ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        [str(t) for t in p.types],
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        modes,
+        p.slip,
+        p.has_tangent,
+        p.dimension,
+        p.name + " (mode-free)",
+        p.description,
+    )
 
 
 def rollout(p: ContactProblem, k: int, seed: int = 0, push: float = 0.0) -> list:
@@ -33,10 +46,23 @@ def rollout(p: ContactProblem, k: int, seed: int = 0, push: float = 0.0) -> list
         F = np.asarray(prev.F) * (1 + 0.002 * rng.standard_normal(prev.n))
         if push:
             F = F + push * i * np.asarray(p.J_t)[::2].sum(axis=0)
-        out.append(ContactProblem.from_blocks(prev.M, F, np.asarray(prev.J_n) * s, prev.normal_drift,
-                                              [str(t) for t in prev.types], prev.J_t, prev.tangent_drift,
-                                              prev.friction, [str(m) for m in prev.modes], prev.slip,
-                                              prev.has_tangent, prev.dimension, prev.name))
+        out.append(
+            ContactProblem.from_blocks(
+                prev.M,
+                F,
+                np.asarray(prev.J_n) * s,
+                prev.normal_drift,
+                [str(t) for t in prev.types],
+                prev.J_t,
+                prev.tangent_drift,
+                prev.friction,
+                [str(m) for m in prev.modes],
+                prev.slip,
+                prev.has_tangent,
+                prev.dimension,
+                prev.name,
+            )
+        )
     return out
 
 
@@ -76,10 +102,20 @@ def contacts(p: ContactProblem, idx) -> ContactProblem:
     """``p`` with only the contacts ``idx`` (3D: two tangent rows each)."""
     idx = np.asarray(idx)
     tr = np.concatenate([[2 * i, 2 * i + 1] for i in idx])
-    return ContactProblem.from_blocks(p.M, p.F, np.asarray(p.J_n)[idx], p.normal_drift[idx],
-                                      [str(t) for t in p.types[idx]], np.asarray(p.J_t)[tr], p.tangent_drift[tr],
-                                      p.friction[idx], [str(m) for m in p.modes[idx]], p.slip[idx],
-                                      p.has_tangent[idx], p.dimension)
+    return ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        np.asarray(p.J_n)[idx],
+        p.normal_drift[idx],
+        [str(t) for t in p.types[idx]],
+        np.asarray(p.J_t)[tr],
+        p.tangent_drift[tr],
+        p.friction[idx],
+        [str(m) for m in p.modes[idx]],
+        p.slip[idx],
+        p.has_tangent[idx],
+        p.dimension,
+    )
 
 
 @pytest.mark.parametrize("push", [0.0, 0.4])
@@ -112,11 +148,20 @@ def test_the_warm_start_never_carries_numbers_over(humanoid):
 def test_a_changed_contact_set_falls_back_cleanly(humanoid):
     """Another contact set is another structure: refused by default (StructureMismatchError), and with
     ``adapt=True`` the Solver re-binds to it and solves it from a cold start, then warm-starts again."""
-    fewer = ContactProblem.from_blocks(humanoid.M, humanoid.F, np.asarray(humanoid.J_n)[1:],
-                                       humanoid.normal_drift[1:], [str(t) for t in humanoid.types[1:]],
-                                       np.asarray(humanoid.J_t)[2:], humanoid.tangent_drift[2:],
-                                       humanoid.friction[1:], [str(m) for m in humanoid.modes[1:]],
-                                       humanoid.slip[1:], humanoid.has_tangent[1:], humanoid.dimension)
+    fewer = ContactProblem.from_blocks(
+        humanoid.M,
+        humanoid.F,
+        np.asarray(humanoid.J_n)[1:],
+        humanoid.normal_drift[1:],
+        [str(t) for t in humanoid.types[1:]],
+        np.asarray(humanoid.J_t)[2:],
+        humanoid.tangent_drift[2:],
+        humanoid.friction[1:],
+        [str(m) for m in humanoid.modes[1:]],
+        humanoid.slip[1:],
+        humanoid.has_tangent[1:],
+        humanoid.dimension,
+    )
     solver = gaussqp.Solver(humanoid, crosscheck=False)
     solver.solve(humanoid)
     with pytest.raises(StructureMismatchError):

@@ -20,7 +20,7 @@ STRUCTURAL = {0.0, 1.0}
 #: (file, value): literals in a comparison that are mathematics, not thresholds, with the reason
 ALLOWED = {
     ("certificates/friction_bounds.py", 3.0): "tutorial Prop. 10's bound is σ_min(A_nb)/σ_max(A_tb) divided by 3: "
-                                              "the theorem's constant",
+    "the theorem's constant",
 }
 
 #: keyword arguments, dictionary keys and parameters whose value is a tolerance
@@ -62,7 +62,7 @@ def bare_decision_literals(source: str):
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             a = node.args
             positional = a.posonlyargs + a.args
-            pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+            pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults))
             pairs += [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
             for arg, default in pairs:
                 if TOL_NAME.match(arg.arg):
@@ -77,18 +77,27 @@ def test_no_bare_tolerance_literals():
             if (f.relative_to(ROOT).as_posix(), value) in ALLOWED:
                 continue
             found.append(f"{f.relative_to(ROOT.parent)}:{line}: {what} {value!r}")
-    assert not found, ("bare float literals decide here; name them in gaussqp/settings.py (with a #: comment "
-                       "saying why the value) and import them:\n" + "\n".join(found))
+    assert not found, (
+        "bare float literals decide here; name them in gaussqp/settings.py (with a #: comment "
+        "saying why the value) and import them:\n" + "\n".join(found)
+    )
 
 
 def test_scanner_sees_each_kind():
-    src = ("def f(x, tol=1e-13, *, pivot_tol=1e-12):\n"
-           "    a = x > 1e-9 * max(1.0, x)\n"
-           "    g(A, rcond=1e-12)\n"
-           "    h(options={'ftol': 1e-12})\n"
-           "    return a and x <= 0.0\n")
-    assert [(line, v) for line, _, v in bare_decision_literals(src)] == \
-        [(1, 1e-12), (1, 1e-13), (2, 1e-9), (3, 1e-12), (4, 1e-12)]
+    src = (
+        "def f(x, tol=1e-13, *, pivot_tol=1e-12):\n"
+        "    a = x > 1e-9 * max(1.0, x)\n"
+        "    g(A, rcond=1e-12)\n"
+        "    h(options={'ftol': 1e-12})\n"
+        "    return a and x <= 0.0\n"
+    )
+    assert [(line, v) for line, _, v in bare_decision_literals(src)] == [
+        (1, 1e-12),
+        (1, 1e-13),
+        (2, 1e-9),
+        (3, 1e-12),
+        (4, 1e-12),
+    ]
 
 
 def test_every_setting_is_documented():
@@ -96,7 +105,9 @@ def test_every_setting_is_documented():
     tree = ast.parse("\n".join(lines))
     missing = []
     for node in tree.body:  # module level only
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
         for t in targets:
             if isinstance(t, ast.Name) and t.id.isupper():
                 above = lines[node.lineno - 2].lstrip() if node.lineno >= 2 else ""
@@ -111,8 +122,11 @@ def test_one_naming_rule_for_limits():
     import gaussqp.settings as s
 
     not_min_weight = {"GRASP_MIN_WEIGHT_FACETS"}  # the min-weight metric's facets, not a lower limit
-    misplaced = [name for name in vars(s) if re.match(r"^[A-Z0-9_]+$", name) and re.search(r"(^|_)(MAX|MIN)_", name)
-                 and name not in not_min_weight]
+    misplaced = [
+        name
+        for name in vars(s)
+        if re.match(r"^[A-Z0-9_]+$", name) and re.search(r"(^|_)(MAX|MIN)_", name) and name not in not_min_weight
+    ]
     assert not misplaced, f"rename to QUANTITY_MAX / QUANTITY_MIN: {misplaced}"
 
 

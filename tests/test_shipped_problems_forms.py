@@ -56,8 +56,13 @@ def test_library_set_describes_and_routes_every_shipped_problem():
         seen[pid] = p
         d = describe("library", pid, p)
         s = p.summary()
-        assert (d["form"], d["class"], d["n"], d["m"], d["dimension"]) == (s.form, s.class_key, s.unknowns, s.m,
-                                                                            s.dimension)
+        assert (d["form"], d["class"], d["n"], d["m"], d["dimension"]) == (
+            s.form,
+            s.class_key,
+            s.unknowns,
+            s.m,
+            s.dimension,
+        )
         routes = routes_for(p)
         assert routes, pid  # every shipped problem has a route
         for r in routes:

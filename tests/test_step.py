@@ -21,8 +21,9 @@ def ball_system(e, m: float = 1.0, r: float = 0.1, ceiling: float | None = None)
             return ContactRows(gaps=[q[0] - r], normals=[[1.0]], restitution=e)
         return ContactRows(gaps=[q[0] - r, ceiling - r - q[0]], normals=[[1.0], [-1.0]], restitution=e)
 
-    return MechanicalSystem(mass=lambda q: np.array([[m]]), force=lambda q, v, t: np.array([-m * G]),
-                            contacts=contacts, name="ball")
+    return MechanicalSystem(
+        mass=lambda q: np.array([[m]]), force=lambda q, v, t: np.array([-m * G]), contacts=contacts, name="ball"
+    )
 
 
 def energy(q, v, m=1.0, r=0.1):
@@ -108,8 +109,12 @@ def test_rocking_block_flat_landing_is_symmetric():
         return ContactRows(gaps=gaps, normals=np.asarray(rows.J_n), restitution=0.0)
 
     IG = m * (l * l + L * L) / 12
-    sysm = MechanicalSystem(mass=lambda q: np.diag([m, m, IG]), force=lambda q, v, t: np.array([0.0, -m * G, 0.0]),
-                            contacts=contacts, name="rocking block")
+    sysm = MechanicalSystem(
+        mass=lambda q: np.diag([m, m, IG]),
+        force=lambda q, v, t: np.array([0.0, -m * G, 0.0]),
+        contacts=contacts,
+        name="rocking block",
+    )
     s = State(q=np.array([0.0, l / 2 + 0.05, 0.0]), v=np.array([0.0, -1.0, 0.0]))
     h = 0.01
     for _ in range(20):
@@ -137,7 +142,9 @@ def test_ball_squeezed_with_restitution_has_no_step():
         step(sysm, s, 0.01)
 
 
-@pytest.mark.parametrize("kw,field", [({"theta": 0.3}, "theta"), ({"h": 0.0}, "h"), ({"activation": "x"}, "activation")])
+@pytest.mark.parametrize(
+    "kw,field", [({"theta": 0.3}, "theta"), ({"h": 0.0}, "h"), ({"activation": "x"}, "activation")]
+)
 def test_step_bad_input(kw, field):
     s = State(q=np.array([1.0]), v=np.array([0.0]))
     args = {"h": 0.01, **kw}
@@ -180,10 +187,17 @@ def test_a_sliding_box_under_coulomb_friction_stops_when_the_closed_form_says():
 
     m, mu, g, h, v0 = 2.0, 0.5, 9.81, 1e-2, 3.0
     system = ts.MechanicalSystem(
-        mass=lambda q: m * np.eye(2), force=lambda q, v, t: np.array([0.0, -m * g]),
-        contacts=lambda q: ts.ContactRows(gaps=np.array([q[1]]), normals=np.array([[0.0, 1.0]]),
-                                          friction=np.array([mu]), modes="coulomb",
-                                          tangents=np.array([[1.0, 0.0]]), dimension=2))
+        mass=lambda q: m * np.eye(2),
+        force=lambda q, v, t: np.array([0.0, -m * g]),
+        contacts=lambda q: ts.ContactRows(
+            gaps=np.array([q[1]]),
+            normals=np.array([[0.0, 1.0]]),
+            friction=np.array([mu]),
+            modes="coulomb",
+            tangents=np.array([[1.0, 0.0]]),
+            dimension=2,
+        ),
+    )
     state, stopped = ts.State(np.zeros(2), np.array([v0, 0.0])), None
     for k in range(90):
         r = ts.step(system, state, h)
@@ -209,5 +223,5 @@ def test_a_resting_contact_with_a_round_off_gap_stays_active():
         assert res.impulses[0] == pytest.approx(G * 0.01, rel=1e-9)
         s = res.state
     # a real gap (a thousandth of one step's fall, 1e-7 m at h = 0.01) is not closed early
-    far = step(sysm, State(q=np.array([1e-3 * G * 0.01 ** 2]), v=np.array([0.0])), 0.01)
+    far = step(sysm, State(q=np.array([1e-3 * G * 0.01**2]), v=np.array([0.0])), 0.01)
     assert list(far.active) == [] and far.state.v[0] == pytest.approx(-G * 0.01)

@@ -30,8 +30,12 @@ vs = _load("verdict_sweep")
 
 # the first ten seeds of the sweep (--seed 0) plus the seeds found certified wrong on HEAD 42e3110
 SEEDS = list(range(10))
-KNOWN = {"a_singular": [14, 24], "b_illcond": [1000121], "c_kernel": [1000003, 1000133],
-         "d_sticking": [41, 46, 1000142, 1000310]}
+KNOWN = {
+    "a_singular": [14, 24],
+    "b_illcond": [1000121],
+    "c_kernel": [1000003, 1000133],
+    "d_sticking": [41, 46, 1000142, 1000310],
+}
 #: the two μ_min flags of the 10,000-problem sweep were the oracle's, not ours: its LP (HiGHS at 1e-7) put μ_min
 #: 2e-4 (1000142) and 2e-6 (1000310) below the exact value; a flag is now decided again exactly (a point set of
 #: multipliers solved in rationals) or by the strict LP (benchmarks/verdict_sweep.py ``mu_min_recheck``)

@@ -12,8 +12,19 @@ answer of an FCLIB problem), :mod:`gaussqp.audit.pinocchio_` (Pinocchio's ADMM s
 from .core import AuditReport, ContactAudit, EngineContact, EngineState, StateAudit, audit_state, audit_states
 from .mujoco_ import audit, engine_state, read_recording, states
 
-__all__ = ["AuditReport", "ContactAudit", "EngineContact", "EngineState", "StateAudit", "audit", "audit_state",
-           "audit_states", "engine_state", "read_recording", "states"]
+__all__ = [
+    "AuditReport",
+    "ContactAudit",
+    "EngineContact",
+    "EngineState",
+    "StateAudit",
+    "audit",
+    "audit_state",
+    "audit_states",
+    "engine_state",
+    "read_recording",
+    "states",
+]
 
 
 class _CallableModule(__import__("types").ModuleType):

@@ -38,12 +38,25 @@ from ..certificates.force_envelopes import force_ranges
 from ..errors import GaussQPError
 from ..model.problem import ContactProblem
 from ..results import json_float, to_jsonable
-from ..settings import (AUDIT_ACCELERATION_RTOL, AUDIT_COULOMB_RTOL, AUDIT_CREEP_RTOL, AUDIT_ENVELOPE_RTOL,
-                        AUDIT_TANGENT_RTOL,
-                        SCALE_FLOOR)
+from ..settings import (
+    AUDIT_ACCELERATION_RTOL,
+    AUDIT_COULOMB_RTOL,
+    AUDIT_CREEP_RTOL,
+    AUDIT_ENVELOPE_RTOL,
+    AUDIT_TANGENT_RTOL,
+    SCALE_FLOOR,
+)
 
-__all__ = ["AuditReport", "ContactAudit", "EngineContact", "EngineState", "StateAudit", "audit_state",
-           "audit_states", "coulomb_residual"]
+__all__ = [
+    "AuditReport",
+    "ContactAudit",
+    "EngineContact",
+    "EngineState",
+    "StateAudit",
+    "audit_state",
+    "audit_states",
+    "coulomb_residual",
+]
 
 
 @dataclass
@@ -112,8 +125,9 @@ class EngineState:
 
         import dataclasses
 
-        return dataclasses.replace(self, problem=None, packed=self.packed or (None if self.problem is None
-                                                                              else pack(self.problem)))
+        return dataclasses.replace(
+            self, problem=None, packed=self.packed or (None if self.problem is None else pack(self.problem))
+        )
 
 
 @dataclass
@@ -140,16 +154,25 @@ class ContactAudit:
     flags: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"index": self.index, "label": self.label, "geoms": None if self.geoms is None else list(self.geoms),
-                "kind": self.kind, "mode": self.mode,
-                "normal_force": {"engine": json_float(self.engine_normal),
-                                 "range": [json_float(v) for v in self.normal_range],
-                                 "attained": [json_float(v) for v in self.normal_attained],
-                                 "distance_outside": json_float(self.envelope_distance)},
-                "tangent_force": {"engine": json_float(self.engine_friction), "max": json_float(self.tangent_max)},
-                "engine_coulomb_residual": json_float(self.engine_coulomb_residual),
-                "hold_margin": json_float(self.hold_margin), "creep": self.creep,
-                "engine_tangential_speed": json_float(self.tangential_speed), "flags": list(self.flags)}
+        return {
+            "index": self.index,
+            "label": self.label,
+            "geoms": None if self.geoms is None else list(self.geoms),
+            "kind": self.kind,
+            "mode": self.mode,
+            "normal_force": {
+                "engine": json_float(self.engine_normal),
+                "range": [json_float(v) for v in self.normal_range],
+                "attained": [json_float(v) for v in self.normal_attained],
+                "distance_outside": json_float(self.envelope_distance),
+            },
+            "tangent_force": {"engine": json_float(self.engine_friction), "max": json_float(self.tangent_max)},
+            "engine_coulomb_residual": json_float(self.engine_coulomb_residual),
+            "hold_margin": json_float(self.hold_margin),
+            "creep": self.creep,
+            "engine_tangential_speed": json_float(self.tangential_speed),
+            "flags": list(self.flags),
+        }
 
 
 @dataclass
@@ -177,39 +200,58 @@ class StateAudit:
     engine_answer: dict | None = None
 
     def as_dict(self) -> dict:
-        return {"time": self.time, "step": self.step, "status": self.status, "certified": self.certified,
-                "acceleration": None if self.acceleration is None else to_jsonable(self.acceleration),
-                "acceleration_unique": self.acceleration_unique, "unique_forces": self.unique_forces,
-                "engine_acceleration_gap": json_float(self.engine_acceleration_gap),
-                "contacts": [c.as_dict() for c in self.contacts], "flags": list(self.flags),
-                "formulation": self.formulation, "envelopes_certified": self.envelopes_certified,
-                "seconds": self.seconds, "force_scale": self.force_scale, "left_out": [list(x) for x in self.left_out],
-                "message": self.message, "engine_answer": to_jsonable(self.engine_answer)}
+        return {
+            "time": self.time,
+            "step": self.step,
+            "status": self.status,
+            "certified": self.certified,
+            "acceleration": None if self.acceleration is None else to_jsonable(self.acceleration),
+            "acceleration_unique": self.acceleration_unique,
+            "unique_forces": self.unique_forces,
+            "engine_acceleration_gap": json_float(self.engine_acceleration_gap),
+            "contacts": [c.as_dict() for c in self.contacts],
+            "flags": list(self.flags),
+            "formulation": self.formulation,
+            "envelopes_certified": self.envelopes_certified,
+            "seconds": self.seconds,
+            "force_scale": self.force_scale,
+            "left_out": [list(x) for x in self.left_out],
+            "message": self.message,
+            "engine_answer": to_jsonable(self.engine_answer),
+        }
 
     def summary(self) -> str:
         """The state's verdict as text: the rigid answer's status and whether it is certified, what is unique, the
         engine acceleration's gap, the flags, then one line per contact (the engine's normal force against its
         certified range, the largest friction force, the rigid answer's law, creep)."""
+
         def num(x) -> str:
             return "-" if x is None else f"{x:.4g}"
 
-        out = [f"state        step {self.step} (t = {self.time:.4g}): {self.status}"
-               f"{'  (certified)' if self.certified else '  (NOT certified)'}, {self.formulation or '-'}",
-               f"unique       acceleration={_yes(self.acceleration_unique)}  forces={_yes(self.unique_forces)}",
-               f"accel gap    {num(self.engine_acceleration_gap)} (‖a_engine − a‖_M / ‖a_free‖_M)",
-               f"flags        {'; '.join(self.flags) if self.flags else 'none'}"]
+        out = [
+            f"state        step {self.step} (t = {self.time:.4g}): {self.status}"
+            f"{'  (certified)' if self.certified else '  (NOT certified)'}, {self.formulation or '-'}",
+            f"unique       acceleration={_yes(self.acceleration_unique)}  forces={_yes(self.unique_forces)}",
+            f"accel gap    {num(self.engine_acceleration_gap)} (‖a_engine − a‖_M / ‖a_free‖_M)",
+            f"flags        {'; '.join(self.flags) if self.flags else 'none'}",
+        ]
         if self.message:
             out.append(f"message      {self.message}")
         for c in self.contacts:
             lo, hi = c.normal_range
-            out.append(f"  contact {c.index} {c.label}: engine normal {c.engine_normal:.4g} in [{num(lo)}, {num(hi)}], "
-                       f"friction {c.engine_friction:.4g} (max {num(c.tangent_max)}), {c.mode or '-'}"
-                       + ("; creep" if c.creep else "") + (f"; {', '.join(c.flags)}" if c.flags else ""))
+            out.append(
+                f"  contact {c.index} {c.label}: engine normal {c.engine_normal:.4g} in [{num(lo)}, {num(hi)}], "
+                f"friction {c.engine_friction:.4g} (max {num(c.tangent_max)}), {c.mode or '-'}"
+                + ("; creep" if c.creep else "")
+                + (f"; {', '.join(c.flags)}" if c.flags else "")
+            )
         return "\n".join(out)
 
     def __repr__(self) -> str:
-        return (f"StateAudit(step={self.step}, time={self.time:.4g}, status={self.status!r}, "
-                f"certified={self.certified}, contacts={len(self.contacts)}, flags={len(self.flags)})")
+        return (
+            f"StateAudit(step={self.step}, time={self.time:.4g}, status={self.status!r}, "
+            f"certified={self.certified}, contacts={len(self.contacts)}, flags={len(self.flags)})"
+        )
 
 
 def _yes(x) -> str:
@@ -228,8 +270,10 @@ class AuditReport:
 
     def __repr__(self) -> str:
         s = self.summary()
-        return (f"AuditReport(model={self.model!r}, engine={self.engine!r}, states={s['states']}, "
-                f"certified={s['certified']}, flagged_states={s['flagged_states']})")
+        return (
+            f"AuditReport(model={self.model!r}, engine={self.engine!r}, states={s['states']}, "
+            f"certified={s['certified']}, flagged_states={s['flagged_states']})"
+        )
 
     def summary(self) -> dict:
         """The counts of the report (states, certified rigid answers, statuses, flagged states and flags by kind,
@@ -247,24 +291,38 @@ class AuditReport:
         gaps = [s.engine_acceleration_gap for s in st if s.engine_acceleration_gap is not None]
         contacts = [len(s.contacts) for s in st]
         calm = [s for s in flagged if not any(f.startswith("impact") for f in s.flags)]
-        return {"model": self.model, "engine": self.engine, "states": len(st),
-                "flagged_states_outside_impacts": len(calm),
-                "certified": sum(1 for s in st if s.certified), "statuses": statuses,
-                "flagged_states": len(flagged), "flags": kinds,
-                "first_flagged": [{"step": s.step, "time": s.time, "flags": s.flags[:5]} for s in flagged[:10]],
-                "creeping_contacts": sum(1 for s in st for c in s.contacts if c.creep),
-                "max_contacts": max(contacts, default=0), "mean_contacts": float(np.mean(contacts)) if contacts else 0,
-                "engine_acceleration_gap": {"max": json_float(max(gaps)) if gaps else None,
-                                            "median": json_float(float(np.median(gaps))) if gaps else None},
-                "seconds": self.seconds, "seconds_per_state": self.seconds / max(len(st), 1),
-                "rigid_seconds_per_state": float(np.mean([s.seconds for s in st])) if st else 0.0}
+        return {
+            "model": self.model,
+            "engine": self.engine,
+            "states": len(st),
+            "flagged_states_outside_impacts": len(calm),
+            "certified": sum(1 for s in st if s.certified),
+            "statuses": statuses,
+            "flagged_states": len(flagged),
+            "flags": kinds,
+            "first_flagged": [{"step": s.step, "time": s.time, "flags": s.flags[:5]} for s in flagged[:10]],
+            "creeping_contacts": sum(1 for s in st for c in s.contacts if c.creep),
+            "max_contacts": max(contacts, default=0),
+            "mean_contacts": float(np.mean(contacts)) if contacts else 0,
+            "engine_acceleration_gap": {
+                "max": json_float(max(gaps)) if gaps else None,
+                "median": json_float(float(np.median(gaps))) if gaps else None,
+            },
+            "seconds": self.seconds,
+            "seconds_per_state": self.seconds / max(len(st), 1),
+            "rigid_seconds_per_state": float(np.mean([s.seconds for s in st])) if st else 0.0,
+        }
 
     def as_dict(self) -> dict:
-        return {"states": [s.as_dict() for s in self.states], "summary": self.summary(),
-                "options": to_jsonable(self.options)}
+        return {
+            "states": [s.as_dict() for s in self.states],
+            "summary": self.summary(),
+            "options": to_jsonable(self.options),
+        }
 
 
 # ---------------------------------------------------------------- one state
+
 
 def coulomb_residual(lam_n: float, lam_t, mu: float, slip_direction=None) -> float:
     """How far forces ``(λ_n, λ_t)`` (problem coordinates, cone ``‖λ_t‖ <= μ λ_n``) are from Coulomb's law, in
@@ -293,8 +351,20 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
     from ..dispatch import solve  # the top layer (the audit sits above dispatch)
 
     if state.error is not None:
-        return StateAudit(state.time, state.step, "error", False, None, None, None, None, [], [f"error: {state.error}"],
-                          message=state.error, left_out=state.left_out)
+        return StateAudit(
+            state.time,
+            state.step,
+            "error",
+            False,
+            None,
+            None,
+            None,
+            None,
+            [],
+            [f"error: {state.error}"],
+            message=state.error,
+            left_out=state.left_out,
+        )
     p = state.get_problem()
     flags: list[str] = []
     try:
@@ -307,9 +377,21 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
             except GaussQPError:
                 pass
     except GaussQPError as exc:
-        return StateAudit(state.time, state.step, "error", False, None, None, None, None, [],
-                          [f"error: {type(exc).__name__}: {exc}"], message=str(exc), left_out=state.left_out,
-                          seconds=time.perf_counter() - t0)
+        return StateAudit(
+            state.time,
+            state.step,
+            "error",
+            False,
+            None,
+            None,
+            None,
+            None,
+            [],
+            [f"error: {type(exc).__name__}: {exc}"],
+            message=str(exc),
+            left_out=state.left_out,
+            seconds=time.perf_counter() - t0,
+        )
     status = str(sol.status)
     certified = bool(sol.certified)
     M = np.asarray(p.M.toarray() if hasattr(p.M, "toarray") else p.M, dtype=float)
@@ -321,9 +403,15 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
     if a is not None:
         gap = _mass_norm(M, np.asarray(state.engine_acceleration) - a) / max(free_norm, SCALE_FLOOR)
     if status == "infeasible" and certified:
-        flags.append("no_rigid_solution: the rigid problem has no solution (certified: "
-                     + ", ".join(c.id for c in sol.certificates if c.holds and c.id in ("farkas", "coulomb_farkas",
-                                                                                       "sliding_enumeration")) + ")")
+        flags.append(
+            "no_rigid_solution: the rigid problem has no solution (certified: "
+            + ", ".join(
+                c.id
+                for c in sol.certificates
+                if c.holds and c.id in ("farkas", "coulomb_farkas", "sliding_enumeration")
+            )
+            + ")"
+        )
     elif not certified:
         flags.append(f"uncertified: the rigid answer is {status} and not certified ({sol.formulation})")
     if unique_a is False:
@@ -331,46 +419,84 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
     fr = None
     if status == "solved" and certified:
         try:
-            fr = force_ranges(p, sol, tangent_maps={c.index: c.tangent_map for c in state.contacts
-                                                    if c.tangent_map is not None},
-                              tangent_rtol=AUDIT_TANGENT_RTOL)
+            fr = force_ranges(
+                p,
+                sol,
+                tangent_maps={c.index: c.tangent_map for c in state.contacts if c.tangent_map is not None},
+                tangent_rtol=AUDIT_TANGENT_RTOL,
+            )
         except GaussQPError as exc:
             flags.append(f"no_envelope: {exc}")
-    bad = [ec.label for ec in state.contacts
-           if not (math.isfinite(ec.engine_normal) and (ec.engine_tangent is None
-                                                        or bool(np.all(np.isfinite(ec.engine_tangent)))))]
+    bad = [
+        ec.label
+        for ec in state.contacts
+        if not (
+            math.isfinite(ec.engine_normal)
+            and (ec.engine_tangent is None or bool(np.all(np.isfinite(ec.engine_tangent))))
+        )
+    ]
     if not np.all(np.isfinite(state.engine_acceleration)) or bad:  # NaN compares False with every bound: say it
-        flags.append("engine_not_finite: the engine's answer has NaN or infinite entries ("
-                     + ("acceleration" if not np.all(np.isfinite(state.engine_acceleration)) else "")
-                     + (f"{', ' if not np.all(np.isfinite(state.engine_acceleration)) else ''}forces of "
-                        f"{len(bad)} contact(s), e.g. {bad[0]}" if bad else "") + ")")
+        flags.append(
+            "engine_not_finite: the engine's answer has NaN or infinite entries ("
+            + ("acceleration" if not np.all(np.isfinite(state.engine_acceleration)) else "")
+            + (
+                f"{', ' if not np.all(np.isfinite(state.engine_acceleration)) else ''}forces of "
+                f"{len(bad)} contact(s), e.g. {bad[0]}"
+                if bad
+                else ""
+            )
+            + ")"
+        )
     if gap is not None and gap > AUDIT_ACCELERATION_RTOL:
         flags.append(f"acceleration_gap: ‖a_engine − a‖_M = {gap:.3g} of the free acceleration's")
     # the state's force scale: the largest finite envelope bound, or the engine's largest normal force, or ‖M⁻¹F‖ M
-    bounds = [abs(v) for e in (fr.contacts if fr else []) for v in e.normal_range
-              if v is not None and math.isfinite(v)]
+    bounds = [abs(v) for e in (fr.contacts if fr else []) for v in e.normal_range if v is not None and math.isfinite(v)]
     engine_max = max([abs(c.engine_normal) for c in state.contacts] + [0.0])
     fscale = max(bounds + [engine_max, SCALE_FLOOR])
     vs = max(state.velocity_scale, SCALE_FLOOR)
     audits = []
     d1 = p.dimension - 1
-    approaching = [ec for ec in state.contacts if ec.index >= 0 and ec.kind == "contact"
-                   and ec.normal_velocity < -state.velocity_tol]
+    approaching = [
+        ec
+        for ec in state.contacts
+        if ec.index >= 0 and ec.kind == "contact" and ec.normal_velocity < -state.velocity_tol
+    ]
     if approaching and state.velocity_tol > 0:
-        flags.append(f"impact: {len(approaching)} contact(s) approaching faster than {state.velocity_tol:.3g} "
-                     f"(e.g. {approaching[0].label}, {approaching[0].normal_velocity:.3g}): an impact, which the "
-                     "acceleration-level problem does not describe (the engine resolves it over several steps)")
+        flags.append(
+            f"impact: {len(approaching)} contact(s) approaching faster than {state.velocity_tol:.3g} "
+            f"(e.g. {approaching[0].label}, {approaching[0].normal_velocity:.3g}): an impact, which the "
+            "acceleration-level problem does not describe (the engine resolves it over several steps)"
+        )
     for ec in state.contacts:
         i = ec.index
         if i < 0:  # separating at the state's velocity: rigid mechanics gives it no force
             cflags = []
             if ec.engine_normal > AUDIT_ENVELOPE_RTOL * fscale:
-                cflags.append(f"separating_with_force: normal velocity {ec.normal_velocity:.3g} > "
-                              f"{state.velocity_tol:.3g}, engine normal force {ec.engine_normal:.4g}")
+                cflags.append(
+                    f"separating_with_force: normal velocity {ec.normal_velocity:.3g} > "
+                    f"{state.velocity_tol:.3g}, engine normal force {ec.engine_normal:.4g}"
+                )
             friction = float(np.linalg.norm(ec.engine_friction)) if ec.engine_friction is not None else 0.0
-            audits.append(ContactAudit(i, ec.label, ec.geoms, ec.kind, "separating", ec.engine_normal, (0.0, 0.0),
-                                       (0.0, 0.0), friction, 0.0, 0.0, None, False, ec.tangential_speed,
-                                       max(ec.engine_normal, 0.0), cflags))
+            audits.append(
+                ContactAudit(
+                    i,
+                    ec.label,
+                    ec.geoms,
+                    ec.kind,
+                    "separating",
+                    ec.engine_normal,
+                    (0.0, 0.0),
+                    (0.0, 0.0),
+                    friction,
+                    0.0,
+                    0.0,
+                    None,
+                    False,
+                    ec.tangential_speed,
+                    max(ec.engine_normal, 0.0),
+                    cflags,
+                )
+            )
             flags.extend(f"{f.split(':')[0]}: {ec.label}: {f.split(':', 1)[1].strip()}" for f in cflags)
             continue
         env = fr.contacts[i] if fr is not None else None
@@ -383,8 +509,10 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
             if dist > AUDIT_ENVELOPE_RTOL * fscale:
                 cflags.append(f"outside_envelope: normal {ec.engine_normal:.4g} not in [{lo:.4g}, {hi:.4g}]")
         elif env is not None:
-            cflags.append("envelope_not_certified: " + "; ".join(b.reason for b in (env.normal_min, env.normal_max)
-                                                                 if b.value is None))
+            cflags.append(
+                "envelope_not_certified: "
+                + "; ".join(b.reason for b in (env.normal_min, env.normal_max) if b.value is None)
+            )
         friction = float(np.linalg.norm(ec.engine_friction)) if ec.engine_friction is not None else 0.0
         tmax = env.tangent_max.value if env is not None else None
         if tmax is not None and math.isfinite(tmax) and friction - tmax > AUDIT_ENVELOPE_RTOL * fscale:
@@ -396,43 +524,88 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
             if ec.engine_slip is not None:
                 slip = np.asarray(ec.engine_slip, dtype=float)
             else:
-                T = p.J_t[i * d1:(i + 1) * d1]
+                T = p.J_t[i * d1 : (i + 1) * d1]
                 T = T.toarray() if hasattr(T, "toarray") else np.asarray(T)
-                wt = T @ np.asarray(state.engine_acceleration) + p.tangent_drift[i * d1:(i + 1) * d1]
+                wt = T @ np.asarray(state.engine_acceleration) + p.tangent_drift[i * d1 : (i + 1) * d1]
                 if np.linalg.norm(wt) > AUDIT_CREEP_RTOL * state.gravity:
                     slip = wt / np.linalg.norm(wt)
-        resid = coulomb_residual(ec.engine_normal, ec.engine_tangent, mu_p, slip) / fscale \
-            if ec.kind == "contact" else 0.0
+        resid = (
+            coulomb_residual(ec.engine_normal, ec.engine_tangent, mu_p, slip) / fscale if ec.kind == "contact" else 0.0
+        )
         creep = False
         mode = env.law if env is not None else None
         if mode == "sticking" and ec.kind == "contact":
             if ec.tangential_speed > AUDIT_CREEP_RTOL * vs or slip is not None:
                 creep = True
-                how = (f"slips at speed {ec.tangential_speed:.3g}" if ec.tangential_speed > AUDIT_CREEP_RTOL * vs
-                       else "starts to slip (tangential acceleration)")
-                cflags.append(f"creep: the rigid answer holds it sticking (hold margin "
-                              f"{_num(env.hold_margin)}); the engine {how}")
+                how = (
+                    f"slips at speed {ec.tangential_speed:.3g}"
+                    if ec.tangential_speed > AUDIT_CREEP_RTOL * vs
+                    else "starts to slip (tangential acceleration)"
+                )
+                cflags.append(
+                    f"creep: the rigid answer holds it sticking (hold margin {_num(env.hold_margin)}); the engine {how}"
+                )
         if resid > AUDIT_COULOMB_RTOL and not creep:  # a creeping contact's residual is its creep, flagged as such
             cflags.append(f"coulomb_violation: residual {resid:.3g} of the force scale")
         hm = env.hold_margin.value if env is not None and env.hold_margin is not None else None
-        audits.append(ContactAudit(i, ec.label, ec.geoms, ec.kind, mode, ec.engine_normal, (lo, hi), att, friction,
-                                   tmax, resid, hm, creep, ec.tangential_speed, dist, cflags))
+        audits.append(
+            ContactAudit(
+                i,
+                ec.label,
+                ec.geoms,
+                ec.kind,
+                mode,
+                ec.engine_normal,
+                (lo, hi),
+                att,
+                friction,
+                tmax,
+                resid,
+                hm,
+                creep,
+                ec.tangential_speed,
+                dist,
+                cflags,
+            )
+        )
         flags.extend(f"{f.split(':')[0]}: {ec.label}: {f.split(':', 1)[1].strip()}" for f in cflags)
     if fr is not None and not fr.certified:
         flags.append("envelope_not_certified: some envelope bound could not be verified")
-    return StateAudit(state.time, state.step, status, certified, None if (a is None or unique_a is False) else a,
-                      unique_a, None if fr is None else fr.unique_forces, gap, audits, flags, sol.formulation,
-                      None if fr is None else fr.certified, time.perf_counter() - t0, fscale, state.left_out,
-                      sol.message)
+    return StateAudit(
+        state.time,
+        state.step,
+        status,
+        certified,
+        None if (a is None or unique_a is False) else a,
+        unique_a,
+        None if fr is None else fr.unique_forces,
+        gap,
+        audits,
+        flags,
+        sol.formulation,
+        None if fr is None else fr.certified,
+        time.perf_counter() - t0,
+        fscale,
+        state.left_out,
+        sol.message,
+    )
 
 
 def _audit_chunk(states: list[EngineState], crosscheck: bool, tolerance: str) -> list[StateAudit]:
     return [audit_state(s, crosscheck=crosscheck, tolerance=tolerance) for s in states]
 
 
-def audit_states(states, *, workers: int = 1, scheduler: str | None = None, progress: bool = False,
-                 crosscheck: bool = False, tolerance: str = "high", chunk: int | None = None,
-                 total: int | None = None) -> list[StateAudit]:
+def audit_states(
+    states,
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+    progress: bool = False,
+    crosscheck: bool = False,
+    tolerance: str = "high",
+    chunk: int | None = None,
+    total: int | None = None,
+) -> list[StateAudit]:
     """Audit many :class:`EngineState` (an iterable; order kept): in this process (``workers = 1``), on a local
     process pool of ``workers`` processes, or on Dask (``scheduler``: "tcp://HOST:PORT", or "local" for a
     ``LocalCluster`` of ``workers``), with a progress bar (tqdm) when ``progress``."""
@@ -449,16 +622,20 @@ def audit_states(states, *, workers: int = 1, scheduler: str | None = None, prog
                 bar.update()
             return out
         size = chunk or max(1, min(AUDIT_CHUNK, math.ceil(len(states) / (4 * max(workers, 1)))))
-        chunks = [[s.for_transport() for s in states[k:k + size]] for k in range(0, len(states), size)]
+        chunks = [[s.for_transport() for s in states[k : k + size]] for k in range(0, len(states), size)]
         results: dict[int, list[StateAudit]] = {}
         if scheduler is not None:
             from dask.distributed import Client, LocalCluster, as_completed
 
-            cluster = LocalCluster(n_workers=max(workers, 1), threads_per_worker=1, processes=True) \
-                if scheduler == "local" else None
+            cluster = (
+                LocalCluster(n_workers=max(workers, 1), threads_per_worker=1, processes=True)
+                if scheduler == "local"
+                else None
+            )
             with Client(cluster if cluster is not None else scheduler) as client:
-                futs = {client.submit(_audit_chunk, c, crosscheck, tolerance, pure=False): k
-                        for k, c in enumerate(chunks)}
+                futs = {
+                    client.submit(_audit_chunk, c, crosscheck, tolerance, pure=False): k for k, c in enumerate(chunks)
+                }
                 for f in as_completed(futs):
                     results[futs[f]] = f.result()
                     for _ in results[futs[f]]:

@@ -43,7 +43,7 @@ import time
 import numpy as np
 
 from ..errors import NotApplicableError, WrongTypeError
-from ..settings import (AUDIT_CREEP_CONE_FRACTION, AUDIT_DRAKE_VELOCITY_RTOL, AUDIT_DYNAMICS_RTOL, SCALE_FLOOR)
+from ..settings import AUDIT_CREEP_CONE_FRACTION, AUDIT_DRAKE_VELOCITY_RTOL, AUDIT_DYNAMICS_RTOL, SCALE_FLOOR
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
 __all__ = ["audit", "engine_state"]
@@ -55,8 +55,9 @@ def _drake():
     except ImportError as exc:  # exercised only without the extra
         from ..errors import MissingExtraError
 
-        raise MissingExtraError("gaussqp audit of Drake needs Drake's Python package: pip install drake "
-                                "(not a gaussqp extra yet)") from exc
+        raise MissingExtraError(
+            "gaussqp audit of Drake needs Drake's Python package: pip install drake (not a gaussqp extra yet)"
+        ) from exc
     return mbp
 
 
@@ -72,8 +73,11 @@ def _plant_context(mbp, plant, context):
         try:
             return plant.GetMyContextFromRoot(context)
         except (RuntimeError, TypeError, ValueError):
-            raise WrongTypeError("context", "is neither the plant's context nor its diagram's",
-                                 "give plant.GetMyContextFromRoot(root_context) or the root context") from None
+            raise WrongTypeError(
+                "context",
+                "is neither the plant's context nor its diagram's",
+                "give plant.GetMyContextFromRoot(root_context) or the root context",
+            ) from None
 
 
 def _generalized_force(plant, context) -> np.ndarray:
@@ -100,8 +104,9 @@ def _contact_forces(plant, context) -> np.ndarray:
     for k in range(plant.num_model_instances()):
         mi = ModelInstanceIndex(k)
         if plant.num_velocities(mi):
-            plant.SetVelocitiesInArray(mi, np.asarray(
-                plant.get_generalized_contact_forces_output_port(mi).Eval(context), dtype=float), tau)
+            plant.SetVelocitiesInArray(
+                mi, np.asarray(plant.get_generalized_contact_forces_output_port(mi).Eval(context), dtype=float), tau
+            )
     return tau
 
 
@@ -116,17 +121,21 @@ def _answer_context(plant, ctx, root, diagram):
     if h == 0.0:
         return ctx, np.asarray(plant.EvalTimeDerivatives(ctx).get_generalized_velocity().CopyToVector(), dtype=float)
     if diagram is None:
-        raise NotApplicableError("a discrete MultibodyPlant's answer is its next step, which Drake does not expose "
-                                 "without stepping: give diagram= (the root Diagram) and its root context, and the "
-                                 "audit steps a copy once")
+        raise NotApplicableError(
+            "a discrete MultibodyPlant's answer is its next step, which Drake does not expose "
+            "without stepping: give diagram= (the root Diagram) and its root context, and the "
+            "audit steps a copy once"
+        )
     from pydrake.systems.analysis import Simulator
 
     try:
         diagram.ValidateContext(root)
     except (RuntimeError, TypeError, ValueError):
-        raise WrongTypeError("context", "is not the root context of diagram",
-                             "give the diagram's root context (diagram.CreateDefaultContext() or the simulator's)") \
-            from None
+        raise WrongTypeError(
+            "context",
+            "is not the root context of diagram",
+            "give the diagram's root context (diagram.CreateDefaultContext() or the simulator's)",
+        ) from None
     copy = root.Clone()
     Simulator(diagram, copy).AdvanceTo(copy.get_time() + h)
     after = plant.GetMyContextFromRoot(copy)
@@ -135,12 +144,18 @@ def _answer_context(plant, ctx, root, diagram):
 
 def _friction(mbp, inspector, pair) -> float:
     props = [inspector.GetProximityProperties(g) for g in (pair.id_A, pair.id_B)]
-    frictions = [p.GetProperty("material", "coulomb_friction") if p is not None and p.HasProperty(
-        "material", "coulomb_friction") else None for p in props]
+    frictions = [
+        p.GetProperty("material", "coulomb_friction")
+        if p is not None and p.HasProperty("material", "coulomb_friction")
+        else None
+        for p in props
+    ]
     if any(f is None for f in frictions):
-        raise NotApplicableError(f"contact {inspector.GetName(pair.id_A)}/{inspector.GetName(pair.id_B)}: a geometry "
-                                 "has no ('material', 'coulomb_friction') property; register it with a "
-                                 "CoulombFriction")
+        raise NotApplicableError(
+            f"contact {inspector.GetName(pair.id_A)}/{inspector.GetName(pair.id_B)}: a geometry "
+            "has no ('material', 'coulomb_friction') property; register it with a "
+            "CoulombFriction"
+        )
     return float(mbp.CalcContactFrictionFromSurfaceProperties(frictions[0], frictions[1]).dynamic_friction())
 
 
@@ -173,9 +188,11 @@ def engine_state(plant, context, *, diagram=None, step: int = 0, velocity_tol: f
     answer, a_e = _answer_context(plant, ctx, context, diagram)
     results = plant.get_contact_results_output_port().Eval(answer)
     if results.num_hydroelastic_contacts() or results.num_deformable_contacts():
-        raise NotApplicableError(f"Drake's contact results hold {results.num_hydroelastic_contacts()} hydroelastic and "
-                                 f"{results.num_deformable_contacts()} deformable contacts: contact surfaces are not "
-                                 "mapped onto point contacts; use plant.set_contact_model(ContactModel.kPoint)")
+        raise NotApplicableError(
+            f"Drake's contact results hold {results.num_hydroelastic_contacts()} hydroelastic and "
+            f"{results.num_deformable_contacts()} deformable contacts: contact surfaces are not "
+            "mapped onto point contacts; use plant.set_contact_model(ContactModel.kPoint)"
+        )
     inspector = plant.get_geometry_query_input_port().Eval(ctx).inspector()
     W = plant.world_frame()
     v = np.asarray(plant.GetVelocities(ctx), dtype=float)
@@ -195,10 +212,15 @@ def engine_state(plant, context, *, diagram=None, step: int = 0, velocity_tol: f
         for sign, index in ((1.0, info.bodyA_index()), (-1.0, info.bodyB_index())):
             frame = plant.get_body(index).body_frame()
             p_B = plant.CalcPointsPositions(ctx, W, p.reshape(3, 1), frame).ravel()
-            rows += sign * np.asarray(plant.CalcJacobianTranslationalVelocity(ctx, JacobianWrtVariable.kV, frame, p_B,
-                                                                              W, W), dtype=float)
-            bias += sign * np.asarray(plant.CalcBiasTranslationalAcceleration(ctx, JacobianWrtVariable.kV, frame,
-                                                                              p_B, W, W), dtype=float).ravel()
+            rows += sign * np.asarray(
+                plant.CalcJacobianTranslationalVelocity(ctx, JacobianWrtVariable.kV, frame, p_B, W, W), dtype=float
+            )
+            bias += (
+                sign
+                * np.asarray(
+                    plant.CalcBiasTranslationalAcceleration(ctx, JacobianWrtVariable.kV, frame, p_B, W, W), dtype=float
+                ).ravel()
+            )
         nn, t1, t2 = contact_frame(n)
         f_A = -np.asarray(info.contact_force(), dtype=float)
         names = (inspector.GetName(pair.id_A), inspector.GetName(pair.id_B))
@@ -222,21 +244,46 @@ def engine_state(plant, context, *, diagram=None, step: int = 0, velocity_tol: f
             mode, slip = "sliding", ut / speed  # Coulomb sliding; slower slip inside the cone is creep (at rest)
         if mu == 0:
             mode = "frictionless"
-        contacts.append(Contact("unilateral", normal=nn @ rows, normal_drift=float(nn @ bias), friction=mu, mode=mode,
-                                tangent=np.vstack([t1 @ rows, t2 @ rows]),
-                                tangent_drift=np.array([t1 @ bias, t2 @ bias]), slip=slip))
-        engine.append(EngineContact(len(contacts) - 1, label, "contact", names, None, mu, fn, ft, ft, speed,
-                                    speed > vtol, -1, slip, un))
+        contacts.append(
+            Contact(
+                "unilateral",
+                normal=nn @ rows,
+                normal_drift=float(nn @ bias),
+                friction=mu,
+                mode=mode,
+                tangent=np.vstack([t1 @ rows, t2 @ rows]),
+                tangent_drift=np.array([t1 @ bias, t2 @ bias]),
+                slip=slip,
+            )
+        )
+        engine.append(
+            EngineContact(
+                len(contacts) - 1, label, "contact", names, None, mu, fn, ft, ft, speed, speed > vtol, -1, slip, un
+            )
+        )
     tau_map = sum((rows.T @ f_A for _, _, _, rows, _, f_A, _, _, _ in pairs), np.zeros(plant.num_velocities()))
     _check_dynamics(M, F, a_e, tau_c, tau_map)
     problem = ContactProblem(M, F, contacts, dimension=3, name="drake state")
     discrete = plant.time_step() > 0
-    left.append(("drake", f"{'discrete' if discrete else 'continuous'} plant"
-                 + (f", time step {plant.time_step():g}, {plant.get_discrete_contact_approximation()}"
-                    if discrete else "")))
-    return EngineState(time=float(ctx.get_time()), step=int(step), contacts=engine, engine_acceleration=a_e,
-                       velocity_scale=max(math.sqrt(g * L), SCALE_FLOOR), gravity=g or 1.0, problem=problem,
-                       left_out=tuple(left), engine="drake", velocity_tol=vtol)
+    left.append(
+        (
+            "drake",
+            f"{'discrete' if discrete else 'continuous'} plant"
+            + (f", time step {plant.time_step():g}, {plant.get_discrete_contact_approximation()}" if discrete else ""),
+        )
+    )
+    return EngineState(
+        time=float(ctx.get_time()),
+        step=int(step),
+        contacts=engine,
+        engine_acceleration=a_e,
+        velocity_scale=max(math.sqrt(g * L), SCALE_FLOOR),
+        gravity=g or 1.0,
+        problem=problem,
+        left_out=tuple(left),
+        engine="drake",
+        velocity_tol=vtol,
+    )
 
 
 def _check_dynamics(M, F, a_e, tau_c, tau_map) -> None:
@@ -244,22 +291,37 @@ def _check_dynamics(M, F, a_e, tau_c, tau_map) -> None:
     and the mapped forces are Drake's contact forces), each to :data:`~gaussqp.settings.AUDIT_DYNAMICS_RTOL` of the
     terms (module docstring)."""
     Ma = M @ a_e
-    scale = max(float(np.abs(Ma).max(initial=0.0)), float(np.abs(F).max(initial=0.0)),
-                float(np.abs(tau_c).max(initial=0.0)), SCALE_FLOOR)
+    scale = max(
+        float(np.abs(Ma).max(initial=0.0)),
+        float(np.abs(F).max(initial=0.0)),
+        float(np.abs(tau_c).max(initial=0.0)),
+        SCALE_FLOOR,
+    )
     gap = float(np.abs(Ma + F - tau_c).max(initial=0.0)) / scale
     if gap > AUDIT_DYNAMICS_RTOL:
-        raise NotApplicableError(f"Drake's dynamics: M a + F differs from its generalized contact forces by {gap:.3g} "
-                                 "of the terms: a force the adapter does not model is in play (an applied spatial "
-                                 "force, joint damping, a constraint), so the rigid problem would not be Drake's")
+        raise NotApplicableError(
+            f"Drake's dynamics: M a + F differs from its generalized contact forces by {gap:.3g} "
+            "of the terms: a force the adapter does not model is in play (an applied spatial "
+            "force, joint damping, a constraint), so the rigid problem would not be Drake's"
+        )
     gap = float(np.abs(tau_map - tau_c).max(initial=0.0)) / scale
     if gap > AUDIT_DYNAMICS_RTOL:
-        raise NotApplicableError(f"Drake's contact forces: the point pairs' forces through the contact rows differ from "
-                                 f"its generalized contact forces by {gap:.3g} of the terms (a contact the results do "
-                                 "not list as a point pair?), so the forces cannot be mapped onto the contacts")
+        raise NotApplicableError(
+            f"Drake's contact forces: the point pairs' forces through the contact rows differ from "
+            f"its generalized contact forces by {gap:.3g} of the terms (a contact the results do "
+            "not list as a point pair?), so the forces cannot be mapped onto the contacts"
+        )
 
 
-def audit(plant, context, *, diagram=None, velocity_tol: float | None = None, crosscheck: bool = False,
-          tolerance: str = "high") -> AuditReport:
+def audit(
+    plant,
+    context,
+    *,
+    diagram=None,
+    velocity_tol: float | None = None,
+    crosscheck: bool = False,
+    tolerance: str = "high",
+) -> AuditReport:
     """Audit Drake's point-contact answer at the context's state against rigid mechanics (module docstring).
 
     Parameters
@@ -277,6 +339,15 @@ def audit(plant, context, *, diagram=None, velocity_tol: float | None = None, cr
     import pydrake
 
     results = audit_states([state], crosscheck=crosscheck, tolerance=tolerance)
-    return AuditReport("drake MultibodyPlant", "drake", results, time.perf_counter() - t0,
-                       {"drake": getattr(pydrake, "__version__", ""), "velocity_tol": state.velocity_tol,
-                        "tolerance": tolerance, "crosscheck": crosscheck})
+    return AuditReport(
+        "drake MultibodyPlant",
+        "drake",
+        results,
+        time.perf_counter() - t0,
+        {
+            "drake": getattr(pydrake, "__version__", ""),
+            "velocity_tol": state.velocity_tol,
+            "tolerance": tolerance,
+            "crosscheck": crosscheck,
+        },
+    )

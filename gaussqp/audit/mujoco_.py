@@ -29,8 +29,14 @@ import time
 
 import numpy as np
 
-from ..errors import FileFormatError, InputTooLargeError, NonFiniteError, ShapeError, UnsupportedModelError, \
-    WrongTypeError
+from ..errors import (
+    FileFormatError,
+    InputTooLargeError,
+    NonFiniteError,
+    ShapeError,
+    UnsupportedModelError,
+    WrongTypeError,
+)
 from ..settings import AUDIT_CREEP_CONE_FRACTION, AUDIT_STATES_MAX, MUJOCO_VELOCITY_RTOL
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
@@ -43,8 +49,9 @@ def _mujoco():
     except ImportError as exc:  # exercised only without the extra
         from ..errors import MissingExtraError
 
-        raise MissingExtraError("gaussqp audit of MuJoCo needs the optional extra: pip install 'gaussqp[mujoco]'") \
-            from exc
+        raise MissingExtraError(
+            "gaussqp audit of MuJoCo needs the optional extra: pip install 'gaussqp[mujoco]'"
+        ) from exc
     return mujoco
 
 
@@ -62,8 +69,11 @@ def read_recording(source, model) -> dict[str, np.ndarray]:
                 with np.load(p, allow_pickle=False) as z:
                     rec = {k: np.asarray(z[k], dtype=float) for k in z.files}
             except Exception as exc:  # noqa: BLE001 - any reader failure is a file-format error
-                raise FileFormatError(str(p), f"is not a readable .npz ({type(exc).__name__}: {exc})",
-                                      "write it with numpy.savez(qpos=…, qvel=…, ctrl=…)") from None
+                raise FileFormatError(
+                    str(p),
+                    f"is not a readable .npz ({type(exc).__name__}: {exc})",
+                    "write it with numpy.savez(qpos=…, qvel=…, ctrl=…)",
+                ) from None
         elif p.suffix.lower() == ".csv":
             rec = _read_csv(p)
         else:
@@ -86,8 +96,11 @@ def read_recording(source, model) -> dict[str, np.ndarray]:
         v = np.asarray(rec[name], dtype=float)
         v = v.reshape(K, -1) if v.ndim == 1 and size == 1 and v.size == K else np.atleast_2d(v)
         if v.shape != (K, size):
-            raise ShapeError(f"recording {name}", f"has shape {v.shape}, the model needs ({K}, {size}) "
-                             f"({name} of size {size} per state)", f"record {name} of this model, one row per state")
+            raise ShapeError(
+                f"recording {name}",
+                f"has shape {v.shape}, the model needs ({K}, {size}) ({name} of size {size} per state)",
+                f"record {name} of this model, one row per state",
+            )
         out[name] = v
     if "time" in rec:
         t = np.asarray(rec["time"], dtype=float).ravel()
@@ -97,8 +110,9 @@ def read_recording(source, model) -> dict[str, np.ndarray]:
     for name, v in out.items():
         bad = np.flatnonzero(~np.all(np.isfinite(v.reshape(K, -1)), axis=1))
         if bad.size:
-            raise NonFiniteError(f"recording {name}", f"has NaN or infinite entries (state {int(bad[0])})",
-                                 "give finite states")
+            raise NonFiniteError(
+                f"recording {name}", f"has NaN or infinite entries (state {int(bad[0])})", "give finite states"
+            )
     if K > AUDIT_STATES_MAX:
         raise InputTooLargeError("recording", f"has {K} states", f"audit at most {AUDIT_STATES_MAX}")
     return out
@@ -120,8 +134,11 @@ def _read_csv(p: pathlib.Path) -> dict[str, np.ndarray]:
         raise ShapeError(str(p), f"has rows of {data.shape[1]} numbers for {len(head)} columns", "one per column")
     rec = {}
     for name in ("qpos", "qvel", "ctrl", "act"):
-        cols = sorted((int(h.split("_", 1)[1]), j) for j, h in enumerate(head)
-                      if h.startswith(name + "_") and h.split("_", 1)[1].isdigit())
+        cols = sorted(
+            (int(h.split("_", 1)[1]), j)
+            for j, h in enumerate(head)
+            if h.startswith(name + "_") and h.split("_", 1)[1].isdigit()
+        )
         if cols:
             rec[name] = data[:, [j for _, j in cols]]
     if "time" in head:
@@ -129,8 +146,16 @@ def _read_csv(p: pathlib.Path) -> dict[str, np.ndarray]:
     return rec
 
 
-def engine_state(model, data, *, step: int = 0, drift: str = "jacdot", frictionloss: str = "refuse",
-                 torsional: str = "exact", velocity_tol: float | None = None) -> EngineState:
+def engine_state(
+    model,
+    data,
+    *,
+    step: int = 0,
+    drift: str = "jacdot",
+    frictionloss: str = "refuse",
+    torsional: str = "exact",
+    velocity_tol: float | None = None,
+) -> EngineState:
     """MuJoCo's state ``data`` (brought to ``mj_forward``) and its answer, with the rigid problem (module
     docstring)."""
     mujoco = _mujoco()
@@ -164,16 +189,39 @@ def engine_state(model, data, *, step: int = 0, drift: str = "jacdot", frictionl
                 fm = np.asarray(row.force_map)
                 k, r = fm.shape
                 lt = np.zeros(p.dimension - 1)
-                lt[:r] = np.linalg.lstsq(fm[:, :r], f6[1:1 + k], rcond=None)[0]
+                lt[:r] = np.linalg.lstsq(fm[:, :r], f6[1 : 1 + k], rcond=None)[0]
                 P = np.zeros((min(2, k), p.dimension - 1))
-                P[:, :r] = fm[:min(2, k), :r]
-                ftan = np.array(f6[1:1 + min(2, k)])
-            contacts.append(EngineContact(i, row.name, "contact", row.geoms, P, float(con.friction[0]), fn, lt, ftan,
-                                          float(row.tangential_speed), row.mujoco_id in engine_slip, row.mujoco_id,
-                                          engine_slip.get(row.mujoco_id)))
+                P[:, :r] = fm[: min(2, k), :r]
+                ftan = np.array(f6[1 : 1 + min(2, k)])
+            contacts.append(
+                EngineContact(
+                    i,
+                    row.name,
+                    "contact",
+                    row.geoms,
+                    P,
+                    float(con.friction[0]),
+                    fn,
+                    lt,
+                    ftan,
+                    float(row.tangential_speed),
+                    row.mujoco_id in engine_slip,
+                    row.mujoco_id,
+                    engine_slip.get(row.mujoco_id),
+                )
+            )
         else:
-            contacts.append(EngineContact(i, f"{row.kind} {row.name}" + (f" [{row.component}]" if row.component else ""),
-                                          row.kind, None, None, 0.0, float(efc[row.efc_address + row.component])))
+            contacts.append(
+                EngineContact(
+                    i,
+                    f"{row.kind} {row.name}" + (f" [{row.component}]" if row.component else ""),
+                    row.kind,
+                    None,
+                    None,
+                    0.0,
+                    float(efc[row.efc_address + row.component]),
+                )
+            )
         contacts[-1].normal_velocity = float(row.normal_velocity)
     # MuJoCo contacts left out of the rigid problem because they separate at the state's velocity: no rigid force
     inside = {row.mujoco_id for row in imp.rows if row.kind == "contact"}
@@ -186,14 +234,37 @@ def engine_state(model, data, *, step: int = 0, drift: str = "jacdot", frictionl
         condim = int(con.dim)
         names = tuple(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, int(g)) or f"#{int(g)}" for g in con.geom)
         vel = _contact_velocity(mujoco, model, data, con)
-        contacts.append(EngineContact(-1, f"{names[0]}/{names[1]}", "contact", names, None, float(con.friction[0]),
-                                      float(f6[0]), None, np.array(f6[1:min(3, condim)]) if condim > 1 else None,
-                                      float(np.linalg.norm(vel[1:3])), False, k, None, float(vel[0])))
+        contacts.append(
+            EngineContact(
+                -1,
+                f"{names[0]}/{names[1]}",
+                "contact",
+                names,
+                None,
+                float(con.friction[0]),
+                float(f6[0]),
+                None,
+                np.array(f6[1 : min(3, condim)]) if condim > 1 else None,
+                float(np.linalg.norm(vel[1:3])),
+                False,
+                k,
+                None,
+                float(vel[0]),
+            )
+        )
     g = float(np.linalg.norm(model.opt.gravity))
     vscale = math.sqrt(g * float(model.stat.extent)) or 1.0
-    return EngineState(time=float(data.time), step=step, contacts=contacts, engine_acceleration=np.array(data.qacc),
-                       velocity_scale=vscale, gravity=g or 1.0, problem=p,
-                       left_out=tuple((w, why) for w, why in imp.left_out), velocity_tol=vtol)
+    return EngineState(
+        time=float(data.time),
+        step=step,
+        contacts=contacts,
+        engine_acceleration=np.array(data.qacc),
+        velocity_scale=vscale,
+        gravity=g or 1.0,
+        problem=p,
+        left_out=tuple((w, why) for w, why in imp.left_out),
+        velocity_tol=vtol,
+    )
 
 
 def _contact_velocity(mujoco, model, data, con) -> np.ndarray:
@@ -214,7 +285,7 @@ def _friction_ratio(mujoco, model, data, k: int, f6) -> float:
     mujoco.mj_contactForce(model, data, k, f6)
     if condim == 1 or f6[0] <= 0:
         return 1.0
-    mu = np.array(con.friction[:condim - 1], dtype=float)
+    mu = np.array(con.friction[: condim - 1], dtype=float)
     return float(np.linalg.norm(f6[1:condim] / np.where(mu > 0, mu, np.inf))) / float(f6[0])
 
 
@@ -229,17 +300,24 @@ def _load(model, keyframe, qpos, qvel, settle):
     elif isinstance(model, mujoco.MjModel):
         m, d = model, mujoco.MjData(model)
         if keyframe is not None:
-            k = keyframe if isinstance(keyframe, (int, np.integer)) else \
-                mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, str(keyframe))
+            k = (
+                keyframe
+                if isinstance(keyframe, (int, np.integer))
+                else mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, str(keyframe))
+            )
             if not 0 <= int(k) < m.nkey:
                 from ..errors import UnknownValueError
 
-                raise UnknownValueError("keyframe", f"is {keyframe!r}, not a keyframe of the model",
-                                        f"give a name or an index below {m.nkey}")
+                raise UnknownValueError(
+                    "keyframe",
+                    f"is {keyframe!r}, not a keyframe of the model",
+                    f"give a name or an index below {m.nkey}",
+                )
             mujoco.mj_resetDataKeyframe(m, d, int(k))
     else:
-        raise WrongTypeError("model", f"is a {type(model).__name__}",
-                             "give a model file, a mujoco.MjModel or (MjModel, MjData)")
+        raise WrongTypeError(
+            "model", f"is a {type(model).__name__}", "give a model file, a mujoco.MjModel or (MjModel, MjData)"
+        )
     if qpos is not None:
         d.qpos[:] = np.asarray(qpos, dtype=float)
     if qvel is not None:
@@ -253,9 +331,22 @@ def _load(model, keyframe, qpos, qvel, settle):
     return m, d
 
 
-def states(model, *, keyframe=None, qpos=None, qvel=None, settle: int = 0, steps: int = 0, every: int = 1,
-           recording=None, controller=None, drift: str = "jacdot", frictionloss: str = "refuse",
-           torsional: str = "exact", velocity_tol: float | None = None):
+def states(
+    model,
+    *,
+    keyframe=None,
+    qpos=None,
+    qvel=None,
+    settle: int = 0,
+    steps: int = 0,
+    every: int = 1,
+    recording=None,
+    controller=None,
+    drift: str = "jacdot",
+    frictionloss: str = "refuse",
+    torsional: str = "exact",
+    velocity_tol: float | None = None,
+):
     """The audit's :class:`EngineState` of a MuJoCo model, one by one (module docstring): the start state, then
     every ``every``-th of ``steps`` MuJoCo steps, or every row of ``recording``. Yields ``(count, iterator)``'s
     items lazily; :func:`audit` collects them."""
@@ -286,8 +377,11 @@ def states(model, *, keyframe=None, qpos=None, qvel=None, settle: int = 0, steps
             controller(m, d)
         mujoco.mj_step(m, d)
         if int(d.warning[bad].number):
-            raise UnsupportedModelError("steps", f"the simulation went unstable at step {k} (MuJoCo reset its state)",
-                                        "audit fewer steps, or a stabler model / timestep")
+            raise UnsupportedModelError(
+                "steps",
+                f"the simulation went unstable at step {k} (MuJoCo reset its state)",
+                "audit fewer steps, or a stabler model / timestep",
+            )
         if k % max(int(every), 1) == 0:
             yield _safe_state(m, d, k, opts, first=False)
 
@@ -301,14 +395,38 @@ def _safe_state(m, d, k, opts, first):
     except GaussQPError as exc:
         if first:
             raise
-        return EngineState(time=float(d.time), step=k, contacts=[], engine_acceleration=np.array(d.qacc),
-                           velocity_scale=1.0, gravity=1.0, error=f"{type(exc).__name__}: {exc}")
+        return EngineState(
+            time=float(d.time),
+            step=k,
+            contacts=[],
+            engine_acceleration=np.array(d.qacc),
+            velocity_scale=1.0,
+            gravity=1.0,
+            error=f"{type(exc).__name__}: {exc}",
+        )
 
 
-def audit(model, *, keyframe=None, qpos=None, qvel=None, settle: int = 0, steps: int = 0, every: int = 1,
-          recording=None, controller=None, drift: str = "jacdot", frictionloss: str = "refuse",
-          torsional: str = "exact", velocity_tol: float | None = None, workers: int = 1, scheduler: str | None = None,
-          progress: bool = False, crosscheck: bool = False, tolerance: str = "high") -> AuditReport:
+def audit(
+    model,
+    *,
+    keyframe=None,
+    qpos=None,
+    qvel=None,
+    settle: int = 0,
+    steps: int = 0,
+    every: int = 1,
+    recording=None,
+    controller=None,
+    drift: str = "jacdot",
+    frictionloss: str = "refuse",
+    torsional: str = "exact",
+    velocity_tol: float | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    progress: bool = False,
+    crosscheck: bool = False,
+    tolerance: str = "high",
+) -> AuditReport:
     """Audit MuJoCo's contact answers against rigid mechanics, at one state or along a rollout.
 
     Parameters
@@ -340,14 +458,39 @@ def audit(model, *, keyframe=None, qpos=None, qvel=None, settle: int = 0, steps:
     """
     t0 = time.perf_counter()
     mujoco = _mujoco()
-    gen = states(model, keyframe=keyframe, qpos=qpos, qvel=qvel, settle=settle, steps=steps, every=every,
-                 recording=recording, controller=controller, drift=drift, frictionloss=frictionloss,
-                 torsional=torsional, velocity_tol=velocity_tol)
+    gen = states(
+        model,
+        keyframe=keyframe,
+        qpos=qpos,
+        qvel=qvel,
+        settle=settle,
+        steps=steps,
+        every=every,
+        recording=recording,
+        controller=controller,
+        drift=drift,
+        frictionloss=frictionloss,
+        torsional=torsional,
+        velocity_tol=velocity_tol,
+    )
     collected = list(gen)
     name = str(model) if isinstance(model, (str, pathlib.Path)) else "mujoco model"
-    results = audit_states(collected, workers=workers, scheduler=scheduler, progress=progress, crosscheck=crosscheck,
-                           tolerance=tolerance)
-    opts = dict(keyframe=keyframe, settle=settle, steps=steps, every=every, drift=drift, frictionless=frictionloss,
-                torsional=torsional, velocity_tol=velocity_tol, workers=workers, crosscheck=crosscheck,
-                tolerance=tolerance, velocity_rtol=MUJOCO_VELOCITY_RTOL, mujoco=mujoco.__version__)
+    results = audit_states(
+        collected, workers=workers, scheduler=scheduler, progress=progress, crosscheck=crosscheck, tolerance=tolerance
+    )
+    opts = dict(
+        keyframe=keyframe,
+        settle=settle,
+        steps=steps,
+        every=every,
+        drift=drift,
+        frictionless=frictionloss,
+        torsional=torsional,
+        velocity_tol=velocity_tol,
+        workers=workers,
+        crosscheck=crosscheck,
+        tolerance=tolerance,
+        velocity_rtol=MUJOCO_VELOCITY_RTOL,
+        mujoco=mujoco.__version__,
+    )
     return AuditReport(name, "mujoco", results, time.perf_counter() - t0, opts)

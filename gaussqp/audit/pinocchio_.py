@@ -50,8 +50,13 @@ import time
 import numpy as np
 
 from ..errors import NonFiniteError, NotApplicableError, ShapeError, WrongTypeError
-from ..settings import (AUDIT_FRAME_MAP_RTOL, AUDIT_PINOCCHIO_DAMPING, AUDIT_PINOCCHIO_ITERATIONS_MAX,
-                        AUDIT_PINOCCHIO_TOL, SCALE_FLOOR)
+from ..settings import (
+    AUDIT_FRAME_MAP_RTOL,
+    AUDIT_PINOCCHIO_DAMPING,
+    AUDIT_PINOCCHIO_ITERATIONS_MAX,
+    AUDIT_PINOCCHIO_TOL,
+    SCALE_FLOOR,
+)
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
 __all__ = ["admm_answer", "audit", "audit_constraint_dynamics", "constraint_dynamics_state", "engine_state"]
@@ -63,8 +68,9 @@ def _pin():
     except ImportError as exc:  # exercised only without the extra
         from ..errors import MissingExtraError
 
-        raise MissingExtraError("gaussqp audit of Pinocchio needs the optional extra: pip install 'gaussqp[pinocchio]'") \
-            from exc
+        raise MissingExtraError(
+            "gaussqp audit of Pinocchio needs the optional extra: pip install 'gaussqp[pinocchio]'"
+        ) from exc
     return pin
 
 
@@ -76,9 +82,22 @@ def _mode_free(problem):
     p = problem
     modes = ["coulomb" if str(m) == "sticking" else str(m) for m in p.modes]
     slip = [None if s is None else np.asarray(s, dtype=float) for s in p.slip] if p.dimension > 1 else None
-    return ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
-                                      p.friction, modes, slip, p.has_tangent, dimension=p.dimension, name=p.name,
-                                      description=p.description)
+    return ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        modes,
+        slip,
+        p.has_tangent,
+        dimension=p.dimension,
+        name=p.name,
+        description=p.description,
+    )
 
 
 def _contact_frames(pin, model, data, contacts, reference_frame: str):
@@ -97,8 +116,9 @@ def _contact_frames(pin, model, data, contacts, reference_frame: str):
     return out
 
 
-def admm_answer(model, q, v, tau, contacts, *, reference_frame: str = "local_world_aligned", dt: float | None = None,
-                settings=None) -> dict:
+def admm_answer(
+    model, q, v, tau, contacts, *, reference_frame: str = "local_world_aligned", dt: float | None = None, settings=None
+) -> dict:
     """Pinocchio's ADMM answer at ``(q, v, tau)`` for the frame ``contacts`` (module docstring): ``{"forces": (m, 3)
     rows (λ_t1, λ_t2, λ_n) per contact, "acceleration": a_e, "jacobian": J_c (3m × nv, rows t₁, t₂, n per contact),
     "report": Pinocchio's own (converged, iterations, residuals, seconds)}``.
@@ -124,9 +144,19 @@ def admm_answer(model, q, v, tau, contacts, *, reference_frame: str = "local_wor
     pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
     pin.updateFramePlacements(model, data)
     frames = _contact_frames(pin, model, data, contacts, reference_frame)
-    drift = np.concatenate([R.T @ np.asarray(pin.getFrameClassicalAcceleration(
-        model, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED).linear) for fid, _, _, R in frames]) \
-        if frames else np.zeros(0)
+    drift = (
+        np.concatenate(
+            [
+                R.T
+                @ np.asarray(
+                    pin.getFrameClassicalAcceleration(model, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED).linear
+                )
+                for fid, _, _, R in frames
+            ]
+        )
+        if frames
+        else np.zeros(0)
+    )
     pin.crba(model, data, q, pin.Convention.WORLD)
     M = np.triu(data.M) + np.triu(data.M, 1).T
     nle = np.asarray(pin.nonLinearEffects(model, data, q, v))
@@ -146,27 +176,46 @@ def admm_answer(model, q, v, tau, contacts, *, reference_frame: str = "local_wor
     g = Jc @ a_free + drift if dt is None else Jc @ (v / dt + a_free)
     if settings is None:
         settings = pin.ADMMSolverSettings()
-        for k in ("absolute_feasibility_tol", "relative_feasibility_tol", "absolute_complementarity_tol",
-                  "relative_complementarity_tol"):
+        for k in (
+            "absolute_feasibility_tol",
+            "relative_feasibility_tol",
+            "absolute_complementarity_tol",
+            "relative_complementarity_tol",
+        ):
             setattr(settings, k, AUDIT_PINOCCHIO_TOL)
         settings.max_iterations = AUDIT_PINOCCHIO_ITERATIONS_MAX
         settings.solve_ncp = True
         settings.stat_record = False
     result = pin.ADMMSolverResult()
     t0 = time.perf_counter()
-    converged = bool(pin.ADMMConstraintSolver().solve(chol.getDelassusOperatorCholeskyExpression(), g, cms, cds,
-                                                      settings, result))
+    converged = bool(
+        pin.ADMMConstraintSolver().solve(chol.getDelassusOperatorCholeskyExpression(), g, cms, cds, settings, result)
+    )
     seconds = time.perf_counter() - t0
     # the step's u⁺ = dt (G f + g) with g as above: the cone conditions are invariant under the factor dt, so the
     # solver's unknown is the contact force f itself (the impulse over the step is dt f)
     f = np.asarray(result.retrieveConstraintImpulses(), dtype=float).ravel()
     a_e = np.linalg.solve(M, tau - nle + Jc.T @ f)
-    report = {"solver": "pinocchio ADMMConstraintSolver", "pinocchio": pin.__version__, "converged": converged,
-              "iterations": int(result.iterations), "primal_feasibility": float(result.primal_feasibility),
-              "dual_feasibility": float(result.dual_feasibility), "complementarity": float(result.complementarity),
-              "level": "acceleration" if dt is None else f"velocity (dt = {dt:g})", "seconds": seconds}
-    return {"forces": f.reshape(-1, 3), "acceleration": a_e, "jacobian": Jc, "report": report, "frames": frames,
-            "velocity": (Jc @ v).reshape(-1, 3), "mass": M}
+    report = {
+        "solver": "pinocchio ADMMConstraintSolver",
+        "pinocchio": pin.__version__,
+        "converged": converged,
+        "iterations": int(result.iterations),
+        "primal_feasibility": float(result.primal_feasibility),
+        "dual_feasibility": float(result.dual_feasibility),
+        "complementarity": float(result.complementarity),
+        "level": "acceleration" if dt is None else f"velocity (dt = {dt:g})",
+        "seconds": seconds,
+    }
+    return {
+        "forces": f.reshape(-1, 3),
+        "acceleration": a_e,
+        "jacobian": Jc,
+        "report": report,
+        "frames": frames,
+        "velocity": (Jc @ v).reshape(-1, 3),
+        "mass": M,
+    }
 
 
 def _check_contacts(contacts) -> list:
@@ -175,19 +224,33 @@ def _check_contacts(contacts) -> list:
     contacts = list(contacts)
     for k, fc in enumerate(contacts):
         if not isinstance(fc, FrameContact):
-            raise WrongTypeError(f"contacts[{k}]", f"is a {type(fc).__name__}",
-                                 "give gaussqp.io.pinocchio.FrameContact objects")
+            raise WrongTypeError(
+                f"contacts[{k}]", f"is a {type(fc).__name__}", "give gaussqp.io.pinocchio.FrameContact objects"
+            )
         if fc.kind != "point" or fc.type != "unilateral":
-            raise NotApplicableError(f"contacts[{k}]: a {fc.type} {fc.kind} contact; the Pinocchio adapter maps "
-                                     "unilateral point contacts (PointContactConstraintModel with a Coulomb cone) — "
-                                     "bilateral points and welds are not mapped yet")
+            raise NotApplicableError(
+                f"contacts[{k}]: a {fc.type} {fc.kind} contact; the Pinocchio adapter maps "
+                "unilateral point contacts (PointContactConstraintModel with a Coulomb cone) — "
+                "bilateral points and welds are not mapped yet"
+            )
     if not contacts:
         raise ShapeError("contacts", "is empty", "give the frame contacts that touch (FrameContact list)")
     return contacts
 
 
-def engine_state(model, q, v, tau=None, contacts=(), *, reference_frame: str = "local_world_aligned",
-                 dt: float | None = None, settings=None, step: int = 0, time_: float = 0.0) -> EngineState:
+def engine_state(
+    model,
+    q,
+    v,
+    tau=None,
+    contacts=(),
+    *,
+    reference_frame: str = "local_world_aligned",
+    dt: float | None = None,
+    settings=None,
+    step: int = 0,
+    time_: float = 0.0,
+) -> EngineState:
     """Pinocchio's ADMM answer at ``(q, v, tau)`` and the rigid problem, as an
     :class:`~gaussqp.audit.core.EngineState` (module docstring; the answer is :func:`admm_answer`'s, the rigid problem
     :func:`gaussqp.io.pinocchio.import_pinocchio`'s with at-rest contacts mode-free). ``state.left_out`` also holds
@@ -203,12 +266,16 @@ def engine_state(model, q, v, tau=None, contacts=(), *, reference_frame: str = "
     # the acceleration-level problem describes the contacts at rest (normal velocity 0): a contact separating at the
     # state's velocity is not given to it (it would hold the body at an acceleration it has left); a time step sees it
     given = [k for k in range(len(contacts)) if dt is not None or k in where]
-    ans = admm_answer(model, q, v, tau, [contacts[k] for k in given], reference_frame=reference_frame, dt=dt,
-                      settings=settings)
+    ans = admm_answer(
+        model, q, v, tau, [contacts[k] for k in given], reference_frame=reference_frame, dt=dt, settings=settings
+    )
     F, Jc, U = ans["forces"], ans["jacobian"], ans["velocity"]
     if not np.all(np.isfinite(F)) or not np.all(np.isfinite(ans["acceleration"])):
-        raise NonFiniteError("pinocchio answer", "has NaN or infinite forces or acceleration "
-                             f"({ans['report']})", "check the model's inertias and the contact set")
+        raise NonFiniteError(
+            "pinocchio answer",
+            f"has NaN or infinite forces or acceleration ({ans['report']})",
+            "check the model's inertias and the contact set",
+        )
     Jn = np.asarray(p.J_n.toarray() if hasattr(p.J_n, "toarray") else p.J_n)
     Jt = np.asarray(p.J_t.toarray() if hasattr(p.J_t, "toarray") else p.J_t)
     out = []
@@ -219,29 +286,57 @@ def engine_state(model, q, v, tau=None, contacts=(), *, reference_frame: str = "
         speed = float(np.hypot(u[0], u[1]))
         i = where.get(k, -1)
         if i >= 0:  # the force mapping is exact only if Pinocchio's rows are the importer's: checked
-            mine = np.vstack([Jt[2 * i:2 * i + 2], Jn[i:i + 1]]) if bool(p.has_tangent[i]) else Jn[i:i + 1]
-            theirs = Jc[3 * row:3 * row + 3] if bool(p.has_tangent[i]) else Jc[3 * row + 2:3 * row + 3]
+            mine = np.vstack([Jt[2 * i : 2 * i + 2], Jn[i : i + 1]]) if bool(p.has_tangent[i]) else Jn[i : i + 1]
+            theirs = Jc[3 * row : 3 * row + 3] if bool(p.has_tangent[i]) else Jc[3 * row + 2 : 3 * row + 3]
             size = max(float(np.abs(theirs).max(initial=0.0)), SCALE_FLOOR)
             if float(np.abs(mine - theirs).max(initial=0.0)) > AUDIT_FRAME_MAP_RTOL * size:
-                raise NotApplicableError(f"contacts[{k}] ({fc.frame}): Pinocchio's constraint rows differ from the "
-                                         "importer's by " + f"{float(np.abs(mine - theirs).max()):.3g}; the force "
-                                         "mapping (t₁, t₂, n) would be wrong, so it is refused")
+                raise NotApplicableError(
+                    f"contacts[{k}] ({fc.frame}): Pinocchio's constraint rows differ from the "
+                    "importer's by " + f"{float(np.abs(mine - theirs).max()):.3g}; the force "
+                    "mapping (t₁, t₂, n) would be wrong, so it is refused"
+                )
             mode = str(p.modes[i])
             slip = np.asarray(p.slip[i], dtype=float) if mode == "sliding" else None
         else:
             slip = None
         lt = np.array([fx, fy]) if i < 0 or bool(p.has_tangent[i]) else None
-        out.append(EngineContact(i, fc.frame, "contact", (fc.frame, "environment"), None, float(fc.friction), fz,
-                                 lt, np.array([fx, fy]), speed, slip is not None, -1, slip, float(u[2])))
+        out.append(
+            EngineContact(
+                i,
+                fc.frame,
+                "contact",
+                (fc.frame, "environment"),
+                None,
+                float(fc.friction),
+                fz,
+                lt,
+                np.array([fx, fy]),
+                speed,
+                slip is not None,
+                -1,
+                slip,
+                float(u[2]),
+            )
+        )
     g = float(np.linalg.norm(np.asarray(model.gravity.linear)))
     vscale = _velocity_scale(pin, model, q, v, ans["frames"], g)
     notes = tuple(("contact", f"{lo.frame}: left out of the rigid problem ({lo.reason})") for lo in imp.left_out)
-    notes += tuple(("impact", f"{contacts[k].frame} approaches at the state's velocity (an impact)")
-                   for k in imp.approaching)
+    notes += tuple(
+        ("impact", f"{contacts[k].frame} approaches at the state's velocity (an impact)") for k in imp.approaching
+    )
     notes += (("pinocchio", "; ".join(f"{key} {val}" for key, val in ans["report"].items())),)
-    return EngineState(time=float(time_), step=int(step), contacts=out, engine_acceleration=ans["acceleration"],
-                       velocity_scale=vscale, gravity=g or 1.0, problem=p, left_out=notes, engine="pinocchio",
-                       velocity_tol=0.0)
+    return EngineState(
+        time=float(time_),
+        step=int(step),
+        contacts=out,
+        engine_acceleration=ans["acceleration"],
+        velocity_scale=vscale,
+        gravity=g or 1.0,
+        problem=p,
+        left_out=notes,
+        engine="pinocchio",
+        velocity_tol=0.0,
+    )
 
 
 def _velocity_scale(pin, model, q, v, frames, g: float) -> float:
@@ -253,9 +348,21 @@ def _velocity_scale(pin, model, q, v, frames, g: float) -> float:
     return max(math.sqrt(g * L), SCALE_FLOOR)
 
 
-def audit(model, q, v=None, tau=None, contacts=(), *, reference_frame: str = "local_world_aligned",
-          dt: float | None = None, settings=None, crosscheck: bool = False, tolerance: str = "high",
-          workers: int = 1, progress: bool = False) -> AuditReport:
+def audit(
+    model,
+    q,
+    v=None,
+    tau=None,
+    contacts=(),
+    *,
+    reference_frame: str = "local_world_aligned",
+    dt: float | None = None,
+    settings=None,
+    crosscheck: bool = False,
+    tolerance: str = "high",
+    workers: int = 1,
+    progress: bool = False,
+) -> AuditReport:
     """Audit Pinocchio's ADMM contact answer against rigid mechanics, at one state or at each of several.
 
     Parameters
@@ -276,24 +383,52 @@ def audit(model, q, v=None, tau=None, contacts=(), *, reference_frame: str = "lo
     _pin()
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     K = Q.shape[0]
-    V = np.zeros((K, model.nv)) if v is None else np.asarray(v, dtype=float).reshape(K, -1) \
-        if np.ndim(v) == 2 or K == 1 else None
-    T = np.zeros((K, model.nv)) if tau is None else np.asarray(tau, dtype=float).reshape(K, -1) \
-        if np.ndim(tau) == 2 or K == 1 else None
+    V = (
+        np.zeros((K, model.nv))
+        if v is None
+        else np.asarray(v, dtype=float).reshape(K, -1)
+        if np.ndim(v) == 2 or K == 1
+        else None
+    )
+    T = (
+        np.zeros((K, model.nv))
+        if tau is None
+        else np.asarray(tau, dtype=float).reshape(K, -1)
+        if np.ndim(tau) == 2 or K == 1
+        else None
+    )
     if V is None or T is None:
-        raise ShapeError("v" if V is None else "tau", f"has shape {np.shape(v if V is None else tau)} for {K} states",
-                         "give one row per state (K × nv)")
-    states = [engine_state(model, Q[k], V[k], T[k], contacts, reference_frame=reference_frame, dt=dt,
-                           settings=settings, step=k) for k in range(K)]
+        raise ShapeError(
+            "v" if V is None else "tau",
+            f"has shape {np.shape(v if V is None else tau)} for {K} states",
+            "give one row per state (K × nv)",
+        )
+    states = [
+        engine_state(
+            model, Q[k], V[k], T[k], contacts, reference_frame=reference_frame, dt=dt, settings=settings, step=k
+        )
+        for k in range(K)
+    ]
     reports = [dict(s.left_out).get("pinocchio") for s in states]
     results = audit_states(states, workers=workers, progress=progress, crosscheck=crosscheck, tolerance=tolerance)
-    return AuditReport(getattr(model, "name", "") or "pinocchio model", "pinocchio", results,
-                       time.perf_counter() - t0, {"pinocchio": reports, "dt": dt, "reference_frame": reference_frame,
-                                                  "tolerance": tolerance, "crosscheck": crosscheck})
+    return AuditReport(
+        getattr(model, "name", "") or "pinocchio model",
+        "pinocchio",
+        results,
+        time.perf_counter() - t0,
+        {
+            "pinocchio": reports,
+            "dt": dt,
+            "reference_frame": reference_frame,
+            "tolerance": tolerance,
+            "crosscheck": crosscheck,
+        },
+    )
 
 
-def constraint_dynamics_state(model, q, v=None, tau=None, constraint_models=(), *, settings=None,
-                              step: int = 0) -> EngineState:
+def constraint_dynamics_state(
+    model, q, v=None, tau=None, constraint_models=(), *, settings=None, step: int = 0
+) -> EngineState:
     """``pin.constraintDynamics``'s answer (its acceleration ``ddq`` and ``data.lambda_c``) for bilateral
     ``RigidConstraintModel`` constraints, with the rigid problem of :func:`gaussqp.io.pinocchio.import_pinocchio`
     (``constraint_models=``: the rows are ``getConstraintJacobian``'s, the drifts ``constraintDynamics``' own,
@@ -310,8 +445,9 @@ def constraint_dynamics_state(model, q, v=None, tau=None, constraint_models=(), 
     models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     for cm in constraint_models:
         if not isinstance(cm, pin.RigidConstraintModel):
-            raise WrongTypeError("constraint_models", f"holds a {type(cm).__name__}",
-                                 "give pinocchio.RigidConstraintModel objects")
+            raise WrongTypeError(
+                "constraint_models", f"holds a {type(cm).__name__}", "give pinocchio.RigidConstraintModel objects"
+            )
         models.append(cm)
         datas.append(cm.createData())
     if not len(models):
@@ -320,31 +456,60 @@ def constraint_dynamics_state(model, q, v=None, tau=None, constraint_models=(), 
     data = model.createData()
     pin.initConstraintDynamics(model, data, models, datas)
     t0 = time.perf_counter()
-    a_e = np.array(pin.constraintDynamics(model, data, np.asarray(q, dtype=float), v, tau, models, datas,
-                                          *(() if settings is None else (settings,))), dtype=float)
+    a_e = np.array(
+        pin.constraintDynamics(
+            model, data, np.asarray(q, dtype=float), v, tau, models, datas, *(() if settings is None else (settings,))
+        ),
+        dtype=float,
+    )
     seconds = time.perf_counter() - t0
     lam = np.array(data.lambda_c, dtype=float).ravel()
     p = imp.problem
     if lam.size != p.m:
-        raise NotApplicableError(f"constraintDynamics returned {lam.size} constraint forces for the importer's {p.m} "
-                                 "rows; the forces cannot be mapped")
-    out = [EngineContact(i, f"{o.name} [{o.row}]", "equality", None, None, 0.0, float(lam[i]))
-           for i, o in enumerate(imp.origins)]
+        raise NotApplicableError(
+            f"constraintDynamics returned {lam.size} constraint forces for the importer's {p.m} "
+            "rows; the forces cannot be mapped"
+        )
+    out = [
+        EngineContact(i, f"{o.name} [{o.row}]", "equality", None, None, 0.0, float(lam[i]))
+        for i, o in enumerate(imp.origins)
+    ]
     g = float(np.linalg.norm(np.asarray(model.gravity.linear)))
     pdata = model.createData()
     pin.forwardKinematics(model, pdata, np.asarray(q, dtype=float))
     com = np.asarray(pin.centerOfMass(model, pdata, np.asarray(q, dtype=float)))
-    L = max([float(np.linalg.norm(np.asarray(pdata.oMi[int(cm.joint1_id)].translation) - com)) for cm in models]
-            + [0.0])
-    note = ("pinocchio", f"constraintDynamics, pinocchio {pin.__version__}, {seconds:.3g} s, finite "
-            f"{bool(np.all(np.isfinite(a_e)) and np.all(np.isfinite(lam)))}")
-    return EngineState(time=0.0, step=int(step), contacts=out, engine_acceleration=a_e,
-                       velocity_scale=max(math.sqrt(g * L), SCALE_FLOOR), gravity=g or 1.0, problem=p,
-                       left_out=(note,) + tuple(("note", n) for n in imp.notes), engine="pinocchio constraintDynamics")
+    L = max(
+        [float(np.linalg.norm(np.asarray(pdata.oMi[int(cm.joint1_id)].translation) - com)) for cm in models] + [0.0]
+    )
+    note = (
+        "pinocchio",
+        f"constraintDynamics, pinocchio {pin.__version__}, {seconds:.3g} s, finite "
+        f"{bool(np.all(np.isfinite(a_e)) and np.all(np.isfinite(lam)))}",
+    )
+    return EngineState(
+        time=0.0,
+        step=int(step),
+        contacts=out,
+        engine_acceleration=a_e,
+        velocity_scale=max(math.sqrt(g * L), SCALE_FLOOR),
+        gravity=g or 1.0,
+        problem=p,
+        left_out=(note,) + tuple(("note", n) for n in imp.notes),
+        engine="pinocchio constraintDynamics",
+    )
 
 
-def audit_constraint_dynamics(model, q, v=None, tau=None, constraint_models=(), *, settings=None,
-                              crosscheck: bool = False, tolerance: str = "high") -> AuditReport:
+def audit_constraint_dynamics(
+    model,
+    q,
+    v=None,
+    tau=None,
+    constraint_models=(),
+    *,
+    settings=None,
+    crosscheck: bool = False,
+    tolerance: str = "high",
+) -> AuditReport:
     """Audit ``pin.constraintDynamics``' answer for bilateral rigid constraints (:func:`constraint_dynamics_state`)
     against the certified rigid answer and each row's certified force range (a range, not a point, when the rows are
     redundant: Pinocchio's proximal answer is one member of the set).
@@ -358,6 +523,10 @@ def audit_constraint_dynamics(model, q, v=None, tau=None, constraint_models=(), 
     t0 = time.perf_counter()
     state = constraint_dynamics_state(model, q, v, tau, constraint_models, settings=settings)
     results = audit_states([state], crosscheck=crosscheck, tolerance=tolerance)
-    return AuditReport(getattr(model, "name", "") or "pinocchio model", "pinocchio constraintDynamics", results,
-                       time.perf_counter() - t0, {"pinocchio": dict(state.left_out).get("pinocchio"),
-                                                  "tolerance": tolerance})
+    return AuditReport(
+        getattr(model, "name", "") or "pinocchio model",
+        "pinocchio constraintDynamics",
+        results,
+        time.perf_counter() - t0,
+        {"pinocchio": dict(state.left_out).get("pinocchio"), "tolerance": tolerance},
+    )

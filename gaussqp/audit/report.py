@@ -33,8 +33,13 @@ __all__ = ["contact_rows", "state_rows", "text_summary", "write_report"]
 #: contacts drawn in the timeline (the most loaded over the rollout)
 TIMELINE_CONTACTS = 6
 #: status band colours
-_COLOURS = {"solved": "#2ca02c", "uncertified": "#ff7f0e", "infeasible": "#d62728", "several": "#9467bd",
-            "error": "#7f7f7f"}
+_COLOURS = {
+    "solved": "#2ca02c",
+    "uncertified": "#ff7f0e",
+    "infeasible": "#d62728",
+    "several": "#9467bd",
+    "error": "#7f7f7f",
+}
 
 
 def _key(state, c, seen) -> str:
@@ -49,27 +54,52 @@ def contact_rows(report: AuditReport) -> list[dict]:
         seen: dict[str, int] = {}
         for c in s.contacts:
             lo, hi = c.normal_range
-            rows.append({"step": s.step, "time": s.time, "status": s.status, "certified": s.certified,
-                         "key": _key(s, c, seen), "index": c.index, "kind": c.kind,
-                         "geom1": c.geoms[0] if c.geoms else "", "geom2": c.geoms[1] if c.geoms else "",
-                         "mode": c.mode or "", "engine_normal": c.engine_normal,
-                         "range_lo": np.nan if lo is None else lo, "range_hi": np.nan if hi is None else hi,
-                         "distance_outside": np.nan if c.envelope_distance is None else c.envelope_distance,
-                         "engine_friction": c.engine_friction,
-                         "tangent_max": np.nan if c.tangent_max is None else c.tangent_max,
-                         "engine_coulomb_residual": c.engine_coulomb_residual,
-                         "hold_margin": np.nan if c.hold_margin is None else c.hold_margin, "creep": c.creep,
-                         "engine_tangential_speed": c.tangential_speed, "flags": "; ".join(c.flags)})
+            rows.append(
+                {
+                    "step": s.step,
+                    "time": s.time,
+                    "status": s.status,
+                    "certified": s.certified,
+                    "key": _key(s, c, seen),
+                    "index": c.index,
+                    "kind": c.kind,
+                    "geom1": c.geoms[0] if c.geoms else "",
+                    "geom2": c.geoms[1] if c.geoms else "",
+                    "mode": c.mode or "",
+                    "engine_normal": c.engine_normal,
+                    "range_lo": np.nan if lo is None else lo,
+                    "range_hi": np.nan if hi is None else hi,
+                    "distance_outside": np.nan if c.envelope_distance is None else c.envelope_distance,
+                    "engine_friction": c.engine_friction,
+                    "tangent_max": np.nan if c.tangent_max is None else c.tangent_max,
+                    "engine_coulomb_residual": c.engine_coulomb_residual,
+                    "hold_margin": np.nan if c.hold_margin is None else c.hold_margin,
+                    "creep": c.creep,
+                    "engine_tangential_speed": c.tangential_speed,
+                    "flags": "; ".join(c.flags),
+                }
+            )
     return rows
 
 
 def state_rows(report: AuditReport) -> list[dict]:
-    return [{"step": s.step, "time": s.time, "status": s.status, "certified": s.certified,
-             "acceleration_unique": "" if s.acceleration_unique is None else str(s.acceleration_unique),
-             "unique_forces": "" if s.unique_forces is None else str(s.unique_forces),
-             "engine_acceleration_gap": np.nan if s.engine_acceleration_gap is None else s.engine_acceleration_gap,
-             "contacts": len(s.contacts), "flags": len(s.flags), "flag_text": " | ".join(s.flags[:20]),
-             "seconds": s.seconds, "formulation": s.formulation} for s in report.states]
+    return [
+        {
+            "step": s.step,
+            "time": s.time,
+            "status": s.status,
+            "certified": s.certified,
+            "acceleration_unique": "" if s.acceleration_unique is None else str(s.acceleration_unique),
+            "unique_forces": "" if s.unique_forces is None else str(s.unique_forces),
+            "engine_acceleration_gap": np.nan if s.engine_acceleration_gap is None else s.engine_acceleration_gap,
+            "contacts": len(s.contacts),
+            "flags": len(s.flags),
+            "flag_text": " | ".join(s.flags[:20]),
+            "seconds": s.seconds,
+            "formulation": s.formulation,
+        }
+        for s in report.states
+    ]
 
 
 def _band(s) -> str:
@@ -117,16 +147,26 @@ def timeline(report: AuditReport, path: pathlib.Path) -> pathlib.Path:
     flagged = [s.time for s in st if s.flags]
     ax.plot(flagged, [0.5] * len(flagged), "k|", ms=8)
     ax.set_yticks([])
-    ax.set_title(f"{report.model}: {len(st)} states — status (green certified, orange uncertified, red no rigid "
-                 f"solution, purple several, grey error; | flagged)", fontsize=9)
-    for ax, key in zip(axs[1:1 + nk], keys):
+    ax.set_title(
+        f"{report.model}: {len(st)} states — status (green certified, orange uncertified, red no rigid "
+        f"solution, purple several, grey error; | flagged)",
+        fontsize=9,
+    )
+    for ax, key in zip(axs[1 : 1 + nk], keys):
         sel = [r for r in rows if r["key"] == key]
         tt = np.array([r["time"] for r in sel])
         lo = np.array([r["range_lo"] for r in sel])
         hi = np.array([r["range_hi"] for r in sel])
         en = np.array([r["engine_normal"] for r in sel])
-        ax.fill_between(tt, lo, np.where(np.isfinite(hi), hi, np.nan), color="#9ecae1", alpha=0.6, step="mid",
-                        label="rigid envelope [lo, hi]")
+        ax.fill_between(
+            tt,
+            lo,
+            np.where(np.isfinite(hi), hi, np.nan),
+            color="#9ecae1",
+            alpha=0.6,
+            step="mid",
+            label="rigid envelope [lo, hi]",
+        )
         ax.plot(tt, en, ".", ms=2, color="#08519c", label="engine normal force")
         bad = np.array([bool(r["flags"]) for r in sel])
         if bad.any():
@@ -156,22 +196,29 @@ def timeline(report: AuditReport, path: pathlib.Path) -> pathlib.Path:
 def text_summary(report: AuditReport) -> str:
     """The terminal's summary: counts, flags by kind, the first flagged states, time per state."""
     s = report.summary()
-    lines = [f"audit        {s['model']} ({s['engine']}): {s['states']} states, {s['certified']} certified rigid "
-             f"answers; statuses {s['statuses']}",
-             f"contacts     up to {s['max_contacts']} per state (mean {s['mean_contacts']:.1f}); "
-             f"{s['creeping_contacts']} creeping contact-states",
-             f"accel gap    max {s['engine_acceleration_gap']['max']}, median {s['engine_acceleration_gap']['median']} "
-             "(‖a_engine − a‖_M / ‖a_free‖_M)",
-             f"flagged      {s['flagged_states']} states" + (": " + ", ".join(f"{k} {v}" for k, v in
-                                                                       sorted(s["flags"].items())) if s["flags"] else ""),
-             f"time         {s['seconds']:.1f} s, {s['seconds_per_state']:.3f} s per state (rigid answer + envelopes "
-             f"{s['rigid_seconds_per_state']:.3f} s)"]
+    lines = [
+        f"audit        {s['model']} ({s['engine']}): {s['states']} states, {s['certified']} certified rigid "
+        f"answers; statuses {s['statuses']}",
+        f"contacts     up to {s['max_contacts']} per state (mean {s['mean_contacts']:.1f}); "
+        f"{s['creeping_contacts']} creeping contact-states",
+        f"accel gap    max {s['engine_acceleration_gap']['max']}, median {s['engine_acceleration_gap']['median']} "
+        "(‖a_engine − a‖_M / ‖a_free‖_M)",
+        f"flagged      {s['flagged_states']} states"
+        + (": " + ", ".join(f"{k} {v}" for k, v in sorted(s["flags"].items())) if s["flags"] else ""),
+        f"time         {s['seconds']:.1f} s, {s['seconds_per_state']:.3f} s per state (rigid answer + envelopes "
+        f"{s['rigid_seconds_per_state']:.3f} s)",
+    ]
     judged = [st.engine_answer for st in report.states if st.engine_answer is not None]
     if judged:  # an adapter with its own judge of the engine's whole answer (Siconos)
         ok = sum(1 for j in judged if j.get("certified_solution"))
-        lines.append(f"engine answer {ok} of {len(judged)} certified a solution of the rigid problem by our judge"
-                     + "".join(f" (claimed success: {j.get('claimed_success')})" for j in judged[:1]
-                               if j.get("claimed_success") is not None))
+        lines.append(
+            f"engine answer {ok} of {len(judged)} certified a solution of the rigid problem by our judge"
+            + "".join(
+                f" (claimed success: {j.get('claimed_success')})"
+                for j in judged[:1]
+                if j.get("claimed_success") is not None
+            )
+        )
     for f in s["first_flagged"][:5]:
         lines.append(f"  step {f['step']} (t = {f['time']:.4g}): " + "; ".join(f["flags"][:3]))
     return "\n".join(lines)
@@ -189,11 +236,16 @@ def write_report(report: AuditReport, out) -> dict[str, pathlib.Path]:
     png = base64.b64encode(files["png"].read_bytes()).decode()
     s = report.summary()
     flagged = [st for st in report.states if st.flags]
-    rows = "".join(f"<tr><td>{st.step}</td><td>{st.time:.4g}</td><td>{html.escape(st.status)}</td>"
-                   f"<td>{html.escape('; '.join(st.flags[:8]))}{' …' if len(st.flags) > 8 else ''}</td></tr>"
-                   for st in flagged[:500])
-    summary = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(json.dumps(to_jsonable(v)))}</td></tr>"
-                      for k, v in s.items() if k != "first_flagged")
+    rows = "".join(
+        f"<tr><td>{st.step}</td><td>{st.time:.4g}</td><td>{html.escape(st.status)}</td>"
+        f"<td>{html.escape('; '.join(st.flags[:8]))}{' …' if len(st.flags) > 8 else ''}</td></tr>"
+        for st in flagged[:500]
+    )
+    summary = "".join(
+        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(json.dumps(to_jsonable(v)))}</td></tr>"
+        for k, v in s.items()
+        if k != "first_flagged"
+    )
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>gaussqp audit: {html.escape(report.model)}</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:auto}}td,th{{border:1px solid #ccc;padding:2px 6px;
 font-size:13px;text-align:left;vertical-align:top}}table{{border-collapse:collapse}}</style></head><body>

@@ -44,8 +44,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import FileFormatError, NonFiniteError, NotApplicableError, ShapeError, UnknownValueError, \
-    WrongTypeError
+from ..errors import FileFormatError, NonFiniteError, NotApplicableError, ShapeError, UnknownValueError, WrongTypeError
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..settings import AUDIT_CREEP_RTOL, AUDIT_LIFT_RTOL, SCALE_FLOOR
@@ -89,16 +88,20 @@ def lift(local: LocalContactProblem) -> tuple[ContactProblem, str]:
     entry = np.maximum(np.outer(scale, scale), SCALE_FLOOR)
     asym = float((np.abs(W - W.T) / entry).max(initial=0.0))
     if asym > AUDIT_LIFT_RTOL:
-        raise NotApplicableError(f"W: its asymmetry |W_ij − W_ji| reaches {asym:.3g} of sqrt(W_ii W_jj) (above "
-                                 f"AUDIT_LIFT_RTOL = {AUDIT_LIFT_RTOL:g}): a non-symmetric Delassus operator is no "
-                                 "H M⁻¹ Hᵀ with a symmetric M, so the local problem has no global lift and its force "
-                                 "envelopes are not available")
+        raise NotApplicableError(
+            f"W: its asymmetry |W_ij − W_ji| reaches {asym:.3g} of sqrt(W_ii W_jj) (above "
+            f"AUDIT_LIFT_RTOL = {AUDIT_LIFT_RTOL:g}): a non-symmetric Delassus operator is no "
+            "H M⁻¹ Hᵀ with a symmetric M, so the local problem has no global lift and its force "
+            "envelopes are not available"
+        )
     Ws = dinv[:, None] * ((W + W.T) / 2) * dinv[None, :]
     s, V = np.linalg.eigh(Ws)
     if s.size and s.min() < -AUDIT_LIFT_RTOL * max(float(s.max()), 1.0):
-        raise NotApplicableError(f"W: the Jacobi-scaled W (unit diagonal) has the eigenvalue {s.min():.3g} below "
-                                 f"zero (AUDIT_LIFT_RTOL = {AUDIT_LIFT_RTOL:g}): W is not positive semidefinite, so "
-                                 "it is no Delassus operator H M⁻¹ Hᵀ and has no global lift")
+        raise NotApplicableError(
+            f"W: the Jacobi-scaled W (unit diagonal) has the eigenvalue {s.min():.3g} below "
+            f"zero (AUDIT_LIFT_RTOL = {AUDIT_LIFT_RTOL:g}): W is not positive semidefinite, so "
+            "it is no Delassus operator H M⁻¹ Hᵀ and has no global lift"
+        )
     keep = s > AUDIT_LIFT_RTOL * max(float(s.max(initial=0.0)), 1.0)
     L = (V[:, keep] * np.sqrt(s[keep])) / dinv[:, None]
     # the eigenvectors leave round-off (5e-56 in a generated box pile) where L is 0: below eps of its row's scale
@@ -115,11 +118,26 @@ def lift(local: LocalContactProblem) -> tuple[ContactProblem, str]:
     tangent = (normal[:, None] + np.arange(1, d)[None, :]).ravel()
     mu = np.asarray(local.mu, dtype=float)
     modes = ["coulomb" if x > 0 else "frictionless" for x in mu]
-    p = ContactProblem.from_blocks(np.eye(k), -c, L[normal], q_perp[normal], ["unilateral"] * m, L[tangent],
-                                   q_perp[tangent], mu, modes, None, np.ones(m, dtype=bool), dimension=d,
-                                   name=local.name or "local problem", description="the global lift of a local problem")
-    note = (f"W lifted as L Lᵀ (rank {k} of {m * d}); |W − L Lᵀ| reaches {err:.2g} of sqrt(W_ii W_jj), q⊥ "
-            f"{float(np.abs(q_perp).max(initial=0.0)):.2g}")
+    p = ContactProblem.from_blocks(
+        np.eye(k),
+        -c,
+        L[normal],
+        q_perp[normal],
+        ["unilateral"] * m,
+        L[tangent],
+        q_perp[tangent],
+        mu,
+        modes,
+        None,
+        np.ones(m, dtype=bool),
+        dimension=d,
+        name=local.name or "local problem",
+        description="the global lift of a local problem",
+    )
+    note = (
+        f"W lifted as L Lᵀ (rank {k} of {m * d}); |W − L Lᵀ| reaches {err:.2g} of sqrt(W_ii W_jj), q⊥ "
+        f"{float(np.abs(q_perp).max(initial=0.0)):.2g}"
+    )
     return p, note
 
 
@@ -135,13 +153,21 @@ def _problem(problem) -> tuple[ContactProblem, tuple, str]:
         p, note = lift(problem)
         return p, (("W", note),), name or problem.name
     if not isinstance(problem, ContactProblem):
-        raise WrongTypeError("problem", f"is a {type(problem).__name__}",
-                             "give an FCLIB file, a gaussqp.ContactProblem or a gaussqp.LocalContactProblem")
-    bad = [i for i in range(problem.m) if problem.types[i] != "unilateral"
-           or problem.modes[i] not in ("coulomb", "frictionless")]
+        raise WrongTypeError(
+            "problem",
+            f"is a {type(problem).__name__}",
+            "give an FCLIB file, a gaussqp.ContactProblem or a gaussqp.LocalContactProblem",
+        )
+    bad = [
+        i
+        for i in range(problem.m)
+        if problem.types[i] != "unilateral" or problem.modes[i] not in ("coulomb", "frictionless")
+    ]
     if bad:
-        raise NotApplicableError(f"contacts {bad[:8]}: bilateral, sticking or sliding; a Siconos answer r is of the "
-                                 "local friction form of unilateral contacts with Coulomb's law (FCLIB without G)")
+        raise NotApplicableError(
+            f"contacts {bad[:8]}: bilateral, sticking or sliding; a Siconos answer r is of the "
+            "local friction form of unilateral contacts with Coulomb's law (FCLIB without G)"
+        )
     return problem, (), name or problem.name
 
 
@@ -157,36 +183,50 @@ def read_answer(source, size: int) -> np.ndarray:
     if isinstance(source, (str, pathlib.Path)):
         path = pathlib.Path(source)
         if not path.is_file():
-            raise FileFormatError(str(path), "does not exist or is not a file",
-                                  "give an .hdf5 with /solution/r or an .npz with r")
+            raise FileFormatError(
+                str(path), "does not exist or is not a file", "give an .hdf5 with /solution/r or an .npz with r"
+            )
         if path.suffix.lower() == ".npz":
             try:
                 with np.load(path, allow_pickle=False) as z:
                     if "r" not in z.files:
-                        raise FileFormatError(f"{path}:r", f"is missing (the file has {sorted(z.files)})",
-                                              "save the reaction as numpy.savez(path, r=r)")
+                        raise FileFormatError(
+                            f"{path}:r",
+                            f"is missing (the file has {sorted(z.files)})",
+                            "save the reaction as numpy.savez(path, r=r)",
+                        )
                     r = np.asarray(z["r"])
             except FileFormatError:
                 raise
             except Exception as exc:  # noqa: BLE001 - any reader failure is a file-format error
-                raise FileFormatError(str(path), f"is not a readable .npz ({type(exc).__name__})",
-                                      "save the reaction as numpy.savez(path, r=r)") from None
+                raise FileFormatError(
+                    str(path),
+                    f"is not a readable .npz ({type(exc).__name__})",
+                    "save the reaction as numpy.savez(path, r=r)",
+                ) from None
         elif path.suffix.lower() in (".hdf5", ".h5"):
             r = _read_hdf5(path)
         else:
-            raise FileFormatError(str(path), f"has the extension {path.suffix!r}",
-                                  "give an .hdf5 with /solution/r or an .npz with r")
+            raise FileFormatError(
+                str(path), f"has the extension {path.suffix!r}", "give an .hdf5 with /solution/r or an .npz with r"
+            )
     else:
         r = np.asarray(source)
     if r.dtype.kind not in "iuf":
         raise WrongTypeError("r", f"has dtype {r.dtype}", "give real numbers")
     r = np.asarray(r, dtype=float)
     if r.ndim != 1 or r.size != size:
-        raise ShapeError("r", f"has shape {r.shape}, the problem needs ({size},) (m·d: blocks (normal, t1[, t2]))",
-                         "give the reaction of this problem")
+        raise ShapeError(
+            "r",
+            f"has shape {r.shape}, the problem needs ({size},) (m·d: blocks (normal, t1[, t2]))",
+            "give the reaction of this problem",
+        )
     if not np.all(np.isfinite(r)):
-        raise NonFiniteError("r", f"has NaN or infinite entries (entry {int(np.flatnonzero(~np.isfinite(r))[0])})",
-                             "give a finished answer")
+        raise NonFiniteError(
+            "r",
+            f"has NaN or infinite entries (entry {int(np.flatnonzero(~np.isfinite(r))[0])})",
+            "give a finished answer",
+        )
     return r
 
 
@@ -196,8 +236,9 @@ def _read_hdf5(path: pathlib.Path) -> np.ndarray:
     except ImportError as exc:  # exercised only without the extra
         from ..errors import MissingExtraError
 
-        raise MissingExtraError("reading an FCLIB answer needs the optional extra: pip install 'gaussqp[fclib]'") \
-            from exc
+        raise MissingExtraError(
+            "reading an FCLIB answer needs the optional extra: pip install 'gaussqp[fclib]'"
+        ) from exc
     try:
         fh = h5py.File(str(path), "r")
     except OSError:
@@ -205,15 +246,22 @@ def _read_hdf5(path: pathlib.Path) -> np.ndarray:
     with fh:
         link = fh.get("solution/r", getlink=True)
         if link is None:
-            raise FileFormatError(f"{path}:/solution/r", "is missing",
-                                  "write the answer with gaussqp.io.fclib.save_solution(path, r=…, u=…)")
+            raise FileFormatError(
+                f"{path}:/solution/r",
+                "is missing",
+                "write the answer with gaussqp.io.fclib.save_solution(path, r=…, u=…)",
+            )
         if not isinstance(link, h5py.HardLink):
-            raise FileFormatError(f"{path}:/solution/r", "is a link (external and soft links are refused)",
-                                  "store the dataset itself")
+            raise FileFormatError(
+                f"{path}:/solution/r", "is a link (external and soft links are refused)", "store the dataset itself"
+            )
         ds = fh["solution/r"]
         if not isinstance(ds, h5py.Dataset) or ds.dtype.kind not in "iuf" or ds.ndim != 1:
-            raise FileFormatError(f"{path}:/solution/r", "is not a one-dimensional dataset of real numbers",
-                                  "write r as float64, as fclib_write_solution does")
+            raise FileFormatError(
+                f"{path}:/solution/r",
+                "is not a one-dimensional dataset of real numbers",
+                "write r as float64, as fclib_write_solution does",
+            )
         return np.asarray(ds[()], dtype=float)
 
 
@@ -253,7 +301,7 @@ def engine_state(problem, r, *, step: int = 0, time_: float = 0.0, engine: str =
     u = np.asarray(J @ a_e).ravel() + drift
     sc = data_scales(p)
     d1 = d - 1
-    rows = [float(np.linalg.norm(sc.tangent_row[i * d1:(i + 1) * d1])) for i in range(m)]
+    rows = [float(np.linalg.norm(sc.tangent_row[i * d1 : (i + 1) * d1])) for i in range(m)]
     vscale = max([float(np.max(sc.normal_row, initial=0.0))] + rows + [SCALE_FLOOR])
     R, U = r.reshape(m, d), u.reshape(m, d)
     contacts = []
@@ -261,24 +309,50 @@ def engine_state(problem, r, *, step: int = 0, time_: float = 0.0, engine: str =
         ut = U[i, 1:]
         speed = float(np.linalg.norm(ut))
         slipping = speed > AUDIT_CREEP_RTOL * max(rows[i], SCALE_FLOOR) and bool(p.has_tangent[i])
-        contacts.append(EngineContact(i, f"contact {i}", "contact", None, None, float(p.friction[i]), float(R[i, 0]),
-                                      R[i, 1:].copy(), R[i, 1:3].copy(), speed, slipping, -1,
-                                      ut / speed if slipping else None, float(U[i, 0])))
-    return EngineState(time=float(time_), step=int(step), contacts=contacts, engine_acceleration=a_e,
-                       velocity_scale=vscale, gravity=vscale, problem=p, left_out=left_out, engine=engine,
-                       velocity_tol=0.0)
+        contacts.append(
+            EngineContact(
+                i,
+                f"contact {i}",
+                "contact",
+                None,
+                None,
+                float(p.friction[i]),
+                float(R[i, 0]),
+                R[i, 1:].copy(),
+                R[i, 1:3].copy(),
+                speed,
+                slipping,
+                -1,
+                ut / speed if slipping else None,
+                float(U[i, 0]),
+            )
+        )
+    return EngineState(
+        time=float(time_),
+        step=int(step),
+        contacts=contacts,
+        engine_acceleration=a_e,
+        velocity_scale=vscale,
+        gravity=vscale,
+        problem=p,
+        left_out=left_out,
+        engine=engine,
+        velocity_tol=0.0,
+    )
 
 
 def _solver_name(solver: str) -> str:
     short = str(solver).removeprefix("siconos:").removeprefix("siconos_")
     if short not in SICONOS_SOLVERS:
-        raise UnknownValueError("solver", f"is {solver!r}, not a Siconos friction solver",
-                                f"use one of {', '.join(SICONOS_SOLVERS)}")
+        raise UnknownValueError(
+            "solver", f"is {solver!r}, not a Siconos friction solver", f"use one of {', '.join(SICONOS_SOLVERS)}"
+        )
     return "siconos_" + short
 
 
-def run(problem, solver: str | None = None, *, tolerance="high", time_limit: float | None = None) \
-        -> tuple[np.ndarray | None, dict]:
+def run(
+    problem, solver: str | None = None, *, tolerance="high", time_limit: float | None = None
+) -> tuple[np.ndarray | None, dict]:
     """Run a Siconos friction solver on ``problem`` (a path, a ContactProblem or a LocalContactProblem) through the
     study's peer machinery (:func:`gaussqp.studies.peers.run_peer`: Siconos in its own interpreter) and return its
     reaction ``r`` (None when it gave none: time-out, crash) and its report (Siconos's ``info``, iterations, own
@@ -301,8 +375,13 @@ def run(problem, solver: str | None = None, *, tolerance="high", time_limit: flo
     name = _solver_name(solver or f"fc{problem.dimension}d_nsgs")
     resolve_peers("siconos")  # raises MissingExtraError saying how to install it
     run_ = run_peer(problem, name, tolerance=tolerance, time_limit=time_limit or STUDY_TIME_LIMIT)
-    report = {"solver": name, "claimed_success": run_.claimed_success, "judged_a_solution": run_.confirmed,
-              **run_.report, "times": run_.times}
+    report = {
+        "solver": name,
+        "claimed_success": run_.claimed_success,
+        "judged_a_solution": run_.confirmed,
+        **run_.report,
+        "times": run_.times,
+    }
     sol: Any = run_.solution  # a judged Solution (its forces are the peer's r, never polished) or None
     if sol is None or sol.lambda_normal is None:
         return None, report
@@ -311,8 +390,15 @@ def run(problem, solver: str | None = None, *, tolerance="high", time_limit: flo
     return R.ravel(), report
 
 
-def audit(problem, *, solver: str | None = None, answer=None, tolerance="high", crosscheck: bool = False,
-          time_limit: float | None = None) -> AuditReport:
+def audit(
+    problem,
+    *,
+    solver: str | None = None,
+    answer=None,
+    tolerance="high",
+    crosscheck: bool = False,
+    time_limit: float | None = None,
+) -> AuditReport:
     """Audit a Siconos answer on an FCLIB problem against rigid mechanics: the certified rigid answer (mode-free
     Coulomb), its force envelopes, and per contact Siconos's normal force against its envelope, its friction against
     the largest rigid one, its Coulomb residual, "creep" (sticking for us, slipping for Siconos); per state the
@@ -343,8 +429,9 @@ def audit(problem, *, solver: str | None = None, answer=None, tolerance="high", 
     except NotApplicableError as exc:
         if not isinstance(original, LocalContactProblem):
             raise
-        return _audit_local(original, name, str(exc), solver=solver, answer=answer, tolerance=tolerance,
-                            time_limit=time_limit, t0=t0)
+        return _audit_local(
+            original, name, str(exc), solver=solver, answer=answer, tolerance=tolerance, time_limit=time_limit, t0=t0
+        )
     report: dict = {}
     r: np.ndarray | None
     if answer is not None:
@@ -357,16 +444,33 @@ def audit(problem, *, solver: str | None = None, answer=None, tolerance="high", 
             from .core import StateAudit
 
             why = "timed out" if report.get("timeout") else report.get("crash", "gave no answer")
-            st = StateAudit(0.0, 0, "error", False, None, None, None, None, [], [f"error: Siconos {why}"],
-                            message=f"Siconos {why}", left_out=left_out)
+            st = StateAudit(
+                0.0,
+                0,
+                "error",
+                False,
+                None,
+                None,
+                None,
+                None,
+                [],
+                [f"error: Siconos {why}"],
+                message=f"Siconos {why}",
+                left_out=left_out,
+            )
             return AuditReport(name or pname, engine, [st], time.perf_counter() - t0, {"siconos": report})
     state = engine_state(p, r, engine=engine)
     state.left_out = left_out
     results = audit_states([state], crosscheck=crosscheck, tolerance=tolerance)
     judged = judge_answer(p, r, tolerance)
     _explain(results[0], judged, report)
-    return AuditReport(name or pname, engine, results, time.perf_counter() - t0,
-                       {"siconos": report, "tolerance": tolerance, "crosscheck": crosscheck})
+    return AuditReport(
+        name or pname,
+        engine,
+        results,
+        time.perf_counter() - t0,
+        {"siconos": report, "tolerance": tolerance, "crosscheck": crosscheck},
+    )
 
 
 def judge_answer(problem, r, tolerance="high"):
@@ -401,37 +505,49 @@ def _explain(st, judged, report: dict) -> None:
     from ..settings import AUDIT_WITNESS_RTOL
 
     certified = bool(judged.certified and str(judged.status) == "solved")
-    st.engine_answer = {"certified_solution": certified, "judged_status": str(judged.status),
-                        "residuals": {k: float(v) for k, v in judged.residuals.items() if v is not None},
-                        "claimed_success": report.get("claimed_success")}
+    st.engine_answer = {
+        "certified_solution": certified,
+        "judged_status": str(judged.status),
+        "residuals": {k: float(v) for k, v in judged.residuals.items() if v is not None},
+        "claimed_success": report.get("claimed_success"),
+    }
     if report.get("claimed_success") and not certified:
-        st.flags.append("claimed_success_not_certified: Siconos claims success (info 0) and our judge rejects its "
-                        "answer")
+        st.flags.append(
+            "claimed_success_not_certified: Siconos claims success (info 0) and our judge rejects its answer"
+        )
     if not certified:
-        st.flags.append(f"engine_answer_not_a_solution: our judge does not certify the engine's answer "
-                        f"({judged.status}; residuals " + ", ".join(f"{k} {v:.2g}" for k, v in
-                                                                    st.engine_answer["residuals"].items()) + ")")
+        st.flags.append(
+            f"engine_answer_not_a_solution: our judge does not certify the engine's answer "
+            f"({judged.status}; residuals "
+            + ", ".join(f"{k} {v:.2g}" for k, v in st.engine_answer["residuals"].items())
+            + ")"
+        )
         return
     gap = st.engine_acceleration_gap
     if gap is None or gap <= AUDIT_WITNESS_RTOL:
         return
     if st.acceleration_unique:  # our solve certified a unique acceleration: the two certificates contradict
-        st.flags.append(f"certified_answers_disagree: our solve certifies a unique acceleration, and the engine's "
-                        f"answer, certified by our judge to its tolerance, lies {gap:.3g} of the free acceleration "
-                        "away: the residual tolerance is too loose for this problem's conditioning")
+        st.flags.append(
+            f"certified_answers_disagree: our solve certifies a unique acceleration, and the engine's "
+            f"answer, certified by our judge to its tolerance, lies {gap:.3g} of the free acceleration "
+            "away: the residual tolerance is too loose for this problem's conditioning"
+        )
         return
     st.acceleration_unique, st.acceleration = False, None
     st.flags = ["other_solution:" + f.split(":", 1)[1] if f.split(":")[0] in _RELATIVE else f for f in st.flags]
     for c in st.contacts:
         c.flags = ["other_solution:" + f.split(":", 1)[1] if f.split(":")[0] in _RELATIVE else f for f in c.flags]
-    st.flags.append(f"several_rigid_solutions: the engine's answer is a certified solution of the rigid problem "
-                    f"whose acceleration differs from ours by {gap:.3g} of the free acceleration's, far above both "
-                    "answers' residual tolerance (a witness, to that tolerance: the acceleration is not unique); the "
-                    "per-contact comparisons are with our solution's force set")
+    st.flags.append(
+        f"several_rigid_solutions: the engine's answer is a certified solution of the rigid problem "
+        f"whose acceleration differs from ours by {gap:.3g} of the free acceleration's, far above both "
+        "answers' residual tolerance (a witness, to that tolerance: the acceleration is not unique); the "
+        "per-contact comparisons are with our solution's force set"
+    )
 
 
-def _audit_local(local: LocalContactProblem, name: str, why: str, *, solver, answer, tolerance, time_limit,
-                 t0: float) -> AuditReport:
+def _audit_local(
+    local: LocalContactProblem, name: str, why: str, *, solver, answer, tolerance, time_limit, t0: float
+) -> AuditReport:
     """The audit of a local problem without a lift (a non-symmetric or indefinite ``W``): what stays available
     without force envelopes — our certified answer of the local problem (:func:`gaussqp.solve`), our judge's verdict
     on the engine's reaction (:func:`gaussqp.formulations.coulomb.local_solution`), each contact's Coulomb residual
@@ -454,8 +570,19 @@ def _audit_local(local: LocalContactProblem, name: str, why: str, *, solver, ans
         engine = report["solver"]
         if got is None:
             why_not = "timed out" if report.get("timeout") else report.get("crash", "gave no answer")
-            st = StateAudit(0.0, 0, "error", False, None, None, None, None, [], [f"error: Siconos {why_not}"],
-                            message=f"Siconos {why_not}")
+            st = StateAudit(
+                0.0,
+                0,
+                "error",
+                False,
+                None,
+                None,
+                None,
+                None,
+                [],
+                [f"error: Siconos {why_not}"],
+                message=f"Siconos {why_not}",
+            )
             return AuditReport(name or local.name, engine, [st], time.perf_counter() - t0, {"siconos": report})
         r = got
     W = as_dense(local.W)
@@ -467,8 +594,11 @@ def _audit_local(local: LocalContactProblem, name: str, why: str, *, solver, ans
     vscale = max(float(np.abs(q).max(initial=0.0)), float((np.abs(W) @ np.abs(r)).max(initial=0.0)), SCALE_FLOOR)
     R, U = r.reshape(m, d), u_e.reshape(m, d)
     ours = None if sol.lambda_normal is None else np.asarray(sol.lambda_normal, dtype=float)
-    fscale = max(float(np.abs(R[:, 0]).max(initial=0.0)),
-                 float(np.abs(ours).max(initial=0.0)) if ours is not None else 0.0, SCALE_FLOOR)
+    fscale = max(
+        float(np.abs(R[:, 0]).max(initial=0.0)),
+        float(np.abs(ours).max(initial=0.0)) if ours is not None else 0.0,
+        SCALE_FLOOR,
+    )
     flags = [f"envelope_not_available: {why}"]
     contacts = []
     for i in range(m):
@@ -479,21 +609,66 @@ def _audit_local(local: LocalContactProblem, name: str, why: str, *, solver, ans
         mode = None
         if u is not None:
             ui = u.reshape(m, d)[i]
-            mode = "separating" if ui[0] > AUDIT_CREEP_RTOL * vscale else \
-                "sliding" if float(np.linalg.norm(ui[1:])) > AUDIT_CREEP_RTOL * vscale else "sticking"
+            mode = (
+                "separating"
+                if ui[0] > AUDIT_CREEP_RTOL * vscale
+                else "sliding"
+                if float(np.linalg.norm(ui[1:])) > AUDIT_CREEP_RTOL * vscale
+                else "sticking"
+            )
         cflags = [f"coulomb_violation: residual {resid:.3g} of the force scale"] if resid > AUDIT_COULOMB_RTOL else []
         flags.extend(f"{f.split(':')[0]}: contact {i}: {f.split(':', 1)[1].strip()}" for f in cflags)
-        contacts.append(ContactAudit(i, f"contact {i}", None, "contact", mode, float(R[i, 0]), (None, None),
-                                     (None, None), float(np.linalg.norm(R[i, 1:3])), None, resid, None, False, speed,
-                                     None, cflags))
-    st = StateAudit(0.0, 0, str(sol.status), bool(sol.certified), None, sol.unique.get("acceleration"), None, None,
-                    contacts, flags, sol.formulation, None, time.perf_counter() - t1, fscale,
-                    (("W", why),), sol.message)
-    judged = finalize(local_solution(local, LocalAnswer(r, u_e, 0, 0, [], "engine", "solved", {}), "engine answer"),
-                      get_tolerance(tolerance))
+        contacts.append(
+            ContactAudit(
+                i,
+                f"contact {i}",
+                None,
+                "contact",
+                mode,
+                float(R[i, 0]),
+                (None, None),
+                (None, None),
+                float(np.linalg.norm(R[i, 1:3])),
+                None,
+                resid,
+                None,
+                False,
+                speed,
+                None,
+                cflags,
+            )
+        )
+    st = StateAudit(
+        0.0,
+        0,
+        str(sol.status),
+        bool(sol.certified),
+        None,
+        sol.unique.get("acceleration"),
+        None,
+        None,
+        contacts,
+        flags,
+        sol.formulation,
+        None,
+        time.perf_counter() - t1,
+        fscale,
+        (("W", why),),
+        sol.message,
+    )
+    judged = finalize(
+        local_solution(local, LocalAnswer(r, u_e, 0, 0, [], "engine", "solved", {}), "engine answer"),
+        get_tolerance(tolerance),
+    )
     _explain(st, judged, report)
     if st.engine_answer is not None and u is not None:
         st.engine_answer["velocity_gap"] = float(np.abs(u_e - u).max(initial=0.0)) / max(
-            float(np.abs(q).max(initial=0.0)), SCALE_FLOOR)
-    return AuditReport(name or local.name, engine, [st], time.perf_counter() - t0,
-                       {"siconos": report, "tolerance": tolerance, "envelopes": "not available: " + why})
+            float(np.abs(q).max(initial=0.0)), SCALE_FLOOR
+        )
+    return AuditReport(
+        name or local.name,
+        engine,
+        [st],
+        time.perf_counter() - t0,
+        {"siconos": report, "tolerance": tolerance, "envelopes": "not available: " + why},
+    )

@@ -101,13 +101,16 @@ def get_backend(name: str | None, needs: str = "qp") -> Backend:
     if not installed(b):
         raise UnknownSolverError(f"solver {b.name!r} is not installed: pip install {b.pip}")
     if needs not in b.supports:
-        raise UnknownSolverError(f"solver {b.name!r} does not support {needs}: "
-                                 f"use one of {', '.join(k for k, v in BACKENDS.items() if needs in v.supports)}")
+        raise UnknownSolverError(
+            f"solver {b.name!r} does not support {needs}: "
+            f"use one of {', '.join(k for k, v in BACKENDS.items() if needs in v.supports)}"
+        )
     return b
 
 
-def solve_program(prob: cp.Problem, solver: Backend | str | None, tol: Tolerance | str | None,
-                  needs: str = "qp") -> tuple[Backend, str, dict]:
+def solve_program(
+    prob: cp.Problem, solver: Backend | str | None, tol: Tolerance | str | None, needs: str = "qp"
+) -> tuple[Backend, str, dict]:
     """Solve the cvxpy program ``prob``: the single path of every program in gaussqp.
 
     Parameters
@@ -129,5 +132,14 @@ def solve_program(prob: cp.Problem, solver: Backend | str | None, tol: Tolerance
     return backend, status, info
 
 
-__all__ = ["BACKENDS", "Backend", "FAST_BACKENDS", "direct_backend", "fast_backend", "get_backend", "installed",
-           "run_cvxpy", "solve_program"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "FAST_BACKENDS",
+    "direct_backend",
+    "fast_backend",
+    "get_backend",
+    "installed",
+    "run_cvxpy",
+    "solve_program",
+]

@@ -43,8 +43,14 @@ def _settings(tol):
     return {"primal_tol": tol.solver, "iter_limit": 1000}
 
 
-DAQP = Backend(name="daqp", cvxpy_name="DAQP", module="daqp", pip="daqp (a dependency of gaussqp: pip install daqp)",
-               supports=frozenset({"qp"}), settings=_settings)
+DAQP = Backend(
+    name="daqp",
+    cvxpy_name="DAQP",
+    module="daqp",
+    pip="daqp (a dependency of gaussqp: pip install daqp)",
+    supports=frozenset({"qp"}),
+    settings=_settings,
+)
 
 
 @dataclass
@@ -61,8 +67,9 @@ class FastAnswer:
     info: dict
 
 
-def solve_daqp(P: np.ndarray, f: np.ndarray, E: np.ndarray, e: np.ndarray, G: np.ndarray, g: np.ndarray,
-               settings: dict) -> FastAnswer:
+def solve_daqp(
+    P: np.ndarray, f: np.ndarray, E: np.ndarray, e: np.ndarray, G: np.ndarray, g: np.ndarray, settings: dict
+) -> FastAnswer:
     """Solve ``min ½xᵀPx + fᵀx s.t. E x + e = 0, G x + g >= 0`` (dense, ``P ≻ 0``) with DAQP at ``settings``
     (:attr:`DAQP.settings`). Never raises for a solver failure or an absent package: it is a ``failed`` answer.
 
@@ -88,19 +95,29 @@ def solve_daqp(P: np.ndarray, f: np.ndarray, E: np.ndarray, e: np.ndarray, G: np
         lo = np.concatenate([-np.asarray(e, dtype=float), -np.asarray(g, dtype=float)])
         hi = np.concatenate([-np.asarray(e, dtype=float), np.full(mi, np.inf)])
         sense = np.concatenate([np.full(me, 5), np.zeros(mi)]).astype(np.int32)
-        x, _, flag, out = daqp.solve(np.array(P, dtype=float, order="C"), np.array(f, dtype=float), A, hi, lo, sense,
-                                     **settings)
+        x, _, flag, out = daqp.solve(
+            np.array(P, dtype=float, order="C"), np.array(f, dtype=float), A, hi, lo, sense, **settings
+        )
     except (ImportError, ValueError, ArithmeticError, RuntimeError, TypeError) as exc:  # Clarabel takes over
         info["error"] = f"{type(exc).__name__}: {exc}"
         info["time_total"] = time.perf_counter() - t0
         return FastAnswer("failed", None, None, None, None, info)
-    info.update({"status": int(flag), "time_solve": float(out.get("solve_time", 0.0))
-                 + float(out.get("setup_time", 0.0)), "iterations": int(out.get("iterations", -1))})
+    info.update(
+        {
+            "status": int(flag),
+            "time_solve": float(out.get("solve_time", 0.0)) + float(out.get("setup_time", 0.0)),
+            "iterations": int(out.get("iterations", -1)),
+        }
+    )
     info["time_total"] = time.perf_counter() - t0
     x = np.asarray(x, dtype=float)
     y = np.asarray(out.get("lam"), dtype=float)
-    if flag != DAQP_OPTIMAL or x.shape != (n,) or y.shape != (me + mi,) or not (np.all(np.isfinite(x))
-                                                                              and np.all(np.isfinite(y))):
+    if (
+        flag != DAQP_OPTIMAL
+        or x.shape != (n,)
+        or y.shape != (me + mi,)
+        or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)))
+    ):
         return FastAnswer("failed", None, None, None, None, info)
     return FastAnswer("solved", x, -y[:me], -y[me:], y[me:] != 0.0, info)
 

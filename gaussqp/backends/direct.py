@@ -133,8 +133,9 @@ def _assemble(P, E, G, sign_G: float) -> _Assembled:
     return _Assembled(U.data, A.data, ("sparse", sparse_digest(U, A)), lambda: (U, A))
 
 
-def solve_direct(backend: str, P, f: np.ndarray, E, e: np.ndarray, G, g: np.ndarray, tol: Tolerance,
-                 settings: dict) -> DirectAnswer:
+def solve_direct(
+    backend: str, P, f: np.ndarray, E, e: np.ndarray, G, g: np.ndarray, tol: Tolerance, settings: dict
+) -> DirectAnswer:
     """Solve ``min ½xᵀPx + fᵀx s.t. E x + e = 0, G x + g >= 0`` with ``backend`` (``"clarabel"`` or ``"osqp"``)
     called directly, at the backend's ``settings`` for ``tol`` (:attr:`gaussqp.backends.base.Backend.settings`,
     the same as the cvxpy path's). Never raises for a solver failure: it is a ``failed`` answer."""
@@ -178,8 +179,14 @@ def _clarabel(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectA
     with silence_c_stdout():
         sol = solver.solve()
     status = _CLARABEL_STATUS.get(str(sol.status), "failed")
-    info.update({"status": str(sol.status), "time_solve": float(sol.solve_time), "iterations": int(sol.iterations),
-                 "compiled_program_reused": reused})
+    info.update(
+        {
+            "status": str(sol.status),
+            "time_solve": float(sol.solve_time),
+            "iterations": int(sol.iterations),
+            "compiled_program_reused": reused,
+        }
+    )
     if status != "solved":
         return DirectAnswer(status, None, None, None, reused, info)
     z = np.asarray(sol.z, dtype=float)
@@ -207,8 +214,14 @@ def _osqp(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectAnswe
             res = solver.solve()
     text = str(res.info.status).lower()
     status = _OSQP_STATUS.get(text, "failed")
-    info.update({"status": res.info.status, "time_solve": float(res.info.solve_time),
-                 "iterations": int(res.info.iter), "compiled_program_reused": reused})
+    info.update(
+        {
+            "status": res.info.status,
+            "time_solve": float(res.info.solve_time),
+            "iterations": int(res.info.iter),
+            "compiled_program_reused": reused,
+        }
+    )
     if status != "solved" or res.x is None:
         return DirectAnswer(status if status != "solved" else "failed", None, None, None, reused, info)
     y = np.asarray(res.y, dtype=float)
@@ -218,8 +231,11 @@ def _osqp(data: _Assembled, f, e, g, me, mi, tol, settings, info) -> DirectAnswe
 # ---------------------------------------------------------------------------------------------- conic programs
 #: after the looser preset, Clarabel's inaccurate statuses as cvxpy reads them (cvxpy's ``CLARABEL.STATUS_MAP``:
 #: ``AlmostSolved`` is optimal_inaccurate, and so on); :data:`_CLARABEL_STATUS` are the ones that end a program
-_CONIC_INACCURATE = {"AlmostSolved": "inaccurate", "AlmostPrimalInfeasible": "infeasible",
-                     "AlmostDualInfeasible": "unbounded"}
+_CONIC_INACCURATE = {
+    "AlmostSolved": "inaccurate",
+    "AlmostPrimalInfeasible": "infeasible",
+    "AlmostDualInfeasible": "unbounded",
+}
 
 
 @dataclass
@@ -272,12 +288,18 @@ def solve_conic(P, q: np.ndarray, blocks: list[RowBlock], ncols: int, presets: l
     keep = vals != 0.0
     A = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(int(offsets[-1]), ncols))
     A.sort_indices()
-    b = np.concatenate([np.zeros(B.nrows) if B.b is None else np.asarray(B.b, dtype=float) for B in blocks]) \
-        if blocks else np.zeros(0)
+    b = (
+        np.concatenate([np.zeros(B.nrows) if B.b is None else np.asarray(B.b, dtype=float) for B in blocks])
+        if blocks
+        else np.zeros(0)
+    )
     nz = sum(B.nrows for B in blocks if B.cone == "zero")
     nn = sum(B.nrows for B in blocks if B.cone == "nonneg")
-    cones = ([clarabel.ZeroConeT(nz)] if nz else []) + ([clarabel.NonnegativeConeT(nn)] if nn else []) + \
-        [clarabel.SecondOrderConeT(int(h)) for B in blocks if B.cone == "soc" for h in B.soc]
+    cones = (
+        ([clarabel.ZeroConeT(nz)] if nz else [])
+        + ([clarabel.NonnegativeConeT(nn)] if nn else [])
+        + [clarabel.SecondOrderConeT(int(h)) for B in blocks if B.cone == "soc" for h in B.soc]
+    )
     P = sp.csc_matrix((ncols, ncols)) if P is None else P
     raw = "not run"
     for settings in presets:

@@ -18,9 +18,17 @@ def _polish_key() -> str:
 
 
 def _settings(tol):
-    return {"eps_abs": tol.solver, "eps_rel": tol.solver, "eps_prim_inf": 1e-9, "eps_dual_inf": 1e-9,
-            "max_iter": 200_000, _polish_key(): True, "verbose": False}
+    return {
+        "eps_abs": tol.solver,
+        "eps_rel": tol.solver,
+        "eps_prim_inf": 1e-9,
+        "eps_dual_inf": 1e-9,
+        "max_iter": 200_000,
+        _polish_key(): True,
+        "verbose": False,
+    }
 
 
-OSQP = Backend(name="osqp", cvxpy_name="OSQP", module="osqp", pip="osqp",
-               supports=frozenset({"lp", "qp"}), settings=_settings)
+OSQP = Backend(
+    name="osqp", cvxpy_name="OSQP", module="osqp", pip="osqp", supports=frozenset({"lp", "qp"}), settings=_settings
+)

@@ -63,8 +63,12 @@ class BackwardError:
         return max(self.forces, self.drifts)
 
     def as_dict(self) -> dict[str, float]:
-        return {"forces": float(self.forces), "drifts": float(self.drifts), "rows": self.rows,
-                "multipliers": float(self.multipliers)}
+        return {
+            "forces": float(self.forces),
+            "drifts": float(self.drifts),
+            "rows": self.rows,
+            "multipliers": float(self.multipliers),
+        }
 
 
 def _mul(A, x: np.ndarray) -> np.ndarray:
@@ -91,7 +95,7 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     lam_hat = np.abs(lam_n) * sc.normal_weight / sc.force
     for i in U:
         violation = max(0.0, -g[i])
-        if lam_n[i] > 0 and cost_active[i] <= max(lam_hat[i], relative(np.array([violation]), row[i:i + 1])[0]):
+        if lam_n[i] > 0 and cost_active[i] <= max(lam_hat[i], relative(np.array([violation]), row[i : i + 1])[0]):
             db[i] = -g[i]
         else:
             lam_n[i] = 0.0
@@ -109,13 +113,22 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
         gen = gen + _mul(p.J_t.T, lt.ravel())
     dF = gen - _mul(p.M, a) - p.F
     forces = float(relative(dF, sc.dynamics_row).max(initial=0.0))
-    drifts = max(float(relative(db, row).max(initial=0.0)),
-                 float(relative(dc[rt], sc.tangent_row[rt]).max(initial=0.0)) if rt.size else 0.0)
+    drifts = max(
+        float(relative(db, row).max(initial=0.0)),
+        float(relative(dc[rt], sc.tangent_row[rt]).max(initial=0.0)) if rt.size else 0.0,
+    )
     wt = sc.tangent_weight.reshape(p.m, d1) if p.m else np.zeros((0, d1))
     change = np.concatenate([np.abs(lam_n - lam_n0) * sc.normal_weight, (np.abs(lt - lt0) * wt).ravel()])
-    return BackwardError(forces=forces, drifts=drifts, multipliers=float(change.max(initial=0.0)) / sc.force,
-                         delta_force=dF, delta_normal_drift=db, delta_tangent_drift=dc,
-                         lambda_normal=lam_n, lambda_tangent=lt)
+    return BackwardError(
+        forces=forces,
+        drifts=drifts,
+        multipliers=float(change.max(initial=0.0)) / sc.force,
+        delta_force=dF,
+        delta_normal_drift=db,
+        delta_tangent_drift=dc,
+        lambda_normal=lam_n,
+        lambda_tangent=lt,
+    )
 
 
 def backward_error_certificate(be: BackwardError, bound: float) -> Certificate:
@@ -124,17 +137,30 @@ def backward_error_certificate(be: BackwardError, bound: float) -> Certificate:
     check ``M a + (F + ΔF) = Jᵀλ̃`` and the rows with ``b + Δb``, ``c + Δc`` exactly."""
     ok = be.worst <= bound
     return Certificate(
-        id="backward_error", name="backward error: the data change under which the answer is exact",
-        source="DESIGN.md §4.3 (verdict contract); tutorial (3)-(5), (35)", holds=ok, margin=bound - be.worst,
-        implies=(f"(a, λ̃) solves exactly the problem with forces changed by ≤ {be.forces:.1e} and drifts by "
-                 f"≤ {be.drifts:.1e} (relative to each row's scale from the data); rows and M as given" if ok else
-                 f"the answer is exact only for data changed by {be.worst:.1e} > {bound:g} (relative)"),
-        data={**be.as_dict(), EVIDENCE: {
-            "verify": "with the returned acceleration a: M a + (force + delta_force) = Σ_i lambda_normal[i] normal_i + "
-                      "Σ_i Σ_k lambda_tangent[i][k] tangent_i,k; bilateral contacts and unilateral ones with "
-                      "lambda_normal > 0: normal_i · a + (normal_drift_i + delta_normal_drift[i]) = 0, other unilateral "
-                      "ones >= 0 with lambda_normal[i] = 0; sticking contacts: tangent_i,k · a + (tangent_drift_i,k + "
-                      "delta_tangent_drift[i][k]) = 0; sliding ones: lambda_tangent[i] = -μ_i lambda_normal[i] slip_i",
-            "delta_force": be.delta_force, "delta_normal_drift": be.delta_normal_drift,
-            "delta_tangent_drift": be.delta_tangent_drift.reshape(be.lambda_tangent.shape),
-            "lambda_normal": be.lambda_normal, "lambda_tangent": be.lambda_tangent}})
+        id="backward_error",
+        name="backward error: the data change under which the answer is exact",
+        source="DESIGN.md §4.3 (verdict contract); tutorial (3)-(5), (35)",
+        holds=ok,
+        margin=bound - be.worst,
+        implies=(
+            f"(a, λ̃) solves exactly the problem with forces changed by ≤ {be.forces:.1e} and drifts by "
+            f"≤ {be.drifts:.1e} (relative to each row's scale from the data); rows and M as given"
+            if ok
+            else f"the answer is exact only for data changed by {be.worst:.1e} > {bound:g} (relative)"
+        ),
+        data={
+            **be.as_dict(),
+            EVIDENCE: {
+                "verify": "with the returned acceleration a: M a + (force + delta_force) = Σ_i lambda_normal[i] normal_i + "
+                "Σ_i Σ_k lambda_tangent[i][k] tangent_i,k; bilateral contacts and unilateral ones with "
+                "lambda_normal > 0: normal_i · a + (normal_drift_i + delta_normal_drift[i]) = 0, other unilateral "
+                "ones >= 0 with lambda_normal[i] = 0; sticking contacts: tangent_i,k · a + (tangent_drift_i,k + "
+                "delta_tangent_drift[i][k]) = 0; sliding ones: lambda_tangent[i] = -μ_i lambda_normal[i] slip_i",
+                "delta_force": be.delta_force,
+                "delta_normal_drift": be.delta_normal_drift,
+                "delta_tangent_drift": be.delta_tangent_drift.reshape(be.lambda_tangent.shape),
+                "lambda_normal": be.lambda_normal,
+                "lambda_tangent": be.lambda_tangent,
+            },
+        },
+    )

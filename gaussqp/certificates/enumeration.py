@@ -28,7 +28,7 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
     k = enum.distinct_accelerations
     accel = {
         "none": "no acceleration and contact forces satisfy the sliding problem (inconsistent case, "
-                "Painlevé paradox / jamming): every piece was checked and is empty",
+        "Painlevé paradox / jamming): every piece was checked and is empty",
         "unique": "exactly one acceleration",
         "multiple": f"{k} distinct accelerations (indeterminate case, Painlevé paradox)",
         "continuum": "a continuum of accelerations (a piece on which the acceleration varies; indeterminate case)",
@@ -41,29 +41,55 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
         "continuum": "; a continuum of multipliers (a piece is a polyhedron with more than one point)",
         "undecided": "; multiplier uniqueness on the (conic) piece is not decided",
     }[enum.multiplier_multiplicity]
-    implies = accel + mult + ("" if enum.multiplicity != "unique" or enum.multiplier_multiplicity == "unique"
-                              else " at that one acceleration (not a paradox)")
+    implies = (
+        accel
+        + mult
+        + (
+            ""
+            if enum.multiplicity != "unique" or enum.multiplier_multiplicity == "unique"
+            else " at that one acceleration (not a paradox)"
+        )
+    )
     return Certificate(
-        id="sliding_enumeration", name="solutions by exhaustive piece enumeration",
+        id="sliding_enumeration",
+        name="solutions by exhaustive piece enumeration",
         source="tutorial §3.2.1 (enumeration of (37)); (50), (58); sticking (71)",
-        holds=enum.multiplicity in ("none", "unique"), margin=float(len(sols)),
+        holds=enum.multiplicity in ("none", "unique"),
+        margin=float(len(sols)),
         implies=implies,
-        data={"solutions": len(sols), "pieces": enum.pieces, "multiplicity": enum.multiplicity,
-              "acceleration_multiplicity": enum.multiplicity,
-              "multiplier_multiplicity": enum.multiplier_multiplicity,
-              "distinct_accelerations": k, "acceleration_scale": enum.acceleration_scale,
-              "enumerated_contacts": list(enum.enumerated),
-              "lambda_normal": [s.lam_n for s in sols], "accelerations": [s.a for s in sols],
-              "piece_labels": [s.piece for s in sols], "isolated": [s.isolated for s in sols],
-              "found_on_pieces": [list(s.pieces) for s in sols], "modes": [list(s.modes) for s in sols],
-              "coulomb_contacts": list(enum.coulomb),
-              **({"evidence": {
-                  "verify": "each solution (accelerations[k], lambda_normal[k], lambda_tangent[k]) satisfies the "
-                            "contact problem: M a + F = J_nᵀλ_n + J_tᵀλ_t, every contact's row and law in its mode "
-                            "(modes[k]); 'none' has no vector: every piece was solved and found empty",
-                  "accelerations": [s.a for s in sols], "lambda_normal": [s.lam_n for s in sols],
-                  "lambda_tangent": [s.lam_t for s in sols], "modes": [list(s.modes) for s in sols]}}
-                 if sols else {})})
+        data={
+            "solutions": len(sols),
+            "pieces": enum.pieces,
+            "multiplicity": enum.multiplicity,
+            "acceleration_multiplicity": enum.multiplicity,
+            "multiplier_multiplicity": enum.multiplier_multiplicity,
+            "distinct_accelerations": k,
+            "acceleration_scale": enum.acceleration_scale,
+            "enumerated_contacts": list(enum.enumerated),
+            "lambda_normal": [s.lam_n for s in sols],
+            "accelerations": [s.a for s in sols],
+            "piece_labels": [s.piece for s in sols],
+            "isolated": [s.isolated for s in sols],
+            "found_on_pieces": [list(s.pieces) for s in sols],
+            "modes": [list(s.modes) for s in sols],
+            "coulomb_contacts": list(enum.coulomb),
+            **(
+                {
+                    "evidence": {
+                        "verify": "each solution (accelerations[k], lambda_normal[k], lambda_tangent[k]) satisfies the "
+                        "contact problem: M a + F = J_nᵀλ_n + J_tᵀλ_t, every contact's row and law in its mode "
+                        "(modes[k]); 'none' has no vector: every piece was solved and found empty",
+                        "accelerations": [s.a for s in sols],
+                        "lambda_normal": [s.lam_n for s in sols],
+                        "lambda_tangent": [s.lam_t for s in sols],
+                        "modes": [list(s.modes) for s in sols],
+                    }
+                }
+                if sols
+                else {}
+            ),
+        },
+    )
 
 
 def enumeration_verdict(sol: Solution, enum: Enumeration) -> None:
@@ -111,8 +137,10 @@ def enumeration_uniqueness(problem: ContactProblem, enum: Enumeration) -> dict:
     gf = a
     if a is False and not problem.mass_factor.definite:
         M = as_dense(problem.M)
-        unit = max(float(np.abs(problem.F).max(initial=0.0)),
-                   float(np.abs(M).sum(axis=1).max(initial=0.0)) * enum.acceleration_scale)
+        unit = max(
+            float(np.abs(problem.F).max(initial=0.0)),
+            float(np.abs(M).sum(axis=1).max(initial=0.0)) * enum.acceleration_scale,
+        )
         Ma = [M @ s.a for s in enum.solutions]
         gf = False if any(np.abs(x - Ma[0]).max(initial=0.0) > SAME_RTOL * unit for x in Ma) else None
     return {"acceleration": a, "generalized_force": gf, "multipliers": _DECIDED.get(enum.multiplier_multiplicity)}

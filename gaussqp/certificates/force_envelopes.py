@@ -55,9 +55,18 @@ from ..errors import NotApplicableError, ShapeError, WrongTypeError
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import Certificate, json_float, to_jsonable
-from ..settings import (ENVELOPE_ACTIVE_RTOL, ENVELOPE_VARIABLES_MAX, ENVELOPE_MEMBERSHIP_RTOL, ENVELOPE_TANGENT_DIRECTIONS_MAX,
-                        ENVELOPE_TANGENT_RTOL, ENVELOPE_VERIFY_RTOL, NEGLIGIBLE_FORCE_RTOL, PRESETS, RANK_RTOL,
-                        SCALE_FLOOR)
+from ..settings import (
+    ENVELOPE_ACTIVE_RTOL,
+    ENVELOPE_VARIABLES_MAX,
+    ENVELOPE_MEMBERSHIP_RTOL,
+    ENVELOPE_TANGENT_DIRECTIONS_MAX,
+    ENVELOPE_TANGENT_RTOL,
+    ENVELOPE_VERIFY_RTOL,
+    NEGLIGIBLE_FORCE_RTOL,
+    PRESETS,
+    RANK_RTOL,
+    SCALE_FLOOR,
+)
 
 __all__ = ["Bound", "ContactEnvelope", "ContactLaw", "ForceRanges", "GroupEnvelope", "contact_laws", "force_ranges"]
 
@@ -66,6 +75,7 @@ SOURCE = "Λ(a) ∩ each contact's law at a (docs/DESIGN.md §3.2), weak conic d
 
 
 # ---------------------------------------------------------------- the laws at the answer
+
 
 @dataclass(frozen=True)
 class ContactLaw:
@@ -94,12 +104,14 @@ def contact_laws(problem: ContactProblem, a, lam_n=None) -> list[ContactLaw]:
     for i in range(p.m):
         kind, mode, mu = str(p.types[i]), str(p.modes[i]), float(p.friction[i])
         frictional = bool(p.has_tangent[i]) and mu > 0.0 and mode != "frictionless"
-        ti = wt[i * d1:(i + 1) * d1] if bool(p.has_tangent[i]) else None
+        ti = wt[i * d1 : (i + 1) * d1] if bool(p.has_tangent[i]) else None
         if kind == "bilateral":
             if frictional:
-                raise NotApplicableError(f"contacts[{i}]: a bilateral contact with friction ({mode}) has the "
-                                         "non-convex cone ‖λ_t‖ <= μ|λ_n|; force envelopes take unilateral frictional "
-                                         "contacts and frictionless bilateral ones")
+                raise NotApplicableError(
+                    f"contacts[{i}]: a bilateral contact with friction ({mode}) has the "
+                    "non-convex cone ‖λ_t‖ <= μ|λ_n|; force envelopes take unilateral frictional "
+                    "contacts and frictionless bilateral ones"
+                )
             out.append(ContactLaw(i, "bilateral", None, float(wn[i]), ti))
             continue
         loaded = False
@@ -115,7 +127,7 @@ def contact_laws(problem: ContactProblem, a, lam_n=None) -> list[ContactLaw]:
         elif mode == "sticking":
             out.append(ContactLaw(i, "sticking", None, float(wn[i]), ti))
         else:  # coulomb: stick or slip decided by the tangential acceleration at the answer
-            scale = float(np.linalg.norm(sc.tangent_row[i * d1:(i + 1) * d1]))
+            scale = float(np.linalg.norm(sc.tangent_row[i * d1 : (i + 1) * d1]))
             nt = float(np.linalg.norm(ti))
             if nt > ENVELOPE_ACTIVE_RTOL * scale and nt > 0.0:
                 out.append(ContactLaw(i, "sliding", ti / nt, float(wn[i]), ti))
@@ -125,6 +137,7 @@ def contact_laws(problem: ContactProblem, a, lam_n=None) -> list[ContactLaw]:
 
 
 # ---------------------------------------------------------------- results
+
 
 @dataclass
 class Bound:
@@ -157,9 +170,15 @@ class Bound:
         return self.value is not None and self.attained is not None or (self.value is not None and self.how == "ray")
 
     def as_dict(self) -> dict:
-        return {"sense": self.sense, "value": json_float(self.value), "attained": json_float(self.attained),
-                "width": json_float(self.width), "how": self.how, "reason": self.reason,
-                "certificate": None if self.certificate is None else self.certificate.as_dict(with_data=True)}
+        return {
+            "sense": self.sense,
+            "value": json_float(self.value),
+            "attained": json_float(self.attained),
+            "width": json_float(self.width),
+            "how": self.how,
+            "reason": self.reason,
+            "certificate": None if self.certificate is None else self.certificate.as_dict(with_data=True),
+        }
 
 
 @dataclass
@@ -181,13 +200,20 @@ class ContactEnvelope:
         return self.normal_min.value, self.normal_max.value
 
     def as_dict(self) -> dict:
-        return {"index": self.index, "law": self.law, "normal_range": [json_float(v) for v in self.normal_range],
-                "tangent_max": json_float(self.tangent_max.value),
-                "hold_margin": None if self.hold_margin is None else json_float(self.hold_margin.value),
-                "slip": None if self.slip is None else to_jsonable(self.slip),
-                "bounds": {"normal_min": self.normal_min.as_dict(), "normal_max": self.normal_max.as_dict(),
-                           "tangent_max": self.tangent_max.as_dict(),
-                           "hold_margin": None if self.hold_margin is None else self.hold_margin.as_dict()}}
+        return {
+            "index": self.index,
+            "law": self.law,
+            "normal_range": [json_float(v) for v in self.normal_range],
+            "tangent_max": json_float(self.tangent_max.value),
+            "hold_margin": None if self.hold_margin is None else json_float(self.hold_margin.value),
+            "slip": None if self.slip is None else to_jsonable(self.slip),
+            "bounds": {
+                "normal_min": self.normal_min.as_dict(),
+                "normal_max": self.normal_max.as_dict(),
+                "tangent_max": self.tangent_max.as_dict(),
+                "hold_margin": None if self.hold_margin is None else self.hold_margin.as_dict(),
+            },
+        }
 
 
 @dataclass
@@ -201,9 +227,12 @@ class GroupEnvelope:
     normal_max: Bound
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "members": list(self.members),
-                "normal_range": [json_float(self.normal_min.value), json_float(self.normal_max.value)],
-                "bounds": {"normal_min": self.normal_min.as_dict(), "normal_max": self.normal_max.as_dict()}}
+        return {
+            "name": self.name,
+            "members": list(self.members),
+            "normal_range": [json_float(self.normal_min.value), json_float(self.normal_max.value)],
+            "bounds": {"normal_min": self.normal_min.as_dict(), "normal_max": self.normal_max.as_dict()},
+        }
 
 
 @dataclass
@@ -239,20 +268,31 @@ class ForceRanges:
             return True
         if not self.certified:
             return None
-        scale = max([abs(v) for c in self.contacts for v in c.normal_range if v is not None and math.isfinite(v)]
-                    + [SCALE_FLOOR])
+        scale = max(
+            [abs(v) for c in self.contacts for v in c.normal_range if v is not None and math.isfinite(v)]
+            + [SCALE_FLOOR]
+        )
         spread = max([c.normal_max.value - c.normal_min.value for c in self.contacts] + [0.0])
         return bool(spread <= ENVELOPE_TANGENT_RTOL * scale)
 
     def as_dict(self) -> dict:
-        return {"problem": self.problem_name, "acceleration": to_jsonable(self.acceleration),
-                "acceleration_unique": self.acceleration_unique, "point": self.point,
-                "contains_answer": self.contains_answer, "certified": self.certified,
-                "programs": self.programs, "seconds": self.seconds, "notes": list(self.notes),
-                "contacts": [c.as_dict() for c in self.contacts], "groups": [g.as_dict() for g in self.groups]}
+        return {
+            "problem": self.problem_name,
+            "acceleration": to_jsonable(self.acceleration),
+            "acceleration_unique": self.acceleration_unique,
+            "point": self.point,
+            "contains_answer": self.contains_answer,
+            "certified": self.certified,
+            "programs": self.programs,
+            "seconds": self.seconds,
+            "notes": list(self.notes),
+            "contacts": [c.as_dict() for c in self.contacts],
+            "groups": [g.as_dict() for g in self.groups],
+        }
 
 
 # ---------------------------------------------------------------- the force set as a conic program
+
 
 class ForceSet:
     """``{x : A x = r, x in the cones}`` of :func:`contact_laws` (module docstring), with ``normal[i]`` (the
@@ -281,21 +321,23 @@ class ForceSet:
                 self.var[i] = np.array([N])
                 N += 1
             elif law.law == "sliding":
-                T = Jt[i * d1:(i + 1) * d1]
+                T = Jt[i * d1 : (i + 1) * d1]
                 cols.append(n_i - float(p.friction[i]) * (T.T @ law.slip))
                 cones.append(("nonneg", np.array([N])))
                 self.var[i] = np.array([N])
                 N += 1
             else:  # sticking: (λ_n, ν), ‖ν‖ <= λ_n, λ_t = μ ν
-                T = Jt[i * d1:(i + 1) * d1]
+                T = Jt[i * d1 : (i + 1) * d1]
                 cols.append(n_i)
                 cols.extend(float(p.friction[i]) * T)
                 cones.append(("soc", N + np.arange(d1 + 1)))
                 self.var[i] = N + np.arange(d1 + 1)
                 N += d1 + 1
         if N > ENVELOPE_VARIABLES_MAX:
-            raise NotApplicableError(f"force envelopes: {N} force variables, above ENVELOPE_VARIABLES_MAX = "
-                                     f"{ENVELOPE_VARIABLES_MAX} (gaussqp.settings)")
+            raise NotApplicableError(
+                f"force envelopes: {N} force variables, above ENVELOPE_VARIABLES_MAX = "
+                f"{ENVELOPE_VARIABLES_MAX} (gaussqp.settings)"
+            )
         self.N = N
         self.A = np.array(cols).T if cols else np.zeros((p.n, 0))
         self.cones = cones
@@ -361,7 +403,7 @@ class ForceSet:
     # -- verification
     def cone_violation(self, x, cones=None, scale_by=None) -> float:
         worst = 0.0
-        for kind, idx in (self.cones if cones is None else cones):
+        for kind, idx in self.cones if cones is None else cones:
             v = x[idx]
             if kind == "nonneg":
                 worst = max(worst, float(-v.min()))
@@ -379,8 +421,11 @@ class ForceSet:
         scale = float((self.absA @ np.abs(x)).max(initial=0.0)) + float(np.abs(self.r).max(initial=0.0))
         scale = max(scale, SCALE_FLOOR)
         viol = self.cone_violation(x)
-        fscale = max(float(np.abs(x).max(initial=0.0)), float(np.abs(self.r).max(initial=0.0))
-                     / max(float(self.absA.max(initial=0.0)), SCALE_FLOOR), SCALE_FLOOR)
+        fscale = max(
+            float(np.abs(x).max(initial=0.0)),
+            float(np.abs(self.r).max(initial=0.0)) / max(float(self.absA.max(initial=0.0)), SCALE_FLOOR),
+            SCALE_FLOOR,
+        )
         data = {"residual": float(np.abs(res).max(initial=0.0)) / scale, "cone_violation": viol / fscale}
         ok = data["residual"] <= ENVELOPE_VERIFY_RTOL and data["cone_violation"] <= ENVELOPE_VERIFY_RTOL
         return (x if ok else None), data
@@ -413,7 +458,9 @@ class ForceSet:
         viol = self.cone_violation(d, cones)
         slope = float(q @ d) / max(float(np.abs(q).max(initial=0.0)), SCALE_FLOOR)
         data = {"residual": res, "cone_violation": viol, "slope": slope, "ray": d}
-        return res <= ENVELOPE_VERIFY_RTOL and viol <= ENVELOPE_VERIFY_RTOL and slope < -math.sqrt(ENVELOPE_VERIFY_RTOL), data
+        return res <= ENVELOPE_VERIFY_RTOL and viol <= ENVELOPE_VERIFY_RTOL and slope < -math.sqrt(
+            ENVELOPE_VERIFY_RTOL
+        ), data
 
     # -- programs
     def minimize(self, q, extra: int = 0, extra_cones=()) -> dict:
@@ -436,7 +483,7 @@ def _clarabel(fs: ForceSet, q, extra, cones) -> dict:
     Ntot = fs.N + extra
     n = fs.A.shape[0]
     order = [c for c in cones if c[0] == "nonneg"] + [c for c in cones if c[0] == "soc"]
-    key = (extra, tuple((kind, tuple(int(j) for j in idx)) for kind, idx in cones[len(fs.cones):]))
+    key = (extra, tuple((kind, tuple(int(j) for j in idx)) for kind, idx in cones[len(fs.cones) :]))
     if key not in fs.cache:  # the rows depend on the set and the extra cones only, not on the objective
         A = np.hstack([fs.A, np.zeros((n, extra))])
         rows = [sp.csc_matrix(A)]
@@ -445,8 +492,11 @@ def _clarabel(fs: ForceSet, q, extra, cones) -> dict:
         Aall = sp.vstack(rows, format="csc")
         b = np.concatenate([fs.r / fs.rho, np.zeros(Aall.shape[0] - n)])
         nn = sum(idx.size for kind, idx in order if kind == "nonneg")
-        cl = [clarabel.ZeroConeT(n)] + ([clarabel.NonnegativeConeT(nn)] if nn else []) + \
-            [clarabel.SecondOrderConeT(int(idx.size)) for kind, idx in order if kind == "soc"]
+        cl = (
+            [clarabel.ZeroConeT(n)]
+            + ([clarabel.NonnegativeConeT(nn)] if nn else [])
+            + [clarabel.SecondOrderConeT(int(idx.size)) for kind, idx in order if kind == "soc"]
+        )
         fs.cache[key] = (Aall, b, cl, sp.csc_matrix((Ntot, Ntot)))
     Aall, b, cl, P0 = fs.cache[key]
     for tol in (PRESETS["high"], PRESETS["mid"]):
@@ -463,13 +513,23 @@ def _clarabel(fs: ForceSet, q, extra, cones) -> dict:
             off = n
             zmap = {}
             for kind, idx in order:
-                zmap[id(idx)] = z[off:off + idx.size]
+                zmap[id(idx)] = z[off : off + idx.size]
                 off += idx.size
-            return {"status": "solved", "x": fs.rho * np.asarray(sol.x, dtype=float), "y": -z[:n],
-                    "z": [zmap[id(idx)] for kind, idx in cones], "cones": cones, "solver": f"clarabel ({raw})"}
+            return {
+                "status": "solved",
+                "x": fs.rho * np.asarray(sol.x, dtype=float),
+                "y": -z[:n],
+                "z": [zmap[id(idx)] for kind, idx in cones],
+                "cones": cones,
+                "solver": f"clarabel ({raw})",
+            }
         if raw in ("DualInfeasible", "AlmostDualInfeasible"):
-            return {"status": "unbounded", "x": np.asarray(sol.x, dtype=float), "cones": cones,
-                    "solver": f"clarabel ({raw})"}
+            return {
+                "status": "unbounded",
+                "x": np.asarray(sol.x, dtype=float),
+                "cones": cones,
+                "solver": f"clarabel ({raw})",
+            }
     return {"status": "failed", "solver": f"clarabel ({raw})"}
 
 
@@ -499,19 +559,31 @@ def _cvxpy(fs: ForceSet, q, extra, cones) -> dict:
         z = []
         for c, (kind, idx) in zip(cc, cones):
             dv = c.dual_value
-            z.append(np.asarray(dv, dtype=float).ravel() if kind == "nonneg"
-                     else np.concatenate([np.ravel(dv[0]), np.ravel(dv[1])]))
+            z.append(
+                np.asarray(dv, dtype=float).ravel()
+                if kind == "nonneg"
+                else np.concatenate([np.ravel(dv[0]), np.ravel(dv[1])])
+            )
         # cvxpy's sign of the equality dual differs by convention: the verification takes whichever sign verifies
-        return {"status": "solved", "x": fs.rho * np.asarray(x.value).ravel(), "y": -y, "y_alt": y, "z": z,
-                "cones": cones, "solver": f"cvxpy/SCS ({prob.status})"}
+        return {
+            "status": "solved",
+            "x": fs.rho * np.asarray(x.value).ravel(),
+            "y": -y,
+            "y_alt": y,
+            "z": z,
+            "cones": cones,
+            "solver": f"cvxpy/SCS ({prob.status})",
+        }
     return {"status": "failed", "solver": f"cvxpy/SCS ({prob.status})"}
 
 
 # ---------------------------------------------------------------- bounds
 
+
 def _certificate(name: str, holds: bool, implies: str, data: dict) -> Certificate:
-    return Certificate(id="force_envelope", name=name, source=SOURCE, holds=holds, margin=0.0, implies=implies,
-                       data=data)
+    return Certificate(
+        id="force_envelope", name=name, source=SOURCE, holds=holds, margin=0.0, implies=implies, data=data
+    )
 
 
 def _linear_bound(fs: ForceSet, c: np.ndarray, sense: str, label: str) -> tuple[Bound, np.ndarray | None]:
@@ -530,20 +602,34 @@ def _linear_bound(fs: ForceSet, c: np.ndarray, sense: str, label: str) -> tuple[
         ok, ddata = fs.verify_dual(q, y, [np.zeros(idx.size) for _, idx in fs.cones], fs.cones)
         if x0 is not None and ok:
             val = sign * float(fs.r @ y)
-            cert = _certificate(label, True, f"{label}: the force set is a point (independent force columns), "
-                                f"{sense} = {val:.6g}", {"point": pdata, "dual": ddata, "evidence": {
-                                    "x": x0, "y": y, "verify": "A x = M a + F, x in the cones; Aᵀy = c: cᵀx = rᵀy"}})
+            cert = _certificate(
+                label,
+                True,
+                f"{label}: the force set is a point (independent force columns), {sense} = {val:.6g}",
+                {
+                    "point": pdata,
+                    "dual": ddata,
+                    "evidence": {"x": x0, "y": y, "verify": "A x = M a + F, x in the cones; Aᵀy = c: cᵀx = rᵀy"},
+                },
+            )
             return Bound(sense, val, float(c @ x0), "point", "", cert), x0
     ans = fs.minimize(q)
     if ans["status"] == "unbounded":
         ok, rdata = fs.verify_ray(q, ans["x"], ans["cones"])
         if ok:
-            cert = _certificate(label, True, f"{label}: unbounded along a verified ray (A d = 0, d in the cones)",
-                                {"ray": rdata, "evidence": {"ray": rdata["ray"], "verify": "A d = 0, d in the cones, "
-                                                                                           "cᵀd of the right sign"}})
+            cert = _certificate(
+                label,
+                True,
+                f"{label}: unbounded along a verified ray (A d = 0, d in the cones)",
+                {
+                    "ray": rdata,
+                    "evidence": {"ray": rdata["ray"], "verify": "A d = 0, d in the cones, cᵀd of the right sign"},
+                },
+            )
             return Bound(sense, -sign * math.inf, None, "ray", "", cert), None
-        return Bound(sense, None, None, "", f"the program reported unbounded but its ray does not verify "
-                     f"({ans['solver']})"), None
+        return Bound(
+            sense, None, None, "", f"the program reported unbounded but its ray does not verify ({ans['solver']})"
+        ), None
     if ans["status"] != "solved":
         return Bound(sense, None, None, "", f"no program decided it ({ans['solver']})"), None
     x0, pdata = fs.verify_point(ans["x"])
@@ -557,18 +643,34 @@ def _linear_bound(fs: ForceSet, c: np.ndarray, sense: str, label: str) -> tuple[
     value = sign * float(fs.r @ y) if ok else None
     reasons = []
     if x0 is None:
-        reasons.append(f"the primal point does not verify (residual {pdata['residual']:.2e}, cone violation "
-                       f"{pdata['cone_violation']:.2e})")
+        reasons.append(
+            f"the primal point does not verify (residual {pdata['residual']:.2e}, cone violation "
+            f"{pdata['cone_violation']:.2e})"
+        )
     if not ok:
-        reasons.append(f"the dual certificate does not verify (stationarity {ddata['stationarity']:.2e}, cone "
-                       f"violation {ddata['cone_violation']:.2e})")
+        reasons.append(
+            f"the dual certificate does not verify (stationarity {ddata['stationarity']:.2e}, cone "
+            f"violation {ddata['cone_violation']:.2e})"
+        )
     if reasons:
         return Bound(sense, None, attained, "program", "; ".join(reasons) + f" ({ans['solver']})"), x0
-    cert = _certificate(label, True, f"{label}: {sense} in [{min(value, attained):.9g}, {max(value, attained):.9g}] "
-                        f"(attained, proven)", {"point": pdata, "dual": ddata, "solver": ans["solver"], "evidence": {
-                            "x": x0, "y": y, "z": ans["z"],
-                            "verify": "A x = M a + F, x in the cones (attained); c − Aᵀy − Bᵀz = 0 (max: −c), z in the "
-                                      "cones: cᵀx <= rᵀy on the set (proven)"}})
+    cert = _certificate(
+        label,
+        True,
+        f"{label}: {sense} in [{min(value, attained):.9g}, {max(value, attained):.9g}] (attained, proven)",
+        {
+            "point": pdata,
+            "dual": ddata,
+            "solver": ans["solver"],
+            "evidence": {
+                "x": x0,
+                "y": y,
+                "z": ans["z"],
+                "verify": "A x = M a + F, x in the cones (attained); c − Aᵀy − Bᵀz = 0 (max: −c), z in the "
+                "cones: cᵀx <= rᵀy on the set (proven)",
+            },
+        },
+    )
     return Bound(sense, value, attained, "program", "", cert), x0
 
 
@@ -583,8 +685,11 @@ def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction, rtol: 
     if k == 1:
         dirs = [np.array([1.0]), np.array([-1.0])]
     else:
-        th0 = math.atan2(answer_direction[1], answer_direction[0]) if answer_direction is not None and \
-            np.linalg.norm(answer_direction) > 0 else 0.0
+        th0 = (
+            math.atan2(answer_direction[1], answer_direction[0])
+            if answer_direction is not None and np.linalg.norm(answer_direction) > 0
+            else 0.0
+        )
         dirs = [np.array([math.cos(th0 + j * math.pi / 2), math.sin(th0 + j * math.pi / 2)]) for j in range(4)]
     hs, pts, certs = [], [], []
     for th in dirs:
@@ -600,9 +705,19 @@ def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction, rtol: 
     if k == 1:
         upper = max(hs)
         lower = max(pts) if pts else None
-        return Bound("max", upper, lower, "program" if not fs.independent else "point", "",
-                     _certificate(label, True, f"{label}: max |P λ_t| = max(h(+1), h(−1))",
-                                  {"support": hs, "directions": [d.tolist() for d in dirs]}))
+        return Bound(
+            "max",
+            upper,
+            lower,
+            "program" if not fs.independent else "point",
+            "",
+            _certificate(
+                label,
+                True,
+                f"{label}: max |P λ_t| = max(h(+1), h(−1))",
+                {"support": hs, "directions": [d.tolist() for d in dirs]},
+            ),
+        )
     angles = [math.atan2(d[1], d[0]) for d in dirs]
     while True:
         order = np.argsort(np.mod(angles, 2 * math.pi))
@@ -627,19 +742,30 @@ def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction, rtol: 
         th = np.array([math.cos(new), math.sin(new)])
         b, x0 = _linear_bound(fs, th @ L, "max", label)
         if b.value is None:
-            return Bound("max", None, lower if pts else None, "", f"support in direction {np.round(th, 6).tolist()}: "
-                         f"{b.reason}")
+            return Bound(
+                "max", None, lower if pts else None, "", f"support in direction {np.round(th, 6).tolist()}: {b.reason}"
+            )
         angles.append(new)
         hs.append(b.value)
         if x0 is not None:
             pts.append(float(np.linalg.norm(L @ x0)))
     if not pts:
         return Bound("max", upper, None, "", "no support point verified")
-    cert = _certificate(label, True, f"{label}: max ‖P λ_t‖ in [{lower:.9g}, {upper:.9g}] ({len(angles)} proven "
-                        "half-planes; their consecutive intersections bound it)",
-                        {"directions": angles, "support": hs, "evidence": {"directions": angles, "support": hs,
-                                                                           "verify": "each support value proven by "
-                                                                           "its own dual (force_envelope)"}})
+    cert = _certificate(
+        label,
+        True,
+        f"{label}: max ‖P λ_t‖ in [{lower:.9g}, {upper:.9g}] ({len(angles)} proven "
+        "half-planes; their consecutive intersections bound it)",
+        {
+            "directions": angles,
+            "support": hs,
+            "evidence": {
+                "directions": angles,
+                "support": hs,
+                "verify": "each support value proven by its own dual (force_envelope)",
+            },
+        },
+    )
     return Bound("max", upper, lower, "point" if fs.independent else "program", "", cert)
 
 
@@ -657,25 +783,39 @@ def _hold_margin(fs: ForceSet, i: int) -> Bound:
         x0, _ = fs.verify_point(fs.pinv @ fs.r)
         if x0 is not None:
             val = mu * (x0[v[0]] - float(np.linalg.norm(x0[v[1:]])))
-            return Bound("max", val, val, "point", "", _certificate(label, True, f"{label}: the set is a point",
-                                                                    {}))
+            return Bound("max", val, val, "point", "", _certificate(label, True, f"{label}: the set is a point", {}))
     ans = fs.minimize(q, 1, [cone])
     if ans["status"] != "solved":
         return Bound("max", None, None, "", f"no program decided it ({ans['solver']})")
-    x = ans["x"][:fs.N]
+    x = ans["x"][: fs.N]
     x0, pdata = fs.verify_point(x)
     attained = None if x0 is None else mu * (x0[v[0]] - float(np.linalg.norm(x0[v[1:]])))
     ok, ddata = fs.verify_dual(q, ans["y"], ans["z"], ans["cones"])
     if not ok or x0 is None:
         return Bound("max", None, attained, "program", f"point verified: {x0 is not None}, dual verified: {ok}")
-    return Bound("max", -float(fs.r @ ans["y"]), attained, "program", "",
-                 _certificate(label, True, f"{label}: max μ(λ_n − ‖ν‖) over the set", {"point": pdata, "dual": ddata}))
+    return Bound(
+        "max",
+        -float(fs.r @ ans["y"]),
+        attained,
+        "program",
+        "",
+        _certificate(label, True, f"{label}: max μ(λ_n − ‖ν‖) over the set", {"point": pdata, "dual": ddata}),
+    )
 
 
 # ---------------------------------------------------------------- the public entry point
 
-def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, groups=None, tangent_maps=None,
-                 hold_margins: bool = True, tangent_rtol: float = ENVELOPE_TANGENT_RTOL) -> ForceRanges:
+
+def force_ranges(
+    problem: ContactProblem,
+    solution=None,
+    *,
+    acceleration=None,
+    groups=None,
+    tangent_maps=None,
+    hold_margins: bool = True,
+    tangent_rtol: float = ENVELOPE_TANGENT_RTOL,
+) -> ForceRanges:
     """The force envelopes of an answer: each contact's normal-force range, largest friction force and hold margin
     over the whole set of contact forces at the answer's acceleration, every bound certified (module docstring).
 
@@ -712,11 +852,16 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
     unique = None
     if acceleration is None:
         if solution is None:
-            raise WrongTypeError("solution", "is None and no acceleration is given",
-                                 "give the solved answer, or call gaussqp.force_ranges(problem), which solves it first")
+            raise WrongTypeError(
+                "solution",
+                "is None and no acceleration is given",
+                "give the solved answer, or call gaussqp.force_ranges(problem), which solves it first",
+            )
         if solution.acceleration is None or str(solution.status) != "solved":
-            raise NotApplicableError(f"force envelopes need a solved answer with an acceleration; this one is "
-                                     f"{solution.status} ({solution.formulation})")
+            raise NotApplicableError(
+                f"force envelopes need a solved answer with an acceleration; this one is "
+                f"{solution.status} ({solution.formulation})"
+            )
         a = np.asarray(solution.acceleration, dtype=float)
         lam_n, lam_t = solution.lambda_normal, solution.lambda_tangent
         unique = solution.unique.get("acceleration")
@@ -733,8 +878,9 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
         if any(laws[i].law == "separating" and abs(float(lam_n[i])) > 0 for i in range(problem.m)):
             notes.append("the answer has force on a contact separating at its acceleration")
         _, pdata = fs.verify_point(x_ans)
-        contains = bool(pdata["residual"] <= ENVELOPE_MEMBERSHIP_RTOL
-                        and pdata["cone_violation"] <= ENVELOPE_MEMBERSHIP_RTOL)
+        contains = bool(
+            pdata["residual"] <= ENVELOPE_MEMBERSHIP_RTOL and pdata["cone_violation"] <= ENVELOPE_MEMBERSHIP_RTOL
+        )
     d1 = problem.dimension - 1
     envs = []
     for law in laws:
@@ -743,15 +889,16 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
         hi, _ = _linear_bound(fs, fs.normal_functional(i), "max", f"contact {i} normal max")
         P = None if tangent_maps is None else tangent_maps.get(i)
         if P is None:
-            P = np.eye(d1)[:min(2, d1)] if d1 else np.zeros((0, 0))
+            P = np.eye(d1)[: min(2, d1)] if d1 else np.zeros((0, 0))
         P = np.atleast_2d(np.asarray(P, dtype=float))
         if law.law == "sliding":
             f = float(problem.friction[i]) * float(np.linalg.norm(P @ law.slip))
             if hi.value is None:
                 tb = Bound("max", None, None, "", f"the normal max is not certified: {hi.reason}")
             else:
-                tb = Bound("max", f * hi.value, None if hi.attained is None else f * hi.attained, "scaled",
-                           "", hi.certificate)
+                tb = Bound(
+                    "max", f * hi.value, None if hi.attained is None else f * hi.attained, "scaled", "", hi.certificate
+                )
         elif d1 == 0:
             tb = Bound("max", 0.0, 0.0, "zero", "no tangent rows")
         else:
@@ -766,12 +913,24 @@ def force_ranges(problem: ContactProblem, solution=None, *, acceleration=None, g
         members = tuple(int(j) for j in members)
         for j in members:
             if not 0 <= j < problem.m:
-                raise ShapeError(f"groups[{name!r}]", f"names contact {j}, the problem has {problem.m}",
-                                 f"give indices 0 … {problem.m - 1}")
+                raise ShapeError(
+                    f"groups[{name!r}]",
+                    f"names contact {j}, the problem has {problem.m}",
+                    f"give indices 0 … {problem.m - 1}",
+                )
         c = sum((fs.normal_functional(j) for j in members), np.zeros(fs.N))
         lo, _ = _linear_bound(fs, c, "min", f"group {name} normal min")
         hi, _ = _linear_bound(fs, c, "max", f"group {name} normal max")
         genv.append(GroupEnvelope(str(name), members, lo, hi))
-    return ForceRanges(problem.name, a, envs, genv, point=bool(fs.independent and fs.N > 0),
-                       contains_answer=contains, acceleration_unique=unique, programs=fs.programs,
-                       seconds=time.perf_counter() - t0, notes=notes)
+    return ForceRanges(
+        problem.name,
+        a,
+        envs,
+        genv,
+        point=bool(fs.independent and fs.N > 0),
+        contains_answer=contains,
+        acceleration_unique=unique,
+        programs=fs.programs,
+        seconds=time.perf_counter() - t0,
+        notes=notes,
+    )

@@ -32,9 +32,18 @@ from ..linalg.dense import as_dense
 from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
 from ..friction.sliding import SlidingReduction, sliding_lcp, frictionless_sliding_lcp_matrix, p_matrix_test, reduce
-from ..settings import (BETA2_REFINED, BETA2_SLSQP_FTOL, BETA2_SLSQP_MAXITER, BETA2_STARTS, BETA2_VERTEX_MAX,
-                        FRICTION_BOUND_SINGULAR_RTOL, PROP13_BISECTIONS, PROP13_GRID_POINTS, PROP13_MU_MAX,
-                        PROP13_MU_MIN)
+from ..settings import (
+    BETA2_REFINED,
+    BETA2_SLSQP_FTOL,
+    BETA2_SLSQP_MAXITER,
+    BETA2_STARTS,
+    BETA2_VERTEX_MAX,
+    FRICTION_BOUND_SINGULAR_RTOL,
+    PROP13_BISECTIONS,
+    PROP13_GRID_POINTS,
+    PROP13_MU_MAX,
+    PROP13_MU_MIN,
+)
 
 
 @dataclass(frozen=True)
@@ -48,8 +57,14 @@ class FrictionBound:
     data: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        d = {"id": self.id, "source": self.source, "value": json_float(self.value), "guarantees": self.guarantees,
-             "holds": None if self.holds is None else bool(self.holds), "mu": json_float(self.mu)}
+        d = {
+            "id": self.id,
+            "source": self.source,
+            "value": json_float(self.value),
+            "guarantees": self.guarantees,
+            "holds": None if self.holds is None else bool(self.holds),
+            "mu": json_float(self.mu),
+        }
         if self.data:
             d["data"] = {k: to_jsonable(v) for k, v in self.data.items()}
         return d
@@ -103,8 +118,13 @@ def beta2(M: np.ndarray, starts: int = BETA2_STARTS, seed: int = 0) -> tuple[flo
     best, dbest = cands[0]
     for _, d0 in cands[:BETA2_REFINED] + cands[-starts:]:
         with np.errstate(invalid="ignore"):  # f is +inf where I - D + DM is singular; SLSQP then stops there
-            res = minimize(lambda d: -f(d), d0, method="SLSQP", bounds=[(0.0, 1.0)] * k,
-                           options={"maxiter": BETA2_SLSQP_MAXITER, "ftol": BETA2_SLSQP_FTOL})
+            res = minimize(
+                lambda d: -f(d),
+                d0,
+                method="SLSQP",
+                bounds=[(0.0, 1.0)] * k,
+                options={"maxiter": BETA2_SLSQP_MAXITER, "ftol": BETA2_SLSQP_FTOL},
+            )
         val = f(np.clip(res.x, 0, 1))
         if val > best:
             best, dbest = val, np.clip(res.x, 0, 1)
@@ -152,16 +172,23 @@ def common_mu_bound(red: SlidingReduction, mu_grid_max: float = PROP13_MU_MAX) -
             t = False
         checks.append((mu, t))
         validated = validated and t is not False
-    return {"value": value, "beta2": b2, "beta2_argmax": dstar, "mu_b_38": mu_b38, "validated": validated,
-            "p_matrix_checks": checks}
+    return {
+        "value": value,
+        "beta2": b2,
+        "beta2_argmax": dstar,
+        "mu_b_38": mu_b38,
+        "validated": validated,
+        "p_matrix_checks": checks,
+    }
 
 
 def not_applicable(bid: str, source: str, exc: Exception) -> FrictionBound:
     """A bound whose premises fail on this problem (e.g. dependent sliding rows: ``A_nb`` singular, so the
     LCP (58) and its frictionless matrix ``M⁰_ub`` do not exist): reported with ``holds`` None and the
     reason, never raised out of ``solve``/``check``."""
-    return FrictionBound(bid, source, float("nan"), f"not applicable: {exc}", None, float("nan"),
-                         {"premise": f"fails: {exc}"})
+    return FrictionBound(
+        bid, source, float("nan"), f"not applicable: {exc}", None, float("nan"), {"premise": f"fails: {exc}"}
+    )
 
 
 def _max_mu(problem: ContactProblem, idx) -> float:
@@ -183,31 +210,63 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
         v = sigma_ratio(red.A_nb, red.A_tb)
         pre = "A_nb ≻ 0" if v > 0 else "A_nb singular: premise fails"
         if red.Z.size:
-            out.append(FrictionBound(
-                "Prop. 11", "tutorial Prop. 11, (44)-(46)", v,
-                "with all bilateral sliding coefficients below it, (42) has exactly one solution (a, λ⁰, λ^μ)",
-                (mu_b < v) if v > 0 else None, mu_b, {"premise": pre}))
+            out.append(
+                FrictionBound(
+                    "Prop. 11",
+                    "tutorial Prop. 11, (44)-(46)",
+                    v,
+                    "with all bilateral sliding coefficients below it, (42) has exactly one solution (a, λ⁰, λ^μ)",
+                    (mu_b < v) if v > 0 else None,
+                    mu_b,
+                    {"premise": pre},
+                )
+            )
         else:
-            out.append(FrictionBound(
-                "(38)", "tutorial (38), Prop. 9", v,
-                "with all bilateral sliding coefficients below it, (36) has exactly one solution (a, λ_n,b)",
-                (mu_b < v) if v > 0 else None, mu_b, {"premise": pre}))
-            out.append(FrictionBound(
-                "Prop. 10", "tutorial Prop. 10", v / 3.0,
-                "the hLCP (41) matrix (A_nb - A_tb[μξ])⁻¹(A_nb + A_tb[μξ]) is positive definite: one solution",
-                (mu_b < v / 3.0) if v > 0 else None, mu_b))
+            out.append(
+                FrictionBound(
+                    "(38)",
+                    "tutorial (38), Prop. 9",
+                    v,
+                    "with all bilateral sliding coefficients below it, (36) has exactly one solution (a, λ_n,b)",
+                    (mu_b < v) if v > 0 else None,
+                    mu_b,
+                    {"premise": pre},
+                )
+            )
+            out.append(
+                FrictionBound(
+                    "Prop. 10",
+                    "tutorial Prop. 10",
+                    v / 3.0,
+                    "the hLCP (41) matrix (A_nb - A_tb[μξ])⁻¹(A_nb + A_tb[μξ]) is positive definite: one solution",
+                    (mu_b < v / 3.0) if v > 0 else None,
+                    mu_b,
+                )
+            )
     if mu and any_u_sliding and not mb:
         v = sigma_ratio(red.A_nu, red.A_tu)
         if red.Z.size:
-            out.append(FrictionBound(
-                "(64)", "tutorial (64), Prop. 14", v,
-                "frictionless bilateral + unilateral sliding: the LCP matrix is positive definite, one solution",
-                (mu_u < v) if v > 0 else None, mu_u))
+            out.append(
+                FrictionBound(
+                    "(64)",
+                    "tutorial (64), Prop. 14",
+                    v,
+                    "frictionless bilateral + unilateral sliding: the LCP matrix is positive definite, one solution",
+                    (mu_u < v) if v > 0 else None,
+                    mu_u,
+                )
+            )
         else:
-            out.append(FrictionBound(
-                "(51)", "tutorial (51), Prop. 12", v,
-                "A_u,μ,ξ ≻ 0: the LCP (50) has exactly one solution, Lipschitz in w_u",
-                (mu_u < v) if v > 0 else None, mu_u))
+            out.append(
+                FrictionBound(
+                    "(51)",
+                    "tutorial (51), Prop. 12",
+                    v,
+                    "A_u,μ,ξ ≻ 0: the LCP (50) has exactly one solution, Lipschitz in w_u",
+                    (mu_u < v) if v > 0 else None,
+                    mu_u,
+                )
+            )
     if mb and mu:
         try:
             pb = common_mu_bound(red)
@@ -221,12 +280,22 @@ def sliding_bounds(problem: ContactProblem) -> list[FrictionBound]:
             holds = actual < 1 and mu_b < pb["mu_b_38"]
         except NotApplicableError:
             actual, holds = math.inf, False
-        out.append(FrictionBound(
-            "Prop. 13", "tutorial Prop. 13, (58)-(63), App. D Thm 3 (β₂ by SLSQP)", pb["value"],
-            "with every coefficient equal to μ below it, M^μ_ub is a P-matrix: (56) has one solution for any load",
-            holds, max(mu_b, mu_u),
-            {"beta2": pb["beta2"], "mu_b_38": pb["mu_b_38"], "beta2_times_norm_P": actual,
-             "validated_by_p_matrix_test": pb["validated"]}))
+        out.append(
+            FrictionBound(
+                "Prop. 13",
+                "tutorial Prop. 13, (58)-(63), App. D Thm 3 (β₂ by SLSQP)",
+                pb["value"],
+                "with every coefficient equal to μ below it, M^μ_ub is a P-matrix: (56) has one solution for any load",
+                holds,
+                max(mu_b, mu_u),
+                {
+                    "beta2": pb["beta2"],
+                    "mu_b_38": pb["mu_b_38"],
+                    "beta2_times_norm_P": actual,
+                    "validated_by_p_matrix_test": pb["validated"],
+                },
+            )
+        )
     return out
 
 
@@ -255,14 +324,26 @@ def sticking_mu_bound(problem: ContactProblem) -> FrictionBound | None:
     rhs = (float(sa.min()) if sa.size else 0.0) * (float(s1.min()) if s1.size else 0.0)
     # A^st_nu and H₁ nonsingular, each relative to its own largest singular value (not rhs against max(1, lhs):
     # in units of 1e-6 the premise failed on every problem, in units of 1e6 it held on singular ones)
-    premise = bool(sa.size and s1.size and sa.min() > FRICTION_BOUND_SINGULAR_RTOL * sa.max()
-                   and s1.min() > FRICTION_BOUND_SINGULAR_RTOL * s1.max())
+    premise = bool(
+        sa.size
+        and s1.size
+        and sa.min() > FRICTION_BOUND_SINGULAR_RTOL * sa.max()
+        and s1.min() > FRICTION_BOUND_SINGULAR_RTOL * s1.max()
+    )
     ratio = (math.inf if lhs == 0 else rhs / lhs) if premise else 0.0
     return FrictionBound(
-        "sticking Prop. 12 (64)", "sticking Prop. 12, (62)-(64)", ratio,
-        ("ratio > 1: A_c^st of (63) is positive definite and the sticking contact LCP has a unique solution"
-         if premise else "premise fails: A^st_nu or H₁ is singular (dependent rows)"),
-        (ratio > 1) if premise else None, float("nan"), {"lhs": lhs, "rhs": rhs})
+        "sticking Prop. 12 (64)",
+        "sticking Prop. 12, (62)-(64)",
+        ratio,
+        (
+            "ratio > 1: A_c^st of (63) is positive definite and the sticking contact LCP has a unique solution"
+            if premise
+            else "premise fails: A^st_nu or H₁ is singular (dependent rows)"
+        ),
+        (ratio > 1) if premise else None,
+        float("nan"),
+        {"lhs": lhs, "rhs": rhs},
+    )
 
 
 def friction_bounds(problem: ContactProblem) -> list[FrictionBound]:

@@ -18,10 +18,26 @@ from typing import Callable
 import numpy as np
 
 from .polish import polish
-from ..results import FAILED, INFEASIBLE, SOLUTION_PRESENT, SOLVED, INACCURATE, UNBOUNDED, INF_OR_UNB, Certificate, Solution
+from ..results import (
+    FAILED,
+    INFEASIBLE,
+    SOLUTION_PRESENT,
+    SOLVED,
+    INACCURATE,
+    UNBOUNDED,
+    INF_OR_UNB,
+    Certificate,
+    Solution,
+)
 from ..settings import FORWARD_ERROR_CONE_SLACK, Tolerance
-from .instance import (coulomb_cone_check, forward_error, unique_acceleration, unique_multipliers, verify_farkas,
-                       verify_ray)
+from .instance import (
+    coulomb_cone_check,
+    forward_error,
+    unique_acceleration,
+    unique_multipliers,
+    verify_farkas,
+    verify_ray,
+)
 from .backward_error import backward_error, backward_error_certificate
 from .natural_map import judge_natural_map
 from .residuals import kkt_residuals
@@ -48,12 +64,21 @@ def _residuals(sol: Solution, tol: Tolerance) -> None:
     sol.residuals = kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
     worst = max(sol.residuals.values())
     ok = worst <= tol.residual
-    sol.certificates.append(Certificate(
-        id="kkt_residuals", name="KKT residuals recomputed in the original variables",
-        source="DESIGN.md §4.2 (instance)", holds=ok, margin=tol.residual - worst,
-        implies=(f"(a, λ) satisfies dynamics, constraints, signs and complementarity to {tol.residual:g}"
-                 if ok else "the returned point fails the residual check"),
-        data=dict(sol.residuals)))
+    sol.certificates.append(
+        Certificate(
+            id="kkt_residuals",
+            name="KKT residuals recomputed in the original variables",
+            source="DESIGN.md §4.2 (instance)",
+            holds=ok,
+            margin=tol.residual - worst,
+            implies=(
+                f"(a, λ) satisfies dynamics, constraints, signs and complementarity to {tol.residual:g}"
+                if ok
+                else "the returned point fails the residual check"
+            ),
+            data=dict(sol.residuals),
+        )
+    )
     if sol.status == SOLVED and not ok:
         sol.status = INACCURATE
         _note(sol, f"solver claimed success but max residual {worst:.2e} > {tol.residual:g}")
@@ -98,17 +123,27 @@ def _forward_error(sol: Solution, tol: Tolerance) -> None:
     ok_a, ok_f = bool(fe.data["acceleration"] <= tol.residual), bool(err_f <= tol.residual)
     ok = ok_a and ok_f
     err = max(fe.data["acceleration"], err_f)
-    data = {**fe.data, "acceleration_certified": ok_a, "forces_certified": ok_f,
-            "forces_basis": ("member of the solution set (multipliers not unique): distance to it at the data's "
-                             "force scale" if member else "each contact's force relative to that force")}
+    data = {
+        **fe.data,
+        "acceleration_certified": ok_a,
+        "forces_certified": ok_f,
+        "forces_basis": (
+            "member of the solution set (multipliers not unique): distance to it at the data's force scale"
+            if member
+            else "each contact's force relative to that force"
+        ),
+    }
     sol.certificates.append(Certificate(**{**fe.__dict__, "holds": ok, "margin": tol.residual - err, "data": data}))
     if sol.status == SOLVED and not ok:
         sol.status = INACCURATE
         which = " and ".join(q for q, good in (("acceleration", ok_a), ("forces", ok_f)) if not good)
         worst = int(np.argmax(fe.data["contact_force_errors"])) if not ok_f and not member else None
-        _note(sol, f"residuals are small but the problem is ill-conditioned (cond {fe.data['condition']:.1e}): the "
-                   f"{which} may be {max(err, 0.0):.1e} (relative) from the exact one"
-                   + (f" (worst: contact {worst})" if worst is not None else ""))
+        _note(
+            sol,
+            f"residuals are small but the problem is ill-conditioned (cond {fe.data['condition']:.1e}): the "
+            f"{which} may be {max(err, 0.0):.1e} (relative) from the exact one"
+            + (f" (worst: contact {worst})" if worst is not None else ""),
+        )
 
 
 def _uniqueness(sol: Solution, tol: Tolerance) -> None:
@@ -116,8 +151,11 @@ def _uniqueness(sol: Solution, tol: Tolerance) -> None:
     ua = unique_acceleration(p, sol.acceleration, sol.lambda_normal)
     um = unique_multipliers(p, sol.acceleration, sol.lambda_normal)
     sol.certificates += [ua, um]
-    sol.unique = {"acceleration": None if ua.holds is None else bool(ua.holds), "generalized_force": True,
-                  "multipliers": None if um.holds is None else bool(um.holds)}
+    sol.unique = {
+        "acceleration": None if ua.holds is None else bool(ua.holds),
+        "generalized_force": True,
+        "multipliers": None if um.holds is None else bool(um.holds),
+    }
 
 
 def _stands_on(sol: Solution, status: str, cert: Certificate, residuals: dict) -> None:
@@ -173,13 +211,23 @@ class Check:
 ANSWER_CHECKS: tuple[Check, ...] = (
     Check("polish", lambda s: s.hints.polish_allowed, _polish),
     Check("kkt_residuals", lambda s: True, _residuals),
-    Check("infeasible_after_failed_answer", lambda s: not s.certificate("kkt_residuals").holds
-          and not len(s.problem.sliding), _infeasible_after_failed_answer),
+    Check(
+        "infeasible_after_failed_answer",
+        lambda s: not s.certificate("kkt_residuals").holds and not len(s.problem.sliding),
+        _infeasible_after_failed_answer,
+    ),
     Check("backward_error", lambda s: s.acceleration is not None and not len(s.problem.coulomb), _backward_error),
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
     Check("uniqueness", lambda s: s.acceleration is not None and not _friction_decided(s.problem), _uniqueness),
-    Check("forward_error", lambda s: s.acceleration is not None and not _friction_decided(s.problem)
-          and (s.hints.cones_enforced is None or _strictly_inside_the_cones(s)), _forward_error),
+    Check(
+        "forward_error",
+        lambda s: (
+            s.acceleration is not None
+            and not _friction_decided(s.problem)
+            and (s.hints.cones_enforced is None or _strictly_inside_the_cones(s))
+        ),
+        _forward_error,
+    ),
 )
 
 
@@ -224,15 +272,27 @@ def _verify_nonexistence(sol: Solution, tol: Tolerance) -> None:
 
 #: (kind of claim, when the result makes it, handler); the first that matches judges the result.
 JUDGEMENTS: tuple[tuple[str, Callable[[Solution], bool], Callable[[Solution, Tolerance], None]], ...] = (
-    ("answer of a route that decides stick/slip, by its recomputed natural map",
-     lambda s: bool(s.hints.natural_map) and s.status in SOLUTION_PRESENT, judge_natural_map),
+    (
+        "answer of a route that decides stick/slip, by its recomputed natural map",
+        lambda s: bool(s.hints.natural_map) and s.status in SOLUTION_PRESENT,
+        judge_natural_map,
+    ),
     ("answer", lambda s: s.status in SOLUTION_PRESENT and s.acceleration is not None, _judge_answer),
-    ("infeasible, Coulomb-Farkas vector verified by the route",
-     lambda s: s.status == INFEASIBLE and _holds(s, "coulomb_farkas"), _keep_coulomb_farkas),
-    ("infeasible, every piece enumerated by the route",
-     lambda s: s.status == INFEASIBLE and _holds(s, "sliding_enumeration"), _keep_enumeration),
-    ("infeasible or unbounded, verified by the route", lambda s: s.status in INF_OR_UNB and s.hints.nonexistence_verified,
-     _keep_verified),
+    (
+        "infeasible, Coulomb-Farkas vector verified by the route",
+        lambda s: s.status == INFEASIBLE and _holds(s, "coulomb_farkas"),
+        _keep_coulomb_farkas,
+    ),
+    (
+        "infeasible, every piece enumerated by the route",
+        lambda s: s.status == INFEASIBLE and _holds(s, "sliding_enumeration"),
+        _keep_enumeration,
+    ),
+    (
+        "infeasible or unbounded, verified by the route",
+        lambda s: s.status in INF_OR_UNB and s.hints.nonexistence_verified,
+        _keep_verified,
+    ),
     ("infeasible or unbounded, to verify", lambda s: s.status in INF_OR_UNB, _verify_nonexistence),
 )
 

@@ -17,13 +17,18 @@ from ..settings import COULOMB_DYNAMICS_RTOL, COULOMB_RESIDUAL_RTOL, Tolerance
 def natural_map_certificate(res, holds: bool) -> Certificate:
     """The ``natural_map`` certificate of a local (Delassus) answer: ``res`` is its
     :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` (relative to ‖q‖)."""
-    return Certificate(id="natural_map", name="natural-map residual of Coulomb's law, recomputed",
-                       source="Acary, Brémond, Huber 2018, eq. (12)",
-                       holds=holds, margin=COULOMB_RESIDUAL_RTOL - res.relative,
-                       implies=("the answer satisfies Coulomb's law (De Saxcé's form) to "
-                                f"{res.relative:.2e} of ‖q‖" + ("" if holds else
-                                f", above the bound {COULOMB_RESIDUAL_RTOL:g}")),
-                       data=res.as_dict())
+    return Certificate(
+        id="natural_map",
+        name="natural-map residual of Coulomb's law, recomputed",
+        source="Acary, Brémond, Huber 2018, eq. (12)",
+        holds=holds,
+        margin=COULOMB_RESIDUAL_RTOL - res.relative,
+        implies=(
+            "the answer satisfies Coulomb's law (De Saxcé's form) to "
+            f"{res.relative:.2e} of ‖q‖" + ("" if holds else f", above the bound {COULOMB_RESIDUAL_RTOL:g}")
+        ),
+        data=res.as_dict(),
+    )
 
 
 def mixed_law_certificate(nmr, contact: float, dynamics: float, holds: bool) -> Certificate:
@@ -31,16 +36,24 @@ def mixed_law_certificate(nmr, contact: float, dynamics: float, holds: bool) -> 
     residual of every contact's law and ``dynamics`` that of every dynamics row, each at its data scale; ``nmr`` the
     :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` of the coulomb contacts."""
     return Certificate(
-        id="natural_map", name="Coulomb's law and every told contact law, recomputed in (a, λ)",
+        id="natural_map",
+        name="Coulomb's law and every told contact law, recomputed in (a, λ)",
         source="Acary, Brémond, Huber 2018, eq. (12); gaussqp.friction.mixed_law",
-        holds=holds, margin=COULOMB_RESIDUAL_RTOL - contact,
-        implies=(f"every contact's law holds to {contact:.2e} and every dynamics row to {dynamics:.2e} "
-                 "of its data scale" + ("" if holds else f" (bounds {COULOMB_RESIDUAL_RTOL:g}, "
-                                                         f"{COULOMB_DYNAMICS_RTOL:g}): not certified")),
-        data={**nmr.as_dict(), "relative": nmr.relative,
-              "normalized_by": "relative: each contact's λ by its force scale and u by its row scale "
-                               "(gaussqp.model.scales), stacked; siconos: max(‖row scales‖, ‖r‖, ‖u‖)",
-              "dynamics": dynamics})
+        holds=holds,
+        margin=COULOMB_RESIDUAL_RTOL - contact,
+        implies=(
+            f"every contact's law holds to {contact:.2e} and every dynamics row to {dynamics:.2e} "
+            "of its data scale"
+            + ("" if holds else f" (bounds {COULOMB_RESIDUAL_RTOL:g}, {COULOMB_DYNAMICS_RTOL:g}): not certified")
+        ),
+        data={
+            **nmr.as_dict(),
+            "relative": nmr.relative,
+            "normalized_by": "relative: each contact's λ by its force scale and u by its row scale "
+            "(gaussqp.model.scales), stacked; siconos: max(‖row scales‖, ‖r‖, ‖u‖)",
+            "dynamics": dynamics,
+        },
+    )
 
 
 def _judge_coulomb(sol: Solution) -> None:
@@ -51,8 +64,9 @@ def _judge_coulomb(sol: Solution) -> None:
     ok = law_ok and extra_ok
     sol.status = SOLVED if ok else INACCURATE
     if not ok:
-        sol.message = (f"natural-map residual reached {res.relative:.2e} of ‖q‖ "
-                       f"(bound {COULOMB_RESIDUAL_RTOL:g})" + ("" if extra_ok else "; dynamics residual too large"))
+        sol.message = f"natural-map residual reached {res.relative:.2e} of ‖q‖ (bound {COULOMB_RESIDUAL_RTOL:g})" + (
+            "" if extra_ok else "; dynamics residual too large"
+        )
     sol.certificates.append(natural_map_certificate(res, law_ok))
 
 
@@ -62,8 +76,10 @@ def _judge_mixed(sol: Solution) -> None:
     sol.certificates.append(mixed_law_certificate(sol.natural_map_residual, contact, dynamics, ok))
     sol.status = SOLVED if ok else INACCURATE
     if not ok:
-        sol.message = (f"residual reached: contact law {contact:.2e} (bound {COULOMB_RESIDUAL_RTOL:g}), "
-                       f"dynamics {dynamics:.2e} (bound {COULOMB_DYNAMICS_RTOL:g})")
+        sol.message = (
+            f"residual reached: contact law {contact:.2e} (bound {COULOMB_RESIDUAL_RTOL:g}), "
+            f"dynamics {dynamics:.2e} (bound {COULOMB_DYNAMICS_RTOL:g})"
+        )
 
 
 #: the laws a route may have measured (``JudgeHints.natural_map``) and how each is judged

@@ -37,8 +37,11 @@ def polish(sol: Solution) -> None:
     E, e = p.equalities
     G, g = p.inequalities
     # the working set of an active-set method when the route hands it over, else a guess
-    A = sol.hints.active_set if sol.hints.active_set is not None else guess_active(p, sol.acceleration,
-                                                                                    sol.lambda_normal)
+    A = (
+        sol.hints.active_set
+        if sol.hints.active_set is not None
+        else guess_active(p, sol.acceleration, sol.lambda_normal)
+    )
     b = np.concatenate([e, g[A]])
     ne, n = E.shape[0], p.n
     rhs = np.concatenate([-p.F, -b])
@@ -67,8 +70,13 @@ def polish(sol: Solution) -> None:
             # nonnegative ones exist; find them by bounded least squares on J_Aᵀλ = M a + F
             lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
             # BVLS: an exact active-set method for this small dense problem (polish runs below POLISH_MAX)
-            res = lsq_linear(J.T, np.asarray(p.M @ a).ravel() + p.F, bounds=(lb, np.full(k, np.inf)),
-                             method="bvls", tol=POLISH_BVLS_TOL)
+            res = lsq_linear(
+                J.T,
+                np.asarray(p.M @ a).ravel() + p.F,
+                bounds=(lb, np.full(k, np.inf)),
+                method="bvls",
+                tol=POLISH_BVLS_TOL,
+            )
             lam_A = res.x
     lam_eq = lam_A[:ne]
     lam_in = np.zeros(G.shape[0])

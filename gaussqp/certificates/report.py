@@ -29,8 +29,12 @@ class CheckReport:
         return next((c for c in self.certificates if c.id == cid), None)
 
     def as_dict(self) -> dict:
-        d = {"problem": self.problem.name, "system_class": self.system_class.as_dict(),
-             "certificates": [c.as_dict() for c in self.certificates], "skipped": self.skipped}
+        d = {
+            "problem": self.problem.name,
+            "system_class": self.system_class.as_dict(),
+            "certificates": [c.as_dict() for c in self.certificates],
+            "skipped": self.skipped,
+        }
         if self.system_class.modes != "frictionless":
             d["friction_bounds"] = [b.as_dict() for b in self.friction_bounds]
         return d
@@ -64,11 +68,19 @@ def check(problem: ContactProblem) -> CheckReport:
 
     cls = check_problem(problem, local=False).classify()
     if len(problem.coulomb):
-        return CheckReport(problem, cls, [], skipped=(
-            f"{len(problem.coulomb)} contact(s) have mode 'coulomb' (stick/slip left to the solver): the certificates "
-            "C1-C8 and the friction bounds are criteria of problems whose every mode is given; none is reported"))
+        return CheckReport(
+            problem,
+            cls,
+            [],
+            skipped=(
+                f"{len(problem.coulomb)} contact(s) have mode 'coulomb' (stick/slip left to the solver): the certificates "
+                "C1-C8 and the friction bounds are criteria of problems whose every mode is given; none is reported"
+            ),
+        )
     if problem.n > STRUCTURAL_N_MAX:
-        return CheckReport(problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_N_MAX}")
+        return CheckReport(
+            problem, cls, [], skipped=f"structural certificates skipped: n = {problem.n} > {STRUCTURAL_N_MAX}"
+        )
     certs = structural_certificates(problem)
     if len(problem.sliding) and problem.mass_factor.definite and not len(problem.sticking):
         certs.append(p_matrix_certificate(problem))

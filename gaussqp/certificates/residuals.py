@@ -63,8 +63,10 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
     Sl = problem.sliding
     if len(Sl):
         lt = lam_t_flat.reshape(problem.m, -1)
-        law = [np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() * sc.normal_weight[i]
-               for i in Sl]
+        law = [
+            np.abs(lt[i] + problem.friction[i] * abs(lam_n[i]) * problem.slip[i]).max() * sc.normal_weight[i]
+            for i in Sl
+        ]
         out["sliding_law"] = float(max(law)) / sc.force
     return out
 
@@ -75,8 +77,9 @@ def _row_abs_sums(A) -> np.ndarray:
     return np.abs(np.asarray(A, dtype=float)).sum(axis=1) if A.shape[0] else np.zeros(0)
 
 
-def data_row_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray | None = None,
-                       lam_t: np.ndarray | None = None) -> dict[str, float]:
+def data_row_residuals(
+    problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray | None = None, lam_t: np.ndarray | None = None
+) -> dict[str, float]:
     """Residuals of a point of the sticking MLCP without cones (F1 with the sticking tangents as
     equalities), row by row, each at its own row's scale *from the data* (never from the point judged):
 
@@ -105,10 +108,13 @@ def data_row_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
 
     E, e = p.equalities
     G, g = p.inequalities
-    out["equalities"] = rel(np.abs(np.asarray(E @ a).ravel() + e) if E.shape[0] else np.zeros(0),
-                            np.abs(e) + _row_abs_sums(E) * U)
-    out["inequalities"] = rel(np.maximum(0.0, -(np.asarray(G @ a).ravel() + g)) if G.shape[0] else np.zeros(0),
-                              np.abs(g) + _row_abs_sums(G) * U)
+    out["equalities"] = rel(
+        np.abs(np.asarray(E @ a).ravel() + e) if E.shape[0] else np.zeros(0), np.abs(e) + _row_abs_sums(E) * U
+    )
+    out["inequalities"] = rel(
+        np.maximum(0.0, -(np.asarray(G @ a).ravel() + g)) if G.shape[0] else np.zeros(0),
+        np.abs(g) + _row_abs_sums(G) * U,
+    )
     if lam_n is not None:
         gen = np.asarray(p.J_n.T @ lam_n).ravel() if p.m else np.zeros(p.n)
         if lam_t is not None and p.J_t.shape[0]:

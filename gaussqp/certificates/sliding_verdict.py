@@ -21,28 +21,57 @@ def p_matrix_certificate(problem: ContactProblem, lcp: ReducedSlidingLCP | None 
     ``lcp`` is the problem's LCP when the caller already built it (``sliding_lcp`` does)."""
     size = sum(problem.modes[i] == "sliding" for i in problem.bilateral) + len(problem.unilateral)
     if size > P_MATRIX_EXACT_MAX:  # decided before the dense reduction, which the test would not use
-        return Certificate(id="p_matrix", name="LCP matrix (58) is a P-matrix", source="tutorial (58), Prop. 13",
-                           holds=None, margin=float("nan"),
-                           implies=f"size {size} > {P_MATRIX_EXACT_MAX}: the exact test by principal minors is "
-                                   "not run; see friction_bounds for sufficient conditions")
+        return Certificate(
+            id="p_matrix",
+            name="LCP matrix (58) is a P-matrix",
+            source="tutorial (58), Prop. 13",
+            holds=None,
+            margin=float("nan"),
+            implies=f"size {size} > {P_MATRIX_EXACT_MAX}: the exact test by principal minors is "
+            "not run; see friction_bounds for sufficient conditions",
+        )
     try:
         L = lcp if lcp is not None else sliding_lcp(reduce(problem))
     except NotApplicableError as exc:
-        return Certificate(id="p_matrix", name="LCP matrix (58) is a P-matrix", source="tutorial (58), Prop. 13",
-                           holds=None, margin=float("nan"), implies=f"not applicable: {exc}")
+        return Certificate(
+            id="p_matrix",
+            name="LCP matrix (58) is a P-matrix",
+            source="tutorial (58), Prop. 13",
+            holds=None,
+            margin=float("nan"),
+            implies=f"not applicable: {exc}",
+        )
     t = p_matrix_test(L.M)
     return Certificate(
-        id="p_matrix", name=f"{L.form} matrix is a P-matrix (exact, {t.minors_checked} principal minors)",
+        id="p_matrix",
+        name=f"{L.form} matrix is a P-matrix (exact, {t.minors_checked} principal minors)",
         source="tutorial (41), (50), (58), Prop. 13; Cottle–Pang–Stone Thm 3.3.7",
-        holds=t.holds, margin=t.min_minor,
-        implies=("the sliding problem has exactly one solution for every load at this state" if t.holds else
-                 "not a P-matrix: some loads give no or several solutions at this state (principal minor "
-                 f"{t.witness} is <= 0)"),
-        data={"form": L.form, "matrix": L.M, "witness": t.witness,
-              **({} if t.witness is None else {"evidence": {
-                  "verify": "det(matrix[I][:, I]) <= 0 for the principal index set I = principal_indices: the "
-                            "matrix is not a P-matrix",
-                  "matrix": L.M, "principal_indices": list(t.witness)}})})
+        holds=t.holds,
+        margin=t.min_minor,
+        implies=(
+            "the sliding problem has exactly one solution for every load at this state"
+            if t.holds
+            else "not a P-matrix: some loads give no or several solutions at this state (principal minor "
+            f"{t.witness} is <= 0)"
+        ),
+        data={
+            "form": L.form,
+            "matrix": L.M,
+            "witness": t.witness,
+            **(
+                {}
+                if t.witness is None
+                else {
+                    "evidence": {
+                        "verify": "det(matrix[I][:, I]) <= 0 for the principal index set I = principal_indices: the "
+                        "matrix is not a P-matrix",
+                        "matrix": L.M,
+                        "principal_indices": list(t.witness),
+                    }
+                }
+            ),
+        },
+    )
 
 
 def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
@@ -54,8 +83,7 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
     if enum is not None and sol.certificate("sliding_enumeration") is not None:
         sol.certificates = [c for c in sol.certificates if c.id != "sliding_enumeration"]
     certs = []
-    pm = (p_matrix_certificate(p, sol.extras.get("lcp")) if p.mass_factor.definite and not len(p.sticking)
-          else None)
+    pm = p_matrix_certificate(p, sol.extras.get("lcp")) if p.mass_factor.definite and not len(p.sticking) else None
     if pm is not None:
         certs.append(pm)
     if enum is not None:

@@ -44,8 +44,16 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     if not (len(problem.bilateral) == problem.m > 0 and len(problem.sticking) == problem.m):
         return []
     if not problem.mass_factor.definite:
-        return [Certificate("C8(22)", f"{SRC} Prop. 2, (21)-(22)", None, float("nan"),
-                            "premise fails: M is singular (see F4 for the exact test)", "dynamical all-sticking test")]
+        return [
+            Certificate(
+                "C8(22)",
+                f"{SRC} Prop. 2, (21)-(22)",
+                None,
+                float("nan"),
+                "premise fails: M is singular (see F4 for the exact test)",
+                "dynamical all-sticking test",
+            )
+        ]
     # every contact bilateral and sticking: the rows [normals; tangents] are problem.equalities, so the
     # matrix G of (17) is the Delassus matrix W and (21) reads G λ = -w
     G, w, _ = delassus(problem)
@@ -54,9 +62,16 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     # ‖J_i‖²_{M⁻¹}, data): the same decision in any unit of mass, length or row
     margin = equilibrated_min_eigenvalue(G, np.diag(G))
     if margin <= DEFINITE_RTOL:
-        return [Certificate("C8(22)", f"{SRC} Prop. 2, (17), (21)-(22)", None, margin,
-                            "premise fails: G of (17) is not positive definite (dependent rows); see F4",
-                            "dynamical all-sticking test")]
+        return [
+            Certificate(
+                "C8(22)",
+                f"{SRC} Prop. 2, (17), (21)-(22)",
+                None,
+                margin,
+                "premise fails: G of (17) is not positive definite (dependent rows); see F4",
+                "dynamical all-sticking test",
+            )
+        ]
     lam = np.linalg.solve(G, -w)  # (21)
     m, d1 = problem.m, problem.dimension - 1
     lam_n, lam_t = lam[:m], lam[m:].reshape(m, d1)
@@ -68,18 +83,36 @@ def bilateral_sticking_criterion(problem: ContactProblem) -> list[Certificate]:
     scale = problem.friction * lam_data[:m] + lam_data[m:].reshape(m, d1).max(axis=1, initial=0.0)
     rel = gaps / np.maximum(scale, SCALE_FLOOR)
     holds = bool(rel.min() >= -STICKING_DISK_RTOL)
-    out = [Certificate(
-        "C8(22)", f"{SRC} Prop. 2, (21)-(22)", holds, float(rel.min()),
-        ("the all-sticking problem (14) has a solution: every (21) multiplier lies in its Coulomb disk" if holds else
-         f"no all-sticking solution: contact {int(np.argmin(gaps))} leaves its disk (stick→slip, Prop. 4)"),
-        "dynamical all-sticking, independent constraints", {"lambda_normal": lam_n, "lambda_tangent": lam_t,
-                                                           "disk_slack": gaps})]
+    out = [
+        Certificate(
+            "C8(22)",
+            f"{SRC} Prop. 2, (21)-(22)",
+            holds,
+            float(rel.min()),
+            (
+                "the all-sticking problem (14) has a solution: every (21) multiplier lies in its Coulomb disk"
+                if holds
+                else f"no all-sticking solution: contact {int(np.argmin(gaps))} leaves its disk (stick→slip, Prop. 4)"
+            ),
+            "dynamical all-sticking, independent constraints",
+            {"lambda_normal": lam_n, "lambda_tangent": lam_t, "disk_slack": gaps},
+        )
+    ]
     if not np.any(e):
-        out.append(Certificate(
-            "C8(Cor. 1)", f"{SRC} Cor. 1, (25)", holds, float(rel.min()),
-            ("zero drifts: (q, 0) is a static equilibrium with all contacts sticking under these forces" if holds else
-             "zero drifts: no static all-sticking equilibrium under these forces"),
-            "static all-sticking equilibrium"))
+        out.append(
+            Certificate(
+                "C8(Cor. 1)",
+                f"{SRC} Cor. 1, (25)",
+                holds,
+                float(rel.min()),
+                (
+                    "zero drifts: (q, 0) is a static equilibrium with all contacts sticking under these forces"
+                    if holds
+                    else "zero drifts: no static all-sticking equilibrium under these forces"
+                ),
+                "static all-sticking equilibrium",
+            )
+        )
     return out
 
 
@@ -95,31 +128,59 @@ def augmented_lcp_criteria(problem: ContactProblem) -> list[Certificate]:
         return []
     src = f"{SRC} Prop. 6, (35)-(38)"
     if not problem.mass_factor.definite:
-        return [Certificate("C8(Prop. 6)", src, None, float("nan"), "premise fails: Assumption 1 needs M ≻ 0",
-                            "A_c^st ≻ 0")]
+        return [
+            Certificate("C8(Prop. 6)", src, None, float("nan"), "premise fails: Assumption 1 needs M ≻ 0", "A_c^st ≻ 0")
+        ]
     cd = constrained_delassus(problem)
     Ed = cd.J_b  # equality rows: bilateral normals and sticking tangents
     ev_min = equilibrated_min_eigenvalue(cd.A_nb, np.diag(cd.A_nb)) if cd.A_nb.size else 1.0
     if ev_min <= DEFINITE_RTOL:
-        return [Certificate("C8(Prop. 6)", src, None, float(ev_min),
-                            "premise fails: Assumption 1 (H_tᵀM⁻¹H_t ≻ 0, independent equality rows)", "A_c^st ≻ 0")]
+        return [
+            Certificate(
+                "C8(Prop. 6)",
+                src,
+                None,
+                float(ev_min),
+                "premise fails: Assumption 1 (H_tᵀM⁻¹H_t ≻ 0, independent equality rows)",
+                "A_c^st ≻ 0",
+            )
+        ]
     # on the data's scale: A_c^st divided by the unconstrained Delassus diagonal of its rows (a matrix that
     # is zero up to round-off is not "definite" relative to its own round-off eigenvalues)
     margin = equilibrated_min_eigenvalue(cd.A_c, np.einsum("ij,jk,ik->i", cd.J_u, cd.Minv, cd.J_u))
     pd = margin > DEFINITE_RTOL
-    out = [Certificate(
-        "C8(Prop. 6)", src + " (i)", pd, margin,
-        ("A_c^st ≻ 0: the augmented sticking LCP (37) has a unique solution for every H_c^st (cones ignored)" if pd
-         else "A_c^st is only semidefinite: λ_n,u may be non-unique (Prop. 6(ii) still fixes ∇h λ modulo ker M_c^st⁻¹)"),
-        "A_c^st ≻ 0", {"A_c_st": cd.A_c})]
+    out = [
+        Certificate(
+            "C8(Prop. 6)",
+            src + " (i)",
+            pd,
+            margin,
+            (
+                "A_c^st ≻ 0: the augmented sticking LCP (37) has a unique solution for every H_c^st (cones ignored)"
+                if pd
+                else "A_c^st is only semidefinite: λ_n,u may be non-unique (Prop. 6(ii) still fixes ∇h λ modulo ker M_c^st⁻¹)"
+            ),
+            "A_c^st ≻ 0",
+            {"A_c_st": cd.A_c},
+        )
+    ]
     Nu = cd.J_u
     deficit = matrix_rank(Nu) + matrix_rank(Ed) - matrix_rank(np.vstack([Nu, Ed]))
     trans = deficit == 0
-    out.append(Certificate(
-        "C8(Prop. 6 iii)", src + " (iii)", trans, -float(deficit),
-        ("im ∇h_n,u ∩ im H_t = {0}: when the LCP is solvable the acceleration is unique" if trans else
-         "im ∇h_n,u ∩ im H_t ≠ {0}: (iii) gives no uniqueness of the acceleration"),
-        "transversal normal and tangent images"))
+    out.append(
+        Certificate(
+            "C8(Prop. 6 iii)",
+            src + " (iii)",
+            trans,
+            -float(deficit),
+            (
+                "im ∇h_n,u ∩ im H_t = {0}: when the LCP is solvable the acceleration is unique"
+                if trans
+                else "im ∇h_n,u ∩ im H_t ≠ {0}: (iii) gives no uniqueness of the acceleration"
+            ),
+            "transversal normal and tangent images",
+        )
+    )
     return out
 
 
@@ -158,8 +219,9 @@ def _one_lp(Tn: np.ndarray, Jn: np.ndarray) -> tuple[bool | None, np.ndarray | N
     c = np.concatenate([np.zeros(kt), -np.ones(ku)])
     Aub = np.concatenate([np.zeros(kt), np.ones(ku)])[None, :]
     bub = np.ones(1)
-    res = linprog(c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=[(None, None)] * kt + [(0, None)] * ku,
-                  method="highs")
+    res = linprog(
+        c, A_ub=Aub, b_ub=bub, A_eq=Aeq, b_eq=np.zeros(n), bounds=[(None, None)] * kt + [(0, None)] * ku, method="highs"
+    )
     if res.status != 0:
         return None, None
     if -res.fun > LP_VALUE_TOL:
@@ -176,8 +238,9 @@ def _one_lp(Tn: np.ndarray, Jn: np.ndarray) -> tuple[bool | None, np.ndarray | N
     return True, None
 
 
-def image_meets_normal_cone(T: np.ndarray, Ju: np.ndarray, *,
-                            scaling: np.ndarray | None = None) -> tuple[bool | None, np.ndarray | None]:
+def image_meets_normal_cone(
+    T: np.ndarray, Ju: np.ndarray, *, scaling: np.ndarray | None = None
+) -> tuple[bool | None, np.ndarray | None]:
     """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``?
 
     First one LP on the multipliers (:func:`_one_lp`: the cone ``Λ = {λ >= 0 : J_uᵀλ ∈ im Tᵀ}`` is {0} or not);
@@ -251,34 +314,70 @@ def unilateral_sticking_solvability(problem: ContactProblem) -> list[Certificate
     try:
         xcone = cone_is_trivial(np.vstack([R, T]), Ju, problem.n)
     except UndecidedError as exc:
-        return [Certificate("C8(Prop. 8)", f"{SRC} Prop. 8, (47)", None, float("nan"),
-                            f"undecided: {exc}", "E = {0}")]
+        return [Certificate("C8(Prop. 8)", f"{SRC} Prop. 8, (47)", None, float("nan"), f"undecided: {exc}", "E = {0}")]
     inj = matrix_rank(T) == T.shape[0]
     meet0, z = image_meets_normal_cone(T, Ju, scaling=problem.mass_factor.scaling)
     undecided = "undecided: an LP of im H_t ∩ N_S failed or its answer failed its NumPy check"
     other_fails = not xcone.trivial or not inj
     if meet0 is None and not other_fails:
-        prop8 = Certificate("C8(Prop. 8)", f"{SRC} Prop. 8, (47)", None, float("nan"), undecided, "set E of (47) is {0}",
-                            {"x_witness": xcone.witness, "normal_cone_witness": None})
+        prop8 = Certificate(
+            "C8(Prop. 8)",
+            f"{SRC} Prop. 8, (47)",
+            None,
+            float("nan"),
+            undecided,
+            "set E of (47) is {0}",
+            {"x_witness": xcone.witness, "normal_cone_witness": None},
+        )
     else:
         e_trivial = xcone.trivial and inj and bool(meet0)
         prop8 = Certificate(
-            "C8(Prop. 8)", f"{SRC} Prop. 8, (47)", e_trivial, xcone.margin if e_trivial else -1.0,
-            ("E = {0}: the sticking MLCP (43) is solvable (cones ignored)" if e_trivial else
-             "E ≠ {0}: Prop. 8(i) does not apply (" + ", ".join(
-                 w for w, bad in (("T_S ∩ ker M ∩ ker H_tᵀ ≠ {0}", not xcone.trivial), ("ker H_t ≠ {0}", not inj),
-                                  ("im H_t ∩ N_S ≠ {0}", meet0 is False)) if bad) + ")"),
-            "set E of (47) is {0}", {"x_witness": xcone.witness, "normal_cone_witness": z})
+            "C8(Prop. 8)",
+            f"{SRC} Prop. 8, (47)",
+            e_trivial,
+            xcone.margin if e_trivial else -1.0,
+            (
+                "E = {0}: the sticking MLCP (43) is solvable (cones ignored)"
+                if e_trivial
+                else "E ≠ {0}: Prop. 8(i) does not apply ("
+                + ", ".join(
+                    w
+                    for w, bad in (
+                        ("T_S ∩ ker M ∩ ker H_tᵀ ≠ {0}", not xcone.trivial),
+                        ("ker H_t ≠ {0}", not inj),
+                        ("im H_t ∩ N_S ≠ {0}", meet0 is False),
+                    )
+                    if bad
+                )
+                + ")"
+            ),
+            "set E of (47) is {0}",
+            {"x_witness": xcone.witness, "normal_cone_witness": z},
+        )
     out = [prop8]
     definite = problem.mass_factor.definite
     holds = definite and meet0
-    out.append(Certificate(
-        "C8(Cor. 2)", f"{SRC} Cor. 2", holds if definite and meet0 is not None else None,
-        (float("nan") if definite and meet0 is None else 1.0 if holds else -1.0),
-        ("M ≻ 0 and im H_t ∩ N_S = {0}: (43) is solvable with a unique acceleration" if holds else
-         ("premise fails: M is singular" if not definite else
-          undecided if meet0 is None else "im H_t ∩ N_S ≠ {0}: Cor. 2 does not apply")),
-        "im H_t ∩ N_S = {0}", {"normal_cone_witness": z}))
+    out.append(
+        Certificate(
+            "C8(Cor. 2)",
+            f"{SRC} Cor. 2",
+            holds if definite and meet0 is not None else None,
+            (float("nan") if definite and meet0 is None else 1.0 if holds else -1.0),
+            (
+                "M ≻ 0 and im H_t ∩ N_S = {0}: (43) is solvable with a unique acceleration"
+                if holds
+                else (
+                    "premise fails: M is singular"
+                    if not definite
+                    else undecided
+                    if meet0 is None
+                    else "im H_t ∩ N_S ≠ {0}: Cor. 2 does not apply"
+                )
+            ),
+            "im H_t ∩ N_S = {0}",
+            {"normal_cone_witness": z},
+        )
+    )
     return out
 
 
@@ -286,4 +385,8 @@ def sticking_certificates(problem: ContactProblem) -> list[Certificate]:
     """Every C8 criterion whose premises the problem's class meets (empty without sticking contacts)."""
     if not len(problem.sticking):
         return []
-    return bilateral_sticking_criterion(problem) + augmented_lcp_criteria(problem) + unilateral_sticking_solvability(problem)
+    return (
+        bilateral_sticking_criterion(problem)
+        + augmented_lcp_criteria(problem)
+        + unilateral_sticking_solvability(problem)
+    )

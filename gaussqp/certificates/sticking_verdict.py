@@ -40,8 +40,13 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     else:
         v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
     sol.sticking = v
-    if feasible and sol.unique.get("multipliers") is False and v.margin is not None and \
-            v.margin <= BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0)):
+    if (
+        feasible
+        and sol.unique.get("multipliers") is False
+        and v.margin is not None
+        and v.margin <= BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0))
+    ):
         sol.unique["multipliers"] = None
-        sol.message = (sol.message + "; " if sol.message else "") + \
-            "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"
+        sol.message = (
+            sol.message + "; " if sol.message else ""
+        ) + "multiplier uniqueness inside the cones undecided (a contact is on its cone boundary)"

@@ -15,8 +15,16 @@ from ..errors import UndecidedError
 from ..model.scales import data_scales
 from ..mechanics.delassus import constrained_delassus, kinetic_angles
 from ..linalg.dense import as_dense, equilibrated_min_eigenvalue, matrix_rank, normalize_rows, singular_value_rank
-from ..settings import (DEFINITE_RTOL, FORCE_DIRECTION_TOL, KERNEL_COMPONENT_TOL, ORTHOGONAL_COS_TOL, RANGE_RCOND, RANGE_RTOL,
-                        SCALE_FLOOR, VERIFY_RTOL)
+from ..settings import (
+    DEFINITE_RTOL,
+    FORCE_DIRECTION_TOL,
+    KERNEL_COMPONENT_TOL,
+    ORTHOGONAL_COS_TOL,
+    RANGE_RCOND,
+    RANGE_RTOL,
+    SCALE_FLOOR,
+    VERIFY_RTOL,
+)
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..results import Certificate
@@ -58,20 +66,40 @@ def c1_kernel(problem: ContactProblem) -> Certificate:
     rank_b = matrix_rank(as_dense(E)) if E.shape[0] else 0
     full = rank_b == E.shape[0]
     if holds and full:
-        implies = ("the KKT matrix (4) is nonsingular: for bilateral constraints a and λ_b are unique "
-                   "for any right-hand side (Prop. 1(i))")
+        implies = (
+            "the KKT matrix (4) is nonsingular: for bilateral constraints a and λ_b are unique "
+            "for any right-hand side (Prop. 1(i))"
+        )
     elif holds:
-        implies = ("redundant equality rows: when they are compatible, a and the generalized force J_bᵀλ_b "
-                   "are unique, λ_b is not (Prop. 1(ii))")
+        implies = (
+            "redundant equality rows: when they are compatible, a and the generalized force J_bᵀλ_b "
+            "are unique, λ_b is not (Prop. 1(ii))"
+        )
     else:
         implies = "ker M ∩ ker J_b ≠ {0}: the bilateral KKT system (4) does not determine a uniquely (Prop. 1)"
-    return Certificate(id="C1", name="ker M ∩ ker J_b = {0}", source="tutorial Prop. 1; sticking Prop. 1",
-                       holds=holds, margin=margin if holds else -1.0 + margin, implies=implies,
-                       data={"rank_J_b": rank_b, "rows_J_b": int(E.shape[0]),
-                             **({} if holds or not Z.shape[1] else {"evidence": {
-                                 "verify": "v ≠ 0 with M v = 0 and normal_i · v = 0 on bilateral contacts, "
-                                           "tangent_i,k · v = 0 on sticking ones (E v = 0): v ∈ ker M ∩ ker J_b",
-                                 "kernel_vector": Z[:, 0]}})})
+    return Certificate(
+        id="C1",
+        name="ker M ∩ ker J_b = {0}",
+        source="tutorial Prop. 1; sticking Prop. 1",
+        holds=holds,
+        margin=margin if holds else -1.0 + margin,
+        implies=implies,
+        data={
+            "rank_J_b": rank_b,
+            "rows_J_b": int(E.shape[0]),
+            **(
+                {}
+                if holds or not Z.shape[1]
+                else {
+                    "evidence": {
+                        "verify": "v ≠ 0 with M v = 0 and normal_i · v = 0 on bilateral contacts, "
+                        "tangent_i,k · v = 0 on sticking ones (E v = 0): v ∈ ker M ∩ ker J_b",
+                        "kernel_vector": Z[:, 0],
+                    }
+                }
+            ),
+        },
+    )
 
 
 def c2_independence(problem: ContactProblem) -> Certificate:
@@ -81,8 +109,14 @@ def c2_independence(problem: ContactProblem) -> Certificate:
     J, _ = multiplier_rows(problem)
     k, n = J.shape
     if k == 0:
-        return Certificate(id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i)",
-                           holds=None, margin=0.0, implies="no constraints")
+        return Certificate(
+            id="C2",
+            name="independent constraint rows",
+            source="tutorial Prop. 3(i), 7(i)",
+            holds=None,
+            margin=0.0,
+            implies="no constraints",
+        )
     rank, s = multiplier_row_rank(problem)
     holds = rank == k
     evidence = {}
@@ -92,18 +126,30 @@ def c2_independence(problem: ContactProblem) -> Certificate:
         d = d / np.abs(d).max()
         _, rt = multiplier_rows(problem)
         d_t = np.zeros(problem.m * (problem.dimension - 1))
-        d_t[rt] = d[problem.m:]
-        evidence = {"evidence": {
-            "verify": "d ≠ 0 with Σ_i d_normal[i] normal_i + Σ_i Σ_k d_tangent[i][k] tangent_i,k = 0 (tangent entries on "
-                      "sticking contacts only): the constraint rows are dependent",
-            "d_normal": d[:problem.m], "d_tangent": d_t.reshape(problem.m, problem.dimension - 1)}}
+        d_t[rt] = d[problem.m :]
+        evidence = {
+            "evidence": {
+                "verify": "d ≠ 0 with Σ_i d_normal[i] normal_i + Σ_i Σ_k d_tangent[i][k] tangent_i,k = 0 (tangent entries on "
+                "sticking contacts only): the constraint rows are dependent",
+                "d_normal": d[: problem.m],
+                "d_tangent": d_t.reshape(problem.m, problem.dimension - 1),
+            }
+        }
     return Certificate(
-        id="C2", name="independent constraint rows", source="tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
-        holds=holds, margin=s if holds else -float(k - rank),
-        implies=("the multipliers are unique whenever a solution exists; with M ≻ 0, A_c ≻ 0 and the "
-                 "contact LCP has a unique solution for every right-hand side" if holds else
-                 f"rows dependent (rank {rank} < {k}): multipliers may be non-unique; "
-                 "the exact test decides per instance"), data=evidence)
+        id="C2",
+        name="independent constraint rows",
+        source="tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
+        holds=holds,
+        margin=s if holds else -float(k - rank),
+        implies=(
+            "the multipliers are unique whenever a solution exists; with M ≻ 0, A_c ≻ 0 and the "
+            "contact LCP has a unique solution for every right-hand side"
+            if holds
+            else f"rows dependent (rank {rank} < {k}): multipliers may be non-unique; "
+            "the exact test decides per instance"
+        ),
+        data=evidence,
+    )
 
 
 def _relative_force_on(F: np.ndarray, v: np.ndarray) -> float:
@@ -128,38 +174,98 @@ def c3_tangent_cone(problem: ContactProblem) -> list[Certificate]:
     try:
         t = cone_is_trivial(Eq, as_dense(G).reshape(-1, n), n, kernel=Z)  # ker Eq from C1's SVD
     except UndecidedError as exc:
-        return [Certificate(id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=None, margin=float("nan"),
-                            implies=f"undecided: {exc}")]
+        return [
+            Certificate(
+                id="C3",
+                name="T_S ∩ ker J_b ∩ ker M = {0}",
+                source=src,
+                holds=None,
+                margin=float("nan"),
+                implies=f"undecided: {exc}",
+            )
+        ]
     c_i = Certificate(
-        id="C3", name="T_S ∩ ker J_b ∩ ker M = {0}", source=src, holds=t.trivial, margin=t.margin,
-        implies=("F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty" if t.trivial
-                 else "the cone is not {0}: solvability depends on F (see C3(ii))"),
-        data={"witness": t.witness, **({} if t.trivial or t.witness is None else {"evidence": {
-            "verify": "v ≠ 0 with M v = 0, E v = 0 (bilateral normals, sticking tangents) and normal_i · v >= 0 on "
-                      "the unilateral contacts: a direction of the recession cone",
-            "direction": t.witness}})})
+        id="C3",
+        name="T_S ∩ ker J_b ∩ ker M = {0}",
+        source=src,
+        holds=t.trivial,
+        margin=t.margin,
+        implies=(
+            "F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty"
+            if t.trivial
+            else "the cone is not {0}: solvability depends on F (see C3(ii))"
+        ),
+        data={
+            "witness": t.witness,
+            **(
+                {}
+                if t.trivial or t.witness is None
+                else {
+                    "evidence": {
+                        "verify": "v ≠ 0 with M v = 0, E v = 0 (bilateral normals, sticking tangents) and normal_i · v >= 0 on "
+                        "the unilateral contacts: a direction of the recession cone",
+                        "direction": t.witness,
+                    }
+                }
+            ),
+        },
+    )
     if t.trivial:
-        c_ii = Certificate(id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
-                           source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("inf"),
-                           implies="not needed: C3(i) holds")
+        c_ii = Certificate(
+            id="C3(ii)",
+            name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
+            source="singular Props. 3(ii), 4(ii), 6(ii)",
+            holds=None,
+            margin=float("inf"),
+            implies="not needed: C3(i) holds",
+        )
     else:
         try:
             val, v = min_linear_on_cone(Eq, as_dense(G).reshape(-1, n), problem.F, n)
         except UndecidedError as exc:
-            return [c_i, Certificate(id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
-                                     source="singular Props. 3(ii), 4(ii), 6(ii)", holds=None, margin=float("nan"),
-                                     implies=f"undecided: {exc}")]
+            return [
+                c_i,
+                Certificate(
+                    id="C3(ii)",
+                    name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
+                    source="singular Props. 3(ii), 4(ii), 6(ii)",
+                    holds=None,
+                    margin=float("nan"),
+                    implies=f"undecided: {exc}",
+                ),
+            ]
         rel = _relative_force_on(problem.F, v) if v is not None else (1.0 if val > 0 else 0.0)
         holds = rel > FORCE_DIRECTION_TOL
         c_ii = Certificate(
-            id="C3(ii)", name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}", source="singular Props. 3(ii), 4(ii), 6(ii)",
-            holds=holds, margin=rel,
-            implies=("F1 has a minimizer whenever the constraint set is nonempty" if holds else
-                     ("a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible" if rel < -FORCE_DIRECTION_TOL else
-                      "Fᵀv = 0 on a cone direction: a minimizer may exist but is then not unique")),
-            data={"direction": v, "value": val, **({} if holds or v is None else {"evidence": {
-                "verify": "v ≠ 0 with M v = 0, E v = 0, normal_i · v >= 0 on the unilateral contacts and force · v <= 0",
-                "direction": v}})})
+            id="C3(ii)",
+            name="Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}",
+            source="singular Props. 3(ii), 4(ii), 6(ii)",
+            holds=holds,
+            margin=rel,
+            implies=(
+                "F1 has a minimizer whenever the constraint set is nonempty"
+                if holds
+                else (
+                    "a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible"
+                    if rel < -FORCE_DIRECTION_TOL
+                    else "Fᵀv = 0 on a cone direction: a minimizer may exist but is then not unique"
+                )
+            ),
+            data={
+                "direction": v,
+                "value": val,
+                **(
+                    {}
+                    if holds or v is None
+                    else {
+                        "evidence": {
+                            "verify": "v ≠ 0 with M v = 0, E v = 0, normal_i · v >= 0 on the unilateral contacts and force · v <= 0",
+                            "direction": v,
+                        }
+                    }
+                ),
+            },
+        )
     return [c_i, c_ii]
 
 
@@ -168,8 +274,14 @@ def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
     K = problem.mass_factor.kernel
     src = "singular Prop. 5(b)"
     if K.shape[1] == 0:
-        return Certificate(id="C4", name="uniqueness with singular M", source=src, holds=True, margin=float("inf"),
-                           implies="M ≻ 0: at most one acceleration (vacuous form of Prop. 5(b))")
+        return Certificate(
+            id="C4",
+            name="uniqueness with singular M",
+            source=src,
+            holds=True,
+            margin=float("inf"),
+            implies="M ≻ 0: at most one acceleration (vacuous form of Prop. 5(b))",
+        )
     J = normalize_rows(as_dense(problem.J_n))
     viol = float(np.abs(J @ K).max(initial=0.0))
     if K.shape[1] >= 2:
@@ -178,15 +290,27 @@ def c4_singular_uniqueness(problem: ContactProblem) -> Certificate:
         cond2 = abs(_relative_force_on(problem.F, K[:, 0]))
     holds = viol <= KERNEL_COMPONENT_TOL and cond2 > FORCE_DIRECTION_TOL
     return Certificate(
-        id="C4", name="uniqueness with singular M", source=src, holds=holds,
+        id="C4",
+        name="uniqueness with singular M",
+        source=src,
+        holds=holds,
         margin=min(cond2, -viol) if viol > KERNEL_COMPONENT_TOL else cond2,
-        implies=("at most one acceleration. Note: with ker M ⊆ ker J and Fᵀe ≠ 0 the objective of F1 decreases "
-                 "without bound along ±e, so these conditions in fact exclude any solution (see C3(ii))"
-                 if holds else "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion"),
-        data={"kernel_dimension": int(K.shape[1]), "J_on_kerM": viol, "evidence": {
-            "verify": "the columns e_k span ker M (M e_k = 0, orthonormal); holds needs normal_i · e_k = 0 for every "
-                      "contact and, with one column, force · e ≠ 0",
-            "kernel_basis": K}})
+        implies=(
+            "at most one acceleration. Note: with ker M ⊆ ker J and Fᵀe ≠ 0 the objective of F1 decreases "
+            "without bound along ±e, so these conditions in fact exclude any solution (see C3(ii))"
+            if holds
+            else "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion"
+        ),
+        data={
+            "kernel_dimension": int(K.shape[1]),
+            "J_on_kerM": viol,
+            "evidence": {
+                "verify": "the columns e_k span ker M (M e_k = 0, orthonormal); holds needs normal_i · e_k = 0 for every "
+                "contact and, with one column, force · e ≠ 0",
+                "kernel_basis": K,
+            },
+        },
+    )
 
 
 def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
@@ -198,9 +322,15 @@ def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
     G, g = problem.inequalities
     n = problem.n
     Ed, Gd = as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)
-    res = linprog(np.zeros(n), A_ub=-Gd if Gd.shape[0] else None, b_ub=g if Gd.shape[0] else None,
-                  A_eq=Ed if Ed.shape[0] else None, b_eq=-e if Ed.shape[0] else None,
-                  bounds=[(None, None)] * n, method="highs")
+    res = linprog(
+        np.zeros(n),
+        A_ub=-Gd if Gd.shape[0] else None,
+        b_ub=g if Gd.shape[0] else None,
+        A_eq=Ed if Ed.shape[0] else None,
+        b_eq=-e if Ed.shape[0] else None,
+        bounds=[(None, None)] * n,
+        method="highs",
+    )
     if res.status != 0 or res.x is None:
         return None
     return _verify_point(problem, Ed, e, Gd, g, res.x)
@@ -227,8 +357,9 @@ def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
     return _verify_point(problem, Ed, e, Gd, g, a)
 
 
-def _verify_point(problem: ContactProblem, Ed: np.ndarray, e: np.ndarray, Gd: np.ndarray, g: np.ndarray,
-                  a: np.ndarray) -> np.ndarray | None:
+def _verify_point(
+    problem: ContactProblem, Ed: np.ndarray, e: np.ndarray, Gd: np.ndarray, g: np.ndarray, a: np.ndarray
+) -> np.ndarray | None:
     """``a`` when every row of ``E a + e = 0``, ``G a + g >= 0`` holds at its own scale, else None."""
     sc = data_scales(problem)
     eq_scale = np.abs(Ed) @ np.abs(a) + np.abs(e) + sc.equality_row
@@ -258,27 +389,42 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
         point = _verified_feasible_point(problem)
     if point is not None:
         y, holds = None, True
-        evidence = {"verify": "normal_i · a + normal_drift_i = 0 on bilateral contacts, tangent_i,k · a + "
-                              "tangent_drift_i,k = 0 on sticking ones, normal_i · a + normal_drift_i >= 0 on "
-                              "unilateral ones (E a + e = 0, G a + g >= 0): the constraint set is nonempty",
-                    "feasible_point": point}
+        evidence = {
+            "verify": "normal_i · a + normal_drift_i = 0 on bilateral contacts, tangent_i,k · a + "
+            "tangent_drift_i,k = 0 on sticking ones, normal_i · a + normal_drift_i >= 0 on "
+            "unilateral ones (E a + e = 0, G a + g >= 0): the constraint set is nonempty",
+            "feasible_point": point,
+        }
     else:
         y = farkas_vector(E, e, G, g)
         holds = False if y is not None else None
         if y is not None:
             from .instance import farkas_evidence
 
-            evidence = farkas_evidence(problem, y[:E.shape[0]], y[E.shape[0]:])
+            evidence = farkas_evidence(problem, y[: E.shape[0]], y[E.shape[0] :])
         else:
             evidence = None
-    res = [Certificate(
-        id="C5", name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0", source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
-        holds=holds, margin=(-1.0 / max(SCALE_FLOOR, float(np.abs(y).max())) if y is not None else
-                             (0.0 if holds else float("nan"))),
-        implies=(("the contact LCP is solvable" if definite else "the constraint set K ∩ K_b is nonempty (Assumption 4)")
-                 if holds else ("the constraint set is empty: no solution (a Farkas vector exists)" if y is not None
-                                else "undecided: neither a Farkas vector nor a feasible point could be verified")),
-        data={"farkas_vector": y, "evidence": evidence})]
+    res = [
+        Certificate(
+            id="C5",
+            name="λ_u >= 0, Jᵀλ = 0 ⇒ bᵀλ >= 0",
+            source="tutorial Prop. 3(iv), 7(v); inertial Lemma 4",
+            holds=holds,
+            margin=(
+                -1.0 / max(SCALE_FLOOR, float(np.abs(y).max())) if y is not None else (0.0 if holds else float("nan"))
+            ),
+            implies=(
+                ("the contact LCP is solvable" if definite else "the constraint set K ∩ K_b is nonempty (Assumption 4)")
+                if holds
+                else (
+                    "the constraint set is empty: no solution (a Farkas vector exists)"
+                    if y is not None
+                    else "undecided: neither a Farkas vector nor a feasible point could be verified"
+                )
+            ),
+            data={"farkas_vector": y, "evidence": evidence},
+        )
+    ]
     if definite and G.shape[0]:
         cd = constrained_delassus(problem)
         drift = cd.J_u @ (-cd.Minv @ cd.J_b.T @ cd.A_nb_pinv @ e) + g if cd.J_b.shape[0] else g.copy()
@@ -289,10 +435,20 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
         dmax = float(np.abs(drift).max(initial=0))
         res_max = float(np.abs(Ac @ coef - drift).max(initial=0))
         r = res_max / dmax if dmax > 0 else res_max
-        res.append(Certificate(
-            id="C5(range)", name="drift part of w_c in im A_c", source="tutorial Prop. 3(v), 7(vi), Remark 2",
-            holds=r <= RANGE_RTOL, margin=-r, implies=("the contact LCP is solvable" if r <= RANGE_RTOL else
-                                                  "not satisfied: no conclusion (sufficient condition)")))
+        res.append(
+            Certificate(
+                id="C5(range)",
+                name="drift part of w_c in im A_c",
+                source="tutorial Prop. 3(v), 7(vi), Remark 2",
+                holds=r <= RANGE_RTOL,
+                margin=-r,
+                implies=(
+                    "the contact LCP is solvable"
+                    if r <= RANGE_RTOL
+                    else "not satisfied: no conclusion (sufficient condition)"
+                ),
+            )
+        )
     return res
 
 
@@ -310,41 +466,80 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
     # of round-off size instead of being judged against its own (round-off) largest eigenvalue
     margin = equilibrated_min_eigenvalue(cd.A_c, np.einsum("ij,jk,ik->i", cd.J_u, cd.Minv, cd.J_u))
     pd = margin > DEFINITE_RTOL
-    out = [Certificate(
-        id="C6", name="A_c ≻ 0", source="tutorial Prop. 7(i); inertial Prop. 10",
-        holds=pd, margin=margin,
-        implies=("the constrained contact LCP (31) has a unique solution for every w_c" if pd
-                 else "A_c is only semidefinite: existence needs C5, uniqueness of λ_u fails"))]
+    out = [
+        Certificate(
+            id="C6",
+            name="A_c ≻ 0",
+            source="tutorial Prop. 7(i); inertial Prop. 10",
+            holds=pd,
+            margin=margin,
+            implies=(
+                "the constrained contact LCP (31) has a unique solution for every w_c"
+                if pd
+                else "A_c is only semidefinite: existence needs C5, uniqueness of λ_u fails"
+            ),
+        )
+    ]
     Gd, Ed = as_dense(G), as_dense(E)
     theta = kinetic_angles(problem, Gd, Ed, minv=cd.Minv)
     p, m, n = E.shape[0], G.shape[0], problem.n
     Wu = kinetic_angles(problem, Gd, Gd, minv=cd.Minv)
     Wb = kinetic_angles(problem, Ed, Ed, minv=cd.Minv)
+
     def off(A):
         return A[~np.eye(A.shape[0], dtype=bool)]
 
-    orth = np.allclose(np.cos(off(Wu)), 0, atol=ORTHOGONAL_COS_TOL) and np.allclose(np.cos(off(Wb)), 0, atol=ORTHOGONAL_COS_TOL)
+    orth = np.allclose(np.cos(off(Wu)), 0, atol=ORTHOGONAL_COS_TOL) and np.allclose(
+        np.cos(off(Wb)), 0, atol=ORTHOGONAL_COS_TOL
+    )
     C = np.cos(theta)
     if np.isnan(C).any() or np.isnan(Wu).any() or np.isnan(Wb).any():
-        out.append(Certificate(
-            id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1", holds=None, margin=0.0,
-            implies="premises fail (a zero constraint row has no kinetic angle); see C6",
-            data={"kinetic_angles": theta}))
+        out.append(
+            Certificate(
+                id="C6(angles)",
+                name="I - [Σ cos θ_ji cos θ_ki] ≻ 0",
+                source="inertial Thm. 1",
+                holds=None,
+                margin=0.0,
+                implies="premises fail (a zero constraint row has no kinetic angle); see C6",
+                data={"kinetic_angles": theta},
+            )
+        )
     elif orth:
         lam = float(np.linalg.eigvalsh(np.eye(m) - C @ C.T).min())
-        out.append(Certificate(
-            id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1, Prop. 7, Cor. 2-3",
-            holds=lam > DEFINITE_RTOL, margin=lam,
-            implies="A_c ≻ 0 (kinetic-angle form)" if lam > DEFINITE_RTOL else "A_c is not positive definite",
-            data={"kinetic_angles": theta}))
+        out.append(
+            Certificate(
+                id="C6(angles)",
+                name="I - [Σ cos θ_ji cos θ_ki] ≻ 0",
+                source="inertial Thm. 1, Prop. 7, Cor. 2-3",
+                holds=lam > DEFINITE_RTOL,
+                margin=lam,
+                implies="A_c ≻ 0 (kinetic-angle form)" if lam > DEFINITE_RTOL else "A_c is not positive definite",
+                data={"kinetic_angles": theta},
+            )
+        )
     else:
-        out.append(Certificate(
-            id="C6(angles)", name="I - [Σ cos θ_ji cos θ_ki] ≻ 0", source="inertial Thm. 1", holds=None, margin=0.0,
-            implies="premises fail (constraints not mutually orthogonal in the kinetic metric); see C6",
-            data={"kinetic_angles": theta}))
-    out.append(Certificate(
-        id="C6(count)", name="m + p <= n", source="inertial Cor. 5", holds=m + p <= n, margin=float(n - m - p),
-        implies="necessary for A_c ≻ 0 holds" if m + p <= n else "A_c cannot be positive definite (m + p > n)"))
+        out.append(
+            Certificate(
+                id="C6(angles)",
+                name="I - [Σ cos θ_ji cos θ_ki] ≻ 0",
+                source="inertial Thm. 1",
+                holds=None,
+                margin=0.0,
+                implies="premises fail (constraints not mutually orthogonal in the kinetic metric); see C6",
+                data={"kinetic_angles": theta},
+            )
+        )
+    out.append(
+        Certificate(
+            id="C6(count)",
+            name="m + p <= n",
+            source="inertial Cor. 5",
+            holds=m + p <= n,
+            margin=float(n - m - p),
+            implies="necessary for A_c ≻ 0 holds" if m + p <= n else "A_c cannot be positive definite (m + p > n)",
+        )
+    )
     return out
 
 
@@ -364,5 +559,3 @@ def structural_certificates(problem: ContactProblem) -> list[Certificate]:
     out += c6_delassus(problem)
     out += sticking_certificates(problem)
     return out
-
-

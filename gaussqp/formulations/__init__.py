@@ -22,10 +22,26 @@ from .coulomb import CoulombFixedPoint
 from .coulomb_mixed import CoulombMixed
 from .sticking_socp import StickingSOCP
 
-for _f in (GaussQP(), ProjectedAcceleration(), ProjectedEliminated(), DelassusQP(), LCPLemke(), BilateralKKT(),
-           StickingSOCP(), FacetizedQP("inner"), FacetizedQP("outer"),
-           SlidingLCP(), SlidingFixedPoint(), SlidingEnumeration(), AugmentedStickingLCP(), CoulombEnumeration(),
-           CoulombEnumeration("inner"), CoulombEnumeration("outer"), CoulombFixedPoint(), CoulombMixed()):
+for _f in (
+    GaussQP(),
+    ProjectedAcceleration(),
+    ProjectedEliminated(),
+    DelassusQP(),
+    LCPLemke(),
+    BilateralKKT(),
+    StickingSOCP(),
+    FacetizedQP("inner"),
+    FacetizedQP("outer"),
+    SlidingLCP(),
+    SlidingFixedPoint(),
+    SlidingEnumeration(),
+    AugmentedStickingLCP(),
+    CoulombEnumeration(),
+    CoulombEnumeration("inner"),
+    CoulombEnumeration("outer"),
+    CoulombFixedPoint(),
+    CoulombMixed(),
+):
     register(_f)
 
 

@@ -63,8 +63,9 @@ class Formulation(ABC):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         """Raw answer (status, a, λ) before :func:`gaussqp.certificates.judge.finalize` judges it."""
 
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
-              verdict: bool = True) -> Solution:
+    def solve(
+        self, problem: ContactProblem, solver: str | None = None, tolerance=None, verdict: bool = True
+    ) -> Solution:
         """Solve ``problem`` in three stages, the same for every formulation: :meth:`_solve` (build the
         program or the matrices, cached by structure where the program is a DPP program, solve through
         :func:`gaussqp.backends.solve_program` or a direct method, recover ``(a, λ)`` in the original
@@ -102,8 +103,11 @@ class Formulation(ABC):
         ``u = W r + q`` by :attr:`accepts_local`, a global one by :meth:`accepts` on its system class (``cls``, or
         computed). The one place a formulation is asked about a problem of either form (study routes, dispatch)."""
         if problem.form == "local":
-            return (True, "") if self.accepts_local else (
-                False, "does not take a local (Delassus) problem u = W r + q: it needs a mass matrix and rows")
+            return (
+                (True, "")
+                if self.accepts_local
+                else (False, "does not take a local (Delassus) problem u = W r + q: it needs a mass matrix and rows")
+            )
         glob = cast(ContactProblem, problem)  # the global form
         return self.accepts(glob, glob.classify() if cls is None else cls)
 
@@ -118,8 +122,14 @@ class Formulation(ABC):
         return False
 
     def describe(self) -> dict:
-        return {"name": self.name, "id": self.id, "title": self.title, "source": self.source,
-                "valid_when": self.valid_when, "kind": self.kind}
+        return {
+            "name": self.name,
+            "id": self.id,
+            "title": self.title,
+            "source": self.source,
+            "valid_when": self.valid_when,
+            "kind": self.kind,
+        }
 
 
 class SelfJudgedFormulation(Formulation):
@@ -133,8 +143,9 @@ class SelfJudgedFormulation(Formulation):
     needs = "socp"
     decides_modes = True
 
-    def solve(self, problem: ContactProblem, solver: str | None = None, tolerance=None,
-              verdict: bool = True) -> Solution:
+    def solve(
+        self, problem: ContactProblem, solver: str | None = None, tolerance=None, verdict: bool = True
+    ) -> Solution:
         ok, why = self.accepts(problem, problem.classify())
         if not ok:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
@@ -168,13 +179,16 @@ def undecided_modes(problem: ContactProblem) -> str:
     if not idx:
         return ""
     shown = ", ".join(map(str, idx[:8])) + (", ..." if len(idx) > 8 else "")
-    return (f"contact(s) {shown} have mode 'coulomb' (stick/slip left to the solver), which this formulation does "
-            "not decide; use 'auto' or a route that decides it ('coulomb_fixed_point', 'coulomb_mixed', "
-            "'coulomb_enumeration'), or give each contact 'sticking' or 'sliding' (with its slip direction)")
+    return (
+        f"contact(s) {shown} have mode 'coulomb' (stick/slip left to the solver), which this formulation does "
+        "not decide; use 'auto' or a route that decides it ('coulomb_fixed_point', 'coulomb_mixed', "
+        "'coulomb_enumeration'), or give each contact 'sticking' or 'sliding' (with its slip direction)"
+    )
 
 
-def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool,
-                  sliding: bool = False) -> tuple[bool, str]:
+def common_reject(
+    problem: ContactProblem, cls: SystemClass, need_definite: bool, sliding: bool = False
+) -> tuple[bool, str]:
     """The rejections shared by the formulations: a frictionless/sticking formulation (``sliding=False``)
     refuses sliding contacts (nonconvex, F6), a sliding one (``sliding=True``) needs one; both may need
     ``M ≻ 0``. Neither accepts a contact whose mode is left to the solver. Returns (True, "") or (False, reason)."""
@@ -186,10 +200,10 @@ def common_reject(problem: ContactProblem, cls: SystemClass, need_definite: bool
     if not sliding and len(problem.sliding):
         return False, "sliding friction is nonconvex (F6): not accepted by this formulation"
     if need_definite and cls.mass != "definite":
-        return False, (f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n})"
-                       + ("; use 'sliding_enumeration'" if sliding else ""))
+        return False, (
+            f"needs M ≻ 0 (M has rank {cls.mass_rank} < {cls.n})" + ("; use 'sliding_enumeration'" if sliding else "")
+        )
     return True, ""
 
 
 PROGRAMS = ProgramCache()
-

@@ -44,8 +44,7 @@ def kkt_kernel(problem: ContactProblem, E: np.ndarray) -> np.ndarray:
     mu_basis = np.linalg.qr(W / norms[:, None])[0] if W.shape[1] else np.zeros((k, 0))
     KM = problem.mass_factor.kernel
     v_basis = KM @ null_space(E @ KM / norms[:, None], scale=1.0) if KM.shape[1] and k else KM
-    return np.block([[v_basis, np.zeros((n, mu_basis.shape[1]))],
-                     [np.zeros((k, v_basis.shape[1])), mu_basis]])
+    return np.block([[v_basis, np.zeros((n, mu_basis.shape[1]))], [np.zeros((k, v_basis.shape[1])), mu_basis]])
 
 
 class BilateralKKT(Formulation):
@@ -88,11 +87,17 @@ class BilateralKKT(Formulation):
         # consistency row by row: each equation's residual against the magnitude of its own terms
         row_scale = np.abs(K) @ np.abs(z) + np.abs(r) + kkt.data_rows
         res = np.abs(K @ z - r)
-        consistency = float(np.max(np.where(row_scale > 0, res / np.where(row_scale > 0, row_scale, 1.0), res),
-                                   initial=0.0))
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="numpy-lstsq",
-                       hints=JudgeHints(polish_allowed=False),  # a direct solve: polishing could trade min-norm for round-off
-                       extras={"consistency": consistency, "solution_directions": N})
+        consistency = float(
+            np.max(np.where(row_scale > 0, res / np.where(row_scale > 0, row_scale, 1.0), res), initial=0.0)
+        )
+        sol = Solution(
+            problem=problem,
+            status=SOLVED,
+            formulation=self.name,
+            solver="numpy-lstsq",
+            hints=JudgeHints(polish_allowed=False),  # a direct solve: polishing could trade min-norm for round-off
+            extras={"consistency": consistency, "solution_directions": N},
+        )
         sol.timing.detail = {"lstsq": time.perf_counter() - t0}
         if consistency > KKT_SOLVE_RTOL:
             sol.status = INFEASIBLE  # claimed; finalize decides between Farkas (infeasible) and ray (unbounded)

@@ -52,8 +52,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..backends import get_backend, solve_program
-from ..friction.coulomb_law import (contact_modes, de_saxce_shift, natural_map, natural_map_residual,
-                                    project_cone, project_cone_jacobian)
+from ..friction.coulomb_law import (
+    contact_modes,
+    de_saxce_shift,
+    natural_map,
+    natural_map_residual,
+    project_cone,
+    project_cone_jacobian,
+)
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
 from ..mechanics.delassus import delassus_of_rows
 from ..model.local_problem import LocalContactProblem
@@ -62,10 +68,27 @@ from ..model.system_class import SystemClass
 from ..certificates.judge import finalize
 from ..errors import NotApplicableError
 from ..results import Solution
-from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DENSE_MAX, COULOMB_DYNAMICS_FLOOR, COULOMB_FIXED_POINT_ITER_MAX, COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_STEP_MIN,
-                        COULOMB_NEWTON_ITER_MAX, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_ITER_MAX, COULOMB_NN_REG_THETAS, COULOMB_POLISH_RTOL,
-                        COULOMB_PSD_RTOL, COULOMB_RESTART_ITER,
-                        COULOMB_RESTARTS, Tolerance, get_tolerance)
+from ..settings import (
+    COULOMB_ARMIJO,
+    COULOMB_BACKTRACK,
+    COULOMB_DENSE_MAX,
+    COULOMB_DYNAMICS_FLOOR,
+    COULOMB_FIXED_POINT_ITER_MAX,
+    COULOMB_FIXED_POINT_RTOL,
+    COULOMB_HANDOFF_RTOL,
+    COULOMB_LM_THETA,
+    COULOMB_STEP_MIN,
+    COULOMB_NEWTON_ITER_MAX,
+    COULOMB_NN_ACCEPT_RTOL,
+    COULOMB_NN_ITER_MAX,
+    COULOMB_NN_REG_THETAS,
+    COULOMB_POLISH_RTOL,
+    COULOMB_PSD_RTOL,
+    COULOMB_RESTART_ITER,
+    COULOMB_RESTARTS,
+    Tolerance,
+    get_tolerance,
+)
 from .base import Formulation, SelfJudgedFormulation
 
 
@@ -148,15 +171,23 @@ class _ShiftSOCP:
             moved = (float(np.linalg.norm(s_new - s)) + float(np.linalg.norm(self.Wk @ (r_new - r)))) / qn
             r, s = r_new, s_new
             res = natural_map_residual(r, u, q, mu, d).relative
-            history.append({"stage": "fixed_point", "iteration": it, "shift_change": moved, "residual": res,
-                            "backend_status": self.status})
+            history.append(
+                {
+                    "stage": "fixed_point",
+                    "iteration": it,
+                    "shift_change": moved,
+                    "residual": res,
+                    "backend_status": self.status,
+                }
+            )
             if res <= COULOMB_HANDOFF_RTOL or moved <= COULOMB_FIXED_POINT_RTOL:
                 break  # accurate already (the polish finishes), or the shift and the skew term no longer move
         return r, it
 
 
-def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: float,
-            history: list, rho_scale: float = 1.0) -> tuple[np.ndarray, int]:
+def _newton(
+    W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: float, history: list, rho_scale: float = 1.0
+) -> tuple[np.ndarray, int]:
     """The Newton polish (module docstring, stage 2) from ``r0`` until the ρ = 1 residual is <= ``target``·‖q‖."""
     import scipy.linalg as sla
     import scipy.sparse.linalg as spla
@@ -164,9 +195,10 @@ def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: fl
     N, m = q.size, mu.size
     dense = N <= COULOMB_DENSE_MAX
     Wd = _dense(W) if dense else sp.csr_matrix(W)
-    diag_blocks = [Wd[j * d:(j + 1) * d, j * d:(j + 1) * d] for j in range(m)]
-    rho_c = np.array([1.0 / n if n > 0 else 1.0 for n in
-                      (np.linalg.norm(b.toarray() if sp.issparse(b) else b) for b in diag_blocks)])
+    diag_blocks = [Wd[j * d : (j + 1) * d, j * d : (j + 1) * d] for j in range(m)]
+    rho_c = np.array(
+        [1.0 / n if n > 0 else 1.0 for n in (np.linalg.norm(b.toarray() if sp.issparse(b) else b) for b in diag_blocks)]
+    )
     rho = np.repeat(rho_c, d)
 
     def phi(r):
@@ -228,8 +260,9 @@ def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: fl
         if not accepted:  # a projected (fixed-point) step r ← P_K(r − ρ(u + μ‖u_t‖e_n)), only if it descends
             f_new, u_new = phi(r - f)
             if float(f_new @ f_new) >= merit:
-                history.append({"stage": "newton", "iteration": k, "residual": res, "step": 0.0,
-                                "stopped": "no descent"})
+                history.append(
+                    {"stage": "newton", "iteration": k, "residual": res, "step": 0.0, "stopped": "no descent"}
+                )
                 break
             r, f, u = r - f, f_new, u_new
             t = 0.0
@@ -241,8 +274,16 @@ def _newton(W, q: np.ndarray, mu: np.ndarray, d: int, r0: np.ndarray, target: fl
     return r, k
 
 
-def solve_local(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str | None = None,
-                tolerance=None, target: float = COULOMB_POLISH_RTOL) -> LocalAnswer:
+def solve_local(
+    W,
+    q: np.ndarray,
+    mu: np.ndarray,
+    dimension: int,
+    *,
+    solver: str | None = None,
+    tolerance=None,
+    target: float = COULOMB_POLISH_RTOL,
+) -> LocalAnswer:
     """Solve ``u = W r + q`` with Coulomb's law (module docstring): the convex iteration, then the Newton polish.
 
     Parameters
@@ -291,9 +332,17 @@ def solve_local(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str
     return LocalAnswer(r, u, fp_it, nt_it, history, socp.backend.name, socp.status, times)
 
 
-def solve_mode_free(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver: str | None = None,
-                    tolerance=None, guess: np.ndarray | None = None,
-                    newton_max_iter: int = COULOMB_NN_ITER_MAX) -> LocalAnswer:
+def solve_mode_free(
+    W,
+    q: np.ndarray,
+    mu: np.ndarray,
+    dimension: int,
+    *,
+    solver: str | None = None,
+    tolerance=None,
+    guess: np.ndarray | None = None,
+    newton_max_iter: int = COULOMB_NN_ITER_MAX,
+) -> LocalAnswer:
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the convex iteration + polish of
@@ -318,16 +367,34 @@ def solve_mode_free(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, solver:
             break
     theta, nt = min(runs, key=lambda run: run[1].residual)
     t_newton = time.perf_counter() - t0
-    info = {"iterations": sum(run.iterations for _, run in runs), "reason": nt.reason, "residual": nt.residual,
-            "start": nt.start, "linear_algebra": nt.linear_algebra, "times": dict(nt.times), "reg_theta": theta,
-            "attempts": [{"reg_theta": th, "residual": run.residual, "iterations": run.iterations,
-                          "reason": run.reason} for th, run in runs]}
+    info = {
+        "iterations": sum(run.iterations for _, run in runs),
+        "reason": nt.reason,
+        "residual": nt.residual,
+        "start": nt.start,
+        "linear_algebra": nt.linear_algebra,
+        "times": dict(nt.times),
+        "reg_theta": theta,
+        "attempts": [
+            {"reg_theta": th, "residual": run.residual, "iterations": run.iterations, "reason": run.reason}
+            for th, run in runs
+        ],
+    }
     if nt.residual <= COULOMB_NN_ACCEPT_RTOL:
         u = np.asarray(W @ nt.r).ravel() + q  # recomputed from the data, not the kernel's own u
         history = [{"stage": "nonsmooth_newton", **h} for h in nt.history]
-        return LocalAnswer(nt.r, u, 0, nt.iterations, history, "nonsmooth_newton", "converged",
-                           {"nonsmooth_newton": t_newton},
-                           path="newton", newton_kernel=info)
+        return LocalAnswer(
+            nt.r,
+            u,
+            0,
+            nt.iterations,
+            history,
+            "nonsmooth_newton",
+            "converged",
+            {"nonsmooth_newton": t_newton},
+            path="newton",
+            newton_kernel=info,
+        )
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times["nonsmooth_newton"] = t_newton
     ans.path = "convex iteration"
@@ -361,15 +428,23 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     sol.natural_map_residual = res
     wn = float(abs(W).max()) if sp.issparse(W) and W.nnz else float(np.abs(_dense(W)).max(initial=0.0))
     vs = res.q_norm
-    sol.contact_modes = contact_modes(ans.r, ans.u, mu, d, velocity_scale=vs,
-                                      reaction_scale=vs / wn if wn > 0 else vs)
-    sol.route = ("nonsmooth Newton" if ans.path == "newton" else
-                 "convex iteration + Newton polish" + (" (the nonsmooth Newton's fallback)" if ans.newton_kernel else ""))
+    sol.contact_modes = contact_modes(ans.r, ans.u, mu, d, velocity_scale=vs, reaction_scale=vs / wn if wn > 0 else vs)
+    sol.route = (
+        "nonsmooth Newton"
+        if ans.path == "newton"
+        else "convex iteration + Newton polish" + (" (the nonsmooth Newton's fallback)" if ans.newton_kernel else "")
+    )
     sol.hints = replace(sol.hints, polish_allowed=False, natural_map="coulomb")
-    sol.extras.update({"fixed_point_iterations": ans.fixed_point_iterations,
-                       "newton_iterations": ans.newton_iterations, "history": ans.history,
-                       "backend_status": ans.backend_status, "path": ans.path,
-                       "nonsmooth_newton": dict(ans.newton_kernel)})
+    sol.extras.update(
+        {
+            "fixed_point_iterations": ans.fixed_point_iterations,
+            "newton_iterations": ans.newton_iterations,
+            "history": ans.history,
+            "backend_status": ans.backend_status,
+            "path": ans.path,
+            "nonsmooth_newton": dict(ans.newton_kernel),
+        }
+    )
     sol.residuals["natural_map_relative"] = res.relative
     sol.residuals["natural_map_siconos"] = res.siconos
     u, why = _uniqueness(W, mu)
@@ -378,15 +453,17 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     sol.timing.detail.update(ans.times)
 
 
-def solve_local_problem(problem: LocalContactProblem, *, solver: str | None = None, tolerance=None,
-                        guess: np.ndarray | None = None) -> Solution:
+def solve_local_problem(
+    problem: LocalContactProblem, *, solver: str | None = None, tolerance=None, guess: np.ndarray | None = None
+) -> Solution:
     """``gaussqp.solve`` of a :class:`~gaussqp.LocalContactProblem`: ``lambda_normal``/``lambda_tangent`` are the
     reaction r, ``velocity`` is u = W r + q, ``acceleration`` is None. ``guess`` (m·d,): a reaction the Newton
     method also starts from (:class:`gaussqp.Solver`'s re-solve: the last certified answer's reaction); the answer
     is judged by its own recomputed natural map either way."""
     t0 = time.perf_counter()
-    ans = solve_mode_free(problem.W, problem.q, problem.mu, problem.dimension, solver=solver, tolerance=tolerance,
-                          guess=guess)
+    ans = solve_mode_free(
+        problem.W, problem.q, problem.mu, problem.dimension, solver=solver, tolerance=tolerance, guess=guess
+    )
     sol = finalize(local_solution(problem, ans, CoulombFixedPoint.name), get_tolerance(tolerance))
     sol.extras["warm_start"] = guess is not None
     sol.timing.total = time.perf_counter() - t0
@@ -559,8 +636,9 @@ def condense_sparse(problem: ContactProblem) -> Condensed:
     W, Minv = sparse_delassus(problem.M, J)
     a_free = np.asarray(Minv @ (-np.asarray(problem.F, dtype=float))).ravel()
     Jt = sp.csr_matrix(J.T)
-    MinvJt = spla.LinearOperator((problem.n, J.shape[0]), matvec=lambda r: np.asarray(Minv @ (Jt @ r)).ravel(),
-                                 dtype=float)
+    MinvJt = spla.LinearOperator(
+        (problem.n, J.shape[0]), matvec=lambda r: np.asarray(Minv @ (Jt @ r)).ravel(), dtype=float
+    )
     return Condensed(W=W, q=np.asarray(J @ a_free).ravel() + drift, mu=mu, MinvJt=MinvJt, a_free=a_free)
 
 
@@ -581,12 +659,17 @@ def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, fo
     # recomputed from the problem's own rows, not from the condensed blocks J the answer was built on
     Jn_abs = abs(sp.csr_matrix(problem.J_n)) if sp.issparse(problem.J_n) else np.abs(problem.J_n)
     Jt_abs = abs(sp.csr_matrix(problem.J_t)) if sp.issparse(problem.J_t) else np.abs(problem.J_t)
-    gen = (np.asarray(problem.J_n.T @ sol.lambda_normal).ravel()
-           + np.asarray(problem.J_t.T @ sol.lambda_tangent.ravel()).ravel())
+    gen = (
+        np.asarray(problem.J_n.T @ sol.lambda_normal).ravel()
+        + np.asarray(problem.J_t.T @ sol.lambda_tangent.ravel()).ravel()
+    )
     Mabs = abs(problem.M) if sp.issparse(problem.M) else np.abs(problem.M)
-    scale = (np.asarray(Mabs @ np.abs(sol.acceleration)).ravel() + np.abs(F)
-             + np.asarray(Jn_abs.T @ np.abs(sol.lambda_normal)).ravel()
-             + np.asarray(Jt_abs.T @ np.abs(sol.lambda_tangent.ravel())).ravel())
+    scale = (
+        np.asarray(Mabs @ np.abs(sol.acceleration)).ravel()
+        + np.abs(F)
+        + np.asarray(Jn_abs.T @ np.abs(sol.lambda_normal)).ravel()
+        + np.asarray(Jt_abs.T @ np.abs(sol.lambda_tangent.ravel())).ravel()
+    )
     floor = COULOMB_DYNAMICS_FLOOR * float(scale.max(initial=0.0))
     scale = np.maximum(scale, floor)
     dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
@@ -603,14 +686,20 @@ class CoulombFixedPoint(SelfJudgedFormulation):
     title = "Mode-free Coulomb friction: convex iteration on De Saxcé's shift + Newton polish"
     source = "Acary, Brémond, Huber 2018 §4 (natural map, fixed point on the threshold)"
     valid_when = "M ≻ 0, unilateral contacts: 'coulomb' or frictionless (stick/slip decided by the solver)"
+
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if not len(problem.coulomb):
             return False, "no 'coulomb' contact (this route decides stick/slip)"
-        bad = [i for i in range(problem.m) if problem.types[i] != "unilateral"
-               or problem.modes[i] not in ("coulomb", "frictionless")]
+        bad = [
+            i
+            for i in range(problem.m)
+            if problem.types[i] != "unilateral" or problem.modes[i] not in ("coulomb", "frictionless")
+        ]
         if bad:
-            return False, (f"contact(s) {bad[:8]} are bilateral, sticking or sliding: the convex iteration takes "
-                           "unilateral 'coulomb' and frictionless contacts only")
+            return False, (
+                f"contact(s) {bad[:8]} are bilateral, sticking or sliding: the convex iteration takes "
+                "unilateral 'coulomb' and frictionless contacts only"
+            )
         if cls.mass != "definite":
             return False, f"needs M ≻ 0 to condense the Delassus form (M has rank {cls.mass_rank} < {cls.n})"
         return True, ""
@@ -635,8 +724,13 @@ class CoulombFixedPoint(SelfJudgedFormulation):
         guess = self.plan.guess if self.plan is not None else None
         return solve_local_problem(problem, solver=solver, tolerance=tolerance, guess=guess)
 
-    def solve(self, problem: ContactProblem | LocalContactProblem, solver: str | None = None, tolerance=None,
-              verdict: bool = True) -> Solution:  # type: ignore[override]
+    def solve(
+        self,
+        problem: ContactProblem | LocalContactProblem,
+        solver: str | None = None,
+        tolerance=None,
+        verdict: bool = True,
+    ) -> Solution:  # type: ignore[override]
         if problem.form == "local":  # u = W r + q: no condensation (a study's route, a Solver's re-solve)
             return self.solve_local(cast(LocalContactProblem, problem), solver, tolerance)
         problem = cast(ContactProblem, problem)

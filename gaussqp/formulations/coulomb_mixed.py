@@ -37,17 +37,37 @@ from dataclasses import replace
 import numpy as np
 
 from ..backends import get_backend, solve_program
-from ..friction.coulomb_law import (SEPARATED, SLIDING, ContactMode, NaturalMapResidual, contact_modes,
-                                    natural_map)
-from ..friction.mixed_law import (BILATERAL, BILATERAL_SLIDING, BILATERAL_STICKING, COULOMB, UNILATERAL,
-                                  UNILATERAL_SLIDING, UNILATERAL_STICKING, MixedSystem)
+from ..friction.coulomb_law import SEPARATED, SLIDING, ContactMode, NaturalMapResidual, contact_modes, natural_map
+from ..friction.mixed_law import (
+    BILATERAL,
+    BILATERAL_SLIDING,
+    BILATERAL_STICKING,
+    COULOMB,
+    UNILATERAL,
+    UNILATERAL_SLIDING,
+    UNILATERAL_STICKING,
+    MixedSystem,
+)
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import Solution
-from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_DYNAMICS_RTOL, COULOMB_FIXED_POINT_ITER_MAX,
-                        COULOMB_FIXED_POINT_RTOL, COULOMB_HANDOFF_RTOL, COULOMB_LM_THETA, COULOMB_STEP_MIN,
-                        COULOMB_MIXED_UNKNOWNS_MAX, COULOMB_NEWTON_ITER_MAX, COULOMB_POLISH_RTOL,
-                        COULOMB_RESIDUAL_RTOL, COULOMB_RESTART_ITER, COULOMB_RESTARTS, Tolerance)
+from ..settings import (
+    COULOMB_ARMIJO,
+    COULOMB_BACKTRACK,
+    COULOMB_DYNAMICS_RTOL,
+    COULOMB_FIXED_POINT_ITER_MAX,
+    COULOMB_FIXED_POINT_RTOL,
+    COULOMB_HANDOFF_RTOL,
+    COULOMB_LM_THETA,
+    COULOMB_STEP_MIN,
+    COULOMB_MIXED_UNKNOWNS_MAX,
+    COULOMB_NEWTON_ITER_MAX,
+    COULOMB_POLISH_RTOL,
+    COULOMB_RESIDUAL_RTOL,
+    COULOMB_RESTART_ITER,
+    COULOMB_RESTARTS,
+    Tolerance,
+)
 from .base import SelfJudgedFormulation
 
 
@@ -74,25 +94,29 @@ class _GapProgram:
         # dynamics rows, each divided by its data scale
         gen = sysm.N.T @ cp.multiply(sysm.lam_scale, self.ln)
         for i in sysm.cone:
-            gen = gen + sysm.T[i * d1:(i + 1) * d1].T @ (sysm.lam_scale[i] * self.lt[i])
+            gen = gen + sysm.T[i * d1 : (i + 1) * d1].T @ (sysm.lam_scale[i] * self.lt[i])
         cons = [cp.multiply(1.0 / sysm.dyn_scale, sysm.M @ a_raw + sysm.F - gen) + self.g == 0]
         un = cp.multiply(1.0 / sysm.u_scale, sysm.N @ a_raw + sysm.b)
         ut = {}
         for i in range(m):
             if sysm.kinds[i] in (COULOMB, UNILATERAL_STICKING, BILATERAL_STICKING):
-                ut[i] = (sysm.T[i * d1:(i + 1) * d1] @ a_raw + sysm.c[i * d1:(i + 1) * d1]) / sysm.u_scale[i]
+                ut[i] = (sysm.T[i * d1 : (i + 1) * d1] @ a_raw + sysm.c[i * d1 : (i + 1) * d1]) / sysm.u_scale[i]
         # the gap Σ_i ℓ_i υ_i λ̃_iᵀ(ũ_i + s̃_i) in raw units = aᵀMa + (F+g)ᵀa + λᵀ(drift + s), divided by one
         # data unit (force · accel) so that the backend sees O(1) numbers
         unit = float(np.max(sysm.lam_scale * sysm.u_scale, initial=1.0))
         AMA = (A[:, None] * sysm.M * A[None, :]) / unit
         AMA = (AMA + AMA.T) / 2
-        drift_t = sum((sysm.lam_scale[i] * self.lt[i]) @ sysm.c[i * d1:(i + 1) * d1] for i in sysm.cone) \
-            if sysm.cone else 0
-        gap = (cp.quad_form(self.a, cp.psd_wrap(AMA))
-               + (A * sysm.F / unit) @ self.a + cp.multiply(A * sysm.dyn_scale / unit, self.a) @ self.g
-               + (sysm.lam_scale * sysm.b / unit) @ self.ln
-               + (sysm.lam_scale * sysm.u_scale / unit) @ cp.multiply(self.shift, self.ln)
-               + drift_t / unit)
+        drift_t = (
+            sum((sysm.lam_scale[i] * self.lt[i]) @ sysm.c[i * d1 : (i + 1) * d1] for i in sysm.cone) if sysm.cone else 0
+        )
+        gap = (
+            cp.quad_form(self.a, cp.psd_wrap(AMA))
+            + (A * sysm.F / unit) @ self.a
+            + cp.multiply(A * sysm.dyn_scale / unit, self.a) @ self.g
+            + (sysm.lam_scale * sysm.b / unit) @ self.ln
+            + (sysm.lam_scale * sysm.u_scale / unit) @ cp.multiply(self.shift, self.ln)
+            + drift_t / unit
+        )
         for i, kind in enumerate(sysm.kinds):
             mu = float(sysm.mu[i])
             if kind in (BILATERAL, BILATERAL_SLIDING):
@@ -128,17 +152,31 @@ class _GapProgram:
             self.g.value = sysm.friction_force(sp_.lam_n) / sysm.dyn_scale
             _, self.status, _info = solve_program(self.prob, self.backend, self.tol, needs="socp")
             if self.a.value is None:
-                history.append({"stage": "fixed_point", "iteration": it, "backend_status": self.status,
-                                "stopped": "no answer from the backend"})
+                history.append(
+                    {
+                        "stage": "fixed_point",
+                        "iteration": it,
+                        "backend_status": self.status,
+                        "stopped": "no answer from the backend",
+                    }
+                )
                 break
-            x_new = np.concatenate([np.asarray(self.a.value), np.asarray(self.ln.value)]
-                                   + [np.asarray(self.lt[i].value) for i in sysm.cone])
-            moved = float(np.max(np.abs(x_new - x), initial=0.0)) / max(1.0, float(np.max(np.abs(x_new),
-                                                                                          initial=0.0)))
+            x_new = np.concatenate(
+                [np.asarray(self.a.value), np.asarray(self.ln.value)]
+                + [np.asarray(self.lt[i].value) for i in sysm.cone]
+            )
+            moved = float(np.max(np.abs(x_new - x), initial=0.0)) / max(1.0, float(np.max(np.abs(x_new), initial=0.0)))
             x = x_new
             res = residuals(sysm, x)
-            history.append({"stage": "fixed_point", "iteration": it, "change": moved, "residual": res["max"],
-                            "backend_status": self.status})
+            history.append(
+                {
+                    "stage": "fixed_point",
+                    "iteration": it,
+                    "change": moved,
+                    "residual": res["max"],
+                    "backend_status": self.status,
+                }
+            )
             if res["max"] <= COULOMB_HANDOFF_RTOL or moved <= COULOMB_FIXED_POINT_RTOL:
                 break
         return x, it
@@ -148,11 +186,15 @@ def residuals(sysm: MixedSystem, x: np.ndarray) -> dict:
     """The judged residuals of ``x``: the largest dynamics row (each at its data scale), the largest contact
     block (``‖E_i‖``), their max, and the per-contact norms."""
     E, _, blocks = sysm.evaluate(x, jacobian=False)
-    dyn = float(np.max(np.abs(E[:sysm.n]), initial=0.0))
+    dyn = float(np.max(np.abs(E[: sysm.n]), initial=0.0))
     per = np.array([float(np.linalg.norm(E[b])) for b in blocks])
     contact = float(per.max(initial=0.0))
-    return {"dynamics": dyn, "contact": contact, "per_contact": per,
-            "max": max(dyn / COULOMB_DYNAMICS_RTOL, contact / COULOMB_RESIDUAL_RTOL) * COULOMB_RESIDUAL_RTOL}
+    return {
+        "dynamics": dyn,
+        "contact": contact,
+        "per_contact": per,
+        "max": max(dyn / COULOMB_DYNAMICS_RTOL, contact / COULOMB_RESIDUAL_RTOL) * COULOMB_RESIDUAL_RTOL,
+    }
 
 
 def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> tuple[np.ndarray, int]:
@@ -209,18 +251,25 @@ class CoulombMixed(SelfJudgedFormulation):
     id = "F9"
     crosscheck = "coulomb"
     title = "Mode-free Coulomb contacts mixed with every contact kind: gap program in (a, λ) + Newton polish"
-    source = ("Acary, Brémond, Huber 2018 §4 (De Saxcé's shift, natural map); F1's program "
-              "(Gauss's principle) with shifted cones and its duality gap")
-    valid_when = ("'coulomb' contacts with any others (bilateral, frictionless, told sticking or sliding), "
-                  "M ⪰ 0 (may be singular); dense, n + m·d unknowns up to a limit")
+    source = (
+        "Acary, Brémond, Huber 2018 §4 (De Saxcé's shift, natural map); F1's program "
+        "(Gauss's principle) with shifted cones and its duality gap"
+    )
+    valid_when = (
+        "'coulomb' contacts with any others (bilateral, frictionless, told sticking or sliding), "
+        "M ⪰ 0 (may be singular); dense, n + m·d unknowns up to a limit"
+    )
+
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if not len(problem.coulomb):
             return False, "no 'coulomb' contact (this route decides stick/slip)"
         size = problem.n + problem.m * problem.dimension
         if size > COULOMB_MIXED_UNKNOWNS_MAX:
-            return False, (f"{size} unknowns (n + m·d) exceed the dense limit {COULOMB_MIXED_UNKNOWNS_MAX} of this "
-                           "route (gaussqp.settings.COULOMB_MIXED_UNKNOWNS_MAX); 'coulomb_fixed_point' takes large "
-                           "unilateral problems with M ≻ 0")
+            return False, (
+                f"{size} unknowns (n + m·d) exceed the dense limit {COULOMB_MIXED_UNKNOWNS_MAX} of this "
+                "route (gaussqp.settings.COULOMB_MIXED_UNKNOWNS_MAX); 'coulomb_fixed_point' takes large "
+                "unilateral problems with M ≻ 0"
+            )
         return True, ""
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
@@ -253,15 +302,22 @@ class CoulombMixed(SelfJudgedFormulation):
         x = best[1]
         sol = Solution(problem=problem, status="failed", formulation=self.name, solver=prog.backend.name)
         _fill(sol, sysm, x)
-        sol.extras.update({"fixed_point_iterations": fp_it, "newton_iterations": nt_it, "history": history,
-                           "backend_status": prog.status})
+        sol.extras.update(
+            {
+                "fixed_point_iterations": fp_it,
+                "newton_iterations": nt_it,
+                "history": history,
+                "backend_status": prog.status,
+            }
+        )
         sol.timing.detail.update(times)
         sol.timing.total = sum(times.values())
         return sol
 
     @staticmethod
-    def _polish(sysm: MixedSystem, prog: "_GapProgram", x: np.ndarray, history: list, times: dict,
-                nt_it: int) -> tuple[np.ndarray, int]:
+    def _polish(
+        sysm: MixedSystem, prog: "_GapProgram", x: np.ndarray, history: list, times: dict, nt_it: int
+    ) -> tuple[np.ndarray, int]:
         """Stage 2 from ``x``; a stalled polish goes back to the convex iteration from its best point."""
         best = (np.inf, x)
         for restart in range(COULOMB_RESTARTS + 1):
@@ -315,8 +371,13 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
     per = res["per_contact"][cou]
     big = max(ups, float(np.linalg.norm(R[cou])), float(np.linalg.norm(U[cou])))
     absolute = float(np.linalg.norm(phi))
-    nmr = NaturalMapResidual(absolute=absolute, relative=float(np.linalg.norm(per)),
-                             siconos=absolute / big if big > 0 else absolute, per_contact=per, q_norm=ups)
+    nmr = NaturalMapResidual(
+        absolute=absolute,
+        relative=float(np.linalg.norm(per)),
+        siconos=absolute / big if big > 0 else absolute,
+        per_contact=per,
+        q_norm=ups,
+    )
     sol.natural_map_residual = nmr
     sol.residuals["natural_map_relative"] = nmr.relative
     sol.residuals["natural_map_siconos"] = nmr.siconos
@@ -326,14 +387,29 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
         if kind.startswith("bilateral"):  # a constraint that holds: no separation, its stick/slip told
             modes.append(ContactMode(BILATERAL_MODE, 0.0, 0.0))
         elif kind == UNILATERAL_SLIDING:  # told: the direction given, not found
-            mode = contact_modes(R[i], U[i], np.zeros(1), d, velocity_scale=float(sysm.u_scale[i]),
-                                 reaction_scale=float(sysm.lam_scale[i]))[0]
-            modes.append(mode if mode.mode == SEPARATED else
-                         ContactMode(SLIDING, mode.margin, mode.relative_margin, tuple(float(x) for x in sysm.slip[i])))
+            mode = contact_modes(
+                R[i],
+                U[i],
+                np.zeros(1),
+                d,
+                velocity_scale=float(sysm.u_scale[i]),
+                reaction_scale=float(sysm.lam_scale[i]),
+            )[0]
+            modes.append(
+                mode
+                if mode.mode == SEPARATED
+                else ContactMode(SLIDING, mode.margin, mode.relative_margin, tuple(float(x) for x in sysm.slip[i]))
+            )
         else:
             mu_i = sysm.mu[i] if kind in (COULOMB, UNILATERAL_STICKING) else 0.0
-            modes += contact_modes(R[i], U[i], np.array([mu_i]), d, velocity_scale=float(sysm.u_scale[i]),
-                                   reaction_scale=float(sysm.lam_scale[i]))
+            modes += contact_modes(
+                R[i],
+                U[i],
+                np.array([mu_i]),
+                d,
+                velocity_scale=float(sysm.u_scale[i]),
+                reaction_scale=float(sysm.lam_scale[i]),
+            )
     sol.contact_modes = modes
     sol.status = "solved"  # a claim: the judge decides it from the residuals (certificates/natural_map.py)
     sol.route = "gap program in (a, λ) + Newton polish"

@@ -64,8 +64,13 @@ class DelassusQP(Formulation):
         prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(C @ lam) + w @ lam), cons)
         t1 = time.perf_counter()
         backend, status, info = solve_program(prob, solver, tol)
-        sol = Solution(problem=problem, status=status, formulation=self.name, solver=backend.name,
-                       extras={"backend": info, "W": W, "w": w})
+        sol = Solution(
+            problem=problem,
+            status=status,
+            formulation=self.name,
+            solver=backend.name,
+            extras={"backend": info, "W": W, "w": w},
+        )
         sol.timing.detail = {"delassus": t1 - t0, "backend_total": info.get("time_total")}
         if status == "unbounded":  # dual unbounded below ⇔ primal infeasible (Dorn duality)
             sol.status = INFEASIBLE
@@ -103,10 +108,21 @@ class LCPLemke(Formulation):
         t1 = time.perf_counter()
         res = lemke(cd.A_c, cd.w_c)
         t2 = time.perf_counter()
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="lemke",
-                       extras={"A_c": cd.A_c, "w_c": cd.w_c, "Mc_inv": cd.Mc_inv, "P": cd.P,
-                               "lemke_status": res.status, "lemke_iterations": res.iterations,
-                               "lemke_message": res.message})
+        sol = Solution(
+            problem=problem,
+            status=SOLVED,
+            formulation=self.name,
+            solver="lemke",
+            extras={
+                "A_c": cd.A_c,
+                "w_c": cd.w_c,
+                "Mc_inv": cd.Mc_inv,
+                "P": cd.P,
+                "lemke_status": res.status,
+                "lemke_iterations": res.iterations,
+                "lemke_message": res.message,
+            },
+        )
         sol.timing.detail = {"delassus": t1 - t0, "lemke": t2 - t1}
         if res.status == "ray":
             sol.status = INFEASIBLE

@@ -27,13 +27,16 @@ class FacetizedQP(StickingConic):
     def __init__(self, kind: str = "inner", facets: int = DEFAULT_FACETS):
         self.model = ConeModel(kind, facets)
         self.name = f"facetized_{kind}"
-        self.title = (f"facetized Coulomb disks, {'inscribed' if kind == 'inner' else 'circumscribed'} "
-                      f"polygons with {facets} facets (QP)")
+        self.title = (
+            f"facetized Coulomb disks, {'inscribed' if kind == 'inner' else 'circumscribed'} "
+            f"polygons with {facets} facets (QP)"
+        )
 
     def accepts(self, problem, cls) -> tuple[bool, str]:
         if problem.dimension > 3:
-            return False, (f"polygons of the Coulomb cone are for d = 2 or 3, not d = {problem.dimension}: "
-                           "use 'sticking_socp'")
+            return False, (
+                f"polygons of the Coulomb cone are for d = 2 or 3, not d = {problem.dimension}: use 'sticking_socp'"
+            )
         return super().accepts(problem, cls)
 
     def with_facets(self, facets: int) -> "FacetizedQP":

@@ -57,8 +57,7 @@ def _scale_cols(A, cols: np.ndarray):
     return as_dense(A).reshape(-1, cols.size) * cols[None, :]
 
 
-def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, data: dict | None = None,
-                         mass=None):
+def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, data: dict | None = None, mass=None):
     """Build ``min ½‖R x‖² + fᵀx  s.t.  E x + e = 0, G x + g >= 0``.
 
     With ``use_params`` every datum is a cvxpy Parameter (DPP); otherwise ``data`` holds
@@ -71,8 +70,14 @@ def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, dat
 
     a = cp.Variable(n, name="a")
     if use_params:
-        slots = {"R": cp.Parameter((r, n)) if r else None, "f": cp.Parameter(n), "E": cp.Parameter((me, n)) if me else None, "e": cp.Parameter(me) if me else None,
-                 "G": cp.Parameter((mi, n)) if mi else None, "g": cp.Parameter(mi) if mi else None}
+        slots = {
+            "R": cp.Parameter((r, n)) if r else None,
+            "f": cp.Parameter(n),
+            "E": cp.Parameter((me, n)) if me else None,
+            "e": cp.Parameter(me) if me else None,
+            "G": cp.Parameter((mi, n)) if mi else None,
+            "g": cp.Parameter(mi) if mi else None,
+        }
     else:
         slots = dict(data)
     obj = slots["f"] @ a
@@ -91,8 +96,15 @@ def acceleration_program(n: int, r: int, me: int, mi: int, use_params: bool, dat
     return cp.Problem(cp.Minimize(obj), cons), a, slots, eq, in_
 
 
-def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.ndarray, f: np.ndarray,
-                               solver: str | None, tol: Tolerance, formulation: str) -> Solution:
+def solve_acceleration_program(
+    problem: ContactProblem,
+    name: str,
+    shift: np.ndarray,
+    f: np.ndarray,
+    solver: str | None,
+    tol: Tolerance,
+    formulation: str,
+) -> Solution:
     """Shared by F1 and F2: solve for ``x = a - shift`` (F1: shift 0, f = F; F2: shift = a_free, f = 0).
 
     The drifts are shifted accordingly (``e + E shift``, ``g + G shift``); the program is
@@ -125,11 +137,18 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     # the equilibrated program first; if the backend stalls on both of its forms, the program as given
     # (an interior-point method can stall on one scaling of a degenerate problem and not on another)
     for attempt, (S, w_eq, w_in) in enumerate([equilibrated, (np.ones(n), np.ones(me), np.ones(mi))]):
-        values = {"R": _scale_cols(fac.R, S), "f": S * f, "E": _scale_rows_cols(E, 1.0 / w_eq, S), "e": e / w_eq,
-                  "G": _scale_rows_cols(G, 1.0 / w_in, S), "g": g / w_in}
+        values = {
+            "R": _scale_cols(fac.R, S),
+            "f": S * f,
+            "E": _scale_rows_cols(E, 1.0 / w_eq, S),
+            "e": e / w_eq,
+            "G": _scale_rows_cols(G, 1.0 / w_in, S),
+            "g": g / w_in,
+        }
         if use_params:
-            (prob, a, slots, eq, in_), cached = PROGRAMS.get((name, n, r, me, mi),
-                                                              lambda: acceleration_program(n, r, me, mi, True))
+            (prob, a, slots, eq, in_), cached = PROGRAMS.get(
+                (name, n, r, me, mi), lambda: acceleration_program(n, r, me, mi, True)
+            )
             for k, v in values.items():
                 if slots[k] is not None:
                     slots[k].value = as_dense(v).reshape(slots[k].shape)
@@ -138,8 +157,9 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
             cached = False
         backend, status, info = solve_program(prob, backend, tol)
         if status == "failed":
-            prob, a, slots, eq, in_ = acceleration_program(n, r, me, mi, False, values,
-                                                            mass=_scale_rows_cols(problem.M, S, S))
+            prob, a, slots, eq, in_ = acceleration_program(
+                n, r, me, mi, False, values, mass=_scale_rows_cols(problem.M, S, S)
+            )
             backend, status, info = solve_program(prob, backend, tol)
             info["fallback"] = "quad_form on constant M after the DPP program stalled"
             cached = False
@@ -147,8 +167,13 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
             break
     if attempt:
         info["fallback"] = info.get("fallback", "") + "; unequilibrated program after the equilibrated one stalled"
-    sol = Solution(problem=problem, status=status, formulation=formulation, solver=backend.name,
-                   extras={"backend": info, "compiled_program_reused": cached, "dpp": use_params})
+    sol = Solution(
+        problem=problem,
+        status=status,
+        formulation=formulation,
+        solver=backend.name,
+        extras={"backend": info, "compiled_program_reused": cached, "dpp": use_params},
+    )
     sol.timing.detail = {"backend_total": info.get("time_total"), "backend_solve": info.get("time_solve")}
     if status in SOLUTION_PRESENT and a.value is not None:
         y_eq = -np.asarray(eq.dual_value).ravel() / w_eq if eq is not None else np.zeros(0)
@@ -163,21 +188,43 @@ def solve_acceleration_program(problem: ContactProblem, name: str, shift: np.nda
     return sol
 
 
-def _solve_direct(problem: ContactProblem, backend, shift: np.ndarray, f: np.ndarray, e: np.ndarray, g: np.ndarray,
-                  scaling: tuple, tol: Tolerance, formulation: str) -> Solution | None:
+def _solve_direct(
+    problem: ContactProblem,
+    backend,
+    shift: np.ndarray,
+    f: np.ndarray,
+    e: np.ndarray,
+    g: np.ndarray,
+    scaling: tuple,
+    tol: Tolerance,
+    formulation: str,
+) -> Solution | None:
     """The equilibrated program of :func:`solve_acceleration_program` through the direct path
     (:mod:`gaussqp.backends.direct`, ``P = S M S``), or None when it did not end solved, infeasible or unbounded
     (the cvxpy program then solves it)."""
     S, w_eq, w_in = scaling
     E, _ = problem.equalities
     G, _ = problem.inequalities
-    ans = solve_direct(backend.name, _scale_rows_cols(problem.M, S, S), S * f, _scale_rows_cols(E, 1.0 / w_eq, S),
-                       e / w_eq, _scale_rows_cols(G, 1.0 / w_in, S), g / w_in, tol, backend.settings(tol))
+    ans = solve_direct(
+        backend.name,
+        _scale_rows_cols(problem.M, S, S),
+        S * f,
+        _scale_rows_cols(E, 1.0 / w_eq, S),
+        e / w_eq,
+        _scale_rows_cols(G, 1.0 / w_in, S),
+        g / w_in,
+        tol,
+        backend.settings(tol),
+    )
     if ans.status == "failed":
         return None
-    sol = Solution(problem=problem, status=ans.status, formulation=formulation, solver=backend.name,
-                   extras={"backend": ans.info, "compiled_program_reused": ans.reused, "dpp": False,
-                           "direct": True})
+    sol = Solution(
+        problem=problem,
+        status=ans.status,
+        formulation=formulation,
+        solver=backend.name,
+        extras={"backend": ans.info, "compiled_program_reused": ans.reused, "dpp": False, "direct": True},
+    )
     sol.timing.detail = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
     if ans.x is not None:
         sol.acceleration = S * ans.x + shift
@@ -202,8 +249,16 @@ def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
     return multiplier_row_rank(problem)[0] == rows
 
 
-def _solve_fast(problem: ContactProblem, shift: np.ndarray, f: np.ndarray, e: np.ndarray, g: np.ndarray,
-                scaling: tuple, tol: Tolerance, formulation: str) -> Solution | None:
+def _solve_fast(
+    problem: ContactProblem,
+    shift: np.ndarray,
+    f: np.ndarray,
+    e: np.ndarray,
+    g: np.ndarray,
+    scaling: tuple,
+    tol: Tolerance,
+    formulation: str,
+) -> Solution | None:
     """The equilibrated program of :func:`solve_acceleration_program` (``P = S M S``, rows divided by their weights)
     through DAQP (:func:`gaussqp.backends.daqp_.solve_daqp`), or None when DAQP did not end optimal (Clarabel's
     direct path then solves it). The answer carries DAQP's working set for the polish (``hints.active_set``) and
@@ -212,13 +267,24 @@ def _solve_fast(problem: ContactProblem, shift: np.ndarray, f: np.ndarray, e: np
     S, w_eq, w_in = scaling
     E, _ = problem.equalities
     G, _ = problem.inequalities
-    ans = solve_daqp(as_dense(_scale_rows_cols(problem.M, S, S)), S * f, as_dense(_scale_rows_cols(E, 1.0 / w_eq, S)),
-                     e / w_eq, as_dense(_scale_rows_cols(G, 1.0 / w_in, S)), g / w_in, DAQP.settings(tol))
+    ans = solve_daqp(
+        as_dense(_scale_rows_cols(problem.M, S, S)),
+        S * f,
+        as_dense(_scale_rows_cols(E, 1.0 / w_eq, S)),
+        e / w_eq,
+        as_dense(_scale_rows_cols(G, 1.0 / w_in, S)),
+        g / w_in,
+        DAQP.settings(tol),
+    )
     if ans.status != "solved" or ans.x is None or ans.y_eq is None or ans.y_in is None:
         return None
-    sol = Solution(problem=problem, status=ans.status, formulation=formulation, solver=DAQP.name,
-                   extras={"backend": ans.info, "compiled_program_reused": False, "dpp": False, "direct": True,
-                           "fast_path": True})
+    sol = Solution(
+        problem=problem,
+        status=ans.status,
+        formulation=formulation,
+        solver=DAQP.name,
+        extras={"backend": ans.info, "compiled_program_reused": False, "dpp": False, "direct": True, "fast_path": True},
+    )
     sol.timing.detail = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
     sol.acceleration = S * ans.x + shift
     sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, ans.y_eq / w_eq, ans.y_in / w_in)
@@ -238,5 +304,6 @@ class GaussQP(Formulation):
         return common_reject(problem, cls, need_definite=False)
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
-        return solve_acceleration_program(problem, "acceleration", np.zeros(problem.n), np.array(problem.F),
-                                          solver, tol, self.name)
+        return solve_acceleration_program(
+            problem, "acceleration", np.zeros(problem.n), np.array(problem.F), solver, tol, self.name
+        )

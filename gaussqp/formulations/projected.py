@@ -58,8 +58,9 @@ class ProjectedAcceleration(Formulation):
             # the backend stalled on the pure projection (no linear term; seen with Clarabel on well-conditioned
             # planted problems): the same minimizer, in the variable a itself (½aᵀMa + Fᵀa differs from
             # ½‖a - a_free‖²_M by a constant). Said in extras; the answer is judged like any other
-            sol = solve_acceleration_program(problem, "acceleration", np.zeros(problem.n), np.array(problem.F),
-                                             solver, tol, self.name)
+            sol = solve_acceleration_program(
+                problem, "acceleration", np.zeros(problem.n), np.array(problem.F), solver, tol, self.name
+            )
             sol.extras["fallback"] = "solved in the variable a after the projection form stalled"
         return sol
 
@@ -89,8 +90,14 @@ class ProjectedEliminated(Formulation):
         extras = {"P": cd.P, "Mc_inv": cd.Mc_inv, "A_c": cd.A_c, "w_c": cd.w_c}
         # bilateral compatibility: a_b must satisfy J_b a_b + b_b = 0 (fails when b_b ∉ im J_b)
         if Jb.shape[0] and not bilateral_compatible(problem, cd.a_b):
-            return Solution(problem=problem, status=INFEASIBLE, formulation=self.name, solver="numpy",
-                            message="bilateral rows incompatible: J_b a_b + b_b != 0", extras=extras)
+            return Solution(
+                problem=problem,
+                status=INFEASIBLE,
+                formulation=self.name,
+                solver="numpy",
+                message="bilateral rows incompatible: J_b a_b + b_b != 0",
+                extras=extras,
+            )
         Z = null_space(Jb) if Jb.shape[0] else np.eye(n)
         if Z.shape[1] == 0:
             return self._determined(problem, cd, extras, t0, tol)
@@ -137,8 +144,13 @@ class ProjectedEliminated(Formulation):
         Ju = cd.J_u
         gap = Ju @ cd.a_b + problem.inequalities[1] if Ju.shape[0] else np.zeros(0)
         feasible = not np.any(relative(np.minimum(gap, 0.0), data_scales(problem).inequality_row) > tol.residual)
-        sol = Solution(problem=problem, status=SOLVED if feasible else INFEASIBLE, formulation=ProjectedEliminated.name,
-                       solver="numpy", extras={**extras, "determined": "the equality rows fix a = a_b"})
+        sol = Solution(
+            problem=problem,
+            status=SOLVED if feasible else INFEASIBLE,
+            formulation=ProjectedEliminated.name,
+            solver="numpy",
+            extras={**extras, "determined": "the equality rows fix a = a_b"},
+        )
         sol.timing.detail = {"elimination": time.perf_counter() - t0}
         if feasible:
             lam_u = np.zeros(Ju.shape[0])

@@ -39,8 +39,6 @@ from .base import Formulation, common_reject
 NO_POLISH = JudgeHints(polish_allowed=False)
 
 
-
-
 class SlidingFormulation(Formulation):
     """An F6 route: :func:`gaussqp.certificates.judge.finalize` checks the returned point, then :func:`sliding_verdict` says how many
     solutions the instance has."""
@@ -86,8 +84,7 @@ class SlidingLCP(SlidingFormulation):
         res = lemke(L.M, L.q)
         sol.timing.detail = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
         sol.route = L.form
-        sol.extras.update({"lcp": L, "lemke_status": res.status,
-                           "lemke_iterations": res.iterations})
+        sol.extras.update({"lcp": L, "lemke_status": res.status, "lemke_iterations": res.iterations})
         if res.status == "solved":
             lam_b, lam_u = L.multipliers(res.z)
             sol.acceleration, sol.lambda_normal, sol.lambda_tangent = red.recover(problem, lam_b, lam_u)
@@ -97,8 +94,10 @@ class SlidingLCP(SlidingFormulation):
             enum = enumerate_solutions(problem, relax=tol.residual)
         except TooLargeError:
             sol.status = FAILED
-            sol.message = (f"Lemke ended with {res.status} on the {L.form} matrix, which is not known to be "
-                           "copositive-plus, and the problem is too large to enumerate")
+            sol.message = (
+                f"Lemke ended with {res.status} on the {L.form} matrix, which is not known to be "
+                "copositive-plus, and the problem is too large to enumerate"
+            )
             return sol
         sol.route = f"enumeration (Lemke {res.status} on {L.form})"
         return _from_enumeration(sol, enum)
@@ -114,8 +113,10 @@ def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
     s = min(enum.solutions, key=lambda x: x.backward_error)
     if s.backward_error > 0:
         # the verdict contract (DESIGN.md §4.3): no exact solution, but one within the tolerance of the data
-        sol.message = (f"no piece has a solution for the data as given; the answer solves the problem with forces "
-                       f"and drifts changed by {s.backward_error:.1e} (relative to each row's scale from the data)")
+        sol.message = (
+            f"no piece has a solution for the data as given; the answer solves the problem with forces "
+            f"and drifts changed by {s.backward_error:.1e} (relative to each row's scale from the data)"
+        )
     sol.status = SOLVED
     sol.acceleration, sol.lambda_normal, sol.lambda_tangent = s.a, s.lam_n, s.lam_t
     return sol
@@ -135,8 +136,14 @@ class SlidingFixedPoint(SlidingFormulation):
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         red = reduce(problem)
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="fixed_point",
-                       hints=NO_POLISH, route="fixed point (Prop. 9/11)")
+        sol = Solution(
+            problem=problem,
+            status=SOLVED,
+            formulation=self.name,
+            solver="fixed_point",
+            hints=NO_POLISH,
+            route="fixed point (Prop. 9/11)",
+        )
         try:
             fp = fixed_point(red)
         except NotApplicableError as exc:
@@ -166,10 +173,14 @@ class SlidingEnumeration(SlidingFormulation):
         return ok, why
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
-                       hints=JudgeHints(polish_allowed=False,
-                                        cones_enforced=ConeModel("disk") if len(problem.sticking) else None),
-                       route="stick/slip enumeration (71)" if len(problem.sticking) else "enumeration of (37)/(50)/(58)")
+        sol = Solution(
+            problem=problem,
+            status=SOLVED,
+            formulation=self.name,
+            solver="enumeration",
+            hints=JudgeHints(polish_allowed=False, cones_enforced=ConeModel("disk") if len(problem.sticking) else None),
+            route="stick/slip enumeration (71)" if len(problem.sticking) else "enumeration of (37)/(50)/(58)",
+        )
         t0 = time.perf_counter()
         enum = enumerate_solutions(problem, solver=solver, relax=tol.residual)
         sol.timing.detail = {"enumeration": time.perf_counter() - t0}
@@ -206,34 +217,50 @@ class CoulombEnumeration(SlidingFormulation):
         if kind is None:
             self.name = "coulomb_enumeration"
             self.title = "exact enumeration of Coulomb's stick/slip+/slip- pieces (2D), all solutions"
-            self.valid_when = (f"2D 'coulomb' contacts; at most 2^{ENUMERATION_MAX} pieces (2 per enumerated "
-                               "contact, 4 per coulomb contact); any M ⪰ 0")
+            self.valid_when = (
+                f"2D 'coulomb' contacts; at most 2^{ENUMERATION_MAX} pieces (2 per enumerated "
+                "contact, 4 per coulomb contact); any M ⪰ 0"
+            )
         else:
             self.name = f"coulomb_enumeration_{kind}"
             shape = "inscribed" if kind == "inner" else "circumscribed"
-            self.title = (f"enumeration of Coulomb's stick/facet/vertex pieces on {shape} polygons with {facets} "
-                          "facets (3D), all solutions of the facetized law")
-            self.valid_when = (f"'coulomb' contacts in 2D (exact) or 3D (polygons); at most 2^{ENUMERATION_MAX} "
-                               f"pieces (2 + 2·{facets} per 3D coulomb contact); any M ⪰ 0")
+            self.title = (
+                f"enumeration of Coulomb's stick/facet/vertex pieces on {shape} polygons with {facets} "
+                "facets (3D), all solutions of the facetized law"
+            )
+            self.valid_when = (
+                f"'coulomb' contacts in 2D (exact) or 3D (polygons); at most 2^{ENUMERATION_MAX} "
+                f"pieces (2 + 2·{facets} per 3D coulomb contact); any M ⪰ 0"
+            )
 
     def with_facets(self, facets: int) -> "CoulombEnumeration":
         """The same route with ``facets``-gons (a facetized route only)."""
         if self.model is None:
-            raise NotApplicableError("'coulomb_enumeration' is exact in 2D and has no polygon: use "
-                                     "'coulomb_enumeration_inner' or '_outer' for facets")
+            raise NotApplicableError(
+                "'coulomb_enumeration' is exact in 2D and has no polygon: use "
+                "'coulomb_enumeration_inner' or '_outer' for facets"
+            )
         return CoulombEnumeration(self.model.kind, facets)
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if len(problem.coulomb) and problem.dimension != 2 and (self.model is None or problem.dimension != 3):
-            return False, (f"'coulomb' contacts in dimension {problem.dimension}: the stick/slip enumeration is "
-                           "exact in 2D" + (" (use 'coulomb_enumeration_inner' / '_outer' in 3D)"
-                                            if problem.dimension == 3 else "; polygons are for 3D only"))
+            return False, (
+                f"'coulomb' contacts in dimension {problem.dimension}: the stick/slip enumeration is "
+                "exact in 2D"
+                + (
+                    " (use 'coulomb_enumeration_inner' / '_outer' in 3D)"
+                    if problem.dimension == 3
+                    else "; polygons are for 3D only"
+                )
+            )
         if not len(enumerated_contacts(problem)):
             return False, "no unilateral or frictional contact: nothing to enumerate"
         k = piece_count(problem, self.model)
-        if k > 2 ** ENUMERATION_MAX:
-            return False, (f"{k} pieces > 2^{ENUMERATION_MAX} = {2 ** ENUMERATION_MAX} "
-                           f"({'4' if problem.dimension == 2 else '2 + 2·facets'} per coulomb contact)")
+        if k > 2**ENUMERATION_MAX:
+            return False, (
+                f"{k} pieces > 2^{ENUMERATION_MAX} = {2**ENUMERATION_MAX} "
+                f"({'4' if problem.dimension == 2 else '2 + 2·facets'} per coulomb contact)"
+            )
         return True, ""
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
@@ -241,12 +268,20 @@ class CoulombEnumeration(SlidingFormulation):
         if not ok:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         polygons = self.model is not None and problem.dimension == 3 and len(problem.coulomb)
-        sol = Solution(problem=problem, status=SOLVED, formulation=self.name, solver="enumeration",
-                       # the cones are enforced (exactly) on every piece; F1's forward-error estimate does not
-                       # describe them
-                       hints=JudgeHints(polish_allowed=False, cones_enforced=ConeModel("disk")),
-                       route=(f"stick/facet/vertex enumeration on {self.model.kind} {self.model.facets}-gons"
-                              if polygons else "stick/slip+/slip- enumeration of the coulomb contacts"))
+        sol = Solution(
+            problem=problem,
+            status=SOLVED,
+            formulation=self.name,
+            solver="enumeration",
+            # the cones are enforced (exactly) on every piece; F1's forward-error estimate does not
+            # describe them
+            hints=JudgeHints(polish_allowed=False, cones_enforced=ConeModel("disk")),
+            route=(
+                f"stick/facet/vertex enumeration on {self.model.kind} {self.model.facets}-gons"
+                if polygons
+                else "stick/slip+/slip- enumeration of the coulomb contacts"
+            ),
+        )
         t0 = time.perf_counter()
         enum = enumerate_solutions(problem, solver=solver, cone=self.model, relax=tol.residual)
         sol.timing.detail = {"enumeration": time.perf_counter() - t0}

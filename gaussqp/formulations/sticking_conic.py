@@ -55,7 +55,7 @@ from ..model.scales import data_scales
 from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
-from ..results import (FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, JudgeHints, Solution)
+from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, JudgeHints, Solution
 from ..settings import DIRECT_CONIC_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
 from ..backends import direct_backend, solve_program
 from ..backends.direct import RowBlock, conic_presets, solve_conic
@@ -71,7 +71,8 @@ CONIC_FARKAS_VERIFY = (
     "each sticking contact i not detaching, with s_i its sign in 'signs' (1 when absent), (s_i normal_i · y, "
     "(tangent_i,k · y)_k) in the dual of its cone: μ_i ‖(tangent_i,k · y)_k‖ <= s_i normal_i · y for the disk "
     "(for a polygon: s_i normal_i · y + μ_i (tangent_i · y) · v_j >= 0 at every vertex v_j). Then every λ in "
-    "the cones with J_nᵀλ_n + J_tᵀλ_t = r has 0 <= λᵀ(J y) = rᵀy = -1: no multipliers in the cones exist")
+    "the cones with J_nᵀλ_n + J_tᵀλ_t = r has 0 <= λᵀ(J y) = rᵀy = -1: no multipliers in the cones exist"
+)
 
 
 class StickingConic(Formulation):
@@ -126,10 +127,16 @@ class StickingConic(Formulation):
 
         pe, pg, m = L.pe, L.pg, L.p.m
         if values is None:
-            slots = {"R": cp.Parameter((r, n)) if r else None, "M": cp.Parameter((n, n)), "F": cp.Parameter(n),
-                     "E": cp.Parameter((pe, n)) if pe else None, "e": cp.Parameter(pe) if pe else None,
-                     "G": cp.Parameter((pg, n)) if pg else None, "g": cp.Parameter(pg) if pg else None,
-                     "mu": cp.Parameter(m) if len(L.sticking) else None}
+            slots = {
+                "R": cp.Parameter((r, n)) if r else None,
+                "M": cp.Parameter((n, n)),
+                "F": cp.Parameter(n),
+                "E": cp.Parameter((pe, n)) if pe else None,
+                "e": cp.Parameter(pe) if pe else None,
+                "G": cp.Parameter((pg, n)) if pg else None,
+                "g": cp.Parameter(pg) if pg else None,
+                "mu": cp.Parameter(m) if len(L.sticking) else None,
+            }
             data, mu, signs = slots, slots["mu"], {}
         else:
             slots, data = {}, values
@@ -172,8 +179,14 @@ class StickingConic(Formulation):
         ia, il = np.int64(n), np.int64(n + pe)  # first columns of λ_eq and λ_in
         blocks = [
             RowBlock(Ec.row, Ec.col, Ec.data, pe, "zero", b=-np.asarray(e, dtype=float)),
-            RowBlock(np.concatenate([Mc.row, Ec.col, Gc.col]), np.concatenate([Mc.col, ia + Ec.row, il + Gc.row]),
-                     np.concatenate([Mc.data, -Ec.data, -Gc.data]), n, "zero", b=-np.asarray(p.F, dtype=float)),
+            RowBlock(
+                np.concatenate([Mc.row, Ec.col, Gc.col]),
+                np.concatenate([Mc.col, ia + Ec.row, il + Gc.row]),
+                np.concatenate([Mc.data, -Ec.data, -Gc.data]),
+                n,
+                "zero",
+                b=-np.asarray(p.F, dtype=float),
+            ),
             RowBlock(Gc.row, Gc.col, -Gc.data, pg, "nonneg", b=np.asarray(g, dtype=float)),
             RowBlock(np.arange(pg), il + np.arange(pg), -np.ones(pg), pg, "nonneg"),
         ]
@@ -192,7 +205,7 @@ class StickingConic(Formulation):
         x = res.x
         av = x[:n]
         value = float(av @ np.asarray(p.M @ av).ravel() + q @ x)
-        return res.status, av, x[n:n + pe], x[n + pe:], value, info
+        return res.status, av, x[n : n + pe], x[n + pe :], value, info
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         p = problem
@@ -223,8 +236,15 @@ class StickingConic(Formulation):
                 attempts[-1]["max_residual"] = res
                 if gap is not None and gap <= self._gap_tol(p, av, lam_n, lam_t, tol) and res <= tol.residual:
                     # a backend's "inaccurate" is settled by our own residual and cone checks in finalize()
-                    sol = Solution(problem=p, status=SOLVED, formulation=self.name, solver=backend.name,
-                                   acceleration=av, lambda_normal=lam_n, lambda_tangent=lam_t)
+                    sol = Solution(
+                        problem=p,
+                        status=SOLVED,
+                        formulation=self.name,
+                        solver=backend.name,
+                        acceleration=av,
+                        lambda_normal=lam_n,
+                        lambda_tangent=lam_t,
+                    )
                     sol.hints, sol.route = JudgeHints(polish_allowed=False, cones_enforced=self.model), "one stage"
                     sol.extras.update({"attempts": attempts, "signs": signs, "gap": gap, "backend_status": status})
                     self._polish_in_cones(sol)
@@ -268,14 +288,18 @@ class StickingConic(Formulation):
         import cvxpy as cp
 
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
-        sol = Solution(problem=p, status=FAILED, formulation=self.name, solver="", hints=JudgeHints(polish_allowed=False))
+        sol = Solution(
+            problem=p, status=FAILED, formulation=self.name, solver="", hints=JudgeHints(polish_allowed=False)
+        )
         sol.extras.update({"attempts": attempts, "cones_removed_status": f1.status})
         if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
             sol.status = f1.status
             sol.certificates = list(f1.certificates)
             sol.hints = replace(sol.hints, nonexistence_verified=True)
-            sol.message = ("the sticking MLCP without cones (F1 with sticking tangents as equalities) has no "
-                           "solution, so neither has the all-sticking problem")
+            sol.message = (
+                "the sticking MLCP without cones (F1 with sticking tangents as equalities) has no "
+                "solution, so neither has the all-sticking problem"
+            )
             return sol
         if f1.status != SOLVED:
             sol.message = f"no zero-gap point found and F1 ended {f1.status!r}: no certificate"
@@ -289,14 +313,18 @@ class StickingConic(Formulation):
             worst = max(res, key=res.get)
             sol.status = INACCURATE
             sol.extras["a_cones_removed"] = a
-            sol.message = (f"no zero-gap point found, and the program with the cones removed (F1, sticking tangents "
-                           f"as equalities) returned a point that fails its {worst} rows by {res[worst]:.2e} of their "
-                           f"data scale (> {tol.residual:g}): no answer and no certificate rests on it")
+            sol.message = (
+                f"no zero-gap point found, and the program with the cones removed (F1, sticking tangents "
+                f"as equalities) returned a point that fails its {worst} rows by {res[worst]:.2e} of their "
+                f"data scale (> {tol.residual:g}): no answer and no certificate rests on it"
+            )
             return sol
         um = f1.certificate("unique_multipliers")
         sol.extras["cones_removed_multipliers"] = {
-            "lambda_normal": f1.lambda_normal, "lambda_tangent": f1.lambda_tangent,
-            "rows_independent": bool(um is not None and um.holds and um.data.get("rows_independent"))}
+            "lambda_normal": f1.lambda_normal,
+            "lambda_tangent": f1.lambda_tangent,
+            "rows_independent": bool(um is not None and um.holds and um.data.get("rows_independent")),
+        }
         atol = active_tolerance(p, a)
         L = Layout(p)
         proofs = []
@@ -321,8 +349,9 @@ class StickingConic(Formulation):
         for signs in L.sign_patterns():
             cf = conic_farkas(p, a, atol, self.model, signs, run)
             if cf is None:
-                sol.message = (f"no zero-gap point, but no conic Farkas vector could be verified for signs {signs}: "
-                               "undecided")
+                sol.message = (
+                    f"no zero-gap point, but no conic Farkas vector could be verified for signs {signs}: undecided"
+                )
                 return sol
             proofs.append(cf)
         # the verdict contract (DESIGN.md §4.3): rᵀy = -1 must survive a change of the forces by tol.residual of each
@@ -332,12 +361,15 @@ class StickingConic(Formulation):
         robust = closable < 1.0
         sol.status = INFEASIBLE if robust else FAILED
         if not robust:
-            sol.message = (f"no multipliers in the cones for the data as given, but a change of the forces within the "
-                           f"tolerance {tol.residual:g} may close the conic Farkas vector's margin ({closable:.1e} of "
-                           "it): not certified")
+            sol.message = (
+                f"no multipliers in the cones for the data as given, but a change of the forces within the "
+                f"tolerance {tol.residual:g} may close the conic Farkas vector's margin ({closable:.1e} of "
+                "it): not certified"
+            )
         sol.extras["a_cones_removed"] = a
-        sol.certificates.append(coulomb_farkas_certificate(self.model.kind, robust, proofs, a, atol,
-                                                           detaching(p, a, atol), closable, CONIC_FARKAS_VERIFY))
+        sol.certificates.append(
+            coulomb_farkas_certificate(
+                self.model.kind, robust, proofs, a, atol, detaching(p, a, atol), closable, CONIC_FARKAS_VERIFY
+            )
+        )
         return sol
-
-

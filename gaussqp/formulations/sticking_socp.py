@@ -32,5 +32,3 @@ class StickingSOCP(StickingConic):
             return False
         sticking_verdict(sol, solver, tol)
         return True
-
-

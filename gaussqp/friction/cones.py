@@ -103,7 +103,7 @@ class Layout:
 
     def tangent(self, i: int, le):
         s = self.mb + self.pos_s[i] * self.d1
-        return le[s:s + self.d1]
+        return le[s : s + self.d1]
 
     def normal_selection(self, contacts, signs: dict[int, int]) -> "NormalSelection":
         """The map from ``(λ_eq, λ_in)`` (or from ``(E y, G y)``) to ``(s_i λ_n,i)`` over ``contacts``."""
@@ -124,15 +124,17 @@ class Layout:
         import cvxpy as cp
 
         ns = len(self.sticking)
-        block = le[self.mb:self.mb + ns * self.d1]
+        block = le[self.mb : self.mb + ns * self.d1]
         return cp.reshape(block, (self.d1, ns), order="F")
 
     def sign_patterns(self, hint: dict[int, int] | None = None):
         """Sign patterns s_i = ±1 of λ_n for the bilateral sticking contacts, the hint first."""
         B = self.bilateral_sticking
         if len(B) > BILATERAL_STICKING_MAX:
-            raise TooLargeError(f"{len(B)} frictional bilateral contacts: the sign enumeration of |λ_n| is limited "
-                                f"to {BILATERAL_STICKING_MAX}; make some of them frictionless or unilateral")
+            raise TooLargeError(
+                f"{len(B)} frictional bilateral contacts: the sign enumeration of |λ_n| is limited "
+                f"to {BILATERAL_STICKING_MAX}; make some of them frictionless or unilateral"
+            )
         first = tuple((hint or {}).get(i, 1) for i in B)
         yield dict(zip(B, first))
         for s in itertools.product((1, -1), repeat=len(B)):
@@ -140,8 +142,9 @@ class Layout:
                 yield dict(zip(B, s))
 
 
-def cone_constraints(L: Layout, le, li, mu, model: ConeModel, signs: dict[int, int], slack=None,
-                     no_slack=frozenset()) -> list:
+def cone_constraints(
+    L: Layout, le, li, mu, model: ConeModel, signs: dict[int, int], slack=None, no_slack=frozenset()
+) -> list:
     """``(s_i λ_n,i, λ_t,i) ∈ C_i`` for every sticking contact; with ``slack`` the contacts not in
     ``no_slack`` get ``‖λ_t‖ + slack <= μ s λ_n`` (a robustness margin).
 

@@ -119,12 +119,17 @@ class NaturalMapResidual:
     q_norm: float
 
     def as_dict(self) -> dict:
-        return {"absolute": float(self.absolute), "relative": float(self.relative),
-                "siconos": float(self.siconos), "normalized_by": "relative: ||q||; siconos: max(||q||, ||r||, ||u||)"}
+        return {
+            "absolute": float(self.absolute),
+            "relative": float(self.relative),
+            "siconos": float(self.siconos),
+            "normalized_by": "relative: ||q||; siconos: max(||q||, ||r||, ||u||)",
+        }
 
 
-def natural_map_residual(r: np.ndarray, u: np.ndarray, q: np.ndarray, mu: np.ndarray,
-                         dimension: int) -> NaturalMapResidual:
+def natural_map_residual(
+    r: np.ndarray, u: np.ndarray, q: np.ndarray, mu: np.ndarray, dimension: int
+) -> NaturalMapResidual:
     """:class:`NaturalMapResidual` of the reaction ``r`` and velocity ``u`` of a problem with free velocity ``q``.
 
     Source: Acary, Brémond, Huber (2018), eq. (12) (natural map), §5.1 (Siconos's normalization).
@@ -133,9 +138,13 @@ def natural_map_residual(r: np.ndarray, u: np.ndarray, q: np.ndarray, mu: np.nda
     a = float(np.linalg.norm(phi))
     qn = float(np.linalg.norm(q))
     big = max(qn, float(np.linalg.norm(r)), float(np.linalg.norm(u)))
-    return NaturalMapResidual(absolute=a, relative=a / (qn if qn > 0 else 1.0),
-                              siconos=a / (big if big > 0 else 1.0),
-                              per_contact=np.linalg.norm(phi, axis=1), q_norm=qn)
+    return NaturalMapResidual(
+        absolute=a,
+        relative=a / (qn if qn > 0 else 1.0),
+        siconos=a / (big if big > 0 else 1.0),
+        per_contact=np.linalg.norm(phi, axis=1),
+        q_norm=qn,
+    )
 
 
 @dataclass(frozen=True)
@@ -157,12 +166,17 @@ class ContactMode:
     direction: tuple | None = None
 
     def as_dict(self) -> dict:
-        return {"mode": self.mode, "margin": float(self.margin), "relative_margin": float(self.relative_margin),
-                "direction": None if self.direction is None else [float(x) for x in self.direction]}
+        return {
+            "mode": self.mode,
+            "margin": float(self.margin),
+            "relative_margin": float(self.relative_margin),
+            "direction": None if self.direction is None else [float(x) for x in self.direction],
+        }
 
 
-def contact_modes(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, *,
-                  velocity_scale: float, reaction_scale: float) -> list[ContactMode]:
+def contact_modes(
+    r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, *, velocity_scale: float, reaction_scale: float
+) -> list[ContactMode]:
     """The mode of each contact (:class:`ContactMode`), decided at the given scales.
 
     A contact is separated when ``r_n <= COULOMB_MODE_RTOL · reaction_scale``; otherwise sliding when
@@ -187,5 +201,16 @@ def contact_modes(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, 
     return out
 
 
-__all__ = ["SEPARATED", "STICKING", "SLIDING", "ContactMode", "NaturalMapResidual", "contact_modes",
-           "de_saxce_shift", "natural_map", "natural_map_residual", "project_cone", "project_cone_jacobian"]
+__all__ = [
+    "SEPARATED",
+    "STICKING",
+    "SLIDING",
+    "ContactMode",
+    "NaturalMapResidual",
+    "contact_modes",
+    "de_saxce_shift",
+    "natural_map",
+    "natural_map_residual",
+    "project_cone",
+    "project_cone_jacobian",
+]

@@ -24,8 +24,16 @@ from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale, data_scales, relative
 from .cones import ConeModel
 from .sliding import sliding_tangent
-from ..settings import (ENUMERATION_MAX, LP_VALUE_TOL, PIECE_LP_RTOL, PIECE_RTOL, ROUND_OFF, SAME_RTOL, SCALE_FLOOR,
-                        VERIFY_RTOL)
+from ..settings import (
+    ENUMERATION_MAX,
+    LP_VALUE_TOL,
+    PIECE_LP_RTOL,
+    PIECE_RTOL,
+    ROUND_OFF,
+    SAME_RTOL,
+    SCALE_FLOOR,
+    VERIFY_RTOL,
+)
 
 
 # ---------------------------------------------------------------------------- enumeration
@@ -50,8 +58,9 @@ class PieceSolution:
     #: solution (the ``relax`` of :func:`enumerate_solutions`)
     backward_error: float = 0.0
 
-    def merge(self, piece: str, isolated: bool | None, acceleration_fixed: bool | None,
-              modes: list | None = None) -> None:
+    def merge(
+        self, piece: str, isolated: bool | None, acceleration_fixed: bool | None, modes: list | None = None
+    ) -> None:
         """The same point found on another piece: keep the *weaker* claims (False < None < True), since a
         point isolated on one piece may lie on a segment of another; the modes of both pieces are kept."""
         self.pieces.append(piece)
@@ -105,8 +114,9 @@ class Enumeration:
     def count(self) -> int:
         return len(self.solutions)
 
-    def find(self, a: np.ndarray, lam_n: np.ndarray | None = None,
-             lam_t: np.ndarray | None = None) -> PieceSolution | None:
+    def find(
+        self, a: np.ndarray, lam_n: np.ndarray | None = None, lam_t: np.ndarray | None = None
+    ) -> PieceSolution | None:
         """The enumerated solution that ``(a, λ)`` (from another route) is, or None.
 
         The same test as the merge of the enumeration (:data:`SAME_RTOL` times the data's units): the
@@ -116,7 +126,9 @@ class Enumeration:
         So "the answer of route X is one of the enumerated solutions" is ``enum.find(a, λ_n, λ_t) is not None``.
         """
         if self.units is None:
-            raise NotApplicableError("this enumeration carries no units (built by hand): compare its solutions directly")
+            raise NotApplicableError(
+                "this enumeration carries no units (built by hand): compare its solutions directly"
+            )
         a = np.asarray(a, dtype=float)
         for s in self.solutions:
             if not self.units.same_acceleration(s.a, a):
@@ -145,8 +157,11 @@ class _Units:
         force = max(float(np.abs(problem.F).max(initial=0.0)), float(np.abs(M).sum(axis=1).max(initial=0.0)) * ua)
         d1 = problem.dimension - 1
         nn = np.linalg.norm(Jn, axis=1)
-        nt = (np.array([np.linalg.norm(Jt[i * d1:(i + 1) * d1], 2) for i in range(problem.m)])
-              if Jt.shape[0] else np.zeros(problem.m))
+        nt = (
+            np.array([np.linalg.norm(Jt[i * d1 : (i + 1) * d1], 2) for i in range(problem.m)])
+            if Jt.shape[0]
+            else np.zeros(problem.m)
+        )
         with np.errstate(divide="ignore"):
             ln = np.where(nn > 0, force / np.where(nn > 0, nn, 1.0), force)
             lt = np.where(nt > 0, force / np.where(nt > 0, nt, 1.0), force)
@@ -156,17 +171,18 @@ class _Units:
         return float(np.abs(a1 - a2).max(initial=0.0)) <= SAME_RTOL * self.a
 
     def same_point(self, s: PieceSolution, a, lam_n, lam_t) -> bool:
-        return (self.same_acceleration(s.a, a)
-                and bool(np.all(np.abs(s.lam_n - lam_n) <= SAME_RTOL * self.lam_n))
-                and bool(np.all(np.abs(s.lam_t - lam_t).max(axis=1, initial=0.0) <= SAME_RTOL * self.lam_t)))
+        return (
+            self.same_acceleration(s.a, a)
+            and bool(np.all(np.abs(s.lam_n - lam_n) <= SAME_RTOL * self.lam_n))
+            and bool(np.all(np.abs(s.lam_t - lam_t).max(axis=1, initial=0.0) <= SAME_RTOL * self.lam_t))
+        )
 
 
 def enumerated_contacts(problem: ContactProblem) -> list[int]:
     """Contacts whose law is piecewise: frictional bilateral (sign of λ_n) and every unilateral (with mode
     ``"coulomb"`` too: four pieces each, :data:`COULOMB_PIECES`)."""
     modes, types = problem.modes, problem.types
-    return [i for i in range(problem.m)
-            if types[i] == "unilateral" or modes[i] != "frictionless"]
+    return [i for i in range(problem.m) if types[i] == "unilateral" or modes[i] != "frictionless"]
 
 
 #: The pieces of a 2D "coulomb" contact, by label: separated (``λ_n = 0, λ_t = 0, u_n >= 0``), then with
@@ -192,7 +208,8 @@ def coulomb_pieces(problem: ContactProblem, cone: ConeModel | None = None) -> tu
             f"{len(problem.coulomb)} contact(s) with mode 'coulomb' in dimension {problem.dimension}: the "
             "stick/slip enumeration is exact in 2D only; in 3D it enumerates the facets and vertices of a polygon "
             "(formulations 'coulomb_enumeration_inner' / 'coulomb_enumeration_outer'); beyond 3D give each "
-            "contact 'sticking' or 'sliding'")
+            "contact 'sticking' or 'sliding'"
+        )
     k = cone.facets
     return ("0", "s") + tuple(f"f{j}" for j in range(k)) + tuple(f"v{j}" for j in range(k))
 
@@ -204,7 +221,7 @@ def piece_count(problem: ContactProblem, cone: ConeModel | None = None) -> int:
     enum = enumerated_contacts(problem)
     kc = sum(1 for i in enum if problem.modes[i] == "coulomb")
     per = len(coulomb_pieces(problem, cone)) if kc else 0
-    return 2 ** (len(enum) - kc) * per ** kc
+    return 2 ** (len(enum) - kc) * per**kc
 
 
 def _check_size(problem: ContactProblem, max_contacts: int, cone: ConeModel | None = None) -> list[int]:
@@ -212,22 +229,30 @@ def _check_size(problem: ContactProblem, max_contacts: int, cone: ConeModel | No
     enum = enumerated_contacts(problem)
     k, kc = len(enum), len(problem.coulomb)
     if not kc and k > max_contacts:
-        raise TooLargeError(f"sign/complementarity enumeration over {k} contacts (2^{k} pieces) exceeds the "
-                            f"limit of {max_contacts}; use 'sliding_lcp' (Lemke) for larger problems")
+        raise TooLargeError(
+            f"sign/complementarity enumeration over {k} contacts (2^{k} pieces) exceeds the "
+            f"limit of {max_contacts}; use 'sliding_lcp' (Lemke) for larger problems"
+        )
     pieces = piece_count(problem, cone)  # raises NotApplicableError for coulomb contacts it cannot enumerate
-    if pieces > 2 ** max_contacts:
+    if pieces > 2**max_contacts:
         per = len(coulomb_pieces(problem, cone))
         what = "separated, stick, slip+, slip-" if per == len(COULOMB_PIECES) else "separated, stick, facets, vertices"
         raise TooLargeError(
             f"stick/slip enumeration over {k} contacts, {kc} of them 'coulomb' ({per} pieces each: {what}), is "
-            f"{pieces} pieces, beyond the limit of 2^{max_contacts} = {2 ** max_contacts}; give fewer contacts "
-            "(or their modes), fewer facets, or use a formulation that decides the modes by iteration")
+            f"{pieces} pieces, beyond the limit of 2^{max_contacts} = {2**max_contacts}; give fewer contacts "
+            "(or their modes), fewer facets, or use a formulation that decides the modes by iteration"
+        )
     return enum
 
 
-def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION_MAX,
-                        solver: str | None = None, *, cone: ConeModel | None = None,
-                        relax: float = 0.0) -> Enumeration:
+def enumerate_solutions(
+    problem: ContactProblem,
+    max_contacts: int = ENUMERATION_MAX,
+    solver: str | None = None,
+    *,
+    cone: ConeModel | None = None,
+    relax: float = 0.0,
+) -> Enumeration:
     """All solutions by enumeration of the pieces (tutorial §3.2.1 "by inspecting each of the 2^m_b
     possible signs", extended to the complementarity pieces of (50)/(58) and to the stick/slip problem
     (71) of sticking §5, solved as stated in (a, λ); its reformulations (72)-(77) — the MLCP (73) and
@@ -278,29 +303,30 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
     polygon = _Polygon.of(cone) if len(C) and problem.dimension == 3 else None
     sep = "," if polygon is not None else ""  # 3D piece labels have several characters
     choices = [cpieces if problem.modes[i] == "coulomb" else (0, 1) for i in enum]
+
     def piece_systems():
         """Each piece: its choice, label, ``{Aeq y = beq, G y >= h}`` and second-order cones (3D sticking)."""
         for pattern in itertools.product(*choices):
             choice = dict(zip(enum, pattern))
             # dynamics: M a - Σ col_i λ_n,i - Σ T_iᵀ λ_t,i = -F
             dyn = np.zeros((n, N))
-            dyn[:, ia:ia + n] = M
+            dyn[:, ia : ia + n] = M
             sign = np.ones(m)
             for i in range(m):
                 if problem.types[i] == "bilateral" and problem.modes[i] != "frictionless":
                     sign[i] = 1.0 if choice[i] == 1 else -1.0
                 col = Jn[i].copy()
                 if problem.modes[i] == "sliding":
-                    col = col - mu[i] * sign[i] * (Jt[i * d1:(i + 1) * d1].T @ problem.slip[i])
+                    col = col - mu[i] * sign[i] * (Jt[i * d1 : (i + 1) * d1].T @ problem.slip[i])
                 dyn[:, il + i] = -col
             for j, i in enumerate(S):
-                dyn[:, it0 + j * d1:it0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
+                dyn[:, it0 + j * d1 : it0 + (j + 1) * d1] = -Jt[i * d1 : (i + 1) * d1].T
             for j, i in enumerate(C):
-                dyn[:, ic0 + j * d1:ic0 + (j + 1) * d1] = -Jt[i * d1:(i + 1) * d1].T
+                dyn[:, ic0 + j * d1 : ic0 + (j + 1) * d1] = -Jt[i * d1 : (i + 1) * d1].T
             eq_rows, eq_rhs, in_rows, in_rhs = [dyn], [-problem.F], [], []
             for i in range(m):
                 row = np.zeros(N)
-                row[ia:ia + n] = Jn[i]
+                row[ia : ia + n] = Jn[i]
                 if problem.types[i] == "bilateral":
                     eq_rows.append(row[None]), eq_rhs.append([-b[i]])
                     if problem.modes[i] != "frictionless":
@@ -319,8 +345,8 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                     in_rows.append(row), in_rhs.append(-b[i])
             for j, i in enumerate(S):
                 T = np.zeros((d1, N))
-                T[:, ia:ia + n] = Jt[i * d1:(i + 1) * d1]
-                eq_rows.append(T), eq_rhs.append(-c[i * d1:(i + 1) * d1])
+                T[:, ia : ia + n] = Jt[i * d1 : (i + 1) * d1]
+                eq_rows.append(T), eq_rhs.append(-c[i * d1 : (i + 1) * d1])
                 if not cone3d:  # 2D: |λ_t| <= μ σ λ_n is two linear inequalities
                     for s in (1.0, -1.0):
                         r = np.zeros(N)
@@ -329,25 +355,46 @@ def enumerate_solutions(problem: ContactProblem, max_contacts: int = ENUMERATION
                         in_rows.append(r), in_rhs.append(0.0)
             for j, i in enumerate(C):
                 if polygon is None:
-                    _coulomb_piece_rows(choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N,
-                                        eq_rows, eq_rhs, in_rows, in_rhs)
+                    _coulomb_piece_rows(
+                        choice[i], Jt[i], c[i], mu[i], il + i, ic0 + j, ia, n, N, eq_rows, eq_rhs, in_rows, in_rhs
+                    )
                 else:
-                    polygon.rows(choice[i], Jt[2 * i:2 * i + 2], c[2 * i:2 * i + 2], mu[i], il + i, ic0 + 2 * j, ia, n, N,
-                                 eq_rows, eq_rhs, in_rows, in_rhs)
+                    polygon.rows(
+                        choice[i],
+                        Jt[2 * i : 2 * i + 2],
+                        c[2 * i : 2 * i + 2],
+                        mu[i],
+                        il + i,
+                        ic0 + 2 * j,
+                        ia,
+                        n,
+                        N,
+                        eq_rows,
+                        eq_rhs,
+                        in_rows,
+                        in_rhs,
+                    )
             Aeq = np.vstack(eq_rows)
             beq = np.concatenate([np.atleast_1d(np.asarray(x, dtype=float)) for x in eq_rhs])
             G = np.array(in_rows).reshape(-1, N)
             h = np.array(in_rhs, dtype=float)  # G y >= h
-            yield (choice, sep.join(_label(problem, i, choice[i]) for i in enum), Aeq, beq, G, h,
-                   cone3d and _cone_data(problem, S, sign, il, it0, N, d1))
+            yield (
+                choice,
+                sep.join(_label(problem, i, choice[i]) for i in enum),
+                Aeq,
+                beq,
+                G,
+                h,
+                cone3d and _cone_data(problem, S, sign, il, it0, N, d1),
+            )
 
     def record(y, choice, label, isolated, a_fixed, backward: float = 0.0) -> None:
-        a, lam_n = y[ia:ia + n], y[il:il + m]
+        a, lam_n = y[ia : ia + n], y[il : il + m]
         lam_t = sliding_tangent(problem, lam_n)
         for j, i in enumerate(S):
-            lam_t[i] = y[it0 + j * d1:it0 + (j + 1) * d1]
+            lam_t[i] = y[it0 + j * d1 : it0 + (j + 1) * d1]
         for j, i in enumerate(C):
-            lam_t[i] = y[ic0 + j * d1:ic0 + (j + 1) * d1]
+            lam_t[i] = y[ic0 + j * d1 : ic0 + (j + 1) * d1]
         modes = _piece_modes(problem, choice, polygon)
         same = next((s for s in sols if units.same_point(s, a, lam_n, lam_t)), None)
         if same is not None:
@@ -389,8 +436,11 @@ def _piece_modes(problem: ContactProblem, choice: dict, polygon: "_Polygon | Non
     for i in range(problem.m):
         if problem.modes[i] == "coulomb":
             lab = choice[i]
-            out.append(COULOMB_MODE_NAMES[lab] if lab in COULOMB_MODE_NAMES else
-                       f"sliding ({'facet' if lab[0] == 'f' else 'vertex'} {lab[1:]})")
+            out.append(
+                COULOMB_MODE_NAMES[lab]
+                if lab in COULOMB_MODE_NAMES
+                else f"sliding ({'facet' if lab[0] == 'f' else 'vertex'} {lab[1:]})"
+            )
         elif problem.types[i] == "unilateral" and choice.get(i) == 0:
             out.append("separated")
         else:
@@ -420,13 +470,27 @@ class _Polygon:
         V = np.array([np.linalg.solve(Bj.T, [r, r]) for Bj in B])
         return cls(C, float(r), G, V, np.array([np.linalg.inv(Bj) for Bj in B]))
 
-    def rows(self, piece: str, T: np.ndarray, ci: np.ndarray, mu: float, jn: int, jt: int, ia: int, n: int, N: int,
-             eq_rows: list, eq_rhs: list, in_rows: list, in_rhs: list) -> None:
+    def rows(
+        self,
+        piece: str,
+        T: np.ndarray,
+        ci: np.ndarray,
+        mu: float,
+        jn: int,
+        jt: int,
+        ia: int,
+        n: int,
+        N: int,
+        eq_rows: list,
+        eq_rhs: list,
+        in_rows: list,
+        in_rhs: list,
+    ) -> None:
         """The tangential rows of one 3D coulomb contact on ``piece`` (:func:`coulomb_pieces`): ``T`` (2 × n) its
         tangent rows, ``ci`` (2,) their drifts, ``jn`` the column of λ_n and ``jt, jt+1`` those of λ_t."""
         k = self.C.shape[0]
         U = np.zeros((2, N))
-        U[:, ia:ia + n] = T  # u_t = T a + c
+        U[:, ia : ia + n] = T  # u_t = T a + c
         L = np.zeros((2, N))
         L[0, jt], L[1, jt + 1] = 1.0, 1.0  # λ_t
 
@@ -457,17 +521,31 @@ class _Polygon:
             in_rows.extend(beta), in_rhs.extend(list(self.Binv[j] @ ci))
 
 
-def _coulomb_piece_rows(piece: str, t: np.ndarray, ci: float, mu: float, jn: int, jt: int, ia: int, n: int, N: int,
-                        eq_rows: list, eq_rhs: list, in_rows: list, in_rhs: list) -> None:
+def _coulomb_piece_rows(
+    piece: str,
+    t: np.ndarray,
+    ci: float,
+    mu: float,
+    jn: int,
+    jt: int,
+    ia: int,
+    n: int,
+    N: int,
+    eq_rows: list,
+    eq_rhs: list,
+    in_rows: list,
+    in_rhs: list,
+) -> None:
     """The tangential rows of one 2D coulomb contact on ``piece`` (the normal rows are the unilateral ones):
     ``t`` its tangent row, ``ci`` its drift, ``jn``/``jt`` the columns of λ_n and λ_t in ``y``."""
+
     def unit(col: int, coef: float = 1.0) -> np.ndarray:
         r = np.zeros(N)
         r[col] = coef
         return r
 
     ut = np.zeros(N)
-    ut[ia:ia + n] = t  # u_t = t a + c
+    ut[ia : ia + n] = t  # u_t = t a + c
     if piece == "0":  # separated: λ_t = 0 (|λ_t| <= μ λ_n = 0), u_t free
         eq_rows.append(unit(jt)[None]), eq_rhs.append([0.0])
     elif piece == "s":  # stick: u_t = 0, -μ λ_n <= λ_t <= μ λ_n
@@ -557,8 +635,10 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
         if status != "solved" or y.value is None:
             return None, float("inf")
         yv = np.asarray(y.value).ravel()
-        cone_ok = all(musig * yv[iln] - np.linalg.norm(yv[it]) >= -PIECE_RTOL * max(abs(musig * yv[iln]), SCALE_FLOOR)
-                      for iln, it, musig in cones)
+        cone_ok = all(
+            musig * yv[iln] - np.linalg.norm(yv[it]) >= -PIECE_RTOL * max(abs(musig * yv[iln]), SCALE_FLOOR)
+            for iln, it, musig in cones
+        )
         if not cone_ok:
             return None, float("inf")
     else:
@@ -568,11 +648,14 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
         beta = max(float(np.abs(beq * r[:ne]).max(initial=0.0)), float(np.abs(h * r[ne:]).max(initial=0.0)), ROUND_OFF)
         bs, hs, ses, sis = beq * r[:ne] / beta, h * r[ne:] / beta, se * r[:ne] / beta, si * r[ne:] / beta
         # x = (ŷ, t): As ŷ - t ses <= bs, -As ŷ - t ses <= -bs, -Gs ŷ - t sis <= -hs
-        A_ub = np.vstack([np.hstack([As, -ses[:, None]]), np.hstack([-As, -ses[:, None]])]
-                         + ([np.hstack([-Gs, -sis[:, None]])] if G.size else []))
+        A_ub = np.vstack(
+            [np.hstack([As, -ses[:, None]]), np.hstack([-As, -ses[:, None]])]
+            + ([np.hstack([-Gs, -sis[:, None]])] if G.size else [])
+        )
         b_ub = np.concatenate([bs, -bs] + ([-hs] if G.size else []))
-        res = linprog(np.r_[np.zeros(N), 1.0], A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * N + [(0, None)],
-                      method="highs")
+        res = linprog(
+            np.r_[np.zeros(N), 1.0], A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * N + [(0, None)], method="highs"
+        )
         if res.status != 0:
             return None, float("inf")
         yv = beta * cs * res.x[:N]
@@ -582,10 +665,13 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
     eq_res, in_res = Aeq @ yv - beq, np.minimum(G @ yv - h, 0.0) if G.size else np.zeros(0)
     exact_e, exact_i = se == 0, si == 0
     if np.any(np.abs(eq_res[exact_e]) > PIECE_RTOL * (np.abs(Aeq[exact_e]) @ ymag + np.abs(beq[exact_e]))) or (
-            G.size and np.any(-in_res[exact_i] > PIECE_RTOL * (np.abs(G[exact_i]) @ ymag + np.abs(h[exact_i])))):
+        G.size and np.any(-in_res[exact_i] > PIECE_RTOL * (np.abs(G[exact_i]) @ ymag + np.abs(h[exact_i])))
+    ):
         return None, float("inf")
-    t = max(float(relative(eq_res[~exact_e], se[~exact_e]).max(initial=0.0)),
-            float(relative(in_res[~exact_i], si[~exact_i]).max(initial=0.0)) if G.size else 0.0)
+    t = max(
+        float(relative(eq_res[~exact_e], se[~exact_e]).max(initial=0.0)),
+        float(relative(in_res[~exact_i], si[~exact_i]).max(initial=0.0)) if G.size else 0.0,
+    )
     return (yv, t) if t <= relax else (None, t)
 
 
@@ -623,8 +709,15 @@ def _solve_piece(Aeq, beq, G, h, cones, solver, n):
     beta = max(float(np.abs(beq * r[:ne]).max(initial=0.0)), float(np.abs(h * r[ne:]).max(initial=0.0)))
     beta = beta if beta > 0 else 1.0  # homogeneous piece: any unit
     bs, hs = beq * r[:ne] / beta, h * r[ne:] / beta
-    res = linprog(np.zeros(N), A_ub=-Gs if G.size else None, b_ub=-hs if G.size else None, A_eq=As, b_eq=bs,
-                  bounds=[(None, None)] * N, method="highs")
+    res = linprog(
+        np.zeros(N),
+        A_ub=-Gs if G.size else None,
+        b_ub=-hs if G.size else None,
+        A_eq=As,
+        b_eq=bs,
+        bounds=[(None, None)] * N,
+        method="highs",
+    )
     if res.status == 2:
         return None, None, None
     if res.status != 0:
@@ -662,8 +755,11 @@ def _polish_piece_point(As, bs, Gs, hs, y) -> np.ndarray | None:
     inequalities within HiGHS's tolerance :data:`PIECE_LP_RTOL` of their terms, made exact) when that satisfies
     every row better; None when neither satisfies every row to :data:`PIECE_LP_RTOL` of its terms."""
     ymag = float(np.abs(y).max(initial=0.0))
-    near = (Gs @ y - hs) <= PIECE_LP_RTOL * (np.abs(Gs) @ np.full(len(y), ymag) + np.abs(hs)) if Gs.size \
+    near = (
+        (Gs @ y - hs) <= PIECE_LP_RTOL * (np.abs(Gs) @ np.full(len(y), ymag) + np.abs(hs))
+        if Gs.size
         else np.zeros(0, dtype=bool)
+    )
     E = np.vstack([As, Gs[near]]) if Gs.size else As
     rhs = np.concatenate([bs, hs[near]]) if Gs.size else bs
     best, best_v = y, _piece_violation(As, bs, Gs, hs, y)

@@ -107,16 +107,16 @@ class MixedSystem:
         self.size = n + m + len(self.cone) * d1
         # the friction force of told sliding contacts: g = Σ μ |λ_n| T_iᵀ s_i (its column per unit |λ_n|)
         self.sliding = [i for i in range(m) if self.kinds[i].endswith("sliding")]
-        self.slide_dir = {i: self.mu[i] * (self.T[i * d1:(i + 1) * d1].T @ self.slip[i]) for i in self.sliding}
+        self.slide_dir = {i: self.mu[i] * (self.T[i * d1 : (i + 1) * d1].T @ self.slip[i]) for i in self.sliding}
 
     # ------------------------------------------------------------------ variables
     def split(self, x: np.ndarray) -> Split:
         n, m, d1 = self.n, self.m, self.d - 1
         a = self.a_scale * x[:n]
-        lam_n = self.lam_scale * x[n:n + m]
+        lam_n = self.lam_scale * x[n : n + m]
         lam_t = np.zeros((m, d1))
         for i, k in self.t_index.items():
-            lam_t[i] = self.lam_scale[i] * x[k:k + d1]
+            lam_t[i] = self.lam_scale[i] * x[k : k + d1]
         return Split(a, lam_n, lam_t)
 
     def pack(self, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> np.ndarray:
@@ -124,10 +124,10 @@ class MixedSystem:
         n, m, d1 = self.n, self.m, self.d - 1
         x = np.zeros(self.size)
         x[:n] = a / self.a_scale
-        x[n:n + m] = lam_n / self.lam_scale
+        x[n : n + m] = lam_n / self.lam_scale
         lam_t = np.asarray(lam_t, dtype=float).reshape(m, d1)
         for i, k in self.t_index.items():
-            x[k:k + d1] = lam_t[i] / self.lam_scale[i]
+            x[k : k + d1] = lam_t[i] / self.lam_scale[i]
         return x
 
     def velocities(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -144,8 +144,7 @@ class MixedSystem:
 
     def dynamics(self, s: Split) -> np.ndarray:
         """``M a + F + g − J_nᵀλ_n − J_tᵀλ_t`` (raw units)."""
-        return (self.M @ s.a + self.F + self.friction_force(s.lam_n) - self.N.T @ s.lam_n
-                - self.T.T @ s.lam_t.ravel())
+        return self.M @ s.a + self.F + self.friction_force(s.lam_n) - self.N.T @ s.lam_n - self.T.T @ s.lam_t.ravel()
 
     # ------------------------------------------------------------------ the map and its Jacobian
     def evaluate(self, x: np.ndarray, jacobian: bool = True) -> tuple[np.ndarray, np.ndarray | None, list]:
@@ -166,7 +165,7 @@ class MixedSystem:
                     col = col + np.sign(s.lam_n[i]) * self.slide_dir[i]
                 Jd[:, n + i] = col * self.lam_scale[i] / self.dyn_scale
             for i, k in self.t_index.items():
-                Jd[:, k:k + d1] = -self.T[i * d1:(i + 1) * d1].T * self.lam_scale[i] / self.dyn_scale[:, None]
+                Jd[:, k : k + d1] = -self.T[i * d1 : (i + 1) * d1].T * self.lam_scale[i] / self.dyn_scale[:, None]
             jac.append(Jd)
         blocks, start = [], n
         for i, kind in enumerate(self.kinds):
@@ -182,7 +181,7 @@ class MixedSystem:
     def _du(self, i: int) -> np.ndarray:
         """∂ũ_i/∂x over the coordinates' columns: (d, n), rows (normal, tangents)."""
         d1 = self.d - 1
-        rows = np.vstack([self.N[i:i + 1], self.T[i * d1:(i + 1) * d1]])
+        rows = np.vstack([self.N[i : i + 1], self.T[i * d1 : (i + 1) * d1]])
         return rows * self.a_scale[None, :] / self.u_scale[i]
 
     def _contact(self, i: int, kind: str, s: Split, un: float, ut: np.ndarray, jacobian: bool):
@@ -212,7 +211,7 @@ class MixedSystem:
             return e, G
         k = self.t_index[i]
         lam = np.concatenate([[ln], lt])
-        mu = self.mu[i:i + 1]
+        mu = self.mu[i : i + 1]
         if kind == BILATERAL_STICKING:
             excess = float(np.linalg.norm(lt)) - self.mu[i] * abs(ln)
             e = np.concatenate([[un_], ut_, [max(0.0, excess)]])
@@ -222,7 +221,7 @@ class MixedSystem:
                 if excess > 0:
                     G[d, col_n] = -self.mu[i] * np.sign(ln)
                     nt = float(np.linalg.norm(lt))
-                    G[d, k:k + d1] = lt / nt if nt > 0 else 0.0
+                    G[d, k : k + d1] = lt / nt if nt > 0 else 0.0
             return e, G
         if kind == COULOMB:
             v = np.concatenate([[un_], ut_])
@@ -237,7 +236,7 @@ class MixedSystem:
                 G = np.zeros((d, self.size))
                 G[:, :n] = P @ D @ self._du(i)
                 G[:, col_n] = (np.eye(d) - P)[:, 0]
-                G[:, k:k + d1] = (np.eye(d) - P)[:, 1:]
+                G[:, k : k + d1] = (np.eye(d) - P)[:, 1:]
             return e, G
         # unilateral sticking: λ = P_K(λ − (u_n, 0)) and u_t = 0
         z = lam - np.concatenate([[un_], np.zeros(d1)])
@@ -248,10 +247,21 @@ class MixedSystem:
             G = np.zeros((d + d1, self.size))
             G[:d, :n] = np.outer(P[:, 0], du[0])
             G[:d, col_n] = (np.eye(d) - P)[:, 0]
-            G[:d, k:k + d1] = (np.eye(d) - P)[:, 1:]
+            G[:d, k : k + d1] = (np.eye(d) - P)[:, 1:]
             G[d:, :n] = du[1:]
         return e, G
 
 
-__all__ = ["BILATERAL", "BILATERAL_SLIDING", "BILATERAL_STICKING", "CONE_KINDS", "COULOMB", "MixedSystem", "Split",
-           "UNILATERAL", "UNILATERAL_SLIDING", "UNILATERAL_STICKING", "contact_kind"]
+__all__ = [
+    "BILATERAL",
+    "BILATERAL_SLIDING",
+    "BILATERAL_STICKING",
+    "CONE_KINDS",
+    "COULOMB",
+    "MixedSystem",
+    "Split",
+    "UNILATERAL",
+    "UNILATERAL_SLIDING",
+    "UNILATERAL_STICKING",
+    "contact_kind",
+]

@@ -17,9 +17,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.problem import ContactProblem
-from ..settings import (AFFINE_SET_DENSE_MAX, KERNEL_COMPONENT_TOL, MU_ACCEPT_RTOL, MU_BISECTION_MAX, MU_BRACKET_RTOL,
-                        MU_FLOOR, MU_LOWER_PROOF_RTOL, MU_LOWER_PROOF_WIDENING, MU_MAX, MU_RATIO_STEPS_MAX, MU_RTOL,
-                        ZERO_FORCE_RTOL)
+from ..settings import (
+    AFFINE_SET_DENSE_MAX,
+    KERNEL_COMPONENT_TOL,
+    MU_ACCEPT_RTOL,
+    MU_BISECTION_MAX,
+    MU_BRACKET_RTOL,
+    MU_FLOOR,
+    MU_LOWER_PROOF_RTOL,
+    MU_LOWER_PROOF_WIDENING,
+    MU_MAX,
+    MU_RATIO_STEPS_MAX,
+    MU_RTOL,
+    ZERO_FORCE_RTOL,
+)
 from .cones import DISK, Layout, cone_constraints
 from .multiplier_conic import MultiplierSetConic
 from .multiplier_set import detaching, multiplier_set_constraints
@@ -52,8 +63,8 @@ class AffineSet:
         x = np.concatenate([lev, liv[self.keep]])
         x = x + self.pinv @ (self.r - self.J.T @ x)
         li = np.zeros_like(liv)
-        li[self.keep] = x[self.L.pe:]
-        return x[:self.L.pe], li
+        li[self.keep] = x[self.L.pe :]
+        return x[: self.L.pe], li
 
     def pinned_normals(self, p: ContactProblem) -> dict[int, float] | None:
         """{contact: λ_n} when every sticking normal multiplier is the same on the whole affine hull
@@ -75,8 +86,7 @@ class AffineSet:
         return out
 
 
-def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarray, det: set,
-                   zero: float) -> float:
+def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarray, det: set, zero: float) -> float:
     """``max_i ‖λ_t,i‖ / |λ_n,i|`` over the sticking contacts for given multipliers (inf when a contact
     with a tangential force has no normal force, e.g. a detaching one); tangential forces below ``zero``
     count as zero. Every value of it at a point of Λ(a) is a friction coefficient that works."""
@@ -90,8 +100,15 @@ def achieved_ratio(p: ContactProblem, L: Layout, lev: np.ndarray, liv: np.ndarra
     return worst
 
 
-def _ratio_steps(p: ContactProblem, L: Layout, aff: AffineSet, conic: MultiplierSetConic, signs: dict[int, int],
-                 theta: float, point: tuple[np.ndarray, np.ndarray]) -> float:
+def _ratio_steps(
+    p: ContactProblem,
+    L: Layout,
+    aff: AffineSet,
+    conic: MultiplierSetConic,
+    signs: dict[int, int],
+    theta: float,
+    point: tuple[np.ndarray, np.ndarray],
+) -> float:
     """The upper end of μ_min by the Dinkelbach-type method of Crouzeix, Ferland & Schaible (1985) for the generalized
     fractional program ``min_λ max_i ‖λ_t,i‖ / λ_n,i`` over Λ(a) (sticking Prop. 11), from a point of Λ(a) achieving
     ``theta``: each step solves :meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.ratio_step` at the
@@ -121,8 +138,16 @@ def _ratio_steps(p: ContactProblem, L: Layout, aff: AffineSet, conic: Multiplier
     return theta
 
 
-def _direct_mu_min(p: ContactProblem, a, atol, run, lam_n, aff: AffineSet, normals: dict[int, float],
-                   conic: MultiplierSetConic | None = None):
+def _direct_mu_min(
+    p: ContactProblem,
+    a,
+    atol,
+    run,
+    lam_n,
+    aff: AffineSet,
+    normals: dict[int, float],
+    conic: MultiplierSetConic | None = None,
+):
     """μ_min's upper end when the sticking normal multipliers are pinned on Λ(a): ``min μ`` s.t. λ ∈ Λ(a),
     ``‖λ_t,i‖ <= μ |λ*_n,i|`` on the pinned contacts and ``λ_t,i = 0`` on the detaching sticking ones (``λ_n,i = 0``:
     their disk, sticking (14b), is {0} for every μ) is then one LP (2D) or SOCP (3D) in (μ, λ) (sticking Prop. 11
@@ -164,16 +189,23 @@ def _zero(aff: AffineSet) -> float:
     return ZERO_FORCE_RTOL * aff.load_terms
 
 
-def mu_min(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
-           conic: MultiplierSetConic | None = None) -> float | None:
+def mu_min(
+    p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None, conic: MultiplierSetConic | None = None
+) -> float | None:
     """Smallest common μ making Λ(a) ∩ cones(μ) nonempty (sticking Prop. 11): the upper end of
     :func:`mu_min_bracket` (inf when no μ up to MU_MAX works, proven; None when undecided)."""
     return mu_min_bracket(p, a, atol, run, lam_n, conic)[1]
 
 
-def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=None,
-                   conic: MultiplierSetConic | None = None, why: list | None = None
-                   ) -> tuple[float | None, float | None]:
+def mu_min_bracket(
+    p: ContactProblem,
+    a: np.ndarray,
+    atol: float,
+    run,
+    lam_n=None,
+    conic: MultiplierSetConic | None = None,
+    why: list | None = None,
+) -> tuple[float | None, float | None]:
     """``(lower, μ_min)``, both ends proven: ``μ_min`` a common friction coefficient that works (the achieved ratio
     of a point of Λ(a) ∩ cones(μ_min) put exactly on the affine hull of Λ(a)), ``lower`` the largest μ at which every
     sign pattern's program ended ``infeasible`` (0.0 when none did: μ >= 0 is no claim), so the smallest common μ
@@ -283,8 +315,10 @@ def mu_min_bracket(p: ContactProblem, a: np.ndarray, atol: float, run, lam_n=Non
             if grown > MU_MAX:
                 if st == "infeasible":
                     return lo, float("inf")
-                why.append(f"the feasibility program at μ = {hi:.6g} decided nothing (status other than solved or "
-                           "infeasible): μ_min is not proven finite nor infinite")
+                why.append(
+                    f"the feasibility program at μ = {hi:.6g} decided nothing (status other than solved or "
+                    "infeasible): μ_min is not proven finite nor infinite"
+                )
                 return lo, None
             hi = grown
         best = val  # the smallest ratio achieved by a point of Λ(a): a friction coefficient that works

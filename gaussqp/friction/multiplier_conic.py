@@ -50,18 +50,33 @@ class ConicAnswer:
     value: float | None = None
 
 
-def cone_rows(L: Layout, model: ConeModel, contacts: list[int], coef, *, offset: int = 0,
-              extra_coef=None, extra_col: int | None = None, normal_cols=None) -> RowBlock:
+def cone_rows(
+    L: Layout,
+    model: ConeModel,
+    contacts: list[int],
+    coef,
+    *,
+    offset: int = 0,
+    extra_coef=None,
+    extra_col: int | None = None,
+    normal_cols=None,
+) -> RowBlock:
     """Rows of ``(coef_i x[n_i] − w_i z, λ_t,i) ∈ C_i`` for ``contacts`` in a program whose columns hold
     ``(λ_eq, λ_in)`` from column ``offset`` (``n_i`` the contact's normal column, or ``normal_cols``; ``z`` the
     column ``extra_col`` with weights ``extra_coef``). ``C_i`` is the disk (d >= 3: one second-order cone of d rows
     per contact, ``s = (coef x_n − w z, λ_t)``, i.e. ``A = −(coef e_n − w e_z; e_t)``) or the polygon of ``model``
     (the interval in 2D; F5's polygons: ``s = r coef x_n − r w z − C λ_t >= 0``, sticking (54)–(59)). ``b = 0``."""
     k, d1 = len(contacts), L.d1
-    ncol = (np.array([offset + (L.pos_b[i] if i in L.pos_b else L.pe + L.pos_u[i]) for i in contacts],
-                     dtype=np.int64) if normal_cols is None else np.asarray(normal_cols, dtype=np.int64))
-    tcol = offset + L.mb + (np.array([L.pos_s[i] for i in contacts], dtype=np.int64)[:, None] * d1
-                            + np.arange(d1)[None, :])
+    ncol = (
+        np.array([offset + (L.pos_b[i] if i in L.pos_b else L.pe + L.pos_u[i]) for i in contacts], dtype=np.int64)
+        if normal_cols is None
+        else np.asarray(normal_cols, dtype=np.int64)
+    )
+    tcol = (
+        offset
+        + L.mb
+        + (np.array([L.pos_s[i] for i in contacts], dtype=np.int64)[:, None] * d1 + np.arange(d1)[None, :])
+    )
     coef = np.asarray(coef, dtype=float)
     w = np.zeros(k) if extra_coef is None else np.asarray(extra_coef, dtype=float)
     zc = np.full(k, -1 if extra_col is None else extra_col, dtype=np.int64)
@@ -119,10 +134,16 @@ class MultiplierSetConic:
         if self.nx:  # zero cone: stationarity [Eᵀ Gᵀ] λ = r (row j of it is column j of J), λ_in,i = 0 when detaching
             J = sp.vstack([sp.coo_matrix(E), sp.coo_matrix(G)], format="coo")
             off = np.array([L.pe + L.pos_u[i] for i in sorted(self.det)], dtype=np.int64)
-            self.blocks.append(RowBlock(np.concatenate([J.col, p.n + np.arange(off.size)]).astype(np.int64),
-                                        np.concatenate([J.row, off]).astype(np.int64),
-                                        np.concatenate([J.data, np.ones(off.size)]), p.n + off.size, "zero",
-                                        b=np.concatenate([self.r / self.rho, np.zeros(off.size)])))
+            self.blocks.append(
+                RowBlock(
+                    np.concatenate([J.col, p.n + np.arange(off.size)]).astype(np.int64),
+                    np.concatenate([J.row, off]).astype(np.int64),
+                    np.concatenate([J.data, np.ones(off.size)]),
+                    p.n + off.size,
+                    "zero",
+                    b=np.concatenate([self.r / self.rho, np.zeros(off.size)]),
+                )
+            )
         # nonnegative cone: s = λ_in >= 0, i.e. A = −I on the λ_in columns
         self.blocks.append(RowBlock(np.arange(L.pg), L.pe + np.arange(L.pg), -np.ones(L.pg), L.pg, "nonneg"))
 
@@ -130,8 +151,9 @@ class MultiplierSetConic:
         L = self.L
         return L.pos_b[i] if i in L.pos_b else L.pe + L.pos_u[i]
 
-    def _solve(self, q: np.ndarray, cones: list[RowBlock], extra: int, extra_nonneg: bool = False,
-               extra_is_force: bool = True) -> ConicAnswer:
+    def _solve(
+        self, q: np.ndarray, cones: list[RowBlock], extra: int, extra_nonneg: bool = False, extra_is_force: bool = True
+    ) -> ConicAnswer:
         """Solve with this set's rows and ``cones`` (:func:`gaussqp.backends.direct.solve_conic`). The answer is
         returned in the data's units: multipliers times ρ, the extra scalar and the objective too when they are
         forces (``extra_is_force``; μ is not)."""
@@ -143,8 +165,13 @@ class MultiplierSetConic:
             return ConicAnswer(res.status)
         x, L, rho = res.x, self.L, self.rho
         unit = rho if extra_is_force else 1.0
-        return ConicAnswer("solved", rho * x[:L.pe], rho * x[L.pe:self.nx], unit * float(x[self.nx]) if extra else None,
-                           unit * float(np.asarray(q) @ x))
+        return ConicAnswer(
+            "solved",
+            rho * x[: L.pe],
+            rho * x[L.pe : self.nx],
+            unit * float(x[self.nx]) if extra else None,
+            unit * float(np.asarray(q) @ x),
+        )
 
     # ------------------------------------------------------------------ the verdict's programs
     def _disks(self, mu, signs: dict[int, int], slack: np.ndarray | None = None) -> list[RowBlock]:
@@ -199,14 +226,36 @@ class MultiplierSetConic:
         every μ; leaving them out let their tangential force carry the load for free, sticking Prop. 11)."""
         contacts = list(normals)
         # ‖λ_t,i‖ <= |λ*_n,i| μ: the cones with the normal column replaced by μ's and coefficient |λ*| (in units of ρ)
-        blocks = [cone_rows(self.L, DISK, contacts, np.abs([float(normals[i]) for i in contacts]) / self.rho,
-                            normal_cols=np.full(len(contacts), self.nx))] if contacts else []
+        blocks = (
+            [
+                cone_rows(
+                    self.L,
+                    DISK,
+                    contacts,
+                    np.abs([float(normals[i]) for i in contacts]) / self.rho,
+                    normal_cols=np.full(len(contacts), self.nx),
+                )
+            ]
+            if contacts
+            else []
+        )
         if no_force:
             L = self.L
-            cols = (L.mb + np.array([L.pos_s[i] for i in no_force], dtype=np.int64)[:, None] * L.d1
-                    + np.arange(L.d1)[None, :]).ravel()
-            blocks.append(RowBlock(np.arange(cols.size, dtype=np.int64), cols, np.ones(cols.size), cols.size, "zero",
-                                   b=np.zeros(cols.size)))
+            cols = (
+                L.mb
+                + np.array([L.pos_s[i] for i in no_force], dtype=np.int64)[:, None] * L.d1
+                + np.arange(L.d1)[None, :]
+            ).ravel()
+            blocks.append(
+                RowBlock(
+                    np.arange(cols.size, dtype=np.int64),
+                    cols,
+                    np.ones(cols.size),
+                    cols.size,
+                    "zero",
+                    b=np.zeros(cols.size),
+                )
+            )
         q = np.zeros(self.nx + 1)
         q[self.nx] = 1.0
         return self._solve(q, blocks, 1, extra_nonneg=True, extra_is_force=False)

@@ -110,8 +110,9 @@ class ConicFarkas:
     value: float
 
 
-def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, model: ConeModel,
-                 signs: dict[int, int], solve) -> ConicFarkas | None:
+def conic_farkas(
+    problem: ContactProblem, a: np.ndarray, active_tol: float, model: ConeModel, signs: dict[int, int], solve
+) -> ConicFarkas | None:
     """A vector y proving Λ(a) ∩ cones = ∅: ``(J y)_i ∈ C_i*`` for every multiplier block, ``rᵀy = -1``.
 
     For λ in the set, ``rᵀy = λᵀ J y = Σ_i ⟨λ_i, (J y)_i⟩ >= 0``, a contradiction. Dual cones: free
@@ -159,9 +160,15 @@ def conic_farkas(problem: ContactProblem, a: np.ndarray, active_tol: float, mode
     if status != "solved" or y.value is None:
         return None
     yv = np.asarray(y.value).ravel() / rn
-    viol = _dual_cone_violation(ix, np.asarray(E @ yv).ravel() if L.pe else np.zeros(0),
-                                np.asarray(G @ yv).ravel() if L.pg else np.zeros(0), L.d1, model, p.dimension,
-                                None if nu is None else np.asarray(nu.value) / rn)
+    viol = _dual_cone_violation(
+        ix,
+        np.asarray(E @ yv).ravel() if L.pe else np.zeros(0),
+        np.asarray(G @ yv).ravel() if L.pg else np.zeros(0),
+        L.d1,
+        model,
+        p.dimension,
+        None if nu is None else np.asarray(nu.value) / rn,
+    )
     value = float(r @ yv)
     scale = max(SCALE_FLOOR, float(np.abs(yv).max()) * max(_abs_max(E), _abs_max(G)))
     if value < CONIC_FARKAS_VALUE_MAX and viol <= CONIC_FARKAS_RTOL * scale:
@@ -194,13 +201,19 @@ def _dual_cone_index(p: ContactProblem, L: Layout, det: set, signs: dict) -> Dua
     nonneg = [L.pos_u[int(i)] for i in p.unilateral if int(i) not in det and int(i) not in stick]
     cone = [i for i in L.sticking if i not in det]
     tangent = np.array([L.mb + L.pos_s[i] * L.d1 + j for i in cone for j in range(L.d1)], dtype=int)
-    return DualConeIndex(zero=np.array(zero, dtype=int), nonneg=np.array(nonneg, dtype=int),
-                         cone=np.array(cone, dtype=int), normals=L.normal_selection(cone, signs), tangent=tangent,
-                         mu=np.array([float(p.friction[i]) for i in cone]))
+    return DualConeIndex(
+        zero=np.array(zero, dtype=int),
+        nonneg=np.array(nonneg, dtype=int),
+        cone=np.array(cone, dtype=int),
+        normals=L.normal_selection(cone, signs),
+        tangent=tangent,
+        mu=np.array([float(p.friction[i]) for i in cone]),
+    )
 
 
-def _dual_cone_violation(ix: DualConeIndex, Ey: np.ndarray, Gy: np.ndarray, d1: int, model: ConeModel,
-                         dimension: int, nu: np.ndarray | None) -> float:
+def _dual_cone_violation(
+    ix: DualConeIndex, Ey: np.ndarray, Gy: np.ndarray, d1: int, model: ConeModel, dimension: int, nu: np.ndarray | None
+) -> float:
     """Largest violation of the dual-cone conditions of :func:`conic_farkas`, recomputed in NumPy."""
     worst = [0.0]
     if ix.zero.size:

@@ -61,10 +61,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..settings import (COULOMB_ARMIJO, COULOMB_BACKTRACK, COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_BLOCK_MAX, COULOMB_NN_DENSE_MAX,
-                        COULOMB_NN_GUESS_RTOL, COULOMB_NN_ITER_MAX, COULOMB_NN_STEP_MIN, COULOMB_NN_NONMONOTONE, COULOMB_NN_REG_FLOOR,
-                        COULOMB_NN_REG_THETA, COULOMB_NN_SPARSE_DENSITY, COULOMB_NN_STALL_FACTOR, COULOMB_NN_STALL_ITER,
-                        COULOMB_NN_TARGET_RTOL)
+from ..settings import (
+    COULOMB_ARMIJO,
+    COULOMB_BACKTRACK,
+    COULOMB_NN_ACCEPT_RTOL,
+    COULOMB_NN_BLOCK_MAX,
+    COULOMB_NN_DENSE_MAX,
+    COULOMB_NN_GUESS_RTOL,
+    COULOMB_NN_ITER_MAX,
+    COULOMB_NN_STEP_MIN,
+    COULOMB_NN_NONMONOTONE,
+    COULOMB_NN_REG_FLOOR,
+    COULOMB_NN_REG_THETA,
+    COULOMB_NN_SPARSE_DENSITY,
+    COULOMB_NN_STALL_FACTOR,
+    COULOMB_NN_STALL_ITER,
+    COULOMB_NN_TARGET_RTOL,
+)
 from .coulomb_law import project_cone
 
 #: why a run stopped (``NewtonResult.reason``)
@@ -198,7 +211,7 @@ class BlockInverse:
             comps = np.flatnonzero(sizes == s)
             if s > COULOMB_NN_BLOCK_MAX:
                 for c in comps:
-                    idx = order[starts[c]:starts[c] + s]
+                    idx = order[starts[c] : starts[c] + s]
                     self.large.append((idx, spla.splu(sp.csc_matrix(M[idx][:, idx]))))
                 continue
             idx = order[starts[comps][:, None] + np.arange(s)[None, :]]  # (components, s)
@@ -241,8 +254,9 @@ def sparse_delassus(M, J) -> tuple[sp.csr_matrix, BlockInverse]:
         if touched.size:
             X = lu.solve(np.ascontiguousarray(JtT[idx][:, touched].toarray()))
             Wb = np.asarray(Jb[touched] @ X)
-            W = W + sp.csr_matrix((Wb.ravel(), (np.repeat(touched, touched.size), np.tile(touched, touched.size))),
-                                  shape=W.shape)
+            W = W + sp.csr_matrix(
+                (Wb.ravel(), (np.repeat(touched, touched.size), np.tile(touched, touched.size))), shape=W.shape
+            )
     W = sp.csr_matrix((W + W.T) / 2)
     return W, Minv
 
@@ -285,8 +299,8 @@ class _System:
         s = s.ravel()
         z = r - self.rho * s
         both = _project(np.concatenate([z, r - s]), self.mu2, d)  # the ρ map and the certificate's ρ = 1 map
-        phi = r - both[:self.N]
-        phi1 = r - both[self.N:]
+        phi = r - both[: self.N]
+        phi1 = r - both[self.N :]
         return phi, u, z, float(np.sqrt(phi1 @ phi1)) / (self.qn if self.qn > 0 else 1.0)
 
     def jacobian_blocks(self, u: np.ndarray, z: np.ndarray, delta: float, unregularized: bool = False):
@@ -327,6 +341,7 @@ class _System:
 
             def back(b):
                 return sla.lu_solve(lu, b, check_finite=False)
+
         x = back(rhs)
         if not np.all(np.isfinite(x)):
             raise np.linalg.LinAlgError("the Newton system is singular")
@@ -336,6 +351,7 @@ class _System:
             def res0(y):  # rhs − J₀ y = rhs − J y + blockdiag(A − A₀) y
                 Y = y.reshape(m, d)
                 return rhs - np.asarray(Jm @ y).ravel() + np.matmul(dA, Y[:, :, None]).ravel()
+
             r0 = res0(x)
             x2 = x + back(r0)
             if np.all(np.isfinite(x2)):
@@ -357,9 +373,17 @@ def _regularization(phi: np.ndarray, sysm: _System, theta: float) -> float:
     return max(COULOMB_NN_REG_FLOOR, theta * min(1.0, float(np.linalg.norm(phi)) / sysm.rq))
 
 
-def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.ndarray | None = None,
-                 target: float = COULOMB_NN_TARGET_RTOL, max_iter: int = COULOMB_NN_ITER_MAX,
-                 reg_theta: float = COULOMB_NN_REG_THETA) -> NewtonResult:
+def solve_newton(
+    W,
+    q: np.ndarray,
+    mu: np.ndarray,
+    dimension: int,
+    *,
+    r0: np.ndarray | None = None,
+    target: float = COULOMB_NN_TARGET_RTOL,
+    max_iter: int = COULOMB_NN_ITER_MAX,
+    reg_theta: float = COULOMB_NN_REG_THETA,
+) -> NewtonResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the globalized semismooth Newton method of the
     module docstring.
 
@@ -436,8 +460,7 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
     t0 = time.perf_counter()
 
     history: list = []
-    best, k, reason = _iterate(sysm, r, (phi, u, z, res), target, max_iter, COULOMB_NN_NONMONOTONE, history,
-                               reg_theta)
+    best, k, reason = _iterate(sysm, r, (phi, u, z, res), target, max_iter, COULOMB_NN_NONMONOTONE, history, reg_theta)
     if best[0] > target and COULOMB_NN_NONMONOTONE > 1 and k < max_iter:
         # the nonmonotone phase stalled: a monotone phase from its best point (PerioBox, badly scaled, needs it)
         r = best[1]
@@ -446,13 +469,30 @@ def solve_newton(W, q: np.ndarray, mu: np.ndarray, dimension: int, *, r0: np.nda
         best = min(best, best2, key=lambda b: b[0])
     times["iterations"] = time.perf_counter() - t0
     res, r, u = best
-    return NewtonResult(r=r, u=u, residual=res, converged=res <= target, reason=CONVERGED if res <= target else reason,
-                        iterations=k, start=start, history=history, times=times,
-                        linear_algebra="sparse" if sysm.sparse else "dense")
+    return NewtonResult(
+        r=r,
+        u=u,
+        residual=res,
+        converged=res <= target,
+        reason=CONVERGED if res <= target else reason,
+        iterations=k,
+        start=start,
+        history=history,
+        times=times,
+        linear_algebra="sparse" if sysm.sparse else "dense",
+    )
 
 
-def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter: int, window: int,
-             history: list, reg_theta: float) -> tuple[tuple, int, str]:
+def _iterate(
+    sysm: _System,
+    r: np.ndarray,
+    state: tuple,
+    target: float,
+    max_iter: int,
+    window: int,
+    history: list,
+    reg_theta: float,
+) -> tuple[tuple, int, str]:
     """At most ``max_iter`` globalized Newton iterations from ``r`` (``state`` = its ``evaluate``), Armijo's
     decrease measured from the largest merit of the last ``window`` iterates. Returns ((res, r, u) of the best
     iterate, iterations, why it stopped)."""
@@ -508,8 +548,9 @@ def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter
             break
         r, phi, u, z, res, merit = rn, phin, un, zn, resn, mn
         recent.append(merit)
-        history.append({"iteration": k, "residual": res, "step": t, "direction": kind, "delta": delta,
-                        "window": window})
+        history.append(
+            {"iteration": k, "residual": res, "step": t, "direction": kind, "delta": delta, "window": window}
+        )
         if res < best[0]:
             best = (res, r, u)
         if merit <= COULOMB_NN_STALL_FACTOR * best_merit:  # ‖φ_ρ‖ halved
@@ -522,5 +563,16 @@ def _iterate(sysm: _System, r: np.ndarray, state: tuple, target: float, max_iter
     return best, k, reason
 
 
-__all__ = ["BlockInverse", "CONVERGED", "MAX_ITER", "NO_DESCENT", "STALLED", "NewtonResult", "cone_projection_jacobian",
-           "diagonal_blocks", "shift_jacobian", "solve_newton", "sparse_delassus"]
+__all__ = [
+    "BlockInverse",
+    "CONVERGED",
+    "MAX_ITER",
+    "NO_DESCENT",
+    "STALLED",
+    "NewtonResult",
+    "cone_projection_jacobian",
+    "diagonal_blocks",
+    "shift_jacobian",
+    "solve_newton",
+    "sparse_delassus",
+]

@@ -33,8 +33,14 @@ from ..linalg.dense import as_dense, jacobi_scaling, scaled_solve
 from ..mechanics.delassus import eliminate_bilateral
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
-from ..settings import (FIXED_POINT_DIVERGENCE, FIXED_POINT_ITER_MAX, FIXED_POINT_RTOL, P_MATRIX_EXACT_MAX, P_MINOR_RTOL,
-                        SCALE_FLOOR)
+from ..settings import (
+    FIXED_POINT_DIVERGENCE,
+    FIXED_POINT_ITER_MAX,
+    FIXED_POINT_RTOL,
+    P_MATRIX_EXACT_MAX,
+    P_MINOR_RTOL,
+    SCALE_FLOOR,
+)
 
 
 def friction_columns(problem: ContactProblem, idx) -> np.ndarray:
@@ -44,7 +50,7 @@ def friction_columns(problem: ContactProblem, idx) -> np.ndarray:
     cols = np.zeros((problem.n, len(idx)))
     for j, i in enumerate(idx):
         if problem.modes[i] == "sliding":
-            cols[:, j] = Jt[i * d1:(i + 1) * d1].T @ problem.slip[i]
+            cols[:, j] = Jt[i * d1 : (i + 1) * d1].T @ problem.slip[i]
     return cols
 
 
@@ -81,8 +87,7 @@ class SlidingReduction:
     def recover(self, problem: ContactProblem, lam_b: np.ndarray, lam_u: np.ndarray):
         """(a, λ_n, λ_t) in the original variables from the reduced unknowns (tutorial (39), (44))."""
         absb = np.abs(lam_b)
-        f = (self.J_b.T @ lam_b - self.T_b @ (self.mu_b * absb)
-             + self.J_u.T @ lam_u - self.T_u @ (self.mu_u * lam_u))
+        f = self.J_b.T @ lam_b - self.T_b @ (self.mu_b * absb) + self.J_u.T @ lam_u - self.T_u @ (self.mu_u * lam_u)
         a = self.Mc_inv @ f + self.a0
         lam_n = np.zeros(problem.m)
         lam_n[self.B] = lam_b
@@ -106,11 +111,15 @@ def reduce(problem: ContactProblem) -> SlidingReduction:
     """The reduction of tutorial §3 (M ≻ 0; no sticking contacts), computed once per problem (its arrays read-only):
     the route (F6), the P-matrix certificate and the friction bounds (C7) share it."""
     if not problem.mass_factor.definite:
-        raise NotApplicableError("the sliding reduction (tutorial §3) needs M ≻ 0; "
-                                 "use formulation 'sliding_enumeration', which works with singular M")
+        raise NotApplicableError(
+            "the sliding reduction (tutorial §3) needs M ≻ 0; "
+            "use formulation 'sliding_enumeration', which works with singular M"
+        )
     if len(problem.sticking):
-        raise NotApplicableError("the sliding reduction has no sticking contacts; "
-                                 "use 'sliding_enumeration' (the stick/slip problem, sticking (71))")
+        raise NotApplicableError(
+            "the sliding reduction has no sticking contacts; "
+            "use 'sliding_enumeration' (the stick/slip problem, sticking (71))"
+        )
     n = problem.n
     modes = problem.modes
     B = np.array([i for i in problem.bilateral if modes[i] == "sliding"], dtype=int)
@@ -127,10 +136,32 @@ def reduce(problem: ContactProblem) -> SlidingReduction:
     mu_b = np.array([mu[i] for i in B])
     mu_u = np.array([mu[i] if modes[i] == "sliding" else 0.0 for i in U])
     red = SlidingReduction(
-        B=B, U=U, Z=Z, Minv=Minv, Mc_inv=Mc, a0=a0, J_b=Jb, T_b=Tb, J_u=Ju, T_u=Tu, mu_b=mu_b, mu_u=mu_u,
-        A_nb=Jb @ Mc @ Jb.T, A_tb=Jb @ Mc @ Tb, A_nbnu=Jb @ Mc @ Ju.T, A_nbtu=Jb @ Mc @ Tu,
-        A_nunb=Ju @ Mc @ Jb.T, A_nutb=Ju @ Mc @ Tb, A_nu=Ju @ Mc @ Ju.T, A_tu=Ju @ Mc @ Tu,
-        w1=Jb @ a0 + b[B], w2=Ju @ a0 + b[U], J_0=J0, A_00_pinv=A00p, e_0=e0)
+        B=B,
+        U=U,
+        Z=Z,
+        Minv=Minv,
+        Mc_inv=Mc,
+        a0=a0,
+        J_b=Jb,
+        T_b=Tb,
+        J_u=Ju,
+        T_u=Tu,
+        mu_b=mu_b,
+        mu_u=mu_u,
+        A_nb=Jb @ Mc @ Jb.T,
+        A_tb=Jb @ Mc @ Tb,
+        A_nbnu=Jb @ Mc @ Ju.T,
+        A_nbtu=Jb @ Mc @ Tu,
+        A_nunb=Ju @ Mc @ Jb.T,
+        A_nutb=Ju @ Mc @ Tb,
+        A_nu=Ju @ Mc @ Ju.T,
+        A_tu=Ju @ Mc @ Tu,
+        w1=Jb @ a0 + b[B],
+        w2=Ju @ a0 + b[U],
+        J_0=J0,
+        A_00_pinv=A00p,
+        e_0=e0,
+    )
     for value in vars(red).values():
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
@@ -152,7 +183,7 @@ class ReducedSlidingLCP:
 
     def multipliers(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(λ_b, λ_u) from an LCP solution: ``λ⁺ = A⁻¹Āλ⁻ - A⁻¹Bλ_u + z1``, ``λ_b = λ⁺ - λ⁻``."""
-        lm, lu = x[:self.mb], x[self.mb:]
+        lm, lu = x[: self.mb], x[self.mb :]
         lp = self.Ainv_Abar @ lm - self.Ainv_B @ lu + self.z1
         return np.maximum(lp, 0.0) - lm, lu
 
@@ -181,13 +212,13 @@ def sliding_lcp(red: SlidingReduction, mu_b=None, mu_u=None) -> ReducedSlidingLC
         d = jacobi_scaling(np.diag(red.A_nb))
         sol, _ = scaled_solve(A, np.column_stack([Abar, Bm, red.w1]), d, d)
         if sol is None:
-            raise NotApplicableError("A_nb - A_tb[μ_b ξ_b] is singular: the LCP (58) does not exist here "
-                                     "(use 'sliding_enumeration')")
-        AiAbar, AiB, z1 = sol[:, :mb], (sol[:, mb:mb + mu] if mu else np.zeros((mb, 0))), -sol[:, -1]
+            raise NotApplicableError(
+                "A_nb - A_tb[μ_b ξ_b] is singular: the LCP (58) does not exist here (use 'sliding_enumeration')"
+            )
+        AiAbar, AiB, z1 = sol[:, :mb], (sol[:, mb : mb + mu] if mu else np.zeros((mb, 0))), -sol[:, -1]
     else:
         AiAbar, AiB, z1 = np.zeros((0, 0)), np.zeros((0, mu)), np.zeros(0)
-    M = np.block([[AiAbar, -AiB], [C @ AiAbar - Cbar, D - C @ AiB]]) if mb and mu else (
-        AiAbar if mb else D)
+    M = np.block([[AiAbar, -AiB], [C @ AiAbar - Cbar, D - C @ AiB]]) if mb and mu else (AiAbar if mb else D)
     q = np.concatenate([z1, red.w2 + C @ z1]) if mb else red.w2.copy()
     form = "LCP (58)" if mb and mu else ("hLCP (41)" if mb else "LCP (50)")
     return ReducedSlidingLCP(M=M, q=q, form=form, mb=mb, Ainv_Abar=AiAbar, Ainv_B=AiB, z1=z1)
@@ -246,8 +277,9 @@ class FixedPointResult:
     history: list = field(default_factory=list)
 
 
-def fixed_point(red: SlidingReduction, tol: float = FIXED_POINT_RTOL,
-                max_iter: int = FIXED_POINT_ITER_MAX) -> FixedPointResult:
+def fixed_point(
+    red: SlidingReduction, tol: float = FIXED_POINT_RTOL, max_iter: int = FIXED_POINT_ITER_MAX
+) -> FixedPointResult:
     """Iterate ``λ ← A_nb⁻¹(A_tb[μ]|λ| - w1)`` (tutorial Prop. 9 proof, (39); Prop. 11 with frictionless
     bilateral rows eliminated). Bilateral problems only. ``contraction`` L is the Lipschitz constant of
     the map in the 2-norm of ``U⁻¹ λ``, the smaller of raw units (U = I) and the equilibrated ones
@@ -288,5 +320,3 @@ def fixed_point(red: SlidingReduction, tol: float = FIXED_POINT_RTOL,
         if not np.isfinite(step) or step > FIXED_POINT_DIVERGENCE * scale:
             break
     return FixedPointResult(None, False, len(hist), L, float("inf"), hist)
-
-

@@ -32,8 +32,14 @@ from ..backends import direct_backend, get_backend, solve_program
 from ..jsonable import json_float, to_jsonable
 from ..model.problem import ContactProblem
 from ..model.rows import assemble_multipliers
-from ..settings import (BOUNDARY_EXACT_MAX, BOUNDARY_RTOL, DIRECT_CONIC_BACKENDS, SINGLETON_DENSE_MAX, Tolerance,
-                        ZERO_FORCE_RTOL)
+from ..settings import (
+    BOUNDARY_EXACT_MAX,
+    BOUNDARY_RTOL,
+    DIRECT_CONIC_BACKENDS,
+    SINGLETON_DENSE_MAX,
+    Tolerance,
+    ZERO_FORCE_RTOL,
+)
 from .cones import Layout
 from .multiplier_conic import MultiplierSetConic
 from .multiplier_set import active_tolerance, detaching
@@ -67,21 +73,38 @@ class StickingVerdict:
         """The verdict as JSON, with ``evidence`` (the acceleration and multipliers its margin was read at, and what
         to check on them) when a finite margin was measured at a point."""
         ev = {}
-        if self.multipliers is not None and self.acceleration is not None and self.margin is not None \
-                and np.isfinite(self.margin):
-            ev = {"evidence": to_jsonable({
-                "verify": "M a + F = J_nᵀλ_n + J_tᵀλ_t; tangent_i,k · a + tangent_drift_i,k = 0 on sticking contacts; "
-                          "λ_n,i >= 0 on unilateral contacts and λ_n,i = 0 where normal_i · a + normal_drift_i > 0 "
-                          "(detaching_contacts); on every sticking contact not detaching μ_i s_i λ_n,i − ‖λ_t,i‖ >= "
-                          "margin (s_i from signs, 1 when absent): margin > 0 means sticking persists",
-                "acceleration": self.acceleration, "lambda_normal": self.multipliers[0],
-                "lambda_tangent": self.multipliers[1], "signs": self.signs})}
-        return {**ev, "feasible": self.feasible, "margin": json_float(self.margin) if self.margin is not None else None,
-                "boundary_contacts": list(self.boundary_contacts), "detaching_contacts": list(self.detaching_contacts),
-                "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
-                "mu_min_lower": json_float(self.mu_min_lower) if self.mu_min_lower is not None else None,
-                "mu_min_reason": self.mu_min_reason,
-                "active_tolerance": np.asarray(self.active_tolerance, dtype=float).tolist(), "boundary_test": self.boundary_test}
+        if (
+            self.multipliers is not None
+            and self.acceleration is not None
+            and self.margin is not None
+            and np.isfinite(self.margin)
+        ):
+            ev = {
+                "evidence": to_jsonable(
+                    {
+                        "verify": "M a + F = J_nᵀλ_n + J_tᵀλ_t; tangent_i,k · a + tangent_drift_i,k = 0 on sticking contacts; "
+                        "λ_n,i >= 0 on unilateral contacts and λ_n,i = 0 where normal_i · a + normal_drift_i > 0 "
+                        "(detaching_contacts); on every sticking contact not detaching μ_i s_i λ_n,i − ‖λ_t,i‖ >= "
+                        "margin (s_i from signs, 1 when absent): margin > 0 means sticking persists",
+                        "acceleration": self.acceleration,
+                        "lambda_normal": self.multipliers[0],
+                        "lambda_tangent": self.multipliers[1],
+                        "signs": self.signs,
+                    }
+                )
+            }
+        return {
+            **ev,
+            "feasible": self.feasible,
+            "margin": json_float(self.margin) if self.margin is not None else None,
+            "boundary_contacts": list(self.boundary_contacts),
+            "detaching_contacts": list(self.detaching_contacts),
+            "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
+            "mu_min_lower": json_float(self.mu_min_lower) if self.mu_min_lower is not None else None,
+            "mu_min_reason": self.mu_min_reason,
+            "active_tolerance": np.asarray(self.active_tolerance, dtype=float).tolist(),
+            "boundary_test": self.boundary_test,
+        }
 
 
 def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
@@ -93,15 +116,16 @@ def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
     aff = AffineSet(p, a, atol, lam_n)
     lev, liv = aff.project(lev, liv)
     ln, lt = lam_n.copy(), lam_t.copy()
-    ln[p.bilateral] = lev[:L.mb]
+    ln[p.bilateral] = lev[: L.mb]
     ln[p.unilateral] = liv
     if len(S):
-        lt[S] = lev[L.mb:].reshape(len(S), L.d1)
+        lt[S] = lev[L.mb :].reshape(len(S), L.d1)
     return ln, lt
 
 
-def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray,
-                      feasible: bool) -> StickingVerdict:
+def singleton_verdict(
+    p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray, feasible: bool
+) -> StickingVerdict:
     """The verdict when the multiplier rows ``J_all`` are independent (tutorial Prop. 3(i), 7(i)): then
     Λ(a) without the cones is {λ*} (the solution's multipliers; when sticking is infeasible, F1's at the
     same acceleration), and everything is read off λ* exactly, with no program: the margin is
@@ -140,15 +164,29 @@ def singleton_verdict(p: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t
     margin = None if pinned else (min(slack.values()) if slack else float("inf"))
     if not feasible and margin is not None and margin > 0:
         margin = None  # a positive margin contradicts the infeasible answer: not measured, never +inf
-    return StickingVerdict(feasible=feasible, margin=margin,
-                           boundary_contacts=[i for i, x in slack.items() if x <= BOUNDARY_RTOL * scale] if feasible else [],
-                           detaching_contacts=det, mu_min=ratio, active_tolerance=atol,
-                           boundary_test="exact (unique multipliers)", signs=signs,
-                           acceleration=np.asarray(a, dtype=float), multipliers=(lam_n, lam_t))
+    return StickingVerdict(
+        feasible=feasible,
+        margin=margin,
+        boundary_contacts=[i for i, x in slack.items() if x <= BOUNDARY_RTOL * scale] if feasible else [],
+        detaching_contacts=det,
+        mu_min=ratio,
+        active_tolerance=atol,
+        boundary_test="exact (unique multipliers)",
+        signs=signs,
+        acceleration=np.asarray(a, dtype=float),
+        multipliers=(lam_n, lam_t),
+    )
 
 
-def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str | None, tol: Tolerance,
-            want_mu_min: bool = True, lam_n: np.ndarray | None = None) -> StickingVerdict:
+def analyze(
+    p: ContactProblem,
+    a: np.ndarray,
+    feasible: bool | None,
+    solver: str | None,
+    tol: Tolerance,
+    want_mu_min: bool = True,
+    lam_n: np.ndarray | None = None,
+) -> StickingVerdict:
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
     :func:`gaussqp.friction.multiplier_set.detaching`)."""
@@ -172,12 +210,12 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
         m, point = margin(p, a, atol, signs, run, lam_n, conic)
         if m is not None and (best is None or m > best):
             best, best_signs, best_point = m, signs, point
-    v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol,
-                        signs=best_signs)
+    v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol, signs=best_signs)
     if best_point is not None and best_point[0] is not None and best_point[1] is not None:
         v.acceleration = np.asarray(a, dtype=float)
-        v.multipliers = assemble_multipliers(p, np.asarray(best_point[0], dtype=float).ravel(),
-                                             np.asarray(best_point[1], dtype=float).ravel())
+        v.multipliers = assemble_multipliers(
+            p, np.asarray(best_point[0], dtype=float).ravel(), np.asarray(best_point[1], dtype=float).ravel()
+        )
     # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
     # 1e-3 of its load was on the boundary
     scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
@@ -191,8 +229,9 @@ def analyze(p: ContactProblem, a: np.ndarray, feasible: bool | None, solver: str
             for i in L.sticking:
                 if i in det:
                     continue
-                slack = p.friction[i] * best_signs.get(i, 1) * float(L.normal(i, lev, liv)) - \
-                    float(np.linalg.norm(L.tangent(i, lev)))
+                slack = p.friction[i] * best_signs.get(i, 1) * float(L.normal(i, lev, liv)) - float(
+                    np.linalg.norm(L.tangent(i, lev))
+                )
                 if slack <= BOUNDARY_RTOL * scale:
                     v.boundary_contacts.append(i)
     if want_mu_min:

@@ -37,8 +37,9 @@ def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):
     return cp.Problem(cp.Maximize(t), cons), t, L, le, li
 
 
-def margin(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None,
-           conic: MultiplierSetConic | None = None) -> tuple[float | None, tuple | None]:
+def margin(
+    p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None, conic: MultiplierSetConic | None = None
+) -> tuple[float | None, tuple | None]:
     """max-min cone margin on Λ(a) for one sign pattern; (value, (λ_eq, λ_in) at the optimum) or (None, None).
 
     ``conic``: the same program in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried first; the
@@ -78,8 +79,9 @@ def variable_values(L: Layout, le, li) -> tuple[np.ndarray, np.ndarray]:
     return lev, liv
 
 
-def contact_margins(p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None,
-                    conic: MultiplierSetConic | None = None) -> dict[int, float]:
+def contact_margins(
+    p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None, conic: MultiplierSetConic | None = None
+) -> dict[int, float]:
     """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones (``conic``: the
     programs in Clarabel's form, tried first, as in :func:`margin`)."""
     det = set(int(i) for i in detaching(p, a, atol, lam_n))

@@ -27,12 +27,24 @@ from .sticking_analysis import StickingVerdict, analyze, singleton_verdict
 from .sticking_margin import contact_margins, margin
 
 #: the names that moved under :mod:`gaussqp.certificates`: name → module
-MOVED = {"enumeration_certificate": "enumeration", "enumeration_verdict": "enumeration",
-         "p_matrix_certificate": "sliding_verdict", "sliding_verdict": "sliding_verdict",
-         "sticking_verdict": "sticking_verdict"}
+MOVED = {
+    "enumeration_certificate": "enumeration",
+    "enumeration_verdict": "enumeration",
+    "p_matrix_certificate": "sliding_verdict",
+    "sliding_verdict": "sliding_verdict",
+    "sticking_verdict": "sticking_verdict",
+}
 
-__all__ = ["StickingVerdict", "achieved_ratio", "analyze", "contact_margins", "margin", "mu_min", "mu_min_bracket",
-           "singleton_verdict"]
+__all__ = [
+    "StickingVerdict",
+    "achieved_ratio",
+    "analyze",
+    "contact_margins",
+    "margin",
+    "mu_min",
+    "mu_min_bracket",
+    "singleton_verdict",
+]
 
 
 def __getattr__(name: str):
@@ -42,9 +54,11 @@ def __getattr__(name: str):
 
         from ..certificates import enumeration, sliding_verdict, sticking_verdict
 
-        module = {"enumeration": enumeration, "sliding_verdict": sliding_verdict,
-                  "sticking_verdict": sticking_verdict}[MOVED[name]]
-        warnings.warn(f"gaussqp.friction.verdict.{name} moved to {module.__name__}.{name}", DeprecationWarning,
-                      stacklevel=2)
+        module = {"enumeration": enumeration, "sliding_verdict": sliding_verdict, "sticking_verdict": sticking_verdict}[
+            MOVED[name]
+        ]
+        warnings.warn(
+            f"gaussqp.friction.verdict.{name} moved to {module.__name__}.{name}", DeprecationWarning, stacklevel=2
+        )
         return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,8 +40,14 @@ import numpy as np
 from ..errors import FileFormatError, GaussQPError, MissingExtraError, UnknownValueError, WrongTypeError
 from ..jsonable import to_jsonable
 from ..progress import Progress
-from ..settings import (GRASP_BATCH_CHUNK, GRASP_BATCH_ITERATIONS, GRASP_BATCH_POOL_MIN, GRASP_BATCH_RELAX,
-                        GRASP_BATCH_SHRINK, GRASP_BATCH_SLACK_RTOL)
+from ..settings import (
+    GRASP_BATCH_CHUNK,
+    GRASP_BATCH_ITERATIONS,
+    GRASP_BATCH_POOL_MIN,
+    GRASP_BATCH_RELAX,
+    GRASP_BATCH_SHRINK,
+    GRASP_BATCH_SLACK_RTOL,
+)
 from .closure import force_closure, force_closure_from, force_closures_from
 from .model import Grasp, GraspCheck, check_grasp
 from .quality import epsilon, grasp_metrics
@@ -61,13 +67,13 @@ def _project_cones(X: np.ndarray, sizes: Sequence[int], c: float) -> np.ndarray:
         if s == 1:
             out[:, k] = np.maximum(f, 0.0)
         else:
-            V = X[:, k + 1:k + s]
+            V = X[:, k + 1 : k + s]
             nv = np.linalg.norm(V, axis=1)
             fp = np.maximum((f + c * nv) / (1.0 + c * c), 0.0)
             boundary = nv > c * f
             scale = np.where(nv > 0, c * fp / np.where(nv > 0, nv, 1.0), 0.0)
             out[:, k] = np.where(boundary, fp, f)
-            out[:, k + 1:k + s] = np.where(boundary[:, None], V * scale[:, None], V)
+            out[:, k + 1 : k + s] = np.where(boundary[:, None], V * scale[:, None], V)
         k += s
     return out
 
@@ -76,7 +82,7 @@ def _slacks(X: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
     """Per row the least ``f_i − ‖ν_i‖`` over the blocks (``f_i`` for a block of size 1)."""
     out, k = [], 0
     for s in sizes:
-        out.append(X[:, k] - (np.linalg.norm(X[:, k + 1:k + s], axis=1) if s > 1 else 0.0))
+        out.append(X[:, k] - (np.linalg.norm(X[:, k + 1 : k + s], axis=1) if s > 1 else 0.0))
         k += s
     return np.min(np.column_stack(out), axis=1)
 
@@ -179,7 +185,7 @@ class _ClarabelMargin:
         A = sp.csc_matrix(np.vstack(rows + [en[None, :]] + blocks))
         A.sort_indices()
         # every column j < n stores the w entries of G first (rows 0..w−1, the dense block)
-        self.g_index = (A.indptr[:n][None, :] + np.arange(w)[:, None])
+        self.g_index = A.indptr[:n][None, :] + np.arange(w)[:, None]
         self.A, self.n, self.w, self.cones = A, n, w, cones
         self.b = np.zeros(A.shape[0])
         self.q = np.zeros(n + 1)
@@ -206,12 +212,17 @@ class _ClarabelMargin:
         t = float(x[self.n])
         # t* = m z_m (strong duality) and Gᵀz_G = ζ − z_m e_n with ζ in the cones: a separator when t* <= 0, and
         # still the best candidate at t* ≈ 0 (where an internal force sits on the cones' boundary and cannot verify)
-        return (x[:self.n] if t > 0 else None), z[:self.w], status
+        return (x[: self.n] if t > 0 else None), z[: self.w], status
 
 
 # ---------------------------------------------------------------------------------------------- force closure
-def force_closures(grasps: Sequence[Grasp], *, iterations: int = GRASP_BATCH_ITERATIONS,
-                   shrink: float = GRASP_BATCH_SHRINK, progress: Progress | None = None) -> list[GraspCheck]:
+def force_closures(
+    grasps: Sequence[Grasp],
+    *,
+    iterations: int = GRASP_BATCH_ITERATIONS,
+    shrink: float = GRASP_BATCH_SHRINK,
+    progress: Progress | None = None,
+) -> list[GraspCheck]:
     """Force closure of many grasps with the exact cones, the verdicts and certificates of
     :func:`~gaussqp.grasp.closure.force_closure` (module docstring: rank test, vectorized projections, Clarabel
     directly, the cvxpy path last).
@@ -303,19 +314,37 @@ class GraspResult:
 
     def row(self) -> dict:
         """One flat row of the results table (numbers and strings only)."""
-        r: dict[str, Any] = {"index": self.index, "grasp": self.name, "contacts": self.contacts,
-                             "dimension": self.dimension, "certified": self.certified}
+        r: dict[str, Any] = {
+            "index": self.index,
+            "grasp": self.name,
+            "contacts": self.contacts,
+            "dimension": self.dimension,
+            "certified": self.certified,
+        }
         fc = self.checks.get("force_closure")
         if fc is not None:
-            r.update({"force_closure": fc.holds, "force_closure_certified": fc.certified,
-                      "force_closure_certificate": fc.certificate.id if fc.certificate else None,
-                      "force_closure_margin": fc.margin, "decided_by": fc.value.get("decided_by")})
+            r.update(
+                {
+                    "force_closure": fc.holds,
+                    "force_closure_certified": fc.certified,
+                    "force_closure_certificate": fc.certificate.id if fc.certificate else None,
+                    "force_closure_margin": fc.margin,
+                    "decided_by": fc.value.get("decided_by"),
+                }
+            )
         eps = self.checks.get("epsilon")
         if eps is not None:
             lo, up = eps.value.get("lower"), eps.value.get("upper")
-            r.update({"epsilon": eps.holds, "epsilon_lower": lo, "epsilon_upper": up,
-                      "epsilon_width": None if lo is None or up is None else up - lo,
-                      "epsilon_facets": eps.value.get("facets"), "epsilon_certified": eps.certified})
+            r.update(
+                {
+                    "epsilon": eps.holds,
+                    "epsilon_lower": lo,
+                    "epsilon_upper": up,
+                    "epsilon_width": None if lo is None or up is None else up - lo,
+                    "epsilon_facets": eps.value.get("facets"),
+                    "epsilon_certified": eps.certified,
+                }
+            )
         mt = self.checks.get("metrics")
         if mt is not None:
             r.update({k: mt.value.get(k) for k in ("sigma_min", "isotropy", "volume_lower", "volume_upper")})
@@ -323,8 +352,14 @@ class GraspResult:
 
     def to_dict(self) -> dict:
         """The JSON line: the row's identity and every check with its certificate (evidence included)."""
-        return {"index": self.index, "grasp": self.name, "contacts": self.contacts, "dimension": self.dimension,
-                "certified": self.certified, **{k: c.to_dict() for k, c in self.checks.items()}}
+        return {
+            "index": self.index,
+            "grasp": self.name,
+            "contacts": self.contacts,
+            "dimension": self.dimension,
+            "certified": self.certified,
+            **{k: c.to_dict() for k, c in self.checks.items()},
+        }
 
 
 def _check_checks(checks) -> tuple[str, ...]:
@@ -336,8 +371,9 @@ def _check_checks(checks) -> tuple[str, ...]:
         raise WrongTypeError("checks", f"is a {type(checks).__name__}", f"give a list of {', '.join(CHECKS)}") from None
     bad = [c for c in cs if c not in CHECKS]
     if bad or not cs:
-        raise UnknownValueError("checks", f"holds {bad[0]!r}" if bad else "is empty",
-                                f"give one or more of {', '.join(CHECKS)}")
+        raise UnknownValueError(
+            "checks", f"holds {bad[0]!r}" if bad else "is empty", f"give one or more of {', '.join(CHECKS)}"
+        )
     return cs
 
 
@@ -347,8 +383,9 @@ def _analyze_chunk(args) -> list[GraspResult]:
     return _analyze(start, gs, checks, facets, norm, exact, None)
 
 
-def _analyze(start: int, gs: list, checks: tuple, facets: int, norm: str, exact: bool,
-             progress: Progress | None) -> list[GraspResult]:
+def _analyze(
+    start: int, gs: list, checks: tuple, facets: int, norm: str, exact: bool, progress: Progress | None
+) -> list[GraspResult]:
     res = [GraspResult(start + i, g.name, g.m, g.dimension) for i, g in enumerate(gs)]
     if "force_closure" in checks:
         for r, c in zip(res, force_closures(gs, progress=progress if checks == ("force_closure",) else None)):
@@ -363,9 +400,17 @@ def _analyze(start: int, gs: list, checks: tuple, facets: int, norm: str, exact:
     return res
 
 
-def analyze_many(grasps: Iterable[Grasp], *, checks: Sequence[str] | str = ("force_closure",), facets: int = 16,
-                 norm: str = "L1", exact: bool = False, workers: int | None = None, progress: bool = False,
-                 chunk: int = GRASP_BATCH_CHUNK) -> list[GraspResult]:
+def analyze_many(
+    grasps: Iterable[Grasp],
+    *,
+    checks: Sequence[str] | str = ("force_closure",),
+    facets: int = 16,
+    norm: str = "L1",
+    exact: bool = False,
+    workers: int | None = None,
+    progress: bool = False,
+    chunk: int = GRASP_BATCH_CHUNK,
+) -> list[GraspResult]:
     """Analyze many grasps: the checks of :func:`~gaussqp.grasp.analyze` a planner ranks by, in input order, with
     the certificates of the one-at-a-time checks (module docstring).
 
@@ -402,7 +447,7 @@ def analyze_many(grasps: Iterable[Grasp], *, checks: Sequence[str] | str = ("for
             return _analyze(0, gs, cs, facets, norm, exact, bar)
         from concurrent.futures import ProcessPoolExecutor
 
-        tasks = [(k, gs[k:k + chunk], cs, facets, norm, exact) for k in range(0, len(gs), chunk)]
+        tasks = [(k, gs[k : k + chunk], cs, facets, norm, exact) for k in range(0, len(gs), chunk)]
         out: list[GraspResult] = []
         with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1)) as pool:
             for part in pool.map(_analyze_chunk, tasks):
@@ -427,8 +472,9 @@ def read_jsonl(path) -> list[Grasp]:
 
     p = Path(path)
     if not p.is_file():
-        raise FileFormatError(str(p), "is not a readable file", "give a .jsonl file with one gaussqp-grasp/1 object "
-                                                                "per line")
+        raise FileFormatError(
+            str(p), "is not a readable file", "give a .jsonl file with one gaussqp-grasp/1 object per line"
+        )
     out = []
     with p.open("rb") as f:
         for k, line in enumerate(f, start=1):
@@ -437,8 +483,11 @@ def read_jsonl(path) -> list[Grasp]:
             try:
                 g = loads(line)
             except GaussQPError as exc:
-                raise FileFormatError(f"{p.name}:{k}", f"is not a gaussqp-grasp/1 object ({exc})",
-                                      f"fix line {k} (one JSON grasp object per line)") from None
+                raise FileFormatError(
+                    f"{p.name}:{k}",
+                    f"is not a gaussqp-grasp/1 object ({exc})",
+                    f"fix line {k} (one JSON grasp object per line)",
+                ) from None
             if not g.name:
                 g.name = f"{p.stem}:{k}"
             out.append(g)
@@ -455,8 +504,9 @@ def read_grasps(path) -> list[Grasp]:
         out: list[Grasp] = []
         files = sorted(q for q in p.iterdir() if q.suffix.lower() in (".json", ".jsonl"))
         if not files:
-            raise FileFormatError(str(p), "holds no .json or .jsonl grasp file", "give a directory of gaussqp-grasp/1 "
-                                                                                 "files")
+            raise FileFormatError(
+                str(p), "holds no .json or .jsonl grasp file", "give a directory of gaussqp-grasp/1 files"
+            )
         for q in files:
             if q.suffix.lower() == ".jsonl":
                 out += read_jsonl(q)
@@ -488,13 +538,15 @@ def write_table(results: Sequence[GraspResult], path) -> str:
         try:
             import pandas as pd
         except ImportError:
-            raise MissingExtraError("a Parquet table needs pandas and pyarrow: pip install gaussqp[studies] "
-                                    "(or write a .csv)") from None
+            raise MissingExtraError(
+                "a Parquet table needs pandas and pyarrow: pip install gaussqp[studies] (or write a .csv)"
+            ) from None
         try:
             pd.DataFrame(rows).to_parquet(p, index=False)
         except ImportError:
-            raise MissingExtraError("a Parquet table needs pyarrow: pip install gaussqp[studies] (or write a .csv)"
-                                    ) from None
+            raise MissingExtraError(
+                "a Parquet table needs pyarrow: pip install gaussqp[studies] (or write a .csv)"
+            ) from None
         return str(p)
     import csv
 
@@ -509,5 +561,13 @@ def write_table(results: Sequence[GraspResult], path) -> str:
     return str(p)
 
 
-__all__ = ["CHECKS", "GraspResult", "analyze_many", "force_closures", "read_grasps", "read_jsonl", "write_jsonl",
-           "write_table"]
+__all__ = [
+    "CHECKS",
+    "GraspResult",
+    "analyze_many",
+    "force_closures",
+    "read_grasps",
+    "read_jsonl",
+    "write_jsonl",
+    "write_table",
+]

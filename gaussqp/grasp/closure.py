@@ -39,13 +39,24 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..backends import get_backend, solve_program
-from ..certificates.grasp import (DUAL_CONE_TEXT, GRASP_MAP_TEXT, closure_dual_certificate,  # noqa: F401 (texts)
-                                  closure_interior_certificate, closure_rank_certificate, closure_undecided_certificate,
-                                  equilibrium_forces_certificate, equilibrium_separation_certificate,
-                                  equilibrium_undecided_certificate, equilibrium_zero_wrench_certificate,
-                                  internal_forces_certificate, largest_disturbance_certificate,
-                                  unique_forces_full_rank_certificate, unique_forces_trivial_cone_certificate,
-                                  unique_forces_undecided_certificate, unique_forces_witness_certificate)
+from ..certificates.grasp import (
+    DUAL_CONE_TEXT,  # noqa: F401
+    GRASP_MAP_TEXT,  # noqa: F401
+    closure_dual_certificate,  # noqa: F401 (texts)
+    closure_interior_certificate,
+    closure_rank_certificate,
+    closure_undecided_certificate,
+    equilibrium_forces_certificate,
+    equilibrium_separation_certificate,
+    equilibrium_undecided_certificate,
+    equilibrium_zero_wrench_certificate,
+    internal_forces_certificate,
+    largest_disturbance_certificate,
+    unique_forces_full_rank_certificate,
+    unique_forces_trivial_cone_certificate,
+    unique_forces_undecided_certificate,
+    unique_forces_witness_certificate,
+)
 from ..errors import ShapeError, UnknownValueError
 from ..linalg.dense import rank_and_null_space, rank_tol, singular_value_rank
 from ..linalg.polyhedral_cones import UndecidedError, cone_is_trivial
@@ -147,7 +158,7 @@ class _Conic:
         cons = []
         for s in self.offsets:
             f = x[s.start] if shift is None else x[s.start] - shift
-            cons.append(f >= 0 if s.stop - s.start == 1 else cp.SOC(f, x[s.start + 1:s.stop]))
+            cons.append(f >= 0 if s.stop - s.start == 1 else cp.SOC(f, x[s.start + 1 : s.stop]))
         return cons
 
     def lp(self) -> bool:
@@ -210,7 +221,7 @@ def _solve(prob: cp.Problem, conic: _Conic, solver, tolerance) -> tuple[str, dic
 def _physical(g: Grasp, y: np.ndarray) -> np.ndarray:
     """A scaled wrench back in physical units (torque rows times ``L``)."""
     out = np.array(y, dtype=float)
-    out[g.dimension:] *= g.torque_scale
+    out[g.dimension :] *= g.torque_scale
     return out
 
 
@@ -228,8 +239,13 @@ def _verify_forces(C: _Conic, x: np.ndarray, b: np.ndarray, smin: float) -> tupl
     exact = bool(smin > 0 and float(np.min(slack, initial=np.inf)) > SQRT2 * rn / smin)
     force_scale = max(xn, float(np.linalg.norm(b)) / C.scale)  # the forces, or the least that make b
     ok = exact or (scale > 0 and rn <= GRASP_VERIFY_RTOL * scale and viol <= GRASP_VERIFY_RTOL * force_scale)
-    return bool(ok), {"residual": rn, "relative_residual": rn / scale if scale > 0 else 0.0,
-                      "cone_violation": viol, "min_slack": float(np.min(slack, initial=np.inf)), "exact": exact}
+    return bool(ok), {
+        "residual": rn,
+        "relative_residual": rn / scale if scale > 0 else 0.0,
+        "cone_violation": viol,
+        "min_slack": float(np.min(slack, initial=np.inf)),
+        "exact": exact,
+    }
 
 
 def _verify_separator(C: _Conic, y: np.ndarray) -> tuple[bool, dict]:
@@ -240,8 +256,11 @@ def _verify_separator(C: _Conic, y: np.ndarray) -> tuple[bool, dict]:
     z = C.G.T @ y
     viol = float(np.max(C.violation(z), initial=0.0))
     ok = yn > 0 and viol <= GRASP_VERIFY_RTOL * C.scale * yn
-    return bool(ok), {"dual_cone_violation": viol, "relative_violation": viol / (C.scale * yn) if yn > 0 else None,
-                      "GTy": z}
+    return bool(ok), {
+        "dual_cone_violation": viol,
+        "relative_violation": viol / (C.scale * yn) if yn > 0 else None,
+        "GTy": z,
+    }
 
 
 # ---------------------------------------------------------------------------------------------- programs
@@ -332,8 +351,9 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
     t0 = time.perf_counter()
     if wrench is None:
         if g.wrench is None:
-            raise ShapeError("wrench", "is not given and the grasp has none", "pass wrench= or build the grasp "
-                             "with wrench=")
+            raise ShapeError(
+                "wrench", "is not given and the grasp has none", "pass wrench= or build the grasp with wrench="
+            )
         wrench = g.wrench
     w_phys = _wrench_vector(g, "wrench", wrench)
     b = g.scaled_wrench(w_phys)
@@ -342,16 +362,18 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
     if float(np.linalg.norm(b)) == 0:
         x = np.zeros(sum(C.sizes))
         cert = equilibrium_zero_wrench_certificate(x, _forces_evidence(g, x))
-        return GraspCheck("equilibrium", True, cert, 0.0, {"forces": x}, "zero wrench",
-                          {"total": time.perf_counter() - t0})
+        return GraspCheck(
+            "equilibrium", True, cert, 0.0, {"forces": x}, "zero wrench", {"total": time.perf_counter() - t0}
+        )
     x, t, status, info = _interior(C, b, 0.0, solver, tolerance)
     times = {"primal": time.perf_counter() - t0}
     if x is not None and t is not None and t >= -GRASP_STRICT_RTOL:
         ok, data = _verify_forces(C, x, b, smin)
         if ok:
             cert = equilibrium_forces_certificate(t, x, data, status, w_phys, _forces_evidence(g, x))
-            return GraspCheck("equilibrium", True, cert, t,
-                              {"forces": x, "physical_forces": g.physical_forces(x)}, "", times)
+            return GraspCheck(
+                "equilibrium", True, cert, t, {"forces": x, "physical_forces": g.physical_forces(x)}, "", times
+            )
     y, status_d, _ = _separate_wrench(C, b, solver, tolerance)
     times["dual"] = time.perf_counter() - t0 - times["primal"]
     if y is not None:
@@ -362,15 +384,30 @@ def equilibrium(grasp: Grasp, wrench=None, *, solver: str | None = None, toleran
         bound = float(b @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
         if ok:
             cert = equilibrium_separation_certificate(sep, bound, data, _physical(g, y), y, status_d, b)
-            return GraspCheck("equilibrium", False, cert, -sep,
-                              {"separating_wrench": _physical(g, y), "separating_wrench_scaled": y}, "", times)
+            return GraspCheck(
+                "equilibrium",
+                False,
+                cert,
+                -sep,
+                {"separating_wrench": _physical(g, y), "separating_wrench_scaled": y},
+                "",
+                times,
+            )
     cert = equilibrium_undecided_certificate(t, status)
-    return GraspCheck("equilibrium", None, cert, t, {} if x is None else {"forces": x},
-                      f"undecided (primal status {status}, dual status {status_d})", times)
+    return GraspCheck(
+        "equilibrium",
+        None,
+        cert,
+        t,
+        {} if x is None else {"forces": x},
+        f"undecided (primal status {status}, dual status {status_d})",
+        times,
+    )
 
 
-def _rank_check(C: _Conic, g: Grasp, check: str, cid: str, source: str, rank: int, N: np.ndarray,
-                t0: float) -> GraspCheck:
+def _rank_check(
+    C: _Conic, g: Grasp, check: str, cid: str, source: str, rank: int, N: np.ndarray, t0: float
+) -> GraspCheck:
     """The closure check's answer on a rank-deficient map: ``y ∈ ker Gᵀ`` (the first column of ``N``), verified."""
     w = C.G.shape[0]
     y = N[:, 0]
@@ -379,14 +416,18 @@ def _rank_check(C: _Conic, g: Grasp, check: str, cid: str, source: str, rank: in
     ok = ok and resid <= GRASP_VERIFY_RTOL * C.scale
     phys = _physical(g, y)
     cert = closure_rank_certificate(check, cid, source, ok, rank, w, resid, data, phys, y)
-    return GraspCheck(check, False if ok else None, cert, 0.0,
-                      {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
-                      f"the {'normals-only (frictionless) ' if check == 'form_closure' else ''}grasp map has "
-                      f"rank {rank} < {w}", {"total": time.perf_counter() - t0})
+    return GraspCheck(
+        check,
+        False if ok else None,
+        cert,
+        0.0,
+        {"rank": rank, "unresisted_wrench": phys, "unresisted_wrench_scaled": y},
+        f"the {'normals-only (frictionless) ' if check == 'form_closure' else ''}grasp map has rank {rank} < {w}",
+        {"total": time.perf_counter() - t0},
+    )
 
 
-def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, tolerance,
-             source: str) -> GraspCheck:
+def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, tolerance, source: str) -> GraspCheck:
     """Force/form closure on the conic data ``C`` (module docstring): rank, then the margin program, then the dual."""
     t0 = time.perf_counter()
     w = C.G.shape[0]
@@ -400,11 +441,20 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
         ok, data = _verify_forces(C, x, np.zeros(w), smin)
         ok = ok and data["exact"]
         if ok:
-            cert = closure_interior_certificate(check, cid, source, float(np.min(C.slack(x))), data, x, smin, rank,
-                                                status, _forces_evidence(g, x) if check == "force_closure" else None)
+            cert = closure_interior_certificate(
+                check,
+                cid,
+                source,
+                float(np.min(C.slack(x))),
+                data,
+                x,
+                smin,
+                rank,
+                status,
+                _forces_evidence(g, x) if check == "force_closure" else None,
+            )
             times["total"] = time.perf_counter() - t0
-            return GraspCheck(check, True, cert, t, {"internal_force": x, "sigma_min": smin, "rank": rank}, "",
-                              times)
+            return GraspCheck(check, True, cert, t, {"internal_force": x, "sigma_min": smin, "rank": rank}, "", times)
     y, status_d, _ = _unresisted_wrench(C, solver, tolerance)
     times["dual"] = time.perf_counter() - t0 - times["primal"]
     if y is not None:
@@ -412,12 +462,20 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
         viol = data["dual_cone_violation"]
         bound = float(y @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
         phys = _physical(g, y)
-        cert = closure_dual_certificate(check, cid, source, ok, -(0.0 if t is None else max(t, 0.0)), bound, data,
-                                        phys, y, status_d)
+        cert = closure_dual_certificate(
+            check, cid, source, ok, -(0.0 if t is None else max(t, 0.0)), bound, data, phys, y, status_d
+        )
         times["total"] = time.perf_counter() - t0
         if ok:
-            return GraspCheck(check, False, cert, 0.0 if t is None else min(t, 0.0),
-                              {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank}, "", times)
+            return GraspCheck(
+                check,
+                False,
+                cert,
+                0.0 if t is None else min(t, 0.0),
+                {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank},
+                "",
+                times,
+            )
     cert = closure_undecided_certificate(check, cid, source, t, status)
     times["total"] = time.perf_counter() - t0
     return GraspCheck(check, None, cert, t, {"rank": rank}, f"undecided (primal {status}, dual {status_d})", times)
@@ -426,8 +484,9 @@ def _closure(C: _Conic, g: Grasp, check: str, cid: str, total: float, solver, to
 FORCE_CLOSURE_SOURCE = "Murray–Li–Sastry Prop. 5.2 (interior internal force, full rank); conic Farkas lemma"
 
 
-def force_closure_from(grasp: Grasp, *, internal_force=None, unresisted_wrench=None,
-                       backend_status: str = "candidate") -> GraspCheck | None:
+def force_closure_from(
+    grasp: Grasp, *, internal_force=None, unresisted_wrench=None, backend_status: str = "candidate"
+) -> GraspCheck | None:
     """Force closure decided from a candidate certificate found elsewhere (the batch path of :mod:`.batch`: an
     alternating projection, a direct Clarabel solve), verified exactly as :func:`force_closure` verifies its own.
 
@@ -456,8 +515,9 @@ def force_closure_from(grasp: Grasp, *, internal_force=None, unresisted_wrench=N
     return _closure_from(_conic(g), g, internal_force, unresisted_wrench, backend_status, time.perf_counter())
 
 
-def force_closures_from(grasps: list, internal_forces: list, unresisted_wrenches: list,
-                        backend_status: str = "candidate") -> list[GraspCheck | None]:
+def force_closures_from(
+    grasps: list, internal_forces: list, unresisted_wrenches: list, backend_status: str = "candidate"
+) -> list[GraspCheck | None]:
     """:func:`force_closure_from` for many grasps (``internal_forces[i]`` / ``unresisted_wrenches[i]`` the candidates
     of ``grasps[i]``, None where there is none), the singular values of the rank test computed for all grasps of a
     structure at once; the answers are those of :func:`force_closure_from` one by one.
@@ -474,15 +534,21 @@ def force_closures_from(grasps: list, internal_forces: list, unresisted_wrenches
     """
     gs = [_check_grasp(g) for g in grasps]
     if not (len(internal_forces) == len(unresisted_wrenches) == len(gs)):
-        raise ShapeError("internal_forces", f"has {len(internal_forces)} entries, unresisted_wrenches "
-                         f"{len(unresisted_wrenches)}, for {len(gs)} grasps", "give one candidate (or None) per grasp")
+        raise ShapeError(
+            "internal_forces",
+            f"has {len(internal_forces)} entries, unresisted_wrenches {len(unresisted_wrenches)}, for {len(gs)} grasps",
+            "give one candidate (or None) per grasp",
+        )
     t0 = time.perf_counter()
-    return [_closure_from(C, g, x, y, backend_status, t0)
-            for C, g, x, y in zip(_conics(gs), gs, internal_forces, unresisted_wrenches)]
+    return [
+        _closure_from(C, g, x, y, backend_status, t0)
+        for C, g, x, y in zip(_conics(gs), gs, internal_forces, unresisted_wrenches)
+    ]
 
 
-def _closure_from(C: _Conic, g: Grasp, internal_force, unresisted_wrench, backend_status: str,
-                  t0: float) -> GraspCheck | None:
+def _closure_from(
+    C: _Conic, g: Grasp, internal_force, unresisted_wrench, backend_status: str, t0: float
+) -> GraspCheck | None:
     """:func:`force_closure_from` on the conic data ``C`` of ``g``."""
     w = C.G.shape[0]
     rank, N, smin = C.rank()
@@ -496,11 +562,27 @@ def _closure_from(C: _Conic, g: Grasp, internal_force, unresisted_wrench, backen
             ok, data = _verify_forces(C, x, np.zeros(w), smin)
             if ok and data["exact"]:
                 t = float(np.min(C.slack(x)))
-                cert = closure_interior_certificate("force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, t,
-                                                    data, x, smin, rank, backend_status, _forces_evidence(g, x))
-                return GraspCheck("force_closure", True, cert, t, {"internal_force": x, "sigma_min": smin,
-                                                                   "rank": rank}, "",
-                                  {"total": time.perf_counter() - t0})
+                cert = closure_interior_certificate(
+                    "force_closure",
+                    "grasp_force_closure",
+                    FORCE_CLOSURE_SOURCE,
+                    t,
+                    data,
+                    x,
+                    smin,
+                    rank,
+                    backend_status,
+                    _forces_evidence(g, x),
+                )
+                return GraspCheck(
+                    "force_closure",
+                    True,
+                    cert,
+                    t,
+                    {"internal_force": x, "sigma_min": smin, "rank": rank},
+                    "",
+                    {"total": time.perf_counter() - t0},
+                )
     if unresisted_wrench is not None:
         y = np.asarray(unresisted_wrench, dtype=float)
         ny = float(np.linalg.norm(y)) if y.shape == (w,) and np.all(np.isfinite(y)) else 0.0
@@ -511,11 +593,27 @@ def _closure_from(C: _Conic, g: Grasp, internal_force, unresisted_wrench, backen
                 viol = data["dual_cone_violation"]
                 bound = float(y @ y) / (SQRT2 * viol) if viol > 0 else float("inf")
                 phys = _physical(g, y)
-                cert = closure_dual_certificate("force_closure", "grasp_force_closure", FORCE_CLOSURE_SOURCE, True,
-                                                0.0, bound, data, phys, y, backend_status)
-                return GraspCheck("force_closure", False, cert, 0.0,
-                                  {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank}, "",
-                                  {"total": time.perf_counter() - t0})
+                cert = closure_dual_certificate(
+                    "force_closure",
+                    "grasp_force_closure",
+                    FORCE_CLOSURE_SOURCE,
+                    True,
+                    0.0,
+                    bound,
+                    data,
+                    phys,
+                    y,
+                    backend_status,
+                )
+                return GraspCheck(
+                    "force_closure",
+                    False,
+                    cert,
+                    0.0,
+                    {"unresisted_wrench": phys, "unresisted_wrench_scaled": y, "rank": rank},
+                    "",
+                    {"total": time.perf_counter() - t0},
+                )
     return None
 
 
@@ -528,8 +626,9 @@ def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) ->
     exceeds ``√2 ‖G⁺(G x)‖``. Otherwise the certificate is a wrench ``y`` (unit, scaled; physical in ``value``) with
     ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``."""
     g = _check_grasp(grasp)
-    return _closure(_conic(g), g, "force_closure", "grasp_force_closure", float(g.m), solver, tolerance,
-                    FORCE_CLOSURE_SOURCE)
+    return _closure(
+        _conic(g), g, "force_closure", "grasp_force_closure", float(g.m), solver, tolerance, FORCE_CLOSURE_SOURCE
+    )
 
 
 def form_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
@@ -537,8 +636,16 @@ def form_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> 
     ``G_n`` full row rank and ``G_n f = 0`` with every ``f_i >= t* > 0``; otherwise ``y ≠ 0`` with ``G_nᵀy >= 0``
     (or ``y ∈ ker G_nᵀ``): the external wrench ``y`` cannot be resisted by normal forces alone."""
     g = _check_grasp(grasp)
-    return _closure(_normal_conic(g), g, "form_closure", "grasp_form_closure", float(g.m), solver, tolerance,
-                    "first-order form closure (Murray–Li–Sastry §5.4; Gordan/Stiemke alternative)")
+    return _closure(
+        _normal_conic(g),
+        g,
+        "form_closure",
+        "grasp_form_closure",
+        float(g.m),
+        solver,
+        tolerance,
+        "first-order form closure (Murray–Li–Sastry §5.4; Gordan/Stiemke alternative)",
+    )
 
 
 def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, tolerance=None) -> GraspCheck:
@@ -569,8 +676,11 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
     xn = float(np.linalg.norm(x))
     viol = C.violation(x)
     if np.max(viol, initial=0.0) > GRASP_VERIFY_RTOL * xn:
-        raise UnknownValueError("x", f"leaves the cones by {np.max(viol):.3g}",
-                                "give contact forces inside the friction cones (‖ν_i‖ <= f_n,i)")
+        raise UnknownValueError(
+            "x",
+            f"leaves the cones by {np.max(viol):.3g}",
+            "give contact forces inside the friction cones (‖ν_i‖ <= f_n,i)",
+        )
     if N.shape[1] == 0:
         cert = unique_forces_full_rank_certificate(float(np.linalg.svd(C.G, compute_uv=False)[-1]))
         value["unique"] = True
@@ -580,7 +690,7 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
     rows = []
     for s in C.offsets:
         k = s.stop - s.start
-        f, nu = float(x[s.start]), x[s.start + 1:s.stop]
+        f, nu = float(x[s.start]), x[s.start + 1 : s.stop]
         e = np.zeros(n)
         if f <= tol:  # apex: d_i ∈ K_i ⊆ {d_n >= |d_j|}
             e[s.start] = 1.0
@@ -592,7 +702,7 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
                     rows.append(r)
         elif k > 1 and f - float(np.linalg.norm(nu)) <= tol:  # boundary: d_n >= ν̂ᵀ d_ν
             e[s.start] = 1.0
-            e[s.start + 1:s.stop] = -nu / np.linalg.norm(nu)
+            e[s.start + 1 : s.stop] = -nu / np.linalg.norm(nu)
             rows.append(e)
     try:
         test = cone_is_trivial(C.G, np.array(rows).reshape(-1, n), n)
@@ -625,8 +735,9 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
         if best is not None:
             break
     if best is not None:
-        cert = unique_forces_witness_certificate(x, best, float(np.linalg.norm(C.G @ best)),
-                                                 float(np.max(C.violation(x + best))))
+        cert = unique_forces_witness_certificate(
+            x, best, float(np.linalg.norm(C.G @ best)), float(np.max(C.violation(x + best)))
+        )
         value.update({"unique": False, "witness": best})
         return GraspCheck("internal_forces", False, cert, cert.margin, value, "", {"total": time.perf_counter() - t0})
     cert = unique_forces_undecided_certificate()
@@ -634,8 +745,14 @@ def internal_forces(grasp: Grasp, x=None, *, solver: str | None = None, toleranc
     return GraspCheck("internal_forces", None, cert, None, value, "undecided", {"total": time.perf_counter() - t0})
 
 
-def min_weight(grasp: Grasp, *, cones: str = "inscribed", facets: int = GRASP_MIN_WEIGHT_FACETS,
-               solver: str | None = None, tolerance=None) -> GraspCheck:
+def min_weight(
+    grasp: Grasp,
+    *,
+    cones: str = "inscribed",
+    facets: int = GRASP_MIN_WEIGHT_FACETS,
+    solver: str | None = None,
+    tolerance=None,
+) -> GraspCheck:
     """The min-weight metric of FRoGGeR (Li, Culbertson, Burdick, Ames, "FRoGGeR: Fast Robust Grasp Generation via
     the Min-Weight Metric", IROS 2023, arXiv:2302.13687): with the primitive wrenches ``w_j`` (the scaled wrenches
     of the generators of the inscribed polygonal cones, normal force 1), the largest ``s`` such that
@@ -654,11 +771,13 @@ def min_weight(grasp: Grasp, *, cones: str = "inscribed", facets: int = GRASP_MI
         name = "min-weight SOCP (exact cones)"
     else:
         raise UnknownValueError("cones", f"is {cones!r}", "use 'inscribed' (the LP of FRoGGeR) or 'exact' (SOCP)")
-    chk = _closure(C, g, "min_weight", "grasp_min_weight", 1.0, solver, tolerance,
-                   "FRoGGeR min-weight metric (arXiv:2302.13687)")
+    chk = _closure(
+        C, g, "min_weight", "grasp_min_weight", 1.0, solver, tolerance, "FRoGGeR min-weight metric (arXiv:2302.13687)"
+    )
     val = chk.margin if chk.holds else 0.0
-    chk.value.update({"min_weight": val, "cones": cones, "program": name,
-                      **({"facets": facets} if cones == "inscribed" else {})})
+    chk.value.update(
+        {"min_weight": val, "cones": cones, "program": name, **({"facets": facets} if cones == "inscribed" else {})}
+    )
     if chk.holds and "internal_force" in chk.value:
         chk.value["weights"] = chk.value.pop("internal_force")
     return chk
@@ -696,8 +815,11 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
         r = C.G @ xv + s_low * d
         viol = float(np.max(C.violation(xv)))
         budget = float(np.sum(xv[C.normals]))
-        if (float(np.linalg.norm(r)) <= GRASP_VERIFY_RTOL * C.scale * max(float(np.linalg.norm(xv)), 1.0)
-                and viol <= GRASP_VERIFY_RTOL and budget <= 1.0 + GRASP_VERIFY_RTOL):
+        if (
+            float(np.linalg.norm(r)) <= GRASP_VERIFY_RTOL * C.scale * max(float(np.linalg.norm(xv)), 1.0)
+            and viol <= GRASP_VERIFY_RTOL
+            and budget <= 1.0 + GRASP_VERIFY_RTOL
+        ):
             lower = max(s_low, 0.0)
             data.update({"forces": xv, "residual": float(np.linalg.norm(r)), "cone_violation": viol})
     if eq.dual_value is not None:
@@ -706,18 +828,40 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
         if yd != 0:
             y = -y / yd
             z = C.G.T @ y
-            upper = max(0.0, max(float(z[s_.start]) + float(np.linalg.norm(z[s_.start + 1:s_.stop]))
-                                 for s_ in C.offsets))
+            upper = max(
+                0.0, max(float(z[s_.start]) + float(np.linalg.norm(z[s_.start + 1 : s_.stop])) for s_ in C.offsets)
+            )
             data.update({"dual_wrench": _physical(g, y), "dual_wrench_scaled": y})
     gap = upper - lower
     ok = np.isfinite(upper) and gap <= GRASP_STRICT_RTOL * max(upper, 1.0)
     cert = largest_disturbance_certificate(ok, lower, upper, data)
     times["total"] = time.perf_counter() - t0
-    return GraspCheck("largest_disturbance", bool(lower > GRASP_STRICT_RTOL) if ok else None, cert, lower,
-                      {"s": lower, "lower": lower, "upper": upper, "gap": gap, "direction_scaled": d,
-                       **({"forces": data["forces"]} if "forces" in data else {})},
-                      "" if ok else "the bracket did not close to the solver's accuracy", times)
+    return GraspCheck(
+        "largest_disturbance",
+        bool(lower > GRASP_STRICT_RTOL) if ok else None,
+        cert,
+        lower,
+        {
+            "s": lower,
+            "lower": lower,
+            "upper": upper,
+            "gap": gap,
+            "direction_scaled": d,
+            **({"forces": data["forces"]} if "forces" in data else {}),
+        },
+        "" if ok else "the bracket did not close to the solver's accuracy",
+        times,
+    )
 
 
-__all__ = ["FORCE_CLOSURE_SOURCE", "equilibrium", "force_closure", "force_closure_from", "force_closures_from",
-           "form_closure", "internal_forces", "largest_disturbance", "min_weight"]
+__all__ = [
+    "FORCE_CLOSURE_SOURCE",
+    "equilibrium",
+    "force_closure",
+    "force_closure_from",
+    "force_closures_from",
+    "form_closure",
+    "internal_forces",
+    "largest_disturbance",
+    "min_weight",
+]

@@ -37,8 +37,9 @@ def _keys(field: str, obj: Any, allowed: set, required: tuple = ()) -> dict:
         raise FileFormatError(field, f"is {json_kind(obj)}, not an object", "give a JSON object")
     extra = sorted(set(obj) - allowed)
     if extra:
-        raise FileFormatError(f"{field}.{extra[0]}", "is not a key of this format",
-                              f"use only {', '.join(sorted(allowed))}")
+        raise FileFormatError(
+            f"{field}.{extra[0]}", "is not a key of this format", f"use only {', '.join(sorted(allowed))}"
+        )
     for k in required:
         if k not in obj:
             raise FileFormatError(f"{field}.{k}", "is missing", f"give {k}")
@@ -58,22 +59,36 @@ def from_dict(doc: Any) -> Grasp:
         c = _keys(f, c, CONTACT_KEYS, ("position", "normal"))
         mu = json_number(f"{f}.friction", c["friction"]) if "friction" in c else 0.0
         kind = json_text(f"{f}.kind", c["kind"]) if "kind" in c else ("hard" if mu > 0 else "frictionless")
-        contacts.append(GraspContact(
-            position=json_numbers(f"{f}.position", c["position"], 1),
-            normal=json_numbers(f"{f}.normal", c["normal"], 1), friction=mu, kind=kind,
-            torsional_friction=json_number(f"{f}.torsional_friction", c["torsional_friction"])
-            if "torsional_friction" in c else 0.0))
+        contacts.append(
+            GraspContact(
+                position=json_numbers(f"{f}.position", c["position"], 1),
+                normal=json_numbers(f"{f}.normal", c["normal"], 1),
+                friction=mu,
+                kind=kind,
+                torsional_friction=json_number(f"{f}.torsional_friction", c["torsional_friction"])
+                if "torsional_friction" in c
+                else 0.0,
+            )
+        )
     hand = None
     if "hand" in doc:
         h = _keys("hand", doc["hand"], HAND_KEYS, ("jacobian",))
-        hand = Hand(jacobian=json_numbers("hand.jacobian", h["jacobian"], 2),
-                    **{k: json_numbers(f"hand.{k}", h[k], 2 if k == "mass_matrix" else 1)
-                       for k in ("torque_limits", "mass_matrix", "force") if k in h})
-    return Grasp(contacts,
-                 torque_scale=json_number("torque_scale", doc["torque_scale"]) if "torque_scale" in doc else None,
-                 wrench=json_numbers("wrench", doc["wrench"], 1) if "wrench" in doc else None, hand=hand,
-                 name=json_text("name", doc["name"]) if "name" in doc else "",
-                 description=json_text("description", doc["description"]) if "description" in doc else "")
+        hand = Hand(
+            jacobian=json_numbers("hand.jacobian", h["jacobian"], 2),
+            **{
+                k: json_numbers(f"hand.{k}", h[k], 2 if k == "mass_matrix" else 1)
+                for k in ("torque_limits", "mass_matrix", "force")
+                if k in h
+            },
+        )
+    return Grasp(
+        contacts,
+        torque_scale=json_number("torque_scale", doc["torque_scale"]) if "torque_scale" in doc else None,
+        wrench=json_numbers("wrench", doc["wrench"], 1) if "wrench" in doc else None,
+        hand=hand,
+        name=json_text("name", doc["name"]) if "name" in doc else "",
+        description=json_text("description", doc["description"]) if "description" in doc else "",
+    )
 
 
 def to_dict(grasp: Grasp) -> dict:
@@ -84,15 +99,28 @@ def to_dict(grasp: Grasp) -> dict:
         doc["description"] = grasp.description
     if grasp.wrench is not None:
         doc["wrench"] = to_jsonable(grasp.wrench)
-    doc["contacts"] = [{"position": to_jsonable(c.position), "normal": to_jsonable(c.normal),
-                        "friction": c.friction, "kind": c.kind,
-                        **({"torsional_friction": c.torsional_friction} if c.kind == "soft" else {})}
-                       for c in grasp.contacts]
+    doc["contacts"] = [
+        {
+            "position": to_jsonable(c.position),
+            "normal": to_jsonable(c.normal),
+            "friction": c.friction,
+            "kind": c.kind,
+            **({"torsional_friction": c.torsional_friction} if c.kind == "soft" else {}),
+        }
+        for c in grasp.contacts
+    ]
     if grasp.hand is not None:
         h = grasp.hand
-        doc["hand"] = {k: to_jsonable(np.asarray(v)) for k, v in
-                       (("jacobian", h.jacobian), ("torque_limits", h.torque_limits),
-                        ("mass_matrix", h.mass_matrix), ("force", h.force)) if v is not None}
+        doc["hand"] = {
+            k: to_jsonable(np.asarray(v))
+            for k, v in (
+                ("jacobian", h.jacobian),
+                ("torque_limits", h.torque_limits),
+                ("mass_matrix", h.mass_matrix),
+                ("force", h.force),
+            )
+            if v is not None
+        }
     return doc
 
 

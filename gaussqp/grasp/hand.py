@@ -47,15 +47,25 @@ import time
 import numpy as np
 
 from ..backends import get_backend, solve_program
-from ..certificates.grasp import (HTL, dynamic_check_certificate, hand_closure_certificate,  # noqa: F401 (HTL)
-                                  hand_closure_separation_certificate, hand_forces_certificate,
-                                  hand_separation_certificate)
+from ..certificates.grasp import (
+    HTL,  # noqa: F401
+    dynamic_check_certificate,
+    hand_closure_certificate,  # noqa: F401 (HTL)
+    hand_closure_separation_certificate,
+    hand_forces_certificate,
+    hand_separation_certificate,
+)
 from ..errors import InputError, NotApplicableError, ShapeError, UnknownValueError
 from ..model.problem import Contact, ContactProblem
 from ..model.validation import real_array
 from ..results import Certificate
-from ..settings import (HAND_EXTENT_CAP, HAND_EXTENT_ZERO_RTOL, HAND_FEASIBILITY_RTOL, HAND_SEPARATION_RTOL,
-                        get_tolerance)
+from ..settings import (
+    HAND_EXTENT_CAP,
+    HAND_EXTENT_ZERO_RTOL,
+    HAND_FEASIBILITY_RTOL,
+    HAND_SEPARATION_RTOL,
+    get_tolerance,
+)
 from .model import Grasp, GraspCheck
 
 
@@ -80,19 +90,30 @@ def _hand(grasp: Grasp, need_limits: bool):
     k = int(sum(grasp.sizes()))
     J = real_array("hand.jacobian", h.jacobian, 2)
     if J.ndim != 2 or J.shape[0] != k:
-        raise ShapeError("hand.jacobian", f"has shape {J.shape}",
-                         f"give {k} rows (per contact f_n, f_t..., τ in grasp order) × the hand's joints")
+        raise ShapeError(
+            "hand.jacobian",
+            f"has shape {J.shape}",
+            f"give {k} rows (per contact f_n, f_t..., τ in grasp order) × the hand's joints",
+        )
     tau = None
     if h.torque_limits is not None:
         tau = real_array("hand.torque_limits", h.torque_limits, 1)
         if tau.shape != (J.shape[1],):
-            raise ShapeError("hand.torque_limits", f"has shape {tau.shape}", f"give {J.shape[1]} limits (one per joint)")
+            raise ShapeError(
+                "hand.torque_limits", f"has shape {tau.shape}", f"give {J.shape[1]} limits (one per joint)"
+            )
         if np.any(tau < 0):
-            raise UnknownValueError("hand.torque_limits", "has a negative entry",
-                                    "give finite limits τ_max,j >= 0 (|τ_j| <= τ_max,j; 0 for a passive joint)")
+            raise UnknownValueError(
+                "hand.torque_limits",
+                "has a negative entry",
+                "give finite limits τ_max,j >= 0 (|τ_j| <= τ_max,j; 0 for a passive joint)",
+            )
     elif need_limits:
-        raise InputError("hand.torque_limits", "is missing",
-                         "give the joint-torque limits (without them use the closure checks of gaussqp.grasp)")
+        raise InputError(
+            "hand.torque_limits",
+            "is missing",
+            "give the joint-torque limits (without them use the closure checks of gaussqp.grasp)",
+        )
     A = J.T * physical_scaling(grasp)[None, :]
     return J, A, tau
 
@@ -104,7 +125,7 @@ def _cones(x, grasp: Grasp, t=None) -> list:
     out = []
     for s in grasp.offsets():
         lo = x[s.start] if t is None else x[s.start] - t
-        out.append(lo >= 0 if s.stop - s.start == 1 else cp.SOC(lo, x[s.start + 1:s.stop]))
+        out.append(lo >= 0 if s.stop - s.start == 1 else cp.SOC(lo, x[s.start + 1 : s.stop]))
     return out
 
 
@@ -183,8 +204,14 @@ def hand_equilibrium(grasp: Grasp, wrench=None, *, backend=None, tolerance=None)
         xv = np.asarray(x.value, dtype=float)
         cert = _verify_forces(grasp, G, A, tau, w, xv)
         if cert.holds:
-            return GraspCheck("hand_equilibrium", True, cert, margin=float(min(t.value, cert.margin)),
-                              value=_forces_value(grasp, xv, A), times={"total": time.perf_counter() - t0})
+            return GraspCheck(
+                "hand_equilibrium",
+                True,
+                cert,
+                margin=float(min(t.value, cert.margin)),
+                value=_forces_value(grasp, xv, A),
+                times={"total": time.perf_counter() - t0},
+            )
 
     # dual: a separating direction
     z = cp.Variable(G.shape[0])
@@ -202,19 +229,32 @@ def hand_equilibrium(grasp: Grasp, wrench=None, *, backend=None, tolerance=None)
         cert = _verify_separation(grasp, G, A, tau, w, np.asarray(z.value, float), np.asarray(r.value, float))
         if cert.holds:
             zv = cert.data["z"]
-            return GraspCheck("hand_equilibrium", False, cert, margin=-cert.margin,
-                              value={"separating_wrench": zv, "separating_wrench_physical": _physical_direction(grasp, zv),
-                                     "joint_weights": cert.data["r"]},
-                              times={"total": time.perf_counter() - t0})
-    return GraspCheck("hand_equilibrium", None, None, reason="the wrench lies on the boundary of what the hand can "
-                      "resist to within the tolerance (neither forces nor a separating direction verified)",
-                      times={"total": time.perf_counter() - t0})
+            return GraspCheck(
+                "hand_equilibrium",
+                False,
+                cert,
+                margin=-cert.margin,
+                value={
+                    "separating_wrench": zv,
+                    "separating_wrench_physical": _physical_direction(grasp, zv),
+                    "joint_weights": cert.data["r"],
+                },
+                times={"total": time.perf_counter() - t0},
+            )
+    return GraspCheck(
+        "hand_equilibrium",
+        None,
+        None,
+        reason="the wrench lies on the boundary of what the hand can "
+        "resist to within the tolerance (neither forces nor a separating direction verified)",
+        times={"total": time.perf_counter() - t0},
+    )
 
 
 def _physical_direction(grasp: Grasp, z: np.ndarray) -> np.ndarray:
     """``z`` acting on physical wrenches: ``zᵀ(f, τ/L) = (z_f, z_τ/L)ᵀ(f, τ)``."""
     out = np.array(z, dtype=float)
-    out[grasp.dimension:] /= grasp.torque_scale
+    out[grasp.dimension :] /= grasp.torque_scale
     return out
 
 
@@ -228,22 +268,37 @@ def _check_forces(grasp: Grasp, G, A, tau, w, x) -> tuple[bool, float, dict]:
     tq = A @ x
     torque = 0.0 if tau is None else float(np.max(np.abs(tq) - tau, initial=0.0))
     tq_scale = 0.0 if tau is None else max(float(np.max(tau, initial=0.0)), float(np.max(np.abs(tq), initial=0.0)))
-    ok = (eq <= HAND_FEASIBILITY_RTOL * max(eq_scale, np.finfo(float).tiny)
-          and cone <= HAND_FEASIBILITY_RTOL * max(nx, np.finfo(float).tiny)
-          and torque <= HAND_FEASIBILITY_RTOL * max(tq_scale, np.finfo(float).tiny))
-    slacks = [float(x[s.start] - np.linalg.norm(x[s.start + 1:s.stop])) for s in grasp.offsets()]
+    ok = (
+        eq <= HAND_FEASIBILITY_RTOL * max(eq_scale, np.finfo(float).tiny)
+        and cone <= HAND_FEASIBILITY_RTOL * max(nx, np.finfo(float).tiny)
+        and torque <= HAND_FEASIBILITY_RTOL * max(tq_scale, np.finfo(float).tiny)
+    )
+    slacks = [float(x[s.start] - np.linalg.norm(x[s.start + 1 : s.stop])) for s in grasp.offsets()]
     if tau is not None:
         rn = np.linalg.norm(A, axis=1)
         slacks += [float((tau[j] - abs(tq[j])) / rn[j]) for j in range(len(tau)) if rn[j] > 0]
-    return bool(ok), float(min(slacks)), {"equilibrium_residual": eq, "cone_violation": cone,
-                                          "torque_violation": torque, "joint_torques": tq}
+    return (
+        bool(ok),
+        float(min(slacks)),
+        {"equilibrium_residual": eq, "cone_violation": cone, "torque_violation": torque, "joint_torques": tq},
+    )
 
 
 def _verify_forces(grasp: Grasp, G, A, tau, w, x) -> Certificate:
     """Certificate ``hand_forces`` on :func:`_check_forces`."""
     ok, margin, res = _check_forces(grasp, G, A, tau, w, x)
-    return hand_forces_certificate(ok, margin, x, res["equilibrium_residual"], res["cone_violation"],
-                                   res["torque_violation"], res["joint_torques"], w, G, A)
+    return hand_forces_certificate(
+        ok,
+        margin,
+        x,
+        res["equilibrium_residual"],
+        res["cone_violation"],
+        res["torque_violation"],
+        res["joint_torques"],
+        w,
+        G,
+        A,
+    )
 
 
 def _verify_separation(grasp: Grasp, G, A, tau, w, z, r) -> Certificate:
@@ -253,11 +308,15 @@ def _verify_separation(grasp: Grasp, G, A, tau, w, z, r) -> Certificate:
     c = G.T @ z + A.T @ r
     viol = _cone_violation(c, grasp)
     c_scale = float(np.linalg.norm(G, 2)) * float(np.linalg.norm(z)) + float(np.linalg.norm(A, 2)) * float(
-        np.linalg.norm(r))
+        np.linalg.norm(r)
+    )
     value = float(z @ w) - (0.0 if tau is None else float(tau @ np.abs(r)))
     nz = float(np.linalg.norm(z))
-    ok = (nz > 0 and viol <= HAND_FEASIBILITY_RTOL * c_scale
-          and value > HAND_SEPARATION_RTOL * nz * float(np.linalg.norm(w)))
+    ok = (
+        nz > 0
+        and viol <= HAND_FEASIBILITY_RTOL * c_scale
+        and value > HAND_SEPARATION_RTOL * nz * float(np.linalg.norm(w))
+    )
     return hand_separation_certificate(ok, value, z, r, viol, w, G, A)
 
 
@@ -298,8 +357,13 @@ def hand_closure(grasp: Grasp, *, backend=None, tolerance=None) -> GraspCheck:
                 cons.append(cp.abs(A[lim] @ x) <= tau[lim])
             status = _run(cp.Problem(cp.Maximize(t), cons), tol, be)
             if status != "solved" or x.value is None:
-                return GraspCheck("hand_closure", None, None, reason=f"the extent program along {sgn:+d}e_{k} "
-                                  f"ended {status!r}", times={"total": time.perf_counter() - t0})
+                return GraspCheck(
+                    "hand_closure",
+                    None,
+                    None,
+                    reason=f"the extent program along {sgn:+d}e_{k} ended {status!r}",
+                    times={"total": time.perf_counter() - t0},
+                )
             tv = float(t.value)
             extents.append(tv)
             xs.append(np.asarray(x.value, float))
@@ -310,12 +374,29 @@ def hand_closure(grasp: Grasp, *, backend=None, tolerance=None) -> GraspCheck:
         # closure: the axis wrenches realized at the common radius r (scale each x_k by r / t_k)
         cert = _verify_closure(grasp, G, A, tau, [x * (r / te) for x, te in zip(xs, extents)], r)
         if cert.holds:
-            return GraspCheck("hand_closure", True, cert, margin=r,
-                              value={"extents": np.array(extents), "radius_lower": r / np.sqrt(nw),
-                                     "radius_upper": r, "at_cap": bool(all(capped)), "force_scale": scale},
-                              times={"total": time.perf_counter() - t0})
-        return GraspCheck("hand_closure", None, cert, reason="the axis forces did not verify", margin=r,
-                          value={"extents": np.array(extents)}, times={"total": time.perf_counter() - t0})
+            return GraspCheck(
+                "hand_closure",
+                True,
+                cert,
+                margin=r,
+                value={
+                    "extents": np.array(extents),
+                    "radius_lower": r / np.sqrt(nw),
+                    "radius_upper": r,
+                    "at_cap": bool(all(capped)),
+                    "force_scale": scale,
+                },
+                times={"total": time.perf_counter() - t0},
+            )
+        return GraspCheck(
+            "hand_closure",
+            None,
+            cert,
+            reason="the axis forces did not verify",
+            margin=r,
+            value={"extents": np.array(extents)},
+            times={"total": time.perf_counter() - t0},
+        )
     d = np.zeros(nw)
     d[kmin // 2] = 1 if kmin % 2 == 0 else -1
     z = cp.Variable(nw)
@@ -325,8 +406,9 @@ def hand_closure(grasp: Grasp, *, backend=None, tolerance=None) -> GraspCheck:
     unlimited = [j for j in range(len(tau)) if rn[j] == 0]
     if unlimited:
         cons.append(rv[unlimited] == 0)
-    status = _run(cp.Problem(cp.Minimize(tau @ cp.abs(rv) + cp.sum_squares(z) * scale * HAND_EXTENT_ZERO_RTOL),
-                             cons), tol, be)
+    status = _run(
+        cp.Problem(cp.Minimize(tau @ cp.abs(rv) + cp.sum_squares(z) * scale * HAND_EXTENT_ZERO_RTOL), cons), tol, be
+    )
     if status == "solved" and z.value is not None:
         zv, rvv = np.asarray(z.value, float), np.asarray(rv.value, float)
         # the weights on limited joints must vanish (τᵀ|r| = 0): drop their round-off when the cone still holds
@@ -336,14 +418,30 @@ def hand_closure(grasp: Grasp, *, backend=None, tolerance=None) -> GraspCheck:
             cert = _verify_no_closure(grasp, G, A, tau, zv, rvv, d)
         if cert.holds:
             zv = cert.data["z"]
-            return GraspCheck("hand_closure", False, cert, margin=0.0,
-                              value={"extents": np.array(extents), "radius_lower": 0.0, "radius_upper": 0.0,
-                                     "unresisted_direction": d, "separating_wrench": zv,
-                                     "separating_wrench_physical": _physical_direction(grasp, zv)},
-                              times={"total": time.perf_counter() - t0})
-    return GraspCheck("hand_closure", None, None, margin=r, value={"extents": np.array(extents)},
-                      reason="an axis extent is 0 to within the tolerance but no separating direction verified",
-                      times={"total": time.perf_counter() - t0})
+            return GraspCheck(
+                "hand_closure",
+                False,
+                cert,
+                margin=0.0,
+                value={
+                    "extents": np.array(extents),
+                    "radius_lower": 0.0,
+                    "radius_upper": 0.0,
+                    "unresisted_direction": d,
+                    "separating_wrench": zv,
+                    "separating_wrench_physical": _physical_direction(grasp, zv),
+                },
+                times={"total": time.perf_counter() - t0},
+            )
+    return GraspCheck(
+        "hand_closure",
+        None,
+        None,
+        margin=r,
+        value={"extents": np.array(extents)},
+        reason="an axis extent is 0 to within the tolerance but no separating direction verified",
+        times={"total": time.perf_counter() - t0},
+    )
 
 
 def _verify_closure(grasp: Grasp, G, A, tau, xs, r) -> Certificate:
@@ -358,8 +456,15 @@ def _verify_closure(grasp: Grasp, G, A, tau, xs, r) -> Certificate:
         d[k // 2] = 1 if k % 2 == 0 else -1
         verified, _, res = _check_forces(grasp, G, A, tau, r * d, x)
         ok = ok and verified
-        details.append({"direction": d, "x": x, "equilibrium_residual": res["equilibrium_residual"],
-                        "cone_violation": res["cone_violation"], "torque_violation": res["torque_violation"]})
+        details.append(
+            {
+                "direction": d,
+                "x": x,
+                "equilibrium_residual": res["equilibrium_residual"],
+                "cone_violation": res["cone_violation"],
+                "torque_violation": res["torque_violation"],
+            }
+        )
         worst = max(worst, res["equilibrium_residual"], res["cone_violation"], res["torque_violation"])
     return hand_closure_certificate(ok, r, details, worst, G, A)
 
@@ -369,15 +474,21 @@ def _verify_no_closure(grasp: Grasp, G, A, tau, z, r, d) -> Certificate:
     c = A.T @ r - G.T @ z
     viol = _cone_violation(c, grasp)
     c_scale = float(np.linalg.norm(G, 2)) * float(np.linalg.norm(z)) + float(np.linalg.norm(A, 2)) * float(
-        np.linalg.norm(r))
+        np.linalg.norm(r)
+    )
     nz = float(np.linalg.norm(z))
     used = float(tau @ np.abs(r))
     # the torque budget τᵀ|r| bounds zᵀ(G x) for admissible x; it must be negligible against the force scale
     rn = np.linalg.norm(A, axis=1)
-    budget_scale = float(np.max([tau[j] for j in range(len(tau)) if rn[j] > 0], initial=0.0)) * float(
-        np.linalg.norm(r)) + nz
-    ok = (nz > 0 and abs(float(z @ d) + 1) <= HAND_FEASIBILITY_RTOL and viol <= HAND_FEASIBILITY_RTOL * c_scale
-          and used <= HAND_FEASIBILITY_RTOL * budget_scale)
+    budget_scale = (
+        float(np.max([tau[j] for j in range(len(tau)) if rn[j] > 0], initial=0.0)) * float(np.linalg.norm(r)) + nz
+    )
+    ok = (
+        nz > 0
+        and abs(float(z @ d) + 1) <= HAND_FEASIBILITY_RTOL
+        and viol <= HAND_FEASIBILITY_RTOL * c_scale
+        and used <= HAND_FEASIBILITY_RTOL * budget_scale
+    )
     return hand_closure_separation_certificate(ok, used, z, r, d, viol, G, A)
 
 
@@ -400,8 +511,9 @@ def hand_contact_problem(grasp: Grasp, object_mass_matrix, *, name: str | None =
     Mh = real_array("hand.mass_matrix", h.mass_matrix, 2)
     Fh = real_array("hand.force", h.force, 1)
     if Mh.shape != (nq, nq) or Fh.shape != (nq,):
-        raise ShapeError("hand.mass_matrix / hand.force", f"have shapes {Mh.shape} / {Fh.shape}",
-                         f"give ({nq}, {nq}) and ({nq},)")
+        raise ShapeError(
+            "hand.mass_matrix / hand.force", f"have shapes {Mh.shape} / {Fh.shape}", f"give ({nq}, {nq}) and ({nq},)"
+        )
     nw = grasp.wrench_dimension
     Mo = real_array("object_mass_matrix", object_mass_matrix, 2)
     if Mo.shape != (nw, nw):
@@ -428,12 +540,19 @@ def hand_contact_problem(grasp: Grasp, object_mass_matrix, *, name: str | None =
     M = np.zeros((nw + nq, nw + nq))
     M[:nw, :nw], M[nw:, nw:] = Mo, Mh
     F = np.concatenate([-grasp.wrench, Fh])
-    return ContactProblem(M, F, contacts, dimension=d, name=name or (grasp.name or "grasp") + "_dynamic",
-                          description=f"object + hand of grasp {grasp.name!r}, all contacts sticking, at rest")
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=d,
+        name=name or (grasp.name or "grasp") + "_dynamic",
+        description=f"object + hand of grasp {grasp.name!r}, all contacts sticking, at rest",
+    )
 
 
-def dynamic_check(grasp_or_problem, *, object_mass_matrix=None, solver: str | None = None,
-                  tolerance=None) -> GraspCheck:
+def dynamic_check(
+    grasp_or_problem, *, object_mass_matrix=None, solver: str | None = None, tolerance=None
+) -> GraspCheck:
     """The papers' dynamic check (sticking Remark 6, Ex. 6 and 7): do the hand's dynamics keep every contact
     sticking? Builds :func:`hand_contact_problem` (or takes a :class:`~gaussqp.ContactProblem` whose frictional
     contacts are all told sticking, e.g. ``problems/sticking_examples.py::hard_finger_grasp``) and solves it with
@@ -454,32 +573,55 @@ def dynamic_check(grasp_or_problem, *, object_mass_matrix=None, solver: str | No
         problem = grasp_or_problem
     elif isinstance(grasp_or_problem, Grasp):
         if object_mass_matrix is None:
-            raise InputError("object_mass_matrix", "is missing", "give the object's mass matrix (3×3 planar: "
-                             "diag(m, m, I); 6×6 spatial)")
+            raise InputError(
+                "object_mass_matrix",
+                "is missing",
+                "give the object's mass matrix (3×3 planar: diag(m, m, I); 6×6 spatial)",
+            )
         problem = hand_contact_problem(grasp_or_problem, object_mass_matrix)
     else:
-        raise UnknownValueError("grasp_or_problem", f"is a {type(grasp_or_problem).__name__}",
-                                "give a gaussqp.grasp.Grasp with a Hand, or a gaussqp.ContactProblem")
+        raise UnknownValueError(
+            "grasp_or_problem",
+            f"is a {type(grasp_or_problem).__name__}",
+            "give a gaussqp.grasp.Grasp with a Hand, or a gaussqp.ContactProblem",
+        )
     sol = solve(problem, solver=solver, tolerance=tolerance)
     v = sol.sticking
-    value = {"problem": problem.name, "status": sol.status, "formulation": sol.formulation,
-             "mu_min": None if v is None else v.mu_min,
-             "boundary_contacts": [] if v is None else list(v.boundary_contacts),
-             "detaching_contacts": [] if v is None else list(v.detaching_contacts),
-             "acceleration": sol.acceleration, "lambda_normal": sol.lambda_normal,
-             "lambda_tangent": sol.lambda_tangent}
+    value = {
+        "problem": problem.name,
+        "status": sol.status,
+        "formulation": sol.formulation,
+        "mu_min": None if v is None else v.mu_min,
+        "boundary_contacts": [] if v is None else list(v.boundary_contacts),
+        "detaching_contacts": [] if v is None else list(v.detaching_contacts),
+        "acceleration": sol.acceleration,
+        "lambda_normal": sol.lambda_normal,
+        "lambda_tangent": sol.lambda_tangent,
+    }
     if sol.status == "solved":
         holds, ids = True, ("coulomb_cones", "kkt_residuals")
     elif sol.status == "infeasible":
         holds, ids = False, ("coulomb_farkas", "farkas")
     else:
-        return GraspCheck("dynamic", None, None, value=value, reason=f"F4 ended {sol.status!r}: {sol.message}",
-                          times={"total": time.perf_counter() - t0})
+        return GraspCheck(
+            "dynamic",
+            None,
+            None,
+            value=value,
+            reason=f"F4 ended {sol.status!r}: {sol.message}",
+            times={"total": time.perf_counter() - t0},
+        )
     cert = next((c for c in (sol.certificate(i) for i in ids) if c is not None), None)
     if cert is not None:
         cert = dynamic_check_certificate(cert, sol.certified)
-    return GraspCheck("dynamic", holds, cert, margin=None if v is None else v.margin, value=value,
-                      times={"total": time.perf_counter() - t0})
+    return GraspCheck(
+        "dynamic",
+        holds,
+        cert,
+        margin=None if v is None else v.margin,
+        value=value,
+        times={"total": time.perf_counter() - t0},
+    )
 
 
 __all__ = ["dynamic_check", "hand_closure", "hand_contact_problem", "hand_equilibrium", "physical_scaling"]

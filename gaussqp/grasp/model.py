@@ -115,16 +115,23 @@ class GraspCheck:
         return self.certificate is not None and bool(self.certificate.holds)
 
     def to_dict(self) -> dict:
-        return {"check": self.check, "holds": self.holds, "certified": self.certified,
-                "margin": to_jsonable(self.margin), "value": {k: to_jsonable(v) for k, v in self.value.items()},
-                "reason": self.reason,
-                "certificate": None if self.certificate is None else self.certificate.as_dict(with_data=True)}
+        return {
+            "check": self.check,
+            "holds": self.holds,
+            "certified": self.certified,
+            "margin": to_jsonable(self.margin),
+            "value": {k: to_jsonable(v) for k, v in self.value.items()},
+            "reason": self.reason,
+            "certificate": None if self.certificate is None else self.certificate.as_dict(with_data=True),
+        }
 
     def __repr__(self) -> str:
         verdict = {True: "yes", False: "no", None: "undecided"}[self.holds]
         proof = self.certificate.id if self.certificate is not None else self.reason
-        return (f"GraspCheck({self.check}: {verdict}, {'certified' if self.certified else 'NOT certified'}, "
-                f"margin={'-' if self.margin is None else format(float(self.margin), '.4g')}, certificate={proof!r})")
+        return (
+            f"GraspCheck({self.check}: {verdict}, {'certified' if self.certified else 'NOT certified'}, "
+            f"margin={'-' if self.margin is None else format(float(self.margin), '.4g')}, certificate={proof!r})"
+        )
 
 
 class Grasp:
@@ -140,14 +147,26 @@ class Grasp:
         ``x`` coordinates); used by :func:`from_contact_problem`
     """
 
-    def __init__(self, contacts, *, torque_scale: float | None = None, wrench=None, hand: Hand | None = None,
-                 columns: list | None = None, name: str = "", description: str = ""):
+    def __init__(
+        self,
+        contacts,
+        *,
+        torque_scale: float | None = None,
+        wrench=None,
+        hand: Hand | None = None,
+        columns: list | None = None,
+        name: str = "",
+        description: str = "",
+    ):
         contacts = self._contact_list(contacts)
         if not contacts:
             raise ShapeError("contacts", "is empty", "give at least one contact")
         if len(contacts) > GRASP_CONTACTS_MAX:
-            raise ShapeError("contacts", f"has {len(contacts)} entries (more than {GRASP_CONTACTS_MAX})",
-                             "give fewer contacts (gaussqp.settings.GRASP_CONTACTS_MAX)")
+            raise ShapeError(
+                "contacts",
+                f"has {len(contacts)} entries (more than {GRASP_CONTACTS_MAX})",
+                "give fewer contacts (gaussqp.settings.GRASP_CONTACTS_MAX)",
+            )
         checked = [self._check_contact(i, c) for i, c in enumerate(contacts)]
         dims = {np.asarray(c.normal).size for c in checked}
         if len(dims) != 1:
@@ -163,8 +182,12 @@ class Grasp:
             L = 1.0 if torque_scale is None else torque_scale
         L = real_scalar("torque_scale", L)
         if not (np.isfinite(L) and L > 0):
-            raise UnknownValueError("torque_scale", f"is {L}", "give a positive length L (torques are divided by L); "
-                                    "contacts all at the origin need an explicit torque_scale")
+            raise UnknownValueError(
+                "torque_scale",
+                f"is {L}",
+                "give a positive length L (torques are divided by L); "
+                "contacts all at the origin need an explicit torque_scale",
+            )
         self.torque_scale = float(L)
         self.wrench = None if wrench is None else self._vector("wrench", wrench, self.wrench_dimension)
         # the contacts' tangent bases (the one frame of :func:`tangent_basis`), computed once
@@ -181,8 +204,9 @@ class Grasp:
         try:
             return list(contacts)
         except TypeError:
-            raise ShapeError("contacts", f"is {short_repr(contacts)} (a {type(contacts).__name__}), not a list",
-                             fix) from None
+            raise ShapeError(
+                "contacts", f"is {short_repr(contacts)} (a {type(contacts).__name__}), not a list", fix
+            ) from None
 
     @staticmethod
     def _check_contact(i: int, c: GraspContact) -> GraspContact:
@@ -197,19 +221,28 @@ class Grasp:
         n = _unit(f"{f}.normal", n)
         p = real_array(f"{f}.position", c.position, 1) if c.position is not None else np.zeros(n.size)
         if p.size != n.size:
-            raise ShapeError(f"{f}.position", f"has {p.size} entries for a {n.size}-entry normal",
-                             "give the position and the normal in the same dimension")
+            raise ShapeError(
+                f"{f}.position",
+                f"has {p.size} entries for a {n.size}-entry normal",
+                "give the position and the normal in the same dimension",
+            )
         mu = real_scalar(f"{f}.friction", c.friction)
         mut = real_scalar(f"{f}.torsional_friction", c.torsional_friction)
         for name, v in (("friction", mu), ("torsional_friction", mut)):
             if not np.isfinite(v) or v < 0:
                 raise NegativeFrictionError(f"{f}.{name}", f"is {v}", "give a finite coefficient >= 0")
         if c.kind == "soft" and n.size != 3:
-            raise UnknownValueError(f"{f}.kind", "is 'soft' in a planar grasp",
-                                    "a torsional moment about the normal lies out of the plane: use 'hard' in 2D")
+            raise UnknownValueError(
+                f"{f}.kind",
+                "is 'soft' in a planar grasp",
+                "a torsional moment about the normal lies out of the plane: use 'hard' in 2D",
+            )
         if c.kind == "soft" and not (mu > 0 and mut > 0):
-            raise UnknownValueError(f"{f}.torsional_friction", f"is {mut} with friction {mu}",
-                                    "a soft finger needs friction > 0 and torsional_friction > 0 (else use 'hard')")
+            raise UnknownValueError(
+                f"{f}.torsional_friction",
+                f"is {mut} with friction {mu}",
+                "a soft finger needs friction > 0 and torsional_friction > 0 (else use 'hard')",
+            )
         # the kind decides the model: a frictionless point has no friction and only a soft finger has torsional
         # friction, whatever else was given (so a grasp's kinds can be switched without rewriting its coefficients)
         if c.kind == "frictionless":
@@ -222,7 +255,9 @@ class Grasp:
     def _vector(name: str, v, size: int) -> np.ndarray:
         a = real_array(name, v, 1)
         if a.size != size:
-            raise ShapeError(name, f"has {a.size} entries", f"give {size}" + (" (force then torque)" if name == "wrench" else ""))
+            raise ShapeError(
+                name, f"has {a.size} entries", f"give {size}" + (" (force then torque)" if name == "wrench" else "")
+            )
         return a
 
     def _check_hand(self, hand: Hand) -> Hand:
@@ -232,8 +267,11 @@ class Grasp:
         k = sum(self.sizes())
         J = real_array("hand.jacobian", hand.jacobian, 2)
         if J.ndim != 2 or J.shape[0] != k:
-            raise ShapeError("hand.jacobian", f"has shape {J.shape}",
-                             f"give {k} rows (the contacts' force components f_n, f_t[, τ] in grasp order) × n_q joints")
+            raise ShapeError(
+                "hand.jacobian",
+                f"has shape {J.shape}",
+                f"give {k} rows (the contacts' force components f_n, f_t[, τ] in grasp order) × n_q joints",
+            )
         nq = J.shape[1]
         tl = None if hand.torque_limits is None else self._vector("hand.torque_limits", hand.torque_limits, nq)
         if tl is not None and np.any(tl < 0):
@@ -258,8 +296,11 @@ class Grasp:
                     raise ShapeError(f"columns[{i}]", f"has shape {C.shape}", f"give ({w}, {1 + c.nu_dim})")
                 out.append(C)
             if len(out) != len(self.contacts):
-                raise ShapeError("columns", f"has {len(out)} entries for {len(self.contacts)} contacts",
-                                 "give one column block per contact")
+                raise ShapeError(
+                    "columns",
+                    f"has {len(out)} entries for {len(self.contacts)} contacts",
+                    "give one column block per contact",
+                )
             return out
         out = []
         for c, T in zip(self.contacts, self._tangents):
@@ -307,14 +348,14 @@ class Grasp:
         G = np.column_stack(self._columns)
         if scaled:
             G = G.copy()
-            G[self.dimension:] /= self.torque_scale
+            G[self.dimension :] /= self.torque_scale
         self.__dict__["_map_cache"] = (key, G)
         return G.copy()
 
     def scaled_wrench(self, wrench) -> np.ndarray:
         """``(force, torque / L)`` of a wrench given in physical units."""
         w = np.array(wrench, dtype=float)
-        w[self.dimension:] /= self.torque_scale
+        w[self.dimension :] /= self.torque_scale
         return w
 
     def physical_forces(self, x: np.ndarray) -> list[dict]:
@@ -325,9 +366,15 @@ class Grasp:
         d1 = self.dimension - 1
         for c, s, T in zip(self.contacts, self.offsets(), self._tangents):
             xi = x[s]
-            ft = c.friction * xi[1:1 + d1] if s.stop - s.start > 1 else np.zeros(d1)
-            out.append({"normal": float(xi[0]), "tangential": ft, "force": xi[0] * c.normal + T.T @ ft,
-                        "torsion": float(c.torsional_friction * xi[-1]) if c.kind == "soft" else 0.0})
+            ft = c.friction * xi[1 : 1 + d1] if s.stop - s.start > 1 else np.zeros(d1)
+            out.append(
+                {
+                    "normal": float(xi[0]),
+                    "tangential": ft,
+                    "force": xi[0] * c.normal + T.T @ ft,
+                    "torsion": float(c.torsional_friction * xi[-1]) if c.kind == "soft" else 0.0,
+                }
+            )
         return out
 
     def cone_violation(self, x: np.ndarray) -> np.ndarray:
@@ -354,10 +401,17 @@ class Grasp:
             return np.array([[1.0]])
         if k == 1:
             return np.array([[1.0, 1.0], [1.0, -1.0]])
-        if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < (3 if k == 2 else 6) \
-                or facets > GRASP_FACETS_MAX:
-            raise UnknownValueError("facets", f"is {facets!r}", f"give an integer from {3 if k == 2 else 6} to "
-                                    f"{GRASP_FACETS_MAX} (polygon sides / sphere points)")
+        if (
+            not isinstance(facets, (int, np.integer))
+            or isinstance(facets, bool)
+            or facets < (3 if k == 2 else 6)
+            or facets > GRASP_FACETS_MAX
+        ):
+            raise UnknownValueError(
+                "facets",
+                f"is {facets!r}",
+                f"give an integer from {3 if k == 2 else 6} to {GRASP_FACETS_MAX} (polygon sides / sphere points)",
+            )
         if k == 2:
             th = 2 * np.pi * np.arange(facets) / facets
             ring = np.column_stack([np.cos(th), np.sin(th)])
@@ -381,8 +435,12 @@ class Grasp:
 
     def __repr__(self) -> str:
         kinds = ", ".join(sorted({c.kind for c in self.contacts}))
-        return (f"Grasp({self.name!r}, {self.m} contacts ({kinds}), {self.dimension}D, L = {self.torque_scale:g}"
-                + (", wrench" if self.wrench is not None else "") + (", hand" if self.hand is not None else "") + ")")
+        return (
+            f"Grasp({self.name!r}, {self.m} contacts ({kinds}), {self.dimension}D, L = {self.torque_scale:g}"
+            + (", wrench" if self.wrench is not None else "")
+            + (", hand" if self.hand is not None else "")
+            + ")"
+        )
 
 
 def _fibonacci_sphere(k: int) -> np.ndarray:
@@ -390,7 +448,7 @@ def _fibonacci_sphere(k: int) -> np.ndarray:
     i = np.arange(k) + 0.5
     z = 1 - 2 * i / k
     rho = np.sqrt(1 - z * z)
-    phi = np.pi * (1 + 5 ** 0.5) * i
+    phi = np.pi * (1 + 5**0.5) * i
     return np.column_stack([rho * np.cos(phi), rho * np.sin(phi), z])
 
 
@@ -422,13 +480,17 @@ def check_grasp(grasp, field: str = "grasp") -> Grasp:
         When ``grasp`` is not a :class:`Grasp`.
     """
     if not isinstance(grasp, Grasp):
-        raise UnknownValueError(field, f"is {short_repr(grasp)} (a {type(grasp).__name__})",
-                                "give a gaussqp.grasp.Grasp (gaussqp.grasp.load(path), gaussqp.grasp.Grasp(contacts))")
+        raise UnknownValueError(
+            field,
+            f"is {short_repr(grasp)} (a {type(grasp).__name__})",
+            "give a gaussqp.grasp.Grasp (gaussqp.grasp.load(path), gaussqp.grasp.Grasp(contacts))",
+        )
     return grasp
 
 
-def from_contact_problem(problem, object_coordinates=None, *, torque_scale: float | None = None,
-                         name: str | None = None) -> Grasp:
+def from_contact_problem(
+    problem, object_coordinates=None, *, torque_scale: float | None = None, name: str | None = None
+) -> Grasp:
     """The grasp of a :class:`~gaussqp.ContactProblem` whose object has the coordinates ``object_coordinates``
     (default: all of them; 3 in the plane ``(x, y, θ)``, 6 in space ``(translation, rotation)``).
 
@@ -442,28 +504,40 @@ def from_contact_problem(problem, object_coordinates=None, *, torque_scale: floa
     n = check_problem(problem, local=False).n
     idx = np.arange(n) if object_coordinates is None else np.asarray(object_coordinates, dtype=int).ravel()
     if idx.size not in (3, 6):
-        raise ShapeError("object_coordinates", f"has {idx.size} coordinates",
-                         "give the object's 3 planar (x, y, θ) or 6 spatial (translation, rotation) coordinates")
+        raise ShapeError(
+            "object_coordinates",
+            f"has {idx.size} coordinates",
+            "give the object's 3 planar (x, y, θ) or 6 spatial (translation, rotation) coordinates",
+        )
     if np.any(idx < 0) or np.any(idx >= n) or len(set(idx.tolist())) != idx.size:
-        raise ShapeError("object_coordinates", "holds repeated indices or indices outside the problem",
-                         f"give distinct indices in 0..{n - 1}")
+        raise ShapeError(
+            "object_coordinates",
+            "holds repeated indices or indices outside the problem",
+            f"give distinct indices in 0..{n - 1}",
+        )
     dim = 2 if idx.size == 3 else 3
     if problem.dimension != dim:
-        raise ShapeError("problem.dimension", f"is {problem.dimension} for a {dim}D object",
-                         f"give a problem with dimension {dim}")
+        raise ShapeError(
+            "problem.dimension", f"is {problem.dimension} for a {dim}D object", f"give a problem with dimension {dim}"
+        )
     Jn, Jt = as_dense(problem.J_n)[:, idx], as_dense(problem.J_t)[:, idx]
     d1 = dim - 1
     contacts, columns = [], []
     for i in range(problem.m):
         if problem.types[i] != "unilateral" or problem.modes[i] == "sliding":
-            raise InputError(f"contacts[{i}]", f"is {problem.types[i]} {problem.modes[i]}",
-                             "a grasp has unilateral contacts that stick or slide at will (sticking, coulomb or "
-                             "frictionless)")
+            raise InputError(
+                f"contacts[{i}]",
+                f"is {problem.types[i]} {problem.modes[i]}",
+                "a grasp has unilateral contacts that stick or slide at will (sticking, coulomb or frictionless)",
+            )
         mu = float(problem.friction[i])
         fr = bool(problem.has_tangent[i]) and mu > 0 and problem.modes[i] != "frictionless"
         cols = [Jn[i]] + ([mu * Jt[i * d1 + k] for k in range(d1)] if fr else [])
-        contacts.append(GraspContact(position=None, normal=np.eye(dim)[0], friction=mu if fr else 0.0,
-                                     kind="hard" if fr else "frictionless"))
+        contacts.append(
+            GraspContact(
+                position=None, normal=np.eye(dim)[0], friction=mu if fr else 0.0, kind="hard" if fr else "frictionless"
+            )
+        )
         columns.append(np.column_stack(cols))
     if torque_scale is None:
         M = as_dense(problem.M)[np.ix_(idx, idx)]
@@ -471,8 +545,14 @@ def from_contact_problem(problem, object_coordinates=None, *, torque_scale: floa
         trans, rot = float(np.mean(dm[:dim])), float(np.mean(dm[dim:]))
         torque_scale = float(np.sqrt(rot / trans)) if trans > 0 and rot > 0 else 1.0
     F = np.asarray(problem.F, dtype=float)[idx]
-    return Grasp(contacts, torque_scale=torque_scale, wrench=-F, columns=columns,
-                 name=problem.name if name is None else name, description=f"from contact problem {problem.name!r}")
+    return Grasp(
+        contacts,
+        torque_scale=torque_scale,
+        wrench=-F,
+        columns=columns,
+        name=problem.name if name is None else name,
+        description=f"from contact problem {problem.name!r}",
+    )
 
 
 __all__ = ["Grasp", "GraspCheck", "GraspContact", "Hand", "KINDS", "from_contact_problem", "tangent_basis"]

@@ -12,6 +12,7 @@ from ..settings import GRASP_PLOT_CONE_LENGTH
 from .model import Grasp, tangent_basis
 from .quality import epsilon, polytope_points
 
+
 def _cone_segments(grasp: Grasp, facets: int) -> list[tuple[np.ndarray, list[np.ndarray]]]:
     """Per contact with a position: its point and the edges (physical force directions) of the inscribed cone."""
     out = []
@@ -21,7 +22,7 @@ def _cone_segments(grasp: Grasp, facets: int) -> list[tuple[np.ndarray, list[np.
         k = grasp.dimension - 1
         edges = []
         for row in gen:
-            nu = row[1:1 + k] if c.nu_dim else np.zeros(k)
+            nu = row[1 : 1 + k] if c.nu_dim else np.zeros(k)
             d = c.normal + c.friction * (T.T @ nu)
             edges.append(d / np.linalg.norm(d))
         out.append((np.asarray(c.position, dtype=float), edges))
@@ -42,6 +43,7 @@ def plot(grasp: Grasp, path, *, facets: int = 16, norm: str = "L1") -> Path:
         raise WrongTypeError("grasp", f"is a {type(grasp).__name__}", "give a gaussqp.grasp.Grasp")
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         from mpl_toolkits.mplot3d.art3d import Poly3DCollection
@@ -77,15 +79,23 @@ def plot(grasp: Grasp, path, *, facets: int = 16, norm: str = "L1") -> Path:
     ax3 = fig.add_subplot(1, 2, 2, projection="3d")
     try:
         hull = ConvexHull(Q.T)
-        ax3.add_collection3d(Poly3DCollection([Q.T[s] for s in hull.simplices], alpha=0.25, facecolor="tab:blue",
-                                              edgecolor="tab:blue", linewidths=0.3))
+        ax3.add_collection3d(
+            Poly3DCollection(
+                [Q.T[s] for s in hull.simplices], alpha=0.25, facecolor="tab:blue", edgecolor="tab:blue", linewidths=0.3
+            )
+        )
     except (QhullError, ValueError):  # a flat projection: draw the points only
         pass
     ax3.scatter(*Q, s=4, color="tab:blue")
     if lower > 0:
         u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 24), np.linspace(0, np.pi, 12))
-        ax3.plot_wireframe(lower * np.cos(u) * np.sin(v), lower * np.sin(u) * np.sin(v), lower * np.cos(v),
-                           color="tab:red", linewidth=0.5)
+        ax3.plot_wireframe(
+            lower * np.cos(u) * np.sin(v),
+            lower * np.sin(u) * np.sin(v),
+            lower * np.cos(v),
+            color="tab:red",
+            linewidth=0.5,
+        )
     lim = float(np.max(np.abs(Q))) if Q.size else 1.0
     for setter in (ax3.set_xlim, ax3.set_ylim, ax3.set_zlim):
         setter(-lim, lim)

@@ -45,8 +45,16 @@ import numpy as np
 from ..certificates.grasp import epsilon_bracket_certificate, no_closure_certificate
 from ..errors import InputTooLargeError, ShapeError, UnknownValueError, WrongTypeError
 from ..model.validation import real_array
-from ..settings import (DEFAULT_FACETS, GRASP_FACETS_MAX, GRASP_EPSILON_RTOL, GRASP_EPSILON_SEARCH_ITER, GRASP_EPSILON_SEARCH_TOL,
-                        GRASP_EPSILON_STARTS, GRASP_MINKOWSKI_POINTS_MAX, GRASP_RANK_RTOL)
+from ..settings import (
+    DEFAULT_FACETS,
+    GRASP_FACETS_MAX,
+    GRASP_EPSILON_RTOL,
+    GRASP_EPSILON_SEARCH_ITER,
+    GRASP_EPSILON_SEARCH_TOL,
+    GRASP_EPSILON_STARTS,
+    GRASP_MINKOWSKI_POINTS_MAX,
+    GRASP_RANK_RTOL,
+)
 from .model import Grasp, GraspCheck
 
 NORMS = ("L1", "Linf")
@@ -74,8 +82,9 @@ def support_function(grasp: Grasp, y, *, norm: str = "L1") -> float:
     _check_norm(norm)
     y = real_array("y", y, 1)
     if y.size != grasp.wrench_dimension:
-        raise ShapeError("y", f"has {y.size} entries", f"give a direction in the {grasp.wrench_dimension}-entry "
-                         "scaled wrench space")
+        raise ShapeError(
+            "y", f"has {y.size} entries", f"give a direction in the {grasp.wrench_dimension}-entry scaled wrench space"
+        )
     h = np.maximum(_phi(_blocks(grasp), y), 0.0)
     return float(h.max() if norm == "L1" else h.sum())
 
@@ -126,9 +135,12 @@ def polytope_points(grasp: Grasp, facets: int, kind: str, norm: str) -> np.ndarr
     for i in range(grasp.m):
         Pi = np.column_stack([np.zeros(w), W[:, owner == i]])
         if S.shape[1] * Pi.shape[1] > GRASP_MINKOWSKI_POINTS_MAX:
-            raise InputTooLargeError("facets", f"makes {S.shape[1] * Pi.shape[1]} candidate points of the L∞ wrench "
-                                     f"set (more than {GRASP_MINKOWSKI_POINTS_MAX})",
-                                     "use fewer facets or norm='L1' (gaussqp.settings.GRASP_MINKOWSKI_POINTS_MAX)")
+            raise InputTooLargeError(
+                "facets",
+                f"makes {S.shape[1] * Pi.shape[1]} candidate points of the L∞ wrench "
+                f"set (more than {GRASP_MINKOWSKI_POINTS_MAX})",
+                "use fewer facets or norm='L1' (gaussqp.settings.GRASP_MINKOWSKI_POINTS_MAX)",
+            )
         S = (S[:, :, None] + Pi[:, None, :]).reshape(w, -1)
         S = _hull_vertices(S, scale * (i + 1))
     return S
@@ -158,8 +170,14 @@ def _polytope_epsilon(P: np.ndarray) -> dict:
         k = int(np.argmin(-offsets))
         eps = float(-offsets[k])
         if eps > tol:
-            return {"epsilon": eps, "direction": normals[k], "hull": hull, "scale": scale, "flat": False,
-                    "volume": float(hull.volume)}
+            return {
+                "epsilon": eps,
+                "direction": normals[k],
+                "hull": hull,
+                "scale": scale,
+                "flat": False,
+                "volume": float(hull.volume),
+            }
         y = normals[k]
         volume = float(hull.volume)
     else:
@@ -167,8 +185,14 @@ def _polytope_epsilon(P: np.ndarray) -> dict:
     # no interior ball: orient y so that every point has yᵀp <= 0 (a flat set: either sign; pick the lower one)
     if float(np.max(y @ P)) > float(np.max(-y @ P)):
         y = -y
-    return {"epsilon": 0.0, "direction": y / np.linalg.norm(y), "hull": None, "scale": scale, "flat": True,
-            "volume": volume}
+    return {
+        "epsilon": 0.0,
+        "direction": y / np.linalg.norm(y),
+        "hull": None,
+        "scale": scale,
+        "flat": True,
+        "volume": volume,
+    }
 
 
 def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
@@ -184,11 +208,11 @@ def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
     if float(np.max(slack)) > tol:
         return False, f"a point lies {float(np.max(slack)):.3g} outside a facet"
     # qhull's facets are simplicial (option Qt): the w points of each simplex lie on it and are affinely independent
-    V = P.T[hull.simplices]                                            # (F, w, w)
+    V = P.T[hull.simplices]  # (F, w, w)
     on = np.take_along_axis(slack, hull.simplices, axis=1)
     if float(np.max(np.abs(on))) > tol:
         return False, "a facet's own vertices are off its hyperplane"
-    D = V[:, 1:, :] - V[:, :1, :]                                      # (F, w-1, w)
+    D = V[:, 1:, :] - V[:, :1, :]  # (F, w-1, w)
     sv = np.linalg.svd(D, compute_uv=False)
     # a triangulated piece of a non-simplicial facet may be flat (qhull's Qt): then the points on its hyperplane
     # must span it
@@ -243,25 +267,38 @@ def _exact_search(blocks, starts: list[np.ndarray], norm: str, scale: float) -> 
         p0 = np.maximum(_phi(blocks, y0), 0.0)
         z0 = np.concatenate([y0, [p0.max()] if norm == "L1" else p0])
         if norm == "L1":
+
             def cons_f(z):
                 return z[w] - _phi(blocks, z[:w])
 
             def cons_j(z):
                 return np.column_stack([-grad_phi(z[:w]), np.ones(m)])
         else:
+
             def cons_f(z):
                 return z[w:] - _phi(blocks, z[:w])
 
             def cons_j(z):
                 return np.column_stack([-grad_phi(z[:w]), np.eye(m)])
-        cons = [{"type": "ineq", "fun": cons_f, "jac": cons_j},
-                {"type": "eq", "fun": lambda z: np.array([z[:w] @ z[:w] - 1.0]),
-                 "jac": lambda z: np.concatenate([2 * z[:w], np.zeros(nt)])[None, :]}]
+
+        cons = [
+            {"type": "ineq", "fun": cons_f, "jac": cons_j},
+            {
+                "type": "eq",
+                "fun": lambda z: np.array([z[:w] @ z[:w] - 1.0]),
+                "jac": lambda z: np.concatenate([2 * z[:w], np.zeros(nt)])[None, :],
+            },
+        ]
         bounds = [(None, None)] * w + [(0.0, None)] * nt
-        res = minimize(lambda z: float(np.sum(z[w:])), z0,
-                       jac=lambda z: np.concatenate([np.zeros(w), np.ones(nt)]), method="SLSQP",
-                       constraints=cons, bounds=bounds,
-                       options={"ftol": GRASP_EPSILON_SEARCH_TOL * scale, "maxiter": GRASP_EPSILON_SEARCH_ITER})
+        res = minimize(
+            lambda z: float(np.sum(z[w:])),
+            z0,
+            jac=lambda z: np.concatenate([np.zeros(w), np.ones(nt)]),
+            method="SLSQP",
+            constraints=cons,
+            bounds=bounds,
+            options={"ftol": GRASP_EPSILON_SEARCH_TOL * scale, "maxiter": GRASP_EPSILON_SEARCH_ITER},
+        )
         y = res.x[:w]
         if np.all(np.isfinite(y)) and np.linalg.norm(y) > 0:
             v = h(y)
@@ -316,11 +353,14 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
     _check_norm(norm)
     if not isinstance(exact, bool):
         raise WrongTypeError("exact", f"is a {type(exact).__name__}", "give True or False")
-    if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < 1 \
-            or facets > GRASP_FACETS_MAX:
-        raise UnknownValueError("facets", f"is {facets!r}", "give a positive integer number of polygon sides "
-                                f"(at least 3 for spatial hard fingers, 6 for soft ones; at most {GRASP_FACETS_MAX}, "
-                                "gaussqp.settings.GRASP_FACETS_MAX)")
+    if not isinstance(facets, (int, np.integer)) or isinstance(facets, bool) or facets < 1 or facets > GRASP_FACETS_MAX:
+        raise UnknownValueError(
+            "facets",
+            f"is {facets!r}",
+            "give a positive integer number of polygon sides "
+            f"(at least 3 for spatial hard fingers, 6 for soft ones; at most {GRASP_FACETS_MAX}, "
+            "gaussqp.settings.GRASP_FACETS_MAX)",
+        )
     times = {}
     blocks = _blocks(grasp)
     t0 = time.perf_counter()
@@ -339,12 +379,20 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
     lower = inner["epsilon"]
     scale = max(inner["scale"], outer["scale"])
     tol = GRASP_EPSILON_RTOL * scale
+
     def h_exact(y):
         gap = np.maximum(_phi(blocks, y), 0.0)
         return float(gap.max() if norm == "L1" else gap.sum())
 
-    value = {"lower": lower, "upper": upper, "facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale,
-             "volume_lower": inner["volume"], "volume_upper": outer["volume"]}
+    value = {
+        "lower": lower,
+        "upper": upper,
+        "facets": int(facets),
+        "norm": norm,
+        "torque_scale": grasp.torque_scale,
+        "volume_lower": inner["volume"],
+        "volume_upper": outer["volume"],
+    }
 
     if upper == 0.0:
         # no closure even with the circumscribed cones: the direction separates the exact wrench set too
@@ -353,10 +401,18 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
         worst = float(np.max(phi))
         ok = worst <= tol and abs(float(np.linalg.norm(y)) - 1.0) <= GRASP_EPSILON_RTOL
         cert = no_closure_certificate(ok, y, worst, tol, outer["flat"])
-        value.update({"lower": 0.0, "exact": 0.0 if exact else None, "exact_direction": y if exact else None,
-                      "direction": y})
-        return GraspCheck("epsilon", False, cert, margin=0.0, value=value, times=times,
-                          reason="no force closure: ε = 0 (the certificate's direction cannot be resisted)")
+        value.update(
+            {"lower": 0.0, "exact": 0.0 if exact else None, "exact_direction": y if exact else None, "direction": y}
+        )
+        return GraspCheck(
+            "epsilon",
+            False,
+            cert,
+            margin=0.0,
+            value=value,
+            times=times,
+            reason="no force closure: ε = 0 (the certificate's direction cannot be resisted)",
+        )
 
     # the bracket: lower from the inscribed polytope (its hull verified), upper from the circumscribed one's
     # minimizing facet normal, at which the exact support is at most upper
@@ -365,8 +421,10 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
     if lower > 0.0:
         ok_lower, why = _verify_hull(P_in, inner["hull"], inner["scale"])
         notes.append(f"inner hull: {why}")
-        cones_in = max(float(np.max(np.linalg.norm(grasp.cone_generators(i, facets, "inner")[:, 1:], axis=1)))
-                       if c.nu_dim else 0.0 for i, c in enumerate(grasp.contacts))
+        cones_in = max(
+            float(np.max(np.linalg.norm(grasp.cone_generators(i, facets, "inner")[:, 1:], axis=1))) if c.nu_dim else 0.0
+            for i, c in enumerate(grasp.contacts)
+        )
         if cones_in > 1.0 + GRASP_EPSILON_RTOL:
             ok_lower = False
             notes.append("an inscribed generator lies outside its exact cone")
@@ -377,8 +435,9 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
     times["exact"] = 0.0
     if exact:
         t0 = time.perf_counter()
-        starts = (_lowest_facets(outer["hull"], GRASP_EPSILON_STARTS)
-                  + _lowest_facets(inner["hull"], GRASP_EPSILON_STARTS)) or [y_up]
+        starts = (
+            _lowest_facets(outer["hull"], GRASP_EPSILON_STARTS) + _lowest_facets(inner["hull"], GRASP_EPSILON_STARTS)
+        ) or [y_up]
         ex, ey = _exact_search(blocks, starts, norm, scale)
         times["exact"] = time.perf_counter() - t0
         in_bracket = lower - tol <= ex <= upper + tol
@@ -388,20 +447,46 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
     else:
         value.update({"exact": None, "exact_direction": None})
     value["direction"] = y_up
-    cert = epsilon_bracket_certificate(ok_lower and ok_upper, lower, upper, norm, grasp.torque_scale, y_up, h_up,
-                                       0 if inner["hull"] is None else int(inner["hull"].equations.shape[0]), tol,
-                                       notes)
+    cert = epsilon_bracket_certificate(
+        ok_lower and ok_upper,
+        lower,
+        upper,
+        norm,
+        grasp.torque_scale,
+        y_up,
+        h_up,
+        0 if inner["hull"] is None else int(inner["hull"].equations.shape[0]),
+        tol,
+        notes,
+    )
     if lower > 0.0:
-        return GraspCheck("epsilon", True, cert, margin=lower, value=value, times=times,
-                          reason=f"force closure: ε in [{lower:.6g}, {upper:.6g}]")
-    return GraspCheck("epsilon", None, cert, margin=0.0, value=value, times=times,
-                      reason=(f"undecided at {facets} facets: the inscribed cones give no closure, the circumscribed "
-                              f"ε = {upper:.6g}; give more facets (or run the exact force-closure check)"))
+        return GraspCheck(
+            "epsilon",
+            True,
+            cert,
+            margin=lower,
+            value=value,
+            times=times,
+            reason=f"force closure: ε in [{lower:.6g}, {upper:.6g}]",
+        )
+    return GraspCheck(
+        "epsilon",
+        None,
+        cert,
+        margin=0.0,
+        value=value,
+        times=times,
+        reason=(
+            f"undecided at {facets} facets: the inscribed cones give no closure, the circumscribed "
+            f"ε = {upper:.6g}; give more facets (or run the exact force-closure check)"
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------- planner metrics
-def grasp_metrics(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", epsilon_check: GraspCheck | None = None
-                  ) -> GraspCheck:
+def grasp_metrics(
+    grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", epsilon_check: GraspCheck | None = None
+) -> GraspCheck:
     """The grasp metrics planners rank by, besides ε and min-weight.
 
     - ``sigma_min``, ``sigma_max``: the extreme singular values of the scaled grasp map ``G`` (cone coordinates
@@ -430,8 +515,9 @@ def grasp_metrics(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1
         v = ev.get(key)  # reused from ε when it computed that hull (it skips the inner one without closure)
         value[key] = v if v is not None else _polytope_epsilon(polytope_points(grasp, facets, kind, norm))["volume"]
     value.update({"facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale})
-    return GraspCheck("metrics", None, None, smin, value,
-                      "metrics: σ_min and isotropy exact (SVD), volume bracketed by the polytopes")
+    return GraspCheck(
+        "metrics", None, None, smin, value, "metrics: σ_min and isotropy exact (SVD), volume bracketed by the polytopes"
+    )
 
 
 __all__ = ["NORMS", "epsilon", "grasp_metrics", "polytope_points", "support_function"]

@@ -59,61 +59,110 @@ class GraspReport:
         fc, fo, eps = self.checks["force_closure"], self.checks["form_closure"], self.checks["epsilon"]
         line("force closure", fc, f"margin {fmt(fc.margin)}; " + proof(fc))
         line("form closure", fo, proof(fo))
-        line(f"epsilon ({self.norm})", eps, f"[{fmt(eps.value.get('lower'))}, {fmt(eps.value.get('upper'))}] with "
-             f"{self.facets} facets" + (f"; local search {fmt(eps.value.get('exact'))} (an upper bound)"
-                                        if eps.value.get("exact") is not None else ""))
+        line(
+            f"epsilon ({self.norm})",
+            eps,
+            f"[{fmt(eps.value.get('lower'))}, {fmt(eps.value.get('upper'))}] with "
+            f"{self.facets} facets"
+            + (
+                f"; local search {fmt(eps.value.get('exact'))} (an upper bound)"
+                if eps.value.get("exact") is not None
+                else ""
+            ),
+        )
         itf, mw = self.checks["internal_forces"], self.checks["min_weight"]
         line("internal forces", itf, f"dim ker G = {itf.value.get('dimension')}")
         line("min-weight (LP)", mw, fmt(mw.margin))
-        for key, label in (("equilibrium", "equilibrium (wrench)"), ("hand_closure", "hand closure (τ limits)"),
-                           ("hand_equilibrium", "hand equilibrium"), ("dynamic", "dynamic hold (M, F)")):
+        for key, label in (
+            ("equilibrium", "equilibrium (wrench)"),
+            ("hand_closure", "hand closure (τ limits)"),
+            ("hand_equilibrium", "hand equilibrium"),
+            ("dynamic", "dynamic hold (M, F)"),
+        ):
             if key in self.checks:
                 line(label, self.checks[key], proof(self.checks[key]))
         if not self.certified:
-            out.append("not every verdict is certified: " + "; ".join(f"{k}: {c.reason}" for k, c in self.checks.items()
-                                                                      if not c.certified))
+            out.append(
+                "not every verdict is certified: "
+                + "; ".join(f"{k}: {c.reason}" for k, c in self.checks.items() if not c.certified)
+            )
         return "\n".join(out)
 
     def __repr__(self) -> str:
-        held = ", ".join(f"{k}={ {True: 'yes', False: 'no', None: 'undecided'}[c.holds]}" for k, c in self.checks.items())
+        held = ", ".join(
+            f"{k}={ {True: 'yes', False: 'no', None: 'undecided'}[c.holds] }" for k, c in self.checks.items()
+        )
         return f"GraspReport({self.grasp.name!r}: {held}; certified={self.certified})"
 
     def to_dict(self) -> dict:
         g = self.grasp
-        out: dict = {"grasp": g.name, "contacts": g.m, "dimension": g.dimension, "torque_scale": g.torque_scale,
-                     "kinds": sorted({c.kind for c in g.contacts}), "certified": self.certified}
+        out: dict = {
+            "grasp": g.name,
+            "contacts": g.m,
+            "dimension": g.dimension,
+            "torque_scale": g.torque_scale,
+            "kinds": sorted({c.kind for c in g.contacts}),
+            "certified": self.certified,
+        }
         fc, fo, eps = self.checks["force_closure"], self.checks["form_closure"], self.checks["epsilon"]
-        out["force_closure"] = {"holds": fc.holds, "certified": fc.certified, "margin": to_jsonable(fc.margin),
-                                "certificate": _cert(fc)}
+        out["force_closure"] = {
+            "holds": fc.holds,
+            "certified": fc.certified,
+            "margin": to_jsonable(fc.margin),
+            "certificate": _cert(fc),
+        }
         out["form_closure"] = {"holds": fo.holds, "certified": fo.certified, "certificate": _cert(fo)}
-        out["epsilon"] = {"lower": to_jsonable(eps.value.get("lower")), "upper": to_jsonable(eps.value.get("upper")),
-                          # a local minimum of the exact support function over directions: an upper bound on the
-                          # exact ε, checked to lie in the bracket; the bracket is the proof
-                          "local_search": to_jsonable(eps.value.get("exact")), "facets": self.facets,
-                          "norm": self.norm, "wrench_norm": "L2 of (force, torque / torque_scale)",
-                          "holds": eps.holds, "certified": eps.certified, "certificate": _cert(eps)}
+        out["epsilon"] = {
+            "lower": to_jsonable(eps.value.get("lower")),
+            "upper": to_jsonable(eps.value.get("upper")),
+            # a local minimum of the exact support function over directions: an upper bound on the
+            # exact ε, checked to lie in the bracket; the bracket is the proof
+            "local_search": to_jsonable(eps.value.get("exact")),
+            "facets": self.facets,
+            "norm": self.norm,
+            "wrench_norm": "L2 of (force, torque / torque_scale)",
+            "holds": eps.holds,
+            "certified": eps.certified,
+            "certificate": _cert(eps),
+        }
         itf = self.checks["internal_forces"]
         out["internal_forces"] = {"dimension": itf.value.get("dimension"), "rank": itf.value.get("rank")}
         mw = self.checks["min_weight"]
-        out["min_weight"] = {"value": to_jsonable(mw.value.get("value", mw.margin)), "holds": mw.holds,
-                             "certified": mw.certified, "certificate": _cert(mw)}
+        out["min_weight"] = {
+            "value": to_jsonable(mw.value.get("value", mw.margin)),
+            "holds": mw.holds,
+            "certified": mw.certified,
+            "certificate": _cert(mw),
+        }
         if "equilibrium" in self.checks:
             eq = self.checks["equilibrium"]
             out["equilibrium"] = {"holds": eq.holds, "certified": eq.certified, "certificate": _cert(eq)}
             if eq.holds:  # physical units: per contact the normal force, the tangential force (N) and the torsion
                 out["equilibrium"]["forces"] = [
-                    {"normal": f["normal"], "tangential": to_jsonable(f["tangential"]), "torsion": f["torsion"],
-                     "force": to_jsonable(f["force"])} for f in g.physical_forces(eq.value["forces"])]
+                    {
+                        "normal": f["normal"],
+                        "tangential": to_jsonable(f["tangential"]),
+                        "torsion": f["torsion"],
+                        "force": to_jsonable(f["force"]),
+                    }
+                    for f in g.physical_forces(eq.value["forces"])
+                ]
                 out["equilibrium"]["forces_coordinates"] = to_jsonable(eq.value["forces"])
-                out["equilibrium"]["units"] = ("forces: physical (N, N·m); forces_coordinates: the cone coordinates "
-                                               "x_i = (f_n, f_t/μ[, τ/μ_t]) of the grasp map")
+                out["equilibrium"]["units"] = (
+                    "forces: physical (N, N·m); forces_coordinates: the cone coordinates "
+                    "x_i = (f_n, f_t/μ[, τ/μ_t]) of the grasp map"
+                )
             else:
                 out["equilibrium"]["separating_wrench"] = to_jsonable(eq.value.get("separating_wrench"))
         for name in ("hand_equilibrium", "hand_closure"):
             if name in self.checks:
                 c = self.checks[name]
-                out[name] = {"holds": c.holds, "certified": c.certified, "margin": to_jsonable(c.margin),
-                             "certificate": _cert(c)}
+                out[name] = {
+                    "holds": c.holds,
+                    "certified": c.certified,
+                    "margin": to_jsonable(c.margin),
+                    "certificate": _cert(c),
+                }
         out["reasons"] = {k: c.reason for k, c in self.checks.items() if c.reason}
         out["times"] = {k: round(v, 6) for k, v in self.times.items()}
         return out
@@ -130,11 +179,13 @@ def analyze(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", sol
     ``norm``: "L1" or "Linf" for ε)."""
     check_grasp(grasp)
     rep = GraspReport(grasp, facets, norm)
-    runs = [("force_closure", lambda: force_closure(grasp, solver=solver)),
-            ("form_closure", lambda: form_closure(grasp, solver=solver)),
-            ("epsilon", lambda: epsilon(grasp, facets=facets, norm=norm)),
-            ("internal_forces", lambda: internal_forces(grasp, solver=solver)),
-            ("min_weight", lambda: min_weight(grasp))]
+    runs = [
+        ("force_closure", lambda: force_closure(grasp, solver=solver)),
+        ("form_closure", lambda: form_closure(grasp, solver=solver)),
+        ("epsilon", lambda: epsilon(grasp, facets=facets, norm=norm)),
+        ("internal_forces", lambda: internal_forces(grasp, solver=solver)),
+        ("min_weight", lambda: min_weight(grasp)),
+    ]
     if grasp.wrench is not None:
         runs.append(("equilibrium", lambda: equilibrium(grasp, solver=solver)))
     if grasp.hand is not None:

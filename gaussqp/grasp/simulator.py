@@ -42,10 +42,17 @@ def grasp_of_reading(reading) -> Grasp:
     the hand carries MuJoCo's ``M`` and ``F`` on its joints, so that :func:`gaussqp.grasp.dynamic_check` runs with
     ``object_mass_matrix=reading.object_mass_matrix``."""
     r = reading
-    contacts = [GraspContact(p, n, float(mu), kind, float(mut))
-                for p, n, mu, kind, mut in zip(r.positions, r.normals, r.friction, r.kinds, r.torsional)]
-    hand = None if r.jacobian is None else Hand(jacobian=r.jacobian, torque_limits=r.torque_limits,
-                                                mass_matrix=r.hand_mass_matrix, force=r.hand_force)
+    contacts = [
+        GraspContact(p, n, float(mu), kind, float(mut))
+        for p, n, mu, kind, mut in zip(r.positions, r.normals, r.friction, r.kinds, r.torsional)
+    ]
+    hand = (
+        None
+        if r.jacobian is None
+        else Hand(
+            jacobian=r.jacobian, torque_limits=r.torque_limits, mass_matrix=r.hand_mass_matrix, force=r.hand_force
+        )
+    )
     return Grasp(contacts, wrench=r.wrench, hand=hand, name=r.name, description=r.description)
 
 

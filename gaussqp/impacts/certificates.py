@@ -15,9 +15,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..certificates.impacts import (SOURCE, impact_energy, impact_existence, impact_lemma6,  # noqa: F401 (SOURCE)
-                                    impact_moreau_equivalence, impact_no_bilateral_percussion, impact_prop19,
-                                    impact_restitution, impact_section6, impact_unique_percussion)
+from ..certificates.impacts import (
+    SOURCE,  # noqa: F401
+    impact_energy,
+    impact_existence,
+    impact_lemma6,  # noqa: F401 (SOURCE)
+    impact_moreau_equivalence,
+    impact_no_bilateral_percussion,
+    impact_prop19,
+    impact_restitution,
+    impact_section6,
+    impact_unique_percussion,
+)
 from ..errors import NotApplicableError
 from ..linalg.dense import matrix_rank
 from ..model.impact import ImpactProblem
@@ -62,8 +71,11 @@ def orthogonality_certificate(problem: ImpactProblem, mats: ImpactMatrices | Non
 
 
 def _scale(mats: ImpactMatrices) -> float:
-    return max(float(np.abs(mats.w).max()) if mats.w.size else 0.0,
-               float(np.abs(mats.A_c).max()) if mats.A_c.size else 0.0, SCALE_FLOOR)
+    return max(
+        float(np.abs(mats.w).max()) if mats.w.size else 0.0,
+        float(np.abs(mats.A_c).max()) if mats.A_c.size else 0.0,
+        SCALE_FLOOR,
+    )
 
 
 def _lp_slack(A_eq, b_eq, A_ge, b_ge, k: int, scale: float) -> float | None:
@@ -159,9 +171,14 @@ def moreau_premises_certificate(problem: ImpactProblem, mats: ImpactMatrices | N
     return impact_prop19(data, margin)
 
 
-def equivalence_certificate(problem: ImpactProblem, qp: ImpactAnswer | None = None,
-                            moreau: ImpactAnswer | None = None, *, solver: str | None = None,
-                            tolerance=None) -> Certificate:
+def equivalence_certificate(
+    problem: ImpactProblem,
+    qp: ImpactAnswer | None = None,
+    moreau: ImpactAnswer | None = None,
+    *,
+    solver: str | None = None,
+    tolerance=None,
+) -> Certificate:
     """``impact_moreau_equivalence``: when (77) is solvable (``impact_existence``), its solutions satisfy
     ``u⁺ + E u⁻ = 0``, so they solve Moreau's complementarity (84)(b) and ``v⁺`` of (80) equals Moreau's (the
     discussion after Lemma 6, for any E with (77) solvable; the paper states it for ``E = diag(e)``). Checked
@@ -207,7 +224,11 @@ def impact_certificates(problem: ImpactProblem) -> list[Certificate]:
         out.append(impact_section6(str(exc)))
         return out
     mats = impact_matrices(problem)
-    out += [orthogonality_certificate(problem, mats), lemma6_certificate(problem, mats),
-            existence_certificate(problem, mats), uniqueness_certificate(problem, mats),
-            moreau_premises_certificate(problem, mats)]
+    out += [
+        orthogonality_certificate(problem, mats),
+        lemma6_certificate(problem, mats),
+        existence_certificate(problem, mats),
+        uniqueness_certificate(problem, mats),
+        moreau_premises_certificate(problem, mats),
+    ]
     return out

@@ -105,11 +105,15 @@ def check_section6(problem: ImpactProblem) -> None:
     if not isinstance(problem, ImpactProblem):
         raise NotApplicableError(f"expected a gaussqp.model.impact.ImpactProblem, got {type(problem).__name__}")
     if problem.h != 0:
-        raise NotApplicableError(f"(80)-(83) are posed at an impact (h = 0), not over a step (h = {problem.h:g}): "
-                                 "use moreau_rule or gaussqp.solve_impact")
+        raise NotApplicableError(
+            f"(80)-(83) are posed at an impact (h = 0), not over a step (h = {problem.h:g}): "
+            "use moreau_rule or gaussqp.solve_impact"
+        )
     if np.any(problem.rows.modes != "frictionless"):
-        raise NotApplicableError("(80)-(83) are frictionless (inertial §6): give frictionless contacts, or use "
-                                 "gaussqp.solve_impact for given-mode friction")
+        raise NotApplicableError(
+            "(80)-(83) are frictionless (inertial §6): give frictionless contacts, or use "
+            "gaussqp.solve_impact for given-mode friction"
+        )
     if not problem.rows.mass_factor.definite:
         raise NotApplicableError("(80)-(83) need M ≻ 0 (A_c uses M⁻¹): use moreau_rule (F1) for a singular M")
     u = problem.rows.unilateral
@@ -127,13 +131,26 @@ def impact_matrices(problem: ImpactProblem) -> ImpactMatrices:
     Eu = problem.restitution[np.ix_(u, u)]
     um = problem.normal_velocity_before[u]
     K = Eu @ np.linalg.solve(np.eye(u.size) + Eu, cd.A_c) if u.size else np.zeros((0, 0))
-    return ImpactMatrices(A_c=cd.A_c, w=cd.w_c, K=K, E_u=Eu, u_minus=um, u_free=cd.w_c - Eu @ um, unilateral=u,
-                          bilateral=b, a_free=cd.a_b, Mc_inv=cd.Mc_inv, Minv=cd.Minv, J_u=as_dense(cd.J_u),
-                          J_b=as_dense(cd.J_b))
+    return ImpactMatrices(
+        A_c=cd.A_c,
+        w=cd.w_c,
+        K=K,
+        E_u=Eu,
+        u_minus=um,
+        u_free=cd.w_c - Eu @ um,
+        unilateral=u,
+        bilateral=b,
+        a_free=cd.a_b,
+        Mc_inv=cd.Mc_inv,
+        Minv=cd.Minv,
+        J_u=as_dense(cd.J_u),
+        J_b=as_dense(cd.J_b),
+    )
 
 
-def velocity_from_percussion(problem: ImpactProblem, mats: ImpactMatrices, p_u: np.ndarray
-                             ) -> tuple[np.ndarray, np.ndarray]:
+def velocity_from_percussion(
+    problem: ImpactProblem, mats: ImpactMatrices, p_u: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(v⁺, P)``: ``v⁺ = v_b + M_c⁻¹ J_uᵀ p_u`` (inertial (73)) and the percussions of every contact, the
     bilateral ones from the dynamics (inertial (72), by least squares on ``J_bᵀ p_b = M v⁺ + F' − J_uᵀ p_u``)."""
     v = mats.a_free + mats.Mc_inv @ (mats.J_u.T @ p_u)
@@ -176,8 +193,11 @@ def polish(mats: ImpactMatrices, p_hat: np.ndarray) -> tuple[np.ndarray, bool]:
     def value(x):
         return 0.5 * float(np.sum((mats.A_c @ x + mats.w) ** 2))
 
-    ok = (np.all(p >= -IMPACT_RTOL * scale) and np.all(kp >= -IMPACT_RTOL * kscale)
-          and value(p) <= value(p_hat) + ROUND_OFF * max(float(mats.w @ mats.w), SCALE_FLOOR))
+    ok = (
+        np.all(p >= -IMPACT_RTOL * scale)
+        and np.all(kp >= -IMPACT_RTOL * kscale)
+        and value(p) <= value(p_hat) + ROUND_OFF * max(float(mats.w @ mats.w), SCALE_FLOOR)
+    )
     return (np.maximum(p, 0.0), True) if ok else (p_hat, False)
 
 
@@ -207,8 +227,16 @@ def percussion_qp(problem: ImpactProblem, *, solver: str | None = None, toleranc
     prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(mats.A_c @ p + mats.w)), cons)
     backend, status, info = solve_program(prob, solver, get_tolerance(tolerance), needs="qp")
     if p.value is None:
-        return _answer(problem, mats, "qp80", "failed" if status == "solved" else status, None, float("nan"),
-                       {"backend": backend.name, **info}, "the backend returned no point")
+        return _answer(
+            problem,
+            mats,
+            "qp80",
+            "failed" if status == "solved" else status,
+            None,
+            float("nan"),
+            {"backend": backend.name, **info},
+            "the backend returned no point",
+        )
     pv = np.maximum(np.asarray(p.value, dtype=float), 0.0)
     return _answer(problem, mats, "qp80", status, pv, float(prob.value), {"backend": backend.name, **info})
 
@@ -244,15 +272,31 @@ def percussion_dual(problem: ImpactProblem, *, solver: str | None = None, tolera
         return _answer(problem, mats, "dual82", "solved", np.zeros(0), 0.0, {})
     A, K = mats.A_c, mats.K
     p, mu, nu = cp.Variable(k), cp.Variable(k), cp.Variable(k)
-    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(A @ p)),
-                      [A @ (A @ p) + A @ mats.w == mu + K.T @ nu, mu >= 0, nu >= 0])
+    prob = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(A @ p)), [A @ (A @ p) + A @ mats.w == mu + K.T @ nu, mu >= 0, nu >= 0]
+    )
     backend, status, info = solve_program(prob, solver, get_tolerance(tolerance), needs="qp")
     if p.value is None:
-        return _answer(problem, mats, "dual82", "failed" if status == "solved" else status, None, float("nan"),
-                       {"backend": backend.name, **info}, "the backend returned no point")
+        return _answer(
+            problem,
+            mats,
+            "dual82",
+            "failed" if status == "solved" else status,
+            None,
+            float("nan"),
+            {"backend": backend.name, **info},
+            "the backend returned no point",
+        )
     Ap = A @ np.asarray(p.value, dtype=float)
-    return _answer(problem, mats, "dual82", status, _nonnegative_preimage(A, Ap), float(prob.value),
-                   {"backend": backend.name, "A_c_p": Ap, **info})
+    return _answer(
+        problem,
+        mats,
+        "dual82",
+        status,
+        _nonnegative_preimage(A, Ap),
+        float(prob.value),
+        {"backend": backend.name, "A_c_p": Ap, **info},
+    )
 
 
 def velocity_dual(problem: ImpactProblem, *, solver: str | None = None, tolerance=None) -> ImpactAnswer:
@@ -275,11 +319,26 @@ def velocity_dual(problem: ImpactProblem, *, solver: str | None = None, toleranc
     prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(up - mats.u_free)), cons)
     backend, status, info = solve_program(prob, solver, get_tolerance(tolerance), needs="qp")
     if up.value is None:
-        return _answer(problem, mats, "dual83", "failed" if status == "solved" else status, None, float("nan"),
-                       {"backend": backend.name, **info}, "the backend returned no point")
+        return _answer(
+            problem,
+            mats,
+            "dual83",
+            "failed" if status == "solved" else status,
+            None,
+            float("nan"),
+            {"backend": backend.name, **info},
+            "the backend returned no point",
+        )
     uv = np.asarray(up.value, dtype=float)
-    return _answer(problem, mats, "dual83", status, _nonnegative_preimage(A, uv - mats.u_free), float(prob.value),
-                   {"backend": backend.name, "u_plus": uv, **info})
+    return _answer(
+        problem,
+        mats,
+        "dual83",
+        status,
+        _nonnegative_preimage(A, uv - mats.u_free),
+        float(prob.value),
+        {"backend": backend.name, "u_plus": uv, **info},
+    )
 
 
 def moreau_rule(problem: ImpactProblem, *, solver: str | None = None, tolerance=None) -> ImpactAnswer:
@@ -299,10 +358,16 @@ def moreau_rule(problem: ImpactProblem, *, solver: str | None = None, tolerance=
     v = np.asarray(sol.acceleration, dtype=float)
     dv = v - problem.v_minus
     obj = 0.5 * float(dv @ (problem.M @ dv))
-    return ImpactAnswer("moreau84", status, np.asarray(sol.lambda_normal, dtype=float), v, obj, sol.message,
-                        {"solution": sol})
+    return ImpactAnswer(
+        "moreau84", status, np.asarray(sol.lambda_normal, dtype=float), v, obj, sol.message, {"solution": sol}
+    )
 
 
 #: the routes of the frictionless impact problem, by method name
-ROUTES = {"qp80": percussion_qp, "lcp81": percussion_lcp, "dual82": percussion_dual, "dual83": velocity_dual,
-          "moreau84": moreau_rule}
+ROUTES = {
+    "qp80": percussion_qp,
+    "lcp81": percussion_lcp,
+    "dual82": percussion_dual,
+    "dual83": velocity_dual,
+    "moreau84": moreau_rule,
+}

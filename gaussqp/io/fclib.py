@@ -56,9 +56,19 @@ from typing import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import (FileFormatError, InputError, MissingExtraError, NegativeFrictionError, NonFiniteError,
-                      NonNumericError,
-                      NotSymmetricError, ShapeError, UnknownValueError, UnsupportedFormatError, WrongTypeError)
+from ..errors import (
+    FileFormatError,
+    InputError,
+    MissingExtraError,
+    NegativeFrictionError,
+    NonFiniteError,
+    NonNumericError,
+    NotSymmetricError,
+    ShapeError,
+    UnknownValueError,
+    UnsupportedFormatError,
+    WrongTypeError,
+)
 from ..model.local_problem import LOCAL_DIMENSIONS, LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.validation import check_count, check_finite_bounded
@@ -75,9 +85,17 @@ CSC, CSR = -1, -2
 
 _INT_KINDS = "iu"
 _REAL_KINDS = "iuf"
-_KIND_NAMES = {"b": "booleans", "f": "floating-point numbers", "c": "complex numbers", "S": "byte strings",
-               "U": "strings", "O": "Python objects or variable-length data (never unpickled)",
-               "V": "compound or opaque records", "M": "datetimes", "m": "time differences"}
+_KIND_NAMES = {
+    "b": "booleans",
+    "f": "floating-point numbers",
+    "c": "complex numbers",
+    "S": "byte strings",
+    "U": "strings",
+    "O": "Python objects or variable-length data (never unpickled)",
+    "V": "compound or opaque records",
+    "M": "datetimes",
+    "m": "time differences",
+}
 _FIX_INT = "write it as int32, as the fclib library does"
 _FIX_REAL = "write it as float64, as the fclib library does"
 
@@ -91,6 +109,7 @@ def _h5py():
 
 
 # ---------------------------------------------------------------------------- reading helpers
+
 
 class _Reader:
     """Typed, bounded access to the members of an open HDF5 file; every error names the HDF5 path."""
@@ -109,11 +128,15 @@ class _Reader:
         if link is None:
             if not required:
                 return None
-            raise FileFormatError(path, "is missing",
-                                  f"an FCLIB file has {path}: rewrite the file with the fclib library")
+            raise FileFormatError(
+                path, "is missing", f"an FCLIB file has {path}: rewrite the file with the fclib library"
+            )
         if isinstance(link, h5py.ExternalLink):
-            raise FileFormatError(path, f"is an external link to {link.filename!r}",
-                                  "store the data in the file itself (external links are not followed)")
+            raise FileFormatError(
+                path,
+                f"is an external link to {link.filename!r}",
+                "store the data in the file itself (external links are not followed)",
+            )
         try:
             return group[name]
         except (KeyError, OSError, ValueError, TypeError) as exc:
@@ -138,8 +161,13 @@ class _Reader:
             raise cls(path, f"holds {_KIND_NAMES.get(kind, repr(ds.dtype))} (dtype {ds.dtype})", fix)
         if ds.shape is None:
             raise ShapeError(path, "has no data (an empty dataspace)", fix)
-        check_count(path, "declared entries", float(np.prod(ds.shape, dtype=float)), ENTRIES_MAX,
-                    "give a smaller problem (see gaussqp.settings.ENTRIES_MAX)")
+        check_count(
+            path,
+            "declared entries",
+            float(np.prod(ds.shape, dtype=float)),
+            ENTRIES_MAX,
+            "give a smaller problem (see gaussqp.settings.ENTRIES_MAX)",
+        )
         try:
             return np.asarray(ds[()])
         except (OSError, ValueError, TypeError, RuntimeError) as exc:
@@ -180,8 +208,11 @@ class _Reader:
             raise FileFormatError(path, "is a group, expected a string", "write it as a string dataset")
         is_vlen = self.h5py.check_string_dtype(ds.dtype) is not None and ds.dtype.kind == "O"
         if ds.dtype.kind != "S" and not is_vlen:
-            raise WrongTypeError(path, f"holds {_KIND_NAMES.get(ds.dtype.kind, repr(ds.dtype))}, not a string",
-                                 "write the info string as bytes, as fclib does")
+            raise WrongTypeError(
+                path,
+                f"holds {_KIND_NAMES.get(ds.dtype.kind, repr(ds.dtype))}, not a string",
+                "write the info string as bytes, as fclib does",
+            )
         if ds.shape not in ((), (1,)):
             raise ShapeError(path, f"has shape {ds.shape}, expected one string", "store one string")
         if not is_vlen:
@@ -205,19 +236,26 @@ class _Reader:
         for k, v in (("m", rows), ("n", cols)):
             if v < 0:
                 raise ShapeError(f"{path}/{k}", f"is {v} < 0", "give the matrix's size")
-            check_count(f"{path}/{k}", "rows" if k == "m" else "columns", v, ENTRIES_MAX,
-                        "give a smaller problem (see gaussqp.settings.ENTRIES_MAX)")
+            check_count(
+                f"{path}/{k}",
+                "rows" if k == "m" else "columns",
+                v,
+                ENTRIES_MAX,
+                "give a smaller problem (see gaussqp.settings.ENTRIES_MAX)",
+            )
         if nz < CSR:
-            raise UnknownValueError(f"{path}/nz", f"is {nz}",
-                                    "use nz >= 0 (triplets), -1 (compressed columns) or -2 (compressed rows)")
+            raise UnknownValueError(
+                f"{path}/nz", f"is {nz}", "use nz >= 0 (triplets), -1 (compressed columns) or -2 (compressed rows)"
+            )
         p = self.indices(g, "p", f"{path}/p")
         i = self.indices(g, "i", f"{path}/i")
         x = self.dataset(g, "x", f"{path}/x", _REAL_KINDS, _FIX_REAL)
         if x.ndim != 1:
             raise ShapeError(f"{path}/x", f"has shape {x.shape}, expected a vector", "store a 1-D float64 array")
         if len(i) != len(x):
-            raise ShapeError(f"{path}/x", f"has {len(x)} entries but {path}/i has {len(i)}",
-                             "store one row/column index per value")
+            raise ShapeError(
+                f"{path}/x", f"has {len(x)} entries but {path}/i has {len(i)}", "store one row/column index per value"
+            )
         if nz >= 0:
             return self._triplets(path, rows, cols, nz, p, i, x)
         return self._compressed(path, rows, cols, nz, p, i, x)
@@ -226,14 +264,20 @@ class _Reader:
     def _in_range(path: str, idx: np.ndarray, bound: int, what: str) -> None:
         if idx.size and (idx.min() < 0 or idx.max() >= bound):
             bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-            raise ShapeError(path, f"holds the {what} index {bad}, outside [0, {bound})",
-                             f"give zero-based {what} indices below {bound}")
+            raise ShapeError(
+                path,
+                f"holds the {what} index {bad}, outside [0, {bound})",
+                f"give zero-based {what} indices below {bound}",
+            )
 
     def _triplets(self, path, rows, cols, nz, p, i, x) -> sp.csr_matrix:
         for key, arr in (("x", x), ("p", p), ("i", i)):
             if len(arr) != nz:
-                raise ShapeError(f"{path}/{key}", f"has {len(arr)} entries but {path}/nz = {nz}",
-                                 "store nz triplets: nz column indices p, nz row indices i, nz values x")
+                raise ShapeError(
+                    f"{path}/{key}",
+                    f"has {len(arr)} entries but {path}/nz = {nz}",
+                    "store nz triplets: nz column indices p, nz row indices i, nz values x",
+                )
         self._in_range(f"{path}/p", p, cols, "column")
         self._in_range(f"{path}/i", i, rows, "row")
         xv = x.astype(float)
@@ -246,16 +290,24 @@ class _Reader:
         outer, inner = (cols, rows) if nz == CSC else (rows, cols)
         what_outer, what_inner = ("column", "row") if nz == CSC else ("row", "column")
         if len(p) != outer + 1:
-            raise ShapeError(f"{path}/p", f"has {len(p)} entries, expected {outer + 1} ({what_outer} pointers: "
-                                          f"{'n' if nz == CSC else 'm'} + 1)",
-                             f"store the {outer + 1} {what_outer} pointers of the compressed storage")
+            raise ShapeError(
+                f"{path}/p",
+                f"has {len(p)} entries, expected {outer + 1} ({what_outer} pointers: {'n' if nz == CSC else 'm'} + 1)",
+                f"store the {outer + 1} {what_outer} pointers of the compressed storage",
+            )
         if p[0] != 0 or np.any(np.diff(p) < 0):
-            raise ShapeError(f"{path}/p", "is not a pointer array (it must start at 0 and never decrease)",
-                             f"store the {what_outer} pointers of the compressed storage")
+            raise ShapeError(
+                f"{path}/p",
+                "is not a pointer array (it must start at 0 and never decrease)",
+                f"store the {what_outer} pointers of the compressed storage",
+            )
         used = int(p[-1])
         if used > len(i):
-            raise ShapeError(f"{path}/p", f"ends at {used} but {path}/i and {path}/x hold {len(i)} entries",
-                             "store as many indices and values as the last pointer says")
+            raise ShapeError(
+                f"{path}/p",
+                f"ends at {used} but {path}/i and {path}/x hold {len(i)} entries",
+                "store as many indices and values as the last pointer says",
+            )
         i, x = i[:used], x[:used]  # beyond p[-1]: CSparse's spare capacity, not part of the matrix
         self._in_range(f"{path}/i", i, inner, what_inner)
         xv = x.astype(float)
@@ -270,8 +322,9 @@ def _regular_file(path: Path) -> None:
     if not path.exists():
         raise FileFormatError(str(path), "does not exist", "give the path of an FCLIB .hdf5 file")
     if not path.is_file():
-        raise FileFormatError(str(path), "is not a regular file (a directory, a device or a pipe)",
-                              "give the path of an FCLIB .hdf5 file")
+        raise FileFormatError(
+            str(path), "is not a regular file (a directory, a device or a pipe)", "give the path of an FCLIB .hdf5 file"
+        )
 
 
 def _open(h5py, path: Path):
@@ -288,17 +341,24 @@ def _problem_group(r: _Reader):
     """(form, group) of the one problem group of the file."""
     found = [k for k in (LOCAL, GLOBAL, ROLLING) if r.member(r.fh, k, f"/{k}", required=False) is not None]
     if not found:
-        raise FileFormatError("/", f"holds no FCLIB problem (none of /{LOCAL}, /{GLOBAL}, /{ROLLING})",
-                              "give an FCLIB file (one problem group at the root)")
+        raise FileFormatError(
+            "/",
+            f"holds no FCLIB problem (none of /{LOCAL}, /{GLOBAL}, /{ROLLING})",
+            "give an FCLIB file (one problem group at the root)",
+        )
     if len(found) > 1:
-        raise FileFormatError("/", "holds several FCLIB problems (" + ", ".join("/" + k for k in found) + ")",
-                              "store one problem per file, as fclib does")
+        raise FileFormatError(
+            "/",
+            "holds several FCLIB problems (" + ", ".join("/" + k for k in found) + ")",
+            "store one problem per file, as fclib does",
+        )
     form = found[0]
     if form == ROLLING:
-        raise UnsupportedFormatError(f"/{ROLLING}", "is a rolling-friction problem (spacedim 5: normal, two "
-                                                    "tangents, two rolling components), not read yet",
-                                     "solve it with a rolling-friction solver (Siconos's grfc3d); gaussqp "
-                                     "reads /fclib_local and /fclib_global")
+        raise UnsupportedFormatError(
+            f"/{ROLLING}",
+            "is a rolling-friction problem (spacedim 5: normal, two tangents, two rolling components), not read yet",
+            "solve it with a rolling-friction solver (Siconos's grfc3d); gaussqp reads /fclib_local and /fclib_global",
+        )
     return form, r.group(r.fh, form, f"/{form}")
 
 
@@ -322,16 +382,22 @@ def _friction(r: _Reader, vec, base: str, m: int) -> np.ndarray:
     mu = r.reals(vec, "mu", f"{base}/vectors/mu", m)
     bad = np.flatnonzero(mu < 0)
     if bad.size:
-        raise NegativeFrictionError(f"{base}/vectors/mu", f"holds {mu[bad[0]]} < 0 (contact {int(bad[0])})",
-                                    "give friction coefficients mu >= 0")
+        raise NegativeFrictionError(
+            f"{base}/vectors/mu",
+            f"holds {mu[bad[0]]} < 0 (contact {int(bad[0])})",
+            "give friction coefficients mu >= 0",
+        )
     return mu
 
 
 def _contacts_of(base: str, key: str, A, d: int) -> int:
     """Number of contacts of ``A`` (``key`` = H or W) whose columns come in blocks of ``d``."""
     if A.shape[1] % d:
-        raise ShapeError(f"{base}/{key}/n", f"is {A.shape[1]}, not a multiple of spacedim = {d}",
-                         f"give {d} columns (normal, tangents) per contact")
+        raise ShapeError(
+            f"{base}/{key}/n",
+            f"is {A.shape[1]}, not a multiple of spacedim = {d}",
+            f"give {d} columns (normal, tangents) per contact",
+        )
     return A.shape[1] // d
 
 
@@ -339,15 +405,18 @@ def _local(r: _Reader, g, name: str, description: str) -> LocalContactProblem:
     base = f"/{LOCAL}"
     for key in ("V", "R"):
         if r.member(g, key, f"{base}/{key}", required=False) is not None:
-            raise UnsupportedFormatError(f"{base}/{key}", "is given (the V, R blocks of a local problem with "
-                                                          "bilateral constraints), not read yet",
-                                         "condense the bilateral constraints into W and q, or drop V, R and s")
+            raise UnsupportedFormatError(
+                f"{base}/{key}",
+                "is given (the V, R blocks of a local problem with bilateral constraints), not read yet",
+                "condense the bilateral constraints into W and q, or drop V, R and s",
+            )
     d = _spacedim(r, g, base)
     W = r.matrix(g, "W", f"{base}/W")
     vec = r.group(g, "vectors", f"{base}/vectors")
     if r.member(vec, "s", f"{base}/vectors/s", required=False) is not None:
-        raise UnsupportedFormatError(f"{base}/vectors/s", "is given (the right-hand side of the V, R blocks), "
-                                                          "not read yet", "drop V, R and s")
+        raise UnsupportedFormatError(
+            f"{base}/vectors/s", "is given (the right-hand side of the V, R blocks), not read yet", "drop V, R and s"
+        )
     if W.shape[0] != W.shape[1]:
         raise ShapeError(f"{base}/W", f"has shape {W.shape}, expected square", "give W of size m·d × m·d")
     m = _contacts_of(base, "W", W, d)
@@ -390,7 +459,9 @@ def _entry_asymmetry(M: sp.csr_matrix) -> tuple[float, int, int]:
     zero = scale == 0
     if zero.any():
         Mc, Mt = M.tocsr(), M.T.tocsr()
-        own = np.maximum(np.abs(np.asarray(Mc[i[zero], j[zero]]).ravel()), np.abs(np.asarray(Mt[i[zero], j[zero]]).ravel()))
+        own = np.maximum(
+            np.abs(np.asarray(Mc[i[zero], j[zero]]).ravel()), np.abs(np.asarray(Mt[i[zero], j[zero]]).ravel())
+        )
         scale[zero] = own
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = np.where(scale > 0, diff / np.where(scale > 0, scale, 1.0), np.inf)
@@ -406,38 +477,52 @@ def _symmetrized(M: sp.csr_matrix, path: str, symmetrize: bool) -> tuple[sp.csr_
     if rho == 0 or not symmetrize:
         return M, None
     if rho > FCLIB_SYMMETRY_RTOL:
-        return M, (f"M is not symmetric at its entries' scale: |M_ij - M_ji| = {abs(M[i, j] - M[j, i]):.3g} at "
-                   f"(i, j) = ({i}, {j}) is {rho:.2g} of sqrt(|M_ii M_jj|) (gaussqp.settings.FCLIB_SYMMETRY_RTOL = "
-                   f"{FCLIB_SYMMETRY_RTOL:g})")
+        return M, (
+            f"M is not symmetric at its entries' scale: |M_ij - M_ji| = {abs(M[i, j] - M[j, i]):.3g} at "
+            f"(i, j) = ({i}, {j}) is {rho:.2g} of sqrt(|M_ii M_jj|) (gaussqp.settings.FCLIB_SYMMETRY_RTOL = "
+            f"{FCLIB_SYMMETRY_RTOL:g})"
+        )
     S = ((M + M.T) / 2).tocsr()
     S.sum_duplicates()
     return S, None
 
 
 #: the note put in the description of a global problem read in its condensed (local) form
-CONDENSED_NOTE = ("[gaussqp: read as the local problem W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w of the file's stored M, "
-                  "which is not symmetric at its entries' scale; symmetrizing it would change the problem. {why}]")
+CONDENSED_NOTE = (
+    "[gaussqp: read as the local problem W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w of the file's stored M, "
+    "which is not symmetric at its entries' scale; symmetrizing it would change the problem. {why}]"
+)
 
 
 def _condensed(M, H, f, w, mu, d: int, G, path: str, why: str, name: str, description: str) -> LocalContactProblem:
     """The stored global problem ``M v = H r + f, u = Hᵀ v + w`` with a non-symmetric M, condensed with that M
     (as FCLIB's own Capsules are stored): W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w (non-symmetric W is accepted)."""
     if G is not None:
-        raise NotSymmetricError(path, f"is not symmetric at its entries' scale and the problem has bilateral rows "
-                                      f"G, so it cannot be condensed to a local problem ({why})",
-                                "fix the file's assembly of M (a mass matrix is symmetric), or give the problem "
-                                "without G; load(path, symmetrize=False) keeps M as stored and refuses it")
+        raise NotSymmetricError(
+            path,
+            f"is not symmetric at its entries' scale and the problem has bilateral rows "
+            f"G, so it cannot be condensed to a local problem ({why})",
+            "fix the file's assembly of M (a mass matrix is symmetric), or give the problem "
+            "without G; load(path, symmetrize=False) keeps M as stored and refuses it",
+        )
     from scipy.sparse.linalg import splu
+
     try:
         lu = splu(sp.csc_matrix(M))
         X = lu.solve(np.column_stack([H.toarray(), f]))
     except RuntimeError as exc:
-        raise NotSymmetricError(path, f"is not symmetric at its entries' scale and singular ({exc}), so the stored "
-                                      f"problem cannot be condensed ({why})",
-                                "fix the file's assembly of M (a mass matrix is symmetric and invertible)") from None
+        raise NotSymmetricError(
+            path,
+            f"is not symmetric at its entries' scale and singular ({exc}), so the stored "
+            f"problem cannot be condensed ({why})",
+            "fix the file's assembly of M (a mass matrix is symmetric and invertible)",
+        ) from None
     if not np.all(np.isfinite(X)):
-        raise NotSymmetricError(path, f"is not symmetric at its entries' scale and its factorization is not finite ({why})",
-                                "fix the file's assembly of M (a mass matrix is symmetric and invertible)")
+        raise NotSymmetricError(
+            path,
+            f"is not symmetric at its entries' scale and its factorization is not finite ({why})",
+            "fix the file's assembly of M (a mass matrix is symmetric and invertible)",
+        )
     Ht = H.T.tocsr()
     W = np.asarray(Ht @ X[:, :-1])
     q = np.asarray(Ht @ X[:, -1]).ravel() + w
@@ -491,12 +576,20 @@ def _global(r: _Reader, g, name: str, description: str, symmetrize: bool) -> Con
         types += ["bilateral"] * nb
         modes += ["frictionless"] * nb
         has_t = np.concatenate([has_t, np.zeros(nb, dtype=bool)])
-    paths = {"mass_matrix": f"{base}/M", "force": f"{base}/vectors/f", "J_n": f"{base}/H", "J_t": f"{base}/H",
-             "normal_drift": f"{base}/vectors/w", "tangent_drift": f"{base}/vectors/w",
-             "friction": f"{base}/vectors/mu", "contacts": f"{base}/H"}
+    paths = {
+        "mass_matrix": f"{base}/M",
+        "force": f"{base}/vectors/f",
+        "J_n": f"{base}/H",
+        "J_t": f"{base}/H",
+        "normal_drift": f"{base}/vectors/w",
+        "tangent_drift": f"{base}/vectors/w",
+        "friction": f"{base}/vectors/mu",
+        "contacts": f"{base}/H",
+    }
     with _renamed(paths):
-        return ContactProblem.from_blocks(M, -f, J_n, bn, types, J_t, ct, mu, modes, None, has_t, dimension=d,
-                                          name=name, description=description)
+        return ContactProblem.from_blocks(
+            M, -f, J_n, bn, types, J_t, ct, mu, modes, None, has_t, dimension=d, name=name, description=description
+        )
 
 
 def load(path: str | Path, *, symmetrize: bool = True) -> ContactProblem | LocalContactProblem:
@@ -544,6 +637,7 @@ def load(path: str | Path, *, symmetrize: bool = True) -> ContactProblem | Local
 
 # ---------------------------------------------------------------------------- writing
 
+
 def _write_matrix(h5py, parent, name: str, A) -> None:
     """Write ``A`` as a CSparse compressed-column group (``nz = -1``), the storage with no index ambiguity."""
     C = sp.csc_matrix(A, dtype=float)
@@ -569,8 +663,9 @@ def _info_of(problem, info: Mapping[str, str] | None) -> dict:
     out = {"title": problem.name, "description": description, "math_info": math_info}
     if info is not None:
         if not isinstance(info, Mapping):
-            raise WrongTypeError("info", f"is a {type(info).__name__}",
-                                 "give a dict with the keys " + ", ".join(INFO_KEYS))
+            raise WrongTypeError(
+                "info", f"is a {type(info).__name__}", "give a dict with the keys " + ", ".join(INFO_KEYS)
+            )
         for key, value in info.items():
             if key not in INFO_KEYS:
                 raise UnknownValueError(f"info[{key!r}]", "is not an FCLIB info string", "use " + ", ".join(INFO_KEYS))
@@ -589,13 +684,19 @@ def _global_blocks(problem: ContactProblem) -> tuple:
     for i in range(problem.m):
         mode = str(problem.modes[i])
         if problem.types[i] == "bilateral" and mode != "frictionless":
-            raise UnknownValueError(f"contacts[{i}].mode", f"is {mode!r} on a bilateral contact",
-                                    "FCLIB's bilateral rows (G) are frictionless: give mode 'frictionless'")
+            raise UnknownValueError(
+                f"contacts[{i}].mode",
+                f"is {mode!r} on a bilateral contact",
+                "FCLIB's bilateral rows (G) are frictionless: give mode 'frictionless'",
+            )
         if problem.types[i] == "unilateral" and mode not in ("coulomb", "frictionless"):
-            raise UnknownValueError(f"contacts[{i}].mode", f"is {mode!r}: FCLIB has no stick/slip mode (its contacts "
-                                                           "follow Coulomb's law, the mode left to the solver)",
-                                    "rebuild the problem with mode 'coulomb' for this contact (the given mode is then "
-                                    "dropped) or 'frictionless'")
+            raise UnknownValueError(
+                f"contacts[{i}].mode",
+                f"is {mode!r}: FCLIB has no stick/slip mode (its contacts "
+                "follow Coulomb's law, the mode left to the solver)",
+                "rebuild the problem with mode 'coulomb' for this contact (the given mode is then "
+                "dropped) or 'frictionless'",
+            )
     Jn = sp.csr_matrix(problem.J_n)
     Jt = sp.csr_matrix(problem.J_t)
     rows, w, mu = [], [], []
@@ -616,8 +717,9 @@ def _global_blocks(problem: ContactProblem) -> tuple:
     return Ht.T, np.asarray(w, dtype=float), np.asarray(mu, dtype=float), G, b
 
 
-def save(problem: ContactProblem | LocalContactProblem, path: str | Path, *,
-         info: Mapping[str, str] | None = None) -> None:
+def save(
+    problem: ContactProblem | LocalContactProblem, path: str | Path, *, info: Mapping[str, str] | None = None
+) -> None:
     """Write ``problem`` as an FCLIB file: ``/fclib_global`` for a :class:`gaussqp.ContactProblem`,
     ``/fclib_local`` for a :class:`gaussqp.LocalContactProblem`, with ``/fclib_*/info``.
 
@@ -648,8 +750,11 @@ def save(problem: ContactProblem | LocalContactProblem, path: str | Path, *,
         h5py is not installed.
     """
     if not isinstance(problem, (ContactProblem, LocalContactProblem)):
-        raise WrongTypeError("problem", f"is a {type(problem).__name__}",
-                             "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem")
+        raise WrongTypeError(
+            "problem",
+            f"is a {type(problem).__name__}",
+            "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem",
+        )
     strings = _info_of(problem, info)
     if isinstance(problem, ContactProblem):
         blocks = _global_blocks(problem)
@@ -708,8 +813,11 @@ def save_solution(path: str | Path, *, r, u, v=None) -> None:
             raise NonFiniteError(k, "has NaN or infinite entries", "write the solution of a finished solve")
         arrays[k] = a
     if arrays["r"].size != arrays["u"].size:
-        raise ShapeError("u", f"has {arrays['u'].size} entries for {arrays['r'].size} in r",
-                         "give u = W r + q of the same reaction r (m·d entries each)")
+        raise ShapeError(
+            "u",
+            f"has {arrays['u'].size} entries for {arrays['r'].size} in r",
+            "give u = W r + q of the same reaction r (m·d entries each)",
+        )
     h5py = _h5py()
     with h5py.File(str(path), "w") as fh:
         g = fh.create_group(SOLUTION)

@@ -53,8 +53,14 @@ from ..model.validation import check_count
 from ..settings import COORDINATES_MAX, ENTRIES_MAX, FILE_BYTES_MAX
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import Contact, ContactProblem
-from .strict_json import (decode as _decode, json_count as _json_count, json_kind as _json_kind,
-                          json_number as _json_number, json_numbers as _json_numbers, json_text as _json_text)
+from .strict_json import (
+    decode as _decode,
+    json_count as _json_count,
+    json_kind as _json_kind,
+    json_number as _json_number,
+    json_numbers as _json_numbers,
+    json_text as _json_text,
+)
 
 FORMAT = "gaussqp/1"
 TOP_KEYS = {"format", "name", "dimension", "mass_matrix", "force", "contacts", "description", "source", "parameters"}
@@ -67,8 +73,11 @@ def _err(field: str, problem: str, fix: str) -> FileFormatError:
 
 def _json_shape(field: str, value: Any, ndim: int, limits: tuple[int, ...]) -> tuple[int, ...]:
     if type(value) is not list or len(value) != ndim:
-        raise _err(field, f"is {_json_kind(value) if type(value) is not list else f'a list of {len(value)}'}",
-                   f"give a list of {ndim} whole number(s)")
+        raise _err(
+            field,
+            f"is {_json_kind(value) if type(value) is not list else f'a list of {len(value)}'}",
+            f"give a list of {ndim} whole number(s)",
+        )
     return tuple(_json_count(f"{field}[{k}]", v, lim) for k, (v, lim) in enumerate(zip(value, limits)))
 
 
@@ -136,8 +145,11 @@ def _exact_ndim(field: str, arr: np.ndarray, ndim: int) -> np.ndarray:
     """``arr`` when it has exactly ``ndim`` dimensions, as the schema's denseMatrix / denseVector say; the Python
     constructor's shortcuts (one tangent row as a flat list in 2D, a scalar drift) are not part of the format."""
     if arr.ndim != ndim:
-        what = ("a list of rows, one per tangent direction: [[...]] in 2D too" if ndim == 2
-                else "a list of numbers, one per tangent direction: [c] in 2D")
+        what = (
+            "a list of rows, one per tangent direction: [[...]] in 2D too"
+            if ndim == 2
+            else "a list of numbers, one per tangent direction: [c] in 2D"
+        )
         raise _err(field, f"has {arr.ndim} dimension(s), the gaussqp/1 schema {ndim}", f"write {what}")
     return arr
 
@@ -152,14 +164,19 @@ def _contact_from_json(f: str, c: Any, n: int | None) -> Contact:
         if key not in c:
             raise _err(f"{f}.{key}", "is missing", f'add "{key}"')
     return Contact(
-        type=_json_text(f"{f}.type", c["type"]), normal=_vector_from_json(f"{f}.normal", c["normal"], n),
+        type=_json_text(f"{f}.type", c["type"]),
+        normal=_vector_from_json(f"{f}.normal", c["normal"], n),
         normal_drift=_json_number(f"{f}.normal_drift", c.get("normal_drift", 0.0)),
         friction=_json_number(f"{f}.friction", c.get("friction", 0.0)),
         mode=_json_text(f"{f}.mode", c["mode"]) if "mode" in c else None,  # None: the default of Contact
         tangent=_optional(c, "tangent", lambda v: _exact_ndim(f"{f}.tangent", _json_numbers(f"{f}.tangent", v, 2), 2)),
-        tangent_drift=_optional(c, "tangent_drift", lambda v: _exact_ndim(
-            f"{f}.tangent_drift", _json_numbers(f"{f}.tangent_drift", v, 1), 1)),
-        slip=_optional(c, "slip", lambda v: _json_numbers(f"{f}.slip", v, 1)))
+        tangent_drift=_optional(
+            c,
+            "tangent_drift",
+            lambda v: _exact_ndim(f"{f}.tangent_drift", _json_numbers(f"{f}.tangent_drift", v, 1), 1),
+        ),
+        slip=_optional(c, "slip", lambda v: _json_numbers(f"{f}.slip", v, 1)),
+    )
 
 
 def _check_top(doc: Any) -> None:
@@ -168,8 +185,11 @@ def _check_top(doc: Any) -> None:
     if "format" not in doc:
         raise _err("format", "is missing", f'add "format": "{FORMAT}"')
     if doc["format"] != FORMAT:
-        raise FormatVersionError("format", f"is {reprlib.repr(doc['format'])}, this gaussqp reads {FORMAT!r}",
-                                 f'convert the file to "{FORMAT}" or upgrade gaussqp')
+        raise FormatVersionError(
+            "format",
+            f"is {reprlib.repr(doc['format'])}, this gaussqp reads {FORMAT!r}",
+            f'convert the file to "{FORMAT}" or upgrade gaussqp',
+        )
     unknown = set(doc) - TOP_KEYS
     if unknown:
         raise _err(sorted(unknown)[0], "is not a gaussqp/1 key", f"use only {sorted(TOP_KEYS)}")
@@ -195,12 +215,23 @@ def from_dict(doc: Any) -> ContactProblem:
     _check_top(doc)
     M = _matrix_from_json("mass_matrix", doc["mass_matrix"])
     n = M.shape[0] if M.ndim == 2 and M.shape[0] == M.shape[1] else None
-    check_count("contacts", "rows × coordinates (contacts × n)", float(len(doc["contacts"])) * (n or 1), ENTRIES_MAX,
-                "give fewer contacts (see gaussqp.settings)")
+    check_count(
+        "contacts",
+        "rows × coordinates (contacts × n)",
+        float(len(doc["contacts"])) * (n or 1),
+        ENTRIES_MAX,
+        "give fewer contacts (see gaussqp.settings)",
+    )
     contacts = [_contact_from_json(f"contacts[{i}]", c, n) for i, c in enumerate(doc["contacts"])]
     F = _vector_from_json("force", doc["force"], n)
-    return ContactProblem(M, F, contacts, dimension=doc.get("dimension", 2), name=doc.get("name", ""),
-                          description=doc.get("description", ""))
+    return ContactProblem(
+        M,
+        F,
+        contacts,
+        dimension=doc.get("dimension", 2),
+        name=doc.get("name", ""),
+        description=doc.get("description", ""),
+    )
 
 
 def _matrix_to_json(A):
@@ -215,19 +246,28 @@ def to_dict(problem: ContactProblem, *, source: str | None = None, parameters: d
     ``source`` (a string: where the problem comes from) and ``parameters`` (a JSON object: the state, an
     importer's options, what gaussqp certified, ...)."""
     if source is not None and not isinstance(source, str):
-        raise WrongTypeError("source", f"is a {type(source).__name__}", "give a string (put structured data in "
-                                                                        "'parameters')")
+        raise WrongTypeError(
+            "source", f"is a {type(source).__name__}", "give a string (put structured data in 'parameters')"
+        )
     if parameters is not None and not isinstance(parameters, dict):
         raise WrongTypeError("parameters", f"is a {type(parameters).__name__}", "give a dict of JSON values")
     if isinstance(problem, LocalContactProblem):
-        raise WrongTypeError("problem", "is a LocalContactProblem (u = W r + q), which has no gaussqp/1 JSON form",
-                             "write it as .npz (gaussqp.save_npz) or as FCLIB .hdf5 (gaussqp.io.fclib.save)")
+        raise WrongTypeError(
+            "problem",
+            "is a LocalContactProblem (u = W r + q), which has no gaussqp/1 JSON form",
+            "write it as .npz (gaussqp.save_npz) or as FCLIB .hdf5 (gaussqp.io.fclib.save)",
+        )
     if not isinstance(problem, ContactProblem):
         raise WrongTypeError("problem", f"is a {type(problem).__name__}", "give a gaussqp.ContactProblem")
     contacts = []
     for ct in problem.contacts:
-        d = {"type": ct.type, "normal": np.asarray(ct.normal).tolist(), "normal_drift": ct.normal_drift,
-             "friction": ct.friction, "mode": ct.mode}
+        d = {
+            "type": ct.type,
+            "normal": np.asarray(ct.normal).tolist(),
+            "normal_drift": ct.normal_drift,
+            "friction": ct.friction,
+            "mode": ct.mode,
+        }
         if ct.tangent is not None:
             d["tangent"] = np.asarray(ct.tangent).tolist()
             d["tangent_drift"] = np.asarray(ct.tangent_drift).tolist()
@@ -237,8 +277,9 @@ def to_dict(problem: ContactProblem, *, source: str | None = None, parameters: d
     doc = {"format": FORMAT, "name": problem.name, "dimension": problem.dimension}
     if problem.description:
         doc["description"] = problem.description
-    doc.update({"mass_matrix": _matrix_to_json(problem.M), "force": np.asarray(problem.F).tolist(),
-                "contacts": contacts})
+    doc.update(
+        {"mass_matrix": _matrix_to_json(problem.M), "force": np.asarray(problem.F).tolist(), "contacts": contacts}
+    )
     if source is not None:
         doc["source"] = source
     if parameters is not None:
@@ -258,8 +299,9 @@ def loads(text: str | bytes) -> ContactProblem:
     return from_dict(_decode(text))
 
 
-def dumps(problem: ContactProblem, indent: int | None = 1, *, source: str | None = None,
-          parameters: dict | None = None) -> str:
+def dumps(
+    problem: ContactProblem, indent: int | None = 1, *, source: str | None = None, parameters: dict | None = None
+) -> str:
     """The JSON text of :func:`to_dict`."""
     return json.dumps(to_dict(problem, source=source, parameters=parameters), indent=indent)
 
@@ -268,9 +310,13 @@ def _regular_file(path: Path) -> None:
     """Refuse what is not a regular file (a directory, ``/dev/zero``, a FIFO) before opening it:
     reading a device or a pipe need not end."""
     if not path.exists():
-        raise _err(str(path), "does not exist", "give the path of a gaussqp/1 file or a shipped problem name (gaussqp list)")
+        raise _err(
+            str(path), "does not exist", "give the path of a gaussqp/1 file or a shipped problem name (gaussqp list)"
+        )
     if not path.is_file():
-        raise _err(str(path), "is not a regular file (a directory, a device or a pipe)", "give the path of a gaussqp/1 file")
+        raise _err(
+            str(path), "is not a regular file (a directory, a device or a pipe)", "give the path of a gaussqp/1 file"
+        )
 
 
 def _read_bounded(path: Path) -> bytes:
@@ -290,14 +336,23 @@ def load(path: str | Path) -> ContactProblem | LocalContactProblem:
     try:
         text = _read_bounded(path).decode("utf-8")
     except UnicodeDecodeError:
-        raise _err(str(path), "is not UTF-8 text", "give a JSON file, or an .npz file with the .npz extension") from None
+        raise _err(
+            str(path), "is not UTF-8 text", "give a JSON file, or an .npz file with the .npz extension"
+        ) from None
     except OSError as exc:
-        raise _err(str(path), f"cannot be read ({exc.strerror or type(exc).__name__})", "check the path and its permissions") from None
+        raise _err(
+            str(path), f"cannot be read ({exc.strerror or type(exc).__name__})", "check the path and its permissions"
+        ) from None
     return loads(text)
 
 
-def dump(problem: ContactProblem | LocalContactProblem, path: str | Path, *, source: str | None = None,
-         parameters: dict | None = None) -> None:
+def dump(
+    problem: ContactProblem | LocalContactProblem,
+    path: str | Path,
+    *,
+    source: str | None = None,
+    parameters: dict | None = None,
+) -> None:
     """Write ``problem`` as JSON, or as NPZ when ``path`` ends with ``.npz`` (NPZ keeps no metadata: ``source``
     and ``parameters`` are written to JSON only; a LocalContactProblem has only the NPZ form)."""
     path = Path(path)
@@ -311,7 +366,11 @@ def _put_matrix(arrays: dict, key: str, A) -> None:
     if sp.issparse(A):
         c = sp.coo_matrix(A)
         arrays[f"{key}_shape"] = np.array(c.shape, dtype=np.int64)
-        arrays[f"{key}_row"], arrays[f"{key}_col"], arrays[f"{key}_data"] = c.row.astype(np.int64), c.col.astype(np.int64), c.data
+        arrays[f"{key}_row"], arrays[f"{key}_col"], arrays[f"{key}_data"] = (
+            c.row.astype(np.int64),
+            c.col.astype(np.int64),
+            c.data,
+        )
     else:
         arrays[key] = np.asarray(A, dtype=float)
 
@@ -322,21 +381,37 @@ def npz_members(problem: ContactProblem | LocalContactProblem) -> dict[str, np.n
     dimension) or, for a :class:`gaussqp.LocalContactProblem`, the local form (``form`` = "local", delassus,
     free_velocity, friction, dimension, name, description). :func:`problem_from_npz_members` reads them back."""
     if isinstance(problem, LocalContactProblem):
-        arrays = {"format": np.array(FORMAT), "form": np.array(LOCAL_FORM), "name": np.array(problem.name),
-                  "description": np.array(problem.description),
-                  "dimension": np.array(problem.dimension, dtype=np.int64), "free_velocity": np.asarray(problem.q),
-                  "friction": np.asarray(problem.mu)}
+        arrays = {
+            "format": np.array(FORMAT),
+            "form": np.array(LOCAL_FORM),
+            "name": np.array(problem.name),
+            "description": np.array(problem.description),
+            "dimension": np.array(problem.dimension, dtype=np.int64),
+            "free_velocity": np.asarray(problem.q),
+            "friction": np.asarray(problem.mu),
+        }
         _put_matrix(arrays, "delassus", problem.W)
         return arrays
     if not isinstance(problem, ContactProblem):
-        raise WrongTypeError("problem", f"is a {type(problem).__name__}",
-                             "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem")
-    arrays = {"format": np.array(FORMAT), "name": np.array(problem.name), "description": np.array(problem.description),
-              "dimension": np.array(problem.dimension, dtype=np.int64), "force": np.asarray(problem.F),
-              "normal_drift": np.asarray(problem.normal_drift), "tangent_drift": np.asarray(problem.tangent_drift),
-              "has_tangent": np.asarray(problem.has_tangent), "friction": np.asarray(problem.friction),
-              "types": np.asarray(problem.types, dtype="<U10"), "modes": np.asarray(problem.modes, dtype="<U12"),
-              "slip": np.asarray(problem.slip)}
+        raise WrongTypeError(
+            "problem",
+            f"is a {type(problem).__name__}",
+            "give a gaussqp.ContactProblem or a gaussqp.LocalContactProblem",
+        )
+    arrays = {
+        "format": np.array(FORMAT),
+        "name": np.array(problem.name),
+        "description": np.array(problem.description),
+        "dimension": np.array(problem.dimension, dtype=np.int64),
+        "force": np.asarray(problem.F),
+        "normal_drift": np.asarray(problem.normal_drift),
+        "tangent_drift": np.asarray(problem.tangent_drift),
+        "has_tangent": np.asarray(problem.has_tangent),
+        "friction": np.asarray(problem.friction),
+        "types": np.asarray(problem.types, dtype="<U10"),
+        "modes": np.asarray(problem.modes, dtype="<U12"),
+        "slip": np.asarray(problem.slip),
+    }
     _put_matrix(arrays, "mass_matrix", problem.M)
     _put_matrix(arrays, "J_n", problem.J_n)
     _put_matrix(arrays, "J_t", problem.J_t)
@@ -357,17 +432,43 @@ NPZ_METADATA = {"source", "parameters"}
 
 #: the NPZ members gaussqp reads; any other member is refused, as an unknown JSON key is (a misspelt member,
 #: ``J_t_shap``, would otherwise be skipped and the problem read without it)
-NPZ_KEYS = {"format", "name", "description", "dimension", "force", "normal_drift", "tangent_drift", "has_tangent",
-            "friction", "types", "modes", "slip"} | {f"{k}{s}" for k in ("mass_matrix", "J_n", "J_t")
-                                                     for s in ("", "_shape", "_row", "_col", "_data")}
+NPZ_KEYS = {
+    "format",
+    "name",
+    "description",
+    "dimension",
+    "force",
+    "normal_drift",
+    "tangent_drift",
+    "has_tangent",
+    "friction",
+    "types",
+    "modes",
+    "slip",
+} | {f"{k}{s}" for k in ("mass_matrix", "J_n", "J_t") for s in ("", "_shape", "_row", "_col", "_data")}
 
 #: the NPZ members of the local form (``form`` = :data:`LOCAL_FORM`); a member of one form is refused in the other
 NPZ_LOCAL_KEYS = {"format", "form", "name", "description", "dimension", "free_velocity", "friction"} | {
-    f"delassus{s}" for s in ("", "_shape", "_row", "_col", "_data")}
+    f"delassus{s}" for s in ("", "_shape", "_row", "_col", "_data")
+}
 
 #: what can go wrong decoding bytes that are not a well-formed zip of .npy members
-_DECODE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, SyntaxError, TypeError, KeyError,
-                  IndexError, OverflowError, NotImplementedError, RuntimeError, RecursionError, struct.error)
+_DECODE_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    SyntaxError,
+    TypeError,
+    KeyError,
+    IndexError,
+    OverflowError,
+    NotImplementedError,
+    RuntimeError,
+    RecursionError,
+    struct.error,
+)
 
 
 def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
@@ -381,7 +482,9 @@ def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
     else:
         raise _err(key, f"has .npy format version {version}", "write the file with gaussqp.save_npz")
     if dtype.hasobject:
-        raise _err(key, "is an object array (it would need pickle)", "store numeric or string arrays; pickles are never loaded")
+        raise _err(
+            key, "is an object array (it would need pickle)", "store numeric or string arrays; pickles are never loaded"
+        )
     if any(not isinstance(s, int) or s < 0 for s in shape):
         raise _err(key, f"declares the shape {shape}", "write the file with gaussqp.save_npz")
     count = math.prod(shape)
@@ -401,11 +504,19 @@ def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
         infos = zf.infolist()
         for i in infos:
             if not (i.filename.endswith(".npy") and i.filename[:-4] in NPZ_KEYS | NPZ_LOCAL_KEYS | NPZ_METADATA):
-                raise _err(i.filename, "is not a gaussqp/1 npz member",
-                           f"store only {sorted(NPZ_KEYS | NPZ_METADATA)}, or the local form's "
-                           f"{sorted(NPZ_LOCAL_KEYS)} (gaussqp.save_npz writes them)")
-        check_count("file", "uncompressed bytes", sum(i.file_size for i in infos), FILE_BYTES_MAX,
-                    "store large problems sparse (row/col/data triplets)")
+                raise _err(
+                    i.filename,
+                    "is not a gaussqp/1 npz member",
+                    f"store only {sorted(NPZ_KEYS | NPZ_METADATA)}, or the local form's "
+                    f"{sorted(NPZ_LOCAL_KEYS)} (gaussqp.save_npz writes them)",
+                )
+        check_count(
+            "file",
+            "uncompressed bytes",
+            sum(i.file_size for i in infos),
+            FILE_BYTES_MAX,
+            "store large problems sparse (row/col/data triplets)",
+        )
         out: dict[str, np.ndarray] = {}
         for info in infos:
             key = info.filename[:-4]
@@ -416,8 +527,19 @@ def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
         return out
 
 
-_KIND = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "O": "objects", "V": "records",
-         "M": "datetimes", "m": "time differences", "i": "integers", "u": "integers", "f": "floats"}
+_KIND = {
+    "b": "booleans",
+    "c": "complex numbers",
+    "U": "strings",
+    "S": "bytes",
+    "O": "objects",
+    "V": "records",
+    "M": "datetimes",
+    "m": "time differences",
+    "i": "integers",
+    "u": "integers",
+    "f": "floats",
+}
 
 
 def _npz_get(z: dict, key: str, kinds: str, ndims: tuple[int, ...], what: str) -> np.ndarray:
@@ -426,8 +548,11 @@ def _npz_get(z: dict, key: str, kinds: str, ndims: tuple[int, ...], what: str) -
         raise _err(key, "is missing from the npz file", f"store '{key}' ({what})")
     arr = z[key]
     if arr.dtype.kind not in kinds:
-        raise _err(key, f"holds {_KIND.get(arr.dtype.kind, arr.dtype.str)} (dtype {arr.dtype.str})",
-                   f"store {what} (complex, boolean, string or object arrays are not converted)")
+        raise _err(
+            key,
+            f"holds {_KIND.get(arr.dtype.kind, arr.dtype.str)} (dtype {arr.dtype.str})",
+            f"store {what} (complex, boolean, string or object arrays are not converted)",
+        )
     if arr.ndim not in ndims:
         raise ShapeError(key, f"has {arr.ndim} dimensions, expected {' or '.join(map(str, ndims))}", f"store {what}")
     return arr
@@ -449,13 +574,18 @@ def _npz_sparse(z: dict, key: str) -> sp.csr_matrix:
         raise _err(f"{key}_shape", f"is {shape.tolist()}", "store 2 non-negative integers")
     rows, cols = (int(s) for s in shape)
     check_count(f"{key}_shape", "declared rows", rows, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
-    check_count(f"{key}_shape", "declared columns", cols, COORDINATES_MAX, "give a smaller problem (see gaussqp.settings)")
+    check_count(
+        f"{key}_shape", "declared columns", cols, COORDINATES_MAX, "give a smaller problem (see gaussqp.settings)"
+    )
     row = _npz_get(z, f"{key}_row", "iu", (1,), "integer row indices")
     col = _npz_get(z, f"{key}_col", "iu", (1,), "integer column indices")
     data = _npz_real(z, f"{key}_data", 1)
     if not row.size == col.size == data.size:
-        raise _err(key, f"has {row.size} rows, {col.size} columns and {data.size} values",
-                   "store one row and one column index per value")
+        raise _err(
+            key,
+            f"has {row.size} rows, {col.size} columns and {data.size} values",
+            "store one row and one column index per value",
+        )
     for name, idx, bound in (("row", row, rows), ("col", col, cols)):
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= bound):
             raise _err(f"{key}_{name}", f"holds an index outside [0, {bound})", f"keep every index in 0..{bound - 1}")
@@ -477,30 +607,48 @@ def problem_from_npz_members(z: dict) -> ContactProblem | LocalContactProblem:
         _npz_get(z, key, "U", (0,), "one string")
     fmt = _npz_text(z, "format")
     if fmt != FORMAT:
-        raise FormatVersionError("format", f"is {reprlib.repr(fmt)}, this gaussqp reads {FORMAT!r}",
-                                 f"convert the file to {FORMAT!r}")
+        raise FormatVersionError(
+            "format", f"is {reprlib.repr(fmt)}, this gaussqp reads {FORMAT!r}", f"convert the file to {FORMAT!r}"
+        )
     form = _npz_text(z, "form", "global")
     if form not in ("global", LOCAL_FORM):
-        raise _err("form", f"is {reprlib.repr(form)}", f"store {LOCAL_FORM!r} for a local problem u = W r + q, or "
-                                                        "leave 'form' out for a ContactProblem")
+        raise _err(
+            "form",
+            f"is {reprlib.repr(form)}",
+            f"store {LOCAL_FORM!r} for a local problem u = W r + q, or leave 'form' out for a ContactProblem",
+        )
     keys = NPZ_LOCAL_KEYS if form == LOCAL_FORM else NPZ_KEYS
     stray = sorted(set(z) - keys - NPZ_METADATA)
     if stray:
-        raise _err(stray[0], f"is not a member of the {form} form",
-                   f"store only {sorted(keys)} (gaussqp.save_npz writes them)")
+        raise _err(
+            stray[0], f"is not a member of the {form} form", f"store only {sorted(keys)} (gaussqp.save_npz writes them)"
+        )
     if form == LOCAL_FORM:
-        return LocalContactProblem(_npz_matrix(z, "delassus"), _npz_real(z, "free_velocity", 1),
-                                   _npz_real(z, "friction", 1),
-                                   int(_npz_get(z, "dimension", "iu", (0,), "the integer 2 or 3")[()]),
-                                   _npz_text(z, "name", ""), _npz_text(z, "description", ""))
+        return LocalContactProblem(
+            _npz_matrix(z, "delassus"),
+            _npz_real(z, "free_velocity", 1),
+            _npz_real(z, "friction", 1),
+            int(_npz_get(z, "dimension", "iu", (0,), "the integer 2 or 3")[()]),
+            _npz_text(z, "name", ""),
+            _npz_text(z, "description", ""),
+        )
     dimension = int(_npz_get(z, "dimension", "iu", (0,), "an integer from 2 to 6")[()])
     return ContactProblem.from_blocks(
-        _npz_matrix(z, "mass_matrix"), _npz_real(z, "force", 1), _npz_matrix(z, "J_n"), _npz_real(z, "normal_drift", 1),
-        [str(s) for s in _npz_get(z, "types", "U", (1,), "one string per contact")], _npz_matrix(z, "J_t"),
-        _npz_real(z, "tangent_drift", 1), _npz_real(z, "friction", 1),
-        [str(s) for s in _npz_get(z, "modes", "U", (1,), "one string per contact")], _npz_real(z, "slip", 2),
-        _npz_get(z, "has_tangent", "b", (1,), "one boolean per contact"), dimension,
-        _npz_text(z, "name", ""), _npz_text(z, "description", ""))
+        _npz_matrix(z, "mass_matrix"),
+        _npz_real(z, "force", 1),
+        _npz_matrix(z, "J_n"),
+        _npz_real(z, "normal_drift", 1),
+        [str(s) for s in _npz_get(z, "types", "U", (1,), "one string per contact")],
+        _npz_matrix(z, "J_t"),
+        _npz_real(z, "tangent_drift", 1),
+        _npz_real(z, "friction", 1),
+        [str(s) for s in _npz_get(z, "modes", "U", (1,), "one string per contact")],
+        _npz_real(z, "slip", 2),
+        _npz_get(z, "has_tangent", "b", (1,), "one boolean per contact"),
+        dimension,
+        _npz_text(z, "name", ""),
+        _npz_text(z, "description", ""),
+    )
 
 
 def load_npz(path: str | Path | IO[bytes]) -> ContactProblem | LocalContactProblem:
@@ -521,6 +669,9 @@ def load_npz(path: str | Path | IO[bytes]) -> ContactProblem | LocalContactProbl
     except InputError:
         raise
     except _DECODE_ERRORS as exc:
-        raise _err(name, f"is not a readable gaussqp/1 npz file ({type(exc).__name__}: {reprlib.repr(str(exc))})",
-                   "write it with gaussqp.save_npz (object arrays and pickles are refused)") from None
+        raise _err(
+            name,
+            f"is not a readable gaussqp/1 npz file ({type(exc).__name__}: {reprlib.repr(str(exc))})",
+            "write it with gaussqp.save_npz (object arrays and pickles are refused)",
+        ) from None
     return problem_from_npz_members(z)

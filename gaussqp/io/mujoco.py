@@ -80,11 +80,26 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import (FileFormatError, InputTooLargeError, MissingExtraError, MissingSlipError, NonFiniteError,
-                      ShapeError, UnknownValueError, UnsupportedModelError, WrongTypeError)
+from ..errors import (
+    FileFormatError,
+    InputTooLargeError,
+    MissingExtraError,
+    MissingSlipError,
+    NonFiniteError,
+    ShapeError,
+    UnknownValueError,
+    UnsupportedModelError,
+    WrongTypeError,
+)
 from ..model.problem import Contact, ContactProblem
-from ..settings import (ABS_ENTRY_MIN, MUJOCO_GRASP_ANISOTROPY_RTOL, MUJOCO_ROW_RTOL, MUJOCO_VELOCITY_RTOL,
-                        MUJOCO_ZERO_ROW_RTOL, SETTLE_STEPS_MAX)
+from ..settings import (
+    ABS_ENTRY_MIN,
+    MUJOCO_GRASP_ANISOTROPY_RTOL,
+    MUJOCO_ROW_RTOL,
+    MUJOCO_VELOCITY_RTOL,
+    MUJOCO_ZERO_ROW_RTOL,
+    SETTLE_STEPS_MAX,
+)
 
 __all__ = ["ImportedRow", "MujocoImport", "from_mujoco", "import_mujoco", "load_mujoco"]
 
@@ -147,16 +162,19 @@ class MujocoImport:
         ln = np.asarray(lambda_normal, dtype=float).ravel()
         d1 = self.problem.dimension - 1
         if ln.shape != (len(self.rows),) or np.size(lambda_tangent) != len(self.rows) * d1:
-            raise ShapeError("lambda_normal, lambda_tangent", f"have {ln.size} and {np.size(lambda_tangent)} numbers, "
-                             f"expected {len(self.rows)} and {len(self.rows)} × {d1}",
-                             "give Solution.lambda_normal and Solution.lambda_tangent of this problem's solution")
+            raise ShapeError(
+                "lambda_normal, lambda_tangent",
+                f"have {ln.size} and {np.size(lambda_tangent)} numbers, "
+                f"expected {len(self.rows)} and {len(self.rows)} × {d1}",
+                "give Solution.lambda_normal and Solution.lambda_tangent of this problem's solution",
+            )
         lt = np.asarray(lambda_tangent, dtype=float).reshape(len(self.rows), d1)
         out = np.zeros(self.nefc)
         for i, row in enumerate(self.rows):
             out[row.efc_address + row.component] = ln[i]
             if row.force_map is not None:
                 k, r = row.force_map.shape
-                out[row.efc_address + 1:row.efc_address + 1 + k] = row.force_map @ lt[i, :r]
+                out[row.efc_address + 1 : row.efc_address + 1 + k] = row.force_map @ lt[i, :r]
         return out
 
     def multipliers(self, efc_force) -> tuple[np.ndarray, np.ndarray]:
@@ -170,12 +188,14 @@ class MujocoImport:
             ln[i] = f[row.efc_address + row.component]
             if row.force_map is not None:
                 k, r = row.force_map.shape
-                lt[i, :r] = np.linalg.lstsq(row.force_map, f[row.efc_address + 1:row.efc_address + 1 + k],
-                                            rcond=None)[0]
+                lt[i, :r] = np.linalg.lstsq(
+                    row.force_map, f[row.efc_address + 1 : row.efc_address + 1 + k], rcond=None
+                )[0]
         return ln, lt
 
 
 # ---------------------------------------------------------------- loading a model file
+
 
 def load_mujoco(path, *, keyframe: str | int | None = None, qpos=None, qvel=None, settle: int = 0):
     """Load an MJCF (``.xml``) or compiled (``.mjb``) MuJoCo model and a state for it: ``(model, data)``.
@@ -191,12 +211,18 @@ def load_mujoco(path, *, keyframe: str | int | None = None, qpos=None, qvel=None
     if not p.is_file():
         raise FileFormatError(str(p), "does not exist or is not a file", "give the path of a MuJoCo .xml or .mjb file")
     try:
-        model = (mujoco.MjModel.from_binary_path(str(p)) if p.suffix.lower() == ".mjb"
-                 else mujoco.MjModel.from_xml_path(str(p)))
+        model = (
+            mujoco.MjModel.from_binary_path(str(p))
+            if p.suffix.lower() == ".mjb"
+            else mujoco.MjModel.from_xml_path(str(p))
+        )
     except Exception as exc:  # MuJoCo raises ValueError for parse and compile errors
         msg = " ".join(str(exc).split())
-        raise FileFormatError(str(p), f"is not a MuJoCo model MuJoCo can compile ({msg})",
-                              "fix the model file (MuJoCo's message says where)") from None
+        raise FileFormatError(
+            str(p),
+            f"is not a MuJoCo model MuJoCo can compile ({msg})",
+            "fix the model file (MuJoCo's message says where)",
+        ) from None
     data = mujoco.MjData(model)
     if keyframe is not None:
         mujoco.mj_resetDataKeyframe(model, data, _keyframe_id(mujoco, model, keyframe))
@@ -211,8 +237,11 @@ def load_mujoco(path, *, keyframe: str | int | None = None, qpos=None, qvel=None
     if settle:
         mujoco.mj_step(model, data, int(settle))
         if int(data.warning[int(mujoco.mjtWarning.mjWARN_BADQACC)].number):  # MuJoCo resets silently
-            raise UnsupportedModelError("settle", f"ran {settle} steps of a simulation that went unstable (MuJoCo "
-                                        "reset its state)", "settle fewer steps, or from a keyframe near rest")
+            raise UnsupportedModelError(
+                "settle",
+                f"ran {settle} steps of a simulation that went unstable (MuJoCo reset its state)",
+                "settle fewer steps, or from a keyframe near rest",
+            )
     mujoco.mj_forward(model, data)
     return model, data
 
@@ -247,19 +276,44 @@ def _state_vector(name: str, value, size: int) -> np.ndarray:
 
 # ---------------------------------------------------------------- the importer
 
-def from_mujoco(model, data, *, drift: str = "jacdot", frictionloss: str = "refuse", torsional: str = "exact",
-                modes: Mapping[int, str] | None = None, velocity_tol: float | None = None,
-                name: str = "") -> ContactProblem:
+
+def from_mujoco(
+    model,
+    data,
+    *,
+    drift: str = "jacdot",
+    frictionloss: str = "refuse",
+    torsional: str = "exact",
+    modes: Mapping[int, str] | None = None,
+    velocity_tol: float | None = None,
+    name: str = "",
+) -> ContactProblem:
     """The contact problem of MuJoCo ``model`` at the state of ``data``: ``import_mujoco(...).problem``.
 
     See :func:`import_mujoco` and the module docstring for what is imported and the options."""
-    return import_mujoco(model, data, drift=drift, frictionloss=frictionloss, torsional=torsional, modes=modes,
-                         velocity_tol=velocity_tol, name=name).problem
+    return import_mujoco(
+        model,
+        data,
+        drift=drift,
+        frictionloss=frictionloss,
+        torsional=torsional,
+        modes=modes,
+        velocity_tol=velocity_tol,
+        name=name,
+    ).problem
 
 
-def import_mujoco(model, data, *, drift: str = "jacdot", frictionloss: str = "refuse", torsional: str = "exact",
-                  modes: Mapping[int, str] | None = None, velocity_tol: float | None = None,
-                  name: str = "") -> MujocoImport:
+def import_mujoco(
+    model,
+    data,
+    *,
+    drift: str = "jacdot",
+    frictionloss: str = "refuse",
+    torsional: str = "exact",
+    modes: Mapping[int, str] | None = None,
+    velocity_tol: float | None = None,
+    name: str = "",
+) -> MujocoImport:
     """Import MuJoCo ``model`` at the state of ``data`` (qpos, qvel, act, ctrl, applied forces, mocap, eq_active).
 
     Parameters
@@ -293,21 +347,40 @@ def import_mujoco(model, data, *, drift: str = "jacdot", frictionloss: str = "re
         raise WrongTypeError("model", f"is a {type(model).__name__}", "give a mujoco.MjModel")
     if not isinstance(data, mujoco.MjData):
         raise WrongTypeError("data", f"is a {type(data).__name__}", "give the mujoco.MjData of the model")
-    for what, got, want in (("qpos", data.qpos.size, model.nq), ("qvel", data.qvel.size, model.nv),
-                            ("act", data.act.size, model.na), ("ctrl", data.ctrl.size, model.nu),
-                            ("xpos", data.xpos.shape[0], model.nbody)):
+    for what, got, want in (
+        ("qpos", data.qpos.size, model.nq),
+        ("qvel", data.qvel.size, model.nv),
+        ("act", data.act.size, model.na),
+        ("ctrl", data.ctrl.size, model.nu),
+        ("xpos", data.xpos.shape[0], model.nbody),
+    ):
         if got != want:  # MuJoCo's C code would run on the mismatched arrays
-            raise ShapeError("data", f"is the MjData of another model (data.{what} has {got} entries, the model "
-                             f"{want})", "give mujoco.MjData(model) of this model")
+            raise ShapeError(
+                "data",
+                f"is the MjData of another model (data.{what} has {got} entries, the model {want})",
+                "give mujoco.MjData(model) of this model",
+            )
     for what in ("qpos", "qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied"):
         if not np.all(np.isfinite(getattr(data, what))):
             raise NonFiniteError(f"data.{what}", "has NaN or infinite entries", "give a finite state")
     if model.nflex:
-        raise UnsupportedModelError("model.nflex", f"is {model.nflex}: the model has deformable flexes",
-                                    "import a model without flexes (their constraints are not mapped)")
+        raise UnsupportedModelError(
+            "model.nflex",
+            f"is {model.nflex}: the model has deformable flexes",
+            "import a model without flexes (their constraints are not mapped)",
+        )
     m, d = _working_copy(mujoco, model, data)
-    return _Importer(mujoco, m, d, drift=drift, frictionloss=frictionloss, torsional=torsional,
-                     modes=_mode_overrides(modes, d.ncon), velocity_tol=velocity_tol, name=name).run()
+    return _Importer(
+        mujoco,
+        m,
+        d,
+        drift=drift,
+        frictionloss=frictionloss,
+        torsional=torsional,
+        modes=_mode_overrides(modes, d.ncon),
+        velocity_tol=velocity_tol,
+        name=name,
+    ).run()
 
 
 def _choice(option: str, value, allowed: tuple[str, ...]) -> None:
@@ -319,13 +392,15 @@ def _mode_overrides(modes, ncon: int) -> dict[int, str]:
     if modes is None:
         return {}
     if not isinstance(modes, Mapping):
-        raise WrongTypeError("modes", f"is a {type(modes).__name__}",
-                             "give a dict {MuJoCo contact index: mode}")
+        raise WrongTypeError("modes", f"is a {type(modes).__name__}", "give a dict {MuJoCo contact index: mode}")
     out = {}
     for k, v in modes.items():
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < ncon:
-            raise UnknownValueError(f"modes[{k!r}]", f"is not a contact index of the state ({ncon} contacts)",
-                                    f"give indices of data.contact, 0 … {ncon - 1}")
+            raise UnknownValueError(
+                f"modes[{k!r}]",
+                f"is not a contact index of the state ({ncon} contacts)",
+                f"give indices of data.contact, 0 … {ncon - 1}",
+            )
         _choice(f"modes[{k}]", v, MODE_OVERRIDES)
         out[int(k)] = v
     return out
@@ -356,8 +431,14 @@ def _working_copy(mujoco, model, data):
 def _qmul(a, b):
     aw, ax, ay, az = a
     bw, bx, by, bz = b
-    return np.array([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw])
+    return np.array(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ]
+    )
 
 
 def _flush(a) -> np.ndarray:
@@ -385,7 +466,7 @@ class _Importer:
         self.name = name
         nv = m.nv
         self.nv = nv
-        self.J = _flush(np.array(d.efc_J[:d.nefc * nv]).reshape(d.nefc, nv))
+        self.J = _flush(np.array(d.efc_J[: d.nefc * nv]).reshape(d.nefc, nv))
         self.qvel = np.array(d.qvel)
         self.u = self.J @ self.qvel
         self.vtol = self._velocity_tol(velocity_tol)
@@ -403,8 +484,12 @@ class _Importer:
 
     def _velocity_tol(self, velocity_tol) -> float:
         if velocity_tol is not None:
-            if isinstance(velocity_tol, bool) or not isinstance(velocity_tol, (int, float, np.floating, np.integer)) \
-                    or not math.isfinite(velocity_tol) or velocity_tol < 0:
+            if (
+                isinstance(velocity_tol, bool)
+                or not isinstance(velocity_tol, (int, float, np.floating, np.integer))
+                or not math.isfinite(velocity_tol)
+                or velocity_tol < 0
+            ):
                 raise WrongTypeError("velocity_tol", f"is {velocity_tol!r}", "give a speed >= 0 (model units), or None")
             return float(velocity_tol)
         g = float(np.linalg.norm(self.m.opt.gravity))
@@ -421,8 +506,11 @@ class _Importer:
         return jp @ self.qvel, jr @ self.qvel
 
     def _refuse_drift(self, what: str):
-        raise UnsupportedModelError(what, "has no J̇q̇ implemented for drift='jacdot'",
-                                    "use drift='mujoco' (MuJoCo's reference acceleration), or drop that element")
+        raise UnsupportedModelError(
+            what,
+            "has no J̇q̇ implemented for drift='jacdot'",
+            "use drift='mujoco' (MuJoCo's reference acceleration), or drop that element",
+        )
 
     # -------------------------------------------------------------- main loop
     def run(self) -> MujocoImport:
@@ -453,26 +541,44 @@ class _Importer:
             elif t == int(T.mjCNSTR_LIMIT_TENDON):
                 self._limit("tendon limit", ident, i)
             else:  # pyramidal rows cannot occur: the working copy has elliptic cones
-                raise UnsupportedModelError(f"efc_type[{i}]", f"is {t}, a constraint kind the importer does not map",
-                                            "report this model")
+                raise UnsupportedModelError(
+                    f"efc_type[{i}]", f"is {t}, a constraint kind the importer does not map", "report this model"
+                )
             i = j
         for k in range(d.ncon):
             if k not in seen_contacts:
-                self.left_out.append((self._contact_label(k), "MuJoCo made no constraint of it "
-                                      "(distance beyond the margin, or excluded)"))
+                self.left_out.append(
+                    (
+                        self._contact_label(k),
+                        "MuJoCo made no constraint of it (distance beyond the margin, or excluded)",
+                    )
+                )
         dim = self._finish_frictional()
-        desc = (f"MuJoCo model {self._model_name()!r} at t = {d.time:g}: nv = {self.nv}, {d.ncon} contacts, "
-                f"{d.nefc} constraint rows; drift = {self.drift}")
-        contacts = [dataclasses.replace(
-            c, normal=_flush(c.normal), normal_drift=float(_flush(c.normal_drift)),
-            tangent=None if c.tangent is None else _flush(c.tangent),
-            tangent_drift=None if c.tangent_drift is None else _flush(c.tangent_drift)) for c in self.contacts]
-        problem = ContactProblem(M, F, contacts, dimension=dim, name=self.name or self._model_name(),
-                                 description=desc)
-        options = dict(drift=self.drift, frictionloss=self.frictionloss, torsional=self.torsional,
-                       modes=dict(self.modes), velocity_tol=self.vtol)
-        return MujocoImport(problem=problem, rows=tuple(self.rows), left_out=tuple(self.left_out),
-                            nefc=int(d.nefc), options=options)
+        desc = (
+            f"MuJoCo model {self._model_name()!r} at t = {d.time:g}: nv = {self.nv}, {d.ncon} contacts, "
+            f"{d.nefc} constraint rows; drift = {self.drift}"
+        )
+        contacts = [
+            dataclasses.replace(
+                c,
+                normal=_flush(c.normal),
+                normal_drift=float(_flush(c.normal_drift)),
+                tangent=None if c.tangent is None else _flush(c.tangent),
+                tangent_drift=None if c.tangent_drift is None else _flush(c.tangent_drift),
+            )
+            for c in self.contacts
+        ]
+        problem = ContactProblem(M, F, contacts, dimension=dim, name=self.name or self._model_name(), description=desc)
+        options = dict(
+            drift=self.drift,
+            frictionloss=self.frictionloss,
+            torsional=self.torsional,
+            modes=dict(self.modes),
+            velocity_tol=self.vtol,
+        )
+        return MujocoImport(
+            problem=problem, rows=tuple(self.rows), left_out=tuple(self.left_out), nefc=int(d.nefc), options=options
+        )
 
     def _model_name(self) -> str:
         return self.mj.mj_id2name(self.m, self.mj.mjtObj.mjOBJ_MODEL, 0) or "mujoco"
@@ -494,10 +600,13 @@ class _Importer:
             what = f"model.tendon_frictionloss[{ident}] (tendon {tendon!r})"
             value = float(m.tendon_frictionloss[ident])
         if self.frictionloss == "refuse":
-            raise UnsupportedModelError(what, f"is {value:g}: dry joint friction has no counterpart in the contact "
-                                        "problem", "pass frictionloss='ignore' (CLI: --frictionloss ignore) to drop "
-                                        "it (reported in left_out), "
-                                        "or set frictionloss to 0 in the model")
+            raise UnsupportedModelError(
+                what,
+                f"is {value:g}: dry joint friction has no counterpart in the contact problem",
+                "pass frictionloss='ignore' (CLI: --frictionloss ignore) to drop "
+                "it (reported in left_out), "
+                "or set frictionloss to 0 in the model",
+            )
         self.left_out.append((what, f"friction loss {value:g} ignored (frictionloss='ignore')"))
 
     def _zero(self, row) -> bool:
@@ -518,15 +627,19 @@ class _Importer:
         elif kind == int(E.mjEQ_TENDON):
             sub, drifts = "tendon", (self._polynomial_drift(e, joint=False) if self.drift == "jacdot" else None)
         else:
-            raise UnsupportedModelError(f"equality {name!r}", f"is of type {E(kind).name}",
-                                        "the importer maps connect, weld, joint and tendon equalities only")
+            raise UnsupportedModelError(
+                f"equality {name!r}",
+                f"is of type {E(kind).name}",
+                "the importer maps connect, weld, joint and tendon equalities only",
+            )
         for k in range(j - i):
             row = self.J[i + k]
             b = float(drifts[k]) if drifts is not None else -float(d.efc_aref[i + k])
             label = f"equality {name!r} ({sub}) row {k}"
             if self._zero(row):
-                self.left_out.append((label, "its row is zero (the constraint does not involve a moving degree "
-                                      "of freedom)"))
+                self.left_out.append(
+                    (label, "its row is zero (the constraint does not involve a moving degree of freedom)")
+                )
                 continue
             self.contacts.append(Contact("bilateral", normal=row, normal_drift=b))
             self.rows.append(ImportedRow("equality", sub, e, name, efc_address=i, component=k))
@@ -537,8 +650,10 @@ class _Importer:
         o1, o2 = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
         data = np.array(m.eq_data[e])
         if int(m.eq_objtype[e]) == int(mj.mjtObj.mjOBJ_SITE):
-            return ((np.array(d.site_xpos[o1]), int(m.site_bodyid[o1])),
-                    (np.array(d.site_xpos[o2]), int(m.site_bodyid[o2])))
+            return (
+                (np.array(d.site_xpos[o1]), int(m.site_bodyid[o1])),
+                (np.array(d.site_xpos[o2]), int(m.site_bodyid[o2])),
+            )
         a1, a2 = (data[3:6], data[0:3]) if weld else (data[0:3], data[3:6])
         p1 = np.array(d.xpos[o1]) + np.array(d.xmat[o1]).reshape(3, 3) @ a1
         p2 = np.array(d.xpos[o2]) + np.array(d.xmat[o2]).reshape(3, 3) @ a2
@@ -583,8 +698,10 @@ class _Importer:
         if not joint:
             for o in (o1, o2):
                 if o >= 0 and not self._fixed_tendon(o):
-                    self._refuse_drift(f"equality {self._name(mj.mjtObj.mjOBJ_EQUALITY, e)!r} (spatial tendon "
-                                       f"{self._name(mj.mjtObj.mjOBJ_TENDON, o)!r})")
+                    self._refuse_drift(
+                        f"equality {self._name(mj.mjtObj.mjOBJ_EQUALITY, e)!r} (spatial tendon "
+                        f"{self._name(mj.mjtObj.mjOBJ_TENDON, o)!r})"
+                    )
         if o2 < 0:
             return np.zeros(1)
         c = np.array(m.eq_data[e])
@@ -599,7 +716,7 @@ class _Importer:
 
     def _fixed_tendon(self, t: int) -> bool:
         adr, num = int(self.m.tendon_adr[t]), int(self.m.tendon_num[t])
-        return bool(np.all(np.array(self.m.wrap_type[adr:adr + num]) == int(self.mj.mjtWrap.mjWRAP_JOINT)))
+        return bool(np.all(np.array(self.m.wrap_type[adr : adr + num]) == int(self.mj.mjtWrap.mjWRAP_JOINT)))
 
     # -------------------------------------------------------------- limits
     def _limit(self, kind: str, ident: int, i: int):
@@ -635,7 +752,7 @@ class _Importer:
         geoms = tuple(self._name(mj.mjtObj.mjOBJ_GEOM, g) for g in con.geom)
         label = self._contact_label(k)
         name = f"{geoms[0]}/{geoms[1]}"
-        rows = self.J[i:i + condim]
+        rows = self.J[i : i + condim]
         if self.drift == "jacdot":
             b1, b2 = (int(m.geom_bodyid[g]) for g in con.geom)
             a1, w1 = self._jacdot(con.pos, b1)
@@ -643,8 +760,8 @@ class _Importer:
             frame = np.array(con.frame).reshape(3, 3)
             drift = np.concatenate([frame @ (a2 - a1), frame @ (w2 - w1)])[:condim]
         else:
-            drift = -np.array(d.efc_aref[i:i + condim])
-        u = self.u[i:i + condim]
+            drift = -np.array(d.efc_aref[i : i + condim])
+        u = self.u[i : i + condim]
         override = self.modes.get(k)
         if self._zero(rows[0]):
             self.left_out.append((label, "its normal row is zero (no relative motion of the two geoms is possible)"))
@@ -655,20 +772,31 @@ class _Importer:
         if override is None and u[0] > self.vtol:
             self.left_out.append((label, f"separating: normal velocity {u[0]:.3g} > {self.vtol:.3g}"))
             return
-        info = dict(kind="contact", mujoco_id=k, name=name, geoms=geoms, efc_address=i, normal_velocity=float(u[0]),
-                    distance=float(con.dist))
+        info = dict(
+            kind="contact",
+            mujoco_id=k,
+            name=name,
+            geoms=geoms,
+            efc_address=i,
+            normal_velocity=float(u[0]),
+            distance=float(con.dist),
+        )
         if condim == 1 or override == "frictionless":
             self.contacts.append(Contact("unilateral", normal=rows[0], normal_drift=float(drift[0])))
             self.rows.append(ImportedRow(subkind="frictionless" if condim == 1 else f"condim {condim}", **info))
             if condim > 1:
                 self.left_out.append((f"{label} friction rows", "made frictionless (modes override)"))
             return
-        mu = np.array(con.friction[:condim - 1], dtype=float)
+        mu = np.array(con.friction[: condim - 1], dtype=float)
         keep = condim - 1
         if self.torsional == "ignore" and condim > 3:
             keep = 2
-            self.left_out.append((f"{label} torsional/rolling rows", f"condim {condim}: {condim - 3} row(s) "
-                                  "dropped (torsional='ignore')"))
+            self.left_out.append(
+                (
+                    f"{label} torsional/rolling rows",
+                    f"condim {condim}: {condim - 3} row(s) dropped (torsional='ignore')",
+                )
+            )
         self.pending.append((label, condim, info, rows, drift, u, mu, keep, override))
 
     def _finish_frictional(self) -> int:
@@ -679,14 +807,18 @@ class _Importer:
             effective = 3 if keep == 2 else condim
             condims.setdefault(effective, []).append(label)
         if len(condims) > 1:
-            listing = "; ".join(f"condim {c}: {', '.join(v[:4])}{' …' if len(v) > 4 else ''}"
-                                for c, v in sorted(condims.items()))
-            raise UnsupportedModelError("contacts", f"mix frictional dimensions ({listing}): one problem has one "
-                                        "dimension", "pass torsional='ignore' (CLI: --torsional ignore; torsional and "
-                                        "rolling rows dropped, "
-                                        "reported), or give the geoms one condim")
+            listing = "; ".join(
+                f"condim {c}: {', '.join(v[:4])}{' …' if len(v) > 4 else ''}" for c, v in sorted(condims.items())
+            )
+            raise UnsupportedModelError(
+                "contacts",
+                f"mix frictional dimensions ({listing}): one problem has one dimension",
+                "pass torsional='ignore' (CLI: --torsional ignore; torsional and "
+                "rolling rows dropped, "
+                "reported), or give the geoms one condim",
+            )
         for label, condim, info, rows, drift, u, mu, keep, override in self.pending:
-            T, c, mus = rows[1:1 + keep], drift[1:1 + keep], mu[:keep]
+            T, c, mus = rows[1 : 1 + keep], drift[1 : 1 + keep], mu[:keep]
             isotropic = keep == 2 and mus[0] == mus[1]
             scale = np.ones(keep) if isotropic else mus
             B = scale[:, None] * T
@@ -714,9 +846,13 @@ class _Importer:
             if mode == "sliding":
                 v = Tr @ self.qvel
                 if speed <= self.vtol or not np.any(v):  # a direction from round-off is no slip direction
-                    raise MissingSlipError(f"modes[{info['mujoco_id']}]", f"is 'sliding' for a contact at rest "
-                                           f"tangentially (speed {speed:.3g} <= velocity_tol {self.vtol:.3g}: no "
-                                           "slip direction)", "give 'sticking' or 'coulomb' for it")
+                    raise MissingSlipError(
+                        f"modes[{info['mujoco_id']}]",
+                        f"is 'sliding' for a contact at rest "
+                        f"tangentially (speed {speed:.3g} <= velocity_tol {self.vtol:.3g}: no "
+                        "slip direction)",
+                        "give 'sticking' or 'coulomb' for it",
+                    )
                 slip = v / np.linalg.norm(v)
             built.append((info, subkind, rows[0], float(drift[0]), Tr, cr, friction, mode, slip, fmap, r))
         ranks = {b[-1] for b in built}
@@ -727,13 +863,24 @@ class _Importer:
                 cr = np.concatenate([cr, np.zeros(d1 - r)])
                 fmap = np.hstack([fmap, np.zeros((fmap.shape[0], d1 - r))])
                 slip = None if slip is None else np.concatenate([slip, np.zeros(d1 - r)])
-            self.contacts.append(Contact("unilateral", normal=n, normal_drift=b, friction=friction, mode=mode,
-                                         tangent=Tr, tangent_drift=cr, slip=slip))
+            self.contacts.append(
+                Contact(
+                    "unilateral",
+                    normal=n,
+                    normal_drift=b,
+                    friction=friction,
+                    mode=mode,
+                    tangent=Tr,
+                    tangent_drift=cr,
+                    slip=slip,
+                )
+            )
             self.rows.append(ImportedRow(subkind=subkind, force_map=fmap, **info))
         return d1 + 1
 
 
 # ---------------------------------------------------------------- a grasp from a simulator state
+
 
 @dataclass(frozen=True)
 class GraspContactSource:
@@ -813,8 +960,11 @@ def _actuated_limit(mujoco, m, j: int) -> float | None:
         gear = abs(float(m.actuator_gear[a, 0]))
         if bool(m.actuator_forcelimited[a]):
             total += gear * float(np.max(np.abs(m.actuator_forcerange[a])))
-        elif (bool(m.actuator_ctrllimited[a]) and int(m.actuator_gaintype[a]) == int(mujoco.mjtGain.mjGAIN_FIXED)
-              and int(m.actuator_biastype[a]) == int(mujoco.mjtBias.mjBIAS_NONE)):
+        elif (
+            bool(m.actuator_ctrllimited[a])
+            and int(m.actuator_gaintype[a]) == int(mujoco.mjtGain.mjGAIN_FIXED)
+            and int(m.actuator_biastype[a]) == int(mujoco.mjtBias.mjBIAS_NONE)
+        ):
             total += gear * abs(float(m.actuator_gainprm[a, 0])) * float(np.max(np.abs(m.actuator_ctrlrange[a])))
         else:
             return None
@@ -880,13 +1030,19 @@ def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGr
             kind, mu, mut = "frictionless", 0.0, 0.0
         else:
             if abs(fr[0] - fr[1]) > MUJOCO_GRASP_ANISOTROPY_RTOL * max(abs(fr[0]), abs(fr[1])):
-                raise UnsupportedModelError(f"contact {k}", f"({gname[0]}/{gname[1]}) has anisotropic friction "
-                                            f"{fr[0]:g}, {fr[1]:g}", "give the two geoms equal sliding friction "
-                                            "(the grasp's cones are isotropic)")
+                raise UnsupportedModelError(
+                    f"contact {k}",
+                    f"({gname[0]}/{gname[1]}) has anisotropic friction {fr[0]:g}, {fr[1]:g}",
+                    "give the two geoms equal sliding friction (the grasp's cones are isotropic)",
+                )
             kind, mu, mut = ("hard", fr[0], 0.0) if condim == 3 else ("soft", fr[0], fr[2])
             if condim == 6:
-                left_out.append((f"{label} rolling friction", "condim 6: the rolling rows have no grasp "
-                                 "counterpart (kept as a soft finger)"))
+                left_out.append(
+                    (
+                        f"{label} rolling friction",
+                        "condim 6: the rolling rows have no grasp counterpart (kept as a soft finger)",
+                    )
+                )
             if kind == "soft" and not (mu > 0 and mut > 0):
                 kind, mut = "hard", 0.0
                 left_out.append((f"{label} torsional friction", "is 0: a hard finger"))
@@ -897,19 +1053,28 @@ def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGr
         mus.append(mu)
         kinds.append(kind)
         muts.append(mut)
-        sources.append(GraspContactSource(k, gname, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other) or
-                                          str(other), condim, float(con.dist), fr))
+        sources.append(
+            GraspContactSource(
+                k,
+                gname,
+                mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, other) or str(other),
+                condim,
+                float(con.dist),
+                fr,
+            )
+        )
         jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
         mujoco.mj_jac(m, d, jacp, jacr, np.array(con.pos, dtype=float), other)
         dirs = [n] + (list(tangent_basis(n)) if kind != "frictionless" else [])
         block = [v @ jacp for v in dirs] + ([n @ jacr] if kind == "soft" else [])
         rows += [r[hand_dofs] for r in block]
     if not pos:
-        raise UnknownValueError("object_body", f"is {body_name!r}, which touches nothing at this state "
-                                f"({d.ncon} MuJoCo contacts, none with its geoms)",
-                                "give a state where the hand holds it (a keyframe, qpos, or settle steps)")
-    names = tuple(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, int(m.dof_jntid[k])) or f"dof {k}"
-                  for k in hand_dofs)
+        raise UnknownValueError(
+            "object_body",
+            f"is {body_name!r}, which touches nothing at this state ({d.ncon} MuJoCo contacts, none with its geoms)",
+            "give a state where the hand holds it (a keyframe, qpos, or settle steps)",
+        )
+    names = tuple(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, int(m.dof_jntid[k])) or f"dof {k}" for k in hand_dofs)
     J, tl, Mh, Fh = None, None, None, None
     if hand_dofs:
         Mfull = np.zeros((m.nv, m.nv))
@@ -920,8 +1085,13 @@ def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGr
         limits = [_actuated_limit(mujoco, m, int(m.dof_jntid[k])) for k in hand_dofs]
         for jn, lim in zip(names, limits):
             if lim is None:
-                left_out.append((f"joint {jn}", "its actuator force is not bounded (no force or control range with "
-                                 "a fixed gain): the hand has no torque limits"))
+                left_out.append(
+                    (
+                        f"joint {jn}",
+                        "its actuator force is not bounded (no force or control range with "
+                        "a fixed gain): the hand has no torque limits",
+                    )
+                )
         tl = None if any(v is None for v in limits) else np.array(limits, dtype=float)
     gc = float(m.body_gravcomp[b]) if hasattr(m, "body_gravcomp") else 0.0
     mass = float(m.body_mass[b])
@@ -932,9 +1102,27 @@ def read_grasp(model, data, object_body, *, name: str | None = None) -> MujocoGr
     Mo[:3, :3] = mass * np.eye(3)
     Mo[3:, 3:] = R @ np.diag(np.array(m.body_inertia[b], dtype=float)) @ R.T
     model_name = bytes(m.names).split(b"\0", 1)[0].decode("utf-8", "replace") or "mujoco"  # names[0]: the model's
-    return MujocoGrasp(np.array(pos), np.array(nrm), np.array(mus), tuple(kinds), np.array(muts), tuple(sources), J,
-                       tl, names, wrench, tuple(left_out), body_name, mass, com, name or f"{model_name}:{body_name}",
-                       f"MuJoCo contacts of body {body_name!r} at t = {float(d.time):g}", Mh, Fh, Mo)
+    return MujocoGrasp(
+        np.array(pos),
+        np.array(nrm),
+        np.array(mus),
+        tuple(kinds),
+        np.array(muts),
+        tuple(sources),
+        J,
+        tl,
+        names,
+        wrench,
+        tuple(left_out),
+        body_name,
+        mass,
+        com,
+        name or f"{model_name}:{body_name}",
+        f"MuJoCo contacts of body {body_name!r} at t = {float(d.time):g}",
+        Mh,
+        Fh,
+        Mo,
+    )
 
 
 __all__ += ["GraspContactSource", "MujocoGrasp", "read_grasp"]

@@ -85,8 +85,11 @@ def check_options(reader: str | Reader, options: ImportOptions) -> None:
         given = value is not None if unset is None else bool(value != unset)  # arrays: compared as "given"
         if f.name not in rec.uses and given:
             used = ", ".join(sorted(rec.uses)) or "none"
-            raise UnknownValueError(f.name, f"is given, but {rec.what} does not use it (it uses: {used})",
-                                    f"drop {f.name}, or give a file of a reader that uses it")
+            raise UnknownValueError(
+                f.name,
+                f"is given, but {rec.what} does not use it (it uses: {used})",
+                f"drop {f.name}, or give a file of a reader that uses it",
+            )
 
 
 @dataclass(frozen=True)
@@ -130,8 +133,11 @@ def by_suffix(suffix: str) -> Reader | None:
 def readers_help(with_options: bool = False) -> str:
     """The readers by extension, for help texts: ``.json/.npz gaussqp, .hdf5/.h5 fclib, …``; with ``with_options``
     only the readers that use some :class:`ImportOptions` (the model importers)."""
-    return ", ".join(f"{'/'.join(rec.suffixes)} {rec.name}" for rec in FILE_READERS
-                     if rec.suffixes and (rec.uses or not with_options))
+    return ", ".join(
+        f"{'/'.join(rec.suffixes)} {rec.name}"
+        for rec in FILE_READERS
+        if rec.suffixes and (rec.uses or not with_options)
+    )
 
 
 def reader_of(path: str | Path, importer: str | None = None) -> str:
@@ -154,8 +160,11 @@ def _module(reader: str, path: Path):
             importlib.import_module(rec.package)
         return importlib.import_module(rec.module)
     except ImportError as exc:  # the optional package (pinocchio, mujoco, h5py) is not installed
-        raise FileFormatError(str(path), f"needs the {reader} reader, which cannot be imported here ({exc})",
-                              f"pip install 'gaussqp[{rec.extra or reader}]'") from None
+        raise FileFormatError(
+            str(path),
+            f"needs the {reader} reader, which cannot be imported here ({exc})",
+            f"pip install 'gaussqp[{rec.extra or reader}]'",
+        ) from None
 
 
 def read_vector(name: str, value: Any) -> np.ndarray | None:
@@ -176,8 +185,11 @@ def read_vector(name: str, value: Any) -> np.ndarray | None:
             else:  # numbers separated by whitespace and/or commas, on any number of lines
                 value = [float(t) for t in re.split(r"[\s,]+", path.read_text(encoding="utf-8").strip()) if t]
         except (ValueError, OSError, UnicodeDecodeError) as exc:
-            raise FileFormatError(name, f"{str(path)!r} is not a vector file ({' '.join(str(exc).split())[:120]})",
-                                  "give .npy, .json (a list of numbers) or whitespace/comma separated numbers")
+            raise FileFormatError(
+                name,
+                f"{str(path)!r} is not a vector file ({' '.join(str(exc).split())[:120]})",
+                "give .npy, .json (a list of numbers) or whitespace/comma separated numbers",
+            )
     return real_array(name, value, 1).ravel()
 
 
@@ -199,11 +211,15 @@ def parse_frame_contact(spec: str):
         elif key == "mu" and val:
             kw["friction"] = float(real_array(f"contact {parts[0]} mu", [_number(val, spec)], 1)[0])
         elif key == "normal" and val:
-            kw["normal"] = tuple(real_array(f"contact {parts[0]} normal",
-                                            [_number(v, spec) for v in val.split(",")], 1))
+            kw["normal"] = tuple(
+                real_array(f"contact {parts[0]} normal", [_number(v, spec) for v in val.split(",")], 1)
+            )
         else:
-            raise UnknownValueError("contact", f"{spec!r} has the part {part!r}",
-                                    "use point|6d, bilateral|unilateral, mu=NUMBER, normal=X,Y,Z")
+            raise UnknownValueError(
+                "contact",
+                f"{spec!r} has the part {part!r}",
+                "use point|6d, bilateral|unilateral, mu=NUMBER, normal=X,Y,Z",
+            )
     if kw.get("kind") == "6d" and "type" not in kw:
         kw["type"] = "bilateral"
     return FrameContact(**kw)
@@ -213,7 +229,9 @@ def _number(text: str, spec: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise UnknownValueError("contact", f"{spec!r} has {text!r} where a number belongs", "write e.g. mu=0.6") from None
+        raise UnknownValueError(
+            "contact", f"{spec!r} has {text!r} where a number belongs", "write e.g. mu=0.6"
+        ) from None
 
 
 # ------------------------------------------------------------------------------------------------ readers
@@ -230,14 +248,31 @@ def _open_fclib(path: Path, options: ImportOptions) -> Opened:
 
 def _open_mujoco(path: Path, options: ImportOptions) -> Opened:
     mod = _module("mujoco", path)
-    model, data = mod.load_mujoco(path, keyframe=options.keyframe, qpos=read_vector("qpos", options.qpos),
-                                  qvel=read_vector("qvel", options.qvel), settle=options.settle)
-    rep = mod.import_mujoco(model, data, drift=options.drift, frictionloss=options.frictionloss,
-                            torsional=options.torsional, name=path.stem)
-    params = {"qpos": np.asarray(data.qpos).tolist(), "qvel": np.asarray(data.qvel).tolist(),
-              "keyframe": options.keyframe, "settle": options.settle, **dict(rep.options)}
-    return Opened(rep.problem, "mujoco", rep, tuple(f"{what}: {why}" for what, why in rep.left_out),
-                  source=f"MuJoCo model {path.name}", parameters=to_jsonable(params))
+    model, data = mod.load_mujoco(
+        path,
+        keyframe=options.keyframe,
+        qpos=read_vector("qpos", options.qpos),
+        qvel=read_vector("qvel", options.qvel),
+        settle=options.settle,
+    )
+    rep = mod.import_mujoco(
+        model, data, drift=options.drift, frictionloss=options.frictionloss, torsional=options.torsional, name=path.stem
+    )
+    params = {
+        "qpos": np.asarray(data.qpos).tolist(),
+        "qvel": np.asarray(data.qvel).tolist(),
+        "keyframe": options.keyframe,
+        "settle": options.settle,
+        **dict(rep.options),
+    }
+    return Opened(
+        rep.problem,
+        "mujoco",
+        rep,
+        tuple(f"{what}: {why}" for what, why in rep.left_out),
+        source=f"MuJoCo model {path.name}",
+        parameters=to_jsonable(params),
+    )
 
 
 def _open_pinocchio(path: Path, options: ImportOptions) -> Opened:
@@ -252,24 +287,60 @@ def _open_pinocchio(path: Path, options: ImportOptions) -> Opened:
     contacts = [parse_frame_contact(s) for s in options.contacts]
     rep = mod.import_pinocchio(model, q, v, read_vector("tau", options.tau), contacts, name=path.stem)
     left = tuple(f"contact {x.index} ({x.frame}): {x.reason}" for x in rep.left_out)
-    params = {"q": q.tolist(), "v": v.tolist(), "contacts": list(options.contacts),
-              "floating_base": options.floating_base, "reference_frame": rep.reference_frame}
-    return Opened(rep.problem, "pinocchio", rep, left, source=f"Pinocchio model {path.name}",
-                  parameters=to_jsonable(params))
+    params = {
+        "q": q.tolist(),
+        "v": v.tolist(),
+        "contacts": list(options.contacts),
+        "floating_base": options.floating_base,
+        "reference_frame": rep.reference_frame,
+    }
+    return Opened(
+        rep.problem, "pinocchio", rep, left, source=f"Pinocchio model {path.name}", parameters=to_jsonable(params)
+    )
 
 
 #: the readers, one record each (:class:`Reader`); a file whose extension none claims is read as gaussqp/1 JSON
 FILE_READERS: tuple[Reader, ...] = (
-    Reader("gaussqp", "a gaussqp/1 file", (".json", ".npz"), "ContactProblem", _open_gaussqp,
-           module="gaussqp.io.gaussqp_format"),
-    Reader("fclib", "an FCLIB file", (".hdf5", ".h5"), "ContactProblem (global) or LocalContactProblem (local)",
-           _open_fclib, module="gaussqp.io.fclib", extra="fclib", package="h5py"),
-    Reader("mujoco", "a MuJoCo model", (".xml", ".mjcf", ".mjb"), "ContactProblem; report: MujocoImport",
-           _open_mujoco, module="gaussqp.io.mujoco", extra="mujoco", package="mujoco",
-           uses=frozenset({"keyframe", "qpos", "qvel", "settle", "drift", "frictionloss", "torsional"})),
-    Reader("pinocchio", "a Pinocchio model", (".urdf",), "ContactProblem; report: PinocchioImport", _open_pinocchio,
-           module="gaussqp.io.pinocchio", extra="pinocchio", package="pinocchio",
-           uses=frozenset({"qpos", "qvel", "tau", "floating_base", "contacts"})),
+    Reader(
+        "gaussqp",
+        "a gaussqp/1 file",
+        (".json", ".npz"),
+        "ContactProblem",
+        _open_gaussqp,
+        module="gaussqp.io.gaussqp_format",
+    ),
+    Reader(
+        "fclib",
+        "an FCLIB file",
+        (".hdf5", ".h5"),
+        "ContactProblem (global) or LocalContactProblem (local)",
+        _open_fclib,
+        module="gaussqp.io.fclib",
+        extra="fclib",
+        package="h5py",
+    ),
+    Reader(
+        "mujoco",
+        "a MuJoCo model",
+        (".xml", ".mjcf", ".mjb"),
+        "ContactProblem; report: MujocoImport",
+        _open_mujoco,
+        module="gaussqp.io.mujoco",
+        extra="mujoco",
+        package="mujoco",
+        uses=frozenset({"keyframe", "qpos", "qvel", "settle", "drift", "frictionloss", "torsional"}),
+    ),
+    Reader(
+        "pinocchio",
+        "a Pinocchio model",
+        (".urdf",),
+        "ContactProblem; report: PinocchioImport",
+        _open_pinocchio,
+        module="gaussqp.io.pinocchio",
+        extra="pinocchio",
+        package="pinocchio",
+        uses=frozenset({"qpos", "qvel", "tau", "floating_base", "contacts"}),
+    ),
 )
 
 
@@ -291,8 +362,11 @@ def __getattr__(name: str):
     if name in ("READERS", "EXTRAS", "PACKAGES", "USES", "WHAT", "OPENERS"):
         import warnings
 
-        warnings.warn(f"gaussqp.io.open_file.{name} is built from FILE_READERS (one Reader record per reader); "
-                      "read the records", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"gaussqp.io.open_file.{name} is built from FILE_READERS (one Reader record per reader); read the records",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return _legacy_tables()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -314,6 +388,10 @@ def open_problem(path: str | Path, options: ImportOptions | None = None, *, impo
         try:
             return reader.load(path, options)
         except FileFormatError as exc:  # say which file, and why it was read as JSON
-            raise FileFormatError(f"{path} ({exc.field})", f"read as gaussqp/1 JSON (extension {path.suffix or 'none'!r} "
-                                  f"is not one of {', '.join(reader_suffixes())}): {exc.problem}", exc.fix) from None
+            raise FileFormatError(
+                f"{path} ({exc.field})",
+                f"read as gaussqp/1 JSON (extension {path.suffix or 'none'!r} "
+                f"is not one of {', '.join(reader_suffixes())}): {exc.problem}",
+                exc.fix,
+            ) from None
     return reader.load(path, options)

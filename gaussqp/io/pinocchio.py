@@ -81,15 +81,34 @@ try:
 except ImportError as exc:  # a typed error (still an ImportError) saying what to install
     raise MissingExtraError("gaussqp.io.pinocchio needs the optional extra: pip install 'gaussqp[pinocchio]'") from exc
 
-from ..errors import (FileFormatError, InputError, MissingSlipError, NonFiniteError, ShapeError, UnknownValueError,
-                      WrongTypeError)
+from ..errors import (
+    FileFormatError,
+    InputError,
+    MissingSlipError,
+    NonFiniteError,
+    ShapeError,
+    UnknownValueError,
+    WrongTypeError,
+)
 from ..mechanics.frames import contact_frame
 from ..model.problem import Contact, ContactProblem
 from ..model.validation import real_scalar
 from ..settings import IMPORT_CLOSE_NAMES, IMPORT_QUATERNION_TOL, IMPORT_VELOCITY_RTOL
 
-__all__ = ["FrameContact", "PinocchioImport", "RowOrigin", "LeftOut", "load_model", "from_pinocchio",
-           "import_pinocchio", "tangent_basis", "KINDS", "TYPES", "REFERENCE_FRAMES", "MODE_OVERRIDES"]
+__all__ = [
+    "FrameContact",
+    "PinocchioImport",
+    "RowOrigin",
+    "LeftOut",
+    "load_model",
+    "from_pinocchio",
+    "import_pinocchio",
+    "tangent_basis",
+    "KINDS",
+    "TYPES",
+    "REFERENCE_FRAMES",
+    "MODE_OVERRIDES",
+]
 
 #: contact kinds of :class:`FrameContact`
 KINDS = ("point", "6d")
@@ -184,8 +203,9 @@ def load_model(path: str | Path, *, floating_base: bool = False) -> "pin.Model":
     p = Path(path)
     kind = _LOADERS.get(p.suffix.lower())
     if kind is None:
-        raise UnknownValueError(str(p), f"has the extension {p.suffix!r}",
-                                "give a URDF (.urdf) or MJCF (.xml, .mjcf) file")
+        raise UnknownValueError(
+            str(p), f"has the extension {p.suffix!r}", "give a URDF (.urdf) or MJCF (.xml, .mjcf) file"
+        )
     if not p.is_file():
         raise FileFormatError(str(p), "does not exist or is not a regular file", "check the path")
     loader = pin.buildModelFromUrdf if kind == "urdf" else pin.buildModelFromMJCF
@@ -193,8 +213,9 @@ def load_model(path: str | Path, *, floating_base: bool = False) -> "pin.Model":
         return loader(str(p), pin.JointModelFreeFlyer()) if floating_base else loader(str(p))
     except Exception as exc:  # Pinocchio raises ValueError/RuntimeError/IndexError from its C++ parsers
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise FileFormatError(str(p), f"does not parse as {kind.upper()} ({message[:200]})",
-                              f"give a valid {kind.upper()} file") from None
+        raise FileFormatError(
+            str(p), f"does not parse as {kind.upper()} ({message[:200]})", f"give a valid {kind.upper()} file"
+        ) from None
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -225,8 +246,11 @@ def _frame_id(model, name, field_name: str) -> int:
     if not model.existFrame(name):
         names = [f.name for f in model.frames]
         close = difflib.get_close_matches(name, names, n=IMPORT_CLOSE_NAMES)
-        hint = f"close names: {', '.join(close)}" if close else f"the model's frames are {', '.join(names[:20])}" + (
-            " …" if len(names) > 20 else "")
+        hint = (
+            f"close names: {', '.join(close)}"
+            if close
+            else f"the model's frames are {', '.join(names[:20])}" + (" …" if len(names) > 20 else "")
+        )
         raise UnknownValueError(field_name, f"is {name!r}, not a frame of the model", hint)
     return int(model.getFrameId(name))
 
@@ -253,8 +277,9 @@ class _Rows:
 
 
 # ------------------------------------------------------------------------------------------------ frame contacts
-def _frame_contact_rows(k: int, fc, model, data, fid: int, ref, v: np.ndarray, override, out: _Rows,
-                        left_out: list, approaching: list) -> None:
+def _frame_contact_rows(
+    k: int, fc, model, data, fid: int, ref, v: np.ndarray, override, out: _Rows, left_out: list, approaching: list
+) -> None:
     f = f"contacts[{k}]"
     J = np.asarray(pin.getFrameJacobian(model, data, fid, ref)).reshape(6, model.nv)  # nv = 1 comes back 1-D
     acc = pin.getFrameClassicalAcceleration(model, data, fid, ref).vector  # linear then angular
@@ -262,8 +287,10 @@ def _frame_contact_rows(k: int, fc, model, data, fid: int, ref, v: np.ndarray, o
     if fc.kind == "6d" or fc.type == "bilateral":
         count = 6 if fc.kind == "6d" else 3
         for r in range(count):
-            out.add(Contact("bilateral", normal=J[r], normal_drift=float(acc[r])),
-                    RowOrigin("contact", k, fc.frame, _AXES[r], "frictionless", "bilateral row"))
+            out.add(
+                Contact("bilateral", normal=J[r], normal_drift=float(acc[r])),
+                RowOrigin("contact", k, fc.frame, _AXES[r], "frictionless", "bilateral row"),
+            )
         return
     n, t1, t2 = contact_frame(fc.normal)
     row_n = n @ Jl
@@ -290,18 +317,33 @@ def _frame_contact_rows(k: int, fc, model, data, fid: int, ref, v: np.ndarray, o
     if vn < -tol_n:
         approaching.append(k)
     if mode == "frictionless":
-        out.add(Contact("unilateral", normal=row_n, normal_drift=float(n @ al)),
-                RowOrigin("contact", k, fc.frame, "normal", mode, reason))
+        out.add(
+            Contact("unilateral", normal=row_n, normal_drift=float(n @ al)),
+            RowOrigin("contact", k, fc.frame, "normal", mode, reason),
+        )
         return
     slip = None
     if mode == "sliding":
         if not speed > tol_t:
-            raise MissingSlipError(f"{f}.mode", f"is 'sliding' but the tangential speed is {speed:.3g} (no slip "
-                                   "direction)", "give a velocity that slides, or the mode 'sticking'")
+            raise MissingSlipError(
+                f"{f}.mode",
+                f"is 'sliding' but the tangential speed is {speed:.3g} (no slip direction)",
+                "give a velocity that slides, or the mode 'sticking'",
+            )
         slip = ut / speed
-    out.add(Contact("unilateral", normal=row_n, normal_drift=float(n @ al), friction=float(fc.friction), mode=mode,
-                    tangent=T, tangent_drift=np.array([t1 @ al, t2 @ al]), slip=slip),
-            RowOrigin("contact", k, fc.frame, "normal", mode, reason))
+    out.add(
+        Contact(
+            "unilateral",
+            normal=row_n,
+            normal_drift=float(n @ al),
+            friction=float(fc.friction),
+            mode=mode,
+            tangent=T,
+            tangent_drift=np.array([t1 @ al, t2 @ al]),
+            slip=slip,
+        ),
+        RowOrigin("contact", k, fc.frame, "normal", mode, reason),
+    )
 
 
 def _check_contact(k: int, fc) -> FrameContact:
@@ -311,14 +353,20 @@ def _check_contact(k: int, fc) -> FrameContact:
     _choice(f"{f}.kind", fc.kind, KINDS)
     _choice(f"{f}.type", fc.type, TYPES)
     if fc.kind == "6d" and fc.type != "bilateral":
-        raise UnknownValueError(f"{f}.type", "is 'unilateral' for a 6d contact (a weld)",
-                                "use type='bilateral' with kind='6d', or kind='point'")
+        raise UnknownValueError(
+            f"{f}.type",
+            "is 'unilateral' for a 6d contact (a weld)",
+            "use type='bilateral' with kind='6d', or kind='point'",
+        )
     mu = real_scalar(f"{f}.friction", fc.friction)
     if mu < 0.0:
         raise InputError(f"{f}.friction", f"is {mu}", "give μ >= 0")
     if mu > 0.0 and fc.type == "bilateral":
-        raise InputError(f"{f}.friction", f"is {mu} on a bilateral contact (its 3 or 6 rows are held, friction "
-                         "has nothing to act on)", "use type='unilateral' for a frictional point contact")
+        raise InputError(
+            f"{f}.friction",
+            f"is {mu} on a bilateral contact (its 3 or 6 rows are held, friction has nothing to act on)",
+            "use type='unilateral' for a frictional point contact",
+        )
     try:
         contact_frame(fc.normal)
     except InputError as exc:
@@ -332,6 +380,7 @@ def _check_contact(k: int, fc) -> FrameContact:
 def _constraint_drift(cm, data) -> np.ndarray:
     """The drift of a RigidConstraintModel as constraintDynamics defines it, after ``forwardKinematics(q, v, 0)``
     (``data.oMi``, ``data.v``, ``data.a``): ``acc₁ − acc₂ − Baumgarte error``."""
+
     def world(j: int, attr: str) -> "pin.Motion":
         return pin.Motion.Zero() if j == 0 else data.oMi[j].act(getattr(data, attr)[j])
 
@@ -373,8 +422,11 @@ def _constraint_drift(cm, data) -> np.ndarray:
             acc1 = np.concatenate([R1t @ classical(ov1, oa1, p1), np.zeros(3)])
             acc2 = np.concatenate([R1t @ classical(ov2, oa2, p2), np.zeros(3)])
     else:
-        raise UnknownValueError(f"constraint_models[{cm.name!r}].reference_frame", f"is {cm.reference_frame}",
-                                "use LOCAL or LOCAL_WORLD_ALIGNED (as constraintDynamics does)")
+        raise UnknownValueError(
+            f"constraint_models[{cm.name!r}].reference_frame",
+            f"is {cm.reference_frame}",
+            "use LOCAL or LOCAL_WORLD_ALIGNED (as constraintDynamics does)",
+        )
     b = acc1 - acc2 - err
     return b if six else b[:3]
 
@@ -383,8 +435,11 @@ def _constraint_rows(constraint_models, model, data, out: _Rows, notes: list) ->
     try:
         cms = list(constraint_models)
     except TypeError:
-        raise WrongTypeError("constraint_models", f"is a {type(constraint_models).__name__}",
-                             "give a list of pinocchio.RigidConstraintModel") from None
+        raise WrongTypeError(
+            "constraint_models",
+            f"is a {type(constraint_models).__name__}",
+            "give a list of pinocchio.RigidConstraintModel",
+        ) from None
     for k, cm in enumerate(cms):
         f = f"constraint_models[{k}]"
         if not isinstance(cm, pin.RigidConstraintModel):
@@ -392,29 +447,49 @@ def _constraint_rows(constraint_models, model, data, out: _Rows, notes: list) ->
         if cm.type not in (pin.ContactType.CONTACT_3D, pin.ContactType.CONTACT_6D):
             raise UnknownValueError(f"{f}.type", f"is {cm.type}", "use CONTACT_3D or CONTACT_6D")
         if cm.reference_frame not in (pin.ReferenceFrame.LOCAL, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED):
-            raise UnknownValueError(f"{f}.reference_frame", f"is {cm.reference_frame}",
-                                    "use LOCAL or LOCAL_WORLD_ALIGNED (as constraintDynamics does)")
+            raise UnknownValueError(
+                f"{f}.reference_frame",
+                f"is {cm.reference_frame}",
+                "use LOCAL or LOCAL_WORLD_ALIGNED (as constraintDynamics does)",
+            )
         for j in (cm.joint1_id, cm.joint2_id):
             if not 0 <= int(j) < model.njoints:
-                raise ShapeError(f"{f}.joint_id", f"is {j}, the model has {model.njoints} joints",
-                                 "build the constraint model with this model")
+                raise ShapeError(
+                    f"{f}.joint_id",
+                    f"is {j}, the model has {model.njoints} joints",
+                    "build the constraint model with this model",
+                )
         cd = cm.createData()
         cm.calc(model, data, cd)
         J = np.asarray(pin.getConstraintJacobian(model, data, cm, cd)).reshape(-1, model.nv)  # nv = 1: 1-D
         b = _constraint_drift(cm, data)
         name = cm.name or f"constraint {k}"
         if np.any(cm.desired_contact_acceleration.vector != 0.0):
-            notes.append(f"{f} ({name}): its desired_contact_acceleration is not used (constraintDynamics does not "
-                         "read it either)")
+            notes.append(
+                f"{f} ({name}): its desired_contact_acceleration is not used (constraintDynamics does not "
+                "read it either)"
+            )
         for r in range(J.shape[0]):
-            out.add(Contact("bilateral", normal=J[r], normal_drift=float(b[r])),
-                    RowOrigin("constraint_model", k, name, _AXES[r], "frictionless", "bilateral row"))
+            out.add(
+                Contact("bilateral", normal=J[r], normal_drift=float(b[r])),
+                RowOrigin("constraint_model", k, name, _AXES[r], "frictionless", "bilateral row"),
+            )
 
 
 # ------------------------------------------------------------------------------------------------ public API
-def import_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (), *,
-                     constraint_models: Iterable = (), data=None, modes: Mapping[int, str] | None = None,
-                     reference_frame: str = "local_world_aligned", name: str = "") -> PinocchioImport:
+def import_pinocchio(
+    model,
+    q,
+    v,
+    tau=None,
+    contacts: Iterable[FrameContact] = (),
+    *,
+    constraint_models: Iterable = (),
+    data=None,
+    modes: Mapping[int, str] | None = None,
+    reference_frame: str = "local_world_aligned",
+    name: str = "",
+) -> PinocchioImport:
     """The contact problem of a Pinocchio model at ``(q, v, tau)``, with the origin of every row.
 
     Parameters
@@ -454,9 +529,12 @@ def import_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (
     """
     model = _model(model)
     if model.nv == 0:  # Pinocchio's Jacobians of a model without degrees of freedom crash the process
-        raise ShapeError("model", "has no degrees of freedom (nv = 0): every joint is fixed",
-                         "give a model with joints; a free-floating body needs load_model(..., floating_base=True) "
-                         "(CLI: --floating-base)")
+        raise ShapeError(
+            "model",
+            "has no degrees of freedom (nv = 0): every joint is fixed",
+            "give a model with joints; a free-floating body needs load_model(..., floating_base=True) "
+            "(CLI: --floating-base)",
+        )
     if data is None:
         data = model.createData()
     elif not isinstance(data, pin.Data):
@@ -467,8 +545,11 @@ def import_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (
     v = _state("v", v, model.nv)
     tau = np.zeros(model.nv) if tau is None else _state("tau", tau, model.nv)
     if not pin.isNormalized(model, q, IMPORT_QUATERNION_TOL):
-        raise InputError("q", "has a quaternion (or unit complex) part that is not of unit norm",
-                         "normalize it (pinocchio.normalize(model, q))")
+        raise InputError(
+            "q",
+            "has a quaternion (or unit complex) part that is not of unit norm",
+            "normalize it (pinocchio.normalize(model, q))",
+        )
     ref_name = _choice("reference_frame", reference_frame, tuple(REFERENCE_FRAMES))
     ref = REFERENCE_FRAMES[ref_name]
     if isinstance(contacts, FrameContact):
@@ -492,19 +573,45 @@ def import_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (
         _frame_contact_rows(k, fc, model, data, fid, ref, v, overrides.get(k), out, left_out, approaching)
     notes: list = []
     _constraint_rows(constraint_models, model, data, out, notes)
-    problem = ContactProblem(M, F, out.contacts, dimension=3, name=name or model.name,
-                             description=f"Pinocchio model {model.name!r} (nq={model.nq}, nv={model.nv}), "
-                                         f"{len(out.contacts)} rows in {ref_name} axes")
+    problem = ContactProblem(
+        M,
+        F,
+        out.contacts,
+        dimension=3,
+        name=name or model.name,
+        description=f"Pinocchio model {model.name!r} (nq={model.nq}, nv={model.nv}), "
+        f"{len(out.contacts)} rows in {ref_name} axes",
+    )
     return PinocchioImport(problem, tuple(out.origins), tuple(left_out), tuple(approaching), ref_name, tuple(notes))
 
 
-def from_pinocchio(model, q, v, tau=None, contacts: Iterable[FrameContact] = (), *,
-                   constraint_models: Iterable = (), data=None, modes: Mapping[int, str] | None = None,
-                   reference_frame: str = "local_world_aligned", name: str = "") -> ContactProblem:
+def from_pinocchio(
+    model,
+    q,
+    v,
+    tau=None,
+    contacts: Iterable[FrameContact] = (),
+    *,
+    constraint_models: Iterable = (),
+    data=None,
+    modes: Mapping[int, str] | None = None,
+    reference_frame: str = "local_world_aligned",
+    name: str = "",
+) -> ContactProblem:
     """The :class:`~gaussqp.ContactProblem` of :func:`import_pinocchio` (same arguments), without the record of
     where its rows come from."""
-    return import_pinocchio(model, q, v, tau, contacts, constraint_models=constraint_models, data=data,
-                            modes=modes, reference_frame=reference_frame, name=name).problem
+    return import_pinocchio(
+        model,
+        q,
+        v,
+        tau,
+        contacts,
+        constraint_models=constraint_models,
+        data=data,
+        modes=modes,
+        reference_frame=reference_frame,
+        name=name,
+    ).problem
 
 
 def _overrides(modes, count: int) -> dict:

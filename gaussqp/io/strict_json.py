@@ -56,7 +56,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
     obj: dict = {}
     for key, value in pairs:
         if key in obj:
-            raise _err(key, "appears twice in one JSON object", "keep one of the two entries (readers disagree on which wins)")
+            raise _err(
+                key, "appears twice in one JSON object", "keep one of the two entries (readers disagree on which wins)"
+            )
         obj[key] = value
     return obj
 
@@ -67,9 +69,11 @@ def _check_depth(doc: Any, fmt: str, depth_used: int) -> None:
     while stack:
         value, depth = stack.pop()
         if depth > NESTING_DEPTH_MAX:
-            raise InputTooLargeError("file", f"nests arrays/objects more than {NESTING_DEPTH_MAX} deep "
-                                             "(gaussqp.settings.NESTING_DEPTH_MAX)",
-                                     f"a {fmt} file nests {depth_used} deep; remove the extra brackets")
+            raise InputTooLargeError(
+                "file",
+                f"nests arrays/objects more than {NESTING_DEPTH_MAX} deep (gaussqp.settings.NESTING_DEPTH_MAX)",
+                f"a {fmt} file nests {depth_used} deep; remove the extra brackets",
+            )
         children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
 
@@ -80,11 +84,15 @@ def decode(text: str, fmt: str = "gaussqp/1", depth: int = 5) -> Any:
     try:
         doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_float=_parse_float, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
-        raise _err("file", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                   "fix the JSON syntax") from None
+        raise _err(
+            "file", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", "fix the JSON syntax"
+        ) from None
     except RecursionError:
-        raise InputTooLargeError("file", "nests arrays/objects too deep to parse",
-                                 f"a {fmt} file nests {depth} deep (at most {NESTING_DEPTH_MAX})") from None
+        raise InputTooLargeError(
+            "file",
+            "nests arrays/objects too deep to parse",
+            f"a {fmt} file nests {depth} deep (at most {NESTING_DEPTH_MAX})",
+        ) from None
     _check_depth(doc, fmt, depth)
     return doc
 
@@ -113,9 +121,15 @@ def json_numbers(field: str, value: Any, max_ndim: int) -> np.ndarray:
     level, ndim = [value], 0
     while level and all(type(x) is list for x in level):
         if ndim == max_ndim:
-            raise ShapeError(field, f"nests lists more than {max_ndim} deep",
-                             "give a number" if max_ndim == 0 else "give a list of numbers" if max_ndim == 1
-                             else "give a list of rows of numbers")
+            raise ShapeError(
+                field,
+                f"nests lists more than {max_ndim} deep",
+                "give a number"
+                if max_ndim == 0
+                else "give a list of numbers"
+                if max_ndim == 1
+                else "give a list of rows of numbers",
+            )
         lengths = {len(x) for x in level}
         if len(lengths) > 1:
             raise ShapeError(field, f"has rows of different lengths {sorted(lengths)[:4]}", "give rows of equal length")
@@ -123,11 +137,17 @@ def json_numbers(field: str, value: Any, max_ndim: int) -> np.ndarray:
         ndim += 1
     for x in level:
         if type(x) is Overflow:
-            raise MagnitudeError(field, f"has the number {x.text}, beyond the float64 range",
-                                 "rescale the units so every entry is a moderate number")
+            raise MagnitudeError(
+                field,
+                f"has the number {x.text}, beyond the float64 range",
+                "rescale the units so every entry is a moderate number",
+            )
         if type(x) not in (int, float):
-            raise _err(field, f"holds {json_kind(x)} where a number belongs",
-                       "give JSON numbers (true/false, strings and null are not numbers)")
+            raise _err(
+                field,
+                f"holds {json_kind(x)} where a number belongs",
+                "give JSON numbers (true/false, strings and null are not numbers)",
+            )
     return np.array(value, dtype=float)
 
 

@@ -5,8 +5,15 @@ algebra; they live in :mod:`gaussqp.mechanics.delassus`. This module keeps the o
 from __future__ import annotations
 
 #: the names of :mod:`gaussqp.mechanics.delassus` still answered here
-MOVED = ("BilateralElimination", "ConstrainedDelassus", "bilateral_compatible", "constrained_delassus", "delassus",
-         "eliminate_bilateral", "kinetic_angles")
+MOVED = (
+    "BilateralElimination",
+    "ConstrainedDelassus",
+    "bilateral_compatible",
+    "constrained_delassus",
+    "delassus",
+    "eliminate_bilateral",
+    "kinetic_angles",
+)
 
 
 def __getattr__(name: str):
@@ -17,7 +24,10 @@ def __getattr__(name: str):
 
         from ..mechanics import delassus
 
-        warnings.warn(f"gaussqp.linalg.delassus.{name} moved to gaussqp.mechanics.delassus.{name}",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"gaussqp.linalg.delassus.{name} moved to gaussqp.mechanics.delassus.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(delassus, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,8 +12,16 @@ from collections import OrderedDict
 import numpy as np
 import scipy.sparse as sp
 
-from ..settings import (EIG_RESIDUAL_RTOL, EQUILIBRATION_PASSES, RANK_RTOL, SCALE_FLOOR, SOLVE_COND_MAX,
-                        SPARSE_RANK_LANCZOS_VECTORS, SPARSE_RANK_MEMO_SIZE, SPARSE_RANK_RTOL)
+from ..settings import (
+    EIG_RESIDUAL_RTOL,
+    EQUILIBRATION_PASSES,
+    RANK_RTOL,
+    SCALE_FLOOR,
+    SOLVE_COND_MAX,
+    SPARSE_RANK_LANCZOS_VECTORS,
+    SPARSE_RANK_MEMO_SIZE,
+    SPARSE_RANK_RTOL,
+)
 
 
 def as_dense(A) -> np.ndarray:
@@ -125,8 +133,11 @@ def sparse_digest(*mats, values: bool = False) -> str:
     :func:`sparse_full_row_rank`'s memo."""
     h = hashlib.blake2b(digest_size=16)
     for A in mats:
-        parts = [np.asarray(A.shape, dtype=np.int64), np.asarray(A.indptr, dtype=np.int64),
-                 np.asarray(A.indices, dtype=np.int64)]
+        parts = [
+            np.asarray(A.shape, dtype=np.int64),
+            np.asarray(A.indptr, dtype=np.int64),
+            np.asarray(A.indices, dtype=np.int64),
+        ]
         if values:
             parts.append(np.asarray(A.data, dtype=float))
         for part in parts:
@@ -143,12 +154,11 @@ def _sparse_full_row_rank(A: sp.csr_matrix) -> float | None:
     try:
         lu = symmetric_splu(gram)
         inv = LinearOperator(gram.shape, matvec=lu.solve, dtype=float)
-        w, v = eigsh(gram, k=1, sigma=0.0, OPinv=inv, which="LM",
-                     ncv=min(SPARSE_RANK_LANCZOS_VECTORS, gram.shape[0]))
+        w, v = eigsh(gram, k=1, sigma=0.0, OPinv=inv, which="LM", ncv=min(SPARSE_RANK_LANCZOS_VECTORS, gram.shape[0]))
     except (RuntimeError, ArpackError):  # exactly singular LU, or ARPACK without convergence
         return None
     lam_min, v = float(w[0]), v[:, 0]
-    if not (lam_max > 0 and np.isfinite(lam_min)) or lam_min < SPARSE_RANK_RTOL ** 2 * lam_max:
+    if not (lam_max > 0 and np.isfinite(lam_min)) or lam_min < SPARSE_RANK_RTOL**2 * lam_max:
         return None
     if np.linalg.norm(gram @ v - lam_min * v) > EIG_RESIDUAL_RTOL * lam_max * np.linalg.norm(v):
         return None

@@ -34,8 +34,14 @@ def sparse_kkt_solve(M, J, rhs: np.ndarray) -> np.ndarray | None:
 
 
 #: the names that moved to :mod:`gaussqp.mechanics.active_set`, still answered here
-MOVED = ("EquilibratedKKT", "KKTFactor", "equilibrated_kkt", "equilibrated_kkt_svd", "guess_active",
-         "sparse_active_set_solution")
+MOVED = (
+    "EquilibratedKKT",
+    "KKTFactor",
+    "equilibrated_kkt",
+    "equilibrated_kkt_svd",
+    "guess_active",
+    "sparse_active_set_solution",
+)
 
 
 def __getattr__(name: str):
@@ -46,8 +52,8 @@ def __getattr__(name: str):
 
         from ..mechanics import active_set
 
-        warnings.warn(f"gaussqp.linalg.kkt.{name} moved to gaussqp.mechanics.active_set.{name}", DeprecationWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"gaussqp.linalg.kkt.{name} moved to gaussqp.mechanics.active_set.{name}", DeprecationWarning, stacklevel=2
+        )
         return getattr(active_set, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

@@ -37,8 +37,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..settings import (LEMKE_PIVOT_TOL, LEMKE_PIVOTS_BASE, LEMKE_PIVOTS_PER_ROW, LEMKE_REFINE_RCOND,
-                        LEMKE_REFINE_TOL, LEMKE_ROUNDOFF_ENTRY_RTOL, LEMKE_TIE_TOL, LEMKE_VERIFY_RTOL, ROUND_OFF)
+from ..settings import (
+    LEMKE_PIVOT_TOL,
+    LEMKE_PIVOTS_BASE,
+    LEMKE_PIVOTS_PER_ROW,
+    LEMKE_REFINE_RCOND,
+    LEMKE_REFINE_TOL,
+    LEMKE_ROUNDOFF_ENTRY_RTOL,
+    LEMKE_TIE_TOL,
+    LEMKE_VERIFY_RTOL,
+    ROUND_OFF,
+)
 
 
 #: below this many entries (k × pivot rows) the rank-1 update of B⁻¹ is NumPy's outer product, above it BLAS's
@@ -64,9 +73,15 @@ class LemkeResult:
         return self.status == "solved"
 
 
-def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: int | None = None,
-          pivot_tol: float = LEMKE_PIVOT_TOL, tie_tol: float = LEMKE_TIE_TOL,
-          verify_tol: float = LEMKE_VERIFY_RTOL) -> LemkeResult:
+def lemke(
+    M: np.ndarray,
+    q: np.ndarray,
+    d: np.ndarray | None = None,
+    max_iter: int | None = None,
+    pivot_tol: float = LEMKE_PIVOT_TOL,
+    tie_tol: float = LEMKE_TIE_TOL,
+    verify_tol: float = LEMKE_VERIFY_RTOL,
+) -> LemkeResult:
     """Solve LCP(q, M) by Lemke's method with lexicographic anti-cycling.
 
     Parameters
@@ -117,8 +132,9 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
         status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt)
         total += it
         if status == "max_iter":
-            return LemkeResult(z=None, w=None, status="max_iter", iterations=total,
-                               message=f"no termination within {max_iter} pivots")
+            return LemkeResult(
+                z=None, w=None, status="max_iter", iterations=total, message=f"no termination within {max_iter} pivots"
+            )
         if status == "solved":
             z = s * D * _refine(Ms, qs, basis, rhs[:, None], k)
             w = M @ z + q
@@ -132,10 +148,18 @@ def lemke(M: np.ndarray, q: np.ndarray, d: np.ndarray | None = None, max_iter: i
             y = D * _ray_direction(basis, x, entering, k)
             viol = farkas_violation(M, q, y)
             if viol <= verify_tol:
-                return LemkeResult(z=None, w=None, status="ray", iterations=total, ray=y,
-                                   message=f"ray termination on entering variable {_name(entering, k)}")
-            message = (f"ray termination on entering variable {_name(entering, k)}, but the ray is not "
-                       f"a Farkas vector (violation {viol:.1e})")
+                return LemkeResult(
+                    z=None,
+                    w=None,
+                    status="ray",
+                    iterations=total,
+                    ray=y,
+                    message=f"ray termination on entering variable {_name(entering, k)}",
+                )
+            message = (
+                f"ray termination on entering variable {_name(entering, k)}, but the ray is not "
+                f"a Farkas vector (violation {viol:.1e})"
+            )
     return LemkeResult(z=None, w=None, status="failed", iterations=total, message=message)
 
 
@@ -230,6 +254,7 @@ def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
         u[r] -= 1.0 / xr  # (x - e_r) / x_r
         if k * p > _DGER_MIN:
             from scipy.linalg.blas import dger  # a function-level import: import gaussqp leaves scipy.linalg out
+
             dger(-1.0, u, rho, a=G[:, :p], overwrite_a=True)
         else:
             G[:, :p] -= u[:, None] * rho
@@ -256,8 +281,15 @@ def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
         rows = (x > tol).nonzero()[0]
         if rows.size == 0:
             return "ray", it, basis, rhs, x, entering
-        r = _min_ratio_row(rhs[rows], x[rows], rows, basis, Z0, tie_tol,
-                           lambda cand: _lex_break_revised(G, cols, slot, p, x, cand, tie_tol))
+        r = _min_ratio_row(
+            rhs[rows],
+            x[rows],
+            rows,
+            basis,
+            Z0,
+            tie_tol,
+            lambda cand: _lex_break_revised(G, cols, slot, p, x, cand, tie_tol),
+        )
         pivot(r, x)
         leaving = int(basis[r])
         basis[r] = entering
@@ -287,8 +319,9 @@ def _lex_min_ratio(T, col, rows, basis, Z0, k, tie_tol) -> int:
     """The ratio test on a tableau ``T`` (columns ``0..k-1`` hold ``B⁻¹``, the last ``B⁻¹ q``) over the
     blocking ``rows`` of the entering column ``col``: the smallest ratio, ties (relative ``tie_tol``) going to
     z0's row, else to :func:`_lex_break`. (:func:`_pivot` applies the same rule without forming ``T``.)"""
-    return _min_ratio_row(T[rows, -1], col[rows], rows, basis, Z0, tie_tol,
-                          lambda cand: _lex_break(T[cand, :k], col[cand], cand, tie_tol))
+    return _min_ratio_row(
+        T[rows, -1], col[rows], rows, basis, Z0, tie_tol, lambda cand: _lex_break(T[cand, :k], col[cand], cand, tie_tol)
+    )
 
 
 def _min_ratio_row(rhs, x, rows, basis, Z0, tie_tol, lex_break) -> int:
@@ -372,7 +405,7 @@ def _lex_scan(V, alive, n_alive, start, stop, tie_tol) -> int:
     place), a block of columns at a time; returns how many rows are alive."""
     while n_alive > 1 and start < stop:
         rows = np.flatnonzero(alive)
-        W = V[rows, start:min(stop, start + _LEX_BLOCK)]
+        W = V[rows, start : min(stop, start + _LEX_BLOCK)]
         m = W.min(axis=0)
         thr = m + tie_tol * np.maximum(1.0, np.abs(m))
         split = np.flatnonzero((W > thr).any(axis=0))
@@ -402,8 +435,8 @@ def _refine(M, q, basis, T, k) -> np.ndarray:
 
         def err(x):
             w = M @ x + q
-            return max(np.maximum(0, -x).max(initial=0), np.maximum(0, -w).max(initial=0),
-                       np.abs(x * w).max(initial=0))
+            return max(np.maximum(0, -x).max(initial=0), np.maximum(0, -w).max(initial=0), np.abs(x * w).max(initial=0))
+
         if np.all(zs >= -LEMKE_REFINE_TOL) and err(cand) <= err(z):
             z = np.maximum(cand, 0.0)
     return z

@@ -124,12 +124,17 @@ def factor_mass(M) -> MassFactor:
                 v = np.zeros(n)
                 v[ib] = K[:, j]
                 kernel_cols.append(v)
-    R = sp.csr_matrix((np.concatenate(vals) if vals else [], (np.concatenate(rows) if rows else [],
-                                                              np.concatenate(cols) if cols else [])),
-                      shape=(r, n))
+    R = sp.csr_matrix(
+        (
+            np.concatenate(vals) if vals else [],
+            (np.concatenate(rows) if rows else [], np.concatenate(cols) if cols else []),
+        ),
+        shape=(r, n),
+    )
     K = np.column_stack(kernel_cols) if kernel_cols else np.zeros((n, 0))
-    return MassFactor(R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eig_of) if ncomp else np.zeros(0), n=n,
-                      scaling=scaling)
+    return MassFactor(
+        R=R, kernel=K, rank=r, eigenvalues=np.concatenate(eig_of) if ncomp else np.zeros(0), n=n, scaling=scaling
+    )
 
 
 def _eig_batched(blocks: np.ndarray):

@@ -75,20 +75,34 @@ def _lp(c, A_ub, b_ub, A_eq, b_eq, free: bool = False):
     mu = A_ub.shape[0]
     r, col = _equilibrate(np.vstack([A_ub, A_eq]))
     cs = col * c
-    res = linprog(cs / max(float(np.abs(cs).max()), np.finfo(float).tiny), A_ub=r[:mu, None] * A_ub * col, b_ub=r[:mu] * b_ub,
-                  A_eq=r[mu:, None] * A_eq * col, b_eq=r[mu:] * b_eq,
-                  bounds=(None, None) if free else (0, None), method="highs")
+    res = linprog(
+        cs / max(float(np.abs(cs).max()), np.finfo(float).tiny),
+        A_ub=r[:mu, None] * A_ub * col,
+        b_ub=r[:mu] * b_ub,
+        A_eq=r[mu:, None] * A_eq * col,
+        b_eq=r[mu:] * b_eq,
+        bounds=(None, None) if free else (0, None),
+        method="highs",
+    )
     if res.status != 0:  # HiGHS failed on the equilibrated LP: the raw one (its answer is checked all the same)
         r, col = np.ones_like(r), np.ones_like(col)
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(None, None) if free else (0, None),
-                      method="highs")
+        res = linprog(
+            c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(None, None) if free else (0, None), method="highs"
+        )
     if res.status != 0:
         return None, None, res.message
     return col * res.x, np.asarray(res.ineqlin.marginals) < 0, res.message
 
 
-def lp_dual_bound(res, c: np.ndarray, A_ub: np.ndarray, b_ub: np.ndarray, A_eq: np.ndarray | None = None,
-                  b_eq: np.ndarray | None = None, nonnegative: np.ndarray | None = None) -> float | None:
+def lp_dual_bound(
+    res,
+    c: np.ndarray,
+    A_ub: np.ndarray,
+    b_ub: np.ndarray,
+    A_eq: np.ndarray | None = None,
+    b_eq: np.ndarray | None = None,
+    nonnegative: np.ndarray | None = None,
+) -> float | None:
     """A lower bound on ``min cᵀx s.t. A_ub x <= b_ub, A_eq x = b_eq, x_i >= 0 (i in nonnegative)``, proven in
     NumPy from the duals HiGHS returned with ``res`` (``scipy.optimize.linprog``), or None when they prove nothing.
 
@@ -180,8 +194,14 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int, *, kernel: np.ndarray 
         return ConeTest(False, 0.0, v, "the cone contains a line (rank test)")
     U, W = _orthonormal_coordinates(B)
     m = B.shape[0]
-    x, _, message = _lp(-U.sum(axis=0), np.vstack([-U, U]), np.concatenate([np.zeros(m), np.ones(m)]),
-                        np.zeros((0, k)), np.zeros(0), free=True)
+    x, _, message = _lp(
+        -U.sum(axis=0),
+        np.vstack([-U, U]),
+        np.concatenate([np.zeros(m), np.ones(m)]),
+        np.zeros((0, k)),
+        np.zeros(0),
+        free=True,
+    )
     if x is None:
         raise UndecidedError(f"cone LP failed (undecided): {message}")
     val = float(U.sum(axis=0) @ x)
@@ -202,14 +222,19 @@ def cone_is_trivial(E: np.ndarray, G: np.ndarray, n: int, *, kernel: np.ndarray 
     if y is None:
         return ConeTest(True, smallest_singular_value(B), None, "pointed, no extreme ray (enumeration)")
     v = Z @ y
-    return ConeTest(False, -float((B @ y / np.abs(B @ y).max()).sum()), v / np.linalg.norm(v),
-                    "an extreme ray of the cone (enumeration)")
+    return ConeTest(
+        False,
+        -float((B @ y / np.abs(B @ y).max()).sum()),
+        v / np.linalg.norm(v),
+        "an extreme ray of the cone (enumeration)",
+    )
 
 
 def _is_witness(B: np.ndarray, y: np.ndarray) -> bool:
     """``B y >= 0`` at each row's round-off and ``B y`` not itself round-off."""
-    return _rows_nonnegative(B, y) and \
-        float((B @ y).max()) > VERIFY_RTOL * float(np.linalg.norm(B, axis=1).max() * np.linalg.norm(y))
+    return _rows_nonnegative(B, y) and float((B @ y).max()) > VERIFY_RTOL * float(
+        np.linalg.norm(B, axis=1).max() * np.linalg.norm(y)
+    )
 
 
 def _extreme_ray(B: np.ndarray) -> np.ndarray | None:
@@ -223,8 +248,9 @@ def _extreme_ray(B: np.ndarray) -> np.ndarray | None:
 
     m, k = B.shape
     if comb(m, k - 1) > RAY_SUBSETS_MAX:
-        raise UndecidedError(f"cone LP answer fails its check and {comb(m, k - 1)} row subsets are too many "
-                           "to enumerate (undecided)")
+        raise UndecidedError(
+            f"cone LP answer fails its check and {comb(m, k - 1)} row subsets are too many to enumerate (undecided)"
+        )
     for S in combinations(range(m), k - 1):
         rank, N = rank_and_null_space(B[list(S)].reshape(k - 1, k), scale=1.0)
         if rank < k - 1:
@@ -291,8 +317,7 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
         raise UndecidedError(f"cone LP failed (undecided): {message}")
     # HiGHS's active set A (rows with a nonzero dual), the values re-solved in NumPy:
     # primal U_A x = 0, 1ᵀU x = 1; dual g = U_Aᵀλ_A + t Uᵀ1
-    x = np.linalg.lstsq(np.vstack([U[A], one[None, :]]), np.concatenate([np.zeros(int(A.sum())), [1.0]]),
-                        rcond=None)[0]
+    x = np.linalg.lstsq(np.vstack([U[A], one[None, :]]), np.concatenate([np.zeros(int(A.sum())), [1.0]]), rcond=None)[0]
     if not _rows_nonnegative(B, W @ x):
         x = x_lp
     sol = np.linalg.lstsq(np.hstack([U[A].T, one[:, None]]), g, rcond=None)[0]
@@ -302,11 +327,16 @@ def min_linear_on_cone(E: np.ndarray, G: np.ndarray, f: np.ndarray, n: int) -> t
     val = float(fz @ y)
     # primal: B y >= 0 row by row and 1ᵀB y = 1; dual: g = Uᵀλ + t Uᵀ1 with λ >= 0 and gᵀx = t (no gap)
     by = B @ y
-    ok = (_rows_nonnegative(B, y)
-          and abs(float(by.sum()) - 1.0) <= VERIFY_RTOL * max(1.0, float(np.linalg.norm(B, axis=1).sum() * np.linalg.norm(y)))
-          and np.all(lam >= 0)
-          and np.all(np.abs(g - U.T @ lam - t * one) <= VERIFY_RTOL * (np.abs(g) + np.abs(U).T @ lam + abs(t) * np.abs(one)))
-          and abs(float(g @ x) - t) <= VERIFY_RTOL * max(float(np.abs(g) @ np.abs(x)), abs(t)))
+    ok = (
+        _rows_nonnegative(B, y)
+        and abs(float(by.sum()) - 1.0)
+        <= VERIFY_RTOL * max(1.0, float(np.linalg.norm(B, axis=1).sum() * np.linalg.norm(y)))
+        and np.all(lam >= 0)
+        and np.all(
+            np.abs(g - U.T @ lam - t * one) <= VERIFY_RTOL * (np.abs(g) + np.abs(U).T @ lam + abs(t) * np.abs(one))
+        )
+        and abs(float(g @ x) - t) <= VERIFY_RTOL * max(float(np.abs(g) @ np.abs(x)), abs(t))
+    )
     if not ok:
         raise UndecidedError("cone LP answer fails its primal/dual verification (undecided)")
     return val, Z @ y
@@ -328,18 +358,20 @@ def farkas_vector(E: np.ndarray, e: np.ndarray, G: np.ndarray, g: np.ndarray):
     J = np.vstack([E, G])
     b = np.concatenate([e, g])
     # variables: y_E = u - v (u, v >= 0), y_G >= 0 (the LP is equilibrated by _lp)
-    A_eq = np.vstack([np.hstack([J[:pe].T, -J[:pe].T, J[pe:].T]),
-                      np.concatenate([b[:pe], -b[:pe], b[pe:]])[None, :]])
+    A_eq = np.vstack([np.hstack([J[:pe].T, -J[:pe].T, J[pe:].T]), np.concatenate([b[:pe], -b[:pe], b[pe:]])[None, :]])
     b_eq = np.concatenate([np.zeros(J.shape[1]), [-1.0]])
     x, _, _ = _lp(np.ones(2 * pe + pg), np.zeros((0, 2 * pe + pg)), np.zeros(0), A_eq, b_eq)
     if x is None:
         return None
-    y = np.concatenate([x[:pe] - x[pe:2 * pe], x[2 * pe:]])
+    y = np.concatenate([x[:pe] - x[pe : 2 * pe], x[2 * pe :]])
     # verified in the data: Jᵀy = 0 per coordinate at its round-off, bᵀy < 0 beyond its round-off, y_G >= 0
     by = float(b @ y)
-    if not (np.all(np.isfinite(y)) and np.all(y[pe:] >= 0)
-            and np.all(np.abs(J.T @ y) <= VERIFY_RTOL * (np.abs(J).T @ np.abs(y)))
-            and by < -VERIFY_RTOL * float(np.abs(b) @ np.abs(y))):
+    if not (
+        np.all(np.isfinite(y))
+        and np.all(y[pe:] >= 0)
+        and np.all(np.abs(J.T @ y) <= VERIFY_RTOL * (np.abs(J).T @ np.abs(y)))
+        and by < -VERIFY_RTOL * float(np.abs(b) @ np.abs(y))
+    ):
         return None
     return y / -by
 
@@ -359,8 +391,9 @@ def unbounded_ray(R: np.ndarray, F: np.ndarray, E: np.ndarray, G: np.ndarray):
     B = _on_kernel(as_dense(G).reshape(-1, n), Z)
     fz = Z.T @ F
     # y = u - w, min 1ᵀ(u + w) s.t. B(u - w) >= 0, fzᵀ(u - w) = -1
-    x, _, _ = _lp(np.ones(2 * k), np.hstack([-B, B]), np.zeros(B.shape[0]), np.concatenate([fz, -fz])[None, :],
-                  -np.ones(1))
+    x, _, _ = _lp(
+        np.ones(2 * k), np.hstack([-B, B]), np.zeros(B.shape[0]), np.concatenate([fz, -fz])[None, :], -np.ones(1)
+    )
     if x is None:
         return None
     return Z @ (x[:k] - x[k:])

@@ -110,8 +110,13 @@ def equilibrated_kkt(problem: ContactProblem, active: np.ndarray) -> Equilibrate
     k = J.shape[0]
     K = np.block([[as_dense(problem.M), -J.T], [J, np.zeros((k, k))]])
     w = np.concatenate([sc.equality_weight, sc.inequality_weight[active]])
-    return EquilibratedKKT(J=J, c=np.concatenate([e, g[active]]), K=K, d=np.concatenate([sc.coordinate, 1.0 / w]),
-                           data_rows=np.concatenate([sc.dynamics_row, sc.equality_row, sc.inequality_row[active]]))
+    return EquilibratedKKT(
+        J=J,
+        c=np.concatenate([e, g[active]]),
+        K=K,
+        d=np.concatenate([sc.coordinate, 1.0 / w]),
+        data_rows=np.concatenate([sc.dynamics_row, sc.equality_row, sc.inequality_row[active]]),
+    )
 
 
 @dataclass(frozen=True)

@@ -153,8 +153,20 @@ def constrained_delassus(problem: ContactProblem) -> ConstrainedDelassus:
     w_b = -Jb @ el.Minv @ problem.F + e
     A_c = Ju @ el.Mc_inv @ Ju.T
     w_c = Ju @ el.a_free + g
-    out = ConstrainedDelassus(Minv=el.Minv, A_nb=el.A, A_nb_pinv=el.A_pinv, A_bu=A_bu, w_b=w_b, P=el.P,
-                              Mc_inv=el.Mc_inv, A_c=0.5 * (A_c + A_c.T), w_c=w_c, a_b=el.a_free, J_b=Jb, J_u=Ju)
+    out = ConstrainedDelassus(
+        Minv=el.Minv,
+        A_nb=el.A,
+        A_nb_pinv=el.A_pinv,
+        A_bu=A_bu,
+        w_b=w_b,
+        P=el.P,
+        Mc_inv=el.Mc_inv,
+        A_c=0.5 * (A_c + A_c.T),
+        w_c=w_c,
+        a_b=el.a_free,
+        J_b=Jb,
+        J_u=Ju,
+    )
     for field in ("Minv", "A_nb", "A_nb_pinv", "A_bu", "w_b", "P", "Mc_inv", "A_c", "w_c", "a_b"):  # computed here
         getattr(out, field).flags.writeable = False  # (J_b, J_u are the problem's own rows: left as they are)
     return out
@@ -174,8 +186,9 @@ def bilateral_compatible(problem: ContactProblem, a: np.ndarray) -> bool:
     return bool(np.all(r <= BILATERAL_COMPAT_RTOL * scale))
 
 
-def kinetic_angles(problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray,
-                   minv: np.ndarray | None = None) -> np.ndarray:
+def kinetic_angles(
+    problem: ContactProblem, rows_a: np.ndarray, rows_b: np.ndarray, minv: np.ndarray | None = None
+) -> np.ndarray:
     """Kinetic angles θ_ij = π - arccos(n_iᵀM⁻¹n_j / (‖n_i‖_{M⁻¹}‖n_j‖_{M⁻¹})) (inertial (9)); NaN where a
     row is zero (no angle). ``minv``: M⁻¹ when the caller has it (C6 reads it off :func:`constrained_delassus`),
     else M is solved against the rows."""

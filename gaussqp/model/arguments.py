@@ -15,9 +15,11 @@ from .problem import ContactProblem
 from .validation import short_repr
 
 #: what to do with something that is not a problem
-PROBLEM_FIX = ("give a gaussqp.ContactProblem: gaussqp.problems.load(name) for a shipped problem (`gaussqp list` "
-               "names them), gaussqp.load(path) for a gaussqp/1 file, gaussqp.ContactProblem(M, F, contacts) "
-               "to build one")
+PROBLEM_FIX = (
+    "give a gaussqp.ContactProblem: gaussqp.problems.load(name) for a shipped problem (`gaussqp list` "
+    "names them), gaussqp.load(path) for a gaussqp/1 file, gaussqp.ContactProblem(M, F, contacts) "
+    "to build one"
+)
 
 
 def check_problem(problem, field: str = "problem", *, local: bool = True):
@@ -46,13 +48,19 @@ def check_problem(problem, field: str = "problem", *, local: bool = True):
     if isinstance(problem, ContactProblem) or (local and isinstance(problem, LocalContactProblem)):
         return problem
     if isinstance(problem, LocalContactProblem):
-        raise WrongTypeError(field, "is a LocalContactProblem (u = W r + q): it has no mass matrix or rows to "
-                             "certify", "solve it with gaussqp.solve(problem); give a gaussqp.ContactProblem here")
+        raise WrongTypeError(
+            field,
+            "is a LocalContactProblem (u = W r + q): it has no mass matrix or rows to certify",
+            "solve it with gaussqp.solve(problem); give a gaussqp.ContactProblem here",
+        )
     if isinstance(problem, (str, os.PathLike)):
         name = os.fspath(problem)
-        raise WrongTypeError(field, f"is the string {short_repr(name)}, not a problem",
-                             f"load it first: gaussqp.problems.load({name!r}) for a shipped problem, "
-                             f"gaussqp.load({name!r}) for a file (the CLI takes either: gaussqp solve {name})")
+        raise WrongTypeError(
+            field,
+            f"is the string {short_repr(name)}, not a problem",
+            f"load it first: gaussqp.problems.load({name!r}) for a shipped problem, "
+            f"gaussqp.load({name!r}) for a file (the CLI takes either: gaussqp solve {name})",
+        )
     raise WrongTypeError(field, f"is {short_repr(problem)} (a {type(problem).__name__}), not a problem", PROBLEM_FIX)
 
 
@@ -72,8 +80,9 @@ def check_flag(value, field: str) -> bool:
     bool
     """
     if not isinstance(value, (bool, np.bool_)):
-        raise WrongTypeError(field, f"is {short_repr(value)} (a {type(value).__name__}), not a bool",
-                             "give True or False")
+        raise WrongTypeError(
+            field, f"is {short_repr(value)} (a {type(value).__name__}), not a bool", "give True or False"
+        )
     return bool(value)
 
 
@@ -98,10 +107,16 @@ def check_solve_arguments(problem, formulation, solver, crosscheck, certify) -> 
     """
     check_problem(problem)
     if not isinstance(formulation, str):
-        raise WrongTypeError("formulation", f"is {short_repr(formulation)} (a {type(formulation).__name__}), "
-                             "not a string", "give 'auto' or a registered formulation name (gaussqp.FORMULATIONS)")
+        raise WrongTypeError(
+            "formulation",
+            f"is {short_repr(formulation)} (a {type(formulation).__name__}), not a string",
+            "give 'auto' or a registered formulation name (gaussqp.FORMULATIONS)",
+        )
     if solver is not None and not isinstance(solver, str):
-        raise WrongTypeError("solver", f"is {short_repr(solver)} (a {type(solver).__name__}), not a string",
-                             "give None (the first installed backend) or a backend name: 'clarabel', 'osqp', 'scs'")
+        raise WrongTypeError(
+            "solver",
+            f"is {short_repr(solver)} (a {type(solver).__name__}), not a string",
+            "give None (the first installed backend) or a backend name: 'clarabel', 'osqp', 'scs'",
+        )
     check_flag(crosscheck, "crosscheck")
     check_flag(certify, "certify")

@@ -40,10 +40,13 @@ class DriftCorrection:
     active_unilateral: np.ndarray
 
     def as_dict(self) -> dict:
-        return {"relative": self.relative, "absolute": self.absolute,
-                "delta_normal_drift": self.delta_normal_drift.tolist(),
-                "delta_tangent_drift": self.delta_tangent_drift.tolist(),
-                "active_unilateral": self.active_unilateral.tolist()}
+        return {
+            "relative": self.relative,
+            "absolute": self.absolute,
+            "delta_normal_drift": self.delta_normal_drift.tolist(),
+            "delta_tangent_drift": self.delta_tangent_drift.tolist(),
+            "active_unilateral": self.active_unilateral.tolist(),
+        }
 
 
 def active_at(problem: ContactProblem, a: np.ndarray, active_rtol: float) -> np.ndarray:
@@ -84,9 +87,14 @@ def consistent_drifts(problem: ContactProblem, act: np.ndarray) -> DriftCorrecti
     ne_b = len(p.bilateral)
     db[p.bilateral] = delta[:ne_b]
     rt = p.tangent_rows(p.sticking)
-    dc[rt] = delta[ne_b:ne_b + len(rt)]
-    db[p.unilateral[act]] = delta[ne_b + len(rt):]
+    dc[rt] = delta[ne_b : ne_b + len(rt)]
+    db[p.unilateral[act]] = delta[ne_b + len(rt) :]
     fixed = p.with_drifts(p.normal_drift + db, p.tangent_drift + dc)
-    return DriftCorrection(problem=fixed, relative=float(np.abs(r).max(initial=0.0)),
-                           absolute=float(np.abs(delta).max(initial=0.0)), delta_normal_drift=db,
-                           delta_tangent_drift=dc, active_unilateral=act)
+    return DriftCorrection(
+        problem=fixed,
+        relative=float(np.abs(r).max(initial=0.0)),
+        absolute=float(np.abs(delta).max(initial=0.0)),
+        delta_normal_drift=db,
+        delta_tangent_drift=dc,
+        active_unilateral=act,
+    )

@@ -68,27 +68,57 @@ class ImpactProblem:
         A subclass naming the field, for invalid data.
     """
 
-    def __init__(self, M, v_minus, contacts: Iterable[Contact] = (), *, restitution=0.0, h: float = 0.0,
-                 f=None, dimension: int = 2, name: str = "", description: str = ""):
+    def __init__(
+        self,
+        M,
+        v_minus,
+        contacts: Iterable[Contact] = (),
+        *,
+        restitution=0.0,
+        h: float = 0.0,
+        f=None,
+        dimension: int = 2,
+        name: str = "",
+        description: str = "",
+    ):
         contacts = ContactProblem._contact_list(contacts)
         n = ContactProblem._check_M_shape(M)
-        rows = ContactProblem(M, np.zeros(n), contacts, dimension=dimension, name=text("name", name),
-                              description=text("description", description))
+        rows = ContactProblem(
+            M,
+            np.zeros(n),
+            contacts,
+            dimension=dimension,
+            name=text("name", name),
+            description=text("description", description),
+        )
         self._init(rows, v_minus, restitution, h, f)
 
     @classmethod
-    def from_problem(cls, problem: ContactProblem, v_minus, *, restitution=0.0, h: float = 0.0,
-                     f=None, modes=None) -> "ImpactProblem":
+    def from_problem(
+        cls, problem: ContactProblem, v_minus, *, restitution=0.0, h: float = 0.0, f=None, modes=None
+    ) -> "ImpactProblem":
         """The impulse-level problem on the rows of ``problem`` (its M, contacts, modes and friction; its F and
         drifts, which belong to the acceleration level, are not used). ``modes`` (one string or m strings)
         replaces the problem's modes, e.g. ``"frictionless"`` for a frictionless impact."""
         if not isinstance(problem, ContactProblem):
             raise UnknownValueError("problem", f"is a {type(problem).__name__}", "give a gaussqp.ContactProblem")
         d = problem.dimension
-        rows = ContactProblem.from_blocks(problem.M, np.zeros(problem.n), problem.J_n, None, list(problem.types),
-                                          problem.J_t, None, problem.friction,
-                                          list(problem.modes) if modes is None else modes, problem.slip,
-                                          problem.has_tangent, d, problem.name, problem.description)
+        rows = ContactProblem.from_blocks(
+            problem.M,
+            np.zeros(problem.n),
+            problem.J_n,
+            None,
+            list(problem.types),
+            problem.J_t,
+            None,
+            problem.friction,
+            list(problem.modes) if modes is None else modes,
+            problem.slip,
+            problem.has_tangent,
+            d,
+            problem.name,
+            problem.description,
+        )
         self = cls.__new__(cls)
         self._init(rows, v_minus, restitution, h, f, check_drifts=False)
         return self
@@ -97,11 +127,14 @@ class ImpactProblem:
         n, m = rows.n, rows.m
         if check_drifts:
             for i in range(m):
-                if rows.normal_drift[i] != 0 or np.any(rows.tangent_drift[i * (rows.dimension - 1):
-                                                                           (i + 1) * (rows.dimension - 1)] != 0):
-                    raise UnknownValueError(f"contacts[{i}].normal_drift", "is nonzero at the impulse level",
-                                            "leave the drifts at 0: the impact law sets the right-hand sides "
-                                            "(restitution=...)")
+                if rows.normal_drift[i] != 0 or np.any(
+                    rows.tangent_drift[i * (rows.dimension - 1) : (i + 1) * (rows.dimension - 1)] != 0
+                ):
+                    raise UnknownValueError(
+                        f"contacts[{i}].normal_drift",
+                        "is nonzero at the impulse level",
+                        "leave the drifts at 0: the impact law sets the right-hand sides (restitution=...)",
+                    )
         object.__setattr__(self, "_rows", rows)
         object.__setattr__(self, "_v", vector("v_minus", v_minus, n))
         self._v.setflags(write=False)
@@ -123,21 +156,33 @@ class ImpactProblem:
             E = np.diag(np.where(bil, 0.0, float(arr))) if m else np.zeros((0, 0))
         elif arr.ndim == 1:
             if arr.shape != (m,):
-                raise RestitutionError("restitution", f"has shape {arr.shape}, expected ({m},)",
-                                       f"give one number, {m} numbers (one per contact) or an {m}×{m} matrix")
+                raise RestitutionError(
+                    "restitution",
+                    f"has shape {arr.shape}, expected ({m},)",
+                    f"give one number, {m} numbers (one per contact) or an {m}×{m} matrix",
+                )
             E = np.diag(arr)
         else:
             if arr.shape != (m, m):
-                raise RestitutionError("restitution", f"has shape {arr.shape}, expected ({m}, {m})",
-                                       f"give one number, {m} numbers (one per contact) or an {m}×{m} matrix")
+                raise RestitutionError(
+                    "restitution",
+                    f"has shape {arr.shape}, expected ({m}, {m})",
+                    f"give one number, {m} numbers (one per contact) or an {m}×{m} matrix",
+                )
             E = np.array(arr, dtype=float)
         for i in range(m):
             if E[i, i] < 0 or E[i, i] > RESTITUTION_MAX:
-                raise RestitutionError(f"restitution[{i}]", f"is {short_repr(E[i, i])}",
-                                       f"give a coefficient in [0, {RESTITUTION_MAX}] (0 plastic, 1 elastic)")
+                raise RestitutionError(
+                    f"restitution[{i}]",
+                    f"is {short_repr(E[i, i])}",
+                    f"give a coefficient in [0, {RESTITUTION_MAX}] (0 plastic, 1 elastic)",
+                )
             if bil[i] and (np.any(E[i] != 0) or np.any(E[:, i] != 0)):
-                raise RestitutionError(f"restitution[{i}]", "is nonzero on a bilateral contact",
-                                       "a bilateral row keeps n v⁺ = 0: give 0 in its row and column")
+                raise RestitutionError(
+                    f"restitution[{i}]",
+                    "is nonzero on a bilateral contact",
+                    "a bilateral row keeps n v⁺ = 0: give 0 in its row and column",
+                )
         return E
 
     # ------------------------------------------------------------------ accessors
@@ -211,14 +256,31 @@ class ImpactProblem:
         Fp = -(np.asarray(r.M @ self._v, dtype=float).ravel() + self._h * self._f)
         b = self._E @ self.normal_velocity_before if self.m else np.zeros(0)
         b = np.where(r.types == "unilateral", b, 0.0)
-        desc = (f"impulse level (h = {self._h:g}) of {r.name or 'a problem'}: unknown v⁺ in the role of a"
-                + (f"; {r.description}" if r.description else ""))
-        return ContactProblem.from_blocks(r.M, Fp, r.J_n, b, list(r.types), r.J_t, None, r.friction,
-                                          list(r.modes), r.slip, r.has_tangent, r.dimension, r.name, desc)
+        desc = f"impulse level (h = {self._h:g}) of {r.name or 'a problem'}: unknown v⁺ in the role of a" + (
+            f"; {r.description}" if r.description else ""
+        )
+        return ContactProblem.from_blocks(
+            r.M,
+            Fp,
+            r.J_n,
+            b,
+            list(r.types),
+            r.J_t,
+            None,
+            r.friction,
+            list(r.modes),
+            r.slip,
+            r.has_tangent,
+            r.dimension,
+            r.name,
+            desc,
+        )
 
     def __repr__(self) -> str:
-        return (f"ImpactProblem(name={self.name!r}, n={self.n}, m={self.m}, h={self._h:g}, "
-                f"E {'diagonal' if self.is_diagonal_restitution else 'full'})")
+        return (
+            f"ImpactProblem(name={self.name!r}, n={self.n}, m={self.m}, h={self._h:g}, "
+            f"E {'diagonal' if self.is_diagonal_restitution else 'full'})"
+        )
 
     def __setattr__(self, key, value):
         raise AttributeError("ImpactProblem is immutable; build a new one")

@@ -85,8 +85,11 @@ class LocalContactProblem:
         try:
             Wm = matrix("W", W, (size, size))  # dense float64 copy or CSR
         except ShapeError as exc:
-            raise ShapeError("W", exc.problem, f"give a square W of size m·d = {m}·{d} = {size} "
-                                               "(one row and one column per contact coordinate)") from None
+            raise ShapeError(
+                "W",
+                exc.problem,
+                f"give a square W of size m·d = {m}·{d} = {size} (one row and one column per contact coordinate)",
+            ) from None
         qv = vector("q", q, size)
         for j, x in enumerate(muv):
             if x < 0:
@@ -102,8 +105,11 @@ class LocalContactProblem:
     def _check_dimension(dimension) -> int:
         integral = isinstance(dimension, (int, np.integer)) and not isinstance(dimension, (bool, np.bool_))
         if not integral or dimension not in LOCAL_DIMENSIONS:
-            raise UnknownValueError("dimension", f"is {short_repr(dimension)}",
-                                    "give the integer 2 (planar) or 3 (spatial): a contact block is (normal, t1[, t2])")
+            raise UnknownValueError(
+                "dimension",
+                f"is {short_repr(dimension)}",
+                "give the integer 2 (planar) or 3 (spatial): a contact block is (normal, t1[, t2])",
+            )
         return int(dimension)
 
     def __setattr__(self, key, value):
@@ -178,11 +184,18 @@ class LocalContactProblem:
     def summary(self) -> ProblemSummary:
         """The description common to both problem forms (:class:`~gaussqp.model.summary.ProblemSummary`): no
         system class (no mass matrix), ``unknowns`` = m·d."""
-        return ProblemSummary(form=self.form, name=self.name, description=self.description, m=self.m,
-                              dimension=self.dimension, unknowns=self.size, class_key="local",
-                              modes=mode_counts(self.modes), system_class=None,
-                              detail=(f"local u = W r + q: m={self.m} contacts, d={self.dimension}, "
-                                      f"max|W - Wᵀ| = {self.asymmetry:.3g}"))
+        return ProblemSummary(
+            form=self.form,
+            name=self.name,
+            description=self.description,
+            m=self.m,
+            dimension=self.dimension,
+            unknowns=self.size,
+            class_key="local",
+            modes=mode_counts(self.modes),
+            system_class=None,
+            detail=(f"local u = W r + q: m={self.m} contacts, d={self.dimension}, max|W - Wᵀ| = {self.asymmetry:.3g}"),
+        )
 
     def velocity(self, r) -> np.ndarray:
         """The local velocity ``u = W r + q`` of a reaction ``r`` (m·d,)."""
@@ -190,5 +203,7 @@ class LocalContactProblem:
         return np.asarray(self._W @ rv).ravel() + self._q
 
     def __repr__(self) -> str:
-        return (f"LocalContactProblem(name={self.name!r}, m={self.m}, d={self.dimension}, "
-                f"W {self.size}x{self.size} {'sparse' if self.sparse else 'dense'})")
+        return (
+            f"LocalContactProblem(name={self.name!r}, m={self.m}, d={self.dimension}, "
+            f"W {self.size}x{self.size} {'sparse' if self.sparse else 'dense'})"
+        )

@@ -31,13 +31,31 @@ from ..errors import (
     TangentShapeError,
     UnknownValueError,
 )
-from ..settings import (CLASSIFY_DENSE_MAX, MASS_RTOL, CONTACT_DIMENSION_MAX, COORDINATES_MAX, DENSE_BLOCK_MAX,
-                        ENTRIES_MAX, SLIP_NORM_MIN,
-                        RANK_RTOL, SCALE_FLOOR)
+from ..settings import (
+    CLASSIFY_DENSE_MAX,
+    MASS_RTOL,
+    CONTACT_DIMENSION_MAX,
+    COORDINATES_MAX,
+    DENSE_BLOCK_MAX,
+    ENTRIES_MAX,
+    SLIP_NORM_MIN,
+    RANK_RTOL,
+    SCALE_FLOOR,
+)
 from .summary import ProblemSummary, mode_counts
 from .system_class import CONTACT_TYPES, MODES, SystemClass
-from .validation import (check_count, check_sparse_mass, labels, flags, matrix, real_array, real_scalar, short_repr,
-                         text, vector)
+from .validation import (
+    check_count,
+    check_sparse_mass,
+    labels,
+    flags,
+    matrix,
+    real_array,
+    real_scalar,
+    short_repr,
+    text,
+    vector,
+)
 from ..linalg.dense import as_dense, matrix_rank, normalize_rows, relative_asymmetry, sparse_full_row_rank
 from ..linalg.mass import MassFactor, factor_mass
 
@@ -110,13 +128,19 @@ def default_mode(field: str, kind, friction: float, has_tangent: bool, dimension
     if not friction > 0:
         return "frictionless"
     if kind == "bilateral":
-        raise UnknownValueError(f"{field}.mode", f"is not given for a bilateral contact with friction {friction:g}",
-                                "give mode 'sticking' or 'sliding' (the solver decides stick/slip, mode 'coulomb', "
-                                "on unilateral contacts only), or 'frictionless' to ignore the friction")
+        raise UnknownValueError(
+            f"{field}.mode",
+            f"is not given for a bilateral contact with friction {friction:g}",
+            "give mode 'sticking' or 'sliding' (the solver decides stick/slip, mode 'coulomb', "
+            "on unilateral contacts only), or 'frictionless' to ignore the friction",
+        )
     if not has_tangent:
-        raise TangentShapeError(f"{field}.tangent", f"is missing for a contact with friction {friction:g} and no mode "
-                                "(a frictional contact's default mode is 'coulomb')",
-                                f"give {dimension - 1} tangent row(s), or mode 'frictionless' to ignore the friction")
+        raise TangentShapeError(
+            f"{field}.tangent",
+            f"is missing for a contact with friction {friction:g} and no mode "
+            "(a frictional contact's default mode is 'coulomb')",
+            f"give {dimension - 1} tangent row(s), or mode 'frictionless' to ignore the friction",
+        )
     return "coulomb"
 
 
@@ -151,8 +175,24 @@ class ContactProblem:
     array([9.81])
     """
 
-    __slots__ = ("_M", "_F", "_Jn", "_b", "_Jt", "_c", "_has_tangent", "_mu", "_types",
-                 "_modes", "_slip", "_dimension", "name", "description", "__dict__", "__weakref__")
+    __slots__ = (
+        "_M",
+        "_F",
+        "_Jn",
+        "_b",
+        "_Jt",
+        "_c",
+        "_has_tangent",
+        "_mu",
+        "_types",
+        "_modes",
+        "_slip",
+        "_dimension",
+        "name",
+        "description",
+        "__dict__",
+        "__weakref__",
+    )
     # the slots' types, for a type checker (set once, by object.__setattr__, in _init_blocks)
     _M: np.ndarray | sp.csr_matrix
     _F: np.ndarray
@@ -169,19 +209,26 @@ class ContactProblem:
     name: str
     description: str
 
-    def __init__(self, M, F, contacts: Iterable[Contact] = (), dimension: int = 2,
-                 name: str = "", description: str = ""):
+    def __init__(
+        self, M, F, contacts: Iterable[Contact] = (), dimension: int = 2, name: str = "", description: str = ""
+    ):
         contacts = self._contact_list(contacts)
         d = self._check_dimension(dimension)
         n = self._check_M_shape(M)
-        check_count("contacts", "rows × coordinates (len(contacts) × n)", float(len(contacts)) * n, ENTRIES_MAX,
-                    "give fewer contacts, or stacked sparse rows with ContactProblem.from_blocks")
+        check_count(
+            "contacts",
+            "rows × coordinates (len(contacts) × n)",
+            float(len(contacts)) * n,
+            ENTRIES_MAX,
+            "give fewer contacts, or stacked sparse rows with ContactProblem.from_blocks",
+        )
         rows_n, b, rows_t, c, has_t, mu, types, modes, slip = [], [], [], [], [], [], [], [], []
         for i, ct in enumerate(contacts):
             f = f"contacts[{i}]"
             if not isinstance(ct, Contact):
-                raise UnknownValueError(f, f"is a {type(ct).__name__}",
-                                        "give gaussqp.Contact objects (or use from_blocks)")
+                raise UnknownValueError(
+                    f, f"is a {type(ct).__name__}", "give gaussqp.Contact objects (or use from_blocks)"
+                )
             rows_n.append(vector(f"{f}.normal", ct.normal, n))
             b.append(real_scalar(f"{f}.normal_drift", ct.normal_drift))
             T, ci = self._contact_tangent(f, ct, d, n)
@@ -204,33 +251,52 @@ class ContactProblem:
         try:
             return list(contacts)
         except TypeError:
-            raise ShapeError("contacts", f"is a {type(contacts).__name__}, not a list",
-                             "give a list of gaussqp.Contact objects") from None
+            raise ShapeError(
+                "contacts", f"is a {type(contacts).__name__}, not a list", "give a list of gaussqp.Contact objects"
+            ) from None
 
     @staticmethod
     def _contact_tangent(f: str, ct: Contact, d: int, n: int) -> tuple[np.ndarray | None, np.ndarray]:
         """Validated tangent rows ``T`` (or None) and tangent drift of the contact ``ct``."""
         if ct.tangent is None:
             if ct.tangent_drift is not None:
-                raise TangentShapeError(f"{f}.tangent_drift", "is given without tangent rows",
-                                        "give 'tangent' rows too, or drop 'tangent_drift'")
+                raise TangentShapeError(
+                    f"{f}.tangent_drift",
+                    "is given without tangent rows",
+                    "give 'tangent' rows too, or drop 'tangent_drift'",
+                )
             return None, np.zeros(d - 1)
         T = real_array(f"{f}.tangent", ct.tangent, 2)
         if T.ndim == 1 and d == 2:
             T = T.reshape(1, -1)
         if T.ndim != 2 or T.shape[0] != d - 1 or T.shape[1] != n:
             raise TangentShapeError(
-                f"{f}.tangent", f"has shape {T.shape}, expected ({d - 1}, {n}) for dimension {d}",
-                f"give {d - 1} tangent row(s) of {n} numbers (d-1 rows in dimension d)")
+                f"{f}.tangent",
+                f"has shape {T.shape}, expected ({d - 1}, {n}) for dimension {d}",
+                f"give {d - 1} tangent row(s) of {n} numbers (d-1 rows in dimension d)",
+            )
         c = np.zeros(d - 1) if ct.tangent_drift is None else vector(f"{f}.tangent_drift", ct.tangent_drift, d - 1)
         return T, c
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_blocks(cls, M, F, J_n, normal_drift=None, types: Sequence[str] | str = "unilateral",
-                    J_t=None, tangent_drift=None, friction=None, modes: Sequence[str | None] | str | None = None,
-                    slip=None, has_tangent=None, dimension: int = 2, name: str = "",
-                    description: str = "") -> "ContactProblem":
+    def from_blocks(
+        cls,
+        M,
+        F,
+        J_n,
+        normal_drift=None,
+        types: Sequence[str] | str = "unilateral",
+        J_t=None,
+        tangent_drift=None,
+        friction=None,
+        modes: Sequence[str | None] | str | None = None,
+        slip=None,
+        has_tangent=None,
+        dimension: int = 2,
+        name: str = "",
+        description: str = "",
+    ) -> "ContactProblem":
         """Build from stacked blocks (dense or scipy.sparse ``J_n``, ``J_t``).
 
         ``J_t`` stacks ``d-1`` rows per contact in contact order (so it has ``m (d-1)``
@@ -257,8 +323,7 @@ class ContactProblem:
         mu = np.zeros(m) if friction is None else friction
         types = labels("types", types, m)
         modes = [None] * m if modes is None else labels("modes", modes, m)
-        self._init_blocks(M, F, Jn, b, Jt, c, ht, mu, types, modes, self._slip_rows(slip, m, d), d, name,
-                          description)
+        self._init_blocks(M, F, Jn, b, Jt, c, ht, mu, types, modes, self._slip_rows(slip, m, d), d, name, description)
         return self
 
     @staticmethod
@@ -271,8 +336,11 @@ class ContactProblem:
             if arr.shape == (m,) and d == 2:
                 arr = arr.reshape(m, 1)
             if arr.shape != (m, d - 1):
-                raise ShapeError("slip", f"has shape {arr.shape}, expected ({m}, {d - 1})",
-                                 f"give one row of {d - 1} number(s) per contact")
+                raise ShapeError(
+                    "slip",
+                    f"has shape {arr.shape}, expected ({m}, {d - 1})",
+                    f"give one row of {d - 1} number(s) per contact",
+                )
             return list(arr)
         try:
             rows = None if isinstance(slip, (str, bytes, dict)) else list(slip)
@@ -290,9 +358,12 @@ class ContactProblem:
     def _check_dimension(dimension) -> int:
         integral = isinstance(dimension, (int, np.integer)) and not isinstance(dimension, (bool, np.bool_))
         if not integral or not 2 <= dimension <= CONTACT_DIMENSION_MAX:
-            raise UnknownValueError("dimension", f"is {short_repr(dimension)}",
-                                    f"give an integer from 2 to {CONTACT_DIMENSION_MAX}: 2 (planar), 3 (spatial), "
-                                    "4 or 6 (MuJoCo's torsional/rolling condim, tangent rows scaled by their μ_k)")
+            raise UnknownValueError(
+                "dimension",
+                f"is {short_repr(dimension)}",
+                f"give an integer from 2 to {CONTACT_DIMENSION_MAX}: 2 (planar), 3 (spatial), "
+                "4 or 6 (MuJoCo's torsional/rolling condim, tangent rows scaled by their μ_k)",
+            )
         return int(dimension)
 
     @staticmethod
@@ -303,15 +374,23 @@ class ContactProblem:
         else:
             shape = real_array("mass_matrix", M, 2).shape
         if len(shape) != 2 or shape[0] != shape[1]:
-            raise ShapeError("mass_matrix", f"has shape {tuple(shape)}, expected square (n, n)",
-                             "give an n×n symmetric positive semidefinite matrix")
+            raise ShapeError(
+                "mass_matrix",
+                f"has shape {tuple(shape)}, expected square (n, n)",
+                "give an n×n symmetric positive semidefinite matrix",
+            )
         n = int(shape[0])
         if n == 0:
             raise ShapeError("mass_matrix", "is empty (n = 0)", "give at least one coordinate")
         check_count("mass_matrix", "coordinates", n, COORDINATES_MAX, "give a smaller problem (see gaussqp.settings)")
         if not sp.issparse(M):
-            check_count("mass_matrix", "coordinates in a dense matrix", n, DENSE_BLOCK_MAX,
-                        "give M as a scipy.sparse matrix (its block structure is exploited)")
+            check_count(
+                "mass_matrix",
+                "coordinates in a dense matrix",
+                n,
+                DENSE_BLOCK_MAX,
+                "give M as a scipy.sparse matrix (its block structure is exploited)",
+            )
         return n
 
     def _init_blocks(self, M, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description):
@@ -324,10 +403,19 @@ class ContactProblem:
         Jn = matrix("J_n", Jn, (None, n))
         m = Jn.shape[0]
         if not sp.issparse(Jn):  # sparse rows are bounded by their stored entries (validation.matrix)
-            check_count("J_n", "rows × coordinates (m × n)", float(m) * n, ENTRIES_MAX,
-                        "give a smaller problem (see gaussqp.settings)")
+            check_count(
+                "J_n",
+                "rows × coordinates (m × n)",
+                float(m) * n,
+                ENTRIES_MAX,
+                "give a smaller problem (see gaussqp.settings)",
+            )
         bv = vector("normal_drift", b, m)
-        Jt = matrix("J_t", Jt, (m * (d - 1), n)) if m * (d - 1) else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
+        Jt = (
+            matrix("J_t", Jt, (m * (d - 1), n))
+            if m * (d - 1)
+            else (sp.csr_matrix((0, n)) if sp.issparse(Jt) else np.zeros((0, n)))
+        )
         if sp.issparse(Mm) or sp.issparse(Jn):  # one storage for all rows: stacking E, G never mixes kinds
             Jn, Jt = sp.csr_matrix(Jn), sp.csr_matrix(Jt)
         cv = vector("tangent_drift", c, m * (d - 1))
@@ -335,37 +423,57 @@ class ContactProblem:
         muv = vector("friction", mu, m)
         for i, x in enumerate(muv):
             if x < 0:
-                raise NegativeFrictionError(f"contacts[{i}].friction", f"is {x} < 0",
-                                            "give a friction coefficient mu >= 0")
+                raise NegativeFrictionError(
+                    f"contacts[{i}].friction", f"is {x} < 0", "give a friction coefficient mu >= 0"
+                )
         if len(types) != m or len(modes) != m or len(slip) != m:
-            raise ShapeError("contacts", f"{len(types)} types, {len(modes)} modes and {len(slip)} slips for {m} contacts",
-                             "give one type, one mode and one slip (or None) per contact")
+            raise ShapeError(
+                "contacts",
+                f"{len(types)} types, {len(modes)} modes and {len(slip)} slips for {m} contacts",
+                "give one type, one mode and one slip (or None) per contact",
+            )
         slip_arr = np.zeros((m, d - 1))
-        modes = [default_mode(f"contacts[{i}]", types[i], muv[i], ht[i], d) if modes[i] is None else modes[i]
-                 for i in range(m)]
+        modes = [
+            default_mode(f"contacts[{i}]", types[i], muv[i], ht[i], d) if modes[i] is None else modes[i]
+            for i in range(m)
+        ]
         for i in range(m):
             if not isinstance(types[i], str) or types[i] not in CONTACT_TYPES:
-                raise UnknownValueError(f"contacts[{i}].type", f"is {short_repr(types[i])}",
-                                        "use 'bilateral' or 'unilateral'")
+                raise UnknownValueError(
+                    f"contacts[{i}].type", f"is {short_repr(types[i])}", "use 'bilateral' or 'unilateral'"
+                )
             if not isinstance(modes[i], str) or modes[i] not in MODES:
-                raise UnknownValueError(f"contacts[{i}].mode", f"is {short_repr(modes[i])}",
-                                        "use 'frictionless', 'sticking', 'sliding' or 'coulomb'")
+                raise UnknownValueError(
+                    f"contacts[{i}].mode",
+                    f"is {short_repr(modes[i])}",
+                    "use 'frictionless', 'sticking', 'sliding' or 'coulomb'",
+                )
             if modes[i] == "coulomb" and types[i] != "unilateral":
-                raise UnknownValueError(f"contacts[{i}].mode", f"is 'coulomb' on a {types[i]} contact",
-                                        "'coulomb' is for unilateral contacts; give a bilateral frictional "
-                                        "constraint 'sticking' or 'sliding'")
+                raise UnknownValueError(
+                    f"contacts[{i}].mode",
+                    f"is 'coulomb' on a {types[i]} contact",
+                    "'coulomb' is for unilateral contacts; give a bilateral frictional "
+                    "constraint 'sticking' or 'sliding'",
+                )
             if modes[i] != "frictionless" and not ht[i]:
-                raise TangentShapeError(f"contacts[{i}].tangent", f"is missing for a {modes[i]} contact",
-                                        f"give {d - 1} tangent row(s), or set mode 'frictionless'")
+                raise TangentShapeError(
+                    f"contacts[{i}].tangent",
+                    f"is missing for a {modes[i]} contact",
+                    f"give {d - 1} tangent row(s), or set mode 'frictionless'",
+                )
             if modes[i] == "sliding":
                 if slip[i] is None:
-                    raise MissingSlipError(f"contacts[{i}].slip", "is missing for a sliding contact",
-                                           "give the direction of the tangential velocity (in 2D its sign, +1 or -1)")
+                    raise MissingSlipError(
+                        f"contacts[{i}].slip",
+                        "is missing for a sliding contact",
+                        "give the direction of the tangential velocity (in 2D its sign, +1 or -1)",
+                    )
                 s = vector(f"contacts[{i}].slip", slip[i], d - 1)
                 ns = float(np.linalg.norm(s))
                 if ns < SLIP_NORM_MIN:
-                    raise MissingSlipError(f"contacts[{i}].slip", "is zero",
-                                           "give a nonzero slip direction (a sliding contact moves)")
+                    raise MissingSlipError(
+                        f"contacts[{i}].slip", "is zero", "give a nonzero slip direction (a sliding contact moves)"
+                    )
                 slip_arr[i] = s / ns
         object.__setattr__(self, "_M", _readonly(Mm))
         object.__setattr__(self, "_F", _readonly(Fv))
@@ -391,13 +499,19 @@ class ContactProblem:
     def _check_symmetric_psd(self, M) -> None:
         asym = relative_asymmetry(M)
         if asym > MASS_RTOL:
-            raise NotSymmetricError("mass_matrix", f"is not symmetric (max |M_ij - M_ji| = {asym:.3g} of its entries' "
-                                    "scale)", "give a symmetric matrix, e.g. (M + M.T) / 2 if the asymmetry is round-off")
+            raise NotSymmetricError(
+                "mass_matrix",
+                f"is not symmetric (max |M_ij - M_ji| = {asym:.3g} of its entries' scale)",
+                "give a symmetric matrix, e.g. (M + M.T) / 2 if the asymmetry is round-off",
+            )
         fac = factor_mass(M)
         lam_max = float(np.abs(fac.eigenvalues).max()) if fac.eigenvalues.size else 0.0
         if fac.eigenvalues.size and fac.min_eigenvalue < -MASS_RTOL * max(1.0, lam_max):
-            raise IndefiniteMassError("mass_matrix", f"is indefinite (smallest eigenvalue {fac.min_eigenvalue:.3g})",
-                                      "a mass matrix is positive semidefinite: check its assembly")
+            raise IndefiniteMassError(
+                "mass_matrix",
+                f"is indefinite (smallest eigenvalue {fac.min_eigenvalue:.3g})",
+                "a mass matrix is positive semidefinite: check its assembly",
+            )
         self.__dict__["mass_factor"] = fac
 
     def __setattr__(self, key, value):
@@ -477,14 +591,21 @@ class ContactProblem:
         d1 = self.dimension - 1
         Jn = self._Jn[i].toarray().ravel() if sp.issparse(self._Jn) else np.array(self._Jn[i])
         if self._has_tangent[i]:
-            rows = self._Jt[i * d1:(i + 1) * d1]
+            rows = self._Jt[i * d1 : (i + 1) * d1]
             T = sp.csr_matrix(rows).toarray() if sp.issparse(rows) else np.array(rows)
-            c = np.array(self._c[i * d1:(i + 1) * d1])
+            c = np.array(self._c[i * d1 : (i + 1) * d1])
         else:
             T, c = None, None
-        return Contact(type=str(self._types[i]), normal=Jn, normal_drift=float(self._b[i]),
-                       friction=float(self._mu[i]), mode=str(self._modes[i]), tangent=T, tangent_drift=c,
-                       slip=np.array(self._slip[i]) if self._modes[i] == "sliding" else None)
+        return Contact(
+            type=str(self._types[i]),
+            normal=Jn,
+            normal_drift=float(self._b[i]),
+            friction=float(self._mu[i]),
+            mode=str(self._modes[i]),
+            tangent=T,
+            tangent_drift=c,
+            slip=np.array(self._slip[i]) if self._modes[i] == "sliding" else None,
+        )
 
     # ------------------------------------------------------------------ index sets
     @cached_property
@@ -538,8 +659,7 @@ class ContactProblem:
         mb, mu_ = len(self.bilateral), len(self.unilateral)
         constraints = "none" if self.m == 0 else ("mixed" if mb and mu_ else ("bilateral" if mb else "unilateral"))
         frictional = set(self._modes[self._modes != "frictionless"])
-        modes = ("frictionless" if not frictional else
-                 "mixed" if len(frictional) > 1 else str(frictional.pop()))
+        modes = "frictionless" if not frictional else "mixed" if len(frictional) > 1 else str(frictional.pop())
         small = self.n * self.m <= CLASSIFY_DENSE_MAX and not sp.issparse(self._Jn)
         nrank = matrix_rank(self._equilibrated_normals()) if self.m and small else self._sparse_rank()
         notes = []
@@ -547,10 +667,19 @@ class ContactProblem:
             notes.append(f"normal rows redundant: rank {nrank} < {self.m} contacts")
         if not fac.definite:
             notes.append(f"mass matrix singular: rank {fac.rank} < n = {self.n}")
-        return SystemClass(n=self.n, mass="definite" if fac.definite else "singular", mass_rank=fac.rank,
-                           constraints=constraints, modes=modes, m_bilateral=mb, m_unilateral=mu_,
-                           normal_rank=nrank, redundant=nrank < self.m, dimension=self.dimension,
-                           notes=tuple(notes))
+        return SystemClass(
+            n=self.n,
+            mass="definite" if fac.definite else "singular",
+            mass_rank=fac.rank,
+            constraints=constraints,
+            modes=modes,
+            m_bilateral=mb,
+            m_unilateral=mu_,
+            normal_rank=nrank,
+            redundant=nrank < self.m,
+            dimension=self.dimension,
+            notes=tuple(notes),
+        )
 
     #: the problem's form (:data:`gaussqp.model.summary.FORMS`): a mass matrix and contact rows, ``M a + F = Jᵀλ``
     form = "global"
@@ -559,11 +688,21 @@ class ContactProblem:
         """The description common to both problem forms (:class:`~gaussqp.model.summary.ProblemSummary`), with
         this problem's system class (:meth:`classify`)."""
         c = self.classify()
-        return ProblemSummary(form=self.form, name=self.name, description=self.description, m=self.m,
-                              dimension=self.dimension, unknowns=self.n, class_key="/".join(c.key),
-                              modes=mode_counts(self._modes), system_class=c,
-                              detail=(f"n={self.n}, m={self.m}: {c.m_bilateral} bilateral, {c.m_unilateral} "
-                                      f"unilateral; M {c.mass}, rank {c.mass_rank}"))
+        return ProblemSummary(
+            form=self.form,
+            name=self.name,
+            description=self.description,
+            m=self.m,
+            dimension=self.dimension,
+            unknowns=self.n,
+            class_key="/".join(c.key),
+            modes=mode_counts(self._modes),
+            system_class=c,
+            detail=(
+                f"n={self.n}, m={self.m}: {c.m_bilateral} bilateral, {c.m_unilateral} "
+                f"unilateral; M {c.mass}, rank {c.mass_rank}"
+            ),
+        )
 
     def _equilibrated_normals(self):
         """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a
@@ -586,9 +725,13 @@ class ContactProblem:
         # QR with column pivoting on the (thin) transpose is exact enough for a rank decision; it densifies the rows,
         # so it is bounded like any dense block (a sparse problem whose full row rank the sparse test proves, such
         # as 10⁴ stacked contacts, never gets here)
-        check_count("J_n", "rows × coordinates (m × n) to densify: the sparse test could not prove full row rank",
-                    float(self.m) * self.n, ENTRIES_MAX,
-                    "give fewer or independent contact rows, or a smaller problem (see gaussqp.settings)")
+        check_count(
+            "J_n",
+            "rows × coordinates (m × n) to densify: the sparse test could not prove full row rank",
+            float(self.m) * self.n,
+            ENTRIES_MAX,
+            "give fewer or independent contact rows, or a smaller problem (see gaussqp.settings)",
+        )
         import scipy.linalg as sla
 
         A = as_dense(A).T
@@ -598,18 +741,46 @@ class ContactProblem:
 
     def __repr__(self) -> str:
         c = self.classify()
-        return (f"ContactProblem(name={self.name!r}, n={self.n}, m={self.m} "
-                f"[{c.m_bilateral} bilateral, {c.m_unilateral} unilateral], d={self.dimension}, "
-                f"M {c.mass} rank {c.mass_rank}, {c.modes})")
+        return (
+            f"ContactProblem(name={self.name!r}, n={self.n}, m={self.m} "
+            f"[{c.m_bilateral} bilateral, {c.m_unilateral} unilateral], d={self.dimension}, "
+            f"M {c.mass} rank {c.mass_rank}, {c.modes})"
+        )
 
     def with_drifts(self, normal_drift, tangent_drift, name: str | None = None) -> "ContactProblem":
         """A copy with other drifts ``b`` (m,) and ``c`` (m (d-1),) (same rows, forces and modes)."""
-        return ContactProblem.from_blocks(self._M, self._F, self._Jn, normal_drift, list(self._types), self._Jt,
-                                          tangent_drift, self._mu, list(self._modes), self._slip, self._has_tangent,
-                                          self.dimension, self.name if name is None else name, self.description)
+        return ContactProblem.from_blocks(
+            self._M,
+            self._F,
+            self._Jn,
+            normal_drift,
+            list(self._types),
+            self._Jt,
+            tangent_drift,
+            self._mu,
+            list(self._modes),
+            self._slip,
+            self._has_tangent,
+            self.dimension,
+            self.name if name is None else name,
+            self.description,
+        )
 
     def with_force(self, F) -> "ContactProblem":
         """A copy with another force vector (same structure)."""
-        return ContactProblem.from_blocks(self._M, F, self._Jn, self._b, list(self._types), self._Jt, self._c,
-                                          self._mu, list(self._modes), self._slip, self._has_tangent,
-                                          self.dimension, self.name, self.description)
+        return ContactProblem.from_blocks(
+            self._M,
+            F,
+            self._Jn,
+            self._b,
+            list(self._types),
+            self._Jt,
+            self._c,
+            self._mu,
+            list(self._modes),
+            self._slip,
+            self._has_tangent,
+            self.dimension,
+            self.name,
+            self.description,
+        )

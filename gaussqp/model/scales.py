@@ -118,8 +118,10 @@ def data_scales(problem) -> DataScales:
     wn = _row_inf_norms(problem.J_n, s)
     wt = _row_inf_norms(problem.J_t, s)
     b, c = np.abs(problem.normal_drift), np.abs(problem.tangent_drift)
-    drift_acc = [np.divide(b, wn, out=np.zeros_like(b), where=wn > 0).max(initial=0.0),
-                 np.divide(c, wt, out=np.zeros_like(c), where=wt > 0).max(initial=0.0)]
+    drift_acc = [
+        np.divide(b, wn, out=np.zeros_like(b), where=wn > 0).max(initial=0.0),
+        np.divide(c, wt, out=np.zeros_like(c), where=wt > 0).max(initial=0.0),
+    ]
     free = _free_accel(problem, s)
     accel = max(free, *drift_acc)
     lam_max = float(fac.eigenvalues.max(initial=0.0))
@@ -136,16 +138,31 @@ def data_scales(problem) -> DataScales:
     B, U, rt = problem.bilateral, problem.unilateral, problem.tangent_rows(problem.sticking)
     lam_n = np.divide(force, wn, out=np.zeros_like(wn), where=wn > 0)
     lam_t = np.divide(force, wt, out=np.zeros_like(wt), where=wt > 0)
-    work = (float(acc_coord @ _abs_rows_times(problem.M, acc_coord)) + float(np.abs(problem.F) @ acc_coord)
-            + float(lam_n @ b) + float(lam_t @ c))
+    work = (
+        float(acc_coord @ _abs_rows_times(problem.M, acc_coord))
+        + float(np.abs(problem.F) @ acc_coord)
+        + float(lam_n @ b)
+        + float(lam_t @ c)
+    )
     out = DataScales(
-        coordinate=s, accel=accel, free_accel=free, force=force,
-        normal_row=normal_row, normal_weight=wn, tangent_row=tangent_row, tangent_weight=wt,
-        dynamics_row=_abs_rows_times(problem.M, acc_coord) + np.abs(problem.F)
-        + _constraint_force_scale(problem.J_n, wn, force) + _constraint_force_scale(problem.J_t, wt, force),
+        coordinate=s,
+        accel=accel,
+        free_accel=free,
+        force=force,
+        normal_row=normal_row,
+        normal_weight=wn,
+        tangent_row=tangent_row,
+        tangent_weight=wt,
+        dynamics_row=_abs_rows_times(problem.M, acc_coord)
+        + np.abs(problem.F)
+        + _constraint_force_scale(problem.J_n, wn, force)
+        + _constraint_force_scale(problem.J_t, wt, force),
         equality_row=np.concatenate([normal_row[B], tangent_row[rt]]),
         equality_weight=_unit_if_zero(np.concatenate([wn[B], wt[rt]])),
-        inequality_row=normal_row[U], inequality_weight=_unit_if_zero(wn[U]), work=work)
+        inequality_row=normal_row[U],
+        inequality_weight=_unit_if_zero(wn[U]),
+        work=work,
+    )
     return out
 
 
@@ -185,8 +202,11 @@ def acceleration_scale(problem: ContactProblem) -> float:
     for A, r in ((p.J_n, p.normal_drift), (p.J_t, p.tangent_drift)):
         if A.shape[0] == 0:
             continue
-        norms = (np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel()) if sp.issparse(A)
-                 else np.linalg.norm(np.asarray(A, dtype=float), axis=1))
+        norms = (
+            np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
+            if sp.issparse(A)
+            else np.linalg.norm(np.asarray(A, dtype=float), axis=1)
+        )
         nz = norms > 0
         if np.any(nz):
             out.append(float((np.abs(np.asarray(r, dtype=float)[nz]) / norms[nz]).max()))

@@ -57,8 +57,16 @@ class ProblemSummary:
         return f"n={c.n:<3} m={self.m:<3} M {c.mass:<9} {c.constraints:<10} {c.modes:<12}"
 
     def as_dict(self) -> dict:
-        out = {"form": self.form, "name": self.name, "detail": self.detail, "m": self.m, "dimension": self.dimension,
-               "unknowns": self.unknowns, "class": self.class_key, "modes": dict(self.modes)}
+        out = {
+            "form": self.form,
+            "name": self.name,
+            "detail": self.detail,
+            "m": self.m,
+            "dimension": self.dimension,
+            "unknowns": self.unknowns,
+            "class": self.class_key,
+            "modes": dict(self.modes),
+        }
         if self.system_class is not None:
             out["n"] = self.system_class.n
             out["system_class"] = self.system_class.as_dict()

@@ -81,9 +81,15 @@ class SystemClass:
 
     def as_dict(self) -> dict:
         return {
-            "n": self.n, "mass": self.mass, "mass_rank": self.mass_rank,
-            "constraints": self.constraints, "friction": self.modes,  # JSON key kept: files and scripts read it
-            "m_bilateral": self.m_bilateral, "m_unilateral": self.m_unilateral,
-            "normal_rank": self.normal_rank, "redundant": self.redundant,
-            "dimension": self.dimension, "notes": list(self.notes),
+            "n": self.n,
+            "mass": self.mass,
+            "mass_rank": self.mass_rank,
+            "constraints": self.constraints,
+            "friction": self.modes,  # JSON key kept: files and scripts read it
+            "m_bilateral": self.m_bilateral,
+            "m_unilateral": self.m_unilateral,
+            "normal_rank": self.normal_rank,
+            "redundant": self.redundant,
+            "dimension": self.dimension,
+            "notes": list(self.notes),
         }

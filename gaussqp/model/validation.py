@@ -17,14 +17,28 @@ import reprlib
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import (InputTooLargeError, MagnitudeError, NonFiniteError, NonNumericError, ShapeError,
-                      UnknownValueError, WrongTypeError)
+from ..errors import (
+    InputTooLargeError,
+    MagnitudeError,
+    NonFiniteError,
+    NonNumericError,
+    ShapeError,
+    UnknownValueError,
+    WrongTypeError,
+)
 from ..settings import ABS_ENTRY_MAX, DENSE_BLOCK_MAX, ENTRIES_MAX, ABS_ENTRY_MIN
 
 _REAL_KINDS = "iuf"
-_KIND_NAMES = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "byte strings",
-               "O": "Python objects (None, a dict, a ragged list, an integer too large for float64, ...)",
-               "V": "structured records", "M": "datetimes", "m": "time differences"}
+_KIND_NAMES = {
+    "b": "booleans",
+    "c": "complex numbers",
+    "U": "strings",
+    "S": "byte strings",
+    "O": "Python objects (None, a dict, a ragged list, an integer too large for float64, ...)",
+    "V": "structured records",
+    "M": "datetimes",
+    "m": "time differences",
+}
 _REAL_FIX = "give real numbers (integers or floats; not booleans, strings, complex numbers or None)"
 
 
@@ -71,22 +85,33 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
     if sp.issparse(value):
         raise ShapeError(field_name, "is a sparse matrix", "give a dense array here")
     if np.ma.is_masked(value):  # np.asarray would read the hidden data under the mask
-        raise NonNumericError(field_name, "is a masked array with masked entries (no number there)",
-                              "give a plain array: fill the masked entries, e.g. value.filled(0.0), if that is meant")
+        raise NonNumericError(
+            field_name,
+            "is a masked array with masked entries (no number there)",
+            "give a plain array: fill the masked entries, e.g. value.filled(0.0), if that is meant",
+        )
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise ShapeError(field_name, f"is not a rectangular array of numbers ({type(exc).__name__})",
-                         "give a number, a list of numbers or a list of rows of equal length") from None
+        raise ShapeError(
+            field_name,
+            f"is not a rectangular array of numbers ({type(exc).__name__})",
+            "give a number, a list of numbers or a list of rows of equal length",
+        ) from None
     if arr.dtype.kind not in _REAL_KINDS:
         raise _not_real(field_name, arr.dtype.kind)
     if arr.ndim > max_ndim:
-        raise ShapeError(field_name, f"has {arr.ndim} dimensions, expected at most {max_ndim}",
-                         ("give a single number", "give a vector (list of numbers)",
-                          "give a matrix (list of rows)")[max_ndim])
+        raise ShapeError(
+            field_name,
+            f"has {arr.ndim} dimensions, expected at most {max_ndim}",
+            ("give a single number", "give a vector (list of numbers)", "give a matrix (list of rows)")[max_ndim],
+        )
     if isinstance(value, (list, tuple)) and arr.ndim and _has_bool_leaf(value, arr.ndim):
-        raise NonNumericError(field_name, "contains a boolean (true/false) or a masked entry",
-                              "give numbers: a boolean is not read as 1 or 0, a masked entry has no value")
+        raise NonNumericError(
+            field_name,
+            "contains a boolean (true/false) or a masked entry",
+            "give numbers: a boolean is not read as 1 or 0, a masked entry has no value",
+        )
     check_count(field_name, "entries", arr.size, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
     out = arr.astype(float)
     check_finite_bounded(field_name, out)
@@ -126,7 +151,9 @@ def labels(field_name: str, value, m: int) -> list:
     try:
         labels = list(value)
     except TypeError:
-        raise UnknownValueError(field_name, f"is {short_repr(value)}", "give one string or a list of one string per contact") from None
+        raise UnknownValueError(
+            field_name, f"is {short_repr(value)}", "give one string or a list of one string per contact"
+        ) from None
     if len(labels) != m:
         raise ShapeError(field_name, f"has {len(labels)} entries for {m} contacts", "give one string per contact")
     return labels
@@ -137,7 +164,9 @@ def flags(field_name: str, value, m: int) -> np.ndarray:
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as exc:
-        raise ShapeError(field_name, f"is not an array of booleans ({type(exc).__name__})", f"give {m} booleans") from None
+        raise ShapeError(
+            field_name, f"is not an array of booleans ({type(exc).__name__})", f"give {m} booleans"
+        ) from None
     if arr.dtype.kind in "iu" and arr.size and not np.isin(arr, (0, 1)).all():
         raise NonNumericError(field_name, "holds integers other than 0 and 1", f"give {m} booleans")
     if arr.size == 0 and m == 0:  # no contacts: an empty list has no dtype to judge
@@ -154,8 +183,7 @@ def vector(field_name: str, value, length: int) -> np.ndarray:
     if v.ndim == 0 and length == 1:
         v = v.reshape(1)
     if v.shape != (length,):
-        raise ShapeError(field_name, f"has shape {v.shape}, expected ({length},)",
-                         f"give a vector of {length} numbers")
+        raise ShapeError(field_name, f"has shape {v.shape}, expected ({length},)", f"give a vector of {length} numbers")
     return v
 
 
@@ -167,14 +195,15 @@ def matrix(field_name: str, value, shape: tuple[int | None, int]) -> np.ndarray 
         if A.ndim == 1 and shape[0] == 1:
             A = A.reshape(1, -1)
         if A.ndim != 2:
-            raise ShapeError(field_name, f"has {A.ndim} dimensions, expected 2",
-                             "give a matrix (list of rows)")
+            raise ShapeError(field_name, f"has {A.ndim} dimensions, expected 2", "give a matrix (list of rows)")
     rows, cols = shape
     if (rows is not None and A.shape[0] != rows) or A.shape[1] != cols:
         exp = f"({rows if rows is not None else 'k'}, {cols})"
-        raise ShapeError(field_name, f"has shape {A.shape}, expected {exp}",
-                         f"give {cols} columns (one per coordinate)" if A.shape[1] != cols
-                         else f"give {rows} rows")
+        raise ShapeError(
+            field_name,
+            f"has shape {A.shape}, expected {exp}",
+            f"give {cols} columns (one per coordinate)" if A.shape[1] != cols else f"give {rows} rows",
+        )
     return A
 
 
@@ -188,13 +217,23 @@ def check_sparse_mass(M: sp.csr_matrix) -> None:
     stored = M.copy()
     stored.eliminate_zeros()
     empty = int(np.count_nonzero(np.diff(stored.indptr) == 0))
-    check_count("mass_matrix", "kernel entries (n × empty rows, a dense basis)", float(n) * empty, ENTRIES_MAX,
-                "give every coordinate a mass (an empty row of M is a coordinate without inertia)")
+    check_count(
+        "mass_matrix",
+        "kernel entries (n × empty rows, a dense basis)",
+        float(n) * empty,
+        ENTRIES_MAX,
+        "give every coordinate a mass (an empty row of M is a coordinate without inertia)",
+    )
     if n:
         _, labels = connected_components(stored, directed=False)
         largest = int(np.bincount(labels).max())
-        check_count("mass_matrix", "coordinates in one coupled block", largest, DENSE_BLOCK_MAX,
-                    "give a block-structured sparse M (bodies coupled only through the contacts)")
+        check_count(
+            "mass_matrix",
+            "coordinates in one coupled block",
+            largest,
+            DENSE_BLOCK_MAX,
+            "give a block-structured sparse M (bodies coupled only through the contacts)",
+        )
 
 
 def check_magnitude(field: str, largest: float, smallest_nonzero: float | None = None) -> None:
@@ -216,13 +255,19 @@ def check_magnitude(field: str, largest: float, smallest_nonzero: float | None =
         When ``largest > ABS_ENTRY_MAX`` or ``smallest_nonzero < ABS_ENTRY_MIN``.
     """
     if smallest_nonzero is not None and smallest_nonzero < ABS_ENTRY_MIN:
-        raise MagnitudeError(field, f"has a nonzero entry of magnitude {smallest_nonzero:.3g} < {ABS_ENTRY_MIN:g} "
-                                    "(gaussqp.settings.ABS_ENTRY_MIN: its reciprocals would overflow)",
-                             "write it as 0, or rescale the units so every nonzero entry is above that bound")
+        raise MagnitudeError(
+            field,
+            f"has a nonzero entry of magnitude {smallest_nonzero:.3g} < {ABS_ENTRY_MIN:g} "
+            "(gaussqp.settings.ABS_ENTRY_MIN: its reciprocals would overflow)",
+            "write it as 0, or rescale the units so every nonzero entry is above that bound",
+        )
     if largest > ABS_ENTRY_MAX:
-        raise MagnitudeError(field, f"has an entry of magnitude {largest:.3g} > {ABS_ENTRY_MAX:g} "
-                                    "(gaussqp.settings.ABS_ENTRY_MAX: the products formed while solving would overflow)",
-                             "rescale the units (e.g. grams -> kilograms) so every entry is below that bound")
+        raise MagnitudeError(
+            field,
+            f"has an entry of magnitude {largest:.3g} > {ABS_ENTRY_MAX:g} "
+            "(gaussqp.settings.ABS_ENTRY_MAX: the products formed while solving would overflow)",
+            "rescale the units (e.g. grams -> kilograms) so every entry is below that bound",
+        )
 
 
 def check_count(field: str, what: str, count: float, limit: int, fix: str) -> None:

@@ -20,6 +20,24 @@ from .runner import run_stats, run_study, run_task
 from .sets import DirectorySet, FamilySet, FclibSet, LibrarySet, MujocoSet, ProblemSet, parse_set
 from .store import COLUMNS, KEY, ResultsStore, read_table
 
-__all__ = ["COLUMNS", "EXACT_ROUTES", "KEY", "DirectorySet", "FamilySet", "FclibSet", "LibrarySet", "MujocoSet", "ProblemSet",
-           "ResultsStore", "Route", "attach_reference", "judge_problem", "parse_set", "read_table", "routes_for",
-           "run_stats", "run_study", "run_task"]
+__all__ = [
+    "COLUMNS",
+    "EXACT_ROUTES",
+    "KEY",
+    "DirectorySet",
+    "FamilySet",
+    "FclibSet",
+    "LibrarySet",
+    "MujocoSet",
+    "ProblemSet",
+    "ResultsStore",
+    "Route",
+    "attach_reference",
+    "judge_problem",
+    "parse_set",
+    "read_table",
+    "routes_for",
+    "run_stats",
+    "run_study",
+    "run_task",
+]

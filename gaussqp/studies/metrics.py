@@ -60,14 +60,37 @@ if TYPE_CHECKING:
 ROUTE_KEYS = ("formulation", "solver", "tolerance")
 
 #: the columns the metrics read (the results table's contract has more; see :data:`OPTIONAL_COLUMNS`)
-REQUIRED_COLUMNS = ("problem", "formulation", "solver", "tolerance", "status", "certified", "residual",
-                    "total_time", "agrees_with_reference")
+REQUIRED_COLUMNS = (
+    "problem",
+    "formulation",
+    "solver",
+    "tolerance",
+    "status",
+    "certified",
+    "residual",
+    "total_time",
+    "agrees_with_reference",
+)
 
 #: columns read when present: the stored flags (compared with the recomputed ones), the reference's kind, the
 #: gaps, the reproducing command, a per-run time limit
-OPTIONAL_COLUMNS = ("set", "claimed_success", "correct", "honest_failure", "reference", "acceleration_gap",
-                    "generalized_force_gap", "command", "error", "time_limit", "build_time", "solve_time",
-                    "certify_time", "certificates", "answer")
+OPTIONAL_COLUMNS = (
+    "set",
+    "claimed_success",
+    "correct",
+    "honest_failure",
+    "reference",
+    "acceleration_gap",
+    "generalized_force_gap",
+    "command",
+    "error",
+    "time_limit",
+    "build_time",
+    "solve_time",
+    "certify_time",
+    "certificates",
+    "answer",
+)
 
 #: statuses of a run that gave up and said so
 HONEST_FAILURE_STATUSES = frozenset({"inaccurate", "failed", "timeout"})
@@ -87,10 +110,30 @@ PROFILE_FLOORS = {
 }
 
 #: the columns of :func:`route_metrics`
-METRIC_COLUMNS = ("formulation", "solver", "tolerance", "route", "runs", "success", "success_rate", "correct",
-                  "correct_rate", "honest_failures", "honest_failure_rate", "wrong_claims", "certified_wrong",
-                  "errors", "timeouts", "disputed", "sgm_time_seconds", "sgm_time", "sgm_residual_raw", "sgm_residual",
-                  "median_time_seconds", "max_time_seconds")
+METRIC_COLUMNS = (
+    "formulation",
+    "solver",
+    "tolerance",
+    "route",
+    "runs",
+    "success",
+    "success_rate",
+    "correct",
+    "correct_rate",
+    "honest_failures",
+    "honest_failure_rate",
+    "wrong_claims",
+    "certified_wrong",
+    "errors",
+    "timeouts",
+    "disputed",
+    "sgm_time_seconds",
+    "sgm_time",
+    "sgm_residual_raw",
+    "sgm_residual",
+    "median_time_seconds",
+    "max_time_seconds",
+)
 
 
 def require_pandas():
@@ -135,8 +178,11 @@ def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
     try:
         values = pd.to_numeric(frame[column], errors="raise").to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError) as exc:
-        raise NonNumericError(column, f"has a value that is not a number ({exc})",
-                              "write seconds / residuals as numbers, NaN when unknown") from exc
+        raise NonNumericError(
+            column,
+            f"has a value that is not a number ({exc})",
+            "write seconds / residuals as numbers, NaN when unknown",
+        ) from exc
     if (values[np.isfinite(values)] < 0).any() or np.isneginf(values).any():
         raise MagnitudeError(column, "has a negative value", "times and residuals are >= 0 (NaN when unknown)")
     return values
@@ -182,8 +228,11 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
-        raise FileFormatError("results table", f"has no column {', '.join(missing)}",
-                              f"give one row per (problem, route) run with the columns {', '.join(REQUIRED_COLUMNS)}")
+        raise FileFormatError(
+            "results table",
+            f"has no column {', '.join(missing)}",
+            f"give one row per (problem, route) run with the columns {', '.join(REQUIRED_COLUMNS)}",
+        )
     for column in ("problem", "formulation", "solver", "tolerance", "status"):
         frame[column] = frame[column].astype(str)
     # a problem is (set, problem) when the table has sets: the same id in two sets is two problems, and is then
@@ -198,10 +247,16 @@ def classify(table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     certified = np.array([_tri(v, "certified") is True for v in frame["certified"]], dtype=bool)
     agrees = [_tri(v, "agrees_with_reference") for v in frame["agrees_with_reference"]]
     differs = np.array([a is False for a in agrees], dtype=bool)
-    exact_ref = (np.array([str(r).startswith("exact:") for r in frame["reference"]], dtype=bool)
-                 if "reference" in frame.columns else np.zeros(len(frame), dtype=bool))
-    unique = (np.array([_claims_uniqueness(a) for a in frame["answer"]], dtype=bool)
-              if "answer" in frame.columns else np.zeros(len(frame), dtype=bool))
+    exact_ref = (
+        np.array([str(r).startswith("exact:") for r in frame["reference"]], dtype=bool)
+        if "reference" in frame.columns
+        else np.zeros(len(frame), dtype=bool)
+    )
+    unique = (
+        np.array([_claims_uniqueness(a) for a in frame["answer"]], dtype=bool)
+        if "answer" in frame.columns
+        else np.zeros(len(frame), dtype=bool)
+    )
     claimed = status == "solved"
     claim = claimed | np.isin(status, list(VERDICT_STATUSES))
     disputed = claim & certified & differs & ~exact_ref & ~unique
@@ -309,8 +364,9 @@ def _normalize(values: np.ndarray) -> np.ndarray:
     return np.where(values == 0, 1.0, np.where(np.isnan(values), np.nan, np.inf))
 
 
-def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
-                  time_limit: float | None = None) -> pd.DataFrame:
+def route_metrics(
+    table: pd.DataFrame | Iterable[Mapping[str, Any]], *, time_limit: float | None = None
+) -> pd.DataFrame:
     """Per route (formulation, solver, tolerance): counts, rates and normalized shifted geometric means.
 
     Parameters
@@ -351,25 +407,39 @@ def route_metrics(table: pd.DataFrame | Iterable[Mapping[str, Any]], *,
     rows = []
     for keys, group in frame.groupby(list(ROUTE_KEYS), sort=True):
         runs = len(group)
-        counts = {name: int(group[column].sum()) for name, column in
-                  (("success", "claim"), ("correct", "correct"), ("honest_failures", "honest_failure"),
-                   ("wrong_claims", "wrong_claim"), ("certified_wrong", "certified_wrong"),
-                   ("errors", "error_run"))}
+        counts = {
+            name: int(group[column].sum())
+            for name, column in (
+                ("success", "claim"),
+                ("correct", "correct"),
+                ("honest_failures", "honest_failure"),
+                ("wrong_claims", "wrong_claim"),
+                ("certified_wrong", "certified_wrong"),
+                ("errors", "error_run"),
+            )
+        }
         counts["timeouts"] = int((group["status"] == "timeout").sum())
         counts["disputed"] = int(group["disputed"].sum())
         times = group["_time"].to_numpy(dtype=float)
         own_times = group.loc[group["right"], "time"].to_numpy(dtype=float)
         own_times = own_times[np.isfinite(own_times)]
-        rows.append({
-            "formulation": keys[0], "solver": keys[1], "tolerance": keys[2], "route": route_label(*keys),
-            "runs": runs, **counts,
-            "success_rate": counts["success"] / runs, "correct_rate": counts["correct"] / runs,
-            "honest_failure_rate": counts["honest_failures"] / runs,
-            "sgm_time_seconds": (shifted_geometric_mean(times) if np.isfinite(times).all() else math.nan),
-            "sgm_residual_raw": shifted_geometric_mean(group["_residual"].to_numpy(dtype=float)),
-            "median_time_seconds": float(np.median(own_times)) if own_times.size else math.nan,
-            "max_time_seconds": float(own_times.max()) if own_times.size else math.nan,
-        })
+        rows.append(
+            {
+                "formulation": keys[0],
+                "solver": keys[1],
+                "tolerance": keys[2],
+                "route": route_label(*keys),
+                "runs": runs,
+                **counts,
+                "success_rate": counts["success"] / runs,
+                "correct_rate": counts["correct"] / runs,
+                "honest_failure_rate": counts["honest_failures"] / runs,
+                "sgm_time_seconds": (shifted_geometric_mean(times) if np.isfinite(times).all() else math.nan),
+                "sgm_residual_raw": shifted_geometric_mean(group["_residual"].to_numpy(dtype=float)),
+                "median_time_seconds": float(np.median(own_times)) if own_times.size else math.nan,
+                "max_time_seconds": float(own_times.max()) if own_times.size else math.nan,
+            }
+        )
     out = pd.DataFrame(rows)
     out["sgm_time"] = _normalize(out["sgm_time_seconds"].to_numpy(dtype=float))
     out["sgm_residual"] = _normalize(out["sgm_residual_raw"].to_numpy(dtype=float))
@@ -397,9 +467,12 @@ def performance_ratios(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric
     values = _numbers(frame, metric)
     usable = frame["right"].to_numpy(dtype=bool) & np.isfinite(values)
     cost = np.where(usable, np.maximum(np.where(usable, values, 0.0), PROFILE_FLOORS[metric]), np.inf)
-    grid = (pd.DataFrame({"problem": frame["problem_key"], "route": frame["route"], "cost": cost})
-            .pivot(index="problem", columns="route", values="cost")
-            .sort_index(axis=0).sort_index(axis=1))
+    grid = (
+        pd.DataFrame({"problem": frame["problem_key"], "route": frame["route"], "cost": cost})
+        .pivot(index="problem", columns="route", values="cost")
+        .sort_index(axis=0)
+        .sort_index(axis=1)
+    )
     costs = grid.to_numpy(dtype=float)
     costs = np.where(np.isnan(costs), np.inf, costs)  # no run of that route on that problem
     best = costs.min(axis=1, initial=np.inf, keepdims=True)
@@ -408,8 +481,9 @@ def performance_ratios(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric
     return pd.DataFrame(ratios, index=grid.index, columns=grid.columns)
 
 
-def performance_profile(table: pd.DataFrame | Iterable[Mapping[str, Any]], metric: str = "time", *,
-                        taus: Iterable[float] | None = None) -> pd.DataFrame:
+def performance_profile(
+    table: pd.DataFrame | Iterable[Mapping[str, Any]], metric: str = "time", *, taus: Iterable[float] | None = None
+) -> pd.DataFrame:
     """The Dolan--Moré performance profile ``ρ_s(τ) = |{p : r_ps <= τ}| / |P|`` of every route.
 
     Parameters
@@ -438,8 +512,11 @@ def performance_profile(table: pd.DataFrame | Iterable[Mapping[str, Any]], metri
     else:
         grid = np.sort(np.asarray(list(taus), dtype=float))
         if grid.size == 0 or not np.isfinite(grid).all() or (grid < 1).any():
-            raise MagnitudeError("taus", "has a value below 1 or not finite, or is empty",
-                                 "give finite τ >= 1 (r_ps >= 1 by construction)")
+            raise MagnitudeError(
+                "taus",
+                "has a value below 1 or not finite, or is empty",
+                "give finite τ >= 1 (r_ps >= 1 by construction)",
+            )
     n = r.shape[0]
     rho = (r[None, :, :] <= grid[:, None, None]).sum(axis=1) / n if n else np.zeros((grid.size, r.shape[1]))
     return pd.DataFrame(rho, index=pd.Index(grid, name="tau"), columns=ratios.columns)

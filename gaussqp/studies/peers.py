@@ -38,8 +38,15 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GaussQPError, MissingExtraError, UnknownValueError
-from ..settings import (STUDY_PEER_ENUM_MAX, STUDY_PEER_ITER_MAX, STUDY_PEER_TIME_MARGIN, STUDY_SICONOS_PYTHON,
-                        STUDY_TIME_LIMIT, Tolerance, get_tolerance)
+from ..settings import (
+    STUDY_PEER_ENUM_MAX,
+    STUDY_PEER_ITER_MAX,
+    STUDY_PEER_TIME_MARGIN,
+    STUDY_SICONOS_PYTHON,
+    STUDY_TIME_LIMIT,
+    Tolerance,
+    get_tolerance,
+)
 
 
 @dataclass(frozen=True)
@@ -58,26 +65,44 @@ class PeerSolver:
 
 
 #: every peer solver, by route name (a registry as data: the runner and the CLI read it)
-PEER_SOLVERS: dict[str, PeerSolver] = {s.name: s for s in (
-    PeerSolver("siconos_lcp_lemke", "siconos", "lcp", "SICONOS_LCP_LEMKE", "Siconos lexicographic Lemke"),
-    PeerSolver("siconos_lcp_pgs", "siconos", "lcp", "SICONOS_LCP_PGS", "Siconos projected Gauss-Seidel"),
-    PeerSolver("siconos_lcp_enum", "siconos", "lcp", "SICONOS_LCP_ENUM", "Siconos enumeration of the 2^k pieces",
-               max_size=STUDY_PEER_ENUM_MAX),
-    PeerSolver("siconos_fc2d_nsgs", "siconos", "fc2d", "SICONOS_FRICTION_2D_NSGS", "Siconos 2D NSGS"),
-    PeerSolver("siconos_fc2d_lemke", "siconos", "fc2d", "SICONOS_FRICTION_2D_LEMKE",
-               "Siconos 2D friction as an LCP, by Lemke"),
-    PeerSolver("siconos_fc3d_nsgs", "siconos", "fc3d", "SICONOS_FRICTION_3D_NSGS", "Siconos 3D NSGS"),
-    PeerSolver("siconos_fc3d_prox", "siconos", "fc3d", "SICONOS_FRICTION_3D_PROX",
-               "Siconos 3D proximal point"),
-    PeerSolver("siconos_fc3d_nsn_ac", "siconos", "fc3d", "SICONOS_FRICTION_3D_NSN_AC",
-               "Siconos 3D nonsmooth Newton (Alart-Curnier)"),
-)}
+PEER_SOLVERS: dict[str, PeerSolver] = {
+    s.name: s
+    for s in (
+        PeerSolver("siconos_lcp_lemke", "siconos", "lcp", "SICONOS_LCP_LEMKE", "Siconos lexicographic Lemke"),
+        PeerSolver("siconos_lcp_pgs", "siconos", "lcp", "SICONOS_LCP_PGS", "Siconos projected Gauss-Seidel"),
+        PeerSolver(
+            "siconos_lcp_enum",
+            "siconos",
+            "lcp",
+            "SICONOS_LCP_ENUM",
+            "Siconos enumeration of the 2^k pieces",
+            max_size=STUDY_PEER_ENUM_MAX,
+        ),
+        PeerSolver("siconos_fc2d_nsgs", "siconos", "fc2d", "SICONOS_FRICTION_2D_NSGS", "Siconos 2D NSGS"),
+        PeerSolver(
+            "siconos_fc2d_lemke",
+            "siconos",
+            "fc2d",
+            "SICONOS_FRICTION_2D_LEMKE",
+            "Siconos 2D friction as an LCP, by Lemke",
+        ),
+        PeerSolver("siconos_fc3d_nsgs", "siconos", "fc3d", "SICONOS_FRICTION_3D_NSGS", "Siconos 3D NSGS"),
+        PeerSolver("siconos_fc3d_prox", "siconos", "fc3d", "SICONOS_FRICTION_3D_PROX", "Siconos 3D proximal point"),
+        PeerSolver(
+            "siconos_fc3d_nsn_ac",
+            "siconos",
+            "fc3d",
+            "SICONOS_FRICTION_3D_NSN_AC",
+            "Siconos 3D nonsmooth Newton (Alart-Curnier)",
+        ),
+    )
+}
 #: the peer libraries (the route's solver column)
 PEERS = tuple(sorted({s.peer for s in PEER_SOLVERS.values()}))
 
 #: the script the peer's interpreter runs: argv = input.npz output.json; the npz holds the kind, the matrices and
 #: the solver; the JSON gets the answer, Siconos's ``info``, iterations, own error and the solve time
-_SICONOS_SCRIPT = r'''
+_SICONOS_SCRIPT = r"""
 import json, sys, time
 import numpy as np
 import siconos.numerics as sn
@@ -99,7 +124,7 @@ t = time.perf_counter() - t
 json.dump({"info": int(info), "time": t, "x": x.tolist(), "y": y.tolist(),
            "iterations": int(o.iparam[sn.SICONOS_IPARAM_ITER_DONE]),
            "own_error": float(o.dparam[sn.SICONOS_DPARAM_RESIDU])}, open(sys.argv[2], "w"))
-'''
+"""
 
 
 def siconos_python() -> str:
@@ -111,8 +136,9 @@ def siconos_python() -> str:
 @functools.lru_cache(maxsize=None)
 def _importable(python: str) -> bool:
     try:
-        return subprocess.run([python, "-c", "import siconos.numerics"], capture_output=True,
-                              timeout=60).returncode == 0
+        return (
+            subprocess.run([python, "-c", "import siconos.numerics"], capture_output=True, timeout=60).returncode == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
 
@@ -136,12 +162,16 @@ def peer_version(peer: str = "siconos") -> str | None:
         return None
     version = run.stdout.strip().splitlines()[-1]
     try:
-        deb = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "python3-siconos"], capture_output=True,
-                             text=True, timeout=30)
+        deb = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${Version}", "python3-siconos"], capture_output=True, text=True, timeout=30
+        )
     except (OSError, subprocess.TimeoutExpired):
         return version
-    return f"{version} (Debian python3-siconos {deb.stdout.strip()})" if deb.returncode == 0 and deb.stdout.strip() \
+    return (
+        f"{version} (Debian python3-siconos {deb.stdout.strip()})"
+        if deb.returncode == 0 and deb.stdout.strip()
         else version
+    )
 
 
 def available(peer: str = "siconos") -> bool:
@@ -166,7 +196,8 @@ def resolve_peers(spec) -> tuple[str, ...]:
         if not available(p):
             raise MissingExtraError(
                 f"peers: {p} cannot be run here ({siconos_python()} cannot import siconos.numerics); install it "
-                "with 'apt-get install python3-siconos' or set GAUSSQP_SICONOS_PYTHON to an interpreter that has it")
+                "with 'apt-get install python3-siconos' or set GAUSSQP_SICONOS_PYTHON to an interpreter that has it"
+            )
     return names
 
 
@@ -235,8 +266,12 @@ class PeerRun:
         ``certified``). A judge that turns a wrong answer into a certified ``infeasible`` verdict of the problem
         certifies our verdict, not the peer's claim."""
         sol = self.solution
-        return bool(self.claimed_success and sol is not None and sol.certified
-                    and str(getattr(sol.status, "value", sol.status)) == "solved")
+        return bool(
+            self.claimed_success
+            and sol is not None
+            and sol.certified
+            and str(getattr(sol.status, "value", sol.status)) == "solved"
+        )
 
 
 def _die_with_parent() -> None:
@@ -259,13 +294,24 @@ _PR_SET_PDEATHSIG = 1
 def _call_siconos(kind: str, solver: PeerSolver, W, q, mu, tol: Tolerance, timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="gaussqp-peer-") as tmp:
         inp, outp = Path(tmp) / "in.npz", Path(tmp) / "out.json"
-        np.savez(inp, kind=np.array(kind), solver=np.array(solver.solver_id), W=np.asarray(W, dtype=float),
-                 q=np.asarray(q, dtype=float), mu=np.asarray(mu, dtype=float), tol=np.array(tol.solver),
-                 max_iter=np.array(STUDY_PEER_ITER_MAX))
+        np.savez(
+            inp,
+            kind=np.array(kind),
+            solver=np.array(solver.solver_id),
+            W=np.asarray(W, dtype=float),
+            q=np.asarray(q, dtype=float),
+            mu=np.asarray(mu, dtype=float),
+            tol=np.array(tol.solver),
+            max_iter=np.array(STUDY_PEER_ITER_MAX),
+        )
         try:
-            run = subprocess.run([siconos_python(), "-c", _SICONOS_SCRIPT, str(inp), str(outp)],
-                                 capture_output=True, text=True, timeout=max(timeout, STUDY_PEER_TIME_MARGIN),
-                                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+            run = subprocess.run(
+                [siconos_python(), "-c", _SICONOS_SCRIPT, str(inp), str(outp)],
+                capture_output=True,
+                text=True,
+                timeout=max(timeout, STUDY_PEER_TIME_MARGIN),
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
         except subprocess.TimeoutExpired:
             return {"timeout": True}
         if run.returncode != 0 or not outp.exists():
@@ -282,17 +328,28 @@ def run_peer(problem, name: str, tolerance="high", time_limit: float = STUDY_TIM
     from ..errors import NotApplicableError
 
     if name not in PEER_SOLVERS:
-        raise UnknownValueError("formulation", f"{name!r} is not a peer solver", f"use one of {', '.join(PEER_SOLVERS)}")
+        raise UnknownValueError(
+            "formulation", f"{name!r} is not a peer solver", f"use one of {', '.join(PEER_SOLVERS)}"
+        )
     s = PEER_SOLVERS[name]
     if s not in peer_solvers_for(problem, (s.peer,)):
-        raise NotApplicableError(f"peer solver {name!r} does not apply to this problem (it solves {s.problem} "
-                                 "problems" + (f" of at most {s.max_size} unknowns" if s.max_size else "") + ")")
+        raise NotApplicableError(
+            f"peer solver {name!r} does not apply to this problem (it solves {s.problem} "
+            "problems" + (f" of at most {s.max_size} unknowns" if s.max_size else "") + ")"
+        )
     tol = get_tolerance(tolerance)
     t0 = time.perf_counter()
     local = _local_form(problem, s.problem)
     t1 = time.perf_counter()
-    out = _call_siconos(s.problem, s, local["W"], local["q"], local.get("mu", np.zeros(0)), tol,
-                        time_limit - (t1 - t0) - STUDY_PEER_TIME_MARGIN)
+    out = _call_siconos(
+        s.problem,
+        s,
+        local["W"],
+        local["q"],
+        local.get("mu", np.zeros(0)),
+        tol,
+        time_limit - (t1 - t0) - STUDY_PEER_TIME_MARGIN,
+    )
     t2 = time.perf_counter()
     times = {"build": t1 - t0, "wall": t2 - t1, "solve": float(out.get("time", t2 - t1)), "certify": math.nan}
     if out.get("timeout"):
@@ -315,8 +372,11 @@ def _local_form(problem, kind: str) -> dict:
     if problem.form == "local":
         from ..linalg.dense import as_dense
 
-        return {"W": as_dense(problem.W), "q": np.asarray(problem.q, dtype=float),
-                "mu": np.asarray(problem.mu, dtype=float)}
+        return {
+            "W": as_dense(problem.W),
+            "q": np.asarray(problem.q, dtype=float),
+            "mu": np.asarray(problem.mu, dtype=float),
+        }
     from ..formulations.coulomb import condense
 
     cd = condense(problem)
@@ -331,8 +391,9 @@ def _judge(problem, s: PeerSolver, local: dict, x: np.ndarray, y: np.ndarray, to
         from ..certificates.judge import finalize
         from ..formulations.delassus import recover_lcp
 
-        sol = Solution(problem=problem, status=SOLVED, formulation=s.name, solver=s.peer,
-                       hints=JudgeHints(polish_allowed=False))
+        sol = Solution(
+            problem=problem, status=SOLVED, formulation=s.name, solver=s.peer, hints=JudgeHints(polish_allowed=False)
+        )
         sol = recover_lcp(problem, local["cd"], x, sol)
         return finalize(sol, tol)
     from ..formulations.coulomb import LocalAnswer, global_solution, local_solution
@@ -349,12 +410,27 @@ def _judge(problem, s: PeerSolver, local: dict, x: np.ndarray, y: np.ndarray, to
 def peer_report(run: PeerRun, solver: str) -> dict:
     """One peer run as plain data (``gaussqp peer``'s JSON): the peer's claim and report, our verdict, the times."""
     sol = run.solution
-    return {"solver": solver, "claimed_success": run.claimed_success, "peer": run.report, "times": run.times,
-            "certified": run.confirmed,
-            "judged_status": None if sol is None else str(getattr(sol.status, "value", sol.status)),
-            "residuals": {} if sol is None else {k: float(v) for k, v in sol.residuals.items() if v is not None}}
+    return {
+        "solver": solver,
+        "claimed_success": run.claimed_success,
+        "peer": run.report,
+        "times": run.times,
+        "certified": run.confirmed,
+        "judged_status": None if sol is None else str(getattr(sol.status, "value", sol.status)),
+        "residuals": {} if sol is None else {k: float(v) for k, v in sol.residuals.items() if v is not None},
+    }
 
 
-__all__ = ["PEERS", "PEER_SOLVERS", "PeerRun", "PeerSolver", "available", "peer_report", "peer_solvers_for", "peer_version",
-           "resolve_peers",
-           "run_peer", "siconos_python"]
+__all__ = [
+    "PEERS",
+    "PEER_SOLVERS",
+    "PeerRun",
+    "PeerSolver",
+    "available",
+    "peer_report",
+    "peer_solvers_for",
+    "peer_version",
+    "resolve_peers",
+    "run_peer",
+    "siconos_python",
+]

@@ -41,11 +41,18 @@ _DECISIVE = SOLUTION_PRESENT | INF_OR_UNB
 
 def answer_json(sol: Solution) -> str:
     """The JSON text of what the reference needs from a run: (a, λ_n, λ_t) and the uniqueness flags."""
+
     def arr(x):
         return None if x is None else np.asarray(x, dtype=float).tolist()
-    return json.dumps({"acceleration": arr(sol.acceleration), "lambda_normal": arr(sol.lambda_normal),
-                       "lambda_tangent": arr(sol.lambda_tangent),
-                       "unique": {k: (None if v is None else bool(v)) for k, v in sol.unique.items()}})
+
+    return json.dumps(
+        {
+            "acceleration": arr(sol.acceleration),
+            "lambda_normal": arr(sol.lambda_normal),
+            "lambda_tangent": arr(sol.lambda_tangent),
+            "unique": {k: (None if v is None else bool(v)) for k, v in sol.unique.items()},
+        }
+    )
 
 
 def solution_of(row: Mapping, problem) -> Solution | None:
@@ -60,9 +67,16 @@ def solution_of(row: Mapping, problem) -> Solution | None:
 
     def arr(x):
         return None if x is None else np.asarray(x, dtype=float)
-    sol = Solution(problem=problem, status=Status(row["status"]), formulation=str(row["formulation"]),
-                   solver=str(row["solver"]), acceleration=arr(ans.get("acceleration")),
-                   lambda_normal=arr(ans.get("lambda_normal")), lambda_tangent=arr(ans.get("lambda_tangent")))
+
+    sol = Solution(
+        problem=problem,
+        status=Status(row["status"]),
+        formulation=str(row["formulation"]),
+        solver=str(row["solver"]),
+        acceleration=arr(ans.get("acceleration")),
+        lambda_normal=arr(ans.get("lambda_normal")),
+        lambda_tangent=arr(ans.get("lambda_tangent")),
+    )
     sol.unique.update(ans.get("unique") or {})
     return sol
 
@@ -70,11 +84,15 @@ def solution_of(row: Mapping, problem) -> Solution | None:
 def _compare(ref: Solution, sol: Solution, tolerance: str) -> dict:
     """{acceleration_gap, generalized_force_gap, agree} of ``sol`` against ``ref``."""
     if (ref.problem is not None and ref.problem.form == "local") or (
-            ref.status in SOLUTION_PRESENT and (ref.lambda_normal is None or sol.lambda_normal is None)):
+        ref.status in SOLUTION_PRESENT and (ref.lambda_normal is None or sol.lambda_normal is None)
+    ):
         # no unique quantity to compare: verdicts only (a solution against a solution is not compared)
         same = None
-        if ref.status in _DECISIVE and sol.status in _DECISIVE and not (
-                ref.status in SOLUTION_PRESENT and sol.status in SOLUTION_PRESENT):
+        if (
+            ref.status in _DECISIVE
+            and sol.status in _DECISIVE
+            and not (ref.status in SOLUTION_PRESENT and sol.status in SOLUTION_PRESENT)
+        ):
             same = ref.status == sol.status
         return {"acceleration_gap": None, "generalized_force_gap": None, "agree": same}
     if ref.status in INF_OR_UNB and sol.status in INF_OR_UNB:
@@ -82,17 +100,23 @@ def _compare(ref: Solution, sol: Solution, tolerance: str) -> dict:
         # descent ray makes F1 say "unbounded", the piece enumeration finds no piece and says "infeasible")
         return {"acceleration_gap": None, "generalized_force_gap": None, "agree": True}
     rep = crosscheck_report(ref, sol, get_tolerance(tolerance).crosscheck)
-    return {"acceleration_gap": rep.acceleration_gap, "generalized_force_gap": rep.generalized_force_gap,
-            "agree": rep.agree}
+    return {
+        "acceleration_gap": rep.acceleration_gap,
+        "generalized_force_gap": rep.generalized_force_gap,
+        "agree": rep.agree,
+    }
 
 
 def choose_reference(rows: list[dict], sols: list[Solution | None]) -> tuple[int | None, str]:
     """(index of the reference row, label) for one problem's rows (see the module docstring)."""
-    certified = [i for i, r in enumerate(rows) if r["certified"] and sols[i] is not None
-                 and sols[i].status in _DECISIVE]
+    certified = [
+        i for i, r in enumerate(rows) if r["certified"] and sols[i] is not None and sols[i].status in _DECISIVE
+    ]
     for name in EXACT_ROUTES:
-        exact = sorted((i for i in certified if rows[i]["formulation"] == name),
-                       key=lambda i: _TOL_ORDER.get(rows[i]["tolerance"], len(_TOL_ORDER)))
+        exact = sorted(
+            (i for i in certified if rows[i]["formulation"] == name),
+            key=lambda i: _TOL_ORDER.get(rows[i]["tolerance"], len(_TOL_ORDER)),
+        )
         if exact:
             return exact[0], f"exact:{name}"
     clusters: list[list[int]] = []
@@ -127,8 +151,9 @@ def judge_problem(rows: list[dict], problem) -> list[dict]:
                 gaps["agree"] = True
         r["reference"] = label
         r["acceleration_gap"] = math.nan if gaps["acceleration_gap"] is None else float(gaps["acceleration_gap"])
-        r["generalized_force_gap"] = (math.nan if gaps["generalized_force_gap"] is None
-                                      else float(gaps["generalized_force_gap"]))
+        r["generalized_force_gap"] = (
+            math.nan if gaps["generalized_force_gap"] is None else float(gaps["generalized_force_gap"])
+        )
         r["agrees_with_reference"] = gaps["agree"]
         out.append(verdicts(r))
     return out
@@ -146,8 +171,9 @@ def verdicts(row: dict) -> dict:
     return row
 
 
-def attach_reference(rows: Iterable[dict],
-                     problems: Mapping[tuple[str, str], object] | Iterable[tuple[tuple[str, str], object]]) -> list[dict]:
+def attach_reference(
+    rows: Iterable[dict], problems: Mapping[tuple[str, str], object] | Iterable[tuple[tuple[str, str], object]]
+) -> list[dict]:
     """Every row with its reference columns: rows grouped by (set, problem), each group judged by
     :func:`judge_problem` against its problem. ``problems`` maps ``(set, problem)`` to the problem, or is an iterable
     of ``((set, problem), problem)`` pairs read once, lazily (the study runner passes its set, iterated once more,
@@ -170,5 +196,13 @@ def attach_reference(rows: Iterable[dict],
     return out
 
 
-__all__ = ["EXACT_ROUTES", "NO_ANSWER", "answer_json", "attach_reference", "choose_reference", "judge_problem",
-           "solution_of", "verdicts"]
+__all__ = [
+    "EXACT_ROUTES",
+    "NO_ANSWER",
+    "answer_json",
+    "attach_reference",
+    "choose_reference",
+    "judge_problem",
+    "solution_of",
+    "verdicts",
+]

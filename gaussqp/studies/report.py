@@ -41,8 +41,15 @@ import numpy as np
 
 from ..errors import FileFormatError, MissingExtraError
 from ..settings import get_tolerance
-from .metrics import (HONEST_FAILURE_STATUSES, VERDICT_STATUSES, classify, penalty_time,
-                      performance_ratios, require_pandas, route_metrics)
+from .metrics import (
+    HONEST_FAILURE_STATUSES,
+    VERDICT_STATUSES,
+    classify,
+    penalty_time,
+    performance_ratios,
+    require_pandas,
+    route_metrics,
+)
 from .sets import PROBLEMS_FILE
 
 if TYPE_CHECKING:
@@ -61,19 +68,37 @@ PROFILES = {
 SKIPPED_FILE, VERSIONS_FILE = "skipped.json", "versions.json"
 
 #: the packages whose versions the report names (the solvers first), then the peer libraries
-VERSION_PACKAGES = ("gaussqp", "clarabel", "osqp", "scs", "cvxpy", "numpy", "scipy", "mujoco", "h5py", "pandas",
-                    "matplotlib")
+VERSION_PACKAGES = (
+    "gaussqp",
+    "clarabel",
+    "osqp",
+    "scs",
+    "cvxpy",
+    "numpy",
+    "scipy",
+    "mujoco",
+    "h5py",
+    "pandas",
+    "matplotlib",
+)
 
 #: the size bands of the results by size: (label, largest contact count)
-SIZE_BANDS = (("1-10 contacts", 10), ("11-100 contacts", 100), ("101-300 contacts", 300),
-              ("301-1000 contacts", 1000), ("> 1000 contacts", math.inf))
+SIZE_BANDS = (
+    ("1-10 contacts", 10),
+    ("11-100 contacts", 100),
+    ("101-300 contacts", 300),
+    ("301-1000 contacts", 1000),
+    ("> 1000 contacts", math.inf),
+)
 
 #: what the table of disputed answers means
-DISPUTED_TEXT = ("Each answer below passes our check (its recomputed residual is within the tolerance), and differs "
-                 "from the consensus of other certified answers; neither the reference nor the answer establishes that "
-                 "the compared quantity is unique (a Coulomb friction problem may have several solutions, and an "
-                 "ill-conditioned one certified answers far apart). Counted as correct, not as wrong claims; a "
-                 "uniqueness certificate would decide.")
+DISPUTED_TEXT = (
+    "Each answer below passes our check (its recomputed residual is within the tolerance), and differs "
+    "from the consensus of other certified answers; neither the reference nor the answer establishes that "
+    "the compared quantity is unique (a Coulomb friction problem may have several solutions, and an "
+    "ill-conditioned one certified answers far apart). Counted as correct, not as wrong claims; a "
+    "uniqueness certificate would decide."
+)
 
 #: the Markdown report lists at most this many failed runs (report.json and report.html hold all)
 MARKDOWN_MAX_FAILURES = 400
@@ -120,8 +145,11 @@ def load_table(out_dir: str | pathlib.Path) -> pd.DataFrame:
                 raise MissingExtraError(f"reading {parquet} needs pyarrow: pip install 'gaussqp[studies]'") from None
     if csv.is_file():
         return pd.read_csv(csv, keep_default_na=True)
-    raise FileFormatError(str(directory), "holds no results.parquet or results.csv",
-                          "point at the --out directory of a `gaussqp crossval` run")
+    raise FileFormatError(
+        str(directory),
+        "holds no results.parquet or results.csv",
+        "point at the --out directory of a `gaussqp crossval` run",
+    )
 
 
 # ---------------------------------------------------------------- formatting
@@ -156,8 +184,15 @@ def _text(x: Any) -> str:
 class _Table:
     """A table rendered to Markdown and HTML; cells are plain text, ``code`` marks the columns shown as code."""
 
-    def __init__(self, headers: list[str], rows: list[list[str]], *, numeric: Iterable[int] = (),
-                 code: Iterable[int] = (), flag: Iterable[int] = ()):
+    def __init__(
+        self,
+        headers: list[str],
+        rows: list[list[str]],
+        *,
+        numeric: Iterable[int] = (),
+        code: Iterable[int] = (),
+        flag: Iterable[int] = (),
+    ):
         self.headers, self.rows = headers, rows
         self.numeric, self.code, self.flag = set(numeric), set(code), set(flag)
 
@@ -169,8 +204,11 @@ class _Table:
             if i in self.flag and value:
                 return f"**{value}**"
             return value
-        lines = ["| " + " | ".join(self.headers) + " |",
-                 "|" + "|".join("---:" if i in self.numeric else "---" for i in range(len(self.headers))) + "|"]
+
+        lines = [
+            "| " + " | ".join(self.headers) + " |",
+            "|" + "|".join("---:" if i in self.numeric else "---" for i in range(len(self.headers))) + "|",
+        ]
         lines += ["| " + " | ".join(cell(i, v) for i, v in enumerate(row)) + " |" for row in self.rows]
         return "\n".join(lines)
 
@@ -181,6 +219,7 @@ class _Table:
                 body = f"<code>{body}</code>"
             cls = ' class="num"' if i in self.numeric else (' class="flag"' if i in self.flag and value else "")
             return f"<td{cls}>{body}</td>"
+
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
         body = "\n".join("<tr>" + "".join(cell(i, v) for i, v in enumerate(row)) + "</tr>" for row in self.rows)
         return f"<table>\n<tr>{head}</tr>\n{body}\n</table>"
@@ -200,27 +239,73 @@ def _seconds(x: Any) -> str:
 def _headline(metrics: pd.DataFrame) -> _Table:
     rows = []
     for m in metrics.itertuples(index=False):
-        rows.append([m.route, str(m.runs), _pct(m.success, m.runs), _pct(m.correct, m.runs),
-                     str(m.wrong_claims) + (f" ({m.certified_wrong} certified)" if m.certified_wrong else ""),
-                     str(m.disputed), _pct(m.honest_failures, m.runs), str(m.timeouts), str(m.errors),
-                     _seconds(m.sgm_time_seconds), _seconds(m.median_time_seconds), _seconds(m.max_time_seconds),
-                     _ratio(m.sgm_time), _ratio(m.sgm_residual), "WRONG CLAIMS" if m.wrong_claims else ""])
-    return _Table(["route", "runs", "claims", "correct rate", "wrong claims", "disputed", "honest failures",
-                   "timeouts", "errors", "SGM time (s)", "median time (s)", "max time (s)", "SGM time (ratio)",
-                   "SGM residual (ratio)", "flag"], rows, numeric=range(1, 14), flag=[14])
+        rows.append(
+            [
+                m.route,
+                str(m.runs),
+                _pct(m.success, m.runs),
+                _pct(m.correct, m.runs),
+                str(m.wrong_claims) + (f" ({m.certified_wrong} certified)" if m.certified_wrong else ""),
+                str(m.disputed),
+                _pct(m.honest_failures, m.runs),
+                str(m.timeouts),
+                str(m.errors),
+                _seconds(m.sgm_time_seconds),
+                _seconds(m.median_time_seconds),
+                _seconds(m.max_time_seconds),
+                _ratio(m.sgm_time),
+                _ratio(m.sgm_residual),
+                "WRONG CLAIMS" if m.wrong_claims else "",
+            ]
+        )
+    return _Table(
+        [
+            "route",
+            "runs",
+            "claims",
+            "correct rate",
+            "wrong claims",
+            "disputed",
+            "honest failures",
+            "timeouts",
+            "errors",
+            "SGM time (s)",
+            "median time (s)",
+            "max time (s)",
+            "SGM time (ratio)",
+            "SGM residual (ratio)",
+            "flag",
+        ],
+        rows,
+        numeric=range(1, 14),
+        flag=[14],
+    )
 
 
 def _disputed(frame: pd.DataFrame) -> tuple[_Table, list[dict]]:
     """Certified answers that differ from a consensus reference while no uniqueness is established."""
     part = frame.loc[frame["disputed"]].sort_values(["problem_key", "route"])
-    records = [{"problem": str(r["problem_key"]), "route": str(r["route"]), "residual": float(r["residual"]),
-                "generalized_force_gap": float(r.get("generalized_force_gap", math.nan)),
-                "reference": _text(r.get("reference")), "command": _text(r.get("command"))}
-               for _, r in part.iterrows()]
-    rows = [[d["problem"], d["route"], _sci(d["residual"]), _sci(d["generalized_force_gap"]), d["reference"],
-             d["command"]] for d in records]
-    return _Table(["problem", "route", "residual", "generalized-force gap", "reference", "command"], rows,
-                  numeric=[2, 3], code=[5]), records
+    records = [
+        {
+            "problem": str(r["problem_key"]),
+            "route": str(r["route"]),
+            "residual": float(r["residual"]),
+            "generalized_force_gap": float(r.get("generalized_force_gap", math.nan)),
+            "reference": _text(r.get("reference")),
+            "command": _text(r.get("command")),
+        }
+        for _, r in part.iterrows()
+    ]
+    rows = [
+        [d["problem"], d["route"], _sci(d["residual"]), _sci(d["generalized_force_gap"]), d["reference"], d["command"]]
+        for d in records
+    ]
+    return _Table(
+        ["problem", "route", "residual", "generalized-force gap", "reference", "command"],
+        rows,
+        numeric=[2, 3],
+        code=[5],
+    ), records
 
 
 def _disagreements(frame: pd.DataFrame) -> _Table:
@@ -228,24 +313,52 @@ def _disagreements(frame: pd.DataFrame) -> _Table:
     bad = frame.loc[contradicted].sort_values(["problem_key", "route"])
     rows = []
     for _, r in bad.iterrows():
-        rows.append([str(r["problem_key"]), str(r["route"]), str(r["status"]), "yes" if r["certified"] else "no",
-                     "yes" if r["wrong_claim"] else "", _sci(r.get("acceleration_gap")),
-                     _sci(r.get("generalized_force_gap")), _text(r.get("reference")), _text(r.get("command"))])
-    return _Table(["problem", "route", "status", "certified", "wrong claim", "acceleration gap",
-                   "generalized-force gap", "reference", "command"], rows, numeric=[5, 6], code=[8], flag=[4])
+        rows.append(
+            [
+                str(r["problem_key"]),
+                str(r["route"]),
+                str(r["status"]),
+                "yes" if r["certified"] else "no",
+                "yes" if r["wrong_claim"] else "",
+                _sci(r.get("acceleration_gap")),
+                _sci(r.get("generalized_force_gap")),
+                _text(r.get("reference")),
+                _text(r.get("command")),
+            ]
+        )
+    return _Table(
+        [
+            "problem",
+            "route",
+            "status",
+            "certified",
+            "wrong claim",
+            "acceleration gap",
+            "generalized-force gap",
+            "reference",
+            "command",
+        ],
+        rows,
+        numeric=[5, 6],
+        code=[8],
+        flag=[4],
+    )
 
 
 def _references(frame: pd.DataFrame) -> tuple[_Table, dict[str, int]]:
     if "reference" in frame.columns:
         per_problem = frame.groupby("problem_key")["reference"].agg(
-            lambda s: next((str(v) for v in s if _text(v)), "none"))
+            lambda s: next((str(v) for v in s if _text(v)), "none")
+        )
     else:
         per_problem = frame.groupby("problem_key")["problem_key"].agg(lambda s: "none")
     kinds = per_problem.map(lambda ref: ref.split(":", 1)[0] if ref.split(":", 1)[0] in REFERENCE_KINDS else "none")
     counts = {kind: int((kinds == kind).sum()) for kind in REFERENCE_KINDS}
-    meaning = {"exact": "the certified answer of an exact route (enumeration, direct solve)",
-               "consensus": "the consensus of the certified answers (consensus:k = k routes agreed)",
-               "none": "no reference: no exact route and no consensus; a claim is still judged by our own check"}
+    meaning = {
+        "exact": "the certified answer of an exact route (enumeration, direct solve)",
+        "consensus": "the consensus of the certified answers (consensus:k = k routes agreed)",
+        "none": "no reference: no exact route and no consensus; a claim is still judged by our own check",
+    }
     rows = [[kind, str(counts[kind]), meaning[kind]] for kind in REFERENCE_KINDS]
     return _Table(["reference", "problems", "meaning"], rows, numeric=[1]), counts
 
@@ -301,16 +414,37 @@ def _grouped(frame: pd.DataFrame, column: str, order: list[str] | None = None) -
         for route, runs in part.groupby("route", sort=True):
             ok = runs.loc[runs["correct"], "time"].to_numpy(dtype=float)
             ok = ok[np.isfinite(ok)]
-            records.append({column: str(g), "route": str(route), "problems": int(part["problem_key"].nunique()),
-                            "runs": int(len(runs)), "correct": int(runs["correct"].sum()),
-                            "wrong_claims": int(runs["wrong_claim"].sum()),
-                            "timeouts": int((runs["status"] == "timeout").sum()),
-                            "errors": int(runs["error_run"].sum()),
-                            "median_time_seconds": float(np.median(ok)) if ok.size else math.nan})
-    rows = [[r[column], str(r["problems"]), r["route"], _pct(r["correct"], r["runs"]), str(r["wrong_claims"]),
-             str(r["timeouts"]), str(r["errors"]), _seconds(r["median_time_seconds"])] for r in records]
-    return _Table([column, "problems", "route", "correct rate", "wrong claims", "timeouts", "errors",
-                   "median time (s)"], rows, numeric=[1, 3, 4, 5, 6, 7]), records
+            records.append(
+                {
+                    column: str(g),
+                    "route": str(route),
+                    "problems": int(part["problem_key"].nunique()),
+                    "runs": int(len(runs)),
+                    "correct": int(runs["correct"].sum()),
+                    "wrong_claims": int(runs["wrong_claim"].sum()),
+                    "timeouts": int((runs["status"] == "timeout").sum()),
+                    "errors": int(runs["error_run"].sum()),
+                    "median_time_seconds": float(np.median(ok)) if ok.size else math.nan,
+                }
+            )
+    rows = [
+        [
+            r[column],
+            str(r["problems"]),
+            r["route"],
+            _pct(r["correct"], r["runs"]),
+            str(r["wrong_claims"]),
+            str(r["timeouts"]),
+            str(r["errors"]),
+            _seconds(r["median_time_seconds"]),
+        ]
+        for r in records
+    ]
+    return _Table(
+        [column, "problems", "route", "correct rate", "wrong claims", "timeouts", "errors", "median time (s)"],
+        rows,
+        numeric=[1, 3, 4, 5, 6, 7],
+    ), records
 
 
 def failure_reason(row: Mapping[str, Any]) -> str:
@@ -329,11 +463,15 @@ def failure_reason(row: Mapping[str, Any]) -> str:
         return error or "time limit reached"
     if row.get("wrong_claim"):
         if row.get("agrees") is False:
-            return (f"claim contradicted by the reference ({_text(row.get('reference'))}): acceleration gap "
-                    f"{_sci(row.get('acceleration_gap'))}, generalized-force gap "
-                    f"{_sci(row.get('generalized_force_gap'))}")
-        return (f"claimed {status}, our check rejects it: residual {_sci(residual)} against the tolerance "
-                f"{_sci(tol)}" + (f" ({error})" if error else ""))
+            return (
+                f"claim contradicted by the reference ({_text(row.get('reference'))}): acceleration gap "
+                f"{_sci(row.get('acceleration_gap'))}, generalized-force gap "
+                f"{_sci(row.get('generalized_force_gap'))}"
+            )
+        return (
+            f"claimed {status}, our check rejects it: residual {_sci(residual)} against the tolerance "
+            f"{_sci(tol)}" + (f" ({error})" if error else "")
+        )
     text = f"{status}" + (f": {error}" if error else "")
     if residual is not None and not (isinstance(residual, float) and math.isnan(residual)):
         text += f" (residual {_sci(residual)})"
@@ -344,16 +482,34 @@ def _failures(frame: pd.DataFrame) -> tuple[_Table, list[dict]]:
     bad = frame.loc[~frame["correct"]].sort_values(["problem_key", "route"])
     records = []
     for _, r in bad.iterrows():
-        records.append({"problem": str(r["problem_key"]), "family": str(r["family"]),
-                        "contacts": None if math.isnan(r["contacts"]) else int(r["contacts"]),
-                        "route": str(r["route"]), "status": str(r["status"]),
-                        "wrong_claim": bool(r["wrong_claim"]), "reason": failure_reason(r),
-                        "time_seconds": None if math.isnan(r["time"]) else float(r["time"]),
-                        "command": _text(r.get("command"))})
-    rows = [[f["problem"], f["family"], "" if f["contacts"] is None else str(f["contacts"]), f["route"],
-             f["status"], "WRONG CLAIM" if f["wrong_claim"] else "", f["reason"]] for f in records]
-    return _Table(["problem", "family", "contacts", "route", "status", "wrong claim", "reason"], rows,
-                  numeric=[2], flag=[5]), records
+        records.append(
+            {
+                "problem": str(r["problem_key"]),
+                "family": str(r["family"]),
+                "contacts": None if math.isnan(r["contacts"]) else int(r["contacts"]),
+                "route": str(r["route"]),
+                "status": str(r["status"]),
+                "wrong_claim": bool(r["wrong_claim"]),
+                "reason": failure_reason(r),
+                "time_seconds": None if math.isnan(r["time"]) else float(r["time"]),
+                "command": _text(r.get("command")),
+            }
+        )
+    rows = [
+        [
+            f["problem"],
+            f["family"],
+            "" if f["contacts"] is None else str(f["contacts"]),
+            f["route"],
+            f["status"],
+            "WRONG CLAIM" if f["wrong_claim"] else "",
+            f["reason"],
+        ]
+        for f in records
+    ]
+    return _Table(
+        ["problem", "family", "contacts", "route", "status", "wrong claim", "reason"], rows, numeric=[2], flag=[5]
+    ), records
 
 
 def _skipped_table(skipped: Mapping[str, str]) -> _Table:
@@ -418,8 +574,7 @@ def _profile_figure(frame: pd.DataFrame, metric: str, label: str):
     ax.grid(True, which="both", alpha=0.3)
     if len(ratios.columns):
         # below the axes, outside them: a legend inside covers the curves where they end (ρ near 1, large τ)
-        fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=columns, fontsize="small",
-                   frameon=False)
+        fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=columns, fontsize="small", frameon=False)
         fig.tight_layout(rect=(0, 0.06 * legend_rows + 0.02, 1, 1))
     else:
         fig.tight_layout()
@@ -434,7 +589,8 @@ def _profile_png(frame: pd.DataFrame, metric: str, label: str, path: pathlib.Pat
 def _methods(frame: pd.DataFrame, penalty_text: str) -> list[str]:
     return [
         "A route is (formulation, solver, tolerance preset). **claim**: status `solved`, or a verdict "
-        + "/".join(f"`{s}`" for s in sorted(VERDICT_STATUSES)) + " (no solution exists). **correct**: a claim that "
+        + "/".join(f"`{s}`" for s in sorted(VERDICT_STATUSES))
+        + " (no solution exists). **correct**: a claim that "
         "our own checks certify (our recomputed natural-map residual for an answer, a verified certificate for a "
         "verdict) and that the reference answer does not contradict; a right infeasible/unbounded verdict is a "
         "success. **wrong claim**: a claim our check rejects (also when the problem has no reference: a peer's "
@@ -452,10 +608,16 @@ def _methods(frame: pd.DataFrame, penalty_text: str) -> list[str]:
     ]
 
 
-def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str | pathlib.Path, *,
-                 time_limit: float | None = None, title: str = "Cross-validation study",
-                 skipped: Mapping[str, str] | None = None, problems: Iterable[Mapping[str, Any]] | None = None,
-                 versions: Mapping[str, str] | None = None) -> dict[str, pathlib.Path]:
+def write_report(
+    table: pd.DataFrame | Iterable[Mapping[str, Any]],
+    out_dir: str | pathlib.Path,
+    *,
+    time_limit: float | None = None,
+    title: str = "Cross-validation study",
+    skipped: Mapping[str, str] | None = None,
+    problems: Iterable[Mapping[str, Any]] | None = None,
+    versions: Mapping[str, str] | None = None,
+) -> dict[str, pathlib.Path]:
     """Write ``report.md``, ``report.html``, ``report.json``, ``profile_time.png`` and ``profile_residual.png``
     into ``out_dir``.
 
@@ -515,47 +677,93 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
     version_table = _Table(["package", "version"], [[k, str(v)] for k, v in versions.items()])
     wrong = metrics[metrics["wrong_claims"] > 0]
     sets = sorted({_text(s) for s in frame["set"]} - {""}) if "set" in frame.columns else []
-    summary = (f"{len(frame)} runs, {frame['problem_key'].nunique()} problems, {len(metrics)} routes"
-               + (f"; sets: {', '.join(sets)}" if sets else "")
-               + f"; {len(skipped)} problem(s) skipped (not readable, listed below with the reason)"
-               + (f"; time limit {penalty:g} s per run" if time_limit is not None else "") + ".")
+    summary = (
+        f"{len(frame)} runs, {frame['problem_key'].nunique()} problems, {len(metrics)} routes"
+        + (f"; sets: {', '.join(sets)}" if sets else "")
+        + f"; {len(skipped)} problem(s) skipped (not readable, listed below with the reason)"
+        + (f"; time limit {penalty:g} s per run" if time_limit is not None else "")
+        + "."
+    )
     if wrong.empty:
         verdict = "No route made a wrong claim (a claim our check rejects or the reference contradicts)."
     else:
-        verdict = ("Routes that made wrong claims (a claim our check rejects or the reference contradicts): "
-                   + "; ".join(f"{m.route} (wrong claims: {m.wrong_claims}"
-                               + (f", {m.certified_wrong} of them certified and contradicted" if m.certified_wrong
-                                  else "") + ")"
-                               for m in wrong.itertuples(index=False)) + ".")
+        verdict = (
+            "Routes that made wrong claims (a claim our check rejects or the reference contradicts): "
+            + "; ".join(
+                f"{m.route} (wrong claims: {m.wrong_claims}"
+                + (f", {m.certified_wrong} of them certified and contradicted" if m.certified_wrong else "")
+                + ")"
+                for m in wrong.itertuples(index=False)
+            )
+            + "."
+        )
     differ = int(frame["stored_flags_differ"].sum())
-    consistency = (f"Note: on {differ} rows the table's stored claimed_success/correct/honest_failure differ from "
-                   "the flags recomputed from status, certified and agrees_with_reference; this report uses the "
-                   "recomputed ones." if differ else "")
+    consistency = (
+        f"Note: on {differ} rows the table's stored claimed_success/correct/honest_failure differ from "
+        "the flags recomputed from status, certified and agrees_with_reference; this report uses the "
+        "recomputed ones."
+        if differ
+        else ""
+    )
     methods = _methods(frame, penalty_text)
     no_disagreement = "No run disagrees with its problem's reference."
     no_failure = "Every run is correct."
     no_skipped = "No problem was skipped."
-    shown = _Table(failures.headers, failures.rows[:MARKDOWN_MAX_FAILURES], numeric=failures.numeric,
-                   flag=failures.flag)
-    cut = (f"The first {MARKDOWN_MAX_FAILURES} of {len(failures.rows)} are shown; report.json and report.html "
-           "list all." if len(failures.rows) > MARKDOWN_MAX_FAILURES else "")
+    shown = _Table(
+        failures.headers, failures.rows[:MARKDOWN_MAX_FAILURES], numeric=failures.numeric, flag=failures.flag
+    )
+    cut = (
+        f"The first {MARKDOWN_MAX_FAILURES} of {len(failures.rows)} are shown; report.json and report.html list all."
+        if len(failures.rows) > MARKDOWN_MAX_FAILURES
+        else ""
+    )
 
-    md = [f"# {title}", "", summary, "", "## Routes", "", headline.markdown(), "",
-          ("**" + verdict + "**") if not wrong.empty else verdict, ""]
+    md = [
+        f"# {title}",
+        "",
+        summary,
+        "",
+        "## Routes",
+        "",
+        headline.markdown(),
+        "",
+        ("**" + verdict + "**") if not wrong.empty else verdict,
+        "",
+    ]
     if consistency:
         md += [consistency, ""]
     md += ["## How to read it", ""] + [f"- {line}" for line in methods] + [""]
-    md += ["## Performance profiles", "", "![time profile](profile_time.png)", "",
-           "![residual profile](profile_residual.png)", ""]
+    md += [
+        "## Performance profiles",
+        "",
+        "![time profile](profile_time.png)",
+        "",
+        "![residual profile](profile_residual.png)",
+        "",
+    ]
     md += ["## Results by problem family", "", by_family.markdown() if by_family.rows else "—", ""]
     md += ["## Results by size", "", by_size.markdown() if by_size.rows else "—", ""]
-    md += ["## Runs that are not correct, with the reason", "",
-           shown.markdown() if failures.rows else no_failure, ""] + ([cut, ""] if cut else [])
+    md += [
+        "## Runs that are not correct, with the reason",
+        "",
+        shown.markdown() if failures.rows else no_failure,
+        "",
+    ] + ([cut, ""] if cut else [])
     md += ["## Skipped problems", "", skipped_table.markdown() if skipped_table.rows else no_skipped, ""]
-    md += ["## Disagreements with the reference", "",
-           disagreements.markdown() if disagreements.rows else no_disagreement, ""]
-    md += ["## Certified answers that differ from the consensus (uniqueness not established)", "", DISPUTED_TEXT, "",
-           disputed.markdown() if disputed.rows else "None.", ""]
+    md += [
+        "## Disagreements with the reference",
+        "",
+        disagreements.markdown() if disagreements.rows else no_disagreement,
+        "",
+    ]
+    md += [
+        "## Certified answers that differ from the consensus (uniqueness not established)",
+        "",
+        DISPUTED_TEXT,
+        "",
+        disputed.markdown() if disputed.rows else "None.",
+        "",
+    ]
     md += ["## How the reference was chosen", "", references.markdown(), ""]
     md += ["## Versions", "", version_table.markdown(), ""]
     paths["markdown"] = directory / "report.md"
@@ -566,28 +774,46 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
         return f'<p><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></p>'
 
     esc = html.escape
-    body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(summary)}</p>", "<h2>Routes</h2>", headline.html(),
-            ('<p class="flag">' if not wrong.empty else "<p>") + f"{esc(verdict)}</p>"]
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f"<p>{esc(summary)}</p>",
+        "<h2>Routes</h2>",
+        headline.html(),
+        ('<p class="flag">' if not wrong.empty else "<p>") + f"{esc(verdict)}</p>",
+    ]
     if consistency:
         body.append(f"<p>{esc(consistency)}</p>")
     plain = [line.replace("**", "").replace("`", "") for line in methods]
     body += ["<h2>How to read it</h2>", "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in plain) + "</ul>"]
-    body += ["<h2>Performance profiles</h2>", img("profile_time", "time profile"),
-             img("profile_residual", "residual profile")]
+    body += [
+        "<h2>Performance profiles</h2>",
+        img("profile_time", "time profile"),
+        img("profile_residual", "residual profile"),
+    ]
     body += ["<h2>Results by problem family</h2>", by_family.html() if by_family.rows else "<p>—</p>"]
     body += ["<h2>Results by size</h2>", by_size.html() if by_size.rows else "<p>—</p>"]
-    body += ["<h2>Runs that are not correct, with the reason</h2>",
-             failures.html() if failures.rows else f"<p>{esc(no_failure)}</p>"]
+    body += [
+        "<h2>Runs that are not correct, with the reason</h2>",
+        failures.html() if failures.rows else f"<p>{esc(no_failure)}</p>",
+    ]
     body += ["<h2>Skipped problems</h2>", skipped_table.html() if skipped_table.rows else f"<p>{esc(no_skipped)}</p>"]
-    body += ["<h2>Disagreements with the reference</h2>",
-             disagreements.html() if disagreements.rows else f"<p>{esc(no_disagreement)}</p>"]
-    body += ["<h2>Certified answers that differ from the consensus (uniqueness not established)</h2>",
-             f"<p>{esc(DISPUTED_TEXT)}</p>", disputed.html() if disputed.rows else "<p>None.</p>"]
+    body += [
+        "<h2>Disagreements with the reference</h2>",
+        disagreements.html() if disagreements.rows else f"<p>{esc(no_disagreement)}</p>",
+    ]
+    body += [
+        "<h2>Certified answers that differ from the consensus (uniqueness not established)</h2>",
+        f"<p>{esc(DISPUTED_TEXT)}</p>",
+        disputed.html() if disputed.rows else "<p>None.</p>",
+    ]
     body += ["<h2>How the reference was chosen</h2>", references.html()]
     body += ["<h2>Versions</h2>", version_table.html()]
-    page = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{esc(title)}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n"
-            + "\n".join(body) + "\n</body>\n</html>\n")
+    page = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{esc(title)}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
     paths["html"] = directory / "report.html"
     paths["html"].write_text(page, encoding="utf-8")
 
@@ -600,15 +826,25 @@ def write_report(table: pd.DataFrame | Iterable[Mapping[str, Any]], out_dir: str
             return bool(x)
         return x
 
-    doc = {"title": title, "summary": summary, "runs": int(len(frame)),
-           "problems": int(frame["problem_key"].nunique()), "sets": sets,
-           "time_limit_seconds": plain_number(penalty), "penalty": penalty_text,
-           "routes": [{k: plain_number(v) for k, v in r.items()} for r in metrics.to_dict("records")],
-           "by_family": [{k: plain_number(v) for k, v in r.items()} for r in family_records],
-           "by_size": [{k: plain_number(v) for k, v in r.items()} for r in size_records],
-           "failures": failure_records, "disputed": disputed_records, "skipped": dict(skipped), "references": reference_counts,
-           "wrong_claims": int(metrics["wrong_claims"].sum()) if len(metrics) else 0,
-           "versions": dict(versions), "methods": [line.replace("**", "").replace("`", "") for line in methods]}
+    doc = {
+        "title": title,
+        "summary": summary,
+        "runs": int(len(frame)),
+        "problems": int(frame["problem_key"].nunique()),
+        "sets": sets,
+        "time_limit_seconds": plain_number(penalty),
+        "penalty": penalty_text,
+        "routes": [{k: plain_number(v) for k, v in r.items()} for r in metrics.to_dict("records")],
+        "by_family": [{k: plain_number(v) for k, v in r.items()} for r in family_records],
+        "by_size": [{k: plain_number(v) for k, v in r.items()} for r in size_records],
+        "failures": failure_records,
+        "disputed": disputed_records,
+        "skipped": dict(skipped),
+        "references": reference_counts,
+        "wrong_claims": int(metrics["wrong_claims"].sum()) if len(metrics) else 0,
+        "versions": dict(versions),
+        "methods": [line.replace("**", "").replace("`", "") for line in methods],
+    }
     paths["json"] = directory / "report.json"
     paths["json"].write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return paths

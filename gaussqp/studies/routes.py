@@ -90,8 +90,15 @@ def check_options(formulations=None, solvers=None, tolerances=("high",)) -> tupl
     return forms, solv, tols
 
 
-def routes_for(problem: Problem, *, formulations=None, solvers=None,
-               tolerances=("high",), facetized: bool = False, peers: tuple[str, ...] = ()) -> list[Route]:
+def routes_for(
+    problem: Problem,
+    *,
+    formulations=None,
+    solvers=None,
+    tolerances=("high",),
+    facetized: bool = False,
+    peers: tuple[str, ...] = (),
+) -> list[Route]:
     """Every route that can solve ``problem``, in registry order, then backend order, then tolerance order.
 
     Parameters
@@ -130,8 +137,11 @@ def routes_for(problem: Problem, *, formulations=None, solvers=None,
         else:
             needs = program_needs(f, problem)
             pairs += [(name, b.name) for b in backends if needs in b.supports]
-    pairs += [(ps.name, ps.peer) for ps in peer_solvers_for(problem, tuple(peers))
-              if (forms is None or ps.name in forms) and (solv is None or ps.peer in solv)]
+    pairs += [
+        (ps.name, ps.peer)
+        for ps in peer_solvers_for(problem, tuple(peers))
+        if (forms is None or ps.name in forms) and (solv is None or ps.peer in solv)
+    ]
     return [Route(f, s, t) for f, s in pairs for t in tols]
 
 

@@ -76,12 +76,31 @@ class Task:
 
 def _base_row(task: Task) -> dict:
     r = task.route
-    return {"problem": task.problem_id, "set": task.set_name, "formulation": r.formulation, "solver": r.solver,
-            "tolerance": r.tolerance, "status": "error", "certified": False, "claimed_success": False,
-            "residual": math.nan, "certificates": "", "build_time": math.nan, "solve_time": math.nan,
-            "certify_time": math.nan, "total_time": math.nan, "acceleration_gap": math.nan,
-            "generalized_force_gap": math.nan, "reference": "none", "agrees_with_reference": None,
-            "correct": False, "honest_failure": False, "error": "", "command": task.command, "answer": ""}
+    return {
+        "problem": task.problem_id,
+        "set": task.set_name,
+        "formulation": r.formulation,
+        "solver": r.solver,
+        "tolerance": r.tolerance,
+        "status": "error",
+        "certified": False,
+        "claimed_success": False,
+        "residual": math.nan,
+        "certificates": "",
+        "build_time": math.nan,
+        "solve_time": math.nan,
+        "certify_time": math.nan,
+        "total_time": math.nan,
+        "acceleration_gap": math.nan,
+        "generalized_force_gap": math.nan,
+        "reference": "none",
+        "agrees_with_reference": None,
+        "correct": False,
+        "honest_failure": False,
+        "error": "",
+        "command": task.command,
+        "answer": "",
+    }
 
 
 def _time(v: float | None) -> float:
@@ -108,8 +127,7 @@ def run_task(task: Task) -> dict:
         ok, why = f.takes(problem)  # either form: a local problem by accepts_local
         if not ok:
             raise NotApplicableError(f"formulation {r.formulation!r} does not accept this problem: {why}")
-        sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None,
-                      tolerance=get_tolerance(r.tolerance))
+        sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None, tolerance=get_tolerance(r.tolerance))
     except Exception as e:  # a route's failure is a row of the study, whatever it is
         row["error"] = _error_text(e)
         row["total_time"] = time.perf_counter() - t0
@@ -170,8 +188,11 @@ def _run_peer_task(task: Task, row: dict, t0: float) -> dict:
     row["certified"] = run.confirmed
     _record_answer(row, sol)
     rep = run.report
-    row["error"] = ("" if run.claimed_success else
-                    f"peer info={rep['info']} after {rep['iterations']} iterations, own error {rep['own_error']:.2e}")
+    row["error"] = (
+        ""
+        if run.claimed_success
+        else f"peer info={rep['info']} after {rep['iterations']} iterations, own error {rep['own_error']:.2e}"
+    )
     return row
 
 
@@ -226,8 +247,11 @@ def run_local(tasks: Iterable[Task], *, workers: int, time_limit: float, on_row:
             while pending and len(running) < workers:
                 t = pending.popleft()
                 running[pool.submit(run_task, t)] = (t, time.monotonic() + time_limit)
-            wait(list(running), timeout=max(0.0, min(d for _, d in running.values()) - time.monotonic()),
-                 return_when=FIRST_COMPLETED)
+            wait(
+                list(running),
+                timeout=max(0.0, min(d for _, d in running.values()) - time.monotonic()),
+                return_when=FIRST_COMPLETED,
+            )
             broken = False
             for fut in [f for f in running if f.done()]:
                 t, _ = running.pop(fut)
@@ -251,8 +275,9 @@ def run_local(tasks: Iterable[Task], *, workers: int, time_limit: float, on_row:
         _kill(pool) if running else pool.shutdown(wait=True)
 
 
-def run_dask(tasks: Iterable[Task], *, scheduler: str | None, workers: int, time_limit: float,
-             on_row: Callable[[dict], None]) -> None:
+def run_dask(
+    tasks: Iterable[Task], *, scheduler: str | None, workers: int, time_limit: float, on_row: Callable[[dict], None]
+) -> None:
     """Run ``tasks`` on Dask distributed: the cluster at ``scheduler`` (``tcp://HOST:PORT``), or a new
     ``LocalCluster`` of ``workers`` single-threaded processes when it is None; each task is
     :func:`run_task_limited` (the time limit) and ``on_row`` gets each row as it finishes."""
@@ -308,10 +333,24 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
-def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, tolerances=("high",), out=None,
-              workers: int = 1, scheduler: str | None = None, dask: bool = False,
-              time_limit: float = STUDY_TIME_LIMIT, facetized: bool = False, progress: bool = True,
-              system_class=None, max_n: int | None = None, max_m: int | None = None, peers=None):
+def run_study(
+    set: str | ProblemSet,
+    *,
+    formulations=None,
+    solvers=None,
+    tolerances=("high",),
+    out=None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    dask: bool = False,
+    time_limit: float = STUDY_TIME_LIMIT,
+    facetized: bool = False,
+    progress: bool = True,
+    system_class=None,
+    max_n: int | None = None,
+    max_m: int | None = None,
+    peers=None,
+):
     """Run every route on every problem of ``set``, judge each run against the problem's reference, store the
     results in ``out`` and return them.
 
@@ -370,17 +409,25 @@ def run_study(set: str | ProblemSet, *, formulations=None, solvers=None, toleran
         for pid, p in pset:
             described[f"{pset.name}\t{pid}"] = describe(pset.name, pid, p)
             source = pset.source(pid)
-            todo = [r for r in routes_for(p, formulations=formulations, solvers=solvers, tolerances=tolerances,
-                                          facetized=facetized, peers=peer_names)
-                    if (pset.name, pid, r.formulation, r.solver, r.tolerance) not in done]
+            todo = [
+                r
+                for r in routes_for(
+                    p,
+                    formulations=formulations,
+                    solvers=solvers,
+                    tolerances=tolerances,
+                    facetized=facetized,
+                    peers=peer_names,
+                )
+                if (pset.name, pid, r.formulation, r.solver, r.tolerance) not in done
+            ]
             if not todo:
                 continue
             if source is None:
                 source = _problem_file(store, pset.name, pid, p)
             data = pack(p)
             for r in todo:
-                yield Task(pset.name, pid, data, r, FORMULATIONS.get(r.formulation), _command(source, r),
-                           time_limit)
+                yield Task(pset.name, pid, data, r, FORMULATIONS.get(r.formulation), _command(source, r), time_limit)
 
     todo = list(tasks())
     count = {"runs": 0}

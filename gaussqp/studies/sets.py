@@ -27,8 +27,15 @@ from ..errors import FileFormatError, GaussQPError, UnknownValueError
 from ..io.open_file import reader_named
 from ..model.any_problem import PROBLEM_TYPES, Problem
 from ..model.problem import ContactProblem
-from ..settings import (STUDY_FAMILY_COUNT, STUDY_FAMILY_N_MAX, STUDY_FAMILY_N_MIN, STUDY_FAMILY_SEED,
-                        STUDY_MUJOCO_COUNT, STUDY_MUJOCO_EVERY, STUDY_SLIDING_FRICTION)
+from ..settings import (
+    STUDY_FAMILY_COUNT,
+    STUDY_FAMILY_N_MAX,
+    STUDY_FAMILY_N_MIN,
+    STUDY_FAMILY_SEED,
+    STUDY_MUJOCO_COUNT,
+    STUDY_MUJOCO_EVERY,
+    STUDY_SLIDING_FRICTION,
+)
 
 #: the generated families, in the order :class:`FamilySet` cycles through them
 FAMILY_KINDS = ("frictionless", "singular", "redundant", "sticking", "sliding", "infeasible", "unbounded")
@@ -72,9 +79,16 @@ def describe(set_name: str, problem_id: str, problem: Problem) -> dict:
     """One entry of :data:`PROBLEMS_FILE`: ``set``, ``problem``, ``class`` (:func:`class_key`), ``family``
     (:func:`problem_family`), ``form`` (``local``/``global``), ``n``, ``m`` (:func:`problem_size`), ``dimension``."""
     n, m = problem_size(problem)
-    return {"set": set_name, "problem": problem_id, "class": class_key(problem), "family": problem_family(problem),
-            "form": problem.form, "n": n, "m": m,
-            "dimension": int(problem.dimension)}
+    return {
+        "set": set_name,
+        "problem": problem_id,
+        "class": class_key(problem),
+        "family": problem_family(problem),
+        "form": problem.form,
+        "n": n,
+        "m": m,
+        "dimension": int(problem.dimension),
+    }
 
 
 class ProblemSet(ABC):
@@ -94,8 +108,13 @@ class ProblemSet(ABC):
     #: the runner writes them to ``skipped.json`` beside the results)
     skipped: dict[str, str]
 
-    def __init__(self, *, system_class: str | tuple[str, ...] | list[str] | None = None, max_n: int | None = None,
-                 max_m: int | None = None):
+    def __init__(
+        self,
+        *,
+        system_class: str | tuple[str, ...] | list[str] | None = None,
+        max_n: int | None = None,
+        max_m: int | None = None,
+    ):
         if isinstance(system_class, str):
             system_class = (system_class,)
         self.system_class = None if system_class is None else tuple(system_class)
@@ -175,8 +194,14 @@ def _sliding(rng: np.random.Generator, n: int) -> ContactProblem:
             s /= np.linalg.norm(s)
             c = dataclasses.replace(c, mode="sliding", slip=s, friction=STUDY_SLIDING_FRICTION)
         contacts.append(c)
-    return ContactProblem(p.M, p.F, contacts, dimension=d, name="sliding_generated",
-                          description="generated all-sliding problem (random slip directions)")
+    return ContactProblem(
+        p.M,
+        p.F,
+        contacts,
+        dimension=d,
+        name="sliding_generated",
+        description="generated all-sliding problem (random slip directions)",
+    )
 
 
 def family_problem(kind: str, seed: int, index: int) -> ContactProblem:
@@ -197,14 +222,17 @@ def family_problem(kind: str, seed: int, index: int) -> ContactProblem:
         m_b = int(rng.integers(0, 3))
         p = families.planted(rng, n=n, m_b=m_b, m_u=int(rng.integers(1, 5)), max_active=n - m_b)[0]
     elif kind == "singular":
-        p = families.planted(rng, n=n, m_b=1, m_u=int(rng.integers(1, 4)), rank=n - int(rng.integers(1, 3)),
-                             max_active=n - 3)[0]
+        p = families.planted(
+            rng, n=n, m_b=1, m_u=int(rng.integers(1, 4)), rank=n - int(rng.integers(1, 3)), max_active=n - 3
+        )[0]
     elif kind == "redundant":
-        p = families.planted(rng, n=n, m_b=2, m_u=int(rng.integers(1, 4)), redundant=int(rng.integers(1, 3)),
-                             max_active=n - 2)[0]
+        p = families.planted(
+            rng, n=n, m_b=2, m_u=int(rng.integers(1, 4)), redundant=int(rng.integers(1, 3)), max_active=n - 2
+        )[0]
     elif kind == "sticking":
-        p = families.sticking(rng, n=n + 2, m_u=int(rng.integers(1, 4)), m_b=int(rng.integers(0, 2)),
-                              dimension=int(rng.choice([2, 3])))[0]
+        p = families.sticking(
+            rng, n=n + 2, m_u=int(rng.integers(1, 4)), m_b=int(rng.integers(0, 2)), dimension=int(rng.choice([2, 3]))
+        )[0]
     elif kind == "sliding":
         p = _sliding(rng, n + 2)
     elif kind == "infeasible":
@@ -231,8 +259,14 @@ class FamilySet(ProblemSet):
     ``kinds[i % len(kinds)]`` built by :func:`family_problem` (deterministic by ``seed`` and i); ids
     ``"<kind>_<i>"``. The set's name is ``families:<count>:<seed>``."""
 
-    def __init__(self, count: int = STUDY_FAMILY_COUNT, seed: int = STUDY_FAMILY_SEED, *,
-                 kinds: tuple[str, ...] | list[str] = FAMILY_KINDS, **filters):
+    def __init__(
+        self,
+        count: int = STUDY_FAMILY_COUNT,
+        seed: int = STUDY_FAMILY_SEED,
+        *,
+        kinds: tuple[str, ...] | list[str] = FAMILY_KINDS,
+        **filters,
+    ):
         super().__init__(**filters)
         if not isinstance(count, (int, np.integer)) or count < 0:
             raise UnknownValueError("count", f"{count!r} is not a problem count", "give a nonnegative integer")
@@ -241,8 +275,9 @@ class FamilySet(ProblemSet):
         kinds = tuple(kinds)
         bad = [k for k in kinds if k not in FAMILY_KINDS]
         if bad or not kinds:
-            raise UnknownValueError("kinds", f"{bad or 'none'} not generated families",
-                                    f"use some of {', '.join(FAMILY_KINDS)}")
+            raise UnknownValueError(
+                "kinds", f"{bad or 'none'} not generated families", f"use some of {', '.join(FAMILY_KINDS)}"
+            )
         self.count, self.seed, self.kinds = int(count), int(seed), kinds
         self.name = f"families:{self.count}:{self.seed}"
 
@@ -262,8 +297,11 @@ class DirectorySet(ProblemSet):
         super().__init__(**filters)
         self.path = Path(path)
         if not self.path.is_dir():
-            raise FileFormatError("set", f"{str(self.path)!r} is not a directory",
-                                  "give a directory of gaussqp/1 or FCLIB files, 'library' or 'families[:COUNT[:SEED]]'")
+            raise FileFormatError(
+                "set",
+                f"{str(self.path)!r} is not a directory",
+                "give a directory of gaussqp/1 or FCLIB files, 'library' or 'families[:COUNT[:SEED]]'",
+            )
         self.name = str(self.path)
 
     def files(self) -> list[Path]:
@@ -308,8 +346,7 @@ class MujocoSet(ProblemSet):
     contacts sticking or sliding as the state says). Ids are ``<model>@<k>``; a state the importer refuses is
     listed in ``skipped``. The problems are generated, so the study saves them for the reproducing commands."""
 
-    def __init__(self, path: str | Path, count: int = STUDY_MUJOCO_COUNT, every: int = STUDY_MUJOCO_EVERY,
-                 **filters):
+    def __init__(self, path: str | Path, count: int = STUDY_MUJOCO_COUNT, every: int = STUDY_MUJOCO_EVERY, **filters):
         super().__init__(**filters)
         self.path = Path(path)
         if not self.path.is_file():
@@ -367,7 +404,9 @@ def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
     if isinstance(spec, ProblemSet):
         return spec
     if not isinstance(spec, str):
-        raise UnknownValueError("set", f"{spec!r} is not a set", "give 'library', 'families[:COUNT[:SEED]]' or a directory")
+        raise UnknownValueError(
+            "set", f"{spec!r} is not a set", "give 'library', 'families[:COUNT[:SEED]]' or a directory"
+        )
     if spec == "library":
         return LibrarySet(**filters)
     if spec == "fclib_generated" and not Path(spec).is_dir():
@@ -375,8 +414,11 @@ def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
     head, *rest = spec.split(":")
     if head == "families" and not Path(spec).is_dir():
         if len(rest) > 2 or not all(r.isdigit() for r in rest):
-            raise UnknownValueError("set", f"{spec!r} is not families[:COUNT[:SEED]]",
-                                    "write e.g. 'families', 'families:1000' or 'families:1000:7'")
+            raise UnknownValueError(
+                "set",
+                f"{spec!r} is not families[:COUNT[:SEED]]",
+                "write e.g. 'families', 'families:1000' or 'families:1000:7'",
+            )
         count = int(rest[0]) if rest else STUDY_FAMILY_COUNT
         seed = int(rest[1]) if len(rest) > 1 else STUDY_FAMILY_SEED
         return FamilySet(count, seed, **filters)
@@ -389,8 +431,11 @@ def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
         return MujocoSet(model, count, **filters)
     path = Path(spec)
     if not path.is_dir():
-        raise FileFormatError("set", f"{spec!r} is neither 'library', 'families[:COUNT[:SEED]]' nor a directory",
-                              "give one of those (a directory of gaussqp/1 .json/.npz or FCLIB .hdf5 files)")
+        raise FileFormatError(
+            "set",
+            f"{spec!r} is neither 'library', 'families[:COUNT[:SEED]]' nor a directory",
+            "give one of those (a directory of gaussqp/1 .json/.npz or FCLIB .hdf5 files)",
+        )
     parts: list[ProblemSet] = []
     g, f = DirectorySet(path), FclibSet(path)
     if g.files():
@@ -398,14 +443,29 @@ def parse_set(spec: str | ProblemSet, **filters) -> ProblemSet:
     if f.files():
         parts.append(f)
     if not parts:
-        raise FileFormatError("set", f"{spec!r} holds no .json, .npz, .hdf5 or .h5 file",
-                              "give a directory of gaussqp/1 or FCLIB files")
+        raise FileFormatError(
+            "set", f"{spec!r} holds no .json, .npz, .hdf5 or .h5 file", "give a directory of gaussqp/1 or FCLIB files"
+        )
     if len(parts) == 1:
         part = parts[0]
         return type(part)(path, **filters)
     return UnionSet(parts, str(path), **filters)
 
 
-__all__ = ["FAMILY_KINDS", "PROBLEMS_FILE", "DirectorySet", "FamilySet", "FclibSet", "GeneratedFclibSet", "LibrarySet",
-           "ProblemSet", "UnionSet",
-           "class_key", "describe", "family_problem", "parse_set", "problem_family", "problem_size"]
+__all__ = [
+    "FAMILY_KINDS",
+    "PROBLEMS_FILE",
+    "DirectorySet",
+    "FamilySet",
+    "FclibSet",
+    "GeneratedFclibSet",
+    "LibrarySet",
+    "ProblemSet",
+    "UnionSet",
+    "class_key",
+    "describe",
+    "family_problem",
+    "parse_set",
+    "problem_family",
+    "problem_size",
+]

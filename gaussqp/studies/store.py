@@ -20,18 +20,57 @@ from ..errors import FileFormatError
 KEY = ("set", "problem", "formulation", "solver", "tolerance")
 #: the columns of the results table, in order (the contract with gaussqp.studies.metrics / report; ``answer`` is
 #: the JSON text of the run's (a, λ_n, λ_t) and uniqueness flags, from which the reference is recomputed)
-COLUMNS = ("problem", "set", "formulation", "solver", "tolerance", "status", "certified", "claimed_success",
-           "residual", "certificates", "build_time", "solve_time", "certify_time", "total_time",
-           "acceleration_gap", "generalized_force_gap", "reference", "agrees_with_reference", "correct",
-           "honest_failure", "error", "command", "answer")
+COLUMNS = (
+    "problem",
+    "set",
+    "formulation",
+    "solver",
+    "tolerance",
+    "status",
+    "certified",
+    "claimed_success",
+    "residual",
+    "certificates",
+    "build_time",
+    "solve_time",
+    "certify_time",
+    "total_time",
+    "acceleration_gap",
+    "generalized_force_gap",
+    "reference",
+    "agrees_with_reference",
+    "correct",
+    "honest_failure",
+    "error",
+    "command",
+    "answer",
+)
 JOURNAL = "results.jsonl"
 PARQUET = "results.parquet"
 CSV = "results.csv"
 _BOOL = ("certified", "claimed_success", "correct", "honest_failure")
-_FLOAT = ("residual", "build_time", "solve_time", "certify_time", "total_time", "acceleration_gap",
-          "generalized_force_gap")
-_TEXT = ("problem", "set", "formulation", "solver", "tolerance", "status", "certificates", "reference", "error",
-         "command", "answer")
+_FLOAT = (
+    "residual",
+    "build_time",
+    "solve_time",
+    "certify_time",
+    "total_time",
+    "acceleration_gap",
+    "generalized_force_gap",
+)
+_TEXT = (
+    "problem",
+    "set",
+    "formulation",
+    "solver",
+    "tolerance",
+    "status",
+    "certificates",
+    "reference",
+    "error",
+    "command",
+    "answer",
+)
 
 
 def key_of(row: dict) -> tuple:
@@ -89,8 +128,9 @@ class ResultsStore:
     def __init__(self, out: str | Path):
         self.dir = Path(out)
         if self.dir.exists() and not self.dir.is_dir():
-            raise FileFormatError("out", f"{str(self.dir)!r} exists and is not a directory",
-                                  "give a directory (created if missing)")
+            raise FileFormatError(
+                "out", f"{str(self.dir)!r} exists and is not a directory", "give a directory (created if missing)"
+            )
         self.dir.mkdir(parents=True, exist_ok=True)
         self.journal = self.dir / JOURNAL
 
@@ -113,12 +153,18 @@ class ResultsStore:
                     except json.JSONDecodeError:  # a line cut short by a killed study: that run is redone
                         continue
                     if not isinstance(row, dict) or not all(k in row for k in KEY):
-                        raise FileFormatError(f"{JOURNAL}:{i + 1}", "is not a results row",
-                                              f"delete {self.journal} to start the study afresh")
+                        raise FileFormatError(
+                            f"{JOURNAL}:{i + 1}",
+                            "is not a results row",
+                            f"delete {self.journal} to start the study afresh",
+                        )
                     rows[key_of(row)] = normalize(row)
             return list(rows.values())
-        return [normalize(r) for r in read_table(self.dir)] if (self.dir / PARQUET).exists() or \
-            (self.dir / CSV).exists() else []
+        return (
+            [normalize(r) for r in read_table(self.dir)]
+            if (self.dir / PARQUET).exists() or (self.dir / CSV).exists()
+            else []
+        )
 
     def append(self, row: dict) -> None:
         """Append one finished run to the journal (flushed at once)."""
@@ -170,8 +216,11 @@ def read_table(out: str | Path) -> list[dict]:
     if (out / CSV).exists():
         with (out / CSV).open(newline="", encoding="utf-8") as fh:
             return [normalize(r) for r in csv.DictReader(fh)]
-    raise FileFormatError("out", f"{str(out)!r} holds no {PARQUET} or {CSV}",
-                          "run a study with --out there first (gaussqp crossval SET --out DIR)")
+    raise FileFormatError(
+        "out",
+        f"{str(out)!r} holds no {PARQUET} or {CSV}",
+        "run a study with --out there first (gaussqp crossval SET --out DIR)",
+    )
 
 
 __all__ = ["COLUMNS", "KEY", "ResultsStore", "has_pandas", "key_of", "normalize", "read_table", "to_frame"]

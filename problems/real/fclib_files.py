@@ -51,16 +51,30 @@ import gaussqp
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "problems" / "data" / "real"
 FILES = ("CubeH8", "Box_Stacks-i0035-31-0")
-COLLECTION = ("FCLIB collection (Acary, Brémond, Huber 2018); this copy from the test data of the Siconos project "
-              "(Apache-2.0) and the FCLIB repository")
+COLLECTION = (
+    "FCLIB collection (Acary, Brémond, Huber 2018); this copy from the test data of the Siconos project "
+    "(Apache-2.0) and the FCLIB repository"
+)
 
 
 def frictionless_relaxation(problem: gaussqp.ContactProblem) -> gaussqp.ContactProblem:
     """The same M, F, rows and drifts with every contact frictionless (what ``gaussqp.check`` can judge today)."""
     return gaussqp.ContactProblem.from_blocks(
-        problem.M, problem.F, problem.J_n, problem.normal_drift, list(problem.types), problem.J_t,
-        problem.tangent_drift, problem.friction, "frictionless", None, problem.has_tangent, problem.dimension,
-        name=problem.name, description="frictionless relaxation")
+        problem.M,
+        problem.F,
+        problem.J_n,
+        problem.normal_drift,
+        list(problem.types),
+        problem.J_t,
+        problem.tangent_drift,
+        problem.friction,
+        "frictionless",
+        None,
+        problem.has_tangent,
+        problem.dimension,
+        name=problem.name,
+        description="frictionless relaxation",
+    )
 
 
 def all_rows_rank(problem: gaussqp.ContactProblem) -> int:
@@ -72,9 +86,13 @@ def all_rows_rank(problem: gaussqp.ContactProblem) -> int:
 def _coulomb_solve(problem) -> dict:
     sol = gaussqp.solve(problem)
     modes = [c.mode for c in (sol.contact_modes or [])]
-    return {"formulation": sol.formulation, "status": str(sol.status), "certified": bool(sol.certified),
-            "natural_map_residual_relative": float(sol.natural_map_residual.relative),
-            "modes": {m: modes.count(m) for m in sorted(set(modes))}}
+    return {
+        "formulation": sol.formulation,
+        "status": str(sol.status),
+        "certified": bool(sol.certified),
+        "natural_map_residual_relative": float(sol.natural_map_residual.relative),
+        "modes": {m: modes.count(m) for m in sorted(set(modes))},
+    }
 
 
 def facts(problem: gaussqp.ContactProblem | gaussqp.LocalContactProblem) -> dict:
@@ -82,8 +100,12 @@ def facts(problem: gaussqp.ContactProblem | gaussqp.LocalContactProblem) -> dict
     mode-free Coulomb solve with our recomputed natural-map residual and the modes found; for a local
     problem (no mass matrix), its form and the Coulomb solve."""
     if isinstance(problem, gaussqp.LocalContactProblem):
-        return {"form": "local", "m": problem.m, "dimension": problem.dimension,
-                "coulomb_solve": _coulomb_solve(problem)}
+        return {
+            "form": "local",
+            "m": problem.m,
+            "dimension": problem.dimension,
+            "coulomb_solve": _coulomb_solve(problem),
+        }
     relaxed = gaussqp.check(frictionless_relaxation(problem))
     return {
         "system_class": problem.classify().as_dict(),
@@ -97,9 +119,13 @@ def facts(problem: gaussqp.ContactProblem | gaussqp.LocalContactProblem) -> dict
 
 
 def _data_dir(arg: str | None) -> Path:
-    for cand in (arg, os.environ.get("GAUSSQP_FCLIB_DATA"), ROOT / "tests" / "data" / "fclib",
-                 ROOT.parent / "shared" / "data" / "fclib",
-                 ROOT.parents[1] / "shared" / "data" / "fclib"):
+    for cand in (
+        arg,
+        os.environ.get("GAUSSQP_FCLIB_DATA"),
+        ROOT / "tests" / "data" / "fclib",
+        ROOT.parent / "shared" / "data" / "fclib",
+        ROOT.parents[1] / "shared" / "data" / "fclib",
+    ):
         if cand and (Path(cand) / "CubeH8.hdf5").is_file():
             return Path(cand)
     raise SystemExit("the FCLIB files are not found: give --data DIR (the folder holding CubeH8.hdf5)")
@@ -110,8 +136,10 @@ def _info_strings(path: Path) -> dict:
 
     with h5py.File(path, "r") as fh:
         info = fh["fclib_global/info"]
-        return {k: bytes(np.asarray(info[k][()]).reshape(-1)[0]).decode("utf-8", errors="replace")
-                for k in ("title", "description", "math_info")}
+        return {
+            k: bytes(np.asarray(info[k][()]).reshape(-1)[0]).decode("utf-8", errors="replace")
+            for k in ("title", "description", "math_info")
+        }
 
 
 def _mass_asymmetry(path: Path) -> dict:
@@ -128,8 +156,12 @@ def _mass_asymmetry(path: Path) -> dict:
     A = sp.coo_matrix((x, (i, p)), shape=(n, n)).tocsr()  # triplets: p = column, i = row, duplicates summed
     asym = float(abs(A - A.T).max())
     rho, row, col = _entry_asymmetry(A)
-    return {"max_abs": asym, "relative_to_max_entry": asym / float(abs(A).max()),
-            "relative_to_entry_scale": rho, "at": [row, col]}
+    return {
+        "max_abs": asym,
+        "relative_to_max_entry": asym / float(abs(A).max()),
+        "relative_to_entry_scale": rho,
+        "at": [row, col],
+    }
 
 
 def convert(name: str, data: Path, out: Path) -> Path:
@@ -140,29 +172,59 @@ def convert(name: str, data: Path, out: Path) -> Path:
     problem = fclib.load(path)
     asymmetry = _mass_asymmetry(path)
     if isinstance(problem, gaussqp.LocalContactProblem):
-        summary = (f"FCLIB {name}: one impulse/velocity step in the local form W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w of the "
-                   "file's stored M (not symmetric at its entries' scale); stick/slip left to the solver; the file's "
-                   "info strings are in 'source'")
-        problem = gaussqp.LocalContactProblem(problem.W, problem.q, problem.mu, problem.dimension,
-                                              name=problem.name, description=summary)
-        read_by = ("gaussqp.io.fclib.load (defaults): M is not symmetric at its entries' scale "
-                   f"({asymmetry['relative_to_entry_scale']:.2g} of sqrt(|M_ii M_jj|) > FCLIB_SYMMETRY_RTOL), so the "
-                   "problem is condensed with the stored M, never symmetrized")
-        level = ("impulse/velocity (one time step: M v = H r + f, u = Hᵀv + w), condensed: u = W r + q with "
-                 "W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w")
+        summary = (
+            f"FCLIB {name}: one impulse/velocity step in the local form W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w of the "
+            "file's stored M (not symmetric at its entries' scale); stick/slip left to the solver; the file's "
+            "info strings are in 'source'"
+        )
+        problem = gaussqp.LocalContactProblem(
+            problem.W, problem.q, problem.mu, problem.dimension, name=problem.name, description=summary
+        )
+        read_by = (
+            "gaussqp.io.fclib.load (defaults): M is not symmetric at its entries' scale "
+            f"({asymmetry['relative_to_entry_scale']:.2g} of sqrt(|M_ii M_jj|) > FCLIB_SYMMETRY_RTOL), so the "
+            "problem is condensed with the stored M, never symmetrized"
+        )
+        level = (
+            "impulse/velocity (one time step: M v = H r + f, u = Hᵀv + w), condensed: u = W r + q with "
+            "W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + w"
+        )
     else:
-        summary = (f"FCLIB {name}: one impulse/velocity step read as acceleration data; stick/slip left to the solver "
-                   "(mode coulomb); the file's info strings are in 'source'")
+        summary = (
+            f"FCLIB {name}: one impulse/velocity step read as acceleration data; stick/slip left to the solver "
+            "(mode coulomb); the file's info strings are in 'source'"
+        )
         problem = gaussqp.ContactProblem.from_blocks(
-            problem.M, problem.F, problem.J_n, problem.normal_drift, list(problem.types), problem.J_t,
-            problem.tangent_drift, problem.friction, list(problem.modes), None, problem.has_tangent,
-            problem.dimension, name=problem.name, description=summary)
-        read_by = "gaussqp.io.fclib.load (defaults: M symmetrized when its asymmetry is round-off at its entries' scale)"
-        level = ("impulse/velocity (one time step: M v = H r + f, u = Hᵀv + w), read as acceleration-level data "
-                 "a ≡ v, F = -f, J_n/J_t = rows of Hᵀ, drifts w")
+            problem.M,
+            problem.F,
+            problem.J_n,
+            problem.normal_drift,
+            list(problem.types),
+            problem.J_t,
+            problem.tangent_drift,
+            problem.friction,
+            list(problem.modes),
+            None,
+            problem.has_tangent,
+            problem.dimension,
+            name=problem.name,
+            description=summary,
+        )
+        read_by = (
+            "gaussqp.io.fclib.load (defaults: M symmetrized when its asymmetry is round-off at its entries' scale)"
+        )
+        level = (
+            "impulse/velocity (one time step: M v = H r + f, u = Hᵀv + w), read as acceleration-level data "
+            "a ≡ v, F = -f, J_n/J_t = rows of Hᵀ, drifts w"
+        )
     source = {
-        "file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "collection": COLLECTION,
-        "info": _info_strings(path), "mass_asymmetry_in_file": asymmetry, "read_by": read_by, "level": level,
+        "file": path.name,
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "collection": COLLECTION,
+        "info": _info_strings(path),
+        "mass_asymmetry_in_file": asymmetry,
+        "read_by": read_by,
+        "level": level,
     }
     target = out / f"fclib_{name}.npz"
     out.mkdir(parents=True, exist_ok=True)

@@ -40,17 +40,27 @@ from gaussqp.io.mujoco import data_at_state, import_mujoco
 OUT = Path(__file__).resolve().parents[1] / "data" / "real"
 SOFTNESS = (1e-2, 1e-4)
 #: the scenes written to the library (the others only enter the table)
-LIBRARY = ("humanoid_lying", "quadruped_standing", "stacker_boxes", "manipulator_grasp", "walker_lying",
-           "cheetah_standing", "ant_standing", "box_on_plane")
+LIBRARY = (
+    "humanoid_lying",
+    "quadruped_standing",
+    "stacker_boxes",
+    "manipulator_grasp",
+    "walker_lying",
+    "cheetah_standing",
+    "ant_standing",
+    "box_on_plane",
+)
 
 
 def _mujoco():
     import mujoco
+
     return mujoco
 
 
 def _suite_dir() -> Path:
     import dm_control
+
     return Path(os.path.dirname(dm_control.__file__))
 
 
@@ -63,6 +73,7 @@ def _hold(m, d, joints, gain=20.0, damping=0.3):
             dof = m_.joint(j).dofadr[0]
             qa = m_.joint(j).qposadr[0]
             d_.qfrc_applied[dof] = d_.qfrc_bias[dof] - gain * (d_.qpos[qa] - q0) - damping * d_.qvel[dof]
+
     return control
 
 
@@ -84,26 +95,40 @@ def _settle(m, d, steps, control=None):
 
 # ---------------------------------------------------------------- scenes: (model, data, how, model_file, options)
 
+
 def humanoid_lying():
     mujoco = _mujoco()
     path = _suite_dir() / "suite" / "humanoid.xml"
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
     _settle(m, d, 4000)
-    return m, d, "from the default standing pose qpos0, 4000 steps (20 s) with zero controls: the humanoid falls " \
-                 "and lies on the floor", "dm_control/suite/humanoid.xml", {}
+    return (
+        m,
+        d,
+        "from the default standing pose qpos0, 4000 steps (20 s) with zero controls: the humanoid falls "
+        "and lies on the floor",
+        "dm_control/suite/humanoid.xml",
+        {},
+    )
 
 
 def quadruped_standing():
     mujoco = _mujoco()
     from dm_control.suite import common, quadruped
+
     xml = quadruped.make_model(floor_size=5, terrain=False, rangefinders=False, walls_and_ball=False)
     m = mujoco.MjModel.from_xml_string(xml, common.ASSETS)
     d = mujoco.MjData(m)
     _settle(m, d, 2000)
-    return m, d, "quadruped.make_model(floor_size=5, no terrain, rangefinders, walls or ball); from qpos0, 2000 " \
-                 "steps (10 s) with zero controls: it stands on its four feet (its tendon equalities couple the " \
-                 "legs)", "dm_control/suite/quadruped.xml via quadruped.make_model", {}
+    return (
+        m,
+        d,
+        "quadruped.make_model(floor_size=5, no terrain, rangefinders, walls or ball); from qpos0, 2000 "
+        "steps (10 s) with zero controls: it stands on its four feet (its tendon equalities couple the "
+        "legs)",
+        "dm_control/suite/quadruped.xml via quadruped.make_model",
+        {},
+    )
 
 
 #: Horizontal offset between consecutive boxes of the stacker's stack (m): small enough that the stack stands
@@ -115,6 +140,7 @@ STACK_OFFSET = 0.002
 def stacker_boxes():
     mujoco = _mujoco()
     from dm_control.suite import common, stacker
+
     xml, assets = stacker.make_model(n_boxes=4)
     m = mujoco.MjModel.from_xml_string(xml, {**common.ASSETS, **assets})
     d = mujoco.MjData(m)
@@ -125,14 +151,20 @@ def stacker_boxes():
         d.qpos[m.joint(f"box{k}_y").qposadr[0]] = 0.0
     mujoco.mj_forward(m, d)
     _settle(m, d, 3000, _hold(m, d, ["arm_root", "arm_shoulder", "arm_elbow", "arm_wrist"]))
-    return m, d, f"stacker.make_model(n_boxes=4): boxes stacked at x = 0.2 + {STACK_OFFSET} k, z = (2k + 1) half-size, the " \
-                 "arm's four joints at qpos0 held by qfrc_applied (gravity compensation + PD); 3000 steps (3 s)", \
-                 "dm_control/suite/stacker.xml via stacker.make_model", {}
+    return (
+        m,
+        d,
+        f"stacker.make_model(n_boxes=4): boxes stacked at x = 0.2 + {STACK_OFFSET} k, z = (2k + 1) half-size, the "
+        "arm's four joints at qpos0 held by qfrc_applied (gravity compensation + PD); 3000 steps (3 s)",
+        "dm_control/suite/stacker.xml via stacker.make_model",
+        {},
+    )
 
 
 def manipulator_grasp():
     mujoco = _mujoco()
     from dm_control.suite import common, manipulator
+
     xml, assets = manipulator.make_model(use_peg=False, insert=False)
     m = mujoco.MjModel.from_xml_string(xml, {**common.ASSETS, **assets})
     d = mujoco.MjData(m)
@@ -145,9 +177,15 @@ def manipulator_grasp():
     d.ctrl[m.actuator("grasp").id] = 1.0
     mujoco.mj_forward(m, d)
     _settle(m, d, 2000, _hold(m, d, ["arm_root", "arm_shoulder", "arm_elbow", "arm_wrist"]))
-    return m, d, "manipulator.make_model(no peg): arm at (root, shoulder, elbow, wrist) = (0, -0.5, 1.2, 0.9) held " \
-                 "by qfrc_applied (gravity compensation + PD), the ball put at the grasp site, grasp control 1; " \
-                 "2000 steps (2 s)", "dm_control/suite/manipulator.xml via manipulator.make_model", {}
+    return (
+        m,
+        d,
+        "manipulator.make_model(no peg): arm at (root, shoulder, elbow, wrist) = (0, -0.5, 1.2, 0.9) held "
+        "by qfrc_applied (gravity compensation + PD), the ball put at the grasp site, grasp control 1; "
+        "2000 steps (2 s)",
+        "dm_control/suite/manipulator.xml via manipulator.make_model",
+        {},
+    )
 
 
 def _plain(name, steps, how, options=None):
@@ -160,6 +198,7 @@ def _plain(name, steps, how, options=None):
             mujoco.mj_resetDataKeyframe(m, d, 0)
         _settle(m, d, steps)
         return m, d, how, f"dm_control/suite/{name}.xml", dict(options or {})
+
     return scene
 
 
@@ -172,9 +211,14 @@ def ant_standing():
     m = mujoco.MjModel.from_xml_string(xml)
     d = mujoco.MjData(m)
     _settle(m, d, 2000)
-    return m, d, "dm_control/third_party/ant/ant.xml with a free joint on the torso (raised to z = 0.75) and a " \
-                 "floor plane added (the file is a walker without either); 2000 steps (4 s)", \
-                 "dm_control/third_party/ant/ant.xml (edited as said)", {}
+    return (
+        m,
+        d,
+        "dm_control/third_party/ant/ant.xml with a free joint on the torso (raised to z = 0.75) and a "
+        "floor plane added (the file is a walker without either); 2000 steps (4 s)",
+        "dm_control/third_party/ant/ant.xml (edited as said)",
+        {},
+    )
 
 
 BOX = """<mujoco model="box"><option cone="elliptic"/><worldbody><geom name="floor" type="plane" size="5 5 .1"/>
@@ -186,8 +230,13 @@ def box_on_plane():
     m = mujoco.MjModel.from_xml_string(BOX)
     d = mujoco.MjData(m)
     _settle(m, d, 1000)
-    return m, d, "a 0.2 x 0.4 x 0.2 box on a plane (XML in problems/real/mujoco_scenes.py), 1000 steps (2 s)", \
-        "problems/real/mujoco_scenes.py::BOX", {}
+    return (
+        m,
+        d,
+        "a 0.2 x 0.4 x 0.2 box on a plane (XML in problems/real/mujoco_scenes.py), 1000 steps (2 s)",
+        "problems/real/mujoco_scenes.py::BOX",
+        {},
+    )
 
 
 SCENES = {
@@ -195,12 +244,17 @@ SCENES = {
     "quadruped_standing": quadruped_standing,
     "stacker_boxes": stacker_boxes,
     "manipulator_grasp": manipulator_grasp,
-    "walker_lying": _plain("walker", 4000, "from qpos0, 4000 steps (10 s) with zero controls: the walker falls and "
-                           "lies on the floor"),
+    "walker_lying": _plain(
+        "walker", 4000, "from qpos0, 4000 steps (10 s) with zero controls: the walker falls and lies on the floor"
+    ),
     "cheetah_standing": _plain("cheetah", 1000, "from qpos0, 1000 steps (10 s) with zero controls"),
-    "dog_lying": _plain("dog", 2000, "from keyframe 0, 2000 steps (10 s) with zero controls; imported with "
-                        "torsional='ignore' (its ball and a few collision geoms have condim 6, the rest 3)",
-                        {"torsional": "ignore"}),
+    "dog_lying": _plain(
+        "dog",
+        2000,
+        "from keyframe 0, 2000 steps (10 s) with zero controls; imported with "
+        "torsional='ignore' (its ball and a few collision geoms have condim 6, the rest 3)",
+        {"torsional": "ignore"},
+    ),
     "ant_standing": ant_standing,
     "box_on_plane": box_on_plane,
 }
@@ -250,6 +304,7 @@ def at_rest(m, d) -> None:
 
 def run(name: str):
     import mujoco
+
     m, d, how, model_file, options = SCENES[name]()
     at_rest(m, d)
     how += "; then qvel set to 0 (the state at rest)"
@@ -272,26 +327,34 @@ def run(name: str):
             gaps[f"{eps:g}"] = f"{type(exc).__name__}"
     try:
         import dm_control
+
         dmv = getattr(dm_control, "__version__", None)
         if dmv is None:
             from importlib.metadata import version
+
             dmv = version("dm_control")
     except ImportError:
         dmv = None
-    source = (f"MuJoCo scene '{name}': model {model_file} (dm_control {dmv}, MuJoCo {mujoco.__version__}); "
-              f"state: {how}; imported by gaussqp.io.mujoco.import_mujoco({options or ''}) at t = {d.time:g}; "
-              f"qpos and qvel in parameters.state")
+    source = (
+        f"MuJoCo scene '{name}': model {model_file} (dm_control {dmv}, MuJoCo {mujoco.__version__}); "
+        f"state: {how}; imported by gaussqp.io.mujoco.import_mujoco({options or ''}) at t = {d.time:g}; "
+        f"qpos and qvel in parameters.state"
+    )
     params = {
-        "status": status, "error": err,
+        "status": status,
+        "error": err,
         "formulation": getattr(sol, "formulation", None) if sol is not None else None,
         "certified": bool(sol.certified) if sol is not None else False,
         "unique": dict(sol.unique) if sol is not None and isinstance(sol.unique, dict) else None,
-        "n": p.n, "contacts": p.m, "dimension": p.dimension,
+        "n": p.n,
+        "contacts": p.m,
+        "dimension": p.dimension,
         "kinds": {k: sum(1 for r in imp.rows if r.kind == k) for k in sorted({r.kind for r in imp.rows})},
         "modes": {k: int(np.sum(p.modes == k)) for k in sorted(set(p.modes.tolist()))},
         "left_out": [f"{w}: {y}" for w, y in imp.left_out],
         "gap_to_mujoco": gaps,
-        "time_import_s": round(t_import, 4), "time_solve_s": round(t_solve, 4),
+        "time_import_s": round(t_import, 4),
+        "time_solve_s": round(t_solve, 4),
         "state": {"qpos": np.asarray(d.qpos).tolist(), "qvel": np.asarray(d.qvel).tolist(), "time": float(d.time)},
     }
     return p, source, params
@@ -317,9 +380,12 @@ def main(argv=None) -> int:
         p, source, params = run(name)
         g = params["gap_to_mujoco"]
         fmt = lambda x: f"{x:.1e}" if isinstance(x, float) else str(x)  # noqa: E731
-        print(f"| {name} | {params['n']} | {params['contacts']} ({params['dimension']}) | {params['status']} | "
-              f"{params['certified']} | {params['formulation']} | {fmt(g['0.01'])} | {fmt(g['0.0001'])} | "
-              f"{params['time_solve_s']:.2f} s |", flush=True)
+        print(
+            f"| {name} | {params['n']} | {params['contacts']} ({params['dimension']}) | {params['status']} | "
+            f"{params['certified']} | {params['formulation']} | {fmt(g['0.01'])} | {fmt(g['0.0001'])} | "
+            f"{params['time_solve_s']:.2f} s |",
+            flush=True,
+        )
         if params["error"]:
             print(f"|  | {params['error'][:150]} |||||||", flush=True)
         if not args.table and name in LIBRARY:

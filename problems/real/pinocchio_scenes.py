@@ -66,13 +66,17 @@ def standing_state(model, data) -> dict:
     g = pin.computeGeneralizedGravity(model, data, q)
     pin.computeJointJacobians(model, data, q)
     pin.updateFramePlacements(model, data)
-    J = np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(f), pin.LOCAL_WORLD_ALIGNED)[:3]
-                   for f in FEET])
+    J = np.vstack([pin.getFrameJacobian(model, data, model.getFrameId(f), pin.LOCAL_WORLD_ALIGNED)[:3] for f in FEET])
     f = np.linalg.lstsq(J[:, :6].T, g[:6], rcond=None)[0]  # minimum-norm foot forces balancing the base
     tau = g - J.T @ f
     tau[:6] = 0.0
-    return {"q": q, "v": v, "tau": tau, "foot_forces": f.reshape(4, 3),
-            "feet": {name: data.oMf[model.getFrameId(name)].translation.tolist() for name in FEET}}
+    return {
+        "q": q,
+        "v": v,
+        "tau": tau,
+        "foot_forces": f.reshape(4, 3),
+        "feet": {name: data.oMf[model.getFrameId(name)].translation.tolist() for name in FEET},
+    }
 
 
 def solo12_four_feet() -> tuple[dict, "gaussqp.ContactProblem"]:
@@ -97,8 +101,9 @@ def solo12_four_feet() -> tuple[dict, "gaussqp.ContactProblem"]:
     models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     for f in FEET:
         frame = model.frames[model.getFrameId(f)]
-        cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, frame.parentJoint, frame.placement,
-                                      pin.LOCAL_WORLD_ALIGNED)
+        cm = pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D, model, frame.parentJoint, frame.placement, pin.LOCAL_WORLD_ALIGNED
+        )
         cm.name = f
         models.append(cm)
         datas.append(cm.createData())
@@ -117,31 +122,53 @@ def solo12_four_feet() -> tuple[dict, "gaussqp.ContactProblem"]:
     # gaussqp's rows per foot: normal n = z and the tangents t₁, t₂ of gaussqp.mechanics.frames.contact_frame(z); the
     # foot forces in world x, y, z are λ_t₁ t₁ + λ_t₂ t₂ + λ_n n (the shipped file was written when t₁ = x, t₂ = y)
     n, t1, t2 = contact_frame((0.0, 0.0, 1.0))
-    lam_gq = (sol.lambda_tangent @ np.vstack([t1, t2]) + np.outer(sol.lambda_normal, n)
-              if sol.lambda_normal is not None else None)
+    lam_gq = (
+        sol.lambda_tangent @ np.vstack([t1, t2]) + np.outer(sol.lambda_normal, n)
+        if sol.lambda_normal is not None
+        else None
+    )
     doc = to_dict(problem)
-    doc["description"] = ("solo12 (example-robot-data) standing on its four feet at the SRDF's 'standing' "
-                          f"configuration, at rest, with static-equilibrium joint torques; four unilateral point "
-                          f"contacts with μ = {MU}, all sticking")
-    doc["source"] = (f"example-robot-data {versions['example-robot-data']} solo_description/robots/solo12.urdf "
-                     f"(free-flyer root) and srdf/solo.srdf group_state 'standing'; pin {versions['pin']}; "
-                     "imported by gaussqp.io.pinocchio.import_pinocchio (M = crba, F = nle - tau, rows in "
-                     "LOCAL_WORLD_ALIGNED axes); v = 0; tau = static equilibrium (minimum-norm foot forces "
-                     "balancing the base, joint torques from the joint equations, tau_base = 0); written by "
-                     "python -m problems.real.pinocchio_scenes")
+    doc["description"] = (
+        "solo12 (example-robot-data) standing on its four feet at the SRDF's 'standing' "
+        f"configuration, at rest, with static-equilibrium joint torques; four unilateral point "
+        f"contacts with μ = {MU}, all sticking"
+    )
+    doc["source"] = (
+        f"example-robot-data {versions['example-robot-data']} solo_description/robots/solo12.urdf "
+        f"(free-flyer root) and srdf/solo.srdf group_state 'standing'; pin {versions['pin']}; "
+        "imported by gaussqp.io.pinocchio.import_pinocchio (M = crba, F = nle - tau, rows in "
+        "LOCAL_WORLD_ALIGNED axes); v = 0; tau = static equilibrium (minimum-norm foot forces "
+        "balancing the base, joint torques from the joint equations, tau_base = 0); written by "
+        "python -m problems.real.pinocchio_scenes"
+    )
     doc["parameters"] = {
         "robot": "solo12",
         "versions": versions,
-        "state": {"q": q.tolist(), "v": v.tolist(), "tau": tau.tolist(),
-                  "how": "q: SRDF group_state 'standing'; v = 0; tau: static equilibrium (see source)"},
+        "state": {
+            "q": q.tolist(),
+            "v": v.tolist(),
+            "tau": tau.tolist(),
+            "how": "q: SRDF group_state 'standing'; v = 0; tau: static equilibrium (see source)",
+        },
         "mass": mass,
         "gravity": float(np.linalg.norm(model.gravity.linear)),
-        "contacts": [{"frame": f, "kind": "point", "type": "unilateral", "normal": [0.0, 0.0, 1.0],
-                      "friction": MU, "mode": o.mode, "position": state["feet"][f]}
-                     for f, o in zip(FEET, imp.origins)],
-        "expected": {"acceleration": [0.0] * model.nv,
-                     "foot_forces_xyz": lam_ref.tolist(),
-                     "why": "tau is the static equilibrium of these foot forces at v = 0"},
+        "contacts": [
+            {
+                "frame": f,
+                "kind": "point",
+                "type": "unilateral",
+                "normal": [0.0, 0.0, 1.0],
+                "friction": MU,
+                "mode": o.mode,
+                "position": state["feet"][f],
+            }
+            for f, o in zip(FEET, imp.origins)
+        ],
+        "expected": {
+            "acceleration": [0.0] * model.nv,
+            "foot_forces_xyz": lam_ref.tolist(),
+            "why": "tau is the static equilibrium of these foot forces at v = 0",
+        },
         "gaussqp": {
             "status": str(sol.status),
             "formulation": sol.formulation,
@@ -151,12 +178,13 @@ def solo12_four_feet() -> tuple[dict, "gaussqp.ContactProblem"]:
             "max_abs_acceleration": float(np.abs(sol.acceleration).max()),
             "gap_to_expected_forces": float(np.abs(lam_gq - lam_ref).max()),
             "mu_min": None if sol.sticking is None else float(sol.sticking.mu_min),
-            "sticking_margin": (None if sol.sticking is None or sol.sticking.margin is None
-                                else float(sol.sticking.margin)),
+            "sticking_margin": (
+                None if sol.sticking is None or sol.sticking.margin is None else float(sol.sticking.margin)
+            ),
         },
         "bilateral_variant": {
             "what": "the four feet as Pinocchio CONTACT_3D RigidConstraintModels (LOCAL_WORLD_ALIGNED), "
-                    "pinocchio.constraintDynamics with ProximalSettings(1e-14, 1e-14, mu=0, 100) vs gaussqp.solve",
+            "pinocchio.constraintDynamics with ProximalSettings(1e-14, 1e-14, mu=0, 100) vs gaussqp.solve",
             "status": str(sol_b.status),
             "certified": bool(sol_b.certified),
             "gap_acceleration": float(np.abs(sol_b.acceleration - a_pin).max()),
@@ -172,10 +200,12 @@ def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     g, b = doc["parameters"]["gaussqp"], doc["parameters"]["bilateral_variant"]
-    print(f"{OUT}: n = {problem.n}, contacts = {problem.m}, status {g['status']} ({g['formulation']}, certified "
-          f"{g['certified']}), unique {g['unique']}, |a| {g['max_abs_acceleration']:.1e}, forces vs equilibrium "
-          f"{g['gap_to_expected_forces']:.1e}, time {g['time_s']} s; bilateral variant vs constraintDynamics: "
-          f"a {b['gap_acceleration']:.1e}, λ {b['gap_forces']:.1e}")
+    print(
+        f"{OUT}: n = {problem.n}, contacts = {problem.m}, status {g['status']} ({g['formulation']}, certified "
+        f"{g['certified']}), unique {g['unique']}, |a| {g['max_abs_acceleration']:.1e}, forces vs equilibrium "
+        f"{g['gap_to_expected_forces']:.1e}, time {g['time_s']} s; bilateral variant vs constraintDynamics: "
+        f"a {b['gap_acceleration']:.1e}, λ {b['gap_forces']:.1e}"
+    )
 
 
 if __name__ == "__main__":

@@ -14,8 +14,12 @@ pytest.importorskip("pydrake", reason="needs Drake's Python package (pip install
 from pydrake.geometry import HalfSpace, Sphere  # noqa: E402
 from pydrake.math import RigidTransform  # noqa: E402
 from pydrake.multibody.math import SpatialForce, SpatialVelocity  # noqa: E402
-from pydrake.multibody.plant import (AddMultibodyPlantSceneGraph, ContactModel, CoulombFriction,  # noqa: E402
-                                     ExternallyAppliedSpatialForce)
+from pydrake.multibody.plant import (
+    AddMultibodyPlantSceneGraph,
+    ContactModel,
+    CoulombFriction,  # noqa: E402
+    ExternallyAppliedSpatialForce,
+)
 from pydrake.multibody.tree import SpatialInertia, UnitInertia  # noqa: E402
 from pydrake.systems.analysis import Simulator  # noqa: E402
 from pydrake.systems.framework import DiagramBuilder  # noqa: E402
@@ -38,8 +42,9 @@ def box_scene(time_step: float, settle: float = 1.0, velocity=None, more: float 
     friction = CoulombFriction(MU, MU)
     for sx in (1, -1):
         for sy in (1, -1):
-            plant.RegisterCollisionGeometry(box, RigidTransform([sx * LX / 2, sy * LY / 2, -LZ / 2]), Sphere(R),
-                                            f"corner{sx:+d}{sy:+d}", friction)
+            plant.RegisterCollisionGeometry(
+                box, RigidTransform([sx * LX / 2, sy * LY / 2, -LZ / 2]), Sphere(R), f"corner{sx:+d}{sy:+d}", friction
+            )
     plant.RegisterCollisionGeometry(plant.world_body(), RigidTransform(), HalfSpace(), "ground", friction)
     plant.set_contact_model(ContactModel.kPoint)
     plant.Finalize()
@@ -50,8 +55,9 @@ def box_scene(time_step: float, settle: float = 1.0, velocity=None, more: float 
     sim = Simulator(diagram, root)
     sim.AdvanceTo(settle)
     if velocity is not None:
-        plant.SetFreeBodySpatialVelocity(ctx, plant.GetBodyByName("box"),
-                                         SpatialVelocity(np.zeros(3), np.asarray(velocity, dtype=float)))
+        plant.SetFreeBodySpatialVelocity(
+            ctx, plant.GetBodyByName("box"), SpatialVelocity(np.zeros(3), np.asarray(velocity, dtype=float))
+        )
         sim.AdvanceTo(settle + more)
     return diagram, plant, root, ctx
 

@@ -128,8 +128,16 @@ def test_json_contract_and_cli(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert code == 0
     s = d["states"][0]
-    for key in ("time", "status", "certified", "acceleration", "unique_forces", "engine_acceleration_gap", "contacts",
-                "flags"):
+    for key in (
+        "time",
+        "status",
+        "certified",
+        "acceleration",
+        "unique_forces",
+        "engine_acceleration_gap",
+        "contacts",
+        "flags",
+    ):
         assert key in s
     c = s["contacts"][0]
     assert c["geoms"] == ["floor", "leg1"] and c["mode"] == "sticking"
@@ -160,11 +168,16 @@ def test_recorded_rollout(tmp_path):
     assert len(rep.states) == 3 and all(s.certified and len(s.contacts) == 4 for s in rep.states)
     csv = tmp_path / "rec.csv"
     head = [f"qpos_{j}" for j in range(model.nq)] + [f"qvel_{j}" for j in range(model.nv)]
-    csv.write_text(",".join(head) + "\n" + "\n".join(",".join(repr(float(x)) for x in list(a) + list(b))
-                                                     for a, b in zip(qpos, qvel)) + "\n")
+    csv.write_text(
+        ",".join(head)
+        + "\n"
+        + "\n".join(",".join(repr(float(x)) for x in list(a) + list(b)) for a, b in zip(qpos, qvel))
+        + "\n"
+    )
     rep2 = audit(write(tmp_path, "t.xml", table_xml()), recording=csv)
     assert [s.contacts[0].engine_normal for s in rep2.states] == pytest.approx(
-        [s.contacts[0].engine_normal for s in rep.states], rel=1e-9)
+        [s.contacts[0].engine_normal for s in rep.states], rel=1e-9
+    )
 
 
 def test_bad_input(tmp_path, capsys):
@@ -182,8 +195,12 @@ def test_bad_input(tmp_path, capsys):
     np.savez(nan, qpos=q, qvel=np.zeros((2, 6)))
     with pytest.raises(NonFiniteError):
         audit(good, recording=nan)
-    for argv in (["audit", str(bad)], ["audit", str(good), "--recording", str(rec)],
-                 ["audit", str(good), "--recording", str(nan)], ["audit", str(tmp_path / "missing.xml")]):
+    for argv in (
+        ["audit", str(bad)],
+        ["audit", str(good), "--recording", str(rec)],
+        ["audit", str(good), "--recording", str(nan)],
+        ["audit", str(tmp_path / "missing.xml")],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("gaussqp: error:")
@@ -203,8 +220,9 @@ def test_process_pool_gives_the_serial_answers(tmp_path):
     assert [s.step for s in pooled.states] == [0, 1, 2, 3]
     for a, b in zip(serial.states, pooled.states):
         assert a.status == b.status and a.flags == b.flags
-        assert np.allclose([c.normal_range for c in a.contacts], [c.normal_range for c in b.contacts], rtol=1e-6,
-                           atol=1e-8)
+        assert np.allclose(
+            [c.normal_range for c in a.contacts], [c.normal_range for c in b.contacts], rtol=1e-6, atol=1e-8
+        )
 
 
 def test_dask_local_cluster_gives_the_serial_answers(tmp_path):

@@ -36,8 +36,15 @@ def box_model(gravity=(0.0, 0.0, -G)):
     for sx in (1, -1):
         for sy in (1, -1):
             names.append(f"corner{sx:+d}{sy:+d}")
-            model.addFrame(pin.Frame(names[-1], j, 0, pin.SE3(np.eye(3), np.array([sx * LX / 2, sy * LY / 2, -LZ / 2])),
-                                     pin.FrameType.OP_FRAME))
+            model.addFrame(
+                pin.Frame(
+                    names[-1],
+                    j,
+                    0,
+                    pin.SE3(np.eye(3), np.array([sx * LX / 2, sy * LY / 2, -LZ / 2])),
+                    pin.FrameType.OP_FRAME,
+                )
+            )
     q = pin.neutral(model)
     q[2] = LZ / 2
     return model, q, names
@@ -104,13 +111,16 @@ def legged_model():
     model.appendBodyToJoint(base, pin.Inertia.FromBox(4.0, 0.4, 0.3, 0.1), pin.SE3.Identity())
     feet = []
     for k, (sx, sy) in enumerate([(1, 1), (1, -1), (-1, 1), (-1, -1)]):
-        hip = model.addJoint(base, pin.JointModelRY(), pin.SE3(np.eye(3), np.array([sx * 0.2, sy * 0.15, -0.05])),
-                             f"hip{k}")
-        model.appendBodyToJoint(hip, pin.Inertia(0.25, np.array([0.0, 0.0, -0.1]), np.diag([1e-3, 1e-3, 1e-4])),
-                                pin.SE3.Identity())
+        hip = model.addJoint(
+            base, pin.JointModelRY(), pin.SE3(np.eye(3), np.array([sx * 0.2, sy * 0.15, -0.05])), f"hip{k}"
+        )
+        model.appendBodyToJoint(
+            hip, pin.Inertia(0.25, np.array([0.0, 0.0, -0.1]), np.diag([1e-3, 1e-3, 1e-4])), pin.SE3.Identity()
+        )
         feet.append(f"foot{k}")
-        model.addFrame(pin.Frame(feet[-1], hip, 0, pin.SE3(np.eye(3), np.array([0.0, 0.0, -0.2])),
-                                 pin.FrameType.OP_FRAME))
+        model.addFrame(
+            pin.Frame(feet[-1], hip, 0, pin.SE3(np.eye(3), np.array([0.0, 0.0, -0.2])), pin.FrameType.OP_FRAME)
+        )
     q = pin.neutral(model)
     q[2] = 0.25
     return model, q, feet, (4.0 + 4 * 0.25) * G
@@ -128,8 +138,9 @@ def test_legged_robot_standing_with_zero_torques():
         assert 0.0 <= c.engine_normal <= weight / 2
     assert sum(c.engine_normal for c in st.contacts) == pytest.approx(weight, rel=1e-8)
     # independently: Pinocchio's forces and acceleration satisfy its own dynamics, M a + nle = τ + J_cᵀ f
-    ans = pinocchio_.admm_answer(model, q, np.zeros(model.nv), np.zeros(model.nv),
-                                 [FrameContact(f, friction=0.8) for f in feet])
+    ans = pinocchio_.admm_answer(
+        model, q, np.zeros(model.nv), np.zeros(model.nv), [FrameContact(f, friction=0.8) for f in feet]
+    )
     data = model.createData()
     lhs = pin.rnea(model, data, q, np.zeros(model.nv), ans["acceleration"])
     assert np.allclose(lhs, ans["jacobian"].T @ ans["forces"].ravel(), atol=1e-9 * weight)
@@ -184,16 +195,26 @@ def test_several_states():
     rep = pinocchio_.audit(model, Q, tau=T, contacts=corners(names))
     assert [s.step for s in rep.states] == [0, 1]
     assert rep.states[1].acceleration[0] == pytest.approx(G * (0.5 - MU), rel=1e-9)
-    assert rep.summary()["states"] == 2 and rep.as_dict()["states"][0]["contacts"][0]["geoms"] == [names[0],
-                                                                                                  "environment"]
+    assert rep.summary()["states"] == 2 and rep.as_dict()["states"][0]["contacts"][0]["geoms"] == [
+        names[0],
+        "environment",
+    ]
 
 
 def hanging_box(points):
     """The box held at ``points`` (body coordinates) by bilateral CONTACT_3D constraints to the world."""
     model, q, _ = box_model()
     q[2] = 1.0
-    cms = [pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, 1, pin.SE3(np.eye(3), np.asarray(p, float)),
-                                    pin.ReferenceFrame.LOCAL_WORLD_ALIGNED) for p in points]
+    cms = [
+        pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D,
+            model,
+            1,
+            pin.SE3(np.eye(3), np.asarray(p, float)),
+            pin.ReferenceFrame.LOCAL_WORLD_ALIGNED,
+        )
+        for p in points
+    ]
     return model, q, cms
 
 
@@ -214,8 +235,9 @@ def test_constraint_dynamics_two_points_tension_is_free_and_exact_kkt_gives_nan(
     model, q, cms = hanging_box([(0.1, 0.0, 0.1), (-0.1, 0.0, 0.1)])
     st = pinocchio_.audit_constraint_dynamics(model, q, constraint_models=cms).states[0]
     assert any(f.startswith("engine_not_finite") for f in st.flags)
-    st = pinocchio_.audit_constraint_dynamics(model, q, constraint_models=cms,
-                                              settings=pin.ProximalSettings(1e-12, 1e-12, 1e-6, 100)).states[0]
+    st = pinocchio_.audit_constraint_dynamics(
+        model, q, constraint_models=cms, settings=pin.ProximalSettings(1e-12, 1e-12, 1e-6, 100)
+    ).states[0]
     assert st.certified and not st.flags, st.flags
     for c in st.contacts:
         if c.label.endswith("[x]"):
@@ -237,5 +259,6 @@ def test_a_yawed_box_pushed_in_its_own_axes_either_reference_frame(reference_fra
     assert st.certified and not st.flags, st.flags
     front = (W + MU * W * LZ / LX) / 2
     for c in st.contacts:
-        assert c.engine_normal == pytest.approx(front / 2 if c.label.startswith("corner+1") else (W - front) / 2,
-                                                rel=1e-8)
+        assert c.engine_normal == pytest.approx(
+            front / 2 if c.label.startswith("corner+1") else (W - front) / 2, rel=1e-8
+        )

@@ -20,8 +20,10 @@ from gaussqp.studies.peers import available
 G = 9.81
 MASS, MU = 3.0, 0.4
 W_BOX = MASS * G
-needs_siconos = pytest.mark.skipif(not available("siconos"), reason="Siconos cannot be run here "
-                                   "(apt-get install python3-siconos, or set GAUSSQP_SICONOS_PYTHON)")
+needs_siconos = pytest.mark.skipif(
+    not available("siconos"),
+    reason="Siconos cannot be run here (apt-get install python3-siconos, or set GAUSSQP_SICONOS_PYTHON)",
+)
 
 
 def box_problem() -> ContactProblem:
@@ -33,9 +35,15 @@ def box_problem() -> ContactProblem:
         for sy in (1, -1):
             r = np.array([sx * 0.1, sy * 0.15, -0.1])
             row = lambda e: np.concatenate([e, np.cross(r, e)])  # noqa: E731
-            contacts.append(Contact("unilateral", normal=row(np.array([0.0, 0.0, 1.0])), friction=MU, mode="coulomb",
-                                    tangent=np.vstack([row(np.array([1.0, 0.0, 0.0])),
-                                                       row(np.array([0.0, 1.0, 0.0]))])))
+            contacts.append(
+                Contact(
+                    "unilateral",
+                    normal=row(np.array([0.0, 0.0, 1.0])),
+                    friction=MU,
+                    mode="coulomb",
+                    tangent=np.vstack([row(np.array([1.0, 0.0, 0.0])), row(np.array([0.0, 1.0, 0.0]))]),
+                )
+            )
     return ContactProblem(M, F, contacts, dimension=3, name="box on four corners")
 
 
@@ -97,8 +105,9 @@ def test_wrong_answers_are_flagged(tmp_path):
     t = 2 * MU * W_BOX / 4
     st = siconos_.audit(path, answer=answer([W_BOX / 4] * 4, [[t, 0], [t, 0], [-t, 0], [-t, 0]])).states[0]
     assert st.engine_acceleration_gap == pytest.approx(0.0, abs=1e-9)
-    assert all(c.engine_coulomb_residual == pytest.approx(MU * (W_BOX / 4) / (W_BOX / 2), rel=1e-6)
-               for c in st.contacts)
+    assert all(
+        c.engine_coulomb_residual == pytest.approx(MU * (W_BOX / 4) / (W_BOX / 2), rel=1e-6) for c in st.contacts
+    )
     assert any(f.startswith("coulomb_violation") for f in st.flags)
     assert st.engine_answer["certified_solution"] is False
 

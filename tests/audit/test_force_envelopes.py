@@ -23,7 +23,9 @@ def rigid_body_rows(points, normal=(0.0, 0.0, 1.0), t1=(1.0, 0.0, 0.0), t2=(0.0,
     for r in points:
         r = np.asarray(r, dtype=float)
         row = lambda e: np.concatenate([e, np.cross(r, e)])  # noqa: E731
-        out.append((row(np.asarray(normal, float)), np.vstack([row(np.asarray(t1, float)), row(np.asarray(t2, float))])))
+        out.append(
+            (row(np.asarray(normal, float)), np.vstack([row(np.asarray(t1, float)), row(np.asarray(t2, float))]))
+        )
     return out
 
 
@@ -57,8 +59,15 @@ def polygon_bracket(problem, a, objective, sense, k=256):
                 row[3 * i + 1], row[3 * i + 2], row[3 * i] = math.cos(th), math.sin(th), -mu * radius
                 rows.append(row)
         c = -objective if sense == "max" else objective
-        res = linprog(c, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=A, b_eq=r,
-                      bounds=[(0, None) if j % 3 == 0 else (None, None) for j in range(3 * m)], method="highs")
+        res = linprog(
+            c,
+            A_ub=np.array(rows),
+            b_ub=np.zeros(len(rows)),
+            A_eq=A,
+            b_eq=r,
+            bounds=[(0, None) if j % 3 == 0 else (None, None) for j in range(3 * m)],
+            method="highs",
+        )
         assert res.status == 0, res.message
         out.append(-res.fun if sense == "max" else res.fun)
     return out[0], out[1]  # inner (a point of the true set: max inner <= true max), outer (true max <= outer)

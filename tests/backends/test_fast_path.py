@@ -18,12 +18,14 @@ from gaussqp.problems import families
 
 try:
     import daqp  # noqa: F401
+
     HAVE_DAQP = True
 except ImportError:
     HAVE_DAQP = False
 
-needs_daqp = pytest.mark.skipif(not HAVE_DAQP, reason="needs daqp (a dependency of gaussqp: pip install daqp): the fast path is off "
-                                                       "without it")
+needs_daqp = pytest.mark.skipif(
+    not HAVE_DAQP, reason="needs daqp (a dependency of gaussqp: pip install daqp): the fast path is off without it"
+)
 
 
 def _problems(seed: int):
@@ -68,9 +70,20 @@ def test_the_fast_answer_is_clarabels_certified_answer(seed):
 def test_the_humanoid_goes_the_fast_path_and_its_working_set_reaches_the_polish():
     hum = gaussqp.problems.load("real/humanoid_lying")
     k = hum.m * (hum.dimension - 1)
-    p = gaussqp.ContactProblem.from_blocks(hum.M, hum.F, hum.J_n, hum.normal_drift, list(hum.types),
-                                           np.zeros((k, hum.n)), np.zeros(k), np.zeros(hum.m),
-                                           ["frictionless"] * hum.m, None, [False] * hum.m, hum.dimension)
+    p = gaussqp.ContactProblem.from_blocks(
+        hum.M,
+        hum.F,
+        hum.J_n,
+        hum.normal_drift,
+        list(hum.types),
+        np.zeros((k, hum.n)),
+        np.zeros(k),
+        np.zeros(hum.m),
+        ["frictionless"] * hum.m,
+        None,
+        [False] * hum.m,
+        hum.dimension,
+    )
     sol = gaussqp.solve(p)
     assert sol.solver == "daqp" and sol.extras["fast_path"] and sol.status == "solved" and sol.certified
     active = sol.hints.active_set
@@ -146,10 +159,12 @@ def test_any_exit_flag_but_optimal_falls_back_to_clarabel(monkeypatch, flag):
 def test_an_answer_the_judge_does_not_certify_is_solved_again_by_clarabel(monkeypatch):
     """An 'optimal' exit flag is not believed: a wrong point with a wrong working set fails the judge, and the
     program is solved again by Clarabel and judged afresh."""
+
     def wrong(P, f, E, e, G, g, settings):
         n, mi = f.size, g.size
-        return daqp_.FastAnswer("solved", np.full(n, 3.0), np.zeros(e.size), np.zeros(mi), np.zeros(mi, dtype=bool),
-                                {"status": 1})
+        return daqp_.FastAnswer(
+            "solved", np.full(n, 3.0), np.zeros(e.size), np.zeros(mi), np.zeros(mi, dtype=bool), {"status": 1}
+        )
 
     monkeypatch.setattr(gauss_qp, "solve_daqp", wrong)
     p = families.planted(np.random.default_rng(3), n=6, m_b=1, m_u=3)[0]

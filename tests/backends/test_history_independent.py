@@ -31,8 +31,13 @@ print(json.dumps({"status": s.status.value, "a": None if s.acceleration is None 
 
 def _run(*seeds: int) -> dict:
     tests = str(Path(__file__).resolve().parents[1])
-    out = subprocess.run([sys.executable, "-c", SCRIPT, tests, *map(str, seeds)], capture_output=True, text=True, check=True,
-                         env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, tests, *map(str, seeds)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -26,6 +26,7 @@ def uni(n, b=0.0):
 
 # ------------------------------------------------------------------------- 1. C3(ii) and C4: Fᵀv on the data's scale
 
+
 @pytest.mark.parametrize("f_scale, m_scale", [(1.0, 1.0), (1e-15, 1.0), (1e-13, 1e-6), (1e6, 1e6), (1e-6, 1e-6)])
 def test_c3_ii_verdict_does_not_depend_on_units(f_scale, m_scale):
     # M = diag(1, 0), a2 >= 0: the cone is {v1 = 0, v2 >= 0}; Fᵀv = F2 v2 > 0 (F2 = 2 > 0): F1 has a minimizer
@@ -40,7 +41,9 @@ def test_c3_ii_verdict_does_not_depend_on_units(f_scale, m_scale):
 @pytest.mark.parametrize("f_scale, m_scale", [(1.0, 1.0), (1e-15, 1.0), (1e-13, 1e-6), (1e6, 1e6), (1e-6, 1e-6)])
 def test_c4_verdict_does_not_depend_on_units(f_scale, m_scale):
     # ker M = span e2 ⊆ ker J (J = e1ᵀ), Fᵀe2 = 0.5 ≠ 0 at any unit of F; before, F = (3, 0.5)·1e-15 failed C4
-    c = cert.c4_singular_uniqueness(prob(m_scale * np.diag([1.0, 0.0]), f_scale * np.array([3.0, 0.5]), [uni([1.0, 0.0])]))
+    c = cert.c4_singular_uniqueness(
+        prob(m_scale * np.diag([1.0, 0.0]), f_scale * np.array([3.0, 0.5]), [uni([1.0, 0.0])])
+    )
     assert c.holds is True
 
 
@@ -60,12 +63,16 @@ def test_fv_zero_at_round_off_of_its_own_terms():
 
 # ------------------------------------------------------------------ 2. sticking Prop. 2: definiteness and disks
 
+
 def _sticking_point(s, fx, fy=4.0, mu=0.5, m2=1e5):
     # a point mass held by one bilateral sticking contact (normal y, tangent x), masses (1, m2), everything scaled
     # by s (the unit of mass): a = 0, and (21) gives λ_n = F_y, λ_t = F_x; (22) holds iff |F_x| <= μ |F_y|
-    return ContactProblem(s * np.diag([1.0, m2]), s * np.array([fx, fy]),
-                          [Contact("bilateral", normal=[0.0, 1.0], friction=mu, mode="sticking", tangent=[[1.0, 0.0]])],
-                          dimension=2)
+    return ContactProblem(
+        s * np.diag([1.0, m2]),
+        s * np.array([fx, fy]),
+        [Contact("bilateral", normal=[0.0, 1.0], friction=mu, mode="sticking", tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
 
 
 @pytest.mark.parametrize("s", [1.0, 1e-6, 1e6])
@@ -88,14 +95,18 @@ def test_prop2_dependent_rows_still_refused_at_any_unit():
     from gaussqp.certificates.sticking_criteria import bilateral_sticking_criterion
 
     for s in (1.0, 1e-6, 1e6):
-        p = ContactProblem(s * np.eye(2), s * np.array([1.0, 4.0]),
-                           [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[0.0, 2.0]])],
-                           dimension=2)
+        p = ContactProblem(
+            s * np.eye(2),
+            s * np.array([1.0, 4.0]),
+            [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[0.0, 2.0]])],
+            dimension=2,
+        )
         c = bilateral_sticking_criterion(p)[0]
         assert c.holds is None and c.implies.startswith("premise fails: G of (17) is not positive definite")
 
 
 # ------------------------------------------------------------------ 3. classify: rank of the equilibrated rows
+
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("row_scale", [1.0, 1e-6, 1e6])
@@ -105,8 +116,14 @@ def test_classify_rank_does_not_depend_on_a_row_scale(sparse, row_scale):
     import scipy.sparse as sp
 
     Jn = np.array([[1.0, 0.0], [row_scale * 1.0, row_scale * 1e-4]])
-    p = ContactProblem.from_blocks(np.eye(2), np.zeros(2), sp.csr_matrix(Jn) if sparse else Jn, np.zeros(2),
-                                   ["unilateral", "unilateral"], dimension=2)
+    p = ContactProblem.from_blocks(
+        np.eye(2),
+        np.zeros(2),
+        sp.csr_matrix(Jn) if sparse else Jn,
+        np.zeros(2),
+        ["unilateral", "unilateral"],
+        dimension=2,
+    )
     c = p.classify()
     assert c.normal_rank == 2 and c.redundant is False
 
@@ -119,17 +136,30 @@ def test_classify_rank_in_the_mass_units_of_the_coordinates(sparse):
 
     for k in (1.0, 1e11):
         Jn = np.array([[1.0, 0.0], [1.0, 1.0 / k]])
-        p = ContactProblem.from_blocks(np.diag([1.0, 1.0 / k**2]), np.zeros(2), sp.csr_matrix(Jn) if sparse else Jn,
-                                       np.zeros(2), ["bilateral", "unilateral"], dimension=2)
+        p = ContactProblem.from_blocks(
+            np.diag([1.0, 1.0 / k**2]),
+            np.zeros(2),
+            sp.csr_matrix(Jn) if sparse else Jn,
+            np.zeros(2),
+            ["bilateral", "unilateral"],
+            dimension=2,
+        )
         assert p.classify().normal_rank == 2, k
     # truly dependent rows stay dependent in any unit
     Jn = np.array([[1.0, 1.0], [3e-7, 3e-7]])
-    p = ContactProblem.from_blocks(np.diag([1.0, 1e-10]), np.zeros(2), sp.csr_matrix(Jn) if sparse else Jn, np.zeros(2),
-                                   ["unilateral", "unilateral"], dimension=2)
+    p = ContactProblem.from_blocks(
+        np.diag([1.0, 1e-10]),
+        np.zeros(2),
+        sp.csr_matrix(Jn) if sparse else Jn,
+        np.zeros(2),
+        ["unilateral", "unilateral"],
+        dimension=2,
+    )
     assert p.classify().normal_rank == 1 and p.classify().redundant is True
 
 
 # ------------------------------------------------- 4. LP answers re-checked in NumPy before a cone decision stands
+
 
 def _forced_linprog(monkeypatch, fun=None, x=None):
     """Replace ``scipy.optimize.linprog`` by the real one whose answer is then falsified: the optimal value set to
@@ -166,9 +196,12 @@ def test_image_meets_normal_cone_answers_are_checked(monkeypatch):
     _forced_linprog(monkeypatch, fun=0.0)
     assert sc.image_meets_normal_cone(T_meet, J) == (None, None)
     # through the certificates: Cor. 2 undecided, never "holds"
-    p = ContactProblem(np.eye(2), np.array([0.0, 1.0]),
-                       [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[0.0, 3.0]])],
-                       dimension=2)
+    p = ContactProblem(
+        np.eye(2),
+        np.array([0.0, 1.0]),
+        [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[0.0, 3.0]])],
+        dimension=2,
+    )
     out = {c.id: c for c in sc.unilateral_sticking_solvability(p)}
     assert out["C8(Cor. 2)"].holds is None and out["C8(Cor. 2)"].implies.startswith("undecided")
     monkeypatch.undo()
@@ -230,6 +263,7 @@ def test_lp_dual_bound():
 
 # ----------------------------------------------- 5. SOLVE_COND_MAX on equilibrated matrices, not on the raw ones
 
+
 @pytest.mark.parametrize("m2", [1.0, 1e10, 1e13])
 def test_sliding_enumeration_with_a_mass_ratio(m2):
     # a block sliding (slip +x) on a floor (a2 >= 0) pressed by F2 = m2: a2 = 0, λ_n = F2 = m2, and
@@ -238,9 +272,12 @@ def test_sliding_enumeration_with_a_mass_ratio(m2):
     # 1e-9 max(1, |F|): "inaccurate"
     import gaussqp
 
-    p = ContactProblem(np.diag([1.0, m2]), np.array([0.3, m2]),
-                       [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sliding", tangent=[[1.0, 0.0]],
-                                slip=[1.0])], dimension=2)
+    p = ContactProblem(
+        np.diag([1.0, m2]),
+        np.array([0.3, m2]),
+        [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sliding", tangent=[[1.0, 0.0]], slip=[1.0])],
+        dimension=2,
+    )
     for f in ("sliding_enumeration", "sliding_lcp"):
         sol = gaussqp.solve(p, formulation=f)
         assert sol.status == "solved" and sol.certified, (f, sol.status)
@@ -259,10 +296,15 @@ def test_sliding_lcp_and_fixed_point_with_a_small_row_and_a_mass_ratio(row):
     from gaussqp.friction.sliding import fixed_point, reduce
 
     mu = 0.05  # μ²/row < 1: a solution exists (at μ = 0.1, row = 1e-2 the two equations are inconsistent)
-    p = ContactProblem(np.diag([1.0, 1e10]), np.array([1.0, 2.0]),
-                       [Contact("bilateral", normal=[1.0, 0.0], friction=mu, mode="sliding", tangent=[[0.0, 1.0]], slip=[1.0]),
-                        Contact("bilateral", normal=[0.0, row], friction=mu, mode="sliding", tangent=[[1.0, 0.0]],
-                                slip=[1.0])], dimension=2)
+    p = ContactProblem(
+        np.diag([1.0, 1e10]),
+        np.array([1.0, 2.0]),
+        [
+            Contact("bilateral", normal=[1.0, 0.0], friction=mu, mode="sliding", tangent=[[0.0, 1.0]], slip=[1.0]),
+            Contact("bilateral", normal=[0.0, row], friction=mu, mode="sliding", tangent=[[1.0, 0.0]], slip=[1.0]),
+        ],
+        dimension=2,
+    )
     sol = gaussqp.solve(p, formulation="sliding_lcp")
     assert sol.status == "solved" and sol.certified
     l1, l2 = sol.lambda_normal
@@ -277,9 +319,13 @@ def test_sliding_lcp_and_fixed_point_with_a_small_row_and_a_mass_ratio(row):
 
 # ------------------------------------------------------ 6. one bilateral compatibility test for F2 and F3
 
+
 def _two_drifts(unit, delta):
-    return ContactProblem(np.eye(2), unit * np.array([1.0, 1.0]),
-                          [bil([1.0, 0.0], 0.0), bil([1.0, 0.0], unit * delta), uni([0.0, 1.0], 0.0)])
+    return ContactProblem(
+        np.eye(2),
+        unit * np.array([1.0, 1.0]),
+        [bil([1.0, 0.0], 0.0), bil([1.0, 0.0], unit * delta), uni([0.0, 1.0], 0.0)],
+    )
 
 
 @pytest.mark.parametrize("unit", [1.0, 1e-6, 1e6])
@@ -311,6 +357,7 @@ def test_f2_and_f3_agree_on_bilateral_compatibility(unit, delta, compatible):
 
 # --------------------------------------- 7. the former unit_floor_scale users: data scales, not the answer's size
 
+
 def test_active_tolerance_ignores_a_garbage_answer():
     # a block on a floor (a2 >= 0) pushed down by F2 = 1: data acceleration 1, row scale 1. A garbage "answer"
     # a = (1e15, 1e3) leaves the floor by 1e3: it detaches. Before, the tolerance tol·max(1, |a|, |b|) = 1e8 called a
@@ -323,7 +370,9 @@ def test_active_tolerance_ignores_a_garbage_answer():
     np.testing.assert_allclose(tol, active_tolerance(p, np.zeros(2)))  # the answer does not enter
     np.testing.assert_allclose(tol, [1e-7])
     assert list(detaching(p, garbage, tol)) == [0]
-    assert list(detaching(p, np.array([1e15, 1e-8]), tol)) == [] and list(detaching(p, np.array([0.0, 1e-6]), tol)) == [0]
+    assert list(detaching(p, np.array([1e15, 1e-8]), tol)) == [] and list(detaching(p, np.array([0.0, 1e-6]), tol)) == [
+        0
+    ]
 
 
 def test_sticking_gap_tolerance_ignores_a_garbage_answer():
@@ -333,9 +382,12 @@ def test_sticking_gap_tolerance_ignores_a_garbage_answer():
     from gaussqp.model.scales import data_scales
     from gaussqp.settings import get_tolerance
 
-    p = ContactProblem(np.eye(2), np.array([0.3, 1.0]),
-                       [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])],
-                       dimension=2)
+    p = ContactProblem(
+        np.eye(2),
+        np.array([0.3, 1.0]),
+        [Contact("unilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
     tol = get_tolerance("high")
     small = StickingConic._gap_tol(p, np.zeros(2), np.array([1.0]), np.zeros((1, 1)), tol)
     big = StickingConic._gap_tol(p, np.array([1e15, 1e15]), np.array([1e15]), np.zeros((1, 1)), tol)
@@ -353,12 +405,15 @@ def test_farkas_verdict_does_not_depend_on_units(unit):
     from gaussqp.certificates.instance import verify_farkas
 
     big = verify_farkas(_two_drifts(unit, 1e-3))
-    assert big is not None and big.holds is True and big.margin == pytest.approx(1e-3 / (2 + 1e-3), rel=1e-9)  # δ against rows (1, 1 + δ)
+    assert (
+        big is not None and big.holds is True and big.margin == pytest.approx(1e-3 / (2 + 1e-3), rel=1e-9)
+    )  # δ against rows (1, 1 + δ)
     small = verify_farkas(_two_drifts(unit, 1e-12))
     assert small is None or small.holds is False
 
 
 # ------------------------------------------------------------------ forward_error with a zero KKT matrix
+
 
 def test_forward_error_is_zero_when_every_acceleration_solves():
     # M = 0, F = 0, no rows: every a solves M a + F = 0 (the KKT matrix is zero, the residual too). Before: NaN
@@ -389,8 +444,15 @@ def _meets_by_coordinates(T: np.ndarray, J: np.ndarray) -> bool:
     for k in range(n):
         for sgn in (1.0, -1.0):
             c = np.concatenate([np.zeros(kt), -sgn * J[:, k]])
-            res = scipy.optimize.linprog(c, A_ub=Aub, b_ub=np.ones(2 * n), A_eq=Aeq, b_eq=np.zeros(n),
-                                         bounds=[(None, None)] * kt + [(0, None)] * ku, method="highs")
+            res = scipy.optimize.linprog(
+                c,
+                A_ub=Aub,
+                b_ub=np.ones(2 * n),
+                A_eq=Aeq,
+                b_eq=np.zeros(n),
+                bounds=[(None, None)] * kt + [(0, None)] * ku,
+                method="highs",
+            )
             assert res.status == 0
             best = max(best, -res.fun)
     return best > 1e-7

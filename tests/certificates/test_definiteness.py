@@ -24,8 +24,13 @@ def test_c6_not_definite_when_the_unilateral_row_is_colinear_with_a_bilateral_on
     rng = np.random.default_rng(seed)
     n = 4
     nb = rng.standard_normal(n)
-    p = ContactProblem.from_blocks(_spd(rng, n), rng.standard_normal(n), np.vstack([nb, 2.0 * nb]),
-                                   rng.standard_normal(2), ["bilateral", "unilateral"])
+    p = ContactProblem.from_blocks(
+        _spd(rng, n),
+        rng.standard_normal(n),
+        np.vstack([nb, 2.0 * nb]),
+        rng.standard_normal(2),
+        ["bilateral", "unilateral"],
+    )
     c6 = check(p).certificate("C6")
     assert c6 is not None and c6.holds is False
     assert abs(c6.margin) < 1e-10
@@ -39,8 +44,9 @@ def test_c6_definite_margin_is_invariant_under_row_scaling(seed):
     J = rng.standard_normal((3, n))
     types = ["bilateral", "unilateral", "unilateral"]
     base = check(ContactProblem.from_blocks(M, rng.standard_normal(n), J, np.zeros(3), types)).certificate("C6")
-    scaled = check(ContactProblem.from_blocks(M, np.ones(n), J * np.array([[1.0], [1e-6], [1e6]]), np.zeros(3),
-                                              types)).certificate("C6")
+    scaled = check(
+        ContactProblem.from_blocks(M, np.ones(n), J * np.array([[1.0], [1e-6], [1e6]]), np.zeros(3), types)
+    ).certificate("C6")
     assert base.holds and scaled.holds
     assert scaled.margin == pytest.approx(base.margin, rel=1e-6)
 
@@ -50,9 +56,10 @@ def test_prop6_not_definite_when_the_sticking_normal_is_colinear_with_a_bilatera
     rng = np.random.default_rng(200 + seed)
     n = 5
     nb = rng.standard_normal(n)
-    contacts = [Contact("bilateral", normal=nb),
-                Contact("unilateral", normal=3.0 * nb, mode="sticking", friction=0.5,
-                        tangent=rng.standard_normal((1, n)))]
+    contacts = [
+        Contact("bilateral", normal=nb),
+        Contact("unilateral", normal=3.0 * nb, mode="sticking", friction=0.5, tangent=rng.standard_normal((1, n))),
+    ]
     p = ContactProblem(_spd(rng, n), rng.standard_normal(n), contacts, dimension=2)
     rep = check(p)
     augmented_lcp_criteria = [c for c in rep.certificates if c.id == "C8(Prop. 6)" and "(i)" in c.source]
@@ -63,8 +70,9 @@ def test_zero_row_gives_no_kinetic_angle_and_no_warning():
     rng = np.random.default_rng(7)
     n = 3
     J = np.vstack([rng.standard_normal(n), np.zeros(n), rng.standard_normal(n)])
-    p = ContactProblem.from_blocks(_spd(rng, n), rng.standard_normal(n), J, [0.0, 1.0, 0.0],
-                                   ["bilateral", "unilateral", "unilateral"])
+    p = ContactProblem.from_blocks(
+        _spd(rng, n), rng.standard_normal(n), J, [0.0, 1.0, 0.0], ["bilateral", "unilateral", "unilateral"]
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         rep = check(p)

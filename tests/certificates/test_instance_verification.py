@@ -17,7 +17,7 @@ from gaussqp.mechanics import active_set as kkt
 from gaussqp.errors import UndecidedError
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.model.scales import data_scales
-from gaussqp.results import (FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, JudgeHints, Solution)
+from gaussqp.results import FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Certificate, JudgeHints, Solution
 from gaussqp.friction.cones import ConeModel
 from gaussqp.settings import PRESETS
 
@@ -39,14 +39,20 @@ def sol_of(p, a, lam_n, status=SOLVED, lam_t=None, polish=True, cones_enforced=N
     """A raw claim as a formulation hands it to the judge (its typed fields: polish_allowed, cones_enforced,
     nonexistence_verified)."""
     lt = np.zeros((p.m, p.dimension - 1)) if lam_t is None else np.asarray(lam_t, dtype=float)
-    return Solution(p, status, "test", "test", acceleration=None if a is None else np.asarray(a, dtype=float),
-                    lambda_normal=None if lam_n is None else np.asarray(lam_n, dtype=float),
-                    lambda_tangent=lt if a is not None else None,
-                    hints=JudgeHints(polish_allowed=polish, cones_enforced=cones_enforced,
-                                     nonexistence_verified=verified_by_f1))
+    return Solution(
+        p,
+        status,
+        "test",
+        "test",
+        acceleration=None if a is None else np.asarray(a, dtype=float),
+        lambda_normal=None if lam_n is None else np.asarray(lam_n, dtype=float),
+        lambda_tangent=lt if a is not None else None,
+        hints=JudgeHints(polish_allowed=polish, cones_enforced=cones_enforced, nonexistence_verified=verified_by_f1),
+    )
 
 
 # ----------------------------------------------------------------------------------------------- verify_farkas
+
 
 def test_farkas_two_opposite_unilateral_rows():
     # a >= 3 and a <= -1: y_G = (t, t) (Gᵀy = 0), gᵀy = -3t - t = -1 -> t = 1/4. Data scales (issue #9 part 3): the
@@ -64,8 +70,15 @@ def test_farkas_two_opposite_unilateral_rows():
 def test_farkas_bilateral_and_unilateral_split():
     # 2a - 3 = 0 and -a - 1 >= 0: 2 y_E - y_G = 0, -3 y_E - y_G = -1 -> y_E = 0.2, y_G = 0.4; data acceleration
     # max(3/2, 1) = 1.5, rows (2·1.5 + 3, 1.5 + 1) = (6, 2.5): margin 1 / (0.2·6 + 0.4·2.5) = 1/2.2
-    p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[2.0], normal_drift=-3.0),
-                                           Contact("unilateral", normal=[-1.0], normal_drift=-1.0)], dimension=2)
+    p = ContactProblem(
+        np.eye(1),
+        [0.0],
+        [
+            Contact("bilateral", normal=[2.0], normal_drift=-3.0),
+            Contact("unilateral", normal=[-1.0], normal_drift=-1.0),
+        ],
+        dimension=2,
+    )
     c = inst.verify_farkas(p)
     assert c.holds is True
     np.testing.assert_allclose(c.data["y_equalities"], [0.2], rtol=1e-9)
@@ -143,13 +156,15 @@ def test_farkas_margin_threshold(monkeypatch):
 
 # ------------------------------------------------------------------------------------------------ verify_ray
 
+
 def test_roundoff_rows_formula():
     A = np.array([[1.0, -2.0, 0.0], [0.0, 3.0, -4.0]])
     v = np.array([0.5, -1.0, 2.0])
     # 1000 * n eps * |A| |v| with n = 3: |A||v| = (0.5 + 2, 3 + 8) = (2.5, 11)
     np.testing.assert_allclose(inst._roundoff_rows(A, v), 1000.0 * 3 * EPS * np.array([2.5, 11.0]), rtol=1e-14)
-    np.testing.assert_allclose(inst._roundoff_rows(sp.csr_matrix(A), v), 1000.0 * 3 * EPS * np.array([2.5, 11.0]),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        inst._roundoff_rows(sp.csr_matrix(A), v), 1000.0 * 3 * EPS * np.array([2.5, 11.0]), rtol=1e-14
+    )
     assert inst._roundoff_rows(np.zeros((0, 3)), v).shape == (0,)
 
 
@@ -199,8 +214,9 @@ def test_ray_rejects_mass_row_violation(monkeypatch):
 
 
 def test_ray_rejects_equality_violation(monkeypatch):
-    p = ContactProblem(np.diag([1.0, 0.0, 0.0]), [0.0, 1.0, 0.0],
-                       [Contact("bilateral", normal=[0.0, 0.0, 1.0])], dimension=2)
+    p = ContactProblem(
+        np.diag([1.0, 0.0, 0.0]), [0.0, 1.0, 0.0], [Contact("bilateral", normal=[0.0, 0.0, 1.0])], dimension=2
+    )
     _ray_with(monkeypatch, [0.0, -1.0, 0.25])  # E v = 0.25, |E||v| = 0.25
     c = inst.verify_ray(p)
     assert c.holds is False
@@ -255,14 +271,21 @@ def test_ray_none_when_search_fails(monkeypatch):
 
 # ----------------------------------------------------------------------------------------------- _active_sets
 
+
 def _three_rows():
     """bilateral (1, 0) b = 0.3; unilateral (0, 1) b = 0; unilateral (2, 1) b = -1; M = I, F = (0, 2).
 
     S = 1; weights (1, 1, 2); accel = max(free 2, drifts max(0.3, 0, 0.5)) = 2; force = max(2, 1 * 2) = 2;
     row scales |J_i| accel + |b_i| = (2.3, 2, 7)."""
-    return ContactProblem(np.eye(2), [0.0, 2.0], [Contact("bilateral", normal=[1.0, 0.0], normal_drift=0.3),
-                                                    Contact("unilateral", normal=[0.0, 1.0]),
-                                                    Contact("unilateral", normal=[2.0, 1.0], normal_drift=-1.0)])
+    return ContactProblem(
+        np.eye(2),
+        [0.0, 2.0],
+        [
+            Contact("bilateral", normal=[1.0, 0.0], normal_drift=0.3),
+            Contact("unilateral", normal=[0.0, 1.0]),
+            Contact("unilateral", normal=[2.0, 1.0], normal_drift=-1.0),
+        ],
+    )
 
 
 def test_active_sets_thresholds_and_boundaries():
@@ -283,8 +306,11 @@ def test_active_sets_thresholds_and_boundaries():
 
 
 def test_active_sets_zero_row_multiplier_threshold_infinite():
-    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0]),
-                                               Contact("unilateral", normal=[0.0, 0.0], normal_drift=1.0)])
+    p = ContactProblem(
+        np.eye(2),
+        [0.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 1.0]), Contact("unilateral", normal=[0.0, 0.0], normal_drift=1.0)],
+    )
     active, zero, thr, lthr = inst._active_sets(p, np.zeros(2), np.array([1.0, 1e6]))
     assert np.isinf(lthr[1]) and zero.tolist() == [False, True]
     assert active.tolist() == [True, False]
@@ -297,6 +323,7 @@ def test_active_sets_without_unilateral_rows():
 
 
 # ---------------------------------------------------------------------------------------- unique_acceleration
+
 
 def test_unique_acceleration_definite_margin_is_min_eigenvalue_of_equilibrated_mass():
     # M = [[2, 1], [1, 2]]: S M S = [[1, 1/2], [1/2, 1]], eigenvalues 1/2 and 3/2
@@ -333,6 +360,7 @@ def test_unique_acceleration_singular_one_inactive_not_unique():
 def test_unique_acceleration_undecided(monkeypatch):
     def boom(*a, **k):
         raise UndecidedError("test double")
+
     monkeypatch.setattr(inst, "cone_is_trivial", boom)
     c = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
     assert c.holds is None and np.isnan(c.margin) and "undecided" in c.implies and "test double" in c.implies
@@ -340,6 +368,7 @@ def test_unique_acceleration_undecided(monkeypatch):
 
 
 # ----------------------------------------------------------------------------------------- unique_multipliers
+
 
 def test_unique_multipliers_no_rows():
     p = ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2)
@@ -386,8 +415,9 @@ def test_unique_multipliers_zero_multipliers_are_one_sided():
 
 def test_unique_multipliers_bilateral_row_has_no_sign():
     # bilateral (0,1) and unilateral (0,1), λ_u = 0: d1 free, d2 >= 0, d1 + d2 = 0 -> not unique
-    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("bilateral", normal=[0.0, 1.0]),
-                                               Contact("unilateral", normal=[0.0, 1.0])])
+    p = ContactProblem(
+        np.eye(2), [0.0, 1.0], [Contact("bilateral", normal=[0.0, 1.0]), Contact("unilateral", normal=[0.0, 1.0])]
+    )
     c = inst.unique_multipliers(p, np.zeros(2), np.array([1.0, 0.0]))
     assert c.holds is False
 
@@ -395,6 +425,7 @@ def test_unique_multipliers_bilateral_row_has_no_sign():
 def test_unique_multipliers_undecided(monkeypatch):
     def boom(*a, **k):
         raise UndecidedError("test double")
+
     monkeypatch.setattr(inst, "cone_is_trivial", boom)
     p = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], F=[0.0, 1.0])
     c = inst.unique_multipliers(p, np.zeros(2), np.array([0.5, 0.5]))
@@ -407,12 +438,19 @@ def test_multiplier_rows_dense_and_sparse_with_sticking_tangent():
     Jt = np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
     for sparse in (False, True):
         M = sp.identity(3, format="csr") if sparse else np.eye(3)
-        p = ContactProblem.from_blocks(M, [0.0, 1.0, 1.0], sp.csr_matrix(Jn) if sparse else Jn, [0.0, 0.0],
-                                       "unilateral", J_t=Jt, friction=[0.5, 0.5], modes=["frictionless", "sticking"])
+        p = ContactProblem.from_blocks(
+            M,
+            [0.0, 1.0, 1.0],
+            sp.csr_matrix(Jn) if sparse else Jn,
+            [0.0, 0.0],
+            "unilateral",
+            J_t=Jt,
+            friction=[0.5, 0.5],
+            modes=["frictionless", "sticking"],
+        )
         J, rt = inst.multiplier_rows(p)
         assert rt.tolist() == [1] and sp.issparse(J) == sparse
-        np.testing.assert_array_equal(np.asarray(J.todense() if sparse else J),
-                                      [[0, 1, 0], [0, 0, 1], [1, 1, 0]])
+        np.testing.assert_array_equal(np.asarray(J.todense() if sparse else J), [[0, 1, 0], [0, 0, 1], [1, 1, 0]])
     p = ContactProblem.from_blocks(np.eye(3), [0.0, 1.0, 1.0], Jn, [0.0, 0.0], "unilateral")
     J, rt = inst.multiplier_rows(p)
     assert J.shape == (2, 3) and rt.size == 0
@@ -420,9 +458,12 @@ def test_multiplier_rows_dense_and_sparse_with_sticking_tangent():
 
 # ----------------------------------------------------------------------------------------- coulomb_cone_check
 
+
 def _sticking2d(mus, lam_types=None):
-    cs = [Contact(t, normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]])
-          for mu, t in zip(mus, lam_types or ["unilateral"] * len(mus))]
+    cs = [
+        Contact(t, normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]])
+        for mu, t in zip(mus, lam_types or ["unilateral"] * len(mus))
+    ]
     return ContactProblem(np.eye(2), [0.0, 1.0], cs, dimension=2)
 
 
@@ -469,8 +510,9 @@ def test_coulomb_enforced_model_message_and_2d_uses_disk():
 
 
 def _sticking3d(mu=0.5):
-    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=mu,
-                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    c = Contact(
+        "unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    )
     return ContactProblem(np.eye(3), [0.0, 0.0, 1.0], [c], dimension=3)
 
 
@@ -492,6 +534,7 @@ def test_coulomb_3d_polygon_models():
 
 # ------------------------------------------------------------------------------------------------ guess_active
 
+
 def test_guess_active_compares_dimensionless_multiplier_and_slack():
     p = _three_rows()  # unilateral weights (1, 2), force 2, row scales (2, 7)
     # λ̂ = λ w / force; ĝ = slack / row: row 1 slack 0.2 -> 0.1, λ 0.2 -> λ̂ 0.1 (equal: active)
@@ -503,8 +546,11 @@ def test_guess_active_compares_dimensionless_multiplier_and_slack():
 
 
 def test_guess_active_zero_row():
-    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 0.0], normal_drift=0.0),
-                                               Contact("unilateral", normal=[0.0, 1.0])])
+    p = ContactProblem(
+        np.eye(2),
+        [0.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 0.0], normal_drift=0.0), Contact("unilateral", normal=[0.0, 1.0])],
+    )
     assert kkt.guess_active(p, np.array([0.0, 0.5]), np.array([0.0, 0.0])).tolist() == [True, False]
 
 
@@ -515,14 +561,24 @@ def test_guess_active_no_unilateral_rows():
 
 # -------------------------------------------------------------------------------------------- equilibrated_kkt
 
+
 def test_equilibrated_kkt_blocks():
     # M = diag(4, 1, 0.25): S = (1/2, 1, 2); bilateral (1, 0, 0) b = 1, sticking tangent (0, 0, 1),
     # unilateral rows (0, 3, 0) b = -2 and (0, 0, 1) b = 0.5, only the second active
     M = np.diag([4.0, 1.0, 0.25])
-    cs = [Contact("bilateral", normal=[1.0, 0.0, 0.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[0.0, 0.0, 1.0]], tangent_drift=[0.3]),
-          Contact("unilateral", normal=[0.0, 3.0, 0.0], normal_drift=-2.0),
-          Contact("unilateral", normal=[0.0, 0.0, 1.0], normal_drift=0.5)]
+    cs = [
+        Contact(
+            "bilateral",
+            normal=[1.0, 0.0, 0.0],
+            normal_drift=1.0,
+            mode="sticking",
+            friction=0.5,
+            tangent=[[0.0, 0.0, 1.0]],
+            tangent_drift=[0.3],
+        ),
+        Contact("unilateral", normal=[0.0, 3.0, 0.0], normal_drift=-2.0),
+        Contact("unilateral", normal=[0.0, 0.0, 1.0], normal_drift=0.5),
+    ]
     p = ContactProblem(M, [0.0, 0.0, 0.0], cs, dimension=2)
     k = kkt.equilibrated_kkt(p, np.array([False, True]))
     J = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, 0, 1.0]])
@@ -536,11 +592,15 @@ def test_equilibrated_kkt_blocks():
     # weights ‖(J S)_i‖∞ = (1/2, 2, 2)
     np.testing.assert_allclose(k.d, [0.5, 1.0, 2.0, 2.0, 0.5, 0.5], rtol=1e-15)
     sc = data_scales(p)
-    np.testing.assert_allclose(k.data_rows, np.concatenate([sc.dynamics_row, sc.normal_row[[0]],
-                                                            sc.tangent_row[[0]], sc.normal_row[[2]]]), rtol=1e-15)
+    np.testing.assert_allclose(
+        k.data_rows,
+        np.concatenate([sc.dynamics_row, sc.normal_row[[0]], sc.tangent_row[[0]], sc.normal_row[[2]]]),
+        rtol=1e-15,
+    )
 
 
 # --------------------------------------------------------------------------------------------------- polish
+
 
 def test_polish_dense_moves_to_exact_solution():
     # M = I, F = (0, 1), a2 >= 0: a* = 0, λ* = 1
@@ -557,9 +617,17 @@ def test_polish_dense_moves_to_exact_solution():
 def test_polish_with_bilateral_row_and_sticking_tangent():
     # a1 + 1 = 0 (bilateral), sticking tangent a3 = 0, a2 >= 0 with F = (0, 2, 3): a* = (-1, 0, 0),
     # λ = (M a + F) by row: λ_b = -1, λ_u = 2, λ_t = 3
-    cs = [Contact("bilateral", normal=[1.0, 0.0, 0.0], normal_drift=1.0, mode="sticking", friction=5.0,
-                  tangent=[[0.0, 0.0, 1.0]]),
-          Contact("unilateral", normal=[0.0, 1.0, 0.0])]
+    cs = [
+        Contact(
+            "bilateral",
+            normal=[1.0, 0.0, 0.0],
+            normal_drift=1.0,
+            mode="sticking",
+            friction=5.0,
+            tangent=[[0.0, 0.0, 1.0]],
+        ),
+        Contact("unilateral", normal=[0.0, 1.0, 0.0]),
+    ]
     p = ContactProblem(np.eye(3), [0.0, 2.0, 3.0], cs, dimension=2)
     s = sol_of(p, [-1.0 + 1e-5, 1e-6, 1e-5], [-0.9, 2.1], lam_t=[[2.9], [0.0]])
     polmod.polish(s)
@@ -615,12 +683,13 @@ def test_sparse_kkt_solve_singular_and_regular():
 
 # ---------------------------------------------------------------------------------------------- forward_error
 
+
 def test_forward_error_exact_answer_is_small():
     p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
     c = inst.forward_error(p, np.zeros(2), np.array([1.0]), np.zeros((1, 1)))
     assert c.id == "forward_error" and c.holds is None
     assert c.margin < 1e-14 and c.data["active_rows"] == 1
-    assert c.data["condition"] == pytest.approx((1 + 5 ** 0.5) / 2 / ((5 ** 0.5 - 1) / 2), rel=1e-12)
+    assert c.data["condition"] == pytest.approx((1 + 5**0.5) / 2 / ((5**0.5 - 1) / 2), rel=1e-12)
 
 
 def test_forward_error_measures_acceleration_offset():
@@ -706,6 +775,7 @@ def test_forward_error_default_limit_is_1000():
 
 # ---------------------------------------------------------------------------------------------------- finalize
 
+
 def test_finalize_exact_answer_stays_solved():
     p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0]), HIGH)
@@ -747,8 +817,12 @@ def test_finalize_enforced_cone_violation_downgrades():
     p = _sticking2d([0.5])  # a2 >= 0 with F = (0, 1) and sticking a1 = 0: a* = 0, λ_n = 1, λ_t = 0
     s = sol_of(p, [0.0, 0.0], [1.0], lam_t=[[0.0]], cones_enforced=ConeModel("disk"))
     # a λ_t leaving the disk that still satisfies the dynamics needs F1 = λ_t: use F = (1, 1)
-    p = ContactProblem(np.eye(2), [1.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sticking",
-                                                       friction=0.5, tangent=[[1.0, 0.0]])], dimension=2)
+    p = ContactProblem(
+        np.eye(2),
+        [1.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
     s = sol_of(p, [0.0, 0.0], [1.0], lam_t=[[1.0]], cones_enforced=ConeModel("disk"), polish=False)
     judge.finalize(s, HIGH)
     assert s.status == INACCURATE and s.message == "multipliers leave the disk cones by 5.00e-01"
@@ -762,20 +836,44 @@ def test_finalize_enforced_cone_violation_downgrades():
 
 def test_finalize_ill_conditioned_downgrades(monkeypatch):
     p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
-    fake = Certificate(id="forward_error", source="x", holds=None, margin=2e-6, implies="x",
-                       data={"condition": 3e12, "acceleration": 2e-6, "forces": 0.0, "multipliers": 0.0,
-                             "contact_force_errors": np.zeros(1)})
+    fake = Certificate(
+        id="forward_error",
+        source="x",
+        holds=None,
+        margin=2e-6,
+        implies="x",
+        data={
+            "condition": 3e12,
+            "acceleration": 2e-6,
+            "forces": 0.0,
+            "multipliers": 0.0,
+            "contact_force_errors": np.zeros(1),
+        },
+    )
     monkeypatch.setattr(judge, "forward_error", lambda *a, **k: fake)
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0]), HIGH)
     assert s.status == INACCURATE
-    assert s.message == ("residuals are small but the problem is ill-conditioned (cond 3.0e+12): "
-                         "the acceleration may be 2.0e-06 (relative) from the exact one")
+    assert s.message == (
+        "residuals are small but the problem is ill-conditioned (cond 3.0e+12): "
+        "the acceleration may be 2.0e-06 (relative) from the exact one"
+    )
     fe = s.certificate("forward_error")
     assert fe.holds is False and fe.margin == pytest.approx(1e-6 - 2e-6)
     assert s.certified_quantities == {"acceleration": False, "forces": True}
-    fake2 = Certificate(id="forward_error", source="x", holds=None, margin=1e-6, implies="x",
-                        data={"condition": 1.0, "acceleration": 1e-6, "forces": 1e-6, "multipliers": 0.0,
-                              "contact_force_errors": np.full(1, 1e-6)})
+    fake2 = Certificate(
+        id="forward_error",
+        source="x",
+        holds=None,
+        margin=1e-6,
+        implies="x",
+        data={
+            "condition": 1.0,
+            "acceleration": 1e-6,
+            "forces": 1e-6,
+            "multipliers": 0.0,
+            "contact_force_errors": np.full(1, 1e-6),
+        },
+    )
     monkeypatch.setattr(judge, "forward_error", lambda *a, **k: fake2)
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0]), HIGH)
     assert s.status == SOLVED and s.certificate("forward_error").holds is True
@@ -795,6 +893,7 @@ def test_finalize_sliding_returns_before_uniqueness():
 def test_finalize_undecided_uniqueness_is_none(monkeypatch):
     def boom(*a, **k):
         raise UndecidedError("x")
+
     monkeypatch.setattr(inst, "cone_is_trivial", boom)
     p = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], M=np.diag([1.0, 0.0]) + np.diag([0.0, 0.0]), F=[0.0, 1.0])
     s = judge.finalize(sol_of(p, [0.0, 0.0], [0.5, 0.5], polish=False), HIGH)
@@ -878,16 +977,19 @@ def test_finalize_rejected_certificates_fail(monkeypatch):
 
 # ================================================================ second round: survivors of the first mutation run
 
+
 def test_roundoff_rows_single_coordinate():
     # n = 1: the factor is max(n, 1) = 1
-    np.testing.assert_allclose(inst._roundoff_rows(np.array([[3.0]]), np.array([-2.0])), [1000.0 * EPS * 6.0],
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        inst._roundoff_rows(np.array([[3.0]]), np.array([-2.0])), [1000.0 * EPS * 6.0], rtol=1e-14
+    )
 
 
 def test_ray_with_bilateral_row_exactly_satisfied():
     # M = diag(1, 0, 0), F = (0, 1, 0), a2 + a3 = 0 (bilateral): v = (0, -1, 1) with E v = 0 but |E||v| = 2 > 0
-    p = ContactProblem(np.diag([1.0, 0.0, 0.0]), [0.0, 1.0, 0.0],
-                       [Contact("bilateral", normal=[0.0, 1.0, 1.0])], dimension=2)
+    p = ContactProblem(
+        np.diag([1.0, 0.0, 0.0]), [0.0, 1.0, 0.0], [Contact("bilateral", normal=[0.0, 1.0, 1.0])], dimension=2
+    )
     c = inst.verify_ray(p)
     assert c.holds is True and c.data["violation"] == 0.0
     np.testing.assert_allclose(c.data["ray"], [0.0, -1.0, 1.0], atol=1e-12)
@@ -923,6 +1025,7 @@ def _fake_splu(monkeypatch, perturb):
 
         def solve(self, rhs):
             return perturb(self.lu.solve(rhs))
+
     monkeypatch.setattr(linalg_kkt, "symmetric_splu", Fake)
 
 
@@ -1025,8 +1128,9 @@ def test_polish_refuses_inconsistent_active_rows():
 def test_polish_redundant_rows_with_bilateral_row():
     # bilateral a1 = 0 with multiplier -2 (F1 = -2); unilateral (0,1,0), (0,0,1), (0,1,1) active at a = 0 with
     # F = (-2, 1, 0): min-norm unilateral λ = (2/3, -1/3, 1/3) (negative), the nonnegative one (1, 0, 0)
-    cs = [Contact("bilateral", normal=[1.0, 0, 0])] + [Contact("unilateral", normal=n)
-                                                        for n in ([0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 1.0])]
+    cs = [Contact("bilateral", normal=[1.0, 0, 0])] + [
+        Contact("unilateral", normal=n) for n in ([0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 1.0])
+    ]
     p = ContactProblem(np.eye(3), [-2.0, 1.0, 0.0], cs, dimension=2)
     s = sol_of(p, [0.0, 0.0, 0.0], [-1.9, 0.9, 0.0, 0.0])
     polmod.polish(s)
@@ -1047,8 +1151,9 @@ def test_forward_error_force_and_accel_differ():
     # M = [[1, .5], [.5, 1]] (S = 1, λ_max(M̃) = 1.5), bilateral a1 = 2 (b = -2), F = 0: accel = 2, force = 3;
     # exact a = (2, -1) (0.5 a1 + a2 = 0), λ = 2 - 0.5 = 1.5. Answer λ = 6: step 4.5;
     # zmag = max(|ã| = 2, 6 / force * accel = 4) = 4; err_l = 4.5 * accel / force / max(accel, zmag) = 0.75
-    p = ContactProblem(np.array([[1.0, 0.5], [0.5, 1.0]]), [0.0, 0.0],
-                       [Contact("bilateral", normal=[1.0, 0.0], normal_drift=-2.0)])
+    p = ContactProblem(
+        np.array([[1.0, 0.5], [0.5, 1.0]]), [0.0, 0.0], [Contact("bilateral", normal=[1.0, 0.0], normal_drift=-2.0)]
+    )
     c = inst.forward_error(p, np.array([2.0, -1.0]), np.array([6.0]), np.zeros((1, 1)))
     assert c.data["multipliers"] == pytest.approx(0.75, rel=1e-9)
     assert c.data["acceleration"] < 1e-13
@@ -1068,7 +1173,7 @@ def test_forward_error_exact_answer_is_the_roundoff_term():
     # exact answer: the step is 0; the estimate is the round-off (n + k) eps cond zmag with cond = φ², zmag = 1
     p = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
     c = inst.forward_error(p, np.zeros(2), np.array([1.0]), np.zeros((1, 1)))
-    phi2 = ((1 + 5 ** 0.5) / 2) ** 2
+    phi2 = ((1 + 5**0.5) / 2) ** 2
     assert c.data["acceleration"] == pytest.approx(3 * EPS * phi2, rel=1e-9, abs=0)
     assert c.data["multipliers"] == pytest.approx(3 * EPS * phi2, rel=1e-9, abs=0)
     assert c.data["row_rank"] is None and c.data["active_rows"] == 1
@@ -1101,8 +1206,15 @@ def test_unique_multipliers_margins_and_data():
 
 def test_unique_acceleration_data_keys():
     c = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
-    assert set(c.data) == {"active_tolerance", "witness", "detail", "kernel_dimension", "kernel_angle",
-                           "rows_zero_on_kernel", "equality_kernel_dimension"} and isinstance(c.data["detail"], str)
+    assert set(c.data) == {
+        "active_tolerance",
+        "witness",
+        "detail",
+        "kernel_dimension",
+        "kernel_angle",
+        "rows_zero_on_kernel",
+        "equality_kernel_dimension",
+    } and isinstance(c.data["detail"], str)
 
 
 def _texts(c):
@@ -1112,68 +1224,113 @@ def _texts(c):
 def test_certificate_texts():
     """The user-facing text of every instance certificate (it goes to the JSON output)."""
     far = inst.verify_farkas(uni([[1.0], [-1.0]], [-3.0, -1.0]))
-    assert _texts(far) == ("farkas", "Farkas vector for an empty constraint set",
-                           "DESIGN.md §4.2 (instance); tutorial Assumption 4; Farkas' lemma",
-                           "no acceleration satisfies the bilateral and unilateral constraints: the contact problem "
-                           "is infeasible")
+    assert _texts(far) == (
+        "farkas",
+        "Farkas vector for an empty constraint set",
+        "DESIGN.md §4.2 (instance); tutorial Assumption 4; Farkas' lemma",
+        "no acceleration satisfies the bilateral and unilateral constraints: the contact problem is infeasible",
+    )
     ray = inst.verify_ray(ContactProblem(np.diag([1.0, 0.0]), [0.5, 2.0], [], dimension=2))
-    assert _texts(ray) == ("unbounded_ray", "descent ray in ker M",
-                           "DESIGN.md §4.2 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
-                           "½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the "
-                           "contact problem")
+    assert _texts(ray) == (
+        "unbounded_ray",
+        "descent ray in ker M",
+        "DESIGN.md §4.2 (instance); failure of singular Prop. 3(ii)/4(ii)/6(ii)",
+        "½aᵀMa + Fᵀa is unbounded below on the constraint set: no acceleration solves the contact problem",
+    )
     ua = inst.unique_acceleration(ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2), np.zeros(2), np.zeros(0))
-    assert _texts(ua) == ("unique_acceleration", "uniqueness of the acceleration (exact)",
-                          "tutorial Prop. 4 (M ≻ 0: strictly convex F1)", "the acceleration is unique")
+    assert _texts(ua) == (
+        "unique_acceleration",
+        "uniqueness of the acceleration (exact)",
+        "tutorial Prop. 4 (M ≻ 0: strictly convex F1)",
+        "the acceleration is unique",
+    )
     ua = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
-    assert _texts(ua) == ("unique_acceleration", "uniqueness of the acceleration (exact)",
-                          "DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", "the acceleration is unique")
-    ua = inst.unique_acceleration(uni([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0, 0.0], M=np.diag([1.0, 0.0, 0.0]),
-                                      F=[0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0]))
+    assert _texts(ua) == (
+        "unique_acceleration",
+        "uniqueness of the acceleration (exact)",
+        "DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
+        "the acceleration is unique",
+    )
+    ua = inst.unique_acceleration(
+        uni([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0, 0.0], M=np.diag([1.0, 0.0, 0.0]), F=[0.0, 1.0, 0.0]),
+        np.array([0.0, 0.0, 1.0]),
+        np.array([1.0, 0.0]),
+    )
     assert ua.implies == "the acceleration is not unique: a* + t v is optimal for small t > 0 along the witness v"
     um = inst.unique_multipliers(ContactProblem(np.eye(2), [0.0, 1.0], [], dimension=2), np.zeros(2), np.zeros(0))
-    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)", "DESIGN.md §4.2",
-                          "no multipliers")
-    um = inst.unique_multipliers(uni([[3.0, 0.0], [0.0, 0.5]], [0.0, 0.0], F=[-3.0, -0.5]), np.zeros(2),
-                                 np.array([1.0, 1.0]))
-    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)",
-                          "tutorial Prop. 3(i), 7(i) (rows independent)",
-                          "the multipliers are unique (independent constraint rows)")
+    assert _texts(um) == (
+        "unique_multipliers",
+        "uniqueness of the multipliers (exact)",
+        "DESIGN.md §4.2",
+        "no multipliers",
+    )
+    um = inst.unique_multipliers(
+        uni([[3.0, 0.0], [0.0, 0.5]], [0.0, 0.0], F=[-3.0, -0.5]), np.zeros(2), np.array([1.0, 1.0])
+    )
+    assert _texts(um) == (
+        "unique_multipliers",
+        "uniqueness of the multipliers (exact)",
+        "tutorial Prop. 3(i), 7(i) (rows independent)",
+        "the multipliers are unique (independent constraint rows)",
+    )
     q = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 1.0], F=[0.0, 1.0])
     um = inst.unique_multipliers(q, np.zeros(2), np.array([1.0, 0.0]))
-    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)",
-                          "DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)",
-                          "the multipliers are unique although the constraint rows are dependent")
+    assert _texts(um) == (
+        "unique_multipliers",
+        "uniqueness of the multipliers (exact)",
+        "DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)",
+        "the multipliers are unique although the constraint rows are dependent",
+    )
     q = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], F=[0.0, 1.0])
     um = inst.unique_multipliers(q, np.zeros(2), np.array([0.5, 0.5]))
-    assert um.implies == ("the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the "
-                          "witness d")
+    assert um.implies == (
+        "the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the witness d"
+    )
     cc = inst.coulomb_cone_check(_sticking2d([0.5]), np.array([2.0]), np.array([[0.8]]))
-    assert _texts(cc) == ("coulomb_cones", "returned multipliers in the Coulomb disks",
-                          "sticking (14b)(60d)(65c,d); DESIGN.md §3.2",
-                          "every sticking contact force lies in its cone at the returned multipliers")
+    assert _texts(cc) == (
+        "coulomb_cones",
+        "returned multipliers in the Coulomb disks",
+        "sticking (14b)(60d)(65c,d); DESIGN.md §3.2",
+        "every sticking contact force lies in its cone at the returned multipliers",
+    )
     cc = inst.coulomb_cone_check(_sticking2d([0.5]), np.array([2.0]), np.array([[1.5]]))
-    assert cc.implies == ("the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
-                          "multipliers may not be unique, so this does not refute sticking: the exact test is F4")
-    fe = inst.forward_error(uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0]), np.array([1e-3, 0.0]), np.array([1.0]),
-                            np.zeros((1, 1)))
-    assert _texts(fe) == ("forward_error", "forward-error estimate (equilibrated KKT of the active rows)",
-                          "Newton/refinement estimate with the condition number of the "
-                          "equilibrated KKT matrix", "the returned a is within about 1.0e-03 (relative) of the exact "
-                          "acceleration and each contact's force within 1.3e-15 of its exact force (relative to that "
-                          "force)")
+    assert cc.implies == (
+        "the returned multipliers leave a Coulomb disk; this route ignores the cones and the "
+        "multipliers may not be unique, so this does not refute sticking: the exact test is F4"
+    )
+    fe = inst.forward_error(
+        uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0]), np.array([1e-3, 0.0]), np.array([1.0]), np.zeros((1, 1))
+    )
+    assert _texts(fe) == (
+        "forward_error",
+        "forward-error estimate (equilibrated KKT of the active rows)",
+        "Newton/refinement estimate with the condition number of the equilibrated KKT matrix",
+        "the returned a is within about 1.0e-03 (relative) of the exact "
+        "acceleration and each contact's force within 1.3e-15 of its exact force (relative to that "
+        "force)",
+    )
 
 
 def test_undecided_certificate_texts(monkeypatch):
     def boom(*a, **k):
         raise UndecidedError("test double")
+
     monkeypatch.setattr(inst, "cone_is_trivial", boom)
     ua = inst.unique_acceleration(_singular_two_rows(), np.zeros(3), np.array([1.0, 1.0]))
-    assert _texts(ua) == ("unique_acceleration", "uniqueness of the acceleration (exact)",
-                          "DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)", "undecided: test double")
+    assert _texts(ua) == (
+        "unique_acceleration",
+        "uniqueness of the acceleration (exact)",
+        "DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
+        "undecided: test double",
+    )
     q = uni([[0.0, 1.0], [0.0, 1.0]], [0.0, 0.0], F=[0.0, 1.0])
     um = inst.unique_multipliers(q, np.zeros(2), np.array([0.5, 0.5]))
-    assert _texts(um) == ("unique_multipliers", "uniqueness of the multipliers (exact)",
-                          "DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)", "undecided: test double")
+    assert _texts(um) == (
+        "unique_multipliers",
+        "uniqueness of the multipliers (exact)",
+        "DESIGN.md §4.2 (LP + rank on the multiplier polyhedron)",
+        "undecided: test double",
+    )
 
 
 def test_finalize_residual_certificate_exact_values(monkeypatch):
@@ -1181,9 +1338,12 @@ def test_finalize_residual_certificate_exact_values(monkeypatch):
     monkeypatch.setattr(judge, "kkt_residuals", lambda *a: {"dynamics": 4e-7, "primal": 0.0})
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0], polish=False), HIGH)
     kk = s.certificate("kkt_residuals")
-    assert _texts(kk) == ("kkt_residuals", "KKT residuals recomputed in the original variables",
-                          "DESIGN.md §4.2 (instance)",
-                          "(a, λ) satisfies dynamics, constraints, signs and complementarity to 1e-06")
+    assert _texts(kk) == (
+        "kkt_residuals",
+        "KKT residuals recomputed in the original variables",
+        "DESIGN.md §4.2 (instance)",
+        "(a, λ) satisfies dynamics, constraints, signs and complementarity to 1e-06",
+    )
     assert kk.holds is True and kk.margin == pytest.approx(6e-7, rel=1e-12)
     assert kk.data == {"dynamics": 4e-7, "primal": 0.0}
     monkeypatch.setattr(judge, "kkt_residuals", lambda *a: {"dynamics": 1e-6})  # at the bound: passes
@@ -1191,23 +1351,40 @@ def test_finalize_residual_certificate_exact_values(monkeypatch):
     assert s.status == SOLVED and s.certificate("kkt_residuals").holds is True
     monkeypatch.setattr(judge, "kkt_residuals", lambda *a: {"dynamics": 2e-6})
     s = judge.finalize(sol_of(p, [0.0, 0.0], [1.0], polish=False), HIGH)
-    assert s.status == INACCURATE and s.certificate("kkt_residuals").implies == \
-        "the returned point fails the residual check"
+    assert (
+        s.status == INACCURATE
+        and s.certificate("kkt_residuals").implies == "the returned point fails the residual check"
+    )
     assert s.message == "solver claimed success but max residual 2.00e-06 > 1e-06"
 
 
 def test_finalize_messages_join_prior_message(monkeypatch):
-    p = ContactProblem(np.eye(2), [1.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sticking",
-                                                       friction=0.5, tangent=[[1.0, 0.0]])], dimension=2)
+    p = ContactProblem(
+        np.eye(2),
+        [1.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])],
+        dimension=2,
+    )
     s = sol_of(p, [0.0, 0.0], [1.0], lam_t=[[1.0]], cones_enforced=ConeModel("disk"), polish=False)
     s.message = "m"
     judge.finalize(s, HIGH)
     assert s.message == "m; multipliers leave the disk cones by 5.00e-01"
     assert s.certificate("coulomb_cones").implies == "the returned multipliers leave a cone"
     q = uni([[0.0, 1.0]], [0.0], F=[0.0, 1.0])
-    fake = Certificate(id="forward_error", source="x", holds=None, margin=2e-6, implies="x",
-                       data={"condition": 3e12, "acceleration": 2e-6, "forces": 0.0, "multipliers": 0.0,
-                             "contact_force_errors": np.zeros(1)})
+    fake = Certificate(
+        id="forward_error",
+        source="x",
+        holds=None,
+        margin=2e-6,
+        implies="x",
+        data={
+            "condition": 3e12,
+            "acceleration": 2e-6,
+            "forces": 0.0,
+            "multipliers": 0.0,
+            "contact_force_errors": np.zeros(1),
+        },
+    )
     monkeypatch.setattr(judge, "forward_error", lambda *a, **k: fake)
     s = sol_of(q, [0.0, 0.0], [1.0])
     s.message = "m"
@@ -1231,10 +1408,15 @@ def test_finalize_sliding_enumeration_unique_reset():
 
 # ================================================================= third round: survivors of the second mutation run
 
+
 def test_farkas_bilateral_rows_only():
     # a = 1 and a = 2: y_E = (t, -t) with -t + 2t... e = (-1, -2): eᵀy = -t + 2t = t = -1 -> y = (-1, 1), no y_G
-    p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[1.0], normal_drift=-1.0),
-                                          Contact("bilateral", normal=[1.0], normal_drift=-2.0)], dimension=2)
+    p = ContactProblem(
+        np.eye(1),
+        [0.0],
+        [Contact("bilateral", normal=[1.0], normal_drift=-1.0), Contact("bilateral", normal=[1.0], normal_drift=-2.0)],
+        dimension=2,
+    )
     c = inst.verify_farkas(p)
     assert c.holds is True and c.data["y_unilateral"].shape == (0,)
     np.testing.assert_allclose(c.data["y_equalities"], [-1.0, 1.0], rtol=1e-9)
@@ -1264,7 +1446,9 @@ def test_farkas_bounds_are_inclusive(monkeypatch):
     # margin exactly 1e-9 (strict): a monkeypatched data scale puts Σ|y_i| row_i at 1 and bᵀy = -1e-9
     p = uni([[1.0], [-1.0]], [-1e-9, 0.0], F=np.array([1.0]))
     ds = inst.data_scales(p)
-    monkeypatch.setattr(inst, "data_scales", lambda q: type(ds)(**{**ds.__dict__, "inequality_row": np.array([0.5, 0.5])}))
+    monkeypatch.setattr(
+        inst, "data_scales", lambda q: type(ds)(**{**ds.__dict__, "inequality_row": np.array([0.5, 0.5])})
+    )
     _farkas_with(monkeypatch, [1.0, 1.0])
     c = inst.verify_farkas(p)
     assert c.margin == 1e-9 and c.holds is False
@@ -1332,12 +1516,17 @@ def test_zero_row_and_sparse_kkt_without_warnings():
     """Zero normal rows are valid input (planar models, issue #9) and must not raise RuntimeWarnings; the sparse
     KKT solve factors a CSC matrix (no SparseEfficiencyWarning)."""
     import warnings
-    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0]),
-                                               Contact("unilateral", normal=[0.0, 0.0], normal_drift=1.0)])
+
+    p = ContactProblem(
+        np.eye(2),
+        [0.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 1.0]), Contact("unilateral", normal=[0.0, 0.0], normal_drift=1.0)],
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         active, zero, thr, lthr = inst._active_sets(p, np.zeros(2), np.array([1.0, 1e6]))
         assert np.isinf(lthr[1])
-        z = kkt.sparse_kkt_solve(sp.identity(2, format="csr"), sp.csr_matrix(np.array([[0.0, 1.0]])),
-                                   np.array([0.0, -1.0, 0.0]))
+        z = kkt.sparse_kkt_solve(
+            sp.identity(2, format="csr"), sp.csr_matrix(np.array([[0.0, 1.0]])), np.array([0.0, -1.0, 0.0])
+        )
         np.testing.assert_allclose(z, [0.0, 0.0, 1.0], atol=1e-15)

@@ -8,8 +8,16 @@ import pytest
 
 from gaussqp import Contact, ContactProblem
 from gaussqp.certificates.judge import ANSWER_CHECKS, JUDGEMENTS, finalize
-from gaussqp.results import (CERTIFYING, INF_OR_UNB, SOLUTION_PRESENT, Certificate, CrossCheck, JudgeHints, Solution,
-                             Status)
+from gaussqp.results import (
+    CERTIFYING,
+    INF_OR_UNB,
+    SOLUTION_PRESENT,
+    Certificate,
+    CrossCheck,
+    JudgeHints,
+    Solution,
+    Status,
+)
 from gaussqp.settings import get_tolerance
 
 TOL = get_tolerance("high")
@@ -22,9 +30,15 @@ def _block():
 
 def _claim(p, status, a=None, lam=None):
     lam_t = None if lam is None else np.zeros((p.m, 1))
-    return Solution(problem=p, status=status, formulation="test", solver="none",
-                    acceleration=None if a is None else np.asarray(a, float),
-                    lambda_normal=None if lam is None else np.asarray(lam, float), lambda_tangent=lam_t)
+    return Solution(
+        problem=p,
+        status=status,
+        formulation="test",
+        solver="none",
+        acceleration=None if a is None else np.asarray(a, float),
+        lambda_normal=None if lam is None else np.asarray(lam, float),
+        lambda_tangent=lam_t,
+    )
 
 
 def test_a_correct_answer_is_solved_with_its_certificates():
@@ -58,8 +72,12 @@ def test_infeasible_claim_on_a_feasible_problem_fails():
 
 def test_infeasible_claim_is_verified_by_a_farkas_vector():
     # two bilateral rows asking for a = 1 and a = 2 at once
-    p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[1.0], normal_drift=-1.0),
-                                          Contact("bilateral", normal=[1.0], normal_drift=-2.0)], dimension=2)
+    p = ContactProblem(
+        np.eye(1),
+        [0.0],
+        [Contact("bilateral", normal=[1.0], normal_drift=-1.0), Contact("bilateral", normal=[1.0], normal_drift=-2.0)],
+        dimension=2,
+    )
     sol = finalize(_claim(p, "unbounded"), TOL)  # the backend's word is not taken: the certificate decides
     assert sol.status == "infeasible" and sol.certified
     assert sol.certificate("farkas").holds and sol.acceleration is None
@@ -87,14 +105,25 @@ def test_judgement_table_is_data_and_ordered():
     # the answer of a route that decides stick/slip (F8, F9) is judged by its natural map, every other by the checks
     assert kinds[:2] == ["answer of a route that decides stick/slip, by its recomputed natural map", "answer"]
     assert kinds[-1] == "infeasible or unbounded, to verify"
-    assert [c.name for c in ANSWER_CHECKS] == ["polish", "kkt_residuals", "infeasible_after_failed_answer",
-                                               "backward_error", "coulomb_cones", "uniqueness", "forward_error"]
+    assert [c.name for c in ANSWER_CHECKS] == [
+        "polish",
+        "kkt_residuals",
+        "infeasible_after_failed_answer",
+        "backward_error",
+        "coulomb_cones",
+        "uniqueness",
+        "forward_error",
+    ]
 
 
 def test_a_failed_answer_on_an_infeasible_problem_becomes_a_certified_infeasibility():
     # a dual route stopped at some point although no acceleration satisfies a = 1 and a = 2 at once
-    p = ContactProblem(np.eye(1), [0.0], [Contact("bilateral", normal=[1.0], normal_drift=-1.0),
-                                          Contact("bilateral", normal=[1.0], normal_drift=-2.0)], dimension=2)
+    p = ContactProblem(
+        np.eye(1),
+        [0.0],
+        [Contact("bilateral", normal=[1.0], normal_drift=-1.0), Contact("bilateral", normal=[1.0], normal_drift=-2.0)],
+        dimension=2,
+    )
     sol = finalize(_claim(p, "solved", [1.5], [3e3, -3e3]), TOL)
     assert sol.status == "infeasible" and sol.certified and sol.certificate("farkas").holds
     assert sol.acceleration is None and "discarded" in sol.message

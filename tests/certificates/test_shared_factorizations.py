@@ -16,11 +16,25 @@ from gaussqp.mechanics import active_set as kkt
 
 def test_one_solve_factors_each_active_set_once(monkeypatch):
     p = problems.load("real/humanoid_lying")
-    q = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), np.zeros((2 * p.m, p.n)),
-                                   np.zeros(2 * p.m), np.zeros(p.m), ["frictionless"] * p.m, None, [False] * p.m, 3)
+    q = ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        np.zeros((2 * p.m, p.n)),
+        np.zeros(2 * p.m),
+        np.zeros(p.m),
+        ["frictionless"] * p.m,
+        None,
+        [False] * p.m,
+        3,
+    )
     built = []
     real = kkt.equilibrated_kkt
-    monkeypatch.setattr(kkt, "equilibrated_kkt", lambda prob, active: built.append(active.tobytes()) or real(prob, active))
+    monkeypatch.setattr(
+        kkt, "equilibrated_kkt", lambda prob, active: built.append(active.tobytes()) or real(prob, active)
+    )
     sol = gaussqp.solve(q)  # F1, then the LCP route as cross-check: two answers, each polished and estimated
     assert sol.status == "solved" and sol.crosscheck.agree is True
     assert sol.certificate("forward_error").holds is True
@@ -63,11 +77,12 @@ def test_sparse_solve_factors_each_active_set_once_and_keeps_it_read_only(monkey
     A = kkt.guess_active(p, sol.acceleration, sol.lambda_normal)
     z = kkt.sparse_active_set_solution(p, A)
     assert z is not None and not z.flags.writeable
-    assert np.array_equal(z[:p.n], sol.acceleration)  # the answer is the memo's solution, copied (writeable)
+    assert np.array_equal(z[: p.n], sol.acceleration)  # the answer is the memo's solution, copied (writeable)
     assert sol.acceleration.flags.writeable
     E, e = p.equalities
     G, g = p.inequalities
     import scipy.sparse as sp
+
     J = sp.vstack([sp.csr_matrix(E), sp.csr_matrix(G)[A]], format="csr")
     fresh = real(p.M, J, np.concatenate([-p.F, -e, -g[A]]))
     assert np.array_equal(z, fresh)
@@ -89,8 +104,20 @@ def test_multiplier_rank_and_the_kernel_stack_once_per_solve(monkeypatch):
     from gaussqp.certificates import instance, structural
 
     p = problems.load("real/humanoid_lying")
-    q = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), np.zeros((2 * p.m, p.n)),
-                                   np.zeros(2 * p.m), np.zeros(p.m), ["frictionless"] * p.m, None, [False] * p.m, 3)
+    q = ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        np.zeros((2 * p.m, p.n)),
+        np.zeros(2 * p.m),
+        np.zeros(p.m),
+        ["frictionless"] * p.m,
+        None,
+        [False] * p.m,
+        3,
+    )
     ranks, stacks = [], []
     real_rank, real_stack = instance.row_rank, structural._stack
     monkeypatch.setattr(instance, "row_rank", lambda J: ranks.append(J.shape) or real_rank(J))
@@ -108,9 +135,20 @@ def test_constrained_delassus_once_per_problem_and_read_only(monkeypatch):
     from gaussqp.mechanics import delassus
 
     p = problems.load("real/humanoid_lying")
-    q = ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, ["bilateral"] + list(p.types)[1:],
-                                   np.zeros((2 * p.m, p.n)), np.zeros(2 * p.m), np.zeros(p.m), ["frictionless"] * p.m,
-                                   None, [False] * p.m, 3)
+    q = ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        ["bilateral"] + list(p.types)[1:],
+        np.zeros((2 * p.m, p.n)),
+        np.zeros(2 * p.m),
+        np.zeros(p.m),
+        ["frictionless"] * p.m,
+        None,
+        [False] * p.m,
+        3,
+    )
     made = []
     real = delassus.eliminate_bilateral
     monkeypatch.setattr(delassus, "eliminate_bilateral", lambda *a: made.append(1) or real(*a))

@@ -38,6 +38,7 @@ def _boom(*a, **k):
 
 # ------------------------------------------------------------------------------------------------------ C1
 
+
 def test_c1_definite_no_rows():
     c = cert.c1_kernel(prob(np.diag([4.0, 9.0]), [0.0, 0.0], []))
     assert c.id == "C1" and c.holds is True and c.margin == pytest.approx(1.0, rel=1e-12)  # rows of R normalized
@@ -77,6 +78,7 @@ def test_c1_fails_with_rank_deficit_margin_shifted():
 
 # ------------------------------------------------------------------------------------------------------ C2
 
+
 def test_c2_no_constraints():
     c = cert.c2_independence(prob(np.eye(2), [0.0, 0.0], []))
     assert c.id == "C2" and c.holds is None and c.margin == 0.0 and c.implies == "no constraints"
@@ -85,7 +87,7 @@ def test_c2_no_constraints():
 def test_c2_independent_margin_of_normalized_rows():
     c = cert.c2_independence(prob(np.eye(2), [0.0, 0.0], [uni([3.0, 0.0]), uni([1.0, 1.0])]))
     assert c.holds is True
-    assert c.margin == pytest.approx(smin([[1.0, 0.0], [2 ** -0.5, 2 ** -0.5]]), rel=1e-12)
+    assert c.margin == pytest.approx(smin([[1.0, 0.0], [2**-0.5, 2**-0.5]]), rel=1e-12)
     assert c.implies.startswith("the multipliers are unique")
 
 
@@ -103,6 +105,7 @@ def test_c2_counts_sticking_tangent_rows():
 
 # ------------------------------------------------------------------------------------------------------ C3
 
+
 def test_c3_definite_trivial_and_ii_not_needed():
     out = cert.c3_tangent_cone(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
     assert [c.id for c in out] == ["C3", "C3(ii)"]
@@ -111,14 +114,17 @@ def test_c3_definite_trivial_and_ii_not_needed():
     assert out[1].holds is None and out[1].margin == float("inf") and out[1].implies == "not needed: C3(i) holds"
 
 
-@pytest.mark.parametrize("f2, holds, margin, words", [
-    (2.0, True, 1.0, "F1 has a minimizer whenever"),
-    (2e-12, True, 1.0, "F1 has a minimizer whenever"),
-    (0.5e-15, True, 1.0, "F1 has a minimizer whenever"),
-    (0.0, False, 0.0, "Fᵀv = 0 on a cone direction"),
-    (-0.5e-15, False, -1.0, "a direction v in the cone with Fᵀv < 0"),
-    (-0.5, False, -1.0, "a direction v in the cone with Fᵀv < 0"),
-])
+@pytest.mark.parametrize(
+    "f2, holds, margin, words",
+    [
+        (2.0, True, 1.0, "F1 has a minimizer whenever"),
+        (2e-12, True, 1.0, "F1 has a minimizer whenever"),
+        (0.5e-15, True, 1.0, "F1 has a minimizer whenever"),
+        (0.0, False, 0.0, "Fᵀv = 0 on a cone direction"),
+        (-0.5e-15, False, -1.0, "a direction v in the cone with Fᵀv < 0"),
+        (-0.5, False, -1.0, "a direction v in the cone with Fᵀv < 0"),
+    ],
+)
 def test_c3_singular_cone_and_variant_ii(f2, holds, margin, words):
     # M = diag(1, 0), a2 >= 0: cone {v1 = 0, v2 >= 0} normalized by Gv = 1: v = (0, 1), min Fᵀv = F2; the margin is
     # Fᵀv relative to its terms |F|ᵀ|v| = |F2|: the sign of F2 whatever its unit (issue #9 part 3)
@@ -152,6 +158,7 @@ def test_c3_undecided(monkeypatch):
 
 # ------------------------------------------------------------------------------------------------------ C4
 
+
 def test_c4_definite():
     c = cert.c4_singular_uniqueness(prob(np.eye(2), [0.0, 1.0], []))
     assert c.holds is True and c.margin == float("inf") and c.implies.startswith("M ≻ 0")
@@ -169,8 +176,8 @@ def test_c4_one_dimensional_kernel_in_ker_J(F, margin):
 def test_c4_fails_when_kernel_not_in_ker_J():
     # J = (1, 1)/√2 on e2: viol = 1/√2; margin = min(cond2, -viol)
     c = cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([1.0, 1.0])]))
-    assert c.holds is False and c.margin == pytest.approx(-2 ** -0.5, rel=1e-12)
-    assert c.data["J_on_kerM"] == pytest.approx(2 ** -0.5, rel=1e-12)
+    assert c.holds is False and c.margin == pytest.approx(-(2**-0.5), rel=1e-12)
+    assert c.data["J_on_kerM"] == pytest.approx(2**-0.5, rel=1e-12)
     assert c.implies.startswith("not satisfied")
 
 
@@ -194,6 +201,7 @@ def test_c4_two_dimensional_kernel():
 
 # ------------------------------------------------------------------------------------------- feasible point
 
+
 def test_verified_feasible_point_and_none_when_infeasible():
     p = prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0], -2.0), uni([0.0, 1.0], -1.0)])  # a1 = 2, a2 >= 1
     a = cert._verified_feasible_point(p)
@@ -207,9 +215,12 @@ def test_verified_feasible_point_and_none_when_infeasible():
 
 def _fake_linprog(monkeypatch, x, status=0):
     import scipy.optimize
-    monkeypatch.setattr(scipy.optimize, "linprog",
-                        lambda *a, **k: OptimizeResult(x=None if x is None else np.asarray(x, dtype=float),
-                                                       status=status))
+
+    monkeypatch.setattr(
+        scipy.optimize,
+        "linprog",
+        lambda *a, **k: OptimizeResult(x=None if x is None else np.asarray(x, dtype=float), status=status),
+    )
 
 
 def test_verified_feasible_point_rejects_unverified_answers(monkeypatch):
@@ -235,6 +246,7 @@ def test_verified_feasible_point_rejects_unverified_answers(monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------------------ C5
+
 
 def test_c5_infeasible():
     # a >= 3 and a <= -1: y = (1/4, 1/4) (see test_instance_verification): margin -1 / |y|max = -4
@@ -284,6 +296,7 @@ def test_c5_range_without_bilateral_rows():
         out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0], g[0]), uni([0.0, 1.0], g[1])]))
         assert [c.id for c in out] == ["C5", "C5(range)"]
         return out[1]
+
     c = r((0.0, 1.0))  # residual (0.5, 0.5) max 0.5 / 1 (relative to ‖drift‖∞, issue #9 part 4)
     assert c.holds is False and c.margin == pytest.approx(-0.5, rel=1e-9) and c.implies.startswith("not satisfied")
     c = r((0.0, 3.0))  # residual 1.5 / 3
@@ -312,6 +325,7 @@ def test_c5_range_absent_without_unilateral_rows():
 
 # ------------------------------------------------------------------------------------------------------ C6
 
+
 def test_c6_not_applicable():
     assert cert.c6_delassus(prob(np.diag([1.0, 0.0]), [0.0, 0.0], [bil([1.0, 0.0]), uni([0.0, 1.0])])) == []
     assert cert.c6_delassus(prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0])])) == []
@@ -335,7 +349,7 @@ def test_c6_angle_between_unilateral_and_bilateral():
     out = cert.c6_delassus(p)
     assert out[0].margin == pytest.approx(0.5, rel=1e-12) and out[0].holds is True
     assert out[1].margin == pytest.approx(0.5, rel=1e-12) and out[1].holds is True
-    assert out[1].data["kinetic_angles"][0, 0] == pytest.approx(np.pi - np.arccos(2 ** -0.5), rel=1e-12)
+    assert out[1].data["kinetic_angles"][0, 0] == pytest.approx(np.pi - np.arccos(2**-0.5), rel=1e-12)
 
 
 def test_c6_colinear_rows_not_definite():
@@ -380,10 +394,21 @@ def test_c6_count():
 
 # ------------------------------------------------------------------------------------------- check, report
 
+
 def test_structural_certificates_order_and_sliding():
     p = prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 0, 1.0])])
     assert [c.id for c in cert.structural_certificates(p)] == [
-        "C1", "C2", "C3", "C3(ii)", "C4", "C5", "C5(range)", "C6", "C6(angles)", "C6(count)"]
+        "C1",
+        "C2",
+        "C3",
+        "C3(ii)",
+        "C4",
+        "C5",
+        "C5(range)",
+        "C6",
+        "C6(angles)",
+        "C6(count)",
+    ]
     s = Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.5, tangent=[[1.0, 0.0]], slip=[1.0])
     assert cert.structural_certificates(prob(np.eye(2), [0.0, 1.0], [s])) == []
 
@@ -431,41 +456,63 @@ def test_stack_skips_empty_and_normalizes():
 
 # ------------------------------------------------------------------------------ the user-facing text (JSON output)
 
+
 def _t(c):
     return (c.id, c.name, c.source, c.implies)
 
 
 def test_c1_c2_texts():
     assert _t(cert.c1_kernel(prob(np.eye(2), [0.0, 0.0], []))) == (
-        "C1", "ker M ∩ ker J_b = {0}", "tutorial Prop. 1; sticking Prop. 1",
+        "C1",
+        "ker M ∩ ker J_b = {0}",
+        "tutorial Prop. 1; sticking Prop. 1",
         "the KKT matrix (4) is nonsingular: for bilateral constraints a and λ_b are unique for any right-hand side "
-        "(Prop. 1(i))")
+        "(Prop. 1(i))",
+    )
     c = cert.c1_kernel(prob(np.diag([1.0, 0.0]), [0.0, 0.0], [bil([0.0, 1.0]), bil([0.0, 2.0], 1.0)]))
-    assert c.implies == ("redundant equality rows: when they are compatible, a and the generalized force J_bᵀλ_b "
-                         "are unique, λ_b is not (Prop. 1(ii))")
+    assert c.implies == (
+        "redundant equality rows: when they are compatible, a and the generalized force J_bᵀλ_b "
+        "are unique, λ_b is not (Prop. 1(ii))"
+    )
     c = cert.c1_kernel(prob(np.diag([1.0, 0.0, 0.0]), [0.0, 0.0, 0.0], [bil([0.0, 1.0, 0.0])]))
     assert c.implies == "ker M ∩ ker J_b ≠ {0}: the bilateral KKT system (4) does not determine a uniquely (Prop. 1)"
     assert _t(cert.c2_independence(prob(np.eye(2), [0.0, 0.0], []))) == (
-        "C2", "independent constraint rows", "tutorial Prop. 3(i), 7(i)", "no constraints")
+        "C2",
+        "independent constraint rows",
+        "tutorial Prop. 3(i), 7(i)",
+        "no constraints",
+    )
     assert _t(cert.c2_independence(prob(np.eye(2), [0.0, 0.0], [uni([3.0, 0.0])]))) == (
-        "C2", "independent constraint rows", "tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
+        "C2",
+        "independent constraint rows",
+        "tutorial Prop. 3(i), 7(i); inertial Prop. 4(ii)",
         "the multipliers are unique whenever a solution exists; with M ≻ 0, A_c ≻ 0 and the contact LCP has a "
-        "unique solution for every right-hand side")
+        "unique solution for every right-hand side",
+    )
     c = cert.c2_independence(prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0]), uni([0.0, 2.0]), uni([1.0, 0.0])]))
-    assert c.implies == ("rows dependent (rank 2 < 3): multipliers may be non-unique; the exact test decides per "
-                         "instance")
+    assert c.implies == (
+        "rows dependent (rank 2 < 3): multipliers may be non-unique; the exact test decides per instance"
+    )
 
 
 def test_c3_c4_texts(monkeypatch):
     src = "tutorial Prop. 3(vi), 7(vii); singular Props. 3(i), 4(i), 6(i)"
     out = cert.c3_tangent_cone(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
-    assert _t(out[0]) == ("C3", "T_S ∩ ker J_b ∩ ker M = {0}", src,
-                          "F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty")
+    assert _t(out[0]) == (
+        "C3",
+        "T_S ∩ ker J_b ∩ ker M = {0}",
+        src,
+        "F1 has a minimizer (the MLCP (16) is solvable) whenever the constraint set is nonempty",
+    )
     ii = ("C3(ii)", "Fᵀv > 0 on T_S ∩ ker J_b ∩ ker M \\ {0}", "singular Props. 3(ii), 4(ii), 6(ii)")
     assert _t(out[1]) == ii + ("not needed: C3(i) holds",)
     out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([0.0, 1.0])]))
-    assert _t(out[0]) == ("C3", "T_S ∩ ker J_b ∩ ker M = {0}", src,
-                          "the cone is not {0}: solvability depends on F (see C3(ii))")
+    assert _t(out[0]) == (
+        "C3",
+        "T_S ∩ ker J_b ∩ ker M = {0}",
+        src,
+        "the cone is not {0}: solvability depends on F (see C3(ii))",
+    )
     assert _t(out[1]) == ii + ("F1 has a minimizer whenever the constraint set is nonempty",)
     out = cert.c3_tangent_cone(prob(np.diag([1.0, 0.0]), [0.0, -2.0], [uni([0.0, 1.0])]))
     assert out[1].implies == "a direction v in the cone with Fᵀv < 0: F1 is unbounded below if feasible"
@@ -479,12 +526,15 @@ def test_c3_c4_texts(monkeypatch):
     assert _t(out[0]) == ("C3", "T_S ∩ ker J_b ∩ ker M = {0}", src, "undecided: test double")
     c4 = ("C4", "uniqueness with singular M", "singular Prop. 5(b)")
     assert _t(cert.c4_singular_uniqueness(prob(np.eye(2), [0.0, 1.0], []))) == c4 + (
-        "M ≻ 0: at most one acceleration (vacuous form of Prop. 5(b))",)
+        "M ≻ 0: at most one acceleration (vacuous form of Prop. 5(b))",
+    )
     assert _t(cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([1.0, 0.0])]))) == c4 + (
         "at most one acceleration. Note: with ker M ⊆ ker J and Fᵀe ≠ 0 the objective of F1 decreases without bound "
-        "along ±e, so these conditions in fact exclude any solution (see C3(ii))",)
+        "along ±e, so these conditions in fact exclude any solution (see C3(ii))",
+    )
     assert _t(cert.c4_singular_uniqueness(prob(np.diag([1.0, 0.0]), [0.0, 2.0], [uni([0.0, 1.0])]))) == c4 + (
-        "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion",)
+        "not satisfied (dim ker M >= 2 or ker M ⊄ ker J or F ⟂ ker M): no conclusion",
+    )
 
 
 def test_c5_c6_texts(monkeypatch):
@@ -493,34 +543,56 @@ def test_c5_c6_texts(monkeypatch):
     assert _t(out[0]) == c5 + ("the constraint set is empty: no solution (a Farkas vector exists)",)
     out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0], 0.0), uni([0.0, 1.0], 1.0)]))
     assert _t(out[0]) == c5 + ("the contact LCP is solvable",)
-    assert _t(out[1]) == ("C5(range)", "drift part of w_c in im A_c", "tutorial Prop. 3(v), 7(vi), Remark 2",
-                          "not satisfied: no conclusion (sufficient condition)")
+    assert _t(out[1]) == (
+        "C5(range)",
+        "drift part of w_c in im A_c",
+        "tutorial Prop. 3(v), 7(vi), Remark 2",
+        "not satisfied: no conclusion (sufficient condition)",
+    )
     monkeypatch.setattr(cert, "_verified_feasible_point", lambda p: None)
     monkeypatch.setattr(cert, "_point_on_independent_rows", lambda p: None)
     out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
     assert out[0].implies == "undecided: neither a Farkas vector nor a feasible point could be verified"
     out = cert.c6_delassus(prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 0, 1.0])]))
-    assert _t(out[0]) == ("C6", "A_c ≻ 0", "tutorial Prop. 7(i); inertial Prop. 10",
-                          "the constrained contact LCP (31) has a unique solution for every w_c")
+    assert _t(out[0]) == (
+        "C6",
+        "A_c ≻ 0",
+        "tutorial Prop. 7(i); inertial Prop. 10",
+        "the constrained contact LCP (31) has a unique solution for every w_c",
+    )
     ang = "I - [Σ cos θ_ji cos θ_ki] ≻ 0"
     assert _t(out[1]) == ("C6(angles)", ang, "inertial Thm. 1, Prop. 7, Cor. 2-3", "A_c ≻ 0 (kinetic-angle form)")
     assert _t(out[2]) == ("C6(count)", "m + p <= n", "inertial Cor. 5", "necessary for A_c ≻ 0 holds")
     out = cert.c6_delassus(prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 1.0, 1.0])]))
-    assert _t(out[1]) == ("C6(angles)", ang, "inertial Thm. 1",
-                          "premises fail (constraints not mutually orthogonal in the kinetic metric); see C6")
+    assert _t(out[1]) == (
+        "C6(angles)",
+        ang,
+        "inertial Thm. 1",
+        "premises fail (constraints not mutually orthogonal in the kinetic metric); see C6",
+    )
     out = cert.c6_delassus(prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0]), uni([0.0, 1.0]), uni([0.0, 0.0], 1.0)]))
-    assert _t(out[1]) == ("C6(angles)", ang, "inertial Thm. 1",
-                          "premises fail (a zero constraint row has no kinetic angle); see C6")
+    assert _t(out[1]) == (
+        "C6(angles)",
+        ang,
+        "inertial Thm. 1",
+        "premises fail (a zero constraint row has no kinetic angle); see C6",
+    )
     assert out[1].data["kinetic_angles"].shape == (2, 1)
     assert out[-1].implies == "A_c cannot be positive definite (m + p > n)"
 
 
 # ------------------------------------------------------------------------- second round: survivors of the first run
 
-@pytest.mark.parametrize("delta, holds, words", [(1.8e-12, False, "Fᵀv = 0 on a cone direction"),
-                                                 (2.2e-12, True, "F1 has a minimizer"),
-                                                 (-1.8e-12, False, "Fᵀv = 0 on a cone direction"),
-                                                 (-2.2e-12, False, "a direction v in the cone with Fᵀv < 0")])
+
+@pytest.mark.parametrize(
+    "delta, holds, words",
+    [
+        (1.8e-12, False, "Fᵀv = 0 on a cone direction"),
+        (2.2e-12, True, "F1 has a minimizer"),
+        (-1.8e-12, False, "Fᵀv = 0 on a cone direction"),
+        (-2.2e-12, False, "a direction v in the cone with Fᵀv < 0"),
+    ],
+)
 def test_c3_ii_bounds_are_strict(delta, holds, words):
     # ker M = span (1, -1), the row a1 - a2 >= 0 keeps v = t (1, -1), t > 0; F = (1, 1 - δ): Fᵀv / |F|ᵀ|v| = δ/(2 - δ)
     out = cert.c3_tangent_cone(prob(np.ones((2, 2)), [1.0, 1.0 - delta], [uni([1.0, -1.0])]))

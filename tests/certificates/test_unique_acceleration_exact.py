@@ -69,8 +69,15 @@ def face_is_point(L, F, J, b, bil, a0) -> bool:
         for sign in (1.0, -1.0):
             c = np.zeros(k)
             c[j] = -sign
-            r = linprog(c, A_ub=A_ub if len(b_ub) else None, b_ub=b_ub if len(b_ub) else None, A_eq=A_eq,
-                        b_eq=np.zeros(A_eq.shape[0]), bounds=[(-1.0, 1.0)] * k, method="highs")
+            r = linprog(
+                c,
+                A_ub=A_ub if len(b_ub) else None,
+                b_ub=b_ub if len(b_ub) else None,
+                A_eq=A_eq,
+                b_eq=np.zeros(A_eq.shape[0]),
+                bounds=[(-1.0, 1.0)] * k,
+                method="highs",
+            )
             assert r.status == 0, r.message  # y = 0 is feasible and the box bounds it
             if sign * r.x[j] > 1e-6:
                 return False
@@ -86,8 +93,10 @@ def annihilator(v: np.ndarray) -> np.ndarray:
 def planted(draw):
     n = draw(st.integers(3, 6))
     k = draw(st.integers(1, 2))
-    ints = lambda lo, hi, size: np.array(draw(st.lists(st.integers(lo, hi), min_size=size, max_size=size)),  # noqa: E731
-                                         dtype=np.int64)
+    ints = lambda lo, hi, size: np.array(  # noqa: E731
+        draw(st.lists(st.integers(lo, hi), min_size=size, max_size=size)),  # noqa: E731
+        dtype=np.int64,
+    )
     V = [ints(-2, 2, n) for _ in range(k)]
     P = np.eye(n, dtype=np.int64)
     for v in V:
@@ -138,24 +147,34 @@ def test_unique_acceleration_matches_an_independent_lp(case):
     assert bool(cert.holds) == truth, (cert.implies, cert.data.get("detail"))
 
 
-R1B_M = np.array([[8176., -1032., 4624., 672., -3584., -3208., 1384., 1328.],
-                  [-1032., 3624., -1368., 196., -512., 56., 2012., 1004.],
-                  [4624., -1368., 3376., -272., -1616., -792., -184., 672.],
-                  [672., 196., -272., 6784., -3448., -3876., -2052., 3616.],
-                  [-3584., -512., -1616., -3448., 3856., 3872., 344., -2152.],
-                  [-3208., 56., -792., -3876., 3872., 5064., 228., -1324.],
-                  [1384., 2012., -184., -2052., 344., 228., 4656., 1652.],
-                  [1328., 1004., 672., 3616., -2152., -1324., 1652., 7584.]])
-R1B_F = np.array([-38., 51., 38., 49., 42., -11., -42., -29.])
-R1B_J = np.array([[-16., 42., 36., 38., -16., -42., -24., 42.], [12., 26., -12., 14., 12., -26., 28., -54.],
-                  [-24., -2., 24., -18., 16., 22., -16., -2.], [0., 40., 20., 20., 20., 0., 20., 0.]])
-R1B_B = np.array([24., -186., 78., -99.])
+R1B_M = np.array(
+    [
+        [8176.0, -1032.0, 4624.0, 672.0, -3584.0, -3208.0, 1384.0, 1328.0],
+        [-1032.0, 3624.0, -1368.0, 196.0, -512.0, 56.0, 2012.0, 1004.0],
+        [4624.0, -1368.0, 3376.0, -272.0, -1616.0, -792.0, -184.0, 672.0],
+        [672.0, 196.0, -272.0, 6784.0, -3448.0, -3876.0, -2052.0, 3616.0],
+        [-3584.0, -512.0, -1616.0, -3448.0, 3856.0, 3872.0, 344.0, -2152.0],
+        [-3208.0, 56.0, -792.0, -3876.0, 3872.0, 5064.0, 228.0, -1324.0],
+        [1384.0, 2012.0, -184.0, -2052.0, 344.0, 228.0, 4656.0, 1652.0],
+        [1328.0, 1004.0, 672.0, 3616.0, -2152.0, -1324.0, 1652.0, 7584.0],
+    ]
+)
+R1B_F = np.array([-38.0, 51.0, 38.0, 49.0, 42.0, -11.0, -42.0, -29.0])
+R1B_J = np.array(
+    [
+        [-16.0, 42.0, 36.0, 38.0, -16.0, -42.0, -24.0, 42.0],
+        [12.0, 26.0, -12.0, 14.0, 12.0, -26.0, 28.0, -54.0],
+        [-24.0, -2.0, 24.0, -18.0, 16.0, 22.0, -16.0, -2.0],
+        [0.0, 40.0, 20.0, 20.0, 20.0, 0.0, 20.0, 0.0],
+    ]
+)
+R1B_B = np.array([24.0, -186.0, 78.0, -99.0])
 
 
 def test_sweep_case_is_not_certified_unique():
     """The sweep's case (seed 560): v = (-2,-1,2,1,-2,1,2,-1) has M v = 0 and Fᵀv = 0 exactly and keeps the active
     rows, so a* + t v is optimal on a segment; it was certified unique ("ker E = {0}")."""
-    v = np.array([-2., -1., 2., 1., -2., 1., 2., -1.])
+    v = np.array([-2.0, -1.0, 2.0, 1.0, -2.0, 1.0, 2.0, -1.0])
     assert not (R1B_M @ v).any() and R1B_F @ v == 0
     sol = gaussqp.solve(ContactProblem.from_blocks(R1B_M, R1B_F, R1B_J, R1B_B, "unilateral"))
     assert sol.status == "solved"
@@ -168,13 +187,21 @@ def test_a_not_unique_verdict_whose_witness_changes_the_objective_is_withdrawn()
     """Found by the property test above: F's part on ker M (1.7e-5 of |F|) is below the kernel's a-priori angle
     (2.4e-5), so its row was dropped and the LP found v with (M a + F)ᵀv = 1, although v is in ker M to 1e-17: not an
     optimal direction. The exact answer is unique; gaussqp now says undecided, never "not unique"."""
-    M = np.array([[1, 0, 0, 0, 0, 0], [0, 3251, -13051, 12060, 4900, 6030], [0, -13051, 63651, -60780, -25300, -30390],
-                  [0, 12060, -60780, 58320, 24360, 29160], [0, 4900, -25300, 24360, 10200, 12180],
-                  [0, 6030, -30390, 29160, 12180, 14580]], dtype=float)
-    F = np.array([0., -6030., 30390., -29160., -12180., -14579.])
+    M = np.array(
+        [
+            [1, 0, 0, 0, 0, 0],
+            [0, 3251, -13051, 12060, 4900, 6030],
+            [0, -13051, 63651, -60780, -25300, -30390],
+            [0, 12060, -60780, 58320, 24360, 29160],
+            [0, 4900, -25300, 24360, 10200, 12180],
+            [0, 6030, -30390, 29160, 12180, 14580],
+        ],
+        dtype=float,
+    )
+    F = np.array([0.0, -6030.0, 30390.0, -29160.0, -12180.0, -14579.0])
     J = np.array([[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 1, 0]], dtype=float)
-    p = ContactProblem.from_blocks(M, F, J, np.array([-1., 0., 0., 0.]), ["unilateral"] * 3 + ["bilateral"])
-    a0, lam = np.array([0., 0., 0., 0., 0., 1.]), np.array([1., 0., 0., 0.])
+    p = ContactProblem.from_blocks(M, F, J, np.array([-1.0, 0.0, 0.0, 0.0]), ["unilateral"] * 3 + ["bilateral"])
+    a0, lam = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0, 0.0])
     assert np.abs(M @ a0 + F - J.T @ lam).max() == 0  # the planted answer is an exact KKT point
     cert = unique_acceleration(p, a0, lam)
     assert cert.holds is not False, cert.implies

@@ -102,8 +102,9 @@ def test_judge_refuses_an_infeasible_claim_that_the_tolerance_can_close():
 def _cancelling_ray(eps: float):
     """M = diag(1, 0, 0) with the bilateral row a₂ = a₃: F1 is unbounded along v = (0, -1, -1) when
     F₂ + F₃ = eps > 0 — a cancellation of two unit forces, which a change of δ of each row can reverse when eps < δ."""
-    return ContactProblem.from_blocks(np.diag([1.0, 0.0, 0.0]), [1.0, 1.0, -1.0 + eps], [[0.0, 1.0, -1.0]], [0.0],
-                                      "bilateral")
+    return ContactProblem.from_blocks(
+        np.diag([1.0, 0.0, 0.0]), [1.0, 1.0, -1.0 + eps], [[0.0, 1.0, -1.0]], [0.0], "bilateral"
+    )
 
 
 def test_ray_certifies_only_beyond_the_tolerance():
@@ -148,13 +149,33 @@ def test_backward_error_makes_the_answer_exact(seed):
 def test_backward_error_gates_solved():
     """A claimed answer off by more than δ in one drift is not solved, whatever its other rows."""
     p = ContactProblem.from_blocks(np.eye(2), [0.0, 1.0], [[0.0, 1.0]], [0.0], "bilateral")
-    ok = judge.finalize(Solution(p, SOLVED, "t", "t", acceleration=np.array([0.0, 0.0]),
-                                 lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), hints=JudgeHints(polish_allowed=False)),
-                        HIGH)
+    ok = judge.finalize(
+        Solution(
+            p,
+            SOLVED,
+            "t",
+            "t",
+            acceleration=np.array([0.0, 0.0]),
+            lambda_normal=np.array([1.0]),
+            lambda_tangent=np.zeros((1, 1)),
+            hints=JudgeHints(polish_allowed=False),
+        ),
+        HIGH,
+    )
     assert ok.status == SOLVED and ok.certificate("backward_error").holds
-    bad = judge.finalize(Solution(p, SOLVED, "t", "t", acceleration=np.array([0.0, 1e-3]),
-                                  lambda_normal=np.array([1.0]), lambda_tangent=np.zeros((1, 1)), hints=JudgeHints(polish_allowed=False)),
-                         HIGH)
+    bad = judge.finalize(
+        Solution(
+            p,
+            SOLVED,
+            "t",
+            "t",
+            acceleration=np.array([0.0, 1e-3]),
+            lambda_normal=np.array([1.0]),
+            lambda_tangent=np.zeros((1, 1)),
+            hints=JudgeHints(polish_allowed=False),
+        ),
+        HIGH,
+    )
     assert bad.status == INACCURATE and not bad.certified
     assert bad.backward_error["drifts"] > HIGH.residual
 
@@ -172,8 +193,17 @@ def _resting_block(drift_gap: float, mu: float = 0.8):
         r = 0.1 * s * t_w - 0.1 * n_w  # the corner from the centre
         nrow = np.r_[n_w, r[0] * n_w[1] - r[1] * n_w[0]]
         trow = np.r_[t_w, r[0] * t_w[1] - r[1] * t_w[0]]
-        contacts.append(Contact("unilateral", normal=nrow, normal_drift=drift_gap * k, friction=mu, mode="sticking",
-                                tangent=[trow], tangent_drift=[0.0]))
+        contacts.append(
+            Contact(
+                "unilateral",
+                normal=nrow,
+                normal_drift=drift_gap * k,
+                friction=mu,
+                mode="sticking",
+                tangent=[trow],
+                tangent_drift=[0.0],
+            )
+        )
     return ContactProblem(M, F, contacts, dimension=2)
 
 
@@ -181,9 +211,11 @@ def test_resting_block_with_creeping_drifts_agrees_across_routes():
     """The planar analogue of the tilted box (a regression guard: it agreed before the contract too, as in 2D one
     corner may lift by the drift gap and the data stay consistent)."""
     p = _resting_block(1e-8)
-    results = {name: gaussqp.solve(p, formulation=name)
-               for name in ("auto", "sticking_socp", "coulomb_enumeration", "sticking_lcp", "facetized_inner")
-               if name == "auto" or gaussqp.formulations.get_formulation(name).accepts(p, p.classify())[0]}
+    results = {
+        name: gaussqp.solve(p, formulation=name)
+        for name in ("auto", "sticking_socp", "coulomb_enumeration", "sticking_lcp", "facetized_inner")
+        if name == "auto" or gaussqp.formulations.get_formulation(name).accepts(p, p.classify())[0]
+    }
     certified = {k: s.status for k, s in results.items() if s.certified}
     assert certified.get("auto") == SOLVED, {k: (s.status, s.message) for k, s in results.items()}
     assert set(certified.values()) == {SOLVED}
@@ -198,16 +230,21 @@ def test_backward_error_is_checkable_from_the_json_and_the_file(tmp_path):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", "from gaussqp.cli import main; main()", "solve", TILTED, "--json"], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", "from gaussqp.cli import main; main()", "solve", TILTED, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     js = json.loads(out.stdout)
     data = json.load(open(TILTED))
     ev = next(c for c in js["certificates"] if c["id"] == "backward_error")["evidence"]
     a = np.array(js["acceleration"])
     M, F = np.array(data["mass_matrix"]), np.array(data["force"])
     lam_n, lam_t = np.array(ev["lambda_normal"]), np.array(ev["lambda_tangent"])
-    gen = sum(lam_n[i] * np.array(c["normal"]) + np.array(c["tangent"]).T @ lam_t[i]
-              for i, c in enumerate(data["contacts"]))
+    gen = sum(
+        lam_n[i] * np.array(c["normal"]) + np.array(c["tangent"]).T @ lam_t[i] for i, c in enumerate(data["contacts"])
+    )
     np.testing.assert_allclose(M @ a + F + np.array(ev["delta_force"]), gen, atol=1e-12)
     for i, c in enumerate(data["contacts"]):
         gap = np.array(c["normal"]) @ a + c["normal_drift"] + ev["delta_normal_drift"][i]

@@ -80,8 +80,12 @@ def test_box_at_rest_and_lifted(d):
 def test_rocking_blocks_with_coulomb_modes_give_the_sticking_answer(name):
     p = problems.load(name)
     ref = gaussqp.solve(p)
-    free = gaussqp.ContactProblem(p.M, p.F, [dataclasses.replace(c, mode="coulomb") if c.mode == "sticking" else c
-                                             for c in p.contacts], dimension=p.dimension)
+    free = gaussqp.ContactProblem(
+        p.M,
+        p.F,
+        [dataclasses.replace(c, mode="coulomb") if c.mode == "sticking" else c for c in p.contacts],
+        dimension=p.dimension,
+    )
     sol = gaussqp.solve(free)
     assert sol.formulation == "coulomb_fixed_point"
     assert sol.status == "solved"
@@ -143,8 +147,10 @@ def test_fclib_files_solved_or_honestly_inaccurate(name, request):
     if q is not None:
         mine = natural_map_residual(r, u, q, mu, p.dimension)
         assert mine.relative == pytest.approx(res.relative, rel=1e-6, abs=1e-13)  # round-off of W r: sparse vs dense
-    print(f"{name}: {sol.status} residual {res.relative:.2e} (÷‖q‖) {res.siconos:.2e} (Siconos) "
-          f"iterations {sol.extras['fixed_point_iterations']}+{sol.extras['newton_iterations']} {elapsed:.2f}s")
+    print(
+        f"{name}: {sol.status} residual {res.relative:.2e} (÷‖q‖) {res.siconos:.2e} (Siconos) "
+        f"iterations {sol.extras['fixed_point_iterations']}+{sol.extras['newton_iterations']} {elapsed:.2f}s"
+    )
     if sol.status == "solved":
         assert res.relative <= 1e-8 and sol.certified
     else:
@@ -153,8 +159,12 @@ def test_fclib_files_solved_or_honestly_inaccurate(name, request):
 
 def test_rolling_file_refused(tmp_path):
     pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
-    out = subprocess.run([sys.executable, "-m", "gaussqp.cli", "solve", str(FCLIB / "Chute-ndof-768-nc-4-3.hdf5")],
-                         capture_output=True, text=True, cwd=tmp_path)  # the installed gaussqp, not ./gaussqp
+    out = subprocess.run(
+        [sys.executable, "-m", "gaussqp.cli", "solve", str(FCLIB / "Chute-ndof-768-nc-4-3.hdf5")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )  # the installed gaussqp, not ./gaussqp
     assert out.returncode == 2 and "rolling" in out.stderr
 
 
@@ -162,8 +172,12 @@ def test_rolling_file_refused(tmp_path):
 def test_cli_json_and_out_round_trip(name, tmp_path):
     h5py = pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
     out = tmp_path / "solution.hdf5"
-    run = subprocess.run([sys.executable, "-m", "gaussqp.cli", "solve", str(FCLIB / name), "--json", "--out", str(out)],
-                         capture_output=True, text=True, cwd=tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-m", "gaussqp.cli", "solve", str(FCLIB / name), "--json", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     js = json.loads(run.stdout)
     assert js["status"] == "solved"

@@ -111,8 +111,10 @@ def test_two_mass_spring_closed_form():
 
 def test_manipulator_all_routes_agree():
     p = problems.load("cartesian_manipulator")
-    accs = [gaussqp.get_formulation(f).solve(p).acceleration
-            for f in ("gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke")]
+    accs = [
+        gaussqp.get_formulation(f).solve(p).acceleration
+        for f in ("gauss_qp", "projected_acceleration", "projected_eliminated", "delassus_qp", "lcp_lemke")
+    ]
     for a in accs[1:]:
         np.testing.assert_allclose(a, accs[0], rtol=1e-6, atol=1e-9)
 
@@ -181,18 +183,26 @@ def test_rocking_block_ex2_free_term_is_derived_not_printed_41(theta, Fx, Fy):
     from gaussqp.problems.sticking_examples import rocking_block_A2, rocking_block_ex2_free_term
 
     m, L, l = 1.3, 1.0, 2.0
-    s = gaussqp.solve(rocking_block_A2(theta, m=m, L=L, l=l, Fx=Fx, Fy=Fy), formulation="sticking_lcp",
-                      crosscheck=False)
+    s = gaussqp.solve(
+        rocking_block_A2(theta, m=m, L=L, l=l, Fx=Fx, Fy=Fy), formulation="sticking_lcp", crosscheck=False
+    )
     w = s.extras["w_c"][0]
     assert w == pytest.approx(rocking_block_ex2_free_term(theta, Fx, Fy, m=m, L=L, l=l), rel=1e-10, abs=1e-12)
     # independently of the closed form: the downward load presses the contact (w decreases with Fy)
-    s2 = gaussqp.solve(rocking_block_A2(theta, m=m, L=L, l=l, Fx=Fx, Fy=Fy + 1.0), formulation="sticking_lcp",
-                       crosscheck=False)
+    s2 = gaussqp.solve(
+        rocking_block_A2(theta, m=m, L=L, l=l, Fx=Fx, Fy=Fy + 1.0), formulation="sticking_lcp", crosscheck=False
+    )
     assert s2.extras["w_c"][0] - w == pytest.approx(-1.0 / m, rel=1e-10)
     k12 = 12.0 / (l * l + L * L)
     c = l / 2 * math.cos(theta) + L / 2 * math.sin(theta)
-    printed = Fy / m + k12 * (l / 2 * math.sin(theta) - L / 2 * math.cos(theta)) * (
-        l / 2 * math.sin(theta) + L / 2 * math.cos(theta)) / (1 + k12 * c * c) * Fx
+    printed = (
+        Fy / m
+        + k12
+        * (l / 2 * math.sin(theta) - L / 2 * math.cos(theta))
+        * (l / 2 * math.sin(theta) + L / 2 * math.cos(theta))
+        / (1 + k12 * c * c)
+        * Fx
+    )
     assert abs(w - printed) > 0.1
 
 
@@ -208,8 +218,9 @@ def test_block_pendulum_mass_matrix_is_the_kinetic_energy_hessian(alpha):
 
     def centre(q):
         x, y, th, al = q
-        return np.array([x + a / 2 * math.cos(al + th) - l / 2 * math.sin(th),
-                         y + l / 2 * math.cos(th) + a / 2 * math.sin(al + th)])
+        return np.array(
+            [x + a / 2 * math.cos(al + th) - l / 2 * math.sin(th), y + l / 2 * math.cos(th) + a / 2 * math.sin(al + th)]
+        )
 
     q0, h = np.array([0.0, l / 2, 0.0, alpha]), 1e-6
     Jp = np.column_stack([(centre(q0 + h * e) - centre(q0 - h * e)) / (2 * h) for e in np.eye(4)])
@@ -232,14 +243,21 @@ def _rows(p):
 _THETA_BUILDERS = {
     "rod_wall_guide": lambda th, td=0.0: problems.build("rod_wall_guide", theta=th, theta_dot=td),
     "painleve_rod": lambda th, td=0.0: problems.build("painleve_rod", theta=th, theta_dot=td),
-    "painleve_rod_paradox": lambda th, td=4.0: problems.build("painleve_rod", theta=th, mu=2.0, slip=-1.0,
-                                                              theta_dot=td),
+    "painleve_rod_paradox": lambda th, td=4.0: problems.build(
+        "painleve_rod", theta=th, mu=2.0, slip=-1.0, theta_dot=td
+    ),
     "falling_ladder": lambda th, td=0.0: problems.build("falling_ladder", theta=th, theta_dot=td),
     "rocking_block": lambda th, td=0.0: problems.build("rocking_block", theta=th, theta_dot=td),
     "rocking_block_A2": lambda th, td=0.0: problems.build("rocking_block_A2", theta=th, theta_dot=td),
 }
-_SHIPPED_THETA = {"rod_wall_guide": math.pi / 6, "painleve_rod": math.pi / 6, "painleve_rod_paradox": math.atan(2.0),
-                  "falling_ladder": math.pi / 4, "rocking_block": 0.0, "rocking_block_A2": math.pi / 12}
+_SHIPPED_THETA = {
+    "rod_wall_guide": math.pi / 6,
+    "painleve_rod": math.pi / 6,
+    "painleve_rod_paradox": math.atan(2.0),
+    "falling_ladder": math.pi / 4,
+    "rocking_block": 0.0,
+    "rocking_block_A2": math.pi / 12,
+}
 
 
 def _check_drifts_by_finite_differences(build, theta, theta_dot, qdot):

@@ -18,21 +18,27 @@ def rel(x, y):
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 7), m_b=st.integers(0, 2), m_u=st.integers(0, 5),
-       redundant=st.integers(0, 2))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(2, 7),
+    m_b=st.integers(0, 2),
+    m_u=st.integers(0, 5),
+    redundant=st.integers(0, 2),
+)
 @example(seed=100, n=2, m_b=0, m_u=4, redundant=0)  # Clarabel stalled on F2's sum-of-squares form (CI, issue #9)
 @example(seed=0, n=5, m_b=2, m_u=5, redundant=0)  # 7 active rows in R^5 before max_active: Clarabel stalled
 @example(seed=3827, n=5, m_b=0, m_u=5, redundant=2)  # Clarabel stalled on the equilibrated F1 (CI, issue #9)
 def test_definite_all_routes_agree(seed, n, m_b, m_u, redundant):
     rng = np.random.default_rng(seed)
     m_b = min(m_b, n - 1)
-    p, a0, gen0 = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=redundant if (m_b or m_u) else 0,
-                                   max_active=n - m_b)
+    p, a0, gen0 = families.planted(
+        rng, n=n, m_b=m_b, m_u=m_u, redundant=redundant if (m_b or m_u) else 0, max_active=n - m_b
+    )
     for name in ROUTES_DEFINITE:
         f = gaussqp.get_formulation(name)
         if not f.accepts(p, p.classify())[0]:
             continue
-        for solver in (["clarabel", "osqp"] if f.kind == "cvxpy" else [None]):
+        for solver in ["clarabel", "osqp"] if f.kind == "cvxpy" else [None]:
             sol = f.solve(p, solver=solver)
             assert sol.status == "solved", (name, solver, sol.message)
             assert sol.max_residual() <= 1e-6
@@ -65,7 +71,12 @@ def test_singular_mass_gauss_qp(seed, n, m_u, redundant):
 @example(seed=138, n=3)  # the dual QP (delassus_qp) stops at a point 8e3 off: the judge finds the Farkas vector
 def test_infeasible_has_verified_farkas_vector(seed, n):
     p = families.infeasible(np.random.default_rng(seed), n=n)
-    for name, solver in (("gauss_qp", "clarabel"), ("gauss_qp", "osqp"), ("delassus_qp", "clarabel"), ("lcp_lemke", None)):
+    for name, solver in (
+        ("gauss_qp", "clarabel"),
+        ("gauss_qp", "osqp"),
+        ("delassus_qp", "clarabel"),
+        ("lcp_lemke", None),
+    ):
         sol = gaussqp.get_formulation(name).solve(p, solver=solver)
         assert sol.status == "infeasible", (name, solver, sol.message)
         far = sol.certificate("farkas")
@@ -73,7 +84,7 @@ def test_infeasible_has_verified_farkas_vector(seed, n):
         y = np.concatenate([far.data["y_equalities"], far.data["y_unilateral"]])
         J = np.vstack([p.J_n[p.bilateral], p.J_n[p.unilateral]])
         b = np.concatenate([p.normal_drift[p.bilateral], p.normal_drift[p.unilateral]])
-        assert np.abs(J.T @ y).max() <= 1e-9 * np.abs(y).max() and b @ y < 0 and y[len(p.bilateral):].min() >= 0
+        assert np.abs(J.T @ y).max() <= 1e-9 * np.abs(y).max() and b @ y < 0 and y[len(p.bilateral) :].min() >= 0
     assert gaussqp.check(p).certificate("C5").holds is False
 
 
@@ -96,7 +107,9 @@ def test_unbounded_has_verified_ray(seed, n):
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 6), m_b=st.integers(1, 4))
 @example(seed=3396, n=2, m_b=2)  # K nonsingular with σ_min/σ_max ≈ 5e-11: pseudo-inverse and kernel must cut alike
 @example(seed=394296778, n=4, m_b=4)  # σ_min/σ_max of K ≈ 3e-13, rows of E 4e-5 from dependent: still nonsingular
-@example(seed=106, n=4, m_b=4)  # σ_min(J) = 8e-5, cond of the KKT matrix 1.3e9: forward error 1.3e-6, honestly inaccurate
+@example(
+    seed=106, n=4, m_b=4
+)  # σ_min(J) = 8e-5, cond of the KKT matrix 1.3e9: forward error 1.3e-6, honestly inaccurate
 def test_bilateral_kkt_min_norm_matches_qp(seed, n, m_b):
     rng = np.random.default_rng(seed)
     m_b = min(m_b, n)
@@ -117,12 +130,16 @@ def test_bilateral_kkt_min_norm_matches_qp(seed, n, m_b):
     lam = kkt.lambda_normal
     N = kkt.extras["solution_directions"]
     if N.size:
-        assert np.abs(N[p.n:].T @ lam).max() <= 1e-8
+        assert np.abs(N[p.n :].T @ lam).max() <= 1e-8
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 2**31 - 1), n_bodies=st.integers(1, 40), lift=st.sampled_from([None, 0.5, 2.0]),
-       duplicate_every=st.integers(0, 4))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n_bodies=st.integers(1, 40),
+    lift=st.sampled_from([None, 0.5, 2.0]),
+    duplicate_every=st.integers(0, 4),
+)
 def test_chain_closed_form(seed, n_bodies, lift, duplicate_every):
     """Sparse chains: the vertical motions decouple, so body i rests (ÿ_i = 0, ground force F_yi) when its
     net load F_yi presses it down and lifts off (ÿ_i = -F_yi/m, no force) otherwise; the links carry
@@ -135,8 +152,13 @@ def test_chain_closed_form(seed, n_bodies, lift, duplicate_every):
     gen0 = np.zeros(p.n)
     gen0[1::2] = np.maximum(Fy, 0.0)
     loaded_duplicate = duplicate_every > 0 and any(Fy[i] > 0 for i in range(0, n_bodies, duplicate_every))
-    for name, solver in (("gauss_qp", "clarabel"), ("gauss_qp", "osqp"), ("delassus_qp", "clarabel"),
-                         ("lcp_lemke", None), ("projected_eliminated", "clarabel")):
+    for name, solver in (
+        ("gauss_qp", "clarabel"),
+        ("gauss_qp", "osqp"),
+        ("delassus_qp", "clarabel"),
+        ("lcp_lemke", None),
+        ("projected_eliminated", "clarabel"),
+    ):
         sol = gaussqp.get_formulation(name).solve(p, solver=solver)
         assert sol.status == "solved" and sol.max_residual() <= 1e-6, (name, solver, sol.message)
         assert rel(a0, sol.acceleration) <= 1e-6 and rel(gen0, sol.generalized_force) <= 1e-6, (name, solver)
@@ -150,8 +172,9 @@ def test_bilateral_kkt_kernel_singular_mass_and_redundant_rows():
     (2, -1)/√5, and the returned multipliers are the min-norm split (λ1, λ2) ∝ (1, 2)."""
     from gaussqp.formulations.bilateral_kkt import kkt_kernel
 
-    p = gaussqp.ContactProblem.from_blocks(np.diag([1.0, 0.0, 1.0]), [1.0, 0.0, -2.0],
-                                           [[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], [0.5, 1.0], "bilateral")
+    p = gaussqp.ContactProblem.from_blocks(
+        np.diag([1.0, 0.0, 1.0]), [1.0, 0.0, -2.0], [[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], [0.5, 1.0], "bilateral"
+    )
     N = kkt_kernel(p, np.asarray(p.equalities[0]))
     assert N.shape == (5, 2)
     assert np.allclose(np.abs(N[:3, 0]), [0, 1, 0]) and np.allclose(N[3:, 0], 0)

@@ -35,10 +35,12 @@ def test_grasp_4dof_closed_form(F1, F2, mu):
         np.testing.assert_allclose(sol.lambda_normal, [F1 + F2, -F1, F2], atol=1e-7)
         assert sol.lambda_tangent[1:, 0].sum() == pytest.approx(G, abs=1e-7)
         assert v.margin > 0 and sol.certificate("coulomb_cones").holds
+
         # margin = max over splits λ_t1 + λ_t2 = g of min(μ1 λ_n1 - |λ_t1|, μ2 λ_n2 - |λ_t2|): concave and
         # piecewise linear in λ_t1, maximal on [0, g] at an end or where the two slacks are equal
         def slack(t1):
             return min(-mu1 * F1 - abs(t1), mu2 * F2 - abs(G - t1))
+
         cands = [0.0, G, min(G, max(0.0, (-mu1 * F1 - mu2 * F2 + G) / 2))]
         assert v.margin == pytest.approx(max(slack(t) for t in cands), abs=1e-6)
     else:
@@ -62,8 +64,14 @@ def test_grasp_4dof_fingers_pulled_away():
     assert v.detaching_contacts == [1, 2] and v.mu_min == math.inf
 
 
-GRID_6 = [(-10.0, 1.0, 10.0, -2.0), (-10.0, -3.0, 8.0, -3.0), (-4.0, 2.0, 9.0, 5.0), (-20.0, -5.0, 20.0, 4.0),
-          (-6.0, 0.0, 6.0, 0.0), (-3.0, 6.0, 3.0, -6.0)]
+GRID_6 = [
+    (-10.0, 1.0, 10.0, -2.0),
+    (-10.0, -3.0, 8.0, -3.0),
+    (-4.0, 2.0, 9.0, 5.0),
+    (-20.0, -5.0, 20.0, 4.0),
+    (-6.0, 0.0, 6.0, 0.0),
+    (-3.0, 6.0, 3.0, -6.0),
+]
 
 
 @pytest.mark.parametrize("F1x,F1y,F2x,F2y", GRID_6)
@@ -121,7 +129,9 @@ def test_block_pendulum_mass_matrix_from_kinetic_energy():
 
     def pos(q):
         x, y, th, al = q
-        return np.array([x + a / 2 * math.cos(al + th) - l / 2 * math.sin(th), y + l / 2 * math.cos(th) + a / 2 * math.sin(al + th)])
+        return np.array(
+            [x + a / 2 * math.cos(al + th) - l / 2 * math.sin(th), y + l / 2 * math.cos(th) + a / 2 * math.sin(al + th)]
+        )
 
     q0 = np.array([0.0, l / 2, 0.0, alpha])
     h = 1e-6
@@ -137,8 +147,15 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Healt
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**31 - 1), n=st.integers(4, 9), m_u=st.integers(1, 4), m_b=st.integers(0, 1),
-       singular=st.booleans(), redundant=st.integers(0, 1), mu_factor=st.sampled_from([1.0, 0.7, 0.4]))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(4, 9),
+    m_u=st.integers(1, 4),
+    m_b=st.integers(0, 1),
+    singular=st.booleans(),
+    redundant=st.integers(0, 1),
+    mu_factor=st.sampled_from([1.0, 0.7, 0.4]),
+)
 @example(seed=0, n=4, m_u=1, m_b=1, singular=False, redundant=1, mu_factor=0.4)  # issue #9: forward error on F5
 def test_generated_sticking_3d(seed, n, m_u, m_b, singular, redundant, mu_factor):
     """Random 3D all-sticking problems (singular M, redundant rows): F4's answer is certified either way;
@@ -183,7 +200,7 @@ def test_facet_bracket_closes():
             exact = F4.solve(p, verdict=False).status
             i, o = inner.solve(p).status, outer.solve(p).status
             assert not (i == "solved" and exact == "infeasible") and not (o == "infeasible" and exact == "solved")
-            count += (i != o)
+            count += i != o
         undecided[k] = count
     assert undecided[4] >= undecided[8] >= undecided[32] >= undecided[128]
     assert undecided[4] > 0 and undecided[128] == 0
@@ -192,9 +209,19 @@ def test_facet_bracket_closes():
 def _densified(p):
     from gaussqp.linalg.dense import as_dense
 
-    return gaussqp.ContactProblem.from_blocks(as_dense(p.M), p.F, as_dense(p.J_n), p.normal_drift, list(p.types),
-                                              as_dense(p.J_t), p.tangent_drift, p.friction, list(p.modes),
-                                              dimension=p.dimension, name=p.name + "_dense")
+    return gaussqp.ContactProblem.from_blocks(
+        as_dense(p.M),
+        p.F,
+        as_dense(p.J_n),
+        p.normal_drift,
+        list(p.types),
+        as_dense(p.J_t),
+        p.tangent_drift,
+        p.friction,
+        list(p.modes),
+        dimension=p.dimension,
+        name=p.name + "_dense",
+    )
 
 
 def test_sticking_stack_sparse_equals_dense():
@@ -228,8 +255,11 @@ def test_f4_program_cached_across_sign_patterns_and_data():
     from gaussqp.formulations import PROGRAMS
 
     def guide(Fx, Fy):
-        return gaussqp.ContactProblem(np.eye(2), [Fx, Fy], [gaussqp.Contact(
-            "bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])])
+        return gaussqp.ContactProblem(
+            np.eye(2),
+            [Fx, Fy],
+            [gaussqp.Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])],
+        )
 
     PROGRAMS.clear()
     pulled = F4.solve(guide(1.0, -4.0))  # λ_n < 0: the pattern s = +1 fails, s = -1 answers
@@ -298,8 +328,11 @@ def test_singleton_verdict_equals_the_programs():
     assert compared["solved"] >= 10 and compared["infeasible"] >= 5, compared
     # a contact on its cone boundary, pushed and pulled (point mass on a bilateral sticking guide, μ = 0.5)
     for Fx, Fy, boundary in ((2.0, 4.0, [0]), (2.0, -4.0, [0]), (1.0, -4.0, [])):
-        p = gaussqp.ContactProblem(np.eye(2), [Fx, Fy], [gaussqp.Contact(
-            "bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])])
+        p = gaussqp.ContactProblem(
+            np.eye(2),
+            [Fx, Fy],
+            [gaussqp.Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])],
+        )
         sol = F4.solve(p)
         v = sol.sticking
         assert v.boundary_test.startswith("exact (unique") and v.boundary_contacts == boundary

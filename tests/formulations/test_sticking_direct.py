@@ -22,8 +22,16 @@ ROUTES = ("sticking_socp", "facetized_inner", "facetized_outer")
 def _cases():
     out = [(n, problems.load(n)) for n in problems.names() + problems.real_names() if len(problems.load(n).sticking)]
     rng = np.random.default_rng(11)
-    for k, kw in enumerate([dict(), dict(rank=5), dict(redundant=2), dict(mu_factor=0.3), dict(dimension=2),
-                            dict(m_b=2, redundant=1, rank=6)]):
+    for k, kw in enumerate(
+        [
+            dict(),
+            dict(rank=5),
+            dict(redundant=2),
+            dict(mu_factor=0.3),
+            dict(dimension=2),
+            dict(m_b=2, redundant=1, rank=6),
+        ]
+    ):
         p, *_ = families.sticking(rng, n=8, m_u=4, **kw)
         out.append((f"generated{k}", p))
     out.append(("stack", families.sticking_stack(np.random.default_rng(2), 30)[0]))
@@ -63,12 +71,15 @@ def test_direct_equals_the_cvxpy_program(name, p, route, monkeypatch):
 
 def test_large_sparse_solve_does_not_import_cvxpy():
     # the direct paths (F4 here, F1 for the cross-check) decide their backend without cvxpy, whose import is ~1 s
-    code = ("import sys, numpy as np, gaussqp; from gaussqp.problems import families; "
-            "p, *_ = families.sticking_stack(np.random.default_rng(0), 600); s = gaussqp.solve(p); "
-            "print(s.status, s.certified, 'cvxpy' in sys.modules)")
+    code = (
+        "import sys, numpy as np, gaussqp; from gaussqp.problems import families; "
+        "p, *_ = families.sticking_stack(np.random.default_rng(0), 600); s = gaussqp.solve(p); "
+        "print(s.status, s.certified, 'cvxpy' in sys.modules)"
+    )
     # run outside the source tree: a clean clone's gaussqp/ (without the installed gaussqp.problems) would shadow the
     # installed package on ``python -c``'s sys.path
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         cwd=tempfile.gettempdir())
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir()
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["solved", "True", "False"]

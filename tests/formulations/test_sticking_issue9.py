@@ -36,9 +36,16 @@ def test_garbage_intermediate_stops_the_chain_at_inaccurate(monkeypatch):
     def garbage(problem, solver=None, tolerance=None, **kw):
         """What the issue saw: the backend says 'solved' at |a| ≈ 2.5e8 violating T a + c = 0 by 10."""
         good = real(problem, solver=solver, tolerance=tolerance, **kw)
-        out = Solution(problem=problem, status=SOLVED, formulation="gauss_qp", solver="patched",
-                       acceleration=np.array([10.0, 2.5e8]), lambda_normal=np.zeros(1),
-                       lambda_tangent=np.zeros((1, 1)), certificates=good.certificates)
+        out = Solution(
+            problem=problem,
+            status=SOLVED,
+            formulation="gauss_qp",
+            solver="patched",
+            acceleration=np.array([10.0, 2.5e8]),
+            lambda_normal=np.zeros(1),
+            lambda_tangent=np.zeros((1, 1)),
+            certificates=good.certificates,
+        )
         return out
 
     monkeypatch.setattr(FORMULATIONS["gauss_qp"], "solve", garbage)
@@ -56,11 +63,15 @@ def lifted(dimension: int, copies: int = 2) -> ContactProblem:
     """``copies`` identical sticking floor contacts (dependent rows) under a particle pulled up (every contact
     detaches, λ_n = 0) and sideways (the tangent rows pin a nonzero tangential force): infeasible."""
     if dimension == 2:
-        c = [Contact("unilateral", normal=[0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0]])
-             for _ in range(copies)]
+        c = [
+            Contact("unilateral", normal=[0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0]])
+            for _ in range(copies)
+        ]
         return ContactProblem(np.eye(2), [5.0, -9.81], c)
-    c = [Contact("unilateral", normal=[0, 0, 1.0], mode="sticking", friction=0.5,
-                 tangent=[[1.0, 0, 0], [0, 1.0, 0]]) for _ in range(copies)]
+    c = [
+        Contact("unilateral", normal=[0, 0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0, 0], [0, 1.0, 0]])
+        for _ in range(copies)
+    ]
     return ContactProblem(np.eye(3), [5.0, 1.0, -9.81], c, dimension=3)
 
 

@@ -55,8 +55,13 @@ def solve(p: ContactProblem):
 def box(push: float, mu: float = 0.5, m: float = 2.0, g: float = 9.81) -> ContactProblem:
     """A block of mass m on the ground (normal +y), pushed along +x by ``push`` (F = -applied)."""
     M, F = m * np.eye(2), np.array([-push, m * g])
-    return ContactProblem(M, F, [Contact("unilateral", normal=[0, 1.0], friction=mu, mode="coulomb",
-                                         tangent=[[1.0, 0]])], dimension=2, name="coulomb box")
+    return ContactProblem(
+        M,
+        F,
+        [Contact("unilateral", normal=[0, 1.0], friction=mu, mode="coulomb", tangent=[[1.0, 0]])],
+        dimension=2,
+        name="coulomb box",
+    )
 
 
 def as_coulomb(p: ContactProblem, **changes) -> ContactProblem:
@@ -104,8 +109,9 @@ def rest_box(push: float = 0.0, mu: float = 0.5) -> ContactProblem:
     """A 2D box (half width w = 0.5, half height h = 0.3) at rest on its two bottom corners, q = (x, y, θ)."""
     m, w, h = 1.5, 0.5, 0.3
     M, F = np.diag([m, m, m * (4 * w * w + 4 * h * h) / 12]), np.array([-push, m * G, 0.0])
-    cts = [Contact("unilateral", normal=[0, 1.0, rx], friction=mu, mode="coulomb", tangent=[[1.0, 0, h]])
-           for rx in (-w, w)]
+    cts = [
+        Contact("unilateral", normal=[0, 1.0, rx], friction=mu, mode="coulomb", tangent=[[1.0, 0, h]]) for rx in (-w, w)
+    ]
     return ContactProblem(M, F, cts, dimension=2, name="box on two corners")
 
 
@@ -128,7 +134,7 @@ def test_box_on_two_contacts_unique_acceleration_continuum_of_multipliers(push):
 def rod_pieces(theta: float, mu: float, theta_dot: float = 0.0, push: float = 0.0) -> list[tuple[str, float]]:
     """(piece, λ_n) of every solution of the coulomb rod by the closed forms of the module docstring."""
     c, s = math.cos(theta), math.sin(theta)
-    w, v = -G + s * theta_dot ** 2, c * theta_dot ** 2 - push
+    w, v = -G + s * theta_dot**2, c * theta_dot**2 - push
     out = []
     if w >= 0:
         out.append(("separated", 0.0))
@@ -149,17 +155,20 @@ def coulomb_rod(theta=math.pi / 6, mu=0.5, theta_dot=0.0, push=0.0) -> ContactPr
     return ContactProblem(p.M, p.F + np.array([push, 0, 0]), p.contacts, dimension=2)
 
 
-@pytest.mark.parametrize("theta, mu, theta_dot, push, expected", [
-    (math.pi / 6, 0.5, 0.0, 0.0, ["sliding-"]),  # μ < μ_s = 3cs/(1 + 3s²) = 0.742: the foot slips outwards
-    (math.pi / 6, 1.0, 0.0, 0.0, ["sticking"]),
-    (math.atan(2.0), 2.0, 4.0, 0.0, ["separated"]),  # painleve_rod_paradox at rest: w > 0, v > 0
-    (math.atan(2.0), 2.0, 0.0, 0.0, ["sticking"]),  # μ > μ_P = 4/3 but at rest: no paradox
-    (math.atan(2.0), 2.0, 4.0, 50.0, ["separated", "sticking", "sliding-"]),  # pushed: three solutions
-    # v = -28.8: stick and slip- appear together at v = -31.5 (their common boundary point), so 1 or 3
-    (math.atan(2.0), 2.0, 4.0, 36.0, ["separated"]),
-    (math.pi / 3, 0.3, 0.0, 0.0, ["sliding-"]),  # μ_s(π/3) = 0.4
-    (math.pi / 3, 0.3, 2.0, 0.0, ["sticking"]),  # rotating: v = c θ̇² > 0 and w < 0 move the same rod to stick
-])
+@pytest.mark.parametrize(
+    "theta, mu, theta_dot, push, expected",
+    [
+        (math.pi / 6, 0.5, 0.0, 0.0, ["sliding-"]),  # μ < μ_s = 3cs/(1 + 3s²) = 0.742: the foot slips outwards
+        (math.pi / 6, 1.0, 0.0, 0.0, ["sticking"]),
+        (math.atan(2.0), 2.0, 4.0, 0.0, ["separated"]),  # painleve_rod_paradox at rest: w > 0, v > 0
+        (math.atan(2.0), 2.0, 0.0, 0.0, ["sticking"]),  # μ > μ_P = 4/3 but at rest: no paradox
+        (math.atan(2.0), 2.0, 4.0, 50.0, ["separated", "sticking", "sliding-"]),  # pushed: three solutions
+        # v = -28.8: stick and slip- appear together at v = -31.5 (their common boundary point), so 1 or 3
+        (math.atan(2.0), 2.0, 4.0, 36.0, ["separated"]),
+        (math.pi / 3, 0.3, 0.0, 0.0, ["sliding-"]),  # μ_s(π/3) = 0.4
+        (math.pi / 3, 0.3, 2.0, 0.0, ["sticking"]),  # rotating: v = c θ̇² > 0 and w < 0 move the same rod to stick
+    ],
+)
 def test_painleve_rod_at_rest_matches_its_closed_form(theta, mu, theta_dot, push, expected):
     closed = rod_pieces(theta, mu, theta_dot, push)
     assert [k for k, _ in closed] == expected  # the derivation, checked on its own
@@ -182,8 +191,12 @@ def test_painleve_rod_at_rest_boundary_of_stick_and_slip_is_one_solution():
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(theta=st.floats(0.05, 1.5), mu=st.floats(0.0, 5.0).map(lambda x: round(x, 6)),
-       theta_dot=st.floats(0.0, 6.0).map(lambda x: round(x, 6)), push=st.floats(-60.0, 60.0).map(lambda x: round(x, 6)))
+@given(
+    theta=st.floats(0.05, 1.5),
+    mu=st.floats(0.0, 5.0).map(lambda x: round(x, 6)),
+    theta_dot=st.floats(0.0, 6.0).map(lambda x: round(x, 6)),
+    push=st.floats(-60.0, 60.0).map(lambda x: round(x, 6)),
+)
 def test_painleve_rod_at_rest_count_matches_the_closed_form(theta, mu, theta_dot, push):
     closed = rod_pieces(theta, mu, theta_dot, push)
     e = enumerate_solutions(coulomb_rod(theta, mu, theta_dot, push))
@@ -202,16 +215,19 @@ def test_library_sliding_rod_keeps_its_painleve_answers_through_the_same_route()
     assert none.status == "infeasible" and none.certified and none.enumeration.multiplicity == "none"
     two = gaussqp.solve(gaussqp.problems.load("painleve_rod_paradox"), formulation=ROUTE, crosscheck=False)
     assert two.enumeration.multiplicity == "multiple" and two.enumeration.distinct_accelerations == 2
-    ref = gaussqp.solve(gaussqp.problems.load("painleve_rod_paradox"), formulation="sliding_enumeration",
-                        crosscheck=False)
+    ref = gaussqp.solve(
+        gaussqp.problems.load("painleve_rod_paradox"), formulation="sliding_enumeration", crosscheck=False
+    )
     assert two.enumeration.count == ref.enumeration.count
 
 
 def test_no_solution_is_reported_only_with_the_enumeration_as_proof():
     """Two opposite unilateral rows that cannot both hold: every piece is empty, and the certificate says so."""
     M, F = np.eye(2), np.array([0.0, 9.81])
-    cts = [Contact("unilateral", normal=[0, 1.0], normal_drift=-1.0, friction=0.5, mode="coulomb", tangent=[[1.0, 0]]),
-           Contact("unilateral", normal=[0, -1.0], normal_drift=-1.0, friction=0.5, mode="coulomb", tangent=[[1.0, 0]])]
+    cts = [
+        Contact("unilateral", normal=[0, 1.0], normal_drift=-1.0, friction=0.5, mode="coulomb", tangent=[[1.0, 0]]),
+        Contact("unilateral", normal=[0, -1.0], normal_drift=-1.0, friction=0.5, mode="coulomb", tangent=[[1.0, 0]]),
+    ]
     sol = solve(ContactProblem(M, F, cts, dimension=2))
     assert sol.status == "infeasible" and sol.certified and sol.acceleration is None
     c = sol.certificate("sliding_enumeration")
@@ -228,12 +244,23 @@ def random_problem(seed: int, m: int, extra: int, frictionless: int = 0):
     R = rng.normal(size=(n, n))
     M = R @ R.T + 0.5 * np.eye(n)
     F = rng.normal(size=n) * 3
-    cts = [Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal()),
-                   friction=float(rng.uniform(0.0, 2.0)), mode="coulomb", tangent=[rng.normal(size=n)],
-                   tangent_drift=[float(rng.normal())]) for _ in range(m)]
+    cts = [
+        Contact(
+            "unilateral",
+            normal=rng.normal(size=n),
+            normal_drift=float(rng.normal()),
+            friction=float(rng.uniform(0.0, 2.0)),
+            mode="coulomb",
+            tangent=[rng.normal(size=n)],
+            tangent_drift=[float(rng.normal())],
+        )
+        for _ in range(m)
+    ]
     for _ in range(frictionless):
-        cts.insert(int(rng.integers(0, len(cts) + 1)),
-                   Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal())))
+        cts.insert(
+            int(rng.integers(0, len(cts) + 1)),
+            Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal())),
+        )
     return ContactProblem(M, F, cts, dimension=2)
 
 
@@ -247,7 +274,7 @@ def coulomb_law_violation(p: ContactProblem, a, lam_n, lam_t, contacts=None) -> 
     un, ut = Jn @ a + p.normal_drift, Jt @ a + p.tangent_drift
     uscale = ascale * max(1.0, np.abs(Jn).max(), np.abs(Jt).max()) + np.abs(p.normal_drift).max()
     out = [dyn]
-    for i in (range(p.m) if contacts is None else contacts):
+    for i in range(p.m) if contacts is None else contacts:
         mu, ln, lt = p.friction[i], lam_n[i], lam_t[i, 0]
         out += [max(0.0, -ln) / fscale, max(0.0, -un[i]) / uscale, min(abs(ln) / fscale, abs(un[i]) / uscale)]
         out.append(max(0.0, abs(lt) - mu * ln) / fscale)
@@ -271,6 +298,7 @@ def brute_force(p: ContactProblem) -> list[np.ndarray]:
     tol = 1e-9 * max(1.0, np.abs(w).max())
     found = []
     import itertools
+
     for pat in itertools.product(range(4), repeat=m):
         A, r = np.zeros((2 * m, 2 * m)), np.zeros(2 * m)
         for i, k in enumerate(pat):
@@ -306,11 +334,11 @@ def brute_force(p: ContactProblem) -> list[np.ndarray]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(seed=st.integers(0, 2 ** 32 - 1), m=st.integers(1, 4), extra=st.integers(-2, 2))
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 4), extra=st.integers(-2, 2))
 def test_every_enumerated_solution_satisfies_coulombs_law_and_matches_a_brute_force(seed, m, extra):
     p = random_problem(seed, m, extra)
     e = enumerate_solutions(p)
-    assert e.pieces == 4 ** m == piece_count(p)
+    assert e.pieces == 4**m == piece_count(p)
     scale = max(1.0, np.abs(p.F).max())
     for s in e.solutions:
         assert coulomb_law_violation(p, s.a, s.lam_n, s.lam_t) <= 1e-7
@@ -357,7 +385,7 @@ def many(k: int, others: int = 0) -> ContactProblem:
     return ContactProblem(M, F, cts, dimension=2)
 
 
-@pytest.mark.parametrize("k, others, pieces", [(7, 0, 4 ** 7), (5, 3, 4 ** 5 * 8)])
+@pytest.mark.parametrize("k, others, pieces", [(7, 0, 4**7), (5, 3, 4**5 * 8)])
 def test_refusal_limit_counts_four_pieces_per_coulomb_contact(k, others, pieces):
     p = many(k, others)
     assert piece_count(p) == pieces
@@ -377,8 +405,12 @@ def test_at_the_limit_is_accepted():
 
 def test_three_dimensional_coulomb_is_refused_by_the_exact_route_naming_the_mode():
     T = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    p = ContactProblem(np.eye(3), [0, 0, 9.81], [Contact("unilateral", normal=[0, 0, 1.0], friction=0.5,
-                                                         mode="coulomb", tangent=T)], dimension=3)
+    p = ContactProblem(
+        np.eye(3),
+        [0, 0, 9.81],
+        [Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode="coulomb", tangent=T)],
+        dimension=3,
+    )
     ok, why = get_formulation(ROUTE).accepts(p, p.classify())
     assert not ok and "coulomb" in why and "coulomb_enumeration_inner" in why
     with pytest.raises(NotApplicableError, match="coulomb"):
@@ -396,19 +428,27 @@ def box3(push: float, angle: float, mu: float = 0.5, m: float = 2.0, g: float = 
     """The block in 3D, pushed by ``push`` along the horizontal direction at ``angle`` from x."""
     M, F = m * np.eye(3), np.array([-push * math.cos(angle), -push * math.sin(angle), m * g])
     T = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    return ContactProblem(M, F, [Contact("unilateral", normal=[0, 0, 1.0], friction=mu, mode="coulomb", tangent=T)],
-                          dimension=3, name="coulomb box 3D")
+    return ContactProblem(
+        M,
+        F,
+        [Contact("unilateral", normal=[0, 0, 1.0], friction=mu, mode="coulomb", tangent=T)],
+        dimension=3,
+        name="coulomb box 3D",
+    )
 
 
 # the 8-gons: facet normals at 22.5° + j·45°, vertices at j·45°; the inscribed one has its vertices on the circle
 # (radius 1) and its facets at cos 22.5°, the circumscribed one its facets on the circle and its vertices at
 # 1/cos 22.5°. Pushed along a vertex (0°) or a facet normal (22.5°) by 15 N: |a| = 7.5 - μ g ρ with ρ that radius.
-@pytest.mark.parametrize("kind, angle, rho, mode", [
-    ("inner", 0.0, 1.0, "sliding (vertex 3)"),
-    ("inner", math.pi / 8, math.cos(math.pi / 8), "sliding (facet 4)"),
-    ("outer", 0.0, 1 / math.cos(math.pi / 8), "sliding (vertex 3)"),
-    ("outer", math.pi / 8, 1.0, "sliding (facet 4)"),
-])
+@pytest.mark.parametrize(
+    "kind, angle, rho, mode",
+    [
+        ("inner", 0.0, 1.0, "sliding (vertex 3)"),
+        ("inner", math.pi / 8, math.cos(math.pi / 8), "sliding (facet 4)"),
+        ("outer", 0.0, 1 / math.cos(math.pi / 8), "sliding (vertex 3)"),
+        ("outer", math.pi / 8, 1.0, "sliding (facet 4)"),
+    ],
+)
 def test_facetized_box_slides_with_the_polygons_closed_form(kind, angle, rho, mode):
     sol = gaussqp.solve(box3(15.0, angle), formulation=f"{ROUTE}_{kind}", crosscheck=False)
     e = sol.enumeration
@@ -416,8 +456,9 @@ def test_facetized_box_slides_with_the_polygons_closed_form(kind, angle, rho, mo
     assert e.solutions[0].modes == [mode] and e.pieces == 2 + 2 * 8
     a = 15.0 / 2 - 0.5 * 9.81 * rho
     np.testing.assert_allclose(sol.acceleration, [a * math.cos(angle), a * math.sin(angle), 0.0], atol=1e-10)
-    np.testing.assert_allclose(sol.lambda_tangent[0], -0.5 * 2 * 9.81 * rho * np.array([math.cos(angle),
-                                                                                         math.sin(angle)]), atol=1e-10)
+    np.testing.assert_allclose(
+        sol.lambda_tangent[0], -0.5 * 2 * 9.81 * rho * np.array([math.cos(angle), math.sin(angle)]), atol=1e-10
+    )
 
 
 @pytest.mark.parametrize("kind", ["inner", "outer"])
@@ -447,7 +488,7 @@ def polygon_law_violation(p: ContactProblem, a, lam_n, lam_t, kind: str, k: int)
     out = []
     for i in p.coulomb:
         mu, ln, lt = p.friction[i], lam_n[i], lam_t[i]
-        ut = Jt[2 * i:2 * i + 2] @ a + p.tangent_drift[2 * i:2 * i + 2]
+        ut = Jt[2 * i : 2 * i + 2] @ a + p.tangent_drift[2 * i : 2 * i + 2]
         # inside: the support function of P in each facet direction (between two vertices)
         mid = (V + np.roll(V, -1, axis=0)) / 2
         normals = mid / np.linalg.norm(mid, axis=1, keepdims=True)
@@ -458,16 +499,29 @@ def polygon_law_violation(p: ContactProblem, a, lam_n, lam_t, kind: str, k: int)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(seed=st.integers(0, 2 ** 32 - 1), m=st.integers(1, 2), kind=st.sampled_from(["inner", "outer"]),
-       k=st.sampled_from([3, 4, 6]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 2),
+    kind=st.sampled_from(["inner", "outer"]),
+    k=st.sampled_from([3, 4, 6]),
+)
 def test_every_facetized_solution_satisfies_the_polygon_law(seed, m, kind, k):
     rng = np.random.default_rng(seed)
     n = 3 * m + 1
     R = rng.normal(size=(n, n))
     M, F = R @ R.T + 0.5 * np.eye(n), rng.normal(size=n) * 3
-    cts = [Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal()),
-                   friction=float(rng.uniform(0.1, 2.0)), mode="coulomb", tangent=rng.normal(size=(2, n)),
-                   tangent_drift=rng.normal(size=2)) for _ in range(m)]
+    cts = [
+        Contact(
+            "unilateral",
+            normal=rng.normal(size=n),
+            normal_drift=float(rng.normal()),
+            friction=float(rng.uniform(0.1, 2.0)),
+            mode="coulomb",
+            tangent=rng.normal(size=(2, n)),
+            tangent_drift=rng.normal(size=2),
+        )
+        for _ in range(m)
+    ]
     p = ContactProblem(M, F, cts, dimension=3)
     cone = ConeModel(kind, k)
     e = enumerate_solutions(p, cone=cone)
@@ -486,10 +540,10 @@ def test_facetized_limit_counts_the_polygon_pieces():
     cts = [Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode="coulomb", tangent=T) for _ in range(3)]
     p = ContactProblem(np.eye(3), [0, 0, 9.81], cts, dimension=3)
     f = get_formulation(f"{ROUTE}_inner")
-    assert piece_count(p, f.model) == 18 ** 3
+    assert piece_count(p, f.model) == 18**3
     ok, why = f.accepts(p, p.classify())
-    assert not ok and str(18 ** 3) in why
-    with pytest.raises(TooLargeError, match=f"{18 ** 3} pieces"):
+    assert not ok and str(18**3) in why
+    with pytest.raises(TooLargeError, match=f"{18**3} pieces"):
         enumerate_solutions(p, cone=f.model)
     assert f.with_facets(4).accepts(p, p.classify()) == (True, "")  # 10³ = 1000 pieces
 

@@ -4,8 +4,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gaussqp.friction.coulomb_law import (SEPARATED, SLIDING, STICKING, contact_modes, de_saxce_shift, natural_map,
-                                          natural_map_residual, project_cone, project_cone_jacobian)
+from gaussqp.friction.coulomb_law import (
+    SEPARATED,
+    SLIDING,
+    STICKING,
+    contact_modes,
+    de_saxce_shift,
+    natural_map,
+    natural_map_residual,
+    project_cone,
+    project_cone_jacobian,
+)
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
 
@@ -51,11 +60,16 @@ def test_jacobian_matches_finite_differences(x, mu1, mu2):
     J = project_cone_jacobian(x, mu, 3)
     eps = 1e-7
     for j in range(2):
-        blk = x[3 * j:3 * j + 3]
+        blk = x[3 * j : 3 * j + 3]
         if abs(np.linalg.norm(blk[1:]) - mu[j] * blk[0]) < 1e-4 or abs(mu[j] * np.linalg.norm(blk[1:]) + blk[0]) < 1e-4:
             continue  # on a kink: any element of the subdifferential serves
-        fd = np.column_stack([(project_cone(blk + eps * e, mu[j:j + 1], 3) - project_cone(blk - eps * e, mu[j:j + 1], 3))
-                              / (2 * eps) for e in np.eye(3)])
+        fd = np.column_stack(
+            [
+                (project_cone(blk + eps * e, mu[j : j + 1], 3) - project_cone(blk - eps * e, mu[j : j + 1], 3))
+                / (2 * eps)
+                for e in np.eye(3)
+            ]
+        )
         assert np.allclose(J[j], fd, atol=1e-5)
 
 
@@ -66,7 +80,7 @@ def test_residual_against_the_formula(r, u, mu):
     phi = natural_map(r, u, m, 3)
     expect = []
     for j in range(2):
-        rj, uj = r[3 * j:3 * j + 3], u[3 * j:3 * j + 3]
+        rj, uj = r[3 * j : 3 * j + 3], u[3 * j : 3 * j + 3]
         shifted = uj + np.array([mu * np.linalg.norm(uj[1:]), 0, 0])
         expect.append(rj - _closed_form(rj - shifted, mu))
     assert np.allclose(phi, np.concatenate(expect))
@@ -92,8 +106,8 @@ def _closed_form(x, mu):
 
 def test_residual_vanishes_exactly_on_the_three_modes():
     mu = np.array([0.5, 0.5, 0.5])
-    r = np.array([0, 0, 0, 2, 0.3, -0.4, 2, -0.6, 0.8])        # separated, sticking inside, sliding on the boundary
-    u = np.array([1.5, 0.2, 0.1, 0, 0, 0, 0, 3, -4])           # gap, rest, slip opposite to r_t
+    r = np.array([0, 0, 0, 2, 0.3, -0.4, 2, -0.6, 0.8])  # separated, sticking inside, sliding on the boundary
+    u = np.array([1.5, 0.2, 0.1, 0, 0, 0, 0, 3, -4])  # gap, rest, slip opposite to r_t
     res = natural_map_residual(r, u, np.ones(9), mu, 3)
     assert res.absolute <= 1e-15
     modes = contact_modes(r, u, mu, 3, velocity_scale=1.0, reaction_scale=1.0)

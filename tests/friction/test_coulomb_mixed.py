@@ -15,9 +15,10 @@ def two_masses(push: float) -> ContactProblem:
     """Two unit point masses on the ground (2D): mass 0 frictionless and pushed by 3, mass 1 with μ = 0.5
     (mode coulomb) pushed by ``push``. Closed form: a_0x = 3; mass 1 sticks (a_1x = 0, λ_t = −push) while
     push <= μ g, else slides with a_1x = push − μ g."""
-    c0 = Contact("unilateral", np.array([0, 1, 0, 0.]))
-    c1 = Contact("unilateral", np.array([0, 0, 0, 1.]), friction=0.5, mode="coulomb",
-                 tangent=np.array([[0, 0, 1, 0.]]))
+    c0 = Contact("unilateral", np.array([0, 1, 0, 0.0]))
+    c1 = Contact(
+        "unilateral", np.array([0, 0, 0, 1.0]), friction=0.5, mode="coulomb", tangent=np.array([[0, 0, 1, 0.0]])
+    )
     return ContactProblem(np.eye(4), -np.array([3.0, -9.81, push, -9.81]), [c0, c1], dimension=2)
 
 
@@ -41,8 +42,7 @@ def random_mixed(seed: int, m: int, frictionless: int, extra: int) -> ContactPro
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(seed=st.integers(0, 2 ** 32 - 1), m=st.integers(1, 2), frictionless=st.integers(1, 2),
-       extra=st.integers(0, 2))
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 2), frictionless=st.integers(1, 2), extra=st.integers(0, 2))
 def test_with_frictionless_contacts_the_answer_is_an_enumerated_solution(seed, m, frictionless, extra):
     p = random_mixed(seed, m, frictionless, extra)
     enum = enumerate_solutions(p)
@@ -63,8 +63,9 @@ def linked_masses(push: float, second: str = "frictionless", mu2: float = 0.3) -
     (``x1 − x2 = 0``); mass 1 (2 kg) has a coulomb contact with μ = 0.5, mass 2 (1 kg) a contact of mode
     ``second`` (μ2 = 0.3; sliding forwards when told so), mass 2 pushed by ``push`` along x."""
     link = Contact("bilateral", np.array([1.0, 0, -1.0, 0]))
-    c1 = Contact("unilateral", np.array([0, 1.0, 0, 0]), friction=MU1, mode="coulomb",
-                 tangent=np.array([[1.0, 0, 0, 0]]))
+    c1 = Contact(
+        "unilateral", np.array([0, 1.0, 0, 0]), friction=MU1, mode="coulomb", tangent=np.array([[1.0, 0, 0, 0]])
+    )
     kw = {} if second == "frictionless" else {"friction": mu2, "tangent": np.array([[0, 0, 1.0, 0]])}
     if second == "sliding":
         kw["slip"] = [1.0]
@@ -150,8 +151,14 @@ def test_the_judge_leaves_uniqueness_of_coulomb_contacts_to_the_route():
 
 
 # ---------------------------------------------------------------- every kind, against the exact enumeration
-KINDS = ["bilateral_frictionless", "unilateral_frictionless", "unilateral_sticking", "unilateral_sliding",
-         "bilateral_sticking", "bilateral_sliding"]
+KINDS = [
+    "bilateral_frictionless",
+    "unilateral_frictionless",
+    "unilateral_sticking",
+    "unilateral_sliding",
+    "bilateral_sticking",
+    "bilateral_sliding",
+]
 
 
 def random_any(seed: int) -> ContactProblem:
@@ -163,24 +170,36 @@ def random_any(seed: int) -> ContactProblem:
     n = 2 * m_c + len(others) + int(rng.integers(0, 3))
     R = rng.normal(size=(n, n - singular))
     M = R @ R.T + (0.0 if singular else 0.5) * np.eye(n)
-    cts = [Contact("unilateral", normal=rng.normal(size=n), normal_drift=float(rng.normal()),
-                   friction=float(rng.uniform(0.0, 2.0)), mode="coulomb", tangent=[rng.normal(size=n)],
-                   tangent_drift=[float(rng.normal())]) for _ in range(m_c)]
+    cts = [
+        Contact(
+            "unilateral",
+            normal=rng.normal(size=n),
+            normal_drift=float(rng.normal()),
+            friction=float(rng.uniform(0.0, 2.0)),
+            mode="coulomb",
+            tangent=[rng.normal(size=n)],
+            tangent_drift=[float(rng.normal())],
+        )
+        for _ in range(m_c)
+    ]
     for kind in others:
         t, mode = str(kind).split("_")
         kw = {}
         if mode != "frictionless":
-            kw = dict(friction=float(rng.uniform(0.1, 2.0)), tangent=[rng.normal(size=n)],
-                      tangent_drift=[float(rng.normal())])
+            kw = dict(
+                friction=float(rng.uniform(0.1, 2.0)), tangent=[rng.normal(size=n)], tangent_drift=[float(rng.normal())]
+            )
         if mode == "sliding":
             kw["slip"] = [float(rng.choice([-1.0, 1.0]))]
-        cts.insert(int(rng.integers(0, len(cts) + 1)),
-                   Contact(t, normal=rng.normal(size=n), normal_drift=float(rng.normal()), mode=mode, **kw))
+        cts.insert(
+            int(rng.integers(0, len(cts) + 1)),
+            Contact(t, normal=rng.normal(size=n), normal_drift=float(rng.normal()), mode=mode, **kw),
+        )
     return ContactProblem(M, rng.normal(size=n) * 3, cts, dimension=2)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(seed=st.integers(0, 2 ** 32 - 1))
+@given(seed=st.integers(0, 2**32 - 1))
 def test_the_mixed_route_answer_is_an_enumerated_solution(seed):
     p = random_any(seed)
     enum = enumerate_solutions(p)
@@ -208,13 +227,22 @@ def test_readme_example_runs(capsys):
 
 
 # ---------------------------------------------------------------- the Painlevé rod through the iterative routes
-@pytest.mark.parametrize("theta, mu, theta_dot, push", [
-    (np.pi / 6, 0.5, 0.0, 0.0), (np.pi / 6, 1.0, 0.0, 0.0), (np.arctan(2.0), 2.0, 4.0, 0.0),
-    (np.arctan(2.0), 2.0, 0.0, 0.0), (np.arctan(2.0), 2.0, 4.0, 50.0), (np.pi / 3, 0.3, 2.0, 0.0)])
+@pytest.mark.parametrize(
+    "theta, mu, theta_dot, push",
+    [
+        (np.pi / 6, 0.5, 0.0, 0.0),
+        (np.pi / 6, 1.0, 0.0, 0.0),
+        (np.arctan(2.0), 2.0, 4.0, 0.0),
+        (np.arctan(2.0), 2.0, 0.0, 0.0),
+        (np.arctan(2.0), 2.0, 4.0, 50.0),
+        (np.pi / 3, 0.3, 2.0, 0.0),
+    ],
+)
 def test_painleve_rod_iterative_answers_are_closed_form_solutions(theta, mu, theta_dot, push):
     """F8 (auto) and F9 on the coulomb rod of tests/friction/test_coulomb_enumeration.py: each answer's λ_n is one
     of the closed-form solutions, the enumeration agrees, and uniqueness is what the closed form says."""
     from test_coulomb_enumeration import coulomb_rod, rod_pieces  # tests/friction is on sys.path
+
     closed = rod_pieces(theta, mu, theta_dot, push)
     p = coulomb_rod(theta, mu, theta_dot, push)
     auto = gaussqp.solve(p)

@@ -14,7 +14,7 @@ from test_coulomb_enumeration import random_problem  # tests/friction is on sys.
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(seed=st.integers(0, 2 ** 32 - 1), m=st.integers(1, 3), extra=st.integers(0, 2))
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 3), extra=st.integers(0, 2))
 def test_the_convex_iteration_answer_is_an_enumerated_solution(seed, m, extra):
     p = random_problem(seed, m, extra)
     enum = enumerate_solutions(p)

@@ -44,6 +44,7 @@ SLOW_SECONDS = 60.0
 def _scenes():
     pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
     from gaussqp.problems import coulomb_scenes
+
     return coulomb_scenes
 
 
@@ -115,10 +116,11 @@ def _check_force_vector(scene):
     F = np.asarray(scene.problem.F)
     for b, m in scene.masses.items():
         want = [-scene.push_force if b == scene.pushed else 0.0, 0.0, m * scene.g]
-        assert F[scene.dofs[b]:scene.dofs[b] + 3] == pytest.approx(want, abs=FORCE_RTOL * m * scene.g), (b, F)
+        assert F[scene.dofs[b] : scene.dofs[b] + 3] == pytest.approx(want, abs=FORCE_RTOL * m * scene.g), (b, F)
 
 
 # ---------------------------------------------------------------- the platform on nine feet
+
 
 @pytest.mark.parametrize("push", [0.0, 0.5])
 def test_platform_with_box_stays_at_rest(push):
@@ -170,6 +172,7 @@ def test_platform_with_box_pushed_past_friction_slides():
 
 # ---------------------------------------------------------------- towers of boxes
 
+
 def _tower_case(n, push):
     cs = _scenes()
     t0 = time.perf_counter()
@@ -212,9 +215,11 @@ def test_tower_carries_the_weight_above_each_interface_exactly():
 
 # ---------------------------------------------------------------- input errors
 
+
 def test_scene_inputs_are_refused_with_typed_errors():
     cs = _scenes()
     from gaussqp.errors import InputTooLargeError, NonFiniteError, NonNumericError, WrongTypeError
+
     with pytest.raises(WrongTypeError, match="n_boxes"):
         cs.box_tower(2.5)
     with pytest.raises(WrongTypeError, match="n_boxes"):
@@ -230,6 +235,7 @@ def test_scene_inputs_are_refused_with_typed_errors():
 
 
 # ---------------------------------------------------------------- the library's stacker, mode "coulomb"
+
 
 def _stacker_boxes(problem):
     """The stacker's boxes from the problem alone: each box is a planar free body with dofs (x, z, rotation)
@@ -278,6 +284,7 @@ def test_stacker_in_coulomb_mode_is_at_rest():
 
 def _scenes_without_mujoco():
     from gaussqp.problems import coulomb_scenes
+
     return coulomb_scenes
 
 

@@ -39,24 +39,41 @@ def block(d, push, mode="sticking", slip=None, with_sliding_neighbour=False):
         z = np.zeros((n, n))
         M_all = np.block([[M, z], [z, M]])
         F_all = np.concatenate([-applied, -np.r_[0.0, 0.0, -MASS * G, np.zeros(n - 3)]])
-        cs = [Contact(c.type, normal=np.r_[c.normal, np.zeros(n)], friction=1.0, mode=c.mode,
-                      tangent=np.hstack([c.tangent, np.zeros((k, n))]), slip=c.slip) for c in cs]
+        cs = [
+            Contact(
+                c.type,
+                normal=np.r_[c.normal, np.zeros(n)],
+                friction=1.0,
+                mode=c.mode,
+                tangent=np.hstack([c.tangent, np.zeros((k, n))]),
+                slip=c.slip,
+            )
+            for c in cs
+        ]
         s = np.zeros(k)
         s[0] = 1.0
-        cs.append(Contact("unilateral", normal=np.r_[np.zeros(n), normal], friction=1.0, mode="sliding",
-                          tangent=np.hstack([np.zeros((k, n)), T]), slip=s))
+        cs.append(
+            Contact(
+                "unilateral",
+                normal=np.r_[np.zeros(n), normal],
+                friction=1.0,
+                mode="sliding",
+                tangent=np.hstack([np.zeros((k, n)), T]),
+                slip=s,
+            )
+        )
     return ContactProblem(M_all, F_all, cs, dimension=d, name=f"block d={d}")
 
 
 @pytest.mark.parametrize("d", [4, 6])
 def test_sticking_inside_the_scaled_cone_is_the_closed_form(d):
-    push = 0.6 * MASS * G * MU[:d - 1] / np.sqrt(d - 1)  # ‖push/μ‖ = 0.6 m g: inside
+    push = 0.6 * MASS * G * MU[: d - 1] / np.sqrt(d - 1)  # ‖push/μ‖ = 0.6 m g: inside
     sol = gaussqp.solve(block(d, push))
     assert sol.status == "solved" and sol.certified
     assert np.allclose(sol.acceleration, 0.0, atol=1e-7)
     assert sol.lambda_normal[0] == pytest.approx(MASS * G, rel=1e-7)
     # ν_r = −push_r/μ_r balances the push (force μ_r ν_r)
-    assert np.allclose(sol.lambda_tangent[0], -push / MU[:d - 1], rtol=1e-6, atol=1e-7)
+    assert np.allclose(sol.lambda_tangent[0], -push / MU[: d - 1], rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("d", [4, 6])
@@ -69,8 +86,16 @@ def test_sticking_outside_the_scaled_cone_is_infeasible(d):
     sol = gaussqp.solve(p)
     assert sol.status == "infeasible" and sol.certified
     c = p.contact(0)
-    iso = ContactProblem(p.M, p.F, [Contact("unilateral", normal=c.normal, friction=MU[0], mode="sticking",
-                                            tangent=c.tangent / MU[:d - 1, None])], dimension=d)
+    iso = ContactProblem(
+        p.M,
+        p.F,
+        [
+            Contact(
+                "unilateral", normal=c.normal, friction=MU[0], mode="sticking", tangent=c.tangent / MU[: d - 1, None]
+            )
+        ],
+        dimension=d,
+    )
     assert gaussqp.solve(iso).status == "solved"  # one isotropic μ = 0.5 would hold the torque
 
 

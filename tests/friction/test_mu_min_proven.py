@@ -19,17 +19,18 @@ from gaussqp.friction import sticking_analysis as sa
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.settings import PRESETS
 
-RUN = (lambda backend: (lambda prob: sa.solve_program(prob, backend.name, PRESETS["high"], "qp")[1]))(
-    sa.get_backend("clarabel", needs="qp"))
+RUN = (lambda backend: lambda prob: sa.solve_program(prob, backend.name, PRESETS["high"], "qp")[1])(
+    sa.get_backend("clarabel", needs="qp")
+)
 
 
 def redundant_floor(fx: float, fy: float, mu: float = 0.8) -> ContactProblem:
     """One point mass, two sticking contacts with the same rows (normal (0, 1), tangent (1, 0)); contact 0 has the
     larger drift, so at the optimum (a_y = -0.5) it detaches and contact 1 carries the load: μ_min = fx / (fy - 0.5)."""
-    cs = [Contact("unilateral", normal=[0.0, 1.0], normal_drift=2.0, mode="sticking", friction=mu,
-                  tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 1.0], normal_drift=0.5, mode="sticking", friction=mu,
-                  tangent=[[1.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=2.0, mode="sticking", friction=mu, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=0.5, mode="sticking", friction=mu, tangent=[[1.0, 0.0]]),
+    ]
     return ContactProblem(np.eye(2), [fx, fy], cs, dimension=2)
 
 
@@ -49,9 +50,15 @@ def test_mu_min_with_a_detaching_redundant_contact(fx, fy):
 def test_undecided_programs_never_read_as_no_mu_works():
     # every program ends "failed": nothing is decided, so μ_min is None with a reason (it was inf)
     p = redundant_floor(0.3, 1.0)
-    p2 = ContactProblem(np.eye(2), [3.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sticking",
-                                                        friction=0.1, tangent=[[1.0, 0.0]]) for _ in range(2)],
-                        dimension=2)
+    p2 = ContactProblem(
+        np.eye(2),
+        [3.0, 1.0],
+        [
+            Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.1, tangent=[[1.0, 0.0]])
+            for _ in range(2)
+        ],
+        dimension=2,
+    )
     for q, a in ((p, np.array([0.0, -0.5])), (p2, np.zeros(2))):
         assert mu_mod.mu_min_bracket(q, a, 1e-7, lambda prob: "failed") == (0.0, None)
         why: list = []
@@ -63,21 +70,31 @@ def test_undecided_programs_never_read_as_no_mu_works():
 
 
 # the sweep's 3D reproducer (seed 32289): two unilateral contacts with the same rows, contact 0 detaching
-M3 = np.array([[1.6032246792776668, -0.11530319292371691, -0.04123296039638824, 0.38367774133450017, -0.38923046840737086],
-               [-0.11530319292371691, 1.576159183403624, 0.29553006439087187, -0.36221913851956056, 0.18965279820071246],
-               [-0.04123296039638824, 0.29553006439087187, 1.4738844964364382, -0.5934860412216016, 0.752747680671473],
-               [0.38367774133450017, -0.36221913851956056, -0.5934860412216016, 3.0030718666760334, -1.3774197312892367],
-               [-0.38923046840737086, 0.18965279820071246, 0.752747680671473, -1.3774197312892367, 2.778716333478064]])
+M3 = np.array(
+    [
+        [1.6032246792776668, -0.11530319292371691, -0.04123296039638824, 0.38367774133450017, -0.38923046840737086],
+        [-0.11530319292371691, 1.576159183403624, 0.29553006439087187, -0.36221913851956056, 0.18965279820071246],
+        [-0.04123296039638824, 0.29553006439087187, 1.4738844964364382, -0.5934860412216016, 0.752747680671473],
+        [0.38367774133450017, -0.36221913851956056, -0.5934860412216016, 3.0030718666760334, -1.3774197312892367],
+        [-0.38923046840737086, 0.18965279820071246, 0.752747680671473, -1.3774197312892367, 2.778716333478064],
+    ]
+)
 F3 = np.array([-1.7214194916482959, 0.2638600264790649, -1.5479627674744743, 3.9929270312854124, 0.949157300025313])
 N3 = np.array([-0.28728372679801983, 1.195723193909231, 1.0983567954261937, 0.38413157327722525, -0.09533335366170748])
-T3 = np.array([[-1.4231020853731893, 0.5598113315433211, 0.4860820822313733, 2.870133405058803, 1.1987889737988047],
-               [-0.264038520361285, 0.6437266502643384, 0.45801772210489283, 0.6436772583374916, -0.6450372223188704]])
+T3 = np.array(
+    [
+        [-1.4231020853731893, 0.5598113315433211, 0.4860820822313733, 2.870133405058803, 1.1987889737988047],
+        [-0.264038520361285, 0.6437266502643384, 0.45801772210489283, 0.6436772583374916, -0.6450372223188704],
+    ]
+)
 C3 = np.array([-0.5196891257166328, 0.04595600576486142])
 
 
 def sweep_3d(mu: float) -> ContactProblem:
-    cs = [Contact("unilateral", normal=N3, normal_drift=bi, friction=mu, mode="sticking", tangent=T3, tangent_drift=C3)
-          for bi in (0.47216475474841235, -1.5221799658045598)]
+    cs = [
+        Contact("unilateral", normal=N3, normal_drift=bi, friction=mu, mode="sticking", tangent=T3, tangent_drift=C3)
+        for bi in (0.47216475474841235, -1.5221799658045598)
+    ]
     return ContactProblem(M3, F3, cs, dimension=3)
 
 

@@ -44,8 +44,20 @@ def floor(f, mus=(0.5, 0.5), dimension=2):
 def test_margin_closed_form(dimension, f, expected, unit):
     # max over splits of min_i (μ λ_n,i - ‖λ_t,i‖) = (0.5 - |f|) / 2, attained symmetrically; in any force unit
     p = floor(f, dimension=dimension)
-    p = ContactProblem.from_blocks(unit * p.M, unit * p.F, p.J_n, p.normal_drift, list(p.types), p.J_t,
-                                   p.tangent_drift, p.friction, list(p.modes), None, [True, True], dimension)
+    p = ContactProblem.from_blocks(
+        unit * p.M,
+        unit * p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        list(p.modes),
+        None,
+        [True, True],
+        dimension,
+    )
     a = np.zeros(dimension)
     val, (lev, liv) = sm.margin(p, a, 1e-7, {}, never, conic=conic(p, a))
     assert val == pytest.approx(unit * expected, abs=1e-7 * unit)
@@ -56,8 +68,13 @@ def test_margin_closed_form(dimension, f, expected, unit):
 @pytest.mark.parametrize("dimension", [2, 3])
 def test_contact_margins_and_mu_min_closed_form(dimension):
     # one contact (μ = 0.5) and load (0.2, 1): its margin 0.5 - 0.2 = 0.3, μ_min = 0.2
-    c = Contact("unilateral", normal=[0.0, 1.0] + [0.0] * (dimension - 2), mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]] if dimension == 3 else [[1.0, 0.0]])
+    c = Contact(
+        "unilateral",
+        normal=[0.0, 1.0] + [0.0] * (dimension - 2),
+        mode="sticking",
+        friction=0.5,
+        tangent=[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]] if dimension == 3 else [[1.0, 0.0]],
+    )
     p = ContactProblem(np.eye(dimension), [0.2, 1.0] + [0.0] * (dimension - 2), [c], dimension=dimension)
     a = np.zeros(dimension)
     k = conic(p, a)
@@ -83,8 +100,7 @@ def test_mu_min_bisection_two_contacts():
 
 def test_unbounded_margin_is_decided_on_the_direct_path():
     # the only sticking contact detaches (drift 1): t is free; with a tangential load the set is empty
-    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0]])
+    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
     a = np.zeros(2)
     p = ContactProblem(np.eye(2), [0.2, 0.0], [c], dimension=2)
     assert sm.margin(p, a, 1e-7, {}, never, conic=conic(p, a)) == (None, None)
@@ -143,9 +159,10 @@ def test_verdict_equals_the_cvxpy_programs_on_shipped_problems(name, monkeypatch
 
 def test_active_set_matches_the_cvxpy_constraints():
     # a detaching row is pinned to λ = 0 on the direct path too: all the load on the row that stays
-    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[1.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
     a = np.zeros(2)
     k = conic(p, a, atol=active_tolerance(p, a))

@@ -15,14 +15,17 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import gaussqp
 from gaussqp.formulations import coulomb
 from gaussqp.friction import nonsmooth_newton as nn
-from gaussqp.friction.coulomb_law import (natural_map_residual, project_cone_jacobian)
+from gaussqp.friction.coulomb_law import natural_map_residual, project_cone_jacobian
 from gaussqp.settings import COULOMB_RESIDUAL_RTOL
 
 G = 9.81
 ROOT = Path(__file__).resolve().parents[2]
 #: the workplace's FCLIB files (../shared/data/fclib next to the checkout), or GAUSSQP_FCLIB_DIR
-FCLIB_DIRS = [Path(os.environ["GAUSSQP_FCLIB_DIR"])] if os.environ.get("GAUSSQP_FCLIB_DIR") else [
-    ROOT.parent / "shared" / "data" / "fclib", ROOT / "tests" / "data" / "fclib"]
+FCLIB_DIRS = (
+    [Path(os.environ["GAUSSQP_FCLIB_DIR"])]
+    if os.environ.get("GAUSSQP_FCLIB_DIR")
+    else [ROOT.parent / "shared" / "data" / "fclib", ROOT / "tests" / "data" / "fclib"]
+)
 
 
 def residual(W, q, mu, d, r) -> float:
@@ -256,7 +259,8 @@ def fclib_files() -> list:
             for f in sorted(d.glob("*.hdf5")):
                 files.setdefault(f.name, f)
     return [pytest.param(f, id=f.stem) for f in files.values()] or [
-        pytest.param(None, marks=pytest.mark.skip(reason=f"no FCLIB file in {', '.join(map(str, FCLIB_DIRS))}"))]
+        pytest.param(None, marks=pytest.mark.skip(reason=f"no FCLIB file in {', '.join(map(str, FCLIB_DIRS))}"))
+    ]
 
 
 @pytest.mark.parametrize("path", fclib_files())

@@ -18,8 +18,13 @@ from gaussqp.certificates.friction_bounds import beta2, friction_bounds, common_
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.friction.sliding import fixed_point, sliding_lcp, p_matrix_test, reduce
 from gaussqp.friction.enumeration import enumerate_solutions
-from gaussqp.problems.sliding_examples import (falling_ladder, painleve_klein, painleve_klein_mu_max, painleve_rod,
-                                       painleve_rod_lcp)
+from gaussqp.problems.sliding_examples import (
+    falling_ladder,
+    painleve_klein,
+    painleve_klein_mu_max,
+    painleve_rod,
+    painleve_rod_lcp,
+)
 from gaussqp.problems.sticking_examples import hard_finger_grasp, three_finger, three_finger_closed_form
 
 
@@ -102,8 +107,10 @@ def test_painleve_klein_exact_uniqueness_region_contains_the_bounds(theta):
 @pytest.mark.parametrize("mu1,mu2", [(0.1, 0.6), (0.3, 0.3), (0.5, 0.05)])
 def test_bilateral_routes_agree_fixed_point_hlcp_enumeration(mu1, mu2):
     p = painleve_klein(0.7, mu1, mu2, push=12.0)
-    sols = {f: gaussqp.solve(p, formulation=f, crosscheck=False)
-            for f in ("sliding_fixed_point", "sliding_lcp", "sliding_enumeration")}
+    sols = {
+        f: gaussqp.solve(p, formulation=f, crosscheck=False)
+        for f in ("sliding_fixed_point", "sliding_lcp", "sliding_enumeration")
+    }
     ref = sols["sliding_enumeration"]
     assert ref.enumeration.multiplicity == "unique"
     for f, s in sols.items():
@@ -171,13 +178,20 @@ def sliding_problems(draw):
     for k in range(mb + mu_):
         kind = "bilateral" if k < mb else "unilateral"
         mode = "frictionless" if rng.random() < 0.25 else "sliding"
-        cts.append(Contact(kind, normal=rng.normal(size=n), normal_drift=float(rng.normal()),
-                           friction=float(rng.uniform(0, draw(st.sampled_from([0.1, 0.5, 1.5])))), mode=mode,
-                           tangent=[rng.normal(size=n)], slip=[float(rng.choice([-1.0, 1.0]))]))
+        cts.append(
+            Contact(
+                kind,
+                normal=rng.normal(size=n),
+                normal_drift=float(rng.normal()),
+                friction=float(rng.uniform(0, draw(st.sampled_from([0.1, 0.5, 1.5])))),
+                mode=mode,
+                tangent=[rng.normal(size=n)],
+                slip=[float(rng.choice([-1.0, 1.0]))],
+            )
+        )
     if not any(c.mode == "sliding" for c in cts):
         c0 = cts[0]
-        cts[0] = Contact(c0.type, c0.normal, c0.normal_drift, max(c0.friction, 0.1), "sliding", c0.tangent,
-                         slip=[1.0])
+        cts[0] = Contact(c0.type, c0.normal, c0.normal_drift, max(c0.friction, 0.1), "sliding", c0.tangent, slip=[1.0])
     return ContactProblem(M, rng.normal(size=n) * 3, cts, dimension=2, name=f"sliding_{seed}")
 
 
@@ -274,12 +288,17 @@ def test_c8_prop2_and_cor1_on_a_bilateral_sticking_system():
     """A point mass in a plane held by one bilateral sticking contact (normal y, tangent x): (21) gives
     λ_n = F_y, λ_t = F_x, and (22) holds iff |F_x| <= μ |F_y|; with zero drifts it is Cor. 1 (statics)."""
     for Fx, mu, expect in [(1.0, 0.5, True), (3.0, 0.5, False)]:
-        p = ContactProblem(np.eye(2), [Fx, 4.0], [Contact("bilateral", normal=[0.0, 1.0], friction=mu,
-                                                          mode="sticking", tangent=[[1.0, 0.0]])])
+        p = ContactProblem(
+            np.eye(2),
+            [Fx, 4.0],
+            [Contact("bilateral", normal=[0.0, 1.0], friction=mu, mode="sticking", tangent=[[1.0, 0.0]])],
+        )
         rep = gaussqp.check(p)
         c22, c1 = rep.certificate("C8(22)"), rep.certificate("C8(Cor. 1)")
         assert c22.holds is expect and c1.holds is expect
-        assert c22.data["lambda_normal"][0] == pytest.approx(4.0) and c22.data["lambda_tangent"][0, 0] == pytest.approx(Fx)
+        assert c22.data["lambda_normal"][0] == pytest.approx(4.0) and c22.data["lambda_tangent"][0, 0] == pytest.approx(
+            Fx
+        )
         sol = gaussqp.solve(p)
         assert (sol.status == "solved") is expect
 

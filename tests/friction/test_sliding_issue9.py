@@ -18,8 +18,10 @@ def opposite_normals(mu: float = 0.5, g: float = 9.81) -> ContactProblem:
     Both active: a_y = 0, λ_floor - λ_ceiling = g, and any λ_floor >= g is admissible, so
     a_x = -μ λ_floor ranges over ]-inf, -μ g]: a continuum of accelerations. The piece "floor active,
     ceiling detached" is the isolated point λ = (g, 0), which is the end of that ray."""
-    c = [Contact("unilateral", normal=[0, 1.0], mode="sliding", friction=mu, tangent=[[1.0, 0]], slip=[1.0]),
-         Contact("unilateral", normal=[0, -1.0])]
+    c = [
+        Contact("unilateral", normal=[0, 1.0], mode="sliding", friction=mu, tangent=[[1.0, 0]], slip=[1.0]),
+        Contact("unilateral", normal=[0, -1.0]),
+    ]
     return ContactProblem(np.eye(2), [0.0, g], c)
 
 
@@ -79,8 +81,12 @@ def test_box_on_four_corners_is_one_acceleration_not_a_paradox():
 def test_same_acceleration_is_decided_on_the_data_scale(scale):
     """The box scaled in force units: the decision does not depend on the magnitude of the answer."""
     p = box_on_four_corners(m=2.0 * scale)
-    p = ContactProblem(np.diag([2.0 * scale] * 3 + [0.5 * scale, 0.6 * scale, 0.7 * scale]), p.F,
-                       [p.contact(i) for i in range(p.m)], dimension=3)
+    p = ContactProblem(
+        np.diag([2.0 * scale] * 3 + [0.5 * scale, 0.6 * scale, 0.7 * scale]),
+        p.F,
+        [p.contact(i) for i in range(p.m)],
+        dimension=3,
+    )
     e = enumerate_solutions(p)
     assert e.multiplicity == "unique" and e.multiplier_multiplicity == "continuum"
     assert e.acceleration_scale == pytest.approx(9.81, rel=1e-9)
@@ -96,11 +102,13 @@ def test_redundant_frictionless_bilateral_rows_with_a_sliding_contact_are_solved
     M = np.diag([2.0, 1.0, 3.0])
     F = np.array([0.5, 9.81, -0.2])
     guide = np.array([1.0, 0.0, 0.3])
-    floor = Contact("unilateral", normal=[0.0, 1.0, 0.0], friction=0.4, mode="sliding",
-                    tangent=[[1.0, 0.0, 0.0]], slip=[1.0])
+    floor = Contact(
+        "unilateral", normal=[0.0, 1.0, 0.0], friction=0.4, mode="sliding", tangent=[[1.0, 0.0, 0.0]], slip=[1.0]
+    )
     one = ContactProblem(M, F, [Contact("bilateral", normal=guide), floor], dimension=2)
-    two = ContactProblem(M, F, [Contact("bilateral", normal=guide), Contact("bilateral", normal=1e4 * guide), floor],
-                         dimension=2)
+    two = ContactProblem(
+        M, F, [Contact("bilateral", normal=guide), Contact("bilateral", normal=1e4 * guide), floor], dimension=2
+    )
     a1 = gaussqp.solve(one, formulation="sliding_lcp", crosscheck=False)
     a2 = gaussqp.solve(two, formulation="sliding_lcp", crosscheck=False)
     assert a1.status == a2.status == "solved" and a2.certified

@@ -63,8 +63,15 @@ def sol_of(p, status=SOLVED, a=None, lam_n=None, lam_t=None, **kw):
 
 def piece(a, lam_n, label="+", isolated=True, fixed=True, pieces=None):
     lam_n = np.atleast_1d(np.asarray(lam_n, dtype=float))
-    return PieceSolution(np.asarray(a, dtype=float), lam_n, np.zeros((lam_n.size, 1)), label, isolated, fixed,
-                         list(pieces) if pieces is not None else [label])
+    return PieceSolution(
+        np.asarray(a, dtype=float),
+        lam_n,
+        np.zeros((lam_n.size, 1)),
+        label,
+        isolated,
+        fixed,
+        list(pieces) if pieces is not None else [label],
+    )
 
 
 def enum_of(sols, mult="unique", lam_mult="unique", k=1, pieces=2, enumerated=(0,), scale=1.0):
@@ -83,7 +90,7 @@ def one_contact_problem(M=None, F=(0.0, 1.0), mode="sliding", typ="unilateral"):
 
 ACCEL_TEXT = {
     "none": "no acceleration and contact forces satisfy the sliding problem (inconsistent case, "
-            "Painlevé paradox / jamming): every piece was checked and is empty",
+    "Painlevé paradox / jamming): every piece was checked and is empty",
     "unique": "exactly one acceleration",
     "multiple": "3 distinct accelerations (indeterminate case, Painlevé paradox)",
     "continuum": "a continuum of accelerations (a piece on which the acceleration varies; indeterminate case)",
@@ -119,10 +126,24 @@ def test_enumeration_certificate_data():
     e = enum_of([s1, s2], "multiple", "multiple", k=2, pieces=4, enumerated=[0, 2], scale=2.5)
     c = ce.enumeration_certificate(one_contact_problem(), e)
     d = c.data
-    assert set(d) == {"solutions", "pieces", "multiplicity", "acceleration_multiplicity", "multiplier_multiplicity",
-                      "distinct_accelerations", "acceleration_scale", "enumerated_contacts", "lambda_normal",
-                      "accelerations", "piece_labels", "isolated", "found_on_pieces", "modes", "coulomb_contacts",
-                      "evidence"}
+    assert set(d) == {
+        "solutions",
+        "pieces",
+        "multiplicity",
+        "acceleration_multiplicity",
+        "multiplier_multiplicity",
+        "distinct_accelerations",
+        "acceleration_scale",
+        "enumerated_contacts",
+        "lambda_normal",
+        "accelerations",
+        "piece_labels",
+        "isolated",
+        "found_on_pieces",
+        "modes",
+        "coulomb_contacts",
+        "evidence",
+    }
     assert len(d["evidence"]["accelerations"]) == 2 and "verify" in d["evidence"]
     assert d["solutions"] == 2 and d["pieces"] == 4 and d["multiplicity"] == "multiple"
     assert d["acceleration_multiplicity"] == "multiple" and d["multiplier_multiplicity"] == "multiple"
@@ -162,6 +183,7 @@ def test_enumeration_certificate_on_the_painleve_rod(case, count):
 
 # ---------------------------------------------------------------------------------------- p_matrix_certificate
 
+
 @pytest.mark.parametrize("case", [ROD_UNIQUE, ROD_TWO])
 def test_p_matrix_certificate_rod(case):
     A, _ = rod_lcp(case)
@@ -177,8 +199,9 @@ def test_p_matrix_certificate_rod(case):
         assert c.implies == "the sliding problem has exactly one solution for every load at this state"
     else:
         assert c.holds is False and c.data["witness"] == (0,)
-        assert c.implies == ("not a P-matrix: some loads give no or several solutions at this state (principal "
-                             "minor (0,) is <= 0)")
+        assert c.implies == (
+            "not a P-matrix: some loads give no or several solutions at this state (principal minor (0,) is <= 0)"
+        )
 
 
 def _two_by_two(Mx):
@@ -204,11 +227,15 @@ def test_p_matrix_certificate_uses_the_prebuilt_lcp():
 def _mixed_problem():
     """One frictionless bilateral, one sliding bilateral, one sliding unilateral contact: size 2 (the
     frictionless row is eliminated)."""
-    cs = [Contact("bilateral", normal=[1.0, 0.0, 0.0]),
-          Contact("bilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.1, tangent=[[0.0, 0.0, 1.0]],
-                  slip=[1.0]),
-          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0, 0.0]],
-                  slip=[1.0])]
+    cs = [
+        Contact("bilateral", normal=[1.0, 0.0, 0.0]),
+        Contact(
+            "bilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.1, tangent=[[0.0, 0.0, 1.0]], slip=[1.0]
+        ),
+        Contact(
+            "unilateral", normal=[0.0, 0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0, 0.0]], slip=[1.0]
+        ),
+    ]
     return ContactProblem(np.eye(3), [0.0, 1.0, 1.0], cs, dimension=2)
 
 
@@ -219,8 +246,9 @@ def test_p_matrix_certificate_size_limit(monkeypatch):
     assert c.holds is None and math.isnan(c.margin) and c.id == "p_matrix"
     assert c.name == "LCP matrix (58) is a P-matrix"
     assert c.source == "tutorial (58), Prop. 13" and c.data == {}
-    assert c.implies == ("size 2 > 1: the exact test by principal minors is not run; see friction_bounds for "
-                         "sufficient conditions")
+    assert c.implies == (
+        "size 2 > 1: the exact test by principal minors is not run; see friction_bounds for sufficient conditions"
+    )
     monkeypatch.setattr(slv, "P_MATRIX_EXACT_MAX", 2)  # size 2 <= 2: the test runs
     d = slv.p_matrix_certificate(p)
     assert d.holds is True and d.data["form"] == "LCP (58)" and d.data["matrix"].shape == (2, 2)
@@ -243,21 +271,32 @@ def test_p_matrix_certificate_not_applicable():
 
 # -------------------------------------------------------------------------------------------------- _uniqueness
 
-@pytest.mark.parametrize("mult, expected", [("unique", True), ("multiple", False), ("continuum", False),
-                                            ("none", None), ("undecided", None)])
+
+@pytest.mark.parametrize(
+    "mult, expected", [("unique", True), ("multiple", False), ("continuum", False), ("none", None), ("undecided", None)]
+)
 def test_uniqueness_definite(mult, expected):
     e = enum_of([piece([0.0, 0.0], [1.0]), piece([0.0, 5.0], [2.0])], mult, mult)
-    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {"acceleration": expected, "generalized_force": expected,
-                                                        "multipliers": expected}
+    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {
+        "acceleration": expected,
+        "generalized_force": expected,
+        "multipliers": expected,
+    }
 
 
 def test_uniqueness_acceleration_and_multipliers_separately():
     e = enum_of([piece([0.0, 0.0], [1.0])], "unique", "continuum")
-    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {"acceleration": True, "generalized_force": True,
-                                                        "multipliers": False}
+    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {
+        "acceleration": True,
+        "generalized_force": True,
+        "multipliers": False,
+    }
     e = enum_of([piece([0.0, 0.0], [1.0])], "undecided", "multiple")
-    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {"acceleration": None, "generalized_force": None,
-                                                        "multipliers": False}
+    assert ce.enumeration_uniqueness(one_contact_problem(), e) == {
+        "acceleration": None,
+        "generalized_force": None,
+        "multipliers": False,
+    }
 
 
 def _singular(F=(0.0, 2.0), M=((1.0, 1.0), (1.0, 1.0))):
@@ -279,8 +318,10 @@ def test_uniqueness_singular_mass_same_generalized_force(mult):
 def test_uniqueness_singular_mass_force_unit_from_f():
     # unit = max(‖F‖∞ = 2, row sum 2 · acceleration scale 0.5 = 1) = 2: M a differing by 3e-7 <= 1e-7 · 2? no
     p = _singular(F=(0.0, 2.0))
+
     def e(d, scale=0.5):
         return enum_of([piece([0.0, 0.0], [1.0]), piece([d / 2, 0.0], [1.0])], "multiple", "multiple", scale=scale)
+
     # M (d/2, 0) = (d/2, d/2): the difference is d/2
     assert ce.enumeration_uniqueness(p, e(2 * 1.9e-7))["generalized_force"] is None  # 1.9e-7 <= 2e-7
     assert ce.enumeration_uniqueness(p, e(2 * 2.1e-7))["generalized_force"] is False
@@ -290,8 +331,10 @@ def test_uniqueness_singular_mass_force_unit_from_f():
 def test_uniqueness_singular_mass_force_unit_from_the_acceleration_scale():
     # ‖F‖∞ = 0.5, row sums 2 · acceleration scale 3 = 6: threshold 6e-7
     p = _singular(F=(0.0, 0.5))
+
     def e(diff):
         return enum_of([piece([0.0, 0.0], [1.0]), piece([diff, 0.0], [1.0])], "multiple", "multiple", scale=3.0)
+
     assert ce.enumeration_uniqueness(p, e(5.9e-7))["generalized_force"] is None
     assert ce.enumeration_uniqueness(p, e(6.1e-7))["generalized_force"] is False
     # the row sums use |M|: M = [[1, -1], [-1, 1]], row sums of |M| 2 (of M: 0)
@@ -308,6 +351,7 @@ def test_uniqueness_singular_mass_unique_acceleration_is_not_recomputed():
 
 
 # ---------------------------------------------------------------------------------------------- sliding_verdict
+
 
 def test_sliding_verdict_computes_the_enumeration_unique_rod():
     A, w = rod_lcp(ROD_UNIQUE)
@@ -415,17 +459,28 @@ def test_sliding_verdict_no_p_matrix_for_singular_mass():
 
 
 def test_sliding_verdict_no_p_matrix_with_sticking_contacts():
-    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.5, tangent=[[1.0, 0.0]], slip=[1.0]),
-          Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.5, tangent=[[1.0, 0.0]], slip=[1.0]),
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.0, 1.0], cs, dimension=2)
     s = sol_of(p, status=FAILED)
     slv.sliding_verdict(s, enum_of([], "none", "none", k=0))
     assert [c.id for c in s.certificates] == ["sliding_enumeration"]
 
 
-@pytest.mark.parametrize("lam, delta, found", [(0.5, 0.9e-6, True), (0.5, 1.1e-6, False), (0.5, -1.1e-6, False),
-                                               (10.0, 0.9e-6, True), (10.0, 1.1e-6, False),
-                                               (-10.0, -0.9e-6, True), (-10.0, 1.1e-6, False)])
+@pytest.mark.parametrize(
+    "lam, delta, found",
+    [
+        (0.5, 0.9e-6, True),
+        (0.5, 1.1e-6, False),
+        (0.5, -1.1e-6, False),
+        (10.0, 0.9e-6, True),
+        (10.0, 1.1e-6, False),
+        (-10.0, -0.9e-6, True),
+        (-10.0, 1.1e-6, False),
+    ],
+)
 def test_sliding_verdict_in_enumeration_tolerance(lam, delta, found):
     # |Δλ̂| <= 1e-6 in the data's units λ̂ = λ ‖(J S)_row‖∞ / force (issue #9 part 4; not max(1, ‖λ_n‖∞)):
     # delta is given in those units, the same bound whatever the size of λ
@@ -442,8 +497,14 @@ def test_sliding_verdict_in_enumeration_tolerance(lam, delta, found):
 
 def test_sliding_verdict_in_enumeration_every_solution_and_component():
     p = _mixed_problem()
-    e = enum_of([piece(np.zeros(3), [0.0, 1.0, 2.0]), piece(np.zeros(3), [0.0, 3.0, 4.0])], "multiple", "multiple",
-                k=2, enumerated=[1, 2], pieces=4)
+    e = enum_of(
+        [piece(np.zeros(3), [0.0, 1.0, 2.0]), piece(np.zeros(3), [0.0, 3.0, 4.0])],
+        "multiple",
+        "multiple",
+        k=2,
+        enumerated=[1, 2],
+        pieces=4,
+    )
     s = sol_of(p, a=np.zeros(3), lam_n=[0.0, 3.0, 4.0])  # the second one
     slv.sliding_verdict(s, e)
     assert s.in_enumeration is True
@@ -483,6 +544,7 @@ def test_sliding_verdict_in_enumeration_continuum_and_status():
 
 # --------------------------------------------------------------------------------------------- sticking_verdict
 
+
 def floor(f, mus=(0.5, 0.5), fn=1.0):
     cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]]) for mu in mus]
     return ContactProblem(np.eye(2), [f, fn], cs, dimension=2)
@@ -493,8 +555,9 @@ def single(f, mu=0.5, fn=1.0):
 
 
 def unique_cert(holds=True, independent=True):
-    return Certificate(id="unique_multipliers", source="", holds=holds, margin=0.0, implies="",
-                       data={"rows_independent": independent})
+    return Certificate(
+        id="unique_multipliers", source="", holds=holds, margin=0.0, implies="", data={"rows_independent": independent}
+    )
 
 
 def test_sticking_verdict_singleton_path():
@@ -506,10 +569,16 @@ def test_sticking_verdict_singleton_path():
     assert v.margin == pytest.approx(0.3, abs=1e-14) and v.mu_min == pytest.approx(0.2, abs=1e-14)
 
 
-@pytest.mark.parametrize("certs", [[], [unique_cert(holds=False)], [unique_cert(holds=None)],
-                                   [unique_cert(independent=False)],
-                                   [Certificate(id="unique_multipliers", source="", holds=True, margin=0.0,
-                                                implies="")]])
+@pytest.mark.parametrize(
+    "certs",
+    [
+        [],
+        [unique_cert(holds=False)],
+        [unique_cert(holds=None)],
+        [unique_cert(independent=False)],
+        [Certificate(id="unique_multipliers", source="", holds=True, margin=0.0, implies="")],
+    ],
+)
 def test_sticking_verdict_analyze_path(certs):
     p = single(0.2)
     s = sol_of(p, a=np.zeros(2), lam_n=[1.0], lam_t=[[0.2]], certificates=certs)
@@ -538,18 +607,27 @@ def test_sticking_verdict_feasible_analyze_uses_the_solutions_multipliers():
     assert s.sticking.detaching_contacts == []
     assert s.sticking.margin == pytest.approx((0.5 * (1 + 1e-5) - 0.2) / 2, abs=1e-7)
     # infeasible (F1's acceleration) ignores the answer's multipliers: both rows detach
-    t = sol_of(p, status=INFEASIBLE, lam_n=[0.5, 0.5], lam_t=[[0.1], [0.1]],
-               extras={"a_cones_removed": np.array([0.0, 1e-5])})
+    t = sol_of(
+        p, status=INFEASIBLE, lam_n=[0.5, 0.5], lam_t=[[0.1], [0.1]], extras={"a_cones_removed": np.array([0.0, 1e-5])}
+    )
     stv.sticking_verdict(t, "clarabel", HIGH)
     assert t.sticking.detaching_contacts == [0, 1] and t.sticking.feasible is False
 
 
 def test_sticking_verdict_infeasible_with_f1_multipliers_singleton():
     p = single(0.7)
-    s = sol_of(p, status=INFEASIBLE,
-               extras={"a_cones_removed": np.zeros(2),
-                       "cones_removed_multipliers": {"rows_independent": True, "lambda_normal": np.array([1.0]),
-                                                     "lambda_tangent": np.array([[0.7]])}})
+    s = sol_of(
+        p,
+        status=INFEASIBLE,
+        extras={
+            "a_cones_removed": np.zeros(2),
+            "cones_removed_multipliers": {
+                "rows_independent": True,
+                "lambda_normal": np.array([1.0]),
+                "lambda_tangent": np.array([[0.7]]),
+            },
+        },
+    )
     stv.sticking_verdict(s, "clarabel", HIGH)
     v = s.sticking
     assert v.feasible is False and v.boundary_test == "exact (unique multipliers)"
@@ -558,8 +636,11 @@ def test_sticking_verdict_infeasible_with_f1_multipliers_singleton():
 
 def test_sticking_verdict_infeasible_with_f1_acceleration_only():
     p = single(0.7)
-    s = sol_of(p, status=INFEASIBLE, extras={"a_cones_removed": np.zeros(2),
-                                             "cones_removed_multipliers": {"rows_independent": False}})
+    s = sol_of(
+        p,
+        status=INFEASIBLE,
+        extras={"a_cones_removed": np.zeros(2), "cones_removed_multipliers": {"rows_independent": False}},
+    )
     stv.sticking_verdict(s, "clarabel", HIGH)
     assert s.sticking.boundary_test == "exact" and s.sticking.feasible is False
     assert s.sticking.margin == pytest.approx(-0.2, abs=1e-7) and s.sticking.mu_min == pytest.approx(0.7, rel=1e-6)
@@ -649,9 +730,17 @@ def test_sticking_verdict_boundary_scale_has_no_floor():
 
 def test_sticking_verdict_no_downgrade_without_a_margin():
     # a detaching contact carrying a tangential force: the singleton margin is None (no μ helps)
-    cs = [Contact("unilateral", normal=[0.0, 1.0, 0, 0], mode="sticking", friction=0.5, tangent=[[1.0, 0, 0, 0]]),
-          Contact("unilateral", normal=[0, 0, 1.0, 0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[0, 0, 0, 1.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0, 0, 0], mode="sticking", friction=0.5, tangent=[[1.0, 0, 0, 0]]),
+        Contact(
+            "unilateral",
+            normal=[0, 0, 1.0, 0],
+            normal_drift=1.0,
+            mode="sticking",
+            friction=0.5,
+            tangent=[[0, 0, 0, 1.0]],
+        ),
+    ]
     p = ContactProblem(np.eye(4), [0.2, 1.0, 0.0, 0.1], cs, dimension=2)
     s = sol_of(p, a=np.zeros(4), lam_n=[1.0, 0.0], lam_t=[[0.2], [0.1]], certificates=[unique_cert()])
     s.unique["multipliers"] = False
@@ -661,12 +750,17 @@ def test_sticking_verdict_no_downgrade_without_a_margin():
 
 # ======================================================================== second round: survivors of the first run
 
+
 def test_p_matrix_certificate_size_counts_sliding_bilateral_rows(monkeypatch):
     # one sliding bilateral and one unilateral contact, no frictionless row: size 2
-    cs = [Contact("bilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.1, tangent=[[0.0, 0.0, 1.0]],
-                  slip=[1.0]),
-          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0, 0.0]],
-                  slip=[1.0])]
+    cs = [
+        Contact(
+            "bilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.1, tangent=[[0.0, 0.0, 1.0]], slip=[1.0]
+        ),
+        Contact(
+            "unilateral", normal=[0.0, 0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0, 0.0]], slip=[1.0]
+        ),
+    ]
     p = ContactProblem(np.eye(3), [0.0, 1.0, 1.0], cs, dimension=2)
     monkeypatch.setattr(slv, "P_MATRIX_EXACT_MAX", 1)
     assert slv.p_matrix_certificate(p).implies.startswith("size 2 > 1:")
@@ -715,6 +809,7 @@ def test_sticking_verdict_passes_solver_and_tolerance(monkeypatch):
     def recording(p, a, feasible, solver, tol, **kw):
         seen.append((solver, tol))
         return real(p, a, feasible, solver, tol, **kw)
+
     monkeypatch.setattr(stv, "analyze", recording)
     s = sol_of(single(0.2), a=np.zeros(2), lam_n=[1.0], lam_t=[[0.2]])
     stv.sticking_verdict(s, "osqp", HIGH)

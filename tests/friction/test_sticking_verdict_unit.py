@@ -32,8 +32,9 @@ RUN = _runner("clarabel", HIGH, "qp")
 def floor(f, mus=(0.5, 0.5), types=None):
     """Contacts on one point mass, normal (0, 1), tangent (1, 0): Σλ_n = 1, Σλ_t = f at a = 0."""
     types = types or ["unilateral"] * len(mus)
-    cs = [Contact(t, normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]])
-          for mu, t in zip(mus, types)]
+    cs = [
+        Contact(t, normal=[0.0, 1.0], mode="sticking", friction=mu, tangent=[[1.0, 0.0]]) for mu, t in zip(mus, types)
+    ]
     return ContactProblem(np.eye(2), [f, 1.0], cs, dimension=2)
 
 
@@ -47,10 +48,12 @@ def scripted(*statuses):
 
     def run(prob):
         return seq.pop(0)
+
     return run
 
 
 # ----------------------------------------------------------------------------------------------------- margin
+
 
 @pytest.mark.parametrize("f, expected", [(0.2, 0.15), (0.5, 0.0), (-0.7, -0.1)])
 def test_margin_two_contacts_closed_form(f, expected):
@@ -65,9 +68,10 @@ def test_margin_two_contacts_closed_form(f, expected):
 
 def test_margin_detaching_contact_gets_no_slack():
     # contact 1 detaches (its floor is 1 below: slack n a + b = 1): λ_n,1 = 0, and it must not limit the margin
-    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[1.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
     val, _ = sm.margin(p, np.zeros(2), 1e-7, {}, RUN)
     assert val == pytest.approx(0.5 - 0.2, abs=1e-7)  # all the load on contact 0
@@ -86,8 +90,7 @@ def test_margin_statuses():
 def test_margin_all_detaching_infeasible_set_is_not_unbounded():
     # the only sticking contact detaches (drift 1) but the tangent row needs λ_t = 0.2 with λ_n = 0: t is free,
     # a backend may say "unbounded" while the set is empty
-    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0]])
+    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
     p = ContactProblem(np.eye(2), [0.2, 0.0], [c], dimension=2)
     assert sm.margin(p, np.zeros(2), 1e-7, {}, RUN) == (None, None)
     q = ContactProblem(np.eye(2), [0.0, 0.0], [c], dimension=2)  # no tangential load: feasible, t unbounded
@@ -104,6 +107,7 @@ def test_margin_bilateral_sign_pattern():
 
 # -------------------------------------------------------------------------------------------- contact_margins
 
+
 def test_contact_margins_closed_form():
     # contact i alone: max μ λ_n,i - |λ_t,i| with the other inside its cone = μ - |f| (all load on i)
     cm = sm.contact_margins(floor(0.2), np.zeros(2), 1e-7, {}, RUN)
@@ -116,15 +120,17 @@ def test_contact_margins_closed_form():
 
 
 def test_contact_margins_skip_detaching_and_statuses():
-    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[1.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
     cm = sm.contact_margins(p, np.zeros(2), 1e-7, {}, RUN)
     assert list(cm) == [0] and cm[0] == pytest.approx(0.3, abs=1e-7)
     q = floor(0.2)
-    assert sm.contact_margins(q, np.zeros(2), 1e-7, {}, scripted("unbounded", "solved", "infeasible", "failed")) \
-        == pytest.approx({0: float("inf"), 1: float("nan")}, nan_ok=True)
+    assert sm.contact_margins(
+        q, np.zeros(2), 1e-7, {}, scripted("unbounded", "solved", "infeasible", "failed")
+    ) == pytest.approx({0: float("inf"), 1: float("nan")}, nan_ok=True)
     out = sm.contact_margins(q, np.zeros(2), 1e-7, {}, scripted("unbounded", "infeasible", "inaccurate"))
     assert np.isnan(out[0]) and np.isnan(out[1])
 
@@ -135,6 +141,7 @@ def test_contact_margins_use_sign():
 
 
 # ------------------------------------------------------------------------------------------------------ mu_min
+
 
 @pytest.mark.parametrize("f", [0.2, -0.3])
 def test_mu_min_bisection_closed_form(f):
@@ -147,16 +154,20 @@ def test_mu_min_zero_and_large_and_infinite():
     # μ_min = 3 > max(1, μ_i): the upper end grows by 4
     assert mu_mod.mu_min(floor(3.0, mus=(0.1, 0.1)), np.zeros(2), 1e-7, RUN) == pytest.approx(3.0, rel=1e-6)
     # no normal force: no μ works
-    c = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
-         Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])]
+    c = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.2, 0.0], c, dimension=2)
     assert mu_mod.mu_min(p, np.zeros(2), 1e-7, RUN) == float("inf")
 
 
 def test_mu_min_direct_when_normals_pinned():
     # normals (0,1,0) and (0,0,1) pinned at 1 and 2, one shared tangent (1,0,0) carrying 0.6: μ_min = 0.6 / 3
-    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
     aff = mu_mod.AffineSet(p, np.zeros(3), 1e-7)
     assert aff.pinned_normals(p) == pytest.approx({0: 1.0, 1: 2.0})
@@ -170,6 +181,7 @@ def test_mu_min_bisection_respects_undecided(monkeypatch):
     def run(prob):
         calls.append(1)
         return RUN(prob) if len(calls) <= 2 else "failed"
+
     val = mu_mod.mu_min(floor(0.2), np.zeros(2), 1e-7, run)
     assert 0.2 - 1e-7 <= val <= 1.0 + 1e-9
 
@@ -198,6 +210,7 @@ def test_affine_set_projection():
 
 
 # ------------------------------------------------------------------------------------------ singleton_verdict
+
 
 def test_singleton_interior_and_boundary():
     p = single(0.2, mu=0.5)
@@ -247,9 +260,17 @@ def test_singleton_bilateral_sign():
 def _detaching_pair(ft):
     # n = 4: contact 0 on (e2, e1) loaded (λ_n = 1, λ_t = 0.2); contact 1 on (e3, e4) detaching (drift 1),
     # tangential load ft on e4
-    cs = [Contact("unilateral", normal=[0.0, 1.0, 0, 0], mode="sticking", friction=0.5, tangent=[[1.0, 0, 0, 0]]),
-          Contact("unilateral", normal=[0, 0, 1.0, 0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[0, 0, 0, 1.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0, 0, 0], mode="sticking", friction=0.5, tangent=[[1.0, 0, 0, 0]]),
+        Contact(
+            "unilateral",
+            normal=[0, 0, 1.0, 0],
+            normal_drift=1.0,
+            mode="sticking",
+            friction=0.5,
+            tangent=[[0, 0, 0, 1.0]],
+        ),
+    ]
     return ContactProblem(np.eye(4), [0.2, 1.0, 0.0, ft], cs, dimension=2)
 
 
@@ -287,6 +308,7 @@ def test_singleton_load_uses_ma_terms():
 
 # ---------------------------------------------------------------------------------------------------- analyze
 
+
 def test_analyze_two_contacts():
     v = sa.analyze(floor(0.2), np.zeros(2), True, "clarabel", HIGH)
     assert v.margin == pytest.approx(0.15, abs=1e-7) and v.boundary_contacts == []
@@ -322,8 +344,9 @@ def test_analyze_boundary_at_max_margin_forces(monkeypatch):
 
 
 def test_analyze_3d_uses_socp():
-    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    c = Contact(
+        "unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    )
     p = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
     v = sa.analyze(p, np.zeros(3), True, "osqp", HIGH)
     # λ_n = 2, ‖λ_t‖ = 0.5: margin 1 - 0.5, μ_min 0.25
@@ -331,15 +354,32 @@ def test_analyze_3d_uses_socp():
 
 
 def test_verdict_as_dict():
-    v = sa.StickingVerdict(feasible=True, margin=float("inf"), boundary_contacts=[1], detaching_contacts=[2],
-                           mu_min=0.5, mu_min_lower=0.4999, active_tolerance=1e-7)
-    assert v.as_dict() == {"feasible": True, "margin": "inf", "boundary_contacts": [1], "detaching_contacts": [2],
-                           "mu_min": 0.5, "mu_min_lower": 0.4999, "mu_min_reason": None, "active_tolerance": 1e-7, "boundary_test": "exact"}
+    v = sa.StickingVerdict(
+        feasible=True,
+        margin=float("inf"),
+        boundary_contacts=[1],
+        detaching_contacts=[2],
+        mu_min=0.5,
+        mu_min_lower=0.4999,
+        active_tolerance=1e-7,
+    )
+    assert v.as_dict() == {
+        "feasible": True,
+        "margin": "inf",
+        "boundary_contacts": [1],
+        "detaching_contacts": [2],
+        "mu_min": 0.5,
+        "mu_min_lower": 0.4999,
+        "mu_min_reason": None,
+        "active_tolerance": 1e-7,
+        "boundary_test": "exact",
+    }
     w = sa.StickingVerdict(feasible=None, margin=None)
     assert w.as_dict()["margin"] is None and w.as_dict()["mu_min"] is None and w.as_dict()["mu_min_lower"] is None
 
 
 # ========================================================== second round: survivors of the first mutation run
+
 
 def counting(run=RUN):
     calls = []
@@ -347,12 +387,15 @@ def counting(run=RUN):
     def wrapped(prob):
         calls.append(1)
         return run(prob)
+
     return wrapped, calls
 
 
 def test_mu_min_pinned_normals_is_one_program():
-    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
     run, calls = counting()
     assert mu_mod.mu_min(p, np.zeros(3), 1e-7, run) == pytest.approx(0.2, rel=1e-7)
@@ -360,8 +403,9 @@ def test_mu_min_pinned_normals_is_one_program():
     lo, hi = mu_mod.mu_min_bracket(p, np.zeros(3), 1e-7, RUN)
     assert lo == pytest.approx(0.2 * (1 - mu_mod.MU_LOWER_PROOF_RTOL), rel=1e-7) and lo < 0.2 <= hi * (1 + 1e-9)
     # 3D: one contact, its normal pinned at 2, tangent load (0.3, 0.4): μ_min = 0.5 / 2 (a 2-norm)
-    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    c = Contact(
+        "unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    )
     q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
     run3 = _runner("clarabel", HIGH, "socp")
     run, calls = counting(run3)
@@ -369,8 +413,10 @@ def test_mu_min_pinned_normals_is_one_program():
 
 
 def test_mu_min_direct_failure_falls_back_to_bisection():
-    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
     first = []
 
@@ -379,17 +425,22 @@ def test_mu_min_direct_failure_falls_back_to_bisection():
             first.append(1)
             return "failed"
         return RUN(prob)
+
     assert mu_mod.mu_min(p, np.zeros(3), 1e-7, run) == pytest.approx(0.2, rel=1e-6)
     aff = mu_mod.AffineSet(p, np.zeros(3), 1e-7)
     # μ is a variable of the direct program: "infeasible" means no μ works; anything else decides nothing
-    assert mu_mod._direct_mu_min(p, np.zeros(3), 1e-7, scripted("infeasible"), None, aff, {0: 1.0, 1: 2.0}) == float("inf")
+    assert mu_mod._direct_mu_min(p, np.zeros(3), 1e-7, scripted("infeasible"), None, aff, {0: 1.0, 1: 2.0}) == float(
+        "inf"
+    )
     assert mu_mod._direct_mu_min(p, np.zeros(3), 1e-7, scripted("inaccurate"), None, aff, {0: 1.0, 1: 2.0}) is None
 
 
 def test_direct_mu_min_with_bilateral_contacts():
     # bilateral sticking contacts only (no λ_in): normals pinned at 1 and -2, shared tangent load 0.6
-    cs = [Contact("bilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
-          Contact("bilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    cs = [
+        Contact("bilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+        Contact("bilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(3), [0.6, 1.0, -2.0], cs, dimension=2)
     aff = mu_mod.AffineSet(p, np.zeros(3), 1e-7)
     normals = aff.pinned_normals(p)
@@ -419,8 +470,10 @@ def test_verdict_keeps_rows_with_a_force_active():
 
 
 def test_pinned_normals_with_the_solutions_multipliers():
-    cs = [Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(3), [0.6, 1.0, 2.0], cs, dimension=2)
     a = np.array([0.0, 1e-5, 1e-5])
     ln = np.array([1.0, 2.0])
@@ -436,26 +489,29 @@ def test_singleton_uses_the_solutions_multipliers_for_detachment():
 
 
 def test_contact_margins_detaching_first_and_3d():
-    cs = [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
     cm = sm.contact_margins(p, np.zeros(2), 1e-7, {}, RUN)
     assert list(cm) == [1] and cm[1] == pytest.approx(0.3, abs=1e-7)
     v = sa.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
     assert v.detaching_contacts == [0]
-    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    c = Contact(
+        "unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    )
     q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
     cm = sm.contact_margins(q, np.zeros(3), 1e-7, {}, _runner("clarabel", HIGH, "socp"))
     assert cm[0] == pytest.approx(1.0 - 0.5, abs=1e-6)  # Euclidean norm of (0.3, 0.4)
 
 
 def test_analyze_detaching_lists_only_sticking_contacts():
-    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0),  # frictionless, detaching
-          Contact("unilateral", normal=[0.0, 1.0], normal_drift=2.0, mode="sticking", friction=0.5,
-                  tangent=[[1.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0),  # frictionless, detaching
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=2.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
     v = sa.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
     assert v.detaching_contacts == [2] and v.margin == pytest.approx(0.3, abs=1e-7)
@@ -474,9 +530,15 @@ def test_analyze_boundary_scale():
     v = sa.analyze(floor(0.5 - 1.5e-6), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
     assert v.boundary_contacts == []
     # load 10: contact margins 5e-6 <= 1e-6 * 10
-    p = ContactProblem(np.eye(2), [5.0 - 5e-6, 10.0],
-                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
-                        for _ in range(2)], dimension=2)
+    p = ContactProblem(
+        np.eye(2),
+        [5.0 - 5e-6, 10.0],
+        [
+            Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
+            for _ in range(2)
+        ],
+        dimension=2,
+    )
     assert sa.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False).boundary_contacts == [0, 1]
 
 
@@ -495,15 +557,23 @@ def test_analyze_max_margin_path_details(monkeypatch):
     v = sa.analyze(single(0.2, fn=-1.0, typ="bilateral"), np.zeros(2), True, "clarabel", HIGH, want_mu_min=False)
     assert v.boundary_test == "at the max-margin multipliers" and v.boundary_contacts == []
     # detaching contact first: skipped, the others still judged
-    cs = [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                  tangent=[[1.0, 0.0]])] + [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5,
-                                                    tangent=[[1.0, 0.0]]) for _ in range(2)]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
+    ] + [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]) for _ in range(2)
+    ]
     p = ContactProblem(np.eye(2), [0.5, 1.0], cs, dimension=2)
     assert sa.analyze(p, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False).boundary_contacts == [1, 2]
     # load 10, slack (5 - f) / 2 = 2.5e-6 <= 1e-5
-    q = ContactProblem(np.eye(2), [5.0 - 5e-6, 10.0],
-                       [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
-                        for _ in range(2)], dimension=2)
+    q = ContactProblem(
+        np.eye(2),
+        [5.0 - 5e-6, 10.0],
+        [
+            Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
+            for _ in range(2)
+        ],
+        dimension=2,
+    )
     assert sa.analyze(q, np.zeros(2), True, "clarabel", HIGH, want_mu_min=False).boundary_contacts == [0, 1]
 
 
@@ -520,12 +590,14 @@ def test_analyze_chooses_the_backend(monkeypatch):
     def get(solver, needs="qp"):
         cvxpy_backends.append((solver, needs))
         return real_get(solver, needs=needs)
+
     monkeypatch.setattr(sa, "direct_backend", direct)
     monkeypatch.setattr(sa, "get_backend", get)
     sa.analyze(floor(0.2), np.zeros(2), True, "osqp", HIGH, want_mu_min=False)
     assert cvxpy_backends == [("osqp", "qp")]  # OSQP has no direct conic path: its cvxpy programs ran
-    c = Contact("unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    c = Contact(
+        "unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    )
     q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
     sa.analyze(q, np.zeros(3), True, "osqp", HIGH, want_mu_min=False)
     sa.analyze(q, np.zeros(3), True, "clarabel", HIGH, want_mu_min=False)
@@ -550,8 +622,7 @@ def test_singleton_small_load_and_exact_thresholds():
     v = sa.singleton_verdict(single(0.4, fn=2.0), np.zeros(2), np.array([2.0]), np.array([[0.4]]), True)
     assert v.mu_min == pytest.approx(0.2, abs=1e-15)
     # a detaching contact carrying exactly the zero force is not pinned
-    w = sa.singleton_verdict(_detaching_pair(1e-9), np.zeros(4), np.array([1.0, 0.0]), np.array([[0.2], [1e-9]]),
-                             True)
+    w = sa.singleton_verdict(_detaching_pair(1e-9), np.zeros(4), np.array([1.0, 0.0]), np.array([[0.2], [1e-9]]), True)
     assert w.margin == pytest.approx(0.3, abs=1e-14)
     # infeasible: no boundary contacts even at zero slack
     u = sa.singleton_verdict(single(0.5), np.zeros(2), np.array([1.0]), np.array([[0.5]]), False)
@@ -561,8 +632,10 @@ def test_singleton_small_load_and_exact_thresholds():
 def test_mu_min_asymmetric_contacts():
     # contact 1 has rows scaled by 2: u_i = w_i λ_i gives the same closed form μ_min = |f|, but the solver's
     # feasibility points are not symmetric, so the bisection must work for it
-    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 2.0], mode="sticking", friction=0.5, tangent=[[2.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 2.0], mode="sticking", friction=0.5, tangent=[[2.0, 0.0]]),
+    ]
     p = ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
     assert mu_mod.mu_min(p, np.zeros(2), 1e-7, RUN) == pytest.approx(0.2, rel=1e-6)
 
@@ -588,9 +661,12 @@ def test_achieved_ratio_bilateral_normal_and_order():
 
 # =========================================================== third round: survivors of the second mutation run
 
+
 def _asymmetric():
-    cs = [Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
-          Contact("unilateral", normal=[0.0, 2.0], mode="sticking", friction=0.5, tangent=[[2.0, 0.0]])]
+    cs = [
+        Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0]]),
+        Contact("unilateral", normal=[0.0, 2.0], mode="sticking", friction=0.5, tangent=[[2.0, 0.0]]),
+    ]
     return ContactProblem(np.eye(2), [0.2, 1.0], cs, dimension=2)
 
 
@@ -602,6 +678,7 @@ def test_mu_min_bisection_tries_the_quarters_when_the_midpoint_is_undecided():
         if mu and float(np.max(mu[0].value)) == 0.5:
             return "failed"
         return RUN(prob)
+
     assert mu_mod.mu_min(_asymmetric(), np.zeros(2), 1e-7, run) == pytest.approx(0.2, rel=1e-6)
 
 
@@ -622,8 +699,7 @@ def test_mu_min_bilateral_contacts_not_pinned():
 
 
 def test_mu_min_detaching_contact_with_tangential_load_is_one_program():
-    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5,
-                tangent=[[1.0, 0.0]])
+    c = Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0, mode="sticking", friction=0.5, tangent=[[1.0, 0.0]])
     p = ContactProblem(np.eye(2), [0.2, 0.0], [c], dimension=2)
     run, calls = counting()
     assert mu_mod.mu_min(p, np.zeros(2), 1e-7, run) == float("inf") and len(calls) == 1
@@ -631,8 +707,7 @@ def test_mu_min_detaching_contact_with_tangential_load_is_one_program():
 
 def test_singleton_without_multiplier_rows():
     # only a detaching frictionless contact: Λ(a) has no rows at all
-    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0)],
-                       dimension=2)
+    p = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], normal_drift=1.0)], dimension=2)
     v = sa.singleton_verdict(p, np.zeros(2), np.array([0.0]), np.zeros((1, 1)), True)
     assert v.margin == float("inf") and v.mu_min == 0.0 and v.detaching_contacts == []
 
@@ -645,6 +720,7 @@ def test_analyze_boundary_with_the_solutions_multipliers():
 
 def test_runner_needs_a_backend_that_supports_the_program():
     from gaussqp.errors import UnknownSolverError
+
     with pytest.raises(UnknownSolverError):
         _runner("osqp", HIGH, "socp")
     assert "socp" in sa.get_backend(None, needs="socp").supports

@@ -20,9 +20,11 @@ def shared_normal_rows() -> ContactProblem:
     """Two bilateral sliding contacts on one normal row (redundant) and a unilateral sliding contact:
     A_nb is singular, so the LCP (58), M⁰_ub and the Prop. 13 bound do not exist."""
     n = [0, 1.0, 0.2]
-    c = [Contact("bilateral", normal=n, mode="sliding", friction=0.3, tangent=[[1.0, 0, 0.1]], slip=[1.0]),
-         Contact("bilateral", normal=n, mode="sliding", friction=0.2, tangent=[[1.0, 0, -0.1]], slip=[1.0]),
-         Contact("unilateral", normal=[1.0, 0, 0], mode="sliding", friction=0.2, tangent=[[0, 1.0, 0]], slip=[1.0])]
+    c = [
+        Contact("bilateral", normal=n, mode="sliding", friction=0.3, tangent=[[1.0, 0, 0.1]], slip=[1.0]),
+        Contact("bilateral", normal=n, mode="sliding", friction=0.2, tangent=[[1.0, 0, -0.1]], slip=[1.0]),
+        Contact("unilateral", normal=[1.0, 0, 0], mode="sliding", friction=0.2, tangent=[[0, 1.0, 0]], slip=[1.0]),
+    ]
     return ContactProblem(np.diag([1.0, 1.0, 0.1]), [0, 9.81, 0], c)
 
 
@@ -61,10 +63,19 @@ def zero_rows(mode: str, dimension: int, drift: float = 0.3) -> ContactProblem:
     t_self = np.zeros((d1, n))
     t_self[0] = [1.0, 0, 0]
     fr = mode != "frictionless"
-    c = [Contact("unilateral", normal=[0, 1.0, 0], mode=mode, friction=0.5, tangent=t_floor if fr else None, slip=slip),
-         Contact("unilateral", normal=[0, 0, 0], normal_drift=drift, mode=mode, friction=0.5,
-                 tangent=t_self if fr else None, slip=slip),
-         Contact("unilateral", normal=[0, 1.0, 0.5], mode="frictionless")]
+    c = [
+        Contact("unilateral", normal=[0, 1.0, 0], mode=mode, friction=0.5, tangent=t_floor if fr else None, slip=slip),
+        Contact(
+            "unilateral",
+            normal=[0, 0, 0],
+            normal_drift=drift,
+            mode=mode,
+            friction=0.5,
+            tangent=t_self if fr else None,
+            slip=slip,
+        ),
+        Contact("unilateral", normal=[0, 1.0, 0.5], mode="frictionless"),
+    ]
     return ContactProblem(np.diag([1.0, 1.0, 0.1]), [0.0, 9.81, 0.0], c, dimension=dimension)
 
 

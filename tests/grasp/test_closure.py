@@ -9,8 +9,14 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gaussqp.errors import ShapeError, UnknownValueError
 from gaussqp.grasp import Grasp, GraspContact
-from gaussqp.grasp.closure import (equilibrium, force_closure, form_closure, internal_forces, largest_disturbance,
-                                   min_weight)
+from gaussqp.grasp.closure import (
+    equilibrium,
+    force_closure,
+    form_closure,
+    internal_forces,
+    largest_disturbance,
+    min_weight,
+)
 
 RTOL = 1e-6
 
@@ -55,19 +61,36 @@ def planar_pair(mu: float, angle: float) -> Grasp:
 
 
 def spatial_pair(kind: str, mu: float = 0.5, mut: float = 0.1) -> Grasp:
-    return Grasp([GraspContact([-1.0, 0, 0], [1.0, 0, 0], mu, kind, mut),
-                  GraspContact([1.0, 0, 0], [-1.0, 0, 0], mu, kind, mut)])
+    return Grasp(
+        [GraspContact([-1.0, 0, 0], [1.0, 0, 0], mu, kind, mut), GraspContact([1.0, 0, 0], [-1.0, 0, 0], mu, kind, mut)]
+    )
 
 
 def disk_three(mu: float, radius: float = 2.0) -> Grasp:
     th = 2 * np.pi * np.arange(3) / 3
-    return Grasp([GraspContact(radius * np.array([np.cos(t), np.sin(t)]), -np.array([np.cos(t), np.sin(t)]), mu,
-                               "frictionless" if mu == 0 else "hard") for t in th])
+    return Grasp(
+        [
+            GraspContact(
+                radius * np.array([np.cos(t), np.sin(t)]),
+                -np.array([np.cos(t), np.sin(t)]),
+                mu,
+                "frictionless" if mu == 0 else "hard",
+            )
+            for t in th
+        ]
+    )
 
 
 #: seven frictionless contacts on the cube [-1, 1]³ in form closure: (face axis, side, in-face coordinates)
-CUBE7 = [(0, 1, 0.2, 0.4), (0, -1, -0.3, -0.1), (1, 1, -0.1, 0.0), (1, -1, -0.7, 0.0), (2, 1, -0.4, 0.1),
-         (2, -1, -0.7, -0.3), (2, -1, -0.6, 0.4)]
+CUBE7 = [
+    (0, 1, 0.2, 0.4),
+    (0, -1, -0.3, -0.1),
+    (1, 1, -0.1, 0.0),
+    (1, -1, -0.7, 0.0),
+    (2, 1, -0.4, 0.1),
+    (2, -1, -0.7, -0.3),
+    (2, -1, -0.6, 0.4),
+]
 
 
 def cube_fixture(spec) -> Grasp:
@@ -160,7 +183,7 @@ def test_frictionless_fixture_needs_seven_contacts():
     assert_closure(good, chk)
     assert force_closure(good).holds is True  # frictionless: the same question
     for drop in range(7):
-        six = cube_fixture(CUBE7[:drop] + CUBE7[drop + 1:])
+        six = cube_fixture(CUBE7[:drop] + CUBE7[drop + 1 :])
         c6 = form_closure(six)
         assert_unresisted(six, c6)
         assert equilibrium(six, c6.value["unresisted_wrench"]).holds is False
@@ -248,8 +271,12 @@ def random_grasp(seed: int, m: int, mu: float, kind: str) -> Grasp:
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), m=st.integers(2, 4), mu=st.sampled_from([0.1, 0.3, 0.8]),
-       kind=st.sampled_from(["hard", "soft"]))
+@given(
+    seed=st.integers(0, 10_000),
+    m=st.integers(2, 4),
+    mu=st.sampled_from([0.1, 0.3, 0.8]),
+    kind=st.sampled_from(["hard", "soft"]),
+)
 def test_closure_means_every_wrench_is_resisted(seed, m, mu, kind):
     g = random_grasp(seed, m, mu, kind)
     chk = force_closure(g)
@@ -296,8 +323,15 @@ def test_results_serialize_to_json():
 
     g = disk_three(0.5)
     x = force_closure(g).value["internal_force"]
-    for chk in (force_closure(g), form_closure(g), equilibrium(g, [1.0, 0, 0]), internal_forces(g),
-                internal_forces(g, x), min_weight(g), largest_disturbance(g, [0, 1.0, 0])):
+    for chk in (
+        force_closure(g),
+        form_closure(g),
+        equilibrium(g, [1.0, 0, 0]),
+        internal_forces(g),
+        internal_forces(g, x),
+        min_weight(g),
+        largest_disturbance(g, [0, 1.0, 0]),
+    ):
         d = json.loads(json.dumps(chk.to_dict()))
         assert d["check"] == chk.check and d["certified"] is True and d["certificate"]["holds"] is True
 

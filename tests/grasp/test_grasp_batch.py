@@ -15,10 +15,20 @@ from scipy.optimize import linprog
 
 from gaussqp.cli import main as cli
 from gaussqp.errors import FileFormatError, UnknownValueError
-from gaussqp.grasp import (Grasp, GraspContact, analyze_many, dumps, epsilon, force_closure, force_closures,
-                           grasp_metrics, read_jsonl, write_jsonl, write_table)
+from gaussqp.grasp import (
+    Grasp,
+    GraspContact,
+    analyze_many,
+    dumps,
+    epsilon,
+    force_closure,
+    force_closures,
+    grasp_metrics,
+    read_jsonl,
+    write_jsonl,
+    write_table,
+)
 from gaussqp.problems import grasps as shipped
-
 
 
 # ---------------------------------------------------------------------------------------------- grasps
@@ -66,8 +76,9 @@ def polyhedral_closure(W: np.ndarray) -> bool:
     HiGHS through scipy: no cvxpy, no Clarabel)."""
     if np.linalg.matrix_rank(W) < W.shape[0]:
         return False
-    res = linprog(np.zeros(W.shape[1]), A_eq=W, b_eq=np.zeros(W.shape[0]), bounds=[(1, None)] * W.shape[1],
-                  method="highs")
+    res = linprog(
+        np.zeros(W.shape[1]), A_eq=W, b_eq=np.zeros(W.shape[0]), bounds=[(1, None)] * W.shape[1], method="highs"
+    )
     return res.status == 0
 
 
@@ -103,8 +114,9 @@ def test_shipped_grasps_batch_equals_single():
             assert abs(e.value[k] - one.value[k]) <= 1e-9 * max(1.0, abs(one.value[k]))
         m = r.checks["metrics"]
         s = np.linalg.svd(g.grasp_map(), compute_uv=False)
-        assert m.value["sigma_min"] == pytest.approx(s[g.wrench_dimension - 1] if s.size >= g.wrench_dimension
-                                                     else 0.0, rel=1e-12, abs=1e-15)
+        assert m.value["sigma_min"] == pytest.approx(
+            s[g.wrench_dimension - 1] if s.size >= g.wrench_dimension else 0.0, rel=1e-12, abs=1e-15
+        )
         assert 0 <= m.value["isotropy"] <= 1
         assert m.value["volume_lower"] <= m.value["volume_upper"] * (1 + 1e-9)
 
@@ -139,8 +151,12 @@ def test_every_route_of_the_batch_gives_the_single_answer():
 def test_rank_deficient_and_planar_grasps():
     pair = Grasp([GraspContact([-1.0, 0, 0], [1.0, 0, 0], 0.5), GraspContact([1.0, 0, 0], [-1.0, 0, 0], 0.5)])
     planar = Grasp([GraspContact([-1.0, 0], [1.0, 0], 0.5), GraspContact([1.0, 0], [-1.0, 0], 0.5)])
-    frictionless = Grasp([GraspContact(p, -np.array(p), 0.0, "frictionless") for p in
-                          ([1.0, 0, 0], [-1.0, 0, 0], [0, 1.0, 0], [0, -1.0, 0])])
+    frictionless = Grasp(
+        [
+            GraspContact(p, -np.array(p), 0.0, "frictionless")
+            for p in ([1.0, 0, 0], [-1.0, 0, 0], [0, 1.0, 0], [0, -1.0, 0])
+        ]
+    )
     gs = [pair, planar, frictionless, pair]
     for g, b in zip(gs, force_closures(gs)):
         assert_same(b, force_closure(g))
@@ -202,8 +218,21 @@ def test_parquet_table(tmp_path):
 def test_cli_batch(tmp_path, capsys):
     gs = random_grasps(6, seed=11)
     p = _jsonl(tmp_path, gs)
-    assert cli(["grasp", str(p), "--batch", "--quiet", "--table", str(tmp_path / "t.csv"), "--jsonl",
-                str(tmp_path / "r.jsonl")]) == 0
+    assert (
+        cli(
+            [
+                "grasp",
+                str(p),
+                "--batch",
+                "--quiet",
+                "--table",
+                str(tmp_path / "t.csv"),
+                "--jsonl",
+                str(tmp_path / "r.jsonl"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and out[0].startswith("6 grasps, ") and "6 certified" in out[0]
     assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 6
@@ -222,8 +251,9 @@ def test_cli_batch(tmp_path, capsys):
 def test_malformed_jsonl_line_names_its_number(tmp_path, capsys):
     gs = random_grasps(3, seed=1)
     p = tmp_path / "bad.jsonl"
-    p.write_text(dumps(gs[0], indent=None) + "\n\n" + '{"format": "gaussqp-grasp/1", "contacts": 3}\n',
-                 encoding="utf-8")
+    p.write_text(
+        dumps(gs[0], indent=None) + "\n\n" + '{"format": "gaussqp-grasp/1", "contacts": 3}\n', encoding="utf-8"
+    )
     with pytest.raises(FileFormatError, match=r"bad\.jsonl:3.*fix line 3"):
         read_jsonl(p)
     p.write_text(dumps(gs[0], indent=None) + "\n{not json\n", encoding="utf-8")

@@ -58,9 +58,15 @@ def test_readme_grasp_section_runs_and_prints_what_it_says(capsys):
     section = doc_section("Grasps (`gaussqp.grasp`, `gaussqp grasp FILE`)")
     code = re.findall(r"```python\n(.*?)```", section, flags=re.S)[0]
     exec(compile(code, "README[grasps]", "exec"), {})
-    assert capsys.readouterr().out.splitlines() == ["True True grasp_force_closure_interior", "ε in [0.2868, 0.2882]",
-                                                    "False [0. 0. 0. 1. 0. 0.]", "True"]
-    shown = re.findall(r"```(?:console)?\n\$ gaussqp grasp parallel_jaw_soft\n(.*?)```", section, flags=re.S)[0].splitlines()
+    assert capsys.readouterr().out.splitlines() == [
+        "True True grasp_force_closure_interior",
+        "ε in [0.2868, 0.2882]",
+        "False [0. 0. 0. 1. 0. 0.]",
+        "True",
+    ]
+    shown = re.findall(r"```(?:console)?\n\$ gaussqp grasp parallel_jaw_soft\n(.*?)```", section, flags=re.S)[
+        0
+    ].splitlines()
     assert main(["grasp", "parallel_jaw_soft"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[:4] for line in out] == [line.split()[:4] for line in shown]

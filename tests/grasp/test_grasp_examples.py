@@ -87,8 +87,15 @@ def _strictly_positive_kernel(G: np.ndarray) -> float:
     Aeq[:w, :m], Aeq[w, :m] = G, 1
     beq = np.zeros(w + 1)
     beq[w] = 1
-    r = linprog(c, A_ub=np.hstack([-np.eye(m), np.ones((m, 1))]), b_ub=np.zeros(m), A_eq=Aeq, b_eq=beq,
-                bounds=[(None, None)] * (m + 1), method="highs")
+    r = linprog(
+        c,
+        A_ub=np.hstack([-np.eye(m), np.ones((m, 1))]),
+        b_ub=np.zeros(m),
+        A_eq=Aeq,
+        b_eq=beq,
+        bounds=[(None, None)] * (m + 1),
+        method="highs",
+    )
     assert r.status == 0
     x = r.x[:m]
     assert np.linalg.norm(G @ x) < 1e-9

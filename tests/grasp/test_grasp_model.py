@@ -9,7 +9,7 @@ import pytest
 
 import gaussqp
 from gaussqp import Contact, ContactProblem
-from gaussqp.errors import (FileFormatError, InputError, NegativeFrictionError, ShapeError, UnknownValueError)
+from gaussqp.errors import FileFormatError, InputError, NegativeFrictionError, ShapeError, UnknownValueError
 from gaussqp.grasp import Grasp, GraspContact, from_contact_problem, loads, dumps, tangent_basis
 
 
@@ -50,13 +50,17 @@ def test_inner_and_outer_generators_bracket_the_exact_cone(facets):
     soft = Grasp([GraspContact([0, 0, 1.0], [0, 0, -1.0], 0.5, "soft", 0.01)])
     o = soft.cone_generators(0, 40, "outer")[:, 1:]
     from scipy.spatial import ConvexHull
+
     assert np.min(-ConvexHull(o).equations[:, -1]) == pytest.approx(1.0, rel=1e-12)
 
 
 def test_file_round_trip_and_defaults():
-    doc = {"format": "gaussqp-grasp/1", "name": "t", "wrench": [0, -9.81, 0],
-           "contacts": [{"position": [-1, 0], "normal": [1, 0], "friction": 0.5},
-                        {"position": [1, 0], "normal": [-1, 0]}]}
+    doc = {
+        "format": "gaussqp-grasp/1",
+        "name": "t",
+        "wrench": [0, -9.81, 0],
+        "contacts": [{"position": [-1, 0], "normal": [1, 0], "friction": 0.5}, {"position": [1, 0], "normal": [-1, 0]}],
+    }
     g = loads(json.dumps(doc))
     assert [c.kind for c in g.contacts] == ["hard", "frictionless"]
     g2 = loads(dumps(g))
@@ -64,19 +68,25 @@ def test_file_round_trip_and_defaults():
     np.testing.assert_allclose(g2.wrench, [0, -9.81, 0])
 
 
-@pytest.mark.parametrize("contact, error, field", [
-    ({"position": [0, 0], "normal": [0, 0]}, ShapeError, "contacts[0].normal"),
-    ({"position": [0, 0], "normal": [0, 2.0]}, ShapeError, "contacts[0].normal"),
-    ({"position": [0, 0], "normal": [0, 1], "friction": -0.1}, NegativeFrictionError, "contacts[0].friction"),
-    ({"position": [0, 0], "normal": [0, 1], "friction": True}, FileFormatError, "contacts[0].friction"),
-    ({"position": [0, 0], "normal": [0, 1], "friction": "0.5"}, FileFormatError, "contacts[0].friction"),
-    ({"position": [0, 0], "normal": [0, 1], "friction": 0.5, "kind": "soft", "torsional_friction": 0.1},
-     UnknownValueError, "contacts[0].kind"),
-    ({"position": [0, 0, 0], "normal": [0, 1]}, ShapeError, "contacts[0].position"),
-    ({"position": [0, 0], "normal": [0, 1], "kind": "sticky"}, UnknownValueError, "contacts[0].kind"),
-    ({"position": [0, 0], "normal": [0, 1], "grip": 1}, FileFormatError, "contacts[0].grip"),
-    ({"normal": [0, 1]}, FileFormatError, "contacts[0].position"),
-])
+@pytest.mark.parametrize(
+    "contact, error, field",
+    [
+        ({"position": [0, 0], "normal": [0, 0]}, ShapeError, "contacts[0].normal"),
+        ({"position": [0, 0], "normal": [0, 2.0]}, ShapeError, "contacts[0].normal"),
+        ({"position": [0, 0], "normal": [0, 1], "friction": -0.1}, NegativeFrictionError, "contacts[0].friction"),
+        ({"position": [0, 0], "normal": [0, 1], "friction": True}, FileFormatError, "contacts[0].friction"),
+        ({"position": [0, 0], "normal": [0, 1], "friction": "0.5"}, FileFormatError, "contacts[0].friction"),
+        (
+            {"position": [0, 0], "normal": [0, 1], "friction": 0.5, "kind": "soft", "torsional_friction": 0.1},
+            UnknownValueError,
+            "contacts[0].kind",
+        ),
+        ({"position": [0, 0, 0], "normal": [0, 1]}, ShapeError, "contacts[0].position"),
+        ({"position": [0, 0], "normal": [0, 1], "kind": "sticky"}, UnknownValueError, "contacts[0].kind"),
+        ({"position": [0, 0], "normal": [0, 1], "grip": 1}, FileFormatError, "contacts[0].grip"),
+        ({"normal": [0, 1]}, FileFormatError, "contacts[0].position"),
+    ],
+)
 def test_bad_contacts_name_the_field(contact, error, field):
     doc = {"format": "gaussqp-grasp/1", "torque_scale": 1.0, "contacts": [contact]}
     with pytest.raises(error) as exc:
@@ -100,8 +110,10 @@ def test_hostile_files_are_refused():
 def test_from_contact_problem_is_the_transposed_rows():
     # a unit-mass planar box (x, y, θ) with inertia 1/6 on two corner contacts, from the library's conventions
     M = np.diag([1.0, 1.0, 1.0 / 6])
-    cs = [Contact("unilateral", normal=[0, 1.0, s * 0.5], friction=0.5, mode="sticking", tangent=[[1.0, 0, 0.5]])
-          for s in (-1, 1)]
+    cs = [
+        Contact("unilateral", normal=[0, 1.0, s * 0.5], friction=0.5, mode="sticking", tangent=[[1.0, 0, 0.5]])
+        for s in (-1, 1)
+    ]
     p = ContactProblem(M, [0, 9.81, 0], cs, dimension=2, name="box")
     g = from_contact_problem(p)
     G = g.grasp_map(scaled=False)

@@ -10,13 +10,16 @@ import pytest
 
 from gaussqp.errors import InputError, ShapeError, UnknownValueError
 from gaussqp.grasp import Grasp, GraspContact, Hand
-from gaussqp.grasp.hand import (dynamic_check, hand_closure, hand_contact_problem, hand_equilibrium,
-                                physical_scaling)
+from gaussqp.grasp.hand import dynamic_check, hand_closure, hand_contact_problem, hand_equilibrium, physical_scaling
 from gaussqp.linalg.dense import as_dense
 from gaussqp.problems import grasps as E
-from gaussqp.problems.sticking_examples import (hard_finger_grasp, hard_finger_grasp_6dof,
-                                                hard_finger_grasp_6dof_closed_form, three_finger,
-                                                three_finger_closed_form)
+from gaussqp.problems.sticking_examples import (
+    hard_finger_grasp,
+    hard_finger_grasp_6dof,
+    hard_finger_grasp_6dof_closed_form,
+    three_finger,
+    three_finger_closed_form,
+)
 
 g = 9.81
 
@@ -33,7 +36,7 @@ def torque_map(grasp):
 
 
 def in_cones(grasp, v, tol):
-    return all(v[s.start] >= np.linalg.norm(v[s.start + 1:s.stop]) - tol for s in grasp.offsets())
+    return all(v[s.start] >= np.linalg.norm(v[s.start + 1 : s.stop]) - tol for s in grasp.offsets())
 
 
 def random_admissible(grasp, rng, n):
@@ -109,11 +112,14 @@ def test_without_limits_it_is_plain_equilibrium_with_exact_cones():
     assert z[1] < 0 and np.allclose(r.value["joint_weights"], 0)
 
 
-@pytest.mark.parametrize("hand, err", [
-    (Hand(np.zeros((3, 2)), torque_limits=[1.0, 1.0]), ShapeError),
-    (Hand(np.zeros((4, 2)), torque_limits=[1.0]), ShapeError),
-    (Hand(np.zeros((4, 2)), torque_limits=[1.0, -1.0]), UnknownValueError),
-])
+@pytest.mark.parametrize(
+    "hand, err",
+    [
+        (Hand(np.zeros((3, 2)), torque_limits=[1.0, 1.0]), ShapeError),
+        (Hand(np.zeros((4, 2)), torque_limits=[1.0]), ShapeError),
+        (Hand(np.zeros((4, 2)), torque_limits=[1.0, -1.0]), UnknownValueError),
+    ],
+)
 def test_bad_hands_are_typed_errors(hand, err):
     with pytest.raises(err):  # refused when the grasp is built, before any check runs
         Grasp(pair().contacts, torque_scale=1.0, wrench=[0.0, -g, 0.0], hand=hand)
@@ -191,8 +197,9 @@ def test_example_6_second_version_paper_closed_form(F1y):
     cf = hard_finger_grasp_6dof_closed_form(-10.0, F1y, 10.0, F1y)
     assert cf["lambda_t"][0] == pytest.approx((g - F1y) / 3) and cf["yddot"] == pytest.approx(-(g + 2 * F1y) / 3)
     paper = dynamic_check(hard_finger_grasp_6dof(F1x=-10.0, F1y=F1y, F2x=10.0, F2y=F1y))
-    grasp = dynamic_check(E.hard_finger_pair_moving(F1y=F1y, F2y=F1y),
-                          object_mass_matrix=E.object_mass_matrix("hard_finger_pair_moving"))
+    grasp = dynamic_check(
+        E.hard_finger_pair_moving(F1y=F1y, F2y=F1y), object_mass_matrix=E.object_mass_matrix("hard_finger_pair_moving")
+    )
     for r in (paper, grasp):
         assert r.holds is True and r.certified
         assert r.margin == pytest.approx(5 - abs(g - F1y) / 3, abs=1e-6)
@@ -213,8 +220,9 @@ def test_example_5_grasp_builds_the_papers_contact_problem_and_slips_with_a_weak
     cf = three_finger_closed_form()
     assert np.allclose(r.value["lambda_normal"], cf["lambda_n"], atol=1e-7)
     assert np.allclose(np.ravel(r.value["lambda_tangent"]), cf["lambda_t"], atol=1e-7)
-    weak = dynamic_check(E.three_finger_planar(push=(10.0, 5.0, 10.0)),
-                         object_mass_matrix=E.object_mass_matrix("three_finger_planar"))
+    weak = dynamic_check(
+        E.three_finger_planar(push=(10.0, 5.0, 10.0)), object_mass_matrix=E.object_mass_matrix("three_finger_planar")
+    )
     assert weak.holds is False and weak.certified  # |λ_t,1| = 7.405 > μ 10 = 5
 
 

@@ -20,8 +20,11 @@ from gaussqp.grasp.quality import epsilon, support_function
 # ------------------------------------------------------------------------------------------------ grasps
 def two_planar(mu, r=1.0, L=None):
     """Two opposite planar hard fingers at (∓r, 0), normals ±x (inward)."""
-    return Grasp([GraspContact([-r, 0.0], [1.0, 0.0], mu), GraspContact([r, 0.0], [-1.0, 0.0], mu)],
-                 torque_scale=L, name="two planar")
+    return Grasp(
+        [GraspContact([-r, 0.0], [1.0, 0.0], mu), GraspContact([r, 0.0], [-1.0, 0.0], mu)],
+        torque_scale=L,
+        name="two planar",
+    )
 
 
 def ring(k, mu, dim, r=1.0, kind="hard", mut=0.0, L=None):
@@ -36,8 +39,12 @@ def ring(k, mu, dim, r=1.0, kind="hard", mut=0.0, L=None):
 
 def box4(mu=0.5):
     """Four hard fingers on a box [-1, 1] × [-0.5, 0.5] × [-0.5, 0.5], two on each x face, offset in y and z."""
-    cs = [GraspContact([-1.0, 0.3, 0.2], [1.0, 0, 0], mu), GraspContact([-1.0, -0.3, -0.2], [1.0, 0, 0], mu),
-          GraspContact([1.0, 0.3, -0.2], [-1.0, 0, 0], mu), GraspContact([1.0, -0.3, 0.2], [-1.0, 0, 0], mu)]
+    cs = [
+        GraspContact([-1.0, 0.3, 0.2], [1.0, 0, 0], mu),
+        GraspContact([-1.0, -0.3, -0.2], [1.0, 0, 0], mu),
+        GraspContact([1.0, 0.3, -0.2], [-1.0, 0, 0], mu),
+        GraspContact([1.0, -0.3, 0.2], [-1.0, 0, 0], mu),
+    ]
     return Grasp(cs, name="box")
 
 
@@ -77,11 +84,17 @@ def exact_support(g, y, norm="L1"):
 
 
 # ------------------------------------------------------------------------------------------------ tests
-@pytest.mark.parametrize("make, facets", [
-    (lambda: ring(3, 0.4, 2), 8), (lambda: ring(5, 0.2, 2, L=2.0), 8), (lambda: ring(3, 0.5, 3), 8),
-    (lambda: ring(3, 0.5, 3), 12), (box4, 8),
-    (lambda: ring(2, 0.5, 3, kind="soft", mut=0.1), 20),
-])
+@pytest.mark.parametrize(
+    "make, facets",
+    [
+        (lambda: ring(3, 0.4, 2), 8),
+        (lambda: ring(5, 0.2, 2, L=2.0), 8),
+        (lambda: ring(3, 0.5, 3), 8),
+        (lambda: ring(3, 0.5, 3), 12),
+        (box4, 8),
+        (lambda: ring(2, 0.5, 3, kind="soft", mut=0.1), 20),
+    ],
+)
 def test_l1_epsilon_equals_the_independent_hull(make, facets):
     g = make()
     e = epsilon(g, facets=facets, exact=False)
@@ -90,10 +103,15 @@ def test_l1_epsilon_equals_the_independent_hull(make, facets):
     assert e.holds is True and e.certified and e.margin == e.value["lower"] > 0
 
 
-@pytest.mark.parametrize("make, facets", [
-    (lambda: two_planar(0.5), 8), (lambda: ring(3, 0.4, 2), 8), (lambda: ring(4, 0.3, 2, L=0.5), 8),
-    (lambda: ring(3, 0.5, 3), 4),
-])
+@pytest.mark.parametrize(
+    "make, facets",
+    [
+        (lambda: two_planar(0.5), 8),
+        (lambda: ring(3, 0.4, 2), 8),
+        (lambda: ring(4, 0.3, 2, L=0.5), 8),
+        (lambda: ring(3, 0.5, 3), 4),
+    ],
+)
 def test_linf_epsilon_equals_the_independent_minkowski_sum(make, facets):
     g = make()
     e = epsilon(g, facets=facets, norm="Linf")
@@ -114,10 +132,10 @@ def test_symmetric_planar_two_fingers_closed_form(mu, r, L):
     # distance aμ / √(a²μ² + a² + μ²) from 0. Hence ε_L1 = 1 / √(1 + 1/μ² + 1/a²) = 1 / √(1 + μ⁻² + L²/(r²μ²)).
     g = two_planar(mu, r, L)
     Lv = g.torque_scale
-    expected = 1.0 / np.sqrt(1 + mu ** -2 + Lv ** 2 / (r * mu) ** 2)
+    expected = 1.0 / np.sqrt(1 + mu**-2 + Lv**2 / (r * mu) ** 2)
     e = epsilon(g)
     assert e.value["lower"] == pytest.approx(expected, rel=1e-12)
-    assert e.value["upper"] == pytest.approx(expected, rel=1e-12)   # planar hard cones are exact polygons
+    assert e.value["upper"] == pytest.approx(expected, rel=1e-12)  # planar hard cones are exact polygons
     assert e.value["exact"] == pytest.approx(expected, rel=1e-9)
     assert e.holds and e.certified
 
@@ -136,7 +154,7 @@ def test_bracket_contains_the_exact_value_and_closes():
         exacts.append(ex)
     assert all(b < a for a, b in zip(widths, widths[1:])), widths
     assert widths[-1] < widths[0] / 10
-    assert max(exacts) - min(exacts) < 1e-7          # the exact-cone value does not depend on the facets
+    assert max(exacts) - min(exacts) < 1e-7  # the exact-cone value does not depend on the facets
 
 
 def test_fine_polygon_lies_in_the_coarse_bracket():
@@ -149,7 +167,7 @@ def test_fine_polygon_lies_in_the_coarse_bracket():
 
 
 def test_no_closure_three_d_two_hard_fingers_certificate():
-    g = ring(2, 0.5, 3)      # two opposite hard fingers in space: no torque about the joining (x) axis
+    g = ring(2, 0.5, 3)  # two opposite hard fingers in space: no torque about the joining (x) axis
     for norm in ("L1", "Linf"):
         e = epsilon(g, facets=8, norm=norm)
         assert e.holds is False and e.certified
@@ -157,23 +175,26 @@ def test_no_closure_three_d_two_hard_fingers_certificate():
         cert = e.certificate
         assert cert.id == "grasp_no_closure"
         y = np.asarray(cert.data["direction"])
-        assert abs(abs(y[3]) - 1) < 1e-9                                   # the torque about x
+        assert abs(abs(y[3]) - 1) < 1e-9  # the torque about x
         assert exact_support(g, y) <= 1e-12 and exact_support(g, -y) <= 1e-12
 
 
 def test_no_closure_planar_pair_outside_the_cones():
     # the line joining the contacts leaves finger 2's cone (tilted normal, tan 40° > μ = 0.5): no closure
     th = np.deg2rad(40)
-    g = Grasp([GraspContact([-1.0, 0.0], [1.0, 0.0], 0.5),
-               GraspContact([1.0, 0.0], [-np.cos(th), np.sin(th)], 0.5)])
+    g = Grasp([GraspContact([-1.0, 0.0], [1.0, 0.0], 0.5), GraspContact([1.0, 0.0], [-np.cos(th), np.sin(th)], 0.5)])
     e = epsilon(g)
     assert e.holds is False and e.certified and e.value["upper"] == 0.0
     y = np.asarray(e.certificate.data["direction"])
     W, _ = g.primitive_wrenches(8, "inner")
     assert np.max(y @ W) <= 1e-12 and np.linalg.norm(y) == pytest.approx(1.0)
     # the frictionless pair is not closed either
-    f = Grasp([GraspContact([-1.0, 0.0], [1.0, 0.0], 0.0, "frictionless"),
-               GraspContact([1.0, 0.0], [-1.0, 0.0], 0.0, "frictionless")])
+    f = Grasp(
+        [
+            GraspContact([-1.0, 0.0], [1.0, 0.0], 0.0, "frictionless"),
+            GraspContact([1.0, 0.0], [-1.0, 0.0], 0.0, "frictionless"),
+        ]
+    )
     assert epsilon(f).holds is False and epsilon(f).certified
 
 
@@ -244,7 +265,7 @@ def test_undecided_when_only_the_circumscribed_cones_close():
     g = tilted(0.5, 0.4)
     e = epsilon(g, facets=3)
     assert e.holds is None and e.value["lower"] == 0.0 < e.value["upper"] and "undecided" in e.reason
-    assert e.certified      # the bracket [0, upper] itself is verified
+    assert e.certified  # the bracket [0, upper] itself is verified
     fine = epsilon(g, facets=32)
     assert fine.holds is True and fine.certified
     assert fine.value["lower"] <= e.value["exact"] + 1e-9 and e.value["exact"] <= fine.value["upper"] + 1e-9
@@ -274,7 +295,7 @@ def test_bad_input():
     with pytest.raises(InputTooLargeError, match="facets"):
         epsilon(box4(), facets=64, norm="Linf")
     with pytest.raises(UnknownValueError, match="facets"):
-        epsilon(g, facets="8")                 # checked even when the planar cones do not use it
+        epsilon(g, facets="8")  # checked even when the planar cones do not use it
     with pytest.raises(ShapeError, match="y"):
         support_function(g, [1.0, 0.0])
     with pytest.raises(NonFiniteError, match="y"):
@@ -301,4 +322,4 @@ def test_grasp_from_a_contact_problem():
     e = epsilon(g)
     assert e.holds and e.certified
     assert e.value["lower"] == pytest.approx(independent_l1(g, 8, "inner"), abs=1e-9)
-    assert e.value["lower"] == pytest.approx(e.value["upper"], abs=1e-12)      # planar: exact polygons
+    assert e.value["lower"] == pytest.approx(e.value["upper"], abs=1e-12)  # planar: exact polygons

@@ -47,11 +47,14 @@ def test_cli_imports_and_solves_a_urdf_at_a_state(box_urdf, tmp_path, capsys):
     assert np.allclose(sol["acceleration"], 0.0, atol=1e-9)
 
 
-@pytest.mark.parametrize("extra, field", [
-    (["--contact", "no_such_frame"], "no_such_frame"),
-    (["--contact", "corner0:mu=abc"], "abc"),
-    (["--contact", "corner0:spherical"], "spherical"),
-])
+@pytest.mark.parametrize(
+    "extra, field",
+    [
+        (["--contact", "no_such_frame"], "no_such_frame"),
+        (["--contact", "corner0:mu=abc"], "abc"),
+        (["--contact", "corner0:spherical"], "spherical"),
+    ],
+)
 def test_cli_bad_contacts_exit_2(box_urdf, capsys, extra, field):
     f, q = box_urdf
     assert main(["info", str(f), "--floating-base", "--qpos", str(q), *extra]) == 2
@@ -131,12 +134,15 @@ def test_cli_import_writes_fclib_and_gaussqp_files(tmp_path, capsys):
 
     from gaussqp.io import fclib
 
-    src = Path(__file__).resolve().parents[1] / "data" / "fclib" / "Box_Stacks-i0035-31-0.hdf5"  # a symmetric M: global (CubeH8 reads as local, issue #25 item 2)
+    src = (
+        Path(__file__).resolve().parents[1] / "data" / "fclib" / "Box_Stacks-i0035-31-0.hdf5"
+    )  # a symmetric M: global (CubeH8 reads as local, issue #25 item 2)
     out = tmp_path / "cube.hdf5"
     assert main(["import", str(src), "-o", str(out)]) == 0
     a, b = fclib.load(src), fclib.load(out)
-    assert np.array_equal(np.asarray(a.J_n.todense() if a.sparse else a.J_n),
-                          np.asarray(b.J_n.todense() if b.sparse else b.J_n))
+    assert np.array_equal(
+        np.asarray(a.J_n.todense() if a.sparse else a.J_n), np.asarray(b.J_n.todense() if b.sparse else b.J_n)
+    )
     assert main(["import", str(src), "-o", str(tmp_path / "cube.npz")]) == 0
     local = Path(__file__).resolve().parents[1] / "data" / "fclib" / "local_problem_test.hdf5"
     capsys.readouterr()

@@ -25,13 +25,18 @@ def _data_dir() -> Path | None:
     shared/data/fclib beside the repository (or its worktree)."""
     env = os.environ.get("GAUSSQP_FCLIB_DATA")
     candidates = [Path(env)] if env else []
-    candidates += [ROOT / "tests" / "data" / "fclib", ROOT.parent / "shared" / "data" / "fclib", ROOT.parents[1] / "shared" / "data" / "fclib"]
+    candidates += [
+        ROOT / "tests" / "data" / "fclib",
+        ROOT.parent / "shared" / "data" / "fclib",
+        ROOT.parents[1] / "shared" / "data" / "fclib",
+    ]
     return next((c for c in candidates if (c / "CubeH8.hdf5").is_file()), None)
 
 
 DATA = _data_dir()
-needs_data = pytest.mark.skipif(DATA is None, reason="the FCLIB files (shared/data/fclib, or $GAUSSQP_FCLIB_DATA) "
-                                                     "are not beside this repository")
+needs_data = pytest.mark.skipif(
+    DATA is None, reason="the FCLIB files (shared/data/fclib, or $GAUSSQP_FCLIB_DATA) are not beside this repository"
+)
 
 #: the README table of shared/data/fclib: form, n (global) or W size (local), contacts, the set of μ
 TABLE = {
@@ -57,6 +62,7 @@ def _path(name: str) -> Path:
 
 # ------------------------------------------------------------------------------ independent reference readers
 
+
 def _raw_dense(group) -> np.ndarray:
     """A CSparse matrix group as a dense array, read with plain NumPy (np.add.at sums duplicates)."""
     m, n, nz = (int(group[k][0]) for k in ("m", "n", "nz"))
@@ -81,11 +87,16 @@ def _same_sparse(a, b) -> bool:
     a, b = sp.csr_matrix(a), sp.csr_matrix(b)
     a.sort_indices()
     b.sort_indices()
-    return (a.shape == b.shape and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
-            and np.array_equal(a.data, b.data))
+    return (
+        a.shape == b.shape
+        and np.array_equal(a.indptr, b.indptr)
+        and np.array_equal(a.indices, b.indices)
+        and np.array_equal(a.data, b.data)
+    )
 
 
 # ------------------------------------------------------------------------------ the shared files
+
 
 @needs_data
 @pytest.mark.parametrize("name", sorted(TABLE))
@@ -214,14 +225,16 @@ def test_round_trip_of_each_shared_file_is_bit_for_bit(name, tmp_path):
         assert g["info/title"][()] == orig[original]["info/title"][()]
         if name != "CubeH8":  # its stray non-UTF-8 byte is written back as U+FFFD
             desc = g["info/description"][()]
-            assert desc == orig[original]["info/description"][()] or \
-                (name in NONSYMMETRIC_M and desc.startswith(orig[original]["info/description"][()] + b"\n[gaussqp:"))
+            assert desc == orig[original]["info/description"][()] or (
+                name in NONSYMMETRIC_M and desc.startswith(orig[original]["info/description"][()] + b"\n[gaussqp:")
+            )
             assert g["info/math_info"][()] == orig[original]["info/math_info"][()]
         if group == "fclib_global" and g["M"]["x"].shape == orig[group]["M"]["x"].shape and name.startswith("Box"):
             np.testing.assert_array_equal(_raw_dense(g["H"]), _raw_dense(orig[group]["H"]))
 
 
 # ------------------------------------------------------------------------------ hand-built files
+
 
 def _write_matrix(parent, name, A, storage, *, duplicate=True, extra_capacity=0):
     """Write dense ``A`` in ``storage`` ("triplet", "csc", "csr"); with ``duplicate`` the first entry is split in
@@ -240,7 +253,7 @@ def _write_matrix(parent, name, A, storage, *, duplicate=True, extra_capacity=0)
         outer, inner = (cols, rows) if storage == "csc" else (rows, cols)
         order = np.argsort(outer, kind="stable")
         outer, inner, x = outer[order], inner[order], vals[order]
-        count = (n if storage == "csc" else m)
+        count = n if storage == "csc" else m
         p = np.concatenate([[0], np.cumsum(np.bincount(outer, minlength=count))])
         i = np.concatenate([inner, np.full(extra_capacity, 10**6)])  # spare capacity beyond p[-1]: ignored
         x = np.concatenate([x, np.full(extra_capacity, np.nan)])
@@ -347,10 +360,17 @@ def test_round_trip_of_a_global_problem_with_bilateral_rows(tmp_path):
 def test_save_a_problem_built_in_gaussqp(tmp_path):
     """Frictionless contact without tangent rows: zero tangent columns and mu = 0; the info keyword overrides."""
     C = gaussqp.Contact
-    p = gaussqp.ContactProblem(np.diag([1.0, 2.0]), [0.0, 9.81], [
-        C("unilateral", normal=[0, 1], normal_drift=0.5, friction=0.4, mode="coulomb", tangent=[[1, 0]]),
-        C("unilateral", normal=[1, 1], friction=0.3, mode="frictionless"),  # written with mu = 0
-        C("bilateral", normal=[1, 0], normal_drift=-1.0)], dimension=2, name="mine")
+    p = gaussqp.ContactProblem(
+        np.diag([1.0, 2.0]),
+        [0.0, 9.81],
+        [
+            C("unilateral", normal=[0, 1], normal_drift=0.5, friction=0.4, mode="coulomb", tangent=[[1, 0]]),
+            C("unilateral", normal=[1, 1], friction=0.3, mode="frictionless"),  # written with mu = 0
+            C("bilateral", normal=[1, 0], normal_drift=-1.0),
+        ],
+        dimension=2,
+        name="mine",
+    )
     fclib.save(p, tmp_path / "p.hdf5", info={"math_info": "M a + F = J^T lambda"})
     q = fclib.load(tmp_path / "p.hdf5")
     assert q.name == "mine" and q.description == fclib.MATH_INFO_MARKER + "M a + F = J^T lambda"
@@ -364,8 +384,12 @@ def test_save_a_problem_built_in_gaussqp(tmp_path):
 
 def test_save_refuses_what_fclib_cannot_hold(tmp_path):
     C = gaussqp.Contact
-    sticking = gaussqp.ContactProblem(np.eye(2), [0.0, 1.0], [
-        C("unilateral", normal=[0, 1], friction=0.4, mode="sticking", tangent=[[1, 0]])], dimension=2)
+    sticking = gaussqp.ContactProblem(
+        np.eye(2),
+        [0.0, 1.0],
+        [C("unilateral", normal=[0, 1], friction=0.4, mode="sticking", tangent=[[1, 0]])],
+        dimension=2,
+    )
     with pytest.raises(errors.UnknownValueError) as exc:
         fclib.save(sticking, tmp_path / "s.hdf5")
     assert exc.value.field == "contacts[0].mode" and "coulomb" in exc.value.fix
@@ -389,6 +413,7 @@ def test_local_problem_round_trip_from_gaussqp(tmp_path):
 
 
 # ------------------------------------------------------------------------------ refused: not yet supported
+
 
 @pytest.mark.parametrize("key", ["V", "R"])
 def test_local_V_R_blocks_are_refused(key, tmp_path):
@@ -415,17 +440,21 @@ def test_rolling_group_is_refused(tmp_path):
 
 # ------------------------------------------------------------------------------ hostile files
 
+
 def _replace(path, value, **kw):
     """A mutation replacing the dataset at ``path`` with ``value`` (h5py create_dataset keywords in ``kw``)."""
+
     def mutate(fh):
         del fh[path]
         fh.create_dataset(path, data=value, **kw)
+
     return mutate
 
 
 def _delete(path):
     def mutate(fh):
         del fh[path]
+
     return mutate
 
 
@@ -442,62 +471,143 @@ HOSTILE_GLOBAL = {
     "float m": (_replace("fclib_global/M/m", np.array([3.0])), errors.WrongTypeError, "/fclib_global/M/m"),
     "bool nz": (_replace("fclib_global/M/nz", np.array([True])), errors.NonNumericError, "/fclib_global/M/nz"),
     "string x": (_replace("fclib_global/H/x", np.array([b"1"] * 7)), errors.NonNumericError, "/fclib_global/H/x"),
-    "bool mu": (_replace("fclib_global/vectors/mu", np.array([True, False])), errors.NonNumericError,
-                "/fclib_global/vectors/mu"),
-    "vlen string spacedim": (_replace("fclib_global/spacedim", "2", dtype=h5py.string_dtype()),
-                             errors.NonNumericError, "/fclib_global/spacedim"),
-    "vlen float x": (_replace("fclib_global/M/x", VLEN_FLOATS, dtype=h5py.vlen_dtype(np.float64)),
-                     errors.NonNumericError, "/fclib_global/M/x"),
-    "pickled object in x": (_replace("fclib_global/M/x", np.void(pickle.dumps([2.0, 0.5, 0.5, 1.0, 3.0, 0.0]))),
-                            errors.NonNumericError, "/fclib_global/M/x"),
-    "pickled bytes in f": (_replace("fclib_global/vectors/f", np.array([pickle.dumps(1.0)] * 3)),
-                           errors.NonNumericError, "/fclib_global/vectors/f"),
-    "compound f": (_replace("fclib_global/vectors/f", np.zeros(3, dtype=[("a", "f8"), ("b", "i4")])),
-                   errors.NonNumericError, "/fclib_global/vectors/f"),
-    "complex w": (_replace("fclib_global/vectors/w", np.zeros(4, dtype=complex)), errors.NonNumericError,
-                  "/fclib_global/vectors/w"),
-    "nz larger than x": (_replace("fclib_global/M/nz", np.array([99], dtype=np.int32)), errors.ShapeError,
-                         "/fclib_global/M/x"),
-    "p shorter than x": (_replace("fclib_global/M/p", np.array([0, 1], dtype=np.int32)), errors.ShapeError,
-                         "/fclib_global/M/p"),
-    "huge declared rows": (_replace("fclib_global/M/m", np.array([2**31 - 1], dtype=np.int32)),
-                           errors.InputTooLargeError, "/fclib_global/M/m"),
-    "huge declared vector": (_replace("fclib_global/vectors/f", None, shape=(10**9,), dtype="f8"),
-                             errors.InputTooLargeError, "/fclib_global/vectors/f"),
-    "negative size": (_replace("fclib_global/H/n", np.array([-4], dtype=np.int32)), errors.ShapeError,
-                      "/fclib_global/H/n"),
-    "unknown storage": (_replace("fclib_global/M/nz", np.array([-3], dtype=np.int32)), errors.UnknownValueError,
-                        "/fclib_global/M/nz"),
-    "row index out of range": (_replace("fclib_global/H/i", np.array([0, 1, 1, 2, 7, 0, 0], dtype=np.int32)),
-                               errors.ShapeError, "/fclib_global/H/i"),
-    "negative column index": (_replace("fclib_global/H/p", np.array([0, 1, -2, 2, 3, 3, 0], dtype=np.int32)),
-                              errors.ShapeError, "/fclib_global/H/p"),
-    "NaN in M": (_replace("fclib_global/M/x", np.array([2.0, 0.5, 0.5, np.nan, 3.0, 2.0])), errors.NonFiniteError,
-                 "/fclib_global/M/x"),
-    "inf in f": (_replace("fclib_global/vectors/f", np.array([1.0, np.inf, 0.0])), errors.NonFiniteError,
-                 "/fclib_global/vectors/f"),
-    "huge entry": (_replace("fclib_global/vectors/f", np.array([1.0, 1e300, 0.0])), errors.MagnitudeError,
-                   "/fclib_global/vectors/f"),
-    "spacedim 5": (_replace("fclib_global/spacedim", np.array([5], dtype=np.int32)), errors.UnknownValueError,
-                   "/fclib_global/spacedim"),
-    "H columns not multiple of spacedim": (_replace("fclib_global/H/n", np.array([5], dtype=np.int32)),
-                                           errors.ShapeError, "/fclib_global/H/n"),
-    "H rows not n": (_replace("fclib_global/H/m", np.array([4], dtype=np.int32)), errors.ShapeError,
-                     "/fclib_global/H/m"),
-    "mu of the wrong length": (_replace("fclib_global/vectors/mu", np.array([0.5])), errors.ShapeError,
-                               "/fclib_global/vectors/mu"),
-    "negative mu": (_replace("fclib_global/vectors/mu", np.array([0.5, -0.1])), errors.NegativeFrictionError,
-                    "/fclib_global/vectors/mu"),
-    "w of the wrong length": (_replace("fclib_global/vectors/w", np.zeros(3)), errors.ShapeError,
-                              "/fclib_global/vectors/w"),
+    "bool mu": (
+        _replace("fclib_global/vectors/mu", np.array([True, False])),
+        errors.NonNumericError,
+        "/fclib_global/vectors/mu",
+    ),
+    "vlen string spacedim": (
+        _replace("fclib_global/spacedim", "2", dtype=h5py.string_dtype()),
+        errors.NonNumericError,
+        "/fclib_global/spacedim",
+    ),
+    "vlen float x": (
+        _replace("fclib_global/M/x", VLEN_FLOATS, dtype=h5py.vlen_dtype(np.float64)),
+        errors.NonNumericError,
+        "/fclib_global/M/x",
+    ),
+    "pickled object in x": (
+        _replace("fclib_global/M/x", np.void(pickle.dumps([2.0, 0.5, 0.5, 1.0, 3.0, 0.0]))),
+        errors.NonNumericError,
+        "/fclib_global/M/x",
+    ),
+    "pickled bytes in f": (
+        _replace("fclib_global/vectors/f", np.array([pickle.dumps(1.0)] * 3)),
+        errors.NonNumericError,
+        "/fclib_global/vectors/f",
+    ),
+    "compound f": (
+        _replace("fclib_global/vectors/f", np.zeros(3, dtype=[("a", "f8"), ("b", "i4")])),
+        errors.NonNumericError,
+        "/fclib_global/vectors/f",
+    ),
+    "complex w": (
+        _replace("fclib_global/vectors/w", np.zeros(4, dtype=complex)),
+        errors.NonNumericError,
+        "/fclib_global/vectors/w",
+    ),
+    "nz larger than x": (
+        _replace("fclib_global/M/nz", np.array([99], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_global/M/x",
+    ),
+    "p shorter than x": (
+        _replace("fclib_global/M/p", np.array([0, 1], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_global/M/p",
+    ),
+    "huge declared rows": (
+        _replace("fclib_global/M/m", np.array([2**31 - 1], dtype=np.int32)),
+        errors.InputTooLargeError,
+        "/fclib_global/M/m",
+    ),
+    "huge declared vector": (
+        _replace("fclib_global/vectors/f", None, shape=(10**9,), dtype="f8"),
+        errors.InputTooLargeError,
+        "/fclib_global/vectors/f",
+    ),
+    "negative size": (
+        _replace("fclib_global/H/n", np.array([-4], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_global/H/n",
+    ),
+    "unknown storage": (
+        _replace("fclib_global/M/nz", np.array([-3], dtype=np.int32)),
+        errors.UnknownValueError,
+        "/fclib_global/M/nz",
+    ),
+    "row index out of range": (
+        _replace("fclib_global/H/i", np.array([0, 1, 1, 2, 7, 0, 0], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_global/H/i",
+    ),
+    "negative column index": (
+        _replace("fclib_global/H/p", np.array([0, 1, -2, 2, 3, 3, 0], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_global/H/p",
+    ),
+    "NaN in M": (
+        _replace("fclib_global/M/x", np.array([2.0, 0.5, 0.5, np.nan, 3.0, 2.0])),
+        errors.NonFiniteError,
+        "/fclib_global/M/x",
+    ),
+    "inf in f": (
+        _replace("fclib_global/vectors/f", np.array([1.0, np.inf, 0.0])),
+        errors.NonFiniteError,
+        "/fclib_global/vectors/f",
+    ),
+    "huge entry": (
+        _replace("fclib_global/vectors/f", np.array([1.0, 1e300, 0.0])),
+        errors.MagnitudeError,
+        "/fclib_global/vectors/f",
+    ),
+    "spacedim 5": (
+        _replace("fclib_global/spacedim", np.array([5], dtype=np.int32)),
+        errors.UnknownValueError,
+        "/fclib_global/spacedim",
+    ),
+    "H columns not multiple of spacedim": (
+        _replace("fclib_global/H/n", np.array([5], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_global/H/n",
+    ),
+    "H rows not n": (
+        _replace("fclib_global/H/m", np.array([4], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_global/H/m",
+    ),
+    "mu of the wrong length": (
+        _replace("fclib_global/vectors/mu", np.array([0.5])),
+        errors.ShapeError,
+        "/fclib_global/vectors/mu",
+    ),
+    "negative mu": (
+        _replace("fclib_global/vectors/mu", np.array([0.5, -0.1])),
+        errors.NegativeFrictionError,
+        "/fclib_global/vectors/mu",
+    ),
+    "w of the wrong length": (
+        _replace("fclib_global/vectors/w", np.zeros(3)),
+        errors.ShapeError,
+        "/fclib_global/vectors/w",
+    ),
     "b missing with G": (_delete("fclib_global/vectors/b"), errors.FileFormatError, "/fclib_global/vectors/b"),
     "2-D f": (_replace("fclib_global/vectors/f", np.zeros((3, 1))), errors.ShapeError, "/fclib_global/vectors/f"),
-    "title not a string": (_replace("fclib_global/info/title", np.array([1.0])), errors.WrongTypeError,
-                           "/fclib_global/info/title"),
-    "asymmetric M with G": (_replace("fclib_global/M/x", np.array([2.0, 0.5, 0.6, 1.0, 3.0, 0.0])),
-                            errors.NotSymmetricError, "/fclib_global/M"),
-    "indefinite M": (_replace("fclib_global/M/x", np.array([2.0, 0.5, 0.5, -1.0, 3.0, 0.0])),
-                     errors.IndefiniteMassError, "/fclib_global/M (mass_matrix)"),
+    "title not a string": (
+        _replace("fclib_global/info/title", np.array([1.0])),
+        errors.WrongTypeError,
+        "/fclib_global/info/title",
+    ),
+    "asymmetric M with G": (
+        _replace("fclib_global/M/x", np.array([2.0, 0.5, 0.6, 1.0, 3.0, 0.0])),
+        errors.NotSymmetricError,
+        "/fclib_global/M",
+    ),
+    "indefinite M": (
+        _replace("fclib_global/M/x", np.array([2.0, 0.5, 0.5, -1.0, 3.0, 0.0])),
+        errors.IndefiniteMassError,
+        "/fclib_global/M (mass_matrix)",
+    ),
 }
 
 
@@ -517,28 +627,50 @@ def test_triplets_of_M3_have_six_entries():
 
 
 def test_b_without_G_is_refused(tmp_path):
-    path = _global_file(tmp_path / "g.hdf5", G=False,
-                        mutate=lambda fh: fh["fclib_global/vectors"].create_dataset("b", data=[1.0]))
+    path = _global_file(
+        tmp_path / "g.hdf5", G=False, mutate=lambda fh: fh["fclib_global/vectors"].create_dataset("b", data=[1.0])
+    )
     with pytest.raises(errors.FileFormatError) as exc:
         fclib.load(path)
     assert exc.value.field == "/fclib_global/vectors/b"
 
 
 HOSTILE_LOCAL = {
-    "W of the wrong size for m·d": (_replace("fclib_local/spacedim", np.array([3], dtype=np.int32)), errors.ShapeError,
-                                    "/fclib_local/W/n"),
-    "mu of the wrong length": (_replace("fclib_local/vectors/mu", np.array([0.3, 0.6, 0.1])), errors.ShapeError,
-                               "/fclib_local/vectors/mu"),
-    "q of the wrong length": (_replace("fclib_local/vectors/q", np.zeros(5)), errors.ShapeError,
-                              "/fclib_local/vectors/q"),
-    "NaN in q": (_replace("fclib_local/vectors/q", np.array([0.0, np.nan, 0.0, 0.0])), errors.NonFiniteError,
-                 "/fclib_local/vectors/q"),
-    "pointers decreasing": (_replace("fclib_local/W/p", np.array([0, 3, 2, 7, 9], dtype=np.int32)), errors.ShapeError,
-                            "/fclib_local/W/p"),
-    "pointers past the end": (_replace("fclib_local/W/p", np.array([0, 2, 4, 5, 99], dtype=np.int32)),
-                              errors.ShapeError, "/fclib_local/W/p"),
-    "column index out of range": (_replace("fclib_local/W/i", np.array([0, 1, 0, 0, 1, 3, 2, 0, 9], dtype=np.int32)),
-                                  errors.ShapeError, "/fclib_local/W/i"),
+    "W of the wrong size for m·d": (
+        _replace("fclib_local/spacedim", np.array([3], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_local/W/n",
+    ),
+    "mu of the wrong length": (
+        _replace("fclib_local/vectors/mu", np.array([0.3, 0.6, 0.1])),
+        errors.ShapeError,
+        "/fclib_local/vectors/mu",
+    ),
+    "q of the wrong length": (
+        _replace("fclib_local/vectors/q", np.zeros(5)),
+        errors.ShapeError,
+        "/fclib_local/vectors/q",
+    ),
+    "NaN in q": (
+        _replace("fclib_local/vectors/q", np.array([0.0, np.nan, 0.0, 0.0])),
+        errors.NonFiniteError,
+        "/fclib_local/vectors/q",
+    ),
+    "pointers decreasing": (
+        _replace("fclib_local/W/p", np.array([0, 3, 2, 7, 9], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_local/W/p",
+    ),
+    "pointers past the end": (
+        _replace("fclib_local/W/p", np.array([0, 2, 4, 5, 99], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_local/W/p",
+    ),
+    "column index out of range": (
+        _replace("fclib_local/W/i", np.array([0, 1, 0, 0, 1, 3, 2, 0, 9], dtype=np.int32)),
+        errors.ShapeError,
+        "/fclib_local/W/i",
+    ),
     "W not square": (_replace("fclib_local/W/n", np.array([5], dtype=np.int32)), errors.ShapeError, "/fclib_local/W"),
     "W group missing": (_delete("fclib_local/W"), errors.FileFormatError, "/fclib_local/W"),
 }
@@ -555,8 +687,11 @@ def test_hostile_local_file_is_refused_naming_the_hdf5_path(case, tmp_path):
 
 def test_not_hdf5_missing_directory_and_empty_files(tmp_path):
     (tmp_path / "x.hdf5").write_text('{"format": "gaussqp/1"}')
-    for path, field in ((tmp_path / "x.hdf5", str(tmp_path / "x.hdf5")), (tmp_path / "none.hdf5", None),
-                        (tmp_path, str(tmp_path))):
+    for path, field in (
+        (tmp_path / "x.hdf5", str(tmp_path / "x.hdf5")),
+        (tmp_path / "none.hdf5", None),
+        (tmp_path, str(tmp_path)),
+    ):
         with pytest.raises(errors.FileFormatError) as exc:
             fclib.load(path)
         assert field is None or exc.value.field == field
@@ -588,6 +723,7 @@ def test_external_link_is_not_followed(tmp_path):
     def link(fh):
         del fh["fclib_global/M"]
         fh["fclib_global/M"] = h5py.ExternalLink(str(tmp_path / "other.hdf5"), "/fclib_local/W")
+
     path = _global_file(tmp_path / "g.hdf5", mutate=link)
     with pytest.raises(errors.FileFormatError) as exc:
         fclib.load(path)
@@ -638,9 +774,15 @@ def test_nonsymmetric_mass_file_is_certified_on_the_stored_data(name):
 
 
 def _two_contact_file(path, M, *, G=False):
-    return _global_file(path, "triplet", G=G, mutate=lambda fh: (fh.__delitem__("fclib_global/M"),
-                                                                  _write_matrix(fh["fclib_global"], "M", M, "triplet",
-                                                                                duplicate=False)))
+    return _global_file(
+        path,
+        "triplet",
+        G=G,
+        mutate=lambda fh: (
+            fh.__delitem__("fclib_global/M"),
+            _write_matrix(fh["fclib_global"], "M", M, "triplet", duplicate=False),
+        ),
+    )
 
 
 def test_small_entries_asymmetric_at_their_own_scale_are_condensed_not_symmetrized(tmp_path):
@@ -666,6 +808,7 @@ def test_round_off_asymmetry_is_symmetrized_unless_asked_not_to(tmp_path):
     def write(fh):
         del fh["fclib_global/M"]
         _write_matrix(fh["fclib_global"], "M", big, "triplet", duplicate=False)
+
     path = _global_file(tmp_path / "g.hdf5", mutate=write)
     p = fclib.load(path)
     np.testing.assert_array_equal(_dense(p.M), (big + big.T) / 2)
@@ -675,6 +818,7 @@ def test_round_off_asymmetry_is_symmetrized_unless_asked_not_to(tmp_path):
 
 
 # ------------------------------------------------------------------------------ through the command line
+
 
 def test_cli_reads_fclib_files_and_refuses_hostile_ones_with_exit_2(tmp_path, capsys):
     from gaussqp.cli import main

@@ -29,8 +29,20 @@ def _read(name: str):
 
 
 def _relaxation(p: gaussqp.ContactProblem) -> gaussqp.ContactProblem:
-    return gaussqp.ContactProblem.from_blocks(p.M, p.F, p.J_n, p.normal_drift, list(p.types), p.J_t, p.tangent_drift,
-                                              p.friction, "frictionless", None, p.has_tangent, p.dimension)
+    return gaussqp.ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        p.J_n,
+        p.normal_drift,
+        list(p.types),
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        "frictionless",
+        None,
+        p.has_tangent,
+        p.dimension,
+    )
 
 
 #: the shipped problems in the local form (their stored M is not symmetric at its entries' scale, issue #25)
@@ -55,8 +67,9 @@ def test_shipped_fclib_problem_loads_and_its_recorded_facts_hold(name):
         assert parameters["rank_all_rows"] == np.linalg.matrix_rank(rows) == 3 * m
         report = gaussqp.check(_relaxation(p))
         recorded = parameters["frictionless_relaxation"]
-        assert [(c["id"], c["holds"]) for c in recorded["certificates"]] == \
-            [(c.id, None if c.holds is None else bool(c.holds)) for c in report.certificates]
+        assert [(c["id"], c["holds"]) for c in recorded["certificates"]] == [
+            (c.id, None if c.holds is None else bool(c.holds)) for c in report.certificates
+        ]
         assert {c["id"] for c in recorded["certificates"]} >= {"C1", "C2", "C3", "C4", "C5"}
         assert all(c["holds"] in (True, None) for c in recorded["certificates"])
     # the Coulomb (stick/slip) problem: solved by the mode-free route (issue #12) as recorded, to our own
@@ -85,8 +98,11 @@ def test_no_shipped_mass_matrix_was_changed_beyond_round_off():
 
 def _fclib_data() -> Path | None:
     env = os.environ.get("GAUSSQP_FCLIB_DATA")
-    for cand in ([Path(env)] if env else []) + [ROOT / "tests" / "data" / "fclib", ROOT.parent / "shared" / "data" / "fclib",
-                                               ROOT.parents[1] / "shared" / "data" / "fclib"]:
+    for cand in ([Path(env)] if env else []) + [
+        ROOT / "tests" / "data" / "fclib",
+        ROOT.parent / "shared" / "data" / "fclib",
+        ROOT.parents[1] / "shared" / "data" / "fclib",
+    ]:
         if (cand / "CubeH8.hdf5").is_file():
             return cand
     return None

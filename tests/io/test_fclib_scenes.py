@@ -13,8 +13,7 @@ import scipy.sparse as sp
 
 import gaussqp
 from gaussqp import problems
-from gaussqp.errors import (FileFormatError, InputTooLargeError, MagnitudeError, UnknownValueError,
-                            WrongTypeError)
+from gaussqp.errors import FileFormatError, InputTooLargeError, MagnitudeError, UnknownValueError, WrongTypeError
 from gaussqp.model.local_problem import LocalContactProblem
 
 h5py = pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
@@ -47,6 +46,7 @@ def _same_problem(p, q):
 
 
 # ---------------------------------------------------------------- the shipped set
+
 
 def test_the_shipped_set_is_small_and_every_file_loads_with_its_metadata():
     assert 10 <= len(SHIPPED) <= 30
@@ -154,6 +154,7 @@ def test_round_trip_of_a_generated_problem(tmp_path):
 
 # ---------------------------------------------------------------- the generator
 
+
 def test_same_seed_same_problem_other_seed_other_problem():
     pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
     a = fs.make(3, 5, min_contacts=10, max_contacts=20)
@@ -194,16 +195,19 @@ def test_generate_writes_the_files_it_reports(tmp_path):
         assert fs.metadata(fclib.load(p))["seed"] == 5
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"seed": -1, "index": 0}, MagnitudeError),
-    ({"seed": 1.5, "index": 0}, WrongTypeError),
-    ({"seed": True, "index": 0}, WrongTypeError),
-    ({"seed": 0, "index": "2"}, WrongTypeError),
-    ({"seed": 0, "index": 0, "min_contacts": 0}, MagnitudeError),
-    ({"seed": 0, "index": 0, "min_contacts": 50, "max_contacts": 20}, MagnitudeError),
-    ({"seed": 0, "index": 0, "max_contacts": 10**6}, InputTooLargeError),
-    ({"seed": 0, "index": 0, "local": "yes"}, WrongTypeError),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"seed": -1, "index": 0}, MagnitudeError),
+        ({"seed": 1.5, "index": 0}, WrongTypeError),
+        ({"seed": True, "index": 0}, WrongTypeError),
+        ({"seed": 0, "index": "2"}, WrongTypeError),
+        ({"seed": 0, "index": 0, "min_contacts": 0}, MagnitudeError),
+        ({"seed": 0, "index": 0, "min_contacts": 50, "max_contacts": 20}, MagnitudeError),
+        ({"seed": 0, "index": 0, "max_contacts": 10**6}, InputTooLargeError),
+        ({"seed": 0, "index": 0, "local": "yes"}, WrongTypeError),
+    ],
+)
 def test_bad_parameters_are_typed_errors(kwargs, error):
     with pytest.raises(error):
         fs.make(**kwargs)

@@ -12,18 +12,24 @@ from gaussqp.problems import families
 
 
 def test_defaults():
-    p = gaussqp.loads('{"format": "gaussqp/1", "mass_matrix": [[2, 0], [0, 2]], "force": [0, 19.62],'
-                      ' "contacts": [{"type": "unilateral", "normal": [0, 1]}]}')
+    p = gaussqp.loads(
+        '{"format": "gaussqp/1", "mass_matrix": [[2, 0], [0, 2]], "force": [0, 19.62],'
+        ' "contacts": [{"type": "unilateral", "normal": [0, 1]}]}'
+    )
     assert p.name == "" and p.dimension == 2
     assert p.normal_drift[0] == 0.0 and p.friction[0] == 0.0 and p.modes[0] == "frictionless"
     assert not p.has_tangent[0]
 
 
 def test_sparse_triplets_and_sparse_vectors():
-    doc = {"format": "gaussqp/1", "name": "s", "dimension": 2,
-           "mass_matrix": {"shape": [3, 3], "row": [0, 1, 2, 2], "col": [0, 1, 2, 2], "data": [1, 1, 0.5, 0.5]},
-           "force": {"shape": [3], "index": [1], "data": [9.81]},
-           "contacts": [{"type": "unilateral", "normal": {"shape": [3], "index": [1], "data": [1.0]}}]}
+    doc = {
+        "format": "gaussqp/1",
+        "name": "s",
+        "dimension": 2,
+        "mass_matrix": {"shape": [3, 3], "row": [0, 1, 2, 2], "col": [0, 1, 2, 2], "data": [1, 1, 0.5, 0.5]},
+        "force": {"shape": [3], "index": [1], "data": [9.81]},
+        "contacts": [{"type": "unilateral", "normal": {"shape": [3], "index": [1], "data": [1.0]}}],
+    }
     p = gaussqp.loads(json.dumps(doc))
     assert sp.issparse(p.M) and p.M[2, 2] == 1.0  # duplicates summed
     np.testing.assert_array_equal(p.contact(0).normal, [0.0, 1.0, 0.0])
@@ -43,12 +49,23 @@ def test_json_npz_round_trip_all_shipped(tmp_path):
 
 
 def test_round_trip_with_friction_fields_and_3d(tmp_path):
-    c = [Contact("unilateral", normal=[0, 0, 1, 0, 0, 0], normal_drift=0.25, friction=0.4, mode="sliding",
-                 tangent=np.eye(6)[:2], tangent_drift=[0.1, -0.2], slip=[3.0, 4.0]),
-         Contact("bilateral", normal=[1, 0, 0, 0, 0, 0], friction=0.2, mode="sticking", tangent=np.eye(6)[3:5]),
-         Contact("unilateral", normal=[0, 1, 0, 0, 0, 0])]
-    p = ContactProblem(np.diag([1, 1, 1, 0.1, 0.1, 0.1]), np.arange(6.0), c, dimension=3, name="f3d",
-                       description="round trip")
+    c = [
+        Contact(
+            "unilateral",
+            normal=[0, 0, 1, 0, 0, 0],
+            normal_drift=0.25,
+            friction=0.4,
+            mode="sliding",
+            tangent=np.eye(6)[:2],
+            tangent_drift=[0.1, -0.2],
+            slip=[3.0, 4.0],
+        ),
+        Contact("bilateral", normal=[1, 0, 0, 0, 0, 0], friction=0.2, mode="sticking", tangent=np.eye(6)[3:5]),
+        Contact("unilateral", normal=[0, 1, 0, 0, 0, 0]),
+    ]
+    p = ContactProblem(
+        np.diag([1, 1, 1, 0.1, 0.1, 0.1]), np.arange(6.0), c, dimension=3, name="f3d", description="round trip"
+    )
     np.testing.assert_allclose(p.slip[0], [0.6, 0.8])  # normalized
     for path in (tmp_path / "a.json", tmp_path / "a.npz"):
         gaussqp.dump(p, path)
@@ -123,8 +140,12 @@ def _lying_header(key: str, shape: tuple) -> io.BytesIO:
 
 
 NPZ_CASES = [
-    ("complex force (was truncated)", lambda: _npz_bytes(force=np.array([0.0, 9.81 + 1j, 0.0])),
-     errors.FileFormatError, "force"),
+    (
+        "complex force (was truncated)",
+        lambda: _npz_bytes(force=np.array([0.0, 9.81 + 1j, 0.0])),
+        errors.FileFormatError,
+        "force",
+    ),
     ("boolean friction", lambda: _npz_bytes(friction=np.array([True, False])), errors.FileFormatError, "friction"),
     ("string dimension", lambda: _npz_bytes(dimension=np.array("2")), errors.FileFormatError, "dimension"),
     ("float types", lambda: _npz_bytes(types=np.array([1.0, 2.0])), errors.FileFormatError, "types"),
@@ -136,18 +157,54 @@ NPZ_CASES = [
     ("1e300 entry", lambda: _npz_bytes(force=np.array([0.0, 1e300, 0.0])), errors.MagnitudeError, "force"),
     ("declared shape 3e16", lambda: _lying_header("force", (3 * 10**16,)), errors.InputTooLargeError, "force"),
     ("truncated member", lambda: _lying_header("force", (3,)), errors.FileFormatError, "force"),
-    ("sparse negative index", lambda: _npz_bytes(
-        mass_matrix=None, mass_matrix_shape=np.array([3, 3]), mass_matrix_row=np.array([0, 1, -1]),
-        mass_matrix_col=np.array([0, 1, 2]), mass_matrix_data=np.ones(3)), errors.FileFormatError, "mass_matrix_row"),
-    ("sparse lengths broadcast", lambda: _npz_bytes(
-        mass_matrix=None, mass_matrix_shape=np.array([3, 3]), mass_matrix_row=np.array([0, 1, 2]),
-        mass_matrix_col=np.array([0, 1, 2]), mass_matrix_data=np.ones(1)), errors.FileFormatError, "mass_matrix"),
-    ("sparse float indices", lambda: _npz_bytes(
-        mass_matrix=None, mass_matrix_shape=np.array([3, 3]), mass_matrix_row=np.array([0, 1, 2.5]),
-        mass_matrix_col=np.array([0, 1, 2]), mass_matrix_data=np.ones(3)), errors.FileFormatError, "mass_matrix_row"),
-    ("sparse shape 3e16", lambda: _npz_bytes(
-        mass_matrix=None, mass_matrix_shape=np.array([3 * 10**16, 3 * 10**16]), mass_matrix_row=np.zeros(0, int),
-        mass_matrix_col=np.zeros(0, int), mass_matrix_data=np.zeros(0)), errors.InputTooLargeError, "mass_matrix_shape"),
+    (
+        "sparse negative index",
+        lambda: _npz_bytes(
+            mass_matrix=None,
+            mass_matrix_shape=np.array([3, 3]),
+            mass_matrix_row=np.array([0, 1, -1]),
+            mass_matrix_col=np.array([0, 1, 2]),
+            mass_matrix_data=np.ones(3),
+        ),
+        errors.FileFormatError,
+        "mass_matrix_row",
+    ),
+    (
+        "sparse lengths broadcast",
+        lambda: _npz_bytes(
+            mass_matrix=None,
+            mass_matrix_shape=np.array([3, 3]),
+            mass_matrix_row=np.array([0, 1, 2]),
+            mass_matrix_col=np.array([0, 1, 2]),
+            mass_matrix_data=np.ones(1),
+        ),
+        errors.FileFormatError,
+        "mass_matrix",
+    ),
+    (
+        "sparse float indices",
+        lambda: _npz_bytes(
+            mass_matrix=None,
+            mass_matrix_shape=np.array([3, 3]),
+            mass_matrix_row=np.array([0, 1, 2.5]),
+            mass_matrix_col=np.array([0, 1, 2]),
+            mass_matrix_data=np.ones(3),
+        ),
+        errors.FileFormatError,
+        "mass_matrix_row",
+    ),
+    (
+        "sparse shape 3e16",
+        lambda: _npz_bytes(
+            mass_matrix=None,
+            mass_matrix_shape=np.array([3 * 10**16, 3 * 10**16]),
+            mass_matrix_row=np.zeros(0, int),
+            mass_matrix_col=np.zeros(0, int),
+            mass_matrix_data=np.zeros(0),
+        ),
+        errors.InputTooLargeError,
+        "mass_matrix_shape",
+    ),
     ("not a zip", lambda: io.BytesIO(b"PK\x03\x04 definitely not a zip"), errors.FileFormatError, "npz file"),
 ]
 

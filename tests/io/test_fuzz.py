@@ -32,8 +32,13 @@ from fuzz_campaign import document_paths  # noqa: E402  (one walker for the camp
 
 DOCS = [json.loads(p.read_text()) for p in sorted(DATA.glob("*.json"))]
 SHIPPED = [gaussqp.loads(json.dumps(d)) for d in DOCS]
-FUZZ = settings(max_examples=200, deadline=5000, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=200,
+    deadline=5000,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _outcome(build) -> str:
@@ -59,12 +64,20 @@ def _outcome(build) -> str:
 # ---------------------------------------------------------------------- JSON
 
 KEYS = ["shape", "index", "data", "row", "col", "type", "normal", "mode", "slip", "friction", "format", "nromal"]
-LEAF = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**400), max_value=10**400),
-                 st.floats(allow_nan=True, allow_infinity=True), st.floats(min_value=-3, max_value=3),
-                 st.text(max_size=4), st.sampled_from(["unilateral", "bilateral", "sliding", "sticking", "gaussqp/1"]))
-VALUE = st.recursive(LEAF, lambda ch: st.one_of(st.lists(ch, max_size=4),
-                                                st.dictionaries(st.sampled_from(KEYS), ch, max_size=4)),
-                     max_leaves=12)
+LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**400), max_value=10**400),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(min_value=-3, max_value=3),
+    st.text(max_size=4),
+    st.sampled_from(["unilateral", "bilateral", "sliding", "sticking", "gaussqp/1"]),
+)
+VALUE = st.recursive(
+    LEAF,
+    lambda ch: st.one_of(st.lists(ch, max_size=4), st.dictionaries(st.sampled_from(KEYS), ch, max_size=4)),
+    max_leaves=12,
+)
 EDIT = st.tuples(st.integers(min_value=0, max_value=10**6), st.sampled_from(["replace", "delete", "append"]), VALUE)
 
 
@@ -84,8 +97,12 @@ def _edit(doc, pick: int, op: str, value) -> None:
 
 
 @FUZZ
-@given(which=st.integers(0, len(DOCS) - 1), edits=st.lists(EDIT, min_size=1, max_size=3),
-       cut=st.one_of(st.none(), st.integers(min_value=0)), junk=st.sampled_from(["", "[" * 5000, "1" * 400, "}", "true"]))
+@given(
+    which=st.integers(0, len(DOCS) - 1),
+    edits=st.lists(EDIT, min_size=1, max_size=3),
+    cut=st.one_of(st.none(), st.integers(min_value=0)),
+    junk=st.sampled_from(["", "[" * 5000, "1" * 400, "}", "true"]),
+)
 def test_mutated_json_gives_a_problem_or_a_typed_error(which, edits, cut, junk):
     doc = copy.deepcopy(DOCS[which])
     for pick, op, value in edits:
@@ -99,6 +116,7 @@ def test_mutated_json_gives_a_problem_or_a_typed_error(which, edits, cut, junk):
 
 # ---------------------------------------------------------------------- NPZ
 
+
 def _members(p: ContactProblem) -> dict:
     buf = io.BytesIO()
     gaussqp.save_npz(p, buf)
@@ -107,16 +125,22 @@ def _members(p: ContactProblem) -> dict:
 
 
 MEMBERS = [_members(p) for p in SHIPPED]
-ARRAYS = hnp.arrays(dtype=st.sampled_from([np.float64, np.complex128, np.bool_, np.int64, np.float32, np.dtype("<U3")]),
-                    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
-NPZ_EDIT = st.tuples(st.integers(min_value=0), st.one_of(st.none(), ARRAYS,
-                                                        st.just(np.array([None, object()], dtype=object))))
+ARRAYS = hnp.arrays(
+    dtype=st.sampled_from([np.float64, np.complex128, np.bool_, np.int64, np.float32, np.dtype("<U3")]),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+)
+NPZ_EDIT = st.tuples(
+    st.integers(min_value=0), st.one_of(st.none(), ARRAYS, st.just(np.array([None, object()], dtype=object)))
+)
 
 
 @FUZZ
-@given(which=st.integers(0, len(MEMBERS) - 1), edits=st.lists(NPZ_EDIT, min_size=1, max_size=3),
-       flips=st.lists(st.tuples(st.integers(min_value=0), st.integers(0, 255)), max_size=3),
-       compressed=st.booleans())
+@given(
+    which=st.integers(0, len(MEMBERS) - 1),
+    edits=st.lists(NPZ_EDIT, min_size=1, max_size=3),
+    flips=st.lists(st.tuples(st.integers(min_value=0), st.integers(0, 255)), max_size=3),
+    compressed=st.booleans(),
+)
 def test_mutated_npz_gives_a_problem_or_a_typed_error(which, edits, flips, compressed):
     m = dict(MEMBERS[which])
     for pick, arr in edits:
@@ -135,25 +159,65 @@ def test_mutated_npz_gives_a_problem_or_a_typed_error(which, edits, flips, compr
 
 # ---------------------------------------------------------------------- direct construction
 
-PY = st.one_of(LEAF, ARRAYS, st.lists(LEAF, max_size=4), st.lists(st.lists(LEAF, max_size=3), max_size=3),
-               st.sampled_from([np.bool_(True), np.int64(3), 1 + 2j, sp.eye(2, dtype=complex, format="csr"),
-                                sp.coo_matrix((3 * 10**9, 3 * 10**9)), sp.csr_matrix((2, 3)), np.zeros((0, 0)),
-                                np.array([[1.0, 0.0], [0.0, 1e300]]), object()]))
+PY = st.one_of(
+    LEAF,
+    ARRAYS,
+    st.lists(LEAF, max_size=4),
+    st.lists(st.lists(LEAF, max_size=3), max_size=3),
+    st.sampled_from(
+        [
+            np.bool_(True),
+            np.int64(3),
+            1 + 2j,
+            sp.eye(2, dtype=complex, format="csr"),
+            sp.coo_matrix((3 * 10**9, 3 * 10**9)),
+            sp.csr_matrix((2, 3)),
+            np.zeros((0, 0)),
+            np.array([[1.0, 0.0], [0.0, 1e300]]),
+            object(),
+        ]
+    ),
+)
 FIELDS = ("type", "normal", "normal_drift", "friction", "mode", "tangent", "tangent_drift", "slip")
-BLOCKS = ("M", "F", "J_n", "normal_drift", "types", "J_t", "tangent_drift", "friction", "modes", "slip",
-          "has_tangent", "dimension")
+BLOCKS = (
+    "M",
+    "F",
+    "J_n",
+    "normal_drift",
+    "types",
+    "J_t",
+    "tangent_drift",
+    "friction",
+    "modes",
+    "slip",
+    "has_tangent",
+    "dimension",
+)
 
 
 def _block_args(p: ContactProblem) -> dict:
-    return {"M": np.array(p.M), "F": np.array(p.F), "J_n": np.array(p.J_n), "normal_drift": np.array(p.normal_drift),
-            "types": list(p.types), "J_t": np.array(p.J_t), "tangent_drift": np.array(p.tangent_drift),
-            "friction": np.array(p.friction), "modes": list(p.modes), "slip": np.array(p.slip),
-            "has_tangent": np.array(p.has_tangent), "dimension": p.dimension}
+    return {
+        "M": np.array(p.M),
+        "F": np.array(p.F),
+        "J_n": np.array(p.J_n),
+        "normal_drift": np.array(p.normal_drift),
+        "types": list(p.types),
+        "J_t": np.array(p.J_t),
+        "tangent_drift": np.array(p.tangent_drift),
+        "friction": np.array(p.friction),
+        "modes": list(p.modes),
+        "slip": np.array(p.slip),
+        "has_tangent": np.array(p.has_tangent),
+        "dimension": p.dimension,
+    }
 
 
 @FUZZ
-@given(which=st.integers(0, len(SHIPPED) - 1), blocks=st.booleans(),
-       edits=st.lists(st.tuples(st.integers(min_value=0), PY), min_size=1, max_size=2))
+@given(
+    which=st.integers(0, len(SHIPPED) - 1),
+    blocks=st.booleans(),
+    edits=st.lists(st.tuples(st.integers(min_value=0), PY), min_size=1, max_size=2),
+)
 def test_mutated_construction_gives_a_problem_or_a_typed_error(which, blocks, edits):
     p = SHIPPED[which]
     if blocks:

@@ -14,14 +14,24 @@ import pytest
 import gaussqp
 from gaussqp import Contact, ContactProblem, ContactRows, MechanicalSystem, State, errors
 
+
 def _doc(**contact) -> dict:
-    return {"format": "gaussqp/1", "dimension": 2, "mass_matrix": [[1.0, 0.0], [0.0, 1.0]], "force": [0.0, 9.81],
-            "contacts": [{"type": "unilateral", "normal": [0.0, 1.0], "friction": 0.5, "mode": "sticking", **contact}]}
+    return {
+        "format": "gaussqp/1",
+        "dimension": 2,
+        "mass_matrix": [[1.0, 0.0], [0.0, 1.0]],
+        "force": [0.0, 9.81],
+        "contacts": [{"type": "unilateral", "normal": [0.0, 1.0], "friction": 0.5, "mode": "sticking", **contact}],
+    }
 
 
-@pytest.mark.parametrize("contact, field", [
-    ({"tangent": [1.0, 0.0]}, "contacts[0].tangent"),
-    ({"tangent": [[1.0, 0.0]], "tangent_drift": 0.0}, "contacts[0].tangent_drift")])
+@pytest.mark.parametrize(
+    "contact, field",
+    [
+        ({"tangent": [1.0, 0.0]}, "contacts[0].tangent"),
+        ({"tangent": [[1.0, 0.0]], "tangent_drift": 0.0}, "contacts[0].tangent_drift"),
+    ],
+)
 def test_json_tangent_shortcuts_the_schema_rejects_are_refused(contact, field):
     jsonschema = pytest.importorskip("jsonschema")
     from pathlib import Path
@@ -78,12 +88,16 @@ def test_the_shipped_npz_files_still_load():
 MASKED = np.ma.masked_array([0.0, 9.81], mask=[False, True])
 
 
-@pytest.mark.parametrize("build, field", [
-    (lambda: ContactProblem(np.eye(2), MASKED), "force"),
-    (lambda: ContactProblem(np.ma.masked_array(np.eye(2), mask=np.eye(2, dtype=bool)), [0.0, 1.0]), "mass_matrix"),
-    (lambda: ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=MASKED)]), "contacts[0].normal"),
-    (lambda: ContactProblem(np.eye(2), [np.ma.masked, 1.0]), "force"),
-    (lambda: ContactProblem.from_blocks(np.eye(2), [0.0, 1.0], [MASKED]), "J_n")])
+@pytest.mark.parametrize(
+    "build, field",
+    [
+        (lambda: ContactProblem(np.eye(2), MASKED), "force"),
+        (lambda: ContactProblem(np.ma.masked_array(np.eye(2), mask=np.eye(2, dtype=bool)), [0.0, 1.0]), "mass_matrix"),
+        (lambda: ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=MASKED)]), "contacts[0].normal"),
+        (lambda: ContactProblem(np.eye(2), [np.ma.masked, 1.0]), "force"),
+        (lambda: ContactProblem.from_blocks(np.eye(2), [0.0, 1.0], [MASKED]), "J_n"),
+    ],
+)
 def test_masked_entries_are_refused_not_read_through(build, field):
     with pytest.raises(errors.NonNumericError) as err:
         build()
@@ -102,13 +116,19 @@ def _ball(**rows):
     return MechanicalSystem(mass=lambda q: np.eye(2), force=lambda q, v, t: np.array([-9.81, 0.0]), contacts=contacts)
 
 
-@pytest.mark.parametrize("rows, field", [
-    ({"normals": [[True, False]]}, "contacts(q).normals"),
-    ({"normals": [[1.0, 0.0]], "tangents": [[False, True]], "friction": [0.5], "modes": "sticking"},
-     "contacts(q).tangents"),
-    ({"tangents": [[0.0, 1.0]], "friction": [True], "modes": "sticking"}, "contacts(q).friction"),
-    ({"tangents": [[0.0, 1.0]], "friction": [0.5], "modes": "sliding", "slip": [[True]]}, "contacts(q).slip"),
-    ({"normals": MASKED[None, :]}, "contacts(q).normals")])
+@pytest.mark.parametrize(
+    "rows, field",
+    [
+        ({"normals": [[True, False]]}, "contacts(q).normals"),
+        (
+            {"normals": [[1.0, 0.0]], "tangents": [[False, True]], "friction": [0.5], "modes": "sticking"},
+            "contacts(q).tangents",
+        ),
+        ({"tangents": [[0.0, 1.0]], "friction": [True], "modes": "sticking"}, "contacts(q).friction"),
+        ({"tangents": [[0.0, 1.0]], "friction": [0.5], "modes": "sliding", "slip": [[True]]}, "contacts(q).slip"),
+        ({"normals": MASKED[None, :]}, "contacts(q).normals"),
+    ],
+)
 def test_step_rows_refuse_booleans_and_masked_entries(rows, field):
     with pytest.raises(errors.NonNumericError) as err:
         gaussqp.step(_ball(**rows), State(q=np.array([0.05, 0.0]), v=np.array([-1.0, 0.0])), 0.01)

@@ -15,8 +15,14 @@ import pytest
 mujoco = pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
 
 import gaussqp  # noqa: E402
-from gaussqp.errors import (FileFormatError, MissingSlipError, ShapeError, UnknownValueError, UnsupportedModelError,  # noqa: E402
-                            WrongTypeError)
+from gaussqp.errors import (  # noqa: E402
+    FileFormatError,
+    MissingSlipError,
+    ShapeError,
+    UnknownValueError,
+    UnsupportedModelError,  # noqa: E402
+    WrongTypeError,
+)
 from gaussqp.io.mujoco import from_mujoco, import_mujoco, load_mujoco  # noqa: E402
 
 
@@ -75,7 +81,7 @@ def state(xml: str, steps: int = 300, qvel=None, xfrc=None, seed: int | None = N
 
 
 def efc_J(m, d):
-    return np.array(d.efc_J[:d.nefc * m.nv]).reshape(d.nefc, m.nv)
+    return np.array(d.efc_J[: d.nefc * m.nv]).reshape(d.nefc, m.nv)
 
 
 def check_rows_and_identity(m, d, imp, rtol=1e-12):
@@ -91,8 +97,8 @@ def check_rows_and_identity(m, d, imp, rtol=1e-12):
         np.testing.assert_allclose(p.J_n[i], J[row.efc_address + row.component], rtol=0, atol=1e-14)
         if row.force_map is not None:
             k = row.force_map.shape[0]
-            fr = J[row.efc_address + 1:row.efc_address + 1 + k]
-            np.testing.assert_allclose(p.J_t[i * d1:(i + 1) * d1], row.force_map.T @ fr, rtol=0, atol=1e-13)
+            fr = J[row.efc_address + 1 : row.efc_address + 1 + k]
+            np.testing.assert_allclose(p.J_t[i * d1 : (i + 1) * d1], row.force_map.T @ fr, rtol=0, atol=1e-13)
     ln, lt = imp.multipliers(d.efc_force)
     np.testing.assert_allclose(imp.efc_force(ln, lt), d.efc_force, rtol=0, atol=1e-12 * np.abs(d.efc_force).max())
     lhs = p.M @ d.qacc + p.F
@@ -150,11 +156,14 @@ def test_anisotropic_condim3_scaled_rows():
 
 @pytest.mark.parametrize("condim", [4, 6])
 def test_identity_condim_4_6_exact_mapping(condim):
-    m, d = state(ball_on_plane(condim, friction="0.8 0.03 0.02"), qvel=[0.2, 0.1, 0, 0.3, -0.2, 0.5],
-                 xfrc={"ball": [1.0, 0.5, 0, 0.001, 0.002, 0.003]})
+    m, d = state(
+        ball_on_plane(condim, friction="0.8 0.03 0.02"),
+        qvel=[0.2, 0.1, 0, 0.3, -0.2, 0.5],
+        xfrc={"ball": [1.0, 0.5, 0, 0.001, 0.002, 0.003]},
+    )
     imp = import_mujoco(m, d)
     assert imp.problem.dimension == condim
-    mu = np.array(d.contact[0].friction[:condim - 1])
+    mu = np.array(d.contact[0].friction[: condim - 1])
     np.testing.assert_allclose(imp.rows[0].force_map, np.diag(mu))
     assert imp.problem.friction[0] == 1.0
     check_rows_and_identity(m, d, imp)
@@ -177,13 +186,14 @@ def _fd_rows_drift(m, d, h=1e-6):
         dd.qpos[:] = q
         dd.qvel[:] = d.qvel
         mujoco.mj_forward(m, dd)
-        out.append(efc_J(m, dd)[:d.ne] @ d.qvel)
+        out.append(efc_J(m, dd)[: d.ne] @ d.qvel)
     return (out[0] - out[1]) / (2 * h)
 
 
 def test_jacdot_drift_of_connect_and_weld_equals_the_derivative_of_the_rows():
-    m, d = state(BOX_AND_CHAIN.replace("<geom name='floor'", "<geom name='floor' contype='0' conaffinity='0'"),
-                 steps=0, seed=3)
+    m, d = state(
+        BOX_AND_CHAIN.replace("<geom name='floor'", "<geom name='floor' contype='0' conaffinity='0'"), steps=0, seed=3
+    )
     imp = import_mujoco(m, d)
     eq = [i for i, r in enumerate(imp.rows) if r.kind == "equality"]
     b = imp.problem.normal_drift[eq]
@@ -191,9 +201,9 @@ def test_jacdot_drift_of_connect_and_weld_equals_the_derivative_of_the_rows():
     assert np.abs(b).max() > 1e-2  # a real test: the drift is not zero at this state
     np.testing.assert_allclose(b, fd, rtol=0, atol=1e-6 * np.abs(fd).max())
     # and MuJoCo's own J̇v of connect/weld, inside efc_aref = −B vel − K I (pos − margin) − J̇v
-    kbip = np.array(d.efc_KBIP).reshape(-1, 4)[:d.ne]
-    baum = -kbip[:, 1] * d.efc_vel[:d.ne] - kbip[:, 0] * kbip[:, 2] * (d.efc_pos[:d.ne] - d.efc_margin[:d.ne])
-    np.testing.assert_allclose(b, baum - d.efc_aref[:d.ne], rtol=0, atol=1e-10 * np.abs(b).max())
+    kbip = np.array(d.efc_KBIP).reshape(-1, 4)[: d.ne]
+    baum = -kbip[:, 1] * d.efc_vel[: d.ne] - kbip[:, 0] * kbip[:, 2] * (d.efc_pos[: d.ne] - d.efc_margin[: d.ne])
+    np.testing.assert_allclose(b, baum - d.efc_aref[: d.ne], rtol=0, atol=1e-10 * np.abs(b).max())
 
 
 def test_jacdot_drift_of_a_contact_is_the_material_points_relative_acceleration():
@@ -229,8 +239,9 @@ def test_jacdot_drift_of_a_contact_is_the_material_points_relative_acceleration(
         side = 1.0 if m.geom_bodyid[con.geom[1]] == body else -1.0  # rows are (geom2's body) − (geom1's)
         fd = side * (point_velocity(1) - point_velocity(-1)) / 2e-6
         assert abs(imp.problem.normal_drift[i] - frame[0] @ fd) <= 1e-6 * np.abs(fd).max()
-        np.testing.assert_allclose(imp.problem.tangent_drift[2 * i:2 * i + 2], frame[1:] @ fd,
-                                   atol=1e-6 * np.abs(fd).max())
+        np.testing.assert_allclose(
+            imp.problem.tangent_drift[2 * i : 2 * i + 2], frame[1:] @ fd, atol=1e-6 * np.abs(fd).max()
+        )
         assert abs(frame[0] @ fd) > 1e-3
     assert checked >= 1
 
@@ -283,8 +294,10 @@ def test_softness_sweep_gap_shrinks_in_proportion(condim):
 
 
 def test_softness_sweep_anisotropic_condim3():
-    pair = "<contact><pair geom1='floor' geom2='ball' condim='3' friction='1 0.4 0.01 0.001 0.001' " \
-           "solimp='{0} {0} 0.001 0.5 2'/></contact>"
+    pair = (
+        "<contact><pair geom1='floor' geom2='ball' condim='3' friction='1 0.4 0.01 0.001 0.001' "
+        "solimp='{0} {0} 0.001 0.5 2'/></contact>"
+    )
     _assert_proportional([_gap(3, eps, pair=pair.format(1 - eps)) for eps in (1e-2, 1e-4)])
 
 
@@ -301,8 +314,10 @@ def _gap_at_rest(eps):
     sol = gaussqp.solve(imp.problem)
     assert sol.status == "solved"
     f = imp.efc_force(sol.lambda_normal, sol.lambda_tangent)
-    return (np.abs(sol.acceleration - d.qacc).max() / np.abs(d.qacc_smooth).max(),
-            np.abs(f - d.efc_force).max() / np.abs(d.efc_force).max())
+    return (
+        np.abs(sol.acceleration - d.qacc).max() / np.abs(d.qacc_smooth).max(),
+        np.abs(f - d.efc_force).max() / np.abs(d.efc_force).max(),
+    )
 
 
 def test_softness_sweep_at_rest_with_baumgarte_off_against_the_default_import():
@@ -385,8 +400,11 @@ def test_frictionloss_refused_or_ignored():
 
 
 def test_mixed_condim_refused_unless_torsional_ignored():
-    xml = ball_on_plane(3).replace("<body name='ball'", "<body name='cube' pos='1 0 0.1'><freejoint/>"
-                                   "<geom name='cube' type='box' size='.1 .1 .1' condim='4'/></body><body name='ball'")
+    xml = ball_on_plane(3).replace(
+        "<body name='ball'",
+        "<body name='cube' pos='1 0 0.1'><freejoint/>"
+        "<geom name='cube' type='box' size='.1 .1 .1' condim='4'/></body><body name='ball'",
+    )
     m, d = state(xml, steps=100)
     with pytest.raises(UnsupportedModelError, match="condim 3: .*condim 4") as exc:
         import_mujoco(m, d)
@@ -395,8 +413,9 @@ def test_mixed_condim_refused_unless_torsional_ignored():
     assert imp.problem.dimension == 3 and imp.problem.m >= 2
 
 
-@pytest.mark.parametrize("option,value", [("drift", "baumgarte"), ("frictionloss", "drop"), ("torsional", "exactly"),
-                                          ("drift", None)])
+@pytest.mark.parametrize(
+    "option,value", [("drift", "baumgarte"), ("frictionloss", "drop"), ("torsional", "exactly"), ("drift", None)]
+)
 def test_unknown_option_values(option, value):
     m, d = state(ball_on_plane(3), steps=10)
     with pytest.raises(UnknownValueError, match=option):
@@ -417,8 +436,9 @@ def test_bad_modes_and_velocity_tol():
 
 def test_load_mujoco(tmp_path):
     good = tmp_path / "ball.xml"
-    good.write_text(ball_on_plane(3).replace("</mujoco>", "<keyframe><key name='up' qpos='0 0 1 1 0 0 0'/></keyframe>"
-                                             "</mujoco>"))
+    good.write_text(
+        ball_on_plane(3).replace("</mujoco>", "<keyframe><key name='up' qpos='0 0 1 1 0 0 0'/></keyframe></mujoco>")
+    )
     m, d = load_mujoco(good, keyframe="up")
     assert d.qpos[2] == 1.0 and d.ncon == 0
     m, d = load_mujoco(good, settle=200)

@@ -25,8 +25,9 @@ MASS, G = 0.2, 9.81
 
 def scene(tmp_path, condim: int = 3, mu: float = 0.8, torsional: float = 0.01) -> pathlib.Path:
     """The pinch scene written here with its friction and condim changed (:data:`gaussqp.problems.mjcf_scenes.PINCH_GRASP`)."""
-    text = SCENE.read_text().replace('friction="0.8 0.01 0.0001" condim="3"',
-                                     f'friction="{mu} {torsional} 0.0001" condim="{condim}"')
+    text = SCENE.read_text().replace(
+        'friction="0.8 0.01 0.0001" condim="3"', f'friction="{mu} {torsional} 0.0001" condim="{condim}"'
+    )
     p = tmp_path / f"pinch_{condim}_{mu}.xml"
     p.write_text(text)
     return p
@@ -78,7 +79,7 @@ def test_dynamic_hold_against_statics_by_hand(tmp_path):
         model, data = load_mujoco(scene(tmp_path, mu=mu), keyframe="pinch")
         r = read_grasp(model, data, "box")
         np.testing.assert_allclose(r.hand_force, [-10.0, -10.0])
-        np.testing.assert_allclose(np.diag(r.object_mass_matrix), [MASS] * 3 + [MASS * 0.06 ** 2 / 6] * 3)
+        np.testing.assert_allclose(np.diag(r.object_mass_matrix), [MASS] * 3 + [MASS * 0.06**2 / 6] * 3)
         dyn = dynamic_check(grasp_of_reading(r), object_mass_matrix=r.object_mass_matrix)
         assert dyn.holds is holds and dyn.certified
         assert dyn.value["mu_min"] == pytest.approx(MASS * G / 20.0, rel=1e-9)

@@ -10,25 +10,44 @@ import pytest
 pin = pytest.importorskip("pinocchio", reason="needs the optional extra gaussqp[pinocchio] (the pin package)")
 
 import gaussqp  # noqa: E402
-from gaussqp.errors import (FileFormatError, InputError, MissingSlipError, NonFiniteError, ShapeError,  # noqa: E402
-                            UnknownValueError, WrongTypeError)
-from gaussqp.io.pinocchio import (FrameContact, from_pinocchio, import_pinocchio, load_model,  # noqa: E402
-                                  tangent_basis)
+from gaussqp.errors import (  # noqa: E402
+    FileFormatError,
+    InputError,
+    MissingSlipError,
+    NonFiniteError,
+    ShapeError,  # noqa: E402
+    UnknownValueError,
+    WrongTypeError,
+)
+from gaussqp.io.pinocchio import (  # noqa: E402
+    FrameContact,
+    from_pinocchio,
+    import_pinocchio,
+    load_model,  # noqa: E402
+    tangent_basis,
+)
 
 G = 9.81
 BOX_MASS, BOX_X, BOX_Y, BOX_Z = 2.0, 0.4, 0.3, 0.2
 
-BOX_URDF = f"""<?xml version="1.0"?>
+BOX_URDF = (
+    f"""<?xml version="1.0"?>
 <robot name="box">
   <link name="body">
     <inertial><origin xyz="0 0 0"/><mass value="{BOX_MASS}"/>
       <inertia ixx="{BOX_MASS * (BOX_Y**2 + BOX_Z**2) / 12}" iyy="{BOX_MASS * (BOX_X**2 + BOX_Z**2) / 12}"
                izz="{BOX_MASS * (BOX_X**2 + BOX_Y**2) / 12}" ixy="0" ixz="0" iyz="0"/></inertial>
   </link>
-""" + "".join(f"""  <link name="corner{i}"/>
+"""
+    + "".join(
+        f"""  <link name="corner{i}"/>
   <joint name="corner{i}_joint" type="fixed"><parent link="body"/><child link="corner{i}"/>
     <origin xyz="{sx * BOX_X / 2} {sy * BOX_Y / 2} {-BOX_Z / 2}"/></joint>
-""" for i, (sx, sy) in enumerate([(1, 1), (1, -1), (-1, 1), (-1, -1)])) + "</robot>\n"
+"""
+        for i, (sx, sy) in enumerate([(1, 1), (1, -1), (-1, 1), (-1, -1)])
+    )
+    + "</robot>\n"
+)
 
 CORNERS = [f"corner{i}" for i in range(4)]
 
@@ -73,8 +92,12 @@ def constraint_dynamics(model, q, v, tau, cms):
 
 
 # ------------------------------------------------------------------------------------------------ constraintDynamics
-CASES = [(ct, ref, two) for ct in ("CONTACT_3D", "CONTACT_6D") for ref in ("LOCAL_WORLD_ALIGNED", "LOCAL")
-         for two in (False, True)]
+CASES = [
+    (ct, ref, two)
+    for ct in ("CONTACT_3D", "CONTACT_6D")
+    for ref in ("LOCAL_WORLD_ALIGNED", "LOCAL")
+    for two in (False, True)
+]
 
 
 @pytest.mark.parametrize("ctype,ref,two_joints", CASES)
@@ -84,10 +107,14 @@ def test_bilateral_constraints_agree_with_constraint_dynamics(humanoid, ctype, r
     pin.seed(7)
     j1, j2 = model.getJointId("rarm4_joint"), model.getJointId("larm5_joint")
     ct, rf = getattr(pin.ContactType, ctype), getattr(pin.ReferenceFrame, ref)
-    cms = [pin.RigidConstraintModel(ct, model, j1, pin.SE3.Random(), j2, pin.SE3.Random(), rf) if two_joints
-           else pin.RigidConstraintModel(ct, model, j1, pin.SE3.Random(), rf),
-           pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, model.getJointId("lleg6_joint"),
-                                    pin.SE3.Random(), rf)]
+    cms = [
+        pin.RigidConstraintModel(ct, model, j1, pin.SE3.Random(), j2, pin.SE3.Random(), rf)
+        if two_joints
+        else pin.RigidConstraintModel(ct, model, j1, pin.SE3.Random(), rf),
+        pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D, model, model.getJointId("lleg6_joint"), pin.SE3.Random(), rf
+        ),
+    ]
     a_ref, lam_ref, models = constraint_dynamics(model, q, v, tau, cms)
     imp = import_pinocchio(model, q, v, tau, constraint_models=models)
     assert [o.source for o in imp.origins] == ["constraint_model"] * len(lam_ref)
@@ -103,10 +130,13 @@ def test_baumgarte_terms_are_pinocchios(humanoid):
     q, v, tau = random_state(model, 2)
     pin.seed(3)
     cms = []
-    for ct, j1, j2 in ((pin.ContactType.CONTACT_6D, "rarm6_joint", "lleg4_joint"),
-                       (pin.ContactType.CONTACT_3D, "larm6_joint", "rleg6_joint")):
-        cm = pin.RigidConstraintModel(ct, model, model.getJointId(j1), pin.SE3.Random(), model.getJointId(j2),
-                                      pin.SE3.Random(), pin.LOCAL)
+    for ct, j1, j2 in (
+        (pin.ContactType.CONTACT_6D, "rarm6_joint", "lleg4_joint"),
+        (pin.ContactType.CONTACT_3D, "larm6_joint", "rleg6_joint"),
+    ):
+        cm = pin.RigidConstraintModel(
+            ct, model, model.getJointId(j1), pin.SE3.Random(), model.getJointId(j2), pin.SE3.Random(), pin.LOCAL
+        )
         cm.m_baumgarte_parameters.Kp = 4.0
         cm.m_baumgarte_parameters.Kd = 1.5
         cms.append(cm)
@@ -130,8 +160,9 @@ def test_armature_is_in_the_mass_matrix_as_in_constraint_dynamics():
     a_ref, lam_ref, models = constraint_dynamics(model, q, v, tau, [cm])
     p = from_pinocchio(model, q, v, tau, constraint_models=models)
     bare = pin.buildSampleModelManipulator()
-    np.testing.assert_allclose(np.diag(p.M) - np.diag(pin.crba(bare, bare.createData(), q)), model.armature,
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        np.diag(p.M) - np.diag(pin.crba(bare, bare.createData(), q)), model.armature, rtol=0, atol=1e-12
+    )
     sol = gaussqp.solve(p)
     assert np.abs(sol.acceleration - a_ref).max() <= 1e-9 * max(1.0, np.abs(a_ref).max())
 
@@ -139,8 +170,9 @@ def test_armature_is_in_the_mass_matrix_as_in_constraint_dynamics():
 def test_desired_acceleration_of_the_model_is_noted(humanoid):
     model = humanoid
     q, v, tau = random_state(model, 4)
-    cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model, model.getJointId("rarm6_joint"),
-                                  pin.SE3.Identity(), pin.LOCAL)
+    cm = pin.RigidConstraintModel(
+        pin.ContactType.CONTACT_3D, model, model.getJointId("rarm6_joint"), pin.SE3.Identity(), pin.LOCAL
+    )
     cm.desired_contact_acceleration = pin.Motion(np.array([1.0, 2.0, 3.0, 0.0, 0.0, 0.0]))
     a_ref, _, models = constraint_dynamics(model, q, v, tau, [cm])
     imp = import_pinocchio(model, q, v, tau, constraint_models=models)
@@ -164,8 +196,13 @@ def test_frame_contacts_equal_rigid_constraints_at_a_welded_state(kind, ctype):
     rows = J[:3] if kind == "point" else J
     v = np.linalg.svd(rows)[2][-1] if kind == "point" else np.zeros(model.nv)
     tau = np.linspace(-1.0, 1.0, model.nv)
-    cm = pin.RigidConstraintModel(getattr(pin.ContactType, ctype), model, model.frames[fid].parentJoint,
-                                  model.frames[fid].placement, pin.LOCAL_WORLD_ALIGNED)
+    cm = pin.RigidConstraintModel(
+        getattr(pin.ContactType, ctype),
+        model,
+        model.frames[fid].parentJoint,
+        model.frames[fid].placement,
+        pin.LOCAL_WORLD_ALIGNED,
+    )
     a_ref, lam_ref, _ = constraint_dynamics(model, q, v, tau, [cm])
     sol = gaussqp.solve(from_pinocchio(model, q, v, tau, [FrameContact("effector_body", kind=kind, type="bilateral")]))
     assert sol.status == "solved"
@@ -180,9 +217,11 @@ def test_rows_are_frame_jacobians_and_drifts_classical_accelerations(humanoid, r
     q, v, tau = random_state(model, 5)
     frames = ["rarm6_joint", "lleg6_joint", "chest_joint"]
     normal = np.array([0.3, -0.2, 1.0])
-    contacts = [FrameContact(frames[0], kind="6d", type="bilateral"),
-                FrameContact(frames[1], type="bilateral"),
-                FrameContact(frames[2], normal=tuple(normal), friction=0.5, mode="sticking")]
+    contacts = [
+        FrameContact(frames[0], kind="6d", type="bilateral"),
+        FrameContact(frames[1], type="bilateral"),
+        FrameContact(frames[2], normal=tuple(normal), friction=0.5, mode="sticking"),
+    ]
     imp = import_pinocchio(model, q, v, tau, contacts, reference_frame=ref_name)
     p = imp.problem
     data = model.createData()
@@ -202,11 +241,22 @@ def test_rows_are_frame_jacobians_and_drifts_classical_accelerations(humanoid, r
     np.testing.assert_allclose(b[9], n @ acc[2][:3], rtol=0, atol=1e-12)
     np.testing.assert_allclose(p.J_t[-2:], np.vstack([t1, t2]) @ J[2][:3], rtol=0, atol=1e-12)
     np.testing.assert_allclose(p.tangent_drift[-2:], np.array([t1, t2]) @ acc[2][:3], rtol=0, atol=1e-12)
-    assert [o.row for o in imp.origins] == ["x", "y", "z", "angular x", "angular y", "angular z", "x", "y", "z",
-                                            "normal"]
+    assert [o.row for o in imp.origins] == [
+        "x",
+        "y",
+        "z",
+        "angular x",
+        "angular y",
+        "angular z",
+        "x",
+        "y",
+        "z",
+        "normal",
+    ]
     # M and F: crba (symmetric) and nle − tau
-    np.testing.assert_allclose(p.M, pin.crba(model, model.createData(), q), rtol=0, atol=1e-12 * np.abs(p.M).max(),
-                               err_msg="upper triangle")
+    np.testing.assert_allclose(
+        p.M, pin.crba(model, model.createData(), q), rtol=0, atol=1e-12 * np.abs(p.M).max(), err_msg="upper triangle"
+    )
     assert np.array_equal(p.M, p.M.T)
     np.testing.assert_allclose(p.F, pin.nonLinearEffects(model, model.createData(), q, v) - tau, rtol=0, atol=1e-12)
 
@@ -294,8 +344,9 @@ def test_lifting_box_leaves_the_ground_and_modes_override(box):
     imp = import_pinocchio(box, q, v, contacts=[FrameContact(c, friction=0.5) for c in CORNERS])
     assert imp.problem.m == 0 and [lo.frame for lo in imp.left_out] == CORNERS
     assert all(lo.normal_velocity == pytest.approx(0.1) for lo in imp.left_out)
-    kept = import_pinocchio(box, q, v, contacts=[FrameContact(c, friction=0.5) for c in CORNERS],
-                            modes={0: "sticking", 1: "frictionless"})
+    kept = import_pinocchio(
+        box, q, v, contacts=[FrameContact(c, friction=0.5) for c in CORNERS], modes={0: "sticking", 1: "frictionless"}
+    )
     assert [o.mode for o in kept.origins] == ["sticking", "frictionless"]
     assert [lo.index for lo in kept.left_out] == [2, 3]
     q, v = box_state()
@@ -392,8 +443,9 @@ def test_one_dof_model_with_a_point_contact(tmp_path):
     f.write_text(ARM_URDF)
     model = load_model(f)
     assert model.nv == 1
-    p = from_pinocchio(model, pin.neutral(model), np.zeros(1), None,
-                       [FrameContact("tip"), FrameContact("tip", type="bilateral")])
+    p = from_pinocchio(
+        model, pin.neutral(model), np.zeros(1), None, [FrameContact("tip"), FrameContact("tip", type="bilateral")]
+    )
     assert p.n == 1 and p.J_n.shape == (4, 1)
     # the tip at (1, 0, 0) moves along −z for a positive rotation about y: the normal row is −1
     assert p.J_n[0, 0] == pytest.approx(-1.0)

@@ -20,8 +20,12 @@ from gaussqp.io.open_file import FILE_READERS, ImportOptions, Opened, Reader
 def _load_dummy(path, options: ImportOptions) -> Opened:
     """A toy format: one line naming a shipped problem."""
     name = path.read_text(encoding="utf-8").strip()
-    return Opened(gaussqp.problems.load(name), "dummy", source=f"dummy file {path.name}",
-                  parameters={"qpos": None if options.qpos is None else list(np.atleast_1d(options.qpos))})
+    return Opened(
+        gaussqp.problems.load(name),
+        "dummy",
+        source=f"dummy file {path.name}",
+        parameters={"qpos": None if options.qpos is None else list(np.atleast_1d(options.qpos))},
+    )
 
 
 DUMMY = Reader("dummy", "a dummy file", (".dummy",), "ContactProblem", _load_dummy, uses=frozenset({"qpos"}))
@@ -75,8 +79,16 @@ def test_without_the_record_the_reader_does_not_exist(tmp_path):
 
 
 def test_a_missing_extra_names_the_records_extra(tmp_path, monkeypatch):
-    ghost = Reader("ghost", "a ghost file", (".ghost",), "ContactProblem", _load_dummy, module="gaussqp.io.ghost",
-                   extra="ghost", package="no_such_package_gaussqp")
+    ghost = Reader(
+        "ghost",
+        "a ghost file",
+        (".ghost",),
+        "ContactProblem",
+        _load_dummy,
+        module="gaussqp.io.ghost",
+        extra="ghost",
+        package="no_such_package_gaussqp",
+    )
     monkeypatch.setattr(open_file, "FILE_READERS", FILE_READERS + (ghost,))
     f = tmp_path / "a.ghost"
     f.write_text("x", encoding="utf-8")

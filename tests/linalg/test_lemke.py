@@ -85,7 +85,6 @@ def test_scaling_invariance(scale):
     check_lcp(M, q, res.z, tol=1e-9 * scale)
 
 
-
 # ------------------------------------------------------------------ pinned behaviour (mutation testing)
 from gaussqp.linalg.lemke import LemkeResult, _lex_min_ratio, _name, _refine, farkas_violation, lcp_violation  # noqa: E402
 
@@ -241,7 +240,6 @@ def test_zero_diagonal_entries_are_not_scaled():
     np.testing.assert_allclose(res.z, [1.0, 1.0, 2.0], atol=1e-9)
 
 
-
 def test_degenerate_tie_between_two_non_z0_rows_uses_the_lexicographic_rule():
     """M ≻ 0, q = -1: the solution z = (1/2, 0, 1/2) has w = 0 (z_1 = w_1 = 0, degenerate); on the way a
     ratio test ties two rows, neither holding z0, and the lexicographic rule on B⁻¹ decides."""
@@ -304,8 +302,7 @@ def test_integer_data_give_float_results_and_exact_messages():
         lemke(np.eye(2), np.array([-1.0, 0.0]), d=np.array([1.0, 0.0]))
 
 
-@pytest.mark.parametrize("scale", [
-    1e-13, 1e-12, 1e-6, 1e-3, 1e8])
+@pytest.mark.parametrize("scale", [1e-13, 1e-12, 1e-6, 1e-3, 1e8])
 def test_tiny_delassus_entries_are_scaled_to_unit_diagonal(scale):
     """Entries at or below the pivot tolerance (1e-12) are pivoted on after the diagonal scaling: the
     LCP (M ≻ 0, so it has exactly one solution) is solved, not reported as a ray. (Before issue 9 the
@@ -401,7 +398,9 @@ def test_farkas_violation():
     assert farkas_violation(M, q, np.array([1.0, 1.0])) == 0.0
     assert farkas_violation(M, q, np.array([1.0, 0.5])) == pytest.approx(0.5 / 1.5)  # (Mᵀy)_0 = 0.5 > 0
     for y in ([1.0, -1e-300], [0.0, 0.0], [np.nan, 1.0], [np.inf, 1.0], []):
-        assert farkas_violation(M if len(y) else np.zeros((0, 0)), q if len(y) else np.zeros(0), np.array(y)) == float("inf")
+        assert farkas_violation(M if len(y) else np.zeros((0, 0)), q if len(y) else np.zeros(0), np.array(y)) == float(
+            "inf"
+        )
     assert farkas_violation(M, np.array([-1.0, 1.0]), np.array([1.0, 1.0])) == float("inf")  # qᵀy = 0
     # qᵀy < 0 but within its own round-off: no proof
     assert farkas_violation(M, np.array([-1.0, 1.0 - 1e-15]), np.array([1.0, 1.0])) == float("inf")

@@ -8,8 +8,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gaussqp.linalg.lemke import (_lex_break, _lex_break_revised, farkas_violation, lcp_violation, lemke,
-                                  roundoff_entries)
+from gaussqp.linalg.lemke import (
+    _lex_break,
+    _lex_break_revised,
+    farkas_violation,
+    lcp_violation,
+    lemke,
+    roundoff_entries,
+)
 
 
 def natural_map_ok(M, q, z, rtol=1e-8):
@@ -89,8 +95,7 @@ def test_revised_tie_break_equals_the_tableau_rule(seed, k, quantize):
     binv = np.eye(k)
     binv[:, cols[:p]] += G[:, :p]
     for tie_tol in (0.0, 1e-9, 0.3):
-        assert (_lex_break_revised(G, cols, slot, p, x, cand, tie_tol)
-                == _lex_break(binv[cand], x[cand], cand, tie_tol))
+        assert _lex_break_revised(G, cols, slot, p, x, cand, tie_tol) == _lex_break(binv[cand], x[cand], cand, tie_tol)
 
 
 # ------------------------------------------------------------------ random PSD LCPs: verified ends only
@@ -119,7 +124,9 @@ def psd_lcps(draw):
     return M, slack * D - M @ z, z
 
 
-@settings(max_examples=int(os.environ.get('LEMKE_EXAMPLES', 400)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("LEMKE_EXAMPLES", 400)), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(psd_lcps())
 def test_random_psd_lcps_end_verified(data):
     M, q, planted = data

@@ -291,8 +291,9 @@ def _nearly_dependent_rows(sigma):
     """Three unit rows in R³ with singular values √2, 1 and ``sigma`` (the third row leaves the plane
     of the first two by the angle √2·sigma)."""
     eps = np.sqrt(2.0) * sigma
-    return np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
-                     [np.cos(eps) / np.sqrt(2), np.cos(eps) / np.sqrt(2), np.sin(eps)]])
+    return np.array(
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [np.cos(eps) / np.sqrt(2), np.cos(eps) / np.sqrt(2), np.sin(eps)]]
+    )
 
 
 @pytest.mark.parametrize("sigma, dependent", [(1.2e-10, True), (1.6e-10, False)])
@@ -435,8 +436,9 @@ def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
     assert t.witness.min() >= 0.0 and t.margin == pytest.approx(-1.0)
     t = cones.cone_is_trivial(EMPTY2, np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]]), 2)
     assert t.trivial is True and t.detail == "pointed, no extreme ray (enumeration)" and t.witness is None
-    assert t.margin == pytest.approx(np.linalg.svd(normalize_rows(np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])),
-                                                   compute_uv=False)[-1])
+    assert t.margin == pytest.approx(
+        np.linalg.svd(normalize_rows(np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])), compute_uv=False)[-1]
+    )
     # the enumerated witness is unit, its margin -Σ B y / max B y: rows (1, 1)/√2 and e2, the first ray tried
     # is (-1, 1)/√2 with B y = (0, 1/√2): margin -1
     with monkeypatch.context() as mp:
@@ -448,8 +450,11 @@ def test_an_lp_answer_that_fails_verification_is_undecided(monkeypatch):
     monkeypatch.setattr(cones, "RAY_SUBSETS_MAX", 2)  # exactly 2 subsets are still enumerated
     assert cones.cone_is_trivial(EMPTY2, np.eye(2), 2).detail == "an extreme ray of the cone (enumeration)"
     monkeypatch.setattr(cones, "RAY_SUBSETS_MAX", 1)
-    with pytest.raises(RuntimeError, match=r"^cone LP answer fails its check and 2 row subsets are too many to "
-                                           r"enumerate \(undecided\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^cone LP answer fails its check and 2 row subsets are too many to "
+        r"enumerate \(undecided\)$",
+    ):
         cones.cone_is_trivial(EMPTY2, np.eye(2), 2)
     with pytest.raises(RuntimeError, match=r"^cone LP answer fails its primal/dual verification \(undecided\)$"):
         cones.min_linear_on_cone(EMPTY2, np.eye(2), np.array([1.0, 2.0]), 2)

@@ -39,8 +39,13 @@ def test_sparse_dependent_rows_reach_the_exact_uniqueness_lp():
 
     rows = [[1.0, 0, 0], [1.0, 0, 0], [0, 1.0, 0]]
     for J in (sp.csr_matrix(rows), np.array(rows)):
-        p = gaussqp.ContactProblem.from_blocks(sp.diags([1.0, 2.0, 3.0]) if sp.issparse(J) else np.diag([1.0, 2.0, 3.0]),
-                                               [1.0, -2.0, 0.5], J, [-1.0, -1.0, 0.0], "unilateral")
+        p = gaussqp.ContactProblem.from_blocks(
+            sp.diags([1.0, 2.0, 3.0]) if sp.issparse(J) else np.diag([1.0, 2.0, 3.0]),
+            [1.0, -2.0, 0.5],
+            J,
+            [-1.0, -1.0, 0.0],
+            "unilateral",
+        )
         sol = gaussqp.get_formulation("gauss_qp").solve(p)
         cert = sol.certificate("unique_multipliers")
         assert sol.status == "solved" and cert.holds is False and "LP" in cert.source
@@ -68,11 +73,11 @@ def test_sparse_factor_in_batches_equals_the_dense_factor_of_each_block():
     start, rank = 0, 0
     for b in blocks:
         s = b.shape[0]
-        idx = inv[start:start + s]  # where block b's coordinates went
+        idx = inv[start : start + s]  # where block b's coordinates went
         Rb, Kb, wb, sb = _eig_factor_dense(b)
         np.testing.assert_array_equal(f.scaling[idx], sb)
         rank += Rb.shape[0]
-        got = (f.R.toarray()[:, idx].T @ f.R.toarray()[:, idx])
+        got = f.R.toarray()[:, idx].T @ f.R.toarray()[:, idx]
         np.testing.assert_allclose(got, Rb.T @ Rb, rtol=1e-12, atol=1e-12 * np.abs(b).max())
         start += s
     assert f.rank == rank

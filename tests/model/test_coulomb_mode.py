@@ -19,9 +19,17 @@ def box(mode="coulomb", other="sticking"):
     """A 3D box of unit mass on two contacts: one with ``mode``, one with ``other``."""
     M, F = np.eye(3), np.array([0.0, 0.0, 9.81])
     T = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    cs = [Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode=mode, tangent=T),
-          Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode=other, tangent=T,
-                  slip=[1.0, 0.0] if other == "sliding" else None)]
+    cs = [
+        Contact("unilateral", normal=[0, 0, 1.0], friction=0.5, mode=mode, tangent=T),
+        Contact(
+            "unilateral",
+            normal=[0, 0, 1.0],
+            friction=0.5,
+            mode=other,
+            tangent=T,
+            slip=[1.0, 0.0] if other == "sliding" else None,
+        ),
+    ]
     return ContactProblem(M, F, cs, dimension=3, name="coulomb box")
 
 
@@ -36,8 +44,9 @@ def test_coulomb_contacts_are_data_and_classified_as_such():
 
 def test_bilateral_coulomb_is_refused_naming_the_field():
     with pytest.raises(UnknownValueError, match=r"contacts\[0\]\.mode"):
-        ContactProblem(np.eye(2), [0, 1.0], [Contact("bilateral", normal=[0, 1.0], friction=0.3, mode="coulomb",
-                                                     tangent=[1.0, 0])])
+        ContactProblem(
+            np.eye(2), [0, 1.0], [Contact("bilateral", normal=[0, 1.0], friction=0.3, mode="coulomb", tangent=[1.0, 0])]
+        )
 
 
 @pytest.mark.parametrize("other", ["sticking", "sliding", "frictionless", "coulomb"])

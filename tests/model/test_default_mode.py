@@ -46,20 +46,29 @@ def test_friction_without_tangent_rows_or_mode_is_refused():
 
 def test_bilateral_friction_without_mode_is_refused_naming_the_modes():
     with pytest.raises(errors.UnknownValueError, match=r"contacts\[0\]\.mode.*'sticking' or 'sliding'"):
-        ContactProblem(np.eye(2), [-2.0, 9.81],
-                       [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, tangent=[[1.0, 0.0]])])
+        ContactProblem(
+            np.eye(2), [-2.0, 9.81], [Contact("bilateral", normal=[0.0, 1.0], friction=0.5, tangent=[[1.0, 0.0]])]
+        )
 
 
 def test_from_blocks_default_follows_friction():
-    p = ContactProblem.from_blocks(np.eye(2), [-2.0, 9.81], [[0.0, 1.0], [0.0, 1.0]], J_t=[[1.0, 0.0], [1.0, 0.0]],
-                                   friction=[0.5, 0.0])
+    p = ContactProblem.from_blocks(
+        np.eye(2), [-2.0, 9.81], [[0.0, 1.0], [0.0, 1.0]], J_t=[[1.0, 0.0], [1.0, 0.0]], friction=[0.5, 0.0]
+    )
     assert list(p.modes) == ["coulomb", "frictionless"]
 
 
 def test_json_contact_without_mode_follows_friction():
-    doc = {"format": "gaussqp/1", "dimension": 2, "mass_matrix": [[1.0, 0.0], [0.0, 1.0]], "force": [-2.0, 9.81],
-           "contacts": [{"type": "unilateral", "normal": [0.0, 1.0], "friction": 0.5, "tangent": [[1.0, 0.0]]},
-                        {"type": "unilateral", "normal": [0.0, 1.0], "tangent": [[1.0, 0.0]]}]}
+    doc = {
+        "format": "gaussqp/1",
+        "dimension": 2,
+        "mass_matrix": [[1.0, 0.0], [0.0, 1.0]],
+        "force": [-2.0, 9.81],
+        "contacts": [
+            {"type": "unilateral", "normal": [0.0, 1.0], "friction": 0.5, "tangent": [[1.0, 0.0]]},
+            {"type": "unilateral", "normal": [0.0, 1.0], "tangent": [[1.0, 0.0]]},
+        ],
+    }
     p = gaussqp.loads(json.dumps(doc))
     assert list(p.modes) == ["coulomb", "frictionless"]
     assert list(gaussqp.loads(gaussqp.dumps(p)).modes) == ["coulomb", "frictionless"]

@@ -63,9 +63,14 @@ def test_ball_solve_impact_and_energy(e):
 def test_mapping_onto_contact_problem():
     """M v⁺ + F' = JᵀP with F' = −(M v⁻ + h f), unilateral drift E u⁻, bilateral drift 0."""
     M = np.diag([2.0, 3.0])
-    p = ImpactProblem(M, [1.0, -2.0], [Contact("unilateral", normal=[0.0, 1.0]),
-                                       Contact("bilateral", normal=[1.0, 0.0])],
-                      restitution=[0.5, 0.0], h=0.1, f=[0.0, -9.81 * 3.0])
+    p = ImpactProblem(
+        M,
+        [1.0, -2.0],
+        [Contact("unilateral", normal=[0.0, 1.0]), Contact("bilateral", normal=[1.0, 0.0])],
+        restitution=[0.5, 0.0],
+        h=0.1,
+        f=[0.0, -9.81 * 3.0],
+    )
     cp = p.to_contact_problem()
     assert np.allclose(cp.F, -(M @ [1.0, -2.0] + 0.1 * np.array([0.0, -9.81 * 3.0])))
     assert np.allclose(cp.normal_drift, [0.5 * -2.0, 0.0])
@@ -97,9 +102,12 @@ def test_newton_cradle_three_balls_moreau_by_hand(e):
     v⁺ = (V − P1/m, (P1 − P2)/m, P2/m): e = 1 gives (−V/3, 2V/3, 2V/3) (not the sequential cradle's (0, 0, V):
     Moreau's law is simultaneous; energy is conserved all the same), e = 0 gives (V/3, V/3, V/3)."""
     m, V = 1.5, 2.0
-    p = ImpactProblem(np.eye(3) * m, [V, 0.0, 0.0], [Contact("unilateral", normal=[-1.0, 1.0, 0.0]),
-                                                      Contact("unilateral", normal=[0.0, -1.0, 1.0])],
-                      restitution=e)
+    p = ImpactProblem(
+        np.eye(3) * m,
+        [V, 0.0, 0.0],
+        [Contact("unilateral", normal=[-1.0, 1.0, 0.0]), Contact("unilateral", normal=[0.0, -1.0, 1.0])],
+        restitution=e,
+    )
     P = m * (1 + e) * V * np.array([2 / 3, 1 / 3])
     v = np.array([V - P[0] / m, (P[0] - P[1]) / m, P[1] / m])
     for route in ROUTES:
@@ -109,13 +117,12 @@ def test_newton_cradle_three_balls_moreau_by_hand(e):
     sol = gaussqp.solve_impact(p)
     assert sol.certified and sol.acceleration == pytest.approx(v, abs=TOL)
     en = certs(sol)["impact_energy"]
-    assert en.holds and en.margin == pytest.approx(0.0 if e == 1 else 1 - 3 * (V / 3) ** 2 / V ** 2, abs=TOL)
+    assert en.holds and en.margin == pytest.approx(0.0 if e == 1 else 1 - 3 * (V / 3) ** 2 / V**2, abs=TOL)
     assert impacts.equivalence_certificate(p).holds is True
 
 
 # ------------------------------------------------------------------ the rocking block
-def rocking_impact(L: float, l: float, omega: float, e: float, modes="frictionless", m: float = 1.0,
-                   mu: float = 0.5):
+def rocking_impact(L: float, l: float, omega: float, e: float, modes="frictionless", m: float = 1.0, mu: float = 0.5):
     """The library's rocking block (problems.sticking_examples.rocking_block) landing flat (θ = 0) while
     rotating about A2 at θ̇⁻ = −ω: v⁻ = (ω l/2, −ω L/2, −ω) (A2 at rest), so u⁻ = (−ω L, 0)."""
     rows = rocking_block(theta=0.0, m=m, L=L, l=l, mu1=mu, mu2=mu)
@@ -249,15 +256,18 @@ def test_prop16_orthogonal_bilateral_takes_no_percussion():
     m, I, l, th = 1.0, 0.3, 0.5, 0.7
     h = [1.0, 0.0, l * math.sin(th)]
     v = [-1.0, 0.0, 0.4]
-    p = ImpactProblem(np.diag([m, m, I]), v, [Contact("unilateral", normal=h), Contact("bilateral", normal=[0, 2.0, 0])])
+    p = ImpactProblem(
+        np.diag([m, m, I]), v, [Contact("unilateral", normal=h), Contact("bilateral", normal=[0, 2.0, 0])]
+    )
     c = certs(impacts.impact_certificates(p))
     assert c["impact_no_bilateral_percussion"].holds is True
     a = impacts.moreau_rule(p)
     assert a.percussion[1] == pytest.approx(0.0, abs=TOL)
     al, be = 0.6, 0.8
     v2 = [-1.0, -al / be * -1.0, 0.4]  # keeps α ẋ + β ẏ = 0
-    p2 = ImpactProblem(np.diag([m, m, I]), v2, [Contact("unilateral", normal=h),
-                                                Contact("bilateral", normal=[al, be, 0.0])])
+    p2 = ImpactProblem(
+        np.diag([m, m, I]), v2, [Contact("unilateral", normal=h), Contact("bilateral", normal=[al, be, 0.0])]
+    )
     assert certs(impacts.impact_certificates(p2))["impact_no_bilateral_percussion"].holds is False
     for route in ROUTES:
         a = impacts.ROUTES[route](p2)
@@ -277,8 +287,15 @@ def test_prop18_singular_delassus_percussion_not_unique():
 
 
 # ------------------------------------------------------------------ input and applicability
-@pytest.mark.parametrize("e,field", [(-0.1, "restitution[0]"), (1.5, "restitution[0]"), ([0.5, 0.5, 0.5], "restitution"),
-                                     ([[0.5, 0.1], [0.1, 0.5]], "restitution[1]")])
+@pytest.mark.parametrize(
+    "e,field",
+    [
+        (-0.1, "restitution[0]"),
+        (1.5, "restitution[0]"),
+        ([0.5, 0.5, 0.5], "restitution"),
+        ([[0.5, 0.1], [0.1, 0.5]], "restitution[1]"),
+    ],
+)
 def test_bad_restitution_refused(e, field):
     cs = [Contact("unilateral", normal=[0.0, 1.0]), Contact("bilateral", normal=[1.0, 0.0])]
     with pytest.raises(RestitutionError) as err:
@@ -311,8 +328,11 @@ def test_section6_routes_refuse_what_they_do_not_cover():
     assert impacts.moreau_rule(sing).velocity[0] == pytest.approx(0.0, abs=TOL)
     c = certs(impacts.impact_certificates(sing))
     assert c["impact_section6"].holds is None
-    stick = ImpactProblem(np.eye(2), [0.5, -1.0], [Contact("unilateral", normal=[0, 1.0], mode="sticking",
-                                                           friction=1.0, tangent=[[1.0, 0]])])
+    stick = ImpactProblem(
+        np.eye(2),
+        [0.5, -1.0],
+        [Contact("unilateral", normal=[0, 1.0], mode="sticking", friction=1.0, tangent=[[1.0, 0]])],
+    )
     with pytest.raises(NotApplicableError, match="frictionless"):
         impacts.moreau_rule(stick)
     sol = gaussqp.solve_impact(stick)  # given-mode friction through the dispatcher
@@ -323,8 +343,12 @@ def test_full_restitution_matrix_and_immutability():
     """A full E is accepted (inertial (76)); impact_restitution says Moreau's law is not recovered in general;
     every route still answers and, with (77) solvable here, they agree. The problem is immutable."""
     E = [[0.5, 0.2], [0.1, 0.5]]
-    p = ImpactProblem(np.eye(2), [-1.0, -2.0], [Contact("unilateral", normal=[1.0, 0.0]),
-                                                 Contact("unilateral", normal=[0.0, 1.0])], restitution=E)
+    p = ImpactProblem(
+        np.eye(2),
+        [-1.0, -2.0],
+        [Contact("unilateral", normal=[1.0, 0.0]), Contact("unilateral", normal=[0.0, 1.0])],
+        restitution=E,
+    )
     assert not p.is_diagonal_restitution
     c = certs(impacts.impact_certificates(p))
     assert c["impact_restitution"].holds is False

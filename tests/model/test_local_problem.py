@@ -39,17 +39,20 @@ def test_sparse_W_is_stored_as_csr_and_dense_input_is_copied_read_only():
     assert s.sparse and sp.isspmatrix_csr(s.W) and s.asymmetry == 0.0
 
 
-@pytest.mark.parametrize("kwargs, error, field", [
-    (dict(W=np.eye(5), q=np.zeros(4), mu=[0.1, 0.1], dimension=2), errors.ShapeError, "W"),
-    (dict(W=np.eye(4), q=np.zeros(5), mu=[0.1, 0.1], dimension=2), errors.ShapeError, "q"),
-    (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, -0.1], dimension=2), errors.NegativeFrictionError, "mu[1]"),
-    (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, 0.1], dimension=4), errors.UnknownValueError, "dimension"),
-    (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, 0.1], dimension=True), errors.UnknownValueError, "dimension"),
-    (dict(W=np.full((4, 4), np.nan), q=np.zeros(4), mu=[0.1, 0.1], dimension=2), errors.NonFiniteError, "W"),
-    (dict(W=np.eye(4), q=["a"] * 4, mu=[0.1, 0.1], dimension=2), errors.NonNumericError, "q"),
-    (dict(W=np.eye(4), q=np.zeros(4), mu=[True, 0.1], dimension=2), errors.NonNumericError, "mu"),
-    (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, 0.1], dimension=2, name=3), errors.WrongTypeError, "name"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, field",
+    [
+        (dict(W=np.eye(5), q=np.zeros(4), mu=[0.1, 0.1], dimension=2), errors.ShapeError, "W"),
+        (dict(W=np.eye(4), q=np.zeros(5), mu=[0.1, 0.1], dimension=2), errors.ShapeError, "q"),
+        (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, -0.1], dimension=2), errors.NegativeFrictionError, "mu[1]"),
+        (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, 0.1], dimension=4), errors.UnknownValueError, "dimension"),
+        (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, 0.1], dimension=True), errors.UnknownValueError, "dimension"),
+        (dict(W=np.full((4, 4), np.nan), q=np.zeros(4), mu=[0.1, 0.1], dimension=2), errors.NonFiniteError, "W"),
+        (dict(W=np.eye(4), q=["a"] * 4, mu=[0.1, 0.1], dimension=2), errors.NonNumericError, "q"),
+        (dict(W=np.eye(4), q=np.zeros(4), mu=[True, 0.1], dimension=2), errors.NonNumericError, "mu"),
+        (dict(W=np.eye(4), q=np.zeros(4), mu=[0.1, 0.1], dimension=2, name=3), errors.WrongTypeError, "name"),
+    ],
+)
 def test_invalid_data_are_refused_naming_the_field(kwargs, error, field):
     with pytest.raises(error) as exc:
         LocalContactProblem(**kwargs)

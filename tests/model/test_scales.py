@@ -90,8 +90,13 @@ def test_garbage_answer_is_not_judged_on_its_own_scale():
     """Two bilateral rows sharing a normal with different drifts have no solution; an answer with
     |a| = 1e15 (along a massless coordinate that a third row sees) made the old primal scale
     max(1, ‖b‖, ‖J_n a‖) = 1e15, so the O(1) violation of the first two rows passed at 5e-16."""
-    p = ContactProblem.from_blocks(np.diag([1.0, 0.0]), [0.0, 0.0], np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
-                                   [1.0, 2.0, 0.0], types=["bilateral", "bilateral", "unilateral"])
+    p = ContactProblem.from_blocks(
+        np.diag([1.0, 0.0]),
+        [0.0, 0.0],
+        np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+        [1.0, 2.0, 0.0],
+        types=["bilateral", "bilateral", "unilateral"],
+    )
     a = np.array([-1.5, 1e15])
     lam = np.array([-0.75, -0.75, 0.0])  # M a + F = J^T λ exactly; the third row is inactive with λ = 0
     res = kkt_residuals(p, a, lam, np.zeros((3, 1)))
@@ -103,8 +108,19 @@ def test_complementarity_per_row_with_integer_data():
     """Integer data, duplicated rows, a row active with zero multiplier (M = diag(3,0,3,0,0,4), 8 rows): the
     answer was 5e-5 off and certified; the complementarity residual was divided by max(1,|λ|)·max(1,|g|)."""
     M = np.diag([3.0, 0, 3, 0, 0, 4])
-    J = np.array([[1, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 0],
-                  [1, 0, 1, 0, 0, 0], [1, 0, 1, 0, 0, 0], [0, 0, 0, 0, 0, 1], [0, 1, 0, 1, 1, 0]], dtype=float)
+    J = np.array(
+        [
+            [1, 0, 0, 0, 0, 0],
+            [0, 1, 0, 0, 0, 0],
+            [0, 0, 0, 1, 0, 0],
+            [0, 0, 0, 0, 1, 0],
+            [1, 0, 1, 0, 0, 0],
+            [1, 0, 1, 0, 0, 0],
+            [0, 0, 0, 0, 0, 1],
+            [0, 1, 0, 1, 1, 0],
+        ],
+        dtype=float,
+    )
     b = np.array([0, 0, 0, 0, 1, 1, 2, 0], dtype=float)
     F = np.array([3.0, 0, 3, 0, 0, 4])
     types = ["bilateral"] * 4 + ["unilateral"] * 4

@@ -16,30 +16,59 @@ def make(**kw):
     return ContactProblem(base["M"], base["F"], base["contacts"], dimension=base["dimension"])
 
 
-@pytest.mark.parametrize("kw, exc, field", [
-    (dict(M=np.eye(3)[:2]), errors.ShapeError, "mass_matrix"),
-    (dict(F=[1.0, 2.0, 3.0]), errors.ShapeError, "force"),
-    (dict(contacts=[Contact("unilateral", normal=[1.0, 0.0, 0.0])]), errors.ShapeError, "contacts[0].normal"),
-    (dict(M=np.array([[1.0, 0.5], [0.0, 1.0]])), errors.NotSymmetricError, "mass_matrix"),
-    (dict(M=np.diag([1.0, -0.1])), errors.IndefiniteMassError, "mass_matrix"),
-    (dict(M=np.array([[1.0, np.nan], [np.nan, 1.0]])), errors.NonFiniteError, "mass_matrix"),
-    (dict(F=[np.inf, 0.0]), errors.NonFiniteError, "force"),
-    (dict(contacts=[Contact("unilateral", normal=[0.0, np.nan])]), errors.NonFiniteError, "contacts[0].normal"),
-    (dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], friction=-0.2)]), errors.NegativeFrictionError,
-     "contacts[0].friction"),
-    (dict(contacts=[Contact("sideways", normal=[0.0, 1.0])]), errors.UnknownValueError, "contacts[0].type"),
-    (dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="rolling")]), errors.UnknownValueError,
-     "contacts[0].mode"),
-    (dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0]])]),
-     errors.MissingSlipError, "contacts[0].slip"),
-    (dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0]],
-                            slip=[0.0])]), errors.MissingSlipError, "contacts[0].slip"),
-    (dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], tangent=[[1.0, 0.0], [0.0, 1.0]])]),
-     errors.TangentShapeError, "contacts[0].tangent"),
-    (dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5)]),
-     errors.TangentShapeError, "contacts[0].tangent"),
-    (dict(dimension=7), errors.UnknownValueError, "dimension"),
-])
+@pytest.mark.parametrize(
+    "kw, exc, field",
+    [
+        (dict(M=np.eye(3)[:2]), errors.ShapeError, "mass_matrix"),
+        (dict(F=[1.0, 2.0, 3.0]), errors.ShapeError, "force"),
+        (dict(contacts=[Contact("unilateral", normal=[1.0, 0.0, 0.0])]), errors.ShapeError, "contacts[0].normal"),
+        (dict(M=np.array([[1.0, 0.5], [0.0, 1.0]])), errors.NotSymmetricError, "mass_matrix"),
+        (dict(M=np.diag([1.0, -0.1])), errors.IndefiniteMassError, "mass_matrix"),
+        (dict(M=np.array([[1.0, np.nan], [np.nan, 1.0]])), errors.NonFiniteError, "mass_matrix"),
+        (dict(F=[np.inf, 0.0]), errors.NonFiniteError, "force"),
+        (dict(contacts=[Contact("unilateral", normal=[0.0, np.nan])]), errors.NonFiniteError, "contacts[0].normal"),
+        (
+            dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], friction=-0.2)]),
+            errors.NegativeFrictionError,
+            "contacts[0].friction",
+        ),
+        (dict(contacts=[Contact("sideways", normal=[0.0, 1.0])]), errors.UnknownValueError, "contacts[0].type"),
+        (
+            dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="rolling")]),
+            errors.UnknownValueError,
+            "contacts[0].mode",
+        ),
+        (
+            dict(
+                contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0]])]
+            ),
+            errors.MissingSlipError,
+            "contacts[0].slip",
+        ),
+        (
+            dict(
+                contacts=[
+                    Contact(
+                        "unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0]], slip=[0.0]
+                    )
+                ]
+            ),
+            errors.MissingSlipError,
+            "contacts[0].slip",
+        ),
+        (
+            dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], tangent=[[1.0, 0.0], [0.0, 1.0]])]),
+            errors.TangentShapeError,
+            "contacts[0].tangent",
+        ),
+        (
+            dict(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode="sticking", friction=0.5)]),
+            errors.TangentShapeError,
+            "contacts[0].tangent",
+        ),
+        (dict(dimension=7), errors.UnknownValueError, "dimension"),
+    ],
+)
 def test_bad_input(kw, exc, field):
     with pytest.raises(exc) as info:
         make(**kw)
@@ -69,25 +98,50 @@ def test_problem_is_immutable():
         p.F[0] = 3.0
 
 
-@pytest.mark.parametrize("text, exc, field", [
-    ("{not json", errors.FileFormatError, "file"),
-    ("[1, 2]", errors.FileFormatError, "file"),
-    ('{"format": "gaussqp/2", "mass_matrix": [[1]], "force": [0], "contacts": []}', errors.FormatVersionError, "format"),
-    ('{"mass_matrix": [[1]], "force": [0], "contacts": []}', errors.FileFormatError, "format"),
-    ('{"format": "gaussqp/1", "force": [0], "contacts": []}', errors.FileFormatError, "mass_matrix"),
-    ('{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [], "colour": 1}',
-     errors.FileFormatError, "colour"),
-    ('{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [{"type": "unilateral"}]}',
-     errors.FileFormatError, "contacts[0].normal"),
-    ('{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [{"type": "unilateral", "normal": [1], "nromal_drift": 1}]}',
-     errors.FileFormatError, "contacts[0].nromal_drift"),
-    ('{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [{"type": "unilateral", "normal": [1], "friction": "high"}]}',
-     errors.FileFormatError, "contacts[0].friction"),
-    ('{"format": "gaussqp/1", "mass_matrix": {"shape": [2, 2], "row": [0, 5], "col": [0, 1], "data": [1, 1]}, "force": [0, 0], "contacts": []}',
-     errors.FileFormatError, "mass_matrix.row"),
-    ('{"format": "gaussqp/1", "mass_matrix": [[1, 0], [0, -1]], "force": [0, 0], "contacts": []}',
-     errors.IndefiniteMassError, "mass_matrix"),
-])
+@pytest.mark.parametrize(
+    "text, exc, field",
+    [
+        ("{not json", errors.FileFormatError, "file"),
+        ("[1, 2]", errors.FileFormatError, "file"),
+        (
+            '{"format": "gaussqp/2", "mass_matrix": [[1]], "force": [0], "contacts": []}',
+            errors.FormatVersionError,
+            "format",
+        ),
+        ('{"mass_matrix": [[1]], "force": [0], "contacts": []}', errors.FileFormatError, "format"),
+        ('{"format": "gaussqp/1", "force": [0], "contacts": []}', errors.FileFormatError, "mass_matrix"),
+        (
+            '{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [], "colour": 1}',
+            errors.FileFormatError,
+            "colour",
+        ),
+        (
+            '{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [{"type": "unilateral"}]}',
+            errors.FileFormatError,
+            "contacts[0].normal",
+        ),
+        (
+            '{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [{"type": "unilateral", "normal": [1], "nromal_drift": 1}]}',
+            errors.FileFormatError,
+            "contacts[0].nromal_drift",
+        ),
+        (
+            '{"format": "gaussqp/1", "mass_matrix": [[1]], "force": [0], "contacts": [{"type": "unilateral", "normal": [1], "friction": "high"}]}',
+            errors.FileFormatError,
+            "contacts[0].friction",
+        ),
+        (
+            '{"format": "gaussqp/1", "mass_matrix": {"shape": [2, 2], "row": [0, 5], "col": [0, 1], "data": [1, 1]}, "force": [0, 0], "contacts": []}',
+            errors.FileFormatError,
+            "mass_matrix.row",
+        ),
+        (
+            '{"format": "gaussqp/1", "mass_matrix": [[1, 0], [0, -1]], "force": [0, 0], "contacts": []}',
+            errors.IndefiniteMassError,
+            "mass_matrix",
+        ),
+    ],
+)
 def test_bad_files(text, exc, field):
     with pytest.raises(exc) as info:
         gaussqp.loads(text)
@@ -109,8 +163,11 @@ def test_formulation_that_does_not_apply_is_refused():
 
 
 def test_sliding_problem_goes_to_f6_and_is_refused_by_the_convex_routes():
-    p = ContactProblem(M2, [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3,
-                                                tangent=[[1.0, 0.0]], slip=[1.0])])
+    p = ContactProblem(
+        M2,
+        [0.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0]], slip=[1.0])],
+    )
     sol = gaussqp.solve(p)
     assert sol.formulation == "sliding_lcp" and sol.status == "solved" and sol.certified
     with pytest.raises(errors.NotApplicableError, match="sliding"):
@@ -119,18 +176,26 @@ def test_sliding_problem_goes_to_f6_and_is_refused_by_the_convex_routes():
 
 def test_sliding_routes_refuse_what_they_cannot_do():
     M = np.diag([1.0, 1.0, 0.0])  # singular: the LCP route needs M ≻ 0
-    ct = Contact("unilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0, 0.0]],
-                 slip=[1.0])
+    ct = Contact(
+        "unilateral", normal=[0.0, 1.0, 0.0], mode="sliding", friction=0.3, tangent=[[1.0, 0.0, 0.0]], slip=[1.0]
+    )
     p = ContactProblem(M, [0.0, 1.0, 0.0], [ct])
     with pytest.raises(errors.NotApplicableError, match="M ≻ 0"):
         gaussqp.solve(p, formulation="sliding_lcp")
-    uni = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding",
-                                                         friction=0.1, tangent=[[1.0, 0.0]], slip=[1.0])])
+    uni = ContactProblem(
+        np.eye(2),
+        [0.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0]], slip=[1.0])],
+    )
     with pytest.raises(errors.NotApplicableError, match="bilateral"):
         gaussqp.solve(uni, formulation="sliding_fixed_point")
-    many = ContactProblem(np.eye(2), [0.0, 1.0], [Contact("unilateral", normal=[0.0, 1.0], mode="sliding",
-                                                          friction=0.1, tangent=[[1.0, 0.0]], slip=[1.0])] * 13)
+    many = ContactProblem(
+        np.eye(2),
+        [0.0, 1.0],
+        [Contact("unilateral", normal=[0.0, 1.0], mode="sliding", friction=0.1, tangent=[[1.0, 0.0]], slip=[1.0])] * 13,
+    )
     from gaussqp.friction.enumeration import enumerate_solutions
+
     with pytest.raises(errors.TooLargeError, match="13 contacts"):
         enumerate_solutions(many)
     with pytest.raises(errors.NotApplicableError, match="13 enumerated contacts"):
@@ -157,8 +222,7 @@ import scipy.sparse as sp  # noqa: E402
 from gaussqp import settings as limits  # noqa: E402
 
 
-
-def _doc(M='[[1, 0], [0, 1]]', F='[0, 1]', contacts='[{"type": "unilateral", "normal": [0, 1]}]', extra="") -> str:
+def _doc(M="[[1, 0], [0, 1]]", F="[0, 1]", contacts='[{"type": "unilateral", "normal": [0, 1]}]', extra="") -> str:
     return f'{{"format": "gaussqp/1", "mass_matrix": {M}, "force": {F}, "contacts": {contacts}{extra}}}'
 
 
@@ -175,66 +239,161 @@ HOSTILE_JSON = [
     ("1e400 literal", _doc(M="[[1e400, 0], [0, 1]]"), errors.MagnitudeError, "mass_matrix"),
     ("finite 1e300 entry", _doc(F="[0, 1e300]"), errors.MagnitudeError, "force"),
     ("1e60 friction", _doc(contacts=_contact(friction="1e60")), errors.MagnitudeError, "contacts[0].friction"),
-    ("subnormal mass entry (fuzz: M⁻¹ overflowed, an SVD failed on NaN)", _doc(M="[[1e-320, 0], [0, 1]]"),
-     errors.MagnitudeError, "mass_matrix"),
+    (
+        "subnormal mass entry (fuzz: M⁻¹ overflowed, an SVD failed on NaN)",
+        _doc(M="[[1e-320, 0], [0, 1]]"),
+        errors.MagnitudeError,
+        "mass_matrix",
+    ),
     # nesting: RecursionError before; and deep but parseable nesting in metadata
-    ("deep nesting", _doc(extra=', "parameters": {"a": ' + "[" * 20000 + "]" * 20000 + "}"),
-     errors.InputTooLargeError, "file"),
-    ("nesting over the limit", _doc(extra=', "parameters": {"a": ' + "[" * 70 + "]" * 70 + "}"),
-     errors.InputTooLargeError, "file"),
+    (
+        "deep nesting",
+        _doc(extra=', "parameters": {"a": ' + "[" * 20000 + "]" * 20000 + "}"),
+        errors.InputTooLargeError,
+        "file",
+    ),
+    (
+        "nesting over the limit",
+        _doc(extra=', "parameters": {"a": ' + "[" * 70 + "]" * 70 + "}"),
+        errors.InputTooLargeError,
+        "file",
+    ),
     # duplicate keys: the last one silently won
     ("duplicate top key", _doc(extra=', "force": [5, 5]'), errors.FileFormatError, "force"),
-    ("duplicate contact key", _doc(contacts='[{"type": "unilateral", "normal": [0, 1], "type": "bilateral"}]'),
-     errors.FileFormatError, "type"),
+    (
+        "duplicate contact key",
+        _doc(contacts='[{"type": "unilateral", "normal": [0, 1], "type": "bilateral"}]'),
+        errors.FileFormatError,
+        "type",
+    ),
     # booleans, strings and null where numbers belong (true became mu = 1)
     ("true friction", _doc(contacts=_contact(friction="true")), errors.FileFormatError, "contacts[0].friction"),
-    ("numeric string drift", _doc(contacts=_contact(normal_drift='"1.5"')), errors.FileFormatError,
-     "contacts[0].normal_drift"),
+    (
+        "numeric string drift",
+        _doc(contacts=_contact(normal_drift='"1.5"')),
+        errors.FileFormatError,
+        "contacts[0].normal_drift",
+    ),
     ("boolean in M", _doc(M="[[true, 0], [0, 1]]"), errors.FileFormatError, "mass_matrix"),
-    ("boolean in normal", _doc(contacts=_contact(normal="[false, true]")), errors.FileFormatError,
-     "contacts[0].normal"),
+    (
+        "boolean in normal",
+        _doc(contacts=_contact(normal="[false, true]")),
+        errors.FileFormatError,
+        "contacts[0].normal",
+    ),
     ("string in force", _doc(F='[0, "9.81"]'), errors.FileFormatError, "force"),
     ("null in force", _doc(F="[0, null]"), errors.FileFormatError, "force"),
-    ("boolean slip", _doc(contacts=_contact(mode='"sliding"', friction="0.3", tangent="[[1, 0]]", slip="true")),
-     errors.FileFormatError, "contacts[0].slip"),
+    (
+        "boolean slip",
+        _doc(contacts=_contact(mode='"sliding"', friction="0.3", tangent="[[1, 0]]", slip="true")),
+        errors.FileFormatError,
+        "contacts[0].slip",
+    ),
     ("float dimension", _doc(extra=', "dimension": 2.0'), errors.UnknownValueError, "dimension"),
     ("boolean dimension", _doc(extra=', "dimension": true'), errors.UnknownValueError, "dimension"),
     ("numeric name", _doc(extra=', "name": 5'), errors.FileFormatError, "name"),
-    ("list as contact type", _doc(contacts=_contact(type='["unilateral"]')), errors.FileFormatError,
-     "contacts[0].type"),
-    ("ragged tangent", _doc(contacts=_contact(mode='"sticking"', friction="0.3", tangent="[[1, 0], [1]]")),
-     errors.ShapeError, "contacts[0].tangent"),
+    (
+        "list as contact type",
+        _doc(contacts=_contact(type='["unilateral"]')),
+        errors.FileFormatError,
+        "contacts[0].type",
+    ),
+    (
+        "ragged tangent",
+        _doc(contacts=_contact(mode='"sticking"', friction="0.3", tangent="[[1, 0], [1]]")),
+        errors.ShapeError,
+        "contacts[0].tangent",
+    ),
     # sparse triplets: huge declared shapes (MemoryError / hang before), wrapping negative indices,
     # truncated non-integer indices and shapes, lengths that broadcast, a shape that is not a list
-    ("declared shape 3e16", _doc(M='{"shape": [3e16, 3e16], "row": [], "col": [], "data": []}'),
-     errors.InputTooLargeError, "mass_matrix.shape[0]"),
-    ("declared vector shape 3e16", _doc(F='{"shape": [3e16], "index": [], "data": []}'),
-     errors.InputTooLargeError, "force.shape[0]"),
-    ("huge sparse M, one entry", _doc(M='{"shape": [20000, 20000], "row": [0], "col": [0], "data": [1]}',
-                                      F='{"shape": [20000], "index": [], "data": []}', contacts="[]"),
-     errors.InputTooLargeError, "mass_matrix"),
-    ("negative row index", _doc(M='{"shape": [2, 2], "row": [0, -1], "col": [0, -1], "data": [1, 1]}'),
-     errors.FileFormatError, "mass_matrix.row"),
-    ("fractional col index", _doc(M='{"shape": [2, 2], "row": [0, 1], "col": [0, 1.7], "data": [1, 1]}'),
-     errors.FileFormatError, "mass_matrix.col"),
-    ("fractional shape", _doc(M='{"shape": [2.7, 2.7], "row": [0, 1], "col": [0, 1], "data": [1, 1]}'),
-     errors.FileFormatError, "mass_matrix.shape[0]"),
-    ("NaN shape (a bare ValueError of math.floor in the first fuzz campaign)",
-     _doc(F='{"shape": [NaN], "index": [], "data": []}'), errors.FileFormatError, "force.shape[0]"),
-    ("Infinity shape", _doc(F='{"shape": [Infinity], "index": [], "data": []}'), errors.FileFormatError,
-     "force.shape[0]"),
-    ("boolean shape", _doc(M='{"shape": [true, true], "row": [0], "col": [0], "data": [1]}', F="[0]",
-                          contacts="[]"), errors.FileFormatError, "mass_matrix.shape[0]"),
-    ("data broadcast", _doc(M='{"shape": [2, 2], "row": [0, 1], "col": [0, 1], "data": [1]}'),
-     errors.FileFormatError, "mass_matrix"),
-    ("shape as object", _doc(F='{"shape": {"n": 2}, "index": [1], "data": [1]}'), errors.FileFormatError,
-     "force.shape"),
-    ("negative vector index", _doc(F='{"shape": [2], "index": [-1], "data": [3]}'), errors.FileFormatError,
-     "force.index"),
-    ("vector lengths broadcast", _doc(F='{"shape": [2], "index": [0, 1], "data": [3]}'), errors.FileFormatError,
-     "force"),
-    ("vector of the wrong declared size", _doc(contacts=_contact(normal='{"shape": [5], "index": [1], "data": [1]}')),
-     errors.ShapeError, "contacts[0].normal"),
+    (
+        "declared shape 3e16",
+        _doc(M='{"shape": [3e16, 3e16], "row": [], "col": [], "data": []}'),
+        errors.InputTooLargeError,
+        "mass_matrix.shape[0]",
+    ),
+    (
+        "declared vector shape 3e16",
+        _doc(F='{"shape": [3e16], "index": [], "data": []}'),
+        errors.InputTooLargeError,
+        "force.shape[0]",
+    ),
+    (
+        "huge sparse M, one entry",
+        _doc(
+            M='{"shape": [20000, 20000], "row": [0], "col": [0], "data": [1]}',
+            F='{"shape": [20000], "index": [], "data": []}',
+            contacts="[]",
+        ),
+        errors.InputTooLargeError,
+        "mass_matrix",
+    ),
+    (
+        "negative row index",
+        _doc(M='{"shape": [2, 2], "row": [0, -1], "col": [0, -1], "data": [1, 1]}'),
+        errors.FileFormatError,
+        "mass_matrix.row",
+    ),
+    (
+        "fractional col index",
+        _doc(M='{"shape": [2, 2], "row": [0, 1], "col": [0, 1.7], "data": [1, 1]}'),
+        errors.FileFormatError,
+        "mass_matrix.col",
+    ),
+    (
+        "fractional shape",
+        _doc(M='{"shape": [2.7, 2.7], "row": [0, 1], "col": [0, 1], "data": [1, 1]}'),
+        errors.FileFormatError,
+        "mass_matrix.shape[0]",
+    ),
+    (
+        "NaN shape (a bare ValueError of math.floor in the first fuzz campaign)",
+        _doc(F='{"shape": [NaN], "index": [], "data": []}'),
+        errors.FileFormatError,
+        "force.shape[0]",
+    ),
+    (
+        "Infinity shape",
+        _doc(F='{"shape": [Infinity], "index": [], "data": []}'),
+        errors.FileFormatError,
+        "force.shape[0]",
+    ),
+    (
+        "boolean shape",
+        _doc(M='{"shape": [true, true], "row": [0], "col": [0], "data": [1]}', F="[0]", contacts="[]"),
+        errors.FileFormatError,
+        "mass_matrix.shape[0]",
+    ),
+    (
+        "data broadcast",
+        _doc(M='{"shape": [2, 2], "row": [0, 1], "col": [0, 1], "data": [1]}'),
+        errors.FileFormatError,
+        "mass_matrix",
+    ),
+    (
+        "shape as object",
+        _doc(F='{"shape": {"n": 2}, "index": [1], "data": [1]}'),
+        errors.FileFormatError,
+        "force.shape",
+    ),
+    (
+        "negative vector index",
+        _doc(F='{"shape": [2], "index": [-1], "data": [3]}'),
+        errors.FileFormatError,
+        "force.index",
+    ),
+    (
+        "vector lengths broadcast",
+        _doc(F='{"shape": [2], "index": [0, 1], "data": [3]}'),
+        errors.FileFormatError,
+        "force",
+    ),
+    (
+        "vector of the wrong declared size",
+        _doc(contacts=_contact(normal='{"shape": [5], "index": [1], "data": [1]}')),
+        errors.ShapeError,
+        "contacts[0].normal",
+    ),
 ]
 
 
@@ -266,52 +425,106 @@ def _blocks(**kw):
 
 
 HOSTILE_DIRECT = [
-    ("bool friction", lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], friction=True)]),
-     errors.NonNumericError, "contacts[0].friction"),
-    ("string drift", lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], normal_drift="1.5")]),
-     errors.NonNumericError, "contacts[0].normal_drift"),
-    ("list drift", lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], normal_drift=[1.0, 2.0])]),
-     errors.ShapeError, "contacts[0].normal_drift"),
-    ("bool in normal list", lambda: make(contacts=[Contact("unilateral", normal=[True, 0.5])]),
-     errors.NonNumericError, "contacts[0].normal"),
-    ("complex normal", lambda: make(contacts=[Contact("unilateral", normal=np.array([0.0, 1.0 + 1e-3j]))]),
-     errors.NonNumericError, "contacts[0].normal"),
-    ("string normal", lambda: make(contacts=[Contact("unilateral", normal=["0", "1"])]),
-     errors.NonNumericError, "contacts[0].normal"),
+    (
+        "bool friction",
+        lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], friction=True)]),
+        errors.NonNumericError,
+        "contacts[0].friction",
+    ),
+    (
+        "string drift",
+        lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], normal_drift="1.5")]),
+        errors.NonNumericError,
+        "contacts[0].normal_drift",
+    ),
+    (
+        "list drift",
+        lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], normal_drift=[1.0, 2.0])]),
+        errors.ShapeError,
+        "contacts[0].normal_drift",
+    ),
+    (
+        "bool in normal list",
+        lambda: make(contacts=[Contact("unilateral", normal=[True, 0.5])]),
+        errors.NonNumericError,
+        "contacts[0].normal",
+    ),
+    (
+        "complex normal",
+        lambda: make(contacts=[Contact("unilateral", normal=np.array([0.0, 1.0 + 1e-3j]))]),
+        errors.NonNumericError,
+        "contacts[0].normal",
+    ),
+    (
+        "string normal",
+        lambda: make(contacts=[Contact("unilateral", normal=["0", "1"])]),
+        errors.NonNumericError,
+        "contacts[0].normal",
+    ),
     ("boolean M", lambda: make(M=np.eye(2, dtype=bool)), errors.NonNumericError, "mass_matrix"),
-    ("object M", lambda: make(M=np.array([[1.0, None], [None, 1.0]], dtype=object)), errors.NonNumericError,
-     "mass_matrix"),
+    (
+        "object M",
+        lambda: make(M=np.array([[1.0, None], [None, 1.0]], dtype=object)),
+        errors.NonNumericError,
+        "mass_matrix",
+    ),
     ("None force", lambda: make(F=None), errors.NonNumericError, "force"),
     ("ragged force", lambda: make(F=[0.0, [1.0, 2.0]]), errors.ShapeError, "force"),
-    ("complex sparse M", lambda: make(M=sp.eye(2, dtype=complex, format="csr")), errors.NonNumericError,
-     "mass_matrix"),
+    ("complex sparse M", lambda: make(M=sp.eye(2, dtype=complex, format="csr")), errors.NonNumericError, "mass_matrix"),
     ("1e300 in M", lambda: make(M=np.diag([1e300, 1.0])), errors.MagnitudeError, "mass_matrix"),
-    ("1e60 drift", lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], normal_drift=1e60)]),
-     errors.MagnitudeError, "contacts[0].normal_drift"),
+    (
+        "1e60 drift",
+        lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], normal_drift=1e60)]),
+        errors.MagnitudeError,
+        "contacts[0].normal_drift",
+    ),
     ("float dimension", lambda: make(dimension=2.0), errors.UnknownValueError, "dimension"),
     ("bool dimension", lambda: make(dimension=True), errors.UnknownValueError, "dimension"),
     ("array dimension", lambda: make(dimension=np.array([2, 3])), errors.UnknownValueError, "dimension"),
-    ("list type", lambda: make(contacts=[Contact(["unilateral"], normal=[0.0, 1.0])]), errors.UnknownValueError,
-     "contacts[0].type"),
-    ("array mode", lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode=np.array(["a", "b"]))]),
-     errors.UnknownValueError, "contacts[0].mode"),
+    (
+        "list type",
+        lambda: make(contacts=[Contact(["unilateral"], normal=[0.0, 1.0])]),
+        errors.UnknownValueError,
+        "contacts[0].type",
+    ),
+    (
+        "array mode",
+        lambda: make(contacts=[Contact("unilateral", normal=[0.0, 1.0], mode=np.array(["a", "b"]))]),
+        errors.UnknownValueError,
+        "contacts[0].mode",
+    ),
     ("contacts not a list", lambda: ContactProblem(np.eye(2), [0.0, 1.0], 5), errors.ShapeError, "contacts"),
     ("numeric name", lambda: ContactProblem(np.eye(2), [0.0, 1.0], C1, name=5), errors.WrongTypeError, "name"),
     ("empty M", lambda: ContactProblem(np.zeros((0, 0)), []), errors.ShapeError, "mass_matrix"),
     ("huge sparse M", lambda: ContactProblem(BIG, np.zeros(1)), errors.InputTooLargeError, "mass_matrix"),
-    ("dense M over the block limit", lambda: ContactProblem(np.zeros((limits.DENSE_BLOCK_MAX + 1,) * 2),
-                                                          np.zeros(limits.DENSE_BLOCK_MAX + 1)),
-     errors.InputTooLargeError, "mass_matrix"),
+    (
+        "dense M over the block limit",
+        lambda: ContactProblem(np.zeros((limits.DENSE_BLOCK_MAX + 1,) * 2), np.zeros(limits.DENSE_BLOCK_MAX + 1)),
+        errors.InputTooLargeError,
+        "mass_matrix",
+    ),
     ("huge sparse J_n", lambda: _blocks(J_n=sp.coo_matrix((3 * 10**9, 2))), errors.InputTooLargeError, "J_n"),
     ("types not a sequence", lambda: _blocks(types=5), errors.UnknownValueError, "types"),
     ("types too short", lambda: _blocks(J_n=np.eye(2), types=["unilateral"]), errors.ShapeError, "types"),
     ("has_tangent strings", lambda: _blocks(has_tangent=["yes"]), errors.NonNumericError, "has_tangent"),
-    ("slip array of the wrong shape", lambda: _blocks(J_t=[[1.0, 0.0]], modes="sliding", friction=[0.2],
-                                                      slip=np.ones((3, 3))), errors.ShapeError, "slip"),
-    ("slip list too short", lambda: _blocks(J_n=np.eye(2), J_t=np.eye(2), modes="sliding", friction=[0.2, 0.2],
-                                            slip=[[1.0]]), errors.ShapeError, "slip"),
-    ("slip not a sequence", lambda: _blocks(J_t=[[1.0, 0.0]], modes="sliding", friction=[0.2], slip=1.0),
-     errors.ShapeError, "slip"),
+    (
+        "slip array of the wrong shape",
+        lambda: _blocks(J_t=[[1.0, 0.0]], modes="sliding", friction=[0.2], slip=np.ones((3, 3))),
+        errors.ShapeError,
+        "slip",
+    ),
+    (
+        "slip list too short",
+        lambda: _blocks(J_n=np.eye(2), J_t=np.eye(2), modes="sliding", friction=[0.2, 0.2], slip=[[1.0]]),
+        errors.ShapeError,
+        "slip",
+    ),
+    (
+        "slip not a sequence",
+        lambda: _blocks(J_t=[[1.0, 0.0]], modes="sliding", friction=[0.2], slip=1.0),
+        errors.ShapeError,
+        "slip",
+    ),
 ]
 
 

@@ -11,10 +11,21 @@ from gaussqp.studies.reference import answer_json
 
 
 def _row(set_name, pid, sol, formulation, **over):
-    row = {"set": set_name, "problem": pid, "formulation": formulation, "solver": "direct", "tolerance": "high",
-           "status": str(sol.status), "certified": bool(sol.certified), "claimed_success": True,
-           "answer": answer_json(sol), "reference": "none", "agrees_with_reference": None,
-           "acceleration_gap": math.nan, "generalized_force_gap": math.nan}
+    row = {
+        "set": set_name,
+        "problem": pid,
+        "formulation": formulation,
+        "solver": "direct",
+        "tolerance": "high",
+        "status": str(sol.status),
+        "certified": bool(sol.certified),
+        "claimed_success": True,
+        "answer": answer_json(sol),
+        "reference": "none",
+        "agrees_with_reference": None,
+        "acceleration_gap": math.nan,
+        "generalized_force_gap": math.nan,
+    }
     row.update(over)
     return row
 
@@ -23,12 +34,18 @@ def test_one_implementation_for_mappings_iterables_and_the_runner(monkeypatch):
     p = gaussqp.problems.load("rod_wall_guide")
     sol = gaussqp.solve(p)
     assert sol.status == "solved" and sol.certified
-    rows = [_row("lib", "rod", sol, "gauss_qp"), _row("lib", "rod", sol, "lcp_lemke"),
-            _row("other", "kept", sol, "gauss_qp", reference="exact:lcp_lemke", agrees_with_reference=True)]
+    rows = [
+        _row("lib", "rod", sol, "gauss_qp"),
+        _row("lib", "rod", sol, "lcp_lemke"),
+        _row("other", "kept", sol, "gauss_qp", reference="exact:lcp_lemke", agrees_with_reference=True),
+    ]
     by_map = attach_reference(rows, {("lib", "rod"): p})
     by_iter = attach_reference(rows, iter([(("lib", "rod"), p)]))
-    assert [r["reference"] for r in by_map] == [r["reference"] for r in by_iter] == ["exact:lcp_lemke"] * 2 + [
-        "exact:lcp_lemke"]  # the orphan (another set's row) keeps the columns it has
+    assert (
+        [r["reference"] for r in by_map]
+        == [r["reference"] for r in by_iter]
+        == ["exact:lcp_lemke"] * 2 + ["exact:lcp_lemke"]
+    )  # the orphan (another set's row) keeps the columns it has
     assert [r["agrees_with_reference"] for r in by_map] == [True, True, True]
     assert all(r["correct"] for r in by_map)
     assert rows[0]["reference"] == "none"  # the input rows are not changed

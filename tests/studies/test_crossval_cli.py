@@ -16,15 +16,41 @@ from test_runs import registered  # noqa: E402,F401  (tests/studies is on sys.pa
 
 def test_a_small_study_end_to_end(tmp_path, capsys):
     out = tmp_path / "cv"
-    assert main(["crossval", "families:10:4", "--formulations", "gauss_qp,lcp_lemke,sliding_enumeration",
-                 "--solvers", "clarabel,direct,enumeration", "--out", str(out), "--workers", "2", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "crossval",
+                "families:10:4",
+                "--formulations",
+                "gauss_qp,lcp_lemke,sliding_enumeration",
+                "--solvers",
+                "clarabel,direct,enumeration",
+                "--out",
+                str(out),
+                "--workers",
+                "2",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert "runs in" in capsys.readouterr().out
     for name in ("report.md", "report.html", "profile_time.png", "results.parquet"):
         assert (out / name).exists(), name
     assert (out / "profile_time.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = load_table(out)
-    assert {"problem", "set", "formulation", "solver", "status", "certified", "solve_time", "acceleration_gap",
-            "generalized_force_gap", "agrees_with_reference"} <= set(table.columns)
+    assert {
+        "problem",
+        "set",
+        "formulation",
+        "solver",
+        "status",
+        "certified",
+        "solve_time",
+        "acceleration_gap",
+        "generalized_force_gap",
+        "agrees_with_reference",
+    } <= set(table.columns)
     md = (out / "report.md").read_text(encoding="utf-8")
     for (f, s), g in table.groupby(["formulation", "solver"]):
         solved = int(g["status"].isin(["solved", "infeasible", "unbounded"]).sum())  # claims: answers and verdicts
@@ -32,16 +58,41 @@ def test_a_small_study_end_to_end(tmp_path, capsys):
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64" in html and "http://" not in html and "https://" not in html
     # resume: nothing recomputed, the same table; the report rebuilds from the saved results
-    assert main(["crossval", "families:10:4", "--formulations", "gauss_qp,lcp_lemke,sliding_enumeration",
-                 "--solvers", "clarabel,direct,enumeration", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "crossval",
+                "families:10:4",
+                "--formulations",
+                "gauss_qp,lcp_lemke,sliding_enumeration",
+                "--solvers",
+                "clarabel,direct,enumeration",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert len(load_table(out)) == len(table)
     assert main(["report", str(out)]) == 0
 
 
 def test_a_route_whose_claims_the_reference_contradicts_makes_exit_1(tmp_path, capsys, registered):  # noqa: F811
     out = tmp_path / "cv"
-    code = main(["crossval", "families:8:2", "--formulations", "lcp_lemke,broken_qp", "--solvers", "clarabel,direct",
-                 "--out", str(out), "--quiet"])
+    code = main(
+        [
+            "crossval",
+            "families:8:2",
+            "--formulations",
+            "lcp_lemke,broken_qp",
+            "--solvers",
+            "clarabel,direct",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 1
     assert "WRONG CLAIM" in capsys.readouterr().out
     assert "broken_qp/clarabel/high" in (out / "report.md").read_text(encoding="utf-8")
@@ -62,9 +113,18 @@ def test_the_exit_code_follows_the_reports_rules_for_wrong_claims():
     from gaussqp.cli import _wrong_claims
 
     def row(problem, formulation, certified, agrees, status="solved"):
-        return {"problem": problem, "formulation": formulation, "solver": "s", "tolerance": "high", "status": status,
-                "certified": certified, "residual": 1e-12, "total_time": 0.01, "agrees_with_reference": agrees,
-                "reference": "consensus"}
+        return {
+            "problem": problem,
+            "formulation": formulation,
+            "solver": "s",
+            "tolerance": "high",
+            "status": status,
+            "certified": certified,
+            "residual": 1e-12,
+            "total_time": 0.01,
+            "agrees_with_reference": agrees,
+            "reference": "consensus",
+        }
 
     disputed = [row("p", "a", True, False), row("p", "b", True, True)]
     assert _wrong_claims(disputed) == []

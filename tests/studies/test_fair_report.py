@@ -19,13 +19,41 @@ OURS, PEER = "coulomb_fixed_point/clarabel/high", "siconos_fc3d_nsgs/siconos/hig
 VERSIONS = {"gaussqp": "0.1.0", "clarabel": "x", "osqp": "x", "cvxpy": "x", "siconos": "4.5.0"}
 
 
-def _row(problem, formulation, solver, status, certified, *, solve, total, residual=1e-12, reference="none",
-         agrees=None, error=""):
-    return {"problem": problem, "set": "s", "formulation": formulation, "solver": solver, "tolerance": "high",
-            "status": status, "certified": certified, "claimed_success": status == "solved", "residual": residual,
-            "build_time": 0.001, "solve_time": solve, "certify_time": 0.001, "total_time": total,
-            "reference": reference, "agrees_with_reference": agrees, "error": error, "acceleration_gap": float("nan"),
-            "generalized_force_gap": float("nan"), "command": f"gaussqp peer {problem} {formulation}"}
+def _row(
+    problem,
+    formulation,
+    solver,
+    status,
+    certified,
+    *,
+    solve,
+    total,
+    residual=1e-12,
+    reference="none",
+    agrees=None,
+    error="",
+):
+    return {
+        "problem": problem,
+        "set": "s",
+        "formulation": formulation,
+        "solver": solver,
+        "tolerance": "high",
+        "status": status,
+        "certified": certified,
+        "claimed_success": status == "solved",
+        "residual": residual,
+        "build_time": 0.001,
+        "solve_time": solve,
+        "certify_time": 0.001,
+        "total_time": total,
+        "reference": reference,
+        "agrees_with_reference": agrees,
+        "error": error,
+        "acceleration_gap": float("nan"),
+        "generalized_force_gap": float("nan"),
+        "command": f"gaussqp peer {problem} {formulation}",
+    }
 
 
 def _study():
@@ -34,8 +62,17 @@ def _study():
     return [
         _row("p1", "coulomb_fixed_point", "clarabel", "solved", True, solve=0.010, total=0.012),
         _row("p1", "siconos_fc3d_nsgs", "siconos", "solved", True, solve=0.0002, total=0.110),
-        _row("p2", "coulomb_fixed_point", "clarabel", "timeout", False, solve=float("nan"), total=20.0,
-             residual=float("nan"), error="time limit of 20 s reached"),
+        _row(
+            "p2",
+            "coulomb_fixed_point",
+            "clarabel",
+            "timeout",
+            False,
+            solve=float("nan"),
+            total=20.0,
+            residual=float("nan"),
+            error="time limit of 20 s reached",
+        ),
         _row("p2", "siconos_fc3d_nsgs", "siconos", "solved", False, solve=0.0003, total=0.105, residual=1e-3),
     ]
 
@@ -60,9 +97,14 @@ def test_a_peer_claim_our_check_rejects_is_a_wrong_claim_without_a_reference():
 
 def test_the_report_counts_skipped_files_lists_failures_with_reasons_and_names_versions(tmp_path):
     (tmp_path / "skipped.json").write_text(json.dumps({"Chute.hdf5": "rolling friction is not read yet"}))
-    (tmp_path / "problems.json").write_text(json.dumps([
-        {"set": "s", "problem": "p1", "family": "box_pile", "class": "definite/unilateral/coulomb", "m": 31},
-        {"set": "s", "problem": "p2", "family": "humanoid", "class": "definite/unilateral/coulomb", "m": 400}]))
+    (tmp_path / "problems.json").write_text(
+        json.dumps(
+            [
+                {"set": "s", "problem": "p1", "family": "box_pile", "class": "definite/unilateral/coulomb", "m": 31},
+                {"set": "s", "problem": "p2", "family": "humanoid", "class": "definite/unilateral/coulomb", "m": 400},
+            ]
+        )
+    )
     paths = write_report(_study(), tmp_path, time_limit=20.0, versions=VERSIONS)
     md = paths["markdown"].read_text(encoding="utf-8")
     # skipped: counted in the summary, listed with the reason
@@ -130,15 +172,39 @@ def test_the_runner_describes_its_problems_for_the_report(tmp_path):
     pytest.importorskip("h5py", reason="needs the optional extra gaussqp[fclib]")
     from gaussqp.studies import run_study
 
-    run_study("fclib_generated", formulations=["coulomb_fixed_point"], solvers=["clarabel"], out=tmp_path,
-              workers=1, time_limit=60, progress=False, max_m=13)
+    run_study(
+        "fclib_generated",
+        formulations=["coulomb_fixed_point"],
+        solvers=["clarabel"],
+        out=tmp_path,
+        workers=1,
+        time_limit=60,
+        progress=False,
+        max_m=13,
+    )
     described = json.loads((tmp_path / "problems.json").read_text())
     assert described and all(d["m"] <= 13 and d["set"] == "fclib_generated" for d in described)
-    assert {d["family"] for d in described} <= {"box_pile", "sphere_pile", "capsule_pile", "mixed_pile", "box_stacks",
-                                               "box_wall", "chain", "quadruped", "humanoid",
-                                               "box_pile (local)", "mixed_pile (local)", "chain (local)"}
-    paths = write_report(pd.read_parquet(tmp_path / "results.parquet") if (tmp_path / "results.parquet").exists()
-                         else pd.read_csv(tmp_path / "results.csv"), tmp_path, time_limit=60)
+    assert {d["family"] for d in described} <= {
+        "box_pile",
+        "sphere_pile",
+        "capsule_pile",
+        "mixed_pile",
+        "box_stacks",
+        "box_wall",
+        "chain",
+        "quadruped",
+        "humanoid",
+        "box_pile (local)",
+        "mixed_pile (local)",
+        "chain (local)",
+    }
+    paths = write_report(
+        pd.read_parquet(tmp_path / "results.parquet")
+        if (tmp_path / "results.parquet").exists()
+        else pd.read_csv(tmp_path / "results.csv"),
+        tmp_path,
+        time_limit=60,
+    )
     md = paths["markdown"].read_text(encoding="utf-8")
     assert "unknown" not in md.split("## Results by problem family")[1].split("## ")[0]
 
@@ -203,14 +269,26 @@ def test_a_certified_answer_off_a_consensus_without_uniqueness_is_disputed_not_w
     """Two certified answers of a problem whose solution is not known to be unique are both solutions: the one that
     differs from the consensus is listed as disputed and counted correct; with an exact reference, or when the
     answer itself claims uniqueness, the difference is a wrong claim."""
-    base = _row("p", "siconos_fc3d_prox", "siconos", "solved", True, solve=0.001, total=0.1, residual=1e-13,
-                reference="consensus:2", agrees=False)
+    base = _row(
+        "p",
+        "siconos_fc3d_prox",
+        "siconos",
+        "solved",
+        True,
+        solve=0.001,
+        total=0.1,
+        residual=1e-13,
+        reference="consensus:2",
+        agrees=False,
+    )
     base["generalized_force_gap"] = 0.15
     unknown = json.dumps({"unique": {"acceleration": None, "generalized_force": None}})
-    cases = [(dict(base, answer=unknown), (1, 0, 1)),
-             (dict(base, answer=json.dumps({"unique": {"acceleration": True}})), (0, 1, 0)),
-             (dict(base, answer=unknown, reference="exact:coulomb_enumeration"), (0, 1, 0)),
-             (dict(base, answer=unknown, certified=False), (0, 1, 0))]
+    cases = [
+        (dict(base, answer=unknown), (1, 0, 1)),
+        (dict(base, answer=json.dumps({"unique": {"acceleration": True}})), (0, 1, 0)),
+        (dict(base, answer=unknown, reference="exact:coulomb_enumeration"), (0, 1, 0)),
+        (dict(base, answer=unknown, certified=False), (0, 1, 0)),
+    ]
     for row, (correct, wrong, disputed) in cases:
         m = route_metrics([row]).iloc[0]
         assert (m["correct"], m["wrong_claims"], m["disputed"]) == (correct, wrong, disputed), row

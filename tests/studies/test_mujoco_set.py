@@ -24,8 +24,22 @@ def test_states_of_a_model_are_a_set_and_a_study_runs_on_them(tmp_path, capsys):
     assert [pid for pid, _ in items] == ["box@0", "box@1", "box@2"]
     assert all(p.n == 6 and p.m >= 1 for _, p in items)
     out = tmp_path / "cv"
-    assert main(["crossval", f"mujoco:{xml}:3", "--formulations", "gauss_qp,sticking_socp,coulomb_fixed_point",
-                 "--solvers", "clarabel", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "crossval",
+                f"mujoco:{xml}:3",
+                "--formulations",
+                "gauss_qp,sticking_socp,coulomb_fixed_point",
+                "--solvers",
+                "clarabel",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     table = load_table(out)
     assert set(table["problem"]) == {"box@0", "box@1", "box@2"} and (table["status"] == "solved").any()
     assert (out / "problems").exists()  # the generated problems are saved for the reproducing commands

@@ -28,7 +28,9 @@ def fake_siconos(tmp_path, monkeypatch):
     protocol (npz in, JSON out), solving the LCP with our Lemke; ``FAKE_PEER`` = ``right`` (the answer, info 0),
     ``wrong`` (the answer − 1, negative somewhere, with info 0: a false claim) or ``fail`` (info 1)."""
     exe = tmp_path / "fake-python"
-    exe.write_text(f"#!{sys.executable}\n" + textwrap.dedent('''
+    exe.write_text(
+        f"#!{sys.executable}\n"
+        + textwrap.dedent("""
         import json, os, sys
         import numpy as np
         if sys.argv[1:] == ["-c", "import siconos.numerics"]:
@@ -45,7 +47,8 @@ def fake_siconos(tmp_path, monkeypatch):
             x = x - 1.0
         json.dump({"info": 1 if mode == "fail" else 0, "time": 1e-4, "x": x.tolist(), "y": (W @ x + q).tolist(),
                    "iterations": 3, "own_error": 0.0}, open(sys.argv[4], "w"))
-        '''))
+        """)
+    )
     exe.chmod(0o755)
     monkeypatch.setenv("GAUSSQP_SICONOS_PYTHON", str(exe))
     monkeypatch.setenv("FAKE_PEER", "right")
@@ -53,8 +56,10 @@ def fake_siconos(tmp_path, monkeypatch):
 
 
 def test_peer_names_are_study_options_and_peers_are_opt_in():
-    assert check_options(["siconos_lcp_lemke", "gauss_qp"], ["siconos", "direct"])[0] == ("siconos_lcp_lemke",
-                                                                                          "gauss_qp")
+    assert check_options(["siconos_lcp_lemke", "gauss_qp"], ["siconos", "direct"])[0] == (
+        "siconos_lcp_lemke",
+        "gauss_qp",
+    )
     block = problems.load("hyperstatic_block")
     assert not any(r.peer for r in routes_for(block))  # no peer unless asked
     assert peers.resolve_peers(None) == peers.resolve_peers("none") == ()
@@ -103,8 +108,19 @@ def test_a_false_peer_claim_in_a_study_is_a_wrong_claim_and_exit_1(fake_siconos,
 
     monkeypatch.setenv("FAKE_PEER", "wrong")
     out = tmp_path / "cv"
-    code = main(["crossval", "library", "--formulations", "lcp_lemke,siconos_lcp_lemke", "--peers", "siconos",
-                 "--out", str(out), "--quiet"])
+    code = main(
+        [
+            "crossval",
+            "library",
+            "--formulations",
+            "lcp_lemke,siconos_lcp_lemke",
+            "--peers",
+            "siconos",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 1
     table = load_table(out)
     peer = table[table.solver == "siconos"]
@@ -118,8 +134,9 @@ def test_a_false_peer_claim_in_a_study_is_a_wrong_claim_and_exit_1(fake_siconos,
 
 # --- the real peer ---------------------------------------------------------------------------------------------
 
-needs_siconos = pytest.mark.skipif(not peers.available("siconos"),
-                                   reason="Siconos is not installed (apt-get install python3-siconos)")
+needs_siconos = pytest.mark.skipif(
+    not peers.available("siconos"), reason="Siconos is not installed (apt-get install python3-siconos)"
+)
 
 
 @needs_siconos
@@ -184,8 +201,15 @@ def test_a_peer_success_claimed_on_an_infeasible_problem_is_not_certified(fake_s
     LCPs)."""
     from gaussqp import Contact, ContactProblem
 
-    p = ContactProblem(np.eye(1), [0.0], [Contact("unilateral", normal=[1.0], normal_drift=-3.0),
-                                          Contact("unilateral", normal=[-1.0], normal_drift=-1.0)], dimension=2)
+    p = ContactProblem(
+        np.eye(1),
+        [0.0],
+        [
+            Contact("unilateral", normal=[1.0], normal_drift=-3.0),
+            Contact("unilateral", normal=[-1.0], normal_drift=-1.0),
+        ],
+        dimension=2,
+    )
     run = peers.run_peer(p, "siconos_lcp_lemke")  # the double answers z = 0 with info 0
     assert run.claimed_success
     assert run.solution.status == "infeasible" and run.solution.certified  # our verdict on the problem

@@ -15,8 +15,13 @@ pd = pytest.importorskip("pandas", reason="needs the optional extra gaussqp[stud
 
 from gaussqp.errors import FileFormatError, MagnitudeError, UnknownValueError  # noqa: E402
 from gaussqp.settings import PRESETS, STUDY_SGM_SHIFT  # noqa: E402
-from gaussqp.studies.metrics import (classify, performance_profile, performance_ratios, route_metrics,  # noqa: E402
-                                     shifted_geometric_mean)
+from gaussqp.studies.metrics import (  # noqa: E402
+    classify,
+    performance_profile,
+    performance_ratios,
+    route_metrics,  # noqa: E402
+    shifted_geometric_mean,
+)
 from gaussqp.studies.report import load_table, write_report  # noqa: E402
 
 A, B, C = "F/clarabel/high", "F/osqp/high", "G/wrong/high"
@@ -27,17 +32,29 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 def _row(problem, formulation, solver, status, certified, agrees, time, residual, reference):
     return {
-        "problem": problem, "set": "synthetic", "formulation": formulation, "solver": solver, "tolerance": "high",
-        "status": status, "certified": certified, "claimed_success": status == "solved", "residual": residual,
-        "certificates": "C1;C2" if certified else "", "build_time": time / 4, "solve_time": time / 2,
-        "certify_time": time / 4, "total_time": time,
-        "acceleration_gap": (0.25 if agrees is False else 0.0), "generalized_force_gap": (0.5 if agrees is False
-                                                                                            else 0.0),
-        "reference": reference, "agrees_with_reference": agrees,
+        "problem": problem,
+        "set": "synthetic",
+        "formulation": formulation,
+        "solver": solver,
+        "tolerance": "high",
+        "status": status,
+        "certified": certified,
+        "claimed_success": status == "solved",
+        "residual": residual,
+        "certificates": "C1;C2" if certified else "",
+        "build_time": time / 4,
+        "solve_time": time / 2,
+        "certify_time": time / 4,
+        "total_time": time,
+        "acceleration_gap": (0.25 if agrees is False else 0.0),
+        "generalized_force_gap": (0.5 if agrees is False else 0.0),
+        "reference": reference,
+        "agrees_with_reference": agrees,
         "correct": status == "solved" and certified and agrees is not False,
-        "honest_failure": status in {"failed", "timeout", "inaccurate"}, "error": "boom" if status == "error" else "",
+        "honest_failure": status in {"failed", "timeout", "inaccurate"},
+        "error": "boom" if status == "error" else "",
         "command": f"gaussqp solve synthetic:{problem} --formulation {formulation} --solver {solver} "
-                   "--tolerance high --json",
+        "--tolerance high --json",
     }
 
 
@@ -116,8 +133,11 @@ def test_shifted_geometric_means_by_hand_on_three_routes():
         assert m.loc[route, "sgm_time"] == pytest.approx(value / best, rel=1e-12)
     assert m["sgm_time"].min() == 1.0 and m.loc[A, "sgm_time"] == 1.0
     # residual: a run that is not correct is charged max(its residual, the preset's tolerance)
-    raw_r = {A: _hand_sgm([1e-8] * 5), B: _hand_sgm([1e-8, 1e-8, 1e-8, TOL]),
-             C: _hand_sgm([0.5, max(1e-9, TOL), TOL, TOL])}
+    raw_r = {
+        A: _hand_sgm([1e-8] * 5),
+        B: _hand_sgm([1e-8, 1e-8, 1e-8, TOL]),
+        C: _hand_sgm([0.5, max(1e-9, TOL), TOL, TOL]),
+    }
     best_r = min(raw_r.values())
     for route, value in raw_r.items():
         assert m.loc[route, "sgm_residual_raw"] == pytest.approx(value, rel=1e-5)
@@ -149,8 +169,11 @@ def test_time_penalty_defaults_to_the_recorded_limit_or_the_slowest_run():
 def test_performance_profile_by_hand():
     rows = _table()
     ratios = performance_ratios(rows)
-    expected = pd.DataFrame({A: [1, 1, 2, 1, 1], B: [2, 1, 1, np.inf, np.inf], C: [np.inf] * 5},
-                            index=["p1", "p2", "p3", "p4", "p5"], dtype=float)
+    expected = pd.DataFrame(
+        {A: [1, 1, 2, 1, 1], B: [2, 1, 1, np.inf, np.inf], C: [np.inf] * 5},
+        index=["p1", "p2", "p3", "p4", "p5"],
+        dtype=float,
+    )
     np.testing.assert_array_equal(ratios.loc[expected.index, expected.columns].to_numpy(), expected.to_numpy())
     rho = performance_profile(rows, taus=[1.0, 1.5, 2.0, 1e6])
     assert list(rho.loc[1.0, [A, B, C]]) == [4 / 5, 2 / 5, 0.0]
@@ -190,7 +213,9 @@ def test_bad_tables_are_refused_naming_the_column():
 
 def test_a_repeated_run_counts_once_and_stored_flags_are_checked():
     rows = _table()
-    again = dict(rows[-1], status="failed", honest_failure=True)  # C on p4 run again (a resumed study): the last row counts
+    again = dict(
+        rows[-1], status="failed", honest_failure=True
+    )  # C on p4 run again (a resumed study): the last row counts
     frame = classify(rows + [again])
     assert len(frame) == len(rows)
     assert frame[(frame["route"] == C) & (frame["problem"] == "p4")]["status"].item() == "failed"
@@ -211,6 +236,7 @@ def test_report_files_tables_and_flags(tmp_path):
         data = paths[key].read_bytes()
         assert data.startswith(PNG_MAGIC)
         import matplotlib.image
+
         image = matplotlib.image.imread(paths[key])
         assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
     md = paths["markdown"].read_text(encoding="utf-8")
@@ -225,7 +251,7 @@ def test_report_files_tables_and_flags(tmp_path):
     disagreement_rows = [line for line in section.splitlines() if re.match(r"\| p\d ", line)]
     assert len(disagreement_rows) == 2
     for problem, line in zip(["p1", "p2"], disagreement_rows):
-        command = (f"gaussqp solve synthetic:{problem} --formulation G --solver wrong --tolerance high --json")
+        command = f"gaussqp solve synthetic:{problem} --formulation G --solver wrong --tolerance high --json"
         assert line.startswith(f"| {problem} | {C} |") and f"`{command}`" in line
     # how the reference was chosen: 3 exact, 1 consensus, 1 none
     refs = md.split("## How the reference was chosen")[1]
@@ -246,7 +272,7 @@ def test_html_is_self_contained(tmp_path):
     # the same tables: the flagged route, the disagreements' commands (HTML-escaped), the reference counts
     assert 'class="flag">WRONG CLAIMS' in page
     assert "gaussqp solve synthetic:p2 --formulation G --solver wrong --tolerance high --json" in page
-    assert "<td>exact</td><td class=\"num\">3</td>" in page
+    assert '<td>exact</td><td class="num">3</td>' in page
 
 
 def test_report_without_disagreements_says_so(tmp_path):
@@ -273,8 +299,9 @@ def test_load_table_prefers_parquet(tmp_path):
     pd.DataFrame(_table()[:2]).to_csv(tmp_path / "results.csv", index=False)  # ignored: the Parquet wins
     table = load_table(tmp_path)
     assert len(table) == len(df)
-    pd.testing.assert_frame_equal(route_metrics(table, time_limit=TIME_LIMIT),
-                                  route_metrics(_table(), time_limit=TIME_LIMIT))
+    pd.testing.assert_frame_equal(
+        route_metrics(table, time_limit=TIME_LIMIT), route_metrics(_table(), time_limit=TIME_LIMIT)
+    )
 
 
 def test_load_table_without_results_names_the_directory(tmp_path):
@@ -294,9 +321,13 @@ def test_a_right_verdict_is_a_success_and_a_wrong_one_a_wrong_claim():
     """Issue #27 item 5: a certified infeasible/unbounded verdict that the reference does not contradict is a
     correct claim (with or without a reference); uncertified or contradicted, it is a wrong claim."""
     base = _row("q", "F", "clarabel", "infeasible", True, True, 1.0, 1e-9, "exact:F/enumeration/high")
-    cases = [(base, (0, 1, 1, 0)), (dict(base, agrees_with_reference=None, reference="none"), (0, 1, 1, 0)),
-             (dict(base, status="unbounded"), (0, 1, 1, 0)),
-             (dict(base, certified=False), (0, 1, 0, 1)), (dict(base, agrees_with_reference=False), (0, 1, 0, 1))]
+    cases = [
+        (base, (0, 1, 1, 0)),
+        (dict(base, agrees_with_reference=None, reference="none"), (0, 1, 1, 0)),
+        (dict(base, status="unbounded"), (0, 1, 1, 0)),
+        (dict(base, certified=False), (0, 1, 0, 1)),
+        (dict(base, agrees_with_reference=False), (0, 1, 0, 1)),
+    ]
     for row, expected in cases:
         m = route_metrics([row]).iloc[0]
         assert (m["honest_failures"], m["success"], m["correct"], m["wrong_claims"]) == expected, row

@@ -13,8 +13,17 @@ import pytest
 from gaussqp.errors import FileFormatError, UnknownFormulationError, UnknownValueError
 from gaussqp.formulations import FORMULATIONS, register
 from gaussqp.formulations.gauss_qp import GaussQP
-from gaussqp.studies import (COLUMNS, FamilySet, LibrarySet, ResultsStore, parse_set, read_table, routes_for,
-                             run_stats, run_study)
+from gaussqp.studies import (
+    COLUMNS,
+    FamilySet,
+    LibrarySet,
+    ResultsStore,
+    parse_set,
+    read_table,
+    routes_for,
+    run_stats,
+    run_study,
+)
 from gaussqp.studies.runner import pack, unpack
 from gaussqp.studies.sets import FAMILY_KINDS, class_key, problem_size
 
@@ -59,6 +68,7 @@ def _rows(df):
 
 
 # --- sets ------------------------------------------------------------------------------------------------------
+
 
 def test_family_set_is_deterministic_cycles_the_kinds_and_is_a_prefix_of_a_larger_set():
     a = list(FamilySet(14, 3))
@@ -122,7 +132,6 @@ def test_fclib_set_reads_global_and_local_files_and_records_the_rest():
     assert np.array_equal(unpack(pack(local)).q, local.q)
 
 
-
 def test_pack_is_arrays_and_unpack_rebuilds_the_same_global_problem():
     """The packed form is the NPZ members (arrays, cheap to rebuild), not the JSON form, whose validation took
     seconds on a large FCLIB file and was counted against the run's time limit."""
@@ -134,11 +143,15 @@ def test_pack_is_arrays_and_unpack_rebuilds_the_same_global_problem():
     q = unpack(data)
     assert q.name == p.name and list(q.types) == list(p.types) and list(q.modes) == list(p.modes)
     for a, b in ((q.M, p.M), (q.J_n, p.J_n), (q.J_t, p.J_t)):
-        assert np.array_equal(np.asarray(a.todense() if hasattr(a, "todense") else a),
-                              np.asarray(b.todense() if hasattr(b, "todense") else b))
+        assert np.array_equal(
+            np.asarray(a.todense() if hasattr(a, "todense") else a),
+            np.asarray(b.todense() if hasattr(b, "todense") else b),
+        )
     assert np.array_equal(q.F, p.F) and np.array_equal(q.friction, p.friction)
 
+
 # --- routes ----------------------------------------------------------------------------------------------------
+
 
 def test_routes_every_accepting_formulation_times_backends_and_tolerances():
     from gaussqp import problems
@@ -160,6 +173,7 @@ def test_routes_every_accepting_formulation_times_backends_and_tolerances():
 
 
 # --- a study end to end, resume, time limit, a broken route ---------------------------------------------------
+
 
 def test_small_study_end_to_end_then_resume_recomputes_nothing(tmp_path):
     pytest.importorskip("pandas", reason="the results as a DataFrame need the optional extra gaussqp[studies]")
@@ -195,8 +209,9 @@ def test_small_study_end_to_end_then_resume_recomputes_nothing(tmp_path):
     df3 = run_study(FamilySet(30, 0), formulations=FORMS, out=out, workers=2, time_limit=60, progress=False)
     assert run_stats["runs"] == 0
     key = ["set", "problem", "formulation", "solver", "tolerance", "status", "reference", "agrees_with_reference"]
-    assert sorted(tuple(str(r[k]) for k in key) for r in _rows(df3)) == \
-        sorted(tuple(str(r[k]) for k in key) for r in rows)
+    assert sorted(tuple(str(r[k]) for k in key) for r in _rows(df3)) == sorted(
+        tuple(str(r[k]) for k in key) for r in rows
+    )
     # a killed study's line, cut short, is run again rather than trusted
     text = (out / "results.jsonl").read_text().splitlines()
     i = next(i for i, line in enumerate(text) if '"families:30:0"' in line)
@@ -208,8 +223,15 @@ def test_small_study_end_to_end_then_resume_recomputes_nothing(tmp_path):
 
 def test_time_limit_records_timeout_rows_and_the_study_goes_on(tmp_path, registered):
     t0 = time.perf_counter()
-    df = run_study(FamilySet(3, 0, kinds=("frictionless",)), formulations=["sleepy_qp", "lcp_lemke"],
-                   solvers=["clarabel", "direct"], out=tmp_path, workers=2, time_limit=1.5, progress=False)
+    df = run_study(
+        FamilySet(3, 0, kinds=("frictionless",)),
+        formulations=["sleepy_qp", "lcp_lemke"],
+        solvers=["clarabel", "direct"],
+        out=tmp_path,
+        workers=2,
+        time_limit=1.5,
+        progress=False,
+    )
     rows = _rows(df)
     sleepy = [r for r in rows if r["formulation"] == "sleepy_qp"]
     lemke = [r for r in rows if r["formulation"] == "lcp_lemke"]
@@ -220,9 +242,15 @@ def test_time_limit_records_timeout_rows_and_the_study_goes_on(tmp_path, registe
 
 
 def test_broken_backend_is_caught_by_the_reference(tmp_path, registered):
-    df = run_study(FamilySet(14, 2, kinds=("frictionless", "redundant", "sticking")),
-                   formulations=["gauss_qp", "lcp_lemke", "broken_qp"], solvers=["clarabel", "direct"],
-                   out=tmp_path, workers=2, time_limit=60, progress=False)
+    df = run_study(
+        FamilySet(14, 2, kinds=("frictionless", "redundant", "sticking")),
+        formulations=["gauss_qp", "lcp_lemke", "broken_qp"],
+        solvers=["clarabel", "direct"],
+        out=tmp_path,
+        workers=2,
+        time_limit=60,
+        progress=False,
+    )
     rows = _rows(df)
     broken = [r for r in rows if r["formulation"] == "broken_qp" and r["reference"].startswith("exact:")]
     assert len(broken) >= 10
@@ -245,8 +273,9 @@ def test_csv_without_pandas_round_trips(tmp_path, monkeypatch):
     for a, b in zip(sorted(back, key=lambda r: r["problem"]), sorted(rows, key=lambda r: r["problem"])):
         assert a["status"] == b["status"] and a["certified"] is b["certified"] is True
         assert a["agrees_with_reference"] is b["agrees_with_reference"]
-        assert (math.isnan(a["acceleration_gap"]) and math.isnan(b["acceleration_gap"])) or \
-            a["acceleration_gap"] == b["acceleration_gap"]
+        assert (math.isnan(a["acceleration_gap"]) and math.isnan(b["acceleration_gap"])) or a["acceleration_gap"] == b[
+            "acceleration_gap"
+        ]
     assert json.loads(back[0]["answer"])["acceleration"] is None or len(json.loads(back[0]["answer"])["acceleration"])
     assert ResultsStore(tmp_path).load()  # the journal
 
@@ -265,18 +294,20 @@ def test_bad_options_are_typed_errors(tmp_path):
 
 # --- Dask distributed --------------------------------------------------------------------------------------------
 
+
 def test_dask_local_cluster_equals_the_process_pool(tmp_path):
     distributed = pytest.importorskip("distributed", reason="needs the optional extra gaussqp[dask]")
     s = FamilySet(14, 5)
     pool = _rows(run_study(s, formulations=FORMS, out=tmp_path / "pool", workers=2, progress=False))
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        dask = _rows(run_study(s, formulations=FORMS, out=tmp_path / "dask", scheduler=cluster.scheduler_address,
-                               progress=False))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        dask = _rows(
+            run_study(s, formulations=FORMS, out=tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False)
+        )
     assert run_stats["runs"] == len(dask) == len(pool) > 14
 
     def key(r):
         return (r["problem"], r["formulation"], r["solver"], r["tolerance"])
+
     a, b = sorted(pool, key=key), sorted(dask, key=key)
     for x, y in zip(a, b):
         assert key(x) == key(y)

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from gaussqp.problems import fclib_scenes
+
 gen = Path("/tmp/bench-study/generated")
 # deterministic stratified subset: every 2nd index of seed 1 (2 is coprime with the 9 scenes, so each scene gets 16-17)
 for i in range(0, 300, 2):
