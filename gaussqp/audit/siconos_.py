@@ -390,6 +390,25 @@ def run(
     return R.ravel(), report
 
 
+def _engine_answer(problem, size: int, answer, solver, tolerance, time_limit):
+    """``(r, engine, report, failed)``: the reaction read from ``answer`` or computed by Siconos's ``solver`` on
+    ``problem``; ``failed`` is the error state to report when Siconos gave none (timed out, crashed), else None."""
+    from .core import StateAudit
+
+    if answer is not None:
+        engine = "answer file" if isinstance(answer, (str, pathlib.Path)) else "answer"
+        return read_answer(answer, size), engine, {}, None
+    r, report = run(problem, solver, tolerance=tolerance, time_limit=time_limit)
+    engine = report["solver"]
+    if r is not None:
+        return r, engine, report, None
+    why = "timed out" if report.get("timeout") else report.get("crash", "gave no answer")
+    st = StateAudit(
+        0.0, 0, "error", False, None, None, None, None, [], [f"error: Siconos {why}"], message=f"Siconos {why}"
+    )
+    return None, engine, report, st
+
+
 def audit(
     problem,
     *,
@@ -432,33 +451,10 @@ def audit(
         return _audit_local(
             original, name, str(exc), solver=solver, answer=answer, tolerance=tolerance, time_limit=time_limit, t0=t0
         )
-    report: dict = {}
-    r: np.ndarray | None
-    if answer is not None:
-        r = read_answer(answer, p.m * p.dimension)
-        engine = "answer file" if isinstance(answer, (str, pathlib.Path)) else "answer"
-    else:
-        r, report = run(original, solver, tolerance=tolerance, time_limit=time_limit)
-        engine = report["solver"]
-        if r is None:
-            from .core import StateAudit
-
-            why = "timed out" if report.get("timeout") else report.get("crash", "gave no answer")
-            st = StateAudit(
-                0.0,
-                0,
-                "error",
-                False,
-                None,
-                None,
-                None,
-                None,
-                [],
-                [f"error: Siconos {why}"],
-                message=f"Siconos {why}",
-                left_out=left_out,
-            )
-            return AuditReport(name or pname, engine, [st], time.perf_counter() - t0, {"siconos": report})
+    r, engine, report, failed = _engine_answer(original, p.m * p.dimension, answer, solver, tolerance, time_limit)
+    if failed is not None:
+        failed.left_out = left_out
+        return AuditReport(name or pname, engine, [failed], time.perf_counter() - t0, {"siconos": report})
     state = engine_state(p, r, engine=engine)
     state.left_out = left_out
     results = audit_states([state], crosscheck=crosscheck, tolerance=tolerance)
@@ -561,30 +557,9 @@ def _audit_local(
     from .core import ContactAudit, StateAudit, coulomb_residual
 
     d, m = local.dimension, local.m
-    report: dict = {}
-    if answer is not None:
-        r = read_answer(answer, m * d)
-        engine = "answer file" if isinstance(answer, (str, pathlib.Path)) else "answer"
-    else:
-        got, report = run(local, solver, tolerance=tolerance, time_limit=time_limit)
-        engine = report["solver"]
-        if got is None:
-            why_not = "timed out" if report.get("timeout") else report.get("crash", "gave no answer")
-            st = StateAudit(
-                0.0,
-                0,
-                "error",
-                False,
-                None,
-                None,
-                None,
-                None,
-                [],
-                [f"error: Siconos {why_not}"],
-                message=f"Siconos {why_not}",
-            )
-            return AuditReport(name or local.name, engine, [st], time.perf_counter() - t0, {"siconos": report})
-        r = got
+    r, engine, report, failed = _engine_answer(local, m * d, answer, solver, tolerance, time_limit)
+    if failed is not None:
+        return AuditReport(name or local.name, engine, [failed], time.perf_counter() - t0, {"siconos": report})
     W = as_dense(local.W)
     q = np.asarray(local.q, dtype=float)
     u_e = W @ r + q

@@ -261,3 +261,19 @@ def test_siconos_on_fclib_capsules_without_envelopes():
     assert st.certified and len(st.contacts) == 286
     assert [f.split(":")[0] for f in st.flags] == ["envelope_not_available"]
     assert st.engine_answer["certified_solution"] is rep.options["siconos"]["claimed_success"] is True
+
+
+@pytest.mark.parametrize("form", ["global", "local"])
+def test_a_siconos_run_without_an_answer_is_an_error_state_not_an_audit(monkeypatch, form):
+    """Siconos timed out (or crashed): the report has one error state saying so, for either form of the problem."""
+    from gaussqp.formulations.coulomb import condense
+
+    p = box_problem()
+    if form == "local":
+        cd = condense(p)
+        p = LocalContactProblem(cd.W, cd.q, np.full(4, MU), 3)
+    monkeypatch.setattr(siconos_, "run", lambda *a, **k: (None, {"solver": "fc3d_nsgs", "timeout": True}))
+    rep = siconos_.audit(p, solver="fc3d_nsgs")
+    (st,) = rep.states
+    assert st.status == "error" and not st.certified
+    assert st.flags == ["error: Siconos timed out"] and rep.engine == "fc3d_nsgs"
