@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import tempfile
 import time
 import venv
@@ -78,7 +79,11 @@ def main(argv: list[str] | None = None) -> int:
         }
         missing = sorted(needed - set(names))
         library = len([n for n in names if n.startswith("gaussqp/problems/data/")])
-        shipped = len([p for p in (ROOT / "problems" / "data").rglob("*") if p.suffix in {".json", ".npz", ".hdf5"}])
+        # the library files are those pyproject.toml's package data names for gaussqp.problems (one place)
+        patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+            "package-data"
+        ]["gaussqp.problems"]
+        shipped = len({p for pattern in patterns for p in (ROOT / "problems").glob(pattern) if p.is_file()})
         if missing or library != shipped:
             sys.exit(f"check_package: the wheel lacks {missing} or holds {library} of the {shipped} library files")
         print(f"check_package: wheel contents: ok ({library} library files, schemas, py.typed)")
