@@ -783,7 +783,8 @@ COULOMB_NN_REG_THETA = 1e-2
 COULOMB_NN_REG_FLOOR = 1e-12
 #: The mode-free route runs the Newton with these θ in turn, the next only when the last did not reach
 #: :data:`COULOMB_NN_ACCEPT_RTOL` (before the convex iteration): no single θ is best. On the 165 problems of
-#: ``benchmarks/results/fclib_generated_study_newton`` the Newton alone reaches 1e-8 on 132 with θ = 1e-2, 135 with
+#: ``benchmarks/results/fclib_generated_study_newton`` the Newton alone reaches 1e-8·‖q‖ (the study's bar; the route
+#: accepts at 1e-10) on 132 with θ = 1e-2, 135 with
 #: 0.1, 131 with 1 and 146 with the three in turn: a weak damping keeps the fast local convergence on piles and
 #: walls; a strong one lets the quadrupeds (W of rank 58 of 63, its nonzero spectrum over seven decades) converge.
 COULOMB_NN_REG_THETAS = (COULOMB_NN_REG_THETA, 0.1, 1.0)

@@ -83,6 +83,13 @@ def lift(local: LocalContactProblem) -> tuple[ContactProblem, str]:
     # a contact whose block is 1e-12 of the largest keeps its own rows (the Jacobi-scaled W̃ = D W D has a unit
     # diagonal; a zero diagonal entry keeps scale 1, and a PSD W has a zero row there)
     diag = np.diag(W).copy()
+    bad = np.flatnonzero((diag <= 0) & (np.abs(W).max(axis=1) > 0))
+    if bad.size:  # a PSD matrix with W_ii <= 0 has W_ii = 0 and a zero row i
+        i = int(bad[0])
+        raise NotApplicableError(
+            f"W: its diagonal entry W[{i},{i}] = {diag[i]:.3g} is not positive while row {i} is not zero: W is not "
+            "positive semidefinite, so it is no Delassus operator H M⁻¹ Hᵀ and has no global lift"
+        )
     scale = np.sqrt(np.where(diag > 0, diag, 0.0))
     dinv = np.where(scale > 0, 1.0 / np.where(scale > 0, scale, 1.0), 1.0)
     entry = np.maximum(np.outer(scale, scale), SCALE_FLOOR)
@@ -108,6 +115,14 @@ def lift(local: LocalContactProblem) -> tuple[ContactProblem, str]:
     L[np.abs(L) < np.finfo(float).eps * scale[:, None]] = 0.0
     k = int(keep.sum())
     err = float((np.abs(W - L @ L.T) / entry).max(initial=0.0))
+    # the kept eigenvalues reproduce the scaled W to (dropped ones) · rtol · s_max <= n² rtol per entry; beyond that
+    # the lift is another problem (a zero or negative diagonal entry whose row is not zero: W is not PSD)
+    if not err <= W.shape[0] ** 2 * AUDIT_LIFT_RTOL:
+        raise NotApplicableError(
+            f"W: its lift L Lᵀ differs from it by {err:.3g} of sqrt(W_ii W_jj) (above n² AUDIT_LIFT_RTOL = "
+            f"{W.shape[0] ** 2 * AUDIT_LIFT_RTOL:.3g}): W is not positive semidefinite entry by entry (a zero or "
+            "negative diagonal entry with a nonzero row), so it has no global lift"
+        )
     q = np.asarray(local.q, dtype=float)
     # any c gives an exact lift (u = L(Lᵀr + c) + q − L c = W r + q); this one leaves in q⊥ only what the kept
     # scaled eigenvectors do not span

@@ -310,16 +310,15 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     # ker M̃) restricts nothing, although normalized on its own it would look like a constraint
     G_in = ineq[in_keep]
     if G_in.shape[0] and R_eq.shape[0]:
-        # an inequality row in the span of the equality rows on ker M̃ (at the same uncertainty: appending it does not
-        # raise their rank) vanishes on their common kernel and restricts nothing there; kept, it would reach the LP
-        # normalized, its round-off read as a constraint
-        r_eq = r
-
-        def raises_rank(g: np.ndarray) -> bool:
-            Ra = np.vstack([R_eq, (g @ Kt) / np.linalg.norm(g)])
-            return int(np.sum(np.linalg.svd(Ra, compute_uv=False) > angle * np.sqrt(Ra.shape[0]))) > r_eq
-
-        G_in = G_in[[raises_rank(g) for g in G_in]]
+        # an inequality row in the span of the equality rows on ker M̃ vanishes on their common kernel Z and
+        # restricts nothing there; kept, it would reach the LP normalized, its round-off read as a constraint. Its
+        # part on Z, in units of its full norm, is known to ``angle`` plus the error of Z itself, which Wedin's
+        # theorem bounds by ``angle`` over the smallest singular value kept of the equality rows
+        sv_kept = float(sv[r - 1]) if r else float("inf")
+        Gk = (G_in @ Kt) / np.linalg.norm(G_in, axis=1)[:, None]
+        on_z = np.linalg.norm(Gk @ Z, axis=1) if Z.shape[1] else np.zeros(Gk.shape[0])
+        resolved = angle * (1.0 + np.linalg.norm(Gk, axis=1) / sv_kept) * np.sqrt(max(Z.shape[1], 1))
+        G_in = G_in[on_z > resolved]
         data["rows_zero_on_equality_kernel"] = int(in_keep.sum() - G_in.shape[0])
     stack = np.vstack([eq[eq_keep], G_in])
     line = None
@@ -327,7 +326,7 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         R_all = (stack @ Kt) / np.linalg.norm(stack, axis=1)[:, None]
         _, sva, vta = np.linalg.svd(R_all, full_matrices=True)
         ra = int(np.sum(sva > angle * np.sqrt(R_all.shape[0])))
-        line = vta[ra:].T if ra < k else None
+        line = vta[ra:][::-1].T if ra < k else None  # the most null direction first
     elif k:
         line = np.eye(k)
     try:
@@ -348,6 +347,28 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         )
     witness = None
     if t.witness is not None:
+        # the direction must keep every row it was decided on, each in units of its full norm at the kernel's
+        # accuracy: E v = 0 and the rows with λ > 0 (equalities), G_0 v >= 0 (the other active rows)
+        y = np.asarray(t.witness, dtype=float) / np.linalg.norm(t.witness)
+        rows_eq, rows_in = (
+            eq[eq_keep],
+            G_in,
+        )  # the rows it was decided on (those in the equalities' span resolved above)
+        slack_eq = np.abs(rows_eq @ Kt @ y) / np.linalg.norm(rows_eq, axis=1) if rows_eq.shape[0] else np.zeros(0)
+        slack_in = (rows_in @ Kt @ y) / np.linalg.norm(rows_in, axis=1) if rows_in.shape[0] else np.zeros(0)
+        allowed = angle * np.sqrt(max(rows_eq.shape[0] + rows_in.shape[0], 1))
+        worst = max(float(slack_eq.max(initial=0.0)), float(-slack_in.min(initial=0.0)))
+        if worst > allowed:
+            return Certificate(
+                id="unique_acceleration",
+                name="uniqueness of the acceleration (exact)",
+                source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
+                holds=None,
+                margin=float("nan"),
+                implies=f"undecided: the direction found breaks an active row by {worst:.1e} of its norm (beyond the "
+                f"kernel's accuracy {allowed:.1e}): the data do not decide uniqueness at this precision",
+                data=data,
+            )
         witness = s * (Kt @ t.witness)
         witness = witness / np.abs(witness).max()
         refuted = _witness_refuted(problem, a, fac, s, witness, w[-fac.rank] if fac.rank else 1.0, eps_n)

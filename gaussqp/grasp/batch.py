@@ -41,6 +41,7 @@ from ..errors import FileFormatError, GaussQPError, MissingExtraError, UnknownVa
 from ..jsonable import to_jsonable
 from ..progress import Progress
 from ..settings import (
+    DEFAULT_FACETS,
     GRASP_BATCH_CHUNK,
     GRASP_BATCH_ITERATIONS,
     GRASP_BATCH_POOL_MIN,
@@ -404,7 +405,7 @@ def analyze_many(
     grasps: Iterable[Grasp],
     *,
     checks: Sequence[str] | str = ("force_closure",),
-    facets: int = 16,
+    facets: int = DEFAULT_FACETS,
     norm: str = "L1",
     exact: bool = False,
     workers: int | None = None,

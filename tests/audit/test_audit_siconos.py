@@ -277,3 +277,16 @@ def test_a_siconos_run_without_an_answer_is_an_error_state_not_an_audit(monkeypa
     (st,) = rep.states
     assert st.status == "error" and not st.certified
     assert st.flags == ["error: Siconos timed out"] and rep.engine == "fc3d_nsgs"
+
+
+@pytest.mark.parametrize("unit", [1e-4, 1.0, 1e4])
+@pytest.mark.parametrize(
+    "W",
+    [np.array([[0.0, 1e-6], [1e-6, 1.0]]), np.diag([1.0, -1e-11]), np.diag([1.0, -1e-3])],
+    ids=["zero", "neg", "neg2"],
+)
+def test_a_w_that_is_not_psd_has_no_lift_in_any_unit(W, unit):
+    """A zero diagonal entry with a nonzero row, or a negative one: refused whatever the unit (a scale-1 row had
+    been judged in raw units, and such a W lifted as another problem)."""
+    with pytest.raises(NotApplicableError, match="positive semidefinite"):
+        siconos_.lift(LocalContactProblem(unit * W, np.array([0.0, 1.0]), np.array([0.5]), 2))

@@ -16,6 +16,7 @@ certification seen). The draw stops at ``q = 10``; these examples pass on the ol
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from scipy.optimize import linprog
 
@@ -206,3 +207,58 @@ def test_a_not_unique_verdict_whose_witness_changes_the_objective_is_withdrawn()
     cert = unique_acceleration(p, a0, lam)
     assert cert.holds is not False, cert.implies
     assert cert.holds is None and "beyond its own accuracy" in cert.implies
+
+
+def _row_problem(L, F, J):
+    """A planted problem of the property test above: b = (1, 0, 0, 0), a* = 0, λ = (0, 0, 1, 1), all unilateral."""
+    M = (np.asarray(L).T @ np.asarray(L)).astype(float)
+    return ContactProblem.from_blocks(
+        M, np.asarray(F, float), np.asarray(J, float), np.array([1.0, 0, 0, 0]), "unilateral"
+    )
+
+
+@pytest.mark.parametrize(
+    "L, F, J",
+    [
+        (
+            [[0, 0, 0, 1, 0, 0], [-1, -6, 3, 0, 1, 2], [-5, 4, -2, 0, 39, -24], [5, -4, 2, 34, -5, 7]],
+            [250, -200, 100, 0, -250, 349],
+            [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, -1], [250, -200, 100, 0, -250, 350]],
+        ),
+        (
+            [[0, 0, 0, 1, 0, 0], [-5, -2, 5, 0, -4, -5], [-1, -8, -18, 0, 22, 37], [-1, 0, 0, 2, 0, 1]],
+            [-729, 324, -810, 0, 648, 2348],
+            [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, -1], [-729, 324, -810, 0, 648, 2349]],
+        ),
+    ],
+)
+def test_an_active_row_parallel_to_f_on_the_kernel_does_not_make_the_acceleration_unique(L, F, J):
+    """Hypothesis cases (2026-11-27): the row a6 <= 0 (λ = 1) equals −F on ker M, so with Fᵀv = 0 it restricts
+    nothing there; normalized on its own its round-off had read as a constraint and the verdict was "unique". The
+    kernel direction (0, 1/2, 1, 0, 0, 0)-like keeps every row and the objective: not unique, with that witness."""
+    p = _row_problem(L, F, J)
+    cert = unique_acceleration(p, np.zeros(6), np.array([0.0, 0.0, 1.0, 1.0]))
+    assert cert.holds is False, (cert.implies, cert.data.get("detail"))
+    w = np.asarray(cert.data["witness"], dtype=float)
+    M = np.asarray(p.M)
+    assert np.abs(M @ w).max() <= 1e-9 * np.abs(M).max() and abs(np.asarray(F, float) @ w) <= 1e-9 * np.abs(F).max()
+    Jn = np.asarray(J, float)
+    assert np.abs(Jn[2:] @ w).max() <= 1e-9 * np.abs(Jn[2:]).max() and Jn[1] @ w >= -1e-9
+
+
+@pytest.mark.parametrize("factor", [0.5, 1.1, 1.2, 1.3, 2.0])
+def test_a_row_at_the_kernels_resolution_never_gives_a_witness_that_breaks_another_row(factor):
+    """The reviewer's case: M = diag(1, 1, 0, 0), rows G1 = (0, 1, δ, 0) with λ = 1 and ±e4 with λ = 0, δ around
+    the kernel's resolution. In exact arithmetic the face is a point; near the resolution the verdict may be
+    "unique" or undecided, or "not unique" along e3 (which G1 leaves free to within δ) — never along e4, which
+    the rows ±e4 forbid (an earlier span test compared two rank counts at different thresholds and dropped e4)."""
+    from gaussqp.settings import KERNEL_ANGLE_MULTIPLE
+
+    delta = factor * KERNEL_ANGLE_MULTIPLE * 4 * np.finfo(float).eps
+    G1 = np.array([0.0, 1.0, delta, 0.0])
+    J = np.array([G1, [0, 0, 0, 1.0], [0, 0, 0, -1.0]])
+    p = ContactProblem.from_blocks(np.diag([1.0, 1.0, 0.0, 0.0]), G1.copy(), J, np.zeros(3), "unilateral")
+    cert = unique_acceleration(p, np.zeros(4), np.array([1.0, 0.0, 0.0]))
+    if cert.holds is False:
+        w = np.asarray(cert.data["witness"], dtype=float)
+        assert abs(w[3]) <= 1e-12 and np.abs(J @ w).max() <= 10 * delta, w
