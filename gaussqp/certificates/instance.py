@@ -304,10 +304,6 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
     else:
         Z = np.eye(k)
     data["equality_kernel_dimension"] = int(Z.shape[1])
-    # a line of directions: a v ≠ 0 on ker M̃ on which every kept row, equality or inequality, vanishes. Decided on
-    # the stack of all of them in units of their full norms, with the same uncertainty ``angle`` on every entry as the
-    # equality kernel above: an inequality row that equals F's restriction up to that uncertainty (parallel to F on
-    # ker M̃) restricts nothing, although normalized on its own it would look like a constraint
     G_in = ineq[in_keep]
     if G_in.shape[0] and R_eq.shape[0]:
         # an inequality row in the span of the equality rows on ker M̃ vanishes on their common kernel Z and
@@ -320,6 +316,9 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         resolved = angle * (1.0 + np.linalg.norm(Gk, axis=1) / sv_kept) * np.sqrt(max(Z.shape[1], 1))
         G_in = G_in[on_z > resolved]
         data["rows_zero_on_equality_kernel"] = int(in_keep.sum() - G_in.shape[0])
+    # a line of directions: a v ≠ 0 on ker M̃ on which every kept row, equality or inequality, vanishes. Decided on
+    # the stack of all of them in units of their full norms, with the same uncertainty ``angle`` on every entry as the
+    # equality kernel above: a rank deficit there is a line, decided before any row is normalized on its own
     stack = np.vstack([eq[eq_keep], G_in])
     line = None
     if stack.shape[0]:
@@ -350,10 +349,8 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         # the direction must keep every row it was decided on, each in units of its full norm at the kernel's
         # accuracy: E v = 0 and the rows with λ > 0 (equalities), G_0 v >= 0 (the other active rows)
         y = np.asarray(t.witness, dtype=float) / np.linalg.norm(t.witness)
-        rows_eq, rows_in = (
-            eq[eq_keep],
-            G_in,
-        )  # the rows it was decided on (those in the equalities' span resolved above)
+        # (the rows it was decided on: those in the equalities' span were resolved above)
+        rows_eq, rows_in = eq[eq_keep], G_in
         slack_eq = np.abs(rows_eq @ Kt @ y) / np.linalg.norm(rows_eq, axis=1) if rows_eq.shape[0] else np.zeros(0)
         slack_in = (rows_in @ Kt @ y) / np.linalg.norm(rows_in, axis=1) if rows_in.shape[0] else np.zeros(0)
         allowed = angle * np.sqrt(max(rows_eq.shape[0] + rows_in.shape[0], 1))
@@ -365,8 +362,8 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
                 source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
                 holds=None,
                 margin=float("nan"),
-                implies=f"undecided: the direction found breaks an active row by {worst:.1e} of its norm (beyond the "
-                f"kernel's accuracy {allowed:.1e}): the data do not decide uniqueness at this precision",
+                implies=f"undecided: the direction found breaks an active row by {worst:.1e} of its norm, beyond its own "
+                f"accuracy (the kernel's, {allowed:.1e}): the data do not decide uniqueness at this precision",
                 data=data,
             )
         witness = s * (Kt @ t.witness)
