@@ -242,6 +242,19 @@ def _witness_refuted(
     )
 
 
+def _undecided_acceleration(why: str, data: dict) -> Certificate:
+    """The ``unique_acceleration`` certificate of a decision the data do not settle (``holds=None``), saying why."""
+    return Certificate(
+        id="unique_acceleration",
+        name="uniqueness of the acceleration (exact)",
+        source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
+        holds=None,
+        margin=float("nan"),
+        implies=f"undecided: {why}",
+        data=data,
+    )
+
+
 def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
     """Exact: the optimal face of F1 is {a*} iff its directions at a* are {0} (singular Prop. 5(a)).
 
@@ -335,15 +348,7 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         else:
             t = cone_is_trivial(eq[eq_keep] @ Kt, G_in @ Kt, k, kernel=Z)
     except UndecidedError as exc:
-        return Certificate(
-            id="unique_acceleration",
-            name="uniqueness of the acceleration (exact)",
-            source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
-            holds=None,
-            margin=float("nan"),
-            implies=f"undecided: {exc}",
-            data=data,
-        )
+        return _undecided_acceleration(str(exc), data)
     witness = None
     if t.witness is not None:
         # the direction must keep every row it was decided on, each in units of its full norm at the kernel's
@@ -356,29 +361,16 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
         allowed = angle * np.sqrt(max(rows_eq.shape[0] + rows_in.shape[0], 1))
         worst = max(float(slack_eq.max(initial=0.0)), float(-slack_in.min(initial=0.0)))
         if worst > allowed:
-            return Certificate(
-                id="unique_acceleration",
-                name="uniqueness of the acceleration (exact)",
-                source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
-                holds=None,
-                margin=float("nan"),
-                implies=f"undecided: the direction found breaks an active row by {worst:.1e} of its norm, beyond its own "
-                f"accuracy (the kernel's, {allowed:.1e}): the data do not decide uniqueness at this precision",
-                data=data,
+            return _undecided_acceleration(
+                f"the direction found breaks an active row by {worst:.1e} of its norm, beyond its own accuracy (the "
+                f"kernel's, {allowed:.1e}): the data do not decide uniqueness at this precision",
+                data,
             )
         witness = s * (Kt @ t.witness)
         witness = witness / np.abs(witness).max()
         refuted = _witness_refuted(problem, a, fac, s, witness, w[-fac.rank] if fac.rank else 1.0, eps_n)
         if refuted is not None:
-            return Certificate(
-                id="unique_acceleration",
-                name="uniqueness of the acceleration (exact)",
-                source="DESIGN.md §4.2 (LP + rank); singular Prop. 5(a)",
-                holds=None,
-                margin=float("nan"),
-                implies=f"undecided: {refuted}",
-                data={**data, "witness": witness},
-            )
+            return _undecided_acceleration(refuted, {**data, "witness": witness})
     return Certificate(
         id="unique_acceleration",
         name="uniqueness of the acceleration (exact)",
