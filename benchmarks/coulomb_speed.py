@@ -99,23 +99,7 @@ def reaction(sol) -> np.ndarray:
 
 def mode_free(p: ContactProblem) -> ContactProblem:
     """The problem with every told "sticking" contact given the mode "coulomb" (stick/slip left to the solver)."""
-    modes = ["coulomb" if str(m) == "sticking" else str(m) for m in p.modes]
-    return ContactProblem.from_blocks(
-        p.M,
-        p.F,
-        p.J_n,
-        p.normal_drift,
-        [str(t) for t in p.types],
-        p.J_t,
-        p.tangent_drift,
-        p.friction,
-        modes,
-        p.slip,
-        p.has_tangent,
-        p.dimension,
-        p.name + " (mode-free)",
-        p.description,
-    )
+    return p.mode_free(name=p.name + " (mode-free)")
 
 
 def states(p: ContactProblem, k: int, rng) -> list:

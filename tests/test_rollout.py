@@ -16,23 +16,7 @@ from gaussqp.model.problem import ContactProblem
 
 
 def mode_free(p: ContactProblem) -> ContactProblem:
-    modes = ["coulomb" if str(m) == "sticking" else str(m) for m in p.modes]
-    return ContactProblem.from_blocks(
-        p.M,
-        p.F,
-        p.J_n,
-        p.normal_drift,
-        [str(t) for t in p.types],
-        p.J_t,
-        p.tangent_drift,
-        p.friction,
-        modes,
-        p.slip,
-        p.has_tangent,
-        p.dimension,
-        p.name + " (mode-free)",
-        p.description,
-    )
+    return p.mode_free(name=p.name + " (mode-free)")
 
 
 def rollout(p: ContactProblem, k: int, seed: int = 0, push: float = 0.0) -> list:

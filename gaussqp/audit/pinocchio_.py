@@ -74,32 +74,6 @@ def _pin():
     return pin
 
 
-def _mode_free(problem):
-    """The problem with every ``sticking`` contact (the importer's at-rest contacts) made ``coulomb``: stick or slip
-    decided by the rigid solver, as the audit poses it."""
-    from ..model.problem import ContactProblem
-
-    p = problem
-    modes = ["coulomb" if str(m) == "sticking" else str(m) for m in p.modes]
-    slip = [None if s is None else np.asarray(s, dtype=float) for s in p.slip] if p.dimension > 1 else None
-    return ContactProblem.from_blocks(
-        p.M,
-        p.F,
-        p.J_n,
-        p.normal_drift,
-        list(p.types),
-        p.J_t,
-        p.tangent_drift,
-        p.friction,
-        modes,
-        slip,
-        p.has_tangent,
-        dimension=p.dimension,
-        name=p.name,
-        description=p.description,
-    )
-
-
 def _contact_frames(pin, model, data, contacts, reference_frame: str):
     """Per contact: (frame id, parent joint, origin (world), R = [t₁ t₂ n] in world axes)."""
     from ..mechanics.frames import contact_frame
@@ -260,7 +234,7 @@ def engine_state(
 
     contacts = _check_contacts(contacts)
     imp = import_pinocchio(model, q, v, tau, contacts, reference_frame=reference_frame)
-    p = _mode_free(imp.problem)
+    p = imp.problem.mode_free()  # stick or slip decided by the rigid solver, as the audit poses it
     tau = np.zeros(model.nv) if tau is None else np.asarray(tau, dtype=float)
     where = {o.index: i for i, o in enumerate(imp.origins) if o.source == "contact"}
     # the acceleration-level problem describes the contacts at rest (normal velocity 0): a contact separating at the

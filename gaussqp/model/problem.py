@@ -747,18 +747,18 @@ class ContactProblem:
             f"M {c.mass} rank {c.mass_rank}, {c.modes})"
         )
 
-    def with_drifts(self, normal_drift, tangent_drift, name: str | None = None) -> "ContactProblem":
-        """A copy with other drifts ``b`` (m,) and ``c`` (m (d-1),) (same rows, forces and modes)."""
+    def _with(self, *, F=None, b=None, c=None, modes=None, name: str | None = None) -> "ContactProblem":
+        """A copy with the given blocks replaced (the rest, rows and mass matrix included, shared)."""
         return ContactProblem.from_blocks(
             self._M,
-            self._F,
+            self._F if F is None else F,
             self._Jn,
-            normal_drift,
+            self._b if b is None else b,
             list(self._types),
             self._Jt,
-            tangent_drift,
+            self._c if c is None else c,
             self._mu,
-            list(self._modes),
+            list(self._modes) if modes is None else list(modes),
             self._slip,
             self._has_tangent,
             self.dimension,
@@ -766,21 +766,15 @@ class ContactProblem:
             self.description,
         )
 
+    def with_drifts(self, normal_drift, tangent_drift, name: str | None = None) -> "ContactProblem":
+        """A copy with other drifts ``b`` (m,) and ``c`` (m (d-1),) (same rows, forces and modes)."""
+        return self._with(b=normal_drift, c=tangent_drift, name=name)
+
     def with_force(self, F) -> "ContactProblem":
         """A copy with another force vector (same structure)."""
-        return ContactProblem.from_blocks(
-            self._M,
-            F,
-            self._Jn,
-            self._b,
-            list(self._types),
-            self._Jt,
-            self._c,
-            self._mu,
-            list(self._modes),
-            self._slip,
-            self._has_tangent,
-            self.dimension,
-            self.name,
-            self.description,
-        )
+        return self._with(F=F)
+
+    def mode_free(self, name: str | None = None) -> "ContactProblem":
+        """A copy with every told ``sticking`` contact given the mode ``coulomb`` (stick or slip left to the solver,
+        as the mode-free route and the audit pose them); the other modes kept."""
+        return self._with(modes=["coulomb" if str(m) == "sticking" else str(m) for m in self._modes], name=name)
