@@ -199,6 +199,27 @@ class StateAudit:
     message: str = ""
     engine_answer: dict | None = None
 
+    @classmethod
+    def failed(
+        cls, time: float, step: int, message: str, *, flag: str | None = None, left_out: tuple = ()
+    ) -> "StateAudit":
+        """The state of an audit that could not run: status ``error``, not certified, the flag ``error: …``
+        (``flag`` when given, else ``message``) and ``message`` saying why."""
+        return cls(
+            time,
+            step,
+            "error",
+            False,
+            None,
+            None,
+            None,
+            None,
+            [],
+            [f"error: {flag or message}"],
+            message=message,
+            left_out=left_out,
+        )
+
     def as_dict(self) -> dict:
         return {
             "time": self.time,
@@ -351,20 +372,7 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
     from ..dispatch import solve  # the top layer (the audit sits above dispatch)
 
     if state.error is not None:
-        return StateAudit(
-            state.time,
-            state.step,
-            "error",
-            False,
-            None,
-            None,
-            None,
-            None,
-            [],
-            [f"error: {state.error}"],
-            message=state.error,
-            left_out=state.left_out,
-        )
+        return StateAudit.failed(state.time, state.step, state.error, left_out=state.left_out)
     p = state.get_problem()
     flags: list[str] = []
     try:
@@ -377,20 +385,8 @@ def audit_state(state: EngineState, *, crosscheck: bool = False, tolerance: str 
             except GaussQPError:
                 pass
     except GaussQPError as exc:
-        return StateAudit(
-            state.time,
-            state.step,
-            "error",
-            False,
-            None,
-            None,
-            None,
-            None,
-            [],
-            [f"error: {type(exc).__name__}: {exc}"],
-            message=str(exc),
-            left_out=state.left_out,
-            seconds=time.perf_counter() - t0,
+        return StateAudit.failed(
+            state.time, state.step, str(exc), flag=f"{type(exc).__name__}: {exc}", left_out=state.left_out
         )
     status = str(sol.status)
     certified = bool(sol.certified)

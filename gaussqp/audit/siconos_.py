@@ -418,9 +418,7 @@ def _engine_answer(problem, size: int, answer, solver, tolerance, time_limit):
     if r is not None:
         return r, engine, report, None
     why = "timed out" if report.get("timeout") else report.get("crash", "gave no answer")
-    st = StateAudit(
-        0.0, 0, "error", False, None, None, None, None, [], [f"error: Siconos {why}"], message=f"Siconos {why}"
-    )
+    st = StateAudit.failed(0.0, 0, f"Siconos {why}")
     return None, engine, report, st
 
 
