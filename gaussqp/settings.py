@@ -1056,3 +1056,11 @@ AUDIT_DYNAMICS_RTOL = 1e-6
 #: solutions: a hundred times the high preset's cross-check tolerance (1e-6), under which two certified routes'
 #: answers count as the same one.
 AUDIT_WITNESS_RTOL = 1e-4
+
+# ---------------------------------------------------------------- growth with contacts (issue #27)
+#: The MuJoCo importer (:mod:`gaussqp.io.mujoco`) reads ``M`` (``mj_fullM``) and the constraint rows (``efc_J``) dense
+#: for a model of at most this many coordinates, and sparse above (MuJoCo's sparse ``M`` and ``efc_J``, the problem
+#: built from sparse blocks): a pile of 1,000 free bodies (6,000 coordinates, 4,000 contacts) densified M to 290 MB
+#: and the rows to 580 MB, beyond :data:`DENSE_BLOCK_MAX` and :data:`ENTRIES_MAX`. Every shipped MuJoCo model is far
+#: below it (dense as before).
+MUJOCO_DENSE_COORDINATES_MAX = 2000
