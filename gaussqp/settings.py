@@ -1064,3 +1064,9 @@ AUDIT_WITNESS_RTOL = 1e-4
 #: and the rows to 580 MB, beyond :data:`DENSE_BLOCK_MAX` and :data:`ENTRIES_MAX`. Every shipped MuJoCo model is far
 #: below it (dense as before).
 MUJOCO_DENSE_COORDINATES_MAX = 2000
+#: The mode-free route's fallback, the convex iteration + polish (:func:`gaussqp.formulations.coulomb.solve_local`),
+#: works on a dense W (an eigendecomposition of its symmetric part, dense SOCPs): it runs only when ``m·d`` is at most
+#: this (a dense W of 72 MB, the generator's local-form limit :data:`FCLIB_SCENES_LOCAL_UNKNOWNS_MAX`). Above, a
+#: Newton that did not converge is the answer, judged (not certified) and saying that the fallback did not run: on a
+#: pile of 2,130 contacts the fallback took minutes and 2.7 GB before it had done one SOCP.
+COULOMB_FALLBACK_UNKNOWNS_MAX = 3000

@@ -72,6 +72,7 @@ from ..settings import (
     COULOMB_ARMIJO,
     COULOMB_BACKTRACK,
     COULOMB_DENSE_MAX,
+    COULOMB_FALLBACK_UNKNOWNS_MAX,
     COULOMB_DYNAMICS_FLOOR,
     COULOMB_FIXED_POINT_ITER_MAX,
     COULOMB_FIXED_POINT_RTOL,
@@ -346,9 +347,11 @@ def solve_mode_free(
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the convex iteration + polish of
-    :func:`solve_local` from scratch, today's route. Either answer is judged afterwards by the same recomputed
-    natural-map residual (:func:`_attach`); ``path`` and ``newton_kernel`` say which one answered and what the
-    Newton did.
+    :func:`solve_local` from scratch, today's route, when ``m·d`` is at most
+    :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is dense); above, the Newton's best iterate is the
+    answer and ``newton_kernel["fallback"]`` says the fallback did not run. Either answer is judged afterwards by
+    the same recomputed natural-map residual (:func:`_attach`); ``path`` and ``newton_kernel`` say which one
+    answered and what the Newton did.
 
     Parameters
     ----------
@@ -391,6 +394,22 @@ def solve_mode_free(
             history,
             "nonsmooth_newton",
             "converged",
+            {"nonsmooth_newton": t_newton},
+            path="newton",
+            newton_kernel=info,
+        )
+    if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the Newton's best, judged
+        info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
+        u = np.asarray(W @ nt.r).ravel() + q
+        history = [{"stage": "nonsmooth_newton", **h} for h in nt.history]
+        return LocalAnswer(
+            nt.r,
+            u,
+            0,
+            nt.iterations,
+            history,
+            "nonsmooth_newton",
+            nt.reason,
             {"nonsmooth_newton": t_newton},
             path="newton",
             newton_kernel=info,

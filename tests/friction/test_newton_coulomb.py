@@ -306,3 +306,24 @@ def test_the_damping_schedule_solves_a_quadruped_the_weak_damping_alone_does_not
     assert residual(cd.W, cd.q, cd.mu, 3, ans.r) <= COULOMB_RESIDUAL_RTOL
     sol = gaussqp.solve(p, crosscheck=False)
     assert sol.status == "solved" and sol.certified
+
+
+def test_the_dense_fallback_is_not_run_above_its_size_and_the_answer_says_so(monkeypatch):
+    """Above COULOMB_FALLBACK_UNKNOWNS_MAX unknowns a Newton that did not converge is the answer (judged, not
+    certified) and says that the convex iteration did not run; at or below, the fallback runs as before."""
+    rng = np.random.default_rng(4)
+    m, d = 6, 3
+    A = rng.standard_normal((m * d, m * d))
+    W = A @ A.T + 0.1 * np.eye(m * d)
+    q = rng.standard_normal(m * d)
+    mu = np.full(m, 0.5)
+    run = coulomb.solve_mode_free(W, q, mu, d, newton_max_iter=0, solver="CLARABEL")
+    assert run.path == "convex iteration" and "fallback" not in run.newton_kernel
+    monkeypatch.setattr(coulomb, "COULOMB_FALLBACK_UNKNOWNS_MAX", m * d - 1)
+    ans = coulomb.solve_mode_free(W, q, mu, d, newton_max_iter=0, solver="CLARABEL")
+    assert ans.path == "newton" and ans.fixed_point_iterations == 0
+    assert ans.newton_kernel["fallback"].startswith("not run: m·d = 18")
+    np.testing.assert_allclose(ans.u, W @ ans.r + q)
+    lp = gaussqp.LocalContactProblem(W, q, mu, d)
+    sol = coulomb.finalize(coulomb.local_solution(lp, ans, "coulomb_fixed_point"), coulomb.get_tolerance(None))
+    assert not sol.certified and sol.extras["nonsmooth_newton"]["fallback"].startswith("not run")
