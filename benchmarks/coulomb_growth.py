@@ -91,8 +91,19 @@ def child(path: str) -> dict:
     return out
 
 
+#: the address-space limit of a child process (MB; ``--memory-limit``): a route that densifies a large W fails with
+#: MemoryError there instead of taking the machine's memory
+MEMORY_LIMIT_MB = 3000
+LIMIT = {"mb": MEMORY_LIMIT_MB}
+
+
 def run_child(path: Path, pythonpath: str, timeout: float) -> dict:
     env = dict(os.environ, PYTHONPATH=pythonpath)
+    limit = LIMIT["mb"] * 2**20
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
     try:
         run = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), "--child", str(path)],
@@ -100,6 +111,7 @@ def run_child(path: Path, pythonpath: str, timeout: float) -> dict:
             text=True,
             timeout=timeout,
             env=env,
+            preexec_fn=cap,
         )
     except subprocess.TimeoutExpired:
         return {"status": f"timeout ({timeout:g} s)"}
@@ -181,12 +193,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", default=None, help="another checkout to time on the same files")
     ap.add_argument("--no-siconos", action="store_true")
     ap.add_argument("--siconos-max-contacts", type=int, default=300)
+    ap.add_argument("--memory-limit", type=int, default=MEMORY_LIMIT_MB, help="MB of address space per child")
     ap.add_argument("--data", default="/tmp/gaussqp_growth", help="directory of the generated FCLIB files")
     ap.add_argument("--write", default=None, help="write the results as Markdown to this file")
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.child)))
         return 0
+    LIMIT["mb"] = args.memory_limit
     sys.path.insert(0, str(ROOT))
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.max_contacts is not None:
@@ -213,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}; load average at start {load0[0]:.2f} / {load0[1]:.2f} / {load0[2]:.2f}. "
         f"CPU time (`time.process_time`) in a fresh child process per run, BLAS on one thread, median of "
-        f"{args.repeat}. Residual: our natural map ÷‖q‖; peak: the child's peak resident set (MB), after the "
+        f"{args.repeat}; each child limited to {args.memory_limit} MB of address space and {args.timeout:g} s. Residual: our natural map ÷‖q‖; peak: the child's peak resident set (MB), after the "
         "solve (and after loading alone).",
         "",
     ]

@@ -711,9 +711,10 @@ def generate(
     progress: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write problems ``start … start + count − 1`` of ``seed`` (:func:`make`) into the directory ``out`` (created
-    when missing); a problem whose scene MuJoCo cannot settle, or whose size is beyond the importer's limits (its
-    dense mass matrix: at most ``gaussqp.settings.ENTRIES_MAX`` entries, about 5,000 coordinates), is reported
-    through ``progress`` and skipped.
+    when missing); a problem whose scene MuJoCo cannot settle, or whose size is beyond the importer's limits (a
+    coupled block of M above ``gaussqp.settings.DENSE_BLOCK_MAX`` coordinates; a pile's M is sparse, one block per
+    body, above ``gaussqp.settings.MUJOCO_DENSE_COORDINATES_MAX`` coordinates), is reported through ``progress``
+    and skipped.
 
     Raises
     ------

@@ -10,7 +10,10 @@ What is imported (docs/DESIGN.md §1 notation, ``M a + F = J_nᵀ λ_n + J_tᵀ 
   where ``qfrc_passive`` holds springs, dampers, gravity compensation and fluid forces and ``qfrc_bias`` the
   Coriolis/centrifugal and gravity forces. MuJoCo's own identity is ``M qacc = qfrc_smooth + Jᵀ efc_force``.
 - The rows are MuJoCo's constraint Jacobian ``efc_J`` computed with ``opt.cone = elliptic`` and
-  ``opt.jacobian = dense`` on a copy of the model (the user's model and data are never modified):
+  ``opt.jacobian = dense`` on a copy of the model (the user's model and data are never modified). Above
+  :data:`~gaussqp.settings.MUJOCO_DENSE_COORDINATES_MAX` coordinates (piles of hundreds of bodies) the copy has
+  ``opt.jacobian = sparse``, ``M`` is MuJoCo's sparse ``data.M`` and the problem is built from sparse blocks: the
+  same problem, entry for entry, without an ``nv × nv`` or ``nefc × nv`` dense array:
 
   * a contact of ``condim 1`` is a unilateral frictionless contact;
   * a contact of ``condim 3, 4, 6`` is unilateral with ``condim − 1`` tangent rows (2 sliding, then torsional,
@@ -960,7 +963,9 @@ def _sparse_problem(M, F, contacts: list, dim: int, name: str, description: str)
     with dense rows."""
     n = M.shape[0]
     if not contacts:
-        return ContactProblem.from_blocks(M, F, sp.csr_matrix((0, n)), dimension=dim, name=name, description=description)
+        return ContactProblem.from_blocks(
+            M, F, sp.csr_matrix((0, n)), dimension=dim, name=name, description=description
+        )
     Jn = sp.vstack([c.normal for c in contacts], format="csr")
     Jt = sp.vstack(
         [c.tangent if c.tangent is not None else sp.csr_matrix((dim - 1, n)) for c in contacts], format="csr"

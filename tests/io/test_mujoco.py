@@ -545,6 +545,8 @@ def test_the_sparse_import_is_the_dense_import(scene, monkeypatch):
     assert not sp.issparse(a.M) and sp.issparse(b.M) and sp.issparse(b.J_n) and sp.issparse(b.J_t)
     for key in ("M", "F", "J_n", "J_t", "normal_drift", "tangent_drift", "friction", "has_tangent"):
         x, y = getattr(a, key), getattr(b, key)
-        np.testing.assert_array_equal(np.asarray(x.toarray() if sp.issparse(x) else x), y.toarray() if sp.issparse(y) else y)
+        np.testing.assert_array_equal(
+            np.asarray(x.toarray() if sp.issparse(x) else x), y.toarray() if sp.issparse(y) else y
+        )
     assert list(a.modes) == list(b.modes) and list(a.types) == list(b.types) and a.dimension == b.dimension
     assert [r.mujoco_id for r in dense.rows] == [r.mujoco_id for r in sparse.rows] and dense.left_out == sparse.left_out
