@@ -4,7 +4,10 @@ Newton polish as its fallback.
 First, :func:`solve_mode_free` runs the globalized semismooth Newton method of
 :mod:`gaussqp.friction.nonsmooth_newton` on the natural map, with W sparse when it is (a global problem with a
 sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when its residual is at most
-:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`. Otherwise the route below runs from scratch, as before.
+:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`. Otherwise the proximal-point rounds of
+:mod:`gaussqp.friction.proximal_newton` (the Newton on ``W + σΛ``, as Siconos's PROX) run from the Newton's best
+point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either, the
+route below runs from scratch, as before.
 
 The Coulomb problem in its local (Delassus) form ``u = W r + q``, ``K_μ ∋ r ⟂ u + μ‖u_t‖e_n ∈ K_μ*``
 (:mod:`gaussqp.friction.coulomb_law`) is solved in two stages:
@@ -61,6 +64,7 @@ from ..friction.coulomb_law import (
     project_cone_jacobian,
 )
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
+from ..friction.proximal_newton import solve_proximal
 from ..mechanics.delassus import delassus_of_rows
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
@@ -82,6 +86,7 @@ from ..settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_ITER_MAX,
     COULOMB_NN_REG_THETAS,
+    COULOMB_PROX_WORK_MAX,
     COULOMB_POLISH_RTOL,
     COULOMB_PSD_RTOL,
     COULOMB_RESTART_ITER,
@@ -104,11 +109,15 @@ class LocalAnswer:
     backend: str = ""
     backend_status: str = ""
     times: dict = field(default_factory=dict)
-    #: which route answered: ``newton`` (:func:`solve_mode_free`'s first try) or ``convex iteration`` (the
-    #: convex iteration + polish of :func:`solve_local`, alone or as the Newton's fallback)
+    #: which route answered: ``newton`` (:func:`solve_mode_free`'s first try), ``proximal newton`` (its proximal
+    #: rounds) or ``convex iteration`` (the convex iteration + polish of :func:`solve_local`, alone or as the
+    #: fallback of both)
     path: str = "convex iteration"
     #: what the nonsmooth Newton kernel reported (iterations, why it stopped, its residual), when it ran
     newton_kernel: dict = field(default_factory=dict)
+    #: what the proximal rounds reported (per start: rounds, inner iterations, why they stopped, the residual), when
+    #: they ran
+    proximal: dict = field(default_factory=dict)
 
 
 def _dense(W) -> np.ndarray:
@@ -395,11 +404,59 @@ def solve_mode_free(
             path="newton",
             newton_kernel=info,
         )
+    t0 = time.perf_counter()
+    px, proximal = _proximal_rounds(W, q, mu, d, nt.r)
+    t_proximal = time.perf_counter() - t0
+    if px is not None and px.residual <= COULOMB_NN_ACCEPT_RTOL:
+        u = np.asarray(W @ px.r).ravel() + q  # recomputed from the data, not the kernel's own u
+        return LocalAnswer(
+            px.r,
+            u,
+            0,
+            info["iterations"] + proximal["iterations"],
+            [{"stage": "proximal", **h} for h in px.history],
+            "nonsmooth_newton",
+            "converged",
+            {"nonsmooth_newton": t_newton, "proximal": t_proximal},
+            path="proximal newton",
+            newton_kernel=info,
+            proximal=proximal,
+        )
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times["nonsmooth_newton"] = t_newton
+    ans.times["proximal"] = t_proximal
     ans.path = "convex iteration"
     ans.newton_kernel = info
+    ans.proximal = proximal
     return ans
+
+
+def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.ndarray) -> tuple:
+    """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from the Newton's best
+    point, then, if they do not reach :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`, from ``r = 0``, sharing one
+    budget of :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX` inner iterations (neither start is better on every
+    problem of the study: the quadrupeds converge from the Newton's point, a chain only from 0). Returns (the best
+    :class:`~gaussqp.friction.proximal_newton.ProximalResult` or None, what each start reported)."""
+    best, attempts, work = None, [], 0
+    for start, r0 in (("newton best", newton_best), ("zero", None)):
+        if work >= COULOMB_PROX_WORK_MAX:
+            break
+        out = solve_proximal(W, q, mu, d, r0=r0, work_max=COULOMB_PROX_WORK_MAX - work)
+        work += out.iterations
+        attempts.append(
+            {
+                "start": start,
+                "rounds": out.rounds,
+                "iterations": out.iterations,
+                "reason": out.reason,
+                "residual": out.residual,
+            }
+        )
+        if best is None or out.residual < best.residual:
+            best = out
+        if out.residual <= COULOMB_NN_ACCEPT_RTOL:
+            break
+    return best, {"iterations": work, "attempts": attempts, "residual": best.residual if best else None}
 
 
 def _uniqueness(W: np.ndarray, mu: np.ndarray) -> tuple[bool | None, str]:
@@ -432,6 +489,8 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     sol.route = (
         "nonsmooth Newton"
         if ans.path == "newton"
+        else "nonsmooth Newton in proximal-point rounds"
+        if ans.path == "proximal newton"
         else "convex iteration + Newton polish" + (" (the nonsmooth Newton's fallback)" if ans.newton_kernel else "")
     )
     sol.hints = replace(sol.hints, polish_allowed=False, natural_map="coulomb")
@@ -443,6 +502,7 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
             "backend_status": ans.backend_status,
             "path": ans.path,
             "nonsmooth_newton": dict(ans.newton_kernel),
+            "proximal": dict(ans.proximal),
         }
     )
     sol.residuals["natural_map_relative"] = res.relative
