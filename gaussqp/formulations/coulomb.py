@@ -750,11 +750,10 @@ class CoulombFixedPoint(SelfJudgedFormulation):
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if not len(problem.coulomb):
             return False, "no 'coulomb' contact (this route decides stick/slip)"
-        bad = [
-            i
-            for i in range(problem.m)
-            if problem.types[i] != "unilateral" or problem.modes[i] not in ("coulomb", "frictionless")
-        ]
+        modes = problem.modes
+        bad = np.flatnonzero(
+            (problem.types != "unilateral") | ((modes != "coulomb") & (modes != "frictionless"))
+        ).tolist()
         if bad:
             return False, (
                 f"contact(s) {bad[:8]} are bilateral, sticking or sliding: the convex iteration takes "
