@@ -63,6 +63,7 @@ from ..friction.coulomb_law import (
     project_cone,
     project_cone_jacobian,
 )
+from ..friction.coulomb_uniqueness import coulomb_uniqueness
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
 from ..mechanics.delassus import delassus_of_rows
@@ -459,11 +460,12 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.n
     return best, {"iterations": work, "attempts": attempts, "residual": best.residual if best else None}
 
 
-def _uniqueness(W: np.ndarray, mu: np.ndarray) -> tuple[bool | None, str]:
+def _uniqueness(W: np.ndarray, mu: np.ndarray, d: int) -> tuple[bool | None, str]:
     """A stated sufficient condition for uniqueness, or None: a frictionless problem (μ = 0) with a symmetric
-    positive definite W is a strictly convex QP (unique r). No sufficient condition with friction is checked."""
+    positive definite W is a strictly convex QP (unique r); with friction, Coulomb's law with a strongly monotone
+    map (:func:`gaussqp.friction.coulomb_uniqueness.coulomb_uniqueness`: small μ on a positive definite W)."""
     if np.any(mu > 0):
-        return None, "no sufficient condition for uniqueness with friction is checked"
+        return coulomb_uniqueness(W, mu, d)
     if sp.issparse(W):
         if W.shape[0] > COULOMB_DENSE_MAX:
             return None, "μ = 0 but W is sparse and large: its definiteness is not checked"
@@ -507,7 +509,7 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     )
     sol.residuals["natural_map_relative"] = res.relative
     sol.residuals["natural_map_siconos"] = res.siconos
-    u, why = _uniqueness(W, mu)
+    u, why = _uniqueness(W, mu, d)
     sol.unique = {"acceleration": u, "generalized_force": u, "multipliers": u}
     sol.extras["uniqueness"] = why
     sol.timing.detail.update(ans.times)
