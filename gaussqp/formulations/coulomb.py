@@ -105,6 +105,7 @@ class LocalAnswer:
     r: np.ndarray
     u: np.ndarray
     fixed_point_iterations: int
+    #: Newton iterations run to reach the answer: the polish's, or every θ of the schedule and every proximal round's
     newton_iterations: int
     history: list = field(default_factory=list)
     backend: str = ""
@@ -397,7 +398,7 @@ def solve_mode_free(
             nt.r,
             u,
             0,
-            nt.iterations,
+            info["iterations"],  # every θ's iterations: the work done, as the proximal path counts it
             history,
             "nonsmooth_newton",
             "converged",
