@@ -166,7 +166,7 @@ def _check_flag(value, field: str) -> bool:
     return bool(value)
 
 
-def _check_options(formulation, solver, tolerance, certify, crosscheck, facets, bracket="auto") -> dict:
+def _check_options(formulation, solver, tolerance, certify, crosscheck, facets, bracket="off") -> dict:
     """The options of :func:`gaussqp.solve` checked once: typed errors naming the option, the tolerance preset
     resolved, the solver name resolved to its installed backend (None when not given)."""
     if not isinstance(formulation, str):
@@ -286,7 +286,7 @@ class Solver:
         certify: bool = True,
         crosscheck: bool = True,
         facets: int = DEFAULT_FACETS,
-        bracket: str = "auto",
+        bracket: str = "off",
         adapt: bool = False,
     ):
         problem = _check_problem(structure, "structure")
@@ -456,7 +456,7 @@ def solve_many(
     certify: bool = True,
     crosscheck: bool = True,
     facets: int = DEFAULT_FACETS,
-    bracket: str = "auto",
+    bracket: str = "off",
     progress: bool = False,
 ) -> list[Solution]:
     """Solve contact problems of any structures; returns their solutions in input order.

@@ -758,10 +758,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument(
         "--bracket",
-        default="auto",
+        default="off",
         choices=list(BRACKET_MODES),
-        help="the sticking cross-check's F5 bracket: auto (skipped when F4's answer is certified with "
-        "unique multipliers) or always",
+        help="the sticking cross-check's F5 polygon bracket, computed only when asked: off (the default: not "
+        "computed, the report says so), auto (skipped when F4's answer is certified with unique multipliers) or always",
     )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument(

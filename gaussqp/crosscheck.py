@@ -64,11 +64,14 @@ CROSSCHECK_ORDER = ["lcp_lemke", "gauss_qp", "projected_acceleration", "bilatera
 #: Largest coordinate count at which a cross-check route is run (routes not listed: no limit but their own).
 CROSSCHECK_MAX_N = {"lcp_lemke": CROSSCHECK_DENSE_N_MAX}
 
-#: the values of :func:`gaussqp.solve`'s ``bracket`` option: "auto" runs the sticking bracket (F5 inner/outer against
-#: F4) unless F4's answer is certified with unique multipliers, "always" runs it (:func:`sticking_crosscheck`)
-BRACKET_MODES = ("auto", "always")
+#: the values of :func:`gaussqp.solve`'s ``bracket`` option (:func:`sticking_crosscheck`): "off" (the default) does not
+#: compute the sticking bracket (F5 inner/outer against F4) and the report says so; "auto" runs it unless F4's answer is
+#: certified with unique multipliers; "always" runs it
+BRACKET_MODES = ("off", "auto", "always")
 #: the bracket entry of a cross-check report when the polygons were not run because F4's answer needed no bracket
 BRACKET_SKIPPED = "skipped"
+#: the bracket entry of a cross-check report when the polygons were not computed because nobody asked for them
+BRACKET_NOT_ASKED = "not_asked"
 
 
 def route_outcome(route: str, status: str, outcome: str, reason: str = "") -> RouteOutcome:
@@ -189,7 +192,16 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
     ps = sol.status
     for kind, proves in (("inner", "solved"), ("outer", "infeasible")):
         name, st = f"facetized_{kind}", bracket[kind]
-        if st == BRACKET_SKIPPED:
+        if st == BRACKET_NOT_ASKED:
+            out.append(
+                route_outcome(
+                    name,
+                    st,
+                    NOT_COMPARED,
+                    "not computed: the polygon bracket runs only when asked (bracket='auto' or 'always')",
+                )
+            )
+        elif st == BRACKET_SKIPPED:
             out.append(
                 route_outcome(
                     name,
@@ -227,23 +239,27 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
 
 
 def sticking_crosscheck(
-    sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = DEFAULT_FACETS, bracket_mode: str = "auto"
+    sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = DEFAULT_FACETS, bracket_mode: str = "off"
 ) -> CrossCheck:
     """F4 against the facetized bracket (inner feasible ⇒ feasible; outer infeasible ⇒ infeasible)
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
     n <= :data:`CROSSCHECK_MAX_N`, else F1): when F4 finds the sticking mode, its acceleration is a KKT point of that
     MLCP. Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared.
 
-    ``bracket_mode`` (:data:`BRACKET_MODES`): "auto" skips the two polygon programs when F4's answer is already
-    certified (status solved: it passed the judge's residual and cone checks) with unique multipliers (then the
-    disks' answer is one point, which the inscribed polygon could only confirm; at 10⁴ contacts the
-    bracket was 60 % of a solve); "always" runs them."""
+    ``bracket_mode`` (:data:`BRACKET_MODES`): "off" does not compute the two polygon programs (their entries say
+    :data:`BRACKET_NOT_ASKED` and their routes are not compared: F4's own certificates and the MLCP route stand
+    alone; on the all-sticking humanoid the bracket was a third of a certified solve); "auto" skips them when F4's
+    answer is already certified (status solved: it passed the judge's residual and cone checks) with unique
+    multipliers (then the disks' answer is one point, which the inscribed polygon could only confirm; at 10⁴
+    contacts the bracket was 60 % of a solve); "always" runs them."""
     bracket = {}
     skip = bracket_mode == "auto" and sol.status == SOLVED and sol.unique.get("multipliers") is True
     for b in BRACKET:
         f = facetized(b, facets)
         if not f.accepts(problem, cls)[0]:  # no polygons beyond d = 3: not run, and _bracket_routes says so
             bracket[b.split("_")[1]] = "not_run"
+        elif bracket_mode == "off":
+            bracket[b.split("_")[1]] = BRACKET_NOT_ASKED
         elif skip:
             bracket[b.split("_")[1]] = BRACKET_SKIPPED
         else:
@@ -540,7 +556,7 @@ def cross_check(
     solver,
     tol: Tolerance,
     facets: int = DEFAULT_FACETS,
-    bracket: str = "auto",
+    bracket: str = "off",
 ) -> Solution:
     """The cross-check stage of :func:`gaussqp.dispatch.solve_classified`: run the cross-check ``f`` declares
     (:func:`crosscheck_kind`) on ``sol``, the answer of route ``name``; set ``crosscheck``; return the answer (the

@@ -115,7 +115,8 @@ def check_bracket(bracket) -> None:
         raise UnknownValueError(
             "bracket",
             f"is {bracket!r}",
-            "give 'auto' (the facetized bracket unless F4's answer is certified with unique multipliers) or 'always'",
+            "give 'off' (no facetized bracket, the default), 'auto' (the bracket unless F4's answer is certified with "
+            "unique multipliers) or 'always'",
         )
 
 
@@ -146,7 +147,7 @@ def solve(
     tolerance=None,
     certify: bool = True,
     facets: int = DEFAULT_FACETS,
-    bracket: str = "auto",
+    bracket: str = "off",
 ) -> Solution:
     """Solve the contact problem and return a :class:`Solution` with certificates.
 
@@ -181,9 +182,11 @@ def solve(
         Attach the structural certificates C1–C6, C8 and the friction bounds C7 (skipped above n = 1500).
     facets : int, default 8
         Facet count of the F5 polygons (the facetized formulations and the sticking bracket).
-    bracket : str, default "auto"
-        ``"auto"``: the sticking cross-check runs the F5 bracket unless F4's answer is certified with unique
-        multipliers; ``"always"`` runs it anyway.
+    bracket : str, default "off"
+        The F5 polygon bracket of the sticking cross-check (inscribed feasible ⇒ feasible, circumscribed infeasible
+        ⇒ infeasible; sticking (54)–(59)), computed only when asked: ``"off"`` does not compute it (the cross-check's
+        ``bracket`` entries say ``"not_asked"`` and its two routes are not compared); ``"auto"`` runs it unless F4's
+        answer is certified with unique multipliers; ``"always"`` runs it.
 
     Returns
     -------
@@ -257,7 +260,7 @@ def solve_classified(
     certify: bool,
     facets: int,
     started: float,
-    bracket: str = "auto",
+    bracket: str = "off",
     correct_drifts: bool = True,
 ) -> Solution:
     """The body of :func:`solve` once the system class ``cls`` of ``problem`` is known and the formulation chosen

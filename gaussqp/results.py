@@ -151,8 +151,8 @@ AGREED, DISAGREED, NOT_COMPARED = "agreed", "disagreed", "not compared"
 class RouteOutcome:
     """One route of a cross-check: ``outcome`` is :data:`AGREED`, :data:`DISAGREED` or :data:`NOT_COMPARED` (with
     the ``reason``); a route that failed, or whose answer proves nothing about the primary's, is *not compared*,
-    never counted as agreement. ``status`` is the route's status (a :class:`Status`, or ``"skipped"`` /
-    ``"not_run"`` for a polygon of the sticking bracket that was not solved)."""
+    never counted as agreement. ``status`` is the route's status (a :class:`Status`, or ``"not_asked"``,
+    ``"skipped"`` or ``"not_run"`` for a polygon of the sticking bracket that was not solved)."""
 
     route: str
     status: str
@@ -166,8 +166,8 @@ class RouteOutcome:
 @dataclass(frozen=True)
 class Bracket:
     """The facetized bracket of a sticking cross-check (F5 inner/outer against F4): each polygon's status
-    (``"skipped"`` when F4's answer needed no bracket, ``"not_run"`` beyond d = 3) and whether they are consistent
-    with F4's verdict."""
+    (``"not_asked"`` when the bracket was not asked for, ``"skipped"`` when F4's answer needed no bracket,
+    ``"not_run"`` beyond d = 3) and whether they are consistent with F4's verdict."""
 
     facets: int
     inner: str

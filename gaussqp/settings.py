@@ -1057,6 +1057,38 @@ AUDIT_DYNAMICS_RTOL = 1e-6
 #: answers count as the same one.
 AUDIT_WITNESS_RTOL = 1e-4
 
+
+# ---------------------------------------------------------------- mode-free Coulomb: the proximal-point iteration
+# gaussqp/friction/proximal_newton.py: the rounds ``(W + σΛ) r + q − σΛ r_k`` around the nonsmooth Newton method, run
+# by ``coulomb_fixed_point`` when the damping schedule (COULOMB_NN_REG_THETAS) does not converge, before the convex
+# iteration.
+
+#: The first σ of the proximal term ``σ ‖W_jj‖_F`` on contact j (dimensionless): 1 doubles W's diagonal blocks, an
+#: inner problem the Newton solves in a few iterations from any start.
+COULOMB_PROX_SIGMA_START = 1.0
+#: σ is divided by this after an inner solve that reaches its target, multiplied by it after one that does not.
+COULOMB_PROX_SIGMA_FACTOR = 10.0
+#: The least σ (below, the proximal term is round-off of W's diagonal blocks) ...
+COULOMB_PROX_SIGMA_MIN = 1e-14
+#: ... and the largest (W's own part of an inner problem would then be round-off).
+COULOMB_PROX_SIGMA_MAX = 1e4
+#: An inner problem is solved to this fraction of the problem's own ‖q‖ (its natural map with ρ = 1), below the
+#: final target (:data:`COULOMB_NN_TARGET_RTOL`) so that inexact rounds do not limit it.
+COULOMB_PROX_INNER_RTOL = 1e-13
+#: The most inner Newton iterations over all rounds: a deterministic budget (the same answer on any machine).
+#: Measured on the study's subset (2026-11-27): the rounds certify 4 quadrupeds, 4 chains and 3 box stacks/piles the
+#: Newton alone leaves at 1e-7 to 1e-2, with at most 700 inner iterations (1.5 s on one core).
+COULOMB_PROX_WORK_MAX = 1000
+#: The rounds stop when the best residual has not halved over this many of them (a problem they do not solve).
+COULOMB_PROX_STALL_ROUNDS = 30
+#: A round's answer becomes the next centre when its inner residual is at most this fraction of the problem's ‖q‖
+#: (an inexact proximal step, as Rockafellar's algorithm allows), or when it lowers the problem's own residual.
+COULOMB_PROX_CENTER_RTOL = 1e-2
+#: After an inner solve that misses its target, σ is not lowered below its raised value until this many rounds in a row
+#: have reached theirs (without it, σ alternates between a value the Newton solves and one it does not, and every
+#: other round is a wasted stall: measured on chain-s1-i0222, 764 → fewer inner iterations).
+COULOMB_PROX_PATIENCE = 3
+
 # ---------------------------------------------------------------- growth with contacts (issue #27)
 #: The MuJoCo importer (:mod:`gaussqp.io.mujoco`) reads ``M`` (``mj_fullM``) and the constraint rows (``efc_J``) dense
 #: for a model of at most this many coordinates, and sparse above (MuJoCo's sparse ``M`` and ``efc_J``, the problem

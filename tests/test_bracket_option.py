@@ -1,5 +1,6 @@
-"""The sticking cross-check's F5 bracket is skipped when F4's answer is certified with unique multipliers, and runs
-on request (``bracket="always"``) or whenever the multipliers are not unique (issue #15)."""
+"""The sticking cross-check's F5 bracket is computed only when asked (issue #28: ``bracket="off"``, the default, says
+it was not computed); ``bracket="auto"`` skips it when F4's answer is certified with unique multipliers and runs it
+whenever the multipliers are not unique (issue #15); ``bracket="always"`` runs it."""
 
 from __future__ import annotations
 
@@ -11,9 +12,21 @@ from gaussqp import problems
 from gaussqp.errors import UnknownValueError
 
 
+def test_not_computed_unless_asked():
+    sol = gaussqp.solve(problems.load("real/humanoid_lying"))  # multipliers not unique: "auto" would run it
+    assert sol.status == "solved" and sol.certified and sol.unique["multipliers"] is not True
+    cc = sol.crosscheck
+    assert cc.bracket.inner == cc.bracket.outer == "not_asked"
+    routes = {r.route: r for r in cc.routes}
+    for name in ("facetized_inner", "facetized_outer"):
+        assert routes[name].outcome == "not compared" and "not computed" in routes[name].reason
+    assert cc.agree is True  # the LCP route still compares the acceleration
+    assert "inscribed not_asked, circumscribed not_asked" in sol.summary()
+
+
 def test_skipped_when_certified_with_unique_multipliers():
     p = problems.load("three_finger")
-    auto = gaussqp.solve(p)
+    auto = gaussqp.solve(p, bracket="auto")
     assert auto.status == "solved" and auto.unique["multipliers"] is True
     cc = auto.crosscheck
     assert cc.bracket.inner == cc.bracket.outer == "skipped"
@@ -28,13 +41,13 @@ def test_skipped_when_certified_with_unique_multipliers():
     assert auto.status == always.status and auto.certified == always.certified
 
 
-def test_runs_when_the_multipliers_are_not_unique():
-    sol = gaussqp.solve(problems.load("real/humanoid_lying"))
+def test_auto_runs_when_the_multipliers_are_not_unique():
+    sol = gaussqp.solve(problems.load("real/humanoid_lying"), bracket="auto")
     assert sol.unique["multipliers"] is not True
     assert sol.crosscheck.bracket.inner == "solved" and sol.crosscheck.bracket.outer == "solved"
 
 
-def test_runs_when_the_answer_is_not_certified(monkeypatch):
+def test_auto_runs_when_the_answer_is_not_certified(monkeypatch):
     # an answer that is not "solved" (here: the judge's verdict forced to inaccurate) keeps its bracket
     from gaussqp import dispatch
     from gaussqp.results import INACCURATE
@@ -47,7 +60,7 @@ def test_runs_when_the_answer_is_not_certified(monkeypatch):
         return sol
 
     monkeypatch.setattr(dispatch.FORMULATIONS["sticking_socp"], "solve", degraded)
-    sol = gaussqp.solve(problems.load("three_finger"))
+    sol = gaussqp.solve(problems.load("three_finger"), bracket="auto")
     assert sol.crosscheck.bracket.inner == "solved"
 
 
@@ -75,8 +88,10 @@ def test_cli_option(capsys):
 
     assert main(["solve", "three_finger", "--bracket", "always", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["crosscheck"]["bracket"]["inner"] == "solved"
-    assert main(["solve", "three_finger", "--json"]) == 0
+    assert main(["solve", "three_finger", "--bracket", "auto", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["crosscheck"]["bracket"]["inner"] == "skipped"
+    assert main(["solve", "three_finger", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["crosscheck"]["bracket"]["inner"] == "not_asked"
     with pytest.raises(SystemExit) as e:  # argparse's choices: one line on stderr, exit 2
         main(["solve", "three_finger", "--bracket", "never"])
     assert e.value.code == 2
@@ -92,4 +107,4 @@ def test_readme_example_prints_what_it_says(capsys):
     exec(compile(code, "README[bracket]", "exec"), {})
     printed = capsys.readouterr().out.split()
     claimed = [line.split("#")[1].strip() for line in code.splitlines() if line.startswith("print(")]
-    assert printed == claimed == ["skipped", "solved"]
+    assert printed == claimed == ["not_asked", "skipped", "solved"]

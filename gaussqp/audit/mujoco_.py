@@ -31,12 +31,14 @@ import numpy as np
 
 from ..errors import (
     FileFormatError,
+    InputError,
     InputTooLargeError,
     NonFiniteError,
     ShapeError,
     UnsupportedModelError,
     WrongTypeError,
 )
+from ..io.gaussqp_format import read_npz_arrays
 from ..settings import AUDIT_CREEP_CONE_FRACTION, AUDIT_STATES_MAX, MUJOCO_VELOCITY_RTOL
 from .core import AuditReport, EngineContact, EngineState, audit_states
 
@@ -66,8 +68,10 @@ def read_recording(source, model) -> dict[str, np.ndarray]:
             raise FileFormatError(str(p), "does not exist or is not a file", "give an .npz or .csv recording")
         if p.suffix.lower() == ".npz":
             try:
-                with np.load(p, allow_pickle=False) as z:
-                    rec = {k: np.asarray(z[k], dtype=float) for k in z.files}
+                arrays = read_npz_arrays(p, fix="write it with numpy.savez(qpos=…, qvel=…, ctrl=…)")
+                rec = {k: np.asarray(v, dtype=float) for k, v in arrays.items()}
+            except InputError:
+                raise
             except Exception as exc:  # noqa: BLE001 - any reader failure is a file-format error
                 raise FileFormatError(
                     str(p),

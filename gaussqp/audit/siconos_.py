@@ -44,7 +44,16 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import FileFormatError, NonFiniteError, NotApplicableError, ShapeError, UnknownValueError, WrongTypeError
+from ..errors import (
+    FileFormatError,
+    InputError,
+    NonFiniteError,
+    NotApplicableError,
+    ShapeError,
+    UnknownValueError,
+    WrongTypeError,
+)
+from ..io.gaussqp_format import read_npz_arrays
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..settings import AUDIT_CREEP_RTOL, AUDIT_LIFT_RTOL, SCALE_FLOOR
@@ -203,15 +212,15 @@ def read_answer(source, size: int) -> np.ndarray:
             )
         if path.suffix.lower() == ".npz":
             try:
-                with np.load(path, allow_pickle=False) as z:
-                    if "r" not in z.files:
-                        raise FileFormatError(
-                            f"{path}:r",
-                            f"is missing (the file has {sorted(z.files)})",
-                            "save the reaction as numpy.savez(path, r=r)",
-                        )
-                    r = np.asarray(z["r"])
-            except FileFormatError:
+                z = read_npz_arrays(path, fix="save the reaction as numpy.savez(path, r=r)")
+                if "r" not in z:
+                    raise FileFormatError(
+                        f"{path}:r",
+                        f"is missing (the file has {sorted(z)})",
+                        "save the reaction as numpy.savez(path, r=r)",
+                    )
+                r = np.asarray(z["r"])
+            except InputError:
                 raise
             except Exception as exc:  # noqa: BLE001 - any reader failure is a file-format error
                 raise FileFormatError(

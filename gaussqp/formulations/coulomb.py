@@ -4,7 +4,10 @@ Newton polish as its fallback.
 First, :func:`solve_mode_free` runs the globalized semismooth Newton method of
 :mod:`gaussqp.friction.nonsmooth_newton` on the natural map, with W sparse when it is (a global problem with a
 sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when its residual is at most
-:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`. Otherwise the route below runs from scratch, as before.
+:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`. Otherwise the proximal-point rounds of
+:mod:`gaussqp.friction.proximal_newton` (the Newton on ``W + σΛ``, as Siconos's PROX) run from the Newton's best
+point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either, the
+route below runs from scratch, as before.
 
 The Coulomb problem in its local (Delassus) form ``u = W r + q``, ``K_μ ∋ r ⟂ u + μ‖u_t‖e_n ∈ K_μ*``
 (:mod:`gaussqp.friction.coulomb_law`) is solved in two stages:
@@ -60,7 +63,9 @@ from ..friction.coulomb_law import (
     project_cone,
     project_cone_jacobian,
 )
+from ..friction.coulomb_uniqueness import coulomb_uniqueness
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
+from ..friction.proximal_newton import solve_proximal
 from ..mechanics.delassus import delassus_of_rows
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
@@ -83,6 +88,7 @@ from ..settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_ITER_MAX,
     COULOMB_NN_REG_THETAS,
+    COULOMB_PROX_WORK_MAX,
     COULOMB_POLISH_RTOL,
     COULOMB_PSD_RTOL,
     COULOMB_RESTART_ITER,
@@ -100,16 +106,21 @@ class LocalAnswer:
     r: np.ndarray
     u: np.ndarray
     fixed_point_iterations: int
+    #: Newton iterations run to reach the answer: the polish's, or every θ of the schedule and every proximal round's
     newton_iterations: int
     history: list = field(default_factory=list)
     backend: str = ""
     backend_status: str = ""
     times: dict = field(default_factory=dict)
-    #: which route answered: ``newton`` (:func:`solve_mode_free`'s first try) or ``convex iteration`` (the
-    #: convex iteration + polish of :func:`solve_local`, alone or as the Newton's fallback)
+    #: which route answered: ``newton`` (:func:`solve_mode_free`'s first try), ``proximal newton`` (its proximal
+    #: rounds) or ``convex iteration`` (the convex iteration + polish of :func:`solve_local`, alone or as the
+    #: fallback of both)
     path: str = "convex iteration"
     #: what the nonsmooth Newton kernel reported (iterations, why it stopped, its residual), when it ran
     newton_kernel: dict = field(default_factory=dict)
+    #: what the proximal rounds reported (per start: rounds, inner iterations, why they stopped, the residual), when
+    #: they ran
+    proximal: dict = field(default_factory=dict)
 
 
 def _dense(W) -> np.ndarray:
@@ -346,12 +357,13 @@ def solve_mode_free(
 ) -> LocalAnswer:
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
-    :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the convex iteration + polish of
-    :func:`solve_local` from scratch, today's route, when ``m·d`` is at most
-    :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is dense); above, the Newton's best iterate is the
-    answer and ``newton_kernel["fallback"]`` says the fallback did not run. Either answer is judged afterwards by
-    the same recomputed natural-map residual (:func:`_attach`); ``path`` and ``newton_kernel`` say which one
-    answered and what the Newton did.
+    :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
+    (:func:`_proximal_rounds`); when they do not either, the convex iteration + polish of :func:`solve_local` from
+    scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
+    dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says
+    the fallback did not run. Every answer is judged afterwards by the same recomputed natural-map residual
+    (:func:`_attach`); ``path``, ``newton_kernel`` and ``proximal`` say which one answered and what the Newton
+    and the rounds did.
 
     Parameters
     ----------
@@ -390,7 +402,7 @@ def solve_mode_free(
             nt.r,
             u,
             0,
-            nt.iterations,
+            info["iterations"],  # every θ's iterations: the work done, as the proximal path counts it
             history,
             "nonsmooth_newton",
             "converged",
@@ -398,34 +410,84 @@ def solve_mode_free(
             path="newton",
             newton_kernel=info,
         )
-    if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the Newton's best, judged
-        info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
-        u = np.asarray(W @ nt.r).ravel() + q
-        history = [{"stage": "nonsmooth_newton", **h} for h in nt.history]
+    t0 = time.perf_counter()
+    px, proximal = _proximal_rounds(W, q, mu, d, nt.r)
+    t_proximal = time.perf_counter() - t0
+    if px is not None and px.residual <= COULOMB_NN_ACCEPT_RTOL:
+        u = np.asarray(W @ px.r).ravel() + q  # recomputed from the data, not the kernel's own u
         return LocalAnswer(
-            nt.r,
+            px.r,
             u,
             0,
-            nt.iterations,
-            history,
+            info["iterations"] + proximal["iterations"],
+            [{"stage": "proximal", **h} for h in px.history],
             "nonsmooth_newton",
-            nt.reason,
-            {"nonsmooth_newton": t_newton},
-            path="newton",
+            "converged",
+            {"nonsmooth_newton": t_newton, "proximal": t_proximal},
+            path="proximal newton",
             newton_kernel=info,
+            proximal=proximal,
+        )
+    if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the best answer so far, judged
+        info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
+        rounds = px is not None and px.residual < nt.residual
+        r = px.r if rounds else nt.r
+        return LocalAnswer(
+            r,
+            np.asarray(W @ r).ravel() + q,
+            0,
+            info["iterations"] + proximal["iterations"],
+            [{"stage": "proximal", **h} for h in px.history] if rounds else [],
+            "nonsmooth_newton",
+            "not converged",
+            {"nonsmooth_newton": t_newton, "proximal": t_proximal},
+            path="proximal newton" if rounds else "newton",
+            newton_kernel=info,
+            proximal=proximal,
         )
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times["nonsmooth_newton"] = t_newton
+    ans.times["proximal"] = t_proximal
     ans.path = "convex iteration"
     ans.newton_kernel = info
+    ans.proximal = proximal
     return ans
 
 
-def _uniqueness(W: np.ndarray, mu: np.ndarray) -> tuple[bool | None, str]:
+def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.ndarray) -> tuple:
+    """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from the Newton's best
+    point, then, if they do not reach :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`, from ``r = 0``, sharing one
+    budget of :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX` inner iterations (neither start is better on every
+    problem of the study: the quadrupeds converge from the Newton's point, a chain only from 0). Returns (the best
+    :class:`~gaussqp.friction.proximal_newton.ProximalResult` or None, what each start reported)."""
+    best, attempts, work = None, [], 0
+    for start, r0 in (("newton best", newton_best), ("zero", None)):
+        if work >= COULOMB_PROX_WORK_MAX:
+            break
+        out = solve_proximal(W, q, mu, d, r0=r0, work_max=COULOMB_PROX_WORK_MAX - work)
+        work += out.iterations
+        attempts.append(
+            {
+                "start": start,
+                "rounds": out.rounds,
+                "iterations": out.iterations,
+                "reason": out.reason,
+                "residual": out.residual,
+            }
+        )
+        if best is None or out.residual < best.residual:
+            best = out
+        if out.residual <= COULOMB_NN_ACCEPT_RTOL:
+            break
+    return best, {"iterations": work, "attempts": attempts, "residual": best.residual if best else None}
+
+
+def _uniqueness(W: np.ndarray, mu: np.ndarray, d: int) -> tuple[bool | None, str]:
     """A stated sufficient condition for uniqueness, or None: a frictionless problem (μ = 0) with a symmetric
-    positive definite W is a strictly convex QP (unique r). No sufficient condition with friction is checked."""
+    positive definite W is a strictly convex QP (unique r); with friction, Coulomb's law with a strongly monotone
+    map (:func:`gaussqp.friction.coulomb_uniqueness.coulomb_uniqueness`: small μ on a positive definite W)."""
     if np.any(mu > 0):
-        return None, "no sufficient condition for uniqueness with friction is checked"
+        return coulomb_uniqueness(W, mu, d)
     if sp.issparse(W):
         if W.shape[0] > COULOMB_DENSE_MAX:
             return None, "μ = 0 but W is sparse and large: its definiteness is not checked"
@@ -451,6 +513,8 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     sol.route = (
         "nonsmooth Newton"
         if ans.path == "newton"
+        else "nonsmooth Newton in proximal-point rounds"
+        if ans.path == "proximal newton"
         else "convex iteration + Newton polish" + (" (the nonsmooth Newton's fallback)" if ans.newton_kernel else "")
     )
     sol.hints = replace(sol.hints, polish_allowed=False, natural_map="coulomb")
@@ -462,11 +526,12 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
             "backend_status": ans.backend_status,
             "path": ans.path,
             "nonsmooth_newton": dict(ans.newton_kernel),
+            "proximal": dict(ans.proximal),
         }
     )
     sol.residuals["natural_map_relative"] = res.relative
     sol.residuals["natural_map_siconos"] = res.siconos
-    u, why = _uniqueness(W, mu)
+    u, why = _uniqueness(W, mu, d)
     sol.unique = {"acceleration": u, "generalized_force": u, "multipliers": u}
     sol.extras["uniqueness"] = why
     sol.timing.detail.update(ans.times)
@@ -709,11 +774,10 @@ class CoulombFixedPoint(SelfJudgedFormulation):
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         if not len(problem.coulomb):
             return False, "no 'coulomb' contact (this route decides stick/slip)"
-        bad = [
-            i
-            for i in range(problem.m)
-            if problem.types[i] != "unilateral" or problem.modes[i] not in ("coulomb", "frictionless")
-        ]
+        modes = problem.modes
+        bad = np.flatnonzero(
+            (problem.types != "unilateral") | ((modes != "coulomb") & (modes != "frictionless"))
+        ).tolist()
         if bad:
             return False, (
                 f"contact(s) {bad[:8]} are bilateral, sticking or sliding: the convex iteration takes "

@@ -36,20 +36,21 @@ def project_cone(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
 
     Closed form: ``x`` if ``‖x_t‖ <= μ x_n``; ``0`` if ``μ‖x_t‖ <= −x_n`` (the polar cone); otherwise
     ``α (1, μ x_t/‖x_t‖)`` with ``α = (x_n + μ‖x_t‖)/(1 + μ²)``. ``μ = 0`` gives ``(max(x_n, 0), 0)``.
+    The three pieces are selected with ``np.where`` (no boolean gathers and scatters: the Newton method of
+    :mod:`gaussqp.friction.nonsmooth_newton` projects a few times per iteration on small problems).
     """
     X = _blocks(x, dimension)
     mu = np.asarray(mu, dtype=float).reshape(-1)
     xn, xt = X[:, 0], X[:, 1:]
-    nt = np.linalg.norm(xt, axis=1)
-    out = np.zeros_like(X)
+    nt = np.sqrt(np.add.reduce(xt * xt, axis=1))
     inside = (nt <= mu * xn) & (xn >= 0)  # xn >= 0: with μ = 0, (x_n < 0, 0) is not in the cone
     polar = mu * nt <= -xn
     side = ~inside & ~polar
-    out[inside] = X[inside]
     alpha = (xn + mu * nt) / (1.0 + mu * mu)
     safe = np.where(nt > 0, nt, 1.0)
-    out[side, 0] = alpha[side]
-    out[side, 1:] = (mu * alpha / safe)[side, None] * xt[side]
+    out = np.empty_like(X)
+    out[:, 0] = np.where(inside, xn, np.where(side, alpha, 0.0))
+    out[:, 1:] = np.where(inside[:, None], xt, np.where(side[:, None], (mu * alpha / safe)[:, None] * xt, 0.0))
     return out.reshape(-1)
 
 
@@ -187,16 +188,18 @@ def contact_modes(
     mu = np.asarray(mu, dtype=float).reshape(-1)
     vs = velocity_scale if velocity_scale > 0 else 1.0
     rs = reaction_scale if reaction_scale > 0 else 1.0
+    speeds = np.linalg.norm(U[:, 1:], axis=1).tolist()  # ‖u_t‖ and ‖r_t‖ of every contact at once
+    frictions = np.linalg.norm(R[:, 1:], axis=1).tolist()
     out = []
-    for j in range(R.shape[0]):
-        rn, rt, un, ut = R[j, 0], R[j, 1:], U[j, 0], U[j, 1:]
-        nut = float(np.linalg.norm(ut))
+    for j, (rn, un, nut, nrt, muj) in enumerate(
+        zip(R[:, 0].tolist(), U[:, 0].tolist(), speeds, frictions, mu.tolist())
+    ):
         if rn <= COULOMB_MODE_RTOL * rs:
-            out.append(ContactMode(SEPARATED, float(un), float(un) / vs))
+            out.append(ContactMode(SEPARATED, un, un / vs))
         elif nut > COULOMB_MODE_RTOL * vs:  # it slides (with μ = 0 the friction force is zero, the slip is real)
-            out.append(ContactMode(SLIDING, nut, nut / vs, tuple(float(x) for x in ut / nut)))
+            out.append(ContactMode(SLIDING, nut, nut / vs, tuple((U[j, 1:] / nut).tolist())))
         else:
-            slack = float(min(rn, mu[j] * rn - np.linalg.norm(rt))) if mu[j] > 0 else float(rn)
+            slack = min(rn, muj * rn - nrt) if muj > 0 else rn
             out.append(ContactMode(STICKING, slack, slack / rs))
     return out
 

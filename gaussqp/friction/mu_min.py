@@ -197,6 +197,20 @@ def mu_min(
     return mu_min_bracket(p, a, atol, run, lam_n, conic)[1]
 
 
+def start_point(aff: AffineSet, point: tuple | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """``point = (λ_eq, λ_in)`` of a solved program on Λ(a) (e.g. the margin's, :func:`~gaussqp.friction.sticking_margin.
+    margin`) put exactly on the affine hull of Λ(a) (:meth:`AffineSet.project`), or None when it is not a point of
+    Λ(a): an entry missing, or a unilateral multiplier below minus the zero force :func:`_zero` (the sign rule of
+    :func:`achieved_ratio`). Its achieved ratio is then an upper end of μ_min (sticking Prop. 11: μ_min is the least
+    ``max_i ‖λ_t,i‖/λ_n,i`` over Λ(a)), whatever program found it."""
+    if point is None or point[0] is None or point[1] is None:
+        return None
+    lev, liv = aff.project(np.asarray(point[0], dtype=float).ravel(), np.asarray(point[1], dtype=float).ravel())
+    if not (np.all(np.isfinite(lev)) and np.all(np.isfinite(liv))) or float(liv.min(initial=0.0)) < -_zero(aff):
+        return None
+    return lev, liv
+
+
 def mu_min_bracket(
     p: ContactProblem,
     a: np.ndarray,
@@ -205,6 +219,8 @@ def mu_min_bracket(
     lam_n=None,
     conic: MultiplierSetConic | None = None,
     why: list | None = None,
+    aff: AffineSet | None = None,
+    start: tuple | None = None,
 ) -> tuple[float | None, float | None]:
     """``(lower, μ_min)``, both ends proven: ``μ_min`` a common friction coefficient that works (the achieved ratio
     of a point of Λ(a) ∩ cones(μ_min) put exactly on the affine hull of Λ(a)), ``lower`` the largest μ at which every
@@ -235,10 +251,17 @@ def mu_min_bracket(
 
     ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
     first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
+
+    ``start``: a point ``(λ_eq, λ_in)`` of Λ(a) a program of the caller already found (the sticking margin's optimum:
+    with a common μ the margin program *is* the first ratio step, at θ = μ with unit weights). With Clarabel's form
+    and one sign pattern, the ratio steps then start from it (:func:`start_point`): the feasibility programs at
+    μ = 0 and at the first μ that works are not needed (the one at μ = 0 runs only when no lower end was proven
+    below the steps' optimum). ``aff``: the affine hull of Λ(a) when the caller built it (:class:`AffineSet`).
     """
     why = [] if why is None else why
     L = Layout(p)
-    aff = AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
+    if aff is None and p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX:
+        aff = AffineSet(p, a, atol, lam_n)
     patterns = list(L.sign_patterns())
     progs: dict = {}  # the cvxpy programs (μ a Parameter), built when the Clarabel form of one decides nothing
 
@@ -284,6 +307,26 @@ def mu_min_bracket(
     lo, hi, best = 0.0, None, None
     stepped = False  # the upper end came from the ratio steps (_ratio_steps)
     normals = aff.pinned_normals(p) if aff is not None else None
+    begun = start_point(aff, start) if (aff is not None and conic is not None and len(patterns) == 1) else None
+    if normals is None and begun is not None:
+        got = achieved_ratio(p, L, *begun, aff.det, _zero(aff))
+        if np.isfinite(got):
+            hi = best = _ratio_steps(p, L, aff, conic, patterns[0], got, begun)
+            if best == 0.0:
+                return 0.0, 0.0  # a point of Λ(a) with no tangential force: μ = 0 works
+            stepped = True
+            for far in MU_LOWER_PROOF_WIDENING:  # the lower end, as after the steps below
+                cand = best * (1 - MU_LOWER_PROOF_RTOL * far)
+                st, val = attempt(cand)
+                if st == "infeasible":
+                    lo = max(lo, cand)
+                    break
+                if st == "feasible":
+                    hi, best = cand, min(best, val)
+            if lo == 0.0:  # no lower end proven: μ = 0 is the one program the start replaced that still decides
+                st, val = attempt(0.0)
+                if st == "feasible":
+                    return 0.0, 0.0
     if normals is not None:
         direct = _direct_mu_min(p, a, atol, run, lam_n, aff, normals, conic)
         if direct == float("inf"):

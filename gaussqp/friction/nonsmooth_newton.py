@@ -151,24 +151,6 @@ def shift_jacobian(u: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
     return D
 
 
-def _project(x: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
-    """:func:`gaussqp.friction.coulomb_law.project_cone` with the same arithmetic (same bits), selected with
-    ``np.where`` instead of boolean gathers and scatters: the Newton method projects a few times per iteration on
-    small problems, where the gathers were most of its cost."""
-    X = x.reshape(-1, d)
-    xn, xt = X[:, 0], X[:, 1:]
-    nt = np.sqrt(np.add.reduce(xt * xt, axis=1))
-    inside = (nt <= mu * xn) & (xn >= 0)
-    polar = mu * nt <= -xn
-    side = ~inside & ~polar
-    alpha = (xn + mu * nt) / (1.0 + mu * mu)
-    safe = np.where(nt > 0, nt, 1.0)
-    out = np.empty_like(X)
-    out[:, 0] = np.where(inside, xn, np.where(side, alpha, 0.0))
-    out[:, 1:] = np.where(inside[:, None], xt, np.where(side[:, None], (mu * alpha / safe)[:, None] * xt, 0.0))
-    return out.reshape(-1)
-
-
 def _block_diagonal(B: np.ndarray) -> sp.bsr_matrix:
     """The block-diagonal sparse matrix of the blocks ``B`` (m, d, d), built directly (no Python loop)."""
     m, d, _ = B.shape
@@ -298,7 +280,7 @@ class _System:
         s[:, 0] += mu * np.sqrt(np.add.reduce(Ut * Ut, axis=1))
         s = s.ravel()
         z = r - self.rho * s
-        both = _project(np.concatenate([z, r - s]), self.mu2, d)  # the ρ map and the certificate's ρ = 1 map
+        both = project_cone(np.concatenate([z, r - s]), self.mu2, d)  # the ρ map and the certificate's ρ = 1 map
         phi = r - both[: self.N]
         phi1 = r - both[self.N :]
         return phi, u, z, float(np.sqrt(phi1 @ phi1)) / (self.qn if self.qn > 0 else 1.0)

@@ -7,12 +7,15 @@ All quantities are computed on Λ(a) (fixed acceleration; its active set needs a
 - ``margin`` (:func:`gaussqp.friction.sticking_margin.margin`): max over Λ(a) of min over the non-detaching
   sticking contacts of ``μ_i |λ_n,i| - ‖λ_t,i‖`` (sticking Prop. 4).
 - ``boundary_contacts``: contacts whose own ``max μ_i|λ_n,i| - ‖λ_t,i‖`` over Λ(a) ∩ cones is 0
-  (they are on the boundary for *every* admissible force: exact, one SOCP each, up to
-  :data:`gaussqp.settings.BOUNDARY_EXACT_MAX` contacts; beyond, at the max-margin forces).
+  (they are on the boundary for *every* admissible force: exact, up to :data:`gaussqp.settings.BOUNDARY_EXACT_MAX`
+  contacts; beyond, at the max-margin forces). A contact whose slack at the max-margin forces, put exactly on the
+  affine hull of Λ(a) (:func:`verified_slacks`), is above the boundary threshold is not on the boundary (its own
+  maximum is at least that): only the others get their own SOCP.
 - ``detaching_contacts``: unilateral sticking contacts with ``n_i a + b_i > 0`` (they leave, Prop. 4
   and footnote 3 of the sticking paper).
 - ``mu_min`` (:func:`gaussqp.friction.mu_min.mu_min_bracket`): the smallest common friction coefficient for which
-  the all-sticking problem is solvable (sticking Prop. 11); ``mu_min_lower`` the bisection's proven lower end.
+  the all-sticking problem is solvable (sticking Prop. 11); ``mu_min_lower`` the bisection's proven lower end. Its
+  ratio steps start from the margin's optimum (with a common μ the margin program is their first step).
 
 What the verdict decides about an answer (its uniqueness inside the cones) is stated by
 :func:`gaussqp.certificates.sticking_verdict.sticking_verdict`, which attaches it to a solution.
@@ -33,6 +36,7 @@ from ..jsonable import json_float, to_jsonable
 from ..model.problem import ContactProblem
 from ..model.rows import assemble_multipliers
 from ..settings import (
+    AFFINE_SET_DENSE_MAX,
     BOUNDARY_EXACT_MAX,
     BOUNDARY_RTOL,
     DIRECT_CONIC_BACKENDS,
@@ -43,7 +47,7 @@ from ..settings import (
 from .cones import Layout
 from .multiplier_conic import MultiplierSetConic
 from .multiplier_set import active_tolerance, detaching
-from .mu_min import AffineSet, mu_min_bracket
+from .mu_min import AffineSet, _zero, mu_min_bracket, start_point
 from .sticking_margin import contact_margins, margin
 
 if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the functions that build a program
@@ -178,6 +182,26 @@ def singleton_verdict(
     )
 
 
+def verified_slacks(
+    p: ContactProblem, aff: AffineSet, point: tuple | None, signs: dict[int, int]
+) -> dict[int, float] | None:
+    """Each non-detaching sticking contact's cone slack ``μ_i s_i λ_n,i − ‖λ_t,i‖`` (sticking (14b), Prop. 4) at
+    ``point = (λ_eq, λ_in)`` put exactly on the affine hull of Λ(a) (:func:`gaussqp.friction.mu_min.start_point`), or
+    None when that is not a point of Λ(a) ∩ cones (a unilateral multiplier or a slack below minus the zero force).
+    Every slack is then a value achieved in Λ(a) ∩ cones, so a lower bound of that contact's own maximum slack."""
+    exact = start_point(aff, point)
+    if exact is None:
+        return None
+    lev, liv = exact
+    L = aff.L
+    out = {
+        i: p.friction[i] * signs.get(i, 1) * float(L.normal(i, lev, liv)) - float(np.linalg.norm(L.tangent(i, lev)))
+        for i in L.sticking
+        if i not in aff.det
+    }
+    return None if min(out.values(), default=0.0) < -_zero(aff) else out
+
+
 def analyze(
     p: ContactProblem,
     a: np.ndarray,
@@ -205,6 +229,7 @@ def analyze(
     conic = MultiplierSetConic(p, a, atol, lam_n, direct, tol) if direct is not None else None
     det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = Layout(p)
+    aff = AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
     best, best_signs, best_point = None, {}, None
     for signs in L.sign_patterns():
         m, point = margin(p, a, atol, signs, run, lam_n, conic)
@@ -221,7 +246,10 @@ def analyze(
     scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
     if feasible and best is not None and np.isfinite(best):
         if len(L.sticking) <= BOUNDARY_EXACT_MAX:
-            cm = contact_margins(p, a, atol, best_signs, run, lam_n, conic)
+            # a slack achieved above the threshold decides "not on the boundary"; the others get their own program
+            got = verified_slacks(p, aff, best_point, best_signs) if aff is not None else None
+            ask = None if got is None else [i for i, x in got.items() if not x > BOUNDARY_RTOL * scale]
+            cm = contact_margins(p, a, atol, best_signs, run, lam_n, conic, ask) if ask is None or ask else {}
             v.boundary_contacts = [i for i, x in cm.items() if x <= BOUNDARY_RTOL * scale]
         elif best_point is not None:
             v.boundary_test = "at the max-margin multipliers"
@@ -236,6 +264,6 @@ def analyze(
                     v.boundary_contacts.append(i)
     if want_mu_min:
         why: list = []
-        v.mu_min_lower, v.mu_min = mu_min_bracket(p, a, atol, run, lam_n, conic, why)
+        v.mu_min_lower, v.mu_min = mu_min_bracket(p, a, atol, run, lam_n, conic, why, aff, best_point)
         v.mu_min_reason = why[0] if v.mu_min is None and why else None
     return v

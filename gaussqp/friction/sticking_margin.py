@@ -15,7 +15,7 @@ functions that use it, not when this module is imported.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
@@ -80,14 +80,22 @@ def variable_values(L: Layout, le, li) -> tuple[np.ndarray, np.ndarray]:
 
 
 def contact_margins(
-    p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None, conic: MultiplierSetConic | None = None
+    p: ContactProblem,
+    a: np.ndarray,
+    atol: float,
+    signs: dict,
+    run,
+    lam_n=None,
+    conic: MultiplierSetConic | None = None,
+    contacts: Iterable[int] | None = None,
 ) -> dict[int, float]:
-    """For each non-detaching sticking contact, max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over Λ(a) ∩ cones (``conic``: the
-    programs in Clarabel's form, tried first, as in :func:`margin`)."""
+    """For each non-detaching sticking contact (of ``contacts`` when given), max of ``μ_i s λ_n,i - ‖λ_t,i‖`` over
+    Λ(a) ∩ cones (``conic``: the programs in Clarabel's form, tried first, as in :func:`margin`)."""
     det = set(int(i) for i in detaching(p, a, atol, lam_n))
+    asked = None if contacts is None else set(int(i) for i in contacts)
     out = {}
     for i in Layout(p).sticking:
-        if i in det:
+        if i in det or (asked is not None and i not in asked):
             continue
         status, value = "failed", None
         if conic is not None:

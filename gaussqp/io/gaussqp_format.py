@@ -498,18 +498,32 @@ def _read_npy(key: str, f: IO[bytes]) -> np.ndarray:
     return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
-def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
-    """The arrays of an NPZ archive that gaussqp reads, checked against the limits before decompression."""
+def read_npz_arrays(
+    source: str | Path | IO[bytes],
+    keys: frozenset | set | None = None,
+    fix: str = "write it with numpy.savez",
+    refusal: str = "is not an expected npz member",
+) -> dict[str, np.ndarray]:
+    """The arrays of an NPZ archive, read without pickles and within the limits: the archive's uncompressed size
+    (:data:`~gaussqp.settings.FILE_BYTES_MAX`) is checked before anything is decompressed, each member's header
+    (no object dtype, declared size within :data:`~gaussqp.settings.ENTRIES_MAX`) before its data are read.
+    ``keys``: the member names allowed (None: any ``.npy`` member); another member is refused (``refusal``, ``fix``).
+
+    Raises
+    ------
+    gaussqp.errors.FileFormatError
+        A member that is not an allowed ``.npy`` array, one stored twice, a lying or truncated header.
+    gaussqp.errors.MagnitudeError
+        The archive or a member is larger than the limits.
+    zipfile.BadZipFile, ValueError, OSError
+        Not a zip archive or not readable (the callers turn these into a :class:`FileFormatError`).
+    """
     with zipfile.ZipFile(source) as zf:
         infos = zf.infolist()
         for i in infos:
-            if not (i.filename.endswith(".npy") and i.filename[:-4] in NPZ_KEYS | NPZ_LOCAL_KEYS | NPZ_METADATA):
-                raise _err(
-                    i.filename,
-                    "is not a gaussqp/1 npz member",
-                    f"store only {sorted(NPZ_KEYS | NPZ_METADATA)}, or the local form's "
-                    f"{sorted(NPZ_LOCAL_KEYS)} (gaussqp.save_npz writes them)",
-                )
+            if not (i.filename.endswith(".npy") and (keys is None or i.filename[:-4] in keys)):
+                allowed = "arrays (.npy members)" if keys is None else f"only {sorted(keys)}"
+                raise _err(i.filename, refusal, f"store {allowed}, {fix}")
         check_count(
             "file",
             "uncompressed bytes",
@@ -521,10 +535,20 @@ def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
         for info in infos:
             key = info.filename[:-4]
             if key in out:
-                raise _err(key, "is stored twice in the npz file", "write the file with gaussqp.save_npz")
+                raise _err(key, "is stored twice in the npz file", fix)
             with zf.open(info) as f:
                 out[key] = _read_npy(key, f)
         return out
+
+
+def _npz_members(source: str | Path | IO[bytes]) -> dict[str, np.ndarray]:
+    """The arrays of a gaussqp/1 NPZ archive (:func:`read_npz_arrays` with the format's member names)."""
+    return read_npz_arrays(
+        source,
+        NPZ_KEYS | NPZ_LOCAL_KEYS | NPZ_METADATA,
+        "gaussqp.save_npz writes them",
+        "is not a gaussqp/1 npz member",
+    )
 
 
 _KIND = {

@@ -235,6 +235,7 @@ def test_sparse_delassus_is_j_minv_jt():
 def test_a_newton_that_stops_falls_back_to_the_convex_iteration_and_still_certifies(monkeypatch):
     real = nn.solve_newton
     monkeypatch.setattr(coulomb, "solve_newton", lambda *a, **k: real(*a, **{**k, "max_iter": 0}))
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 0)  # and no proximal rounds
     W, q, mu = hyperstatic_table(40.0)  # sliding: neither start is a solution
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, 3))
     assert sol.extras["path"] == "convex iteration"
@@ -284,7 +285,7 @@ def test_every_fclib_file_is_certified_by_our_residual(path):
         if q.size > 1000:  # Spheres: W 0.5 % nonzero is never made dense on the Newton path
             assert sol.extras["nonsmooth_newton"]["linear_algebra"] == "sparse"
     assert residual(W, q, mu, d, r) <= COULOMB_RESIDUAL_RTOL
-    assert sol.extras["path"] in ("newton", "convex iteration")
+    assert sol.extras["path"] in ("newton", "proximal newton", "convex iteration")
     assert sol.extras["nonsmooth_newton"]["iterations"] >= 0
 
 
@@ -309,14 +310,16 @@ def test_the_damping_schedule_solves_a_quadruped_the_weak_damping_alone_does_not
 
 
 def test_the_dense_fallback_is_not_run_above_its_size_and_the_answer_says_so(monkeypatch):
-    """Above COULOMB_FALLBACK_UNKNOWNS_MAX unknowns a Newton that did not converge is the answer (judged, not
-    certified) and says that the convex iteration did not run; at or below, the fallback runs as before."""
+    """Above COULOMB_FALLBACK_UNKNOWNS_MAX unknowns, when neither the Newton nor the proximal rounds converged, their
+    best iterate is the answer (judged, not certified) and says that the convex iteration did not run; at or below,
+    the fallback runs as before."""
     rng = np.random.default_rng(4)
     m, d = 6, 3
     A = rng.standard_normal((m * d, m * d))
     W = A @ A.T + 0.1 * np.eye(m * d)
     q = rng.standard_normal(m * d)
     mu = np.full(m, 0.5)
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 0)  # no proximal round either: the fallback's turn
     run = coulomb.solve_mode_free(W, q, mu, d, newton_max_iter=0, solver="CLARABEL")
     assert run.path == "convex iteration" and "fallback" not in run.newton_kernel
     monkeypatch.setattr(coulomb, "COULOMB_FALLBACK_UNKNOWNS_MAX", m * d - 1)

@@ -1,0 +1,101 @@
+"""The proximal-point rounds around the nonsmooth Newton method (``gaussqp.friction.proximal_newton``, issue #27):
+a fixed point is a solution, the rounds certify what the Newton alone leaves short of the target, and the
+mode-free route runs them between its Newton and its convex iteration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gaussqp
+from gaussqp.formulations import coulomb
+from gaussqp.friction import nonsmooth_newton as nn
+from gaussqp.friction.coulomb_law import natural_map_residual
+from gaussqp.friction.proximal_newton import solve_proximal
+from gaussqp.settings import COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_REG_THETAS, COULOMB_RESIDUAL_RTOL
+
+
+def residual(W, q, mu, d, r) -> float:
+    """Our certificate's number, recomputed here from the data: ‖φ_1(r)‖/‖q‖ with u = W r + q."""
+    return natural_map_residual(r, np.asarray(W @ r).ravel() + q, q, mu, d).relative
+
+
+def rank_deficient(seed: int, m: int = 12, d: int = 3, rank: int = 20):
+    """A random local problem with W = AAᵀ of rank ``rank`` < m·d (redundant contacts) and a q that pushes some
+    contacts into the cones and pulls others away (a mix of sticking, sliding and separating)."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(m * d, rank))
+    W = A @ A.T
+    q = rng.normal(size=m * d)
+    q[::d] -= 1.0  # mostly compressive
+    mu = rng.uniform(0.2, 1.0, size=m)
+    return W, q, mu, d
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_rounds_reach_the_target_on_rank_deficient_problems_and_report_the_recomputed_residual(seed):
+    W, q, mu, d = rank_deficient(seed)
+    out = solve_proximal(W, q, mu, d)
+    assert out.converged and out.reason == nn.CONVERGED
+    assert out.residual == pytest.approx(residual(W, q, mu, d, out.r), rel=1e-6, abs=1e-15)
+    assert residual(W, q, mu, d, out.r) <= 1e-10
+    assert np.allclose(out.u, W @ out.r + q)
+    assert out.rounds == len(out.history) >= 1 and out.iterations == sum(h["inner_iterations"] for h in out.history)
+
+
+def test_a_solution_is_a_fixed_point_no_round_is_run():
+    W, q, mu, d = rank_deficient(0)
+    sol = solve_proximal(W, q, mu, d)
+    again = solve_proximal(W, q, mu, d, r0=sol.r)
+    assert again.rounds == 0 and again.iterations == 0
+    assert np.allclose(again.r, sol.r, rtol=0, atol=1e-14 * np.abs(sol.r).max())  # projected on the cones: round-off
+
+
+def test_the_work_budget_is_respected_and_an_unfinished_run_says_so():
+    W, q, mu, d = rank_deficient(1)
+    out = solve_proximal(W, q, mu, d, work_max=2)
+    assert out.iterations <= 2  # the inner Newton is given what is left of the budget
+    assert not out.converged and out.reason == nn.MAX_ITER
+    assert out.residual == pytest.approx(residual(W, q, mu, d, out.r), rel=1e-6, abs=1e-15)
+
+
+def test_the_route_runs_the_rounds_between_its_newton_and_its_convex_iteration(monkeypatch):
+    """A Newton limited to its starts (0 iterations) cannot solve a sliding problem; the rounds then do, and the
+    route says so (path, route, what each start of the rounds reported), and the judge certifies the answer."""
+    real = nn.solve_newton
+    calls = []
+
+    def limited(*a, **k):
+        calls.append(k.get("reg_theta"))
+        return real(*a, **{**k, "max_iter": 0})
+
+    monkeypatch.setattr(coulomb, "solve_newton", limited)  # the route's schedule only, not the rounds' inner solves
+    W, q, mu, d = rank_deficient(2)
+    sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
+    assert calls == list(COULOMB_NN_REG_THETAS)  # the whole schedule ran and failed first
+    assert sol.extras["path"] == "proximal newton" and "proximal" in sol.route
+    assert sol.status == "solved" and sol.natural_map_residual.relative <= COULOMB_RESIDUAL_RTOL
+    prox = sol.extras["proximal"]
+    assert prox["attempts"][0]["start"] == "newton best" and prox["residual"] <= COULOMB_NN_ACCEPT_RTOL
+    assert sol.extras["fixed_point_iterations"] == 0 and "proximal" in sol.timing.detail
+
+
+def test_a_generated_quadruped_the_damping_schedule_leaves_short_is_certified_by_the_rounds(tmp_path):
+    """``quadruped-s1-i0070-m47`` of the study (47 contacts on four feet, W of rank 121 of 141, its nonzero spectrum
+    over nine decades): every θ of the schedule stalls near 1e-7; the rounds reach round-off."""
+    pytest.importorskip("mujoco", reason="generating the problem needs the optional extra gaussqp[mujoco]")
+    pytest.importorskip("h5py", reason="reading FCLIB files needs the optional extra gaussqp[fclib]")
+    from gaussqp.io import fclib
+    from problems import fclib_scenes
+
+    (path,) = fclib_scenes.generate(tmp_path, 1, seed=1, start=70, min_contacts=10, max_contacts=250)
+    p = fclib.load(path)
+    cd = coulomb.condense(p)
+    schedule = [nn.solve_newton(cd.W, cd.q, cd.mu, 3, reg_theta=th).residual for th in COULOMB_NN_REG_THETAS]
+    if min(schedule) <= COULOMB_NN_ACCEPT_RTOL:
+        pytest.skip(f"with this MuJoCo version the scene's state is one the Newton alone solves ({min(schedule):.1e})")
+    ans = coulomb.solve_mode_free(cd.W, cd.q, cd.mu, 3)
+    assert ans.path == "proximal newton"
+    assert residual(cd.W, cd.q, cd.mu, 3, ans.r) <= COULOMB_NN_ACCEPT_RTOL
+    sol = gaussqp.solve(p, crosscheck=False)
+    assert sol.status == "solved" and sol.certified and sol.extras["path"] == "proximal newton"
