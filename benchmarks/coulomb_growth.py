@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     for scene in scenes:
         rows, before_rows = [], []
         head = (
-            f"| aimed | m | n | status | res/‖q‖ | path | kernel s | route s | peak MB (load) |"
+            "| aimed | m | n | status | res/‖q‖ | path | kernel s | route s | peak MB (load) |"
             + (" before: status | before route s |" if args.before else "")
             + (" Siconos fastest ≤ 1e-8 |" if use_siconos else "")
         )
@@ -281,7 +281,9 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         k_route, k_kernel = exponent(rows, "route_s"), exponent(rows, "kernel_s")
-        summary = f"Exponent of time ∝ m^k over m ≥ 100: route k = {fmt(k_route, '.2f')}, kernel k = {fmt(k_kernel, '.2f')}"
+        summary = (
+            f"Exponent of time ∝ m^k over m ≥ 100: route k = {fmt(k_route, '.2f')}, kernel k = {fmt(k_kernel, '.2f')}"
+        )
         if args.before:
             summary += f"; before ({args.before}): route k = {fmt(exponent(before_rows, 'route_s'), '.2f')}"
         print(summary, flush=True)

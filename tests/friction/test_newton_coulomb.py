@@ -330,3 +330,30 @@ def test_the_dense_fallback_is_not_run_above_its_size_and_the_answer_says_so(mon
     lp = gaussqp.LocalContactProblem(W, q, mu, d)
     sol = coulomb.finalize(coulomb.local_solution(lp, ans, "coulomb_fixed_point"), coulomb.get_tolerance(None))
     assert not sol.certified and sol.extras["nonsmooth_newton"]["fallback"].startswith("not run")
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_the_block_pattern_assembles_the_newton_matrix(d):
+    """``BlockPattern.matrix`` is ``blockdiag(A) + blockdiag(B) W`` (issue #27: assembled once per pattern), also
+    where W has no diagonal block (the pattern adds it) and with duplicate entries summed."""
+    from gaussqp.friction.nonsmooth_newton import BlockPattern
+
+    rng = np.random.default_rng(d)
+    m = 23
+    N = m * d
+    W = sp.random(N, N, density=0.08, random_state=d, format="lil")
+    W[:d, :d] = 0.0  # contact 0's diagonal block is absent from W's pattern
+    W = sp.csr_matrix(W)
+    W.eliminate_zeros()
+    W.sum_duplicates()
+    A, B = rng.standard_normal((m, d, d)), rng.standard_normal((m, d, d))
+    pattern = BlockPattern(W, d)
+    J = pattern.matrix(pattern.blocks_of(W), A, B)
+    dense = np.zeros((N, N))
+    Wd = W.toarray()
+    for i in range(m):
+        blk = slice(i * d, (i + 1) * d)
+        dense[blk] = B[i] @ Wd[blk]
+        dense[blk, blk] += A[i]
+    assert sp.isspmatrix_csc(J) and J.has_canonical_format
+    np.testing.assert_allclose(J.toarray(), dense, rtol=0, atol=1e-14)
