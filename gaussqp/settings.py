@@ -1056,3 +1056,18 @@ AUDIT_DYNAMICS_RTOL = 1e-6
 #: solutions: a hundred times the high preset's cross-check tolerance (1e-6), under which two certified routes'
 #: answers count as the same one.
 AUDIT_WITNESS_RTOL = 1e-4
+
+# ---------------------------------------------------------------- μ_min's lower end from one program (issue #28)
+#: μ_min's lower end is first sought by one ratio step (:meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.
+#: ratio_step`) at ``best (1 − this)``, ``best`` the upper end the ratio steps achieved: the program is strictly
+#: feasible (its t is free), and when that θ is below μ_min the dual of its stationarity rows is a conic Farkas vector
+#: of Λ(a) ∩ cones(θ), verified in NumPy (:func:`gaussqp.friction.mu_min.farkas_lower_end`; it proves emptiness up to
+#: the largest θ its dual cone allows, which may be above the one asked). The steps converge superlinearly, so
+#: ``best`` is μ_min to ~1e-9; at 1e-6 below it the program's optimum is clearly positive.
+#: Half of :data:`MU_BRACKET_RTOL`: a proven bracket that narrow ends the bisection before it starts.
+MU_DUAL_PROOF_RTOL = 5e-8
+#: The ratio step's optimum t is met to the backend's absolute tolerance, so at a small μ_min (1e-3 on
+#: ``real/stacker_boxes``) the step at ``best (1 − MU_DUAL_PROOF_RTOL)`` may decide nothing: it is asked again this
+#: many times farther below (1e-6, 1e-5 relative), and after the last the feasibility programs of
+#: :data:`MU_LOWER_PROOF_WIDENING` and the bisection run as before.
+MU_DUAL_PROOF_WIDENING = (1.0, 20.0, 200.0)

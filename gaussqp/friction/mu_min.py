@@ -5,7 +5,7 @@ contacts, for which the all-sticking problem is solvable, bracketed by :func:`mu
 Λ(a) is independent of μ, so the bisection on its conic feasibility is exact up to its tolerance; ``inf`` when no μ
 works (proven), None when undecided. Every upper end is the achieved ratio :func:`achieved_ratio` of a point put
 exactly on the affine hull of Λ(a) (:class:`AffineSet`), a friction coefficient that provably works; the lower end
-moves only on an ``infeasible`` status.
+moves only on an ``infeasible`` status or on a conic Farkas vector verified in NumPy (:func:`farkas_lower_end`).
 
 Each program is tried first in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`); the cvxpy program is its
 definition and fallback. Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
@@ -19,16 +19,21 @@ import numpy as np
 from ..model.problem import ContactProblem
 from ..settings import (
     AFFINE_SET_DENSE_MAX,
+    CONIC_FARKAS_RTOL,
+    CONIC_FARKAS_VALUE_MAX,
     KERNEL_COMPONENT_TOL,
     MU_ACCEPT_RTOL,
     MU_BISECTION_MAX,
     MU_BRACKET_RTOL,
+    MU_DUAL_PROOF_RTOL,
+    MU_DUAL_PROOF_WIDENING,
     MU_FLOOR,
     MU_LOWER_PROOF_RTOL,
     MU_LOWER_PROOF_WIDENING,
     MU_MAX,
     MU_RATIO_STEPS_MAX,
     MU_RTOL,
+    SCALE_FLOOR,
     ZERO_FORCE_RTOL,
 )
 from .cones import DISK, Layout, cone_constraints
@@ -115,27 +120,32 @@ def _ratio_steps(
     current ratio with the current normal forces as weights, puts its point exactly on the affine hull and reads its
     achieved ratio :func:`achieved_ratio` (a friction coefficient that provably works, like every upper end of the
     bisection). It stops when a step gains less than :data:`MU_BRACKET_RTOL` (relative), ends other than solved, or
-    after :data:`MU_RATIO_STEPS_MAX` steps. Returns the smallest ratio achieved (``theta`` when no step helped);
-    the lower end is the caller's to prove."""
+    after :data:`MU_RATIO_STEPS_MAX` steps. Returns the smallest ratio achieved (``theta`` when no step helped) and
+    the point achieving it; the lower end is the caller's to prove."""
     lev, liv = point
-    zero = _zero(aff)
     for _ in range(MU_RATIO_STEPS_MAX):
         if theta <= 0.0 or not np.isfinite(theta):
             break
-        w = np.array([0.0 if i in aff.det else max(abs(float(L.normal(i, lev, liv))), 0.0) for i in L.sticking])
-        w = np.where(w > zero, w, 0.0) / conic.rho
-        ans = conic.ratio_step(theta, w, signs)
+        ans = conic.ratio_step(theta, _weights(L, aff, conic, (lev, liv)), signs)
         if ans.status != "solved" or ans.lev is None or ans.liv is None:
             break
         lev_n, liv_n = aff.project(ans.lev, ans.liv)
-        got = achieved_ratio(p, L, lev_n, liv_n, aff.det, zero)
+        got = achieved_ratio(p, L, lev_n, liv_n, aff.det, _zero(aff))
         if not got < theta:
             break
         gain = theta - got
         theta, lev, liv = got, lev_n, liv_n
         if gain <= MU_BRACKET_RTOL * max(theta, MU_FLOOR):
             break
-    return theta
+    return theta, (lev, liv)
+
+
+def _weights(L: Layout, aff: AffineSet, conic: MultiplierSetConic, point: tuple) -> np.ndarray:
+    """The ratio step's weights at ``point = (λ_eq, λ_in)``: the sticking normal forces in units of ρ (0 on the
+    detaching contacts and below the zero force :func:`_zero`)."""
+    lev, liv = point
+    w = np.array([0.0 if i in aff.det else max(abs(float(L.normal(i, lev, liv))), 0.0) for i in L.sticking])
+    return np.where(w > _zero(aff), w, 0.0) / conic.rho
 
 
 def _direct_mu_min(
@@ -181,6 +191,79 @@ def _direct_mu_min(
         point = variable_values(L, le, li)
     lev, liv = aff.project(*point)
     return achieved_ratio(p, aff.L, lev, liv, aff.det, _zero(aff))
+
+
+def farkas_lower_end(
+    p: ContactProblem,
+    det: set | frozenset,
+    signs: dict[int, int],
+    r: np.ndarray,
+    y: np.ndarray | None,
+    theta: float,
+    best: float,
+) -> float | None:
+    """A lower end of μ_min proven by a conic Farkas vector of Λ(a) ∩ cones(θ), verified in NumPy: the largest
+    ``θ_c`` in ``[theta, best)`` at which ``y`` proves the set empty, or None when it proves nothing.
+
+    For a common μ = θ the set ``{λ : Jᵀλ = r, λ ∈ C(θ)}`` (``r = M a + F``, ``C(θ)`` the cones of sticking (14b),
+    λ_in >= 0, λ = 0 on the detaching rows ``det``) is empty when some ``y`` has ``rᵀy < 0`` and ``J y ∈ C(θ)*``:
+    for λ in it, ``rᵀy = λᵀ J y >= 0``. The dual cone is that of :func:`~gaussqp.friction.multiplier_set.conic_farkas`
+    with μ_i = θ: ``(J y)_j = 0`` on free rows, ``>= 0`` on active frictionless unilateral rows, and
+    ``θ ‖T_i y‖ <= s_i n_i y`` on the non-detaching sticking contacts. The dual cone grows as θ falls, so ``y`` proves
+    emptiness for every θ up to ``θ_y = min_i s_i n_i y / ‖T_i y‖``: ``θ_c = θ_y`` when ``theta <= θ_y < best``
+    (``best`` is an achieved ratio, a μ that works: ``y`` cannot prove anything at it), else ``theta``. The set being
+    monotone in μ, ``μ_min > θ_c`` (sticking Prop. 11).
+
+    ``y`` is normalized to ``rᵀy = −1`` (recomputed: below :data:`CONIC_FARKAS_VALUE_MAX`), ``J y`` is recomputed in
+    NumPy and the dual-cone conditions at ``θ_c`` must hold to :data:`CONIC_FARKAS_RTOL` of the product's scale
+    ``max|y| · max|J|`` (round-off of ``J y``), the acceptance rule of
+    :func:`~gaussqp.friction.multiplier_set.conic_farkas`. ``y``: e.g. the stationarity rows' dual of a ratio step
+    :meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.ratio_step` at ``θ < μ_min`` (optimum ``t > 0``), or
+    Clarabel's certificate of an infeasible feasibility program
+    (:attr:`~gaussqp.friction.multiplier_conic.ConicAnswer.y`); ``r = M a + F`` at the verdict's acceleration.
+
+    Notes
+    -----
+    Sticking paper Prop. 11 (μ_min over Λ(a)); the alternative is the conic Farkas lemma (Ben-Tal & Nemirovski,
+    Prop. 1.4.2) for the closed cone ``C(θ)``.
+    """
+    from dataclasses import replace
+
+    from .multiplier_set import _abs_max, _dual_cone_index, _dual_cone_violation
+
+    if y is None or not (0.0 < theta < best) or not np.isfinite(best):
+        return None
+    y = np.asarray(y, dtype=float).ravel()
+    r = np.asarray(r, dtype=float).ravel()
+    if y.shape != (p.n,) or not np.all(np.isfinite(y)):
+        return None
+    value = float(r @ y)
+    if not value < 0.0:
+        return None
+    y = y / -value
+    if not float(r @ y) < CONIC_FARKAS_VALUE_MAX:
+        return None
+    L = Layout(p)
+    E, _ = p.equalities
+    G, _ = p.inequalities
+    Ey = np.asarray(E @ y).ravel() if L.pe else np.zeros(0)
+    Gy = np.asarray(G @ y).ravel() if L.pg else np.zeros(0)
+    ix = _dual_cone_index(p, L, set(int(i) for i in det), signs)
+    if not ix.cone.size:
+        return None  # no cone: y would prove Λ(a) empty, which the caller's point at ``best`` contradicts
+    u = np.asarray(ix.normals(Ey, Gy)).ravel()
+    nt = np.linalg.norm(Ey[ix.tangent].reshape(ix.cone.size, L.d1), axis=1)
+    pos = nt > 0.0
+    theta_y = float(np.min(u[pos] / nt[pos])) if pos.any() else float("inf")
+    at = theta_y if theta <= theta_y < best else theta
+    # the free and the nonnegative rows as conic_farkas checks them; the disks' dual cone (in 2D the interval's,
+    # the same formula) at the common θ
+    viol = max(
+        _dual_cone_violation(replace(ix, cone=ix.cone[:0]), Ey, Gy, L.d1, DISK, p.dimension, None),
+        float((at * nt - u).max()),
+    )
+    scale = max(SCALE_FLOOR, float(np.abs(y).max()) * max(_abs_max(E), _abs_max(G)))
+    return at if viol <= CONIC_FARKAS_RTOL * scale else None
 
 
 def _zero(aff: AffineSet) -> float:
@@ -245,9 +328,12 @@ def mu_min_bracket(
       infeasible (which made μ_min too large). It stops when ``hi − lo`` reaches :data:`MU_RTOL` or when the
       proven bracket ``[lo, best]`` reaches :data:`MU_BRACKET_RTOL`. With Clarabel's form and one sign pattern, once
       a first point is feasible, the ratio steps :func:`_ratio_steps` (Crouzeix–Ferland–Schaible) bring the upper end
-      to μ_min in a few programs, one feasibility program :data:`MU_LOWER_PROOF_RTOL` below it tries to prove the
-      lower end, and the bisection goes on from that bracket until it is within :data:`MU_ACCEPT_RTOL` of ``best``
-      (10 programs for the humanoid where the bisection alone took 37, and a narrower proven bracket).
+      to μ_min in a few programs, and one more ratio step :data:`MU_DUAL_PROOF_RTOL` below it proves the lower end
+      by its dual (a conic Farkas vector verified in NumPy, :func:`farkas_lower_end`): the bracket is then narrower
+      than :data:`MU_BRACKET_RTOL` and nothing else runs (the humanoid: 4–6 programs with the margin's); farther below
+      (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing. When no step proves it, one feasibility program
+      :data:`MU_LOWER_PROOF_RTOL` below (widened while undecided) tries to prove the lower end, and the bisection goes
+      on from that bracket until it is within :data:`MU_ACCEPT_RTOL` of ``best``.
 
     ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
     first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
@@ -304,6 +390,21 @@ def mu_min_bracket(
                 return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
         return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
+    def dual_proof(point: tuple) -> float | None:
+        """The lower end from one program: the ratio step at ``best (1 − MU_DUAL_PROOF_RTOL)``, below μ_min's
+        upper end, is strictly feasible (t is free) and its optimum t > 0 when that θ is below μ_min; the dual of its
+        stationarity rows is then a conic Farkas vector, verified by :func:`farkas_lower_end`. Farther below
+        (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing; None when no step did."""
+        assert conic is not None and aff is not None and best is not None
+        w = _weights(L, aff, conic, point)
+        for far in MU_DUAL_PROOF_WIDENING:  # t is absolute: at a small μ_min the first θ may be within its tolerance
+            cand = best * (1 - MU_DUAL_PROOF_RTOL * far)
+            ans = conic.ratio_step(cand, w, patterns[0])
+            proven = farkas_lower_end(p, conic.det, patterns[0], conic.r, ans.y, cand, best)
+            if ans.status == "solved" and proven is not None:
+                return proven
+        return None
+
     lo, hi, best = 0.0, None, None
     stepped = False  # the upper end came from the ratio steps (_ratio_steps)
     normals = aff.pinned_normals(p) if aff is not None else None
@@ -311,11 +412,15 @@ def mu_min_bracket(
     if normals is None and begun is not None:
         got = achieved_ratio(p, L, *begun, aff.det, _zero(aff))
         if np.isfinite(got):
-            hi = best = _ratio_steps(p, L, aff, conic, patterns[0], got, begun)
+            hi, at = _ratio_steps(p, L, aff, conic, patterns[0], got, begun)
+            best = hi
             if best == 0.0:
                 return 0.0, 0.0  # a point of Λ(a) with no tangential force: μ = 0 works
             stepped = True
-            for far in MU_LOWER_PROOF_WIDENING:  # the lower end, as after the steps below
+            proven = dual_proof(at)
+            if proven is not None:
+                lo = proven
+            for far in MU_LOWER_PROOF_WIDENING if proven is None else ():  # the lower end, as after the steps below
                 cand = best * (1 - MU_LOWER_PROOF_RTOL * far)
                 st, val = attempt(cand)
                 if st == "infeasible":
@@ -368,13 +473,17 @@ def mu_min_bracket(
         if conic is not None and aff is not None and len(patterns) == 1 and "point" in last:
             # the ratio steps bring the upper end to μ_min in a few programs; one program just below it
             # proves the lower end, and the bisection below goes on from the proven bracket as before
-            ratio = _ratio_steps(p, L, aff, conic, patterns[0], best, last["point"])
+            ratio, at = _ratio_steps(p, L, aff, conic, patterns[0], best, last["point"])
             if ratio < best:
                 hi = best = ratio
                 stepped = True
-                # the lower end: a program MU_LOWER_PROOF_RTOL below, then 10×, 100×, 1000× farther while the backend
-                # decides nothing there (it may claim a point whose exact ratio is above the μ asked: undecided)
-                for far in MU_LOWER_PROOF_WIDENING:
+                # the lower end: one ratio step just below, its dual verified (dual_proof); else a program
+                # MU_LOWER_PROOF_RTOL below, then 10×, 100×, 1000× farther while the backend decides nothing there (it
+                # may claim a point whose exact ratio is above the μ asked: undecided)
+                proven = dual_proof(at)
+                if proven is not None:
+                    lo = max(lo, proven)
+                for far in MU_LOWER_PROOF_WIDENING if proven is None else ():
                     cand = best * (1 - MU_LOWER_PROOF_RTOL * far)
                     st, val = attempt(cand)
                     if st == "infeasible":
