@@ -205,9 +205,9 @@ def _separating_direction(Tn: np.ndarray, Jn: np.ndarray) -> np.ndarray | None:
     """A direction ``v`` proving ``im Tᵀ ∩ N_S = {0}`` without an LP (Gordan's alternative): ``T v = 0`` and
     ``J_u v > 0`` row by row (normalized rows ``Tn``, ``Jn``; ``v`` a unit vector), verified in NumPy, or None.
 
-    For ``λ >= 0`` with ``1ᵀλ = 1`` and ``J_uᵀλ = Tᵀy`` (y of least norm, ``‖y‖ <= ‖J_uᵀλ‖ / σ⁺ <= 1 / σ⁺`` with σ⁺
-    the smallest nonzero singular value of ``Tn``): ``λᵀ(J_u v) = yᵀ(T v)``, so ``min_i (J_u v)_i > ‖T v‖ / σ⁺`` leaves
-    no such λ, i.e. ``Λ = {0}``. ``T v`` is not exactly 0 in floating point: its computed norm, plus the round-off
+    For ``λ >= 0`` with ``1ᵀλ = 1`` and ``J_uᵀλ = Tᵀy`` (y of least norm, ``‖y‖ <= ‖J_uᵀλ‖ / σ <= 1 / σ`` with σ
+    the smallest nonzero singular value of ``Tn``): ``λᵀ(J_u v) = yᵀ(T v)``, so ``min_i (J_u v)_i > ‖T v‖ / σ`` leaves
+    no such λ, i.e. ``Λ = {0}`` (:func:`_separates`). ``T v`` is not exactly 0 in floating point: its computed norm, plus the round-off
     :data:`ROUND_OFF` of both products, is what the margin must exceed, and the margin must exceed
     :data:`LP_VALUE_TOL` (the LPs' own threshold). ``v`` is the least-norm solution of ``J_u Z w = 1`` on a basis Z of
     ``ker T`` (an SVD): e.g. lifting a body lying on the ground moves no contact tangentially and every contact
@@ -220,26 +220,29 @@ def _separating_direction(Tn: np.ndarray, Jn: np.ndarray) -> np.ndarray | None:
     Z = vt[r:].T
     w = np.linalg.lstsq(Jn @ Z, np.ones(Jn.shape[0]), rcond=None)[0]
     v = Z @ w
-    return v if _separates(Tn, Jn, v, sv, r) else None
+    return v if _separates(Tn, Jn, v, sv) else None
 
 
-def _separates(
-    Tn: np.ndarray, Jn: np.ndarray, v: np.ndarray, sv: np.ndarray | None = None, r: int | None = None
-) -> bool:
+def _separates(Tn: np.ndarray, Jn: np.ndarray, v: np.ndarray, sv: np.ndarray | None = None) -> bool:
     """The NumPy check of :func:`_separating_direction`'s ``v`` (normalized here): ``min_i (J_u v)_i`` above
-    ``‖T v‖ / σ⁺`` plus the products' round-off, and above :data:`LP_VALUE_TOL`. ``sv``, ``r``: the singular values
-    of ``Tn`` and their rank (computed when not given)."""
+    ``‖T v‖ / σ`` plus the products' round-off, and above :data:`LP_VALUE_TOL`. ``σ`` is the smallest of the
+    ``min(rows, n)`` singular values of ``Tn`` (``sv``: computed when not given), lowered by its own round-off
+    (Weyl: :data:`ROUND_OFF` of the largest): a lower bound of every nonzero one, whatever rank rule is applied, so a
+    nearly dependent T makes the bound large and the check fail (the LPs then decide)."""
     v = np.asarray(v, dtype=float)
-    size = float(np.linalg.norm(v))
+    size = float(np.linalg.norm(v)) if v.shape == (Tn.shape[1],) else 0.0
     if not np.isfinite(size) or size == 0.0:
         return False
     v = v / size
-    if sv is None or r is None:
+    if sv is None:
         sv = np.linalg.svd(Tn, compute_uv=False)
-        r = singular_value_rank(sv, Tn.shape)
-    inv = 1.0 / float(sv[r - 1]) if r else 0.0
-    reach = float(np.linalg.norm(Tn @ v)) * inv
-    return float((Jn @ v).min()) > max(LP_VALUE_TOL, reach + ROUND_OFF * (1.0 + inv))
+    reach = 0.0
+    if sv.size:
+        low = float(sv[-1]) - ROUND_OFF * float(sv[0])
+        if not low > 0.0:
+            return False
+        reach = (float(np.linalg.norm(Tn @ v)) + ROUND_OFF) / low
+    return float((Jn @ v).min()) > max(LP_VALUE_TOL, reach + ROUND_OFF)
 
 
 def _normal_row_in_image(Tn: np.ndarray, Jn: np.ndarray) -> np.ndarray | None:
