@@ -1061,7 +1061,7 @@ AUDIT_WITNESS_RTOL = 1e-4
 #: μ_min's lower end is first sought by one ratio step (:meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.
 #: ratio_step`) at ``best (1 − this)``, ``best`` the upper end the ratio steps achieved: the program is strictly
 #: feasible (its t is free), and when that θ is below μ_min the dual of its stationarity rows is a conic Farkas vector
-#: of Λ(a) ∩ cones(θ), verified in NumPy (:func:`gaussqp.friction.mu_min.farkas_lower_end`; it proves emptiness up to
+#: of Λ(a) ∩ cones(θ), verified in NumPy (:func:`gaussqp.friction.multiplier_set.farkas_lower_end`; it proves emptiness up to
 #: the largest θ its dual cone allows, which may be above the one asked). The steps converge superlinearly, so
 #: ``best`` is μ_min to ~1e-9; at 1e-6 below it the program's optimum is clearly positive.
 #: Half of :data:`MU_BRACKET_RTOL`: a proven bracket that narrow ends the bisection before it starts.

@@ -5,7 +5,7 @@ contacts, for which the all-sticking problem is solvable, bracketed by :func:`mu
 Λ(a) is independent of μ, so the bisection on its conic feasibility is exact up to its tolerance; ``inf`` when no μ
 works (proven), None when undecided. Every upper end is the achieved ratio :func:`achieved_ratio` of a point put
 exactly on the affine hull of Λ(a) (:class:`AffineSet`), a friction coefficient that provably works; the lower end
-moves only on an ``infeasible`` status or on a conic Farkas vector verified in NumPy (:func:`farkas_lower_end`).
+moves only on an ``infeasible`` status or on a conic Farkas vector verified in NumPy (:func:`~gaussqp.friction.multiplier_set.farkas_lower_end`).
 
 Each program is tried first in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`); the cvxpy program is its
 definition and fallback. Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
@@ -19,8 +19,6 @@ import numpy as np
 from ..model.problem import ContactProblem
 from ..settings import (
     AFFINE_SET_DENSE_MAX,
-    CONIC_FARKAS_RTOL,
-    CONIC_FARKAS_VALUE_MAX,
     KERNEL_COMPONENT_TOL,
     MU_ACCEPT_RTOL,
     MU_BISECTION_MAX,
@@ -33,12 +31,11 @@ from ..settings import (
     MU_MAX,
     MU_RATIO_STEPS_MAX,
     MU_RTOL,
-    SCALE_FLOOR,
     ZERO_FORCE_RTOL,
 )
 from .cones import DISK, Layout, cone_constraints
 from .multiplier_conic import MultiplierSetConic
-from .multiplier_set import detaching, multiplier_set_constraints
+from .multiplier_set import detaching, farkas_lower_end, multiplier_set_constraints
 from .sticking_margin import variable_values
 
 
@@ -130,7 +127,7 @@ def _ratio_steps(
         if ans.status != "solved" or ans.lev is None or ans.liv is None:
             break
         lev_n, liv_n = aff.project(ans.lev, ans.liv)
-        got = achieved_ratio(p, L, lev_n, liv_n, aff.det, _zero(aff))
+        got = achieved_ratio(p, L, lev_n, liv_n, aff.det, zero_force(aff))
         if not got < theta:
             break
         gain = theta - got
@@ -142,10 +139,10 @@ def _ratio_steps(
 
 def _weights(L: Layout, aff: AffineSet, conic: MultiplierSetConic, point: tuple) -> np.ndarray:
     """The ratio step's weights at ``point = (λ_eq, λ_in)``: the sticking normal forces in units of ρ (0 on the
-    detaching contacts and below the zero force :func:`_zero`)."""
+    detaching contacts and below the zero force :func:`zero_force`)."""
     lev, liv = point
     w = np.array([0.0 if i in aff.det else max(abs(float(L.normal(i, lev, liv))), 0.0) for i in L.sticking])
-    return np.where(w > _zero(aff), w, 0.0) / conic.rho
+    return np.where(w > zero_force(aff), w, 0.0) / conic.rho
 
 
 def _direct_mu_min(
@@ -190,83 +187,10 @@ def _direct_mu_min(
             return None
         point = variable_values(L, le, li)
     lev, liv = aff.project(*point)
-    return achieved_ratio(p, aff.L, lev, liv, aff.det, _zero(aff))
+    return achieved_ratio(p, aff.L, lev, liv, aff.det, zero_force(aff))
 
 
-def farkas_lower_end(
-    p: ContactProblem,
-    det: set | frozenset,
-    signs: dict[int, int],
-    r: np.ndarray,
-    y: np.ndarray | None,
-    theta: float,
-    best: float,
-) -> float | None:
-    """A lower end of μ_min proven by a conic Farkas vector of Λ(a) ∩ cones(θ), verified in NumPy: the largest
-    ``θ_c`` in ``[theta, best)`` at which ``y`` proves the set empty, or None when it proves nothing.
-
-    For a common μ = θ the set ``{λ : Jᵀλ = r, λ ∈ C(θ)}`` (``r = M a + F``, ``C(θ)`` the cones of sticking (14b),
-    λ_in >= 0, λ = 0 on the detaching rows ``det``) is empty when some ``y`` has ``rᵀy < 0`` and ``J y ∈ C(θ)*``:
-    for λ in it, ``rᵀy = λᵀ J y >= 0``. The dual cone is that of :func:`~gaussqp.friction.multiplier_set.conic_farkas`
-    with μ_i = θ: ``(J y)_j = 0`` on free rows, ``>= 0`` on active frictionless unilateral rows, and
-    ``θ ‖T_i y‖ <= s_i n_i y`` on the non-detaching sticking contacts. The dual cone grows as θ falls, so ``y`` proves
-    emptiness for every θ up to ``θ_y = min_i s_i n_i y / ‖T_i y‖``: ``θ_c = θ_y`` when ``theta <= θ_y < best``
-    (``best`` is an achieved ratio, a μ that works: ``y`` cannot prove anything at it), else ``theta``. The set being
-    monotone in μ, ``μ_min > θ_c`` (sticking Prop. 11).
-
-    ``y`` is normalized to ``rᵀy = −1`` (recomputed: below :data:`CONIC_FARKAS_VALUE_MAX`), ``J y`` is recomputed in
-    NumPy and the dual-cone conditions at ``θ_c`` must hold to :data:`CONIC_FARKAS_RTOL` of the product's scale
-    ``max|y| · max|J|`` (round-off of ``J y``), the acceptance rule of
-    :func:`~gaussqp.friction.multiplier_set.conic_farkas`. ``y``: e.g. the stationarity rows' dual of a ratio step
-    :meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.ratio_step` at ``θ < μ_min`` (optimum ``t > 0``), or
-    Clarabel's certificate of an infeasible feasibility program
-    (:attr:`~gaussqp.friction.multiplier_conic.ConicAnswer.y`); ``r = M a + F`` at the verdict's acceleration.
-
-    Notes
-    -----
-    Sticking paper Prop. 11 (μ_min over Λ(a)); the alternative is the conic Farkas lemma (Ben-Tal & Nemirovski,
-    Prop. 1.4.2) for the closed cone ``C(θ)``.
-    """
-    from dataclasses import replace
-
-    from .multiplier_set import _abs_max, _dual_cone_index, _dual_cone_violation
-
-    if y is None or not (0.0 < theta < best) or not np.isfinite(best):
-        return None
-    y = np.asarray(y, dtype=float).ravel()
-    r = np.asarray(r, dtype=float).ravel()
-    if y.shape != (p.n,) or not np.all(np.isfinite(y)):
-        return None
-    value = float(r @ y)
-    if not value < 0.0:
-        return None
-    y = y / -value
-    if not float(r @ y) < CONIC_FARKAS_VALUE_MAX:
-        return None
-    L = Layout(p)
-    E, _ = p.equalities
-    G, _ = p.inequalities
-    Ey = np.asarray(E @ y).ravel() if L.pe else np.zeros(0)
-    Gy = np.asarray(G @ y).ravel() if L.pg else np.zeros(0)
-    ix = _dual_cone_index(p, L, set(int(i) for i in det), signs)
-    if not ix.cone.size:
-        return None  # no cone: y would prove Λ(a) empty, which the caller's point at ``best`` contradicts
-    u = np.asarray(ix.normals(Ey, Gy)).ravel()
-    nt = np.linalg.norm(Ey[ix.tangent].reshape(ix.cone.size, L.d1), axis=1)
-    pos = nt > 0.0
-    theta_y = float(np.min(u[pos] / nt[pos])) if pos.any() else float("inf")
-    at = theta_y if theta <= theta_y < best else theta
-    # the free and the nonnegative rows as conic_farkas checks them; the disks' dual cone (in 2D the interval's,
-    # the same formula) at the common θ
-    viol = max(
-        _dual_cone_violation(replace(ix, cone=ix.cone[:0]), Ey, Gy, L.d1, DISK, p.dimension, None),
-        float((at * nt - u).max()),
-    )
-    scale = max(SCALE_FLOOR, float(np.abs(y).max()) * max(_abs_max(E), _abs_max(G)))
-    return at if viol <= CONIC_FARKAS_RTOL * scale else None
-
-
-def _zero(aff: AffineSet) -> float:
+def zero_force(aff: AffineSet) -> float:
     """Forces below 1e-9 of the load's terms ``max(‖M a‖∞, ‖F‖∞)`` count as zero (the rule of
     :func:`gaussqp.friction.sticking_analysis.singleton_verdict`): a ratio of two solver-noise forces says nothing."""
     return ZERO_FORCE_RTOL * aff.load_terms
@@ -283,13 +207,13 @@ def mu_min(
 def start_point(aff: AffineSet, point: tuple | None) -> tuple[np.ndarray, np.ndarray] | None:
     """``point = (λ_eq, λ_in)`` of a solved program on Λ(a) (e.g. the margin's, :func:`~gaussqp.friction.sticking_margin.
     margin`) put exactly on the affine hull of Λ(a) (:meth:`AffineSet.project`), or None when it is not a point of
-    Λ(a): an entry missing, or a unilateral multiplier below minus the zero force :func:`_zero` (the sign rule of
+    Λ(a): an entry missing, or a unilateral multiplier below minus the zero force :func:`zero_force` (the sign rule of
     :func:`achieved_ratio`). Its achieved ratio is then an upper end of μ_min (sticking Prop. 11: μ_min is the least
     ``max_i ‖λ_t,i‖/λ_n,i`` over Λ(a)), whatever program found it."""
     if point is None or point[0] is None or point[1] is None:
         return None
     lev, liv = aff.project(np.asarray(point[0], dtype=float).ravel(), np.asarray(point[1], dtype=float).ravel())
-    if not (np.all(np.isfinite(lev)) and np.all(np.isfinite(liv))) or float(liv.min(initial=0.0)) < -_zero(aff):
+    if not (np.all(np.isfinite(lev)) and np.all(np.isfinite(liv))) or float(liv.min(initial=0.0)) < -zero_force(aff):
         return None
     return lev, liv
 
@@ -329,7 +253,7 @@ def mu_min_bracket(
       proven bracket ``[lo, best]`` reaches :data:`MU_BRACKET_RTOL`. With Clarabel's form and one sign pattern, once
       a first point is feasible, the ratio steps :func:`_ratio_steps` (Crouzeix–Ferland–Schaible) bring the upper end
       to μ_min in a few programs, and one more ratio step :data:`MU_DUAL_PROOF_RTOL` below it proves the lower end
-      by its dual (a conic Farkas vector verified in NumPy, :func:`farkas_lower_end`): the bracket is then narrower
+      by its dual (a conic Farkas vector verified in NumPy, :func:`~gaussqp.friction.multiplier_set.farkas_lower_end`): the bracket is then narrower
       than :data:`MU_BRACKET_RTOL` and nothing else runs (the humanoid: 4–6 programs with the margin's); farther below
       (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing. When no step proves it, one feasibility program
       :data:`MU_LOWER_PROOF_RTOL` below (widened while undecided) tries to prove the lower end, and the bisection goes
@@ -384,16 +308,18 @@ def mu_min_bracket(
                 if aff is None:
                     return "feasible", value
                 lev, liv = aff.project(*point)
-                got = achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
+                got = achieved_ratio(p, L, lev, liv, aff.det, zero_force(aff))
                 last["point"] = (lev, liv)
                 # the solver's point works with its own ratio; one far above ``value`` decides nothing
-                return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
+                return (
+                    ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + zero_force(aff) else ("undecided", got)
+                )
         return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
     def dual_proof(point: tuple) -> float | None:
         """The lower end from one program: the ratio step at ``best (1 − MU_DUAL_PROOF_RTOL)``, below μ_min's
         upper end, is strictly feasible (t is free) and its optimum t > 0 when that θ is below μ_min; the dual of its
-        stationarity rows is then a conic Farkas vector, verified by :func:`farkas_lower_end`. Farther below
+        stationarity rows is then a conic Farkas vector, verified by :func:`~gaussqp.friction.multiplier_set.farkas_lower_end`. Farther below
         (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing; None when no step did."""
         assert conic is not None and aff is not None and best is not None
         w = _weights(L, aff, conic, point)
@@ -410,7 +336,7 @@ def mu_min_bracket(
     normals = aff.pinned_normals(p) if aff is not None else None
     begun = start_point(aff, start) if (aff is not None and conic is not None and len(patterns) == 1) else None
     if normals is None and begun is not None:
-        got = achieved_ratio(p, L, *begun, aff.det, _zero(aff))
+        got = achieved_ratio(p, L, *begun, aff.det, zero_force(aff))
         if np.isfinite(got):
             hi, at = _ratio_steps(p, L, aff, conic, patterns[0], got, begun)
             best = hi

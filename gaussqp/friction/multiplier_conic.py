@@ -43,7 +43,7 @@ from .multiplier_set import detaching
 class ConicAnswer:
     """A program's gaussqp status, and when solved its multipliers ``(λ_eq, λ_in)``, extra scalar and objective.
     ``y``: Clarabel's dual vector of the stationarity rows ``Jᵀλ = M a + F`` (an ``n``-vector, a direction: the
-    candidate of a conic Farkas vector, :func:`gaussqp.friction.mu_min.farkas_lower_end`), when the program came back
+    candidate of a conic Farkas vector, :func:`gaussqp.friction.multiplier_set.farkas_lower_end`), when the program came back
     solved or infeasible; unverified."""
 
     status: str
