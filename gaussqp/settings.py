@@ -1071,3 +1071,8 @@ MU_DUAL_PROOF_RTOL = 5e-8
 #: many times farther below (1e-6, 1e-5 relative), and after the last the feasibility programs of
 #: :data:`MU_LOWER_PROOF_WIDENING` and the bisection run as before.
 MU_DUAL_PROOF_WIDENING = (1.0, 20.0, 200.0)
+#: The ratio steps that precede that proof stop once one gains less than this (relative): the method converges
+#: superlinearly, so the next step would gain far less than :data:`MU_DUAL_PROOF_RTOL` (the humanoid: 8e-6, then
+#: 7e-10), and the proof's own program, a ratio step too, takes its place (one program fewer per verdict). When the
+#: proof's step still gains, its point becomes the upper end and the proof is asked again below it.
+MU_RATIO_STEPS_NEAR_RTOL = 1e-4

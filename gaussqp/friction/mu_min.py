@@ -30,6 +30,7 @@ from ..settings import (
     MU_LOWER_PROOF_WIDENING,
     MU_MAX,
     MU_RATIO_STEPS_MAX,
+    MU_RATIO_STEPS_NEAR_RTOL,
     MU_RTOL,
     ZERO_FORCE_RTOL,
 )
@@ -110,14 +111,16 @@ def _ratio_steps(
     signs: dict[int, int],
     theta: float,
     point: tuple[np.ndarray, np.ndarray],
-) -> float:
+    enough: float = MU_BRACKET_RTOL,
+) -> tuple[float, tuple[np.ndarray, np.ndarray]]:
     """The upper end of μ_min by the Dinkelbach-type method of Crouzeix, Ferland & Schaible (1985) for the generalized
     fractional program ``min_λ max_i ‖λ_t,i‖ / λ_n,i`` over Λ(a) (sticking Prop. 11), from a point of Λ(a) achieving
     ``theta``: each step solves :meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.ratio_step` at the
     current ratio with the current normal forces as weights, puts its point exactly on the affine hull and reads its
     achieved ratio :func:`achieved_ratio` (a friction coefficient that provably works, like every upper end of the
-    bisection). It stops when a step gains less than :data:`MU_BRACKET_RTOL` (relative), ends other than solved, or
-    after :data:`MU_RATIO_STEPS_MAX` steps. Returns the smallest ratio achieved (``theta`` when no step helped) and
+    bisection). It stops when a step gains less than ``enough`` (relative; :data:`MU_BRACKET_RTOL` unless the
+    caller proves the lower end by :func:`_steps_and_proof`), ends other than solved, or after
+    :data:`MU_RATIO_STEPS_MAX` steps. Returns the smallest ratio achieved (``theta`` when no step helped) and
     the point achieving it; the lower end is the caller's to prove."""
     lev, liv = point
     for _ in range(MU_RATIO_STEPS_MAX):
@@ -132,9 +135,52 @@ def _ratio_steps(
             break
         gain = theta - got
         theta, lev, liv = got, lev_n, liv_n
-        if gain <= MU_BRACKET_RTOL * max(theta, MU_FLOOR):
+        if gain <= enough * max(theta, MU_FLOOR):
             break
     return theta, (lev, liv)
+
+
+def _steps_and_proof(
+    p: ContactProblem,
+    L: Layout,
+    aff: AffineSet,
+    conic: MultiplierSetConic,
+    signs: dict[int, int],
+    theta: float,
+    point: tuple[np.ndarray, np.ndarray],
+) -> tuple[float, tuple[np.ndarray, np.ndarray], float | None]:
+    """``(best, point, lower)``: the ratio steps :func:`_ratio_steps` from ``point`` (achieving ``theta``) until one
+    gains less than :data:`MU_RATIO_STEPS_NEAR_RTOL`, then the lower end from one more program: the ratio step at
+    ``best (1 − MU_DUAL_PROOF_RTOL)`` is strictly feasible (t is free), its optimum t > 0 when that θ is below μ_min,
+    and the dual of its stationarity rows is then a conic Farkas vector, verified by
+    :func:`~gaussqp.friction.multiplier_set.farkas_lower_end` (``lower``: the θ it proves too small). When it proves
+    nothing, the same program was a ratio step: its point, put on the affine hull, replaces ``best`` when its achieved
+    ratio is smaller, and the proof is asked again below the new ``best``; else it is asked farther below
+    (:data:`MU_DUAL_PROOF_WIDENING`: t is met to the backend's absolute tolerance, at a small μ_min the first θ may be
+    within it). ``lower`` None: no step proved it (the caller's feasibility programs then try). ``best`` is always the
+    achieved ratio of ``point``, a point of Λ(a)."""
+    best, point = _ratio_steps(p, L, aff, conic, signs, theta, point, MU_RATIO_STEPS_NEAR_RTOL)
+    for _ in range(MU_RATIO_STEPS_MAX):
+        if not (0.0 < best < float("inf")):
+            return best, point, None
+        w = _weights(L, aff, conic, point)
+        moved = False
+        for far in MU_DUAL_PROOF_WIDENING:
+            cand = best * (1 - MU_DUAL_PROOF_RTOL * far)
+            ans = conic.ratio_step(cand, w, signs)
+            if ans.status != "solved" or ans.lev is None or ans.liv is None:
+                continue
+            lower = farkas_lower_end(p, conic.det, signs, conic.r, ans.y, cand, best)
+            if lower is not None:
+                return best, point, lower
+            lev, liv = aff.project(ans.lev, ans.liv)
+            got = achieved_ratio(p, L, lev, liv, aff.det, zero_force(aff))
+            if got < best:  # cand was above μ_min: the program was one more ratio step
+                best, point, moved = got, (lev, liv), True
+                break
+        if not moved:
+            return best, point, None
+    return best, point, None
 
 
 def _weights(L: Layout, aff: AffineSet, conic: MultiplierSetConic, point: tuple) -> np.ndarray:
@@ -254,8 +300,8 @@ def mu_min_bracket(
       a first point is feasible, the ratio steps :func:`_ratio_steps` (Crouzeix–Ferland–Schaible) bring the upper end
       to μ_min in a few programs, and one more ratio step :data:`MU_DUAL_PROOF_RTOL` below it proves the lower end
       by its dual (a conic Farkas vector verified in NumPy, :func:`~gaussqp.friction.multiplier_set.farkas_lower_end`): the bracket is then narrower
-      than :data:`MU_BRACKET_RTOL` and nothing else runs (the humanoid: 4–6 programs with the margin's); farther below
-      (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing. When no step proves it, one feasibility program
+      than :data:`MU_BRACKET_RTOL` and nothing else runs (the humanoid: 4–5 programs with the margin's); farther below
+      (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing (:func:`_steps_and_proof`). When no step proves it, one feasibility program
       :data:`MU_LOWER_PROOF_RTOL` below (widened while undecided) tries to prove the lower end, and the bisection goes
       on from that bracket until it is within :data:`MU_ACCEPT_RTOL` of ``best``.
 
@@ -316,21 +362,6 @@ def mu_min_bracket(
                 )
         return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
-    def dual_proof(point: tuple) -> float | None:
-        """The lower end from one program: the ratio step at ``best (1 − MU_DUAL_PROOF_RTOL)``, below μ_min's
-        upper end, is strictly feasible (t is free) and its optimum t > 0 when that θ is below μ_min; the dual of its
-        stationarity rows is then a conic Farkas vector, verified by :func:`~gaussqp.friction.multiplier_set.farkas_lower_end`. Farther below
-        (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing; None when no step did."""
-        assert conic is not None and aff is not None and best is not None
-        w = _weights(L, aff, conic, point)
-        for far in MU_DUAL_PROOF_WIDENING:  # t is absolute: at a small μ_min the first θ may be within its tolerance
-            cand = best * (1 - MU_DUAL_PROOF_RTOL * far)
-            ans = conic.ratio_step(cand, w, patterns[0])
-            proven = farkas_lower_end(p, conic.det, patterns[0], conic.r, ans.y, cand, best)
-            if ans.status == "solved" and proven is not None:
-                return proven
-        return None
-
     lo, hi, best = 0.0, None, None
     stepped = False  # the upper end came from the ratio steps (_ratio_steps)
     normals = aff.pinned_normals(p) if aff is not None else None
@@ -338,12 +369,11 @@ def mu_min_bracket(
     if normals is None and begun is not None:
         got = achieved_ratio(p, L, *begun, aff.det, zero_force(aff))
         if np.isfinite(got):
-            hi, at = _ratio_steps(p, L, aff, conic, patterns[0], got, begun)
+            hi, _, proven = _steps_and_proof(p, L, aff, conic, patterns[0], got, begun)
             best = hi
             if best == 0.0:
                 return 0.0, 0.0  # a point of Λ(a) with no tangential force: μ = 0 works
             stepped = True
-            proven = dual_proof(at)
             if proven is not None:
                 lo = proven
             for far in MU_LOWER_PROOF_WIDENING if proven is None else ():  # the lower end, as after the steps below
@@ -399,14 +429,13 @@ def mu_min_bracket(
         if conic is not None and aff is not None and len(patterns) == 1 and "point" in last:
             # the ratio steps bring the upper end to μ_min in a few programs; one program just below it
             # proves the lower end, and the bisection below goes on from the proven bracket as before
-            ratio, at = _ratio_steps(p, L, aff, conic, patterns[0], best, last["point"])
+            ratio, _, proven = _steps_and_proof(p, L, aff, conic, patterns[0], best, last["point"])
             if ratio < best:
                 hi = best = ratio
                 stepped = True
-                # the lower end: one ratio step just below, its dual verified (dual_proof); else a program
+                # the lower end: one ratio step just below, its dual verified (_steps_and_proof); else a program
                 # MU_LOWER_PROOF_RTOL below, then 10×, 100×, 1000× farther while the backend decides nothing there (it
                 # may claim a point whose exact ratio is above the μ asked: undecided)
-                proven = dual_proof(at)
                 if proven is not None:
                     lo = max(lo, proven)
                 for far in MU_LOWER_PROOF_WIDENING if proven is None else ():
