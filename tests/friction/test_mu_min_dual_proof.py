@@ -118,3 +118,16 @@ def test_the_verdict_on_the_humanoid_reads_the_same_upper_end_with_and_without_t
     old = gaussqp.solve(p, crosscheck=False).sticking
     assert new.mu_min == pytest.approx(old.mu_min, rel=1e-9)
     assert new.mu_min_lower >= old.mu_min_lower
+
+
+def test_a_proof_step_that_still_gains_is_a_ratio_step(monkeypatch):
+    """Steps stopped early (after the first that gains < 50 %): the proof's program at best (1 − δ) is above μ_min,
+    proves nothing, and its point lowers the upper end; the proof is asked again until it holds. The bracket is
+    proven as narrow, and the upper end is the same as with every step."""
+    p = problems.load("real/humanoid_lying")
+    full = gaussqp.solve(p, crosscheck=False).sticking
+    monkeypatch.setattr(mm, "MU_RATIO_STEPS_NEAR_RTOL", 0.5)
+    early = gaussqp.solve(p, crosscheck=False).sticking
+    assert early.mu_min == pytest.approx(full.mu_min, rel=1e-8)
+    assert 0.0 < early.mu_min_lower < early.mu_min
+    assert early.mu_min - early.mu_min_lower <= MU_BRACKET_RTOL * early.mu_min
