@@ -4,15 +4,17 @@ each stage of ``gaussqp.solve`` with defaults, over ``--states`` perturbed state
 
     cd benchmarks && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=..:. python sticking_stages.py [--states 10]
 
-Each stage is timed by wrapping the function that runs it (``time.process_time``); the stages overlap (the F4/F5 row
-holds the judge of F4's answer and its polish). A stage whose function the code under test does not have is left out,
-so that the same script times an older commit (``PYTHONPATH=/path/to/old/tree:.``).
+Each stage is timed by wrapping the function that runs it (``time.process_time``). A stage whose function the code under
+test does not have is left out, so that the same script times an older commit (``PYTHONPATH=/path/to/old/tree:.``).
+Python's garbage collector pauses (a few ms) land in whichever stage allocates when one triggers: ``--freeze-gc``
+moves what the warm-up allocated out of its reach (``gc.freeze``), which makes the per-stage figures steadier.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import importlib
 import os
 import time
@@ -29,7 +31,7 @@ from speed import states  # noqa: E402
 
 #: (module, function, label): the stages of an all-sticking solve
 STAGES = (
-    ("gaussqp.formulations.sticking_conic", "StickingConic._solve", "F4 program (cvxpy DPP), its polish and judge"),
+    ("gaussqp.formulations.sticking_conic", "StickingConic._solve", "F4 program (cvxpy DPP) and its polish"),
     ("gaussqp.friction.sticking_analysis", "mu_min_bracket", "verdict: μ_min (ratio steps, lower end)"),
     ("gaussqp.friction.sticking_analysis", "margin", "verdict: the margin program"),
     ("gaussqp.dispatch", "structural_certificates", "structural certificates C1–C8"),
@@ -63,6 +65,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--states", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--freeze-gc", action="store_true", help="gc.collect() and gc.freeze() after the warm-up")
     args = ap.parse_args()
     acc: dict = {}
     for module, name, label in STAGES:
@@ -70,6 +73,9 @@ def main() -> int:
     hum = problems.load("real/humanoid_lying")
     runs = states(hum, args.states + 1, np.random.default_rng(args.seed))
     gaussqp.solve(runs[0])
+    if args.freeze_gc:
+        gc.collect()
+        gc.freeze()
     acc.clear()
     total, rows = 0.0, []
     for x in runs[1:]:
