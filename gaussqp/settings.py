@@ -1089,6 +1089,26 @@ COULOMB_PROX_CENTER_RTOL = 1e-2
 #: other round is a wasted stall: measured on chain-s1-i0222, 764 → fewer inner iterations).
 COULOMB_PROX_PATIENCE = 3
 
+# ---------------------------------------------------------------- μ_min's lower end from one program (issue #28)
+#: μ_min's lower end is first sought by one ratio step (:meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.
+#: ratio_step`) at ``best (1 − this)``, ``best`` the upper end the ratio steps achieved: the program is strictly
+#: feasible (its t is free), and when that θ is below μ_min the dual of its stationarity rows is a conic Farkas vector
+#: of Λ(a) ∩ cones(θ), verified in NumPy (:func:`gaussqp.friction.multiplier_set.farkas_lower_end`; it proves emptiness up to
+#: the largest θ its dual cone allows, which may be above the one asked). The steps converge superlinearly, so
+#: ``best`` is μ_min to ~1e-9; at 1e-6 below it the program's optimum is clearly positive.
+#: Half of :data:`MU_BRACKET_RTOL`: a proven bracket that narrow ends the bisection before it starts.
+MU_DUAL_PROOF_RTOL = 5e-8
+#: The ratio step's optimum t is met to the backend's absolute tolerance, so at a small μ_min (1e-3 on
+#: ``real/stacker_boxes``) the step at ``best (1 − MU_DUAL_PROOF_RTOL)`` may decide nothing: it is asked again this
+#: many times farther below (1e-6, 1e-5 relative), and after the last the feasibility programs of
+#: :data:`MU_LOWER_PROOF_WIDENING` and the bisection run as before.
+MU_DUAL_PROOF_WIDENING = (1.0, 20.0, 200.0)
+#: The ratio steps that precede that proof stop once one gains less than this (relative): the method converges
+#: superlinearly, so the next step would gain far less than :data:`MU_DUAL_PROOF_RTOL` (the humanoid: 8e-6, then
+#: 7e-10), and the proof's own program, a ratio step too, takes its place (one program fewer per verdict). When the
+#: proof's step still gains, its point becomes the upper end and the proof is asked again below it.
+MU_RATIO_STEPS_NEAR_RTOL = 1e-4
+
 # ---------------------------------------------------------------- growth with contacts (issue #27)
 #: The MuJoCo importer (:mod:`gaussqp.io.mujoco`) reads ``M`` (``mj_fullM``) and the constraint rows (``efc_J``) dense
 #: for a model of at most this many coordinates, and sparse above (MuJoCo's sparse ``M`` and ``efc_J``, the problem
@@ -1098,7 +1118,8 @@ COULOMB_PROX_PATIENCE = 3
 MUJOCO_DENSE_COORDINATES_MAX = 2000
 #: The mode-free route's fallback, the convex iteration + polish (:func:`gaussqp.formulations.coulomb.solve_local`),
 #: works on a dense W (an eigendecomposition of its symmetric part, dense SOCPs): it runs only when ``m·d`` is at most
-#: this (a dense W of 72 MB, the generator's local-form limit :data:`FCLIB_SCENES_LOCAL_UNKNOWNS_MAX`). Above, a
-#: Newton that did not converge is the answer, judged (not certified) and saying that the fallback did not run: on a
-#: pile of 2,130 contacts the fallback took minutes and 2.7 GB before it had done one SOCP.
+#: this (a dense W of 72 MB, the generator's local-form limit :data:`FCLIB_SCENES_LOCAL_UNKNOWNS_MAX`). Above, the
+#: best point of the Newton and the proximal rounds is the answer, judged (not certified) and saying that the
+#: fallback did not run: on a pile of 2,130 contacts (6,390 unknowns) the fallback spent over a minute of CPU and
+#: 2.7 GB in the eigendecomposition of W before its first SOCP.
 COULOMB_FALLBACK_UNKNOWNS_MAX = 3000

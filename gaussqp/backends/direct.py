@@ -255,11 +255,15 @@ class RowBlock:
 
 @dataclass
 class ConicResult:
-    """gaussqp status of a conic program, Clarabel's own status, and ``x`` when solved or inaccurate."""
+    """gaussqp status of a conic program, Clarabel's own status, and ``x`` when solved or inaccurate; ``z`` is
+    Clarabel's dual vector (rows in :func:`solve_conic`'s order) when a point or an infeasibility certificate came back
+    (``Aᵀz + Px + q = 0``, ``z ∈ K*`` at a solution; ``Aᵀz = 0``, ``bᵀz < 0``, ``z ∈ K*`` for ``infeasible``). Nothing
+    in it is believed: a caller that reads a proof off ``z`` verifies it in NumPy."""
 
     status: str
     raw: str
     x: np.ndarray | None
+    z: np.ndarray | None = None
 
 
 def conic_presets(backend: Backend, tol: Tolerance) -> list[dict]:
@@ -316,7 +320,13 @@ def solve_conic(P, q: np.ndarray, blocks: list[RowBlock], ncols: int, presets: l
             break
     status = _CLARABEL_STATUS.get(raw) or _CONIC_INACCURATE.get(raw, "failed")
     # a point comes with "solved" and, as through cvxpy, with "inaccurate" (the caller's own checks judge it)
-    return ConicResult(status, raw, np.asarray(sol.x, dtype=float) if status in ("solved", "inaccurate") else None)
+    point = status in ("solved", "inaccurate")
+    return ConicResult(
+        status,
+        raw,
+        np.asarray(sol.x, dtype=float) if point else None,
+        np.asarray(sol.z, dtype=float) if point or status == "infeasible" else None,
+    )
 
 
 __all__ = ["ConicResult", "DirectAnswer", "RowBlock", "SOLVERS", "conic_presets", "solve_conic", "solve_direct"]

@@ -201,6 +201,69 @@ def _normal_cone_point(Tn: np.ndarray, Jn: np.ndarray, lam: np.ndarray, d: np.nd
     return z
 
 
+def _separating_direction(Tn: np.ndarray, Jn: np.ndarray) -> np.ndarray | None:
+    """A direction ``v`` proving ``im Tᵀ ∩ N_S = {0}`` without an LP (Gordan's alternative): ``T v = 0`` and
+    ``J_u v > 0`` row by row (normalized rows ``Tn``, ``Jn``; ``v`` a unit vector), verified in NumPy, or None.
+
+    For ``λ >= 0`` with ``1ᵀλ = 1`` and ``J_uᵀλ = Tᵀy`` (y of least norm, ``‖y‖ <= ‖J_uᵀλ‖ / σ <= 1 / σ`` with σ
+    the smallest nonzero singular value of ``Tn``): ``λᵀ(J_u v) = yᵀ(T v)``, so ``min_i (J_u v)_i > ‖T v‖ / σ`` leaves
+    no such λ, i.e. ``Λ = {0}`` (:func:`_separates`). ``T v`` is not exactly 0 in floating point: its computed norm, plus the round-off
+    :data:`ROUND_OFF` of both products, is what the margin must exceed, and the margin must exceed
+    :data:`LP_VALUE_TOL` (the LPs' own threshold). ``v`` is the least-norm solution of ``J_u Z w = 1`` on a basis Z of
+    ``ker T`` (an SVD): e.g. lifting a body lying on the ground moves no contact tangentially and every contact
+    away."""
+    n = Tn.shape[1]
+    _, sv, vt = np.linalg.svd(Tn, full_matrices=True)
+    r = singular_value_rank(sv, Tn.shape)
+    if r == n:
+        return None  # im Tᵀ is every direction: no v
+    Z = vt[r:].T
+    w = np.linalg.lstsq(Jn @ Z, np.ones(Jn.shape[0]), rcond=None)[0]
+    v = Z @ w
+    return v if _separates(Tn, Jn, v, sv) else None
+
+
+def _separates(Tn: np.ndarray, Jn: np.ndarray, v: np.ndarray, sv: np.ndarray | None = None) -> bool:
+    """The NumPy check of :func:`_separating_direction`'s ``v`` (normalized here): ``min_i (J_u v)_i`` above
+    ``‖T v‖ / σ`` plus the products' round-off, and above :data:`LP_VALUE_TOL`. ``σ`` is the smallest of the
+    ``min(rows, n)`` singular values of ``Tn`` (``sv``: computed when not given), lowered by its own round-off
+    (Weyl: :data:`ROUND_OFF` of the largest): a lower bound of every nonzero one, whatever rank rule is applied, so a
+    nearly dependent T makes the bound large and the check fail (the LPs then decide)."""
+    v = np.asarray(v, dtype=float)
+    size = float(np.linalg.norm(v)) if v.shape == (Tn.shape[1],) else 0.0
+    if not np.isfinite(size) or size == 0.0:
+        return False
+    v = v / size
+    if sv is None:
+        sv = np.linalg.svd(Tn, compute_uv=False)
+    reach = 0.0
+    if sv.size:
+        low = float(sv[-1]) - ROUND_OFF * float(sv[0])
+        if not low > 0.0:
+            return False
+        reach = (float(np.linalg.norm(Tn @ v)) + ROUND_OFF) / low
+    return float((Jn @ v).min()) > max(LP_VALUE_TOL, reach + ROUND_OFF)
+
+
+def _normal_row_in_image(Tn: np.ndarray, Jn: np.ndarray) -> np.ndarray | None:
+    """A nonzero element ``z = J_uᵀλ`` of ``im Tᵀ ∩ (−N_S)`` found without an LP: the normal row ``J_u,i`` (``λ = e_i``)
+    nearest ``im Tᵀ`` in one least-squares solve for all rows, verified by :func:`_normal_cone_point` along itself
+    (in ``im Tᵀ`` coordinate by coordinate, ``dᵀz > 0``). It is found whenever some normal row lies in the row space
+    of the tangent rows, e.g. when those span every direction (the humanoid lying: 28 tangent rows of rank 27 = n);
+    None otherwise (the LPs decide)."""
+    if not Jn.shape[0] or not Tn.shape[0]:
+        return None
+    Y = np.linalg.lstsq(Tn.T, Jn.T, rcond=None)[0]  # column i: the coefficients of J_u,i in the rows of T
+    gap = np.abs(Tn.T @ Y - Jn.T).max(axis=0) / np.maximum(np.abs(Jn).max(axis=1), SCALE_FLOOR)
+    i = int(np.argmin(gap))
+    size = float(np.linalg.norm(Jn[i]))
+    if size == 0.0:
+        return None
+    lam = np.zeros(Jn.shape[0])
+    lam[i] = 1.0
+    return _normal_cone_point(Tn, Jn, lam, Jn[i] / size)
+
+
 def _one_lp(Tn: np.ndarray, Jn: np.ndarray) -> tuple[bool | None, np.ndarray | None]:
     """The one-LP test of :func:`image_meets_normal_cone` (normalized rows ``Tn``, ``Jn``): maximize ``1ᵀλ``
     subject to ``Tnᵀy + Jnᵀλ = 0``, ``λ >= 0``, ``1ᵀλ <= 1``.
@@ -243,7 +306,9 @@ def image_meets_normal_cone(
 ) -> tuple[bool | None, np.ndarray | None]:
     """Is ``im Tᵀ ∩ N_S = {0}`` with ``N_S = {-J_uᵀλ : λ >= 0}``?
 
-    First one LP on the multipliers (:func:`_one_lp`: the cone ``Λ = {λ >= 0 : J_uᵀλ ∈ im Tᵀ}`` is {0} or not);
+    First, with no LP, a direction ``v`` with ``T v = 0``, ``J_u v > 0`` (:func:`_separating_direction`, Gordan's
+    alternative: it proves {0}) or a normal row in the row space of T (:func:`_normal_row_in_image`: a verified
+    nonzero element). Then one LP on the multipliers (:func:`_one_lp`: the cone ``Λ = {λ >= 0 : J_uᵀλ ∈ im Tᵀ}`` is {0} or not);
     it decides unless a nonzero ``λ ∈ Λ`` has ``J_uᵀλ = 0`` to round-off (dependent normal rows), so it runs only when
     the rows of J_u are independent at the rank rule. Otherwise (or when it proves nothing): maximize
     ``dᵀ(J_uᵀλ)`` subject to ``Tᵀy + J_uᵀλ = 0``, ``λ >= 0``, ``|J_uᵀλ| <= 1``, for each ``d`` of a positive spanning
@@ -269,6 +334,11 @@ def image_meets_normal_cone(
         return True, None
     s = np.ones(n) if scaling is None else np.asarray(scaling, dtype=float)
     Tn, Jn = normalize_rows(T * s[None, :]), normalize_rows(Ju * s[None, :])
+    if _separating_direction(Tn, Jn) is not None:  # a verified proof of {0} without an LP
+        return True, None
+    z = _normal_row_in_image(Tn, Jn)  # a verified nonzero element without an LP
+    if z is not None:
+        return False, -z / s
     _, sv, vt = np.linalg.svd(Jn, full_matrices=False)
     r = singular_value_rank(sv, Jn.shape)
     if r == ku:

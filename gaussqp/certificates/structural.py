@@ -357,6 +357,18 @@ def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
     return _verify_point(problem, Ed, e, Gd, g, a)
 
 
+def _point_on_equalities(problem: ContactProblem) -> np.ndarray | None:
+    """The least-norm point of the equality rows ``E a = −e`` (``a = 0`` without them), returned when it also meets
+    ``G a + g >= 0``, verified as :func:`_verified_feasible_point` verifies its LP's point; else None (the LP
+    decides). With zero drifts (a robot at rest: ``e = 0``, ``g >= 0``) this is ``a = 0``, and C5 needs no LP."""
+    E, e = problem.equalities
+    G, g = problem.inequalities
+    n = problem.n
+    Ed, Gd = as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)
+    a = np.linalg.lstsq(Ed, -np.asarray(e, dtype=float), rcond=None)[0] if Ed.shape[0] else np.zeros(n)
+    return _verify_point(problem, Ed, e, Gd, g, a) if np.all(np.isfinite(a)) else None
+
+
 def _verify_point(
     problem: ContactProblem, Ed: np.ndarray, e: np.ndarray, Gd: np.ndarray, g: np.ndarray, a: np.ndarray
 ) -> np.ndarray | None:
@@ -382,9 +394,11 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
     G, g = problem.inequalities
     definite = problem.mass_factor.definite
     # a verified feasible point proves C5 (no Farkas vector can exist then): the least-squares point of independent
-    # rows without an LP, else one LP; only without one is a Farkas vector sought, and no verified Farkas vector is not
+    # rows, or of the equality rows alone, without an LP, else one LP; only without one is a Farkas vector sought, and no verified Farkas vector is not
     # yet a proof either way (undecided). One LP where a feasible problem took two
     point = _point_on_independent_rows(problem)
+    if point is None:
+        point = _point_on_equalities(problem)
     if point is None:
         point = _verified_feasible_point(problem)
     if point is not None:

@@ -413,35 +413,38 @@ def solve_mode_free(
     t0 = time.perf_counter()
     px, proximal = _proximal_rounds(W, q, mu, d, nt.r)
     t_proximal = time.perf_counter() - t0
-    if px is not None and px.residual <= COULOMB_NN_ACCEPT_RTOL:
+    rounds = None
+    if px is not None:
         u = np.asarray(W @ px.r).ravel() + q  # recomputed from the data, not the kernel's own u
-        return LocalAnswer(
+        rounds = LocalAnswer(
             px.r,
             u,
             0,
             info["iterations"] + proximal["iterations"],
             [{"stage": "proximal", **h} for h in px.history],
             "nonsmooth_newton",
-            "converged",
+            "converged" if px.residual <= COULOMB_NN_ACCEPT_RTOL else px.reason,
             {"nonsmooth_newton": t_newton, "proximal": t_proximal},
             path="proximal newton",
             newton_kernel=info,
             proximal=proximal,
         )
+        if px.residual <= COULOMB_NN_ACCEPT_RTOL:
+            return rounds
     if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the best answer so far, judged
         info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
-        rounds = px is not None and px.residual < nt.residual
-        r = px.r if rounds else nt.r
+        if rounds is not None and px.residual < nt.residual:
+            return rounds
         return LocalAnswer(
-            r,
-            np.asarray(W @ r).ravel() + q,
+            nt.r,
+            np.asarray(W @ nt.r).ravel() + q,
             0,
             info["iterations"] + proximal["iterations"],
-            [{"stage": "proximal", **h} for h in px.history] if rounds else [],
+            [{"stage": "nonsmooth_newton", **h} for h in nt.history],
             "nonsmooth_newton",
-            "not converged",
+            nt.reason,
             {"nonsmooth_newton": t_newton, "proximal": t_proximal},
-            path="proximal newton" if rounds else "newton",
+            path="newton",
             newton_kernel=info,
             proximal=proximal,
         )
@@ -451,6 +454,14 @@ def solve_mode_free(
     ans.path = "convex iteration"
     ans.newton_kernel = info
     ans.proximal = proximal
+    if rounds is not None:
+        # the rounds' best point, when the convex iteration ends farther from a solution (e.g. at 1e-7 where the rounds
+        # reached 1e-10 within their budget): the judge decides either by the same recomputed residual
+        mine = natural_map_residual(ans.r, ans.u, q, mu, d).relative
+        if px.residual < mine:
+            rounds.times.update(ans.times)
+            rounds.fixed_point_iterations = ans.fixed_point_iterations
+            return rounds
     return ans
 
 

@@ -5,7 +5,7 @@ contacts, for which the all-sticking problem is solvable, bracketed by :func:`mu
 Λ(a) is independent of μ, so the bisection on its conic feasibility is exact up to its tolerance; ``inf`` when no μ
 works (proven), None when undecided. Every upper end is the achieved ratio :func:`achieved_ratio` of a point put
 exactly on the affine hull of Λ(a) (:class:`AffineSet`), a friction coefficient that provably works; the lower end
-moves only on an ``infeasible`` status.
+moves only on an ``infeasible`` status or on a conic Farkas vector verified in NumPy (:func:`~gaussqp.friction.multiplier_set.farkas_lower_end`).
 
 Each program is tried first in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`); the cvxpy program is its
 definition and fallback. Lazy imports (the idiom of :mod:`gaussqp.backends`): cvxpy is imported inside the
@@ -23,17 +23,20 @@ from ..settings import (
     MU_ACCEPT_RTOL,
     MU_BISECTION_MAX,
     MU_BRACKET_RTOL,
+    MU_DUAL_PROOF_RTOL,
+    MU_DUAL_PROOF_WIDENING,
     MU_FLOOR,
     MU_LOWER_PROOF_RTOL,
     MU_LOWER_PROOF_WIDENING,
     MU_MAX,
     MU_RATIO_STEPS_MAX,
+    MU_RATIO_STEPS_NEAR_RTOL,
     MU_RTOL,
     ZERO_FORCE_RTOL,
 )
 from .cones import DISK, Layout, cone_constraints
 from .multiplier_conic import MultiplierSetConic
-from .multiplier_set import detaching, multiplier_set_constraints
+from .multiplier_set import detaching, farkas_lower_end, multiplier_set_constraints
 from .sticking_margin import variable_values
 
 
@@ -108,34 +111,84 @@ def _ratio_steps(
     signs: dict[int, int],
     theta: float,
     point: tuple[np.ndarray, np.ndarray],
-) -> float:
+    enough: float = MU_BRACKET_RTOL,
+) -> tuple[float, tuple[np.ndarray, np.ndarray]]:
     """The upper end of μ_min by the Dinkelbach-type method of Crouzeix, Ferland & Schaible (1985) for the generalized
     fractional program ``min_λ max_i ‖λ_t,i‖ / λ_n,i`` over Λ(a) (sticking Prop. 11), from a point of Λ(a) achieving
     ``theta``: each step solves :meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.ratio_step` at the
     current ratio with the current normal forces as weights, puts its point exactly on the affine hull and reads its
     achieved ratio :func:`achieved_ratio` (a friction coefficient that provably works, like every upper end of the
-    bisection). It stops when a step gains less than :data:`MU_BRACKET_RTOL` (relative), ends other than solved, or
-    after :data:`MU_RATIO_STEPS_MAX` steps. Returns the smallest ratio achieved (``theta`` when no step helped);
-    the lower end is the caller's to prove."""
+    bisection). It stops when a step gains less than ``enough`` (relative; :data:`MU_BRACKET_RTOL` unless the
+    caller proves the lower end by :func:`_steps_and_proof`), ends other than solved, or after
+    :data:`MU_RATIO_STEPS_MAX` steps. Returns the smallest ratio achieved (``theta`` when no step helped) and
+    the point achieving it; the lower end is the caller's to prove."""
     lev, liv = point
-    zero = _zero(aff)
     for _ in range(MU_RATIO_STEPS_MAX):
         if theta <= 0.0 or not np.isfinite(theta):
             break
-        w = np.array([0.0 if i in aff.det else max(abs(float(L.normal(i, lev, liv))), 0.0) for i in L.sticking])
-        w = np.where(w > zero, w, 0.0) / conic.rho
-        ans = conic.ratio_step(theta, w, signs)
+        ans = conic.ratio_step(theta, _weights(L, aff, conic, (lev, liv)), signs)
         if ans.status != "solved" or ans.lev is None or ans.liv is None:
             break
         lev_n, liv_n = aff.project(ans.lev, ans.liv)
-        got = achieved_ratio(p, L, lev_n, liv_n, aff.det, zero)
+        got = achieved_ratio(p, L, lev_n, liv_n, aff.det, zero_force(aff))
         if not got < theta:
             break
         gain = theta - got
         theta, lev, liv = got, lev_n, liv_n
-        if gain <= MU_BRACKET_RTOL * max(theta, MU_FLOOR):
+        if gain <= enough * max(theta, MU_FLOOR):
             break
-    return theta
+    return theta, (lev, liv)
+
+
+def _steps_and_proof(
+    p: ContactProblem,
+    L: Layout,
+    aff: AffineSet,
+    conic: MultiplierSetConic,
+    signs: dict[int, int],
+    theta: float,
+    point: tuple[np.ndarray, np.ndarray],
+) -> tuple[float, tuple[np.ndarray, np.ndarray], float | None]:
+    """``(best, point, lower)``: the ratio steps :func:`_ratio_steps` from ``point`` (achieving ``theta``) until one
+    gains less than :data:`MU_RATIO_STEPS_NEAR_RTOL`, then the lower end from one more program: the ratio step at
+    ``best (1 − MU_DUAL_PROOF_RTOL)`` is strictly feasible (t is free), its optimum t > 0 when that θ is below μ_min,
+    and the dual of its stationarity rows is then a conic Farkas vector, verified by
+    :func:`~gaussqp.friction.multiplier_set.farkas_lower_end` (``lower``: the θ it proves too small). When it proves
+    nothing, the same program was a ratio step: its point, put on the affine hull, replaces ``best`` when its achieved
+    ratio is smaller, and the proof is asked again below the new ``best``; else it is asked farther below
+    (:data:`MU_DUAL_PROOF_WIDENING`: t is met to the backend's absolute tolerance, at a small μ_min the first θ may be
+    within it). ``lower`` None: no step proved it (the caller's feasibility programs then try). ``best`` is always the
+    achieved ratio of ``point``, a point of Λ(a)."""
+    best, point = _ratio_steps(p, L, aff, conic, signs, theta, point, MU_RATIO_STEPS_NEAR_RTOL)
+    for _ in range(MU_RATIO_STEPS_MAX):
+        if not (0.0 < best < float("inf")):
+            return best, point, None
+        w = _weights(L, aff, conic, point)
+        moved = False
+        for far in MU_DUAL_PROOF_WIDENING:
+            cand = best * (1 - MU_DUAL_PROOF_RTOL * far)
+            ans = conic.ratio_step(cand, w, signs)
+            if ans.status != "solved" or ans.lev is None or ans.liv is None:
+                continue
+            lower = farkas_lower_end(p, conic.det, signs, conic.r, ans.y, cand, best)
+            if lower is not None:
+                return best, point, lower
+            lev, liv = aff.project(ans.lev, ans.liv)
+            got = achieved_ratio(p, L, lev, liv, aff.det, zero_force(aff))
+            if got < best:  # cand was above μ_min: the program was one more ratio step
+                best, point, moved = got, (lev, liv), True
+                break
+        if not moved:
+            return best, point, None
+    return best, point, None
+
+
+def _weights(L: Layout, aff: AffineSet, conic: MultiplierSetConic, point: tuple) -> np.ndarray:
+    """The ratio step's weights at ``point = (λ_eq, λ_in)``: the sticking normal forces in units of ρ (0 on the
+    detaching contacts and below the zero force :func:`zero_force`)."""
+    lev, liv = point
+    w = np.array([0.0 if i in aff.det else max(abs(float(L.normal(i, lev, liv))), 0.0) for i in L.sticking])
+    return np.where(w > zero_force(aff), w, 0.0) / conic.rho
 
 
 def _direct_mu_min(
@@ -180,10 +233,10 @@ def _direct_mu_min(
             return None
         point = variable_values(L, le, li)
     lev, liv = aff.project(*point)
-    return achieved_ratio(p, aff.L, lev, liv, aff.det, _zero(aff))
+    return achieved_ratio(p, aff.L, lev, liv, aff.det, zero_force(aff))
 
 
-def _zero(aff: AffineSet) -> float:
+def zero_force(aff: AffineSet) -> float:
     """Forces below 1e-9 of the load's terms ``max(‖M a‖∞, ‖F‖∞)`` count as zero (the rule of
     :func:`gaussqp.friction.sticking_analysis.singleton_verdict`): a ratio of two solver-noise forces says nothing."""
     return ZERO_FORCE_RTOL * aff.load_terms
@@ -200,13 +253,13 @@ def mu_min(
 def start_point(aff: AffineSet, point: tuple | None) -> tuple[np.ndarray, np.ndarray] | None:
     """``point = (λ_eq, λ_in)`` of a solved program on Λ(a) (e.g. the margin's, :func:`~gaussqp.friction.sticking_margin.
     margin`) put exactly on the affine hull of Λ(a) (:meth:`AffineSet.project`), or None when it is not a point of
-    Λ(a): an entry missing, or a unilateral multiplier below minus the zero force :func:`_zero` (the sign rule of
+    Λ(a): an entry missing, or a unilateral multiplier below minus the zero force :func:`zero_force` (the sign rule of
     :func:`achieved_ratio`). Its achieved ratio is then an upper end of μ_min (sticking Prop. 11: μ_min is the least
     ``max_i ‖λ_t,i‖/λ_n,i`` over Λ(a)), whatever program found it."""
     if point is None or point[0] is None or point[1] is None:
         return None
     lev, liv = aff.project(np.asarray(point[0], dtype=float).ravel(), np.asarray(point[1], dtype=float).ravel())
-    if not (np.all(np.isfinite(lev)) and np.all(np.isfinite(liv))) or float(liv.min(initial=0.0)) < -_zero(aff):
+    if not (np.all(np.isfinite(lev)) and np.all(np.isfinite(liv))) or float(liv.min(initial=0.0)) < -zero_force(aff):
         return None
     return lev, liv
 
@@ -245,9 +298,12 @@ def mu_min_bracket(
       infeasible (which made μ_min too large). It stops when ``hi − lo`` reaches :data:`MU_RTOL` or when the
       proven bracket ``[lo, best]`` reaches :data:`MU_BRACKET_RTOL`. With Clarabel's form and one sign pattern, once
       a first point is feasible, the ratio steps :func:`_ratio_steps` (Crouzeix–Ferland–Schaible) bring the upper end
-      to μ_min in a few programs, one feasibility program :data:`MU_LOWER_PROOF_RTOL` below it tries to prove the
-      lower end, and the bisection goes on from that bracket until it is within :data:`MU_ACCEPT_RTOL` of ``best``
-      (10 programs for the humanoid where the bisection alone took 37, and a narrower proven bracket).
+      to μ_min in a few programs, and one more ratio step :data:`MU_DUAL_PROOF_RTOL` below it proves the lower end
+      by its dual (a conic Farkas vector verified in NumPy, :func:`~gaussqp.friction.multiplier_set.farkas_lower_end`): the bracket is then narrower
+      than :data:`MU_BRACKET_RTOL` and nothing else runs (the humanoid: 4–5 programs with the margin's); farther below
+      (:data:`MU_DUAL_PROOF_WIDENING`) while it proves nothing (:func:`_steps_and_proof`). When no step proves it, one feasibility program
+      :data:`MU_LOWER_PROOF_RTOL` below (widened while undecided) tries to prove the lower end, and the bisection goes
+      on from that bracket until it is within :data:`MU_ACCEPT_RTOL` of ``best``.
 
     ``conic``: the feasibility programs in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried
     first; the cvxpy program of a sign pattern is built only when its Clarabel form ends undecided.
@@ -298,10 +354,12 @@ def mu_min_bracket(
                 if aff is None:
                     return "feasible", value
                 lev, liv = aff.project(*point)
-                got = achieved_ratio(p, L, lev, liv, aff.det, _zero(aff))
+                got = achieved_ratio(p, L, lev, liv, aff.det, zero_force(aff))
                 last["point"] = (lev, liv)
                 # the solver's point works with its own ratio; one far above ``value`` decides nothing
-                return ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + _zero(aff) else ("undecided", got)
+                return (
+                    ("feasible", got) if got <= value * (1 + MU_ACCEPT_RTOL) + zero_force(aff) else ("undecided", got)
+                )
         return ("infeasible" if all(s == "infeasible" for s in statuses) else "undecided"), float("nan")
 
     lo, hi, best = 0.0, None, None
@@ -309,13 +367,16 @@ def mu_min_bracket(
     normals = aff.pinned_normals(p) if aff is not None else None
     begun = start_point(aff, start) if (aff is not None and conic is not None and len(patterns) == 1) else None
     if normals is None and begun is not None:
-        got = achieved_ratio(p, L, *begun, aff.det, _zero(aff))
+        got = achieved_ratio(p, L, *begun, aff.det, zero_force(aff))
         if np.isfinite(got):
-            hi = best = _ratio_steps(p, L, aff, conic, patterns[0], got, begun)
+            hi, _, proven = _steps_and_proof(p, L, aff, conic, patterns[0], got, begun)
+            best = hi
             if best == 0.0:
                 return 0.0, 0.0  # a point of Λ(a) with no tangential force: μ = 0 works
             stepped = True
-            for far in MU_LOWER_PROOF_WIDENING:  # the lower end, as after the steps below
+            if proven is not None:
+                lo = proven
+            for far in MU_LOWER_PROOF_WIDENING if proven is None else ():  # the lower end, as after the steps below
                 cand = best * (1 - MU_LOWER_PROOF_RTOL * far)
                 st, val = attempt(cand)
                 if st == "infeasible":
@@ -368,13 +429,16 @@ def mu_min_bracket(
         if conic is not None and aff is not None and len(patterns) == 1 and "point" in last:
             # the ratio steps bring the upper end to μ_min in a few programs; one program just below it
             # proves the lower end, and the bisection below goes on from the proven bracket as before
-            ratio = _ratio_steps(p, L, aff, conic, patterns[0], best, last["point"])
+            ratio, _, proven = _steps_and_proof(p, L, aff, conic, patterns[0], best, last["point"])
             if ratio < best:
                 hi = best = ratio
                 stepped = True
-                # the lower end: a program MU_LOWER_PROOF_RTOL below, then 10×, 100×, 1000× farther while the backend
-                # decides nothing there (it may claim a point whose exact ratio is above the μ asked: undecided)
-                for far in MU_LOWER_PROOF_WIDENING:
+                # the lower end: one ratio step just below, its dual verified (_steps_and_proof); else a program
+                # MU_LOWER_PROOF_RTOL below, then 10×, 100×, 1000× farther while the backend decides nothing there (it
+                # may claim a point whose exact ratio is above the μ asked: undecided)
+                if proven is not None:
+                    lo = max(lo, proven)
+                for far in MU_LOWER_PROOF_WIDENING if proven is None else ():
                     cand = best * (1 - MU_LOWER_PROOF_RTOL * far)
                     st, val = attempt(cand)
                     if st == "infeasible":

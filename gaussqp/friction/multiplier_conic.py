@@ -41,13 +41,17 @@ from .multiplier_set import detaching
 
 @dataclass
 class ConicAnswer:
-    """A program's gaussqp status, and when solved its multipliers ``(λ_eq, λ_in)``, extra scalar and objective."""
+    """A program's gaussqp status, and when solved its multipliers ``(λ_eq, λ_in)``, extra scalar and objective.
+    ``y``: Clarabel's dual vector of the stationarity rows ``Jᵀλ = M a + F`` (an ``n``-vector, a direction: the
+    candidate of a conic Farkas vector, :func:`gaussqp.friction.multiplier_set.farkas_lower_end`), when the program came back
+    solved or infeasible; unverified."""
 
     status: str
     lev: np.ndarray | None = None
     liv: np.ndarray | None = None
     extra: float | None = None
     value: float | None = None
+    y: np.ndarray | None = None
 
 
 def cone_rows(
@@ -161,8 +165,10 @@ class MultiplierSetConic:
         if extra_nonneg:
             blocks = blocks + [RowBlock(np.zeros(1, dtype=np.int64), np.array([self.nx]), -np.ones(1), 1, "nonneg")]
         res = solve_conic(None, q, blocks, self.nx + extra, self.presets)
+        # the stationarity rows are the first zero-cone rows (solve_conic's sort is stable), the first p.n of z
+        y = res.z[: self.p.n].copy() if (res.z is not None and self.nx) else None
         if res.status != "solved":
-            return ConicAnswer(res.status)
+            return ConicAnswer(res.status, y=y)
         x, L, rho = res.x, self.L, self.rho
         unit = rho if extra_is_force else 1.0
         return ConicAnswer(
@@ -171,6 +177,7 @@ class MultiplierSetConic:
             rho * x[L.pe : self.nx],
             unit * float(x[self.nx]) if extra else None,
             unit * float(np.asarray(q) @ x),
+            y,
         )
 
     # ------------------------------------------------------------------ the verdict's programs

@@ -38,7 +38,7 @@ not when this module is imported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,7 +46,7 @@ import scipy.sparse as sp
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL, SCALE_FLOOR
-from .cones import ConeModel, Layout, NormalSelection
+from .cones import DISK, ConeModel, Layout, NormalSelection
 
 
 def detaching(problem: ContactProblem, a: np.ndarray, active_tol: float, lam_n: np.ndarray | None = None) -> np.ndarray:
@@ -174,6 +174,75 @@ def conic_farkas(
     if value < CONIC_FARKAS_VALUE_MAX and viol <= CONIC_FARKAS_RTOL * scale:
         return ConicFarkas(y=yv, signs=dict(signs), violation=viol, value=value)
     return None
+
+
+def farkas_lower_end(
+    p: ContactProblem,
+    det: set | frozenset,
+    signs: dict[int, int],
+    r: np.ndarray,
+    y: np.ndarray | None,
+    theta: float,
+    best: float,
+) -> float | None:
+    """A lower end of μ_min proven by a conic Farkas vector of Λ(a) ∩ cones(θ), verified in NumPy: the largest
+    ``θ_c`` in ``[theta, best)`` at which ``y`` proves the set empty, or None when it proves nothing.
+
+    For a common μ = θ the set ``{λ : Jᵀλ = r, λ ∈ C(θ)}`` (``r = M a + F``, ``C(θ)`` the cones of sticking (14b),
+    λ_in >= 0, λ = 0 on the detaching rows ``det``) is empty when some ``y`` has ``rᵀy < 0`` and ``J y ∈ C(θ)*``:
+    for λ in it, ``rᵀy = λᵀ J y >= 0``. The dual cone is that of :func:`conic_farkas`
+    with μ_i = θ: ``(J y)_j = 0`` on free rows, ``>= 0`` on active frictionless unilateral rows, and
+    ``θ ‖T_i y‖ <= s_i n_i y`` on the non-detaching sticking contacts. The dual cone grows as θ falls, so ``y`` proves
+    emptiness for every θ up to ``θ_y = min_i s_i n_i y / ‖T_i y‖``: ``θ_c = θ_y`` when ``theta <= θ_y < best``
+    (``best`` is an achieved ratio, a μ that works: ``y`` cannot prove anything at it), else ``theta``. The set being
+    monotone in μ, ``μ_min > θ_c`` (sticking Prop. 11).
+
+    ``y`` is normalized to ``rᵀy = −1`` (recomputed: below :data:`CONIC_FARKAS_VALUE_MAX`), ``J y`` is recomputed in
+    NumPy and the dual-cone conditions at ``θ_c`` must hold to :data:`CONIC_FARKAS_RTOL` of the product's scale
+    ``max|y| · max|J|`` (round-off of ``J y``), the acceptance rule of
+    :func:`conic_farkas`. ``y``: e.g. the stationarity rows' dual of a ratio step
+    :meth:`~gaussqp.friction.multiplier_conic.MultiplierSetConic.ratio_step` at ``θ < μ_min`` (optimum ``t > 0``), or
+    Clarabel's certificate of an infeasible feasibility program
+    (:attr:`~gaussqp.friction.multiplier_conic.ConicAnswer.y`); ``r = M a + F`` at the verdict's acceleration.
+
+    Notes
+    -----
+    Sticking paper Prop. 11 (μ_min over Λ(a)); the alternative is the conic Farkas lemma (Ben-Tal & Nemirovski,
+    Prop. 1.4.2) for the closed cone ``C(θ)``.
+    """
+    if y is None or not (0.0 < theta < best) or not np.isfinite(best):
+        return None
+    y = np.asarray(y, dtype=float).ravel()
+    r = np.asarray(r, dtype=float).ravel()
+    if y.shape != (p.n,) or not np.all(np.isfinite(y)):
+        return None
+    value = float(r @ y)
+    if not value < 0.0:
+        return None
+    y = y / -value
+    if not float(r @ y) < CONIC_FARKAS_VALUE_MAX:
+        return None
+    L = Layout(p)
+    E, _ = p.equalities
+    G, _ = p.inequalities
+    Ey = np.asarray(E @ y).ravel() if L.pe else np.zeros(0)
+    Gy = np.asarray(G @ y).ravel() if L.pg else np.zeros(0)
+    ix = _dual_cone_index(p, L, set(int(i) for i in det), signs)
+    if not ix.cone.size:
+        return None  # no cone: y would prove Λ(a) empty, which the caller's point at ``best`` contradicts
+    u = np.asarray(ix.normals(Ey, Gy)).ravel()
+    nt = np.linalg.norm(Ey[ix.tangent].reshape(ix.cone.size, L.d1), axis=1)
+    pos = nt > 0.0
+    theta_y = float(np.min(u[pos] / nt[pos])) if pos.any() else float("inf")
+    at = theta_y if theta <= theta_y < best else theta
+    # the free and the nonnegative rows as conic_farkas checks them; the disks' dual cone (in 2D the interval's,
+    # the same formula) at the common θ
+    viol = max(
+        _dual_cone_violation(replace(ix, cone=ix.cone[:0]), Ey, Gy, L.d1, DISK, p.dimension, None),
+        float((at * nt - u).max()),
+    )
+    scale = max(SCALE_FLOOR, float(np.abs(y).max()) * max(_abs_max(E), _abs_max(G)))
+    return at if viol <= CONIC_FARKAS_RTOL * scale else None
 
 
 def _abs_max(A) -> float:

@@ -41,6 +41,7 @@ import scipy.sparse as sp
 
 from ..settings import (
     COULOMB_NN_REG_THETA,
+    COULOMB_NN_STALL_FACTOR,
     COULOMB_NN_TARGET_RTOL,
     COULOMB_PROX_CENTER_RTOL,
     COULOMB_PROX_INNER_RTOL,
@@ -181,7 +182,7 @@ def solve_proximal(
             if successes >= COULOMB_PROX_PATIENCE:  # solved at the floor often enough: try below it again
                 floor = COULOMB_PROX_SIGMA_MIN
             sigma = max(floor, sigma / COULOMB_PROX_SIGMA_FACTOR)
-        if best[0] <= 0.5 * best_halved:
+        if best[0] ** 2 <= COULOMB_NN_STALL_FACTOR * best_halved**2:  # the residual halved (the Newton's stall rule)
             best_halved, since = best[0], 0
         else:
             since += 1

@@ -47,7 +47,7 @@ from ..settings import (
 from .cones import Layout
 from .multiplier_conic import MultiplierSetConic
 from .multiplier_set import active_tolerance, detaching
-from .mu_min import AffineSet, _zero, mu_min_bracket, start_point
+from .mu_min import AffineSet, mu_min_bracket, start_point, zero_force
 from .sticking_margin import contact_margins, margin
 
 if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the functions that build a program
@@ -199,7 +199,7 @@ def verified_slacks(
         for i in L.sticking
         if i not in aff.det
     }
-    return None if min(out.values(), default=0.0) < -_zero(aff) else out
+    return None if min(out.values(), default=0.0) < -zero_force(aff) else out
 
 
 def analyze(

@@ -180,6 +180,14 @@ def _forced_linprog(monkeypatch, fun=None, x=None):
     monkeypatch.setattr(scipy.optimize, "linprog", fake)
 
 
+def _lp_only(monkeypatch):
+    """image_meets_normal_cone without its decisions that need no LP."""
+    from gaussqp.certificates import sticking_criteria as sc
+
+    monkeypatch.setattr(sc, "_separating_direction", lambda Tn, Jn: None)
+    monkeypatch.setattr(sc, "_normal_row_in_image", lambda Tn, Jn: None)
+
+
 def test_image_meets_normal_cone_answers_are_checked(monkeypatch):
     from gaussqp.certificates import sticking_criteria as sc
 
@@ -188,12 +196,15 @@ def test_image_meets_normal_cone_answers_are_checked(monkeypatch):
     assert sc.image_meets_normal_cone(T_triv, J)[0] is True
     meet, z = sc.image_meets_normal_cone(T_meet, J)
     assert meet is False and z[0] == 0.0 and z[1] < 0  # -J_uᵀλ, λ > 0
-    # a positive optimum claimed with a point that is not in the intersection: refused (before: "meets", False)
+    # a positive optimum claimed with a point that is not in the intersection: refused (before: "meets", False); the
+    # decisions without an LP (a separating direction, a normal row in im Tᵀ) are turned off so that the LP decides
     _forced_linprog(monkeypatch, fun=-0.5, x=lambda x: x + 1.0)
+    _lp_only(monkeypatch)
     assert sc.image_meets_normal_cone(T_triv, J) == (None, None)
     monkeypatch.undo()
     # a zero optimum claimed where the intersection is not {0}: its duals do not prove it (before: True, "{0}")
     _forced_linprog(monkeypatch, fun=0.0)
+    _lp_only(monkeypatch)
     assert sc.image_meets_normal_cone(T_meet, J) == (None, None)
     # through the certificates: Cor. 2 undecided, never "holds"
     p = ContactProblem(
@@ -495,6 +506,7 @@ def test_image_meets_normal_cone_one_lp_with_independent_rows(monkeypatch, redun
     calls = []
     real = scipy.optimize.linprog
     monkeypatch.setattr(scipy.optimize, "linprog", lambda *a, **k: calls.append(1) or real(*a, **k))
+    _lp_only(monkeypatch)  # (independent rows: a separating direction (0, 1, 1) decides with no LP at all)
     trivial, z = sc.image_meets_normal_cone(T, J)
     assert trivial is True and z is None
     assert len(calls) == (3 if redundant else 1)  # redundant: rank 2 < 3 rows, no one-LP test; r + 1 = 3 LPs

@@ -268,6 +268,7 @@ def test_c5_feasible_definite_and_singular():
 def test_c5_undecided(monkeypatch):
     monkeypatch.setattr(cert, "_verified_feasible_point", lambda p: None)
     monkeypatch.setattr(cert, "_point_on_independent_rows", lambda p: None)
+    monkeypatch.setattr(cert, "_point_on_equalities", lambda p: None)
     out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
     assert out[0].holds is None and np.isnan(out[0].margin) and out[0].implies.startswith("undecided")
 
@@ -551,6 +552,7 @@ def test_c5_c6_texts(monkeypatch):
     )
     monkeypatch.setattr(cert, "_verified_feasible_point", lambda p: None)
     monkeypatch.setattr(cert, "_point_on_independent_rows", lambda p: None)
+    monkeypatch.setattr(cert, "_point_on_equalities", lambda p: None)
     out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 1.0], [uni([0.0, 1.0])]))
     assert out[0].implies == "undecided: neither a Farkas vector nor a feasible point could be verified"
     out = cert.c6_delassus(prob(np.eye(3), [0.0, 0.0, 0.0], [bil([1.0, 0, 0]), uni([0, 1.0, 0]), uni([0, 0, 1.0])]))

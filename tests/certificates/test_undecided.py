@@ -38,5 +38,6 @@ def test_c5_holds_only_with_a_verified_feasible_point(monkeypatch):
     assert check(p).certificate("C5").holds is True
     monkeypatch.setattr("gaussqp.certificates.structural._verified_feasible_point", lambda problem: None)
     monkeypatch.setattr("gaussqp.certificates.structural._point_on_independent_rows", lambda problem: None)
+    monkeypatch.setattr("gaussqp.certificates.structural._point_on_equalities", lambda problem: None)
     c5 = check(p).certificate("C5")
     assert c5.holds is None and "undecided" in c5.implies  # no Farkas vector is not a proof of feasibility

@@ -99,3 +99,15 @@ def test_a_generated_quadruped_the_damping_schedule_leaves_short_is_certified_by
     assert residual(cd.W, cd.q, cd.mu, 3, ans.r) <= COULOMB_NN_ACCEPT_RTOL
     sol = gaussqp.solve(p, crosscheck=False)
     assert sol.status == "solved" and sol.certified and sol.extras["path"] == "proximal newton"
+
+
+def test_when_the_convex_iteration_ends_farther_than_the_rounds_their_point_is_the_answer(monkeypatch):
+    """Neither the schedule nor the rounds are accepted (acceptance at 0), and the convex iteration returns a point
+    far from a solution: the route answers with the rounds' best point, which the judge certifies."""
+    W, q, mu, d = rank_deficient(3)
+    monkeypatch.setattr(coulomb, "COULOMB_NN_ACCEPT_RTOL", 0.0)
+    far = coulomb.LocalAnswer(np.zeros(q.size), q.copy(), 7, 0, [], "clarabel", "inaccurate", {"fixed_point": 0.0})
+    monkeypatch.setattr(coulomb, "solve_local", lambda *a, **k: far)
+    sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
+    assert sol.extras["path"] == "proximal newton" and sol.extras["fixed_point_iterations"] == 7
+    assert sol.status == "solved" and sol.natural_map_residual.relative <= COULOMB_RESIDUAL_RTOL

@@ -643,9 +643,9 @@ def test_mu_min_asymmetric_contacts():
 def test_affine_set_load_and_zero():
     p = single(0.02, fn=0.1)
     aff = mu_mod.AffineSet(p, np.array([0.0, 3.0]), 1e-7)
-    assert aff.load_terms == 3.0 and mu_mod._zero(aff) == pytest.approx(3e-9, rel=1e-15)
+    assert aff.load_terms == 3.0 and mu_mod.zero_force(aff) == pytest.approx(3e-9, rel=1e-15)
     aff = mu_mod.AffineSet(p, np.zeros(2), 1e-7)
-    assert aff.load_terms == 0.1 and mu_mod._zero(aff) == pytest.approx(1e-10, rel=1e-15)
+    assert aff.load_terms == 0.1 and mu_mod.zero_force(aff) == pytest.approx(1e-10, rel=1e-15)
 
 
 def test_achieved_ratio_bilateral_normal_and_order():
