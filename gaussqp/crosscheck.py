@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from .certificates.judge import CROSSCHECK
 from .formulations import FORMULATIONS
 from .formulations.base import Formulation
 from .model.problem import ContactProblem
@@ -162,13 +163,16 @@ def generic_crosscheck(
     sol: Solution, name: str, problem: ContactProblem, cls, solver, tol: Tolerance
 ) -> CrossCheck | None:
     """The first route of :data:`CROSSCHECK_ORDER` that is not the primary, is within its size limit and accepts
-    the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies."""
+    the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies. The route's
+    answer is judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK`: its residuals and backward error
+    decide its status; its uniqueness and forward error, which only the returned answer reports, are not computed."""
     for other_name in CROSSCHECK_ORDER:
         if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
             continue
         g = FORMULATIONS[other_name]
         if g.accepts(problem, cls)[0]:
-            other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
+            # judged as a cross-check route's answer: its status, not its uniqueness or forward error (the answer's)
+            other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol, role=CROSSCHECK)
             return crosscheck_report(sol, other, tol.crosscheck)
     return None
 
