@@ -1056,3 +1056,9 @@ AUDIT_DYNAMICS_RTOL = 1e-6
 #: solutions: a hundred times the high preset's cross-check tolerance (1e-6), under which two certified routes'
 #: answers count as the same one.
 AUDIT_WITNESS_RTOL = 1e-4
+
+# ---------------------------------------------------------------- the judge at control rates (issue #28, part 2)
+#: the KKT residuals of the last answers judged are kept with their problem (bytewise keys of ``(a, λ_n, λ_t)``,
+#: :func:`gaussqp.certificates.residuals.kkt_residuals`): the polish measures the answer before and after, and the
+#: judge's residual check then asks for one of the two again
+KKT_RESIDUAL_MEMO_SIZE = 2

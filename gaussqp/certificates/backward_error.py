@@ -93,17 +93,15 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     row = sc.normal_row
     cost_active = relative(g, row)  # change the drift so that the row is active
     lam_hat = np.abs(lam_n) * sc.normal_weight / sc.force
-    for i in U:
-        violation = max(0.0, -g[i])
-        if lam_n[i] > 0 and cost_active[i] <= max(lam_hat[i], relative(np.array([violation]), row[i : i + 1])[0]):
-            db[i] = -g[i]
-        else:
-            lam_n[i] = 0.0
-            db[i] = violation
+    # each unilateral row, all at once: kept active when its multiplier is positive and making it active costs no
+    # more than the larger of its multiplier and its violation (both at the row's scale), else made inactive
+    violation = np.maximum(0.0, -g[U])
+    keep = (lam_n[U] > 0) & (cost_active[U] <= np.maximum(lam_hat[U], relative(violation, row[U])))
+    db[U] = np.where(keep, -g[U], violation)
+    lam_n[U] = np.where(keep, lam_n[U], 0.0)
     for i in p.sliding:
         lt[i] = -p.friction[i] * abs(lam_n[i]) * p.slip[i]
-    for i in np.flatnonzero(p.modes == "frictionless"):
-        lt[i] = 0.0
+    lt[p.frictionless] = 0.0
     dc = np.zeros(p.J_t.shape[0])
     rt = p.tangent_rows(p.sticking)
     if rt.size:
