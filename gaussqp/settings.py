@@ -1058,7 +1058,8 @@ AUDIT_DYNAMICS_RTOL = 1e-6
 AUDIT_WITNESS_RTOL = 1e-4
 
 # ---------------------------------------------------------------- the judge at control rates (issue #28, part 2)
-#: the KKT residuals of the last answers judged are kept with their problem (bytewise keys of ``(a, λ_n, λ_t)``,
-#: :func:`gaussqp.certificates.residuals.kkt_residuals`): the polish measures the answer before and after, and the
-#: judge's residual check then asks for one of the two again
-KKT_RESIDUAL_MEMO_SIZE = 2
+#: the KKT residuals and the backward error of the last answers judged are kept with their problem, this many answers
+#: per problem (keyed by the bytes of ``(a, λ_n, λ_t)``, :func:`gaussqp.model.memo.per_answer`): the polish measures
+#: an answer before and after, the judge's checks then ask for the one it left, and the cross-check route's answer,
+#: polished onto the same active set, is the same point
+ANSWER_MEMO_SIZE = 2

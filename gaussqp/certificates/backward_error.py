@@ -32,8 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.problem import ContactProblem
+from ..model.memo import per_answer
 from ..model.scales import data_scales, relative
 from ..results import EVIDENCE, Certificate
+from ..settings import ANSWER_MEMO_SIZE
 
 
 @dataclass(frozen=True)
@@ -75,10 +77,14 @@ def _mul(A, x: np.ndarray) -> np.ndarray:
     return np.asarray(A @ x).ravel()
 
 
+@per_answer(ANSWER_MEMO_SIZE)
 def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> BackwardError:
     """The :class:`BackwardError` of ``(a, λ)`` for ``problem`` (see the module docstring for the construction).
 
-    Contacts in mode ``coulomb`` keep their tangential force as given (their law is judged by the natural map)."""
+    Contacts in mode ``coulomb`` keep their tangential force as given (their law is judged by the natural map). A
+    function of the problem and the values of ``(a, λ)``, kept for the last :data:`~gaussqp.settings.ANSWER_MEMO_SIZE`
+    answers per problem (:func:`gaussqp.model.memo.per_answer`; its arrays read-only): the cross-check route's answer,
+    polished onto the answer's active set, is often the same point."""
     p = problem
     sc = data_scales(p)
     a = np.asarray(a, dtype=float)
@@ -117,6 +123,8 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     )
     wt = sc.tangent_weight.reshape(p.m, d1) if p.m else np.zeros((0, d1))
     change = np.concatenate([np.abs(lam_n - lam_n0) * sc.normal_weight, (np.abs(lt - lt0) * wt).ravel()])
+    for arr in (dF, db, dc, lam_n, lt):  # kept and shared (per_answer)
+        arr.flags.writeable = False
     return BackwardError(
         forces=forces,
         drifts=drifts,

@@ -7,22 +7,17 @@ sticking MLCP without cones (the two-stage route of F4/F5) the same way.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale, data_scales, relative
-from ..settings import KKT_RESIDUAL_MEMO_SIZE
+from ..model.memo import per_answer
+from ..settings import ANSWER_MEMO_SIZE
 
 
 def _mul(A, x):
     return np.asarray(A @ x).ravel()
-
-
-#: :func:`kkt_residuals`'s last answers per problem (held weakly): ``[(key, residuals), ...]``, newest last
-_MEMO: "weakref.WeakKeyDictionary[ContactProblem, list[tuple[bytes, dict]]]" = weakref.WeakKeyDictionary()
 
 
 def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
@@ -42,29 +37,20 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
 
     Friction-cone checks of sticking contacts are separate certificates (``coulomb_cones``).
 
-    A function of the problem and the values of ``(a, λ_n, λ_t)`` only: the last
-    :data:`~gaussqp.settings.KKT_RESIDUAL_MEMO_SIZE` answers are kept with the problem, keyed by their bytes (the
+    A function of the problem and the values of ``(a, λ_n, λ_t)`` only, kept for the last
+    :data:`~gaussqp.settings.ANSWER_MEMO_SIZE` answers per problem (:func:`gaussqp.model.memo.per_answer`: the
     polish measures an answer that the judge's residual check then measures again); a copy is returned.
     """
+    return dict(_kkt_residuals(problem, a, lam_n, lam_t))
+
+
+@per_answer(ANSWER_MEMO_SIZE)
+def _kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
+    """:func:`kkt_residuals`, computed."""
+    sc = data_scales(problem)
     a = np.asarray(a, dtype=float)
     lam_n = np.asarray(lam_n, dtype=float)
     lam_t_flat = np.asarray(lam_t, dtype=float).ravel()
-    key = b"".join((str((a.size, lam_n.size, lam_t_flat.size)).encode(), a.tobytes(), lam_n.tobytes(), lam_t_flat.tobytes()))
-    kept = _MEMO.get(problem)
-    if kept is not None:
-        for k, v in kept:
-            if k == key:
-                return dict(v)
-    out = _kkt_residuals(problem, a, lam_n, lam_t_flat)
-    kept = _MEMO.setdefault(problem, [])
-    kept.append((key, out))
-    del kept[:-KKT_RESIDUAL_MEMO_SIZE]
-    return dict(out)
-
-
-def _kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t_flat: np.ndarray) -> dict:
-    """:func:`kkt_residuals` computed (``lam_t_flat``: the tangential multipliers flattened)."""
-    sc = data_scales(problem)
     Jn, Jt = problem.J_n, problem.J_t
     gen = _mul(Jn.T, lam_n) if problem.m else np.zeros(problem.n)
     gen_abs = np.asarray(abs(Jn.T) @ np.abs(lam_n)).ravel() if problem.m else np.zeros(problem.n)
