@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from .certificates.judge import CROSSCHECK
+from .certificates.judge import CROSSCHECK, complete_judgement
 from .formulations import FORMULATIONS
 from .formulations.base import Formulation
 from .model.problem import ContactProblem
@@ -165,15 +165,21 @@ def generic_crosscheck(
     """The first route of :data:`CROSSCHECK_ORDER` that is not the primary, is within its size limit and accepts
     the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies. The route's
     answer is judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK`: its residuals and backward error
-    decide its status; its uniqueness and forward error, which only the returned answer reports, are not computed."""
+    decide its status; its uniqueness and forward error, which only the returned answer reports, are computed only
+    when it disagrees (:func:`~gaussqp.certificates.judge.complete_judgement`: an answer that fails them is not
+    compared, so it cannot withdraw the answer's ``solved``)."""
     for other_name in CROSSCHECK_ORDER:
         if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
             continue
         g = FORMULATIONS[other_name]
         if g.accepts(problem, cls)[0]:
-            # judged as a cross-check route's answer: its status, not its uniqueness or forward error (the answer's)
+            # judged as a cross-check route's answer: its status, not its uniqueness or forward error (the answer's),
+            # which it must pass too before it may contradict the answer
             other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol, role=CROSSCHECK)
-            return crosscheck_report(sol, other, tol.crosscheck)
+            rep = crosscheck_report(sol, other, tol.crosscheck)
+            if rep.disagreed and complete_judgement(other, tol):
+                rep = crosscheck_report(sol, other, tol.crosscheck)
+            return rep
     return None
 
 

@@ -327,7 +327,8 @@ def finalize(sol: Solution, tol: Tolerance, role: str = ANSWER) -> Solution:
         one of :data:`ROLES`: :data:`ANSWER` (default) runs every applicable check of :data:`ANSWER_CHECKS`;
         :data:`CROSSCHECK`, for the answer of a cross-check route, skips those marked ``returned_only``
         (uniqueness and the forward error, which only a returned answer reports): its status still comes from its
-        recomputed residuals and backward error (tutorial (3)-(5)), which is what the comparison reads.
+        recomputed residuals and backward error (tutorial (3)-(5)), which is what the comparison reads; the skipped
+        checks run when its comparison disagrees (:func:`complete_judgement`).
 
     Returns
     -------
@@ -341,7 +342,30 @@ def finalize(sol: Solution, tol: Tolerance, role: str = ANSWER) -> Solution:
         if claims(sol):
             if handle is _judge_answer:
                 _judge_answer(sol, tol, role)
+                if role == CROSSCHECK:
+                    sol.extras[JUDGED_AS] = CROSSCHECK
             else:
                 handle(sol, tol)
             break
     return sol
+
+
+#: ``Solution.extras`` key set on an answer judged in the role :data:`CROSSCHECK` (its ``returned_only`` checks not
+#: run yet); :func:`complete_judgement` removes it
+JUDGED_AS = "judged_as"
+
+
+def complete_judgement(sol: Solution, tol: Tolerance) -> bool:
+    """Run on an answer judged in the role :data:`CROSSCHECK` the checks it skipped (``returned_only``: uniqueness and
+    the forward error), as :func:`finalize` runs them on a returned answer; True when it had skipped them.
+
+    The cross-check calls this before a disagreement withdraws the returned answer's ``solved``
+    (:func:`gaussqp.crosscheck.generic_crosscheck`): a route's answer contradicts another only when it passes every
+    check a returned answer passes, so an answer exact only for nearby data, far from the exact one on an
+    ill-conditioned problem (its forward error), is not compared, as before these checks were deferred."""
+    if sol.extras.pop(JUDGED_AS, None) != CROSSCHECK:
+        return False
+    for check in ANSWER_CHECKS:
+        if check.returned_only and check.applies(sol):
+            check.run(sol, tol)
+    return True
