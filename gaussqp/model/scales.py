@@ -139,12 +139,7 @@ def data_scales(problem) -> DataScales:
     lam_n = np.divide(force, wn, out=np.zeros_like(wn), where=wn > 0)
     lam_t = np.divide(force, wt, out=np.zeros_like(wt), where=wt > 0)
     mass_terms = _abs_rows_times(problem.M, acc_coord)  # |M| S accel: in the work and in the dynamics rows
-    work = (
-        float(acc_coord @ mass_terms)
-        + float(np.abs(problem.F) @ acc_coord)
-        + float(lam_n @ b)
-        + float(lam_t @ c)
-    )
+    work = float(acc_coord @ mass_terms) + float(np.abs(problem.F) @ acc_coord) + float(lam_n @ b) + float(lam_t @ c)
     out = DataScales(
         coordinate=s,
         accel=accel,

@@ -58,7 +58,9 @@ def test_factor_is_keyed_by_the_active_set_and_equals_a_fresh_svd():
     assert np.allclose(f1.sv, sv, rtol=1e-12, atol=sv.size * np.finfo(float).eps * sv[0])
     K = e.d[:, None] * e.K * e.d[None, :]
     assert np.allclose(f1.U @ (f1.sv[:, None] * f1.Vt), K, rtol=0.0, atol=sv.size * np.finfo(float).eps * sv[0])
-    assert np.allclose(f1.U.T @ f1.U, np.eye(sv.size), atol=1e-13) and np.allclose(f1.Vt @ f1.Vt.T, np.eye(sv.size), atol=1e-13)
+    assert np.allclose(f1.U.T @ f1.U, np.eye(sv.size), atol=1e-13) and np.allclose(
+        f1.Vt @ f1.Vt.T, np.eye(sv.size), atol=1e-13
+    )
     assert np.all(np.diff(f1.sv) <= 0)  # descending, as an SVD's
     rhs = np.random.default_rng(0).standard_normal(f1.sv.size)
     rank = int(np.sum(f1.sv > 1e-13 * f1.sv[0]))
