@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from .certificates.judge import CROSSCHECK, complete_judgement
+from .certificates.judge import CROSSCHECK
 from .formulations import FORMULATIONS
 from .formulations.base import Formulation
 from .model.problem import ContactProblem
@@ -164,21 +164,26 @@ def generic_crosscheck(
 ) -> CrossCheck | None:
     """The first route of :data:`CROSSCHECK_ORDER` that is not the primary, is within its size limit and accepts
     the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies. The route's
-    answer is judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK`: its residuals and backward error
-    decide its status; its uniqueness and forward error, which only the returned answer reports, are computed only
-    when it disagrees (:func:`~gaussqp.certificates.judge.complete_judgement`: an answer that fails them is not
-    compared, so it cannot withdraw the answer's ``solved``)."""
+    answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its residuals, backward error
+    and cones decide its status; no polish, uniqueness or forward error, which only a returned answer needs); when
+    that answer does not agree, the route is solved again and its answer judged in full, and that comparison is the
+    report: a disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, as
+    before the cheap one was added, and an agreement on an answer that passed its residual and backward-error checks
+    and is within the cross-check tolerance of the answer."""
     for other_name in CROSSCHECK_ORDER:
         if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
             continue
         g = FORMULATIONS[other_name]
         if g.accepts(problem, cls)[0]:
-            # judged as a cross-check route's answer: its status, not its uniqueness or forward error (the answer's),
-            # which it must pass too before it may contradict the answer
-            other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol, role=CROSSCHECK)
-            rep = crosscheck_report(sol, other, tol.crosscheck)
-            if rep.disagreed and complete_judgement(other, tol):
-                rep = crosscheck_report(sol, other, tol.crosscheck)
+            backend = solver if g.kind == "cvxpy" else None
+            # first judged for its status only (role crosscheck): enough to agree
+            rep = crosscheck_report(
+                sol, g.solve(problem, solver=backend, tolerance=tol, role=CROSSCHECK), tol.crosscheck
+            )
+            if rep.agree is not True:
+                # anything but an agreement rests on the route's answer judged in full, as a returned answer is
+                # (polished, its uniqueness and forward error): only that answer may contradict, or go uncompared
+                rep = crosscheck_report(sol, g.solve(problem, solver=backend, tolerance=tol), tol.crosscheck)
             return rep
     return None
 

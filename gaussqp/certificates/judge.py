@@ -203,8 +203,9 @@ ROLES = (ANSWER, CROSSCHECK)
 @dataclass(frozen=True)
 class Check:
     """One instance check of an answer: its name, when it applies, and what it does. ``returned_only``: the check
-    describes an answer that is returned (its uniqueness, its forward error) and is not run on the answer of a
-    cross-check route, of which the comparison reads only the status, the acceleration and ``Jᵀλ``."""
+    improves or describes an answer that is returned (the polish, its uniqueness, its forward error) and is not run
+    on the answer of a cross-check route in the role :data:`CROSSCHECK`, of which the comparison reads only the
+    status, the acceleration and ``Jᵀλ``."""
 
     name: str
     applies: Callable[[Solution], bool]
@@ -217,10 +218,11 @@ class Check:
 #: describes the equality/complementarity system of F1: where a formulation enforces the friction cones (F4, F5) an active cone changes that
 #: system, and with sliding contacts F1's optimality conditions do not describe the problem (the F6
 #: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.certificates.sliding_verdict and gaussqp.certificates.enumeration).
-#: The answer of a cross-check route goes through the checks that decide its status (polish, residuals, backward
-#: error, cones), not those marked ``returned_only``: its uniqueness stays undecided.
+#: The answer of a cross-check route, judged in the role ``crosscheck``, goes through the checks that decide its status
+#: (residuals, backward error, cones), not those marked ``returned_only``: it is not polished, its uniqueness stays
+#: undecided.
 ANSWER_CHECKS: tuple[Check, ...] = (
-    Check("polish", lambda s: s.hints.polish_allowed, _polish),
+    Check("polish", lambda s: s.hints.polish_allowed, _polish, returned_only=True),
     Check("kkt_residuals", lambda s: True, _residuals),
     Check(
         "infeasible_after_failed_answer",
@@ -325,10 +327,11 @@ def finalize(sol: Solution, tol: Tolerance, role: str = ANSWER) -> Solution:
         the tolerances its residuals and backward error must meet.
     role : str
         one of :data:`ROLES`: :data:`ANSWER` (default) runs every applicable check of :data:`ANSWER_CHECKS`;
-        :data:`CROSSCHECK`, for the answer of a cross-check route, skips those marked ``returned_only``
-        (uniqueness and the forward error, which only a returned answer reports): its status still comes from its
-        recomputed residuals and backward error (tutorial (3)-(5)), which is what the comparison reads; the skipped
-        checks run when its comparison disagrees (:func:`complete_judgement`).
+        :data:`CROSSCHECK`, for the answer of a cross-check route, skips those marked ``returned_only`` (the
+        polish, uniqueness and the forward error, which only a returned answer needs): its status still comes from
+        its recomputed residuals and backward error (tutorial (3)-(5)), which is what the comparison reads. An
+        answer judged so only ever confirms: the cross-check judges the route's answer again in full before it
+        disagrees or is left uncompared (:func:`gaussqp.crosscheck.generic_crosscheck`).
 
     Returns
     -------
@@ -342,30 +345,7 @@ def finalize(sol: Solution, tol: Tolerance, role: str = ANSWER) -> Solution:
         if claims(sol):
             if handle is _judge_answer:
                 _judge_answer(sol, tol, role)
-                if role == CROSSCHECK:
-                    sol.extras[JUDGED_AS] = CROSSCHECK
             else:
                 handle(sol, tol)
             break
     return sol
-
-
-#: ``Solution.extras`` key set on an answer judged in the role :data:`CROSSCHECK` (its ``returned_only`` checks not
-#: run yet); :func:`complete_judgement` removes it
-JUDGED_AS = "judged_as"
-
-
-def complete_judgement(sol: Solution, tol: Tolerance) -> bool:
-    """Run on an answer judged in the role :data:`CROSSCHECK` the checks it skipped (``returned_only``: uniqueness and
-    the forward error), as :func:`finalize` runs them on a returned answer; True when it had skipped them.
-
-    The cross-check calls this before a disagreement withdraws the returned answer's ``solved``
-    (:func:`gaussqp.crosscheck.generic_crosscheck`): a route's answer contradicts another only when it passes every
-    check a returned answer passes, so an answer exact only for nearby data, far from the exact one on an
-    ill-conditioned problem (its forward error), is not compared, as before these checks were deferred."""
-    if sol.extras.pop(JUDGED_AS, None) != CROSSCHECK:
-        return False
-    for check in ANSWER_CHECKS:
-        if check.returned_only and check.applies(sol):
-            check.run(sol, tol)
-    return True
