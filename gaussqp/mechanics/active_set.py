@@ -141,29 +141,6 @@ class KKTFactor:
         return self.Vt[:rank].T @ ((self.U[:, :rank].T @ rhs) / self.sv[:rank])
 
 
-def _kkt_svd(kkt: EquilibratedKKT) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The SVD ``U diag(sv) Vt`` of ``K̃ = diag(d) K diag(d)``, singular values descending, from the eigenvalues of a
-    symmetric matrix: with ``D = diag(I_n, -I_k)``, ``H = K D = [M Jᵀ; J 0]`` is symmetric, so ``H̃ = diag(d) H diag(d)
-    = Q Λ Qᵀ`` (``eigh``) gives ``K̃ = H̃ D = (Q sgn Λ) |Λ| (D Q)ᵀ``: ``U = Q sgn Λ``, ``sv = |Λ|``, ``Vt = Qᵀ D``, with
-    orthonormal ``U`` and ``V``. A symmetric eigensolver is backward stable as an SVD is (each value to
-    ``O(ε ‖K̃‖)``; the lower triangle is read, within one rounding of the upper), so every rank decision on ``sv`` is
-    the one an SVD makes; it costs about half of ``np.linalg.svd`` on the humanoid's 41 × 41 matrix (issue #28). An
-    ``M`` that is not exactly symmetric (accepted to round-off) gets ``np.linalg.svd`` of ``K̃``."""
-    d, n = kkt.d, kkt.K.shape[0] - kkt.J.shape[0]
-    M = kkt.K[:n, :n]
-    if not np.array_equal(M, M.T):  # M symmetric only to round-off (the data's tolerance): the SVD itself
-        return np.linalg.svd(d[:, None] * kkt.K * d[None, :])
-    H = kkt.K.copy()
-    H[:, n:] *= -1.0  # K D
-    lam, Q = np.linalg.eigh(d[:, None] * H * d[None, :], UPLO="L")
-    order = np.argsort(-np.abs(lam), kind="stable")
-    lam, Q = lam[order], Q[:, order]
-    sign = np.where(lam < 0, -1.0, 1.0)
-    Vt = Q.T.copy()
-    Vt[:, n:] *= -1.0  # Qᵀ D
-    return Q * sign[None, :], np.abs(lam), Vt
-
-
 #: :func:`equilibrated_kkt_svd`'s factors
 _SVD_MEMO = _ActiveSetMemo()
 
@@ -177,7 +154,8 @@ def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFact
     if hit is not _SVD_MEMO.MISSING:
         return hit
     kkt = equilibrated_kkt(problem, active)
-    U, sv, Vt = _kkt_svd(kkt)
+    d = kkt.d
+    U, sv, Vt = np.linalg.svd(d[:, None] * kkt.K * d[None, :])
     for arr in (kkt.J, kkt.c, kkt.K, kkt.d, kkt.data_rows, U, sv, Vt):  # shared by the readers of one solve
         arr.flags.writeable = False
     out = KKTFactor(kkt, U, sv, Vt)
