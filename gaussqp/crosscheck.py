@@ -167,9 +167,9 @@ def generic_crosscheck(
     answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its residuals, backward error
     and cones decide its status; no polish, uniqueness or forward error, which only a returned answer needs); when
     that answer does not agree, the route is solved again and its answer judged in full, and that comparison is the
-    report: a disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, as
-    before the cheap one was added, and an agreement on an answer that passed its residual and backward-error checks
-    and is within the cross-check tolerance of the answer."""
+    report: a disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, an
+    agreement on an answer that passed its residual and backward-error checks and is within the cross-check tolerance
+    of the answer."""
     for other_name in CROSSCHECK_ORDER:
         if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
             continue

@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .polish import polish
+from ..errors import UnknownValueError
 from ..results import (
     FAILED,
     INFEASIBLE,
@@ -338,9 +339,14 @@ def finalize(sol: Solution, tol: Tolerance, role: str = ANSWER) -> Solution:
     Solution
         ``sol``, judged: the first entry of :data:`JUDGEMENTS` whose condition the result meets judges it; a result
         that meets none (``failed``, or ``inaccurate`` without an answer) is returned as it is.
+
+    Raises
+    ------
+    gaussqp.errors.UnknownValueError
+        ``role`` is not one of :data:`ROLES`.
     """
     if role not in ROLES:
-        raise ValueError(f"role must be one of {ROLES}, not {role!r}")
+        raise UnknownValueError("role", f"is {role!r}", f"use one of {', '.join(ROLES)}")
     for _, claims, handle in JUDGEMENTS:
         if claims(sol):
             if handle is _judge_answer:

@@ -95,7 +95,7 @@ def test_a_disagreeing_route_is_judged_in_full_and_then_withdraws_solved(monkeyp
 def test_an_answer_exact_only_for_nearby_data_is_not_compared(monkeypatch):
     """Forces changed by 0.9e-6 of each row's scale: the Lemke route's answer passes its residual and backward-error
     checks, disagrees beyond the cross-check tolerance (cond ~1e4), and fails its forward error once judged in full:
-    not compared, and the certified answer stays ``solved`` (as when every answer was judged in full)."""
+    not compared, and the certified answer stays ``solved``."""
     p, *_ = families.planted(np.random.default_rng(0), n=6, m_b=0, m_u=4, cond=1e4)
     _nearby_lemke(monkeypatch, p, 0.9e-6)
     seen = _capture_other(monkeypatch)
