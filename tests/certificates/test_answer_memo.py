@@ -3,7 +3,6 @@ give the kept result, other values are computed afresh, and what is kept cannot 
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import gaussqp
