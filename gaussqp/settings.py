@@ -1108,3 +1108,10 @@ MU_DUAL_PROOF_WIDENING = (1.0, 20.0, 200.0)
 #: 7e-10), and the proof's own program, a ratio step too, takes its place (one program fewer per verdict). When the
 #: proof's step still gains, its point becomes the upper end and the proof is asked again below it.
 MU_RATIO_STEPS_NEAR_RTOL = 1e-4
+
+# ---------------------------------------------------------------- the judge at control rates (issue #28, part 2)
+#: the KKT residuals and the backward error of the last answers judged are kept with their problem, this many answers
+#: per problem (keyed by the bytes of ``(a, λ_n, λ_t)``, :func:`gaussqp.model.memo.per_answer`): the polish measures
+#: an answer before and after, the judge's checks then ask for the one it left, and the cross-check route's answer,
+#: polished onto the same active set, is the same point
+ANSWER_MEMO_SIZE = 2
