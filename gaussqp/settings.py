@@ -1056,3 +1056,14 @@ AUDIT_DYNAMICS_RTOL = 1e-6
 #: solutions: a hundred times the high preset's cross-check tolerance (1e-6), under which two certified routes'
 #: answers count as the same one.
 AUDIT_WITNESS_RTOL = 1e-4
+
+# ---------------------------------------------------------------------------------------------- grasp ε at speed
+#: The Ferrari–Canny ε of a polytope ``conv(P)`` is found on a subset of ``P`` grown on demand
+#: (:func:`gaussqp.grasp.quality.epsilon`): the first hull takes this many generators of each contact (evenly spaced
+#: around its polygon or sphere points) and the origin; each round adds, for every facet nearer the origin than
+#: the nearest facet with no point of ``P`` beyond it, the point furthest beyond. Only the speed depends on it.
+GRASP_EPSILON_LAZY_START = 3
+#: Steps down the exact support function from the best candidate direction for ε's upper bound (each an SOCP of
+#: ``w + 1`` variables over the tangent plane, :func:`gaussqp.grasp.quality.epsilon`); 0 keeps the best of the inner
+#: hull's lowest facet normals.
+GRASP_EPSILON_UPPER_STEPS = 1

@@ -49,7 +49,7 @@ from ..settings import (
     GRASP_BATCH_SHRINK,
     GRASP_BATCH_SLACK_RTOL,
 )
-from .closure import force_closure, force_closure_from, force_closures_from
+from .closure import _clarabel_margin, _ClarabelMargin, force_closure, force_closure_from, force_closures_from
 from .model import Grasp, GraspCheck, check_grasp
 from .quality import epsilon, grasp_metrics
 
@@ -157,65 +157,6 @@ def _candidates(Gs: np.ndarray, sizes: Sequence[int], iterations: int, c: float)
     return X, fx, Y, fy
 
 
-# ---------------------------------------------------------------------------------------------- Clarabel directly
-class _ClarabelMargin:
-    """The margin SOCP of :func:`force_closure` for one structure (cone ``sizes``, wrench dimension ``w``), sent to
-    Clarabel directly (module docstring, step 3): ``min −t`` over ``(x, t)`` with the rows ``G x = 0``,
-    ``Σ f_n = m`` (zero cone) and per contact ``(f_i − t, ν_i)`` in its cone (Clarabel's ``A z + s = b``). The
-    sparsity pattern is built once; each grasp only writes its ``G`` (stored dense) into the data array."""
-
-    def __init__(self, sizes: Sequence[int], w: int):
-        import clarabel
-        import scipy.sparse as sp
-
-        n = int(sum(sizes))
-        rows = [np.hstack([np.ones((w, n)), np.zeros((w, 1))])]
-        en = np.zeros(n + 1)
-        cones: list = [clarabel.ZeroConeT(w + 1)]
-        k = 0
-        blocks = []
-        for sz in sizes:
-            en[k] = 1.0
-            blk = np.zeros((sz, n + 1))
-            blk[0, k], blk[0, n] = -1.0, 1.0  # s_0 = f − t
-            for j in range(1, sz):
-                blk[j, k + j] = -1.0  # s_j = ν_j
-            blocks.append(blk)
-            cones.append(clarabel.NonnegativeConeT(1) if sz == 1 else clarabel.SecondOrderConeT(int(sz)))
-            k += sz
-        A = sp.csc_matrix(np.vstack(rows + [en[None, :]] + blocks))
-        A.sort_indices()
-        # every column j < n stores the w entries of G first (rows 0..w−1, the dense block)
-        self.g_index = A.indptr[:n][None, :] + np.arange(w)[:, None]
-        self.A, self.n, self.w, self.cones = A, n, w, cones
-        self.b = np.zeros(A.shape[0])
-        self.q = np.zeros(n + 1)
-        self.q[n] = -1.0
-        self.P = sp.csc_matrix((n + 1, n + 1))
-        self.settings = clarabel.DefaultSettings()
-        self.settings.verbose = False
-        self.clarabel = clarabel
-
-    def candidates(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str]:
-        """(an internal force when ``t* > 0``, the multiplier of ``G x = 0``, Clarabel's status)."""
-        self.A.data[self.g_index] = G  # Clarabel copies the data when the solver is built: the pattern is reused
-        b = self.b.copy()
-        b[self.w] = float(m)
-        try:
-            sol = self.clarabel.DefaultSolver(self.P, self.q, self.A, b, self.cones, self.settings).solve()
-        except Exception as exc:  # a solver failure is only a missing candidate: the cvxpy path decides
-            return None, None, f"error: {type(exc).__name__}"
-        status = str(sol.status)
-        if not (status.startswith("Solved") or status.startswith("AlmostSolved")):
-            return None, None, status
-        x = np.asarray(sol.x, dtype=float)
-        z = np.asarray(sol.z, dtype=float)
-        t = float(x[self.n])
-        # t* = m z_m (strong duality) and Gᵀz_G = ζ − z_m e_n with ζ in the cones: a separator when t* <= 0, and
-        # still the best candidate at t* ≈ 0 (where an internal force sits on the cones' boundary and cannot verify)
-        return (x[: self.n] if t > 0 else None), z[: self.w], status
-
-
 # ---------------------------------------------------------------------------------------------- force closure
 def force_closures(
     grasps: Sequence[Grasp],
@@ -268,7 +209,7 @@ def force_closures(
         program: _ClarabelMargin | None = None
         for r in np.flatnonzero(~fx & ~fy).tolist():  # no cheap candidate: Clarabel's, verified with the others
             if program is None:
-                program = _ClarabelMargin(sizes, Gs.shape[1])
+                program = _clarabel_margin(tuple(sizes), Gs.shape[1])
             xs[r], ys[r], status = program.candidates(Gs[r], sub[r].m)
             how[r] = "clarabel"
             statuses[r] = f"clarabel {status}"
@@ -283,7 +224,7 @@ def force_closures(
                     chk.certificate.data["backend_status"] = statuses[r]
             if chk is None and how[r] == "projection":  # a cheap candidate that did not verify: Clarabel's
                 if program is None:
-                    program = _ClarabelMargin(sizes, Gs.shape[1])
+                    program = _clarabel_margin(tuple(sizes), Gs.shape[1])
                 x, y, status = program.candidates(Gs[r], g.m)
                 chk = force_closure_from(g, internal_force=x, unresisted_wrench=y, backend_status=f"clarabel {status}")
                 how[r] = "clarabel"

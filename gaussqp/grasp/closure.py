@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -615,6 +615,71 @@ def _closure_from(
                     {"total": time.perf_counter() - t0},
                 )
     return None
+
+
+# ---------------------------------------------------------------------------------------------- Clarabel directly
+class _ClarabelMargin:
+    """The margin SOCP of :func:`force_closure` for one structure (cone ``sizes``, wrench dimension ``w``), sent to
+    Clarabel directly (:mod:`gaussqp.grasp.batch`, step 3): ``min −t`` over ``(x, t)`` with the rows ``G x = 0``,
+    ``Σ f_n = m`` (zero cone) and per contact ``(f_i − t, ν_i)`` in its cone (Clarabel's ``A z + s = b``). The
+    sparsity pattern is built once; each grasp only writes its ``G`` (stored dense) into the data array."""
+
+    def __init__(self, sizes: Sequence[int], w: int):
+        import clarabel
+        import scipy.sparse as sp
+
+        n = int(sum(sizes))
+        rows = [np.hstack([np.ones((w, n)), np.zeros((w, 1))])]
+        en = np.zeros(n + 1)
+        cones: list = [clarabel.ZeroConeT(w + 1)]
+        k = 0
+        blocks = []
+        for sz in sizes:
+            en[k] = 1.0
+            blk = np.zeros((sz, n + 1))
+            blk[0, k], blk[0, n] = -1.0, 1.0  # s_0 = f − t
+            for j in range(1, sz):
+                blk[j, k + j] = -1.0  # s_j = ν_j
+            blocks.append(blk)
+            cones.append(clarabel.NonnegativeConeT(1) if sz == 1 else clarabel.SecondOrderConeT(int(sz)))
+            k += sz
+        A = sp.csc_matrix(np.vstack(rows + [en[None, :]] + blocks))
+        A.sort_indices()
+        # every column j < n stores the w entries of G first (rows 0..w−1, the dense block)
+        self.g_index = A.indptr[:n][None, :] + np.arange(w)[:, None]
+        self.A, self.n, self.w, self.cones = A, n, w, cones
+        self.b = np.zeros(A.shape[0])
+        self.q = np.zeros(n + 1)
+        self.q[n] = -1.0
+        self.P = sp.csc_matrix((n + 1, n + 1))
+        self.settings = clarabel.DefaultSettings()
+        self.settings.verbose = False
+        self.clarabel = clarabel
+
+    def candidates(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+        """(an internal force when ``t* > 0``, the multiplier of ``G x = 0``, Clarabel's status)."""
+        self.A.data[self.g_index] = G  # Clarabel copies the data when the solver is built: the pattern is reused
+        b = self.b.copy()
+        b[self.w] = float(m)
+        try:
+            sol = self.clarabel.DefaultSolver(self.P, self.q, self.A, b, self.cones, self.settings).solve()
+        except Exception as exc:  # a solver failure is only a missing candidate: the cvxpy path decides
+            return None, None, f"error: {type(exc).__name__}"
+        status = str(sol.status)
+        if not (status.startswith("Solved") or status.startswith("AlmostSolved")):
+            return None, None, status
+        x = np.asarray(sol.x, dtype=float)
+        z = np.asarray(sol.z, dtype=float)
+        t = float(x[self.n])
+        # t* = m z_m (strong duality) and Gᵀz_G = ζ − z_m e_n with ζ in the cones: a separator when t* <= 0, and
+        # still the best candidate at t* ≈ 0 (where an internal force sits on the cones' boundary and cannot verify)
+        return (x[: self.n] if t > 0 else None), z[: self.w], status
+
+
+@lru_cache(maxsize=32)
+def _clarabel_margin(sizes: tuple, w: int) -> _ClarabelMargin:
+    """The :class:`_ClarabelMargin` program of one structure, built once per process."""
+    return _ClarabelMargin(sizes, w)
 
 
 def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
