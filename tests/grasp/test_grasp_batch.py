@@ -169,8 +169,12 @@ def test_metrics_are_the_definitions():
     s = np.linalg.svd(g.grasp_map(), compute_uv=False)
     assert m.holds is None and m.value["sigma_max"] == pytest.approx(s[0])
     assert m.value["isotropy"] == pytest.approx(m.value["sigma_min"] / s[0])
-    e = epsilon(g, facets=8, exact=False)
-    assert m.value["volume_upper"] == pytest.approx(e.value["volume_upper"])
+    from scipy.spatial import ConvexHull
+
+    for kind in ("inner", "outer"):  # the polytopes' volumes, qhull's on all their points
+        W, _ = g.primitive_wrenches(8, kind)
+        hull = ConvexHull(np.column_stack([np.zeros(W.shape[0]), W]).T)
+        assert m.value[f"volume_{'lower' if kind == 'inner' else 'upper'}"] == pytest.approx(hull.volume)
 
 
 # ---------------------------------------------------------------------------------------------- pool, files, CLI
