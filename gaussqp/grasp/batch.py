@@ -342,6 +342,33 @@ def _analyze(
     return res
 
 
+def _analyze_dask(tasks: list, scheduler: str | None, client: Any, workers: int, bar: Progress) -> list[GraspResult]:
+    """:func:`analyze_many`'s chunks on Dask distributed (the given ``client``, or one of ``scheduler``), gathered
+    in input order."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise MissingExtraError("Dask distributed is not installed: pip install 'gaussqp[dask]'") from None
+    cluster = own = None
+    if client is None:
+        if scheduler == "local":
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        own = client = Client(cluster if cluster is not None else scheduler)
+    try:
+        futures = {client.submit(_analyze_chunk, t, pure=False): k for k, t in enumerate(tasks)}
+        parts: dict[int, list[GraspResult]] = {}
+        for f in as_completed(futures):
+            parts[futures[f]] = f.result()
+            for _ in parts[futures[f]]:
+                bar.update()
+        return [r for k in range(len(tasks)) for r in parts[k]]
+    finally:
+        if own is not None:
+            own.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def analyze_many(
     grasps: Iterable[Grasp],
     *,
@@ -352,6 +379,8 @@ def analyze_many(
     workers: int | None = None,
     progress: bool = False,
     chunk: int = GRASP_BATCH_CHUNK,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> list[GraspResult]:
     """Analyze many grasps: the checks of :func:`~gaussqp.grasp.analyze` a planner ranks by, in input order, with
     the certificates of the one-at-a-time checks (module docstring).
@@ -365,7 +394,10 @@ def analyze_many(
     workers : process-pool size; None or 1 runs in this process (a pool only from
         :data:`~gaussqp.settings.GRASP_BATCH_POOL_MIN` grasps)
     progress : show a progress bar (tqdm when installed) on stderr
-    chunk : grasps per pool task
+    chunk : grasps per pool (or Dask) task
+    scheduler : run the chunks on Dask distributed (extra ``gaussqp[dask]``): ``"local"`` for a new
+        ``LocalCluster`` of ``workers`` single-threaded processes, else a scheduler address (``tcp://HOST:PORT``)
+    client : a ``distributed.Client`` already connected (instead of ``scheduler``; left open)
 
     Returns
     -------
@@ -383,8 +415,15 @@ def analyze_many(
         raise UnknownValueError("workers", f"is {workers!r}", "give a positive number of processes (or None)")
     if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
         raise UnknownValueError("chunk", f"is {chunk!r}", "give a positive number of grasps per task")
+    if scheduler is not None and client is not None:
+        raise UnknownValueError("scheduler", "is given with client", "give one of scheduler= and client=")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise WrongTypeError("scheduler", f"is a {type(scheduler).__name__}", "give 'local' or 'tcp://HOST:PORT'")
     bar = Progress(len(gs), bool(progress), desc="analyze_many", unit="grasp")
     try:
+        if scheduler is not None or client is not None:
+            tasks = [(k, gs[k : k + chunk], cs, facets, norm, exact) for k in range(0, len(gs), chunk)]
+            return _analyze_dask(tasks, scheduler, client, workers or 1, bar)
         if workers is None or workers == 1 or len(gs) < GRASP_BATCH_POOL_MIN:
             return _analyze(0, gs, cs, facets, norm, exact, bar)
         from concurrent.futures import ProcessPoolExecutor

@@ -658,11 +658,12 @@ class _ClarabelMargin:
 
     def candidates(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str]:
         """(an internal force when ``t* > 0``, the multiplier of ``G x = 0``, Clarabel's status)."""
-        self.A.data[self.g_index] = G  # Clarabel copies the data when the solver is built: the pattern is reused
+        A = self.A.copy()  # the pattern is reused; a copy per call keeps one program safe to share between threads
+        A.data[self.g_index] = G
         b = self.b.copy()
         b[self.w] = float(m)
         try:
-            sol = self.clarabel.DefaultSolver(self.P, self.q, self.A, b, self.cones, self.settings).solve()
+            sol = self.clarabel.DefaultSolver(self.P, self.q, A, b, self.cones, self.settings).solve()
         except Exception as exc:  # a solver failure is only a missing candidate: the cvxpy path decides
             return None, None, f"error: {type(exc).__name__}"
         status = str(sol.status)

@@ -189,6 +189,26 @@ def test_process_pool_keeps_input_order(monkeypatch):
     assert [r.checks["force_closure"].holds for r in pooled] == [r.checks["force_closure"].holds for r in local]
 
 
+def test_dask_client_keeps_input_order_and_answers():
+    distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed (extra gaussqp[dask])")
+    gs = random_grasps(23, seed=5)
+    local = analyze_many(gs, checks=("force_closure", "epsilon"), facets=8)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        remote = analyze_many(gs, checks=("force_closure", "epsilon"), facets=8, client=client, chunk=4)
+    assert [r.index for r in remote] == list(range(len(gs))) and [r.name for r in remote] == [g.name for g in gs]
+    for r, o in zip(remote, local):
+        for check in ("force_closure", "epsilon"):
+            a, b = r.checks[check], o.checks[check]
+            assert a.holds == b.holds and a.certified == b.certified and a.certificate.id == b.certificate.id
+        for k in ("lower", "upper"):
+            assert r.checks["epsilon"].value[k] == pytest.approx(o.checks["epsilon"].value[k], abs=1e-9)
+
+
+def test_dask_options_are_checked():
+    with pytest.raises(UnknownValueError, match="scheduler"):
+        analyze_many(random_grasps(2, seed=1), scheduler="local", client=object())
+
+
 def _jsonl(tmp_path, gs) -> pathlib.Path:
     p = tmp_path / "grasps.jsonl"
     p.write_text("".join(dumps(g, indent=None) + "\n" for g in gs), encoding="utf-8")
