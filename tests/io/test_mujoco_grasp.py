@@ -133,3 +133,33 @@ def test_readme_mujoco_grasp_example_runs(capsys, monkeypatch):
     exec(compile(code, "docs[mujoco grasp]", "exec"), {})
     said = re.search(r"It prints `(.*?)`", section)
     assert said and said.group(1) == capsys.readouterr().out.splitlines()[0]
+
+
+def test_cli_qpos_file(tmp_path, capsys):
+    """``--qpos FILE`` (.npy or a JSON list) gives the keyframe's grasp when it holds the keyframe's configuration;
+    only the dynamic hold differs: a configuration carries no controls, so the motors do not squeeze and nothing
+    holds the weight (statics by hand: no normal force, no friction). Fingers pulled back: nothing touches the
+    object (exit 2, one line); a wrong length: exit 2."""
+    model, data = load_mujoco(SCENE, keyframe="pinch")
+    qpos = np.array(data.qpos, dtype=float)
+    assert cli(["grasp", str(SCENE), "--object", "box", "--keyframe", "pinch"]) == 0
+    want = capsys.readouterr().out.splitlines()
+    dynamic = [k for k, line in enumerate(want) if line.lstrip().startswith("dynamic hold")]
+    assert len(dynamic) == 1 and "yes        certified" in want[dynamic[0]]
+    npy, js = tmp_path / "q.npy", tmp_path / "q.json"
+    np.save(npy, qpos)
+    js.write_text("[" + ", ".join(repr(float(v)) for v in qpos) + "]")
+    for f in (npy, js):
+        assert cli(["grasp", str(SCENE), "--object", "box", "--qpos", str(f)]) == 0
+        got = capsys.readouterr().out.splitlines()
+        assert [x for k, x in enumerate(got) if k != dynamic[0]] == [x for k, x in enumerate(want) if k != dynamic[0]]
+        assert re.search(r"dynamic hold \(M, F\)\s+no\s+certified", got[dynamic[0]])
+    back = qpos.copy()
+    back[7] = back[8] = -0.02  # both fingers pulled back
+    np.save(npy, back)
+    assert cli(["grasp", str(SCENE), "--object", "box", "--qpos", str(npy)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "touches nothing" in err[0]
+    np.save(npy, qpos[:-1])
+    assert cli(["grasp", str(SCENE), "--object", "box", "--qpos", str(npy)]) == 2
+    assert "qpos" in capsys.readouterr().err
