@@ -658,6 +658,11 @@ class _ClarabelMargin:
 
     def candidates(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str]:
         """(an internal force when ``t* > 0``, the multiplier of ``G x = 0``, Clarabel's status)."""
+        x, z, status, _ = self.solve(G, m)
+        return x, z, status
+
+    def solve(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str, float | None]:
+        """:meth:`candidates` and Clarabel's ``t*`` (None without a solution)."""
         A = self.A.copy()  # the pattern is reused; a copy per call keeps one program safe to share between threads
         A.data[self.g_index] = G
         b = self.b.copy()
@@ -665,16 +670,16 @@ class _ClarabelMargin:
         try:
             sol = self.clarabel.DefaultSolver(self.P, self.q, A, b, self.cones, self.settings).solve()
         except Exception as exc:  # a solver failure is only a missing candidate: the cvxpy path decides
-            return None, None, f"error: {type(exc).__name__}"
+            return None, None, f"error: {type(exc).__name__}", None
         status = str(sol.status)
         if not (status.startswith("Solved") or status.startswith("AlmostSolved")):
-            return None, None, status
+            return None, None, status, None
         x = np.asarray(sol.x, dtype=float)
         z = np.asarray(sol.z, dtype=float)
         t = float(x[self.n])
         # t* = m z_m (strong duality) and Gᵀz_G = ζ − z_m e_n with ζ in the cones: a separator when t* <= 0, and
         # still the best candidate at t* ≈ 0 (where an internal force sits on the cones' boundary and cannot verify)
-        return (x[: self.n] if t > 0 else None), z[: self.w], status
+        return (x[: self.n] if t > 0 else None), z[: self.w], status, t
 
 
 @lru_cache(maxsize=32)
@@ -690,8 +695,23 @@ def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) ->
     Σ f_n,i = m, ‖ν_i‖ <= f_n,i − t`` (frictionless: ``f_n,i >= t``); closure iff ``t* > 0`` (``margin = t*``, the
     interior margin with average normal force 1). A verified interior force makes the certificate exact: its slack
     exceeds ``√2 ‖G⁺(G x)‖``. Otherwise the certificate is a wrench ``y`` (unit, scaled; physical in ``value``) with
-    ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``."""
+    ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``.
+
+    With neither ``solver`` nor ``tolerance`` given, the SOCP goes to Clarabel directly (the program of
+    :func:`~gaussqp.grasp.batch.force_closures`, no cvxpy): its internal force (``margin`` its least cone slack at
+    ``Σ f_n,i = m``, i.e. ``t*``) or its multiplier of ``G x = 0`` (``margin = min(t*, 0)``) is judged by
+    :func:`force_closure_from`, the same checks; a candidate that does not verify goes to the cvxpy path."""
     g = _check_grasp(grasp)
+    if solver is None and tolerance is None:
+        t0 = time.perf_counter()
+        G = g.grasp_map(scaled=True)
+        x, z, status, t = _clarabel_margin(tuple(g.sizes()), G.shape[0]).solve(G, g.m)
+        chk = force_closure_from(g, internal_force=x, unresisted_wrench=z, backend_status=f"clarabel {status}")
+        if chk is not None:
+            if chk.holds is False and t is not None and not chk.certificate.id.endswith("_rank"):
+                chk.margin = min(t, 0.0)
+            chk.times["total"] = time.perf_counter() - t0
+            return chk
     return _closure(
         _conic(g), g, "force_closure", "grasp_force_closure", float(g.m), solver, tolerance, FORCE_CLOSURE_SOURCE
     )
