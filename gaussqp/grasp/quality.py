@@ -19,10 +19,19 @@ The two grasp wrench sets of Ferrari and Canny (1992) are
 and ``ε = min_{‖y‖ = 1} h(y)``, the radius of the largest origin-centred ball in ``W`` (0 when the origin is not
 interior: no force closure). With a polyhedral cone (generators of :meth:`Grasp.cone_generators`) ``W`` becomes a
 polytope whose ε is the smallest distance from the origin to a facet of its convex hull (qhull). The inscribed
-polygons give a polytope inside ``W`` (a **lower** bound), the circumscribed ones a polytope containing ``W`` (an
-**upper** bound); the bracket closes as the facets grow. The exact ε itself minimizes the convex ``h`` over the
-sphere (not a convex problem): :func:`epsilon` reports a local minimum started from the polytopes' lowest facets,
-a value ``h(y*)`` that is an upper bound of the exact ε and is checked to lie in the bracket.
+polygons give a polytope inside ``W``: a **lower** bound. Any unit ``y`` gives an **upper** bound ``ε <= h(y)``
+(the ball of radius ε lies in the half-space ``yᵀw <= h(y)``); :func:`epsilon` takes the least ``h`` over the
+normals of the inscribed hull's lowest facets and one step down ``h`` from there (``argmin h`` over the tangent
+plane ``y₀ᵀy = 1``, a small SOCP). The bracket closes as the facets grow. The exact ε itself minimizes the convex
+``h`` over the sphere (not a convex problem): :func:`epsilon` can also report a local minimum (SLSQP) started from
+those directions, an upper bound of the exact ε checked to lie in the bracket.
+
+Speed (issue #30): the inscribed polytope's ε is computed on a subset of its points grown on demand
+(:func:`_lazy_polytope_epsilon`: the hull of a few generators per contact, extended by the points beyond its facets
+nearer the origin than its nearest facet that supports all of them; the same ε as the hull of all of them, with a
+fifth of the facets), and the circumscribed polytope is only built when the inscribed one shows no closure and the
+margin SOCP of :func:`~gaussqp.grasp.closure.force_closure` (Clarabel, called directly) neither found an unresisted
+wrench nor an internal force.
 
 Certificates (recomputed in NumPy from the data, never taken from qhull's word; created by
 :mod:`gaussqp.certificates.grasp`):
@@ -33,6 +42,8 @@ Certificates (recomputed in NumPy from the data, never taken from qhull's word; 
   exact ``h(y) <=`` upper (so the exact ε is at most upper).
 - ``grasp_no_closure``: a unit direction ``y`` with ``h(y) <= 0`` for the exact cones (every primitive wrench,
   inscribed or exact, has ``wᵀy <= 0``): no contact forces resist the external wrench ``−y``; ε = 0 in both norms.
+  The direction comes from the margin SOCP's multiplier, the inscribed polytope's separating facet or the
+  circumscribed one's, whichever is found first and passes.
 """
 
 from __future__ import annotations
@@ -546,10 +557,12 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
         "exact_direction", "direction"}`` in the scaled wrench space (force, torque / L), L2 norm. ``holds`` True
         when ``lower > 0`` (force closure, the ball of radius ``lower`` certified inside the wrench set), False when
         ``upper = 0`` (no closure: ``certificate`` ``grasp_no_closure`` with the direction), None in between (refine
-        the facets). ``margin`` is ``lower``.
+        the facets). ``margin`` is ``lower``. ``upper`` is the exact support at ``direction`` (module docstring);
+        the bracket does not depend on ``exact``.
 
-    Source: Ferrari & Canny, *Planning optimal grasps* (ICRA 1992) for ε and its two forms; the bracket by inscribed
-    and circumscribed polyhedral cones; qhull (``scipy.spatial.ConvexHull``) for the polytopes.
+    Source: Ferrari & Canny, *Planning optimal grasps* (ICRA 1992) for ε and its two forms; the lower bound by
+    inscribed polyhedral cones, qhull (``scipy.spatial.ConvexHull``) for the polytope; the upper bound by the exact
+    support function (``ε = min_{‖y‖=1} h(y)``).
     """
     _check_grasp(grasp)
     _check_norm(norm)
