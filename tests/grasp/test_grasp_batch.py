@@ -271,6 +271,19 @@ def test_cli_batch(tmp_path, capsys):
     assert len(out) == 4 and out[0].split()[1] == "g0:" and "ε [" in out[0]
 
 
+def test_cli_batch_on_a_local_dask_cluster(tmp_path, capsys):
+    pytest.importorskip("distributed", reason="Dask distributed is not installed (extra gaussqp[dask])")
+    gs = random_grasps(5, seed=12)
+    p = _jsonl(tmp_path, gs)
+    assert cli(["grasp", str(p), "--batch", "--quiet", "--jsonl", "-"]) == 0
+    want = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    args = ["grasp", str(p), "--batch", "--quiet", "--jsonl", "-", "--scheduler", "local", "--workers", "1"]
+    assert cli(args) == 0
+    got = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["index"] for r in got] == list(range(5))
+    assert [r["force_closure"]["holds"] for r in got] == [r["force_closure"]["holds"] for r in want]
+
+
 # ---------------------------------------------------------------------------------------------- bad input
 def test_malformed_jsonl_line_names_its_number(tmp_path, capsys):
     gs = random_grasps(3, seed=1)
