@@ -49,7 +49,7 @@ from ..settings import (
     GRASP_BATCH_SHRINK,
     GRASP_BATCH_SLACK_RTOL,
 )
-from .closure import _clarabel_margin, _ClarabelMargin, force_closure, force_closure_from, force_closures_from
+from .closure import margin_program, MarginProgram, force_closure, force_closure_from, force_closures_from
 from .model import Grasp, GraspCheck, check_grasp
 from .quality import epsilon, grasp_metrics
 
@@ -206,10 +206,10 @@ def force_closures(
         ys: list = [Y[r] if fy[r] else None for r in range(len(idx))]
         how = ["projection"] * len(idx)
         statuses = ["projection"] * len(idx)
-        program: _ClarabelMargin | None = None
+        program: MarginProgram | None = None
         for r in np.flatnonzero(~fx & ~fy).tolist():  # no cheap candidate: Clarabel's, verified with the others
             if program is None:
-                program = _clarabel_margin(tuple(sizes), Gs.shape[1])
+                program = margin_program(tuple(sizes), Gs.shape[1])
             xs[r], ys[r], status = program.candidates(Gs[r], sub[r].m)
             how[r] = "clarabel"
             statuses[r] = f"clarabel {status}"
@@ -224,7 +224,7 @@ def force_closures(
                     chk.certificate.data["backend_status"] = statuses[r]
             if chk is None and how[r] == "projection":  # a cheap candidate that did not verify: Clarabel's
                 if program is None:
-                    program = _clarabel_margin(tuple(sizes), Gs.shape[1])
+                    program = margin_program(tuple(sizes), Gs.shape[1])
                 x, y, status = program.candidates(Gs[r], g.m)
                 chk = force_closure_from(g, internal_force=x, unresisted_wrench=y, backend_status=f"clarabel {status}")
                 how[r] = "clarabel"

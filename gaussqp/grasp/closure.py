@@ -618,7 +618,7 @@ def _closure_from(
 
 
 # ---------------------------------------------------------------------------------------------- Clarabel directly
-class _ClarabelMargin:
+class MarginProgram:
     """The margin SOCP of :func:`force_closure` for one structure (cone ``sizes``, wrench dimension ``w``), sent to
     Clarabel directly (:mod:`gaussqp.grasp.batch`, step 3): ``min −t`` over ``(x, t)`` with the rows ``G x = 0``,
     ``Σ f_n = m`` (zero cone) and per contact ``(f_i − t, ν_i)`` in its cone (Clarabel's ``A z + s = b``). The
@@ -683,9 +683,10 @@ class _ClarabelMargin:
 
 
 @lru_cache(maxsize=32)
-def _clarabel_margin(sizes: tuple, w: int) -> _ClarabelMargin:
-    """The :class:`_ClarabelMargin` program of one structure, built once per process."""
-    return _ClarabelMargin(sizes, w)
+def margin_program(sizes: tuple, w: int) -> MarginProgram:
+    """The :class:`MarginProgram` of one structure (cone ``sizes``, wrench dimension ``w``), built once per process
+    (shared by :func:`force_closure`, :func:`~gaussqp.grasp.batch.force_closures` and ε's closure probe)."""
+    return MarginProgram(sizes, w)
 
 
 def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
@@ -705,7 +706,7 @@ def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) ->
     if solver is None and tolerance is None:
         t0 = time.perf_counter()
         G = g.grasp_map(scaled=True)
-        x, z, status, t = _clarabel_margin(tuple(g.sizes()), G.shape[0]).solve(G, g.m)
+        x, z, status, t = margin_program(tuple(g.sizes()), G.shape[0]).solve(G, g.m)
         chk = force_closure_from(g, internal_force=x, unresisted_wrench=z, backend_status=f"clarabel {status}")
         if chk is not None:
             if chk.holds is False and t is not None and not chk.certificate.id.endswith("_rank"):
@@ -942,6 +943,7 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
 
 __all__ = [
     "FORCE_CLOSURE_SOURCE",
+    "MarginProgram",
     "equilibrium",
     "force_closure",
     "force_closure_from",
@@ -949,5 +951,6 @@ __all__ = [
     "form_closure",
     "internal_forces",
     "largest_disturbance",
+    "margin_program",
     "min_weight",
 ]

@@ -243,10 +243,10 @@ def _closure_probe(grasp: Grasp, blocks, tol: float) -> tuple[np.ndarray | None,
     to Clarabel directly: ``(y, False)`` with a unit ``y`` whose exact support ``max_i g_iᵀy + ‖N_iᵀy‖`` is at most
     ``tol`` (checked here: no closure, ε = 0 in both norms), ``(None, True)`` when the program found an internal
     force with a positive margin (closure; only used to skip the circumscribed hull), else ``(None, None)``."""
-    from .closure import _clarabel_margin
+    from .closure import margin_program
 
     G = grasp.grasp_map(scaled=True)
-    x, z, _ = _clarabel_margin(tuple(grasp.sizes()), G.shape[0]).candidates(G, grasp.m)
+    x, z, _ = margin_program(tuple(grasp.sizes()), G.shape[0]).candidates(G, grasp.m)
     if x is not None:
         return None, True
     if z is None or not np.all(np.isfinite(z)) or float(np.linalg.norm(z)) == 0.0:
