@@ -163,6 +163,30 @@ def test_rank_deficient_and_planar_grasps():
     assert force_closures([pair])[0].value["decided_by"] == "rank"
 
 
+def test_single_force_closure_goes_to_clarabel_directly(monkeypatch):
+    """With no solver named, ``force_closure`` answers the random grasps without cvxpy (its programs are watched) and
+    every grasp with the verdict and certificate id of the cvxpy path (Clarabel through cvxpy, named); the margin of
+    a closure is the same ``t*`` to the solvers' accuracy. A candidate that does not verify may still go to cvxpy
+    (the shipped frictionless fixture that misses form closure sits on the boundary, ``t* = 0``)."""
+    import gaussqp.grasp.closure as closure
+
+    random = random_grasps(60, seed=21)
+    gs = random + [shipped.load(n) for n in shipped.names()]
+    via_cvxpy = [force_closure(g, solver="CLARABEL") for g in gs]
+    calls: list = []
+    for name in ("_interior", "_unresisted_wrench"):
+        original = getattr(closure, name)
+        monkeypatch.setattr(closure, name, lambda *a, _f=original, **k: calls.append(a) or _f(*a, **k))
+    for k, (g, old) in enumerate(zip(gs, via_cvxpy)):
+        before = len(calls)
+        new = force_closure(g)
+        assert k >= len(random) or len(calls) == before, f"random grasp {k} went to cvxpy"
+        assert new.holds == old.holds and new.certified and old.certified
+        assert new.certificate.id == old.certificate.id
+        if new.holds:
+            assert new.margin == pytest.approx(old.margin, rel=1e-5, abs=1e-7)
+
+
 def test_metrics_are_the_definitions():
     g = shipped.load(shipped.names()[0])
     m = grasp_metrics(g, facets=8)
