@@ -1115,3 +1115,14 @@ MU_RATIO_STEPS_NEAR_RTOL = 1e-4
 #: an answer before and after, the judge's checks then ask for the one it left, and the cross-check route's answer,
 #: polished onto the same active set, is the same point
 ANSWER_MEMO_SIZE = 2
+
+# ---------------------------------------------------------------------------------------------- grasp ε at speed
+#: The Ferrari–Canny ε of a polytope ``conv(P)`` is found on a subset of ``P`` grown on demand
+#: (:func:`gaussqp.grasp.quality.epsilon`): the first hull takes this many generators of each contact (evenly spaced
+#: around its polygon or sphere points) and the origin; each round adds, for every facet nearer the origin than
+#: the nearest facet with no point of ``P`` beyond it, the point furthest beyond. Only the speed depends on it.
+GRASP_EPSILON_LAZY_START = 3
+#: Steps down the exact support function from the best candidate direction for ε's upper bound (each an SOCP of
+#: ``w + 1`` variables over the tangent plane, :func:`gaussqp.grasp.quality.epsilon`); 0 keeps the best of the inner
+#: hull's lowest facet normals.
+GRASP_EPSILON_UPPER_STEPS = 1
