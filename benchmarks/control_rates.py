@@ -20,7 +20,9 @@ is reused between runs; times are medians after one warm-up. Rows (``real/humano
 - MuJoCo ``mj_forward`` on dm_control's humanoid at the stored state (skipped, with the reason, without
   ``mujoco`` and ``dm_control``).
 
-``--profile`` prints cProfile's top entries of the defaults row (where a certified answer's time goes).
+``--profile`` prints cProfile's top entries of the defaults row (where a certified answer's time goes); ``--stages``
+prints the CPU time per stage of a frictionless solve, with and without the cross-check (the route's solve, the judge
+of each answer, the structural certificates, the cross-check stage), measured by wrapping those functions.
 """
 
 from __future__ import annotations
@@ -95,6 +97,53 @@ def direct_proxqp(p):
     return np.asarray(qp.results.x)
 
 
+def stages(fl, repeat: int, crosscheck: bool) -> None:
+    """CPU ms per stage of ``gaussqp.solve(state, crosscheck=...)``, summed over ``repeat`` fresh states and divided
+    by ``repeat``: the route's ``_solve`` (F1 through DAQP; Lemke when it cross-checks), the judge of each answer
+    (``finalize``, by formulation), the structural certificates and the cross-check stage (route + judge)."""
+    from collections import defaultdict
+
+    from gaussqp import dispatch
+    from gaussqp.formulations import base
+    from gaussqp.formulations.delassus import LCPLemke
+    from gaussqp.formulations.gauss_qp import GaussQP
+
+    acc: dict = defaultdict(float)
+    saved = []
+
+    def wrap(owner, name, key):
+        real = getattr(owner, name)
+        saved.append((owner, name, real))
+
+        def timed(*a, **k):
+            t = CLOCK()
+            out = real(*a, **k)
+            acc[key(a) if callable(key) else key] += CLOCK() - t
+            return out
+
+        setattr(owner, name, timed)
+
+    wrap(base, "finalize", lambda a: f"judge of the {a[0].formulation} answer")
+    wrap(GaussQP, "_solve", "route gauss_qp (DAQP), its solve")
+    wrap(LCPLemke, "_solve", "route lcp_lemke (cross-check), its solve")
+    wrap(dispatch, "structural_certificates", "structural certificates C1-C6")
+    wrap(dispatch, "cross_check", "cross-check stage (route + its judge)")
+    runs = fresh(states(fl, repeat + 1, np.random.default_rng(1)))
+    try:
+        gaussqp.solve(runs[0], crosscheck=crosscheck)
+        acc.clear()
+        t0 = CLOCK()
+        for x in runs[1:]:
+            gaussqp.solve(x, crosscheck=crosscheck)
+        total = (CLOCK() - t0) / repeat
+    finally:
+        for owner, name, real in reversed(saved):
+            setattr(owner, name, real)
+    print(f"stages of gaussqp.solve(crosscheck={crosscheck}), CPU ms per solve (total {total * 1e3:.3f}):")
+    for k, v in sorted(acc.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:<50} {v / repeat * 1e3:8.3f}")
+
+
 def line(label: str, t: float | None, ref: float | None, extra: str = "") -> None:
     if t is None:
         print(f"{label:<62} {'—':>10}     {extra}", flush=True)
@@ -108,6 +157,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--states", type=int, default=1000)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--stages", action="store_true")
     ap.add_argument("--threads", choices=["1", "default"], default="1")
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
     args = ap.parse_args()
@@ -183,6 +233,9 @@ def main() -> int:
         line("MuJoCo mj_forward", None, None, f"skipped: {why}")
     else:
         line("MuJoCo mj_forward", tm, tm)
+    if args.stages:
+        for cc in (True, False):
+            stages(fl, args.repeat, cc)
     if args.profile:
         import cProfile
         import pstats

@@ -14,7 +14,11 @@ process (BLAS threads pinned to 1 before NumPy loads), so another job on the mac
   exact search) and as the batch runs it (``exact=False``: the same bracket), on ``--eps`` grasps; the baseline ε
   is the pyramid + qhull ε at 8 edges.
 
-Run: ``python benchmarks/grasp_batch.py [--count 10000] [--single 1000] [--eps 200]``
+- ``--compare N``: the ε bracket of the batch against the one-at-a-time report's (with its local exact search) on the
+  first ``N`` grasps at ``--compare-facets`` (16): same verdict, certified alike, ``lower`` and ``upper`` to 1e-9
+  (all 10,000 take a few minutes).
+
+Run: ``python benchmarks/grasp_batch.py [--count 10000] [--single 1000] [--eps 200] [--compare 10000]``
 """
 
 from __future__ import annotations
@@ -63,6 +67,8 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=10_000)
     ap.add_argument("--single", type=int, default=1000)
     ap.add_argument("--eps", type=int, default=200)
+    ap.add_argument("--compare", type=int, default=0)
+    ap.add_argument("--compare-facets", type=int, default=16)
     a = ap.parse_args()
     gs = random_grasps(a.count)
     rows = []
@@ -110,6 +116,26 @@ def main() -> None:
                 f"{len(sub) / teb:.1f}/s",
                 f"{len(sub) / tbe:.1f}/s (pyramid 8 + qhull)",
                 f"max Δ bracket {diff:.1e}; median width {width:.3g} (closure grasps)",
+            )
+        )
+    if a.compare:
+        sub = gs[: a.compare]
+        many, tm = cpu(lambda: analyze_many(sub, checks="epsilon", facets=a.compare_facets))
+        one, to = cpu(lambda: [epsilon(g, facets=a.compare_facets) for g in sub])
+        diff, verdicts, certified = 0.0, 0, 0
+        for r, o in zip(many, one):
+            b = r.checks["epsilon"]
+            verdicts += b.holds == o.holds
+            certified += b.certified == o.certified
+            diff = max(diff, *(abs(b.value[k] - o.value[k]) for k in ("lower", "upper")))
+        rows.append(
+            (
+                f"ε batch = single, {a.compare_facets} facets",
+                f"{len(sub) / to:.1f}/s",
+                f"{len(sub) / tm:.1f}/s",
+                "",
+                f"{verdicts}/{len(sub)} same verdict, {certified}/{len(sub)} certified alike, "
+                f"max Δ bracket {diff:.1e} (to 1e-9: {diff <= 1e-9})",
             )
         )
     names = shipped.names()

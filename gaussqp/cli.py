@@ -519,7 +519,13 @@ def cmd_grasp_batch(args) -> int:
     checks = [c.strip() for c in args.checks.split(",") if c.strip()]
     gs = read_grasps(args.file)
     res = analyze_many(
-        gs, checks=checks, facets=args.facets, norm=args.norm, workers=args.workers, progress=not args.quiet
+        gs,
+        checks=checks,
+        facets=args.facets,
+        norm=args.norm,
+        workers=args.workers,
+        progress=not args.quiet,
+        scheduler=args.scheduler,
     )
     if args.table:
         write_table(res, args.table)
@@ -839,6 +845,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--jsonl", default=None, metavar="FILE|-", help="with --batch: one JSON object per grasp ('-': stdout)"
     )
     gr.add_argument("--workers", type=int, default=None, help="with --batch: process-pool size")
+    gr.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="local|tcp://HOST:PORT",
+        help="with --batch: run on Dask distributed, a new local cluster of --workers processes or the scheduler at "
+        "the address (extra gaussqp[dask])",
+    )
     gr.add_argument("--quiet", action="store_true", help="with --batch: no progress bar")
     gr.set_defaults(func=cmd_grasp)
     cv = sub.add_parser(

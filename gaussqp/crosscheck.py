@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from .certificates.judge import CROSSCHECK
 from .formulations import FORMULATIONS
 from .formulations.base import Formulation
 from .model.problem import ContactProblem
@@ -165,14 +166,28 @@ def generic_crosscheck(
     sol: Solution, name: str, problem: ContactProblem, cls, solver, tol: Tolerance
 ) -> CrossCheck | None:
     """The first route of :data:`CROSSCHECK_ORDER` that is not the primary, is within its size limit and accepts
-    the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies."""
+    the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies. The route's
+    answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its residuals, backward error
+    and cones decide its status; no polish, uniqueness or forward error, which only a returned answer needs); when
+    that answer does not agree, the route is solved again and its answer judged in full, and that comparison is the
+    report: a disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, an
+    agreement on an answer that passed its residual and backward-error checks and is within the cross-check tolerance
+    of the answer."""
     for other_name in CROSSCHECK_ORDER:
         if other_name == name or problem.n > CROSSCHECK_MAX_N.get(other_name, problem.n):
             continue
         g = FORMULATIONS[other_name]
         if g.accepts(problem, cls)[0]:
-            other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
-            return crosscheck_report(sol, other, tol.crosscheck)
+            backend = solver if g.kind == "cvxpy" else None
+            # first judged for its status only (role crosscheck): enough to agree
+            rep = crosscheck_report(
+                sol, g.solve(problem, solver=backend, tolerance=tol, role=CROSSCHECK), tol.crosscheck
+            )
+            if rep.agree is not True:
+                # anything but an agreement rests on the route's answer judged in full, as a returned answer is
+                # (polished, its uniqueness and forward error): only that answer may contradict, or go uncompared
+                rep = crosscheck_report(sol, g.solve(problem, solver=backend, tolerance=tol), tol.crosscheck)
+            return rep
     return None
 
 

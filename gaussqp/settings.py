@@ -1109,6 +1109,24 @@ MU_DUAL_PROOF_WIDENING = (1.0, 20.0, 200.0)
 #: proof's step still gains, its point becomes the upper end and the proof is asked again below it.
 MU_RATIO_STEPS_NEAR_RTOL = 1e-4
 
+# ---------------------------------------------------------------- the judge at control rates (issue #28, part 2)
+#: the KKT residuals and the backward error of the last answers judged are kept with their problem, this many answers
+#: per problem (keyed by the bytes of ``(a, λ_n, λ_t)``, :func:`gaussqp.model.memo.per_answer`): the polish measures
+#: an answer before and after, the judge's checks then ask for the one it left, and the cross-check route's answer,
+#: polished onto the same active set, is the same point
+ANSWER_MEMO_SIZE = 2
+
+# ---------------------------------------------------------------------------------------------- grasp ε at speed
+#: The Ferrari–Canny ε of a polytope ``conv(P)`` is found on a subset of ``P`` grown on demand
+#: (:func:`gaussqp.grasp.quality.epsilon`): the first hull takes this many generators of each contact (evenly spaced
+#: around its polygon or sphere points) and the origin; each round adds, for every facet nearer the origin than
+#: the nearest facet with no point of ``P`` beyond it, the point furthest beyond. Only the speed depends on it.
+GRASP_EPSILON_LAZY_START = 3
+#: Steps down the exact support function from the best candidate direction for ε's upper bound (each an SOCP of
+#: ``w + 1`` variables over the tangent plane, :func:`gaussqp.grasp.quality.epsilon`); 0 keeps the best of the inner
+#: hull's lowest facet normals.
+GRASP_EPSILON_UPPER_STEPS = 1
+
 # ---------------------------------------------------------------- growth with contacts (issue #27)
 #: The MuJoCo importer (:mod:`gaussqp.io.mujoco`) reads ``M`` (``mj_fullM``) and the constraint rows (``efc_J``) dense
 #: for a model of at most this many coordinates, and sparse above (MuJoCo's sparse ``M`` and ``efc_J``, the problem

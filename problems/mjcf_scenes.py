@@ -19,6 +19,12 @@ G = 9.81
 #: contact sticks with μ_min = m g / (2 · 10 N) = 0.0981. The grasp of ``gaussqp grasp FILE --object box``.
 PINCH_GRASP = Path(__file__).resolve().parent / "data" / "mujoco" / "pinch_grasp.xml"
 
+#: an MJCF file: three fingertips on radial slide joints at 120° in a horizontal plane squeezing a 0.2 kg ball of
+#: radius 0.03 m, μ = 0.8, motors of at most 20 N (keyframe ``grip``: 10 N each). Statics by hand: three hard fingers
+#: at 120° close the grasp (the README's ring); they hold the ball while 3 μ · 20 N ≥ m g; at 10 N each the normal
+#: forces are 10 N (the three balance in the plane) and every contact sticks with μ_min = m g / (3 · 10 N) = 0.0654.
+THREE_FINGER_GRASP = Path(__file__).resolve().parent / "data" / "mujoco" / "three_finger_grasp.xml"
+
 #: the rolling and torsional friction entries of every geom (MuJoCo's defaults); only the sliding μ varies
 _SPIN_ROLL = "0.005 0.0001"
 

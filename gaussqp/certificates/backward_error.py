@@ -32,8 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.problem import ContactProblem
+from ..model.memo import per_answer
 from ..model.scales import data_scales, relative
 from ..results import EVIDENCE, Certificate
+from ..settings import ANSWER_MEMO_SIZE
 
 
 @dataclass(frozen=True)
@@ -75,10 +77,14 @@ def _mul(A, x: np.ndarray) -> np.ndarray:
     return np.asarray(A @ x).ravel()
 
 
+@per_answer(ANSWER_MEMO_SIZE)
 def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> BackwardError:
     """The :class:`BackwardError` of ``(a, λ)`` for ``problem`` (see the module docstring for the construction).
 
-    Contacts in mode ``coulomb`` keep their tangential force as given (their law is judged by the natural map)."""
+    Contacts in mode ``coulomb`` keep their tangential force as given (their law is judged by the natural map). A
+    function of the problem and the values of ``(a, λ)``, kept for the last :data:`~gaussqp.settings.ANSWER_MEMO_SIZE`
+    answers per problem (:func:`gaussqp.model.memo.per_answer`; its arrays read-only): the cross-check route's answer,
+    polished onto the answer's active set, is often the same point."""
     p = problem
     sc = data_scales(p)
     a = np.asarray(a, dtype=float)
@@ -93,17 +99,15 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     row = sc.normal_row
     cost_active = relative(g, row)  # change the drift so that the row is active
     lam_hat = np.abs(lam_n) * sc.normal_weight / sc.force
-    for i in U:
-        violation = max(0.0, -g[i])
-        if lam_n[i] > 0 and cost_active[i] <= max(lam_hat[i], relative(np.array([violation]), row[i : i + 1])[0]):
-            db[i] = -g[i]
-        else:
-            lam_n[i] = 0.0
-            db[i] = violation
+    # each unilateral row, all at once: kept active when its multiplier is positive and making it active costs no
+    # more than the larger of its multiplier and its violation (both at the row's scale), else made inactive
+    violation = np.maximum(0.0, -g[U])
+    keep = (lam_n[U] > 0) & (cost_active[U] <= np.maximum(lam_hat[U], relative(violation, row[U])))
+    db[U] = np.where(keep, -g[U], violation)
+    lam_n[U] = np.where(keep, lam_n[U], 0.0)
     for i in p.sliding:
         lt[i] = -p.friction[i] * abs(lam_n[i]) * p.slip[i]
-    for i in np.flatnonzero(p.modes == "frictionless"):
-        lt[i] = 0.0
+    lt[p.frictionless] = 0.0
     dc = np.zeros(p.J_t.shape[0])
     rt = p.tangent_rows(p.sticking)
     if rt.size:
@@ -119,6 +123,8 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     )
     wt = sc.tangent_weight.reshape(p.m, d1) if p.m else np.zeros((0, d1))
     change = np.concatenate([np.abs(lam_n - lam_n0) * sc.normal_weight, (np.abs(lt - lt0) * wt).ravel()])
+    for arr in (dF, db, dc, lam_n, lt):  # kept and shared (per_answer)
+        arr.flags.writeable = False
     return BackwardError(
         forces=forces,
         drifts=drifts,

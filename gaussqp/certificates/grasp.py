@@ -441,12 +441,12 @@ def epsilon_bracket_certificate(
     tolerance: float,
     checks: list,
 ) -> Certificate:
-    """``grasp_epsilon_bracket``: the exact-cone ε lies in ``[lower, upper]`` (the inscribed polytope's hull and the
-    circumscribed one's facet normal rechecked; ``checks`` says how)."""
+    """``grasp_epsilon_bracket``: the exact-cone ε lies in ``[lower, upper]`` (the inscribed polytope's hull
+    rechecked, and the exact support function at the upper bound's direction; ``checks`` says how)."""
     return Certificate(
         id="grasp_epsilon_bracket",
-        name="the exact-cone ε between the inscribed and circumscribed polytopes' ε",
-        source="Ferrari–Canny ε; inscribed polygons ⊂ exact cones ⊂ circumscribed polygons; qhull facets rechecked",
+        name="the exact-cone ε between the inscribed polytope's ε and the exact support at a direction",
+        source="Ferrari–Canny ε; inscribed polygons ⊂ exact cones; qhull facets rechecked; ε <= h(y) for unit y",
         holds=bool(holds),
         margin=lower,
         implies=(

@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from .polish import polish
+from ..errors import UnknownValueError
 from ..results import (
     FAILED,
     INFEASIBLE,
@@ -194,13 +195,23 @@ def _strictly_inside_the_cones(sol: Solution) -> bool:
     return cc is not None and bool(cc.holds) and cc.data.get("relative_slack", -1.0) > FORWARD_ERROR_CONE_SLACK
 
 
+#: The role of the answer judged (:func:`finalize`): the answer a solve returns, or the answer of a cross-check
+#: route, which is compared with it (:func:`gaussqp.crosscheck.crosscheck_report`) and never returned.
+ANSWER, CROSSCHECK = "answer", "crosscheck"
+ROLES = (ANSWER, CROSSCHECK)
+
+
 @dataclass(frozen=True)
 class Check:
-    """One instance check of an answer: its name, when it applies, and what it does."""
+    """One instance check of an answer: its name, when it applies, and what it does. ``returned_only``: the check
+    improves or describes an answer that is returned (the polish, its uniqueness, its forward error) and is not run
+    on the answer of a cross-check route in the role :data:`CROSSCHECK`, of which the comparison reads only the
+    status, the acceleration and ``Jᵀλ``."""
 
     name: str
     applies: Callable[[Solution], bool]
     run: Callable[[Solution, Tolerance], None]
+    returned_only: bool = False
 
 
 #: The checks of a returned answer, in order. An answer that fails its residual check is replaced by a
@@ -208,8 +219,11 @@ class Check:
 #: describes the equality/complementarity system of F1: where a formulation enforces the friction cones (F4, F5) an active cone changes that
 #: system, and with sliding contacts F1's optimality conditions do not describe the problem (the F6
 #: routes attach their own verdict: enumeration, P-matrix test, see gaussqp.certificates.sliding_verdict and gaussqp.certificates.enumeration).
+#: The answer of a cross-check route, judged in the role ``crosscheck``, goes through the checks that decide its status
+#: (residuals, backward error, cones), not those marked ``returned_only``: it is not polished, its uniqueness stays
+#: undecided.
 ANSWER_CHECKS: tuple[Check, ...] = (
-    Check("polish", lambda s: s.hints.polish_allowed, _polish),
+    Check("polish", lambda s: s.hints.polish_allowed, _polish, returned_only=True),
     Check("kkt_residuals", lambda s: True, _residuals),
     Check(
         "infeasible_after_failed_answer",
@@ -218,7 +232,12 @@ ANSWER_CHECKS: tuple[Check, ...] = (
     ),
     Check("backward_error", lambda s: s.acceleration is not None and not len(s.problem.coulomb), _backward_error),
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),
-    Check("uniqueness", lambda s: s.acceleration is not None and not _friction_decided(s.problem), _uniqueness),
+    Check(
+        "uniqueness",
+        lambda s: s.acceleration is not None and not _friction_decided(s.problem),
+        _uniqueness,
+        returned_only=True,
+    ),
     Check(
         "forward_error",
         lambda s: (
@@ -227,14 +246,15 @@ ANSWER_CHECKS: tuple[Check, ...] = (
             and (s.hints.cones_enforced is None or _strictly_inside_the_cones(s))
         ),
         _forward_error,
+        returned_only=True,
     ),
 )
 
 
 # ---------------------------------------------------------------- the kinds of claim
-def _judge_answer(sol: Solution, tol: Tolerance) -> None:
+def _judge_answer(sol: Solution, tol: Tolerance, role: str = ANSWER) -> None:
     for check in ANSWER_CHECKS:
-        if check.applies(sol):
+        if (role == ANSWER or not check.returned_only) and check.applies(sol):
             check.run(sol, tol)
 
 
@@ -297,13 +317,41 @@ JUDGEMENTS: tuple[tuple[str, Callable[[Solution], bool], Callable[[Solution, Tol
 )
 
 
-def finalize(sol: Solution, tol: Tolerance) -> Solution:
+def finalize(sol: Solution, tol: Tolerance, role: str = ANSWER) -> Solution:
     """Recompute residuals, verify infeasible/unbounded claims, attach instance certificates, decide uniqueness.
 
-    The first entry of :data:`JUDGEMENTS` whose condition the result meets judges it; a result that meets
-    none (``failed``, or ``inaccurate`` without an answer) is returned as it is."""
+    Parameters
+    ----------
+    sol : Solution
+        the raw result of a formulation (DESIGN.md §0, stage 5).
+    tol : Tolerance
+        the tolerances its residuals and backward error must meet.
+    role : str
+        one of :data:`ROLES`: :data:`ANSWER` (default) runs every applicable check of :data:`ANSWER_CHECKS`;
+        :data:`CROSSCHECK`, for the answer of a cross-check route, skips those marked ``returned_only`` (the
+        polish, uniqueness and the forward error, which only a returned answer needs): its status still comes from
+        its recomputed residuals and backward error (tutorial (3)-(5)), which is what the comparison reads. An
+        answer judged so only ever confirms: the cross-check judges the route's answer again in full before it
+        disagrees or is left uncompared (:func:`gaussqp.crosscheck.generic_crosscheck`).
+
+    Returns
+    -------
+    Solution
+        ``sol``, judged: the first entry of :data:`JUDGEMENTS` whose condition the result meets judges it; a result
+        that meets none (``failed``, or ``inaccurate`` without an answer) is returned as it is.
+
+    Raises
+    ------
+    gaussqp.errors.UnknownValueError
+        ``role`` is not one of :data:`ROLES`.
+    """
+    if role not in ROLES:
+        raise UnknownValueError("role", f"is {role!r}", f"use one of {', '.join(ROLES)}")
     for _, claims, handle in JUDGEMENTS:
         if claims(sol):
-            handle(sol, tol)
+            if handle is _judge_answer:
+                _judge_answer(sol, tol, role)
+            else:
+                handle(sol, tol)
             break
     return sol

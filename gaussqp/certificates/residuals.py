@@ -12,6 +12,8 @@ import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale, data_scales, relative
+from ..model.memo import per_answer
+from ..settings import ANSWER_MEMO_SIZE
 
 
 def _mul(A, x):
@@ -34,8 +36,19 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
       (tutorial (35)).
 
     Friction-cone checks of sticking contacts are separate certificates (``coulomb_cones``).
+
+    A function of the problem and the values of ``(a, λ_n, λ_t)`` only, kept for the last
+    :data:`~gaussqp.settings.ANSWER_MEMO_SIZE` answers per problem (:func:`gaussqp.model.memo.per_answer`: the
+    polish measures an answer that the judge's residual check then measures again); a copy is returned.
     """
+    return dict(_kkt_residuals(problem, a, lam_n, lam_t))
+
+
+@per_answer(ANSWER_MEMO_SIZE)
+def _kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
+    """:func:`kkt_residuals`, computed."""
     sc = data_scales(problem)
+    a = np.asarray(a, dtype=float)
     lam_n = np.asarray(lam_n, dtype=float)
     lam_t_flat = np.asarray(lam_t, dtype=float).ravel()
     Jn, Jt = problem.J_n, problem.J_t

@@ -48,9 +48,15 @@ def _mass_and_equalities(problem: ContactProblem) -> tuple[np.ndarray, np.ndarra
     if S.shape[0] == 0:
         sv, rank, Z = np.zeros(0), 0, np.eye(n)
     else:
-        _, sv, vt = np.linalg.svd(S, full_matrices=True)
+        # the singular values decide the rank; the vectors are needed only for a kernel (rank < n)
+        sv = np.linalg.svd(S, compute_uv=False)
         rank = singular_value_rank(sv, S.shape)
-        Z = vt[rank:].T.copy()
+        if rank < n:
+            _, sv, vt = np.linalg.svd(S, full_matrices=True)
+            rank = singular_value_rank(sv, S.shape)
+            Z = vt[rank:].T.copy()
+        else:
+            Z = np.zeros((n, 0))
     for arr in (S, sv, Z):  # shared by C1 and C3
         arr.flags.writeable = False
     return S, sv, rank, Z

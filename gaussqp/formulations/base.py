@@ -12,7 +12,7 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, Protocol, cast
 
-from ..certificates.judge import finalize
+from ..certificates.judge import ANSWER, finalize
 from ..errors import NotApplicableError
 from ..model.any_problem import Problem
 from ..model.problem import ContactProblem
@@ -64,13 +64,19 @@ class Formulation(ABC):
         """Raw answer (status, a, λ) before :func:`gaussqp.certificates.judge.finalize` judges it."""
 
     def solve(
-        self, problem: ContactProblem, solver: str | None = None, tolerance=None, verdict: bool = True
+        self,
+        problem: ContactProblem,
+        solver: str | None = None,
+        tolerance=None,
+        verdict: bool = True,
+        role: str = ANSWER,
     ) -> Solution:
         """Solve ``problem`` in three stages, the same for every formulation: :meth:`_solve` (build the
         program or the matrices, cached by structure where the program is a DPP program, solve through
         :func:`gaussqp.backends.solve_program` or a direct method, recover ``(a, λ)`` in the original
         variables); :func:`~gaussqp.certificates.judge.finalize` (the judge: residuals, instance
-        certificates, the status); then, with ``verdict``, :meth:`attach_verdict` (what the friction
+        certificates, the status; ``role`` is the judge's, :data:`~gaussqp.certificates.judge.CROSSCHECK` for the
+        answer of a cross-check route); then, with ``verdict``, :meth:`attach_verdict` (what the friction
         analysis of this formulation adds: the sticking or the sliding verdict)."""
         why = "" if self.decides_modes else undecided_modes(problem)
         if why:
@@ -79,7 +85,7 @@ class Formulation(ABC):
         t0 = time.perf_counter()
         sol = self._solve(problem, solver, tol)
         t1 = time.perf_counter()
-        sol = finalize(sol, tol)
+        sol = finalize(sol, tol, role)
         t2 = time.perf_counter()
         solving, judging = t1 - t0, t2 - t1
         if sol.extras.get("fast_path") and sol.status != SOLVED:
@@ -88,7 +94,7 @@ class Formulation(ABC):
             rejected = f"{sol.status}: {sol.message}" if sol.message else sol.status
             again = self._solve(problem, "clarabel", tol)
             t3 = time.perf_counter()
-            sol = finalize(again, tol)
+            sol = finalize(again, tol, role)
             sol.extras["fast_path_rejected"] = rejected
             t2 = time.perf_counter()
             solving, judging = solving + (t3 - t1 - judging), judging + (t2 - t3)  # both solves, both judgements
@@ -144,12 +150,17 @@ class SelfJudgedFormulation(Formulation):
     decides_modes = True
 
     def solve(
-        self, problem: ContactProblem, solver: str | None = None, tolerance=None, verdict: bool = True
+        self,
+        problem: ContactProblem,
+        solver: str | None = None,
+        tolerance=None,
+        verdict: bool = True,
+        role: str = ANSWER,
     ) -> Solution:
         ok, why = self.accepts(problem, problem.classify())
         if not ok:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
-        return super().solve(problem, solver, tolerance, verdict)
+        return super().solve(problem, solver, tolerance, verdict, role)
 
 
 def record_times(sol: Solution, formulation: float, judge: float) -> None:

@@ -49,7 +49,7 @@ from ..settings import (
     GRASP_BATCH_SHRINK,
     GRASP_BATCH_SLACK_RTOL,
 )
-from .closure import force_closure, force_closure_from, force_closures_from
+from .closure import margin_program, MarginProgram, force_closure, force_closure_from, force_closures_from
 from .model import Grasp, GraspCheck, check_grasp
 from .quality import epsilon, grasp_metrics
 
@@ -157,65 +157,6 @@ def _candidates(Gs: np.ndarray, sizes: Sequence[int], iterations: int, c: float)
     return X, fx, Y, fy
 
 
-# ---------------------------------------------------------------------------------------------- Clarabel directly
-class _ClarabelMargin:
-    """The margin SOCP of :func:`force_closure` for one structure (cone ``sizes``, wrench dimension ``w``), sent to
-    Clarabel directly (module docstring, step 3): ``min −t`` over ``(x, t)`` with the rows ``G x = 0``,
-    ``Σ f_n = m`` (zero cone) and per contact ``(f_i − t, ν_i)`` in its cone (Clarabel's ``A z + s = b``). The
-    sparsity pattern is built once; each grasp only writes its ``G`` (stored dense) into the data array."""
-
-    def __init__(self, sizes: Sequence[int], w: int):
-        import clarabel
-        import scipy.sparse as sp
-
-        n = int(sum(sizes))
-        rows = [np.hstack([np.ones((w, n)), np.zeros((w, 1))])]
-        en = np.zeros(n + 1)
-        cones: list = [clarabel.ZeroConeT(w + 1)]
-        k = 0
-        blocks = []
-        for sz in sizes:
-            en[k] = 1.0
-            blk = np.zeros((sz, n + 1))
-            blk[0, k], blk[0, n] = -1.0, 1.0  # s_0 = f − t
-            for j in range(1, sz):
-                blk[j, k + j] = -1.0  # s_j = ν_j
-            blocks.append(blk)
-            cones.append(clarabel.NonnegativeConeT(1) if sz == 1 else clarabel.SecondOrderConeT(int(sz)))
-            k += sz
-        A = sp.csc_matrix(np.vstack(rows + [en[None, :]] + blocks))
-        A.sort_indices()
-        # every column j < n stores the w entries of G first (rows 0..w−1, the dense block)
-        self.g_index = A.indptr[:n][None, :] + np.arange(w)[:, None]
-        self.A, self.n, self.w, self.cones = A, n, w, cones
-        self.b = np.zeros(A.shape[0])
-        self.q = np.zeros(n + 1)
-        self.q[n] = -1.0
-        self.P = sp.csc_matrix((n + 1, n + 1))
-        self.settings = clarabel.DefaultSettings()
-        self.settings.verbose = False
-        self.clarabel = clarabel
-
-    def candidates(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str]:
-        """(an internal force when ``t* > 0``, the multiplier of ``G x = 0``, Clarabel's status)."""
-        self.A.data[self.g_index] = G  # Clarabel copies the data when the solver is built: the pattern is reused
-        b = self.b.copy()
-        b[self.w] = float(m)
-        try:
-            sol = self.clarabel.DefaultSolver(self.P, self.q, self.A, b, self.cones, self.settings).solve()
-        except Exception as exc:  # a solver failure is only a missing candidate: the cvxpy path decides
-            return None, None, f"error: {type(exc).__name__}"
-        status = str(sol.status)
-        if not (status.startswith("Solved") or status.startswith("AlmostSolved")):
-            return None, None, status
-        x = np.asarray(sol.x, dtype=float)
-        z = np.asarray(sol.z, dtype=float)
-        t = float(x[self.n])
-        # t* = m z_m (strong duality) and Gᵀz_G = ζ − z_m e_n with ζ in the cones: a separator when t* <= 0, and
-        # still the best candidate at t* ≈ 0 (where an internal force sits on the cones' boundary and cannot verify)
-        return (x[: self.n] if t > 0 else None), z[: self.w], status
-
-
 # ---------------------------------------------------------------------------------------------- force closure
 def force_closures(
     grasps: Sequence[Grasp],
@@ -265,10 +206,10 @@ def force_closures(
         ys: list = [Y[r] if fy[r] else None for r in range(len(idx))]
         how = ["projection"] * len(idx)
         statuses = ["projection"] * len(idx)
-        program: _ClarabelMargin | None = None
+        program: MarginProgram | None = None
         for r in np.flatnonzero(~fx & ~fy).tolist():  # no cheap candidate: Clarabel's, verified with the others
             if program is None:
-                program = _ClarabelMargin(sizes, Gs.shape[1])
+                program = margin_program(tuple(sizes), Gs.shape[1])
             xs[r], ys[r], status = program.candidates(Gs[r], sub[r].m)
             how[r] = "clarabel"
             statuses[r] = f"clarabel {status}"
@@ -283,7 +224,7 @@ def force_closures(
                     chk.certificate.data["backend_status"] = statuses[r]
             if chk is None and how[r] == "projection":  # a cheap candidate that did not verify: Clarabel's
                 if program is None:
-                    program = _ClarabelMargin(sizes, Gs.shape[1])
+                    program = margin_program(tuple(sizes), Gs.shape[1])
                 x, y, status = program.candidates(Gs[r], g.m)
                 chk = force_closure_from(g, internal_force=x, unresisted_wrench=y, backend_status=f"clarabel {status}")
                 how[r] = "clarabel"
@@ -401,6 +342,33 @@ def _analyze(
     return res
 
 
+def _analyze_dask(tasks: list, scheduler: str | None, client: Any, workers: int, bar: Progress) -> list[GraspResult]:
+    """:func:`analyze_many`'s chunks on Dask distributed (the given ``client``, or one of ``scheduler``), gathered
+    in input order."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise MissingExtraError("Dask distributed is not installed: pip install 'gaussqp[dask]'") from None
+    cluster = own = None
+    if client is None:
+        if scheduler == "local":
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        own = client = Client(cluster if cluster is not None else scheduler)
+    try:
+        futures = {client.submit(_analyze_chunk, t, pure=False): k for k, t in enumerate(tasks)}
+        parts: dict[int, list[GraspResult]] = {}
+        for f in as_completed(futures):
+            parts[futures[f]] = f.result()
+            for _ in parts[futures[f]]:
+                bar.update()
+        return [r for k in range(len(tasks)) for r in parts[k]]
+    finally:
+        if own is not None:
+            own.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def analyze_many(
     grasps: Iterable[Grasp],
     *,
@@ -411,6 +379,8 @@ def analyze_many(
     workers: int | None = None,
     progress: bool = False,
     chunk: int = GRASP_BATCH_CHUNK,
+    scheduler: str | None = None,
+    client: Any = None,
 ) -> list[GraspResult]:
     """Analyze many grasps: the checks of :func:`~gaussqp.grasp.analyze` a planner ranks by, in input order, with
     the certificates of the one-at-a-time checks (module docstring).
@@ -424,7 +394,10 @@ def analyze_many(
     workers : process-pool size; None or 1 runs in this process (a pool only from
         :data:`~gaussqp.settings.GRASP_BATCH_POOL_MIN` grasps)
     progress : show a progress bar (tqdm when installed) on stderr
-    chunk : grasps per pool task
+    chunk : grasps per pool (or Dask) task
+    scheduler : run the chunks on Dask distributed (extra ``gaussqp[dask]``): ``"local"`` for a new
+        ``LocalCluster`` of ``workers`` single-threaded processes, else a scheduler address (``tcp://HOST:PORT``)
+    client : a ``distributed.Client`` already connected (instead of ``scheduler``; left open)
 
     Returns
     -------
@@ -442,8 +415,15 @@ def analyze_many(
         raise UnknownValueError("workers", f"is {workers!r}", "give a positive number of processes (or None)")
     if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
         raise UnknownValueError("chunk", f"is {chunk!r}", "give a positive number of grasps per task")
+    if scheduler is not None and client is not None:
+        raise UnknownValueError("scheduler", "is given with client", "give one of scheduler= and client=")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise WrongTypeError("scheduler", f"is a {type(scheduler).__name__}", "give 'local' or 'tcp://HOST:PORT'")
     bar = Progress(len(gs), bool(progress), desc="analyze_many", unit="grasp")
     try:
+        if scheduler is not None or client is not None:
+            tasks = [(k, gs[k : k + chunk], cs, facets, norm, exact) for k in range(0, len(gs), chunk)]
+            return _analyze_dask(tasks, scheduler, client, workers or 1, bar)
         if workers is None or workers == 1 or len(gs) < GRASP_BATCH_POOL_MIN:
             return _analyze(0, gs, cs, facets, norm, exact, bar)
         from concurrent.futures import ProcessPoolExecutor

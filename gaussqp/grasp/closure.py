@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -617,6 +617,78 @@ def _closure_from(
     return None
 
 
+# ---------------------------------------------------------------------------------------------- Clarabel directly
+class MarginProgram:
+    """The margin SOCP of :func:`force_closure` for one structure (cone ``sizes``, wrench dimension ``w``), sent to
+    Clarabel directly (:mod:`gaussqp.grasp.batch`, step 3): ``min −t`` over ``(x, t)`` with the rows ``G x = 0``,
+    ``Σ f_n = m`` (zero cone) and per contact ``(f_i − t, ν_i)`` in its cone (Clarabel's ``A z + s = b``). The
+    sparsity pattern is built once; each grasp only writes its ``G`` (stored dense) into the data array."""
+
+    def __init__(self, sizes: Sequence[int], w: int):
+        import clarabel
+        import scipy.sparse as sp
+
+        n = int(sum(sizes))
+        rows = [np.hstack([np.ones((w, n)), np.zeros((w, 1))])]
+        en = np.zeros(n + 1)
+        cones: list = [clarabel.ZeroConeT(w + 1)]
+        k = 0
+        blocks = []
+        for sz in sizes:
+            en[k] = 1.0
+            blk = np.zeros((sz, n + 1))
+            blk[0, k], blk[0, n] = -1.0, 1.0  # s_0 = f − t
+            for j in range(1, sz):
+                blk[j, k + j] = -1.0  # s_j = ν_j
+            blocks.append(blk)
+            cones.append(clarabel.NonnegativeConeT(1) if sz == 1 else clarabel.SecondOrderConeT(int(sz)))
+            k += sz
+        A = sp.csc_matrix(np.vstack(rows + [en[None, :]] + blocks))
+        A.sort_indices()
+        # every column j < n stores the w entries of G first (rows 0..w−1, the dense block)
+        self.g_index = A.indptr[:n][None, :] + np.arange(w)[:, None]
+        self.A, self.n, self.w, self.cones = A, n, w, cones
+        self.b = np.zeros(A.shape[0])
+        self.q = np.zeros(n + 1)
+        self.q[n] = -1.0
+        self.P = sp.csc_matrix((n + 1, n + 1))
+        self.settings = clarabel.DefaultSettings()
+        self.settings.verbose = False
+        self.clarabel = clarabel
+
+    def candidates(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+        """(an internal force when ``t* > 0``, the multiplier of ``G x = 0``, Clarabel's status)."""
+        x, z, status, _ = self.solve(G, m)
+        return x, z, status
+
+    def solve(self, G: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray | None, str, float | None]:
+        """:meth:`candidates` and Clarabel's ``t*`` (None without a solution)."""
+        A = self.A.copy()  # the pattern is reused; a copy per call keeps one program safe to share between threads
+        A.data[self.g_index] = G
+        b = self.b.copy()
+        b[self.w] = float(m)
+        try:
+            sol = self.clarabel.DefaultSolver(self.P, self.q, A, b, self.cones, self.settings).solve()
+        except Exception as exc:  # a solver failure is only a missing candidate: the cvxpy path decides
+            return None, None, f"error: {type(exc).__name__}", None
+        status = str(sol.status)
+        if not (status.startswith("Solved") or status.startswith("AlmostSolved")):
+            return None, None, status, None
+        x = np.asarray(sol.x, dtype=float)
+        z = np.asarray(sol.z, dtype=float)
+        t = float(x[self.n])
+        # t* = m z_m (strong duality) and Gᵀz_G = ζ − z_m e_n with ζ in the cones: a separator when t* <= 0, and
+        # still the best candidate at t* ≈ 0 (where an internal force sits on the cones' boundary and cannot verify)
+        return (x[: self.n] if t > 0 else None), z[: self.w], status, t
+
+
+@lru_cache(maxsize=32)
+def margin_program(sizes: tuple, w: int) -> MarginProgram:
+    """The :class:`MarginProgram` of one structure (cone ``sizes``, wrench dimension ``w``), built once per process
+    (shared by :func:`force_closure`, :func:`~gaussqp.grasp.batch.force_closures` and ε's closure probe)."""
+    return MarginProgram(sizes, w)
+
+
 def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) -> GraspCheck:
     """Force closure with the exact cones (module docstring).
 
@@ -624,8 +696,23 @@ def force_closure(grasp: Grasp, *, solver: str | None = None, tolerance=None) ->
     Σ f_n,i = m, ‖ν_i‖ <= f_n,i − t`` (frictionless: ``f_n,i >= t``); closure iff ``t* > 0`` (``margin = t*``, the
     interior margin with average normal force 1). A verified interior force makes the certificate exact: its slack
     exceeds ``√2 ‖G⁺(G x)‖``. Otherwise the certificate is a wrench ``y`` (unit, scaled; physical in ``value``) with
-    ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``."""
+    ``Gᵀy`` in the dual cones: the external wrench ``y`` cannot be resisted; on a rank deficit ``y ∈ ker Gᵀ``.
+
+    With neither ``solver`` nor ``tolerance`` given, the SOCP goes to Clarabel directly (the program of
+    :func:`~gaussqp.grasp.batch.force_closures`, no cvxpy): its internal force (``margin`` its least cone slack at
+    ``Σ f_n,i = m``, i.e. ``t*``) or its multiplier of ``G x = 0`` (``margin = min(t*, 0)``) is judged by
+    :func:`force_closure_from`, the same checks; a candidate that does not verify goes to the cvxpy path."""
     g = _check_grasp(grasp)
+    if solver is None and tolerance is None:
+        t0 = time.perf_counter()
+        G = g.grasp_map(scaled=True)
+        x, z, status, t = margin_program(tuple(g.sizes()), G.shape[0]).solve(G, g.m)
+        chk = force_closure_from(g, internal_force=x, unresisted_wrench=z, backend_status=f"clarabel {status}")
+        if chk is not None:
+            if chk.holds is False and t is not None and not chk.certificate.id.endswith("_rank"):
+                chk.margin = min(t, 0.0)
+            chk.times["total"] = time.perf_counter() - t0
+            return chk
     return _closure(
         _conic(g), g, "force_closure", "grasp_force_closure", float(g.m), solver, tolerance, FORCE_CLOSURE_SOURCE
     )
@@ -856,6 +943,7 @@ def largest_disturbance(grasp: Grasp, direction, *, solver: str | None = None, t
 
 __all__ = [
     "FORCE_CLOSURE_SOURCE",
+    "MarginProgram",
     "equilibrium",
     "force_closure",
     "force_closure_from",
@@ -863,5 +951,6 @@ __all__ = [
     "form_closure",
     "internal_forces",
     "largest_disturbance",
+    "margin_program",
     "min_weight",
 ]

@@ -19,10 +19,19 @@ The two grasp wrench sets of Ferrari and Canny (1992) are
 and ``ε = min_{‖y‖ = 1} h(y)``, the radius of the largest origin-centred ball in ``W`` (0 when the origin is not
 interior: no force closure). With a polyhedral cone (generators of :meth:`Grasp.cone_generators`) ``W`` becomes a
 polytope whose ε is the smallest distance from the origin to a facet of its convex hull (qhull). The inscribed
-polygons give a polytope inside ``W`` (a **lower** bound), the circumscribed ones a polytope containing ``W`` (an
-**upper** bound); the bracket closes as the facets grow. The exact ε itself minimizes the convex ``h`` over the
-sphere (not a convex problem): :func:`epsilon` reports a local minimum started from the polytopes' lowest facets,
-a value ``h(y*)`` that is an upper bound of the exact ε and is checked to lie in the bracket.
+polygons give a polytope inside ``W``: a **lower** bound. Any unit ``y`` gives an **upper** bound ``ε <= h(y)``
+(the ball of radius ε lies in the half-space ``yᵀw <= h(y)``); :func:`epsilon` takes the least ``h`` over the
+normals of the inscribed hull's lowest facets and one step down ``h`` from there (``argmin h`` over the tangent
+plane ``y₀ᵀy = 1``, a small SOCP). The bracket closes as the facets grow. The exact ε itself minimizes the convex
+``h`` over the sphere (not a convex problem): :func:`epsilon` can also report a local minimum (SLSQP) started from
+those directions, an upper bound of the exact ε checked to lie in the bracket.
+
+Speed (issue #30): the inscribed polytope's ε is computed on a subset of its points grown on demand
+(:func:`_lazy_polytope_epsilon`: the hull of a few generators per contact, extended by the points beyond its facets
+nearer the origin than its nearest facet that supports all of them; the same ε as the hull of all of them, with a
+fifth of the facets), and the circumscribed polytope is only built when the inscribed one shows no closure and the
+margin SOCP of :func:`~gaussqp.grasp.closure.force_closure` (Clarabel, called directly) neither found an unresisted
+wrench nor an internal force.
 
 Certificates (recomputed in NumPy from the data, never taken from qhull's word; created by
 :mod:`gaussqp.certificates.grasp`):
@@ -33,12 +42,13 @@ Certificates (recomputed in NumPy from the data, never taken from qhull's word; 
   exact ``h(y) <=`` upper (so the exact ε is at most upper).
 - ``grasp_no_closure``: a unit direction ``y`` with ``h(y) <= 0`` for the exact cones (every primitive wrench,
   inscribed or exact, has ``wᵀy <= 0``): no contact forces resist the external wrench ``−y``; ε = 0 in both norms.
+  The direction comes from the margin SOCP's multiplier, the inscribed polytope's separating facet or the
+  circumscribed one's, whichever is found first and passes.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 
@@ -48,10 +58,12 @@ from ..model.validation import real_array
 from ..settings import (
     DEFAULT_FACETS,
     GRASP_FACETS_MAX,
+    GRASP_EPSILON_LAZY_START,
     GRASP_EPSILON_RTOL,
     GRASP_EPSILON_SEARCH_ITER,
     GRASP_EPSILON_SEARCH_TOL,
     GRASP_EPSILON_STARTS,
+    GRASP_EPSILON_UPPER_STEPS,
     GRASP_MINKOWSKI_POINTS_MAX,
     GRASP_RANK_RTOL,
 )
@@ -146,6 +158,14 @@ def polytope_points(grasp: Grasp, facets: int, kind: str, norm: str) -> np.ndarr
     return S
 
 
+def _points_and_owner(grasp: Grasp, facets: int, kind: str, norm: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`polytope_points` and, for L1, the contact of each point after the origin (None for L∞)."""
+    if norm == "L1":
+        W, owner = grasp.primitive_wrenches(facets, kind)
+        return np.column_stack([np.zeros(grasp.wrench_dimension), W]), owner
+    return polytope_points(grasp, facets, kind, norm), None
+
+
 def _qhull(P: np.ndarray):
     """qhull's hull of the columns of ``P``; on a precision error (nearly coplanar points merged into a wide facet)
     once more with joggled input (option QJ): the facets are then rechecked against the exact points by
@@ -195,6 +215,130 @@ def _polytope_epsilon(P: np.ndarray) -> dict:
     }
 
 
+def _start_subset(owner: np.ndarray | None, count: int) -> np.ndarray:
+    """Column indices of the first hull's points: the origin (column 0) and ``count`` evenly spaced generators of
+    each contact (all columns when ``owner`` is None, the L∞ Minkowski sum)."""
+    if owner is None:
+        return np.arange(0)
+    start = [0]
+    for i in np.unique(owner):
+        ids = np.flatnonzero(owner == i) + 1
+        start += ids[np.unique(np.linspace(0, ids.size, count, endpoint=False).astype(int))].tolist()
+    return np.array(start)
+
+
+def _subset_hull(P: np.ndarray):
+    """qhull's hull of the columns of ``P``, first without merging facets (option Q0: about three times faster, and a
+    precision problem is an error instead of a merge), else with qhull's default merging."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return ConvexHull(P.T, qhull_options="Qt Q0")
+    except QhullError:
+        return ConvexHull(P.T)
+
+
+def _closure_probe(grasp: Grasp, blocks, tol: float) -> tuple[np.ndarray | None, bool | None]:
+    """The exact-cone closure question put to the margin SOCP of :func:`~gaussqp.grasp.closure.force_closure`, sent
+    to Clarabel directly: ``(y, False)`` with a unit ``y`` whose exact support ``max_i g_iᵀy + ‖N_iᵀy‖`` is at most
+    ``tol`` (checked here: no closure, ε = 0 in both norms), ``(None, True)`` when the program found an internal
+    force with a positive margin (closure; only used to skip the circumscribed hull), else ``(None, None)``."""
+    from .closure import margin_program
+
+    G = grasp.grasp_map(scaled=True)
+    x, z, _ = margin_program(tuple(grasp.sizes()), G.shape[0]).candidates(G, grasp.m)
+    if x is not None:
+        return None, True
+    if z is None or not np.all(np.isfinite(z)) or float(np.linalg.norm(z)) == 0.0:
+        return None, None
+    for y in (z, -z):
+        y = y / np.linalg.norm(y)
+        if float(np.max(_phi(blocks, y))) <= tol:
+            return y, False
+    return None, None
+
+
+def _lazy_polytope_epsilon(P: np.ndarray, owner: np.ndarray | None) -> dict:
+    """ε of ``conv(P)`` (as :func:`_polytope_epsilon`) from the hull of a subset ``S`` of the columns grown on demand.
+
+    ``conv(S) ⊂ conv(P)`` gives ``ε(S) <= ε(P)``. When the facet of ``conv(S)`` nearest the origin has no point of
+    ``P`` beyond it (to ``GRASP_EPSILON_RTOL`` × the scale), that facet supports ``conv(P)`` too and
+    ``ε(P) = ε(S)``; otherwise each facet nearer than the nearest such facet gets its furthest point beyond, and
+    the hull is rebuilt. Each round adds a point, so it
+    ends, at the latest with ``S = P``. The returned ``hull`` and ``points`` are those of ``conv(S)``: the lower
+    bound's certificate verifies that hull (:func:`_verify_hull`), which is all the bound needs (``S ⊂ P``).
+    ``P``'s column 0 is the origin (:func:`polytope_points`); ``owner`` the contact of each other column.
+    """
+    from scipy.spatial import QhullError
+
+    scale = float(np.max(np.linalg.norm(P, axis=0)))
+    tol = GRASP_EPSILON_RTOL * scale
+    n = P.shape[1]
+    start = _start_subset(owner, GRASP_EPSILON_LAZY_START)
+    if start.size == 0 or start.size >= n or _rank_direction(P, scale) is not None:
+        out = _polytope_epsilon(P)
+        out["points"] = P
+        return out
+    chosen = np.zeros(n, dtype=bool)
+    chosen[start] = True
+    if _rank_direction(P[:, chosen], scale) is not None:  # a flat start (coplanar generators): every point
+        chosen[:] = True
+    while True:
+        cols = np.flatnonzero(chosen)
+        hull = None
+        if cols.size < n:
+            try:
+                hull = _subset_hull(P[:, cols])  # rebuilt each round: qhull's incremental mode can exit the process
+            except QhullError:
+                pass
+        if hull is None:  # every point chosen, or qhull failed on a subset: the full path (joggled if need be)
+            out = _polytope_epsilon(P)
+            out["points"] = P
+            return out
+        E = hull.equations
+        dist = -E[:, -1]
+        beyond = E[:, :-1] @ P + E[:, -1:]
+        supporting = np.max(beyond, axis=1) <= tol
+        k = int(np.argmin(dist))
+        nearest_supporting = float(np.min(dist[supporting])) if supporting.any() else np.inf
+        if nearest_supporting <= dist[k]:
+            k = int(np.flatnonzero(supporting)[np.argmin(dist[supporting])])  # a tie: the supporting one
+            break
+        bad = np.flatnonzero(~supporting & (dist < nearest_supporting))
+        far = np.where(chosen[None, :], -np.inf, beyond[bad])
+        added = np.unique(np.argmax(far, axis=1))
+        added = added[~chosen[added]]
+        added = added[np.max(beyond[np.ix_(bad, added)], axis=0) > tol]
+        if not added.size:  # qhull's round-off left a chosen point outside: start over from every point
+            chosen[:] = True
+            hull = None
+            continue
+        chosen[added] = True
+    eps = float(dist[k])
+    y = E[k, :-1]
+    S = P[:, chosen]
+    if eps > tol:
+        return {
+            "epsilon": eps,
+            "direction": y,
+            "hull": hull,
+            "scale": scale,
+            "flat": False,
+            "volume": None,
+            "points": S,
+        }
+    # the facet through (or beyond) the origin supports conv(P): no interior ball, y separates every point
+    return {
+        "epsilon": 0.0,
+        "direction": y / np.linalg.norm(y),
+        "hull": None,
+        "scale": scale,
+        "flat": True,
+        "volume": None,
+        "points": S,
+    }
+
+
 def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
     """Recompute that qhull's facets are the facets of ``conv(P)``: every point inside every facet, each facet
     spanned by ``w`` affinely independent points on it, and the facets' adjacency symmetric with ``w`` neighbours
@@ -213,10 +357,18 @@ def _verify_hull(P: np.ndarray, hull, scale: float) -> tuple[bool, str]:
     if float(np.max(np.abs(on))) > tol:
         return False, "a facet's own vertices are off its hyperplane"
     D = V[:, 1:, :] - V[:, :1, :]  # (F, w-1, w)
-    sv = np.linalg.svd(D, compute_uv=False)
+    # the least singular value of each D, screened by a determinant: with the unit normal n appended,
+    # |det [D; nᵀ]| <= Π σ_i(D), so σ_min(D) >= |det| / ‖D‖_F^(w-2); the SVD only where that bound is not enough
+    # (the determinant's round-off, 64 ε Π‖rows‖, taken off first)
+    M = np.concatenate([D, E[:, None, :-1]], axis=1)
+    det = np.abs(np.linalg.det(M)) - 64 * np.finfo(float).eps * np.prod(np.linalg.norm(M, axis=2), axis=1)
+    smin = np.full(D.shape[0], np.inf)
+    unsure = np.flatnonzero(det <= GRASP_RANK_RTOL * scale * np.linalg.norm(D, axis=(1, 2)) ** (w - 2))
+    if unsure.size:
+        smin[unsure] = np.linalg.svd(D[unsure], compute_uv=False)[:, -1]
     # a triangulated piece of a non-simplicial facet may be flat (qhull's Qt): then the points on its hyperplane
     # must span it
-    flat = np.flatnonzero(sv[:, -1] <= GRASP_RANK_RTOL * scale)
+    flat = np.flatnonzero(smin <= GRASP_RANK_RTOL * scale)
     if flat.size:
         # the pieces of one facet share its points: each distinct set of points on a hyperplane is checked once
         on_sets, first = np.unique(np.abs(slack[flat]) <= tol, axis=0, return_index=True)
@@ -307,6 +459,47 @@ def _exact_search(blocks, starts: list[np.ndarray], norm: str, scale: float) -> 
     return best_val, best_y
 
 
+def _tangent_step(blocks, y0: np.ndarray, norm: str) -> np.ndarray | None:
+    """One step down the exact support function: ``argmin h(y)`` over the tangent plane ``y0ᵀy = 1`` (convex: an
+    SOCP, Clarabel called directly), returned as a unit vector, or None when Clarabel does not report it solved.
+    As ``h`` is positively homogeneous and ``‖y‖ >= 1`` on that plane, ``h(y/‖y‖) <= h(y) <= h(y0)``: the step never
+    climbs. Variables ``(y, t)`` (L1: ``g_iᵀy + ‖N_iᵀy‖ <= t`` for every contact) or ``(y, s_1..s_m)`` (L∞:
+    ``g_iᵀy + ‖N_iᵀy‖ <= s_i``, ``s_i >= 0``, minimize ``Σ s_i``)."""
+    import clarabel
+    import scipy.sparse as sp
+
+    w, m = y0.size, len(blocks)
+    nt = 1 if norm == "L1" else m
+    rows: list[np.ndarray] = [np.concatenate([y0, np.zeros(nt)])[None, :]]
+    cones: list = [clarabel.ZeroConeT(1)]
+    b = [1.0]
+    if norm == "Linf":
+        rows.append(np.hstack([np.zeros((m, w)), -np.eye(m)]))
+        cones.append(clarabel.NonnegativeConeT(m))
+        b += [0.0] * m
+    for i, (g, N) in enumerate(blocks):
+        k = N.shape[1]
+        blk = np.zeros((k + 1, w + nt))
+        blk[0, :w], blk[0, w + (0 if norm == "L1" else i)] = g, -1.0  # s_0 = t − gᵀy
+        blk[1:, :w] = -N.T  # s_j = N_jᵀy
+        rows.append(blk)
+        cones.append(clarabel.NonnegativeConeT(1) if k == 0 else clarabel.SecondOrderConeT(k + 1))
+        b += [0.0] * (k + 1)
+    A = sp.csc_matrix(np.vstack(rows))
+    q = np.concatenate([np.zeros(w), np.ones(nt)])
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    try:
+        sol = clarabel.DefaultSolver(sp.csc_matrix((w + nt, w + nt)), q, A, np.array(b), cones, settings).solve()
+    except Exception:  # a solver failure only ends the descent
+        return None
+    if str(sol.status) != "Solved":
+        return None
+    y = np.asarray(sol.x, dtype=float)[:w]
+    ny = float(np.linalg.norm(y))
+    return y / ny if np.all(np.isfinite(y)) and ny > 0 else None
+
+
 def _lowest_facets(hull, k: int) -> list[np.ndarray]:
     if hull is None:
         return []
@@ -323,6 +516,26 @@ def _check_grasp(grasp) -> None:
 def _check_norm(norm) -> None:
     if norm not in NORMS:
         raise UnknownValueError("norm", f"is {norm!r}", "use 'L1' (Σ f_n <= 1) or 'Linf' (each f_n <= 1)")
+
+
+def _no_closure(blocks, y: np.ndarray, tol: float, value: dict, exact: bool, times: dict) -> GraspCheck:
+    """ε = 0 with the certificate ``grasp_no_closure``: the exact support at the unit ``y`` is at most ``tol``
+    (a flat wrench set when at ``−y`` too)."""
+    worst = float(np.max(_phi(blocks, y)))
+    ok = worst <= tol and abs(float(np.linalg.norm(y)) - 1.0) <= GRASP_EPSILON_RTOL
+    flat = float(np.max(_phi(blocks, -y))) <= tol
+    cert = no_closure_certificate(ok, y, worst, tol, flat)
+    value.update({"lower": 0.0, "upper": 0.0, "exact": 0.0 if exact else None, "exact_direction": y if exact else None})
+    value["direction"] = y
+    return GraspCheck(
+        "epsilon",
+        False,
+        cert,
+        margin=0.0,
+        value=value,
+        times=times,
+        reason="no force closure: ε = 0 (the certificate's direction cannot be resisted)",
+    )
 
 
 def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exact: bool = True) -> GraspCheck:
@@ -344,10 +557,12 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
         "exact_direction", "direction"}`` in the scaled wrench space (force, torque / L), L2 norm. ``holds`` True
         when ``lower > 0`` (force closure, the ball of radius ``lower`` certified inside the wrench set), False when
         ``upper = 0`` (no closure: ``certificate`` ``grasp_no_closure`` with the direction), None in between (refine
-        the facets). ``margin`` is ``lower``.
+        the facets). ``margin`` is ``lower``. ``upper`` is the exact support at ``direction`` (module docstring);
+        the bracket does not depend on ``exact``.
 
-    Source: Ferrari & Canny, *Planning optimal grasps* (ICRA 1992) for ε and its two forms; the bracket by inscribed
-    and circumscribed polyhedral cones; qhull (``scipy.spatial.ConvexHull``) for the polytopes.
+    Source: Ferrari & Canny, *Planning optimal grasps* (ICRA 1992) for ε and its two forms; the lower bound by
+    inscribed polyhedral cones, qhull (``scipy.spatial.ConvexHull``) for the polytope; the upper bound by the exact
+    support function (``ε = min_{‖y‖=1} h(y)``).
     """
     _check_grasp(grasp)
     _check_norm(norm)
@@ -363,64 +578,26 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
         )
     times = {}
     blocks = _blocks(grasp)
-    t0 = time.perf_counter()
-    P_out = polytope_points(grasp, facets, "outer", norm)
-    outer = _polytope_epsilon(P_out)
-    times["outer"] = time.perf_counter() - t0
-    upper = outer["epsilon"]
-    t0 = time.perf_counter()
-    P_in = polytope_points(grasp, facets, "inner", norm)
-    inner: dict[str, Any]
-    if upper == 0.0:  # no closure even with the circumscribed cones: the inscribed polytope's hull is not needed
-        inner = {"epsilon": 0.0, "hull": None, "scale": float(np.max(np.linalg.norm(P_in, axis=0))), "volume": None}
-    else:
-        inner = _polytope_epsilon(P_in)
-    times["inner"] = time.perf_counter() - t0
-    lower = inner["epsilon"]
-    scale = max(inner["scale"], outer["scale"])
-    tol = GRASP_EPSILON_RTOL * scale
 
     def h_exact(y):
         gap = np.maximum(_phi(blocks, y), 0.0)
         return float(gap.max() if norm == "L1" else gap.sum())
 
-    value = {
-        "lower": lower,
-        "upper": upper,
-        "facets": int(facets),
-        "norm": norm,
-        "torque_scale": grasp.torque_scale,
-        "volume_lower": inner["volume"],
-        "volume_upper": outer["volume"],
-    }
-
-    if upper == 0.0:
-        # no closure even with the circumscribed cones: the direction separates the exact wrench set too
-        y = outer["direction"]
-        phi = _phi(blocks, y)
-        worst = float(np.max(phi))
-        ok = worst <= tol and abs(float(np.linalg.norm(y)) - 1.0) <= GRASP_EPSILON_RTOL
-        cert = no_closure_certificate(ok, y, worst, tol, outer["flat"])
-        value.update(
-            {"lower": 0.0, "exact": 0.0 if exact else None, "exact_direction": y if exact else None, "direction": y}
-        )
-        return GraspCheck(
-            "epsilon",
-            False,
-            cert,
-            margin=0.0,
-            value=value,
-            times=times,
-            reason="no force closure: ε = 0 (the certificate's direction cannot be resisted)",
-        )
-
-    # the bracket: lower from the inscribed polytope (its hull verified), upper from the circumscribed one's
-    # minimizing facet normal, at which the exact support is at most upper
+    t0 = time.perf_counter()
+    P_in, owner = _points_and_owner(grasp, facets, "inner", norm)
+    scale0 = float(np.max(np.linalg.norm(P_in, axis=0)))
+    y_sep, closed = _closure_probe(grasp, blocks, GRASP_EPSILON_RTOL * scale0)
+    times["probe"] = time.perf_counter() - t0
+    value = {"lower": 0.0, "facets": int(facets), "norm": norm, "torque_scale": grasp.torque_scale}
+    if y_sep is not None:
+        return _no_closure(blocks, y_sep, GRASP_EPSILON_RTOL * scale0, value, exact, times)
+    t0 = time.perf_counter()
+    inner = _lazy_polytope_epsilon(P_in, owner)
     notes = []
     ok_lower = True
-    if lower > 0.0:
-        ok_lower, why = _verify_hull(P_in, inner["hull"], inner["scale"])
-        notes.append(f"inner hull: {why}")
+    if inner["epsilon"] > 0.0:
+        ok_lower, why = _verify_hull(inner["points"], inner["hull"], inner["scale"])
+        notes.append(f"inner hull ({inner['points'].shape[1]} of the inscribed points): {why}")
         cones_in = max(
             float(np.max(np.linalg.norm(grasp.cone_generators(i, facets, "inner")[:, 1:], axis=1))) if c.nu_dim else 0.0
             for i, c in enumerate(grasp.contacts)
@@ -428,17 +605,48 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
         if cones_in > 1.0 + GRASP_EPSILON_RTOL:
             ok_lower = False
             notes.append("an inscribed generator lies outside its exact cone")
-    y_up = outer["direction"]
+    times["inner"] = time.perf_counter() - t0
+    lower = inner["epsilon"]
+    value["lower"] = lower
+    scale = inner["scale"]
+    if lower > 0.0:
+        candidates = _lowest_facets(inner["hull"], GRASP_EPSILON_STARTS)
+    elif float(np.max(_phi(blocks, inner["direction"]))) <= GRASP_EPSILON_RTOL * scale:
+        # the inscribed polytope's separating direction separates the exact cones too
+        return _no_closure(blocks, inner["direction"], GRASP_EPSILON_RTOL * scale, value, exact, times)
+    elif closed:
+        # the exact cones close (the probe's internal force), the inscribed ones do not: an open bracket whose upper
+        # end is the exact support at the inscribed polytope's separating direction
+        candidates = [inner["direction"]]
+    else:
+        # the inscribed cones give no closure: the circumscribed ones decide "no closure", else the bracket is open
+        t0 = time.perf_counter()
+        outer = _lazy_polytope_epsilon(*_points_and_owner(grasp, facets, "outer", norm))
+        times["outer"] = time.perf_counter() - t0
+        scale = max(scale, outer["scale"])
+        tol = GRASP_EPSILON_RTOL * scale
+        if outer["epsilon"] == 0.0:  # the direction separates the circumscribed polytope, hence the exact set too
+            return _no_closure(blocks, outer["direction"], tol, value, exact, times)
+        candidates = _lowest_facets(outer["hull"], GRASP_EPSILON_STARTS) or [outer["direction"]]
+    tol = GRASP_EPSILON_RTOL * scale
+    # the upper bound: the exact support function at the candidate directions (unit), the least of them
+    units = [y / np.linalg.norm(y) for y in candidates]
+    hs = [h_exact(y) for y in units]
+    j = int(np.argmin(hs))
+    y_up, upper = units[j], hs[j]
+    for _ in range(GRASP_EPSILON_UPPER_STEPS):  # down the exact support from the best direction
+        y_next = _tangent_step(blocks, y_up, norm)
+        if y_next is None or not h_exact(y_next) < upper:
+            break
+        y_up, upper = y_next, h_exact(y_next)
     h_up = h_exact(y_up)
-    ok_upper = h_up <= upper + tol
-    notes.append(f"exact h at the outer facet normal {h_up:.6g} <= upper {upper:.6g}: {ok_upper}")
+    ok_upper = bool(np.isfinite(upper)) and h_up <= upper + tol and upper >= lower - tol
+    notes.append(f"exact h at the direction {h_up:.6g} = upper {upper:.6g} >= lower {lower:.6g}: {ok_upper}")
+    value["upper"] = upper
     times["exact"] = 0.0
     if exact:
         t0 = time.perf_counter()
-        starts = (
-            _lowest_facets(outer["hull"], GRASP_EPSILON_STARTS) + _lowest_facets(inner["hull"], GRASP_EPSILON_STARTS)
-        ) or [y_up]
-        ex, ey = _exact_search(blocks, starts, norm, scale)
+        ex, ey = _exact_search(blocks, [y_up] + units, norm, scale)
         times["exact"] = time.perf_counter() - t0
         in_bracket = lower - tol <= ex <= upper + tol
         notes.append(f"exact-cone ε (local search) {ex:.6g} in the bracket: {in_bracket}")
@@ -477,8 +685,8 @@ def epsilon(grasp: Grasp, *, facets: int = DEFAULT_FACETS, norm: str = "L1", exa
         value=value,
         times=times,
         reason=(
-            f"undecided at {facets} facets: the inscribed cones give no closure, the circumscribed "
-            f"ε = {upper:.6g}; give more facets (or run the exact force-closure check)"
+            f"undecided at {facets} facets: the inscribed cones give no closure, the circumscribed ones do "
+            f"(exact ε <= {upper:.6g}); give more facets (or run the exact force-closure check)"
         ),
     )
 

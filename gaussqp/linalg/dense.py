@@ -26,6 +26,8 @@ from ..settings import (
 
 def as_dense(A) -> np.ndarray:
     """Return ``A`` as a dense float array (sparse matrices are densified)."""
+    if type(A) is np.ndarray and A.dtype == np.float64:  # the common case, first: A itself
+        return A
     if sp.issparse(A):
         return np.asarray(A.toarray(), dtype=float)
     return np.asarray(A, dtype=float)

@@ -108,7 +108,10 @@ def equilibrated_kkt(problem: ContactProblem, active: np.ndarray) -> Equilibrate
     n = problem.n
     J = np.vstack([as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)[active]])
     k = J.shape[0]
-    K = np.block([[as_dense(problem.M), -J.T], [J, np.zeros((k, k))]])
+    K = np.zeros((n + k, n + k))
+    K[:n, :n] = as_dense(problem.M)
+    K[:n, n:] = -J.T
+    K[n:, :n] = J
     w = np.concatenate([sc.equality_weight, sc.inequality_weight[active]])
     return EquilibratedKKT(
         J=J,

@@ -130,6 +130,16 @@ def eliminate_bilateral(problem: ContactProblem, J: np.ndarray, e: np.ndarray) -
     n = problem.n
     Minv = solve_mass(problem.M, np.eye(n))
     Minv = 0.5 * (Minv + Minv.T)
+    if J.shape[0] == 0:  # nothing eliminated: P = I, M_c⁻¹ = M⁻¹, a_free = -M⁻¹F (what the products below give)
+        return BilateralElimination(
+            Minv=Minv,
+            J=J,
+            A=np.zeros((0, 0)),
+            A_pinv=np.zeros((0, 0)),
+            P=np.eye(n),
+            Mc_inv=Minv,
+            a_free=-Minv @ problem.F,
+        )
     A = J @ Minv @ J.T
     A_pinv = equilibrated_pinv(A) if J.shape[0] else np.zeros((0, 0))
     P = np.eye(n) - J.T @ A_pinv @ J @ Minv

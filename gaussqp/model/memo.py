@@ -13,6 +13,8 @@ import functools
 import weakref
 from typing import Callable, TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 
 
@@ -30,3 +32,34 @@ def per_problem(fn: Callable[[object], T]) -> Callable[[object], T]:
 
     wrapper.memo = memo
     return wrapper
+
+
+def per_answer(size: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorator: ``fn(problem, *arrays)``, a function of the problem and the *values* of the arrays (an answer
+    ``(a, λ_n, λ_t)``), kept for the last ``size`` answers per problem object (held weakly), keyed by the arrays'
+    shapes and bytes. One solve measures the same answer several times: the polish before and after, the judge's
+    check of the answer it leaves, and the cross-check route's answer when its polish lands on the same point.
+    What is kept is shared by every later reader, who must not change it. The memo is the wrapper's ``memo``."""
+
+    def decorate(fn: Callable[..., T]) -> Callable[..., T]:
+        memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+        @functools.wraps(fn)
+        def wrapper(problem, *arrays):
+            xs = [np.asarray(x, dtype=float) for x in arrays]
+            key = b"".join([str([x.shape for x in xs]).encode(), *(x.tobytes() for x in xs)])
+            kept = memo.get(problem)
+            if kept is not None:
+                for k, v in kept:
+                    if k == key:
+                        return v
+            out = fn(problem, *arrays)
+            kept = memo.setdefault(problem, [])
+            kept.append((key, out))
+            del kept[:-size]
+            return out
+
+        wrapper.memo = memo  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate

@@ -637,10 +637,26 @@ class ContactProblem:
         """Contacts whose stick/slip mode is left to the solver (mode ``"coulomb"``)."""
         return np.flatnonzero(self._modes == "coulomb")
 
+    @cached_property
+    def frictionless(self) -> np.ndarray:
+        """Contacts in mode ``"frictionless"``."""
+        return np.flatnonzero(self._modes == "frictionless")
+
     def tangent_rows(self, idx: Iterable[int]) -> np.ndarray:
-        """Row indices into ``J_t`` of the contacts ``idx``."""
+        """Row indices into ``J_t`` of the contacts ``idx`` (each contact's ``d - 1`` rows, in the order of ``idx``).
+        Those of :attr:`sticking`, asked by most checks of a solve, are computed once (read-only)."""
+        if idx is self.__dict__.get("sticking"):
+            return self._sticking_rows
         d1 = self.dimension - 1
-        return np.array([i * d1 + k for i in idx for k in range(d1)], dtype=int)
+        i = np.asarray(idx if isinstance(idx, np.ndarray) else list(idx), dtype=int).reshape(-1)
+        return (i[:, None] * d1 + np.arange(d1)).reshape(-1)
+
+    @cached_property
+    def _sticking_rows(self) -> np.ndarray:
+        d1 = self.dimension - 1
+        rows = (self.sticking[:, None] * d1 + np.arange(d1)).reshape(-1)
+        rows.flags.writeable = False
+        return rows
 
     @cached_property
     def equalities(self):

@@ -138,12 +138,8 @@ def data_scales(problem) -> DataScales:
     B, U, rt = problem.bilateral, problem.unilateral, problem.tangent_rows(problem.sticking)
     lam_n = np.divide(force, wn, out=np.zeros_like(wn), where=wn > 0)
     lam_t = np.divide(force, wt, out=np.zeros_like(wt), where=wt > 0)
-    work = (
-        float(acc_coord @ _abs_rows_times(problem.M, acc_coord))
-        + float(np.abs(problem.F) @ acc_coord)
-        + float(lam_n @ b)
-        + float(lam_t @ c)
-    )
+    mass_terms = _abs_rows_times(problem.M, acc_coord)  # |M| S accel: in the work and in the dynamics rows
+    work = float(acc_coord @ mass_terms) + float(np.abs(problem.F) @ acc_coord) + float(lam_n @ b) + float(lam_t @ c)
     out = DataScales(
         coordinate=s,
         accel=accel,
@@ -153,7 +149,7 @@ def data_scales(problem) -> DataScales:
         normal_weight=wn,
         tangent_row=tangent_row,
         tangent_weight=wt,
-        dynamics_row=_abs_rows_times(problem.M, acc_coord)
+        dynamics_row=mass_terms
         + np.abs(problem.F)
         + _constraint_force_scale(problem.J_n, wn, force)
         + _constraint_force_scale(problem.J_t, wt, force),

@@ -163,14 +163,42 @@ def test_rank_deficient_and_planar_grasps():
     assert force_closures([pair])[0].value["decided_by"] == "rank"
 
 
+def test_single_force_closure_goes_to_clarabel_directly(monkeypatch):
+    """With no solver named, ``force_closure`` answers the random grasps without cvxpy (its programs are watched) and
+    every grasp with the verdict and certificate id of the cvxpy path (Clarabel through cvxpy, named); the margin of
+    a closure is the same ``t*`` to the solvers' accuracy. A candidate that does not verify may still go to cvxpy
+    (the shipped frictionless fixture that misses form closure sits on the boundary, ``t* = 0``)."""
+    import gaussqp.grasp.closure as closure
+
+    random = random_grasps(60, seed=21)
+    gs = random + [shipped.load(n) for n in shipped.names()]
+    via_cvxpy = [force_closure(g, solver="CLARABEL") for g in gs]
+    calls: list = []
+    for name in ("_interior", "_unresisted_wrench"):
+        original = getattr(closure, name)
+        monkeypatch.setattr(closure, name, lambda *a, _f=original, **k: calls.append(a) or _f(*a, **k))
+    for k, (g, old) in enumerate(zip(gs, via_cvxpy)):
+        before = len(calls)
+        new = force_closure(g)
+        assert k >= len(random) or len(calls) == before, f"random grasp {k} went to cvxpy"
+        assert new.holds == old.holds and new.certified and old.certified
+        assert new.certificate.id == old.certificate.id
+        if new.holds:
+            assert new.margin == pytest.approx(old.margin, rel=1e-5, abs=1e-7)
+
+
 def test_metrics_are_the_definitions():
     g = shipped.load(shipped.names()[0])
     m = grasp_metrics(g, facets=8)
     s = np.linalg.svd(g.grasp_map(), compute_uv=False)
     assert m.holds is None and m.value["sigma_max"] == pytest.approx(s[0])
     assert m.value["isotropy"] == pytest.approx(m.value["sigma_min"] / s[0])
-    e = epsilon(g, facets=8, exact=False)
-    assert m.value["volume_upper"] == pytest.approx(e.value["volume_upper"])
+    from scipy.spatial import ConvexHull
+
+    for kind in ("inner", "outer"):  # the polytopes' volumes, qhull's on all their points
+        W, _ = g.primitive_wrenches(8, kind)
+        hull = ConvexHull(np.column_stack([np.zeros(W.shape[0]), W]).T)
+        assert m.value[f"volume_{'lower' if kind == 'inner' else 'upper'}"] == pytest.approx(hull.volume)
 
 
 # ---------------------------------------------------------------------------------------------- pool, files, CLI
@@ -183,6 +211,26 @@ def test_process_pool_keeps_input_order(monkeypatch):
     local = analyze_many(gs)
     assert [r.index for r in pooled] == list(range(40))
     assert [r.checks["force_closure"].holds for r in pooled] == [r.checks["force_closure"].holds for r in local]
+
+
+def test_dask_client_keeps_input_order_and_answers():
+    distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed (extra gaussqp[dask])")
+    gs = random_grasps(23, seed=5)
+    local = analyze_many(gs, checks=("force_closure", "epsilon"), facets=8)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        remote = analyze_many(gs, checks=("force_closure", "epsilon"), facets=8, client=client, chunk=4)
+    assert [r.index for r in remote] == list(range(len(gs))) and [r.name for r in remote] == [g.name for g in gs]
+    for r, o in zip(remote, local):
+        for check in ("force_closure", "epsilon"):
+            a, b = r.checks[check], o.checks[check]
+            assert a.holds == b.holds and a.certified == b.certified and a.certificate.id == b.certificate.id
+        for k in ("lower", "upper"):
+            assert r.checks["epsilon"].value[k] == pytest.approx(o.checks["epsilon"].value[k], abs=1e-9)
+
+
+def test_dask_options_are_checked():
+    with pytest.raises(UnknownValueError, match="scheduler"):
+        analyze_many(random_grasps(2, seed=1), scheduler="local", client=object())
 
 
 def _jsonl(tmp_path, gs) -> pathlib.Path:
@@ -245,6 +293,19 @@ def test_cli_batch(tmp_path, capsys):
     assert cli(["grasp", str(d), "--batch", "--quiet", "--checks", "force_closure,epsilon"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 4 and out[0].split()[1] == "g0:" and "ε [" in out[0]
+
+
+def test_cli_batch_on_a_local_dask_cluster(tmp_path, capsys):
+    pytest.importorskip("distributed", reason="Dask distributed is not installed (extra gaussqp[dask])")
+    gs = random_grasps(5, seed=12)
+    p = _jsonl(tmp_path, gs)
+    assert cli(["grasp", str(p), "--batch", "--quiet", "--jsonl", "-"]) == 0
+    want = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    args = ["grasp", str(p), "--batch", "--quiet", "--jsonl", "-", "--scheduler", "local", "--workers", "1"]
+    assert cli(args) == 0
+    got = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["index"] for r in got] == list(range(5))
+    assert [r["force_closure"]["holds"] for r in got] == [r["force_closure"]["holds"] for r in want]
 
 
 # ---------------------------------------------------------------------------------------------- bad input

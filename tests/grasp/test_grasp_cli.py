@@ -60,7 +60,7 @@ def test_readme_grasp_section_runs_and_prints_what_it_says(capsys):
     exec(compile(code, "README[grasps]", "exec"), {})
     assert capsys.readouterr().out.splitlines() == [
         "True True grasp_force_closure_interior",
-        "ε in [0.2868, 0.2882]",
+        "ε in [0.2868, 0.2877]",
         "False [0. 0. 0. 1. 0. 0.]",
         "True",
     ]

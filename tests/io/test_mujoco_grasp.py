@@ -133,3 +133,76 @@ def test_readme_mujoco_grasp_example_runs(capsys, monkeypatch):
     exec(compile(code, "docs[mujoco grasp]", "exec"), {})
     said = re.search(r"It prints `(.*?)`", section)
     assert said and said.group(1) == capsys.readouterr().out.splitlines()[0]
+
+
+def test_cli_qpos_file(tmp_path, capsys):
+    """``--qpos FILE`` (.npy or a JSON list) gives the keyframe's grasp when it holds the keyframe's configuration;
+    only the dynamic hold differs: a configuration carries no controls, so the motors do not squeeze and nothing
+    holds the weight (statics by hand: no normal force, no friction). Fingers pulled back: nothing touches the
+    object (exit 2, one line); a wrong length: exit 2."""
+    model, data = load_mujoco(SCENE, keyframe="pinch")
+    qpos = np.array(data.qpos, dtype=float)
+    assert cli(["grasp", str(SCENE), "--object", "box", "--keyframe", "pinch"]) == 0
+    want = capsys.readouterr().out.splitlines()
+    dynamic = [k for k, line in enumerate(want) if line.lstrip().startswith("dynamic hold")]
+    assert len(dynamic) == 1 and "yes        certified" in want[dynamic[0]]
+    npy, js = tmp_path / "q.npy", tmp_path / "q.json"
+    np.save(npy, qpos)
+    js.write_text("[" + ", ".join(repr(float(v)) for v in qpos) + "]")
+    for f in (npy, js):
+        assert cli(["grasp", str(SCENE), "--object", "box", "--qpos", str(f)]) == 0
+        got = capsys.readouterr().out.splitlines()
+        assert [x for k, x in enumerate(got) if k != dynamic[0]] == [x for k, x in enumerate(want) if k != dynamic[0]]
+        assert re.search(r"dynamic hold \(M, F\)\s+no\s+certified", got[dynamic[0]])
+    back = qpos.copy()
+    back[7] = back[8] = -0.02  # both fingers pulled back
+    np.save(npy, back)
+    assert cli(["grasp", str(SCENE), "--object", "box", "--qpos", str(npy)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "touches nothing" in err[0]
+    np.save(npy, qpos[:-1])
+    assert cli(["grasp", str(SCENE), "--object", "box", "--qpos", str(npy)]) == 2
+    assert "qpos" in capsys.readouterr().err
+
+
+def test_three_fingers_on_a_ball_against_mujoco_and_statics(tmp_path):
+    """Three fingertips at 120° squeezing a ball (:data:`gaussqp.problems.mjcf_scenes.THREE_FINGER_GRASP`): the
+    contacts against MuJoCo's ``data.contact`` (position from the ball's centre, inward normal toward the centre, μ);
+    statics by hand: closure (three hard fingers at 120°), the weight held under the 20 N limits (3 μ 20 N >= m g),
+    and with the keyframe's 10 N squeezes every contact sticks with normal force 10 N and μ_min = m g / 30 N."""
+    from gaussqp.grasp import dynamic_check
+    from gaussqp.grasp.simulator import grasp_of_reading
+    from gaussqp.problems.mjcf_scenes import THREE_FINGER_GRASP
+
+    model, data = load_mujoco(THREE_FINGER_GRASP, keyframe="grip")
+    r = read_grasp(model, data, "ball")
+    g = grasp_of_reading(r)
+    assert g.m == data.ncon == 3 and r.hand_joints == ("f0", "f1", "f2") and r.mass == pytest.approx(MASS)
+    com = data.xipos[model.body("ball").id]
+    for c, src in zip(g.contacts, r.sources):
+        con = data.contact[src.mujoco_id]
+        np.testing.assert_allclose(c.position, con.pos - com, atol=1e-12)
+        ball_is_geom2 = model.geom_bodyid[con.geom[1]] == model.body("ball").id
+        np.testing.assert_allclose(c.normal, con.frame[:3] if ball_is_geom2 else -con.frame[:3], atol=1e-12)
+        assert c.friction == con.friction[0] == 0.8 and c.kind == "hard"
+        # by hand: the normal points from the contact to the ball's centre, in the horizontal plane
+        np.testing.assert_allclose(c.normal, -c.position / np.linalg.norm(c.position), atol=1e-3)
+        assert abs(c.normal[2]) < 1e-12
+    fc = force_closure(g)
+    assert fc.holds is True and fc.certified
+    assert hand_equilibrium(g).holds is True
+    dyn = dynamic_check(g, object_mass_matrix=r.object_mass_matrix)
+    assert dyn.holds is True and dyn.certified
+    np.testing.assert_allclose(dyn.value["lambda_normal"], [10.0] * 3, rtol=1e-6)
+    assert dyn.value["mu_min"] == pytest.approx(MASS * G / 30.0, rel=1e-6)
+    # μ = 0.03: 3 μ 20 N = 1.8 N < m g = 1.962 N, the weight is not held even at the limits; μ_min = 0.0654 > μ
+    slippery = tmp_path / "three_finger_slippery.xml"
+    slippery.write_text(THREE_FINGER_GRASP.read_text().replace('friction="0.8 ', 'friction="0.03 '))
+    model, data = load_mujoco(slippery, keyframe="grip")
+    r = read_grasp(model, data, "ball")
+    g = grasp_of_reading(r)
+    assert force_closure(g).holds is True  # closure is a cone property: any μ > 0 with three fingers at 120°
+    h = hand_equilibrium(g)
+    assert h.holds is False and h.certified
+    dyn = dynamic_check(g, object_mass_matrix=r.object_mass_matrix)
+    assert dyn.holds is False and dyn.certified
