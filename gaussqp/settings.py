@@ -1126,3 +1126,18 @@ GRASP_EPSILON_LAZY_START = 3
 #: ``w + 1`` variables over the tangent plane, :func:`gaussqp.grasp.quality.epsilon`); 0 keeps the best of the inner
 #: hull's lowest facet normals.
 GRASP_EPSILON_UPPER_STEPS = 1
+
+# ---------------------------------------------------------------- growth with contacts (issue #27)
+#: The MuJoCo importer (:mod:`gaussqp.io.mujoco`) reads ``M`` (``mj_fullM``) and the constraint rows (``efc_J``) dense
+#: for a model of at most this many coordinates, and sparse above (MuJoCo's sparse ``M`` and ``efc_J``, the problem
+#: built from sparse blocks): a pile of 1,000 free bodies (6,000 coordinates, 4,000 contacts) densified M to 290 MB
+#: and the rows to 580 MB, beyond :data:`DENSE_BLOCK_MAX` and :data:`ENTRIES_MAX`. Every shipped MuJoCo model is far
+#: below it (dense as before).
+MUJOCO_DENSE_COORDINATES_MAX = 2000
+#: The mode-free route's fallback, the convex iteration + polish (:func:`gaussqp.formulations.coulomb.solve_local`),
+#: works on a dense W (an eigendecomposition of its symmetric part, dense SOCPs): it runs only when ``m·d`` is at most
+#: this (a dense W of 72 MB, the generator's local-form limit :data:`FCLIB_SCENES_LOCAL_UNKNOWNS_MAX`). Above, the
+#: best point of the Newton and the proximal rounds is the answer, judged (not certified) and saying that the
+#: fallback did not run: on a pile of 2,130 contacts (6,390 unknowns) the fallback spent over a minute of CPU and
+#: 2.7 GB in the eigendecomposition of W before its first SOCP.
+COULOMB_FALLBACK_UNKNOWNS_MAX = 3000

@@ -581,8 +581,39 @@ def make(
     scene = SCENES[index % len(SCENES)]
     rng = np.random.default_rng([seed, index])
     target = int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+    return _make(scene, seed, index, target, rng, local, f"{scene}-s{seed}-i{index:04d}")
+
+
+def make_scene(scene: str, seed: int, target_contacts: int, *, local: bool = False) -> Generated:
+    """One problem of ``scene`` aimed at ``target_contacts`` contacts (a growth study's sizes, where :func:`make`
+    draws the scene and the size): the draws come from ``numpy.random.default_rng([seed, target_contacts])``, the
+    rest is :func:`make`'s (settle, push, import, metadata with ``index = target_contacts``), named
+    ``<scene>-s<seed>-t<target>``.
+
+    Raises
+    ------
+    gaussqp.errors.UnknownValueError
+        ``scene`` is not one of :data:`SCENES`.
+    gaussqp.errors.WrongTypeError, MagnitudeError, InputTooLargeError
+        ``seed`` or ``target_contacts`` not an integer, negative, or ``target_contacts`` above
+        ``FCLIB_SCENES_CONTACTS_MAX``.
+    gaussqp.errors.UnsupportedModelError
+        MuJoCo's simulation went unstable, or the settled scene has no contact.
+    """
+    scene = _check_scene(scene)
+    seed = _check_int("seed", seed)
+    target = _check_int("target_contacts", target_contacts, 1, FCLIB_SCENES_CONTACTS_MAX)
+    if not isinstance(local, bool):
+        raise WrongTypeError("local", f"is {local!r}", "give True or False")
+    rng = np.random.default_rng([seed, target])
+    return _make(scene, seed, target, target, rng, local, f"{scene}-s{seed}-t{target}")
+
+
+def _make(
+    scene: str, seed: int, index: int, target: int, rng: np.random.Generator, local: bool | None, name: str
+) -> Generated:
+    """The problem of ``scene`` aimed at ``target`` contacts from the draws of ``rng`` (:func:`make`)."""
     xml, params = _draw(scene, rng, target)
-    name = f"{scene}-s{seed}-i{index:04d}"
     imp, pushed, ncon, mj_version = _settle_and_import(xml, params, rng, name)
     p = imp.problem
     if p.m == 0:
@@ -680,9 +711,10 @@ def generate(
     progress: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write problems ``start … start + count − 1`` of ``seed`` (:func:`make`) into the directory ``out`` (created
-    when missing); a problem whose scene MuJoCo cannot settle, or whose size is beyond the importer's limits (its
-    dense mass matrix: at most ``gaussqp.settings.ENTRIES_MAX`` entries, about 5,000 coordinates), is reported
-    through ``progress`` and skipped.
+    when missing); a problem whose scene MuJoCo cannot settle, or whose size is beyond the importer's limits (a
+    coupled block of M above ``gaussqp.settings.DENSE_BLOCK_MAX`` coordinates; a pile's M is sparse, one block per
+    body, above ``gaussqp.settings.MUJOCO_DENSE_COORDINATES_MAX`` coordinates), is reported through ``progress``
+    and skipped.
 
     Raises
     ------

@@ -77,6 +77,7 @@ from ..settings import (
     COULOMB_ARMIJO,
     COULOMB_BACKTRACK,
     COULOMB_DENSE_MAX,
+    COULOMB_FALLBACK_UNKNOWNS_MAX,
     COULOMB_DYNAMICS_FLOOR,
     COULOMB_FIXED_POINT_ITER_MAX,
     COULOMB_FIXED_POINT_RTOL,
@@ -356,10 +357,13 @@ def solve_mode_free(
 ) -> LocalAnswer:
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
-    :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the convex iteration + polish of
-    :func:`solve_local` from scratch, today's route. Either answer is judged afterwards by the same recomputed
-    natural-map residual (:func:`_attach`); ``path`` and ``newton_kernel`` say which one answered and what the
-    Newton did.
+    :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
+    (:func:`_proximal_rounds`); when they do not either, the convex iteration + polish of :func:`solve_local` from
+    scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
+    dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says
+    the fallback did not run. Every answer is judged afterwards by the same recomputed natural-map residual
+    (:func:`_attach`); ``path``, ``newton_kernel`` and ``proximal`` say which one answered and what the Newton
+    and the rounds did.
 
     Parameters
     ----------
@@ -427,6 +431,23 @@ def solve_mode_free(
         )
         if px.residual <= COULOMB_NN_ACCEPT_RTOL:
             return rounds
+    if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the best answer so far, judged
+        info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
+        if rounds is not None and px.residual < nt.residual:
+            return rounds
+        return LocalAnswer(
+            nt.r,
+            np.asarray(W @ nt.r).ravel() + q,
+            0,
+            info["iterations"] + proximal["iterations"],
+            [{"stage": "nonsmooth_newton", **h} for h in nt.history],
+            "nonsmooth_newton",
+            nt.reason,
+            {"nonsmooth_newton": t_newton, "proximal": t_proximal},
+            path="newton",
+            newton_kernel=info,
+            proximal=proximal,
+        )
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times["nonsmooth_newton"] = t_newton
     ans.times["proximal"] = t_proximal

@@ -10,7 +10,10 @@ What is imported (docs/DESIGN.md §1 notation, ``M a + F = J_nᵀ λ_n + J_tᵀ 
   where ``qfrc_passive`` holds springs, dampers, gravity compensation and fluid forces and ``qfrc_bias`` the
   Coriolis/centrifugal and gravity forces. MuJoCo's own identity is ``M qacc = qfrc_smooth + Jᵀ efc_force``.
 - The rows are MuJoCo's constraint Jacobian ``efc_J`` computed with ``opt.cone = elliptic`` and
-  ``opt.jacobian = dense`` on a copy of the model (the user's model and data are never modified):
+  ``opt.jacobian = dense`` on a copy of the model (the user's model and data are never modified). Above
+  :data:`~gaussqp.settings.MUJOCO_DENSE_COORDINATES_MAX` coordinates (piles of hundreds of bodies) the copy has
+  ``opt.jacobian = sparse``, ``M`` is MuJoCo's sparse ``data.M`` and the problem is built from sparse blocks: the
+  same problem, entry for entry, without an ``nv × nv`` or ``nefc × nv`` dense array:
 
   * a contact of ``condim 1`` is a unilateral frictionless contact;
   * a contact of ``condim 3, 4, 6`` is unilateral with ``condim − 1`` tangent rows (2 sliding, then torsional,
@@ -79,6 +82,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..errors import (
     FileFormatError,
@@ -94,6 +98,7 @@ from ..errors import (
 from ..model.problem import Contact, ContactProblem
 from ..settings import (
     ABS_ENTRY_MIN,
+    MUJOCO_DENSE_COORDINATES_MAX,
     MUJOCO_GRASP_ANISOTROPY_RTOL,
     MUJOCO_ROW_RTOL,
     MUJOCO_VELOCITY_RTOL,
@@ -420,10 +425,12 @@ def data_at_state(model, data, target):
 
 
 def _working_copy(mujoco, model, data):
-    """A copy of ``model`` with elliptic cones and a dense Jacobian, and fresh data at ``data``'s state."""
+    """A copy of ``model`` with elliptic cones and a dense Jacobian (sparse above
+    :data:`~gaussqp.settings.MUJOCO_DENSE_COORDINATES_MAX` coordinates), and fresh data at ``data``'s state."""
     m = copy.deepcopy(model)
     m.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
-    m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
+    sparse = model.nv > MUJOCO_DENSE_COORDINATES_MAX
+    m.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE if sparse else mujoco.mjtJacobian.mjJAC_DENSE
     return m, data_at_state(model, data, m)
 
 
@@ -449,6 +456,46 @@ def _flush(a) -> np.ndarray:
     return a
 
 
+def _flush_sparse(A) -> sp.csr_matrix:
+    """:func:`_flush` of a sparse matrix (CSR, explicit zeros removed)."""
+    A = sp.csr_matrix(A, dtype=float, copy=True)
+    A.data[np.abs(A.data) < ABS_ENTRY_MIN] = 0.0
+    A.eliminate_zeros()
+    return A
+
+
+def _norm(row) -> float:
+    """Euclidean (Frobenius) norm of a dense or sparse row block."""
+    return float(np.linalg.norm(row.data if sp.issparse(row) else row))
+
+
+def sparse_constraint_rows(mujoco_data, nv: int) -> sp.csr_matrix:
+    """MuJoCo's constraint Jacobian ``efc_J`` of a model with ``opt.jacobian = sparse`` as a CSR matrix
+    (``efc_J_rownnz``, ``efc_J_rowadr``, ``efc_J_colind``: row ``i`` holds ``rownnz[i]`` entries from ``rowadr[i]``)."""
+    d = mujoco_data
+    k = int(d.nefc)
+    nnz = np.array(d.efc_J_rownnz[:k], dtype=np.int64)
+    adr = np.array(d.efc_J_rowadr[:k], dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(nnz)])
+    pos = np.repeat(adr - indptr[:-1], nnz) + np.arange(int(indptr[-1]))
+    vals = np.array(d.efc_J)[pos]
+    cols = np.array(d.efc_J_colind)[pos]
+    return _flush_sparse(sp.csr_matrix((vals, cols, indptr), shape=(k, nv)))
+
+
+def sparse_mass_matrix(mujoco_model, mujoco_data) -> sp.csr_matrix:
+    """MuJoCo's joint-space inertia as a symmetric CSR matrix, from its sparse lower triangle ``data.M`` (pattern
+    ``model.M_rownnz``, ``M_rowadr``, ``M_colind``, diagonal included): the matrix ``mj_fullM`` densifies."""
+    m, d = mujoco_model, mujoco_data
+    nv = int(m.nv)
+    nnz = np.array(m.M_rownnz, dtype=np.int64)
+    adr = np.array(m.M_rowadr, dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(nnz)])
+    pos = np.repeat(adr - indptr[:-1], nnz) + np.arange(int(indptr[-1]))
+    L = sp.csr_matrix((np.array(d.M)[pos], np.array(m.M_colind)[pos], indptr), shape=(nv, nv))
+    return _flush_sparse(L + sp.tril(L, k=-1).T)
+
+
 def _pure(v):
     return np.array([0.0, v[0], v[1], v[2]])
 
@@ -466,11 +513,18 @@ class _Importer:
         self.name = name
         nv = m.nv
         self.nv = nv
-        self.J = _flush(np.array(d.efc_J[: d.nefc * nv]).reshape(d.nefc, nv))
+        # rows and M sparse above MUJOCO_DENSE_COORDINATES_MAX coordinates (the working copy's Jacobian is sparse)
+        self.sparse = nv > MUJOCO_DENSE_COORDINATES_MAX
+        self.J: Any
+        if self.sparse:
+            self.J = sparse_constraint_rows(d, nv)
+            self.row_scale = float(np.abs(self.J.data).max(initial=0.0))
+        else:
+            self.J = _flush(np.array(d.efc_J[: d.nefc * nv]).reshape(d.nefc, nv))
+            self.row_scale = float(np.abs(self.J).max()) if self.J.size else 0.0
         self.qvel = np.array(d.qvel)
-        self.u = self.J @ self.qvel
+        self.u = np.asarray(self.J @ self.qvel).ravel()
         self.vtol = self._velocity_tol(velocity_tol)
-        self.row_scale = float(np.abs(self.J).max()) if self.J.size else 0.0
         self.contacts: list[Contact] = []
         self.rows: list[ImportedRow] = []
         self.left_out: list[tuple[str, str]] = []
@@ -515,9 +569,13 @@ class _Importer:
     # -------------------------------------------------------------- main loop
     def run(self) -> MujocoImport:
         mj, m, d = self.mj, self.m, self.d
-        M = np.zeros((self.nv, self.nv))
-        mj.mj_fullM(m, d, M)
-        M = _flush(M)
+        M: Any
+        if self.sparse:
+            M = sparse_mass_matrix(m, d)
+        else:
+            M = np.zeros((self.nv, self.nv))
+            mj.mj_fullM(m, d, M)
+            M = _flush(M)
         F = _flush(-np.array(d.qfrc_smooth))
         T = mj.mjtConstraint
         i = 0
@@ -558,17 +616,22 @@ class _Importer:
             f"MuJoCo model {self._model_name()!r} at t = {d.time:g}: nv = {self.nv}, {d.ncon} contacts, "
             f"{d.nefc} constraint rows; drift = {self.drift}"
         )
+        rows = _flush_sparse if self.sparse else _flush
         contacts = [
             dataclasses.replace(
                 c,
-                normal=_flush(c.normal),
+                normal=rows(c.normal),
                 normal_drift=float(_flush(c.normal_drift)),
-                tangent=None if c.tangent is None else _flush(c.tangent),
+                tangent=None if c.tangent is None else rows(c.tangent),
                 tangent_drift=None if c.tangent_drift is None else _flush(c.tangent_drift),
             )
             for c in self.contacts
         ]
-        problem = ContactProblem(M, F, contacts, dimension=dim, name=self.name or self._model_name(), description=desc)
+        name = self.name or self._model_name()
+        if self.sparse:
+            problem = _sparse_problem(M, F, contacts, dim, name, desc)
+        else:
+            problem = ContactProblem(M, F, contacts, dimension=dim, name=name, description=desc)
         options = dict(
             drift=self.drift,
             frictionloss=self.frictionloss,
@@ -610,7 +673,7 @@ class _Importer:
         self.left_out.append((what, f"friction loss {value:g} ignored (frictionloss='ignore')"))
 
     def _zero(self, row) -> bool:
-        return float(np.linalg.norm(row)) <= MUJOCO_ZERO_ROW_RTOL * max(self.row_scale, float(np.finfo(float).tiny))
+        return _norm(row) <= MUJOCO_ZERO_ROW_RTOL * max(self.row_scale, float(np.finfo(float).tiny))
 
     # -------------------------------------------------------------- equality constraints
     def _equality(self, e: int, i: int, j: int):
@@ -821,17 +884,29 @@ class _Importer:
             T, c, mus = rows[1 : 1 + keep], drift[1 : 1 + keep], mu[:keep]
             isotropic = keep == 2 and mus[0] == mus[1]
             scale = np.ones(keep) if isotropic else mus
-            B = scale[:, None] * T
             cs = scale * c
             friction = float(mus[0]) if isotropic else 1.0
-            U, s, Vt = np.linalg.svd(B, full_matrices=False)
-            ref = float(np.linalg.norm(rows[0])) * float(scale.max())
+            if self.sparse:  # the SVD of the block's nonzero columns (the same singular values and vectors)
+                B = sp.csr_matrix(sp.diags(scale) @ T)
+                cols = np.unique(B.indices)
+                U, s, Vc = np.linalg.svd(B[:, cols].toarray(), full_matrices=False)
+            else:
+                B = scale[:, None] * T
+                U, s, Vt = np.linalg.svd(B, full_matrices=False)
+            ref = _norm(rows[0]) * float(scale.max())
             r = int(np.sum(s > MUJOCO_ROW_RTOL * ref))
             speed = float(np.linalg.norm(B @ self.qvel)) / (1.0 if isotropic else float(mus[0]))
             if r == keep:
                 Tr, cr, fmap = B, cs, np.diag(scale)
             else:
-                Tr, cr, fmap = s[:r, None] * Vt[:r], U[:, :r].T @ cs, scale[:, None] * U[:, :r]
+                if self.sparse:
+                    reduced = s[:r, None] * Vc[:r]
+                    Tr = sp.csr_matrix(
+                        (reduced.ravel(), (np.repeat(np.arange(r), cols.size), np.tile(cols, r))), shape=(r, self.nv)
+                    )
+                else:
+                    Tr = s[:r, None] * Vt[:r]
+                cr, fmap = U[:, :r].T @ cs, scale[:, None] * U[:, :r]
             if keep < condim - 1:
                 fmap = np.vstack([fmap, np.zeros((condim - 1 - keep, fmap.shape[1]))])
             info = dict(info, tangential_speed=speed)
@@ -859,7 +934,10 @@ class _Importer:
         d1 = max(ranks) if ranks else 2
         for info, subkind, n, b, Tr, cr, friction, mode, slip, fmap, r in built:
             if r < d1:  # a contact of lower rank than the others: zero rows (they carry no force)
-                Tr = np.vstack([Tr, np.zeros((d1 - r, self.nv))])
+                if self.sparse:
+                    Tr = sp.vstack([Tr, sp.csr_matrix((d1 - r, self.nv))], format="csr")
+                else:
+                    Tr = np.vstack([Tr, np.zeros((d1 - r, self.nv))])
                 cr = np.concatenate([cr, np.zeros(d1 - r)])
                 fmap = np.hstack([fmap, np.zeros((fmap.shape[0], d1 - r))])
                 slip = None if slip is None else np.concatenate([slip, np.zeros(d1 - r)])
@@ -877,6 +955,40 @@ class _Importer:
             )
             self.rows.append(ImportedRow(subkind=subkind, force_map=fmap, **info))
         return d1 + 1
+
+
+def _sparse_problem(M, F, contacts: list, dim: int, name: str, description: str) -> ContactProblem:
+    """The problem of ``contacts`` whose rows are sparse (1 × n normals, (d−1) × n tangents), built from stacked
+    sparse blocks (:meth:`ContactProblem.from_blocks`): what :class:`ContactProblem` makes of the same contacts
+    with dense rows."""
+    n = M.shape[0]
+    if not contacts:
+        return ContactProblem.from_blocks(
+            M, F, sp.csr_matrix((0, n)), dimension=dim, name=name, description=description
+        )
+    Jn = sp.vstack([c.normal for c in contacts], format="csr")
+    Jt = sp.vstack(
+        [c.tangent if c.tangent is not None else sp.csr_matrix((dim - 1, n)) for c in contacts], format="csr"
+    )
+    tdrift = np.concatenate(
+        [np.zeros(dim - 1) if c.tangent_drift is None else np.asarray(c.tangent_drift, float) for c in contacts]
+    )
+    return ContactProblem.from_blocks(
+        M,
+        F,
+        Jn,
+        np.array([c.normal_drift for c in contacts], dtype=float),
+        [c.type for c in contacts],
+        Jt,
+        tdrift,
+        np.array([c.friction for c in contacts], dtype=float),
+        [c.mode for c in contacts],
+        [c.slip for c in contacts],
+        np.array([c.tangent is not None for c in contacts]),
+        dim,
+        name=name,
+        description=description,
+    )
 
 
 # ---------------------------------------------------------------- a grasp from a simulator state

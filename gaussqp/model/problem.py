@@ -56,7 +56,14 @@ from .validation import (
     text,
     vector,
 )
-from ..linalg.dense import as_dense, matrix_rank, normalize_rows, relative_asymmetry, sparse_full_row_rank
+from ..linalg.dense import (
+    as_dense,
+    matrix_rank,
+    normalize_rows,
+    relative_asymmetry,
+    row_space_by_support,
+    sparse_full_row_rank,
+)
 from ..linalg.mass import MassFactor, factor_mass
 
 
@@ -736,15 +743,22 @@ class ContactProblem:
         if self.m == 0:
             return 0
         A = self._equilibrated_normals()
-        if sp.issparse(A) and sparse_full_row_rank(A) is not None:
-            return self.m
+        if sp.issparse(A):
+            if sparse_full_row_rank(A) is not None:
+                return self.m
+            # the same row space without the redundancy within each pair of bodies, then the sparse test again
+            A = row_space_by_support(A)
+            if A.shape[0] == 0:
+                return 0
+            if sparse_full_row_rank(A) is not None:
+                return A.shape[0]
         # QR with column pivoting on the (thin) transpose is exact enough for a rank decision; it densifies the rows,
         # so it is bounded like any dense block (a sparse problem whose full row rank the sparse test proves, such
         # as 10⁴ stacked contacts, never gets here)
         check_count(
             "J_n",
             "rows × coordinates (m × n) to densify: the sparse test could not prove full row rank",
-            float(self.m) * self.n,
+            float(A.shape[0]) * self.n,
             ENTRIES_MAX,
             "give fewer or independent contact rows, or a smaller problem (see gaussqp.settings)",
         )

@@ -307,3 +307,53 @@ def test_the_damping_schedule_solves_a_quadruped_the_weak_damping_alone_does_not
     assert residual(cd.W, cd.q, cd.mu, 3, ans.r) <= COULOMB_RESIDUAL_RTOL
     sol = gaussqp.solve(p, crosscheck=False)
     assert sol.status == "solved" and sol.certified
+
+
+def test_the_dense_fallback_is_not_run_above_its_size_and_the_answer_says_so(monkeypatch):
+    """Above COULOMB_FALLBACK_UNKNOWNS_MAX unknowns, when neither the Newton nor the proximal rounds converged, their
+    best iterate is the answer (judged, not certified) and says that the convex iteration did not run; at or below,
+    the fallback runs as before."""
+    rng = np.random.default_rng(4)
+    m, d = 6, 3
+    A = rng.standard_normal((m * d, m * d))
+    W = A @ A.T + 0.1 * np.eye(m * d)
+    q = rng.standard_normal(m * d)
+    mu = np.full(m, 0.5)
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 0)  # no proximal round either: the fallback's turn
+    run = coulomb.solve_mode_free(W, q, mu, d, newton_max_iter=0, solver="CLARABEL")
+    assert run.path == "convex iteration" and "fallback" not in run.newton_kernel
+    monkeypatch.setattr(coulomb, "COULOMB_FALLBACK_UNKNOWNS_MAX", m * d - 1)
+    ans = coulomb.solve_mode_free(W, q, mu, d, newton_max_iter=0, solver="CLARABEL")
+    assert ans.path == "newton" and ans.fixed_point_iterations == 0
+    assert ans.newton_kernel["fallback"].startswith("not run: m·d = 18")
+    np.testing.assert_allclose(ans.u, W @ ans.r + q)
+    lp = gaussqp.LocalContactProblem(W, q, mu, d)
+    sol = coulomb.finalize(coulomb.local_solution(lp, ans, "coulomb_fixed_point"), coulomb.get_tolerance(None))
+    assert not sol.certified and sol.extras["nonsmooth_newton"]["fallback"].startswith("not run")
+
+
+@pytest.mark.parametrize("d", [2, 3, 4])
+def test_the_block_pattern_assembles_the_newton_matrix(d):
+    """``BlockPattern.matrix`` is ``blockdiag(A) + blockdiag(B) W`` (issue #27: assembled once per pattern), also
+    where W has no diagonal block (the pattern adds it) and with duplicate entries summed."""
+    from gaussqp.friction.nonsmooth_newton import BlockPattern
+
+    rng = np.random.default_rng(d)
+    m = 23
+    N = m * d
+    W = sp.random(N, N, density=0.08, random_state=d, format="lil")
+    W[:d, :d] = 0.0  # contact 0's diagonal block is absent from W's pattern
+    W = sp.csr_matrix(W)
+    W.eliminate_zeros()
+    W.sum_duplicates()
+    A, B = rng.standard_normal((m, d, d)), rng.standard_normal((m, d, d))
+    pattern = BlockPattern(W, d)
+    J = pattern.matrix(pattern.blocks_of(W), A, B)
+    dense = np.zeros((N, N))
+    Wd = W.toarray()
+    for i in range(m):
+        blk = slice(i * d, (i + 1) * d)
+        dense[blk] = B[i] @ Wd[blk]
+        dense[blk, blk] += A[i]
+    assert sp.isspmatrix_csc(J) and J.has_canonical_format
+    np.testing.assert_allclose(J.toarray(), dense, rtol=0, atol=1e-14)

@@ -242,3 +242,39 @@ def test_metadata_of_another_problem_is_empty_and_condense_refuses_what_it_canno
     finally:
         fs.LOCAL_MAX_UNKNOWNS = old
     assert json.loads(json.dumps(fs.metadata(big)))["form"] == "global"
+
+
+# ---------------------------------------------------------------- growth (issue #27): large piles, sparse all the way
+
+
+def test_make_scene_aims_a_scene_at_a_size_and_checks_its_arguments():
+    pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
+    g = fs.make_scene("box_pile", 2, 30)
+    assert g.meta["scene"] == "box_pile" and g.meta["target_contacts"] == 30
+    assert g.problem.name == "box_pile-s2-t30" and 10 <= g.problem.m <= 90
+    assert fs.metadata(g.problem) == g.meta
+    with pytest.raises(UnknownValueError):
+        fs.make_scene("pile", 2, 30)
+    with pytest.raises(InputTooLargeError):
+        fs.make_scene("box_pile", 2, 10**6)
+    with pytest.raises(WrongTypeError):
+        fs.make_scene("box_pile", 2, 30, local=1)
+
+
+def test_a_pile_of_a_few_hundred_contacts_is_certified_through_the_sparse_path(tmp_path):
+    """A pile whose 2,400 coordinates are beyond the importer's dense limit: imported sparse (MuJoCo's sparse M and
+    rows), written and read back as FCLIB, classified without densifying its rows, condensed sparse, solved by the
+    Newton method with sparse LU and certified by our residual."""
+    pytest.importorskip("mujoco", reason="needs the optional extra gaussqp[mujoco]")
+    from gaussqp.settings import MUJOCO_DENSE_COORDINATES_MAX
+
+    g = fs.make_scene("sphere_pile", 1, 400)
+    p = g.problem
+    assert p.n > MUJOCO_DENSE_COORDINATES_MAX and p.m >= 300
+    assert sp.issparse(p.M) and sp.issparse(p.J_n)
+    fclib.save(p, tmp_path / "pile.hdf5")
+    back = fclib.load(tmp_path / "pile.hdf5")
+    sol = gaussqp.solve(back, crosscheck=False)
+    assert sol.formulation == "coulomb_fixed_point" and sol.certified
+    assert sol.extras["path"] == "newton" and sol.extras["nonsmooth_newton"]["linear_algebra"] == "sparse"
+    assert sol.natural_map_residual.relative <= 1e-8

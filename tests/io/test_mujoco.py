@@ -522,3 +522,31 @@ def test_settle_is_bounded(tmp_path):
     f.write_text(ball_on_plane(3))
     with pytest.raises(gaussqp.errors.InputTooLargeError, match="settle"):
         load_mujoco(f, settle=2_000_000_000)
+
+
+@pytest.mark.parametrize("scene", ["chain", "box_pile", "quadruped"])
+def test_the_sparse_import_is_the_dense_import(scene, monkeypatch):
+    """Above MUJOCO_DENSE_COORDINATES_MAX coordinates the importer reads MuJoCo's sparse M and rows (issue #27:
+    piles of thousands of contacts): the same problem, entry for entry, as the dense import, at a moving state
+    (slip, drifts) of an articulated chain, a pile and a legged robot."""
+    import scipy.sparse as sp
+
+    import gaussqp.io.mujoco as importer
+    from gaussqp.problems import fclib_scenes as fs
+
+    xml, _ = fs.scene_xml(scene, 1, 0, 30)
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    mujoco.mj_step(m, d, 300)
+    dense = import_mujoco(m, d)
+    monkeypatch.setattr(importer, "MUJOCO_DENSE_COORDINATES_MAX", 0)
+    sparse = import_mujoco(m, d)
+    a, b = dense.problem, sparse.problem
+    assert not sp.issparse(a.M) and sp.issparse(b.M) and sp.issparse(b.J_n) and sp.issparse(b.J_t)
+    for key in ("M", "F", "J_n", "J_t", "normal_drift", "tangent_drift", "friction", "has_tangent"):
+        x, y = getattr(a, key), getattr(b, key)
+        np.testing.assert_array_equal(
+            np.asarray(x.toarray() if sp.issparse(x) else x), y.toarray() if sp.issparse(y) else y
+        )
+    assert list(a.modes) == list(b.modes) and list(a.types) == list(b.types) and a.dimension == b.dimension
+    assert [r.mujoco_id for r in dense.rows] == [r.mujoco_id for r in sparse.rows] and dense.left_out == sparse.left_out

@@ -35,13 +35,31 @@ def test_sparse_rows_beyond_m_times_n_are_accepted_when_their_rank_is_proven(mon
     assert c.normal_rank == 20 and not c.redundant
 
 
+def _cycle(m: int, n: int) -> ContactProblem:
+    """m independent rows on the columns 4 … m+3, and four rows on columns 0-3 that close a cycle
+    (e0+e1, e1+e2, e2+e3, e0+e3: dependent, though no row's support holds another's)."""
+    rows = sp.hstack([sp.csr_matrix((m, 4)), sp.eye(m, n - 4)], format="csr")
+    cycle = sp.csr_matrix(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1]], dtype=float))
+    rows = sp.vstack([rows, sp.hstack([cycle, sp.csr_matrix((4, n - 4))])], format="csr")
+    k = rows.shape[0]
+    return ContactProblem.from_blocks(sp.eye(n, format="csr"), np.zeros(n), rows, np.ones(k), "unilateral")
+
+
 def test_sparse_rows_whose_rank_needs_densifying_are_refused_by_name(monkeypatch):
     monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
-    p = _sparse(20, 30, duplicate=True)  # a repeated row: full rank cannot be proven sparsely
+    p = _cycle(20, 30)  # a dependency across rows of different supports: full rank cannot be proven sparsely
     with pytest.raises(InputTooLargeError, match="J_n.*densify"):
         p.classify()
     monkeypatch.setattr(problem_module, "ENTRIES_MAX", 10_000)
-    assert p.classify().normal_rank == 20  # within the limit the dense QR decides it
+    assert p.classify().normal_rank == 23  # within the limit the dense QR decides it
+
+
+def test_a_repeated_sparse_row_is_decided_without_densifying(monkeypatch):
+    """Rows of nested supports (a repeated row, the contacts between two bodies) are reduced group by group
+    (:func:`gaussqp.linalg.dense.row_space_by_support`) and the rest proven sparsely (issue #27, growth)."""
+    monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
+    c = _sparse(20, 30, duplicate=True).classify()
+    assert c.normal_rank == 20 and c.redundant
 
 
 def test_a_chain_of_12000_coordinates_is_built_and_classified():
