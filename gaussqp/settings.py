@@ -1141,3 +1141,10 @@ MUJOCO_DENSE_COORDINATES_MAX = 2000
 #: fallback did not run: on a pile of 2,130 contacts (6,390 unknowns) the fallback spent over a minute of CPU and
 #: 2.7 GB in the eigendecomposition of W before its first SOCP.
 COULOMB_FALLBACK_UNKNOWNS_MAX = 3000
+
+# ---------------------------------------------------------------- mode-free Coulomb: the uniqueness test
+#: Largest m·d on which gaussqp/friction/coulomb_uniqueness.py factors ``W̃_s − μ_max‖W̃_t‖ I`` densely (a Cholesky of
+#: N³/3 flops, ~15 ms at 600 on one core, plus the spectral norm's SVD when the Frobenius bound is not enough); beyond,
+#: after its two exact necessary conditions, the answer says the test was not run. Dense at FCLIB's Spheres-i099
+#: (1,068 unknowns) it cost 0.3 s against a 17 ms solve.
+COULOMB_UNIQUENESS_UNKNOWNS_MAX = 600

@@ -493,12 +493,12 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.n
     return best, {"iterations": work, "attempts": attempts, "residual": best.residual if best else None}
 
 
-def _uniqueness(W: np.ndarray, mu: np.ndarray, d: int) -> tuple[bool | None, str]:
+def _uniqueness(W: np.ndarray, mu: np.ndarray, d: int, coordinates: int | None = None) -> tuple[bool | None, str]:
     """A stated sufficient condition for uniqueness, or None: a frictionless problem (μ = 0) with a symmetric
     positive definite W is a strictly convex QP (unique r); with friction, Coulomb's law with a strongly monotone
     map (:func:`gaussqp.friction.coulomb_uniqueness.coulomb_uniqueness`: small μ on a positive definite W)."""
     if np.any(mu > 0):
-        return coulomb_uniqueness(W, mu, d)
+        return coulomb_uniqueness(W, mu, d, coordinates)
     if sp.issparse(W):
         if W.shape[0] > COULOMB_DENSE_MAX:
             return None, "μ = 0 but W is sparse and large: its definiteness is not checked"
@@ -511,10 +511,19 @@ def _uniqueness(W: np.ndarray, mu: np.ndarray, d: int) -> tuple[bool | None, str
     return None, "μ = 0 but W is singular"
 
 
-def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: int, W: np.ndarray) -> None:
+def _attach(
+    sol: Solution,
+    ans: LocalAnswer,
+    q: np.ndarray,
+    mu: np.ndarray,
+    d: int,
+    W: np.ndarray,
+    coordinates: int | None = None,
+) -> None:
     """The answer ``ans`` on ``sol`` with what the judge needs: the natural-map residual recomputed from r and u,
     the contact modes, the route's intermediates; the judge (:func:`gaussqp.certificates.judge.finalize`) decides
-    the status from the residual (``hints.natural_map``)."""
+    the status from the residual (``hints.natural_map``). ``coordinates``: n of the acceleration-level problem W was
+    condensed from (the uniqueness test's rank bound), None for a local problem."""
     res = natural_map_residual(ans.r, ans.u, q, mu, d)
     sol.status = "solved"  # a claim: the judge decides it by the natural map (certificates/natural_map.py)
     sol.natural_map_residual = res
@@ -542,7 +551,7 @@ def _attach(sol: Solution, ans: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: i
     )
     sol.residuals["natural_map_relative"] = res.relative
     sol.residuals["natural_map_siconos"] = res.siconos
-    u, why = _uniqueness(W, mu, d)
+    u, why = _uniqueness(W, mu, d, coordinates)
     sol.unique = {"acceleration": u, "generalized_force": u, "multipliers": u}
     sol.extras["uniqueness"] = why
     sol.timing.detail.update(ans.times)
@@ -769,7 +778,7 @@ def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, fo
     scale = np.maximum(scale, floor)
     dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
     sol.residuals["dynamics"] = dyn
-    _attach(sol, ans, q, mu, d, W)
+    _attach(sol, ans, q, mu, d, W, problem.n)
     return sol
 
 

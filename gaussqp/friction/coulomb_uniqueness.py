@@ -32,41 +32,71 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..settings import COULOMB_DENSE_MAX
+from ..settings import COULOMB_UNIQUENESS_UNKNOWNS_MAX
 
 
-def coulomb_uniqueness(W, mu: np.ndarray, dimension: int) -> tuple[bool | None, str]:
+def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | None = None) -> tuple[bool | None, str]:
     """``(True, why)`` when the sufficient condition of the module docstring proves that ``u = W r + q`` with
     Coulomb's law has exactly one solution (for every q), else ``(None, why)``: not decided (never ``False``).
 
+    Two exact necessary conditions are checked first, without a factorization: ``W = J M⁻¹ Jᵀ`` with more unknowns
+    than ``coordinates`` (n) is singular, and no shift ``μ_max‖W̃_t‖₂`` can be passed when it is at least the least
+    diagonal entry of ``W̃_s`` (``‖W̃_t‖₂`` is at least the largest row norm of ``W̃_t``). The factorization itself runs
+    on problems of at most :data:`~gaussqp.settings.COULOMB_UNIQUENESS_UNKNOWNS_MAX` unknowns; beyond, the answer
+    says the test was not run.
+
     Parameters
     ----------
-    W : (m·d, m·d) array or scipy.sparse matrix, any symmetry (a sparse W above
-        :data:`~gaussqp.settings.COULOMB_DENSE_MAX` unknowns is not tested)
+    W : (m·d, m·d) array or scipy.sparse matrix, any symmetry
     mu : (m,) friction coefficients
     dimension : d >= 2
+    coordinates : n of an acceleration-level problem whose Delassus matrix W is (None: a local problem)
     """
     d = int(dimension)
     mu = np.asarray(mu, dtype=float).ravel()
-    N = mu.size * d
+    m = mu.size
+    N = m * d
     if N == 0:
         return True, "no contact"
-    if sp.issparse(W):
-        if N > COULOMB_DENSE_MAX:
-            return None, "W is sparse and large: the strong-monotonicity test (small μ, W ≻ 0) is not run"
-        W = W.toarray()
-    W = np.asarray(W, dtype=float)
-    m = mu.size
+    if coordinates is not None and N > coordinates:
+        return None, (
+            f"W = J M⁻¹ Jᵀ has {N} unknowns for n = {coordinates} coordinates: it is singular (redundant contacts), "
+            "uniqueness is not decided"
+        )
+    sparse = sp.issparse(W)
+    Wc = sp.csr_matrix(W) if sparse else np.asarray(W, dtype=float)
     ar = np.arange(m)
-    nrm = np.linalg.norm(W.reshape(m, d, m, d)[ar, :, ar, :].reshape(m, -1), axis=1)
+    if sparse:
+        rows = np.repeat(ar * d, d * d) + np.tile(np.repeat(np.arange(d), d), m)
+        cols = np.repeat(ar * d, d * d) + np.tile(np.tile(np.arange(d), d), m)
+        blocks = np.asarray(Wc[rows, cols]).reshape(m, d * d)
+    else:
+        blocks = Wc.reshape(m, d, m, d)[ar, :, ar, :].reshape(m, -1)
+    nrm = np.linalg.norm(blocks, axis=1)
     if not np.all(nrm > 0):
         return None, "a contact's diagonal block of W is zero: W is singular"
     s = np.repeat(1.0 / np.sqrt(nrm), d)
-    Wt = s[:, None] * W * s[None, :]  # D W D
-    Ws = (Wt + Wt.T) / 2
+    Wt = sp.csr_matrix(sp.diags(s) @ Wc @ sp.diags(s)) if sparse else s[:, None] * Wc * s[None, :]  # D W D
+    diag = np.asarray(Wt.diagonal()).ravel()
+    tangent = np.flatnonzero(np.arange(N) % d)
+    T = Wt[tangent]  # the tangential rows of D W D
+    row_norms = np.sqrt(np.asarray(T.multiply(T).sum(axis=1)).ravel()) if sparse else np.linalg.norm(T, axis=1)
+    mu_max = float(mu.max(initial=0.0))
+    if mu_max * float(row_norms.max(initial=0.0)) >= float(diag.min()):
+        return None, (
+            f"μ_max = {mu_max:.3g} is too large for the strong-monotonicity test (μ_max times a tangential row of W̃ "
+            "exceeds a diagonal entry of W̃_s): uniqueness is not decided"
+        )
+    if N > COULOMB_UNIQUENESS_UNKNOWNS_MAX:
+        return None, (
+            f"the strong-monotonicity test (a dense factorization) is not run above {COULOMB_UNIQUENESS_UNKNOWNS_MAX} "
+            f"unknowns (this problem has {N}): uniqueness is not decided"
+        )
+    Wd = Wt.toarray() if sparse else Wt
+    Td = T.toarray() if sparse else T
+    Ws = (Wd + Wd.T) / 2
     eps = np.finfo(float).eps
     delta = 2.0 * (N + 1) * N * eps * float(np.abs(np.diag(Ws)).max())
-    mu_max = float(mu.max(initial=0.0))
 
     def definite(shift: float) -> bool:
         try:
@@ -82,10 +112,9 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int) -> tuple[bool | None, 
         )
     if mu_max == 0.0:
         return True, "μ = 0 and W_s ≻ 0: a strongly monotone linear complementarity problem (one reaction)"
-    T = Wt.reshape(m, d, N)[:, 1:, :].reshape(-1, N)  # the tangential rows of D W D
-    for kind, tau in (("Frobenius", float(np.linalg.norm(T))), ("spectral", None)):
+    for kind, tau in (("Frobenius", float(np.linalg.norm(Td))), ("spectral", None)):
         if tau is None:
-            tau = float(np.linalg.norm(T, 2))
+            tau = float(np.linalg.norm(Td, 2))
         if definite(mu_max * tau + delta):
             return True, (
                 f"Coulomb's law with a strongly monotone map: W̃_s − μ_max‖W̃_t‖ I ≻ 0 (μ_max = {mu_max:.3g}, "

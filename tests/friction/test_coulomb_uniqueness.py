@@ -88,3 +88,38 @@ def test_no_contact_and_frictionless_cases(mu):
     assert coulomb_uniqueness(np.zeros((0, 0)), np.zeros(0), 3)[0] is True
     W, q, _, d = well_conditioned(7)
     assert coulomb_uniqueness(W, np.full(5, mu), d)[0] is True
+
+
+def test_sparse_and_dense_w_get_the_same_verdict():
+    import scipy.sparse as sp
+
+    W, q, mu, d = well_conditioned(8)
+    for m_mu in (0.2, 5.0):
+        dense = coulomb_uniqueness(W, np.full(5, m_mu), d)
+        sparse = coulomb_uniqueness(sp.csr_matrix(W), np.full(5, m_mu), d)
+        assert dense == sparse
+
+
+def test_more_unknowns_than_coordinates_is_singular_without_a_factorization(monkeypatch):
+    """W = J M⁻¹ Jᵀ has rank ≤ n: more unknowns than coordinates (the humanoid: 42 for n = 27) is rejected before
+    any Cholesky."""
+    import gaussqp.friction.coulomb_uniqueness as cu
+
+    def no_cholesky(*a, **k):
+        raise AssertionError("a factorization was run")
+
+    W, q, mu, d = well_conditioned(9)
+    monkeypatch.setattr(cu.np.linalg, "cholesky", no_cholesky)
+    unique, why = coulomb_uniqueness(W, mu, d, coordinates=W.shape[0] - 1)
+    assert unique is None and "singular" in why
+    # the diagonal pre-check: a μ whose tangential rows beat the diagonal cannot pass, no factorization either
+    assert coulomb_uniqueness(W, np.full(5, 50.0), d)[0] is None
+
+
+def test_above_the_size_limit_the_test_is_not_run_and_says_so(monkeypatch):
+    import gaussqp.friction.coulomb_uniqueness as cu
+
+    W, q, mu, d = well_conditioned(10)
+    monkeypatch.setattr(cu, "COULOMB_UNIQUENESS_UNKNOWNS_MAX", W.shape[0] - 1)
+    unique, why = coulomb_uniqueness(W, mu, d)
+    assert unique is None and "not run" in why
