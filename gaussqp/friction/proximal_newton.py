@@ -53,7 +53,7 @@ from ..settings import (
     COULOMB_PROX_STALL_ROUNDS,
     COULOMB_PROX_WORK_MAX,
 )
-from .coulomb_law import project_cone
+from .coulomb_law import natural_map, project_cone
 from .nonsmooth_newton import CONVERGED, MAX_ITER, STALLED, diagonal_blocks, solve_newton
 
 
@@ -80,12 +80,8 @@ class ProximalResult:
 
 
 def _residual(r: np.ndarray, u: np.ndarray, mu: np.ndarray, d: int, qn: float) -> float:
-    """The natural-map residual with ρ = 1, ``‖r − P_K(r − s(u))‖ / ‖q‖`` (the Newton's own ρ = 1 measure)."""
-    U = u.reshape(-1, d)
-    s = U.copy()
-    s[:, 0] += mu * np.linalg.norm(U[:, 1:], axis=1)
-    phi = r - project_cone(r - s.ravel(), mu, d)
-    return float(np.linalg.norm(phi)) / (qn if qn > 0 else 1.0)
+    """The natural-map residual with ρ = 1, ``‖r − P_K(r − s(u))‖ / ‖q‖`` (the certificate's measure)."""
+    return float(np.linalg.norm(natural_map(r, u, mu, d))) / (qn if qn > 0 else 1.0)
 
 
 def solve_proximal(
