@@ -86,7 +86,7 @@ def test_a_generated_quadruped_the_damping_schedule_leaves_short_is_certified_by
     pytest.importorskip("mujoco", reason="generating the problem needs the optional extra gaussqp[mujoco]")
     pytest.importorskip("h5py", reason="reading FCLIB files needs the optional extra gaussqp[fclib]")
     from gaussqp.io import fclib
-    from problems import fclib_scenes
+    from gaussqp.problems import fclib_scenes
 
     (path,) = fclib_scenes.generate(tmp_path, 1, seed=1, start=70, min_contacts=10, max_contacts=250)
     p = fclib.load(path)
