@@ -21,7 +21,7 @@ A ``solved`` answer that an independent route contradicts is withdrawn (:func:`w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -162,6 +162,10 @@ def _not_compared(rep: CrossCheck, route: str, status, reason: str) -> CrossChec
 
 
 # ---------------------------------------------------------------- generic
+#: what an agreement of a cross-check route's answer judged in the role ``crosscheck`` rests on (its reason says it)
+LIGHT_AGREEMENT = "its answer checked by residuals and backward error, not forward error"
+
+
 def generic_crosscheck(
     sol: Solution, name: str, problem: ContactProblem, cls, solver, tol: Tolerance
 ) -> CrossCheck | None:
@@ -186,8 +190,18 @@ def generic_crosscheck(
             if rep.agree is not True:
                 # anything but an agreement rests on the route's answer judged in full, as a returned answer is
                 # (polished, its uniqueness and forward error): only that answer may contradict, or go uncompared
-                rep = crosscheck_report(sol, g.solve(problem, solver=backend, tolerance=tol), tol.crosscheck)
-            return rep
+                return crosscheck_report(sol, g.solve(problem, solver=backend, tolerance=tol), tol.crosscheck)
+            # the agreement says what it rests on: the route's answer passed its residual and backward-error checks;
+            # its forward error (how far it may be from the exact solution) was not computed
+            return replace(
+                rep,
+                routes=tuple(
+                    replace(o, reason=(o.reason + "; " if o.reason else "") + LIGHT_AGREEMENT)
+                    if o.outcome == AGREED
+                    else o
+                    for o in rep.routes
+                ),
+            )
     return None
 
 

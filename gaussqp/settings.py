@@ -1148,3 +1148,9 @@ COULOMB_FALLBACK_UNKNOWNS_MAX = 3000
 #: after its two exact necessary conditions, the answer says the test was not run. Dense at FCLIB's Spheres-i099
 #: (1,068 unknowns) it cost 0.3 s against a 17 ms solve.
 COULOMB_UNIQUENESS_UNKNOWNS_MAX = 600
+
+# ---------------------------------------------------------------- conic Farkas vectors: the row-space part
+#: A Farkas vector y of the multiplier set is judged on its part in the row space of ``J = [E; G]``
+#: (:func:`gaussqp.friction.multiplier_set.row_space_part`): for a sparse J the least-squares ``Jᵀw = y`` is solved by
+#: LSQR to this relative tolerance (its ``atol``/``btol``), round-off of the product (a dense J uses ``lstsq``).
+CONIC_FARKAS_ROW_SPACE_RTOL = 1e-15

@@ -20,7 +20,8 @@ is made on ``W̃ = D W D`` with D Jacobi per contact (``‖W_jj‖_F^{-1/2}``): 
 
 The test is a Cholesky factorization of ``W̃_s − (μ_max τ + δ) I`` with ``τ`` an upper bound of ``‖W̃_t‖₂`` (its
 Frobenius norm, then, only when that fails and W̃_s is positive definite, the spectral norm itself) and ``δ`` a bound of
-the factorization's backward error (``2(N+1)N ε max_i W̃_ii``, Higham, *Accuracy and Stability of Numerical
+the rounding of forming ``W̃_s`` (``4ε`` times the largest row sum of ``|W̃|``) and of the factorization's backward error
+(``2(N+1)N ε max_i W̃_ii``, Higham, *Accuracy and Stability of Numerical
 Algorithms*, Thm 10.3: a factorization that completes proves the matrix plus a perturbation of at most that size
 positive definite). It holds for small μ on a well-conditioned W (piles of few bodies, FCLIB's small problems); a
 singular W (redundant contacts: feet of many contacts, towers) never passes it — the answer then says uniqueness is
@@ -96,7 +97,9 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
     Td = T.toarray() if sparse else T
     Ws = (Wd + Wd.T) / 2
     eps = np.finfo(float).eps
-    delta = 2.0 * (N + 1) * N * eps * float(np.abs(np.diag(Ws)).max())
+    # the factorization's backward error, plus the rounding of forming D W D and (W̃ + W̃ᵀ)/2 (a few ε of each entry:
+    # at most 4ε times the largest row sum of |W̃| in the 2-norm, which matters for a large skew part)
+    delta = 2.0 * (N + 1) * N * eps * float(np.abs(np.diag(Ws)).max()) + 4.0 * eps * float(np.abs(Wd).sum(axis=1).max())
 
     def definite(shift: float) -> bool:
         try:

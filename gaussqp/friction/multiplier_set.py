@@ -45,7 +45,14 @@ import scipy.sparse as sp
 
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
-from ..settings import ACTIVE_RTOL, CONIC_FARKAS_RTOL, CONIC_FARKAS_VALUE_MAX, NEGLIGIBLE_FORCE_RTOL, SCALE_FLOOR
+from ..settings import (
+    ACTIVE_RTOL,
+    CONIC_FARKAS_ROW_SPACE_RTOL,
+    CONIC_FARKAS_RTOL,
+    CONIC_FARKAS_VALUE_MAX,
+    NEGLIGIBLE_FORCE_RTOL,
+    SCALE_FLOOR,
+)
 from .cones import DISK, ConeModel, Layout, NormalSelection
 
 
@@ -159,7 +166,7 @@ def conic_farkas(
     status = solve(prob)
     if status != "solved" or y.value is None:
         return None
-    yv = np.asarray(y.value).ravel() / rn
+    yv = row_space_part(E, G, np.asarray(y.value).ravel() / rn)  # a ker J part would only widen the allowance
     viol = _dual_cone_violation(
         ix,
         np.asarray(E @ yv).ravel() if L.pe else np.zeros(0),
@@ -193,11 +200,12 @@ def farkas_lower_end(
     for λ in it, ``rᵀy = λᵀ J y >= 0``. The dual cone is that of :func:`conic_farkas`
     with μ_i = θ: ``(J y)_j = 0`` on free rows, ``>= 0`` on active frictionless unilateral rows, and
     ``θ ‖T_i y‖ <= s_i n_i y`` on the non-detaching sticking contacts. The dual cone grows as θ falls, so ``y`` proves
-    emptiness for every θ up to ``θ_y = min_i s_i n_i y / ‖T_i y‖``: ``θ_c = θ_y`` when ``theta <= θ_y < best``
-    (``best`` is an achieved ratio, a μ that works: ``y`` cannot prove anything at it), else ``theta``. The set being
+    emptiness for every θ up to ``θ_y = min_i s_i n_i y / ‖T_i y‖``: ``θ_c = θ_y`` when ``θ_y < best``
+    (``best`` is an achieved ratio, a μ that works: ``y`` cannot prove anything at it), ``theta`` when ``θ_y >= best``,
+    None when ``θ_y < theta`` (θ_y over the contacts whose ``T_i y`` is above the round-off allowance). The set being
     monotone in μ, ``μ_min > θ_c`` (sticking Prop. 11).
 
-    ``y`` is normalized to ``rᵀy = −1`` (recomputed: below :data:`CONIC_FARKAS_VALUE_MAX`), ``J y`` is recomputed in
+    ``y`` is first reduced to its part in the row space of J (:func:`row_space_part`), then normalized to ``rᵀy = −1`` (recomputed: below :data:`CONIC_FARKAS_VALUE_MAX`), ``J y`` is recomputed in
     NumPy and the dual-cone conditions at ``θ_c`` must hold to :data:`CONIC_FARKAS_RTOL` of the product's scale
     ``max|y| · max|J|`` (round-off of ``J y``), the acceptance rule of
     :func:`conic_farkas`. ``y``: e.g. the stationarity rows' dual of a ratio step
@@ -216,6 +224,9 @@ def farkas_lower_end(
     r = np.asarray(r, dtype=float).ravel()
     if y.shape != (p.n,) or not np.all(np.isfinite(y)):
         return None
+    E, _ = p.equalities
+    G, _ = p.inequalities
+    y = row_space_part(E, G, y)  # a ker J part would only widen the allowance below
     value = float(r @ y)
     if not value < 0.0:
         return None
@@ -223,8 +234,6 @@ def farkas_lower_end(
     if not float(r @ y) < CONIC_FARKAS_VALUE_MAX:
         return None
     L = Layout(p)
-    E, _ = p.equalities
-    G, _ = p.inequalities
     Ey = np.asarray(E @ y).ravel() if L.pe else np.zeros(0)
     Gy = np.asarray(G @ y).ravel() if L.pg else np.zeros(0)
     ix = _dual_cone_index(p, L, set(int(i) for i in det), signs)
@@ -232,17 +241,44 @@ def farkas_lower_end(
         return None  # no cone: y would prove Λ(a) empty, which the caller's point at ``best`` contradicts
     u = np.asarray(ix.normals(Ey, Gy)).ravel()
     nt = np.linalg.norm(Ey[ix.tangent].reshape(ix.cone.size, L.d1), axis=1)
-    pos = nt > 0.0
+    scale = max(SCALE_FLOOR, float(np.abs(y).max()) * max(_abs_max(E), _abs_max(G)))
+    # θ_y from the contacts whose T_i y is above the round-off allowance (on the others the condition is judged
+    # within that allowance below, at whatever θ is claimed)
+    pos = nt > CONIC_FARKAS_RTOL * scale
     theta_y = float(np.min(u[pos] / nt[pos])) if pos.any() else float("inf")
-    at = theta_y if theta <= theta_y < best else theta
+    if theta_y < theta:
+        return None  # y proves emptiness up to θ_y only, below the θ asked: never claimed beyond what it proves
+    # at ``best`` a point is known, so a θ_y at or above it is round-off and ``theta`` (≤ θ_y) is claimed
+    at = theta_y if theta_y < best else theta
     # the free and the nonnegative rows as conic_farkas checks them; the disks' dual cone (in 2D the interval's,
     # the same formula) at the common θ
     viol = max(
         _dual_cone_violation(replace(ix, cone=ix.cone[:0]), Ey, Gy, L.d1, DISK, p.dimension, None),
         float((at * nt - u).max()),
     )
-    scale = max(SCALE_FLOOR, float(np.abs(y).max()) * max(_abs_max(E), _abs_max(G)))
     return at if viol <= CONIC_FARKAS_RTOL * scale else None
+
+
+def row_space_part(E, G, y: np.ndarray) -> np.ndarray:
+    """``y`` without its component in ``ker J`` (``J = [E; G]``): ``Jᵀw`` with ``w`` the least-squares solution of
+    ``Jᵀw = y``. A Farkas vector is judged on ``J y`` and ``rᵀy``, and ``J z = 0``, ``rᵀz = 0`` (r = Jᵀλ for any λ
+    of a nonempty set) for ``z`` in ``ker J``: such a component proves nothing, but it would inflate the round-off
+    allowance ``max|y| · max|J|`` that the dual-cone conditions are judged at, without bound. Judging the
+    row-space part makes that allowance the certificate's own."""
+    blocks = [B for B in (E, G) if B.shape[0]]
+    if not blocks:
+        return np.zeros_like(y)
+    if any(sp.issparse(B) for B in blocks):
+        import scipy.sparse.linalg as spla
+
+        J = sp.vstack([sp.csr_matrix(B) for B in blocks], format="csr")
+        w = spla.lsqr(
+            J.T, y, atol=CONIC_FARKAS_ROW_SPACE_RTOL, btol=CONIC_FARKAS_ROW_SPACE_RTOL, iter_lim=10 * J.shape[0] + 100
+        )[0]
+    else:
+        J = np.vstack([np.asarray(B, dtype=float) for B in blocks])
+        w = np.linalg.lstsq(J.T, y, rcond=None)[0]
+    return np.asarray(J.T @ w).ravel()
 
 
 def _abs_max(A) -> float:

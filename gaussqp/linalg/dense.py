@@ -172,8 +172,10 @@ def row_space_by_support(A) -> sp.csr_matrix:
     supports nest: rows are grouped by their support (their nonzero columns), a group whose support lies inside a
     larger group's is merged into it (the contacts between the same two bodies, one of which has an exactly zero
     entry; a body's contacts with the ground inside one of its contacts with another body), and each group is replaced
-    by an orthonormal basis of its span (its right singular vectors, the rank decided by :func:`matrix_rank`'s rule on
-    the group). Any grouping spans the same rows, so ``rank(A)`` is the rank of the result, which has at most as
+    by its right singular vectors scaled by their singular values (``Σ_r V_rᵀ``, the rank decided by
+    :func:`matrix_rank`'s rule on the group): the Gram matrix of the result is ``AᵀA`` less the dropped part, so a
+    near-dependence spread across groups is not magnified (unit vectors had turned a direction of weight ε into one of
+    weight 1, and a numerically singular A into a full-rank result). Any grouping spans the same rows, so ``rank(A)`` is the rank of the result, which has at most as
     many rows.
 
     A pile's normal rows are redundant mostly within a pair of bodies (four parallel normals on a face span three
@@ -206,7 +208,8 @@ def row_space_by_support(A) -> sp.csr_matrix:
         block = sub[:, cj].toarray()
         if len(members) > 1:
             _, s, vt = np.linalg.svd(block, full_matrices=False)
-            block = vt[: singular_value_rank(s, block.shape)]
+            r = singular_value_rank(s, block.shape)
+            block = s[:r, None] * vt[:r]  # Σ_r V_rᵀ: BᵀB = AᵀA but the dropped part, so B's singular values track A's
         r = block.shape[0]
         rows.append(np.repeat(np.arange(out, out + r), cj.size))
         cols_out.append(np.tile(cj, r))

@@ -106,3 +106,15 @@ def test_an_answer_exact_only_for_nearby_data_is_not_compared(monkeypatch):
     assert other.certificate("forward_error").holds is False
     assert sol.crosscheck.routes[0].outcome == "not compared" and sol.crosscheck.agree is None
     assert sol.status == "solved" and sol.certified
+
+
+def test_an_agreement_of_a_lightly_judged_route_says_what_it_rests_on(rng):
+    """The route's answer judged in the role crosscheck (no forward error): its agreement's reason says so, so that an
+    agreement is never read as the route's answer being within its forward error of the exact one."""
+    from gaussqp.crosscheck import LIGHT_AGREEMENT
+
+    p, *_ = families.planted(rng, n=6, m_b=1, m_u=4)
+    sol = gaussqp.solve(p)
+    agreed = [o for o in sol.crosscheck.routes if o.outcome == "agreed"]
+    assert sol.crosscheck.agree is True and agreed
+    assert all(LIGHT_AGREEMENT in o.reason for o in agreed)

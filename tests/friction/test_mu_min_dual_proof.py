@@ -5,6 +5,9 @@ was tampered with or claims more than it proves; the verdict's bracket is then n
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -92,13 +95,64 @@ def test_a_certificate_claiming_more_than_it_proves_is_refused(humanoid):
     assert mm.farkas_lower_end(p, conic.det, {}, conic.r, y, best * (1 - 1e-6), best) is None
 
 
-def test_a_small_mu_min_is_proven_after_widening():
-    """real/stacker_boxes (μ_min ≈ 1.7e-3): the first step decides nothing within the backend's absolute tolerance on
-    t, a step farther below proves the lower end (the feasibility bisection had ended 0.7 % wide there)."""
+def test_a_small_mu_min_is_bracketed_and_proven():
+    """real/stacker_boxes (μ_min ≈ 1.7e-3): the ratio steps' duals prove nothing there once judged on their row-space
+    part with θ_y from the contacts above round-off (their 1e-6-wide "proof" had rested on a round-off allowance of
+    max|y|·max|J| ≈ 34); the feasibility programs prove the lower end, 0.7 % below, as before the dual proof."""
     p, sol, _ = _setup("real/stacker_boxes")
     lo, hi = sol.sticking.mu_min_lower, sol.sticking.mu_min
     assert lo is not None and hi is not None and 0.0 < lo < hi
-    assert hi - lo <= 200 * mm.MU_DUAL_PROOF_RTOL * hi
+    assert hi - lo <= 1e-2 * hi
+
+
+def test_a_kernel_component_does_not_widen_the_allowance():
+    """y + K z with J z = 0 proves what y proves (J y and rᵀy are unchanged): a vector that proves nothing is refused
+    however large K is (the allowance was max|y|·max|J|, which K inflated without bound). The sweep's d_sticking
+    problem of seed 0 (n = 11, rank J = 9) found by a review; at θ = 2 μ_min the set is not empty."""
+    import importlib.util
+
+    from gaussqp.backends import direct_backend
+    from gaussqp.friction.multiplier_conic import MultiplierSetConic
+    from gaussqp.friction.multiplier_set import active_tolerance
+    from gaussqp.settings import DIRECT_CONIC_BACKENDS, PRESETS
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("verdict_sweep", root / "benchmarks" / "verdict_sweep.py")
+    assert spec is not None and spec.loader is not None
+    vs = importlib.util.module_from_spec(spec)
+    sys.modules["verdict_sweep"] = vs
+    spec.loader.exec_module(vs)
+    p, _, _ = vs.gen_sticking(np.random.default_rng([4, 0]))
+    sol = gaussqp.solve(p, crosscheck=False)
+    mu = sol.sticking.mu_min
+    E, _ = p.equalities
+    G, _ = p.inequalities
+    J = np.vstack([np.asarray(B.todense() if hasattr(B, "todense") else B).reshape(-1, p.n) for B in (E, G)])
+    z = np.linalg.svd(J)[2][-1]
+    assert np.abs(J @ z).max() < 1e-12
+    a = sol.acceleration
+    conic = MultiplierSetConic(
+        p,
+        a,
+        active_tolerance(p, a),
+        sol.lambda_normal,
+        direct_backend("clarabel", "socp", DIRECT_CONIC_BACKENDS),
+        PRESETS["high"],
+    )
+    assert conic.feasible(np.full(p.m, 2 * mu), {}).status == "solved"  # not empty at 2 μ_min
+    y0 = -conic.r / (conic.r @ conic.r)  # rᵀy0 = −1 and nothing else
+    for K in (0.0, 1e6, 1e9, 1e12):
+        assert mm.farkas_lower_end(p, conic.det, {}, conic.r, y0 + K * z, 2 * mu, 3 * mu) is None
+
+
+def test_the_claim_is_never_above_what_the_vector_proves(humanoid):
+    p, sol, conic = humanoid
+    best = sol.sticking.mu_min
+    far = best * (1 - 1e-3)
+    y = _dual(conic, far)
+    theta_y = mm.farkas_lower_end(p, conic.det, {}, conic.r, y, far, best)
+    assert theta_y is not None
+    assert mm.farkas_lower_end(p, conic.det, {}, conic.r, y, theta_y * (1 + 1e-7), best) is None
 
 
 def test_without_a_proof_the_feasibility_programs_prove_the_lower_end_as_before(monkeypatch):

@@ -4,11 +4,12 @@ classification of a redundant sparse problem that relies on it."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.linalg as sla
 import scipy.sparse as sp
 
 import gaussqp
-from gaussqp.linalg.dense import matrix_rank, row_space_by_support, sparse_full_row_rank
+from gaussqp.linalg.dense import matrix_rank, normalize_rows, row_space_by_support, sparse_full_row_rank
 
 
 def _pile_rows(rng, bodies: int) -> sp.csr_matrix:
@@ -67,3 +68,22 @@ def test_classify_decides_a_redundant_sparse_problem_without_densifying_its_rows
     monkeypatch.setattr(problem_module, "as_dense", refuse)
     c = p.classify()
     assert c.normal_rank == 3 * bodies and c.redundant
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-6, 1e-5), (3e-10, 1e-6)])
+def test_a_near_dependence_across_groups_is_not_magnified(eps, delta):
+    """A review's case: rows a and a + εb share a support, x = (b, 1) and y = e3 − δe5 are two more groups, so
+    x − y = b + δe5: the four rows are numerically dependent (σ_min/σ_max ≤ 5e-12). Each group replaced by unit
+    singular vectors had turned εb into a unit row and the result into a full-rank one (classify: rank 4, not
+    redundant); with Σ_r V_rᵀ the rank is the dense rule's, 3."""
+    a = np.array([1, 1, 1, 0, 0, 0]) / np.sqrt(3)
+    b = np.array([1, -1, 0, 0, 0, 0]) / np.sqrt(2)
+    x = np.r_[b[:3], 1, 0, 0]
+    y = np.array([0, 0, 0, 1, 0, -delta])
+    A = np.array([a, a + eps * b, x, y])
+    assert matrix_rank(normalize_rows(A)) == 3
+    B = row_space_by_support(sp.csr_matrix(normalize_rows(A)))
+    assert matrix_rank(B.toarray()) == 3
+    p = gaussqp.ContactProblem.from_blocks(sp.eye(6, format="csr"), np.zeros(6), sp.csr_matrix(A), dimension=2)
+    c = p.classify()
+    assert c.normal_rank == 3 and c.redundant
