@@ -395,59 +395,52 @@ def solve_mode_free(
             for th, run in runs
         ],
     }
-    if nt.residual <= COULOMB_NN_ACCEPT_RTOL:
-        u = np.asarray(W @ nt.r).ravel() + q  # recomputed from the data, not the kernel's own u
-        history = [{"stage": "nonsmooth_newton", **h} for h in nt.history]
+
+    def kernel_answer(r, path: str, stage: str, history: list, status: str, iterations: int, times: dict, report=None):
+        """The answer of the Newton or of its rounds, ``u`` recomputed from the data (not the kernel's own u)."""
+        u = np.asarray(W @ r).ravel() + q
+        history = [{"stage": stage, **h} for h in history]
         return LocalAnswer(
-            nt.r,
+            r,
             u,
             0,
-            info["iterations"],  # every θ's iterations: the work done, as the proximal path counts it
+            iterations,
             history,
             "nonsmooth_newton",
-            "converged",
-            {"nonsmooth_newton": t_newton},
-            path="newton",
+            status,
+            dict(times),
+            path=path,
             newton_kernel=info,
+            proximal=report or {},
+        )
+
+    if nt.residual <= COULOMB_NN_ACCEPT_RTOL:
+        # every θ's iterations: the work done, as the proximal path counts it
+        return kernel_answer(
+            nt.r,
+            "newton",
+            "nonsmooth_newton",
+            nt.history,
+            "converged",
+            info["iterations"],
+            {"nonsmooth_newton": t_newton},
         )
     t0 = time.perf_counter()
     px, proximal = _proximal_rounds(W, q, mu, d, nt.r)
     t_proximal = time.perf_counter() - t0
+    times = {"nonsmooth_newton": t_newton, "proximal": t_proximal}
+    work = info["iterations"] + proximal["iterations"]
     rounds = None
     if px is not None:
-        u = np.asarray(W @ px.r).ravel() + q  # recomputed from the data, not the kernel's own u
-        rounds = LocalAnswer(
-            px.r,
-            u,
-            0,
-            info["iterations"] + proximal["iterations"],
-            [{"stage": "proximal", **h} for h in px.history],
-            "nonsmooth_newton",
-            "converged" if px.residual <= COULOMB_NN_ACCEPT_RTOL else px.reason,
-            {"nonsmooth_newton": t_newton, "proximal": t_proximal},
-            path="proximal newton",
-            newton_kernel=info,
-            proximal=proximal,
-        )
+        status = "converged" if px.residual <= COULOMB_NN_ACCEPT_RTOL else px.reason
+        rounds = kernel_answer(px.r, "proximal newton", "proximal", px.history, status, work, times, proximal)
         if px.residual <= COULOMB_NN_ACCEPT_RTOL:
             return rounds
     if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the best answer so far, judged
         info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
         if rounds is not None and px.residual < nt.residual:
             return rounds
-        return LocalAnswer(
-            nt.r,
-            np.asarray(W @ nt.r).ravel() + q,
-            0,
-            info["iterations"] + proximal["iterations"],
-            [{"stage": "nonsmooth_newton", **h} for h in nt.history],
-            "nonsmooth_newton",
-            nt.reason,
-            {"nonsmooth_newton": t_newton, "proximal": t_proximal},
-            path="newton",
-            newton_kernel=info,
-            proximal=proximal,
-        )
+        return kernel_answer(nt.r, "newton", "nonsmooth_newton", nt.history, nt.reason, work, times, proximal)
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times["nonsmooth_newton"] = t_newton
     ans.times["proximal"] = t_proximal

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..settings import COULOMB_UNIQUENESS_UNKNOWNS_MAX
+from .nonsmooth_newton import diagonal_blocks
 
 
 def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | None = None) -> tuple[bool | None, str]:
@@ -66,14 +67,7 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
         )
     sparse = sp.issparse(W)
     Wc = sp.csr_matrix(W) if sparse else np.asarray(W, dtype=float)
-    ar = np.arange(m)
-    if sparse:
-        rows = np.repeat(ar * d, d * d) + np.tile(np.repeat(np.arange(d), d), m)
-        cols = np.repeat(ar * d, d * d) + np.tile(np.tile(np.arange(d), d), m)
-        blocks = np.asarray(Wc[rows, cols]).reshape(m, d * d)
-    else:
-        blocks = Wc.reshape(m, d, m, d)[ar, :, ar, :].reshape(m, -1)
-    nrm = np.linalg.norm(blocks, axis=1)
+    nrm = np.linalg.norm(diagonal_blocks(Wc, m, d).reshape(m, -1), axis=1)
     if not np.all(nrm > 0):
         return None, "a contact's diagonal block of W is zero: W is singular"
     s = np.repeat(1.0 / np.sqrt(nrm), d)

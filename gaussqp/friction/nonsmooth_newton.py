@@ -165,6 +165,15 @@ def diagonal_blocks(W, m: int, d: int) -> np.ndarray:
     return np.asarray(W).reshape(m, d, m, d)[ar, :, ar, :]
 
 
+def contact_scales(W, m: int, d: int) -> np.ndarray:
+    """Each contact's own scale ``‖W_jj‖_F`` (m,), from W's diagonal blocks; a contact whose block vanishes gets the
+    largest block's scale (or 1 when every block vanishes). The Newton's weights are ``ρ_j = 1/‖W_jj‖_F``, the
+    proximal rounds' term is ``σ ‖W_jj‖_F`` (:mod:`gaussqp.friction.proximal_newton`)."""
+    nrm = np.linalg.norm(diagonal_blocks(W, m, d).reshape(m, -1), axis=1)
+    top = float(nrm.max(initial=0.0))
+    return np.where(nrm > 0, nrm, top if top > 0 else 1.0)
+
+
 # --------------------------------------------------------------------------------------------- global form
 class BlockInverse:
     """``M⁻¹`` of a sparse symmetric positive definite M by its connected blocks (the bodies of a multibody system;
@@ -311,11 +320,7 @@ class _System:
             self.Wblocks = self.pattern.blocks_of(self.W)
         else:
             self.W = W.toarray() if sp.issparse(W) else np.asarray(W, dtype=float)
-        blocks = diagonal_blocks(self.W, self.m, d)
-        nrm = np.linalg.norm(blocks.reshape(self.m, -1), axis=1)
-        top = float(nrm.max(initial=0.0))
-        # ρ_j = 1/‖W_jj‖_F; a contact whose diagonal block vanishes gets the largest block's scale (or 1)
-        self.rho_c = 1.0 / np.where(nrm > 0, nrm, top if top > 0 else 1.0)
+        self.rho_c = 1.0 / contact_scales(self.W, self.m, d)  # ρ_j = 1/‖W_jj‖_F
         self.rho = np.repeat(self.rho_c, d)
         self.mu2 = np.concatenate([mu, mu])
         self.qn = float(np.linalg.norm(q))
@@ -608,6 +613,7 @@ __all__ = [
     "STALLED",
     "NewtonResult",
     "cone_projection_jacobian",
+    "contact_scales",
     "diagonal_blocks",
     "shift_jacobian",
     "solve_newton",

@@ -54,7 +54,7 @@ from ..settings import (
     COULOMB_PROX_WORK_MAX,
 )
 from .coulomb_law import natural_map, project_cone
-from .nonsmooth_newton import CONVERGED, MAX_ITER, STALLED, diagonal_blocks, solve_newton
+from .nonsmooth_newton import CONVERGED, MAX_ITER, STALLED, contact_scales, solve_newton
 
 
 @dataclass
@@ -122,9 +122,7 @@ def solve_proximal(
     m = N // d
     qn = float(np.linalg.norm(q))
     Wk = sp.csr_matrix(W) if sp.issparse(W) else np.asarray(W, dtype=float)
-    nrm = np.linalg.norm(diagonal_blocks(Wk, m, d).reshape(m, -1), axis=1)
-    top = float(nrm.max(initial=0.0))
-    lam = np.repeat(np.where(nrm > 0, nrm, top if top > 0 else 1.0), d)  # Λ, contact by contact
+    lam = np.repeat(contact_scales(Wk, m, d), d)  # Λ, contact by contact
 
     def velocity(r: np.ndarray) -> np.ndarray:
         return np.asarray(Wk @ r).ravel() + q
