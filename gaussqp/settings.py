@@ -1154,3 +1154,9 @@ COULOMB_UNIQUENESS_UNKNOWNS_MAX = 600
 #: (:func:`gaussqp.friction.multiplier_set.row_space_part`): for a sparse J the least-squares ``Jᵀw = y`` is solved by
 #: LSQR to this relative tolerance (its ``atol``/``btol``), round-off of the product (a dense J uses ``lstsq``).
 CONIC_FARKAS_ROW_SPACE_RTOL = 1e-15
+
+# ---------------------------------------------------------------- the LCP route's recovery of the bilateral multipliers
+#: Steps of iterative refinement of ``λ_b = −A_nb⁺(A_bu λ_u + w_b)`` on the residual of the bilateral rows
+#: (:func:`gaussqp.formulations.delassus.recover_lcp`): ``A_nb = J_b M⁻¹ J_bᵀ`` squares the rows' condition, and the
+#: one product leaves a residual of about ``cond(A_nb)·ε`` of the rows' scale; each step gains the same factor again.
+LCP_RECOVERY_REFINEMENT_STEPS = 2
