@@ -1160,3 +1160,9 @@ CONIC_FARKAS_ROW_SPACE_RTOL = 1e-15
 #: (:func:`gaussqp.formulations.delassus.recover_lcp`): ``A_nb = J_b M⁻¹ J_bᵀ`` squares the rows' condition, and the
 #: one product leaves a residual of about ``cond(A_nb)·ε`` of the rows' scale; each step gains the same factor again.
 LCP_RECOVERY_REFINEMENT_STEPS = 2
+
+# ---------------------------------------------------------------- mode-free rollouts: a start across contact sets
+#: :class:`gaussqp.Solver` with ``adapt``: when a rollout's contact set changes, each new contact starts the Newton
+#: method from the reaction of the last certified state's contact whose normal row ``J_n,j`` has at least this cosine
+#: with its own (:func:`gaussqp.formulations.coulomb.carried_reaction`); a start only, judged like any other.
+COULOMB_CARRY_COSINE_MIN = 0.999

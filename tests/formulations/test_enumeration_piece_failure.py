@@ -41,3 +41,15 @@ def test_solve_answers_the_rollout_state(rollout_state):
     assert sol.status != SOLVED or sol.certified
     if sol.status == FAILED:
         assert sol.message
+
+
+def test_mode_free_with_sliding_leaves_every_frictional_mode_to_the_solver(rollout_state):
+    """A simulator's state whose modes were read from its velocities, re-posed with no mode told: the route that
+    decides stick/slip certifies it (state 22, where the told modes leave the enumeration undecided)."""
+    told = [str(m) for m in rollout_state.modes]
+    assert "sliding" in told and "sticking" in told
+    assert "sliding" in [str(m) for m in rollout_state.mode_free().modes]  # the default keeps told slip
+    free = rollout_state.mode_free(sliding=True)
+    assert [str(m) for m in free.modes] == ["coulomb" if m in ("sticking", "sliding") else m for m in told]
+    sol = gaussqp.solve(free, crosscheck=False)
+    assert sol.status == SOLVED and sol.certified
