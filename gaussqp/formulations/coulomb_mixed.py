@@ -21,9 +21,10 @@ contacts may sit next to ``"coulomb"`` ones). Two stages, as for F8 (:mod:`.coul
 2. **Newton polish**: Levenberg–Marquardt-regularized semismooth Newton on ``½‖E(x)‖²`` with the generalized
    Jacobian of :class:`~gaussqp.friction.mixed_law.MixedSystem` and Armijo backtracking (as F8's polish).
 
-Without a bilateral sticking contact, the Newton method runs first, from zero (no program: ``solver`` is then
-``nonsmooth_newton``), then from the first program's answer (the cones unshifted); the convex iteration goes on from
-that program's answer only when neither reaches :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL`.
+Without a bilateral sticking contact, the Newton method runs first with no program (``solver`` is then
+``nonsmooth_newton``): from "every contact sticks" (the equality KKT system by least squares), then from zero; then
+from the first program's answer (the cones unshifted); the convex iteration goes on from that program's answer only
+when none reaches :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL`.
 
 The answer is judged on our own recomputed map, contact by contact and dynamics row by row, in the data's units
 (``solved`` only when every contact's block is at most :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` and every
@@ -250,6 +251,23 @@ def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> 
     return best[1], k
 
 
+def _sticking_start(sysm: MixedSystem) -> np.ndarray:
+    """A start for the Newton method: every contact active and every cone contact sticking, the equality KKT system
+    ``M a + F = J_nᵀλ_n + T_cᵀλ_t``, ``J_n a + b = 0``, ``T_c a + c = 0`` (tutorial (4) with all rows as equalities)
+    solved by least squares (min-norm for redundant rows), in the scaled unknowns. Exact when the answer sticks
+    everywhere with no cone active (a robot at rest); a start only, judged like any other point."""
+    n, m, d1 = sysm.n, sysm.m, sysm.d - 1
+    Tc = sysm.T.reshape(m, d1, n)[sysm.cone].reshape(-1, n)
+    J = np.vstack([sysm.N, Tc])
+    drift = np.concatenate([sysm.b, sysm.c.reshape(m, d1)[sysm.cone].ravel()])
+    k = J.shape[0]
+    K = np.block([[sysm.M, -J.T], [J, np.zeros((k, k))]])
+    z = np.linalg.lstsq(K, np.concatenate([-sysm.F, -drift]), rcond=None)[0]
+    lam_t = np.zeros((m, d1))
+    lam_t[sysm.cone] = z[n + m :].reshape(-1, d1)
+    return sysm.pack(z[:n], z[n : n + m], lam_t)
+
+
 class CoulombMixed(SelfJudgedFormulation):
     name = "coulomb_mixed"
     id = "F9"
@@ -283,13 +301,18 @@ class CoulombMixed(SelfJudgedFormulation):
         bilateral_cones = [i for i in range(sysm.m) if sysm.kinds[i] == BILATERAL_STICKING]
         fp_it = nt_it = 0
         if not bilateral_cones:
-            # Newton first, from zero, then from the first program's answer (the cones unshifted: every contact
-            # sticking where it can), as F8 starts; the convex iteration goes on only when neither reaches the target
-            t1 = time.perf_counter()
-            x1, nt_it = _newton(sysm, np.zeros(sysm.size), COULOMB_POLISH_RTOL, history)
-            times["newton"] += time.perf_counter() - t1
-            if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
-                return self._answer(problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times)
+            # Newton first, with no program: from "every contact sticks" (the equality KKT system, least squares),
+            # then from zero; then from the first program's answer (the cones unshifted); the convex iteration goes
+            # on only when none reaches the target
+            for start in (_sticking_start(sysm), np.zeros(sysm.size)):
+                t1 = time.perf_counter()
+                x1, k = _newton(sysm, start, COULOMB_POLISH_RTOL, history)
+                nt_it += k
+                times["newton"] += time.perf_counter() - t1
+                if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
+                    return self._answer(
+                        problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times
+                    )
         t0 = time.perf_counter()
         prog = _GapProgram(sysm, solver, tol)
         x0, k = prog.run(np.zeros(sysm.size), 1, history)

@@ -265,7 +265,7 @@ def test_a_frictionless_coulomb_contact_that_moves_is_reported_sliding():
 
 def test_newton_first_without_a_program_on_the_quadruped():
     """The quadruped standing (tendon equalities: bilateral rows, so F9), every contact mode-free: the Newton method
-    from zero reaches the target without a convex program (a cvxpy program compiled per state was 25 of 27 ms on
+    reaches the target without a convex program (a cvxpy program compiled per state was 25 of 27 ms on
     the quadruped's rollout), and the answer is certified by the same judge."""
     from gaussqp import problems
 
@@ -274,3 +274,6 @@ def test_newton_first_without_a_program_on_the_quadruped():
     assert sol.formulation == "coulomb_mixed"
     assert sol.status == "solved" and sol.certified
     assert sol.solver == "nonsmooth_newton" and sol.extras["fixed_point_iterations"] == 0
+    # at rest every contact sticks with no cone active: the sticking start is the answer (no Newton step; from
+    # zero the method took 1, and from the first program's answer it needed that program)
+    assert sol.extras["newton_iterations"] == 0
