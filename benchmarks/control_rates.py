@@ -15,8 +15,8 @@ is reused between runs; times are medians after one warm-up. Rows (``real/humano
   Clarabel, to DAQP and to ProxQP (dense) — each row says when its package is absent;
 - all sticking (the stored problem): ``gaussqp.solve`` with defaults, with its status and certification;
 - a rollout of ``--states`` states of one structure re-solved by a ``Solver`` (defaults): the mean per state and
-  whether every state was certified. Without dm_control no MuJoCo rollout can be replayed here: the states are the
-  perturbed states above (the row says so);
+  whether every state was certified, on the perturbed states above (a MuJoCo rollout, whose contact set changes, is
+  ``benchmarks/mujoco_replay.py``'s);
 - MuJoCo ``mj_forward`` on dm_control's humanoid at the stored state (skipped, with the reason, without
   ``mujoco`` and ``dm_control``).
 
@@ -212,9 +212,8 @@ def main() -> int:
     t, sol = median(gaussqp.solve, states(hum, max(6, k // 5), rng))
     line("  gaussqp.solve (defaults)", t, tm, f"{sol.status}, certified {sol.certified}")
     print(
-        f"rollout of {args.states} states (perturbed states of one structure: no dm_control rollout here"
-        + ("" if tm is None else " is replayed")
-        + "):"
+        f"rollout of {args.states} perturbed states of one structure (a MuJoCo rollout of the humanoid and the "
+        "quadruped, contact sets changing, is replayed by benchmarks/mujoco_replay.py):"
     )
     s = gaussqp.Solver(fl)
     roll = states(fl, args.states, rng)
