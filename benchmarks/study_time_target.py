@@ -1,0 +1,106 @@
+"""Issue #27's per-problem time target, read off a study's results table (a benchmark report, not a test).
+
+    python benchmarks/study_time_target.py RESULTS.parquet [--ours coulomb_fixed_point] [--floor 0.010]
+        [--none-limit 5] [--markdown out.md]
+
+The target, problem by problem: gaussqp's route certified at ≤ 1e-8 of ‖q‖ by our recomputed residual (the study's
+``right``: correct and not contradicted) in at most twice the time of the fastest Siconos solver that is right on that
+problem, or ``--floor`` (10 ms) where that is longer; where no Siconos solver is right, certified in at most
+``--none-limit`` (5 s). Times are the study's own (each route's solve alone: Siconos's timer inside its process,
+gaussqp's route solve), judged by :func:`gaussqp.studies.metrics.classify`. Prints the count that meets it, the
+misses by reason (not certified; certified but slower than the target) and by family (the name before ``-s``), and
+the slowest misses with their ratio to the target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from gaussqp.studies.metrics import classify
+
+
+def family(problem: str) -> str:
+    name = str(problem).rsplit("/", 1)[-1]
+    return name.split("-s")[0] if "-s" in name else "fclib"
+
+
+def targets(frame, ours: str, floor: float, none_limit: float):
+    """One row per problem: our time and verdict, the fastest right Siconos time, the target and whether it is met."""
+    import pandas as pd
+
+    rows = []
+    for key, runs in frame.groupby("problem_key"):
+        mine = runs[runs["formulation"] == ours]
+        if mine.empty:
+            continue
+        peers = runs[(runs["formulation"] != ours) & runs["right"].astype(bool)]
+        fastest = float(peers["time"].min()) if len(peers) else float("nan")
+        target = max(2.0 * fastest, floor) if len(peers) else none_limit
+        right = bool(mine["right"].iloc[0])
+        t = float(mine["time"].iloc[0])
+        rows.append(
+            {
+                "problem": key,
+                "family": family(key),
+                "ours_right": right,
+                "ours_time": t,
+                "fastest_peer": fastest,
+                "fastest_peer_route": peers.loc[peers["time"].idxmin(), "formulation"] if len(peers) else "",
+                "target": target,
+                "met": right and t <= target,
+                "reason": "" if right and t <= target else ("not certified" if not right else "slower"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("--ours", default="coulomb_fixed_point")
+    ap.add_argument("--floor", type=float, default=0.010)
+    ap.add_argument("--none-limit", type=float, default=5.0)
+    ap.add_argument("--markdown", default="")
+    args = ap.parse_args(argv)
+    import pandas as pd
+
+    frame = classify(pd.read_parquet(args.results))
+    t = targets(frame, args.ours, args.floor, args.none_limit)
+    lines = [
+        f"{int(t['met'].sum())} of {len(t)} problems meet the target (certified, ≤ 2× the fastest right Siconos "
+        f"solver or ≤ {args.floor * 1e3:g} ms; ≤ {args.none_limit:g} s where no Siconos solver is right).",
+        "",
+        "| family | problems | met | not certified | certified, slower | median ours / target (slower ones) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for fam, g in t.groupby("family"):
+        slow = g[g["reason"] == "slower"]
+        ratio = float(np.median(slow["ours_time"] / slow["target"])) if len(slow) else float("nan")
+        lines.append(
+            f"| {fam} | {len(g)} | {int(g['met'].sum())} | {int((g['reason'] == 'not certified').sum())} | "
+            f"{len(slow)} | {'' if np.isnan(ratio) else f'{ratio:.1f}×'} |"
+        )
+    slow = t[t["reason"] == "slower"].assign(ratio=lambda d: d["ours_time"] / d["target"])
+    lines += [
+        "",
+        "The ten slowest against their target:",
+        "",
+        "| problem | ours (s) | target (s) | fastest right peer |",
+    ]
+    lines.append("|---|---:|---:|---|")
+    for _, r in slow.sort_values("ratio", ascending=False).head(10).iterrows():
+        peer = f"{r['fastest_peer_route']} {r['fastest_peer']:.4f} s" if r["fastest_peer_route"] else "none"
+        lines.append(f"| {r['problem']} | {r['ours_time']:.4f} | {r['target']:.4f} | {peer} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
