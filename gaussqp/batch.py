@@ -412,13 +412,17 @@ class Solver:
             started=t0,
             bracket=self.bracket,
         )
+        carry = None
         for route, g in self._rollout.items():
             # the next state starts from this one's reaction only when it is certified and this route's (a failed or
             # withdrawn answer, or another route's, leaves the next state to the cold starts)
             if g.plan is not None:
                 g.plan.guess = g.plan.reaction(sol) if sol.status == SOLVED and sol.formulation == route else None
-                # kept with its problem for a state of another contact set (``adapt``: carried contact by contact)
-                self._carry = (problem, g.plan.guess) if g.plan.guess is not None else None
+                if g.plan.guess is not None:
+                    carry = (problem, g.plan.guess)
+        # this state's, for a state of another contact set (``adapt``: carried contact by contact); none when it was
+        # not certified or its structure keeps no plan
+        self._carry = carry
         return sol
 
     def _solve_local(self, problem: LocalContactProblem, t0: float) -> Solution:

@@ -81,3 +81,21 @@ def test_a_rollout_state_of_another_contact_set_starts_warm_and_is_certified(hum
     assert sol.certified
     cold = gaussqp.solve(q, crosscheck=False)
     assert cold.status == SOLVED and cold.extras["warm_start"] is False
+
+
+def test_only_the_last_certified_state_is_carried(humanoid, monkeypatch):
+    """An uncertified state, or a state whose structure keeps no plan (no mode-free contact), leaves nothing to carry."""
+    p, _ = humanoid
+    solver = gaussqp.Solver(p, crosscheck=False, adapt=True)
+    sol = solver.solve(p)
+    assert solver._carry is not None and solver._carry[0] is p
+    sol.status = "inaccurate"  # what the Solver would have seen had the judge refused it
+    monkeypatch.setattr(gaussqp.batch, "solve_classified", lambda *a, **k: sol)
+    solver.solve(p)
+    assert solver._carry is None
+    monkeypatch.undo()
+    solver.solve(p)
+    assert solver._carry is not None
+    frictionless = problems.load("real/humanoid_lying")  # told sticking: no mode-free contact, no plan
+    solver.solve(frictionless)
+    assert solver._carry is None
