@@ -273,9 +273,10 @@ def _mlcp_outcome(
     """(acceleration gap, ``Jᵀλ`` gap, outcome) of the sticking MLCP route's answer ``other`` against F4's ``sol``
     (:func:`sticking_crosscheck`): when F4 finds the sticking mode, its acceleration solves the MLCP without cones, so a
     certified MLCP answer is compared on the acceleration and ``Jᵀλ`` when the acceleration is unique; an MLCP answer
-    that failed its own checks (``inaccurate``) is not compared, as the generic cross-check does not compare one."""
+    that failed its own checks (``inaccurate``) is compared with nothing (neither F4's answer nor its verified
+    nonexistence), as the generic cross-check does not compare one."""
     feasible = sol.status == SOLVED
-    if feasible and other.status == INACCURATE:
+    if other.status == INACCURATE:  # compared with neither an answer nor a verified nonexistence
         return (
             None,
             None,

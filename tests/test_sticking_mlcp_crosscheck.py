@@ -4,6 +4,8 @@ read as incompatible rows; an MLCP answer that failed its own checks is never co
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -14,7 +16,7 @@ from gaussqp.crosscheck import _mlcp_outcome
 from gaussqp.formulations import FORMULATIONS
 from gaussqp.model.problem import ContactProblem
 from gaussqp.model.scales import data_scales, relative
-from gaussqp.results import AGREED, INACCURATE, NOT_COMPARED, SOLVED
+from gaussqp.results import AGREED, INACCURATE, INFEASIBLE, NOT_COMPARED, SOLVED
 from gaussqp.settings import get_tolerance
 
 
@@ -84,3 +86,15 @@ def test_an_inaccurate_mlcp_answer_is_not_an_agreement(sticking_states):
     other.status = INACCURATE  # the same numbers, which agree, but an answer that failed its own checks
     ga, gf, route = _mlcp_outcome(sol, other, "lcp_lemke", p, get_tolerance(None))
     assert route.outcome == NOT_COMPARED and ga is None and gf is None
+
+
+def test_an_inaccurate_mlcp_answer_does_not_contradict_a_verified_nonexistence(sticking_states):
+    """F4 infeasible with a verified proof: an MLCP answer that failed its own checks contradicts nothing."""
+    p = sticking_states[1]
+    sol = gaussqp.solve(p)
+    sol.status = INFEASIBLE
+    sol.hints = replace(sol.hints, nonexistence_verified=True)
+    other = FORMULATIONS["lcp_lemke"].solve(p)
+    other.status = INACCURATE
+    _, _, route = _mlcp_outcome(sol, other, "lcp_lemke", p, get_tolerance(None))
+    assert route.outcome == NOT_COMPARED
