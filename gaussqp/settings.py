@@ -1154,3 +1154,18 @@ COULOMB_UNIQUENESS_UNKNOWNS_MAX = 600
 #: (:func:`gaussqp.friction.multiplier_set.row_space_part`): for a sparse J the least-squares ``Jᵀw = y`` is solved by
 #: LSQR to this relative tolerance (its ``atol``/``btol``), round-off of the product (a dense J uses ``lstsq``).
 CONIC_FARKAS_ROW_SPACE_RTOL = 1e-15
+
+# ---------------------------------------------------------------- mode-free Coulomb: accelerated proximal rounds
+# gaussqp/friction/proximal_newton.py (issue #27, hard problems): inexact inner solves and Anderson acceleration of the
+# sequence of centres.
+
+#: An inner problem is solved to its problem's current residual divided by this (PROX's adaptive internal tolerance:
+#: Siconos's ``fc3d_proximal``, internal error ratio 10), never below :data:`COULOMB_PROX_INNER_RTOL`: early rounds
+#: are inexact, late ones tight (Rockafellar's inexact proximal point with summable errors).
+COULOMB_PROX_INNER_RATIO = 10.0
+#: Anderson acceleration of the centres (Walker, Ni, "Anderson acceleration for fixed-point iterations", SIAM J. Numer.
+#: Anal. 2011): the next centre combines the last this-many-plus-one proximal answers under one σ; 0 turns it off.
+COULOMB_PROX_ANDERSON_MEMORY = 5
+#: Anderson's least-squares problem is solved with singular values below this fraction of the largest dropped
+#: (``lstsq``'s ``rcond``): nearly collinear differences of the last rounds are not amplified.
+COULOMB_PROX_ANDERSON_RCOND = 1e-10

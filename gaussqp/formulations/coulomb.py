@@ -477,6 +477,7 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.n
                 "iterations": out.iterations,
                 "reason": out.reason,
                 "residual": out.residual,
+                "accelerated": out.accelerated,
             }
         )
         if best is None or out.residual < best.residual:
