@@ -10,7 +10,8 @@ one thread): the route ``gaussqp.solve(problem, crosscheck=False)`` (its status 
 and the kernel ``condense_sparse`` + ``solve_mode_free`` alone, with this checkout on ``PYTHONPATH``, then with
 ``--before`` (e.g. ``/work/main``). Siconos's NSGS, PROX and NSN-AC (tolerance 1e-8, at most 10,000 iterations,
 from r = 0) are timed inside the Siconos process around the solve alone, on the dense condensed problem, and judged
-by our residual; the target is ``max(2 × the fastest reaching 1e-8, 10 ms)``, or 5 s when none does (the issue's).
+by our residual (``--siconos-solvers`` a subset, ``--siconos-timeout`` seconds for all of them on one file); the
+target is ``max(2 × the fastest reaching 1e-8, 10 ms)``, or 5 s when none does (the issue's).
 """
 
 from __future__ import annotations
@@ -50,8 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per child process")
     ap.add_argument("--no-siconos", action="store_true")
+    ap.add_argument("--siconos-solvers", default="NSGS,PROX,NSN_AC", help="of NSGS, PROX, NSN_AC")
+    ap.add_argument("--siconos-timeout", type=float, default=600.0, help="seconds for Siconos's solvers of one file")
     ap.add_argument("--write", default=None, help="write the results as Markdown to this file")
     args = ap.parse_args(argv)
+    import friction_fclib
+
+    friction_fclib.SOLVERS = tuple(f"SICONOS_FRICTION_3D_{s}" for s in args.siconos_solvers.split(","))
+    friction_fclib.TIMEOUT = args.siconos_timeout
     load0 = os.getloadavg()
     rows = []
     for f in args.files:
