@@ -32,6 +32,7 @@ from .dispatch import PREFERENCES, check_bracket, check_facets, choose_formulati
 from .formulations import FORMULATIONS
 from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
+from .formulations.coulomb import carried_reaction
 from .linalg.dense import sparse_digest
 from .model.any_problem import PROBLEM_TYPES, Problem
 from .model.local_problem import LocalContactProblem
@@ -295,6 +296,8 @@ class Solver:
         self.adapt = _check_flag(adapt, "adapt")
         #: how many times the Solver was re-bound to another structure (``adapt``)
         self.rebinds = 0
+        #: the last certified mode-free state and its reaction, carried to a state of another contact set (``adapt``)
+        self._carry: tuple[ContactProblem, np.ndarray] | None = None
         self.bracket = bracket
         self.certify, self.crosscheck, self.tolerance = opts["certify"], opts["crosscheck"], opts["tolerance"]
         self.facets = int(facets)
@@ -364,13 +367,21 @@ class Solver:
 
     def _rebind(self, problem: Problem) -> None:
         """``adapt``: this Solver is now for ``problem``'s structure — the contact set changed along a rollout. What
-        was kept for the old structure is dropped (layout, factors, formulation choices) and the next solve starts
-        cold: a reaction is carried contact by contact only between states of one structure."""
+        was kept for the old structure is dropped (layout, factors, formulation choices). The last certified
+        mode-free reaction is carried to the new contact set contact by contact, matched by their normal rows
+        (:func:`~gaussqp.formulations.coulomb.carried_reaction`): a start the Newton method keeps only when its
+        residual is small, beside its cold starts."""
         self.structure = Structure.of(problem)
         self._choice = {}
         self._formulations = {k: v for k, v in self._formulations.items() if k not in self._rollout}
         self._bind_coulomb(problem)
         self.rebinds += 1
+        if self._carry is not None and problem.form == "global":
+            previous, reaction = self._carry
+            guess = carried_reaction(previous, reaction, cast(ContactProblem, problem))
+            for g in self._rollout.values():  # each plan is for ``problem``: the guess is in its contact blocks
+                if g.plan is not None and guess is not None:
+                    g.plan.guess = guess
 
     def _solve_checked(self, problem: Problem, t0: float) -> Solution:
         if self.structure.form == "local":  # the problem's structure was checked: its form is this Solver's
@@ -406,6 +417,8 @@ class Solver:
             # withdrawn answer, or another route's, leaves the next state to the cold starts)
             if g.plan is not None:
                 g.plan.guess = g.plan.reaction(sol) if sol.status == SOLVED and sol.formulation == route else None
+                # kept with its problem for a state of another contact set (``adapt``: carried contact by contact)
+                self._carry = (problem, g.plan.guess) if g.plan.guess is not None else None
         return sol
 
     def _solve_local(self, problem: LocalContactProblem, t0: float) -> Solution:

@@ -267,6 +267,83 @@ def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> li
     return out
 
 
+def _mlcp_outcome(
+    sol: Solution, other: Solution, other_name: str, problem: ContactProblem, tol: Tolerance
+) -> tuple[float | None, float | None, RouteOutcome]:
+    """(acceleration gap, ``Jᵀλ`` gap, outcome) of the sticking MLCP route's answer ``other`` against F4's ``sol``
+    (:func:`sticking_crosscheck`): when F4 finds the sticking mode, its acceleration solves the MLCP without cones, so a
+    certified MLCP answer is compared on the acceleration and ``Jᵀλ`` when the acceleration is unique; an MLCP answer
+    that failed its own checks (``inaccurate``) is not compared, as the generic cross-check does not compare one."""
+    feasible = sol.status == SOLVED
+    if feasible and other.status == INACCURATE:
+        return (
+            None,
+            None,
+            route_outcome(other_name, other.status, NOT_COMPARED, "the route's answer failed its own residual checks"),
+        )
+    if feasible and other.status in SOLUTION_PRESENT:
+        if not sol.unique.get("acceleration"):
+            return (
+                None,
+                None,
+                route_outcome(
+                    other_name,
+                    other.status,
+                    NOT_COMPARED,
+                    "the acceleration is not known to be unique: a gap proves nothing",
+                ),
+            )
+        ga = _rel_gap(sol.acceleration, other.acceleration, problem)
+        gf = _rel_gap(sol.generalized_force, other.generalized_force, problem, "force")
+        ok = ga <= tol.crosscheck and gf <= tol.crosscheck
+        return (
+            ga,
+            gf,
+            route_outcome(
+                other_name,
+                other.status,
+                AGREED if ok else DISAGREED,
+                f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check tolerance {tol.crosscheck:g}",
+            ),
+        )
+    if feasible and other.status in INF_OR_UNB:
+        return (
+            None,
+            None,
+            route_outcome(
+                other_name,
+                other.status,
+                DISAGREED,
+                "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
+                f"but {other_name} says {other.status!r}",
+            ),
+        )
+    if sol.status in INF_OR_UNB and sol.hints.nonexistence_verified and other.status in SOLUTION_PRESENT | INF_OR_UNB:
+        ok = other.status == sol.status
+        return (
+            None,
+            None,
+            route_outcome(
+                other_name,
+                other.status,
+                AGREED if ok else DISAGREED,
+                f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}",
+            ),
+        )
+    if other.status not in SOLUTION_PRESENT | INF_OR_UNB:
+        return None, None, route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}")
+    return (
+        None,
+        None,
+        route_outcome(
+            other_name,
+            other.status,
+            NOT_COMPARED,
+            f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it",
+        ),
+    )
+
+
 def sticking_crosscheck(
     sol: Solution, problem: ContactProblem, cls, solver, tol, facets: int = DEFAULT_FACETS, bracket_mode: str = "off"
 ) -> CrossCheck:
@@ -303,62 +380,17 @@ def sticking_crosscheck(
         else "gauss_qp"
     )
     g = FORMULATIONS[other_name]
-    other = g.solve(problem, solver=solver if g.kind == "cvxpy" else None, tolerance=tol)
-    ga = gf = None
-    routes = _bracket_routes(sol, problem, bracket)
-    if feasible and other.status in SOLUTION_PRESENT:
-        if sol.unique.get("acceleration"):
-            ga = _rel_gap(sol.acceleration, other.acceleration, problem)
-            gf = _rel_gap(sol.generalized_force, other.generalized_force, problem, "force")
-            ok = ga <= tol.crosscheck and gf <= tol.crosscheck
-            routes.append(
-                route_outcome(
-                    other_name,
-                    other.status,
-                    AGREED if ok else DISAGREED,
-                    f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check tolerance {tol.crosscheck:g}",
-                )
-            )
-        else:
-            routes.append(
-                route_outcome(
-                    other_name,
-                    other.status,
-                    NOT_COMPARED,
-                    "the acceleration is not known to be unique: a gap proves nothing",
-                )
-            )
-    elif feasible and other.status in INF_OR_UNB:
-        routes.append(
-            route_outcome(
-                other_name,
-                other.status,
-                DISAGREED,
-                "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
-                f"but {other_name} says {other.status!r}",
-            )
-        )
-    elif sol.status in INF_OR_UNB and sol.hints.nonexistence_verified and other.status in SOLUTION_PRESENT | INF_OR_UNB:
-        ok = other.status == sol.status
-        routes.append(
-            route_outcome(
-                other_name,
-                other.status,
-                AGREED if ok else DISAGREED,
-                f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}",
-            )
-        )
-    elif other.status not in SOLUTION_PRESENT | INF_OR_UNB:
-        routes.append(route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}"))
-    else:
-        routes.append(
-            route_outcome(
-                other_name,
-                other.status,
-                NOT_COMPARED,
-                f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it",
-            )
-        )
+    backend = solver if g.kind == "cvxpy" else None
+    # first judged for its status only (role crosscheck), as the generic cross-check does: enough to agree; anything
+    # but an agreement rests on the route's answer judged in full
+    other = g.solve(problem, solver=backend, tolerance=tol, role=CROSSCHECK)
+    ga, gf, route = _mlcp_outcome(sol, other, other_name, problem, tol)
+    if route.outcome != AGREED:
+        other = g.solve(problem, solver=backend, tolerance=tol)
+        ga, gf, route = _mlcp_outcome(sol, other, other_name, problem, tol)
+    elif other.status == SOLVED:
+        route = replace(route, reason=route.reason + "; " + LIGHT_AGREEMENT)
+    routes = _bracket_routes(sol, problem, bracket) + [route]
     return CrossCheck(
         formulation=other_name,
         solver=other.solver,

@@ -1155,6 +1155,18 @@ COULOMB_UNIQUENESS_UNKNOWNS_MAX = 600
 #: LSQR to this relative tolerance (its ``atol``/``btol``), round-off of the product (a dense J uses ``lstsq``).
 CONIC_FARKAS_ROW_SPACE_RTOL = 1e-15
 
+# ---------------------------------------------------------------- the LCP route's recovery of the bilateral multipliers
+#: Steps of iterative refinement of ``λ_b = −A_nb⁺(A_bu λ_u + w_b)`` on the residual of the bilateral rows
+#: (:func:`gaussqp.formulations.delassus.recover_lcp`): ``A_nb = J_b M⁻¹ J_bᵀ`` squares the rows' condition, and the
+#: one product leaves a residual of about ``cond(A_nb)·ε`` of the rows' scale; each step gains the same factor again.
+LCP_RECOVERY_REFINEMENT_STEPS = 2
+
+# ---------------------------------------------------------------- mode-free rollouts: a start across contact sets
+#: :class:`gaussqp.Solver` with ``adapt``: when a rollout's contact set changes, each new contact starts the Newton
+#: method from the reaction of the last certified state's contact whose normal row ``J_n,j`` has at least this cosine
+#: with its own (:func:`gaussqp.formulations.coulomb.carried_reaction`); a start only, judged like any other.
+COULOMB_CARRY_COSINE_MIN = 0.999
+
 # ---------------------------------------------------------------- mode-free Coulomb: accelerated proximal rounds
 # gaussqp/friction/proximal_newton.py (issue #27, hard problems): inexact inner solves and Anderson acceleration of the
 # sequence of centres.

@@ -6,7 +6,7 @@ enumeration's certificate (:mod:`gaussqp.certificates.enumeration`) and settles 
 
 from __future__ import annotations
 
-from ..errors import NotApplicableError
+from ..errors import NotApplicableError, SolverError
 from ..friction.enumeration import Enumeration, enumerate_solutions, enumerated_contacts
 from ..friction.sliding import ReducedSlidingLCP, p_matrix_test, reduce, sliding_lcp
 from ..model.problem import ContactProblem
@@ -79,7 +79,10 @@ def sliding_verdict(sol: Solution, enum: Enumeration | None = None) -> None:
     at most :data:`ENUMERATION_MAX` contacts are enumerated, and the P-matrix test when M ≻ 0."""
     p = sol.problem
     if enum is None and len(enumerated_contacts(p)) <= ENUMERATION_MAX:
-        enum = enumerate_solutions(p)
+        try:
+            enum = enumerate_solutions(p)
+        except SolverError as err:  # a piece's program failed: the enumeration decides nothing, uniqueness stays open
+            sol.message = (sol.message + "; " if sol.message else "") + f"uniqueness not enumerated: {err}"
     if enum is not None and sol.certificate("sliding_enumeration") is not None:
         sol.certificates = [c for c in sol.certificates if c.id != "sliding_enumeration"]
     certs = []

@@ -76,6 +76,7 @@ from ..results import Solution
 from ..settings import (
     COULOMB_ARMIJO,
     COULOMB_BACKTRACK,
+    COULOMB_CARRY_COSINE_MIN,
     COULOMB_DENSE_MAX,
     COULOMB_FALLBACK_UNKNOWNS_MAX,
     COULOMB_DYNAMICS_FLOOR,
@@ -622,6 +623,58 @@ def block_reaction(sol: Solution, m: int) -> np.ndarray | None:
     if sol.lambda_normal is None or sol.lambda_tangent is None or len(sol.lambda_normal) != m:
         return None
     return np.hstack([np.asarray(sol.lambda_normal)[:, None], np.asarray(sol.lambda_tangent)]).ravel()
+
+
+def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: ContactProblem) -> np.ndarray | None:
+    """A start for the Newton method of ``problem`` from ``reaction`` (m·d, contact blocks: :func:`block_reaction`),
+    the certified reaction of ``previous``: another contact set of the same robot (a rollout whose contact set changed,
+    :class:`gaussqp.Solver` with ``adapt``), or None when there is nothing to carry.
+
+    Contacts are matched by their normal rows: each contact of ``problem`` takes the reaction of the contact of
+    ``previous`` whose row ``J_n,j`` has the largest cosine with its own, when that cosine is at least
+    :data:`~gaussqp.settings.COULOMB_CARRY_COSINE_MIN` (greedy by cosine, each contact of ``previous`` used once); its
+    tangential part is re-expressed in the new tangent rows by least squares on the generalized force it exerted,
+    ``T_i x = T_i T_jᵀ r_t,j`` (the new frame may be rotated about the normal). The others start at 0. Dense rows with
+    the same coordinates only. A start, never an answer: the Newton method keeps it only when its residual is small
+    (:data:`~gaussqp.settings.COULOMB_NN_GUESS_RTOL`), and every answer is judged on its own data."""
+    if (
+        previous.n != problem.n
+        or previous.dimension != problem.dimension
+        or not previous.m
+        or not problem.m
+        or any(sp.issparse(A) for A in (previous.J_n, previous.J_t, problem.J_n, problem.J_t))
+        or reaction.shape != (previous.m * previous.dimension,)
+    ):
+        return None
+    d = problem.dimension
+    A, B = np.asarray(problem.J_n, dtype=float), np.asarray(previous.J_n, dtype=float)
+    na, nb = np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
+    cos = (A @ B.T) / np.maximum(np.outer(na, nb), np.finfo(float).tiny)
+    order = np.argsort(-cos, axis=None)
+    new_of, old_used = np.full(problem.m, -1), np.zeros(previous.m, dtype=bool)
+    for flat in order:
+        i, j = divmod(int(flat), previous.m)
+        if cos[i, j] < COULOMB_CARRY_COSINE_MIN:
+            break
+        if new_of[i] < 0 and not old_used[j]:
+            new_of[i], old_used[j] = j, True
+    hit = np.flatnonzero(new_of >= 0)
+    if not hit.size:
+        return None
+    old = reaction.reshape(previous.m, d)
+    out = np.zeros((problem.m, d))
+    out[hit, 0] = old[new_of[hit], 0]
+    nt_new, nt_old = problem.J_t.shape[0], previous.J_t.shape[0]
+    if d > 1 and nt_new == problem.m * (d - 1) and nt_old == previous.m * (d - 1):
+        Tn = np.asarray(problem.J_t, dtype=float).reshape(problem.m, d - 1, -1)[hit]
+        To = np.asarray(previous.J_t, dtype=float).reshape(previous.m, d - 1, -1)[new_of[hit]]
+        force = np.einsum("kti,kt->ki", To, old[new_of[hit], 1:])  # T_jᵀ r_t,j, the generalized force exerted
+        gram = np.einsum("kti,ksi->kts", Tn, Tn)
+        rhs = np.einsum("kti,ki->kt", Tn, force)
+        ok = np.abs(np.linalg.det(gram)) > np.finfo(float).eps * np.einsum("ktt->k", gram) ** (d - 1)
+        if np.any(ok):
+            out[hit[ok], 1:] = np.linalg.solve(gram[ok], rhs[ok][..., None])[..., 0]
+    return out.ravel()
 
 
 class LocalPlan:

@@ -21,6 +21,10 @@ contacts may sit next to ``"coulomb"`` ones). Two stages, as for F8 (:mod:`.coul
 2. **Newton polish**: Levenberg–Marquardt-regularized semismooth Newton on ``½‖E(x)‖²`` with the generalized
    Jacobian of :class:`~gaussqp.friction.mixed_law.MixedSystem` and Armijo backtracking (as F8's polish).
 
+Without a bilateral sticking contact, the Newton method runs first, from zero (no program: ``solver`` is then
+``nonsmooth_newton``), then from the first program's answer (the cones unshifted); the convex iteration goes on from
+that program's answer only when neither reaches :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL`.
+
 The answer is judged on our own recomputed map, contact by contact and dynamics row by row, in the data's units
 (``solved`` only when every contact's block is at most :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` and every
 dynamics row at most :data:`~gaussqp.settings.COULOMB_DYNAMICS_RTOL`).
@@ -277,11 +281,32 @@ class CoulombMixed(SelfJudgedFormulation):
         history: list = []
         times = {"fixed_point": 0.0, "newton": 0.0}
         bilateral_cones = [i for i in range(sysm.m) if sysm.kinds[i] == BILATERAL_STICKING]
+        fp_it = nt_it = 0
+        if not bilateral_cones:
+            # Newton first, from zero, then from the first program's answer (the cones unshifted: every contact
+            # sticking where it can), as F8 starts; the convex iteration goes on only when neither reaches the target
+            t1 = time.perf_counter()
+            x1, nt_it = _newton(sysm, np.zeros(sysm.size), COULOMB_POLISH_RTOL, history)
+            times["newton"] += time.perf_counter() - t1
+            if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
+                return self._answer(problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times)
         t0 = time.perf_counter()
         prog = _GapProgram(sysm, solver, tol)
-        x0, fp_it = prog.run(np.zeros(sysm.size), 1 if bilateral_cones else COULOMB_FIXED_POINT_ITER_MAX, history)
+        x0, k = prog.run(np.zeros(sysm.size), 1, history)
+        fp_it += k
         times["fixed_point"] += time.perf_counter() - t0
-        nt_it = 0
+        if not bilateral_cones:
+            t1 = time.perf_counter()
+            x1, k = _newton(sysm, x0, COULOMB_POLISH_RTOL, history)
+            nt_it += k
+            times["newton"] += time.perf_counter() - t1
+            if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
+                x0 = x1
+            else:
+                t0 = time.perf_counter()
+                x0, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX - 1, history)
+                fp_it += k
+                times["fixed_point"] += time.perf_counter() - t0
         best = (np.inf, x0)
         # a bilateral sticking contact's cone ‖λ_t‖ <= μ|λ_n| is two convex cones: the side of λ_n's sign in the
         # cone-free answer first, then that choice with one contact's side flipped (the polish takes any side)
@@ -299,15 +324,29 @@ class CoulombMixed(SelfJudgedFormulation):
                 best = (res, x)
             if best[0] <= COULOMB_RESIDUAL_RTOL:
                 break
-        x = best[1]
-        sol = Solution(problem=problem, status="failed", formulation=self.name, solver=prog.backend.name)
+        return self._answer(problem, sysm, best[1], prog.backend.name, prog.status, fp_it, nt_it, history, times)
+
+    def _answer(
+        self,
+        problem: ContactProblem,
+        sysm: MixedSystem,
+        x: np.ndarray,
+        solver: str,
+        backend_status: str,
+        fp_it: int,
+        nt_it: int,
+        history: list,
+        times: dict,
+    ) -> Solution:
+        """The route's answer ``x`` (``failed`` until the judge decides), with what the stages did."""
+        sol = Solution(problem=problem, status="failed", formulation=self.name, solver=solver)
         _fill(sol, sysm, x)
         sol.extras.update(
             {
                 "fixed_point_iterations": fp_it,
                 "newton_iterations": nt_it,
                 "history": history,
-                "backend_status": prog.status,
+                "backend_status": backend_status,
             }
         )
         sol.timing.detail.update(times)

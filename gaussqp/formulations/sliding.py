@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ..errors import NotApplicableError, TooLargeError
+from ..errors import NotApplicableError, SolverError, TooLargeError
 from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
@@ -78,6 +78,9 @@ class SlidingLCP(SlidingFormulation):
             except TooLargeError:
                 sol.status, sol.message = FAILED, f"{exc}; and the problem is too large to enumerate"
                 return sol
+            except SolverError as err:
+                sol.status, sol.message = FAILED, f"{exc}; and {err}"
+                return sol
             sol.route = "enumeration (no LCP (58): A_nb - A_tb[μ_b ξ_b] singular)"
             return _from_enumeration(sol, enum)
         t1 = time.perf_counter()
@@ -98,6 +101,9 @@ class SlidingLCP(SlidingFormulation):
                 f"Lemke ended with {res.status} on the {L.form} matrix, which is not known to be "
                 "copositive-plus, and the problem is too large to enumerate"
             )
+            return sol
+        except SolverError as err:
+            sol.status, sol.message = FAILED, f"Lemke ended with {res.status} on the {L.form} matrix, and {err}"
             return sol
         sol.route = f"enumeration (Lemke {res.status} on {L.form})"
         return _from_enumeration(sol, enum)
@@ -182,7 +188,11 @@ class SlidingEnumeration(SlidingFormulation):
             route="stick/slip enumeration (71)" if len(problem.sticking) else "enumeration of (37)/(50)/(58)",
         )
         t0 = time.perf_counter()
-        enum = enumerate_solutions(problem, solver=solver, relax=tol.residual)
+        try:
+            enum = enumerate_solutions(problem, solver=solver, relax=tol.residual)
+        except SolverError as err:  # a piece's program failed: the route decides nothing (solve never raises it)
+            sol.status, sol.message = FAILED, str(err)
+            return sol
         sol.timing.detail = {"enumeration": time.perf_counter() - t0}
         return _from_enumeration(sol, enum)
 
@@ -283,7 +293,11 @@ class CoulombEnumeration(SlidingFormulation):
             ),
         )
         t0 = time.perf_counter()
-        enum = enumerate_solutions(problem, solver=solver, cone=self.model, relax=tol.residual)
+        try:
+            enum = enumerate_solutions(problem, solver=solver, cone=self.model, relax=tol.residual)
+        except SolverError as err:  # a piece's program failed: the route decides nothing (solve never raises it)
+            sol.status, sol.message = FAILED, str(err)
+            return sol
         sol.timing.detail = {"enumeration": time.perf_counter() - t0}
         return _from_enumeration(sol, enum)
 

@@ -39,12 +39,25 @@ from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from .coulomb_law import project_cone, project_cone_jacobian
+from .nonsmooth_newton import cone_projection_jacobian as _cone_projection_jacobian
 
 BILATERAL, BILATERAL_STICKING, BILATERAL_SLIDING = "bilateral", "bilateral_sticking", "bilateral_sliding"
 UNILATERAL, UNILATERAL_STICKING, UNILATERAL_SLIDING = "unilateral", "unilateral_sticking", "unilateral_sliding"
 COULOMB = "coulomb"
 #: kinds whose tangential multipliers are unknowns (the others have none, or a told sliding force)
 CONE_KINDS = (COULOMB, UNILATERAL_STICKING, BILATERAL_STICKING)
+
+
+#: rows of ``E`` per contact of each kind, as a function of the dimension d (the table of the module docstring)
+_ROWS = {
+    BILATERAL: lambda d: 1,
+    BILATERAL_SLIDING: lambda d: 1,
+    UNILATERAL: lambda d: 1,
+    UNILATERAL_SLIDING: lambda d: 1,
+    COULOMB: lambda d: d,
+    BILATERAL_STICKING: lambda d: d + 1,
+    UNILATERAL_STICKING: lambda d: 2 * d - 1,
+}
 
 
 def contact_kind(problem: ContactProblem, i: int) -> str:
@@ -108,6 +121,16 @@ class MixedSystem:
         # the friction force of told sliding contacts: g = Σ μ |λ_n| T_iᵀ s_i (its column per unit |λ_n|)
         self.sliding = [i for i in range(m) if self.kinds[i].endswith("sliding")]
         self.slide_dir = {i: self.mu[i] * (self.T[i * d1 : (i + 1) * d1].T @ self.slip[i]) for i in self.sliding}
+        # ∂ũ_i/∂ã of every contact, (m, d, n): rows (normal, tangents) over the coordinates' columns (data only)
+        rows_all = np.concatenate([self.N[:, None, :], self.T.reshape(m, d1, n)], axis=1)
+        self._DU = rows_all * self.a_scale[None, None, :] / self.u_scale[:, None, None]
+        # each contact's rows of E after the dynamics rows (their count by kind), and the coulomb contacts, which
+        # :meth:`evaluate` computes together
+        sizes = [_ROWS[k](d) for k in self.kinds]
+        self._offset = n + np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        self._blocks = [slice(int(self._offset[i]), int(self._offset[i + 1])) for i in range(m)]
+        self._coulomb = np.array([i for i in range(m) if self.kinds[i] == COULOMB], dtype=int)
+        self._coulomb_t = np.array([self.t_index[i] for i in self._coulomb], dtype=int)
 
     # ------------------------------------------------------------------ variables
     def split(self, x: np.ndarray) -> Split:
@@ -149,40 +172,69 @@ class MixedSystem:
     # ------------------------------------------------------------------ the map and its Jacobian
     def evaluate(self, x: np.ndarray, jacobian: bool = True) -> tuple[np.ndarray, np.ndarray | None, list]:
         """``(E(x), ∂E/∂x or None, blocks)``: the stacked scaled map, one element of its generalized Jacobian,
-        and for every contact the slice of ``E`` that is its own (for the per-contact residuals)."""
+        and for every contact the slice of ``E`` that is its own (for the per-contact residuals). The coulomb
+        contacts are computed together (one projection, one batched product), the other kinds one by one."""
         n, m, d = self.n, self.m, self.d
         d1 = d - 1
         s = self.split(x)
         un, ut = self.velocities(s.a)
-        rows: list[np.ndarray] = [self.dynamics(s) / self.dyn_scale]
-        jac: list[np.ndarray] = []
+        total = int(self._offset[-1])
+        E = np.empty(total)
+        E[:n] = self.dynamics(s) / self.dyn_scale
+        Jac = None
         if jacobian:
-            Jd = np.zeros((n, self.size))
-            Jd[:, :n] = self.M * self.a_scale[None, :] / self.dyn_scale[:, None]
-            for i in range(m):
-                col = -self.N[i].copy()
-                if i in self.slide_dir:
-                    col = col + np.sign(s.lam_n[i]) * self.slide_dir[i]
-                Jd[:, n + i] = col * self.lam_scale[i] / self.dyn_scale
-            for i, k in self.t_index.items():
-                Jd[:, k : k + d1] = -self.T[i * d1 : (i + 1) * d1].T * self.lam_scale[i] / self.dyn_scale[:, None]
-            jac.append(Jd)
-        blocks, start = [], n
+            Jac = np.zeros((total, self.size))
+            Jac[:n, :n] = self.M * self.a_scale[None, :] / self.dyn_scale[:, None]
+            Jac[:n, n : n + m] = -self.N.T * self.lam_scale[None, :] / self.dyn_scale[:, None]
+            for i in self.sliding:  # the told sliding friction's column per unit |λ_n|
+                col = -self.N[i] + np.sign(s.lam_n[i]) * self.slide_dir[i]
+                Jac[:n, n + i] = col * self.lam_scale[i] / self.dyn_scale
+            if self.cone:  # the cone contacts' tangential columns, contiguous after λ_n (t_index)
+                Tc = self.T.reshape(m, d1, n)[self.cone] * self.lam_scale[self.cone][:, None, None]
+                Jac[:n, n + m :] = -Tc.reshape(-1, n).T / self.dyn_scale[:, None]
+        C = self._coulomb
         for i, kind in enumerate(self.kinds):
+            if kind == COULOMB:
+                continue
             e, G = self._contact(i, kind, s, un[i], ut[i], jacobian)
-            rows.append(e)
-            if jacobian:
-                jac.append(G)
-            blocks.append(slice(start, start + e.size))
-            start += e.size
-        E = np.concatenate(rows)
-        return E, (np.vstack(jac) if jacobian else None), blocks
+            E[self._blocks[i]] = e
+            if Jac is not None:
+                Jac[self._blocks[i]] = G
+        if C.size:
+            self._coulomb_rows(C, s, un, ut, E, Jac)
+        return E, Jac, list(self._blocks)
+
+    def _coulomb_rows(
+        self, C: np.ndarray, s: Split, un: np.ndarray, ut: np.ndarray, E: np.ndarray, Jac: np.ndarray | None
+    ) -> None:
+        """The coulomb contacts ``C``' rows of ``E`` (and of its Jacobian): ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))``."""
+        n, d = self.n, self.d
+        ls, us, mu = self.lam_scale[C], self.u_scale[C], self.mu[C]
+        lam = np.empty((C.size, d))
+        lam[:, 0] = s.lam_n[C] / ls
+        lam[:, 1:] = s.lam_t[C] / ls[:, None]
+        ut_ = ut[C] / us[:, None]
+        v = np.concatenate([(un[C] / us)[:, None], ut_], axis=1)
+        nut = np.sqrt(np.add.reduce(ut_ * ut_, axis=1))
+        z = lam - v
+        z[:, 0] -= mu * nut
+        rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
+        E[rows] = (lam - project_cone(z.ravel(), mu, d).reshape(-1, d)).ravel()
+        if Jac is None:
+            return
+        P = _cone_projection_jacobian(z.ravel(), mu, d)
+        D = np.broadcast_to(np.eye(d), P.shape).copy()
+        moving = nut > 0
+        D[moving, 0, 1:] = (mu[moving] / nut[moving])[:, None] * ut_[moving]
+        Jac[rows, :n] = np.matmul(np.matmul(P, D), self._DU[C]).reshape(-1, n)
+        rest = np.eye(d)[None, :, :] - P
+        Jac[rows, np.repeat(n + C, d)] = rest[:, :, 0].ravel()
+        cols = self._coulomb_t[:, None] + np.arange(d - 1)[None, :]
+        Jac[rows[:, None], np.repeat(cols, d, axis=0)] = rest[:, :, 1:].reshape(-1, d - 1)
 
     def _du(self, i: int) -> np.ndarray:
         """∂ũ_i/∂x over the coordinates' columns: (d, n), rows (normal, tangents)."""
-        d1 = self.d - 1
-        rows = np.vstack([self.N[i : i + 1], self.T[i * d1 : (i + 1) * d1]])
-        return rows * self.a_scale[None, :] / self.u_scale[i]
+        return self._DU[i]
 
     def _contact(self, i: int, kind: str, s: Split, un: float, ut: np.ndarray, jacobian: bool):
         n, d = self.n, self.d

@@ -804,7 +804,10 @@ class ContactProblem:
         """A copy with another force vector (same structure)."""
         return self._with(F=F)
 
-    def mode_free(self, name: str | None = None) -> "ContactProblem":
+    def mode_free(self, name: str | None = None, *, sliding: bool = False) -> "ContactProblem":
         """A copy with every told ``sticking`` contact given the mode ``coulomb`` (stick or slip left to the solver,
-        as the mode-free route and the audit pose them); the other modes kept."""
-        return self._with(modes=["coulomb" if str(m) == "sticking" else str(m) for m in self._modes], name=name)
+        as the mode-free route and the audit pose them); with ``sliding``, every told ``sliding`` contact too (a
+        simulator's state whose slip the importer read from its velocities, re-posed with no mode told); the other
+        modes kept."""
+        free = ("sticking", "sliding") if sliding else ("sticking",)
+        return self._with(modes=["coulomb" if str(m) in free else str(m) for m in self._modes], name=name)

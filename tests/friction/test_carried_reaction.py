@@ -1,0 +1,83 @@
+"""A mode-free rollout whose contact set changes: the last certified reaction is carried to the new contact set
+contact by contact (matched by normal rows, tangents re-expressed), a start for the Newton method only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gaussqp
+from gaussqp import problems
+from gaussqp.formulations.coulomb import block_reaction, carried_reaction
+from gaussqp.model.problem import ContactProblem
+from gaussqp.results import SOLVED
+
+
+@pytest.fixture(scope="module")
+def humanoid():
+    p = problems.load("real/humanoid_lying").mode_free()
+    sol = gaussqp.solve(p, crosscheck=False)
+    assert sol.status == SOLVED
+    return p, block_reaction(sol, p.m)
+
+
+def _subset(p: ContactProblem, keep: list[int], rotate: float = 0.0) -> ContactProblem:
+    """The contacts ``keep`` of ``p`` (in that order), their tangent frames turned by ``rotate`` about the normal."""
+    d = p.dimension
+    Jt = np.asarray(p.J_t).reshape(p.m, d - 1, p.n)[keep]
+    c, s = np.cos(rotate), np.sin(rotate)
+    Jt = np.einsum("ts,ksi->kti", np.array([[c, -s], [s, c]]), Jt).reshape(-1, p.n)
+    return ContactProblem.from_blocks(
+        p.M,
+        p.F,
+        np.asarray(p.J_n)[keep],
+        np.asarray(p.normal_drift)[keep],
+        [str(p.types[i]) for i in keep],
+        Jt,
+        np.zeros(len(keep) * (d - 1)),
+        np.asarray(p.friction)[keep],
+        [str(p.modes[i]) for i in keep],
+        None,
+        [bool(p.has_tangent[i]) for i in keep],
+        d,
+        name="subset",
+    )
+
+
+def test_the_same_contacts_carry_the_same_reaction(humanoid):
+    p, r = humanoid
+    np.testing.assert_allclose(carried_reaction(p, r, p), r, rtol=1e-12, atol=1e-12 * np.abs(r).max())
+
+
+def test_contacts_are_matched_by_their_rows_and_tangents_re_expressed(humanoid):
+    p, r = humanoid
+    d = p.dimension
+    keep = [5, 2, 9, 11, 0]
+    q = _subset(p, keep, rotate=0.7)
+    got = carried_reaction(p, r, q).reshape(len(keep), d)
+    old = r.reshape(p.m, d)[keep]
+    np.testing.assert_allclose(got[:, 0], old[:, 0], rtol=0, atol=0)
+    # the generalized force of each tangential reaction is the one the old contact exerted
+    Jt_old = np.asarray(p.J_t).reshape(p.m, d - 1, p.n)[keep]
+    Jt_new = np.asarray(q.J_t).reshape(len(keep), d - 1, p.n)
+    f_old = np.einsum("kti,kt->ki", Jt_old, old[:, 1:])
+    f_new = np.einsum("kti,kt->ki", Jt_new, got[:, 1:])
+    np.testing.assert_allclose(f_new, f_old, rtol=1e-12, atol=1e-12 * np.abs(f_old).max())
+
+
+def test_nothing_to_carry_across_other_coordinates(humanoid):
+    p, r = humanoid
+    assert carried_reaction(p, r[:-3], p) is None  # a reaction of another contact count
+
+
+def test_a_rollout_state_of_another_contact_set_starts_warm_and_is_certified(humanoid):
+    p, _ = humanoid
+    q = _subset(p, [i for i in range(p.m) if i != 4])
+    solver = gaussqp.Solver(p, crosscheck=False, adapt=True)
+    assert solver.solve(p).status == SOLVED
+    sol = solver.solve(q)
+    assert solver.rebinds == 1
+    assert sol.status == SOLVED and sol.extras["warm_start"] is True
+    assert sol.certified
+    cold = gaussqp.solve(q, crosscheck=False)
+    assert cold.status == SOLVED and cold.extras["warm_start"] is False

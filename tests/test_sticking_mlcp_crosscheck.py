@@ -1,0 +1,86 @@
+"""The sticking cross-check's MLCP route (Lemke on the constrained Delassus LCP) on the all-sticking humanoid: the
+recovery of the bilateral multipliers is refined, so the route decides where the one-shot product of tutorial (17) was
+read as incompatible rows; an MLCP answer that failed its own checks is never counted as an agreement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import gaussqp
+from gaussqp import problems
+from gaussqp.crosscheck import _mlcp_outcome
+from gaussqp.formulations import FORMULATIONS
+from gaussqp.model.problem import ContactProblem
+from gaussqp.model.scales import data_scales, relative
+from gaussqp.results import AGREED, INACCURATE, NOT_COMPARED, SOLVED
+from gaussqp.settings import get_tolerance
+
+
+def _state(p: ContactProblem, rng) -> ContactProblem:
+    """Another state of ``p``'s structure: each normal row and the force scaled within 1 % (as a robot's next
+    configuration would give)."""
+    rows = 1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.m)
+    Jn = sp.csr_matrix(sp.diags(rows) @ p.J_n) if sp.issparse(p.J_n) else np.asarray(p.J_n) * rows[:, None]
+    F = np.asarray(p.F) * (1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.n))
+    return ContactProblem.from_blocks(
+        p.M,
+        F,
+        Jn,
+        p.normal_drift,
+        list(p.types),
+        p.J_t,
+        p.tangent_drift,
+        p.friction,
+        list(p.modes),
+        p.slip,
+        list(p.has_tangent),
+        p.dimension,
+        name=p.name,
+    )
+
+
+@pytest.fixture(scope="module")
+def sticking_states() -> list[ContactProblem]:
+    p0 = problems.load("real/humanoid_lying")
+    rng = np.random.default_rng(0)
+    return [_state(p0, rng) for _ in range(4)]
+
+
+def test_the_lcp_route_recovers_ill_conditioned_bilateral_rows(sticking_states):
+    """16 sticking-tangent rows with σ_min/σ_max = 3e-6: A_nb = J_b M⁻¹ J_bᵀ has condition ~1e11, and λ_b from one
+    product left residuals up to 7e-9 of the rows' scale (above the 1e-9 test: "bilateral rows incompatible", a
+    failed route on 3 of these 4 states). Refined, every state's answer meets its rows."""
+    for p in sticking_states:
+        sol = FORMULATIONS["lcp_lemke"].solve(p)
+        assert sol.status in (SOLVED, INACCURATE), sol.message
+        assert "incompatible" not in sol.message
+        E, e = p.equalities
+        r = np.asarray(E @ sol.acceleration).ravel() + e
+        assert float(relative(r, data_scales(p).equality_row).max()) <= 1e-11
+
+
+def test_the_sticking_crosscheck_compares_the_mlcp_route(sticking_states):
+    """F4's certified answer is compared with the MLCP route on some of these states (before, Lemke failed on 3 of 4
+    and nothing was compared), and an agreement is never reported on an MLCP answer that is not certified."""
+    agreed = 0
+    for p in sticking_states:
+        sol = gaussqp.solve(p)
+        assert sol.status == SOLVED
+        (route,) = [r for r in sol.crosscheck.routes if r.route == "lcp_lemke"]
+        if route.outcome == AGREED:
+            assert route.status == SOLVED
+            agreed += 1
+        else:
+            assert route.outcome == NOT_COMPARED
+    assert agreed >= 2
+
+
+def test_an_inaccurate_mlcp_answer_is_not_an_agreement(sticking_states):
+    p = sticking_states[1]
+    sol = gaussqp.solve(p)
+    other = FORMULATIONS["lcp_lemke"].solve(p)
+    other.status = INACCURATE  # the same numbers, which agree, but an answer that failed its own checks
+    ga, gf, route = _mlcp_outcome(sol, other, "lcp_lemke", p, get_tolerance(None))
+    assert route.outcome == NOT_COMPARED and ga is None and gf is None
