@@ -12,7 +12,12 @@ from gaussqp.formulations import coulomb
 from gaussqp.friction import nonsmooth_newton as nn
 from gaussqp.friction.coulomb_law import natural_map_residual
 from gaussqp.friction.proximal_newton import solve_proximal
-from gaussqp.settings import COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_REG_THETAS, COULOMB_RESIDUAL_RTOL
+from gaussqp.settings import (
+    COULOMB_NN_ACCEPT_RTOL,
+    COULOMB_NN_REG_THETAS,
+    COULOMB_PROX_FALLBACK_SKIP_RTOL,
+    COULOMB_RESIDUAL_RTOL,
+)
 
 
 def residual(W, q, mu, d, r) -> float:
@@ -108,6 +113,7 @@ def test_when_the_convex_iteration_ends_farther_than_the_rounds_their_point_is_t
     far from a solution: the route answers with the rounds' best point, which the judge certifies."""
     W, q, mu, d = rank_deficient(3)
     monkeypatch.setattr(coulomb, "COULOMB_NN_ACCEPT_RTOL", 0.0)
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_FALLBACK_SKIP_RTOL", 0.0)
     far = coulomb.LocalAnswer(np.zeros(q.size), q.copy(), 7, 0, [], "clarabel", "inaccurate", {"fixed_point": 0.0})
     monkeypatch.setattr(coulomb, "solve_local", lambda *a, **k: far)
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
@@ -184,3 +190,30 @@ def test_the_accelerated_rounds_never_make_the_route_claim_solved_above_the_tole
     assert sol.extras["path"] == "proximal newton"
     assert sol.natural_map_residual.relative > COULOMB_RESIDUAL_RTOL
     assert sol.status != "solved" and not sol.certified
+
+
+def test_rounds_within_half_the_certificates_tolerance_answer_without_the_convex_iteration(monkeypatch):
+    """Rounds that end above the acceptance bound (here set to 0) but within COULOMB_PROX_FALLBACK_SKIP_RTOL answer
+    directly: the dense convex iteration is not run (on chain-s1-i0015 it cost ~25 s to end farther), the answer says
+    so, and the judge certifies it on the data."""
+    W, q, mu, d = rank_deficient(4)
+    monkeypatch.setattr(coulomb, "COULOMB_NN_ACCEPT_RTOL", 0.0)
+
+    def forbidden(*a, **k):
+        raise AssertionError("the convex iteration ran")
+
+    monkeypatch.setattr(coulomb, "solve_local", forbidden)
+    sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
+    assert sol.extras["path"] == "proximal newton"
+    assert "COULOMB_PROX_FALLBACK_SKIP_RTOL" in sol.extras["nonsmooth_newton"]["fallback"]
+    assert sol.status == "solved" and sol.natural_map_residual.relative <= COULOMB_PROX_FALLBACK_SKIP_RTOL
+
+
+def test_rounds_beyond_the_skip_bound_still_fall_back_to_the_convex_iteration(monkeypatch):
+    """Above COULOMB_PROX_FALLBACK_SKIP_RTOL (here: 0) the convex iteration runs as before."""
+    W, q, mu, d = rank_deficient(4)
+    monkeypatch.setattr(coulomb, "COULOMB_NN_ACCEPT_RTOL", 0.0)
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_FALLBACK_SKIP_RTOL", 0.0)
+    sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
+    assert "fallback" not in sol.extras["nonsmooth_newton"]
+    assert sol.status == "solved"
