@@ -89,6 +89,7 @@ from ..settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_ITER_MAX,
     COULOMB_NN_REG_THETAS,
+    COULOMB_PROX_FALLBACK_SKIP_RTOL,
     COULOMB_PROX_WORK_MAX,
     COULOMB_POLISH_RTOL,
     COULOMB_PSD_RTOL,
@@ -359,7 +360,8 @@ def solve_mode_free(
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
-    (:func:`_proximal_rounds`); when they do not either, the convex iteration + polish of :func:`solve_local` from
+    (:func:`_proximal_rounds`); when they do not either and their best point is not within
+    :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the convex iteration + polish of :func:`solve_local` from
     scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
     dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says
     the fallback did not run. Every answer is judged afterwards by the same recomputed natural-map residual
@@ -437,6 +439,12 @@ def solve_mode_free(
         rounds = kernel_answer(px.r, "proximal newton", "proximal", px.history, status, work, times, proximal)
         if px.residual <= COULOMB_NN_ACCEPT_RTOL:
             return rounds
+        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL:  # within the certificate's reach: the judge decides
+            info["fallback"] = (
+                f"not run: the rounds' residual {px.residual:.1e} is at most COULOMB_PROX_FALLBACK_SKIP_RTOL = "
+                f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
+            )
+            return rounds
     if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the best answer so far, judged
         info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
         if rounds is not None and px.residual < nt.residual:
@@ -478,6 +486,7 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.n
                 "iterations": out.iterations,
                 "reason": out.reason,
                 "residual": out.residual,
+                "accelerated": out.accelerated,
             }
         )
         if best is None or out.residual < best.residual:
