@@ -683,6 +683,32 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
     return (yv, t) if t <= relax else (None, t)
 
 
+def _pinned_cones(y: np.ndarray, cs: np.ndarray, yhat: float, cond: float, cones) -> bool | None:
+    """Whether the point ``y`` that a piece's square equalities pin lies in its cones (3D sticking contacts), decided in
+    NumPy without a program when the answer does not depend on the solve's round-off, else None (the program decides).
+
+    Each cone's margin ``μσ y_n − ‖y_t‖`` at the scale of its terms in the equilibrated unknowns, ``(|μσ| cs_n +
+    max cs_t) ‖ŷ‖∞``: inside when every margin is at least ``−PIECE_RTOL`` of it and the solve's own round-off
+    (``N ε cond(Â)`` of it, ``cond`` that of the equilibrated equalities) is below ``PIECE_RTOL``, or when every margin
+    exceeds that round-off; outside when a margin is below minus the larger of the two. A margin within the round-off
+    of an ill-conditioned solve is not decided here: a point strictly inside the cones was rejected so (cond 3.6e9,
+    margins +1e-7 in exact arithmetic)."""
+    N = y.size
+    roundoff = N * np.finfo(float).eps * cond
+    band = max(PIECE_RTOL, roundoff)
+    margins = []
+    for iln, it, musig in cones:
+        scale = (abs(musig) * cs[iln] + float(np.max(cs[it]))) * yhat
+        margins.append((musig * y[iln] - float(np.linalg.norm(y[it])), scale))
+    if any(m < -band * sc for m, sc in margins):
+        return False
+    if roundoff <= PIECE_RTOL and all(m >= -PIECE_RTOL * sc for m, sc in margins):
+        return True
+    if all(m >= band * sc for m, sc in margins):
+        return True
+    return None
+
+
 def _solve_piece(Aeq, beq, G, h, cones, solver, n):
     """A point of ``{Aeq y = beq, G y >= h}`` (∩ cones) or None, whether it is the only one, and whether
     the acceleration (the first ``n`` unknowns) is the same at every point of the piece."""
@@ -693,20 +719,18 @@ def _solve_piece(Aeq, beq, G, h, cones, solver, n):
         # nonsingular or not once the rows and unknowns are equilibrated (Ruiz): a mass ratio of 1e10 or a row
         # of norm 1e-6 is not a singular piece (the raw condition number was compared with SOLVE_COND_MAX)
         r, cs = ruiz_scaling(Aeq)
-        y, _ = scaled_solve(Aeq, beq, r, cs)
+        y, cond = scaled_solve(Aeq, beq, r, cs)
         if y is not None:
             # the equalities pin the point: each inequality at its own terms in the equilibrated unknowns ŷ = y / cs,
-            # (G y - h)_i >= -PIECE_RTOL (|G_i| cs ‖ŷ‖∞ + |h_i|), not at max(1, |F|, |b|) · max(1, |y|); each cone
-            # (3D sticking) at the same scale, μσ y_n − ‖y_t‖ >= −PIECE_RTOL (|μσ| cs_n + max cs_t) ‖ŷ‖∞ (no program:
-            # Clarabel ended NumericalError on such a piece, a single point, of a MuJoCo state)
+            # (G y - h)_i >= -PIECE_RTOL (|G_i| cs ‖ŷ‖∞ + |h_i|), not at max(1, |F|, |b|) · max(1, |y|)
             yhat = float(np.abs(y / cs).max(initial=0.0))
             ok = bool(np.all(G @ y - h >= -PIECE_RTOL * ((np.abs(G) @ cs) * yhat + np.abs(h)))) if G.size else True
-            ok = ok and all(
-                musig * y[iln] - float(np.linalg.norm(y[it]))
-                >= -PIECE_RTOL * (abs(musig) * cs[iln] + float(np.max(cs[it]))) * yhat
-                for iln, it, musig in (cones or ())
-            )
-            return (y, True, True) if ok else (None, None, None)
+            if not cones:
+                return (y, True, True) if ok else (None, None, None)
+            decided = _pinned_cones(y, cs, yhat, cond, cones)
+            if decided is not None:
+                return (y, True, True) if ok and decided else (None, None, None)
+            # within the round-off of the solve on a cone's boundary: the program decides (below)
     if cones:
         y = _socp_piece(Aeq, beq, G, h, cones, solver)
         if y is None:
