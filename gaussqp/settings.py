@@ -1186,3 +1186,11 @@ COULOMB_PROX_ANDERSON_RCOND = 1e-10
 #: and the convex iteration is not run (the judge still decides, on the original data): on ``chain-s1-i0015`` the
 #: rounds end at 2.4e-9 and the convex iteration then spent ~25 s to end farther from a solution.
 COULOMB_PROX_FALLBACK_SKIP_RTOL = 5e-9
+
+# ---------------------------------------------------------------- classification of small sparse problems
+#: A sparse ``J_n`` with ``n · m`` at most this is densified for the rank of its normal rows (:meth:`gaussqp.
+#: ContactProblem.classify`): the dense rule of a dense ``J_n``, an SVD of the rows, against the sparse test and the
+#: rows grouped by support above it. The two decided the same rank on all 309 readable problems of the study
+#: (`benchmarks/results/fclib_generated_study_final`); the dense SVD took 1.4 ms against 8 ms up to 10⁴ entries and
+#: 9 ms against 19 ms up to 10⁵, and lost above (26 against 13 ms).
+CLASSIFY_SPARSE_DENSE_MAX = 100_000

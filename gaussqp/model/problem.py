@@ -33,6 +33,7 @@ from ..errors import (
 )
 from ..settings import (
     CLASSIFY_DENSE_MAX,
+    CLASSIFY_SPARSE_DENSE_MAX,
     MASS_RTOL,
     CONTACT_DIMENSION_MAX,
     COORDINATES_MAX,
@@ -677,14 +678,23 @@ class ContactProblem:
 
     # ------------------------------------------------------------------ classification
     def classify(self) -> SystemClass:
-        """System class: mass definiteness and rank, constraint kinds, friction modes, redundancy."""
+        """System class: mass definiteness and rank, constraint kinds, friction modes, redundancy. Decided once per
+        problem (a problem does not change after construction; the class is frozen): the dispatcher, the formulation's
+        ``accepts`` and the reports ask it again, and the rank of a sparse problem's normal rows cost 6 ms a time on a
+        40-contact pile."""
+        return self._system_class
+
+    @cached_property
+    def _system_class(self) -> SystemClass:
+        """:meth:`classify`, computed."""
         fac = self.mass_factor
         mb, mu_ = len(self.bilateral), len(self.unilateral)
         constraints = "none" if self.m == 0 else ("mixed" if mb and mu_ else ("bilateral" if mb else "unilateral"))
         frictional = set(self._modes[self._modes != "frictionless"])
         modes = "frictionless" if not frictional else "mixed" if len(frictional) > 1 else str(frictional.pop())
-        small = self.n * self.m <= CLASSIFY_DENSE_MAX and not sp.issparse(self._Jn)
-        nrank = matrix_rank(self._equilibrated_normals()) if self.m and small else self._sparse_rank()
+        size = self.n * self.m
+        small = size <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self._Jn) else CLASSIFY_DENSE_MAX)
+        nrank = matrix_rank(as_dense(self._equilibrated_normals())) if self.m and small else self._sparse_rank()
         notes = []
         if nrank < self.m:
             notes.append(f"normal rows redundant: rank {nrank} < {self.m} contacts")

@@ -66,6 +66,7 @@ def test_classify_decides_a_redundant_sparse_problem_without_densifying_its_rows
         raise AssertionError("the rows were densified")
 
     monkeypatch.setattr(problem_module, "as_dense", refuse)
+    monkeypatch.setattr(problem_module, "CLASSIFY_SPARSE_DENSE_MAX", 0)  # the sparse path at a test's size
     c = p.classify()
     assert c.normal_rank == 3 * bodies and c.redundant
 

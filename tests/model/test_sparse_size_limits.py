@@ -46,6 +46,7 @@ def _cycle(m: int, n: int) -> ContactProblem:
 
 
 def test_sparse_rows_whose_rank_needs_densifying_are_refused_by_name(monkeypatch):
+    monkeypatch.setattr(problem_module, "CLASSIFY_SPARSE_DENSE_MAX", 0)  # the sparse path at a test's size
     monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
     p = _cycle(20, 30)  # a dependency across rows of different supports: full rank cannot be proven sparsely
     with pytest.raises(InputTooLargeError, match="J_n.*densify"):
@@ -57,6 +58,7 @@ def test_sparse_rows_whose_rank_needs_densifying_are_refused_by_name(monkeypatch
 def test_a_repeated_sparse_row_is_decided_without_densifying(monkeypatch):
     """Rows of nested supports (a repeated row, the contacts between two bodies) are reduced group by group
     (:func:`gaussqp.linalg.dense.row_space_by_support`) and the rest proven sparsely (issue #27, growth)."""
+    monkeypatch.setattr(problem_module, "CLASSIFY_SPARSE_DENSE_MAX", 0)  # the sparse path at a test's size
     monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
     c = _sparse(20, 30, duplicate=True).classify()
     assert c.normal_rank == 20 and c.redundant
