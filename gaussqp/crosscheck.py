@@ -276,72 +276,35 @@ def _mlcp_outcome(
     that failed its own checks (``inaccurate``) is compared with nothing (neither F4's answer nor its verified
     nonexistence), as the generic cross-check does not compare one."""
     feasible = sol.status == SOLVED
+
+    def uncompared_gaps(outcome: str, reason: str) -> tuple[None, None, RouteOutcome]:
+        return None, None, route_outcome(other_name, other.status, outcome, reason)
+
     if other.status == INACCURATE:  # compared with neither an answer nor a verified nonexistence
-        return (
-            None,
-            None,
-            route_outcome(other_name, other.status, NOT_COMPARED, "the route's answer failed its own residual checks"),
-        )
+        return uncompared_gaps(NOT_COMPARED, "the route's answer failed its own residual checks")
     if feasible and other.status in SOLUTION_PRESENT:
         if not sol.unique.get("acceleration"):
-            return (
-                None,
-                None,
-                route_outcome(
-                    other_name,
-                    other.status,
-                    NOT_COMPARED,
-                    "the acceleration is not known to be unique: a gap proves nothing",
-                ),
-            )
+            return uncompared_gaps(NOT_COMPARED, "the acceleration is not known to be unique: a gap proves nothing")
         ga = _rel_gap(sol.acceleration, other.acceleration, problem)
         gf = _rel_gap(sol.generalized_force, other.generalized_force, problem, "force")
         ok = ga <= tol.crosscheck and gf <= tol.crosscheck
-        return (
-            ga,
-            gf,
-            route_outcome(
-                other_name,
-                other.status,
-                AGREED if ok else DISAGREED,
-                f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check tolerance {tol.crosscheck:g}",
-            ),
-        )
+        within = f"acceleration and Jᵀλ {'within' if ok else 'beyond'} the cross-check tolerance {tol.crosscheck:g}"
+        return ga, gf, route_outcome(other_name, other.status, AGREED if ok else DISAGREED, within)
     if feasible and other.status in INF_OR_UNB:
-        return (
-            None,
-            None,
-            route_outcome(
-                other_name,
-                other.status,
-                DISAGREED,
-                "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
-                f"but {other_name} says {other.status!r}",
-            ),
+        return uncompared_gaps(
+            DISAGREED,
+            "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
+            f"but {other_name} says {other.status!r}",
         )
     if sol.status in INF_OR_UNB and sol.hints.nonexistence_verified and other.status in SOLUTION_PRESENT | INF_OR_UNB:
-        ok = other.status == sol.status
-        return (
-            None,
-            None,
-            route_outcome(
-                other_name,
-                other.status,
-                AGREED if ok else DISAGREED,
-                f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}",
-            ),
+        return uncompared_gaps(
+            AGREED if other.status == sol.status else DISAGREED,
+            f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}",
         )
     if other.status not in SOLUTION_PRESENT | INF_OR_UNB:
-        return None, None, route_outcome(other_name, other.status, NOT_COMPARED, f"{other_name} ended {other.status!r}")
-    return (
-        None,
-        None,
-        route_outcome(
-            other_name,
-            other.status,
-            NOT_COMPARED,
-            f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it",
-        ),
+        return uncompared_gaps(NOT_COMPARED, f"{other_name} ended {other.status!r}")
+    return uncompared_gaps(
+        NOT_COMPARED, f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it"
     )
 
 
