@@ -387,8 +387,7 @@ class Solver:
         if self.structure.form == "local":  # the problem's structure was checked: its form is this Solver's
             return self._solve_local(cast(LocalContactProblem, problem), t0)
         problem = cast(ContactProblem, problem)
-        plans = [g.plan for g in self._rollout.values() if g.plan is not None]
-        cls = plans[0].classify(problem) if plans else problem.classify()  # once per problem, shared with accepts
+        cls = problem.classify()  # decided once per problem, shared with accepts
         if self.formulation != "auto":
             name = self.formulation
         elif cls.key in self._choice:

@@ -711,8 +711,7 @@ class CoulombPlan:
     dense or sparse storage): where each row of ``[J_n; J_t]`` goes in the contact blocks (normal, tangents) and
     which contacts are ``"coulomb"`` (μ of the others is 0). Kept while the numbers do not change: the Cholesky
     factor of a dense ``M`` (reused when the next state's ``M`` is equal entry for entry, the same operation
-    :func:`~gaussqp.linalg.mass.solve_mass` would redo: same bits), the system class of the problem being solved
-    (computed once per problem, not once by the Solver and again by ``accepts``). Carried from one state to the
+    :func:`~gaussqp.linalg.mass.solve_mass` would redo: same bits). Carried from one state to the
     next: ``guess``, the last *certified* answer's reaction, contact by contact in the blocks (normal, tangents),
     which the Newton method evaluates as one of its starts (:func:`~gaussqp.friction.nonsmooth_newton.solve_newton`:
     kept when its residual is within :data:`~gaussqp.settings.COULOMB_NN_GUESS_RTOL`, else the cold starts are
@@ -733,7 +732,6 @@ class CoulombPlan:
         self.tangent_pos = (self.tangent_rows // (d - 1)) * d + 1 + self.tangent_rows % (d - 1)
         self._M = None
         self._chol = None
-        self._classified: tuple = (None, None)
         #: the reaction (m·d,) of the last certified state, or None (cold start)
         self.guess: np.ndarray | None = None
 
@@ -767,10 +765,8 @@ class CoulombPlan:
         return block_reaction(sol, self.m)
 
     def classify(self, problem: ContactProblem):
-        """``problem.classify()``, computed once per problem object (the last one asked)."""
-        if self._classified[0] is not problem:
-            self._classified = (problem, problem.classify())
-        return self._classified[1]
+        """``problem.classify()`` (decided once per problem, by the problem)."""
+        return problem.classify()
 
 
 def condense(problem: ContactProblem, plan: CoulombPlan | None = None) -> Condensed:
@@ -867,8 +863,7 @@ class CoulombFixedPoint(SelfJudgedFormulation):
 
     def for_structure(self, problem: ContactProblem | LocalContactProblem) -> "CoulombFixedPoint | None":
         """None for a structure without ``"coulomb"`` contacts (F8 does not take it); else a new F8 object for the states of ``problem``'s structure (:class:`gaussqp.Solver`): it keeps a
-        :class:`CoulombPlan` (the contact blocks' layout, M's Cholesky factor while M is unchanged, the system class
-        of the problem being solved) and starts the Newton method from ``plan.guess``, which the Solver sets to the
+        :class:`CoulombPlan` (the contact blocks' layout, M's Cholesky factor while M is unchanged) and starts the Newton method from ``plan.guess``, which the Solver sets to the
         last certified answer's reaction. Its answers are judged as the registered object's are."""
         if not len(problem.coulomb):
             return None
