@@ -623,7 +623,7 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
     si = row_scale(G, h, False) if G.size else np.zeros(0)
     if cones:
         decided = False
-        if solver is None or str(solver).lower() == "clarabel":
+        if _goes_direct(solver):
             yd, decided = _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si)
         if decided:
             if yd is None:
@@ -867,6 +867,28 @@ def _projection_point_verified(B: np.ndarray, Za: np.ndarray, y: np.ndarray, j: 
     return bool(sgn * za[j] > LP_VALUE_TOL and sgn * za[j] > VERIFY_RTOL * float(np.abs(Za[j]) @ np.abs(y)))
 
 
+def _goes_direct(solver) -> bool:
+    """A piece's conic program goes straight to Clarabel when no solver is named (Clarabel solves SOCPs first) or
+    Clarabel is; another named solver gets the cvxpy program."""
+    return solver is None or str(solver).lower() == "clarabel"
+
+
+def _decided_direct(q: np.ndarray, blocks: list, ncols: int) -> tuple[np.ndarray | None, bool]:
+    """``min qᵀx`` over ``blocks`` by :func:`gaussqp.backends.direct.solve_conic` at the ``high`` preset, as the cvxpy
+    program is solved: ``(x, True)`` when Clarabel ends solved, ``(None, True)`` when it ends infeasible,
+    ``(None, False)`` otherwise (the cvxpy program then decides)."""
+    from ..backends import get_backend
+    from ..backends.direct import conic_presets, solve_conic
+    from ..settings import get_tolerance
+
+    res = solve_conic(None, q, blocks, ncols, conic_presets(get_backend("clarabel"), get_tolerance("high")))
+    if res.status == "infeasible":
+        return None, True
+    if res.status == "solved" and res.x is not None:
+        return res.x, True
+    return None, False
+
+
 def _cone_rows(cones, N: int):
     """The second-order cones of a piece, ``s = (μσ y_n, y_t) ∈ SOC`` per cone written ``A y + s = 0``, as one
     :class:`~gaussqp.backends.direct.RowBlock` over the piece's ``N`` unknowns (further columns allowed after them)."""
@@ -888,13 +910,11 @@ def _cone_rows(cones, N: int):
 
 def _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si) -> tuple[np.ndarray | None, bool]:
     """:func:`_relaxed_piece`'s program with cones (``min t`` s.t. ``|Aeq y − beq| <= t s_eq``, ``G y − h >= −t s_in``,
-    ``t >= 0``, the cones exact) straight to Clarabel, as :func:`_socp_piece_direct` does: ``(y, True)`` when solved,
-    ``(None, True)`` when infeasible, ``(None, False)`` otherwise (the cvxpy program then decides)."""
+    ``t >= 0``, the cones exact) straight to Clarabel, as :func:`_socp_piece_direct` does (:func:`_decided_direct`; the
+    point ``y`` without ``t``)."""
     import scipy.sparse as sp
 
-    from ..backends import get_backend
-    from ..backends.direct import RowBlock, conic_presets, solve_conic
-    from ..settings import get_tolerance
+    from ..backends.direct import RowBlock
 
     N = Aeq.shape[1]
 
@@ -911,25 +931,17 @@ def _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si) -> tuple[np.ndarray | No
         blocks.append(_cone_rows(cones, N))
     q = np.zeros(N + 1)
     q[N] = 1.0
-    res = solve_conic(None, q, blocks, N + 1, conic_presets(get_backend("clarabel"), get_tolerance("high")))
-    if res.status == "infeasible":
-        return None, True
-    if res.status == "solved" and res.x is not None:
-        return res.x[:N], True
-    return None, False
+    x, decided = _decided_direct(q, blocks, N + 1)
+    return (None if x is None else x[:N]), decided
 
 
 def _socp_piece_direct(Aeq, beq, G, h, cones) -> tuple[np.ndarray | None, bool]:
     """The feasibility program of a piece (``Aeq y = beq``, ``G y >= h``, ``‖y_t‖ <= μσ y_n`` per cone) straight to
-    Clarabel (:func:`gaussqp.backends.direct.solve_conic`, the ``high`` preset, as the cvxpy program is solved):
-    ``(point, True)`` when Clarabel ends solved, ``(None, True)`` when it ends infeasible, ``(None, False)``
-    otherwise (the cvxpy program then decides). The same solver on the same program, without compiling a cvxpy
-    program per piece (~20 ms each; 2^k pieces)."""
+    Clarabel (:func:`_decided_direct`): the same solver on the same program, without compiling a cvxpy program per
+    piece (~20 ms each; 2^k pieces)."""
     import scipy.sparse as sp
 
-    from ..backends import get_backend
-    from ..backends.direct import RowBlock, conic_presets, solve_conic
-    from ..settings import get_tolerance
+    from ..backends.direct import RowBlock
 
     N = Aeq.shape[1]
     E = sp.coo_matrix(np.asarray(Aeq, dtype=float))
@@ -939,16 +951,11 @@ def _socp_piece_direct(Aeq, beq, G, h, cones) -> tuple[np.ndarray | None, bool]:
         blocks.append(RowBlock(Gc.row, Gc.col, -Gc.data, G.shape[0], "nonneg", b=-np.asarray(h, dtype=float)))
     if cones:
         blocks.append(_cone_rows(cones, N))
-    res = solve_conic(None, np.zeros(N), blocks, N, conic_presets(get_backend("clarabel"), get_tolerance("high")))
-    if res.status == "infeasible":
-        return None, True
-    if res.status == "solved" and res.x is not None:
-        return res.x, True
-    return None, False
+    return _decided_direct(np.zeros(N), blocks, N)
 
 
 def _socp_piece(Aeq, beq, G, h, cones, solver):
-    if solver is None or str(solver).lower() == "clarabel":
+    if _goes_direct(solver):
         y, decided = _socp_piece_direct(Aeq, beq, G, h, cones)
         if decided:
             return y
