@@ -53,6 +53,7 @@ from ..friction.mixed_law import (
     UNILATERAL_STICKING,
     MixedSystem,
 )
+from ..linalg.dense import min_norm_lstsq
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import Solution
@@ -221,11 +222,12 @@ def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> 
         # the plain (least-squares) Newton step first: on a piece where the map is linear it lands on the zero;
         # then the Levenberg–Marquardt step (JᵀJ + θ‖E‖ I) δ = −JᵀE with backtracking
         accepted = False
-        full = np.linalg.lstsq(Jac, -E, rcond=None)[0]
+        full = min_norm_lstsq(Jac, -E)
         if np.all(np.isfinite(full)):
-            E_new, Jac_new, _ = sysm.evaluate(x + full)
+            E_new = sysm.evaluate(x + full, jacobian=False)[0]
             if float(E_new @ E_new) <= (1 - 2 * COULOMB_ARMIJO) * merit:
-                x, E, Jac, accepted, t = x + full, E_new, Jac_new, True, 1.0
+                x, E, accepted, t = x + full, E_new, True, 1.0
+                Jac = sysm.jacobian(x)
         if not accepted:
             lam = theta * float(np.sqrt(merit))
             try:
@@ -235,9 +237,10 @@ def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> 
             t = 1.0
             if np.all(np.isfinite(step)):
                 while t >= COULOMB_STEP_MIN:
-                    E_new, Jac_new, _ = sysm.evaluate(x + t * step)
+                    E_new = sysm.evaluate(x + t * step, jacobian=False)[0]
                     if float(E_new @ E_new) <= (1 - 2 * COULOMB_ARMIJO * t) * merit:
-                        x, E, Jac, accepted = x + t * step, E_new, Jac_new, True
+                        x, E, accepted = x + t * step, E_new, True
+                        Jac = sysm.jacobian(x)
                         break
                     t *= COULOMB_BACKTRACK
             theta = theta * COULOMB_BACKTRACK if t == 1 else theta / COULOMB_BACKTRACK
@@ -262,7 +265,7 @@ def _sticking_start(sysm: MixedSystem) -> np.ndarray:
     drift = np.concatenate([sysm.b, sysm.c.reshape(m, d1)[sysm.cone].ravel()])
     k = J.shape[0]
     K = np.block([[sysm.M, -J.T], [J, np.zeros((k, k))]])
-    z = np.linalg.lstsq(K, np.concatenate([-sysm.F, -drift]), rcond=None)[0]
+    z = min_norm_lstsq(K, np.concatenate([-sysm.F, -drift]))
     lam_t = np.zeros((m, d1))
     lam_t[sysm.cone] = z[n + m :].reshape(-1, d1)
     return sysm.pack(z[:n], z[n : n + m], lam_t)

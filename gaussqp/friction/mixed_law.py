@@ -131,6 +131,15 @@ class MixedSystem:
         self._blocks = [slice(int(self._offset[i]), int(self._offset[i + 1])) for i in range(m)]
         self._coulomb = np.array([i for i in range(m) if self.kinds[i] == COULOMB], dtype=int)
         self._coulomb_t = np.array([self.t_index[i] for i in self._coulomb], dtype=int)
+        # the dynamics rows of the Jacobian, data only: M's, −J_nᵀ's and the cone contacts' −T_cᵀ columns (a told
+        # sliding contact's normal column is set per evaluation: it depends on the sign of λ_n)
+        dj = np.zeros((n, self.size))
+        dj[:, :n] = self.M * self.a_scale[None, :] / self.dyn_scale[:, None]
+        dj[:, n : n + m] = -self.N.T * self.lam_scale[None, :] / self.dyn_scale[:, None]
+        if self.cone:  # the cone contacts' tangential columns, contiguous after λ_n (t_index)
+            Tc = self.T.reshape(m, d1, n)[self.cone] * self.lam_scale[self.cone][:, None, None]
+            dj[:, n + m :] = -Tc.reshape(-1, n).T / self.dyn_scale[:, None]
+        self._dynamics_jacobian = dj
 
     # ------------------------------------------------------------------ variables
     def split(self, x: np.ndarray) -> Split:
@@ -174,24 +183,32 @@ class MixedSystem:
         """``(E(x), ∂E/∂x or None, blocks)``: the stacked scaled map, one element of its generalized Jacobian,
         and for every contact the slice of ``E`` that is its own (for the per-contact residuals). The coulomb
         contacts are computed together (one projection, one batched product), the other kinds one by one."""
-        n, m, d = self.n, self.m, self.d
-        d1 = d - 1
+        return self._evaluate(x, jacobian, True)
+
+    def jacobian(self, x: np.ndarray) -> np.ndarray:
+        """``∂E/∂x`` at ``x`` as :meth:`evaluate` gives it, without the map's values (a line search evaluates its
+        trial points without the Jacobian and asks for it at the point it accepts)."""
+        Jac = self._evaluate(x, True, False)[1]
+        assert Jac is not None
+        return Jac
+
+    def _evaluate(self, x: np.ndarray, jacobian: bool, values: bool) -> tuple[np.ndarray, np.ndarray | None, list]:
+        """:meth:`evaluate`; ``values=False`` leaves the coulomb contacts' rows of ``E`` and its dynamics rows unset
+        (only the Jacobian is wanted)."""
+        n = self.n
         s = self.split(x)
         un, ut = self.velocities(s.a)
         total = int(self._offset[-1])
         E = np.empty(total)
-        E[:n] = self.dynamics(s) / self.dyn_scale
+        if values:
+            E[:n] = self.dynamics(s) / self.dyn_scale
         Jac = None
         if jacobian:
             Jac = np.zeros((total, self.size))
-            Jac[:n, :n] = self.M * self.a_scale[None, :] / self.dyn_scale[:, None]
-            Jac[:n, n : n + m] = -self.N.T * self.lam_scale[None, :] / self.dyn_scale[:, None]
+            Jac[:n] = self._dynamics_jacobian  # data only (built once)
             for i in self.sliding:  # the told sliding friction's column per unit |λ_n|
                 col = -self.N[i] + np.sign(s.lam_n[i]) * self.slide_dir[i]
                 Jac[:n, n + i] = col * self.lam_scale[i] / self.dyn_scale
-            if self.cone:  # the cone contacts' tangential columns, contiguous after λ_n (t_index)
-                Tc = self.T.reshape(m, d1, n)[self.cone] * self.lam_scale[self.cone][:, None, None]
-                Jac[:n, n + m :] = -Tc.reshape(-1, n).T / self.dyn_scale[:, None]
         C = self._coulomb
         for i, kind in enumerate(self.kinds):
             if kind == COULOMB:
@@ -201,13 +218,14 @@ class MixedSystem:
             if Jac is not None:
                 Jac[self._blocks[i]] = G
         if C.size:
-            self._coulomb_rows(C, s, un, ut, E, Jac)
+            self._coulomb_rows(C, s, un, ut, E if values else None, Jac)
         return E, Jac, list(self._blocks)
 
     def _coulomb_rows(
-        self, C: np.ndarray, s: Split, un: np.ndarray, ut: np.ndarray, E: np.ndarray, Jac: np.ndarray | None
+        self, C: np.ndarray, s: Split, un: np.ndarray, ut: np.ndarray, E: np.ndarray | None, Jac: np.ndarray | None
     ) -> None:
-        """The coulomb contacts ``C``' rows of ``E`` (and of its Jacobian): ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))``."""
+        """The coulomb contacts ``C``' rows of ``E`` (unless None) and of its Jacobian (unless None):
+        ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))``."""
         n, d = self.n, self.d
         ls, us, mu = self.lam_scale[C], self.u_scale[C], self.mu[C]
         lam = np.empty((C.size, d))
@@ -219,7 +237,8 @@ class MixedSystem:
         z = lam - v
         z[:, 0] -= mu * nut
         rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
-        E[rows] = (lam - project_cone(z.ravel(), mu, d).reshape(-1, d)).ravel()
+        if E is not None:
+            E[rows] = (lam - project_cone(z.ravel(), mu, d).reshape(-1, d)).ravel()
         if Jac is None:
             return
         P = _cone_projection_jacobian(z.ravel(), mu, d)

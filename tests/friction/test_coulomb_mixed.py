@@ -277,3 +277,19 @@ def test_newton_first_without_a_program_on_the_quadruped():
     # at rest every contact sticks with no cone active: the sticking start is the answer (no Newton step; from
     # zero the method took 1, and from the first program's answer it needed that program)
     assert sol.extras["newton_iterations"] == 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.floats(0.01, 100.0))
+def test_the_map_and_its_jacobian_evaluated_apart_are_those_evaluated_together(seed, scale):
+    """The Newton method's line search evaluates trial points without the Jacobian and asks for it at the point it
+    accepts (``MixedSystem.jacobian``): both must be bit for bit what ``evaluate`` gives together, for every contact
+    kind (the sliding contacts' sign-dependent columns included) and at points on either side of the cones."""
+    from gaussqp.friction.mixed_law import MixedSystem
+
+    p = random_any(seed)
+    sysm = MixedSystem(p)
+    x = np.random.default_rng(seed).normal(size=sysm.size) * scale
+    E, Jac, _ = sysm.evaluate(x)
+    assert np.array_equal(sysm.evaluate(x, jacobian=False)[0], E)
+    assert np.array_equal(sysm.jacobian(x), Jac)
