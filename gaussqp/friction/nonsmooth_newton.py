@@ -68,6 +68,7 @@ from ..settings import (
     COULOMB_BACKTRACK,
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_BLOCK_MAX,
+    COULOMB_NN_COMPILED,
     COULOMB_NN_DENSE_MAX,
     COULOMB_NN_GUESS_RTOL,
     COULOMB_NN_ITER_MAX,
@@ -80,7 +81,8 @@ from ..settings import (
     COULOMB_NN_STALL_ITER,
     COULOMB_NN_TARGET_RTOL,
 )
-from ..linalg.dense import sparse_digest
+from ..linalg.dense import lu_solver, sparse_digest
+from .compiled import kernels
 from .coulomb_law import project_cone
 
 #: why a run stopped (``NewtonResult.reason``)
@@ -319,7 +321,12 @@ class _System:
             self.pattern = _pattern_of(self.W, d)
             self.Wblocks = self.pattern.blocks_of(self.W)
         else:
-            self.W = W.toarray() if sp.issparse(W) else np.asarray(W, dtype=float)
+            self.W = np.ascontiguousarray(W.toarray() if sp.issparse(W) else W, dtype=float)
+        #: the compiled kernels of the dense path (:mod:`gaussqp.friction.compiled`), None without numba
+        self.fast = kernels() if COULOMB_NN_COMPILED and not self.sparse else None
+        if self.fast is not None:
+            self.q = np.ascontiguousarray(q, dtype=float)
+            self.mu = np.ascontiguousarray(mu, dtype=float)
         self.rho_c = 1.0 / contact_scales(self.W, self.m, d)  # ρ_j = 1/‖W_jj‖_F
         self.rho = np.repeat(self.rho_c, d)
         self.mu2 = np.concatenate([mu, mu])
@@ -332,6 +339,11 @@ class _System:
     def evaluate(self, r: np.ndarray):
         """(φ_ρ, u, z, ‖φ_1‖/‖q‖) at ``r``."""
         d, mu = self.d, self.mu
+        if self.fast is not None:
+            phi, u, z, n1 = self.fast.natural_maps(
+                self.W, self.q, np.ascontiguousarray(r, dtype=float), mu, self.rho, d
+            )
+            return phi, u, z, float(n1) / (self.qn if self.qn > 0 else 1.0)
         u = self.velocity(r)
         U = u.reshape(-1, d)
         s = U.copy()
@@ -348,6 +360,9 @@ class _System:
         """(A, B): ``J = blockdiag(A) + blockdiag(B) W`` with ``A = I − P' + δP'D``, ``B = P'ρD``; with
         ``unregularized`` also ``A₀ = I − P'`` (the blocks of the Jacobian without its regularization)."""
         d = self.d
+        if self.fast is not None:
+            A, B, A0 = self.fast.jacobian_blocks(u, z, self.mu, self.rho_c, float(delta), d)
+            return (A, B, A0) if unregularized else (A, B)
         P = cone_projection_jacobian(z, self.mu, d)
         D = shift_jacobian(u, self.mu, d)
         PD = P @ D
@@ -372,16 +387,14 @@ class _System:
             lu = spla.splu(Jm)
             back = lu.solve
         else:
-            import scipy.linalg as sla
-
-            Jm = np.matmul(B, self.W.reshape(m, d, N)).reshape(N, N)
-            ar = np.arange(m)
-            J4 = Jm.reshape(m, d, m, d)
-            J4[ar, :, ar, :] += A
-            lu = sla.lu_factor(Jm, check_finite=False)
-
-            def back(b):
-                return sla.lu_solve(lu, b, check_finite=False)
+            if self.fast is not None:
+                Jm = self.fast.newton_matrix(A, B, self.W)
+            else:
+                Jm = np.matmul(B, self.W.reshape(m, d, N)).reshape(N, N)
+                ar = np.arange(m)
+                J4 = Jm.reshape(m, d, m, d)
+                J4[ar, :, ar, :] += A
+            back = lu_solver(Jm)
 
         x = back(rhs)
         if not np.all(np.isfinite(x)):

@@ -107,6 +107,28 @@ def min_norm_lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     return sla.lstsq(A, b, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
 
 
+def lu_solver(A: np.ndarray):
+    """``b ↦ A⁻¹ b`` by one LU factorization with partial pivoting (LAPACK ``getrf``/``getrs`` called directly: the
+    same factors and solves as ``scipy.linalg.lu_factor``/``lu_solve``, without their wrappers' checks, which cost
+    more than the solve on the small systems of a Newton step). An exactly singular ``A`` gives non-finite solutions
+    (the callers test them); a non-finite ``A`` raises ``ValueError``."""
+    from scipy.linalg import lapack
+
+    if not np.all(np.isfinite(A)):
+        raise ValueError("the matrix to factor has non-finite entries")
+    lu, piv, info = lapack.dgetrf(A)
+    if info < 0:
+        raise ValueError(f"LAPACK getrf: argument {-info} is invalid")
+
+    def solve(b: np.ndarray) -> np.ndarray:
+        x, info_s = lapack.dgetrs(lu, piv, b)
+        if info_s < 0:
+            raise ValueError(f"LAPACK getrs: argument {-info_s} is invalid")
+        return x
+
+    return solve
+
+
 def symmetric_splu(A):
     """SuperLU factors of a sparse matrix with a symmetric pattern (a mass matrix, a Gram matrix ``AAᵀ``, an
     equality KKT matrix): the columns ordered by minimum degree on ``Aᵀ + A``, SuperLU's ordering for symmetric

@@ -1,0 +1,104 @@
+"""The compiled kernels of the dense Newton method (:mod:`gaussqp.friction.compiled`) against the NumPy kernels they
+replace (the reference), on points in every piece of the cone projection, and the route's answers with and without
+them. Skipped, with the reason, without numba (``pip install 'gaussqp[fast]'``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import gaussqp
+import gaussqp.friction.nonsmooth_newton as nn
+from gaussqp import problems
+from gaussqp.friction.compiled import kernels
+
+pytestmark = pytest.mark.skipif(kernels() is None, reason="numba is not installed: pip install 'gaussqp[fast]'")
+
+
+def systems(seed: int, m: int, d: int, singular: bool):
+    """The same ``_System`` twice, compiled kernels and NumPy ones; a W of rank < m·d when ``singular``; friction
+    coefficients of every kind (0 among them)."""
+    rng = np.random.default_rng(seed)
+    N = m * d
+    R = rng.normal(size=(N, N - (N // 3 if singular else 0)))
+    W = R @ R.T + (0.0 if singular else 0.1) * np.eye(N)
+    q = rng.normal(size=N)
+    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
+    fast = nn._System(W, q, mu, d)
+    slow = nn._System(W, q, mu, d)
+    slow.fast = None
+    assert fast.fast is not None
+    return fast, slow, rng
+
+
+def points(rng, m: int, d: int, mu: np.ndarray) -> list[np.ndarray]:
+    """Blocks inside the cone, in its polar cone, on its side, on the boundaries of both and on the axis (t = 0)."""
+    out = [rng.normal(size=m * d), np.zeros(m * d)]
+    inside = rng.normal(size=(m, d))
+    inside[:, 0] = np.abs(inside[:, 0]) * 10 + 1
+    out.append(inside.ravel())
+    boundary = rng.normal(size=(m, d))
+    t = np.linalg.norm(boundary[:, 1:], axis=1)
+    boundary[:, 0] = np.where(mu > 0, t / np.where(mu > 0, mu, 1.0), 1.0)
+    out.append(boundary.ravel())
+    polar = rng.normal(size=(m, d))  # on the polar cone's boundary: x_n = −μ‖x_t‖
+    polar[:, 0] = -mu * np.linalg.norm(polar[:, 1:], axis=1)
+    out.append(polar.ravel())
+    axis = np.zeros((m, d))
+    axis[:, 0] = rng.normal(size=m)
+    out.append(axis.ravel())
+    return out
+
+
+def close(x, y, rtol=1e-13):
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return np.allclose(x, y, rtol=rtol, atol=rtol * max(1.0, float(np.abs(y).max(initial=0.0))))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 12),
+    d=st.sampled_from([2, 3]),
+    singular=st.booleans(),
+    delta=st.sampled_from([0.0, 1e-12, 1e-3, 1.0]),
+)
+def test_the_compiled_kernels_are_the_numpy_kernels(seed, m, d, singular, delta):
+    fast, slow, rng = systems(seed, m, d, singular)
+    for r in points(rng, m, d, fast.mu):
+        ef, es = fast.evaluate(r), slow.evaluate(r)
+        for a, b in zip(ef[:3], es[:3]):
+            assert close(a, b)
+        assert close(ef[3], es[3])
+        _, u, z, _ = es
+        for uu, zz in ((u, z), (r, r)):  # z = r: the Jacobian's pieces at the points themselves (their boundaries)
+            jf = fast.jacobian_blocks(uu, zz, delta, unregularized=True)
+            js = slow.jacobian_blocks(uu, zz, delta, unregularized=True)
+            for a, b in zip(jf, js):
+                assert a.shape == b.shape and close(a, b)
+        A, B = js[0], js[1]
+        Jf = fast.fast.newton_matrix(A, B, fast.W)
+        Js = np.matmul(B, slow.W.reshape(m, d, m * d)).reshape(m * d, m * d)
+        Js.reshape(m, d, m, d)[np.arange(m), :, np.arange(m), :] += A
+        assert close(Jf, Js)
+
+
+#: shipped problems whose mode-free form goes to F8 (the dense Newton method): a robot and an FCLIB box stack
+ROBOTS = ["real/humanoid_lying", "real/ant_standing", "real/fclib_Box_Stacks-i0035-31-0"]
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_the_route_gives_the_same_certified_answer_with_either_kernels(name, monkeypatch):
+    """Mode-free, F8's answers with the compiled kernels and with the NumPy ones: both certified by the same route,
+    the same acceleration to 1e-9 at its scale."""
+    p = problems.load(name)
+    p = p.mode_free(sliding=True) if "coulomb" not in set(map(str, p.modes)) else p
+    with_fast = gaussqp.solve(p, crosscheck=False)
+    monkeypatch.setattr(nn, "COULOMB_NN_COMPILED", False)
+    without = gaussqp.solve(p.with_force(p.F), crosscheck=False)
+    assert with_fast.status == without.status == "solved"
+    assert with_fast.formulation == without.formulation == "coulomb_fixed_point"
+    assert with_fast.solver == without.solver == "nonsmooth_newton"
+    scale = max(1.0, float(np.abs(without.acceleration).max()))
+    assert np.allclose(with_fast.acceleration, without.acceleration, rtol=0, atol=1e-9 * scale)
