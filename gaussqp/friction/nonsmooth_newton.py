@@ -306,6 +306,12 @@ def _pattern_of(W: sp.csr_matrix, d: int) -> BlockPattern:
 
 
 # --------------------------------------------------------------------------------------------- the method
+def _plain(x) -> np.ndarray:
+    """``x`` as a writable C-ordered float array (a copy only when it is not one): the one argument type the compiled
+    kernels are compiled for."""
+    return np.require(x, dtype=float, requirements=("C", "W"))
+
+
 class _System:
     """The equation ``φ_ρ(r) = 0`` of one problem and its Newton linear algebra (module docstring)."""
 
@@ -324,11 +330,10 @@ class _System:
             self.W = np.ascontiguousarray(W.toarray() if sp.issparse(W) else W, dtype=float)
         #: the compiled kernels of the dense path (:mod:`gaussqp.friction.compiled`), None without numba
         self.fast = kernels() if COULOMB_NN_COMPILED and not self.sparse else None
-        if self.fast is not None:
-            self.q = np.ascontiguousarray(q, dtype=float)
-            self.mu = np.ascontiguousarray(mu, dtype=float)
-        self.rho_c = 1.0 / contact_scales(self.W, self.m, d)  # ρ_j = 1/‖W_jj‖_F
-        self.rho = np.repeat(self.rho_c, d)
+        if self.fast is not None:  # one type for every kernel argument (C order, writable): one compiled signature
+            self.W, self.q, self.mu = _plain(self.W), _plain(q), _plain(mu)
+        self.rho_c = _plain(1.0 / contact_scales(self.W, self.m, d))  # ρ_j = 1/‖W_jj‖_F
+        self.rho = _plain(np.repeat(self.rho_c, d))
         self.mu2 = np.concatenate([mu, mu])
         self.qn = float(np.linalg.norm(q))
         self.rq = max(float(np.linalg.norm(self.rho * q)), np.finfo(float).tiny)
@@ -340,9 +345,7 @@ class _System:
         """(φ_ρ, u, z, ‖φ_1‖/‖q‖) at ``r``."""
         d, mu = self.d, self.mu
         if self.fast is not None:
-            phi, u, z, n1 = self.fast.natural_maps(
-                self.W, self.q, np.ascontiguousarray(r, dtype=float), mu, self.rho, d
-            )
+            phi, u, z, n1 = self.fast.natural_maps(self.W, self.q, _plain(r), mu, self.rho, d)
             return phi, u, z, float(n1) / (self.qn if self.qn > 0 else 1.0)
         u = self.velocity(r)
         U = u.reshape(-1, d)
@@ -361,7 +364,7 @@ class _System:
         ``unregularized`` also ``A₀ = I − P'`` (the blocks of the Jacobian without its regularization)."""
         d = self.d
         if self.fast is not None:
-            A, B, A0 = self.fast.jacobian_blocks(u, z, self.mu, self.rho_c, float(delta), d)
+            A, B, A0 = self.fast.jacobian_blocks(_plain(u), _plain(z), self.mu, self.rho_c, float(delta), int(d))
             return (A, B, A0) if unregularized else (A, B)
         P = cone_projection_jacobian(z, self.mu, d)
         D = shift_jacobian(u, self.mu, d)
@@ -388,7 +391,7 @@ class _System:
             back = lu.solve
         else:
             if self.fast is not None:
-                Jm = self.fast.newton_matrix(A, B, self.W)
+                Jm = self.fast.newton_matrix(_plain(A), _plain(B), self.W)
             else:
                 Jm = np.matmul(B, self.W.reshape(m, d, N)).reshape(N, N)
                 ar = np.arange(m)
