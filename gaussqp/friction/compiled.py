@@ -12,7 +12,9 @@ steps run as compiled loops over the contacts, the same formulas in the same ord
 - :func:`jacobian_blocks`: ``P' = ∂P_K(z)`` (:func:`gaussqp.friction.nonsmooth_newton.cone_projection_jacobian`),
   ``D = ∂s/∂u`` (:func:`~gaussqp.friction.nonsmooth_newton.shift_jacobian`), ``A = I − P' + δP'D``, ``B = ρ P'D``,
   ``A₀ = I − P'``;
-- :func:`newton_matrix`: ``J`` assembled densely.
+- :func:`newton_matrix`: ``J`` assembled densely;
+- :func:`projection_with_jacobian`: ``P_K(z)`` and ``P'(z)`` block by block (F9's map,
+  :meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`).
 
 The linear solves stay with LAPACK (``getrf``/``getrs``). Nothing here decides anything: the NumPy functions are the
 reference (``tests/friction/test_compiled_kernels.py`` checks these against them), the route's answer is judged on
@@ -80,6 +82,43 @@ def _define(numba, cache: bool = True):
         return phi, u, z, np.sqrt(phi1 @ phi1)
 
     @njit
+    def _projection_jacobian(z, P, mj, j, d):
+        # P' at block j of z into P (cone_projection_jacobian's pieces)
+        P[:, :] = 0.0
+        zn = z[j * d]
+        s = 0.0
+        for k in range(1, d):
+            s += z[j * d + k] * z[j * d + k]
+        t = np.sqrt(s)
+        if t <= mj * zn and zn >= 0.0:
+            for k in range(d):
+                P[k, k] = 1.0
+        elif not (mj * t <= -zn):
+            safe = t if t > 0.0 else 1.0
+            c = 1.0 / (1.0 + mj * mj)
+            alpha = c * (zn + mj * t)
+            kk = mj * alpha / safe if t > 0.0 else 0.0
+            P[0, 0] = c
+            for a in range(1, d):
+                ea = z[j * d + a] / safe
+                P[0, a] = mj * c * ea
+                P[a, 0] = mj * c * ea
+                for b in range(1, d):
+                    eb = z[j * d + b] / safe
+                    eet = ea * eb
+                    P[a, b] = mj * mj * c * eet + kk * ((1.0 if a == b else 0.0) - eet)
+
+    @njit
+    def projection_with_jacobian(z, mu, d):
+        m = z.size // d
+        out = np.empty(z.size)
+        P = np.zeros((m, d, d))
+        for j in range(m):
+            _project(z, out, mu[j], j, d)
+            _projection_jacobian(z, P[j], mu[j], j, d)
+        return out, P
+
+    @njit
     def jacobian_blocks(u, z, mu, rho_c, delta, d):
         m = z.size // d
         A = np.zeros((m, d, d))
@@ -88,31 +127,8 @@ def _define(numba, cache: bool = True):
         P = np.zeros((d, d))
         D = np.zeros((d, d))
         for j in range(m):
-            # P' at z_j (cone_projection_jacobian's pieces)
-            P[:, :] = 0.0
-            zn = z[j * d]
-            s = 0.0
-            for k in range(1, d):
-                s += z[j * d + k] * z[j * d + k]
-            t = np.sqrt(s)
             mj = mu[j]
-            if t <= mj * zn and zn >= 0.0:
-                for k in range(d):
-                    P[k, k] = 1.0
-            elif not (mj * t <= -zn):
-                safe = t if t > 0.0 else 1.0
-                c = 1.0 / (1.0 + mj * mj)
-                alpha = c * (zn + mj * t)
-                kk = mj * alpha / safe if t > 0.0 else 0.0
-                P[0, 0] = c
-                for a in range(1, d):
-                    ea = z[j * d + a] / safe
-                    P[0, a] = mj * c * ea
-                    P[a, 0] = mj * c * ea
-                    for b in range(1, d):
-                        eb = z[j * d + b] / safe
-                        eet = ea * eb
-                        P[a, b] = mj * mj * c * eet + kk * ((1.0 if a == b else 0.0) - eet)
+            _projection_jacobian(z, P, mj, j, d)
             # D = ∂s/∂u at u_j (shift_jacobian)
             D[:, :] = 0.0
             for k in range(d):
@@ -152,13 +168,24 @@ def _define(numba, cache: bool = True):
                     J[row, j * d + b] += A[j, a, b]
         return J
 
-    return SimpleNamespace(natural_maps=natural_maps, jacobian_blocks=jacobian_blocks, newton_matrix=newton_matrix)
+    return SimpleNamespace(
+        natural_maps=natural_maps,
+        jacobian_blocks=jacobian_blocks,
+        newton_matrix=newton_matrix,
+        projection_with_jacobian=projection_with_jacobian,
+    )
+
+
+def plain(x) -> np.ndarray:
+    """``x`` as a writable C-ordered float array (a copy only when it is not one): the one argument type the kernels
+    are compiled for."""
+    return np.require(x, dtype=float, requirements=("C", "W"))
 
 
 @lru_cache(maxsize=1)
 def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``newton_matrix``), or None without ``numba``
-    (the NumPy path of :mod:`gaussqp.friction.nonsmooth_newton` then runs)."""
+    """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``newton_matrix``, ``projection_with_jacobian``),
+    or None without ``numba`` (the NumPy kernels then run)."""
     try:
         import numba
     except ImportError:
@@ -169,4 +196,4 @@ def kernels() -> SimpleNamespace | None:
         return _define(numba, cache=False)
 
 
-__all__ = ["kernels"]
+__all__ = ["kernels", "plain"]

@@ -38,6 +38,8 @@ import numpy as np
 from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
+from ..settings import COULOMB_NN_COMPILED
+from .compiled import kernels, plain
 from .coulomb_law import project_cone, project_cone_jacobian
 from .nonsmooth_newton import cone_projection_jacobian as _cone_projection_jacobian
 
@@ -237,11 +239,16 @@ class MixedSystem:
         z = lam - v
         z[:, 0] -= mu * nut
         rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
+        fast = kernels() if COULOMB_NN_COMPILED else None
+        if fast is not None:  # the projection and its Jacobian together, compiled (gaussqp.friction.compiled)
+            proj, P = fast.projection_with_jacobian(plain(z.ravel()), plain(mu), d)
+        else:
+            proj = project_cone(z.ravel(), mu, d) if E is not None else None
+            P = _cone_projection_jacobian(z.ravel(), mu, d) if Jac is not None else None
         if E is not None:
-            E[rows] = (lam - project_cone(z.ravel(), mu, d).reshape(-1, d)).ravel()
+            E[rows] = (lam - proj.reshape(-1, d)).ravel()
         if Jac is None:
             return
-        P = _cone_projection_jacobian(z.ravel(), mu, d)
         D = np.broadcast_to(np.eye(d), P.shape).copy()
         moving = nut > 0
         D[moving, 0, 1:] = (mu[moving] / nut[moving])[:, None] * ut_[moving]

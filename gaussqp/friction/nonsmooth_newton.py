@@ -82,7 +82,7 @@ from ..settings import (
     COULOMB_NN_TARGET_RTOL,
 )
 from ..linalg.dense import lu_solver, sparse_digest
-from .compiled import kernels
+from .compiled import kernels, plain as _plain
 from .coulomb_law import project_cone
 
 #: why a run stopped (``NewtonResult.reason``)
@@ -306,12 +306,6 @@ def _pattern_of(W: sp.csr_matrix, d: int) -> BlockPattern:
 
 
 # --------------------------------------------------------------------------------------------- the method
-def _plain(x) -> np.ndarray:
-    """``x`` as a writable C-ordered float array (a copy only when it is not one): the one argument type the compiled
-    kernels are compiled for."""
-    return np.require(x, dtype=float, requirements=("C", "W"))
-
-
 class _System:
     """The equation ``φ_ρ(r) = 0`` of one problem and its Newton linear algebra (module docstring)."""
 

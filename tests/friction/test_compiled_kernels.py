@@ -102,3 +102,32 @@ def test_the_route_gives_the_same_certified_answer_with_either_kernels(name, mon
     assert with_fast.solver == without.solver == "nonsmooth_newton"
     scale = max(1.0, float(np.abs(without.acceleration).max()))
     assert np.allclose(with_fast.acceleration, without.acceleration, rtol=0, atol=1e-9 * scale)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 12), d=st.sampled_from([2, 3]))
+def test_the_compiled_projection_and_its_jacobian_are_the_numpy_ones(seed, m, d):
+    from gaussqp.friction.coulomb_law import project_cone
+
+    rng = np.random.default_rng(seed)
+    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
+    for z in points(rng, m, d, mu):
+        proj, P = kernels().projection_with_jacobian(z.copy(), mu.copy(), d)
+        assert close(proj, project_cone(z, mu, d))
+        assert close(P, nn.cone_projection_jacobian(z, mu, d))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
+    """F9's stacked map and its Jacobian (:class:`gaussqp.friction.mixed_law.MixedSystem`) on a problem mixing coulomb
+    contacts with every other kind: the compiled projection gives the NumPy one's values."""
+    import gaussqp.friction.mixed_law as ml
+    from test_coulomb_mixed import random_any  # tests/friction is on sys.path
+
+    p = random_any(seed)
+    sysm = ml.MixedSystem(p)
+    x = np.random.default_rng(seed).normal(size=sysm.size)
+    E1, J1, _ = sysm.evaluate(x)
+    monkeypatch.setattr(ml, "COULOMB_NN_COMPILED", False)
+    E0, J0, _ = sysm.evaluate(x)
+    assert close(E1, E0) and close(J1, J0)
