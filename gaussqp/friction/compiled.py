@@ -179,6 +179,8 @@ def _define(numba, cache: bool = True):
 def plain(x) -> np.ndarray:
     """``x`` as a writable C-ordered float array (a copy only when it is not one): the one argument type the kernels
     are compiled for."""
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous and x.flags.writeable:
+        return x  # the common case (the kernels' own outputs, fresh iterates), without numpy.require's checks
     return np.require(x, dtype=float, requirements=("C", "W"))
 
 

@@ -131,3 +131,16 @@ def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
     monkeypatch.setattr(ml, "COULOMB_NN_COMPILED", False)
     E0, J0, _ = sysm.evaluate(x)
     assert close(E1, E0) and close(J1, J0)
+
+
+def test_plain_gives_the_kernels_one_argument_type():
+    from gaussqp.friction.compiled import plain
+
+    x = np.arange(6.0)
+    assert plain(x) is x  # already one: no copy
+    ro = np.arange(6.0)
+    ro.flags.writeable = False
+    for y in (ro, np.arange(12.0)[::2], np.arange(6), np.asfortranarray(np.ones((2, 3)))):
+        z = plain(y)
+        assert z.dtype == np.float64 and z.flags.c_contiguous and z.flags.writeable
+        assert np.array_equal(z, y)
