@@ -40,8 +40,10 @@ import time
 from dataclasses import replace
 
 import numpy as np
+import scipy.sparse as sp
 
-from ..backends import get_backend, solve_program
+from ..backends import direct_backend, get_backend, solve_program
+from ..backends.direct import RowBlock, conic_presets, solve_conic
 from ..friction.coulomb_law import SEPARATED, SLIDING, ContactMode, NaturalMapResidual, contact_modes, natural_map
 from ..friction.mixed_law import (
     BILATERAL,
@@ -56,7 +58,7 @@ from ..friction.mixed_law import (
 from ..linalg.dense import min_norm_lstsq
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
-from ..results import Solution
+from ..results import SOLUTION_PRESENT, Solution
 from ..settings import (
     COULOMB_ARMIJO,
     COULOMB_BACKTRACK,
@@ -72,6 +74,7 @@ from ..settings import (
     COULOMB_RESIDUAL_RTOL,
     COULOMB_RESTART_ITER,
     COULOMB_RESTARTS,
+    DIRECT_CONIC_BACKENDS,
     Tolerance,
 )
 from .base import SelfJudgedFormulation
@@ -82,12 +85,23 @@ BILATERAL_MODE = "bilateral"
 
 
 class _GapProgram:
-    """Stage 1 (module docstring): the duality-gap program in the scaled unknowns, built once (DPP)."""
+    """Stage 1 (module docstring): the duality-gap program in the scaled unknowns, built once: handed to Clarabel
+    directly (:class:`_DirectGap`) when no other solver is named, else (and when Clarabel ends neither solved nor
+    infeasible) the cvxpy program (DPP), built on first need."""
 
     def __init__(self, sysm: MixedSystem, solver, tol: Tolerance, signs: dict | None = None):
+        self.s, self.tol, self.signs, self.solver = sysm, tol, signs, solver
+        direct = direct_backend(solver, "socp", DIRECT_CONIC_BACKENDS)
+        self.direct = _DirectGap(sysm, signs) if direct is not None else None
+        self.backend = direct if direct is not None else get_backend(solver, needs="socp")
+        self.status = "failed"
+        self.prob = None
+
+    def _cvxpy(self) -> None:
+        """The cvxpy program (``self.prob`` and its variables and parameters)."""
         import cvxpy as cp
 
-        self.s, self.tol, self.signs = sysm, tol, signs
+        sysm, signs = self.s, self.signs
         n, m, d = sysm.n, sysm.m, sysm.d
         d1 = d - 1
         A = sysm.a_scale
@@ -138,8 +152,6 @@ class _GapProgram:
                 if signs is not None:
                     cons.append(cp.SOC(mu * signs[i] * self.ln[i], self.lt[i]))
         self.prob = cp.Problem(cp.Minimize(gap), cons)
-        self.backend = get_backend(solver, needs="socp")
-        self.status = "failed"
 
     def run(self, x0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
         """At most ``max_iter`` programs from ``x0`` (its shift and sliding friction); returns (x, programs)."""
@@ -154,10 +166,9 @@ class _GapProgram:
             for i in range(m):
                 if sysm.kinds[i] == COULOMB:
                     shift[i] = sysm.mu[i] * float(np.linalg.norm(ut[i])) / sysm.u_scale[i]
-            self.shift.value = shift
-            self.g.value = sysm.friction_force(sp_.lam_n) / sysm.dyn_scale
-            _, self.status, _info = solve_program(self.prob, self.backend, self.tol, needs="socp")
-            if self.a.value is None:
+            g = sysm.friction_force(sp_.lam_n) / sysm.dyn_scale
+            x_new = self._solve(shift, g)
+            if x_new is None:
                 history.append(
                     {
                         "stage": "fixed_point",
@@ -167,10 +178,6 @@ class _GapProgram:
                     }
                 )
                 break
-            x_new = np.concatenate(
-                [np.asarray(self.a.value), np.asarray(self.ln.value)]
-                + [np.asarray(self.lt[i].value) for i in sysm.cone]
-            )
             moved = float(np.max(np.abs(x_new - x), initial=0.0)) / max(1.0, float(np.max(np.abs(x_new), initial=0.0)))
             x = x_new
             res = residuals(sysm, x)
@@ -186,6 +193,126 @@ class _GapProgram:
             if res["max"] <= COULOMB_HANDOFF_RTOL or moved <= COULOMB_FIXED_POINT_RTOL:
                 break
         return x, it
+
+    def _solve(self, shift: np.ndarray, g: np.ndarray) -> np.ndarray | None:
+        """One program for the frozen ``shift`` and sliding friction ``g``: its point ``x`` (scaled unknowns), or None
+        when the backend returned none. Clarabel directly first; the cvxpy program when it ends neither solved nor
+        infeasible (``failed``: a numerical error, the looser preset's inaccurate end), or when another solver is
+        named."""
+        if self.direct is not None:
+            res = self.direct.solve(shift, g, self.tol)
+            if res.status != "failed":
+                self.status = res.status
+                return res.x if res.status in SOLUTION_PRESENT and res.x is not None else None
+        if self.prob is None:
+            self._cvxpy()
+        self.shift.value = shift
+        self.g.value = g
+        self.backend, self.status, _info = solve_program(self.prob, get_backend(self.solver, "socp"), self.tol, "socp")
+        if self.a.value is None:
+            return None
+        return np.concatenate(
+            [np.asarray(self.a.value), np.asarray(self.ln.value)] + [np.asarray(self.lt[i].value) for i in self.s.cone]
+        )
+
+
+class _DirectGap:
+    """:class:`_GapProgram`'s program in Clarabel's standard form ``min ½xᵀPx + qᵀx``, ``A x + s = b``, ``s ∈ K``
+    over the scaled unknowns ``x = (ã, λ̃_n, λ̃_t of the cone contacts)`` (the order of
+    :class:`~gaussqp.friction.mixed_law.MixedSystem`): ``P = 2 S M S / unit`` on ``ã``; zero rows for the dynamics
+    (each divided by its scale), the bilateral normal rows and the sticking tangent rows; nonnegative rows for the
+    unilateral normal rows and their ``λ_n``; second-order cones ``(ũ_n + s̃, μ ũ_t)`` and ``(μ λ̃_n, λ̃_t)`` of the
+    coulomb contacts, ``(μσ λ̃_n, λ̃_t)`` of the sticking ones. ``A`` and ``P`` are built once; the shift ``s̃`` and
+    the sliding friction ``g`` enter ``b`` and ``q`` only."""
+
+    def __init__(self, sysm: MixedSystem, signs: dict | None):
+        n, m, d = sysm.n, sysm.m, sysm.d
+        d1 = d - 1
+        self.s, self.N = sysm, sysm.size
+        A = sysm.a_scale
+        self.unit = float(np.max(sysm.lam_scale * sysm.u_scale, initial=1.0))
+        AMA = (A[:, None] * sysm.M * A[None, :]) / self.unit
+        P = np.zeros((self.N, self.N))
+        P[:n, :n] = AMA + AMA.T  # ½ xᵀ P x = ãᵀ S M S ã / unit (symmetrized)
+        self.P = sp.triu(sp.csc_matrix(P), format="csc")
+        ln0, lt0 = n, n + m  # first columns of λ̃_n and of the cone contacts' λ̃_t
+        tcol = {i: sysm.t_index[i] for i in sysm.cone}
+        self.zero, self.nonneg, self.soc = [], [], []  # (coefficient rows (k, N), b0 (k,), shift row or -1)
+        dyn = np.zeros((n, self.N))
+        dyn[:, :n] = sysm.M * A[None, :] / sysm.dyn_scale[:, None]
+        dyn[:, ln0:lt0] = -sysm.N.T * sysm.lam_scale[None, :] / sysm.dyn_scale[:, None]
+        for i in sysm.cone:
+            dyn[:, tcol[i] : tcol[i] + d1] = (
+                -sysm.T[i * d1 : (i + 1) * d1].T * sysm.lam_scale[i] / sysm.dyn_scale[:, None]
+            )
+        self._dyn_rows = dyn  # b = −F/dyn − g per program
+        for i, kind in enumerate(sysm.kinds):
+            us, mu = float(sysm.u_scale[i]), float(sysm.mu[i])
+            un_row = np.zeros(self.N)
+            un_row[:n] = sysm.N[i] * A / us
+            un_b = float(sysm.b[i]) / us  # ũ_n = un_row · x + un_b
+            ut_rows = np.zeros((d1, self.N))
+            ut_rows[:, :n] = sysm.T[i * d1 : (i + 1) * d1] * A[None, :] / us
+            ut_b = np.asarray(sysm.c[i * d1 : (i + 1) * d1], dtype=float) / us
+            lam_cone = None
+            if kind in (COULOMB, UNILATERAL_STICKING) or (kind == BILATERAL_STICKING and signs is not None):
+                sign = signs[i] if kind == BILATERAL_STICKING and signs is not None else 1.0
+                rows = np.zeros((d, self.N))  # s = (μσ λ̃_n, λ̃_t) = −rows · x
+                rows[0, ln0 + i] = -mu * sign
+                rows[1:, tcol[i] : tcol[i] + d1] = -np.eye(d1)
+                lam_cone = (rows, np.zeros(d), -1)
+            if kind in (BILATERAL, BILATERAL_SLIDING):
+                self.zero.append((un_row[None], np.array([-un_b]), -1))
+            elif kind in (UNILATERAL, UNILATERAL_SLIDING):
+                lam = np.zeros(self.N)
+                lam[ln0 + i] = -1.0
+                self.nonneg.append((np.vstack([-un_row, lam]), np.array([un_b, 0.0]), -1))
+            elif kind == COULOMB:
+                rows = np.vstack([-un_row[None], -mu * ut_rows])  # s = (ũ_n + s̃, μ ũ_t) = b − rows · x
+                self.soc.append((rows, np.concatenate([[un_b], mu * ut_b]), i))
+                self.soc.append(lam_cone)
+            elif kind == UNILATERAL_STICKING:
+                self.nonneg.append((-un_row[None], np.array([un_b]), -1))
+                self.zero.append((ut_rows, -ut_b, -1))
+                self.soc.append(lam_cone)
+            else:  # bilateral sticking: all rows at zero, the cone on the side given
+                self.zero.append((np.vstack([un_row[None], ut_rows]), np.concatenate([[-un_b], -ut_b]), -1))
+                if lam_cone is not None:
+                    self.soc.append(lam_cone)
+        q0 = np.zeros(self.N)
+        q0[:n] = A * sysm.F / self.unit
+        q0[ln0:lt0] = sysm.lam_scale * sysm.b / self.unit
+        for i in sysm.cone:
+            q0[tcol[i] : tcol[i] + d1] = sysm.lam_scale[i] * np.asarray(sysm.c[i * d1 : (i + 1) * d1]) / self.unit
+        self.q0 = q0
+
+    def solve(self, shift: np.ndarray, g: np.ndarray, tol: Tolerance):
+        """Clarabel on the program of the shift ``s̃`` and the sliding friction ``g`` (dynamics-row units)."""
+        sysm, n, m = self.s, self.s.n, self.s.m
+        q = self.q0.copy()
+        q[:n] += sysm.a_scale * sysm.dyn_scale * g / self.unit
+        q[n : n + m] += sysm.lam_scale * sysm.u_scale * shift / self.unit
+
+        def block(parts, cone):
+            if not parts:
+                return []
+            rows = np.vstack([r for r, _, _ in parts])
+            b = np.concatenate(
+                [b0 + (np.eye(1, b0.size, 0).ravel() * shift[k] if k >= 0 else 0.0) for _, b0, k in parts]
+            )
+            rr, cc = np.nonzero(rows)
+            soc = tuple(r.shape[0] for r, _, _ in parts) if cone == "soc" else ()
+            return [RowBlock(rr, cc, rows[rr, cc], rows.shape[0], cone, soc=soc, b=b)]
+
+        dyn = RowBlock(*_triplets(self._dyn_rows), self._dyn_rows.shape[0], "zero", b=-sysm.F / sysm.dyn_scale - g)
+        blocks = [dyn] + block(self.zero, "zero") + block(self.nonneg, "nonneg") + block(self.soc, "soc")
+        return solve_conic(self.P, q, blocks, self.N, conic_presets(get_backend("clarabel", "socp"), tol))
+
+
+def _triplets(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, columns, values) of the nonzero entries of the dense ``A``."""
+    rr, cc = np.nonzero(A)
+    return rr, cc, A[rr, cc]
 
 
 def residuals(sysm: MixedSystem, x: np.ndarray) -> dict:
