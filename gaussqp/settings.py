@@ -1197,8 +1197,9 @@ CLASSIFY_SPARSE_DENSE_MAX = 100_000
 
 # ---------------------------------------------------------------- compiled kernels of the dense Newton method
 #: Whether the dense semismooth Newton method (:mod:`gaussqp.friction.nonsmooth_newton`) runs its per-iteration
-#: kernels compiled (:mod:`gaussqp.friction.compiled`: the natural maps, the Jacobian's blocks, the Newton matrix)
-#: when ``numba`` is installed (``pip install 'gaussqp[fast]'``). The first use in a process loads them (~0.6 s
+#: kernels compiled (:mod:`gaussqp.friction.compiled`: the natural maps and the Jacobian's blocks; F9's cone
+#: projection) when ``numba`` is installed (``pip install 'gaussqp[fast]'``). The first use in a process loads them (~0.6 s
 #: from numba's on-disk cache, a few seconds the first time they compile); then an iteration on the humanoid's
-#: 42 unknowns takes ~50 µs instead of ~250 µs. False: the NumPy kernels, whatever is installed.
+#: 42 unknowns costs a fraction of the NumPy kernels' calls, with the same numbers bit for bit. False: the NumPy
+#: kernels, whatever is installed (read at each use: it may be set at run time).
 COULOMB_NN_COMPILED = True

@@ -4,19 +4,21 @@ The Newton method's work per iteration on a small dense problem (a robot's 10–
 calls on arrays of a few hundred entries: the map ``φ_ρ`` and its certificate's ``φ_1`` (one product with W, two
 cone projections), the blocks of the generalized Jacobian and the Newton matrix
 ``J = blockdiag(A) + blockdiag(B) W``. Their time is the calls', not the arithmetic's (~2 µs each, ~250 µs an
-iteration on the humanoid's 42 unknowns). With ``numba`` installed (``pip install 'gaussqp[fast]'``) these three
-steps run as compiled loops over the contacts, the same formulas in the same order of pieces:
+iteration on the humanoid's 42 unknowns). With ``numba`` installed (``pip install 'gaussqp[fast]'``) the maps and the
+blocks run as compiled loops over the contacts, the same formulas with the same operations in the same order, so
+they give the NumPy kernels' numbers bit for bit (and the route the same answers, with or without numba):
 
 - :func:`natural_maps`: ``u = W r + q``, ``s = u + μ‖u_t‖e_n``, ``z = r − ρ s``, ``φ_ρ = r − P_K(z)``,
   ``φ_1 = r − P_K(r − s)`` (Acary, Brémond, Huber 2018, eq. (12); :func:`gaussqp.friction.coulomb_law.project_cone`);
 - :func:`jacobian_blocks`: ``P' = ∂P_K(z)`` (:func:`gaussqp.friction.nonsmooth_newton.cone_projection_jacobian`),
   ``D = ∂s/∂u`` (:func:`~gaussqp.friction.nonsmooth_newton.shift_jacobian`), ``A = I − P' + δP'D``, ``B = ρ P'D``,
   ``A₀ = I − P'``;
-- :func:`newton_matrix`: ``J`` assembled densely;
 - :func:`projection_with_jacobian`: ``P_K(z)`` and ``P'(z)`` block by block (F9's map,
   :meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`).
 
-The linear solves stay with LAPACK (``getrf``/``getrs``). Nothing here decides anything: the NumPy functions are the
+The Newton matrix is assembled and factored as without numba (NumPy's batched product, LAPACK ``getrf``/``getrs``):
+a compiled assembly summed in another order and changed the member of a non-unique solution set the route
+returned. Nothing here decides anything: the NumPy functions are the
 reference (``tests/friction/test_compiled_kernels.py`` checks these against them), the route's answer is judged on
 its recomputed residual either way. Without numba :func:`kernels` is None and the NumPy path runs. The kernels live in
 :mod:`gaussqp.friction.compiled_kernels` (module-level functions, imported only here): compiled on first use and
@@ -26,34 +28,66 @@ is writable).
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
 
 
-@lru_cache(maxsize=1)
 def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``newton_matrix``, ``projection_with_jacobian``),
-    or None without ``numba`` (the NumPy kernels then run)."""
+    """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``), or None: when
+    :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False (read at each call: it may be set at run time), or numba
+    cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run."""
+    from .. import settings
+
+    return _load() if settings.COULOMB_NN_COMPILED else None
+
+
+#: why the compiled kernels could not be loaded (the exception's type and message), or None
+unavailable: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _load() -> SimpleNamespace | None:
+    global unavailable
     try:
         from . import compiled_kernels as k
-    except ImportError:  # numba is not installed
+    except ImportError as e:  # numba is not installed
+        unavailable = f"{type(e).__name__}: {e}"
+        return None
+    except Exception as e:  # numba installed but broken (a missing llvmlite library raises OSError): NumPy kernels
+        unavailable = f"{type(e).__name__}: {e}"
+        warnings.warn(
+            f"gaussqp: numba is installed but cannot be imported ({unavailable}); the NumPy kernels of the Newton "
+            "method run instead (fix the numba installation, or set gaussqp.settings.COULOMB_NN_COMPILED = False)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return None
     return SimpleNamespace(
         natural_maps=k.natural_maps,
         jacobian_blocks=k.jacobian_blocks,
-        newton_matrix=k.newton_matrix,
         projection_with_jacobian=k.projection_with_jacobian,
     )
 
 
-def plain(x) -> np.ndarray:
-    """``x`` as a writable C-ordered float array (a copy only when it is not one): the one argument type the kernels
-    are compiled for."""
+def plain(x: np.ndarray) -> np.ndarray:
+    """``x`` as a writable C-ordered float array: the one argument type the kernels are compiled for (one compiled
+    signature each).
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` itself when it is one already, else a copy that is.
+    """
     if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous and x.flags.writeable:
         return x  # the common case (the kernels' own outputs, fresh iterates), without numpy.require's checks
     return np.require(x, dtype=float, requirements=("C", "W"))
 
 
-__all__ = ["kernels", "plain"]
+__all__ = ["kernels", "plain", "unavailable"]

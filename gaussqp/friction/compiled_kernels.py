@@ -135,21 +135,3 @@ def jacobian_blocks(u, z, mu, rho_c, delta, d):
                 A[j, a, b] = a0 + delta * pd
                 B[j, a, b] = pd * rho_c[j]
     return A, B, A0
-
-
-@njit
-def newton_matrix(A, B, W):
-    m, d, _ = A.shape
-    N = m * d
-    J = np.empty((N, N))
-    for j in range(m):
-        for a in range(d):
-            row = j * d + a
-            for c in range(N):
-                acc = 0.0
-                for k in range(d):
-                    acc += B[j, a, k] * W[j * d + k, c]
-                J[row, c] = acc
-            for b in range(d):
-                J[row, j * d + b] += A[j, a, b]
-    return J

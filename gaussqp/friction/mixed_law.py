@@ -38,7 +38,6 @@ import numpy as np
 from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
-from ..settings import COULOMB_NN_COMPILED
 from .compiled import kernels, plain
 from .coulomb_law import project_cone, project_cone_jacobian
 from .nonsmooth_newton import cone_projection_jacobian as _cone_projection_jacobian
@@ -239,7 +238,7 @@ class MixedSystem:
         z = lam - v
         z[:, 0] -= mu * nut
         rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
-        fast = kernels() if COULOMB_NN_COMPILED else None
+        fast = kernels()
         if fast is not None:  # the projection and its Jacobian together, compiled (gaussqp.friction.compiled)
             proj, P = fast.projection_with_jacobian(plain(z.ravel()), plain(mu), d)
         else:

@@ -68,7 +68,6 @@ from ..settings import (
     COULOMB_BACKTRACK,
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_BLOCK_MAX,
-    COULOMB_NN_COMPILED,
     COULOMB_NN_DENSE_MAX,
     COULOMB_NN_GUESS_RTOL,
     COULOMB_NN_ITER_MAX,
@@ -82,7 +81,7 @@ from ..settings import (
     COULOMB_NN_TARGET_RTOL,
 )
 from ..linalg.dense import lu_solver, sparse_digest
-from .compiled import kernels, plain as _plain
+from .compiled import kernels, plain
 from .coulomb_law import project_cone
 
 #: why a run stopped (``NewtonResult.reason``)
@@ -323,11 +322,11 @@ class _System:
         else:
             self.W = np.ascontiguousarray(W.toarray() if sp.issparse(W) else W, dtype=float)
         #: the compiled kernels of the dense path (:mod:`gaussqp.friction.compiled`), None without numba
-        self.fast = kernels() if COULOMB_NN_COMPILED and not self.sparse else None
+        self.fast = None if self.sparse else kernels()
         if self.fast is not None:  # one type for every kernel argument (C order, writable): one compiled signature
-            self.W, self.q, self.mu = _plain(self.W), _plain(q), _plain(mu)
-        self.rho_c = _plain(1.0 / contact_scales(self.W, self.m, d))  # ρ_j = 1/‖W_jj‖_F
-        self.rho = _plain(np.repeat(self.rho_c, d))
+            self.W, self.q, self.mu = plain(self.W), plain(q), plain(mu)
+        self.rho_c = plain(1.0 / contact_scales(self.W, self.m, d))  # ρ_j = 1/‖W_jj‖_F
+        self.rho = plain(np.repeat(self.rho_c, d))
         self.mu2 = np.concatenate([mu, mu])
         self.qn = float(np.linalg.norm(q))
         self.rq = max(float(np.linalg.norm(self.rho * q)), np.finfo(float).tiny)
@@ -339,7 +338,7 @@ class _System:
         """(φ_ρ, u, z, ‖φ_1‖/‖q‖) at ``r``."""
         d, mu = self.d, self.mu
         if self.fast is not None:
-            phi, u, z, n1 = self.fast.natural_maps(self.W, self.q, _plain(r), mu, self.rho, d)
+            phi, u, z, n1 = self.fast.natural_maps(self.W, self.q, plain(r), mu, self.rho, d)
             return phi, u, z, float(n1) / (self.qn if self.qn > 0 else 1.0)
         u = self.velocity(r)
         U = u.reshape(-1, d)
@@ -358,7 +357,7 @@ class _System:
         ``unregularized`` also ``A₀ = I − P'`` (the blocks of the Jacobian without its regularization)."""
         d = self.d
         if self.fast is not None:
-            A, B, A0 = self.fast.jacobian_blocks(_plain(u), _plain(z), self.mu, self.rho_c, float(delta), int(d))
+            A, B, A0 = self.fast.jacobian_blocks(plain(u), plain(z), self.mu, self.rho_c, float(delta), int(d))
             return (A, B, A0) if unregularized else (A, B)
         P = cone_projection_jacobian(z, self.mu, d)
         D = shift_jacobian(u, self.mu, d)
@@ -384,13 +383,10 @@ class _System:
             lu = spla.splu(Jm)
             back = lu.solve
         else:
-            if self.fast is not None:
-                Jm = self.fast.newton_matrix(_plain(A), _plain(B), self.W)
-            else:
-                Jm = np.matmul(B, self.W.reshape(m, d, N)).reshape(N, N)
-                ar = np.arange(m)
-                J4 = Jm.reshape(m, d, m, d)
-                J4[ar, :, ar, :] += A
+            Jm = np.matmul(B, self.W.reshape(m, d, N)).reshape(N, N)
+            ar = np.arange(m)
+            J4 = Jm.reshape(m, d, m, d)
+            J4[ar, :, ar, :] += A
             back = lu_solver(Jm)
 
         x = back(rhs)

@@ -7,6 +7,7 @@ decides "is this singular value zero?" the same way.
 from __future__ import annotations
 
 import hashlib
+from typing import Callable
 from collections import OrderedDict
 
 import numpy as np
@@ -90,11 +91,25 @@ def rank_and_null_space(A: np.ndarray, scale: float | None = None) -> tuple[int,
 
 
 def min_norm_lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The minimum-norm least-squares solution of ``A x ≈ b`` (dense), by LAPACK's complete orthogonal factorization
-    (``gelsy``: QR with column pivoting) with numpy's rank rule (``R`` diagonal entries under ``max(A.shape) ε`` of
-    the largest count as zero). The same solution as ``numpy.linalg.lstsq(A, b, rcond=None)`` where the rank is
-    clear, at a third of its SVD's cost on the small dense systems of a Newton step; NaN when ``A`` or ``b`` is not
-    finite (the callers test the step)."""
+    """The minimum-norm least-squares solution of ``A x ≈ b`` (dense), by LAPACK's complete orthogonal factorization.
+
+    ``gelsy``: QR with column pivoting, the rank decided by an incremental estimate of the condition number of the
+    leading block of ``R`` against ``max(A.shape) ε`` (numpy's ``rcond``), then the minimum-norm solution on that rank.
+    The same solution as ``numpy.linalg.lstsq(A, b, rcond=None)`` (an SVD) wherever the rank is clear; with singular
+    values within a few decades of that threshold the two rank decisions may differ. A third of the SVD's cost on the
+    small dense systems of a Newton step (F9's, whose line search judges every step it takes).
+
+    Parameters
+    ----------
+    A : (k, N) array
+    b : (k,) array
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` (N,); NaN everywhere when ``A`` or ``b`` is not finite (the callers test the step), zeros when ``A`` is
+        empty.
+    """
     import scipy.linalg as sla
 
     A = np.asarray(A, dtype=float)
@@ -107,15 +122,34 @@ def min_norm_lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     return sla.lstsq(A, b, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
 
 
-def lu_solver(A: np.ndarray):
-    """``b ↦ A⁻¹ b`` by one LU factorization with partial pivoting (LAPACK ``getrf``/``getrs`` called directly: the
-    same factors and solves as ``scipy.linalg.lu_factor``/``lu_solve``, without their wrappers' checks, which cost
-    more than the solve on the small systems of a Newton step). An exactly singular ``A`` gives non-finite solutions
-    (the callers test them); a non-finite ``A`` raises ``ValueError``."""
+def lu_solver(A: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``b ↦ A⁻¹ b`` by one LU factorization with partial pivoting.
+
+    LAPACK ``getrf``/``getrs`` called directly: the same factors and solves as ``scipy.linalg.lu_factor``/``lu_solve``
+    (bit for bit), without their wrappers' checks, which cost more than the solve on the small systems of a Newton
+    step.
+
+    Parameters
+    ----------
+    A : (N, N) array
+
+    Returns
+    -------
+    Callable
+        ``solve(b)`` for ``b`` of shape (N,) or (N, k). An exactly singular ``A`` gives non-finite solutions (the
+        callers test them).
+
+    Raises
+    ------
+    ValueError
+        ``A`` has non-finite entries.
+    """
     from scipy.linalg import lapack
 
     if not np.all(np.isfinite(A)):
         raise ValueError("the matrix to factor has non-finite entries")
+    if np.shape(A)[0] == 0:
+        return lambda b: np.zeros(np.shape(b))
     lu, piv, info = lapack.dgetrf(A)
     if info < 0:
         raise ValueError(f"LAPACK getrf: argument {-info} is invalid")

@@ -1,6 +1,6 @@
 """The compiled kernels of the dense Newton method (:mod:`gaussqp.friction.compiled`) against the NumPy kernels they
-replace (the reference), on points in every piece of the cone projection, and the route's answers with and without
-them. Skipped, with the reason, without numba (``pip install 'gaussqp[fast]'``)."""
+replace (the reference): bit for bit, on points in every piece of the cone projection and on its boundaries, and the
+route's answers with and without them. Skipped, with the reason, without numba (``pip install 'gaussqp[fast]'``)."""
 
 from __future__ import annotations
 
@@ -51,9 +51,9 @@ def points(rng, m: int, d: int, mu: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def close(x, y, rtol=1e-13):
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    return np.allclose(x, y, rtol=rtol, atol=rtol * max(1.0, float(np.abs(y).max(initial=0.0))))
+def close(x, y) -> bool:
+    """Bit for bit (NaN where NaN): the kernels do the NumPy kernels' operations in the same order."""
+    return np.array_equal(np.asarray(x, dtype=float), np.asarray(y, dtype=float), equal_nan=True)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
@@ -77,11 +77,6 @@ def test_the_compiled_kernels_are_the_numpy_kernels(seed, m, d, singular, delta)
             js = slow.jacobian_blocks(uu, zz, delta, unregularized=True)
             for a, b in zip(jf, js):
                 assert a.shape == b.shape and close(a, b)
-        A, B = js[0], js[1]
-        Jf = fast.fast.newton_matrix(A, B, fast.W)
-        Js = np.matmul(B, slow.W.reshape(m, d, m * d)).reshape(m * d, m * d)
-        Js.reshape(m, d, m, d)[np.arange(m), :, np.arange(m), :] += A
-        assert close(Jf, Js)
 
 
 #: shipped problems whose mode-free form goes to F8 (the dense Newton method): a robot and an FCLIB box stack
@@ -90,18 +85,17 @@ ROBOTS = ["real/humanoid_lying", "real/ant_standing", "real/fclib_Box_Stacks-i00
 
 @pytest.mark.parametrize("name", ROBOTS)
 def test_the_route_gives_the_same_certified_answer_with_either_kernels(name, monkeypatch):
-    """Mode-free, F8's answers with the compiled kernels and with the NumPy ones: both certified by the same route,
-    the same acceleration to 1e-9 at its scale."""
+    """Mode-free, F8's answers with the compiled kernels and with the NumPy ones: the same answer, bit for bit."""
     p = problems.load(name)
     p = p.mode_free(sliding=True) if "coulomb" not in set(map(str, p.modes)) else p
     with_fast = gaussqp.solve(p, crosscheck=False)
-    monkeypatch.setattr(nn, "COULOMB_NN_COMPILED", False)
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
     without = gaussqp.solve(p.with_force(p.F), crosscheck=False)
     assert with_fast.status == without.status == "solved"
     assert with_fast.formulation == without.formulation == "coulomb_fixed_point"
     assert with_fast.solver == without.solver == "nonsmooth_newton"
-    scale = max(1.0, float(np.abs(without.acceleration).max()))
-    assert np.allclose(with_fast.acceleration, without.acceleration, rtol=0, atol=1e-9 * scale)
+    for attr in ("acceleration", "lambda_normal", "lambda_tangent"):
+        assert np.array_equal(getattr(with_fast, attr), getattr(without, attr))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
@@ -120,7 +114,7 @@ def test_the_compiled_projection_and_its_jacobian_are_the_numpy_ones(seed, m, d)
 @pytest.mark.parametrize("seed", range(12))
 def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
     """F9's stacked map and its Jacobian (:class:`gaussqp.friction.mixed_law.MixedSystem`) on a problem mixing coulomb
-    contacts with every other kind: the compiled projection gives the NumPy one's values."""
+    contacts with every other kind: the compiled projection gives the NumPy one's values, bit for bit."""
     import gaussqp.friction.mixed_law as ml
     from test_coulomb_mixed import random_any  # tests/friction is on sys.path
 
@@ -128,7 +122,7 @@ def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
     sysm = ml.MixedSystem(p)
     x = np.random.default_rng(seed).normal(size=sysm.size)
     E1, J1, _ = sysm.evaluate(x)
-    monkeypatch.setattr(ml, "COULOMB_NN_COMPILED", False)
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
     E0, J0, _ = sysm.evaluate(x)
     assert close(E1, E0) and close(J1, J0)
 
@@ -144,3 +138,45 @@ def test_plain_gives_the_kernels_one_argument_type():
         z = plain(y)
         assert z.dtype == np.float64 and z.flags.c_contiguous and z.flags.writeable
         assert np.array_equal(z, y)
+
+
+def test_the_setting_turns_them_off_at_run_time(monkeypatch):
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
+    assert kernels() is None
+    assert nn._System(np.eye(3), np.ones(3), np.ones(1), 3).fast is None
+
+
+def test_a_broken_numba_falls_back_to_the_numpy_kernels_with_a_warning(monkeypatch):
+    """numba installed but failing to import with another error than ImportError (a missing llvmlite library raises
+    OSError): the NumPy kernels run, once warned, and the route still answers."""
+    import builtins
+    import sys
+
+    import gaussqp.friction.compiled as compiled
+
+    real_import = builtins.__import__
+
+    def broken(name, *args, **kwargs):
+        if name == "numba" or name.startswith("numba."):
+            raise OSError("Could not find/load shared object file: libllvmlite.so")
+        return real_import(name, *args, **kwargs)
+
+    import gaussqp.friction
+
+    monkeypatch.delitem(sys.modules, "gaussqp.friction.compiled_kernels", raising=False)
+    monkeypatch.delattr(gaussqp.friction, "compiled_kernels", raising=False)
+    for name in [k for k in sys.modules if k == "numba" or k.startswith("numba.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(builtins, "__import__", broken)
+    compiled._load.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="cannot be imported"):
+            assert kernels() is None
+        assert compiled.unavailable.startswith("OSError")
+        p = problems.load("real/humanoid_lying").mode_free(sliding=True)
+        assert gaussqp.solve(p, crosscheck=False).status == "solved"
+    finally:
+        monkeypatch.undo()
+        compiled._load.cache_clear()
+        compiled.unavailable = None
+    assert kernels() is not None

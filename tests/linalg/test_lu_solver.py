@@ -35,3 +35,7 @@ def test_an_exactly_singular_matrix_gives_non_finite_solutions():
     with np.errstate(all="ignore"):
         x = lu_solver(A)(np.array([1.0, 0.0]))
     assert not np.all(np.isfinite(x))
+
+
+def test_an_empty_matrix_gives_an_empty_solution():
+    assert lu_solver(np.zeros((0, 0)))(np.zeros(0)).shape == (0,)

@@ -37,3 +37,22 @@ def test_a_non_finite_system_gives_a_non_finite_answer_not_an_exception():
 
 def test_an_empty_system_gives_zero():
     assert np.array_equal(min_norm_lstsq(np.zeros((0, 3)), np.zeros(0)), np.zeros(3))
+
+
+def test_numpys_rank_rule_where_the_rank_is_clear():
+    """Singular values two decades either side of ``max(shape) ε`` (numpy's ``rcond``): kept above, dropped below,
+    as numpy's SVD decides (a looser or tighter rule fails one of the two)."""
+    rng = np.random.default_rng(3)
+    U, _ = np.linalg.qr(rng.normal(size=(8, 8)))
+    V, _ = np.linalg.qr(rng.normal(size=(8, 8)))
+    b = rng.normal(size=8)
+    threshold = 8 * np.finfo(float).eps
+    for small, kept in ((threshold * 100, True), (threshold / 100, False)):
+        A = U @ np.diag([1.0] * 7 + [small]) @ V.T
+        x, ref = min_norm_lstsq(A, b), np.linalg.lstsq(A, b, rcond=None)[0]
+        if kept:  # the small direction solved for: a solution of size |b|/σ, accurate to ε cond ≈ 1e-3 here
+            assert np.linalg.norm(ref) > 1e10
+            assert np.allclose(x, ref, rtol=0, atol=1e-2 * np.abs(ref).max())
+        else:  # dropped: the minimum-norm solution on the seven others, of size |b|
+            assert np.linalg.norm(ref) < 10
+            assert np.allclose(x, ref, rtol=0, atol=1e-12)
