@@ -64,6 +64,7 @@ from ..friction.coulomb_law import (
     project_cone_jacobian,
 )
 from ..friction.coulomb_uniqueness import coulomb_uniqueness
+from ..friction.convex_start import convex_start
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
 from ..mechanics.delassus import delassus_of_rows
@@ -379,14 +380,27 @@ def solve_mode_free(
     d = int(dimension)
     t0 = time.perf_counter()
     runs = []
+    t_convex = None
     for theta in COULOMB_NN_REG_THETAS:  # the damping schedule: the next θ only when the last did not converge
-        runs.append((theta, solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)))
-        if runs[-1][1].residual <= COULOMB_NN_ACCEPT_RTOL:
+        runs.append((theta, "", solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)))
+        if runs[-1][2].residual <= COULOMB_NN_ACCEPT_RTOL:
             break
-    theta, nt = min(runs, key=lambda run: run[1].residual)
+    if runs[-1][2].residual > COULOMB_NN_ACCEPT_RTOL and newton_max_iter > 0:
+        # the schedule stalled from its starts: once more from the convex program's answer (the shift at zero),
+        # which no spurious stationary point of the merit holds (gaussqp/friction/convex_start.py)
+        tc = time.perf_counter()
+        rc = convex_start(W, q, mu, d)
+        t_convex = time.perf_counter() - tc
+        if rc is not None:
+            for theta in COULOMB_NN_REG_THETAS:
+                nt_c = solve_newton(W, q, mu, d, r0=rc, max_iter=newton_max_iter, reg_theta=theta, guess_only=True)
+                runs.append((theta, "convex", nt_c))
+                if nt_c.residual <= COULOMB_NN_ACCEPT_RTOL:
+                    break
+    theta, _, nt = min(runs, key=lambda run: run[2].residual)
     t_newton = time.perf_counter() - t0
     info = {
-        "iterations": sum(run.iterations for _, run in runs),
+        "iterations": sum(run.iterations for _, _, run in runs),
         "reason": nt.reason,
         "residual": nt.residual,
         "start": nt.start,
@@ -394,10 +408,18 @@ def solve_mode_free(
         "times": dict(nt.times),
         "reg_theta": theta,
         "attempts": [
-            {"reg_theta": th, "residual": run.residual, "iterations": run.iterations, "reason": run.reason}
-            for th, run in runs
+            {
+                "reg_theta": th,
+                "residual": run.residual,
+                "iterations": run.iterations,
+                "reason": run.reason,
+                **({"start": "convex program"} if start else {}),
+            }
+            for th, start, run in runs
         ],
     }
+    if t_convex is not None:
+        info["times"]["convex_start"] = t_convex
 
     def kernel_answer(r, path: str, stage: str, history: list, status: str, iterations: int, times: dict, report=None):
         """The answer of the Newton or of its rounds, ``u`` recomputed from the data (not the kernel's own u)."""
