@@ -1194,3 +1194,19 @@ COULOMB_PROX_FALLBACK_SKIP_RTOL = 5e-9
 #: (`benchmarks/results/fclib_generated_study_final`); the dense SVD took 1.4 ms against 8 ms up to 10⁴ entries and
 #: 9 ms against 19 ms up to 10⁵, and lost above (26 against 13 ms).
 CLASSIFY_SPARSE_DENSE_MAX = 100_000
+
+# ---------------------------------------------------------------- mode-free Coulomb: the schedule's starts
+#: The mode-free route's Newton runs (:func:`gaussqp.formulations.coulomb.solve_mode_free`): each pair (θ of the
+#: damping, start) in turn, the next only when none before it reached :data:`COULOMB_NN_ACCEPT_RTOL`. ``"starts"``: the
+#: Newton's own starts (a guess, every contact sticks, zero; :func:`gaussqp.friction.nonsmooth_newton.solve_newton`);
+#: ``"convex"``: the answer of the convex program with De Saxcé's shift at zero
+#: (:func:`gaussqp.friction.convex_start.convex_start`), solved once, when first needed. The θ are those of
+#: :data:`COULOMB_NN_REG_THETAS`.
+COULOMB_NN_SCHEDULE = tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS) + tuple(
+    (theta, "convex") for theta in COULOMB_NN_REG_THETAS
+)
+
+# ---------------------------------------------------------------- mode-free Coulomb: the rounds' second stall test
+#: The proximal rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) also stop when their best residual has
+#: not gone down at all over this many rounds (besides :data:`COULOMB_PROX_STALL_ROUNDS` without halving).
+COULOMB_PROX_NO_BEST_ROUNDS = 10

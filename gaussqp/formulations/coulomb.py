@@ -89,7 +89,7 @@ from ..settings import (
     COULOMB_NEWTON_ITER_MAX,
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_ITER_MAX,
-    COULOMB_NN_REG_THETAS,
+    COULOMB_NN_SCHEDULE,
     COULOMB_PROX_FALLBACK_SKIP_RTOL,
     COULOMB_PROX_WORK_MAX,
     COULOMB_POLISH_RTOL,
@@ -379,24 +379,28 @@ def solve_mode_free(
     mu = np.asarray(mu, dtype=float).ravel()
     d = int(dimension)
     t0 = time.perf_counter()
-    runs = []
+    runs: list = []
     t_convex = None
-    for theta in COULOMB_NN_REG_THETAS:  # the damping schedule: the next θ only when the last did not converge
-        runs.append((theta, "", solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)))
-        if runs[-1][2].residual <= COULOMB_NN_ACCEPT_RTOL:
+    rc: np.ndarray | None = None
+    # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
+    # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
+    # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), computed when first needed
+    for theta, start in COULOMB_NN_SCHEDULE:
+        if start == "convex":
+            if newton_max_iter <= 0:
+                continue
+            if t_convex is None:
+                tc = time.perf_counter()
+                rc = convex_start(W, q, mu, d)
+                t_convex = time.perf_counter() - tc
+            if rc is None:
+                continue
+            run = solve_newton(W, q, mu, d, r0=rc, max_iter=newton_max_iter, reg_theta=theta, guess_only=True)
+        else:
+            run = solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)
+        runs.append((theta, start, run))
+        if run.residual <= COULOMB_NN_ACCEPT_RTOL:
             break
-    if runs[-1][2].residual > COULOMB_NN_ACCEPT_RTOL and newton_max_iter > 0:
-        # the schedule stalled from its starts: once more from the convex program's answer (the shift at zero),
-        # which no spurious stationary point of the merit holds (gaussqp/friction/convex_start.py)
-        tc = time.perf_counter()
-        rc = convex_start(W, q, mu, d)
-        t_convex = time.perf_counter() - tc
-        if rc is not None:
-            for theta in COULOMB_NN_REG_THETAS:
-                nt_c = solve_newton(W, q, mu, d, r0=rc, max_iter=newton_max_iter, reg_theta=theta, guess_only=True)
-                runs.append((theta, "convex", nt_c))
-                if nt_c.residual <= COULOMB_NN_ACCEPT_RTOL:
-                    break
     theta, _, nt = min(runs, key=lambda run: run[2].residual)
     t_newton = time.perf_counter() - t0
     info = {
@@ -413,7 +417,7 @@ def solve_mode_free(
                 "residual": run.residual,
                 "iterations": run.iterations,
                 "reason": run.reason,
-                **({"start": "convex program"} if start else {}),
+                **({"start": "convex program"} if start == "convex" else {}),
             }
             for th, start, run in runs
         ],
@@ -499,7 +503,9 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.n
     for start, r0 in (("newton best", newton_best), ("zero", None)):
         if work >= COULOMB_PROX_WORK_MAX:
             break
-        out = solve_proximal(W, q, mu, d, r0=r0, work_max=COULOMB_PROX_WORK_MAX - work)
+        # to the route's acceptance bound, not the Newton's round-off target: the rounds converge linearly at best, and
+        # their last decades cost as much as the first ones (a pile of 4,248 contacts: 75 of its 299 iterations)
+        out = solve_proximal(W, q, mu, d, r0=r0, work_max=COULOMB_PROX_WORK_MAX - work, target=COULOMB_NN_ACCEPT_RTOL)
         work += out.iterations
         attempts.append(
             {

@@ -65,6 +65,7 @@ from ..settings import (
     COULOMB_NN_TARGET_RTOL,
     COULOMB_PROX_CENTER_RTOL,
     COULOMB_PROX_INNER_RTOL,
+    COULOMB_PROX_NO_BEST_ROUNDS,
     COULOMB_PROX_PATIENCE,
     COULOMB_PROX_SIGMA_FACTOR,
     COULOMB_PROX_SIGMA_MAX,
@@ -159,6 +160,7 @@ def solve_proximal(
     res = _residual(center, u, mu, d, qn)
     best = (res, center, u)
     best_halved, since = res, 0
+    since_best = 0  # rounds since the best residual last went down at all
     history: list = []
     work, rounds, reason, algebra = 0, 0, MAX_ITER, "dense"
     floor, successes = COULOMB_PROX_SIGMA_MIN, 0  # σ's lower bound for now, converged rounds since it was set
@@ -170,6 +172,7 @@ def solve_proximal(
             reason = MAX_ITER
             break
         rounds += 1
+        best_before = best[0]
         shift = sigma * lam
         Wt = Wk + (sp.diags(shift) if sp.issparse(Wk) else np.diag(shift))
         qt = q - shift * center
@@ -236,6 +239,10 @@ def solve_proximal(
             if since >= COULOMB_PROX_STALL_ROUNDS:
                 reason = STALLED
                 break
+        since_best = 0 if best[0] < best_before else since_best + 1
+        if since_best >= COULOMB_PROX_NO_BEST_ROUNDS:
+            reason = STALLED
+            break
     res, r, u = best
     return ProximalResult(
         r=r,
