@@ -4,7 +4,9 @@ Newton polish as its fallback.
 First, :func:`solve_mode_free` runs the globalized semismooth Newton method of
 :mod:`gaussqp.friction.nonsmooth_newton` on the natural map, with W sparse when it is (a global problem with a
 sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when its residual is at most
-:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`. Otherwise the proximal-point rounds of
+:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`; its damping schedule runs from the Newton's own starts, then, when it
+stalls there, from the answer of the convex program with De Saxcé's shift at zero
+(:func:`gaussqp.friction.convex_start.convex_start`). Otherwise the proximal-point rounds of
 :mod:`gaussqp.friction.proximal_newton` (the Newton on ``W + σΛ``, as Siconos's PROX) run from the Newton's best
 point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either, the
 route below runs from scratch, as before.
@@ -359,7 +361,9 @@ def solve_mode_free(
     newton_max_iter: int = COULOMB_NN_ITER_MAX,
 ) -> LocalAnswer:
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
-    (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
+    (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first, through the (θ, start)
+    pairs of :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE` (its own starts, then the convex program's answer of
+    :func:`gaussqp.friction.convex_start.convex_start`, computed once when first needed); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
     (:func:`_proximal_rounds`); when they do not either and their best point is not within
     :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the convex iteration + polish of :func:`solve_local` from
