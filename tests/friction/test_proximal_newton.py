@@ -16,6 +16,8 @@ from gaussqp.settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_REG_THETAS,
     COULOMB_PROX_FALLBACK_SKIP_RTOL,
+    COULOMB_PROX_NO_BEST_ROUNDS,
+    COULOMB_PROX_STALL_ROUNDS,
     COULOMB_RESIDUAL_RTOL,
 )
 
@@ -224,3 +226,15 @@ def test_rounds_beyond_the_skip_bound_still_fall_back_to_the_convex_iteration(mo
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
     assert "fallback" not in sol.extras["nonsmooth_newton"]
     assert sol.status == "solved"
+
+
+def test_rounds_stop_after_the_set_number_of_rounds_without_a_new_best_residual():
+    """Asked for an unreachable target (0) from a solution, the rounds cannot improve on round-off for long: they stop
+    ``COULOMB_PROX_NO_BEST_ROUNDS`` rounds after their last new best (not 30 rounds without halving), saying so."""
+    W, q, mu, d = rank_deficient(3)
+    sol = solve_proximal(W, q, mu, d)
+    out = solve_proximal(W, q, mu, d, r0=sol.r, target=0.0)
+    assert out.reason == nn.STALLED and not out.converged
+    res = [residual(W, q, mu, d, sol.r)] + [h["residual"] for h in out.history]
+    last_best = max(i for i, x in enumerate(res) if x == min(res))
+    assert out.rounds - last_best == COULOMB_PROX_NO_BEST_ROUNDS < COULOMB_PROX_STALL_ROUNDS
