@@ -1203,3 +1203,19 @@ CLASSIFY_SPARSE_DENSE_MAX = 100_000
 #: 42 unknowns costs a fraction of the NumPy kernels' calls, with the same numbers bit for bit. False: the NumPy
 #: kernels, whatever is installed (read at each use: it may be set at run time).
 COULOMB_NN_COMPILED = True
+
+# ---------------------------------------------------------------- mode-free Coulomb: the schedule's starts
+#: The mode-free route's Newton runs (:func:`gaussqp.formulations.coulomb.solve_mode_free`): each pair (θ of the
+#: damping, start) in turn, the next only when none before it reached :data:`COULOMB_NN_ACCEPT_RTOL`. ``"starts"``: the
+#: Newton's own starts (a guess, every contact sticks, zero; :func:`gaussqp.friction.nonsmooth_newton.solve_newton`);
+#: ``"convex"``: the answer of the convex program with De Saxcé's shift at zero
+#: (:func:`gaussqp.friction.convex_start.convex_start`), solved once, when first needed. The θ are those of
+#: :data:`COULOMB_NN_REG_THETAS`.
+COULOMB_NN_SCHEDULE = tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS) + tuple(
+    (theta, "convex") for theta in COULOMB_NN_REG_THETAS
+)
+
+# ---------------------------------------------------------------- mode-free Coulomb: the rounds' second stall test
+#: The proximal rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) also stop when their best residual has
+#: not gone down at all over this many rounds (besides :data:`COULOMB_PROX_STALL_ROUNDS` without halving).
+COULOMB_PROX_NO_BEST_ROUNDS = 10

@@ -4,7 +4,9 @@ Newton polish as its fallback.
 First, :func:`solve_mode_free` runs the globalized semismooth Newton method of
 :mod:`gaussqp.friction.nonsmooth_newton` on the natural map, with W sparse when it is (a global problem with a
 sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when its residual is at most
-:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`. Otherwise the proximal-point rounds of
+:data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`; its damping schedule runs from the Newton's own starts, then, when it
+stalls there, from the answer of the convex program with De Saxcé's shift at zero
+(:func:`gaussqp.friction.convex_start.convex_start`). Otherwise the proximal-point rounds of
 :mod:`gaussqp.friction.proximal_newton` (the Newton on ``W + σΛ``, as Siconos's PROX) run from the Newton's best
 point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either, the
 route below runs from scratch, as before.
@@ -64,6 +66,7 @@ from ..friction.coulomb_law import (
     project_cone_jacobian,
 )
 from ..friction.coulomb_uniqueness import coulomb_uniqueness
+from ..friction.convex_start import convex_start
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
 from ..mechanics.delassus import delassus_of_rows
@@ -88,7 +91,7 @@ from ..settings import (
     COULOMB_NEWTON_ITER_MAX,
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_ITER_MAX,
-    COULOMB_NN_REG_THETAS,
+    COULOMB_NN_SCHEDULE,
     COULOMB_PROX_FALLBACK_SKIP_RTOL,
     COULOMB_PROX_WORK_MAX,
     COULOMB_POLISH_RTOL,
@@ -358,7 +361,9 @@ def solve_mode_free(
     newton_max_iter: int = COULOMB_NN_ITER_MAX,
 ) -> LocalAnswer:
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
-    (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first; when it does not reach
+    (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first, through the (θ, start)
+    pairs of :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE` (its own starts, then the convex program's answer of
+    :func:`gaussqp.friction.convex_start.convex_start`, computed once when first needed); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
     (:func:`_proximal_rounds`); when they do not either and their best point is not within
     :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the convex iteration + polish of :func:`solve_local` from
@@ -378,15 +383,32 @@ def solve_mode_free(
     mu = np.asarray(mu, dtype=float).ravel()
     d = int(dimension)
     t0 = time.perf_counter()
-    runs = []
-    for theta in COULOMB_NN_REG_THETAS:  # the damping schedule: the next θ only when the last did not converge
-        runs.append((theta, solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)))
-        if runs[-1][1].residual <= COULOMB_NN_ACCEPT_RTOL:
+    runs: list = []
+    t_convex = None
+    rc: np.ndarray | None = None
+    # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
+    # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
+    # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), computed when first needed
+    for theta, start in COULOMB_NN_SCHEDULE:
+        if start == "convex":
+            if newton_max_iter <= 0:
+                continue
+            if t_convex is None:
+                tc = time.perf_counter()
+                rc = convex_start(W, q, mu, d)
+                t_convex = time.perf_counter() - tc
+            if rc is None:
+                continue
+            run = solve_newton(W, q, mu, d, r0=rc, max_iter=newton_max_iter, reg_theta=theta, guess_only=True)
+        else:
+            run = solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)
+        runs.append((theta, start, run))
+        if run.residual <= COULOMB_NN_ACCEPT_RTOL:
             break
-    theta, nt = min(runs, key=lambda run: run[1].residual)
+    theta, _, nt = min(runs, key=lambda run: run[2].residual)
     t_newton = time.perf_counter() - t0
     info = {
-        "iterations": sum(run.iterations for _, run in runs),
+        "iterations": sum(run.iterations for _, _, run in runs),
         "reason": nt.reason,
         "residual": nt.residual,
         "start": nt.start,
@@ -394,10 +416,18 @@ def solve_mode_free(
         "times": dict(nt.times),
         "reg_theta": theta,
         "attempts": [
-            {"reg_theta": th, "residual": run.residual, "iterations": run.iterations, "reason": run.reason}
-            for th, run in runs
+            {
+                "reg_theta": th,
+                "residual": run.residual,
+                "iterations": run.iterations,
+                "reason": run.reason,
+                **({"start": "convex program"} if start == "convex" else {}),
+            }
+            for th, start, run in runs
         ],
     }
+    if t_convex is not None:
+        info["times"]["convex_start"] = t_convex
 
     def kernel_answer(r, path: str, stage: str, history: list, status: str, iterations: int, times: dict, report=None):
         """The answer of the Newton or of its rounds, ``u`` recomputed from the data (not the kernel's own u)."""
@@ -477,7 +507,9 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.n
     for start, r0 in (("newton best", newton_best), ("zero", None)):
         if work >= COULOMB_PROX_WORK_MAX:
             break
-        out = solve_proximal(W, q, mu, d, r0=r0, work_max=COULOMB_PROX_WORK_MAX - work)
+        # to the route's acceptance bound, not the Newton's round-off target: the rounds converge linearly at best, and
+        # their last decades cost as much as the first ones (a pile of 4,248 contacts: 75 of its 299 iterations)
+        out = solve_proximal(W, q, mu, d, r0=r0, work_max=COULOMB_PROX_WORK_MAX - work, target=COULOMB_NN_ACCEPT_RTOL)
         work += out.iterations
         attempts.append(
             {

@@ -430,6 +430,7 @@ def solve_newton(
     target: float = COULOMB_NN_TARGET_RTOL,
     max_iter: int = COULOMB_NN_ITER_MAX,
     reg_theta: float = COULOMB_NN_REG_THETA,
+    guess_only: bool = False,
 ) -> NewtonResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the globalized semismooth Newton method of the
     module docstring.
@@ -446,6 +447,8 @@ def solve_newton(
     reg_theta : θ of the Jacobian's regularization ``δ = θ · min(1, ‖φ_ρ‖/‖ρ q‖)`` (floored at
         :data:`~gaussqp.settings.COULOMB_NN_REG_FLOOR`): larger θ is a stronger proximal term far from a solution
         (a Levenberg–Marquardt-like damping), still vanishing with the residual
+    guess_only : the guess ``r0`` (and its one Newton step) is the only start, whatever its residual: a start chosen
+        by the caller (:func:`gaussqp.friction.convex_start.convex_start`) after the others were tried
 
     Returns
     -------
@@ -481,7 +484,7 @@ def solve_newton(
                 cands.append(("guess step", x, *sysm.evaluate(x)))
             except (np.linalg.LinAlgError, RuntimeError, ValueError):
                 pass
-    if not cands or min(c[-1] for c in cands) > COULOMB_NN_GUESS_RTOL:
+    if not cands or (min(c[-1] for c in cands) > COULOMB_NN_GUESS_RTOL and not guess_only):
         # every contact sticks: W r = −q (exact at rest). Solved as (W + δ diag(1/ρ)) r = −q with δ at the
         # regularization floor and refined to W r = −q (one LU, a singular W included); when that is not accurate
         # (an ill-conditioned regular W), again with δ = 0

@@ -42,9 +42,11 @@ still counts one iteration of the budget, so the budget bounds the rounds too.
 
 It stops when the problem's own natural-map residual (ρ = 1, ÷‖q‖, the one the certificate recomputes) reaches
 ``target``, when the inner Newton iterations of all rounds reach :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX` (a
-deterministic budget: the same answer on any machine), or when the best residual has not halved over
-:data:`~gaussqp.settings.COULOMB_PROX_STALL_ROUNDS` rounds. Nothing here is a certificate: the route recomputes the
-residual and judges it.
+deterministic budget: the same answer on any machine), when the best residual has not halved over
+:data:`~gaussqp.settings.COULOMB_PROX_STALL_ROUNDS` rounds, or when it has not gone down at all over
+:data:`~gaussqp.settings.COULOMB_PROX_NO_BEST_ROUNDS` rounds (rounds that drift away from their best point: on a pile of
+4,248 contacts from 1.3e-7 to 7e-7 over 30 rounds). Nothing here is a certificate: the route recomputes the residual and
+judges it.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from ..settings import (
     COULOMB_NN_TARGET_RTOL,
     COULOMB_PROX_CENTER_RTOL,
     COULOMB_PROX_INNER_RTOL,
+    COULOMB_PROX_NO_BEST_ROUNDS,
     COULOMB_PROX_PATIENCE,
     COULOMB_PROX_SIGMA_FACTOR,
     COULOMB_PROX_SIGMA_MAX,
@@ -159,6 +162,7 @@ def solve_proximal(
     res = _residual(center, u, mu, d, qn)
     best = (res, center, u)
     best_halved, since = res, 0
+    since_best = 0  # rounds since the best residual last went down at all
     history: list = []
     work, rounds, reason, algebra = 0, 0, MAX_ITER, "dense"
     floor, successes = COULOMB_PROX_SIGMA_MIN, 0  # σ's lower bound for now, converged rounds since it was set
@@ -170,6 +174,7 @@ def solve_proximal(
             reason = MAX_ITER
             break
         rounds += 1
+        best_before = best[0]
         shift = sigma * lam
         Wt = Wk + (sp.diags(shift) if sp.issparse(Wk) else np.diag(shift))
         qt = q - shift * center
@@ -236,6 +241,10 @@ def solve_proximal(
             if since >= COULOMB_PROX_STALL_ROUNDS:
                 reason = STALLED
                 break
+        since_best = 0 if best[0] < best_before else since_best + 1
+        if since_best >= COULOMB_PROX_NO_BEST_ROUNDS:
+            reason = STALLED
+            break
     res, r, u = best
     return ProximalResult(
         r=r,

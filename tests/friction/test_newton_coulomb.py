@@ -236,6 +236,9 @@ def test_a_newton_that_stops_falls_back_to_the_convex_iteration_and_still_certif
     real = nn.solve_newton
     monkeypatch.setattr(coulomb, "solve_newton", lambda *a, **k: real(*a, **{**k, "max_iter": 0}))
     monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 0)  # and no proximal rounds
+    monkeypatch.setattr(
+        coulomb, "convex_start", lambda *a: None
+    )  # nor the convex program's start (its one step solves it)
     W, q, mu = hyperstatic_table(40.0)  # sliding: neither start is a solution
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, 3))
     assert sol.extras["path"] == "convex iteration"

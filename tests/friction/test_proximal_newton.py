@@ -16,6 +16,8 @@ from gaussqp.settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_REG_THETAS,
     COULOMB_PROX_FALLBACK_SKIP_RTOL,
+    COULOMB_PROX_NO_BEST_ROUNDS,
+    COULOMB_PROX_STALL_ROUNDS,
     COULOMB_RESIDUAL_RTOL,
 )
 
@@ -79,7 +81,8 @@ def test_the_route_runs_the_rounds_between_its_newton_and_its_convex_iteration(m
     monkeypatch.setattr(coulomb, "solve_newton", limited)  # the route's schedule only, not the rounds' inner solves
     W, q, mu, d = rank_deficient(2)
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
-    assert calls == list(COULOMB_NN_REG_THETAS)  # the whole schedule ran and failed first
+    # the whole schedule ran and failed first, from its starts, then from the convex program's answer
+    assert calls == list(COULOMB_NN_REG_THETAS) * 2
     assert sol.extras["path"] == "proximal newton" and "proximal" in sol.route
     assert sol.status == "solved" and sol.natural_map_residual.relative <= COULOMB_RESIDUAL_RTOL
     prox = sol.extras["proximal"]
@@ -89,7 +92,8 @@ def test_the_route_runs_the_rounds_between_its_newton_and_its_convex_iteration(m
 
 def test_a_generated_quadruped_the_damping_schedule_leaves_short_is_certified_by_the_rounds(tmp_path):
     """``quadruped-s1-i0070-m47`` of the study (47 contacts on four feet, W of rank 121 of 141, its nonzero spectrum
-    over nine decades): every θ of the schedule stalls near 1e-7; the rounds reach round-off."""
+    over nine decades): every θ of the schedule stalls near 1e-7 from its starts; the same schedule from the convex
+    program's answer, or the rounds, reach round-off."""
     pytest.importorskip("mujoco", reason="generating the problem needs the optional extra gaussqp[mujoco]")
     pytest.importorskip("h5py", reason="reading FCLIB files needs the optional extra gaussqp[fclib]")
     from gaussqp.io import fclib
@@ -102,10 +106,10 @@ def test_a_generated_quadruped_the_damping_schedule_leaves_short_is_certified_by
     if min(schedule) <= COULOMB_NN_ACCEPT_RTOL:
         pytest.skip(f"with this MuJoCo version the scene's state is one the Newton alone solves ({min(schedule):.1e})")
     ans = coulomb.solve_mode_free(cd.W, cd.q, cd.mu, 3)
-    assert ans.path == "proximal newton"
+    assert ans.path in ("newton", "proximal newton") and len(ans.newton_kernel["attempts"]) > len(schedule)
     assert residual(cd.W, cd.q, cd.mu, 3, ans.r) <= COULOMB_NN_ACCEPT_RTOL
     sol = gaussqp.solve(p, crosscheck=False)
-    assert sol.status == "solved" and sol.certified and sol.extras["path"] == "proximal newton"
+    assert sol.status == "solved" and sol.certified and sol.extras["path"] == ans.path
 
 
 def test_when_the_convex_iteration_ends_farther_than_the_rounds_their_point_is_the_answer(monkeypatch):
@@ -147,7 +151,9 @@ def _box_wall(tmp_path):
     return fclib.load(path)
 
 
-def test_a_generated_box_wall_the_plain_rounds_leave_near_1e_7_is_certified_by_the_accelerated_ones(tmp_path):
+def test_a_generated_box_wall_the_plain_rounds_leave_near_1e_7_is_certified_by_the_accelerated_ones(
+    tmp_path, monkeypatch
+):
     """Same start (r = 0), same budget (COULOMB_PROX_WORK_MAX inner iterations): the plain proximal iteration with
     exact inner solves (the rounds before Anderson's acceleration) stops short of 1e-8; the accelerated rounds reach
     round-off, and the route certifies their answer."""
@@ -161,6 +167,8 @@ def test_a_generated_box_wall_the_plain_rounds_leave_near_1e_7_is_certified_by_t
     fast = solve_proximal(cd.W, cd.q, cd.mu, 3)
     assert fast.accelerated > 0 and fast.iterations <= plain.iterations
     assert residual(cd.W, cd.q, cd.mu, 3, fast.r) <= COULOMB_NN_ACCEPT_RTOL
+    # the route, without the convex program's start (from which the schedule solves this wall): the rounds answer
+    monkeypatch.setattr(coulomb, "convex_start", lambda *a: None)
     sol = gaussqp.solve(p, crosscheck=False)
     assert sol.status == "solved" and sol.certified and sol.extras["path"] == "proximal newton"
     assert sol.natural_map_residual.relative <= COULOMB_RESIDUAL_RTOL
@@ -185,6 +193,7 @@ def test_the_accelerated_rounds_never_make_the_route_claim_solved_above_the_tole
         return out
 
     monkeypatch.setattr(coulomb, "solve_proximal", lying)
+    monkeypatch.setattr(coulomb, "convex_start", lambda *a: None)  # the rounds run (not the convex start's Newton)
     sol = gaussqp.solve(p, crosscheck=False)
     assert seen and max(seen) > 0  # the accelerated path ran
     assert sol.extras["path"] == "proximal newton"
@@ -217,3 +226,15 @@ def test_rounds_beyond_the_skip_bound_still_fall_back_to_the_convex_iteration(mo
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
     assert "fallback" not in sol.extras["nonsmooth_newton"]
     assert sol.status == "solved"
+
+
+def test_rounds_stop_after_the_set_number_of_rounds_without_a_new_best_residual():
+    """Asked for an unreachable target (0) from a solution, the rounds cannot improve on round-off for long: they stop
+    ``COULOMB_PROX_NO_BEST_ROUNDS`` rounds after their last new best (not 30 rounds without halving), saying so."""
+    W, q, mu, d = rank_deficient(3)
+    sol = solve_proximal(W, q, mu, d)
+    out = solve_proximal(W, q, mu, d, r0=sol.r, target=0.0)
+    assert out.reason == nn.STALLED and not out.converged
+    res = [residual(W, q, mu, d, sol.r)] + [h["residual"] for h in out.history]
+    last_best = max(i for i, x in enumerate(res) if x == min(res))
+    assert out.rounds - last_best == COULOMB_PROX_NO_BEST_ROUNDS < COULOMB_PROX_STALL_ROUNDS
