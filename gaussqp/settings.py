@@ -1201,7 +1201,8 @@ CLASSIFY_SPARSE_DENSE_MAX = 100_000
 #: projection) when ``numba`` is installed (``pip install 'gaussqp[fast]'``). The first use in a process loads them (~0.6 s
 #: from numba's on-disk cache, a few seconds the first time they compile); then an iteration on the humanoid's
 #: 42 unknowns costs a fraction of the NumPy kernels' calls, with the same numbers bit for bit. False: the NumPy
-#: kernels, whatever is installed (read at each use: it may be set at run time).
+#: kernels, whatever is installed (read at each use: it may be set at run time). The environment variable
+#: ``GAUSSQP_COMPILED=0`` does the same (a one-shot command line run: ~0.4 s less on a mode-free problem).
 COULOMB_NN_COMPILED = True
 
 # ---------------------------------------------------------------- mode-free Coulomb: the schedule's starts

@@ -28,6 +28,7 @@ is writable).
 
 from __future__ import annotations
 
+import os
 import warnings
 from functools import lru_cache
 from types import SimpleNamespace
@@ -37,11 +38,14 @@ import numpy as np
 
 def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``), or None: when
-    :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False (read at each call: it may be set at run time), or numba
+    :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
+    (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or numba
     cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run."""
     from .. import settings
 
-    return _load() if settings.COULOMB_NN_COMPILED else None
+    if not settings.COULOMB_NN_COMPILED or os.environ.get("GAUSSQP_COMPILED", "").strip() == "0":
+        return None
+    return _load()
 
 
 #: why the compiled kernels could not be loaded (the exception's type and message), or None

@@ -146,6 +146,13 @@ def test_the_setting_turns_them_off_at_run_time(monkeypatch):
     assert nn._System(np.eye(3), np.ones(3), np.ones(1), 3).fast is None
 
 
+def test_the_environment_variable_turns_them_off(monkeypatch):
+    monkeypatch.setenv("GAUSSQP_COMPILED", "0")
+    assert kernels() is None
+    monkeypatch.setenv("GAUSSQP_COMPILED", "1")
+    assert kernels() is not None
+
+
 def test_a_broken_numba_falls_back_to_the_numpy_kernels_with_a_warning(monkeypatch):
     """numba installed but failing to import with another error than ImportError (a missing llvmlite library raises
     OSError): the NumPy kernels run, once warned, and the route still answers."""
