@@ -86,13 +86,13 @@ BILATERAL_MODE = "bilateral"
 
 class _GapProgram:
     """Stage 1 (module docstring): the duality-gap program in the scaled unknowns, built once: handed to Clarabel
-    directly (:class:`_DirectGap`) when no other solver is named, else (and when Clarabel ends neither solved nor
-    infeasible) the cvxpy program (DPP), built on first need."""
+    directly (:class:`_DirectGap`) when no other solver is named, else (and when Clarabel fails: a numerical error or
+    a status it cannot read) the cvxpy program (DPP), built on first need."""
 
     def __init__(self, sysm: MixedSystem, solver, tol: Tolerance, signs: dict | None = None):
         self.s, self.tol, self.signs, self.solver = sysm, tol, signs, solver
         direct = direct_backend(solver, "socp", DIRECT_CONIC_BACKENDS)
-        self.direct = _DirectGap(sysm, signs) if direct is not None else None
+        self.direct = _DirectGap(sysm, signs, direct) if direct is not None else None
         self.backend = direct if direct is not None else get_backend(solver, needs="socp")
         self.status = "failed"
         self.prob = None
@@ -196,9 +196,9 @@ class _GapProgram:
 
     def _solve(self, shift: np.ndarray, g: np.ndarray) -> np.ndarray | None:
         """One program for the frozen ``shift`` and sliding friction ``g``: its point ``x`` (scaled unknowns), or None
-        when the backend returned none. Clarabel directly first; the cvxpy program when it ends neither solved nor
-        infeasible (``failed``: a numerical error, the looser preset's inaccurate end), or when another solver is
-        named."""
+        when the backend returned none. Clarabel directly first (its ``inaccurate`` point is kept, as the cvxpy
+        program's would be; ``infeasible`` or ``unbounded`` return none); the cvxpy program when Clarabel fails
+        (``failed``: a numerical error, a status it cannot read), or when another solver is named."""
         if self.direct is not None:
             res = self.direct.solve(shift, g, self.tol)
             if res.status != "failed":
@@ -225,10 +225,10 @@ class _DirectGap:
     coulomb contacts, ``(μσ λ̃_n, λ̃_t)`` of the sticking ones. ``A`` and ``P`` are built once; the shift ``s̃`` and
     the sliding friction ``g`` enter ``b`` and ``q`` only."""
 
-    def __init__(self, sysm: MixedSystem, signs: dict | None):
+    def __init__(self, sysm: MixedSystem, signs: dict | None, backend):
         n, m, d = sysm.n, sysm.m, sysm.d
         d1 = d - 1
-        self.s, self.N = sysm, sysm.size
+        self.s, self.N, self.backend = sysm, sysm.size, backend
         A = sysm.a_scale
         self.unit = float(np.max(sysm.lam_scale * sysm.u_scale, initial=1.0))
         AMA = (A[:, None] * sysm.M * A[None, :]) / self.unit
@@ -238,14 +238,6 @@ class _DirectGap:
         ln0, lt0 = n, n + m  # first columns of λ̃_n and of the cone contacts' λ̃_t
         tcol = {i: sysm.t_index[i] for i in sysm.cone}
         self.zero, self.nonneg, self.soc = [], [], []  # (coefficient rows (k, N), b0 (k,), shift row or -1)
-        dyn = np.zeros((n, self.N))
-        dyn[:, :n] = sysm.M * A[None, :] / sysm.dyn_scale[:, None]
-        dyn[:, ln0:lt0] = -sysm.N.T * sysm.lam_scale[None, :] / sysm.dyn_scale[:, None]
-        for i in sysm.cone:
-            dyn[:, tcol[i] : tcol[i] + d1] = (
-                -sysm.T[i * d1 : (i + 1) * d1].T * sysm.lam_scale[i] / sysm.dyn_scale[:, None]
-            )
-        self._dyn_rows = dyn  # b = −F/dyn − g per program
         for i, kind in enumerate(sysm.kinds):
             us, mu = float(sysm.u_scale[i]), float(sysm.mu[i])
             un_row = np.zeros(self.N)
@@ -279,6 +271,17 @@ class _DirectGap:
                 self.zero.append((np.vstack([un_row[None], ut_rows]), np.concatenate([[-un_b], -ut_b]), -1))
                 if lam_cone is not None:
                     self.soc.append(lam_cone)
+        # every block built once: the dynamics rows (MixedSystem's, b = −F/dyn − g per program), then the zero,
+        # nonnegative and second-order-cone rows with their constant b (the shift enters the coulomb cones' first entry)
+        self.blocks = [(_triplets(sysm.dynamics_jacobian), n, "zero", (), None, np.zeros((0, 2), dtype=int))]
+        for parts, cone in ((self.zero, "zero"), (self.nonneg, "nonneg"), (self.soc, "soc")):
+            if parts:
+                rows = np.vstack([r for r, _, _ in parts])
+                starts = np.cumsum([0] + [r.shape[0] for r, _, _ in parts])[:-1]
+                shifted = np.array([(st, k) for st, (_, _, k) in zip(starts, parts) if k >= 0], dtype=int)
+                sizes = tuple(r.shape[0] for r, _, _ in parts) if cone == "soc" else ()
+                b0 = np.concatenate([b for _, b, _ in parts])
+                self.blocks.append((_triplets(rows), rows.shape[0], cone, sizes, b0, shifted.reshape(-1, 2)))
         q0 = np.zeros(self.N)
         q0[:n] = A * sysm.F / self.unit
         q0[ln0:lt0] = sysm.lam_scale * sysm.b / self.unit
@@ -292,21 +295,15 @@ class _DirectGap:
         q = self.q0.copy()
         q[:n] += sysm.a_scale * sysm.dyn_scale * g / self.unit
         q[n : n + m] += sysm.lam_scale * sysm.u_scale * shift / self.unit
-
-        def block(parts, cone):
-            if not parts:
-                return []
-            rows = np.vstack([r for r, _, _ in parts])
-            b = np.concatenate(
-                [b0 + (np.eye(1, b0.size, 0).ravel() * shift[k] if k >= 0 else 0.0) for _, b0, k in parts]
-            )
-            rr, cc = np.nonzero(rows)
-            soc = tuple(r.shape[0] for r, _, _ in parts) if cone == "soc" else ()
-            return [RowBlock(rr, cc, rows[rr, cc], rows.shape[0], cone, soc=soc, b=b)]
-
-        dyn = RowBlock(*_triplets(self._dyn_rows), self._dyn_rows.shape[0], "zero", b=-sysm.F / sysm.dyn_scale - g)
-        blocks = [dyn] + block(self.zero, "zero") + block(self.nonneg, "nonneg") + block(self.soc, "soc")
-        return solve_conic(self.P, q, blocks, self.N, conic_presets(get_backend("clarabel", "socp"), tol))
+        blocks = []
+        for (rr, cc, vals), nrows, cone, sizes, b0, shifted in self.blocks:
+            if b0 is None:  # the dynamics rows
+                b = -sysm.F / sysm.dyn_scale - g
+            else:
+                b = b0.copy()
+                b[shifted[:, 0]] += shift[shifted[:, 1]]
+            blocks.append(RowBlock(rr, cc, vals, nrows, cone, soc=sizes, b=b))
+        return solve_conic(self.P, q, blocks, self.N, conic_presets(self.backend, tol))
 
 
 def _triplets(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,8 +17,8 @@ they give the NumPy kernels' numbers bit for bit (and the route the same answers
   :meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`).
 
 The Newton matrix is assembled and factored as without numba (NumPy's batched product, LAPACK ``getrf``/``getrs``):
-a compiled assembly summed in another order and changed the member of a non-unique solution set the route
-returned. Nothing here decides anything: the NumPy functions are the
+a compiled assembly would sum in another order, and on a problem whose solutions are not unique the route could then
+return another member of the set than without numba. Nothing here decides anything: the NumPy functions are the
 reference (``tests/friction/test_compiled_kernels.py`` checks these against them), the route's answer is judged on
 its recomputed residual either way. Without numba :func:`kernels` is None and the NumPy path runs. The kernels live in
 :mod:`gaussqp.friction.compiled_kernels` (module-level functions, imported only here): compiled on first use and
@@ -40,7 +40,13 @@ def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``), or None: when
     :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
     (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or numba
-    cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run."""
+    cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.
+
+    Returns
+    -------
+    types.SimpleNamespace or None
+        the compiled functions by name, or None.
+    """
     from .. import settings
 
     if not settings.COULOMB_NN_COMPILED or os.environ.get("GAUSSQP_COMPILED", "").strip() == "0":

@@ -140,7 +140,8 @@ class MixedSystem:
         if self.cone:  # the cone contacts' tangential columns, contiguous after λ_n (t_index)
             Tc = self.T.reshape(m, d1, n)[self.cone] * self.lam_scale[self.cone][:, None, None]
             dj[:, n + m :] = -Tc.reshape(-1, n).T / self.dyn_scale[:, None]
-        self._dynamics_jacobian = dj
+        #: the dynamics rows of the Jacobian (n × size), data only
+        self.dynamics_jacobian = dj
 
     # ------------------------------------------------------------------ variables
     def split(self, x: np.ndarray) -> Split:
@@ -206,7 +207,7 @@ class MixedSystem:
         Jac = None
         if jacobian:
             Jac = np.zeros((total, self.size))
-            Jac[:n] = self._dynamics_jacobian  # data only (built once)
+            Jac[:n] = self.dynamics_jacobian  # data only (built once)
             for i in self.sliding:  # the told sliding friction's column per unit |λ_n|
                 col = -self.N[i] + np.sign(s.lam_n[i]) * self.slide_dir[i]
                 Jac[:n, n + i] = col * self.lam_scale[i] / self.dyn_scale

@@ -775,7 +775,7 @@ class ContactProblem:
         import scipy.linalg as sla
 
         A = as_dense(A).T
-        R, _ = sla.qr(A, mode="r", pivoting=True)  # R alone: Q is not needed (a pile of 2,199 contacts: 2.1 → 1.6 s)
+        R, _ = sla.qr(A, mode="r", pivoting=True)  # R alone: Q is not needed (and costs most of the QR)
         d = np.abs(np.diag(R))
         return int(np.sum(d > RANK_RTOL * max(d.max(), SCALE_FLOOR))) if d.size else 0
 

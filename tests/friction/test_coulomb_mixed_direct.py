@@ -95,14 +95,19 @@ def test_the_direct_program_has_the_cvxpy_programs_optimum(dimension):
     assert points >= 20, points
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_the_route_answers_alike_with_either_program(seed, monkeypatch):
-    """F9 from its first program on (Newton first skipped where it would answer): the same status and acceleration."""
-    p = random_any(seed) if seed % 2 else random_3d(seed)
-    first = gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False)
-    monkeypatch.setattr(cm, "direct_backend", lambda *a, **k: None)
-    second = gaussqp.solve(p.with_force(p.F), formulation="coulomb_mixed", crosscheck=False)
-    assert first.status == second.status
-    if first.status == "solved":
-        scale = max(1.0, float(np.abs(second.acceleration).max()))
-        assert np.allclose(first.acceleration, second.acceleration, rtol=0, atol=1e-8 * scale)
+def test_the_route_answers_alike_with_either_program(monkeypatch):
+    """F9's route with the direct program and with the cvxpy one: the same status and acceleration, on 20 problems, of
+    which at least 8 run the gap program (the others answer from the Newton method before any program)."""
+    programs = 0
+    for seed in range(20):
+        p = random_any(seed) if seed % 2 else random_3d(seed)
+        first = gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False)
+        with monkeypatch.context() as mp:
+            mp.setattr(cm, "direct_backend", lambda *a, **k: None)
+            second = gaussqp.solve(p.with_force(p.F), formulation="coulomb_mixed", crosscheck=False)
+        programs += int(first.extras.get("fixed_point_iterations", 0) > 0)
+        assert first.status == second.status, seed
+        if first.status == "solved":
+            scale = max(1.0, float(np.abs(second.acceleration).max()))
+            assert np.allclose(first.acceleration, second.acceleration, rtol=0, atol=1e-8 * scale), seed
+    assert programs >= 8, programs
