@@ -40,6 +40,9 @@ def _project(x, out, mu, j, d):
 
 @njit
 def natural_maps(W, q, r, mu, rho, d):
+    """``(φ_ρ, u, z, ‖φ_1‖)`` at ``r``: ``u = W r + q``, ``z = r − ρ(u + μ‖u_t‖e_n)``, ``φ_ρ = r − P_K(z)``,
+    ``φ_1 = r − P_K(r − (u + μ‖u_t‖e_n))`` (Acary, Brémond, Huber 2018, eq. (12)); the operations of
+    ``nonsmooth_newton._System.evaluate``. Arguments: W (N, N), q, r, ρ (N,), μ (m,) C-ordered float arrays, d."""
     N = q.size
     m = N // d
     u = W @ r + q
@@ -94,6 +97,8 @@ def _projection_jacobian(z, P, mj, j, d):
 
 @njit
 def projection_with_jacobian(z, mu, d):
+    """``(P_K(z), P'(z))``: the projection of each block of ``z`` (N,) on ``K_μ`` (``coulomb_law.project_cone``) and
+    its B-subdifferential element (m, d, d) (``nonsmooth_newton.cone_projection_jacobian``)."""
     m = z.size // d
     out = np.empty(z.size)
     P = np.zeros((m, d, d))
@@ -105,6 +110,8 @@ def projection_with_jacobian(z, mu, d):
 
 @njit
 def jacobian_blocks(u, z, mu, rho_c, delta, d):
+    """``(A, B, A₀)`` (m, d, d) each: ``A = I − P' + δP'D``, ``B = ρ_j P'D``, ``A₀ = I − P'`` with ``P' = ∂P_K(z)`` and
+    ``D = ∂(u + μ‖u_t‖e_n)/∂u``; the operations of ``nonsmooth_newton._System.jacobian_blocks``."""
     m = z.size // d
     A = np.zeros((m, d, d))
     B = np.zeros((m, d, d))
