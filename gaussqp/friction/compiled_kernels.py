@@ -17,13 +17,18 @@ def njit(fn):
 
 
 @njit
-def _project(x, out, mu, j, d):
-    # the projection of block j of x on K_μ into out (project_cone's three pieces)
-    xn = x[j * d]
+def _normal_and_tangent_norm(x, j, d):
+    # block j of x: its normal entry and the norm of its tangential part (summed in order, as numpy sums d − 1 terms)
     s = 0.0
     for k in range(1, d):
         s += x[j * d + k] * x[j * d + k]
-    nt = np.sqrt(s)
+    return x[j * d], np.sqrt(s)
+
+
+@njit
+def _project(x, out, mu, j, d):
+    # the projection of block j of x on K_μ into out (project_cone's three pieces)
+    xn, nt = _normal_and_tangent_norm(x, j, d)
     if nt <= mu * xn and xn >= 0.0:
         for k in range(d):
             out[j * d + k] = x[j * d + k]
@@ -49,10 +54,7 @@ def natural_maps(W, q, r, mu, rho, d):
     z = np.empty(N)
     w = np.empty(N)  # r − s, the ρ = 1 map's argument
     for j in range(m):
-        s = 0.0
-        for k in range(1, d):
-            s += u[j * d + k] * u[j * d + k]
-        shift = mu[j] * np.sqrt(s)
+        shift = mu[j] * _normal_and_tangent_norm(u, j, d)[1]
         for k in range(d):
             sk = u[j * d + k] + (shift if k == 0 else 0.0)
             z[j * d + k] = r[j * d + k] - rho[j * d + k] * sk
@@ -71,11 +73,7 @@ def natural_maps(W, q, r, mu, rho, d):
 def _projection_jacobian(z, P, mj, j, d):
     # P' at block j of z into P (cone_projection_jacobian's pieces)
     P[:, :] = 0.0
-    zn = z[j * d]
-    s = 0.0
-    for k in range(1, d):
-        s += z[j * d + k] * z[j * d + k]
-    t = np.sqrt(s)
+    zn, t = _normal_and_tangent_norm(z, j, d)
     if t <= mj * zn and zn >= 0.0:
         for k in range(d):
             P[k, k] = 1.0
@@ -125,10 +123,7 @@ def jacobian_blocks(u, z, mu, rho_c, delta, d):
         D[:, :] = 0.0
         for k in range(d):
             D[k, k] = 1.0
-        s = 0.0
-        for k in range(1, d):
-            s += u[j * d + k] * u[j * d + k]
-        nt = np.sqrt(s)
+        nt = _normal_and_tangent_norm(u, j, d)[1]
         if nt > 0.0:
             for k in range(1, d):
                 D[0, k] = (mj / nt) * u[j * d + k]
