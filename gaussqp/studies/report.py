@@ -67,15 +67,18 @@ PROFILES = {
 #: the files of a study's directory the report reads when present (written by the runner) or writes (versions)
 SKIPPED_FILE, VERSIONS_FILE = "skipped.json", "versions.json"
 
-#: the packages whose versions the report names (the solvers first), then the peer libraries
+#: the packages whose versions the report names (the solvers first, DAQP the small dense QPs' and numba the compiled
+#: Newton kernels' when installed: both change times, not answers), then the peer libraries
 VERSION_PACKAGES = (
     "gaussqp",
     "clarabel",
     "osqp",
     "scs",
+    "daqp",
     "cvxpy",
     "numpy",
     "scipy",
+    "numba",
     "mujoco",
     "h5py",
     "pandas",

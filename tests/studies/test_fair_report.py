@@ -137,7 +137,7 @@ def test_the_report_counts_skipped_files_lists_failures_with_reasons_and_names_v
 
 def test_versions_name_every_solver():
     v = solver_versions()
-    for name in ("gaussqp", "clarabel", "osqp", "scs", "cvxpy", "numpy", "scipy", "siconos"):
+    for name in ("gaussqp", "clarabel", "osqp", "scs", "daqp", "cvxpy", "numpy", "scipy", "numba", "siconos"):
         assert name in v and v[name]
 
 
