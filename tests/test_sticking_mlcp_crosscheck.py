@@ -26,21 +26,7 @@ def _state(p: ContactProblem, rng) -> ContactProblem:
     rows = 1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.m)
     Jn = sp.csr_matrix(sp.diags(rows) @ p.J_n) if sp.issparse(p.J_n) else np.asarray(p.J_n) * rows[:, None]
     F = np.asarray(p.F) * (1.0 + 0.01 * rng.uniform(-1.0, 1.0, p.n))
-    return ContactProblem.from_blocks(
-        p.M,
-        F,
-        Jn,
-        p.normal_drift,
-        list(p.types),
-        p.J_t,
-        p.tangent_drift,
-        p.friction,
-        list(p.modes),
-        p.slip,
-        list(p.has_tangent),
-        p.dimension,
-        name=p.name,
-    )
+    return p.with_blocks(F=F, J_n=Jn)
 
 
 @pytest.fixture(scope="module")

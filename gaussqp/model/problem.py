@@ -787,20 +787,49 @@ class ContactProblem:
             f"M {c.mass} rank {c.mass_rank}, {c.modes})"
         )
 
-    def _with(self, *, F=None, b=None, c=None, modes=None, name: str | None = None) -> "ContactProblem":
-        """A copy with the given blocks replaced (the rest, rows and mass matrix included, shared)."""
+    def with_blocks(
+        self,
+        *,
+        M=None,
+        F=None,
+        J_n=None,
+        normal_drift=None,
+        types: Sequence[str] | None = None,
+        J_t=None,
+        tangent_drift=None,
+        friction=None,
+        modes: Sequence[str] | None = None,
+        slip=None,
+        has_tangent=None,
+        name: str | None = None,
+    ) -> "ContactProblem":
+        """A copy with the given blocks replaced (another state of a robot, another storage of its rows, other told
+        modes), validated as :meth:`from_blocks` validates them; the blocks not given, the dimension and the
+        description are this problem's (shared, not copied).
+
+        Parameters
+        ----------
+        M, F, J_n, normal_drift, types, J_t, tangent_drift, friction, modes, slip, has_tangent
+            as :meth:`from_blocks`; None keeps this problem's.
+        name : str, optional
+            the copy's name (default: this problem's).
+
+        Returns
+        -------
+        ContactProblem
+        """
         return ContactProblem.from_blocks(
-            self._M,
+            self._M if M is None else M,
             self._F if F is None else F,
-            self._Jn,
-            self._b if b is None else b,
-            list(self._types),
-            self._Jt,
-            self._c if c is None else c,
-            self._mu,
+            self._Jn if J_n is None else J_n,
+            self._b if normal_drift is None else normal_drift,
+            list(self._types) if types is None else list(types),
+            self._Jt if J_t is None else J_t,
+            self._c if tangent_drift is None else tangent_drift,
+            self._mu if friction is None else friction,
             list(self._modes) if modes is None else list(modes),
-            self._slip,
-            self._has_tangent,
+            self._slip if slip is None else slip,
+            self._has_tangent if has_tangent is None else has_tangent,
             self.dimension,
             self.name if name is None else name,
             self.description,
@@ -808,11 +837,11 @@ class ContactProblem:
 
     def with_drifts(self, normal_drift, tangent_drift, name: str | None = None) -> "ContactProblem":
         """A copy with other drifts ``b`` (m,) and ``c`` (m (d-1),) (same rows, forces and modes)."""
-        return self._with(b=normal_drift, c=tangent_drift, name=name)
+        return self.with_blocks(normal_drift=normal_drift, tangent_drift=tangent_drift, name=name)
 
     def with_force(self, F) -> "ContactProblem":
         """A copy with another force vector (same structure)."""
-        return self._with(F=F)
+        return self.with_blocks(F=F)
 
     def mode_free(self, name: str | None = None, *, sliding: bool = False) -> "ContactProblem":
         """A copy with every told ``sticking`` contact given the mode ``coulomb`` (stick or slip left to the solver,
@@ -820,4 +849,4 @@ class ContactProblem:
         simulator's state whose slip the importer read from its velocities, re-posed with no mode told); the other
         modes kept."""
         free = ("sticking", "sliding") if sliding else ("sticking",)
-        return self._with(modes=["coulomb" if str(m) in free else str(m) for m in self._modes], name=name)
+        return self.with_blocks(modes=["coulomb" if str(m) in free else str(m) for m in self._modes], name=name)

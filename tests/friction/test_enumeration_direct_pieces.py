@@ -21,20 +21,7 @@ def box(modes: list[str], push: float, mu: float = 0.4) -> ContactProblem:
         families.box_corner_contacts("sliding", mu, 0.5, 0.4, 0.3, slip=[1.0, 0.0]),
         dimension=3,
     )
-    return ContactProblem.from_blocks(
-        p.M,
-        p.F,
-        p.J_n,
-        p.normal_drift,
-        list(p.types),
-        p.J_t,
-        p.tangent_drift,
-        p.friction,
-        modes,
-        p.slip,
-        list(p.has_tangent),
-        3,
-    )
+    return p.with_blocks(modes=modes)
 
 
 CASES = [
