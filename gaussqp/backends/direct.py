@@ -252,6 +252,12 @@ class RowBlock:
     soc: tuple = ()
     b: np.ndarray | None = None
 
+    @classmethod
+    def of(cls, A, cone: str = "nonneg", b: np.ndarray | None = None, soc: tuple = ()) -> "RowBlock":
+        """The rows of the matrix ``A`` (dense or scipy.sparse; its nonzero entries) as a block of ``cone``."""
+        C = sp.coo_matrix(A)
+        return cls(C.row, C.col, C.data, C.shape[0], cone, soc, None if b is None else np.asarray(b, dtype=float))
+
 
 @dataclass
 class ConicResult:

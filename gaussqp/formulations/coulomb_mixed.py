@@ -272,16 +272,21 @@ class _DirectGap:
                 if lam_cone is not None:
                     self.soc.append(lam_cone)
         # every block built once: the dynamics rows (MixedSystem's, b = −F/dyn − g per program), then the zero,
-        # nonnegative and second-order-cone rows with their constant b (the shift enters the coulomb cones' first entry)
-        self.blocks = [(_triplets(sysm.dynamics_jacobian), n, "zero", (), None, np.zeros((0, 2), dtype=int))]
+        # nonnegative and second-order-cone rows with their constant b; ``shifted`` (position in b, contact): the
+        # entries the shift s̃ enters (each coulomb contact's velocity cone, first row)
+        self.dynamics = RowBlock.of(sysm.dynamics_jacobian, "zero")
+        self.blocks = []
         for parts, cone in ((self.zero, "zero"), (self.nonneg, "nonneg"), (self.soc, "soc")):
             if parts:
-                rows = np.vstack([r for r, _, _ in parts])
                 starts = np.cumsum([0] + [r.shape[0] for r, _, _ in parts])[:-1]
                 shifted = np.array([(st, k) for st, (_, _, k) in zip(starts, parts) if k >= 0], dtype=int)
-                sizes = tuple(r.shape[0] for r, _, _ in parts) if cone == "soc" else ()
-                b0 = np.concatenate([b for _, b, _ in parts])
-                self.blocks.append((_triplets(rows), rows.shape[0], cone, sizes, b0, shifted.reshape(-1, 2)))
+                block = RowBlock.of(
+                    np.vstack([r for r, _, _ in parts]),
+                    cone,
+                    np.concatenate([b for _, b, _ in parts]),
+                    tuple(r.shape[0] for r, _, _ in parts) if cone == "soc" else (),
+                )
+                self.blocks.append((block, shifted.reshape(-1, 2)))
         q0 = np.zeros(self.N)
         q0[:n] = A * sysm.F / self.unit
         q0[ln0:lt0] = sysm.lam_scale * sysm.b / self.unit
@@ -295,21 +300,12 @@ class _DirectGap:
         q = self.q0.copy()
         q[:n] += sysm.a_scale * sysm.dyn_scale * g / self.unit
         q[n : n + m] += sysm.lam_scale * sysm.u_scale * shift / self.unit
-        blocks = []
-        for (rr, cc, vals), nrows, cone, sizes, b0, shifted in self.blocks:
-            if b0 is None:  # the dynamics rows
-                b = -sysm.F / sysm.dyn_scale - g
-            else:
-                b = b0.copy()
-                b[shifted[:, 0]] += shift[shifted[:, 1]]
-            blocks.append(RowBlock(rr, cc, vals, nrows, cone, soc=sizes, b=b))
+        blocks = [replace(self.dynamics, b=-sysm.F / sysm.dyn_scale - g)]
+        for block, shifted in self.blocks:
+            b = block.b.copy()
+            b[shifted[:, 0]] += shift[shifted[:, 1]]
+            blocks.append(replace(block, b=b))
         return solve_conic(self.P, q, blocks, self.N, conic_presets(self.backend, tol))
-
-
-def _triplets(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, columns, values) of the nonzero entries of the dense ``A``."""
-    rr, cc = np.nonzero(A)
-    return rr, cc, A[rr, cc]
 
 
 def residuals(sysm: MixedSystem, x: np.ndarray) -> dict:

@@ -912,15 +912,13 @@ def _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si) -> tuple[np.ndarray | No
     """:func:`_relaxed_piece`'s program with cones (``min t`` s.t. ``|Aeq y − beq| <= t s_eq``, ``G y − h >= −t s_in``,
     ``t >= 0``, the cones exact) straight to Clarabel, as :func:`_socp_piece_direct` does (:func:`_decided_direct`; the
     point ``y`` without ``t``)."""
-    import scipy.sparse as sp
 
     from ..backends.direct import RowBlock
 
     N = Aeq.shape[1]
 
     def block(A, tcoef, b):  # rows [A, tcoef] (y, t) of the nonnegative cone: b − A y − tcoef t >= 0
-        C = sp.coo_matrix(np.hstack([A, tcoef[:, None]]))
-        return RowBlock(C.row, C.col, C.data, C.shape[0], "nonneg", b=np.asarray(b, dtype=float))
+        return RowBlock.of(np.hstack([A, tcoef[:, None]]), "nonneg", b)
 
     Ae = np.asarray(Aeq, dtype=float)
     blocks = [block(Ae, -se, beq), block(-Ae, -se, -np.asarray(beq, dtype=float))]  # |Aeq y − beq| <= t s_eq
@@ -939,16 +937,12 @@ def _socp_piece_direct(Aeq, beq, G, h, cones) -> tuple[np.ndarray | None, bool]:
     """The feasibility program of a piece (``Aeq y = beq``, ``G y >= h``, ``‖y_t‖ <= μσ y_n`` per cone) straight to
     Clarabel (:func:`_decided_direct`): the same solver on the same program, without compiling a cvxpy program per
     piece (~20 ms each; 2^k pieces)."""
-    import scipy.sparse as sp
-
     from ..backends.direct import RowBlock
 
     N = Aeq.shape[1]
-    E = sp.coo_matrix(np.asarray(Aeq, dtype=float))
-    blocks = [RowBlock(E.row, E.col, E.data, Aeq.shape[0], "zero", b=np.asarray(beq, dtype=float))]
+    blocks = [RowBlock.of(np.asarray(Aeq, dtype=float), "zero", beq)]
     if G.size:
-        Gc = sp.coo_matrix(np.asarray(G, dtype=float))
-        blocks.append(RowBlock(Gc.row, Gc.col, -Gc.data, G.shape[0], "nonneg", b=-np.asarray(h, dtype=float)))
+        blocks.append(RowBlock.of(-np.asarray(G, dtype=float), "nonneg", -np.asarray(h, dtype=float)))
     if cones:
         blocks.append(_cone_rows(cones, N))
     return _decided_direct(np.zeros(N), blocks, N)

@@ -159,3 +159,16 @@ def test_dense_assembly_equals_the_sparse_one(sign, me, mi):
     sparse = d._assemble(sp.csc_matrix(P), E, G, sign)  # a sparse block: its own pattern, keyed by its digest
     assert sparse.pattern[0] == "sparse" and np.array_equal(sparse.A_data, A0.data)
     assert np.array_equal(d._new_triangle_pattern(n)[0], d._triangle_pattern(n)[0])
+
+
+def test_a_row_block_of_a_matrix_holds_its_nonzero_entries():
+    from gaussqp.backends.direct import RowBlock
+
+    A = np.array([[0.0, 2.0, 0.0], [-1.0, 0.0, 3.0]])
+    for given in (A, sp.csr_matrix(A)):
+        B = RowBlock.of(given, "soc", [1, 2], soc=(2,))
+        back = np.zeros_like(A)
+        back[B.rows, B.cols] = B.vals
+        assert np.array_equal(back, A) and B.vals.size == 3 and B.nrows == 2
+        assert (B.cone, B.soc) == ("soc", (2,)) and B.b.dtype == float and np.array_equal(B.b, [1.0, 2.0])
+    assert RowBlock.of(A, "zero").b is None
