@@ -688,33 +688,48 @@ def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: Co
         return None
     d = problem.dimension
     A, B = np.asarray(problem.J_n, dtype=float), np.asarray(previous.J_n, dtype=float)
-    na, nb = np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
+    na, nb = np.sqrt(np.einsum("ij,ij->i", A, A)), np.sqrt(np.einsum("ij,ij->i", B, B))
     cos = (A @ B.T) / np.maximum(np.outer(na, nb), np.finfo(float).tiny)
-    order = np.argsort(-cos, axis=None)
-    new_of, old_used = np.full(problem.m, -1), np.zeros(previous.m, dtype=bool)
-    for flat in order:
-        i, j = divmod(int(flat), previous.m)
-        if cos[i, j] < COULOMB_CARRY_COSINE_MIN:
-            break
+    flat = np.flatnonzero(cos >= COULOMB_CARRY_COSINE_MIN)  # the pairs above the threshold, best first
+    flat = flat[np.argsort(-cos.ravel()[flat], kind="stable")]
+    new_of, old_used = [-1] * problem.m, [False] * previous.m
+    for i, j in zip(*(x.tolist() for x in np.divmod(flat, previous.m))):
         if new_of[i] < 0 and not old_used[j]:
             new_of[i], old_used[j] = j, True
-    hit = np.flatnonzero(new_of >= 0)
+    src = np.array(new_of)
+    hit = np.flatnonzero(src >= 0)
     if not hit.size:
         return None
+    src = src[hit]
     old = reaction.reshape(previous.m, d)
     out = np.zeros((problem.m, d))
-    out[hit, 0] = old[new_of[hit], 0]
+    out[hit, 0] = old[src, 0]
     nt_new, nt_old = problem.J_t.shape[0], previous.J_t.shape[0]
     if d > 1 and nt_new == problem.m * (d - 1) and nt_old == previous.m * (d - 1):
         Tn = np.asarray(problem.J_t, dtype=float).reshape(problem.m, d - 1, -1)[hit]
-        To = np.asarray(previous.J_t, dtype=float).reshape(previous.m, d - 1, -1)[new_of[hit]]
-        force = np.einsum("kti,kt->ki", To, old[new_of[hit], 1:])  # T_jᵀ r_t,j, the generalized force exerted
-        gram = np.einsum("kti,ksi->kts", Tn, Tn)
-        rhs = np.einsum("kti,ki->kt", Tn, force)
-        ok = np.abs(np.linalg.det(gram)) > np.finfo(float).eps * np.einsum("ktt->k", gram) ** (d - 1)
-        if np.any(ok):
-            out[hit[ok], 1:] = np.linalg.solve(gram[ok], rhs[ok][..., None])[..., 0]
+        To = np.asarray(previous.J_t, dtype=float).reshape(previous.m, d - 1, -1)[src]
+        force = np.matmul(old[src, None, 1:], To)  # T_jᵀ r_t,j, the generalized force exerted (k, 1, n)
+        gram = np.matmul(Tn, Tn.transpose(0, 2, 1))
+        rhs = np.matmul(Tn, force.transpose(0, 2, 1))[..., 0]
+        out[hit, 1:] = _solve_small_spd(gram, rhs)
     return out.ravel()
+
+
+def _solve_small_spd(G: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``G_k x_k = b_k`` for a stack of 1 × 1 or 2 × 2 Gram matrices (a contact's tangent rows), in closed form;
+    0 where ``G_k`` is singular to round-off (``det G_k <= ε tr(G_k)^t``, t the size)."""
+    t = G.shape[-1]
+    if t > 2:
+        raise ValueError(f"tangent Gram matrices of size {t} (a contact has 1 or 2 tangent rows)")
+    if t == 1:
+        g = G[:, 0, 0]
+        ok = np.abs(g) > np.finfo(float).eps * np.abs(g)
+        return np.where(ok, b[:, 0] / np.where(ok, g, 1.0), 0.0)[:, None]
+    a, c, e = G[:, 0, 0], G[:, 0, 1], G[:, 1, 1]
+    det = a * e - c * G[:, 1, 0]
+    ok = np.abs(det) > np.finfo(float).eps * (a + e) ** 2
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    return np.stack([(e * b[:, 0] - c * b[:, 1]) * inv, (a * b[:, 1] - G[:, 1, 0] * b[:, 0]) * inv], axis=1)
 
 
 class LocalPlan:

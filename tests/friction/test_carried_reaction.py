@@ -99,3 +99,22 @@ def test_only_the_last_certified_state_is_carried(humanoid, monkeypatch):
     frictionless = problems.load("real/humanoid_lying")  # told sticking: no mode-free contact, no plan
     solver.solve(frictionless)
     assert solver._carry is None
+
+
+def _planar(Jn, Jt) -> ContactProblem:
+    m = len(Jn)
+    return ContactProblem.from_blocks(
+        np.eye(3), np.zeros(3), np.array(Jn, dtype=float), np.zeros(m), ["unilateral"] * m,
+        np.array(Jt, dtype=float), np.zeros(m), np.full(m, 0.5), ["coulomb"] * m, None, [True] * m, 2, name="planar",
+    )  # fmt: skip
+
+
+def test_planar_tangents_are_re_expressed_and_a_zero_tangent_row_gets_zero():
+    """2D contacts (one tangent row each: a 1 × 1 Gram matrix): matched across a reordering, the tangential reaction
+    scaled by the new row's length; a contact whose new tangent row is zero starts at 0 tangentially."""
+    old = _planar([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    r = np.array([1.0, 0.2, 2.0, -0.4, 3.0, 0.6])
+    new = _planar([[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[0, 0, 2], [0, 1, 0], [0, 0, 0]])
+    got = carried_reaction(old, r, new).reshape(3, 2)
+    np.testing.assert_array_equal(got[:, 0], [2.0, 1.0, 3.0])
+    np.testing.assert_allclose(got[:, 1], [-0.2, 0.2, 0.0], rtol=1e-15, atol=0)
