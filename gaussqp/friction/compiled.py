@@ -14,7 +14,9 @@ they give the NumPy kernels' numbers bit for bit (and the route the same answers
   ``D = ∂s/∂u`` (:func:`~gaussqp.friction.nonsmooth_newton.shift_jacobian`), ``A = I − P' + δP'D``, ``B = ρ P'D``,
   ``A₀ = I − P'``;
 - :func:`projection_with_jacobian`: ``P_K(z)`` and ``P'(z)`` block by block (F9's map,
-  :meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`).
+  :meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`);
+- :func:`natural_map_unit`: ``φ_1(r, u)`` of given ``r`` and ``u`` (:func:`gaussqp.friction.coulomb_law.natural_map`
+  with ρ = 1: the residual the judge recomputes for every mode-free answer).
 
 The Newton matrix is assembled and factored as without numba (NumPy's batched product, LAPACK ``getrf``/``getrs``):
 a compiled assembly would sum in another order, and on a problem whose solutions are not unique the route could then
@@ -37,7 +39,8 @@ import numpy as np
 
 
 def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``), or None: when
+    """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``,
+    ``natural_map_unit``), or None: when
     :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
     (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or numba
     cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.
@@ -79,6 +82,7 @@ def _load() -> SimpleNamespace | None:
         natural_maps=k.natural_maps,
         jacobian_blocks=k.jacobian_blocks,
         projection_with_jacobian=k.projection_with_jacobian,
+        natural_map_unit=k.natural_map_unit,
     )
 
 

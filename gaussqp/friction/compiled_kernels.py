@@ -70,6 +70,24 @@ def natural_maps(W, q, r, mu, rho, d):
 
 
 @njit
+def natural_map_unit(r, u, mu, d):
+    """``φ_1 = r − P_K(r − (u + μ‖u_t‖e_n))`` block by block: the operations of
+    :func:`gaussqp.friction.coulomb_law.natural_map` with ρ = 1 (the reported residual's map; Acary, Brémond,
+    Huber 2018, eq. (12)). Arguments: r, u (N,), μ (m,) C-ordered float arrays, d."""
+    N = r.size
+    m = N // d
+    w = np.empty(N)
+    for j in range(m):
+        shift = mu[j] * _normal_and_tangent_norm(u, j, d)[1]
+        for k in range(d):
+            w[j * d + k] = r[j * d + k] - (u[j * d + k] + (shift if k == 0 else 0.0))
+    p = np.empty(N)
+    for j in range(m):
+        _project(w, p, mu[j], j, d)
+    return r - p
+
+
+@njit
 def _projection_jacobian(z, P, mj, j, d):
     # P' at block j of z into P (cone_projection_jacobian's pieces)
     P[:, :] = 0.0

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..settings import COULOMB_MODE_RTOL, SCALE_FLOOR
+from .compiled import kernels, plain
 
 SEPARATED, STICKING, SLIDING = "separated", "sticking", "sliding"
 
@@ -96,7 +97,21 @@ def de_saxce_shift(u: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
 
 def natural_map(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, rho=1.0) -> np.ndarray:
     """``φ = r − P_K(r − ρ(u + μ‖u_t‖ e_n))`` stacked (``ρ > 0`` a scalar or one per contact; ρ = 1 is the
-    reported residual's map, another ρ has the same zeros)."""
+    reported residual's map, another ρ has the same zeros).
+
+    With ρ = 1 and the compiled kernels available (:func:`gaussqp.friction.compiled.kernels`) the map is computed by
+    :func:`gaussqp.friction.compiled_kernels.natural_map_unit`: the same operations in the same order, the same
+    numbers bit for bit (``tests/friction/test_compiled_kernels.py``); else by :func:`natural_map_numpy`."""
+    if isinstance(rho, (int, float)) and rho == 1.0:
+        fast = kernels()
+        mu_ = np.asarray(mu, dtype=float).reshape(-1)
+        if fast is not None and np.size(r) == np.size(u) == mu_.size * dimension > 0:
+            return fast.natural_map_unit(plain(np.ravel(r)), plain(np.ravel(u)), plain(mu_), int(dimension))
+    return natural_map_numpy(r, u, mu, dimension, rho)
+
+
+def natural_map_numpy(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, rho=1.0) -> np.ndarray:
+    """:func:`natural_map` in NumPy, whatever ρ (the reference of the compiled kernel)."""
     R = _blocks(r, dimension)
     rho_b = np.broadcast_to(np.asarray(rho, dtype=float), (R.shape[0],))
     z = R - rho_b[:, None] * _blocks(de_saxce_shift(u, mu, dimension), dimension)

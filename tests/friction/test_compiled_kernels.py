@@ -111,6 +111,24 @@ def test_the_compiled_projection_and_its_jacobian_are_the_numpy_ones(seed, m, d)
         assert close(P, nn.cone_projection_jacobian(z, mu, d))
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 12), d=st.sampled_from([2, 3]))
+def test_the_compiled_natural_map_is_the_numpy_one(seed, m, d):
+    """The judge's map ``φ_1(r, u)`` (:func:`gaussqp.friction.coulomb_law.natural_map`, ρ = 1): compiled and NumPy, bit
+    for bit, with ``r`` and the De Saxcé-shifted ``u`` in every piece of the projection and on its boundaries (u = 0
+    puts ``r − s = r`` on them)."""
+    from gaussqp.friction.coulomb_law import natural_map, natural_map_numpy
+
+    rng = np.random.default_rng(seed)
+    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
+    pts = points(rng, m, d, mu)
+    for r in pts:
+        for u in (np.zeros(m * d), rng.normal(size=m * d), -r, pts[0]):
+            fast = natural_map(r, u, mu, d)
+            assert close(fast, natural_map_numpy(r, u, mu, d))
+    assert close(natural_map(pts[0], pts[1], mu, d, rho=2.0), natural_map_numpy(pts[0], pts[1], mu, d, rho=2.0))
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
     """F9's stacked map and its Jacobian (:class:`gaussqp.friction.mixed_law.MixedSystem`) on a problem mixing coulomb
