@@ -37,6 +37,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .. import settings
+
+_ENVIRON = os.environ
+
 
 def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``,
@@ -50,9 +54,7 @@ def kernels() -> SimpleNamespace | None:
     types.SimpleNamespace or None
         the compiled functions by name, or None.
     """
-    from .. import settings
-
-    if not settings.COULOMB_NN_COMPILED or os.environ.get("GAUSSQP_COMPILED", "").strip() == "0":
+    if not settings.COULOMB_NN_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
         return None
     return _load()
 
