@@ -132,6 +132,19 @@ class MixedSystem:
         self._blocks = [slice(int(self._offset[i]), int(self._offset[i + 1])) for i in range(m)]
         self._coulomb = np.array([i for i in range(m) if self.kinds[i] == COULOMB], dtype=int)
         self._coulomb_t = np.array([self.t_index[i] for i in self._coulomb], dtype=int)
+        # index arrays of the cone contacts' tangential unknowns and of the coulomb contacts' rows and columns (data
+        # only: :meth:`split` and :meth:`_coulomb_rows` gather and scatter with them)
+        cone = np.array(self.cone, dtype=int)
+        self._cone_idx = cone
+        self._cone_t = (np.array([self.t_index[i] for i in self.cone], dtype=int)[:, None] + np.arange(d1)).ravel()
+        C = self._coulomb
+        self._c_rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
+        self._c_normal_cols = np.repeat(n + C, d)
+        self._c_tangent_cols = np.repeat(self._coulomb_t[:, None] + np.arange(d1)[None, :], d, axis=0)
+        self._c_scales = (self.lam_scale[C], self.u_scale[C], plain(self.mu[C]))
+        self._c_eye = np.broadcast_to(np.eye(d), (C.size, d, d)).copy()
+        #: the contacts of the other kinds, (index, kind), each computed by :meth:`_contact`
+        self._others = [(i, k) for i, k in enumerate(self.kinds) if k != COULOMB]
         # the dynamics rows of the Jacobian, data only: M's, −J_nᵀ's and the cone contacts' −T_cᵀ columns (a told
         # sliding contact's normal column is set per evaluation: it depends on the sign of λ_n)
         dj = np.zeros((n, self.size))
@@ -149,8 +162,8 @@ class MixedSystem:
         a = self.a_scale * x[:n]
         lam_n = self.lam_scale * x[n : n + m]
         lam_t = np.zeros((m, d1))
-        for i, k in self.t_index.items():
-            lam_t[i] = self.lam_scale[i] * x[k : k + d1]
+        cone = self._cone_idx
+        lam_t[cone] = self.lam_scale[cone][:, None] * x[self._cone_t].reshape(-1, d1)
         return Split(a, lam_n, lam_t)
 
     def pack(self, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> np.ndarray:
@@ -211,25 +224,22 @@ class MixedSystem:
             for i in self.sliding:  # the told sliding friction's column per unit |λ_n|
                 col = -self.N[i] + np.sign(s.lam_n[i]) * self.slide_dir[i]
                 Jac[:n, n + i] = col * self.lam_scale[i] / self.dyn_scale
-        C = self._coulomb
-        for i, kind in enumerate(self.kinds):
-            if kind == COULOMB:
-                continue
+        for i, kind in self._others:
             e, G = self._contact(i, kind, s, un[i], ut[i], jacobian)
             E[self._blocks[i]] = e
             if Jac is not None:
                 Jac[self._blocks[i]] = G
-        if C.size:
-            self._coulomb_rows(C, s, un, ut, E if values else None, Jac)
+        if self._coulomb.size:
+            self._coulomb_rows(s, un, ut, E if values else None, Jac)
         return E, Jac, list(self._blocks)
 
     def _coulomb_rows(
-        self, C: np.ndarray, s: Split, un: np.ndarray, ut: np.ndarray, E: np.ndarray | None, Jac: np.ndarray | None
+        self, s: Split, un: np.ndarray, ut: np.ndarray, E: np.ndarray | None, Jac: np.ndarray | None
     ) -> None:
-        """The coulomb contacts ``C``' rows of ``E`` (unless None) and of its Jacobian (unless None):
+        """The coulomb contacts' rows of ``E`` (unless None) and of its Jacobian (unless None):
         ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))``."""
-        n, d = self.n, self.d
-        ls, us, mu = self.lam_scale[C], self.u_scale[C], self.mu[C]
+        n, d, C = self.n, self.d, self._coulomb
+        ls, us, mu = self._c_scales
         lam = np.empty((C.size, d))
         lam[:, 0] = s.lam_n[C] / ls
         lam[:, 1:] = s.lam_t[C] / ls[:, None]
@@ -238,10 +248,10 @@ class MixedSystem:
         nut = np.sqrt(np.add.reduce(ut_ * ut_, axis=1))
         z = lam - v
         z[:, 0] -= mu * nut
-        rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
+        rows = self._c_rows
         fast = kernels()
         if fast is not None:  # the projection and its Jacobian together, compiled (gaussqp.friction.compiled)
-            proj, P = fast.projection_with_jacobian(plain(z.ravel()), plain(mu), d)
+            proj, P = fast.projection_with_jacobian(plain(z.ravel()), mu, d)
         else:
             proj = project_cone(z.ravel(), mu, d) if E is not None else None
             P = _cone_projection_jacobian(z.ravel(), mu, d) if Jac is not None else None
@@ -249,14 +259,13 @@ class MixedSystem:
             E[rows] = (lam - proj.reshape(-1, d)).ravel()
         if Jac is None:
             return
-        D = np.broadcast_to(np.eye(d), P.shape).copy()
+        D = self._c_eye.copy()
         moving = nut > 0
         D[moving, 0, 1:] = (mu[moving] / nut[moving])[:, None] * ut_[moving]
         Jac[rows, :n] = np.matmul(np.matmul(P, D), self._DU[C]).reshape(-1, n)
-        rest = np.eye(d)[None, :, :] - P
-        Jac[rows, np.repeat(n + C, d)] = rest[:, :, 0].ravel()
-        cols = self._coulomb_t[:, None] + np.arange(d - 1)[None, :]
-        Jac[rows[:, None], np.repeat(cols, d, axis=0)] = rest[:, :, 1:].reshape(-1, d - 1)
+        rest = self._c_eye - P
+        Jac[rows, self._c_normal_cols] = rest[:, :, 0].ravel()
+        Jac[rows[:, None], self._c_tangent_cols] = rest[:, :, 1:].reshape(-1, d - 1)
 
     def _du(self, i: int) -> np.ndarray:
         """∂ũ_i/∂x over the coordinates' columns: (d, n), rows (normal, tangents)."""
