@@ -191,24 +191,34 @@ class ContactMode:
 
 
 def contact_modes(
-    r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, *, velocity_scale: float, reaction_scale: float
+    r: np.ndarray,
+    u: np.ndarray,
+    mu: np.ndarray,
+    dimension: int,
+    *,
+    velocity_scale: float | np.ndarray,
+    reaction_scale: float | np.ndarray,
 ) -> list[ContactMode]:
     """The mode of each contact (:class:`ContactMode`), decided at the given scales.
 
     A contact is separated when ``r_n <= COULOMB_MODE_RTOL · reaction_scale``; otherwise sliding when
     ``‖u_t‖ > COULOMB_MODE_RTOL · velocity_scale``, else sticking. The scales are the data's (``‖q‖`` and the
-    reaction scale ``‖q‖ / ‖W‖`` for a local problem), never the answer's own size.
+    reaction scale ``‖q‖ / ‖W‖`` for a local problem), never the answer's own size: one for every contact, or one
+    per contact (arrays of the contacts' count: a mixed problem's contact scales).
     """
     R, U = _blocks(r, dimension), _blocks(u, dimension)
     mu = np.asarray(mu, dtype=float).reshape(-1)
-    vs = velocity_scale if velocity_scale > 0 else 1.0
-    rs = reaction_scale if reaction_scale > 0 else 1.0
+    m = R.shape[0]
+    vss = np.broadcast_to(np.asarray(velocity_scale, dtype=float), (m,)).tolist()
+    rss = np.broadcast_to(np.asarray(reaction_scale, dtype=float), (m,)).tolist()
     speeds = np.linalg.norm(U[:, 1:], axis=1).tolist()  # ‖u_t‖ and ‖r_t‖ of every contact at once
     frictions = np.linalg.norm(R[:, 1:], axis=1).tolist()
     out = []
-    for j, (rn, un, nut, nrt, muj) in enumerate(
-        zip(R[:, 0].tolist(), U[:, 0].tolist(), speeds, frictions, mu.tolist())
+    for j, (rn, un, nut, nrt, muj, vs, rs) in enumerate(
+        zip(R[:, 0].tolist(), U[:, 0].tolist(), speeds, frictions, mu.tolist(), vss, rss)
     ):
+        vs = vs if vs > 0 else 1.0
+        rs = rs if rs > 0 else 1.0
         if rn <= COULOMB_MODE_RTOL * rs:
             out.append(ContactMode(SEPARATED, un, un / vs))
         elif nut > COULOMB_MODE_RTOL * vs:  # it slides (with μ = 0 the friction force is zero, the slip is real)

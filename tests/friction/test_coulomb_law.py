@@ -123,3 +123,22 @@ def test_residual_vanishes_exactly_on_the_three_modes():
 def test_de_saxce_shift():
     assert np.allclose(de_saxce_shift(np.array([1.0, 3.0, 4.0]), np.array([0.5]), 3), [3.5, 3.0, 4.0])
     assert np.allclose(de_saxce_shift(np.array([1.0, -2.0]), np.array([0.5]), 2), [2.0, -2.0])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 9), d=st.sampled_from([2, 3]))
+def test_contact_modes_with_per_contact_scales_are_each_contacts_own(seed, m, d):
+    """Scales given per contact (a mixed problem's) decide each contact as a call on that contact alone would."""
+    rng = np.random.default_rng(seed)
+    r, u = rng.normal(size=m * d), rng.normal(size=m * d)
+    r[::d] = np.where(rng.random(m) < 0.3, 0.0, np.abs(r[::d]))  # some contacts separated
+    u[1::d] = np.where(rng.random(m) < 0.5, 0.0, u[1::d])  # some sticking
+    if d == 3:
+        u[2::d] = np.where(u[1::d] == 0.0, 0.0, u[2::d])
+    mu = rng.choice([0.0, 0.5, 1.2], size=m)
+    vs, rs = rng.choice([0.0, 1e-3, 2.0], size=m), rng.choice([0.0, 1e-6, 5.0], size=m)
+    both = contact_modes(r, u, mu, d, velocity_scale=vs, reaction_scale=rs)
+    for j in range(m):
+        b = slice(j * d, (j + 1) * d)
+        (one,) = contact_modes(r[b], u[b], mu[j : j + 1], d, velocity_scale=float(vs[j]), reaction_scale=float(rs[j]))
+        assert both[j] == one
