@@ -16,7 +16,10 @@ they give the NumPy kernels' numbers bit for bit (and the route the same answers
 - :func:`projection_with_jacobian`: ``P_K(z)`` and ``P'(z)`` block by block (F9's map,
   :meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`);
 - :func:`natural_map_unit`: ``φ_1(r, u)`` of given ``r`` and ``u`` (:func:`gaussqp.friction.coulomb_law.natural_map`
-  with ρ = 1: the residual the judge recomputes for every mode-free answer).
+  with ρ = 1: the residual the judge recomputes for every mode-free answer);
+- :func:`mixed_state`, :func:`mixed_dynamics`, :func:`mixed_coulomb_rows`, :func:`mixed_simple_rows`: F9's map
+  (:meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`): the unknowns and velocities, the dynamics rows, the rows
+  of the coulomb contacts and of the frictionless (or told sliding) ones with their Jacobian rows.
 
 The Newton matrix is assembled and factored as without numba (NumPy's batched product, LAPACK ``getrf``/``getrs``):
 a compiled assembly would sum in another order, and on a problem whose solutions are not unique the route could then
@@ -44,7 +47,8 @@ _ENVIRON = os.environ
 
 def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``,
-    ``natural_map_unit``), or None: when
+    ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
+    None: when
     :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
     (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or numba
     cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.
@@ -85,6 +89,10 @@ def _load() -> SimpleNamespace | None:
         jacobian_blocks=k.jacobian_blocks,
         projection_with_jacobian=k.projection_with_jacobian,
         natural_map_unit=k.natural_map_unit,
+        mixed_coulomb_rows=k.mixed_coulomb_rows,
+        mixed_simple_rows=k.mixed_simple_rows,
+        mixed_state=k.mixed_state,
+        mixed_dynamics=k.mixed_dynamics,
     )
 
 

@@ -155,3 +155,119 @@ def jacobian_blocks(u, z, mu, rho_c, delta, d):
                 A[j, a, b] = a0 + delta * pd
                 B[j, a, b] = pd * rho_c[j]
     return A, B, A0
+
+
+@njit
+def mixed_coulomb_rows(lam_n, lam_t, un, ut, C, ls, us, mu, DU, rows, ncols, tcols, E, Jac, values, jacobian):
+    """F9's coulomb contacts ``C``: their rows ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))`` of ``E`` (when ``values``) and of its
+    Jacobian (when ``jacobian``), written in place at ``rows`` (k·d,), the normal columns ``ncols`` (k,) and the
+    tangential ones ``tcols`` (k, d − 1); the operations of ``mixed_law.MixedSystem._coulomb_rows`` in order.
+    ``lam_t``, ``ut`` (m, d − 1); ``ls``, ``us``, ``mu`` (k,): the contacts' scales and friction; ``DU`` (m, d, n)."""
+    d = ut.shape[1] + 1
+    n = DU.shape[2]
+    z = np.empty(d)
+    lam = np.empty(d)
+    proj = np.empty(d)
+    P = np.zeros((d, d))
+    D = np.zeros((d, d))
+    PD = np.zeros((d, d))
+    for idx in range(C.size):
+        i = C[idx]
+        lam[0] = lam_n[i] / ls[idx]
+        for k in range(1, d):
+            lam[k] = lam_t[i, k - 1] / ls[idx]
+        s = 0.0
+        for k in range(1, d):
+            utk = ut[i, k - 1] / us[idx]
+            s += utk * utk
+            z[k] = lam[k] - utk
+        nut = np.sqrt(s)
+        z[0] = lam[0] - un[i] / us[idx]
+        z[0] -= mu[idx] * nut
+        _project(z, proj, mu[idx], 0, d)
+        r0 = rows[idx * d]
+        if values:
+            for k in range(d):
+                E[r0 + k] = lam[k] - proj[k]
+        if not jacobian:
+            continue
+        _projection_jacobian(z, P, mu[idx], 0, d)
+        D[:, :] = 0.0
+        for k in range(d):
+            D[k, k] = 1.0
+        if nut > 0.0:
+            for k in range(1, d):
+                D[0, k] = (mu[idx] / nut) * (ut[i, k - 1] / us[idx])
+        for a in range(d):
+            for b in range(d):
+                pd = 0.0
+                for k in range(d):
+                    pd += P[a, k] * D[k, b]
+                PD[a, b] = pd
+        Jd = np.dot(PD, DU[i])  # NumPy's batched matmul calls BLAS's dgemm for these (d, d) × (d, n) products
+        for a in range(d):
+            for j in range(n):
+                Jac[r0 + a, j] = Jd[a, j]
+            Jac[r0 + a, ncols[idx]] = (1.0 if a == 0 else 0.0) - P[a, 0]
+            for k in range(1, d):
+                Jac[r0 + a, tcols[idx, k - 1]] = (1.0 if a == k else 0.0) - P[a, k]
+
+
+@njit
+def mixed_simple_rows(lam_n, un, I, bilateral, ls, us, DU, rows, E, Jac, values, jacobian):
+    """F9's frictionless (or told sliding) contacts ``I``, one row each at ``rows``: ``ũ_n`` for a bilateral one,
+    ``λ̃_n − max(0, λ̃_n − ũ_n)`` for a unilateral one, in ``E`` (when ``values``) and its Jacobian (when ``jacobian``),
+    in place; the operations of ``mixed_law.MixedSystem._contact`` for those kinds."""
+    n = DU.shape[2]
+    for idx in range(I.size):
+        i = I[idx]
+        r = rows[idx]
+        un_ = un[i] / us[idx]
+        if bilateral[idx]:
+            if values:
+                E[r] = un_
+            if jacobian:
+                for j in range(n):
+                    Jac[r, j] = DU[i, 0, j]
+            continue
+        ln = lam_n[i] / ls[idx]
+        z = ln - un_
+        if values:
+            E[r] = ln - (z if z > 0.0 else 0.0)
+        if jacobian:
+            if z > 0.0:
+                for j in range(n):
+                    Jac[r, j] = DU[i, 0, j]
+            else:
+                Jac[r, n + i] = 1.0
+
+
+@njit
+def mixed_state(x, a_scale, lam_scale, cone, cone_t, N, b, T, c):
+    """F9's unknowns ``x`` in the problem's units and the contact velocities: ``(a, λ_n, λ_t, u_n, u_t)``, the
+    operations of ``mixed_law.MixedSystem.split`` and ``velocities`` in order (the products by BLAS's dgemv, as
+    NumPy's). ``cone`` (k,): the contacts with tangential unknowns, ``cone_t`` (k·(d − 1),): their places in ``x``."""
+    n = a_scale.size
+    m = lam_scale.size
+    d1 = T.shape[0] // m
+    a = a_scale * x[:n]
+    lam_n = lam_scale * x[n : n + m]
+    lam_t = np.zeros((m, d1))
+    for idx in range(cone.size):
+        i = cone[idx]
+        for k in range(d1):
+            lam_t[i, k] = lam_scale[i] * x[cone_t[idx * d1 + k]]
+    un = np.dot(N, a) + b
+    ut = (np.dot(T, a) + c).reshape(m, d1)
+    return a, lam_n, lam_t, un, ut
+
+
+@njit
+def mixed_dynamics(M, F, N, T, a, lam_n, lam_t, sliding, slide_dir, dyn_scale):
+    """F9's dynamics rows ``(M a + F + g − J_nᵀλ_n − J_tᵀλ_t) / scale`` with the told sliding friction
+    ``g = Σ |λ_n,i| μ_i T_iᵀ s_i`` (``sliding`` (k,), ``slide_dir`` (k, n)); the operations of
+    ``mixed_law.MixedSystem.dynamics`` in order."""
+    g = np.zeros(a.size)
+    for idx in range(sliding.size):
+        g += abs(lam_n[sliding[idx]]) * slide_dir[idx]
+    return (np.dot(M, a) + F + g - np.dot(N.T, lam_n) - np.dot(T.T, lam_t.ravel())) / dyn_scale

@@ -49,6 +49,9 @@ COULOMB = "coulomb"
 CONE_KINDS = (COULOMB, UNILATERAL_STICKING, BILATERAL_STICKING)
 
 
+#: the Jacobian argument of the compiled kernels when no Jacobian is wanted
+_NO_JACOBIAN = np.zeros((0, 0))
+
 #: rows of ``E`` per contact of each kind, as a function of the dimension d (the table of the module docstring)
 _ROWS = {
     BILATERAL: lambda d: 1,
@@ -145,6 +148,42 @@ class MixedSystem:
         self._c_eye = np.broadcast_to(np.eye(d), (C.size, d, d)).copy()
         #: the contacts of the other kinds, (index, kind), each computed by :meth:`_contact`
         self._others = [(i, k) for i, k in enumerate(self.kinds) if k != COULOMB]
+        # for the compiled kernels: the one-row kinds (frictionless or told sliding) apart from the sticking ones
+        one_row = (BILATERAL, BILATERAL_SLIDING, UNILATERAL, UNILATERAL_SLIDING)
+        simple = np.array([i for i, k in self._others if k in one_row], dtype=np.int64)
+        self._simple = simple
+        self._simple_bilateral = np.array([self.kinds[i].startswith("bilateral") for i in simple], dtype=bool)
+        self._simple_rows = self._offset[simple].astype(np.int64)
+        self._simple_scales = (plain(self.lam_scale[simple]), plain(self.u_scale[simple]))
+        self._sticking_others = [(i, k) for i, k in self._others if k not in one_row]
+        self._c_idx = C.astype(np.int64)
+        self._c_rows64 = self._c_rows.astype(np.int64)
+        self._c_ncols = (n + C).astype(np.int64)
+        self._c_tcols = np.ascontiguousarray((self._coulomb_t[:, None] + np.arange(d1)[None, :]).astype(np.int64))
+        self._DUc = plain(self._DU)
+        # the data of :meth:`_evaluate`'s compiled kernels, or None where NumPy's products take another BLAS path than
+        # the kernels' dgemv (M, J_n or J_t not C-ordered; one contact: NumPy's product with a one-row matrix is a ddot)
+        slide = np.array([self.slide_dir[i] for i in self.sliding], dtype=float).reshape(len(self.sliding), n)
+        c_ordered = m > 1 and all(A.flags.c_contiguous and A.dtype == np.float64 for A in (self.M, self.N, self.T))
+        self._kernel_data = (
+            (
+                plain(self.a_scale),
+                plain(self.lam_scale),
+                cone.astype(np.int64),
+                self._cone_t.astype(np.int64),
+                plain(self.N),
+                plain(self.b),
+                plain(self.T),
+                plain(self.c),
+                plain(self.M),
+                plain(self.F),
+                np.array(self.sliding, dtype=np.int64),
+                slide,
+                plain(self.dyn_scale),
+            )  # fmt: skip
+            if c_ordered
+            else None
+        )
         # the dynamics rows of the Jacobian, data only: M's, −J_nᵀ's and the cone contacts' −T_cᵀ columns (a told
         # sliding contact's normal column is set per evaluation: it depends on the sign of λ_n)
         dj = np.zeros((n, self.size))
@@ -211,12 +250,22 @@ class MixedSystem:
         """:meth:`evaluate`; ``values=False`` leaves the coulomb contacts' rows of ``E`` and its dynamics rows unset
         (only the Jacobian is wanted)."""
         n = self.n
-        s = self.split(x)
-        un, ut = self.velocities(s.a)
+        fast = kernels()
+        data = self._kernel_data if fast is not None else None
+        if data is not None:  # the unknowns, velocities and dynamics rows by compiled kernels, the same bits
+            a_sc, l_sc, cone, cone_t, N, b, T, c, M, F, sliding, slide, dyn = data
+            a, lam_n, lam_t, un, ut = fast.mixed_state(plain(x), a_sc, l_sc, cone, cone_t, N, b, T, c)
+            s = Split(a, lam_n, lam_t)
+        else:
+            s = self.split(x)
+            un, ut = self.velocities(s.a)
         total = int(self._offset[-1])
         E = np.empty(total)
         if values:
-            E[:n] = self.dynamics(s) / self.dyn_scale
+            if data is not None:
+                E[:n] = fast.mixed_dynamics(M, F, N, T, a, lam_n, lam_t, sliding, slide, dyn)
+            else:
+                E[:n] = self.dynamics(s) / self.dyn_scale
         Jac = None
         if jacobian:
             Jac = np.zeros((total, self.size))
@@ -224,12 +273,28 @@ class MixedSystem:
             for i in self.sliding:  # the told sliding friction's column per unit |λ_n|
                 col = -self.N[i] + np.sign(s.lam_n[i]) * self.slide_dir[i]
                 Jac[:n, n + i] = col * self.lam_scale[i] / self.dyn_scale
-        for i, kind in self._others:
+        others = self._others if fast is None else self._sticking_others
+        for i, kind in others:
             e, G = self._contact(i, kind, s, un[i], ut[i], jacobian)
             E[self._blocks[i]] = e
             if Jac is not None:
                 Jac[self._blocks[i]] = G
-        if self._coulomb.size:
+        if fast is not None:  # the one-row and the coulomb contacts by compiled kernels (gaussqp.friction.compiled)
+            J_ = Jac if Jac is not None else _NO_JACOBIAN
+            un, ut = plain(un), plain(ut)
+            if self._simple.size:
+                ls, us = self._simple_scales
+                fast.mixed_simple_rows(
+                    s.lam_n, un, self._simple, self._simple_bilateral, ls, us, self._DUc, self._simple_rows, E, J_,
+                    True, Jac is not None,
+                )  # fmt: skip
+            if self._coulomb.size:
+                ls, us, mu = self._c_scales
+                fast.mixed_coulomb_rows(
+                    s.lam_n, s.lam_t, un, ut, self._c_idx, ls, us, mu, self._DUc, self._c_rows64, self._c_ncols,
+                    self._c_tcols, E, J_, values, Jac is not None,
+                )  # fmt: skip
+        elif self._coulomb.size:
             self._coulomb_rows(s, un, ut, E if values else None, Jac)
         return E, Jac, list(self._blocks)
 

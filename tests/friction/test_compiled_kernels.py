@@ -132,7 +132,8 @@ def test_the_compiled_natural_map_is_the_numpy_one(seed, m, d):
 @pytest.mark.parametrize("seed", range(12))
 def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
     """F9's stacked map and its Jacobian (:class:`gaussqp.friction.mixed_law.MixedSystem`) on a problem mixing coulomb
-    contacts with every other kind: the compiled projection gives the NumPy one's values, bit for bit."""
+    contacts with every other kind: the compiled rows (coulomb and one-row contacts) give the NumPy ones' values, bit for
+    bit."""
     import gaussqp.friction.mixed_law as ml
     from test_coulomb_mixed import random_any  # tests/friction is on sys.path
 
@@ -140,9 +141,44 @@ def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
     sysm = ml.MixedSystem(p)
     x = np.random.default_rng(seed).normal(size=sysm.size)
     E1, J1, _ = sysm.evaluate(x)
+    V1, G1 = sysm.evaluate(x, jacobian=False)[0], sysm.jacobian(x)  # the map alone, the Jacobian alone
     monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
     E0, J0, _ = sysm.evaluate(x)
     assert close(E1, E0) and close(J1, J0)
+    assert close(V1, E0) and close(G1, J0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_f9_map_in_3d_is_the_same_with_either_kernels(seed, monkeypatch):
+    """The same on the humanoid (3D), its contacts made coulomb, frictionless unilateral, frictionless bilateral or
+    told sliding at random, at random points (every piece of the projections is met over the contacts)."""
+    import gaussqp.friction.mixed_law as ml
+
+    rng = np.random.default_rng(seed)
+    p = problems.load("real/humanoid_lying")
+    pick = np.where(np.asarray(p.has_tangent, dtype=bool), rng.choice(4, size=p.m), rng.choice([1, 2], size=p.m))
+    types = ["bilateral" if k == 2 else "unilateral" for k in pick]
+    modes = [("coulomb", "frictionless", "frictionless", "sliding")[k] for k in pick]
+    slip = rng.normal(size=(p.m, 2))
+    q = p.with_blocks(types=types, modes=modes, slip=slip / np.linalg.norm(slip, axis=1)[:, None])
+    one = int(np.flatnonzero(p.has_tangent)[seed])  # one coulomb contact alone: NumPy's one-row products are ddot's
+    alone = p.with_blocks(
+        J_n=np.asarray(p.J_n)[[one]], normal_drift=np.asarray(p.normal_drift)[[one]], types=["unilateral"],
+        J_t=np.asarray(p.J_t)[2 * one : 2 * one + 2], tangent_drift=np.asarray(p.tangent_drift)[2 * one : 2 * one + 2],
+        friction=np.asarray(p.friction)[[one]], modes=["coulomb"], slip=np.zeros((1, 2)), has_tangent=[True],
+    )  # fmt: skip
+    for sysm in (ml.MixedSystem(q), ml.MixedSystem(alone)):
+        _same_map_either_way(sysm, rng, monkeypatch)
+
+
+def _same_map_either_way(sysm, rng, monkeypatch) -> None:
+    for x in (rng.normal(size=sysm.size), 0.1 * rng.normal(size=sysm.size), np.zeros(sysm.size)):
+        E1, J1, _ = sysm.evaluate(x)
+        V1, G1 = sysm.evaluate(x, jacobian=False)[0], sysm.jacobian(x)
+        monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
+        E0, J0, _ = sysm.evaluate(x)
+        monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", True)
+        assert close(E1, E0) and close(J1, J0) and close(V1, E0) and close(G1, J0)
 
 
 def test_plain_gives_the_kernels_one_argument_type():
