@@ -1220,3 +1220,15 @@ COULOMB_NN_SCHEDULE = tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS
 #: The proximal rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) also stop when their best residual has
 #: not gone down at all over this many rounds (besides :data:`COULOMB_PROX_STALL_ROUNDS` without halving).
 COULOMB_PROX_NO_BEST_ROUNDS = 10
+
+# ---------------------------------------------------------------- mode-free Coulomb: the schedule's cycle test
+#: The damping schedule's Newton runs (:func:`gaussqp.formulations.coulomb.solve_mode_free`) also stop as stalled
+#: when, :data:`COULOMB_NN_CYCLE_ITER` iterations or more since the merit last fell below
+#: :data:`COULOMB_NN_STALL_FACTOR` of its best, the last four merits repeat with period two to this relative tolerance:
+#: the nonmonotone line search accepting steps that alternate between two pieces of the map (the study's small
+#: quadrupeds, from their own starts at θ = 0.01 and 0.1: iterations 6 to 22 were one cycle). The schedule's next
+#: (θ, start) then runs at once instead of after :data:`COULOMB_NN_STALL_ITER` iterations. The proximal rounds' inner
+#: solves keep the stall test alone (with the cycle test, a box wall's rounds failed and fell to the convex iteration).
+COULOMB_NN_CYCLE_RTOL = 1e-2
+#: ... (the iterations since the last sufficient decrease before the cycle test applies)
+COULOMB_NN_CYCLE_ITER = 4

@@ -399,9 +399,11 @@ def solve_mode_free(
                 t_convex = time.perf_counter() - tc
             if rc is None:
                 continue
-            run = solve_newton(W, q, mu, d, r0=rc, max_iter=newton_max_iter, reg_theta=theta, guess_only=True)
+            run = solve_newton(
+                W, q, mu, d, r0=rc, max_iter=newton_max_iter, reg_theta=theta, guess_only=True, stop_cycles=True
+            )
         else:
-            run = solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta)
+            run = solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta, stop_cycles=True)
         runs.append((theta, start, run))
         if run.residual <= COULOMB_NN_ACCEPT_RTOL:
             break

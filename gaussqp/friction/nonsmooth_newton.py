@@ -68,6 +68,8 @@ from ..settings import (
     COULOMB_BACKTRACK,
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_BLOCK_MAX,
+    COULOMB_NN_CYCLE_ITER,
+    COULOMB_NN_CYCLE_RTOL,
     COULOMB_NN_DENSE_MAX,
     COULOMB_NN_GUESS_RTOL,
     COULOMB_NN_ITER_MAX,
@@ -416,6 +418,15 @@ class _System:
         return a + np.asarray(self.W.T @ bv).ravel()
 
 
+def _cycling(merits: list) -> bool:
+    """The last four merits repeat with period two, each to :data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL` of the
+    larger (an iteration alternating between two pieces of the map)."""
+    if len(merits) < 4:
+        return False
+    a, b, c, d = merits[-4:]
+    return abs(d - b) <= COULOMB_NN_CYCLE_RTOL * max(d, b) and abs(c - a) <= COULOMB_NN_CYCLE_RTOL * max(c, a)
+
+
 def _regularization(phi: np.ndarray, sysm: _System, theta: float) -> float:
     return max(COULOMB_NN_REG_FLOOR, theta * min(1.0, float(np.linalg.norm(phi)) / sysm.rq))
 
@@ -431,6 +442,7 @@ def solve_newton(
     max_iter: int = COULOMB_NN_ITER_MAX,
     reg_theta: float = COULOMB_NN_REG_THETA,
     guess_only: bool = False,
+    stop_cycles: bool = False,
 ) -> NewtonResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the globalized semismooth Newton method of the
     module docstring.
@@ -449,6 +461,8 @@ def solve_newton(
         (a Levenberg–Marquardt-like damping), still vanishing with the residual
     guess_only : the guess ``r0`` (and its one Newton step) is the only start, whatever its residual: a start chosen
         by the caller (:func:`gaussqp.friction.convex_start.convex_start`) after the others were tried
+    stop_cycles : also stop (stalled) when the merits repeat with period two
+        (:data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL`): for a caller with another start or θ to try next
 
     Returns
     -------
@@ -510,11 +524,15 @@ def solve_newton(
     t0 = time.perf_counter()
 
     history: list = []
-    best, k, reason = _iterate(sysm, r, (phi, u, z, res), target, max_iter, COULOMB_NN_NONMONOTONE, history, reg_theta)
+    best, k, reason = _iterate(
+        sysm, r, (phi, u, z, res), target, max_iter, COULOMB_NN_NONMONOTONE, history, reg_theta, stop_cycles
+    )
     if best[0] > target and COULOMB_NN_NONMONOTONE > 1 and k < max_iter:
         # the nonmonotone phase stalled: a monotone phase from its best point (PerioBox, badly scaled, needs it)
         r = best[1]
-        best2, k2, reason = _iterate(sysm, r, sysm.evaluate(r), target, max_iter - k, 1, history, reg_theta)
+        best2, k2, reason = _iterate(
+            sysm, r, sysm.evaluate(r), target, max_iter - k, 1, history, reg_theta, stop_cycles
+        )
         k += k2
         best = min(best, best2, key=lambda b: b[0])
     times["iterations"] = time.perf_counter() - t0
@@ -542,10 +560,11 @@ def _iterate(
     window: int,
     history: list,
     reg_theta: float,
+    stop_cycles: bool = False,
 ) -> tuple[tuple, int, str]:
     """At most ``max_iter`` globalized Newton iterations from ``r`` (``state`` = its ``evaluate``), Armijo's
     decrease measured from the largest merit of the last ``window`` iterates. Returns ((res, r, u) of the best
-    iterate, iterations, why it stopped)."""
+    iterate, iterations, why it stopped). ``stop_cycles``: also stalled when the merits cycle (:func:`_cycling`)."""
     phi, u, z, res = state
     best = (res, r, u)
     merit = float(phi @ phi)
@@ -607,7 +626,7 @@ def _iterate(
             best_merit, since = merit, 0
         else:
             since += 1
-            if since >= COULOMB_NN_STALL_ITER:
+            if since >= COULOMB_NN_STALL_ITER or (stop_cycles and since >= COULOMB_NN_CYCLE_ITER and _cycling(recent)):
                 reason = STALLED
                 break
     return best, k, reason
