@@ -40,8 +40,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import settings
-
 _ENVIRON = os.environ
 
 
@@ -58,9 +56,18 @@ def kernels() -> SimpleNamespace | None:
     types.SimpleNamespace or None
         the compiled functions by name, or None.
     """
+    settings = _settings()
     if not settings.COULOMB_NN_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
         return None
     return _load()
+
+
+@lru_cache(maxsize=1)
+def _settings():
+    """The module :mod:`gaussqp.settings` (imported on first use: this module is below the package's top)."""
+    from .. import settings
+
+    return settings
 
 
 #: why the compiled kernels could not be loaded (the exception's type and message), or None
