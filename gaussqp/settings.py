@@ -1220,3 +1220,12 @@ COULOMB_NN_SCHEDULE = tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS
 #: The proximal rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) also stop when their best residual has
 #: not gone down at all over this many rounds (besides :data:`COULOMB_PROX_STALL_ROUNDS` without halving).
 COULOMB_PROX_NO_BEST_ROUNDS = 10
+
+# ---------------------------------------------------------------- compiled pivots of Lemke's method
+#: Whether Lemke's method (:func:`gaussqp.linalg.lemke.lemke`, the LCP route and the cross-check's) pivots by its
+#: compiled kernel (:mod:`gaussqp.linalg.lemke_compiled`) when ``numba`` is installed (``pip install 'gaussqp[fast]'``)
+#: and the LCP has at most 141 rows (beyond, the NumPy pivoting's rank-1 updates go to BLAS and its calls cost little
+#: against them). The kernel makes the NumPy pivoting's decisions with the same numbers bit for bit; the first use in
+#: a process loads it (~0.5 s from numba's on-disk cache). False: the NumPy pivoting, whatever is installed (read at
+#: each use). The environment variable ``GAUSSQP_COMPILED=0`` does the same (with :data:`COULOMB_NN_COMPILED`).
+LEMKE_COMPILED = True

@@ -38,7 +38,7 @@ import warnings
 from functools import lru_cache
 from types import SimpleNamespace
 
-import numpy as np
+from ..linalg.dense import plain  # the kernels' one argument type (defined with the linear algebra, shared)
 
 from .. import settings
 
@@ -94,24 +94,6 @@ def _load() -> SimpleNamespace | None:
         mixed_state=k.mixed_state,
         mixed_dynamics=k.mixed_dynamics,
     )
-
-
-def plain(x: np.ndarray) -> np.ndarray:
-    """``x`` as a writable C-ordered float array: the one argument type the kernels are compiled for (one compiled
-    signature each).
-
-    Parameters
-    ----------
-    x : array_like
-
-    Returns
-    -------
-    numpy.ndarray
-        ``x`` itself when it is one already, else a copy that is.
-    """
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous and x.flags.writeable:
-        return x  # the common case (the kernels' own outputs, fresh iterates), without numpy.require's checks
-    return np.require(x, dtype=float, requirements=("C", "W"))
 
 
 __all__ = ["kernels", "plain", "unavailable"]

@@ -34,6 +34,24 @@ def as_dense(A) -> np.ndarray:
     return np.asarray(A, dtype=float)
 
 
+def plain(x: np.ndarray) -> np.ndarray:
+    """``x`` as a writable C-ordered float array: the one argument type the compiled kernels are compiled for (one
+    compiled signature each; :mod:`gaussqp.friction.compiled`, :mod:`gaussqp.linalg.lemke_compiled`).
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` itself when it is one already, else a copy that is.
+    """
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous and x.flags.writeable:
+        return x  # the common case (the kernels' own outputs, fresh iterates), without numpy.require's checks
+    return np.require(x, dtype=float, requirements=("C", "W"))
+
+
 def rank_tol(s_max: float, shape: tuple[int, ...]) -> float:
     """Absolute threshold under which a singular value counts as zero."""
     return max(RANK_RTOL, max(shape, default=1) * np.finfo(float).eps) * max(s_max, SCALE_FLOOR)

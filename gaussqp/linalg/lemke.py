@@ -33,10 +33,15 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
 
 from __future__ import annotations
 
+import os
+import warnings
 from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
 
 import numpy as np
 
+from .dense import plain
 from ..settings import (
     LEMKE_PIVOT_TOL,
     LEMKE_PIVOTS_BASE,
@@ -213,8 +218,70 @@ def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
     return float(max(rel.max(initial=0.0), 0.0 if -qy > ROUND_OFF * qscale else np.inf))
 
 
+def compiled_pivots() -> ModuleType | None:
+    """The compiled pivoting (:mod:`gaussqp.linalg.lemke_compiled`), or None: when
+    :data:`~gaussqp.settings.LEMKE_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0`` (both
+    read at each call), or numba cannot be imported (not installed, or broken: :data:`compiled_unavailable` then says
+    why), :func:`lemke` pivots with NumPy (:func:`_pivot_numpy`, the reference; the same decisions either way).
+
+    Returns
+    -------
+    types.ModuleType or None
+        the module of the compiled kernel (:func:`gaussqp.linalg.lemke_compiled.pivots`), or None.
+    """
+    from ..settings import LEMKE_COMPILED  # read at each call: it may be set at run time
+
+    if not LEMKE_COMPILED or os.environ.get("GAUSSQP_COMPILED", "").strip() == "0":
+        return None
+    return _load_compiled()
+
+
+#: why the compiled pivoting could not be loaded (the exception's type and message), or None
+compiled_unavailable: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _load_compiled() -> ModuleType | None:
+    global compiled_unavailable
+    try:
+        from . import lemke_compiled
+    except ImportError as e:  # numba is not installed
+        compiled_unavailable = f"{type(e).__name__}: {e}"
+        return None
+    except Exception as e:  # numba installed but broken (a missing llvmlite library raises OSError): NumPy pivoting
+        compiled_unavailable = f"{type(e).__name__}: {e}"
+        warnings.warn(
+            f"gaussqp: numba is installed but cannot be imported ({compiled_unavailable}); Lemke's method pivots with "
+            "NumPy instead (fix the numba installation, or set gaussqp.settings.LEMKE_COMPILED = False)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    return lemke_compiled
+
+
+_STATUS = ("solved", "ray", "max_iter")
+
+
 def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
     """Lemke's pivoting on the (equilibrated) data: (status, pivots, basis, rhs, entering column, entering).
+
+    By the compiled kernel (:func:`gaussqp.linalg.lemke_compiled.pivots`) when it is available and the NumPy pivoting
+    would not switch to BLAS's ``dger`` for its rank-1 updates (``k² <= _DGER_MIN``, where the arithmetic is small
+    against NumPy's calls); else, and on the arithmetic cases the kernel leaves to it, by :func:`_pivot_numpy`. The
+    kernel does the NumPy pivoting's operations in the same order: the same result bit for bit.
+    """
+    fast = compiled_pivots() if q.size * q.size <= _DGER_MIN else None
+    if fast is not None:
+        code, it, basis, rhs, x, entering = fast.pivots(plain(M), plain(q), plain(d), max_iter, pivot_tol, tie_tol)
+        if code >= 0:
+            return _STATUS[code], it, basis, rhs, x, int(entering)
+    return _pivot_numpy(M, q, d, max_iter, pivot_tol, tie_tol)
+
+
+def _pivot_numpy(M, q, d, max_iter, pivot_tol, tie_tol):
+    """Lemke's pivoting on the (equilibrated) data, in NumPy (the reference of the compiled kernel):
+    (status, pivots, basis, rhs, entering column, entering).
 
     Revised form: the tableau ``T = B⁻¹ [I | -M | -d | q]`` is never formed. Only ``B⁻¹`` is kept, and only
     its columns that differ from the identity's: a column ``B⁻¹ e_i`` changes only once row ``i`` has been a
