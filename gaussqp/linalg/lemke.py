@@ -123,25 +123,30 @@ def lemke(
     # max|q'| = 1, covering vector d' = 1 (or D d normalized). Positive diagonal scalings map the
     # pivot path of one onto the other, so every tolerance below is taken on the equilibrated
     # problem, the same for each row whatever its units.
-    diag = np.diag(M).copy()
-    D = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
-    Ms = D[:, None] * M * D[None, :]
-    qs = D * q
-    s = float(np.abs(qs).max())
-    qs = qs / s
-    ds = np.ones(k) if d is None else D * d
-    ds = ds / ds.max()
+    fast = compiled_pivots() if k * k <= _DGER_MIN else None
+    ok = False
+    if fast is not None:
+        D, Ms, qs, s, ds, ok = fast.equilibrate(plain(M), plain(q), plain(d if d is not None else q), d is not None)
+    if not ok:
+        diag = np.diag(M).copy()
+        D = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
+        Ms = D[:, None] * M * D[None, :]
+        qs = D * q
+        s = float(np.abs(qs).max())
+        qs = qs / s
+        ds = np.ones(k) if d is None else D * d
+        ds = ds / ds.max()
     max_iter = LEMKE_PIVOTS_PER_ROW * k + LEMKE_PIVOTS_BASE if max_iter is None else max_iter
     total, message = 0, ""
     for tt in dict.fromkeys((tie_tol, 0.0)):  # a second run decides ties exactly
-        status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt)
+        status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt, fast)
         total += it
         if status == "max_iter":
             return LemkeResult(
                 z=None, w=None, status="max_iter", iterations=total, message=f"no termination within {max_iter} pivots"
             )
         if status == "solved":
-            z = s * D * _refine(Ms, qs, basis, rhs[:, None], k)
+            z = _refined(fast, Ms, qs, basis, rhs, k, s, D)
             w = M @ z + q
             viol = lcp_violation(M, q, z)
             if viol > verify_tol:  # the same check, the data's round-off entries allowed their round-off
@@ -263,15 +268,15 @@ def _load_compiled() -> ModuleType | None:
 _STATUS = ("solved", "ray", "max_iter")
 
 
-def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
+def _pivot(M, q, d, max_iter, pivot_tol, tie_tol, fast):
     """Lemke's pivoting on the (equilibrated) data: (status, pivots, basis, rhs, entering column, entering).
 
-    By the compiled kernel (:func:`gaussqp.linalg.lemke_compiled.pivots`) when it is available and the NumPy pivoting
-    would not switch to BLAS's ``dger`` for its rank-1 updates (``k² <= _DGER_MIN``, where the arithmetic is small
-    against NumPy's calls); else, and on the arithmetic cases the kernel leaves to it, by :func:`_pivot_numpy`. The
-    kernel does the NumPy pivoting's operations in the same order: the same result bit for bit.
+    By the compiled kernel (``fast``: :mod:`gaussqp.linalg.lemke_compiled`, given by :func:`lemke` when
+    :func:`compiled_pivots` has it and the NumPy pivoting would not switch to BLAS's ``dger`` for its rank-1 updates,
+    ``k² <= _DGER_MIN``, where the arithmetic is small against NumPy's calls); else, and on the arithmetic cases the
+    kernel leaves to it, by :func:`_pivot_numpy`. The kernel does the NumPy pivoting's operations in the same order:
+    the same result bit for bit.
     """
-    fast = compiled_pivots() if q.size * q.size <= _DGER_MIN else None
     if fast is not None:
         code, it, basis, rhs, x, entering = fast.pivots(plain(M), plain(q), plain(d), max_iter, pivot_tol, tie_tol)
         if code >= 0:
@@ -484,6 +489,20 @@ def _lex_scan(V, alive, n_alive, start, stop, tie_tol) -> int:
         n_alive = int(alive.sum())
         start += c + 1
     return n_alive
+
+
+def _refined(fast, M, q, basis, rhs, k, s, D) -> np.ndarray:
+    """``s D z`` with ``z`` of :func:`_refine` (the equilibrated LCP's solution, unscaled), by the compiled kernels
+    (``fast``: :func:`gaussqp.linalg.lemke_compiled.basis_system` and :func:`~gaussqp.linalg.lemke_compiled.refined`,
+    the NumPy operations in order, the basis solved by :func:`_basis_solve` between them) or, without them or on the
+    cases they leave to it, NumPy."""
+    if fast is not None:
+        z, S, A, b = fast.basis_system(M, q, basis, rhs)
+        zs = _basis_solve(A, b) if S.size else b
+        out, ok = fast.refined(M, q, z, S, plain(zs), LEMKE_REFINE_TOL, s, D)
+        if ok:
+            return out
+    return s * D * _refine(M, q, basis, rhs[:, None], k)
 
 
 def _refine(M, q, basis, T, k) -> np.ndarray:

@@ -227,3 +227,115 @@ def pivots(M, q, d, max_iter, pivot_tol, tie_tol):
             return SOLVED, it, basis, rhs, x, entering
         entering = leaving + k if leaving < k else leaving - k
     return MAX_ITER, max_iter, basis, rhs, x, entering
+
+
+@njit
+def equilibrate(M, q, d, has_d):
+    """The equilibrated LCP of :func:`gaussqp.linalg.lemke.lemke`: ``D = diag(M_ii)^{-1/2}`` (1 where ``M_ii <= 0``),
+    ``M' = D M D``, ``q' = D q / s`` with ``s = max|D q|``, ``d' = D d / max(D d)`` (``d' = 1`` without ``d``); the
+    NumPy operations in order. Returns ``(D, M', q', s, d', ok)``; ``ok`` is False (nothing decided) on data that are
+    not all finite or when ``s`` is not positive."""
+    k = q.size
+    D = np.ones(k)
+    Ms = np.empty((k, k))
+    qs = np.empty(k)
+    ds = np.ones(k)
+    finite = np.isfinite(M).all() and np.isfinite(q).all() and (not has_d or np.isfinite(d).all())
+    if not finite:
+        return D, Ms, qs, 0.0, ds, False
+    for i in range(k):
+        if M[i, i] > 0:
+            D[i] = 1.0 / np.sqrt(M[i, i])
+    for i in range(k):
+        for j in range(k):
+            Ms[i, j] = D[i] * M[i, j] * D[j]
+    s = 0.0
+    for i in range(k):
+        qs[i] = D[i] * q[i]
+        s = max(s, abs(qs[i]))
+    if not s > 0.0:
+        return D, Ms, qs, s, ds, False
+    for i in range(k):
+        qs[i] = qs[i] / s
+    if has_d:
+        top = -np.inf
+        for i in range(k):
+            ds[i] = D[i] * d[i]
+            top = max(top, ds[i])
+        for i in range(k):
+            ds[i] = ds[i] / top
+    return D, Ms, qs, s, ds, True
+
+
+@njit
+def basis_system(M, q, basis, rhs):
+    """The complementary basis's system of :func:`gaussqp.linalg.lemke._refine`: ``z`` read off the tableau (``B⁻¹q``
+    on the rows of the basic ``z_j``, negative round-off clipped to 0 as ``numpy.maximum`` clips), the basic indices
+    ``S``, ``M_SS`` (C-ordered) and ``-q_S``."""
+    k = q.size
+    z = np.zeros(k)
+    n = 0
+    for r in range(k):
+        if basis[r] >= k and basis[r] < 2 * k:
+            n += 1
+    S = np.empty(n, dtype=np.intp)
+    n = 0
+    for r in range(k):
+        j = basis[r] - k
+        if 0 <= j < k:
+            S[n] = j
+            v = rhs[r]
+            z[j] = v if (v >= 0.0 or v != v) else 0.0
+            n += 1
+    A = np.empty((n, n))
+    b = np.empty(n)
+    for a in range(n):
+        b[a] = -q[S[a]]
+        for c in range(n):
+            A[a, c] = M[S[a], S[c]]
+    return z, S, A, b
+
+
+@njit
+def _err(M, q, x):
+    # _refine's err: the largest of max(0, -x), max(0, -w), |x w| with w = M x + q (NumPy's dgemv: the same bits)
+    w = np.dot(M, x) + q
+    e1 = 0.0
+    e2 = 0.0
+    e3 = 0.0
+    for i in range(x.size):
+        e1 = max(e1, max(0.0, -x[i]))
+        e2 = max(e2, max(0.0, -w[i]))
+        e3 = max(e3, abs(x[i] * w[i]))
+    return max(e1, e2, e3)
+
+
+@njit
+def refined(M, q, z, S, zs, refine_tol, s, D):
+    """The end of :func:`gaussqp.linalg.lemke._refine` and the unscaling of :func:`gaussqp.linalg.lemke.lemke`: the
+    basis's solution ``zs`` replaces the tableau's ``z`` when it stays in the orthant (to ``-refine_tol``) and its
+    largest violation is no larger; returns ``((s D) z, ok)``, ``ok`` False (nothing decided) when ``zs`` or a
+    violation is not finite."""
+    k = q.size
+    out = np.empty(k)
+    if S.size:
+        if not np.isfinite(zs).all():
+            return out, False
+        cand = np.zeros(k)
+        inside = True
+        for a in range(S.size):
+            cand[S[a]] = zs[a]
+            if not zs[a] >= -refine_tol:
+                inside = False
+        if inside:
+            ec = _err(M, q, cand)
+            ez = _err(M, q, z)
+            if not (np.isfinite(ec) and np.isfinite(ez)):
+                return out, False
+            if ec <= ez:
+                for i in range(k):
+                    v = cand[i]
+                    z[i] = v if (v >= 0.0 or v != v) else 0.0
+    for i in range(k):
+        out[i] = s * D[i] * z[i]
+    return out, True
