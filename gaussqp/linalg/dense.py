@@ -47,8 +47,10 @@ def plain(x: np.ndarray) -> np.ndarray:
     numpy.ndarray
         ``x`` itself when it is one already, else a copy that is.
     """
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous and x.flags.writeable:
-        return x  # the common case (the kernels' own outputs, fresh iterates), without numpy.require's checks
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous:
+        # the common cases without numpy.require's checks: the kernels' own outputs and fresh iterates as they are,
+        # a read-only array (a memoized matrix) copied
+        return x if x.flags.writeable else x.copy()
     return np.require(x, dtype=float, requirements=("C", "W"))
 
 

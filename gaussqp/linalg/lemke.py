@@ -123,7 +123,8 @@ def lemke(
     # max|q'| = 1, covering vector d' = 1 (or D d normalized). Positive diagonal scalings map the
     # pivot path of one onto the other, so every tolerance below is taken on the equilibrated
     # problem, the same for each row whatever its units.
-    fast = compiled_pivots() if k * k <= _DGER_MIN else None
+    # compiled where NumPy's products on M (C-ordered) call the BLAS routine the kernels call: the same bits
+    fast = compiled_pivots() if k * k <= _DGER_MIN and M.flags.c_contiguous else None
     ok = False
     if fast is not None:
         D, Ms, qs, s, ds, ok = fast.equilibrate(plain(M), plain(q), plain(d if d is not None else q), d is not None)
@@ -147,8 +148,7 @@ def lemke(
             )
         if status == "solved":
             z = _refined(fast, Ms, qs, basis, rhs, k, s, D)
-            w = M @ z + q
-            viol = lcp_violation(M, q, z)
+            w, viol = _verified(fast, M, q, z)
             if viol > verify_tol:  # the same check, the data's round-off entries allowed their round-off
                 viol = lcp_violation(M, q, z, entry_error=roundoff_entries(M))
             if viol <= verify_tol:
@@ -272,8 +272,8 @@ def _pivot(M, q, d, max_iter, pivot_tol, tie_tol, fast):
     """Lemke's pivoting on the (equilibrated) data: (status, pivots, basis, rhs, entering column, entering).
 
     By the compiled kernel (``fast``: :mod:`gaussqp.linalg.lemke_compiled`, given by :func:`lemke` when
-    :func:`compiled_pivots` has it and the NumPy pivoting would not switch to BLAS's ``dger`` for its rank-1 updates,
-    ``k² <= _DGER_MIN``, where the arithmetic is small against NumPy's calls); else, and on the arithmetic cases the
+    :func:`compiled_pivots` has it, ``M`` is C-ordered and the NumPy pivoting would not switch to BLAS's ``dger`` for
+    its rank-1 updates, ``k² <= _DGER_MIN``, where the arithmetic is small against NumPy's calls); else, and on the arithmetic cases the
     kernel leaves to it, by :func:`_pivot_numpy`. The kernel does the NumPy pivoting's operations in the same order:
     the same result bit for bit.
     """
@@ -503,6 +503,17 @@ def _refined(fast, M, q, basis, rhs, k, s, D) -> np.ndarray:
         if ok:
             return out
     return s * D * _refine(M, q, basis, rhs[:, None], k)
+
+
+def _verified(fast, M, q, z) -> tuple[np.ndarray, float]:
+    """``(w, lcp_violation(M, q, z))`` with ``w = M z + q``: by the compiled kernel (``fast``:
+    :func:`gaussqp.linalg.lemke_compiled.verified`, the NumPy operations in order; ``M`` is C-ordered then) or,
+    without it and on the cases it leaves to NumPy, by :func:`lcp_violation`."""
+    if fast is not None:
+        w, viol, ok = fast.verified(plain(M), plain(q), z)
+        if ok:
+            return w, viol
+    return M @ z + q, lcp_violation(M, q, z)
 
 
 def _refine(M, q, basis, T, k) -> np.ndarray:

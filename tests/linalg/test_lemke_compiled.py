@@ -194,6 +194,41 @@ def test_lexicographic_tie_break_is_the_numpy_rule(seed, k, gap, size, tie_tol):
     assert fast == slow
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 2**31 - 1), k=st.integers(1, 20))
+def test_compiled_verification_is_lcp_violation(kind, seed, k):
+    """The kernel's check of an answer against :func:`~gaussqp.linalg.lemke.lcp_violation` (the reference) and
+    ``M z + q``, bit for bit: on Lemke's own answers and on points with negative entries, exact zeros, rows of scale 0
+    (a zero row of M with q_i = 0) and complementarity violated."""
+    M, q = lcp(kind, seed, k)
+    rng = np.random.default_rng(seed)
+    if rng.random() < 0.3:  # a row of scale 0 wherever z is 0
+        M[0] = 0.0
+        q[0] = 0.0
+    res = L.lemke(M, q)
+    points = [rng.normal(size=k), np.abs(rng.normal(size=k)) * (rng.random(k) < 0.5), np.zeros(k)]
+    if res.z is not None:
+        points.append(res.z)
+    for z in points:
+        w, viol, ok = KERNEL.verified(L.plain(M), L.plain(q), L.plain(z))
+        assert ok
+        assert same(w, M @ z + q)
+        assert same(viol, L.lcp_violation(M, q, z))
+
+
+def test_fortran_ordered_and_read_only_data():
+    """A Fortran-ordered ``M`` (its products by another BLAS path: the verification stays NumPy's) and read-only
+    arrays (a memoized matrix): the same results as the NumPy pivoting, bit for bit."""
+    for kind in KINDS:
+        for seed in range(10):
+            M, q = lcp(kind, seed, 3 + seed)
+            F = np.asfortranarray(M)
+            R, Rq = M.copy(), q.copy()
+            R.flags.writeable = Rq.flags.writeable = False
+            assert_same_pivoting(F, q)
+            assert_same_pivoting(R, Rq)
+
+
 def test_degenerate_tie_breaks_bit_for_bit():
     """Hand-made degeneracy: identical rows (every ratio ties), a zero q entry, and the planted rank-one Delassus
     matrix of ``test_lemke.py`` whose first ratio test ties z0's row."""
