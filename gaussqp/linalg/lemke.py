@@ -41,6 +41,8 @@ from types import ModuleType
 
 import numpy as np
 
+import gaussqp.settings as _settings  # the module: LEMKE_COMPILED is read at each call
+
 from .dense import plain
 from ..settings import (
     LEMKE_PIVOT_TOL,
@@ -234,12 +236,12 @@ def compiled_pivots() -> ModuleType | None:
     types.ModuleType or None
         the module of the compiled kernel (:func:`gaussqp.linalg.lemke_compiled.pivots`), or None.
     """
-    from ..settings import LEMKE_COMPILED  # read at each call: it may be set at run time
-
-    if not LEMKE_COMPILED or os.environ.get("GAUSSQP_COMPILED", "").strip() == "0":
+    if not _settings.LEMKE_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
         return None
     return _load_compiled()
 
+
+_ENVIRON = os.environ
 
 #: why the compiled pivoting could not be loaded (the exception's type and message), or None
 compiled_unavailable: str | None = None
