@@ -38,9 +38,9 @@ import warnings
 from functools import lru_cache
 from types import SimpleNamespace
 
-from ..linalg.dense import plain  # the kernels' one argument type (defined with the linear algebra, shared)
+import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
-from .. import settings
+from ..linalg.dense import plain  # the kernels' one argument type (defined with the linear algebra, shared)
 
 _ENVIRON = os.environ
 
