@@ -315,3 +315,31 @@ def test_non_finite_data_left_to_numpy():
         assert fast is slow
     else:
         assert fast.status == slow.status and same(fast.z, slow.z)
+
+
+@pytest.mark.parametrize("name", ["real/humanoid_lying", "real/ant_standing", "real/stacker_boxes", "three_finger"])
+def test_the_lcp_route_answers_the_same_bytes(name, monkeypatch):
+    """The LCP route end to end (the cross-check's route: constrained Delassus LCP, Lemke, recovery, the judge) with
+    the compiled kernels and without: the same status, certification, acceleration and multipliers, byte for byte —
+    on the shipped problem and on it made frictionless — and the kernels did run."""
+    calls = []
+    real = KERNEL.pivots
+
+    def spy(*a):
+        calls.append(1)
+        return real(*a)
+
+    p = gaussqp.problems.load(name)
+    for v in [p, frictionless(p)]:
+        answers = []
+        for compiled in (True, False):
+            monkeypatch.setattr(gaussqp.settings, "LEMKE_COMPILED", compiled)
+            monkeypatch.setattr(KERNEL, "pivots", spy)
+            before = len(calls)
+            sol = gaussqp.get_formulation("lcp_lemke").solve(v.with_force(v.F))  # a fresh problem: nothing memoized
+            assert (len(calls) > before) == compiled
+            answers.append(sol)
+        fast, slow = answers
+        assert (fast.status, fast.certified) == (slow.status, slow.certified)
+        for what in ("acceleration", "lambda_normal", "lambda_tangent"):
+            assert same(getattr(fast, what), getattr(slow, what)), (v.name, what)
