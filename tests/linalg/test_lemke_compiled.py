@@ -343,3 +343,27 @@ def test_the_lcp_route_answers_the_same_bytes(name, monkeypatch):
         assert (fast.status, fast.certified) == (slow.status, slow.certified)
         for what in ("acceleration", "lambda_normal", "lambda_tangent"):
             assert same(getattr(fast, what), getattr(slow, what)), (v.name, what)
+
+
+def test_without_numba_the_numpy_pivoting_runs(monkeypatch):
+    """numba absent (the kernels' module cannot be imported): ``compiled_pivots`` is None, says why, and ``lemke``
+    gives the compiled pivoting's result with NumPy."""
+    import sys
+
+    M, q = lcp("redundant", 3, 9)
+    fast = L.lemke(M, q)
+    import gaussqp.linalg
+
+    monkeypatch.delattr(gaussqp.linalg, "lemke_compiled")
+    monkeypatch.setitem(sys.modules, "gaussqp.linalg.lemke_compiled", None)  # its import raises ImportError
+    L._load_compiled.cache_clear()
+    try:
+        assert L.compiled_pivots() is None
+        assert "ModuleNotFoundError" in (L.compiled_unavailable or "")  # an ImportError: no warning
+        slow = L.lemke(M, q)
+    finally:
+        monkeypatch.undo()
+        L._load_compiled.cache_clear()
+        L.compiled_unavailable = None
+    assert L.compiled_pivots() is KERNEL
+    assert fast.status == slow.status and fast.iterations == slow.iterations and same(fast.z, slow.z)
