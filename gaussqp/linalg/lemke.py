@@ -19,6 +19,9 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
   ratio test, the z0 rule and the lexicographic tie-break are the tableau's (:func:`_lex_min_ratio`,
   :func:`_lex_break_revised` visits only the columns of ``B⁻¹`` that can separate the tied rows);
 - the final complementary basis is re-solved directly to remove tableau round-off;
+- with numba (:func:`compiled_pivots`, :data:`~gaussqp.settings.LEMKE_COMPILED`) the equilibration, the pivoting, the
+  final basis's bookkeeping and the answer's check run compiled (:mod:`gaussqp.linalg.lemke_compiled`), the NumPy
+  code's operations in order: the same decisions and numbers bit for bit, the NumPy code the reference;
 - nothing is believed unverified: ``"solved"`` needs every row of the original ``(w, z)`` to pass
   at its own scale ``|M_i||z| + |q_i|`` (:func:`lcp_violation`) — when that fails, the same check with the
   entries of ``M`` that are round-off of a zero (:func:`roundoff_entries`, ``0 < |M_ij| <= c·sqrt(M_ii M_jj)``)
