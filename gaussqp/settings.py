@@ -1232,3 +1232,14 @@ COULOMB_PROX_NO_BEST_ROUNDS = 10
 COULOMB_NN_CYCLE_RTOL = 1e-2
 #: ... (the iterations since the last sufficient decrease before the cycle test applies)
 COULOMB_NN_CYCLE_ITER = 4
+
+# ---------------------------------------------------------------- compiled pivots of Lemke's method
+#: Whether Lemke's method (:func:`gaussqp.linalg.lemke.lemke`, the LCP route and the cross-check's) pivots by its
+#: compiled kernel (:mod:`gaussqp.linalg.lemke_compiled`) when ``numba`` is installed (``pip install 'gaussqp[fast]'``),
+#: the LCP has at most 141 rows (beyond, the NumPy pivoting's rank-1 updates go to BLAS and its calls cost little
+#: against them) and its matrix is C-ordered. The kernels make the NumPy pivoting's decisions with the same numbers bit
+#: for bit; the first use in a process loads them (~0.6 s CPU from numba's on-disk cache, ~10 s the first time they
+#: compile). False: the NumPy pivoting, whatever is installed (read at each use). The environment variable
+#: ``GAUSSQP_COMPILED=0`` does the same (and turns off :data:`COULOMB_NN_COMPILED`'s kernels): a one-shot run that
+#: cross-checks a frictionless answer spends ~0.6 s less.
+LEMKE_COMPILED = True

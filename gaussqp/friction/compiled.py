@@ -38,7 +38,9 @@ import warnings
 from functools import lru_cache
 from types import SimpleNamespace
 
-import numpy as np
+import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
+
+from ..linalg.dense import plain  # the kernels' one argument type (defined with the linear algebra, shared)
 
 _ENVIRON = os.environ
 
@@ -56,18 +58,9 @@ def kernels() -> SimpleNamespace | None:
     types.SimpleNamespace or None
         the compiled functions by name, or None.
     """
-    settings = _settings()
     if not settings.COULOMB_NN_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
         return None
     return _load()
-
-
-@lru_cache(maxsize=1)
-def _settings():
-    """The module :mod:`gaussqp.settings` (imported on first use: this module is below the package's top)."""
-    from .. import settings
-
-    return settings
 
 
 #: why the compiled kernels could not be loaded (the exception's type and message), or None
@@ -101,24 +94,6 @@ def _load() -> SimpleNamespace | None:
         mixed_state=k.mixed_state,
         mixed_dynamics=k.mixed_dynamics,
     )
-
-
-def plain(x: np.ndarray) -> np.ndarray:
-    """``x`` as a writable C-ordered float array: the one argument type the kernels are compiled for (one compiled
-    signature each).
-
-    Parameters
-    ----------
-    x : array_like
-
-    Returns
-    -------
-    numpy.ndarray
-        ``x`` itself when it is one already, else a copy that is.
-    """
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous and x.flags.writeable:
-        return x  # the common case (the kernels' own outputs, fresh iterates), without numpy.require's checks
-    return np.require(x, dtype=float, requirements=("C", "W"))
 
 
 __all__ = ["kernels", "plain", "unavailable"]

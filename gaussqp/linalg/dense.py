@@ -34,6 +34,26 @@ def as_dense(A) -> np.ndarray:
     return np.asarray(A, dtype=float)
 
 
+def plain(x: np.ndarray) -> np.ndarray:
+    """``x`` as a writable C-ordered float array: the one argument type the compiled kernels are compiled for (one
+    compiled signature each; :mod:`gaussqp.friction.compiled`, :mod:`gaussqp.linalg.lemke_compiled`).
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` itself when it is one already, else a copy that is.
+    """
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous:
+        # the common cases without numpy.require's checks: the kernels' own outputs and fresh iterates as they are,
+        # a read-only array (a memoized matrix) copied
+        return x if x.flags.writeable else x.copy()
+    return np.require(x, dtype=float, requirements=("C", "W"))
+
+
 def rank_tol(s_max: float, shape: tuple[int, ...]) -> float:
     """Absolute threshold under which a singular value counts as zero."""
     return max(RANK_RTOL, max(shape, default=1) * np.finfo(float).eps) * max(s_max, SCALE_FLOOR)

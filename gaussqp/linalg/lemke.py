@@ -19,6 +19,9 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
   ratio test, the z0 rule and the lexicographic tie-break are the tableau's (:func:`_lex_min_ratio`,
   :func:`_lex_break_revised` visits only the columns of ``B⁻¹`` that can separate the tied rows);
 - the final complementary basis is re-solved directly to remove tableau round-off;
+- with numba (:func:`compiled_pivots`, :data:`~gaussqp.settings.LEMKE_COMPILED`) the equilibration, the pivoting, the
+  final basis's bookkeeping and the answer's check run compiled (:mod:`gaussqp.linalg.lemke_compiled`), the NumPy
+  code's operations in order: the same decisions and numbers bit for bit, the NumPy code the reference;
 - nothing is believed unverified: ``"solved"`` needs every row of the original ``(w, z)`` to pass
   at its own scale ``|M_i||z| + |q_i|`` (:func:`lcp_violation`) — when that fails, the same check with the
   entries of ``M`` that are round-off of a zero (:func:`roundoff_entries`, ``0 < |M_ij| <= c·sqrt(M_ii M_jj)``)
@@ -33,10 +36,17 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
 
 from __future__ import annotations
 
+import os
+import warnings
 from dataclasses import dataclass
+from functools import lru_cache
+from types import ModuleType
 
 import numpy as np
 
+import gaussqp.settings as _settings  # the module: LEMKE_COMPILED is read at each call
+
+from .dense import plain
 from ..settings import (
     LEMKE_PIVOT_TOL,
     LEMKE_PIVOTS_BASE,
@@ -118,27 +128,32 @@ def lemke(
     # max|q'| = 1, covering vector d' = 1 (or D d normalized). Positive diagonal scalings map the
     # pivot path of one onto the other, so every tolerance below is taken on the equilibrated
     # problem, the same for each row whatever its units.
-    diag = np.diag(M).copy()
-    D = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
-    Ms = D[:, None] * M * D[None, :]
-    qs = D * q
-    s = float(np.abs(qs).max())
-    qs = qs / s
-    ds = np.ones(k) if d is None else D * d
-    ds = ds / ds.max()
+    # compiled where NumPy's products on M (C-ordered) call the BLAS routine the kernels call: the same bits
+    fast = compiled_pivots() if k * k <= _DGER_MIN and M.flags.c_contiguous else None
+    ok = False
+    if fast is not None:
+        D, Ms, qs, s, ds, ok = fast.equilibrate(plain(M), plain(q), plain(d if d is not None else q), d is not None)
+    if not ok:
+        diag = np.diag(M).copy()
+        D = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
+        Ms = D[:, None] * M * D[None, :]
+        qs = D * q
+        s = float(np.abs(qs).max())
+        qs = qs / s
+        ds = np.ones(k) if d is None else D * d
+        ds = ds / ds.max()
     max_iter = LEMKE_PIVOTS_PER_ROW * k + LEMKE_PIVOTS_BASE if max_iter is None else max_iter
     total, message = 0, ""
     for tt in dict.fromkeys((tie_tol, 0.0)):  # a second run decides ties exactly
-        status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt)
+        status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt, fast)
         total += it
         if status == "max_iter":
             return LemkeResult(
                 z=None, w=None, status="max_iter", iterations=total, message=f"no termination within {max_iter} pivots"
             )
         if status == "solved":
-            z = s * D * _refine(Ms, qs, basis, rhs[:, None], k)
-            w = M @ z + q
-            viol = lcp_violation(M, q, z)
+            z = _refined(fast, Ms, qs, basis, rhs, k, s, D)
+            w, viol = _verified(fast, M, q, z)
             if viol > verify_tol:  # the same check, the data's round-off entries allowed their round-off
                 viol = lcp_violation(M, q, z, entry_error=roundoff_entries(M))
             if viol <= verify_tol:
@@ -213,8 +228,70 @@ def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
     return float(max(rel.max(initial=0.0), 0.0 if -qy > ROUND_OFF * qscale else np.inf))
 
 
-def _pivot(M, q, d, max_iter, pivot_tol, tie_tol):
+def compiled_pivots() -> ModuleType | None:
+    """The compiled pivoting (:mod:`gaussqp.linalg.lemke_compiled`), or None: when
+    :data:`~gaussqp.settings.LEMKE_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0`` (both
+    read at each call), or numba cannot be imported (not installed, or broken: :data:`compiled_unavailable` then says
+    why), :func:`lemke` pivots with NumPy (:func:`_pivot_numpy`, the reference; the same decisions either way).
+
+    Returns
+    -------
+    types.ModuleType or None
+        the module of the compiled kernel (:func:`gaussqp.linalg.lemke_compiled.pivots`), or None.
+    """
+    if not _settings.LEMKE_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
+        return None
+    return _load_compiled()
+
+
+_ENVIRON = os.environ
+
+#: why the compiled pivoting could not be loaded (the exception's type and message), or None
+compiled_unavailable: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _load_compiled() -> ModuleType | None:
+    global compiled_unavailable
+    try:
+        from . import lemke_compiled
+    except ImportError as e:  # numba is not installed
+        compiled_unavailable = f"{type(e).__name__}: {e}"
+        return None
+    except Exception as e:  # numba installed but broken (a missing llvmlite library raises OSError): NumPy pivoting
+        compiled_unavailable = f"{type(e).__name__}: {e}"
+        warnings.warn(
+            f"gaussqp: numba is installed but cannot be imported ({compiled_unavailable}); Lemke's method pivots with "
+            "NumPy instead (fix the numba installation, or set gaussqp.settings.LEMKE_COMPILED = False)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    return lemke_compiled
+
+
+_STATUS = ("solved", "ray", "max_iter")
+
+
+def _pivot(M, q, d, max_iter, pivot_tol, tie_tol, fast):
     """Lemke's pivoting on the (equilibrated) data: (status, pivots, basis, rhs, entering column, entering).
+
+    By the compiled kernel (``fast``: :mod:`gaussqp.linalg.lemke_compiled`, given by :func:`lemke` when
+    :func:`compiled_pivots` has it, ``M`` is C-ordered and the NumPy pivoting would not switch to BLAS's ``dger`` for
+    its rank-1 updates, ``k² <= _DGER_MIN``, where the arithmetic is small against NumPy's calls); else, and on the arithmetic cases the
+    kernel leaves to it, by :func:`_pivot_numpy`. The kernel does the NumPy pivoting's operations in the same order:
+    the same result bit for bit.
+    """
+    if fast is not None:
+        code, it, basis, rhs, x, entering = fast.pivots(plain(M), plain(q), plain(d), max_iter, pivot_tol, tie_tol)
+        if code >= 0:
+            return _STATUS[code], it, basis, rhs, x, int(entering)
+    return _pivot_numpy(M, q, d, max_iter, pivot_tol, tie_tol)
+
+
+def _pivot_numpy(M, q, d, max_iter, pivot_tol, tie_tol):
+    """Lemke's pivoting on the (equilibrated) data, in NumPy (the reference of the compiled kernel):
+    (status, pivots, basis, rhs, entering column, entering).
 
     Revised form: the tableau ``T = B⁻¹ [I | -M | -d | q]`` is never formed. Only ``B⁻¹`` is kept, and only
     its columns that differ from the identity's: a column ``B⁻¹ e_i`` changes only once row ``i`` has been a
@@ -417,6 +494,31 @@ def _lex_scan(V, alive, n_alive, start, stop, tie_tol) -> int:
         n_alive = int(alive.sum())
         start += c + 1
     return n_alive
+
+
+def _refined(fast, M, q, basis, rhs, k, s, D) -> np.ndarray:
+    """``s D z`` with ``z`` of :func:`_refine` (the equilibrated LCP's solution, unscaled), by the compiled kernels
+    (``fast``: :func:`gaussqp.linalg.lemke_compiled.basis_system` and :func:`~gaussqp.linalg.lemke_compiled.refined`,
+    the NumPy operations in order, the basis solved by :func:`_basis_solve` between them) or, without them or on the
+    cases they leave to it, NumPy."""
+    if fast is not None:
+        z, S, A, b = fast.basis_system(M, q, basis, rhs)
+        zs = _basis_solve(A, b) if S.size else b
+        out, ok = fast.refined(M, q, z, S, plain(zs), LEMKE_REFINE_TOL, s, D)
+        if ok:
+            return out
+    return s * D * _refine(M, q, basis, rhs[:, None], k)
+
+
+def _verified(fast, M, q, z) -> tuple[np.ndarray, float]:
+    """``(w, lcp_violation(M, q, z))`` with ``w = M z + q``: by the compiled kernel (``fast``:
+    :func:`gaussqp.linalg.lemke_compiled.verified`, the NumPy operations in order; ``M`` is C-ordered then) or,
+    without it and on the cases it leaves to NumPy, by :func:`lcp_violation`."""
+    if fast is not None:
+        w, viol, ok = fast.verified(plain(M), plain(q), z)
+        if ok:
+            return w, viol
+    return M @ z + q, lcp_violation(M, q, z)
 
 
 def _refine(M, q, basis, T, k) -> np.ndarray:
