@@ -56,7 +56,7 @@ def natural_maps(W, q, r, mu, rho, d):
     for j in range(m):
         shift = mu[j] * _normal_and_tangent_norm(u, j, d)[1]
         for k in range(d):
-            sk = u[j * d + k] + (shift if k == 0 else 0.0)
+            sk = u[j * d + k] + shift if k == 0 else u[j * d + k]  # no + 0.0: it would turn a −0.0 into +0.0
             z[j * d + k] = r[j * d + k] - rho[j * d + k] * sk
             w[j * d + k] = r[j * d + k] - sk
     pz = np.empty(N)
@@ -80,7 +80,7 @@ def natural_map_unit(r, u, mu, d):
     for j in range(m):
         shift = mu[j] * _normal_and_tangent_norm(u, j, d)[1]
         for k in range(d):
-            w[j * d + k] = r[j * d + k] - (u[j * d + k] + (shift if k == 0 else 0.0))
+            w[j * d + k] = r[j * d + k] - (u[j * d + k] + shift if k == 0 else u[j * d + k])
     p = np.empty(N)
     for j in range(m):
         _project(w, p, mu[j], j, d)

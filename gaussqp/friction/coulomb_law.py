@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..settings import COULOMB_MODE_RTOL, SCALE_FLOOR
 from .compiled import kernels, plain
 
@@ -102,7 +103,7 @@ def natural_map(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, rh
     With ρ = 1 and the compiled kernels available (:func:`gaussqp.friction.compiled.kernels`) the map is computed by
     :func:`gaussqp.friction.compiled_kernels.natural_map_unit`: the same operations in the same order, the same
     numbers bit for bit (``tests/friction/test_compiled_kernels.py``); else by :func:`natural_map_numpy`."""
-    if isinstance(rho, (int, float)) and rho == 1.0:
+    if isinstance(rho, (int, float)) and rho == 1.0 and isinstance(dimension, (int, np.integer)):
         fast = kernels()
         mu_ = np.asarray(mu, dtype=float).reshape(-1)
         if fast is not None and np.size(r) == np.size(u) == mu_.size * dimension > 0:
@@ -163,6 +164,16 @@ def natural_map_residual(
     )
 
 
+def _per_contact(scale, m: int, name: str) -> list:
+    """``scale`` (one number, or one per contact) as a list of m floats; a ShapeError names ``name`` otherwise."""
+    a = np.asarray(scale, dtype=float)
+    if a.ndim == 0:
+        return [float(a)] * m
+    if a.shape != (m,):
+        raise ShapeError(name, f"has shape {a.shape}", f"give one number, or one per contact: shape ({m},)")
+    return a.tolist()
+
+
 @dataclass(frozen=True)
 class ContactMode:
     """The mode found at one contact and its distance to a mode change, all on the data's scale.
@@ -209,8 +220,9 @@ def contact_modes(
     R, U = _blocks(r, dimension), _blocks(u, dimension)
     mu = np.asarray(mu, dtype=float).reshape(-1)
     m = R.shape[0]
-    vss = np.broadcast_to(np.asarray(velocity_scale, dtype=float), (m,)).tolist()
-    rss = np.broadcast_to(np.asarray(reaction_scale, dtype=float), (m,)).tolist()
+    vss, rss = (
+        _per_contact(x, m, name) for x, name in ((velocity_scale, "velocity_scale"), (reaction_scale, "reaction_scale"))
+    )
     speeds = np.linalg.norm(U[:, 1:], axis=1).tolist()  # ‖u_t‖ and ‖r_t‖ of every contact at once
     frictions = np.linalg.norm(R[:, 1:], axis=1).tolist()
     out = []

@@ -162,9 +162,12 @@ class MixedSystem:
         self._c_tcols = np.ascontiguousarray((self._coulomb_t[:, None] + np.arange(d1)[None, :]).astype(np.int64))
         self._DUc = plain(self._DU)
         # the data of :meth:`_evaluate`'s compiled kernels, or None where NumPy's products take another BLAS path than
-        # the kernels' dgemv (M, J_n or J_t not C-ordered; one contact: NumPy's product with a one-row matrix is a ddot)
+        # the kernels' dgemv (M, J_n or J_t not C-ordered; one contact or one coordinate: NumPy's product with a
+        # one-row matrix, J_n or J_nᵀ, is a ddot)
         slide = np.array([self.slide_dir[i] for i in self.sliding], dtype=float).reshape(len(self.sliding), n)
-        c_ordered = m > 1 and all(A.flags.c_contiguous and A.dtype == np.float64 for A in (self.M, self.N, self.T))
+        c_ordered = (
+            m > 1 and n > 1 and all(A.flags.c_contiguous and A.dtype == np.float64 for A in (self.M, self.N, self.T))
+        )
         self._kernel_data = (
             (
                 plain(self.a_scale),

@@ -52,8 +52,14 @@ def points(rng, m: int, d: int, mu: np.ndarray) -> list[np.ndarray]:
 
 
 def close(x, y) -> bool:
-    """Bit for bit (NaN where NaN): the kernels do the NumPy kernels' operations in the same order."""
-    return np.array_equal(np.asarray(x, dtype=float), np.asarray(y, dtype=float), equal_nan=True)
+    """Bit for bit, signed zeros included (NaN where NaN): the kernels do the NumPy kernels' operations in the same
+    order."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return (
+        x.shape == y.shape
+        and np.array_equal(x, y, equal_nan=True)
+        and np.array_equal(np.signbit(x[~np.isnan(x)]), np.signbit(y[~np.isnan(y)]))
+    )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
@@ -121,9 +127,9 @@ def test_the_compiled_natural_map_is_the_numpy_one(seed, m, d):
 
     rng = np.random.default_rng(seed)
     mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
-    pts = points(rng, m, d, mu)
+    pts = points(rng, m, d, mu) + [-np.zeros(m * d)]  # −0.0 entries: signed zeros must come out as NumPy's
     for r in pts:
-        for u in (np.zeros(m * d), rng.normal(size=m * d), -r, pts[0]):
+        for u in (np.zeros(m * d), -np.zeros(m * d), rng.normal(size=m * d), -r, pts[0]):
             fast = natural_map(r, u, mu, d)
             assert close(fast, natural_map_numpy(r, u, mu, d))
     assert close(natural_map(pts[0], pts[1], mu, d, rho=2.0), natural_map_numpy(pts[0], pts[1], mu, d, rho=2.0))
@@ -179,6 +185,23 @@ def _same_map_either_way(sysm, rng, monkeypatch) -> None:
         E0, J0, _ = sysm.evaluate(x)
         monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", True)
         assert close(E1, E0) and close(J1, J0) and close(V1, E0) and close(G1, J0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_f9_map_with_one_coordinate_is_the_same_with_either_kernels(seed, monkeypatch):
+    """One coordinate (n = 1): NumPy's products with J_nᵀ and J_tᵀ are one-row products (a ddot, not the kernels'
+    dgemv), so F9 keeps its NumPy map there; many contacts, so that the rows are long enough to round differently."""
+    import gaussqp.friction.mixed_law as ml
+    from gaussqp.model.problem import ContactProblem
+
+    rng = np.random.default_rng(seed)
+    m = 12
+    p = ContactProblem.from_blocks(
+        np.array([[2.0]]), np.array([3.0]), rng.normal(size=(m, 1)), rng.normal(size=m), ["unilateral"] * m,
+        rng.normal(size=(m, 1)), rng.normal(size=m), rng.uniform(0.1, 1.0, size=m), ["coulomb"] * m, None, [True] * m,
+        2,
+    )  # fmt: skip
+    _same_map_either_way(ml.MixedSystem(p), rng, monkeypatch)
 
 
 def test_plain_gives_the_kernels_one_argument_type():

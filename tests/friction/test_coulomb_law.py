@@ -142,3 +142,13 @@ def test_contact_modes_with_per_contact_scales_are_each_contacts_own(seed, m, d)
         b = slice(j * d, (j + 1) * d)
         (one,) = contact_modes(r[b], u[b], mu[j : j + 1], d, velocity_scale=float(vs[j]), reaction_scale=float(rs[j]))
         assert both[j] == one
+
+
+def test_contact_modes_with_scales_of_another_count_is_a_shape_error():
+    from gaussqp.errors import ShapeError
+
+    r = np.array([1.0, 0.1, 0.0, 1.0, 0.0, 0.2])
+    with pytest.raises(ShapeError, match="velocity_scale"):
+        contact_modes(r, r, np.ones(2), 3, velocity_scale=np.ones(3), reaction_scale=1.0)
+    with pytest.raises(ShapeError, match="reaction_scale"):
+        contact_modes(r, r, np.ones(2), 3, velocity_scale=1.0, reaction_scale=np.ones((2, 1)))
