@@ -285,7 +285,7 @@ def basis_system(M, q, basis, rhs):
         if 0 <= j < k:
             S[n] = j
             v = rhs[r]
-            z[j] = v if (v >= 0.0 or v != v) else 0.0
+            z[j] = v if (v > 0.0 or v != v) else 0.0  # numpy.maximum(-0.0, 0.0) is +0.0
             n += 1
     A = np.empty((n, n))
     b = np.empty(n)
@@ -335,7 +335,7 @@ def refined(M, q, z, S, zs, refine_tol, s, D):
             if ec <= ez:
                 for i in range(k):
                     v = cand[i]
-                    z[i] = v if (v >= 0.0 or v != v) else 0.0
+                    z[i] = v if (v > 0.0 or v != v) else 0.0
     for i in range(k):
         out[i] = s * D[i] * z[i]
     return out, True

@@ -246,6 +246,10 @@ def test_degenerate_tie_breaks_bit_for_bit():
     p, _, _ = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=red)
     cd = constrained_delassus(p)
     assert assert_same_pivoting(cd.A_c, cd.w_c).status == "solved"
+    # a basic z of -0.0: NumPy's clip (numpy.maximum(-0.0, 0.0)) returns +0.0, and so must the kernels'
+    assert_same_pivoting(
+        np.array([[2.0, -2.0, -3.0], [2.0, -1.0, -3.0], [2.0, -2.0, 1.0]]), np.array([-3.0, -3.0, -3.0])
+    )
 
 
 # ------------------------------------------------------------------ the shipped problems' contact LCPs
