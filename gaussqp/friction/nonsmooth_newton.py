@@ -419,8 +419,8 @@ class _System:
 
 
 def _cycling(merits: list) -> bool:
-    """The last four merits repeat with period two, each to :data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL` of the
-    larger (an iteration alternating between two pieces of the map)."""
+    """No progress over the last four merits: each within :data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL` of the merit
+    two iterations before it (a plateau, or an iteration alternating between two pieces of the map)."""
     if len(merits) < 4:
         return False
     a, b, c, d = merits[-4:]
@@ -461,8 +461,9 @@ def solve_newton(
         (a Levenberg–Marquardt-like damping), still vanishing with the residual
     guess_only : the guess ``r0`` (and its one Newton step) is the only start, whatever its residual: a start chosen
         by the caller (:func:`gaussqp.friction.convex_start.convex_start`) after the others were tried
-    stop_cycles : also stop (stalled) when the merits repeat with period two
-        (:data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL`): for a caller with another start or θ to try next
+    stop_cycles : also stop (stalled) when the last four merits repeat at lag two
+        (:data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL`: a plateau or a cycle between two pieces): for a caller with
+        another start or θ to try next
 
     Returns
     -------
@@ -564,7 +565,8 @@ def _iterate(
 ) -> tuple[tuple, int, str]:
     """At most ``max_iter`` globalized Newton iterations from ``r`` (``state`` = its ``evaluate``), Armijo's
     decrease measured from the largest merit of the last ``window`` iterates. Returns ((res, r, u) of the best
-    iterate, iterations, why it stopped). ``stop_cycles``: also stalled when the merits cycle (:func:`_cycling`)."""
+    iterate, iterations, why it stopped). ``stop_cycles``: also stalled when the merits make no progress
+    (:func:`_cycling`: a plateau or a cycle)."""
     phi, u, z, res = state
     best = (res, r, u)
     merit = float(phi @ phi)
