@@ -179,6 +179,12 @@ def main() -> int:
         f"each on another state; humanoid lying n = {hum.n}, {hum.m} contacts"
     )
     tm, why = mujoco_forward(args.repeat)
+    # a control loop's steady state: the cross-check's compiled Lemke pivots loaded (a Solver loads them when it is
+    # made; gaussqp.solve once the NumPy pivoting has cost settings.LEMKE_COMPILED_AFTER_SECONDS in the process)
+    from gaussqp.linalg import lemke as _lemke
+
+    if hasattr(_lemke, "compiled_pivots"):
+        print(f"compiled Lemke pivots: {'loaded' if _lemke.compiled_pivots() is not None else 'not installed'}")
     print("frictionless:")
     runs = states(fl, k, rng)  # the same states for every row, as fresh objects (fresh())
     t, sol = median(gaussqp.solve, fresh(runs))

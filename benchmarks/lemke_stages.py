@@ -90,6 +90,8 @@ def main() -> int:
         "all-sticking MLCP": lcps(hum, args.states),
     }
     has_switch = hasattr(gaussqp.settings, "LEMKE_COMPILED")
+    if hasattr(L, "compiled_pivots"):
+        L.compiled_pivots()  # loaded now (lemke itself loads them only once the NumPy pivoting has cost the load)
     print(f"gaussqp {os.path.dirname(gaussqp.__file__)}; switch LEMKE_COMPILED {'present' if has_switch else 'absent'}")
     for label, data in cases.items():
         k = data[0][1].size

@@ -1245,3 +1245,13 @@ COULOMB_NN_CYCLE_ITER = 4
 #: ``GAUSSQP_COMPILED=0`` does the same (and turns off :data:`COULOMB_NN_COMPILED`'s kernels): a one-shot run that
 #: cross-checks a frictionless answer spends ~0.6 s less.
 LEMKE_COMPILED = True
+
+# ---------------------------------------------------------------- when Lemke's compiled pivots are loaded
+#: :func:`gaussqp.linalg.lemke.lemke` loads its compiled kernels (:data:`LEMKE_COMPILED`) only once the process has
+#: spent this many seconds in Lemke calls that could have used them (the NumPy pivoting, wall time), or when they are
+#: loaded already (a :class:`gaussqp.Solver` loads them when it is made: it is for a rollout; so does
+#: ``lemke.compiled_pivots()``). The load costs ~0.6 s CPU from numba's cache, and a compiled call saves ~0.2 ms on the
+#: humanoid's contact LCP: a one-shot solve (a command line run, a first cross-checked frictionless answer) would pay
+#: ~0.6 s for nothing, a loop of more than ~2,000 such calls pays it back. Loading when the NumPy pivoting has cost what
+#: the load costs spends at most twice the better of the two choices made in hindsight.
+LEMKE_COMPILED_AFTER_SECONDS = 0.5

@@ -37,6 +37,7 @@ Our own implementation (the LCP route F3 must not depend on a third-party LCP co
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -124,12 +125,26 @@ def lemke(
         d = np.asarray(d, dtype=float).ravel()
         if np.any(d <= 0):
             raise ValueError("covering vector d must be strictly positive")
+    # compiled where NumPy's products on M (C-ordered) call the BLAS routine the kernels call: the same bits; loaded
+    # only once the NumPy pivoting has cost the process what loading them costs (settings.LEMKE_COMPILED_AFTER_SECONDS)
+    eligible = k * k <= _DGER_MIN and M.flags.c_contiguous
+    fast = compiled_pivots() if eligible and _worth_loading() else None
+    if eligible and fast is None:
+        t_numpy = time.perf_counter()
+        try:
+            return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, None)
+        finally:
+            _NUMPY_SECONDS[0] += time.perf_counter() - t_numpy
+    return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast)
+
+
+def _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast) -> LemkeResult:
+    """:func:`lemke` after its input checks: the equilibrated LCP's pivoting runs, by the compiled kernels (``fast``)
+    or NumPy, their end checked on the original data."""
     # Equilibrated LCP: z = s D z', w = s D⁻¹ w', M' = D M D (unit diagonal), q' = D q / s with
     # max|q'| = 1, covering vector d' = 1 (or D d normalized). Positive diagonal scalings map the
     # pivot path of one onto the other, so every tolerance below is taken on the equilibrated
     # problem, the same for each row whatever its units.
-    # compiled where NumPy's products on M (C-ordered) call the BLAS routine the kernels call: the same bits
-    fast = compiled_pivots() if k * k <= _DGER_MIN and M.flags.c_contiguous else None
     ok = False
     if fast is not None:
         D, Ms, qs, s, ds, ok = fast.equilibrate(plain(M), plain(q), plain(d if d is not None else q), d is not None)
@@ -226,6 +241,16 @@ def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
     rel = np.divide(col, np.abs(M).T @ y, out=np.zeros_like(col), where=col > 0)
     # the certificate must beat the round-off of qᵀy itself
     return float(max(rel.max(initial=0.0), 0.0 if -qy > ROUND_OFF * qscale else np.inf))
+
+
+#: wall seconds this process has spent in Lemke calls that the compiled kernels could have made (:func:`_worth_loading`)
+_NUMPY_SECONDS = [0.0]
+
+
+def _worth_loading() -> bool:
+    """Whether :func:`lemke` may load the compiled kernels: loaded (or tried) already, or the NumPy pivoting has cost
+    :data:`~gaussqp.settings.LEMKE_COMPILED_AFTER_SECONDS` of wall time in this process."""
+    return _load_compiled.cache_info().currsize > 0 or _NUMPY_SECONDS[0] >= _settings.LEMKE_COMPILED_AFTER_SECONDS
 
 
 def compiled_pivots() -> ModuleType | None:
