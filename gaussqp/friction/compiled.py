@@ -84,6 +84,15 @@ def _load() -> SimpleNamespace | None:
             stacklevel=3,
         )
         return None
+    from ..linalg.blas_probe import disagreement
+
+    differ = disagreement()
+    if differ is not None:  # numba's BLAS (SciPy's) rounds otherwise than NumPy's: the kernels would not be bit for bit
+        unavailable = f"numba's BLAS products differ from NumPy's ({differ})"
+        warnings.warn(
+            f"gaussqp: {unavailable}; the NumPy kernels of the Newton method run instead", RuntimeWarning, stacklevel=3
+        )
+        return None
     return SimpleNamespace(
         natural_maps=k.natural_maps,
         jacobian_blocks=k.jacobian_blocks,

@@ -292,6 +292,15 @@ def _load_compiled() -> ModuleType | None:
             stacklevel=3,
         )
         return None
+    from .blas_probe import disagreement
+
+    differ = disagreement()
+    if differ is not None:  # numba's BLAS (SciPy's) rounds otherwise than NumPy's: the kernels would not be bit for bit
+        compiled_unavailable = f"numba's BLAS products differ from NumPy's ({differ})"
+        warnings.warn(
+            f"gaussqp: {compiled_unavailable}; Lemke's method pivots with NumPy instead", RuntimeWarning, stacklevel=3
+        )
+        return None
     return lemke_compiled
 
 

@@ -264,3 +264,32 @@ def test_a_broken_numba_falls_back_to_the_numpy_kernels_with_a_warning(monkeypat
         compiled._load.cache_clear()
         compiled.unavailable = None
     assert kernels() is not None
+
+
+def test_blas_that_rounds_otherwise_keeps_the_numpy_kernels(monkeypatch):
+    """numba's BLAS (SciPy's) giving other bits than NumPy's on the kernels' products: the kernels would not be bit for
+    bit, so neither the Newton kernels nor Lemke's load; one warning each, the reason kept; the routes still answer."""
+    import gaussqp.friction.compiled as compiled
+    import gaussqp.linalg.blas_probe as probe
+    import gaussqp.linalg.lemke as L
+
+    assert probe.disagreement() is None  # this installation: NumPy's and numba's products agree
+    monkeypatch.setattr(probe, "disagreement", lambda: "dgemv (5, 27)")
+    compiled._load.cache_clear()
+    L._load_compiled.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="BLAS products differ"):
+            assert kernels() is None
+        with pytest.warns(RuntimeWarning, match="BLAS products differ"):
+            assert L.compiled_pivots() is None
+        assert "dgemv (5, 27)" in compiled.unavailable and "dgemv (5, 27)" in L.compiled_unavailable
+        assert (
+            gaussqp.solve(problems.load("real/humanoid_lying").mode_free(sliding=True), crosscheck=False).status
+            == "solved"
+        )
+    finally:
+        monkeypatch.undo()
+        compiled._load.cache_clear()
+        L._load_compiled.cache_clear()
+        compiled.unavailable = L.compiled_unavailable = None
+    assert kernels() is not None and L.compiled_pivots() is not None
