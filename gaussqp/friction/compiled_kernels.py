@@ -4,16 +4,9 @@ caches them on disk for every process (functions nested in another function are 
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-
-def njit(fn):
-    """``numba.njit`` with numba's on-disk cache, or without it where numba finds no writable cache directory."""
-    try:
-        return numba.njit(cache=True, nogil=True)(fn)
-    except RuntimeError:
-        return numba.njit(nogil=True)(fn)
+from ..linalg.jit import njit
 
 
 @njit

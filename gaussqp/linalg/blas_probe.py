@@ -10,11 +10,12 @@ back keeps the NumPy code.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .jit import njit
 
-@numba.njit(cache=True, nogil=True)
+
+@njit
 def _products(A, x, y, P, Q):
     return np.dot(A, x), np.dot(A.T, y), np.dot(P, Q)
 

@@ -16,20 +16,13 @@ compiled again in each process).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .jit import njit
 
 #: status codes of :func:`pivots` (``lemke._pivot``'s status strings by index); ``FALLBACK``: an arithmetic case the
 #: kernel does not decide (an empty set of tied rows, as NaN ratios give), left to the NumPy pivoting
 SOLVED, RAY, MAX_ITER, FALLBACK = 0, 1, 2, -1
-
-
-def njit(fn):
-    """``numba.njit`` with numba's on-disk cache, or without it where numba finds no writable cache directory."""
-    try:
-        return numba.njit(cache=True, nogil=True)(fn)
-    except RuntimeError:
-        return numba.njit(nogil=True)(fn)
 
 
 @njit

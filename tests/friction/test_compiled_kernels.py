@@ -248,6 +248,8 @@ def test_a_broken_numba_falls_back_to_the_numpy_kernels_with_a_warning(monkeypat
     import gaussqp.friction
 
     monkeypatch.delitem(sys.modules, "gaussqp.friction.compiled_kernels", raising=False)
+    for name in ("gaussqp.linalg.jit", "gaussqp.linalg.blas_probe"):  # numba's importers, imported again
+        monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.delattr(gaussqp.friction, "compiled_kernels", raising=False)
     for name in [k for k in sys.modules if k == "numba" or k.startswith("numba.")]:
         monkeypatch.delitem(sys.modules, name)
