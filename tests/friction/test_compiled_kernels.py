@@ -187,3 +187,51 @@ def test_a_broken_numba_falls_back_to_the_numpy_kernels_with_a_warning(monkeypat
         compiled._load.cache_clear()
         compiled.unavailable = None
     assert kernels() is not None
+
+
+def sparse_problem(seed: int, m: int = 100, d: int = 3):
+    """A sparse local problem above ``COULOMB_NN_DENSE_MAX`` unknowns: W = H Hᵀ + 0.01 I of a contact graph in which
+    each contact touches two of m bodies (W ~5 % nonzero), friction coefficients of every kind."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    bodies = m
+    H = sp.lil_matrix((m * d, 6 * bodies))
+    for j in range(m):
+        for b in rng.choice(bodies, size=2, replace=False):
+            H[j * d : (j + 1) * d, 6 * b : 6 * b + 6] = rng.normal(size=(d, 6))
+    H = sp.csr_matrix(H)
+    W = sp.csr_matrix(H @ H.T + 0.01 * sp.eye(m * d))
+    q = rng.normal(size=m * d)
+    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
+    return W, q, mu, d
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_sparse_newton_maps_are_the_numpy_ones(seed):
+    """The sparse Newton's maps (SciPy's product with W, then the compiled ``maps_at``) and its Jacobian's blocks give
+    the NumPy kernels' numbers, bit for bit, at points in every piece of the projection."""
+    W, q, mu, d = sparse_problem(seed)
+    fast, slow = nn._System(W, q, mu, d), nn._System(W, q, mu, d)
+    slow.fast = None
+    assert fast.sparse and fast.fast is not None
+    m = mu.size
+    for r in points(np.random.default_rng(seed), m, d, mu):
+        ef, es = fast.evaluate(r), slow.evaluate(r)
+        for a, b in zip(ef, es):
+            assert close(a, b)
+        _, u, z, _ = es
+        for a, b in zip(fast.jacobian_blocks(u, z, 1e-3, True), slow.jacobian_blocks(u, z, 1e-3, True)):
+            assert close(a, b)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_sparse_newton_gives_the_same_answer_with_either_kernels(seed, monkeypatch):
+    """The sparse Newton method (SuperLU steps) from the same start: the same iterates, bit for bit."""
+    W, q, mu, d = sparse_problem(seed)
+    with_fast = nn.solve_newton(W, q, mu, d, max_iter=60)
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
+    without = nn.solve_newton(W, q, mu, d, max_iter=60)
+    assert with_fast.linear_algebra == without.linear_algebra == "sparse"
+    assert with_fast.iterations == without.iterations > 0
+    assert close(with_fast.r, without.r) and with_fast.residual == without.residual

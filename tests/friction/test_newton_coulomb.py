@@ -360,3 +360,32 @@ def test_the_block_pattern_assembles_the_newton_matrix(d):
         dense[blk, blk] += A[i]
     assert sp.isspmatrix_csc(J) and J.has_canonical_format
     np.testing.assert_allclose(J.toarray(), dense, rtol=0, atol=1e-14)
+
+
+def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorization():
+    """``BlockPattern.factor``: COLAMD orders the first J of a pattern; later ones are factored in that order without
+    ordering again, and give SuperLU's own solutions (with COLAMD) bit for bit, and ``J x`` as ``matrix`` gives it."""
+    import scipy.sparse.linalg as spla
+
+    from gaussqp.friction.nonsmooth_newton import BlockPattern
+
+    d, m = 3, 60
+    N = m * d
+    rng = np.random.default_rng(7)
+    W = sp.csr_matrix(sp.random(N, N, density=0.05, random_state=7) + sp.eye(N))
+    W.sum_duplicates()
+    pattern = BlockPattern(W, d)
+    Wb = pattern.blocks_of(W)
+    assert pattern.columns is None
+    for k in range(4):
+        A, B = rng.standard_normal((m, d, d)), rng.standard_normal((m, d, d))
+        A[: m // 4] = np.eye(d)  # separated contacts: identity rows of J
+        B[: m // 4] = 0.0
+        factors = pattern.factor(Wb, A, B)
+        assert (pattern.columns is not None) and (factors.columns is None) == (k == 0)
+        J = pattern.matrix(Wb, A, B)
+        rhs, x = rng.standard_normal(N), rng.standard_normal(N)
+        assert np.array_equal(factors.solve(rhs), spla.splu(J).solve(rhs))
+        assert np.array_equal(factors @ x, J @ x)
+        np.testing.assert_allclose(J @ factors.solve(rhs), rhs, atol=1e-9)
+    assert not np.array_equal(pattern.columns, np.arange(N))  # a real reordering was exercised
