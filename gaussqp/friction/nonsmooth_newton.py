@@ -285,7 +285,7 @@ class BlockPattern:
         ``col[k]``: its data is ``blocks.ravel()[order]``."""
         order = np.lexsort((self._grow, col))
         indptr = np.concatenate([[0], np.cumsum(np.bincount(col, minlength=self.N))])
-        return order, self._grow[order], indptr
+        return order, self._grow[order].astype(np.intc), indptr.astype(np.intc)  # SuperLU's index type
 
     def blocks_of(self, W: sp.csr_matrix) -> np.ndarray:
         """W's values in this pattern's blocks (blocks, d, d) (W of this pattern, canonical CSR)."""
@@ -325,6 +325,7 @@ class BlockPattern:
             return SparseFactors(lu, None, self, data)
         order, indices, indptr = self._ordered
         Jc = sp.csc_matrix((data[order], indices, indptr), shape=(self.N, self.N))
+        Jc.has_canonical_format = True  # sorted rows, no duplicates (the layout's lexsort): splu need not check
         return SparseFactors(spla.splu(Jc, permc_spec="NATURAL"), self.columns, self, data)
 
 
