@@ -56,6 +56,16 @@ def kernels() -> SimpleNamespace | None:
     return _load()
 
 
+def loaded() -> bool:
+    """Whether this process has loaded the compiled kernels already (:func:`kernels` then costs nothing more).
+
+    Returns
+    -------
+    bool
+    """
+    return _load.cache_info().currsize > 0 and _load() is not None
+
+
 #: why the compiled kernels could not be loaded (the exception's type and message), or None
 unavailable: str | None = None
 
@@ -103,4 +113,4 @@ def plain(x: np.ndarray) -> np.ndarray:
     return np.require(x, dtype=float, requirements=("C", "W"))
 
 
-__all__ = ["kernels", "plain", "unavailable"]
+__all__ = ["kernels", "loaded", "plain", "unavailable"]

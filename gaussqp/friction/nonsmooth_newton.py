@@ -70,6 +70,7 @@ from ..settings import (
     COULOMB_BACKTRACK,
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_BLOCK_MAX,
+    COULOMB_NN_COMPILED_SPARSE_WORK_MIN,
     COULOMB_NN_DENSE_MAX,
     COULOMB_NN_GUESS_RTOL,
     COULOMB_NN_ITER_MAX,
@@ -83,7 +84,7 @@ from ..settings import (
     COULOMB_NN_TARGET_RTOL,
 )
 from ..linalg.dense import lu_solver, sparse_digest
-from .compiled import kernels, plain
+from .compiled import kernels, loaded, plain
 from .coulomb_law import project_cone
 
 #: why a run stopped (``NewtonResult.reason``)
@@ -370,6 +371,11 @@ def _pattern_of(W: sp.csr_matrix, d: int) -> BlockPattern:
 
 
 # --------------------------------------------------------------------------------------------- the method
+#: unknowns the sparse Newton's NumPy maps have evaluated in this process (m·d per evaluation): past
+#: :data:`~gaussqp.settings.COULOMB_NN_COMPILED_SPARSE_WORK_MIN` a sparse system loads the compiled kernels
+_SPARSE_WORK = [0]
+
+
 class _System:
     """The equation ``φ_ρ(r) = 0`` of one problem and its Newton linear algebra (module docstring)."""
 
@@ -386,8 +392,11 @@ class _System:
             self.Wblocks = self.pattern.blocks_of(self.W)
         else:
             self.W = np.ascontiguousarray(W.toarray() if sp.issparse(W) else W, dtype=float)
-        #: the compiled kernels (:mod:`gaussqp.friction.compiled`), None without numba; a sparse W's product is SciPy's
-        self.fast = kernels()
+        #: the compiled kernels (:mod:`gaussqp.friction.compiled`), None without numba; a sparse W's product is SciPy's,
+        #: and a sparse system loads them only past COULOMB_NN_COMPILED_SPARSE_WORK_MIN (``_SPARSE_WORK``)
+        self.fast = (
+            kernels() if not self.sparse or loaded() or _SPARSE_WORK[0] >= COULOMB_NN_COMPILED_SPARSE_WORK_MIN else None
+        )
         if self.fast is not None:  # one type for every kernel argument (C order, writable): one compiled signature
             self.q, self.mu = plain(q), plain(mu)
             if not self.sparse:
@@ -412,6 +421,8 @@ class _System:
             phi, u, z, n1 = self.fast.natural_maps(self.W, self.q, plain(r), mu, self.rho, d)
             return phi, u, z, float(n1) / (self.qn if self.qn > 0 else 1.0)
         u = self.velocity(r)
+        if self.sparse:
+            _SPARSE_WORK[0] += self.N
         U = u.reshape(-1, d)
         s = U.copy()
         Ut = U[:, 1:]

@@ -235,3 +235,22 @@ def test_the_sparse_newton_gives_the_same_answer_with_either_kernels(seed, monke
     assert with_fast.linear_algebra == without.linear_algebra == "sparse"
     assert with_fast.iterations == without.iterations > 0
     assert close(with_fast.r, without.r) and with_fast.residual == without.residual
+
+
+def test_a_sparse_system_loads_the_kernels_only_past_the_work_that_pays_their_load(monkeypatch):
+    """Not loaded in the process: a sparse system runs the NumPy maps (counting the unknowns they evaluate) until that
+    count reaches ``COULOMB_NN_COMPILED_SPARSE_WORK_MIN``; loaded already, or a dense system: the compiled kernels."""
+    W, q, mu, d = sparse_problem(0)
+    monkeypatch.setattr(nn, "loaded", lambda: False)
+    monkeypatch.setattr(nn, "_SPARSE_WORK", [0])
+    monkeypatch.setattr(nn, "COULOMB_NN_COMPILED_SPARSE_WORK_MIN", 3 * q.size)
+    sysm = nn._System(W, q, mu, d)
+    assert sysm.sparse and sysm.fast is None
+    for _ in range(3):
+        sysm.evaluate(np.zeros(q.size))
+    assert nn._SPARSE_WORK[0] == 3 * q.size
+    assert nn._System(W, q, mu, d).fast is not None  # the count has reached the threshold
+    monkeypatch.setattr(nn, "_SPARSE_WORK", [0])
+    assert nn._System(W.toarray()[:60, :60], q[:60], mu[:20], d).fast is not None  # dense: always
+    monkeypatch.setattr(nn, "loaded", lambda: True)
+    assert nn._System(W, q, mu, d).fast is not None
