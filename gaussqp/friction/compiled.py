@@ -5,9 +5,9 @@ calls on arrays of a few hundred entries: the map ``φ_ρ`` and its certificate'
 cone projections), the blocks of the generalized Jacobian and the Newton matrix
 ``J = blockdiag(A) + blockdiag(B) W``. Their time is the calls', not the arithmetic's (~2 µs each, ~250 µs an
 iteration on the humanoid's 42 unknowns); on a sparse pile of thousands of contacts the maps' NumPy passes over the
-blocks cost as much as a sparse triangular solve. With ``numba`` installed (``pip install 'gaussqp[fast]'``) the maps and the
-blocks run as compiled loops over the contacts, the same formulas with the same operations in the same order, so
-they give the NumPy kernels' numbers bit for bit (and the route the same answers, with or without numba):
+blocks cost as much as a sparse triangular solve. With ``numba`` installed (``pip install 'gaussqp[fast]'``) the maps
+and the blocks run as compiled loops over the contacts, the same formulas with the same operations in the same order,
+so they give the NumPy kernels' numbers bit for bit (and the route the same answers, with or without numba):
 
 - :func:`natural_maps`: ``u = W r + q``, ``s = u + μ‖u_t‖e_n``, ``z = r − ρ s``, ``φ_ρ = r − P_K(z)``,
   ``φ_1 = r − P_K(r − s)`` (Acary, Brémond, Huber 2018, eq. (12); :func:`gaussqp.friction.coulomb_law.project_cone`);

@@ -385,7 +385,11 @@ def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorizatio
         assert (pattern.columns is not None) and (factors.columns is None) == (k == 0)
         J = pattern.matrix(Wb, A, B)
         rhs, x = rng.standard_normal(N), rng.standard_normal(N)
-        assert np.array_equal(factors.solve(rhs), spla.splu(J).solve(rhs))
+        reference = spla.splu(J)
+        assert np.array_equal(factors.solve(rhs), reference.solve(rhs))
+        assert np.array_equal(factors.lu.perm_r, reference.perm_r)  # SuperLU's own pivots
+        if k > 0:  # natural order on J[:, columns]: no further permutation of the columns
+            assert np.array_equal(factors.lu.perm_c, np.arange(N))
         assert np.array_equal(factors @ x, J @ x)
         np.testing.assert_allclose(J @ factors.solve(rhs), rhs, atol=1e-9)
     assert not np.array_equal(pattern.columns, np.arange(N))  # a real reordering was exercised
