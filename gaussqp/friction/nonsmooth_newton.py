@@ -276,17 +276,18 @@ class BlockPattern:
         grow = (self.block_row[:, None, None] * d + ii[None]).ravel()
         gcol = (block_col[:, None, None] * d + jj[None]).ravel()
         self._grow, self._gcol = grow, gcol
-        self.order, self.indices, self.indptr = self._layout(gcol)  # block data -> CSC data
+        self.order, self.indices, self.indptr = self._layout(gcol, grow)  # block data -> CSC data
         #: SuperLU's column order of J (COLAMD's, postordered), found by the first factorization of this pattern
         self.columns: np.ndarray | None = None
-        self._ordered: tuple | None = None  # the CSC layout of J with its columns in that order
+        self._ordered: tuple | None = None  # the CSC layout of J[columns][:, columns] (see factor)
 
-    def _layout(self, col: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(order, indices, indptr) of the CSC matrix whose block entry k sits in row ``_grow[k]``, column
-        ``col[k]``: its data is ``blocks.ravel()[order]``."""
+    def _layout(self, col: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(order, indices, indptr) of the CSC matrix whose block entry k sits in column ``col[k]`` with the row
+        label ``row[k]``, the rows of each column in the order of their index in J (``_grow``): its data is
+        ``blocks.ravel()[order]``."""
         order = np.lexsort((self._grow, col))
         indptr = np.concatenate([[0], np.cumsum(np.bincount(col, minlength=self.N))])
-        return order, self._grow[order].astype(np.intc), indptr.astype(np.intc)  # SuperLU's index type
+        return order, row[order].astype(np.intc), indptr.astype(np.intc)  # SuperLU's index type
 
     def blocks_of(self, W: sp.csr_matrix) -> np.ndarray:
         """W's values in this pattern's blocks (blocks, d, d) (W of this pattern, canonical CSR)."""
@@ -310,10 +311,14 @@ class BlockPattern:
 
         SuperLU orders J's columns by COLAMD, a function of J's pattern alone (every stored entry counts, zero or
         not), and this pattern stores every entry of every block whatever the values: the first factorization
-        (COLAMD's) gives the order, kept in :attr:`columns`; later ones assemble ``J[:, columns]`` directly in CSC
-        and factor it in its natural order (SuperLU's etree postorder of it is the identity). The pivots, the
-        factors and the solutions are SuperLU's with COLAMD, bit for bit, without ordering each matrix again (a pile
-        of 4,248 contacts: 19.6 → 15.7 ms a factorization).
+        (COLAMD's) gives the order, kept in :attr:`columns`; later ones assemble ``P = J[columns][:, columns]``
+        directly in CSC and factor it in its natural order (SuperLU's etree postorder of it is the identity). Rows
+        are renamed with the columns so that SuperLU's diagonal, which its threshold pivoting prefers on a tie, is
+        J's; the rows of each column stay in J's row order (not sorted by their new names: SuperLU reads them in the
+        order given, and breaks other ties by it). The pivots, the factors and the solutions are then SuperLU's with
+        COLAMD, bit for bit, without ordering each matrix again (a pile of 4,248 contacts: 19.6 → 15.7 ms a
+        factorization). Renaming the columns alone changed the pivots where a column's largest entries tie (the
+        generated quadrupeds' and box walls' equal contacts), sorting the renamed rows too changed others.
 
         Parameters
         ----------
@@ -336,26 +341,28 @@ class BlockPattern:
         if self.columns is None:
             Jm = sp.csc_matrix((data[self.order], self.indices, self.indptr), shape=(self.N, self.N))
             lu = spla.splu(Jm)
-            self.columns = np.argsort(lu.perm_c)
-            self._ordered = self._layout(np.asarray(lu.perm_c)[self._gcol])
+            position = np.asarray(lu.perm_c)  # column j of J is column position[j] of the ordered matrix
+            self.columns = np.argsort(position)
+            self._ordered = self._layout(position[self._gcol], position[self._grow])
             return SparseFactors(lu, None, self, data)
         order, indices, indptr = self._ordered
-        Jc = sp.csc_matrix((data[order], indices, indptr), shape=(self.N, self.N))
-        Jc.has_canonical_format = True  # sorted rows, no duplicates (the layout's lexsort): splu need not check
-        return SparseFactors(spla.splu(Jc, permc_spec="NATURAL"), self.columns, self, data)
+        P = sp.csc_matrix((data[order], indices, indptr), shape=(self.N, self.N))
+        # no duplicates; the rows of a column deliberately in J's order, which splu would otherwise sort
+        P.has_canonical_format = True
+        return SparseFactors(spla.splu(P, permc_spec="NATURAL"), self.columns, self, data)
 
 
 class SparseFactors:
-    """SuperLU's factors of a Newton matrix J, possibly of ``J[:, columns]`` (:meth:`BlockPattern.factor`): the
+    """SuperLU's factors of a Newton matrix J, possibly of ``J[columns][:, columns]`` (:meth:`BlockPattern.factor`): the
     solve ``J⁻¹ b`` and the product ``J x`` (J in its own column order, as :meth:`BlockPattern.matrix` gives it: the
     iterative refinement of ``_System.solve`` sums it as it did before the order was kept).
 
     Parameters
     ----------
     lu : scipy.sparse.linalg.SuperLU
-        the factors of ``J[:, columns]`` (of J when ``columns`` is None)
+        the factors of ``J[columns][:, columns]`` (of J when ``columns`` is None)
     columns : (N,) int array or None
-        column k of the factored matrix is column ``columns[k]`` of J
+        row and column k of the factored matrix are row and column ``columns[k]`` of J
     pattern : BlockPattern
         J's pattern
     data : (blocks·d·d,) array
@@ -368,9 +375,9 @@ class SparseFactors:
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """``J⁻¹ rhs``."""
-        y = self.lu.solve(rhs)
         if self.columns is None:
-            return y
+            return self.lu.solve(rhs)
+        y = self.lu.solve(rhs[self.columns])
         x = np.empty_like(y)
         x[self.columns] = y
         return x
