@@ -317,8 +317,8 @@ class BlockPattern:
         J's; the rows of each column stay in J's row order (not sorted by their new names: SuperLU reads them in the
         order given, and breaks other ties by it). The pivots, the factors and the solutions are then SuperLU's with
         COLAMD, bit for bit, without ordering each matrix again (a pile of 4,248 contacts: 19.6 → 15.7 ms a
-        factorization). Renaming the columns alone changed the pivots where a column's largest entries tie (the
-        generated quadrupeds' and box walls' equal contacts), sorting the renamed rows too changed others.
+        factorization). Renaming the columns alone would change the pivots where a column's largest entries tie
+        (equal contacts, as on generated quadrupeds and box walls); sorting the renamed rows would change others.
 
         Parameters
         ----------
@@ -353,9 +353,10 @@ class BlockPattern:
 
 
 class SparseFactors:
-    """SuperLU's factors of a Newton matrix J, possibly of ``J[columns][:, columns]`` (:meth:`BlockPattern.factor`): the
-    solve ``J⁻¹ b`` and the product ``J x`` (J in its own column order, as :meth:`BlockPattern.matrix` gives it: the
-    iterative refinement of ``_System.solve`` sums it as it did before the order was kept).
+    """SuperLU's factors of a Newton matrix J, possibly of ``J[columns][:, columns]``
+    (:meth:`BlockPattern.factor`): the solve ``J⁻¹ b`` and the product ``J x``, summed in J's own column order as
+    :meth:`BlockPattern.matrix`'s product is (a product with the reordered matrix sums in another order, and the
+    iterative refinement of ``_System.solve`` would then round differently).
 
     Parameters
     ----------
