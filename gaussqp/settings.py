@@ -1255,3 +1255,13 @@ LEMKE_COMPILED = True
 #: ~0.6 s for nothing, a loop of more than ~2,000 such calls pays it back. Loading when the NumPy pivoting has cost what
 #: the load costs spends at most twice the better of the two choices made in hindsight.
 LEMKE_COMPILED_AFTER_SECONDS = 0.5
+
+# ---------------------------------------------------------------- mode-free Coulomb: compiled kernels on a sparse W
+#: The sparse Newton method (W kept sparse: :data:`COULOMB_NN_DENSE_MAX`) evaluates its maps and its Jacobian's blocks
+#: with the compiled kernels (:mod:`gaussqp.friction.compiled`, the NumPy kernels' numbers bit for bit) when they are
+#: loaded in the process already, or once its NumPy maps have evaluated this many unknowns (m·d per evaluation, summed
+#: over the process): loading them costs ~0.35 s and ~100 MB, and they save ~25 ns per unknown and evaluation (a pile
+#: of 4,248 contacts: 1.27 → 0.95 ms an evaluation of 12,744 unknowns). A sphere pile of 4,189 contacts, solved in a
+#: few Newton iterations, took 0.34 → 0.67 s with them loaded for its first evaluation; past this count the load is
+#: worth less than what the kernels save on the rest (a rent-or-buy rule: at most twice the better choice's cost).
+COULOMB_NN_COMPILED_SPARSE_WORK_MIN = 15_000_000

@@ -1,15 +1,17 @@
-"""Compiled kernels of the dense semismooth Newton method (:mod:`gaussqp.friction.nonsmooth_newton`), optional.
+"""Compiled kernels of the semismooth Newton method (:mod:`gaussqp.friction.nonsmooth_newton`), optional.
 
 The Newton method's work per iteration on a small dense problem (a robot's 10–50 contacts) is a few dozen NumPy
 calls on arrays of a few hundred entries: the map ``φ_ρ`` and its certificate's ``φ_1`` (one product with W, two
 cone projections), the blocks of the generalized Jacobian and the Newton matrix
 ``J = blockdiag(A) + blockdiag(B) W``. Their time is the calls', not the arithmetic's (~2 µs each, ~250 µs an
-iteration on the humanoid's 42 unknowns). With ``numba`` installed (``pip install 'gaussqp[fast]'``) the maps and the
-blocks run as compiled loops over the contacts, the same formulas with the same operations in the same order, so
-they give the NumPy kernels' numbers bit for bit (and the route the same answers, with or without numba):
+iteration on the humanoid's 42 unknowns); on a sparse pile of thousands of contacts the maps' NumPy passes over the
+blocks cost as much as a sparse triangular solve. With ``numba`` installed (``pip install 'gaussqp[fast]'``) the maps
+and the blocks run as compiled loops over the contacts, the same formulas with the same operations in the same order,
+so they give the NumPy kernels' numbers bit for bit (and the route the same answers, with or without numba):
 
 - :func:`natural_maps`: ``u = W r + q``, ``s = u + μ‖u_t‖e_n``, ``z = r − ρ s``, ``φ_ρ = r − P_K(z)``,
   ``φ_1 = r − P_K(r − s)`` (Acary, Brémond, Huber 2018, eq. (12); :func:`gaussqp.friction.coulomb_law.project_cone`);
+  ``maps_at`` the same after ``u``, for a sparse W whose product is SciPy's (the sparse Newton's maps);
 - :func:`jacobian_blocks`: ``P' = ∂P_K(z)`` (:func:`gaussqp.friction.nonsmooth_newton.cone_projection_jacobian`),
   ``D = ∂s/∂u`` (:func:`~gaussqp.friction.nonsmooth_newton.shift_jacobian`), ``A = I − P' + δP'D``, ``B = ρ P'D``,
   ``A₀ = I − P'``;
@@ -46,12 +48,11 @@ _ENVIRON = os.environ
 
 
 def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``natural_maps``, ``jacobian_blocks``, ``projection_with_jacobian``,
+    """The compiled kernels (``natural_maps``, ``maps_at``, ``jacobian_blocks``, ``projection_with_jacobian``,
     ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
-    None: when
-    :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
-    (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or numba
-    cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.
+    None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
+    is ``0`` (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or
+    numba cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.
 
     Returns
     -------
@@ -61,6 +62,16 @@ def kernels() -> SimpleNamespace | None:
     if not settings.COULOMB_NN_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
         return None
     return _load()
+
+
+def loaded() -> bool:
+    """Whether this process has loaded the compiled kernels already (:func:`kernels` then costs nothing more).
+
+    Returns
+    -------
+    bool
+    """
+    return _load.cache_info().currsize > 0 and _load() is not None
 
 
 #: why the compiled kernels could not be loaded (the exception's type and message), or None
@@ -95,6 +106,7 @@ def _load() -> SimpleNamespace | None:
         return None
     return SimpleNamespace(
         natural_maps=k.natural_maps,
+        maps_at=k.maps_at,
         jacobian_blocks=k.jacobian_blocks,
         projection_with_jacobian=k.projection_with_jacobian,
         natural_map_unit=k.natural_map_unit,
@@ -105,4 +117,4 @@ def _load() -> SimpleNamespace | None:
     )
 
 
-__all__ = ["kernels", "plain", "unavailable"]
+__all__ = ["kernels", "loaded", "plain", "unavailable"]

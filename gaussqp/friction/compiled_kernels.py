@@ -41,9 +41,17 @@ def natural_maps(W, q, r, mu, rho, d):
     """``(φ_ρ, u, z, ‖φ_1‖)`` at ``r``: ``u = W r + q``, ``z = r − ρ(u + μ‖u_t‖e_n)``, ``φ_ρ = r − P_K(z)``,
     ``φ_1 = r − P_K(r − (u + μ‖u_t‖e_n))`` (Acary, Brémond, Huber 2018, eq. (12)); the operations of
     ``nonsmooth_newton._System.evaluate``. Arguments: W (N, N), q, r, ρ (N,), μ (m,) C-ordered float arrays, d."""
-    N = q.size
-    m = N // d
     u = W @ r + q
+    phi, z, phi1 = maps_at(u, r, mu, rho, d)
+    return phi, u, z, np.sqrt(phi1 @ phi1)
+
+
+@njit
+def maps_at(u, r, mu, rho, d):
+    """``(φ_ρ, z, φ_1)`` at ``r`` with its velocity ``u`` given (a sparse W's product is SciPy's): the operations of
+    :func:`natural_maps` after ``u = W r + q``. Arguments: u, r, ρ (N,), μ (m,) C-ordered float arrays, d."""
+    N = u.size
+    m = N // d
     z = np.empty(N)
     w = np.empty(N)  # r − s, the ρ = 1 map's argument
     for j in range(m):
@@ -57,9 +65,7 @@ def natural_maps(W, q, r, mu, rho, d):
     for j in range(m):
         _project(z, pz, mu[j], j, d)
         _project(w, pw, mu[j], j, d)
-    phi = r - pz
-    phi1 = r - pw
-    return phi, u, z, np.sqrt(phi1 @ phi1)
+    return r - pz, z, r - pw
 
 
 @njit

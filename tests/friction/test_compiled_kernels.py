@@ -295,3 +295,70 @@ def test_blas_that_rounds_otherwise_keeps_the_numpy_kernels(monkeypatch):
         L._load_compiled.cache_clear()
         compiled.unavailable = L.compiled_unavailable = None
     assert kernels() is not None and L.compiled_pivots() is not None
+
+
+def sparse_problem(seed: int, m: int = 100, d: int = 3):
+    """A sparse local problem above ``COULOMB_NN_DENSE_MAX`` unknowns: W = H Hᵀ + 0.01 I of a contact graph in which
+    each contact touches two of m bodies (W ~5 % nonzero), friction coefficients of every kind."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    bodies = m
+    H = sp.lil_matrix((m * d, 6 * bodies))
+    for j in range(m):
+        for b in rng.choice(bodies, size=2, replace=False):
+            H[j * d : (j + 1) * d, 6 * b : 6 * b + 6] = rng.normal(size=(d, 6))
+    H = sp.csr_matrix(H)
+    W = sp.csr_matrix(H @ H.T + 0.01 * sp.eye(m * d))
+    q = rng.normal(size=m * d)
+    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
+    return W, q, mu, d
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_sparse_newton_maps_are_the_numpy_ones(seed):
+    """The sparse Newton's maps (SciPy's product with W, then the compiled ``maps_at``) and its Jacobian's blocks give
+    the NumPy kernels' numbers, bit for bit, at points in every piece of the projection."""
+    W, q, mu, d = sparse_problem(seed)
+    fast, slow = nn._System(W, q, mu, d), nn._System(W, q, mu, d)
+    slow.fast = None
+    assert fast.sparse and fast.fast is not None
+    m = mu.size
+    for r in points(np.random.default_rng(seed), m, d, mu):
+        ef, es = fast.evaluate(r), slow.evaluate(r)
+        for a, b in zip(ef, es):
+            assert close(a, b)
+        _, u, z, _ = es
+        for a, b in zip(fast.jacobian_blocks(u, z, 1e-3, True), slow.jacobian_blocks(u, z, 1e-3, True)):
+            assert close(a, b)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_sparse_newton_gives_the_same_answer_with_either_kernels(seed, monkeypatch):
+    """The sparse Newton method (SuperLU steps) from the same start: the same iterates, bit for bit."""
+    W, q, mu, d = sparse_problem(seed)
+    with_fast = nn.solve_newton(W, q, mu, d, max_iter=60)
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
+    without = nn.solve_newton(W, q, mu, d, max_iter=60)
+    assert with_fast.linear_algebra == without.linear_algebra == "sparse"
+    assert with_fast.iterations == without.iterations > 0
+    assert close(with_fast.r, without.r) and with_fast.residual == without.residual
+
+
+def test_a_sparse_system_loads_the_kernels_only_past_the_work_that_pays_their_load(monkeypatch):
+    """Not loaded in the process: a sparse system runs the NumPy maps (counting the unknowns they evaluate) until that
+    count reaches ``COULOMB_NN_COMPILED_SPARSE_WORK_MIN``; loaded already, or a dense system: the compiled kernels."""
+    W, q, mu, d = sparse_problem(0)
+    monkeypatch.setattr(nn, "loaded", lambda: False)
+    monkeypatch.setattr(nn, "_SPARSE_WORK", [0])
+    monkeypatch.setattr(nn, "COULOMB_NN_COMPILED_SPARSE_WORK_MIN", 3 * q.size)
+    sysm = nn._System(W, q, mu, d)
+    assert sysm.sparse and sysm.fast is None
+    for _ in range(3):
+        sysm.evaluate(np.zeros(q.size))
+    assert nn._SPARSE_WORK[0] == 3 * q.size
+    assert nn._System(W, q, mu, d).fast is not None  # the count has reached the threshold
+    monkeypatch.setattr(nn, "_SPARSE_WORK", [0])
+    assert nn._System(W.toarray()[:60, :60], q[:60], mu[:20], d).fast is not None  # dense: always
+    monkeypatch.setattr(nn, "loaded", lambda: True)
+    assert nn._System(W, q, mu, d).fast is not None

@@ -360,3 +360,82 @@ def test_the_block_pattern_assembles_the_newton_matrix(d):
         dense[blk, blk] += A[i]
     assert sp.isspmatrix_csc(J) and J.has_canonical_format
     np.testing.assert_allclose(J.toarray(), dense, rtol=0, atol=1e-14)
+
+
+def _tied_newton_blocks(seed: int, m: int, d: int):
+    """W = H Hᵀ and blocks A, B of small integers, contacts in equal pairs (the same rows of H, the same blocks):
+    many of J's entries tie, as the equal contacts of a generated quadruped's feet or a box wall make them."""
+    rng = np.random.default_rng(seed)
+    half = m // 2
+    H = sp.random(
+        half * d, 4 * m, density=0.02, random_state=seed, data_rvs=lambda k: rng.integers(-2, 3, k) + 0.0
+    ).tocsr()
+    H = sp.vstack([H[j * d : (j + 1) * d] for j in range(half) for _ in range(2)])
+    W = sp.csr_matrix(H @ H.T + sp.eye(m * d))
+    W.sum_duplicates()
+
+    def blocks():
+        A = rng.integers(-2, 3, (half, d, d)) + np.eye(d)[None]
+        B = rng.integers(-2, 3, (half, d, d)) + 0.0
+        return np.repeat(A, 2, axis=0), np.repeat(B, 2, axis=0)
+
+    return W, blocks
+
+
+def _random_newton_blocks(seed: int, m: int, d: int):
+    """A random sparse W and random blocks, a quarter of the contacts separated (identity rows of J)."""
+    rng = np.random.default_rng(seed)
+    W = sp.csr_matrix(sp.random(m * d, m * d, density=0.05, random_state=seed) + sp.eye(m * d))
+    W.sum_duplicates()
+
+    def blocks():
+        A, B = rng.standard_normal((m, d, d)), rng.standard_normal((m, d, d))
+        A[: m // 4] = np.eye(d)
+        B[: m // 4] = 0.0
+        return A, B
+
+    return W, blocks
+
+
+@pytest.mark.parametrize("make", [_random_newton_blocks, _tied_newton_blocks])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorization(make, seed):
+    """``BlockPattern.factor``: COLAMD orders the first J of a pattern; later ones are factored in that order without
+    ordering again, with SuperLU's own pivots (also where entries tie), its solutions bit for bit, and ``J x`` as
+    ``matrix`` gives it."""
+    import scipy.sparse.linalg as spla
+
+    from gaussqp.friction.nonsmooth_newton import BlockPattern
+
+    d, m = 3, 60
+    N = m * d
+    W, blocks = make(seed, m, d)
+    rng = np.random.default_rng(seed)
+    pattern = BlockPattern(W, d)
+    Wb = pattern.blocks_of(W)
+    assert pattern.columns is None
+    first = True
+    for _ in range(6):
+        A, B = blocks()
+        J = pattern.matrix(Wb, A, B)
+        try:
+            reference = spla.splu(J)
+        except RuntimeError:  # exactly singular (tied contacts can make it so): the ordered factorization says so too
+            if not first:
+                with pytest.raises(RuntimeError):
+                    pattern.factor(Wb, A, B)
+            continue
+        factors = pattern.factor(Wb, A, B)
+        assert (pattern.columns is not None) and (factors.columns is None) == first
+        first = False
+        rhs, x = rng.standard_normal(N), rng.standard_normal(N)
+        if (
+            factors.columns is not None
+        ):  # J[columns][:, columns] in natural order: SuperLU's pivots with COLAMD, no further permutation
+            assert np.array_equal(factors.lu.perm_r, reference.perm_r[factors.columns])
+            assert np.array_equal(factors.lu.perm_c, np.arange(N))
+        assert np.array_equal(factors.solve(rhs), reference.solve(rhs))
+        assert np.array_equal(factors @ x, J @ x)
+        if make is _random_newton_blocks:  # (the tied J are singular or nearly: their solutions are compared above)
+            np.testing.assert_allclose(J @ factors.solve(rhs), rhs, atol=1e-9)
+    assert not first and not np.array_equal(pattern.columns, np.arange(N))  # a real reordering was exercised
