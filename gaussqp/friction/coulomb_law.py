@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..settings import COULOMB_MODE_RTOL, SCALE_FLOOR
-from .compiled import kernels, plain
+from .compiled import kernels, loaded, plain
 
 SEPARATED, STICKING, SLIDING = "separated", "sticking", "sliding"
 
@@ -100,11 +100,12 @@ def natural_map(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, rh
     """``φ = r − P_K(r − ρ(u + μ‖u_t‖ e_n))`` stacked (``ρ > 0`` a scalar or one per contact; ρ = 1 is the
     reported residual's map, another ρ has the same zeros).
 
-    With ρ = 1 and the compiled kernels available (:func:`gaussqp.friction.compiled.kernels`) the map is computed by
+    With ρ = 1 and the compiled kernels loaded already (:func:`gaussqp.friction.compiled.loaded`: a route loaded them;
+    this map alone is too cheap to pay their load) the map is computed by
     :func:`gaussqp.friction.compiled_kernels.natural_map_unit`: the same operations in the same order, the same
     numbers bit for bit (``tests/friction/test_compiled_kernels.py``); else by :func:`natural_map_numpy`."""
-    if isinstance(rho, (int, float)) and rho == 1.0 and isinstance(dimension, (int, np.integer)):
-        fast = kernels()
+    if isinstance(rho, (int, float)) and rho == 1.0 and isinstance(dimension, (int, np.integer)) and loaded():
+        fast = kernels()  # loaded by a route already: this map alone never pays numba's load
         mu_ = np.asarray(mu, dtype=float).reshape(-1)
         if fast is not None and np.size(r) == np.size(u) == mu_.size * dimension > 0:
             return fast.natural_map_unit(plain(np.ravel(r)), plain(np.ravel(u)), plain(mu_), int(dimension))

@@ -362,3 +362,21 @@ def test_a_sparse_system_loads_the_kernels_only_past_the_work_that_pays_their_lo
     assert nn._System(W.toarray()[:60, :60], q[:60], mu[:20], d).fast is not None  # dense: always
     monkeypatch.setattr(nn, "loaded", lambda: True)
     assert nn._System(W, q, mu, d).fast is not None
+
+
+def test_the_judges_map_alone_does_not_load_the_kernels():
+    """A sparse mode-free problem below the sparse path's work threshold is solved without numba: the judge's natural
+    map uses the compiled kernel only when a route has loaded it (a fresh process, so that nothing is loaded)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("h5py", reason="reading FCLIB files needs h5py: pip install 'gaussqp[fclib]'")
+    path = Path(__file__).resolve().parents[1] / "data" / "fclib" / "Box_Stacks-i0122-82-5.hdf5"
+    code = (
+        "import sys, gaussqp\nfrom gaussqp.io import fclib\n"
+        f"s = gaussqp.solve(fclib.load({str(path)!r}), crosscheck=False)\n"
+        "print(s.status, s.extras['nonsmooth_newton']['linear_algebra'], 'numba' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["solved", "sparse", "False"]
