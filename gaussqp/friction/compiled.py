@@ -36,13 +36,13 @@ is writable).
 from __future__ import annotations
 
 import os
-import warnings
 from functools import lru_cache
 from types import SimpleNamespace
 
 import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
 from ..linalg.dense import plain  # the kernels' one argument type (defined with the linear algebra, shared)
+from ..linalg.kernel_loading import load_kernels
 
 _ENVIRON = os.environ
 
@@ -81,28 +81,16 @@ unavailable: str | None = None
 @lru_cache(maxsize=1)
 def _load() -> SimpleNamespace | None:
     global unavailable
-    try:
-        from . import compiled_kernels as k
-    except ImportError as e:  # numba is not installed
-        unavailable = f"{type(e).__name__}: {e}"
-        return None
-    except Exception as e:  # numba installed but broken (a missing llvmlite library raises OSError): NumPy kernels
-        unavailable = f"{type(e).__name__}: {e}"
-        warnings.warn(
-            f"gaussqp: numba is installed but cannot be imported ({unavailable}); the NumPy kernels of the Newton "
-            "method run instead (fix the numba installation, or set gaussqp.settings.COULOMB_NN_COMPILED = False)",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return None
-    from ..linalg.blas_probe import disagreement
 
-    differ = disagreement()
-    if differ is not None:  # numba's BLAS (SciPy's) rounds otherwise than NumPy's: the kernels would not be bit for bit
-        unavailable = f"numba's BLAS products differ from NumPy's ({differ})"
-        warnings.warn(
-            f"gaussqp: {unavailable}; the NumPy kernels of the Newton method run instead", RuntimeWarning, stacklevel=3
-        )
+    def importer():
+        from . import compiled_kernels
+
+        return compiled_kernels
+
+    k, unavailable = load_kernels(
+        importer, "the NumPy kernels of the Newton method run", "gaussqp.settings.COULOMB_NN_COMPILED"
+    )
+    if k is None:
         return None
     return SimpleNamespace(
         natural_maps=k.natural_maps,

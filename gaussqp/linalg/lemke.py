@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -48,6 +47,7 @@ import numpy as np
 import gaussqp.settings as _settings  # the module: LEMKE_COMPILED is read at each call
 
 from .dense import plain
+from .kernel_loading import load_kernels
 from ..settings import (
     LEMKE_PIVOT_TOL,
     LEMKE_PIVOTS_BASE,
@@ -278,30 +278,16 @@ compiled_unavailable: str | None = None
 @lru_cache(maxsize=1)
 def _load_compiled() -> ModuleType | None:
     global compiled_unavailable
-    try:
-        from . import lemke_compiled
-    except ImportError as e:  # numba is not installed
-        compiled_unavailable = f"{type(e).__name__}: {e}"
-        return None
-    except Exception as e:  # numba installed but broken (a missing llvmlite library raises OSError): NumPy pivoting
-        compiled_unavailable = f"{type(e).__name__}: {e}"
-        warnings.warn(
-            f"gaussqp: numba is installed but cannot be imported ({compiled_unavailable}); Lemke's method pivots with "
-            "NumPy instead (fix the numba installation, or set gaussqp.settings.LEMKE_COMPILED = False)",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return None
-    from .blas_probe import disagreement
 
-    differ = disagreement()
-    if differ is not None:  # numba's BLAS (SciPy's) rounds otherwise than NumPy's: the kernels would not be bit for bit
-        compiled_unavailable = f"numba's BLAS products differ from NumPy's ({differ})"
-        warnings.warn(
-            f"gaussqp: {compiled_unavailable}; Lemke's method pivots with NumPy instead", RuntimeWarning, stacklevel=3
-        )
-        return None
-    return lemke_compiled
+    def importer():
+        from . import lemke_compiled
+
+        return lemke_compiled
+
+    module, compiled_unavailable = load_kernels(
+        importer, "Lemke's method pivots with NumPy", "gaussqp.settings.LEMKE_COMPILED"
+    )
+    return module
 
 
 _STATUS = ("solved", "ray", "max_iter")
