@@ -179,8 +179,8 @@ def main() -> int:
         f"each on another state; humanoid lying n = {hum.n}, {hum.m} contacts"
     )
     tm, why = mujoco_forward(args.repeat)
-    # a control loop's steady state: the cross-check's compiled Lemke pivots loaded (a Solver loads them when it is
-    # made; gaussqp.solve once the NumPy pivoting has cost settings.LEMKE_COMPILED_AFTER_SECONDS in the process)
+    # a control loop's steady state: the cross-check's compiled Lemke pivots loaded (a Solver's rollout loads them from
+    # its second problem; gaussqp.solve once the NumPy pivoting has cost settings.LEMKE_COMPILED_AFTER_SECONDS)
     from gaussqp.linalg import lemke as _lemke
 
     if hasattr(_lemke, "compiled_pivots"):

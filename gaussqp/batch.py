@@ -34,7 +34,7 @@ from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
 from .formulations.coulomb import carried_reaction
 from .linalg.dense import sparse_digest
-from .linalg.lemke import compiled_pivots
+from .linalg.lemke import expect_many_lemke_calls
 from .model.any_problem import PROBLEM_TYPES, Problem
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
@@ -248,9 +248,10 @@ class Solver:
     of formulation with ``formulation="auto"`` and the ``accepts`` test of the formulation used, the data's
     scales, the solve itself, every residual and certificate (the structural C1–C6 and C8, the friction bounds C7,
     the instance certificates and the judge's verdict) and the cross-check. Nothing is skipped: a Solver is as certified as :func:`gaussqp.solve`, and saves only
-    the per-call set-up, which is small next to a solve. With the cross-check on, a Solver loads the compiled pivots of
-    Lemke's method when it is made (optional extra ``fast``; :func:`gaussqp.solve` loads them only once a process has
-    spent :data:`~gaussqp.settings.LEMKE_COMPILED_AFTER_SECONDS` in the NumPy pivoting).
+    the per-call set-up, which is small next to a solve. With the cross-check on, a Solver's second problem tells Lemke's
+    method that many calls are coming (:func:`gaussqp.linalg.lemke.expect_many_lemke_calls`): its compiled pivots
+    (optional extra ``fast``) then load at its next call; otherwise only once a process has spent
+    :data:`~gaussqp.settings.LEMKE_COMPILED_AFTER_SECONDS` in the NumPy pivoting.
 
     Mode-free Coulomb rollouts: for a structure with ``"coulomb"`` contacts that F8
     (``coulomb_fixed_point``) takes, the Solver holds its own F8 object
@@ -315,8 +316,7 @@ class Solver:
         self.structure = Structure.of(problem)
         self._choice: dict = {}
         self._bind_coulomb(problem)
-        if self.crosscheck:  # a Solver is for a rollout: the cross-check's compiled Lemke pivots are worth loading now
-            compiled_pivots()
+        self._calls = 0
 
     def _bind_coulomb(self, problem: Problem) -> None:
         """The formulations that keep something per structure (:meth:`~gaussqp.formulations.base.Formulation.
@@ -389,6 +389,9 @@ class Solver:
                     g.plan.guess = guess
 
     def _solve_checked(self, problem: Problem, t0: float) -> Solution:
+        self._calls += 1
+        if self._calls == 2 and self.crosscheck:  # a rollout: Lemke's compiled pivots are worth loading when it runs
+            expect_many_lemke_calls()
         if self.structure.form == "local":  # the problem's structure was checked: its form is this Solver's
             return self._solve_local(cast(LocalContactProblem, problem), t0)
         problem = cast(ContactProblem, problem)

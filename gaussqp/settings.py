@@ -1198,11 +1198,12 @@ CLASSIFY_SPARSE_DENSE_MAX = 100_000
 # ---------------------------------------------------------------- compiled kernels of the dense Newton method
 #: Whether the dense semismooth Newton method (:mod:`gaussqp.friction.nonsmooth_newton`) runs its per-iteration
 #: kernels compiled (:mod:`gaussqp.friction.compiled`: the natural maps and the Jacobian's blocks; F9's cone
-#: projection) when ``numba`` is installed (``pip install 'gaussqp[fast]'``). The first use in a process loads them (~0.6 s
-#: from numba's on-disk cache, a few seconds the first time they compile); then an iteration on the humanoid's
-#: 42 unknowns costs a fraction of the NumPy kernels' calls, with the same numbers bit for bit. False: the NumPy
-#: kernels, whatever is installed (read at each use: it may be set at run time). The environment variable
-#: ``GAUSSQP_COMPILED=0`` does the same (a one-shot command line run: ~0.4 s less on a mode-free problem).
+#: projection) when ``numba`` is installed (``pip install 'gaussqp[fast]'``). A dense problem's first use in a process
+#: loads them (~0.6 s from numba's on-disk cache, a few seconds the first time they compile); the sparse path only past
+#: :data:`COULOMB_NN_COMPILED_SPARSE_WORK_MIN`, the judge's natural map only once they are loaded. Then an iteration on
+#: the humanoid's 42 unknowns costs a fraction of the NumPy kernels' calls, with the same numbers bit for bit. False: the
+#: NumPy kernels, whatever is installed (read at each use: it may be set at run time). The environment variable
+#: ``GAUSSQP_COMPILED=0`` does the same (a one-shot command line run: ~0.4 s less on a dense mode-free problem).
 COULOMB_NN_COMPILED = True
 
 # ---------------------------------------------------------------- mode-free Coulomb: the schedule's starts
@@ -1224,8 +1225,8 @@ COULOMB_PROX_NO_BEST_ROUNDS = 10
 # ---------------------------------------------------------------- mode-free Coulomb: the schedule's cycle test
 #: The damping schedule's Newton runs (:func:`gaussqp.formulations.coulomb.solve_mode_free`) also stop as stalled
 #: when, :data:`COULOMB_NN_CYCLE_ITER` iterations or more since the merit last fell below
-#: :data:`COULOMB_NN_STALL_FACTOR` of its best, each of the last four merits is within this fraction of the merit two
-#: iterations before it: no progress, whether a plateau (the study's runs creeping down by < 0.1 % an iteration) or an
+#: :data:`COULOMB_NN_STALL_FACTOR` of its best, the last two merits are each within this fraction of the merit two
+#: iterations before it (four merits, lag two): no progress, whether a plateau (the study's runs creeping down by < 0.1 % an iteration) or an
 #: iteration alternating between two pieces of the map (the study's small quadrupeds at θ = 0.01 and 0.1). The
 #: schedule's next (θ, start) then runs at once instead of after :data:`COULOMB_NN_STALL_ITER` iterations. Cycles
 #: whose repeats drift by up to 25 % were tried as well and cut runs that would have converged (a quadruped then took
@@ -1240,20 +1241,21 @@ COULOMB_NN_CYCLE_ITER = 4
 #: compiled kernel (:mod:`gaussqp.linalg.lemke_compiled`) when ``numba`` is installed (``pip install 'gaussqp[fast]'``),
 #: the LCP has at most 141 rows (beyond, the NumPy pivoting's rank-1 updates go to BLAS and its calls cost little
 #: against them) and its matrix is C-ordered. The kernels make the NumPy pivoting's decisions with the same numbers bit
-#: for bit; the first use in a process loads them (~0.6 s CPU from numba's on-disk cache, ~10 s the first time they
-#: compile). False: the NumPy pivoting, whatever is installed (read at each use). The environment variable
-#: ``GAUSSQP_COMPILED=0`` does the same (and turns off :data:`COULOMB_NN_COMPILED`'s kernels): a one-shot run that
-#: cross-checks a frictionless answer spends ~0.6 s less.
+#: for bit; when they are loaded is :data:`LEMKE_COMPILED_AFTER_SECONDS`'s rule (the load costs ~0.6 s CPU from
+#: numba's on-disk cache, ~10 s the first time they compile). False: the NumPy pivoting, whatever is installed (read at
+#: each use). The environment variable ``GAUSSQP_COMPILED=0`` does the same (and turns off :data:`COULOMB_NN_COMPILED`'s
+#: kernels).
 LEMKE_COMPILED = True
 
 # ---------------------------------------------------------------- when Lemke's compiled pivots are loaded
 #: :func:`gaussqp.linalg.lemke.lemke` loads its compiled kernels (:data:`LEMKE_COMPILED`) only once the process has
-#: spent this many seconds in Lemke calls that could have used them (the NumPy pivoting, wall time), or when they are
-#: loaded already (a :class:`gaussqp.Solver` loads them when it is made: it is for a rollout; so does
-#: ``lemke.compiled_pivots()``). The load costs ~0.6 s CPU from numba's cache, and a compiled call saves ~0.2 ms on the
-#: humanoid's contact LCP: a one-shot solve (a command line run, a first cross-checked frictionless answer) would pay
-#: ~0.6 s for nothing, a loop of more than ~2,000 such calls pays it back. Loading when the NumPy pivoting has cost what
-#: the load costs spends at most twice the better of the two choices made in hindsight.
+#: spent this many seconds in Lemke calls that could have used them (the NumPy pivoting, wall time), or when numba runs
+#: already (another kernel module loaded: Lemke's then load in a few hundredths of a second; or
+#: ``lemke.compiled_pivots()`` called), or when many calls are announced (a :class:`gaussqp.Solver` with the cross-check,
+#: from its second problem: a rollout). The load costs ~0.6 s CPU from numba's cache, and a compiled call saves ~0.2 ms
+#: on the humanoid's contact LCP: a one-shot solve (a command line run, a first cross-checked frictionless answer) would
+#: pay ~0.6 s for nothing, a loop of a few thousand such calls pays it back; loading once the NumPy pivoting has cost
+#: about what the load costs bounds the time lost either way to about that of the load.
 LEMKE_COMPILED_AFTER_SECONDS = 0.5
 
 # ---------------------------------------------------------------- mode-free Coulomb: compiled kernels on a sparse W

@@ -4,9 +4,25 @@ numba itself."""
 
 from __future__ import annotations
 
+import threading
 import warnings
 from types import ModuleType
 from typing import Callable
+
+#: one load at a time (threads asking at once would otherwise each import and probe)
+_LOCK = threading.Lock()
+#: whether a kernel module has been loaded in this process (numba is running)
+_LOADED = [False]
+
+
+def any_kernels_loaded() -> bool:
+    """Whether this process has loaded a module of compiled kernels already (numba runs: another module's load is cheap).
+
+    Returns
+    -------
+    bool
+    """
+    return _LOADED[0]
 
 
 def load_kernels(importer: Callable[[], ModuleType], instead: str, switch: str) -> tuple[ModuleType | None, str | None]:
@@ -29,27 +45,34 @@ def load_kernels(importer: Callable[[], ModuleType], instead: str, switch: str) 
     tuple
         the module or None, and None or the reason.
     """
-    try:
-        module = importer()
-    except ImportError as e:  # numba is not installed
-        return None, f"{type(e).__name__}: {e}"
-    except Exception as e:  # numba installed but broken: the NumPy code
-        why = f"{type(e).__name__}: {e}"
-        warnings.warn(
-            f"gaussqp: numba is installed but cannot be imported ({why}); {instead} instead (fix the numba "
-            f"installation, or set {switch} = False)",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-        return None, why
-    from .blas_probe import disagreement
+    with _LOCK:
+        try:
+            module = importer()
+        except ImportError as e:  # numba is not installed
+            return None, f"{type(e).__name__}: {e}"
+        except Exception as e:  # numba installed but broken: the NumPy code
+            why = f"{type(e).__name__}: {e}"
+            warnings.warn(
+                f"gaussqp: numba is installed but cannot be imported ({why}); {instead} instead (fix the numba "
+                f"installation, or set {switch} = False)",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return None, why
+        try:
+            from .blas_probe import disagreement
 
-    differ = disagreement()
-    if differ is not None:  # numba's BLAS (SciPy's) rounds otherwise than NumPy's: the kernels would not be bit for bit
-        why = f"numba's BLAS products differ from NumPy's ({differ})"
-        warnings.warn(f"gaussqp: {why}; {instead} instead", RuntimeWarning, stacklevel=4)
-        return None, why
-    return module, None
+            differ = disagreement()
+        except Exception as e:  # the probe itself failed to compile or run: nothing is known of the bits
+            differ = f"the probe failed: {type(e).__name__}: {e}"
+        if (
+            differ is not None
+        ):  # numba's BLAS (SciPy's) rounds otherwise than NumPy's: the kernels would not be bit for bit
+            why = f"numba's BLAS products differ from NumPy's ({differ})"
+            warnings.warn(f"gaussqp: {why}; {instead} instead", RuntimeWarning, stacklevel=4)
+            return None, why
+        _LOADED[0] = True
+        return module, None
 
 
-__all__ = ["load_kernels"]
+__all__ = ["any_kernels_loaded", "load_kernels"]

@@ -276,6 +276,14 @@ def test_blas_that_rounds_otherwise_keeps_the_numpy_kernels(monkeypatch):
     import gaussqp.linalg.lemke as L
 
     assert probe.disagreement() is None  # this installation: NumPy's and numba's products agree
+
+    def failing():
+        raise RuntimeError("a lowering error")
+
+    monkeypatch.setattr(probe, "disagreement", failing)  # the probe itself failing: nothing known, NumPy kept
+    compiled._load.cache_clear()
+    with pytest.warns(RuntimeWarning, match="the probe failed: RuntimeError: a lowering error"):
+        assert kernels() is None
     monkeypatch.setattr(probe, "disagreement", lambda: "dgemv (5, 27)")
     compiled._load.cache_clear()
     L._load_compiled.cache_clear()
