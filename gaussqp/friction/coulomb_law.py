@@ -113,7 +113,25 @@ def natural_map(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, rh
 
 
 def natural_map_numpy(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int, rho=1.0) -> np.ndarray:
-    """:func:`natural_map` in NumPy, whatever ρ (the reference of the compiled kernel)."""
+    """:func:`natural_map` in NumPy, whatever ρ: the reference of the compiled kernel
+    (:func:`gaussqp.friction.compiled_kernels.natural_map_unit`).
+
+    Parameters
+    ----------
+    r, u : (m·d,) arrays
+        the reaction and the velocity, contact blocks (normal, tangents)
+    mu : (m,) array
+        the friction coefficients
+    dimension : int
+        d, the size of a contact block
+    rho : float or (m,) array
+        ρ > 0 (Acary, Brémond, Huber 2018, eq. (12))
+
+    Returns
+    -------
+    numpy.ndarray
+        ``φ = r − P_K(r − ρ(u + μ‖u_t‖ e_n))`` stacked (m·d,).
+    """
     R = _blocks(r, dimension)
     rho_b = np.broadcast_to(np.asarray(rho, dtype=float), (R.shape[0],))
     z = R - rho_b[:, None] * _blocks(de_saxce_shift(u, mu, dimension), dimension)
