@@ -364,19 +364,20 @@ class Solver:
         t0 = time.perf_counter()
         if self.adapt:
             _check_problem(problem, "problem")
-            if self.structure.difference(Structure.of(problem)) is not None:
-                self._rebind(problem)
+            structure = Structure.of(problem)
+            if self.structure.difference(structure) is not None:
+                self._rebind(problem, structure)
         else:
             self.check(problem)
         return self._solve_checked(problem, t0)
 
-    def _rebind(self, problem: Problem) -> None:
+    def _rebind(self, problem: Problem, structure: Structure | None = None) -> None:
         """``adapt``: this Solver is now for ``problem``'s structure — the contact set changed along a rollout. What
         was kept for the old structure is dropped (layout, factors, formulation choices). The last certified
         mode-free reaction is carried to the new contact set contact by contact, matched by their normal rows
         (:func:`~gaussqp.formulations.coulomb.carried_reaction`): a start the Newton method keeps only when its
-        residual is small, beside its cold starts."""
-        self.structure = Structure.of(problem)
+        residual is small, beside its cold starts. ``structure``: ``Structure.of(problem)`` when the caller has it."""
+        self.structure = structure if structure is not None else Structure.of(problem)
         self._choice = {}
         self._formulations = {k: v for k, v in self._formulations.items() if k not in self._rollout}
         self._bind_coulomb(problem)
