@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from types import SimpleNamespace
+from types import ModuleType
 
 import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
@@ -47,8 +47,8 @@ from ..linalg.kernel_loading import load_kernels
 _ENVIRON = os.environ
 
 
-def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``natural_maps``, ``maps_at``, ``jacobian_blocks``, ``projection_with_jacobian``,
+def kernels() -> ModuleType | None:
+    """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``, ``projection_with_jacobian``,
     ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or
@@ -56,8 +56,8 @@ def kernels() -> SimpleNamespace | None:
 
     Returns
     -------
-    types.SimpleNamespace or None
-        the compiled functions by name, or None.
+    types.ModuleType or None
+        the module of the compiled functions, or None.
     """
     if not settings.COULOMB_NN_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
         return None
@@ -79,7 +79,7 @@ unavailable: str | None = None
 
 
 @lru_cache(maxsize=1)
-def _load() -> SimpleNamespace | None:
+def _load() -> ModuleType | None:
     global unavailable
 
     def importer():
@@ -87,22 +87,10 @@ def _load() -> SimpleNamespace | None:
 
         return compiled_kernels
 
-    k, unavailable = load_kernels(
+    module, unavailable = load_kernels(
         importer, "the NumPy kernels of the Newton method run", "gaussqp.settings.COULOMB_NN_COMPILED"
     )
-    if k is None:
-        return None
-    return SimpleNamespace(
-        natural_maps=k.natural_maps,
-        maps_at=k.maps_at,
-        jacobian_blocks=k.jacobian_blocks,
-        projection_with_jacobian=k.projection_with_jacobian,
-        natural_map_unit=k.natural_map_unit,
-        mixed_coulomb_rows=k.mixed_coulomb_rows,
-        mixed_simple_rows=k.mixed_simple_rows,
-        mixed_state=k.mixed_state,
-        mixed_dynamics=k.mixed_dynamics,
-    )
+    return module
 
 
 __all__ = ["kernels", "loaded", "plain", "unavailable"]
