@@ -163,15 +163,29 @@ KINDS = [
 ]
 
 
-def random_any(seed: int) -> ContactProblem:
-    """1–2 coulomb contacts and 1–2 contacts of the other kinds, M ≻ 0 or singular (rank n − 1), 2D."""
+def random_any(seed: int, dimension: int = 2) -> ContactProblem:
+    """1–2 coulomb contacts and 1–2 contacts of the other kinds in 2D, or 1–3 in 3D (``dimension``: d − 1 tangent rows
+    each), M ≻ 0 or singular (rank n − 1)."""
     rng = np.random.default_rng(seed)
-    others = list(rng.choice(KINDS, size=int(rng.integers(1, 3))))
+    d1 = dimension - 1
+    others = list(rng.choice(KINDS, size=int(rng.integers(1, 2 + d1))))
     singular = int(rng.integers(0, 2))
     m_c = int(rng.integers(1, 3))
-    n = 2 * m_c + len(others) + int(rng.integers(0, 3))
+    n = dimension * m_c + d1 * len(others) + int(rng.integers(0, 3))
     R = rng.normal(size=(n, n - singular))
     M = R @ R.T + (0.0 if singular else 0.5) * np.eye(n)
+
+    def tangents() -> dict:
+        if d1 == 1:
+            return dict(tangent=[rng.normal(size=n)], tangent_drift=[float(rng.normal())])
+        return dict(tangent=[rng.normal(size=n) for _ in range(d1)], tangent_drift=list(rng.normal(size=d1)))
+
+    def slip() -> list:
+        if d1 == 1:
+            return [float(rng.choice([-1.0, 1.0]))]
+        s = rng.normal(size=d1)
+        return list(s / np.linalg.norm(s))
+
     cts = [
         Contact(
             "unilateral",
@@ -179,25 +193,22 @@ def random_any(seed: int) -> ContactProblem:
             normal_drift=float(rng.normal()),
             friction=float(rng.uniform(0.0, 2.0)),
             mode="coulomb",
-            tangent=[rng.normal(size=n)],
-            tangent_drift=[float(rng.normal())],
+            **tangents(),
         )
         for _ in range(m_c)
     ]
     for kind in others:
         t, mode = str(kind).split("_")
-        kw = {}
+        kw: dict = {}
         if mode != "frictionless":
-            kw = dict(
-                friction=float(rng.uniform(0.1, 2.0)), tangent=[rng.normal(size=n)], tangent_drift=[float(rng.normal())]
-            )
+            kw = dict(friction=float(rng.uniform(0.1, 2.0)), **tangents())
         if mode == "sliding":
-            kw["slip"] = [float(rng.choice([-1.0, 1.0]))]
+            kw["slip"] = slip()
         cts.insert(
             int(rng.integers(0, len(cts) + 1)),
             Contact(t, normal=rng.normal(size=n), normal_drift=float(rng.normal()), mode=mode, **kw),
         )
-    return ContactProblem(M, rng.normal(size=n) * 3, cts, dimension=2)
+    return ContactProblem(M, rng.normal(size=n) * 3, cts, dimension=dimension)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)

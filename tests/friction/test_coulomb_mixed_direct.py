@@ -10,49 +10,9 @@ import pytest
 import gaussqp
 import gaussqp.formulations.coulomb_mixed as cm
 import gaussqp.settings as S
-from gaussqp import Contact, ContactProblem
 from gaussqp.friction.mixed_law import BILATERAL_STICKING, MixedSystem
 
-from test_coulomb_mixed import KINDS, random_any  # tests/friction is on sys.path
-
-
-def random_3d(seed: int) -> ContactProblem:
-    """1–2 coulomb contacts and 1–3 contacts of the other kinds in 3D (two tangent rows each), M ≻ 0 or singular."""
-    rng = np.random.default_rng(seed)
-    others = list(rng.choice(KINDS, size=int(rng.integers(1, 4))))
-    singular = int(rng.integers(0, 2))
-    m_c = int(rng.integers(1, 3))
-    n = 3 * m_c + 2 * len(others) + int(rng.integers(0, 3))
-    R = rng.normal(size=(n, n - singular))
-    M = R @ R.T + (0.0 if singular else 0.5) * np.eye(n)
-
-    def tangents():
-        return dict(tangent=[rng.normal(size=n), rng.normal(size=n)], tangent_drift=list(rng.normal(size=2)))
-
-    cts = [
-        Contact(
-            "unilateral",
-            normal=rng.normal(size=n),
-            normal_drift=float(rng.normal()),
-            friction=float(rng.uniform(0.0, 2.0)),
-            mode="coulomb",
-            **tangents(),
-        )
-        for _ in range(m_c)
-    ]
-    for kind in others:
-        t, mode = str(kind).split("_")
-        kw: dict = {}
-        if mode != "frictionless":
-            kw = dict(friction=float(rng.uniform(0.1, 2.0)), **tangents())
-        if mode == "sliding":
-            s = rng.normal(size=2)
-            kw["slip"] = list(s / np.linalg.norm(s))
-        cts.insert(
-            int(rng.integers(0, len(cts) + 1)),
-            Contact(t, normal=rng.normal(size=n), normal_drift=float(rng.normal()), mode=mode, **kw),
-        )
-    return ContactProblem(M, rng.normal(size=n) * 3, cts, dimension=3)
+from test_coulomb_mixed import random_any  # tests/friction is on sys.path
 
 
 @pytest.mark.parametrize("dimension", [2, 3])
@@ -62,7 +22,7 @@ def test_the_direct_program_has_the_cvxpy_programs_optimum(dimension):
     tol = S.get_tolerance(None)
     points = 0
     for seed in range(30):
-        p = random_any(seed) if dimension == 2 else random_3d(seed)
+        p = random_any(seed) if dimension == 2 else random_any(seed, 3)
         sysm = MixedSystem(p)
         bil = [i for i, k in enumerate(sysm.kinds) if k == BILATERAL_STICKING]
         rng = np.random.default_rng(seed)
@@ -100,7 +60,7 @@ def test_the_route_answers_alike_with_either_program(monkeypatch):
     which at least 8 run the gap program (the others answer from the Newton method before any program)."""
     programs = 0
     for seed in range(20):
-        p = random_any(seed) if seed % 2 else random_3d(seed)
+        p = random_any(seed) if seed % 2 else random_any(seed, 3)
         first = gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False)
         with monkeypatch.context() as mp:
             mp.setattr(cm, "direct_backend", lambda *a, **k: None)
