@@ -53,10 +53,9 @@ def test_trivial_and_bad_covering_vector():
         lemke(np.eye(2), np.array([-1.0, 0.0]), d=np.array([1.0, 0.0]))
 
 
-def test_regression_tie_with_z0_row_on_rank_one_delassus():
-    """Planted problem (seed 2910): A_c has rank 1 and entries ~1e-5..1e-2; the first ratio test ties
-    three rows including z0's. Before the fix the tie was missed by round-off, a non-z0 row left, and
-    the next entering column held only round-off: a false ray on a solvable LCP."""
+def rank_one_delassus():
+    """The constrained Delassus LCP of the planted problem of seed 2910 (``A_c`` of rank 1, entries ~1e-5..1e-2, whose
+    first ratio test ties three rows including z0's)."""
     from gaussqp.mechanics.delassus import constrained_delassus
     from gaussqp.problems import families
 
@@ -65,7 +64,14 @@ def test_regression_tie_with_z0_row_on_rank_one_delassus():
     m_b = min(int(rng.integers(0, 3)), n - 1)
     m_u, red = int(rng.integers(1, 6)), int(rng.integers(1, 3))
     p, _, _ = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=red)
-    cd = constrained_delassus(p)
+    return constrained_delassus(p)
+
+
+def test_regression_tie_with_z0_row_on_rank_one_delassus():
+    """Planted problem (seed 2910): A_c has rank 1 and entries ~1e-5..1e-2; the first ratio test ties
+    three rows including z0's. Before the fix the tie was missed by round-off, a non-z0 row left, and
+    the next entering column held only round-off: a false ray on a solvable LCP."""
+    cd = rank_one_delassus()
     assert np.linalg.matrix_rank(cd.A_c, tol=1e-10) == 1
     res = lemke(cd.A_c, cd.w_c)
     assert res.status == "solved"

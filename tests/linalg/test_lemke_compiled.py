@@ -176,12 +176,10 @@ def test_lexicographic_tie_break_is_the_numpy_rule(seed, k, gap, size, tie_tol):
     tied rows whose rows of ``B⁻¹`` agree up to ``gap`` (absolute) in some pivoted columns, with entries of every size
     (below 1 the tolerance's floor ``max(1, |min|)`` decides), tied rows inside and outside the pivoted ones, the
     pivoted rows in any order."""
+    from test_lemke_issue15 import pivoted_rows  # tests/linalg is on sys.path
+
     rng = np.random.default_rng(seed)
-    p = int(rng.integers(0, k + 1))
-    cols = np.zeros(k, dtype=np.intp)
-    cols[:p] = rng.permutation(k)[:p]
-    slot = np.full(k, -1, dtype=np.intp)
-    slot[cols[:p]] = np.arange(p)
+    p, cols, slot = pivoted_rows(rng, k)
     n = int(rng.integers(2, k + 1))
     cand = np.sort(rng.permutation(k)[:n]).astype(np.intp)
     GT = np.zeros((k, k))
@@ -236,15 +234,9 @@ def test_degenerate_tie_breaks_bit_for_bit():
     M = B @ B.T
     for q in ([-1.0, -1.0, -2.0, 0.0], [-1.0, -1.0, -1.0, -1.0], [0.0, -1.0, -2.0, -1.0]):
         assert_same_pivoting(M, np.array(q))
-    from gaussqp.mechanics.delassus import constrained_delassus
-    from gaussqp.problems import families
+    from test_lemke import rank_one_delassus  # tests/linalg is on sys.path
 
-    rng = np.random.default_rng(2910)
-    n = int(rng.integers(2, 8))
-    m_b = min(int(rng.integers(0, 3)), n - 1)
-    m_u, red = int(rng.integers(1, 6)), int(rng.integers(1, 3))
-    p, _, _ = families.planted(rng, n=n, m_b=m_b, m_u=m_u, redundant=red)
-    cd = constrained_delassus(p)
+    cd = rank_one_delassus()
     assert assert_same_pivoting(cd.A_c, cd.w_c).status == "solved"
     # a basic z of -0.0: NumPy's clip (numpy.maximum(-0.0, 0.0)) returns +0.0, and so must the kernels'
     assert_same_pivoting(

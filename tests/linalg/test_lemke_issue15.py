@@ -74,6 +74,17 @@ def test_entry_error_is_a_backward_error():
 
 
 # ------------------------------------------------------------------ the revised tie-break is the tableau's rule
+def pivoted_rows(rng, k: int):
+    """A random set of p pivoted rows of B⁻¹ = I + G Eᵀ (k rows): (p, their rows in pivot order, each row's slot in
+    G's columns or −1), as the revised pivoting keeps them."""
+    p = int(rng.integers(0, k + 1))
+    cols = np.zeros(k, dtype=np.intp)
+    cols[:p] = rng.permutation(k)[:p]
+    slot = np.full(k, -1, dtype=np.intp)
+    slot[cols[:p]] = np.arange(p)
+    return p, cols, slot
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 12), quantize=st.booleans())
 def test_revised_tie_break_equals_the_tableau_rule(seed, k, quantize):
@@ -81,11 +92,7 @@ def test_revised_tie_break_equals_the_tableau_rule(seed, k, quantize):
     quantized (many exact ties): the structured scan picks the row the column-by-column scan picks on the full
     rows of B⁻¹."""
     rng = np.random.default_rng(seed)
-    p = int(rng.integers(0, k + 1))
-    cols = np.zeros(k, dtype=np.intp)
-    cols[:p] = rng.permutation(k)[:p]
-    slot = np.full(k, -1, dtype=np.intp)
-    slot[cols[:p]] = np.arange(p)
+    p, cols, slot = pivoted_rows(rng, k)
     G = np.zeros((k, k), order="F")
     vals = rng.standard_normal((k, p))
     G[:, :p] = np.round(vals) / 2 if quantize else vals
