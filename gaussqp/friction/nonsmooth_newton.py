@@ -304,8 +304,11 @@ class BlockPattern:
 
     def matrix(self, Wblocks: np.ndarray, A: np.ndarray, B: np.ndarray) -> sp.csc_matrix:
         """``blockdiag(A) + blockdiag(B) W`` in CSC, from W's blocks ``Wblocks`` (:meth:`blocks_of`)."""
-        data = self._blocks(Wblocks, A, B)[self.order]
-        return sp.csc_matrix((data, self.indices, self.indptr), shape=(self.N, self.N))
+        return self.csc(self._blocks(Wblocks, A, B))
+
+    def csc(self, data: np.ndarray) -> sp.csc_matrix:
+        """The CSC matrix of this pattern with the block data ``data`` (:meth:`_blocks`)."""
+        return sp.csc_matrix((data[self.order], self.indices, self.indptr), shape=(self.N, self.N))
 
     def factor(self, Wblocks: np.ndarray, A: np.ndarray, B: np.ndarray) -> SparseFactors:
         """SuperLU's LU of the Newton matrix ``J = blockdiag(A) + blockdiag(B) W`` (:meth:`matrix`; the generalized
@@ -341,12 +344,12 @@ class BlockPattern:
 
         data = self._blocks(Wblocks, A, B)
         if self.columns is None:
-            Jm = sp.csc_matrix((data[self.order], self.indices, self.indptr), shape=(self.N, self.N))
+            Jm = self.csc(data)
             lu = spla.splu(Jm)
             position = np.asarray(lu.perm_c)  # column j of J is column position[j] of the ordered matrix
             self.columns = np.argsort(position)
             self._ordered = self._layout(position[self._gcol], position[self._grow])
-            return SparseFactors(lu, None, self, data)
+            return SparseFactors(lu, None, self, data, Jm)
         order, indices, indptr = self._ordered
         P = sp.csc_matrix((data[order], indices, indptr), shape=(self.N, self.N))
         # no duplicates; the rows of a column deliberately in J's order, which splu would otherwise sort
@@ -370,11 +373,20 @@ class SparseFactors:
         J's pattern
     data : (blocks·d·d,) array
         J's block data (``BlockPattern._blocks``), for the product
+    J : scipy.sparse.csc_matrix, optional
+        J itself when the caller has built it (:meth:`BlockPattern.csc`); else built at the first product
     """
 
-    def __init__(self, lu, columns: np.ndarray | None, pattern: BlockPattern, data: np.ndarray):
+    def __init__(
+        self,
+        lu,
+        columns: np.ndarray | None,
+        pattern: BlockPattern,
+        data: np.ndarray,
+        J: sp.csc_matrix | None = None,
+    ):
         self.lu, self.columns, self._pattern, self._data = lu, columns, pattern, data
-        self._J: sp.csc_matrix | None = None
+        self._J = J
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """``J⁻¹ rhs``."""
@@ -388,8 +400,7 @@ class SparseFactors:
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         """``J x``, summed in J's own column order (the same numbers as :meth:`BlockPattern.matrix`'s product)."""
         if self._J is None:
-            p = self._pattern
-            self._J = sp.csc_matrix((self._data[p.order], p.indices, p.indptr), shape=(p.N, p.N))
+            self._J = self._pattern.csc(self._data)
         return self._J @ x
 
 
@@ -534,8 +545,8 @@ class _System:
 
 
 def _cycling(merits: list) -> bool:
-    """No progress over the last four merits: each within :data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL` of the merit
-    two iterations before it (a plateau, or an iteration alternating between two pieces of the map)."""
+    """No progress over the last four merits: the last two each within :data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL`
+    of the merit two iterations before it (a plateau, or an iteration alternating between two pieces of the map)."""
     if len(merits) < 4:
         return False
     a, b, c, d = merits[-4:]
