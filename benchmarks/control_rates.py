@@ -43,6 +43,7 @@ from gaussqp import problems  # noqa: E402
 
 from bench import direct_clarabel  # noqa: E402
 from speed import fresh, frictionless, mujoco_forward, states  # noqa: E402
+from steady import load_compiled_kernels  # noqa: E402
 
 
 CLOCK = time.process_time
@@ -179,12 +180,8 @@ def main() -> int:
         f"each on another state; humanoid lying n = {hum.n}, {hum.m} contacts"
     )
     tm, why = mujoco_forward(args.repeat)
-    # a control loop's steady state: the cross-check's compiled Lemke pivots loaded (a Solver's rollout loads them from
-    # its second problem; gaussqp.solve once the NumPy pivoting has cost settings.LEMKE_COMPILED_AFTER_SECONDS)
-    from gaussqp.linalg import lemke as _lemke
-
-    if hasattr(_lemke, "compiled_pivots"):
-        print(f"compiled Lemke pivots: {'loaded' if _lemke.compiled_pivots() is not None else 'not installed'}")
+    # a control loop's steady state: the compiled kernels loaded (a Solver's rollout loads them from its second problem)
+    print(load_compiled_kernels())
     print("frictionless:")
     runs = states(fl, k, rng)  # the same states for every row, as fresh objects (fresh())
     t, sol = median(gaussqp.solve, fresh(runs))

@@ -58,6 +58,7 @@ from gaussqp.model.problem import ContactProblem  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # problems.real.mujoco_scenes (after gaussqp's import)
 from friction_fclib import run_siconos, siconos_available  # noqa: E402
+from steady import load_compiled_kernels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-8
@@ -155,6 +156,7 @@ def child_times(hum, args) -> dict:
     """This script's rollout timings of ``gaussqp.solve`` with whatever gaussqp is on the path (``--child``: run by
     the parent with PYTHONPATH at the checkout to compare with)."""
     roll = states(hum, args.states, np.random.default_rng(0))
+    load_compiled_kernels()  # a rollout's steady state
     for s in roll[:3]:
         gaussqp.solve(s, crosscheck=False)
     out = {
@@ -322,6 +324,7 @@ def main(argv=None) -> int:
         f"gaussqp {gaussqp.__file__}; BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS')}; Siconos "
         f"{'on' if use_siconos else 'off'}; times in ms (median of {args.repeat}; 'before' once)"
     )
+    print(load_compiled_kernels())
     print(f"{'problem':<34} {'route':<26} {'ok':<4} {'res/‖q‖':>9} {'ms':>10}  notes")
     rows = []
 

@@ -31,6 +31,8 @@ from gaussqp.formulations.coulomb import condense
 from gaussqp.friction.coulomb_law import natural_map_residual
 from gaussqp.io import fclib
 
+from steady import load_compiled_kernels
+
 ROOT = Path(__file__).resolve().parents[1]
 SICONOS_PYTHON = "/usr/bin/python3"
 SOLVERS = ("SICONOS_FRICTION_3D_NSGS", "SICONOS_FRICTION_3D_PROX", "SICONOS_FRICTION_3D_NSN_AC")
@@ -106,6 +108,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     use_siconos = not args.no_siconos and siconos_available()
     rows = []
+    print(load_compiled_kernels())  # a process's one-time load, not charged to the first file
     print(f"{'file':<44} {'route':<28} {'ok':<4} {'res/‖q‖':>9} {'siconos':>9} {'iter':>7} {'time s':>8}")
     for f in sorted(Path(args.dir).glob("*.hdf5")):
         if any(s in f.name for s in args.skip):

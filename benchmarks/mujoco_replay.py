@@ -44,10 +44,10 @@ import numpy as np  # noqa: E402
 
 import gaussqp  # noqa: E402
 import gaussqp.errors  # noqa: E402
-from gaussqp.linalg import lemke  # noqa: E402
 from gaussqp.io.mujoco import import_mujoco  # noqa: E402
 
 from speed import frictionless  # noqa: E402
+from steady import load_compiled_kernels  # noqa: E402
 
 CLOCK = time.process_time
 MODES = ("frictionless", "imported", "mode_free")
@@ -204,8 +204,7 @@ def main(argv=None) -> int:
         for mode in modes:
             probs = [in_mode(p, mode) for p in imported]
             t = CLOCK()
-            if hasattr(lemke, "compiled_pivots"):  # Lemke's kernels too: a Solver would load them at its 2nd state
-                lemke.compiled_pivots()
+            load_compiled_kernels()  # a Solver's rollout loads them at its second state
             for p in probs[:3]:  # the process's one-time loads (imports, compiled kernels), not charged to a state
                 try:
                     gaussqp.solve(p.with_force(p.F))

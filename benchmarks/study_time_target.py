@@ -81,8 +81,11 @@ def whole_call(t, set_dir: str, max_contacts: int):
     t = t.assign(file=[str(k).rsplit("/", 1)[-1] for k in t["problem"]])
     t = t[t["file"].isin(paths) & (t["file"].map(lambda f: contacts(f)) <= max_contacts)].copy()
     from gaussqp import problems
+    from steady import load_compiled_kernels
 
-    # a process's one-time loads: imports, and the compiled kernels (a small dense mode-free problem: the humanoid)
+    # a process's one-time loads: the compiled kernels (a study's loop loads them), imports (a small dense mode-free
+    # problem: the humanoid)
+    print(load_compiled_kernels())
     gaussqp.solve(problems.load("real/humanoid_lying").mode_free(), crosscheck=False)
     for f in sorted(t["file"])[:3]:
         gaussqp.solve(fclib.load(paths[f]), crosscheck=False)

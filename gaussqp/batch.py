@@ -34,6 +34,7 @@ from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
 from .formulations.coulomb import carried_reaction
 from .linalg.dense import sparse_digest
+from .friction.compiled import expect_many_calls
 from .linalg.lemke import expect_many_lemke_calls
 from .model.any_problem import PROBLEM_TYPES, Problem
 from .model.local_problem import LocalContactProblem
@@ -248,9 +249,11 @@ class Solver:
     of formulation with ``formulation="auto"`` and the ``accepts`` test of the formulation used, the data's
     scales, the solve itself, every residual and certificate (the structural C1–C6 and C8, the friction bounds C7,
     the instance certificates and the judge's verdict) and the cross-check. Nothing is skipped: a Solver is as certified as :func:`gaussqp.solve`, and saves only
-    the per-call set-up, which is small next to a solve. With the cross-check on, a Solver's second problem tells Lemke's
-    method that many calls are coming (:func:`gaussqp.linalg.lemke.expect_many_lemke_calls`): its compiled pivots
-    (optional extra ``fast``) then load at its next call; otherwise only once a process has spent
+    the per-call set-up, which is small next to a solve. A Solver's second problem tells the mode-free routes that many
+    calls are coming (:func:`gaussqp.friction.compiled.expect_many_calls`), and with the cross-check on Lemke's method
+    too (:func:`gaussqp.linalg.lemke.expect_many_lemke_calls`): their compiled kernels (optional extra ``fast``) then
+    load at their next use; otherwise only once a process has spent
+    :data:`~gaussqp.settings.COULOMB_NN_COMPILED_AFTER_SECONDS` in the NumPy Newton kernels, or
     :data:`~gaussqp.settings.LEMKE_COMPILED_AFTER_SECONDS` in the NumPy pivoting.
 
     Mode-free Coulomb rollouts: for a structure with ``"coulomb"`` contacts that F8
@@ -391,8 +394,10 @@ class Solver:
 
     def _solve_checked(self, problem: Problem, t0: float) -> Solution:
         self._calls += 1
-        if self._calls == 2 and self.crosscheck:  # a rollout: Lemke's compiled pivots are worth loading when it runs
-            expect_many_lemke_calls()
+        if self._calls == 2:  # a rollout: the compiled kernels are worth loading when a route asks for them
+            expect_many_calls()
+            if self.crosscheck:
+                expect_many_lemke_calls()
         if self.structure.form == "local":  # the problem's structure was checked: its form is this Solver's
             return self._solve_local(cast(LocalContactProblem, problem), t0)
         problem = cast(ContactProblem, problem)

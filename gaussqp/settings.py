@@ -1198,12 +1198,13 @@ CLASSIFY_SPARSE_DENSE_MAX = 100_000
 # ---------------------------------------------------------------- compiled kernels of the dense Newton method
 #: Whether the dense semismooth Newton method (:mod:`gaussqp.friction.nonsmooth_newton`) runs its per-iteration
 #: kernels compiled (:mod:`gaussqp.friction.compiled`: the natural maps and the Jacobian's blocks; F9's cone
-#: projection) when ``numba`` is installed (``pip install 'gaussqp[fast]'``). A dense problem's first use in a process
-#: loads them (~0.6 s from numba's on-disk cache, a few seconds the first time they compile); the sparse path only past
+#: map) when ``numba`` is installed (``pip install 'gaussqp[fast]'``). Loading them costs ~0.5 s (from numba's on-disk
+#: cache, a few seconds the first time they compile): the dense routes load them by
+#: :data:`COULOMB_NN_COMPILED_AFTER_SECONDS`'s rule, the sparse path only past
 #: :data:`COULOMB_NN_COMPILED_SPARSE_WORK_MIN`, the judge's natural map only once they are loaded. Then an iteration on
 #: the humanoid's 42 unknowns costs a fraction of the NumPy kernels' calls, with the same numbers bit for bit. False: the
 #: NumPy kernels, whatever is installed (read at each use: it may be set at run time). The environment variable
-#: ``GAUSSQP_COMPILED=0`` does the same (a one-shot command line run: ~0.4 s less on a dense mode-free problem).
+#: ``GAUSSQP_COMPILED=0`` does the same.
 COULOMB_NN_COMPILED = True
 
 # ---------------------------------------------------------------- mode-free Coulomb: the schedule's starts
@@ -1267,3 +1268,13 @@ LEMKE_COMPILED_AFTER_SECONDS = 0.5
 #: few Newton iterations, took 0.34 → 0.67 s with them loaded for its first evaluation; past this count the load is
 #: worth less than what the kernels save on the rest (a rent-or-buy rule: at most twice the better choice's cost).
 COULOMB_NN_COMPILED_SPARSE_WORK_MIN = 15_000_000
+
+# ---------------------------------------------------------------- mode-free Coulomb: when dense routes load the kernels
+#: The dense Newton method and F9's map (:data:`COULOMB_NN_COMPILED`) load the compiled kernels only once this process
+#: has spent this many seconds (wall time) in their NumPy kernels, when numba runs already (a kernel module loaded), or
+#: when many solves are announced (a :class:`gaussqp.Solver`'s second problem: a rollout)
+#: (:func:`gaussqp.friction.compiled.worth_loading`). The load costs ~0.5 s; a one-shot solve of the humanoid lying
+#: mode-free takes ~4 ms with the NumPy kernels, and took 0.54 s when its first Newton run loaded them. Loading once the
+#: NumPy kernels have cost about what the load costs bounds the time lost either way to about that of the load
+#: (rent or buy); it decides a speed, never an answer (the same numbers bit for bit).
+COULOMB_NN_COMPILED_AFTER_SECONDS = 0.5

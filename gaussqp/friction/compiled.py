@@ -15,8 +15,6 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
 - :func:`jacobian_blocks`: ``P' = ∂P_K(z)`` (:func:`gaussqp.friction.nonsmooth_newton.cone_projection_jacobian`),
   ``D = ∂s/∂u`` (:func:`~gaussqp.friction.nonsmooth_newton.shift_jacobian`), ``A = I − P' + δP'D``, ``B = ρ P'D``,
   ``A₀ = I − P'``;
-- :func:`projection_with_jacobian`: ``P_K(z)`` and ``P'(z)`` block by block (F9's map,
-  :meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`);
 - :func:`natural_map_unit`: ``φ_1(r, u)`` of given ``r`` and ``u`` (:func:`gaussqp.friction.coulomb_law.natural_map`
   with ρ = 1: the residual the judge recomputes for every mode-free answer);
 - :func:`mixed_state`, :func:`mixed_dynamics`, :func:`mixed_coulomb_rows`, :func:`mixed_simple_rows`: F9's map
@@ -42,13 +40,13 @@ from types import ModuleType
 import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
 from ..linalg.dense import plain  # the kernels' one argument type (defined with the linear algebra, shared)
-from ..linalg.kernel_loading import load_kernels
+from ..linalg.kernel_loading import any_kernels_loaded, load_kernels
 
 _ENVIRON = os.environ
 
 
 def kernels() -> ModuleType | None:
-    """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``, ``projection_with_jacobian``,
+    """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
     ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or
@@ -74,6 +72,60 @@ def loaded() -> bool:
     return _load.cache_info().currsize > 0 and _load() is not None
 
 
+#: wall seconds this process has spent in the NumPy kernels that the compiled ones could have run (:func:`worth_loading`)
+_NUMPY_SECONDS = [0.0]
+#: set by :func:`expect_many_calls`
+_MANY_CALLS = [False]
+
+
+def expect_many_calls() -> None:
+    """Tell the routes that this process will solve many mode-free problems (a :class:`gaussqp.Solver` from its second
+    problem: a rollout): the compiled kernels load at their next use instead of after
+    :data:`~gaussqp.settings.COULOMB_NN_COMPILED_AFTER_SECONDS` of NumPy kernels."""
+    _MANY_CALLS[0] = True
+
+
+def spent_in_numpy(seconds: float) -> None:
+    """Count ``seconds`` of wall time spent in NumPy kernels that the compiled ones could have run (a dense Newton run,
+    an evaluation of F9's map) towards :func:`worth_loading`'s rule.
+
+    Parameters
+    ----------
+    seconds : float
+    """
+    _NUMPY_SECONDS[0] += seconds
+
+
+def worth_loading() -> bool:
+    """Whether a dense route may load the compiled kernels now: loaded already, numba running already (another kernel
+    module loaded), many calls announced (:func:`expect_many_calls`), or the NumPy kernels have cost this process
+    :data:`~gaussqp.settings.COULOMB_NN_COMPILED_AFTER_SECONDS` (a rent-or-buy rule: a one-shot solve of a few
+    milliseconds never pays the ~0.5 s load; a loop pays it once its NumPy kernels have cost about as much). It decides a
+    speed, never an answer: both kernels give the same numbers bit for bit.
+
+    Returns
+    -------
+    bool
+    """
+    return (
+        loaded()
+        or any_kernels_loaded()
+        or _MANY_CALLS[0]
+        or _NUMPY_SECONDS[0] >= settings.COULOMB_NN_COMPILED_AFTER_SECONDS
+    )
+
+
+def kernels_when_worth() -> ModuleType | None:
+    """:func:`kernels` when :func:`worth_loading`, else None (the NumPy kernels run, and should count their time with
+    :func:`spent_in_numpy`).
+
+    Returns
+    -------
+    types.ModuleType or None
+    """
+    return kernels() if worth_loading() else None
+
+
 #: why the compiled kernels could not be loaded (the exception's type and message), or None
 unavailable: str | None = None
 
@@ -93,4 +145,13 @@ def _load() -> ModuleType | None:
     return module
 
 
-__all__ = ["kernels", "loaded", "plain", "unavailable"]
+__all__ = [
+    "expect_many_calls",
+    "kernels",
+    "kernels_when_worth",
+    "loaded",
+    "plain",
+    "spent_in_numpy",
+    "unavailable",
+    "worth_loading",
+]

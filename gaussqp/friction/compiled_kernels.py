@@ -111,19 +111,6 @@ def _projection_jacobian(z, P, mj, j, d):
 
 
 @njit
-def projection_with_jacobian(z, mu, d):
-    """``(P_K(z), P'(z))``: the projection of each block of ``z`` (N,) on ``K_μ`` (``coulomb_law.project_cone``) and
-    its B-subdifferential element (m, d, d) (``nonsmooth_newton.cone_projection_jacobian``)."""
-    m = z.size // d
-    out = np.empty(z.size)
-    P = np.zeros((m, d, d))
-    for j in range(m):
-        _project(z, out, mu[j], j, d)
-        _projection_jacobian(z, P[j], mu[j], j, d)
-    return out, P
-
-
-@njit
 def jacobian_blocks(u, z, mu, rho_c, delta, d):
     """``(A, B, A₀)`` (m, d, d) each: ``A = I − P' + δP'D``, ``B = ρ_j P'D``, ``A₀ = I − P'`` with ``P' = ∂P_K(z)`` and
     ``D = ∂(u + μ‖u_t‖e_n)/∂u``; the operations of ``nonsmooth_newton._System.jacobian_blocks``."""

@@ -31,6 +31,7 @@ drives it to zero.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +39,7 @@ import numpy as np
 from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
-from .compiled import kernels, plain
+from .compiled import kernels_when_worth, plain, spent_in_numpy
 from .coulomb_law import project_cone, project_cone_jacobian
 from .nonsmooth_newton import cone_projection_jacobian as _cone_projection_jacobian
 
@@ -253,7 +254,8 @@ class MixedSystem:
         """:meth:`evaluate`; ``values=False`` leaves the coulomb contacts' rows of ``E`` and its dynamics rows unset
         (only the Jacobian is wanted)."""
         n = self.n
-        fast = kernels()
+        fast = kernels_when_worth()
+        t_numpy = time.perf_counter() if fast is None else 0.0
         data = self._kernel_data if fast is not None else None
         if data is not None:  # the unknowns, velocities and dynamics rows by compiled kernels, the same bits
             a_sc, l_sc, cone, cone_t, N, b, T, c, M, F, sliding, slide, dyn = data
@@ -299,6 +301,8 @@ class MixedSystem:
                 )  # fmt: skip
         elif self._coulomb.size:
             self._coulomb_rows(s, un, ut, E if values else None, Jac)
+        if fast is None:  # the NumPy kernels' time counts towards loading the compiled ones (worth_loading)
+            spent_in_numpy(time.perf_counter() - t_numpy)
         return E, Jac, list(self._blocks)
 
     def _coulomb_rows(
@@ -317,12 +321,8 @@ class MixedSystem:
         z = lam - v
         z[:, 0] -= mu * nut
         rows = self._c_rows
-        fast = kernels()
-        if fast is not None:  # the projection and its Jacobian together, compiled (gaussqp.friction.compiled)
-            proj, P = fast.projection_with_jacobian(plain(z.ravel()), mu, d)
-        else:
-            proj = project_cone(z.ravel(), mu, d) if E is not None else None
-            P = _cone_projection_jacobian(z.ravel(), mu, d) if Jac is not None else None
+        proj = project_cone(z.ravel(), mu, d) if E is not None else None
+        P = _cone_projection_jacobian(z.ravel(), mu, d) if Jac is not None else None
         if E is not None:
             E[rows] = (lam - proj.reshape(-1, d)).ravel()
         if Jac is None:

@@ -86,7 +86,7 @@ from ..settings import (
     COULOMB_NN_TARGET_RTOL,
 )
 from ..linalg.dense import lu_solver, sparse_digest
-from .compiled import kernels, loaded, plain
+from .compiled import kernels, kernels_when_worth, loaded, plain, spent_in_numpy
 from .coulomb_law import project_cone
 
 #: why a run stopped (``NewtonResult.reason``)
@@ -441,11 +441,13 @@ class _System:
             self.Wblocks = self.pattern.blocks_of(self.W)
         else:
             self.W = np.ascontiguousarray(W.toarray() if sp.issparse(W) else W, dtype=float)
-        #: the compiled kernels (:mod:`gaussqp.friction.compiled`), None without numba; a sparse W's product is SciPy's,
-        #: and a sparse system loads them only past COULOMB_NN_COMPILED_SPARSE_WORK_MIN (``_SPARSE_WORK``)
-        self.fast = (
-            kernels() if not self.sparse or loaded() or _SPARSE_WORK[0] >= COULOMB_NN_COMPILED_SPARSE_WORK_MIN else None
-        )
+        #: the compiled kernels (:mod:`gaussqp.friction.compiled`), None without numba; a dense system loads them by
+        #: the rent-or-buy rule of :func:`~gaussqp.friction.compiled.worth_loading`, a sparse one (its W's product is
+        #: SciPy's) only past COULOMB_NN_COMPILED_SPARSE_WORK_MIN (``_SPARSE_WORK``)
+        if not self.sparse:
+            self.fast = kernels_when_worth()
+        else:
+            self.fast = kernels() if loaded() or _SPARSE_WORK[0] >= COULOMB_NN_COMPILED_SPARSE_WORK_MIN else None
         if self.fast is not None:  # one type for every kernel argument (C order, writable): one compiled signature
             self.q, self.mu = plain(q), plain(mu)
             if not self.sparse:
@@ -603,6 +605,7 @@ def solve_newton(
     N = q.size
     if N == 0 or not np.any(q):  # r = 0 is a solution (u = 0: φ = −P_K(0) = 0)
         return NewtonResult(np.zeros(N), q.copy(), 0.0, True, CONVERGED, 0, "zero")
+    t_run = t0
     sysm = _System(W, q, mu, d)
     times = {"setup": time.perf_counter() - t0}
     t0 = time.perf_counter()
@@ -663,6 +666,8 @@ def solve_newton(
         k += k2
         best = min(best, best2, key=lambda b: b[0])
     times["iterations"] = time.perf_counter() - t0
+    if sysm.fast is None and not sysm.sparse:  # a dense run by the NumPy kernels: towards loading the compiled ones
+        spent_in_numpy(time.perf_counter() - t_run)
     res, r, u = best
     return NewtonResult(
         r=r,

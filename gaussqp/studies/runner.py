@@ -30,6 +30,7 @@ from typing import Callable, Iterable
 
 from ..errors import NotApplicableError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
+from ..friction.compiled import expect_many_calls
 from ..progress import Progress
 from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
 from .reference import answer_json, attach_reference, verdicts
@@ -118,6 +119,7 @@ def run_task(task: Task) -> dict:
     program, recovering (a, λ)); ``certify_time`` the judge's; ``total_time`` the wall time of the run."""
     row = _base_row(task)
     r = task.route
+    expect_many_calls()  # a study is a loop of solves: the compiled kernels are worth their load from the first use
     t0 = time.perf_counter()
     if r.peer:
         return _run_peer_task(task, row, t0)

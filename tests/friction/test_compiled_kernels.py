@@ -106,19 +106,6 @@ def test_the_route_gives_the_same_certified_answer_with_either_kernels(name, mon
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 12), d=st.sampled_from([2, 3]))
-def test_the_compiled_projection_and_its_jacobian_are_the_numpy_ones(seed, m, d):
-    from gaussqp.friction.coulomb_law import project_cone
-
-    rng = np.random.default_rng(seed)
-    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
-    for z in points(rng, m, d, mu):
-        proj, P = kernels().projection_with_jacobian(z.copy(), mu.copy(), d)
-        assert close(proj, project_cone(z, mu, d))
-        assert close(P, nn.cone_projection_jacobian(z, mu, d))
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 12), d=st.sampled_from([2, 3]))
 def test_the_compiled_natural_map_is_the_numpy_one(seed, m, d):
     """The judge's map ``φ_1(r, u)`` (:func:`gaussqp.friction.coulomb_law.natural_map`, ρ = 1): compiled and NumPy, bit
     for bit, with ``r`` and the De Saxcé-shifted ``u`` in every piece of the projection and on its boundaries (u = 0
@@ -355,7 +342,7 @@ def test_the_sparse_newton_gives_the_same_answer_with_either_kernels(seed, monke
 
 def test_a_sparse_system_loads_the_kernels_only_past_the_work_that_pays_their_load(monkeypatch):
     """Not loaded in the process: a sparse system runs the NumPy maps (counting the unknowns they evaluate) until that
-    count reaches ``COULOMB_NN_COMPILED_SPARSE_WORK_MIN``; loaded already, or a dense system: the compiled kernels."""
+    count reaches ``COULOMB_NN_COMPILED_SPARSE_WORK_MIN``; loaded already: the compiled kernels."""
     W, q, mu, d = sparse_problem(0)
     monkeypatch.setattr(nn, "loaded", lambda: False)
     monkeypatch.setattr(nn, "_SPARSE_WORK", [0])
@@ -366,10 +353,57 @@ def test_a_sparse_system_loads_the_kernels_only_past_the_work_that_pays_their_lo
         sysm.evaluate(np.zeros(q.size))
     assert nn._SPARSE_WORK[0] == 3 * q.size
     assert nn._System(W, q, mu, d).fast is not None  # the count has reached the threshold
-    monkeypatch.setattr(nn, "_SPARSE_WORK", [0])
-    assert nn._System(W.toarray()[:60, :60], q[:60], mu[:20], d).fast is not None  # dense: always
     monkeypatch.setattr(nn, "loaded", lambda: True)
+    monkeypatch.setattr(nn, "_SPARSE_WORK", [0])
     assert nn._System(W, q, mu, d).fast is not None
+
+
+def test_a_dense_route_loads_the_kernels_once_its_numpy_kernels_have_cost_the_load(monkeypatch):
+    """Not loaded in the process and numba not running: a dense Newton run and F9's map use the NumPy kernels and count
+    their time; once that time reaches ``COULOMB_NN_COMPILED_AFTER_SECONDS``, or once many solves are announced (a
+    Solver's second problem), a dense system takes the compiled kernels."""
+    import gaussqp.friction.compiled as compiled
+
+    monkeypatch.setattr(compiled, "loaded", lambda: False)
+    monkeypatch.setattr(compiled, "any_kernels_loaded", lambda: False)
+    monkeypatch.setattr(compiled, "_MANY_CALLS", [False])
+    monkeypatch.setattr(compiled, "_NUMPY_SECONDS", [0.0])
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED_AFTER_SECONDS", 3600.0)
+    W, q, mu, d = sparse_problem(0)
+    W, q, mu = W.toarray()[:60, :60], q[:60], mu[:20]
+    assert nn._System(W, q, mu, d).fast is None
+    assert nn.solve_newton(W, q, mu, d, max_iter=5).linear_algebra == "dense"
+    spent = compiled._NUMPY_SECONDS[0]
+    assert spent > 0.0  # the NumPy run counted its time
+    p = problems.load("real/ant_standing").mode_free(sliding=True)
+    assert gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False).status == "solved"
+    assert compiled._NUMPY_SECONDS[0] > spent  # and F9's NumPy map its own
+    assert nn._System(W, q, mu, d).fast is None
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED_AFTER_SECONDS", compiled._NUMPY_SECONDS[0])
+    assert nn._System(W, q, mu, d).fast is not None  # the NumPy kernels have cost what the load costs
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED_AFTER_SECONDS", 3600.0)
+    assert nn._System(W, q, mu, d).fast is None
+    compiled.expect_many_calls()
+    assert nn._System(W, q, mu, d).fast is not None  # a rollout announced
+
+
+def test_a_one_shot_dense_solve_does_not_load_the_kernels_and_a_rollout_does():
+    """In a fresh process: the humanoid lying mode-free, solved once, runs without numba (a few milliseconds instead of
+    the kernels' ~0.5 s load); a Solver's second state announces a rollout, and its Newton run loads them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gaussqp\nfrom gaussqp import problems\n"
+        "p = problems.load('real/humanoid_lying').mode_free(sliding=True)\n"
+        "s = gaussqp.solve(p, crosscheck=False)\n"
+        "print(s.status, s.solver, 'numba' in sys.modules)\n"
+        "solver = gaussqp.Solver(p, crosscheck=False)\n"
+        "r = [solver.solve(p.with_force(p.F * f)) for f in (1.0, 1.001)]\n"
+        "print(r[-1].status, 'numba' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["solved", "nonsmooth_newton", "False", "solved", "True"]
 
 
 def test_the_judges_map_alone_does_not_load_the_kernels():
