@@ -342,6 +342,14 @@ def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
     return _verify_point(problem, Ed, e, Gd, g, res.x)
 
 
+def _rows_independent(problem: ContactProblem) -> bool:
+    """C2's decision: the rows ``[J_b; J_u]`` (the multiplier rows) are independent at the library's rank rule."""
+    from .instance import multiplier_row_rank, multiplier_rows
+
+    J, _ = multiplier_rows(problem)
+    return J.shape[0] > 0 and multiplier_row_rank(problem)[0] == J.shape[0]
+
+
 def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
     """When the rows ``[E; G]`` are independent (C2's rank test, on the rows normalized to unit length) they reach
     any right-hand side: the least-squares point of ``E a = −e``, ``G a = −g`` is feasible in exact arithmetic.
@@ -352,12 +360,7 @@ def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
     n = problem.n
     Ed, Gd = as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)
     J = np.vstack([Ed, Gd])
-    if J.shape[0] == 0 or J.shape[0] > n:
-        return None
-    from .instance import multiplier_row_rank
-
-    rank, _ = multiplier_row_rank(problem)  # [E; G] are the multiplier rows in another order: C2's rank
-    if rank < J.shape[0]:
+    if J.shape[0] == 0 or J.shape[0] > n or not _rows_independent(problem):  # [E; G]: the multiplier rows reordered
         return None
     a, *_ = np.linalg.lstsq(J, -np.concatenate([e, g]), rcond=None)
     return _verify_point(problem, Ed, e, Gd, g, a)
@@ -388,21 +391,32 @@ def _verify_point(
     return a
 
 
-def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
+def c5_lcp_solvability(problem: ContactProblem, candidate: np.ndarray | None = None) -> list[Certificate]:
     """C5: solvability conditions of the contact LCP on the drift terms (M ≻ 0).
 
     (iv)/(v): ``λ_u >= 0, J_uᵀλ_u + J_bᵀλ_b = 0 ⇒ bᵀλ >= 0`` — necessary and sufficient
     (tutorial Prop. 3(iv), 7(v); inertial Lemma 4); we state it with the bilateral rows,
     which is exactly Farkas' condition for ``K ∩ K_b ≠ ∅`` (tutorial Assumption 4).
-    Range condition: drift part of ``w_c`` in ``im A_c`` (tutorial Prop. 3(v), 7(vi); Remark 2).
+    Range condition: drift part of ``w_c`` in ``im A_c`` (tutorial Prop. 3(v), 7(vi); Remark 2). With M ≻ 0 and
+    the rows ``[J_b; J_u]`` independent (C2's rank test) ``A_c`` is positive definite (the Schur complement of
+    ``[J_b; J_u] M⁻¹ [J_b; J_u]ᵀ ≻ 0``, tutorial Prop. 3(i)): its range is everything, and the condition holds
+    without a least-squares solve.
+
+    ``candidate``: an acceleration to try first as the feasible point (an answer of the route, judged already),
+    verified here row by row like any other point (:func:`_verify_point`).
     """
     E, e = problem.equalities
     G, g = problem.inequalities
     definite = problem.mass_factor.definite
-    # a verified feasible point proves C5 (no Farkas vector can exist then): the least-squares point of independent
-    # rows, or of the equality rows alone, without an LP, else one LP; only without one is a Farkas vector sought, and no verified Farkas vector is not
-    # yet a proof either way (undecided). One LP where a feasible problem took two
-    point = _point_on_independent_rows(problem)
+    # a verified feasible point proves C5 (no Farkas vector can exist then): the candidate, the least-squares point of
+    # independent rows, or of the equality rows alone, without an LP, else one LP; only without one is a Farkas vector
+    # sought, and no verified Farkas vector is not yet a proof either way (undecided)
+    point = None
+    if candidate is not None and np.all(np.isfinite(candidate)):
+        n = problem.n
+        point = _verify_point(problem, as_dense(E).reshape(-1, n), e, as_dense(G).reshape(-1, n), g, candidate)
+    if point is None:
+        point = _point_on_independent_rows(problem)
     if point is None:
         point = _point_on_equalities(problem)
     if point is None:
@@ -445,7 +459,18 @@ def c5_lcp_solvability(problem: ContactProblem) -> list[Certificate]:
             data={"farkas_vector": y, "evidence": evidence},
         )
     ]
-    if definite and G.shape[0]:
+    if definite and G.shape[0] and _rows_independent(problem):
+        res.append(
+            Certificate(
+                id="C5(range)",
+                name="drift part of w_c in im A_c",
+                source="tutorial Prop. 3(i), 3(v), 7(vi), Remark 2",
+                holds=True,
+                margin=0.0,
+                implies="the contact LCP is solvable (C2: independent rows, with M ≻ 0: im A_c is the whole space)",
+            )
+        )
+    elif definite and G.shape[0]:
         cd = constrained_delassus(problem)
         drift = cd.J_u @ (-cd.Minv @ cd.J_b.T @ cd.A_nb_pinv @ e) + g if cd.J_b.shape[0] else g.copy()
         Ac = cd.A_c
@@ -563,8 +588,10 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
     return out
 
 
-def structural_certificates(problem: ContactProblem) -> list[Certificate]:
+def structural_certificates(problem: ContactProblem, candidate: np.ndarray | None = None) -> list[Certificate]:
     """C1-C6 in order (those that apply to the problem's class), then C8 for sticking contacts.
+
+    ``candidate``: an acceleration C5 tries first as its feasible point (the judged answer's; verified there).
 
     C1-C6 are criteria of the frictionless (and sticking-as-equality) problem: with sliding contacts they
     do not describe the problem and are not reported; the F6 verdict (enumeration, P-matrix test) and the
@@ -575,7 +602,7 @@ def structural_certificates(problem: ContactProblem) -> list[Certificate]:
     out = [c1_kernel(problem), c2_independence(problem)]
     out += c3_tangent_cone(problem)
     out.append(c4_singular_uniqueness(problem))
-    out += c5_lcp_solvability(problem)
+    out += c5_lcp_solvability(problem, candidate)
     out += c6_delassus(problem)
     out += sticking_certificates(problem)
     return out

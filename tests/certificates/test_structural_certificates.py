@@ -320,6 +320,48 @@ def test_c5_range_with_bilateral_row():
     assert out[1].margin == pytest.approx(-0.5 / 3.0, rel=1e-9)
 
 
+def test_c5_takes_a_candidate_point_that_verifies(monkeypatch):
+    """A judged answer's acceleration, verified row by row, is C5's feasible point (no least-squares point, no LP); a
+    candidate that fails the check (or is not finite) leaves the decision to the usual points."""
+    p = prob(np.eye(3), [0.0, 1.0, 0.0], [uni([0.0, 1.0, 0.0], -2.0), bil([1.0, 0.0, 1.0], 0.5)])
+    good = np.array([-0.5, 3.0, 0.0])  # a1 + a3 = -0.5, a2 >= 2
+    monkeypatch.setattr(cert, "_point_on_independent_rows", lambda p: pytest.fail("the candidate verified"))
+    out = cert.c5_lcp_solvability(p, good)[0]
+    assert out.holds is True and np.array_equal(out.data["evidence"]["feasible_point"], good)
+    monkeypatch.undo()
+    for bad in (np.array([-0.5, 1.0, 0.0]), np.array([0.0, 3.0, 0.0]), np.array([np.nan, 3.0, 0.0])):
+        out = cert.c5_lcp_solvability(p, bad)[0]  # a2 < 2; a1 + a3 != -0.5; NaN
+        assert out.holds is True and not np.array_equal(out.data["evidence"]["feasible_point"], bad)
+    infeasible = prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0], 1.0), uni([0.0, -1.0], -2.0)])
+    assert cert.c5_lcp_solvability(infeasible, np.zeros(2))[0].holds is False  # no candidate makes it feasible
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_c5_range_from_independent_rows_agrees_with_the_least_squares_test(seed, monkeypatch):
+    """M ≻ 0 and independent rows ``[J_b; J_u]`` (C2): C5(range) holds without a solve; the least-squares test it
+    replaces gives the same verdict on the same random problems (bilateral rows or not, any drifts; rows of sizes
+    within a decade: with rows of sizes 1e-3 to 1e3 the least-squares test truncated A_c's small singular values and
+    missed the condition by a residual of 3e-9, where the exact argument holds)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 9))
+    k = int(rng.integers(1, n + 1))
+    R = rng.normal(size=(n, n))
+    M = R @ R.T + 0.1 * np.eye(n)
+    rows = rng.normal(size=(k, n)) * 10.0 ** rng.uniform(-1, 1, size=(k, 1))
+    nb = int(rng.integers(0, k))  # the first nb rows bilateral, at least one unilateral
+    contacts = [(bil if i < nb else uni)(rows[i], float(rng.normal())) for i in range(k)]
+    p = prob(M, rng.normal(size=n), contacts, d=2)
+    assert cert._rows_independent(p)
+    short = cert.c5_lcp_solvability(p)[1]
+    assert short.id == "C5(range)" and short.holds is True
+    monkeypatch.setattr(cert, "_rows_independent", lambda p: False)
+    solved = cert.c5_lcp_solvability(prob(M, p.F, contacts, d=2))[1]
+    assert solved.id == "C5(range)" and solved.holds is True
+    monkeypatch.undo()
+    dependent = prob(M, p.F, contacts + [uni(rows[-1], 1.0)], d=2)  # a repeated row: the least-squares test decides
+    assert not cert._rows_independent(dependent)
+
+
 def test_c5_range_absent_without_unilateral_rows():
     assert len(cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0], -2.0)]))) == 1
 
