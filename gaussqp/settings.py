@@ -488,9 +488,10 @@ DIRECT_PATTERN_CACHE = 16
 #: are not kept)
 DIRECT_PATTERN_CACHE_N = 300
 
-#: the SVD of an active set's equilibrated KKT matrix (:func:`gaussqp.mechanics.active_set.equilibrated_kkt_svd`) is
-#: kept with its problem, for the polish and the forward error of the answer and of the cross-check's answer, up to this
-#: n + active rows (two sets of singular vectors of this order: 4 MB) ...
+#: the factors of an active set's equilibrated KKT matrix (:func:`gaussqp.mechanics.active_set.equilibrated_kkt_svd`:
+#: its singular values, and its LU and inverse or its singular vectors) are kept with their problem, for the polish and
+#: the forward error of the answer and of the cross-check's answer, up to this n + active rows (two matrices of this
+#: order: 4 MB) ...
 KKT_SVD_MEMO_MAX = 500
 #: ... and for this many active sets per problem (also the sparse path's memo of KKT solutions,
 #: :func:`gaussqp.mechanics.active_set.sparse_active_set_solution`)

@@ -638,7 +638,7 @@ def _newton_step(
     floor = max(ACTIVE_RTOL * sc.force, np.finfo(float).tiny)
     # and component by component (Skeel): the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|, the
     # smaller of the two bounds for each multiplier (a zero force beside large ones is resolved to its own terms)
-    Kp = fac.Vt[:rank].T[n:] @ (fac.U[:, :rank].T / sv[:rank, None])
+    Kp = fac.inverse_rows(n, rank)
     z_t = np.concatenate([a_t, lam_t_])
     r_t = d * np.concatenate([-problem.F, -kkt.c])
     res_round = (n + k) * np.finfo(float).eps * (np.abs(d[:, None] * kkt.K * d[None, :]) @ np.abs(z_t) + np.abs(r_t))

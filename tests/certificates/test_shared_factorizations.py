@@ -55,10 +55,32 @@ def test_factor_is_keyed_by_the_active_set_and_equals_a_fresh_svd():
     sv = np.linalg.svd(e.d[:, None] * e.K * e.d[None, :], compute_uv=False)
     assert np.allclose(f1.sv, sv, rtol=1e-12, atol=0.0)
     rhs = np.random.default_rng(0).standard_normal(f1.sv.size)
-    rank = int(np.sum(f1.sv > 1e-13 * f1.sv[0]))
-    x = f1.solve(rhs, rank)  # the truncated pseudo-inverse = numpy's min-norm least squares at that rcond
-    ref = np.linalg.lstsq(e.d[:, None] * e.K * e.d[None, :], rhs, rcond=1e-13)[0]
-    assert np.allclose(x, ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+    Kt = e.d[:, None] * e.K * e.d[None, :]
+    for rcond in (1e-13, 1e-6):  # full rank here: K̃⁻¹ by the LU; then a truncated pseudo-inverse by the vectors
+        rank = int(np.sum(f1.sv > rcond * f1.sv[0]))
+        x = f1.solve(rhs, rank)  # numpy's min-norm least squares at that rcond
+        ref = np.linalg.lstsq(Kt, rhs, rcond=rcond)[0]
+        # two backward-stable solves agree to the condition of what they solve (cond(K̃) ~ 8e9 on this set)
+        agree = 10 * f1.sv.size * np.finfo(float).eps * f1.sv[0] / f1.sv[rank - 1]
+        assert np.allclose(x, ref, rtol=agree, atol=agree * np.abs(ref).max())
+        rows = f1.inverse_rows(27, rank)
+        ref_rows = np.linalg.pinv(Kt, rtol=rcond)[27:]
+        assert np.allclose(rows, ref_rows, rtol=agree, atol=agree * np.abs(ref_rows).max())
+    assert f1.rank(1e-13) == f1.sv.size > f1.rank(1e-6)
+
+
+def test_factor_of_a_singular_set_takes_the_vectors_at_once(monkeypatch):
+    """More active rows than coordinates (the all-sticking humanoid's 14 normal and 28 tangent rows on 27
+    coordinates): K̃ is singular, its SVD's vectors come with its values (one SVD, never an LU)."""
+    p = problems.load("real/humanoid_lying")
+    calls = []
+    real = np.linalg.svd
+    monkeypatch.setattr(np.linalg, "svd", lambda A, **kw: calls.append(kw) or real(A, **kw))
+    f = kkt.equilibrated_kkt_svd(p.with_force(p.F), np.ones(len(p.unilateral), dtype=bool))
+    rank = f.rank(1e-13)
+    assert rank < f.sv.size and calls == [{}]
+    f.solve(np.ones(f.sv.size), rank)
+    assert calls == [{}] and f._lu is None
 
 
 def test_sparse_solve_factors_each_active_set_once_and_keeps_it_read_only(monkeypatch):
