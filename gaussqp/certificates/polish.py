@@ -13,8 +13,9 @@ import numpy as np
 from .residuals import kkt_residuals
 from ..mechanics.active_set import equilibrated_kkt_svd, guess_active, sparse_active_set_solution
 from ..model.rows import assemble_multipliers
+from ..model.scales import data_scales
 from ..results import Solution
-from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND
+from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND, ROUND_OFF
 
 
 def polish(sol: Solution) -> None:
@@ -59,7 +60,13 @@ def polish(sol: Solution) -> None:
         J, K, d = kkt.J, kkt.K, kkt.d
         k = J.shape[0]
         # least squares with numpy's lstsq rule: singular values at most rcond σ_max are zero (min-norm)
-        z = d * fac.solve(d * rhs, fac.rank(POLISH_RCOND))
+        zt = fac.solve(d * rhs, fac.rank(POLISH_RCOND))  # equilibrated: multipliers λ̃ = λ w on one scale with ã
+        # an active row's multiplier within round-off of zero (its exact value may be 0: a degenerate vertex) is 0, not
+        # a negative multiplier: its sign is the solve's round-off (an LU's and an SVD's differ there)
+        noise = zt[n + ne :]
+        size = max(float(np.abs(zt).max(initial=0.0)), data_scales(p).force)  # λ̃'s own unit is the data's force
+        noise[(noise < 0) & (noise >= -ROUND_OFF * size)] = 0.0
+        z = d * zt
         row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + kkt.data_rows  # the data's terms too: never 0 / 0
         if np.any(np.abs(K @ z - rhs) > KKT_SOLVE_RTOL * row_scale):
             return

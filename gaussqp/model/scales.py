@@ -94,9 +94,10 @@ def _free_accel(problem, s: np.ndarray) -> float:
         return 0.0
     if problem.n <= SCALE_DENSE_MAX and not sp.issparse(fac.R):
         R = as_dense(fac.R)
-        if fac.definite:  # R S = √w Vᵀ: square, invertible, conditioned as √M̃ (rank decided on M̃): two LU solves
+        if fac.definite:  # R S = √w Vᵀ (w, V: M̃'s eigenpairs, all kept): M̃⁻¹ = V w⁻¹ Vᵀ = (R S)ᵀ w⁻² (R S)
             Rs = R * s[None, :]
-            return float(np.abs(np.linalg.solve(Rs, np.linalg.solve(Rs.T, s * F))).max(initial=0.0))  # M̃⁻¹ S F
+            w = fac.eigenvalues
+            return float(np.abs(Rs.T @ ((Rs @ (s * F)) / (w * w))).max(initial=0.0))  # M̃⁻¹ S F
         y = np.linalg.lstsq(R.T, F, rcond=None)[0]  # R⁺ᵀ F
         a = np.linalg.lstsq(R, y, rcond=None)[0]  # R⁺ R⁺ᵀ F = M⁺ F
         return float(np.abs(a / s).max(initial=0.0))

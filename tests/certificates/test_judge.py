@@ -64,6 +64,36 @@ def test_polish_runs_only_when_allowed():
     assert "polished" not in finalize(near, TOL).extras
 
 
+@pytest.mark.parametrize("shift, bvls", [(-1e-18, False), (-1e-11, True)])
+def test_polish_takes_a_multiplier_negative_by_round_off_as_zero(shift, bvls, monkeypatch):
+    """A degenerate vertex (the floor active with a zero force: no load) solved with a multiplier off by ``shift``
+    (equilibrated): within round-off of zero it is zero, and the polish keeps the KKT point without the bounded least
+    squares that a negative multiplier calls for; a clearly negative one still calls it."""
+    import scipy.optimize
+
+    from gaussqp.mechanics.active_set import KKTFactor
+
+    p = ContactProblem(np.eye(2), [0.0, 0.0], [Contact("unilateral", normal=[0.0, 1.0])], dimension=2)
+    real_solve, real_lsq = KKTFactor.solve, scipy.optimize.lsq_linear
+
+    def off(self, rhs, rank):  # the polish's solve, the first on the set with the floor active
+        x = real_solve(self, rhs, rank)
+        if x.size == 3 and not shifted:
+            shifted.append(1)
+            return x + [0.0, 0.0, shift]
+        return x
+
+    shifted: list = []
+
+    monkeypatch.setattr(KKTFactor, "solve", off)
+    called = []
+    monkeypatch.setattr(scipy.optimize, "lsq_linear", lambda *a, **k: called.append(1) or real_lsq(*a, **k))
+    sol = finalize(_claim(p, "solved", [0.0, 1e-7], [1e-7]), TOL)
+    assert sol.status == "solved" and bool(called) is bvls
+    if not bvls:
+        assert sol.extras["polished"]["max_residual_after"] == 0.0 and sol.lambda_normal[0] == 0.0
+
+
 def test_infeasible_claim_on_a_feasible_problem_fails():
     sol = finalize(_claim(_block(), "infeasible"), TOL)
     assert sol.status == "failed" and not sol.certified

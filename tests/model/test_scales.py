@@ -161,9 +161,9 @@ def test_generated_badly_scaled_problems_against_the_exact_oracle():
 
 @pytest.mark.parametrize("cond", [1e0, 1e5, 1e10])
 def test_free_accel_of_a_definite_mass(cond):
-    # M ≻ 0: ‖M̃⁻¹ S F‖∞ by two LU solves on R S (issue #15) equals M̃⁻¹ S F solved on M̃ itself, masses and lever
-    # arms over decades included (cond(M̃) up to 1e10, coordinates in units 1e±6: cond(M) ~ 1e34). The least squares
-    # on the unequilibrated R it replaces were 1.8e-6 off at cond(M̃) = 1 (R's own cond ~ 1e12 cut its spectrum)
+    # M ≻ 0: ‖M̃⁻¹ S F‖∞ through M̃'s eigenpairs ((R S)ᵀ w⁻² (R S)) equals M̃⁻¹ S F solved on M̃ itself, masses and
+    # lever arms over decades included (cond(M̃) up to 1e10, coordinates in units 1e±6: cond(M) ~ 1e34); least squares
+    # on the unequilibrated R were 1.8e-6 off at cond(M̃) = 1 (R's own cond ~ 1e12 cut its spectrum)
     from gaussqp.model import scales
 
     rng = np.random.default_rng(int(np.log10(cond)))
