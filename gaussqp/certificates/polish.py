@@ -30,8 +30,6 @@ def polish(sol: Solution) -> None:
     the square root of the solver tolerance. Sparse problems use a sparse LU of the KKT
     matrix at any size; the dense min-norm path runs up to :data:`POLISH_MAX`.
     """
-    from scipy.optimize import lsq_linear
-
     p = sol.problem
     if sol.acceleration is None or (p.n + p.m > POLISH_MAX and not p.sparse):
         return
@@ -75,6 +73,8 @@ def polish(sol: Solution) -> None:
         if np.any(lam_A[ne:] < 0):
             # redundant active rows: the min-norm multipliers may be negative although
             # nonnegative ones exist; find them by bounded least squares on J_Aᵀλ = M a + F
+            from scipy.optimize import lsq_linear  # ~0.25 s to import: only where it runs
+
             lb = np.concatenate([np.full(ne, -np.inf), np.zeros(k - ne)])
             # BVLS: an exact active-set method for this small dense problem (polish runs below POLISH_MAX)
             res = lsq_linear(
