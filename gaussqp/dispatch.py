@@ -279,7 +279,8 @@ def solve_classified(
     _withdraw_outside_the_disks(sol)
     if certify and problem.n <= STRUCTURAL_N_MAX:
         t1 = time.perf_counter()
-        sol.certificates = structural_certificates(problem, sol.acceleration) + sol.certificates
+        candidate = sol.acceleration if sol.status == SOLVED else None  # C5's feasible point, verified there
+        sol.certificates = structural_certificates(problem, candidate) + sol.certificates
         if cls.modes != "frictionless":
             sol.friction_bounds = friction_bounds(problem)
         sol.timing.detail["structural"] = time.perf_counter() - t1

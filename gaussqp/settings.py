@@ -489,9 +489,9 @@ DIRECT_PATTERN_CACHE = 16
 DIRECT_PATTERN_CACHE_N = 300
 
 #: the factors of an active set's equilibrated KKT matrix (:func:`gaussqp.mechanics.active_set.equilibrated_kkt_svd`:
-#: its singular values, and its LU and inverse or its singular vectors) are kept with their problem, for the polish and
-#: the forward error of the answer and of the cross-check's answer, up to this n + active rows (two matrices of this
-#: order: 4 MB) ...
+#: the matrix, its singular values, and its LU and inverse or its singular vectors) are kept with their problem, for the
+#: polish and the forward error of the answer and of the cross-check's answer, up to this n + active rows (three
+#: matrices of this order, five when a set is asked both at full and at a truncated rank: 6–10 MB) ...
 KKT_SVD_MEMO_MAX = 500
 #: ... and for this many active sets per problem (also the sparse path's memo of KKT solutions,
 #: :func:`gaussqp.mechanics.active_set.sparse_active_set_solution`)
@@ -1272,10 +1272,11 @@ COULOMB_NN_COMPILED_SPARSE_WORK_MIN = 15_000_000
 
 # ---------------------------------------------------------------- mode-free Coulomb: when dense routes load the kernels
 #: The dense Newton method and F9's map (:data:`COULOMB_NN_COMPILED`) load the compiled kernels only once this process
-#: has spent this many seconds (wall time) in their NumPy kernels, when numba runs already (a kernel module loaded), or
-#: when many solves are announced (a :class:`gaussqp.Solver`'s second problem: a rollout)
-#: (:func:`gaussqp.friction.compiled.worth_loading`). The load costs ~0.5 s; a one-shot solve of the humanoid lying
-#: mode-free takes ~4 ms with the NumPy kernels, and took 0.54 s when its first Newton run loaded them. Loading once the
-#: NumPy kernels have cost about what the load costs bounds the time lost either way to about that of the load
-#: (rent or buy); it decides a speed, never an answer (the same numbers bit for bit).
+#: has spent this many seconds (wall time) without them (the whole of its dense Newton runs, factorizations included,
+#: and of F9's map evaluations), when numba runs already (a kernel module loaded), or when many solves are announced (a
+#: :class:`gaussqp.Solver`'s second problem: a rollout; a study's task)
+#: (:func:`gaussqp.friction.compiled.worth_loading`). The load costs ~0.35–0.5 s; a one-shot solve of the humanoid
+#: lying mode-free takes ~2 ms without them (``benchmarks/first_solve.py``). Loading once the routes have run about as
+#: long as the load costs bounds the time lost either way to about that of the load (rent or buy); it decides a speed,
+#: never an answer (the same numbers bit for bit).
 COULOMB_NN_COMPILED_AFTER_SECONDS = 0.5

@@ -379,12 +379,21 @@ def _point_on_equalities(problem: ContactProblem) -> np.ndarray | None:
 
 
 def _verify_point(
-    problem: ContactProblem, Ed: np.ndarray, e: np.ndarray, Gd: np.ndarray, g: np.ndarray, a: np.ndarray
+    problem: ContactProblem,
+    Ed: np.ndarray,
+    e: np.ndarray,
+    Gd: np.ndarray,
+    g: np.ndarray,
+    a: np.ndarray,
+    data_only: bool = False,
 ) -> np.ndarray | None:
-    """``a`` when every row of ``E a + e = 0``, ``G a + g >= 0`` holds at its own scale, else None."""
+    """``a`` when every row of ``E a + e = 0``, ``G a + g >= 0`` holds at its own scale, else None. The scale of a row
+    is the data's (:mod:`gaussqp.model.scales`) plus the row's terms ``|E_i||a| + |e_i|``; with ``data_only`` the
+    data's alone, so that a point of any size whose terms cancel is held to the data's round-off (a point that the
+    library did not compute itself: an answer offered as a candidate)."""
     sc = data_scales(problem)
-    eq_scale = np.abs(Ed) @ np.abs(a) + np.abs(e) + sc.equality_row
-    in_scale = np.abs(Gd) @ np.abs(a) + np.abs(g) + sc.inequality_row
+    eq_scale = sc.equality_row + (0.0 if data_only else np.abs(Ed) @ np.abs(a) + np.abs(e))
+    in_scale = sc.inequality_row + (0.0 if data_only else np.abs(Gd) @ np.abs(a) + np.abs(g))
     tol = VERIFY_RTOL
     if np.any(np.abs(Ed @ a + e) > tol * eq_scale) or np.any(-(Gd @ a + g) > tol * in_scale):
         return None
@@ -402,8 +411,9 @@ def c5_lcp_solvability(problem: ContactProblem, candidate: np.ndarray | None = N
     ``[J_b; J_u] M⁻¹ [J_b; J_u]ᵀ ≻ 0``, tutorial Prop. 3(i)): its range is everything, and the condition holds
     without a least-squares solve.
 
-    ``candidate``: an acceleration to try first as the feasible point (an answer of the route, judged already),
-    verified here row by row like any other point (:func:`_verify_point`).
+    ``candidate``: an acceleration to try first as the feasible point (a ``solved`` answer of the route), verified here
+    row by row at the data's scale alone (:func:`_verify_point` with ``data_only``: stricter than for the points C5
+    computes itself, so that no large point whose terms cancel passes).
     """
     E, e = problem.equalities
     G, g = problem.inequalities
@@ -414,7 +424,9 @@ def c5_lcp_solvability(problem: ContactProblem, candidate: np.ndarray | None = N
     point = None
     if candidate is not None and np.all(np.isfinite(candidate)):
         n = problem.n
-        point = _verify_point(problem, as_dense(E).reshape(-1, n), e, as_dense(G).reshape(-1, n), g, candidate)
+        point = _verify_point(
+            problem, as_dense(E).reshape(-1, n), e, as_dense(G).reshape(-1, n), g, candidate, data_only=True
+        )
     if point is None:
         point = _point_on_independent_rows(problem)
     if point is None:
@@ -460,13 +472,15 @@ def c5_lcp_solvability(problem: ContactProblem, candidate: np.ndarray | None = N
         )
     ]
     if definite and G.shape[0] and _rows_independent(problem):
+        from .instance import multiplier_row_rank
+
         res.append(
             Certificate(
                 id="C5(range)",
                 name="drift part of w_c in im A_c",
                 source="tutorial Prop. 3(i), 3(v), 7(vi), Remark 2",
                 holds=True,
-                margin=0.0,
+                margin=float(multiplier_row_rank(problem)[1]),  # C2's: the rows' smallest singular value
                 implies="the contact LCP is solvable (C2: independent rows, with M ≻ 0: im A_c is the whole space)",
             )
         )
@@ -521,7 +535,8 @@ def c6_delassus(problem: ContactProblem) -> list[Certificate]:
             implies=(
                 "the constrained contact LCP (31) has a unique solution for every w_c"
                 if pd
-                else "A_c is only semidefinite: existence needs C5, uniqueness of λ_u fails"
+                else f"A_c is not certified positive definite (its equilibrated smallest eigenvalue is at most "
+                f"{DEFINITE_RTOL:g}): existence needs C5, the uniqueness of λ_u is not implied"
             ),
         )
     ]

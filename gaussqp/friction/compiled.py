@@ -40,7 +40,7 @@ from types import ModuleType
 import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
 from ..linalg.dense import plain  # the kernels' one argument type (defined with the linear algebra, shared)
-from ..linalg.kernel_loading import any_kernels_loaded, load_kernels
+from ..linalg.kernel_loading import LoadRule, load_kernels
 
 _ENVIRON = os.environ
 
@@ -49,7 +49,7 @@ def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
     ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
-    is ``0`` (both read at each call: a one-shot command line run can skip the ~0.6 s the kernels take to load), or
+    is ``0`` (both read at each call), or
     numba cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.
 
     Returns
@@ -72,47 +72,38 @@ def loaded() -> bool:
     return _load.cache_info().currsize > 0 and _load() is not None
 
 
-#: wall seconds this process has spent in the NumPy kernels that the compiled ones could have run (:func:`worth_loading`)
-_NUMPY_SECONDS = [0.0]
-#: set by :func:`expect_many_calls`
-_MANY_CALLS = [False]
+#: when the dense routes load the kernels (:func:`worth_loading`)
+_RULE = LoadRule("COULOMB_NN_COMPILED_AFTER_SECONDS")
 
 
 def expect_many_calls() -> None:
     """Tell the routes that this process will solve many mode-free problems (a :class:`gaussqp.Solver` from its second
-    problem: a rollout): the compiled kernels load at their next use instead of after
+    problem: a rollout; a study): the compiled kernels load at their next use instead of after
     :data:`~gaussqp.settings.COULOMB_NN_COMPILED_AFTER_SECONDS` of NumPy kernels."""
-    _MANY_CALLS[0] = True
+    _RULE.expect_many_calls()
 
 
 def spent_in_numpy(seconds: float) -> None:
-    """Count ``seconds`` of wall time spent in NumPy kernels that the compiled ones could have run (a dense Newton run,
-    an evaluation of F9's map) towards :func:`worth_loading`'s rule.
+    """Count ``seconds`` of wall time spent by a dense route without the kernels (a dense Newton run, an evaluation
+    of F9's map) towards :func:`worth_loading`'s rule.
 
     Parameters
     ----------
     seconds : float
     """
-    _NUMPY_SECONDS[0] += seconds
+    _RULE.spent_in_numpy(seconds)
 
 
 def worth_loading() -> bool:
-    """Whether a dense route may load the compiled kernels now: loaded already, numba running already (another kernel
-    module loaded), many calls announced (:func:`expect_many_calls`), or the NumPy kernels have cost this process
-    :data:`~gaussqp.settings.COULOMB_NN_COMPILED_AFTER_SECONDS` (a rent-or-buy rule: a one-shot solve of a few
-    milliseconds never pays the ~0.5 s load; a loop pays it once its NumPy kernels have cost about as much). It decides a
-    speed, never an answer: both kernels give the same numbers bit for bit.
+    """Whether a dense route may load the compiled kernels now (:class:`~gaussqp.linalg.kernel_loading.LoadRule` with
+    :data:`~gaussqp.settings.COULOMB_NN_COMPILED_AFTER_SECONDS`): loaded already, numba running already, many calls
+    announced (:func:`expect_many_calls`), or the dense routes have run that long without them in this process.
 
     Returns
     -------
     bool
     """
-    return (
-        loaded()
-        or any_kernels_loaded()
-        or _MANY_CALLS[0]
-        or _NUMPY_SECONDS[0] >= settings.COULOMB_NN_COMPILED_AFTER_SECONDS
-    )
+    return _RULE.worth(loaded())
 
 
 def kernels_when_worth() -> ModuleType | None:

@@ -1,6 +1,6 @@
 """Loading a module of compiled kernels (optional extra ``fast``: numba) or saying why the NumPy code runs instead: the
-one loader of :mod:`gaussqp.friction.compiled` and :func:`gaussqp.linalg.lemke.compiled_pivots`. Imports nothing of
-numba itself."""
+one loader of :mod:`gaussqp.friction.compiled` and :func:`gaussqp.linalg.lemke.compiled_pivots`, and the rule that
+decides when a module is worth loading (:class:`LoadRule`). Imports nothing of numba itself."""
 
 from __future__ import annotations
 
@@ -23,6 +23,49 @@ def any_kernels_loaded() -> bool:
     bool
     """
     return _LOADED[0]
+
+
+class LoadRule:
+    """When a module of compiled kernels is worth its load (~0.4–0.6 s CPU from numba's on-disk cache), a rent-or-buy
+    rule: once this process has spent the seconds of the setting ``setting`` (read at each call) in the NumPy code the
+    kernels would replace (counted by its callers, :meth:`spent_in_numpy`), when numba runs already (another kernel
+    module loaded: this one then loads in a few hundredths of a second), when many calls are announced
+    (:meth:`expect_many_calls`: a :class:`gaussqp.Solver`'s rollout, a study), or when it is loaded already. A one-shot
+    solve never pays the load; a loop pays it once its NumPy code has cost about as much, which bounds the time lost
+    either way to about that of the load. It decides a speed, never an answer: the kernels give the NumPy code's
+    numbers bit for bit.
+
+    Parameters
+    ----------
+    setting : str
+        the name of the :mod:`gaussqp.settings` attribute holding the seconds
+    """
+
+    def __init__(self, setting: str):
+        self.setting = setting
+        #: wall seconds spent in the NumPy code the kernels could have run
+        self.numpy_seconds = 0.0
+        #: set by :meth:`expect_many_calls`
+        self.many_calls = False
+
+    def spent_in_numpy(self, seconds: float) -> None:
+        """Count ``seconds`` of wall time spent in the NumPy code the kernels would replace."""
+        self.numpy_seconds += seconds
+
+    def expect_many_calls(self) -> None:
+        """Announce a loop: the kernels load at their next use."""
+        self.many_calls = True
+
+    def worth(self, loaded: bool) -> bool:
+        """Whether the kernels may be loaded now (``loaded``: this module's kernels are loaded, or were tried)."""
+        import gaussqp.settings as settings  # the module: the setting is read at each call
+
+        return (
+            loaded
+            or any_kernels_loaded()
+            or self.many_calls
+            or self.numpy_seconds >= float(getattr(settings, self.setting))
+        )
 
 
 def load_kernels(importer: Callable[[], ModuleType], instead: str, switch: str) -> tuple[ModuleType | None, str | None]:
@@ -75,4 +118,4 @@ def load_kernels(importer: Callable[[], ModuleType], instead: str, switch: str) 
         return module, None
 
 
-__all__ = ["any_kernels_loaded", "load_kernels"]
+__all__ = ["LoadRule", "any_kernels_loaded", "load_kernels"]

@@ -47,7 +47,7 @@ import numpy as np
 import gaussqp.settings as _settings  # the module: LEMKE_COMPILED is read at each call
 
 from .dense import plain
-from .kernel_loading import any_kernels_loaded, load_kernels
+from .kernel_loading import LoadRule, load_kernels
 from ..settings import (
     LEMKE_PIVOT_TOL,
     LEMKE_PIVOTS_BASE,
@@ -134,7 +134,7 @@ def lemke(
         try:
             return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, None)
         finally:
-            _NUMPY_SECONDS[0] += time.perf_counter() - t_numpy
+            _RULE.spent_in_numpy(time.perf_counter() - t_numpy)
     return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast)
 
 
@@ -243,31 +243,22 @@ def farkas_violation(M: np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
     return float(max(rel.max(initial=0.0), 0.0 if -qy > ROUND_OFF * qscale else np.inf))
 
 
-#: wall seconds this process has spent in Lemke calls that the compiled kernels could have made (:func:`_worth_loading`)
-_NUMPY_SECONDS = [0.0]
-#: set by :func:`expect_many_lemke_calls`
-_MANY_CALLS = [False]
+#: when the compiled pivots load (:func:`_worth_loading`)
+_RULE = LoadRule("LEMKE_COMPILED_AFTER_SECONDS")
 
 
 def expect_many_lemke_calls() -> None:
     """Tell :func:`lemke` that this process will call it many times (a :class:`gaussqp.Solver` re-solving a rollout
     with the cross-check, from its second problem): its compiled pivots load at its next call instead of after
     :data:`~gaussqp.settings.LEMKE_COMPILED_AFTER_SECONDS` of NumPy pivoting."""
-    _MANY_CALLS[0] = True
+    _RULE.expect_many_calls()
 
 
 def _worth_loading() -> bool:
-    """Whether :func:`lemke` may load the compiled kernels: loaded (or tried) already, numba running already (another
-    kernel module loaded: Lemke's then load in a few hundredths of a second), many calls announced
-    (:func:`expect_many_lemke_calls`), or the NumPy pivoting has cost
-    :data:`~gaussqp.settings.LEMKE_COMPILED_AFTER_SECONDS` of wall time in this process (single-thread heuristics:
-    they decide a speed, never an answer)."""
-    return (
-        _load_compiled.cache_info().currsize > 0
-        or any_kernels_loaded()
-        or _MANY_CALLS[0]
-        or _NUMPY_SECONDS[0] >= _settings.LEMKE_COMPILED_AFTER_SECONDS
-    )
+    """Whether :func:`lemke` may load the compiled kernels (:class:`~gaussqp.linalg.kernel_loading.LoadRule` with
+    :data:`~gaussqp.settings.LEMKE_COMPILED_AFTER_SECONDS`: loaded or tried already, numba running, many calls
+    announced, or the NumPy pivoting has cost that much wall time in this process)."""
+    return _RULE.worth(_load_compiled.cache_info().currsize > 0)
 
 
 def compiled_pivots() -> ModuleType | None:

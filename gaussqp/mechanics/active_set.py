@@ -130,8 +130,8 @@ class KKTFactor:
     asked and kept: for a rank equal to the order of ``K̃``, one LU factorization with partial pivoting (``K̃⁺ = K̃⁻¹``:
     the solves and the rows of the inverse), else the singular vectors ``U``, ``Vt`` (the truncated pseudo-inverse).
     The same numbers in exact arithmetic; an LU and its inverse cost ~60 µs against ~250 µs for the vectors of a
-    41 × 41 SVD (the humanoid's active set). ``vectors_first``: compute the SVD's vectors with its values (the active
-    rows or M make ``K̃`` singular, so the truncated pseudo-inverse will be asked)."""
+    41 × 41 SVD (the humanoid's active set). ``vectors_first``: compute the SVD's vectors with its values (``K̃`` is
+    likely singular, so the truncated pseudo-inverse will likely be asked)."""
 
     def __init__(self, kkt: EquilibratedKKT, Kt: np.ndarray, vectors_first: bool = False):
         self.kkt = kkt
@@ -209,8 +209,8 @@ _SVD_MEMO = _ActiveSetMemo()
 
 def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFactor:
     """The :class:`KKTFactor` of ``problem`` with the unilateral rows ``active``: :func:`equilibrated_kkt` and the
-    singular values of its equilibrated matrix (its vectors too when more rows than coordinates or a singular M make it
-    singular), kept with the problem up to :data:`~gaussqp.settings.KKT_SVD_MEMO_MAX` (n + active rows) for the
+    singular values of its equilibrated matrix (its vectors too where it is likely singular: more rows than coordinates,
+    which makes it singular, or a singular M, whose kernel the rows may not cover), kept with the problem up to :data:`~gaussqp.settings.KKT_SVD_MEMO_MAX` (n + active rows) for the
     polish and the forward error of every answer of one solve."""
     active = np.asarray(active, dtype=bool)
     hit = _SVD_MEMO.get(problem, active)

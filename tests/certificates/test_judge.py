@@ -94,6 +94,47 @@ def test_polish_takes_a_multiplier_negative_by_round_off_as_zero(shift, bvls, mo
         assert sol.extras["polished"]["max_residual_after"] == 0.0 and sol.lambda_normal[0] == 0.0
 
 
+@pytest.mark.parametrize("units, row", [((1.0, 1.0), 1.0), ((1e-4, 1e3), 1e6), ((1e5, 1e-2), 1e-5)])
+@pytest.mark.parametrize("below, bvls", [(1e-3, False), (1e3, True)])
+def test_polish_round_off_zero_is_judged_on_the_data_force_scale(units, row, below, bvls, monkeypatch):
+    """The same rule with a load (F ≠ 0), coordinates in other units and the floor's row in its own: a mass pushed along
+    the floor (a = (−5, 0), the floor active with a zero force), in coordinates scaled by ``units``, the floor's row
+    multiplied by ``row``; the polish's multiplier off by
+    ``below`` × ROUND_OFF × the data's force scale (equilibrated): below round-off it is zero, above it the bounded least
+    squares runs, whatever the units."""
+    import scipy.optimize
+
+    from gaussqp.mechanics.active_set import KKTFactor
+    from gaussqp.model.scales import data_scales
+    from gaussqp.settings import ROUND_OFF
+
+    U = np.diag(units)  # a = U ã: M → U M U, F → U F, J → J U
+    p = ContactProblem(
+        U @ np.diag([2.0, 3.0]) @ U,
+        U @ np.array([10.0, 0.0]),
+        [Contact("unilateral", normal=row * (U @ [0.0, 1.0]))],
+        dimension=2,
+    )
+    shift = -below * ROUND_OFF * data_scales(p).force
+    real_solve, real_lsq = KKTFactor.solve, scipy.optimize.lsq_linear
+    shifted: list = []
+
+    def off(self, rhs, rank):
+        x = real_solve(self, rhs, rank)
+        if x.size == 3 and not shifted:
+            shifted.append(1)
+            return x + [0.0, 0.0, shift]
+        return x
+
+    monkeypatch.setattr(KKTFactor, "solve", off)
+    called = []
+    monkeypatch.setattr(scipy.optimize, "lsq_linear", lambda *a, **k: called.append(1) or real_lsq(*a, **k))
+    a_exact = np.linalg.solve(U, [-5.0, 0.0])
+    sol = finalize(_claim(p, "solved", a_exact * (1 + 1e-7), [1e-9]), TOL)
+    assert sol.status == "solved" and bool(called) is bvls
+    assert sol.extras["polished"]["max_residual_after"] < 1e-12
+
+
 def test_infeasible_claim_on_a_feasible_problem_fails():
     sol = finalize(_claim(_block(), "infeasible"), TOL)
     assert sol.status == "failed" and not sol.certified

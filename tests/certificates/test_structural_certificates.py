@@ -334,6 +334,12 @@ def test_c5_takes_a_candidate_point_that_verifies(monkeypatch):
         assert out.holds is True and not np.array_equal(out.data["evidence"]["feasible_point"], bad)
     infeasible = prob(np.eye(2), [0.0, 0.0], [uni([0.0, 1.0], 1.0), uni([0.0, -1.0], -2.0)])
     assert cert.c5_lcp_solvability(infeasible, np.zeros(2))[0].holds is False  # no candidate makes it feasible
+    # a1 + a2 >= 1 and a1 + a2 <= 0.5: infeasible; a huge candidate whose terms cancel is held to the data's scale
+    # (with each row's own terms |J_i||a| in its scale, (0.75 - t, t) passed from t = 2e8)
+    rows = [uni([1.0, 1.0], -1.0), uni([-1.0, -1.0], 0.5)]
+    for t in (0.0, 2e8, 1e12):
+        out = cert.c5_lcp_solvability(prob(np.eye(2), [0.0, 0.0], rows), np.array([0.75 - t, t]))[0]
+        assert out.holds is False and out.data["farkas_vector"] is not None
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -354,12 +360,15 @@ def test_c5_range_from_independent_rows_agrees_with_the_least_squares_test(seed,
     assert cert._rows_independent(p)
     short = cert.c5_lcp_solvability(p)[1]
     assert short.id == "C5(range)" and short.holds is True
+    assert short.margin == cert.c2_independence(p).margin > 0  # C2's margin: the rows' smallest singular value
     monkeypatch.setattr(cert, "_rows_independent", lambda p: False)
     solved = cert.c5_lcp_solvability(prob(M, p.F, contacts, d=2))[1]
     assert solved.id == "C5(range)" and solved.holds is True
     monkeypatch.undo()
     dependent = prob(M, p.F, contacts + [uni(rows[-1], 1.0)], d=2)  # a repeated row: the least-squares test decides
     assert not cert._rows_independent(dependent)
+    lstsq = cert.c5_lcp_solvability(dependent)[1]
+    assert lstsq.id == "C5(range)" and lstsq.margin <= 0.0 and lstsq.source == "tutorial Prop. 3(v), 7(vi), Remark 2"
 
 
 def test_c5_range_absent_without_unilateral_rows():
@@ -399,7 +408,7 @@ def test_c6_colinear_rows_not_definite():
     p = prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0]), uni([2.0, 0.0])])
     out = cert.c6_delassus(p)
     assert out[0].holds is False and abs(out[0].margin) < 1e-12
-    assert out[0].implies.startswith("A_c is only semidefinite")
+    assert out[0].implies.startswith("A_c is not certified positive definite")
     assert out[1].holds is False and abs(out[1].margin) < 1e-12 and out[1].implies == "A_c is not positive definite"
 
 

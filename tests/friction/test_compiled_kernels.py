@@ -363,23 +363,23 @@ def test_a_dense_route_loads_the_kernels_once_its_numpy_kernels_have_cost_the_lo
     their time; once that time reaches ``COULOMB_NN_COMPILED_AFTER_SECONDS``, or once many solves are announced (a
     Solver's second problem), a dense system takes the compiled kernels."""
     import gaussqp.friction.compiled as compiled
+    from gaussqp.linalg.kernel_loading import LoadRule
 
     monkeypatch.setattr(compiled, "loaded", lambda: False)
-    monkeypatch.setattr(compiled, "any_kernels_loaded", lambda: False)
-    monkeypatch.setattr(compiled, "_MANY_CALLS", [False])
-    monkeypatch.setattr(compiled, "_NUMPY_SECONDS", [0.0])
+    monkeypatch.setattr("gaussqp.linalg.kernel_loading.any_kernels_loaded", lambda: False)
+    monkeypatch.setattr(compiled, "_RULE", LoadRule("COULOMB_NN_COMPILED_AFTER_SECONDS"))
     monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED_AFTER_SECONDS", 3600.0)
     W, q, mu, d = sparse_problem(0)
     W, q, mu = W.toarray()[:60, :60], q[:60], mu[:20]
     assert nn._System(W, q, mu, d).fast is None
     assert nn.solve_newton(W, q, mu, d, max_iter=5).linear_algebra == "dense"
-    spent = compiled._NUMPY_SECONDS[0]
+    spent = compiled._RULE.numpy_seconds
     assert spent > 0.0  # the NumPy run counted its time
     p = problems.load("real/ant_standing").mode_free(sliding=True)
     assert gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False).status == "solved"
-    assert compiled._NUMPY_SECONDS[0] > spent  # and F9's NumPy map its own
+    assert compiled._RULE.numpy_seconds > spent  # and F9's NumPy map its own
     assert nn._System(W, q, mu, d).fast is None
-    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED_AFTER_SECONDS", compiled._NUMPY_SECONDS[0])
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED_AFTER_SECONDS", compiled._RULE.numpy_seconds)
     assert nn._System(W, q, mu, d).fast is not None  # the NumPy kernels have cost what the load costs
     monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED_AFTER_SECONDS", 3600.0)
     assert nn._System(W, q, mu, d).fast is None

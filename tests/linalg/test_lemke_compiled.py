@@ -16,6 +16,10 @@ import gaussqp.linalg.lemke as L
 from gaussqp.model.problem import ContactProblem
 from gaussqp.settings import LEMKE_PIVOT_TOL, LEMKE_TIE_TOL
 
+# imported here, not inside a test: importing a module of hypothesis tests inside one is a nested @given
+from test_lemke import rank_one_delassus  # noqa: E402  (tests/linalg is on sys.path)
+from test_lemke_issue15 import pivoted_rows  # noqa: E402
+
 KERNEL = L.compiled_pivots()
 pytestmark = pytest.mark.skipif(KERNEL is None, reason="numba is not installed: pip install 'gaussqp[fast]'")
 
@@ -176,8 +180,6 @@ def test_lexicographic_tie_break_is_the_numpy_rule(seed, k, gap, size, tie_tol):
     tied rows whose rows of ``B⁻¹`` agree up to ``gap`` (absolute) in some pivoted columns, with entries of every size
     (below 1 the tolerance's floor ``max(1, |min|)`` decides), tied rows inside and outside the pivoted ones, the
     pivoted rows in any order."""
-    from test_lemke_issue15 import pivoted_rows  # tests/linalg is on sys.path
-
     rng = np.random.default_rng(seed)
     p, cols, slot = pivoted_rows(rng, k)
     n = int(rng.integers(2, k + 1))
@@ -234,8 +236,6 @@ def test_degenerate_tie_breaks_bit_for_bit():
     M = B @ B.T
     for q in ([-1.0, -1.0, -2.0, 0.0], [-1.0, -1.0, -1.0, -1.0], [0.0, -1.0, -2.0, -1.0]):
         assert_same_pivoting(M, np.array(q))
-    from test_lemke import rank_one_delassus  # tests/linalg is on sys.path
-
     cd = rank_one_delassus()
     assert assert_same_pivoting(cd.A_c, cd.w_c).status == "solved"
     # a basic z of -0.0: NumPy's clip (numpy.maximum(-0.0, 0.0)) returns +0.0, and so must the kernels'
