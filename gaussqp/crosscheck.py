@@ -46,10 +46,14 @@ from .results import (
     Solution,
     combined_agreement,
 )
-from .settings import DEFAULT_FACETS, CROSSCHECK_DENSE_N_MAX, Tolerance
+from .settings import COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX, CROSSCHECK_DENSE_N_MAX, DEFAULT_FACETS, Tolerance
 
 #: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
 COULOMB_ROUTES = ("coulomb_fixed_point", "coulomb_mixed")
+
+#: Largest count of unknowns ``n + m·d`` at which a mode-free route is run as the cross-check of another (routes not
+#: listed: no limit but their own).
+COULOMB_CROSSCHECK_UNKNOWNS_MAX = {"coulomb_mixed": COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX}
 
 #: Routes compared with a sliding answer (F6), in order: the exact enumeration first.
 SLIDING_CROSSCHECK = ["sliding_enumeration", "sliding_fixed_point", "sliding_lcp"]
@@ -457,6 +461,16 @@ def coulomb_crosscheck(
         g = FORMULATIONS[other_name]
         if other_name == name or not g.accepts(problem, cls)[0]:
             continue
+        size = problem.n + problem.m * problem.dimension
+        limit = COULOMB_CROSSCHECK_UNKNOWNS_MAX.get(other_name)
+        if limit is not None and size > limit:
+            why = (
+                f"not run: {size} unknowns (n + m·d) exceed this cross-check's limit {limit} "
+                f"(gaussqp.settings.COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX); solve with formulation={other_name!r} "
+                "to compare"
+            )
+            outcome = route_outcome(other_name, "not_run", NOT_COMPARED, why)
+            return CrossCheck(other_name, "", "not_run", (outcome,), combined_agreement((outcome,))), None
         other = g.solve(problem, solver=solver, tolerance=tol)
         rep = crosscheck_report(sol, other, tol.crosscheck)
         if rep.agree is False and sol.unique.get("acceleration") is not True:

@@ -1280,3 +1280,12 @@ COULOMB_NN_COMPILED_SPARSE_WORK_MIN = 15_000_000
 #: long as the load costs bounds the time lost either way to about that of the load (rent or buy); it decides a speed,
 #: never an answer (the same numbers bit for bit).
 COULOMB_NN_COMPILED_AFTER_SECONDS = 0.5
+
+# ---------------------------------------------------------------- mode-free Coulomb: the cross-check's size limit
+#: The cross-check of a mode-free answer (:func:`gaussqp.crosscheck.coulomb_crosscheck`) runs F9
+#: (``coulomb_mixed``: Newton on the dense (a, λ) system, one dense least-squares solve per iteration) only up to this
+#: many unknowns n + m·d; above, the report says it was not run and why (ask for it with
+#: ``formulation="coulomb_mixed"``). Measured (one core): up to 300 unknowns F9 takes 3 ms to 0.5 s (the robots: a few
+#: milliseconds); above, 0.2 s to 17 s on generated piles and robots of 77–148 contacts (a 77-contact quadruped, 497
+#: unknowns: 3 s, ending ``inaccurate``), where the route it checks takes 10–50 ms.
+COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX = 300

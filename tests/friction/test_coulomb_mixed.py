@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import gaussqp
-from gaussqp import Contact, ContactProblem
+from gaussqp import Contact, ContactProblem, problems
 from gaussqp.friction.enumeration import enumerate_solutions
 
 # imported once, not inside a hypothesis test: that module's own @given tests, imported while one runs, count as
@@ -304,3 +304,24 @@ def test_the_map_and_its_jacobian_evaluated_apart_are_those_evaluated_together(s
     E, Jac, _ = sysm.evaluate(x)
     assert np.array_equal(sysm.evaluate(x, jacobian=False)[0], E)
     assert np.array_equal(sysm.jacobian(x), Jac)
+
+
+def test_the_mixed_route_is_not_run_as_a_cross_check_above_its_size_limit(monkeypatch):
+    """F9 as the cross-check of a mode-free answer: run within ``COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX`` unknowns
+    (n + m·d); above, not run, and the report says so and why (not compared, never agreed), the answer's status and
+    certificate untouched; asked for by name, F9 still solves the problem."""
+    import gaussqp.crosscheck as cc
+
+    p = problems.load("real/humanoid_lying").mode_free(sliding=True)
+    size = p.n + p.m * p.dimension
+    within = gaussqp.solve(p)
+    assert within.status == "solved" and within.crosscheck.routes[0].route == "coulomb_mixed"
+    assert within.crosscheck.routes[0].status == "solved" and within.crosscheck.agree is True
+    monkeypatch.setitem(cc.COULOMB_CROSSCHECK_UNKNOWNS_MAX, "coulomb_mixed", size - 1)
+    above = gaussqp.solve(p.with_force(p.F))
+    route = above.crosscheck.routes[0]
+    assert (route.route, route.status, route.outcome) == ("coulomb_mixed", "not_run", "not compared")
+    assert f"{size} unknowns" in route.reason and "COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX" in route.reason
+    assert above.crosscheck.agree is None and above.status == "solved" and above.certified
+    assert np.array_equal(above.acceleration, within.acceleration)
+    assert gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False).status == "solved"
