@@ -4,9 +4,11 @@ with defaults), saved from one commit and compared with another to a relative 1e
     python benchmarks/answers_unchanged.py save before.json     # on the old commit
     python benchmarks/answers_unchanged.py compare before.json  # on the new one: prints every difference, exit 1 if any
 
-Compared: status, certified, formulation, the acceleration, multipliers, generalized force, the uniqueness flags and
-the certificates' ids and verdicts (``holds``); numbers to ``|x − y| <= 1e-9 · max(1, |x|, |y|)`` entry by entry.
-Residuals and margins are round-off-sized diagnostics and times are not answers: they are left out.
+Compared: status, certified, formulation, the acceleration, multipliers, generalized force, the uniqueness flags, the
+certificates' ids and verdicts (``holds``) and the cross-check's verdict (``agree`` and each route's outcome); numbers
+to ``|x − y| <= 1e-9 · max(1, |x|, |y|)`` entry by entry. Residuals and margins are round-off-sized diagnostics and
+times are not answers: they are left out. A part that a saved file does not hold (saved by an older version of this
+script) is not compared, and the comparison says so.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ def answers() -> dict:
         js = json.loads(json.dumps(sol.as_dict()))  # what `gaussqp solve --json` prints
         out[name] = {k: js.get(k) for k in KEYS}
         out[name]["certificates"] = {c["id"]: c.get("holds") for c in js.get("certificates", [])}
+        cc = js.get("crosscheck") or {}
+        out[name]["crosscheck"] = {
+            "agree": cc.get("agree"),
+            "routes": [[r.get("route"), r.get("outcome")] for r in cc.get("routes", [])],
+        }
     return out
 
 
@@ -72,6 +79,11 @@ def main(argv: list[str]) -> int:
     with open(argv[1]) as f:
         before = json.load(f)
     found: list[str] = []
+    parts = {k for answers_ in before.values() for k in answers_}
+    missing = sorted({k for answers_ in now.values() for k in answers_} - parts)
+    if missing:
+        print(f"not in the saved answers (an older save), not compared: {', '.join(missing)}")
+        now = {name: {k: v for k, v in a.items() if k in parts} for name, a in now.items()}
     _diff(before, now, "", found)
     for line in found:
         print(line)

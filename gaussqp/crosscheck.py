@@ -21,6 +21,8 @@ A ``solved`` answer that an independent route contradicts is withdrawn (:func:`w
 
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -46,14 +48,16 @@ from .results import (
     Solution,
     combined_agreement,
 )
-from .settings import COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX, CROSSCHECK_DENSE_N_MAX, DEFAULT_FACETS, Tolerance
+import gaussqp.settings as settings  # the module: the cross-check's budget is read at each call
+
+from .settings import CROSSCHECK_DENSE_N_MAX, DEFAULT_FACETS, Tolerance
 
 #: The routes that decide stick/slip themselves; their answers are checked by :func:`coulomb_crosscheck`.
 COULOMB_ROUTES = ("coulomb_fixed_point", "coulomb_mixed")
 
-#: Largest count of unknowns ``n + m·d`` at which a mode-free route is run as the cross-check of another (routes not
-#: listed: no limit but their own).
-COULOMB_CROSSCHECK_UNKNOWNS_MAX = {"coulomb_mixed": COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX}
+#: The work budget of a mode-free route run as the cross-check of another: the name of its setting (read at each
+#: call; routes not listed: no budget but their own limits).
+COULOMB_CROSSCHECK_WORK = {"coulomb_mixed": "COULOMB_MIXED_CROSSCHECK_WORK"}
 
 #: Routes compared with a sliding answer (F6), in order: the exact enumeration first.
 SLIDING_CROSSCHECK = ["sliding_enumeration", "sliding_fixed_point", "sliding_lcp"]
@@ -461,18 +465,21 @@ def coulomb_crosscheck(
         g = FORMULATIONS[other_name]
         if other_name == name or not g.accepts(problem, cls)[0]:
             continue
-        size = problem.n + problem.m * problem.dimension
-        limit = COULOMB_CROSSCHECK_UNKNOWNS_MAX.get(other_name)
-        if limit is not None and size > limit:
-            why = (
-                f"not run: {size} unknowns (n + m·d) exceed this cross-check's limit {limit} "
-                f"(gaussqp.settings.COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX); solve with formulation={other_name!r} "
-                "to compare"
-            )
-            outcome = route_outcome(other_name, "not_run", NOT_COMPARED, why)
-            return CrossCheck(other_name, "", "not_run", (outcome,), combined_agreement((outcome,))), None
+        budget = COULOMB_CROSSCHECK_WORK.get(other_name)
+        if budget is not None:  # a copy of the route with a work budget: a cross-check must not cost seconds
+            g = copy.copy(g)
+            g.work_budget = float(getattr(settings, budget))  # type: ignore[attr-defined]
         other = g.solve(problem, solver=solver, tolerance=tol)
         rep = crosscheck_report(sol, other, tol.crosscheck)
+        spent = other.extras.get("work_budget") or {}
+        if spent.get("exhausted") and rep.agree is None:
+            rep = _not_compared(
+                rep,
+                other_name,
+                other.status,
+                f"stopped by its work budget (gaussqp.settings.{budget}: {spent['limit']:.3g} operations, "
+                f"N³ a step) before certifying an answer; solve with formulation={other_name!r} to compare",
+            )
         if rep.agree is False and sol.unique.get("acceleration") is not True:
             rep = _not_compared(
                 rep,

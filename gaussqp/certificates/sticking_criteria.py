@@ -158,7 +158,8 @@ def augmented_lcp_criteria(problem: ContactProblem) -> list[Certificate]:
             (
                 "A_c^st ≻ 0: the augmented sticking LCP (37) has a unique solution for every H_c^st (cones ignored)"
                 if pd
-                else "A_c^st is only semidefinite: λ_n,u may be non-unique (Prop. 6(ii) still fixes ∇h λ modulo ker M_c^st⁻¹)"
+                else f"A_c^st is not certified positive definite (its equilibrated smallest eigenvalue is at most "
+                f"{DEFINITE_RTOL:g}): λ_n,u may be non-unique (Prop. 6(ii) still fixes ∇h λ modulo ker M_c^st⁻¹)"
             ),
             "A_c^st ≻ 0",
             {"A_c_st": cd.A_c},

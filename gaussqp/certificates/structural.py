@@ -500,7 +500,7 @@ def c5_lcp_solvability(problem: ContactProblem, candidate: np.ndarray | None = N
                 name="drift part of w_c in im A_c",
                 source="tutorial Prop. 3(v), 7(vi), Remark 2",
                 holds=r <= RANGE_RTOL,
-                margin=-r,
+                margin=RANGE_RTOL - r,  # positive: holds, with that slack (the Certificate's convention)
                 implies=(
                     "the contact LCP is solvable"
                     if r <= RANGE_RTOL

@@ -42,6 +42,8 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
+import gaussqp.settings as settings  # the module: the step's work is read at each call
+
 from ..backends import direct_backend, get_backend, solve_program
 from ..backends.direct import RowBlock, conic_presets, solve_conic
 from ..friction.coulomb_law import SEPARATED, SLIDING, ContactMode, NaturalMapResidual, contact_modes, natural_map
@@ -82,6 +84,37 @@ from .base import SelfJudgedFormulation
 
 #: The mode reported for a bilateral row (it holds by construction; its friction, if any, is told).
 BILATERAL_MODE = "bilateral"
+
+
+class WorkBudget:
+    """A budget of work for one solve of F9: each Newton iteration and each program of the convex iteration spends
+    ``N³ + COULOMB_MIXED_STEP_WORK`` (N = n + m·d unknowns: one dense factorization or interior-point solve of that
+    order, and the map's evaluations of its line search, :data:`~gaussqp.settings.COULOMB_MIXED_STEP_WORK`); once it is
+    spent the stages stop where they are and the route returns its best point, judged like any other (the
+    cross-check's F9, :data:`~gaussqp.settings.COULOMB_MIXED_CROSSCHECK_WORK`). Deterministic: the same problem stops
+    at the same iteration on every machine.
+
+    Parameters
+    ----------
+    limit : float
+        the work allowed (in operations).
+    """
+
+    def __init__(self, limit: float):
+        self.limit = float(limit)
+        self.spent = 0.0
+        #: whether a step was refused (the stages stopped for the budget)
+        self.exhausted = False
+
+    def spend(self, unknowns: int) -> bool:
+        """Spend one step's work on ``unknowns`` unknowns; False (nothing spent, the budget exhausted) when it cannot
+        pay it."""
+        cost = float(unknowns) ** 3 + float(settings.COULOMB_MIXED_STEP_WORK)
+        if self.exhausted or self.spent + cost > self.limit:
+            self.exhausted = True
+            return False
+        self.spent += cost
+        return True
 
 
 class _GapProgram:
@@ -153,13 +186,20 @@ class _GapProgram:
                     cons.append(cp.SOC(mu * signs[i] * self.ln[i], self.lt[i]))
         self.prob = cp.Problem(cp.Minimize(gap), cons)
 
-    def run(self, x0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
-        """At most ``max_iter`` programs from ``x0`` (its shift and sliding friction); returns (x, programs)."""
+    def run(
+        self, x0: np.ndarray, max_iter: int, history: list, budget: WorkBudget | None = None
+    ) -> tuple[np.ndarray, int]:
+        """At most ``max_iter`` programs from ``x0`` (its shift and sliding friction), within ``budget``; returns (x,
+        programs)."""
         sysm = self.s
         m = sysm.m
         x = x0.copy()
         it = 0
         for it in range(1, max_iter + 1):
+            if budget is not None and not budget.spend(sysm.size):
+                history.append({"stage": "fixed_point", "iteration": it, "stopped": "work budget spent"})
+                it -= 1
+                break
             sp_ = sysm.split(x)
             _, ut = sysm.velocities(sp_.a)
             shift = np.zeros(m)
@@ -323,8 +363,11 @@ def residuals(sysm: MixedSystem, x: np.ndarray) -> dict:
     }
 
 
-def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> tuple[np.ndarray, int]:
-    """Stage 2 (module docstring) from ``x0`` until ``‖E‖∞ <= target``; returns the best point and the steps."""
+def _newton(
+    sysm: MixedSystem, x0: np.ndarray, target: float, history: list, budget: WorkBudget | None = None
+) -> tuple[np.ndarray, int]:
+    """Stage 2 (module docstring) from ``x0`` until ``‖E‖∞ <= target``, within ``budget``; returns the best point and
+    the steps."""
     x = x0.copy()
     E, Jac, _ = sysm.evaluate(x)
     best = (float(np.max(np.abs(E), initial=0.0)), x.copy())
@@ -336,6 +379,10 @@ def _newton(sysm: MixedSystem, x0: np.ndarray, target: float, history: list) -> 
         if res < best[0]:
             best = (res, x.copy())
         if res <= target:
+            k -= 1
+            break
+        if budget is not None and not budget.spend(N):
+            history.append({"stage": "newton", "iteration": k, "residual": res, "stopped": "work budget spent"})
             k -= 1
             break
         merit = float(E @ E)
@@ -417,8 +464,13 @@ class CoulombMixed(SelfJudgedFormulation):
             )
         return True, ""
 
+    #: the work this route may spend on one problem (:class:`WorkBudget`), or None: no budget but its iteration limits
+    #: (the cross-check runs a copy with :data:`~gaussqp.settings.COULOMB_MIXED_CROSSCHECK_WORK`)
+    work_budget: float | None = None
+
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         sysm = MixedSystem(problem)
+        budget = WorkBudget(self.work_budget) if self.work_budget is not None else None
         history: list = []
         times = {"fixed_point": 0.0, "newton": 0.0}
         bilateral_cones = [i for i in range(sysm.m) if sysm.kinds[i] == BILATERAL_STICKING]
@@ -429,28 +481,28 @@ class CoulombMixed(SelfJudgedFormulation):
             # on only when none reaches the target
             for start in (_sticking_start(sysm), np.zeros(sysm.size)):
                 t1 = time.perf_counter()
-                x1, k = _newton(sysm, start, COULOMB_POLISH_RTOL, history)
+                x1, k = _newton(sysm, start, COULOMB_POLISH_RTOL, history, budget)
                 nt_it += k
                 times["newton"] += time.perf_counter() - t1
                 if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
                     return self._answer(
-                        problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times
+                        problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times, budget
                     )
         t0 = time.perf_counter()
         prog = _GapProgram(sysm, solver, tol)
-        x0, k = prog.run(np.zeros(sysm.size), 1, history)
+        x0, k = prog.run(np.zeros(sysm.size), 1, history, budget)
         fp_it += k
         times["fixed_point"] += time.perf_counter() - t0
         if not bilateral_cones:
             t1 = time.perf_counter()
-            x1, k = _newton(sysm, x0, COULOMB_POLISH_RTOL, history)
+            x1, k = _newton(sysm, x0, COULOMB_POLISH_RTOL, history, budget)
             nt_it += k
             times["newton"] += time.perf_counter() - t1
             if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
                 x0 = x1
             else:
                 t0 = time.perf_counter()
-                x0, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX - 1, history)
+                x0, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX - 1, history, budget)
                 fp_it += k
                 times["fixed_point"] += time.perf_counter() - t0
         best = (np.inf, x0)
@@ -461,16 +513,18 @@ class CoulombMixed(SelfJudgedFormulation):
             if signs is not None:
                 t0 = time.perf_counter()
                 prog = _GapProgram(sysm, solver, tol, signs)
-                x, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX, history)
+                x, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX, history, budget)
                 fp_it += k
                 times["fixed_point"] += time.perf_counter() - t0
-            x, nt_it = self._polish(sysm, prog, x, history, times, nt_it)
+            x, nt_it = self._polish(sysm, prog, x, history, times, nt_it, budget)
             res = residuals(sysm, x)["max"]
             if res < best[0]:
                 best = (res, x)
-            if best[0] <= COULOMB_RESIDUAL_RTOL:
+            if best[0] <= COULOMB_RESIDUAL_RTOL or (budget is not None and budget.exhausted):
                 break
-        return self._answer(problem, sysm, best[1], prog.backend.name, prog.status, fp_it, nt_it, history, times)
+        return self._answer(
+            problem, sysm, best[1], prog.backend.name, prog.status, fp_it, nt_it, history, times, budget
+        )
 
     def _answer(
         self,
@@ -483,6 +537,7 @@ class CoulombMixed(SelfJudgedFormulation):
         nt_it: int,
         history: list,
         times: dict,
+        budget: WorkBudget | None = None,
     ) -> Solution:
         """The route's answer ``x`` (``failed`` until the judge decides), with what the stages did."""
         sol = Solution(problem=problem, status="failed", formulation=self.name, solver=solver)
@@ -495,23 +550,34 @@ class CoulombMixed(SelfJudgedFormulation):
                 "backend_status": backend_status,
             }
         )
+        if budget is not None:
+            sol.extras["work_budget"] = {"limit": budget.limit, "spent": budget.spent, "exhausted": budget.exhausted}
         sol.timing.detail.update(times)
         sol.timing.total = sum(times.values())
         return sol
 
     @staticmethod
     def _polish(
-        sysm: MixedSystem, prog: "_GapProgram", x: np.ndarray, history: list, times: dict, nt_it: int
+        sysm: MixedSystem,
+        prog: "_GapProgram",
+        x: np.ndarray,
+        history: list,
+        times: dict,
+        nt_it: int,
+        budget: WorkBudget | None = None,
     ) -> tuple[np.ndarray, int]:
-        """Stage 2 from ``x``; a stalled polish goes back to the convex iteration from its best point."""
+        """Stage 2 from ``x``; a stalled polish goes back to the convex iteration from its best point (within
+        ``budget``)."""
         best = (np.inf, x)
         for restart in range(COULOMB_RESTARTS + 1):
             if restart:  # a stalled polish goes back to the convex iteration from its best point
+                if budget is not None and budget.exhausted:
+                    break
                 t1 = time.perf_counter()
-                x, _ = prog.run(best[1], COULOMB_RESTART_ITER, history)
+                x, _ = prog.run(best[1], COULOMB_RESTART_ITER, history, budget)
                 times["fixed_point"] += time.perf_counter() - t1
             t1 = time.perf_counter()
-            x, k = _newton(sysm, x, COULOMB_POLISH_RTOL, history)
+            x, k = _newton(sysm, x, COULOMB_POLISH_RTOL, history, budget)
             nt_it += k
             times["newton"] += time.perf_counter() - t1
             res = residuals(sysm, x)["max"]

@@ -5,6 +5,8 @@ Small hand-built problems; expected margins by hand (comments) or from the defin
 
 from __future__ import annotations
 
+from gaussqp.settings import RANGE_RTOL
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -299,13 +301,17 @@ def test_c5_range_without_bilateral_rows():
         return out[1]
 
     c = r((0.0, 1.0))  # residual (0.5, 0.5) max 0.5 / 1 (relative to ‖drift‖∞, issue #9 part 4)
-    assert c.holds is False and c.margin == pytest.approx(-0.5, rel=1e-9) and c.implies.startswith("not satisfied")
+    assert (
+        c.holds is False
+        and c.margin == pytest.approx(RANGE_RTOL - 0.5, rel=1e-12)
+        and c.implies.startswith("not satisfied")
+    )
     c = r((0.0, 3.0))  # residual 1.5 / 3
-    assert c.margin == pytest.approx(-0.5, rel=1e-9)
+    assert c.margin == pytest.approx(RANGE_RTOL - 0.5, rel=1e-12)
     c = r((0.0, 0.5))  # residual 0.25 / 0.5 (before: / max(1, 0.5))
-    assert c.margin == pytest.approx(-0.5, rel=1e-9)
+    assert c.margin == pytest.approx(RANGE_RTOL - 0.5, rel=1e-12)
     c = r((2.0, 2.0))
-    assert c.holds is True and c.margin > -1e-15 and c.implies == "the contact LCP is solvable"
+    assert c.holds is True and c.margin > 0 and c.implies == "the contact LCP is solvable"
     c = r((2.0, 2.0 + 2e-9))  # residual 1e-9 / 2 = 5e-10: holds
     assert c.holds is True
     c = r((0.0, 4e-9))  # residual 2e-9 / 4e-9: fails
@@ -317,7 +323,7 @@ def test_c5_range_with_bilateral_row():
     # A_c = J_u diag(0, 1) J_uᵀ = [[1, 1], [1, 1]]; drift = J_u (2, 0) + g = (2, 3): residual 0.5 / 3
     p = prob(np.eye(2), [0.0, 0.0], [bil([1.0, 0.0], -2.0), uni([1.0, 1.0], 0.0), uni([1.0, 1.0], 1.0)])
     out = cert.c5_lcp_solvability(p)
-    assert out[1].margin == pytest.approx(-0.5 / 3.0, rel=1e-9)
+    assert out[1].margin == pytest.approx(RANGE_RTOL - 0.5 / 3.0, rel=1e-12)
 
 
 def test_c5_takes_a_candidate_point_that_verifies(monkeypatch):
@@ -368,7 +374,11 @@ def test_c5_range_from_independent_rows_agrees_with_the_least_squares_test(seed,
     dependent = prob(M, p.F, contacts + [uni(rows[-1], 1.0)], d=2)  # a repeated row: the least-squares test decides
     assert not cert._rows_independent(dependent)
     lstsq = cert.c5_lcp_solvability(dependent)[1]
-    assert lstsq.id == "C5(range)" and lstsq.margin <= 0.0 and lstsq.source == "tutorial Prop. 3(v), 7(vi), Remark 2"
+    assert (
+        lstsq.id == "C5(range)"
+        and lstsq.margin <= RANGE_RTOL
+        and lstsq.source == "tutorial Prop. 3(v), 7(vi), Remark 2"
+    )
 
 
 def test_c5_range_absent_without_unilateral_rows():

@@ -306,22 +306,47 @@ def test_the_map_and_its_jacobian_evaluated_apart_are_those_evaluated_together(s
     assert np.array_equal(sysm.jacobian(x), Jac)
 
 
-def test_the_mixed_route_is_not_run_as_a_cross_check_above_its_size_limit(monkeypatch):
-    """F9 as the cross-check of a mode-free answer: run within ``COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX`` unknowns
-    (n + m·d); above, not run, and the report says so and why (not compared, never agreed), the answer's status and
-    certificate untouched; asked for by name, F9 still solves the problem."""
-    import gaussqp.crosscheck as cc
-
-    p = problems.load("real/humanoid_lying").mode_free(sliding=True)
-    size = p.n + p.m * p.dimension
+def test_the_mixed_route_runs_as_a_cross_check_within_its_work_budget(monkeypatch):
+    """F9 as the cross-check of a mode-free answer runs within ``COULOMB_MIXED_CROSSCHECK_WORK`` (read at each call):
+    a generated quadruped's (N = 78 unknowns, ~30 Newton steps) agrees within the default; with a budget of one step it
+    stops, and the report says so (not compared, never agreed), the answer's status, certificate and numbers
+    untouched; asked for by name, F9 has no budget and solves the problem."""
+    p = problems.load("fclib_generated/quadruped-s0-i0007-m12")
     within = gaussqp.solve(p)
-    assert within.status == "solved" and within.crosscheck.routes[0].route == "coulomb_mixed"
-    assert within.crosscheck.routes[0].status == "solved" and within.crosscheck.agree is True
-    monkeypatch.setitem(cc.COULOMB_CROSSCHECK_UNKNOWNS_MAX, "coulomb_mixed", size - 1)
-    above = gaussqp.solve(p.with_force(p.F))
-    route = above.crosscheck.routes[0]
-    assert (route.route, route.status, route.outcome) == ("coulomb_mixed", "not_run", "not compared")
-    assert f"{size} unknowns" in route.reason and "COULOMB_MIXED_CROSSCHECK_UNKNOWNS_MAX" in route.reason
-    assert above.crosscheck.agree is None and above.status == "solved" and above.certified
-    assert np.array_equal(above.acceleration, within.acceleration)
-    assert gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False).status == "solved"
+    route = within.crosscheck.routes[0]
+    assert (route.route, route.status, route.outcome) == ("coulomb_mixed", "solved", "agreed")
+    N = p.n + p.m * p.dimension
+    monkeypatch.setattr(
+        gaussqp.settings, "COULOMB_MIXED_CROSSCHECK_WORK", N**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK
+    )
+    stopped = gaussqp.solve(p.with_force(p.F))
+    route = stopped.crosscheck.routes[0]
+    assert (route.route, route.outcome) == ("coulomb_mixed", "not compared") and route.status != "solved"
+    assert "work budget" in route.reason and "COULOMB_MIXED_CROSSCHECK_WORK" in route.reason
+    assert stopped.crosscheck.agree is None and stopped.status == "solved" and stopped.certified
+    assert np.array_equal(stopped.acceleration, within.acceleration)
+    alone = gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False)
+    assert alone.status == "solved" and "work_budget" not in alone.extras
+
+
+def test_the_work_budget_stops_the_route_at_the_same_step_every_time():
+    """:class:`WorkBudget`: a step of N unknowns costs ``N³ + COULOMB_MIXED_STEP_WORK``; a budget of k steps pays
+    exactly k Newton steps or programs (the boundary included), then refuses; the route stops at the same point on
+    every run (deterministic)."""
+    import copy
+
+    from gaussqp.formulations import FORMULATIONS
+    from gaussqp.formulations.coulomb_mixed import WorkBudget
+
+    step = 10**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK
+    b = WorkBudget(3 * step)
+    assert [b.spend(10) for _ in range(4)] == [True, True, True, False] and b.exhausted and b.spent == 3 * step
+    p = problems.load("fclib_generated/quadruped-s0-i0007-m12")
+    N = p.n + p.m * p.dimension
+    g = copy.copy(FORMULATIONS["coulomb_mixed"])
+    g.work_budget = 4 * (N**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK)
+    runs = [g.solve(p.with_force(p.F)) for _ in range(2)]
+    for r in runs:
+        assert r.extras["work_budget"]["exhausted"] and r.extras["work_budget"]["spent"] == g.work_budget
+    assert [r.extras["newton_iterations"] for r in runs][0] == runs[1].extras["newton_iterations"]
+    assert np.array_equal(runs[0].acceleration, runs[1].acceleration)
