@@ -100,3 +100,20 @@ def test_the_sticking_crosscheck_obeys_the_dense_limit_too():
     assert sol.status == "solved" and sol.certified
     small, *_ = families.sticking_stack(np.random.default_rng(0), 10)
     assert gaussqp.solve(small).crosscheck.formulation == "lcp_lemke"
+
+
+def test_c5_takes_the_answer_as_its_feasible_point_only_when_it_is_solved(monkeypatch):
+    """The dispatcher hands C5 the judged answer's acceleration as a candidate feasible point only when the answer is
+    ``solved``; an ``inaccurate`` one (here ill-conditioned: cond 9e11) is not offered, C5 finds its own point."""
+    import gaussqp.dispatch as dispatch
+    from illcond_family import generate_with_meta  # tests/ is on sys.path
+
+    seen = []
+    real = dispatch.structural_certificates
+    monkeypatch.setattr(dispatch, "structural_certificates", lambda p, c=None: seen.append(c) or real(p, c))
+    solved = gaussqp.solve(families.chain(5, lift=1.5, duplicate_every=0))
+    assert solved.status == "solved" and seen[-1] is not None and np.array_equal(seen[-1], solved.acceleration)
+    M, F, J, b, bilateral, _, _ = generate_with_meta(11)
+    types = ["bilateral" if x else "unilateral" for x in bilateral]
+    inaccurate = gaussqp.solve(gaussqp.ContactProblem.from_blocks(M, F, J, b, types))
+    assert inaccurate.status == "inaccurate" and inaccurate.acceleration is not None and seen[-1] is None

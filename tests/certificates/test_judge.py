@@ -99,9 +99,11 @@ def test_polish_takes_a_multiplier_negative_by_round_off_as_zero(shift, bvls, mo
 def test_polish_round_off_zero_is_judged_on_the_data_force_scale(units, row, below, bvls, monkeypatch):
     """The same rule with a load (F ≠ 0), coordinates in other units and the floor's row in its own: a mass pushed along
     the floor (a = (−5, 0), the floor active with a zero force), in coordinates scaled by ``units``, the floor's row
-    multiplied by ``row``; the polish's multiplier off by
-    ``below`` × ROUND_OFF × the data's force scale (equilibrated): below round-off it is zero, above it the bounded least
-    squares runs, whatever the units."""
+    multiplied by ``row``; the polish's multiplier off by ``below`` × ROUND_OFF × the data's force scale
+    (equilibrated): below round-off it is zero, above it the bounded least squares runs. The rule is judged in the
+    equilibrated unknowns, so the units and the row's scale change nothing (a threshold on the unequilibrated
+    multiplier fails here); the data's force and the solution's own size are of one order on a loaded problem, and the
+    force scale decides alone only where the solution is zero (the unloaded test above)."""
     import scipy.optimize
 
     from gaussqp.mechanics.active_set import KKTFactor
