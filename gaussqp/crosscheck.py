@@ -467,18 +467,29 @@ def coulomb_crosscheck(
             continue
         budget = COULOMB_CROSSCHECK_WORK.get(other_name)
         if budget is not None:  # a copy of the route with a work budget: a cross-check must not cost seconds
+            limit = float(getattr(settings, budget))
+            size = problem.n + problem.m * problem.dimension
+            if size**3 + float(settings.COULOMB_MIXED_STEP_WORK) > limit:  # not one step: not run at all
+                why = (
+                    f"not run: one step on its {size} unknowns (n + m·d) costs more than its work budget "
+                    f"(gaussqp.settings.{budget}: {limit:.3g} operations); solve with formulation={other_name!r} "
+                    "to compare"
+                )
+                outcome = route_outcome(other_name, "not_run", NOT_COMPARED, why)
+                return CrossCheck(other_name, "", "not_run", (outcome,), combined_agreement((outcome,))), None
             g = copy.copy(g)
-            g.work_budget = float(getattr(settings, budget))  # type: ignore[attr-defined]
+            g.work_budget = limit  # type: ignore[attr-defined]
         other = g.solve(problem, solver=solver, tolerance=tol)
         rep = crosscheck_report(sol, other, tol.crosscheck)
         spent = other.extras.get("work_budget") or {}
-        if spent.get("exhausted") and rep.agree is None:
+        if spent.get("exhausted") and rep.agree is None and other.status != SOLVED:
             rep = _not_compared(
                 rep,
                 other_name,
                 other.status,
-                f"stopped by its work budget (gaussqp.settings.{budget}: {spent['limit']:.3g} operations, "
-                f"N³ a step) before certifying an answer; solve with formulation={other_name!r} to compare",
+                f"stopped by its work budget (gaussqp.settings.{budget}: {spent['limit']:.3g} operations, N³ + "
+                f"gaussqp.settings.COULOMB_MIXED_STEP_WORK a step) before certifying an answer; solve with "
+                f"formulation={other_name!r} to compare",
             )
         if rep.agree is False and sol.unique.get("acceleration") is not True:
             rep = _not_compared(

@@ -152,7 +152,8 @@ class RouteOutcome:
     """One route of a cross-check: ``outcome`` is :data:`AGREED`, :data:`DISAGREED` or :data:`NOT_COMPARED` (with
     the ``reason``); a route that failed, or whose answer proves nothing about the primary's, is *not compared*,
     never counted as agreement. ``status`` is the route's status (a :class:`Status`, or ``"not_asked"``,
-    ``"skipped"`` or ``"not_run"`` for a polygon of the sticking bracket that was not solved)."""
+    ``"skipped"`` or ``"not_run"`` for a polygon of the sticking bracket that was not solved, and ``"not_run"`` for a
+    mode-free cross-check route whose work budget cannot pay one step)."""
 
     route: str
     status: str
@@ -203,7 +204,7 @@ class CrossCheck(Mapping):
     solver
         that route's backend
     status
-        that route's status
+        that route's status (``"not_run"``, with ``solver`` empty, when it was not run: :class:`RouteOutcome`)
     routes
         one :class:`RouteOutcome` per route compared (or not compared, with the reason)
     agree

@@ -1284,10 +1284,10 @@ COULOMB_NN_COMPILED_AFTER_SECONDS = 0.5
 # ---------------------------------------------------------------- mode-free Coulomb: the cross-check's work budget
 #: The cross-check of a mode-free answer (:func:`gaussqp.crosscheck.coulomb_crosscheck`) runs F9 (``coulomb_mixed``:
 #: Newton on the dense (a, λ) system of N = n + m·d unknowns, programs of the convex iteration) within this budget of
-#: work, each Newton iteration and each program counted ``N³ + COULOMB_MIXED_STEP_WORK`` operations
-#: (:class:`gaussqp.formulations.coulomb_mixed.WorkBudget`: deterministic, the same stop on every machine); spent, F9
-#: returns its best point and, unless that point is certified, the report says the route was stopped by its budget (not
-#: compared). Measured on one core, F9's steps take ~1.6e-10 s an operation: 1e9 is ~0.2 s of F9. The robots' F9
+#: work, its sticking start, each Newton iteration and each program counted ``N³ + COULOMB_MIXED_STEP_WORK``
+#: operations (:class:`gaussqp.formulations.coulomb_mixed.WorkBudget`: deterministic, the same stop on every machine);
+#: spent, F9 returns its best point and, unless that point is certified, the report says the route was stopped by its
+#: budget (not compared); where the budget cannot pay one step (N above ~995) F9 is not run at all. Measured on one core, F9's steps take ~1.6e-10 s an operation: 1e9 is ~0.2 s of F9. The robots' F9
 #: (N ≈ 50–70) needs 0 to ~10 steps; on 43 generated problems of up to 160 contacts F9 took 3 ms to 15 s, 14 of them
 #: over 0.2 s (piles, chains and robots of 41–148 contacts, N = 195–1167), where the route it checks takes 10–50 ms; a
 #: 77-contact quadruped (N = 497) took 3.2 s to end ``inaccurate``, FCLIB's Box_Stacks-i0035 (N = 543) agrees at

@@ -87,33 +87,36 @@ BILATERAL_MODE = "bilateral"
 
 
 class WorkBudget:
-    """A budget of work for one solve of F9: each Newton iteration and each program of the convex iteration spends
-    ``N³ + COULOMB_MIXED_STEP_WORK`` (N = n + m·d unknowns: one dense factorization or interior-point solve of that
-    order, and the map's evaluations of its line search, :data:`~gaussqp.settings.COULOMB_MIXED_STEP_WORK`); once it is
-    spent the stages stop where they are and the route returns its best point, judged like any other (the
-    cross-check's F9, :data:`~gaussqp.settings.COULOMB_MIXED_CROSSCHECK_WORK`). Deterministic: the same problem stops
-    at the same iteration on every machine.
+    """A budget of work for one solve of F9: the sticking start, each Newton iteration and each program of the convex
+    iteration spend one step, ``N³ + COULOMB_MIXED_STEP_WORK`` with N = n + m·d (one dense factorization or
+    interior-point solve of at most that order, and the map's evaluations of a line search,
+    :data:`~gaussqp.settings.COULOMB_MIXED_STEP_WORK`); once it is spent the stages stop where they are and the route
+    returns its best point, judged like any other (the cross-check's F9,
+    :data:`~gaussqp.settings.COULOMB_MIXED_CROSSCHECK_WORK`). Deterministic: the same problem stops at the same step
+    on every machine.
 
     Parameters
     ----------
     limit : float
         the work allowed (in operations).
+    unknowns : int
+        N = n + m·d of the problem.
     """
 
-    def __init__(self, limit: float):
+    def __init__(self, limit: float, unknowns: int):
         self.limit = float(limit)
+        #: the work of one step on this problem
+        self.step = float(unknowns) ** 3 + float(settings.COULOMB_MIXED_STEP_WORK)
         self.spent = 0.0
         #: whether a step was refused (the stages stopped for the budget)
         self.exhausted = False
 
-    def spend(self, unknowns: int) -> bool:
-        """Spend one step's work on ``unknowns`` unknowns; False (nothing spent, the budget exhausted) when it cannot
-        pay it."""
-        cost = float(unknowns) ** 3 + float(settings.COULOMB_MIXED_STEP_WORK)
-        if self.exhausted or self.spent + cost > self.limit:
+    def spend(self) -> bool:
+        """Spend one step; False (nothing spent, the budget exhausted) when the budget cannot pay it."""
+        if self.exhausted or self.spent + self.step > self.limit:
             self.exhausted = True
             return False
-        self.spent += cost
+        self.spent += self.step
         return True
 
 
@@ -196,7 +199,7 @@ class _GapProgram:
         x = x0.copy()
         it = 0
         for it in range(1, max_iter + 1):
-            if budget is not None and not budget.spend(sysm.size):
+            if budget is not None and not budget.spend():
                 history.append({"stage": "fixed_point", "iteration": it, "stopped": "work budget spent"})
                 it -= 1
                 break
@@ -381,7 +384,7 @@ def _newton(
         if res <= target:
             k -= 1
             break
-        if budget is not None and not budget.spend(N):
+        if budget is not None and not budget.spend():
             history.append({"stage": "newton", "iteration": k, "residual": res, "stopped": "work budget spent"})
             k -= 1
             break
@@ -470,16 +473,38 @@ class CoulombMixed(SelfJudgedFormulation):
 
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         sysm = MixedSystem(problem)
-        budget = WorkBudget(self.work_budget) if self.work_budget is not None else None
+        budget = (
+            WorkBudget(self.work_budget, problem.n + problem.m * problem.dimension)
+            if self.work_budget is not None
+            else None
+        )
         history: list = []
         times = {"fixed_point": 0.0, "newton": 0.0}
         bilateral_cones = [i for i in range(sysm.m) if sysm.kinds[i] == BILATERAL_STICKING]
         fp_it = nt_it = 0
+        best = (np.inf, np.zeros(sysm.size))  # the best point so far: the answer when the work budget stops the route
+
+        def keep(x: np.ndarray) -> None:
+            nonlocal best
+            res = residuals(sysm, x)["max"]
+            if res < best[0]:
+                best = (res, x)
+
+        def stopped(solver_name: str) -> Solution:  # the work budget is spent: the best point so far, judged
+            return self._answer(
+                problem, sysm, best[1], solver_name, "work budget spent", fp_it, nt_it, history, times, budget
+            )
+
         if not bilateral_cones:
             # Newton first, with no program: from "every contact sticks" (the equality KKT system, least squares),
             # then from zero; then from the first program's answer (the cones unshifted); the convex iteration goes
             # on only when none reaches the target
-            for start in (_sticking_start(sysm), np.zeros(sysm.size)):
+            starts = [np.zeros(sysm.size)]
+            if budget is None or budget.spend():  # the sticking start is a dense least-squares solve
+                if budget is not None:
+                    history.append({"stage": "start", "start": "every contact sticks"})
+                starts.insert(0, _sticking_start(sysm))
+            for start in starts:
                 t1 = time.perf_counter()
                 x1, k = _newton(sysm, start, COULOMB_POLISH_RTOL, history, budget)
                 nt_it += k
@@ -488,11 +513,18 @@ class CoulombMixed(SelfJudgedFormulation):
                     return self._answer(
                         problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times, budget
                     )
+                keep(x1)
+            if budget is not None and budget.exhausted:
+                return stopped("nonsmooth_newton")
         t0 = time.perf_counter()
         prog = _GapProgram(sysm, solver, tol)
         x0, k = prog.run(np.zeros(sysm.size), 1, history, budget)
         fp_it += k
         times["fixed_point"] += time.perf_counter() - t0
+        if budget is not None and budget.exhausted:
+            if k:
+                keep(x0)
+            return stopped(prog.backend.name if fp_it else "nonsmooth_newton")
         if not bilateral_cones:
             t1 = time.perf_counter()
             x1, k = _newton(sysm, x0, COULOMB_POLISH_RTOL, history, budget)
@@ -505,6 +537,10 @@ class CoulombMixed(SelfJudgedFormulation):
                 x0, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX - 1, history, budget)
                 fp_it += k
                 times["fixed_point"] += time.perf_counter() - t0
+            if budget is not None and budget.exhausted:
+                keep(x1)
+                keep(x0)
+                return stopped(prog.backend.name)
         best = (np.inf, x0)
         # a bilateral sticking contact's cone ‖λ_t‖ <= μ|λ_n| is two convex cones: the side of λ_n's sign in the
         # cone-free answer first, then that choice with one contact's side flipped (the polish takes any side)
@@ -516,10 +552,9 @@ class CoulombMixed(SelfJudgedFormulation):
                 x, k = prog.run(x0, COULOMB_FIXED_POINT_ITER_MAX, history, budget)
                 fp_it += k
                 times["fixed_point"] += time.perf_counter() - t0
-            x, nt_it = self._polish(sysm, prog, x, history, times, nt_it, budget)
-            res = residuals(sysm, x)["max"]
-            if res < best[0]:
-                best = (res, x)
+            x, nt_it, k = self._polish(sysm, prog, x, history, times, nt_it, budget)
+            fp_it += k
+            keep(x)
             if best[0] <= COULOMB_RESIDUAL_RTOL or (budget is not None and budget.exhausted):
                 break
         return self._answer(
@@ -565,16 +600,18 @@ class CoulombMixed(SelfJudgedFormulation):
         times: dict,
         nt_it: int,
         budget: WorkBudget | None = None,
-    ) -> tuple[np.ndarray, int]:
+    ) -> tuple[np.ndarray, int, int]:
         """Stage 2 from ``x``; a stalled polish goes back to the convex iteration from its best point (within
-        ``budget``)."""
+        ``budget``). Returns (the best point, the Newton steps so far, the programs of the restarts)."""
         best = (np.inf, x)
+        programs = 0
         for restart in range(COULOMB_RESTARTS + 1):
             if restart:  # a stalled polish goes back to the convex iteration from its best point
                 if budget is not None and budget.exhausted:
                     break
                 t1 = time.perf_counter()
-                x, _ = prog.run(best[1], COULOMB_RESTART_ITER, history, budget)
+                x, k = prog.run(best[1], COULOMB_RESTART_ITER, history, budget)
+                programs += k
                 times["fixed_point"] += time.perf_counter() - t1
             t1 = time.perf_counter()
             x, k = _newton(sysm, x, COULOMB_POLISH_RTOL, history, budget)
@@ -585,7 +622,7 @@ class CoulombMixed(SelfJudgedFormulation):
                 best = (res, x)
             if res <= COULOMB_POLISH_RTOL:
                 break
-        return best[1], nt_it
+        return best[1], nt_it, programs
 
 
 def _sign_choices(sysm: MixedSystem, x: np.ndarray, contacts: list):

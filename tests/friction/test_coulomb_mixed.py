@@ -327,6 +327,11 @@ def test_the_mixed_route_runs_as_a_cross_check_within_its_work_budget(monkeypatc
     assert np.array_equal(stopped.acceleration, within.acceleration)
     alone = gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False)
     assert alone.status == "solved" and "work_budget" not in alone.extras
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_MIXED_CROSSCHECK_WORK", float(N**3))  # not one step: not run
+    not_run = gaussqp.solve(p.with_force(p.F))
+    route = not_run.crosscheck.routes[0]
+    assert (route.route, route.status, route.outcome) == ("coulomb_mixed", "not_run", "not compared")
+    assert f"{N} unknowns" in route.reason and not_run.crosscheck.agree is None and not_run.certified
 
 
 def test_the_work_budget_stops_the_route_at_the_same_step_every_time():
@@ -339,8 +344,8 @@ def test_the_work_budget_stops_the_route_at_the_same_step_every_time():
     from gaussqp.formulations.coulomb_mixed import WorkBudget
 
     step = 10**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK
-    b = WorkBudget(3 * step)
-    assert [b.spend(10) for _ in range(4)] == [True, True, True, False] and b.exhausted and b.spent == 3 * step
+    b = WorkBudget(3 * step, 10)
+    assert [b.spend() for _ in range(4)] == [True, True, True, False] and b.exhausted and b.spent == 3 * step
     p = problems.load("fclib_generated/quadruped-s0-i0007-m12")
     N = p.n + p.m * p.dimension
     g = copy.copy(FORMULATIONS["coulomb_mixed"])
@@ -350,3 +355,29 @@ def test_the_work_budget_stops_the_route_at_the_same_step_every_time():
         assert r.extras["work_budget"]["exhausted"] and r.extras["work_budget"]["spent"] == g.work_budget
     assert [r.extras["newton_iterations"] for r in runs][0] == runs[1].extras["newton_iterations"]
     assert np.array_equal(runs[0].acceleration, runs[1].acceleration)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_step_the_route_takes_is_charged_to_its_work_budget(seed):
+    """On mixed problems of every kind (told sticking bilateral cones included, which go through the programs): with
+    budgets of 0 to 20 steps, the work spent is exactly the steps recorded in the history (the sticking start, Newton
+    steps, programs), never above the limit, and the budget is exhausted exactly when a step was refused (a history
+    entry says so); the iteration counts of ``extras`` add up to the steps."""
+    import copy
+
+    from gaussqp.formulations import FORMULATIONS
+
+    p = random_any(seed, 3)
+    N = p.n + p.m * p.dimension
+    step = N**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK
+    for steps in (0, 1, 3, 7, 20):
+        g = copy.copy(FORMULATIONS["coulomb_mixed"])
+        g.work_budget = steps * step
+        sol = g.solve(p.with_force(p.F))
+        wb, hist = sol.extras["work_budget"], sol.extras["history"]
+        refused = [h for h in hist if h.get("stopped") == "work budget spent"]
+        taken = [h for h in hist if h.get("stage") in ("start", "newton", "fixed_point") and h not in refused]
+        assert wb["spent"] == len(taken) * step <= wb["limit"]
+        assert wb["exhausted"] == bool(refused)
+        starts = sum(h.get("stage") == "start" for h in taken)
+        assert sol.extras["newton_iterations"] + sol.extras["fixed_point_iterations"] + starts == len(taken)
