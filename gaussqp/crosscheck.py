@@ -31,6 +31,7 @@ import numpy as np
 from .certificates.judge import CROSSCHECK
 from .formulations import FORMULATIONS
 from .formulations.base import Formulation
+from .formulations.coulomb_mixed import WorkBudget
 from .model.problem import ContactProblem
 from .model.scales import data_scales
 from .results import (
@@ -469,7 +470,7 @@ def coulomb_crosscheck(
         if budget is not None:  # a copy of the route with a work budget: a cross-check must not cost seconds
             limit = float(getattr(settings, budget))
             size = problem.n + problem.m * problem.dimension
-            if size**3 + float(settings.COULOMB_MIXED_STEP_WORK) > limit:  # not one step: not run at all
+            if WorkBudget(limit, size).step > limit:  # not one step: not run at all
                 why = (
                     f"not run: one step on its {size} unknowns (n + m·d) costs more than its work budget "
                     f"(gaussqp.settings.{budget}: {limit:.3g} operations); solve with formulation={other_name!r} "
@@ -487,9 +488,9 @@ def coulomb_crosscheck(
                 rep,
                 other_name,
                 other.status,
-                f"stopped by its work budget (gaussqp.settings.{budget}: {spent['limit']:.3g} operations, N³ + "
-                f"gaussqp.settings.COULOMB_MIXED_STEP_WORK a step) before certifying an answer; solve with "
-                f"formulation={other_name!r} to compare",
+                f"stopped by its work budget (gaussqp.settings.{budget}: {spent['limit']:.3g} operations, "
+                f"{spent['step']:.3g} a step) before certifying an answer; solve with formulation={other_name!r} to "
+                "compare",
             )
         if rep.agree is False and sol.unique.get("acceleration") is not True:
             rep = _not_compared(

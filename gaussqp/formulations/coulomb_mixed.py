@@ -586,7 +586,12 @@ class CoulombMixed(SelfJudgedFormulation):
             }
         )
         if budget is not None:
-            sol.extras["work_budget"] = {"limit": budget.limit, "spent": budget.spent, "exhausted": budget.exhausted}
+            sol.extras["work_budget"] = {
+                "limit": budget.limit,
+                "step": budget.step,
+                "spent": budget.spent,
+                "exhausted": budget.exhausted,
+            }
         sol.timing.detail.update(times)
         sol.timing.total = sum(times.values())
         return sol
