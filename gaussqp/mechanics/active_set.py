@@ -9,8 +9,8 @@ Shared by the active-set polish (:mod:`gaussqp.certificates.polish`), the forwar
 and the forward error use one factorization of the equilibrated matrix per active set (:func:`equilibrated_kkt_svd`:
 its singular values decide rank and condition; an LU solves when it is nonsingular at the rank asked, the singular
 vectors when it is not), kept with the problem: one solve asks it four times of the same set (the answer and the
-cross-check's, each polished and then estimated). On a sparse problem the polish's sparse LU solution is kept the same way
-(:func:`sparse_active_set_solution`).
+cross-check's, each polished and then estimated). On a sparse problem the polish's sparse LU solution is kept the
+same way (:func:`sparse_active_set_solution`).
 Tutorial (4) and App. E; inertial (48) (the KKT conditions of the Gauss QP on the active rows).
 """
 
@@ -209,9 +209,10 @@ _SVD_MEMO = _ActiveSetMemo()
 
 def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFactor:
     """The :class:`KKTFactor` of ``problem`` with the unilateral rows ``active``: :func:`equilibrated_kkt` and the
-    singular values of its equilibrated matrix (its vectors too where it is likely singular: more rows than coordinates,
-    which makes it singular, or a singular M, whose kernel the rows may not cover), kept with the problem up to :data:`~gaussqp.settings.KKT_SVD_MEMO_MAX` (n + active rows) for the
-    polish and the forward error of every answer of one solve."""
+    singular values of its equilibrated matrix (its vectors too where it is likely singular: more rows than
+    coordinates, which makes it singular, or a singular M, whose kernel the rows may not cover), kept with the problem
+    up to :data:`~gaussqp.settings.KKT_SVD_MEMO_MAX` (n + active rows) for the polish and the forward error of every
+    answer of one solve."""
     active = np.asarray(active, dtype=bool)
     hit = _SVD_MEMO.get(problem, active)
     if hit is not _SVD_MEMO.MISSING:
