@@ -1287,12 +1287,14 @@ COULOMB_NN_COMPILED_AFTER_SECONDS = 0.5
 #: work, its sticking start, each Newton iteration and each program counted ``N³ + COULOMB_MIXED_STEP_WORK``
 #: operations (:class:`gaussqp.formulations.coulomb_mixed.WorkBudget`: deterministic, the same stop on every machine);
 #: spent, F9 returns its best point and, unless that point is certified, the report says the route was stopped by its
-#: budget (not compared); where the budget cannot pay one step (N above ~995) F9 is not run at all. Measured on one core, F9's steps take ~1.6e-10 s an operation: 1e9 is ~0.2 s of F9. The robots' F9
-#: (N ≈ 50–70) needs 0 to ~10 steps; on 43 generated problems of up to 160 contacts F9 took 3 ms to 15 s, 14 of them
-#: over 0.2 s (piles, chains and robots of 41–148 contacts, N = 195–1167), where the route it checks takes 10–50 ms; a
-#: 77-contact quadruped (N = 497) took 3.2 s to end ``inaccurate``, FCLIB's Box_Stacks-i0035 (N = 543) agrees at
-#: once. ``formulation="coulomb_mixed"`` has no budget.
-COULOMB_MIXED_CROSSCHECK_WORK = 1e9
+#: budget (not compared); where the budget cannot pay one step (N above ~1,700) F9 is not run at all. F9's steps take
+#: ~1.6e-10 s an operation on one core: 5e9 is ~0.8 s of F9 at most. The value keeps every agreement of the shipped
+#: generated problems (15 of 19 agree without a budget, and with it; 11 at 1e9, 14 at 3e9: a 98-contact sphere pile
+#: needs 3–4e9) and bounds the worst: those 19 cross-checked in 3.0 s instead of 5.1 s, at most 0.71 s each instead of
+#: 2.7 s (a 77-contact quadruped, N = 497, whose F9 ends ``inaccurate`` either way). The robots' F9 (N ≈ 50–70) needs 0
+#: to ~10 steps; on 43 generated problems of up to 160 contacts F9 took 3 ms to 15 s without a budget.
+#: ``formulation="coulomb_mixed"`` has no budget.
+COULOMB_MIXED_CROSSCHECK_WORK = 5e9
 #: ... the work of one step beyond its N³: the map's evaluations and the line search (~2.5 ms a step at N = 147 with
 #: the NumPy kernels, against 0.5 ms for the factorization).
 COULOMB_MIXED_STEP_WORK = 1.5e7
