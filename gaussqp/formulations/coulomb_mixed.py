@@ -484,9 +484,9 @@ class CoulombMixed(SelfJudgedFormulation):
         fp_it = nt_it = 0
         best = (np.inf, np.zeros(sysm.size))  # the best point so far: the answer when the work budget stops the route
 
-        def keep(x: np.ndarray) -> None:
+        def keep(x: np.ndarray, res: float | None = None) -> None:  # ``res``: x's residual, when computed already
             nonlocal best
-            res = residuals(sysm, x)["max"]
+            res = residuals(sysm, x)["max"] if res is None else res
             if res < best[0]:
                 best = (res, x)
 
@@ -509,11 +509,12 @@ class CoulombMixed(SelfJudgedFormulation):
                 x1, k = _newton(sysm, start, COULOMB_POLISH_RTOL, history, budget)
                 nt_it += k
                 times["newton"] += time.perf_counter() - t1
-                if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
+                res1 = residuals(sysm, x1)["max"]
+                if res1 <= COULOMB_RESIDUAL_RTOL:
                     return self._answer(
                         problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times, budget
                     )
-                keep(x1)
+                keep(x1, res1)
             if budget is not None and budget.exhausted:
                 return stopped("nonsmooth_newton")
         t0 = time.perf_counter()
@@ -530,7 +531,8 @@ class CoulombMixed(SelfJudgedFormulation):
             x1, k = _newton(sysm, x0, COULOMB_POLISH_RTOL, history, budget)
             nt_it += k
             times["newton"] += time.perf_counter() - t1
-            if residuals(sysm, x1)["max"] <= COULOMB_RESIDUAL_RTOL:
+            res1 = residuals(sysm, x1)["max"]
+            if res1 <= COULOMB_RESIDUAL_RTOL:
                 x0 = x1
             else:
                 t0 = time.perf_counter()
@@ -538,7 +540,7 @@ class CoulombMixed(SelfJudgedFormulation):
                 fp_it += k
                 times["fixed_point"] += time.perf_counter() - t0
             if budget is not None and budget.exhausted:
-                keep(x1)
+                keep(x1, res1)
                 keep(x0)
                 return stopped(prog.backend.name)
         best = (np.inf, x0)
