@@ -92,7 +92,9 @@ class StickingConic(Formulation):
         return "socp" if (self.model.second_order(problem.dimension) and len(problem.sticking)) else "qp"
 
     def _program(self, problem: ContactProblem, signs: dict):
-        """(prob, a, λ_eq, λ_in, cached) for one sign pattern of the bilateral sticking normals.
+        """(prob, a, λ_eq, λ_in, cached) for one sign pattern of the bilateral sticking normals: the cvxpy program, the
+        definition of :meth:`_direct`'s and the route when Clarabel's form decides nothing or a backend without a
+        direct form is named.
 
         Small dense problems get a DPP program whose data (R, M, F, E, e, G, g and the signed
         friction coefficients ``μ_i s_i``) are cvxpy Parameters, cached by structure in
@@ -161,7 +163,7 @@ class StickingConic(Formulation):
         return cp.Problem(cp.Minimize(obj), cons), a, le, li, slots
 
     def _constant_data(self, p: ContactProblem, L: Layout) -> bool:
-        """True when :meth:`_program` builds the program with constant data (sparse or large problems), which is
+        """True when :meth:`_program` builds the cvxpy program with constant data (sparse or large problems), which is
         compiled anew for every problem; small dense problems re-solve a cached DPP program instead."""
         n, r = p.n, p.mass_factor.rank
         return bool(p.sparse or n * (r + n + L.pe + L.pg) > PARAM_ENTRIES_MAX)
@@ -214,7 +216,7 @@ class StickingConic(Formulation):
         attempts = []
         backend_name = solver or ""
         L = Layout(p)
-        direct = direct_backend(solver, needs, DIRECT_CONIC_BACKENDS) if self._constant_data(p, L) else None
+        direct = direct_backend(solver, needs, DIRECT_CONIC_BACKENDS)
         for signs in L.sign_patterns():
             status = "failed"
             if direct is not None:

@@ -248,11 +248,30 @@ def test_sticking_stack_sparse_equals_dense():
         assert s.status == "solved" and np.abs(s.acceleration - a0).max() <= 1e-8
 
 
-def test_f4_program_cached_across_sign_patterns_and_data():
-    """F4's DPP program is compiled once per structure: the second sign pattern of a bilateral sticking
-    contact and a new load re-solve it with new parameter values, and give the answers of a fresh
-    compile (point mass on a bilateral sticking guide: λ_n = F_y, λ_t = F_x)."""
+def test_f4_goes_to_clarabel_directly_on_small_dense_problems():
+    """A small dense F4 program goes to Clarabel in its standard form (``_direct``), not through cvxpy: its attempt
+    says ``direct`` and the answer is the guide's exact forces (λ_n = F_y, λ_t = F_x)."""
+    p = gaussqp.ContactProblem(
+        np.eye(2),
+        [1.5, 5.0],
+        [gaussqp.Contact("bilateral", normal=[0.0, 1.0], friction=0.5, mode="sticking", tangent=[[1.0, 0.0]])],
+    )
+    s = F4.solve(p)
+    assert [x["backend"].get("direct") for x in s.extras["attempts"]] == [True]
+    assert "compiled_program_reused" not in s.extras["attempts"][0]["backend"]
+    assert s.status == "solved" and s.lambda_normal[0] == pytest.approx(5.0, abs=1e-7)
+    assert s.lambda_tangent[0, 0] == pytest.approx(1.5, abs=1e-7)
+
+
+def test_f4_program_cached_across_sign_patterns_and_data(monkeypatch):
+    """F4's DPP program (the fallback when Clarabel's form decides nothing, and the route of a backend without a
+    direct form) is compiled once per structure: the second sign pattern of a bilateral sticking contact and a new
+    load re-solve it with new parameter values, and give the answers of a fresh compile (point mass on a bilateral
+    sticking guide: λ_n = F_y, λ_t = F_x)."""
     from gaussqp.formulations import PROGRAMS
+    from gaussqp.formulations import sticking_conic
+
+    monkeypatch.setattr(sticking_conic, "direct_backend", lambda *a: None)
 
     def guide(Fx, Fy):
         return gaussqp.ContactProblem(
