@@ -31,7 +31,7 @@ from speed import states  # noqa: E402
 
 #: (module, function, label): the stages of an all-sticking solve
 STAGES = (
-    ("gaussqp.formulations.sticking_conic", "StickingConic._solve", "F4 program (Clarabel directly; cvxpy DPP before) and its polish"),
+    ("gaussqp.formulations.sticking_conic", "StickingConic._solve", "F4 program and its polish"),
     ("gaussqp.friction.sticking_analysis", "mu_min_bracket", "verdict: μ_min (ratio steps, lower end)"),
     ("gaussqp.friction.sticking_analysis", "margin", "verdict: the margin program"),
     ("gaussqp.dispatch", "structural_certificates", "structural certificates C1–C8"),
