@@ -182,8 +182,8 @@ def generic_crosscheck(
     the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies. The route's
     answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its residuals, backward error
     and cones decide its status; no polish, uniqueness or forward error, which only a returned answer needs); when
-    that answer does not agree, the route is solved again and its answer judged in full, and that comparison is the
-    report: a disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, an
+    that answer does not agree, the same answer is judged again in full (the route is solved once:
+    :meth:`gaussqp.formulations.base.Formulation.solve_to_compare`), and that comparison is the report: a disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, an
     agreement on an answer that passed its residual and backward-error checks and is within the cross-check tolerance
     of the answer."""
     for other_name in CROSSCHECK_ORDER:
@@ -192,14 +192,19 @@ def generic_crosscheck(
         g = FORMULATIONS[other_name]
         if g.accepts(problem, cls)[0]:
             backend = solver if g.kind == "cvxpy" else None
-            # first judged for its status only (role crosscheck): enough to agree
-            rep = crosscheck_report(
-                sol, g.solve(problem, solver=backend, tolerance=tol, role=CROSSCHECK), tol.crosscheck
-            )
-            if rep.agree is not True:
-                # anything but an agreement rests on the route's answer judged in full, as a returned answer is
-                # (polished, its uniqueness and forward error): only that answer may contradict, or go uncompared
-                return crosscheck_report(sol, g.solve(problem, solver=backend, tolerance=tol), tol.crosscheck)
+            # first judged for its status only (role crosscheck): enough to agree; anything but an agreement rests on
+            # the route's answer judged in full, as a returned answer is (polished, its uniqueness and forward
+            # error): only that answer may contradict, or go uncompared
+            light: list[CrossCheck] = []
+
+            def agrees(o: Solution) -> bool:
+                light.append(crosscheck_report(sol, o, tol.crosscheck))
+                return light[-1].agree is True
+
+            other, role = g.solve_to_compare(problem, backend, tol, agrees)
+            if role != CROSSCHECK:
+                return crosscheck_report(sol, other, tol.crosscheck)
+            rep = light[-1]
             # the agreement says what it rests on: the route's answer passed its residual and backward-error checks;
             # its forward error (how far it may be from the exact solution) was not computed
             return replace(
@@ -356,12 +361,15 @@ def sticking_crosscheck(
     backend = solver if g.kind == "cvxpy" else None
     # first judged for its status only (role crosscheck), as the generic cross-check does: enough to agree; anything
     # but an agreement rests on the route's answer judged in full
-    other = g.solve(problem, solver=backend, tolerance=tol, role=CROSSCHECK)
-    ga, gf, route = _mlcp_outcome(sol, other, other_name, problem, tol)
-    if route.outcome != AGREED:
-        other = g.solve(problem, solver=backend, tolerance=tol)
-        ga, gf, route = _mlcp_outcome(sol, other, other_name, problem, tol)
-    elif other.status == SOLVED:
+    light: list = []
+
+    def agrees(o: Solution) -> bool:
+        light.append(_mlcp_outcome(sol, o, other_name, problem, tol))
+        return light[-1][2].outcome == AGREED
+
+    other, role = g.solve_to_compare(problem, backend, tol, agrees)
+    ga, gf, route = light[-1] if role == CROSSCHECK else _mlcp_outcome(sol, other, other_name, problem, tol)
+    if role == CROSSCHECK and other.status == SOLVED:
         route = replace(route, reason=route.reason + "; " + LIGHT_AGREEMENT)
     routes = _bracket_routes(sol, problem, bracket) + [route]
     return CrossCheck(

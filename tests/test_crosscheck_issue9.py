@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 import gaussqp
+from gaussqp.certificates.judge import ANSWER
 from gaussqp.cli import main
 from gaussqp.formulations import FORMULATIONS
 from gaussqp.model.problem import Contact, ContactProblem
@@ -16,8 +17,11 @@ from gaussqp.results import FAILED, Solution
 
 
 def _fail(name):
-    def solve(problem, solver=None, tolerance=None, **kw):
-        return Solution(problem=problem, status=FAILED, formulation=name, solver="patched", message="patched to fail")
+    """A cross-check route's :meth:`~gaussqp.formulations.base.Formulation.solve_to_compare` that fails."""
+
+    def solve(problem, solver=None, tolerance=None, enough=None):
+        out = Solution(problem=problem, status=FAILED, formulation=name, solver="patched", message="patched to fail")
+        return out, ANSWER
 
     return solve
 
@@ -33,7 +37,7 @@ def particle_on_floor_3d(push: float, angle: float = math.pi / 8, mu: float = 0.
 
 def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch):
     p = particle_on_floor_3d(0.95)
-    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
     sol = gaussqp.solve(p, bracket="always")  # one contact: unique multipliers, "auto" would skip the bracket
     cc = sol.crosscheck
     assert sol.status == "solved"
@@ -45,7 +49,7 @@ def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch)
 
 def test_conclusive_bracket_with_failed_lcp_route_agrees_on_the_bracket_only(monkeypatch):
     p = particle_on_floor_3d(0.5)
-    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
     cc = gaussqp.solve(p, bracket="always").crosscheck
     out = {r.route: r.outcome for r in cc.routes}
     assert out == {"facetized_inner": "agreed", "facetized_outer": "not compared", "lcp_lemke": "not compared"}
@@ -54,7 +58,7 @@ def test_conclusive_bracket_with_failed_lcp_route_agrees_on_the_bracket_only(mon
 
 def test_failed_route_of_the_generic_crosscheck_is_not_compared(rng, monkeypatch):
     p, *_ = families.planted(rng, n=5, m_b=1, m_u=3)
-    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
     sol = gaussqp.solve(p)
     assert sol.status == "solved" and sol.crosscheck.formulation == "lcp_lemke"
     assert sol.crosscheck.agree is None
@@ -66,7 +70,7 @@ def test_disagreement_is_reported_and_uncertifies(rng, monkeypatch):
     p, *_ = families.planted(rng, n=5, m_b=1, m_u=3)
     good = FORMULATIONS["lcp_lemke"].solve(p)
 
-    def wrong(problem, solver=None, tolerance=None, **kw):
+    def wrong(problem, solver=None, tolerance=None, enough=None):
         out = Solution(
             problem=problem,
             status="solved",
@@ -76,9 +80,9 @@ def test_disagreement_is_reported_and_uncertifies(rng, monkeypatch):
             lambda_normal=good.lambda_normal + 1.0,
             lambda_tangent=good.lambda_tangent,
         )
-        return out
+        return out, ANSWER
 
-    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", wrong)
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", wrong)
     sol = gaussqp.solve(p)
     assert sol.crosscheck.agree is False and sol.crosscheck.routes[0].outcome == "disagreed"
     assert not sol.certified
@@ -87,7 +91,7 @@ def test_disagreement_is_reported_and_uncertifies(rng, monkeypatch):
 def test_cli_says_not_compared(tmp_path, capsys, monkeypatch):
     path = tmp_path / "p.json"
     gaussqp.dump(particle_on_floor_3d(0.95), path)
-    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve", _fail("lcp_lemke"))
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
     main(["solve", str(path)])
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("crosscheck"))

@@ -204,9 +204,10 @@ ROLES = (ANSWER, CROSSCHECK)
 @dataclass(frozen=True)
 class Check:
     """One instance check of an answer: its name, when it applies, and what it does. ``returned_only``: the check
-    improves or describes an answer that is returned (the polish, its uniqueness, its forward error) and is not run
-    on the answer of a cross-check route in the role :data:`CROSSCHECK`, of which the comparison reads only the
-    status, the acceleration and ``Jᵀλ``."""
+    improves or describes an answer that is returned (the polish, its uniqueness, its forward error), or replaces an
+    answer that failed by the data's own Farkas vector, and is not run on the answer of a cross-check route in the
+    role :data:`CROSSCHECK`, of which the comparison reads only the status, the acceleration and ``Jᵀλ``: an answer
+    judged in that role only ever confirms (one that fails is judged again in full before it is reported)."""
 
     name: str
     applies: Callable[[Solution], bool]
@@ -229,6 +230,7 @@ ANSWER_CHECKS: tuple[Check, ...] = (
         "infeasible_after_failed_answer",
         lambda s: not s.certificate("kkt_residuals").holds and not len(s.problem.sliding),
         _infeasible_after_failed_answer,
+        returned_only=True,
     ),
     Check("backward_error", lambda s: s.acceleration is not None and not len(s.problem.coulomb), _backward_error),
     Check("coulomb_cones", lambda s: s.acceleration is not None, _coulomb_cones),

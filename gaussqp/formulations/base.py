@@ -8,11 +8,12 @@ recomputed residuals and certificates.
 
 from __future__ import annotations
 
+import copy
 import time
 from abc import ABC, abstractmethod
-from typing import Any, Protocol, cast
+from typing import Any, Callable, Protocol, cast
 
-from ..certificates.judge import ANSWER, finalize
+from ..certificates.judge import ANSWER, CROSSCHECK, finalize
 from ..errors import NotApplicableError
 from ..model.any_problem import Problem
 from ..model.problem import ContactProblem
@@ -82,8 +83,49 @@ class Formulation(ABC):
         if why:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         tol = get_tolerance(tolerance)
+        sol, _ = self._judged(problem, solver, tol, role)
+        t2 = time.perf_counter()
+        if verdict and self.attach_verdict(sol, solver, tol):
+            sol.timing.detail["verdict"] = time.perf_counter() - t2
+            sol.timing.add_certify(sol.timing.detail["verdict"])
+        return sol
+
+    def solve_to_compare(
+        self, problem: ContactProblem, solver: str | None, tolerance, enough: Callable[[Solution], bool]
+    ) -> tuple[Solution, str]:
+        """The answer of this route as a cross-check route: (judged answer, the judge's role).
+
+        The answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its status from its
+        residuals, backward error and cones); when ``enough`` of that judged answer is False (the comparison did not
+        agree), the same raw answer, kept before that judgement, is judged again in full (role
+        :data:`~gaussqp.certificates.judge.ANSWER`: polished, its uniqueness and forward error), and that answer
+        is returned: a disagreement, or an answer left uncompared, rests on the full judgement. The route is solved
+        once either way (before, a second judgement solved it again). No verdict is attached."""
+        why = "" if self.decides_modes else undecided_modes(problem)
+        if why:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        tol = get_tolerance(tolerance)
+        light, raw = self._judged(problem, solver, tol, CROSSCHECK, keep_raw=True)
+        if enough(light):
+            return light, CROSSCHECK
+        full, _ = self._judged(problem, solver, tol, ANSWER, raw=raw)
+        return full, ANSWER
+
+    def _judged(
+        self,
+        problem: ContactProblem,
+        solver: str | None,
+        tol: Tolerance,
+        role: str,
+        keep_raw: bool = False,
+        raw: Solution | None = None,
+    ) -> tuple[Solution, Solution | None]:
+        """(:meth:`_solve`'s answer judged by :func:`~gaussqp.certificates.judge.finalize` in ``role``, a copy of the
+        first raw answer when ``keep_raw``). ``raw``: judge (a copy of) this raw answer instead of solving. The small
+        dense path's answer that the judge does not certify is solved again by Clarabel and judged afresh."""
         t0 = time.perf_counter()
-        sol = self._solve(problem, solver, tol)
+        sol = self._solve(problem, solver, tol) if raw is None else copy_answer(raw)
+        kept = copy_answer(sol) if keep_raw else None
         t1 = time.perf_counter()
         sol = finalize(sol, tol, role)
         t2 = time.perf_counter()
@@ -99,10 +141,7 @@ class Formulation(ABC):
             t2 = time.perf_counter()
             solving, judging = solving + (t3 - t1 - judging), judging + (t2 - t3)  # both solves, both judgements
         record_times(sol, solving, judging)
-        if verdict and self.attach_verdict(sol, solver, tol):
-            sol.timing.detail["verdict"] = time.perf_counter() - t2
-            sol.timing.add_certify(sol.timing.detail["verdict"])
-        return sol
+        return sol, kept
 
     def takes(self, problem: Problem, cls: SystemClass | None = None) -> tuple[bool, str]:
         """(True, "") when this formulation solves ``problem`` of either form, else (False, reason): a local problem
@@ -161,6 +200,12 @@ class SelfJudgedFormulation(Formulation):
         if not ok:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         return super().solve(problem, solver, tolerance, verdict, role)
+
+
+def copy_answer(sol: Solution) -> Solution:
+    """A copy of a raw answer that its judgement cannot change (the judge appends certificates, updates ``extras``
+    and may replace or polish the arrays): every field copied deeply except the problem, which is shared."""
+    return copy.deepcopy(sol, memo={id(sol.problem): sol.problem})
 
 
 def record_times(sol: Solution, formulation: float, judge: float) -> None:

@@ -1,6 +1,7 @@
 """Issue #28 part 2: the answer of a cross-check route is judged for its status only (role ``crosscheck``): its
 residuals, backward error and cones, not the polish, uniqueness or forward error, which only a returned answer needs.
-An answer that does not agree is solved again and judged in full before it may withdraw the answer's ``solved``."""
+An answer that does not agree is judged again in full (the route solved once) before it may withdraw the answer's
+``solved``."""
 
 from __future__ import annotations
 
@@ -78,14 +79,18 @@ def _nearby_lemke(monkeypatch, p, size: float) -> None:
 
 
 def test_a_disagreeing_route_is_judged_in_full_and_then_withdraws_solved(monkeypatch):
-    """The Lemke route's answer 1e-10 away, against a cross-check tolerance of 1e-12: it disagrees, is solved again
-    and judged in full, passes, and withdraws ``solved``."""
+    """The Lemke route's answer 1e-10 away, against a cross-check tolerance of 1e-12: it disagrees, is judged again in
+    full (the route is not solved again), passes, and withdraws ``solved``."""
     p, *_ = families.planted(np.random.default_rng(0), n=6, m_b=0, m_u=4)
     _nearby_lemke(monkeypatch, p, 1e-10)
+    solves = []
+    nearby = LCPLemke._solve
+    monkeypatch.setattr(LCPLemke, "_solve", lambda self, *a: solves.append(1) or nearby(self, *a))
     seen = _capture_other(monkeypatch)
     sol = gaussqp.solve(p, tolerance=dataclasses.replace(get_tolerance(None), crosscheck=1e-12))
     other = seen[-1]
-    assert len(seen) == 2  # compared, solved again and judged in full, compared again
+    assert len(seen) == 2  # compared, judged again in full, compared again
+    assert len(solves) == 1  # one Lemke run serves both judgements
     assert not RETURNED_ONLY & _ids(seen[0])
     assert RETURNED_ONLY <= _ids(other) and other.status == "solved"
     assert sol.crosscheck.agree is False and sol.crosscheck.routes[0].outcome == "disagreed"
