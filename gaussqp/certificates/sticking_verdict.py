@@ -24,7 +24,12 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     elif sol.status == INFEASIBLE and "a_cones_removed" in sol.extras:
         a, feasible = sol.extras["a_cones_removed"], False
     elif sol.status in (INFEASIBLE, UNBOUNDED):
-        sol.sticking = StickingVerdict(feasible=False, margin=None, mu_min=float("inf"))
+        sol.sticking = StickingVerdict(
+            feasible=False,
+            margin=None,
+            mu_min=float("inf"),
+            margin_reason=f"no acceleration solves the sticking MLCP without cones ({sol.status}): no margin to measure",
+        )
         return
     else:
         return

@@ -65,6 +65,8 @@ class StickingVerdict:
     mu_min_lower: float | None = None
     #: why ``mu_min`` is None (undecided: a program decided nothing), else None
     mu_min_reason: str | None = None
+    #: why ``margin`` is None (no program measured it, or Λ(a) ∩ cones is empty), else None
+    margin_reason: str | None = None
     active_tolerance: float | np.ndarray = 0.0  # per unilateral row (multiplier_set.active_tolerance)
     boundary_test: str = "exact"
     signs: dict = field(default_factory=dict)
@@ -106,6 +108,7 @@ class StickingVerdict:
             "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
             "mu_min_lower": json_float(self.mu_min_lower) if self.mu_min_lower is not None else None,
             "mu_min_reason": self.mu_min_reason,
+            "margin_reason": self.margin_reason,
             "active_tolerance": np.asarray(self.active_tolerance, dtype=float).tolist(),
             "boundary_test": self.boundary_test,
         }
@@ -166,11 +169,14 @@ def singleton_verdict(
     scale = load
     signs = {i: (1 if lam_n[i] >= 0 else -1) for i in L.bilateral_sticking}
     margin = None if pinned else (min(slack.values()) if slack else float("inf"))
+    why = "a detaching contact carries a tangential force: its disk is {0}, no admissible force" if pinned else None
     if not feasible and margin is not None and margin > 0:
         margin = None  # a positive margin contradicts the infeasible answer: not measured, never +inf
+        why = "a positive margin at the multipliers contradicts the infeasible answer: not measured"
     return StickingVerdict(
         feasible=feasible,
         margin=margin,
+        margin_reason=why,
         boundary_contacts=[i for i, x in slack.items() if x <= BOUNDARY_RTOL * scale] if feasible else [],
         detaching_contacts=det,
         mu_min=ratio,
@@ -231,11 +237,14 @@ def analyze(
     L = Layout(p)
     aff = AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
     best, best_signs, best_point = None, {}, None
+    why_margin: list = []
     for signs in L.sign_patterns():
-        m, point = margin(p, a, atol, signs, run, lam_n, conic)
+        m, point = margin(p, a, atol, signs, run, lam_n, conic, why_margin)
         if m is not None and (best is None or m > best):
             best, best_signs, best_point = m, signs, point
     v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol, signs=best_signs)
+    if best is None:
+        v.margin_reason = "; ".join(dict.fromkeys(why_margin)) or "no sign pattern gave a margin"
     if best_point is not None and best_point[0] is not None and best_point[1] is not None:
         v.acceleration = np.asarray(a, dtype=float)
         v.multipliers = assemble_multipliers(

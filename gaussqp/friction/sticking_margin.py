@@ -38,14 +38,23 @@ def _margin_program(p: ContactProblem, a, atol, signs, det, lam_n=None):
 
 
 def margin(
-    p: ContactProblem, a: np.ndarray, atol: float, signs: dict, run, lam_n=None, conic: MultiplierSetConic | None = None
+    p: ContactProblem,
+    a: np.ndarray,
+    atol: float,
+    signs: dict,
+    run,
+    lam_n=None,
+    conic: MultiplierSetConic | None = None,
+    why: list | None = None,
 ) -> tuple[float | None, tuple | None]:
     """max-min cone margin on Λ(a) for one sign pattern; (value, (λ_eq, λ_in) at the optimum) or (None, None).
 
     ``conic``: the same program in Clarabel's form (:mod:`gaussqp.friction.multiplier_conic`), tried first; the
-    cvxpy program runs when it ends anything but solved / infeasible / unbounded."""
+    cvxpy program runs when it ends anything but solved / infeasible / unbounded. ``why``: a list that gets the
+    reason when the answer is (None, None)."""
     det = frozenset(int(i) for i in detaching(p, a, atol, lam_n))
     status, value, point = "failed", None, None
+    first = ""
     if conic is not None:
         ans = conic.margin(signs, det)
         status, value, point = ans.status, ans.value, (ans.lev, ans.liv)
@@ -57,19 +66,29 @@ def margin(
             if feas == "failed":
                 status = "failed"  # undecided here: the cvxpy program decides
             elif feas != "solved":
-                return None, None
-    if status == "failed":
+                return _none(why, f"Λ(a) ∩ cones is {feas} (Clarabel's form)")
+        first = f"Clarabel's form ended {status!r}; "
+    if status not in ("solved", "infeasible", "unbounded"):
         prob, t, L, le, li = _margin_program(p, a, atol, signs, det, lam_n)
         status = run(prob)
         if status == "unbounded" and not _feasible(prob, run):
-            return None, None
+            return _none(why, "the margin program is unbounded but Λ(a) ∩ cones was not found nonempty")
         if status == "solved" and t.value is not None:
             value, point = float(t.value), variable_values(L, le, li)
+        first += f"the cvxpy program ended {status!r}"
     if status == "unbounded":
         return float("inf"), None
+    if status == "infeasible":  # no admissible forces and no contact to measure a (negative) margin on
+        return _none(why, "Λ(a) ∩ cones is empty: no admissible forces to measure a margin on")
     if status != "solved" or value is None:
-        return None, None  # infeasible: no admissible forces and no contact to measure a (negative) margin on
+        return _none(why, f"the margin program decided nothing ({first})")
     return float(value), point
+
+
+def _none(why: list | None, reason: str) -> tuple[None, None]:
+    if why is not None:
+        why.append(reason)
+    return None, None
 
 
 def variable_values(L: Layout, le, li) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +123,7 @@ def contact_margins(
             if status == "unbounded":
                 feas = conic.feasible(None, signs).status
                 status = "failed" if feas == "failed" else ("unbounded" if feas == "solved" else "infeasible")
-        if status == "failed":
+        if status not in ("solved", "infeasible", "unbounded"):  # undecided (failed or inaccurate): cvxpy decides
             import cvxpy as cp  # the fallback only: the direct path needs no cvxpy
 
             L, le, li, cons, _ = multiplier_set_constraints(p, a, atol, lam_n)

@@ -125,6 +125,48 @@ def test_failed_direct_answers_fall_back_to_the_cvxpy_programs(monkeypatch):
     assert len(calls) > 2  # the margin program and the bisection's programs ran through cvxpy
 
 
+@pytest.mark.parametrize("undecided", ["failed", "inaccurate"])
+def test_an_undecided_direct_margin_falls_back_to_its_cvxpy_program(undecided, monkeypatch):
+    """Clarabel's form ending ``inaccurate`` decides nothing, as ``failed`` does: the cvxpy program measures the margin
+    and each contact's margin (before, an inaccurate direct answer left the margin None with no reason)."""
+    p = floor(0.2)
+    a = np.zeros(2)
+    calls = []
+    backend = get_backend("clarabel", needs="qp")
+
+    def run(prob):
+        calls.append(prob)
+        return sa.solve_program(prob, backend, HIGH, "qp")[1]
+
+    monkeypatch.setattr(MultiplierSetConic, "_solve", lambda self, *args, **kw: ConicAnswer(undecided))
+    k = conic(p, a)
+    assert sm.margin(p, a, 1e-7, {}, run, conic=k)[0] == pytest.approx(0.15, abs=1e-7)
+    cm = sm.contact_margins(p, a, 1e-7, {}, run, conic=k)
+    # each contact alone: λ_n,i <= 1 and the other contact's disk takes the load's remainder, μ λ_n,i − |λ_t,i| up to 0.3
+    assert cm == {0: pytest.approx(0.3, abs=1e-6), 1: pytest.approx(0.3, abs=1e-6)}
+    assert len(calls) == 1 + len(cm)
+
+
+def test_a_margin_nobody_measured_says_why(monkeypatch):
+    """When neither Clarabel's form nor the cvxpy program decides, the verdict's margin is None with its reason (a
+    feasible verdict whose margin is missing without a word read as if the margin had not been asked)."""
+    p = floor(0.2)
+    a = np.zeros(2)
+    monkeypatch.setattr(MultiplierSetConic, "_solve", lambda self, *args, **kw: ConicAnswer("inaccurate"))
+    why: list = []
+    assert sm.margin(p, a, 1e-7, {}, lambda prob: "inaccurate", conic=conic(p, a), why=why) == (None, None)
+    assert why == [
+        "the margin program decided nothing (Clarabel's form ended 'inaccurate'; the cvxpy program ended 'inaccurate')"
+    ]
+    monkeypatch.setattr(sa, "solve_program", lambda *args, **kw: (None, "inaccurate", {}))
+    v = sa.analyze(p, a, True, None, HIGH, want_mu_min=False)
+    assert v.margin is None and "decided nothing" in v.margin_reason
+    assert v.as_dict()["margin_reason"] == v.margin_reason
+    monkeypatch.undo()
+    v = sa.analyze(p, a, True, None, HIGH, want_mu_min=False)
+    assert v.margin == pytest.approx(0.15, abs=1e-7) and v.margin_reason is None
+
+
 SHIPPED = [n for n in problems.names() + problems.real_names() if len(problems.load(n).sticking)]
 
 

@@ -371,6 +371,7 @@ def test_verdict_as_dict():
         "mu_min": 0.5,
         "mu_min_lower": 0.4999,
         "mu_min_reason": None,
+        "margin_reason": None,
         "active_tolerance": 1e-7,
         "boundary_test": "exact",
     }
