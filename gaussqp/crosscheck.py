@@ -107,9 +107,12 @@ def _compare(
 ) -> tuple[float | None, float | None, RouteOutcome]:
     """(acceleration gap, generalized-force gap, route outcome) of ``other`` against ``primary``: solutions are
     compared on Jᵀλ (and on the acceleration when ``compare_acceleration``); infeasible/unbounded against the same
-    status agree, against a solution or the other of the two disagree; a failed route is not compared."""
+    status agree, against a solution or the other of the two disagree; a failed route, and a route whose answer failed
+    its own checks (``inaccurate``: a point that proves nothing, neither a solution nor that one exists), are not
+    compared, whatever the primary's status (an ``inaccurate`` route once counted as disagreeing with a verified
+    infeasibility, which cost that answer its certification)."""
     name, ps, os_ = other.formulation, primary.status, other.status
-    if ps in SOLUTION_PRESENT and os_ == INACCURATE:
+    if os_ == INACCURATE:
         return None, None, route_outcome(name, os_, NOT_COMPARED, "the route's answer failed its own residual checks")
     if ps in SOLUTION_PRESENT and os_ in SOLUTION_PRESENT:
         gf = _rel_gap(primary.generalized_force, other.generalized_force, primary.problem, "force")
@@ -183,7 +186,8 @@ def generic_crosscheck(
     answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its residuals, backward error
     and cones decide its status; no polish, uniqueness or forward error, which only a returned answer needs); when
     that answer does not agree, the same answer is judged again in full (the route is solved once:
-    :meth:`gaussqp.formulations.base.Formulation.solve_to_compare`), and that comparison is the report: a disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, an
+    :meth:`gaussqp.formulations.base.Formulation.solve_to_compare`), and that comparison is the report: a
+    disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, an
     agreement on an answer that passed its residual and backward-error checks and is within the cross-check tolerance
     of the answer."""
     for other_name in CROSSCHECK_ORDER:

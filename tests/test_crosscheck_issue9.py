@@ -13,7 +13,7 @@ from gaussqp.cli import main
 from gaussqp.formulations import FORMULATIONS
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.problems import families
-from gaussqp.results import FAILED, Solution
+from gaussqp.results import FAILED, INACCURATE, Solution
 
 
 def _fail(name):
@@ -97,3 +97,32 @@ def test_cli_says_not_compared(tmp_path, capsys, monkeypatch):
     line = next(x for x in out.splitlines() if x.startswith("crosscheck"))
     assert "not compared" in line and "agree=yes" not in out
     assert "lcp_lemke (failed): not compared" in out
+
+
+def test_an_inaccurate_route_is_not_compared_with_a_verified_infeasibility(monkeypatch):
+    """a_y >= 1 and a_y <= -1: the answer is infeasible, proven by a verified Farkas vector. A cross-check route whose
+    answer failed its own checks (``inaccurate``) proves nothing either way: not compared, and the verified
+    infeasibility stays certified (before, it was counted as a disagreement that withdrew the certification)."""
+    cs = [
+        Contact("unilateral", normal=[0, 1.0], normal_drift=-1.0),
+        Contact("unilateral", normal=[0, -1.0], normal_drift=-1.0),
+    ]
+    p = ContactProblem(np.eye(2), [0.0, 0.0], cs)
+
+    def inaccurate(problem, solver=None, tolerance=None, enough=None):
+        out = Solution(
+            problem=problem,
+            status=INACCURATE,
+            formulation="lcp_lemke",
+            solver="patched",
+            acceleration=np.zeros(2),
+            lambda_normal=np.zeros(2),
+            lambda_tangent=np.zeros((2, 1)),
+        )
+        return out, ANSWER
+
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", inaccurate)
+    sol = gaussqp.solve(p)
+    assert sol.status == "infeasible" and sol.certified
+    (route,) = sol.crosscheck.routes
+    assert route.outcome == "not compared" and route.status == "inaccurate" and sol.crosscheck.agree is None
