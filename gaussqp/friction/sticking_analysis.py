@@ -15,7 +15,9 @@ All quantities are computed on Λ(a) (fixed acceleration; its active set needs a
   and footnote 3 of the sticking paper).
 - ``mu_min`` (:func:`gaussqp.friction.mu_min.mu_min_bracket`): the smallest common friction coefficient for which
   the all-sticking problem is solvable (sticking Prop. 11); ``mu_min_lower`` the bisection's proven lower end. Its
-  ratio steps start from the margin's optimum (with a common μ the margin program is their first step).
+  ratio steps start from the margin's optimum (with a common μ the margin program is their first step). Its programs
+  run when ``mu_min``, ``mu_min_lower`` or ``mu_min_reason`` is first read (:class:`StickingVerdict`), not before:
+  a control loop that reads the margin does not pay for them (issue #28).
 
 What the verdict decides about an answer (its uniqueness inside the cones) is stated by
 :func:`gaussqp.certificates.sticking_verdict.sticking_verdict`, which attaches it to a solution.
@@ -27,7 +29,7 @@ not when this module is imported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -54,8 +56,19 @@ if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the funct
     import cvxpy as cp
 
 
+#: the fields of :class:`StickingVerdict` that its μ_min programs fill, when first read
+MU_MIN_FIELDS = frozenset({"mu_min", "mu_min_lower", "mu_min_reason"})
+
+
 @dataclass
 class StickingVerdict:
+    """The sticking verdict at one acceleration (the module's docstring says what each field is).
+
+    μ_min is computed when it is first read: :func:`analyze` leaves its programs pending (``mu_min_pending``, a
+    function returning ``(mu_min_lower, mu_min, mu_min_reason)``), and the first read of ``mu_min``, ``mu_min_lower``
+    or ``mu_min_reason`` (directly, through :meth:`as_dict`, a comparison or the printed form) runs them once and
+    stores the result. The value is the one an eager computation gives: the programs see the same data."""
+
     feasible: bool | None
     margin: float | None
     boundary_contacts: list[int] = field(default_factory=list)
@@ -74,6 +87,19 @@ class StickingVerdict:
     #: input order (the max-margin multipliers of Λ(a), or λ* when Λ(a) is a point); None when no margin was found
     acceleration: np.ndarray | None = None
     multipliers: tuple | None = None
+    #: μ_min's programs not run yet (run on the first read of a field of :data:`MU_MIN_FIELDS`), else None
+    mu_min_pending: Callable[[], tuple] | None = field(default=None, repr=False, compare=False)
+
+    def __getattribute__(self, name: str):
+        if name in MU_MIN_FIELDS:
+            pending = object.__getattribute__(self, "mu_min_pending")
+            if pending is not None:
+                object.__setattr__(self, "mu_min_pending", None)
+                lower, value, why = pending()
+                object.__setattr__(self, "mu_min_lower", lower)
+                object.__setattr__(self, "mu_min", value)
+                object.__setattr__(self, "mu_min_reason", why)
+        return object.__getattribute__(self, name)
 
     def as_dict(self) -> dict:
         """The verdict as JSON, with ``evidence`` (the acceleration and multipliers its margin was read at, and what
@@ -219,7 +245,9 @@ def analyze(
 ) -> StickingVerdict:
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
-    :func:`gaussqp.friction.multiplier_set.detaching`)."""
+    :func:`gaussqp.friction.multiplier_set.detaching`). The margin and the boundary contacts are computed here; μ_min's
+    programs are left pending and run when μ_min is first read (:class:`StickingVerdict`), or never with
+    ``want_mu_min`` False."""
     needs = "socp" if p.dimension >= 3 else "qp"
     name = solver if needs == "qp" or solver != "osqp" else None
     chosen: dict = {}
@@ -272,7 +300,16 @@ def analyze(
                 if slack <= BOUNDARY_RTOL * scale:
                     v.boundary_contacts.append(i)
     if want_mu_min:
-        why: list = []
-        v.mu_min_lower, v.mu_min = mu_min_bracket(p, a, atol, run, lam_n, conic, why, aff, best_point)
-        v.mu_min_reason = why[0] if v.mu_min is None and why else None
+        # run when first read (StickingVerdict): on copies of the arrays a caller may still change (the problem's are
+        # read-only), so that the value is the one an eager computation gives
+        a0 = np.array(a, dtype=float)
+        lam0 = None if lam_n is None else np.array(lam_n, dtype=float)
+        point0 = None if best_point is None else tuple(None if x is None else np.array(x) for x in best_point)
+
+        def settle() -> tuple:
+            why: list = []
+            lower, value = mu_min_bracket(p, a0, atol, run, lam0, conic, why, aff, point0)
+            return lower, value, (why[0] if value is None and why else None)
+
+        v.mu_min_pending = settle
     return v

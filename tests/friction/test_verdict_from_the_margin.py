@@ -32,6 +32,8 @@ def _calls(monkeypatch, p, **patch):
     for k, v in patch.items():
         monkeypatch.setattr(sa, k, v)
     sol = gaussqp.solve(p, crosscheck=False)
+    if sol.sticking is not None:
+        _ = sol.sticking.mu_min  # μ_min's programs run when it is first read: here, under the patches
     monkeypatch.undo()
     return sol, calls
 
