@@ -238,6 +238,36 @@ _CONIC_INACCURATE = {
 }
 
 
+def triplets(A) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """(rows, cols, values, shape) of the nonzero entries of ``A`` (dense or scipy.sparse), row by row for a dense
+    array (``np.nonzero``'s order, the order ``scipy.sparse.coo_matrix`` gives it) without building a sparse matrix
+    (~5 µs against ~50 µs on a 27 × 27 mass matrix)."""
+    if isinstance(A, np.ndarray) and A.ndim == 2:
+        r, c = np.nonzero(A)
+        return r.astype(np.int64), c.astype(np.int64), np.asarray(A[r, c], dtype=float), A.shape
+    C = sp.coo_matrix(A)
+    return C.row.astype(np.int64), C.col.astype(np.int64), np.asarray(C.data, dtype=float), C.shape
+
+
+def csc_from_triplets(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]) -> sp.csc_matrix:
+    """The CSC matrix of the triplets, duplicates summed and indices sorted: what ``csc_matrix((vals, (rows, cols)))``
+    then ``sort_indices()`` give, bit for bit, built directly from one stable sort when no entry repeats (that
+    conversion and its checks cost ~80 µs on the verdict's programs); with repeated entries, that conversion itself."""
+    nrows, ncols = int(shape[0]), int(shape[1])
+    if len(vals) == 0:
+        return sp.csc_matrix(shape)
+    order = np.lexsort((rows, cols))
+    r, c, v = rows[order], cols[order], vals[order]
+    if ((r[1:] == r[:-1]) & (c[1:] == c[:-1])).any():  # rare: scipy sums the duplicates (its order of summation)
+        out = sp.csc_matrix((vals, (rows, cols)), shape=(nrows, ncols))
+        out.sort_indices()
+        return out
+    indptr = np.searchsorted(c, np.arange(ncols + 1)).astype(np.int64)
+    out = sp.csc_matrix((v, r.astype(np.int64), indptr), shape=(nrows, ncols))
+    out.has_sorted_indices = True
+    return out
+
+
 @dataclass
 class RowBlock:
     """Rows of a conic program's ``A`` as triplets (row numbers local to the block), their count, their cone
@@ -255,8 +285,8 @@ class RowBlock:
     @classmethod
     def of(cls, A, cone: str = "nonneg", b: np.ndarray | None = None, soc: tuple = ()) -> "RowBlock":
         """The rows of the matrix ``A`` (dense or scipy.sparse; its nonzero entries) as a block of ``cone``."""
-        C = sp.coo_matrix(A)
-        return cls(C.row, C.col, C.data, C.shape[0], cone, soc, None if b is None else np.asarray(b, dtype=float))
+        r, c, v, shape = triplets(A)
+        return cls(r, c, v, shape[0], cone, soc, None if b is None else np.asarray(b, dtype=float))
 
 
 @dataclass
@@ -296,8 +326,7 @@ def solve_conic(P, q: np.ndarray, blocks: list[RowBlock], ncols: int, presets: l
     cols = np.concatenate([B.cols for B in blocks]) if blocks else np.zeros(0, dtype=np.int64)
     vals = np.concatenate([B.vals for B in blocks]) if blocks else np.zeros(0)
     keep = vals != 0.0
-    A = sp.csc_matrix((vals[keep], (rows[keep], cols[keep])), shape=(int(offsets[-1]), ncols))
-    A.sort_indices()
+    A = csc_from_triplets(rows[keep], cols[keep], vals[keep], (int(offsets[-1]), ncols))
     b = (
         np.concatenate([np.zeros(B.nrows) if B.b is None else np.asarray(B.b, dtype=float) for B in blocks])
         if blocks
@@ -335,4 +364,14 @@ def solve_conic(P, q: np.ndarray, blocks: list[RowBlock], ncols: int, presets: l
     )
 
 
-__all__ = ["ConicResult", "DirectAnswer", "RowBlock", "SOLVERS", "conic_presets", "solve_conic", "solve_direct"]
+__all__ = [
+    "ConicResult",
+    "DirectAnswer",
+    "RowBlock",
+    "SOLVERS",
+    "conic_presets",
+    "csc_from_triplets",
+    "solve_conic",
+    "solve_direct",
+    "triplets",
+]

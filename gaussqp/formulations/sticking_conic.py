@@ -43,7 +43,6 @@ import time
 from dataclasses import replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..friction.cones import ConeModel, DISK, Layout, cone_constraints
 from ..friction.multiplier_set import active_tolerance, conic_farkas, detaching, multiplier_set_constraints
@@ -58,7 +57,7 @@ from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, JudgeHints, Solution
 from ..settings import DIRECT_CONIC_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
 from ..backends import direct_backend, solve_program
-from ..backends.direct import RowBlock, conic_presets, solve_conic
+from ..backends.direct import RowBlock, conic_presets, csc_from_triplets, solve_conic, triplets
 from ..friction.multiplier_conic import cone_rows
 from .base import PROGRAMS, Formulation, undecided_modes
 from .registry import get_formulation
@@ -177,27 +176,27 @@ class StickingConic(Formulation):
         n, pe, pg = p.n, L.pe, L.pg
         E, e = p.equalities
         G, g = p.inequalities
-        Mc, Ec, Gc = sp.coo_matrix(p.M), sp.coo_matrix(E), sp.coo_matrix(G)
+        (mr, mc, mv, _), (er, ec, ev, _), (gr, gc, gv, _) = triplets(p.M), triplets(E), triplets(G)
         ia, il = np.int64(n), np.int64(n + pe)  # first columns of λ_eq and λ_in
         blocks = [
-            RowBlock(Ec.row, Ec.col, Ec.data, pe, "zero", b=-np.asarray(e, dtype=float)),
+            RowBlock(er, ec, ev, pe, "zero", b=-np.asarray(e, dtype=float)),
             RowBlock(
-                np.concatenate([Mc.row, Ec.col, Gc.col]),
-                np.concatenate([Mc.col, ia + Ec.row, il + Gc.row]),
-                np.concatenate([Mc.data, -Ec.data, -Gc.data]),
+                np.concatenate([mr, ec, gc]),
+                np.concatenate([mc, ia + er, il + gr]),
+                np.concatenate([mv, -ev, -gv]),
                 n,
                 "zero",
                 b=-np.asarray(p.F, dtype=float),
             ),
-            RowBlock(Gc.row, Gc.col, -Gc.data, pg, "nonneg", b=np.asarray(g, dtype=float)),
+            RowBlock(gr, gc, -gv, pg, "nonneg", b=np.asarray(g, dtype=float)),
             RowBlock(np.arange(pg), il + np.arange(pg), -np.ones(pg), pg, "nonneg"),
         ]
         if L.sticking:
             coef = np.array([float(p.friction[i]) * signs.get(i, 1) for i in L.sticking])
             blocks.append(cone_rows(L, self.model, L.sticking, coef, offset=n))
-        U = sp.triu(Mc, format="coo")  # P = 2M on the a block, upper triangle, zero elsewhere
+        upper = mr <= mc  # P = 2M on the a block, upper triangle, zero elsewhere
         N = n + pe + pg
-        P = sp.csc_matrix((2.0 * U.data, (U.row, U.col)), shape=(N, N))
+        P = csc_from_triplets(mr[upper], mc[upper], 2.0 * mv[upper], (N, N))
         q = np.concatenate([np.asarray(p.F, dtype=float), np.asarray(e, dtype=float), np.asarray(g, dtype=float)])
         t0 = time.perf_counter()
         res = solve_conic(P, q, blocks, N, conic_presets(backend, tol))
