@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 import gaussqp
-from gaussqp.certificates.judge import ANSWER
+from gaussqp.certificates.judge import ANSWER, CROSSCHECK
 from gaussqp.cli import main
 from gaussqp.formulations import FORMULATIONS
 from gaussqp.model.problem import Contact, ContactProblem
@@ -19,8 +19,10 @@ from gaussqp.results import FAILED, INACCURATE, Solution
 def _fail(name):
     """A cross-check route's :meth:`~gaussqp.formulations.base.Formulation.solve_to_compare` that fails."""
 
-    def solve(problem, solver=None, tolerance=None, enough=None):
+    def solve(problem, solver=None, tolerance=None, enough=None, escalate=None):
         out = Solution(problem=problem, status=FAILED, formulation=name, solver="patched", message="patched to fail")
+        if enough is not None and not enough(out) and escalate is not None and not escalate(out):
+            return out, CROSSCHECK  # set aside by the caller, as solve_to_compare does
         return out, ANSWER
 
     return solve
@@ -37,12 +39,15 @@ def particle_on_floor_3d(push: float, angle: float = math.pi / 8, mu: float = 0.
 
 def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch):
     p = particle_on_floor_3d(0.95)
+    # the LCP route fails, and so does F1, which the sticking cross-check compares when the LCP route fails
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
+    monkeypatch.setattr(FORMULATIONS["gauss_qp"], "solve_to_compare", _fail("gauss_qp"))
     sol = gaussqp.solve(p, bracket="always")  # one contact: unique multipliers, "auto" would skip the bracket
     cc = sol.crosscheck
     assert sol.status == "solved"
     assert cc.bracket.inner == "infeasible" and cc.bracket.outer == "solved"
-    assert [r.outcome for r in cc.routes] == ["not compared"] * 3
+    assert [r.route for r in cc.routes] == ["facetized_inner", "facetized_outer", "lcp_lemke", "gauss_qp"]
+    assert [r.outcome for r in cc.routes] == ["not compared"] * 4
     assert cc.agree is None
     assert all(r.reason for r in cc.routes)
 
@@ -50,10 +55,57 @@ def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch)
 def test_conclusive_bracket_with_failed_lcp_route_agrees_on_the_bracket_only(monkeypatch):
     p = particle_on_floor_3d(0.5)
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
+    monkeypatch.setattr(FORMULATIONS["gauss_qp"], "solve_to_compare", _fail("gauss_qp"))
     cc = gaussqp.solve(p, bracket="always").crosscheck
     out = {r.route: r.outcome for r in cc.routes}
-    assert out == {"facetized_inner": "agreed", "facetized_outer": "not compared", "lcp_lemke": "not compared"}
+    assert out == {
+        "facetized_inner": "agreed",
+        "facetized_outer": "not compared",
+        "lcp_lemke": "not compared",
+        "gauss_qp": "not compared",
+    }
     assert cc.agree is True
+
+
+def test_a_failed_lcp_route_is_set_aside_for_f1_in_the_sticking_crosscheck(monkeypatch):
+    """The LCP route's answer fails its own checks (judged for its status only): the sticking cross-check compares F1
+    with the cones removed instead, without judging the failed answer in full, and F1 agrees."""
+    p = particle_on_floor_3d(0.5)
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
+    cc = gaussqp.solve(p).crosscheck
+    lemke, f1 = cc.routes[-2:]
+    assert (lemke.route, lemke.outcome) == ("lcp_lemke", "not compared") and "compared through gauss_qp" in lemke.reason
+    assert (f1.route, f1.outcome) == ("gauss_qp", "agreed") and cc.agree is True and cc.formulation == "gauss_qp"
+
+
+def test_a_lightly_disagreeing_lcp_route_is_judged_in_full_not_set_aside(monkeypatch):
+    """Only a route whose answer failed its own checks is set aside: one that disagrees in the light judgement is judged
+    in full, and its disagreement stands (F1 is not asked)."""
+    p = particle_on_floor_3d(0.5)
+    good = FORMULATIONS["lcp_lemke"].solve(p)
+    asked = []
+
+    def shifted(problem, solver=None, tolerance=None, enough=None, escalate=None):
+        out = Solution(
+            problem=problem,
+            status="solved",
+            formulation="lcp_lemke",
+            solver="patched",
+            acceleration=good.acceleration + 1.0,
+            lambda_normal=good.lambda_normal,
+            lambda_tangent=good.lambda_tangent,
+        )
+        assert not enough(out) and (escalate is None or escalate(out))  # a disagreement escalates to the full judge
+        return out, ANSWER
+
+    real_f1 = FORMULATIONS["gauss_qp"].solve_to_compare
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", shifted)
+    monkeypatch.setattr(
+        FORMULATIONS["gauss_qp"], "solve_to_compare", lambda *a, **k: asked.append(1) or real_f1(*a, **k)
+    )
+    sol = gaussqp.solve(p)
+    assert sol.crosscheck.routes[-1].route == "lcp_lemke" and sol.crosscheck.routes[-1].outcome == "disagreed"
+    assert sol.crosscheck.agree is False and not sol.certified and not asked
 
 
 def test_failed_route_of_the_generic_crosscheck_is_not_compared(rng, monkeypatch):
@@ -92,11 +144,12 @@ def test_cli_says_not_compared(tmp_path, capsys, monkeypatch):
     path = tmp_path / "p.json"
     gaussqp.dump(particle_on_floor_3d(0.95), path)
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
+    monkeypatch.setattr(FORMULATIONS["gauss_qp"], "solve_to_compare", _fail("gauss_qp"))
     main(["solve", str(path)])
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("crosscheck"))
     assert "not compared" in line and "agree=yes" not in out
-    assert "lcp_lemke (failed): not compared" in out
+    assert "lcp_lemke (failed): not compared" in out and "gauss_qp (failed): not compared" in out
 
 
 def test_an_inaccurate_route_is_not_compared_with_a_verified_infeasibility(monkeypatch):

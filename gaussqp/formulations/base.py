@@ -91,7 +91,12 @@ class Formulation(ABC):
         return sol
 
     def solve_to_compare(
-        self, problem: ContactProblem, solver: str | None, tolerance, enough: Callable[[Solution], bool]
+        self,
+        problem: ContactProblem,
+        solver: str | None,
+        tolerance,
+        enough: Callable[[Solution], bool],
+        escalate: Callable[[Solution], bool] | None = None,
     ) -> tuple[Solution, str]:
         """The answer of this route as a cross-check route: (judged answer, the judge's role).
 
@@ -100,13 +105,17 @@ class Formulation(ABC):
         agree), the same raw answer, kept before that judgement, is judged again in full (role
         :data:`~gaussqp.certificates.judge.ANSWER`: polished, its uniqueness and forward error), and that answer
         is returned: a disagreement, or an answer left uncompared, rests on the full judgement. The route is solved
-        once either way (before, a second judgement solved it again). No verdict is attached."""
+        once either way (before, a second judgement solved it again). No verdict is attached.
+
+        ``escalate``: when given and False for the lightly judged answer that is not ``enough``, that answer is
+        returned as it is (role crosscheck), not judged in full: the caller compares another route instead (the
+        sticking cross-check sets a route aside whose answer failed its own checks)."""
         why = "" if self.decides_modes else undecided_modes(problem)
         if why:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         tol = get_tolerance(tolerance)
         light, raw = self._judged(problem, solver, tol, CROSSCHECK, keep_raw=True)
-        if enough(light):
+        if enough(light) or (escalate is not None and not escalate(light)):
             return light, CROSSCHECK
         full, _ = self._judged(problem, solver, tol, ANSWER, raw=raw)
         return full, ANSWER
