@@ -123,3 +123,22 @@ def test_an_agreement_of_a_lightly_judged_route_says_what_it_rests_on(rng):
     agreed = [o for o in sol.crosscheck.routes if o.outcome == "agreed"]
     assert sol.crosscheck.agree is True and agreed
     assert all(LIGHT_AGREEMENT in o.reason for o in agreed)
+
+
+def test_the_kept_raw_answer_is_not_changed_by_its_judgements(rng):
+    """``solve_to_compare`` judges the light answer and then a copy of the raw one (``copy_answer``): judging a copy in
+    full (polish, certificates, residuals, timing) leaves the raw answer as it came from the route."""
+    from gaussqp.certificates.judge import ANSWER
+    from gaussqp.formulations.base import copy_answer
+
+    p, *_ = families.planted(rng, n=6, m_b=1, m_u=4)
+    tol = get_tolerance(None)
+    raw = FORMULATIONS["lcp_lemke"]._solve(p, None, tol)
+    before = (raw.status, list(raw.certificates), dict(raw.residuals), dict(raw.extras), dict(raw.timing.detail))
+    arrays = [np.array(x) for x in (raw.acceleration, raw.lambda_normal, raw.lambda_tangent)]
+    judged = finalize(copy_answer(raw), tol, ANSWER)
+    assert judged.certificates and RETURNED_ONLY <= _ids(judged)
+    assert (raw.status, raw.certificates, raw.residuals, raw.extras, raw.timing.detail) == before
+    for x, y in zip(arrays, (raw.acceleration, raw.lambda_normal, raw.lambda_tangent)):
+        assert np.array_equal(x, y)
+    assert copy_answer(raw).problem is raw.problem
