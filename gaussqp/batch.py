@@ -239,8 +239,8 @@ class Solver:
     name used (for the facetized pair with ``facets`` facets, which :func:`gaussqp.solve` rebuilds on every call
     when ``facets`` is not 8). Kept across calls by the library's caches, which a Solver's same-structure re-solves
     keep hitting: the direct Clarabel/OSQP path's assembly index arrays of F1/F2 (keyed by the sparsity pattern; the
-    solver object itself is new for every problem) and the compiled DPP programs
-    (:data:`gaussqp.formulations.base.PROGRAMS`); :func:`solve_many` solves each structure's problems one after
+    solver object itself is new for every problem) and the compiled DPP programs of the routes that go through
+    cvxpy (:data:`gaussqp.formulations.base.PROGRAMS`); :func:`solve_many` solves each structure's problems one after
     the other so that these LRU caches stay warm.
 
     Recomputed for every problem, because it depends on the numbers: the mass factorization (made when the

@@ -32,6 +32,7 @@ from .certificates.judge import CROSSCHECK
 from .formulations import FORMULATIONS
 from .formulations.base import Formulation
 from .formulations.coulomb_mixed import WorkBudget
+from .formulations.sticking_conic import TWO_STAGE
 from .model.problem import ContactProblem
 from .model.scales import data_scales
 from .results import (
@@ -334,7 +335,10 @@ def sticking_crosscheck(
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
     n <= :data:`CROSSCHECK_MAX_N`, else F1; F1 also when the LCP route's answer fails its own checks in the light
     judgement, which then sets that route aside, not compared): when F4 finds the sticking mode, its acceleration is a
-    KKT point of that MLCP. Each route's outcome is in ``routes``; ``agree`` is None when no route could be compared.
+    KKT point of that MLCP. F1 is used only when F4's one-stage program answered: F4's two-stage route takes F1's
+    acceleration (or F1's proof of infeasibility), so F1 is then not run ("not_run", not compared) and the LCP route
+    is judged in full as the only one. Each route's outcome is in ``routes``; ``agree`` is None when no route could be
+    compared.
 
     ``bracket_mode`` (:data:`BRACKET_MODES`): "off" does not compute the two polygon programs (their entries say
     :data:`BRACKET_NOT_ASKED` and their routes are not compared: F4's own certificates and the MLCP route stand
@@ -359,7 +363,21 @@ def sticking_crosscheck(
         (bracket["inner"] == "solved" and sol.status == "infeasible") or (bracket["outer"] == "infeasible" and feasible)
     )
     lemke = problem.n <= CROSSCHECK_MAX_N["lcp_lemke"] and FORMULATIONS["lcp_lemke"].accepts(problem, cls)[0]
-    names = (["lcp_lemke"] if lemke else []) + ["gauss_qp"]
+    # F1 is independent of F4 only when F4's own program answered: its two-stage route takes F1's acceleration (and
+    # its infeasibility from F1's certificate), so F1 would compare with itself
+    f1_independent = sol.route != TWO_STAGE
+    names = (["lcp_lemke"] if lemke else []) + (["gauss_qp"] if f1_independent else [])
+    if not names:
+        why = "F4 answered by its two-stage route, whose acceleration is F1's: F1 is not an independent check of it"
+        routes = _bracket_routes(sol, problem, bracket) + [route_outcome("gauss_qp", "not_run", NOT_COMPARED, why)]
+        return CrossCheck(
+            formulation="gauss_qp",
+            solver="",
+            status="not_run",
+            routes=tuple(routes),
+            agree=combined_agreement(routes),
+            bracket=Bracket(facets=facets, inner=bracket["inner"], outer=bracket["outer"], consistent=consistent),
+        )
     set_aside: list[RouteOutcome] = []
     for k, other_name in enumerate(names):
         g = FORMULATIONS[other_name]
@@ -372,8 +390,9 @@ def sticking_crosscheck(
 
         # first judged for its status only (role crosscheck), as the generic cross-check does: enough to agree.
         # Anything else rests on the route's answer judged in full, except an answer that failed its own checks while
-        # another route remains: that route (F1 with the cones removed) is compared instead (on the all-sticking
-        # humanoid Lemke's pivots end at a vertex of condition ~6e10 on 9 states of 40, where F1 agrees)
+        # another route remains (F1 with the cones removed, independent of a one-stage F4): that route is compared
+        # instead (on the all-sticking humanoid Lemke's pivots end at a vertex of condition ~6e10 on 9 states of 40,
+        # where F1 agrees)
         last = k == len(names) - 1
         other, role = g.solve_to_compare(
             problem, backend, tol, agrees, escalate=None if last else (lambda o: o.status not in (INACCURATE, FAILED))

@@ -67,45 +67,112 @@ def test_conclusive_bracket_with_failed_lcp_route_agrees_on_the_bracket_only(mon
     assert cc.agree is True
 
 
+def _garbage_lemke(monkeypatch) -> list:
+    """The LCP route's raw answer fails its own residual checks (its acceleration moved by 1): the real
+    ``solve_to_compare`` judges it; the list records each judgement's role."""
+    from gaussqp.certificates import judge
+    from gaussqp.formulations import base
+    from gaussqp.formulations.delassus import LCPLemke
+
+    real_solve, real_finalize, roles = LCPLemke._solve, base.finalize, []
+
+    def garbage(self, problem, solver, tol):
+        out = real_solve(self, problem, solver, tol)
+        out.acceleration = out.acceleration + 1.0
+        return out
+
+    def finalize(sol, tol, role=judge.ANSWER):
+        if sol.formulation == "lcp_lemke":
+            roles.append(role)
+        return real_finalize(sol, tol, role)
+
+    monkeypatch.setattr(LCPLemke, "_solve", garbage)
+    monkeypatch.setattr(base, "finalize", finalize)
+    return roles
+
+
 def test_a_failed_lcp_route_is_set_aside_for_f1_in_the_sticking_crosscheck(monkeypatch):
-    """The LCP route's answer fails its own checks (judged for its status only): the sticking cross-check compares F1
-    with the cones removed instead, without judging the failed answer in full, and F1 agrees."""
+    """The LCP route's answer fails its own checks in the light judgement: the sticking cross-check sets it aside (not
+    compared, not judged in full) and compares F1 with the cones removed, independent of F4's one-stage answer."""
     p = particle_on_floor_3d(0.5)
-    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
-    cc = gaussqp.solve(p).crosscheck
-    lemke, f1 = cc.routes[-2:]
-    assert (lemke.route, lemke.outcome) == ("lcp_lemke", "not compared") and "compared through gauss_qp" in lemke.reason
-    assert (f1.route, f1.outcome) == ("gauss_qp", "agreed") and cc.agree is True and cc.formulation == "gauss_qp"
+    roles = _garbage_lemke(monkeypatch)
+    sol = gaussqp.solve(p)
+    assert sol.route == "one stage" and roles == [CROSSCHECK]  # judged once, lightly
+    lemke, f1 = sol.crosscheck.routes[-2:]
+    assert (lemke.route, lemke.status, lemke.outcome) == ("lcp_lemke", "inaccurate", "not compared")
+    assert "compared through gauss_qp" in lemke.reason
+    assert (f1.route, f1.outcome) == ("gauss_qp", "agreed") and sol.crosscheck.agree is True
+    assert sol.crosscheck.formulation == "gauss_qp" and sol.certified
+
+
+def test_f1_never_checks_f4_s_two_stage_answer(monkeypatch):
+    """F4's two-stage route takes F1's acceleration: F1 is then not an independent check. A failed LCP route is judged
+    in full as the only route (not set aside for F1), and without the LCP route F1 is not run."""
+    from gaussqp.formulations.sticking_conic import StickingConic
+
+    p = particle_on_floor_3d(0.5)
+    monkeypatch.setattr(StickingConic, "_gap_tol", staticmethod(lambda *a: -1.0))  # no zero-gap point: two stage
+    roles = _garbage_lemke(monkeypatch)
+    f1_runs = []
+    real_f1 = FORMULATIONS["gauss_qp"].solve_to_compare
+    monkeypatch.setattr(
+        FORMULATIONS["gauss_qp"], "solve_to_compare", lambda *a, **k: f1_runs.append(1) or real_f1(*a, **k)
+    )
+    sol = gaussqp.solve(p)
+    assert sol.route == "two stage" and sol.status == "solved"
+    assert roles == [CROSSCHECK, ANSWER] and not f1_runs  # judged lightly, then in full; F1 not asked
+    assert [r.route for r in sol.crosscheck.routes] == ["facetized_inner", "facetized_outer", "lcp_lemke"]
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "accepts", lambda *a: (False, "patched"))
+    sol = gaussqp.solve(p)
+    (last,) = sol.crosscheck.routes[-1:]
+    assert (last.route, last.status, last.outcome) == ("gauss_qp", "not_run", "not compared") and not f1_runs
+    assert "not an independent check" in last.reason and sol.crosscheck.agree is None
 
 
 def test_a_lightly_disagreeing_lcp_route_is_judged_in_full_not_set_aside(monkeypatch):
-    """Only a route whose answer failed its own checks is set aside: one that disagrees in the light judgement is judged
-    in full, and its disagreement stands (F1 is not asked)."""
+    """Only a route whose answer failed its own checks is set aside: the exact answer of nearby data (forces changed
+    by 1e-10 of their scale) passes its checks and disagrees beyond a cross-check tolerance of 1e-12, is judged in
+    full, and its disagreement stands (F1 is not asked)."""
+    import dataclasses
+
+    from gaussqp.formulations.delassus import LCPLemke
+    from gaussqp.model.scales import data_scales
+    from gaussqp.settings import get_tolerance
+
     p = particle_on_floor_3d(0.5)
-    good = FORMULATIONS["lcp_lemke"].solve(p)
-    asked = []
+    shift = 1e-10 * data_scales(p).dynamics_row
+    real = LCPLemke._solve
 
-    def shifted(problem, solver=None, tolerance=None, enough=None, escalate=None):
-        out = Solution(
-            problem=problem,
-            status="solved",
-            formulation="lcp_lemke",
-            solver="patched",
-            acceleration=good.acceleration + 1.0,
-            lambda_normal=good.lambda_normal,
-            lambda_tangent=good.lambda_tangent,
+    def nearby(self, problem, solver, tol):
+        q = ContactProblem.from_blocks(
+            problem.M,
+            problem.F + shift,
+            problem.J_n,
+            problem.normal_drift,
+            list(problem.types),
+            problem.J_t,
+            problem.tangent_drift,
+            problem.friction,
+            list(problem.modes),
+            None,
+            None,
+            problem.dimension,
         )
-        assert not enough(out) and (escalate is None or escalate(out))  # a disagreement escalates to the full judge
-        return out, ANSWER
+        out = real(self, q, solver, tol)
+        out.problem = problem
+        out.hints = dataclasses.replace(out.hints, polish_allowed=False)
+        return out
 
+    monkeypatch.setattr(LCPLemke, "_solve", nearby)
+    f1_runs = []
     real_f1 = FORMULATIONS["gauss_qp"].solve_to_compare
-    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", shifted)
     monkeypatch.setattr(
-        FORMULATIONS["gauss_qp"], "solve_to_compare", lambda *a, **k: asked.append(1) or real_f1(*a, **k)
+        FORMULATIONS["gauss_qp"], "solve_to_compare", lambda *a, **k: f1_runs.append(1) or real_f1(*a, **k)
     )
-    sol = gaussqp.solve(p)
-    assert sol.crosscheck.routes[-1].route == "lcp_lemke" and sol.crosscheck.routes[-1].outcome == "disagreed"
-    assert sol.crosscheck.agree is False and not sol.certified and not asked
+    sol = gaussqp.solve(p, tolerance=dataclasses.replace(get_tolerance(None), crosscheck=1e-12))
+    last = sol.crosscheck.routes[-1]
+    assert (last.route, last.status, last.outcome) == ("lcp_lemke", "solved", "disagreed") and not f1_runs
+    assert sol.crosscheck.agree is False and not sol.certified
 
 
 def test_failed_route_of_the_generic_crosscheck_is_not_compared(rng, monkeypatch):

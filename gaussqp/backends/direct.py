@@ -243,6 +243,7 @@ def triplets(A) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
     array (``np.nonzero``'s order, the order ``scipy.sparse.coo_matrix`` gives it) without building a sparse matrix
     (~5 µs against ~50 µs on a 27 × 27 mass matrix)."""
     if isinstance(A, np.ndarray) and A.ndim == 2:
+        A = np.asarray(A)  # a np.matrix as a plain array (its A[r, c] is a row)
         r, c = np.nonzero(A)
         return r.astype(np.int64), c.astype(np.int64), np.asarray(A[r, c], dtype=float), A.shape
     C = sp.coo_matrix(A)
@@ -250,9 +251,10 @@ def triplets(A) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
 
 
 def csc_from_triplets(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple[int, int]) -> sp.csc_matrix:
-    """The CSC matrix of the triplets, duplicates summed and indices sorted: what ``csc_matrix((vals, (rows, cols)))``
-    then ``sort_indices()`` give, bit for bit, built directly from one stable sort when no entry repeats (that
-    conversion and its checks cost ~80 µs on the verdict's programs); with repeated entries, that conversion itself."""
+    """The CSC matrix of the triplets, duplicates summed and indices sorted: the entries, their values and their
+    storage order of ``csc_matrix((vals, (rows, cols)))`` then ``sort_indices()`` (its index arrays are int64 here),
+    built directly from one stable sort when no entry repeats (that conversion and its checks cost ~80 µs on the
+    verdict's programs); with repeated entries, that conversion itself (its order of summation)."""
     nrows, ncols = int(shape[0]), int(shape[1])
     if len(vals) == 0:
         return sp.csc_matrix(shape)

@@ -207,7 +207,8 @@ class Check:
     improves or describes an answer that is returned (the polish, its uniqueness, its forward error), or replaces an
     answer that failed by the data's own Farkas vector, and is not run on the answer of a cross-check route in the
     role :data:`CROSSCHECK`, of which the comparison reads only the status, the acceleration and ``Jᵀλ``: an answer
-    judged in that role only ever confirms (one that fails is judged again in full before it is reported)."""
+    judged in that role only ever confirms (one that does not agree is judged again in full before it is reported,
+    or, failing its own checks, set aside as not compared when another route is compared instead)."""
 
     name: str
     applies: Callable[[Solution], bool]

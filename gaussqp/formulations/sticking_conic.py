@@ -74,6 +74,11 @@ CONIC_FARKAS_VERIFY = (
 )
 
 
+#: ``Solution.route`` of an F4/F5 answer: its own conic program answered (``ONE_STAGE``), or F1 with the cones removed
+#: and the multiplier set at F1's acceleration did (``TWO_STAGE``, which is therefore not independent of F1)
+ONE_STAGE, TWO_STAGE = "one stage", "two stage"
+
+
 class StickingConic(Formulation):
     """Shared machinery of F4 and F5; ``model`` says how the disks are represented."""
 
@@ -246,7 +251,7 @@ class StickingConic(Formulation):
                         lambda_normal=lam_n,
                         lambda_tangent=lam_t,
                     )
-                    sol.hints, sol.route = JudgeHints(polish_allowed=False, cones_enforced=self.model), "one stage"
+                    sol.hints, sol.route = JudgeHints(polish_allowed=False, cones_enforced=self.model), ONE_STAGE
                     sol.extras.update({"attempts": attempts, "signs": signs, "gap": gap, "backend_status": status})
                     self._polish_in_cones(sol)
                     sol.timing.detail = {"programs": time.perf_counter() - t0}
@@ -290,7 +295,12 @@ class StickingConic(Formulation):
 
         f1 = get_formulation("gauss_qp").solve(p, solver=solver if solver != "scs" else None, tolerance=tol)
         sol = Solution(
-            problem=p, status=FAILED, formulation=self.name, solver="", hints=JudgeHints(polish_allowed=False)
+            problem=p,
+            status=FAILED,
+            formulation=self.name,
+            solver="",
+            hints=JudgeHints(polish_allowed=False),
+            route=TWO_STAGE,
         )
         sol.extras.update({"attempts": attempts, "cones_removed_status": f1.status})
         if f1.status in (INFEASIBLE, UNBOUNDED) and f1.certified:
@@ -344,7 +354,7 @@ class StickingConic(Formulation):
                 sol.status = SOLVED
                 sol.acceleration = a
                 sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(p, lev, liv)
-                sol.hints, sol.route = replace(sol.hints, cones_enforced=self.model), "two stage"
+                sol.hints, sol.route = replace(sol.hints, cones_enforced=self.model), TWO_STAGE
                 sol.extras.update({"signs": signs, "active_tolerance": atol})
                 return sol
         for signs in L.sign_patterns():

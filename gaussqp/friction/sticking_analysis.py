@@ -28,6 +28,7 @@ not when this module is imported.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -58,6 +59,9 @@ if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the funct
 
 #: the fields of :class:`StickingVerdict` that its μ_min programs fill, when first read
 MU_MIN_FIELDS = frozenset({"mu_min", "mu_min_lower", "mu_min_reason"})
+#: held while a verdict's pending μ_min programs run (one process-wide lock: a verdict holds no lock, so it copies
+#: and pickles)
+_SETTLING = threading.RLock()
 
 
 @dataclass
@@ -66,8 +70,10 @@ class StickingVerdict:
 
     μ_min is computed when it is first read: :func:`analyze` leaves its programs pending (``mu_min_pending``, a
     function returning ``(mu_min_lower, mu_min, mu_min_reason)``), and the first read of ``mu_min``, ``mu_min_lower``
-    or ``mu_min_reason`` (directly, through :meth:`as_dict`, a comparison or the printed form) runs them once and
-    stores the result. The value is the one an eager computation gives: the programs see the same data."""
+    or ``mu_min_reason`` (directly, through :meth:`as_dict`, a comparison, the printed form, a copy or a pickle) runs
+    them once and stores the result. The value is the one an eager computation gives: the programs see the same data
+    (copies of the solve's arrays). Concurrent first reads run them once (the others wait); an error in them reaches
+    the read and leaves them pending; assigning one of the three fields runs them first, then keeps the value given."""
 
     feasible: bool | None
     margin: float | None
@@ -87,19 +93,31 @@ class StickingVerdict:
     #: input order (the max-margin multipliers of Λ(a), or λ* when Λ(a) is a point); None when no margin was found
     acceleration: np.ndarray | None = None
     multipliers: tuple | None = None
-    #: μ_min's programs not run yet (run on the first read of a field of :data:`MU_MIN_FIELDS`), else None
-    mu_min_pending: Callable[[], tuple] | None = field(default=None, repr=False, compare=False)
+    #: μ_min's programs not run yet (run on the first read of a field of :data:`MU_MIN_FIELDS`), else None; not an
+    #: argument of the constructor (a copy by ``dataclasses.replace`` reads, so runs, them first)
+    mu_min_pending: Callable[[], tuple] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getattribute__(self, name: str):
-        if name in MU_MIN_FIELDS:
-            pending = object.__getattribute__(self, "mu_min_pending")
-            if pending is not None:
-                object.__setattr__(self, "mu_min_pending", None)
-                lower, value, why = pending()
-                object.__setattr__(self, "mu_min_lower", lower)
-                object.__setattr__(self, "mu_min", value)
-                object.__setattr__(self, "mu_min_reason", why)
+        if name in MU_MIN_FIELDS and object.__getattribute__(self, "__dict__").get("mu_min_pending") is not None:
+            with _SETTLING:  # one thread runs them; the others wait and read the result
+                pending = object.__getattribute__(self, "mu_min_pending")
+                if pending is not None:
+                    lower, value, why = pending()  # an error leaves them pending: the next read runs them again
+                    object.__setattr__(self, "mu_min_lower", lower)
+                    object.__setattr__(self, "mu_min", value)
+                    object.__setattr__(self, "mu_min_reason", why)
+                    object.__setattr__(self, "mu_min_pending", None)
         return object.__getattribute__(self, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in MU_MIN_FIELDS and self.__dict__.get("mu_min_pending") is not None:
+            _ = self.mu_min  # settled first: a value the caller sets is not overwritten later, the others are filled
+        object.__setattr__(self, name, value)
+
+    def __getstate__(self) -> dict:
+        """The fields with μ_min settled (its programs run first): the pending function is not pickled."""
+        _ = self.mu_min
+        return dict(self.__dict__)
 
     def as_dict(self) -> dict:
         """The verdict as JSON, with ``evidence`` (the acceleration and multipliers its margin was read at, and what

@@ -134,11 +134,17 @@ def test_the_kept_raw_answer_is_not_changed_by_its_judgements(rng):
     p, *_ = families.planted(rng, n=6, m_b=1, m_u=4)
     tol = get_tolerance(None)
     raw = FORMULATIONS["lcp_lemke"]._solve(p, None, tol)
-    before = (raw.status, list(raw.certificates), dict(raw.residuals), dict(raw.extras), dict(raw.timing.detail))
+    import copy
+
+    before = copy.deepcopy((raw.status, raw.certificates, raw.residuals, raw.extras, raw.timing.detail))
     arrays = [np.array(x) for x in (raw.acceleration, raw.lambda_normal, raw.lambda_tangent)]
     judged = finalize(copy_answer(raw), tol, ANSWER)
     assert judged.certificates and RETURNED_ONLY <= _ids(judged)
-    assert (raw.status, raw.certificates, raw.residuals, raw.extras, raw.timing.detail) == before
+    now = (raw.status, raw.certificates, raw.residuals, raw.extras, raw.timing.detail)
+    assert now[:3] == before[:3] and now[4] == before[4]
+    assert raw.extras.keys() == before[3].keys()
+    for key, value in raw.extras.items():  # nested values too (a deep snapshot), arrays entry by entry
+        assert np.array_equal(value, before[3][key]) if isinstance(value, np.ndarray) else value == before[3][key]
     for x, y in zip(arrays, (raw.acceleration, raw.lambda_normal, raw.lambda_tangent)):
         assert np.array_equal(x, y)
     assert copy_answer(raw).problem is raw.problem
