@@ -144,21 +144,7 @@ def test_a_lightly_disagreeing_lcp_route_is_judged_in_full_not_set_aside(monkeyp
     real = LCPLemke._solve
 
     def nearby(self, problem, solver, tol):
-        q = ContactProblem.from_blocks(
-            problem.M,
-            problem.F + shift,
-            problem.J_n,
-            problem.normal_drift,
-            list(problem.types),
-            problem.J_t,
-            problem.tangent_drift,
-            problem.friction,
-            list(problem.modes),
-            None,
-            None,
-            problem.dimension,
-        )
-        out = real(self, q, solver, tol)
+        out = real(self, problem.with_force(problem.F + shift), solver, tol)
         out.problem = problem
         out.hints = dataclasses.replace(out.hints, polish_allowed=False)
         return out

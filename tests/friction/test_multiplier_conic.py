@@ -108,16 +108,22 @@ def test_unbounded_margin_is_decided_on_the_direct_path():
     assert sm.margin(q, a, 1e-7, {}, never, conic=conic(q, a)) == (float("inf"), None)
 
 
-def test_failed_direct_answers_fall_back_to_the_cvxpy_programs(monkeypatch):
-    p = floor(0.2)
-    a = np.zeros(2)
-    calls = []
+def cvxpy_run(calls: list):
+    """The verdict's ``run`` for its cvxpy programs (Clarabel, the ``high`` preset), each program appended to ``calls``."""
     backend = get_backend("clarabel", needs="qp")
 
     def run(prob):
         calls.append(prob)
         return sa.solve_program(prob, backend, HIGH, "qp")[1]
 
+    return run
+
+
+def test_failed_direct_answers_fall_back_to_the_cvxpy_programs(monkeypatch):
+    p = floor(0.2)
+    a = np.zeros(2)
+    calls: list = []
+    run = cvxpy_run(calls)
     monkeypatch.setattr(MultiplierSetConic, "_solve", lambda self, *args, **kw: ConicAnswer("failed"))
     k = conic(p, a)
     assert sm.margin(p, a, 1e-7, {}, run, conic=k)[0] == pytest.approx(0.15, abs=1e-7)
@@ -131,13 +137,8 @@ def test_an_undecided_direct_margin_falls_back_to_its_cvxpy_program(undecided, m
     and each contact's margin (before, an inaccurate direct answer left the margin None with no reason)."""
     p = floor(0.2)
     a = np.zeros(2)
-    calls = []
-    backend = get_backend("clarabel", needs="qp")
-
-    def run(prob):
-        calls.append(prob)
-        return sa.solve_program(prob, backend, HIGH, "qp")[1]
-
+    calls: list = []
+    run = cvxpy_run(calls)
     monkeypatch.setattr(MultiplierSetConic, "_solve", lambda self, *args, **kw: ConicAnswer(undecided))
     k = conic(p, a)
     assert sm.margin(p, a, 1e-7, {}, run, conic=k)[0] == pytest.approx(0.15, abs=1e-7)
