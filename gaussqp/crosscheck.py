@@ -187,8 +187,8 @@ def generic_crosscheck(
     the problem, compared on the unique quantities (:func:`crosscheck_report`); None when no route applies. The route's
     answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its residuals, backward error
     and cones decide its status; no polish, uniqueness or forward error, which only a returned answer needs); when
-    that answer does not agree, the same answer is judged again in full (the route is solved once:
-    :meth:`gaussqp.formulations.base.Formulation.solve_to_compare`), and that comparison is the report: a
+    that answer does not agree, the route is solved again and its answer judged in full
+    (:meth:`gaussqp.formulations.base.Formulation.solve_to_compare`), and that comparison is the report: a
     disagreement (which withdraws ``solved``) or an answer left uncompared rests on the full judgement, an
     agreement on an answer that passed its residual and backward-error checks and is within the cross-check tolerance
     of the answer."""
@@ -232,15 +232,30 @@ def facetized(name: str, facets: int) -> Formulation:
     return f if f.model.facets == facets else f.with_facets(facets)
 
 
-def _bracket_routes(sol: Solution, problem: ContactProblem, bracket: dict) -> list[RouteOutcome]:
+def _rests_on_f1(s: Solution) -> bool:
+    """True when an F4/F5 answer is ``infeasible`` or ``unbounded`` by F1's own certificate (its two-stage route: the
+    sticking MLCP without cones has no solution), not by a proof of its own."""
+    return s.status in INF_OR_UNB and s.extras.get("cones_removed_status") in INF_OR_UNB
+
+
+def _bracket_routes(
+    sol: Solution, problem: ContactProblem, bracket: dict, polygons: dict | None = None
+) -> list[RouteOutcome]:
     """The facetized pair against F4: an inscribed polygon that is feasible proves feasibility, a
     circumscribed one that is infeasible proves infeasibility (sticking (54)-(59)); in 2D both polygons
-    are the exact interval, so each decides both ways. Anything else is not compared."""
+    are the exact interval, so each decides both ways. Anything else is not compared, and so is a polygon whose
+    infeasibility, like F4's, is F1's certificate (both two-stage: one proof, not two; ``polygons`` holds the
+    polygons' answers)."""
     exact = problem.dimension == 2
     out = []
     ps = sol.status
     for kind, proves in (("inner", "solved"), ("outer", "infeasible")):
         name, st = f"facetized_{kind}", bracket[kind]
+        poly = (polygons or {}).get(kind)
+        if poly is not None and _rests_on_f1(poly) and _rests_on_f1(sol):
+            why = "its answer and F4's both rest on F1's certificate that the MLCP without cones has no solution"
+            out.append(route_outcome(name, st, NOT_COMPARED, why + ": not an independent check"))
+            continue
         if st == BRACKET_NOT_ASKED:
             out.append(
                 route_outcome(
@@ -346,7 +361,7 @@ def sticking_crosscheck(
     answer is already certified (status solved: it passed the judge's residual and cone checks) with unique
     multipliers (then the disks' answer is one point, which the inscribed polygon could only confirm; at 10⁴
     contacts the bracket was 60 % of a solve); "always" runs them."""
-    bracket = {}
+    bracket, polygons = {}, {}
     skip = bracket_mode == "auto" and sol.status == SOLVED and sol.unique.get("multipliers") is True
     for b in BRACKET:
         f = facetized(b, facets)
@@ -357,7 +372,8 @@ def sticking_crosscheck(
         elif skip:
             bracket[b.split("_")[1]] = BRACKET_SKIPPED
         else:
-            bracket[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol).status
+            polygons[b.split("_")[1]] = f.solve(problem, solver=solver, tolerance=tol)
+            bracket[b.split("_")[1]] = polygons[b.split("_")[1]].status
     feasible = sol.status == "solved"
     consistent = not (
         (bracket["inner"] == "solved" and sol.status == "infeasible") or (bracket["outer"] == "infeasible" and feasible)
@@ -369,7 +385,9 @@ def sticking_crosscheck(
     names = (["lcp_lemke"] if lemke else []) + (["gauss_qp"] if f1_independent else [])
     if not names:
         why = "F4 answered by its two-stage route, whose acceleration is F1's: F1 is not an independent check of it"
-        routes = _bracket_routes(sol, problem, bracket) + [route_outcome("gauss_qp", "not_run", NOT_COMPARED, why)]
+        routes = _bracket_routes(sol, problem, bracket, polygons) + [
+            route_outcome("gauss_qp", "not_run", NOT_COMPARED, why)
+        ]
         return CrossCheck(
             formulation="gauss_qp",
             solver="",
@@ -406,7 +424,7 @@ def sticking_crosscheck(
         if role == CROSSCHECK and other.status == SOLVED:
             route = replace(route, reason=route.reason + "; " + LIGHT_AGREEMENT)
         break
-    routes = _bracket_routes(sol, problem, bracket) + set_aside + [route]
+    routes = _bracket_routes(sol, problem, bracket, polygons) + set_aside + [route]
     return CrossCheck(
         formulation=other_name,
         solver=other.solver,

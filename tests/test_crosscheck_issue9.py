@@ -232,3 +232,25 @@ def test_an_inaccurate_route_is_not_compared_with_a_verified_infeasibility(monke
     assert sol.status == "infeasible" and sol.certified
     (route,) = sol.crosscheck.routes
     assert route.outcome == "not compared" and route.status == "inaccurate" and sol.crosscheck.agree is None
+
+
+def test_no_route_checks_f4_with_f1_s_own_certificate(monkeypatch):
+    """a_z >= 1 and a_z <= -1 on two sticking contacts: the MLCP without cones has no solution, so F4 is infeasible by
+    F1's certificate (its two-stage route, even on that early exit). Without the LCP route nothing independent checks
+    it: F1 is not run, and the circumscribed polygon, infeasible by the same certificate of F1, is not compared (before,
+    both counted as agreement with themselves; found by a reviewer)."""
+    tang = [[1.0, 0, 0], [0, 1.0, 0]]
+    cs = [
+        Contact("unilateral", normal=[0, 0, 1.0], normal_drift=-1.0, mode="sticking", friction=0.5, tangent=tang),
+        Contact("unilateral", normal=[0, 0, -1.0], normal_drift=-1.0, mode="sticking", friction=0.5, tangent=tang),
+    ]
+    p = ContactProblem(np.eye(3), [0.0, 0.0, 0.0], cs, dimension=3)
+    monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "accepts", lambda *a: (False, "patched"))
+    sol = gaussqp.solve(p, bracket="always")
+    assert sol.status == "infeasible" and sol.route == "two stage" and sol.certified
+    cc = sol.crosscheck
+    out = {r.route: (r.status, r.outcome) for r in cc.routes}
+    assert out["gauss_qp"] == ("not_run", "not compared")
+    assert out["facetized_outer"] == ("infeasible", "not compared")
+    assert "not an independent check" in next(r.reason for r in cc.routes if r.route == "facetized_outer")
+    assert cc.agree is None

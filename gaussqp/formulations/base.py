@@ -8,20 +8,17 @@ recomputed residuals and certificates.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import time
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Protocol, cast
 
-import numpy as np
 
 from ..certificates.judge import ANSWER, CROSSCHECK, finalize
 from ..errors import NotApplicableError
 from ..model.any_problem import Problem
 from ..model.problem import ContactProblem
 from ..model.system_class import UNDECIDED_MODES, SystemClass
-from ..results import SOLVED, Solution, Timing
+from ..results import SOLVED, Solution
 from ..backends.base import ProgramCache
 from ..settings import Tolerance, get_tolerance
 
@@ -86,7 +83,7 @@ class Formulation(ABC):
         if why:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         tol = get_tolerance(tolerance)
-        sol, _ = self._judged(problem, solver, tol, role)
+        sol = self._judged(problem, solver, tol, role)
         t2 = time.perf_counter()
         if verdict and self.attach_verdict(sol, solver, tol):
             sol.timing.detail["verdict"] = time.perf_counter() - t2
@@ -105,10 +102,11 @@ class Formulation(ABC):
 
         The answer is first judged in the role :data:`~gaussqp.certificates.judge.CROSSCHECK` (its status from its
         residuals, backward error and cones); when ``enough`` of that judged answer is False (the comparison did not
-        agree), the same raw answer, kept before that judgement, is judged again in full (role
+        agree), the route is solved again and its answer judged in full (role
         :data:`~gaussqp.certificates.judge.ANSWER`: polished, its uniqueness and forward error), and that answer
-        is returned: a disagreement, or an answer left uncompared, rests on the full judgement. The route is solved
-        once either way (before, a second judgement solved it again). No verdict is attached.
+        is returned: a disagreement, or an answer left uncompared, rests on the full judgement. (Solving again, rare,
+        costs less than keeping a copy of every raw answer for it: ~10 µs on each cross-check of the humanoid.) No
+        verdict is attached.
 
         ``escalate``: when given and False for the lightly judged answer that is not ``enough``, that answer is
         returned as it is (role crosscheck), not judged in full: the caller compares another route instead (the
@@ -117,27 +115,16 @@ class Formulation(ABC):
         if why:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         tol = get_tolerance(tolerance)
-        light, raw = self._judged(problem, solver, tol, CROSSCHECK, keep_raw=True)
+        light = self._judged(problem, solver, tol, CROSSCHECK)
         if enough(light) or (escalate is not None and not escalate(light)):
             return light, CROSSCHECK
-        full, _ = self._judged(problem, solver, tol, ANSWER, raw=raw)
-        return full, ANSWER
+        return self._judged(problem, solver, tol, ANSWER), ANSWER
 
-    def _judged(
-        self,
-        problem: ContactProblem,
-        solver: str | None,
-        tol: Tolerance,
-        role: str,
-        keep_raw: bool = False,
-        raw: Solution | None = None,
-    ) -> tuple[Solution, Solution | None]:
-        """(:meth:`_solve`'s answer judged by :func:`~gaussqp.certificates.judge.finalize` in ``role``, a copy of the
-        first raw answer when ``keep_raw``). ``raw``: judge (a copy of) this raw answer instead of solving. The small
-        dense path's answer that the judge does not certify is solved again by Clarabel and judged afresh."""
+    def _judged(self, problem: ContactProblem, solver: str | None, tol: Tolerance, role: str) -> Solution:
+        """:meth:`_solve`'s answer judged by :func:`~gaussqp.certificates.judge.finalize` in ``role``. The small dense
+        path's answer that the judge does not certify is solved again by Clarabel and judged afresh."""
         t0 = time.perf_counter()
-        sol = self._solve(problem, solver, tol) if raw is None else copy_answer(raw)
-        kept = copy_answer(sol) if keep_raw else None
+        sol = self._solve(problem, solver, tol)
         t1 = time.perf_counter()
         sol = finalize(sol, tol, role)
         t2 = time.perf_counter()
@@ -153,7 +140,7 @@ class Formulation(ABC):
             t2 = time.perf_counter()
             solving, judging = solving + (t3 - t1 - judging), judging + (t2 - t3)  # both solves, both judgements
         record_times(sol, solving, judging)
-        return sol, kept
+        return sol
 
     def takes(self, problem: Problem, cls: SystemClass | None = None) -> tuple[bool, str]:
         """(True, "") when this formulation solves ``problem`` of either form, else (False, reason): a local problem
@@ -212,25 +199,6 @@ class SelfJudgedFormulation(Formulation):
         if not ok:
             raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
         return super().solve(problem, solver, tolerance, verdict, role)
-
-
-def copy_answer(sol: Solution) -> Solution:
-    """A copy of a raw answer that its judgement cannot change: the judge appends certificates, sets entries of
-    ``residuals``, ``unique``, ``extras`` and ``timing``, and may replace or polish the arrays. Every array field is
-    copied, every list and dict field copied one level deep (the values a route puts in ``extras``, such as the
-    problem's read-only Delassus matrices, are shared), ``timing`` with its ``detail``; the problem and the frozen
-    records (hints, certificates, reports) are shared. ~10 µs, against ~80 µs for a deep copy of a Lemke answer with
-    its matrices."""
-    out = copy.copy(sol)
-    fields = out.__dict__
-    for name, v in fields.items():
-        if isinstance(v, np.ndarray):
-            fields[name] = v.copy()
-        elif isinstance(v, (list, dict)):
-            fields[name] = copy.copy(v)
-        elif isinstance(v, Timing):
-            fields[name] = dataclasses.replace(v, detail=dict(v.detail))
-    return out
 
 
 def record_times(sol: Solution, formulation: float, judge: float) -> None:

@@ -59,9 +59,9 @@ if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the funct
 
 #: the fields of :class:`StickingVerdict` that its μ_min programs fill, when first read
 MU_MIN_FIELDS = frozenset({"mu_min", "mu_min_lower", "mu_min_reason"})
-#: held while a verdict's pending μ_min programs run (one process-wide lock: a verdict holds no lock, so it copies
-#: and pickles)
-_SETTLING = threading.RLock()
+#: the lock of a pending verdict made without one of its own (each verdict of :func:`analyze` has its own ``_settling``,
+#: which its copies and pickles leave out)
+_SETTLING = threading.Lock()
 
 
 @dataclass
@@ -72,7 +72,8 @@ class StickingVerdict:
     function returning ``(mu_min_lower, mu_min, mu_min_reason)``), and the first read of ``mu_min``, ``mu_min_lower``
     or ``mu_min_reason`` (directly, through :meth:`as_dict`, a comparison, the printed form, a copy or a pickle) runs
     them once and stores the result. The value is the one an eager computation gives: the programs see the same data
-    (copies of the solve's arrays). Concurrent first reads run them once (the others wait); an error in them reaches
+    (copies of the solve's arrays). Concurrent first reads of one verdict run them once (the others wait on its own
+    lock, so that unrelated verdicts settle in parallel); an error in them reaches
     the read and leaves them pending; assigning one of the three fields runs them first, then keeps the value given."""
 
     feasible: bool | None
@@ -98,9 +99,10 @@ class StickingVerdict:
     mu_min_pending: Callable[[], tuple] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getattribute__(self, name: str):
-        if name in MU_MIN_FIELDS and object.__getattribute__(self, "__dict__").get("mu_min_pending") is not None:
-            with _SETTLING:  # one thread runs them; the others wait and read the result
-                pending = object.__getattribute__(self, "mu_min_pending")
+        state = object.__getattribute__(self, "__dict__")
+        if name in MU_MIN_FIELDS and state.get("mu_min_pending") is not None:
+            with state.get("_settling", _SETTLING):  # one thread runs them; the others wait and read the result
+                pending = state.get("mu_min_pending")
                 if pending is not None:
                     lower, value, why = pending()  # an error leaves them pending: the next read runs them again
                     object.__setattr__(self, "mu_min_lower", lower)
@@ -115,9 +117,10 @@ class StickingVerdict:
         object.__setattr__(self, name, value)
 
     def __getstate__(self) -> dict:
-        """The fields with μ_min settled (its programs run first): the pending function is not pickled."""
+        """The fields with μ_min settled (its programs run first): neither the pending function nor the lock is copied
+        or pickled."""
         _ = self.mu_min
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "_settling"}
 
     def as_dict(self) -> dict:
         """The verdict as JSON, with ``evidence`` (the acceleration and multipliers its margin was read at, and what
@@ -329,5 +332,6 @@ def analyze(
             lower, value = mu_min_bracket(p, a0, atol, run, lam0, conic, why, aff, point0)
             return lower, value, (why[0] if value is None and why else None)
 
+        object.__setattr__(v, "_settling", threading.Lock())  # its own: unrelated verdicts settle at once
         v.mu_min_pending = settle
     return v
