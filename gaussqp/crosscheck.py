@@ -10,7 +10,7 @@ registered unnoticed: ``tests/test_crosscheck_declared.py`` asks every registere
   differs from the primary and is within its size limit (:data:`CROSSCHECK_MAX_N`), compared on the unique
   quantities (:func:`crosscheck_report`);
 - ``sticking`` (:func:`sticking_crosscheck`): F4 against the facetized bracket (F5 inner/outer) and the sticking
-  MLCP without cones;
+  MLCP without cones; an F5 answer (asked for by name) the same way, against the other polygon, never its own;
 - ``sliding`` (:func:`sliding_crosscheck`): an F6 answer against the exact enumeration or another F6 route;
 - ``coulomb`` (:func:`coulomb_crosscheck`): a mode-free Coulomb answer (F8/F9) against the exact 2D enumeration
   (whose answer replaces a failed one) or the other Coulomb route;
@@ -84,6 +84,8 @@ BRACKET_MODES = ("off", "auto", "always")
 BRACKET_SKIPPED = "skipped"
 #: the bracket entry of a cross-check report when the polygons were not computed because nobody asked for them
 BRACKET_NOT_ASKED = "not_asked"
+#: the bracket entry of a cross-check report for the polygon that is the answer's own program (an F5 answer)
+BRACKET_ITSELF = "itself"
 
 
 def route_outcome(route: str, status: str, outcome: str, reason: str = "") -> RouteOutcome:
@@ -256,7 +258,9 @@ def _bracket_routes(
             why = "its answer and F4's both rest on F1's certificate that the MLCP without cones has no solution"
             out.append(route_outcome(name, st, NOT_COMPARED, why + ": not an independent check"))
             continue
-        if st == BRACKET_NOT_ASKED:
+        if st == BRACKET_ITSELF:
+            out.append(route_outcome(name, "not_run", NOT_COMPARED, "the answer's own program: not a check of itself"))
+        elif st == BRACKET_NOT_ASKED:
             out.append(
                 route_outcome(
                     name,
@@ -296,7 +300,7 @@ def _bracket_routes(
                     st,
                     AGREED if ok else DISAGREED,
                     f"polygon {st} {'proves' if not exact else 'is exact in 2D:'} "
-                    f"{'feasible' if st == 'solved' else 'infeasible'}; F4 {ps!r}",
+                    f"{'feasible' if st == 'solved' else 'infeasible'}; {sol.formulation} {ps!r}",
                 )
             )
     return out
@@ -328,18 +332,18 @@ def _mlcp_outcome(
     if feasible and other.status in INF_OR_UNB:
         return uncompared_gaps(
             DISAGREED,
-            "F4 found the sticking mode, whose acceleration solves the MLCP without cones, "
+            f"{sol.formulation} found the sticking mode, whose acceleration solves the MLCP without cones, "
             f"but {other_name} says {other.status!r}",
         )
     if sol.status in INF_OR_UNB and sol.hints.nonexistence_verified and other.status in SOLUTION_PRESENT | INF_OR_UNB:
         return uncompared_gaps(
             AGREED if other.status == sol.status else DISAGREED,
-            f"F4 {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}",
+            f"{sol.formulation} {sol.status!r} because the MLCP without cones is; {other_name} {other.status!r}",
         )
     if other.status not in SOLUTION_PRESENT | INF_OR_UNB:
         return uncompared_gaps(NOT_COMPARED, f"{other_name} ended {other.status!r}")
     return uncompared_gaps(
-        NOT_COMPARED, f"F4 {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it"
+        NOT_COMPARED, f"{sol.formulation} {sol.status!r}: the MLCP without cones ({other.status!r}) does not decide it"
     )
 
 
@@ -365,7 +369,9 @@ def sticking_crosscheck(
     skip = bracket_mode == "auto" and sol.status == SOLVED and sol.unique.get("multipliers") is True
     for b in BRACKET:
         f = facetized(b, facets)
-        if not f.accepts(problem, cls)[0]:  # no polygons beyond d = 3: not run, and _bracket_routes says so
+        if sol.formulation == f.name:  # an F5 answer (with the same facets: the dispatcher passes its own)
+            bracket[b.split("_")[1]] = BRACKET_ITSELF  # the answer's own program: no check of itself
+        elif not f.accepts(problem, cls)[0]:  # no polygons beyond d = 3: not run, and _bracket_routes says so
             bracket[b.split("_")[1]] = "not_run"
         elif bracket_mode == "off":
             bracket[b.split("_")[1]] = BRACKET_NOT_ASKED
@@ -384,7 +390,10 @@ def sticking_crosscheck(
     f1_independent = sol.route != TWO_STAGE
     names = (["lcp_lemke"] if lemke else []) + (["gauss_qp"] if f1_independent else [])
     if not names:
-        why = "F4 answered by its two-stage route, whose acceleration is F1's: F1 is not an independent check of it"
+        why = (
+            f"{sol.formulation} answered by its two-stage route, whose acceleration is F1's: F1 is not an independent "
+            "check of it"
+        )
         routes = _bracket_routes(sol, problem, bracket, polygons) + [
             route_outcome("gauss_qp", "not_run", NOT_COMPARED, why)
         ]

@@ -254,3 +254,20 @@ def test_no_route_checks_f4_with_f1_s_own_certificate(monkeypatch):
     assert out["facetized_outer"] == ("infeasible", "not compared")
     assert "not an independent check" in next(r.reason for r in cc.routes if r.route == "facetized_outer")
     assert cc.agree is None
+
+
+def test_a_polygon_answer_is_checked_as_f4_is_not_against_the_mlcp_as_its_problem():
+    """F5 asked for by name: its cross-check is the sticking one (the MLCP without cones on the acceleration, the other
+    polygon), never its own program. Before, the generic cross-check compared it with Lemke's MLCP answer as if that
+    were its problem, and a Farkas-certified infeasible inscribed polygon "disagreed" and lost its certification."""
+    for push, name, status in ((0.95, "facetized_inner", "infeasible"), (0.95, "facetized_outer", "solved")):
+        p = particle_on_floor_3d(push)
+        sol = gaussqp.solve(p, formulation=name, bracket="always")
+        alone = gaussqp.solve(p, formulation=name, crosscheck=False)
+        assert sol.status == alone.status == status and sol.certified and alone.certified
+        out = {r.route: (r.status, r.outcome) for r in sol.crosscheck.routes}
+        assert out[name] == ("not_run", "not compared")  # not a check of itself
+        assert "disagreed" not in {o for _, o in out.values()}
+    sol = gaussqp.solve(particle_on_floor_3d(1.5), formulation="facetized_inner", bracket="always")
+    out = {r.route: (r.status, r.outcome) for r in sol.crosscheck.routes}
+    assert out["facetized_outer"] == ("infeasible", "agreed")  # outer infeasible ⇒ the inscribed polygon is too

@@ -20,7 +20,9 @@ class FacetizedQP(StickingConic):
     that is defined (Assumption 1, ``A_c^st ≻ 0``), not (57) itself (module docstring)."""
 
     id = "F5"
-    crosscheck = "generic"
+    #: the MLCP without cones and the other polygon, as F4 (not the generic routes, which compare it with the MLCP
+    #: without cones as if that were its problem: an infeasible polygon "disagreed" with Lemke's MLCP answer)
+    crosscheck = "sticking"
     source = "sticking (54)-(59), Prop. 10, Cor. 4, Fig. 4"
     valid_when = "no sliding contacts; any M ⪰ 0; exact in 2D, a bracket in 3D; d <= 3"
 
