@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -96,3 +97,25 @@ def test_mujoco_box_at_rest():
     results = [mv.solve_route(p, n, t) for n, t in [("auto", "high"), ("gauss_qp", "high"), ("lcp_lemke", "high")]]
     contradictions, wrong = mv.analyse(p, results, mv.closed_form({"kind": "rest"}, p, None, data, "sticking"))
     assert not contradictions and not wrong, (contradictions, wrong)
+
+
+def test_mujoco_verdicts_compares_polygon_statuses_in_the_bracket_s_direction_only():
+    """A polygon solves another problem than the disks': the circumscribed one solvable where the disks are
+    infeasible is consistent; the inscribed one solvable where they are infeasible is a contradiction (and a wrong
+    claim against a closed form); a facetized-law enumeration is compared with nothing."""
+    mv = _load("mujoco_verdicts")
+
+    def r(route, status):
+        return {"route": f"{route}@high", "status": status, "certified": True, "acceleration": None}
+
+    assert not mv._statuses_contradict(r("facetized_outer", "solved"), r("coulomb_enumeration", "infeasible"))
+    assert mv._statuses_contradict(r("facetized_inner", "solved"), r("coulomb_enumeration", "infeasible"))
+    assert mv._statuses_contradict(r("sticking_socp", "solved"), r("facetized_outer", "infeasible"))
+    assert not mv._statuses_contradict(r("sticking_socp", "solved"), r("facetized_inner", "infeasible"))
+    assert mv._statuses_contradict(r("facetized_inner", "solved"), r("facetized_outer", "infeasible"))
+    assert not mv._statuses_contradict(r("coulomb_enumeration_inner", "solved"), r("sticking_socp", "infeasible"))
+    assert mv._statuses_contradict(r("gauss_qp", "solved"), r("sticking_socp", "infeasible"))
+    p = SimpleNamespace(M=np.eye(2), F=np.zeros(2))
+    closed = ("infeasible", None, "closed form")
+    _, wrong = mv.analyse(p, [r("facetized_inner", "solved"), r("facetized_outer", "solved")], closed)
+    assert wrong == ["facetized_inner@high certified solved; closed form: infeasible (closed form)"]
