@@ -389,22 +389,15 @@ def sticking_crosscheck(
     # its infeasibility from F1's certificate), so F1 would compare with itself
     f1_independent = sol.route != TWO_STAGE
     names = (["lcp_lemke"] if lemke else []) + (["gauss_qp"] if f1_independent else [])
-    if not names:
-        why = (
-            f"{sol.formulation} answered by its two-stage route, whose acceleration is F1's: F1 is not an independent "
-            "check of it"
-        )
-        routes = _bracket_routes(sol, problem, bracket, polygons) + [
-            route_outcome("gauss_qp", "not_run", NOT_COMPARED, why)
-        ]
-        return CrossCheck(
-            formulation="gauss_qp",
-            solver="",
-            status="not_run",
-            routes=tuple(routes),
-            agree=combined_agreement(routes),
-            bracket=Bracket(facets=facets, inner=bracket["inner"], outer=bracket["outer"], consistent=consistent),
-        )
+    # with no route to run (a two-stage answer without the LCP route): F1 not run, not compared
+    other_name, solver_used, status_used, ga, gf = "gauss_qp", "", "not_run", None, None
+    route = route_outcome(
+        other_name,
+        status_used,
+        NOT_COMPARED,
+        f"{sol.formulation} answered by its two-stage route, whose acceleration is F1's: F1 is not an independent "
+        "check of it",
+    )
     set_aside: list[RouteOutcome] = []
     for k, other_name in enumerate(names):
         g = FORMULATIONS[other_name]
@@ -425,6 +418,7 @@ def sticking_crosscheck(
             problem, backend, tol, agrees, escalate=None if last else (lambda o: o.status not in (INACCURATE, FAILED))
         )
         ga, gf, route = light[-1] if role == CROSSCHECK else _mlcp_outcome(sol, other, other_name, problem, tol)
+        solver_used, status_used = other.solver, other.status
         if role == CROSSCHECK and route.outcome != AGREED:  # set aside: the next route is compared
             set_aside.append(
                 replace(route, reason=f"{route.reason} (judged for its status only); compared through {names[k + 1]}")
@@ -436,8 +430,8 @@ def sticking_crosscheck(
     routes = _bracket_routes(sol, problem, bracket, polygons) + set_aside + [route]
     return CrossCheck(
         formulation=other_name,
-        solver=other.solver,
-        status=other.status,
+        solver=solver_used,
+        status=status_used,
         routes=tuple(routes),
         agree=combined_agreement(routes),
         acceleration_gap=ga,

@@ -79,10 +79,7 @@ class Formulation(ABC):
         certificates, the status; ``role`` is the judge's, :data:`~gaussqp.certificates.judge.CROSSCHECK` for the
         answer of a cross-check route); then, with ``verdict``, :meth:`attach_verdict` (what the friction
         analysis of this formulation adds: the sticking or the sliding verdict)."""
-        why = "" if self.decides_modes else undecided_modes(problem)
-        if why:
-            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
-        tol = get_tolerance(tolerance)
+        tol = self._tolerance_for(problem, tolerance)
         sol = self._judged(problem, solver, tol, role)
         t2 = time.perf_counter()
         if verdict and self.attach_verdict(sol, solver, tol):
@@ -111,14 +108,19 @@ class Formulation(ABC):
         ``escalate``: when given and False for the lightly judged answer that is not ``enough``, that answer is
         returned as it is (role crosscheck), not judged in full: the caller compares another route instead (the
         sticking cross-check sets a route aside whose answer failed its own checks)."""
-        why = "" if self.decides_modes else undecided_modes(problem)
-        if why:
-            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
-        tol = get_tolerance(tolerance)
+        tol = self._tolerance_for(problem, tolerance)
         light = self._judged(problem, solver, tol, CROSSCHECK)
         if enough(light) or (escalate is not None and not escalate(light)):
             return light, CROSSCHECK
         return self._judged(problem, solver, tol, ANSWER), ANSWER
+
+    def _tolerance_for(self, problem: ContactProblem, tolerance) -> Tolerance:
+        """The tolerance asked (:func:`~gaussqp.settings.get_tolerance`), once ``problem`` has no contact whose mode this
+        formulation does not decide (:func:`undecided_modes`: a typed error naming them otherwise)."""
+        why = "" if self.decides_modes else undecided_modes(problem)
+        if why:
+            raise NotApplicableError(f"formulation {self.name!r} does not accept this problem: {why}")
+        return get_tolerance(tolerance)
 
     def _judged(self, problem: ContactProblem, solver: str | None, tol: Tolerance, role: str) -> Solution:
         """:meth:`_solve`'s answer judged by :func:`~gaussqp.certificates.judge.finalize` in ``role``. The small dense
