@@ -5,7 +5,8 @@ Scenes (MJCF strings below, built for this study):
 * ``ramp``: a box (m = 1, half-size 0.1, μ) on a plane tilted by θ about y, settled N MuJoCo steps. Closed form
   (rigid, ``drift="jacdot"``): sticking contacts need μ >= tan θ and then ``a = 0``; a box sliding with slip
   direction s (unit, in the ramp plane) has linear acceleration ``g sin θ d − μ g cos θ s`` (``d`` the downhill unit
-  vector) and no angular acceleration; mode-free Coulomb at rest: ``a = 0`` when μ > tan θ, else
+  vector) and no angular acceleration while μ ≤ 1 (the cube's half-width over its half-height: beyond, the moment
+  of friction about the centre tips it onto its front edge, and there is no closed form here); mode-free Coulomb at rest: ``a = 0`` when μ > tan θ, else
   ``g (sin θ − μ cos θ) d``.
 * ``box``: a box resting on a plane (4 corner contacts): ``a = 0``.
 * ``table``: one body, a top and four leg geoms, on a plane: ``a = 0``.
@@ -61,6 +62,9 @@ from gaussqp.problems.mjcf_scenes import ramp_xml  # noqa: E402
 G = 9.81
 ATOL_REL = 1e-5
 CLOSED_TOL = 1e-3  # in units of g
+#: a sliding cube (half-width = half-height) translates only while μ ≤ 1: the rear contacts carry
+#: N (1 − μ h / w) / 2 ≥ 0 (moment balance about the centre)
+CUBE_TIPS_ABOVE_MU = 1.0
 REPRO = Path(__file__).resolve().parents[1] / "tests" / "data" / "verdicts" / "wrongclaim_tilted_box_0.json"
 CERT_STATUSES = ("solved", "infeasible", "unbounded")
 
@@ -152,6 +156,10 @@ def closed_form(info, problem, imp, data, modes_choice):
         a[:3] = G * (math.sin(th) - mu * math.cos(th)) * d
         return "solved", a, "Coulomb, μ < tan θ: slides, a = g (sin θ − μ cos θ) d"
     if modes == {"sliding"}:
+        if mu > CUBE_TIPS_ABOVE_MU:
+            return (
+                None  # friction's moment about the centre tips the sliding cube: a rear contact lifts, no closed form
+            )
         v = np.array(data.qvel[:3])
         vt = v - (v @ nrm) * nrm
         if np.linalg.norm(vt) == 0:

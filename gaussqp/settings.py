@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from .errors import UnknownValueError
+from .errors import InputError, UnknownValueError
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,16 @@ def __getattr__(name: str):
 
 
 def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
+    """The :class:`Tolerance` of a preset's name (``None``: :data:`DEFAULT`), or ``preset`` itself when it is one and
+    its ``residual`` is no looser than :data:`NONEXISTENCE_CHANGE` (the verdict contract across tolerances)."""
     if isinstance(preset, Tolerance):
+        if not 0 < preset.residual <= NONEXISTENCE_CHANGE:
+            raise InputError(
+                "tolerance.residual",
+                f"is {preset.residual!r}, outside (0, {NONEXISTENCE_CHANGE:g}]",
+                f"use a residual of at most {NONEXISTENCE_CHANGE:g} (the loosest preset's): a 'solved' certified for "
+                "data changed by more could stand beside another route's certified 'infeasible'",
+            )
         return preset
     name = DEFAULT if preset is None else preset
     if not isinstance(name, str) or name not in PRESETS:  # a list is unhashable: `in` would raise TypeError
@@ -1298,3 +1307,12 @@ COULOMB_MIXED_CROSSCHECK_WORK = 5e9
 #: ... the work of one step beyond its N³: the map's evaluations and the line search (~2.5 ms a step at N = 147 with
 #: the NumPy kernels, against 0.5 ms for the factorization).
 COULOMB_MIXED_STEP_WORK = 1.5e7
+
+# ---------------------------------------------------------------- the verdict contract across tolerances
+#: The data change a certified ``infeasible`` or ``unbounded`` must survive, row by row at the data's scales, whatever
+#: tolerance the solve was asked (docs/DESIGN.md §4.3): the loosest preset's ``residual``. A certified ``solved`` is an
+#: exact solution of data within its tolerance's ``residual``, at most this; so no preset's ``solved`` can stand beside
+#: any preset's ``infeasible``. Data whose nonexistence rests on a smaller change (an imported state whose drifts are
+#: inconsistent by 7.4e-6 of their scales) is left uncertified at the tighter presets, and solved at a looser one. A
+#: :class:`Tolerance` of a looser residual is refused (:func:`get_tolerance`).
+NONEXISTENCE_CHANGE = max(t.residual for t in PRESETS.values())

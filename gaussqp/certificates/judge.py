@@ -30,7 +30,7 @@ from ..results import (
     Certificate,
     Solution,
 )
-from ..settings import FORWARD_ERROR_CONE_SLACK, Tolerance
+from ..settings import FORWARD_ERROR_CONE_SLACK, NONEXISTENCE_CHANGE, Tolerance
 from .instance import (
     coulomb_cone_check,
     forward_error,
@@ -172,7 +172,7 @@ def _infeasible_after_failed_answer(sol: Solution, tol: Tolerance) -> None:
     """An answer that failed its residual check may come from a backend that did not detect infeasibility (a
     dual QP whose objective is unbounded, stopped at a large point): when the data carry a verified Farkas
     vector, the result is ``infeasible`` with that certificate instead of an ``inaccurate`` answer."""
-    far = verify_farkas(sol.problem, tol.residual)
+    far = verify_farkas(sol.problem, NONEXISTENCE_CHANGE)
     if far is None or not far.holds:
         return
     _note(sol, "the constraint set is empty (verified Farkas vector): the returned point is discarded")
@@ -280,16 +280,26 @@ def _verify_nonexistence(sol: Solution, tol: Tolerance) -> None:
     (unbounded), whichever the backend said; with neither the result is ``failed``."""
     claimed = sol.status
     p = sol.problem
-    far = verify_farkas(p, tol.residual)
+    far = verify_farkas(p, NONEXISTENCE_CHANGE)
     if far is not None and far.holds:
         _stands_on(sol, INFEASIBLE, far, {"farkas_stationarity": far.data["stationarity"]})
         return
-    ray = verify_ray(p, tol.residual)
+    ray = verify_ray(p, NONEXISTENCE_CHANGE)
     if ray is not None and ray.holds:
         _stands_on(sol, UNBOUNDED, ray, {"ray_violation": ray.data["violation"]})
         return
     sol.status = FAILED
-    _note(sol, f"backend reported {claimed} but neither a Farkas vector nor a descent ray could be verified")
+    near = far is not None and far.margin > 0
+    _note(
+        sol,
+        f"backend reported {claimed} but neither a Farkas vector nor a descent ray could be verified"
+        + (
+            f" (a Farkas vector's margin, {far.margin:.1e} of the rows' scales, is within the data change "
+            f"{NONEXISTENCE_CHANGE:g} a certified infeasible must survive)"
+            if near
+            else ""
+        ),
+    )
     sol.unique = dict(_UNDECIDED)
 
 

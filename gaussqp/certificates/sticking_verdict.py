@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..friction.sticking_analysis import StickingVerdict, analyze, singleton_verdict
-from ..results import INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
+from ..results import FAILED, INACCURATE, INFEASIBLE, SOLVED, UNBOUNDED, Solution
 from ..settings import BOUNDARY_RTOL, Tolerance
 
 
@@ -21,7 +21,9 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     p = sol.problem
     if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
         a, feasible = sol.acceleration, sol.status == SOLVED
-    elif sol.status == INFEASIBLE and "a_cones_removed" in sol.extras:
+    elif sol.status in (INFEASIBLE, FAILED) and "a_cones_removed" in sol.extras:
+        # the conic Farkas vectors hold for the data as given (FAILED: not robust to the data change a certified
+        # infeasible must survive); the verdict measures that data: how much friction sticking lacks
         a, feasible = sol.extras["a_cones_removed"], False
     elif sol.status in (INFEASIBLE, UNBOUNDED):
         sol.sticking = StickingVerdict(

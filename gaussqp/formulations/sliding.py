@@ -26,7 +26,7 @@ from ..linalg.lemke import lemke
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions, piece_count
-from ..settings import DEFAULT_FACETS, ELIMINATION_DENSE_MAX, ENUMERATION_MAX, Tolerance
+from ..settings import DEFAULT_FACETS, ELIMINATION_DENSE_MAX, ENUMERATION_MAX, NONEXISTENCE_CHANGE, Tolerance
 from ..friction.sliding import fixed_point, reduce, sliding_lcp
 from ..certificates.enumeration import enumeration_certificate, enumeration_verdict
 from ..certificates.sliding_verdict import sliding_verdict
@@ -112,8 +112,31 @@ class SlidingLCP(SlidingFormulation):
 def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
     sol.enumeration = enum
     if not enum.solutions:
+        # the verdict contract (DESIGN.md §4.3): "none" must hold for every problem within NONEXISTENCE_CHANGE of
+        # the data, as each piece's phase one measures it
+        nearest = enum.nearest_change
+        if nearest is None or enum.undecided_pieces or nearest <= NONEXISTENCE_CHANGE:
+            sol.status = FAILED
+            sol.message = (
+                "no piece of the sliding problem has a solution within the tolerance, "
+                + (
+                    f"but the phase-one programs of {enum.undecided_pieces} pieces found no verified point: the data "
+                    "change they need is unknown"
+                    if enum.undecided_pieces
+                    else "and the data change a piece needs was not measured"
+                    if nearest is None
+                    else f"but a change of the data by {nearest:.1e} of their rows' scales makes one solvable, within "
+                    f"the {NONEXISTENCE_CHANGE:g} a certified infeasible must survive (a looser tolerance may solve it)"
+                )
+                + ": not certified"
+            )
+            return sol
         sol.status = INFEASIBLE
-        sol.message = "no piece of the sliding problem has a solution (enumeration)"
+        sol.message = "no piece of the sliding problem has a solution (enumeration), " + (
+            "whatever the forces and drifts"
+            if nearest == float("inf")
+            else f"nor for any change of the data below {nearest:.1e} of their rows' scales (> {NONEXISTENCE_CHANGE:g})"
+        )
         sol.certificates.append(enumeration_certificate(sol.problem, enum))
         return sol
     s = min(enum.solutions, key=lambda x: x.backward_error)

@@ -55,7 +55,7 @@ from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, JudgeHints, Solution
-from ..settings import DIRECT_CONIC_BACKENDS, PARAM_ENTRIES_MAX, Tolerance
+from ..settings import DIRECT_CONIC_BACKENDS, NONEXISTENCE_CHANGE, PARAM_ENTRIES_MAX, Tolerance
 from ..backends import direct_backend, solve_program
 from ..backends.direct import RowBlock, conic_presets, csc_from_triplets, solve_conic, triplets
 from ..friction.multiplier_conic import cone_rows
@@ -365,17 +365,17 @@ class StickingConic(Formulation):
                 )
                 return sol
             proofs.append(cf)
-        # the verdict contract (DESIGN.md §4.3): rᵀy = -1 must survive a change of the forces by tol.residual of each
-        # dynamics row's data scale, which moves rᵀy by at most tol.residual · dynamics_rowᵀ|y|
+        # the verdict contract (DESIGN.md §4.3): rᵀy = -1 must survive a change of the forces by NONEXISTENCE_CHANGE
+        # of each dynamics row's data scale, which moves rᵀy by at most NONEXISTENCE_CHANGE · dynamics_rowᵀ|y|
         dyn = data_scales(p).dynamics_row
-        closable = max(tol.residual * float(dyn @ np.abs(c.y)) for c in proofs)
+        closable = max(NONEXISTENCE_CHANGE * float(dyn @ np.abs(c.y)) for c in proofs)
         robust = closable < 1.0
         sol.status = INFEASIBLE if robust else FAILED
         if not robust:
             sol.message = (
-                f"no multipliers in the cones for the data as given, but a change of the forces within the "
-                f"tolerance {tol.residual:g} may close the conic Farkas vector's margin ({closable:.1e} of "
-                "it): not certified"
+                f"no multipliers in the cones for the data as given, but a change of the forces within "
+                f"{NONEXISTENCE_CHANGE:g} of their scales (what a certified infeasible must survive) may close the "
+                f"conic Farkas vector's margin ({closable:.1e} of it): not certified"
             )
         sol.extras["a_cones_removed"] = a
         sol.certificates.append(

@@ -31,7 +31,6 @@ from ..settings import (
     PIECE_RTOL,
     ROUND_OFF,
     SAME_RTOL,
-    SCALE_FLOOR,
     VERIFY_RTOL,
 )
 
@@ -109,6 +108,12 @@ class Enumeration:
     coulomb: list[int] = field(default_factory=list)
     #: the data's units the solutions were merged with (None for an enumeration built by hand)
     units: "_Units | None" = field(default=None, repr=False, compare=False)
+    #: when no piece has a solution for the data as given (and ``relax > 0``): the smallest change of the forces and
+    #: drifts, relative to each row's scale, that makes a piece solvable (``inf`` when none does); None otherwise
+    nearest_change: float | None = None
+    #: pieces whose phase-one program gave no verified point (a failed program, a point outside its cones): their
+    #: smallest data change is unknown, so "no solution" cannot be claimed beyond the data as given
+    undecided_pieces: int = 0
 
     @property
     def count(self) -> int:
@@ -276,8 +281,9 @@ def enumerate_solutions(
     With ``relax > 0`` (the verdict contract's ``δ``, docs/DESIGN.md §4.3) and no piece solvable for the data as
     given, every piece is solved again for the smallest change of the forces and drifts (row by row at the data's
     scales, :func:`_relaxed_piece`) that makes it solvable: the points within ``relax`` are returned with their
-    ``backward_error`` (their isolation undecided), so that "no solution" is claimed only when no problem within
-    ``relax`` of the data has one.
+    ``backward_error`` (their isolation undecided), and the smallest change found is ``nearest_change``: "no
+    solution" is certified (:data:`gaussqp.settings.NONEXISTENCE_CHANGE`) only when it exceeds the change every
+    certified answer may rest on and every piece's phase one decided (``undecided_pieces == 0``).
 
     Raises :class:`TooLargeError` beyond ``2^max_contacts`` pieces (:func:`piece_count`: 2 per enumerated
     contact, 4 per 2D coulomb contact, 2 + 2k per 3D one), :class:`NotApplicableError` for "coulomb" contacts
@@ -412,12 +418,20 @@ def enumerate_solutions(
         # when no problem within ``relax`` of the data (forces and drifts, row by row at the data's scales) has
         # one; each piece's smallest such data change is found by its phase-one program
         row_scale = _piece_row_scales(problem, n)
+        nearest, undecided = float("inf"), 0
         for choice, label, Aeq, beq, G, h, cones in piece_systems():
             y, t = _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax, solver)
+            if t != t:  # nan: the piece's phase one is undecided
+                undecided += 1
+            else:
+                nearest = min(nearest, t)
             if y is not None:
                 record(y, choice, label, None, None, t)
     a_mult, lam_mult, distinct = _multiplicities(sols, units)
-    return Enumeration(sols, piece_count(problem, cone), enum, a_mult, lam_mult, units.a, distinct, C, units)
+    out = Enumeration(sols, piece_count(problem, cone), enum, a_mult, lam_mult, units.a, distinct, C, units)
+    if not out.solutions and relax > 0:
+        out.nearest_change, out.undecided_pieces = nearest, undecided
+    return out
 
 
 def _label(problem: ContactProblem, i: int, choice) -> str:
@@ -615,7 +629,9 @@ def _piece_row_scales(problem: ContactProblem, n: int):
 def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
     """Phase one of a piece: the smallest ``t`` with ``|Aeq y - beq| <= t s_eq``, ``G y - h >= -t s_in`` (cones
     exact), ``s`` the rows' data scales (:func:`_piece_row_scales`; rows of scale 0 exact). Returns ``(y, t)`` with
-    ``t`` recomputed in NumPy at the returned point when ``t <= relax``, else ``(None, t)``."""
+    ``t`` recomputed in NumPy at the returned point (pulled into the cones first) when ``t <= relax``, else
+    ``(None, t)``: ``t = inf`` when the program proves no change makes the piece solvable, ``nan`` when it gave no
+    verified point (undecided)."""
     from scipy.optimize import linprog
 
     N = Aeq.shape[1]
@@ -641,14 +657,18 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
             cons += [cp.SOC(musig * y[iln], y[it]) for iln, it, musig in cones]
             _, status, _ = solve_program(cp.Problem(cp.Minimize(t), cons), solver, "high", needs="socp")
             if status != "solved" or y.value is None:
-                return None, float("inf")
+                return None, float("inf") if status == "infeasible" else float("nan")
             yv = np.asarray(y.value).ravel()
-        cone_ok = all(
-            musig * yv[iln] - np.linalg.norm(yv[it]) >= -PIECE_RTOL * max(abs(musig * yv[iln]), SCALE_FLOOR)
-            for iln, it, musig in cones
-        )
-        if not cone_ok:
-            return None, float("inf")
+        # the rows of scale 0 (on the multipliers alone: a detached contact's λ_n = 0) and the cones are exact: the
+        # interior-point solver's point is moved onto those rows (the least-norm change) and into the cones (its
+        # tangential part shortened to the cone's radius), and every row is measured again below at that point
+        exact = se == 0
+        if exact.any():
+            yv = yv - np.linalg.lstsq(Aeq[exact], Aeq[exact] @ yv - beq[exact], rcond=None)[0]
+        for iln, it, musig in cones:
+            radius, tangential = max(musig * yv[iln], 0.0), float(np.linalg.norm(yv[it]))
+            if tangential > radius:
+                yv[it] *= radius / tangential
     else:
         ne = Aeq.shape[0]
         r, cs = ruiz_scaling(np.vstack([Aeq, G]) if G.size else Aeq)
@@ -665,7 +685,7 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
             np.r_[np.zeros(N), 1.0], A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * N + [(0, None)], method="highs"
         )
         if res.status != 0:
-            return None, float("inf")
+            return None, float("inf") if res.status == 2 else float("nan")
         yv = beta * cs * res.x[:N]
     # the data change this point needs, recomputed row by row; rows of scale 0 (signs, complementarity) within
     # round-off of their own terms
@@ -675,7 +695,7 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
     if np.any(np.abs(eq_res[exact_e]) > PIECE_RTOL * (np.abs(Aeq[exact_e]) @ ymag + np.abs(beq[exact_e]))) or (
         G.size and np.any(-in_res[exact_i] > PIECE_RTOL * (np.abs(G[exact_i]) @ ymag + np.abs(h[exact_i])))
     ):
-        return None, float("inf")
+        return None, float("nan")
     t = max(
         float(relative(eq_res[~exact_e], se[~exact_e]).max(initial=0.0)),
         float(relative(in_res[~exact_i], si[~exact_i]).max(initial=0.0)) if G.size else 0.0,

@@ -259,3 +259,84 @@ def test_backward_error_of_a_problem_without_contacts():
     sol = gaussqp.solve(p)
     assert sol.status == SOLVED and sol.certified and sol.backward_error["forces"] <= 1e-15
     np.testing.assert_allclose(sol.acceleration, [-1.0, -2.0])
+
+
+# ---------------------------------------------------------------- across tolerances: one bound for "none"
+RAMP = os.path.join(os.path.dirname(__file__), "..", "data", "verdicts", "ramp_sticking_drift_inconsistent.json")
+
+
+def test_ramp_presets_and_routes_do_not_contradict():
+    """A MuJoCo state (benchmarks/mujoco_verdicts.py, ``ramp_th30_mu0.635085_N1000/jacdot/sticking``: a box on a 30°
+    ramp, μ = 1.1 tan θ, every contact told to stick) whose drifts are inconsistent by 7.4e-6 of their scales. ``mid``
+    certifies an answer for drifts changed by that much; the enumeration at ``high`` certified "no solution" (every
+    piece needed more than ``high``'s 1e-6). Now "no solution" must survive the change any preset's ``solved`` may rest
+    on (:data:`gaussqp.settings.NONEXISTENCE_CHANGE`): the enumeration says what it measured and certifies nothing."""
+    from gaussqp.settings import NONEXISTENCE_CHANGE
+
+    p = gaussqp.load(RAMP)
+    runs = {
+        (name, preset): gaussqp.solve(p, formulation=name, tolerance=preset)
+        for name, preset in [
+            ("auto", "high"),
+            ("auto", "mid"),
+            ("auto", "low"),
+            ("coulomb_enumeration", "high"),
+            ("coulomb_enumeration", "mid"),
+            ("sticking_socp", "high"),
+        ]
+    }
+    certified = {k: s.status for k, s in runs.items() if s.certified}
+    assert certified[("auto", "mid")] == SOLVED and certified[("coulomb_enumeration", "mid")] == SOLVED
+    assert set(certified.values()) == {SOLVED}, certified
+    enum = runs[("coulomb_enumeration", "high")]
+    assert enum.status == FAILED
+    # every piece's phase one decided (the detached contacts' pieces too: their interior-point points are moved onto
+    # λ_n = 0 and into the cones before they are measured), and the nearest solvable data is 7.4e-6 away
+    assert enum.enumeration.undecided_pieces == 0
+    assert enum.enumeration.nearest_change == pytest.approx(7.35e-6, rel=0.02)
+    assert f"within the {NONEXISTENCE_CHANGE:g} a certified infeasible must survive" in enum.message
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-10.0, 1.0))
+def test_two_walls_never_contradict_across_presets(log_gap):
+    """Two bilateral walls ``gap`` apart, for gaps from 1e-10 to 10: each preset certifies ``solved`` (for drifts
+    changed by at most its residual), ``infeasible`` (only when no preset could solve it), or nothing; never both."""
+    p = _two_walls(10.0**log_gap)
+    certified = set()
+    for preset in PRESETS:
+        sol = gaussqp.solve(p, tolerance=preset)
+        if sol.certified:
+            certified.add(sol.status)
+    assert certified <= {SOLVED} or certified == {INFEASIBLE}, certified
+
+
+def test_infeasible_walls_only_beyond_the_loosest_preset():
+    """Walls 1e-4 apart: ``low`` solves them (a drift change of that size is within its 1e-3), so ``high`` and ``mid``
+    may not certify them infeasible, and say what the Farkas vector measured; 1e-2 apart, every preset certifies it."""
+    near = _two_walls(1e-4)
+    assert gaussqp.solve(near, tolerance="low").status == SOLVED
+    for preset in ("high", "mid"):
+        sol = gaussqp.solve(near, tolerance=preset)
+        assert sol.status == FAILED and not sol.certified
+    claim = judge.finalize(Solution(near, INFEASIBLE, "test", "test"), HIGH)
+    assert claim.status == FAILED and "a certified infeasible must survive" in claim.message
+    for preset in PRESETS:
+        assert gaussqp.solve(_two_walls(1e-2), tolerance=preset).status == INFEASIBLE
+
+
+def test_a_tolerance_looser_than_the_loosest_preset_is_refused():
+    from gaussqp.errors import InputError
+    from gaussqp.settings import Tolerance, get_tolerance
+
+    p = _two_walls(1.0)
+    for residual in (1e-2, 0.0, -1e-6, float("nan")):
+        loose = Tolerance("loose", solver=1e-5, residual=residual, crosscheck=1e-3)
+        with pytest.raises(InputError) as err:
+            get_tolerance(loose)
+        assert err.value.field == "tolerance.residual"
+        with pytest.raises(InputError):
+            gaussqp.solve(p, tolerance=loose)
+    tight = Tolerance("tight", solver=1e-10, residual=1e-7, crosscheck=1e-7)
+    assert get_tolerance(tight) is tight
+    assert gaussqp.solve(p, tolerance=tight).status == INFEASIBLE

@@ -166,7 +166,10 @@ def test_generated_sticking_3d(seed, n, m_u, m_b, singular, redundant, mu_factor
     m_u = min(m_u, (n - m_b) // 3) or 1
     p, a0, gen0 = families.sticking(rng, n=n, m_u=m_u, m_b=m_b, rank=rank, redundant=redundant, mu_factor=mu_factor)
     sol = F4.solve(p)
-    assert sol.status in ("solved", "infeasible") and sol.certified, sol.message
+    # certified either way, or (mu_factor < 1) no sticking forces for the data as given with a conic Farkas margin that
+    # a data change within NONEXISTENCE_CHANGE may close: failed, not certified (the verdict contract across tolerances)
+    fragile = sol.status == "failed" and sol.certificate("coulomb_farkas") is not None
+    assert (sol.status in ("solved", "infeasible") and sol.certified) or fragile, sol.message
     v = sol.sticking
     mu = p.friction[p.sticking][0]
     if sol.status == "solved":
@@ -180,11 +183,13 @@ def test_generated_sticking_3d(seed, n, m_u, m_b, singular, redundant, mu_factor
         assert v.mu_min >= mu * (1 - 1e-5)
     inner = gaussqp.get_formulation("facetized_inner").solve(p)
     outer = gaussqp.get_formulation("facetized_outer").solve(p)
-    assert inner.certified and outer.certified
+    for poly in (inner, outer):
+        poly_fragile = poly.status == "failed" and poly.certificate("coulomb_farkas") is not None
+        assert poly.certified or poly_fragile, poly.message
     if inner.status == "solved":
         assert sol.status == "solved"
-    if outer.status == "infeasible":
-        assert sol.status == "infeasible"
+    if outer.status == "infeasible" and outer.certified:
+        assert sol.status != "solved"
 
 
 def test_facet_bracket_closes():
@@ -329,7 +334,9 @@ def test_singleton_verdict_equals_the_programs():
             if not sol.certificate("unique_multipliers").data.get("rows_independent"):
                 continue
             a, lam_n, lam_t = sol.acceleration, sol.lambda_normal, sol.lambda_tangent
-        else:  # infeasible: F1's multipliers at F1's acceleration
+        else:  # no sticking forces for the data as given (certified infeasible, or failed where a change of the data
+            # within NONEXISTENCE_CHANGE may close the conic Farkas margin): F1's multipliers at F1's acceleration
+            assert sol.status in ("infeasible", "failed") and sol.certificate("coulomb_farkas") is not None
             fm = sol.extras["cones_removed_multipliers"]
             if not fm["rows_independent"]:
                 continue
@@ -343,7 +350,7 @@ def test_singleton_verdict_equals_the_programs():
         assert bool(fast.mu_min <= p.friction[p.sticking][0] * (1 + 1e-6)) == feasible
         assert fast.boundary_contacts == slow.boundary_contacts
         assert fast.detaching_contacts == slow.detaching_contacts
-        compared[sol.status] += 1
+        compared["solved" if feasible else "infeasible"] += 1
     assert compared["solved"] >= 10 and compared["infeasible"] >= 5, compared
     # a contact on its cone boundary, pushed and pulled (point mass on a bilateral sticking guide, μ = 0.5)
     for Fx, Fy, boundary in ((2.0, 4.0, [0]), (2.0, -4.0, [0]), (1.0, -4.0, [])):
