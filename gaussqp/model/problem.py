@@ -839,6 +839,29 @@ class ContactProblem:
         """A copy with other drifts ``b`` (m,) and ``c`` (m (d-1),) (same rows, forces and modes)."""
         return self.with_blocks(normal_drift=normal_drift, tangent_drift=tangent_drift, name=name)
 
+    def __reduce__(self):
+        """Pickling and copying (``copy.deepcopy``, ``multiprocessing``) rebuild the problem through
+        :meth:`from_blocks` from its blocks: validated again, its arrays read-only again (an unpickled array is not)."""
+        return (
+            _problem_from_blocks,
+            (
+                self._M,
+                self._F,
+                self._Jn,
+                self._b,
+                list(self._types),
+                self._Jt,
+                self._c,
+                self._mu,
+                list(self._modes),
+                self._slip,
+                self._has_tangent,
+                self.dimension,
+                self.name,
+                self.description,
+            ),
+        )
+
     def with_force(self, F) -> "ContactProblem":
         """A copy with another force vector (same structure)."""
         return self.with_blocks(F=F)
@@ -850,3 +873,8 @@ class ContactProblem:
         modes kept."""
         free = ("sticking", "sliding") if sliding else ("sticking",)
         return self.with_blocks(modes=["coulomb" if str(m) in free else str(m) for m in self._modes], name=name)
+
+
+def _problem_from_blocks(*blocks) -> ContactProblem:
+    """:meth:`ContactProblem.__reduce__`'s constructor (a module-level function, as pickle needs)."""
+    return ContactProblem.from_blocks(*blocks)
