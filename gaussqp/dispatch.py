@@ -278,13 +278,10 @@ def solve_classified(
     sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
     _withdraw_outside_the_disks(sol)
     if certify and problem.n <= STRUCTURAL_N_MAX:
-        t1 = time.perf_counter()
-        candidate = sol.acceleration if sol.status == SOLVED else None  # C5's feasible point, verified there
-        sol.certificates = structural_certificates(problem, candidate) + sol.certificates
-        if cls.modes != "frictionless":
-            sol.friction_bounds = friction_bounds(problem)
-        sol.timing.detail["structural"] = time.perf_counter() - t1
-        sol.timing.add_certify(sol.timing.detail["structural"])
+        # C1-C8 and the friction bounds C7 are facts about the data, which neither the status nor the certification
+        # rests on: they are computed when first read (Solution.defer), on the problem's read-only arrays
+        candidate = None if sol.status != SOLVED or sol.acceleration is None else np.array(sol.acceleration)
+        sol.defer(_structural(problem, candidate, cls.modes != "frictionless"))
     if crosscheck:
         sol = cross_check(sol, name, f, problem, cls, solver=solver, tol=tol, facets=facets, bracket=bracket)
     sol.extras["system_class"] = cls.as_dict()
@@ -343,6 +340,20 @@ def _approximate_acceleration(sol: Solution, problem: ContactProblem, solver, to
         return None
     f1 = g.solve(problem, solver=solver, tolerance=tol)
     return f1.acceleration
+
+
+def _structural(problem: ContactProblem, candidate: np.ndarray | None, frictional: bool):
+    """The computation :meth:`~gaussqp.results.Solution.defer` keeps: the structural certificates of ``problem``
+    (``candidate``: C5's feasible point to try first, a copy of the judged answer's acceleration), its friction bounds
+    when ``frictional``, and the seconds they took."""
+
+    def compute() -> tuple:
+        t1 = time.perf_counter()
+        certs = structural_certificates(problem, candidate)
+        bounds = friction_bounds(problem) if frictional else None
+        return certs, bounds, time.perf_counter() - t1
+
+    return compute
 
 
 def solve_nearest_consistent(

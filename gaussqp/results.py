@@ -18,8 +18,9 @@ ground floor (:mod:`gaussqp.jsonable`) and are re-exported here.
 from __future__ import annotations
 
 import inspect
+import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -489,11 +490,50 @@ class Solution:
         return gen
 
     def certificate(self, cid: str) -> Certificate | None:
-        """The first certificate whose id is ``cid`` (or None)."""
-        for c in self.certificates:
+        """The first certificate whose id is ``cid`` (or None). A structural id (``C1`` … ``C8``) runs the deferred
+        structural certificates first (:meth:`defer`); any other id is looked up without them, which cannot hold it."""
+        state = self.__dict__
+        certs = self.certificates if is_structural_id(cid) else state["certificates"]
+        for c in certs:
             if c.id == cid:
                 return c
         return None
+
+    def defer(self, compute: Callable[[], tuple]) -> None:
+        """Leave the structural certificates for their first read: ``compute()`` returns ``(certificates, friction
+        bounds or None, seconds)``, the certificates to put first in :attr:`certificates` and the bounds for
+        :attr:`friction_bounds`. Reading or assigning either field (directly, through :meth:`certificate` with a
+        structural id, :meth:`as_dict`, the printed form, a comparison, a copy or a pickle) runs it once
+        (:meth:`settle`); ``seconds`` is then added to ``timing.certify`` and kept as ``timing.detail["structural"]``.
+        They are facts about the data (:mod:`gaussqp.certificates.structural`), which a solution's status and
+        certification do not rest on; the problem's arrays are read-only, so the values are those an eager
+        computation gives."""
+        self.settle()
+        self.__dict__["_deferred"] = _Deferred(compute, threading.Lock())
+
+    def settle(self) -> None:
+        """Run the computation :meth:`defer` left, once: concurrent readers wait for it; an error in it reaches the
+        reader and leaves it deferred."""
+        state = self.__dict__
+        deferred = state.get("_deferred")
+        if deferred is None:
+            return
+        with deferred.lock:
+            if state.get("_deferred") is None:
+                return
+            certs, bounds, seconds = deferred.compute()
+            state["certificates"] = list(certs) + list(state["certificates"])
+            if bounds is not None:
+                state["friction_bounds"] = bounds
+            state["_deferred"] = None
+        self.timing.detail["structural"] = seconds
+        self.timing.add_certify(seconds)
+
+    def __getstate__(self) -> dict:
+        """The fields with the deferred certificates settled (neither the computation nor its lock is copied or
+        pickled)."""
+        self.settle()
+        return {k: v for k, v in self.__dict__.items() if k != "_deferred"}
 
     def max_residual(self) -> float:
         return max(self.residuals.values()) if self.residuals else float("inf")
@@ -689,6 +729,45 @@ class Solution:
             f"solver={self.solver!r}, unique=({unique}), max_residual={self.max_residual():.2e}, "
             f"crosscheck={cc!r})"
         )
+
+
+class _Deferred:
+    """What :meth:`Solution.defer` keeps: the computation and the lock its first readers share."""
+
+    __slots__ = ("compute", "lock")
+
+    def __init__(self, compute: Callable[[], tuple], lock) -> None:
+        self.compute, self.lock = compute, lock
+
+
+class _SettledOnRead:
+    """The field ``name`` of :class:`Solution` that :meth:`Solution.defer`'s computation fills: reading or assigning it
+    runs that computation first (a value assigned is then kept as given)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        state = obj.__dict__
+        if state.get("_deferred") is not None:
+            obj.settle()
+        return state[self.name]
+
+    def __set__(self, obj, value) -> None:
+        if obj.__dict__.get("_deferred") is not None:
+            obj.settle()
+        obj.__dict__[self.name] = value
+
+
+Solution.certificates = _SettledOnRead("certificates")  # type: ignore[assignment]
+Solution.friction_bounds = _SettledOnRead("friction_bounds")  # type: ignore[assignment]
+
+
+def is_structural_id(cid: str) -> bool:
+    """Whether ``cid`` is a structural certificate's id (``C1`` … ``C8``, ``C3(ii)``, ``C6(angles)``, …)."""
+    return len(cid) > 1 and cid[0] == "C" and cid[1].isdigit()
 
 
 def format_value(x) -> str:

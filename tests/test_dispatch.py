@@ -112,8 +112,11 @@ def test_c5_takes_the_answer_as_its_feasible_point_only_when_it_is_solved(monkey
     real = dispatch.structural_certificates
     monkeypatch.setattr(dispatch, "structural_certificates", lambda p, c=None: seen.append(c) or real(p, c))
     solved = gaussqp.solve(families.chain(5, lift=1.5, duplicate_every=0))
+    assert not seen  # the structural certificates wait for their first read (Solution.defer)
+    assert solved.certificate("C5").holds
     assert solved.status == "solved" and seen[-1] is not None and np.array_equal(seen[-1], solved.acceleration)
     M, F, J, b, bilateral, _, _ = generate_with_meta(11)
     types = ["bilateral" if x else "unilateral" for x in bilateral]
     inaccurate = gaussqp.solve(gaussqp.ContactProblem.from_blocks(M, F, J, b, types))
+    _ = inaccurate.certificates
     assert inaccurate.status == "inaccurate" and inaccurate.acceleration is not None and seen[-1] is None
