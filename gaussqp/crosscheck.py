@@ -441,8 +441,38 @@ def sticking_crosscheck(
 
 
 # ---------------------------------------------------------------- sliding and Coulomb
+def _enumeration_status(enum) -> str:
+    """The enumeration's verdict: ``solved`` (a solution within the tolerance), ``infeasible`` (certified: no solution
+    for any data within :data:`~gaussqp.settings.NONEXISTENCE_CHANGE`), else ``failed`` (it decided nothing)."""
+    return "solved" if enum.solutions else "infeasible" if enum.none_certified else "failed"
+
+
+#: why an enumeration that found no solution but cannot certify "none" is not compared
+UNDECIDED_ENUMERATION = (
+    "the enumeration found no solution within the tolerance but cannot certify that none exists (the nearest "
+    "solvable data is within what a certified 'infeasible' must survive, or a piece was undecided): not compared"
+)
+
+
+def _enumeration_report_undecided(name: str, esol: Solution) -> CrossCheck:
+    route = route_outcome(
+        name, "failed", NOT_COMPARED, UNDECIDED_ENUMERATION + (f" ({esol.message})" if esol.message else "")
+    )
+    enum = esol.enumeration
+    return CrossCheck(
+        formulation=name,
+        solver="enumeration",
+        status="failed",
+        routes=(route,),
+        agree=combined_agreement((route,)),
+        enumeration=None
+        if enum is None
+        else EnumerationCount(len(enum.solutions), enum.multiplicity, enum.multiplier_multiplicity),
+    )
+
+
 def _enumeration_report(name: str, enum, route: RouteOutcome) -> CrossCheck:
-    status = "solved" if enum.solutions else "infeasible"
+    status = _enumeration_status(enum)
     return CrossCheck(
         formulation=name,
         solver="enumeration",
@@ -463,8 +493,10 @@ def sliding_crosscheck(sol: Solution, name: str, problem: ContactProblem, cls, t
         if other_name == "sliding_enumeration" and sol.enumeration is not None:
             enum = sol.enumeration
             found = sol.in_enumeration
-            status = "solved" if enum.solutions else "infeasible"
-            if sol.status in SOLUTION_PRESENT:
+            status = _enumeration_status(enum)
+            if status == "failed":
+                route = route_outcome(other_name, status, NOT_COMPARED, UNDECIDED_ENUMERATION)
+            elif sol.status in SOLUTION_PRESENT:
                 route = route_outcome(
                     other_name,
                     status,
@@ -506,7 +538,9 @@ def coulomb_crosscheck(
     if problem.dimension == 2 and enum_f.accepts(problem, cls)[0]:
         esol = enum_f.solve(problem, solver=solver, tolerance=tol)
         enum = esol.enumeration
-        status = "solved" if enum.solutions else "infeasible"
+        status = _enumeration_status(enum) if enum is not None else "failed"
+        if status == "failed":
+            return _enumeration_report_undecided(enum_f.name, esol), None
         if sol.status == SOLVED:
             found = enum.find(sol.acceleration, sol.lambda_normal, sol.lambda_tangent) is not None
             route = route_outcome(

@@ -5,12 +5,13 @@ The verdict contract of every route (docs/DESIGN.md §4.3): with ``δ = Toleranc
 - ``solved`` ⇒ the answer solves *exactly* a problem whose forces and drifts differ from the data by at most
   ``δ`` row by row, each row at its own scale from the data (:mod:`gaussqp.model.scales`); the rows ``J`` and
   ``M`` are kept exact;
-- ``infeasible`` / ``unbounded`` ⇒ no problem within that same ``δ`` of the data has a solution (the Farkas
-  vector's or the ray's margin exceeds what ``δ`` can close: :func:`gaussqp.certificates.instance.verify_farkas`,
+- ``infeasible`` / ``unbounded`` ⇒ no problem within ``Δ`` of the data has a solution, ``Δ`` the loosest preset's
+  ``δ`` (:data:`gaussqp.settings.NONEXISTENCE_CHANGE`) whatever preset was asked (the Farkas vector's or the ray's
+  margin exceeds what ``Δ`` can close: :func:`gaussqp.certificates.instance.verify_farkas`,
   :func:`gaussqp.certificates.instance.verify_ray`).
 
-Both statements use the same scales and the same ``δ``, so two routes that each certify cannot contradict each
-other. This module computes the first: :func:`backward_error` constructs the changed data explicitly, so that the
+Both statements use the same scales and ``δ <= Δ``, so two routes that each certify cannot contradict each other,
+at one preset or at two. This module computes the first: :func:`backward_error` constructs the changed data explicitly, so that the
 statement can be checked by anyone with the problem file (``ΔF``, ``Δb``, ``Δc`` and the multipliers ``λ̃`` are in
 the certificate's data).
 

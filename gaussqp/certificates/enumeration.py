@@ -17,7 +17,7 @@ from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import SOLVED, Certificate, Solution
-from ..settings import IN_ENUMERATION_RTOL, SAME_RTOL
+from ..settings import IN_ENUMERATION_RTOL, NONEXISTENCE_CHANGE, SAME_RTOL
 
 
 def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certificate:
@@ -41,6 +41,17 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
         "continuum": "; a continuum of multipliers (a piece is a polyhedron with more than one point)",
         "undecided": "; multiplier uniqueness on the (conic) piece is not decided",
     }[enum.multiplier_multiplicity]
+    none_open = enum.multiplicity == "none" and not enum.solutions and not enum.none_certified
+    if none_open:  # the verdict contract (DESIGN.md §4.3): "none" only beyond NONEXISTENCE_CHANGE
+        accel = (
+            "no piece has a solution for the data as given, but "
+            + (
+                f"a change of the data by {enum.nearest_change:.1e} of their rows' scales makes one solvable"
+                if enum.nearest_change is not None and not enum.undecided_pieces
+                else "the data change some pieces need is unknown"
+            )
+            + f", within the {NONEXISTENCE_CHANGE:g} a certified 'no solution' must survive: no claim"
+        )
     implies = (
         accel
         + mult
@@ -54,7 +65,7 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
         id="sliding_enumeration",
         name="solutions by exhaustive piece enumeration",
         source="tutorial §3.2.1 (enumeration of (37)); (50), (58); sticking (71)",
-        holds=enum.multiplicity in ("none", "unique"),
+        holds=enum.multiplicity in ("none", "unique") and not none_open,
         margin=float(len(sols)),
         implies=implies,
         data={
@@ -63,6 +74,8 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
             "multiplicity": enum.multiplicity,
             "acceleration_multiplicity": enum.multiplicity,
             "multiplier_multiplicity": enum.multiplier_multiplicity,
+            "nearest_change": enum.nearest_change,
+            "undecided_pieces": enum.undecided_pieces,
             "distinct_accelerations": k,
             "acceleration_scale": enum.acceleration_scale,
             "enumerated_contacts": list(enum.enumerated),

@@ -48,7 +48,8 @@ def verify_farkas(problem: ContactProblem, bound: float = 0.0) -> Certificate | 
     The margin is ``-bᵀy / Σ_i |y_i| row_i`` less the stationarity and sign defects, with ``row_i`` each row's
     scale from the data: a change of the drifts by at most ``bound · row_i`` row by row moves ``bᵀy`` by at most
     ``bound Σ_i |y_i| row_i``, so a margin above ``bound`` proves that no problem within ``bound`` of the data is
-    feasible — the verdict contract's ``infeasible`` (DESIGN.md §4.3) when ``bound`` is ``Tolerance.residual``."""
+    feasible — the verdict contract's ``infeasible`` (DESIGN.md §4.3) when ``bound`` is
+    :data:`~gaussqp.settings.NONEXISTENCE_CHANGE`."""
     E, e = problem.equalities
     G, g = problem.inequalities
     y = farkas_vector(E, e, G, g)

@@ -463,7 +463,9 @@ def c5_lcp_solvability(problem: ContactProblem, candidate: np.ndarray | None = N
                 ("the contact LCP is solvable" if definite else "the constraint set K ∩ K_b is nonempty (Assumption 4)")
                 if holds
                 else (
-                    "the constraint set is empty: no solution (a Farkas vector exists)"
+                    "the constraint set of the data as given is empty: no solution of these exact data (a Farkas "
+                    "vector exists); whether data within the tolerance have one is the verdict's question (a "
+                    "certified infeasible must survive gaussqp.settings.NONEXISTENCE_CHANGE)"
                     if y is not None
                     else "undecided: neither a Farkas vector nor a feasible point could be verified"
                 )

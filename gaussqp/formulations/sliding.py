@@ -113,9 +113,9 @@ def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
     sol.enumeration = enum
     if not enum.solutions:
         # the verdict contract (DESIGN.md §4.3): "none" must hold for every problem within NONEXISTENCE_CHANGE of
-        # the data, as each piece's phase one measures it
+        # the data, as each piece's phase one measures it (Enumeration.none_certified)
         nearest = enum.nearest_change
-        if nearest is None or enum.undecided_pieces or nearest <= NONEXISTENCE_CHANGE:
+        if not enum.none_certified:
             sol.status = FAILED
             sol.message = (
                 "no piece of the sliding problem has a solution within the tolerance, "
@@ -133,7 +133,7 @@ def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
             return sol
         sol.status = INFEASIBLE
         sol.message = "no piece of the sliding problem has a solution (enumeration), " + (
-            "whatever the forces and drifts"
+            "whatever the forces and drifts (an exact row contradicts itself)"
             if nearest == float("inf")
             else f"nor for any change of the data below {nearest:.1e} of their rows' scales (> {NONEXISTENCE_CHANGE:g})"
         )

@@ -26,6 +26,7 @@ from .cones import ConeModel
 from .sliding import sliding_tangent
 from ..settings import (
     ENUMERATION_MAX,
+    NONEXISTENCE_CHANGE,
     LP_VALUE_TOL,
     PIECE_LP_RTOL,
     PIECE_RTOL,
@@ -108,8 +109,9 @@ class Enumeration:
     coulomb: list[int] = field(default_factory=list)
     #: the data's units the solutions were merged with (None for an enumeration built by hand)
     units: "_Units | None" = field(default=None, repr=False, compare=False)
-    #: when no piece has a solution for the data as given (and ``relax > 0``): the smallest change of the forces and
-    #: drifts, relative to each row's scale, that makes a piece solvable (``inf`` when none does); None otherwise
+    #: when no piece has a solution for the data as given: the smallest change of the forces and drifts, relative to
+    #: each row's scale, that makes a piece solvable, as the pieces' phase-one programs found it (``inf`` when no piece
+    #: was decided); None otherwise
     nearest_change: float | None = None
     #: pieces whose phase-one program gave no verified point (a failed program, a point outside its cones): their
     #: smallest data change is unknown, so "no solution" cannot be claimed beyond the data as given
@@ -118,6 +120,18 @@ class Enumeration:
     @property
     def count(self) -> int:
         return len(self.solutions)
+
+    @property
+    def none_certified(self) -> bool:
+        """No solution, as the verdict contract certifies it (docs/DESIGN.md §4.3): no piece has one, every piece's
+        phase one decided, and the nearest solvable data is more than
+        :data:`~gaussqp.settings.NONEXISTENCE_CHANGE` away."""
+        return (
+            not self.solutions
+            and self.nearest_change is not None
+            and not self.undecided_pieces
+            and self.nearest_change > NONEXISTENCE_CHANGE
+        )
 
     def find(
         self, a: np.ndarray, lam_n: np.ndarray | None = None, lam_t: np.ndarray | None = None
@@ -278,9 +292,9 @@ def enumerate_solutions(
     coulomb contact's disk by the polygon and its slip pieces by the polygon's facets and vertices
     (:func:`coulomb_pieces`): the exact enumeration of the facetized law, not of the disk's.
 
-    With ``relax > 0`` (the verdict contract's ``δ``, docs/DESIGN.md §4.3) and no piece solvable for the data as
-    given, every piece is solved again for the smallest change of the forces and drifts (row by row at the data's
-    scales, :func:`_relaxed_piece`) that makes it solvable: the points within ``relax`` are returned with their
+    When no piece is solvable for the data as given, every piece is solved again for the smallest change of the
+    forces and drifts (row by row at the data's scales, :func:`_relaxed_piece`) that makes it solvable: the points
+    within ``relax`` (the verdict contract's ``δ``, docs/DESIGN.md §4.3; 0: none) are returned with their
     ``backward_error`` (their isolation undecided), and the smallest change found is ``nearest_change``: "no
     solution" is certified (:data:`gaussqp.settings.NONEXISTENCE_CHANGE`) only when it exceeds the change every
     certified answer may rest on and every piece's phase one decided (``undecided_pieces == 0``).
@@ -413,23 +427,24 @@ def enumerate_solutions(
         y, isolated, a_fixed = _solve_piece(Aeq, beq, G, h, cones, solver, n)
         if y is not None:
             record(y, choice, label, isolated, a_fixed)
-    if not sols and relax > 0:
+    if not sols:
         # no piece has a solution for the exact data: the verdict contract (DESIGN.md §4.3) claims "none" only
-        # when no problem within ``relax`` of the data (forces and drifts, row by row at the data's scales) has
-        # one; each piece's smallest such data change is found by its phase-one program
+        # when no problem within NONEXISTENCE_CHANGE of the data (forces and drifts, row by row at the data's scales)
+        # has one, and answers for data within ``relax``; each piece's smallest such data change is found by its
+        # phase-one program
         row_scale = _piece_row_scales(problem, n)
         nearest, undecided = float("inf"), 0
         for choice, label, Aeq, beq, G, h, cones in piece_systems():
-            y, t = _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax, solver)
+            y, t, optimum = _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax, solver)
             if t != t:  # nan: the piece's phase one is undecided
                 undecided += 1
-            else:
-                nearest = min(nearest, t)
+            else:  # the change measured at the point, or the program's optimum when that is lower
+                nearest = min(nearest, t, optimum)
             if y is not None:
                 record(y, choice, label, None, None, t)
     a_mult, lam_mult, distinct = _multiplicities(sols, units)
     out = Enumeration(sols, piece_count(problem, cone), enum, a_mult, lam_mult, units.a, distinct, C, units)
-    if not out.solutions and relax > 0:
+    if not out.solutions:
         out.nearest_change, out.undecided_pieces = nearest, undecided
     return out
 
@@ -628,22 +643,31 @@ def _piece_row_scales(problem: ContactProblem, n: int):
 
 def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
     """Phase one of a piece: the smallest ``t`` with ``|Aeq y - beq| <= t s_eq``, ``G y - h >= -t s_in`` (cones
-    exact), ``s`` the rows' data scales (:func:`_piece_row_scales`; rows of scale 0 exact). Returns ``(y, t)`` with
-    ``t`` recomputed in NumPy at the returned point (pulled into the cones first) when ``t <= relax``, else
-    ``(None, t)``: ``t = inf`` when the program proves no change makes the piece solvable, ``nan`` when it gave no
-    verified point (undecided)."""
+    exact), ``s`` the rows' data scales (:func:`_piece_row_scales`; rows of scale 0 exact). Returns ``(y, t, optimum)``:
+    ``t`` recomputed in NumPy at the program's point (moved onto the exact rows and into the cones first), ``y`` that
+    point when ``t <= relax`` (else None), ``optimum`` the program's own optimal ``t`` (an estimate of the piece's
+    smallest change from below the measured one; ``t`` where the program gives none). The program is always
+    feasible (``y = 0``, ``t = 1``: the rows of scale 0 are homogeneous, every other row's scale holds its right-hand
+    side) unless an exact row without unknowns contradicts itself (``(None, inf, inf)``: no change helps), so a
+    failed or "infeasible" program gives ``(None, nan, nan)``: undecided."""
     from scipy.optimize import linprog
 
     N = Aeq.shape[1]
     se = row_scale(Aeq, beq, True)
     si = row_scale(G, h, False) if G.size else np.zeros(0)
+    # an exact row (scale 0) with no unknown in it contradicts itself (0 = b with b != 0, 0 >= h with h > 0, e.g. a
+    # contact whose normal row is zero and whose drift is negative): no change of the data makes the piece solvable
+    if np.any((se == 0) & ~np.any(Aeq != 0, axis=1) & (beq != 0)) or (
+        G.size and np.any((si == 0) & ~np.any(G != 0, axis=1) & (h > 0))
+    ):
+        return None, float("inf"), float("inf")
     if cones:
         decided = False
         if _goes_direct(solver):
-            yd, decided = _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si)
+            yd, optimum, decided = _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si)
         if decided:
             if yd is None:
-                return None, float("inf")
+                return None, UNDECIDED, UNDECIDED
             yv = yd
         else:
             import cvxpy as cp
@@ -656,15 +680,13 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
                 cons.append(G @ y - h >= -t * si)
             cons += [cp.SOC(musig * y[iln], y[it]) for iln, it, musig in cones]
             _, status, _ = solve_program(cp.Problem(cp.Minimize(t), cons), solver, "high", needs="socp")
-            if status != "solved" or y.value is None:
-                return None, float("inf") if status == "infeasible" else float("nan")
-            yv = np.asarray(y.value).ravel()
+            if status != "solved" or y.value is None or t.value is None:
+                return None, UNDECIDED, UNDECIDED
+            yv, optimum = np.asarray(y.value).ravel(), float(t.value)
         # the rows of scale 0 (on the multipliers alone: a detached contact's λ_n = 0) and the cones are exact: the
         # interior-point solver's point is moved onto those rows (the least-norm change) and into the cones (its
         # tangential part shortened to the cone's radius), and every row is measured again below at that point
-        exact = se == 0
-        if exact.any():
-            yv = yv - np.linalg.lstsq(Aeq[exact], Aeq[exact] @ yv - beq[exact], rcond=None)[0]
+        yv = _onto_exact_rows(yv, Aeq[se == 0], beq[se == 0])
         for iln, it, musig in cones:
             radius, tangential = max(musig * yv[iln], 0.0), float(np.linalg.norm(yv[it]))
             if tangential > radius:
@@ -685,8 +707,8 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
             np.r_[np.zeros(N), 1.0], A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * N + [(0, None)], method="highs"
         )
         if res.status != 0:
-            return None, float("inf") if res.status == 2 else float("nan")
-        yv = beta * cs * res.x[:N]
+            return None, UNDECIDED, UNDECIDED
+        yv, optimum = beta * cs * res.x[:N], float(res.x[N])
     # the data change this point needs, recomputed row by row; rows of scale 0 (signs, complementarity) within
     # round-off of their own terms
     ymag = np.abs(yv)
@@ -695,12 +717,33 @@ def _relaxed_piece(Aeq, beq, G, h, cones, row_scale, relax: float, solver):
     if np.any(np.abs(eq_res[exact_e]) > PIECE_RTOL * (np.abs(Aeq[exact_e]) @ ymag + np.abs(beq[exact_e]))) or (
         G.size and np.any(-in_res[exact_i] > PIECE_RTOL * (np.abs(G[exact_i]) @ ymag + np.abs(h[exact_i])))
     ):
-        return None, float("nan")
+        return None, UNDECIDED, UNDECIDED
     t = max(
         float(relative(eq_res[~exact_e], se[~exact_e]).max(initial=0.0)),
         float(relative(in_res[~exact_i], si[~exact_i]).max(initial=0.0)) if G.size else 0.0,
     )
-    return (yv, t) if t <= relax else (None, t)
+    return (yv if t <= relax else None), t, min(t, max(optimum, 0.0))
+
+
+#: :func:`_relaxed_piece`'s "no verified point": the piece's smallest data change is unknown
+UNDECIDED = float("nan")
+
+
+def _onto_exact_rows(y: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``y`` moved onto the rows ``A y = b`` that hold exactly (on the multipliers alone): a row with one nonzero
+    (a detached contact's ``λ_n = 0``) by setting that unknown, then the others by the least-norm change."""
+    y = y.copy()
+    if not A.shape[0]:
+        return y
+    nonzero = A != 0
+    single = nonzero.sum(axis=1) == 1
+    for i in np.flatnonzero(single):
+        j = int(np.flatnonzero(nonzero[i])[0])
+        y[j] = b[i] / A[i, j]
+    rest = ~single
+    if rest.any():
+        y = y - np.linalg.lstsq(A[rest], A[rest] @ y - b[rest], rcond=None)[0]
+    return y
 
 
 def _pinned_cones(y: np.ndarray, cs: np.ndarray, yhat: float, cond: float, cones) -> bool | None:
@@ -928,10 +971,10 @@ def _cone_rows(cones, N: int):
     return RowBlock(np.array(rows), np.array(cols), np.array(vals), sum(sizes), "soc", soc=tuple(sizes))
 
 
-def _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si) -> tuple[np.ndarray | None, bool]:
+def _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si) -> tuple[np.ndarray | None, float, bool]:
     """:func:`_relaxed_piece`'s program with cones (``min t`` s.t. ``|Aeq y − beq| <= t s_eq``, ``G y − h >= −t s_in``,
-    ``t >= 0``, the cones exact) straight to Clarabel, as :func:`_socp_piece_direct` does (:func:`_decided_direct`; the
-    point ``y`` without ``t``)."""
+    ``t >= 0``, the cones exact) straight to Clarabel, as :func:`_socp_piece_direct` does (:func:`_decided_direct`):
+    ``(y, t, decided)``."""
 
     from ..backends.direct import RowBlock
 
@@ -950,7 +993,7 @@ def _relaxed_socp_direct(Aeq, beq, G, h, cones, se, si) -> tuple[np.ndarray | No
     q = np.zeros(N + 1)
     q[N] = 1.0
     x, decided = _decided_direct(q, blocks, N + 1)
-    return (None if x is None else x[:N]), decided
+    return (None, UNDECIDED, decided) if x is None else (x[:N], float(x[N]), decided)
 
 
 def _socp_piece_direct(Aeq, beq, G, h, cones) -> tuple[np.ndarray | None, bool]:

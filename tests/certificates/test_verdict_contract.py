@@ -340,3 +340,71 @@ def test_a_tolerance_looser_than_the_loosest_preset_is_refused():
     tight = Tolerance("tight", solver=1e-10, residual=1e-7, crosscheck=1e-7)
     assert get_tolerance(tight) is tight
     assert gaussqp.solve(p, tolerance=tight).status == INFEASIBLE
+
+
+def test_the_enumeration_certifies_none_beyond_the_loosest_preset():
+    """The Painlevé rod at tan θ = 2 with μ = 1.34 (the paradox: no solution): every piece needs a data change of 0.14
+    of its rows' scales, far beyond 1e-3, so every preset certifies infeasible, with the enumeration as the proof."""
+    import math
+
+    from gaussqp.problems.sliding_examples import painleve_rod
+
+    p = painleve_rod(theta=math.atan(2), mu=1.34)
+    for preset in PRESETS:
+        sol = gaussqp.solve(p, tolerance=preset)
+        assert sol.status == INFEASIBLE and sol.certified
+        enum = sol.enumeration
+        assert enum.none_certified and enum.undecided_pieces == 0
+        assert enum.nearest_change == pytest.approx(0.144, rel=0.01)
+        cert = sol.certificate("sliding_enumeration")
+        assert cert.holds and cert.data["nearest_change"] == enum.nearest_change
+
+
+def test_an_undecided_phase_one_leaves_none_uncertified(monkeypatch):
+    """A piece whose phase one gives no verified point (a failed program, or one that calls its always-feasible
+    phase one infeasible) leaves its data change unknown: "no solution" is then not certified, and the enumeration's
+    certificate does not claim it."""
+    import math
+
+    import gaussqp.friction.enumeration as enumeration
+    from gaussqp.formulations import get_formulation
+    from gaussqp.problems.sliding_examples import painleve_rod
+
+    p = painleve_rod(theta=math.atan(2), mu=1.34)
+    real = enumeration._relaxed_piece
+    calls = []
+
+    def first_undecided(*args, **kwargs):
+        calls.append(1)
+        return (None, enumeration.UNDECIDED, enumeration.UNDECIDED) if len(calls) == 1 else real(*args, **kwargs)
+
+    monkeypatch.setattr(enumeration, "_relaxed_piece", first_undecided)
+    sol = get_formulation("sliding_enumeration").solve(p)
+    assert sol.status == FAILED and not sol.certified
+    assert sol.enumeration.undecided_pieces == 1 and not sol.enumeration.none_certified
+    assert "found no verified point" in sol.message
+    cert = sol.certificate("sliding_enumeration")
+    assert cert is None or not cert.holds
+
+    import scipy.optimize
+
+    class Infeasible:
+        status, x = 2, None
+
+    monkeypatch.setattr(enumeration, "_relaxed_piece", real)
+    monkeypatch.setattr(scipy.optimize, "linprog", lambda *a, **k: Infeasible())
+    sol = get_formulation("sliding_enumeration").solve(p)
+    assert sol.status == FAILED and sol.enumeration.undecided_pieces == sol.enumeration.pieces
+
+
+def test_the_crosscheck_does_not_read_an_undecided_enumeration_as_infeasible():
+    from gaussqp.crosscheck import _enumeration_status
+    from gaussqp.friction.enumeration import Enumeration
+
+    def enum(nearest, undecided=0):
+        return Enumeration([], 4, [0, 1], "none", nearest_change=nearest, undecided_pieces=undecided)
+
+    assert _enumeration_status(enum(0.5)) == "infeasible"
+    assert _enumeration_status(enum(1e-5)) == "failed"
+    assert _enumeration_status(enum(0.5, undecided=1)) == "failed"
+    assert _enumeration_status(enum(None)) == "failed"

@@ -38,10 +38,13 @@ def test_direct_pieces_enumerate_as_the_cvxpy_program_does(modes, push, monkeypa
     p = box(modes, push)
     direct = enumerate_solutions(p)
     monkeypatch.setattr(enumeration, "_socp_piece_direct", lambda *a: (None, False))
-    monkeypatch.setattr(enumeration, "_relaxed_socp_direct", lambda *a: (None, False))
+    monkeypatch.setattr(enumeration, "_relaxed_socp_direct", lambda *a: (None, enumeration.UNDECIDED, False))
     through_cvxpy = enumerate_solutions(p)
     assert len(direct.solutions) == len(through_cvxpy.solutions)
     assert direct.multiplicity == through_cvxpy.multiplicity
+    if direct.nearest_change is not None or through_cvxpy.nearest_change is not None:  # no piece solvable as given
+        assert direct.nearest_change == pytest.approx(through_cvxpy.nearest_change, rel=1e-4)
+        assert direct.undecided_pieces == through_cvxpy.undecided_pieces == 0
     for s, t in zip(direct.solutions, through_cvxpy.solutions):
         assert s.modes == t.modes
         assert s.piece == t.piece

@@ -74,8 +74,13 @@ def piece(a, lam_n, label="+", isolated=True, fixed=True, pieces=None):
     )
 
 
-def enum_of(sols, mult="unique", lam_mult="unique", k=1, pieces=2, enumerated=(0,), scale=1.0):
-    return Enumeration(list(sols), pieces, list(enumerated), mult, lam_mult, scale, k)
+def enum_of(sols, mult="unique", lam_mult="unique", k=1, pieces=2, enumerated=(0,), scale=1.0, nearest=1.0):
+    """A hand-built enumeration; without solutions its nearest solvable data is ``nearest`` away (1.0: "none" is
+    certified, beyond settings.NONEXISTENCE_CHANGE)."""
+    e = Enumeration(list(sols), pieces, list(enumerated), mult, lam_mult, scale, k)
+    if not sols:
+        e.nearest_change = nearest
+    return e
 
 
 def one_contact_problem(M=None, F=(0.0, 1.0), mode="sliding", typ="unilateral"):
@@ -132,6 +137,8 @@ def test_enumeration_certificate_data():
         "multiplicity",
         "acceleration_multiplicity",
         "multiplier_multiplicity",
+        "nearest_change",
+        "undecided_pieces",
         "distinct_accelerations",
         "acceleration_scale",
         "enumerated_contacts",
@@ -165,6 +172,14 @@ def test_enumeration_certificate_empty():
     c = ce.enumeration_certificate(one_contact_problem(), enum_of([], "none", "none", k=0))
     assert c.holds is True and c.margin == 0.0 and c.implies == ACCEL_TEXT["none"]
     assert c.data["solutions"] == 0 and c.data["lambda_normal"] == [] and c.data["found_on_pieces"] == []
+
+
+def test_enumeration_certificate_empty_but_within_the_loosest_preset():
+    """No piece solvable, but data 1e-5 away are (within settings.NONEXISTENCE_CHANGE): the certificate claims no
+    nonexistence (the verdict contract across tolerances), and says what was measured."""
+    c = ce.enumeration_certificate(one_contact_problem(), enum_of([], "none", "none", k=0, nearest=1e-5))
+    assert c.holds is False and "1.0e-05" in c.implies and "no claim" in c.implies
+    assert c.data["nearest_change"] == 1e-5
 
 
 @pytest.mark.parametrize("case, count", [(ROD_UNIQUE, 1), (ROD_NONE, 0), (ROD_TWO, 2)])
