@@ -147,10 +147,12 @@ def replay(problems_: list, crosscheck: bool) -> dict:
     return {"times": ts, "status": status, "structures": len(structures)}
 
 
-def single(problems_: list, count: int, crosscheck: bool) -> float:
+def single(problems_: list, count: int, crosscheck: bool) -> float | None:
     """Mean CPU seconds of a cold ``gaussqp.solve`` on ``count`` states spread evenly over the rollout (after one
     warm-up; the rollout's first states, the robot still at rest, are easier than the rest): compared with the
-    rollout's mean, as the costly states weigh in both."""
+    rollout's mean, as the costly states weigh in both. None when ``count`` is 0 (``--single 0``: not measured)."""
+    if count <= 0:
+        return None
     gaussqp.solve(problems_[0], crosscheck=crosscheck)
     ts = []
     for p in problems_[:: max(1, len(problems_) // max(count, 1))][:count]:
@@ -220,8 +222,13 @@ def main(argv=None) -> int:
                 print(
                     f"  {label:<30} mean {mean * 1e3:7.2f} ms  median {med * 1e3:7.2f} ms  "
                     f"({mean / t_fwd:6.0f}× mj_forward)  certified {solved}/{len(probs)}  "
-                    f"structures {r['structures']}  cold single states {one * 1e3:.2f} ms (rollout/cold {mean / one:.2f}×)  "
-                    f"statuses {r['status']}",
+                    f"structures {r['structures']}  "
+                    + (
+                        f"cold single states {one * 1e3:.2f} ms (rollout/cold {mean / one:.2f}×)  "
+                        if one is not None
+                        else "cold single states not measured (--single 0)  "
+                    )
+                    + f"statuses {r['status']}",
                     flush=True,
                 )
                 report[name]["modes"][label] = {
