@@ -332,9 +332,11 @@ class JudgeHints:
 class Timing:
     """Seconds per stage of a solve, the same fields for every route: ``build`` (the program or the matrices, and
     recovering ``(a, λ)``), ``solve`` (the backend's own time, or the direct method's), ``certify`` (the judge, the
-    friction verdict, the structural certificates), ``total`` (the wall time of the call). None when not measured
-    (``build`` of a route whose backend does not report its time). ``detail`` holds a route's own stages
-    (e.g. ``fixed_point``, ``newton``, ``lemke``, ``backend_total``), documented where they are set."""
+    friction verdict), ``total`` (the wall time of the call). None when not measured (``build`` of a route whose
+    backend does not report its time). ``detail`` holds a route's own stages (e.g. ``fixed_point``, ``newton``,
+    ``lemke``, ``backend_total``), documented where they are set, and ``structural``: the seconds the structural
+    certificates and friction bounds took when they were first read (:meth:`Solution.defer`; after the call, so in
+    neither ``certify`` nor ``total``)."""
 
     build: float | None = None
     solve: float | None = None
@@ -343,7 +345,7 @@ class Timing:
     detail: dict = field(default_factory=dict)
 
     def add_certify(self, seconds: float) -> None:
-        """Add ``seconds`` to :attr:`certify` (the judge, the verdict and the structural certificates add up)."""
+        """Add ``seconds`` to :attr:`certify` (the judge and the verdict add up)."""
         self.certify = (self.certify or 0.0) + seconds
 
     def as_dict(self) -> dict:
@@ -500,14 +502,15 @@ class Solution:
         return None
 
     def defer(self, compute: Callable[[], tuple]) -> None:
-        """Leave the structural certificates for their first read: ``compute()`` returns ``(certificates, friction
-        bounds or None, seconds)``, the certificates to put first in :attr:`certificates` and the bounds for
-        :attr:`friction_bounds`. Reading or assigning either field (directly, through :meth:`certificate` with a
-        structural id, :meth:`as_dict`, the printed form, a comparison, a copy or a pickle) runs it once
-        (:meth:`settle`); ``seconds`` is then added to ``timing.certify`` and kept as ``timing.detail["structural"]``.
-        They are facts about the data (:mod:`gaussqp.certificates.structural`), which a solution's status and
-        certification do not rest on; the problem's arrays are read-only, so the values are those an eager
-        computation gives."""
+        """Leave the structural certificates for their first read (the dispatcher's; not for a user's own
+        computations): ``compute()`` returns ``(certificates, friction bounds or None, seconds)``, the certificates to
+        put first in :attr:`certificates` and the bounds for :attr:`friction_bounds`. Reading or assigning either field
+        (directly, through :meth:`certificate` with a structural id, :meth:`as_dict`, the printed form, a comparison,
+        ``dataclasses.replace``, a copy or a pickle) runs it once (:meth:`settle`), and ``seconds`` is kept as
+        ``timing.detail["structural"]``. They are facts about the data (:mod:`gaussqp.certificates.structural`), which
+        a solution's status and certification do not rest on; a problem is immutable (its dense arrays read-only; a
+        sparse matrix's buffers, as for every solve, are not to be changed), so the values are those an eager
+        computation gives. ``compute`` must not read this solution (the lock is not re-entrant)."""
         self.settle()
         self.__dict__["_deferred"] = _Deferred(compute, threading.Lock())
 
@@ -525,9 +528,8 @@ class Solution:
             state["certificates"] = list(certs) + list(state["certificates"])
             if bounds is not None:
                 state["friction_bounds"] = bounds
+            self.timing.detail["structural"] = seconds
             state["_deferred"] = None
-        self.timing.detail["structural"] = seconds
-        self.timing.add_certify(seconds)
 
     def __getstate__(self) -> dict:
         """The fields with the deferred certificates settled (neither the computation nor its lock is copied or

@@ -114,7 +114,7 @@ class LocalContactProblem:
 
     def __reduce__(self):
         """Pickling and copying rebuild the problem through the constructor (validated again, read-only again)."""
-        return (LocalContactProblem, (self._W, self._q, self._mu, self._dimension, self.name, self.description))
+        return (type(self), (self._W, self._q, self._mu, self._dimension, self.name, self.description))
 
     def __setattr__(self, key, value):
         raise AttributeError("LocalContactProblem is immutable; build a new one")

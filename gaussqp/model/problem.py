@@ -841,10 +841,14 @@ class ContactProblem:
 
     def __reduce__(self):
         """Pickling and copying (``copy.deepcopy``, ``multiprocessing``) rebuild the problem through
-        :meth:`from_blocks` from its blocks: validated again, its arrays read-only again (an unpickled array is not)."""
+        :meth:`from_blocks` of its class from its blocks: validated again, its arrays read-only again (an unpickled
+        array is not); the slip directions, already normalized, are restored as they were (normalizing them again
+        may move them by an ulp)."""
         return (
             _problem_from_blocks,
             (
+                type(self),
+                self._slip,
                 self._M,
                 self._F,
                 self._Jn,
@@ -875,6 +879,9 @@ class ContactProblem:
         return self.with_blocks(modes=["coulomb" if str(m) in free else str(m) for m in self._modes], name=name)
 
 
-def _problem_from_blocks(*blocks) -> ContactProblem:
-    """:meth:`ContactProblem.__reduce__`'s constructor (a module-level function, as pickle needs)."""
-    return ContactProblem.from_blocks(*blocks)
+def _problem_from_blocks(cls, slip, *blocks) -> ContactProblem:
+    """:meth:`ContactProblem.__reduce__`'s constructor (a module-level function, as pickle needs): ``cls.from_blocks``
+    of the blocks, then the slip directions as they were."""
+    p = cls.from_blocks(*blocks)
+    object.__setattr__(p, "_slip", _readonly(slip))
+    return p
