@@ -113,8 +113,8 @@ class Enumeration:
     #: each row's scale, that makes a piece solvable, as the pieces' phase-one programs found it (``inf`` when no piece
     #: was decided); None otherwise
     nearest_change: float | None = None
-    #: pieces whose phase-one program gave no verified point (a failed program, a point outside its cones): their
-    #: smallest data change is unknown, so "no solution" cannot be claimed beyond the data as given
+    #: pieces whose phase-one program gave no verified point (a failed program, one that called itself infeasible, a
+    #: point its exact rows refuse): their smallest data change is unknown, so "no solution" is not certified
     undecided_pieces: int = 0
 
     @property
