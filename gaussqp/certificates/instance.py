@@ -288,10 +288,42 @@ def unique_acceleration(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarra
             margin=float(fac.eigenvalues.min()),
             implies="the acceleration is unique",
         )
+    G, g = problem.inequalities
+    active, zero_lam, thr, _ = _active_sets(problem, a, lam_n)
+    # a row active at the data's scale but whose slack exceeds the round-off of its own terms at the answer may be
+    # inactive (a slack of 1 against an acceleration scale of 1e8): stated active it restricts the directions, which
+    # can only wrongly prove uniqueness, and stated inactive it can only wrongly disprove it. Such rows (with a zero
+    # multiplier: a positive one makes the row active by complementarity) decide a verdict only when both agree.
+    if G.shape[0]:
+        Gd = as_dense(G).reshape(-1, problem.n)
+        slack = Gd @ a + g
+        sure = ~zero_lam | (slack <= ACTIVE_RTOL * (np.abs(Gd) @ np.abs(a) + np.abs(g)))
+        uncertain = active & ~sure
+    else:
+        uncertain = np.zeros(0, dtype=bool)
+    if not uncertain.any():
+        return _unique_acceleration_on(problem, a, active, zero_lam, thr)
+    loose = _unique_acceleration_on(problem, a, active & sure, zero_lam, thr)
+    if loose.holds is True:
+        return loose
+    tight = _unique_acceleration_on(problem, a, active, zero_lam, thr)
+    if tight.holds is False:
+        return tight
+    return _undecided_acceleration(
+        f"{int(uncertain.sum())} unilateral rows are active at the data's scale but not to the round-off of their own "
+        "terms, and the verdict depends on them: the data do not decide uniqueness at this precision",
+        {"active_tolerance": thr, "uncertain_rows": np.flatnonzero(uncertain).tolist()},
+    )
+
+
+def _unique_acceleration_on(
+    problem: ContactProblem, a: np.ndarray, active: np.ndarray, zero_lam: np.ndarray, thr: np.ndarray
+) -> Certificate:
+    """:func:`unique_acceleration` with the unilateral rows ``active`` stated active (its body)."""
+    fac = problem.mass_factor
     n = problem.n
     E, _ = problem.equalities
     G, _ = problem.inequalities
-    active, zero_lam, thr, _ = _active_sets(problem, a, lam_n)
     s = np.ones(n) if fac.scaling is None else np.asarray(fac.scaling, dtype=float)
     Kt, _ = np.linalg.qr(np.asarray(fac.kernel, dtype=float) / s[:, None])  # ker M̃ = S⁻¹ ker M, orthonormal
     w = np.sort(np.abs(np.asarray(fac.eigenvalues, dtype=float)))
