@@ -454,32 +454,17 @@ UNDECIDED_ENUMERATION = (
 )
 
 
-def _enumeration_report_undecided(name: str, esol: Solution) -> CrossCheck:
-    route = route_outcome(
-        name, "failed", NOT_COMPARED, UNDECIDED_ENUMERATION + (f" ({esol.message})" if esol.message else "")
-    )
-    enum = esol.enumeration
+def _enumeration_report(name: str, enum, route: RouteOutcome) -> CrossCheck:
+    """The report of an enumeration route (``enum`` None: the route ended before enumerating, ``failed``)."""
     return CrossCheck(
         formulation=name,
         solver="enumeration",
-        status="failed",
+        status="failed" if enum is None else _enumeration_status(enum),
         routes=(route,),
         agree=combined_agreement((route,)),
         enumeration=None
         if enum is None
         else EnumerationCount(len(enum.solutions), enum.multiplicity, enum.multiplier_multiplicity),
-    )
-
-
-def _enumeration_report(name: str, enum, route: RouteOutcome) -> CrossCheck:
-    status = _enumeration_status(enum)
-    return CrossCheck(
-        formulation=name,
-        solver="enumeration",
-        status=status,
-        routes=(route,),
-        agree=combined_agreement((route,)),
-        enumeration=EnumerationCount(len(enum.solutions), enum.multiplicity, enum.multiplier_multiplicity),
     )
 
 
@@ -540,7 +525,8 @@ def coulomb_crosscheck(
         enum = esol.enumeration
         status = _enumeration_status(enum) if enum is not None else "failed"
         if status == "failed":
-            return _enumeration_report_undecided(enum_f.name, esol), None
+            why = UNDECIDED_ENUMERATION + (f" ({esol.message})" if esol.message else "")
+            return _enumeration_report(enum_f.name, enum, route_outcome(enum_f.name, status, NOT_COMPARED, why)), None
         if sol.status == SOLVED:
             found = enum.find(sol.acceleration, sol.lambda_normal, sol.lambda_tangent) is not None
             route = route_outcome(

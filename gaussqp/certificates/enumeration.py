@@ -17,7 +17,7 @@ from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import SOLVED, Certificate, Solution
-from ..settings import IN_ENUMERATION_RTOL, NONEXISTENCE_CHANGE, SAME_RTOL
+from ..settings import IN_ENUMERATION_RTOL, SAME_RTOL
 
 
 def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certificate:
@@ -43,15 +43,7 @@ def enumeration_certificate(problem: ContactProblem, enum: Enumeration) -> Certi
     }[enum.multiplier_multiplicity]
     none_open = enum.multiplicity == "none" and not enum.solutions and not enum.none_certified
     if none_open:  # the verdict contract (DESIGN.md §4.3): "none" only beyond NONEXISTENCE_CHANGE
-        accel = (
-            "no piece has a solution for the data as given, but "
-            + (
-                f"a change of the data by {enum.nearest_change:.1e} of their rows' scales makes one solvable"
-                if enum.nearest_change is not None and not enum.undecided_pieces
-                else "the data change some pieces need is unknown"
-            )
-            + f", within the {NONEXISTENCE_CHANGE:g} a certified 'no solution' must survive: no claim"
-        )
+        accel = f"no piece has a solution for the data as given, but {enum.none_uncertified_reason()}: no claim"
     implies = (
         accel
         + mult

@@ -118,17 +118,8 @@ def _from_enumeration(sol: Solution, enum: Enumeration) -> Solution:
         if not enum.none_certified:
             sol.status = FAILED
             sol.message = (
-                "no piece of the sliding problem has a solution within the tolerance, "
-                + (
-                    f"but the phase-one programs of {enum.undecided_pieces} pieces found no verified point: the data "
-                    "change they need is unknown"
-                    if enum.undecided_pieces
-                    else "and the data change a piece needs was not measured"
-                    if nearest is None
-                    else f"but a change of the data by {nearest:.1e} of their rows' scales makes one solvable, within "
-                    f"the {NONEXISTENCE_CHANGE:g} a certified infeasible must survive (a looser tolerance may solve it)"
-                )
-                + ": not certified"
+                "no piece of the sliding problem has a solution within the tolerance, but "
+                f"{enum.none_uncertified_reason()}: not certified"
             )
             return sol
         sol.status = INFEASIBLE

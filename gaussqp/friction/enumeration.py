@@ -133,6 +133,21 @@ class Enumeration:
             and self.nearest_change > NONEXISTENCE_CHANGE
         )
 
+    def none_uncertified_reason(self) -> str:
+        """Why "no solution" is not certified when no piece has one (:attr:`none_certified` False): what the phase
+        one measured or could not."""
+        if self.undecided_pieces:
+            return (
+                f"the phase-one programs of {self.undecided_pieces} pieces found no verified point: the data change "
+                "they need is unknown"
+            )
+        if self.nearest_change is None:
+            return "the data change a piece needs was not measured"
+        return (
+            f"a change of the data by {self.nearest_change:.1e} of their rows' scales makes one solvable, within the "
+            f"{NONEXISTENCE_CHANGE:g} a certified infeasible must survive"
+        )
+
     def find(
         self, a: np.ndarray, lam_n: np.ndarray | None = None, lam_t: np.ndarray | None = None
     ) -> PieceSolution | None:
