@@ -19,19 +19,39 @@ ROOT = Path(__file__).resolve().parents[2]
 NAMES = sorted(E.EXAMPLES)
 
 
+def same_numbers(x, y) -> bool:
+    """The same array within round-off of its largest entry: the builders compute with BLAS, whose kernels round
+    differently from machine to machine (the files were written on one)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    scale = max(float(np.abs(x).max(initial=0.0)), float(np.abs(y).max(initial=0.0)))
+    return x.shape == y.shape and bool(np.all(np.abs(x - y) <= 1e-14 * scale))
+
+
+def same_document(x, y) -> bool:
+    """Two JSON documents equal, their numeric arrays within round-off (:func:`same_numbers`)."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(same_document(x[k], y[k]) for k in x)
+    if isinstance(x, list) and isinstance(y, list):
+        try:
+            return same_numbers(np.array(x, dtype=float), np.array(y, dtype=float))
+        except (TypeError, ValueError):  # not an array of numbers
+            return len(x) == len(y) and all(same_document(a, b) for a, b in zip(x, y))
+    return x == y
+
+
 def same(a: gg.Grasp, b: gg.Grasp):
     assert a.name == b.name and a.dimension == b.dimension and a.m == b.m
     assert a.torque_scale == pytest.approx(b.torque_scale, rel=1e-15)
-    assert np.array_equal(a.grasp_map(False), b.grasp_map(False))
+    assert same_numbers(a.grasp_map(False), b.grasp_map(False))
     assert (a.wrench is None) == (b.wrench is None)
     if a.wrench is not None:
-        assert np.array_equal(a.wrench, b.wrench)
+        assert same_numbers(a.wrench, b.wrench)
     for ca, cb in zip(a.contacts, b.contacts):
         assert (ca.kind, ca.friction, ca.torsional_friction) == (cb.kind, cb.friction, cb.torsional_friction)
     assert (a.hand is None) == (b.hand is None)
     if a.hand is not None:
         for k in ("jacobian", "torque_limits", "mass_matrix", "force"):
-            assert np.array_equal(np.asarray(getattr(a.hand, k), float), np.asarray(getattr(b.hand, k), float)), k
+            assert same_numbers(getattr(a.hand, k), getattr(b.hand, k)), k
 
 
 def test_every_example_has_its_file_and_the_files_are_the_examples():
@@ -45,7 +65,7 @@ def test_the_shipped_file_loads_and_equals_the_builder(name):
     same(built, shipped)
     same(shipped, gg.loads(gg.dumps(shipped)))  # round trip
     doc = json.loads(E.path(name).read_text(encoding="utf-8"))
-    assert doc == json.loads(json.dumps(E.document(name)))  # regenerated files are current
+    assert same_document(doc, json.loads(json.dumps(E.document(name))))  # regenerated files are current
     assert doc["source"] == f"problems/grasps.py::{name}"
     assert doc["parameters"]["expected"] == E.EXPECTED[name]
     builder = E.parallel_jaw if name.startswith("parallel_jaw") else E.EXAMPLES[name]

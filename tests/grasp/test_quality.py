@@ -229,8 +229,9 @@ def test_scaling_the_object_and_the_torque_scale_leaves_epsilon(dim):
     for norm, facets in (("L1", 6), ("Linf", 4)):
         ea = epsilon(a, facets=facets, norm=norm, exact=False)
         eb = epsilon(b, facets=facets, norm=norm, exact=False)
-        assert eb.value["lower"] == pytest.approx(ea.value["lower"], rel=1e-12)
-        assert eb.value["upper"] == pytest.approx(ea.value["upper"], rel=1e-12)
+        # the same up to the programs' round-off (1e-11 relative seen on one machine's BLAS)
+        assert eb.value["lower"] == pytest.approx(ea.value["lower"], rel=1e-9)
+        assert eb.value["upper"] == pytest.approx(ea.value["upper"], rel=1e-9)
     # and the torque scale matters: the same grasp with another L has another ε
     other = epsilon(ring(3, 0.4, dim, L=5.0), facets=6, exact=False).value["lower"]
     assert other != pytest.approx(epsilon(a, facets=6, exact=False).value["lower"], rel=1e-3)
