@@ -19,13 +19,16 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
   with ρ = 1: the residual the judge recomputes for every mode-free answer);
 - :func:`mixed_state`, :func:`mixed_dynamics`, :func:`mixed_coulomb_rows`, :func:`mixed_simple_rows`: F9's map
   (:meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`): the unknowns and velocities, the dynamics rows, the rows
-  of the coulomb contacts and of the frictionless (or told sliding) ones with their Jacobian rows.
+  of the coulomb contacts and of the frictionless (or told sliding) ones with their Jacobian rows;
+- :func:`newton_matrix` and :func:`line_search`: one iteration of the dense Newton method
+  (``nonsmooth_newton._compiled_search``): the Newton matrix ``blockdiag(A) + blockdiag(B) W`` with each block row
+  ``B_j W_j`` by BLAS's dgemm, as NumPy's batched product makes it, and the backtracking along the Newton and the
+  projected steps; the step between them is solved by LAPACK ``getrf``/``getrs`` through SciPy as without numba (numba's
+  ``gesv`` rounds otherwise under several BLAS threads). Any other order of the sums would, on a problem whose solutions
+  are not unique, let the route return another member of the set than without numba.
 
-The Newton matrix is assembled and factored as without numba (NumPy's batched product, LAPACK ``getrf``/``getrs``):
-a compiled assembly would sum in another order, and on a problem whose solutions are not unique the route could then
-return another member of the set than without numba. Nothing here decides anything: the NumPy functions are the
-reference (``tests/friction/test_compiled_kernels.py`` checks these against them), the route's answer is judged on
-its recomputed residual either way. Without numba :func:`kernels` is None and the NumPy path runs. The kernels live in
+Nothing here decides anything: the NumPy functions are the reference (``tests/friction/test_compiled_kernels.py``
+checks these against them), the route's answer is judged on its recomputed residual either way. Without numba :func:`kernels` is None and the NumPy path runs. The kernels live in
 :mod:`gaussqp.friction.compiled_kernels` (module-level functions, imported only here): compiled on first use and
 cached on disk by numba (beside the module, else in the user's cache directory; compiled in each process when neither
 is writable).
@@ -47,6 +50,7 @@ _ENVIRON = os.environ
 
 def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
+    ``newton_matrix``, ``line_search``,
     ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call), or

@@ -144,6 +144,52 @@ def jacobian_blocks(u, z, mu, rho_c, delta, d):
 
 
 @njit
+def newton_matrix(W, u, z, mu, rho_c, delta, d):
+    """``(J, A, B)``: the blocks of :func:`jacobian_blocks` and the dense Newton matrix ``J = blockdiag(A) +
+    blockdiag(B) W``; the operations of ``nonsmooth_newton._System.solve`` before its factorization: each block row
+    ``B_j W_j`` by BLAS's dgemm (as NumPy's batched product calls it for these (d, d) × (d, N) products), then ``A_j``
+    added to the diagonal block. Arguments: W (N, N), u, z (N,), μ, ρ_c (m,) C-ordered float arrays, δ, d."""
+    A, B, _ = jacobian_blocks(u, z, mu, rho_c, delta, d)
+    N = z.size
+    m = N // d
+    J = np.empty((N, N))
+    for j in range(m):
+        J[j * d : (j + 1) * d, :] = np.dot(np.ascontiguousarray(B[j]), np.ascontiguousarray(W[j * d : (j + 1) * d, :]))
+        for a in range(d):
+            for b in range(d):
+                J[j * d + a, j * d + b] += A[j, a, b]
+    return J, A, B
+
+
+@njit
+def line_search(W, q, r, mu, rho, d, qn, phi, merit, merit_ref, step, target, armijo, backtrack, step_min):
+    """The backtracking of ``nonsmooth_newton._iterate`` along the Newton step ``step`` (none when it is empty), then
+    along the projected step ``−φ_ρ``: the first ``t`` in ``1, β, β², … ≥ step_min`` with ``‖φ_ρ(r + t s)‖² <=
+    merit_ref − 2σ t ‖φ_ρ(r)‖²`` (or, on the Newton step, a point within ``target``), the same operations in the same
+    order; a Newton step with a non-finite entry (an exactly singular J's solve) is no step. Returns ``(direction, t, r',
+    φ_ρ, u, z, residual, merit)`` with direction 0 (Newton), 1 (projected) or 2 (neither descends: the caller tries the
+    merit's steepest descent)."""
+    scale = qn if qn > 0 else 1.0
+    for kind in range(2):
+        if kind == 1:
+            s = -phi
+        elif step.size == 0 or not np.all(np.isfinite(step)):  # no step, or J singular: its solve is not finite
+            continue
+        else:
+            s = step
+        t = 1.0
+        while t >= step_min:
+            rn = r + t * s
+            phin, un, zn, n1 = natural_maps(W, q, rn, mu, rho, d)
+            resn = n1 / scale
+            mn = np.dot(phin, phin)
+            if mn <= merit_ref - 2 * armijo * t * merit or (kind == 0 and resn <= target):
+                return kind, t, rn, phin, un, zn, resn, mn
+            t *= backtrack
+    return 2, 0.0, r, phi, phi, phi, 0.0, 0.0
+
+
+@njit
 def mixed_coulomb_rows(lam_n, lam_t, un, ut, C, ls, us, mu, DU, rows, ncols, tcols, E, Jac, values, jacobian):
     """F9's coulomb contacts ``C``: their rows ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))`` of ``E`` (when ``values``) and of its
     Jacobian (when ``jacobian``), written in place at ``rows`` (k·d,), the normal columns ``ncols`` (k,) and the

@@ -683,6 +683,88 @@ def solve_newton(
     )
 
 
+def _search(
+    sysm: _System,
+    r: np.ndarray,
+    phi: np.ndarray,
+    merit: float,
+    merit_ref: float,
+    target: float,
+    A: np.ndarray,
+    B: np.ndarray,
+    step: np.ndarray | None,
+    kinds: tuple[str, ...],
+) -> tuple:
+    """The line search of :func:`_iterate` along the directions ``kinds`` in turn (``newton``: ``step``, skipped when
+    None; ``projected``: ``−φ``; ``gradient``: steepest descent ``−Jᵀφ``): Armijo's decrease from ``merit_ref``.
+    Returns ``(accepted, kind, t, r', φ, u, z, residual, merit)``."""
+    kind, t = "newton", 0.0
+    for kind in kinds:
+        if kind == "projected":
+            step = -phi
+        elif kind == "gradient":
+            g = sysm.jt_times(A, B, phi)
+            gg = float(g @ g)
+            if gg <= 0:
+                break
+            step = -g * (merit / gg)  # t = 1 would zero the linearized merit along −Jᵀφ
+        if step is None:
+            continue
+        t = 1.0
+        while t >= COULOMB_NN_STEP_MIN:
+            rn = r + t * step
+            phin, un, zn, resn = sysm.evaluate(rn)
+            mn = float(phin @ phin)
+            if mn <= merit_ref - 2 * COULOMB_ARMIJO * t * merit or (kind == "newton" and resn <= target):
+                return True, kind, t, rn, phin, un, zn, resn, mn
+            t *= COULOMB_BACKTRACK
+    return (False, kind, t) + (None,) * 6
+
+
+#: the directions of :func:`_iterate`'s line search, in the order tried; the compiled search
+#: (``compiled_kernels.line_search``) returns the index of the one it accepted (2: neither of the first two)
+_DIRECTIONS = ("newton", "projected", "gradient")
+_NO_STEP = np.zeros(0)
+
+
+def _compiled_search(sysm: _System, r, phi, u, z, delta: float, merit: float, merit_ref: float, target: float) -> tuple:
+    """One iteration's Newton step and line search of :func:`_iterate` by the compiled kernels on a dense W: the Newton
+    matrix assembled compiled (``compiled_kernels.newton_matrix``), factored and solved as :meth:`_System.solve` does it
+    (:func:`~gaussqp.linalg.dense.lu_solver`: LAPACK's ``getrf``/``getrs`` through SciPy, whose rounding numba's ``gesv``
+    does not share under several BLAS threads), then the line search along the Newton and the projected steps compiled
+    (``compiled_kernels.line_search``): the same operations in the same order as :meth:`_System.solve` and
+    :func:`_search`, so the same numbers bit for bit. When neither step descends, the steepest descent is searched by
+    :func:`_search`. Returns what :func:`_search` returns."""
+    fast = sysm.fast
+    Jm, A, B = fast.newton_matrix(sysm.W, plain(u), plain(z), sysm.mu, sysm.rho_c, float(delta), sysm.d)
+    try:
+        step = lu_solver(Jm)(-phi)  # a non-finite step (an exactly singular J) is no step: line_search skips it
+    except ValueError:  # non-finite entries in J
+        step = _NO_STEP
+    out = fast.line_search(
+        sysm.W,
+        sysm.q,
+        plain(r),
+        sysm.mu,
+        sysm.rho,
+        sysm.d,
+        sysm.qn,
+        plain(phi),
+        merit,
+        merit_ref,
+        step,
+        target,
+        COULOMB_ARMIJO,
+        COULOMB_BACKTRACK,
+        COULOMB_NN_STEP_MIN,
+    )
+    kind = int(out[0])
+    if kind == 2:
+        return _search(sysm, r, phi, merit, merit_ref, target, A, B, None, ("gradient",))
+    _, t, rn, phin, un, zn, resn, mn = out
+    return True, _DIRECTIONS[kind], float(t), rn, phin, un, zn, float(resn), float(mn)
+
+
 def _iterate(
     sysm: _System,
     r: np.ndarray,
@@ -705,6 +787,8 @@ def _iterate(
     recent = [merit]
     reason = MAX_ITER
     k = 0
+    # a dense W with the compiled kernels loaded: the Newton matrix and the line search compiled (_compiled_search)
+    compiled = sysm.fast is not None and not sysm.sparse
     while True:
         if res <= target:
             reason = CONVERGED
@@ -714,36 +798,20 @@ def _iterate(
         k += 1
         delta = _regularization(phi, sysm, reg_theta)
         merit_ref = max(recent[-window:])  # Grippo–Lampariello–Lucidi's nonmonotone reference
-        A, B = sysm.jacobian_blocks(u, z, delta)
-        kind, t = "newton", 0.0
-        accepted = False
-        try:
-            step = sysm.solve(A, B, -phi)
-        except (np.linalg.LinAlgError, RuntimeError, ValueError):
-            step = None
-        # Newton direction, then the projected step −φ, then steepest descent −Jᵀφ
-        for kind in ("newton", "projected", "gradient"):
-            if kind == "projected":
-                step = -phi
-            elif kind == "gradient":
-                g = sysm.jt_times(A, B, phi)
-                gg = float(g @ g)
-                if gg <= 0:
-                    break
-                step = -g * (merit / gg)  # t = 1 would zero the linearized merit along −Jᵀφ
-            if step is None:
-                continue
-            t = 1.0
-            while t >= COULOMB_NN_STEP_MIN:
-                rn = r + t * step
-                phin, un, zn, resn = sysm.evaluate(rn)
-                mn = float(phin @ phin)
-                if mn <= merit_ref - 2 * COULOMB_ARMIJO * t * merit or (kind == "newton" and resn <= target):
-                    accepted = True
-                    break
-                t *= COULOMB_BACKTRACK
-            if accepted:
-                break
+        if compiled:
+            accepted, kind, t, rn, phin, un, zn, resn, mn = _compiled_search(
+                sysm, r, phi, u, z, delta, merit, merit_ref, target
+            )
+        else:
+            A, B = sysm.jacobian_blocks(u, z, delta)
+            try:
+                step = sysm.solve(A, B, -phi)
+            except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                step = None
+            # Newton direction, then the projected step −φ, then steepest descent −Jᵀφ
+            accepted, kind, t, rn, phin, un, zn, resn, mn = _search(
+                sysm, r, phi, merit, merit_ref, target, A, B, step, _DIRECTIONS
+            )
         if not accepted:
             history.append({"iteration": k, "residual": res, "step": 0.0, "direction": "none"})
             reason = NO_DESCENT

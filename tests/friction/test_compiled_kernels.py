@@ -85,6 +85,63 @@ def test_the_compiled_kernels_are_the_numpy_kernels(seed, m, d, singular, delta)
                 assert a.shape == b.shape and close(a, b)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 12),
+    d=st.sampled_from([2, 3]),
+    singular=st.booleans(),
+    delta=st.sampled_from([0.0, 1e-12, 1e-3, 1.0]),
+    reference=st.sampled_from(["merit", "larger", "smaller"]),
+)
+def test_the_compiled_newton_iteration_is_the_numpy_one(seed, m, d, singular, delta, reference):
+    """One iteration's Newton step and line search (``compiled_kernels.newton_iteration`` through
+    ``_compiled_search``) against the NumPy iteration (``_System.solve`` and ``_search``), bit for bit, at points in
+    every piece of the projection; δ = 0 on a singular W leaves no Newton step (J singular), and a nonmonotone
+    reference below the merit makes both first directions fail, so the steepest descent (searched by NumPy) runs."""
+    fast, slow, rng = systems(seed, m, d, singular)
+    for r in points(rng, m, d, fast.mu):
+        phi, u, z, res = slow.evaluate(r)
+        merit = float(phi @ phi)
+        ref = {"merit": merit, "larger": 2.0 * merit, "smaller": 0.5 * merit}[reference]
+        A, B = slow.jacobian_blocks(u, z, delta)
+        try:
+            step = slow.solve(A, B, -phi)
+        except (np.linalg.LinAlgError, RuntimeError, ValueError):
+            step = None
+        expected = nn._search(slow, r, phi, merit, ref, 1e-12, A, B, step, nn._DIRECTIONS)
+        got = nn._compiled_search(fast, r, phi, u, z, delta, merit, ref, 1e-12)
+        assert got[:3] == expected[:3]  # accepted, direction, step length
+        for a, b in zip(got[3:], expected[3:]):
+            assert (a is None and b is None) or close(a, b)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_newton_runs_the_same_iterations_with_either_kernels(seed, monkeypatch):
+    """Whole runs of the dense Newton method (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`) on W's of rank
+    below m·d (whose solutions are not unique: another rounding would end at another member of the set) at every θ of
+    the schedule: the same iterates, the same history, the same answer, with the compiled iteration and without."""
+    calls = []
+    compiled = kernels()  # loaded: a dense _System takes them (nonsmooth_newton's kernels_when_worth)
+    monkeypatch.setattr(compiled, "newton_iteration", lambda *a, f=compiled.newton_iteration: calls.append(1) or f(*a))
+    rng = np.random.default_rng(seed)
+    m, d = int(rng.integers(3, 15)), 3
+    N = m * d
+    R = rng.normal(size=(N, N // 2)) * 10.0 ** rng.uniform(-3, 0, size=N // 2)  # a spectrum over decades
+    W, q = R @ R.T, rng.normal(size=N)
+    mu = rng.uniform(0.1, 1.0, size=m)
+    for theta in gaussqp.settings.COULOMB_NN_REG_THETAS:
+        fast = nn.solve_newton(W, q, mu, d, reg_theta=theta, stop_cycles=True)
+        monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
+        slow = nn.solve_newton(W, q, mu, d, reg_theta=theta, stop_cycles=True)
+        monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", True)
+        assert fast.iterations == slow.iterations and fast.reason == slow.reason
+        assert close(fast.r, slow.r) and close(fast.u, slow.u) and fast.residual == slow.residual
+        assert [h["direction"] for h in fast.history] == [h["direction"] for h in slow.history]
+        assert [h["residual"] for h in fast.history] == [h["residual"] for h in slow.history]
+    assert calls  # the compiled iteration ran
+
+
 #: shipped problems whose mode-free form goes to F8 (the dense Newton method): a robot and an FCLIB box stack
 ROBOTS = ["real/humanoid_lying", "real/ant_standing", "real/fclib_Box_Stacks-i0035-31-0"]
 
