@@ -95,7 +95,7 @@ def test_the_compiled_kernels_are_the_numpy_kernels(seed, m, d, singular, delta)
     reference=st.sampled_from(["merit", "larger", "smaller"]),
 )
 def test_the_compiled_newton_iteration_is_the_numpy_one(seed, m, d, singular, delta, reference):
-    """One iteration's Newton step and line search (``compiled_kernels.newton_iteration`` through
+    """One iteration's Newton step and line search (``compiled_kernels.newton_matrix`` and ``line_search`` through
     ``_compiled_search``) against the NumPy iteration (``_System.solve`` and ``_search``), bit for bit, at points in
     every piece of the projection; δ = 0 on a singular W leaves no Newton step (J singular), and a nonmonotone
     reference below the merit makes both first directions fail, so the steepest descent (searched by NumPy) runs."""
@@ -123,7 +123,7 @@ def test_the_newton_runs_the_same_iterations_with_either_kernels(seed, monkeypat
     the schedule: the same iterates, the same history, the same answer, with the compiled iteration and without."""
     calls = []
     compiled = kernels()  # loaded: a dense _System takes them (nonsmooth_newton's kernels_when_worth)
-    monkeypatch.setattr(compiled, "newton_iteration", lambda *a, f=compiled.newton_iteration: calls.append(1) or f(*a))
+    monkeypatch.setattr(compiled, "newton_matrix", lambda *a, f=compiled.newton_matrix: calls.append(1) or f(*a))
     rng = np.random.default_rng(seed)
     m, d = int(rng.integers(3, 15)), 3
     N = m * d
