@@ -14,18 +14,29 @@ from ..results import INACCURATE, SOLVED, Certificate, Solution
 from ..settings import COULOMB_DYNAMICS_RTOL, COULOMB_RESIDUAL_RTOL, Tolerance
 
 
+def law_measure(res) -> float:
+    """The measure a mode-free answer is judged by: the larger of its natural-map residual and of the velocity change
+    that makes ``r − φ`` exact (:func:`gaussqp.friction.coulomb_law.velocity_change`), each relative to ‖q‖ (F9: each
+    contact's at its own scales). The second carries μ: a residual of 1e-10 with μ = 1e10 is a change of ~1 in the
+    normal velocity."""
+    return max(float(res.relative), float(res.velocity_change_relative))
+
+
 def natural_map_certificate(res, holds: bool) -> Certificate:
     """The ``natural_map`` certificate of a local (Delassus) answer: ``res`` is its
-    :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` (relative to ‖q‖)."""
+    :class:`~gaussqp.friction.coulomb_law.NaturalMapResidual` (relative to ‖q‖); its margin is the bound less
+    :func:`law_measure`."""
+    measure = law_measure(res)
     return Certificate(
         id="natural_map",
         name="natural-map residual of Coulomb's law, recomputed",
-        source="Acary, Brémond, Huber 2018, eq. (12)",
+        source="Acary, Brémond, Huber 2018, eqs. (7), (12)",
         holds=holds,
-        margin=COULOMB_RESIDUAL_RTOL - res.relative,
+        margin=COULOMB_RESIDUAL_RTOL - measure,
         implies=(
-            "the answer satisfies Coulomb's law (De Saxcé's form) to "
-            f"{res.relative:.2e} of ‖q‖" + ("" if holds else f", above the bound {COULOMB_RESIDUAL_RTOL:g}")
+            f"the answer satisfies Coulomb's law (De Saxcé's form) to {res.relative:.2e} of ‖q‖, and exactly for a "
+            f"velocity changed by {res.velocity_change_relative:.2e} of it"
+            + ("" if holds else f": above the bound {COULOMB_RESIDUAL_RTOL:g}")
         ),
         data=res.as_dict(),
     )
@@ -58,20 +69,23 @@ def mixed_law_certificate(nmr, contact: float, dynamics: float, holds: bool) -> 
 
 def _judge_coulomb(sol: Solution) -> None:
     res = sol.natural_map_residual
-    law_ok = res.relative <= COULOMB_RESIDUAL_RTOL
+    law_ok = law_measure(res) <= COULOMB_RESIDUAL_RTOL
     dyn = sol.residuals.get("dynamics")  # an acceleration-level answer's dynamics rows (F8); none for a local one
     extra_ok = dyn is None or dyn <= COULOMB_DYNAMICS_RTOL
     ok = law_ok and extra_ok
     sol.status = SOLVED if ok else INACCURATE
     if not ok:
-        sol.message = f"natural-map residual reached {res.relative:.2e} of ‖q‖ (bound {COULOMB_RESIDUAL_RTOL:g})" + (
-            "" if extra_ok else "; dynamics residual too large"
+        sol.message = (
+            f"natural-map residual reached {res.relative:.2e} of ‖q‖, the velocity change that makes it exact "
+            f"{res.velocity_change_relative:.2e} (bound {COULOMB_RESIDUAL_RTOL:g})"
+            + ("" if extra_ok else "; dynamics residual too large")
         )
     sol.certificates.append(natural_map_certificate(res, law_ok))
 
 
 def _judge_mixed(sol: Solution) -> None:
-    contact, dynamics = sol.residuals["contact_law"], sol.residuals["dynamics"]
+    contact = max(sol.residuals["contact_law"], float(sol.natural_map_residual.velocity_change_relative))
+    dynamics = sol.residuals["dynamics"]
     ok = dynamics <= COULOMB_DYNAMICS_RTOL and contact <= COULOMB_RESIDUAL_RTOL
     sol.certificates.append(mixed_law_certificate(sol.natural_map_residual, contact, dynamics, ok))
     sol.status = SOLVED if ok else INACCURATE
@@ -88,7 +102,8 @@ LAWS = {"coulomb": _judge_coulomb, "mixed": _judge_mixed}
 
 def judge_natural_map(sol: Solution, tol: Tolerance) -> None:
     """``solved`` when the recomputed residual of the law the route measured (``sol.hints.natural_map``, a key of
-    :data:`LAWS`) is within :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` (and the dynamics rows within
+    :data:`LAWS`) and the velocity change that makes the answer exact (:func:`law_measure`) are within
+    :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL` (and the dynamics rows within
     :data:`~gaussqp.settings.COULOMB_DYNAMICS_RTOL`), else ``inaccurate``; the ``natural_map`` certificate says
     which. The bounds are the route's own (the convex iteration and the polish aim at them), not ``tol``'s."""
     LAWS[sol.hints.natural_map](sol)

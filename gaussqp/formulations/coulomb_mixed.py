@@ -46,7 +46,15 @@ import gaussqp.settings as settings  # the module: the step's work is read at ea
 
 from ..backends import direct_backend, get_backend, solve_program
 from ..backends.direct import RowBlock, conic_presets, solve_conic
-from ..friction.coulomb_law import SEPARATED, SLIDING, ContactMode, NaturalMapResidual, contact_modes, natural_map
+from ..friction.coulomb_law import (
+    SEPARATED,
+    SLIDING,
+    ContactMode,
+    NaturalMapResidual,
+    contact_modes,
+    natural_map,
+    velocity_change,
+)
 from ..friction.mixed_law import (
     BILATERAL,
     BILATERAL_SLIDING,
@@ -59,6 +67,7 @@ from ..friction.mixed_law import (
 )
 from ..linalg.dense import min_norm_lstsq
 from ..model.problem import ContactProblem
+from ..model.scales import relative
 from ..model.system_class import SystemClass
 from ..results import SOLUTION_PRESENT, Solution
 from ..settings import (
@@ -666,12 +675,16 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
     per = res["per_contact"][cou]
     big = max(ups, float(np.linalg.norm(R[cou])), float(np.linalg.norm(U[cou])))
     absolute = float(np.linalg.norm(phi))
+    dv = velocity_change(phi.ravel(), U[cou].ravel(), sysm.mu[cou], d) if cou else np.zeros(0)
+    scale = np.asarray(sysm.u_scale, dtype=float)[cou] if cou else np.zeros(0)
     nmr = NaturalMapResidual(
         absolute=absolute,
         relative=float(np.linalg.norm(per)),
         siconos=absolute / big if big > 0 else absolute,
         per_contact=per,
         q_norm=ups,
+        velocity_change=float(np.linalg.norm(dv)),
+        velocity_change_relative=float(np.linalg.norm(relative(dv, scale))),
     )
     sol.natural_map_residual = nmr
     sol.residuals["natural_map_relative"] = nmr.relative

@@ -152,3 +152,55 @@ def test_contact_modes_with_scales_of_another_count_is_a_shape_error():
         contact_modes(r, r, np.ones(2), 3, velocity_scale=np.ones(3), reaction_scale=1.0)
     with pytest.raises(ShapeError, match="reaction_scale"):
         contact_modes(r, r, np.ones(2), 3, velocity_scale=1.0, reaction_scale=np.ones((2, 1)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 6),
+    d=st.sampled_from([2, 3]),
+    mu_exp=st.floats(-2, 10),
+)
+def test_the_velocity_change_makes_the_projected_reaction_exact(seed, m, d, mu_exp):
+    """``(r − φ, u + Δu)`` satisfies Coulomb's law in De Saxcé's form: its natural map vanishes to the round-off of its
+    terms, whatever μ (up to 1e10, where Δu_n ~ μ‖φ_t‖)."""
+    from gaussqp.friction.coulomb_law import velocity_change
+
+    rng = np.random.default_rng(seed)
+    mu = np.full(m, 10.0**mu_exp) * rng.uniform(0.5, 1.5, size=m)
+    r, u = rng.normal(size=m * d), rng.normal(size=m * d)
+    phi = natural_map(r, u, mu, d)
+    R, U, P = r.reshape(m, d), u.reshape(m, d), phi.reshape(m, d)
+    ut, pt = U[:, 1:], P[:, 1:]
+    du = np.concatenate(
+        [(-P[:, 0] + mu * (np.linalg.norm(ut, axis=1) - np.linalg.norm(ut - pt, axis=1)))[:, None], -pt], axis=1
+    )
+    assert np.allclose(velocity_change(phi, u, mu, d), np.linalg.norm(du, axis=1), rtol=1e-12, atol=0)
+    r2, u2 = (R - P).ravel(), (U + du).ravel()
+    terms = np.abs(r2) + np.abs(u2) + np.repeat(mu, d) * np.repeat(np.linalg.norm(u2.reshape(m, d)[:, 1:], axis=1), d)
+    assert np.all(np.abs(natural_map(r2, u2, mu, d)) <= 1e-12 * np.maximum(terms, 1.0))
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_a_huge_friction_coefficient_is_not_a_certified_fall_through_the_floor(d):
+    """A unit point on the floor pushed sideways by 3 N, μ = 1e10 (found by a new user's trial): it sticks, λ_n = 9.81.
+    The Newton method can stop at r = 0 (the point falling through the floor), whose natural map is 1e-10 of ‖q‖ but
+    which is exact only for a normal velocity changed by ~μ‖φ_t‖ ~ 1: not ``solved``. Whatever the route answers, a
+    certified answer is the sticking one."""
+    import gaussqp
+    from gaussqp import Contact, ContactProblem
+
+    tangent = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]][: d - 1]
+    normal = [0.0, 0.0, 1.0]
+    for mu in (1e10, 1e12):
+        c = Contact("unilateral", normal=normal, friction=mu, tangent=tangent)
+        p = ContactProblem(np.eye(3), [-3.0, 0.0, 9.81], [c], dimension=d)
+        for crosscheck in (True, False):
+            s = gaussqp.solve(p, crosscheck=crosscheck)
+            if s.status == "solved":
+                assert np.allclose(s.acceleration, 0.0, atol=1e-9) and s.lambda_normal[0] == pytest.approx(9.81)
+            else:
+                assert not s.certified
+        res = s.certificate("natural_map")
+        if res is not None and not res.holds:
+            assert res.data["velocity_change_relative"] > 1e-8
