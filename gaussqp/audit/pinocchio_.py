@@ -135,6 +135,28 @@ def admm_answer(
     M = np.triu(data.M) + np.triu(data.M, 1).T
     nle = np.asarray(pin.nonLinearEffects(model, data, q, v))
     a_free = np.linalg.solve(M, tau - nle)
+    if not contacts:
+        # no contact holds the body at this state (every one separates): free motion. Pinocchio's ADMM solver is not
+        # called on an empty constraint set (pinocchio 3.x ends the process there, by a segmentation fault)
+        return {
+            "forces": np.zeros((0, 3)),
+            "acceleration": a_free,
+            "jacobian": np.zeros((0, model.nv)),
+            "report": {
+                "solver": "none: no contact at the state (free motion), Pinocchio's ADMM not called",
+                "pinocchio": pin.__version__,
+                "converged": True,
+                "iterations": 0,
+                "primal_feasibility": 0.0,
+                "dual_feasibility": 0.0,
+                "complementarity": 0.0,
+                "level": "acceleration" if dt is None else f"velocity (dt = {dt:g})",
+                "seconds": 0.0,
+            },
+            "frames": frames,
+            "velocity": np.zeros((0, 3)),
+            "mass": M,
+        }
     cms = []
     for (fid, joint, p, R), fc in zip(frames, contacts):
         world = pin.SE3(R, p)

@@ -46,7 +46,8 @@ acceleration of the constraint *data*, zero when created), so neither do we; a n
 
 **Modes** (point contacts with friction, from the state): with ``u`` the contact point's velocity in the stated
 frame, a contact whose normal velocity ``nᵀu`` exceeds :data:`gaussqp.settings.IMPORT_VELOCITY_RTOL` times the
-row's own terms ``Σ_j |row_j v_j|`` is separating and left out (reported in :attr:`PinocchioImport.left_out`);
+point's velocity terms ``Σ_j ‖J_l e_j‖ |v_j|`` (``J_l`` its linear Jacobian) is separating and left out (reported
+in :attr:`PinocchioImport.left_out`);
 a tangential speed ``‖(t₁ᵀu, t₂ᵀu)‖`` beyond the same tolerance makes it ``"sliding"`` with the unit slip
 direction ``(t₁ᵀu, t₂ᵀu)/‖·‖``; otherwise it is ``"sticking"``. A contact whose normal velocity is below minus
 the tolerance is approaching (an impact, which an acceleration problem does not model): it is kept and
@@ -261,9 +262,10 @@ def _choice(field_name: str, value, allowed: Sequence[str]) -> str:
     return value
 
 
-def _row_scale(row: np.ndarray, v: np.ndarray) -> float:
-    """The row's own terms at the velocity: ``Σ_j |row_j v_j|``."""
-    return float(np.abs(row) @ np.abs(v))
+def _point_scale(Jl: np.ndarray, v: np.ndarray) -> float:
+    """The size of a contact point's velocity terms at ``v``: ``Σ_j ‖J_l e_j‖₂ |v_j|``, ``J_l`` the point's (3, nv)
+    linear Jacobian (each coordinate's contribution to the point's velocity, in any direction)."""
+    return float(np.linalg.norm(Jl, axis=0) @ np.abs(v))
 
 
 @dataclass
@@ -297,8 +299,10 @@ def _frame_contact_rows(
     T = np.vstack([t1 @ Jl, t2 @ Jl])
     vn = float(row_n @ v)
     ut = T @ v
-    tol_n = IMPORT_VELOCITY_RTOL * _row_scale(row_n, v)
-    tol_t = IMPORT_VELOCITY_RTOL * (_row_scale(T[0], v) + _row_scale(T[1], v))
+    # one scale for the normal and the tangential speeds: the contact point's velocity terms Σ_j ‖J_l e_j‖ |v_j|, whatever
+    # the frame. The terms of the normal row alone are themselves round-off when the point moves tangentially (a box
+    # sliding on a slope: 3e-26 against a normal velocity of 3e-17), which read as separating.
+    tol_n = tol_t = IMPORT_VELOCITY_RTOL * _point_scale(Jl, v)
     speed = float(np.linalg.norm(ut))
     mode = override if override is not None else fc.mode
     if mode is not None:

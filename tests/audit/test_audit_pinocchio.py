@@ -262,3 +262,18 @@ def test_a_yawed_box_pushed_in_its_own_axes_either_reference_frame(reference_fra
         assert c.engine_normal == pytest.approx(
             front / 2 if c.label.startswith("corner+1") else (W - front) / 2, rel=1e-8
         )
+
+
+def test_every_contact_separating_is_free_motion_without_calling_the_admm_solver():
+    """A box lifting off at 1 m/s (found by a new user's trial): every corner separates, so no contact is given to
+    Pinocchio's ADMM solver, which ended the process (a segmentation fault) on an empty constraint set. The state is
+    audited as free motion: the engine's acceleration is M⁻¹(τ − h), certified equal to the rigid answer."""
+    model, q, names = box_model()
+    v = np.zeros(model.nv)
+    v[2] = 1.0
+    rep = pinocchio_.audit(model, q, v, contacts=corners(names))
+    st = rep.states[0]
+    assert st.status == "solved" and st.certified and not st.flags, st.flags
+    assert "Pinocchio's ADMM not called" in rep.options["pinocchio"][0]
+    assert st.contacts == [] and st.engine_acceleration_gap == pytest.approx(0.0, abs=1e-12)
+    assert np.allclose(st.acceleration[:3], [0.0, 0.0, -G], atol=1e-12)

@@ -338,6 +338,31 @@ def test_sliding_box_decelerates_by_mu_g(box):
     assert abs(sol.lambda_normal.sum() - BOX_MASS * G) <= 1e-9 * BOX_MASS * G
 
 
+@pytest.mark.parametrize("degrees", [30.0, 17.0])
+def test_box_sliding_down_a_slope_keeps_its_contacts(box, degrees):
+    """A box flat on a slope, sliding along it (found by a new user's trial): in the box's own axes its velocity has no
+    normal part, so the normal rows' own terms at that velocity are round-off (3e-26 against a normal velocity of
+    3e-17 from the rotation), which once read as "separating": every corner left out and free fall certified. The
+    corners are kept, sliding, and the box accelerates by g(sin θ − μ cos θ) along the slope."""
+    import pinocchio as pin_
+
+    mu, th = 0.5, np.radians(degrees)
+    R = pin_.utils.rotate("y", th)
+    q = np.concatenate([R @ [0.0, 0.0, BOX_Z / 2], pin_.Quaternion(R).coeffs()])
+    v = np.zeros(6)
+    v[0] = 0.5  # along the slope, in the box's axes
+    contacts = [FrameContact(c, normal=tuple(R[:, 2]), friction=mu) for c in CORNERS]
+    imp = import_pinocchio(box, q, v, contacts=contacts)
+    assert imp.problem.m == 4 and not imp.left_out
+    assert [o.mode for o in imp.origins] == ["sliding"] * 4
+    sol = gaussqp.solve(imp.problem)
+    assert sol.status == "solved" and sol.certified
+    a_world = R @ sol.acceleration[:3]
+    down_slope = np.array([np.cos(th), 0.0, -np.sin(th)])
+    expected = G * (np.sin(th) - mu * np.cos(th))
+    assert np.abs(a_world - expected * down_slope).max() <= 1e-9 * G
+
+
 def test_lifting_box_leaves_the_ground_and_modes_override(box):
     q, v = box_state()
     v[2] = 0.1  # moving up: every corner separates
