@@ -59,7 +59,7 @@ def _mujoco():
 
 def read_recording(source, model) -> dict[str, np.ndarray]:
     """A recorded rollout as arrays checked against ``model``: ``{"qpos": K × nq, "qvel": K × nv, "ctrl", "act",
-    "time"}`` (missing optional arrays are absent). ``source``: an ``.npz`` or ``.csv`` path or a dict of arrays.
+    "time"}`` (``qpos`` and ``qvel`` required, with at least one state; missing optional arrays are absent). ``source``: an ``.npz`` or ``.csv`` path or a dict of arrays.
     Sizes that do not match the model raise :class:`~gaussqp.errors.ShapeError`, NaN or infinite entries
     :class:`~gaussqp.errors.NonFiniteError`."""
     if isinstance(source, (str, pathlib.Path)):
@@ -86,16 +86,19 @@ def read_recording(source, model) -> dict[str, np.ndarray]:
         rec = {k: np.asarray(v, dtype=float) for k, v in source.items()}
     else:
         raise WrongTypeError("recording", f"is a {type(source).__name__}", "give an .npz/.csv path or a dict of arrays")
-    if "qpos" not in rec:
-        raise ShapeError("recording", "has no qpos", "record qpos (K × nq) and qvel (K × nv)")
+    for name in ("qpos", "qvel"):  # the state: the modes are read from the velocities, none is assumed at rest
+        if name not in rec:
+            raise ShapeError(
+                "recording", f"has no {name}", "record qpos (K × nq) and qvel (K × nv) (a state at rest: qvel = 0)"
+            )
     qpos = np.atleast_2d(rec["qpos"])
+    if qpos.ndim != 2 or qpos.shape[0] == 0 or qpos.size == 0:
+        raise ShapeError("recording qpos", f"has shape {np.shape(rec['qpos'])}: no state", "record one row per state")
     K = qpos.shape[0]
     want = {"qpos": model.nq, "qvel": model.nv, "ctrl": model.nu, "act": model.na}
     out = {}
     for name, size in want.items():
         if name not in rec:
-            if name == "qvel":
-                out[name] = np.zeros((K, model.nv))
             continue
         v = np.asarray(rec[name], dtype=float)
         v = v.reshape(K, -1) if v.ndim == 1 and size == 1 and v.size == K else np.atleast_2d(v)
@@ -130,6 +133,8 @@ def _read_csv(p: pathlib.Path) -> dict[str, np.ndarray]:
     if not rows:
         raise FileFormatError(str(p), "is empty", "write a header (qpos_0, …, qvel_0, …) and one row per state")
     head = [h.strip() for h in rows[0]]
+    if not any(r for r in rows[1:]):
+        raise FileFormatError(str(p), "has a header but no state", "write one row per state below the header")
     try:
         data = np.array([[float(x) for x in r] for r in rows[1:] if r], dtype=float)
     except ValueError as exc:

@@ -195,10 +195,26 @@ def test_bad_input(tmp_path, capsys):
     np.savez(nan, qpos=q, qvel=np.zeros((2, 6)))
     with pytest.raises(NonFiniteError):
         audit(good, recording=nan)
+    # found by a new user's trial: an empty recording (a traceback), one without velocities (audited at rest)
+    empty, header, noqvel = tmp_path / "empty.npz", tmp_path / "header.csv", tmp_path / "noqvel.npz"
+    np.savez(empty, qpos=np.zeros((0, 7)), qvel=np.zeros((0, 6)))
+    header.write_text("qpos_0,qpos_1,qpos_2,qpos_3,qpos_4,qpos_5,qpos_6\n")
+    np.savez(noqvel, qpos=q[:1])
+    with pytest.raises(ShapeError, match="no state"):
+        audit(good, recording=empty)
+    with pytest.raises(FileFormatError, match="no state"):
+        audit(good, recording=header)
+    with pytest.raises(ShapeError, match="no qvel"):
+        audit(good, recording=noqvel)
+    with pytest.raises(ShapeError, match="no qvel"):
+        audit(good, recording={"qpos": np.zeros((0, 7))})
     for argv in (
         ["audit", str(bad)],
         ["audit", str(good), "--recording", str(rec)],
         ["audit", str(good), "--recording", str(nan)],
+        ["audit", str(good), "--recording", str(empty)],
+        ["audit", str(good), "--recording", str(header)],
+        ["audit", str(good), "--recording", str(noqvel)],
         ["audit", str(tmp_path / "missing.xml")],
     ):
         assert main(argv) == 2
