@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .certificates.judge import withdraw_outside_the_disks
 from .certificates.structural import structural_certificates
 from .settings import DEFAULT_FACETS, FACETS_MAX, ROUND_OFF, STRUCTURAL_N_MAX, Tolerance, get_tolerance
 from .errors import NotApplicableError, UnknownValueError
@@ -30,7 +31,6 @@ from .model.system_class import SystemClass
 from .results import (
     AGREED,  # noqa: F401
     DISAGREED,  # noqa: F401
-    INACCURATE,
     NOT_COMPARED,  # noqa: F401
     SOLVED,
     JudgeHints,
@@ -276,7 +276,7 @@ def solve_classified(
     if not ok:
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
     sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
-    _withdraw_outside_the_disks(sol)
+    withdraw_outside_the_disks(sol)
     if certify and problem.n <= STRUCTURAL_N_MAX:
         # C1-C8 and the friction bounds C7 are facts about the data, which neither the status nor the certification
         # rests on: they are computed when first read (Solution.defer), on the problem's read-only arrays
@@ -300,22 +300,6 @@ def solve_classified(
         )
     sol.timing.total = time.perf_counter() - t0
     return sol
-
-
-def _withdraw_outside_the_disks(sol: Solution) -> None:
-    """The verdict contract (DESIGN.md §4.3) for a route that states sticking contacts as equalities without their
-    disks (F1, F2, F3): its answer is one of the sticking problem only when the returned forces lie in the disks.
-    Otherwise ``solved`` is withdrawn — it is not an answer of the problem as given, and a route that enforces the
-    disks (F4) may prove that none exists. F4's own use of F1 (its two-stage route) is not affected."""
-    cc = sol.certificate("coulomb_cones")
-    if sol.status == SOLVED and sol.hints.cones_enforced is None and cc is not None and not cc.holds:
-        sol.status = INACCURATE
-        sol.message = (
-            (sol.message + "; " if sol.message else "") + "the returned forces leave the Coulomb disks "
-            f"(relative slack {cc.data.get('relative_slack', float('nan')):.1e}): this route states the "
-            "sticking contacts as equalities without the disks, so this is not an answer of the sticking "
-            "problem; 'sticking_socp' decides it"
-        )
 
 
 _REJUDGED = (

@@ -368,3 +368,21 @@ def finalize(sol: Solution, tol: Tolerance, role: str = ANSWER) -> Solution:
                 handle(sol, tol)
             break
     return sol
+
+
+def withdraw_outside_the_disks(sol: Solution) -> None:
+    """The verdict contract (DESIGN.md §4.3) for a route that states sticking contacts as equalities without their
+    disks (F1, F2, F3): its answer is one of the sticking problem only when the returned forces lie in the disks.
+    Otherwise ``solved`` is withdrawn — it is not an answer of the problem as given, and a route that enforces the
+    disks (F4) may prove that none exists. F4's own use of F1 (its two-stage route) is not affected: the callers are
+    those that return a route's answer as the answer to the problem, :func:`gaussqp.dispatch.solve_classified` and a
+    study's run (:func:`gaussqp.studies.runner.run_task`), so that a route's verdict is one everywhere."""
+    cc = sol.certificate("coulomb_cones")
+    if sol.status == SOLVED and sol.hints.cones_enforced is None and cc is not None and not cc.holds:
+        sol.status = INACCURATE
+        sol.message = (
+            (sol.message + "; " if sol.message else "") + "the returned forces leave the Coulomb disks "
+            f"(relative slack {cc.data.get('relative_slack', float('nan')):.1e}): this route states the "
+            "sticking contacts as equalities without the disks, so this is not an answer of the sticking "
+            "problem; 'sticking_socp' decides it"
+        )

@@ -28,6 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ..certificates.judge import withdraw_outside_the_disks
 from ..errors import NotApplicableError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
 from ..friction.compiled import expect_many_calls
@@ -130,6 +131,7 @@ def run_task(task: Task) -> dict:
         if not ok:
             raise NotApplicableError(f"formulation {r.formulation!r} does not accept this problem: {why}")
         sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None, tolerance=get_tolerance(r.tolerance))
+        withdraw_outside_the_disks(sol)  # as gaussqp.solve: a route without the disks answers only inside them
     except Exception as e:  # a route's failure is a row of the study, whatever it is
         row["error"] = _error_text(e)
         row["total_time"] = time.perf_counter() - t0

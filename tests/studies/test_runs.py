@@ -315,3 +315,32 @@ def test_dask_local_cluster_equals_the_process_pool(tmp_path):
             assert x[c] == y[c], (key(x), c)
         for c in ("acceleration_gap", "generalized_force_gap"):
             assert (math.isnan(x[c]) and math.isnan(y[c])) or x[c] == pytest.approx(y[c], abs=1e-12), (key(x), c)
+
+
+def test_a_route_without_the_disks_has_the_verdict_of_gaussqp_solve(tmp_path):
+    """A planar box on two sticking contacts pushed by 12 N > μ m g = 7.85 N (found by a new user's trial): F1 and the
+    LCP route state the sticking contacts as equalities and return forces outside the disks. ``gaussqp solve
+    --formulation lcp_lemke`` withdraws that ``solved``; a study's run did not, took the route as the exact reference
+    and called the right ``infeasible`` of ``sticking_socp`` a wrong claim. The run's verdict is the command's."""
+    pytest.importorskip("pandas", reason="the results as a DataFrame need the optional extra gaussqp[studies]")
+    import gaussqp
+    from gaussqp import Contact, ContactProblem
+
+    mu, m, push = 0.4, 2.0, 12.0
+    contacts = [
+        Contact("unilateral", normal=[0.0, 1.0, s * 0.5], friction=mu, mode="sticking", tangent=[[1.0, 0.0, 0.25]])
+        for s in (-1.0, 1.0)
+    ]
+    p = ContactProblem(np.diag([m, m, 0.5]), [-push, m * 9.81, 0.0], contacts, dimension=2, name="box_push_12")
+    assert gaussqp.solve(p, formulation="lcp_lemke", crosscheck=False).status == "inaccurate"
+    assert gaussqp.solve(p, formulation="sticking_socp", crosscheck=False).status == "infeasible"
+    folder = tmp_path / "set"
+    folder.mkdir()
+    gaussqp.dump(p, folder / "box.json")
+    df = run_study(
+        str(folder), formulations=["lcp_lemke", "sticking_socp"], out=tmp_path / "out", workers=1, progress=False
+    )
+    rows = {r["formulation"]: r for r in _rows(df)}
+    assert rows["lcp_lemke"]["status"] == "inaccurate" and not rows["lcp_lemke"]["correct"]
+    assert rows["sticking_socp"]["status"] == "infeasible" and rows["sticking_socp"]["correct"]
+    assert not rows["lcp_lemke"]["reference"].startswith("exact:lcp_lemke")
