@@ -344,3 +344,25 @@ def test_a_route_without_the_disks_has_the_verdict_of_gaussqp_solve(tmp_path):
     assert rows["lcp_lemke"]["status"] == "inaccurate" and not rows["lcp_lemke"]["correct"]
     assert rows["sticking_socp"]["status"] == "infeasible" and rows["sticking_socp"]["correct"]
     assert not rows["lcp_lemke"]["reference"].startswith("exact:lcp_lemke")
+
+
+def test_what_a_process_does_once_is_not_a_runs_time(monkeypatch):
+    """Before its first timed run a process compiles or loads the compiled kernels and the routes' lazy imports
+    (``runner.warm_process``, untimed): a study's first mode-free run was charged 6.9 s of numba's compilation where its
+    solve takes 10 ms (a new user's trial). A run goes through it before its clock starts; after it the kernels are
+    loaded."""
+    import gaussqp.studies.runner as runner
+    from gaussqp.friction.compiled import kernels, loaded
+    from gaussqp.studies.routes import Route
+
+    _, problem = next(iter(FamilySet(1, 0)))
+    order = []
+    monkeypatch.setattr(runner, "warm_process", lambda: order.append("warm"))
+    monkeypatch.setattr(runner.time, "perf_counter", lambda f=time.perf_counter: order.append("clock") or f())
+    route = Route("gauss_qp", "clarabel", "high")
+    task = runner.Task("s", "p", pack(problem), route, FORMULATIONS["gauss_qp"], "gaussqp solve p")
+    row = runner.run_task(task)
+    assert row["status"] == "solved" and order[0] == "warm" and "clock" in order
+    monkeypatch.undo()
+    runner.warm_process()
+    assert loaded() == (kernels() is not None)
