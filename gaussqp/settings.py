@@ -109,15 +109,25 @@ def __getattr__(name: str):
 
 def get_tolerance(preset: str | Tolerance | None) -> Tolerance:
     """The :class:`Tolerance` of a preset's name (``None``: :data:`DEFAULT`), or ``preset`` itself when it is one and
-    its ``residual`` is no looser than :data:`NONEXISTENCE_CHANGE` (the verdict contract across tolerances)."""
+    its ``residual``, ``crosscheck`` and ``solver`` are positive numbers no looser than :data:`NONEXISTENCE_CHANGE`
+    (the verdict contract across tolerances; a cross-check looser than that would call routes that contradict each
+    other agreeing); otherwise an :class:`~gaussqp.errors.InputError` naming the field."""
     if isinstance(preset, Tolerance):
-        if not 0 < preset.residual <= NONEXISTENCE_CHANGE:
-            raise InputError(
-                "tolerance.residual",
-                f"is {preset.residual!r}, outside (0, {NONEXISTENCE_CHANGE:g}]",
-                f"use a residual of at most {NONEXISTENCE_CHANGE:g} (the loosest preset's): a 'solved' certified for "
-                "data changed by more could stand beside another route's certified 'infeasible'",
-            )
+        why = {
+            "residual": "a 'solved' certified for data changed by more could stand beside another route's certified "
+            "'infeasible'",
+            "crosscheck": "routes whose answers differ by more would be reported as agreeing",
+            "solver": "the backends are asked for at least the loosest preset's accuracy",
+        }
+        for field_name, reason in why.items():
+            value = getattr(preset, field_name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= NONEXISTENCE_CHANGE:
+                raise InputError(
+                    f"tolerance.{field_name}",
+                    f"is {value!r}, outside (0, {NONEXISTENCE_CHANGE:g}]",
+                    f"use a {field_name} tolerance of at most {NONEXISTENCE_CHANGE:g} (the loosest preset's "
+                    f"residual): {reason}",
+                )
         return preset
     name = DEFAULT if preset is None else preset
     if not isinstance(name, str) or name not in PRESETS:  # a list is unhashable: `in` would raise TypeError

@@ -337,6 +337,14 @@ def test_a_tolerance_looser_than_the_loosest_preset_is_refused():
         assert err.value.field == "tolerance.residual"
         with pytest.raises(InputError):
             gaussqp.solve(p, tolerance=loose)
+    # the cross-check's and the solver's tolerances too (a new user's trial: crosscheck=10, a NaN or negative solver
+    # tolerance were accepted; routes differing by 10 would have been reported as agreeing)
+    for field_name in ("crosscheck", "solver"):
+        for value in (10.0, 1e-2, 0.0, -1e-9, float("nan"), True, "1e-6"):
+            bad = Tolerance("bad", **{"solver": 1e-9, "residual": 1e-6, "crosscheck": 1e-6, field_name: value})
+            with pytest.raises(InputError) as err:
+                get_tolerance(bad)
+            assert err.value.field == f"tolerance.{field_name}"
     tight = Tolerance("tight", solver=1e-10, residual=1e-7, crosscheck=1e-7)
     assert get_tolerance(tight) is tight
     assert gaussqp.solve(p, tolerance=tight).status == INFEASIBLE
