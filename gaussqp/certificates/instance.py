@@ -654,7 +654,12 @@ def _newton_step(
     # relative to the answer's own size (an error bound, not a residual: a garbage answer has failed the
     # residual check already), floored by the free acceleration so that an answer at rest is judged too;
     # not by the drifts' largest acceleration, which would hide the error of every smaller component
-    amag = max(float(np.abs(a_t).max(initial=0.0)), sc.free_accel, np.finfo(float).tiny)
+    amag = max(float(np.abs(a_t).max(initial=0.0)), sc.free_accel)
+    if amag == 0.0:
+        # at rest with no free acceleration (M⁺F = 0: the forces act on massless coordinates, a user's trial): the
+        # data's acceleration unit, else the error of an exact zero was relative to the smallest float (3e292)
+        amag = sc.accel
+    amag = max(amag, np.finfo(float).tiny)
     err_a = (float(np.abs(dz[:n]).max(initial=0.0)) + roundoff) / amag
     err_l = (float(np.abs(dz[n:]).max(initial=0.0)) * sc.accel / sc.force + roundoff) / max(sc.accel, zmag)
     # each contact's force error relative to that contact's force, in K̃'s own units where ã and

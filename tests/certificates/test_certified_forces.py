@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import gaussqp
 from gaussqp.model.scales import data_scales
@@ -92,3 +93,19 @@ def test_cli_prints_certified_quantities(capsys):
 
     main(["solve", "rod_wall_guide"])
     assert "certified    acceleration=yes  forces=yes" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("force", [1.0, 2.5, 1e-6, 1e6])
+def test_an_exact_answer_at_rest_on_a_massless_coordinate_is_certified(force):
+    """M = diag(1, 0), the force on the massless coordinate held by a floor (a new user's trial): a = 0 and λ = F₂ are
+    exact and unique, every residual 0. The acceleration's forward error was relative to the answer's size floored by
+    the free acceleration, both 0 here (M⁺F = 0), so to the smallest float: "may be 3.0e+292 from the exact one",
+    inaccurate. Relative to the data's acceleration unit it is round-off: solved."""
+    import gaussqp
+    from gaussqp import Contact, ContactProblem
+
+    p = ContactProblem(np.diag([1.0, 0.0]), [0.0, force], [Contact("unilateral", normal=[0.0, 1.0])], dimension=2)
+    s = gaussqp.solve(p)
+    assert s.status == "solved" and s.certified
+    assert np.array_equal(s.acceleration, [0.0, 0.0]) and s.lambda_normal[0] == pytest.approx(force, rel=1e-12)
+    assert s.certificate("forward_error").data["acceleration"] <= 1e-12
