@@ -300,7 +300,7 @@ def _friction_ratio(mujoco, model, data, k: int, f6) -> float:
 
 def _load(model, keyframe, qpos, qvel, settle):
     mujoco = _mujoco()
-    from ..io.mujoco import load_mujoco
+    from ..io.mujoco import state_vector, load_mujoco
 
     if isinstance(model, (str, pathlib.Path)):
         return load_mujoco(model, keyframe=keyframe, qpos=qpos, qvel=qvel, settle=settle)
@@ -327,10 +327,10 @@ def _load(model, keyframe, qpos, qvel, settle):
         raise WrongTypeError(
             "model", f"is a {type(model).__name__}", "give a model file, a mujoco.MjModel or (MjModel, MjData)"
         )
-    if qpos is not None:
-        d.qpos[:] = np.asarray(qpos, dtype=float)
+    if qpos is not None:  # checked as the file path's state is (load_mujoco): a wrong size is a ShapeError
+        d.qpos[:] = state_vector("qpos", qpos, m.nq)
     if qvel is not None:
-        d.qvel[:] = np.asarray(qvel, dtype=float)
+        d.qvel[:] = state_vector("qvel", qvel, m.nv)
     if settle:
         mujoco.mj_step(m, d, int(settle))
     for what in ("qpos", "qvel"):
@@ -466,6 +466,9 @@ def audit(
         ``gaussqp audit MODEL --json``.
     """
     t0 = time.perf_counter()
+    for field_name, value, least in (("settle", settle, 0), ("every", every, 1), ("workers", workers, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise WrongTypeError(field_name, f"is {value!r}", f"give an integer >= {least}")
     mujoco = _mujoco()
     gen = states(
         model,
@@ -493,7 +496,7 @@ def audit(
         steps=steps,
         every=every,
         drift=drift,
-        frictionless=frictionloss,
+        frictionloss=frictionloss,
         torsional=torsional,
         velocity_tol=velocity_tol,
         workers=workers,

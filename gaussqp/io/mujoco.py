@@ -106,7 +106,7 @@ from ..settings import (
     SETTLE_STEPS_MAX,
 )
 
-__all__ = ["ImportedRow", "MujocoImport", "from_mujoco", "import_mujoco", "load_mujoco"]
+__all__ = ["ImportedRow", "MujocoImport", "from_mujoco", "import_mujoco", "load_mujoco", "state_vector"]
 
 DRIFTS = ("jacdot", "mujoco")
 FRICTIONLOSS = ("refuse", "ignore")
@@ -232,9 +232,9 @@ def load_mujoco(path, *, keyframe: str | int | None = None, qpos=None, qvel=None
     if keyframe is not None:
         mujoco.mj_resetDataKeyframe(model, data, _keyframe_id(mujoco, model, keyframe))
     if qpos is not None:
-        data.qpos[:] = _state_vector("qpos", qpos, model.nq)
+        data.qpos[:] = state_vector("qpos", qpos, model.nq)
     if qvel is not None:
-        data.qvel[:] = _state_vector("qvel", qvel, model.nv)
+        data.qvel[:] = state_vector("qvel", qvel, model.nv)
     if isinstance(settle, bool) or not isinstance(settle, (int, np.integer)) or settle < 0:
         raise WrongTypeError("settle", f"is {settle!r}", "give a number of MuJoCo steps, an integer >= 0")
     if settle > SETTLE_STEPS_MAX:
@@ -267,7 +267,27 @@ def _keyframe_id(mujoco, model, keyframe) -> int:
     raise UnknownValueError("keyframe", f"is {keyframe!r}, not a keyframe of the model", fix)
 
 
-def _state_vector(name: str, value, size: int) -> np.ndarray:
+def state_vector(name: str, value, size: int) -> np.ndarray:
+    """``value`` as a state vector of ``size`` finite numbers (``qpos``, ``qvel``), or a typed error naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        the field (``"qpos"``, ``"qvel"``)
+    value : array-like
+    size : int
+        the model's ``nq`` or ``nv``
+
+    Returns
+    -------
+    numpy.ndarray
+        (size,) floats.
+
+    Raises
+    ------
+    WrongTypeError, ShapeError
+        not numbers; another size, or NaN/infinite entries.
+    """
     try:
         v = np.asarray(value, dtype=float).ravel()
     except (TypeError, ValueError):

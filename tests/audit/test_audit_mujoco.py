@@ -14,7 +14,7 @@ mujoco = pytest.importorskip("mujoco")
 import gaussqp  # noqa: E402
 from gaussqp.audit import audit  # noqa: E402
 from gaussqp.cli import main  # noqa: E402
-from gaussqp.errors import FileFormatError, NonFiniteError, ShapeError  # noqa: E402
+from gaussqp.errors import FileFormatError, NonFiniteError, ShapeError, WrongTypeError  # noqa: E402
 
 from gaussqp.problems.mjcf_scenes import G, TABLE_W, pinch_xml, ramp_xml, table_xml  # noqa: E402
 
@@ -208,6 +208,15 @@ def test_bad_input(tmp_path, capsys):
         audit(good, recording=noqvel)
     with pytest.raises(ShapeError, match="no qvel"):
         audit(good, recording={"qpos": np.zeros((0, 7))})
+    for field_name, value in (("every", 0), ("workers", -1), ("settle", -3), ("every", 1.5), ("settle", True)):
+        with pytest.raises(WrongTypeError) as err:
+            audit(good, **{field_name: value})
+        assert err.value.field == field_name
+    assert "frictionloss" in audit(good).options and "frictionless" not in audit(good).options
+    import mujoco
+
+    with pytest.raises(ShapeError, match="qpos"):  # a model object's state is checked as a file's is
+        audit(mujoco.MjModel.from_xml_path(str(good)), qpos=[1.0, 2.0, 3.0])
     for argv in (
         ["audit", str(bad)],
         ["audit", str(good), "--recording", str(rec)],
