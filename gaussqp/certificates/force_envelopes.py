@@ -52,6 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import NotApplicableError, ShapeError, WrongTypeError
+from ..linalg.dense import rank_tol
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import Certificate, json_float, to_jsonable
@@ -680,6 +681,16 @@ def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction, rtol: 
     label = f"contact {i} tangent max"
     if law.law in ("separating", "frictionless", "bilateral"):
         return Bound("max", 0.0, 0.0, "zero", f"{law.law}: no friction force")
+    # ‖P λ‖ = ‖Σ_r V_rᵀ λ‖ (P = U Σ Vᵀ): P's rows reduced to its rank, exactly. A map with a zero row (MuJoCo's planar
+    # contacts: the engine's two tangents, the problem's one, P = [0; 1]) asked a support in a direction the set does not
+    # reach, whose zero objective the dual certificate could not verify, and the audit flagged an exact answer
+    U, sv, Vt = np.linalg.svd(P, full_matrices=False)
+    r = int(np.sum(sv > rank_tol(float(sv[0]) if sv.size else 0.0, P.shape)))
+    if r == 0:
+        return Bound("max", 0.0, 0.0, "zero", "the tangent map is zero: no friction force in its directions")
+    P = sv[:r, None] * Vt[:r]
+    if answer_direction is not None:
+        answer_direction = U[:, :r].T @ np.asarray(answer_direction, dtype=float)
     L = P @ fs.tangent_map(i)  # k × N
     k = L.shape[0]
     if k == 1:

@@ -257,3 +257,29 @@ def test_dask_local_cluster_gives_the_serial_answers(tmp_path):
     dasked = audit(path, settle=400, steps=2, workers=2, scheduler="local")
     assert [s.step for s in dasked.states] == [0, 1, 2]
     assert [s.flags for s in dasked.states] == [s.flags for s in serial.states]
+
+
+def test_a_hinged_lever_on_the_floor_is_certified_with_its_friction_bound(tmp_path):
+    """A bar hinged in the air, its tip resting on the floor (a new user's model): one contact with MuJoCo's zero
+    tangent row dropped (a planar problem), seen with the engine's two tangents. The audit flagged
+    ``envelope_not_certified`` while ``gaussqp solve --ranges`` certified every bound: the support in the engine's
+    direction the set does not reach had a zero objective whose dual did not verify. Now certified, not flagged; the
+    friction maximum is μ times the normal maximum of the tip."""
+    xml = write(
+        tmp_path,
+        "lever.xml",
+        """<mujoco><option gravity='0 0 -9.81' cone='elliptic'/><worldbody>
+<geom name='floor' type='plane' size='5 5 .1' friction='0.5 0.005 0.0001'/>
+<body name='bar' pos='0 0 0.52' euler='0 30.0 0'>
+  <joint name='hinge' type='hinge' axis='0 1 0'/>
+  <inertial pos='0.5 0 0' mass='1.0' diaginertia='0.001 0.08333333333333333 0.08333333333333333'/>
+  <geom type='capsule' fromto='0 0 0 1.0 0 0' size='.01' contype='0' conaffinity='0' mass='0'/>
+  <geom name='tip' type='sphere' pos='1.0 0 0' size='0.02' mass='0' margin='0.001' friction='0.5 0.005 0.0001'/>
+</body></worldbody>
+<actuator><motor name='m' joint='hinge'/></actuator></mujoco>""",
+    )
+    rep = audit(xml, settle=200)
+    st = rep.states[0]
+    assert st.certified and st.envelopes_certified and "envelope_not_certified" not in st.flags, st.flags
+    c = st.contacts[0]
+    assert c.tangent_max == pytest.approx(0.5 * c.normal_range[1], rel=1e-6)

@@ -183,6 +183,23 @@ def test_point_on_a_ramp_sticks_or_slides(mu):
     assert lam == pytest.approx(c.normal_range[1], rel=1e-8)
 
 
+@pytest.mark.parametrize("mu", [0.8, 2.0])
+def test_a_tangent_map_with_a_zero_row_gives_the_friction_bound_of_its_rank(mu):
+    """A planar contact seen with the engine's two tangents (MuJoCo's planar models: P = [0; 1], a new user's lever):
+    ‖P λ_t‖ = |λ_t|, so the friction maximum is the one without the map, certified. The direction the set does not
+    reach (the first tangent) had a support program with a zero objective whose dual did not verify: not certified,
+    and the audit flagged an exact answer. P of rank 0 bounds the friction by 0; P = 2·[1; 1] scales it by 2√2."""
+    theta = math.radians(30)
+    p = ramp_point(theta, mu)
+    sol = gaussqp.solve(p)
+    plain = force_ranges(p, sol).contacts[0].tangent_max
+    for P, factor in (([[0.0], [1.0]], 1.0), ([[1.0], [0.0]], 1.0), ([[2.0], [2.0]], 2.0 * math.sqrt(2.0))):
+        fr = force_ranges(p, sol, tangent_maps={0: np.array(P)})
+        assert fr.certified and fr.contacts[0].tangent_max.value == pytest.approx(factor * plain.value, rel=1e-9)
+    zero = force_ranges(p, sol, tangent_maps={0: np.zeros((2, 1))}).contacts[0].tangent_max
+    assert zero.value == 0.0
+
+
 def test_sliding_box_law_and_ranges():
     """A 3D box (half-length a = 0.1 along x, centre h = 0.1 above its base) pushed along x by W past μ W: every
     corner slides (λ_t = −μ λ_n x̂); friction at the base pitches the load forward, statics gives the front pair
