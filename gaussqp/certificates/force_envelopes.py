@@ -52,7 +52,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import NotApplicableError, ShapeError, WrongTypeError
-from ..linalg.dense import rank_tol
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 from ..results import Certificate, json_float, to_jsonable
@@ -685,7 +684,8 @@ def _tangent_bound(fs: ForceSet, i: int, P: np.ndarray, answer_direction, rtol: 
     # contacts: the engine's two tangents, the problem's one, P = [0; 1]) asked a support in a direction the set does not
     # reach, whose zero objective the dual certificate could not verify, and the audit flagged an exact answer
     U, sv, Vt = np.linalg.svd(P, full_matrices=False)
-    r = int(np.sum(sv > rank_tol(float(sv[0]) if sv.size else 0.0, P.shape)))
+    # only singular values at round-off of the largest are dropped (a small one is a real direction of the map)
+    r = int(np.sum(sv > max(P.shape) * np.finfo(float).eps * (float(sv[0]) if sv.size else 0.0)))
     if r == 0:
         return Bound("max", 0.0, 0.0, "zero", "the tangent map is zero: no friction force in its directions")
     P = sv[:r, None] * Vt[:r]
@@ -899,9 +899,16 @@ def force_ranges(
         lo, _ = _linear_bound(fs, fs.normal_functional(i), "min", f"contact {i} normal min")
         hi, _ = _linear_bound(fs, fs.normal_functional(i), "max", f"contact {i} normal max")
         P = None if tangent_maps is None else tangent_maps.get(i)
+        given = P is not None
         if P is None:
             P = np.eye(d1)[: min(2, d1)] if d1 else np.zeros((0, 0))
         P = np.atleast_2d(np.asarray(P, dtype=float))
+        if given and (P.ndim != 2 or P.shape[1] != d1 or not 1 <= P.shape[0] <= 2 or not np.all(np.isfinite(P))):
+            raise ShapeError(
+                f"tangent_maps[{i}]",
+                f"has shape {P.shape}" + ("" if np.all(np.isfinite(P)) else " and NaN or infinite entries"),
+                f"give a finite (k, {d1}) matrix, k = 1 or 2: the engine's tangent directions in the problem's",
+            )
         if law.law == "sliding":
             f = float(problem.friction[i]) * float(np.linalg.norm(P @ law.slip))
             if hi.value is None:

@@ -84,15 +84,15 @@ def _judge_coulomb(sol: Solution) -> None:
 
 
 def _judge_mixed(sol: Solution) -> None:
-    contact = max(sol.residuals["contact_law"], float(sol.natural_map_residual.velocity_change_relative))
-    dynamics = sol.residuals["dynamics"]
+    law, change = sol.residuals["contact_law"], float(sol.natural_map_residual.velocity_change_relative)
+    contact, dynamics = max(law, change), sol.residuals["dynamics"]
     ok = dynamics <= COULOMB_DYNAMICS_RTOL and contact <= COULOMB_RESIDUAL_RTOL
     sol.certificates.append(mixed_law_certificate(sol.natural_map_residual, contact, dynamics, ok))
     sol.status = SOLVED if ok else INACCURATE
     if not ok:
         sol.message = (
-            f"residual reached: contact law {contact:.2e} (bound {COULOMB_RESIDUAL_RTOL:g}), "
-            f"dynamics {dynamics:.2e} (bound {COULOMB_DYNAMICS_RTOL:g})"
+            f"residual reached: contact law {law:.2e}, the velocity change that makes it exact {change:.2e} (bound "
+            f"{COULOMB_RESIDUAL_RTOL:g}), dynamics {dynamics:.2e} (bound {COULOMB_DYNAMICS_RTOL:g})"
         )
 
 

@@ -74,6 +74,7 @@ from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..certificates.judge import finalize
+from ..certificates.natural_map import law_measure
 from ..errors import NotApplicableError
 from ..results import Solution
 from ..settings import (
@@ -471,7 +472,10 @@ def solve_mode_free(
         rounds = kernel_answer(px.r, "proximal newton", "proximal", px.history, status, work, times, proximal)
         if px.residual <= COULOMB_NN_ACCEPT_RTOL:
             return rounds
-        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL:  # within the certificate's reach: the judge decides
+        # within the certificate's reach (the judge's measure: the residual and the velocity change that makes the
+        # answer exact, which μ > √2 can put above the residual): the judge decides
+        judged = law_measure(natural_map_residual(rounds.r, rounds.u, q, mu, d))
+        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and judged <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
             info["fallback"] = (
                 f"not run: the rounds' residual {px.residual:.1e} is at most COULOMB_PROX_FALLBACK_SKIP_RTOL = "
                 f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
@@ -491,8 +495,8 @@ def solve_mode_free(
     if rounds is not None:
         # the rounds' best point, when the convex iteration ends farther from a solution (e.g. at 1e-7 where the rounds
         # reached 1e-10 within their budget): the judge decides either by the same recomputed residual
-        mine = natural_map_residual(ans.r, ans.u, q, mu, d).relative
-        if px.residual < mine:
+        mine = law_measure(natural_map_residual(ans.r, ans.u, q, mu, d))
+        if law_measure(natural_map_residual(rounds.r, rounds.u, q, mu, d)) < mine:
             rounds.times.update(ans.times)
             rounds.fixed_point_iterations = ans.fixed_point_iterations
             return rounds

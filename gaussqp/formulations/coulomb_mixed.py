@@ -67,7 +67,6 @@ from ..friction.mixed_law import (
 )
 from ..linalg.dense import min_norm_lstsq
 from ..model.problem import ContactProblem
-from ..model.scales import relative
 from ..model.system_class import SystemClass
 from ..results import SOLUTION_PRESENT, Solution
 from ..settings import (
@@ -676,7 +675,14 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
     big = max(ups, float(np.linalg.norm(R[cou])), float(np.linalg.norm(U[cou])))
     absolute = float(np.linalg.norm(phi))
     dv = velocity_change(phi.ravel(), U[cou].ravel(), sysm.mu[cou], d) if cou else np.zeros(0)
-    scale = np.asarray(sysm.u_scale, dtype=float)[cou] if cou else np.zeros(0)
+    # the same change in the law's own variables (λ̃ = λ/ls, ũ = u/us per contact, where its residual is measured),
+    # the largest contact's, as the judged contact residual is the largest block's (residuals()["contact"])
+    dv_scaled = 0.0
+    if cou:
+        ls, us = np.asarray(sysm.lam_scale, float)[cou], np.asarray(sysm.u_scale, float)[cou]
+        Rs, Us = R[cou] / ls[:, None], U[cou] / us[:, None]
+        phis = natural_map(Rs.ravel(), Us.ravel(), sysm.mu[cou], d)
+        dv_scaled = float(velocity_change(phis, Us.ravel(), sysm.mu[cou], d).max(initial=0.0))
     nmr = NaturalMapResidual(
         absolute=absolute,
         relative=float(np.linalg.norm(per)),
@@ -684,7 +690,7 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
         per_contact=per,
         q_norm=ups,
         velocity_change=float(np.linalg.norm(dv)),
-        velocity_change_relative=float(np.linalg.norm(relative(dv, scale))),
+        velocity_change_relative=dv_scaled,
     )
     sol.natural_map_residual = nmr
     sol.residuals["natural_map_relative"] = nmr.relative

@@ -153,8 +153,9 @@ class NaturalMapResidual:
     siconos: float
     per_contact: np.ndarray
     q_norm: float
-    #: ``‖Δu‖`` stacked (:func:`velocity_change`) and the same relative to ‖q‖ (F9: each contact's by its velocity
-    #: scale, stacked): the change of the velocity under which ``r − φ`` satisfies the law exactly
+    #: ``‖Δu‖`` stacked (:func:`velocity_change`) and the same relative to ‖q‖ (F9: the largest contact's, in the law's
+    #: own variables λ/ls, u/us, as F9's contact residual): the change of the velocity under which ``r − φ`` satisfies
+    #: the law exactly
     velocity_change: float = 0.0
     velocity_change_relative: float = 0.0
 

@@ -117,14 +117,24 @@ def warm_process() -> None:
     fresh installation (numba, ~10 s; loaded from numba's cache after, ~0.1 s), and the routes import what they use
     lazily: a study's first run of a mode-free route was charged 6.9 s where its solve takes 10 ms. Here a point mass
     on two mode-free contacts is solved with its cross-check (the dense Newton method, F9's map), frictionless by
-    Lemke's method, and the sparse Newton's maps are called once."""
+    Lemke's method, and the sparse Newton's maps are called once. A local pool's parent warms up before it forks its
+    workers (:func:`run_local`), so that the warm-up is not counted against the first runs' time limit; a Dask worker
+    warms up in its first task."""
+    expect_many_calls()
+    try:
+        _warm_routes()
+    except Exception:  # noqa: BLE001 - a warm-up only: a route that fails here fails again in its own run, as an error row
+        pass
+
+
+def _warm_routes() -> None:
+    """:func:`warm_process`'s solves."""
     import numpy as np
 
     from ..dispatch import solve
     from ..friction.compiled import kernels
     from ..model.problem import Contact, ContactProblem
 
-    expect_many_calls()
     for d in (2, 3):
         tangent = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]][: d - 1]
         for mode in ("coulomb", "frictionless"):
@@ -275,6 +285,7 @@ def run_local(tasks: Iterable[Task], *, workers: int, time_limit: float, on_row:
     ``on_row`` with each finished row (timeouts and errors included)."""
     pending = deque(tasks)
     running: dict = {}
+    warm_process()  # before the workers fork from this process: they inherit it, outside every run's time limit
     pool = _pool(workers)
     try:
         while pending or running:

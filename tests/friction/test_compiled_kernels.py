@@ -116,6 +116,41 @@ def test_the_compiled_newton_iteration_is_the_numpy_one(seed, m, d, singular, de
             assert (a is None and b is None) or close(a, b)
 
 
+@pytest.mark.parametrize("scale", [1e308, 1e200, 0.0])
+def test_the_compiled_iteration_without_a_newton_step_is_the_numpy_one(scale):
+    """The branches a random draw seldom meets, as a reviewer noted: a W of entries ~1e308 (its Newton matrix has
+    non-finite entries or a non-finite step), ~1e200, and W = 0 at δ = 0 (J exactly singular: no Newton step); the
+    compiled iteration is the NumPy one there too, bit for bit."""
+    with np.errstate(all="ignore"):  # W of 1e308: the products overflow, as they do on either path
+        _no_newton_step_either_way(scale)
+
+
+def _no_newton_step_either_way(scale: float) -> None:
+    rng = np.random.default_rng(7)
+    m, d = 4, 3
+    N = m * d
+    R = rng.normal(size=(N, N))
+    W = scale * (R @ R.T) / N if scale else np.zeros((N, N))
+    q, mu = rng.normal(size=N), np.full(m, 0.5)
+    fast, slow = nn._System(W, q, mu, d), nn._System(W, q, mu, d)
+    slow.fast = None
+    assert fast.fast is not None
+    for r in (rng.normal(size=N), np.zeros(N)):
+        phi, u, z, res = slow.evaluate(r)
+        merit = float(phi @ phi)
+        for delta in (0.0, 1e-3):
+            A, B = slow.jacobian_blocks(u, z, delta)
+            try:
+                step = slow.solve(A, B, -phi)
+            except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                step = None
+            expected = nn._search(slow, r, phi, merit, merit, 1e-12, A, B, step, nn._DIRECTIONS)
+            got = nn._compiled_search(fast, r, phi, u, z, delta, merit, merit, 1e-12)
+            assert got[:3] == expected[:3]
+            for a, b in zip(got[3:], expected[3:]):
+                assert (a is None and b is None) or close(a, b)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_the_newton_runs_the_same_iterations_with_either_kernels(seed, monkeypatch):
     """Whole runs of the dense Newton method (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`) on W's of rank

@@ -204,3 +204,21 @@ def test_a_huge_friction_coefficient_is_not_a_certified_fall_through_the_floor(d
         res = s.certificate("natural_map")
         if res is not None and not res.holds:
             assert res.data["velocity_change_relative"] > 1e-8
+
+
+@pytest.mark.parametrize("k", [1.0, 1e4, 1e8, 1e9])
+def test_f9_measures_the_velocity_change_in_its_own_units(k):
+    """F9 (auto on a mode-free contact beside a massless coordinate held by a bilateral row) judges the velocity change
+    in the law's own variables (λ/ls, u/us per contact), as its contact residual: a sliding unit point entered with its
+    mass and force scaled by k is certified whatever k (a reviewer found 'inaccurate' from k = 1e8 when the change was
+    taken from the unscaled map, newtons added to accelerations). By hand it slides along x with a_x = 7 − μ g."""
+    import gaussqp
+    from gaussqp import Contact, ContactProblem
+
+    c1 = Contact("unilateral", [0.0, 1.0, 0.0, 0.0], friction=0.5, mode="coulomb", tangent=[[1, 0, 0, 0], [0, 0, 1, 0]])
+    c2 = Contact("bilateral", [0.0, 0.0, 0.0, 1.0])
+    p = ContactProblem(k * np.diag([1.0, 1.0, 1.0, 0.0]), -k * np.array([7.0, -9.81, 0.0, 0.0]), [c1, c2], dimension=3)
+    s = gaussqp.solve(p, crosscheck=False)
+    assert s.formulation == "coulomb_mixed" and s.status == "solved", s.message
+    assert np.allclose(s.acceleration, [7.0 - 0.5 * 9.81, 0.0, 0.0, 0.0], atol=1e-9)
+    assert s.natural_map_residual.velocity_change_relative <= 1e-12

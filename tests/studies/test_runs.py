@@ -197,7 +197,12 @@ def test_small_study_end_to_end_then_resume_recomputes_nothing(tmp_path):
     # every route of this set agrees with the reference it has; each problem has one, exact or by consensus
     assert not [r for r in rows if r["agrees_with_reference"] is False]
     refs = {r["reference"] for r in rows}
-    assert "none" not in refs and {"exact:lcp_lemke", "exact:sliding_enumeration"} <= refs
+    # a problem without any certified run has no reference (real/walker_lying: sticking, where F1 and Lemke's forces
+    # leave the disks, so neither answers it, as gaussqp solve says; sticking_socp is not among FORMS)
+    for r in rows:
+        if r["reference"] == "none":
+            assert not any(x["certified"] for x in rows if x["problem"] == r["problem"] and x["set"] == r["set"])
+    assert {"exact:lcp_lemke", "exact:sliding_enumeration"} <= refs
     assert any(x.startswith("consensus:") for x in refs)
     statuses = {r["status"] for r in rows if r["set"] != "library"}
     assert {"solved", "infeasible", "unbounded"} <= statuses
@@ -257,8 +262,12 @@ def test_broken_backend_is_caught_by_the_reference(tmp_path, registered):
     assert all(r["claimed_success"] and r["certified"] for r in broken)  # it lies: solved, with certificates
     assert all(r["agrees_with_reference"] is False and not r["correct"] for r in broken)
     assert all(r["acceleration_gap"] > 1e-3 for r in broken)
-    honest = [r for r in rows if r["formulation"] == "gauss_qp"]
+    # F1's certified answers all agree; on a sticking problem whose F1 forces leave the disks its 'solved' is withdrawn,
+    # as gaussqp solve --formulation gauss_qp withdraws it (not an answer of the sticking problem)
+    honest = [r for r in rows if r["formulation"] == "gauss_qp" and r["certified"]]
     assert honest and all(r["agrees_with_reference"] is True and r["correct"] for r in honest)
+    withdrawn = [r for r in rows if r["formulation"] == "gauss_qp" and not r["certified"]]
+    assert all(r["status"] == "inaccurate" and r["problem"].startswith("sticking_") for r in withdrawn)
 
 
 def test_csv_without_pandas_round_trips(tmp_path, monkeypatch):
@@ -271,7 +280,9 @@ def test_csv_without_pandas_round_trips(tmp_path, monkeypatch):
     rows = _rows(df)
     assert len(back) == len(rows) == 4  # lcp_lemke accepts the 4 problems with M ≻ 0 of the 7
     for a, b in zip(sorted(back, key=lambda r: r["problem"]), sorted(rows, key=lambda r: r["problem"])):
-        assert a["status"] == b["status"] and a["certified"] is b["certified"] is True
+        assert a["status"] == b["status"] and a["certified"] is b["certified"]
+        # certified, or withdrawn where Lemke's forces leave the disks of a sticking problem (as gaussqp solve does)
+        assert a["certified"] or (a["status"] == "inaccurate" and a["problem"].startswith("sticking_"))
         assert a["agrees_with_reference"] is b["agrees_with_reference"]
         assert (math.isnan(a["acceleration_gap"]) and math.isnan(b["acceleration_gap"])) or a["acceleration_gap"] == b[
             "acceleration_gap"
@@ -352,7 +363,6 @@ def test_what_a_process_does_once_is_not_a_runs_time(monkeypatch):
     solve takes 10 ms (a new user's trial). A run goes through it before its clock starts; after it the kernels are
     loaded."""
     import gaussqp.studies.runner as runner
-    from gaussqp.friction.compiled import kernels, loaded
     from gaussqp.studies.routes import Route
 
     _, problem = next(iter(FamilySet(1, 0)))
@@ -364,5 +374,8 @@ def test_what_a_process_does_once_is_not_a_runs_time(monkeypatch):
     row = runner.run_task(task)
     assert row["status"] == "solved" and order[0] == "warm" and "clock" in order
     monkeypatch.undo()
+    # a warm-up that fails is only a warm-up: the run goes on (and fails in its own row if the route does)
+    runner.warm_process.cache_clear()
+    monkeypatch.setattr(runner, "_warm_routes", lambda: 1 / 0)
     runner.warm_process()
-    assert loaded() == (kernels() is not None)
+    assert runner.run_task(task)["status"] == "solved"
