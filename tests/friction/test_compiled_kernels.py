@@ -62,14 +62,18 @@ def close(x, y) -> bool:
     )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(
+#: the draws of a system and a regularization, shared by the tests of the kernels and of one iteration
+SYSTEMS = dict(
     seed=st.integers(0, 2**32 - 1),
     m=st.integers(1, 12),
     d=st.sampled_from([2, 3]),
     singular=st.booleans(),
     delta=st.sampled_from([0.0, 1e-12, 1e-3, 1.0]),
 )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(**SYSTEMS)
 def test_the_compiled_kernels_are_the_numpy_kernels(seed, m, d, singular, delta):
     fast, slow, rng = systems(seed, m, d, singular)
     for r in points(rng, m, d, fast.mu):
@@ -86,14 +90,7 @@ def test_the_compiled_kernels_are_the_numpy_kernels(seed, m, d, singular, delta)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    m=st.integers(1, 12),
-    d=st.sampled_from([2, 3]),
-    singular=st.booleans(),
-    delta=st.sampled_from([0.0, 1e-12, 1e-3, 1.0]),
-    reference=st.sampled_from(["merit", "larger", "smaller"]),
-)
+@given(**SYSTEMS, reference=st.sampled_from(["merit", "larger", "smaller"]))
 def test_the_compiled_newton_iteration_is_the_numpy_one(seed, m, d, singular, delta, reference):
     """One iteration's Newton step and line search (``compiled_kernels.newton_matrix`` and ``line_search`` through
     ``_compiled_search``) against the NumPy iteration (``_System.solve`` and ``_search``), bit for bit, at points in
@@ -104,16 +101,21 @@ def test_the_compiled_newton_iteration_is_the_numpy_one(seed, m, d, singular, de
         phi, u, z, res = slow.evaluate(r)
         merit = float(phi @ phi)
         ref = {"merit": merit, "larger": 2.0 * merit, "smaller": 0.5 * merit}[reference]
-        A, B = slow.jacobian_blocks(u, z, delta)
-        try:
-            step = slow.solve(A, B, -phi)
-        except (np.linalg.LinAlgError, RuntimeError, ValueError):
-            step = None
-        expected = nn._search(slow, r, phi, merit, ref, 1e-12, A, B, step, nn._DIRECTIONS)
-        got = nn._compiled_search(fast, r, phi, u, z, delta, merit, ref, 1e-12)
-        assert got[:3] == expected[:3]  # accepted, direction, step length
-        for a, b in zip(got[3:], expected[3:]):
-            assert (a is None and b is None) or close(a, b)
+        _same_iteration(fast, slow, r, phi, u, z, delta, merit, ref)
+
+
+def _same_iteration(fast, slow, r, phi, u, z, delta: float, merit: float, ref: float) -> None:
+    """One iteration from ``r`` compiled (``fast``) and in NumPy (``slow``): the same outcome, bit for bit."""
+    A, B = slow.jacobian_blocks(u, z, delta)
+    try:
+        step = slow.solve(A, B, -phi)
+    except (np.linalg.LinAlgError, RuntimeError, ValueError):
+        step = None
+    expected = nn._search(slow, r, phi, merit, ref, 1e-12, A, B, step, nn._DIRECTIONS)
+    got = nn._compiled_search(fast, r, phi, u, z, delta, merit, ref, 1e-12)
+    assert got[:3] == expected[:3]  # accepted, direction, step length
+    for a, b in zip(got[3:], expected[3:]):
+        assert (a is None and b is None) or close(a, b)
 
 
 @pytest.mark.parametrize("scale", [1e308, 1e200, 0.0])
@@ -139,16 +141,7 @@ def _no_newton_step_either_way(scale: float) -> None:
         phi, u, z, res = slow.evaluate(r)
         merit = float(phi @ phi)
         for delta in (0.0, 1e-3):
-            A, B = slow.jacobian_blocks(u, z, delta)
-            try:
-                step = slow.solve(A, B, -phi)
-            except (np.linalg.LinAlgError, RuntimeError, ValueError):
-                step = None
-            expected = nn._search(slow, r, phi, merit, merit, 1e-12, A, B, step, nn._DIRECTIONS)
-            got = nn._compiled_search(fast, r, phi, u, z, delta, merit, merit, 1e-12)
-            assert got[:3] == expected[:3]
-            for a, b in zip(got[3:], expected[3:]):
-                assert (a is None and b is None) or close(a, b)
+            _same_iteration(fast, slow, r, phi, u, z, delta, merit, merit)
 
 
 @pytest.mark.parametrize("seed", range(8))
