@@ -224,6 +224,17 @@ def from_dict(doc: Any) -> ContactProblem:
     )
     contacts = [_contact_from_json(f"contacts[{i}]", c, n) for i, c in enumerate(doc["contacts"])]
     F = _vector_from_json("force", doc["force"], n)
+    if "dimension" not in doc:
+        # the default dimension 2 asks one tangent row per contact: a file without "dimension" whose contacts have
+        # more says what is missing, not that its tangents are wrong
+        rows = {len(c.tangent) for c in contacts if c.tangent is not None and len(c.tangent) > 1}
+        if rows:
+            k = min(rows)
+            raise _err(
+                "dimension",
+                f"is not given (2 is assumed, one tangent row per contact), but a contact has {k} tangent rows",
+                f'add "dimension": {k + 1}',
+            )
     return ContactProblem(
         M,
         F,

@@ -325,6 +325,16 @@ class ContactProblem:
             Jt = sp.csr_matrix((m * (d - 1), n)) if sp.issparse(Jn) else np.zeros((m * (d - 1), n))
             ht = np.zeros(m, dtype=bool) if has_tangent is None else has_tangent
         else:
+            # an array or a sparse matrix only (anything else, a ragged list say, is matrix()'s to refuse)
+            rows_t = int(J_t.shape[0]) if sp.issparse(J_t) or (isinstance(J_t, np.ndarray) and J_t.ndim == 2) else None
+            if rows_t is not None and rows_t != m * (d - 1) and rows_t % (d - 1) == 0:
+                # the contacts are counted by J_n's rows: say which count disagrees, not only J_t's shape
+                raise ShapeError(
+                    "J_t",
+                    f"has {rows_t} rows, {rows_t // (d - 1)} contacts of {d - 1} tangent rows, but J_n has {m} rows "
+                    f"({m} contacts)",
+                    "give one J_n row and d - 1 J_t rows per contact",
+                )
             Jt = matrix("J_t", J_t, (m * (d - 1), n))
             ht = np.ones(m, dtype=bool) if has_tangent is None else has_tangent
         c = np.zeros(m * (d - 1)) if tangent_drift is None else tangent_drift

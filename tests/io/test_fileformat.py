@@ -224,3 +224,27 @@ def test_npz_reads_from_a_file_object_with_its_metadata_members():
     """An unknown member is refused (tests/io/test_loader_strictness.py); ``source`` is metadata, as in JSON."""
     p = gaussqp.load_npz(_npz_bytes(source=np.array("written by another tool")))
     _same(p, problems.load("rod_wall_guide"))
+
+
+def test_a_missing_dimension_or_a_contact_count_that_disagrees_is_named(tmp_path):
+    """Found by a new user's trial: a 3D file without "dimension" was told "give 1 tangent row" (the default dimension
+    2), and a J_n of 3 rows for 4 contacts' J_t was reported as J_t's shape. Each error names what is missing or which
+    counts disagree."""
+    import pytest
+
+    from gaussqp.errors import InputError
+
+    p = problems.load("real/box_on_plane")
+    doc = json.loads(gaussqp.dumps(p))
+    del doc["dimension"]
+    f = tmp_path / "nodim.json"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as err:
+        gaussqp.load(f)
+    assert err.value.field == "dimension" and '"dimension": 3' in str(err.value)
+    Jn, Jt = np.asarray(p.J_n.toarray() if sp.issparse(p.J_n) else p.J_n), p.J_t
+    with pytest.raises(InputError) as err:
+        ContactProblem.from_blocks(
+            p.M, p.F, Jn[:-1], None, "unilateral", Jt, None, p.friction[:-1], "coulomb", None, None, 3
+        )
+    assert err.value.field == "J_t" and f"J_n has {p.m - 1} rows" in str(err.value)
