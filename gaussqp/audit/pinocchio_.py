@@ -136,14 +136,15 @@ def admm_answer(
     nle = np.asarray(pin.nonLinearEffects(model, data, q, v))
     a_free = np.linalg.solve(M, tau - nle)
     if not contacts:
-        # no contact holds the body at this state (every one separates): free motion. Pinocchio's ADMM solver is not
-        # called on an empty constraint set (pinocchio 3.x ends the process there, by a segmentation fault)
+        # no contact holds the body at this state (every one separates): free motion, Pinocchio's own forward dynamics
+        # (ABA). Its ADMM solver is not called on an empty constraint set (pinocchio 3.x ends the process there, by a
+        # segmentation fault)
         return {
             "forces": np.zeros((0, 3)),
-            "acceleration": a_free,
+            "acceleration": np.asarray(pin.aba(model, model.createData(), q, v, tau), dtype=float),
             "jacobian": np.zeros((0, model.nv)),
             "report": {
-                "solver": "none: no contact at the state (free motion), Pinocchio's ADMM not called",
+                "solver": "pinocchio aba: no contact at the state (free motion), Pinocchio's ADMM not called",
                 "pinocchio": pin.__version__,
                 "converged": True,
                 "iterations": 0,
