@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..certificates.force_envelopes import force_ranges
-from ..errors import GaussQPError
+from ..errors import GaussQPError, WrongTypeError
 from ..model.problem import ContactProblem
 from ..results import json_float, to_jsonable
 from ..settings import (
@@ -591,6 +591,13 @@ def _audit_chunk(states: list[EngineState], crosscheck: bool, tolerance: str) ->
     return [audit_state(s, crosscheck=crosscheck, tolerance=tolerance) for s in states]
 
 
+def check_count_argument(field_name: str, value, least: int) -> None:
+    """A count argument of the audit (``workers``, ``settle``, ``every``): an integer at least ``least``, else a
+    :class:`~gaussqp.errors.WrongTypeError` naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise WrongTypeError(field_name, f"is {value!r}", f"give an integer >= {least}")
+
+
 def audit_states(
     states,
     *,
@@ -608,6 +615,7 @@ def audit_states(
     from ..progress import Progress
     from ..settings import AUDIT_CHUNK
 
+    check_count_argument("workers", workers, 1)
     states = list(states)
     bar = Progress(total or len(states), progress, desc="audit", unit="state")
     out: list[StateAudit] = []

@@ -40,7 +40,7 @@ from ..errors import (
 )
 from ..io.gaussqp_format import read_npz_arrays
 from ..settings import AUDIT_CREEP_CONE_FRACTION, AUDIT_STATES_MAX, MUJOCO_VELOCITY_RTOL
-from .core import AuditReport, EngineContact, EngineState, audit_states
+from .core import AuditReport, EngineContact, EngineState, audit_states, check_count_argument
 
 __all__ = ["audit", "engine_state", "read_recording", "states"]
 
@@ -359,6 +359,8 @@ def states(
     """The audit's :class:`EngineState` of a MuJoCo model, one by one (module docstring): the start state, then
     every ``every``-th of ``steps`` MuJoCo steps, or every row of ``recording``. Yields ``(count, iterator)``'s
     items lazily; :func:`audit` collects them."""
+    for field_name, value, least in (("settle", settle, 0), ("every", every, 1)):
+        check_count_argument(field_name, value, least)
     mujoco = _mujoco()
     m, d = _load(model, keyframe, qpos, qvel, settle)
     opts = dict(drift=drift, frictionloss=frictionloss, torsional=torsional, velocity_tol=velocity_tol)
@@ -466,9 +468,6 @@ def audit(
         ``gaussqp audit MODEL --json``.
     """
     t0 = time.perf_counter()
-    for field_name, value, least in (("settle", settle, 0), ("every", every, 1), ("workers", workers, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise WrongTypeError(field_name, f"is {value!r}", f"give an integer >= {least}")
     mujoco = _mujoco()
     gen = states(
         model,

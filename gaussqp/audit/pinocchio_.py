@@ -141,7 +141,7 @@ def admm_answer(
         # segmentation fault)
         return {
             "forces": np.zeros((0, 3)),
-            "acceleration": np.asarray(pin.aba(model, model.createData(), q, v, tau), dtype=float),
+            "acceleration": np.asarray(pin.aba(model, data, q, v, tau), dtype=float),
             "jacobian": np.zeros((0, model.nv)),
             "report": {
                 "solver": "pinocchio aba: no contact at the state (free motion), Pinocchio's ADMM not called",

@@ -18,7 +18,7 @@ if not hasattr(pin, "ADMMConstraintSolver"):
     pytest.skip(f"pinocchio {pin.__version__} has no ADMMConstraintSolver (Pinocchio >= 4)", allow_module_level=True)
 
 from gaussqp.audit import pinocchio_  # noqa: E402
-from gaussqp.errors import NonFiniteError, NotApplicableError, ShapeError, UnknownValueError  # noqa: E402
+from gaussqp.errors import NonFiniteError, NotApplicableError, ShapeError, UnknownValueError, WrongTypeError  # noqa: E402
 from gaussqp.io.pinocchio import FrameContact  # noqa: E402
 
 G = 9.81
@@ -277,3 +277,6 @@ def test_every_contact_separating_is_free_motion_without_calling_the_admm_solver
     assert "Pinocchio's ADMM not called" in rep.options["pinocchio"][0]
     assert st.contacts == [] and st.engine_acceleration_gap == pytest.approx(0.0, abs=1e-12)
     assert np.allclose(st.acceleration[:3], [0.0, 0.0, -G], atol=1e-12)
+    with pytest.raises(WrongTypeError) as err:  # the audit's worker count is checked for every engine (audit_states)
+        pinocchio_.audit(model, q, v, contacts=corners(names), workers=0)
+    assert err.value.field == "workers"
