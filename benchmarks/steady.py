@@ -10,17 +10,27 @@ from __future__ import annotations
 
 
 def load_compiled_kernels() -> str:
-    """Load the mode-free Newton method's and Lemke's compiled kernels (optional extra ``fast``: numba) now.
+    """Load the mode-free Newton method's, Lemke's and the judge's compiled kernels (optional extra ``fast``: numba)
+    now (those a checkout has: a "before" tree may predate some).
 
     Returns
     -------
     str
         a line for the benchmark's header: what is loaded.
     """
+    import importlib
+
     from gaussqp.friction import compiled
     from gaussqp.linalg import lemke
 
     newton = compiled.kernels() is not None
     pivots = lemke.compiled_pivots() is not None if hasattr(lemke, "compiled_pivots") else None
     lemke_text = "not in this checkout" if pivots is None else ("loaded" if pivots else "not installed")
-    return f"compiled kernels: Newton {'loaded' if newton else 'not installed'}; Lemke {lemke_text}"
+    try:
+        checks = importlib.import_module("gaussqp.certificates.compiled").kernels() is not None
+        checks_text = "loaded" if checks else "not installed"
+    except ImportError:
+        checks_text = "not in this checkout"
+    return (
+        f"compiled kernels: Newton {'loaded' if newton else 'not installed'}; Lemke {lemke_text}; checks {checks_text}"
+    )

@@ -34,6 +34,7 @@ from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
 from .formulations.coulomb import carried_reaction
 from .linalg.dense import sparse_digest
+from .certificates.compiled import expect_many_calls as expect_many_checks
 from .friction.compiled import expect_many_calls
 from .linalg.lemke import expect_many_lemke_calls
 from .model.any_problem import PROBLEM_TYPES, Problem
@@ -396,6 +397,7 @@ class Solver:
         self._calls += 1
         if self._calls == 2:  # a rollout: the compiled kernels are worth loading when a route asks for them
             expect_many_calls()
+            expect_many_checks()
             if self.crosscheck:
                 expect_many_lemke_calls()
         if self.structure.form == "local":  # the problem's structure was checked: its form is this Solver's

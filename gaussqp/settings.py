@@ -1279,6 +1279,21 @@ LEMKE_COMPILED = True
 #: about what the load costs bounds the time lost either way to about that of the load.
 LEMKE_COMPILED_AFTER_SECONDS = 0.5
 
+# ---------------------------------------------------------------- compiled kernels of the judge's checks
+#: Whether the judge's per-answer checks of a dense problem without sliding contacts (the residuals of tutorial
+#: (3)–(5) and the backward error of DESIGN.md §4.3) run compiled (:mod:`gaussqp.certificates.compiled`) when ``numba``
+#: is installed (``pip install 'gaussqp[fast]'``): the NumPy code's numbers bit for bit, ~5 µs a check against
+#: ~100–160 µs of NumPy calls on the humanoid (27 coordinates, 14 contacts). False: the NumPy code, whatever is
+#: installed (read at each use). The environment variable ``GAUSSQP_COMPILED=0`` does the same.
+CERTIFICATES_COMPILED = True
+
+#: The judge loads its compiled checks (:data:`CERTIFICATES_COMPILED`) once this process has spent this many wall
+#: seconds in the NumPy checks they replace, when numba runs already (another kernel module loaded: these then load in
+#: a few hundredths of a second), or when many calls are announced (a :class:`gaussqp.Solver` from its second problem,
+#: a study). Loading numba itself costs ~0.4–0.6 s; a check saves ~0.1 ms: a one-shot solve never pays the load, a loop
+#: pays it once its checks have cost about as much (rent or buy). It decides a speed, never an answer.
+CERTIFICATES_COMPILED_AFTER_SECONDS = 0.5
+
 # ---------------------------------------------------------------- mode-free Coulomb: compiled kernels on a sparse W
 #: The sparse Newton method (W kept sparse: :data:`COULOMB_NN_DENSE_MAX`) evaluates its maps and its Jacobian's blocks
 #: with the compiled kernels (:mod:`gaussqp.friction.compiled`, the NumPy kernels' numbers bit for bit) when they are

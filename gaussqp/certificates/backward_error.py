@@ -28,10 +28,12 @@ equalities; mode-free Coulomb answers are judged by the natural map (``natural_m
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import compiled
 from ..model.problem import ContactProblem
 from ..model.memo import per_answer
 from ..model.scales import data_scales, relative
@@ -85,7 +87,50 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     Contacts in mode ``coulomb`` keep their tangential force as given (their law is judged by the natural map). A
     function of the problem and the values of ``(a, λ)``, kept for the last :data:`~gaussqp.settings.ANSWER_MEMO_SIZE`
     answers per problem (:func:`gaussqp.model.memo.per_answer`; its arrays read-only): the cross-check route's answer,
-    polished onto the answer's active set, is often the same point."""
+    polished onto the answer's active set, is often the same point. Computed by the compiled kernel on a dense problem
+    without sliding contacts when it is loaded (:mod:`gaussqp.certificates.compiled`: the same numbers bit for bit),
+    else by :func:`_backward_error_numpy`."""
+    arrays = compiled.dense_arrays(problem)
+    if arrays is None:
+        return _backward_error_numpy(problem, a, lam_n, lam_t)
+    fast = compiled.kernels_when_worth()
+    answer = compiled.answer_arrays(arrays, a, lam_n, lam_t) if fast is not None else None
+    if answer is None:
+        t0 = time.perf_counter()
+        try:
+            return _backward_error_numpy(problem, a, lam_n, lam_t)
+        finally:
+            compiled.spent_in_numpy(time.perf_counter() - t0)
+    A = arrays
+    a_, lam_n_, lam_t_ = answer
+    forces, drifts, multipliers, dF, db, dc, lam_n_new, lt_new = fast.backward_error(
+        A.M, A.F, A.J_n, A.b, A.J_t, A.c, a_, lam_n_, lam_t_.reshape(A.tangent_weight.shape), A.normal_row,
+        A.dynamics_row, A.normal_weight, A.tangent_row, A.tangent_weight, A.force, A.bilateral, A.unilateral,
+        A.sticking_rows, A.frictionless,
+    )  # fmt: skip
+    return _kept(float(forces), float(drifts), float(multipliers), dF, db, dc, lam_n_new, lt_new)
+
+
+def _kept(forces, drifts, multipliers, dF, db, dc, lam_n, lt) -> BackwardError:
+    """The :class:`BackwardError`, its arrays read-only: kept and shared by :func:`backward_error`'s memo."""
+    for arr in (dF, db, dc, lam_n, lt):
+        arr.flags.writeable = False
+    return BackwardError(
+        forces=forces,
+        drifts=drifts,
+        multipliers=multipliers,
+        delta_force=dF,
+        delta_normal_drift=db,
+        delta_tangent_drift=dc,
+        lambda_normal=lam_n,
+        lambda_tangent=lt,
+    )
+
+
+def _backward_error_numpy(
+    problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray
+) -> BackwardError:
+    """:func:`backward_error` in NumPy (the reference of the compiled kernel)."""
     p = problem
     sc = data_scales(p)
     a = np.asarray(a, dtype=float)
@@ -124,18 +169,7 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     )
     wt = sc.tangent_weight.reshape(p.m, d1) if p.m else np.zeros((0, d1))
     change = np.concatenate([np.abs(lam_n - lam_n0) * sc.normal_weight, (np.abs(lt - lt0) * wt).ravel()])
-    for arr in (dF, db, dc, lam_n, lt):  # kept and shared (per_answer)
-        arr.flags.writeable = False
-    return BackwardError(
-        forces=forces,
-        drifts=drifts,
-        multipliers=float(change.max(initial=0.0)) / sc.force,
-        delta_force=dF,
-        delta_normal_drift=db,
-        delta_tangent_drift=dc,
-        lambda_normal=lam_n,
-        lambda_tangent=lt,
-    )
+    return _kept(forces, drifts, float(change.max(initial=0.0)) / sc.force, dF, db, dc, lam_n, lt)
 
 
 def backward_error_certificate(be: BackwardError, bound: float) -> Certificate:

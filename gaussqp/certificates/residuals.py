@@ -7,9 +7,12 @@ sticking MLCP without cones (the two-stage route of F4/F5) the same way.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
 
+from . import compiled
 from ..model.problem import ContactProblem
 from ..model.scales import acceleration_scale, data_scales, relative
 from ..model.memo import per_answer
@@ -46,7 +49,29 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
 
 @per_answer(ANSWER_MEMO_SIZE)
 def _kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
-    """:func:`kkt_residuals`, computed."""
+    """:func:`kkt_residuals`, computed: by the compiled kernel on a dense problem without sliding contacts when it is
+    loaded (:mod:`gaussqp.certificates.compiled`: the same numbers bit for bit), else by :func:`_kkt_residuals_numpy`."""
+    arrays = compiled.dense_arrays(problem)
+    if arrays is None:
+        return _kkt_residuals_numpy(problem, a, lam_n, lam_t)
+    fast = compiled.kernels_when_worth()
+    answer = compiled.answer_arrays(arrays, a, lam_n, lam_t) if fast is not None else None
+    if answer is None:
+        t0 = time.perf_counter()
+        try:
+            return _kkt_residuals_numpy(problem, a, lam_n, lam_t)
+        finally:
+            compiled.spent_in_numpy(time.perf_counter() - t0)
+    A = arrays
+    dyn, primal, dual, comp = fast.kkt_residuals(
+        A.M, A.F, A.J_n, A.b, A.J_t, A.c, *answer, A.normal_row, A.dynamics_row, A.normal_weight, A.tangent_row,
+        A.force, A.bilateral, A.unilateral, A.sticking_rows,
+    )  # fmt: skip
+    return {"dynamics": float(dyn), "primal": float(primal), "dual": float(dual), "complementarity": float(comp)}
+
+
+def _kkt_residuals_numpy(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
+    """:func:`kkt_residuals` in NumPy (the reference of the compiled kernel)."""
     sc = data_scales(problem)
     a = np.asarray(a, dtype=float)
     lam_n = np.asarray(lam_n, dtype=float)

@@ -32,6 +32,7 @@ from typing import Callable, Iterable
 from ..certificates.judge import withdraw_outside_the_disks
 from ..errors import NotApplicableError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
+from ..certificates.compiled import expect_many_calls as expect_many_checks
 from ..friction.compiled import expect_many_calls
 from ..progress import Progress
 from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
@@ -121,6 +122,7 @@ def warm_process() -> None:
     workers (:func:`run_local`), so that the warm-up is not counted against the first runs' time limit; a Dask worker
     warms up in its first task."""
     expect_many_calls()
+    expect_many_checks()
     try:
         _warm_routes()
     except Exception:  # noqa: BLE001 - a warm-up only: a route that fails here fails again in its own run, as an error row

@@ -1,0 +1,212 @@
+"""Compiled kernels of the judge's per-answer checks, optional: the residuals (tutorial (3)–(5),
+:func:`gaussqp.certificates.residuals.kkt_residuals`) and the backward error (DESIGN.md §4.3,
+:func:`gaussqp.certificates.backward_error.backward_error`) of an answer of a dense problem without sliding contacts.
+
+Every answer a solve returns, and its cross-check route's, passes through both; on a robot's problem (the humanoid: 27
+coordinates, 14 contacts) each is ~20–40 NumPy calls on arrays of a few dozen entries, ~0.1–0.16 ms of call overhead
+around ~1 µs of arithmetic. With ``numba`` installed (``pip install 'gaussqp[fast]'``) they run as compiled loops
+(:mod:`gaussqp.certificates.compiled_kernels`), the same operations in the same order, so the same numbers bit for bit
+and the same decisions. Nothing here decides anything: the NumPy functions are the reference
+(``tests/certificates/test_compiled_checks.py``). When they load is :class:`~gaussqp.linalg.kernel_loading.LoadRule`'s
+rule with :data:`~gaussqp.settings.CERTIFICATES_COMPILED_AFTER_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from types import ModuleType
+from typing import NamedTuple
+
+import numpy as np
+
+import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
+
+from ..linalg.dense import plain
+from ..linalg.kernel_loading import LoadRule, load_kernels
+from ..model.memo import per_problem
+from ..model.problem import ContactProblem
+from ..model.scales import data_scales
+
+_ENVIRON = os.environ
+_RULE = LoadRule("CERTIFICATES_COMPILED_AFTER_SECONDS")
+
+
+def kernels() -> ModuleType | None:
+    """The compiled checks (:mod:`gaussqp.certificates.compiled_kernels`), or None: when
+    :data:`~gaussqp.settings.CERTIFICATES_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
+    (both read at each call), or numba cannot be imported (:data:`unavailable` then says why).
+
+    Returns
+    -------
+    types.ModuleType or None
+    """
+    if not settings.CERTIFICATES_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
+        return None
+    return _load()
+
+
+def loaded() -> bool:
+    """Whether this process has loaded (or tried to load) the compiled checks.
+
+    Returns
+    -------
+    bool
+    """
+    return _load.cache_info().currsize > 0
+
+
+def expect_many_calls() -> None:
+    """Tell the judge that this process will judge many answers (a :class:`gaussqp.Solver` from its second problem, a
+    study): the compiled checks load at their next use."""
+    _RULE.expect_many_calls()
+
+
+def spent_in_numpy(seconds: float) -> None:
+    """Count ``seconds`` of wall time spent in a NumPy check the kernels would have run.
+
+    Parameters
+    ----------
+    seconds : float
+    """
+    _RULE.spent_in_numpy(seconds)
+
+
+def kernels_when_worth() -> ModuleType | None:
+    """:func:`kernels` when the load rule allows it now, else None (the NumPy checks run and count their time with
+    :func:`spent_in_numpy`).
+
+    Returns
+    -------
+    types.ModuleType or None
+    """
+    return kernels() if _RULE.worth(loaded()) else None
+
+
+class DenseArrays(NamedTuple):
+    """A problem's arrays as the compiled checks take them (C-ordered float64; index arrays int64), with the scales of
+    :func:`gaussqp.model.scales.data_scales`."""
+
+    M: np.ndarray
+    F: np.ndarray
+    J_n: np.ndarray
+    b: np.ndarray
+    J_t: np.ndarray
+    c: np.ndarray
+    normal_row: np.ndarray
+    dynamics_row: np.ndarray
+    normal_weight: np.ndarray
+    tangent_row: np.ndarray
+    tangent_weight: np.ndarray  # (m, d - 1)
+    force: float
+    bilateral: np.ndarray
+    unilateral: np.ndarray
+    sticking_rows: np.ndarray
+    frictionless: np.ndarray
+
+
+def floats(x) -> np.ndarray:
+    """``x`` as a new writable C-ordered float64 array (the one argument type the kernels are compiled for)."""
+    return np.array(x, dtype=np.float64, order="C")
+
+
+def _c_float(x) -> bool:
+    return type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous
+
+
+@per_problem
+def dense_arrays(problem: ContactProblem) -> DenseArrays | None:
+    """The :class:`DenseArrays` of ``problem``, or None where the compiled checks do not apply: a sparse problem, a
+    sliding contact (its law is checked by the NumPy code alone), or data not C-ordered float64 (the kernels' products
+    would not be NumPy's bit for bit on another layout). Once per problem.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+
+    Returns
+    -------
+    DenseArrays or None
+    """
+    if problem.sparse or len(problem.sliding):
+        return None
+    M, Jn, Jt = problem.M, problem.J_n, problem.J_t
+    F, b, c = problem.F, problem.normal_drift, problem.tangent_drift
+    d1 = problem.dimension - 1
+    if not all(_c_float(x) for x in (M, Jn, Jt, F, b, c)) or Jt.shape[0] != problem.m * d1:
+        return None
+    sc = data_scales(problem)
+
+    def ints(x) -> np.ndarray:
+        return np.array(x, dtype=np.int64)  # a writable copy: one compiled signature
+
+    return DenseArrays(
+        plain(M),  # writable copies of the problem's read-only arrays, the same numbers: one compiled signature
+        plain(F),
+        plain(Jn),
+        plain(b),
+        plain(Jt),
+        plain(c),
+        floats(sc.normal_row),
+        floats(sc.dynamics_row),
+        floats(sc.normal_weight),
+        floats(sc.tangent_row),
+        floats(sc.tangent_weight).reshape(problem.m, d1),
+        float(sc.force),
+        ints(problem.bilateral),
+        ints(problem.unilateral),
+        ints(problem.tangent_rows(problem.sticking)),
+        ints(problem.frictionless),
+    )
+
+
+def answer_arrays(arrays: DenseArrays, a, lam_n, lam_t) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(a, λ_n, λ_t)`` as C-ordered float64 vectors (``λ_t`` flat) of the problem's sizes, or None when they are not
+    (the NumPy code then answers, as it would for any input).
+
+    Parameters
+    ----------
+    arrays : DenseArrays
+    a, lam_n, lam_t : array_like
+
+    Returns
+    -------
+    tuple or None
+    """
+    a, lam_n, lam_t = plain(a), plain(lam_n), plain(lam_t).reshape(-1)
+    n, m = arrays.M.shape[0], arrays.J_n.shape[0]
+    if a.shape != (n,) or lam_n.shape != (m,) or lam_t.shape != (arrays.J_t.shape[0],):
+        return None
+    return a, lam_n, lam_t
+
+
+#: why the compiled checks could not be loaded (the exception's type and message), or None
+unavailable: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _load() -> ModuleType | None:
+    global unavailable
+
+    def importer():
+        from . import compiled_kernels
+
+        return compiled_kernels
+
+    module, unavailable = load_kernels(
+        importer, "the NumPy code of the judge's checks runs", "gaussqp.settings.CERTIFICATES_COMPILED"
+    )
+    return module
+
+
+__all__ = [
+    "DenseArrays",
+    "answer_arrays",
+    "dense_arrays",
+    "expect_many_calls",
+    "kernels",
+    "kernels_when_worth",
+    "loaded",
+    "spent_in_numpy",
+    "unavailable",
+]

@@ -1,0 +1,199 @@
+"""Compiled kernels of the judge's per-answer checks on a dense problem (imported only by
+:mod:`gaussqp.certificates.compiled`, and only with numba installed).
+
+Each is the NumPy function it replaces written as loops, with the same operations in the same order: the products by
+BLAS's ``dgemv`` (``ddot`` for a matrix of one row) on the same layouts as NumPy's ``@`` (C-ordered ``M``, ``J_n``,
+``J_t`` and their transposes), the rest elementwise, the largest entries taken with NumPy's rule (a NaN anywhere makes
+the maximum NaN) and, where the NumPy code takes Python's ``max`` of two numbers, with Python's. So they give the NumPy
+code's numbers (bit for bit, a zero's sign aside: NumPy's ``maximum`` of 0 and −0 depends on its SIMD path;
+``tests/certificates/test_compiled_checks.py``), and the judge's decisions with or without numba are the same:
+
+- :func:`kkt_residuals`: :func:`gaussqp.certificates.residuals.kkt_residuals` (tutorial (3)–(5)) without sliding
+  contacts;
+- :func:`backward_error`: :func:`gaussqp.certificates.backward_error.backward_error` (DESIGN.md §4.3) without sliding
+  contacts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..linalg.jit import njit
+
+
+@njit
+def _larger(out, x):
+    """NumPy's ``maximum`` of two numbers: NaN when either is NaN, else the larger (the first on a tie)."""
+    if out != out:
+        return out
+    if x != x or x > out:
+        return x
+    return out
+
+
+@njit
+def _mv(A, x):
+    """``A @ x`` as NumPy's ``matmul`` makes it: BLAS's ``dot`` when ``A`` has one row (a 1 × 1 result), ``gemv``
+    otherwise."""
+    if A.shape[0] == 1:
+        out = np.empty(1)
+        out[0] = np.dot(np.ascontiguousarray(A[0]), x)
+        return out
+    return np.dot(A, x)
+
+
+@njit
+def _first_larger(out, x):
+    """Python's ``max(out, x)``: ``x`` only when it is larger (a NaN second argument is passed over)."""
+    if x > out:
+        return x
+    return out
+
+
+@njit
+def _relative(v, s):
+    """:func:`gaussqp.model.scales.relative` of one entry: ``|v| / s`` where ``s > 0``, else ``|v|``."""
+    x = abs(v)
+    if s > 0:
+        return x / s
+    return x
+
+
+@njit
+def kkt_residuals(
+    M, F, Jn, b, Jt, c, a, lam_n, lam_t, normal_row, dynamics_row, normal_weight, tangent_row, force, B, U, rt
+):
+    """``(dynamics, primal, dual, complementarity)`` of ``(a, λ_n, λ_t)``: the residuals of
+    :func:`gaussqp.certificates.residuals.kkt_residuals` (``B``, ``U``: bilateral and unilateral contacts; ``rt``: the
+    sticking tangent rows; the scales of :func:`gaussqp.model.scales.data_scales`)."""
+    n = a.size
+    m = lam_n.size
+    if m:
+        gen = _mv(Jn.T, lam_n)
+        gen_abs = _mv(np.abs(Jn).T, np.abs(lam_n))
+    else:
+        gen = np.zeros(n)
+        gen_abs = np.zeros(n)
+    if Jt.shape[0]:
+        gen = gen + _mv(Jt.T, lam_t)
+        gen_abs = gen_abs + _mv(np.abs(Jt).T, np.abs(lam_t))
+    r = _mv(M, a) + F - gen
+    dynamics = 0.0
+    for j in range(n):
+        dynamics = _larger(dynamics, _relative(r[j], dynamics_row[j] + gen_abs[j]))
+    gh = np.zeros(m)
+    if m:
+        g = _mv(Jn, a) + b
+        for i in range(m):
+            gh[i] = _relative(g[i], normal_row[i]) * np.sign(g[i])
+    bilateral = 0.0
+    for i in B:
+        bilateral = _larger(bilateral, abs(gh[i]))
+    unilateral = 0.0
+    for i in U:
+        unilateral = _larger(unilateral, _larger(0.0, -gh[i]))
+    primal = _first_larger(bilateral, unilateral)
+    if rt.size:
+        ut = _mv(Jt[rt], a) + c[rt]
+        tangent = 0.0
+        for j in range(rt.size):
+            tangent = _larger(tangent, _relative(ut[j], tangent_row[rt[j]]))
+        primal = _first_larger(primal, tangent)
+    dual = 0.0
+    complementarity = 0.0
+    for i in U:
+        lam_hat = lam_n[i] * normal_weight[i] / force
+        dual = _larger(dual, _larger(0.0, -lam_hat))
+        x, y = abs(lam_hat), abs(gh[i])
+        smaller = x if (x != x or x <= y) else y  # NumPy's minimum: NaN when either is NaN
+        if y != y:
+            smaller = y
+        complementarity = _larger(complementarity, smaller)
+    return dynamics, primal, dual, complementarity
+
+
+@njit
+def backward_error(
+    M,
+    F,
+    Jn,
+    b,
+    Jt,
+    c,
+    a,
+    lam_n0,
+    lt0,
+    normal_row,
+    dynamics_row,
+    normal_weight,
+    tangent_row,
+    tangent_weight,
+    force,
+    B,
+    U,
+    rt,
+    frictionless,
+):
+    """The data change under which ``(a, λ̃)`` solves the problem exactly, as
+    :func:`gaussqp.certificates.backward_error.backward_error` builds it: ``(forces, drifts, multipliers, ΔF, Δb, Δc,
+    λ̃_n, λ̃_t)`` (``lt0``: the tangential forces, one row per contact; ``tangent_weight`` in the same shape)."""
+    n = a.size
+    m = lam_n0.size
+    lam_n = lam_n0.copy()
+    lt = lt0.copy()
+    db = np.zeros(m)
+    if m:
+        g = _mv(Jn, a) + b
+        for i in B:
+            db[i] = -g[i]
+        for i in U:
+            # kept active when its multiplier is positive and making it active costs no more than the larger of its
+            # multiplier and its violation (both at the row's scale), else made inactive
+            violation = max(0.0, -g[i]) if g[i] == g[i] else g[i]
+            lam_hat = abs(lam_n[i]) * normal_weight[i] / force
+            cost = _relative(g[i], normal_row[i])
+            bound = lam_hat
+            v_rel = _relative(violation, normal_row[i])
+            if bound != bound or v_rel != v_rel:
+                bound = np.nan
+            elif v_rel > bound:
+                bound = v_rel
+            keep = lam_n[i] > 0 and cost <= bound
+            if keep:
+                db[i] = -g[i]
+            else:
+                db[i] = violation
+                lam_n[i] = 0.0
+    for i in frictionless:
+        for k in range(lt.shape[1]):
+            lt[i, k] = 0.0
+    dc = np.zeros(Jt.shape[0])
+    if rt.size:
+        ut = _mv(Jt[rt], a) + c[rt]
+        for j in range(rt.size):
+            dc[rt[j]] = -ut[j]
+    if m:
+        gen = _mv(Jn.T, lam_n)
+    else:
+        gen = np.zeros(n)
+    if Jt.shape[0]:
+        gen = gen + _mv(Jt.T, lt.ravel())
+    dF = gen - _mv(M, a) - F
+    forces = 0.0
+    for j in range(n):
+        forces = _larger(forces, _relative(dF[j], dynamics_row[j]))
+    drifts = 0.0
+    for i in range(m):
+        drifts = _larger(drifts, _relative(db[i], normal_row[i]))
+    if rt.size:
+        tangent = 0.0
+        for j in range(rt.size):
+            tangent = _larger(tangent, _relative(dc[rt[j]], tangent_row[rt[j]]))
+        drifts = _first_larger(drifts, tangent)
+    change = 0.0
+    for i in range(m):
+        change = _larger(change, abs(lam_n[i] - lam_n0[i]) * normal_weight[i])
+    for i in range(lt.shape[0]):
+        for k in range(lt.shape[1]):
+            change = _larger(change, abs(lt[i, k] - lt0[i, k]) * tangent_weight[i, k])
+    return forces, drifts, change / force, dF, db, dc, lam_n, lt

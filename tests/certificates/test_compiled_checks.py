@@ -1,0 +1,207 @@
+"""The compiled checks of the judge (:mod:`gaussqp.certificates.compiled`) against the NumPy code they replace (the
+reference): the residuals and the backward error of answers of every kind (exact, random, negative, zero, NaN) on
+dense problems of every kind (bilateral, unilateral, sticking, frictionless and mode-free contacts; 2D and 3D; one
+contact and one coordinate, where NumPy's product is a ``dot``; a singular M), equal number for number; where they
+apply and where the NumPy code answers alone; and whole solves with and without them. Skipped, with the reason,
+without numba (``pip install 'gaussqp[fast]'``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import gaussqp
+import gaussqp.settings as gsettings
+from gaussqp import problems
+from gaussqp.certificates import backward_error as be
+from gaussqp.certificates import compiled
+from gaussqp.certificates import residuals as rs
+from gaussqp.model.problem import ContactProblem
+
+pytestmark = pytest.mark.skipif(
+    compiled.kernels() is None, reason="numba is not installed: pip install 'gaussqp[fast]'"
+)
+
+KINDS = ("bilateral", "unilateral")
+MODES = ("sticking", "frictionless", "coulomb")
+
+
+def random_problem(seed: int, n: int, m: int, d: int, singular: bool) -> ContactProblem:
+    """A dense problem with contacts of every type and mode (never sliding; mode-free on unilateral contacts only), rows
+    and drifts over six decades."""
+    rng = np.random.default_rng(seed)
+    R = rng.normal(size=(n, max(n - (n // 2 if singular else 0), 1)))
+    M = R @ R.T + (0.0 if singular else 0.1) * np.eye(n)
+    Jn = rng.normal(size=(m, n)) * 10.0 ** rng.uniform(-3, 3, size=(m, 1))
+    Jt = rng.normal(size=(m * (d - 1), n))
+    types = rng.choice(KINDS, size=m)
+    modes = [
+        str(x) if t == "unilateral" or x != "coulomb" else "sticking" for t, x in zip(types, rng.choice(MODES, size=m))
+    ]
+    return ContactProblem.from_blocks(
+        M,
+        rng.normal(size=n) * 10.0 ** rng.uniform(-2, 2),
+        Jn,
+        rng.normal(size=m) * rng.choice([0.0, 1.0], size=m),
+        list(types),
+        Jt,
+        rng.normal(size=m * (d - 1)) * rng.choice([0.0, 1.0], size=m * (d - 1)),
+        rng.choice([0.0, 0.3, 1.5], size=m),
+        modes,
+        dimension=d,
+    )
+
+
+def answers(p: ContactProblem, rng) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Random answers, nonnegative and zero multipliers, an acceleration at rest, and NaNs."""
+    k = p.J_t.shape[0]
+    a, ln, lt = rng.normal(size=p.n), rng.normal(size=p.m), rng.normal(size=k)
+    out = [(a, ln, lt), (a * 1e-9, np.abs(ln), lt), (np.zeros(p.n), np.zeros(p.m), np.zeros(k)), (a, -np.abs(ln), lt)]
+    bad = a.copy()
+    bad[0] = np.nan
+    out.append((bad, ln, lt))
+    bad_l = ln.copy()
+    bad_l[-1] = np.nan
+    out.append((a, bad_l, lt))
+    return out
+
+
+def kernel_values(p, a, ln, lt):
+    K = compiled.kernels()
+    A = compiled.dense_arrays(p)
+    x = compiled.answer_arrays(A, a, ln, lt)
+    res = K.kkt_residuals(
+        A.M, A.F, A.J_n, A.b, A.J_t, A.c, *x, A.normal_row, A.dynamics_row, A.normal_weight, A.tangent_row, A.force,
+        A.bilateral, A.unilateral, A.sticking_rows,
+    )  # fmt: skip
+    back = K.backward_error(
+        A.M, A.F, A.J_n, A.b, A.J_t, A.c, x[0], x[1], x[2].reshape(A.tangent_weight.shape), A.normal_row,
+        A.dynamics_row, A.normal_weight, A.tangent_row, A.tangent_weight, A.force, A.bilateral, A.unilateral,
+        A.sticking_rows, A.frictionless,
+    )  # fmt: skip
+    return res, back
+
+
+def same(x, y) -> bool:
+    """Equal number for number (NaN where NaN; a zero's sign aside, see the kernels' module)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return x.shape == y.shape and bool(np.array_equal(x, y, equal_nan=True))
+
+
+def check_against_numpy(p: ContactProblem, a, ln, lt) -> None:
+    (dyn, primal, dual, comp), back = kernel_values(p, a, ln, lt)
+    ref = rs._kkt_residuals_numpy(p, a, ln, lt)
+    assert same([dyn, primal, dual, comp], [ref["dynamics"], ref["primal"], ref["dual"], ref["complementarity"]])
+    r = be._backward_error_numpy(p, a, ln, lt)
+    expected = (
+        r.forces,
+        r.drifts,
+        r.multipliers,
+        r.delta_force,
+        r.delta_normal_drift,
+        r.delta_tangent_drift,
+        r.lambda_normal,
+        r.lambda_tangent,
+    )
+    for got, want in zip(back, expected):
+        assert same(got, want)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 12),
+    m=st.integers(1, 7),
+    d=st.sampled_from([2, 3]),
+    singular=st.booleans(),
+)
+def test_the_kernels_give_the_numpy_checks_numbers(seed, n, m, d, singular):
+    p = random_problem(seed, n, m, d, singular)
+    assert compiled.dense_arrays(p) is not None
+    for a, ln, lt in answers(p, np.random.default_rng(seed + 1)):
+        check_against_numpy(p, a, ln, lt)
+
+
+@pytest.mark.parametrize("name", ["humanoid_lying", "quadruped_standing"])
+def test_the_kernels_on_robots_answers(name):
+    """The certified answer of a shipped robot (mostly unloaded contacts, exact zeros) and random points around it."""
+    p = problems.load(f"real/{name}")
+    assert compiled.dense_arrays(p) is not None
+    sol = gaussqp.solve(p, crosscheck=False)
+    check_against_numpy(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+    rng = np.random.default_rng(0)
+    for a, ln, lt in answers(p, rng):
+        check_against_numpy(p, sol.acceleration + 1e-6 * a, sol.lambda_normal + ln, np.ravel(sol.lambda_tangent) + lt)
+
+
+def test_a_changed_kernel_is_caught():
+    """The comparison can fail: a residual off by one unit in the last place is not the same number."""
+    p = random_problem(3, 6, 4, 3, False)
+    (dyn, primal, dual, comp), _ = kernel_values(p, *answers(p, np.random.default_rng(4))[0])
+    assert not same([np.nextafter(dyn, np.inf), primal, dual, comp], [dyn, primal, dual, comp])
+
+
+def test_where_the_kernels_do_not_apply():
+    """Sparse problems, sliding contacts and data that is not C-ordered float64 keep the NumPy code; so do answers of
+    the wrong sizes (the NumPy code then raises, as it always did)."""
+    p = random_problem(5, 6, 3, 3, False)
+    assert compiled.dense_arrays(p) is not None
+    sparse = ContactProblem.from_blocks(sp.csr_matrix(np.asarray(p.M)), p.F, sp.csr_matrix(np.asarray(p.J_n)))
+    assert compiled.dense_arrays(sparse) is None
+    slip = np.full((p.m, 2), np.sqrt(0.5))
+    sliding = ContactProblem.from_blocks(
+        p.M, p.F, p.J_n, None, "unilateral", p.J_t, None, np.full(p.m, 0.5), "sliding", slip, dimension=3
+    )
+    assert len(sliding.sliding) and compiled.dense_arrays(sliding) is None
+    fortran = ContactProblem.from_blocks(np.asfortranarray(p.M), p.F, np.asfortranarray(p.J_n))
+    if not fortran.J_n.flags.c_contiguous:
+        assert compiled.dense_arrays(fortran) is None
+    A = compiled.dense_arrays(p)
+    assert compiled.answer_arrays(A, np.zeros(p.n + 1), np.zeros(p.m), np.zeros(p.J_t.shape[0])) is None
+
+
+def test_the_checks_use_the_kernels_when_loaded(monkeypatch):
+    """``kkt_residuals`` and ``backward_error`` call the kernels when the load rule allows them, the NumPy code when it
+    does not (and count its time); both give the same values."""
+    p = random_problem(7, 5, 3, 3, False)
+    a, ln, lt = answers(p, np.random.default_rng(8))[0]
+    calls = []
+    K = compiled.kernels()
+
+    class Spy:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(K, name)
+
+    monkeypatch.setattr(compiled, "kernels_when_worth", lambda: Spy())
+    fast_res = rs.kkt_residuals(p, a, ln, lt)
+    fast_back = be.backward_error(p, a, ln, lt)
+    assert calls == ["kkt_residuals", "backward_error"]
+    q = p.with_force(p.F)  # a new problem object: nothing memoized
+    spent = []
+    monkeypatch.setattr(compiled, "kernels_when_worth", lambda: None)
+    monkeypatch.setattr(compiled, "spent_in_numpy", spent.append)
+    slow_res = rs.kkt_residuals(q, a, ln, lt)
+    slow_back = be.backward_error(q, a, ln, lt)
+    assert len(spent) == 2 and all(s >= 0 for s in spent)
+    assert same(list(fast_res.values()), list(slow_res.values()))
+    assert same(fast_back.delta_force, slow_back.delta_force) and fast_back.worst == slow_back.worst
+
+
+@pytest.mark.parametrize("name", ["humanoid_lying", "quadruped_standing"])
+def test_solves_with_and_without_the_kernels(monkeypatch, name):
+    """A whole solve, frictionless and as stored, with the compiled checks and with the NumPy ones: the same statuses,
+    answers, residuals and backward errors."""
+    base = problems.load(f"real/{name}")
+    for p in (base, base.with_force(base.F)):
+        monkeypatch.setattr(gsettings, "CERTIFICATES_COMPILED", True)
+        monkeypatch.setattr(compiled, "kernels_when_worth", compiled.kernels)
+        fast = gaussqp.solve(p.with_force(p.F))
+        monkeypatch.setattr(gsettings, "CERTIFICATES_COMPILED", False)
+        slow = gaussqp.solve(p.with_force(p.F))
+        assert fast.status == slow.status and fast.certified == slow.certified
+        assert same(fast.acceleration, slow.acceleration) and same(fast.lambda_normal, slow.lambda_normal)
+        assert same(list(fast.residuals.values()), list(slow.residuals.values()))
+        assert fast.backward_error == slow.backward_error
