@@ -84,8 +84,8 @@ def kernels_when_worth() -> ModuleType | None:
 
 
 class DenseArrays(NamedTuple):
-    """A problem's arrays as the compiled checks take them (C-ordered float64; index arrays int64), with the scales of
-    :func:`gaussqp.model.scales.data_scales`."""
+    """A problem's arrays as the compiled checks take them (C-ordered float64, writable copies; index arrays int64), with
+    the scales of :func:`gaussqp.model.scales.data_scales`."""
 
     M: np.ndarray
     F: np.ndarray
@@ -103,6 +103,11 @@ class DenseArrays(NamedTuple):
     unilateral: np.ndarray
     sticking_rows: np.ndarray
     frictionless: np.ndarray
+    G: np.ndarray  # the unilateral rows (J_n's rows of ``unilateral``) and their drifts g
+    g: np.ndarray
+    inequality_row: np.ndarray
+    accel: float
+    free_accel: float
 
 
 def floats(x) -> np.ndarray:
@@ -157,6 +162,11 @@ def dense_arrays(problem: ContactProblem) -> DenseArrays | None:
         ints(problem.unilateral),
         ints(problem.tangent_rows(problem.sticking)),
         ints(problem.frictionless),
+        floats(problem.inequalities[0]).reshape(len(problem.unilateral), problem.n),
+        floats(problem.inequalities[1]),
+        floats(sc.inequality_row),
+        float(sc.accel),
+        float(sc.free_accel),
     )
 
 

@@ -197,3 +197,127 @@ def backward_error(
         for k in range(lt.shape[1]):
             change = _larger(change, abs(lt[i, k] - lt0[i, k]) * tangent_weight[i, k])
     return forces, drifts, change / force, dF, db, dc, lam_n, lt
+
+
+@njit
+def _abs_max(x, lo, hi):
+    """``float(np.abs(x[lo:hi]).max(initial=0.0))``."""
+    out = 0.0
+    for i in range(lo, hi):
+        out = _larger(out, abs(x[i]))
+    return out
+
+
+@njit
+def newton_step_errors(
+    a,
+    lam_n,
+    dz,
+    Kp,
+    Kp_transposed,
+    skeel_bound,
+    a_t,
+    lam_t,
+    d,
+    K,
+    r_t,
+    cond,
+    owner,
+    unilateral,
+    active,
+    normal_weight,
+    force,
+    accel,
+    free_accel,
+    G,
+    g,
+    inequality_row,
+    weak_rtol,
+    floor,
+    tiny,
+    eps,
+):
+    """The errors that one Newton step ``δz`` on the equilibrated KKT system of an active set bounds, after the step
+    and the rows ``Kp`` of ``K̃⁺`` are computed (:func:`gaussqp.certificates.instance._newton_step`, whose NumPy lines
+    these are, in order): ``(err_a, err_l, contact, admissible, amag)`` — the acceleration's error relative to its
+    size ``amag``, the multipliers' normwise error, each contact's force error relative to its force (the step plus
+    the smaller of its round-off and Skeel's componentwise bound through ``|K̃⁺|``, where ``skeel_bound``), and whether
+    the corrected point keeps the signs of the active set. ``Kp`` holds those rows, or their transpose when
+    ``Kp_transposed``. ``r_t`` is the equilibrated right-hand side ``d ⊙ (−F, −c)``."""
+    n = a_t.size
+    k = lam_t.size
+    m = normal_weight.size
+    a_max = _abs_max(a_t, 0, n)
+    lam_max = _abs_max(lam_t, 0, k)
+    zmag = _first_larger(a_max, lam_max / force * accel)
+    roundoff = (n + k) * eps * cond * zmag
+    amag = _first_larger(a_max, free_accel)
+    if amag == 0.0:
+        amag = accel
+    amag = _first_larger(amag, tiny)
+    err_a = (_abs_max(dz, 0, n) + roundoff) / amag
+    err_l = (_abs_max(dz, n, n + k) * accel / force + roundoff) / _first_larger(accel, zmag)
+    roundoff_z = (n + k) * eps * cond * _first_larger(a_max, lam_max)
+    # Skeel: the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|
+    Kt_abs = np.empty((n + k, n + k))
+    for i in range(n + k):
+        for j in range(n + k):
+            Kt_abs[i, j] = abs(d[i] * K[i, j] * d[j])
+    z_abs = np.empty(n + k)
+    for i in range(n):
+        z_abs[i] = abs(a_t[i])
+    for i in range(k):
+        z_abs[n + i] = abs(lam_t[i])
+    prod = _mv(Kt_abs, z_abs)
+    scale = (n + k) * eps
+    res_round = np.empty(n + k)
+    for i in range(n + k):
+        res_round[i] = scale * (prod[i] + abs(r_t[i]))
+    if skeel_bound:
+        # NumPy's product on |K̃⁺|'s rows in the layout they come in (a row slice of LAPACK's column-major inverse: the
+        # transpose of a C-ordered matrix, ``Kp_transposed``)
+        skeel = _mv(np.abs(Kp).T, res_round) if Kp_transposed else _mv(np.abs(Kp), res_round)
+    else:
+        skeel = np.full(k, np.inf)
+    num = np.zeros(m)
+    den = np.full(m, floor)
+    for j in range(k):
+        s = skeel[j]
+        smaller = roundoff_z if (roundoff_z != roundoff_z or roundoff_z <= s) else s  # NumPy's minimum
+        if s != s:
+            smaller = s
+        err = abs(dz[n + j]) + smaller
+        size = _larger(abs(lam_t[j]), abs(lam_t[j] - dz[n + j]))
+        o = owner[j]
+        num[o] = _larger(num[o], err)  # np.maximum.at, in the rows' order
+        den[o] = _larger(den[o], size)
+    contact = np.zeros(m)
+    for j in range(k):
+        o = owner[j]
+        contact[o] = num[o] / den[o] if np.isfinite(num[o]) else np.inf
+    # a unilateral row off this active set has the exact multiplier 0 on it: its error is its whole λ̃
+    for r in range(unilateral.size):
+        if not active[r]:
+            i = unilateral[r]
+            lam_off = abs(lam_n[i]) * normal_weight[i]
+            contact[i] = _larger(contact[i], lam_off / _larger(lam_off, floor))
+    admissible = True
+    if unilateral.size:
+        na = 0
+        for r in range(unilateral.size):
+            if active[r]:
+                na += 1
+        for j in range(k - na, k):
+            if not ((lam_t[j] / force - dz[n + j] / force) >= -weak_rtol):
+                admissible = False
+        if admissible:
+            a_new = np.empty(n)
+            for i in range(n):
+                a_new[i] = a[i] - dz[i] * d[i]
+            ga = _mv(G, a_new)
+            for r in range(unilateral.size):
+                if not active[r]:
+                    row = inequality_row[r] if inequality_row[r] > 0 else 1.0
+                    if not ((ga[r] + g[r]) / row >= -weak_rtol):
+                        admissible = False
+    return err_a, err_l, contact, admissible, amag

@@ -13,6 +13,7 @@ route is judged by the same rules, and downgrades a claimed success that fails o
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,8 @@ import scipy.sparse as sp
 from ..linalg.polyhedral_cones import ConeTest, cone_is_trivial, farkas_vector, unbounded_ray
 from ..errors import UndecidedError
 from ..model.scales import data_scales, relative
-from ..linalg.dense import as_dense, matrix_rank, normalize_rows, row_rank
+from . import compiled
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, plain, row_rank
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.rows import assemble_multipliers
@@ -599,6 +601,10 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
     )
 
 
+_EPS = float(np.finfo(float).eps)
+_TINY = float(np.finfo(float).tiny)
+
+
 @dataclass(frozen=True)
 class _Step:
     """One Newton step on the equilibrated KKT system of one active set (see :func:`forward_error`)."""
@@ -617,20 +623,21 @@ class _Step:
 def _newton_step(
     problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray, active: np.ndarray, weak_rtol: float
 ) -> _Step:
-    """The Newton step of :func:`forward_error` on the active set ``active`` and the errors it bounds."""
+    """The Newton step of :func:`forward_error` on the active set ``active`` and the errors it bounds (after the step,
+    :func:`_step_errors`, compiled where the judge's checks are: :mod:`gaussqp.certificates.compiled`)."""
     sc = data_scales(problem)
     rt = problem.tangent_rows(problem.sticking)
     fac = equilibrated_kkt_svd(problem, active)  # the polish's SVD when it guessed the same active set
     kkt, sv = fac.kkt, fac.sv
     lam = np.concatenate([lam_n[problem.bilateral], np.asarray(lam_t).ravel()[rt], lam_n[problem.unilateral][active]])
     d1 = max(problem.dimension - 1, 1)
-    owner = np.concatenate([problem.bilateral, rt // d1, problem.unilateral[active]]).astype(int)
+    owner = np.concatenate([problem.bilateral, rt // d1, problem.unilateral[active]]).astype(np.int64)
     n, k, d = problem.n, kkt.J.shape[0], kkt.d
-    Jt = d[n:, None] * kkt.J * d[None, :n]  # the equilibrated active rows
     z = np.concatenate([a, lam])
     a_t, lam_t_ = a / d[:n], lam / d[n:]
-    res = d * (kkt.K @ z - np.concatenate([-problem.F, -kkt.c]))
-    rank = fac.rank(max(n + k, 1) * np.finfo(float).eps * KKT_RANK_MULTIPLE)
+    rhs = np.concatenate([-problem.F, -kkt.c])
+    res = d * (kkt.K @ z - rhs)
+    rank = fac.rank(max(n + k, 1) * _EPS * KKT_RANK_MULTIPLE)
     dz = fac.solve(res, rank)
     cond = float(sv[0] / sv[rank - 1]) if rank else float("inf")
     row_rank_ = None
@@ -639,18 +646,73 @@ def _newton_step(
         # themselves dependent at the library's rank rule (redundant contacts: the dropped directions move
         # multipliers only). Rows independent at that rule (σ_min/σ_max ~ 1e-7, say) whose KKT matrix is
         # singular to round-off make the exact answer ill-determined: the truncated step says nothing then
-        row_rank_ = matrix_rank(Jt)
+        row_rank_ = matrix_rank(d[n:, None] * kkt.J * d[None, :n])  # the equilibrated active rows
         if problem.mass_factor.definite and n + k - rank > k - row_rank_:
             cond = float("inf")
-    contact = np.zeros(problem.m)
     if rank == 0:
         # K̃ = 0 (M = 0 and no active row): the KKT equations read 0 = res. With res = 0 every z solves them and the
         # returned one is exact (whether it is unique is the uniqueness certificate's question), else none does
         err = 0.0 if not np.any(res) else float("inf")
+        contact = np.zeros(problem.m)
         contact[owner] = err
         return _Step(active, cond, row_rank_, err, err, contact, True, zero_kkt=True, da=err)
+    Kp = fac.inverse_rows(n, rank)
+    arrays = compiled.dense_arrays(problem)
+    fast = compiled.kernels_when_worth() if arrays is not None else None
+    if fast is not None:
+        err_a, err_l, contact, admissible, amag = fast.newton_step_errors(
+            plain(a), plain(lam_n), plain(dz), *_row_layout(Kp), bool(np.isfinite(cond)), a_t, lam_t_, plain(d), plain(kkt.K),
+            d * rhs, cond, owner, arrays.unilateral, np.array(active, dtype=np.bool_), arrays.normal_weight,
+            arrays.force, arrays.accel, arrays.free_accel, arrays.G, arrays.g, arrays.inequality_row, float(weak_rtol),
+            max(ACTIVE_RTOL * sc.force, _TINY), _TINY, _EPS,
+        )  # fmt: skip
+        return _Step(active, cond, row_rank_, err_a, err_l, contact, bool(admissible), da=err_a * amag)
+    t0 = time.perf_counter()
+    try:
+        return _step_errors(problem, a, lam_n, active, weak_rtol, fac, owner, dz, Kp, a_t, lam_t_, rhs, cond, row_rank_)
+    finally:
+        if arrays is not None:
+            compiled.spent_in_numpy(time.perf_counter() - t0)
+
+
+def _row_layout(Kp: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(rows, False)``, or ``(their transpose, True)`` when ``np.abs(Kp)`` is column-ordered (a row slice of LAPACK's
+    inverse): the layout NumPy's product ``|K̃⁺| r`` runs on, which the compiled kernel follows to give its bits."""
+    if (
+        Kp.ndim == 2
+        and Kp.shape[0] > 1
+        and Kp.shape[1] > 1
+        and not Kp.flags.c_contiguous
+        and Kp.strides[0] < Kp.strides[1]
+    ):
+        return np.ascontiguousarray(Kp.T), True
+    return plain(Kp), False
+
+
+def _step_errors(
+    problem: ContactProblem,
+    a: np.ndarray,
+    lam_n: np.ndarray,
+    active: np.ndarray,
+    weak_rtol: float,
+    fac,
+    owner: np.ndarray,
+    dz: np.ndarray,
+    Kp: np.ndarray,
+    a_t: np.ndarray,
+    lam_t_: np.ndarray,
+    rhs: np.ndarray,
+    cond: float,
+    row_rank_: int | None,
+) -> _Step:
+    """The errors that the step ``δz`` of :func:`_newton_step` bounds, in NumPy (the reference of
+    :func:`gaussqp.certificates.compiled_kernels.newton_step_errors`); ``Kp`` are the rows of ``K̃⁺`` of the
+    multipliers, ``rhs`` the right-hand side ``(−F, −c)``."""
+    sc = data_scales(problem)
+    kkt = fac.kkt
+    n, k, d = problem.n, kkt.J.shape[0], kkt.d
     zmag = max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)) / sc.force * sc.accel)
-    roundoff = (n + k) * np.finfo(float).eps * cond * zmag
+    roundoff = (n + k) * _EPS * cond * zmag
     # relative to the answer's own size (an error bound, not a residual: a garbage answer has failed the
     # residual check already), floored by the free acceleration so that an answer at rest is judged too;
     # not by the drifts' largest acceleration, which would hide the error of every smaller component
@@ -659,7 +721,7 @@ def _newton_step(
         # at rest with no free acceleration (M⁺F = 0: the forces act on massless coordinates, a user's trial): the
         # data's acceleration unit, else the error of an exact zero was relative to the smallest float (3e292)
         amag = sc.accel
-    amag = max(amag, np.finfo(float).tiny)
+    amag = max(amag, _TINY)
     err_a = (float(np.abs(dz[:n]).max(initial=0.0)) + roundoff) / amag
     err_l = (float(np.abs(dz[n:]).max(initial=0.0)) * sc.accel / sc.force + roundoff) / max(sc.accel, zmag)
     # each contact's force error relative to that contact's force, in K̃'s own units where ã and
@@ -668,24 +730,21 @@ def _newton_step(
     # the data's force (λ̂ = λ̃ / force below ACTIVE_RTOL is a zero multiplier to the library, DESIGN.md §6: an
     # exactly unloaded contact is judged at that size, not against a zero)
     roundoff_z = (
-        (n + k)
-        * np.finfo(float).eps
-        * cond
-        * max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)))
+        (n + k) * _EPS * cond * max(float(np.abs(a_t).max(initial=0.0)), float(np.abs(lam_t_).max(initial=0.0)))
     )
-    floor = max(ACTIVE_RTOL * sc.force, np.finfo(float).tiny)
+    floor = max(ACTIVE_RTOL * sc.force, _TINY)
     # and component by component (Skeel): the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|, the
     # smaller of the two bounds for each multiplier (a zero force beside large ones is resolved to its own terms)
-    Kp = fac.inverse_rows(n, rank)
     z_t = np.concatenate([a_t, lam_t_])
-    r_t = d * np.concatenate([-problem.F, -kkt.c])
-    res_round = (n + k) * np.finfo(float).eps * (np.abs(d[:, None] * kkt.K * d[None, :]) @ np.abs(z_t) + np.abs(r_t))
+    r_t = d * rhs
+    res_round = (n + k) * _EPS * (np.abs(d[:, None] * kkt.K * d[None, :]) @ np.abs(z_t) + np.abs(r_t))
     skeel = np.abs(Kp) @ res_round if np.isfinite(cond) else np.full(k, np.inf)
     err_row = np.abs(dz[n:]) + np.minimum(roundoff_z, skeel)
     size_row = np.maximum(np.abs(lam_t_), np.abs(lam_t_ - dz[n:]))
     num, den = np.zeros(problem.m), np.full(problem.m, floor)
     np.maximum.at(num, owner, err_row)
     np.maximum.at(den, owner, size_row)
+    contact = np.zeros(problem.m)
     contact[owner] = np.where(np.isfinite(num[owner]), num[owner] / den[owner], np.inf)
     # a unilateral row off this active set has the exact multiplier 0 on it: its error is its whole λ̃
     U = problem.unilateral

@@ -205,3 +205,67 @@ def test_solves_with_and_without_the_kernels(monkeypatch, name):
         assert same(fast.acceleration, slow.acceleration) and same(fast.lambda_normal, slow.lambda_normal)
         assert same(list(fast.residuals.values()), list(slow.residuals.values()))
         assert fast.backward_error == slow.backward_error
+
+
+def forward_errors(monkeypatch, p, a, ln, lt, compiled_on: bool):
+    from gaussqp.certificates.instance import forward_error
+
+    monkeypatch.setattr(compiled, "kernels_when_worth", compiled.kernels if compiled_on else (lambda: None))
+    q = p.with_force(p.F)  # a new problem object: its factorizations computed afresh
+    return forward_error(q, a, ln, lt)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 30),
+    m=st.integers(1, 12),
+    d=st.sampled_from([2, 3]),
+    singular=st.booleans(),
+)
+def test_the_newton_steps_errors_are_the_numpy_ones(monkeypatch, seed, n, m, d, singular):
+    """The forward error's Newton steps (every active set it tries, singular KKT matrices among them) with the compiled
+    errors and with NumPy's: the same certificate, number for number."""
+    p = random_problem(seed, n, m, d, singular)
+    rng = np.random.default_rng(seed + 2)
+    points = answers(p, rng)[:4]
+    try:
+        sol = gaussqp.solve(p, crosscheck=False)
+        if sol.acceleration is not None:
+            points.append((sol.acceleration, sol.lambda_normal, np.ravel(sol.lambda_tangent)))
+    except gaussqp.errors.GaussQPError:
+        pass
+    for a, ln, lt in points:
+        fast = forward_errors(monkeypatch, p, a, ln, lt, True)
+        slow = forward_errors(monkeypatch, p, a, ln, lt, False)
+        assert (fast is None) == (slow is None)
+        if fast is None:
+            continue
+        for key in ("condition", "acceleration", "forces", "multipliers", "contact_force_errors", "row_rank"):
+            assert same(
+                fast.data[key] if fast.data[key] is not None else np.nan,
+                slow.data[key] if slow.data[key] is not None else np.nan,
+            ), key
+        assert fast.margin == slow.margin or (np.isnan(fast.margin) and np.isnan(slow.margin))
+
+
+@pytest.mark.parametrize("name", ["humanoid_lying", "quadruped_standing", "stacker_boxes"])
+def test_the_newton_steps_errors_on_robots(monkeypatch, name):
+    base = problems.load(f"real/{name}")
+    for p in (base, base.mode_free() if len(base.sticking) else base):
+        sol = gaussqp.solve(p.with_force(p.F), crosscheck=False)
+        if sol.acceleration is None:
+            continue
+        a, ln, lt = sol.acceleration, sol.lambda_normal, np.ravel(sol.lambda_tangent)
+        for scale in (0.0, 1e-9, 1e-3):
+            rng = np.random.default_rng(1)
+            pa = a + scale * rng.normal(size=a.size)
+            fast = forward_errors(monkeypatch, p, pa, ln, lt, True)
+            slow = forward_errors(monkeypatch, p, pa, ln, lt, False)
+            if fast is None:
+                assert slow is None
+                continue
+            assert same(fast.data["contact_force_errors"], slow.data["contact_force_errors"])
+            assert fast.margin == slow.margin and fast.data["condition"] == slow.data["condition"]
