@@ -1294,6 +1294,11 @@ CERTIFICATES_COMPILED = True
 #: pays it once its checks have cost about as much (rent or buy). It decides a speed, never an answer.
 CERTIFICATES_COMPILED_AFTER_SECONDS = 0.5
 
+#: The compiled checks (:data:`CERTIFICATES_COMPILED`) apply to dense problems with ``n + m·d`` at most this: above, the
+#: NumPy calls' cost is small against their arithmetic, and the kernels' writable copies of ``M`` and the rows would
+#: weigh (94 MB more at n = 3,000 and 300 contacts).
+CERTIFICATES_COMPILED_SIZE_MAX = 1000
+
 # ---------------------------------------------------------------- mode-free Coulomb: compiled kernels on a sparse W
 #: The sparse Newton method (W kept sparse: :data:`COULOMB_NN_DENSE_MAX`) evaluates its maps and its Jacobian's blocks
 #: with the compiled kernels (:mod:`gaussqp.friction.compiled`, the NumPy kernels' numbers bit for bit) when they are

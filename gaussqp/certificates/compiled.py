@@ -120,10 +120,11 @@ def _c_float(x) -> bool:
 
 
 @per_problem
-def dense_arrays(problem: ContactProblem) -> DenseArrays | None:
-    """The :class:`DenseArrays` of ``problem``, or None where the compiled checks do not apply: a sparse problem, a
-    sliding contact (its law is checked by the NumPy code alone), or data not C-ordered float64 (the kernels' products
-    would not be NumPy's bit for bit on another layout). Once per problem.
+def applies(problem: ContactProblem) -> bool:
+    """Whether the compiled checks apply to ``problem``: dense, without sliding contacts (their law is checked by the
+    NumPy code alone), of size ``n + m·d`` at most :data:`~gaussqp.settings.CERTIFICATES_COMPILED_SIZE_MAX` (above,
+    the NumPy calls' cost is small against their arithmetic, and the kernels' copies of the data would weigh), its data
+    C-ordered float64 (on another layout the kernels' products would not be NumPy's bit for bit). Once per problem.
 
     Parameters
     ----------
@@ -131,27 +132,41 @@ def dense_arrays(problem: ContactProblem) -> DenseArrays | None:
 
     Returns
     -------
-    DenseArrays or None
+    bool
     """
     if problem.sparse or len(problem.sliding):
-        return None
-    M, Jn, Jt = problem.M, problem.J_n, problem.J_t
-    F, b, c = problem.F, problem.normal_drift, problem.tangent_drift
+        return False
+    if problem.n + problem.m * problem.dimension > settings.CERTIFICATES_COMPILED_SIZE_MAX:
+        return False
+    data = (problem.M, problem.J_n, problem.J_t, problem.F, problem.normal_drift, problem.tangent_drift)
+    return all(_c_float(x) for x in data) and problem.J_t.shape[0] == problem.m * (problem.dimension - 1)
+
+
+@per_problem
+def dense_arrays(problem: ContactProblem) -> DenseArrays:
+    """The :class:`DenseArrays` of a problem the compiled checks apply to (:func:`applies`). Once per problem.
+
+    Parameters
+    ----------
+    problem : ContactProblem
+
+    Returns
+    -------
+    DenseArrays
+    """
     d1 = problem.dimension - 1
-    if not all(_c_float(x) for x in (M, Jn, Jt, F, b, c)) or Jt.shape[0] != problem.m * d1:
-        return None
     sc = data_scales(problem)
 
     def ints(x) -> np.ndarray:
         return np.array(x, dtype=np.int64)  # a writable copy: one compiled signature
 
     return DenseArrays(
-        plain(M),  # writable copies of the problem's read-only arrays, the same numbers: one compiled signature
-        plain(F),
-        plain(Jn),
-        plain(b),
-        plain(Jt),
-        plain(c),
+        plain(problem.M),  # writable copies of the problem's read-only arrays, the same numbers: one compiled signature
+        plain(problem.F),
+        plain(problem.J_n),
+        plain(problem.normal_drift),
+        plain(problem.J_t),
+        plain(problem.tangent_drift),
         floats(sc.normal_row),
         floats(sc.dynamics_row),
         floats(sc.normal_weight),
@@ -171,8 +186,9 @@ def dense_arrays(problem: ContactProblem) -> DenseArrays | None:
 
 
 def answer_arrays(arrays: DenseArrays, a, lam_n, lam_t) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(a, λ_n, λ_t)`` as C-ordered float64 vectors (``λ_t`` flat) of the problem's sizes, or None when they are not
-    (the NumPy code then answers, as it would for any input).
+    """``(a, λ_n, λ_t)`` as writable C-ordered float64 vectors (``λ_t`` flat) of the problem's sizes, or None when they
+    are not given so (the NumPy code then answers: its product on a strided vector, a reversed or a column view, is
+    not the one on a copy).
 
     Parameters
     ----------
@@ -183,6 +199,8 @@ def answer_arrays(arrays: DenseArrays, a, lam_n, lam_t) -> tuple[np.ndarray, np.
     -------
     tuple or None
     """
+    if not (_c_float(a) and _c_float(lam_n) and _c_float(lam_t)):
+        return None
     a, lam_n, lam_t = plain(a), plain(lam_n), plain(lam_t).reshape(-1)
     n, m = arrays.M.shape[0], arrays.J_n.shape[0]
     if a.shape != (n,) or lam_n.shape != (m,) or lam_t.shape != (arrays.J_t.shape[0],):
@@ -212,6 +230,7 @@ def _load() -> ModuleType | None:
 __all__ = [
     "DenseArrays",
     "answer_arrays",
+    "applies",
     "dense_arrays",
     "expect_many_calls",
     "kernels",

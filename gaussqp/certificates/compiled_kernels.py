@@ -4,9 +4,11 @@
 Each is the NumPy function it replaces written as loops, with the same operations in the same order: the products by
 BLAS's ``dgemv`` (``ddot`` for a matrix of one row) on the same layouts as NumPy's ``@`` (C-ordered ``M``, ``J_n``,
 ``J_t`` and their transposes), the rest elementwise, the largest entries taken with NumPy's rule (a NaN anywhere makes
-the maximum NaN) and, where the NumPy code takes Python's ``max`` of two numbers, with Python's. So they give the NumPy
-code's numbers (bit for bit, a zero's sign aside: NumPy's ``maximum`` of 0 and −0 depends on its SIMD path;
-``tests/certificates/test_compiled_checks.py``), and the judge's decisions with or without numba are the same:
+the maximum NaN, the second of two equal numbers, as NumPy's ``maximum``) and, where the NumPy code takes Python's ``max``
+of two numbers, with Python's. So they give the NumPy code's numbers bit for bit, signed zeros included where NumPy
+takes its largest entry in order (``tests/certificates/test_compiled_checks.py``), and the judge's decisions with or
+without numba are the same. Unlike NumPy they never warn, nor raise under ``numpy.errstate(all="raise")``: an overflow
+is an infinity or a NaN in the residual, which fails its check either way:
 
 - :func:`kkt_residuals`: :func:`gaussqp.certificates.residuals.kkt_residuals` (tutorial (3)–(5)) without sliding
   contacts;
@@ -23,12 +25,23 @@ from ..linalg.jit import njit
 
 @njit
 def _larger(out, x):
-    """NumPy's ``maximum`` of two numbers: NaN when either is NaN, else the larger (the first on a tie)."""
+    """NumPy's ``maximum(out, x)``: NaN when either is NaN, else the larger, ``x`` on a tie (so ``maximum(0, −0)`` is
+    −0, as NumPy gives it)."""
     if out != out:
         return out
-    if x != x or x > out:
+    if out > x:
+        return out
+    return x
+
+
+@njit
+def _smaller(x, y):
+    """NumPy's ``minimum(x, y)``: NaN when either is NaN, else the smaller, ``y`` on a tie."""
+    if x != x:
         return x
-    return out
+    if x < y:
+        return x
+    return y
 
 
 @njit
@@ -104,11 +117,7 @@ def kkt_residuals(
     for i in U:
         lam_hat = lam_n[i] * normal_weight[i] / force
         dual = _larger(dual, _larger(0.0, -lam_hat))
-        x, y = abs(lam_hat), abs(gh[i])
-        smaller = x if (x != x or x <= y) else y  # NumPy's minimum: NaN when either is NaN
-        if y != y:
-            smaller = y
-        complementarity = _larger(complementarity, smaller)
+        complementarity = _larger(complementarity, _smaller(abs(lam_hat), abs(gh[i])))
     return dynamics, primal, dual, complementarity
 
 
@@ -149,16 +158,10 @@ def backward_error(
         for i in U:
             # kept active when its multiplier is positive and making it active costs no more than the larger of its
             # multiplier and its violation (both at the row's scale), else made inactive
-            violation = max(0.0, -g[i]) if g[i] == g[i] else g[i]
+            violation = _larger(0.0, -g[i])
             lam_hat = abs(lam_n[i]) * normal_weight[i] / force
             cost = _relative(g[i], normal_row[i])
-            bound = lam_hat
-            v_rel = _relative(violation, normal_row[i])
-            if bound != bound or v_rel != v_rel:
-                bound = np.nan
-            elif v_rel > bound:
-                bound = v_rel
-            keep = lam_n[i] > 0 and cost <= bound
+            keep = lam_n[i] > 0 and cost <= _larger(lam_hat, _relative(violation, normal_row[i]))
             if keep:
                 db[i] = -g[i]
             else:
@@ -282,11 +285,7 @@ def newton_step_errors(
     num = np.zeros(m)
     den = np.full(m, floor)
     for j in range(k):
-        s = skeel[j]
-        smaller = roundoff_z if (roundoff_z != roundoff_z or roundoff_z <= s) else s  # NumPy's minimum
-        if s != s:
-            smaller = s
-        err = abs(dz[n + j]) + smaller
+        err = abs(dz[n + j]) + _smaller(roundoff_z, skeel[j])
         size = _larger(abs(lam_t[j]), abs(lam_t[j] - dz[n + j]))
         o = owner[j]
         num[o] = _larger(num[o], err)  # np.maximum.at, in the rows' order

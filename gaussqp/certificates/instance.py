@@ -657,9 +657,10 @@ def _newton_step(
         contact[owner] = err
         return _Step(active, cond, row_rank_, err, err, contact, True, zero_kkt=True, da=err)
     Kp = fac.inverse_rows(n, rank)
-    arrays = compiled.dense_arrays(problem)
-    fast = compiled.kernels_when_worth() if arrays is not None else None
+    eligible = compiled.applies(problem)
+    fast = compiled.kernels_when_worth() if eligible else None
     if fast is not None:
+        arrays = compiled.dense_arrays(problem)
         err_a, err_l, contact, admissible, amag = fast.newton_step_errors(
             plain(a), plain(lam_n), plain(dz), *_row_layout(Kp), bool(np.isfinite(cond)), a_t, lam_t_, plain(d), plain(kkt.K),
             d * rhs, cond, owner, arrays.unilateral, np.array(active, dtype=np.bool_), arrays.normal_weight,
@@ -671,7 +672,7 @@ def _newton_step(
     try:
         return _step_errors(problem, a, lam_n, active, weak_rtol, fac, owner, dz, Kp, a_t, lam_t_, rhs, cond, row_rank_)
     finally:
-        if arrays is not None:
+        if eligible:
             compiled.spent_in_numpy(time.perf_counter() - t0)
 
 

@@ -51,11 +51,11 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
 def _kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
     """:func:`kkt_residuals`, computed: by the compiled kernel on a dense problem without sliding contacts when it is
     loaded (:mod:`gaussqp.certificates.compiled`: the same numbers bit for bit), else by :func:`_kkt_residuals_numpy`."""
-    arrays = compiled.dense_arrays(problem)
-    if arrays is None:
+    if not compiled.applies(problem):
         return _kkt_residuals_numpy(problem, a, lam_n, lam_t)
     fast = compiled.kernels_when_worth()
-    answer = compiled.answer_arrays(arrays, a, lam_n, lam_t) if fast is not None else None
+    arrays = compiled.dense_arrays(problem) if fast is not None else None
+    answer = compiled.answer_arrays(arrays, a, lam_n, lam_t) if arrays is not None else None
     if answer is None:
         t0 = time.perf_counter()
         try:

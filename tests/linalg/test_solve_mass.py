@@ -1,0 +1,42 @@
+"""``solve_mass`` (:mod:`gaussqp.linalg.mass`) calls LAPACK's Cholesky directly on a dense float64 M: the numbers,
+the layout, the checks and the errors of SciPy's ``cho_factor``/``cho_solve``, which it replaces on the hot path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+from gaussqp.linalg.mass import solve_mass
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 40), cols=st.integers(0, 4), decades=st.floats(-6, 6))
+def test_the_numbers_and_the_layout_of_scipys_cholesky(seed, n, cols, decades):
+    rng = np.random.default_rng(seed)
+    R = rng.normal(size=(n, n))
+    M = (R @ R.T + 1e-3 * np.eye(n)) * 10.0**decades
+    B = rng.normal(size=n) if cols == 0 else rng.normal(size=(n, cols))
+    ref = sla.cho_solve(sla.cho_factor(M), B)
+    got = solve_mass(M, B)
+    assert got.shape == ref.shape and got.tobytes() == ref.tobytes()
+    assert got.flags.f_contiguous == ref.flags.f_contiguous
+    M.flags.writeable = False  # a problem's read-only mass matrix: not written
+    assert solve_mass(M, np.eye(n)).tobytes() == sla.cho_solve(sla.cho_factor(M), np.eye(n)).tobytes()
+
+
+def test_the_errors_of_scipys_cholesky():
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        solve_mass(np.diag([1.0, -1.0]), np.ones(2))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        solve_mass(np.eye(2), np.array([1.0, np.nan]))
+    with pytest.raises(ValueError):
+        solve_mass(np.eye(2), np.ones(3))  # SciPy's shape error
+
+
+def test_other_inputs_keep_scipys_path():
+    M = np.array([[4.0, 1.0], [1.0, 3.0]])
+    for A, B in ((M.astype(np.float32), np.ones(2)), (sp.csr_matrix(M), np.ones(2)), (M.tolist(), [1.0, 2.0])):
+        assert np.allclose(np.asarray(A if not sp.issparse(A) else A.toarray(), dtype=float) @ solve_mass(A, B), B)
