@@ -1281,9 +1281,10 @@ LEMKE_COMPILED_AFTER_SECONDS = 0.5
 
 # ---------------------------------------------------------------- compiled kernels of the judge's checks
 #: Whether the judge's per-answer checks of a dense problem without sliding contacts (the residuals of tutorial
-#: (3)–(5) and the backward error of DESIGN.md §4.3) run compiled (:mod:`gaussqp.certificates.compiled`) when ``numba``
-#: is installed (``pip install 'gaussqp[fast]'``): the NumPy code's numbers bit for bit, ~5 µs a check against
-#: ~100–160 µs of NumPy calls on the humanoid (27 coordinates, 14 contacts). False: the NumPy code, whatever is
+#: (3)–(5), the backward error of DESIGN.md §4.3, the forward error's Newton step after its factorization) run compiled
+#: (:mod:`gaussqp.certificates.compiled`) when ``numba`` is installed (``pip install 'gaussqp[fast]'``): the NumPy code's
+#: numbers bit for bit, ~5–10 µs a check against ~100–200 µs of NumPy calls on the humanoid (27 coordinates, 14
+#: contacts). False: the NumPy code, whatever is
 #: installed (read at each use). The environment variable ``GAUSSQP_COMPILED=0`` does the same.
 CERTIFICATES_COMPILED = True
 

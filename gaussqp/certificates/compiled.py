@@ -1,10 +1,11 @@
 """Compiled kernels of the judge's per-answer checks, optional: the residuals (tutorial (3)–(5),
-:func:`gaussqp.certificates.residuals.kkt_residuals`) and the backward error (DESIGN.md §4.3,
-:func:`gaussqp.certificates.backward_error.backward_error`) of an answer of a dense problem without sliding contacts.
+:func:`gaussqp.certificates.residuals.kkt_residuals`), the backward error (DESIGN.md §4.3,
+:func:`gaussqp.certificates.backward_error.backward_error`) and the errors the forward error's Newton step bounds
+(:func:`gaussqp.certificates.instance.forward_error`) of an answer of a dense problem without sliding contacts.
 
-Every answer a solve returns, and its cross-check route's, passes through both; on a robot's problem (the humanoid: 27
-coordinates, 14 contacts) each is ~20–40 NumPy calls on arrays of a few dozen entries, ~0.1–0.16 ms of call overhead
-around ~1 µs of arithmetic. With ``numba`` installed (``pip install 'gaussqp[fast]'``) they run as compiled loops
+Every answer a solve returns, and its cross-check route's, passes through the first two, a returned answer through the
+third; on a robot's problem (the humanoid: 27 coordinates, 14 contacts) each is ~20–40 NumPy calls on arrays of a few
+dozen entries, ~0.1–0.2 ms of call overhead around a few µs of arithmetic. With ``numba`` installed (``pip install 'gaussqp[fast]'``) they run as compiled loops
 (:mod:`gaussqp.certificates.compiled_kernels`), the same operations in the same order, so the same numbers bit for bit
 and the same decisions. Nothing here decides anything: the NumPy functions are the reference
 (``tests/certificates/test_compiled_checks.py``). When they load is :class:`~gaussqp.linalg.kernel_loading.LoadRule`'s

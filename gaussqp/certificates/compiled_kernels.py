@@ -13,7 +13,9 @@ is an infinity or a NaN in the residual, which fails its check either way:
 - :func:`kkt_residuals`: :func:`gaussqp.certificates.residuals.kkt_residuals` (tutorial (3)–(5)) without sliding
   contacts;
 - :func:`backward_error`: :func:`gaussqp.certificates.backward_error.backward_error` (DESIGN.md §4.3) without sliding
-  contacts.
+  contacts;
+- :func:`newton_step_errors`: the forward error's Newton step after the step and the rows of ``K̃⁺`` are known
+  (:func:`gaussqp.certificates.instance._step_errors`).
 """
 
 from __future__ import annotations
