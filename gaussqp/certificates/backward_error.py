@@ -28,7 +28,6 @@ equalities; mode-free Coulomb answers are judged by the natural map (``natural_m
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,21 +89,13 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
     polished onto the answer's active set, is often the same point. Computed by the compiled kernel on a dense problem
     without sliding contacts when it is loaded (:mod:`gaussqp.certificates.compiled`: the same numbers bit for bit),
     else by :func:`_backward_error_numpy`."""
-    if not compiled.applies(problem):
-        return _backward_error_numpy(problem, a, lam_n, lam_t)
-    fast = compiled.kernels_when_worth()
-    arrays = compiled.dense_arrays(problem) if fast is not None else None
-    answer = compiled.answer_arrays(arrays, a, lam_n, lam_t) if arrays is not None else None
-    if answer is None:
-        t0 = time.perf_counter()
-        try:
-            return _backward_error_numpy(problem, a, lam_n, lam_t)
-        finally:
-            compiled.spent_in_numpy(time.perf_counter() - t0)
-    A = arrays
-    a_, lam_n_, lam_t_ = answer
+    return compiled.run_check(problem, a, lam_n, lam_t, _backward_error_numpy, _backward_error_compiled)
+
+
+def _backward_error_compiled(fast, A, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> BackwardError:
+    """:func:`backward_error` by the compiled kernel, on the arrays ``A`` (:func:`gaussqp.certificates.compiled.dense_arrays`)."""
     forces, drifts, multipliers, dF, db, dc, lam_n_new, lt_new = fast.backward_error(
-        A.M, A.F, A.J_n, A.b, A.J_t, A.c, a_, lam_n_, lam_t_.reshape(A.tangent_weight.shape), A.normal_row,
+        A.M, A.F, A.J_n, A.b, A.J_t, A.c, a, lam_n, lam_t.reshape(A.tangent_weight.shape), A.normal_row,
         A.dynamics_row, A.normal_weight, A.tangent_row, A.tangent_weight, A.force, A.bilateral, A.unilateral,
         A.sticking_rows, A.frictionless,
     )  # fmt: skip

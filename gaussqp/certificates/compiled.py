@@ -15,16 +15,16 @@ rule with :data:`~gaussqp.settings.CERTIFICATES_COMPILED_AFTER_SECONDS`.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+import time
 from types import ModuleType
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
 import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
 from ..linalg.dense import plain
-from ..linalg.kernel_loading import LoadRule, load_kernels
+from ..linalg.kernel_loading import KernelModule, LoadRule
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
@@ -36,7 +36,7 @@ _RULE = LoadRule("CERTIFICATES_COMPILED_AFTER_SECONDS")
 def kernels() -> ModuleType | None:
     """The compiled checks (:mod:`gaussqp.certificates.compiled_kernels`), or None: when
     :data:`~gaussqp.settings.CERTIFICATES_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
-    (both read at each call), or numba cannot be imported (:data:`unavailable` then says why).
+    (both read at each call), or numba cannot be imported (:func:`unavailable` then says why).
 
     Returns
     -------
@@ -44,7 +44,7 @@ def kernels() -> ModuleType | None:
     """
     if not settings.CERTIFICATES_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
         return None
-    return _load()
+    return _MODULE.load()
 
 
 def loaded() -> bool:
@@ -54,7 +54,7 @@ def loaded() -> bool:
     -------
     bool
     """
-    return _load.cache_info().currsize > 0
+    return _MODULE.tried
 
 
 def expect_many_calls() -> None:
@@ -209,23 +209,57 @@ def answer_arrays(arrays: DenseArrays, a, lam_n, lam_t) -> tuple[np.ndarray, np.
     return a, lam_n, lam_t
 
 
-#: why the compiled checks could not be loaded (the exception's type and message), or None
-unavailable: str | None = None
+def _import_kernels() -> ModuleType:
+    from . import compiled_kernels
+
+    return compiled_kernels
 
 
-@lru_cache(maxsize=1)
-def _load() -> ModuleType | None:
-    global unavailable
+_MODULE = KernelModule(
+    _import_kernels, "the NumPy code of the judge's checks runs", "gaussqp.settings.CERTIFICATES_COMPILED"
+)
 
-    def importer():
-        from . import compiled_kernels
 
-        return compiled_kernels
+def unavailable() -> str | None:
+    """Why the compiled checks could not be loaded (the exception's type and message), or None.
 
-    module, unavailable = load_kernels(
-        importer, "the NumPy code of the judge's checks runs", "gaussqp.settings.CERTIFICATES_COMPILED"
-    )
-    return module
+    Returns
+    -------
+    str or None
+    """
+    return _MODULE.unavailable
+
+
+def run_check(problem: ContactProblem, a, lam_n, lam_t, numpy_check: Callable, compiled_check: Callable):
+    """``compiled_check(kernels, arrays, a, λ_n, λ_t)`` when the compiled checks apply to ``problem`` (:func:`applies`),
+    are loaded (:func:`kernels_when_worth`) and the answer is given as they take it (:func:`answer_arrays`), else
+    ``numpy_check(problem, a, λ_n, λ_t)`` (its time counted towards the load rule where the kernels apply).
+
+    Parameters
+    ----------
+    problem : ContactProblem
+    a, lam_n, lam_t : array_like
+        the answer
+    numpy_check, compiled_check : callable
+        the NumPy check (the reference) and its compiled form
+
+    Returns
+    -------
+    object
+        what the check returns.
+    """
+    if not applies(problem):
+        return numpy_check(problem, a, lam_n, lam_t)
+    fast = kernels_when_worth()
+    arrays = dense_arrays(problem) if fast is not None else None
+    answer = answer_arrays(arrays, a, lam_n, lam_t) if arrays is not None else None
+    if answer is None:
+        t0 = time.perf_counter()
+        try:
+            return numpy_check(problem, a, lam_n, lam_t)
+        finally:
+            spent_in_numpy(time.perf_counter() - t0)
+    return compiled_check(fast, arrays, *answer)
 
 
 __all__ = [
@@ -237,6 +271,7 @@ __all__ = [
     "kernels",
     "kernels_when_worth",
     "loaded",
+    "run_check",
     "spent_in_numpy",
     "unavailable",
 ]

@@ -7,8 +7,6 @@ sticking MLCP without cones (the two-stage route of F4/F5) the same way.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -51,21 +49,14 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
 def _kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
     """:func:`kkt_residuals`, computed: by the compiled kernel on a dense problem without sliding contacts when it is
     loaded (:mod:`gaussqp.certificates.compiled`: the same numbers bit for bit), else by :func:`_kkt_residuals_numpy`."""
-    if not compiled.applies(problem):
-        return _kkt_residuals_numpy(problem, a, lam_n, lam_t)
-    fast = compiled.kernels_when_worth()
-    arrays = compiled.dense_arrays(problem) if fast is not None else None
-    answer = compiled.answer_arrays(arrays, a, lam_n, lam_t) if arrays is not None else None
-    if answer is None:
-        t0 = time.perf_counter()
-        try:
-            return _kkt_residuals_numpy(problem, a, lam_n, lam_t)
-        finally:
-            compiled.spent_in_numpy(time.perf_counter() - t0)
-    A = arrays
+    return compiled.run_check(problem, a, lam_n, lam_t, _kkt_residuals_numpy, _kkt_residuals_compiled)
+
+
+def _kkt_residuals_compiled(fast, A, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
+    """:func:`kkt_residuals` by the compiled kernel, on the arrays ``A`` (:func:`gaussqp.certificates.compiled.dense_arrays`)."""
     dyn, primal, dual, comp = fast.kkt_residuals(
-        A.M, A.F, A.J_n, A.b, A.J_t, A.c, *answer, A.normal_row, A.dynamics_row, A.normal_weight, A.tangent_row,
-        A.force, A.bilateral, A.unilateral, A.sticking_rows,
+        A.M, A.F, A.J_n, A.b, A.J_t, A.c, a, lam_n, lam_t, A.normal_row, A.dynamics_row, A.normal_weight,
+        A.tangent_row, A.force, A.bilateral, A.unilateral, A.sticking_rows,
     )  # fmt: skip
     return {"dynamics": float(dyn), "primal": float(primal), "dual": float(dual), "complementarity": float(comp)}
 

@@ -118,4 +118,38 @@ def load_kernels(importer: Callable[[], ModuleType], instead: str, switch: str) 
         return module, None
 
 
-__all__ = ["LoadRule", "any_kernels_loaded", "load_kernels"]
+class KernelModule:
+    """One optional module of compiled kernels, imported at its first :meth:`load` (or found unavailable, once) by
+    :func:`load_kernels`.
+
+    Parameters
+    ----------
+    importer : callable
+        imports and returns the kernels' module
+    instead : str
+        what runs without them
+    switch : str
+        the setting that turns them off
+    """
+
+    def __init__(self, importer: Callable[[], ModuleType], instead: str, switch: str):
+        self._importer, self._instead, self._switch = importer, instead, switch
+        self._tried = False
+        self._module: ModuleType | None = None
+        #: why the kernels could not be loaded (the exception's type and message), or None
+        self.unavailable: str | None = None
+
+    def load(self) -> ModuleType | None:
+        """The module, or None (numba not installed or broken: :attr:`unavailable` says why); imported once."""
+        if not self._tried:
+            self._module, self.unavailable = load_kernels(self._importer, self._instead, self._switch)
+            self._tried = True
+        return self._module
+
+    @property
+    def tried(self) -> bool:
+        """Whether :meth:`load` has run in this process."""
+        return self._tried
+
+
+__all__ = ["KernelModule", "LoadRule", "any_kernels_loaded", "load_kernels"]

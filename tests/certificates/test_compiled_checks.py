@@ -119,14 +119,19 @@ def check_against_numpy(p: ContactProblem, a, ln, lt) -> None:
         assert same(got, want)
 
 
+def sizes(n_max: int, m_max: int) -> dict:
+    """Hypothesis's draws of :func:`random_problem`'s arguments."""
+    return dict(
+        seed=st.integers(0, 10_000),
+        n=st.integers(1, n_max),
+        m=st.integers(1, m_max),
+        d=st.sampled_from([2, 3]),
+        singular=st.booleans(),
+    )
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 10_000),
-    n=st.integers(1, 12),
-    m=st.integers(1, 7),
-    d=st.sampled_from([2, 3]),
-    singular=st.booleans(),
-)
+@given(**sizes(12, 7))
 def test_the_kernels_give_the_numpy_checks_numbers(seed, n, m, d, singular):
     p = random_problem(seed, n, m, d, singular)
     assert compiled.applies(p)
@@ -253,15 +258,9 @@ def forward_errors(monkeypatch, p, a, ln, lt, compiled_on: bool):
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
-@given(
-    seed=st.integers(0, 10_000),
-    n=st.integers(1, 30),
-    m=st.integers(1, 12),
-    d=st.sampled_from([2, 3]),
-    singular=st.booleans(),
-)
+@given(**sizes(30, 12))
 def test_the_newton_steps_errors_are_the_numpy_ones(monkeypatch, seed, n, m, d, singular):
     """The forward error's Newton steps (every active set it tries, singular KKT matrices among them) with the compiled
     errors and with NumPy's: the same certificate, number for number."""
