@@ -1282,10 +1282,10 @@ LEMKE_COMPILED_AFTER_SECONDS = 0.5
 # ---------------------------------------------------------------- compiled kernels of the judge's checks
 #: Whether the judge's per-answer checks of a dense problem without sliding contacts (the residuals of tutorial
 #: (3)–(5), the backward error of DESIGN.md §4.3, the forward error's Newton step after its factorization) run compiled
-#: (:mod:`gaussqp.certificates.compiled`) when ``numba`` is installed (``pip install 'gaussqp[fast]'``): the NumPy code's
-#: numbers bit for bit, ~5–10 µs a check against ~100–200 µs of NumPy calls on the humanoid (27 coordinates, 14
-#: contacts). False: the NumPy code, whatever is
-#: installed (read at each use). The environment variable ``GAUSSQP_COMPILED=0`` does the same.
+#: (:mod:`gaussqp.certificates.compiled`) when ``numba`` is installed (``pip install 'gaussqp[fast]'``): the NumPy
+#: code's numbers bit for bit, ~5–10 µs a check against ~100–200 µs of NumPy calls on the humanoid (27 coordinates,
+#: 14 contacts). False: the NumPy code, whatever is installed (read at each use). The environment variable
+#: ``GAUSSQP_COMPILED=0`` does the same.
 CERTIFICATES_COMPILED = True
 
 #: The judge loads its compiled checks (:data:`CERTIFICATES_COMPILED`) once this process has spent this many wall

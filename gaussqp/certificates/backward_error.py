@@ -93,7 +93,8 @@ def backward_error(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, la
 
 
 def _backward_error_compiled(fast, A, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> BackwardError:
-    """:func:`backward_error` by the compiled kernel, on the arrays ``A`` (:func:`gaussqp.certificates.compiled.dense_arrays`)."""
+    """:func:`backward_error` by the compiled kernel, on the arrays ``A``
+    (:func:`gaussqp.certificates.compiled.dense_arrays`)."""
     forces, drifts, multipliers, dF, db, dc, lam_n_new, lt_new = fast.backward_error(
         A.M, A.F, A.J_n, A.b, A.J_t, A.c, a, lam_n, lam_t.reshape(A.tangent_weight.shape), A.normal_row,
         A.dynamics_row, A.normal_weight, A.tangent_row, A.tangent_weight, A.force, A.bilateral, A.unilateral,

@@ -5,9 +5,9 @@
 
 Every answer a solve returns, and its cross-check route's, passes through the first two, a returned answer through the
 third; on a robot's problem (the humanoid: 27 coordinates, 14 contacts) each is ~20–40 NumPy calls on arrays of a few
-dozen entries, ~0.1–0.2 ms of call overhead around a few µs of arithmetic. With ``numba`` installed (``pip install 'gaussqp[fast]'``) they run as compiled loops
-(:mod:`gaussqp.certificates.compiled_kernels`), the same operations in the same order, so the same numbers bit for bit
-and the same decisions. Nothing here decides anything: the NumPy functions are the reference
+dozen entries, ~0.1–0.2 ms of call overhead around a few µs of arithmetic. With ``numba`` installed (``pip install
+'gaussqp[fast]'``) they run as compiled loops (:mod:`gaussqp.certificates.compiled_kernels`), the same operations in
+the same order, so the same numbers bit for bit and the same decisions. Nothing here decides anything: the NumPy functions are the reference
 (``tests/certificates/test_compiled_checks.py``). When they load is :class:`~gaussqp.linalg.kernel_loading.LoadRule`'s
 rule with :data:`~gaussqp.settings.CERTIFICATES_COMPILED_AFTER_SECONDS`.
 """
@@ -85,8 +85,8 @@ def kernels_when_worth() -> ModuleType | None:
 
 
 class DenseArrays(NamedTuple):
-    """A problem's arrays as the compiled checks take them (C-ordered float64, writable copies; index arrays int64), with
-    the scales of :func:`gaussqp.model.scales.data_scales`."""
+    """A problem's arrays as the compiled checks take them (C-ordered float64, writable copies; index arrays int64),
+    with the scales of :func:`gaussqp.model.scales.data_scales`."""
 
     M: np.ndarray
     F: np.ndarray

@@ -4,9 +4,9 @@
 Each is the NumPy function it replaces written as loops, with the same operations in the same order: the products by
 BLAS's ``dgemv`` (``ddot`` for a matrix of one row) on the same layouts as NumPy's ``@`` (C-ordered ``M``, ``J_n``,
 ``J_t`` and their transposes), the rest elementwise, the largest entries taken with NumPy's rule (a NaN anywhere makes
-the maximum NaN, the second of two equal numbers, as NumPy's ``maximum``) and, where the NumPy code takes Python's ``max``
-of two numbers, with Python's. So they give the NumPy code's numbers bit for bit, signed zeros included where NumPy
-takes its largest entry in order (``tests/certificates/test_compiled_checks.py``), and the judge's decisions with or
+the maximum NaN, the second of two equal numbers, as this NumPy's ``maximum`` gives it on x86-64) and, where the NumPy
+code takes Python's ``max`` of two numbers, with Python's. So they give the NumPy code's numbers bit for bit, signed
+zeros included where NumPy takes its largest entry in order (``tests/certificates/test_compiled_checks.py``), and the judge's decisions with or
 without numba are the same. Unlike NumPy they never warn, nor raise under ``numpy.errstate(all="raise")``: an overflow
 is an infinity or a NaN in the residual, which fails its check either way:
 

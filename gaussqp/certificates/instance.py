@@ -657,15 +657,16 @@ def _newton_step(
         contact[owner] = err
         return _Step(active, cond, row_rank_, err, err, contact, True, zero_kkt=True, da=err)
     Kp = fac.inverse_rows(n, rank)
-    eligible = compiled.applies(problem)
+    # the kernel takes float64 (an answer given in long double keeps the NumPy code, in its precision)
+    eligible = compiled.applies(problem) and a_t.dtype == np.float64 and lam_t_.dtype == np.float64
     fast = compiled.kernels_when_worth() if eligible else None
     if fast is not None:
         arrays = compiled.dense_arrays(problem)
         err_a, err_l, contact, admissible, amag = fast.newton_step_errors(
-            plain(a), plain(lam_n), plain(dz), *_row_layout(Kp), bool(np.isfinite(cond)), a_t, lam_t_, plain(d), plain(kkt.K),
-            d * rhs, cond, owner, arrays.unilateral, np.array(active, dtype=np.bool_), arrays.normal_weight,
-            arrays.force, arrays.accel, arrays.free_accel, arrays.G, arrays.g, arrays.inequality_row, float(weak_rtol),
-            max(ACTIVE_RTOL * sc.force, _TINY), _TINY, _EPS,
+            plain(a), plain(lam_n), plain(dz), *_row_layout(Kp), bool(np.isfinite(cond)), plain(a_t), plain(lam_t_),
+            plain(d), plain(kkt.K), d * rhs, cond, owner, arrays.unilateral, np.array(active, dtype=np.bool_),
+            arrays.normal_weight, arrays.force, arrays.accel, arrays.free_accel, arrays.G, arrays.g,
+            arrays.inequality_row, float(weak_rtol), max(ACTIVE_RTOL * sc.force, _TINY), _TINY, _EPS,
         )  # fmt: skip
         return _Step(active, cond, row_rank_, err_a, err_l, contact, bool(admissible), da=err_a * amag)
     t0 = time.perf_counter()
@@ -761,7 +762,8 @@ def _step_errors(
     ghat = (np.asarray(G @ a_new).ravel() + g) / np.where(sc.inequality_row > 0, sc.inequality_row, 1.0)
     lam_u = (lam_hat - dlam_hat)[k - int(active.sum()) :]
     admissible = bool(np.all(lam_u >= -weak_rtol) and np.all(ghat[~active] >= -weak_rtol)) if len(U) else True
-    return _Step(active, cond, row_rank_, err_a, err_l, contact, admissible, da=err_a * amag)
+    # Python floats, as the compiled kernel returns them (the certificate's numbers of one type either way)
+    return _Step(active, cond, row_rank_, float(err_a), float(err_l), contact, admissible, da=float(err_a * amag))
 
 
 def _weakly_active(

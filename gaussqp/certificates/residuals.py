@@ -48,12 +48,14 @@ def kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam
 @per_answer(ANSWER_MEMO_SIZE)
 def _kkt_residuals(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
     """:func:`kkt_residuals`, computed: by the compiled kernel on a dense problem without sliding contacts when it is
-    loaded (:mod:`gaussqp.certificates.compiled`: the same numbers bit for bit), else by :func:`_kkt_residuals_numpy`."""
+    loaded (:mod:`gaussqp.certificates.compiled`: the same numbers bit for bit), else by
+    :func:`_kkt_residuals_numpy`."""
     return compiled.run_check(problem, a, lam_n, lam_t, _kkt_residuals_numpy, _kkt_residuals_compiled)
 
 
 def _kkt_residuals_compiled(fast, A, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray) -> dict:
-    """:func:`kkt_residuals` by the compiled kernel, on the arrays ``A`` (:func:`gaussqp.certificates.compiled.dense_arrays`)."""
+    """:func:`kkt_residuals` by the compiled kernel, on the arrays ``A``
+    (:func:`gaussqp.certificates.compiled.dense_arrays`)."""
     dyn, primal, dual, comp = fast.kkt_residuals(
         A.M, A.F, A.J_n, A.b, A.J_t, A.c, a, lam_n, lam_t, A.normal_row, A.dynamics_row, A.normal_weight,
         A.tangent_row, A.force, A.bilateral, A.unilateral, A.sticking_rows,

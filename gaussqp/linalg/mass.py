@@ -173,17 +173,19 @@ def solve_mass(M, B: np.ndarray) -> np.ndarray:
         B2 = np.asarray(B, dtype=float)
         return lu.solve(B2) if B2.ndim == 2 else lu.solve(B2[:, None])[:, 0]
     Md, B2 = as_dense(M), np.asarray(B, dtype=float)
-    if not (type(Md) is np.ndarray and Md.dtype == np.float64 and Md.ndim == 2 and Md.size and B2.ndim in (1, 2)):
-        return sla.cho_solve(sla.cho_factor(Md), B2)
-    if not (np.isfinite(Md).all() and np.isfinite(B2).all()):
-        raise ValueError("array must not contain infs or NaNs")  # SciPy's check_finite, and its message
-    if Md.shape[0] != Md.shape[1] or B2.shape[0] != Md.shape[0]:
-        return sla.cho_solve(sla.cho_factor(Md), B2)  # SciPy's own shape errors
+    plain = type(Md) is np.ndarray and Md.dtype == np.float64 and Md.ndim == 2 and Md.size and B2.ndim in (1, 2)
+    if not plain or Md.shape[0] != Md.shape[1] or B2.shape[0] != Md.shape[0]:
+        return sla.cho_solve(sla.cho_factor(Md), B2)  # SciPy's path, its own errors
     from scipy.linalg import lapack
 
+    # SciPy's order: M checked and factored, then B checked (an indefinite M with a NaN in B is a LinAlgError)
+    if not np.isfinite(Md).all():
+        raise ValueError("array must not contain infs or NaNs")  # SciPy's check_finite, and its message
     c, info = lapack.dpotrf(Md, lower=False, overwrite_a=False, clean=False)
     if info > 0:
         raise np.linalg.LinAlgError(f"{info}-th leading minor of the array is not positive definite")
+    if info == 0 and not np.isfinite(B2).all():
+        raise ValueError("array must not contain infs or NaNs")
     if info == 0:
         x, info = lapack.dpotrs(c, B2, lower=False, overwrite_b=False)
         if info == 0:

@@ -305,3 +305,26 @@ def test_the_newton_steps_errors_on_robots(monkeypatch, name):
                 continue
             assert same(fast.data["contact_force_errors"], slow.data["contact_force_errors"])
             assert fast.margin == slow.margin and fast.data["condition"] == slow.data["condition"]
+
+
+def test_the_newton_step_uses_the_kernel_when_loaded(monkeypatch):
+    """The forward error's step reaches the compiled kernel when it is loaded, and not for an answer in long double
+    (found by a review: it reached numba and raised), which keeps the NumPy code in its own precision."""
+    from gaussqp.certificates.instance import forward_error
+
+    p = random_problem(21, 8, 4, 3, False)
+    a, ln, lt = answers(p, np.random.default_rng(22))[0]
+    calls = []
+    K = compiled.kernels()
+
+    class Spy:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(K, name)
+
+    monkeypatch.setattr(compiled, "kernels_when_worth", lambda: Spy())
+    forward_error(p.with_force(p.F), a, ln, lt)
+    assert "newton_step_errors" in calls
+    calls.clear()
+    long = forward_error(p.with_force(p.F), a.astype(np.longdouble), ln.astype(np.longdouble), lt)
+    assert "newton_step_errors" not in calls and long is not None

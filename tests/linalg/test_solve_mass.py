@@ -23,7 +23,10 @@ def test_the_numbers_and_the_layout_of_scipys_cholesky(seed, n, cols, decades):
     got = solve_mass(M, B)
     assert got.shape == ref.shape and got.tobytes() == ref.tobytes()
     assert got.flags.f_contiguous == ref.flags.f_contiguous
-    M.flags.writeable = False  # a problem's read-only mass matrix: not written
+    kept_M, kept_B = M.copy(), np.array(B)
+    solve_mass(M, B)
+    assert np.array_equal(M, kept_M) and np.array_equal(B, kept_B)  # neither overwritten
+    M.flags.writeable = False  # a problem's read-only mass matrix
     assert solve_mass(M, np.eye(n)).tobytes() == sla.cho_solve(sla.cho_factor(M), np.eye(n)).tobytes()
 
 
@@ -34,9 +37,17 @@ def test_the_errors_of_scipys_cholesky():
         solve_mass(np.eye(2), np.array([1.0, np.nan]))
     with pytest.raises(ValueError):
         solve_mass(np.eye(2), np.ones(3))  # SciPy's shape error
+    # SciPy's order: M factored before B is checked (found by a review: a NaN in B was reported first)
+    with pytest.raises(np.linalg.LinAlgError):
+        solve_mass(np.diag([1.0, -1.0, 1.0]), np.array([np.nan, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        solve_mass(np.array([[1.0, np.inf], [np.inf, 1.0]]), np.ones(2))
 
 
 def test_other_inputs_keep_scipys_path():
     M = np.array([[4.0, 1.0], [1.0, 3.0]])
-    for A, B in ((M.astype(np.float32), np.ones(2)), (sp.csr_matrix(M), np.ones(2)), (M.tolist(), [1.0, 2.0])):
+    single = M.astype(np.float32)  # read as float64 (as before): SciPy's double-precision numbers
+    ref = sla.cho_solve(sla.cho_factor(single.astype(float)), np.ones(2))
+    assert solve_mass(single, np.ones(2)).tobytes() == ref.tobytes()
+    for A, B in ((sp.csr_matrix(M), np.ones(2)), (M.tolist(), [1.0, 2.0])):
         assert np.allclose(np.asarray(A if not sp.issparse(A) else A.toarray(), dtype=float) @ solve_mass(A, B), B)
