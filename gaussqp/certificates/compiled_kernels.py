@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg.jit import njit
+from ..linalg.jit import matvec, njit, python_max
 
 
 @njit
@@ -47,25 +47,6 @@ def _smaller(x, y):
 
 
 @njit
-def _mv(A, x):
-    """``A @ x`` as NumPy's ``matmul`` makes it: BLAS's ``dot`` when ``A`` has one row (a 1 × 1 result), ``gemv``
-    otherwise."""
-    if A.shape[0] == 1:
-        out = np.empty(1)
-        out[0] = np.dot(np.ascontiguousarray(A[0]), x)
-        return out
-    return np.dot(A, x)
-
-
-@njit
-def _first_larger(out, x):
-    """Python's ``max(out, x)``: ``x`` only when it is larger (a NaN second argument is passed over)."""
-    if x > out:
-        return x
-    return out
-
-
-@njit
 def _relative(v, s):
     """:func:`gaussqp.model.scales.relative` of one entry: ``|v| / s`` where ``s > 0``, else ``|v|``."""
     x = abs(v)
@@ -84,21 +65,21 @@ def kkt_residuals(
     n = a.size
     m = lam_n.size
     if m:
-        gen = _mv(Jn.T, lam_n)
-        gen_abs = _mv(np.abs(Jn).T, np.abs(lam_n))
+        gen = matvec(Jn.T, lam_n)
+        gen_abs = matvec(np.abs(Jn).T, np.abs(lam_n))
     else:
         gen = np.zeros(n)
         gen_abs = np.zeros(n)
     if Jt.shape[0]:
-        gen = gen + _mv(Jt.T, lam_t)
-        gen_abs = gen_abs + _mv(np.abs(Jt).T, np.abs(lam_t))
-    r = _mv(M, a) + F - gen
+        gen = gen + matvec(Jt.T, lam_t)
+        gen_abs = gen_abs + matvec(np.abs(Jt).T, np.abs(lam_t))
+    r = matvec(M, a) + F - gen
     dynamics = 0.0
     for j in range(n):
         dynamics = _larger(dynamics, _relative(r[j], dynamics_row[j] + gen_abs[j]))
     gh = np.zeros(m)
     if m:
-        g = _mv(Jn, a) + b
+        g = matvec(Jn, a) + b
         for i in range(m):
             gh[i] = _relative(g[i], normal_row[i]) * np.sign(g[i])
     bilateral = 0.0
@@ -107,13 +88,13 @@ def kkt_residuals(
     unilateral = 0.0
     for i in U:
         unilateral = _larger(unilateral, _larger(0.0, -gh[i]))
-    primal = _first_larger(bilateral, unilateral)
+    primal = python_max(bilateral, unilateral)
     if rt.size:
-        ut = _mv(Jt[rt], a) + c[rt]
+        ut = matvec(Jt[rt], a) + c[rt]
         tangent = 0.0
         for j in range(rt.size):
             tangent = _larger(tangent, _relative(ut[j], tangent_row[rt[j]]))
-        primal = _first_larger(primal, tangent)
+        primal = python_max(primal, tangent)
     dual = 0.0
     complementarity = 0.0
     for i in U:
@@ -154,7 +135,7 @@ def backward_error(
     lt = lt0.copy()
     db = np.zeros(m)
     if m:
-        g = _mv(Jn, a) + b
+        g = matvec(Jn, a) + b
         for i in B:
             db[i] = -g[i]
         for i in U:
@@ -174,16 +155,16 @@ def backward_error(
             lt[i, k] = 0.0
     dc = np.zeros(Jt.shape[0])
     if rt.size:
-        ut = _mv(Jt[rt], a) + c[rt]
+        ut = matvec(Jt[rt], a) + c[rt]
         for j in range(rt.size):
             dc[rt[j]] = -ut[j]
     if m:
-        gen = _mv(Jn.T, lam_n)
+        gen = matvec(Jn.T, lam_n)
     else:
         gen = np.zeros(n)
     if Jt.shape[0]:
-        gen = gen + _mv(Jt.T, lt.ravel())
-    dF = gen - _mv(M, a) - F
+        gen = gen + matvec(Jt.T, lt.ravel())
+    dF = gen - matvec(M, a) - F
     forces = 0.0
     for j in range(n):
         forces = _larger(forces, _relative(dF[j], dynamics_row[j]))
@@ -194,7 +175,7 @@ def backward_error(
         tangent = 0.0
         for j in range(rt.size):
             tangent = _larger(tangent, _relative(dc[rt[j]], tangent_row[rt[j]]))
-        drifts = _first_larger(drifts, tangent)
+        drifts = python_max(drifts, tangent)
     change = 0.0
     for i in range(m):
         change = _larger(change, abs(lam_n[i] - lam_n0[i]) * normal_weight[i])
@@ -254,15 +235,15 @@ def newton_step_errors(
     m = normal_weight.size
     a_max = _abs_max(a_t, 0, n)
     lam_max = _abs_max(lam_t, 0, k)
-    zmag = _first_larger(a_max, lam_max / force * accel)
+    zmag = python_max(a_max, lam_max / force * accel)
     roundoff = (n + k) * eps * cond * zmag
-    amag = _first_larger(a_max, free_accel)
+    amag = python_max(a_max, free_accel)
     if amag == 0.0:
         amag = accel
-    amag = _first_larger(amag, tiny)
+    amag = python_max(amag, tiny)
     err_a = (_abs_max(dz, 0, n) + roundoff) / amag
-    err_l = (_abs_max(dz, n, n + k) * accel / force + roundoff) / _first_larger(accel, zmag)
-    roundoff_z = (n + k) * eps * cond * _first_larger(a_max, lam_max)
+    err_l = (_abs_max(dz, n, n + k) * accel / force + roundoff) / python_max(accel, zmag)
+    roundoff_z = (n + k) * eps * cond * python_max(a_max, lam_max)
     # Skeel: the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|
     Kt_abs = np.empty((n + k, n + k))
     for i in range(n + k):
@@ -273,7 +254,7 @@ def newton_step_errors(
         z_abs[i] = abs(a_t[i])
     for i in range(k):
         z_abs[n + i] = abs(lam_t[i])
-    prod = _mv(Kt_abs, z_abs)
+    prod = matvec(Kt_abs, z_abs)
     scale = (n + k) * eps
     res_round = np.empty(n + k)
     for i in range(n + k):
@@ -281,7 +262,7 @@ def newton_step_errors(
     if skeel_bound:
         # NumPy's product on |K̃⁺|'s rows in the layout they come in (a row slice of LAPACK's column-major inverse: the
         # transpose of a C-ordered matrix, ``Kp_transposed``)
-        skeel = _mv(np.abs(Kp).T, res_round) if Kp_transposed else _mv(np.abs(Kp), res_round)
+        skeel = matvec(np.abs(Kp).T, res_round) if Kp_transposed else matvec(np.abs(Kp), res_round)
     else:
         skeel = np.full(k, np.inf)
     num = np.zeros(m)
@@ -315,7 +296,7 @@ def newton_step_errors(
             a_new = np.empty(n)
             for i in range(n):
                 a_new[i] = a[i] - dz[i] * d[i]
-            ga = _mv(G, a_new)
+            ga = matvec(G, a_new)
             for r in range(unilateral.size):
                 if not active[r]:
                     row = inequality_row[r] if inequality_row[r] > 0 else 1.0

@@ -25,12 +25,17 @@ Scales are cached per problem (weakly, as the problem is immutable).
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg.dense import as_dense
+import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
+
+from ..linalg.dense import as_dense, plain
+from ..linalg.kernel_loading import KernelModule, LoadRule
 from ..linalg.mass import solve_mass
 from ..settings import SCALE_DENSE_MAX
 from .memo import per_problem
@@ -111,21 +116,73 @@ def _unit_if_zero(w: np.ndarray) -> np.ndarray:
     return np.where(w > 0, w, 1.0)
 
 
+def _import_kernels():
+    from . import scales_kernels
+
+    return scales_kernels
+
+
+#: the compiled data scales (:mod:`gaussqp.model.scales_kernels`), loaded by the judge's checks' switch and rule
+_KERNELS = KernelModule(
+    _import_kernels, "the NumPy code of the data scales runs", "gaussqp.settings.CERTIFICATES_COMPILED"
+)
+_RULE = LoadRule("CERTIFICATES_COMPILED_AFTER_SECONDS")
+
+
+def _kernel_applies(problem, fac) -> bool:
+    """A dense problem with M ≻ 0 up to :data:`~gaussqp.settings.SCALE_DENSE_MAX` coordinates and
+    :data:`~gaussqp.settings.CERTIFICATES_COMPILED_SIZE_MAX` unknowns, its data C-ordered float64 (the kernel's
+    products are NumPy's on those layouts)."""
+    if not fac.definite or problem.n > SCALE_DENSE_MAX or sp.issparse(fac.R) or fac.scaling is None:
+        return False
+    if problem.n + problem.m * problem.dimension > settings.CERTIFICATES_COMPILED_SIZE_MAX:
+        return False
+    data = (problem.M, problem.J_n, problem.J_t, problem.F, problem.normal_drift, problem.tangent_drift, fac.R)
+    return all(type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous for x in data)
+
+
+def _compiled_kernel():
+    """The compiled data scales when switched on and worth loading (the judge's checks' rule,
+    :class:`~gaussqp.linalg.kernel_loading.LoadRule`), else None."""
+    if not settings.CERTIFICATES_COMPILED or os.environ.get("GAUSSQP_COMPILED", "").strip() == "0":
+        return None
+    return _KERNELS.load() if _RULE.worth(_KERNELS.tried) else None
+
+
 @per_problem
 def data_scales(problem) -> DataScales:
-    """The :class:`DataScales` of ``problem`` (once per problem)."""
+    """The :class:`DataScales` of ``problem`` (once per problem): compiled (:mod:`gaussqp.model.scales_kernels`, the
+    same numbers bit for bit) on a dense problem with M ≻ 0 when the kernels are loaded, else in NumPy."""
     fac = problem.mass_factor
     s = fac.scaling if fac.scaling is not None else np.ones(problem.n)
+    eligible = _kernel_applies(problem, fac)
+    fast = _compiled_kernel() if eligible else None
+    b, c = np.abs(problem.normal_drift), np.abs(problem.tangent_drift)
+    lam_max = float(fac.eigenvalues.max(initial=0.0))
+    if fast is not None:
+        wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work = fast.row_scales(
+            plain(problem.M), plain(problem.F), plain(problem.J_n), b, plain(problem.J_t), c, plain(s), plain(fac.R),
+            plain(fac.eigenvalues), lam_max,
+        )  # fmt: skip
+        return _scales(problem, s, wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work)
+    t0 = time.perf_counter()
+    try:
+        return _numpy_scales(problem, fac, s, b, c, lam_max)
+    finally:
+        if eligible:
+            _RULE.spent_in_numpy(time.perf_counter() - t0)
+
+
+def _numpy_scales(problem, fac, s, b, c, lam_max) -> DataScales:
+    """:func:`data_scales` in NumPy (the reference of :func:`gaussqp.model.scales_kernels.row_scales`)."""
     wn = _row_inf_norms(problem.J_n, s)
     wt = _row_inf_norms(problem.J_t, s)
-    b, c = np.abs(problem.normal_drift), np.abs(problem.tangent_drift)
     drift_acc = [
         np.divide(b, wn, out=np.zeros_like(b), where=wn > 0).max(initial=0.0),
         np.divide(c, wt, out=np.zeros_like(c), where=wt > 0).max(initial=0.0),
     ]
     free = _free_accel(problem, s)
     accel = max(free, *drift_acc)
-    lam_max = float(fac.eigenvalues.max(initial=0.0))
     force = max(float(np.abs(s * problem.F).max(initial=0.0)), max(lam_max, 1.0) * accel)
     if accel == 0.0 and force == 0.0:  # no load, no drift: the answer is zero; any unit judges it
         accel = force = 1.0
@@ -136,29 +193,37 @@ def data_scales(problem) -> DataScales:
     acc_coord = s * accel
     normal_row = _abs_rows_times(problem.J_n, acc_coord) + b if problem.m else np.zeros(0)
     tangent_row = _abs_rows_times(problem.J_t, acc_coord) + c if problem.J_t.shape[0] else np.zeros(0)
-    B, U, rt = problem.bilateral, problem.unilateral, problem.tangent_rows(problem.sticking)
     lam_n = np.divide(force, wn, out=np.zeros_like(wn), where=wn > 0)
     lam_t = np.divide(force, wt, out=np.zeros_like(wt), where=wt > 0)
     mass_terms = _abs_rows_times(problem.M, acc_coord)  # |M| S accel: in the work and in the dynamics rows
     work = float(acc_coord @ mass_terms) + float(np.abs(problem.F) @ acc_coord) + float(lam_n @ b) + float(lam_t @ c)
-    out = DataScales(
+    dynamics_row = (
+        mass_terms
+        + np.abs(problem.F)
+        + _constraint_force_scale(problem.J_n, wn, force)
+        + _constraint_force_scale(problem.J_t, wt, force)
+    )
+    return _scales(problem, s, wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work)
+
+
+def _scales(problem, s, wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work) -> DataScales:
+    """The :class:`DataScales` of these row scales, with those of ``problem.equalities`` and ``problem.inequalities``."""
+    B, U, rt = problem.bilateral, problem.unilateral, problem.tangent_rows(problem.sticking)
+    out = DataScales(  # the scalars as Python floats on both paths
         coordinate=s,
-        accel=accel,
-        free_accel=free,
-        force=force,
+        accel=float(accel),
+        free_accel=float(free),
+        force=float(force),
         normal_row=normal_row,
         normal_weight=wn,
         tangent_row=tangent_row,
         tangent_weight=wt,
-        dynamics_row=mass_terms
-        + np.abs(problem.F)
-        + _constraint_force_scale(problem.J_n, wn, force)
-        + _constraint_force_scale(problem.J_t, wt, force),
+        dynamics_row=dynamics_row,
         equality_row=np.concatenate([normal_row[B], tangent_row[rt]]),
         equality_weight=_unit_if_zero(np.concatenate([wn[B], wt[rt]])),
         inequality_row=normal_row[U],
         inequality_weight=_unit_if_zero(wn[U]),
-        work=work,
+        work=float(work),
     )
     return out
 

@@ -200,13 +200,8 @@ def test_the_checks_use_the_kernels_when_loaded(monkeypatch):
     does not (and count its time); both give the same values."""
     p = random_problem(7, 5, 3, 3, False)
     a, ln, lt = answers(p, np.random.default_rng(8))[0]
-    calls = []
-    K = compiled.kernels()
-
-    class Spy:
-        def __getattr__(self, name):
-            calls.append(name)
-            return getattr(K, name)
+    calls: list[str] = []
+    Spy = spy(compiled.kernels(), calls)
 
     monkeypatch.setattr(compiled, "kernels_when_worth", lambda: Spy())
     fast_res = rs.kkt_residuals(p, a, ln, lt)
@@ -247,6 +242,17 @@ def test_solves_with_and_without_the_kernels(monkeypatch, name):
         assert (fe_fast is None) == (fe_slow is None)
         if fe_fast is not None:
             assert fe_fast.margin == fe_slow.margin
+
+
+def spy(kernels, calls: list):
+    """A class whose instances stand for the kernels' module and note in ``calls`` each kernel asked of it."""
+
+    class Spy:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(kernels, name)
+
+    return Spy
 
 
 def forward_errors(monkeypatch, p, a, ln, lt, compiled_on: bool):
@@ -314,13 +320,8 @@ def test_the_newton_step_uses_the_kernel_when_loaded(monkeypatch):
 
     p = random_problem(21, 8, 4, 3, False)
     a, ln, lt = answers(p, np.random.default_rng(22))[0]
-    calls = []
-    K = compiled.kernels()
-
-    class Spy:
-        def __getattr__(self, name):
-            calls.append(name)
-            return getattr(K, name)
+    calls: list[str] = []
+    Spy = spy(compiled.kernels(), calls)
 
     monkeypatch.setattr(compiled, "kernels_when_worth", lambda: Spy())
     forward_error(p.with_force(p.F), a, ln, lt)
