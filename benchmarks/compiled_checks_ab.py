@@ -1,5 +1,5 @@
 """Issue #28 (a benchmark, not a test): the judge's compiled checks (:mod:`gaussqp.certificates.compiled`) and data
-scales (:mod:`gaussqp.model.scales_kernels`), one switch, against their NumPy code, paired in one process on the
+scales (:func:`gaussqp.model.compiled_kernels.row_scales`), one switch, against their NumPy code, paired in one process on the
 shipped humanoid. Every state is solved twice in a row, once with
 ``settings.CERTIFICATES_COMPILED`` on and once off (the order alternating), each time as a fresh problem object, so the
 machine's drift over the run (another job on the core) weighs on both alike; the medians and the median of the

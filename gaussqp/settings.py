@@ -1282,7 +1282,7 @@ LEMKE_COMPILED_AFTER_SECONDS = 0.5
 # ---------------------------------------------------------------- compiled kernels of the judge's checks
 #: Whether the judge's per-answer checks of a dense problem without sliding contacts (the residuals of tutorial
 #: (3)–(5), the backward error of DESIGN.md §4.3, the forward error's Newton step after its factorization) and the
-#: data scales they are judged at (:mod:`gaussqp.model.scales_kernels`, once per problem) run compiled
+#: data scales they are judged at (once per problem) run compiled
 #: (:mod:`gaussqp.certificates.compiled`) when ``numba`` is installed (``pip install 'gaussqp[fast]'``): the NumPy
 #: code's numbers bit for bit, ~5–10 µs a check against ~100–200 µs of NumPy calls on the humanoid (27 coordinates,
 #: 14 contacts). False: the NumPy code, whatever is installed (read at each use). The environment variable

@@ -6,9 +6,9 @@
 Every answer a solve returns, and its cross-check route's, passes through the first two, a returned answer through the
 third; on a robot's problem (the humanoid: 27 coordinates, 14 contacts) each is ~20–40 NumPy calls on arrays of a few
 dozen entries, ~0.1–0.2 ms of call overhead around a few µs of arithmetic. With ``numba`` installed (``pip install
-'gaussqp[fast]'``) they run as compiled loops (:mod:`gaussqp.certificates.compiled_kernels`), the same operations in
-the same order, so the same numbers bit for bit and the same decisions. Nothing here decides anything: the NumPy functions are the reference
-(``tests/certificates/test_compiled_checks.py``). When they load is :class:`~gaussqp.linalg.kernel_loading.LoadRule`'s
+'gaussqp[fast]'``) they run as compiled loops (:mod:`gaussqp.model.compiled_kernels`), the same operations in the
+same order, so the same numbers bit for bit and the same decisions. Nothing here decides anything: the NumPy functions
+are the reference (``tests/certificates/test_compiled_checks.py``). When they load is :class:`~gaussqp.linalg.kernel_loading.LoadRule`'s
 rule with :data:`~gaussqp.settings.CERTIFICATES_COMPILED_AFTER_SECONDS`.
 """
 
@@ -34,7 +34,7 @@ _RULE = LoadRule("CERTIFICATES_COMPILED_AFTER_SECONDS")
 
 
 def kernels() -> ModuleType | None:
-    """The compiled checks (:mod:`gaussqp.certificates.compiled_kernels`), or None: when
+    """The compiled checks (:mod:`gaussqp.model.compiled_kernels`), or None: when
     :data:`~gaussqp.settings.CERTIFICATES_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED`` is ``0``
     (both read at each call), or numba cannot be imported (:func:`unavailable` then says why).
 
@@ -111,7 +111,7 @@ class DenseArrays(NamedTuple):
     free_accel: float
 
 
-def floats(x) -> np.ndarray:
+def _floats(x) -> np.ndarray:
     """``x`` as a new writable C-ordered float64 array (the one argument type the kernels are compiled for)."""
     return np.array(x, dtype=np.float64, order="C")
 
@@ -168,19 +168,19 @@ def dense_arrays(problem: ContactProblem) -> DenseArrays:
         plain(problem.normal_drift),
         plain(problem.J_t),
         plain(problem.tangent_drift),
-        floats(sc.normal_row),
-        floats(sc.dynamics_row),
-        floats(sc.normal_weight),
-        floats(sc.tangent_row),
-        floats(sc.tangent_weight).reshape(problem.m, d1),
+        _floats(sc.normal_row),
+        _floats(sc.dynamics_row),
+        _floats(sc.normal_weight),
+        _floats(sc.tangent_row),
+        _floats(sc.tangent_weight).reshape(problem.m, d1),
         float(sc.force),
         ints(problem.bilateral),
         ints(problem.unilateral),
         ints(problem.tangent_rows(problem.sticking)),
         ints(problem.frictionless),
-        floats(problem.inequalities[0]).reshape(len(problem.unilateral), problem.n),
-        floats(problem.inequalities[1]),
-        floats(sc.inequality_row),
+        _floats(problem.inequalities[0]).reshape(len(problem.unilateral), problem.n),
+        _floats(problem.inequalities[1]),
+        _floats(sc.inequality_row),
         float(sc.accel),
         float(sc.free_accel),
     )
@@ -210,7 +210,7 @@ def answer_arrays(arrays: DenseArrays, a, lam_n, lam_t) -> tuple[np.ndarray, np.
 
 
 def _import_kernels() -> ModuleType:
-    from . import compiled_kernels
+    from ..model import compiled_kernels
 
     return compiled_kernels
 

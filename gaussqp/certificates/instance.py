@@ -708,7 +708,7 @@ def _step_errors(
     row_rank_: int | None,
 ) -> _Step:
     """The errors that the step ``δz`` of :func:`_newton_step` bounds, in NumPy (the reference of
-    :func:`gaussqp.certificates.compiled_kernels.newton_step_errors`); ``Kp`` are the rows of ``K̃⁺`` of the
+    :func:`gaussqp.model.compiled_kernels.newton_step_errors`); ``Kp`` are the rows of ``K̃⁺`` of the
     multipliers, ``rhs`` the right-hand side ``(−F, −c)``."""
     sc = data_scales(problem)
     kkt = fac.kkt

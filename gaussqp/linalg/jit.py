@@ -1,13 +1,11 @@
-"""The decorator and the shared helpers of the compiled kernels (:mod:`gaussqp.friction.compiled_kernels`,
-:mod:`gaussqp.linalg.lemke_compiled`, :mod:`gaussqp.linalg.blas_probe`, :mod:`gaussqp.certificates.compiled_kernels`,
-:mod:`gaussqp.model.scales_kernels`; imported only by them, and only with numba installed)."""
+"""The decorator of the compiled kernels (:mod:`gaussqp.friction.compiled_kernels`, :mod:`gaussqp.linalg.lemke_compiled`,
+:mod:`gaussqp.linalg.blas_probe`; imported only by them, and only with numba installed)."""
 
 from __future__ import annotations
 
 import warnings
 
 import numba
-import numpy as np
 
 _warned = False
 
@@ -30,24 +28,4 @@ def njit(fn):
         return numba.njit(nogil=True)(fn)
 
 
-@njit
-def matvec(A, x):
-    """``A @ x`` as NumPy's ``matmul`` makes it, for the compiled kernels to give NumPy's bits: BLAS's ``dot`` when
-    ``A`` has one row (a 1 × 1 result), ``gemv`` otherwise (on ``A``'s layout: a transpose is a column-ordered view)."""
-    if A.shape[0] == 1:
-        out = np.empty(1)
-        out[0] = np.dot(np.ascontiguousarray(A[0]), x)
-        return out
-    return np.dot(A, x)
-
-
-@njit
-def python_max(out, x):
-    """Python's ``max(out, x)`` of two numbers: ``x`` only when it is larger (a NaN second argument is passed over), for
-    the compiled kernels to follow the NumPy code where it takes Python's ``max``."""
-    if x > out:
-        return x
-    return out
-
-
-__all__ = ["matvec", "njit", "python_max"]
+__all__ = ["njit"]

@@ -117,12 +117,13 @@ def _unit_if_zero(w: np.ndarray) -> np.ndarray:
 
 
 def _import_kernels():
-    from . import scales_kernels
+    from . import compiled_kernels
 
-    return scales_kernels
+    return compiled_kernels
 
 
-#: the compiled data scales (:mod:`gaussqp.model.scales_kernels`), loaded by the judge's checks' switch and rule
+#: the compiled data scales (:func:`gaussqp.model.compiled_kernels.row_scales`), loaded by the judge's checks'
+#: switch and rule
 _KERNELS = KernelModule(
     _import_kernels, "the NumPy code of the data scales runs", "gaussqp.settings.CERTIFICATES_COMPILED"
 )
@@ -151,8 +152,9 @@ def _compiled_kernel():
 
 @per_problem
 def data_scales(problem) -> DataScales:
-    """The :class:`DataScales` of ``problem`` (once per problem): compiled (:mod:`gaussqp.model.scales_kernels`, the
-    same numbers bit for bit) on a dense problem with M ≻ 0 when the kernels are loaded, else in NumPy."""
+    """The :class:`DataScales` of ``problem`` (once per problem): compiled
+    (:func:`gaussqp.model.compiled_kernels.row_scales`, the same numbers bit for bit) on a dense problem with
+    M ≻ 0 when the kernels are loaded, else in NumPy."""
     fac = problem.mass_factor
     s = fac.scaling if fac.scaling is not None else np.ones(problem.n)
     eligible = _kernel_applies(problem, fac)
@@ -174,7 +176,7 @@ def data_scales(problem) -> DataScales:
 
 
 def _numpy_scales(problem, fac, s, b, c, lam_max) -> DataScales:
-    """:func:`data_scales` in NumPy (the reference of :func:`gaussqp.model.scales_kernels.row_scales`)."""
+    """:func:`data_scales` in NumPy (the reference of :func:`gaussqp.model.compiled_kernels.row_scales`)."""
     wn = _row_inf_norms(problem.J_n, s)
     wt = _row_inf_norms(problem.J_t, s)
     drift_acc = [
@@ -207,7 +209,8 @@ def _numpy_scales(problem, fac, s, b, c, lam_max) -> DataScales:
 
 
 def _scales(problem, s, wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work) -> DataScales:
-    """The :class:`DataScales` of these row scales, with those of ``problem.equalities`` and ``problem.inequalities``."""
+    """The :class:`DataScales` of these row scales, with those of ``problem.equalities`` and
+    ``problem.inequalities``."""
     B, U, rt = problem.bilateral, problem.unilateral, problem.tangent_rows(problem.sticking)
     out = DataScales(  # the scalars as Python floats on both paths
         coordinate=s,

@@ -1,13 +1,15 @@
-"""Compiled kernels of the judge's per-answer checks on a dense problem (imported only by
-:mod:`gaussqp.certificates.compiled`, and only with numba installed).
+"""Compiled kernels of the judge's per-answer checks on a dense problem and of the data scales they are judged at
+(imported only by :mod:`gaussqp.certificates.compiled` and :mod:`gaussqp.model.scales`, and only with numba
+installed). They live in the model layer, below both users, in one module with their helpers: numba renews a compiled
+function's cache when its own file changes, not when a helper in another file does.
 
 Each is the NumPy function it replaces written as loops, with the same operations in the same order: the products by
 BLAS's ``dgemv`` (``ddot`` for a matrix of one row) on the same layouts as NumPy's ``@`` (C-ordered ``M``, ``J_n``,
 ``J_t`` and their transposes), the rest elementwise, the largest entries taken with NumPy's rule (a NaN anywhere makes
 the maximum NaN, the second of two equal numbers, as this NumPy's ``maximum`` gives it on x86-64) and, where the NumPy
 code takes Python's ``max`` of two numbers, with Python's. So they give the NumPy code's numbers bit for bit, signed
-zeros included where NumPy takes its largest entry in order (``tests/certificates/test_compiled_checks.py``), and the judge's decisions with or
-without numba are the same. Unlike NumPy they never warn, nor raise under ``numpy.errstate(all="raise")``: an overflow
+zeros included where NumPy takes its largest entry in order (``tests/certificates/test_compiled_checks.py``,
+``tests/model/test_compiled_scales.py``), and the judge's decisions with or without numba are the same. Unlike NumPy they never warn, nor raise under ``numpy.errstate(all="raise")``: an overflow
 is an infinity or a NaN in the residual, which fails its check either way:
 
 - :func:`kkt_residuals`: :func:`gaussqp.certificates.residuals.kkt_residuals` (tutorial (3)–(5)) without sliding
@@ -15,14 +17,34 @@ is an infinity or a NaN in the residual, which fails its check either way:
 - :func:`backward_error`: :func:`gaussqp.certificates.backward_error.backward_error` (DESIGN.md §4.3) without sliding
   contacts;
 - :func:`newton_step_errors`: the forward error's Newton step after the step and the rows of ``K̃⁺`` are known
-  (:func:`gaussqp.certificates.instance._step_errors`).
+  (:func:`gaussqp.certificates.instance._step_errors`);
+- :func:`row_scales`: the data scales of a dense problem with M ≻ 0 (:func:`gaussqp.model.scales._numpy_scales`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..linalg.jit import matvec, njit, python_max
+from ..linalg.jit import njit
+
+
+@njit
+def _mv(A, x):
+    """``A @ x`` as NumPy's ``matmul`` makes it: BLAS's ``dot`` when ``A`` has one row (a 1 × 1 result), ``gemv``
+    otherwise (on ``A``'s layout: a transpose is a column-ordered view)."""
+    if A.shape[0] == 1:
+        out = np.empty(1)
+        out[0] = np.dot(np.ascontiguousarray(A[0]), x)
+        return out
+    return np.dot(A, x)
+
+
+@njit
+def _first_larger(out, x):
+    """Python's ``max(out, x)`` of two numbers: ``x`` only when it is larger (a NaN second argument is passed over)."""
+    if x > out:
+        return x
+    return out
 
 
 @njit
@@ -65,21 +87,21 @@ def kkt_residuals(
     n = a.size
     m = lam_n.size
     if m:
-        gen = matvec(Jn.T, lam_n)
-        gen_abs = matvec(np.abs(Jn).T, np.abs(lam_n))
+        gen = _mv(Jn.T, lam_n)
+        gen_abs = _mv(np.abs(Jn).T, np.abs(lam_n))
     else:
         gen = np.zeros(n)
         gen_abs = np.zeros(n)
     if Jt.shape[0]:
-        gen = gen + matvec(Jt.T, lam_t)
-        gen_abs = gen_abs + matvec(np.abs(Jt).T, np.abs(lam_t))
-    r = matvec(M, a) + F - gen
+        gen = gen + _mv(Jt.T, lam_t)
+        gen_abs = gen_abs + _mv(np.abs(Jt).T, np.abs(lam_t))
+    r = _mv(M, a) + F - gen
     dynamics = 0.0
     for j in range(n):
         dynamics = _larger(dynamics, _relative(r[j], dynamics_row[j] + gen_abs[j]))
     gh = np.zeros(m)
     if m:
-        g = matvec(Jn, a) + b
+        g = _mv(Jn, a) + b
         for i in range(m):
             gh[i] = _relative(g[i], normal_row[i]) * np.sign(g[i])
     bilateral = 0.0
@@ -88,13 +110,13 @@ def kkt_residuals(
     unilateral = 0.0
     for i in U:
         unilateral = _larger(unilateral, _larger(0.0, -gh[i]))
-    primal = python_max(bilateral, unilateral)
+    primal = _first_larger(bilateral, unilateral)
     if rt.size:
-        ut = matvec(Jt[rt], a) + c[rt]
+        ut = _mv(Jt[rt], a) + c[rt]
         tangent = 0.0
         for j in range(rt.size):
             tangent = _larger(tangent, _relative(ut[j], tangent_row[rt[j]]))
-        primal = python_max(primal, tangent)
+        primal = _first_larger(primal, tangent)
     dual = 0.0
     complementarity = 0.0
     for i in U:
@@ -135,7 +157,7 @@ def backward_error(
     lt = lt0.copy()
     db = np.zeros(m)
     if m:
-        g = matvec(Jn, a) + b
+        g = _mv(Jn, a) + b
         for i in B:
             db[i] = -g[i]
         for i in U:
@@ -155,16 +177,16 @@ def backward_error(
             lt[i, k] = 0.0
     dc = np.zeros(Jt.shape[0])
     if rt.size:
-        ut = matvec(Jt[rt], a) + c[rt]
+        ut = _mv(Jt[rt], a) + c[rt]
         for j in range(rt.size):
             dc[rt[j]] = -ut[j]
     if m:
-        gen = matvec(Jn.T, lam_n)
+        gen = _mv(Jn.T, lam_n)
     else:
         gen = np.zeros(n)
     if Jt.shape[0]:
-        gen = gen + matvec(Jt.T, lt.ravel())
-    dF = gen - matvec(M, a) - F
+        gen = gen + _mv(Jt.T, lt.ravel())
+    dF = gen - _mv(M, a) - F
     forces = 0.0
     for j in range(n):
         forces = _larger(forces, _relative(dF[j], dynamics_row[j]))
@@ -175,7 +197,7 @@ def backward_error(
         tangent = 0.0
         for j in range(rt.size):
             tangent = _larger(tangent, _relative(dc[rt[j]], tangent_row[rt[j]]))
-        drifts = python_max(drifts, tangent)
+        drifts = _first_larger(drifts, tangent)
     change = 0.0
     for i in range(m):
         change = _larger(change, abs(lam_n[i] - lam_n0[i]) * normal_weight[i])
@@ -235,15 +257,15 @@ def newton_step_errors(
     m = normal_weight.size
     a_max = _abs_max(a_t, 0, n)
     lam_max = _abs_max(lam_t, 0, k)
-    zmag = python_max(a_max, lam_max / force * accel)
+    zmag = _first_larger(a_max, lam_max / force * accel)
     roundoff = (n + k) * eps * cond * zmag
-    amag = python_max(a_max, free_accel)
+    amag = _first_larger(a_max, free_accel)
     if amag == 0.0:
         amag = accel
-    amag = python_max(amag, tiny)
+    amag = _first_larger(amag, tiny)
     err_a = (_abs_max(dz, 0, n) + roundoff) / amag
-    err_l = (_abs_max(dz, n, n + k) * accel / force + roundoff) / python_max(accel, zmag)
-    roundoff_z = (n + k) * eps * cond * python_max(a_max, lam_max)
+    err_l = (_abs_max(dz, n, n + k) * accel / force + roundoff) / _first_larger(accel, zmag)
+    roundoff_z = (n + k) * eps * cond * _first_larger(a_max, lam_max)
     # Skeel: the residual's own round-off (n + k) ε (|K̃||z̃| + |r̃|) through |K̃⁺|
     Kt_abs = np.empty((n + k, n + k))
     for i in range(n + k):
@@ -254,7 +276,7 @@ def newton_step_errors(
         z_abs[i] = abs(a_t[i])
     for i in range(k):
         z_abs[n + i] = abs(lam_t[i])
-    prod = matvec(Kt_abs, z_abs)
+    prod = _mv(Kt_abs, z_abs)
     scale = (n + k) * eps
     res_round = np.empty(n + k)
     for i in range(n + k):
@@ -262,7 +284,7 @@ def newton_step_errors(
     if skeel_bound:
         # NumPy's product on |K̃⁺|'s rows in the layout they come in (a row slice of LAPACK's column-major inverse: the
         # transpose of a C-ordered matrix, ``Kp_transposed``)
-        skeel = matvec(np.abs(Kp).T, res_round) if Kp_transposed else matvec(np.abs(Kp), res_round)
+        skeel = _mv(np.abs(Kp).T, res_round) if Kp_transposed else _mv(np.abs(Kp), res_round)
     else:
         skeel = np.full(k, np.inf)
     num = np.zeros(m)
@@ -296,10 +318,83 @@ def newton_step_errors(
             a_new = np.empty(n)
             for i in range(n):
                 a_new[i] = a[i] - dz[i] * d[i]
-            ga = matvec(G, a_new)
+            ga = _mv(G, a_new)
             for r in range(unilateral.size):
                 if not active[r]:
                     row = inequality_row[r] if inequality_row[r] > 0 else 1.0
                     if not ((ga[r] + g[r]) / row >= -weak_rtol):
                         admissible = False
     return err_a, err_l, contact, admissible, amag
+
+
+@njit
+def _row_inf_norms(A, s):
+    """``(|A| * s).max(axis=1, initial=0.0)``."""
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        v = 0.0
+        for j in range(A.shape[1]):
+            x = abs(A[i, j]) * s[j]
+            if v != v:
+                break
+            if x != x or x > v:
+                v = x
+        out[i] = v
+    return out
+
+
+@njit
+def _ratios(num, den):
+    """``np.divide(num, den, out=np.zeros_like(num), where=den > 0)``."""
+    out = np.zeros(num.size)
+    for i in range(num.size):
+        if den[i] > 0:
+            out[i] = num[i] / den[i]
+    return out
+
+
+@njit
+def row_scales(M, F, Jn, b, Jt, c, s, R, w, lam_max):
+    """``(wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work)`` of a dense problem with M ≻ 0
+    (``R``, ``w``, ``s``: its mass factor, the eigenvalues of ``M̃`` and the Jacobi scaling; ``b``, ``c``: the drifts'
+    magnitudes; ``lam_max``: ``M̃``'s largest eigenvalue), as :func:`gaussqp.model.scales._numpy_scales` computes them
+    (the largest entries of nonnegative numbers, where the order does not matter)."""
+    m, k = Jn.shape[0], Jt.shape[0]
+    wn = _row_inf_norms(Jn, s) if m else np.zeros(0)
+    wt = _row_inf_norms(Jt, s) if k else np.zeros(0)
+    drift_n = _abs_max(_ratios(b, wn), 0, b.size)
+    drift_t = _abs_max(_ratios(c, wt), 0, c.size)
+    free = 0.0
+    if np.any(F != 0.0):
+        Rs = R * s.reshape(1, -1)
+        y = _mv(Rs, s * F) / (w * w)
+        free = _abs_max(_mv(Rs.T, y), 0, Rs.shape[1])
+    accel = _first_larger(_first_larger(free, drift_n), drift_t)
+    force = _first_larger(_abs_max(s * F, 0, F.size), _first_larger(lam_max, 1.0) * accel)
+    if accel == 0.0 and force == 0.0:  # no load, no drift: the answer is zero; any unit judges it
+        accel = 1.0
+        force = 1.0
+    elif force == 0.0:
+        force = accel
+    elif accel == 0.0:
+        accel = force
+    acc = s * accel
+    normal_row = _mv(np.abs(Jn), acc) + b if m else np.zeros(0)
+    tangent_row = _mv(np.abs(Jt), acc) + c if k else np.zeros(0)
+    lam_n = np.zeros(m)
+    for i in range(m):
+        if wn[i] > 0:
+            lam_n[i] = force / wn[i]
+    lam_t = np.zeros(k)
+    for i in range(k):
+        if wt[i] > 0:
+            lam_t[i] = force / wt[i]
+    mass_terms = _mv(np.abs(M), acc)
+    F_abs = np.abs(F)
+    work = np.dot(acc, mass_terms) + np.dot(F_abs, acc)
+    work = work + (np.dot(lam_n, b) if m else 0.0)
+    work = work + (np.dot(lam_t, c) if k else 0.0)
+    dynamics_row = mass_terms + F_abs
+    dynamics_row = dynamics_row + (_mv(np.abs(Jn).T, lam_n) if m else np.zeros(dynamics_row.size))
+    dynamics_row = dynamics_row + (_mv(np.abs(Jt).T, lam_t) if k else np.zeros(dynamics_row.size))
+    return wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work
