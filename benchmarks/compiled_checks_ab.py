@@ -1,9 +1,8 @@
 """Issue #28 (a benchmark, not a test): the judge's compiled checks (:mod:`gaussqp.certificates.compiled`) and data
-scales (:func:`gaussqp.model.compiled_kernels.row_scales`), one switch, against their NumPy code, paired in one process on the
-shipped humanoid. Every state is solved twice in a row, once with
-``settings.CERTIFICATES_COMPILED`` on and once off (the order alternating), each time as a fresh problem object, so the
-machine's drift over the run (another job on the core) weighs on both alike; the medians and the median of the
-per-state ratios are printed. Everything else (the routes, Lemke's and the Newton method's kernels, loaded first) is
+scales (:func:`gaussqp.model.compiled_kernels.row_scales`), one switch, against their NumPy code, paired in one process
+on the shipped humanoid. Every state is solved twice in a row, once with ``settings.CERTIFICATES_COMPILED`` on and once
+off (the order alternating), each time as a fresh problem object, so the machine's drift over the run (another job on
+the core) weighs on both alike; the medians and the median of the per-state ratios are printed. Everything else (the routes, Lemke's and the Newton method's kernels, loaded first) is
 the same on both sides. CPU time, BLAS on one thread.
 
     python benchmarks/compiled_checks_ab.py [--states 150]

@@ -8,8 +8,8 @@ third; on a robot's problem (the humanoid: 27 coordinates, 14 contacts) each is 
 dozen entries, ~0.1–0.2 ms of call overhead around a few µs of arithmetic. With ``numba`` installed (``pip install
 'gaussqp[fast]'``) they run as compiled loops (:mod:`gaussqp.model.compiled_kernels`), the same operations in the
 same order, so the same numbers bit for bit and the same decisions. Nothing here decides anything: the NumPy functions
-are the reference (``tests/certificates/test_compiled_checks.py``). When they load is :class:`~gaussqp.linalg.kernel_loading.LoadRule`'s
-rule with :data:`~gaussqp.settings.CERTIFICATES_COMPILED_AFTER_SECONDS`.
+are the reference (``tests/certificates/test_compiled_checks.py``). When they load is
+:class:`~gaussqp.linalg.kernel_loading.LoadRule`'s rule with :data:`~gaussqp.settings.CERTIFICATES_COMPILED_AFTER_SECONDS`.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ BLAS's ``dgemv`` (``ddot`` for a matrix of one row) on the same layouts as NumPy
 the maximum NaN, the second of two equal numbers, as this NumPy's ``maximum`` gives it on x86-64) and, where the NumPy
 code takes Python's ``max`` of two numbers, with Python's. So they give the NumPy code's numbers bit for bit, signed
 zeros included where NumPy takes its largest entry in order (``tests/certificates/test_compiled_checks.py``,
-``tests/model/test_compiled_scales.py``), and the judge's decisions with or without numba are the same. Unlike NumPy they never warn, nor raise under ``numpy.errstate(all="raise")``: an overflow
-is an infinity or a NaN in the residual, which fails its check either way:
+``tests/model/test_compiled_scales.py``), and the judge's decisions with or without numba are the same. Unlike NumPy
+they never warn, nor raise under ``numpy.errstate(all="raise")``: an overflow is an infinity or a NaN in the residual,
+which fails its check either way:
 
 - :func:`kkt_residuals`: :func:`gaussqp.certificates.residuals.kkt_residuals` (tutorial (3)–(5)) without sliding
   contacts;

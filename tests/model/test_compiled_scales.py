@@ -1,5 +1,5 @@
-"""The compiled data scales (:func:`gaussqp.model.compiled_kernels.row_scales`) against the NumPy code they replace (the reference):
-every field of :class:`~gaussqp.model.scales.DataScales`, bit for bit, on dense problems of every kind (drifts or
+"""The compiled data scales (:func:`gaussqp.model.compiled_kernels.row_scales`) against the NumPy code they replace
+(the reference): every field of :class:`~gaussqp.model.scales.DataScales`, bit for bit, on dense problems of every kind (drifts or
 none, forces or none, rows over six decades, one contact, one coordinate) and on the shipped robots; where they apply
 and where the NumPy code answers alone. Skipped, with the reason, without numba (``pip install 'gaussqp[fast]'``)."""
 
