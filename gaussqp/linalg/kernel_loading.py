@@ -1,6 +1,7 @@
 """Loading a module of compiled kernels (optional extra ``fast``: numba) or saying why the NumPy code runs instead: the
-one loader of :mod:`gaussqp.friction.compiled` and :func:`gaussqp.linalg.lemke.compiled_pivots`, and the rule that
-decides when a module is worth loading (:class:`LoadRule`). Imports nothing of numba itself."""
+one loader of :mod:`gaussqp.friction.compiled`, :func:`gaussqp.linalg.lemke.compiled_pivots`,
+:mod:`gaussqp.certificates.compiled` and :mod:`gaussqp.model.scales` (the last two through :class:`KernelModule`), and
+the rule that decides when a module is worth loading (:class:`LoadRule`). Imports nothing of numba itself."""
 
 from __future__ import annotations
 
