@@ -14,7 +14,6 @@ are the reference (``tests/certificates/test_compiled_checks.py``). When they lo
 
 from __future__ import annotations
 
-import os
 import time
 from types import ModuleType
 from typing import Callable, NamedTuple
@@ -23,13 +22,12 @@ import numpy as np
 
 import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
-from ..linalg.dense import plain
+from ..linalg.dense import is_plain, plain
 from ..linalg.kernel_loading import KernelModule, LoadRule
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
 
-_ENVIRON = os.environ
 _RULE = LoadRule("CERTIFICATES_COMPILED_AFTER_SECONDS")
 
 
@@ -42,8 +40,6 @@ def kernels() -> ModuleType | None:
     -------
     types.ModuleType or None
     """
-    if not settings.CERTIFICATES_COMPILED or _ENVIRON.get("GAUSSQP_COMPILED", "").strip() == "0":
-        return None
     return _MODULE.load()
 
 
@@ -116,10 +112,6 @@ def _floats(x) -> np.ndarray:
     return np.array(x, dtype=np.float64, order="C")
 
 
-def _c_float(x) -> bool:
-    return type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous
-
-
 @per_problem
 def applies(problem: ContactProblem) -> bool:
     """Whether the compiled checks apply to ``problem``: dense, without sliding contacts (their law is checked by the
@@ -140,7 +132,7 @@ def applies(problem: ContactProblem) -> bool:
     if problem.n + problem.m * problem.dimension > settings.CERTIFICATES_COMPILED_SIZE_MAX:
         return False
     data = (problem.M, problem.J_n, problem.J_t, problem.F, problem.normal_drift, problem.tangent_drift)
-    return all(_c_float(x) for x in data) and problem.J_t.shape[0] == problem.m * (problem.dimension - 1)
+    return all(is_plain(x) for x in data) and problem.J_t.shape[0] == problem.m * (problem.dimension - 1)
 
 
 @per_problem
@@ -200,7 +192,7 @@ def answer_arrays(arrays: DenseArrays, a, lam_n, lam_t) -> tuple[np.ndarray, np.
     -------
     tuple or None
     """
-    if not (_c_float(a) and _c_float(lam_n) and _c_float(lam_t)):
+    if not (is_plain(a) and is_plain(lam_n) and is_plain(lam_t)):
         return None
     a, lam_n, lam_t = plain(a), plain(lam_n), plain(lam_t).reshape(-1)
     n, m = arrays.M.shape[0], arrays.J_n.shape[0]
@@ -215,9 +207,7 @@ def _import_kernels() -> ModuleType:
     return compiled_kernels
 
 
-_MODULE = KernelModule(
-    _import_kernels, "the NumPy code of the judge's checks runs", "gaussqp.settings.CERTIFICATES_COMPILED"
-)
+_MODULE = KernelModule(_import_kernels, "the NumPy code of the judge's checks runs", "CERTIFICATES_COMPILED")
 
 
 def unavailable() -> str | None:

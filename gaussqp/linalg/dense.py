@@ -34,6 +34,20 @@ def as_dense(A) -> np.ndarray:
     return np.asarray(A, dtype=float)
 
 
+def is_plain(x) -> bool:
+    """Whether ``x`` is a C-ordered float64 ndarray: the layout on which the compiled kernels' products are NumPy's.
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+    """
+    return type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous
+
+
 def plain(x: np.ndarray) -> np.ndarray:
     """``x`` as a writable C-ordered float array: the one argument type the compiled kernels are compiled for (one
     compiled signature each; :mod:`gaussqp.friction.compiled`, :mod:`gaussqp.linalg.lemke_compiled`).
@@ -47,7 +61,7 @@ def plain(x: np.ndarray) -> np.ndarray:
     numpy.ndarray
         ``x`` itself when it is one already, else a copy that is.
     """
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous:
+    if is_plain(x):
         # the common cases without numpy.require's checks: the kernels' own outputs and fresh iterates as they are,
         # a read-only array (a memoized matrix) copied
         return x if x.flags.writeable else x.copy()

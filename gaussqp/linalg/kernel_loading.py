@@ -5,6 +5,7 @@ the rule that decides when a module is worth loading (:class:`LoadRule`). Import
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from types import ModuleType
@@ -120,8 +121,8 @@ def load_kernels(importer: Callable[[], ModuleType], instead: str, switch: str) 
 
 
 class KernelModule:
-    """One optional module of compiled kernels, imported at its first :meth:`load` (or found unavailable, once) by
-    :func:`load_kernels`.
+    """One optional module of compiled kernels, switched by a setting, imported at its first :meth:`load` (or found
+    unavailable, once) by :func:`load_kernels`.
 
     Parameters
     ----------
@@ -129,21 +130,33 @@ class KernelModule:
         imports and returns the kernels' module
     instead : str
         what runs without them
-    switch : str
-        the setting that turns them off
+    setting : str
+        the name of the :mod:`gaussqp.settings` switch that turns them off (read at each :meth:`load`; the environment
+        variable ``GAUSSQP_COMPILED=0`` turns them off too)
     """
 
-    def __init__(self, importer: Callable[[], ModuleType], instead: str, switch: str):
-        self._importer, self._instead, self._switch = importer, instead, switch
+    def __init__(self, importer: Callable[[], ModuleType], instead: str, setting: str):
+        self._importer, self._instead, self._setting = importer, instead, setting
         self._tried = False
         self._module: ModuleType | None = None
         #: why the kernels could not be loaded (the exception's type and message), or None
         self.unavailable: str | None = None
 
+    def switched_on(self) -> bool:
+        """Whether the setting and the environment let the kernels run."""
+        import gaussqp.settings as settings  # the module: the switch is read at each call
+
+        return bool(getattr(settings, self._setting)) and os.environ.get("GAUSSQP_COMPILED", "").strip() != "0"
+
     def load(self) -> ModuleType | None:
-        """The module, or None (numba not installed or broken: :attr:`unavailable` says why); imported once."""
+        """The module, or None: switched off (:meth:`switched_on`), or numba not installed or broken
+        (:attr:`unavailable` says why); imported once."""
+        if not self.switched_on():
+            return None
         if not self._tried:
-            self._module, self.unavailable = load_kernels(self._importer, self._instead, self._switch)
+            self._module, self.unavailable = load_kernels(
+                self._importer, self._instead, f"gaussqp.settings.{self._setting}"
+            )
             self._tried = True
         return self._module
 

@@ -25,7 +25,6 @@ Scales are cached per problem (weakly, as the problem is immutable).
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -34,7 +33,7 @@ import scipy.sparse as sp
 
 import gaussqp.settings as settings  # the module (its switch is read at each call), imported downwards
 
-from ..linalg.dense import as_dense, plain
+from ..linalg.dense import as_dense, is_plain, plain
 from ..linalg.kernel_loading import KernelModule, LoadRule
 from ..linalg.mass import solve_mass
 from ..settings import SCALE_DENSE_MAX
@@ -124,9 +123,7 @@ def _import_kernels():
 
 #: the compiled data scales (:func:`gaussqp.model.compiled_kernels.row_scales`), loaded by the judge's checks'
 #: switch and rule
-_KERNELS = KernelModule(
-    _import_kernels, "the NumPy code of the data scales runs", "gaussqp.settings.CERTIFICATES_COMPILED"
-)
+_KERNELS = KernelModule(_import_kernels, "the NumPy code of the data scales runs", "CERTIFICATES_COMPILED")
 _RULE = LoadRule("CERTIFICATES_COMPILED_AFTER_SECONDS")
 
 
@@ -139,14 +136,12 @@ def _kernel_applies(problem, fac) -> bool:
     if problem.n + problem.m * problem.dimension > settings.CERTIFICATES_COMPILED_SIZE_MAX:
         return False
     data = (problem.M, problem.J_n, problem.J_t, problem.F, problem.normal_drift, problem.tangent_drift, fac.R)
-    return all(type(x) is np.ndarray and x.dtype == np.float64 and x.flags.c_contiguous for x in data)
+    return all(is_plain(x) for x in data)
 
 
 def _compiled_kernel():
     """The compiled data scales when switched on and worth loading (the judge's checks' rule,
     :class:`~gaussqp.linalg.kernel_loading.LoadRule`), else None."""
-    if not settings.CERTIFICATES_COMPILED or os.environ.get("GAUSSQP_COMPILED", "").strip() == "0":
-        return None
     return _KERNELS.load() if _RULE.worth(_KERNELS.tried) else None
 
 
