@@ -134,7 +134,6 @@ def admm_answer(
     pin.crba(model, data, q, pin.Convention.WORLD)
     M = np.triu(data.M) + np.triu(data.M, 1).T
     nle = np.asarray(pin.nonLinearEffects(model, data, q, v))
-    a_free = np.linalg.solve(M, tau - nle)
     if not contacts:
         # no contact holds the body at this state (every one separates): free motion, Pinocchio's own forward dynamics
         # (ABA). Its ADMM solver is not called on an empty constraint set (pinocchio 3.x ends the process there, by a
@@ -158,6 +157,7 @@ def admm_answer(
             "velocity": np.zeros((0, 3)),
             "mass": M,
         }
+    a_free = np.linalg.solve(M, tau - nle)  # M⁻¹(τ − nle), in the contacts' drift g below
     cms = []
     for (fid, joint, p, R), fc in zip(frames, contacts):
         world = pin.SE3(R, p)
