@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..settings import COULOMB_UNIQUENESS_UNKNOWNS_MAX
+from ..linalg.csr import csr_entries, repeats, scaled as csr_scaled
 from .nonsmooth_newton import diagonal_blocks
 
 
@@ -71,11 +72,15 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
     if not np.all(nrm > 0):
         return None, "a contact's diagonal block of W is zero: W is singular"
     s = np.repeat(1.0 / np.sqrt(nrm), d)
-    Wt = sp.csr_matrix(sp.diags(s) @ Wc @ sp.diags(s)) if sparse else s[:, None] * Wc * s[None, :]  # D W D
+    Wt = csr_scaled(Wc, s, s) if sparse else s[:, None] * Wc * s[None, :]  # D W D
     diag = np.asarray(Wt.diagonal()).ravel()
     tangent = np.flatnonzero(np.arange(N) % d)
-    T = Wt[tangent]  # the tangential rows of D W D
-    row_norms = np.sqrt(np.asarray(T.multiply(T).sum(axis=1)).ravel()) if sparse else np.linalg.norm(T, axis=1)
+    if sparse and not repeats(Wt):  # the tangential rows' norms, each row's squares summed in storage order
+        row_of, _ = csr_entries(Wt)
+        row_norms = np.sqrt(np.bincount(row_of, weights=Wt.data * Wt.data, minlength=N)[tangent])
+    else:
+        T = Wt[tangent]  # the tangential rows of D W D
+        row_norms = np.sqrt(np.asarray(T.multiply(T).sum(axis=1)).ravel()) if sparse else np.linalg.norm(T, axis=1)
     mu_max = float(mu.max(initial=0.0))
     if mu_max * float(row_norms.max(initial=0.0)) >= float(diag.min()):
         return None, (
@@ -88,7 +93,7 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
             f"unknowns (this problem has {N}): uniqueness is not decided"
         )
     Wd = Wt.toarray() if sparse else Wt
-    Td = T.toarray() if sparse else T
+    Td = Wd[tangent]
     Ws = (Wd + Wd.T) / 2
     eps = np.finfo(float).eps
     # the factorization's backward error, plus the rounding of forming D W D and (W̃ + W̃ᵀ)/2 (a few ε of each entry:

@@ -85,6 +85,8 @@ from ..settings import (
     COULOMB_NN_STALL_ITER,
     COULOMB_NN_TARGET_RTOL,
 )
+from ..linalg.csr import csr_entries, csr_from_arrays, csr_like, repeats
+from ..linalg.csr import plus as csr_plus, product as csr_product, transpose as csr_transpose
 from ..linalg.dense import lu_solver, sparse_digest
 from .compiled import kernels, kernels_when_worth, loaded, plain, spent_in_numpy
 from .coulomb_law import project_cone
@@ -163,10 +165,17 @@ def shift_jacobian(u: np.ndarray, mu: np.ndarray, d: int) -> np.ndarray:
 def diagonal_blocks(W, m: int, d: int) -> np.ndarray:
     """W's diagonal (d × d) blocks, (m, d, d), from a dense or sparse W."""
     if sp.issparse(W):
+        W = sp.csr_matrix(W)
+        if not repeats(W):  # each entry stored once: read the blocks' entries off the arrays
+            rows, cols = csr_entries(W)
+            inside = rows // d == cols // d
+            out = np.zeros((m, d, d))
+            out[rows[inside] // d, rows[inside] % d, cols[inside] % d] = W.data[inside]
+            return out
         base = np.arange(m)[:, None, None] * d
         rows = np.broadcast_to(base + np.arange(d)[None, :, None], (m, d, d))
         cols = np.broadcast_to(base + np.arange(d)[None, None, :], (m, d, d))
-        return np.asarray(sp.csr_matrix(W)[rows.ravel(), cols.ravel()]).reshape(m, d, d)
+        return np.asarray(W[rows.ravel(), cols.ravel()]).reshape(m, d, d)
     ar = np.arange(m)
     return np.asarray(W).reshape(m, d, m, d)[ar, :, ar, :]
 
@@ -199,7 +208,15 @@ class BlockInverse:
         order = np.argsort(label, kind="stable")
         sizes = np.bincount(label, minlength=ncomp)
         starts = np.concatenate([[0], np.cumsum(sizes)])
-        rows, cols, vals = [np.zeros(0, int)], [np.zeros(0, int)], [np.zeros(0)]
+        # ``small`` is assembled in CSR directly: row i of a block of size s holds that block's inverse's row, its s
+        # columns in increasing order (a component's coordinates are increasing in ``order``); rows of the large
+        # blocks are empty. The arrays COO's conversion gave before, without its sort and checks (~1 ms a problem)
+        width = np.where(sizes[label] > COULOMB_NN_BLOCK_MAX, 0, sizes[label])  # each row's entries
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(width, out=indptr[1:])
+        indices = np.zeros(int(indptr[-1]), dtype=np.int64)
+        data = np.zeros(int(indptr[-1]))
+        rows_of, cols_of = csr_entries(M)
         self.large: list = []  # (indices, SuperLU) of the blocks above COULOMB_NN_BLOCK_MAX
         for s in np.unique(sizes):
             comps = np.flatnonzero(sizes == s)
@@ -209,21 +226,20 @@ class BlockInverse:
                     self.large.append((idx, spla.splu(sp.csc_matrix(M[idx][:, idx]))))
                 continue
             idx = order[starts[comps][:, None] + np.arange(s)[None, :]]  # (components, s)
-            # gather the dense blocks B[c] = M[idx[c]][:, idx[c]] from the rows of all components at once
-            sub = M[idx.ravel()].tocoo()
+            # gather the dense blocks B[c] = M[idx[c]][:, idx[c]] from M's entries at once
             pos = np.full(n, -1)
             pos[idx.ravel()] = np.tile(np.arange(s), len(comps))
             owner = np.full(n, -1)
             owner[idx.ravel()] = np.repeat(np.arange(len(comps)), s)
-            rc = sub.row // s
-            keep = owner[sub.col] == rc
+            keep = (owner[rows_of] >= 0) & (owner[cols_of] == owner[rows_of])
             blk = np.zeros((len(comps), s, s))
-            blk[rc[keep], sub.row[keep] % s, pos[sub.col[keep]]] = sub.data[keep]
+            blk[owner[rows_of[keep]], pos[rows_of[keep]], pos[cols_of[keep]]] = M.data[keep]
             inv = np.linalg.inv(blk)
-            rows.append(np.repeat(idx, s, axis=1).ravel())
-            cols.append(np.tile(idx, (1, s)).ravel())
-            vals.append(inv.ravel())
-        self.small = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+            first = indptr[idx.ravel()]  # where each of these rows starts
+            at = (first[:, None] + np.arange(s)[None, :]).ravel()
+            indices[at] = np.repeat(idx, s, axis=0).ravel()
+            data[at] = inv.ravel()
+        self.small = csr_from_arrays(data, indices, indptr, (n, n))
 
     def __matmul__(self, x):
         x = np.asarray(x, dtype=float)
@@ -240,9 +256,11 @@ def sparse_delassus(M, J) -> tuple[sp.csr_matrix, BlockInverse]:
     LU, dense only in the contacts that touch it."""
     Minv = BlockInverse(M)
     J = sp.csr_matrix(J)
-    JtT = sp.csc_matrix(J.T)
-    W = sp.csr_matrix(J @ Minv.small @ J.T)
+    # SciPy's products and sums through its own routines (gaussqp.linalg.csr): the numbers of
+    # ``csr_matrix(J @ Minv.small @ J.T)`` and of ``csr_matrix((W + W.T) / 2)`` without the operators' checks
+    W = csr_product(csr_product(J, Minv.small), csr_transpose(J))
     for idx, lu in Minv.large:
+        JtT = sp.csc_matrix(J.T)
         Jb = sp.csr_matrix(J[:, idx])
         touched = np.flatnonzero(np.diff(Jb.indptr))
         if touched.size:
@@ -251,8 +269,9 @@ def sparse_delassus(M, J) -> tuple[sp.csr_matrix, BlockInverse]:
             W = W + sp.csr_matrix(
                 (Wb.ravel(), (np.repeat(touched, touched.size), np.tile(touched, touched.size))), shape=W.shape
             )
-    W = sp.csr_matrix((W + W.T) / 2)
-    return W, Minv
+    W = sp.csr_matrix(W)
+    both = csr_plus(W, csr_transpose(W))
+    return csr_like(both, both.data * 0.5), Minv
 
 
 class BlockPattern:

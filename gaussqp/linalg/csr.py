@@ -1,0 +1,252 @@
+"""CSR matrices assembled from their arrays, for the set-up of the sparse mode-free route (issue #27).
+
+SciPy's sparse constructors and operators check and convert their input on every call: on a quadruped of 18 contacts
+the set-up of one solve (the contact blocks, M⁻¹ by blocks, the rows' scales) made ~70 such calls and cost more than
+the Newton iterations. The functions here compute what those operations compute — the same entries, the same values
+bit for bit, in the same storage order, so that the products that follow add their terms in the same order — from
+the index arrays directly, and build the result with one constructor call on index arrays of the type SciPy would
+choose (int32 while it fits), which it then does not convert. The products, sums and transpositions call the same
+compiled routines as SciPy's operators (``scipy.sparse._sparsetools``: ``csr_matmat``, ``csr_plus_csr``,
+``csr_tocsc``), so their results are SciPy's bit for bit; where that module does not have them (another SciPy),
+SciPy's operators themselves run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+try:  # SciPy's compiled routines behind its sparse operators (a private module: checked, with the operators as fallback)
+    from scipy.sparse import _sparsetools as _routines
+
+    _HAVE_ROUTINES = all(
+        hasattr(_routines, name) for name in ("csr_matmat_maxnnz", "csr_matmat", "csr_plus_csr", "csr_tocsc")
+    )
+except ImportError:  # pragma: no cover - every SciPy this project supports has the module
+    _routines = None
+    _HAVE_ROUTINES = False
+
+
+def _index_type(*counts: int) -> type:
+    return np.int32 if max(counts) < _INT32_MAX else np.int64
+
+
+def _index_arrays(kind: type, *arrays: np.ndarray) -> list[np.ndarray]:
+    return [np.asarray(a, dtype=kind) for a in arrays]
+
+
+def csr_from_arrays(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """``scipy.sparse.csr_matrix((data, indices, indptr), shape)`` with the index arrays in int32 when the shape and
+    the entries fit (the type SciPy picks for them), passed without a copy.
+
+    Parameters
+    ----------
+    data : (nnz,) float
+    indices : (nnz,) int, each row's columns in storage order
+    indptr : (rows + 1,) int
+    shape : (rows, columns)
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    small = max(int(shape[0]), int(shape[1]), int(len(data))) < _INT32_MAX
+    kind = np.int32 if small else np.int64
+    return sp.csr_matrix(
+        (np.asarray(data, dtype=float), np.asarray(indices, dtype=kind), np.asarray(indptr, dtype=kind)),
+        shape=(int(shape[0]), int(shape[1])),
+        copy=False,
+    )
+
+
+def csr_entries(A: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """The row and the column of each stored entry of ``A``, in its storage order (``A.data``'s).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    rows, cols : (nnz,) int64
+    """
+    return np.repeat(np.arange(A.shape[0]), np.diff(A.indptr)), np.asarray(A.indices, dtype=np.int64)
+
+
+def repeats(A: sp.csr_matrix) -> bool:
+    """Whether some entry of ``A`` is stored more than once (its columns may be in any order within a row).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    bool
+    """
+    if A.has_canonical_format:
+        return False
+    rows, cols = csr_entries(A)
+    keys = np.sort(rows * A.shape[1] + cols)
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+def csr_like(A: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
+    """A CSR matrix with ``A``'s pattern and storage order and the values ``data`` (one per stored entry of ``A``).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix
+    data : (A.nnz,) float
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    return csr_from_arrays(data, A.indices, A.indptr, A.shape)
+
+
+def scaled(A: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> sp.csr_matrix:
+    """``diag(rows) @ A @ diag(cols)`` with the values SciPy's two products give (each entry ``(rows_i A_ij) cols_j``,
+    an entry that comes out exactly zero dropped), in ``A``'s storage order (SciPy's first product reverses each row,
+    its second restores it). For an ``A`` without repeated entries (:func:`repeats`; its rows in any order); another
+    takes SciPy's products themselves, which sum them.
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix
+    rows : (A.shape[0],) float
+    cols : (A.shape[1],) float
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    if repeats(A):
+        return sp.csr_matrix(sp.diags(rows) @ A @ sp.diags(cols))
+    row_of, col_of = csr_entries(A)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # SciPy's products do not warn either
+        vals = rows[row_of] * A.data * cols[col_of]
+    keep = vals != 0.0
+    if keep.all():
+        return csr_like(A, vals)
+    indptr = np.zeros(A.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_of[keep], minlength=A.shape[0]), out=indptr[1:])
+    return csr_from_arrays(vals[keep], A.indices[keep], indptr, A.shape)
+
+
+def product(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
+    """``A @ B`` of two CSR matrices, as SciPy computes it (its ``csr_matmat``: each row's entries in the order that
+    routine leaves them, a sum that is exactly zero dropped).
+
+    Parameters
+    ----------
+    A : (M, K) scipy.sparse.csr_matrix
+    B : (K, N) scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    if not _HAVE_ROUTINES:
+        return sp.csr_matrix(A @ B)
+    M, N = int(A.shape[0]), int(B.shape[1])
+    kind = _index_type(M, N, A.nnz, B.nnz, A.shape[1])
+    Ap, Aj, Bp, Bj = _index_arrays(kind, A.indptr, A.indices, B.indptr, B.indices)
+    nnz = int(_routines.csr_matmat_maxnnz(M, N, Ap, Aj, Bp, Bj))
+    kind2 = _index_type(M, N, nnz, A.nnz, B.nnz, A.shape[1])
+    if kind2 is not kind:
+        kind = kind2
+        Ap, Aj, Bp, Bj = _index_arrays(kind, A.indptr, A.indices, B.indptr, B.indices)
+    indptr = np.empty(M + 1, dtype=kind)
+    indices = np.empty(nnz, dtype=kind)
+    data = np.empty(nnz, dtype=float)
+    _routines.csr_matmat(M, N, Ap, Aj, np.asarray(A.data, dtype=float), Bp, Bj, np.asarray(B.data, dtype=float),
+                         indptr, indices, data)  # fmt: skip
+    end = int(indptr[-1])
+    return csr_from_arrays(data[:end], indices[:end], indptr, (M, N))
+
+
+def transpose(A: sp.csr_matrix) -> sp.csr_matrix:
+    """``Aᵀ`` in CSR, as ``scipy.sparse.csr_matrix(A.T)`` gives it (SciPy's ``csr_tocsc``: each row's entries in
+    increasing column order).
+
+    Parameters
+    ----------
+    A : (M, N) scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    (N, M) scipy.sparse.csr_matrix
+    """
+    if not _HAVE_ROUTINES:
+        return sp.csr_matrix(A.T)
+    M, N = int(A.shape[0]), int(A.shape[1])
+    kind = _index_type(M, N, A.nnz)
+    Ap, Aj = _index_arrays(kind, A.indptr, A.indices)
+    indptr = np.empty(N + 1, dtype=kind)
+    indices = np.empty(A.nnz, dtype=kind)
+    data = np.empty(A.nnz, dtype=float)
+    _routines.csr_tocsc(M, N, Ap, Aj, np.asarray(A.data, dtype=float), indptr, indices, data)
+    out = csr_from_arrays(data, indices, indptr, (N, M))
+    out.has_sorted_indices = True
+    return out
+
+
+def plus(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
+    """``A + B`` of two CSR matrices of one shape, as SciPy computes it (its ``csr_plus_csr``; a sum that is exactly
+    zero dropped).
+
+    Parameters
+    ----------
+    A, B : scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    if not _HAVE_ROUTINES:
+        return sp.csr_matrix(A + B)
+    M, N = int(A.shape[0]), int(A.shape[1])
+    maxnnz = A.nnz + B.nnz
+    kind = _index_type(M, N, maxnnz)
+    Ap, Aj, Bp, Bj = _index_arrays(kind, A.indptr, A.indices, B.indptr, B.indices)
+    indptr = np.empty(M + 1, dtype=kind)
+    indices = np.empty(maxnnz, dtype=kind)
+    data = np.empty(maxnnz, dtype=float)
+    _routines.csr_plus_csr(M, N, Ap, Aj, np.asarray(A.data, dtype=float), Bp, Bj, np.asarray(B.data, dtype=float),
+                           indptr, indices, data)  # fmt: skip
+    end = int(indptr[-1])
+    return csr_from_arrays(data[:end], indices[:end], indptr, (M, N))
+
+
+def absolute(A: sp.csr_matrix) -> sp.csr_matrix:
+    """``abs(A)`` (SciPy's: the same pattern and order, each stored value's absolute value; an ``A`` that is not in
+    SciPy's canonical format takes SciPy's, which sums its repeated entries first).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    if not A.has_canonical_format:
+        return abs(A)
+    return csr_like(A, np.abs(A.data))
+
+
+__all__ = [
+    "absolute",
+    "csr_entries",
+    "csr_from_arrays",
+    "csr_like",
+    "plus",
+    "product",
+    "repeats",
+    "scaled",
+    "transpose",
+]

@@ -1,0 +1,98 @@
+"""gaussqp.linalg.csr: each function gives SciPy's operator's matrix bit for bit — the same pattern, the same storage
+order within each row and the same values — on canonical, unsorted, repeated-entry and cancelling matrices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+
+from gaussqp.linalg import csr
+
+from csr_helpers import same, with_repeats  # tests/ is on sys.path
+
+
+def random_csr(rng: np.random.Generator, rows: int, cols: int, kind: str) -> sp.csr_matrix:
+    """A random CSR matrix: ``canonical``; ``unsorted`` (each row reversed, as a SciPy product leaves it);
+    ``repeats`` (some entries stored twice); ``zeros`` (explicit zeros and negative zeros stored)."""
+    A = sp.random(rows, cols, density=float(rng.uniform(0.05, 0.9)), format="csr", random_state=rng.integers(2**31))
+    A.data = rng.standard_normal(A.nnz) * 10.0 ** rng.integers(-3, 4, A.nnz)
+    if kind == "unsorted":
+        A = sp.csr_matrix(A @ sp.diags(np.ones(cols)))  # SciPy's product: each row in reverse
+    elif kind == "repeats" and A.nnz:
+        A = with_repeats(A, 3)
+        assert not A.has_canonical_format
+    elif kind == "zeros" and A.nnz:
+        A.data[rng.integers(0, A.nnz)] = 0.0
+        A.data[rng.integers(0, A.nnz)] = -0.0
+    return A
+
+
+KINDS = ("canonical", "unsorted", "repeats", "zeros")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(1, 25), st.integers(1, 25), st.integers(1, 25)),
+    kinds=st.tuples(st.sampled_from(KINDS), st.sampled_from(KINDS)),
+)
+def test_product_transpose_plus_are_scipys(seed, shape, kinds):
+    rng = np.random.default_rng(seed)
+    M, K, N = shape
+    A = random_csr(rng, M, K, kinds[0])
+    B = random_csr(rng, K, N, kinds[1])
+    C = random_csr(rng, M, K, kinds[1])
+    assert same(csr.product(A, B), A @ B)
+    assert same(csr.transpose(A), sp.csr_matrix(A.T))
+    assert same(csr.plus(A, C), A + C)
+    minus_a = sp.csr_matrix((-A.data, A.indices, A.indptr), shape=A.shape)
+    assert same(csr.plus(A, minus_a), A + minus_a)  # every sum exactly zero: dropped by both
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(1, 25), st.integers(1, 25)), kind=st.sampled_from(KINDS)
+)
+def test_scaled_absolute_are_scipys(seed, shape, kind):
+    rng = np.random.default_rng(seed)
+    A = random_csr(rng, *shape, kind)
+    r = rng.standard_normal(shape[0]) * 10.0 ** rng.integers(-200, 200, shape[0])  # underflow to 0 included
+    c = rng.standard_normal(shape[1]) * 10.0 ** rng.integers(-200, 200, shape[1])
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        assert same(csr.scaled(A, r, c), sp.diags(r) @ A @ sp.diags(c))
+    assert same(csr.absolute(A.copy()), abs(A.copy()))
+
+
+def test_repeats_ignores_the_order_within_rows():
+    assert csr.repeats(with_repeats(sp.eye(3, format="csr"), 1))
+    A = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([2, 0, 1]), np.array([0, 3])), shape=(1, 3))
+    assert not A.has_canonical_format and not csr.repeats(A)
+    B = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([2, 0, 2]), np.array([0, 3])), shape=(1, 3))
+    assert csr.repeats(B)
+
+
+def test_index_arrays_are_int32_as_scipy_picks_them():
+    A = csr.csr_from_arrays(np.ones(2), np.array([0, 1], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64), (2, 2))
+    assert A.indices.dtype == np.int32 and A.indptr.dtype == np.int32
+    assert same(A, sp.eye(2, format="csr"))
+
+
+def test_without_the_compiled_routines_the_operators_run(monkeypatch):
+    monkeypatch.setattr(csr, "_HAVE_ROUTINES", False)
+    rng = np.random.default_rng(3)
+    A, B = random_csr(rng, 6, 5, "unsorted"), random_csr(rng, 5, 4, "canonical")
+    assert same(csr.product(A, B), A @ B)
+    assert same(csr.transpose(A), sp.csr_matrix(A.T))
+    assert same(csr.plus(A, A), A + A)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_csr_entries_follow_the_storage_order(kind):
+    A = random_csr(np.random.default_rng(5), 7, 6, kind)
+    rows, cols = csr.csr_entries(A)
+    dense = np.zeros(A.shape)
+    np.add.at(dense, (rows, cols), A.data)
+    assert np.array_equal(dense, A.toarray())
+    assert np.array_equal(cols, A.indices)
