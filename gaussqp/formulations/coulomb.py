@@ -69,7 +69,7 @@ from ..friction.coulomb_uniqueness import coulomb_uniqueness
 from ..friction.convex_start import convex_start
 from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
-from ..linalg.csr import absolute, csr_from_arrays, transpose as csr_transpose
+from ..linalg.csr import csr_from_arrays, matvec as csr_matvec, repeats, transpose as csr_transpose
 from ..mechanics.delassus import delassus_of_rows
 from ..model.local_problem import LocalContactProblem
 from ..model.problem import ContactProblem
@@ -569,7 +569,10 @@ def _attach(
     res = natural_map_residual(ans.r, ans.u, q, mu, d)
     sol.status = "solved"  # a claim: the judge decides it by the natural map (certificates/natural_map.py)
     sol.natural_map_residual = res
-    wn = float(abs(W).max()) if sp.issparse(W) and W.nnz else float(np.abs(_dense(W)).max(initial=0.0))
+    if sp.issparse(W) and W.nnz:  # |W|'s largest entry (SciPy's abs sums repeated entries first, and sorts W in place)
+        wn = float(abs(W).max()) if repeats(sp.csr_matrix(W)) else float(np.abs(W.data).max())
+    else:
+        wn = float(np.abs(_dense(W)).max(initial=0.0))
     vs = res.q_norm
     sol.contact_modes = contact_modes(ans.r, ans.u, mu, d, velocity_scale=vs, reaction_scale=vs / wn if wn > 0 else vs)
     sol.route = (
@@ -888,6 +891,15 @@ def condense_sparse(problem: ContactProblem) -> Condensed:
     return Condensed(W=W, q=np.asarray(J @ a_free).ravel() + drift, mu=mu, MinvJt=MinvJt, a_free=a_free)
 
 
+def _times(A, x: np.ndarray, transposed: bool = False, magnitudes: bool = False) -> np.ndarray:
+    """``A @ x`` (``Aᵀ`` when ``transposed``, ``|A|`` when ``magnitudes``) for a dense or a sparse block of the problem:
+    NumPy's product, or SciPy's own routine on the CSR arrays (:func:`gaussqp.linalg.csr.matvec`)."""
+    if sp.issparse(A):
+        return csr_matvec(sp.csr_matrix(A), x, transposed, magnitudes)
+    B = np.abs(A) if magnitudes else A
+    return np.asarray((B.T if transposed else B) @ x).ravel()
+
+
 def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, formulation: str) -> Solution:
     """The :class:`~gaussqp.results.Solution`, for the judge, of an acceleration-level problem from the reaction ``ans.r``
     of its condensed form ``cd`` (found by F8, or by a peer in a study): ``a = M⁻¹Jᵀr + a_free``, the dynamics
@@ -901,21 +913,14 @@ def global_solution(problem: ContactProblem, cd: Condensed, ans: LocalAnswer, fo
     sol.lambda_tangent = R[:, 1:].copy()
     sol.acceleration = cd.MinvJt @ ans.r + cd.a_free
     sol.velocity = ans.u
-    Ma = np.asarray(problem.M @ sol.acceleration).ravel()
+    Ma = _times(problem.M, sol.acceleration)
     # recomputed from the problem's own rows, not from the condensed blocks J the answer was built on
-    Jn_abs = absolute(sp.csr_matrix(problem.J_n)) if sp.issparse(problem.J_n) else np.abs(problem.J_n)
-    Jt_abs = absolute(sp.csr_matrix(problem.J_t)) if sp.issparse(problem.J_t) else np.abs(problem.J_t)
-    gen = (
-        np.asarray(problem.J_n.T @ sol.lambda_normal).ravel()
-        + np.asarray(problem.J_t.T @ sol.lambda_tangent.ravel()).ravel()
-    )
-    Mabs = absolute(sp.csr_matrix(problem.M)) if sp.issparse(problem.M) else np.abs(problem.M)
-    scale = (
-        np.asarray(Mabs @ np.abs(sol.acceleration)).ravel()
-        + np.abs(F)
-        + np.asarray(Jn_abs.T @ np.abs(sol.lambda_normal)).ravel()
-        + np.asarray(Jt_abs.T @ np.abs(sol.lambda_tangent.ravel())).ravel()
-    )
+    # (in this order: SciPy's abs of a block not in its canonical format sorts that block in place first)
+    lt = sol.lambda_tangent.ravel()
+    jn_abs = _times(problem.J_n, np.abs(sol.lambda_normal), transposed=True, magnitudes=True)
+    jt_abs = _times(problem.J_t, np.abs(lt), transposed=True, magnitudes=True)
+    gen = _times(problem.J_n, sol.lambda_normal, transposed=True) + _times(problem.J_t, lt, transposed=True)
+    scale = _times(problem.M, np.abs(sol.acceleration), magnitudes=True) + np.abs(F) + jn_abs + jt_abs
     floor = COULOMB_DYNAMICS_FLOOR * float(scale.max(initial=0.0))
     scale = np.maximum(scale, floor)
     dyn = float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))

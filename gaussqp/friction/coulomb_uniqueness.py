@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..settings import COULOMB_UNIQUENESS_UNKNOWNS_MAX
-from ..linalg.csr import csr_entries, repeats, scaled as csr_scaled
+from ..linalg.csr import csr_entries, repeats
 from .nonsmooth_newton import diagonal_blocks
 
 
@@ -72,13 +72,19 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
     if not np.all(nrm > 0):
         return None, "a contact's diagonal block of W is zero: W is singular"
     s = np.repeat(1.0 / np.sqrt(nrm), d)
-    Wt = csr_scaled(Wc, s, s) if sparse else s[:, None] * Wc * s[None, :]  # D W D
-    diag = np.asarray(Wt.diagonal()).ravel()
     tangent = np.flatnonzero(np.arange(N) % d)
-    if sparse and not repeats(Wt):  # the tangential rows' norms, each row's squares summed in storage order
-        row_of, _ = csr_entries(Wt)
-        row_norms = np.sqrt(np.bincount(row_of, weights=Wt.data * Wt.data, minlength=N)[tangent])
+    entries = csr_entries(Wc) if sparse and not repeats(Wc) else None
+    if entries is not None:  # each entry stored once: D W D, its diagonal and its rows' norms off W's arrays
+        rows, cols = entries
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            vals = s[rows] * Wc.data * s[cols]  # SciPy's diag(s) @ W @ diag(s), entry by entry
+        diag = np.zeros(N)
+        on = rows == cols
+        diag[rows[on]] = vals[on]
+        row_norms = np.sqrt(np.bincount(rows, weights=vals * vals, minlength=N)[tangent])  # in storage order
     else:
+        Wt = sp.csr_matrix(sp.diags(s) @ Wc @ sp.diags(s)) if sparse else s[:, None] * Wc * s[None, :]  # D W D
+        diag = np.asarray(Wt.diagonal()).ravel()
         T = Wt[tangent]  # the tangential rows of D W D
         row_norms = np.sqrt(np.asarray(T.multiply(T).sum(axis=1)).ravel()) if sparse else np.linalg.norm(T, axis=1)
     mu_max = float(mu.max(initial=0.0))
@@ -92,7 +98,11 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
             f"the strong-monotonicity test (a dense factorization) is not run above {COULOMB_UNIQUENESS_UNKNOWNS_MAX} "
             f"unknowns (this problem has {N}): uniqueness is not decided"
         )
-    Wd = Wt.toarray() if sparse else Wt
+    if entries is not None:
+        Wd = np.zeros((N, N))
+        Wd[rows, cols] = vals
+    else:
+        Wd = Wt.toarray() if sparse else Wt
     Td = Wd[tangent]
     Ws = (Wd + Wd.T) / 2
     eps = np.finfo(float).eps

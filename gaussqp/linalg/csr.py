@@ -7,7 +7,7 @@ bit for bit, in the same storage order, so that the products that follow add the
 the index arrays directly, and build the result with one constructor call on index arrays of the type SciPy would
 choose (int32 while it fits), which it then does not convert. The products, sums and transpositions call the same
 compiled routines as SciPy's operators (``scipy.sparse._sparsetools``: ``csr_matmat``, ``csr_plus_csr``,
-``csr_tocsc``), so their results are SciPy's bit for bit; where that module does not have them (another SciPy),
+``csr_tocsc``, ``csr_matvec``, ``csc_matvec``), so their results are SciPy's bit for bit; where that module does not have them (another SciPy),
 SciPy's operators themselves run.
 """
 
@@ -22,7 +22,8 @@ try:  # SciPy's compiled routines behind its sparse operators (a private module:
     from scipy.sparse import _sparsetools as _routines
 
     _HAVE_ROUTINES = all(
-        hasattr(_routines, name) for name in ("csr_matmat_maxnnz", "csr_matmat", "csr_plus_csr", "csr_tocsc")
+        hasattr(_routines, name)
+        for name in ("csr_matmat_maxnnz", "csr_matmat", "csr_plus_csr", "csr_tocsc", "csr_matvec", "csc_matvec")
     )
 except ImportError:  # pragma: no cover - every SciPy this project supports has the module
     _routines = None
@@ -106,35 +107,6 @@ def csr_like(A: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
     scipy.sparse.csr_matrix
     """
     return csr_from_arrays(data, A.indices, A.indptr, A.shape)
-
-
-def scaled(A: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> sp.csr_matrix:
-    """``diag(rows) @ A @ diag(cols)`` with the values SciPy's two products give (each entry ``(rows_i A_ij) cols_j``,
-    an entry that comes out exactly zero dropped), in ``A``'s storage order (SciPy's first product reverses each row,
-    its second restores it). For an ``A`` without repeated entries (:func:`repeats`; its rows in any order); another
-    takes SciPy's products themselves, which sum them.
-
-    Parameters
-    ----------
-    A : scipy.sparse.csr_matrix
-    rows : (A.shape[0],) float
-    cols : (A.shape[1],) float
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix
-    """
-    if repeats(A):
-        return sp.csr_matrix(sp.diags(rows) @ A @ sp.diags(cols))
-    row_of, col_of = csr_entries(A)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # SciPy's products do not warn either
-        vals = rows[row_of] * A.data * cols[col_of]
-    keep = vals != 0.0
-    if keep.all():
-        return csr_like(A, vals)
-    indptr = np.zeros(A.shape[0] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of[keep], minlength=A.shape[0]), out=indptr[1:])
-    return csr_from_arrays(vals[keep], A.indices[keep], indptr, A.shape)
 
 
 def product(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
@@ -222,6 +194,37 @@ def plus(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
     return csr_from_arrays(data[:end], indices[:end], indptr, (M, N))
 
 
+def matvec(A: sp.csr_matrix, x: np.ndarray, transposed: bool = False, magnitudes: bool = False) -> np.ndarray:
+    """``A @ x``, or ``A.T @ x`` when ``transposed`` (SciPy's product with the CSC view ``A.T``), as SciPy computes
+    it (its ``csr_matvec``, ``csc_matvec``); ``magnitudes``: with ``abs(A)`` in place of ``A`` (SciPy's ``abs(A) @ x``;
+    an ``A`` not in SciPy's canonical format takes SciPy's operators, whose ``abs`` first sorts it and sums its repeated
+    entries, which changes the order of the product's terms).
+
+    Parameters
+    ----------
+    A : (M, N) scipy.sparse.csr_matrix
+    x : (N,) float, or (M,) when ``transposed``
+    transposed, magnitudes : bool
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    x = np.asarray(x, dtype=float)
+    if not _HAVE_ROUTINES or (magnitudes and not A.has_canonical_format):
+        B = abs(A) if magnitudes else A
+        return np.asarray((B.T if transposed else B) @ x).ravel()
+    M, N = int(A.shape[0]), int(A.shape[1])
+    data = np.abs(A.data) if magnitudes else np.asarray(A.data, dtype=float)
+    if transposed:
+        out = np.zeros(N)
+        _routines.csc_matvec(N, M, A.indptr, A.indices, data, x, out)
+    else:
+        out = np.zeros(M)
+        _routines.csr_matvec(M, N, A.indptr, A.indices, data, x, out)
+    return out
+
+
 def absolute(A: sp.csr_matrix) -> sp.csr_matrix:
     """``abs(A)`` (SciPy's: the same pattern and order, each stored value's absolute value; an ``A`` that is not in
     SciPy's canonical format takes SciPy's, which sums its repeated entries first).
@@ -247,6 +250,5 @@ __all__ = [
     "plus",
     "product",
     "repeats",
-    "scaled",
     "transpose",
 ]

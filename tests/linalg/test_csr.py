@@ -55,13 +55,15 @@ def test_product_transpose_plus_are_scipys(seed, shape, kinds):
 @given(
     seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(1, 25), st.integers(1, 25)), kind=st.sampled_from(KINDS)
 )
-def test_scaled_absolute_are_scipys(seed, shape, kind):
+def test_matvec_absolute_are_scipys(seed, shape, kind):
     rng = np.random.default_rng(seed)
     A = random_csr(rng, *shape, kind)
-    r = rng.standard_normal(shape[0]) * 10.0 ** rng.integers(-200, 200, shape[0])  # underflow to 0 included
-    c = rng.standard_normal(shape[1]) * 10.0 ** rng.integers(-200, 200, shape[1])
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        assert same(csr.scaled(A, r, c), sp.diags(r) @ A @ sp.diags(c))
+    x = rng.standard_normal(shape[1])
+    y = rng.standard_normal(shape[0])
+    assert np.array_equal(csr.matvec(A, x), A @ x)
+    assert np.array_equal(csr.matvec(A, y, transposed=True), A.T @ y)
+    assert np.array_equal(csr.matvec(A, x, magnitudes=True), abs(A.copy()) @ x)
+    assert np.array_equal(csr.matvec(A, y, transposed=True, magnitudes=True), abs(A.copy()).T @ y)
     assert same(csr.absolute(A.copy()), abs(A.copy()))
 
 
@@ -86,6 +88,8 @@ def test_without_the_compiled_routines_the_operators_run(monkeypatch):
     assert same(csr.product(A, B), A @ B)
     assert same(csr.transpose(A), sp.csr_matrix(A.T))
     assert same(csr.plus(A, A), A + A)
+    x = rng.standard_normal(4)
+    assert np.array_equal(csr.matvec(B, x), B @ x)
 
 
 @pytest.mark.parametrize("kind", KINDS)
