@@ -659,8 +659,8 @@ def _permuted_rows(
     ``Jt``'s row ``tangent_rows[k]``, the others empty: the arrays SciPy's product ``P @ [Jn; Jt[tangent_rows]]`` with
     the permutation matrix P gives (each row's entries in reverse order, exact zeros dropped), so that the products
     with J that follow (``W = J M⁻¹ Jᵀ``) add their terms in the same order as before, bit for bit, without building
-    P, the stacked rows and the product (~1 ms on a quadruped of 18 contacts). Rows given with repeated columns (not
-    in SciPy's canonical format), which the product sums, take the product itself."""
+    P, the stacked rows and the product (~1 ms on a quadruped of 18 contacts). Rows not in SciPy's canonical format
+    (unsorted, or with an entry stored twice, which the product sums) take the product itself."""
     n = Jn.shape[1]
     if not (Jn.has_canonical_format and Jt.has_canonical_format):
         stacked = sp.vstack([Jn, Jt[np.asarray(tangent_rows, dtype=np.int64)]], format="csr")

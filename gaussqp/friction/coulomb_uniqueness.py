@@ -81,7 +81,8 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
         diag = np.zeros(N)
         on = rows == cols
         diag[rows[on]] = vals[on]
-        row_norms = np.sqrt(np.bincount(rows, weights=vals * vals, minlength=N)[tangent])  # in storage order
+        # each row's squares summed in W's storage order (before, SciPy's abs in the caller had sorted W in place)
+        row_norms = np.sqrt(np.bincount(rows, weights=vals * vals, minlength=N)[tangent])
     else:
         Wt = sp.csr_matrix(sp.diags(s) @ Wc @ sp.diags(s)) if sparse else s[:, None] * Wc * s[None, :]  # D W D
         diag = np.asarray(Wt.diagonal()).ravel()

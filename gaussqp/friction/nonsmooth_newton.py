@@ -203,6 +203,9 @@ class BlockInverse:
         import scipy.sparse.linalg as spla
 
         M = sp.csr_matrix(M)
+        if repeats(M):  # an entry stored twice stands for their sum (SciPy's convention); the blocks read one each
+            M = M.copy()
+            M.sum_duplicates()
         n = self.n = M.shape[0]
         ncomp, label = connected_components(M, directed=False)
         order = np.argsort(label, kind="stable")
@@ -259,8 +262,8 @@ def sparse_delassus(M, J) -> tuple[sp.csr_matrix, BlockInverse]:
     # SciPy's products and sums through its own routines (gaussqp.linalg.csr): the numbers of
     # ``csr_matrix(J @ Minv.small @ J.T)`` and of ``csr_matrix((W + W.T) / 2)`` without the operators' checks
     W = csr_product(csr_product(J, Minv.small), csr_transpose(J))
+    JtT = sp.csc_matrix(J.T) if Minv.large else None
     for idx, lu in Minv.large:
-        JtT = sp.csc_matrix(J.T)
         Jb = sp.csr_matrix(J[:, idx])
         touched = np.flatnonzero(np.diff(Jb.indptr))
         if touched.size:

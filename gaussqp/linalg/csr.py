@@ -38,9 +38,16 @@ def _index_arrays(kind: type, *arrays: np.ndarray) -> list[np.ndarray]:
     return [np.asarray(a, dtype=kind) for a in arrays]
 
 
+def _check_shapes(what: str, got: tuple, expected: tuple) -> None:
+    """SciPy's operators refuse operands of mismatched shapes; its compiled routines would read out of bounds."""
+    if tuple(int(x) for x in got) != tuple(int(x) for x in expected):
+        raise ValueError(f"{what}: operand of shape {tuple(got)} where {tuple(expected)} is expected")
+
+
 def csr_from_arrays(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
     """``scipy.sparse.csr_matrix((data, indices, indptr), shape)`` with the index arrays in int32 when the shape and
-    the entries fit (the type SciPy picks for them), passed without a copy.
+    the entries fit (the type SciPy's operators pick for int32 inputs; they keep int64 inputs in int64, which this does
+    not: the values and their order are the same either way), passed without a copy.
 
     Parameters
     ----------
@@ -124,6 +131,7 @@ def product(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
     """
     if not _HAVE_ROUTINES:
         return sp.csr_matrix(A @ B)
+    _check_shapes("product", (B.shape[0],), (A.shape[1],))
     M, N = int(A.shape[0]), int(B.shape[1])
     kind = _index_type(M, N, A.nnz, B.nnz, A.shape[1])
     Ap, Aj, Bp, Bj = _index_arrays(kind, A.indptr, A.indices, B.indptr, B.indices)
@@ -181,6 +189,7 @@ def plus(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
     """
     if not _HAVE_ROUTINES:
         return sp.csr_matrix(A + B)
+    _check_shapes("plus", B.shape, A.shape)
     M, N = int(A.shape[0]), int(A.shape[1])
     maxnnz = A.nnz + B.nnz
     kind = _index_type(M, N, maxnnz)
@@ -197,8 +206,8 @@ def plus(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
 def matvec(A: sp.csr_matrix, x: np.ndarray, transposed: bool = False, magnitudes: bool = False) -> np.ndarray:
     """``A @ x``, or ``A.T @ x`` when ``transposed`` (SciPy's product with the CSC view ``A.T``), as SciPy computes
     it (its ``csr_matvec``, ``csc_matvec``); ``magnitudes``: with ``abs(A)`` in place of ``A`` (SciPy's ``abs(A) @ x``;
-    an ``A`` not in SciPy's canonical format takes SciPy's operators, whose ``abs`` first sorts it and sums its repeated
-    entries, which changes the order of the product's terms).
+    an ``A`` not in SciPy's canonical format takes SciPy's operators, whose ``abs`` sorts ``A``'s arrays in place and sums
+    its repeated entries first, which changes the order of the product's terms — and ``A`` itself, as before).
 
     Parameters
     ----------
@@ -211,6 +220,7 @@ def matvec(A: sp.csr_matrix, x: np.ndarray, transposed: bool = False, magnitudes
     numpy.ndarray
     """
     x = np.asarray(x, dtype=float)
+    _check_shapes("matvec", x.shape, (A.shape[0] if transposed else A.shape[1],))
     if not _HAVE_ROUTINES or (magnitudes and not A.has_canonical_format):
         B = abs(A) if magnitudes else A
         return np.asarray((B.T if transposed else B) @ x).ravel()
@@ -225,28 +235,11 @@ def matvec(A: sp.csr_matrix, x: np.ndarray, transposed: bool = False, magnitudes
     return out
 
 
-def absolute(A: sp.csr_matrix) -> sp.csr_matrix:
-    """``abs(A)`` (SciPy's: the same pattern and order, each stored value's absolute value; an ``A`` that is not in
-    SciPy's canonical format takes SciPy's, which sums its repeated entries first).
-
-    Parameters
-    ----------
-    A : scipy.sparse.csr_matrix
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix
-    """
-    if not A.has_canonical_format:
-        return abs(A)
-    return csr_like(A, np.abs(A.data))
-
-
 __all__ = [
-    "absolute",
     "csr_entries",
     "csr_from_arrays",
     "csr_like",
+    "matvec",
     "plus",
     "product",
     "repeats",

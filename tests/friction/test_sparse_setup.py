@@ -75,7 +75,9 @@ def contact_problem(rng: np.random.Generator, m: int, d: int, n: int, unsorted: 
     if unsorted:  # rows as a SciPy product leaves them (reversed)
         Jn, Jt = sp.csr_matrix(Jn @ sp.eye(n)), sp.csr_matrix(Jt @ sp.eye(n))
     if Jn.nnz:
-        Jn.data[0] = 0.0  # an explicit zero, which the permutation's product drops
+        Jn.data[0] = 0.0  # explicit zeros, which the permutation's product drops
+    if Jt.nnz:
+        Jt.data[-1] = -0.0
     return SimpleNamespace(
         m=m,
         dimension=d,
@@ -119,9 +121,51 @@ def test_repeated_entries_take_the_scipy_formulas():
     path that takes the product itself."""
     rng = np.random.default_rng(11)
     p = contact_problem(rng, 4, 3, 9, unsorted=False)
-    p.J_t = with_repeats(p.J_t)
+    p.has_tangent = np.ones(4, dtype=bool)  # every tangent row is kept: the repeated entries reach J
+    p.J_t = with_repeats(p.J_t, 3)
     assert not p.J_t.has_canonical_format
-    assert same(contact_blocks(p)[0], reference_contact_blocks(p))
+    J = contact_blocks(p)[0]
+    assert same(J, reference_contact_blocks(p))
+    assert J.nnz < p.J_n.nnz + p.J_t.nnz  # the repeated entries summed into one each
+
+
+def test_block_inverse_sums_repeated_mass_entries():
+    """A mass matrix with an entry stored twice stands for their sum (SciPy's convention): M⁻¹ by blocks is the
+    inverse of that sum."""
+    M = sp.csr_matrix((np.array([1.0, 1.0, 3.0]), np.array([0, 0, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    assert np.allclose(nn.BlockInverse(M) @ np.ones(2), [0.5, 1.0 / 3.0], rtol=0, atol=1e-15)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 8),
+    d=st.sampled_from([2, 3]),
+    kind=st.sampled_from(["canonical", "unsorted", "repeats"]),
+    scale=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
+)
+def test_uniqueness_necessary_condition_is_the_scipy_formula(seed, m, d, kind, scale):
+    """On random W (symmetric positive definite, unsorted or with repeated entries): the uniqueness test's verdict is
+    the one its exact necessary condition gives when computed with SciPy's operators, whenever that condition decides
+    (and, with repeated entries, SciPy's operators are what run)."""
+    rng = np.random.default_rng(seed)
+    N = m * d
+    A = rng.standard_normal((N, N))
+    Wd = A @ A.T + N * np.eye(N)
+    Wd[np.abs(Wd) < 0.5] = 0.0
+    Wd = (Wd + Wd.T) / 2
+    W = sp.csr_matrix(Wd)
+    if kind == "unsorted":
+        W = sp.csr_matrix(W @ sp.eye(N))
+    elif kind == "repeats":
+        W = with_repeats(W, 2)
+    mu = np.full(m, scale)
+    got = coulomb_uniqueness(W, mu, d)
+    want = _reference_uniqueness_shortcut(W.copy(), mu, d)
+    if want is not None:
+        assert got == want
+    else:
+        assert "too large for the strong-monotonicity test (μ_max times a tangential row" not in got[1]
 
 
 def test_setup_of_the_shipped_generated_problems():
@@ -168,3 +212,43 @@ def _reference_uniqueness_shortcut(W, mu, d):
             "exceeds a diagonal entry of W̃_s): uniqueness is not decided"
         )
     return None
+
+
+def reference_dynamics_residual(problem, a, lam_n, lam_t) -> float:
+    """The answer's dynamics residual as SciPy's operators computed it (the formula of ``global_solution``, in its
+    order: SciPy's ``abs`` of a block not in canonical format sorts that block in place before the products)."""
+    from gaussqp.settings import COULOMB_DYNAMICS_FLOOR
+
+    F = np.asarray(problem.F, dtype=float)
+    Ma = np.asarray(problem.M @ a).ravel()
+    Jn_abs, Jt_abs = abs(sp.csr_matrix(problem.J_n)), abs(sp.csr_matrix(problem.J_t))
+    gen = np.asarray(problem.J_n.T @ lam_n).ravel() + np.asarray(problem.J_t.T @ lam_t.ravel()).ravel()
+    scale = (
+        np.asarray(abs(problem.M) @ np.abs(a)).ravel()
+        + np.abs(F)
+        + np.asarray(Jn_abs.T @ np.abs(lam_n)).ravel()
+        + np.asarray(Jt_abs.T @ np.abs(lam_t.ravel())).ravel()
+    )
+    scale = np.maximum(scale, COULOMB_DYNAMICS_FLOOR * float(scale.max(initial=0.0)))
+    return float(np.max(np.abs(Ma + F - gen) / np.where(scale > 0, scale, 1.0), initial=0.0))
+
+
+def test_dynamics_residual_is_the_scipy_formula_on_every_kind_of_block():
+    """The mode-free answer's dynamics residual (``global_solution``) equals, bit for bit, the one SciPy's operators
+    give on the same answer, for blocks in canonical format, unsorted and with repeated entries (two copies of each
+    problem: the SciPy path sorts such blocks in place)."""
+    import gaussqp
+
+    base = problems.load("fclib_generated/quadruped-s0-i0007-m12")
+    variants = {
+        "canonical": (base.J_n, base.J_t),
+        "unsorted": (sp.csr_matrix(base.J_n @ sp.eye(base.n)), sp.csr_matrix(base.J_t @ sp.eye(base.n))),
+        "repeats": (with_repeats(base.J_n, 2), with_repeats(sp.csr_matrix(base.J_t @ sp.eye(base.n)), 3)),
+    }
+    for kind, (Jn, Jt) in variants.items():
+        mine = base.with_blocks(J_n=Jn.copy(), J_t=Jt.copy())
+        theirs = base.with_blocks(J_n=Jn.copy(), J_t=Jt.copy())
+        sol = gaussqp.solve(mine, crosscheck=False)
+        assert sol.acceleration is not None, kind
+        want = reference_dynamics_residual(theirs, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
+        assert sol.residuals["dynamics"] == want, kind
