@@ -116,6 +116,19 @@ def csr_like(A: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
     return csr_from_arrays(data, A.indices, A.indptr, A.shape)
 
 
+def _two_operands(routine, shape: tuple[int, int], room: int, kind: type, a: tuple, b: tuple) -> sp.csr_matrix:
+    """The CSR result of SciPy's compiled ``routine(M, N, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx)`` on the operands'
+    arrays ``a``, ``b`` (index arrays of type ``kind``), with room for ``room`` entries, trimmed to those it wrote."""
+    M, N = shape
+    indptr = np.empty(M + 1, dtype=kind)
+    indices = np.empty(room, dtype=kind)
+    data = np.empty(room, dtype=float)
+    routine(M, N, a[0], a[1], np.asarray(a[2], dtype=float), b[0], b[1], np.asarray(b[2], dtype=float), indptr, indices,
+            data)  # fmt: skip
+    end = int(indptr[-1])
+    return csr_from_arrays(data[:end], indices[:end], indptr, (M, N))
+
+
 def product(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
     """``A @ B`` of two CSR matrices, as SciPy computes it (its ``csr_matmat``: each row's entries in the order that
     routine leaves them, a sum that is exactly zero dropped).
@@ -140,13 +153,7 @@ def product(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
     if kind2 is not kind:
         kind = kind2
         Ap, Aj, Bp, Bj = _index_arrays(kind, A.indptr, A.indices, B.indptr, B.indices)
-    indptr = np.empty(M + 1, dtype=kind)
-    indices = np.empty(nnz, dtype=kind)
-    data = np.empty(nnz, dtype=float)
-    _routines.csr_matmat(M, N, Ap, Aj, np.asarray(A.data, dtype=float), Bp, Bj, np.asarray(B.data, dtype=float),
-                         indptr, indices, data)  # fmt: skip
-    end = int(indptr[-1])
-    return csr_from_arrays(data[:end], indices[:end], indptr, (M, N))
+    return _two_operands(_routines.csr_matmat, (M, N), nnz, kind, (Ap, Aj, A.data), (Bp, Bj, B.data))
 
 
 def transpose(A: sp.csr_matrix) -> sp.csr_matrix:
@@ -194,13 +201,7 @@ def plus(A: sp.csr_matrix, B: sp.csr_matrix) -> sp.csr_matrix:
     maxnnz = A.nnz + B.nnz
     kind = _index_type(M, N, maxnnz)
     Ap, Aj, Bp, Bj = _index_arrays(kind, A.indptr, A.indices, B.indptr, B.indices)
-    indptr = np.empty(M + 1, dtype=kind)
-    indices = np.empty(maxnnz, dtype=kind)
-    data = np.empty(maxnnz, dtype=float)
-    _routines.csr_plus_csr(M, N, Ap, Aj, np.asarray(A.data, dtype=float), Bp, Bj, np.asarray(B.data, dtype=float),
-                           indptr, indices, data)  # fmt: skip
-    end = int(indptr[-1])
-    return csr_from_arrays(data[:end], indices[:end], indptr, (M, N))
+    return _two_operands(_routines.csr_plus_csr, (M, N), maxnnz, kind, (Ap, Aj, A.data), (Bp, Bj, B.data))
 
 
 def matvec(A: sp.csr_matrix, x: np.ndarray, transposed: bool = False, magnitudes: bool = False) -> np.ndarray:
