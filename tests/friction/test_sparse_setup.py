@@ -252,3 +252,22 @@ def test_dynamics_residual_is_the_scipy_formula_on_every_kind_of_block():
         assert sol.acceleration is not None, kind
         want = reference_dynamics_residual(theirs, sol.acceleration, sol.lambda_normal, sol.lambda_tangent)
         assert sol.residuals["dynamics"] == want, kind
+
+
+def test_equilibrated_normals_for_the_rank_from_the_stored_entries():
+    """The system class's dense rank input, ``J_n S`` with unit rows, from a sparse ``J_n``'s stored entries equals
+    SciPy's sparse formula to round-off (canonical, unsorted and repeated-entry rows), and gives its rank."""
+    from gaussqp.linalg.dense import as_dense, matrix_rank, normalize_rows
+
+    base = problems.load("fclib_generated/quadruped-s0-i0007-m12")
+    for kind, Jn in {
+        "canonical": base.J_n,
+        "unsorted": sp.csr_matrix(base.J_n @ sp.eye(base.n)),
+        "repeats": with_repeats(base.J_n, 3),
+    }.items():
+        p = base.with_blocks(J_n=Jn.copy())
+        s = p.mass_factor.scaling
+        want = as_dense(normalize_rows(sp.csr_matrix(Jn.copy() @ sp.diags(s))))
+        got = p._equilibrated_normals(dense=True)
+        assert np.allclose(got, want, rtol=0, atol=4 * np.finfo(float).eps), kind
+        assert matrix_rank(got) == matrix_rank(want) == p.classify().normal_rank, kind
