@@ -81,7 +81,7 @@ def coulomb_uniqueness(W, mu: np.ndarray, dimension: int, coordinates: int | Non
         diag = np.zeros(N)
         on = rows == cols
         diag[rows[on]] = vals[on]
-        # each row's squares summed in W's storage order (before, SciPy's abs in the caller had sorted W in place)
+        # each row's squares summed in W's storage order
         row_norms = np.sqrt(np.bincount(rows, weights=vals * vals, minlength=N)[tangent])
     else:
         Wt = sp.csr_matrix(sp.diags(s) @ Wc @ sp.diags(s)) if sparse else s[:, None] * Wc * s[None, :]  # D W D

@@ -213,7 +213,7 @@ class BlockInverse:
         starts = np.concatenate([[0], np.cumsum(sizes)])
         # ``small`` is assembled in CSR directly: row i of a block of size s holds that block's inverse's row, its s
         # columns in increasing order (a component's coordinates are increasing in ``order``); rows of the large
-        # blocks are empty. The arrays COO's conversion gave before, without its sort and checks (~1 ms a problem)
+        # blocks are empty: the arrays SciPy's conversion from triplets gives, without its sort and checks
         width = np.where(sizes[label] > COULOMB_NN_BLOCK_MAX, 0, sizes[label])  # each row's entries
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(width, out=indptr[1:])
