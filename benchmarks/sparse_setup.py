@@ -44,8 +44,7 @@ def measure(paths: list[str], repeat: int) -> dict:
     gaussqp.solve(problems.load("real/humanoid_lying").mode_free(), crosscheck=False)  # a process's one-time loads
     out: dict = {}
     for path in paths:
-        fresh = [fclib.load(path) for _ in range(repeat + 1)]
-        p = fresh[0]
+        p = fclib.load(path)
         J, _, mu = contact_blocks(p)
         W, _ = sparse_delassus(p.M, J)
         stages = {
@@ -87,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         for side, root in sides.items():
             env = dict(os.environ, PYTHONPATH=root)
             cmd = [sys.executable, os.path.abspath(__file__), *args.files, "--repeat", str(args.repeat), "--child"]
-            done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            if done.returncode:
+                sys.exit(f"the measurement on {root} failed:\n{done.stderr.strip()}")
             runs[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
     best = {side: {f: {s: min(r[f][s] for r in rs) for s in STAGES} for f in rs[0]} for side, rs in runs.items()}
     print(f"CPU ms, medians of {args.repeat} calls, smallest of {len(runs['after'])} rounds; BLAS on one thread")

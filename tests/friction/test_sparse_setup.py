@@ -271,3 +271,22 @@ def test_equilibrated_normals_for_the_rank_from_the_stored_entries():
         got = p._equilibrated_normals(dense=True)
         assert np.allclose(got, want, rtol=0, atol=4 * np.finfo(float).eps), kind
         assert matrix_rank(got) == matrix_rank(want) == p.classify().normal_rank, kind
+
+
+def test_inputs_left_as_given_and_zero_rows_ranked():
+    """The rank input and M⁻¹ by blocks sum repeated entries on copies (a problem's own arrays are not sorted or summed
+    in place), and a normal row whose stored entries are zeros or cancel counts as a zero row, not as a NaN."""
+    import gaussqp
+
+    Jn = sp.csr_matrix(
+        (np.array([1.0, 0.0, 3.0, -3.0, 2.0]), np.array([0, 1, 2, 2, 3]), np.array([0, 1, 2, 4, 5])), shape=(4, 4)
+    )
+    M = sp.csr_matrix(
+        (np.array([1.0, 1.0, 2.0, 3.0, 4.0]), np.array([0, 0, 1, 2, 3]), np.array([0, 2, 3, 4, 5])), shape=(4, 4)
+    )
+    p = gaussqp.ContactProblem.from_blocks(M=M, F=np.ones(4), J_n=Jn, dimension=2)
+    before = [(A.data.copy(), A.indices.copy(), A.indptr.copy()) for A in (p.J_n, p.M)]
+    assert p.classify().normal_rank == 2  # rows 1 and 2 are zero: the zero entry, and 3 − 3
+    nn.BlockInverse(p.M)
+    for A, (data, indices, indptr) in zip((p.J_n, p.M), before):
+        assert np.array_equal(A.data, data) and np.array_equal(A.indices, indices) and np.array_equal(A.indptr, indptr)

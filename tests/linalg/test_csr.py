@@ -114,6 +114,8 @@ def test_mismatched_shapes_are_refused_as_scipy_refuses_them():
         csr.product(B, B)
     with pytest.raises(ValueError, match="plus"):
         csr.plus(B, sp.csr_matrix(B.T))
+    with pytest.raises(ValueError, match="plus"):
+        csr.plus(B, sp.csr_matrix(np.ones((5, 3))))
     big = sp.csr_matrix((np.ones(1), np.array([50_000_000]), np.array([0, 1])), shape=(1, 50_000_001))
     with pytest.raises(ValueError, match="matvec"):
         csr.matvec(big, np.ones(1))
