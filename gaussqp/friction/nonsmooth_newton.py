@@ -85,7 +85,7 @@ from ..settings import (
     COULOMB_NN_STALL_ITER,
     COULOMB_NN_TARGET_RTOL,
 )
-from ..linalg.csr import csr_entries, csr_from_arrays, csr_like, repeats
+from ..linalg.csr import csr_entries, csr_from_arrays, csr_like, repeats, summed
 from ..linalg.csr import plus as csr_plus, product as csr_product, transpose as csr_transpose
 from ..linalg.dense import lu_solver, sparse_digest
 from .compiled import kernels, kernels_when_worth, loaded, plain, spent_in_numpy
@@ -202,10 +202,7 @@ class BlockInverse:
         from scipy.sparse.csgraph import connected_components
         import scipy.sparse.linalg as spla
 
-        M = sp.csr_matrix(M)
-        if repeats(M):  # an entry stored twice stands for their sum (SciPy's convention); the blocks read one each
-            M = M.copy()
-            M.sum_duplicates()
+        M = summed(sp.csr_matrix(M))  # an entry stored twice stands for their sum; the blocks read one each
         n = self.n = M.shape[0]
         ncomp, label = connected_components(M, directed=False)
         order = np.argsort(label, kind="stable")

@@ -101,6 +101,25 @@ def repeats(A: sp.csr_matrix) -> bool:
     return bool((keys[1:] == keys[:-1]).any())
 
 
+def summed(A: sp.csr_matrix) -> sp.csr_matrix:
+    """``A`` with each repeated entry stored once, as their sum (SciPy's convention): ``A`` itself when no entry repeats
+    (:func:`repeats`), else a copy (``A``'s own arrays are left as given).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+    """
+    if not repeats(A):
+        return A
+    out = A.copy()
+    out.sum_duplicates()
+    return out
+
+
 def csr_like(A: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
     """A CSR matrix with ``A``'s pattern and storage order and the values ``data`` (one per stored entry of ``A``).
 
@@ -244,5 +263,6 @@ __all__ = [
     "plus",
     "product",
     "repeats",
+    "summed",
     "transpose",
 ]

@@ -65,7 +65,7 @@ from ..linalg.dense import (
     row_space_by_support,
     sparse_full_row_rank,
 )
-from ..linalg.csr import csr_entries, repeats
+from ..linalg.csr import csr_entries, summed
 from ..linalg.mass import MassFactor, factor_mass
 
 
@@ -757,10 +757,7 @@ class ContactProblem:
         few hundred entries)."""
         s = self.mass_factor.scaling
         if dense and sp.issparse(self._Jn):  # from the stored entries: O(nnz) before the dense array the rank needs
-            A = sp.csr_matrix(self._Jn)
-            if repeats(A):  # an entry stored twice is their sum
-                A = A.copy()
-                A.sum_duplicates()
+            A = summed(sp.csr_matrix(self._Jn))  # an entry stored twice is their sum
             rows, cols = csr_entries(A)
             vals = A.data * s[cols] if s is not None else np.asarray(A.data, dtype=float)
             norms = np.sqrt(np.bincount(rows, weights=vals * vals, minlength=A.shape[0]))

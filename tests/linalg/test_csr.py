@@ -119,3 +119,14 @@ def test_mismatched_shapes_are_refused_as_scipy_refuses_them():
     big = sp.csr_matrix((np.ones(1), np.array([50_000_000]), np.array([0, 1])), shape=(1, 50_000_001))
     with pytest.raises(ValueError, match="matvec"):
         csr.matvec(big, np.ones(1))
+
+
+def test_summed_sums_repeats_on_a_copy():
+    A = with_repeats(sp.csr_matrix(np.arange(1.0, 10.0).reshape(3, 3)), 2)
+    before = (A.data.copy(), A.indices.copy(), A.indptr.copy())
+    S = csr.summed(A)
+    assert S is not A and S.has_canonical_format and not csr.repeats(S)
+    assert np.array_equal(S.toarray(), A.toarray())
+    assert all(np.array_equal(x, y) for x, y in zip((A.data, A.indices, A.indptr), before))
+    B = sp.csr_matrix(np.eye(3))
+    assert csr.summed(B) is B
