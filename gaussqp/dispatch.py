@@ -284,7 +284,7 @@ def solve_classified(
         sol.defer(_structural(problem, candidate, cls.modes != "frictionless"))
     if crosscheck:
         sol = cross_check(sol, name, f, problem, cls, solver=solver, tol=tol, facets=facets, bracket=bracket)
-    sol.extras["system_class"] = cls.as_dict()
+    sol.extras["system_class"] = cls.record()
     if correct_drifts and not sol.certified:
         sol = solve_nearest_consistent(
             sol,

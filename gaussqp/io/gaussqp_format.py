@@ -330,6 +330,10 @@ def _regular_file(path: Path) -> None:
         )
 
 
+#: the first eight bytes of every HDF5 file (FCLIB's format), as the HDF5 specification fixes them
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
 def _read_bounded(path: Path) -> bytes:
     """At most ``FILE_BYTES_MAX`` bytes of ``path`` (the size is checked on what is read, not trusted)."""
     with path.open("rb") as fh:
@@ -345,8 +349,16 @@ def load(path: str | Path) -> ContactProblem | LocalContactProblem:
     if path.suffix == ".npz":
         return load_npz(path)
     try:
-        text = _read_bounded(path).decode("utf-8")
+        data = _read_bounded(path)
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
+        if data.startswith(HDF5_SIGNATURE):
+            raise _err(
+                str(path),
+                "is an HDF5 file, not a gaussqp/1 file",
+                "read an FCLIB problem with gaussqp.io.fclib.load (or any supported format with "
+                "gaussqp.io.open_file.open_problem)",
+            ) from None
         raise _err(
             str(path), "is not UTF-8 text", "give a JSON file, or an .npz file with the .npz extension"
         ) from None

@@ -703,14 +703,6 @@ class ContactProblem:
         constraints = "none" if self.m == 0 else ("mixed" if mb and mu_ else ("bilateral" if mb else "unilateral"))
         frictional = set(self._modes[self._modes != "frictionless"])
         modes = "frictionless" if not frictional else "mixed" if len(frictional) > 1 else str(frictional.pop())
-        size = self.n * self.m
-        small = size <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self._Jn) else CLASSIFY_DENSE_MAX)
-        nrank = matrix_rank(self._equilibrated_normals(dense=True)) if self.m and small else self._sparse_rank()
-        notes = []
-        if nrank < self.m:
-            notes.append(f"normal rows redundant: rank {nrank} < {self.m} contacts")
-        if not fac.definite:
-            notes.append(f"mass matrix singular: rank {fac.rank} < n = {self.n}")
         return SystemClass(
             n=self.n,
             mass="definite" if fac.definite else "singular",
@@ -719,11 +711,17 @@ class ContactProblem:
             modes=modes,
             m_bilateral=mb,
             m_unilateral=mu_,
-            normal_rank=nrank,
-            redundant=nrank < self.m,
+            normal_rank=self._normal_rank_of,  # computed when first read: no route keys on it
             dimension=self.dimension,
-            notes=tuple(notes),
         )
+
+    def _normal_rank_of(self) -> int:
+        """The numerical rank of the normal rows in the units of :meth:`_equilibrated_normals`: a dense SVD for a
+        small problem, else the sparse full-row-rank test (:meth:`_sparse_rank`)."""
+        if self.m == 0:
+            return 0
+        small = self.n * self.m <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self._Jn) else CLASSIFY_DENSE_MAX)
+        return matrix_rank(self._equilibrated_normals(dense=True)) if small else self._sparse_rank()
 
     #: the problem's form (:data:`gaussqp.model.summary.FORMS`): a mass matrix and contact rows, ``M a + F = Jᵀλ``
     form = "global"

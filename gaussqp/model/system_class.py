@@ -7,7 +7,9 @@ files and in :class:`~gaussqp.model.problem.Contact` (``"unilateral" == ContactT
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import FrozenInstanceError
 from enum import Enum
 
 
@@ -53,10 +55,47 @@ MODES = tuple(m.value for m in Mode)
 UNDECIDED_MODES = frozenset({Mode.COULOMB.value})
 
 
-@dataclass(frozen=True)
-class SystemClass:
-    """What :meth:`ContactProblem.classify` reports about a problem's structure."""
+#: the fields of :class:`SystemClass`, in the order of its constructor and of :meth:`SystemClass.as_dict`
+_FIELDS = (
+    "n",
+    "mass",
+    "mass_rank",
+    "constraints",
+    "modes",
+    "m_bilateral",
+    "m_unilateral",
+    "normal_rank",
+    "redundant",
+    "dimension",
+    "notes",
+)
 
+
+class SystemClass:
+    """What :meth:`ContactProblem.classify` reports about a problem's structure: an immutable record.
+
+    ``normal_rank`` (the numerical rank of the normal rows, in the units of :meth:`ContactProblem.classify`) may be
+    given as a zero-argument callable: it is then computed when first read (by :attr:`normal_rank`,
+    :attr:`redundant`, :attr:`notes`, :meth:`as_dict`, a comparison, the printed form, a hash, a copy or a pickle),
+    once, and kept. No route keys on it (the dispatcher's table is :attr:`key`), and on a pile of boxes whose
+    normal rows are redundant across bodies it is a dense pivoted QR of the rows (seconds at 2,000 contacts).
+    ``redundant`` and ``notes`` follow from the other fields when not given.
+    """
+
+    __slots__ = (
+        "n",
+        "mass",
+        "mass_rank",
+        "constraints",
+        "modes",
+        "m_bilateral",
+        "m_unilateral",
+        "dimension",
+        "_rank",
+        "_redundant",
+        "_notes",
+        "_lock",
+    )
     n: int
     mass: str  # "definite" | "singular"
     mass_rank: int
@@ -64,10 +103,88 @@ class SystemClass:
     modes: str  # the contacts' tangential laws: "frictionless" | "sticking" | "sliding" | "coulomb" | "mixed"
     m_bilateral: int
     m_unilateral: int
-    normal_rank: int
-    redundant: bool
     dimension: int
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    _rank: int | Callable[[], int]
+    _redundant: bool | None
+    _notes: tuple[str, ...] | None
+    _lock: threading.Lock
+
+    def __init__(
+        self,
+        n: int,
+        mass: str,
+        mass_rank: int,
+        constraints: str,
+        modes: str,
+        m_bilateral: int,
+        m_unilateral: int,
+        normal_rank: int | Callable[[], int],
+        redundant: bool | None = None,
+        dimension: int | None = None,
+        notes: tuple[str, ...] | None = None,
+    ) -> None:
+        if dimension is None:  # a keyword after the optional ``redundant``, as in the constructor's positional order
+            raise TypeError("SystemClass() missing required argument: 'dimension'")
+        put = object.__setattr__
+        for name, value in (
+            ("n", n),
+            ("mass", mass),
+            ("mass_rank", mass_rank),
+            ("constraints", constraints),
+            ("modes", modes),
+            ("m_bilateral", m_bilateral),
+            ("m_unilateral", m_unilateral),
+            ("dimension", dimension),
+            ("_rank", normal_rank),
+            ("_redundant", redundant),
+            ("_notes", None if notes is None else tuple(notes)),
+            ("_lock", threading.Lock()),
+        ):
+            put(self, name, value)
+
+    def __setattr__(self, name: str, value) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    @property
+    def normal_rank(self) -> int:
+        """The numerical rank of the normal rows (computed at the first read when the constructor was given a
+        callable; concurrent readers wait for the one computation)."""
+        rank = self._rank
+        if callable(rank):
+            with self._lock:
+                rank = self._rank
+                if callable(rank):
+                    rank = int(rank())
+                    object.__setattr__(self, "_rank", rank)  # the callable is dropped: no reference to the problem
+        return rank
+
+    @property
+    def redundant(self) -> bool:
+        """Whether the normal rows are dependent: ``normal_rank < m_bilateral + m_unilateral`` unless given."""
+        if self._redundant is not None:
+            return self._redundant
+        return self.normal_rank < self.m_bilateral + self.m_unilateral
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Remarks on the structure: dependent normal rows, a singular mass matrix (unless given)."""
+        if self._notes is not None:
+            return self._notes
+        m = self.m_bilateral + self.m_unilateral
+        notes = []
+        if self.normal_rank < m:
+            notes.append(f"normal rows redundant: rank {self.normal_rank} < {m} contacts")
+        if self.mass != "definite":
+            notes.append(f"mass matrix singular: rank {self.mass_rank} < n = {self.n}")
+        return tuple(notes)
+
+    @property
+    def rank_decided(self) -> bool:
+        """Whether :attr:`normal_rank` has been computed (reading it computes it)."""
+        return not callable(self._rank)
 
     @property
     def friction(self) -> str:
@@ -79,17 +196,79 @@ class SystemClass:
         """(mass, constraints, modes): the key of the dispatcher's preference table."""
         return (self.mass, self.constraints, self.modes)
 
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "SystemClass(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS) + ")"
+
+    def __reduce__(self):
+        """Copies and pickles carry the values (the rank computed), not the callable."""
+        return (_rebuild, (self._values(),))
+
     def as_dict(self) -> dict:
-        return {
-            "n": self.n,
-            "mass": self.mass,
-            "mass_rank": self.mass_rank,
-            "constraints": self.constraints,
-            "friction": self.modes,  # JSON key kept: files and scripts read it
-            "m_bilateral": self.m_bilateral,
-            "m_unilateral": self.m_unilateral,
-            "normal_rank": self.normal_rank,
-            "redundant": self.redundant,
-            "dimension": self.dimension,
-            "notes": list(self.notes),
-        }
+        """The record as a dict (the JSON object of files and reports; ``friction`` is :attr:`modes`)."""
+        return dict(SystemClassRecord(self).items())
+
+    def record(self) -> SystemClassRecord:
+        """:meth:`as_dict` as a read-only mapping that computes the rank's keys when they are first read (what a
+        solution's ``extras["system_class"]`` holds)."""
+        return SystemClassRecord(self)
+
+
+def _rebuild(values: tuple) -> SystemClass:
+    return SystemClass(**dict(zip(_FIELDS, values, strict=True)))
+
+
+class SystemClassRecord(Mapping):
+    """:meth:`SystemClass.as_dict` as a read-only mapping: the keys that need the normal rows' rank
+    (``normal_rank``, ``redundant``, ``notes``) read it, so the rank is computed only when one of them, or the
+    whole record (iteration over values, a comparison, the printed form, JSON), is asked for. Equal to the dict
+    :meth:`SystemClass.as_dict` returns."""
+
+    __slots__ = ("_cls",)
+    _KEYS = (
+        "n",
+        "mass",
+        "mass_rank",
+        "constraints",
+        "friction",
+        "m_bilateral",
+        "m_unilateral",
+        "normal_rank",
+        "redundant",
+        "dimension",
+        "notes",
+    )
+
+    def __init__(self, cls: SystemClass) -> None:
+        self._cls = cls
+
+    def __getitem__(self, key: str):
+        if key not in self._KEYS:
+            raise KeyError(key)
+        if key == "friction":
+            return self._cls.modes
+        if key == "notes":
+            return list(self._cls.notes)
+        return getattr(self._cls, key)
+
+    def __iter__(self):
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
+
+    def __repr__(self) -> str:
+        return repr(self._cls.as_dict())
+
+    def __reduce__(self):
+        return (SystemClassRecord, (self._cls,))

@@ -133,3 +133,16 @@ def test_step_rows_refuse_booleans_and_masked_entries(rows, field):
     with pytest.raises(errors.NonNumericError) as err:
         gaussqp.step(_ball(**rows), State(q=np.array([0.05, 0.0]), v=np.array([-1.0, 0.0])), 0.01)
     assert err.value.field == field
+
+
+def test_an_hdf5_file_given_to_load_is_named_with_the_reader_that_reads_it(tmp_path):
+    """``gaussqp.load`` reads gaussqp/1 files; an FCLIB (HDF5) file gets a typed error naming FCLIB's reader, and any
+    other binary file the generic one."""
+    h5 = tmp_path / "problem.hdf5"
+    h5.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(range(128, 256)))
+    with pytest.raises(errors.FileFormatError, match=r"HDF5 file.*gaussqp\.io\.fclib\.load"):
+        gaussqp.load(h5)
+    other = tmp_path / "problem.bin"
+    other.write_bytes(bytes(range(128, 256)))
+    with pytest.raises(errors.FileFormatError, match="is not UTF-8 text"):
+        gaussqp.load(other)

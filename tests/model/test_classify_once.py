@@ -29,3 +29,46 @@ def test_dense_and_sparse_storage_classify_alike():
         dense, sparse = _stored(p, sparse=False), _stored(p, sparse=True)
         a, b = dense.classify(), sparse.classify()
         assert a.normal_rank == b.normal_rank and a.redundant == b.redundant and a.key == b.key
+
+
+def test_the_rank_of_the_normal_rows_is_computed_when_first_read():
+    """No route keys on the rank: a solve leaves it undecided; reading it, or the solution's record of the class,
+    decides it once, with the value and notes an eager computation gives."""
+    p = _stored(families.chain(8, lift=1.5, duplicate_every=2), sparse=True)
+    sol = gaussqp.solve(p, crosscheck=False)
+    c = p.classify()
+    assert not c.rank_decided
+    record = sol.extras["system_class"]
+    assert record["mass"] == c.mass and record["friction"] == c.modes and not c.rank_decided
+    assert record["normal_rank"] == p._normal_rank_of() < p.m and c.rank_decided
+    assert c.redundant and c.notes[0] == f"normal rows redundant: rank {c.normal_rank} < {p.m} contacts"
+    assert record == c.as_dict() and dict(record) == c.as_dict()
+
+
+def test_a_system_class_is_an_immutable_record_whatever_its_rank_source():
+    import copy
+    import pickle
+    from dataclasses import FrozenInstanceError
+
+    import pytest
+
+    from gaussqp.model.system_class import SystemClass
+
+    fields = dict(
+        n=4, mass="singular", mass_rank=3, constraints="unilateral", modes="frictionless", m_bilateral=0, m_unilateral=3
+    )
+    calls = []
+    lazy = SystemClass(**fields, normal_rank=lambda: calls.append(1) or 2, dimension=3)
+    eager = SystemClass(**fields, normal_rank=2, dimension=3)
+    assert not calls and lazy.key == eager.key and not calls
+    assert lazy == eager and hash(lazy) == hash(eager) and len(calls) == 1
+    assert lazy.notes == ("normal rows redundant: rank 2 < 3 contacts", "mass matrix singular: rank 3 < n = 4")
+    assert lazy.redundant and repr(lazy) == repr(eager) and len(calls) == 1
+    for other in (copy.deepcopy(lazy), pickle.loads(pickle.dumps(lazy)), pickle.loads(pickle.dumps(lazy.record()))):
+        assert other == eager or dict(other) == eager.as_dict()
+    with pytest.raises(FrozenInstanceError):
+        lazy.n = 5  # type: ignore[misc]
+    given = SystemClass(**fields, normal_rank=3, redundant=False, dimension=3, notes=("given",))
+    assert not given.redundant and given.notes == ("given",)
+    with pytest.raises(TypeError, match="dimension"):
+        SystemClass(**fields, normal_rank=3)

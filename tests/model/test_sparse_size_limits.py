@@ -49,10 +49,13 @@ def test_sparse_rows_whose_rank_needs_densifying_are_refused_by_name(monkeypatch
     monkeypatch.setattr(problem_module, "CLASSIFY_SPARSE_DENSE_MAX", 0)  # the sparse path at a test's size
     monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
     p = _cycle(20, 30)  # a dependency across rows of different supports: full rank cannot be proven sparsely
+    c = p.classify()  # the rank is computed when first read (no route keys on it): the refusal comes then
     with pytest.raises(InputTooLargeError, match="J_n.*densify"):
-        p.classify()
+        c.normal_rank
+    with pytest.raises(InputTooLargeError, match="J_n.*densify"):
+        c.as_dict()  # a refused computation stays to be done: every reader gets the refusal
     monkeypatch.setattr(problem_module, "ENTRIES_MAX", 10_000)
-    assert p.classify().normal_rank == 23  # within the limit the dense QR decides it
+    assert c.normal_rank == 23 and c.redundant  # within the limit the dense QR decides it
 
 
 def test_a_repeated_sparse_row_is_decided_without_densifying(monkeypatch):
