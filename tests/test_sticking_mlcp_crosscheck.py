@@ -84,3 +84,28 @@ def test_an_inaccurate_mlcp_answer_does_not_contradict_a_verified_nonexistence(s
     other.status = INACCURATE
     _, _, route = _mlcp_outcome(sol, other, "lcp_lemke", p, get_tolerance(None))
     assert route.outcome == NOT_COMPARED
+
+
+def test_f1_as_a_compared_route_takes_the_small_dense_path_with_dependent_rows(sticking_states):
+    """30 multiplier rows (16 sticking tangents, 14 normals) in 27 coordinates are dependent: as an answer F1 keeps
+    Clarabel's central multipliers (DAQP would give another vertex each state), but as a compared route only the
+    acceleration and ``Jᵀλ`` are read (both unique, M ≻ 0), so DAQP's vertex serves; its answer is certified by the
+    light judgement and matches the answer's a and Jᵀλ."""
+    from gaussqp.certificates.judge import CROSSCHECK
+    from gaussqp.formulations.gauss_qp import fast_path_applies
+
+    f1, tol = FORMULATIONS["gauss_qp"], get_tolerance(None)
+    compared_through_f1 = 0
+    for p in sticking_states:
+        assert not fast_path_applies(p, None) and fast_path_applies(p, None, any_multipliers=True)
+        light = f1._judged(p, None, tol, CROSSCHECK)
+        full = f1.solve(p)
+        assert (light.status, light.solver, full.status, full.solver) == (SOLVED, "daqp", SOLVED, "clarabel")
+        scales = data_scales(p)
+        assert float(relative(light.acceleration - full.acceleration, scales.accel).max()) <= 1e-8
+        assert float(relative(light.generalized_force - full.generalized_force, scales.force).max()) <= 1e-8
+        sol = gaussqp.solve(p)
+        compared_through_f1 += sol.crosscheck.formulation == "gauss_qp"
+        if sol.crosscheck.formulation == "gauss_qp":
+            assert sol.crosscheck.solver == "daqp" and sol.crosscheck.agree
+    assert compared_through_f1 >= 1  # Lemke's answer fails its own checks on some of these states

@@ -114,6 +114,12 @@ class Formulation(ABC):
             return light, CROSSCHECK
         return self._judged(problem, solver, tol, ANSWER), ANSWER
 
+    def _solve_compared(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        """:meth:`_solve` for the answer of a cross-check route (judged in the role
+        :data:`~gaussqp.certificates.judge.CROSSCHECK`, compared on the quantities that are unique): a formulation
+        whose multipliers form a set may return any certified element of it. :meth:`_solve` unless overridden."""
+        return self._solve(problem, solver, tol)
+
     def _tolerance_for(self, problem: ContactProblem, tolerance) -> Tolerance:
         """The tolerance asked (:func:`~gaussqp.settings.get_tolerance`), once ``problem`` has no contact whose mode this
         formulation does not decide (:func:`undecided_modes`: a typed error naming them otherwise)."""
@@ -126,7 +132,7 @@ class Formulation(ABC):
         """:meth:`_solve`'s answer judged by :func:`~gaussqp.certificates.judge.finalize` in ``role``. The small dense
         path's answer that the judge does not certify is solved again by Clarabel and judged afresh."""
         t0 = time.perf_counter()
-        sol = self._solve(problem, solver, tol)
+        sol = (self._solve_compared if role == CROSSCHECK else self._solve)(problem, solver, tol)
         t1 = time.perf_counter()
         sol = finalize(sol, tol, role)
         t2 = time.perf_counter()

@@ -104,6 +104,7 @@ def solve_acceleration_program(
     solver: str | None,
     tol: Tolerance,
     formulation: str,
+    any_multipliers: bool = False,
 ) -> Solution:
     """Shared by F1 and F2: solve for ``x = a - shift`` (F1: shift 0, f = F; F2: shift = a_free, f = 0).
 
@@ -114,6 +115,9 @@ def solve_acceleration_program(
     and every row divided by its weight ``w_i = ‖(J S)_i‖∞`` (:mod:`gaussqp.model.scales`), so a backend's
     absolute tolerances mean the same thing on every row, whatever its units. Multipliers map back
     as ``λ_i = λ̃_i / w_i``.
+
+    ``any_multipliers``: any element of the multiplier set serves (a cross-check route, compared on the acceleration
+    and ``Jᵀλ`` only): the small dense path is then also tried with dependent rows (:func:`fast_path_applies`).
     """
     fac = problem.mass_factor
     E, e = problem.equalities
@@ -124,7 +128,7 @@ def solve_acceleration_program(
     g = g + np.asarray(G @ shift).ravel() if mi else g
     sc = data_scales(problem)
     equilibrated = (sc.coordinate, sc.equality_weight, sc.inequality_weight)
-    if fast_path_applies(problem, solver):
+    if fast_path_applies(problem, solver, any_multipliers):
         sol = _solve_fast(problem, shift, f, e, g, equilibrated, tol, formulation)
         if sol is not None:
             return sol
@@ -232,7 +236,7 @@ def _solve_direct(
     return sol
 
 
-def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
+def fast_path_applies(problem: ContactProblem, solver: str | None, any_multipliers: bool = False) -> bool:
     """True when :func:`solve_acceleration_program` first tries the small dense path: no solver named, a
     fast backend installed (:data:`gaussqp.backends.FAST_BACKENDS`), ``M ≻ 0`` (its factor has full rank), every
     block dense, ``n + m_E + m_G <= FAST_QP_SIZE_MAX`` (:mod:`gaussqp.settings`), and independent multiplier rows
@@ -240,13 +244,17 @@ def fast_path_applies(problem: ContactProblem, solver: str | None) -> bool:
     per problem: C2 and the uniqueness decisions ask it too). With dependent rows the multipliers may form a set, of
     which an interior-point method returns the central element (gaussqp's answer so far) and an active-set method a
     vertex: both certified, but not the same answer; those problems stay with Clarabel. Decided on the data (the
-    structure, the mass factor, the rows), never on an answer."""
+    structure, the mass factor, the rows), never on an answer.
+
+    With ``any_multipliers`` (a cross-check route: the comparison reads the acceleration and ``Jᵀλ``, unique when
+    ``M ≻ 0``, never λ itself) the rows may be dependent: any certified element of the multiplier set serves, and an
+    answer of DAQP the judge does not certify is solved again by Clarabel as on the path above."""
     if solver is not None or problem.sparse or problem.mass_factor.rank < problem.n:
         return False
     rows = problem.equalities[0].shape[0] + problem.inequalities[0].shape[0]
     if problem.n + rows > FAST_QP_SIZE_MAX or fast_backend(solver, FAST_QP_BACKENDS) is None:
         return False
-    return multiplier_row_rank(problem)[0] == rows
+    return any_multipliers or multiplier_row_rank(problem)[0] == rows
 
 
 def _solve_fast(
@@ -306,4 +314,11 @@ class GaussQP(Formulation):
     def _solve(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
         return solve_acceleration_program(
             problem, "acceleration", np.zeros(problem.n), np.array(problem.F), solver, tol, self.name
+        )
+
+    def _solve_compared(self, problem: ContactProblem, solver: str | None, tol: Tolerance) -> Solution:
+        """:meth:`_solve` for a cross-check route: any element of the multiplier set (DAQP's vertex where the rows
+        are dependent; :func:`fast_path_applies`)."""
+        return solve_acceleration_program(
+            problem, "acceleration", np.zeros(problem.n), np.array(problem.F), solver, tol, self.name, True
         )
