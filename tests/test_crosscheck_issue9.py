@@ -37,8 +37,18 @@ def particle_on_floor_3d(push: float, angle: float = math.pi / 8, mu: float = 0.
     return ContactProblem(np.eye(3), [f * math.cos(angle), f * math.sin(angle), g], c, dimension=3)
 
 
+def _lemke_first(monkeypatch) -> None:
+    """The sticking cross-check in its order for problems off F1's small dense path: the LCP route first, F1 when the
+    LCP route's answer fails its own checks (where F1 takes that path, F1 comes first: the tests below the
+    ``F1 first`` ones)."""
+    import gaussqp.crosscheck as crosscheck
+
+    monkeypatch.setattr(crosscheck, "fast_path_applies", lambda *a, **k: False)
+
+
 def test_inconclusive_bracket_and_failed_lcp_route_is_not_agreement(monkeypatch):
     p = particle_on_floor_3d(0.95)
+    _lemke_first(monkeypatch)
     # the LCP route fails, and so does F1, which the sticking cross-check compares when the LCP route fails
     monkeypatch.setattr(FORMULATIONS["lcp_lemke"], "solve_to_compare", _fail("lcp_lemke"))
     monkeypatch.setattr(FORMULATIONS["gauss_qp"], "solve_to_compare", _fail("gauss_qp"))
@@ -95,6 +105,7 @@ def test_a_failed_lcp_route_is_set_aside_for_f1_in_the_sticking_crosscheck(monke
     """The LCP route's answer fails its own checks in the light judgement: the sticking cross-check sets it aside (not
     compared, not judged in full) and compares F1 with the cones removed, independent of F4's one-stage answer."""
     p = particle_on_floor_3d(0.5)
+    _lemke_first(monkeypatch)
     roles = _garbage_lemke(monkeypatch)
     sol = gaussqp.solve(p)
     assert sol.route == "one stage" and roles == [CROSSCHECK]  # judged once, lightly
@@ -150,6 +161,7 @@ def test_a_lightly_disagreeing_lcp_route_is_judged_in_full_not_set_aside(monkeyp
         return out
 
     monkeypatch.setattr(LCPLemke, "_solve", nearby)
+    _lemke_first(monkeypatch)
     f1_runs = []
     real_f1 = FORMULATIONS["gauss_qp"].solve_to_compare
     monkeypatch.setattr(
@@ -159,6 +171,75 @@ def test_a_lightly_disagreeing_lcp_route_is_judged_in_full_not_set_aside(monkeyp
     last = sol.crosscheck.routes[-1]
     assert (last.route, last.status, last.outcome) == ("lcp_lemke", "solved", "disagreed") and not f1_runs
     assert sol.crosscheck.agree is False and not sol.certified
+
+
+def test_a_disagreeing_lcp_route_whose_full_judgement_fails_its_checks_is_set_aside(monkeypatch):
+    """The LCP route's light answer passes its checks but disagrees; judged in full it fails them (as Lemke's vertex of
+    condition ~6e10 on the all-sticking humanoid does: a forward error of 0.19): that answer compares with nothing, and
+    F1 is compared instead of leaving the cross-check with no route."""
+    import gaussqp.crosscheck as crosscheck
+    from gaussqp.formulations import base
+    from gaussqp.results import DISAGREED, SOLVED
+
+    p = particle_on_floor_3d(0.5)
+    _lemke_first(monkeypatch)
+    real_outcome, real_finalize = crosscheck._mlcp_outcome, base.finalize
+
+    def outcome(sol, other, name, problem, tol):
+        if name == "lcp_lemke" and other.status == SOLVED:
+            return 1.0, 1.0, crosscheck.route_outcome(name, other.status, DISAGREED, "patched to disagree")
+        return real_outcome(sol, other, name, problem, tol)
+
+    def finalize(sol, tol, role=ANSWER):
+        out = real_finalize(sol, tol, role)
+        if sol.formulation == "lcp_lemke" and role == ANSWER:
+            out.status = INACCURATE
+        return out
+
+    monkeypatch.setattr(crosscheck, "_mlcp_outcome", outcome)
+    monkeypatch.setattr(base, "finalize", finalize)
+    sol = gaussqp.solve(p)
+    lemke, f1 = sol.crosscheck.routes[-2:]
+    assert (lemke.route, lemke.status, lemke.outcome) == ("lcp_lemke", "inaccurate", "not compared")
+    assert "(judged in full); compared through gauss_qp" in lemke.reason
+    assert (f1.route, f1.outcome) == ("gauss_qp", "agreed") and sol.crosscheck.agree is True and sol.certified
+
+
+def test_f1_first_where_it_takes_the_small_dense_path(monkeypatch):
+    """F1 on DAQP's small dense path (M ≻ 0, dense, small) is compared first: its agreement ends the cross-check and
+    the LCP route is not run."""
+    lemke_runs = []
+    real = FORMULATIONS["lcp_lemke"].solve_to_compare
+    monkeypatch.setattr(
+        FORMULATIONS["lcp_lemke"], "solve_to_compare", lambda *a, **k: lemke_runs.append(1) or real(*a, **k)
+    )
+    sol = gaussqp.solve(particle_on_floor_3d(0.5))
+    last = sol.crosscheck.routes[-1]
+    assert (last.route, last.status, last.outcome) == ("gauss_qp", "solved", "agreed") and not lemke_runs
+    assert sol.crosscheck.solver == "daqp" and sol.crosscheck.agree is True and sol.certified
+
+
+def test_f1_first_whose_answer_fails_its_checks_is_set_aside_for_the_lcp_route(monkeypatch):
+    """F1 first, its answer failing its own checks in the light judgement (acceleration moved by 1, DAQP's and then
+    Clarabel's, which solves again a small dense answer the judge rejects): set aside, not compared, and the LCP route
+    is compared instead."""
+    from gaussqp.formulations.gauss_qp import GaussQP
+
+    def garbage(real):
+        def solve(self, problem, solver, tol):
+            out = real(self, problem, solver, tol)
+            out.acceleration = out.acceleration + 1.0
+            return out
+
+        return solve
+
+    monkeypatch.setattr(GaussQP, "_solve_compared", garbage(GaussQP._solve_compared))
+    monkeypatch.setattr(GaussQP, "_solve", garbage(GaussQP._solve))
+    sol = gaussqp.solve(particle_on_floor_3d(0.5))
+    f1, lemke = sol.crosscheck.routes[-2:]
+    assert (f1.route, f1.outcome) == ("gauss_qp", "not compared") and "compared through lcp_lemke" in f1.reason
+    assert (lemke.route, lemke.outcome) == ("lcp_lemke", "agreed") and sol.crosscheck.agree is True
+    assert sol.crosscheck.formulation == "lcp_lemke" and sol.certified
 
 
 def test_failed_route_of_the_generic_crosscheck_is_not_compared(rng, monkeypatch):
