@@ -4,25 +4,16 @@ generated quadruped and prints one row per order."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 pytest.importorskip("h5py", reason="FCLIB files need the optional extra gaussqp[fclib] (h5py)")
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-schedule = _load("coulomb_schedule")
+schedule = load_benchmark("coulomb_schedule")
 
 
 def _pair(t: float, ok: bool) -> dict:

@@ -8,26 +8,17 @@ when the exact contact forces vanish), and the MuJoCo reproducer FAILS (certifie
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-vs = _load("verdict_sweep")
+vs = load_benchmark("verdict_sweep")
 
 # the first ten seeds of the sweep (--seed 0) plus the seeds found certified wrong on HEAD 42e3110
 SEEDS = list(range(10))
@@ -70,7 +61,7 @@ def test_the_recheck_decides_mu_min_more_tightly_than_the_lp_and_still_flags_wro
 
 def test_mujoco_repro_no_contradiction():
     pytest.importorskip("mujoco", reason="mujoco is not installed (extra gaussqp[mujoco])")
-    mv = _load("mujoco_verdicts")
+    mv = load_benchmark("mujoco_verdicts")
     if not mv.REPRO.exists():
         pytest.skip(f"{mv.REPRO} not present")
     import gaussqp
@@ -85,7 +76,7 @@ def test_mujoco_repro_no_contradiction():
 
 def test_mujoco_box_at_rest():
     mujoco = pytest.importorskip("mujoco", reason="mujoco is not installed (extra gaussqp[mujoco])")
-    mv = _load("mujoco_verdicts")
+    mv = load_benchmark("mujoco_verdicts")
     from gaussqp.io.mujoco import import_mujoco
 
     model = mujoco.MjModel.from_xml_string(mv.BOX_XML)
@@ -103,7 +94,7 @@ def test_mujoco_verdicts_compares_polygon_statuses_in_the_bracket_s_direction_on
     """A polygon solves another problem than the disks': the circumscribed one solvable where the disks are
     infeasible is consistent; the inscribed one solvable where they are infeasible is a contradiction (and a wrong
     claim against a closed form); a facetized-law enumeration is compared with nothing."""
-    mv = _load("mujoco_verdicts")
+    mv = load_benchmark("mujoco_verdicts")
 
     def r(route, status):
         return {"route": f"{route}@high", "status": status, "certified": True, "acceleration": None}

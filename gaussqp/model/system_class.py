@@ -82,15 +82,8 @@ class SystemClass:
     ``redundant`` and ``notes`` follow from the other fields when not given.
     """
 
-    __slots__ = (
-        "n",
-        "mass",
-        "mass_rank",
-        "constraints",
-        "modes",
-        "m_bilateral",
-        "m_unilateral",
-        "dimension",
+    #: the plain fields are slots; the rank's fields are read through properties
+    __slots__ = tuple(f for f in _FIELDS if f not in ("normal_rank", "redundant", "notes")) + (
         "_rank",
         "_redundant",
         "_notes",
@@ -235,19 +228,8 @@ class SystemClassRecord(Mapping):
     :meth:`SystemClass.as_dict` returns."""
 
     __slots__ = ("_cls",)
-    _KEYS = (
-        "n",
-        "mass",
-        "mass_rank",
-        "constraints",
-        "friction",
-        "m_bilateral",
-        "m_unilateral",
-        "normal_rank",
-        "redundant",
-        "dimension",
-        "notes",
-    )
+    #: :meth:`SystemClass.as_dict`'s keys: the fields, ``modes`` under its JSON name ``friction``
+    _KEYS = tuple("friction" if f == "modes" else f for f in _FIELDS)
 
     def __init__(self, cls: SystemClass) -> None:
         self._cls = cls
