@@ -358,8 +358,9 @@ def sticking_crosscheck(
     KKT point of that MLCP. Where F1 takes the small dense path as a compared route
     (:func:`~gaussqp.formulations.gauss_qp.fast_path_applies` with ``any_multipliers``), F1 comes first and the LCP
     route only when F1's answer fails its own checks: on the all-sticking humanoid F1 through DAQP and its light
-    judgement cost ~0.8 ms, Lemke's route ~1.6 ms, which failed its own checks on two states in three. F1 is used only when F4's one-stage program answered: F4's two-stage route takes F1's
-    acceleration (or F1's proof of infeasibility), so F1 is then not run ("not_run", not compared) and the LCP route
+    judgement cost ~0.8 ms, Lemke's route ~1.6 ms, which failed its own checks on two states in three. F1 is used
+    only when F4's one-stage program answered: F4's two-stage route takes F1's acceleration (or F1's proof of
+    infeasibility), so F1 is then not run ("not_run", not compared) and the LCP route
     is judged in full as the only one. Each route's outcome is in ``routes``; ``agree`` is None when no route could be
     compared.
 
