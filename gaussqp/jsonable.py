@@ -7,6 +7,8 @@ imports nothing from gaussqp, so none of them needs a higher layer to do it (the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 
@@ -23,7 +25,8 @@ def json_float(x):
 
 
 def to_jsonable(v):
-    """A JSON-ready copy of ``v`` (numpy arrays and scalars, nested lists, tuples and dicts)."""
+    """A JSON-ready copy of ``v`` (numpy arrays and scalars, nested lists, tuples, dicts and other mappings, such as a
+    solution's read-only record of its system class)."""
     if isinstance(v, np.ndarray):
         return [to_jsonable(x) for x in v.tolist()] if v.ndim else json_float(v)
     if isinstance(v, (list, tuple)):
@@ -34,6 +37,6 @@ def to_jsonable(v):
         return int(v)
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
-    if isinstance(v, dict):
+    if isinstance(v, Mapping):
         return {k: to_jsonable(x) for k, x in v.items()}
     return v

@@ -70,25 +70,23 @@ _FIELDS = (
     "notes",
 )
 
+#: the constructor's arguments that a record holds under another name (given, or None / a callable: derived)
+_HELD = {"normal_rank": "_rank", "redundant": "_redundant", "notes": "_notes"}
+
 
 class SystemClass:
     """What :meth:`ContactProblem.classify` reports about a problem's structure: an immutable record.
 
     ``normal_rank`` (the numerical rank of the normal rows, in the units of :meth:`ContactProblem.classify`) may be
     given as a zero-argument callable: it is then computed when first read (by :attr:`normal_rank`,
-    :attr:`redundant`, :attr:`notes`, :meth:`as_dict`, a comparison, the printed form, a hash, a copy or a pickle),
-    once, and kept. No route keys on it (the dispatcher's table is :attr:`key`), and on a pile of boxes whose
+    :attr:`redundant`, :attr:`notes`, :meth:`as_dict`, a comparison, the printed form or a hash), once, and kept; a
+    copy or a pickle carries the callable while the rank is not computed. No route keys on it (the dispatcher's table is :attr:`key`), and on a pile of boxes whose
     normal rows are redundant across bodies it is a dense pivoted QR of the rows (seconds at 2,000 contacts).
     ``redundant`` and ``notes`` follow from the other fields when not given.
     """
 
     #: the plain fields are slots; the rank's fields are read through properties
-    __slots__ = tuple(f for f in _FIELDS if f not in ("normal_rank", "redundant", "notes")) + (
-        "_rank",
-        "_redundant",
-        "_notes",
-        "_lock",
-    )
+    __slots__ = tuple(f for f in _FIELDS if f not in _HELD) + tuple(_HELD.values()) + ("_lock",)
     n: int
     mass: str  # "definite" | "singular"
     mass_rank: int
@@ -204,8 +202,13 @@ class SystemClass:
         return "SystemClass(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS) + ")"
 
     def __reduce__(self):
-        """Copies and pickles carry the values (the rank computed), not the callable."""
-        return (_rebuild, (self._values(),))
+        """Copies and pickles carry the record as it stands: the rank when computed, else its callable (a copy
+        computes it when first read, as the original does)."""
+        return (_rebuild, (self._stored(),))
+
+    def _stored(self) -> tuple:
+        """The constructor's arguments as held: the rank (or its callable), ``redundant`` and ``notes`` as given."""
+        return tuple(getattr(self, name) if name not in _HELD else getattr(self, _HELD[name]) for name in _FIELDS)
 
     def as_dict(self) -> dict:
         """The record as a dict (the JSON object of files and reports; ``friction`` is :attr:`modes`)."""

@@ -72,3 +72,23 @@ def test_a_system_class_is_an_immutable_record_whatever_its_rank_source():
     assert not given.redundant and given.notes == ("given",)
     with pytest.raises(TypeError, match="dimension"):
         SystemClass(**fields, normal_rank=3)
+
+
+def test_a_copy_or_a_pickle_leaves_the_rank_to_its_first_read_and_the_record_is_json():
+    """Copying or pickling a solution does not compute the rank (on a pile of 2,199 contacts a dense QR of seconds);
+    the copy computes the same rank when read. The solution's record is JSON through ``to_jsonable``, as the dict."""
+    import copy
+    import json
+    import pickle
+
+    from gaussqp.jsonable import to_jsonable
+
+    p = _stored(families.chain(8, lift=1.5, duplicate_every=2), sparse=True)
+    sol = gaussqp.solve(p, crosscheck=False)
+    c = p.classify()
+    for other in (pickle.loads(pickle.dumps(sol)), copy.deepcopy(sol)):
+        assert not c.rank_decided and not other.extras["system_class"]._cls.rank_decided
+        assert other.extras["system_class"]["normal_rank"] == p._normal_rank_of() < p.m
+    assert not c.rank_decided
+    text = json.dumps(to_jsonable({"system_class": sol.extras["system_class"]}))
+    assert json.loads(text)["system_class"] == c.as_dict() and c.rank_decided
