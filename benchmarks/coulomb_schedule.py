@@ -180,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         lines += [
             "",
             f"Where the first pair does not converge ({len(after)} problems): the proximal rounds from its best point "
-            f"{rounds:.2f} s, {ok_rounds} converged; the current pairs after it {rest:.2f} s, {ok_rest} converged.",
+            f"{rounds:.2f} s, {ok_rounds} converged; the current pairs after it {rest:.2f} s, {ok_rest} converged "
+            f"(the pairs alone: not the rounds the route then runs where none of them converges).",
         ]
     text = "\n".join(lines)
     print(text)
