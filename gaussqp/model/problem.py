@@ -161,6 +161,99 @@ def _readonly(a):
     return a
 
 
+class NormalRowsRank:
+    """The numerical rank of normal rows ``J_n`` in the Jacobi units of M, a zero-argument callable: what
+    :meth:`ContactProblem.classify` gives :class:`~gaussqp.model.system_class.SystemClass` to compute when the rank is
+    first read. It holds the rows and M's scaling, not the problem (the problem holds the record: a reference back
+    would keep a dropped problem alive until the cyclic garbage collector runs).
+
+    Parameters
+    ----------
+    J_n : (m, n) array or scipy.sparse matrix
+        the normal rows
+    scaling : (n,) array or None
+        ``diag(M)^(-1/2)`` (1 on a massless coordinate; :attr:`~gaussqp.model.problem.ContactProblem.mass_factor`'s
+        ``scaling``), None for the identity
+    n : int
+        the coordinates
+    """
+
+    __slots__ = ("J_n", "scaling", "n")
+
+    def __init__(self, J_n, scaling: np.ndarray | None, n: int) -> None:
+        self.J_n, self.scaling, self.n = J_n, scaling, int(n)
+
+    def __reduce__(self):
+        return (NormalRowsRank, (self.J_n, self.scaling, self.n))
+
+    def __call__(self) -> int:
+        """The rank: a dense SVD of :meth:`equilibrated` rows for a small problem, else the sparse full-row-rank test
+        (:meth:`sparse_rank`)."""
+        m = self.J_n.shape[0]
+        if m == 0:
+            return 0
+        small = self.n * m <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self.J_n) else CLASSIFY_DENSE_MAX)
+        return matrix_rank(self.equilibrated(dense=True)) if small else self.sparse_rank()
+
+    def equilibrated(self, dense: bool = False):
+        """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a
+        massless coordinate), each divided by its norm. The rank of a set of constraints does not depend on
+        the scale of a row nor on the unit of a coordinate; its numerical rank is decided here, where those
+        scales are gone. Sparse in, sparse out, unless ``dense``: then a dense array, built from the stored entries of a
+        sparse ``J_n`` (for the dense rank of :meth:`__call__`; SciPy's sparse products cost ~0.7 ms there on a
+        few hundred entries)."""
+        s = self.scaling
+        if dense and sp.issparse(self.J_n):  # from the stored entries: O(nnz) before the dense array the rank needs
+            A = summed(sp.csr_matrix(self.J_n))  # an entry stored twice is their sum
+            rows, cols = csr_entries(A)
+            vals = A.data * s[cols] if s is not None else np.asarray(A.data, dtype=float)
+            norms = np.sqrt(np.bincount(rows, weights=vals * vals, minlength=A.shape[0]))
+            norms[norms == 0] = 1.0
+            out = np.zeros(A.shape)
+            out[rows, cols] = vals * (1.0 / norms)[rows]
+            return out
+        if not sp.issparse(self.J_n):
+            A = as_dense(self.J_n)
+            return normalize_rows(A if s is None else A * s[None, :])
+        if s is None:
+            return normalize_rows(self.J_n)
+        return normalize_rows(sp.csr_matrix(self.J_n @ sp.diags(s)))
+
+    def sparse_rank(self) -> int:
+        """The rank of a large problem's rows: ``m`` when the sparse test proves full row rank (of the rows, else of the
+        rows without the redundancy within each pair of bodies), else a pivoted QR of the dense rows, refused
+        (:class:`~gaussqp.errors.InputTooLargeError` naming ``J_n``) beyond :data:`~gaussqp.settings.ENTRIES_MAX`."""
+        m = self.J_n.shape[0]
+        if m == 0:
+            return 0
+        A = self.equilibrated()
+        if sp.issparse(A):
+            if sparse_full_row_rank(A) is not None:
+                return m
+            # the same row space without the redundancy within each pair of bodies, then the sparse test again
+            A = row_space_by_support(A)
+            if A.shape[0] == 0:
+                return 0
+            if sparse_full_row_rank(A) is not None:
+                return A.shape[0]
+        # QR with column pivoting on the (thin) transpose is exact enough for a rank decision; it densifies the rows,
+        # so it is bounded like any dense block (a sparse problem whose full row rank the sparse test proves, such
+        # as 10⁴ stacked contacts, never gets here)
+        check_count(
+            "J_n",
+            "rows × coordinates (m × n) to densify: the sparse test could not prove full row rank",
+            float(A.shape[0]) * self.n,
+            ENTRIES_MAX,
+            "give fewer or independent contact rows, or a smaller problem (see gaussqp.settings)",
+        )
+        import scipy.linalg as sla
+
+        A = as_dense(A).T
+        R, _ = sla.qr(A, mode="r", pivoting=True)  # R alone: Q is not needed (and costs most of the QR)
+        d = np.abs(np.diag(R))
+        return int(np.sum(d > RANK_RTOL * max(d.max(), SCALE_FLOOR))) if d.size else 0
+
+
 class ContactProblem:
     """Immutable instantaneous contact problem (see the module docstring for the equations).
 
@@ -711,17 +804,15 @@ class ContactProblem:
             modes=modes,
             m_bilateral=mb,
             m_unilateral=mu_,
-            normal_rank=self._normal_rank_of,  # computed when first read: no route keys on it
+            # computed when first read (no route keys on it), from the rows and M's scaling alone: the record holds no
+            # reference to the problem (which holds the record)
+            normal_rank=NormalRowsRank(self._Jn, fac.scaling, self.n),
             dimension=self.dimension,
         )
 
     def _normal_rank_of(self) -> int:
-        """The numerical rank of the normal rows in the units of :meth:`_equilibrated_normals`: a dense SVD for a
-        small problem, else the sparse full-row-rank test (:meth:`_sparse_rank`)."""
-        if self.m == 0:
-            return 0
-        small = self.n * self.m <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self._Jn) else CLASSIFY_DENSE_MAX)
-        return matrix_rank(self._equilibrated_normals(dense=True)) if small else self._sparse_rank()
+        """The numerical rank of the normal rows (:class:`NormalRowsRank`)."""
+        return NormalRowsRank(self._Jn, self.mass_factor.scaling, self.n)()
 
     #: the problem's form (:data:`gaussqp.model.summary.FORMS`): a mass matrix and contact rows, ``M a + F = Jᵀλ``
     form = "global"
@@ -747,58 +838,8 @@ class ContactProblem:
         )
 
     def _equilibrated_normals(self, dense: bool = False):
-        """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a
-        massless coordinate), each divided by its norm. The rank of a set of constraints does not depend on
-        the scale of a row nor on the unit of a coordinate; its numerical rank is decided here, where those
-        scales are gone. Sparse in, sparse out, unless ``dense``: then a dense array, built from the stored entries of a
-        sparse ``J_n`` (for the dense rank of :meth:`_system_class`; SciPy's sparse products cost ~0.7 ms there on a
-        few hundred entries)."""
-        s = self.mass_factor.scaling
-        if dense and sp.issparse(self._Jn):  # from the stored entries: O(nnz) before the dense array the rank needs
-            A = summed(sp.csr_matrix(self._Jn))  # an entry stored twice is their sum
-            rows, cols = csr_entries(A)
-            vals = A.data * s[cols] if s is not None else np.asarray(A.data, dtype=float)
-            norms = np.sqrt(np.bincount(rows, weights=vals * vals, minlength=A.shape[0]))
-            norms[norms == 0] = 1.0
-            out = np.zeros(A.shape)
-            out[rows, cols] = vals * (1.0 / norms)[rows]
-            return out
-        if not sp.issparse(self._Jn):
-            A = as_dense(self._Jn)
-            return normalize_rows(A if s is None else A * s[None, :])
-        if s is None:
-            return normalize_rows(self._Jn)
-        return normalize_rows(sp.csr_matrix(self._Jn @ sp.diags(s)))
-
-    def _sparse_rank(self) -> int:
-        if self.m == 0:
-            return 0
-        A = self._equilibrated_normals()
-        if sp.issparse(A):
-            if sparse_full_row_rank(A) is not None:
-                return self.m
-            # the same row space without the redundancy within each pair of bodies, then the sparse test again
-            A = row_space_by_support(A)
-            if A.shape[0] == 0:
-                return 0
-            if sparse_full_row_rank(A) is not None:
-                return A.shape[0]
-        # QR with column pivoting on the (thin) transpose is exact enough for a rank decision; it densifies the rows,
-        # so it is bounded like any dense block (a sparse problem whose full row rank the sparse test proves, such
-        # as 10⁴ stacked contacts, never gets here)
-        check_count(
-            "J_n",
-            "rows × coordinates (m × n) to densify: the sparse test could not prove full row rank",
-            float(A.shape[0]) * self.n,
-            ENTRIES_MAX,
-            "give fewer or independent contact rows, or a smaller problem (see gaussqp.settings)",
-        )
-        import scipy.linalg as sla
-
-        A = as_dense(A).T
-        R, _ = sla.qr(A, mode="r", pivoting=True)  # R alone: Q is not needed (and costs most of the QR)
-        d = np.abs(np.diag(R))
-        return int(np.sum(d > RANK_RTOL * max(d.max(), SCALE_FLOOR))) if d.size else 0
+        """:meth:`NormalRowsRank.equilibrated` of this problem's normal rows."""
+        return NormalRowsRank(self._Jn, self.mass_factor.scaling, self.n).equilibrated(dense)
 
     def __repr__(self) -> str:
         c = self.classify()

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import FrozenInstanceError
 from enum import Enum
 
+from ..errors import InputTooLargeError
+
 
 class Label(str, Enum):
     """A string enum whose members are their strings everywhere: equal, hashed, printed, formatted and
@@ -79,8 +81,8 @@ class SystemClass:
 
     ``normal_rank`` (the numerical rank of the normal rows, in the units of :meth:`ContactProblem.classify`) may be
     given as a zero-argument callable: it is then computed when first read (by :attr:`normal_rank`,
-    :attr:`redundant`, :attr:`notes`, :meth:`as_dict`, a comparison, the printed form or a hash), once, and kept; a
-    copy or a pickle carries the callable while the rank is not computed. No route keys on it (the dispatcher's table is :attr:`key`), and on a pile of boxes whose
+    :attr:`redundant`, :attr:`notes`, :meth:`as_dict`, a comparison or a hash), once, and kept; the printed form
+    shows ``<not computed>`` until then; a copy or a pickle carries the callable while the rank is not computed. No route keys on it (the dispatcher's table is :attr:`key`), and on a pile of boxes whose
     normal rows are redundant across bodies it is a dense pivoted QR of the rows (seconds at 2,000 contacts).
     ``redundant`` and ``notes`` follow from the other fields when not given.
     """
@@ -165,12 +167,11 @@ class SystemClass:
         if self._notes is not None:
             return self._notes
         m = self.m_bilateral + self.m_unilateral
-        notes = []
-        if self.normal_rank < m:
-            notes.append(f"normal rows redundant: rank {self.normal_rank} < {m} contacts")
-        if self.mass != "definite":
-            notes.append(f"mass matrix singular: rank {self.mass_rank} < n = {self.n}")
-        return tuple(notes)
+        rows = (f"normal rows redundant: rank {self.normal_rank} < {m} contacts",) if self.normal_rank < m else ()
+        return rows + self._mass_notes()
+
+    def _mass_notes(self) -> tuple[str, ...]:
+        return () if self.mass == "definite" else (f"mass matrix singular: rank {self.mass_rank} < n = {self.n}",)
 
     @property
     def rank_decided(self) -> bool:
@@ -199,7 +200,14 @@ class SystemClass:
         return hash(self._values())
 
     def __repr__(self) -> str:
-        return "SystemClass(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS) + ")"
+        """The fields; those that need a rank not computed yet show ``<not computed>`` (printing never computes it)."""
+        return "SystemClass(" + ", ".join(f"{name}={self._shown(name)!r}" for name in _FIELDS) + ")"
+
+    def _shown(self, name: str):
+        """The field ``name``, or :data:`NOT_COMPUTED` for a field that would need the rank while it is undecided."""
+        if name in _HELD and not self.rank_decided and (name == "normal_rank" or getattr(self, _HELD[name]) is None):
+            return NOT_COMPUTED
+        return getattr(self, name)
 
     def __reduce__(self):
         """Copies and pickles carry the record as it stands: the rank when computed, else its callable (a copy
@@ -220,6 +228,19 @@ class SystemClass:
         return SystemClassRecord(self)
 
 
+class _NotComputed:
+    """What the printed form of a record shows for a field whose rank is not computed yet."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not computed>"
+
+
+#: the placeholder of :meth:`SystemClass.__repr__` and :meth:`SystemClassRecord.__repr__`
+NOT_COMPUTED = _NotComputed()
+
+
 def _rebuild(values: tuple) -> SystemClass:
     return SystemClass(**dict(zip(_FIELDS, values, strict=True)))
 
@@ -227,8 +248,13 @@ def _rebuild(values: tuple) -> SystemClass:
 class SystemClassRecord(Mapping):
     """:meth:`SystemClass.as_dict` as a read-only mapping: the keys that need the normal rows' rank
     (``normal_rank``, ``redundant``, ``notes``) read it, so the rank is computed only when one of them, or the
-    whole record (iteration over values, a comparison, the printed form, JSON), is asked for. Equal to the dict
-    :meth:`SystemClass.as_dict` returns."""
+    whole record (iteration over values, a comparison, JSON), is asked for; its printed form shows
+    ``<not computed>`` instead. Equal to the dict :meth:`SystemClass.as_dict` returns.
+
+    A rank whose computation is refused as too large (:class:`~gaussqp.errors.InputTooLargeError`: the rows would have
+    to be densified beyond :data:`~gaussqp.settings.ENTRIES_MAX`) is reported, not raised: ``normal_rank`` and
+    ``redundant`` are None and ``notes`` says why, so that a solved problem's JSON and reports are written
+    (:attr:`SystemClass.normal_rank` itself raises the refusal; it is tried again at each read)."""
 
     __slots__ = ("_cls",)
     #: :meth:`SystemClass.as_dict`'s keys: the fields, ``modes`` under its JSON name ``friction``
@@ -242,9 +268,12 @@ class SystemClassRecord(Mapping):
             raise KeyError(key)
         if key == "friction":
             return self._cls.modes
-        if key == "notes":
-            return list(self._cls.notes)
-        return getattr(self._cls, key)
+        try:
+            return list(self._cls.notes) if key == "notes" else getattr(self._cls, key)
+        except InputTooLargeError as refused:
+            if key == "notes":
+                return [f"normal rows' rank not computed: {refused}", *self._cls._mass_notes()]
+            return None
 
     def __iter__(self):
         return iter(self._KEYS)
@@ -253,7 +282,11 @@ class SystemClassRecord(Mapping):
         return len(self._KEYS)
 
     def __repr__(self) -> str:
-        return repr(self._cls.as_dict())
+        """The dict's printed form, ``<not computed>`` for the keys that need a rank not computed yet."""
+        shown = {k: self._cls._shown("modes" if k == "friction" else k) for k in self._KEYS}
+        if isinstance(shown["notes"], tuple):
+            shown["notes"] = list(shown["notes"])
+        return repr(shown)
 
     def __reduce__(self):
         return (SystemClassRecord, (self._cls,))

@@ -92,3 +92,37 @@ def test_a_copy_or_a_pickle_leaves_the_rank_to_its_first_read_and_the_record_is_
     assert not c.rank_decided
     text = json.dumps(to_jsonable({"system_class": sol.extras["system_class"]}))
     assert json.loads(text)["system_class"] == c.as_dict() and c.rank_decided
+
+
+def test_printing_a_solution_or_its_class_does_not_compute_the_rank():
+    """The printed forms show ``<not computed>`` for the rank and what follows from it (on a pile of 2,199 contacts
+    the rank is seconds of QR, and beyond the entry limit a refusal): a solution printed stays as cheap as solved."""
+    p = _stored(families.chain(8, lift=1.5, duplicate_every=2), sparse=True)
+    sol = gaussqp.solve(p, crosscheck=False)
+    c = p.classify()
+    text = repr(sol.extras) + repr(c) + str(sol.extras["system_class"])
+    assert not c.rank_decided and text.count("<not computed>") == 9
+    assert "normal_rank=<not computed>" in repr(c) and "'normal_rank': <not computed>" in repr(sol.extras)
+    rank = c.normal_rank
+    assert f"normal_rank={rank}" in repr(c) and f"'normal_rank': {rank}" in repr(sol.extras)
+    assert "<not computed>" not in repr(c) + repr(sol.extras)
+
+
+def test_a_dropped_problem_is_freed_without_the_cyclic_collector():
+    """The class's rank callable holds the rows, not the problem (which holds the class): a problem dropped after a
+    solve is freed by reference counting, with its arrays, not at the next cyclic collection."""
+    import gc
+    import weakref
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        p = _stored(families.chain(8, lift=1.5, duplicate_every=2), sparse=True)
+        sol = gaussqp.solve(p, crosscheck=False)
+        assert not p.classify().rank_decided
+        ref = weakref.ref(p)
+        del p, sol
+        assert ref() is None
+    finally:
+        if was:
+            gc.enable()

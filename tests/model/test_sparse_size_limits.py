@@ -4,11 +4,15 @@ densify them (the sparse test could not prove full row rank)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import gaussqp
 from gaussqp import ContactProblem
+from gaussqp.jsonable import to_jsonable
 from gaussqp.errors import InputTooLargeError
 from gaussqp.model import problem as problem_module
 from gaussqp.problems import families
@@ -53,9 +57,17 @@ def test_sparse_rows_whose_rank_needs_densifying_are_refused_by_name(monkeypatch
     with pytest.raises(InputTooLargeError, match="J_n.*densify"):
         c.normal_rank
     with pytest.raises(InputTooLargeError, match="J_n.*densify"):
-        c.as_dict()  # a refused computation stays to be done: every reader gets the refusal
+        c.normal_rank  # a refused computation stays to be done: every read of the rank gets the refusal
+    # the whole record (a solution's JSON, a report) says it instead of raising, after the problem was solved
+    record = c.as_dict()
+    assert record["normal_rank"] is None and record["redundant"] is None
+    assert record["notes"][0].startswith("normal rows' rank not computed:") and "J_n" in record["notes"][0]
+    sol = gaussqp.solve(p, crosscheck=False)
+    assert sol.status == "solved" and json.loads(json.dumps(to_jsonable(sol.extras)))["system_class"] == record
+    assert "<not computed>" in repr(sol.extras) and "<not computed>" in repr(c)  # printing never computes it
     monkeypatch.setattr(problem_module, "ENTRIES_MAX", 10_000)
     assert c.normal_rank == 23 and c.redundant  # within the limit the dense QR decides it
+    assert c.as_dict()["normal_rank"] == 23 and "<not computed>" not in repr(c)
 
 
 def test_a_repeated_sparse_row_is_decided_without_densifying(monkeypatch):
