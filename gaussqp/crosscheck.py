@@ -355,7 +355,11 @@ def sticking_crosscheck(
     and, on the unique acceleration, against the sticking MLCP without cones (LCP route when M ≻ 0 and
     n <= :data:`CROSSCHECK_MAX_N`, else F1; F1 also when the LCP route's answer fails its own checks in the light
     judgement, which then sets that route aside, not compared): when F4 finds the sticking mode, its acceleration is a
-    KKT point of that MLCP. Where F1 takes the small dense path as a compared route
+    KKT point of that MLCP. A route whose lightly judged answer disagrees is solved again and judged in full (F1 then
+    through Clarabel, its central multipliers, not DAQP's vertex): its disagreement stands only on that full answer;
+    when the full answer fails its own checks (inaccurate or failed) and another route remains, the light
+    disagreement is not confirmed, the route is set aside (its reason records both judgements) and the next route is
+    compared. Where F1 takes the small dense path as a compared route
     (:func:`~gaussqp.formulations.gauss_qp.fast_path_applies` with ``any_multipliers``), F1 comes first and the LCP
     route only when F1's answer fails its own checks: on the all-sticking humanoid F1 through DAQP and its light
     judgement cost ~0.8 ms, Lemke's route ~1.6 ms, which failed its own checks on two states in three. F1 is used
@@ -435,7 +439,12 @@ def sticking_crosscheck(
             # its light disagreement is not confirmed: judged in full, the answer fails its own checks (Lemke's vertex
             # of condition ~6e10 on the all-sticking humanoid: a small residual, a forward error of 0.19), which
             # compares with nothing; the next route is compared instead of leaving the cross-check with none
-            set_aside.append(replace(route, reason=f"{route.reason} (judged in full); compared through {names[k + 1]}"))
+            # the light answer's disagreement is recorded with it: a disagreement is reported only on a fully judged
+            # answer, and this one (for F1: solved again by Clarabel, central multipliers) failed its checks
+            seen = f"; judged for its status only: {light[0][2].outcome} ({light[0][2].reason})" if light else ""
+            set_aside.append(
+                replace(route, reason=f"{route.reason} (judged in full){seen}; compared through {names[k + 1]}")
+            )
             continue
         if role == CROSSCHECK and other.status == SOLVED:
             route = replace(route, reason=route.reason + "; " + LIGHT_AGREEMENT)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 import gaussqp
 from gaussqp.certificates.judge import ANSWER, CROSSCHECK
@@ -14,6 +15,7 @@ from gaussqp.formulations import FORMULATIONS
 from gaussqp.model.problem import Contact, ContactProblem
 from gaussqp.problems import families
 from gaussqp.results import FAILED, INACCURATE, Solution
+from gaussqp.crosscheck import LIGHT_AGREEMENT
 
 
 def _fail(name):
@@ -173,10 +175,12 @@ def test_a_lightly_disagreeing_lcp_route_is_judged_in_full_not_set_aside(monkeyp
     assert sol.crosscheck.agree is False and not sol.certified
 
 
-def test_a_disagreeing_lcp_route_whose_full_judgement_fails_its_checks_is_set_aside(monkeypatch):
+@pytest.mark.parametrize("full_status", [INACCURATE, FAILED])
+def test_a_disagreeing_lcp_route_whose_full_judgement_fails_its_checks_is_set_aside(monkeypatch, full_status):
     """The LCP route's light answer passes its checks but disagrees; judged in full it fails them (as Lemke's vertex of
-    condition ~6e10 on the all-sticking humanoid does: a forward error of 0.19): that answer compares with nothing, and
-    F1 is compared instead of leaving the cross-check with no route."""
+    condition ~6e10 on the all-sticking humanoid does: a forward error of 0.19), inaccurate or failed: that answer
+    compares with nothing, and F1 is compared instead of leaving the cross-check with no route. The set-aside route's
+    reason records the light disagreement too."""
     import gaussqp.crosscheck as crosscheck
     from gaussqp.formulations import base
     from gaussqp.results import DISAGREED, SOLVED
@@ -193,15 +197,16 @@ def test_a_disagreeing_lcp_route_whose_full_judgement_fails_its_checks_is_set_as
     def finalize(sol, tol, role=ANSWER):
         out = real_finalize(sol, tol, role)
         if sol.formulation == "lcp_lemke" and role == ANSWER:
-            out.status = INACCURATE
+            out.status = full_status
         return out
 
     monkeypatch.setattr(crosscheck, "_mlcp_outcome", outcome)
     monkeypatch.setattr(base, "finalize", finalize)
     sol = gaussqp.solve(p)
     lemke, f1 = sol.crosscheck.routes[-2:]
-    assert (lemke.route, lemke.status, lemke.outcome) == ("lcp_lemke", "inaccurate", "not compared")
-    assert "(judged in full); compared through gauss_qp" in lemke.reason
+    assert (lemke.route, lemke.status, lemke.outcome) == ("lcp_lemke", full_status, "not compared")
+    assert "(judged in full); judged for its status only: disagreed (patched to disagree)" in lemke.reason
+    assert lemke.reason.endswith("; compared through gauss_qp")
     assert (f1.route, f1.outcome) == ("gauss_qp", "agreed") and sol.crosscheck.agree is True and sol.certified
 
 
@@ -217,6 +222,7 @@ def test_f1_first_where_it_takes_the_small_dense_path(monkeypatch):
     last = sol.crosscheck.routes[-1]
     assert (last.route, last.status, last.outcome) == ("gauss_qp", "solved", "agreed") and not lemke_runs
     assert sol.crosscheck.solver == "daqp" and sol.crosscheck.agree is True and sol.certified
+    assert last.reason.endswith("; " + LIGHT_AGREEMENT)  # agreed on the answer judged for its status only
 
 
 def test_f1_first_whose_answer_fails_its_checks_is_set_aside_for_the_lcp_route(monkeypatch):
@@ -233,9 +239,19 @@ def test_f1_first_whose_answer_fails_its_checks_is_set_aside_for_the_lcp_route(m
 
         return solve
 
+    solvers = []
+
+    def recorded(real):
+        def solve(self, problem, solver, tol):
+            solvers.append(solver)
+            return real(self, problem, solver, tol)
+
+        return solve
+
     monkeypatch.setattr(GaussQP, "_solve_compared", garbage(GaussQP._solve_compared))
-    monkeypatch.setattr(GaussQP, "_solve", garbage(GaussQP._solve))
+    monkeypatch.setattr(GaussQP, "_solve", recorded(garbage(GaussQP._solve)))
     sol = gaussqp.solve(particle_on_floor_3d(0.5))
+    assert "clarabel" in solvers  # DAQP's rejected answer solved again by Clarabel in the cross-check's role
     f1, lemke = sol.crosscheck.routes[-2:]
     assert (f1.route, f1.outcome) == ("gauss_qp", "not compared") and "compared through lcp_lemke" in f1.reason
     assert (lemke.route, lemke.outcome) == ("lcp_lemke", "agreed") and sol.crosscheck.agree is True

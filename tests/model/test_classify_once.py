@@ -68,8 +68,25 @@ def test_a_system_class_is_an_immutable_record_whatever_its_rank_source():
         assert other == eager or dict(other) == eager.as_dict()
     with pytest.raises(FrozenInstanceError):
         lazy.n = 5  # type: ignore[misc]
-    given = SystemClass(**fields, normal_rank=3, redundant=False, dimension=3, notes=("given",))
-    assert not given.redundant and given.notes == ("given",)
+    given = SystemClass(**fields, normal_rank=2, redundant=False, dimension=3, notes=("given",))
+    assert not given.redundant and given.notes == ("given",)  # as given, although rank 2 < 3 rows
+    assert (
+        list(lazy.as_dict())
+        == list(lazy.record())
+        == [
+            "n",
+            "mass",
+            "mass_rank",
+            "constraints",
+            "friction",
+            "m_bilateral",
+            "m_unilateral",
+            "normal_rank",
+            "redundant",
+            "dimension",
+            "notes",
+        ]
+    )
     with pytest.raises(TypeError, match="dimension"):
         SystemClass(**fields, normal_rank=3)
 
