@@ -334,6 +334,23 @@ def _regular_file(path: Path) -> None:
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
+def _is_hdf5(path: Path) -> bool:
+    """Whether ``path`` holds HDF5's signature where the HDF5 specification lets the superblock begin: at byte 0, 512,
+    1024, 2048, … (a user block of 512 · 2^k bytes may precede it); a few reads, whatever the file's size."""
+    try:
+        with path.open("rb") as fh:
+            size = fh.seek(0, 2)
+            offset = 0
+            while offset + len(HDF5_SIGNATURE) <= size:
+                fh.seek(offset)
+                if fh.read(len(HDF5_SIGNATURE)) == HDF5_SIGNATURE:
+                    return True
+                offset = 512 if offset == 0 else 2 * offset
+    except OSError:  # unreadable: the reader below says so
+        return False
+    return False
+
+
 def _read_bounded(path: Path) -> bytes:
     """At most ``FILE_BYTES_MAX`` bytes of ``path`` (the size is checked on what is read, not trusted)."""
     with path.open("rb") as fh:
@@ -348,17 +365,17 @@ def load(path: str | Path) -> ContactProblem | LocalContactProblem:
     _regular_file(path)
     if path.suffix == ".npz":
         return load_npz(path)
+    if _is_hdf5(path):  # before the size limit: FCLIB files of thousands of contacts exceed it
+        raise _err(
+            str(path),
+            "is an HDF5 file, not a gaussqp/1 file",
+            "read an FCLIB problem with gaussqp.io.fclib.load (or any supported format with "
+            "gaussqp.io.open_file.open_problem)",
+        )
     try:
         data = _read_bounded(path)
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        if data.startswith(HDF5_SIGNATURE):
-            raise _err(
-                str(path),
-                "is an HDF5 file, not a gaussqp/1 file",
-                "read an FCLIB problem with gaussqp.io.fclib.load (or any supported format with "
-                "gaussqp.io.open_file.open_problem)",
-            ) from None
         raise _err(
             str(path), "is not UTF-8 text", "give a JSON file, or an .npz file with the .npz extension"
         ) from None

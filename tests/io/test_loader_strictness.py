@@ -135,7 +135,7 @@ def test_step_rows_refuse_booleans_and_masked_entries(rows, field):
     assert err.value.field == field
 
 
-def test_an_hdf5_file_given_to_load_is_named_with_the_reader_that_reads_it(tmp_path):
+def test_an_hdf5_file_given_to_load_is_named_with_the_reader_that_reads_it(tmp_path, monkeypatch):
     """``gaussqp.load`` reads gaussqp/1 files; an FCLIB (HDF5) file gets a typed error naming FCLIB's reader, and any
     other binary file the generic one."""
     h5 = tmp_path / "problem.hdf5"
@@ -146,3 +146,20 @@ def test_an_hdf5_file_given_to_load_is_named_with_the_reader_that_reads_it(tmp_p
     other.write_bytes(bytes(range(128, 256)))
     with pytest.raises(errors.FileFormatError, match="is not UTF-8 text"):
         gaussqp.load(other)
+    # the superblock after a user block (at 512 · 2^k bytes, as the HDF5 specification allows), and a file above the
+    # size limit: still named as HDF5 (an FCLIB file of thousands of contacts is above it)
+    block = tmp_path / "user_block.h5"
+    block.write_bytes(bytes(range(128, 256)) * 8 + b"\x89HDF\r\n\x1a\n" + bytes(64))
+    with pytest.raises(errors.FileFormatError, match=r"HDF5 file.*gaussqp\.io\.fclib\.load"):
+        gaussqp.load(block)
+    big = tmp_path / "big.hdf5"
+    big.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(4096))
+    from gaussqp.io import gaussqp_format
+
+    monkeypatch.setattr(gaussqp_format, "FILE_BYTES_MAX", 1024)
+    with pytest.raises(errors.FileFormatError, match=r"HDF5 file"):
+        gaussqp.load(big)
+    off = tmp_path / "off.bin"  # the signature elsewhere than a superblock offset: not HDF5
+    off.write_bytes(bytes(range(128, 256)) * 2 + b"\x89HDF\r\n\x1a\n")
+    with pytest.raises(errors.FileFormatError, match="is not UTF-8 text"):
+        gaussqp.load(off)
