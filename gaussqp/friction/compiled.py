@@ -11,7 +11,8 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
 
 - :func:`natural_maps`: ``u = W r + q``, ``s = u + μ‖u_t‖e_n``, ``z = r − ρ s``, ``φ_ρ = r − P_K(z)``,
   ``φ_1 = r − P_K(r − s)`` (Acary, Brémond, Huber 2018, eq. (12); :func:`gaussqp.friction.coulomb_law.project_cone`);
-  ``maps_at`` the same after ``u``, for a sparse W whose product is SciPy's (the sparse Newton's maps);
+  ``maps_at`` the same after ``u``, for a sparse W whose product is :func:`csr_velocity` (SciPy's ``csr_matvec``
+  summation, row by row in storage order: the sparse Newton's maps);
 - :func:`jacobian_blocks`: ``P' = ∂P_K(z)`` (:func:`gaussqp.friction.nonsmooth_newton.cone_projection_jacobian`),
   ``D = ∂s/∂u`` (:func:`~gaussqp.friction.nonsmooth_newton.shift_jacobian`), ``A = I − P' + δP'D``, ``B = ρ P'D``,
   ``A₀ = I − P'``;
@@ -24,7 +25,8 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
   (``nonsmooth_newton._compiled_search``): the Newton matrix ``blockdiag(A) + blockdiag(B) W`` with each block row
   ``B_j W_j`` by BLAS's dgemm, as NumPy's batched product makes it, and the backtracking along the Newton and the
   projected steps; the step between them is solved by LAPACK ``getrf``/``getrs`` through SciPy as without numba (numba's
-  ``gesv`` rounds otherwise under several BLAS threads). Any other order of the sums would, on a problem whose solutions
+  ``gesv`` rounds otherwise under several BLAS threads); :func:`line_search_csr` the same backtracking for a sparse W
+  (``nonsmooth_newton._compiled_sparse_search``; its step from SuperLU, as without numba). Any other order of the sums would, on a problem whose solutions
   are not unique, let the route return another member of the set than without numba.
 
 Nothing here decides anything: the NumPy functions are the reference (``tests/friction/test_compiled_kernels.py``
@@ -50,7 +52,7 @@ _ENVIRON = os.environ
 
 def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
-    ``newton_matrix``, ``line_search``,
+    ``newton_matrix``, ``line_search``, ``line_search_csr``, ``csr_velocity``,
     ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call), or

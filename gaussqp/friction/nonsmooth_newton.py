@@ -471,6 +471,9 @@ class _System:
             self.q, self.mu = plain(q), plain(mu)
             if not self.sparse:
                 self.W = plain(self.W)
+            else:  # W's CSR arrays for the compiled product, its indices as unsigned views of the same bits (an index
+                # known nonnegative: no test for a negative index at each of the product's reads, 1.6x faster)
+                self.csr = (_unsigned(self.W.indptr), _unsigned(self.W.indices), self.W.data)
         self.rho_c = plain(1.0 / contact_scales(self.W, self.m, d))  # ρ_j = 1/‖W_jj‖_F
         self.rho = plain(np.repeat(self.rho_c, d))
         self.mu2 = np.concatenate([mu, mu])
@@ -484,7 +487,7 @@ class _System:
         """(φ_ρ, u, z, ‖φ_1‖/‖q‖) at ``r``."""
         d, mu = self.d, self.mu
         if self.fast is not None and self.sparse:
-            u = self.velocity(r)
+            u = self.fast.csr_velocity(*self.csr, plain(r), self.q)  # SciPy's W @ r + q, compiled
             phi, z, phi1 = self.fast.maps_at(u, plain(r), mu, self.rho, d)
             return phi, u, z, float(np.sqrt(phi1 @ phi1)) / (self.qn if self.qn > 0 else 1.0)
         if self.fast is not None:
@@ -563,6 +566,11 @@ class _System:
         a = np.einsum("jba,jb->ja", A, V).ravel()
         bv = np.einsum("jba,jb->ja", B, V).ravel()
         return a + np.asarray(self.W.T @ bv).ravel()
+
+
+def _unsigned(index: np.ndarray) -> np.ndarray:
+    """A CSR index array (nonnegative) as the unsigned integers of the same width, a view of the same bits."""
+    return index.view(np.uint32 if index.dtype.itemsize == 4 else np.uint64)
 
 
 def _cycling(merits: list) -> bool:
@@ -784,6 +792,39 @@ def _compiled_search(sysm: _System, r, phi, u, z, delta: float, merit: float, me
     return True, _DIRECTIONS[kind], float(t), rn, phin, un, zn, float(resn), float(mn)
 
 
+def _compiled_sparse_search(
+    sysm: _System, r: np.ndarray, phi: np.ndarray, merit: float, merit_ref: float, target: float, A, B, step
+) -> tuple:
+    """The line search of :func:`_iterate` on a sparse W with the compiled kernels loaded: the backtracking along the
+    Newton step (``step``, from the sparse LU; None when it failed) and the projected step by the compiled kernel
+    (``compiled_kernels.line_search_csr``: W's product as SciPy's, the operations of :func:`_search` in the same
+    order, so the same numbers bit for bit), the steepest descent by :func:`_search` when neither descends. The maps
+    of each trial point are a few NumPy and SciPy calls (~80 µs on a quadruped's 261 unknowns) where the arithmetic
+    is a few µs. Returns what :func:`_search` returns."""
+    out = sysm.fast.line_search_csr(
+        *sysm.csr,
+        sysm.q,
+        plain(r),
+        sysm.mu,
+        sysm.rho,
+        sysm.d,
+        sysm.qn,
+        plain(phi),
+        merit,
+        merit_ref,
+        _NO_STEP if step is None else plain(step),
+        target,
+        COULOMB_ARMIJO,
+        COULOMB_BACKTRACK,
+        COULOMB_NN_STEP_MIN,
+    )
+    kind = int(out[0])
+    if kind == 2:
+        return _search(sysm, r, phi, merit, merit_ref, target, A, B, None, ("gradient",))
+    _, t, rn, phin, un, zn, resn, mn = out
+    return True, _DIRECTIONS[kind], float(t), rn, phin, un, zn, float(resn), float(mn)
+
+
 def _iterate(
     sysm: _System,
     r: np.ndarray,
@@ -828,9 +869,14 @@ def _iterate(
             except (np.linalg.LinAlgError, RuntimeError, ValueError):
                 step = None
             # Newton direction, then the projected step −φ, then steepest descent −Jᵀφ
-            accepted, kind, t, rn, phin, un, zn, resn, mn = _search(
-                sysm, r, phi, merit, merit_ref, target, A, B, step, _DIRECTIONS
-            )
+            if sysm.fast is not None:  # sparse: the backtracking compiled
+                accepted, kind, t, rn, phin, un, zn, resn, mn = _compiled_sparse_search(
+                    sysm, r, phi, merit, merit_ref, target, A, B, step
+                )
+            else:
+                accepted, kind, t, rn, phin, un, zn, resn, mn = _search(
+                    sysm, r, phi, merit, merit_ref, target, A, B, step, _DIRECTIONS
+                )
         if not accepted:
             history.append({"iteration": k, "residual": res, "step": 0.0, "direction": "none"})
             reason = NO_DESCENT

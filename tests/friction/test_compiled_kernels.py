@@ -425,6 +425,90 @@ def test_the_sparse_newton_gives_the_same_answer_with_either_kernels(seed, monke
     assert close(with_fast.r, without.r) and with_fast.residual == without.residual
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_product_with_a_csr_matrix_is_scipys(seed):
+    """``csr_velocity`` is SciPy's ``W @ r`` then NumPy's ``+ q``, bit for bit, on CSR matrices with unsorted indices,
+    stored zeros, empty rows and entries of every magnitude (the sums in storage order, as ``csr_matvec``'s)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    N = 60
+    W = sp.random(N, N, density=0.2, random_state=seed, format="csr")
+    W.data *= 10.0 ** rng.uniform(-12, 12, size=W.data.size)
+    W.data[::7] = 0.0  # stored zeros
+    W.indices = W.indices.copy()
+    for i in range(N):  # unsorted indices within each row
+        lo, hi = W.indptr[i], W.indptr[i + 1]
+        perm = rng.permutation(hi - lo)
+        W.indices[lo:hi], W.data[lo:hi] = W.indices[lo:hi][perm], W.data[lo:hi][perm]
+    W.has_sorted_indices = False
+    r, q = rng.normal(size=N) * 10.0 ** rng.uniform(-5, 5, size=N), rng.normal(size=N)
+    got = kernels().csr_velocity(nn._unsigned(W.indptr), nn._unsigned(W.indices), W.data, r, q)
+    assert close(got, np.asarray(W @ r).ravel() + q)
+
+
+def _same_sparse_iteration(fast, slow, r, delta: float, reference: str) -> None:
+    """One sparse iteration from ``r`` (the SuperLU step, then the backtracking) compiled (``fast``:
+    ``_compiled_sparse_search``) and in NumPy (``slow``: ``_search``): the same outcome, bit for bit."""
+    phi, u, z, _ = slow.evaluate(r)
+    merit = float(phi @ phi)
+    ref = {"merit": merit, "larger": 2.0 * merit, "smaller": 0.5 * merit}[reference]
+    A, B = slow.jacobian_blocks(u, z, delta)
+    try:
+        step = slow.solve(A, B, -phi)
+    except (np.linalg.LinAlgError, RuntimeError, ValueError):
+        step = None
+    expected = nn._search(slow, r, phi, merit, ref, 1e-12, A, B, step, nn._DIRECTIONS)
+    got = nn._compiled_sparse_search(fast, r, phi, merit, ref, 1e-12, A, B, step)
+    assert got[:3] == expected[:3]  # accepted, direction, step length
+    for a, b in zip(got[3:], expected[3:]):
+        assert (a is None and b is None) or close(a, b)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("reference", ["merit", "larger", "smaller"])
+def test_the_compiled_sparse_iteration_is_the_numpy_one(seed, reference):
+    """The sparse Newton's backtracking compiled (``compiled_kernels.line_search_csr``) against ``_search``, bit for
+    bit, at points in every piece of the projection, with a Newton step and without one (None: a failed LU), and
+    with a nonmonotone reference below the merit, where neither first direction descends and the steepest descent
+    (searched by NumPy) runs."""
+    W, q, mu, d = sparse_problem(seed)
+    fast, slow = nn._System(W, q, mu, d), nn._System(W, q, mu, d)
+    slow.fast = None
+    assert fast.sparse and fast.fast is not None
+    directions = set()
+    for r in points(np.random.default_rng(seed), mu.size, d, mu):
+        for delta in (1e-3, 1e-8):
+            _same_sparse_iteration(fast, slow, r, delta, reference)
+        phi, u, z, _ = slow.evaluate(r)
+        A, B = slow.jacobian_blocks(u, z, 1e-3)
+        merit = float(phi @ phi)
+        ref = {"merit": merit, "larger": 2.0 * merit, "smaller": 0.5 * merit}[reference]
+        got = nn._compiled_sparse_search(fast, r, phi, merit, ref, 1e-12, A, B, None)  # no Newton step
+        expected = nn._search(slow, r, phi, merit, ref, 1e-12, A, B, None, nn._DIRECTIONS)
+        assert got[:3] == expected[:3]
+        for a, b in zip(got[3:], expected[3:]):
+            assert (a is None and b is None) or close(a, b)
+        directions.add(got[1])
+    assert directions - {"newton"}  # the projected or the steepest descent ran too
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_sparse_newton_runs_its_backtracking_compiled(seed, monkeypatch):
+    """A sparse run with the kernels loaded searches by ``line_search_csr`` (each iteration), and its iterates are
+    those of the NumPy run, bit for bit."""
+    W, q, mu, d = sparse_problem(seed)
+    calls = []
+    compiled = kernels()
+    monkeypatch.setattr(compiled, "line_search_csr", lambda *a, f=compiled.line_search_csr: calls.append(1) or f(*a))
+    fast = nn.solve_newton(W, q, mu, d, max_iter=40, reg_theta=0.1)
+    monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", False)
+    slow = nn.solve_newton(W, q, mu, d, max_iter=40, reg_theta=0.1)
+    assert fast.linear_algebra == "sparse" and len(calls) == fast.iterations > 0
+    assert [h["residual"] for h in fast.history] == [h["residual"] for h in slow.history]
+    assert close(fast.r, slow.r)
+
+
 def test_a_sparse_system_loads_the_kernels_only_past_the_work_that_pays_their_load(monkeypatch):
     """Not loaded in the process: a sparse system runs the NumPy maps (counting the unknowns they evaluate) until that
     count reaches ``COULOMB_NN_COMPILED_SPARSE_WORK_MIN``; loaded already: the compiled kernels."""
