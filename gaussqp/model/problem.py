@@ -186,14 +186,21 @@ class NormalRowsRank:
     def __reduce__(self):
         return (NormalRowsRank, (self.J_n, self.scaling, self.n))
 
-    def __call__(self) -> int:
-        """The rank: a dense SVD of :meth:`equilibrated` rows for a small problem, else the sparse full-row-rank test
-        (:meth:`sparse_rank`)."""
+    @property
+    def cheap(self) -> bool:
+        """Whether the rank is a small dense SVD (no rows, or ``m · n`` within
+        :data:`~gaussqp.settings.CLASSIFY_DENSE_MAX`, :data:`~gaussqp.settings.CLASSIFY_SPARSE_DENSE_MAX` for sparse
+        rows): what printing a :class:`~gaussqp.model.system_class.SystemClass` computes; a larger one is left to a
+        read of the rank."""
         m = self.J_n.shape[0]
-        if m == 0:
+        return m == 0 or self.n * m <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self.J_n) else CLASSIFY_DENSE_MAX)
+
+    def __call__(self) -> int:
+        """The rank: a dense SVD of :meth:`equilibrated` rows for a small problem (:attr:`cheap`), else the sparse
+        full-row-rank test (:meth:`sparse_rank`)."""
+        if self.J_n.shape[0] == 0:
             return 0
-        small = self.n * m <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self.J_n) else CLASSIFY_DENSE_MAX)
-        return matrix_rank(self.equilibrated(dense=True)) if small else self.sparse_rank()
+        return matrix_rank(self.equilibrated(dense=True)) if self.cheap else self.sparse_rank()
 
     def equilibrated(self, dense: bool = False):
         """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a

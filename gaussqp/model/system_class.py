@@ -200,13 +200,17 @@ class SystemClass:
         return hash(self._values())
 
     def __repr__(self) -> str:
-        """The fields; those that need a rank not computed yet show ``<not computed>`` (printing never computes it)."""
+        """The fields. A rank not computed yet is computed when it is cheap (its callable's ``cheap``: a small dense
+        SVD); otherwise the fields that need it show ``<not computed>``: printing never costs a large QR nor raises
+        the refusal of one."""
         return "SystemClass(" + ", ".join(f"{name}={self._shown(name)!r}" for name in _FIELDS) + ")"
 
     def _shown(self, name: str):
-        """The field ``name``, or :data:`NOT_COMPUTED` for a field that would need the rank while it is undecided."""
+        """The field ``name``, or :data:`NOT_COMPUTED` for a field that would need a rank that is undecided and not
+        cheap to decide."""
         if name in _HELD and not self.rank_decided and (name == "normal_rank" or getattr(self, _HELD[name]) is None):
-            return NOT_COMPUTED
+            if not getattr(self._rank, "cheap", False):
+                return NOT_COMPUTED
         return getattr(self, name)
 
     def __reduce__(self):
@@ -248,8 +252,8 @@ def _rebuild(values: tuple) -> SystemClass:
 class SystemClassRecord(Mapping):
     """:meth:`SystemClass.as_dict` as a read-only mapping: the keys that need the normal rows' rank
     (``normal_rank``, ``redundant``, ``notes``) read it, so the rank is computed only when one of them, or the
-    whole record (iteration over values, a comparison, JSON), is asked for; its printed form shows
-    ``<not computed>`` instead. Equal to the dict :meth:`SystemClass.as_dict` returns.
+    whole record (iteration over values, a comparison, JSON), is asked for; its printed form computes it only when it
+    is cheap, as :meth:`SystemClass.__repr__` does. Equal to the dict :meth:`SystemClass.as_dict` returns.
 
     A rank whose computation is refused as too large (:class:`~gaussqp.errors.InputTooLargeError`: the rows would have
     to be densified beyond :data:`~gaussqp.settings.ENTRIES_MAX`) is reported, not raised: ``normal_rank`` and
@@ -282,7 +286,8 @@ class SystemClassRecord(Mapping):
         return len(self._KEYS)
 
     def __repr__(self) -> str:
-        """The dict's printed form, ``<not computed>`` for the keys that need a rank not computed yet."""
+        """The dict's printed form; ``<not computed>`` for the keys that need a rank not computed yet and not cheap to
+        decide (:meth:`SystemClass.__repr__`)."""
         shown = {k: self._cls._shown("modes" if k == "friction" else k) for k in self._KEYS}
         if isinstance(shown["notes"], tuple):
             shown["notes"] = list(shown["notes"])

@@ -111,9 +111,17 @@ def test_a_copy_or_a_pickle_leaves_the_rank_to_its_first_read_and_the_record_is_
     assert json.loads(text)["system_class"] == c.as_dict() and c.rank_decided
 
 
-def test_printing_a_solution_or_its_class_does_not_compute_the_rank():
-    """The printed forms show ``<not computed>`` for the rank and what follows from it (on a pile of 2,199 contacts
-    the rank is seconds of QR, and beyond the entry limit a refusal): a solution printed stays as cheap as solved."""
+def test_printing_a_solution_or_its_class_computes_only_a_cheap_rank(monkeypatch):
+    """The printed forms compute the rank when it is a small dense SVD (a robot, the guide's examples), and otherwise
+    show ``<not computed>`` for it and what follows from it (on a pile of 2,199 contacts the rank is seconds of QR,
+    and beyond the entry limit a refusal): a solution printed stays as cheap as solved."""
+    from gaussqp.model import problem as problem_module
+
+    small = _stored(families.chain(8, lift=1.5, duplicate_every=2), sparse=True)
+    gaussqp.solve(small, crosscheck=False)
+    assert not small.classify().rank_decided
+    assert "normal_rank=15" in repr(small.classify()) and small.classify().rank_decided
+    monkeypatch.setattr(problem_module, "CLASSIFY_SPARSE_DENSE_MAX", 0)  # the sparse path at a test's size
     p = _stored(families.chain(8, lift=1.5, duplicate_every=2), sparse=True)
     sol = gaussqp.solve(p, crosscheck=False)
     c = p.classify()
