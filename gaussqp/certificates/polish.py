@@ -29,10 +29,19 @@ def polish(sol: Solution) -> None:
     constraint active with zero multiplier) otherwise leave the acceleration off by about
     the square root of the solver tolerance. Sparse problems use a sparse LU of the KKT
     matrix at any size; the dense min-norm path runs up to :data:`POLISH_MAX`.
+
+    An active-set method's answer (``sol.hints.active_set`` given) solves the KKT system of that working set already:
+    when its largest recomputed residual is within :data:`~gaussqp.settings.ROUND_OFF` the polish, which would solve
+    the same system again, can only move it by round-off and is skipped (DAQP's answers on the humanoid: 2e-16 before,
+    7e-17 after, at ~0.3 ms of a 1.8 ms certified solve); the residual measured here is the one the judge reads next.
     """
     p = sol.problem
     if sol.acceleration is None or (p.n + p.m > POLISH_MAX and not p.sparse):
         return
+    if sol.hints.active_set is not None:
+        at = max(kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent).values())
+        if at <= ROUND_OFF:
+            return
     E, e = p.equalities
     G, g = p.inequalities
     # the working set of an active-set method when the route hands it over, else a guess
