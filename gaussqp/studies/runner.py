@@ -118,7 +118,8 @@ def warm_process() -> None:
     fresh installation (numba, ~10 s; loaded from numba's cache after, ~0.1 s), and the routes import what they use
     lazily: a study's first run of a mode-free route was charged 6.9 s where its solve takes 10 ms. Here a point mass
     on two mode-free contacts is solved with its cross-check (the dense Newton method, F9's map), frictionless by
-    Lemke's method, and the sparse Newton's maps are called once. A local pool's parent warms up before it forks its
+    Lemke's method, and every kernel of the Newton method is called once (the point mass converges at its start: its
+    Newton matrix and line searches were loaded, ~0.25 s, by a study's first problem that iterates). A local pool's parent warms up before it forks its
     workers (:func:`run_local`), so that the warm-up is not counted against the first runs' time limit; a Dask worker
     warms up in its first task."""
     expect_many_calls()
@@ -147,8 +148,17 @@ def _warm_routes() -> None:
             p = ContactProblem(np.diag([1.0, 1.0, 2.0]), [1.0, 0.0, 9.81], contacts, dimension=d)
             solve(p, crosscheck=True, formulation="lcp_lemke" if mode == "frictionless" else "auto")
     fast = kernels()
-    if fast is not None:
-        fast.maps_at(np.zeros(3), np.zeros(3), np.full(1, 0.5), np.ones(3), 3)
+    if fast is not None:  # every Newton kernel at the argument types of the routes' calls: their cached code loaded
+        z, mu, one, eye = np.zeros(3), np.full(1, 0.5), np.ones(1), np.eye(3)
+        indptr, indices = np.arange(4, dtype=np.uint32), np.arange(3, dtype=np.uint32)  # W = I in CSR, unsigned
+        fast.maps_at(z, z, mu, np.ones(3), 3)
+        fast.jacobian_blocks(z, z, mu, one, 0.0, 3)
+        fast.newton_matrix(eye, z, z, mu, one, 0.0, 3)
+        fast.line_search(eye, z, z, mu, np.ones(3), 3, 1.0, z, 0.0, 0.0, z, 0.0, 0.5, 0.5, 0.5)
+        fast.csr_velocity(indptr, indices, np.ones(3), z, z)
+        fast.line_search_csr(
+            indptr, indices, np.ones(3), z, z, mu, np.ones(3), 3, 1.0, z, 0.0, 0.0, z, 0.0, 0.5, 0.5, 0.5
+        )
 
 
 def run_task(task: Task) -> dict:

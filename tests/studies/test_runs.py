@@ -379,3 +379,31 @@ def test_what_a_process_does_once_is_not_a_runs_time(monkeypatch):
     monkeypatch.setattr(runner, "_warm_routes", lambda: 1 / 0)
     runner.warm_process()
     assert runner.run_task(task)["status"] == "solved"
+
+
+def test_the_warm_up_loads_the_newton_kernels_at_the_routes_argument_types():
+    """The warm-up's point mass converges at its start, so its solves never called the Newton matrix or a line search;
+    a study's first problem that iterates then loaded them (~0.25 s, CubeH8's first run: 130 ms against 11 ms). The
+    warm-up calls every Newton kernel itself, at the argument types of the routes' calls: a dense and a sparse Newton
+    run after it add no compiled signature to any kernel."""
+    import gaussqp.studies.runner as runner
+    from gaussqp.friction import nonsmooth_newton as nn
+    from gaussqp.friction.compiled import kernels
+
+    fast = kernels()
+    if fast is None:
+        pytest.skip("numba is not installed: pip install 'gaussqp[fast]'")
+    runner._warm_routes()
+    names = ("maps_at", "jacobian_blocks", "newton_matrix", "line_search", "csr_velocity", "line_search_csr")
+    before = {k: len(getattr(fast, k).signatures) for k in names}
+    assert all(before.values())
+    rng = np.random.default_rng(3)
+    R = rng.normal(size=(30, 20))
+    dense = nn.solve_newton(R @ R.T, rng.normal(size=30), np.full(10, 0.5), 3, max_iter=5, r0=np.zeros(30))
+    import scipy.sparse as sp
+
+    W = sp.diags([-1.0, 4.0, -1.0], [-1, 0, 1], shape=(300, 300), format="csr")  # sparse, above the dense size
+    sparse = nn.solve_newton(W, rng.normal(size=300), np.full(100, 0.5), 3, max_iter=5)
+    assert dense.linear_algebra == "dense" and sparse.linear_algebra == "sparse"
+    assert dense.iterations and sparse.iterations
+    assert {k: len(getattr(fast, k).signatures) for k in names} == before
