@@ -1,8 +1,8 @@
 """Issue #28 (a benchmark, not a test): the polish of an active-set answer at round-off skipped
-(:func:`gaussqp.certificates.polish.polish`: DAQP's answer within ``settings.ROUND_OFF``) against polished as before,
-paired in one process on the shipped humanoid made frictionless (DAQP's small dense path). Every state is solved
-twice in a row, once each way (the order alternating), each time as a fresh problem object, so the machine's drift
-weighs on both alike; the medians and the median of the per-state ratios are printed, and every answer must be
+(:func:`gaussqp.certificates.polish.polish`: DAQP's answer within ``settings.POLISH_SKIP_RESIDUAL``) against polished
+as before, paired in one process on the shipped humanoid made frictionless (DAQP's small dense path). Every state is
+solved twice in a row, once each way (the order alternating), each time as a fresh problem object, so the machine's
+drift weighs on both alike; the medians and the median of the per-state ratios are printed, and every answer must be
 certified both ways. "Polished" is the skip's threshold set below any residual (the polish then runs as before the
 skip). CPU time, BLAS on one thread, the compiled kernels loaded.
 
@@ -32,14 +32,14 @@ from steady import load_compiled_kernels  # noqa: E402
 
 def paired(count: int, crosscheck: bool, rng) -> tuple[float, float, float, int]:
     """(median ms skipped, median ms polished, median per-state ratio skipped/polished, states polished when asked)."""
-    threshold = polish_module.ROUND_OFF
+    threshold = polish_module.POLISH_SKIP_RESIDUAL
     sts = states(frictionless(problems.load("real/humanoid_lying")), count + 1, rng)
     times: dict[bool, list[float]] = {True: [], False: []}
     polished = 0
     try:
         for i, s in enumerate(sts):
             for skip in (True, False) if i % 2 == 0 else (False, True):
-                polish_module.ROUND_OFF = threshold if skip else -1.0
+                polish_module.POLISH_SKIP_RESIDUAL = threshold if skip else -1.0
                 q = s.with_force(s.F)  # a fresh problem object: nothing memoized is shared
                 t = time.process_time()
                 sol = gaussqp.solve(q, crosscheck=crosscheck)
@@ -50,7 +50,7 @@ def paired(count: int, crosscheck: bool, rng) -> tuple[float, float, float, int]
                     times[skip].append(dt)
                     polished += not skip and "polished" in sol.extras
     finally:
-        polish_module.ROUND_OFF = threshold
+        polish_module.POLISH_SKIP_RESIDUAL = threshold
     on, off = np.array(times[True]), np.array(times[False])
     return float(np.median(on)) * 1e3, float(np.median(off)) * 1e3, float(np.median(on / off)), polished
 

@@ -313,10 +313,12 @@ def cmd_check(args) -> int:
         print(json.dumps(to_jsonable(rep.as_dict())))
         return 0
     c = rep.system_class
+    rec = c.record()  # a rank refused as too large is reported there (None and a note), not raised
+    rank = rec["normal_rank"] if rec["normal_rank"] is not None else f"not computed ({rec['notes'][0]})"
     print(
         f"problem  {p.name}: n={c.n}, M {c.mass} (rank {c.mass_rank}), {c.constraints} constraints "
-        f"({c.m_bilateral} bilateral, {c.m_unilateral} unilateral), {c.modes}, normal rank {c.normal_rank}"
-        f"{' (redundant)' if c.redundant else ''}"
+        f"({c.m_bilateral} bilateral, {c.m_unilateral} unilateral), {c.modes}, normal rank {rank}"
+        f"{' (redundant)' if rec['redundant'] else ''}"
     )
     if rep.skipped:
         print(rep.skipped)
@@ -351,9 +353,10 @@ def _global_info(problem, s) -> dict:
     if problem.n <= STRUCTURAL_N_MAX:
         M = np.asarray(problem.M.toarray() if problem.sparse else problem.M)
         info["mass_cond"] = float(np.linalg.cond(M)) if fac.definite else float("inf")
-        if problem.m:
+        rank = info["system_class"]["normal_rank"]  # None: refused as too large to densify (the record's note)
+        if problem.m and rank is not None:
             sv = np.linalg.svd(normalize_rows(as_dense(problem.J_n)), compute_uv=False)
-            info["normal_rows_sigma_min"] = float(sv[c.normal_rank - 1]) if c.normal_rank else 0.0
+            info["normal_rows_sigma_min"] = float(sv[rank - 1]) if rank else 0.0
     return info
 
 

@@ -317,8 +317,8 @@ class JudgeHints:
         the judge checks that residual (:func:`gaussqp.certificates.natural_map.judge_natural_map`) instead of the
         KKT residuals, which know no undecided mode; "" for every other route
     active_set : the unilateral rows (a boolean mask over ``G``) on which an active-set method ended (DAQP's working
-        set): the polish solves the KKT system of this set instead of guessing one from the answer; None
-        for every other route
+        set): the polish solves the KKT system of this set instead of guessing one from the answer (and skips an
+        answer already within ``settings.POLISH_SKIP_RESIDUAL`` of it); None for every other route
     """
 
     polish_allowed: bool = True

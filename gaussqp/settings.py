@@ -523,6 +523,12 @@ POLISH_RCOND = 1e-13
 #: ... and its bounded least-squares recovery of nonnegative multipliers (BVLS) this ``tol``
 POLISH_BVLS_TOL = 1e-14
 
+#: an active-set method's answer (its working set handed to the polish) whose largest recomputed KKT residual
+#: (:func:`gaussqp.certificates.residuals.kkt_residuals`, each row at its data scale) is at most this is not polished
+#: again: it solves that set's KKT system to round-off already, and the polish, which solves the same system, could
+#: only move it by round-off (DAQP's answers on the humanoid: 2e-16 → 7e-17). 1e3 ε, :data:`ROUND_OFF`'s value
+POLISH_SKIP_RESIDUAL = 1e3 * sys.float_info.epsilon
+
 #: F2 (:mod:`gaussqp.formulations.projected`) and F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows
 #: are incompatible (tutorial (17) has no solution) when a row of ``J_b a + b_b``, at the acceleration the
 #: elimination gives, exceeds this times that row's data scale (one test for both,
@@ -1214,6 +1220,12 @@ COULOMB_PROX_FALLBACK_SKIP_RTOL = 5e-9
 #: (`benchmarks/results/fclib_generated_study_final`); the dense SVD took 1.4 ms against 8 ms up to 10⁴ entries and
 #: 9 ms against 19 ms up to 10⁵, and lost above (26 against 13 ms).
 CLASSIFY_SPARSE_DENSE_MAX = 100_000
+
+#: printing a :class:`~gaussqp.model.system_class.SystemClass` (or a solution's record of it) computes a rank not yet
+#: read only when the normal rows hold at most this many entries ``n · m`` (a dense SVD of ~1 ms, as
+#: :data:`CLASSIFY_SPARSE_DENSE_MAX`); a larger one is shown ``<not computed>``: printing never costs seconds (a dense
+#: 1,000 × 4,000 SVD took 19 s on a shared core) nor raises a refusal
+CLASSIFY_PRINT_MAX = 100_000
 
 # ---------------------------------------------------------------- compiled kernels of the dense Newton method
 #: Whether the dense semismooth Newton method (:mod:`gaussqp.friction.nonsmooth_newton`) runs its per-iteration

@@ -19,9 +19,9 @@ bench = load_benchmark("polish_skip_ab")
 
 
 def test_both_variants_run_and_the_threshold_is_restored(capsys):
-    threshold = polish_module.ROUND_OFF
+    threshold = polish_module.POLISH_SKIP_RESIDUAL
     on, off, ratio, polished = bench.paired(4, False, np.random.default_rng(0))
     assert on > 0 and off > 0 and ratio > 0 and polished >= 1
-    assert polish_module.ROUND_OFF == threshold
+    assert polish_module.POLISH_SKIP_RESIDUAL == threshold
     assert bench.main(["--states", "2"]) == 0
     assert "per-state ratio" in capsys.readouterr().out

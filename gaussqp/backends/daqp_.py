@@ -10,7 +10,8 @@ equalities (``sense`` 5), ``blower = [−e; −g]``, ``bupper = [−e; +∞]``. 
 ``P x + f + Aᵀy = 0`` with ``y < 0`` on an active lower bound, so the forces (the convention of the cvxpy path,
 ``M a + F = Jᵀλ``) are ``λ_eq = −y_E`` and ``λ_in = −y_G``. A dual active-set method ends on a *working set*: the
 inequality rows with ``y_G ≠ 0``; it is returned as :attr:`FastAnswer.active` and handed to the judge's polish
-(:func:`gaussqp.certificates.polish.polish`) instead of a guess.
+(:func:`gaussqp.certificates.polish.polish`) instead of a guess; an answer already within round-off of that set's
+KKT system is not polished again.
 
 Used only when no solver is named, ``M ≻ 0`` (DAQP factors ``P``) and the problem is dense and small
 (:data:`gaussqp.settings.FAST_QP_SIZE_MAX`); only exit flag 1 (optimal) is an answer: anything else — infeasible

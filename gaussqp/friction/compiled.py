@@ -26,8 +26,9 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
   ``B_j W_j`` by BLAS's dgemm, as NumPy's batched product makes it, and the backtracking along the Newton and the
   projected steps; the step between them is solved by LAPACK ``getrf``/``getrs`` through SciPy as without numba (numba's
   ``gesv`` rounds otherwise under several BLAS threads); :func:`line_search_csr` the same backtracking for a sparse W
-  (``nonsmooth_newton._compiled_sparse_search``; its step from SuperLU, as without numba). Any other order of the sums would, on a problem whose solutions
-  are not unique, let the route return another member of the set than without numba.
+  (``nonsmooth_newton._compiled_sparse_search``; its step from SuperLU, as without numba). Any other order of the
+  sums would, on a problem whose solutions are not unique, let the route return another member of the set than
+  without numba.
 
 Nothing here decides anything: the NumPy functions are the reference (``tests/friction/test_compiled_kernels.py``
 checks these against them), the route's answer is judged on its recomputed residual either way. Without numba :func:`kernels` is None and the NumPy path runs. The kernels live in

@@ -246,9 +246,10 @@ def line_search(W, q, r, mu, rho, d, qn, phi, merit, merit_ref, step, target, ar
 def line_search_csr(
     indptr, indices, data, q, r, mu, rho, d, qn, phi, merit, merit_ref, step, target, armijo, backtrack, step_min
 ):
-    """:func:`line_search` for a sparse W given by its CSR arrays (``indptr``, ``indices`` unsigned int arrays of one type,
-    ``data``; duplicates summed), whose product is :func:`csr_velocity` (SciPy's numbers): the sparse Newton's backtracking
-    (``nonsmooth_newton._compiled_sparse_search``), the operations of ``nonsmooth_newton._search`` in the same order."""
+    """:func:`line_search` for a sparse W given by its CSR arrays (``indptr``, ``indices`` unsigned int arrays of one
+    type, ``data``; duplicates summed), whose product is :func:`csr_velocity` (SciPy's numbers): the sparse Newton's
+    backtracking (``nonsmooth_newton._compiled_sparse_search``), the operations of ``nonsmooth_newton._search`` in the
+    same order."""
     return _search(
         _NO_MATRIX,
         indptr,

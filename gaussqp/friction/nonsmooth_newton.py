@@ -798,9 +798,8 @@ def _compiled_sparse_search(
     """The line search of :func:`_iterate` on a sparse W with the compiled kernels loaded: the backtracking along the
     Newton step (``step``, from the sparse LU; None when it failed) and the projected step by the compiled kernel
     (``compiled_kernels.line_search_csr``: W's product as SciPy's, the operations of :func:`_search` in the same
-    order, so the same numbers bit for bit), the steepest descent by :func:`_search` when neither descends. The maps
-    of each trial point are a few NumPy and SciPy calls (~80 µs on a quadruped's 261 unknowns) where the arithmetic
-    is a few µs. Returns what :func:`_search` returns."""
+    order, so the same numbers bit for bit), the steepest descent by :func:`_search` when neither descends. Returns
+    what :func:`_search` returns."""
     out = sysm.fast.line_search_csr(
         *sysm.csr,
         sysm.q,

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from ..errors import (
     IndefiniteMassError,
+    InputTooLargeError,
     MissingSlipError,
     NegativeFrictionError,
     NotSymmetricError,
@@ -33,6 +34,7 @@ from ..errors import (
 )
 from ..settings import (
     CLASSIFY_DENSE_MAX,
+    CLASSIFY_PRINT_MAX,
     CLASSIFY_SPARSE_DENSE_MAX,
     MASS_RTOL,
     CONTACT_DIMENSION_MAX,
@@ -178,29 +180,44 @@ class NormalRowsRank:
         the coordinates
     """
 
-    __slots__ = ("J_n", "scaling", "n")
+    __slots__ = ("J_n", "scaling", "n", "_refused")
 
     def __init__(self, J_n, scaling: np.ndarray | None, n: int) -> None:
         self.J_n, self.scaling, self.n = J_n, scaling, int(n)
+        #: (ENTRIES_MAX, the refusal's arguments) of a computation refused as too large: the same refusal again at
+        #: once while the limit is the same (the record's three keys that need the rank ask it in turn)
+        self._refused: tuple | None = None
 
     def __reduce__(self):
         return (NormalRowsRank, (self.J_n, self.scaling, self.n))
 
+    def _dense(self) -> bool:
+        """Whether the rank is a dense SVD: ``m · n`` within :data:`~gaussqp.settings.CLASSIFY_DENSE_MAX` (dense rows)
+        or :data:`~gaussqp.settings.CLASSIFY_SPARSE_DENSE_MAX` (sparse rows)."""
+        m = self.J_n.shape[0]
+        return self.n * m <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self.J_n) else CLASSIFY_DENSE_MAX)
+
     @property
     def cheap(self) -> bool:
-        """Whether the rank is a small dense SVD (no rows, or ``m · n`` within
-        :data:`~gaussqp.settings.CLASSIFY_DENSE_MAX`, :data:`~gaussqp.settings.CLASSIFY_SPARSE_DENSE_MAX` for sparse
-        rows): what printing a :class:`~gaussqp.model.system_class.SystemClass` computes; a larger one is left to a
-        read of the rank."""
+        """Whether the rank is a small dense SVD (no rows, or a dense SVD of at most
+        :data:`~gaussqp.settings.CLASSIFY_PRINT_MAX` entries ``m · n``): what printing a
+        :class:`~gaussqp.model.system_class.SystemClass` computes; another is left to a read of the rank."""
         m = self.J_n.shape[0]
-        return m == 0 or self.n * m <= (CLASSIFY_SPARSE_DENSE_MAX if sp.issparse(self.J_n) else CLASSIFY_DENSE_MAX)
+        return m == 0 or (self.n * m <= CLASSIFY_PRINT_MAX and self._dense())
 
     def __call__(self) -> int:
-        """The rank: a dense SVD of :meth:`equilibrated` rows for a small problem (:attr:`cheap`), else the sparse
-        full-row-rank test (:meth:`sparse_rank`)."""
+        """The rank: a dense SVD of :meth:`equilibrated` rows for a small problem, else the sparse full-row-rank test
+        (:meth:`sparse_rank`). A refusal (:class:`~gaussqp.errors.InputTooLargeError`) is raised again without being
+        recomputed while :data:`~gaussqp.settings.ENTRIES_MAX` is the one it was decided under."""
         if self.J_n.shape[0] == 0:
             return 0
-        return matrix_rank(self.equilibrated(dense=True)) if self.cheap else self.sparse_rank()
+        if self._refused is not None and self._refused[0] == ENTRIES_MAX:
+            raise InputTooLargeError(*self._refused[1])
+        try:
+            return matrix_rank(self.equilibrated(dense=True)) if self._dense() else self.sparse_rank()
+        except InputTooLargeError as refused:
+            self._refused = (ENTRIES_MAX, (refused.field, refused.problem, refused.fix))
+            raise
 
     def equilibrated(self, dense: bool = False):
         """``J_n S`` with unit rows: the normal rows in the Jacobi units of M (``S = diag(M)^(-1/2)``, 1 on a
@@ -817,10 +834,6 @@ class ContactProblem:
             dimension=self.dimension,
         )
 
-    def _normal_rank_of(self) -> int:
-        """The numerical rank of the normal rows (:class:`NormalRowsRank`)."""
-        return NormalRowsRank(self._Jn, self.mass_factor.scaling, self.n)()
-
     #: the problem's form (:data:`gaussqp.model.summary.FORMS`): a mass matrix and contact rows, ``M a + F = Jᵀλ``
     form = "global"
 
@@ -843,10 +856,6 @@ class ContactProblem:
                 f"unilateral; M {c.mass}, rank {c.mass_rank}"
             ),
         )
-
-    def _equilibrated_normals(self, dense: bool = False):
-        """:meth:`NormalRowsRank.equilibrated` of this problem's normal rows."""
-        return NormalRowsRank(self._Jn, self.mass_factor.scaling, self.n).equilibrated(dense)
 
     def __repr__(self) -> str:
         c = self.classify()

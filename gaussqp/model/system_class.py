@@ -81,9 +81,11 @@ class SystemClass:
 
     ``normal_rank`` (the numerical rank of the normal rows, in the units of :meth:`ContactProblem.classify`) may be
     given as a zero-argument callable: it is then computed when first read (by :attr:`normal_rank`,
-    :attr:`redundant`, :attr:`notes`, :meth:`as_dict`, a comparison or a hash), once, and kept; the printed form
-    shows ``<not computed>`` until then; a copy or a pickle carries the callable while the rank is not computed. No route keys on it (the dispatcher's table is :attr:`key`), and on a pile of boxes whose
-    normal rows are redundant across bodies it is a dense pivoted QR of the rows (seconds at 2,000 contacts).
+    :attr:`redundant`, :attr:`notes`, :meth:`as_dict`, a comparison, a hash, or the printed form when the callable
+    says it is ``cheap``), once, and kept; until then the printed form shows ``<not computed>``; a copy or a pickle
+    carries the callable while the rank is not computed. No route keys on it (the dispatcher's table is :attr:`key`),
+    and on a pile of boxes whose normal rows are redundant across bodies it is a dense pivoted QR of the rows (seconds
+    at 2,000 contacts).
     ``redundant`` and ``notes`` follow from the other fields when not given.
     """
 
@@ -151,7 +153,7 @@ class SystemClass:
                 rank = self._rank
                 if callable(rank):
                     rank = int(rank())
-                    object.__setattr__(self, "_rank", rank)  # the callable is dropped: no reference to the problem
+                    object.__setattr__(self, "_rank", rank)  # the callable and the rows it holds are dropped
         return rank
 
     @property
@@ -210,6 +212,10 @@ class SystemClass:
         cheap to decide."""
         if name in _HELD and not self.rank_decided and (name == "normal_rank" or getattr(self, _HELD[name]) is None):
             if not getattr(self._rank, "cheap", False):
+                return NOT_COMPUTED
+            try:
+                return getattr(self, name)
+            except InputTooLargeError:  # printing never raises (a refusal is a read's)
                 return NOT_COMPUTED
         return getattr(self, name)
 

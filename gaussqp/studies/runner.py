@@ -118,10 +118,10 @@ def warm_process() -> None:
     fresh installation (numba, ~10 s; loaded from numba's cache after, ~0.1 s), and the routes import what they use
     lazily: a study's first run of a mode-free route was charged 6.9 s where its solve takes 10 ms. Here a point mass
     on two mode-free contacts is solved with its cross-check (the dense Newton method, F9's map), frictionless by
-    Lemke's method, and every kernel of the Newton method is called once (the point mass converges at its start: its
-    Newton matrix and line searches were loaded, ~0.25 s, by a study's first problem that iterates). A local pool's parent warms up before it forks its
-    workers (:func:`run_local`), so that the warm-up is not counted against the first runs' time limit; a Dask worker
-    warms up in its first task."""
+    Lemke's method, and every kernel of the Newton method is called at the routes' argument types (the point mass
+    converges at its start, so its solves call neither the Newton matrix nor a line search). A local pool's parent
+    warms up before it forks its workers (:func:`run_local`), so that the warm-up is not counted against the first
+    runs' time limit; a Dask worker warms up in its first task."""
     expect_many_calls()
     expect_many_checks()
     try:

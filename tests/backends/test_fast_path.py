@@ -18,7 +18,7 @@ from gaussqp.certificates.polish import polish
 from gaussqp.certificates.residuals import kkt_residuals
 from gaussqp.problems import families
 from gaussqp.results import Solution
-from gaussqp.settings import ROUND_OFF
+from gaussqp.settings import POLISH_SKIP_RESIDUAL
 
 try:
     import daqp  # noqa: F401
@@ -93,7 +93,7 @@ def test_the_humanoid_goes_the_fast_path_and_its_working_set_reaches_the_polish(
     active = sol.hints.active_set
     assert active is not None and active.dtype == bool and active.shape == (p.inequalities[0].shape[0],)
     # DAQP's answer solves its working set's KKT system to round-off: the polish of that set is skipped
-    assert "polished" not in sol.extras and max(sol.residuals.values()) <= ROUND_OFF
+    assert "polished" not in sol.extras and max(sol.residuals.values()) <= POLISH_SKIP_RESIDUAL
     ref = gaussqp.solve(p, solver="clarabel")
     np.testing.assert_allclose(sol.acceleration, ref.acceleration, rtol=0, atol=1e-9 * np.abs(ref.acceleration).max())
     # an answer of that working set above round-off (moved by 1e-9 of its size) is polished on the working set
@@ -103,8 +103,8 @@ def test_the_humanoid_goes_the_fast_path_and_its_working_set_reaches_the_polish(
     moved.hints = sol.hints
     before = max(kkt_residuals(p, moved.acceleration, moved.lambda_normal, moved.lambda_tangent).values())
     polish(moved)
-    assert before > ROUND_OFF and moved.extras["polished"]["active_rows"] == int(active.sum())
-    assert moved.extras["polished"]["max_residual_after"] <= ROUND_OFF < before
+    assert before > POLISH_SKIP_RESIDUAL and moved.extras["polished"]["active_rows"] == int(active.sum())
+    assert moved.extras["polished"]["max_residual_after"] <= POLISH_SKIP_RESIDUAL < before
 
 
 @needs_daqp

@@ -447,22 +447,25 @@ def test_the_compiled_product_with_a_csr_matrix_is_scipys(seed):
     assert close(got, np.asarray(W @ r).ravel() + q)
 
 
-def _same_sparse_iteration(fast, slow, r, delta: float, reference: str) -> None:
+def _same_sparse_iteration(fast, slow, r, delta: float, reference: str, target: float | None = None) -> tuple:
     """One sparse iteration from ``r`` (the SuperLU step, then the backtracking) compiled (``fast``:
-    ``_compiled_sparse_search``) and in NumPy (``slow``: ``_search``): the same outcome, bit for bit."""
-    phi, u, z, _ = slow.evaluate(r)
+    ``_compiled_sparse_search``) and in NumPy (``slow``: ``_search``): the same outcome, bit for bit. ``reference``
+    "unreachable" (−1: no Armijo decrease passes) with a ``target`` leaves only the Newton step's target test."""
+    phi, u, z, res = slow.evaluate(r)
     merit = float(phi @ phi)
-    ref = {"merit": merit, "larger": 2.0 * merit, "smaller": 0.5 * merit}[reference]
+    ref = {"merit": merit, "larger": 2.0 * merit, "smaller": 0.5 * merit, "unreachable": -1.0}[reference]
+    target = 1e-12 if target is None else target * res
     A, B = slow.jacobian_blocks(u, z, delta)
     try:
         step = slow.solve(A, B, -phi)
     except (np.linalg.LinAlgError, RuntimeError, ValueError):
         step = None
-    expected = nn._search(slow, r, phi, merit, ref, 1e-12, A, B, step, nn._DIRECTIONS)
-    got = nn._compiled_sparse_search(fast, r, phi, merit, ref, 1e-12, A, B, step)
+    expected = nn._search(slow, r, phi, merit, ref, target, A, B, step, nn._DIRECTIONS)
+    got = nn._compiled_sparse_search(fast, r, phi, merit, ref, target, A, B, step)
     assert got[:3] == expected[:3]  # accepted, direction, step length
     for a, b in zip(got[3:], expected[3:]):
         assert (a is None and b is None) or close(a, b)
+    return got
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -480,6 +483,11 @@ def test_the_compiled_sparse_iteration_is_the_numpy_one(seed, reference):
     for r in points(np.random.default_rng(seed), mu.size, d, mu):
         for delta in (1e-3, 1e-8):
             _same_sparse_iteration(fast, slow, r, delta, reference)
+        # no Armijo decrease can pass: the Newton step is accepted by the target test alone (a target above the
+        # residual), or by none (a target below the trial points' residuals), as _search decides
+        accepted = _same_sparse_iteration(fast, slow, r, 1e-3, "unreachable", target=1e9)
+        assert accepted[0] and accepted[1] == "newton"
+        _same_sparse_iteration(fast, slow, r, 1e-3, "unreachable", target=0.5)
         phi, u, z, _ = slow.evaluate(r)
         A, B = slow.jacobian_blocks(u, z, 1e-3)
         merit = float(phi @ phi)
@@ -491,6 +499,27 @@ def test_the_compiled_sparse_iteration_is_the_numpy_one(seed, reference):
             assert (a is None and b is None) or close(a, b)
         directions.add(got[1])
     assert directions - {"newton"}  # the projected or the steepest descent ran too
+
+
+def test_the_compiled_sparse_search_falls_back_to_the_steepest_descent(monkeypatch):
+    """When the compiled backtracking finds no decrease along the Newton and projected steps (direction 2), the
+    steepest descent is searched by ``_search``: the outcome is ``_search``'s along ``−Jᵀφ`` alone, accepted where it
+    descends."""
+    W, q, mu, d = sparse_problem(0)
+    fast = nn._System(W, q, mu, d)
+    monkeypatch.setattr(fast.fast, "line_search_csr", lambda *a: (2, 0.0, *a[4:5] * 6))
+    accepted = 0
+    for r in points(np.random.default_rng(0), mu.size, d, mu):
+        phi, u, z, _ = fast.evaluate(r)
+        A, B = fast.jacobian_blocks(u, z, 1e-3)
+        merit = float(phi @ phi)
+        got = nn._compiled_sparse_search(fast, r, phi, merit, merit, 1e-12, A, B, None)
+        expected = nn._search(fast, r, phi, merit, merit, 1e-12, A, B, None, ("gradient",))
+        assert got[:3] == expected[:3] and got[1] == "gradient"
+        for a, b in zip(got[3:], expected[3:]):
+            assert (a is None and b is None) or close(a, b)
+        accepted += got[0]
+    assert accepted  # the steepest descent descended from some of these points
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -6,6 +6,8 @@ answer of the study where it was."""
 
 from __future__ import annotations
 
+from gaussqp.model.problem import NormalRowsRank
+
 from types import SimpleNamespace
 
 import numpy as np
@@ -268,7 +270,7 @@ def test_equilibrated_normals_for_the_rank_from_the_stored_entries():
         p = base.with_blocks(J_n=Jn.copy())
         s = p.mass_factor.scaling
         want = as_dense(normalize_rows(sp.csr_matrix(Jn.copy() @ sp.diags(s))))
-        got = p._equilibrated_normals(dense=True)
+        got = NormalRowsRank(p.J_n, p.mass_factor.scaling, p.n).equilibrated(dense=True)
         assert np.allclose(got, want, rtol=0, atol=4 * np.finfo(float).eps), kind
         assert matrix_rank(got) == matrix_rank(want) == p.classify().normal_rank, kind
 

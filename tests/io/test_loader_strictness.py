@@ -152,6 +152,11 @@ def test_an_hdf5_file_given_to_load_is_named_with_the_reader_that_reads_it(tmp_p
     block.write_bytes(bytes(range(128, 256)) * 8 + b"\x89HDF\r\n\x1a\n" + bytes(64))
     with pytest.raises(errors.FileFormatError, match=r"HDF5 file.*gaussqp\.io\.fclib\.load"):
         gaussqp.load(block)
+    for at in (256, 1536):  # the signature elsewhere than a superblock offset (0, 512 · 2^k): not HDF5
+        off = tmp_path / f"off{at}.bin"
+        off.write_bytes((bytes(range(128, 256)) * 16)[:at] + b"\x89HDF\r\n\x1a\n")
+        with pytest.raises(errors.FileFormatError, match="is not UTF-8 text"):
+            gaussqp.load(off)
     big = tmp_path / "big.hdf5"
     big.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(4096))
     from gaussqp.io import gaussqp_format
@@ -159,7 +164,3 @@ def test_an_hdf5_file_given_to_load_is_named_with_the_reader_that_reads_it(tmp_p
     monkeypatch.setattr(gaussqp_format, "FILE_BYTES_MAX", 1024)
     with pytest.raises(errors.FileFormatError, match=r"HDF5 file"):
         gaussqp.load(big)
-    off = tmp_path / "off.bin"  # the signature elsewhere than a superblock offset: not HDF5
-    off.write_bytes(bytes(range(128, 256)) * 2 + b"\x89HDF\r\n\x1a\n")
-    with pytest.raises(errors.FileFormatError, match="is not UTF-8 text"):
-        gaussqp.load(off)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gaussqp.model.problem import NormalRowsRank
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -40,7 +42,7 @@ def test_the_rank_of_the_normal_rows_is_computed_when_first_read():
     assert not c.rank_decided
     record = sol.extras["system_class"]
     assert record["mass"] == c.mass and record["friction"] == c.modes and not c.rank_decided
-    assert record["normal_rank"] == p._normal_rank_of() < p.m and c.rank_decided
+    assert record["normal_rank"] == NormalRowsRank(p.J_n, p.mass_factor.scaling, p.n)() < p.m and c.rank_decided
     assert c.redundant and c.notes[0] == f"normal rows redundant: rank {c.normal_rank} < {p.m} contacts"
     assert record == c.as_dict() and dict(record) == c.as_dict()
 
@@ -105,7 +107,7 @@ def test_a_copy_or_a_pickle_leaves_the_rank_to_its_first_read_and_the_record_is_
     c = p.classify()
     for other in (pickle.loads(pickle.dumps(sol)), copy.deepcopy(sol)):
         assert not c.rank_decided and not other.extras["system_class"]._cls.rank_decided
-        assert other.extras["system_class"]["normal_rank"] == p._normal_rank_of() < p.m
+        assert other.extras["system_class"]["normal_rank"] == NormalRowsRank(p.J_n, p.mass_factor.scaling, p.n)() < p.m
     assert not c.rank_decided
     text = json.dumps(to_jsonable({"system_class": sol.extras["system_class"]}))
     assert json.loads(text)["system_class"] == c.as_dict() and c.rank_decided

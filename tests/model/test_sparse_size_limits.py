@@ -70,6 +70,36 @@ def test_sparse_rows_whose_rank_needs_densifying_are_refused_by_name(monkeypatch
     assert c.as_dict()["normal_rank"] == 23 and "<not computed>" not in repr(c)
 
 
+def test_a_refused_rank_is_decided_once_per_limit_and_the_cli_reports_it(monkeypatch, tmp_path, capsys):
+    """The record's three keys that need the rank ask it in turn: a refusal is raised again at once while the entry
+    limit is the one it was decided under (the sparse tests and the grouping by support took 1.4 s a time on 6,000
+    rows), decided again under another limit; ``gaussqp check`` prints it as not computed, with and without --json."""
+    from gaussqp.cli import main
+    from gaussqp.io.gaussqp_format import dump
+
+    monkeypatch.setattr(problem_module, "CLASSIFY_SPARSE_DENSE_MAX", 0)
+    monkeypatch.setattr(problem_module, "ENTRIES_MAX", 50)
+    grouped = []
+    real = problem_module.row_space_by_support
+    monkeypatch.setattr(problem_module, "row_space_by_support", lambda A: grouped.append(1) or real(A))
+    p = _cycle(20, 30)
+    record = p.classify().as_dict()
+    assert record["normal_rank"] is None and len(grouped) == 1  # three keys, one computation
+    for _ in range(2):
+        with pytest.raises(InputTooLargeError, match="J_n.*densify"):
+            p.classify().normal_rank
+    assert len(grouped) == 1
+    monkeypatch.setattr(problem_module, "ENTRIES_MAX", 60)  # another limit: decided again (refused again)
+    assert p.classify().as_dict()["normal_rank"] is None and len(grouped) == 2
+    path = tmp_path / "cycle.npz"
+    dump(p, path)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "normal rank not computed (normal rows' rank not computed: J_n" in out
+    assert main(["check", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["system_class"]["normal_rank"] is None
+
+
 def test_a_repeated_sparse_row_is_decided_without_densifying(monkeypatch):
     """Rows of nested supports (a repeated row, the contacts between two bodies) are reduced group by group
     (:func:`gaussqp.linalg.dense.row_space_by_support`) and the rest proven sparsely (issue #27, growth)."""
