@@ -768,28 +768,7 @@ def _compiled_search(sysm: _System, r, phi, u, z, delta: float, merit: float, me
         step = lu_solver(Jm)(-phi)  # a non-finite step (an exactly singular J) is no step: line_search skips it
     except ValueError:  # non-finite entries in J
         step = _NO_STEP
-    out = fast.line_search(
-        sysm.W,
-        sysm.q,
-        plain(r),
-        sysm.mu,
-        sysm.rho,
-        sysm.d,
-        sysm.qn,
-        plain(phi),
-        merit,
-        merit_ref,
-        step,
-        target,
-        COULOMB_ARMIJO,
-        COULOMB_BACKTRACK,
-        COULOMB_NN_STEP_MIN,
-    )
-    kind = int(out[0])
-    if kind == 2:
-        return _search(sysm, r, phi, merit, merit_ref, target, A, B, None, ("gradient",))
-    _, t, rn, phin, un, zn, resn, mn = out
-    return True, _DIRECTIONS[kind], float(t), rn, phin, un, zn, float(resn), float(mn)
+    return _kernel_search(sysm, fast.line_search, (sysm.W,), r, phi, merit, merit_ref, target, A, B, step)
 
 
 def _compiled_sparse_search(
@@ -800,8 +779,16 @@ def _compiled_sparse_search(
     (``compiled_kernels.line_search_csr``: W's product as SciPy's, the operations of :func:`_search` in the same
     order, so the same numbers bit for bit), the steepest descent by :func:`_search` when neither descends. Returns
     what :func:`_search` returns."""
-    out = sysm.fast.line_search_csr(
-        *sysm.csr,
+    step = _NO_STEP if step is None else plain(step)
+    return _kernel_search(sysm, sysm.fast.line_search_csr, sysm.csr, r, phi, merit, merit_ref, target, A, B, step)
+
+
+def _kernel_search(sysm: _System, kernel, W: tuple, r, phi, merit: float, merit_ref: float, target: float, A, B, step):
+    """The compiled backtracking ``kernel`` (``line_search`` with ``W = (W,)``, ``line_search_csr`` with W's CSR
+    arrays) along ``step`` and the projected step, then the steepest descent by :func:`_search` when neither
+    descends. Returns what :func:`_search` returns."""
+    out = kernel(
+        *W,
         sysm.q,
         plain(r),
         sysm.mu,
@@ -811,7 +798,7 @@ def _compiled_sparse_search(
         plain(phi),
         merit,
         merit_ref,
-        _NO_STEP if step is None else plain(step),
+        step,
         target,
         COULOMB_ARMIJO,
         COULOMB_BACKTRACK,
