@@ -44,6 +44,7 @@ from .io.open_file import (
 )
 from .formulations import FORMULATIONS
 from .jsonable import to_jsonable
+from .model.system_class import RANK_REFUSED
 from .results import certificate_lines
 from .results import format_value as _fmt
 from .settings import DEFAULT, DEFAULT_FACETS, PRESETS, RANK_RTOL, STRUCTURAL_N_MAX, STUDY_TIME_LIMIT
@@ -314,7 +315,8 @@ def cmd_check(args) -> int:
         return 0
     c = rep.system_class
     rec = c.record()  # a rank refused as too large is reported there (None and a note), not raised
-    rank = rec["normal_rank"] if rec["normal_rank"] is not None else f"not computed ({rec['notes'][0]})"
+    refused = f"not computed ({rec['notes'][0].removeprefix(RANK_REFUSED)})" if rec["normal_rank"] is None else ""
+    rank = refused or rec["normal_rank"]
     print(
         f"problem  {p.name}: n={c.n}, M {c.mass} (rank {c.mass_rank}), {c.constraints} constraints "
         f"({c.m_bilateral} bilateral, {c.m_unilateral} unilateral), {c.modes}, normal rank {rank}"

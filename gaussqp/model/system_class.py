@@ -238,6 +238,10 @@ class SystemClass:
         return SystemClassRecord(self)
 
 
+#: how the record's notes begin a rank refused as too large (:class:`SystemClassRecord`), before the refusal's message
+RANK_REFUSED = "normal rows' rank not computed: "
+
+
 class _NotComputed:
     """What the printed form of a record shows for a field whose rank is not computed yet."""
 
@@ -282,7 +286,7 @@ class SystemClassRecord(Mapping):
             return list(self._cls.notes) if key == "notes" else getattr(self._cls, key)
         except InputTooLargeError as refused:
             if key == "notes":
-                return [f"normal rows' rank not computed: {refused}", *self._cls._mass_notes()]
+                return [f"{RANK_REFUSED}{refused}", *self._cls._mass_notes()]
             return None
 
     def __iter__(self):

@@ -95,7 +95,7 @@ def test_a_refused_rank_is_decided_once_per_limit_and_the_cli_reports_it(monkeyp
     dump(p, path)
     assert main(["check", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "normal rank not computed (normal rows' rank not computed: J_n" in out
+    assert "normal rank not computed (J_n: has 720 rows" in out
     assert main(["check", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["system_class"]["normal_rank"] is None
 
