@@ -472,9 +472,9 @@ def _same_sparse_iteration(fast, slow, r, delta: float, reference: str, target: 
 @pytest.mark.parametrize("reference", ["merit", "larger", "smaller"])
 def test_the_compiled_sparse_iteration_is_the_numpy_one(seed, reference):
     """The sparse Newton's backtracking compiled (``compiled_kernels.line_search_csr``) against ``_search``, bit for
-    bit, at points in every piece of the projection, with a Newton step and without one (None: a failed LU), and
-    with a nonmonotone reference below the merit, where neither first direction descends and the steepest descent
-    (searched by NumPy) runs."""
+    bit, at points in every piece of the projection: with a Newton step and without one (None: a failed LU), with
+    nonmonotone references above and below the merit, and with no Armijo decrease possible, where the Newton step's
+    target test alone decides (the steepest-descent fallback has its own test below)."""
     W, q, mu, d = sparse_problem(seed)
     fast, slow = nn._System(W, q, mu, d), nn._System(W, q, mu, d)
     slow.fast = None
