@@ -199,11 +199,10 @@ class NormalRowsRank:
 
     @property
     def cheap(self) -> bool:
-        """Whether the rank is a small dense SVD (no rows, or a dense SVD of at most
-        :data:`~gaussqp.settings.CLASSIFY_PRINT_MAX` entries ``m · n``): what printing a
-        :class:`~gaussqp.model.system_class.SystemClass` computes; another is left to a read of the rank."""
-        m = self.J_n.shape[0]
-        return m == 0 or (self.n * m <= CLASSIFY_PRINT_MAX and self._dense())
+        """Whether the rank is a small dense SVD (a dense SVD of at most :data:`~gaussqp.settings.CLASSIFY_PRINT_MAX`
+        entries ``m · n``, no rows included): what printing a :class:`~gaussqp.model.system_class.SystemClass`
+        computes; another is left to a read of the rank."""
+        return self.n * self.J_n.shape[0] <= CLASSIFY_PRINT_MAX and self._dense()
 
     def __call__(self) -> int:
         """The rank: a dense SVD of :meth:`equilibrated` rows for a small problem, else the sparse full-row-rank test
