@@ -21,13 +21,15 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
 - :func:`mixed_state`, :func:`mixed_dynamics`, :func:`mixed_coulomb_rows`, :func:`mixed_simple_rows`: F9's map
   (:meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`): the unknowns and velocities, the dynamics rows, the rows
   of the coulomb contacts and of the frictionless (or told sliding) ones with their Jacobian rows;
-- :func:`newton_matrix` and :func:`line_search`: one iteration of the dense Newton method
-  (``nonsmooth_newton._compiled_search``): the Newton matrix ``blockdiag(A) + blockdiag(B) W`` with each block row
-  ``B_j W_j`` by BLAS's dgemm, as NumPy's batched product makes it, and the backtracking along the Newton and the
-  projected steps; the step between them is solved by LAPACK ``getrf``/``getrs`` through SciPy as without numba (numba's
-  ``gesv`` rounds otherwise under several BLAS threads); :func:`line_search_csr` the same backtracking for a sparse W
-  (``nonsmooth_newton._compiled_sparse_search``; its step from SuperLU, as without numba). Any other order of the
-  sums would, on a problem whose solutions are not unique, let the route return another member of the set than
+- :func:`newton_loop`: the dense Newton method's iterations (``nonsmooth_newton._compiled_iterate``), each
+  :func:`newton_iteration`: the Newton matrix ``blockdiag(A) + blockdiag(B) W`` (:func:`newton_matrix`, each block row
+  ``B_j W_j`` by BLAS's dgemm, as NumPy's batched product makes it), its step by LAPACK's ``getrf``/``getrs`` called
+  through SciPy's Cython bindings (:func:`lu_solve`: the functions ``scipy.linalg.lapack`` calls without numba; numba's
+  own ``gesv`` rounds otherwise under several BLAS threads), the backtracking along the Newton and the projected
+  steps; then the nonmonotone reference, the best iterate, the stall and cycle tests. A steepest-descent step (when
+  neither step descends) is searched by NumPy between two calls. :func:`line_search_csr` is the same backtracking for
+  a sparse W (``nonsmooth_newton._compiled_sparse_search``; its step from SuperLU, as without numba). Any other order
+  of the sums would, on a problem whose solutions are not unique, let the route return another member of the set than
   without numba.
 
 Nothing here decides anything: the NumPy functions are the reference (``tests/friction/test_compiled_kernels.py``
@@ -53,7 +55,7 @@ _ENVIRON = os.environ
 
 def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
-    ``newton_matrix``, ``line_search``, ``line_search_csr``, ``csr_velocity``,
+    ``newton_matrix``, ``lu_solve``, ``newton_iteration``, ``newton_loop``, ``line_search_csr``, ``csr_velocity``,
     ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call), or

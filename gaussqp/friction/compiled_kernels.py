@@ -4,9 +4,21 @@ caches them on disk for every process (functions nested in another function are 
 
 from __future__ import annotations
 
+import llvmlite.binding as _llvm
 import numpy as np
+from numba import types as _types
+from numba.extending import get_cython_function_address
 
 from ..linalg.jit import njit
+
+# LAPACK's LU (``getrf``/``getrs``) through SciPy's Cython bindings: the functions ``scipy.linalg.lapack``'s own
+# ``dgetrf``/``dgetrs`` call (so the factors and solves of ``gaussqp.linalg.dense.lu_solver`` bit for bit), registered
+# under a name of their own so that numba's on-disk cache refers to the symbol, not to this process's address
+for _name in ("dgetrf", "dgetrs"):
+    _llvm.add_symbol("gaussqp_" + _name, get_cython_function_address("scipy.linalg.cython_lapack", _name))
+_P = _types.voidptr
+_dgetrf = _types.ExternalFunction("gaussqp_dgetrf", _types.void(_P, _P, _P, _P, _P, _P))
+_dgetrs = _types.ExternalFunction("gaussqp_dgetrs", _types.void(_P, _P, _P, _P, _P, _P, _P, _P, _P))
 
 
 @njit
@@ -181,8 +193,8 @@ def csr_velocity(indptr, indices, data, r, q):
 def _search(
     W, indptr, indices, data, q, r, mu, rho, d, qn, phi, merit, merit_ref, step, target, armijo, backtrack, step_min
 ):
-    # the backtracking of line_search with W dense (indptr empty) or in CSR arrays (W empty): the maps of
-    # natural_maps after u = W r + q by W's own product
+    # the backtracking of newton_iteration with W dense (indptr empty) or of line_search_csr with W in CSR arrays (W
+    # empty): the maps of natural_maps after u = W r + q by W's own product
     scale = qn if qn > 0 else 1.0
     for kind in range(2):
         if kind == 1:
@@ -213,43 +225,16 @@ _NO_MATRIX = np.zeros((0, 0))
 
 
 @njit
-def line_search(W, q, r, mu, rho, d, qn, phi, merit, merit_ref, step, target, armijo, backtrack, step_min):
-    """The backtracking of ``nonsmooth_newton._iterate`` along the Newton step ``step`` (none when it is empty), then
-    along the projected step ``−φ_ρ``: the first ``t`` in ``1, β, β², … ≥ step_min`` with ``‖φ_ρ(r + t s)‖² <=
-    merit_ref − 2σ t ‖φ_ρ(r)‖²`` (or, on the Newton step, a point within ``target``), the same operations in the same
-    order; a Newton step with a non-finite entry (an exactly singular J's solve) is no step. Returns ``(direction, t, r',
-    φ_ρ, u, z, residual, merit)`` with direction 0 (Newton), 1 (projected) or 2 (neither descends: the caller tries the
-    merit's steepest descent)."""
-    return _search(
-        W,
-        _NO_INDEX,
-        _NO_INDEX,
-        _NO_DATA,
-        q,
-        r,
-        mu,
-        rho,
-        d,
-        qn,
-        phi,
-        merit,
-        merit_ref,
-        step,
-        target,
-        armijo,
-        backtrack,
-        step_min,
-    )
-
-
-@njit
 def line_search_csr(
     indptr, indices, data, q, r, mu, rho, d, qn, phi, merit, merit_ref, step, target, armijo, backtrack, step_min
 ):
-    """:func:`line_search` for a sparse W given by its CSR arrays (``indptr``, ``indices`` unsigned int arrays of one
-    type, ``data``; duplicates summed), whose product is :func:`csr_velocity` (SciPy's numbers): the sparse Newton's
-    backtracking (``nonsmooth_newton._compiled_sparse_search``), the operations of ``nonsmooth_newton._search`` in the
-    same order."""
+    """The backtracking of the sparse Newton (``nonsmooth_newton._compiled_sparse_search``) along the Newton step ``step``
+    (none when it is empty or has a non-finite entry), then along the projected step ``−φ_ρ``: the first ``t`` in ``1,
+    β, β², … ≥ step_min`` with ``‖φ_ρ(r + t s)‖² <= merit_ref − 2σ t ‖φ_ρ(r)‖²`` (or, on the Newton step, a point within
+    ``target``), the operations of ``nonsmooth_newton._search`` in the same order. W is given by its CSR arrays
+    (``indptr``, ``indices`` unsigned int arrays of one type, ``data``; duplicates summed), whose product is
+    :func:`csr_velocity` (SciPy's numbers). Returns ``(direction, t, r', φ_ρ, u, z, residual, merit)`` with direction
+    0 (Newton), 1 (projected) or 2 (neither descends: the caller tries the merit's steepest descent)."""
     return _search(
         _NO_MATRIX,
         indptr,
@@ -270,6 +255,230 @@ def line_search_csr(
         backtrack,
         step_min,
     )
+
+
+@njit
+def lu_solve(J, rhs):
+    """``J⁻¹ rhs`` by one LU factorization with partial pivoting, LAPACK's ``getrf`` then ``getrs`` through SciPy's
+    bindings: the numbers of :func:`gaussqp.linalg.dense.lu_solver` bit for bit (an exactly singular J gives non-finite
+    entries, as there). Empty when J has a non-finite entry (where ``lu_solver`` raises). Arguments: J (N, N), rhs (N,)
+    C-ordered float arrays."""
+    N = J.shape[0]
+    if not np.all(np.isfinite(J)):
+        return np.zeros(0)
+    lu = np.asfortranarray(J)  # LAPACK's column order; the factors overwrite this copy
+    n = np.full(1, N, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    piv = np.empty(max(N, 1), dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
+    _dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
+    x = rhs.copy()
+    trans = np.full(1, 78, dtype=np.uint8)  # 'N': J x = rhs
+    _dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
+    return x
+
+
+@njit
+def newton_iteration(
+    W, q, r, phi, u, z, mu, rho, rho_c, d, qn, delta, merit, merit_ref, target, armijo, backtrack, step_min
+):
+    """One iteration of the dense Newton method (``nonsmooth_newton._iterate``): the Newton matrix
+    (:func:`newton_matrix`), its step ``J⁻¹(−φ_ρ)`` (:func:`lu_solve`), then the backtracking along it and along the
+    projected step ``−φ_ρ`` (the first ``t`` in ``1, β, β², … ≥ step_min`` with ``‖φ_ρ(r + t s)‖² <= merit_ref − 2σ t
+    ‖φ_ρ(r)‖²``, or, on the Newton step, a point within ``target``): the operations of ``_System.solve`` and
+    ``nonsmooth_newton._search`` in the same order. A Newton step with a non-finite entry (J singular, or with
+    non-finite entries) is no step. Returns ``(direction, t, r', φ_ρ, u, z, residual, merit, A, B)`` with direction 0
+    (Newton), 1 (projected) or 2 (neither descends: the caller tries the merit's steepest descent, with the Jacobian's
+    blocks ``A``, ``B``)."""
+    J, A, B = newton_matrix(W, u, z, mu, rho_c, delta, d)
+    step = lu_solve(J, -phi)
+    kind, t, rn, phin, un, zn, resn, mn = _search(
+        W,
+        _NO_INDEX,
+        _NO_INDEX,
+        _NO_DATA,
+        q,
+        r,
+        mu,
+        rho,
+        d,
+        qn,
+        phi,
+        merit,
+        merit_ref,
+        step,
+        target,
+        armijo,
+        backtrack,
+        step_min,
+    )
+    return kind, t, rn, phin, un, zn, resn, mn, A, B
+
+
+#: :func:`newton_loop`'s outcomes (``nonsmooth_newton._iterate``'s reasons, and a steepest descent to search)
+LOOP_CONVERGED, LOOP_MAX_ITER, LOOP_STALLED, LOOP_DESCENT = 0, 1, 2, 3
+#: :func:`newton_loop`'s rows of ``state``: the iterate, φ_ρ, u, z at it, the best iterate and its u
+_R, _PHI, _U, _Z, _BEST_R, _BEST_U = 0, 1, 2, 3, 4, 5
+#: ... its entries of ``values``: residual, merit, best residual, best merit (the stall test's), δ, the reference
+_RES, _MERIT, _BEST_RES, _BEST_MERIT, _DELTA, _REF = 0, 1, 2, 3, 4, 5
+#: ... and of ``counts``: iterations, iterations since the best merit fell, merits kept
+_K, _SINCE, _KEPT = 0, 1, 2
+
+
+@njit
+def _cycling(recent, n, rtol):
+    # nonsmooth_newton._cycling on the first n merits of recent
+    if n < 4:
+        return False
+    a, b, c, e = recent[n - 4], recent[n - 3], recent[n - 2], recent[n - 1]
+    return abs(e - b) <= rtol * (b if b > e else e) and abs(c - a) <= rtol * (a if a > c else c)
+
+
+@njit
+def _accepted(
+    state, values, counts, recent, log, kind, t, stall_factor, stall_iter, cycle_iter, cycle_rtol, stop_cycles
+):
+    # the bookkeeping of an accepted iterate (already in state and values): the history's row, the best iterate, the
+    # stall and cycle tests; LOOP_STALLED or -1 (go on)
+    k = counts[_K]
+    merit = values[_MERIT]
+    recent[counts[_KEPT]] = merit
+    counts[_KEPT] += 1
+    log[k - 1, 0] = values[_RES]
+    log[k - 1, 1] = t
+    log[k - 1, 2] = kind
+    log[k - 1, 3] = values[_DELTA]
+    if values[_RES] < values[_BEST_RES]:
+        values[_BEST_RES] = values[_RES]
+        state[_BEST_R, :] = state[_R]
+        state[_BEST_U, :] = state[_U]
+    if merit <= stall_factor * values[_BEST_MERIT]:
+        values[_BEST_MERIT] = merit
+        counts[_SINCE] = 0
+    else:
+        counts[_SINCE] += 1
+        since = counts[_SINCE]
+        if since >= stall_iter or (stop_cycles and since >= cycle_iter and _cycling(recent, counts[_KEPT], cycle_rtol)):
+            return LOOP_STALLED
+    return -1
+
+
+@njit
+def newton_loop(
+    W,
+    q,
+    mu,
+    rho,
+    rho_c,
+    d,
+    qn,
+    rq,
+    target,
+    max_iter,
+    window,
+    theta,
+    stop_cycles,
+    consts,
+    limits,
+    state,
+    values,
+    counts,
+    recent,
+    log,
+    pending,
+):
+    """The iterations of the dense Newton method (``nonsmooth_newton._iterate``), the operations of its NumPy loop in
+    the same order: ``δ = max(δ_floor, θ min(1, ‖φ_ρ‖/‖ρq‖))``, the reference ``max`` of the last ``window`` merits
+    (Grippo–Lampariello–Lucidi), :func:`newton_iteration`, then the best iterate, the stall test (the best merit not
+    divided by ``1/stall_factor`` in ``stall_iter`` iterations) and, with ``stop_cycles``, the cycle test
+    (``nonsmooth_newton._cycling``). It works in place on ``state`` (6, N: r, φ_ρ, u, z, the best r and its u),
+    ``values`` (residual, merit, best residual, best merit, δ, reference), ``counts`` (iterations, iterations since the
+    best merit, merits kept), ``recent`` (the merits, ``max_iter + 1``) and ``log`` (``max_iter`` rows: residual, step,
+    direction, δ of each iteration). ``consts``: Armijo's σ, the backtracking factor, the smallest step, δ's floor, the
+    stall factor, the cycle test's tolerance; ``limits``: the stall and the cycle iterations. ``pending >= 0``: the
+    caller has just accepted a steepest-descent step of that length (written into ``state`` and ``values``), booked
+    first. Returns ``(outcome, A, B)``: :data:`LOOP_CONVERGED`, :data:`LOOP_MAX_ITER`, :data:`LOOP_STALLED`, or
+    :data:`LOOP_DESCENT` (neither the Newton nor the projected step descends: the caller searches the steepest descent
+    with the Jacobian's blocks ``A``, ``B`` and calls again)."""
+    armijo, backtrack, step_min, floor, stall_factor, cycle_rtol = (
+        consts[0],
+        consts[1],
+        consts[2],
+        consts[3],
+        consts[4],
+        consts[5],
+    )
+    stall_iter, cycle_iter = limits[0], limits[1]
+    A = np.zeros((0, d, d))
+    B = np.zeros((0, d, d))
+    if pending >= 0.0:
+        out = _accepted(
+            state,
+            values,
+            counts,
+            recent,
+            log,
+            2,
+            pending,
+            stall_factor,
+            stall_iter,
+            cycle_iter,
+            cycle_rtol,
+            stop_cycles,
+        )
+        if out >= 0:
+            return out, A, B
+    while True:
+        if values[_RES] <= target:
+            return LOOP_CONVERGED, A, B
+        if counts[_K] >= max_iter:
+            return LOOP_MAX_ITER, A, B
+        counts[_K] += 1
+        phi = state[_PHI]
+        x = np.sqrt(np.dot(phi, phi)) / rq  # ‖φ_ρ‖ / ‖ρq‖ (NumPy's norm: the square root of BLAS's dot)
+        delta = theta * (x if x < 1.0 else 1.0)
+        delta = delta if delta > floor else floor
+        n = counts[_KEPT]
+        first = n - window if n > window else 0
+        ref = recent[first]
+        for i in range(first + 1, n):
+            if recent[i] > ref:
+                ref = recent[i]
+        values[_DELTA] = delta
+        values[_REF] = ref
+        kind, t, rn, phin, un, zn, resn, mn, A, B = newton_iteration(
+            W,
+            q,
+            state[_R],
+            phi,
+            state[_U],
+            state[_Z],
+            mu,
+            rho,
+            rho_c,
+            d,
+            qn,
+            delta,
+            values[_MERIT],
+            ref,
+            target,
+            armijo,
+            backtrack,
+            step_min,
+        )
+        if kind == 2:
+            return LOOP_DESCENT, A, B
+        state[_R, :] = rn
+        state[_PHI, :] = phin
+        state[_U, :] = un
+        state[_Z, :] = zn
+        values[_RES] = resn
+        values[_MERIT] = mn
+        out = _accepted(
+            state, values, counts, recent, log, kind, t, stall_factor, stall_iter, cycle_iter, cycle_rtol, stop_cycles
+        )
+        if out >= 0:
+            return out, A, B
 
 
 @njit

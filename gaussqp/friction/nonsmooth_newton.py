@@ -748,27 +748,107 @@ def _search(
     return (False, kind, t) + (None,) * 6
 
 
-#: the directions of :func:`_iterate`'s line search, in the order tried; the compiled search
-#: (``compiled_kernels.line_search``) returns the index of the one it accepted (2: neither of the first two)
+#: the directions of :func:`_iterate`'s line search, in the order tried; the compiled searches
+#: (``compiled_kernels.newton_iteration``, ``line_search_csr``) return the index of the one they accepted (2: neither
+#: of the first two)
 _DIRECTIONS = ("newton", "projected", "gradient")
 _NO_STEP = np.zeros(0)
 
 
-def _compiled_search(sysm: _System, r, phi, u, z, delta: float, merit: float, merit_ref: float, target: float) -> tuple:
-    """One iteration's Newton step and line search of :func:`_iterate` by the compiled kernels on a dense W: the Newton
-    matrix assembled compiled (``compiled_kernels.newton_matrix``), factored and solved as :meth:`_System.solve` does it
-    (:func:`~gaussqp.linalg.dense.lu_solver`: LAPACK's ``getrf``/``getrs`` through SciPy, whose rounding numba's ``gesv``
-    does not share under several BLAS threads), then the line search along the Newton and the projected steps compiled
-    (``compiled_kernels.line_search``): the same operations in the same order as :meth:`_System.solve` and
-    :func:`_search`, so the same numbers bit for bit. When neither step descends, the steepest descent is searched by
-    :func:`_search`. Returns what :func:`_search` returns."""
+def _compiled_iterate(
+    sysm: _System,
+    r: np.ndarray,
+    state: tuple,
+    target: float,
+    max_iter: int,
+    window: int,
+    history: list,
+    reg_theta: float,
+    stop_cycles: bool,
+) -> tuple[tuple, int, str]:
+    """:func:`_iterate` on a dense W with the compiled kernels loaded: its loop compiled (``compiled_kernels.newton_loop``:
+    the Newton matrix, its LU by LAPACK's ``getrf``/``getrs`` through SciPy's bindings as
+    :func:`~gaussqp.linalg.dense.lu_solver` calls them, the line search along the Newton and the projected steps, the
+    best iterate, the stall and cycle tests), the same operations in the same order as the NumPy loop, so the same
+    iterates bit for bit. When neither step descends, the steepest descent is searched here by :func:`_search`, and
+    the loop goes on. Returns what :func:`_iterate` returns, and appends the same records to ``history``."""
     fast = sysm.fast
-    Jm, A, B = fast.newton_matrix(sysm.W, plain(u), plain(z), sysm.mu, sysm.rho_c, float(delta), sysm.d)
-    try:
-        step = lu_solver(Jm)(-phi)  # a non-finite step (an exactly singular J) is no step: line_search skips it
-    except ValueError:  # non-finite entries in J
-        step = _NO_STEP
-    return _kernel_search(sysm, fast.line_search, (sysm.W,), r, phi, merit, merit_ref, target, A, B, step)
+    phi, u, z, res = state
+    work = np.empty((6, sysm.N))
+    for row, x in enumerate((r, phi, u, z, r, u)):
+        work[row] = x
+    merit = float(phi @ phi)
+    values = np.array([res, merit, res, merit, 0.0, 0.0])
+    counts = np.array([0, 0, 1])
+    recent = np.empty(max_iter + 1)
+    recent[0] = merit
+    log = np.empty((max_iter, 4))
+    consts = np.array(
+        [
+            COULOMB_ARMIJO,
+            COULOMB_BACKTRACK,
+            COULOMB_NN_STEP_MIN,
+            COULOMB_NN_REG_FLOOR,
+            COULOMB_NN_STALL_FACTOR,
+            COULOMB_NN_CYCLE_RTOL,
+        ]
+    )
+    limits = np.array([COULOMB_NN_STALL_ITER, COULOMB_NN_CYCLE_ITER])
+    pending, none = -1.0, None
+    while True:
+        outcome, A, B = fast.newton_loop(
+            sysm.W,
+            sysm.q,
+            sysm.mu,
+            sysm.rho,
+            sysm.rho_c,
+            sysm.d,
+            sysm.qn,
+            sysm.rq,
+            float(target),
+            int(max_iter),
+            int(window),
+            float(reg_theta),
+            bool(stop_cycles),
+            consts,
+            limits,
+            work,
+            values,
+            counts,
+            recent,
+            log,
+            pending,
+        )
+        if outcome != fast.LOOP_DESCENT:
+            break
+        accepted, _, t, rn, phin, un, zn, resn, mn = _search(
+            sysm, work[0].copy(), work[1].copy(), float(values[1]), float(values[5]), target, A, B, None, ("gradient",)
+        )
+        if not accepted:
+            none = {"iteration": int(counts[0]), "residual": float(values[0]), "step": 0.0, "direction": "none"}
+            break
+        for row, x in enumerate((rn, phin, un, zn)):
+            work[row] = x
+        values[0], values[1], pending = resn, mn, float(t)
+    k = int(counts[0])
+    for i in range(k - 1 if none is not None else k):
+        res_i, t_i, kind_i, delta_i = log[i]
+        history.append(
+            {
+                "iteration": i + 1,
+                "residual": float(res_i),
+                "step": float(t_i),
+                "direction": _DIRECTIONS[int(kind_i)],
+                "delta": float(delta_i),
+                "window": window,
+            }
+        )
+    if none is not None:
+        history.append(none)
+        reason = NO_DESCENT
+    else:
+        reason = {fast.LOOP_CONVERGED: CONVERGED, fast.LOOP_MAX_ITER: MAX_ITER, fast.LOOP_STALLED: STALLED}[outcome]
+    return (float(values[2]), work[4].copy(), work[5].copy()), k, reason
 
 
 def _compiled_sparse_search(
@@ -779,16 +859,8 @@ def _compiled_sparse_search(
     (``compiled_kernels.line_search_csr``: W's product as SciPy's, the operations of :func:`_search` in the same
     order, so the same numbers bit for bit), the steepest descent by :func:`_search` when neither descends. Returns
     what :func:`_search` returns."""
-    step = _NO_STEP if step is None else plain(step)
-    return _kernel_search(sysm, sysm.fast.line_search_csr, sysm.csr, r, phi, merit, merit_ref, target, A, B, step)
-
-
-def _kernel_search(sysm: _System, kernel, W: tuple, r, phi, merit: float, merit_ref: float, target: float, A, B, step):
-    """The compiled backtracking ``kernel`` (``line_search`` with ``W = (W,)``, ``line_search_csr`` with W's CSR
-    arrays) along ``step`` and the projected step, then the steepest descent by :func:`_search` when neither
-    descends. Returns what :func:`_search` returns."""
-    out = kernel(
-        *W,
+    out = sysm.fast.line_search_csr(
+        *sysm.csr,
         sysm.q,
         plain(r),
         sysm.mu,
@@ -798,7 +870,7 @@ def _kernel_search(sysm: _System, kernel, W: tuple, r, phi, merit: float, merit_
         plain(phi),
         merit,
         merit_ref,
-        step,
+        _NO_STEP if step is None else plain(step),
         target,
         COULOMB_ARMIJO,
         COULOMB_BACKTRACK,
@@ -826,6 +898,8 @@ def _iterate(
     decrease measured from the largest merit of the last ``window`` iterates. Returns ((res, r, u) of the best
     iterate, iterations, why it stopped). ``stop_cycles``: also stalled when the merits make no progress
     (:func:`_cycling`: a plateau or a cycle)."""
+    if sysm.fast is not None and not sysm.sparse:  # a dense W with the compiled kernels loaded: the loop compiled
+        return _compiled_iterate(sysm, r, state, target, max_iter, window, history, reg_theta, stop_cycles)
     phi, u, z, res = state
     best = (res, r, u)
     merit = float(phi @ phi)
@@ -833,8 +907,6 @@ def _iterate(
     recent = [merit]
     reason = MAX_ITER
     k = 0
-    # a dense W with the compiled kernels loaded: the Newton matrix and the line search compiled (_compiled_search)
-    compiled = sysm.fast is not None and not sysm.sparse
     while True:
         if res <= target:
             reason = CONVERGED
@@ -844,25 +916,20 @@ def _iterate(
         k += 1
         delta = _regularization(phi, sysm, reg_theta)
         merit_ref = max(recent[-window:])  # Grippo–Lampariello–Lucidi's nonmonotone reference
-        if compiled:
-            accepted, kind, t, rn, phin, un, zn, resn, mn = _compiled_search(
-                sysm, r, phi, u, z, delta, merit, merit_ref, target
+        A, B = sysm.jacobian_blocks(u, z, delta)
+        try:
+            step = sysm.solve(A, B, -phi)
+        except (np.linalg.LinAlgError, RuntimeError, ValueError):
+            step = None
+        # Newton direction, then the projected step −φ, then steepest descent −Jᵀφ
+        if sysm.fast is not None:  # sparse: the backtracking compiled
+            accepted, kind, t, rn, phin, un, zn, resn, mn = _compiled_sparse_search(
+                sysm, r, phi, merit, merit_ref, target, A, B, step
             )
         else:
-            A, B = sysm.jacobian_blocks(u, z, delta)
-            try:
-                step = sysm.solve(A, B, -phi)
-            except (np.linalg.LinAlgError, RuntimeError, ValueError):
-                step = None
-            # Newton direction, then the projected step −φ, then steepest descent −Jᵀφ
-            if sysm.fast is not None:  # sparse: the backtracking compiled
-                accepted, kind, t, rn, phin, un, zn, resn, mn = _compiled_sparse_search(
-                    sysm, r, phi, merit, merit_ref, target, A, B, step
-                )
-            else:
-                accepted, kind, t, rn, phin, un, zn, resn, mn = _search(
-                    sysm, r, phi, merit, merit_ref, target, A, B, step, _DIRECTIONS
-                )
+            accepted, kind, t, rn, phin, un, zn, resn, mn = _search(
+                sysm, r, phi, merit, merit_ref, target, A, B, step, _DIRECTIONS
+            )
         if not accepted:
             history.append({"iteration": k, "residual": res, "step": 0.0, "direction": "none"})
             reason = NO_DESCENT

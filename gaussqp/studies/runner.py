@@ -153,8 +153,30 @@ def _warm_routes() -> None:
         indptr, indices = np.arange(4, dtype=np.uint32), np.arange(3, dtype=np.uint32)  # W = I in CSR, unsigned
         fast.maps_at(z, z, mu, np.ones(3), 3)
         fast.jacobian_blocks(z, z, mu, one, 0.0, 3)
-        fast.newton_matrix(eye, z, z, mu, one, 0.0, 3)
-        fast.line_search(eye, z, z, mu, np.ones(3), 3, 1.0, z, 0.0, 0.0, z, 0.0, 0.5, 0.5, 0.5)
+        work, values, log = np.zeros((6, 3)), np.zeros(6), np.zeros((1, 4))
+        fast.newton_loop(
+            eye,
+            z,
+            mu,
+            np.ones(3),
+            one,
+            3,
+            1.0,
+            1.0,
+            0.0,
+            1,
+            1,
+            0.5,
+            True,
+            np.zeros(6),
+            np.ones(2, dtype=np.int64),
+            work,
+            values,
+            np.zeros(3, dtype=np.int64),
+            np.zeros(2),
+            log,
+            -1.0,
+        )
         fast.csr_velocity(indptr, indices, np.ones(3), z, z)
         fast.line_search_csr(
             indptr, indices, np.ones(3), z, z, mu, np.ones(3), 3, 1.0, z, 0.0, 0.0, z, 0.0, 0.5, 0.5, 0.5

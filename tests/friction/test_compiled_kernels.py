@@ -92,8 +92,8 @@ def test_the_compiled_kernels_are_the_numpy_kernels(seed, m, d, singular, delta)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(**SYSTEMS, reference=st.sampled_from(["merit", "larger", "smaller"]))
 def test_the_compiled_newton_iteration_is_the_numpy_one(seed, m, d, singular, delta, reference):
-    """One iteration's Newton step and line search (``compiled_kernels.newton_matrix`` and ``line_search`` through
-    ``_compiled_search``) against the NumPy iteration (``_System.solve`` and ``_search``), bit for bit, at points in
+    """One iteration's Newton step and line search (``compiled_kernels.newton_iteration``: the Newton matrix, its LU,
+    the backtracking) against the NumPy iteration (``_System.solve`` and ``_search``), bit for bit, at points in
     every piece of the projection; δ = 0 on a singular W leaves no Newton step (J singular), and a nonmonotone
     reference below the merit makes both first directions fail, so the steepest descent (searched by NumPy) runs."""
     fast, slow, rng = systems(seed, m, d, singular)
@@ -112,10 +112,41 @@ def _same_iteration(fast, slow, r, phi, u, z, delta: float, merit: float, ref: f
     except (np.linalg.LinAlgError, RuntimeError, ValueError):
         step = None
     expected = nn._search(slow, r, phi, merit, ref, 1e-12, A, B, step, nn._DIRECTIONS)
-    got = nn._compiled_search(fast, r, phi, u, z, delta, merit, ref, 1e-12)
+    got = _compiled_iteration(fast, r, phi, u, z, delta, merit, ref, 1e-12)
     assert got[:3] == expected[:3]  # accepted, direction, step length
     for a, b in zip(got[3:], expected[3:]):
         assert (a is None and b is None) or close(a, b)
+
+
+def _compiled_iteration(sysm, r, phi, u, z, delta: float, merit: float, ref: float, target: float) -> tuple:
+    """One iteration by ``compiled_kernels.newton_iteration`` (the Newton matrix, its LU, the line search along the
+    Newton and the projected steps), then, when neither descends, the steepest descent by NumPy's ``_search`` with the
+    kernel's Jacobian blocks, as ``_compiled_iterate`` does: what ``_search`` returns."""
+    f = sysm.fast
+    out = f.newton_iteration(
+        sysm.W,
+        sysm.q,
+        r,
+        phi,
+        u,
+        z,
+        sysm.mu,
+        sysm.rho,
+        sysm.rho_c,
+        sysm.d,
+        sysm.qn,
+        float(delta),
+        merit,
+        ref,
+        target,
+        gaussqp.settings.COULOMB_ARMIJO,
+        gaussqp.settings.COULOMB_BACKTRACK,
+        gaussqp.settings.COULOMB_NN_STEP_MIN,
+    )
+    kind, t, rn, phin, un, zn, resn, mn, A, B = out
+    if kind == 2:
+        return nn._search(sysm, r, phi, merit, ref, target, A, B, None, ("gradient",))
+    return True, nn._DIRECTIONS[kind], float(t), rn, phin, un, zn, float(resn), float(mn)
 
 
 @pytest.mark.parametrize("scale", [1e308, 1e200, 0.0])
@@ -144,14 +175,16 @@ def _no_newton_step_either_way(scale: float) -> None:
             _same_iteration(fast, slow, r, phi, u, z, delta, merit, merit)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", [*range(8), 81, 160])
 def test_the_newton_runs_the_same_iterations_with_either_kernels(seed, monkeypatch):
     """Whole runs of the dense Newton method (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`) on W's of rank
     below m·d (whose solutions are not unique: another rounding would end at another member of the set) at every θ of
-    the schedule: the same iterates, the same history, the same answer, with the compiled iteration and without."""
+    the schedule: the same iterates, the same history, the same answer, with the compiled loop and without. The runs
+    converge or stall; seeds 1 and 6 also take steepest-descent steps (the compiled loop hands them to NumPy and goes
+    on), seed 81 ends with no descent and at the iteration limit, seed 160 with no descent."""
     calls = []
     compiled = kernels()  # loaded: a dense _System takes them (nonsmooth_newton's kernels_when_worth)
-    monkeypatch.setattr(compiled, "newton_matrix", lambda *a, f=compiled.newton_matrix: calls.append(1) or f(*a))
+    monkeypatch.setattr(compiled, "newton_loop", lambda *a, f=compiled.newton_loop: calls.append(1) or f(*a))
     rng = np.random.default_rng(seed)
     m, d = int(rng.integers(3, 15)), 3
     N = m * d
@@ -165,8 +198,7 @@ def test_the_newton_runs_the_same_iterations_with_either_kernels(seed, monkeypat
         monkeypatch.setattr(gaussqp.settings, "COULOMB_NN_COMPILED", True)
         assert fast.iterations == slow.iterations and fast.reason == slow.reason
         assert close(fast.r, slow.r) and close(fast.u, slow.u) and fast.residual == slow.residual
-        assert [h["direction"] for h in fast.history] == [h["direction"] for h in slow.history]
-        assert [h["residual"] for h in fast.history] == [h["residual"] for h in slow.history]
+        assert fast.history == slow.history  # each iteration's residual, step, direction, δ and window
     assert calls  # the compiled iteration ran
 
 

@@ -394,7 +394,7 @@ def test_the_warm_up_loads_the_newton_kernels_at_the_routes_argument_types():
     if fast is None:
         pytest.skip("numba is not installed: pip install 'gaussqp[fast]'")
     runner._warm_routes()
-    names = ("maps_at", "jacobian_blocks", "newton_matrix", "line_search", "csr_velocity", "line_search_csr")
+    names = ("maps_at", "jacobian_blocks", "newton_loop", "csr_velocity", "line_search_csr")
     before = {k: len(getattr(fast, k).signatures) for k in names}
     assert all(before.values())
     rng = np.random.default_rng(3)
