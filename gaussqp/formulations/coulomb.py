@@ -67,7 +67,7 @@ from ..friction.coulomb_law import (
 )
 from ..friction.coulomb_uniqueness import coulomb_uniqueness
 from ..friction.convex_start import convex_start
-from ..friction.nonsmooth_newton import solve_newton, sparse_delassus
+from ..friction.nonsmooth_newton import newton_system, solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
 from ..linalg.csr import csr_from_arrays, matvec as csr_matvec, repeats, transpose as csr_transpose
 from ..mechanics.delassus import delassus_of_rows
@@ -388,6 +388,7 @@ def solve_mode_free(
     runs: list = []
     t_convex = None
     rc: np.ndarray | None = None
+    system = newton_system(W, q, mu, d)  # W's copy and scales and the starts, shared by the schedule's runs
     # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
     # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
     # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), computed when first needed
@@ -402,10 +403,21 @@ def solve_mode_free(
             if rc is None:
                 continue
             run = solve_newton(
-                W, q, mu, d, r0=rc, max_iter=newton_max_iter, reg_theta=theta, guess_only=True, stop_cycles=True
+                W,
+                q,
+                mu,
+                d,
+                r0=rc,
+                max_iter=newton_max_iter,
+                reg_theta=theta,
+                guess_only=True,
+                stop_cycles=True,
+                system=system,
             )
         else:
-            run = solve_newton(W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta, stop_cycles=True)
+            run = solve_newton(
+                W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta, stop_cycles=True, system=system
+            )
         runs.append((theta, start, run))
         if run.residual <= COULOMB_NN_ACCEPT_RTOL:
             break

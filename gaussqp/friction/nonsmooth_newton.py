@@ -479,9 +479,42 @@ class _System:
         self.mu2 = np.concatenate([mu, mu])
         self.qn = float(np.linalg.norm(q))
         self.rq = max(float(np.linalg.norm(self.rho * q)), np.finfo(float).tiny)
+        self._stick: list | None = None  # the starts, computed when first asked (stick_starts, zero_start)
+        self._zero: tuple | None = None
 
     def velocity(self, r: np.ndarray) -> np.ndarray:
         return np.asarray(self.W @ r).ravel() + self.q
+
+    def stick_starts(self) -> list:
+        """The start "every contact sticks" (``W r = −q``, exact at rest; none when its solves fail), as
+        ``[("stick", r, φ_ρ, u, z, residual)]``, computed once. Solved as ``(W + δ diag(1/ρ)) r = −q`` with δ at the
+        regularization floor and refined to ``W r = −q`` (one LU, a singular W included); when that is not accurate (an
+        ill-conditioned regular W), again with δ = 0. Each solve is projected on the cones."""
+        if self._stick is None:
+            d, mu, q = self.d, self.mu, self.q
+            B = np.eye(d)[None] * self.rho_c[:, None, None]
+            self._stick = []
+            for delta in (COULOMB_NN_REG_FLOOR, 0.0):
+                try:
+                    A = delta * np.eye(d)[None] + np.zeros((self.m, 1, 1))
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
+                        x = self.solve(A, B, -self.rho * q, refine=np.zeros_like(A))
+                    r = project_cone(x, mu, d)
+                    self._stick.append(("stick", r, *self.evaluate(r)))
+                    # W x = −q solved to the acceptance bound: no retry needed
+                    if np.linalg.norm(self.velocity(x)) <= COULOMB_NN_ACCEPT_RTOL * self.qn:
+                        break
+                except (np.linalg.LinAlgError, RuntimeError, ValueError):
+                    continue
+        return list(self._stick)
+
+    def zero_start(self) -> tuple:
+        """The start ``r = 0``, as ``("zero", r, φ_ρ, u, z, residual)``, computed once."""
+        if self._zero is None:
+            r = np.zeros(self.N)
+            self._zero = ("zero", r, *self.evaluate(r))
+        return self._zero
 
     def evaluate(self, r: np.ndarray):
         """(φ_ρ, u, z, ‖φ_1‖/‖q‖) at ``r``."""
@@ -586,6 +619,24 @@ def _regularization(phi: np.ndarray, sysm: _System, theta: float) -> float:
     return max(COULOMB_NN_REG_FLOOR, theta * min(1.0, float(np.linalg.norm(phi)) / sysm.rq))
 
 
+def newton_system(W, q: np.ndarray, mu: np.ndarray, dimension: int) -> _System:
+    """The set-up of :func:`solve_newton` for one problem ``u = W r + q`` (W dense or sparse as the method will keep
+    it, its contacts' scales ρ, the compiled kernels when loaded), to pass as its ``system`` to several runs on that
+    problem: W is copied and scaled once, and the starts "every contact sticks" and zero are computed once, when first
+    needed.
+
+    Parameters
+    ----------
+    W, q, mu, dimension : as :func:`solve_newton`
+
+    Returns
+    -------
+    object
+        opaque; only for :func:`solve_newton`'s ``system``.
+    """
+    return _System(W, np.asarray(q, dtype=float).ravel(), np.asarray(mu, dtype=float).ravel(), int(dimension))
+
+
 def solve_newton(
     W,
     q: np.ndarray,
@@ -598,6 +649,7 @@ def solve_newton(
     reg_theta: float = COULOMB_NN_REG_THETA,
     guess_only: bool = False,
     stop_cycles: bool = False,
+    system: "_System | None" = None,
 ) -> NewtonResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the globalized semismooth Newton method of the
     module docstring.
@@ -619,6 +671,9 @@ def solve_newton(
     stop_cycles : also stop (stalled) when the last four merits repeat at lag two
         (:data:`~gaussqp.settings.COULOMB_NN_CYCLE_RTOL`: a plateau or a cycle between two pieces): for a caller with
         another start or θ to try next
+    system : the equation's set-up for these ``W, q, mu, dimension`` (:func:`newton_system`), shared by a caller that
+        runs the method several times on one problem (the damping schedule): W's copy and scales, and the starts
+        "every contact sticks" and zero, computed once
 
     Returns
     -------
@@ -633,7 +688,7 @@ def solve_newton(
     if N == 0 or not np.any(q):  # r = 0 is a solution (u = 0: φ = −P_K(0) = 0)
         return NewtonResult(np.zeros(N), q.copy(), 0.0, True, CONVERGED, 0, "zero")
     t_run = t0
-    sysm = _System(W, q, mu, d)
+    sysm = system if system is not None else _System(W, q, mu, d)
     times = {"setup": time.perf_counter() - t0}
     t0 = time.perf_counter()
 
@@ -656,26 +711,9 @@ def solve_newton(
             except (np.linalg.LinAlgError, RuntimeError, ValueError):
                 pass
     if not cands or (min(c[-1] for c in cands) > COULOMB_NN_GUESS_RTOL and not guess_only):
-        # every contact sticks: W r = −q (exact at rest). Solved as (W + δ diag(1/ρ)) r = −q with δ at the
-        # regularization floor and refined to W r = −q (one LU, a singular W included); when that is not accurate
-        # (an ill-conditioned regular W), again with δ = 0
-        B = np.eye(d)[None] * sysm.rho_c[:, None, None]
-        for delta in (COULOMB_NN_REG_FLOOR, 0.0):
-            try:
-                A = delta * np.eye(d)[None] + np.zeros((sysm.m, 1, 1))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
-                    x = sysm.solve(A, B, -sysm.rho * q, refine=np.zeros_like(A))
-                r = project_cone(x, mu, d)
-                cands.append(("stick", r, *sysm.evaluate(r)))
-                # W x = −q solved to the acceptance bound: no retry needed
-                if np.linalg.norm(sysm.velocity(x)) <= COULOMB_NN_ACCEPT_RTOL * sysm.qn:
-                    break
-            except (np.linalg.LinAlgError, RuntimeError, ValueError):
-                continue
+        cands += sysm.stick_starts()
         if min(c[-1] for c in cands) > target if cands else True:  # r = 0 is tried unless a start has converged
-            r = np.zeros(N)
-            cands.append(("zero", r, *sysm.evaluate(r)))
+            cands.append(sysm.zero_start())
     start, r, phi, u, z, res = min(cands, key=lambda c: float(c[2] @ c[2]))
     times["start"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -697,8 +735,8 @@ def solve_newton(
         spent_in_numpy(time.perf_counter() - t_run)
     res, r, u = best
     return NewtonResult(
-        r=r,
-        u=u,
+        r=r.copy(),  # a start's arrays are the system's, shared by the runs on it
+        u=u.copy(),
         residual=res,
         converged=res <= target,
         reason=CONVERGED if res <= target else reason,
@@ -964,6 +1002,7 @@ __all__ = [
     "contact_scales",
     "diagonal_blocks",
     "shift_jacobian",
+    "newton_system",
     "solve_newton",
     "sparse_delassus",
 ]

@@ -312,6 +312,46 @@ def test_the_damping_schedule_solves_a_quadruped_the_weak_damping_alone_does_not
     assert sol.status == "solved" and sol.certified
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_runs_on_a_shared_system_are_the_runs_alone_and_solve_the_stick_start_once(sparse, monkeypatch):
+    """The damping schedule's runs share one :func:`~gaussqp.friction.nonsmooth_newton.newton_system` (W's copy and
+    scales, the starts): each run gives what it gives alone, bit for bit (iterates, history, start), the stick start's
+    linear solve runs for the first run only, and an answer's arrays are the caller's own (writing into one changes
+    no later run)."""
+    from gaussqp import problems
+    from gaussqp.settings import COULOMB_NN_REG_THETAS
+
+    cd = coulomb.condense(problems.load("fclib_generated/quadruped-s0-i0016-m77"))
+    W = cd.W
+    if not sparse:  # 231 unknowns, W 6 % nonzero: sparse unless the dense size is raised
+        monkeypatch.setattr(nn, "COULOMB_NN_DENSE_MAX", W.shape[0])
+    system = nn.newton_system(W, cd.q, cd.mu, 3)
+    assert system.sparse == sparse
+    refined = []  # the stick start's solve is the only one refined to the unregularized system without a guess
+    monkeypatch.setattr(
+        system, "solve", lambda *a, f=system.solve, **k: refined.append(k.get("refine") is not None) or f(*a, **k)
+    )
+    for theta in COULOMB_NN_REG_THETAS:
+        shared = nn.solve_newton(W, cd.q, cd.mu, 3, reg_theta=theta, stop_cycles=True, system=system)
+        alone = nn.solve_newton(W, cd.q, cd.mu, 3, reg_theta=theta, stop_cycles=True)
+        assert np.array_equal(shared.r, alone.r) and np.array_equal(shared.u, alone.u)
+        assert (shared.residual, shared.iterations, shared.reason, shared.start) == (
+            alone.residual,
+            alone.iterations,
+            alone.reason,
+            alone.start,
+        )
+        assert shared.history == alone.history
+        shared.r[:] = np.nan  # the caller's copy
+    assert 1 <= sum(refined) <= 2  # one stick solve (two when the first is not accurate), for the first run only
+    start = nn.solve_newton(W, cd.q, cd.mu, 3, max_iter=0, system=system)  # the best start itself, no iteration
+    assert start.start in ("stick", "zero") and np.all(np.isfinite(start.r))  # a start the system keeps
+    start.r[:] = np.nan
+    start.u[:] = np.nan
+    again = nn.solve_newton(W, cd.q, cd.mu, 3, max_iter=0, system=system)
+    assert np.all(np.isfinite(again.r)) and np.all(np.isfinite(again.u))
+
+
 def test_the_dense_fallback_is_not_run_above_its_size_and_the_answer_says_so(monkeypatch):
     """Above COULOMB_FALLBACK_UNKNOWNS_MAX unknowns, when neither the Newton nor the proximal rounds converged, their
     best iterate is the answer (judged, not certified) and says that the convex iteration did not run; at or below,
