@@ -67,7 +67,7 @@ from ..friction.coulomb_law import (
 )
 from ..friction.coulomb_uniqueness import coulomb_uniqueness
 from ..friction.convex_start import convex_start
-from ..friction.nonsmooth_newton import newton_system, solve_newton, sparse_delassus
+from ..friction.nonsmooth_newton import contact_components, newton_system, solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
 from ..linalg.csr import csr_from_arrays, matvec as csr_matvec, repeats, transpose as csr_transpose
 from ..mechanics.delassus import delassus_of_rows
@@ -82,6 +82,7 @@ from ..settings import (
     COULOMB_ARMIJO,
     COULOMB_BACKTRACK,
     COULOMB_CARRY_COSINE_MIN,
+    COULOMB_COMPONENT_UNKNOWNS_MIN,
     COULOMB_DENSE_MAX,
     COULOMB_FALLBACK_UNKNOWNS_MAX,
     COULOMB_DYNAMICS_FLOOR,
@@ -375,6 +376,11 @@ def solve_mode_free(
     (:func:`_attach`); ``path``, ``newton_kernel`` and ``proximal`` say which one answered and what the Newton
     and the rounds did.
 
+    Contacts that W does not couple are solved separately when the groups are large enough
+    (:func:`_groups`, :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN`): each group runs the whole route on
+    its own block of W, and the answers are put together (:func:`_merged`); the judge recomputes the residual of the
+    whole answer as of any other.
+
     Parameters
     ----------
     W, q, mu, dimension, solver, tolerance : as :func:`solve_local` (W dense or scipy.sparse)
@@ -384,6 +390,112 @@ def solve_mode_free(
     q = np.asarray(q, dtype=float).ravel()
     mu = np.asarray(mu, dtype=float).ravel()
     d = int(dimension)
+    groups = _groups(W, mu.size, d) if q.size >= 2 * COULOMB_COMPONENT_UNKNOWNS_MIN else None
+    if groups is None:
+        return _solve_connected(
+            W, q, mu, d, solver=solver, tolerance=tolerance, guess=guess, newton_max_iter=newton_max_iter
+        )
+    Wg = sp.csr_matrix(W) if sp.issparse(W) else np.asarray(W, dtype=float)
+    parts = []
+    for contacts in groups:
+        iu = (contacts[:, None] * d + np.arange(d)).ravel()
+        Wc = Wg[iu][:, iu] if sp.issparse(Wg) else Wg[np.ix_(iu, iu)]
+        part = _solve_connected(
+            Wc,
+            q[iu],
+            mu[contacts],
+            d,
+            solver=solver,
+            tolerance=tolerance,
+            guess=None if guess is None else np.asarray(guess, dtype=float).ravel()[iu],
+            newton_max_iter=newton_max_iter,
+        )
+        parts.append((contacts, iu, part))
+    return _merged(W, q, parts)
+
+
+def _groups(W, m: int, d: int) -> list[np.ndarray] | None:
+    """The groups of contacts :func:`solve_mode_free` solves separately: each connected component of W
+    (:func:`~gaussqp.friction.nonsmooth_newton.contact_components`) of at least
+    :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN` unknowns, and the smaller ones together as one group;
+    None when fewer than two components are that large (the problem is solved whole)."""
+    count, labels = contact_components(W, m, d)
+    if count < 2:
+        return None
+    big = np.flatnonzero(np.bincount(labels, minlength=count) * d >= COULOMB_COMPONENT_UNKNOWNS_MIN)
+    if big.size < 2:
+        return None
+    groups = [np.flatnonzero(labels == c) for c in big]
+    rest = np.flatnonzero(~np.isin(labels, big))
+    return groups + ([rest] if rest.size else [])
+
+
+#: the routes of a group's answer, from the first to the last resort (:func:`_merged` reports the last one any group took)
+_PATHS = ("newton", "proximal newton", "convex iteration")
+
+
+def _merged(W, q: np.ndarray, parts: list) -> LocalAnswer:
+    """One answer from the answers of the groups of contacts (``parts``: (contacts, their unknowns, answer) each):
+    r put together, ``u = W r + q`` recomputed from the whole data; iterations and times summed; the path the last
+    resort any group took; each record of the history, each attempt of the Newton and of the rounds tagged with its
+    group; ``newton_kernel`` and ``proximal`` hold each group's report under ``groups``, and the keys of the group
+    farthest from a solution (the largest ‖φ‖ of the groups' residuals times their ‖q‖) for its reason."""
+    r = np.zeros(q.size)
+    for _, iu, part in parts:
+        r[iu] = part.r
+    u = np.asarray(W @ r).ravel() + q
+    worst = max(parts, key=lambda p: p[2].newton_kernel.get("residual", 0.0) * float(np.linalg.norm(q[p[1]])))[2]
+    times: dict = {}
+    for _, _, part in parts:
+        for key, value in part.times.items():
+            times[key] = times.get(key, 0.0) + value
+    groups = [{"contacts": int(c.size), "unknowns": int(iu.size), "path": a.path} for c, iu, a in parts]
+    kernel = {
+        **{k: v for k, v in worst.newton_kernel.items() if k not in ("attempts", "iterations", "times")},
+        "iterations": sum(a.newton_kernel.get("iterations", 0) for _, _, a in parts),
+        "attempts": [
+            {"group": g, **t} for g, (_, _, a) in enumerate(parts) for t in a.newton_kernel.get("attempts", [])
+        ],
+        "times": times,
+        "groups": [dict(info, **a.newton_kernel) for info, (_, _, a) in zip(groups, parts)],
+    }
+    proximal: dict = {}
+    if any(a.proximal for _, _, a in parts):
+        proximal = {
+            "iterations": sum(a.proximal.get("iterations", 0) for _, _, a in parts),
+            "attempts": [
+                {"group": g, **t} for g, (_, _, a) in enumerate(parts) for t in a.proximal.get("attempts", [])
+            ],
+            "groups": [dict(info, **a.proximal) for info, (_, _, a) in zip(groups, parts)],
+        }
+    statuses = [a.backend_status for _, _, a in parts]
+    return LocalAnswer(
+        r,
+        u,
+        sum(a.fixed_point_iterations for _, _, a in parts),
+        sum(a.newton_iterations for _, _, a in parts),
+        [{"group": g, **h} for g, (_, _, a) in enumerate(parts) for h in a.history],
+        "+".join(dict.fromkeys(a.backend for _, _, a in parts)),
+        next((st for st in statuses if st != "converged"), "converged"),
+        times,
+        path=max((a.path for _, _, a in parts), key=_PATHS.index),
+        newton_kernel=kernel,
+        proximal=proximal,
+    )
+
+
+def _solve_connected(
+    W,
+    q: np.ndarray,
+    mu: np.ndarray,
+    d: int,
+    *,
+    solver: str | None = None,
+    tolerance=None,
+    guess: np.ndarray | None = None,
+    newton_max_iter: int = COULOMB_NN_ITER_MAX,
+) -> LocalAnswer:
+    """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split)."""
     t0 = time.perf_counter()
     runs: list = []
     t_convex = None

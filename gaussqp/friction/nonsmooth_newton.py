@@ -189,6 +189,37 @@ def contact_scales(W, m: int, d: int) -> np.ndarray:
     return np.where(nrm > 0, nrm, top if top > 0 else 1.0)
 
 
+def contact_components(W, m: int, d: int) -> tuple[int, np.ndarray]:
+    """The groups of contacts W couples: the connected components of the graph whose edges are W's nonzero (d × d)
+    blocks (an explicitly stored zero counts as an edge). Contacts in different components do not interact: the
+    equation ``φ(r) = 0`` splits into one equation per component.
+
+    Parameters
+    ----------
+    W : (m·d, m·d) array or scipy.sparse matrix
+    m, d : contacts and their dimension
+
+    Returns
+    -------
+    (int, ndarray)
+        the number of components and each contact's component (m,), numbered from 0 in order of first contact.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    if m == 0:
+        return 0, np.zeros(0, dtype=np.int64)
+    if sp.issparse(W):
+        C = sp.csr_matrix(W)
+        rows = np.repeat(np.arange(C.shape[0]) // d, np.diff(C.indptr))
+        cols = C.indices // d
+    else:
+        blocks = np.asarray(W).reshape(m, d, m, d) != 0
+        rows, cols = np.nonzero(blocks.any(axis=(1, 3)))
+    graph = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, m))
+    count, labels = connected_components(graph, directed=False)
+    return int(count), labels.astype(np.int64)
+
+
 # --------------------------------------------------------------------------------------------- global form
 class BlockInverse:
     """``M⁻¹`` of a sparse symmetric positive definite M by its connected blocks (the bodies of a multibody system;
@@ -999,6 +1030,7 @@ __all__ = [
     "NewtonResult",
     "SparseFactors",
     "cone_projection_jacobian",
+    "contact_components",
     "contact_scales",
     "diagonal_blocks",
     "shift_jacobian",

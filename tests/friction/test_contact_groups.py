@@ -1,0 +1,109 @@
+"""The mode-free route solves separately the groups of contacts W does not couple
+(:func:`gaussqp.formulations.coulomb.solve_mode_free`, :func:`gaussqp.friction.nonsmooth_newton.contact_components`,
+``settings.COULOMB_COMPONENT_UNKNOWNS_MIN``): the components found from W's pattern, dense or sparse; each group's
+answer is the one it gets alone; small components stay together; the whole answer is certified."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import gaussqp
+from gaussqp import problems
+from gaussqp.formulations import coulomb
+from gaussqp.friction.coulomb_law import natural_map_residual
+from gaussqp.friction.nonsmooth_newton import contact_components
+from gaussqp.settings import COULOMB_COMPONENT_UNKNOWNS_MIN, COULOMB_NN_ACCEPT_RTOL
+
+pytest.importorskip("h5py", reason="FCLIB files need the optional extra gaussqp[fclib] (h5py)")
+
+#: a shipped box stack whose W holds two stacks of 38 and 44 contacts that touch nothing in common
+STACKS = "fclib_generated/box_stacks-s0-i0004-m82"
+
+
+def condensed(name: str):
+    cd = coulomb.condense(problems.load(name))
+    return cd.W, cd.q, cd.mu
+
+
+def unknowns(contacts: np.ndarray, d: int = 3) -> np.ndarray:
+    return (contacts[:, None] * d + np.arange(d)).ravel()
+
+
+def test_the_components_are_w_s_coupled_groups_dense_or_sparse():
+    """Contacts 0, 2 coupled, 1 alone, 3 and 4 coupled (interleaved): three components, the same from a dense and a
+    sparse W; an explicitly stored zero block counts as a coupling (the pattern, not the values)."""
+    d, m = 2, 5
+    W = np.zeros((m * d, m * d))
+    for a, b in ((0, 2), (3, 4)):
+        for i, j in ((a, a), (a, b), (b, a), (b, b)):
+            W[i * d : (i + 1) * d, j * d : (j + 1) * d] = 1.0 + i + j
+    W[2:4, 2:4] = np.eye(2)
+    dense = contact_components(W, m, d)
+    sparse = contact_components(sp.csr_matrix(W), m, d)
+    assert dense[0] == sparse[0] == 3
+    assert np.array_equal(dense[1], sparse[1])
+    labels = dense[1]
+    assert labels[0] == labels[2] != labels[1] and labels[3] == labels[4] not in (labels[0], labels[1])
+    coo = sp.coo_matrix(W)  # contacts 0 and 1 coupled by entries stored as zeros
+    rows, cols = np.append(coo.row, [0, 2]), np.append(coo.col, [2, 0])
+    stored = sp.csr_matrix((np.append(coo.data, [0.0, 0.0]), (rows, cols)), shape=W.shape)
+    assert stored.nnz == coo.nnz + 2 and contact_components(stored, m, d)[0] == 2
+    assert contact_components(np.zeros((0, 0)), 0, 3)[0] == 0
+
+
+def test_a_problem_of_two_independent_stacks_is_solved_group_by_group():
+    """The shipped stack's two stacks are solved separately: each group's reaction is the one ``_solve_connected``
+    gives that group's block alone, bit for bit; the whole answer is within the route's acceptance bound; the report
+    holds both groups; a guess is cut per group (a re-solve from the answer: no iteration)."""
+    W, q, mu = condensed(STACKS)
+    groups = coulomb._groups(W, mu.size, 3)
+    assert groups is not None and sorted(g.size for g in groups) == [38, 44]
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    assert [g["contacts"] for g in ans.newton_kernel["groups"]] == [g.size for g in groups]
+    for contacts in groups:
+        iu = unknowns(contacts)
+        alone = coulomb._solve_connected(W[np.ix_(iu, iu)], q[iu], mu[contacts], 3)
+        assert np.array_equal(ans.r[iu], alone.r)
+    assert np.array_equal(ans.u, W @ ans.r + q)
+    res = natural_map_residual(ans.r, ans.u, q, mu, 3)
+    assert res.relative <= COULOMB_NN_ACCEPT_RTOL
+    assert ans.newton_iterations == sum(g["iterations"] for g in ans.newton_kernel["groups"])
+    assert {h["group"] for h in ans.history} <= {0, 1}
+    again = coulomb.solve_mode_free(W, q, mu, 3, guess=ans.r)
+    assert again.newton_iterations == 0  # each group's guess (the answer projected on its cones) already converged
+    assert natural_map_residual(again.r, again.u, q, mu, 3).relative <= COULOMB_NN_ACCEPT_RTOL
+
+
+def test_small_components_are_solved_together_as_before(monkeypatch):
+    """Below the size (both stacks counted small), the problem is solved whole: no group report, and the answer is
+    ``_solve_connected``'s on the whole W."""
+    W, q, mu = condensed(STACKS)
+    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 45 * 3)  # the larger stack has 44 contacts
+    assert coulomb._groups(W, mu.size, 3) is None
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    assert "groups" not in ans.newton_kernel
+    assert np.array_equal(ans.r, coulomb._solve_connected(W, q, mu, 3).r)
+
+
+def test_one_large_component_and_small_ones_are_not_split():
+    """Two components of which one is large: solved whole (``_groups`` is None), whatever the small one's size."""
+    W, q, mu = condensed(STACKS)
+    big, small = sorted(coulomb._groups(W, mu.size, 3), key=len)[::-1]
+    keep = np.concatenate([big, small[: max(1, COULOMB_COMPONENT_UNKNOWNS_MIN // 3 - 1)]])
+    iu = unknowns(keep)
+    assert coulomb._groups(W[np.ix_(iu, iu)], keep.size, 3) is None
+
+
+def test_the_route_certifies_the_split_answer_with_the_acceleration_of_the_whole_solve(monkeypatch):
+    """Through ``gaussqp.solve``: certified, the groups reported; the acceleration and ``Jᵀλ`` are those of the
+    problem solved whole (its multipliers are not unique: 246 unknowns for 90 coordinates, so λ may differ)."""
+    p = problems.load(STACKS)
+    split = gaussqp.solve(p, crosscheck=False)
+    assert split.status == "solved" and split.certified and len(split.extras["nonsmooth_newton"]["groups"]) == 2
+    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 10**9)
+    whole = gaussqp.solve(p.with_force(p.F), crosscheck=False)
+    assert whole.status == "solved" and "groups" not in whole.extras["nonsmooth_newton"]
+    scale = np.abs(coulomb.condense(p).a_free).max()  # the boxes rest: a ≈ 0, on the scale of gravity's M⁻¹F
+    assert np.abs(split.acceleration - whole.acceleration).max() <= 1e-9 * scale
