@@ -409,8 +409,22 @@ def solve_mode_free(
             tolerance=tolerance,
             guess=None if guess is None else np.asarray(guess, dtype=float).ravel()[iu],
             newton_max_iter=newton_max_iter,
+            last_resort=False,
         )
         parts.append((contacts, iu, part))
+        if part.backend_status != "converged":  # a group not solved alone: the whole problem, coupled, by the route
+            whole = _solve_connected(
+                W, q, mu, d, solver=solver, tolerance=tolerance, guess=guess, newton_max_iter=newton_max_iter
+            )
+            whole.newton_kernel["groups"] = (
+                f"group {len(parts) - 1} of {len(groups)} ({contacts.size} contacts) not solved alone "
+                f"({part.backend_status}, path {part.path}): the whole problem solved coupled"
+            )
+            for _, _, tried in parts:  # the work done: the groups' iterations and times too
+                whole.newton_iterations += tried.newton_iterations
+                for key, value in tried.times.items():
+                    whole.times[f"group {key}"] = whole.times.get(f"group {key}", 0.0) + value
+            return whole
     return _merged(W, q, parts)
 
 
@@ -494,13 +508,17 @@ def _solve_connected(
     tolerance=None,
     guess: np.ndarray | None = None,
     newton_max_iter: int = COULOMB_NN_ITER_MAX,
+    last_resort: bool = True,
 ) -> LocalAnswer:
-    """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split)."""
+    """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split); without
+    ``last_resort``, the convex iteration is not run when the Newton and the rounds do not converge (a group: the
+    whole problem is solved next)."""
     t0 = time.perf_counter()
     runs: list = []
     t_convex = None
     rc: np.ndarray | None = None
-    system = newton_system(W, q, mu, d)  # W's copy and scales and the starts, shared by the schedule's runs
+    # W's copy and scales and the starts, shared by the schedule's runs (none at rest: r = 0 solves it, no run needs one)
+    system = newton_system(W, q, mu, d) if np.any(q) else None
     # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
     # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
     # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), computed when first needed
@@ -606,8 +624,12 @@ def _solve_connected(
                 f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
             )
             return rounds
-    if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX:  # the dense fallback is beyond reach: the best answer so far, judged
-        info["fallback"] = f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
+    if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX or not last_resort:  # the best answer so far, judged
+        info["fallback"] = (
+            f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
+            if last_resort
+            else "not run: a group of contacts (the whole problem is solved next)"
+        )
         if rounds is not None and px.residual < nt.residual:
             return rounds
         return kernel_answer(nt.r, "newton", "nonsmooth_newton", nt.history, nt.reason, work, times, proximal)

@@ -11,9 +11,23 @@ from numba.extending import get_cython_function_address
 
 from ..linalg.jit import njit
 
+
+def _lapack_ilp64() -> bool:
+    """Whether SciPy's LAPACK was built with 64-bit integers (``scipy.show_config``; unknown counts as not)."""
+    import scipy
+
+    try:
+        deps = scipy.show_config(mode="dicts")["Build Dependencies"]
+    except Exception:  # an older SciPy without the dictionary form: its wheels were LP64
+        return False
+    return any(bool(deps.get(lib, {}).get("has ilp64", False)) for lib in ("lapack", "blas"))
+
+
 # LAPACK's LU (``getrf``/``getrs``) through SciPy's Cython bindings: the functions ``scipy.linalg.lapack``'s own
 # ``dgetrf``/``dgetrs`` call (so the factors and solves of ``gaussqp.linalg.dense.lu_solver`` bit for bit), registered
 # under a name of their own so that numba's on-disk cache refers to the symbol, not to this process's address
+if _lapack_ilp64():
+    raise ImportError("SciPy's LAPACK takes 64-bit integers (an ILP64 build): the compiled LU passes 32-bit ones")
 for _name in ("dgetrf", "dgetrs"):
     _llvm.add_symbol("gaussqp_" + _name, get_cython_function_address("scipy.linalg.cython_lapack", _name))
 _P = _types.voidptr
@@ -262,11 +276,13 @@ def lu_solve(J, rhs):
     """``J⁻¹ rhs`` by one LU factorization with partial pivoting, LAPACK's ``getrf`` then ``getrs`` through SciPy's
     bindings: the numbers of :func:`gaussqp.linalg.dense.lu_solver` bit for bit (an exactly singular J gives non-finite
     entries, as there). Empty when J has a non-finite entry (where ``lu_solver`` raises). Arguments: J (N, N), rhs (N,)
-    C-ordered float arrays."""
+    C-ordered float arrays; N = 0 gives an empty solution."""
     N = J.shape[0]
+    if N == 0:
+        return rhs.copy()
     if not np.all(np.isfinite(J)):
         return np.zeros(0)
-    lu = np.asfortranarray(J)  # LAPACK's column order; the factors overwrite this copy
+    lu = J.T.copy().T  # a copy in LAPACK's column order, whatever J's: the factors overwrite it
     n = np.full(1, N, dtype=np.int32)
     one = np.ones(1, dtype=np.int32)
     piv = np.empty(max(N, 1), dtype=np.int32)

@@ -524,7 +524,7 @@ class _System:
         if self._stick is None:
             d, mu, q = self.d, self.mu, self.q
             B = np.eye(d)[None] * self.rho_c[:, None, None]
-            self._stick = []
+            starts: list = []
             for delta in (COULOMB_NN_REG_FLOOR, 0.0):
                 try:
                     A = delta * np.eye(d)[None] + np.zeros((self.m, 1, 1))
@@ -532,12 +532,13 @@ class _System:
                         warnings.simplefilter("ignore")  # a singular W: SuperLU/LAPACK warn, the merit decides
                         x = self.solve(A, B, -self.rho * q, refine=np.zeros_like(A))
                     r = project_cone(x, mu, d)
-                    self._stick.append(("stick", r, *self.evaluate(r)))
+                    starts.append(("stick", r, *self.evaluate(r)))
                     # W x = −q solved to the acceptance bound: no retry needed
                     if np.linalg.norm(self.velocity(x)) <= COULOMB_NN_ACCEPT_RTOL * self.qn:
                         break
                 except (np.linalg.LinAlgError, RuntimeError, ValueError):
                     continue
+            self._stick = starts
         return list(self._stick)
 
     def zero_start(self) -> tuple:
@@ -719,6 +720,10 @@ def solve_newton(
     if N == 0 or not np.any(q):  # r = 0 is a solution (u = 0: φ = −P_K(0) = 0)
         return NewtonResult(np.zeros(N), q.copy(), 0.0, True, CONVERGED, 0, "zero")
     t_run = t0
+    if system is not None and (system.N != N or system.d != d):
+        raise ValueError(
+            f"solve_newton: the system given is of {system.N} unknowns in blocks of {system.d}, not {N} of {d}"
+        )
     sysm = system if system is not None else _System(W, q, mu, d)
     times = {"setup": time.perf_counter() - t0}
     t0 = time.perf_counter()
@@ -967,7 +972,7 @@ def _iterate(
     decrease measured from the largest merit of the last ``window`` iterates. Returns ((res, r, u) of the best
     iterate, iterations, why it stopped). ``stop_cycles``: also stalled when the merits make no progress
     (:func:`_cycling`: a plateau or a cycle)."""
-    if sysm.fast is not None and not sysm.sparse:  # a dense W with the compiled kernels loaded: the loop compiled
+    if sysm.fast is not None and not sysm.sparse and window >= 1 and max_iter >= 0:  # dense, compiled: the loop too
         return _compiled_iterate(sysm, r, state, target, max_iter, window, history, reg_theta, stop_cycles)
     phi, u, z, res = state
     best = (res, r, u)

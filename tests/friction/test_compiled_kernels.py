@@ -202,6 +202,42 @@ def test_the_newton_runs_the_same_iterations_with_either_kernels(seed, monkeypat
     assert calls  # the compiled iteration ran
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    merits=st.lists(
+        st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 1.0, 1.005, 0.995, float("nan"), float("inf")])),
+        min_size=0,
+        max_size=7,
+    )
+)
+def test_the_compiled_cycle_test_is_the_python_one(merits):
+    """``compiled_kernels._cycling`` (the loop's cycle test on the first n merits kept) against ``nonsmooth_newton._cycling``:
+    the same verdict on short lists, plateaus within and just beyond the tolerance, NaN and inf among the merits."""
+    f = kernels()
+    recent = np.array(merits + [123.0], dtype=float)  # a slot beyond the merits kept, never read
+    assert bool(f._cycling(recent, len(merits), gaussqp.settings.COULOMB_NN_CYCLE_RTOL)) == nn._cycling(list(merits))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("N", [0, 1, 7, 42])
+def test_the_compiled_lu_solve_is_lu_solver_and_leaves_its_matrix(N, order):
+    """``compiled_kernels.lu_solve`` (LAPACK's getrf/getrs through SciPy's Cython bindings) against
+    :func:`gaussqp.linalg.dense.lu_solver`, bit for bit, for a matrix in either memory order, which it does not
+    overwrite; N = 0 gives an empty solution; a singular matrix non-finite entries, as there."""
+    from gaussqp.linalg.dense import lu_solver
+
+    rng = np.random.default_rng(N)
+    J = np.asarray(rng.normal(size=(N, N)), order=order)
+    b = rng.normal(size=N)
+    kept = J.copy()
+    got = kernels().lu_solve(J, b)
+    assert np.array_equal(J, kept)
+    assert close(got, lu_solver(np.ascontiguousarray(J))(b))
+    if N > 1:
+        singular = np.ones((N, N))
+        assert not np.all(np.isfinite(kernels().lu_solve(singular, b)))
+
+
 #: shipped problems whose mode-free form goes to F8 (the dense Newton method): a robot and an FCLIB box stack
 ROBOTS = ["real/humanoid_lying", "real/ant_standing", "real/fclib_Box_Stacks-i0035-31-0"]
 

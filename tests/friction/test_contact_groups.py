@@ -107,3 +107,36 @@ def test_the_route_certifies_the_split_answer_with_the_acceleration_of_the_whole
     assert whole.status == "solved" and "groups" not in whole.extras["nonsmooth_newton"]
     scale = np.abs(coulomb.condense(p).a_free).max()  # the boxes rest: a ≈ 0, on the scale of gravity's M⁻¹F
     assert np.abs(split.acceleration - whole.acceleration).max() <= 1e-9 * scale
+
+
+def test_a_group_not_solved_alone_sends_the_whole_problem_to_the_route(monkeypatch):
+    """When a group's answer does not converge alone (its convex iteration, the last resort, is not run for a group),
+    the whole problem is solved coupled by the route, as it was before groups: that answer, with a note saying which
+    group, and the groups' work counted."""
+    W, q, mu = condensed(STACKS)
+    real = coulomb._solve_connected
+    groups_seen = []
+
+    def first_group_fails(*args, last_resort=True, **kwargs):
+        ans = real(*args, last_resort=last_resort, **kwargs)
+        if not last_resort:
+            groups_seen.append(ans.newton_iterations)
+            ans.backend_status = "stalled"
+        return ans
+
+    monkeypatch.setattr(coulomb, "_solve_connected", first_group_fails)
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    whole = real(W, q, mu, 3)
+    assert len(groups_seen) == 1  # the first group failed: the second is not tried
+    assert np.array_equal(ans.r, whole.r) and ans.path == whole.path
+    assert ans.newton_kernel["groups"].startswith("group 0 of 2 (")
+    assert ans.newton_iterations == whole.newton_iterations + groups_seen[0]
+
+
+def test_a_problem_without_contacts_or_at_rest_is_solved():
+    """No contact (a local problem of size 0) and q = 0 (r = 0 solves it): solved, without a Newton system."""
+    empty = gaussqp.LocalContactProblem(W=np.zeros((0, 0)), q=np.zeros(0), mu=np.zeros(0), dimension=3)
+    assert gaussqp.solve(empty, crosscheck=False).status == "solved"
+    W, q, mu = condensed(STACKS)
+    rest = coulomb.solve_mode_free(W, np.zeros_like(q), mu, 3)
+    assert not np.any(rest.r) and rest.path == "newton"

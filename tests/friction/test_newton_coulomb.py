@@ -321,12 +321,15 @@ def test_runs_on_a_shared_system_are_the_runs_alone_and_solve_the_stick_start_on
     from gaussqp import problems
     from gaussqp.settings import COULOMB_NN_REG_THETAS
 
+    from gaussqp.friction.compiled import expect_many_calls, kernels
+
     cd = coulomb.condense(problems.load("fclib_generated/quadruped-s0-i0016-m77"))
     W = cd.W
     if not sparse:  # 231 unknowns, W 6 % nonzero: sparse unless the dense size is raised
         monkeypatch.setattr(nn, "COULOMB_NN_DENSE_MAX", W.shape[0])
+    expect_many_calls()  # the compiled kernels (when installed) from the first run: the compiled dense loop too
     system = nn.newton_system(W, cd.q, cd.mu, 3)
-    assert system.sparse == sparse
+    assert system.sparse == sparse and (system.fast is None) == (kernels() is None)
     refined = []  # the stick start's solve is the only one refined to the unregularized system without a guess
     monkeypatch.setattr(
         system, "solve", lambda *a, f=system.solve, **k: refined.append(k.get("refine") is not None) or f(*a, **k)
@@ -350,6 +353,8 @@ def test_runs_on_a_shared_system_are_the_runs_alone_and_solve_the_stick_start_on
     start.u[:] = np.nan
     again = nn.solve_newton(W, cd.q, cd.mu, 3, max_iter=0, system=system)
     assert np.all(np.isfinite(again.r)) and np.all(np.isfinite(again.u))
+    with pytest.raises(ValueError, match="unknowns"):  # another problem's system
+        nn.solve_newton(W[:30, :30], cd.q[:30], cd.mu[:10], 3, system=system)
 
 
 def test_the_dense_fallback_is_not_run_above_its_size_and_the_answer_says_so(monkeypatch):
