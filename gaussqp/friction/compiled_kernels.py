@@ -339,6 +339,9 @@ _R, _PHI, _U, _Z, _BEST_R, _BEST_U = 0, 1, 2, 3, 4, 5
 _RES, _MERIT, _BEST_RES, _BEST_MERIT, _DELTA, _REF = 0, 1, 2, 3, 4, 5
 #: ... and of ``counts``: iterations, iterations since the best merit fell, merits kept
 _K, _SINCE, _KEPT = 0, 1, 2
+#: ... and of ``consts``: Armijo's σ, the backtracking factor, the smallest step, δ's floor, the stall factor, the cycle
+#: test's tolerance (``nonsmooth_newton._compiled_iterate`` fills it in this order)
+_ARMIJO, _BACKTRACK, _STEP_MIN, _FLOOR, _STALL_FACTOR, _CYCLE_RTOL = 0, 1, 2, 3, 4, 5
 
 
 @njit
@@ -351,9 +354,7 @@ def _cycling(recent, n, rtol):
 
 
 @njit
-def _accepted(
-    state, values, counts, recent, log, kind, t, stall_factor, stall_iter, cycle_iter, cycle_rtol, stop_cycles
-):
+def _accepted(state, values, counts, recent, log, kind, t, consts, limits, stop_cycles):
     # the bookkeeping of an accepted iterate (already in state and values): the history's row, the best iterate, the
     # stall and cycle tests; LOOP_STALLED or -1 (go on)
     k = counts[_K]
@@ -368,6 +369,7 @@ def _accepted(
         values[_BEST_RES] = values[_RES]
         state[_BEST_R, :] = state[_R]
         state[_BEST_U, :] = state[_U]
+    stall_factor, cycle_rtol, stall_iter, cycle_iter = consts[_STALL_FACTOR], consts[_CYCLE_RTOL], limits[0], limits[1]
     if merit <= stall_factor * values[_BEST_MERIT]:
         values[_BEST_MERIT] = merit
         counts[_SINCE] = 0
@@ -416,32 +418,11 @@ def newton_loop(
     first. Returns ``(outcome, A, B)``: :data:`LOOP_CONVERGED`, :data:`LOOP_MAX_ITER`, :data:`LOOP_STALLED`, or
     :data:`LOOP_DESCENT` (neither the Newton nor the projected step descends: the caller searches the steepest descent
     with the Jacobian's blocks ``A``, ``B`` and calls again)."""
-    armijo, backtrack, step_min, floor, stall_factor, cycle_rtol = (
-        consts[0],
-        consts[1],
-        consts[2],
-        consts[3],
-        consts[4],
-        consts[5],
-    )
-    stall_iter, cycle_iter = limits[0], limits[1]
+    armijo, backtrack, step_min, floor = consts[_ARMIJO], consts[_BACKTRACK], consts[_STEP_MIN], consts[_FLOOR]
     A = np.zeros((0, d, d))
     B = np.zeros((0, d, d))
     if pending >= 0.0:
-        out = _accepted(
-            state,
-            values,
-            counts,
-            recent,
-            log,
-            2,
-            pending,
-            stall_factor,
-            stall_iter,
-            cycle_iter,
-            cycle_rtol,
-            stop_cycles,
-        )
+        out = _accepted(state, values, counts, recent, log, 2, pending, consts, limits, stop_cycles)
         if out >= 0:
             return out, A, B
     while True:
@@ -490,9 +471,7 @@ def newton_loop(
         state[_Z, :] = zn
         values[_RES] = resn
         values[_MERIT] = mn
-        out = _accepted(
-            state, values, counts, recent, log, kind, t, stall_factor, stall_iter, cycle_iter, cycle_rtol, stop_cycles
-        )
+        out = _accepted(state, values, counts, recent, log, kind, t, consts, limits, stop_cycles)
         if out >= 0:
             return out, A, B
 
