@@ -210,6 +210,9 @@ def contact_components(W, m: int, d: int) -> tuple[int, np.ndarray]:
         return 0, np.zeros(0, dtype=np.int64)
     if sp.issparse(W):
         C = sp.csr_matrix(W)
+        # W's own graph of unknowns connected (one heap, one robot): so is the contacts' graph, which is not built
+        if connected_components(C, directed=False)[0] == 1:
+            return 1, np.zeros(m, dtype=np.int64)
         rows = np.repeat(np.arange(C.shape[0]) // d, np.diff(C.indptr))
         cols = C.indices // d
     else:

@@ -51,6 +51,11 @@ def test_the_components_are_w_s_coupled_groups_dense_or_sparse():
     stored = sp.csr_matrix((np.append(coo.data, [0.0, 0.0]), (rows, cols)), shape=W.shape)
     assert stored.nnz == coo.nnz + 2 and contact_components(stored, m, d)[0] == 2
     assert contact_components(np.zeros((0, 0)), 0, 3)[0] == 0
+    W[0:2, 2:4] = W[2:4, 0:2] = 1.0  # contact 1 coupled to contact 0, contact 2 to contact 3: all one group
+    W[4:6, 6:8] = W[6:8, 4:6] = 1.0
+    for form in (W, sp.csr_matrix(W)):  # a sparse W whose unknowns are connected: the contacts' graph is not built
+        count, labels = contact_components(form, m, d)
+        assert count == 1 and np.array_equal(labels, np.zeros(m, dtype=np.int64))
 
 
 def test_a_problem_of_two_independent_stacks_is_solved_group_by_group():
