@@ -51,26 +51,18 @@ import scipy.sparse as sp  # noqa: E402
 import gaussqp  # noqa: E402
 from gaussqp import problems  # noqa: E402
 from gaussqp.errors import GaussQPError  # noqa: E402
-from gaussqp.formulations.coulomb import condense, condense_sparse, solve_local, solve_mode_free  # noqa: E402
+from gaussqp.formulations.coulomb import condense, solve_local, solve_mode_free  # noqa: E402
 from gaussqp.friction.coulomb_law import natural_map_residual  # noqa: E402
 from gaussqp.model.problem import ContactProblem  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # problems.real.mujoco_scenes (after gaussqp's import)
 from friction_fclib import run_siconos, siconos_available  # noqa: E402
+from coulomb_schedule import local_form  # noqa: E402
 from steady import load_compiled_kernels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-8
-
-
-def local_data(p):
-    """(W, q, mu, d) the new route builds: a local file as given, a global one condensed sparse (sparse M) or
-    dense (dense M)."""
-    if isinstance(p, gaussqp.LocalContactProblem):
-        return p.W, np.asarray(p.q), np.asarray(p.mu), p.dimension
-    cd = condense_sparse(p) if sp.issparse(p.M) else condense(p)
-    return cd.W, cd.q, cd.mu, p.dimension
 
 
 def dense_data(p):
@@ -350,7 +342,7 @@ def main(argv=None) -> int:
 
         # ---- after: kernel, then route
         def kernel():
-            W, q, mu, dd = local_data(p)
+            W, q, mu, dd = local_form(p)
             return W, q, mu, solve_mode_free(W, q, mu, dd)
 
         t, (W, q, mu, ans) = median(kernel, args.repeat)

@@ -28,30 +28,20 @@ import time
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import scipy.sparse as sp  # noqa: E402
-
 from gaussqp.formulations import coulomb  # noqa: E402
 from gaussqp.io import fclib  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the benchmarks' helpers, also when imported
+from coulomb_schedule import local_form  # noqa: E402
 from steady import load_compiled_kernels  # noqa: E402
 
 #: the table's rows: unknowns m·d from the first bound to below the next
 SIZES = (0, 60, 100, 151, 1000)
 
 
-def condensed(path: str) -> tuple:
-    """``(W, q, μ, d)`` of a file: a local problem's own, a global one condensed as the route condenses it."""
-    p = fclib.load(path)
-    if p.form == "local":
-        return p.W, p.q, p.mu, p.dimension
-    cd = coulomb.condense_sparse(p) if sp.issparse(p.M) else coulomb.condense(p)
-    return cd.W, cd.q, cd.mu, p.dimension
-
-
 def measure(path: str, repeat: int) -> dict:
     """One file's row: unknowns, the schedule's Newton iterations and its smallest time, or why it is not timed."""
-    W, q, mu, d = condensed(path)
+    W, q, mu, d = local_form(fclib.load(path))  # condensed as the route condenses it
     ans = coulomb.solve_mode_free(W, q, mu, d)
     info = ans.newton_kernel or {}
     if ans.path != "newton" or info.get("linear_algebra") != "dense":
