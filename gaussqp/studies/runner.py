@@ -35,7 +35,7 @@ from ..formulations import FORMULATIONS, Formulation
 from ..certificates.compiled import expect_many_calls as expect_many_checks
 from ..friction.compiled import expect_many_calls
 from ..progress import Progress
-from ..settings import STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
+from ..settings import COULOMB_NN_DENSE_MAX, STUDY_FLUSH_INTERVAL, STUDY_TIME_LIMIT, get_tolerance
 from .reference import answer_json, attach_reference, verdicts
 from .peers import resolve_peers
 from .routes import Route, check_options, routes_for
@@ -118,8 +118,9 @@ def warm_process() -> None:
     fresh installation (numba, ~10 s; loaded from numba's cache after, ~0.1 s), and the routes import what they use
     lazily: a study's first run of a mode-free route was charged 6.9 s where its solve takes 10 ms. Here a point mass
     on two mode-free contacts is solved with its cross-check (the dense Newton method, F9's map), frictionless by
-    Lemke's method, and every kernel of the Newton method is called at the routes' argument types (the point mass
-    converges at its start, so its solves call neither the Newton matrix nor a line search). A local pool's parent
+    Lemke's method, and a dense and a sparse Newton run that iterate load every kernel of the Newton method at the
+    routes' argument types (the point mass converges at its start, so its solves call neither the Newton matrix nor a
+    line search). A local pool's parent
     warms up before it forks its workers (:func:`run_local`), so that the warm-up is not counted against the first
     runs' time limit; a Dask worker warms up in its first task."""
     expect_many_calls()
@@ -147,40 +148,17 @@ def _warm_routes() -> None:
             ]
             p = ContactProblem(np.diag([1.0, 1.0, 2.0]), [1.0, 0.0, 9.81], contacts, dimension=d)
             solve(p, crosscheck=True, formulation="lcp_lemke" if mode == "frictionless" else "auto")
-    fast = kernels()
-    if fast is not None:  # every Newton kernel at the argument types of the routes' calls: their cached code loaded
-        z, mu, one, eye = np.zeros(3), np.full(1, 0.5), np.ones(1), np.eye(3)
-        indptr, indices = np.arange(4, dtype=np.uint32), np.arange(3, dtype=np.uint32)  # W = I in CSR, unsigned
-        fast.maps_at(z, z, mu, np.ones(3), 3)
-        fast.jacobian_blocks(z, z, mu, one, 0.0, 3)
-        work, values, log = np.zeros((6, 3)), np.zeros(6), np.zeros((1, 4))
-        fast.newton_loop(
-            eye,
-            z,
-            mu,
-            np.ones(3),
-            one,
-            3,
-            1.0,
-            1.0,
-            0.0,
-            1,
-            1,
-            0.5,
-            True,
-            np.zeros(6),
-            np.ones(2, dtype=np.int64),
-            work,
-            values,
-            np.zeros(3, dtype=np.int64),
-            np.zeros(2),
-            log,
-            -1.0,
-        )
-        fast.csr_velocity(indptr, indices, np.ones(3), z, z)
-        fast.line_search_csr(
-            indptr, indices, np.ones(3), z, z, mu, np.ones(3), 3, 1.0, z, 0.0, 0.0, z, 0.0, 0.5, 0.5, 0.5
-        )
+    if (
+        kernels() is not None
+    ):  # a dense and a sparse Newton run that iterate: every kernel at the routes' argument types
+        import scipy.sparse as sp
+
+        from ..friction.nonsmooth_newton import solve_newton
+
+        solve_newton(np.eye(3), np.array([-1.0, 2.0, 0.0]), np.full(1, 0.5), 3, max_iter=1)  # sticking is not exact
+        N = 3 * (COULOMB_NN_DENSE_MAX // 3 + 1)  # above the dense size, W 1 % nonzero: the sparse Newton
+        W = sp.diags([-1.0, 4.0, -1.0], [-1, 0, 1], shape=(N, N), format="csr")
+        solve_newton(W, np.tile([-1.0, 2.0, 0.0], N // 3), np.full(N // 3, 0.5), 3, max_iter=1)
 
 
 def run_task(task: Task) -> dict:

@@ -384,8 +384,8 @@ def test_what_a_process_does_once_is_not_a_runs_time(monkeypatch):
 def test_the_warm_up_loads_the_newton_kernels_at_the_routes_argument_types():
     """The warm-up's point mass converges at its start, so its solves never called the Newton matrix or a line search;
     a study's first problem that iterates then loaded them (~0.25 s, CubeH8's first run: 130 ms against 11 ms). The
-    warm-up calls every Newton kernel itself, at the argument types of the routes' calls: a dense and a sparse Newton
-    run after it add no compiled signature to any kernel."""
+    warm-up runs a dense and a sparse Newton that iterate: every kernel is loaded, and a dense and a sparse Newton run
+    after it add no compiled signature to any kernel (the routes' argument types)."""
     import gaussqp.studies.runner as runner
     from gaussqp.friction import nonsmooth_newton as nn
     from gaussqp.friction.compiled import kernels
