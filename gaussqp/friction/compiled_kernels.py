@@ -334,14 +334,14 @@ def newton_iteration(
 #: :func:`newton_loop`'s outcomes (``nonsmooth_newton._iterate``'s reasons, and a steepest descent to search)
 LOOP_CONVERGED, LOOP_MAX_ITER, LOOP_STALLED, LOOP_DESCENT = 0, 1, 2, 3
 #: :func:`newton_loop`'s rows of ``state``: the iterate, φ_ρ, u, z at it, the best iterate and its u
-_R, _PHI, _U, _Z, _BEST_R, _BEST_U = 0, 1, 2, 3, 4, 5
+STATE_R, STATE_PHI, STATE_U, STATE_Z, STATE_BEST_R, STATE_BEST_U = 0, 1, 2, 3, 4, 5
 #: ... its entries of ``values``: residual, merit, best residual, best merit (the stall test's), δ, the reference
-_RES, _MERIT, _BEST_RES, _BEST_MERIT, _DELTA, _REF = 0, 1, 2, 3, 4, 5
+VALUE_RES, VALUE_MERIT, VALUE_BEST_RES, VALUE_BEST_MERIT, VALUE_DELTA, VALUE_REF = 0, 1, 2, 3, 4, 5
 #: ... and of ``counts``: iterations, iterations since the best merit fell, merits kept
-_K, _SINCE, _KEPT = 0, 1, 2
+COUNT_K, COUNT_SINCE, COUNT_KEPT = 0, 1, 2
 #: ... and of ``consts``: Armijo's σ, the backtracking factor, the smallest step, δ's floor, the stall factor, the cycle
-#: test's tolerance (``nonsmooth_newton._compiled_iterate`` fills it in this order)
-_ARMIJO, _BACKTRACK, _STEP_MIN, _FLOOR, _STALL_FACTOR, _CYCLE_RTOL = 0, 1, 2, 3, 4, 5
+#: test's tolerance
+CONST_ARMIJO, CONST_BACKTRACK, CONST_STEP_MIN, CONST_FLOOR, CONST_STALL_FACTOR, CONST_CYCLE_RTOL = 0, 1, 2, 3, 4, 5
 
 
 @njit
@@ -357,26 +357,33 @@ def _cycling(recent, n, rtol):
 def _accepted(state, values, counts, recent, log, kind, t, consts, limits, stop_cycles):
     # the bookkeeping of an accepted iterate (already in state and values): the history's row, the best iterate, the
     # stall and cycle tests; LOOP_STALLED or -1 (go on)
-    k = counts[_K]
-    merit = values[_MERIT]
-    recent[counts[_KEPT]] = merit
-    counts[_KEPT] += 1
-    log[k - 1, 0] = values[_RES]
+    k = counts[COUNT_K]
+    merit = values[VALUE_MERIT]
+    recent[counts[COUNT_KEPT]] = merit
+    counts[COUNT_KEPT] += 1
+    log[k - 1, 0] = values[VALUE_RES]
     log[k - 1, 1] = t
     log[k - 1, 2] = kind
-    log[k - 1, 3] = values[_DELTA]
-    if values[_RES] < values[_BEST_RES]:
-        values[_BEST_RES] = values[_RES]
-        state[_BEST_R, :] = state[_R]
-        state[_BEST_U, :] = state[_U]
-    stall_factor, cycle_rtol, stall_iter, cycle_iter = consts[_STALL_FACTOR], consts[_CYCLE_RTOL], limits[0], limits[1]
-    if merit <= stall_factor * values[_BEST_MERIT]:
-        values[_BEST_MERIT] = merit
-        counts[_SINCE] = 0
+    log[k - 1, 3] = values[VALUE_DELTA]
+    if values[VALUE_RES] < values[VALUE_BEST_RES]:
+        values[VALUE_BEST_RES] = values[VALUE_RES]
+        state[STATE_BEST_R, :] = state[STATE_R]
+        state[STATE_BEST_U, :] = state[STATE_U]
+    stall_factor, cycle_rtol, stall_iter, cycle_iter = (
+        consts[CONST_STALL_FACTOR],
+        consts[CONST_CYCLE_RTOL],
+        limits[0],
+        limits[1],
+    )
+    if merit <= stall_factor * values[VALUE_BEST_MERIT]:
+        values[VALUE_BEST_MERIT] = merit
+        counts[COUNT_SINCE] = 0
     else:
-        counts[_SINCE] += 1
-        since = counts[_SINCE]
-        if since >= stall_iter or (stop_cycles and since >= cycle_iter and _cycling(recent, counts[_KEPT], cycle_rtol)):
+        counts[COUNT_SINCE] += 1
+        since = counts[COUNT_SINCE]
+        if since >= stall_iter or (
+            stop_cycles and since >= cycle_iter and _cycling(recent, counts[COUNT_KEPT], cycle_rtol)
+        ):
             return LOOP_STALLED
     return -1
 
@@ -418,7 +425,12 @@ def newton_loop(
     first. Returns ``(outcome, A, B)``: :data:`LOOP_CONVERGED`, :data:`LOOP_MAX_ITER`, :data:`LOOP_STALLED`, or
     :data:`LOOP_DESCENT` (neither the Newton nor the projected step descends: the caller searches the steepest descent
     with the Jacobian's blocks ``A``, ``B`` and calls again)."""
-    armijo, backtrack, step_min, floor = consts[_ARMIJO], consts[_BACKTRACK], consts[_STEP_MIN], consts[_FLOOR]
+    armijo, backtrack, step_min, floor = (
+        consts[CONST_ARMIJO],
+        consts[CONST_BACKTRACK],
+        consts[CONST_STEP_MIN],
+        consts[CONST_FLOOR],
+    )
     A = np.zeros((0, d, d))
     B = np.zeros((0, d, d))
     if pending >= 0.0:
@@ -426,37 +438,37 @@ def newton_loop(
         if out >= 0:
             return out, A, B
     while True:
-        if values[_RES] <= target:
+        if values[VALUE_RES] <= target:
             return LOOP_CONVERGED, A, B
-        if counts[_K] >= max_iter:
+        if counts[COUNT_K] >= max_iter:
             return LOOP_MAX_ITER, A, B
-        counts[_K] += 1
-        phi = state[_PHI]
+        counts[COUNT_K] += 1
+        phi = state[STATE_PHI]
         x = np.sqrt(np.dot(phi, phi)) / rq  # ‖φ_ρ‖ / ‖ρq‖ (NumPy's norm: the square root of BLAS's dot)
         delta = theta * (x if x < 1.0 else 1.0)
         delta = delta if delta > floor else floor
-        n = counts[_KEPT]
+        n = counts[COUNT_KEPT]
         first = n - window if n > window else 0
         ref = recent[first]
         for i in range(first + 1, n):
             if recent[i] > ref:
                 ref = recent[i]
-        values[_DELTA] = delta
-        values[_REF] = ref
+        values[VALUE_DELTA] = delta
+        values[VALUE_REF] = ref
         kind, t, rn, phin, un, zn, resn, mn, A, B = newton_iteration(
             W,
             q,
-            state[_R],
+            state[STATE_R],
             phi,
-            state[_U],
-            state[_Z],
+            state[STATE_U],
+            state[STATE_Z],
             mu,
             rho,
             rho_c,
             d,
             qn,
             delta,
-            values[_MERIT],
+            values[VALUE_MERIT],
             ref,
             target,
             armijo,
@@ -465,12 +477,12 @@ def newton_loop(
         )
         if kind == 2:
             return LOOP_DESCENT, A, B
-        state[_R, :] = rn
-        state[_PHI, :] = phin
-        state[_U, :] = un
-        state[_Z, :] = zn
-        values[_RES] = resn
-        values[_MERIT] = mn
+        state[STATE_R, :] = rn
+        state[STATE_PHI, :] = phin
+        state[STATE_U, :] = un
+        state[STATE_Z, :] = zn
+        values[VALUE_RES] = resn
+        values[VALUE_MERIT] = mn
         out = _accepted(state, values, counts, recent, log, kind, t, consts, limits, stop_cycles)
         if out >= 0:
             return out, A, B

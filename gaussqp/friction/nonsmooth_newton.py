@@ -849,31 +849,39 @@ def _compiled_iterate(
     best iterate, the stall and cycle tests), the same operations in the same order as the NumPy loop, so the same
     iterates bit for bit. When neither step descends, the steepest descent is searched here by :func:`_search`, and
     the loop goes on. Returns what :func:`_iterate` returns, and appends the same records to ``history``."""
-    fast = sysm.fast
+    f = sysm.fast  # the kernels' module: newton_loop and the layout of its arrays
     phi, u, z, res = state
-    work = np.empty((6, sysm.N))
-    for row, x in enumerate((r, phi, u, z, r, u)):
-        work[row] = x
     merit = float(phi @ phi)
-    values = np.array([res, merit, res, merit, 0.0, 0.0])
-    counts = np.array([0, 0, 1])
+    work = np.empty((6, sysm.N))
+    for row, x in (
+        (f.STATE_R, r),
+        (f.STATE_PHI, phi),
+        (f.STATE_U, u),
+        (f.STATE_Z, z),
+        (f.STATE_BEST_R, r),
+        (f.STATE_BEST_U, u),
+    ):
+        work[row] = x
+    values = np.zeros(6)
+    values[[f.VALUE_RES, f.VALUE_BEST_RES]] = res
+    values[[f.VALUE_MERIT, f.VALUE_BEST_MERIT]] = merit
+    counts = np.zeros(3, dtype=np.int64)
+    counts[f.COUNT_KEPT] = 1
     recent = np.empty(max_iter + 1)
     recent[0] = merit
     log = np.empty((max_iter, 4))
-    consts = np.array(
-        [
-            COULOMB_ARMIJO,
-            COULOMB_BACKTRACK,
-            COULOMB_NN_STEP_MIN,
-            COULOMB_NN_REG_FLOOR,
-            COULOMB_NN_STALL_FACTOR,
-            COULOMB_NN_CYCLE_RTOL,
-        ]
+    consts = np.empty(6)
+    consts[f.CONST_ARMIJO], consts[f.CONST_BACKTRACK], consts[f.CONST_STEP_MIN] = (
+        COULOMB_ARMIJO,
+        COULOMB_BACKTRACK,
+        COULOMB_NN_STEP_MIN,
     )
+    consts[f.CONST_FLOOR], consts[f.CONST_STALL_FACTOR] = COULOMB_NN_REG_FLOOR, COULOMB_NN_STALL_FACTOR
+    consts[f.CONST_CYCLE_RTOL] = COULOMB_NN_CYCLE_RTOL
     limits = np.array([COULOMB_NN_STALL_ITER, COULOMB_NN_CYCLE_ITER])
     pending, none = -1.0, None
     while True:
-        outcome, A, B = fast.newton_loop(
+        outcome, A, B = f.newton_loop(
             sysm.W,
             sysm.q,
             sysm.mu,
@@ -896,18 +904,25 @@ def _compiled_iterate(
             log,
             pending,
         )
-        if outcome != fast.LOOP_DESCENT:
+        if outcome != f.LOOP_DESCENT:
             break
+        r_now, phi_now = work[f.STATE_R].copy(), work[f.STATE_PHI].copy()
+        merit_now, ref = float(values[f.VALUE_MERIT]), float(values[f.VALUE_REF])
         accepted, _, t, rn, phin, un, zn, resn, mn = _search(
-            sysm, work[0].copy(), work[1].copy(), float(values[1]), float(values[5]), target, A, B, None, ("gradient",)
+            sysm, r_now, phi_now, merit_now, ref, target, A, B, None, ("gradient",)
         )
         if not accepted:
-            none = {"iteration": int(counts[0]), "residual": float(values[0]), "step": 0.0, "direction": "none"}
+            none = {
+                "iteration": int(counts[f.COUNT_K]),
+                "residual": float(values[f.VALUE_RES]),
+                "step": 0.0,
+                "direction": "none",
+            }
             break
-        for row, x in enumerate((rn, phin, un, zn)):
+        for row, x in ((f.STATE_R, rn), (f.STATE_PHI, phin), (f.STATE_U, un), (f.STATE_Z, zn)):
             work[row] = x
-        values[0], values[1], pending = resn, mn, float(t)
-    k = int(counts[0])
+        values[f.VALUE_RES], values[f.VALUE_MERIT], pending = resn, mn, float(t)
+    k = int(counts[f.COUNT_K])
     for i in range(k - 1 if none is not None else k):
         res_i, t_i, kind_i, delta_i = log[i]
         history.append(
@@ -924,8 +939,9 @@ def _compiled_iterate(
         history.append(none)
         reason = NO_DESCENT
     else:
-        reason = {fast.LOOP_CONVERGED: CONVERGED, fast.LOOP_MAX_ITER: MAX_ITER, fast.LOOP_STALLED: STALLED}[outcome]
-    return (float(values[2]), work[4].copy(), work[5].copy()), k, reason
+        reason = {f.LOOP_CONVERGED: CONVERGED, f.LOOP_MAX_ITER: MAX_ITER, f.LOOP_STALLED: STALLED}[outcome]
+    best = (float(values[f.VALUE_BEST_RES]), work[f.STATE_BEST_R].copy(), work[f.STATE_BEST_U].copy())
+    return best, k, reason
 
 
 def _compiled_sparse_search(
