@@ -1,7 +1,8 @@
 """Compiled kernels of the judge's per-answer checks, optional: the residuals (tutorial (3)–(5),
 :func:`gaussqp.certificates.residuals.kkt_residuals`), the backward error (DESIGN.md §4.3,
 :func:`gaussqp.certificates.backward_error.backward_error`) and the errors the forward error's Newton step bounds
-(:func:`gaussqp.certificates.instance.forward_error`) of an answer of a dense problem without sliding contacts.
+(:func:`gaussqp.certificates.instance.forward_error`, its Newton steps whole where every active set's KKT matrix has
+full rank) of an answer of a dense problem without sliding contacts.
 
 Every answer a solve returns, and its cross-check route's, passes through the first two, a returned answer through the
 third; on a robot's problem (the humanoid: 27 coordinates, 14 contacts) each is ~20–40 NumPy calls on arrays of a few
@@ -105,6 +106,11 @@ class DenseArrays(NamedTuple):
     inequality_row: np.ndarray
     accel: float
     free_accel: float
+    E: np.ndarray  # the equality rows (bilateral normals, then sticking tangents) and their drifts e
+    e: np.ndarray
+    coordinate: np.ndarray
+    equality_weight: np.ndarray
+    inequality_weight: np.ndarray
 
 
 def _floats(x) -> np.ndarray:
@@ -175,6 +181,11 @@ def dense_arrays(problem: ContactProblem) -> DenseArrays:
         _floats(sc.inequality_row),
         float(sc.accel),
         float(sc.free_accel),
+        _floats(problem.equalities[0]).reshape(-1, problem.n),
+        _floats(problem.equalities[1]),
+        _floats(sc.coordinate),
+        _floats(sc.equality_weight),
+        _floats(sc.inequality_weight),
     )
 
 

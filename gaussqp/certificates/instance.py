@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,7 +28,7 @@ from ..linalg.dense import as_dense, matrix_rank, normalize_rows, plain, row_ran
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.rows import assemble_multipliers
-from ..mechanics.active_set import equilibrated_kkt_svd, guess_active
+from ..mechanics.active_set import equilibrated_kkt_svd, factored_any, guess_active
 from ..results import Certificate
 from ..settings import (
     ACTIVE_RTOL,
@@ -784,6 +785,88 @@ def _weakly_active(
     return (ghat <= weak_rtol + reach) & (lam_hat <= weak_rtol)
 
 
+class _Steps(NamedTuple):
+    """What the Newton steps of :func:`forward_error` found: the guessed active set, the weakly active rows, and the
+    worst errors over the steps counted (the guess's, and every other set's whose corrected point keeps its signs)."""
+
+    guess: np.ndarray
+    weak: np.ndarray
+    cond: float
+    err_a: float
+    err_l: float
+    contact: np.ndarray
+    err_f: float
+    counted: int
+    tried: int
+    enumerated: bool
+    row_rank: int | None
+    zero_kkt: bool  # one step counted, on a zero KKT matrix (its errors are 0 or inf)
+
+
+def _numpy_steps(problem: ContactProblem, a, lam_n, lam_t, weak_rtol: float) -> _Steps:
+    """The steps of :func:`forward_error` in NumPy (each by :func:`_newton_step`): the reference of
+    :func:`gaussqp.model.compiled_kernels.forward_error`, and the only code where a KKT matrix is singular at the rank
+    rule (its truncated pseudo-inverse, the rank of its rows)."""
+    guess = guess_active(problem, a, lam_n)
+    first = _newton_step(problem, a, lam_n, lam_t, guess, weak_rtol)
+    weak = _weakly_active(problem, a, lam_n, weak_rtol, first.da)
+    sets, steps = [guess], [first]
+    idx = np.flatnonzero(weak)
+    enumerated = len(idx) <= FORWARD_ERROR_WEAK_ROWS_MAX
+    combos = (
+        itertools.product((False, True), repeat=len(idx)) if enumerated else [(True,) * len(idx), (False,) * len(idx)]
+    )
+    for on in combos:
+        alt = guess.copy()
+        alt[idx] = on
+        if not any(np.array_equal(alt, s) for s in sets):
+            sets.append(alt)
+            steps.append(_newton_step(problem, a, lam_n, lam_t, alt, weak_rtol))
+    counted = [steps[0]] + [s for s in steps[1:] if s.admissible]
+    contact = np.max([s.contact for s in counted], axis=0) if problem.m else np.zeros(0)
+    return _Steps(
+        guess=guess,
+        weak=weak,
+        cond=max(s.cond for s in counted),
+        err_a=max(s.err_a for s in counted),
+        err_l=max(s.err_l for s in counted),
+        contact=contact,
+        err_f=float(contact.max(initial=0.0)) if enumerated else float("inf"),
+        counted=len(counted),
+        tried=len(steps),
+        enumerated=enumerated,
+        row_rank=steps[0].row_rank,
+        zero_kkt=len(counted) == 1 and counted[0].zero_kkt,
+    )
+
+
+def _compiled_steps(problem: ContactProblem, a, lam_n, lam_t, weak_rtol: float) -> _Steps | None:
+    """:func:`_numpy_steps` by one compiled call (:func:`gaussqp.model.compiled_kernels.forward_error`: the same
+    operations in the same order, so the same numbers bit for bit) where the compiled checks apply and are loaded, the
+    answer is given as they take it, no active set of the problem is factored already (the polish's factors, which the
+    NumPy steps read: a set is factored once per solve) and every step's equilibrated KKT matrix has full rank; else
+    None."""
+    if not compiled.applies(problem) or factored_any(problem):
+        return None
+    fast = compiled.kernels_when_worth()
+    arrays = compiled.dense_arrays(problem) if fast is not None else None
+    answer = compiled.answer_arrays(arrays, a, lam_n, lam_t) if arrays is not None else None
+    if answer is None:
+        return None
+    a_, lam_n_, lam_t_ = answer
+    sc = data_scales(problem)
+    ok, guess, weak, cond, err_a, err_l, contact, err_f, counted, tried, enumerated = fast.forward_error(
+        arrays.M, arrays.F, arrays.E, arrays.e, arrays.G, arrays.g, arrays.unilateral, arrays.bilateral,
+        arrays.sticking_rows, max(problem.dimension - 1, 1), arrays.coordinate, arrays.equality_weight,
+        arrays.inequality_weight, arrays.normal_weight, arrays.inequality_row, arrays.force, arrays.accel,
+        arrays.free_accel, a_, lam_n_, lam_t_, float(weak_rtol), max(ACTIVE_RTOL * sc.force, _TINY), _TINY, _EPS,
+        float(KKT_RANK_MULTIPLE), problem.mass_factor.rank == problem.n, FORWARD_ERROR_WEAK_ROWS_MAX,
+    )  # fmt: skip
+    if not ok:
+        return None
+    return _Steps(guess, weak, cond, err_a, err_l, contact, err_f, counted, tried, enumerated, None, False)
+
+
 def forward_error(
     problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray, lam_t: np.ndarray, weak_rtol: float = ACTIVE_RTOL
 ) -> Certificate | None:
@@ -811,34 +894,18 @@ def forward_error(
     """
     if problem.sparse or problem.n + problem.m * problem.dimension > FORWARD_ERROR_MAX:
         return None
-    guess = guess_active(problem, a, lam_n)
-    first = _newton_step(problem, a, lam_n, lam_t, guess, weak_rtol)
-    weak = _weakly_active(problem, a, lam_n, weak_rtol, first.da)
-    sets, steps = [guess], [first]
-    idx = np.flatnonzero(weak)
-    enumerated = len(idx) <= FORWARD_ERROR_WEAK_ROWS_MAX
-    combos = (
-        itertools.product((False, True), repeat=len(idx)) if enumerated else [(True,) * len(idx), (False,) * len(idx)]
-    )
-    for on in combos:
-        alt = guess.copy()
-        alt[idx] = on
-        if not any(np.array_equal(alt, s) for s in sets):
-            sets.append(alt)
-            steps.append(_newton_step(problem, a, lam_n, lam_t, alt, weak_rtol))
-    counted = [steps[0]] + [s for s in steps[1:] if s.admissible]
-    cond = max(s.cond for s in counted)
-    err_a = max(s.err_a for s in counted)
-    err_l = max(s.err_l for s in counted)
-    contact = np.max([s.contact for s in counted], axis=0) if problem.m else np.zeros(0)
-    err_f = float(contact.max(initial=0.0)) if enumerated else float("inf")
+    out = _compiled_steps(problem, a, lam_n, lam_t, weak_rtol)
+    if out is None:
+        out = _numpy_steps(problem, a, lam_n, lam_t, weak_rtol)
+    guess, weak, cond, err_a, err_l, contact = out.guess, out.weak, out.cond, out.err_a, out.err_l, out.contact
+    err_f = out.err_f
     err = max(err_a, err_f)
     k = len(problem.bilateral) + len(problem.tangent_rows(problem.sticking)) + int(guess.sum())
     implies = (
         f"the returned a is within about {err_a:.1e} (relative) of the exact acceleration and each contact's "
         f"force within {err_f:.1e} of its exact force (relative to that force)"
     )
-    if len(counted) == 1 and counted[0].zero_kkt:
+    if out.zero_kkt:
         implies = (
             "the KKT matrix is zero and the residual vanishes: the returned (a, λ) solves the equations exactly"
             if err == 0.0
@@ -858,10 +925,10 @@ def forward_error(
             "multipliers": err_l,
             "contact_force_errors": contact,
             "active_rows": int(k),
-            "row_rank": steps[0].row_rank,
+            "row_rank": out.row_rank,
             "weakly_active": problem.unilateral[weak].tolist() if len(weak) else [],
-            "active_sets_counted": len(counted),
-            "active_sets_tried": len(steps),
-            "weak_rows_enumerated": enumerated,
+            "active_sets_counted": out.counted,
+            "active_sets_tried": out.tried,
+            "weak_rows_enumerated": out.enumerated,
         },
     )

@@ -4,35 +4,10 @@ caches them on disk for every process (functions nested in another function are 
 
 from __future__ import annotations
 
-import llvmlite.binding as _llvm
 import numpy as np
-from numba import types as _types
-from numba.extending import get_cython_function_address
 
 from ..linalg.jit import njit
-
-
-def _lapack_ilp64() -> bool:
-    """Whether SciPy's LAPACK was built with 64-bit integers (``scipy.show_config``; unknown counts as not)."""
-    import scipy
-
-    try:
-        deps = scipy.show_config(mode="dicts")["Build Dependencies"]
-    except Exception:  # an older SciPy without the dictionary form: its wheels were LP64
-        return False
-    return any(bool(deps.get(lib, {}).get("has ilp64", False)) for lib in ("lapack", "blas"))
-
-
-# LAPACK's LU (``getrf``/``getrs``) through SciPy's Cython bindings: the functions ``scipy.linalg.lapack``'s own
-# ``dgetrf``/``dgetrs`` call (so the factors and solves of ``gaussqp.linalg.dense.lu_solver`` bit for bit), registered
-# under a name of their own so that numba's on-disk cache refers to the symbol, not to this process's address
-if _lapack_ilp64():
-    raise ImportError("SciPy's LAPACK takes 64-bit integers (an ILP64 build): the compiled LU passes 32-bit ones")
-for _name in ("dgetrf", "dgetrs"):
-    _llvm.add_symbol("gaussqp_" + _name, get_cython_function_address("scipy.linalg.cython_lapack", _name))
-_P = _types.voidptr
-_dgetrf = _types.ExternalFunction("gaussqp_dgetrf", _types.void(_P, _P, _P, _P, _P, _P))
-_dgetrs = _types.ExternalFunction("gaussqp_dgetrs", _types.void(_P, _P, _P, _P, _P, _P, _P, _P, _P))
+from ..linalg.lapack_bindings import dgetrf as _dgetrf, dgetrs as _dgetrs
 
 
 @njit

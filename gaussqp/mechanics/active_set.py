@@ -207,6 +207,13 @@ def _read_only(arr: np.ndarray) -> np.ndarray:
 _SVD_MEMO = _ActiveSetMemo()
 
 
+def factored_any(problem: ContactProblem) -> bool:
+    """Whether :func:`equilibrated_kkt_svd` keeps a factorization of some active set of ``problem`` (the polish's): the
+    forward error then takes its steps in NumPy, which reads it, instead of factoring the set again in its compiled
+    kernel (:func:`gaussqp.certificates.instance.forward_error`)."""
+    return problem in _SVD_MEMO
+
+
 def equilibrated_kkt_svd(problem: ContactProblem, active: np.ndarray) -> KKTFactor:
     """The :class:`KKTFactor` of ``problem`` with the unilateral rows ``active``: :func:`equilibrated_kkt` and the
     singular values of its equilibrated matrix (its vectors too where it is likely singular: more rows than

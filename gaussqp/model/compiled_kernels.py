@@ -19,6 +19,11 @@ which fails its check either way:
   contacts;
 - :func:`newton_step_errors`: the forward error's Newton step after the step and the rows of ``K̃⁺`` are known
   (:func:`gaussqp.certificates.instance._step_errors`);
+- :func:`forward_error`: the forward error's Newton steps whole, where every active set's equilibrated KKT matrix has
+  full rank (:func:`gaussqp.certificates.instance._numpy_steps`): the matrix, its singular values (``dgesdd``), its LU,
+  solve and inverse (``dgetrf``, ``dgetrs``, ``dgetri``) from SciPy's LAPACK (:mod:`gaussqp.linalg.lapack_bindings`),
+  with the workspaces SciPy's wrappers and NumPy's ``svd`` use (NumPy's ``svd`` calls the same ``dgesdd`` from its own
+  OpenBLAS build: the tests compare the numbers);
 - :func:`row_scales`: the data scales of a dense problem with M ≻ 0 (:func:`gaussqp.model.scales._numpy_scales`).
 """
 
@@ -27,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..linalg.jit import njit
+from ..linalg.lapack_bindings import dgesdd, dgetrf, dgetri, dgetrs
 
 
 @njit
@@ -399,3 +405,263 @@ def row_scales(M, F, Jn, b, Jt, c, s, R, w, lam_max):
     dynamics_row = dynamics_row + (_mv(np.abs(Jn).T, lam_n) if m else np.zeros(dynamics_row.size))
     dynamics_row = dynamics_row + (_mv(np.abs(Jt).T, lam_t) if k else np.zeros(dynamics_row.size))
     return wn, wt, free, accel, force, normal_row, tangent_row, dynamics_row, work
+
+
+@njit
+def _fortran_copy(A):
+    """A copy of ``A`` in LAPACK's column order (the factors and the inverse overwrite it)."""
+    return A.T.copy().T
+
+
+@njit
+def _singular_values(A):
+    """``np.linalg.svd(A, compute_uv=False)`` of a square ``A``: LAPACK's ``dgesdd`` with ``jobz = 'N'`` and the
+    workspace it asks for, as NumPy calls it; ``(values, info)``."""
+    N = A.shape[0]
+    a = _fortran_copy(A)
+    n = np.full(1, N, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    jobz = np.full(1, 78, dtype=np.uint8)  # 'N': the values only
+    s = np.empty(max(N, 1))
+    u = np.empty(1)
+    vt = np.empty(1)
+    iwork = np.empty(max(8 * N, 1), dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
+    query = np.empty(1)
+    lwork = np.full(1, -1, dtype=np.int32)
+    dgesdd(
+        jobz.ctypes, n.ctypes, n.ctypes, a.ctypes, n.ctypes, s.ctypes, u.ctypes, one.ctypes, vt.ctypes, one.ctypes,
+        query.ctypes, lwork.ctypes, iwork.ctypes, info.ctypes,
+    )  # fmt: skip
+    lwork[0] = max(int(query[0]), 1)
+    work = np.empty(lwork[0])
+    dgesdd(
+        jobz.ctypes, n.ctypes, n.ctypes, a.ctypes, n.ctypes, s.ctypes, u.ctypes, one.ctypes, vt.ctypes, one.ctypes,
+        work.ctypes, lwork.ctypes, iwork.ctypes, info.ctypes,
+    )  # fmt: skip
+    return s[:N], info[0]
+
+
+@njit
+def _lu_inverse_step(Kt, res):
+    """``(K̃⁻¹ res, K̃⁻¹, ok)`` by one LU with partial pivoting of ``K̃`` (``dgetrf``), its solve (``dgetrs``) and its
+    inverse (``dgetri`` with SciPy's default workspace, ``max(3N, 1)``): the calls of
+    :class:`gaussqp.mechanics.active_set.KKTFactor` at full rank. The inverse comes in LAPACK's column order (a C-ordered
+    array's transpose). ``ok``: both ended with ``info = 0`` and finite entries (else the caller's NumPy code, which
+    takes the singular vectors then, answers)."""
+    N = Kt.shape[0]
+    lu = _fortran_copy(Kt)
+    n = np.full(1, N, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    piv = np.empty(max(N, 1), dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
+    dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
+    x = res.copy()
+    trans = np.full(1, 78, dtype=np.uint8)  # 'N'
+    dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
+    if info[0] != 0 or not np.all(np.isfinite(x)):
+        return x, lu, False
+    lwork = np.full(1, max(3 * N, 1), dtype=np.int32)
+    work = np.empty(lwork[0])
+    dgetri(n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, work.ctypes, lwork.ctypes, info.ctypes)
+    return x, lu, info[0] == 0 and bool(np.all(np.isfinite(lu)))
+
+
+@njit
+def _active_rows(E, e, G, g, active, eq_weight, in_weight, coordinate):
+    """``(J, c, d)`` of :func:`gaussqp.mechanics.active_set.equilibrated_kkt`: the equality rows then the active
+    unilateral rows, their drifts, and the equilibration ``d = (S, 1/w)``."""
+    n = coordinate.size
+    me = E.shape[0]
+    na = 0
+    for r in range(active.size):
+        if active[r]:
+            na += 1
+    J = np.empty((me + na, n))
+    c = np.empty(me + na)
+    d = np.empty(n + me + na)
+    d[:n] = coordinate
+    for i in range(me):
+        J[i] = E[i]
+        c[i] = e[i]
+        d[n + i] = 1.0 / eq_weight[i]
+    i = me
+    for r in range(active.size):
+        if active[r]:
+            J[i] = G[r]
+            c[i] = g[r]
+            d[n + i] = 1.0 / in_weight[r]
+            i += 1
+    return J, c, d
+
+
+@njit
+def _kkt_step(
+    M, F, E, e, G, g, U, B, rt, d1, coordinate, eq_weight, in_weight, normal_weight, inequality_row, force, accel,
+    free_accel, a, lam_n, lam_t, active, weak_rtol, floor, tiny, eps, rank_multiple, mass_definite,
+):  # fmt: skip
+    """One Newton step of the forward error on the active set ``active``
+    (:func:`gaussqp.certificates.instance._newton_step` where its equilibrated KKT matrix has full rank at the rank rule,
+    whose NumPy lines these are, in order): ``(ok, cond, err_a, err_l, contact, admissible, da)``. ``ok`` False where
+    the NumPy code takes another branch (more active rows than coordinates or a singular M, whose KKT matrix is likely
+    singular and whose singular values the NumPy code takes from the whole SVD; a rank below the order; an LU that
+    fails): the caller then runs the NumPy code."""
+    n = a.size
+    m = lam_n.size
+    J, c, d = _active_rows(E, e, G, g, active, eq_weight, in_weight, coordinate)
+    k = J.shape[0]
+    N = n + k
+    nothing = np.zeros(m)
+    if k > n or not mass_definite:
+        return False, 0.0, 0.0, 0.0, nothing, False, 0.0
+    K = np.zeros((N, N))
+    for i in range(n):
+        for j in range(n):
+            K[i, j] = M[i, j]
+    for r in range(k):
+        for j in range(n):
+            K[j, n + r] = -J[r, j]
+            K[n + r, j] = J[r, j]
+    Kt = np.empty((N, N))
+    for i in range(N):
+        for j in range(N):
+            Kt[i, j] = d[i] * K[i, j] * d[j]
+    sv, info = _singular_values(Kt)
+    if info != 0:
+        return False, 0.0, 0.0, 0.0, nothing, False, 0.0
+    rtol = max(N, 1) * eps * rank_multiple
+    rank = 0
+    if sv.size and sv[0] > 0:
+        for s in sv:
+            if s > rtol * sv[0]:
+                rank += 1
+    if rank < N or rank == 0:
+        return False, 0.0, 0.0, 0.0, nothing, False, 0.0
+    nb, ns = B.size, rt.size
+    lam = np.empty(k)
+    owner = np.empty(k, dtype=np.int64)
+    for i in range(nb):
+        lam[i] = lam_n[B[i]]
+        owner[i] = B[i]
+    for i in range(ns):
+        lam[nb + i] = lam_t[rt[i]]
+        owner[nb + i] = rt[i] // d1
+    i = nb + ns
+    for r in range(U.size):
+        if active[r]:
+            lam[i] = lam_n[U[r]]
+            owner[i] = U[r]
+            i += 1
+    z = np.empty(N)
+    z[:n] = a
+    z[n:] = lam
+    a_t = a / d[:n]
+    lam_t_ = lam / d[n:]
+    rhs = np.empty(N)
+    for i in range(n):
+        rhs[i] = -F[i]
+    for i in range(k):
+        rhs[n + i] = -c[i]
+    res = d * (_mv(K, z) - rhs)
+    dz, inverse, ok = _lu_inverse_step(Kt, res)
+    if not ok:
+        return False, 0.0, 0.0, 0.0, nothing, False, 0.0
+    cond = sv[0] / sv[rank - 1]
+    # the rows n: of the inverse in the layout gaussqp.certificates.instance._row_layout hands them on: the transpose
+    # of LAPACK's column-ordered rows, C-ordered (a copy of the rows where either dimension is 1)
+    if k > 1 and N > 1:
+        Kp = inverse.T[:, n:].copy()
+        transposed = True
+    else:
+        Kp = inverse[n:].copy()
+        transposed = False
+    err_a, err_l, contact, admissible, amag = newton_step_errors(
+        a, lam_n, dz, Kp, transposed, bool(np.isfinite(cond)), a_t, lam_t_, d, K, d * rhs, cond, owner, U, active,
+        normal_weight, force, accel, free_accel, G, g, inequality_row, weak_rtol, floor, tiny, eps,
+    )  # fmt: skip
+    return True, cond, err_a, err_l, contact, admissible, err_a * amag
+
+
+@njit
+def forward_error(
+    M, F, E, e, G, g, U, B, rt, d1, coordinate, eq_weight, in_weight, normal_weight, inequality_row, force, accel,
+    free_accel, a, lam_n, lam_t, weak_rtol, floor, tiny, eps, rank_multiple, mass_definite, weak_rows_max,
+):  # fmt: skip
+    """:func:`gaussqp.certificates.instance.forward_error` where every active set's step has an equilibrated KKT matrix
+    of full rank (:func:`_kkt_step`): the guessed active set (``λ̂_i >= ĝ_i``), its step, the weakly active rows, the
+    steps of their combinations (every one up to ``weak_rows_max`` rows, in ``itertools.product``'s order; else all of
+    them active and none), the worst errors over the steps counted. Returns ``(ok, guess, weak, cond, err_a, err_l,
+    contact, err_f, counted, tried, enumerated)``; ``ok`` False sends the caller to the NumPy code."""
+    m = lam_n.size
+    nu = U.size
+    row = np.empty(nu)
+    for r in range(nu):
+        row[r] = inequality_row[r] if inequality_row[r] > 0 else 1.0
+    slack = _mv(G, a) + g if nu else np.zeros(0)
+    lam_hat = np.empty(nu)
+    guess = np.zeros(nu, dtype=np.bool_)
+    for r in range(nu):
+        lam_hat[r] = lam_n[U[r]] * normal_weight[U[r]] / force
+        guess[r] = lam_hat[r] >= slack[r] / row[r]
+    empty = np.zeros(0, dtype=np.bool_)
+    ok, cond, err_a, err_l, contact, admissible, da = _kkt_step(
+        M, F, E, e, G, g, U, B, rt, d1, coordinate, eq_weight, in_weight, normal_weight, inequality_row, force, accel,
+        free_accel, a, lam_n, lam_t, guess, weak_rtol, floor, tiny, eps, rank_multiple, mass_definite,
+    )  # fmt: skip
+    if not ok:
+        return False, guess, empty, 0.0, 0.0, 0.0, contact, 0.0, 0, 0, False
+    # _weakly_active
+    weak = np.zeros(nu, dtype=np.bool_)
+    if nu:
+        ghat = (_mv(G, a) + g) / row
+        if np.isfinite(da):
+            reach = _mv(np.abs(G), coordinate) * da / row
+        else:
+            reach = np.full(nu, np.inf)
+        for r in range(nu):
+            weak[r] = (ghat[r] <= weak_rtol + reach[r]) and (lam_hat[r] <= weak_rtol)
+    idx = np.flatnonzero(weak)
+    w = idx.size
+    enumerated = w <= weak_rows_max
+    combos = 1 << w if enumerated else 2
+    sets = np.zeros((combos + 1, nu), dtype=np.bool_)
+    sets[0] = guess
+    count = 1
+    counted = 1
+    tried = 1
+    for q in range(combos):
+        alt = guess.copy()
+        for j in range(w):
+            if enumerated:
+                alt[idx[j]] = (q >> (w - 1 - j)) & 1 == 1
+            else:
+                alt[idx[j]] = q == 0  # all of them active, then none
+        seen = False
+        for s in range(count):
+            if np.array_equal(sets[s], alt):
+                seen = True
+                break
+        if seen:
+            continue
+        sets[count] = alt
+        count += 1
+        ok, cond_s, err_a_s, err_l_s, contact_s, admissible_s, _ = _kkt_step(
+            M, F, E, e, G, g, U, B, rt, d1, coordinate, eq_weight, in_weight, normal_weight, inequality_row, force,
+            accel, free_accel, a, lam_n, lam_t, alt, weak_rtol, floor, tiny, eps, rank_multiple, mass_definite,
+        )  # fmt: skip
+        tried += 1
+        if not ok:
+            return False, guess, weak, 0.0, 0.0, 0.0, contact, 0.0, 0, 0, False
+        if admissible_s:
+            counted += 1
+            cond = _first_larger(cond, cond_s)
+            err_a = _first_larger(err_a, err_a_s)
+            err_l = _first_larger(err_l, err_l_s)
+            for i in range(m):
+                contact[i] = _larger(contact[i], contact_s[i])
+    err_f = np.inf
+    if enumerated:
+        err_f = 0.0
+        for i in range(m):
+            err_f = _larger(err_f, contact[i])
+    return True, guess, weak, cond, err_a, err_l, contact, err_f, counted, tried, enumerated

@@ -290,7 +290,11 @@ def test_the_newton_steps_errors_are_the_numpy_ones(monkeypatch, seed, n, m, d, 
                 fast.data[key] if fast.data[key] is not None else np.nan,
                 slow.data[key] if slow.data[key] is not None else np.nan,
             ), key
+        for key in ("active_rows", "weakly_active", "active_sets_counted", "active_sets_tried", "weak_rows_enumerated"):
+            assert fast.data[key] == slow.data[key], key
+        assert type(fast.data["weak_rows_enumerated"]) is bool and type(fast.data["active_sets_tried"]) is int
         assert fast.margin == slow.margin or (np.isnan(fast.margin) and np.isnan(slow.margin))
+        assert fast.implies == slow.implies
 
 
 @pytest.mark.parametrize("name", ["humanoid_lying", "quadruped_standing", "stacker_boxes"])
@@ -314,8 +318,10 @@ def test_the_newton_steps_errors_on_robots(monkeypatch, name):
 
 
 def test_the_newton_step_uses_the_kernel_when_loaded(monkeypatch):
-    """The forward error's step reaches the compiled kernel when it is loaded, and not for an answer in long double
-    (found by a review: it reached numba and raised), which keeps the NumPy code in its own precision."""
+    """The forward error's steps reach the compiled kernels when they are loaded: whole (``forward_error``) where every
+    KKT matrix has full rank; the NumPy steps with the compiled errors (``newton_step_errors``) where one is singular
+    (more active rows than coordinates); and neither for an answer in long double (found by a review: it reached numba
+    and raised), which keeps the NumPy code in its own precision."""
     from gaussqp.certificates.instance import forward_error
 
     p = random_problem(21, 8, 4, 3, False)
@@ -325,7 +331,41 @@ def test_the_newton_step_uses_the_kernel_when_loaded(monkeypatch):
 
     monkeypatch.setattr(compiled, "kernels_when_worth", lambda: Spy())
     forward_error(p.with_force(p.F), a, ln, lt)
-    assert "newton_step_errors" in calls
+    assert calls == ["forward_error"]
     calls.clear()
     long = forward_error(p.with_force(p.F), a.astype(np.longdouble), ln.astype(np.longdouble), lt)
-    assert "newton_step_errors" not in calls and long is not None
+    assert not calls and long is not None
+    # 6 bilateral contacts held sticking in 3D: 18 equality rows on 8 coordinates, a singular KKT matrix
+    q = random_problem(21, 8, 6, 3, False)
+    q = ContactProblem.from_blocks(
+        q.M, q.F, q.J_n, q.normal_drift, ["bilateral"] * 6, q.J_t, q.tangent_drift, np.ones(6), ["sticking"] * 6,
+        dimension=3,
+    )  # fmt: skip
+    a, ln, lt = answers(q, np.random.default_rng(23))[0]
+    calls.clear()
+    forward_error(q, a, ln, lt)
+    assert calls[0] == "forward_error" and "newton_step_errors" in calls
+
+
+def test_the_compiled_steps_enumerate_the_weak_rows(monkeypatch):
+    """At rest on rows without drift (slack and multiplier both zero: every unilateral row weakly active) the compiled
+    steps try the combinations of the weak rows as the NumPy ones do (more than one active set tried), with the same
+    numbers; with more weak rows than are enumerated, all active and none."""
+    from gaussqp.certificates import instance
+
+    tried = []
+    for m, d in ((3, 2), (7, 3)):
+        base = random_problem(5, 12, m, d, False)
+        p = ContactProblem.from_blocks(
+            base.M, base.F, base.J_n, np.zeros(m), ["unilateral"] * m, base.J_t, np.zeros(m * (d - 1)),
+            np.zeros(m), ["frictionless"] * m, dimension=d,
+        )  # fmt: skip
+        a, ln, lt = np.zeros(p.n), np.zeros(p.m), np.zeros(p.J_t.shape[0])
+        fast = instance._compiled_steps(p, a, ln, lt, 1e-9)
+        slow = instance._numpy_steps(p, a, ln, lt, 1e-9)
+        assert fast is not None
+        assert fast.weak.all() and fast.enumerated == (m <= gsettings.FORWARD_ERROR_WEAK_ROWS_MAX)
+        for key in slow._fields:
+            assert same(getattr(fast, key) if key != "row_rank" else 0, getattr(slow, key) if key != "row_rank" else 0)
+        tried.append(fast.tried)
+    assert tried[0] == 2**3 and tried[1] == 2

@@ -14,9 +14,9 @@ from gaussqp import ContactProblem, problems
 from gaussqp.mechanics import active_set as kkt
 
 
-def test_one_solve_factors_each_active_set_once(monkeypatch):
+def frictionless_humanoid() -> ContactProblem:
     p = problems.load("real/humanoid_lying")
-    q = ContactProblem.from_blocks(
+    return ContactProblem.from_blocks(
         p.M,
         p.F,
         p.J_n,
@@ -30,6 +30,15 @@ def test_one_solve_factors_each_active_set_once(monkeypatch):
         [False] * p.m,
         3,
     )
+
+
+def test_one_solve_factors_each_active_set_once(monkeypatch):
+    """With the NumPy steps of the forward error (the compiled steps, which factor in their kernel, are the next
+    test's)."""
+    from gaussqp.certificates import compiled
+
+    monkeypatch.setattr(compiled, "kernels_when_worth", lambda: None)
+    q = frictionless_humanoid()
     built = []
     real = kkt.equilibrated_kkt
     monkeypatch.setattr(
@@ -39,6 +48,31 @@ def test_one_solve_factors_each_active_set_once(monkeypatch):
     assert sol.status == "solved" and sol.crosscheck.agree is True
     assert sol.certificate("forward_error").holds is True
     assert len(built) == len(set(built)) >= 1  # every active set factored once (four uses)
+
+
+def test_the_compiled_steps_never_factor_a_set_the_polish_factored(monkeypatch):
+    """The forward error's compiled steps factor their sets in their kernel; where the polish has factored a set of the
+    problem (an interior-point answer, here Clarabel's) the NumPy steps run and read it: one factorization either way."""
+    from gaussqp.certificates import compiled, instance
+
+    if compiled.kernels() is None:
+        import pytest
+
+        pytest.skip("numba is not installed: pip install 'gaussqp[fast]'")
+    monkeypatch.setattr(compiled, "kernels_when_worth", compiled.kernels)
+    ran = []
+    real = instance._compiled_steps
+    monkeypatch.setattr(instance, "_compiled_steps", lambda *a: ran.append(r := real(*a)) or r)
+    sol = gaussqp.solve(frictionless_humanoid(), crosscheck=False)  # DAQP's answer: not polished
+    assert sol.solver == "daqp" and not kkt.factored_any(sol.problem) and ran[-1] is not None
+    built = []
+    real_kkt = kkt.equilibrated_kkt
+    monkeypatch.setattr(
+        kkt, "equilibrated_kkt", lambda prob, active: built.append(active.tobytes()) or real_kkt(prob, active)
+    )
+    sol = gaussqp.solve(frictionless_humanoid(), solver="clarabel", crosscheck=False)
+    assert sol.status == "solved" and sol.certificate("forward_error").holds is True
+    assert len(built) == len(set(built)) >= 1 and ran[-1] is None  # the polish's factors, read by the NumPy steps
 
 
 def test_factor_is_keyed_by_the_active_set_and_equals_a_fresh_svd():
