@@ -603,56 +603,55 @@ def forward_error(
     for r in range(nu):
         lam_hat[r] = lam_n[U[r]] * normal_weight[U[r]] / force
         guess[r] = lam_hat[r] >= slack[r] / row[r]
-    empty = np.zeros(0, dtype=np.bool_)
-    ok, cond, err_a, err_l, contact, admissible, da = _kkt_step(
-        M, F, E, e, G, g, U, B, rt, d1, coordinate, eq_weight, in_weight, normal_weight, inequality_row, force, accel,
-        free_accel, a, lam_n, lam_t, guess, weak_rtol, floor, tiny, eps, rank_multiple, mass_definite,
-    )  # fmt: skip
-    if not ok:
-        return False, guess, empty, 0.0, 0.0, 0.0, contact, 0.0, 0, 0, False
-    # _weakly_active
     weak = np.zeros(nu, dtype=np.bool_)
-    if nu:
-        ghat = (_mv(G, a) + g) / row
-        if np.isfinite(da):
-            reach = _mv(np.abs(G), coordinate) * da / row
-        else:
-            reach = np.full(nu, np.inf)
-        for r in range(nu):
-            weak[r] = (ghat[r] <= weak_rtol + reach[r]) and (lam_hat[r] <= weak_rtol)
-    idx = np.flatnonzero(weak)
-    w = idx.size
-    enumerated = w <= weak_rows_max
-    combos = 1 << w if enumerated else 2
-    sets = np.zeros((combos + 1, nu), dtype=np.bool_)
-    sets[0] = guess
-    count = 1
-    counted = 1
-    tried = 1
-    for q in range(combos):
+    idx = np.zeros(0, dtype=np.int64)
+    contact = np.zeros(m)
+    cond = err_a = err_l = 0.0
+    enumerated = True
+    combos = 0  # the sets after the guess: known once its step is taken
+    sets = np.zeros((1, nu), dtype=np.bool_)
+    count = counted = 0
+    q = -1  # -1: the guess; then the combinations of the weak rows
+    while q < combos:
         alt = guess.copy()
+        w = idx.size
         for j in range(w):
-            if enumerated:
-                alt[idx[j]] = (q >> (w - 1 - j)) & 1 == 1
-            else:
-                alt[idx[j]] = q == 0  # all of them active, then none
+            alt[idx[j]] = ((q >> (w - 1 - j)) & 1 == 1) if enumerated else q == 0  # else all active, then none
         seen = False
         for s in range(count):
-            if np.array_equal(sets[s], alt):
+            same = True
+            for r in range(nu):
+                if sets[s, r] != alt[r]:
+                    same = False
+                    break
+            if same:
                 seen = True
                 break
+        q += 1
         if seen:
             continue
         sets[count] = alt
         count += 1
-        ok, cond_s, err_a_s, err_l_s, contact_s, admissible_s, _ = _kkt_step(
+        ok, cond_s, err_a_s, err_l_s, contact_s, admissible_s, da = _kkt_step(
             M, F, E, e, G, g, U, B, rt, d1, coordinate, eq_weight, in_weight, normal_weight, inequality_row, force,
             accel, free_accel, a, lam_n, lam_t, alt, weak_rtol, floor, tiny, eps, rank_multiple, mass_definite,
         )  # fmt: skip
-        tried += 1
         if not ok:
             return False, guess, weak, 0.0, 0.0, 0.0, contact, 0.0, 0, 0, False
-        if admissible_s:
+        if count == 1:
+            # the guess's step: every later set is counted only where its corrected point keeps its signs
+            cond, err_a, err_l, contact, counted = cond_s, err_a_s, err_l_s, contact_s.copy(), 1
+            if nu:  # the weakly active rows (_weakly_active)
+                ghat = (_mv(G, a) + g) / row
+                reach = _mv(np.abs(G), coordinate) * da / row if np.isfinite(da) else np.full(nu, np.inf)
+                for r in range(nu):
+                    weak[r] = (ghat[r] <= weak_rtol + reach[r]) and (lam_hat[r] <= weak_rtol)
+            idx = np.flatnonzero(weak)
+            enumerated = idx.size <= weak_rows_max
+            combos = (1 << idx.size) if enumerated else 2
+            sets = np.zeros((combos + 1, nu), dtype=np.bool_)
+            sets[0] = alt
+        elif admissible_s:
             counted += 1
             cond = _first_larger(cond, cond_s)
             err_a = _first_larger(err_a, err_a_s)
@@ -664,4 +663,4 @@ def forward_error(
         err_f = 0.0
         for i in range(m):
             err_f = _larger(err_f, contact[i])
-    return True, guess, weak, cond, err_a, err_l, contact, err_f, counted, tried, enumerated
+    return True, guess, weak, cond, err_a, err_l, contact, err_f, counted, count, enumerated
