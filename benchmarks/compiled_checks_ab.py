@@ -13,39 +13,26 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import numpy as np  # noqa: E402
 
-import gaussqp  # noqa: E402
 import gaussqp.settings as gsettings  # noqa: E402
 from gaussqp import problems  # noqa: E402
 
-from speed import frictionless, states  # noqa: E402
+from speed import frictionless, paired_switch, states  # noqa: E402
 from steady import load_compiled_kernels  # noqa: E402
 
 
 def paired(p, crosscheck: bool, count: int, rng) -> tuple[float, float, float]:
     """(median ms with the NumPy checks, median ms compiled, median per-state ratio) over ``count`` states of ``p``."""
-    sts = states(p, count + 1, rng)
-    for flag in (True, False):  # warm-up: kernels compiled or loaded, routes' imports done
+
+    def switch(flag: bool) -> None:
         gsettings.CERTIFICATES_COMPILED = flag
-        gaussqp.solve(sts[0].with_force(sts[0].F), crosscheck=crosscheck)
-    on, off = [], []
-    for i, s in enumerate(sts[1:]):
-        for flag in (True, False) if i % 2 == 0 else (False, True):
-            gsettings.CERTIFICATES_COMPILED = flag
-            q = s.with_force(s.F)
-            t = time.process_time()
-            sol = gaussqp.solve(q, crosscheck=crosscheck)
-            (on if flag else off).append(time.process_time() - t)
-            if sol.status != "solved":
-                raise SystemExit(f"state {i}: {sol.status} ({sol.message})")
-    gsettings.CERTIFICATES_COMPILED = True
-    return float(np.median(off)) * 1e3, float(np.median(on)) * 1e3, float(np.median(np.array(off) / np.array(on)))
+
+    return paired_switch(states(p, count + 1, rng), crosscheck, switch)
 
 
 def main(argv=None) -> int:

@@ -66,6 +66,30 @@ def median_time(fn, repeat: int, inputs: list | None = None) -> tuple[float, obj
     return float(np.median(ts)), out
 
 
+def paired_switch(sts: list, crosscheck: bool, switch) -> tuple[float, float, float]:
+    """``(median ms off, median ms on, median per-state ratio off/on)``: each state of ``sts[1:]`` solved twice in a
+    row, with ``switch(True)`` and ``switch(False)`` (the order alternating), each time as a fresh problem object, so the
+    machine's drift over the run weighs on both sides alike (``sts[0]`` warms both up). CPU time; every answer must be
+    solved, else the run stops. The switch is left on."""
+    for flag in (True, False):
+        switch(flag)
+        gaussqp.solve(sts[0].with_force(sts[0].F), crosscheck=crosscheck)
+    on, off = [], []
+    try:
+        for i, s in enumerate(sts[1:]):
+            for flag in (True, False) if i % 2 == 0 else (False, True):
+                switch(flag)
+                q = s.with_force(s.F)
+                t = time.process_time()
+                sol = gaussqp.solve(q, crosscheck=crosscheck)
+                (on if flag else off).append(time.process_time() - t)
+                if sol.status != "solved":
+                    raise SystemExit(f"state {i}: {sol.status} ({sol.message})")
+    finally:
+        switch(True)
+    return float(np.median(off)) * 1e3, float(np.median(on)) * 1e3, float(np.median(np.array(off) / np.array(on)))
+
+
 def copies(p: ContactProblem, count: int) -> list[ContactProblem]:
     """``count`` new problem objects with the data of ``p`` (its cached factorizations are not carried over)."""
     return fresh([p] * count)
