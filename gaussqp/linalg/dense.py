@@ -344,6 +344,33 @@ def row_rank(A) -> tuple[int, float]:
     return singular_value_rank(sv, A.shape), (float(sv[-1]) if k <= n else 0.0)
 
 
+def singular_values(A: np.ndarray) -> np.ndarray:
+    """The singular values of ``A``, largest first, by LAPACK's ``dgesdd`` (values only) from SciPy's build with its
+    wrapper's default workspace: the call :func:`gaussqp.model.compiled_kernels._singular_values` makes, so that a
+    compiled step and this one give the same numbers bit for bit (NumPy's ``svd`` calls ``dgesdd`` from another
+    OpenBLAS build, which rounds otherwise on large matrices with several BLAS threads). Where ``dgesdd`` reports a
+    failure (no convergence), NumPy's ``svd``, which raises it.
+
+    Parameters
+    ----------
+    A : (m, n) array_like
+
+    Returns
+    -------
+    numpy.ndarray
+        ``min(m, n)`` values.
+    """
+    from scipy.linalg import lapack
+
+    A = np.asarray(A, dtype=float)
+    if A.ndim != 2 or A.size == 0:
+        return np.linalg.svd(A, compute_uv=False)
+    _, sv, _, info = lapack.dgesdd(A, compute_uv=0)
+    if info != 0:
+        return np.linalg.svd(A, compute_uv=False)
+    return sv
+
+
 def smallest_singular_value(A: np.ndarray) -> float:
     """sigma_min of ``A`` over min(shape) values (0.0 for an empty matrix)."""
     A = as_dense(A)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg.dense import as_dense
+from ..linalg.dense import as_dense, singular_values
 from ..linalg.kkt import sparse_kkt_solve
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
@@ -142,7 +142,7 @@ class KKTFactor:
         if vectors_first:
             sv = self._vectors()[1]
         else:
-            sv = _read_only(np.linalg.svd(Kt, compute_uv=False))
+            sv = _read_only(singular_values(Kt))
         #: the singular values of K̃, largest first
         self.sv = sv
 

@@ -22,8 +22,8 @@ which fails its check either way:
 - :func:`forward_error`: the forward error's Newton steps whole, where every active set's equilibrated KKT matrix has
   full rank (:func:`gaussqp.certificates.instance._numpy_steps`): the matrix, its singular values (``dgesdd``), its LU,
   solve and inverse (``dgetrf``, ``dgetrs``, ``dgetri``) from SciPy's LAPACK (:mod:`gaussqp.linalg.lapack_bindings`),
-  with the workspaces SciPy's wrappers and NumPy's ``svd`` use (NumPy's ``svd`` calls the same ``dgesdd`` from its own
-  OpenBLAS build: the tests compare the numbers);
+  with the workspaces SciPy's wrappers pass, which the NumPy reference calls too (``gaussqp.linalg.dense.singular_values``,
+  ``scipy.linalg.lapack``);
 - :func:`row_scales`: the data scales of a dense problem with M ≻ 0 (:func:`gaussqp.model.scales._numpy_scales`).
 """
 
@@ -415,8 +415,8 @@ def _fortran_copy(A):
 
 @njit
 def _singular_values(A):
-    """``np.linalg.svd(A, compute_uv=False)`` of a square ``A``: LAPACK's ``dgesdd`` with ``jobz = 'N'`` and the
-    workspace it asks for, as NumPy calls it; ``(values, info)``."""
+    """:func:`gaussqp.linalg.dense.singular_values` of a square ``A``: LAPACK's ``dgesdd`` with ``jobz = 'N'`` and the
+    workspace SciPy's wrapper passes by default, ``max(14N + 4, 10N + 2 + 25·33) + N``; ``(values, info)``."""
     N = A.shape[0]
     a = _fortran_copy(A)
     n = np.full(1, N, dtype=np.int32)
@@ -427,13 +427,7 @@ def _singular_values(A):
     vt = np.empty(1)
     iwork = np.empty(max(8 * N, 1), dtype=np.int32)
     info = np.zeros(1, dtype=np.int32)
-    query = np.empty(1)
-    lwork = np.full(1, -1, dtype=np.int32)
-    dgesdd(
-        jobz.ctypes, n.ctypes, n.ctypes, a.ctypes, n.ctypes, s.ctypes, u.ctypes, one.ctypes, vt.ctypes, one.ctypes,
-        query.ctypes, lwork.ctypes, iwork.ctypes, info.ctypes,
-    )  # fmt: skip
-    lwork[0] = max(int(query[0]), 1)
+    lwork = np.full(1, max(max(14 * N + 4, 10 * N + 2 + 25 * (25 + 8)) + N, 1), dtype=np.int32)
     work = np.empty(lwork[0])
     dgesdd(
         jobz.ctypes, n.ctypes, n.ctypes, a.ctypes, n.ctypes, s.ctypes, u.ctypes, one.ctypes, vt.ctypes, one.ctypes,
@@ -597,12 +591,12 @@ def forward_error(
     row = np.empty(nu)
     for r in range(nu):
         row[r] = inequality_row[r] if inequality_row[r] > 0 else 1.0
-    slack = _mv(G, a) + g if nu else np.zeros(0)
+    ghat = (_mv(G, a) + g) / row if nu else np.zeros(0)  # each row's slack on its scale (the guess, the weak rows)
     lam_hat = np.empty(nu)
     guess = np.zeros(nu, dtype=np.bool_)
     for r in range(nu):
         lam_hat[r] = lam_n[U[r]] * normal_weight[U[r]] / force
-        guess[r] = lam_hat[r] >= slack[r] / row[r]
+        guess[r] = lam_hat[r] >= ghat[r]
     weak = np.zeros(nu, dtype=np.bool_)
     idx = np.zeros(0, dtype=np.int64)
     contact = np.zeros(m)
@@ -616,7 +610,7 @@ def forward_error(
         alt = guess.copy()
         w = idx.size
         for j in range(w):
-            alt[idx[j]] = ((q >> (w - 1 - j)) & 1 == 1) if enumerated else q == 0  # else all active, then none
+            alt[idx[j]] = (((q >> (w - 1 - j)) & 1) == 1) if enumerated else q == 0  # else all active, then none
         seen = False
         for s in range(count):
             same = True
@@ -642,7 +636,6 @@ def forward_error(
             # the guess's step: every later set is counted only where its corrected point keeps its signs
             cond, err_a, err_l, contact, counted = cond_s, err_a_s, err_l_s, contact_s.copy(), 1
             if nu:  # the weakly active rows (_weakly_active)
-                ghat = (_mv(G, a) + g) / row
                 reach = _mv(np.abs(G), coordinate) * da / row if np.isfinite(da) else np.full(nu, np.inf)
                 for r in range(nu):
                     weak[r] = (ghat[r] <= weak_rtol + reach[r]) and (lam_hat[r] <= weak_rtol)

@@ -263,16 +263,42 @@ def forward_errors(monkeypatch, p, a, ln, lt, compiled_on: bool):
     return forward_error(q, a, ln, lt)
 
 
+def same_steps(p: ContactProblem, a, ln, lt, weak_rtol: float) -> bool | None:
+    """Whether the compiled steps of the forward error give the NumPy steps' numbers, field by field (signed zeros and
+    NaNs included); None where the compiled steps decline (the NumPy steps answer alone there)."""
+    from gaussqp.certificates import instance
+
+    fast = instance._compiled_steps(p, a, ln, lt, weak_rtol)
+    if fast is None:
+        return None
+    slow = instance._numpy_steps(p, a, ln, lt, weak_rtol)
+    for key in slow._fields:
+        x, y = getattr(fast, key), getattr(slow, key)
+        if key == "row_rank":
+            ok = x is None and y is None
+        elif isinstance(y, np.ndarray) and y.dtype == bool:
+            ok = np.array_equal(x, y)
+        elif isinstance(y, (bool, int)):
+            ok = x == y and type(x) is type(y)
+        else:
+            ok = same(x, y)
+        if not ok:
+            raise AssertionError(f"{key}: {x!r} against {y!r}")
+    return True
+
+
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
 @given(**sizes(30, 12))
 def test_the_newton_steps_errors_are_the_numpy_ones(monkeypatch, seed, n, m, d, singular):
     """The forward error's Newton steps (every active set it tries, singular KKT matrices among them) with the compiled
-    errors and with NumPy's: the same certificate, number for number."""
+    kernels and with NumPy's, on every kind of answer (random, at rest, signed zeros, 1e300, NaN, infinity): the same
+    certificate, number for number; and the compiled steps' numbers, field by field, where they answer."""
+    monkeypatch.setattr(compiled, "kernels_when_worth", compiled.kernels)
     p = random_problem(seed, n, m, d, singular)
     rng = np.random.default_rng(seed + 2)
-    points = answers(p, rng)[:4]
+    points = answers(p, rng)
     try:
         sol = gaussqp.solve(p, crosscheck=False)
         if sol.acceleration is not None:
@@ -280,8 +306,9 @@ def test_the_newton_steps_errors_are_the_numpy_ones(monkeypatch, seed, n, m, d, 
     except gaussqp.errors.GaussQPError:
         pass  # a problem the library refuses to solve: its random points are compared all the same
     for a, ln, lt in points:
-        fast = forward_errors(monkeypatch, p, a, ln, lt, True)
-        slow = forward_errors(monkeypatch, p, a, ln, lt, False)
+        with np.errstate(all="ignore"):  # NaN and 1e300 answers: the NumPy code's warnings are not under test
+            fast = forward_errors(monkeypatch, p, a, ln, lt, True)
+            slow = forward_errors(monkeypatch, p, a, ln, lt, False)
         assert (fast is None) == (slow is None)
         if fast is None:
             continue
@@ -295,6 +322,43 @@ def test_the_newton_steps_errors_are_the_numpy_ones(monkeypatch, seed, n, m, d, 
         assert type(fast.data["weak_rows_enumerated"]) is bool and type(fast.data["active_sets_tried"]) is int
         assert fast.margin == slow.margin or (np.isnan(fast.margin) and np.isnan(slow.margin))
         assert fast.implies == slow.implies
+        q = p.with_force(p.F)
+        for weak_rtol in (1e-9, 1e-3):
+            with np.errstate(all="ignore"):
+                same_steps(q, a, ln, lt, weak_rtol)
+
+
+@pytest.mark.parametrize("seed, n, m, d", [(1, 3, 1, 3), (18, 4, 2, 2), (28, 4, 2, 2), (7, 12, 6, 3)])
+def test_the_compiled_steps_on_fixed_problems(monkeypatch, seed, n, m, d):
+    """Fixed draws (the hypothesis test's draws change): two active rows, where the rows of the inverse are handed to
+    the errors' kernel transposed (a mutant that hands them untransposed differs here in the last bits, on the answer of
+    size 1e300), and a larger problem; every kind of answer, two weak-row tolerances."""
+    monkeypatch.setattr(compiled, "kernels_when_worth", compiled.kernels)
+    p = random_problem(seed, n, m, d, False)
+    answered = 0
+    for a, ln, lt in answers(p, np.random.default_rng(seed + 2)):
+        for weak_rtol in (1e-9, 1e-3):
+            with np.errstate(all="ignore"):
+                answered += bool(same_steps(p.with_force(p.F), a, ln, lt, weak_rtol))
+    assert answered >= 2
+
+
+def test_the_compiled_steps_on_large_kkt_matrices(monkeypatch):
+    """KKT matrices of 200–330 rows, where two LAPACK builds' singular values once differed with several BLAS threads
+    (a review's finding: NumPy's ``svd`` against SciPy's ``dgesdd``): the compiled steps and the NumPy ones call the
+    same ``dgesdd`` with the same workspace, so their numbers are the same there too."""
+    monkeypatch.setattr(compiled, "kernels_when_worth", compiled.kernels)
+    answered = 0
+    for seed, n, m in ((2, 190, 30), (3, 200, 40), (4, 240, 60), (5, 300, 30)):
+        rng = np.random.default_rng(seed)
+        R = rng.normal(size=(n, n))
+        p = ContactProblem.from_blocks(
+            R @ R.T + 0.1 * np.eye(n), rng.normal(size=n), rng.normal(size=(m, n)), rng.normal(size=m),
+            ["unilateral"] * m, np.zeros((m, n)), np.zeros(m), np.zeros(m), ["frictionless"] * m, dimension=2,
+        )  # fmt: skip
+        sol = gaussqp.solve(p, crosscheck=False)
+        answered += bool(same_steps(p, sol.acceleration, sol.lambda_normal, np.ravel(sol.lambda_tangent), 1e-9))
+    assert answered == 4
 
 
 @pytest.mark.parametrize("name", ["humanoid_lying", "quadruped_standing", "stacker_boxes"])
