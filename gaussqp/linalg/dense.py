@@ -349,7 +349,7 @@ def singular_values(A: np.ndarray) -> np.ndarray:
     wrapper's default workspace: the call :func:`gaussqp.model.compiled_kernels._singular_values` makes, so that a
     compiled step and this one give the same numbers bit for bit (NumPy's ``svd`` calls ``dgesdd`` from another
     OpenBLAS build, which rounds otherwise on large matrices with several BLAS threads). Where ``dgesdd`` reports a
-    failure (no convergence), NumPy's ``svd``, which raises it.
+    failure (no convergence), NumPy's ``svd`` answers instead (it raises ``LinAlgError`` where it fails too).
 
     Parameters
     ----------

@@ -9,7 +9,8 @@ a compiled function's cache is renewed when its own file changes, so the compile
 kernel modules.
 
 - ``dgetrf`` / ``dgetrs`` / ``dgetri``: the LU with partial pivoting, its solve and its inverse;
-- ``dgesdd``: the singular values (``jobz = 'N'``) by divide and conquer, NumPy's ``svd(..., compute_uv=False)``.
+- ``dgesdd``: the singular values (``jobz = 'N'``) by divide and conquer, as :func:`gaussqp.linalg.dense.singular_values`
+  computes them through SciPy's wrapper.
 """
 
 from __future__ import annotations
