@@ -854,12 +854,11 @@ def _compiled_steps(problem: ContactProblem, a, lam_n, lam_t, weak_rtol: float) 
     if answer is None:
         return None
     a_, lam_n_, lam_t_ = answer
-    sc = data_scales(problem)
     ok, guess, weak, cond, err_a, err_l, contact, err_f, counted, tried, enumerated = fast.forward_error(
         arrays.M, arrays.F, arrays.E, arrays.e, arrays.G, arrays.g, arrays.unilateral, arrays.bilateral,
         arrays.sticking_rows, max(problem.dimension - 1, 1), arrays.coordinate, arrays.equality_weight,
         arrays.inequality_weight, arrays.normal_weight, arrays.inequality_row, arrays.force, arrays.accel,
-        arrays.free_accel, a_, lam_n_, lam_t_, float(weak_rtol), max(ACTIVE_RTOL * sc.force, _TINY), _TINY, _EPS,
+        arrays.free_accel, a_, lam_n_, lam_t_, float(weak_rtol), max(ACTIVE_RTOL * arrays.force, _TINY), _TINY, _EPS,
         float(KKT_RANK_MULTIPLE), problem.mass_factor.rank == problem.n, FORWARD_ERROR_WEAK_ROWS_MAX,
     )  # fmt: skip
     if not ok:

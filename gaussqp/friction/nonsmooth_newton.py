@@ -871,13 +871,15 @@ def _compiled_iterate(
     recent[0] = merit
     log = np.empty((max_iter, 4))
     consts = np.empty(6)
-    consts[f.CONST_ARMIJO], consts[f.CONST_BACKTRACK], consts[f.CONST_STEP_MIN] = (
-        COULOMB_ARMIJO,
-        COULOMB_BACKTRACK,
-        COULOMB_NN_STEP_MIN,
-    )
-    consts[f.CONST_FLOOR], consts[f.CONST_STALL_FACTOR] = COULOMB_NN_REG_FLOOR, COULOMB_NN_STALL_FACTOR
-    consts[f.CONST_CYCLE_RTOL] = COULOMB_NN_CYCLE_RTOL
+    for i, value in (
+        (f.CONST_ARMIJO, COULOMB_ARMIJO),
+        (f.CONST_BACKTRACK, COULOMB_BACKTRACK),
+        (f.CONST_STEP_MIN, COULOMB_NN_STEP_MIN),
+        (f.CONST_FLOOR, COULOMB_NN_REG_FLOOR),
+        (f.CONST_STALL_FACTOR, COULOMB_NN_STALL_FACTOR),
+        (f.CONST_CYCLE_RTOL, COULOMB_NN_CYCLE_RTOL),
+    ):
+        consts[i] = value
     limits = np.array([COULOMB_NN_STALL_ITER, COULOMB_NN_CYCLE_ITER])
     pending, none = -1.0, None
     while True:

@@ -148,9 +148,8 @@ def _warm_routes() -> None:
             ]
             p = ContactProblem(np.diag([1.0, 1.0, 2.0]), [1.0, 0.0, 9.81], contacts, dimension=d)
             solve(p, crosscheck=True, formulation="lcp_lemke" if mode == "frictionless" else "auto")
-    if (
-        kernels() is not None
-    ):  # a dense and a sparse Newton run that iterate: every kernel at the routes' argument types
+    if kernels() is not None:
+        # a dense and a sparse Newton run that iterate: every kernel loaded at the routes' argument types
         import scipy.sparse as sp
 
         from ..friction.nonsmooth_newton import solve_newton
