@@ -149,3 +149,49 @@ def test_the_convex_start_never_makes_the_route_claim_solved_above_the_tolerance
     assert lied and sol.extras["path"] == "newton"
     assert sol.natural_map_residual.relative > COULOMB_RESIDUAL_RTOL
     assert sol.status != "solved" and not sol.certified
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("form", ["csr", "csc", "int64"])
+def test_the_program_data_are_scipys_operators_bit_for_bit(seed, form):
+    """The symmetric part and its scaled upper triangle are read off the CSR arrays (``symmetric_part``,
+    ``upper_triangle_csc``): the same pattern, storage order and values, bit for bit, as SciPy's ``(W + W.T) / 2`` and
+    ``triu(Ws / top, format="csc")``, on non-symmetric W with exact zeros, entries that cancel in the sum and rows
+    without entries; and the start itself is unchanged."""
+    from gaussqp.friction.convex_start import symmetric_part, upper_triangle_csc
+
+    rng = np.random.default_rng(seed)
+    N = 3 * int(rng.integers(1, 9))
+    W = rng.normal(size=(N, N)) * 10.0 ** rng.integers(-3, 4, size=(N, N))
+    W[rng.random((N, N)) < 0.4] = 0.0
+    W[0, -1], W[-1, 0] = 0.25, -0.25  # cancels in W + Wᵀ: the entry is dropped
+    W[N // 2] = 0.0  # a row without entries
+    A = sp.csr_matrix(sp.csc_matrix(W)) if form == "csc" else sp.csr_matrix(W)
+    if form == "int64":
+        A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    expected = (A + A.T) / 2
+    got = symmetric_part(A)
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+    top = float(abs(expected).max())
+    P, Q = upper_triangle_csc(got, top), sp.triu(expected / top, format="csc")
+    for name in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(P, name), getattr(Q, name)), name
+    assert P.shape == Q.shape
+
+
+def test_a_non_canonical_w_takes_scipys_operators():
+    """A W whose rows are unsorted and hold an entry stored twice (which stands for their sum) is not read off its
+    arrays: the start is the one of the same matrix in canonical form, and no entry is lost or counted once."""
+    W, q, mu, d = random_problem(3, m=4)
+    N = W.shape[0]
+    rows = [list(np.flatnonzero(W[i]))[::-1] for i in range(N)]  # each row's columns in decreasing order
+    data = [list(W[i, c]) for i, c in enumerate(rows)]
+    rows[0].append(1)  # W[0, 1] stored twice: half and half
+    data[0][rows[0].index(1)] = W[0, 1] / 2
+    data[0].append(W[0, 1] / 2)
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    A = sp.csr_matrix((np.concatenate(data), np.concatenate(rows), indptr), shape=(N, N))
+    assert not A.has_canonical_format
+    assert np.allclose(A.toarray(), W, rtol=0, atol=1e-15)
+    assert np.allclose(convex_start(A, q, mu, d), convex_start(sp.csr_matrix(W), q, mu, d), rtol=0, atol=1e-9)
