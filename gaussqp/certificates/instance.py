@@ -24,7 +24,7 @@ from ..linalg.polyhedral_cones import ConeTest, cone_is_trivial, farkas_vector, 
 from ..errors import UndecidedError
 from ..model.scales import data_scales, relative
 from . import compiled
-from ..linalg.dense import as_dense, matrix_rank, normalize_rows, plain, row_rank
+from ..linalg.dense import as_dense, matrix_rank, normalize_rows, plain, row_rank, surplus_null_vector
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.rows import assemble_multipliers
@@ -39,6 +39,7 @@ from ..settings import (
     FORWARD_ERROR_WEAK_ROWS_MAX,
     KERNEL_ANGLE_MULTIPLE,
     KKT_RANK_MULTIPLE,
+    ROUND_OFF,
     ROUNDOFF_MULTIPLE,
     SCALE_FLOOR,
     VERIFY_RTOL,
@@ -478,7 +479,8 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
             margin=float("inf"),
             implies="no multipliers",
         )
-    rank, s_min = multiplier_row_rank(problem)
+    # more rows than coordinates: dependent whatever their values, so C2's rank is not asked
+    rank, s_min = multiplier_row_rank(problem) if k <= problem.n else (problem.n, 0.0)
     if rank == k:
         return Certificate(
             id="unique_multipliers",
@@ -492,6 +494,23 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
     J = as_dense(J)
     active, zero_lam, thr, lthr = _active_sets(problem, a, lam_n)
     U = problem.unilateral
+    counted = _surplus_witness(problem, J, active, zero_lam)
+    if counted is not None:
+        return Certificate(
+            id="unique_multipliers",
+            name="uniqueness of the multipliers (exact)",
+            source="DESIGN.md §4.2 (a count: more free rows than coordinates)",
+            holds=False,
+            margin=0.0,
+            implies="the multipliers are not unique: λ* + t d solves the problem for small t > 0 along the witness d",
+            data={
+                "active_tolerance": thr,
+                "zero_multiplier_tolerance": lthr,
+                "witness": counted,
+                "detail": "more rows free in sign than coordinates: their combinations have a kernel (a count)",
+                "evidence": _multiplier_witness(problem, rt, counted),
+            },
+        )
     eq_rows = [J.T]
     ineq = []
     for j, i in enumerate(U):
@@ -532,6 +551,32 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
             **({} if t.trivial or t.witness is None else {"evidence": _multiplier_witness(problem, rt, t.witness)}),
         },
     )
+
+
+def _surplus_witness(
+    problem: ContactProblem, J: np.ndarray, active: np.ndarray, zero_lam: np.ndarray
+) -> np.ndarray | None:
+    """A direction ``d ≠ 0`` of the multiplier set found by counting (DESIGN.md §4.2), or None. The rows free in sign
+    at the answer are the bilateral normals, the sticking tangents and the active unilateral normals whose multiplier
+    is not zero; when they outnumber the coordinates, ``Σ_i d_i row_i = 0`` has a solution supported on them (the
+    kernel of ``J_freeᵀ`` has dimension at least ``k_free − n``, :func:`gaussqp.linalg.dense.surplus_null_vector`),
+    which is 0 on the inactive rows and on the active rows of zero multiplier: a direction of the polyhedron, with no
+    rank decided and no LP. Kept only when ``J_freeᵀ d = 0`` holds coordinate by coordinate to the round-off of that
+    coordinate's column, ``ROUND_OFF ‖J_free[:, j]‖ ‖d‖`` (:data:`~gaussqp.settings.ROUND_OFF`, the allowance the
+    cone test gives its rows: the QR's error is normwise); otherwise None, and the LP and rank test of
+    :func:`cone_is_trivial` decide."""
+    k = J.shape[0]
+    free = np.ones(k, dtype=bool)
+    free[problem.unilateral] = active & ~zero_lam
+    if int(free.sum()) <= problem.n:
+        return None
+    rows = J[free]
+    q = surplus_null_vector(rows)
+    if not np.all(np.abs(rows.T @ q) <= ROUND_OFF * np.linalg.norm(rows, axis=0) * np.linalg.norm(q)):  # NaN fails
+        return None
+    d = np.zeros(k)
+    d[free] = q
+    return d
 
 
 def _multiplier_witness(problem: ContactProblem, rt: np.ndarray, d: np.ndarray) -> dict:

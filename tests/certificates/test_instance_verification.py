@@ -433,6 +433,84 @@ def test_unique_multipliers_undecided(monkeypatch):
     assert set(c.data) == {"active_tolerance", "zero_multiplier_tolerance"}
 
 
+def _old_cone_test(p, a, lam_n):
+    """The decision of the LP and rank test alone (``cone_is_trivial`` on the multiplier polyhedron's directions):
+    the oracle the count must agree with."""
+    from gaussqp.linalg.polyhedral_cones import cone_is_trivial
+
+    J = inst.as_dense(inst.multiplier_rows(p)[0])
+    k = J.shape[0]
+    active, zero_lam, _, _ = inst._active_sets(p, a, lam_n)
+    eq, ineq = [J.T], []
+    for j, i in enumerate(p.unilateral):
+        e = np.zeros(k)
+        e[i] = 1.0
+        if not active[j]:
+            eq.append(e[None, :])
+        elif zero_lam[j]:
+            ineq.append(e)
+    return cone_is_trivial(np.vstack(eq), np.array(ineq).reshape(-1, k), k).trivial
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_more_free_rows_than_coordinates_are_not_unique_by_a_count(seed):
+    """More rows free in sign (bilateral, sticking tangents, active unilateral rows with λ > 0) than coordinates:
+    non-unique by counting, with no rank and no LP; the same verdict as the LP and rank test, and a witness that
+    passes the checks its evidence states (Σ d_i row_i = 0, d_i = 0 on inactive rows, d_i >= 0 on active rows of
+    zero multiplier), rows of very different sizes included. Where the free rows do not outnumber the coordinates
+    (many inactive or zero-multiplier rows) the LP decides as before."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 6))
+    m = n + int(rng.integers(1, 6))
+    J = rng.normal(size=(m, n)) * 10.0 ** rng.integers(-4, 5, size=(m, 1))
+    if seed % 4 == 0:
+        J[0] = J[1] * 3.0  # an exactly repeated direction
+    slack = np.where(rng.random(m) < 0.3, rng.uniform(0.5, 2.0, m), 0.0)
+    lam = np.where(rng.random(m) < 0.3, 0.0, rng.uniform(0.1, 2.0, m))
+    lam[slack > 0] = 0.0
+    p = uni(J, slack)
+    a = np.zeros(n)
+    c = inst.unique_multipliers(p, a, lam)
+    # active and zero multipliers as the certificate decides them, each row at its own scale (a multiplier of a tiny
+    # row next to rows 1e8 larger counts as zero)
+    active, zero_lam, _, _ = inst._active_sets(p, a, lam)
+    free = active & ~zero_lam
+    assert c.holds is _old_cone_test(p, a, lam)
+    if free.sum() > n:
+        assert c.holds is False and "a count" in c.data["detail"]
+        d = c.data["witness"]
+        assert np.linalg.norm(d) == pytest.approx(1.0)
+        assert np.all(np.abs(J.T @ d) <= 1e-12 * np.linalg.norm(J, axis=0))
+        assert np.all(d[~active] == 0.0) and np.all(d[active & zero_lam] >= 0.0)
+        assert np.abs(d[free]).max() > 0.0
+    else:
+        assert "a count" not in str(c.data.get("detail", ""))
+
+
+def test_a_counted_witness_that_fails_its_check_leaves_the_decision_to_the_lp(monkeypatch):
+    """The count's kernel vector is checked coordinate by coordinate before it is a witness: one that fails (here a
+    vector off the kernel, or NaN) is dropped, and the LP and rank test decide, with their own witness."""
+    p = uni([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]], [0.0, 0.0, 0.0], F=[1.0, 1.0])
+    for bad in (np.array([1.0, 0.0, 0.0]), np.full(3, np.nan)):
+        monkeypatch.setattr(inst, "surplus_null_vector", lambda rows, bad=bad: bad)
+        c = inst.unique_multipliers(p, np.zeros(2), np.array([0.5, 0.5, 0.5]))
+        assert c.holds is False and "a count" not in c.data["detail"]
+        assert np.abs(np.array([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]]).T @ c.data["witness"]).max() < 1e-12
+
+
+def test_the_count_does_not_ask_the_rows_rank(monkeypatch):
+    """More multiplier rows than coordinates are dependent whatever their values: C2's rank (an SVD of all the rows)
+    is not computed for the uniqueness decision."""
+
+    def no_rank(problem):
+        raise AssertionError("the rank was asked")
+
+    monkeypatch.setattr(inst, "multiplier_row_rank", no_rank)
+    p = uni([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]], [0.0, 0.0, 0.0], F=[1.0, 1.0])
+    c = inst.unique_multipliers(p, np.zeros(2), np.array([0.5, 0.5, 0.5]))
+    assert c.holds is False and c.data["evidence"]["d_normal"].shape == (3,)
+
+
 def test_multiplier_rows_dense_and_sparse_with_sticking_tangent():
     Jn = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     Jt = np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]])

@@ -83,3 +83,26 @@ def test_sparse_factor_in_batches_equals_the_dense_factor_of_each_block():
     assert f.rank == rank
     assert np.abs(M @ f.kernel).max() <= 1e-9 * abs(M).max()
     assert f.kernel.shape[1] == M.shape[0] - f.rank
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (5, 0), (30, 27), (9, 4), (400, 300)])
+def test_surplus_null_vector_is_a_unit_kernel_vector_of_the_transpose(shape):
+    """More rows than columns: a unit q with Aᵀq = 0 to round-off (the last column of the complete QR), for C- and
+    column-ordered input, without changing A."""
+    from gaussqp.linalg.dense import surplus_null_vector
+
+    rng = np.random.default_rng(shape[0])
+    for A in (rng.normal(size=shape), np.asfortranarray(rng.normal(size=shape))):
+        before = A.copy()
+        q = surplus_null_vector(A)
+        assert q.shape == (shape[0],) and np.linalg.norm(q) == pytest.approx(1.0)
+        assert np.abs(A.T @ q).max(initial=0.0) <= 1e-13 * max(1.0, np.linalg.norm(A))
+        assert np.array_equal(A, before)
+
+
+def test_surplus_null_vector_refuses_a_matrix_without_surplus_rows():
+    """No more rows than columns: a kernel vector is a rank decision, not a count (ValueError)."""
+    from gaussqp.linalg.dense import surplus_null_vector
+
+    with pytest.raises(ValueError, match="more rows than columns"):
+        surplus_null_vector(np.eye(3))
