@@ -29,10 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..backends.base import Backend
-from ..backends.direct import RowBlock, conic_presets, solve_conic
+from ..backends.direct import RowBlock, conic_presets, solve_conic, triplets
 from ..model.problem import ContactProblem
 from ..settings import Tolerance
 from .cones import DISK, ConeModel, Layout
@@ -136,13 +135,14 @@ class MultiplierSetConic:
         self.det = frozenset(int(i) for i in detaching(p, a, active_tol, lam_n))
         self.blocks: list[RowBlock] = []
         if self.nx:  # zero cone: stationarity [Eᵀ Gᵀ] λ = r (row j of it is column j of J), λ_in,i = 0 when detaching
-            J = sp.vstack([sp.coo_matrix(E), sp.coo_matrix(G)], format="coo")
+            # [E; G]'s entries, G's rows after E's: the triplets of ``vstack([coo(E), coo(G)])`` without building it
+            (er, ec, ev, eshape), (gr, gc, gv, _) = triplets(E), triplets(G)
             off = np.array([L.pe + L.pos_u[i] for i in sorted(self.det)], dtype=np.int64)
             self.blocks.append(
                 RowBlock(
-                    np.concatenate([J.col, p.n + np.arange(off.size)]).astype(np.int64),
-                    np.concatenate([J.row, off]).astype(np.int64),
-                    np.concatenate([J.data, np.ones(off.size)]),
+                    np.concatenate([ec, gc, p.n + np.arange(off.size)]).astype(np.int64),
+                    np.concatenate([er, eshape[0] + gr, off]).astype(np.int64),
+                    np.concatenate([ev, gv, np.ones(off.size)]),
                     p.n + off.size,
                     "zero",
                     b=np.concatenate([self.r / self.rho, np.zeros(off.size)]),
