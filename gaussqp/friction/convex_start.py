@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from ..backends.clarabel_ import CLARABEL
 from ..backends.direct import RowBlock, conic_presets, solve_conic
-from ..linalg.csr import csr_like, plus, transpose
+from ..linalg.csr import csr_entries, csr_like, plus, transpose
 from ..settings import get_tolerance
 
 
@@ -46,7 +46,8 @@ def convex_start(W, q: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray
     Returns
     -------
     numpy.ndarray or None
-        ``r`` (m·d,), in the cones up to Clarabel's tolerance (the Newton method projects its starts).
+        ``r`` (m·d,), in the cones up to Clarabel's tolerance (the Newton method projects its starts); None also when
+        the symmetric part of W is zero or overflows.
 
     Notes
     -----
@@ -63,12 +64,12 @@ def convex_start(W, q: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray
         return np.zeros(N)
     Wc = sp.csr_matrix(W, dtype=float) if sp.issparse(W) else sp.csr_matrix(np.asarray(W, dtype=float))
     canonical = Wc.has_canonical_format  # sorted, no repeated entry: the arrays are read directly
-    Ws = symmetric_part(Wc) if canonical else (Wc + Wc.T) / 2
+    Ws = _symmetric_part(Wc) if canonical else (Wc + Wc.T) / 2
     top = float(np.abs(Ws.data).max()) if Ws.nnz else 0.0
-    if top == 0.0:
+    if not (0.0 < top < np.inf):  # no W to scale by (zero, or a sum beyond the floats): no start from this program
         return None
     scale = qn / top  # r = scale · x
-    P = upper_triangle_csc(Ws, top) if canonical else sp.triu(Ws / top, format="csc")
+    P = _upper_triangle_csc(Ws, top) if canonical else sp.triu(Ws / top, format="csc")
     base = np.arange(m) * d
     # r_n >= 0: −x_n + s = 0, s >= 0
     nonneg = RowBlock(np.arange(m), base, -np.ones(m), m, "nonneg")
@@ -82,7 +83,7 @@ def convex_start(W, q: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray
     return scale * res.x
 
 
-def symmetric_part(W: sp.csr_matrix) -> sp.csr_matrix:
+def _symmetric_part(W: sp.csr_matrix) -> sp.csr_matrix:
     """``(W + Wᵀ)/2`` of a CSR matrix in SciPy's canonical format, as SciPy's operators compute ``(W + W.T) / 2`` (the
     same entries, values and storage order bit for bit: a sum that is exactly zero dropped, halving exact), through
     :mod:`gaussqp.linalg.csr` instead of the operators' checks and conversions (2.6 ms of a quadruped's 96 unknowns,
@@ -101,8 +102,8 @@ def symmetric_part(W: sp.csr_matrix) -> sp.csr_matrix:
     return csr_like(both, both.data * 0.5)
 
 
-def upper_triangle_csc(Ws: sp.csr_matrix, top: float) -> sp.csc_matrix:
-    """``scipy.sparse.triu(Ws / top, format="csc")`` of a matrix symmetric in pattern and value (:func:`symmetric_part`,
+def _upper_triangle_csc(Ws: sp.csr_matrix, top: float) -> sp.csc_matrix:
+    """``scipy.sparse.triu(Ws / top, format="csc")`` of a matrix symmetric in pattern and value (:func:`_symmetric_part`,
     canonical: sorted indices, no repeated entry): column j of the upper triangle holds the entries ``(i, j)``,
     ``i <= j``, which are row j's entries left of the diagonal in CSR, in the same increasing order. Read off the
     CSR arrays, without the COO round trip (0.8 ms on 96 unknowns).
@@ -110,19 +111,20 @@ def upper_triangle_csc(Ws: sp.csr_matrix, top: float) -> sp.csc_matrix:
     Parameters
     ----------
     Ws : (N, N) scipy.sparse.csr_matrix, symmetric, canonical
-    top : the divisor of every entry (Clarabel's data in O(1) units)
+    top : float
+        the divisor of every entry (Clarabel's data in O(1) units)
 
     Returns
     -------
     scipy.sparse.csc_matrix
     """
     N = Ws.shape[0]
-    rows = np.repeat(np.arange(N), np.diff(Ws.indptr))
-    keep = Ws.indices <= rows
+    rows, cols = csr_entries(Ws)
+    keep = cols <= rows
     indptr = np.zeros(N + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows[keep], minlength=N), out=indptr[1:])
     # times the reciprocal, as SciPy divides a sparse matrix by a scalar (not the division: another rounding)
-    return sp.csc_matrix((Ws.data[keep] * (1.0 / top), Ws.indices[keep], indptr), shape=(N, N))
+    return sp.csc_matrix((Ws.data[keep] * (1.0 / top), cols[keep], indptr), shape=(N, N))
 
 
-__all__ = ["convex_start", "symmetric_part", "upper_triangle_csc"]
+__all__ = ["convex_start"]

@@ -151,47 +151,91 @@ def test_the_convex_start_never_makes_the_route_claim_solved_above_the_tolerance
     assert sol.status != "solved" and not sol.certified
 
 
+def _scipy_program_matrix(W) -> sp.csc_matrix:
+    """The program's quadratic term as SciPy's operators build it: ``triu(Ws / max|Ws|, format="csc")`` with
+    ``Ws = (W + Wᵀ) / 2`` of ``csr_matrix(W)``."""
+    Wc = sp.csr_matrix(W, dtype=float)
+    Ws = (Wc + Wc.T) / 2
+    return sp.triu(Ws / abs(Ws).max(), format="csc")
+
+
+def _program_matrix_of_the_start(W, monkeypatch) -> sp.csc_matrix:
+    """The quadratic term ``convex_start`` hands to Clarabel (captured at ``solve_conic``)."""
+    from gaussqp.friction import convex_start as module
+
+    seen = {}
+    solve = module.solve_conic
+    monkeypatch.setattr(module, "solve_conic", lambda P, *a, **k: (seen.setdefault("P", P), solve(P, *a, **k))[1])
+    N = W.shape[0]
+    q = np.random.default_rng(N).normal(size=N)
+    q[::3] -= 1.0
+    convex_start(W, q, np.full(N // 3, 0.5), 3)
+    return seen["P"]
+
+
+def _same_arrays(P, Q) -> bool:
+    return P.shape == Q.shape and all(
+        np.array_equal(getattr(P, k), getattr(Q, k)) for k in ("indptr", "indices", "data")
+    )
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("form", ["csr", "csc", "int64"])
-def test_the_program_data_are_scipys_operators_bit_for_bit(seed, form):
-    """The symmetric part and its scaled upper triangle are read off the CSR arrays (``symmetric_part``,
-    ``upper_triangle_csc``): the same pattern, storage order and values, bit for bit, as SciPy's ``(W + W.T) / 2`` and
-    ``triu(Ws / top, format="csc")``, on non-symmetric W with exact zeros, entries that cancel in the sum and rows
-    without entries; and the start itself is unchanged."""
-    from gaussqp.friction.convex_start import symmetric_part, upper_triangle_csc
+@pytest.mark.parametrize("form", ["csr", "int64", "explicit zeros"])
+def test_the_program_data_are_scipys_operators_bit_for_bit(seed, form, monkeypatch):
+    """The symmetric part and its scaled upper triangle are read off the CSR arrays (``_symmetric_part``,
+    ``_upper_triangle_csc``): the same pattern, storage order and values, bit for bit, as SciPy's ``(W + W.T) / 2``
+    and ``triu(Ws / top, format="csc")``, on non-symmetric W with entries from 1e-300 to 1e308 (a sum that overflows:
+    then no start; entries that are subnormal once scaled), entries that cancel in the sum, a row without entries,
+    int64 index arrays and explicitly stored zeros; and the matrix ``convex_start`` hands to Clarabel is that one."""
+    from gaussqp.friction.convex_start import _symmetric_part, _upper_triangle_csc
 
     rng = np.random.default_rng(seed)
-    N = 3 * int(rng.integers(1, 9))
+    N = 3 * int(rng.integers(2, 9))
     W = rng.normal(size=(N, N)) * 10.0 ** rng.integers(-3, 4, size=(N, N))
     W[rng.random((N, N)) < 0.4] = 0.0
     W[0, -1], W[-1, 0] = 0.25, -0.25  # cancels in W + Wᵀ: the entry is dropped
     W[N // 2] = 0.0  # a row without entries
-    A = sp.csr_matrix(sp.csc_matrix(W)) if form == "csc" else sp.csr_matrix(W)
+    if seed == 1:
+        W[1, 2] = W[2, 1] = 1e308  # their sum overflows
+    if seed == 2:
+        W[2, 3] = 1e-306  # subnormal once divided by the largest entry
+    A = sp.csr_matrix(W)
     if form == "int64":
         A.indices, A.indptr = A.indices.astype(np.int64), A.indptr.astype(np.int64)
+    if form == "explicit zeros":  # a stored entry of value 0 in every row that has one
+        A = sp.csr_matrix(W + np.where(W == 0.0, 1.0, 0.0) * (np.arange(N)[:, None] == (np.arange(N)[None, :] + 1) % N))
+        A.data[A.data == 1.0] = 0.0
+        assert A.has_canonical_format and np.count_nonzero(A.data == 0.0) > 0
     expected = (A + A.T) / 2
-    got = symmetric_part(A)
-    for name in ("indptr", "indices", "data"):
-        assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+    got = _symmetric_part(A)
+    assert _same_arrays(got, expected)
     top = float(abs(expected).max())
-    P, Q = upper_triangle_csc(got, top), sp.triu(expected / top, format="csc")
-    for name in ("indptr", "indices", "data"):
-        assert np.array_equal(getattr(P, name), getattr(Q, name)), name
-    assert P.shape == Q.shape
+    if np.isfinite(top):
+        assert _same_arrays(_upper_triangle_csc(got, top), sp.triu(expected / top, format="csc"))
+        assert _same_arrays(_program_matrix_of_the_start(A, monkeypatch), _scipy_program_matrix(A))
+    else:  # a sum beyond the floats: nothing to scale the program by, no start
+        assert convex_start(A, np.ones(N), np.full(N // 3, 0.5), 3) is None
 
 
-def test_a_non_canonical_w_takes_scipys_operators():
-    """A W whose rows are unsorted and hold an entry stored twice (which stands for their sum) is not read off its
-    arrays: the start is the one of the same matrix in canonical form, and no entry is lost or counted once."""
-    W, q, mu, d = random_problem(3, m=4)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_non_canonical_w_takes_scipys_operators(seed, monkeypatch):
+    """A W whose rows are stored in random order and hold an entry stored twice (which stands for their sum) is not
+    read off its arrays: Clarabel gets the matrix SciPy's operators give (columns sorted), and the start is the one of
+    the same matrix in canonical form."""
+    rng = np.random.default_rng(seed)
+    W, q, mu, d = random_problem(3 + seed, m=4)
     N = W.shape[0]
-    rows = [list(np.flatnonzero(W[i]))[::-1] for i in range(N)]  # each row's columns in decreasing order
+    rows = [list(rng.permutation(np.flatnonzero(W[i]))) for i in range(N)]
     data = [list(W[i, c]) for i, c in enumerate(rows)]
-    rows[0].append(1)  # W[0, 1] stored twice: half and half
-    data[0][rows[0].index(1)] = W[0, 1] / 2
+    half = rows[0].index(1)  # W[0, 1] stored twice: half and half
+    data[0][half] = W[0, 1] / 2
+    rows[0].append(1)
     data[0].append(W[0, 1] / 2)
     indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
     A = sp.csr_matrix((np.concatenate(data), np.concatenate(rows), indptr), shape=(N, N))
     assert not A.has_canonical_format
     assert np.allclose(A.toarray(), W, rtol=0, atol=1e-15)
+    assert _same_arrays(_program_matrix_of_the_start(A, monkeypatch), _scipy_program_matrix(A))
+    monkeypatch.undo()
     assert np.allclose(convex_start(A, q, mu, d), convex_start(sp.csr_matrix(W), q, mu, d), rtol=0, atol=1e-9)
