@@ -3,7 +3,8 @@
 - ``farkas``: a verified Farkas vector when the constraint set is empty;
 - ``unbounded_ray``: a verified ray ``v ∈ ker M``, feasible, ``Fᵀv < 0`` (singular M);
 - ``unique_acceleration`` / ``unique_multipliers``: exact decisions by LP plus rank tests
-  (the optimal face of F1 and the multiplier polyhedron are singletons or not).
+  (the optimal face of F1 and the multiplier polyhedron are singletons or not); non-unique multipliers first by a
+  count (more rows free in sign than coordinates), which needs neither.
 
 (The residuals of the returned point, ``kkt_residuals``, are computed in
 :mod:`gaussqp.certificates.residuals`.) :func:`gaussqp.certificates.judge.finalize` applies them to any formulation's raw answer, so every
@@ -466,7 +467,10 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
 
     Directions: ``J_allᵀ d = 0``, ``d_i = 0`` on inactive unilateral rows, ``d_i >= 0`` on
     active unilateral rows whose λ_i is zero (degenerate). Full row rank of ``J_all`` is the
-    sufficient condition C2 (tutorial Prop. 3(i), 7(i)); this LP is the exact test.
+    sufficient condition C2 (tutorial Prop. 3(i), 7(i)); more rows free in sign than coordinates decides the other
+    way by a count (:func:`_surplus_witness`); otherwise the rank test and the LP of :func:`cone_is_trivial` are the
+    exact test. The rows are F1's (normals along ``J_n``): the judge does not ask this of sliding or mode-free
+    contacts, whose forces are not along their rows (:func:`gaussqp.certificates.judge._friction_decided`).
     """
     J, rt = multiplier_rows(problem)
     k = J.shape[0]
@@ -560,8 +564,9 @@ def _surplus_witness(
     at the answer are the bilateral normals, the sticking tangents and the active unilateral normals whose multiplier
     is not zero; when they outnumber the coordinates, ``Σ_i d_i row_i = 0`` has a solution supported on them (the
     kernel of ``J_freeᵀ`` has dimension at least ``k_free − n``, :func:`gaussqp.linalg.dense.surplus_null_vector`),
-    which is 0 on the inactive rows and on the active rows of zero multiplier: a direction of the polyhedron, with no
-    rank decided and no LP. Kept only when ``J_freeᵀ d = 0`` holds coordinate by coordinate to the round-off of that
+    which is 0 on the inactive rows and on the active rows of zero multiplier: a direction of the polyhedron, without
+    the SVDs of the rank test (C2's of all the rows, the kernel of the equalities, its image by the inequalities),
+    which reached the same verdict at their rank step in that case. Kept only when ``J_freeᵀ d = 0`` holds coordinate by coordinate to the round-off of that
     coordinate's column, ``ROUND_OFF ‖J_free[:, j]‖ ‖d‖`` (:data:`~gaussqp.settings.ROUND_OFF`, the allowance the
     cone test gives its rows: the QR's error is normwise); otherwise None, and the LP and rank test of
     :func:`cone_is_trivial` decide."""

@@ -254,7 +254,8 @@ def fast_path_applies(problem: ContactProblem, solver: str | None, any_multiplie
     rows = problem.equalities[0].shape[0] + problem.inequalities[0].shape[0]
     if problem.n + rows > FAST_QP_SIZE_MAX or fast_backend(solver, FAST_QP_BACKENDS) is None:
         return False
-    return any_multipliers or multiplier_row_rank(problem)[0] == rows
+    # more rows than coordinates are dependent whatever their values: no rank is computed for them
+    return any_multipliers or (rows <= problem.n and multiplier_row_rank(problem)[0] == rows)
 
 
 def _solve_fast(

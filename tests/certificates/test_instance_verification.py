@@ -498,6 +498,48 @@ def test_a_counted_witness_that_fails_its_check_leaves_the_decision_to_the_lp(mo
         assert np.abs(np.array([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]]).T @ c.data["witness"]).max() < 1e-12
 
 
+def test_bilateral_and_sticking_tangent_rows_are_counted():
+    """A bilateral sticking contact's normal and tangent rows are free in sign: with an active unilateral row of
+    nonzero multiplier, 3 free rows on 2 coordinates, decided by the count, the witness using the tangent row."""
+    p = ContactProblem.from_blocks(
+        np.eye(2), np.zeros(2), np.array([[0.0, 1.0], [1.0, 1.0]]), [0.0, 0.0], ["bilateral", "unilateral"],
+        J_t=np.array([[1.0, 0.0], [1.0, -1.0]]), friction=[0.5, 0.0], modes=["sticking", "frictionless"], dimension=2,
+    )  # fmt: skip
+    c = inst.unique_multipliers(p, np.zeros(2), np.array([0.3, 0.7]))
+    assert c.holds is False and "a count" in c.source
+    assert np.abs(c.data["evidence"]["d_tangent"]).max() > 0.1
+
+
+def test_an_inactive_row_is_not_free_whatever_its_multiplier():
+    """Free means active with a nonzero multiplier: an inactive row keeps d_i = 0 even when the answer gives it a
+    multiplier (here 2 free rows on 1 coordinate, the third row inactive with λ = 1)."""
+    p = ContactProblem.from_blocks(
+        np.eye(1), np.zeros(1), np.array([[1.0], [2.0], [1.0]]), [0.0, 0.0, 1.0], "unilateral"
+    )
+    c = inst.unique_multipliers(p, np.zeros(1), np.array([1.0, 1.0, 1.0]))
+    assert c.holds is False and "a count" in c.source
+    assert c.data["witness"][2] == 0.0 and abs(c.data["witness"][0] + 2.0 * c.data["witness"][1]) < 1e-15
+
+
+@pytest.mark.parametrize("factor, counted", [(0.5, True), (2.0, False)])
+def test_the_counted_witness_is_kept_within_the_round_off_allowance_only(monkeypatch, factor, counted):
+    """The kernel vector is kept when ``|J_freeᵀ q|`` is within ``ROUND_OFF ‖column‖ ‖q‖`` in every coordinate: one
+    moved off the kernel by half that allowance is the witness, one moved by twice that is not (the LP and rank test
+    decide, with their own)."""
+    from gaussqp.linalg.dense import surplus_null_vector
+    from gaussqp.settings import ROUND_OFF
+
+    J = np.array([[0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    p = uni(J, [0.0, 0.0, 0.0], F=[1.0, 1.0])
+    q = surplus_null_vector(J)
+    # a step along the first row's direction (unit, in the rows' span) moves coordinate 1 of Jᵀq by its own size
+    col = np.linalg.norm(J, axis=0)
+    off = q + factor * ROUND_OFF * col[1] * J[:, 1] / np.linalg.norm(J[:, 1]) ** 2
+    monkeypatch.setattr(inst, "surplus_null_vector", lambda rows: off)
+    c = inst.unique_multipliers(p, np.zeros(2), np.array([0.5, 0.5, 0.5]))
+    assert c.holds is False and ("a count" in c.source) is counted
+
+
 def test_the_count_does_not_ask_the_rows_rank(monkeypatch):
     """More multiplier rows than coordinates are dependent whatever their values: C2's rank (an SVD of all the rows)
     is not computed for the uniqueness decision."""
