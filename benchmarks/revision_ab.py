@@ -81,12 +81,24 @@ def holders(current) -> list[tuple[object, str]]:
 
 
 def make_switch(revision: str, swaps: list[str]):
-    """The switch of :func:`speed.paired_switch`: ``True`` today's objects, ``False`` those of ``revision``."""
-    pairs = []
+    """The switch of :func:`speed.paired_switch`: ``True`` today's objects, ``False`` those of ``revision``. Only the
+    named objects are old: every other name of an old module's namespace is rebound to today's object of that name
+    (its helpers, and their per-problem memos, are today's, so the old side does no work today's caches saved it
+    only because it calls separately loaded copies); swap a helper too to measure it."""
+    pairs, spaces = [], []
+    named = {tuple(spec.partition(":")[::2]) for spec in swaps}
     for spec in swaps:
         module, _, name = spec.partition(":")
-        current = getattr(importlib.import_module(module), name)
-        pairs.append((holders(current), current, old_object(revision, module, name)))
+        today = vars(importlib.import_module(module))
+        current = today[name]
+        old = old_object(revision, module, name)
+        pairs.append((holders(current), current, old))
+        space = old.__globals__ if hasattr(old, "__globals__") else vars(sys.modules[old.__module__])
+        spaces.append((module, today, space))
+    for module, today, space in spaces:
+        for attr in list(space):
+            if attr in today and (module, attr) not in named and not attr.startswith("__"):
+                space[attr] = today[attr]
 
     def switch(flag: bool) -> None:
         for places, current, old in pairs:

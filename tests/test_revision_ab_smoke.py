@@ -26,6 +26,9 @@ def test_the_old_object_is_swapped_in_everywhere_and_back():
     switch, pairs = bench.make_switch("HEAD", ["gaussqp.certificates.instance:unique_multipliers"])
     ((places, _, old),) = pairs
     assert old is not current and old.__name__ == current.__name__
+    # only the named object is old: its helpers (and their per-problem memos) are today's
+    assert old.__globals__["multiplier_row_rank"] is instance.multiplier_row_rank
+    assert old.__globals__["_active_sets"] is instance._active_sets
     assert (instance, "unique_multipliers") in places and (judge, "unique_multipliers") in places
     switch(False)
     assert instance.unique_multipliers is old and judge.unique_multipliers is old
