@@ -566,10 +566,10 @@ def _surplus_witness(
     kernel of ``J_freeᵀ`` has dimension at least ``k_free − n``, :func:`gaussqp.linalg.dense.surplus_null_vector`),
     which is 0 on the inactive rows and on the active rows of zero multiplier: a direction of the polyhedron, without
     the SVDs of the rank test (C2's of all the rows, the kernel of the equalities, its image by the inequalities),
-    which reached the same verdict at their rank step in that case. Kept only when ``J_freeᵀ d = 0`` holds coordinate by coordinate to the round-off of that
-    coordinate's column, ``ROUND_OFF ‖J_free[:, j]‖ ‖d‖`` (:data:`~gaussqp.settings.ROUND_OFF`, the allowance the
-    cone test gives its rows: the QR's error is normwise); otherwise None, and the LP and rank test of
-    :func:`cone_is_trivial` decide."""
+    which reached the same verdict at their rank step in that case. Kept only when ``J_freeᵀ d = 0`` holds coordinate
+    by coordinate to the round-off of that coordinate's column, ``ROUND_OFF ‖J_free[:, j]‖ ‖d‖``
+    (:data:`~gaussqp.settings.ROUND_OFF`, the allowance the cone test gives its rows: the QR's error is normwise);
+    otherwise None, and the LP and rank test of :func:`cone_is_trivial` decide."""
     k = J.shape[0]
     free = np.ones(k, dtype=bool)
     free[problem.unilateral] = active & ~zero_lam
