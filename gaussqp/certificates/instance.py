@@ -462,6 +462,15 @@ def multiplier_row_rank(problem: ContactProblem) -> tuple[int, float]:
     return row_rank(normalize_rows(J)) if J.shape[0] else (0, 0.0)
 
 
+def multiplier_rows_independent(problem: ContactProblem) -> bool:
+    """C2's condition: the multiplier rows (:func:`multiplier_rows`) are linearly independent. More rows than
+    coordinates are dependent whatever their values, decided by the count (no rank computed); otherwise their rank
+    (:func:`multiplier_row_rank`, each row on its own scale) equals their number. No rows: True (vacuously). The one
+    test of C2, C5's independent-rows point, F1's small dense path and the uniqueness of the multipliers."""
+    k = problem.m + problem.tangent_rows(problem.sticking).size
+    return k <= problem.n and multiplier_row_rank(problem)[0] == k
+
+
 def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray) -> Certificate:
     """Exact: the multiplier set at a* is a singleton iff no feasible direction d ≠ 0 exists.
 
@@ -483,15 +492,13 @@ def unique_multipliers(problem: ContactProblem, a: np.ndarray, lam_n: np.ndarray
             margin=float("inf"),
             implies="no multipliers",
         )
-    # more rows than coordinates: dependent whatever their values, so C2's rank is not asked
-    rank, s_min = multiplier_row_rank(problem) if k <= problem.n else (problem.n, 0.0)
-    if rank == k:
+    if multiplier_rows_independent(problem):
         return Certificate(
             id="unique_multipliers",
             name="uniqueness of the multipliers (exact)",
             source="tutorial Prop. 3(i), 7(i) (rows independent)",
             holds=True,
-            margin=s_min,
+            margin=multiplier_row_rank(problem)[1],
             data={"rows_independent": True},
             implies="the multipliers are unique (independent constraint rows)",
         )

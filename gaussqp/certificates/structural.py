@@ -344,10 +344,9 @@ def _verified_feasible_point(problem: ContactProblem) -> np.ndarray | None:
 
 def _rows_independent(problem: ContactProblem) -> bool:
     """C2's decision: the rows ``[J_b; J_u]`` (the multiplier rows) are independent at the library's rank rule."""
-    from .instance import multiplier_row_rank, multiplier_rows
+    from .instance import multiplier_rows_independent
 
-    J, _ = multiplier_rows(problem)
-    return J.shape[0] > 0 and multiplier_row_rank(problem)[0] == J.shape[0]
+    return problem.m > 0 and multiplier_rows_independent(problem)
 
 
 def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
@@ -360,7 +359,7 @@ def _point_on_independent_rows(problem: ContactProblem) -> np.ndarray | None:
     n = problem.n
     Ed, Gd = as_dense(E).reshape(-1, n), as_dense(G).reshape(-1, n)
     J = np.vstack([Ed, Gd])
-    if J.shape[0] == 0 or J.shape[0] > n or not _rows_independent(problem):  # [E; G]: the multiplier rows reordered
+    if not _rows_independent(problem):  # [E; G]: the multiplier rows reordered (none, or more than n: dependent)
         return None
     a, *_ = np.linalg.lstsq(J, -np.concatenate([e, g]), rcond=None)
     return _verify_point(problem, Ed, e, Gd, g, a)

@@ -35,7 +35,7 @@ from ..model.rows import assemble_multipliers
 from ..backends import direct_backend, fast_backend, get_backend, solve_program
 from ..backends.daqp_ import DAQP, solve_daqp
 from ..backends.direct import solve_direct
-from ..certificates.instance import multiplier_row_rank
+from ..certificates.instance import multiplier_rows_independent
 from .base import PROGRAMS, Formulation, common_reject
 
 
@@ -240,8 +240,8 @@ def fast_path_applies(problem: ContactProblem, solver: str | None, any_multiplie
     """True when :func:`solve_acceleration_program` first tries the small dense path: no solver named, a
     fast backend installed (:data:`gaussqp.backends.FAST_BACKENDS`), ``M ≻ 0`` (its factor has full rank), every
     block dense, ``n + m_E + m_G <= FAST_QP_SIZE_MAX`` (:mod:`gaussqp.settings`), and independent multiplier rows
-    ``[E; G]`` (their rank on each row's own scale, :func:`~gaussqp.certificates.instance.multiplier_row_rank`, kept
-    per problem: C2 and the uniqueness decisions ask it too). With dependent rows the multipliers may form a set, of
+    ``[E; G]`` (:func:`~gaussqp.certificates.instance.multiplier_rows_independent`: never more rows than coordinates,
+    else their rank on each row's own scale, kept per problem: C2 and the uniqueness decisions ask it too). With dependent rows the multipliers may form a set, of
     which an interior-point method returns the central element (gaussqp's answer so far) and an active-set method a
     vertex: both certified, but not the same answer; those problems stay with Clarabel. Decided on the data (the
     structure, the mass factor, the rows), never on an answer.
@@ -254,8 +254,7 @@ def fast_path_applies(problem: ContactProblem, solver: str | None, any_multiplie
     rows = problem.equalities[0].shape[0] + problem.inequalities[0].shape[0]
     if problem.n + rows > FAST_QP_SIZE_MAX or fast_backend(solver, FAST_QP_BACKENDS) is None:
         return False
-    # more rows than coordinates are dependent whatever their values: no rank is computed for them
-    return any_multipliers or (rows <= problem.n and multiplier_row_rank(problem)[0] == rows)
+    return any_multipliers or multiplier_rows_independent(problem)
 
 
 def _solve_fast(
