@@ -68,9 +68,13 @@ def plain(x: np.ndarray) -> np.ndarray:
     return np.require(x, dtype=float, requirements=("C", "W"))
 
 
+#: the machine epsilon of float64
+_EPS = float(np.finfo(float).eps)
+
+
 def rank_tol(s_max: float, shape: tuple[int, ...]) -> float:
     """Absolute threshold under which a singular value counts as zero."""
-    return max(RANK_RTOL, max(shape, default=1) * np.finfo(float).eps) * max(s_max, SCALE_FLOOR)
+    return max(RANK_RTOL, max(shape, default=1) * _EPS) * max(s_max, SCALE_FLOOR)
 
 
 def null_space(A: np.ndarray, scale: float | None = None) -> np.ndarray:
@@ -85,7 +89,7 @@ def null_space(A: np.ndarray, scale: float | None = None) -> np.ndarray:
         return np.eye(n)
     _, s, vt = np.linalg.svd(A, full_matrices=True)
     ref = scale if scale is not None else (s[0] if s.size else 0.0)
-    r = int(np.sum(s > rank_tol(ref, A.shape))) if ref > 0 else 0
+    r = int(np.count_nonzero(s > rank_tol(ref, A.shape))) if ref > 0 else 0
     return vt[r:].T.copy()
 
 
@@ -147,7 +151,7 @@ def singular_value_rank(s: np.ndarray, shape: tuple[int, int], scale: float | No
     if not s.size:
         return 0
     ref = s[0] if scale is None else max(scale, s[0])
-    return int(np.sum(s > rank_tol(ref, shape))) if ref > 0 else 0
+    return int(np.count_nonzero(s > rank_tol(ref, shape))) if ref > 0 else 0
 
 
 def rank_and_null_space(A: np.ndarray, scale: float | None = None) -> tuple[int, np.ndarray]:
@@ -513,10 +517,16 @@ def relative_asymmetry(M) -> float:
     each entry's asymmetry against its own scale — what a PSD matrix's ``|M_ij|`` is bounded by, or the two entries
     themselves — never against 1 or the largest entry (a light coordinate beside a heavy one, or M in small units,
     is checked as strictly). 0 for a symmetric matrix."""
-    d = np.sqrt(np.abs(np.asarray(M.diagonal()).ravel()))
-    D = sp.coo_matrix(M - M.T) if sp.issparse(M) else sp.coo_matrix(np.asarray(M) - np.asarray(M).T)
+    if sp.issparse(M):
+        D = sp.coo_matrix(M - M.T)
+    else:
+        diff = np.asarray(M) - np.asarray(M).T
+        if not diff.any():  # no asymmetric entry (the common case, without building the COO matrix below)
+            return 0.0
+        D = sp.coo_matrix(diff)
     if not D.nnz:
         return 0.0
+    d = np.sqrt(np.abs(np.asarray(M.diagonal()).ravel()))
     Mc = sp.csr_matrix(M) if sp.issparse(M) else np.asarray(M)
     mij = np.abs(np.asarray(Mc[D.row, D.col]).ravel())
     mji = np.abs(np.asarray(Mc[D.col, D.row]).ravel())

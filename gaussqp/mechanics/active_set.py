@@ -152,7 +152,7 @@ class KKTFactor:
 
     def rank(self, rtol: float) -> int:
         """How many singular values exceed ``rtol · σ_max`` (0 for a zero matrix)."""
-        return int(np.sum(self.sv > rtol * self.sv[0])) if self.sv.size and self.sv[0] > 0 else 0
+        return int(np.count_nonzero(self.sv > rtol * self.sv[0])) if self.sv.size and self.sv[0] > 0 else 0
 
     def solve(self, rhs: np.ndarray, rank: int) -> np.ndarray:
         """``K̃⁺ rhs`` over the ``rank`` largest singular values (the truncated pseudo-inverse; ``K̃⁻¹ rhs`` by the LU

@@ -56,11 +56,12 @@ def check_finite_bounded(field_name: str, data: np.ndarray) -> None:
     :data:`gaussqp.settings.ABS_ENTRY_MIN`."""
     if data.size == 0:
         return
-    if not np.all(np.isfinite(data)):
-        raise NonFiniteError(field_name, "contains NaN or infinity", "give finite numbers only")
     mag = np.abs(data)
+    largest = float(mag.max())  # NaN when an entry is NaN (the maximum propagates it), infinite when one is
+    if not math.isfinite(largest):
+        raise NonFiniteError(field_name, "contains NaN or infinity", "give finite numbers only")
     nonzero = mag[mag > 0]
-    check_magnitude(field_name, float(mag.max()), float(nonzero.min()) if nonzero.size else None)
+    check_magnitude(field_name, largest, float(nonzero.min()) if nonzero.size else None)
 
 
 def _has_bool_leaf(value, ndim: int) -> bool:
@@ -82,9 +83,10 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
     ShapeError), NaN and infinity (NonFiniteError), entries beyond ``ABS_ENTRY_MAX``
     (MagnitudeError) and more than ``ENTRIES_MAX`` numbers (InputTooLargeError).
     """
-    if sp.issparse(value):
+    plain = type(value) is np.ndarray  # neither sparse nor masked (a masked array is a subclass)
+    if not plain and sp.issparse(value):
         raise ShapeError(field_name, "is a sparse matrix", "give a dense array here")
-    if np.ma.is_masked(value):  # np.asarray would read the hidden data under the mask
+    if not plain and np.ma.is_masked(value):  # np.asarray would read the hidden data under the mask
         raise NonNumericError(
             field_name,
             "is a masked array with masked entries (no number there)",

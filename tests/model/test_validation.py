@@ -536,3 +536,56 @@ def test_hostile_direct_construction_gives_a_typed_error(case, build, exc, field
         build()
     assert time.perf_counter() - start < 5.0
     assert info.value.field == field and "; fix: " in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "values, exc",
+    [
+        ([1.0, np.nan, 1e60], errors.NonFiniteError),  # NaN beside an entry beyond the bound: NaN is named
+        ([1e60, -np.inf], errors.NonFiniteError),
+        ([-np.inf], errors.NonFiniteError),
+        ([np.nan], errors.NonFiniteError),
+        ([0.0, -1e51], errors.MagnitudeError),
+        ([0.0, 1e-51, 1.0], errors.MagnitudeError),
+        ([0.0, 0.0], None),
+        ([-1e50, 1e-50, 0.0], None),
+    ],
+)
+def test_finite_and_bounded_entries(values, exc):
+    """check_finite_bounded: one reduction decides finiteness (the maximum propagates NaN), then the magnitudes."""
+    from gaussqp.model.validation import check_finite_bounded
+
+    data = np.array(values, dtype=float)
+    for arr in (data, data.reshape(1, -1), data[::-1]):
+        if exc is None:
+            check_finite_bounded("x", arr)
+        else:
+            with pytest.raises(exc) as info:
+                check_finite_bounded("x", arr)
+            assert info.value.field == "x"
+
+
+def test_index_sets_are_flatnonzero_of_the_labels():
+    """The index sets computed with the problem are numpy.flatnonzero of its type and mode labels, on random
+    labels, and the sticking contacts' tangent rows are tangent_rows of them (read-only)."""
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        m, d = int(rng.integers(0, 9)), int(rng.choice([2, 3]))
+        types = list(rng.choice(["bilateral", "unilateral"], m))
+        modes = [
+            str(rng.choice(["frictionless", "sticking", "sliding"] + (["coulomb"] if t == "unilateral" else [])))
+            for t in types
+        ]
+        p = ContactProblem.from_blocks(
+            np.eye(3), np.zeros(3), rng.standard_normal((m, 3)), types=types, J_t=rng.standard_normal((m * (d - 1), 3)),
+            friction=np.full(m, 0.5), modes=modes, slip=np.ones((m, d - 1)), dimension=d,
+        )  # fmt: skip
+        for name, labels in (("bilateral", p.types), ("unilateral", p.types)):
+            np.testing.assert_array_equal(getattr(p, name), np.flatnonzero(labels == name))
+        for name in ("frictionless", "sticking", "sliding", "coulomb"):
+            got = getattr(p, name)
+            assert got.dtype == np.intp
+            np.testing.assert_array_equal(got, np.flatnonzero(p.modes == name))
+        rows = p.tangent_rows(p.sticking)
+        np.testing.assert_array_equal(rows, p.tangent_rows(list(p.sticking)))
+        assert not rows.flags.writeable
