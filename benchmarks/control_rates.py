@@ -19,6 +19,8 @@ is reused between runs; times are medians after one warm-up. Rows (``real/humano
 - a rollout of ``--states`` states of one structure re-solved by a ``Solver`` (defaults): the mean per state and
   whether every state was certified, on the perturbed states above (a MuJoCo rollout, whose contact set changes, is
   ``benchmarks/mujoco_replay.py``'s);
+- in both parts, the problem's construction from a state's arrays (``ContactProblem.from_blocks``: validated, M
+  factored), which a control loop pays at every state before its solve, alone and followed by ``gaussqp.solve``;
 - MuJoCo ``mj_forward`` on dm_control's humanoid at the stored state (skipped, with the reason, without
   ``mujoco`` and ``dm_control``).
 
@@ -147,6 +149,25 @@ def stages(fl, repeat: int, crosscheck: bool) -> None:
         print(f"  {k:<50} {v / repeat * 1e3:8.3f}")
 
 
+def blocks(p) -> dict:
+    """The arguments of ``ContactProblem.from_blocks`` that build a problem with the data of ``p``: a state's arrays
+    as a simulator hands them over."""
+    return dict(
+        M=p.M, F=p.F, J_n=p.J_n, normal_drift=p.normal_drift, types=list(p.types), J_t=p.J_t,
+        tangent_drift=p.tangent_drift, friction=p.friction, modes=list(p.modes), dimension=p.dimension,
+    )  # fmt: skip
+
+
+def construction_rows(runs: list, tm: float | None) -> None:
+    """The rows of a problem's construction from a state's arrays, alone and followed by a solve with defaults."""
+    from gaussqp.model.problem import ContactProblem
+
+    t, p = median(lambda a: ContactProblem.from_blocks(**a), [blocks(x) for x in runs])
+    line("  ContactProblem.from_blocks (validated, M factored)", t, tm, f"a state's arrays: n = {p.n}, m = {p.m}")
+    t, sol = median(lambda a: gaussqp.solve(ContactProblem.from_blocks(**a)), [blocks(x) for x in runs])
+    line("  from_blocks + gaussqp.solve (defaults)", t, tm, f"{sol.status}, certified {sol.certified}")
+
+
 def line(label: str, t: float | None, ref: float | None, extra: str = "") -> None:
     if t is None:
         print(f"{label:<62} {'—':>10}     {extra}", flush=True)
@@ -221,8 +242,10 @@ def main() -> int:
         ref = gaussqp.solve(runs[-1], crosscheck=False).acceleration
         gap = float(np.abs(x - ref).max() / max(1.0, np.abs(ref).max()))
         line(f"  {name}", t, tm, f"gap to the certified answer {gap:.1e}")
+    construction_rows(runs, tm)
     print("all sticking:")
     sticking_states = states(hum, max(6, k // 5), rng)
+    construction_rows(sticking_states, tm)
     t, sol = median(gaussqp.solve, fresh(sticking_states))
     line(
         "  gaussqp.solve (defaults)",
