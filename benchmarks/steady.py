@@ -9,9 +9,15 @@ gaussqp loads them itself only where they pay (:func:`gaussqp.friction.compiled.
 from __future__ import annotations
 
 
-def load_compiled_kernels() -> str:
+def load_compiled_kernels(package: str = "gaussqp") -> str:
     """Load the mode-free Newton method's, Lemke's and the judge's compiled kernels (optional extra ``fast``: numba)
     now (those a checkout has: a "before" tree may predate some).
+
+    Parameters
+    ----------
+    package : str
+        the package whose kernels to load (``benchmarks/checkout_ab.py`` loads an earlier revision's under another
+        name).
 
     Returns
     -------
@@ -20,14 +26,14 @@ def load_compiled_kernels() -> str:
     """
     import importlib
 
-    from gaussqp.friction import compiled
-    from gaussqp.linalg import lemke
+    compiled = importlib.import_module(f"{package}.friction.compiled")
+    lemke = importlib.import_module(f"{package}.linalg.lemke")
 
     newton = compiled.kernels() is not None
     pivots = lemke.compiled_pivots() is not None if hasattr(lemke, "compiled_pivots") else None
     lemke_text = "not in this checkout" if pivots is None else ("loaded" if pivots else "not installed")
     try:
-        checks = importlib.import_module("gaussqp.certificates.compiled").kernels() is not None
+        checks = importlib.import_module(f"{package}.certificates.compiled").kernels() is not None
         checks_text = "loaded" if checks else "not installed"
     except ImportError:
         checks_text = "not in this checkout"
