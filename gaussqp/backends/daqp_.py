@@ -117,7 +117,7 @@ def solve_daqp(
         flag != DAQP_OPTIMAL
         or x.shape != (n,)
         or y.shape != (me + mi,)
-        or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)))
+        or not (np.isfinite(x).all() and np.isfinite(y).all())
     ):
         return FastAnswer("failed", None, None, None, None, info)
     return FastAnswer("solved", x, -y[:me], -y[me:], y[me:] != 0.0, info)

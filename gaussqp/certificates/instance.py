@@ -449,7 +449,9 @@ def multiplier_rows(problem: ContactProblem):
         return sp.vstack(
             [sp.csr_matrix(problem.J_n), sp.csr_matrix(problem.J_t[rt], shape=(rt.size, problem.n))], format="csr"
         ), rt
-    return np.vstack([as_dense(problem.J_n), as_dense(problem.J_t[rt]) if rt.size else np.zeros((0, problem.n))]), rt
+    if not rt.size:  # the normals alone (a copy, as the stack below is)
+        return as_dense(problem.J_n).copy(), rt
+    return np.vstack([as_dense(problem.J_n), as_dense(problem.J_t[rt])]), rt
 
 
 @per_problem

@@ -20,7 +20,6 @@ not when this module is imported.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,7 +28,7 @@ from ..linalg.dense import as_dense
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..model.scales import data_scales
-from ..results import SOLUTION_PRESENT, Solution
+from ..results import SOLUTION_PRESENT, JudgeHints, Solution
 from ..settings import DIRECT_QP_BACKENDS, FAST_QP_BACKENDS, FAST_QP_SIZE_MAX, PARAM_ENTRIES_MAX, Tolerance
 from ..model.rows import assemble_multipliers
 from ..backends import direct_backend, fast_backend, get_backend, solve_program
@@ -292,11 +291,11 @@ def _solve_fast(
         formulation=formulation,
         solver=DAQP.name,
         extras={"backend": ans.info, "compiled_program_reused": False, "dpp": False, "direct": True, "fast_path": True},
+        hints=JudgeHints(active_set=ans.active),
     )
     sol.timing.detail = {"backend_total": ans.info.get("time_total"), "backend_solve": ans.info.get("time_solve")}
     sol.acceleration = S * ans.x + shift
     sol.lambda_normal, sol.lambda_tangent = assemble_multipliers(problem, ans.y_eq / w_eq, ans.y_in / w_in)
-    sol.hints = replace(sol.hints, active_set=ans.active)
     return sol
 
 

@@ -813,6 +813,8 @@ class ContactProblem:
     def equalities(self):
         """(E, e): rows with ``E a + e = 0``: bilateral normals, then sticking tangents."""
         rt = self.tangent_rows(self.sticking)
+        if not self.sparse and not self.bilateral.size and not rt.size:  # no equality (the stack below, empty)
+            return np.zeros((0, self.n)), np.zeros(0)
         Jb, Jt = self._Jn[self.bilateral], self._Jt[rt]
         E = sp.vstack([Jb, Jt], format="csr") if self.sparse else np.vstack([as_dense(Jb), as_dense(Jt)])
         return E, np.concatenate([self._b[self.bilateral], self._c[rt]])
