@@ -842,7 +842,7 @@ class ContactProblem:
         fac = self.mass_factor
         mb, mu_ = len(self.bilateral), len(self.unilateral)
         constraints = "none" if self.m == 0 else ("mixed" if mb and mu_ else ("bilateral" if mb else "unilateral"))
-        frictional = set(self._modes[self._modes != "frictionless"])
+        frictional = {mode for mode in MODES if mode != "frictionless" and self._sets[mode].size}
         modes = "frictionless" if not frictional else "mixed" if len(frictional) > 1 else str(frictional.pop())
         return SystemClass(
             n=self.n,
