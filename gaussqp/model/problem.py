@@ -526,12 +526,13 @@ class ContactProblem:
         return ContactProblem._square_size(shape, sp.issparse(M))
 
     @staticmethod
-    def _mass_matrix(M) -> tuple[int, np.ndarray | sp.csr_matrix]:
-        """``(n, M)``: the mass matrix checked as :meth:`_check_M_shape` checks it and validated as
-        :func:`~gaussqp.model.validation.matrix` validates it (float64, dense or CSR), its entries read once."""
+    def _mass_matrix(M) -> tuple[int, np.ndarray | sp.spmatrix]:
+        """``(n, M)``: the mass matrix checked as :meth:`_check_M_shape` checks it; a dense one also validated as
+        :func:`~gaussqp.model.validation.matrix` validates it (float64), its entries read once. A sparse one is
+        returned as given: its entries are validated by :meth:`_init_blocks`, after the rows (the order of the
+        errors: a sparse M's shape, the rows, then its entries)."""
         if sp.issparse(M):
-            n = ContactProblem._square_size(tuple(M.shape), True)
-            return n, matrix("mass_matrix", M, (n, n))
+            return ContactProblem._square_size(tuple(M.shape), True), M
         Mm = real_array("mass_matrix", M, 2)
         return ContactProblem._square_size(Mm.shape, False), Mm
 
@@ -559,11 +560,13 @@ class ContactProblem:
         return n
 
     def _init_blocks(self, Mm, F, Jn, b, Jt, c, has_t, mu, types, modes, slip, d, name, description):
-        """The rest of the validation and the problem's fields. ``Mm``, ``Jn`` and ``Jt`` come validated by the
-        constructor (:meth:`_mass_matrix`, :func:`~gaussqp.model.validation.matrix` or validated rows: float64,
-        dense or CSR, ``Jn`` with n columns and ``Jt`` with ``m (d - 1)`` rows), so their entries are read once."""
+        """The rest of the validation and the problem's fields. ``Mm`` comes from :meth:`_mass_matrix` (a dense one
+        validated, a sparse one of checked shape), ``Jn`` and ``Jt`` validated by the constructor
+        (:func:`~gaussqp.model.validation.matrix` or validated rows: float64, dense or CSR, ``Jn`` with n columns and
+        ``Jt`` with ``m (d - 1)`` rows), so their entries are read once."""
         n = Mm.shape[0]
         if sp.issparse(Mm):
+            Mm = matrix("mass_matrix", Mm, (n, n))
             check_sparse_mass(Mm)
         self._check_symmetric_psd(Mm)
         Fv = vector("force", F, n)

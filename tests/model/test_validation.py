@@ -589,3 +589,16 @@ def test_index_sets_are_flatnonzero_of_the_labels():
         rows = p.tangent_rows(p.sticking)
         np.testing.assert_array_equal(rows, p.tangent_rows(list(p.sticking)))
         assert not rows.flags.writeable
+
+
+@pytest.mark.parametrize("sparse_mass, field", [(True, "J_n"), (False, "mass_matrix")])
+def test_the_first_error_names_the_field_it_always_named(sparse_mass, field):
+    """Two bad fields: a dense M's entries are read before the rows, a sparse M's (only its shape first) after them,
+    as before each array was validated once."""
+    import scipy.sparse as sp
+
+    M = np.diag([1.0, 1e-60])  # an entry below ABS_ENTRY_MIN
+    J_n = np.array([[1e60, 0.0]])  # an entry beyond ABS_ENTRY_MAX
+    with pytest.raises(errors.MagnitudeError) as info:
+        ContactProblem.from_blocks(sp.csr_matrix(M) if sparse_mass else M, [0.0, 1.0], J_n)
+    assert info.value.field == field
