@@ -24,6 +24,7 @@ import argparse
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -46,6 +47,8 @@ from steady import load_compiled_kernels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 _WORD = re.compile(r"\bgaussqp\b")
+#: the version of the renaming rule (part of the unpacked copy's directory: a copy made by another rule is not reused)
+_RULES_VERSION = 1
 
 
 def package_at(revision: str) -> str:
@@ -55,16 +58,25 @@ def package_at(revision: str) -> str:
     if sha.returncode:
         raise SystemExit(f"checkout_ab: no revision {revision!r} in {ROOT}: {sha.stderr.strip()}")
     name = f"gaussqp_at_{sha.stdout.strip()}"
-    home = Path(tempfile.gettempdir()) / "gaussqp_checkout_ab" / name
-    if not (home / name / "__init__.py").exists():
+    home = Path(tempfile.gettempdir()) / "gaussqp_checkout_ab" / f"{name}-v{_RULES_VERSION}"
+    if not (home / name).is_dir():
         tree = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "gaussqp"], capture_output=True)
         if tree.returncode:
             raise SystemExit(f"checkout_ab: git archive {revision} failed: {tree.stderr.decode().strip()}")
+        # unpacked and renamed beside, then moved into place whole: an interrupted or concurrent run never leaves a
+        # half-renamed copy where a later run would take it as done
+        home.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=home.parent))
         with tarfile.open(fileobj=io.BytesIO(tree.stdout)) as tar:
-            tar.extractall(home, filter="data")
-        (home / "gaussqp").rename(home / name)
-        for path in (home / name).rglob("*.py"):
+            tar.extractall(work, filter="data")
+        for path in (work / "gaussqp").rglob("*.py"):
             path.write_text(_WORD.sub(name, path.read_text()))
+        home.mkdir(exist_ok=True)
+        try:
+            (work / "gaussqp").rename(home / name)
+        except OSError:  # another run moved its copy into place first: the same files
+            pass
+        shutil.rmtree(work, ignore_errors=True)
     if str(home) not in sys.path:
         sys.path.insert(0, str(home))
     return name

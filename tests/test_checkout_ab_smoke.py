@@ -4,9 +4,12 @@ has no other); the NumPy code on both sides (no compilation of a second package'
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 from benchmark_scripts import ROOT, load_benchmark
@@ -33,9 +36,13 @@ def test_the_earlier_package_is_its_own(monkeypatch, capsys):
     mine = [m for k, m in sys.modules.items() if k == name or k.startswith(name + ".")]
     assert len(mine) > 10
     for mod in mine:
+        assert mod.__name__.split(".")[0] == name
         for value in vars(mod).values():
-            owner = getattr(value, "__module__", None)
+            # a module (``import gaussqp.settings as settings``) by its name, anything else by its defining module
+            owner = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
             assert not (isinstance(owner, str) and owner.split(".")[0] == "gaussqp"), (mod.__name__, value)
+    # no module of the earlier package's source names today's package
+    assert not any(re.search(r"\bgaussqp\b", path.read_text()) for path in Path(old.__file__).parent.rglob("*.py"))
     assert old.solve is not __import__("gaussqp").solve
 
 

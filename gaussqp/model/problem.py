@@ -50,6 +50,7 @@ from .system_class import CONTACT_TYPES, MODES, SystemClass
 from .validation import (
     check_count,
     check_sparse_mass,
+    check_stored_size,
     labels,
     flags,
     matrix,
@@ -155,14 +156,17 @@ def default_mode(field: str, kind, friction: float, has_tangent: bool, dimension
     return "coulomb"
 
 
-def _index_sets(types: list, modes: list, dimension: int) -> dict[str, np.ndarray]:
-    """The contacts of each type and of each mode (ascending indices, ``numpy.flatnonzero``'s arrays) and the tangent
-    rows of the sticking contacts (read-only), from the validated labels: nearly every check of a solve reads them,
-    so they are computed with the problem, in one pass (a few µs on a robot's 14 contacts)."""
+def _index_sets(types: np.ndarray, modes: np.ndarray, dimension: int) -> dict[str, np.ndarray]:
+    """The contacts of each type and of each mode (ascending indices: ``numpy.flatnonzero`` of ``types == kind``) and
+    the tangent rows of the sticking contacts (read-only), from the problem's label arrays: nearly every check of a
+    solve reads them, so they are computed with the problem, in one pass (a few µs on a robot's 14 contacts). The
+    labels are read as the arrays' text (plain ``str``), as the comparison reads them."""
     members: dict[str, list[int]] = {k: [] for k in (*CONTACT_TYPES, *MODES)}
-    for i, (t, mode) in enumerate(zip(types, modes)):
-        members[t].append(i)
-        members[mode].append(i)
+    for i, (t, mode) in enumerate(zip(types.tolist(), modes.tolist())):
+        for label in (t, mode):
+            kept = members.get(label)
+            if kept is not None:
+                kept.append(i)
     sets = {k: np.array(v, dtype=np.intp) for k, v in members.items()}
     d1 = dimension - 1
     rows = (sets["sticking"][:, None] * d1 + np.arange(d1)).reshape(-1)
@@ -580,6 +584,8 @@ class ContactProblem:
                 "give a smaller problem (see gaussqp.settings)",
             )
         bv = vector("normal_drift", b, m)
+        if m * (d - 1):  # the tangent rows' size limit also when the constructor built them (from the contacts, zeros)
+            check_stored_size("J_t", Jt)
         if sp.issparse(Mm) or sp.issparse(Jn):  # one storage for all rows: stacking E, G never mixes kinds
             Jn, Jt = sp.csr_matrix(Jn), sp.csr_matrix(Jt)
         cv = vector("tangent_drift", c, m * (d - 1))
@@ -657,7 +663,7 @@ class ContactProblem:
         slip_arr.setflags(write=False)
         object.__setattr__(self, "_slip", slip_arr)
         object.__setattr__(self, "_dimension", d)
-        object.__setattr__(self, "_sets", _index_sets(types, modes, d))
+        object.__setattr__(self, "_sets", _index_sets(tarr, marr, d))
         object.__setattr__(self, "name", text("name", name))
         object.__setattr__(self, "description", text("description", description))
 

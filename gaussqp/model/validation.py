@@ -125,13 +125,23 @@ def real_sparse(field_name: str, value) -> sp.csr_matrix:
     shape = tuple(value.shape)
     if len(shape) != 2:
         raise ShapeError(field_name, f"is a sparse array of {len(shape)} dimensions", "give a 2-D sparse matrix")
-    for what, count in (("declared rows", shape[0]), ("declared columns", shape[1]), ("stored entries", value.nnz)):
-        check_count(field_name, what, count, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
+    check_stored_size(field_name, value)
     if value.dtype.kind not in _REAL_KINDS:
         raise _not_real(field_name, value.dtype.kind)
     A = sp.csr_matrix(value, dtype=float)
     check_finite_bounded(field_name, A.data)
     return A
+
+
+def check_stored_size(field_name: str, A) -> None:
+    """The size limits :func:`real_array` and :func:`real_sparse` put on an array, with their errors: a dense one's
+    entries, a sparse one's declared rows and columns and its stored entries, each at most ``ENTRIES_MAX``. For an
+    array built by gaussqp from validated parts (a problem's tangent rows), which is bounded as a given one is."""
+    if sp.issparse(A):
+        for what, count in (("declared rows", A.shape[0]), ("declared columns", A.shape[1]), ("stored entries", A.nnz)):
+            check_count(field_name, what, count, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
+    else:
+        check_count(field_name, "entries", A.size, ENTRIES_MAX, "give a smaller problem (see gaussqp.settings)")
 
 
 def real_scalar(field_name: str, value) -> float:

@@ -602,3 +602,36 @@ def test_the_first_error_names_the_field_it_always_named(sparse_mass, field):
     with pytest.raises(errors.MagnitudeError) as info:
         ContactProblem.from_blocks(sp.csr_matrix(M) if sparse_mass else M, [0.0, 1.0], J_n)
     assert info.value.field == field
+
+
+def test_tangent_rows_built_by_the_constructor_keep_their_size_limit():
+    """J_t built from zeros (no J_t given) is bounded as a given one is: m (d-1) n entries beyond ENTRIES_MAX refused,
+    naming J_t (the contacts' own limit bounds only m n)."""
+    import scipy.sparse as sp
+
+    n, m = 10_000, 501  # m n = 5.0e6 entries in J_n; J_t would hold 5 m n = 2.5e7 > ENTRIES_MAX
+    J_n = np.zeros((m, n))
+    J_n[:, 0] = 1.0
+    with pytest.raises(errors.InputTooLargeError) as info:
+        ContactProblem.from_blocks(sp.identity(n, format="csr"), np.zeros(n), J_n, dimension=6)
+    assert info.value.field == "J_t"
+
+
+def test_labels_of_a_str_subclass_are_read_by_their_text():
+    """A label of a str subclass (one overriding ``__eq__`` is unhashable) is a valid label: the index sets read the
+    text of the problem's label arrays."""
+
+    class Label(str):
+        def __eq__(self, other):
+            return str.__eq__(self, other)
+
+        __hash__ = None  # type: ignore[assignment]
+
+    p = ContactProblem.from_blocks(np.eye(2), np.zeros(2), np.array([[1.0, 0.0]]), types=[Label("bilateral")],
+                                   modes=[Label("frictionless")])  # fmt: skip
+    np.testing.assert_array_equal(p.bilateral, [0])
+    np.testing.assert_array_equal(p.frictionless, [0])
+    q = ContactProblem(
+        np.eye(2), np.zeros(2), [Contact(Label("bilateral"), normal=[1.0, 0.0], mode=Label("frictionless"))]
+    )
+    np.testing.assert_array_equal(q.bilateral, [0])
