@@ -38,11 +38,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import gaussqp  # noqa: E402
-from gaussqp import problems  # noqa: E402
 from gaussqp.model.problem import ContactProblem  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the benchmarks' helpers, also when imported
-from speed import frictionless, states  # noqa: E402
+from speed import humanoid_kinds, state_arrays, states  # noqa: E402
 from steady import load_compiled_kernels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,16 +79,6 @@ def package_at(revision: str) -> str:
     if str(home) not in sys.path:
         sys.path.insert(0, str(home))
     return name
-
-
-def blocks(p: ContactProblem) -> dict:
-    """The arguments of ``from_blocks`` that build a problem with the data of ``p``, as fresh arrays (a simulator's
-    state)."""
-    return dict(
-        M=np.array(p.M), F=np.array(p.F), J_n=np.array(p.J_n), normal_drift=np.array(p.normal_drift),
-        types=list(p.types), J_t=np.array(p.J_t), tangent_drift=np.array(p.tangent_drift),
-        friction=np.array(p.friction), modes=list(p.modes), dimension=p.dimension,
-    )  # fmt: skip
 
 
 def paired(sides: dict, states_: list[dict], crosscheck: bool) -> dict:
@@ -131,13 +120,12 @@ def main(argv=None) -> int:
     print(f"before's {load_compiled_kernels(old)}; after's {load_compiled_kernels()}")
     old_problem = __import__(f"{old}.model.problem", fromlist=["ContactProblem"]).ContactProblem
     sides = {"before": (old_problem, before.solve), "after": (ContactProblem, gaussqp.solve)}
-    base = problems.load("real/humanoid_lying")
-    kinds = {"frictionless": frictionless(base), "sticking": base}
+    base, kinds = humanoid_kinds()
     print(f"humanoid lying (n = {base.n}, {base.m} contacts), {args.states} states, CPU ms per state (medians)")
     print(f"| row | stage | before ({args.before}) | after | paired ratio |\n|---|---|---:|---:|---:|")
     for row in args.rows.split(","):
         for cc in args.crosscheck.split(","):
-            data = [blocks(s) for s in states(kinds[row], args.states + 1, np.random.default_rng(0))]
+            data = [state_arrays(s) for s in states(kinds[row], args.states + 1, np.random.default_rng(0))]
             times = paired(sides, data, cc == "on")
             for stage, label in (("build", "from_blocks"), ("solve", "solve"), ("both", "from_blocks + solve")):
                 b, a = np.array(times["before"][stage]), np.array(times["after"][stage])

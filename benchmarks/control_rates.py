@@ -46,7 +46,7 @@ import gaussqp  # noqa: E402
 from gaussqp import problems  # noqa: E402
 
 from bench import direct_clarabel  # noqa: E402
-from speed import fresh, frictionless, mujoco_forward, states  # noqa: E402
+from speed import fresh, frictionless, mujoco_forward, state_arrays, states  # noqa: E402
 from steady import load_compiled_kernels  # noqa: E402
 
 
@@ -149,22 +149,13 @@ def stages(fl, repeat: int, crosscheck: bool) -> None:
         print(f"  {k:<50} {v / repeat * 1e3:8.3f}")
 
 
-def blocks(p) -> dict:
-    """The arguments of ``ContactProblem.from_blocks`` that build a problem with the data of ``p``: a state's arrays
-    as a simulator hands them over."""
-    return dict(
-        M=p.M, F=p.F, J_n=p.J_n, normal_drift=p.normal_drift, types=list(p.types), J_t=p.J_t,
-        tangent_drift=p.tangent_drift, friction=p.friction, modes=list(p.modes), dimension=p.dimension,
-    )  # fmt: skip
-
-
 def construction_rows(runs: list, tm: float | None) -> None:
     """The rows of a problem's construction from a state's arrays, alone and followed by a solve with defaults."""
     from gaussqp.model.problem import ContactProblem
 
-    t, p = median(lambda a: ContactProblem.from_blocks(**a), [blocks(x) for x in runs])
+    t, p = median(lambda a: ContactProblem.from_blocks(**a), [state_arrays(x) for x in runs])
     line("  ContactProblem.from_blocks (validated, M factored)", t, tm, f"a state's arrays: n = {p.n}, m = {p.m}")
-    t, sol = median(lambda a: gaussqp.solve(ContactProblem.from_blocks(**a)), [blocks(x) for x in runs])
+    t, sol = median(lambda a: gaussqp.solve(ContactProblem.from_blocks(**a)), [state_arrays(x) for x in runs])
     line("  from_blocks + gaussqp.solve (defaults)", t, tm, f"{sol.status}, certified {sol.certified}")
 
 

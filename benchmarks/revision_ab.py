@@ -37,10 +37,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from gaussqp import problems  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the benchmarks' helpers, also when imported
-from speed import frictionless, paired_switch, states  # noqa: E402
+from speed import humanoid_kinds, paired_switch, states  # noqa: E402
 from steady import load_compiled_kernels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,8 +124,7 @@ def main(argv=None) -> int:
     switch, pairs = make_switch(args.before, args.swap)
     for spec, (places, _, _) in zip(args.swap, pairs):
         print(f"{spec}: swapped in {len(places)} place(s): " + ", ".join(f"{m.__name__}.{a}" for m, a in places))
-    base = problems.load("real/humanoid_lying")
-    kinds = {"frictionless": frictionless(base), "sticking": base}
+    base, kinds = humanoid_kinds()
     print(f"humanoid lying (n = {base.n}, {base.m} contacts), {args.states} states, CPU ms per solve (medians)")
     print(f"| row | before ({args.before}) | after | paired ratio |\n|---|---:|---:|---:|")
     for row in args.rows.split(","):

@@ -129,6 +129,25 @@ def fresh(problems_: list[ContactProblem]) -> list[ContactProblem]:
     return [p.with_force(p.F) for p in problems_]  # with_force builds a new problem from the same blocks
 
 
+def state_arrays(p: ContactProblem) -> dict:
+    """The arguments of ``ContactProblem.from_blocks`` that build a problem with the data of ``p``, as fresh arrays: a
+    state as a simulator hands it over (``benchmarks/control_rates.py``'s construction rows, ``checkout_ab.py``)."""
+    return dict(
+        M=np.array(p.M), F=np.array(p.F), J_n=np.array(p.J_n), normal_drift=np.array(p.normal_drift),
+        types=list(p.types), J_t=np.array(p.J_t), tangent_drift=np.array(p.tangent_drift),
+        friction=np.array(p.friction), modes=list(p.modes), dimension=p.dimension,
+    )  # fmt: skip
+
+
+def humanoid_kinds() -> tuple[ContactProblem, dict[str, ContactProblem]]:
+    """The shipped humanoid (``real/humanoid_lying``) and the rows of the paired benchmarks: ``"frictionless"`` (its
+    contacts made frictionless) and ``"sticking"`` (as stored)."""
+    from gaussqp import problems
+
+    base = problems.load("real/humanoid_lying")
+    return base, {"frictionless": frictionless(base), "sticking": base}
+
+
 def frictionless(p: ContactProblem) -> ContactProblem:
     k = p.m * (p.dimension - 1)
     return ContactProblem.from_blocks(

@@ -168,11 +168,16 @@ def _index_sets(types: np.ndarray, modes: np.ndarray, dimension: int) -> dict[st
             if kept is not None:
                 kept.append(i)
     sets = {k: np.array(v, dtype=np.intp) for k, v in members.items()}
-    d1 = dimension - 1
-    rows = (sets["sticking"][:, None] * d1 + np.arange(d1)).reshape(-1)
+    rows = _tangent_rows(sets["sticking"], dimension)
     rows.flags.writeable = False
     sets["sticking_rows"] = rows
     return sets
+
+
+def _tangent_rows(contacts: np.ndarray, dimension: int) -> np.ndarray:
+    """Row indices into ``J_t`` of ``contacts`` (integers, 1-D): each contact's ``dimension - 1`` rows, in order."""
+    d1 = dimension - 1
+    return (contacts[:, None] * d1 + np.arange(d1)).reshape(-1)
 
 
 def _readonly(a):
@@ -526,8 +531,7 @@ class ContactProblem:
     @staticmethod
     def _check_M_shape(M) -> int:
         """n of the mass matrix, checked square and within the limits before anything is factored."""
-        shape = tuple(M.shape) if sp.issparse(M) else real_array("mass_matrix", M, 2).shape
-        return ContactProblem._square_size(shape, sp.issparse(M))
+        return ContactProblem._mass_matrix(M)[0]
 
     @staticmethod
     def _mass_matrix(M) -> tuple[int, np.ndarray | sp.spmatrix]:
@@ -814,9 +818,8 @@ class ContactProblem:
         Those of :attr:`sticking`, asked by most checks of a solve, are computed with the problem (read-only)."""
         if idx is self._sets["sticking"]:
             return self._sets["sticking_rows"]
-        d1 = self.dimension - 1
         i = np.asarray(idx if isinstance(idx, np.ndarray) else list(idx), dtype=int).reshape(-1)
-        return (i[:, None] * d1 + np.arange(d1)).reshape(-1)
+        return _tangent_rows(i, self.dimension)
 
     @cached_property
     def equalities(self):
