@@ -105,12 +105,13 @@ def _garbage_lemke(monkeypatch) -> list:
 
 def test_a_failed_lcp_route_is_set_aside_for_f1_in_the_sticking_crosscheck(monkeypatch):
     """The LCP route's answer fails its own checks in the light judgement: the sticking cross-check sets it aside (not
-    compared, not judged in full) and compares F1 with the cones removed, independent of F4's one-stage answer."""
+    compared, not judged in full) and compares F1 with the cones removed, independent of F4's answer when that is not
+    the two-stage route's (here the active-set answer: every contact active, the KKT system's point in the cones)."""
     p = particle_on_floor_3d(0.5)
     _lemke_first(monkeypatch)
     roles = _garbage_lemke(monkeypatch)
     sol = gaussqp.solve(p)
-    assert sol.route == "one stage" and roles == [CROSSCHECK]  # judged once, lightly
+    assert sol.route == "active set (every contact active)" and roles == [CROSSCHECK]  # judged once, lightly
     lemke, f1 = sol.crosscheck.routes[-2:]
     assert (lemke.route, lemke.status, lemke.outcome) == ("lcp_lemke", "inaccurate", "not compared")
     assert "compared through gauss_qp" in lemke.reason

@@ -14,6 +14,7 @@ from .residuals import kkt_residuals
 from ..mechanics.active_set import equilibrated_kkt_svd, guess_active, sparse_active_set_solution
 from ..model.rows import assemble_multipliers
 from ..model.scales import data_scales
+from ..model.problem import ContactProblem
 from ..results import Solution
 from ..settings import KKT_SOLVE_RTOL, POLISH_BVLS_TOL, POLISH_MAX, POLISH_RCOND, POLISH_SKIP_RESIDUAL, ROUND_OFF
 
@@ -42,14 +43,36 @@ def polish(sol: Solution) -> None:
         at = kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent).values()
         if all(r <= POLISH_SKIP_RESIDUAL for r in at):  # a NaN residual is not within it
             return
-    E, e = p.equalities
-    G, g = p.inequalities
     # the working set of an active-set method when the route hands it over, else a guess
     A = (
         sol.hints.active_set
         if sol.hints.active_set is not None
         else guess_active(p, sol.acceleration, sol.lambda_normal)
     )
+    point = active_set_point(p, A)
+    if point is None:
+        return
+    a, lam_n, lam_t = point
+    old = max(kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent).values())
+    new = max(kkt_residuals(p, a, lam_n, lam_t).values())
+    if new < old:
+        sol.extras["polished"] = {"active_rows": int(A.sum()), "max_residual_before": old, "max_residual_after": new}
+        sol.acceleration, sol.lambda_normal, sol.lambda_tangent = a, lam_n, lam_t
+
+
+def active_set_point(p: ContactProblem, A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(a, λ_n, λ_t)`` solving the equality KKT system of ``p`` with the unilateral rows ``A`` (a boolean mask over
+    ``G``) active, ``[M -J_Aᵀ; J_A 0] (a, λ_A) = (-F, -b_A)``, or None when no such point passes the checks below.
+
+    Sparse problems: one sparse LU of the KKT matrix (:func:`sparse_active_set_solution`; None when it is singular).
+    Dense ones up to :data:`POLISH_MAX` (n + m): least squares on the equilibrated matrix by its SVD with numpy's
+    ``lstsq`` rule (min-norm for redundant rows), kept only when it solves the system to
+    :data:`KKT_SOLVE_RTOL` of each row's scale; an active row's multiplier within round-off of zero is zero, and when
+    the min-norm unilateral multipliers are negative, nonnegative ones are sought by bounded least squares (BVLS) on
+    ``J_Aᵀλ = M a + F``. None when a unilateral multiplier stays negative. Feasibility of the inactive rows, the
+    residuals and the cones are the caller's to check."""
+    E, e = p.equalities
+    G, g = p.inequalities
     b = np.concatenate([e, g[A]])
     ne, n = E.shape[0], p.n
     rhs = np.concatenate([-p.F, -b])
@@ -57,10 +80,10 @@ def polish(sol: Solution) -> None:
     if z is not None:  # K nonsingular: the multipliers of this active set are unique
         a, lam_A = z[:n].copy(), z[n:].copy()  # the memo's array is read-only and shared
         if np.any(lam_A[ne:] < 0):
-            return
+            return None
     else:
         if p.n + p.m > POLISH_MAX:
-            return
+            return None
         # equilibrated, so that the cut and the acceptance test below mean the same on every row, whatever its units
         fac = equilibrated_kkt_svd(p, A)  # the SVD the forward error then uses (the same active set, mostly)
         kkt = fac.kkt
@@ -76,7 +99,7 @@ def polish(sol: Solution) -> None:
         z = d * zt
         row_scale = np.abs(K) @ np.abs(z) + np.abs(rhs) + kkt.data_rows  # the data's terms too: never 0 / 0
         if np.any(np.abs(K @ z - rhs) > KKT_SOLVE_RTOL * row_scale):
-            return
+            return None
         a = z[:n]
         lam_A = z[n:]
         if np.any(lam_A[ne:] < 0):
@@ -98,8 +121,4 @@ def polish(sol: Solution) -> None:
     lam_in = np.zeros(G.shape[0])
     lam_in[A] = lam_A[ne:]
     lam_n, lam_t = assemble_multipliers(p, lam_eq, lam_in)
-    old = max(kkt_residuals(p, sol.acceleration, sol.lambda_normal, sol.lambda_tangent).values())
-    new = max(kkt_residuals(p, a, lam_n, lam_t).values())
-    if new < old:
-        sol.extras["polished"] = {"active_rows": int(A.sum()), "max_residual_before": old, "max_residual_after": new}
-        sol.acceleration, sol.lambda_normal, sol.lambda_tangent = a, lam_n, lam_t
+    return a, lam_n, lam_t

@@ -55,7 +55,7 @@ from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, JudgeHints, Solution
-from ..settings import DIRECT_CONIC_BACKENDS, NONEXISTENCE_CHANGE, PARAM_ENTRIES_MAX, Tolerance
+from ..settings import DIRECT_CONIC_BACKENDS, NONEXISTENCE_CHANGE, PARAM_ENTRIES_MAX, POLISH_MAX, Tolerance
 from ..backends import direct_backend, solve_program
 from ..backends.direct import RowBlock, conic_presets, csc_from_triplets, solve_conic, triplets
 from ..friction.multiplier_conic import cone_rows
@@ -78,11 +78,18 @@ CONIC_FARKAS_VERIFY = (
 #: and the multiplier set at F1's acceleration did (``TWO_STAGE``, which is therefore not independent of F1)
 ONE_STAGE, TWO_STAGE = "one stage", "two stage"
 
+#: ``Solution.route`` (and ``solver``) of an F4 answer taken from the equality KKT system with every unilateral row
+#: active (:meth:`StickingConic._active_set_answer`), before any conic program
+ACTIVE_SET, ACTIVE_SET_SOLVER = "active set (every contact active)", "numpy-kkt"
+
 
 class StickingConic(Formulation):
     """Shared machinery of F4 and F5; ``model`` says how the disks are represented."""
 
     model: ConeModel = DISK
+    #: whether :meth:`_active_set_answer` is tried before the conic program (F4's: F5's polygons stay the independent
+    #: bracket of the cross-check, so they keep their own program)
+    active_set_first: bool = False
 
     def accepts(self, problem: ContactProblem, cls: SystemClass) -> tuple[bool, str]:
         why = undecided_modes(problem)
@@ -221,6 +228,11 @@ class StickingConic(Formulation):
         backend_name = solver or ""
         L = Layout(p)
         direct = direct_backend(solver, needs, DIRECT_CONIC_BACKENDS)
+        if solver is None and self.active_set_first:
+            sol = self._active_set_answer(p, tol)
+            if sol is not None:
+                sol.timing.detail = {"programs": time.perf_counter() - t0}
+                return sol
         for signs in L.sign_patterns():
             status = "failed"
             if direct is not None:
@@ -259,6 +271,47 @@ class StickingConic(Formulation):
         sol = self._two_stage(p, solver, tol, attempts)
         sol.solver = backend_name
         sol.timing.detail = {"programs": time.perf_counter() - t0}
+        return sol
+
+    def _active_set_answer(self, p: ContactProblem, tol: Tolerance) -> Solution | None:
+        """The all-sticking answer of the equality KKT system with every unilateral row active, when it is one: the
+        point :func:`~gaussqp.certificates.polish.active_set_point` gives for that set (the point the polish of the
+        conic program's answer reaches whenever that answer has every contact active), taken when every KKT residual
+        is within the tolerance (stationarity, the rows, ``λ_in >= 0``, complementarity) and its multipliers lie in
+        the cones of :attr:`model` (sticking (14b)). It then solves F4's program (sticking (60)(65)): with every row
+        active, the program's objective ``aᵀMa + Fᵀa + bᵀλ`` is ``λᵀ(J a + b)`` plus ``aᵀ`` times the stationarity
+        residual, zero within the residuals checked. No conic program runs. Otherwise None, and the conic program
+        decides: a contact that detaches (its multiplier would pull, and bounded least squares leaves the dynamics
+        unbalanced), or multipliers outside the cones where others inside exist. A robot at rest on its contacts is
+        the common case (on the all-sticking humanoid the conic program was a quarter of a certified solve). The judge
+        checks the answer as any other (``extras["fast_path"]``: one it does not certify is solved again by Clarabel,
+        :meth:`Formulation._judged`)."""
+        from ..certificates.instance import coulomb_cone_check
+        from ..certificates.polish import active_set_point
+
+        if not len(p.sticking) or (p.n + p.m > POLISH_MAX and not p.sparse):
+            return None
+        A = np.ones(p.inequalities[0].shape[0], dtype=bool)
+        point = active_set_point(p, A)
+        if point is None:
+            return None
+        a, lam_n, lam_t = point
+        if max(kkt_residuals(p, a, lam_n, lam_t).values()) > tol.residual:  # a NaN residual is not within it
+            return None
+        cc = coulomb_cone_check(p, lam_n, lam_t, self.model)
+        if cc is None or not cc.holds:
+            return None
+        sol = Solution(
+            problem=p,
+            status=SOLVED,
+            formulation=self.name,
+            solver=ACTIVE_SET_SOLVER,
+            acceleration=a,
+            lambda_normal=lam_n,
+            lambda_tangent=lam_t,
+        )
+        sol.hints, sol.route = JudgeHints(polish_allowed=False, cones_enforced=self.model), ACTIVE_SET
+        sol.extras.update({"fast_path": True, "active_rows": int(A.sum())})
         return sol
 
     def _polish_in_cones(self, sol: Solution) -> None:

@@ -25,6 +25,7 @@ class StickingSOCP(StickingConic):
     source = "sticking (14)(52)(60)(61)(65); DESIGN.md §3.2"
     valid_when = "no sliding contacts; any M ⪰ 0, redundant rows allowed"
     model = DISK
+    active_set_first = True
 
     def attach_verdict(self, sol: Solution, solver: str | None, tol: Tolerance) -> bool:
         """The sticking verdict of :mod:`gaussqp.certificates.sticking_verdict` (``solve(..., verdict=False)`` skips it)."""

@@ -258,9 +258,11 @@ def test_sticking_stack_sparse_equals_dense():
         assert s.status == "solved" and np.abs(s.acceleration - a0).max() <= 1e-8
 
 
-def test_f4_goes_to_clarabel_directly_on_small_dense_problems():
+def test_f4_goes_to_clarabel_directly_on_small_dense_problems(monkeypatch):
     """A small dense F4 program goes to Clarabel in its standard form (``_direct``), not through cvxpy: its attempt
-    says ``direct`` and the answer is the guide's exact forces (λ_n = F_y, λ_t = F_x)."""
+    says ``direct`` and the answer is the guide's exact forces (λ_n = F_y, λ_t = F_x). (The active-set answer, tried
+    first, is switched off: this is the conic program's test.)"""
+    monkeypatch.setattr(type(F4), "active_set_first", False)
     p = gaussqp.ContactProblem(
         np.eye(2),
         [1.5, 5.0],
@@ -282,6 +284,7 @@ def test_f4_program_cached_across_sign_patterns_and_data(monkeypatch):
     from gaussqp.formulations import sticking_conic
 
     monkeypatch.setattr(sticking_conic, "direct_backend", lambda *a: None)
+    monkeypatch.setattr(type(F4), "active_set_first", False)  # the conic program's test
 
     def guide(Fx, Fy):
         return gaussqp.ContactProblem(
