@@ -183,8 +183,13 @@ def test_verdict_equals_the_cvxpy_programs_on_shipped_problems(name, monkeypatch
     monkeypatch.setattr(sa, "DIRECT_CONIC_BACKENDS", ())
     slow = sa.analyze(p, a, True, "clarabel", HIGH, lam_n=lam_n)
     scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max())
+    if slow.margin is None and direct.margin is not None:
+        # real/manipulator_grasp (its answer F4's active-set point): the cvxpy program ends inaccurate at this preset,
+        # decides nothing, and decides at the looser one, where the two are compared
+        assert "ended 'inaccurate'" in (slow.margin_reason or "")
+        slow = sa.analyze(p, a, True, "clarabel", PRESETS["mid"], lam_n=lam_n)
     assert (direct.margin is None) == (slow.margin is None)
-    if slow.margin is not None:  # real/manipulator_grasp: the margin program ends inaccurate on both paths
+    if slow.margin is not None:
         assert direct.margin == pytest.approx(slow.margin, rel=1e-6, abs=1e-7 * scale)
     assert direct.boundary_contacts == slow.boundary_contacts
     assert direct.detaching_contacts == slow.detaching_contacts
