@@ -65,7 +65,8 @@ from ..friction.mixed_law import (
     UNILATERAL_STICKING,
     MixedSystem,
 )
-from ..linalg.dense import min_norm_lstsq
+from ..friction.compiled import kernels_when_worth
+from ..linalg.dense import min_norm_lstsq, plain
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import SOLUTION_PRESENT, Solution
@@ -378,7 +379,12 @@ def _newton(
     sysm: MixedSystem, x0: np.ndarray, target: float, history: list, budget: WorkBudget | None = None
 ) -> tuple[np.ndarray, int]:
     """Stage 2 (module docstring) from ``x0`` until ``‖E‖∞ <= target``, within ``budget``; returns the best point and
-    the steps."""
+    the steps. One compiled call (``compiled_kernels.mixed_newton_loop``: the same operations in the same order, so the
+    same iterates bit for bit) where the compiled kernels evaluate the whole map and are loaded; else this loop."""
+    fast = kernels_when_worth()
+    data = sysm.loop_data() if fast is not None else None
+    if data is not None:
+        return _compiled_newton(fast, data, x0, target, history, budget)
     x = x0.copy()
     E, Jac, _ = sysm.evaluate(x)
     best = (float(np.max(np.abs(E), initial=0.0)), x.copy())
@@ -430,6 +436,43 @@ def _newton(
     if res < best[0]:
         best = (res, x.copy())
     return best[1], k
+
+
+def _compiled_newton(
+    fast, data: tuple, x0: np.ndarray, target: float, history: list, budget: WorkBudget | None
+) -> tuple[np.ndarray, int]:
+    """:func:`_newton` by ``compiled_kernels.mixed_newton_loop``: its history entries and the budget's state written
+    back as the loop writes them."""
+    consts = np.array(
+        [
+            COULOMB_LM_THETA,
+            COULOMB_ARMIJO,
+            COULOMB_BACKTRACK,
+            COULOMB_STEP_MIN,
+            max(data[5], data[6]) * np.finfo(float).eps,
+        ]
+    )
+    state = (
+        np.array([1.0, budget.limit, budget.step, budget.spent, float(budget.exhausted)])
+        if budget is not None
+        else np.zeros(5)
+    )
+    x, k, res, steps, count, ending = fast.mixed_newton_loop(
+        plain(x0), float(target), COULOMB_NEWTON_ITER_MAX, consts, state, data
+    )
+    for j in range(int(count)):
+        last = j == count - 1
+        if last and ending == fast.MIXED_BUDGET:
+            history.append(
+                {"stage": "newton", "iteration": j + 1, "residual": float(res[j]), "stopped": "work budget spent"}
+            )
+            continue
+        history.append({"stage": "newton", "iteration": j + 1, "residual": float(res[j]), "step": float(steps[j])})
+        if last and ending == fast.MIXED_NO_DESCENT:
+            history[-1]["stopped"] = "no descent"
+    if budget is not None:
+        budget.spent, budget.exhausted = float(state[3]), bool(state[4])
+    return x, int(k)
 
 
 def _sticking_start(sysm: MixedSystem) -> np.ndarray:

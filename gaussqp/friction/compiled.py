@@ -21,6 +21,11 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
 - :func:`mixed_state`, :func:`mixed_dynamics`, :func:`mixed_coulomb_rows`, :func:`mixed_simple_rows`: F9's map
   (:meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`): the unknowns and velocities, the dynamics rows, the rows
   of the coulomb contacts and of the frictionless (or told sliding) ones with their Jacobian rows;
+- :func:`mixed_newton_loop`: F9's Newton stage (``coulomb_mixed._newton``) as one call where those kernels evaluate
+  the whole map (:func:`mixed_evaluate`): the least-squares Newton step by LAPACK's ``gelsy`` (:func:`gelsy_lstsq`,
+  as ``scipy.linalg.lstsq``), the Levenberg–Marquardt step's ``JᵀJ`` by BLAS's ``syrk`` (:func:`gram`, as NumPy's
+  ``J.T @ J``) and its solve by ``getrf``/``getrs`` (as ``numpy.linalg.solve``'s ``gesv``), the backtracking, the
+  work budget and the history, in the Python loop's order;
 - :func:`newton_loop`: the dense Newton method's iterations (``nonsmooth_newton._compiled_iterate``), each
   :func:`newton_iteration`: the Newton matrix ``blockdiag(A) + blockdiag(B) W`` (:func:`newton_matrix`, each block row
   ``B_j W_j`` by BLAS's dgemm, as NumPy's batched product makes it), its step by LAPACK's ``getrf``/``getrs`` called
@@ -56,7 +61,8 @@ _ENVIRON = os.environ
 def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
     ``newton_matrix``, ``lu_solve``, ``newton_iteration``, ``newton_loop``, ``line_search_csr``, ``csr_velocity``,
-    ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``), or
+    ``natural_map_unit``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``,
+    ``mixed_evaluate``, ``mixed_newton_loop``, ``gelsy_lstsq``, ``gram``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call), or
     numba cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..linalg.jit import njit
-from ..linalg.lapack_bindings import dgetrf as _dgetrf, dgetrs as _dgetrs
+from ..linalg.lapack_bindings import dgelsy as _dgelsy, dgetrf as _dgetrf, dgetrs as _dgetrs, dsyrk as _dsyrk
 
 
 @njit
@@ -577,3 +577,195 @@ def mixed_dynamics(M, F, N, T, a, lam_n, lam_t, sliding, slide_dir, dyn_scale):
     for idx in range(sliding.size):
         g += abs(lam_n[sliding[idx]]) * slide_dir[idx]
     return (np.dot(M, a) + F + g - np.dot(N.T, lam_n) - np.dot(T.T, lam_t.ravel())) / dyn_scale
+
+
+@njit
+def gelsy_lstsq(A, rhs, rcond):
+    """The minimum-norm least-squares solution of ``A x ≈ rhs`` by LAPACK's ``gelsy`` through SciPy's bindings, called
+    as ``scipy.linalg.lstsq(A, rhs, cond=rcond, lapack_driver="gelsy")`` calls it (a column-ordered copy of A, the
+    right-hand side padded to ``max(m, n)`` rows, every column free to pivot, the workspace LAPACK asks for): the
+    numbers of :func:`gaussqp.linalg.dense.min_norm_lstsq` bit for bit. A (m, n) with m, n >= 1, rhs (m,)."""
+    m, n = A.shape
+    a = A.T.copy().T  # LAPACK's column order, a copy: the factors overwrite it
+    ldb = max(m, n)
+    b = np.zeros(ldb)
+    b[:m] = rhs
+    jpvt = np.zeros(n, dtype=np.int32)
+    m_ = np.full(1, m, dtype=np.int32)
+    n_ = np.full(1, n, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    ldb_ = np.full(1, ldb, dtype=np.int32)
+    rc = np.full(1, rcond)
+    rank = np.zeros(1, dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
+    work = np.zeros(1)
+    lwork = np.full(1, -1, dtype=np.int32)  # the workspace query first, as SciPy's ``gelsy_lwork``
+    _dgelsy(
+        m_.ctypes, n_.ctypes, one.ctypes, a.ctypes, m_.ctypes, b.ctypes, ldb_.ctypes, jpvt.ctypes, rc.ctypes,
+        rank.ctypes, work.ctypes, lwork.ctypes, info.ctypes,
+    )  # fmt: skip
+    lwork[0] = np.int32(work[0])
+    work = np.zeros(max(lwork[0], 1))
+    _dgelsy(
+        m_.ctypes, n_.ctypes, one.ctypes, a.ctypes, m_.ctypes, b.ctypes, ldb_.ctypes, jpvt.ctypes, rc.ctypes,
+        rank.ctypes, work.ctypes, lwork.ctypes, info.ctypes,
+    )  # fmt: skip
+    return b[:n].copy()
+
+
+@njit
+def _gesv(A, rhs):
+    """``(A⁻¹ rhs, True)`` by LAPACK's ``getrf``/``getrs`` (the factorization and solve of ``numpy.linalg.solve``'s
+    ``gesv``), or ``(rhs, False)`` when ``getrf`` finds an exactly zero pivot (where NumPy raises ``LinAlgError``)."""
+    N = A.shape[0]
+    lu = A.T.copy().T
+    n = np.full(1, N, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    piv = np.empty(max(N, 1), dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
+    _dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
+    if info[0] > 0:
+        return rhs, False
+    x = rhs.copy()
+    trans = np.full(1, 78, dtype=np.uint8)  # 'N'
+    _dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
+    return x, True
+
+
+@njit
+def gram(J):
+    """``JᵀJ`` as NumPy's ``J.T @ J`` computes it for a C-ordered ``J`` (k, N): BLAS's ``syrk`` on one triangle (row-major
+    upper, i.e. column-major lower of ``J``'s buffer read as ``Jᵀ``), then the triangle mirrored."""
+    k, N = J.shape
+    C = np.zeros((N, N))
+    if N == 0:
+        return C
+    A = np.ascontiguousarray(J)
+    uplo = np.full(1, 76, dtype=np.uint8)  # 'L' (column-major) = upper (row-major)
+    trans = np.full(1, 78, dtype=np.uint8)  # 'N': (Jᵀ read column-major) times its transpose
+    n_ = np.full(1, N, dtype=np.int32)
+    k_ = np.full(1, k, dtype=np.int32)
+    alpha = np.ones(1)
+    beta = np.zeros(1)
+    _dsyrk(uplo.ctypes, trans.ctypes, n_.ctypes, k_.ctypes, alpha.ctypes, A.ctypes, n_.ctypes, beta.ctypes, C.ctypes,
+           n_.ctypes)  # fmt: skip
+    for i in range(N):
+        for j in range(i + 1, N):
+            C[j, i] = C[i, j]
+    return C
+
+
+@njit
+def mixed_evaluate(x, values, jacobian, ev):
+    """F9's map ``E(x)`` (when ``values``) and its Jacobian (when ``jacobian``; else an empty array) on a system of
+    coulomb, frictionless and told sliding contacts only: the operations of ``mixed_law.MixedSystem._evaluate`` with
+    its compiled kernels, in order. ``ev``: the system's data (``MixedSystem.loop_data``)."""
+    a_sc, l_sc, cone, cone_t, N, b, T, c, M, F, sliding, slide, dyn = ev[0]
+    I, bil, ils, ius, irows = ev[1]
+    C, cls, cus, cmu, crows, cncols, ctcols = ev[2]
+    DU, dynjac, total, size = ev[3], ev[4], ev[5], ev[6]
+    n = a_sc.size
+    a, lam_n, lam_t, un, ut = mixed_state(x, a_sc, l_sc, cone, cone_t, N, b, T, c)
+    E = np.empty(total)
+    if values:
+        E[:n] = mixed_dynamics(M, F, N, T, a, lam_n, lam_t, sliding, slide, dyn)
+    Jac = np.zeros((total, size)) if jacobian else np.zeros((0, 0))
+    if jacobian:
+        Jac[:n] = dynjac
+        for idx in range(sliding.size):  # the told sliding friction's column per unit |λ_n|
+            i = sliding[idx]
+            s = np.sign(lam_n[i])
+            for j in range(n):
+                Jac[j, n + i] = ((-N[i, j] + s * slide[idx, j]) * l_sc[i]) / dyn[j]
+    if I.size:
+        mixed_simple_rows(lam_n, un, I, bil, ils, ius, DU, irows, E, Jac, True, jacobian)
+    if C.size:
+        mixed_coulomb_rows(lam_n, lam_t, un, ut, C, cls, cus, cmu, DU, crows, cncols, ctcols, E, Jac, values, jacobian)
+    return E, Jac
+
+
+#: :func:`mixed_newton_loop`'s ending: converged (or the iterations spent), the work budget refused a step, no descent
+MIXED_DONE, MIXED_BUDGET, MIXED_NO_DESCENT = 0, 1, 2
+
+
+@njit
+def mixed_newton_loop(x0, target, iter_max, consts, budget, ev):
+    """F9's Newton stage (``coulomb_mixed._newton``), the operations of its NumPy loop in the same order: the plain
+    least-squares Newton step (:func:`gelsy_lstsq`), kept when it lowers the merit ``‖E‖²`` by Armijo's factor, else the
+    Levenberg–Marquardt step ``(JᵀJ + θ‖E‖ I) δ = −JᵀE`` (:func:`_gesv`; the plain step when that matrix is exactly
+    singular) with backtracking, θ halved after a full step and doubled otherwise. ``consts``: θ₀, Armijo's σ, the
+    backtracking factor, the smallest step, the least-squares ``rcond``. ``budget`` (in place): ``[on, limit, step,
+    spent, exhausted]`` (one step spent per iteration, as ``WorkBudget.spend``). Returns ``(best x, k, residuals,
+    steps, count, ending)``: the iterations' residuals and accepted steps (0 when none was accepted) of the history,
+    their count, and :data:`MIXED_DONE`, :data:`MIXED_BUDGET` or :data:`MIXED_NO_DESCENT`."""
+    theta, armijo, backtrack, step_min, rcond = consts[0], consts[1], consts[2], consts[3], consts[4]
+    x = x0.copy()
+    E, Jac = mixed_evaluate(x, True, True, ev)
+    best_res = np.max(np.abs(E)) if E.size else 0.0
+    best_x = x.copy()
+    N = x.size
+    res_log = np.zeros(iter_max)
+    step_log = np.zeros(iter_max)
+    count = 0
+    ending = MIXED_DONE
+    k = 0
+    for it in range(1, iter_max + 1):
+        k = it
+        res = np.max(np.abs(E)) if E.size else 0.0
+        if res < best_res:
+            best_res = res
+            best_x = x.copy()
+        if res <= target:
+            k -= 1
+            break
+        if budget[0] > 0.0:
+            if budget[4] > 0.0 or budget[3] + budget[2] > budget[1]:
+                budget[4] = 1.0
+                res_log[count] = res
+                count += 1
+                ending = MIXED_BUDGET
+                k -= 1
+                break
+            budget[3] += budget[2]
+        merit = np.dot(E, E)
+        accepted = False
+        t = 1.0
+        if np.all(np.isfinite(Jac)) and np.all(np.isfinite(E)):
+            full = gelsy_lstsq(Jac, -E, rcond)
+        else:
+            full = np.full(N, np.nan)
+        if np.all(np.isfinite(full)):
+            E_new = mixed_evaluate(x + full, True, False, ev)[0]
+            if np.dot(E_new, E_new) <= (1 - 2 * armijo) * merit:
+                x = x + full
+                E = E_new
+                accepted = True
+                t = 1.0
+                Jac = mixed_evaluate(x, False, True, ev)[1]
+        if not accepted:
+            lam = theta * np.sqrt(merit)
+            step, ok = _gesv(gram(Jac) + lam * np.eye(N), -np.dot(Jac.T, E))
+            if not ok:
+                step = full
+            t = 1.0
+            if np.all(np.isfinite(step)):
+                while t >= step_min:
+                    E_new = mixed_evaluate(x + t * step, True, False, ev)[0]
+                    if np.dot(E_new, E_new) <= (1 - 2 * armijo * t) * merit:
+                        x = x + t * step
+                        E = E_new
+                        accepted = True
+                        Jac = mixed_evaluate(x, False, True, ev)[1]
+                        break
+                    t *= backtrack
+            theta = theta * backtrack if t == 1 else theta / backtrack
+        res_log[count] = res
+        step_log[count] = t if accepted else 0.0
+        count += 1
+        if not accepted:
+            ending = MIXED_NO_DESCENT
+            break
+    res = np.max(np.abs(E)) if E.size else 0.0
+    if res < best_res:
+        best_x = x.copy()
+    return best_x, k, res_log, step_log, count, ending

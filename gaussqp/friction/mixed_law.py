@@ -199,6 +199,24 @@ class MixedSystem:
         #: the dynamics rows of the Jacobian (n × size), data only
         self.dynamics_jacobian = dj
 
+    def loop_data(self) -> tuple | None:
+        """The data of the compiled Newton stage (``compiled_kernels.mixed_evaluate``, ``mixed_newton_loop``): the
+        arrays of :meth:`_evaluate`'s compiled kernels, or None where those do not evaluate the whole map (a told
+        sticking contact, whose rows :meth:`_contact` computes, or data NumPy multiplies by another BLAS path)."""
+        if self._kernel_data is None or self._sticking_others:
+            return None
+        simple = (self._simple, self._simple_bilateral, *self._simple_scales, self._simple_rows)
+        coulomb = (self._c_idx, *self._c_scales, self._c_rows64, self._c_ncols, self._c_tcols)
+        return (
+            self._kernel_data,
+            simple,
+            coulomb,
+            self._DUc,
+            plain(self.dynamics_jacobian),
+            int(self._offset[-1]),
+            int(self.size),
+        )
+
     # ------------------------------------------------------------------ variables
     def split(self, x: np.ndarray) -> Split:
         n, m, d1 = self.n, self.m, self.d - 1

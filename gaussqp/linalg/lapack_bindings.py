@@ -10,7 +10,11 @@ kernel modules.
 
 - ``dgetrf`` / ``dgetrs`` / ``dgetri``: the LU with partial pivoting, its solve and its inverse;
 - ``dgesdd``: the singular values (``jobz = 'N'``) by divide and conquer, as :func:`gaussqp.linalg.dense.singular_values`
-  computes them through SciPy's wrapper.
+  computes them through SciPy's wrapper;
+- ``dgelsy``: the minimum-norm least-squares solution by a complete orthogonal factorization, as
+  :func:`gaussqp.linalg.dense.min_norm_lstsq` computes it through ``scipy.linalg.lstsq``;
+- BLAS's ``dsyrk``: ``AᵀA``'s triangle, the product NumPy's ``A.T @ A`` computes (its matmul calls ``syrk`` when both
+  operands are one buffer, then mirrors the triangle; a ``gemm`` rounds otherwise).
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ def _lapack_ilp64() -> bool:
 
 if _lapack_ilp64():
     raise ImportError("SciPy's LAPACK takes 64-bit integers (an ILP64 build): the compiled kernels pass 32-bit ones")
-for _name in ("dgetrf", "dgetrs", "dgetri", "dgesdd"):
+for _name in ("dgetrf", "dgetrs", "dgetri", "dgesdd", "dgelsy"):
     _llvm.add_symbol("gaussqp_" + _name, get_cython_function_address("scipy.linalg.cython_lapack", _name))
+_llvm.add_symbol("gaussqp_dsyrk", get_cython_function_address("scipy.linalg.cython_blas", "dsyrk"))
 _P = _types.voidptr
 #: ``dgetrf(m, n, a, lda, ipiv, info)``
 dgetrf = _types.ExternalFunction("gaussqp_dgetrf", _types.void(_P, _P, _P, _P, _P, _P))
@@ -44,3 +49,7 @@ dgetrs = _types.ExternalFunction("gaussqp_dgetrs", _types.void(_P, _P, _P, _P, _
 dgetri = _types.ExternalFunction("gaussqp_dgetri", _types.void(_P, _P, _P, _P, _P, _P, _P))
 #: ``dgesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info)``
 dgesdd = _types.ExternalFunction("gaussqp_dgesdd", _types.void(*([_P] * 14)))
+#: ``dgelsy(m, n, nrhs, a, lda, b, ldb, jpvt, rcond, rank, work, lwork, info)``
+dgelsy = _types.ExternalFunction("gaussqp_dgelsy", _types.void(*([_P] * 13)))
+#: BLAS ``dsyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc)``
+dsyrk = _types.ExternalFunction("gaussqp_dsyrk", _types.void(*([_P] * 10)))

@@ -688,3 +688,85 @@ def test_the_judges_map_alone_does_not_load_the_kernels():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["solved", "sparse", "False"]
+
+
+def _humanoid_mixed(seed: int, sliding: bool = True):
+    """The humanoid (3D) with its contacts made coulomb, frictionless unilateral or bilateral, or told sliding at
+    random (no told sticking contact: the compiled Newton stage evaluates the whole map)."""
+    rng = np.random.default_rng(seed)
+    p = problems.load("real/humanoid_lying")
+    kinds = 4 if sliding else 3
+    pick = np.where(np.asarray(p.has_tangent, dtype=bool), rng.choice(kinds, size=p.m), rng.choice([1, 2], size=p.m))
+    types = ["bilateral" if k == 2 else "unilateral" for k in pick]
+    modes = [("coulomb", "frictionless", "frictionless", "sliding")[k] for k in pick]
+    slip = rng.normal(size=(p.m, 2))
+    F = np.asarray(p.F) * rng.uniform(0.5, 2.0, size=p.n) + rng.normal(size=p.n)
+    return p.with_blocks(F=F, types=types, modes=modes, slip=slip / np.linalg.norm(slip, axis=1)[:, None])
+
+
+def _newton_both_ways(p, start, budget_limit, monkeypatch):
+    import gaussqp.formulations.coulomb_mixed as cm
+    import gaussqp.friction.mixed_law as ml
+
+    sysm = ml.MixedSystem(p)
+    assert sysm.loop_data() is not None
+    x0 = cm._sticking_start(sysm) if start == "stick" else np.zeros(sysm.size)
+    out = []
+    for compiled_loop in (True, False):
+        if not compiled_loop:  # the Python loop over the same compiled map
+            monkeypatch.setattr(ml.MixedSystem, "loop_data", lambda self: None)
+        unknowns = p.n + p.m * p.dimension
+        budget = cm.WorkBudget(budget_limit * (unknowns**3 + 1), unknowns) if budget_limit else None
+        history: list = []
+        x, k = cm._newton(sysm, x0, cm.COULOMB_POLISH_RTOL, history, budget)
+        out.append((x, k, history, None if budget is None else (budget.spent, budget.exhausted)))
+    monkeypatch.undo()
+    return out
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("start", ["stick", "zero"])
+@pytest.mark.parametrize("budget_limit", [None, 3])
+def test_the_compiled_f9_newton_runs_the_python_iterations(seed, start, budget_limit, monkeypatch):
+    """F9's Newton stage as one compiled call (``compiled_kernels.mixed_newton_loop``) gives the Python loop's iterates
+    bit for bit: the same point, iterations, history (residuals, steps, the stop: converged, 'no descent', 'work budget
+    spent') and the same work spent, from both starts, with and without a work budget (3 steps: it stops there)."""
+    (x1, k1, h1, b1), (x0, k0, h0, b0) = _newton_both_ways(_humanoid_mixed(seed), start, budget_limit, monkeypatch)
+    assert np.array_equal(x1, x0) and k1 == k0 and h1 == h0 and b1 == b0
+    if budget_limit:
+        assert b1[1] is True and h1[-1]["stopped"] == "work budget spent"
+
+
+def test_the_compiled_f9_newton_meets_every_ending(monkeypatch):
+    """Over the random humanoids the loop ends every way the Python loop does (converged, no descent, budget spent): the
+    bit-for-bit comparison above covers each ending, not only the common one."""
+    endings = set()
+    for seed in range(10):
+        for start in ("stick", "zero"):
+            for limit in (None, 3):
+                (_, _, h, b), _ = _newton_both_ways(_humanoid_mixed(seed), start, limit, monkeypatch)
+                endings.add(h[-1].get("stopped", "converged") if h else "converged")
+    assert endings == {"converged", "no descent", "work budget spent"}
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (9, 5), (5, 9), (12, 12)])
+@pytest.mark.parametrize("rank_drop", [0, 2])
+def test_the_compiled_gelsy_is_min_norm_lstsq(shape, rank_drop):
+    """The compiled least squares (LAPACK's gelsy through SciPy's bindings) gives
+    :func:`gaussqp.linalg.dense.min_norm_lstsq`'s numbers bit for bit, square, tall and wide, full rank or not."""
+    from gaussqp.linalg.dense import min_norm_lstsq
+
+    rng = np.random.default_rng(sum(shape) + rank_drop)
+    m, n = shape
+    r = min(m, n) - rank_drop
+    A = rng.normal(size=(m, r)) @ rng.normal(size=(r, n))
+    b = rng.normal(size=m)
+    got = kernels().gelsy_lstsq(A, b, max(m, n) * np.finfo(float).eps)
+    assert np.array_equal(got, min_norm_lstsq(A, b))
+
+
+@pytest.mark.parametrize("shape", [(7, 7), (20, 9), (3, 11)])
+def test_the_compiled_gram_matrix_is_numpys(shape):
+    """``J.T @ J`` as NumPy computes it (BLAS's syrk and the mirrored triangle), bit for bit."""
+    J = np.random.default_rng(shape[0]).normal(size=shape)
+    assert np.array_equal(kernels().gram(J), J.T @ J)
