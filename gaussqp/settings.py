@@ -529,6 +529,13 @@ POLISH_BVLS_TOL = 1e-14
 #: only move it by round-off (DAQP's answers on the humanoid: 2e-16 → 7e-17). 1e3 ε, :data:`ROUND_OFF`'s value
 POLISH_SKIP_RESIDUAL = 1e3 * sys.float_info.epsilon
 
+#: F4's active-set answer (:meth:`gaussqp.formulations.sticking_conic.StickingConic._active_set_answer`) is an exact
+#: solve of the KKT system with every contact active: it answers only when every recomputed KKT residual is at most
+#: this (the equations met to round-off). A larger residual is a least-squares point of inconsistent equations (drifts
+#: inconsistent within the tolerance, or a contact that detaches), which the conic program and the verdict contract
+#: answer (the drift change reported, DESIGN.md §4.3). 1e3 ε, :data:`ROUND_OFF`'s value
+ACTIVE_SET_ANSWER_RESIDUAL = 1e3 * sys.float_info.epsilon
+
 #: F2 (:mod:`gaussqp.formulations.projected`) and F3 (:mod:`gaussqp.formulations.delassus`): the bilateral rows
 #: are incompatible (tutorial (17) has no solution) when a row of ``J_b a + b_b``, at the acceleration the
 #: elimination gives, exceeds this times that row's data scale (one test for both,

@@ -126,6 +126,7 @@ def test_f1_never_checks_f4_s_two_stage_answer(monkeypatch):
 
     p = particle_on_floor_3d(0.5)
     monkeypatch.setattr(StickingConic, "_gap_tol", staticmethod(lambda *a: -1.0))  # no zero-gap point: two stage
+    monkeypatch.setattr(type(gaussqp.get_formulation("sticking_socp")), "active_set_first", False)  # nor active set
     roles = _garbage_lemke(monkeypatch)
     f1_runs = []
     real_f1 = FORMULATIONS["gauss_qp"].solve_to_compare

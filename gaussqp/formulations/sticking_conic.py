@@ -55,7 +55,14 @@ from ..model.system_class import SystemClass
 from ..certificates.residuals import kkt_residuals
 from ..model.rows import assemble_multipliers
 from ..results import FAILED, INACCURATE, INFEASIBLE, SOLUTION_PRESENT, SOLVED, UNBOUNDED, JudgeHints, Solution
-from ..settings import DIRECT_CONIC_BACKENDS, NONEXISTENCE_CHANGE, PARAM_ENTRIES_MAX, POLISH_MAX, Tolerance
+from ..settings import (
+    ACTIVE_SET_ANSWER_RESIDUAL,
+    DIRECT_CONIC_BACKENDS,
+    NONEXISTENCE_CHANGE,
+    PARAM_ENTRIES_MAX,
+    POLISH_MAX,
+    Tolerance,
+)
 from ..backends import direct_backend, solve_program
 from ..backends.direct import RowBlock, conic_presets, csc_from_triplets, solve_conic, triplets
 from ..friction.multiplier_conic import cone_rows
@@ -229,7 +236,7 @@ class StickingConic(Formulation):
         L = Layout(p)
         direct = direct_backend(solver, needs, DIRECT_CONIC_BACKENDS)
         if solver is None and self.active_set_first:
-            sol = self._active_set_answer(p, tol)
+            sol = self._active_set_answer(p)
             if sol is not None:
                 sol.timing.detail = {"programs": time.perf_counter() - t0}
                 return sol
@@ -273,12 +280,14 @@ class StickingConic(Formulation):
         sol.timing.detail = {"programs": time.perf_counter() - t0}
         return sol
 
-    def _active_set_answer(self, p: ContactProblem, tol: Tolerance) -> Solution | None:
+    def _active_set_answer(self, p: ContactProblem) -> Solution | None:
         """The all-sticking answer of the equality KKT system with every unilateral row active, when it is one: the
         point :func:`~gaussqp.certificates.polish.active_set_point` gives for that set (the point the polish of the
-        conic program's answer reaches whenever that answer has every contact active), taken when every KKT residual
-        is within the tolerance (stationarity, the rows, ``λ_in >= 0``, complementarity) and its multipliers lie in
-        the cones of :attr:`model` (sticking (14b)). It then solves F4's program (sticking (60)(65)): with every row
+        conic program's answer reaches whenever that answer has every contact active), taken when it solves those
+        equations to round-off (every KKT residual within :data:`~gaussqp.settings.ACTIVE_SET_ANSWER_RESIDUAL`:
+        stationarity, the rows, ``λ_in >= 0``, complementarity; a least-squares point of inconsistent drifts is left to
+        the conic program and the verdict contract, which reports the drift change) and its multipliers lie in the
+        cones of :attr:`model` (sticking (14b)). It then solves F4's program (sticking (60)(65)): with every row
         active, the program's objective ``aᵀMa + Fᵀa + bᵀλ`` is ``λᵀ(J a + b)`` plus ``aᵀ`` times the stationarity
         residual, zero within the residuals checked. No conic program runs. Otherwise None, and the conic program
         decides: a contact that detaches (its multiplier would pull, and bounded least squares leaves the dynamics
@@ -296,7 +305,7 @@ class StickingConic(Formulation):
         if point is None:
             return None
         a, lam_n, lam_t = point
-        if max(kkt_residuals(p, a, lam_n, lam_t).values()) > tol.residual:  # a NaN residual is not within it
+        if not max(kkt_residuals(p, a, lam_n, lam_t).values()) <= ACTIVE_SET_ANSWER_RESIDUAL:  # NaN: not within
             return None
         cc = coulomb_cone_check(p, lam_n, lam_t, self.model)
         if cc is None or not cc.holds:
