@@ -628,15 +628,17 @@ def coulomb_cone_check(problem: ContactProblem, lam_n, lam_t, model=None) -> Cer
     lam_dt = np.divide(
         sc.force, sc.tangent_weight, out=np.zeros_like(sc.tangent_weight), where=sc.tangent_weight > 0
     ).reshape(problem.m, d1)
-    scale = np.array([problem.friction[i] * lam_dn[i] + lam_dt[i].max(initial=0.0) for i in S])
+    mu = np.asarray(problem.friction, dtype=float)[S]
+    scale = mu * lam_dn[S] + lam_dt[S].max(axis=1, initial=0.0)
+    lt = np.asarray(lam_t, dtype=float).reshape(problem.m, d1)[S]
+    ln = np.abs(np.asarray(lam_n, dtype=float)[S])
     if model is None or model.kind == "disk" or problem.dimension == 2:
-        gaps = [problem.friction[i] * abs(lam_n[i]) - np.linalg.norm(lam_t[i]) for i in S]
+        gaps = mu * ln - np.sqrt(np.add.reduce(lt * lt, axis=1))
         what = "Coulomb disks"
     else:
         C, r = model.polygon(problem.dimension)
-        gaps = [r * problem.friction[i] * abs(lam_n[i]) - float((C @ lam_t[i]).max()) for i in S]
+        gaps = r * mu * ln - (lt @ np.asarray(C, dtype=float).T).max(axis=1)
         what = f"{model.kind} polygons ({model.facets} facets)"
-    gaps = np.asarray(gaps, dtype=float)
     rel = np.where(scale > 0, gaps / np.where(scale > 0, scale, 1.0), gaps)
     margin = float(gaps.min())
     ok = bool(rel.min() >= -CONE_CHECK_RTOL)
