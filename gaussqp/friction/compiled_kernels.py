@@ -247,26 +247,35 @@ def line_search_csr(
 
 
 @njit
+def _getrf_getrs(A, rhs):
+    """``(A⁻¹ rhs, singular)`` by LAPACK's ``getrf`` then ``getrs`` through SciPy's bindings on a column-ordered copy of
+    ``A`` (N, N), N >= 1; ``singular``: ``getrf`` met an exactly zero pivot (the solution then has non-finite
+    entries)."""
+    N = A.shape[0]
+    lu = A.T.copy().T  # a copy in LAPACK's column order, whatever A's: the factors overwrite it
+    n = np.full(1, N, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    piv = np.empty(N, dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
+    _dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
+    singular = info[0] > 0
+    x = rhs.copy()
+    trans = np.full(1, 78, dtype=np.uint8)  # 'N': A x = rhs
+    _dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
+    return x, singular
+
+
+@njit
 def lu_solve(J, rhs):
-    """``J⁻¹ rhs`` by one LU factorization with partial pivoting, LAPACK's ``getrf`` then ``getrs`` through SciPy's
-    bindings: the numbers of :func:`gaussqp.linalg.dense.lu_solver` bit for bit (an exactly singular J gives non-finite
-    entries, as there). Empty when J has a non-finite entry (where ``lu_solver`` raises). Arguments: J (N, N), rhs (N,)
-    C-ordered float arrays; N = 0 gives an empty solution."""
-    N = J.shape[0]
-    if N == 0:
+    """``J⁻¹ rhs`` by one LU factorization with partial pivoting (:func:`_getrf_getrs`): the numbers of
+    :func:`gaussqp.linalg.dense.lu_solver` bit for bit (an exactly singular J gives non-finite entries, as there). Empty
+    when J has a non-finite entry (where ``lu_solver`` raises). Arguments: J (N, N), rhs (N,) C-ordered float arrays;
+    N = 0 gives an empty solution."""
+    if J.shape[0] == 0:
         return rhs.copy()
     if not np.all(np.isfinite(J)):
         return np.zeros(0)
-    lu = J.T.copy().T  # a copy in LAPACK's column order, whatever J's: the factors overwrite it
-    n = np.full(1, N, dtype=np.int32)
-    one = np.ones(1, dtype=np.int32)
-    piv = np.empty(max(N, 1), dtype=np.int32)
-    info = np.zeros(1, dtype=np.int32)
-    _dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
-    x = rhs.copy()
-    trans = np.full(1, 78, dtype=np.uint8)  # 'N': J x = rhs
-    _dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
-    return x
+    return _getrf_getrs(J, rhs)[0]
 
 
 @njit
@@ -615,20 +624,11 @@ def gelsy_lstsq(A, rhs, rcond):
 
 @njit
 def _gesv(A, rhs):
-    """``(A⁻¹ rhs, True)`` by LAPACK's ``getrf``/``getrs`` (the factorization and solve of ``numpy.linalg.solve``'s
-    ``gesv``), or ``(rhs, False)`` when ``getrf`` finds an exactly zero pivot (where NumPy raises ``LinAlgError``)."""
-    N = A.shape[0]
-    lu = A.T.copy().T
-    n = np.full(1, N, dtype=np.int32)
-    one = np.ones(1, dtype=np.int32)
-    piv = np.empty(max(N, 1), dtype=np.int32)
-    info = np.zeros(1, dtype=np.int32)
-    _dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
-    if info[0] > 0:
+    """``(A⁻¹ rhs, True)`` by :func:`_getrf_getrs` (the factorization and solve of ``numpy.linalg.solve``'s ``gesv``),
+    or ``(rhs, False)`` when ``getrf`` finds an exactly zero pivot (where NumPy raises ``LinAlgError``)."""
+    x, singular = _getrf_getrs(A, rhs)
+    if singular:
         return rhs, False
-    x = rhs.copy()
-    trans = np.full(1, 78, dtype=np.uint8)  # 'N'
-    _dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
     return x, True
 
 

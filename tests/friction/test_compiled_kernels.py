@@ -302,11 +302,7 @@ def test_f9_map_in_3d_is_the_same_with_either_kernels(seed, monkeypatch):
 
     rng = np.random.default_rng(seed)
     p = problems.load("real/humanoid_lying")
-    pick = np.where(np.asarray(p.has_tangent, dtype=bool), rng.choice(4, size=p.m), rng.choice([1, 2], size=p.m))
-    types = ["bilateral" if k == 2 else "unilateral" for k in pick]
-    modes = [("coulomb", "frictionless", "frictionless", "sliding")[k] for k in pick]
-    slip = rng.normal(size=(p.m, 2))
-    q = p.with_blocks(types=types, modes=modes, slip=slip / np.linalg.norm(slip, axis=1)[:, None])
+    q = p.with_blocks(**_random_kinds(p, rng))
     one = int(np.flatnonzero(p.has_tangent)[seed])  # one coulomb contact alone: NumPy's one-row products are ddot's
     alone = p.with_blocks(
         J_n=np.asarray(p.J_n)[[one]], normal_drift=np.asarray(p.normal_drift)[[one]], types=["unilateral"],
@@ -690,18 +686,24 @@ def test_the_judges_map_alone_does_not_load_the_kernels():
     assert out.split() == ["solved", "sparse", "False"]
 
 
-def _humanoid_mixed(seed: int, sliding: bool = True):
-    """The humanoid (3D) with its contacts made coulomb, frictionless unilateral or bilateral, or told sliding at
-    random (no told sticking contact: the compiled Newton stage evaluates the whole map)."""
-    rng = np.random.default_rng(seed)
-    p = problems.load("real/humanoid_lying")
-    kinds = 4 if sliding else 3
-    pick = np.where(np.asarray(p.has_tangent, dtype=bool), rng.choice(kinds, size=p.m), rng.choice([1, 2], size=p.m))
+def _random_kinds(p, rng) -> dict:
+    """``with_blocks`` arguments making each contact of ``p`` (3D) coulomb, frictionless unilateral, frictionless
+    bilateral or told sliding at random (no told sticking contact), with random slip directions."""
+    pick = np.where(np.asarray(p.has_tangent, dtype=bool), rng.choice(4, size=p.m), rng.choice([1, 2], size=p.m))
     types = ["bilateral" if k == 2 else "unilateral" for k in pick]
     modes = [("coulomb", "frictionless", "frictionless", "sliding")[k] for k in pick]
     slip = rng.normal(size=(p.m, 2))
+    return dict(types=types, modes=modes, slip=slip / np.linalg.norm(slip, axis=1)[:, None])
+
+
+def _humanoid_mixed(seed: int):
+    """The humanoid with random contact kinds (:func:`_random_kinds`; the compiled Newton stage then evaluates the
+    whole map) and a random load."""
+    rng = np.random.default_rng(seed)
+    p = problems.load("real/humanoid_lying")
+    kinds = _random_kinds(p, rng)
     F = np.asarray(p.F) * rng.uniform(0.5, 2.0, size=p.n) + rng.normal(size=p.n)
-    return p.with_blocks(F=F, types=types, modes=modes, slip=slip / np.linalg.norm(slip, axis=1)[:, None])
+    return p.with_blocks(F=F, **kinds)
 
 
 def _newton_both_ways(p, start, budget_limit, monkeypatch):
