@@ -482,11 +482,15 @@ def _sticking_start(sysm: MixedSystem) -> np.ndarray:
     everywhere with no cone active (a robot at rest); a start only, judged like any other point."""
     n, m, d1 = sysm.n, sysm.m, sysm.d - 1
     Tc = sysm.T.reshape(m, d1, n)[sysm.cone].reshape(-1, n)
-    J = np.vstack([sysm.N, Tc])
-    drift = np.concatenate([sysm.b, sysm.c.reshape(m, d1)[sysm.cone].ravel()])
-    k = J.shape[0]
-    K = np.block([[sysm.M, -J.T], [J, np.zeros((k, k))]])
-    z = min_norm_lstsq(K, np.concatenate([-sysm.F, -drift]))
+    size = n + m + Tc.shape[0]
+    K = np.zeros((size, size))  # [M, −Jᵀ; J, 0] with J = [J_n; T_c]
+    K[:n, :n] = sysm.M
+    K[n : n + m, :n] = sysm.N
+    K[n + m :, :n] = Tc
+    K[:n, n:] = -K[n:, :n].T
+    rhs = np.concatenate([-sysm.F, -sysm.b, -sysm.c.reshape(m, d1)[sysm.cone].ravel()])
+    fast = kernels_when_worth()  # the same numbers bit for bit (finite data: the problem's, validated)
+    z = fast.gelsy_lstsq(K, rhs, size * np.finfo(float).eps) if fast is not None else min_norm_lstsq(K, rhs)
     lam_t = np.zeros((m, d1))
     lam_t[sysm.cone] = z[n + m :].reshape(-1, d1)
     return sysm.pack(z[:n], z[n : n + m], lam_t)
@@ -560,11 +564,13 @@ class CoulombMixed(SelfJudgedFormulation):
                 x1, k = _newton(sysm, start, COULOMB_POLISH_RTOL, history, budget)
                 nt_it += k
                 times["newton"] += time.perf_counter() - t1
-                res1 = residuals(sysm, x1)["max"]
+                measured = residuals(sysm, x1)
+                res1 = measured["max"]
                 if res1 <= COULOMB_RESIDUAL_RTOL:
                     return self._answer(
-                        problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times, budget
-                    )
+                        problem, sysm, x1, "nonsmooth_newton", "converged", fp_it, nt_it, history, times, budget,
+                        measured,
+                    )  # fmt: skip
                 keep(x1, res1)
             if budget is not None and budget.exhausted:
                 return stopped("nonsmooth_newton")
@@ -626,10 +632,12 @@ class CoulombMixed(SelfJudgedFormulation):
         history: list,
         times: dict,
         budget: WorkBudget | None = None,
+        measured: dict | None = None,
     ) -> Solution:
-        """The route's answer ``x`` (``failed`` until the judge decides), with what the stages did."""
+        """The route's answer ``x`` (``failed`` until the judge decides), with what the stages did; ``measured``:
+        :func:`residuals` of ``x``, when the caller has them."""
         sol = Solution(problem=problem, status="failed", formulation=self.name, solver=solver)
-        _fill(sol, sysm, x)
+        _fill(sol, sysm, x, measured)
         sol.extras.update(
             {
                 "fixed_point_iterations": fp_it,
@@ -696,8 +704,9 @@ def _sign_choices(sysm: MixedSystem, x: np.ndarray, contacts: list):
         yield {**first, i: -first[i]}
 
 
-def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
-    """Answer, judged residuals, natural-map report and contact modes of ``x`` on ``sol``."""
+def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray, measured: dict | None = None) -> None:
+    """Answer, judged residuals, natural-map report and contact modes of ``x`` on ``sol`` (``measured``: the
+    :func:`residuals` of ``x``, computed here when None)."""
     d = sysm.d
     s = sysm.split(x)
     lam_t = s.lam_t.copy()
@@ -706,7 +715,7 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray) -> None:
     sol.acceleration, sol.lambda_normal, sol.lambda_tangent = s.a, s.lam_n, lam_t
     un, ut = sysm.velocities(s.a)
     sol.velocity = np.concatenate([un[:, None], ut], axis=1).ravel()
-    res = residuals(sysm, x)
+    res = residuals(sysm, x) if measured is None else measured
     sol.residuals.update({"dynamics": res["dynamics"], "contact_law": res["contact"]})
     # the natural map of the coulomb contacts, ρ = 1, in the problem's units (absolute) and in the data's
     cou = [i for i in range(sysm.m) if sysm.kinds[i] == COULOMB]

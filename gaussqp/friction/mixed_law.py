@@ -65,15 +65,27 @@ _ROWS = {
 }
 
 
-def contact_kind(problem: ContactProblem, i: int) -> str:
-    """The kind of contact ``i`` in the table of the module docstring (μ = 0 friction is frictionless)."""
-    t, mode, mu = str(problem.types[i]), str(problem.modes[i]), float(problem.friction[i])
-    frictional = mode != "frictionless" and bool(problem.has_tangent[i]) and (mu > 0 or mode == "sticking")
-    if not frictional:
+def _kind(t: str, mode: str, mu: float, has_tangent: bool) -> str:
+    """The kind of a contact of type ``t``, mode ``mode``, friction ``mu`` (μ = 0 friction is frictionless)."""
+    if not (mode != "frictionless" and has_tangent and (mu > 0 or mode == "sticking")):
         return BILATERAL if t == "bilateral" else UNILATERAL
     if mode == "coulomb":
         return COULOMB
     return f"{t}_{mode}"
+
+
+def contact_kind(problem: ContactProblem, i: int) -> str:
+    """The kind of contact ``i`` in the table of the module docstring (μ = 0 friction is frictionless)."""
+    return _kind(str(problem.types[i]), str(problem.modes[i]), float(problem.friction[i]), bool(problem.has_tangent[i]))
+
+
+def contact_kinds(problem: ContactProblem) -> list[str]:
+    """:func:`contact_kind` of every contact, in order."""
+    columns = (problem.types, problem.modes, problem.friction, problem.has_tangent)
+    return [
+        _kind(str(t), str(mode), float(mu), bool(h))
+        for t, mode, mu, h in zip(*(np.asarray(c).tolist() for c in columns))
+    ]
 
 
 @dataclass
@@ -100,7 +112,7 @@ class MixedSystem:
         self.n, self.m, self.d = p.n, p.m, p.dimension
         n, m, d = self.n, self.m, self.d
         d1 = d - 1
-        self.kinds = [contact_kind(p, i) for i in range(m)]
+        self.kinds = contact_kinds(p)
         self.M = as_dense(p.M)
         self.F = np.asarray(p.F, dtype=float)
         self.N = as_dense(p.J_n).reshape(m, n)
@@ -143,10 +155,8 @@ class MixedSystem:
         self._cone_t = (np.array([self.t_index[i] for i in self.cone], dtype=int)[:, None] + np.arange(d1)).ravel()
         C = self._coulomb
         self._c_rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
-        self._c_normal_cols = np.repeat(n + C, d)
-        self._c_tangent_cols = np.repeat(self._coulomb_t[:, None] + np.arange(d1)[None, :], d, axis=0)
         self._c_scales = (self.lam_scale[C], self.u_scale[C], plain(self.mu[C]))
-        self._c_eye = np.broadcast_to(np.eye(d), (C.size, d, d)).copy()
+        self._c_numpy: tuple | None = None  # :meth:`_coulomb_columns`, built at the NumPy kernels' first use
         #: the contacts of the other kinds, (index, kind), each computed by :meth:`_contact`
         self._others = [(i, k) for i, k in enumerate(self.kinds) if k != COULOMB]
         # for the compiled kernels: the one-row kinds (frictionless or told sliding) apart from the sticking ones
@@ -345,13 +355,27 @@ class MixedSystem:
             E[rows] = (lam - proj.reshape(-1, d)).ravel()
         if Jac is None:
             return
-        D = self._c_eye.copy()
+        eye, normal_cols, tangent_cols = self._coulomb_columns()
+        D = eye.copy()
         moving = nut > 0
         D[moving, 0, 1:] = (mu[moving] / nut[moving])[:, None] * ut_[moving]
         Jac[rows, :n] = np.matmul(np.matmul(P, D), self._DU[C]).reshape(-1, n)
-        rest = self._c_eye - P
-        Jac[rows, self._c_normal_cols] = rest[:, :, 0].ravel()
-        Jac[rows[:, None], self._c_tangent_cols] = rest[:, :, 1:].reshape(-1, d - 1)
+        rest = eye - P
+        Jac[rows, normal_cols] = rest[:, :, 0].ravel()
+        Jac[rows[:, None], tangent_cols] = rest[:, :, 1:].reshape(-1, d - 1)
+
+    def _coulomb_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The identity of each coulomb contact's block and the Jacobian's columns of its normal and tangential
+        unknowns, row by row of its block (data only): :meth:`_coulomb_rows`'s, built at its first call (the compiled
+        kernels, when loaded, fill those rows without them)."""
+        if self._c_numpy is None:
+            d, C = self.d, self._coulomb
+            self._c_numpy = (
+                np.broadcast_to(np.eye(d), (C.size, d, d)).copy(),
+                np.repeat(self.n + C, d),
+                np.repeat(self._coulomb_t[:, None] + np.arange(d - 1)[None, :], d, axis=0),
+            )
+        return self._c_numpy
 
     def _du(self, i: int) -> np.ndarray:
         """∂ũ_i/∂x over the coordinates' columns: (d, n), rows (normal, tangents)."""
@@ -437,4 +461,5 @@ __all__ = [
     "UNILATERAL_SLIDING",
     "UNILATERAL_STICKING",
     "contact_kind",
+    "contact_kinds",
 ]

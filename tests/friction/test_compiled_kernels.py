@@ -751,6 +751,23 @@ def test_the_compiled_f9_newton_meets_every_ending(monkeypatch):
     assert endings == {"converged", "no descent", "work budget spent"}
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_f9_sticking_start_is_the_same_with_either_kernels(seed, monkeypatch):
+    """F9's start "every contact sticks" (the equality KKT system by least squares) solved by the compiled gelsy or by
+    :func:`gaussqp.linalg.dense.min_norm_lstsq`: the same point bit for bit, on the random humanoids (coulomb,
+    frictionless, bilateral and told sliding contacts: every kind's rows in the system) and the mode-free one."""
+    import gaussqp.formulations.coulomb_mixed as cm
+    import gaussqp.friction.mixed_law as ml
+
+    p = problems.load("real/humanoid_lying").mode_free() if seed == 0 else _humanoid_mixed(seed)
+    sysm = ml.MixedSystem(p)
+    assert cm.kernels_when_worth() is not None  # loaded by this module's skip test
+    compiled = cm._sticking_start(sysm)
+    monkeypatch.setattr(cm, "kernels_when_worth", lambda: None)
+    numpy = cm._sticking_start(sysm)
+    assert np.array_equal(compiled, numpy) and np.all(np.isfinite(numpy))
+
+
 @pytest.mark.parametrize("shape", [(6, 6), (9, 5), (5, 9), (12, 12)])
 @pytest.mark.parametrize("rank_drop", [0, 2])
 def test_the_compiled_gelsy_is_min_norm_lstsq(shape, rank_drop):

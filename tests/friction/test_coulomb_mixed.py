@@ -381,3 +381,24 @@ def test_every_step_the_route_takes_is_charged_to_its_work_budget(seed):
         assert wb["exhausted"] == bool(refused)
         starts = sum(h.get("stage") == "start" for h in taken)
         assert sol.extras["newton_iterations"] + sol.extras["fixed_point_iterations"] + starts == len(taken)
+
+
+def test_every_contact_kind_in_one_pass_is_each_contacts_own():
+    """:func:`~gaussqp.friction.mixed_law.contact_kinds` (one pass over the problem's arrays, as F9's system reads
+    them) gives :func:`~gaussqp.friction.mixed_law.contact_kind` contact by contact on every shipped global problem,
+    as stored and with its told modes freed (``mode_free``: coulomb contacts), and on random mixed problems: the
+    columns it reads, in the contacts' order (the rule itself is one function, ``_kind``, behind both)."""
+    from gaussqp.friction.mixed_law import contact_kind, contact_kinds
+
+    cases = [random_mixed(seed, 6, 2, 2) for seed in range(4)]
+    for name in problems.names() + problems.real_names() + problems.generated_names():
+        p = problems.load(name)
+        if p.form == "global":
+            cases += [p, p.mode_free(sliding=True)] if not len(p.bilateral) else [p]
+    seen = set()
+    for p in cases:
+        kinds = contact_kinds(p)
+        assert kinds == [contact_kind(p, i) for i in range(p.m)]
+        assert all(type(k) is str for k in kinds)
+        seen |= set(kinds)
+    assert {"coulomb", "unilateral", "bilateral", "unilateral_sticking", "unilateral_sliding"} <= seen
