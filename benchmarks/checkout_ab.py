@@ -1,7 +1,7 @@
 """The whole package at an earlier git revision against today's, paired in one process (a benchmark, not a test): a
 state's construction from its arrays (``ContactProblem.from_blocks``) and its solve, on the shipped humanoid.
 
-    python benchmarks/checkout_ab.py --before REV [--states 100] [--rows frictionless,sticking] [--crosscheck off,on]
+    python benchmarks/checkout_ab.py --before REV [--states 100] [--rows frictionless,sticking,mode_free] [--crosscheck off,on]
         [--no-kernels]
 
 ``benchmarks/revision_ab.py`` swaps named objects; a change spread over many modules (the validation, the problem's

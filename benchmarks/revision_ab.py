@@ -2,7 +2,7 @@
 classes of gaussqp as they were at an earlier git revision, swapped in for the current ones, on the shipped humanoid.
 
     python benchmarks/revision_ab.py --before REV --swap MODULE:NAME [--swap MODULE:NAME ...] [--states 60]
-        [--rows frictionless,sticking] [--crosscheck off,on]
+        [--rows frictionless,sticking,mode_free] [--crosscheck off,on]
 
 For each ``--swap``, the module's source at ``REV`` (``git show REV:path``) is loaded as a module of its own (its
 relative imports resolve to today's package, so only that module's code is old) and its ``NAME`` is taken; "before"

@@ -141,11 +141,13 @@ def state_arrays(p: ContactProblem) -> dict:
 
 def humanoid_kinds() -> tuple[ContactProblem, dict[str, ContactProblem]]:
     """The shipped humanoid (``real/humanoid_lying``) and the rows of the paired benchmarks: ``"frictionless"`` (its
-    contacts made frictionless) and ``"sticking"`` (as stored)."""
+    contacts made frictionless), ``"sticking"`` (as stored) and ``"mode_free"`` (every contact ``"coulomb"``: stick
+    or slip left to the solver, issue #27)."""
     from gaussqp import problems
 
     base = problems.load("real/humanoid_lying")
-    return base, {"frictionless": frictionless(base), "sticking": base}
+    mode_free = base.mode_free(name=base.name + " (mode-free)")
+    return base, {"frictionless": frictionless(base), "sticking": base, "mode_free": mode_free}
 
 
 def frictionless(p: ContactProblem) -> ContactProblem:
