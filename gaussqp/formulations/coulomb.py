@@ -69,6 +69,7 @@ from ..friction.coulomb_uniqueness import coulomb_uniqueness
 from ..friction.convex_start import convex_start
 from ..friction.nonsmooth_newton import contact_components, newton_system, solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
+from ..linalg.mass import cholesky
 from ..linalg.csr import csr_from_arrays, matvec as csr_matvec, repeats, transpose as csr_transpose
 from ..mechanics.delassus import delassus_of_rows
 from ..model.local_problem import LocalContactProblem
@@ -963,7 +964,7 @@ class CoulombPlan:
         self.m, self.d, self.n = m, d, n
         #: every matrix stored dense: the contact blocks are gathered densely (no sparse permutation)
         self.dense = not (sp.issparse(problem.M) or sp.issparse(problem.J_n) or sp.issparse(problem.J_t))
-        self.coulomb = np.isin(problem.modes, ["coulomb"])
+        self.coulomb = np.asarray(problem.modes, dtype=str) == "coulomb"
         has_t = np.asarray(problem.has_tangent, dtype=bool)
         nt = problem.J_t.shape[0]
         keep_t = np.repeat(has_t, d - 1) if nt == m * (d - 1) else np.zeros(nt, dtype=bool)
@@ -991,12 +992,10 @@ class CoulombPlan:
         return J, drift, mu
 
     def mass_cholesky(self, M: np.ndarray):
-        """``scipy.linalg.cho_factor(M)`` of a dense M, reused while M is equal entry for entry to the last one
+        """``scipy.linalg.cho_factor(M)`` of a dense M (:func:`~gaussqp.linalg.mass.cholesky`: the same factor), reused while M is equal entry for entry to the last one
         factored. Raises ``numpy.linalg.LinAlgError`` when M is not positive definite."""
         if self._M is None or self._M.shape != M.shape or not np.array_equal(self._M, M):
-            import scipy.linalg as sla
-
-            self._chol = sla.cho_factor(np.asarray(M, dtype=float))
+            self._chol = cholesky(np.asarray(M, dtype=float))
             self._M = np.array(M, dtype=float)
         return self._chol
 

@@ -155,9 +155,10 @@ def _eig_batched(blocks: np.ndarray):
 def solve_mass(M, B: np.ndarray) -> np.ndarray:
     """``M⁻¹ B`` for symmetric positive definite ``M`` (Cholesky, or sparse LU).
 
-    A dense float64 ``M``: LAPACK's ``potrf`` and ``potrs`` called directly, with the arguments, the checks and the
-    errors of SciPy's ``cho_factor`` and ``cho_solve`` (the same numbers; ~20 µs against ~80 µs through SciPy's
-    wrappers on a robot's 27 coordinates: the LCP route and the cross-check call this on every answer).
+    A dense float64 ``M``: :func:`cholesky` then :func:`cholesky_solve`, LAPACK's ``potrf`` and ``potrs`` called
+    directly with the arguments, the checks and the errors of SciPy's ``cho_factor`` and ``cho_solve`` (the same
+    numbers; ~20 µs against ~80 µs through SciPy's wrappers on a robot's 27 coordinates: the LCP route and the
+    cross-check call this on every answer).
 
     Raises
     ------
@@ -176,18 +177,53 @@ def solve_mass(M, B: np.ndarray) -> np.ndarray:
     plain = type(Md) is np.ndarray and Md.dtype == np.float64 and Md.ndim == 2 and Md.size and B2.ndim in (1, 2)
     if not plain or Md.shape[0] != Md.shape[1] or B2.shape[0] != Md.shape[0]:
         return sla.cho_solve(sla.cho_factor(Md), B2)  # SciPy's path, its own errors
+    # SciPy's order: M checked and factored, then B checked (an indefinite M with a NaN in B is a LinAlgError)
+    return cholesky_solve(cholesky(Md), B2)
+
+
+def cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``scipy.linalg.cho_factor(M)`` (upper factor, ``(c, False)``) of a dense float64 square ``M``: LAPACK's ``potrf``
+    called directly, with SciPy's arguments, checks and errors (the same factor, without its wrapper's cost).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        ``M`` is not positive definite.
+    ValueError
+        ``M`` holds a NaN or an infinity.
+    """
+    import scipy.linalg as sla
     from scipy.linalg import lapack
 
-    # SciPy's order: M checked and factored, then B checked (an indefinite M with a NaN in B is a LinAlgError)
-    if not np.isfinite(Md).all():
+    if not (type(M) is np.ndarray and M.dtype == np.float64 and M.ndim == 2 and M.size and M.shape[0] == M.shape[1]):
+        return sla.cho_factor(M)  # SciPy's path, its own errors
+    if not np.isfinite(M).all():
         raise ValueError("array must not contain infs or NaNs")  # SciPy's check_finite, and its message
-    c, info = lapack.dpotrf(Md, lower=False, overwrite_a=False, clean=False)
+    c, info = lapack.dpotrf(M, lower=False, overwrite_a=False, clean=False)
     if info > 0:
         raise np.linalg.LinAlgError(f"{info}-th leading minor of the array is not positive definite")
-    if info == 0 and not np.isfinite(B2).all():
+    if info < 0:  # an illegal argument: SciPy raises its own error
+        return sla.cho_factor(M)
+    return c, False
+
+
+def cholesky_solve(factor: tuple[np.ndarray, bool], B: np.ndarray) -> np.ndarray:
+    """``scipy.linalg.cho_solve(factor, B)`` for a factor of :func:`cholesky` (or ``cho_factor``) and float64 ``B`` of
+    one or two dimensions: LAPACK's ``potrs`` called directly, with SciPy's arguments, checks and errors.
+
+    Raises
+    ------
+    ValueError
+        ``B`` holds a NaN or an infinity.
+    """
+    import scipy.linalg as sla
+    from scipy.linalg import lapack
+
+    c, lower = factor
+    B2 = np.asarray(B, dtype=float)
+    if B2.ndim not in (1, 2) or B2.shape[0] != c.shape[0]:
+        return sla.cho_solve(factor, B2)  # SciPy's path, its own errors
+    if not np.isfinite(B2).all():
         raise ValueError("array must not contain infs or NaNs")
-    if info == 0:
-        x, info = lapack.dpotrs(c, B2, lower=False, overwrite_b=False)
-        if info == 0:
-            return x
-    return sla.cho_solve(sla.cho_factor(Md), B2)  # an illegal argument: SciPy raises its own error
+    x, info = lapack.dpotrs(c, B2, lower=lower, overwrite_b=False)
+    return x if info == 0 else sla.cho_solve(factor, B2)  # an illegal argument: SciPy raises its own error

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg.dense import as_dense, equilibrated_pinv
-from ..linalg.mass import solve_mass
+from ..linalg.mass import cholesky_solve, solve_mass
 from ..model.memo import per_problem
 from ..model.problem import ContactProblem
 from ..model.scales import data_scales
@@ -86,16 +86,15 @@ def delassus_of_rows(problem: ContactProblem, J, drift: np.ndarray, factor=None)
 
     ``factor``: the Cholesky factor of a dense M already made (``scipy.linalg.cho_factor(M)``, e.g. kept by
     :class:`gaussqp.formulations.coulomb.CoulombPlan` while M does not change); the solve is then ``cho_solve``
-    with it, the same operation :func:`~gaussqp.linalg.mass.solve_mass` does after factoring (same bits).
+    with it (:func:`~gaussqp.linalg.mass.cholesky_solve`), the same operation :func:`~gaussqp.linalg.mass.solve_mass` does
+    after factoring (same bits).
 
     The builder of the local (Delassus) form over the contact blocks of an acceleration-level problem with M ≻ 0:
     ``condense`` in ``gaussqp/formulations/coulomb.py`` calls it."""
     F = np.asarray(problem.F, dtype=float)
     JT = J.T.toarray() if hasattr(J, "toarray") else np.asarray(J, dtype=float).T
     if factor is not None:
-        import scipy.linalg as sla
-
-        X = sla.cho_solve(factor, np.column_stack([JT, -F]))
+        X = cholesky_solve(factor, np.column_stack([JT, -F]))
     else:
         X = np.asarray(solve_mass(problem.M, np.column_stack([JT, -F])))
     MinvJt, a_free = X[:, :-1], X[:, -1]

@@ -1,5 +1,6 @@
-"""``solve_mass`` (:mod:`gaussqp.linalg.mass`) calls LAPACK's Cholesky directly on a dense float64 M: the numbers,
-the layout, the checks and the errors of SciPy's ``cho_factor``/``cho_solve``, which it replaces on the hot path."""
+"""``solve_mass`` (:mod:`gaussqp.linalg.mass`) calls LAPACK's Cholesky directly on a dense float64 M (``cholesky``,
+``cholesky_solve``): the numbers, the layout, the checks and the errors of SciPy's ``cho_factor``/``cho_solve``, which
+they replace on the hot path."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
-from gaussqp.linalg.mass import solve_mass
+from gaussqp.linalg.mass import cholesky, cholesky_solve, solve_mass
 
 
 @settings(max_examples=80, deadline=None)
@@ -51,3 +52,30 @@ def test_other_inputs_keep_scipys_path():
     assert solve_mass(single, np.ones(2)).tobytes() == ref.tobytes()
     for A, B in ((sp.csr_matrix(M), np.ones(2)), (M.tolist(), [1.0, 2.0])):
         assert np.allclose(np.asarray(A if not sp.issparse(A) else A.toarray(), dtype=float) @ solve_mass(A, B), B)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 40), cols=st.integers(0, 50), decades=st.floats(-6, 6))
+def test_the_factor_and_its_solves_are_scipys(seed, n, cols, decades):
+    """The factor kept by the mode-free route's plan (``cholesky``, F8's ``CoulombPlan``) and its solves
+    (``cholesky_solve``, the Delassus rows): ``cho_factor``'s factor and ``cho_solve``'s numbers, bit for bit."""
+    rng = np.random.default_rng(seed)
+    R = rng.normal(size=(n, n))
+    M = (R @ R.T + 1e-3 * np.eye(n)) * 10.0**decades
+    B = rng.normal(size=n) if cols == 0 else rng.normal(size=(n, cols))
+    c, lower = cholesky(M)
+    ref_c, ref_lower = sla.cho_factor(M)
+    assert lower == ref_lower and c.tobytes() == ref_c.tobytes()
+    got, ref = cholesky_solve((c, lower), B), sla.cho_solve((ref_c, ref_lower), B)
+    assert got.shape == ref.shape and got.tobytes() == ref.tobytes()
+
+
+def test_the_errors_of_scipys_factor_and_solve():
+    with pytest.raises(np.linalg.LinAlgError, match="2-th leading minor of the array is not positive definite"):
+        cholesky(np.diag([1.0, -1.0]))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        cholesky(np.array([[1.0, np.nan], [np.nan, 1.0]]))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        cholesky_solve(cholesky(np.eye(2)), np.array([1.0, np.inf]))
+    with pytest.raises(ValueError):
+        cholesky_solve(cholesky(np.eye(2)), np.ones(3))  # SciPy's shape error
