@@ -1,8 +1,8 @@
 """The whole package at an earlier git revision against today's, paired in one process (a benchmark, not a test): a
 state's construction from its arrays (``ContactProblem.from_blocks``) and its solve, on the shipped humanoid.
 
-    python benchmarks/checkout_ab.py --before REV [--states 100] [--rows frictionless,sticking,mode_free] [--crosscheck off,on]
-        [--no-kernels]
+    python benchmarks/checkout_ab.py --before REV [--states 100]
+        [--rows frictionless,sticking,mode_free,mujoco_humanoid,mujoco_quadruped] [--crosscheck off,on] [--no-kernels]
 
 ``benchmarks/revision_ab.py`` swaps named objects; a change spread over many modules (the validation, the problem's
 fields, the judge's helpers) is measured here instead. The package as it was at ``REV`` (``git archive``) is unpacked
@@ -11,7 +11,11 @@ so that it imports itself and not today's package, and imported beside today's. 
 into a problem and solved by both packages in turn, the order alternating from state to state, each time as a fresh
 problem (nothing memoized is shared: the two packages hold separate memos); the medians and the median of the
 per-state ratios (before / after) are printed as a Markdown table, for the construction, the solve and the two
-together. Every answer must be certified on both sides, else the run stops.
+together, with the means (a rollout's tail is in its mean). Every answer must be certified on both sides, else the run
+stops. The rows ``frictionless``, ``sticking`` and ``mode_free`` are perturbed copies of the shipped humanoid
+(:func:`speed.states`); ``mujoco_humanoid`` and ``mujoco_quadruped`` the states of a MuJoCo rollout of dm_control's
+robot, every frictional contact mode-free (``benchmarks/mujoco_replay.py``'s rollout, seed 0: the contact set
+changes along it; needs ``mujoco`` and ``dm_control``).
 
 CPU time, BLAS on one thread. Both packages' compiled kernels are loaded first (numba compiles the earlier revision's
 on its first run, a minute or two, then reads its on-disk cache; the temporary directory is the same for a revision);
@@ -103,6 +107,21 @@ def paired(sides: dict, states_: list[dict], crosscheck: bool) -> dict:
     return times
 
 
+def row_states(row: str, kinds: dict, count: int) -> list[dict]:
+    """The arrays of ``count`` states of ``row`` (module docstring)."""
+    if row.startswith("mujoco_"):
+        import mujoco_replay as replay
+        from gaussqp.io.mujoco import import_mujoco
+
+        model, data = replay.scene(row.removeprefix("mujoco_"))
+        out = []
+        for state in replay.rollout(model, data, count, np.random.default_rng(0)):
+            replay.at(model, data, state)
+            out.append(state_arrays(replay.in_mode(import_mujoco(model, data).problem, "mode_free")))
+        return out
+    return [state_arrays(s) for s in states(kinds[row], count, np.random.default_rng(0))]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--before", required=True, help="the git revision whose package is 'before'")
@@ -121,18 +140,23 @@ def main(argv=None) -> int:
     old_problem = __import__(f"{old}.model.problem", fromlist=["ContactProblem"]).ContactProblem
     sides = {"before": (old_problem, before.solve), "after": (ContactProblem, gaussqp.solve)}
     base, kinds = humanoid_kinds()
-    print(f"humanoid lying (n = {base.n}, {base.m} contacts), {args.states} states, CPU ms per state (medians)")
-    print(f"| row | stage | before ({args.before}) | after | paired ratio |\n|---|---|---:|---:|---:|")
+    print(
+        f"humanoid lying (n = {base.n}, {base.m} contacts) or a MuJoCo rollout, {args.states} states, CPU ms per state"
+    )
+    print(
+        f"| row | stage | before ({args.before}): median | after: median | before: mean | after: mean | paired ratio |"
+        "\n|---|---|---:|---:|---:|---:|---:|"
+    )
     for row in args.rows.split(","):
+        data = row_states(row, kinds, args.states + 1)
         for cc in args.crosscheck.split(","):
-            data = [state_arrays(s) for s in states(kinds[row], args.states + 1, np.random.default_rng(0))]
             times = paired(sides, data, cc == "on")
             for stage, label in (("build", "from_blocks"), ("solve", "solve"), ("both", "from_blocks + solve")):
                 b, a = np.array(times["before"][stage]), np.array(times["after"][stage])
                 ratio = float(np.median(b / np.maximum(a, 1e-9)))
                 print(
                     f"| {row}, cross-check {cc} | {label} | {np.median(b) * 1e3:.3f} | {np.median(a) * 1e3:.3f} "
-                    f"| {ratio:.3f}× |",
+                    f"| {b.mean() * 1e3:.3f} | {a.mean() * 1e3:.3f} | {ratio:.3f}× |",
                     flush=True,
                 )
     return 0
