@@ -1354,8 +1354,9 @@ COULOMB_NN_COMPILED_AFTER_SECONDS = 0.5
 # ---------------------------------------------------------------- mode-free Coulomb: the cross-check's work budget
 #: The cross-check of a mode-free answer (:func:`gaussqp.crosscheck.coulomb_crosscheck`) runs F9 (``coulomb_mixed``:
 #: Newton on the dense (a, λ) system of N = n + m·d unknowns, programs of the convex iteration) within this budget of
-#: work, its sticking start, each Newton iteration and each program counted ``N³ + COULOMB_MIXED_STEP_WORK``
-#: operations (:class:`gaussqp.formulations.coulomb_mixed.WorkBudget`: deterministic, the same stop on every machine);
+#: work, its sticking start and each Newton iteration counted ``N³ + COULOMB_MIXED_STEP_WORK`` operations, each program
+#: :data:`COULOMB_MIXED_PROGRAM_STEPS` times that (:class:`gaussqp.formulations.coulomb_mixed.WorkBudget`:
+#: deterministic, the same stop on every machine);
 #: spent, F9 returns its best point and, unless that point is certified, the report says the route was stopped by its
 #: budget (not compared); where the budget cannot pay one step (N above ~1,700) F9 is not run at all. F9's steps take
 #: ~1.6e-10 s an operation on one core: 5e9 is ~0.8 s of F9 at most. The value keeps every agreement of the shipped
@@ -1368,6 +1369,11 @@ COULOMB_MIXED_CROSSCHECK_WORK = 5e9
 #: ... the work of one step beyond its N³: the map's evaluations and the line search (~2.5 ms a step at N = 147 with
 #: the NumPy kernels, against 0.5 ms for the factorization).
 COULOMB_MIXED_STEP_WORK = 1.5e7
+#: ... and a program of the convex iteration counts this many steps: an interior-point solve (Clarabel) costs 11 (N =
+#: 147, a generated chain) to 25 (N = 69, the humanoid) times a Newton step of the same problem (2026-11-29). Counted
+#: as one step, the cross-check's F9 ran 40 programs (~100 ms) on a humanoid rollout state where F8 took 2 ms, then
+#: ended uncertified.
+COULOMB_MIXED_PROGRAM_STEPS = 10
 
 # ---------------------------------------------------------------- the verdict contract across tolerances
 #: The data change a certified ``infeasible`` or ``unbounded`` must survive, row by row at the data's scales, whatever

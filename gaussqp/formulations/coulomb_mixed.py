@@ -96,13 +96,13 @@ BILATERAL_MODE = "bilateral"
 
 
 class WorkBudget:
-    """A budget of work for one solve of F9: the sticking start, each Newton iteration and each program of the convex
-    iteration spend one step, ``N³ + COULOMB_MIXED_STEP_WORK`` with N = n + m·d (one dense factorization or
-    interior-point solve of at most that order, and the map's evaluations of a line search,
-    :data:`~gaussqp.settings.COULOMB_MIXED_STEP_WORK`); once it is spent the stages stop where they are and the route
-    returns its best point, judged like any other (the cross-check's F9,
-    :data:`~gaussqp.settings.COULOMB_MIXED_CROSSCHECK_WORK`). Deterministic: the same problem stops at the same step
-    on every machine.
+    """A budget of work for one solve of F9: the sticking start and each Newton iteration spend one step,
+    ``N³ + COULOMB_MIXED_STEP_WORK`` with N = n + m·d (one dense factorization of that order, and the map's evaluations
+    of a line search, :data:`~gaussqp.settings.COULOMB_MIXED_STEP_WORK`), each program of the convex iteration
+    :data:`~gaussqp.settings.COULOMB_MIXED_PROGRAM_STEPS` steps (an interior-point solve: a factorization per
+    iteration); once it is spent the stages stop where they are and the route returns its best point, judged like any
+    other (the cross-check's F9, :data:`~gaussqp.settings.COULOMB_MIXED_CROSSCHECK_WORK`). Deterministic: the same
+    problem stops at the same step on every machine.
 
     Parameters
     ----------
@@ -120,12 +120,12 @@ class WorkBudget:
         #: whether a step was refused (the stages stopped for the budget)
         self.exhausted = False
 
-    def spend(self) -> bool:
-        """Spend one step; False (nothing spent, the budget exhausted) when the budget cannot pay it."""
-        if self.exhausted or self.spent + self.step > self.limit:
+    def spend(self, steps: int = 1) -> bool:
+        """Spend ``steps`` steps; False (nothing spent, the budget exhausted) when the budget cannot pay them."""
+        if self.exhausted or self.spent + steps * self.step > self.limit:
             self.exhausted = True
             return False
-        self.spent += self.step
+        self.spent += steps * self.step
         return True
 
 
@@ -208,7 +208,7 @@ class _GapProgram:
         x = x0.copy()
         it = 0
         for it in range(1, max_iter + 1):
-            if budget is not None and not budget.spend():
+            if budget is not None and not budget.spend(settings.COULOMB_MIXED_PROGRAM_STEPS):
                 history.append({"stage": "fixed_point", "iteration": it, "stopped": "work budget spent"})
                 it -= 1
                 break

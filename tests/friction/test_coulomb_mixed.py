@@ -336,8 +336,8 @@ def test_the_mixed_route_runs_as_a_cross_check_within_its_work_budget(monkeypatc
 
 def test_the_work_budget_stops_the_route_at_the_same_step_every_time():
     """:class:`WorkBudget`: a step of N unknowns costs ``N³ + COULOMB_MIXED_STEP_WORK``; a budget of k steps pays
-    exactly k Newton steps or programs (the boundary included), then refuses; the route stops at the same point on
-    every run (deterministic)."""
+    exactly k steps (the boundary included), then refuses, several steps at once only when it can pay all of them; the
+    route stops at the same point on every run (deterministic)."""
     import copy
 
     from gaussqp.formulations import FORMULATIONS
@@ -346,6 +346,8 @@ def test_the_work_budget_stops_the_route_at_the_same_step_every_time():
     step = 10**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK
     b = WorkBudget(3 * step, 10)
     assert [b.spend() for _ in range(4)] == [True, True, True, False] and b.exhausted and b.spent == 3 * step
+    b = WorkBudget(3 * step, 10)
+    assert b.spend(2) and not b.spend(2) and b.exhausted and b.spent == 2 * step
     p = problems.load("fclib_generated/quadruped-s0-i0007-m12")
     N = p.n + p.m * p.dimension
     g = copy.copy(FORMULATIONS["coulomb_mixed"])
@@ -360,9 +362,10 @@ def test_the_work_budget_stops_the_route_at_the_same_step_every_time():
 @pytest.mark.parametrize("seed", range(12))
 def test_every_step_the_route_takes_is_charged_to_its_work_budget(seed):
     """On mixed problems of every kind (told sticking bilateral cones included, which go through the programs): with
-    budgets of 0 to 20 steps, the work spent is exactly the steps recorded in the history (the sticking start, Newton
-    steps, programs), never above the limit, and the budget is exhausted exactly when a step was refused (a history
-    entry says so); the iteration counts of ``extras`` add up to the steps."""
+    budgets of 0 to 60 steps, the work spent is exactly the steps recorded in the history (the sticking start and
+    Newton steps one each, programs ``COULOMB_MIXED_PROGRAM_STEPS`` each), never above the limit, and the budget is
+    exhausted exactly when a step was refused (a history entry says so); the iteration counts of ``extras`` add up to
+    the entries."""
     import copy
 
     from gaussqp.formulations import FORMULATIONS
@@ -370,14 +373,16 @@ def test_every_step_the_route_takes_is_charged_to_its_work_budget(seed):
     p = random_any(seed, 3)
     N = p.n + p.m * p.dimension
     step = N**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK
-    for steps in (0, 1, 3, 7, 20):
+    for steps in (0, 1, 3, 7, 20, 60):
         g = copy.copy(FORMULATIONS["coulomb_mixed"])
         g.work_budget = steps * step
         sol = g.solve(p.with_force(p.F))
         wb, hist = sol.extras["work_budget"], sol.extras["history"]
         refused = [h for h in hist if h.get("stopped") == "work budget spent"]
         taken = [h for h in hist if h.get("stage") in ("start", "newton", "fixed_point") and h not in refused]
-        assert wb["spent"] == len(taken) * step <= wb["limit"]
+        programs = sum(h["stage"] == "fixed_point" for h in taken)
+        charged = len(taken) - programs + programs * gaussqp.settings.COULOMB_MIXED_PROGRAM_STEPS
+        assert wb["spent"] == charged * step <= wb["limit"]
         assert wb["exhausted"] == bool(refused)
         starts = sum(h.get("stage") == "start" for h in taken)
         assert sol.extras["newton_iterations"] + sol.extras["fixed_point_iterations"] + starts == len(taken)
