@@ -992,8 +992,9 @@ class CoulombPlan:
         return J, drift, mu
 
     def mass_cholesky(self, M: np.ndarray):
-        """``scipy.linalg.cho_factor(M)`` of a dense M (:func:`~gaussqp.linalg.mass.cholesky`: the same factor), reused while M is equal entry for entry to the last one
-        factored. Raises ``numpy.linalg.LinAlgError`` when M is not positive definite."""
+        """``scipy.linalg.cho_factor(M)`` of a dense M (:func:`~gaussqp.linalg.mass.cholesky`: the same factor), reused
+        while M is equal entry for entry to the last one factored. Raises ``numpy.linalg.LinAlgError`` when M is not
+        positive definite."""
         if self._M is None or self._M.shape != M.shape or not np.array_equal(self._M, M):
             self._chol = cholesky(np.asarray(M, dtype=float))
             self._M = np.array(M, dtype=float)

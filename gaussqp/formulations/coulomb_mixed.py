@@ -489,8 +489,7 @@ def _sticking_start(sysm: MixedSystem) -> np.ndarray:
     K[n + m :, :n] = Tc
     K[:n, n:] = -K[n:, :n].T
     rhs = np.concatenate([-sysm.F, -sysm.b, -sysm.c.reshape(m, d1)[sysm.cone].ravel()])
-    fast = kernels_when_worth()  # the same numbers bit for bit (finite data: the problem's, validated)
-    z = fast.gelsy_lstsq(K, rhs, size * np.finfo(float).eps) if fast is not None else min_norm_lstsq(K, rhs)
+    z = min_norm_lstsq(K, rhs, kernels_when_worth())
     lam_t = np.zeros((m, d1))
     lam_t[sysm.cone] = z[n + m :].reshape(-1, d1)
     return sysm.pack(z[:n], z[n : n + m], lam_t)

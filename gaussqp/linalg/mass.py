@@ -167,18 +167,13 @@ def solve_mass(M, B: np.ndarray) -> np.ndarray:
     ValueError
         ``M`` or ``B`` holds a NaN or an infinity.
     """
-    import scipy.linalg as sla
-
     if sp.issparse(M):
         lu = symmetric_splu(M)
         B2 = np.asarray(B, dtype=float)
         return lu.solve(B2) if B2.ndim == 2 else lu.solve(B2[:, None])[:, 0]
-    Md, B2 = as_dense(M), np.asarray(B, dtype=float)
-    plain = type(Md) is np.ndarray and Md.dtype == np.float64 and Md.ndim == 2 and Md.size and B2.ndim in (1, 2)
-    if not plain or Md.shape[0] != Md.shape[1] or B2.shape[0] != Md.shape[0]:
-        return sla.cho_solve(sla.cho_factor(Md), B2)  # SciPy's path, its own errors
-    # SciPy's order: M checked and factored, then B checked (an indefinite M with a NaN in B is a LinAlgError)
-    return cholesky_solve(cholesky(Md), B2)
+    # SciPy's order: M checked and factored, then B checked (an indefinite M with a NaN in B is a LinAlgError); any
+    # other input takes SciPy's path inside the two, with its own errors
+    return cholesky_solve(cholesky(as_dense(M)), np.asarray(B, dtype=float))
 
 
 def cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -207,23 +202,26 @@ def cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:
     return c, False
 
 
-def cholesky_solve(factor: tuple[np.ndarray, bool], B: np.ndarray) -> np.ndarray:
-    """``scipy.linalg.cho_solve(factor, B)`` for a factor of :func:`cholesky` (or ``cho_factor``) and float64 ``B`` of
-    one or two dimensions: LAPACK's ``potrs`` called directly, with SciPy's arguments, checks and errors.
+def cholesky_solve(factor: tuple[np.ndarray, bool], B) -> np.ndarray:
+    """``scipy.linalg.cho_solve(factor, B)``: for a float64 factor of :func:`cholesky` or ``cho_factor`` (upper or
+    lower) and a real ``B`` of one or two dimensions, LAPACK's ``potrs`` called directly with SciPy's arguments, checks
+    (B, then the factor) and errors; any other input (an empty or single-precision factor, a complex ``B``, a shape
+    SciPy refuses) takes SciPy's own path.
 
     Raises
     ------
     ValueError
-        ``B`` holds a NaN or an infinity.
+        ``B`` or the factor holds a NaN or an infinity.
     """
     import scipy.linalg as sla
     from scipy.linalg import lapack
 
     c, lower = factor
-    B2 = np.asarray(B, dtype=float)
-    if B2.ndim not in (1, 2) or B2.shape[0] != c.shape[0]:
-        return sla.cho_solve(factor, B2)  # SciPy's path, its own errors
-    if not np.isfinite(B2).all():
-        raise ValueError("array must not contain infs or NaNs")
+    plain = type(c) is np.ndarray and c.dtype == np.float64 and c.ndim == 2 and c.size and not np.iscomplexobj(B)
+    B2 = np.asarray(B, dtype=float) if plain else None
+    if B2 is None or B2.ndim not in (1, 2) or c.shape[0] != c.shape[1] or B2.shape[0] != c.shape[0]:
+        return sla.cho_solve(factor, B)  # SciPy's path, its own errors
+    if not (np.isfinite(B2).all() and np.isfinite(c).all()):
+        raise ValueError("array must not contain infs or NaNs")  # SciPy's check_finite, and its message
     x, info = lapack.dpotrs(c, B2, lower=lower, overwrite_b=False)
-    return x if info == 0 else sla.cho_solve(factor, B2)  # an illegal argument: SciPy raises its own error
+    return x if info == 0 else sla.cho_solve(factor, B)  # an illegal argument: SciPy raises its own error

@@ -86,8 +86,8 @@ def delassus_of_rows(problem: ContactProblem, J, drift: np.ndarray, factor=None)
 
     ``factor``: the Cholesky factor of a dense M already made (``scipy.linalg.cho_factor(M)``, e.g. kept by
     :class:`gaussqp.formulations.coulomb.CoulombPlan` while M does not change); the solve is then ``cho_solve``
-    with it (:func:`~gaussqp.linalg.mass.cholesky_solve`), the same operation :func:`~gaussqp.linalg.mass.solve_mass` does
-    after factoring (same bits).
+    with it (:func:`~gaussqp.linalg.mass.cholesky_solve`), the same operation :func:`~gaussqp.linalg.mass.solve_mass`
+    does after factoring (same bits).
 
     The builder of the local (Delassus) form over the contact blocks of an acceleration-level problem with M ≻ 0:
     ``condense`` in ``gaussqp/formulations/coulomb.py`` calls it."""

@@ -159,3 +159,24 @@ def test_an_answer_the_judge_does_not_certify_is_solved_again_by_clarabel(monkey
     sol = gaussqp.solve(problems.load("real/humanoid_lying"))
     assert "fast_path_rejected" in sol.extras
     assert sol.route == ONE_STAGE and sol.solver == "clarabel" and sol.certified
+
+
+def test_the_point_of_an_active_set_is_computed_once_and_each_caller_owns_its_copy(monkeypatch):
+    """On the lying walker F4 refuses the point with every contact active (its multipliers leave a disk), and the
+    polish of its conic answer, which has every contact active, asks for the same point: computed once, kept with the
+    problem; every caller gets arrays of its own (changing them changes nothing for the next caller)."""
+    from gaussqp.certificates import polish
+
+    asked: list = []
+    inner = polish.active_set_point
+    monkeypatch.setattr(polish, "active_set_point", lambda p, A: (asked.append(np.array(A)), inner(p, A))[1])
+    p = problems.load("real/walker_lying")
+    sol = gaussqp.solve(p)
+    assert sol.route != "active set (every contact active)" and sol.certified
+    assert len(asked) == 2 and all(A.all() for A in asked)
+    assert len(polish._active_set_point.memo[p]) == 1  # one point computed for the two asks
+    first, second = inner(p, asked[0]), inner(p, asked[0])
+    for x in first:
+        x[...] = np.nan
+    assert all(np.isfinite(x).all() for x in second)
+    assert all(np.array_equal(x, y) for x, y in zip(second, inner(p, asked[0])))

@@ -753,9 +753,10 @@ def test_the_compiled_f9_newton_meets_every_ending(monkeypatch):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_f9_sticking_start_is_the_same_with_either_kernels(seed, monkeypatch):
-    """F9's start "every contact sticks" (the equality KKT system by least squares) solved by the compiled gelsy or by
-    :func:`gaussqp.linalg.dense.min_norm_lstsq`: the same point bit for bit, on the random humanoids (coulomb,
-    frictionless, bilateral and told sliding contacts: every kind's rows in the system) and the mode-free one."""
+    """F9's start "every contact sticks" (the equality KKT system by least squares, :func:`gaussqp.linalg.dense.
+    min_norm_lstsq`) with the compiled gelsy or with SciPy's: the same point bit for bit, on the random humanoids
+    (coulomb, frictionless, bilateral and told sliding contacts: every kind's rows in the system) and the mode-free
+    one."""
     import gaussqp.formulations.coulomb_mixed as cm
     import gaussqp.friction.mixed_law as ml
 
@@ -782,6 +783,7 @@ def test_the_compiled_gelsy_is_min_norm_lstsq(shape, rank_drop):
     b = rng.normal(size=m)
     got = kernels().gelsy_lstsq(A, b, max(m, n) * np.finfo(float).eps)
     assert np.array_equal(got, min_norm_lstsq(A, b))
+    assert np.array_equal(min_norm_lstsq(A, b, kernels()), got)  # the dispatch: its tolerance, its kernel
 
 
 @pytest.mark.parametrize("shape", [(7, 7), (20, 9), (3, 11)])

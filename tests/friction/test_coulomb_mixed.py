@@ -407,3 +407,22 @@ def test_every_contact_kind_in_one_pass_is_each_contacts_own():
         assert all(type(k) is str for k in kinds)
         seen |= set(kinds)
     assert {"coulomb", "unilateral", "bilateral", "unilateral_sticking", "unilateral_sliding"} <= seen
+
+
+def test_the_answer_reports_the_residuals_of_its_own_point(monkeypatch):
+    """F9's answer reports the residuals of its point (the Newton stage hands over those it measured there, the other
+    endings measure them): the same numbers as measured afresh at that point, on a converged mode-free humanoid and on
+    mixed problems that end elsewhere."""
+    import gaussqp.formulations.coulomb_mixed as cm
+    from gaussqp.friction.mixed_law import MixedSystem
+
+    points: list = []
+    fill = cm._fill
+    monkeypatch.setattr(
+        cm, "_fill", lambda sol, sysm, x, measured=None: (points.append(x), fill(sol, sysm, x, measured))
+    )
+    cases = [problems.load("real/humanoid_lying").mode_free()] + [random_any(seed, 3) for seed in range(4)]
+    for p in cases:
+        sol = gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False)
+        fresh = cm.residuals(MixedSystem(p), points[-1])
+        assert (sol.residuals["dynamics"], sol.residuals["contact_law"]) == (fresh["dynamics"], fresh["contact"])

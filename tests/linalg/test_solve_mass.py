@@ -68,6 +68,24 @@ def test_the_factor_and_its_solves_are_scipys(seed, n, cols, decades):
     assert lower == ref_lower and c.tobytes() == ref_c.tobytes()
     got, ref = cholesky_solve((c, lower), B), sla.cho_solve((ref_c, ref_lower), B)
     assert got.shape == ref.shape and got.tobytes() == ref.tobytes()
+    low = sla.cho_factor(M, lower=True)  # a lower factor of SciPy's: its triangle read
+    assert cholesky_solve(low, B).tobytes() == sla.cho_solve(low, B).tobytes()
+
+
+def test_other_factors_and_right_hand_sides_keep_scipys_path():
+    """Empty, single-precision and complex inputs, and a right-hand side without columns, answer as SciPy does."""
+    empty = cholesky(np.zeros((0, 0)))
+    assert (
+        cholesky_solve(empty, np.zeros(0)).shape == sla.cho_solve(sla.cho_factor(np.zeros((0, 0))), np.zeros(0)).shape
+    )
+    M = np.array([[4.0, 1.0], [1.0, 3.0]])
+    assert cholesky_solve(cholesky(M), np.zeros((2, 0))).shape == (2, 0)
+    single = sla.cho_factor(M.astype(np.float32))
+    B32 = np.ones(2, dtype=np.float32)
+    got, ref = cholesky_solve(single, B32), sla.cho_solve(single, B32)
+    assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()
+    Bc = np.array([1.0 + 2.0j, -1.0j])
+    assert np.array_equal(cholesky_solve(cholesky(M), Bc), sla.cho_solve(sla.cho_factor(M), Bc))
 
 
 def test_the_errors_of_scipys_factor_and_solve():
@@ -79,3 +97,5 @@ def test_the_errors_of_scipys_factor_and_solve():
         cholesky_solve(cholesky(np.eye(2)), np.array([1.0, np.inf]))
     with pytest.raises(ValueError):
         cholesky_solve(cholesky(np.eye(2)), np.ones(3))  # SciPy's shape error
+    with pytest.raises(ValueError, match="infs or NaNs"):  # SciPy checks the factor too (its unused triangle as well)
+        cholesky_solve((np.array([[1.0, 0.0], [np.nan, 1.0]]), False), np.ones(2))
