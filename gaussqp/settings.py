@@ -1359,7 +1359,8 @@ COULOMB_NN_COMPILED_AFTER_SECONDS = 0.5
 #: deterministic, the same stop on every machine);
 #: spent, F9 returns its best point and, unless that point is certified, the report says the route was stopped by its
 #: budget (not compared); where the budget cannot pay one step (N above ~1,700) F9 is not run at all. F9's steps take
-#: ~1.6e-10 s an operation on one core: 5e9 is ~0.8 s of F9 at most. The value keeps every agreement of the shipped
+#: ~1.6e-10 s an operation on one core: 5e9 is ~0.8 s of Newton steps at most (a program, charged 10 steps for the 11
+#: to 25 it costs, makes a run of programs up to ~2.5× that). The value keeps every agreement of the shipped
 #: generated problems (15 of 19 agree without a budget, and with it; 11 at 1e9, 14 at 3e9: a 98-contact sphere pile
 #: needs 3–4e9) and bounds the worst: those 19 cross-checked in 3.0 s instead of 5.1 s, at most 0.71 s each instead of
 #: 2.7 s (a 77-contact quadruped, N = 497, whose F9 ends ``inaccurate`` either way). The robots' F9 (N ≈ 50–70) needs 0

@@ -132,12 +132,14 @@ class WorkBudget:
 class _GapProgram:
     """Stage 1 (module docstring): the duality-gap program in the scaled unknowns, built once: handed to Clarabel
     directly (:class:`_DirectGap`) when no other solver is named, else (and when Clarabel fails: a numerical error or
-    a status it cannot read) the cvxpy program (DPP), built on first need."""
+    a status it cannot read) the cvxpy program (DPP), built on first need. Either is built at the first program solved
+    (:meth:`run` spends the budget of a program before it solves one: a program the budget cannot pay is never built)."""
 
     def __init__(self, sysm: MixedSystem, solver, tol: Tolerance, signs: dict | None = None):
         self.s, self.tol, self.signs, self.solver = sysm, tol, signs, solver
         direct = direct_backend(solver, "socp", DIRECT_CONIC_BACKENDS)
-        self.direct = _DirectGap(sysm, signs, direct) if direct is not None else None
+        self._direct_backend = direct
+        self.direct: _DirectGap | None = None  # built at the first program (:meth:`_solve`)
         self.backend = direct if direct is not None else get_backend(solver, needs="socp")
         self.status = "failed"
         self.prob = None
@@ -251,7 +253,9 @@ class _GapProgram:
         when the backend returned none. Clarabel directly first (its ``inaccurate`` point is kept, as the cvxpy
         program's would be; ``infeasible`` or ``unbounded`` return none); the cvxpy program when Clarabel fails
         (``failed``: a numerical error, a status it cannot read), or when another solver is named."""
-        if self.direct is not None:
+        if self._direct_backend is not None:
+            if self.direct is None:
+                self.direct = _DirectGap(self.s, self.signs, self._direct_backend)
             res = self.direct.solve(shift, g, self.tol)
             if res.status != "failed":
                 self.status = res.status

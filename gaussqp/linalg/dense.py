@@ -201,7 +201,7 @@ def min_norm_lstsq(A: np.ndarray, b: np.ndarray, kernels=None) -> np.ndarray:
     if A.size == 0:
         return np.zeros(A.shape[1])
     cond = max(A.shape) * np.finfo(float).eps
-    if kernels is not None and A.ndim == 2 and b.ndim == 1:
+    if kernels is not None and A.ndim == 2 and b.ndim == 1 and b.shape[0] == A.shape[0]:
         return kernels.gelsy_lstsq(A, b, cond)
     return sla.lstsq(A, b, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
 

@@ -171,9 +171,10 @@ def solve_mass(M, B: np.ndarray) -> np.ndarray:
         lu = symmetric_splu(M)
         B2 = np.asarray(B, dtype=float)
         return lu.solve(B2) if B2.ndim == 2 else lu.solve(B2[:, None])[:, 0]
+    B2 = np.asarray(B, dtype=float)  # read first, as before: a B that is not numbers fails here
     # SciPy's order: M checked and factored, then B checked (an indefinite M with a NaN in B is a LinAlgError); any
     # other input takes SciPy's path inside the two, with its own errors
-    return cholesky_solve(cholesky(as_dense(M)), np.asarray(B, dtype=float))
+    return cholesky_solve(cholesky(as_dense(M)), B2)
 
 
 def cholesky(M: np.ndarray) -> tuple[np.ndarray, bool]:

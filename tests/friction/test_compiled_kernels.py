@@ -784,6 +784,8 @@ def test_the_compiled_gelsy_is_min_norm_lstsq(shape, rank_drop):
     got = kernels().gelsy_lstsq(A, b, max(m, n) * np.finfo(float).eps)
     assert np.array_equal(got, min_norm_lstsq(A, b))
     assert np.array_equal(min_norm_lstsq(A, b, kernels()), got)  # the dispatch: its tolerance, its kernel
+    with pytest.raises(ValueError):  # a right-hand side of another length: SciPy's error, never a broadcast
+        min_norm_lstsq(A, np.ones(1), kernels())
 
 
 @pytest.mark.parametrize("shape", [(7, 7), (20, 9), (3, 11)])

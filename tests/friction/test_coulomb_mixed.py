@@ -426,3 +426,26 @@ def test_the_answer_reports_the_residuals_of_its_own_point(monkeypatch):
         sol = gaussqp.solve(p, formulation="coulomb_mixed", crosscheck=False)
         fresh = cm.residuals(MixedSystem(p), points[-1])
         assert (sol.residuals["dynamics"], sol.residuals["contact_law"]) == (fresh["dynamics"], fresh["contact"])
+
+
+@pytest.mark.parametrize("seed", [1, 5, 7])
+def test_a_program_the_budget_cannot_pay_is_never_built(seed, monkeypatch):
+    """With a budget that pays the Newton steps but not a program (``COULOMB_MIXED_PROGRAM_STEPS`` of them), the route
+    stops at the program the budget refuses without building it (the set-up the cross-check's budget is there to
+    bound)."""
+    import copy
+
+    import gaussqp.formulations.coulomb_mixed as cm
+    from gaussqp.formulations import FORMULATIONS
+
+    built: list = []
+    real = cm._DirectGap
+    monkeypatch.setattr(cm, "_DirectGap", lambda *a: (built.append(1), real(*a))[1])
+    p = random_any(seed, 3)
+    N = p.n + p.m * p.dimension
+    g = copy.copy(FORMULATIONS["coulomb_mixed"])
+    g.work_budget = 3 * (N**3 + gaussqp.settings.COULOMB_MIXED_STEP_WORK)
+    sol = g.solve(p.with_force(p.F))
+    refused = [h for h in sol.extras["history"] if h.get("stopped") == "work budget spent"]
+    assert refused and refused[-1]["stage"] == "fixed_point" and sol.extras["work_budget"]["exhausted"]
+    assert not built

@@ -43,6 +43,8 @@ def test_the_errors_of_scipys_cholesky():
         solve_mass(np.diag([1.0, -1.0, 1.0]), np.array([np.nan, 1.0, 1.0]))
     with pytest.raises(ValueError, match="infs or NaNs"):
         solve_mass(np.array([[1.0, np.inf], [np.inf, 1.0]]), np.ones(2))
+    with pytest.raises(ValueError, match="could not convert"):  # B is read first (a reviewer's differential test)
+        solve_mass(np.diag([1.0, -1.0]), ["a", "b"])
 
 
 def test_other_inputs_keep_scipys_path():
