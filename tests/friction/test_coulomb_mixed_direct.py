@@ -30,10 +30,10 @@ def test_the_direct_program_has_the_cvxpy_programs_optimum(dimension):
         g = rng.normal(size=sysm.n) * 0.1
         for signs in [None] + ([{i: 1.0 for i in bil}, {i: -1.0 for i in bil}] if bil else []):
             direct = cm._GapProgram(sysm, None, tol, signs)
-            assert direct.direct is not None
             program = cm._GapProgram(sysm, "clarabel", tol, signs)
-            program.direct = None  # the cvxpy program
+            program._direct_backend = None  # the cvxpy program
             x1, x2 = direct._solve(shift, g), program._solve(shift, g)
+            assert direct.direct is not None and program.direct is None  # the direct form, built at its first program
             decided = ("solved", "infeasible")
             if direct.status in decided and program.status in decided:  # where cvxpy's failed, no reference
                 assert direct.status == program.status, (seed, signs)
