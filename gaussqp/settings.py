@@ -513,7 +513,8 @@ DIRECT_PATTERN_CACHE_N = 300
 #: matrices of this order, five when a set is asked both at full and at a truncated rank: 6–10 MB) ...
 KKT_SVD_MEMO_MAX = 500
 #: ... and for this many active sets per problem (also the sparse path's memo of KKT solutions,
-#: :func:`gaussqp.mechanics.active_set.sparse_active_set_solution`)
+#: :func:`gaussqp.mechanics.active_set.sparse_active_set_solution`, and the polish's points,
+#: :func:`gaussqp.certificates.polish.active_set_point`)
 KKT_SVD_MEMO_SIZE = 2
 
 #: the polish's dense least-squares KKT solve on the equilibrated matrix uses this ``rcond`` (min-norm for

@@ -11,14 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from .residuals import kkt_residuals
-from ..mechanics.active_set import equilibrated_kkt_svd, guess_active, sparse_active_set_solution
+from ..mechanics.active_set import ActiveSetMemo, equilibrated_kkt_svd, guess_active, sparse_active_set_solution
 from ..model.rows import assemble_multipliers
-from ..model.memo import per_answer
 from ..model.scales import data_scales
 from ..model.problem import ContactProblem
 from ..results import Solution
 from ..settings import (
-    ANSWER_MEMO_SIZE,
     KKT_SOLVE_RTOL,
     POLISH_BVLS_TOL,
     POLISH_MAX,
@@ -69,17 +67,24 @@ def polish(sol: Solution) -> None:
         sol.acceleration, sol.lambda_normal, sol.lambda_tangent = a, lam_n, lam_t
 
 
+#: :func:`active_set_point`'s points (None where no point passed its checks)
+POINTS = ActiveSetMemo()
+
+
 def active_set_point(p: ContactProblem, A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`_active_set_point`, computed once per problem and active set (the last
-    :data:`~gaussqp.settings.ANSWER_MEMO_SIZE` sets of each problem): F4's all-sticking answer asks it with every row
-    active (:meth:`~gaussqp.formulations.sticking_conic.StickingConic._active_set_answer`), and where it refuses that
-    point the polish of the conic program's answer asks it again whenever that answer has every contact active. The
-    arrays returned are the caller's own copies."""
-    point = _active_set_point(p, np.asarray(A, dtype=bool))
+    """:func:`_active_set_point`, computed once per problem and active set (kept in :data:`POINTS`, beside the
+    factors of the same sets): F4's all-sticking answer asks it with every row active
+    (:meth:`~gaussqp.formulations.sticking_conic.StickingConic._active_set_answer`), and where it refuses that point the
+    polish of the conic program's answer asks it again whenever that answer has every contact active. The arrays
+    returned are the caller's own copies."""
+    A = np.asarray(A, dtype=bool)
+    point = POINTS.get(p, A)
+    if point is POINTS.MISSING:
+        point = _active_set_point(p, A)
+        POINTS.put(p, A, point)
     return None if point is None else (point[0].copy(), point[1].copy(), point[2].copy())
 
 
-@per_answer(ANSWER_MEMO_SIZE)
 def _active_set_point(p: ContactProblem, A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(a, λ_n, λ_t)`` solving the equality KKT system of ``p`` with the unilateral rows ``A`` (a boolean mask over
     ``G``) active, ``[M -J_Aᵀ; J_A 0] (a, λ_A) = (-F, -b_A)``, or None when no such point passes the checks below.

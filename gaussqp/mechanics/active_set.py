@@ -30,10 +30,10 @@ from ..model.scales import data_scales
 from ..settings import KKT_SVD_MEMO_MAX, KKT_SVD_MEMO_SIZE
 
 
-class _ActiveSetMemo:
+class ActiveSetMemo:
     """Values kept by problem (held weakly, so a problem and its values go together) and active set: the last
-    :data:`~gaussqp.settings.KKT_SVD_MEMO_SIZE` sets stored per problem. The store of :func:`equilibrated_kkt_svd`
-    and of :func:`sparse_active_set_solution`."""
+    :data:`~gaussqp.settings.KKT_SVD_MEMO_SIZE` sets stored per problem. The store of :func:`equilibrated_kkt_svd`,
+    of :func:`sparse_active_set_solution` and of :func:`gaussqp.certificates.polish.active_set_point`."""
 
     MISSING = object()
 
@@ -56,7 +56,7 @@ class _ActiveSetMemo:
 
 
 #: :func:`sparse_active_set_solution`'s answers
-_SPARSE_MEMO = _ActiveSetMemo()
+_SPARSE_MEMO = ActiveSetMemo()
 
 
 def sparse_active_set_solution(problem: ContactProblem, active: np.ndarray) -> np.ndarray | None:
@@ -204,7 +204,7 @@ def _read_only(arr: np.ndarray) -> np.ndarray:
 
 
 #: :func:`equilibrated_kkt_svd`'s factors
-_SVD_MEMO = _ActiveSetMemo()
+_SVD_MEMO = ActiveSetMemo()
 
 
 def factored_any(problem: ContactProblem) -> bool:

@@ -1222,7 +1222,8 @@ def test_polish_size_limits(monkeypatch):
     polmod.polish(s)
     assert "polished" not in s.extras
     monkeypatch.setattr(polmod, "POLISH_MAX", 5)
-    polmod._active_set_point.memo.clear()  # its point is kept per problem and active set: computed again
+    # its point is kept per problem and active set: a fresh store computes it again under this limit
+    monkeypatch.setattr(polmod, "POINTS", kkt.ActiveSetMemo())
     s = sol_of(p, [0.0, 0.0], [0.4, 0.4, 0.0])
     polmod.polish(s)
     assert "polished" in s.extras and sum(s.lambda_normal[:2]) == pytest.approx(1.0, rel=1e-12)
