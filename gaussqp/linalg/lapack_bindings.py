@@ -1,5 +1,6 @@
 """LAPACK's functions for the compiled kernels, through SciPy's Cython bindings (imported only by the kernel modules,
-:mod:`gaussqp.friction.compiled_kernels` and :mod:`gaussqp.model.compiled_kernels`, and only with numba installed).
+:mod:`gaussqp.friction.compiled_kernels`, :mod:`gaussqp.model.compiled_kernels` and :mod:`gaussqp.linalg.lemke_compiled`,
+and only with numba installed).
 
 They are the functions ``scipy.linalg.lapack`` calls, so a kernel that calls one with the arguments SciPy's wrapper
 passes (the same workspace sizes: blocked and unblocked code give other bits) gets SciPy's numbers bit for bit. Each is
@@ -8,7 +9,8 @@ pointers, so numba's on-disk cache refers to the symbol, not to this process's a
 a compiled function's cache is renewed when its own file changes, so the compiled helpers that call these stay in the
 kernel modules.
 
-- ``dgetrf`` / ``dgetrs`` / ``dgetri``: the LU with partial pivoting, its solve and its inverse;
+- ``dgetrf`` / ``dgetrs`` / ``dgetri``: the LU with partial pivoting, its solve and its inverse; ``dgecon``: the
+  estimate of its reciprocal condition number;
 - ``dgesdd``: the singular values (``jobz = 'N'``) by divide and conquer, as :func:`gaussqp.linalg.dense.singular_values`
   computes them through SciPy's wrapper;
 - ``dgelsy``: the minimum-norm least-squares solution by a complete orthogonal factorization, as
@@ -37,7 +39,7 @@ def _lapack_ilp64() -> bool:
 
 if _lapack_ilp64():
     raise ImportError("SciPy's LAPACK takes 64-bit integers (an ILP64 build): the compiled kernels pass 32-bit ones")
-for _name in ("dgetrf", "dgetrs", "dgetri", "dgesdd", "dgelsy"):
+for _name in ("dgetrf", "dgetrs", "dgetri", "dgecon", "dgesdd", "dgelsy"):
     _llvm.add_symbol("gaussqp_" + _name, get_cython_function_address("scipy.linalg.cython_lapack", _name))
 _llvm.add_symbol("gaussqp_dsyrk", get_cython_function_address("scipy.linalg.cython_blas", "dsyrk"))
 _P = _types.voidptr
@@ -47,6 +49,8 @@ dgetrf = _types.ExternalFunction("gaussqp_dgetrf", _types.void(_P, _P, _P, _P, _
 dgetrs = _types.ExternalFunction("gaussqp_dgetrs", _types.void(_P, _P, _P, _P, _P, _P, _P, _P, _P))
 #: ``dgetri(n, a, lda, ipiv, work, lwork, info)``
 dgetri = _types.ExternalFunction("gaussqp_dgetri", _types.void(_P, _P, _P, _P, _P, _P, _P))
+#: ``dgecon(norm, n, a, lda, anorm, rcond, work, iwork, info)``
+dgecon = _types.ExternalFunction("gaussqp_dgecon", _types.void(*([_P] * 9)))
 #: ``dgesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info)``
 dgesdd = _types.ExternalFunction("gaussqp_dgesdd", _types.void(*([_P] * 14)))
 #: ``dgelsy(m, n, nrhs, a, lda, b, ldb, jpvt, rcond, rank, work, lwork, info)``

@@ -135,7 +135,21 @@ def lemke(
             return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, None)
         finally:
             _RULE.spent_in_numpy(time.perf_counter() - t_numpy)
+    if fast is not None and d is None:
+        # the common end (the first run's basis solves the LCP and passes its checks) in one compiled call; any other
+        # outcome is left to the driver below, which computes it again from the start
+        ok, z, w, pivots = fast.lemke_solved(
+            plain(M), plain(q), _pivot_limit(k, max_iter), pivot_tol, tie_tol, LEMKE_REFINE_TOL, LEMKE_REFINE_RCOND,
+            verify_tol,
+        )  # fmt: skip
+        if ok:
+            return LemkeResult(z=z, w=w, status="solved", iterations=int(pivots))
     return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast)
+
+
+def _pivot_limit(k: int, max_iter: int | None) -> int:
+    """The pivots a run may take: ``max_iter``, or ``LEMKE_PIVOTS_PER_ROW · k + LEMKE_PIVOTS_BASE`` by default."""
+    return LEMKE_PIVOTS_PER_ROW * k + LEMKE_PIVOTS_BASE if max_iter is None else max_iter
 
 
 def _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast) -> LemkeResult:
@@ -157,7 +171,7 @@ def _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fa
         qs = qs / s
         ds = np.ones(k) if d is None else D * d
         ds = ds / ds.max()
-    max_iter = LEMKE_PIVOTS_PER_ROW * k + LEMKE_PIVOTS_BASE if max_iter is None else max_iter
+    max_iter = _pivot_limit(k, max_iter)
     total, message = 0, ""
     for tt in dict.fromkeys((tie_tol, 0.0)):  # a second run decides ties exactly
         status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt, fast)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
+from .lapack_bindings import dgecon, dgetrf, dgetrs
 
 #: status codes of :func:`pivots` (``lemke._pivot``'s status strings by index); ``FALLBACK``: an arithmetic case the
 #: kernel does not decide (an empty set of tied rows, as NaN ratios give), left to the NumPy pivoting
@@ -359,3 +360,70 @@ def verified(M, q, z):
             rel = np.inf if bad > 0 else 0.0
         viol = max(viol, rel)
     return w, viol, True
+
+
+@njit
+def _basis_lu_solve(A, b, rcond_min):
+    """:func:`gaussqp.linalg.lemke._basis_solve` where its LU answers: LAPACK's ``dgetrf`` on ``A`` (column-major
+    copy), ``dgecon`` in the 1-norm with ``anorm`` the largest column sum of ``|A|`` (NumPy's ``sum(axis=0)``: the rows
+    added in order) and SciPy's workspace (``4N``, ``N``), and when the estimate is at least ``rcond_min``, ``dgetrs``;
+    the calls of SciPy's wrappers. Returns ``(x, ok)``; ``ok`` False where the NumPy code would take the least-squares
+    solution (a singular or ill-conditioned basis) or a call failed."""
+    N = A.shape[0]
+    col = np.zeros(N)
+    for i in range(N):
+        for j in range(N):
+            col[j] += abs(A[i, j])
+    anorm = np.full(1, col.max() if N else 0.0)
+    lu = A.T.copy().T
+    n = np.full(1, N, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    piv = np.empty(max(N, 1), dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
+    dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
+    x = b.copy()
+    if info[0] != 0:
+        return x, False
+    norm = np.full(1, 49, dtype=np.uint8)  # '1'
+    rcond = np.zeros(1)
+    work = np.empty(max(4 * N, 1))
+    iwork = np.empty(max(N, 1), dtype=np.int32)
+    dgecon(
+        norm.ctypes, n.ctypes, lu.ctypes, n.ctypes, anorm.ctypes, rcond.ctypes, work.ctypes, iwork.ctypes, info.ctypes
+    )
+    if info[0] != 0 or not rcond[0] >= rcond_min:
+        return x, False
+    trans = np.full(1, 78, dtype=np.uint8)  # 'N'
+    dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
+    return x, info[0] == 0
+
+
+@njit
+def lemke_solved(M, q, max_iter, pivot_tol, tie_tol, refine_tol, rcond_min, verify_tol):
+    """:func:`gaussqp.linalg.lemke.lemke` without a covering vector where its first pivoting run ends on a
+    complementary basis that passes its checks, in one call: :func:`equilibrate`, :func:`pivots` (tie tolerance
+    ``tie_tol``), :func:`basis_system`, the basis's LU solve (:func:`_basis_lu_solve`), :func:`refined` and
+    :func:`verified` on the data, the operations of the NumPy driver in its order. Returns ``(ok, z, w, pivots)``;
+    ``ok`` False on every other outcome (data the kernels leave to NumPy, a ray, the pivot limit, a basis solved by
+    least squares, a violation above ``verify_tol``): the driver then runs as before and decides."""
+    k = q.size
+    nothing = np.zeros(k)
+    D, Ms, qs, s, ds, ok = equilibrate(M, q, q, False)
+    if not ok:
+        return False, nothing, nothing, 0
+    code, it, basis, rhs, x, entering = pivots(Ms, qs, ds, max_iter, pivot_tol, tie_tol)
+    if code != SOLVED:
+        return False, nothing, nothing, it
+    z, S, A, b = basis_system(Ms, qs, basis, rhs)
+    zs = b
+    if S.size:
+        zs, ok = _basis_lu_solve(A, b, rcond_min)
+        if not ok:
+            return False, nothing, nothing, it
+    out, ok = refined(Ms, qs, z, S, zs, refine_tol, s, D)
+    if not ok:
+        return False, nothing, nothing, it
+    w, viol, ok = verified(M, q, out)
+    if not ok or not viol <= verify_tol:
+        return False, nothing, nothing, it
+    return True, out, w, it

@@ -141,6 +141,56 @@ def test_same_pivots_with_a_covering_vector_and_a_short_limit(kind, seed, k, lim
     assert_same_pivoting(M, q, d=d, max_iter=limit)
 
 
+def test_the_solved_case_in_one_call_is_the_driver_bit_for_bit():
+    """``lemke_solved`` (the first run's basis solves the LCP, in one compiled call) answers exactly what the driver
+    with the compiled kernels answers, pivots included, wherever it answers; it leaves every other outcome (rays, the
+    pivot limit, a rejected basis) to the driver; and on this corpus it answers most of the solved LCPs, so the
+    comparison is not vacuous."""
+    answered = solved = 0
+    for kind in KINDS:
+        for seed in range(40):
+            for k in (1, 3, 8, 17):
+                M, q = lcp(kind, seed, k)
+                if np.all(q >= 0):
+                    continue
+                limit = L._pivot_limit(k, None)
+                ok, z, w, pivots = KERNEL.lemke_solved(
+                    L.plain(M), L.plain(q), limit, LEMKE_PIVOT_TOL, LEMKE_TIE_TOL, L.LEMKE_REFINE_TOL,
+                    L.LEMKE_REFINE_RCOND, L.LEMKE_VERIFY_RTOL,
+                )  # fmt: skip
+                driver = L._lemke_equilibrated(
+                    np.asarray(M, float), np.asarray(q, float), None, k, None, LEMKE_PIVOT_TOL, LEMKE_TIE_TOL,
+                    L.LEMKE_VERIFY_RTOL, KERNEL,
+                )  # fmt: skip
+                solved += driver.status == "solved"
+                if ok:
+                    answered += 1
+                    assert driver.status == "solved" and driver.iterations == pivots, (kind, seed, k)
+                    assert same(z, driver.z) and same(w, driver.w), (kind, seed, k)
+    assert answered >= 0.8 * solved > 0, (answered, solved)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**31 - 1), k=st.integers(1, 12), decades=st.integers(0, 12))
+def test_the_basis_solve_decides_on_scipys_condition_estimate(seed, k, decades):
+    """The compiled basis solve takes the LU exactly where :func:`~gaussqp.linalg.lemke._basis_solve` does: its
+    condition estimate is SciPy's ``dgecon`` of SciPy's ``dgetrf`` with the same 1-norm (accepted at a threshold equal
+    to SciPy's estimate, refused one ulp above it), and its solution is SciPy's ``dgetrs`` bit for bit."""
+    from scipy.linalg.lapack import dgecon, dgetrf, dgetrs
+
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.normal(size=(k, k)))
+    A = (U * np.logspace(0, -decades, k)) @ rng.normal(size=(k, k))  # condition up to ~1e12
+    b = rng.normal(size=k)
+    lu, piv, info = dgetrf(A)
+    assert info == 0
+    rcond, info = dgecon(lu, float(np.abs(A).sum(axis=0).max()))
+    assert info == 0
+    x, ok = KERNEL._basis_lu_solve(L.plain(A), L.plain(b), rcond)
+    assert ok and same(x, dgetrs(lu, piv, b)[0])
+    assert not KERNEL._basis_lu_solve(L.plain(A), L.plain(b), float(np.nextafter(rcond, np.inf)))[1]
+
+
 def test_the_generated_lcps_exercise_every_rule(monkeypatch):
     """The corpus below meets every decision the kernel must copy: rays, solutions, ties sent to z0's row and ties the
     lexicographic rule breaks — among them ties it breaks for another row than the first tied one, and ties where a
@@ -319,18 +369,22 @@ def test_the_lcp_route_answers_the_same_bytes(name, monkeypatch):
     the compiled kernels and without: the same status, certification, acceleration and multipliers, byte for byte —
     on the shipped problem and on it made frictionless — and the kernels did run."""
     calls = []
-    real = KERNEL.pivots
 
-    def spy(*a):
-        calls.append(1)
-        return real(*a)
+    def spy(real):
+        def counted(*a):
+            calls.append(1)
+            return real(*a)
 
+        return counted
+
+    # the driver's pivoting, or the whole solved case in one call
+    for kernel in ("pivots", "lemke_solved"):
+        monkeypatch.setattr(KERNEL, kernel, spy(getattr(KERNEL, kernel)))
     p = gaussqp.problems.load(name)
     for v in [p, frictionless(p)]:
         answers = []
         for compiled in (True, False):
             monkeypatch.setattr(gaussqp.settings, "LEMKE_COMPILED", compiled)
-            monkeypatch.setattr(KERNEL, "pivots", spy)
             before = len(calls)
             sol = gaussqp.get_formulation("lcp_lemke").solve(v.with_force(v.F))  # a fresh problem: nothing memoized
             assert (len(calls) > before) == compiled
