@@ -1,6 +1,6 @@
 """LAPACK's functions for the compiled kernels, through SciPy's Cython bindings (imported only by the kernel modules,
-:mod:`gaussqp.friction.compiled_kernels`, :mod:`gaussqp.model.compiled_kernels` and :mod:`gaussqp.linalg.lemke_compiled`,
-and only with numba installed).
+:mod:`gaussqp.friction.compiled_kernels`, :mod:`gaussqp.model.compiled_kernels` and
+:mod:`gaussqp.linalg.lemke_compiled`, and only with numba installed).
 
 They are the functions ``scipy.linalg.lapack`` calls, so a kernel that calls one with the arguments SciPy's wrapper
 passes (the same workspace sizes: blocked and unblocked code give other bits) gets SciPy's numbers bit for bit. Each is
@@ -11,8 +11,8 @@ kernel modules.
 
 - ``dgetrf`` / ``dgetrs`` / ``dgetri``: the LU with partial pivoting, its solve and its inverse; ``dgecon``: the
   estimate of its reciprocal condition number;
-- ``dgesdd``: the singular values (``jobz = 'N'``) by divide and conquer, as :func:`gaussqp.linalg.dense.singular_values`
-  computes them through SciPy's wrapper;
+- ``dgesdd``: the singular values (``jobz = 'N'``) by divide and conquer, as
+  :func:`gaussqp.linalg.dense.singular_values` computes them through SciPy's wrapper;
 - ``dgelsy``: the minimum-norm least-squares solution by a complete orthogonal factorization, as
   :func:`gaussqp.linalg.dense.min_norm_lstsq` computes it through ``scipy.linalg.lstsq``;
 - BLAS's ``dsyrk``: ``AᵀA``'s triangle, the product NumPy's ``A.T @ A`` computes (its matmul calls ``syrk`` when both

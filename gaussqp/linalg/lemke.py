@@ -135,16 +135,31 @@ def lemke(
             return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, None)
         finally:
             _RULE.spent_in_numpy(time.perf_counter() - t_numpy)
-    if fast is not None and d is None:
-        # the common end (the first run's basis solves the LCP and passes its checks) in one compiled call; any other
-        # outcome is left to the driver below, which computes it again from the start
-        ok, z, w, pivots = fast.lemke_solved(
+    if fast is not None and d is None and _plain_numbers(max_iter, pivot_tol, tie_tol, verify_tol):
+        # the common end (the first run's basis solves the LCP and passes its checks) in one compiled call; on any
+        # other end the driver goes on from the equilibration and the first run the kernel made
+        ok, z, w, equilibrated, D, Ms, qs, s, ds, run = fast.lemke_solved(
             plain(M), plain(q), _pivot_limit(k, max_iter), pivot_tol, tie_tol, LEMKE_REFINE_TOL, LEMKE_REFINE_RCOND,
             verify_tol,
         )  # fmt: skip
         if ok:
-            return LemkeResult(z=z, w=w, status="solved", iterations=int(pivots))
+            return LemkeResult(z=z, w=w, status="solved", iterations=int(run[1]))
+        if equilibrated:
+            code, count, basis, rhs, x, entering = run
+            first = (_STATUS[code], count, basis, rhs, x, int(entering)) if code >= 0 else None
+            return _lemke_equilibrated(
+                M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast, (D, Ms, qs, s, ds, first)
+            )
     return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast)
+
+
+def _plain_numbers(max_iter, *tolerances) -> bool:
+    """Whether the limit and the tolerances are the numbers the compiled call takes (None or an ``int``; ``float`` or
+    ``int``, not ``bool``): any other type (a ``Fraction``, a float pivot limit) keeps the driver's Python comparisons
+    and types."""
+    if max_iter is not None and (type(max_iter) is not int):
+        return False
+    return all(type(t) in (float, int) for t in tolerances)
 
 
 def _pivot_limit(k: int, max_iter: int | None) -> int:
@@ -152,15 +167,21 @@ def _pivot_limit(k: int, max_iter: int | None) -> int:
     return LEMKE_PIVOTS_PER_ROW * k + LEMKE_PIVOTS_BASE if max_iter is None else max_iter
 
 
-def _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast) -> LemkeResult:
+def _lemke_equilibrated(
+    M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast, start: tuple | None = None
+) -> LemkeResult:
     """:func:`lemke` after its input checks: the equilibrated LCP's pivoting runs, by the compiled kernels (``fast``)
-    or NumPy, their end checked on the original data."""
+    or NumPy, their end checked on the original data. ``start``: ``(D, M', q', s, d', first)``, the equilibration and
+    the first run (or None: made here) that :func:`~gaussqp.linalg.lemke_compiled.lemke_solved` computed already."""
     # Equilibrated LCP: z = s D z', w = s D⁻¹ w', M' = D M D (unit diagonal), q' = D q / s with
     # max|q'| = 1, covering vector d' = 1 (or D d normalized). Positive diagonal scalings map the
     # pivot path of one onto the other, so every tolerance below is taken on the equilibrated
     # problem, the same for each row whatever its units.
-    ok = False
-    if fast is not None:
+    ok, first = False, None
+    if start is not None:
+        D, Ms, qs, s, ds, first = start
+        ok = True
+    elif fast is not None:
         D, Ms, qs, s, ds, ok = fast.equilibrate(plain(M), plain(q), plain(d if d is not None else q), d is not None)
     if not ok:
         diag = np.diag(M).copy()
@@ -174,7 +195,10 @@ def _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fa
     max_iter = _pivot_limit(k, max_iter)
     total, message = 0, ""
     for tt in dict.fromkeys((tie_tol, 0.0)):  # a second run decides ties exactly
-        status, it, basis, rhs, x, entering = _pivot(Ms, qs, ds, max_iter, pivot_tol, tt, fast)
+        status, it, basis, rhs, x, entering = (
+            first if first is not None else _pivot(Ms, qs, ds, max_iter, pivot_tol, tt, fast)
+        )
+        first = None
         total += it
         if status == "max_iter":
             return LemkeResult(

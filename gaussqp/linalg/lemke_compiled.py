@@ -9,6 +9,9 @@ tolerance, with the same operations in the same order: the rank-1 update and the
 entering column's product ``G a_P`` is the same BLAS ``dgemv`` on the same column-major matrix (numba's ``np.dot`` on
 ``Gᵀ[:p].T``; NumPy's ``@`` on ``G[:, :p]``). Nothing is decided differently: ``tests/linalg/test_lemke_compiled.py``
 checks status, pivots, basis, ``B⁻¹q`` and the last entering column bit for bit against the NumPy pivoting.
+:func:`lemke_solved` runs the driver's common end in one call (the equilibration, the first run, the basis's LU solve
+by LAPACK as SciPy's wrappers call it, the refinement and the check) and hands anything else back to the driver with
+what it computed.
 
 Module-level functions: numba caches them on disk for every process (functions nested in another function are
 compiled again in each process).
@@ -403,27 +406,27 @@ def lemke_solved(M, q, max_iter, pivot_tol, tie_tol, refine_tol, rcond_min, veri
     """:func:`gaussqp.linalg.lemke.lemke` without a covering vector where its first pivoting run ends on a
     complementary basis that passes its checks, in one call: :func:`equilibrate`, :func:`pivots` (tie tolerance
     ``tie_tol``), :func:`basis_system`, the basis's LU solve (:func:`_basis_lu_solve`), :func:`refined` and
-    :func:`verified` on the data, the operations of the NumPy driver in its order. Returns ``(ok, z, w, pivots)``;
-    ``ok`` False on every other outcome (data the kernels leave to NumPy, a ray, the pivot limit, a basis solved by
-    least squares, a violation above ``verify_tol``): the driver then runs as before and decides."""
+    :func:`verified` on the data, the operations of the NumPy driver in its order. Returns ``(ok, z, w, equilibrated,
+    D, M', q', s, d', run)``: ``z``, ``w`` the answer when ``ok``; on every other outcome (data the kernels leave to
+    NumPy, a ray, the pivot limit, a basis solved by least squares, a violation above ``verify_tol``) ``ok`` is False
+    and the driver goes on from what was computed: the equilibrated data when ``equilibrated``, and ``run``, the first
+    run's ``(status code, pivots, basis, B⁻¹q, entering column, entering)`` (:func:`pivots`)."""
     k = q.size
-    nothing = np.zeros(k)
-    D, Ms, qs, s, ds, ok = equilibrate(M, q, q, False)
-    if not ok:
-        return False, nothing, nothing, 0
-    code, it, basis, rhs, x, entering = pivots(Ms, qs, ds, max_iter, pivot_tol, tie_tol)
-    if code != SOLVED:
-        return False, nothing, nothing, it
-    z, S, A, b = basis_system(Ms, qs, basis, rhs)
+    D, Ms, qs, s, ds, equilibrated = equilibrate(M, q, q, False)
+    run = (FALLBACK, 0, np.arange(k), qs, ds, -1)
+    if not equilibrated:
+        return False, qs, qs, False, D, Ms, qs, s, ds, run
+    run = pivots(Ms, qs, ds, max_iter, pivot_tol, tie_tol)
+    if run[0] != SOLVED:
+        return False, qs, qs, True, D, Ms, qs, s, ds, run
+    z, S, A, b = basis_system(Ms, qs, run[2], run[3])
     zs = b
     if S.size:
-        zs, ok = _basis_lu_solve(A, b, rcond_min)
-        if not ok:
-            return False, nothing, nothing, it
-    out, ok = refined(Ms, qs, z, S, zs, refine_tol, s, D)
-    if not ok:
-        return False, nothing, nothing, it
-    w, viol, ok = verified(M, q, out)
-    if not ok or not viol <= verify_tol:
-        return False, nothing, nothing, it
-    return True, out, w, it
+        zs, solved = _basis_lu_solve(A, b, rcond_min)
+        if not solved:
+            return False, qs, qs, True, D, Ms, qs, s, ds, run
+    out, refined_ok = refined(Ms, qs, z, S, zs, refine_tol, s, D)
+    if not refined_ok:
+        return False, qs, qs, True, D, Ms, qs, s, ds, run
+    w, viol, verified_ok = verified(M, q, out)
+    return verified_ok and viol <= verify_tol, out, w, True, D, Ms, qs, s, ds, run

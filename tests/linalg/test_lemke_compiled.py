@@ -141,23 +141,28 @@ def test_same_pivots_with_a_covering_vector_and_a_short_limit(kind, seed, k, lim
     assert_same_pivoting(M, q, d=d, max_iter=limit)
 
 
+def solved_in_one_call(M, q, verify_tol=L.LEMKE_VERIFY_RTOL):
+    """``KERNEL.lemke_solved`` on ``(M, q)`` with :func:`~gaussqp.linalg.lemke.lemke`'s defaults."""
+    return KERNEL.lemke_solved(
+        L.plain(M), L.plain(q), L._pivot_limit(q.size, None), LEMKE_PIVOT_TOL, LEMKE_TIE_TOL, L.LEMKE_REFINE_TOL,
+        L.LEMKE_REFINE_RCOND, verify_tol,
+    )  # fmt: skip
+
+
 def test_the_solved_case_in_one_call_is_the_driver_bit_for_bit():
     """``lemke_solved`` (the first run's basis solves the LCP, in one compiled call) answers exactly what the driver
-    with the compiled kernels answers, pivots included, wherever it answers; it leaves every other outcome (rays, the
-    pivot limit, a rejected basis) to the driver; and on this corpus it answers most of the solved LCPs, so the
-    comparison is not vacuous."""
-    answered = solved = 0
+    with the compiled kernels answers, pivots included, wherever it answers; where it does not, what it hands the
+    driver (the equilibration and the first run) is what the driver computes itself; it leaves every other outcome
+    (rays, the pivot limit, a rejected basis) to the driver; and on this corpus it answers most of the solved LCPs, so
+    the comparison is not vacuous."""
+    answered = solved = handed = 0
     for kind in KINDS:
         for seed in range(40):
             for k in (1, 3, 8, 17):
                 M, q = lcp(kind, seed, k)
                 if np.all(q >= 0):
                     continue
-                limit = L._pivot_limit(k, None)
-                ok, z, w, pivots = KERNEL.lemke_solved(
-                    L.plain(M), L.plain(q), limit, LEMKE_PIVOT_TOL, LEMKE_TIE_TOL, L.LEMKE_REFINE_TOL,
-                    L.LEMKE_REFINE_RCOND, L.LEMKE_VERIFY_RTOL,
-                )  # fmt: skip
+                ok, z, w, equilibrated, D, Ms, qs, s, ds, run = solved_in_one_call(M, q)
                 driver = L._lemke_equilibrated(
                     np.asarray(M, float), np.asarray(q, float), None, k, None, LEMKE_PIVOT_TOL, LEMKE_TIE_TOL,
                     L.LEMKE_VERIFY_RTOL, KERNEL,
@@ -165,9 +170,47 @@ def test_the_solved_case_in_one_call_is_the_driver_bit_for_bit():
                 solved += driver.status == "solved"
                 if ok:
                     answered += 1
-                    assert driver.status == "solved" and driver.iterations == pivots, (kind, seed, k)
+                    assert driver.status == "solved" and driver.iterations == run[1], (kind, seed, k)
                     assert same(z, driver.z) and same(w, driver.w), (kind, seed, k)
-    assert answered >= 0.8 * solved > 0, (answered, solved)
+                elif equilibrated:
+                    handed += 1
+                    own = KERNEL.equilibrate(L.plain(M), L.plain(q), L.plain(q), False)
+                    for a, b in zip((D, Ms, qs, s, ds), own[:5]):
+                        assert same(a, b), (kind, seed, k)
+                    again = KERNEL.pivots(Ms, qs, ds, L._pivot_limit(k, None), LEMKE_PIVOT_TOL, LEMKE_TIE_TOL)
+                    assert all(same(a, b) for a, b in zip(run, again)), (kind, seed, k)
+    assert answered >= 0.8 * solved > 0 and handed > 0, (answered, solved, handed)
+
+
+def test_the_solved_case_is_accepted_up_to_the_verification_tolerance_exactly():
+    """The kernel accepts its basis when the row-wise violation is at most ``verify_tol`` — at the violation itself —
+    and hands it to the driver one ulp below it (whose round-off re-check then decides), as the driver compares."""
+    tried = 0
+    for kind in ("psd", "pmatrix", "triangular"):
+        for seed in range(30):
+            M, q = lcp(kind, seed, 6)
+            ok, z, w, *_ = solved_in_one_call(M, q)
+            if not ok:
+                continue
+            viol = L.lcp_violation(np.asarray(M, float), np.asarray(q, float), z)
+            if not viol > 0:
+                continue
+            tried += 1
+            assert solved_in_one_call(M, q, viol)[0], (kind, seed)
+            assert not solved_in_one_call(M, q, float(np.nextafter(viol, 0.0)))[0], (kind, seed)
+    assert tried >= 10
+
+
+def test_other_tolerance_types_keep_the_driver():
+    """A tolerance or a pivot limit the compiled call does not take (a ``Fraction``, a float limit) runs the driver
+    as before: its Python comparisons, its types."""
+    from fractions import Fraction
+
+    M, q = lcp("psd", 3, 6)
+    ref = L.lemke(M, q)
+    got = L.lemke(M, q, verify_tol=Fraction(1, 10**9))
+    assert got.status == ref.status and same(got.z, ref.z)
+    assert isinstance(L.lemke(M, q, max_iter=400.0).iterations, float)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
