@@ -10,6 +10,11 @@ certificates' ids and verdicts (``holds``) and the cross-check's verdict (``agre
 to ``|x − y| <= 1e-9 · max(1, |x|, |y|)`` entry by entry. Residuals and margins are round-off-sized diagnostics and
 times are not answers: they are left out. A part that a saved file does not hold (saved by an older version of this
 script) is not compared, and the comparison says so; so is a problem it does not hold (one shipped since).
+
+Run both ends with the same BLAS threads: where a problem's solution set is not a point, the answer is one certified
+member, and which one can move with the round-off of a threaded product (three generated mode-free problems differ by
+~1e-6 between one thread and NumPy's default). A save records the threads it ran with (``ENVIRONMENT``); a comparison
+run with others says so before its differences.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import gaussqp
 from gaussqp import problems
 
 RTOL = 1e-9
+#: the saved file's entry that records how the answers were made (not a problem)
+ENVIRONMENT = "__environment__"
 KEYS = (
     "status",
     "certified",
@@ -50,6 +57,19 @@ def answers() -> dict:
     return out
 
 
+def environment() -> dict:
+    """The BLAS libraries and their thread counts this process runs with (``threadpoolctl``; the ``*_NUM_THREADS``
+    variables when it is not installed)."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        return {"blas": sorted(f"{i['internal_api']} {i['num_threads']} threads" for i in threadpool_info())}
+    except ImportError:
+        import os
+
+        return {v: os.environ.get(v) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
 def _diff(a, b, path: str, found: list) -> None:
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b)):
@@ -74,11 +94,16 @@ def main(argv: list[str]) -> int:
     now = answers()
     if argv[0] == "save":
         with open(argv[1], "w") as f:
-            json.dump(now, f, indent=1)
+            json.dump({ENVIRONMENT: environment(), **now}, f, indent=1)
         print(f"{len(now)} answers saved to {argv[1]}")
         return 0
     with open(argv[1]) as f:
         before = json.load(f)
+    saved_env = before.pop(ENVIRONMENT, None)
+    if saved_env is None:
+        print(f"the saved file does not record its BLAS threads (an older save); this run: {environment()}")
+    elif saved_env != environment():
+        print(f"saved with {saved_env}, compared with {environment()}: answers that are one member of a set may move")
     found: list[str] = []
     new_names = sorted(set(now) - set(before))
     if new_names:

@@ -47,6 +47,7 @@ import numpy as np
 import gaussqp.settings as _settings  # the module: LEMKE_COMPILED is read at each call
 
 from .dense import plain
+from ..errors import InputError, NonFiniteError, ShapeError
 from .kernel_loading import LoadRule, load_kernels
 from ..settings import (
     LEMKE_PIVOT_TOL,
@@ -112,19 +113,21 @@ def lemke(
     passes :func:`lcp_violation` <= ``verify_tol`` at its own scale; ``"ray"`` only with a
     Farkas vector that passes :func:`farkas_violation` <= ``verify_tol``; ``"failed"`` when
     neither check passes (after a second run with exact ties only); ``"max_iter"``.
+
+    Raises
+    ------
+    gaussqp.errors.ShapeError
+        ``M`` is not ``(k, k)`` for ``k = q.size``, or ``d`` has not ``k`` entries.
+    gaussqp.errors.NonFiniteError
+        A NaN or an infinite entry in ``M``, ``q`` or ``d``.
+    gaussqp.errors.InputError
+        An entry of ``d`` is not strictly positive.
     """
-    M = np.asarray(M, dtype=float)
-    q = np.asarray(q, dtype=float).ravel()
+    M, q, d = _checked_data(M, q, d)
     k = q.size
-    if M.shape != (k, k):
-        raise ValueError(f"M has shape {M.shape}, expected ({k}, {k})")
     if k == 0 or np.all(q >= 0):
         z = np.zeros(k)
         return LemkeResult(z=z, w=q.copy(), status="solved", iterations=0, message="q >= 0: z = 0")
-    if d is not None:
-        d = np.asarray(d, dtype=float).ravel()
-        if np.any(d <= 0):
-            raise ValueError("covering vector d must be strictly positive")
     # compiled where NumPy's products on M (C-ordered) call the BLAS routine the kernels call: the same bits; loaded
     # only once the NumPy pivoting has cost the process what loading them costs (settings.LEMKE_COMPILED_AFTER_SECONDS)
     eligible = k * k <= _DGER_MIN and M.flags.c_contiguous
@@ -151,6 +154,35 @@ def lemke(
                 M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast, (D, Ms, qs, s, ds, first)
             )
     return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast)
+
+
+def _checked_data(M, q, d) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(M, q, d)`` as float arrays (``q`` and ``d`` flattened), or a typed error naming the argument: ``M`` not
+    ``(k, k)`` for ``k = q.size`` (:class:`~gaussqp.errors.ShapeError`), a NaN or an infinite entry in any of them
+    (:class:`~gaussqp.errors.NonFiniteError`: the pivoting's ratio test and the final check are not defined on such
+    data), ``d`` not of ``q``'s size or not strictly positive (:class:`~gaussqp.errors.InputError`)."""
+    M = np.asarray(M, dtype=float)
+    q = np.asarray(q, dtype=float).ravel()
+    k = q.size
+    if M.shape != (k, k):
+        raise ShapeError(
+            "M", f"has shape {M.shape}, expected ({k}, {k}) for q of {k} entries", "pass a square M of q's size"
+        )
+    for name, arr in (("M", M), ("q", q)):
+        if not np.isfinite(arr).all():
+            raise NonFiniteError(name, "has a NaN or an infinite entry", "pass finite LCP data")
+    if d is None:
+        return M, q, None
+    d = np.asarray(d, dtype=float).ravel()
+    if d.shape != (k,):
+        raise ShapeError(
+            "d", f"has {d.size} entries, expected {k} (one per entry of q)", "pass a covering vector of q's size"
+        )
+    if not np.isfinite(d).all():
+        raise NonFiniteError("d", "has a NaN or an infinite entry", "pass a finite covering vector, or none")
+    if np.any(d <= 0):
+        raise InputError("d", "the covering vector must be strictly positive", "pass d > 0 entry by entry, or none")
+    return M, q, d
 
 
 def _plain_numbers(max_iter, *tolerances) -> bool:

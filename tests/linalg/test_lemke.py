@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from gaussqp.errors import InputError, NonFiniteError, ShapeError
 from gaussqp.linalg.lemke import lemke
 
 
@@ -186,7 +187,7 @@ def test_result_fields_and_trivial_cases():
     empty = lemke(np.zeros((0, 0)), np.zeros(0))
     assert empty.status == "solved" and empty.z.shape == (0,) and empty.iterations == 0
     assert not LemkeResult(None, None, "ray", 3).success and not LemkeResult(None, None, "max_iter", 3).success
-    with pytest.raises(ValueError, match=r"M has shape \(2, 3\), expected \(2, 2\)"):
+    with pytest.raises(ShapeError, match=r"^M: has shape \(2, 3\), expected \(2, 2\) for q of 2 entries; fix: "):
         lemke(np.ones((2, 3)), np.array([-1.0, 1.0]))
     with pytest.raises(ValueError, match="strictly positive"):
         lemke(np.eye(2), np.array([-1.0, 0.0]), d=np.array([1.0, -2.0]))
@@ -304,7 +305,7 @@ def test_integer_data_give_float_results_and_exact_messages():
     res = lemke([[2, 1], [1, 2]], [-3, -3])
     assert res.z.dtype == float
     np.testing.assert_allclose(res.z, [1.0, 1.0], atol=1e-14)
-    with pytest.raises(ValueError, match=r"^covering vector d must be strictly positive$"):
+    with pytest.raises(InputError, match=r"^d: the covering vector must be strictly positive; fix: "):
         lemke(np.eye(2), np.array([-1.0, 0.0]), d=np.array([1.0, 0.0]))
 
 
@@ -454,3 +455,26 @@ def test_farkas_violation_edge_cases():
     M = np.array([[1.0, -1.0], [-1.0, 1.0]])
     assert farkas_violation(M, 1e6 * np.array([-1.0, 1.0 - 1e-15]), np.array([1.0, 1.0])) == float("inf")
     assert farkas_violation(M, 1e6 * np.array([-1.0, 1.0 - 1e-11]), np.array([1.0, 1.0])) == 0.0
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", ["M", "q", "d"])
+def test_non_finite_data_are_refused_by_name(bad, where):
+    """A NaN or an infinite entry is a typed error naming the argument, whatever the path: before, a NaN in M came back
+    "solved" with a NaN in w and an infinite q raised IndexError in the ratio test."""
+    M = np.array([[2.0, 1.0], [1.0, 2.0]])
+    q = np.array([-1.0, -1.0])
+    d = np.array([1.0, 1.0])
+    {"M": M, "q": q, "d": d}[where][0 if where != "M" else 1] = bad
+    with pytest.raises(NonFiniteError, match=rf"^{where}: has a NaN or an infinite entry; fix: ") as err:
+        lemke(M, q, d=d if where == "d" else None)
+    assert err.value.field == where
+    if where == "q" and bad != -np.inf:  # the check comes before the shortcut of q >= 0 too
+        with pytest.raises(NonFiniteError):
+            lemke(M, np.array([bad, 1.0]))
+
+
+def test_covering_vector_of_the_wrong_size_is_a_shape_error():
+    with pytest.raises(ShapeError, match=r"^d: has 3 entries, expected 2") as err:
+        lemke(np.eye(2), np.array([-1.0, 1.0]), d=np.ones(3))
+    assert err.value.field == "d" and isinstance(err.value, ValueError)  # still a ValueError for older callers
