@@ -88,6 +88,47 @@ def natural_map_unit(r, u, mu, d):
 
 
 @njit
+def project_cone_blocks(x, mu, d):
+    """``P_K(x)`` block by block: the operations of :func:`gaussqp.friction.coulomb_law.project_cone_numpy` (its three
+    pieces, chosen in its order). Arguments: x (N,), μ (m,) C-ordered float arrays, d."""
+    m = x.size // d
+    out = np.empty(x.size)
+    for j in range(m):
+        _project(x, out, mu[j], j, d)
+    return out
+
+
+@njit
+def natural_map_measures(r, u, q, mu, d):
+    """What :func:`gaussqp.friction.coulomb_law.natural_map_residual` reads off ``(r, u)``, in its operations and
+    order: ``(φ_1, ‖φ‖, ‖q‖, ‖r‖, ‖u‖, each contact's ‖φ_j‖, ‖Δu‖)`` with ``φ_1`` by :func:`natural_map_unit` and
+    each contact's velocity change ``‖Δu_j‖ = ‖(−φ_n + μ(‖u_t‖ − ‖u_t − φ_t‖), φ_t)‖``
+    (:func:`gaussqp.friction.coulomb_law.velocity_change`). The stacked norms are BLAS dot products, as NumPy's
+    ``norm`` of a vector; a contact's sums run in order, as NumPy sums its d ≤ 3 entries. Arguments: r, u, q (N,),
+    μ (m,) C-ordered float arrays, d."""
+    phi = natural_map_unit(r, u, mu, d)
+    m = r.size // d
+    per = np.empty(m)
+    dv = np.empty(m)
+    for j in range(m):
+        s = phi[j * d] * phi[j * d]
+        ut = 0.0
+        wt = 0.0
+        pt = 0.0
+        for k in range(1, d):
+            pk = phi[j * d + k]
+            uk = u[j * d + k]
+            s += pk * pk
+            ut += uk * uk
+            wt += (uk - pk) * (uk - pk)
+            pt += pk * pk
+        per[j] = np.sqrt(s)
+        dn = -phi[j * d] + mu[j] * (np.sqrt(ut) - np.sqrt(wt))
+        dv[j] = np.sqrt(dn * dn + pt)
+    return phi, np.sqrt(phi @ phi), np.sqrt(q @ q), np.sqrt(r @ r), np.sqrt(u @ u), per, np.sqrt(dv @ dv)
+
+
+@njit
 def _projection_jacobian(z, P, mj, j, d):
     # P' at block j of z into P (cone_projection_jacobian's pieces)
     P[:, :] = 0.0

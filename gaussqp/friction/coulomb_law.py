@@ -33,8 +33,33 @@ def _blocks(x: np.ndarray, d: int) -> np.ndarray:
     return x.reshape(-1, d)
 
 
+def _loaded_kernels(dimension) -> object | None:
+    """The compiled kernels when a route has loaded them already (:func:`gaussqp.friction.compiled.loaded`: these
+    maps alone are too cheap to pay their load) and ``dimension`` is an int of 2 or 3 (a contact's sums then run in
+    order in NumPy too), else None."""
+    if isinstance(dimension, (int, np.integer)) and 2 <= dimension <= 3 and loaded():
+        return kernels()
+    return None
+
+
 def project_cone(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
-    """Euclidean projection of the stacked blocks ``x`` onto ``K_μ = {‖x_t‖ <= μ x_n}`` block by block.
+    """Euclidean projection of the stacked blocks ``x`` onto ``K_μ = {‖x_t‖ <= μ x_n}`` block by block
+    (:func:`project_cone_numpy`'s formulas).
+
+    With one μ per block and the compiled kernels loaded already (:func:`_loaded_kernels`) the projection is
+    :func:`gaussqp.friction.compiled_kernels.project_cone_blocks`: the same operations in the same order, the same
+    numbers bit for bit (``tests/friction/test_compiled_kernels.py``); else :func:`project_cone_numpy`."""
+    fast = _loaded_kernels(dimension)
+    if fast is not None:
+        flat = _blocks(x, dimension).reshape(-1)
+        mu_ = np.asarray(mu, dtype=float).reshape(-1)
+        if flat.size == mu_.size * dimension > 0:
+            return fast.project_cone_blocks(plain(flat), plain(mu_), int(dimension))
+    return project_cone_numpy(x, mu, dimension)
+
+
+def project_cone_numpy(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
+    """:func:`project_cone` in NumPy (the reference of the compiled kernel), ``mu`` one per block or broadcast.
 
     Closed form: ``x`` if ``‖x_t‖ <= μ x_n``; ``0`` if ``μ‖x_t‖ <= −x_n`` (the polar cone); otherwise
     ``α (1, μ x_t/‖x_t‖)`` with ``α = (x_n + μ‖x_t‖)/(1 + μ²)``. ``μ = 0`` gives ``(max(x_n, 0), 0)``.
@@ -135,7 +160,7 @@ def natural_map_numpy(r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: i
     R = _blocks(r, dimension)
     rho_b = np.broadcast_to(np.asarray(rho, dtype=float), (R.shape[0],))
     z = R - rho_b[:, None] * _blocks(de_saxce_shift(u, mu, dimension), dimension)
-    return (R - _blocks(project_cone(z.reshape(-1), mu, dimension), dimension)).reshape(-1)
+    return (R - _blocks(project_cone_numpy(z.reshape(-1), mu, dimension), dimension)).reshape(-1)
 
 
 @dataclass(frozen=True)
@@ -206,19 +231,38 @@ def natural_map_residual(
     """:class:`NaturalMapResidual` of the reaction ``r`` and velocity ``u`` of a problem with free velocity ``q``, with
     the velocity change that makes ``r − φ`` exact (:func:`velocity_change`).
 
+    With one μ per contact and the compiled kernels loaded already (:func:`_loaded_kernels`) the map and its norms are
+    :func:`gaussqp.friction.compiled_kernels.natural_map_measures`: the same operations in the same order, the same
+    numbers bit for bit (``tests/friction/test_compiled_kernels.py``).
+
     Source: Acary, Brémond, Huber (2018), eq. (12) (natural map), §5.1 (Siconos's normalization).
     """
+    fast = _loaded_kernels(dimension)
+    if fast is not None:
+        r_, u_, q_ = (np.asarray(v, dtype=float).reshape(-1) for v in (r, u, q))
+        mu_ = np.asarray(mu, dtype=float).reshape(-1)
+        if r_.size == u_.size == q_.size == mu_.size * dimension > 0:
+            _, a, qn, rn, un, per, dv = fast.natural_map_measures(
+                plain(r_), plain(u_), plain(q_), plain(mu_), int(dimension)
+            )
+            return _residual(float(a), float(qn), max(float(qn), float(rn), float(un)), per, float(dv))
     flat = natural_map(r, u, mu, dimension)
     phi = _blocks(flat, dimension)
     a = float(np.linalg.norm(phi))
     qn = float(np.linalg.norm(q))
     big = max(qn, float(np.linalg.norm(r)), float(np.linalg.norm(u)))
     dv = float(np.linalg.norm(velocity_change(flat, u, mu, dimension)))
+    return _residual(a, qn, big, np.linalg.norm(phi, axis=1), dv)
+
+
+def _residual(a: float, qn: float, big: float, per_contact: np.ndarray, dv: float) -> NaturalMapResidual:
+    """The :class:`NaturalMapResidual` of ``‖φ‖ = a``, ``‖q‖ = qn``, ``max(‖q‖, ‖r‖, ‖u‖) = big``, each contact's
+    ``‖φ_j‖`` and ``‖Δu‖ = dv``."""
     return NaturalMapResidual(
         absolute=a,
         relative=a / (qn if qn > 0 else 1.0),
         siconos=a / (big if big > 0 else 1.0),
-        per_contact=np.linalg.norm(phi, axis=1),
+        per_contact=per_contact,
         q_norm=qn,
         velocity_change=dv,
         velocity_change_relative=dv / (qn if qn > 0 else 1.0),
@@ -314,5 +358,6 @@ __all__ = [
     "natural_map_residual",
     "project_cone",
     "project_cone_jacobian",
+    "project_cone_numpy",
     "velocity_change",
 ]

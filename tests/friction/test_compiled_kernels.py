@@ -275,6 +275,55 @@ def test_the_compiled_natural_map_is_the_numpy_one(seed, m, d):
     assert close(natural_map(pts[0], pts[1], mu, d, rho=2.0), natural_map_numpy(pts[0], pts[1], mu, d, rho=2.0))
 
 
+def _numpy_residual(r, u, q, mu, d):
+    """:func:`~gaussqp.friction.coulomb_law.natural_map_residual` with the compiled kernels switched off."""
+    import gaussqp.friction.coulomb_law as law
+
+    saved = law._loaded_kernels
+    law._loaded_kernels = lambda dimension: None
+    try:
+        return law.natural_map_residual(r, u, q, mu, d)
+    finally:
+        law._loaded_kernels = saved
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 40), d=st.sampled_from([2, 3]))
+def test_the_compiled_projection_and_residual_are_the_numpy_ones(seed, m, d):
+    """The cone projection (:func:`gaussqp.friction.coulomb_law.project_cone`) and the natural-map residual with its
+    norms and velocity change (:func:`~gaussqp.friction.coulomb_law.natural_map_residual`): compiled and NumPy, bit
+    for bit, with points in every piece of the projection and on its boundaries, signed zeros and data scaled over
+    twenty decades."""
+    import gaussqp.friction.coulomb_law as law
+
+    kernels()  # loaded: the dispatch takes the compiled kernels
+    assert law._loaded_kernels(d) is not None
+    rng = np.random.default_rng(seed)
+    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
+    pts = points(rng, m, d, mu) + [-np.zeros(m * d), rng.normal(size=m * d) * 10.0 ** rng.integers(-10, 10, m * d)]
+    for x in pts:
+        assert close(law.project_cone(x, mu, d), law.project_cone_numpy(x, mu, d))
+        for u in (np.zeros(m * d), -x, pts[0], rng.normal(size=m * d) * 1e-8):
+            q = rng.normal(size=m * d) * 10.0 ** rng.integers(-6, 6)
+            fast, slow = law.natural_map_residual(x, u, q, mu, d), _numpy_residual(x, u, q, mu, d)
+            for field in ("absolute", "relative", "siconos", "per_contact", "q_norm", "velocity_change"):
+                assert close(getattr(fast, field), getattr(slow, field)), field
+            assert close(fast.velocity_change_relative, slow.velocity_change_relative)
+
+
+def test_the_projection_keeps_numpys_broadcast_and_errors():
+    """A single μ for every block, a size that is not made of blocks and an empty vector go to the NumPy code, which
+    broadcasts, raises or returns as before."""
+    import gaussqp.friction.coulomb_law as law
+
+    kernels()
+    x = np.array([1.0, 2.0, 0.5, -1.0, 0.1, 0.2])
+    assert close(law.project_cone(x, 0.5, 3), law.project_cone_numpy(x, np.full(2, 0.5), 3))
+    with pytest.raises(ValueError, match="not made of blocks of dimension 3"):
+        law.project_cone(x[:5], np.ones(2), 3)
+    assert law.project_cone(np.zeros(0), np.zeros(0), 3).shape == (0,)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_f9_map_is_the_same_with_either_kernels(seed, monkeypatch):
     """F9's stacked map and its Jacobian (:class:`gaussqp.friction.mixed_law.MixedSystem`) on a problem mixing coulomb
