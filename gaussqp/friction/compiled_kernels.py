@@ -288,22 +288,100 @@ def line_search_csr(
 
 
 @njit
-def _getrf_getrs(A, rhs):
-    """``(A⁻¹ rhs, singular)`` by LAPACK's ``getrf`` then ``getrs`` through SciPy's bindings on a column-ordered copy of
-    ``A`` (N, N), N >= 1; ``singular``: ``getrf`` met an exactly zero pivot (the solution then has non-finite
-    entries)."""
+def _getrf(A):
+    """``(lu, piv, singular)``: LAPACK's ``getrf`` through SciPy's bindings on a column-ordered copy of ``A`` (N, N),
+    N >= 1, as ``scipy.linalg.lapack.dgetrf(A)`` calls it; ``singular``: it met an exactly zero pivot."""
     N = A.shape[0]
     lu = A.T.copy().T  # a copy in LAPACK's column order, whatever A's: the factors overwrite it
     n = np.full(1, N, dtype=np.int32)
-    one = np.ones(1, dtype=np.int32)
     piv = np.empty(N, dtype=np.int32)
     info = np.zeros(1, dtype=np.int32)
     _dgetrf(n.ctypes, n.ctypes, lu.ctypes, n.ctypes, piv.ctypes, info.ctypes)
-    singular = info[0] > 0
+    return lu, piv, info[0] > 0
+
+
+@njit
+def _getrs(lu, piv, rhs):
+    """``A⁻¹ rhs`` from :func:`_getrf`'s factors by LAPACK's ``getrs`` on a copy of ``rhs`` (N,), as
+    ``scipy.linalg.lapack.dgetrs(lu, piv, rhs)`` calls it (an exactly singular A gives non-finite entries)."""
+    N = lu.shape[0]
+    n = np.full(1, N, dtype=np.int32)
+    one = np.ones(1, dtype=np.int32)
+    info = np.zeros(1, dtype=np.int32)
     x = rhs.copy()
     trans = np.full(1, 78, dtype=np.uint8)  # 'N': A x = rhs
     _dgetrs(trans.ctypes, n.ctypes, one.ctypes, lu.ctypes, n.ctypes, piv.ctypes, x.ctypes, n.ctypes, info.ctypes)
-    return x, singular
+    return x
+
+
+@njit
+def _getrf_getrs(A, rhs):
+    """``(A⁻¹ rhs, singular)`` by LAPACK's ``getrf`` then ``getrs`` through SciPy's bindings (:func:`_getrf`,
+    :func:`_getrs`), N >= 1; ``singular``: ``getrf`` met an exactly zero pivot (the solution then has non-finite
+    entries)."""
+    lu, piv, singular = _getrf(A)
+    return _getrs(lu, piv, rhs), singular
+
+
+@njit
+def _stick_residual(J, A, rhs, y, d):
+    """``rhs − J y + blockdiag(A) y``: the residual of ``J₀ = J − blockdiag(A)`` at ``y`` in the operations of
+    ``nonsmooth_newton._System.solve``'s ``res0`` (``A`` the regularization ``A − A₀``; each block's product summed
+    from zero in order, as NumPy's batched product gives it for these diagonal blocks)."""
+    out = rhs - J @ y
+    m = y.size // d
+    for j in range(m):
+        for a in range(d):
+            s = 0.0
+            for b in range(d):
+                s += A[j, a, b] * y[j * d + b]
+            out[j * d + a] = out[j * d + a] + s
+    return out
+
+
+@njit
+def stick_start(W, q, rho, rho_c, delta, d):
+    """``(code, x, ‖W x + q‖)``: the dense start "every contact sticks" of ``nonsmooth_newton._System.stick_starts``
+    at one regularization δ, in the operations of ``_System.solve`` with ``A = δI``, ``B = ρ_j I`` and ``A₀ = 0``:
+    ``J = blockdiag(B) W + blockdiag(A)`` (each block row by BLAS's dgemm, as :func:`newton_matrix`), ``x = J⁻¹(−ρ q)``
+    by one LU (:func:`_getrf`, :func:`_getrs`), then one step of refinement towards ``W x = −ρ q / ρ`` kept when it
+    lowers the residual (:func:`_stick_residual`). ``code``: 0 solved; 1 J has a non-finite entry (``lu_solver``
+    raises); 2 the solve is not finite (a singular J). Arguments: W (N, N), q, ρ (N,), ρ_c (m,) C-ordered float
+    arrays, δ, d."""
+    N = q.size
+    m = N // d
+    A = np.zeros((m, d, d))
+    B = np.zeros((m, d, d))
+    for j in range(m):
+        for a in range(d):
+            for b in range(d):
+                e = 1.0 if a == b else 0.0  # np.eye(d)
+                B[j, a, b] = e * rho_c[j]
+                A[j, a, b] = delta * e + 0.0
+    J = np.empty((N, N))
+    for j in range(m):
+        J[j * d : (j + 1) * d, :] = np.dot(np.ascontiguousarray(B[j]), np.ascontiguousarray(W[j * d : (j + 1) * d, :]))
+        for a in range(d):
+            for b in range(d):
+                J[j * d + a, j * d + b] += A[j, a, b]
+    empty = np.zeros(0)
+    if not np.all(np.isfinite(J)):
+        return 1, empty, 0.0
+    rhs = np.empty(N)
+    for i in range(N):
+        rhs[i] = -rho[i] * q[i]
+    lu, piv, _ = _getrf(J)
+    x = _getrs(lu, piv, rhs)
+    if not np.all(np.isfinite(x)):
+        return 2, empty, 0.0
+    r0 = _stick_residual(J, A, rhs, x, d)
+    x2 = x + _getrs(lu, piv, r0)
+    if np.all(np.isfinite(x2)):
+        r2 = _stick_residual(J, A, rhs, x2, d)
+        if r2 @ r2 < r0 @ r0:
+            x = x2
+    u = W @ x + q
+    return 0, x, np.sqrt(u @ u)
 
 
 @njit

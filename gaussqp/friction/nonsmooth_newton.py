@@ -523,12 +523,23 @@ class _System:
         """The start "every contact sticks" (``W r = −q``, exact at rest; none when its solves fail), as
         ``[("stick", r, φ_ρ, u, z, residual)]``, computed once. Solved as ``(W + δ diag(1/ρ)) r = −q`` with δ at the
         regularization floor and refined to ``W r = −q`` (one LU, a singular W included); when that is not accurate (an
-        ill-conditioned regular W), again with δ = 0. Each solve is projected on the cones."""
+        ill-conditioned regular W), again with δ = 0. Each solve is projected on the cones. With the compiled kernels
+        and a dense W, each solve is :func:`gaussqp.friction.compiled_kernels.stick_start` (the same operations, the
+        same numbers bit for bit)."""
         if self._stick is None:
             d, mu, q = self.d, self.mu, self.q
             B = np.eye(d)[None] * self.rho_c[:, None, None]
             starts: list = []
             for delta in (COULOMB_NN_REG_FLOOR, 0.0):
+                if self.fast is not None and not self.sparse:
+                    code, x, vn = self.fast.stick_start(self.W, q, self.rho, self.rho_c, float(delta), int(d))
+                    if code:  # J not finite, or singular: as the NumPy solve's errors
+                        continue
+                    r = project_cone(x, mu, d)
+                    starts.append(("stick", r, *self.evaluate(r)))
+                    if vn <= COULOMB_NN_ACCEPT_RTOL * self.qn:
+                        break
+                    continue
                 try:
                     A = delta * np.eye(d)[None] + np.zeros((self.m, 1, 1))
                     with warnings.catch_warnings():

@@ -275,6 +275,50 @@ def test_the_compiled_natural_map_is_the_numpy_one(seed, m, d):
     assert close(natural_map(pts[0], pts[1], mu, d, rho=2.0), natural_map_numpy(pts[0], pts[1], mu, d, rho=2.0))
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 14),
+    d=st.sampled_from([2, 3]),
+    kind=st.sampled_from(["regular", "singular", "ill-conditioned", "zero", "at rest"]),
+)
+def test_the_compiled_stick_start_is_the_numpy_one(seed, m, d, kind):
+    """The start "every contact sticks" (``_System.stick_starts``): its solve, refinement and acceptance compiled and in
+    NumPy, bit for bit, on a regular W, a singular one (the refinement), an ill-conditioned one (the second solve,
+    δ = 0), a zero one (both solves fail: no start) and at rest (q = 0: signed zeros)."""
+    fast, slow, rng = systems(seed, m, d, kind == "singular")
+    if kind in ("ill-conditioned", "zero", "at rest"):
+        N = m * d
+        Q, _ = np.linalg.qr(rng.normal(size=(N, N)))
+        W = (Q * np.logspace(0, -15, N)) @ Q.T if kind == "ill-conditioned" else np.zeros((N, N))
+        W = W if kind != "at rest" else fast.W
+        q = np.zeros(N) if kind == "at rest" else fast.q
+        mu = fast.mu
+        fast, slow = nn._System(W, q, mu, d), nn._System(W, q, mu, d)
+        slow.fast = None
+        assert fast.fast is not None
+    got, want = fast.stick_starts(), slow.stick_starts()
+    assert len(got) == len(want) >= 1
+    for g, w in zip(got, want):
+        assert g[0] == w[0] == "stick"
+        for x, y in zip(g[1:], w[1:]):
+            assert close(x, y)
+
+
+def test_the_compiled_stick_start_says_when_the_numpy_solve_would_fail():
+    """Its codes stand for the NumPy solve's errors, after which the start is skipped: 1 where J has a non-finite entry
+    (``lu_solver``'s ValueError), 2 where the solve is not finite (an exactly singular J: the LinAlgError)."""
+    fast = kernels()
+    N, d = 6, 3
+    q, rho, rho_c = np.ones(N), np.ones(N), np.ones(2)
+    W = np.eye(N)
+    W[0, 1] = np.inf
+    assert fast.stick_start(W, q, rho, rho_c, 0.0, d)[0] == 1
+    assert fast.stick_start(np.zeros((N, N)), q, rho, rho_c, 0.0, d)[0] == 2
+    code, x, vn = fast.stick_start(np.eye(N), q, rho, rho_c, 0.0, d)
+    assert code == 0 and close(x, -q) and vn == 0.0
+
+
 def _numpy_residual(r, u, q, mu, d):
     """:func:`~gaussqp.friction.coulomb_law.natural_map_residual` with the compiled kernels switched off."""
     import gaussqp.friction.coulomb_law as law
