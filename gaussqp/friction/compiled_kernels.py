@@ -109,23 +109,35 @@ def natural_map_measures(r, u, q, mu, d):
     phi = natural_map_unit(r, u, mu, d)
     m = r.size // d
     per = np.empty(m)
-    dv = np.empty(m)
     for j in range(m):
         s = phi[j * d] * phi[j * d]
+        for k in range(1, d):
+            s += phi[j * d + k] * phi[j * d + k]
+        per[j] = np.sqrt(s)
+    dv = velocity_changes(phi, u, mu, d)
+    return phi, np.sqrt(phi @ phi), np.sqrt(q @ q), np.sqrt(r @ r), np.sqrt(u @ u), per, np.sqrt(dv @ dv)
+
+
+@njit
+def velocity_changes(phi, u, mu, d):
+    """Each contact's ``‖Δu_j‖ = ‖(−φ_n + μ(‖u_t‖ − ‖u_t − φ_t‖), φ_t)‖``: the operations of
+    :func:`gaussqp.friction.coulomb_law.velocity_change_numpy` in order (a contact's sums from its first term, as
+    NumPy sums d − 1 ≤ 2 terms). Arguments: φ, u (N,), μ (m,) C-ordered float arrays, d."""
+    m = phi.size // d
+    dv = np.empty(m)
+    for j in range(m):
         ut = 0.0
         wt = 0.0
         pt = 0.0
         for k in range(1, d):
             pk = phi[j * d + k]
             uk = u[j * d + k]
-            s += pk * pk
             ut += uk * uk
             wt += (uk - pk) * (uk - pk)
             pt += pk * pk
-        per[j] = np.sqrt(s)
         dn = -phi[j * d] + mu[j] * (np.sqrt(ut) - np.sqrt(wt))
         dv[j] = np.sqrt(dn * dn + pt)
-    return phi, np.sqrt(phi @ phi), np.sqrt(q @ q), np.sqrt(r @ r), np.sqrt(u @ u), per, np.sqrt(dv @ dv)
+    return dv
 
 
 @njit

@@ -217,7 +217,22 @@ def velocity_change(phi: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: i
     -------
     numpy.ndarray
         (m,) the 2-norm of each contact's ``Δu``.
+
+    With one μ per contact and the compiled kernels loaded already (:func:`_loaded_kernels`) the change is
+    :func:`gaussqp.friction.compiled_kernels.velocity_changes`, the same numbers bit for bit; else
+    :func:`velocity_change_numpy`.
     """
+    fast = _loaded_kernels(dimension)
+    if fast is not None:
+        p_, u_ = (np.asarray(v, dtype=float).reshape(-1) for v in (phi, u))
+        mu_ = np.asarray(mu, dtype=float).reshape(-1)
+        if p_.size == u_.size == mu_.size * dimension > 0:
+            return fast.velocity_changes(plain(p_), plain(u_), plain(mu_), int(dimension))
+    return velocity_change_numpy(phi, u, mu, dimension)
+
+
+def velocity_change_numpy(phi: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
+    """:func:`velocity_change` in NumPy (the reference of the compiled kernel), ``mu`` one per contact or broadcast."""
     P, U = _blocks(phi, dimension), _blocks(u, dimension)
     mu = np.asarray(mu, dtype=float).reshape(-1)
     ut, pt = U[:, 1:], P[:, 1:]
@@ -251,7 +266,7 @@ def natural_map_residual(
     a = float(np.linalg.norm(phi))
     qn = float(np.linalg.norm(q))
     big = max(qn, float(np.linalg.norm(r)), float(np.linalg.norm(u)))
-    dv = float(np.linalg.norm(velocity_change(flat, u, mu, dimension)))
+    dv = float(np.linalg.norm(velocity_change_numpy(flat, u, mu, dimension)))
     return _residual(a, qn, big, np.linalg.norm(phi, axis=1), dv)
 
 
@@ -360,4 +375,5 @@ __all__ = [
     "project_cone_jacobian",
     "project_cone_numpy",
     "velocity_change",
+    "velocity_change_numpy",
 ]

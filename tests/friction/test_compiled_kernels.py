@@ -334,8 +334,9 @@ def _numpy_residual(r, u, q, mu, d):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 40), d=st.sampled_from([2, 3]))
 def test_the_compiled_projection_and_residual_are_the_numpy_ones(seed, m, d):
-    """The cone projection (:func:`gaussqp.friction.coulomb_law.project_cone`) and the natural-map residual with its
-    norms and velocity change (:func:`~gaussqp.friction.coulomb_law.natural_map_residual`): compiled and NumPy, bit
+    """The cone projection (:func:`gaussqp.friction.coulomb_law.project_cone`), the velocity change
+    (:func:`~gaussqp.friction.coulomb_law.velocity_change`) and the natural-map residual with its norms
+    (:func:`~gaussqp.friction.coulomb_law.natural_map_residual`): compiled and NumPy, bit
     for bit, with points in every piece of the projection and on its boundaries, signed zeros and data scaled over
     twenty decades."""
     import gaussqp.friction.coulomb_law as law
@@ -353,6 +354,8 @@ def test_the_compiled_projection_and_residual_are_the_numpy_ones(seed, m, d):
             for field in ("absolute", "relative", "siconos", "per_contact", "q_norm", "velocity_change"):
                 assert close(getattr(fast, field), getattr(slow, field)), field
             assert close(fast.velocity_change_relative, slow.velocity_change_relative)
+            phi = law.natural_map_numpy(x, u, mu, d)
+            assert close(law.velocity_change(phi, u, mu, d), law.velocity_change_numpy(phi, u, mu, d))
 
 
 def test_the_projection_keeps_numpys_broadcast_and_errors():
