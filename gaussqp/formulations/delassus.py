@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from ..mechanics.delassus import bilateral_compatible, constrained_delassus, delassus
-from ..linalg.lemke import lemke
+from ..linalg.lemke import lemke_or_failed
 from ..linalg.dense import as_dense
 from ..linalg.mass import solve_mass
 from ..model.problem import ContactProblem
@@ -107,7 +107,7 @@ class LCPLemke(Formulation):
         t0 = time.perf_counter()
         cd = constrained_delassus(problem)
         t1 = time.perf_counter()
-        res = lemke(cd.A_c, cd.w_c)
+        res = lemke_or_failed(cd.A_c, cd.w_c)
         t2 = time.perf_counter()
         sol = Solution(
             problem=problem,

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from ..errors import NotApplicableError, SolverError, TooLargeError
-from ..linalg.lemke import lemke
+from ..linalg.lemke import lemke_or_failed
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..friction.enumeration import Enumeration, enumerated_contacts, enumerate_solutions, piece_count
@@ -84,7 +84,7 @@ class SlidingLCP(SlidingFormulation):
             sol.route = "enumeration (no LCP (58): A_nb - A_tb[μ_b ξ_b] singular)"
             return _from_enumeration(sol, enum)
         t1 = time.perf_counter()
-        res = lemke(L.M, L.q)
+        res = lemke_or_failed(L.M, L.q)
         sol.timing.detail = {"reduction": t1 - t0, "lemke": time.perf_counter() - t1}
         sol.route = L.form
         sol.extras.update({"lcp": L, "lemke_status": res.status, "lemke_iterations": res.iterations})

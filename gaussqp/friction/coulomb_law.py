@@ -16,6 +16,7 @@ Jacobian (for the Newton polish) and the mode found at each contact with its dis
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -33,7 +34,7 @@ def _blocks(x: np.ndarray, d: int) -> np.ndarray:
     return x.reshape(-1, d)
 
 
-def _loaded_kernels(dimension) -> object | None:
+def _loaded_kernels(dimension) -> ModuleType | None:
     """The compiled kernels when a route has loaded them already (:func:`gaussqp.friction.compiled.loaded`: these
     maps alone are too cheap to pay their load) and ``dimension`` is an int of 2 or 3 (a contact's sums then run in
     order in NumPy too), else None."""
@@ -246,14 +247,15 @@ def natural_map_residual(
     """:class:`NaturalMapResidual` of the reaction ``r`` and velocity ``u`` of a problem with free velocity ``q``, with
     the velocity change that makes ``r − φ`` exact (:func:`velocity_change`).
 
-    With one μ per contact and the compiled kernels loaded already (:func:`_loaded_kernels`) the map and its norms are
+    With one μ per contact, float64 (or integer) data summed in their stacked order (:func:`_sums_in_order`) and the
+    compiled kernels loaded already (:func:`_loaded_kernels`) the map and its norms are
     :func:`gaussqp.friction.compiled_kernels.natural_map_measures`: the same operations in the same order, the same
     numbers bit for bit (``tests/friction/test_compiled_kernels.py``).
 
     Source: Acary, Brémond, Huber (2018), eq. (12) (natural map), §5.1 (Siconos's normalization).
     """
     fast = _loaded_kernels(dimension)
-    if fast is not None:
+    if fast is not None and all(_sums_in_order(v) for v in (r, u, q)):
         r_, u_, q_ = (np.asarray(v, dtype=float).reshape(-1) for v in (r, u, q))
         mu_ = np.asarray(mu, dtype=float).reshape(-1)
         if r_.size == u_.size == q_.size == mu_.size * dimension > 0:
@@ -268,6 +270,14 @@ def natural_map_residual(
     big = max(qn, float(np.linalg.norm(r)), float(np.linalg.norm(u)))
     dv = float(np.linalg.norm(velocity_change_numpy(flat, u, mu, dimension)))
     return _residual(a, qn, big, np.linalg.norm(phi, axis=1), dv)
+
+
+def _sums_in_order(v) -> bool:
+    """Whether NumPy's ``norm`` of ``v`` sums float64 entries in the stacked order the kernel sums them: a 1-D or
+    C-ordered array of float64 or integers (a list too). A Fortran-ordered or transposed block array is summed in its
+    memory order, a float32 one in float32: those keep the NumPy code."""
+    a = np.asarray(v)
+    return (a.dtype == np.float64 or a.dtype.kind in "iub") and (a.ndim <= 1 or a.flags.c_contiguous)
 
 
 def _residual(a: float, qn: float, big: float, per_contact: np.ndarray, dv: float) -> NaturalMapResidual:

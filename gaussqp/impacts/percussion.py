@@ -41,7 +41,7 @@ from ..backends import solve_program
 from ..errors import NotApplicableError
 from ..mechanics.delassus import constrained_delassus
 from ..linalg.dense import as_dense, null_space
-from ..linalg.lemke import lemke
+from ..linalg.lemke import lemke_or_failed
 from ..model.impact import ImpactProblem
 from ..settings import ACTIVE_RTOL, IMPACT_RTOL, ROUND_OFF, SCALE_FLOOR, get_tolerance
 from ..formulations.gauss_qp import GaussQP
@@ -252,7 +252,7 @@ def percussion_lcp(problem: ImpactProblem) -> ImpactAnswer:
     A, K = mats.A_c, mats.K
     Mlcp = np.block([[A @ A, -K.T], [K, np.zeros((k, k))]])
     q = np.concatenate([A @ mats.w, np.zeros(k)])
-    res = lemke(Mlcp, q)
+    res = lemke_or_failed(Mlcp, q)
     extras = {"lemke_status": res.status, "iterations": res.iterations, "lemke_message": res.message}
     if not res.success:
         status = "infeasible" if res.status == "ray" else "failed"

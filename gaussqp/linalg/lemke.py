@@ -119,7 +119,8 @@ def lemke(
     gaussqp.errors.ShapeError
         ``M`` is not ``(k, k)`` for ``k = q.size``, or ``d`` has not ``k`` entries.
     gaussqp.errors.NonFiniteError
-        A NaN or an infinite entry in ``M``, ``q`` or ``d``.
+        A NaN or an infinite entry in ``q`` or ``d``, or in ``M`` when some ``q_i < 0``. The routes, whose LCPs are
+        computed from validated data, call :func:`lemke_or_failed` instead.
     gaussqp.errors.InputError
         An entry of ``d`` is not strictly positive.
     """
@@ -128,6 +129,8 @@ def lemke(
     if k == 0 or np.all(q >= 0):
         z = np.zeros(k)
         return LemkeResult(z=z, w=q.copy(), status="solved", iterations=0, message="q >= 0: z = 0")
+    if not np.isfinite(M).all():  # z = 0 above solves the LCP whatever M holds; pivoting on M needs it finite
+        raise NonFiniteError("M", "has a NaN or an infinite entry", "pass finite LCP data")
     # compiled where NumPy's products on M (C-ordered) call the BLAS routine the kernels call: the same bits; loaded
     # only once the NumPy pivoting has cost the process what loading them costs (settings.LEMKE_COMPILED_AFTER_SECONDS)
     eligible = k * k <= _DGER_MIN and M.flags.c_contiguous
@@ -156,11 +159,34 @@ def lemke(
     return _lemke_equilibrated(M, q, d, k, max_iter, pivot_tol, tie_tol, verify_tol, fast)
 
 
+def lemke_or_failed(M: np.ndarray, q: np.ndarray) -> LemkeResult:
+    """:func:`lemke` on an LCP a route computed from validated data (a Delassus matrix, a reduced sliding LCP, the
+    percussion LCP): a NaN or an infinite entry there comes from the computation (a product that overflowed), not
+    from the user's input, so the run ends ``"failed"`` with the reason instead of raising the input error
+    :class:`~gaussqp.errors.NonFiniteError`, which would name the LCP's ``M`` as if the user had given it.
+
+    Parameters
+    ----------
+    M : (k, k) matrix
+    q : (k,) vector
+
+    Returns
+    -------
+    LemkeResult
+        :func:`lemke`'s, or status ``"failed"`` (no z, no w) with the reason in ``message``.
+    """
+    try:
+        return lemke(M, q)
+    except NonFiniteError as err:
+        return LemkeResult(z=None, w=None, status="failed", iterations=0, message=f"the computed LCP's {err}")
+
+
 def _checked_data(M, q, d) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(M, q, d)`` as float arrays (``q`` and ``d`` flattened), or a typed error naming the argument: ``M`` not
-    ``(k, k)`` for ``k = q.size`` (:class:`~gaussqp.errors.ShapeError`), a NaN or an infinite entry in any of them
+    ``(k, k)`` for ``k = q.size`` (:class:`~gaussqp.errors.ShapeError`), a NaN or an infinite entry in ``q`` or ``d``
     (:class:`~gaussqp.errors.NonFiniteError`: the pivoting's ratio test and the final check are not defined on such
-    data), ``d`` not of ``q``'s size or not strictly positive (:class:`~gaussqp.errors.InputError`)."""
+    data; ``M``'s entries are checked by :func:`lemke` after its shortcut ``q >= 0``, where ``z = 0`` solves the LCP
+    whatever they are), ``d`` not of ``q``'s size or not strictly positive (:class:`~gaussqp.errors.InputError`)."""
     M = np.asarray(M, dtype=float)
     q = np.asarray(q, dtype=float).ravel()
     k = q.size
@@ -168,9 +194,8 @@ def _checked_data(M, q, d) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         raise ShapeError(
             "M", f"has shape {M.shape}, expected ({k}, {k}) for q of {k} entries", "pass a square M of q's size"
         )
-    for name, arr in (("M", M), ("q", q)):
-        if not np.isfinite(arr).all():
-            raise NonFiniteError(name, "has a NaN or an infinite entry", "pass finite LCP data")
+    if not np.isfinite(q).all():
+        raise NonFiniteError("q", "has a NaN or an infinite entry", "pass finite LCP data")
     if d is None:
         return M, q, None
     d = np.asarray(d, dtype=float).ravel()

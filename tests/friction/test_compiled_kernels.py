@@ -285,7 +285,7 @@ def test_the_compiled_natural_map_is_the_numpy_one(seed, m, d):
 def test_the_compiled_stick_start_is_the_numpy_one(seed, m, d, kind):
     """The start "every contact sticks" (``_System.stick_starts``): its solve, refinement and acceptance compiled and in
     NumPy, bit for bit, on a regular W, a singular one (the refinement), an ill-conditioned one (the second solve,
-    δ = 0), a zero one (both solves fail: no start) and at rest (q = 0: signed zeros)."""
+    δ = 0), a zero one (only the regularization δI is left) and at rest (q = 0: signed zeros)."""
     fast, slow, rng = systems(seed, m, d, kind == "singular")
     if kind in ("ill-conditioned", "zero", "at rest"):
         N = m * d
@@ -317,18 +317,22 @@ def test_the_compiled_stick_start_says_when_the_numpy_solve_would_fail():
     assert fast.stick_start(np.zeros((N, N)), q, rho, rho_c, 0.0, d)[0] == 2
     code, x, vn = fast.stick_start(np.eye(N), q, rho, rho_c, 0.0, d)
     assert code == 0 and close(x, -q) and vn == 0.0
+    W = np.random.default_rng(3).normal(size=(N, N))  # the acceptance norm is ‖W x + q‖, as NumPy's
+    code, x, vn = fast.stick_start(W @ W.T, q, rho, rho_c, 1e-12, d)
+    assert code == 0 and close(vn, np.linalg.norm((W @ W.T) @ x + q))
 
 
 def _numpy_residual(r, u, q, mu, d):
-    """:func:`~gaussqp.friction.coulomb_law.natural_map_residual` with the compiled kernels switched off."""
+    """:func:`~gaussqp.friction.coulomb_law.natural_map_residual` in NumPy alone: the module sees no loaded kernels (its
+    natural map too)."""
     import gaussqp.friction.coulomb_law as law
 
-    saved = law._loaded_kernels
-    law._loaded_kernels = lambda dimension: None
+    saved = law.loaded
+    law.loaded = lambda: False
     try:
         return law.natural_map_residual(r, u, q, mu, d)
     finally:
-        law._loaded_kernels = saved
+        law.loaded = saved
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
@@ -356,6 +360,25 @@ def test_the_compiled_projection_and_residual_are_the_numpy_ones(seed, m, d):
             assert close(fast.velocity_change_relative, slow.velocity_change_relative)
             phi = law.natural_map_numpy(x, u, mu, d)
             assert close(law.velocity_change(phi, u, mu, d), law.velocity_change_numpy(phi, u, mu, d))
+
+
+def test_the_residual_of_blocks_summed_in_another_order_stays_numpys():
+    """Found in review: NumPy's ``norm`` sums a Fortran-ordered (m, d) array in its memory order and a float32 one in
+    float32; those inputs keep the NumPy code (a 1-ulp change of ‖q‖ otherwise), C-ordered and 1-D ones go compiled."""
+    import gaussqp.friction.coulomb_law as law
+
+    kernels()
+    rng = np.random.default_rng(9)
+    m, d = 5, 3
+    mu = np.full(m, 0.4)
+    r, u, q = (rng.normal(size=(m, d)) * 10.0 ** rng.integers(-3, 6, (m, d)) for _ in range(3))
+    for layout in (np.asfortranarray, lambda a: a.T.copy().T, lambda a: a.astype(np.float32), np.ascontiguousarray):
+        args = [layout(x) for x in (r, u, q)]
+        fast, slow = law.natural_map_residual(*args, mu, d), _numpy_residual(*args, mu, d)
+        for field in ("absolute", "relative", "siconos", "per_contact", "q_norm", "velocity_change"):
+            assert close(getattr(fast, field), getattr(slow, field)), (layout, field)
+    assert law._sums_in_order(r) and law._sums_in_order(r.ravel()[::2]) and law._sums_in_order([1, 2])
+    assert not law._sums_in_order(np.asfortranarray(r)) and not law._sums_in_order(r.astype(np.float32))
 
 
 def test_the_projection_keeps_numpys_broadcast_and_errors():

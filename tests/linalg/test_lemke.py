@@ -457,6 +457,44 @@ def test_farkas_violation_edge_cases():
     assert farkas_violation(M, 1e6 * np.array([-1.0, 1.0 - 1e-11]), np.array([1.0, 1.0])) == 0.0
 
 
+def test_q_nonnegative_is_solved_whatever_m_holds_and_computed_lcps_fail_instead_of_raising():
+    """z = 0 solves the LCP when q >= 0, whatever M's entries: that shortcut comes before M's check (a route's product
+    that overflowed, with every contact separating, is solved as before). With some q_i < 0, a computed LCP's
+    non-finite M ends the run "failed" by :func:`~gaussqp.linalg.lemke.lemke_or_failed`, the routes' call, instead of
+    the input error that would name the LCP's M as if the user had given it."""
+    from gaussqp.linalg.lemke import lemke_or_failed
+
+    M = np.array([[np.inf, 1.0], [1.0, np.nan]])
+    res = lemke(M, np.array([1.0, 0.0]))
+    assert res.status == "solved" and np.array_equal(res.z, [0.0, 0.0]) and res.iterations == 0
+    with pytest.raises(NonFiniteError, match=r"^M: "):
+        lemke(M, np.array([-1.0, 0.0]))
+    failed = lemke_or_failed(M, np.array([-1.0, 0.0]))
+    assert failed.status == "failed" and failed.z is None and failed.w is None
+    assert failed.message == "the computed LCP's M: has a NaN or an infinite entry; fix: pass finite LCP data"
+    ok, ref = lemke_or_failed(np.eye(2), np.array([-1.0, 2.0])), lemke(np.eye(2), np.array([-1.0, 2.0]))
+    assert ok.status == ref.status == "solved" and np.array_equal(ok.z, ref.z) and np.array_equal(ok.w, ref.w)
+
+
+def test_an_impact_whose_lcp_overflows_is_solved_as_by_the_other_routes():
+    """Found in review: a valid impact (every entry within the validated range) whose percussion LCP's ``A_c²``
+    overflows, both contacts separating. LCP (81) gives z = 0, as Moreau's route does, instead of an input error."""
+    import warnings
+
+    from gaussqp import Contact
+    from gaussqp.impacts import ROUTES
+    from gaussqp.model.impact import ImpactProblem
+
+    M = 1e-49 * np.array([[1.0, 1 - 1e-8], [1 - 1e-8, 1.0]])
+    contacts = [Contact("unilateral", normal=[1e50, -1e50]), Contact("unilateral", normal=[1e50, -0.9e50])]
+    p = ImpactProblem(M, [0.0, -1.0], contacts, restitution=0.5, dimension=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the overflow itself
+        lcp, moreau = ROUTES["lcp81"](p), ROUTES["moreau84"](p)
+    assert lcp.status == moreau.status == "solved"
+    assert np.array_equal(np.abs(lcp.percussion), [0.0, 0.0]) and np.array_equal(np.abs(moreau.percussion), [0.0, 0.0])
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("where", ["M", "q", "d"])
 def test_non_finite_data_are_refused_by_name(bad, where):
