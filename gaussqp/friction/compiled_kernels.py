@@ -204,7 +204,15 @@ def newton_matrix(W, u, z, mu, rho_c, delta, d):
     ``B_j W_j`` by BLAS's dgemm (as NumPy's batched product calls it for these (d, d) × (d, N) products), then ``A_j``
     added to the diagonal block. Arguments: W (N, N), u, z (N,), μ, ρ_c (m,) C-ordered float arrays, δ, d."""
     A, B, _ = jacobian_blocks(u, z, mu, rho_c, delta, d)
-    N = z.size
+    return _block_matrix(W, A, B, d), A, B
+
+
+@njit
+def _block_matrix(W, A, B, d):
+    """``blockdiag(A) + blockdiag(B) W`` (N, N) for blocks (m, d, d): each block row ``B_j W_j`` by BLAS's dgemm (as
+    NumPy's batched product calls it for these (d, d) × (d, N) products), then ``A_j`` added to the diagonal block
+    (every entry of it, zeros too, as NumPy's ``+=`` on the blocks)."""
+    N = W.shape[0]
     m = N // d
     J = np.empty((N, N))
     for j in range(m):
@@ -212,7 +220,7 @@ def newton_matrix(W, u, z, mu, rho_c, delta, d):
         for a in range(d):
             for b in range(d):
                 J[j * d + a, j * d + b] += A[j, a, b]
-    return J, A, B
+    return J
 
 
 @njit
@@ -355,7 +363,7 @@ def _stick_residual(J, A, rhs, y, d):
 def stick_start(W, q, rho, rho_c, delta, d):
     """``(code, x, ‖W x + q‖)``: the dense start "every contact sticks" of ``nonsmooth_newton._System.stick_starts``
     at one regularization δ, in the operations of ``_System.solve`` with ``A = δI``, ``B = ρ_j I`` and ``A₀ = 0``:
-    ``J = blockdiag(B) W + blockdiag(A)`` (each block row by BLAS's dgemm, as :func:`newton_matrix`), ``x = J⁻¹(−ρ q)``
+    ``J = blockdiag(B) W + blockdiag(A)`` (:func:`_block_matrix`, as :func:`newton_matrix`), ``x = J⁻¹(−ρ q)``
     by one LU (:func:`_getrf`, :func:`_getrs`), then one step of refinement towards ``W x = −ρ q / ρ`` kept when it
     lowers the residual (:func:`_stick_residual`). ``code``: 0 solved; 1 J has a non-finite entry (``lu_solver``
     raises); 2 the solve is not finite (a singular J). Arguments: W (N, N), q, ρ (N,), ρ_c (m,) C-ordered float
@@ -370,12 +378,7 @@ def stick_start(W, q, rho, rho_c, delta, d):
                 e = 1.0 if a == b else 0.0  # np.eye(d)
                 B[j, a, b] = e * rho_c[j]
                 A[j, a, b] = delta * e + 0.0
-    J = np.empty((N, N))
-    for j in range(m):
-        J[j * d : (j + 1) * d, :] = np.dot(np.ascontiguousarray(B[j]), np.ascontiguousarray(W[j * d : (j + 1) * d, :]))
-        for a in range(d):
-            for b in range(d):
-                J[j * d + a, j * d + b] += A[j, a, b]
+    J = _block_matrix(W, A, B, d)
     empty = np.zeros(0)
     if not np.all(np.isfinite(J)):
         return 1, empty, 0.0
