@@ -364,10 +364,10 @@ def stick_start(W, q, rho, rho_c, delta, d):
     """``(code, x, ‖W x + q‖)``: the dense start "every contact sticks" of ``nonsmooth_newton._System.stick_starts``
     at one regularization δ, in the operations of ``_System.solve`` with ``A = δI``, ``B = ρ_j I`` and ``A₀ = 0``:
     ``J = blockdiag(B) W + blockdiag(A)`` (:func:`_block_matrix`, as :func:`newton_matrix`), ``x = J⁻¹(−ρ q)``
-    by one LU (:func:`_getrf`, :func:`_getrs`), then one step of refinement towards ``W x = −ρ q / ρ`` kept when it
-    lowers the residual (:func:`_stick_residual`). ``code``: 0 solved; 1 J has a non-finite entry (``lu_solver``
-    raises); 2 the solve is not finite (a singular J). Arguments: W (N, N), q, ρ (N,), ρ_c (m,) C-ordered float
-    arrays, δ, d."""
+    by one LU (:func:`_getrf`, :func:`_getrs`), then one step of refinement towards ``blockdiag(B) W x = −ρ q`` (that
+    is ``W x = −q``), kept when it lowers the residual (:func:`_stick_residual`). ``code``: 0 solved; 1 J has a
+    non-finite entry (``lu_solver`` raises); 2 the solve is not finite (a singular J). Arguments: W (N, N), q, ρ (N,),
+    ρ_c (m,) C-ordered float arrays, δ, d."""
     N = q.size
     m = N // d
     A = np.zeros((m, d, d))
