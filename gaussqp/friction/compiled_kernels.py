@@ -344,30 +344,52 @@ def _getrf_getrs(A, rhs):
 
 
 @njit
-def _stick_residual(J, A, rhs, y, d):
-    """``rhs − J y + blockdiag(A) y``: the residual of ``J₀ = J − blockdiag(A)`` at ``y`` in the operations of
-    ``nonsmooth_newton._System.solve``'s ``res0`` (``A`` the regularization ``A − A₀``; each block's product summed
-    from zero in order, as NumPy's batched product gives it for these diagonal blocks)."""
+def _refine_residual(J, dA, rhs, y, d):
+    """``rhs − J y + blockdiag(dA) y``: the residual of ``J₀ = J − blockdiag(dA)`` at ``y`` in the operations of
+    ``nonsmooth_newton._System.solve``'s ``res0`` (each block's product ``dA_j y_j`` by BLAS's dgemv, as NumPy's
+    batched product of these (d, d) × (d, 1) blocks calls it)."""
     out = rhs - J @ y
     m = y.size // d
     for j in range(m):
+        prod = np.dot(np.ascontiguousarray(dA[j]), np.ascontiguousarray(y[j * d : (j + 1) * d]))
         for a in range(d):
-            s = 0.0
-            for b in range(d):
-                s += A[j, a, b] * y[j * d + b]
-            out[j * d + a] = out[j * d + a] + s
+            out[j * d + a] = out[j * d + a] + prod[a]
     return out
+
+
+@njit
+def refined_solve(W, A, B, A0, rhs, d):
+    """``(code, x)``: the dense ``nonsmooth_newton._System.solve(A, B, rhs, refine=A0)`` in its operations: ``J =
+    blockdiag(A) + blockdiag(B) W`` (:func:`_block_matrix`), ``x = J⁻¹ rhs`` by one LU (:func:`_getrf`,
+    :func:`_getrs`), then one step of refinement towards ``J₀ = blockdiag(A₀) + blockdiag(B) W`` with J's factors,
+    kept when it lowers ``‖rhs − J₀ x‖`` (:func:`_refine_residual`). ``code``: 0 solved; 1 J has a non-finite entry
+    (where ``lu_solver`` raises ValueError); 2 the solve is not finite (a singular J: the LinAlgError). Arguments: W
+    (N, N), A, B, A₀ (m, d, d), rhs (N,) C-ordered float arrays, d."""
+    J = _block_matrix(W, A, B, d)
+    empty = np.zeros(0)
+    if not np.all(np.isfinite(J)):
+        return 1, empty
+    lu, piv, _ = _getrf(J)
+    x = _getrs(lu, piv, rhs)
+    if not np.all(np.isfinite(x)):
+        return 2, empty
+    dA = A - A0
+    r0 = _refine_residual(J, dA, rhs, x, d)
+    x2 = x + _getrs(lu, piv, r0)
+    if np.all(np.isfinite(x2)):
+        r2 = _refine_residual(J, dA, rhs, x2, d)
+        if r2 @ r2 < r0 @ r0:
+            x = x2
+    return 0, x
 
 
 @njit
 def stick_start(W, q, rho, rho_c, delta, d):
     """``(code, x, ‖W x + q‖)``: the dense start "every contact sticks" of ``nonsmooth_newton._System.stick_starts``
-    at one regularization δ, in the operations of ``_System.solve`` with ``A = δI``, ``B = ρ_j I`` and ``A₀ = 0``:
-    ``J = blockdiag(B) W + blockdiag(A)`` (:func:`_block_matrix`, as :func:`newton_matrix`), ``x = J⁻¹(−ρ q)``
-    by one LU (:func:`_getrf`, :func:`_getrs`), then one step of refinement towards ``blockdiag(B) W x = −ρ q`` (that
-    is ``W x = −q``), kept when it lowers the residual (:func:`_stick_residual`). ``code``: 0 solved; 1 J has a
-    non-finite entry (``lu_solver`` raises); 2 the solve is not finite (a singular J). Arguments: W (N, N), q, ρ (N,),
-    ρ_c (m,) C-ordered float arrays, δ, d."""
+    at one regularization δ: :func:`refined_solve` with ``A = δI``, ``B = ρ_j I``, ``A₀ = 0`` and ``rhs = −ρ q`` (its
+    refinement towards ``blockdiag(B) W x = −ρ q``, that is ``W x = −q``), the blocks built as NumPy builds them, and
+    the acceptance norm. ``code``: :func:`refined_solve`'s. Arguments: W (N, N), q, ρ (N,), ρ_c (m,) C-ordered float
+    arrays, δ, d."""
     N = q.size
     m = N // d
     A = np.zeros((m, d, d))
@@ -378,23 +400,12 @@ def stick_start(W, q, rho, rho_c, delta, d):
                 e = 1.0 if a == b else 0.0  # np.eye(d)
                 B[j, a, b] = e * rho_c[j]
                 A[j, a, b] = delta * e + 0.0
-    J = _block_matrix(W, A, B, d)
-    empty = np.zeros(0)
-    if not np.all(np.isfinite(J)):
-        return 1, empty, 0.0
     rhs = np.empty(N)
     for i in range(N):
         rhs[i] = -rho[i] * q[i]
-    lu, piv, _ = _getrf(J)
-    x = _getrs(lu, piv, rhs)
-    if not np.all(np.isfinite(x)):
-        return 2, empty, 0.0
-    r0 = _stick_residual(J, A, rhs, x, d)
-    x2 = x + _getrs(lu, piv, r0)
-    if np.all(np.isfinite(x2)):
-        r2 = _stick_residual(J, A, rhs, x2, d)
-        if r2 @ r2 < r0 @ r0:
-            x = x2
+    code, x = refined_solve(W, A, B, np.zeros((m, d, d)), rhs, d)
+    if code:
+        return code, x, 0.0
     u = W @ x + q
     return 0, x, np.sqrt(u @ u)
 

@@ -608,8 +608,17 @@ class _System:
         ``J`` is a regularization: one step of iterative refinement ``x += J⁻¹(rhs − J₀ x)`` with J's factors (one
         step of the proximal-point iteration), kept when it lowers ``‖rhs − J₀ x‖``. The stick start solves
         ``(W + δ diag(1/ρ)) x = −q`` when W is singular (the humanoid's: rank 27 of 42); its bias ``δ x`` left a
-        residual of ~4e-12 of ‖q‖ and cost a Newton iteration; the refined ``x`` solves ``W x = −q`` to round-off."""
+        residual of ~4e-12 of ‖q‖ and cost a Newton iteration; the refined ``x`` solves ``W x = −q`` to round-off.
+        With ``refine``, a dense W and the compiled kernels, the whole solve is
+        :func:`gaussqp.friction.compiled_kernels.refined_solve` (the same operations, the same numbers bit for bit)."""
         m, d, N = self.m, self.d, self.N
+        if refine is not None and self.fast is not None and not self.sparse:
+            code, x = self.fast.refined_solve(self.W, plain(A), plain(B), plain(refine), plain(rhs), int(d))
+            if code == 1:
+                raise ValueError("the matrix to factor has non-finite entries")  # lu_solver's
+            if code == 2:
+                raise np.linalg.LinAlgError("the Newton system is singular")
+            return x
         if self.sparse:
             Jm = self.pattern.factor(self.Wblocks, A, B)
             back = Jm.solve

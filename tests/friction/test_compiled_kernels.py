@@ -305,6 +305,27 @@ def test_the_compiled_stick_start_is_the_numpy_one(seed, m, d, kind):
             assert close(x, y)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(**SYSTEMS)
+def test_the_compiled_refined_solve_is_the_numpy_one(seed, m, d, singular, delta):
+    """A refined Newton solve (``_System.solve(A, B, rhs, refine=A₀)``: a re-solve's step from its guess on the guess's
+    own piece) compiled and in NumPy, bit for bit, with the Jacobian blocks at points in every piece of the cone
+    projection; both raise the same errors on a non-finite and on a singular matrix."""
+    fast, slow, rng = systems(seed, m, d, singular)
+    for r in points(rng, m, d, fast.mu):
+        phi, u, z, _ = slow.evaluate(r)
+        A, B, A0 = slow.jacobian_blocks(u, z, max(delta, 1e-12), unregularized=True)
+        want = slow.solve(A, B, -phi, refine=A0) if np.all(np.isfinite(A)) else None
+        got = fast.solve(A, B, -phi, refine=A0) if want is not None else None
+        assert want is None or close(got, want)
+    A = np.zeros((m, d, d))
+    for bad, error in ((np.nan, ValueError), (0.0, np.linalg.LinAlgError)):
+        B = np.full((m, d, d), bad)
+        for system in (fast, slow):
+            with pytest.raises(error):
+                system.solve(A, B, np.ones(m * d), refine=A)
+
+
 def test_the_compiled_stick_start_says_when_the_numpy_solve_would_fail():
     """Its codes stand for the NumPy solve's errors, after which the start is skipped: 1 where J has a non-finite entry
     (``lu_solver``'s ValueError), 2 where the solve is not finite (an exactly singular J: the LinAlgError)."""
