@@ -43,6 +43,20 @@ def _loaded_kernels(dimension) -> ModuleType | None:
     return None
 
 
+def _kernel_call(dimension, mu, *arrays) -> tuple[ModuleType, tuple] | None:
+    """``(kernels, arguments)`` of a compiled map of ``arrays`` (each flattened, of m·d entries) with one μ per
+    contact: ``(arrays..., μ, d)`` as the kernels take them, when the kernels are loaded already
+    (:func:`_loaded_kernels`) and every size matches; else None (the NumPy code runs, and broadcasts or raises)."""
+    fast = _loaded_kernels(dimension)
+    if fast is None:
+        return None
+    mu_ = np.asarray(mu, dtype=float).reshape(-1)
+    flats = [np.asarray(v, dtype=float).reshape(-1) for v in arrays]
+    if mu_.size == 0 or any(f.size != mu_.size * dimension for f in flats):
+        return None
+    return fast, (*(plain(f) for f in flats), plain(mu_), int(dimension))
+
+
 def project_cone(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
     """Euclidean projection of the stacked blocks ``x`` onto ``K_μ = {‖x_t‖ <= μ x_n}`` block by block
     (:func:`project_cone_numpy`'s formulas).
@@ -50,12 +64,9 @@ def project_cone(x: np.ndarray, mu: np.ndarray, dimension: int) -> np.ndarray:
     With one μ per block and the compiled kernels loaded already (:func:`_loaded_kernels`) the projection is
     :func:`gaussqp.friction.compiled_kernels.project_cone_blocks`: the same operations in the same order, the same
     numbers bit for bit (``tests/friction/test_compiled_kernels.py``); else :func:`project_cone_numpy`."""
-    fast = _loaded_kernels(dimension)
-    if fast is not None:
-        flat = _blocks(x, dimension).reshape(-1)
-        mu_ = np.asarray(mu, dtype=float).reshape(-1)
-        if flat.size == mu_.size * dimension > 0:
-            return fast.project_cone_blocks(plain(flat), plain(mu_), int(dimension))
+    call = _kernel_call(dimension, mu, x)
+    if call is not None:
+        return call[0].project_cone_blocks(*call[1])
     return project_cone_numpy(x, mu, dimension)
 
 
@@ -223,12 +234,9 @@ def velocity_change(phi: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: i
     :func:`gaussqp.friction.compiled_kernels.velocity_changes`, the same numbers bit for bit; else
     :func:`velocity_change_numpy`.
     """
-    fast = _loaded_kernels(dimension)
-    if fast is not None:
-        p_, u_ = (np.asarray(v, dtype=float).reshape(-1) for v in (phi, u))
-        mu_ = np.asarray(mu, dtype=float).reshape(-1)
-        if p_.size == u_.size == mu_.size * dimension > 0:
-            return fast.velocity_changes(plain(p_), plain(u_), plain(mu_), int(dimension))
+    call = _kernel_call(dimension, mu, phi, u)
+    if call is not None:
+        return call[0].velocity_changes(*call[1])
     return velocity_change_numpy(phi, u, mu, dimension)
 
 
@@ -254,15 +262,10 @@ def natural_map_residual(
 
     Source: Acary, Brémond, Huber (2018), eq. (12) (natural map), §5.1 (Siconos's normalization).
     """
-    fast = _loaded_kernels(dimension)
-    if fast is not None and all(_sums_in_order(v) for v in (r, u, q)):
-        r_, u_, q_ = (np.asarray(v, dtype=float).reshape(-1) for v in (r, u, q))
-        mu_ = np.asarray(mu, dtype=float).reshape(-1)
-        if r_.size == u_.size == q_.size == mu_.size * dimension > 0:
-            _, a, qn, rn, un, per, dv = fast.natural_map_measures(
-                plain(r_), plain(u_), plain(q_), plain(mu_), int(dimension)
-            )
-            return _residual(float(a), float(qn), max(float(qn), float(rn), float(un)), per, float(dv))
+    call = _kernel_call(dimension, mu, r, u, q) if all(_sums_in_order(v) for v in (r, u, q)) else None
+    if call is not None:
+        _, a, qn, rn, un, per, dv = call[0].natural_map_measures(*call[1])
+        return _residual(float(a), float(qn), max(float(qn), float(rn), float(un)), per, float(dv))
     flat = natural_map(r, u, mu, dimension)
     phi = _blocks(flat, dimension)
     a = float(np.linalg.norm(phi))
