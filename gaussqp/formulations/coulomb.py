@@ -66,6 +66,7 @@ from ..friction.coulomb_law import (
     project_cone_jacobian,
 )
 from ..friction.coulomb_uniqueness import coulomb_uniqueness
+from ..friction.compiled import kernels, loaded, plain
 from ..friction.convex_start import convex_start
 from ..friction.nonsmooth_newton import contact_components, newton_system, solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
@@ -870,7 +871,12 @@ def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: Co
     tangential part is re-expressed in the new tangent rows by least squares on the generalized force it exerted,
     ``T_i x = T_i T_jᵀ r_t,j`` (the new frame may be rotated about the normal). The others start at 0. Dense rows with
     the same coordinates only. A start, never an answer: the Newton method keeps it only when its residual is small
-    (:data:`~gaussqp.settings.COULOMB_NN_GUESS_RTOL`), and every answer is judged on its own data."""
+    (:data:`~gaussqp.settings.COULOMB_NN_GUESS_RTOL`), and every answer is judged on its own data.
+
+    The arithmetic is :func:`carried_blocks_numpy`, or its compiled twin
+    :func:`gaussqp.friction.compiled_kernels.carried_blocks` once a route has loaded the kernels (the same numbers bit
+    for bit; one call instead of some forty NumPy calls on arrays of a few hundred entries: ~0.2 ms to ~40 µs a change of
+    contact set on the humanoid's rollout)."""
     if (
         previous.n != problem.n
         or previous.dimension != problem.dimension
@@ -881,32 +887,59 @@ def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: Co
     ):
         return None
     d = problem.dimension
+    t = d - 1
     A, B = np.asarray(problem.J_n, dtype=float), np.asarray(previous.J_n, dtype=float)
-    na, nb = np.sqrt(np.einsum("ij,ij->i", A, A)), np.sqrt(np.einsum("ij,ij->i", B, B))
+    if t and problem.J_t.shape[0] == problem.m * t and previous.J_t.shape[0] == previous.m * t:
+        Tn = np.asarray(problem.J_t, dtype=float).reshape(problem.m, t, -1)
+        To = np.asarray(previous.J_t, dtype=float).reshape(previous.m, t, -1)
+    else:  # no tangent rows to re-express the tangential reaction in: it starts at 0
+        Tn, To = np.zeros((problem.m, 0, problem.n)), np.zeros((previous.m, 0, previous.n))
+    old = reaction.reshape(previous.m, d)
+    fast = kernels() if loaded() else None
+    if fast is not None:
+        out, hits = fast.carried_blocks(plain(A), plain(B), plain(Tn), plain(To), plain(old), COULOMB_CARRY_COSINE_MIN)
+    else:
+        out, hits = carried_blocks_numpy(A, B, Tn, To, old, COULOMB_CARRY_COSINE_MIN)
+    return out.ravel() if hits else None
+
+
+def carried_blocks_numpy(
+    A: np.ndarray, B: np.ndarray, Tn: np.ndarray, To: np.ndarray, old: np.ndarray, cmin: float
+) -> tuple[np.ndarray, int]:
+    """:func:`carried_reaction`'s matching and re-expression (the reference of the compiled
+    :func:`gaussqp.friction.compiled_kernels.carried_blocks`, which a loaded route runs: the same numbers bit for bit,
+    ``tests/friction/test_carried_reaction.py``). ``A`` (mn, n) and ``Tn`` (mn, t, n): the new contacts' normal and
+    tangent rows; ``B``, ``To``: the old ones'; ``old`` (mo, d): the old reaction; t = d − 1, or 0 (the tangential
+    part starts at 0). Returns the new reaction (mn, d) and how many contacts were matched.
+
+    The row norms are ``√((A∘A) 1)`` (a matrix-vector product), the Gram entries ``T_i,a · T_i,b`` and right-hand
+    sides ``T_i,a · f`` per contact (``f = T_jᵀ r_t,j`` summed in order), as the compiled kernel computes them."""
+    mn, mo, t = A.shape[0], B.shape[0], Tn.shape[1]
+    ones = np.ones(A.shape[1])
+    na, nb = np.sqrt((A * A) @ ones), np.sqrt((B * B) @ ones)
     cos = (A @ B.T) / np.maximum(np.outer(na, nb), np.finfo(float).tiny)
-    flat = np.flatnonzero(cos >= COULOMB_CARRY_COSINE_MIN)  # the pairs above the threshold, best first
+    flat = np.flatnonzero(cos >= cmin)  # the pairs above the threshold, best first
     flat = flat[np.argsort(-cos.ravel()[flat], kind="stable")]
-    new_of, old_used = [-1] * problem.m, [False] * previous.m
-    for i, j in zip(*(x.tolist() for x in np.divmod(flat, previous.m))):
+    new_of, old_used = [-1] * mn, [False] * mo
+    for i, j in zip(*(x.tolist() for x in np.divmod(flat, mo))):
         if new_of[i] < 0 and not old_used[j]:
             new_of[i], old_used[j] = j, True
-    src = np.array(new_of)
+    src = np.array(new_of, dtype=np.int64)
     hit = np.flatnonzero(src >= 0)
-    if not hit.size:
-        return None
     src = src[hit]
-    old = reaction.reshape(previous.m, d)
-    out = np.zeros((problem.m, d))
+    out = np.zeros((mn, old.shape[1]))
     out[hit, 0] = old[src, 0]
-    nt_new, nt_old = problem.J_t.shape[0], previous.J_t.shape[0]
-    if d > 1 and nt_new == problem.m * (d - 1) and nt_old == previous.m * (d - 1):
-        Tn = np.asarray(problem.J_t, dtype=float).reshape(problem.m, d - 1, -1)[hit]
-        To = np.asarray(previous.J_t, dtype=float).reshape(previous.m, d - 1, -1)[src]
-        force = np.matmul(old[src, None, 1:], To)  # T_jᵀ r_t,j, the generalized force exerted (k, 1, n)
-        gram = np.matmul(Tn, Tn.transpose(0, 2, 1))
-        rhs = np.matmul(Tn, force.transpose(0, 2, 1))[..., 0]
+    if t and hit.size:
+        force = old[src, 1, None] * To[src, 0]  # T_jᵀ r_t,j, the generalized force exerted (k, n)
+        for s in range(1, t):
+            force = force + old[src, 1 + s, None] * To[src, s]
+        T = Tn[hit]
+        rhs = np.matmul(T, force[:, :, None])[:, :, 0]
+        gram = np.empty((hit.size, t, t))
+        for b in range(t):
+            gram[:, :, b] = np.matmul(T, np.ascontiguousarray(T[:, b])[:, :, None])[:, :, 0]
         out[hit, 1:] = _solve_small_spd(gram, rhs)
-    return out.ravel()
+    return out, int(hit.size)
 
 
 def _solve_small_spd(G: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -23,6 +23,9 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
   (:func:`~gaussqp.friction.coulomb_law.project_cone`), used by those functions once a route has loaded the kernels;
 - :func:`stick_start`: the dense start "every contact sticks" (``nonsmooth_newton._System.stick_starts``): its
   regularized solve by one LU, the refinement and the acceptance test;
+- :func:`carried_blocks`: a ``Solver``'s start across a change of contact set
+  (:func:`gaussqp.formulations.coulomb.carried_reaction`, its reference ``carried_blocks_numpy``): the contacts matched
+  by their normal rows' cosines, greedy, and each tangential reaction re-expressed in the new tangent rows;
 - :func:`mixed_state`, :func:`mixed_dynamics`, :func:`mixed_coulomb_rows`, :func:`mixed_simple_rows`: F9's map
   (:meth:`gaussqp.friction.mixed_law.MixedSystem.evaluate`): the unknowns and velocities, the dynamics rows, the rows
   of the coulomb contacts and of the frictionless (or told sliding) ones with their Jacobian rows;
@@ -67,7 +70,7 @@ def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
     ``newton_matrix``, ``lu_solve``, ``newton_iteration``, ``newton_loop``, ``line_search_csr``, ``csr_velocity``,
     ``natural_map_unit``, ``natural_map_measures``, ``velocity_changes``, ``project_cone_blocks``, ``stick_start``,
-    ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``,
+    ``carried_blocks``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``,
     ``mixed_evaluate``, ``mixed_newton_loop``, ``gelsy_lstsq``, ``gram``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call), or

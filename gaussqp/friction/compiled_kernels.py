@@ -914,3 +914,73 @@ def mixed_newton_loop(x0, target, iter_max, consts, budget, ev):
     if res < best_res:
         best_x = x.copy()
     return best_x, k, res_log, step_log, count, ending
+
+
+@njit
+def carried_blocks(A, B, Tn, To, old, cmin):
+    """``(out, hits)``: the operations of ``formulations.coulomb.carried_blocks_numpy`` (its reference) in one call.
+    Each new contact i (row ``A_i`` of the new ``J_n``, tangent rows ``Tn_i``) takes the reaction ``old_j`` of the old
+    contact j (row ``B_j``, tangent rows ``To_j``) of largest normal-row cosine ``≥ cmin``, greedy by cosine, each old
+    contact used once; its tangential part solves ``(T_i T_iᵀ) x = T_i (T_jᵀ r_t,j)``. The row norms by BLAS's dgemv
+    (``(A∘A) 1``), the cosines by dgemm, the Gram entries and right-hand sides by ddot (one tangent row) or dgemv (two),
+    as NumPy's products make them. Arguments: A (mn, n), B (mo, n), Tn (mn, t, n), To (mo, t, n), old (mo, d)
+    C-ordered float arrays (t = d − 1, or 0: no tangential part carried), cmin a float."""
+    mn, n = A.shape
+    mo = B.shape[0]
+    d = old.shape[1]
+    t = Tn.shape[1]
+    ones = np.ones(n)
+    na = np.sqrt(np.dot(A * A, ones))
+    nb = np.sqrt(np.dot(B * B, ones))
+    G = np.dot(A, B.T)
+    tiny = np.finfo(np.float64).tiny
+    flat = np.empty(mn * mo, dtype=np.int64)
+    vals = np.empty(mn * mo)
+    count = 0
+    for i in range(mn):
+        for j in range(mo):
+            s = na[i] * nb[j]
+            if s < tiny:
+                s = tiny
+            c = G[i, j] / s
+            if c >= cmin:
+                flat[count] = i * mo + j
+                vals[count] = -c
+                count += 1
+    order = np.argsort(vals[:count], kind="mergesort")
+    src = np.full(mn, -1, dtype=np.int64)
+    used = np.zeros(mo, dtype=np.bool_)
+    for k in range(count):
+        i, j = divmod(flat[order[k]], mo)
+        if src[i] < 0 and not used[j]:
+            src[i] = j
+            used[j] = True
+    out = np.zeros((mn, d))
+    hits = 0
+    eps = np.finfo(np.float64).eps
+    for i in range(mn):
+        j = src[i]
+        if j < 0:
+            continue
+        hits += 1
+        out[i, 0] = old[j, 0]
+        if t == 0:
+            continue
+        f = old[j, 1] * To[j, 0]
+        for s in range(1, t):
+            f = f + old[j, 1 + s] * To[j, s]
+        Ti = Tn[i]
+        if t == 1:
+            g = np.dot(Ti[0], Ti[0])
+            b = np.dot(Ti[0], f)
+            out[i, 1] = b / g if abs(g) > eps * abs(g) else 0.0
+        else:
+            rhs = np.dot(Ti, f)
+            c0 = np.dot(Ti, Ti[0])
+            c1 = np.dot(Ti, Ti[1])
+            a, c, g10, e = c0[0], c1[0], c0[1], c1[1]
+            det = a * e - c * g10
+            inv = 1.0 / det if abs(det) > eps * ((a + e) * (a + e)) else 0.0
+            out[i, 1] = (e * rhs[0] - c * rhs[1]) * inv
+            out[i, 2] = (a * rhs[1] - g10 * rhs[0]) * inv
+    return out, hits

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import gaussqp
 from gaussqp import problems
-from gaussqp.formulations.coulomb import block_reaction, carried_reaction
+import gaussqp.formulations.coulomb as coulomb
+from gaussqp.formulations.coulomb import block_reaction, carried_blocks_numpy, carried_reaction
+from gaussqp.friction.compiled import kernels
 from gaussqp.model.problem import ContactProblem
 from gaussqp.results import SOLVED
+from gaussqp.settings import COULOMB_CARRY_COSINE_MIN
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +122,74 @@ def test_planar_tangents_are_re_expressed_and_a_zero_tangent_row_gets_zero():
     got = carried_reaction(old, r, new).reshape(3, 2)
     np.testing.assert_array_equal(got[:, 0], [2.0, 1.0, 3.0])
     np.testing.assert_allclose(got[:, 1], [-0.2, 0.2, 0.0], rtol=1e-15, atol=0)
+
+
+# ---------------------------------------------------------------- the compiled matching against its NumPy reference
+needs_numba = pytest.mark.skipif(kernels() is None, reason="numba is not installed: pip install 'gaussqp[fast]'")
+
+
+def _carry_case(seed: int, d: int, tangents: bool, scale: float, related: str):
+    """Old and new contact rows of one robot: the new normal rows a reordered subset of the old ones, ``"exact"`` (two
+    new contacts may hold the same row: equal cosines, decided by the greedy order) or ``"perturbed"`` (cosines near
+    1), or ``"unrelated"`` rows; zero rows; tangent frames turned about the normal; entries over the decades of
+    ``scale``."""
+    rng = np.random.default_rng(seed)
+    n, mo, mn = int(rng.integers(1, 40)), int(rng.integers(1, 20)), int(rng.integers(1, 20))
+    B = rng.standard_normal((mo, n)) * scale
+    pick = rng.integers(0, mo, mn)  # repeats: two new contacts may want the same old one
+    A = {
+        "exact": B[pick],
+        "perturbed": B[pick] * (1 + 1e-4 * rng.standard_normal((mn, n))),
+        "unrelated": rng.standard_normal((mn, n)) * scale,
+    }[related]
+    A[rng.integers(0, mn)] = 0.0
+    t = d - 1 if tangents else 0
+    To = rng.standard_normal((mo, t, n))
+    Tn = To[pick].copy()
+    if t == 2:
+        c, s = np.cos(0.7), np.sin(0.7)
+        Tn = np.ascontiguousarray(np.einsum("ts,ksi->kti", np.array([[c, -s], [s, c]]), Tn))
+    if t:
+        Tn[rng.integers(0, mn)] = 0.0  # a singular Gram matrix: that contact starts at 0 tangentially
+    old = rng.standard_normal((mo, d))
+    return A, B, Tn, To, old
+
+
+@needs_numba
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.sampled_from([2, 3]),
+    tangents=st.booleans(),
+    scale=st.sampled_from([1e-8, 1e-3, 1.0, 1e4, 1e9]),
+    related=st.sampled_from(["exact", "perturbed", "unrelated"]),
+    cmin=st.sampled_from([COULOMB_CARRY_COSINE_MIN, 0.5, -1.0]),
+)
+def test_the_compiled_matching_is_the_numpy_one_bit_for_bit(seed, d, tangents, scale, related, cmin):
+    A, B, Tn, To, old = _carry_case(seed, d, tangents, scale, related)
+    want, hits = carried_blocks_numpy(A, B, Tn, To, old, cmin)
+    got, got_hits = kernels().carried_blocks(A, B, Tn, To, old, cmin)
+    assert got_hits == hits
+    assert got.tobytes() == want.tobytes()
+
+
+@needs_numba
+def test_carried_reaction_runs_the_compiled_matching_once_loaded(humanoid, monkeypatch):
+    """With the kernels loaded (a rollout's Solver loads them) the carry is the compiled call, the same bits as the
+    NumPy reference's; without them, the reference runs."""
+    p, r = humanoid
+    q = _subset(p, [5, 2, 9, 11, 0, 7], rotate=0.3)
+    fast, calls = kernels(), []
+
+    class Spy:
+        def carried_blocks(self, *args):
+            calls.append(len(args))
+            return fast.carried_blocks(*args)
+
+    monkeypatch.setattr(coulomb, "kernels", lambda: Spy())
+    compiled = carried_reaction(p, r, q)
+    assert calls == [6]
+    monkeypatch.setattr(coulomb, "loaded", lambda: False)
+    reference = carried_reaction(p, r, q)
+    assert calls == [6]
+    assert compiled.tobytes() == reference.tobytes()
