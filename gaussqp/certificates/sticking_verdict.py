@@ -17,7 +17,9 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     """Put the :class:`~gaussqp.friction.sticking_analysis.StickingVerdict` in ``sol.sticking`` and
     settle multiplier uniqueness inside the cones: a polyhedral multiplier set that is not a
     singleton stays non-unique inside the cones when the margin is positive (a neighbourhood of
-    the max-margin point lies in every cone); with margin 0 the question is left undecided."""
+    the max-margin point lies in every cone); with margin 0 the question is left undecided. The verdict's
+    ``margin_lower`` (achieved by the answer's own multipliers) decides "positive" when it is above the boundary
+    threshold; only otherwise is the margin itself measured here (else when first read)."""
     p = sol.problem
     if sol.status in (SOLVED, INACCURATE) and sol.acceleration is not None:
         a, feasible = sol.acceleration, sol.status == SOLVED
@@ -44,15 +46,17 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
         single, lam = fm.get("rows_independent", False), (fm.get("lambda_normal"), fm.get("lambda_tangent"))
     if single:
         v = singleton_verdict(p, a, lam[0], lam[1], feasible)
+    elif feasible:
+        v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal, lam_t=sol.lambda_tangent)
     else:
-        v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal if feasible else None)
+        v = analyze(p, a, feasible, solver, tol)
     sol.sticking = v
-    if (
-        feasible
-        and sol.unique.get("multipliers") is False
-        and v.margin is not None
-        and v.margin <= BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0))
-    ):
+    if not feasible or sol.unique.get("multipliers") is not False:
+        return
+    threshold = BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0))
+    if v.margin_lower is not None and v.margin_lower > threshold:
+        return  # a proven lower end above the threshold decides it: the margin's programs are not run for it
+    if v.margin is not None and v.margin <= threshold:
         sol.unique["multipliers"] = None
         sol.message = (
             sol.message + "; " if sol.message else ""

@@ -18,6 +18,12 @@ All quantities are computed on Λ(a) (fixed acceleration; its active set needs a
   ratio steps start from the margin's optimum (with a common μ the margin program is their first step). Its programs
   run when ``mu_min``, ``mu_min_lower`` or ``mu_min_reason`` is first read (:class:`StickingVerdict`), not before:
   a control loop that reads the margin does not pay for them (issue #28).
+- ``margin_lower``: the least slack of the answer's own multipliers put exactly on the affine hull of Λ(a)
+  (:func:`verified_slacks`), a proven lower end of ``margin``, computed with the verdict. The margin's programs and the
+  boundary test run when one of :data:`MARGIN_FIELDS` is first read: what the solve itself decides from the margin
+  (multiplier uniqueness inside the cones, :func:`gaussqp.certificates.sticking_verdict.sticking_verdict`) is decided by
+  ``margin_lower`` whenever that is above the boundary threshold (issue #28: a control loop that reads neither pays
+  for neither).
 
 What the verdict decides about an answer (its uniqueness inside the cones) is stated by
 :func:`gaussqp.certificates.sticking_verdict.sticking_verdict`, which attaches it to a solution.
@@ -30,7 +36,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 import numpy as np
 
@@ -59,9 +65,13 @@ if TYPE_CHECKING:  # annotations only; cvxpy itself is imported inside the funct
 
 #: the fields of :class:`StickingVerdict` that its μ_min programs fill, when first read
 MU_MIN_FIELDS = frozenset({"mu_min", "mu_min_lower", "mu_min_reason"})
+#: the fields of :class:`StickingVerdict` that its margin programs and boundary test fill, when first read
+MARGIN_FIELDS = frozenset(
+    {"margin", "margin_reason", "boundary_contacts", "boundary_test", "signs", "acceleration", "multipliers"}
+)
 #: the lock of a pending verdict made without one of its own (each verdict of :func:`analyze` has its own ``_settling``,
-#: which its copies and pickles leave out)
-_SETTLING = threading.Lock()
+#: which its copies and pickles leave out); re-entrant: μ_min's programs read the margin's point first
+_SETTLING = threading.RLock()
 
 
 @dataclass
@@ -74,7 +84,10 @@ class StickingVerdict:
     them once and stores the result. The value is the one an eager computation gives: the programs see the same data
     (copies of the solve's arrays). Concurrent first reads of one verdict run them once (the others wait on its own
     lock, so that unrelated verdicts settle in parallel); an error in them reaches
-    the read and leaves them pending; assigning one of the three fields runs them first, then keeps the value given."""
+    the read and leaves them pending; assigning one of the three fields runs them first, then keeps the value given.
+    The margin's programs and the boundary test (the fields of :data:`MARGIN_FIELDS`) are left pending by
+    :func:`analyze` the same way (``margin_pending``, a function returning those fields' values); μ_min's programs
+    settle them first (they start from the margin's point)."""
 
     feasible: bool | None
     margin: float | None
@@ -97,9 +110,22 @@ class StickingVerdict:
     #: μ_min's programs not run yet (run on the first read of a field of :data:`MU_MIN_FIELDS`), else None; not an
     #: argument of the constructor (a copy by ``dataclasses.replace`` reads, so runs, them first)
     mu_min_pending: Callable[[], tuple] | None = field(default=None, init=False, repr=False, compare=False)
+    #: a proven lower end of ``margin``: the least slack of the answer's multipliers put exactly on the affine hull of
+    #: Λ(a) (:func:`verified_slacks`); None when not measured (no answer's multipliers, or Λ(a) too large to project on)
+    margin_lower: float | None = None
+    #: the margin's programs and boundary test not run yet (run on the first read of a field of
+    #: :data:`MARGIN_FIELDS`), else None; not an argument of the constructor
+    margin_pending: Callable[[], dict] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __getattribute__(self, name: str):
         state = object.__getattribute__(self, "__dict__")
+        if name in MARGIN_FIELDS and state.get("margin_pending") is not None:
+            with state.get("_settling", _SETTLING):
+                pending = state.get("margin_pending")
+                if pending is not None:
+                    for key, value in pending().items():  # an error leaves them pending, as μ_min's
+                        object.__setattr__(self, key, value)
+                    object.__setattr__(self, "margin_pending", None)
         if name in MU_MIN_FIELDS and state.get("mu_min_pending") is not None:
             with state.get("_settling", _SETTLING):  # one thread runs them; the others wait and read the result
                 pending = state.get("mu_min_pending")
@@ -112,14 +138,16 @@ class StickingVerdict:
         return object.__getattribute__(self, name)
 
     def __setattr__(self, name: str, value) -> None:
+        if name in MARGIN_FIELDS and self.__dict__.get("margin_pending") is not None:
+            _ = self.margin  # settled first, as μ_min's fields below
         if name in MU_MIN_FIELDS and self.__dict__.get("mu_min_pending") is not None:
             _ = self.mu_min  # settled first: a value the caller sets is not overwritten later, the others are filled
         object.__setattr__(self, name, value)
 
     def __getstate__(self) -> dict:
-        """The fields with μ_min settled (its programs run first): neither the pending function nor the lock is copied
-        or pickled."""
-        _ = self.mu_min
+        """The fields with the margin and μ_min settled (their programs run first): neither the pending functions nor
+        the lock is copied or pickled."""
+        _ = (self.margin, self.mu_min)
         return {k: v for k, v in self.__dict__.items() if k != "_settling"}
 
     def as_dict(self) -> dict:
@@ -150,6 +178,7 @@ class StickingVerdict:
             **ev,
             "feasible": self.feasible,
             "margin": json_float(self.margin) if self.margin is not None else None,
+            "margin_lower": json_float(self.margin_lower) if self.margin_lower is not None else None,
             "boundary_contacts": list(self.boundary_contacts),
             "detaching_contacts": list(self.detaching_contacts),
             "mu_min": json_float(self.mu_min) if self.mu_min is not None else None,
@@ -161,12 +190,19 @@ class StickingVerdict:
         }
 
 
+def _layout_point(p: ContactProblem, L: Layout, lam_n: np.ndarray, lam_t: np.ndarray) -> tuple:
+    """``(λ_eq, λ_in)`` of multipliers in input order (λ_n (m,), λ_t (m, d−1)): the bilateral normals and the sticking
+    contacts' tangents, then the unilateral normals (the programs' point on Λ(a), :class:`Layout`)."""
+    lev = np.concatenate([lam_n[p.bilateral], lam_t[L.sticking].ravel()]) if L.pe else np.zeros(0)
+    liv = lam_n[p.unilateral] if L.pg else np.zeros(0)
+    return lev, liv
+
+
 def _exact_point(p: ContactProblem, a, atol, lam_n, lam_t):
     """(λ_n, λ_t) put on the affine hull of Λ(a) (see :class:`gaussqp.friction.mu_min.AffineSet`)."""
     L = Layout(p)
     S = L.sticking
-    lev = np.concatenate([lam_n[p.bilateral], lam_t[S].ravel()]) if L.pe else np.zeros(0)
-    liv = lam_n[p.unilateral] if L.pg else np.zeros(0)
+    lev, liv = _layout_point(p, L, lam_n, lam_t)
     aff = AffineSet(p, a, atol, lam_n)
     lev, liv = aff.project(lev, liv)
     ln, lt = lam_n.copy(), lam_t.copy()
@@ -263,12 +299,14 @@ def analyze(
     tol: Tolerance,
     want_mu_min: bool = True,
     lam_n: np.ndarray | None = None,
+    lam_t: np.ndarray | None = None,
 ) -> StickingVerdict:
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
-    :func:`gaussqp.friction.multiplier_set.detaching`). The margin and the boundary contacts are computed here; μ_min's
-    programs are left pending and run when μ_min is first read (:class:`StickingVerdict`), or never with
-    ``want_mu_min`` False."""
+    :func:`gaussqp.friction.multiplier_set.detaching`). The detaching contacts are computed here, and ``margin_lower``
+    when ``feasible`` and the answer's multipliers ``lam_n``, ``lam_t`` (λ_t (m, d−1)) are given; the margin's programs
+    with the boundary test, and μ_min's, are left pending and run when first read (:class:`StickingVerdict`), μ_min's
+    never with ``want_mu_min`` False."""
     needs = "socp" if p.dimension >= 3 else "qp"
     name = solver if needs == "qp" or solver != "osqp" else None
     chosen: dict = {}
@@ -279,59 +317,84 @@ def analyze(
         return solve_program(prob, chosen["backend"], tol, needs)[1]
 
     atol = active_tolerance(p, a)
-    # the programs in Clarabel's form, built once on Λ(a); the cvxpy programs are their fallback
-    direct = direct_backend(name, needs, DIRECT_CONIC_BACKENDS)
-    conic = MultiplierSetConic(p, a, atol, lam_n, direct, tol) if direct is not None else None
     det = [int(i) for i in detaching(p, a, atol, lam_n) if p.modes[i] == "sticking"]
     L = Layout(p)
-    aff = AffineSet(p, a, atol, lam_n) if p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX else None
-    best, best_signs, best_point = None, {}, None
-    why_margin: list = []
-    for signs in L.sign_patterns():
-        m, point = margin(p, a, atol, signs, run, lam_n, conic, why_margin)
-        if m is not None and (best is None or m > best):
-            best, best_signs, best_point = m, signs, point
-    v = StickingVerdict(feasible=feasible, margin=best, detaching_contacts=det, active_tolerance=atol, signs=best_signs)
-    if best is None:
-        v.margin_reason = "; ".join(dict.fromkeys(why_margin)) or "no sign pattern gave a margin"
-    if best_point is not None and best_point[0] is not None and best_point[1] is not None:
-        v.acceleration = np.asarray(a, dtype=float)
-        v.multipliers = assemble_multipliers(
-            p, np.asarray(best_point[0], dtype=float).ravel(), np.asarray(best_point[1], dtype=float).ravel()
-        )
-    # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
-    # 1e-3 of its load was on the boundary
-    scale = float(np.abs(np.asarray(p.M @ a).ravel() + p.F).max(initial=0.0))
-    if feasible and best is not None and np.isfinite(best):
-        if len(L.sticking) <= BOUNDARY_EXACT_MAX:
-            # a slack achieved above the threshold decides "not on the boundary"; the others get their own program
-            got = verified_slacks(p, aff, best_point, best_signs) if aff is not None else None
-            ask = None if got is None else [i for i, x in got.items() if not x > BOUNDARY_RTOL * scale]
-            cm = contact_margins(p, a, atol, best_signs, run, lam_n, conic, ask) if ask is None or ask else {}
-            v.boundary_contacts = [i for i, x in cm.items() if x <= BOUNDARY_RTOL * scale]
-        elif best_point is not None:
-            v.boundary_test = "at the max-margin multipliers"
-            lev, liv = best_point
-            for i in L.sticking:
-                if i in det:
-                    continue
-                slack = p.friction[i] * best_signs.get(i, 1) * float(L.normal(i, lev, liv)) - float(
-                    np.linalg.norm(L.tangent(i, lev))
-                )
-                if slack <= BOUNDARY_RTOL * scale:
-                    v.boundary_contacts.append(i)
+    # the programs run when first read (StickingVerdict): on copies of the arrays a caller may still change (the
+    # problem's are read-only), so that the values are the ones an eager computation gives
+    a0 = np.array(a, dtype=float)
+    lam0 = None if lam_n is None else np.array(lam_n, dtype=float)
+    shared: dict = {}
+
+    def conic_of() -> MultiplierSetConic | None:
+        """The programs in Clarabel's form, built once on Λ(a) (None: the cvxpy programs, their fallback, run)."""
+        if "conic" not in shared:
+            direct = direct_backend(name, needs, DIRECT_CONIC_BACKENDS)
+            shared["conic"] = MultiplierSetConic(p, a0, atol, lam0, direct, tol) if direct is not None else None
+        return shared["conic"]
+
+    def aff_of() -> AffineSet | None:
+        if "aff" not in shared:
+            small = p.n <= AFFINE_SET_DENSE_MAX and p.m <= AFFINE_SET_DENSE_MAX
+            shared["aff"] = AffineSet(p, a0, atol, lam0) if small else None
+        return shared["aff"]
+
+    def settle_margin() -> dict:
+        conic, aff = conic_of(), aff_of()
+        best, best_signs, best_point = None, {}, None
+        why_margin: list = []
+        for signs in L.sign_patterns():
+            m, point = margin(p, a0, atol, signs, run, lam0, conic, why_margin)
+            if m is not None and (best is None or m > best):
+                best, best_signs, best_point = m, signs, point
+        out: dict = {"margin": best, "signs": best_signs, "boundary_contacts": []}
+        if best is None:
+            out["margin_reason"] = "; ".join(dict.fromkeys(why_margin)) or "no sign pattern gave a margin"
+        if best_point is not None and best_point[0] is not None and best_point[1] is not None:
+            out["acceleration"] = a0.copy()
+            out["multipliers"] = assemble_multipliers(
+                p, np.asarray(best_point[0], dtype=float).ravel(), np.asarray(best_point[1], dtype=float).ravel()
+            )
+        shared["point"] = best_point
+        # the contact force M a + F = Jᵀλ itself, not max(1, |M a + F|): in units of 1e-6 a contact with a margin of
+        # 1e-3 of its load was on the boundary
+        scale = float(np.abs(np.asarray(p.M @ a0).ravel() + p.F).max(initial=0.0))
+        if feasible and best is not None and np.isfinite(best):
+            if len(L.sticking) <= BOUNDARY_EXACT_MAX:
+                # a slack achieved above the threshold decides "not on the boundary"; the others get their own program
+                got = verified_slacks(p, aff, best_point, best_signs) if aff is not None else None
+                ask = None if got is None else [i for i, x in got.items() if not x > BOUNDARY_RTOL * scale]
+                cm = contact_margins(p, a0, atol, best_signs, run, lam0, conic, ask) if ask is None or ask else {}
+                out["boundary_contacts"] = [i for i, x in cm.items() if x <= BOUNDARY_RTOL * scale]
+            elif best_point is not None:
+                out["boundary_test"] = "at the max-margin multipliers"
+                lev, liv = best_point
+                for i in L.sticking:
+                    if i in det:
+                        continue
+                    slack = p.friction[i] * best_signs.get(i, 1) * float(L.normal(i, lev, liv)) - float(
+                        np.linalg.norm(L.tangent(i, lev))
+                    )
+                    if slack <= BOUNDARY_RTOL * scale:
+                        out["boundary_contacts"].append(i)
+        return out
+
+    v = StickingVerdict(feasible=feasible, margin=None, detaching_contacts=det, active_tolerance=atol)
+    object.__setattr__(v, "_settling", threading.RLock())  # its own: unrelated verdicts settle at once
+    v.margin_pending = settle_margin
+    if feasible and lam0 is not None and lam_t is not None and aff_of() is not None:
+        # the answer's own multipliers, put exactly on Λ(a)'s affine hull: each slack is achieved, so their least is a
+        # lower end of the margin (with the answer's signs of λ_n on the bilateral contacts: one of the patterns)
+        lam_t0 = np.asarray(lam_t, dtype=float).reshape(p.m, p.dimension - 1)
+        own = {i: (1 if lam0[i] >= 0 else -1) for i in L.bilateral_sticking}
+        got = verified_slacks(p, cast(AffineSet, aff_of()), _layout_point(p, L, lam0, lam_t0), own)
+        v.margin_lower = min(got.values()) if got else None
     if want_mu_min:
-        # run when first read (StickingVerdict): on copies of the arrays a caller may still change (the problem's are
-        # read-only), so that the value is the one an eager computation gives
-        a0 = np.array(a, dtype=float)
-        lam0 = None if lam_n is None else np.array(lam_n, dtype=float)
-        point0 = None if best_point is None else tuple(None if x is None else np.array(x) for x in best_point)
 
         def settle() -> tuple:
+            _ = v.margin  # the margin's point first: μ_min's ratio steps start from it
             why: list = []
-            lower, value = mu_min_bracket(p, a0, atol, run, lam0, conic, why, aff, point0)
+            lower, value = mu_min_bracket(p, a0, atol, run, lam0, conic_of(), why, aff_of(), shared["point"])
             return lower, value, (why[0] if value is None and why else None)
 
-        object.__setattr__(v, "_settling", threading.Lock())  # its own: unrelated verdicts settle at once
         v.mu_min_pending = settle
     return v

@@ -594,14 +594,16 @@ def test_analyze_chooses_the_backend(monkeypatch):
 
     monkeypatch.setattr(sa, "direct_backend", direct)
     monkeypatch.setattr(sa, "get_backend", get)
-    sa.analyze(floor(0.2), np.zeros(2), True, "osqp", HIGH, want_mu_min=False)
+    v = sa.analyze(floor(0.2), np.zeros(2), True, "osqp", HIGH, want_mu_min=False)
+    assert asked == cvxpy_backends == []  # nothing chosen before a program runs
+    _ = v.margin
     assert cvxpy_backends == [("osqp", "qp")]  # OSQP has no direct conic path: its cvxpy programs ran
     c = Contact(
         "unilateral", normal=[0.0, 0.0, 1.0], mode="sticking", friction=0.5, tangent=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     )
     q = ContactProblem(np.eye(3), [0.3, 0.4, 2.0], [c], dimension=3)
-    sa.analyze(q, np.zeros(3), True, "osqp", HIGH, want_mu_min=False)
-    sa.analyze(q, np.zeros(3), True, "clarabel", HIGH, want_mu_min=False)
+    _ = sa.analyze(q, np.zeros(3), True, "osqp", HIGH, want_mu_min=False).margin
+    _ = sa.analyze(q, np.zeros(3), True, "clarabel", HIGH, want_mu_min=False).margin
     assert asked == [("osqp", "qp"), (None, "socp"), ("clarabel", "socp")]
     assert cvxpy_backends == [("osqp", "qp")]  # Clarabel's direct path decided the 3D verdicts
 
