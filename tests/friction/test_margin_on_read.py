@@ -132,3 +132,27 @@ def test_assigned_values_copies_and_pickles_settle_the_margin_first():
         v = _humanoid().sticking
         w = clone(v)
         assert v.margin_pending is None and w.margin == v.margin and w.boundary_contacts == v.boundary_contacts
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n for n in problems.names() + problems.real_names() if not n.startswith("real/fclib")],
+)
+def test_every_shipped_sticking_problem_gets_the_eager_margin_s_uniqueness_verdict(name):
+    """Whatever decided it (the lower end or the margin measured in the solve), the uniqueness verdict is the one the
+    margin itself gives: a non-unique multiplier set stays non-unique inside the cones (False) exactly when the margin
+    is above the boundary threshold, and is undecided (None) when it is not; and the lower end never exceeds it."""
+    p = problems.load(name)
+    if not any(str(m) == "sticking" for m in p.modes):
+        pytest.skip(f"{name}: no sticking contact")
+    sol = gaussqp.solve(p, crosscheck=False)
+    v = sol.sticking
+    if sol.status != "solved" or v is None:
+        pytest.skip(f"{name}: {sol.status}, no feasible sticking verdict")
+    if v.margin_lower is not None and v.margin is not None:  # the margin is a conic program's optimum, to its tolerance
+        assert v.margin_lower <= v.margin + 1e-7 * float(np.abs(sol.generalized_force).max())
+    got = sol.unique.get("multipliers")
+    if got is None or got is False:
+        threshold = BOUNDARY_RTOL * float(np.abs(sol.generalized_force).max(initial=0.0))
+        on_boundary = v.margin is not None and v.margin <= threshold
+        assert got is (None if on_boundary else False)
