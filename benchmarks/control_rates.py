@@ -45,6 +45,7 @@ import numpy as np  # noqa: E402
 
 import gaussqp  # noqa: E402
 from gaussqp import problems  # noqa: E402
+from gaussqp.results import format_value  # noqa: E402
 
 from bench import direct_clarabel  # noqa: E402
 from speed import fresh, frictionless, mujoco_forward, state_arrays, states  # noqa: E402
@@ -244,7 +245,7 @@ def main() -> int:
         t,
         tm,
         f"{sol.status}, certified {sol.certified}, multipliers unique: {sol.unique['multipliers']} "
-        f"(the margin ≥ {sol.sticking.margin_lower:.3g} proven by the answer; neither margin nor μ_min read)",
+        f"(margin_lower {format_value(sol.sticking.margin_lower)}; neither margin nor μ_min read)",
     )
 
     def with_margin(x):  # the margin's programs run when it is first read (StickingVerdict)

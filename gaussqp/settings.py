@@ -1210,6 +1210,12 @@ LCP_RECOVERY_REFINEMENT_STEPS = 2
 #: method from the reaction of the last certified state's contact whose normal row ``J_n,j`` has at least this cosine
 #: with its own (:func:`gaussqp.formulations.coulomb.carried_reaction`); a start only, judged like any other.
 COULOMB_CARRY_COSINE_MIN = 0.999
+#: :func:`gaussqp.formulations.coulomb.carried_reaction` runs its matching and tangents compiled
+#: (:func:`gaussqp.friction.compiled_kernels.carried_blocks`) up to this many coordinates: there its NumPy calls are the
+#: cost (~0.2 ms against ~50 µs on the humanoid's 27), and every product of a contact's tangent rows (2 × n) is below the
+#: size from which OpenBLAS shares a matrix-vector product among threads (9,216 entries), so NumPy's and numba's BLAS
+#: give the same bits whatever their threads; beyond it the NumPy code runs (its calls are small against the solve).
+COULOMB_CARRY_COMPILED_COORDINATES_MAX = 1000
 
 # ---------------------------------------------------------------- mode-free Coulomb: accelerated proximal rounds
 # gaussqp/friction/proximal_newton.py (issue #27, hard problems): inexact inner solves and Anderson acceleration of the

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import time
 import warnings
 from collections import OrderedDict
@@ -51,23 +52,50 @@ class Backend:
 def silence_c_stdout():
     """Send file descriptor 1 to /dev/null for the duration (C libraries print past Python's
     ``sys.stdout``: OSQP 1.x writes "Polishing not needed ..." even with ``verbose=False``, which
-    would corrupt the CLI's ``--json`` output)."""
-    fd = 1  # C libraries write to the process's descriptor 1 whatever Python's sys.stdout is (pytest, Jupyter)
+    would corrupt the CLI's ``--json`` output).
+
+    Nested and concurrent uses (threads reading deferred verdicts at once) share one redirection: the first to enter
+    saves descriptor 1, the last to leave restores it (each restoring its own saved copy in turn left /dev/null in place
+    when two overlapped)."""
+    with _SILENCE_LOCK:
+        if _SILENCE["depth"] == 0:
+            _SILENCE["saved"] = _redirect_stdout()
+        _SILENCE["depth"] += 1
+    try:
+        yield
+    finally:
+        with _SILENCE_LOCK:
+            _SILENCE["depth"] -= 1
+            saved = _SILENCE["saved"]
+            if _SILENCE["depth"] == 0 and saved is not None:
+                _SILENCE["saved"] = None
+                try:
+                    os.dup2(saved, _STDOUT_FD)
+                finally:
+                    os.close(saved)
+
+
+#: C libraries write to the process's descriptor 1 whatever Python's sys.stdout is (pytest, Jupyter)
+_STDOUT_FD = 1
+#: :func:`silence_c_stdout`'s shared state: how many are inside, and the saved descriptor 1 (None: nothing to restore)
+_SILENCE: dict = {"depth": 0, "saved": None}
+_SILENCE_LOCK = threading.Lock()
+
+
+def _redirect_stdout() -> int | None:
+    """Descriptor 1 sent to /dev/null; its saved copy, or None when there is none to silence (closed)."""
     try:
         if sys.stdout is not None:  # None under pythonw and some services
             sys.stdout.flush()
-        saved = os.dup(fd)
+        saved = os.dup(_STDOUT_FD)
     except (OSError, ValueError):  # no descriptor 1 (closed): nothing to silence
-        yield
-        return
+        return None
     try:
-        os.dup2(_devnull(), fd)
-        try:
-            yield
-        finally:
-            os.dup2(saved, fd)
-    finally:
+        os.dup2(_devnull(), _STDOUT_FD)
+    except OSError:
         os.close(saved)
+        raise
+    return saved
 
 
 _DEVNULL: list[int] = []

@@ -47,7 +47,9 @@ def sticking_verdict(sol: Solution, solver: str | None, tol: Tolerance) -> None:
     if single:
         v = singleton_verdict(p, a, lam[0], lam[1], feasible)
     elif feasible:
-        v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal, lam_t=sol.lambda_tangent)
+        # margin_lower only where it decides something: multipliers not unique, to be kept so inside the cones
+        ask = sol.unique.get("multipliers") is False
+        v = analyze(p, a, feasible, solver, tol, lam_n=sol.lambda_normal, lam_t=sol.lambda_tangent, lower_end=ask)
     else:
         v = analyze(p, a, feasible, solver, tol)
     sol.sticking = v

@@ -83,6 +83,7 @@ from ..results import Solution
 from ..settings import (
     COULOMB_ARMIJO,
     COULOMB_BACKTRACK,
+    COULOMB_CARRY_COMPILED_COORDINATES_MAX,
     COULOMB_CARRY_COSINE_MIN,
     COULOMB_COMPONENT_UNKNOWNS_MIN,
     COULOMB_DENSE_MAX,
@@ -875,8 +876,9 @@ def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: Co
 
     The arithmetic is :func:`carried_blocks_numpy`, or its compiled twin
     :func:`gaussqp.friction.compiled_kernels.carried_blocks` once a route has loaded the kernels (the same numbers bit
-    for bit; one call instead of some forty NumPy calls on arrays of a few hundred entries: ~0.2 ms to ~40 µs a change of
-    contact set on the humanoid's rollout)."""
+    for bit; one call instead of some thirty NumPy calls on arrays of a few hundred entries: ~0.2 ms to ~50 µs a change
+    of contact set on the humanoid's rollout) up to :data:`~gaussqp.settings.COULOMB_CARRY_COMPILED_COORDINATES_MAX`
+    coordinates; the normal rows' cosines are NumPy's in both (:func:`normal_cosines`)."""
     if (
         previous.n != problem.n
         or previous.dimension != problem.dimension
@@ -888,36 +890,47 @@ def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: Co
         return None
     d = problem.dimension
     t = d - 1
-    A, B = np.asarray(problem.J_n, dtype=float), np.asarray(previous.J_n, dtype=float)
+    cos = normal_cosines(np.asarray(problem.J_n, dtype=float), np.asarray(previous.J_n, dtype=float))
     if t and problem.J_t.shape[0] == problem.m * t and previous.J_t.shape[0] == previous.m * t:
-        Tn = np.asarray(problem.J_t, dtype=float).reshape(problem.m, t, -1)
-        To = np.asarray(previous.J_t, dtype=float).reshape(previous.m, t, -1)
+        # C-ordered copies (when not so already) for both paths: the products of a contact's rows then run as the same
+        # BLAS calls in NumPy and in the kernel, whatever the order the problem keeps its rows in
+        Tn = plain(np.asarray(problem.J_t, dtype=float).reshape(problem.m, t, -1))
+        To = plain(np.asarray(previous.J_t, dtype=float).reshape(previous.m, t, -1))
     else:  # no tangent rows to re-express the tangential reaction in: it starts at 0
         Tn, To = np.zeros((problem.m, 0, problem.n)), np.zeros((previous.m, 0, previous.n))
-    old = reaction.reshape(previous.m, d)
-    fast = kernels() if loaded() else None
+    old = plain(reaction.reshape(previous.m, d))
+    fast = kernels() if loaded() and problem.n <= COULOMB_CARRY_COMPILED_COORDINATES_MAX else None
     if fast is not None:
-        out, hits = fast.carried_blocks(plain(A), plain(B), plain(Tn), plain(To), plain(old), COULOMB_CARRY_COSINE_MIN)
+        out, hits = fast.carried_blocks(cos, Tn, To, old, COULOMB_CARRY_COSINE_MIN)
     else:
-        out, hits = carried_blocks_numpy(A, B, Tn, To, old, COULOMB_CARRY_COSINE_MIN)
+        out, hits = carried_blocks_numpy(cos, Tn, To, old, COULOMB_CARRY_COSINE_MIN)
     return out.ravel() if hits else None
 
 
+def normal_cosines(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The cosines ``A_i · B_j / (‖A_i‖ ‖B_j‖)`` of the new contacts' normal rows ``A`` (mn, n) with the old ones'
+    ``B`` (mo, n), C-ordered (mn, mo); a zero row has cosine 0. Computed by NumPy for both paths of
+    :func:`carried_reaction` (its matching decisions are then the same with or without the compiled kernels, whatever
+    the rows' memory order or BLAS's threads)."""
+    na, nb = np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
+    return np.ascontiguousarray((A @ B.T) / np.maximum(np.outer(na, nb), np.finfo(float).tiny))
+
+
 def carried_blocks_numpy(
-    A: np.ndarray, B: np.ndarray, Tn: np.ndarray, To: np.ndarray, old: np.ndarray, cmin: float
+    cos: np.ndarray, Tn: np.ndarray, To: np.ndarray, old: np.ndarray, cmin: float
 ) -> tuple[np.ndarray, int]:
     """:func:`carried_reaction`'s matching and re-expression (the reference of the compiled
     :func:`gaussqp.friction.compiled_kernels.carried_blocks`, which a loaded route runs: the same numbers bit for bit,
-    ``tests/friction/test_carried_reaction.py``). ``A`` (mn, n) and ``Tn`` (mn, t, n): the new contacts' normal and
-    tangent rows; ``B``, ``To``: the old ones'; ``old`` (mo, d): the old reaction; t = d − 1, or 0 (the tangential
-    part starts at 0). Returns the new reaction (mn, d) and how many contacts were matched.
+    ``tests/friction/test_carried_reaction.py``). ``cos`` (mn, mo): :func:`normal_cosines` of the new and the old
+    normal rows; ``Tn`` (mn, t, n) and ``To`` (mo, t, n): the new and the old tangent rows, C-ordered; ``old`` (mo, d):
+    the old reaction; t = d − 1, or 0 (the tangential part starts at 0). Returns the new reaction (mn, d) and how many
+    contacts were matched.
 
-    The row norms are ``√((A∘A) 1)`` (a matrix-vector product), the Gram entries ``T_i,a · T_i,b`` and right-hand
-    sides ``T_i,a · f`` per contact (``f = T_jᵀ r_t,j`` summed in order), as the compiled kernel computes them."""
-    mn, mo, t = A.shape[0], B.shape[0], Tn.shape[1]
-    ones = np.ones(A.shape[1])
-    na, nb = np.sqrt((A * A) @ ones), np.sqrt((B * B) @ ones)
-    cos = (A @ B.T) / np.maximum(np.outer(na, nb), np.finfo(float).tiny)
+    Each new contact i takes the old contact j of largest cosine ``≥ cmin`` (greedy by cosine, ties in index order,
+    each old contact used once). Its tangential part solves ``(T_i T_iᵀ) x = T_i f`` with ``f = T_jᵀ r_t,j`` summed in
+    order, the Gram entries and right-hand sides by matrix-vector products of each contact's C-ordered rows (dgemv; one
+    dot product, ddot, for one tangent row), as the compiled kernel computes them."""
+    mn, mo, t = cos.shape[0], cos.shape[1], Tn.shape[1]
     flat = np.flatnonzero(cos >= cmin)  # the pairs above the threshold, best first
     flat = flat[np.argsort(-cos.ravel()[flat], kind="stable")]
     new_of, old_used = [-1] * mn, [False] * mo

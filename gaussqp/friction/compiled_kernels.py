@@ -917,32 +917,23 @@ def mixed_newton_loop(x0, target, iter_max, consts, budget, ev):
 
 
 @njit
-def carried_blocks(A, B, Tn, To, old, cmin):
+def carried_blocks(cos, Tn, To, old, cmin):
     """``(out, hits)``: the operations of ``formulations.coulomb.carried_blocks_numpy`` (its reference) in one call.
-    Each new contact i (row ``A_i`` of the new ``J_n``, tangent rows ``Tn_i``) takes the reaction ``old_j`` of the old
-    contact j (row ``B_j``, tangent rows ``To_j``) of largest normal-row cosine ``≥ cmin``, greedy by cosine, each old
-    contact used once; its tangential part solves ``(T_i T_iᵀ) x = T_i (T_jᵀ r_t,j)``. The row norms by BLAS's dgemv
-    (``(A∘A) 1``), the cosines by dgemm, the Gram entries and right-hand sides by ddot (one tangent row) or dgemv (two),
-    as NumPy's products make them. Arguments: A (mn, n), B (mo, n), Tn (mn, t, n), To (mo, t, n), old (mo, d)
-    C-ordered float arrays (t = d − 1, or 0: no tangential part carried), cmin a float."""
-    mn, n = A.shape
-    mo = B.shape[0]
+    Each new contact i takes the reaction ``old_j`` of the old contact j of largest normal-row cosine ``cos[i, j] ≥
+    cmin``, greedy by cosine (ties in index order: a stable sort), each old contact used once; its tangential part
+    solves ``(T_i T_iᵀ) x = T_i (T_jᵀ r_t,j)`` with ``T_i = Tn[i]``, ``T_j = To[j]``. The Gram entries and right-hand
+    sides by BLAS's ddot (one tangent row) or dgemv (two), as NumPy's products of the same C-ordered blocks make them.
+    Arguments: cos (mn, mo), Tn (mn, t, n), To (mo, t, n), old (mo, d) C-ordered float arrays (t = d − 1, or 0: no
+    tangential part carried), cmin a float."""
+    mn, mo = cos.shape
     d = old.shape[1]
     t = Tn.shape[1]
-    ones = np.ones(n)
-    na = np.sqrt(np.dot(A * A, ones))
-    nb = np.sqrt(np.dot(B * B, ones))
-    G = np.dot(A, B.T)
-    tiny = np.finfo(np.float64).tiny
     flat = np.empty(mn * mo, dtype=np.int64)
     vals = np.empty(mn * mo)
     count = 0
     for i in range(mn):
         for j in range(mo):
-            s = na[i] * nb[j]
-            if s < tiny:
-                s = tiny
-            c = G[i, j] / s
+            c = cos[i, j]
             if c >= cmin:
                 flat[count] = i * mo + j
                 vals[count] = -c

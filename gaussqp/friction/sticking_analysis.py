@@ -111,7 +111,8 @@ class StickingVerdict:
     #: argument of the constructor (a copy by ``dataclasses.replace`` reads, so runs, them first)
     mu_min_pending: Callable[[], tuple] | None = field(default=None, init=False, repr=False, compare=False)
     #: a proven lower end of ``margin``: the least slack of the answer's multipliers put exactly on the affine hull of
-    #: Λ(a) (:func:`verified_slacks`); None when not measured (no answer's multipliers, or Λ(a) too large to project on)
+    #: Λ(a) (:func:`verified_slacks`); None when not measured (not asked, no answer's multipliers, Λ(a) too large to
+    #: project on, no sticking contact that stays) or when that point is not in Λ(a) ∩ cones
     margin_lower: float | None = None
     #: the margin's programs and boundary test not run yet (run on the first read of a field of
     #: :data:`MARGIN_FIELDS`), else None; not an argument of the constructor
@@ -276,19 +277,23 @@ def verified_slacks(
 ) -> dict[int, float] | None:
     """Each non-detaching sticking contact's cone slack ``μ_i s_i λ_n,i − ‖λ_t,i‖`` (sticking (14b), Prop. 4) at
     ``point = (λ_eq, λ_in)`` put exactly on the affine hull of Λ(a) (:func:`gaussqp.friction.mu_min.start_point`), or
-    None when that is not a point of Λ(a) ∩ cones (a unilateral multiplier or a slack below minus the zero force).
-    Every slack is then a value achieved in Λ(a) ∩ cones, so a lower bound of that contact's own maximum slack."""
+    None when that is not a point of Λ(a) ∩ cones (a unilateral multiplier or a slack below minus the zero force, or a
+    detaching contact's tangential force above it: its normal force is 0, its disk {0}). Every slack is then a value
+    achieved in Λ(a) ∩ cones, so a lower bound of that contact's own maximum slack."""
     exact = start_point(aff, point)
     if exact is None:
         return None
     lev, liv = exact
     L = aff.L
+    zero = zero_force(aff)
+    if any(float(np.linalg.norm(L.tangent(i, lev))) > zero for i in L.sticking if i in aff.det):
+        return None
     out = {
         i: p.friction[i] * signs.get(i, 1) * float(L.normal(i, lev, liv)) - float(np.linalg.norm(L.tangent(i, lev)))
         for i in L.sticking
         if i not in aff.det
     }
-    return None if min(out.values(), default=0.0) < -zero_force(aff) else out
+    return None if min(out.values(), default=0.0) < -zero else out
 
 
 def analyze(
@@ -300,13 +305,15 @@ def analyze(
     want_mu_min: bool = True,
     lam_n: np.ndarray | None = None,
     lam_t: np.ndarray | None = None,
+    lower_end: bool = True,
 ) -> StickingVerdict:
     """The verdict at acceleration ``a`` (F4's when sticking is feasible, F1's otherwise); ``lam_n``, the
     normal multipliers of the same solution, keeps rows with a nonzero force active (see
     :func:`gaussqp.friction.multiplier_set.detaching`). The detaching contacts are computed here, and ``margin_lower``
-    when ``feasible`` and the answer's multipliers ``lam_n``, ``lam_t`` (λ_t (m, d−1)) are given; the margin's programs
-    with the boundary test, and μ_min's, are left pending and run when first read (:class:`StickingVerdict`), μ_min's
-    never with ``want_mu_min`` False."""
+    when ``lower_end``, ``feasible`` and the answer's multipliers ``lam_n``, ``lam_t`` (λ_t (m, d−1)) are given; the
+    margin's programs with the boundary test, and μ_min's, are left pending and run when first read
+    (:class:`StickingVerdict`), μ_min's never with ``want_mu_min`` False. The margin is never below ``margin_lower``
+    (a program's optimum below it is replaced by that achieved value, its point and signs the evidence)."""
     needs = "socp" if p.dimension >= 3 else "qp"
     name = solver if needs == "qp" or solver != "osqp" else None
     chosen: dict = {}
@@ -346,6 +353,11 @@ def analyze(
             m, point = margin(p, a0, atol, signs, run, lam0, conic, why_margin)
             if m is not None and (best is None or m > best):
                 best, best_signs, best_point = m, signs, point
+        achieved = shared.get("lower")  # (value, signs, point) of the answer's own multipliers
+        if best is not None and achieved is not None and best < achieved[0]:
+            # a program's optimum below a value achieved at a point of Λ(a) ∩ cones is its solver's inaccuracy (its
+            # admissible forces far above the load): the margin is at least the achieved value, at that point
+            best, best_signs, best_point = achieved
         out: dict = {"margin": best, "signs": best_signs, "boundary_contacts": []}
         if best is None:
             out["margin_reason"] = "; ".join(dict.fromkeys(why_margin)) or "no sign pattern gave a margin"
@@ -381,13 +393,16 @@ def analyze(
     v = StickingVerdict(feasible=feasible, margin=None, detaching_contacts=det, active_tolerance=atol)
     object.__setattr__(v, "_settling", threading.RLock())  # its own: unrelated verdicts settle at once
     v.margin_pending = settle_margin
-    if feasible and lam0 is not None and lam_t is not None and aff_of() is not None:
+    if lower_end and feasible and lam0 is not None and lam_t is not None and aff_of() is not None:
         # the answer's own multipliers, put exactly on Λ(a)'s affine hull: each slack is achieved, so their least is a
         # lower end of the margin (with the answer's signs of λ_n on the bilateral contacts: one of the patterns)
         lam_t0 = np.asarray(lam_t, dtype=float).reshape(p.m, p.dimension - 1)
         own = {i: (1 if lam0[i] >= 0 else -1) for i in L.bilateral_sticking}
-        got = verified_slacks(p, cast(AffineSet, aff_of()), _layout_point(p, L, lam0, lam_t0), own)
-        v.margin_lower = min(got.values()) if got else None
+        aff, point = cast(AffineSet, aff_of()), _layout_point(p, L, lam0, lam_t0)
+        got = verified_slacks(p, aff, point, own)
+        if got:
+            v.margin_lower = min(got.values())
+            shared["lower"] = (v.margin_lower, own, start_point(aff, point))  # the point the slacks were measured at
     if want_mu_min:
 
         def settle() -> tuple:

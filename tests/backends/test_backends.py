@@ -103,6 +103,40 @@ def test_c_level_output_is_silenced(capfd):
     assert "from C" not in out and "from Python after" in out
 
 
+def test_overlapping_silences_from_threads_restore_descriptor_1(capfd):
+    """Threads silencing at once (deferred verdicts read concurrently) share one redirection: descriptor 1 is what it
+    was once they have all left, in whatever order (the first in leaving first made the second restore the /dev/null
+    it had saved)."""
+    import threading
+
+    before = os.fstat(1)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with silence_c_stdout():
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+
+    def second():
+        first_in.wait(5)
+        with silence_c_stdout():
+            second_in.set()
+            first_out.wait(5)
+            os.write(1, b"silenced\n")  # still silenced: the other one has left, this one has not
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    after = os.fstat(1)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+    print("after")
+    out = capfd.readouterr().out
+    assert "silenced" not in out and "after" in out
+
+
 def test_solves_when_python_has_no_stdout(monkeypatch):
     monkeypatch.setattr("sys.stdout", None)  # pythonw, some services
     prob, x = _qp()

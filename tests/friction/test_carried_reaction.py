@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 import gaussqp
 from gaussqp import problems
 import gaussqp.formulations.coulomb as coulomb
-from gaussqp.formulations.coulomb import block_reaction, carried_blocks_numpy, carried_reaction
+from gaussqp.formulations.coulomb import block_reaction, carried_blocks_numpy, carried_reaction, normal_cosines
 from gaussqp.friction.compiled import kernels
 from gaussqp.model.problem import ContactProblem
 from gaussqp.results import SOLVED
@@ -167,8 +167,9 @@ def _carry_case(seed: int, d: int, tangents: bool, scale: float, related: str):
 )
 def test_the_compiled_matching_is_the_numpy_one_bit_for_bit(seed, d, tangents, scale, related, cmin):
     A, B, Tn, To, old = _carry_case(seed, d, tangents, scale, related)
-    want, hits = carried_blocks_numpy(A, B, Tn, To, old, cmin)
-    got, got_hits = kernels().carried_blocks(A, B, Tn, To, old, cmin)
+    cos = normal_cosines(A, B)
+    want, hits = carried_blocks_numpy(cos, Tn, To, old, cmin)
+    got, got_hits = kernels().carried_blocks(cos, Tn, To, old, cmin)
     assert got_hits == hits
     assert got.tobytes() == want.tobytes()
 
@@ -188,8 +189,40 @@ def test_carried_reaction_runs_the_compiled_matching_once_loaded(humanoid, monke
 
     monkeypatch.setattr(coulomb, "kernels", lambda: Spy())
     compiled = carried_reaction(p, r, q)
-    assert calls == [6]
+    assert calls == [5]
     monkeypatch.setattr(coulomb, "loaded", lambda: False)
     reference = carried_reaction(p, r, q)
-    assert calls == [6]
+    assert calls == [5]
     assert compiled.tobytes() == reference.tobytes()
+
+
+def _layout_variant(p: ContactProblem, how: str) -> ContactProblem:
+    """``p`` with its rows stored otherwise: Fortran-ordered ``J_n`` and ``J_t`` (as ``from_blocks`` keeps them), or
+    rows repeated so that two new contacts hold the same normal row (a tie of cosines)."""
+    Jn, Jt = np.asarray(p.J_n), np.asarray(p.J_t)
+    keep = list(range(p.m))
+    if how == "tie":
+        keep = keep + [3, 3]
+    d = p.dimension
+    Jt = Jt.reshape(p.m, d - 1, p.n)[keep].reshape(-1, p.n)
+    Jn = Jn[keep]
+    if how == "fortran":
+        Jn, Jt = np.asfortranarray(Jn), np.asfortranarray(Jt)
+    return ContactProblem.from_blocks(
+        p.M, p.F, Jn, np.asarray(p.normal_drift)[keep], [str(p.types[i]) for i in keep], Jt,
+        np.asarray(p.tangent_drift).reshape(p.m, d - 1)[keep].ravel(), np.asarray(p.friction)[keep],
+        [str(p.modes[i]) for i in keep], None, [bool(p.has_tangent[i]) for i in keep], d, name=how,
+    )  # fmt: skip
+
+
+@needs_numba
+@pytest.mark.parametrize("how", ["fortran", "tie", "same"])
+def test_the_carry_is_the_same_with_or_without_the_kernels_whatever_the_rows_storage(humanoid, monkeypatch, how):
+    """Fortran-ordered rows, ties between two new contacts and the very same rows on both sides (where NumPy's
+    ``A @ B.T`` is one symmetric product): the compiled carry gives the NumPy one's bits."""
+    p, r = humanoid
+    q = p if how == "same" else _layout_variant(p, how)
+    kernels()
+    compiled = carried_reaction(p, r, q)
+    monkeypatch.setattr(coulomb, "loaded", lambda: False)
+    assert compiled.tobytes() == carried_reaction(p, r, q).tobytes()

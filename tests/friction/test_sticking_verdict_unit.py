@@ -362,10 +362,12 @@ def test_verdict_as_dict():
         mu_min=0.5,
         mu_min_lower=0.4999,
         active_tolerance=1e-7,
+        margin_lower=2.5,
     )
     assert v.as_dict() == {
         "feasible": True,
         "margin": "inf",
+        "margin_lower": 2.5,
         "boundary_contacts": [1],
         "detaching_contacts": [2],
         "mu_min": 0.5,
@@ -377,6 +379,7 @@ def test_verdict_as_dict():
     }
     w = sa.StickingVerdict(feasible=None, margin=None)
     assert w.as_dict()["margin"] is None and w.as_dict()["mu_min"] is None and w.as_dict()["mu_min_lower"] is None
+    assert w.as_dict()["margin_lower"] is None
 
 
 # ========================================================== second round: survivors of the first mutation run
