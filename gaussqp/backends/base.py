@@ -57,6 +57,11 @@ def silence_c_stdout():
     Nested and concurrent uses (threads reading deferred verdicts at once) share one redirection: the first to enter
     saves descriptor 1, the last to leave restores it (each restoring its own saved copy in turn left /dev/null in place
     when two overlapped)."""
+    try:  # Python's own buffer first, outside the lock (a flush may block on a full pipe)
+        if sys.stdout is not None:  # None under pythonw and some services
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
     with _SILENCE_LOCK:
         if _SILENCE["depth"] == 0:
             _SILENCE["saved"] = _redirect_stdout()
@@ -65,14 +70,9 @@ def silence_c_stdout():
         yield
     finally:
         with _SILENCE_LOCK:
-            _SILENCE["depth"] -= 1
-            saved = _SILENCE["saved"]
-            if _SILENCE["depth"] == 0 and saved is not None:
-                _SILENCE["saved"] = None
-                try:
-                    os.dup2(saved, _STDOUT_FD)
-                finally:
-                    os.close(saved)
+            _SILENCE["depth"] = max(_SILENCE["depth"] - 1, 0)
+            if _SILENCE["depth"] == 0:
+                _restore_stdout()
 
 
 #: C libraries write to the process's descriptor 1 whatever Python's sys.stdout is (pytest, Jupyter)
@@ -82,11 +82,32 @@ _SILENCE: dict = {"depth": 0, "saved": None}
 _SILENCE_LOCK = threading.Lock()
 
 
+def _restore_stdout() -> None:
+    """Descriptor 1 back from its saved copy, if one is saved."""
+    saved, _SILENCE["saved"] = _SILENCE["saved"], None
+    if saved is not None:
+        try:
+            os.dup2(saved, _STDOUT_FD)
+        finally:
+            os.close(saved)
+
+
+def _after_fork_in_child() -> None:
+    """A forked child (a process pool) starts with a lock of its own and descriptor 1 restored: the threads that held
+    the lock or a silence in the parent do not exist in it."""
+    global _SILENCE_LOCK
+    _SILENCE_LOCK = threading.Lock()
+    _SILENCE["depth"] = 0
+    _restore_stdout()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _redirect_stdout() -> int | None:
     """Descriptor 1 sent to /dev/null; its saved copy, or None when there is none to silence (closed)."""
     try:
-        if sys.stdout is not None:  # None under pythonw and some services
-            sys.stdout.flush()
         saved = os.dup(_STDOUT_FD)
     except (OSError, ValueError):  # no descriptor 1 (closed): nothing to silence
         return None

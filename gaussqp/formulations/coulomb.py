@@ -899,7 +899,8 @@ def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: Co
     else:  # no tangent rows to re-express the tangential reaction in: it starts at 0
         Tn, To = np.zeros((problem.m, 0, problem.n)), np.zeros((previous.m, 0, previous.n))
     old = plain(reaction.reshape(previous.m, d))
-    fast = kernels() if loaded() and problem.n <= COULOMB_CARRY_COMPILED_COORDINATES_MAX else None
+    # compiled for contacts of one or two tangent rows (d of 2 or 3; a contact of dimension 4 or 6 runs in NumPy)
+    fast = kernels() if t <= 2 and loaded() and problem.n <= COULOMB_CARRY_COMPILED_COORDINATES_MAX else None
     if fast is not None:
         out, hits = fast.carried_blocks(cos, Tn, To, old, COULOMB_CARRY_COSINE_MIN)
     else:
@@ -956,11 +957,12 @@ def carried_blocks_numpy(
 
 
 def _solve_small_spd(G: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``G_k x_k = b_k`` for a stack of 1 × 1 or 2 × 2 Gram matrices (a contact's tangent rows), in closed form;
-    0 where ``G_k`` is singular to round-off (``det G_k <= ε tr(G_k)^t``, t the size)."""
+    """``G_k x_k = b_k`` for a stack of Gram matrices (a contact's tangent rows): 1 × 1 and 2 × 2 in closed form, 0
+    where ``G_k`` is singular to round-off (``det G_k <= ε tr(G_k)^t``, t the size); larger ones (contacts of dimension
+    4 or 6, MuJoCo's condim 4 and 6) by the pseudo-inverse (the least-squares solution of least norm)."""
     t = G.shape[-1]
     if t > 2:
-        raise ValueError(f"tangent Gram matrices of size {t} (a contact has 1 or 2 tangent rows)")
+        return (np.linalg.pinv(G) @ b[..., None])[..., 0]
     if t == 1:
         g = G[:, 0, 0]
         ok = np.abs(g) > np.finfo(float).eps * np.abs(g)

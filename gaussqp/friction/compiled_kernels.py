@@ -923,8 +923,8 @@ def carried_blocks(cos, Tn, To, old, cmin):
     cmin``, greedy by cosine (ties in index order: a stable sort), each old contact used once; its tangential part
     solves ``(T_i T_iᵀ) x = T_i (T_jᵀ r_t,j)`` with ``T_i = Tn[i]``, ``T_j = To[j]``. The Gram entries and right-hand
     sides by BLAS's ddot (one tangent row) or dgemv (two), as NumPy's products of the same C-ordered blocks make them.
-    Arguments: cos (mn, mo), Tn (mn, t, n), To (mo, t, n), old (mo, d) C-ordered float arrays (t = d − 1, or 0: no
-    tangential part carried), cmin a float."""
+    Arguments: cos (mn, mo), Tn (mn, t, n), To (mo, t, n), old (mo, d) C-ordered float arrays (t = d − 1 of 1 or 2,
+    or 0: no tangential part carried; the caller runs the NumPy code for more tangent rows), cmin a float."""
     mn, mo = cos.shape
     d = old.shape[1]
     t = Tn.shape[1]

@@ -401,7 +401,7 @@ def analyze(
         aff, point = cast(AffineSet, aff_of()), _layout_point(p, L, lam0, lam_t0)
         got = verified_slacks(p, aff, point, own)
         if got:
-            v.margin_lower = min(got.values())
+            v.margin_lower = float(min(got.values()))
             shared["lower"] = (v.margin_lower, own, start_point(aff, point))  # the point the slacks were measured at
     if want_mu_min:
 

@@ -137,6 +137,46 @@ def test_overlapping_silences_from_threads_restore_descriptor_1(capfd):
     assert "silenced" not in out and "after" in out
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_child_forked_during_a_silence_can_silence_and_print():
+    """A process pool forks while another thread is inside a silence (holding its state): the child starts with a lock
+    of its own and descriptor 1 restored, so its own solves neither hang nor print into /dev/null."""
+    import threading
+
+    inside, leave = threading.Event(), threading.Event()
+
+    def holder():
+        with silence_c_stdout():
+            inside.set()
+            leave.wait(10)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    inside.wait(5)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        code = 1
+        try:
+            import signal
+
+            signal.alarm(5)  # a hang ends the child
+            with silence_c_stdout():
+                pass
+            stat = os.fstat(1)
+            code = 0 if (stat.st_dev, stat.st_ino) != (os.stat(os.devnull).st_dev, os.stat(os.devnull).st_ino) else 2
+        finally:
+            os.write(write, bytes([code]))
+            os._exit(code)
+    os.close(write)
+    got = os.read(read, 1)
+    os.close(read)
+    _, status = os.waitpid(pid, 0)
+    leave.set()
+    t.join()
+    assert got == bytes([0]) and os.waitstatus_to_exitcode(status) == 0
+
+
 def test_solves_when_python_has_no_stdout(monkeypatch):
     monkeypatch.setattr("sys.stdout", None)  # pythonw, some services
     prob, x = _qp()

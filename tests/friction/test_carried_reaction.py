@@ -226,3 +226,39 @@ def test_the_carry_is_the_same_with_or_without_the_kernels_whatever_the_rows_sto
     compiled = carried_reaction(p, r, q)
     monkeypatch.setattr(coulomb, "loaded", lambda: False)
     assert compiled.tobytes() == carried_reaction(p, r, q).tobytes()
+
+
+def _four_dimensional(Jn, Jt) -> ContactProblem:
+    """Contacts of dimension 4 (a normal, three tangent rows: MuJoCo's condim 4 has a torsional one)."""
+    m = len(Jn)
+    return ContactProblem.from_blocks(
+        np.eye(6), np.zeros(6), np.array(Jn, dtype=float), np.zeros(m), ["unilateral"] * m,
+        np.array(Jt, dtype=float), np.zeros(3 * m), np.full(m, 0.5), ["coulomb"] * m, None, [True] * m, 4,
+        name="four",
+    )  # fmt: skip
+
+
+def test_contacts_of_three_tangent_rows_are_carried_the_same_with_or_without_the_kernels(monkeypatch):
+    """A contact of dimension 4 has three tangent rows: its tangential reaction is re-expressed by the least-squares
+    solution (the NumPy code; the kernel is for one or two rows), the generalized force it exerted kept; before, the
+    NumPy path raised a ValueError in a Solver's rollout and the kernel dropped the third component."""
+    rng = np.random.default_rng(3)
+    Jn = rng.standard_normal((3, 6))
+    Jt = rng.standard_normal((9, 6))
+    old = _four_dimensional(Jn, Jt)
+    r = rng.standard_normal(12)
+    keep = [2, 0]
+    Jt_new = Jt.reshape(3, 3, 6)[keep]
+    Q = np.linalg.qr(rng.standard_normal((3, 3)))[0]  # another basis of the same tangent space
+    new = _four_dimensional(Jn[keep], np.einsum("ts,ksi->kti", Q, Jt_new).reshape(-1, 6))
+    kernels()
+    compiled = carried_reaction(old, r, new)
+    monkeypatch.setattr(coulomb, "loaded", lambda: False)
+    reference = carried_reaction(old, r, new)
+    assert compiled.tobytes() == reference.tobytes()
+    got = reference.reshape(2, 4)
+    was = r.reshape(3, 4)[keep]
+    np.testing.assert_array_equal(got[:, 0], was[:, 0])
+    f_old = np.einsum("kti,kt->ki", Jt_new, was[:, 1:])
+    f_new = np.einsum("kti,kt->ki", np.einsum("ts,ksi->kti", Q, Jt_new), got[:, 1:])
+    np.testing.assert_allclose(f_new, f_old, rtol=1e-12, atol=1e-12 * np.abs(f_old).max())
