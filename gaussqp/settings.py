@@ -1212,7 +1212,7 @@ LCP_RECOVERY_REFINEMENT_STEPS = 2
 COULOMB_CARRY_COSINE_MIN = 0.999
 #: :func:`gaussqp.formulations.coulomb.carried_reaction` runs its matching and tangents compiled
 #: (:func:`gaussqp.friction.compiled_kernels.carried_blocks`) up to this many coordinates: there its NumPy calls are the
-#: cost (~0.2 ms against ~50 µs on the humanoid's 27), and every product of a contact's tangent rows (2 × n) is below the
+#: cost (~0.25 ms against ~85 µs on the humanoid's 27), and every product of a contact's tangent rows (2 × n) is below the
 #: size from which OpenBLAS shares a matrix-vector product among threads (9,216 entries), so NumPy's and numba's BLAS
 #: give the same bits whatever their threads; beyond it the NumPy code runs (its calls are small against the solve).
 COULOMB_CARRY_COMPILED_COORDINATES_MAX = 1000

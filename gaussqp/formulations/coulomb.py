@@ -876,7 +876,7 @@ def carried_reaction(previous: ContactProblem, reaction: np.ndarray, problem: Co
 
     The arithmetic is :func:`carried_blocks_numpy`, or its compiled twin
     :func:`gaussqp.friction.compiled_kernels.carried_blocks` once a route has loaded the kernels (the same numbers bit
-    for bit; one call instead of some thirty NumPy calls on arrays of a few hundred entries: ~0.2 ms to ~50 µs a change
+    for bit; one call instead of some thirty NumPy calls on arrays of a few hundred entries: ~0.25 ms to ~85 µs a change
     of contact set on the humanoid's rollout) up to :data:`~gaussqp.settings.COULOMB_CARRY_COMPILED_COORDINATES_MAX`
     coordinates; the normal rows' cosines are NumPy's in both (:func:`normal_cosines`)."""
     if (
