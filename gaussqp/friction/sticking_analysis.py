@@ -280,7 +280,13 @@ def verified_slacks(
     None when that is not a point of Λ(a) ∩ cones (a unilateral multiplier or a slack below minus the zero force, or a
     detaching contact's tangential force above it: its normal force is 0, its disk {0}). Every slack is then a value
     achieved in Λ(a) ∩ cones, so a lower bound of that contact's own maximum slack."""
-    exact = start_point(aff, point)
+    return _slacks_at(p, aff, start_point(aff, point), signs)
+
+
+def _slacks_at(
+    p: ContactProblem, aff: AffineSet, exact: tuple | None, signs: dict[int, int]
+) -> dict[int, float] | None:
+    """:func:`verified_slacks` at a point already put on the affine hull of Λ(a) (:func:`start_point`'s, or None)."""
     if exact is None:
         return None
     lev, liv = exact
@@ -398,11 +404,12 @@ def analyze(
         # lower end of the margin (with the answer's signs of λ_n on the bilateral contacts: one of the patterns)
         lam_t0 = np.asarray(lam_t, dtype=float).reshape(p.m, p.dimension - 1)
         own = {i: (1 if lam0[i] >= 0 else -1) for i in L.bilateral_sticking}
-        aff, point = cast(AffineSet, aff_of()), _layout_point(p, L, lam0, lam_t0)
-        got = verified_slacks(p, aff, point, own)
+        aff = cast(AffineSet, aff_of())
+        exact = start_point(aff, _layout_point(p, L, lam0, lam_t0))  # put on the hull once: slacks and evidence
+        got = _slacks_at(p, aff, exact, own)
         if got:
             v.margin_lower = float(min(got.values()))
-            shared["lower"] = (v.margin_lower, own, start_point(aff, point))  # the point the slacks were measured at
+            shared["lower"] = (v.margin_lower, own, exact)
     if want_mu_min:
 
         def settle() -> tuple:

@@ -73,7 +73,7 @@ def test_without_a_deciding_lower_end_the_solve_measures_the_margin(monkeypatch)
     """When the answer's multipliers do not prove a margin above the threshold (here: reported unavailable), the solve
     runs the margin's program to decide uniqueness, as before the lower end existed: the same decision."""
     calls = _count_margins(monkeypatch)
-    monkeypatch.setattr(sa, "verified_slacks", lambda *a, **k: None)
+    monkeypatch.setattr(sa, "_slacks_at", lambda *a, **k: None)
     sol = gaussqp.solve(problems.load("real/humanoid_lying"), crosscheck=False)
     assert sol.sticking.margin_lower is None
     assert calls == [1] and sol.sticking.margin_pending is None
@@ -83,7 +83,7 @@ def test_without_a_deciding_lower_end_the_solve_measures_the_margin(monkeypatch)
 def test_a_margin_on_the_boundary_still_leaves_uniqueness_undecided(monkeypatch):
     """A lower end below the threshold decides nothing: the margin's own value does (here made 0: a contact on its
     cone boundary), as before."""
-    monkeypatch.setattr(sa, "verified_slacks", lambda *a, **k: {0: 0.0})
+    monkeypatch.setattr(sa, "_slacks_at", lambda *a, **k: {0: 0.0})
     real = sa.margin
     monkeypatch.setattr(sa, "margin", lambda *a, **k: (0.0, real(*a, **k)[1]))
     sol = gaussqp.solve(problems.load("real/humanoid_lying"), crosscheck=False)
