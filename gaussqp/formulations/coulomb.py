@@ -104,6 +104,7 @@ from ..settings import (
     COULOMB_PSD_RTOL,
     COULOMB_RESTART_ITER,
     COULOMB_RESTARTS,
+    COULOMB_SOCP_RTOL,
     Tolerance,
     get_tolerance,
 )
@@ -153,7 +154,9 @@ class _ShiftSOCP:
         import cvxpy as cp
 
         N, m = q.size, mu.size
-        self.W, self.q, self.mu, self.d, self.tol = W, q, mu, d, tol
+        # the route's own accuracy, not the preset's: the SOCPs' inaccuracy is the floor of the iteration's residual
+        self.W, self.q, self.mu, self.d = W, q, mu, d
+        self.tol = replace(tol, solver=min(tol.solver, COULOMB_SOCP_RTOL))
         self.Wk = (W - W.T) / 2
         L = _psd_factor((W + W.T) / 2)
         # the program in the data's units: r = σ r̃ with σ = ‖q‖/‖W_s‖, the objective divided by σ‖q‖, so the
@@ -334,9 +337,14 @@ def solve_local(
     times["fixed_point"] += time.perf_counter() - t0
     nt_it = 0
     best = (np.inf, r)
+    restarted_from = None
     for restart in range(COULOMB_RESTARTS + 1):
-        # a stalled polish goes back to the convex iteration from its best point, then polishes again
+        # a stalled polish goes back to the convex iteration from its best point, then polishes again; never twice
+        # from the same point (the same programs would only repeat the same run)
         if restart:
+            if best[1] is restarted_from:
+                break
+            restarted_from = best[1]
             t0 = time.perf_counter()
             r, k = socp.run(best[1], COULOMB_RESTART_ITER, history)
             fp_it += k

@@ -674,10 +674,13 @@ class CoulombMixed(SelfJudgedFormulation):
         ``budget``). Returns (the best point, the Newton steps so far, the programs of the restarts)."""
         best = (np.inf, x)
         programs = 0
+        restarted_from = None
         for restart in range(COULOMB_RESTARTS + 1):
-            if restart:  # a stalled polish goes back to the convex iteration from its best point
-                if budget is not None and budget.exhausted:
+            if restart:  # a stalled polish goes back to the convex iteration from its best point, never twice from
+                # the same point (the same programs would repeat the same run)
+                if (budget is not None and budget.exhausted) or best[1] is restarted_from:
                     break
+                restarted_from = best[1]
                 t1 = time.perf_counter()
                 x, k = prog.run(best[1], COULOMB_RESTART_ITER, history, budget)
                 programs += k

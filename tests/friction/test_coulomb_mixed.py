@@ -449,3 +449,25 @@ def test_a_program_the_budget_cannot_pay_is_never_built(seed, monkeypatch):
     refused = [h for h in sol.extras["history"] if h.get("stopped") == "work budget spent"]
     assert refused and refused[-1]["stage"] == "fixed_point" and sol.extras["work_budget"]["exhausted"]
     assert not built
+
+
+def test_a_stalled_polish_restarts_from_one_point_once(monkeypatch):
+    """The mixed route's restarts go back to the convex iteration from the polish's best point: a restart that brings
+    no better point leaves the same best point, and the same programs from it would repeat the same run."""
+    from gaussqp.formulations import coulomb_mixed
+    from gaussqp.settings import COULOMB_RESTARTS
+
+    starts = []
+
+    class Program:  # deterministic: the same answer from the same start
+        def run(self, x0, max_iter, history, budget=None):
+            starts.append(x0)
+            return np.full(x0.size, 0.5), 1
+
+    monkeypatch.setattr(coulomb_mixed, "_newton", lambda sysm, x, target, history, budget=None: (x.copy(), 1))
+    monkeypatch.setattr(coulomb_mixed, "residuals", lambda sysm, x: {"max": 1.0})  # a stall above every target
+    x, newton_steps, programs = coulomb_mixed.CoulombMixed._polish(
+        None, Program(), np.zeros(4), [], {"fixed_point": 0.0, "newton": 0.0}, 0
+    )
+    assert COULOMB_RESTARTS >= 2 and len(starts) == 1 and programs == 1 and newton_steps == 2
+    assert np.array_equal(x, np.zeros(4))  # the best point: the first polish's (no later one was better)

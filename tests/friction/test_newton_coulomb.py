@@ -255,6 +255,46 @@ def test_a_stalled_newton_reports_it_and_returns_its_best_point():
     assert residual(W, q, mu, 3, out.r) == pytest.approx(out.residual)
 
 
+@pytest.mark.parametrize("preset", [1e-5, 1e-9, 1e-13])
+def test_the_convex_iteration_solves_its_socps_to_the_routes_accuracy_whatever_the_preset(monkeypatch, preset):
+    """The SOCPs of the convex iteration are solved to COULOMB_SOCP_RTOL, or to the preset's solver tolerance when
+    that is tighter: their inaccuracy is the floor of the iteration's residual, which aims at the route's own bound."""
+    from gaussqp.settings import COULOMB_SOCP_RTOL, Tolerance
+
+    W, q, mu = hyperstatic_table(40.0)
+    socp = coulomb._ShiftSOCP(W, q, mu, 3, None, Tolerance("asked", solver=preset, residual=1e-6, crosscheck=1e-6))
+    rng = np.random.default_rng(0)
+    asked = []
+
+    def solve_program(prob, backend, tol, needs):  # records the tolerance; a new point each time (the shift moves)
+        asked.append(tol.solver)
+        socp.R.value = rng.uniform(0.1, 1.0, size=(mu.size, 3))
+        return backend, "solved", {}
+
+    monkeypatch.setattr(coulomb, "solve_program", solve_program)
+    socp.run(np.zeros(q.size), 3, [])
+    assert asked and set(asked) == {min(preset, COULOMB_SOCP_RTOL)}
+
+
+def test_a_stalled_polish_restarts_from_one_point_once(monkeypatch):
+    """The restarts of solve_local go back to the convex iteration from the best point: a restart that brings no
+    better point leaves the same best point, and the same SOCPs from it would repeat the same run."""
+    from gaussqp.settings import COULOMB_RESTARTS
+
+    W, q, mu = hyperstatic_table(40.0)
+    runs = []
+
+    def run(self, r0, max_iter, history):  # the same answer from the same start: a deterministic program
+        runs.append(r0.copy())
+        return np.full(q.size, 0.5), 1
+
+    monkeypatch.setattr(coulomb._ShiftSOCP, "run", run)
+    monkeypatch.setattr(coulomb, "_newton", lambda W, q, mu, d, r, target, history: (r.copy(), 1))  # a stall
+    out = coulomb.solve_local(W, q, mu, 3)
+    assert COULOMB_RESTARTS >= 2 and len(runs) == 2 and out.fixed_point_iterations == 2
+    assert np.array_equal(runs[1], np.full(q.size, 0.5))  # the restart from the best point
+
+
 # ------------------------------------------------------------------------------------------------ FCLIB
 def fclib_files() -> list:
     files = {}
