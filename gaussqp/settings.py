@@ -789,12 +789,15 @@ COULOMB_RESTARTS = 3
 #: SOCPs per restart of the convex iteration (see :data:`COULOMB_RESTARTS`).
 COULOMB_RESTART_ITER = 5
 #: The convex iteration's SOCPs (mode-free Coulomb, :mod:`gaussqp.formulations.coulomb`) are solved to this
-#: tolerance, or to the preset's ``solver`` tolerance when that is tighter: the route aims at its own bound
-#: :data:`COULOMB_RESIDUAL_RTOL` whatever the preset, and the SOCPs' inaccuracy is the floor of the iteration's
-#: residual. Measured on MuJoCo box piles while settling (91–132 contacts, W singular): at 1e-9 the iteration's
-#: residual stalls at 4e-7 to 2e-6 of ‖q‖ and the polish from there does not reach the bound; at 1e-11 it goes on
-#: falling with the shift (to 7e-9 and 6e-10 on two of them).
+#: tolerance (or to the preset's ``solver`` tolerance when that is tighter) once the iteration's natural-map residual
+#: is at most :data:`COULOMB_SOCP_TIGHT_BELOW` of ‖q‖: the route aims at its own bound :data:`COULOMB_RESIDUAL_RTOL`
+#: whatever the preset, and the SOCPs' inaccuracy is the floor of the iteration's residual. Measured on MuJoCo box
+#: piles while settling (91–132 contacts, W singular): with every SOCP at 1e-9 the residual stalls at 4e-7 to 2e-6
+#: and the polish from there does not reach the bound; at 1e-11 it goes on falling with the shift.
 COULOMB_SOCP_RTOL = 1e-11
+#: See :data:`COULOMB_SOCP_RTOL`: above this residual the SOCPs are solved to the preset's tolerance (their
+#: inaccuracy is far below the iteration's own error there, and a tighter solve costs more IPM iterations).
+COULOMB_SOCP_TIGHT_BELOW = 1e-5
 #: The mixed Coulomb route (F9, :mod:`gaussqp.formulations.coulomb_mixed`) works on dense (a, λ) with a dense
 #: Jacobian of about (n + 2 m d)² entries: it takes at most this many unknowns n + m·d (a tower of 25 boxes,
 #: 150 coordinates and 100 contacts in 3D, has 450).

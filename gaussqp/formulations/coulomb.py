@@ -105,6 +105,7 @@ from ..settings import (
     COULOMB_RESTART_ITER,
     COULOMB_RESTARTS,
     COULOMB_SOCP_RTOL,
+    COULOMB_SOCP_TIGHT_BELOW,
     Tolerance,
     get_tolerance,
 )
@@ -154,9 +155,9 @@ class _ShiftSOCP:
         import cvxpy as cp
 
         N, m = q.size, mu.size
-        # the route's own accuracy, not the preset's: the SOCPs' inaccuracy is the floor of the iteration's residual
-        self.W, self.q, self.mu, self.d = W, q, mu, d
-        self.tol = replace(tol, solver=min(tol.solver, COULOMB_SOCP_RTOL))
+        self.W, self.q, self.mu, self.d, self.tol = W, q, mu, d, tol
+        # the route's own accuracy for the last decades: the SOCPs' inaccuracy is the floor of the iteration's residual
+        self.tight = replace(tol, solver=min(tol.solver, COULOMB_SOCP_RTOL))
         self.Wk = (W - W.T) / 2
         L = _psd_factor((W + W.T) / 2)
         # the program in the data's units: r = σ r̃ with σ = ‖q‖/‖W_s‖, the objective divided by σ‖q‖, so the
@@ -178,17 +179,23 @@ class _ShiftSOCP:
         self.status = "failed"
 
     def run(self, r0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
-        """At most ``max_iter`` SOCPs from ``r0`` (its shift and skew term); returns (r, SOCPs solved)."""
+        """At most ``max_iter`` SOCPs from ``r0`` (its shift and skew term); returns (r, SOCPs solved). Each SOCP is
+        solved to the preset's tolerance while the residual of the point it starts from is above
+        :data:`~gaussqp.settings.COULOMB_SOCP_TIGHT_BELOW`, below to :data:`~gaussqp.settings.COULOMB_SOCP_RTOL`
+        (or the preset's, when tighter); the history says which (``socp_rtol``)."""
         W, q, mu, d, qn = self.W, self.q, self.mu, self.d, self.qn
         m = mu.size
         r = r0.copy()
-        s = mu * np.linalg.norm((W @ r + q).reshape(m, d)[:, 1:], axis=1)
+        u = W @ r + q
+        s = mu * np.linalg.norm(u.reshape(m, d)[:, 1:], axis=1)
+        res = natural_map_residual(r, u, q, mu, d).relative
         it = 0
         for it in range(1, max_iter + 1):
             shift = np.zeros((m, d))
             shift[:, 0] = s
             self.p.value = (q + self.Wk @ r + shift.ravel()) / qn
-            _, self.status, info = solve_program(self.prob, self.backend, self.tol, needs="socp")
+            tol = self.tight if res <= COULOMB_SOCP_TIGHT_BELOW else self.tol
+            _, self.status, info = solve_program(self.prob, self.backend, tol, needs="socp")
             if self.R.value is None:
                 break
             r_new = self.sigma * np.asarray(self.R.value).ravel()
@@ -204,6 +211,7 @@ class _ShiftSOCP:
                     "shift_change": moved,
                     "residual": res,
                     "backend_status": self.status,
+                    "socp_rtol": tol.solver,
                 }
             )
             if res <= COULOMB_HANDOFF_RTOL or moved <= COULOMB_FIXED_POINT_RTOL:

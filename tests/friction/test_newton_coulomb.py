@@ -256,10 +256,13 @@ def test_a_stalled_newton_reports_it_and_returns_its_best_point():
 
 
 @pytest.mark.parametrize("preset", [1e-5, 1e-9, 1e-13])
-def test_the_convex_iteration_solves_its_socps_to_the_routes_accuracy_whatever_the_preset(monkeypatch, preset):
-    """The SOCPs of the convex iteration are solved to COULOMB_SOCP_RTOL, or to the preset's solver tolerance when
-    that is tighter: their inaccuracy is the floor of the iteration's residual, which aims at the route's own bound."""
-    from gaussqp.settings import COULOMB_SOCP_RTOL, Tolerance
+def test_the_convex_iteration_solves_its_last_socps_to_the_routes_accuracy_whatever_the_preset(monkeypatch, preset):
+    """The SOCPs of the convex iteration are solved to the preset's tolerance while the residual of their start is
+    above COULOMB_SOCP_TIGHT_BELOW, then to COULOMB_SOCP_RTOL (or the preset's, when tighter): their inaccuracy is the
+    floor of the iteration's residual, which aims at the route's own bound."""
+    from types import SimpleNamespace
+
+    from gaussqp.settings import COULOMB_SOCP_RTOL, COULOMB_SOCP_TIGHT_BELOW, Tolerance
 
     W, q, mu = hyperstatic_table(40.0)
     socp = coulomb._ShiftSOCP(W, q, mu, 3, None, Tolerance("asked", solver=preset, residual=1e-6, crosscheck=1e-6))
@@ -271,9 +274,14 @@ def test_the_convex_iteration_solves_its_socps_to_the_routes_accuracy_whatever_t
         socp.R.value = rng.uniform(0.1, 1.0, size=(mu.size, 3))
         return backend, "solved", {}
 
+    # the start's residual, then each SOCP's answer's: one above the switch, then below it (above the handoff)
+    falling = iter([1.0, 1e-3, COULOMB_SOCP_TIGHT_BELOW, 4e-6, 3e-6])
     monkeypatch.setattr(coulomb, "solve_program", solve_program)
-    socp.run(np.zeros(q.size), 3, [])
-    assert asked and set(asked) == {min(preset, COULOMB_SOCP_RTOL)}
+    monkeypatch.setattr(coulomb, "natural_map_residual", lambda *a: SimpleNamespace(relative=next(falling)))
+    history: list = []
+    socp.run(np.zeros(q.size), 4, history)
+    tight = min(preset, COULOMB_SOCP_RTOL)
+    assert asked == [preset, preset, tight, tight] == [h["socp_rtol"] for h in history]
 
 
 def test_a_stalled_polish_restarts_from_one_point_once(monkeypatch):
