@@ -790,14 +790,14 @@ COULOMB_RESTARTS = 3
 COULOMB_RESTART_ITER = 5
 #: The convex iteration's SOCPs (mode-free Coulomb, :mod:`gaussqp.formulations.coulomb`) are solved to this
 #: tolerance (or to the preset's ``solver`` tolerance when that is tighter) once the iteration's natural-map residual
-#: is at most :data:`COULOMB_SOCP_TIGHT_BELOW` of ‖q‖: the route aims at its own bound :data:`COULOMB_RESIDUAL_RTOL`
-#: whatever the preset, and the SOCPs' inaccuracy is the floor of the iteration's residual. Measured on MuJoCo box
-#: piles while settling (91–132 contacts, W singular): with every SOCP at 1e-9 the residual stalls at 4e-7 to 2e-6
-#: and the polish from there does not reach the bound; at 1e-11 it goes on falling with the shift.
+#: is at most :data:`COULOMB_SOCP_TIGHT_RESIDUAL_MAX` of ‖q‖ or stops falling: the route aims at its own bound
+#: :data:`COULOMB_RESIDUAL_RTOL` whatever the preset, and the SOCPs' inaccuracy is the floor of the iteration's
+#: residual (settling box piles: at 1e-9 it stalled at 4e-7 to 2e-6 of ‖q‖; CHANGELOG, twenty-third session).
 COULOMB_SOCP_RTOL = 1e-11
-#: See :data:`COULOMB_SOCP_RTOL`: above this residual the SOCPs are solved to the preset's tolerance (their
-#: inaccuracy is far below the iteration's own error there, and a tighter solve costs more IPM iterations).
-COULOMB_SOCP_TIGHT_BELOW = 1e-5
+#: See :data:`COULOMB_SOCP_RTOL`: the residual above which the SOCPs are solved to the preset's tolerance while the
+#: iteration's residual falls (far from the answer their inaccuracy is below the iteration's own error, and a tighter
+#: solve costs more interior-point iterations).
+COULOMB_SOCP_TIGHT_RESIDUAL_MAX = 1e-5
 #: The mixed Coulomb route (F9, :mod:`gaussqp.formulations.coulomb_mixed`) works on dense (a, λ) with a dense
 #: Jacobian of about (n + 2 m d)² entries: it takes at most this many unknowns n + m·d (a tower of 25 boxes,
 #: 150 coordinates and 100 contacts in 3D, has 450).

@@ -105,7 +105,7 @@ from ..settings import (
     COULOMB_RESTART_ITER,
     COULOMB_RESTARTS,
     COULOMB_SOCP_RTOL,
-    COULOMB_SOCP_TIGHT_BELOW,
+    COULOMB_SOCP_TIGHT_RESIDUAL_MAX,
     Tolerance,
     get_tolerance,
 )
@@ -136,6 +136,11 @@ class LocalAnswer:
     proximal: dict = field(default_factory=dict)
 
 
+#: the name of the convex iteration's tight SOCP tolerance (:class:`_ShiftSOCP`): not a preset, so no looser preset
+#: is retried after it (:func:`gaussqp.backends.base.retry_presets`)
+TIGHT_SOCP = "coulomb_socp_tight"
+
+
 def _dense(W) -> np.ndarray:
     return W.toarray() if sp.issparse(W) else np.asarray(W, dtype=float)
 
@@ -156,8 +161,11 @@ class _ShiftSOCP:
 
         N, m = q.size, mu.size
         self.W, self.q, self.mu, self.d, self.tol = W, q, mu, d, tol
-        # the route's own accuracy for the last decades: the SOCPs' inaccuracy is the floor of the iteration's residual
-        self.tight = replace(tol, solver=min(tol.solver, COULOMB_SOCP_RTOL))
+        # the route's own accuracy for the last decades (the SOCPs' inaccuracy is the floor of the iteration's
+        # residual), under a name of its own: no looser preset replaces a tight SOCP's inaccurate point
+        self.tight = replace(tol, name=TIGHT_SOCP, solver=min(tol.solver, COULOMB_SOCP_RTOL))
+        #: whether the SOCPs are solved to ``tight`` (from the first one that is, on: this program's later runs too)
+        self.tightened = False
         self.Wk = (W - W.T) / 2
         L = _psd_factor((W + W.T) / 2)
         # the program in the data's units: r = σ r̃ with σ = ‖q‖/‖W_s‖, the objective divided by σ‖q‖, so the
@@ -179,25 +187,35 @@ class _ShiftSOCP:
         self.status = "failed"
 
     def run(self, r0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
-        """At most ``max_iter`` SOCPs from ``r0`` (its shift and skew term); returns (r, SOCPs solved). Each SOCP is
-        solved to the preset's tolerance while the residual of the point it starts from is above
-        :data:`~gaussqp.settings.COULOMB_SOCP_TIGHT_BELOW`, below to :data:`~gaussqp.settings.COULOMB_SOCP_RTOL`
-        (or the preset's, when tighter); the history says which (``socp_rtol``)."""
+        """At most ``max_iter`` SOCPs from ``r0`` (its shift and skew term); returns (r, SOCPs solved).
+
+        The SOCPs are solved to the preset's tolerance until the residual of the point one starts from is at most
+        :data:`~gaussqp.settings.COULOMB_SOCP_TIGHT_RESIDUAL_MAX` or no lower than the one before (the preset's
+        inaccuracy is then the floor), and from then on (this program's later runs too) to
+        :data:`~gaussqp.settings.COULOMB_SOCP_RTOL` (or the preset's, when tighter), keeping a tight SOCP's inaccurate
+        point; the preset's answer only where a tight solve gives none. Each history entry records the tolerance
+        asked of the backend for its point (``socp_rtol``; a backend may cap it: SCS at 1e-9)."""
         W, q, mu, d, qn = self.W, self.q, self.mu, self.d, self.qn
         m = mu.size
         r = r0.copy()
         u = W @ r + q
         s = mu * np.linalg.norm(u.reshape(m, d)[:, 1:], axis=1)
         res = natural_map_residual(r, u, q, mu, d).relative
+        before = np.inf
         it = 0
         for it in range(1, max_iter + 1):
             shift = np.zeros((m, d))
             shift[:, 0] = s
             self.p.value = (q + self.Wk @ r + shift.ravel()) / qn
-            tol = self.tight if res <= COULOMB_SOCP_TIGHT_BELOW else self.tol
+            self.tightened = self.tightened or res <= COULOMB_SOCP_TIGHT_RESIDUAL_MAX or res >= before
+            tol = self.tight if self.tightened else self.tol
             _, self.status, info = solve_program(self.prob, self.backend, tol, needs="socp")
+            if self.R.value is None and tol is self.tight:  # no point at all: the preset's (and its looser retry)
+                tol = self.tol
+                _, self.status, info = solve_program(self.prob, self.backend, tol, needs="socp")
             if self.R.value is None:
                 break
+            before = res
             r_new = self.sigma * np.asarray(self.R.value).ravel()
             u = W @ r_new + q
             s_new = mu * np.linalg.norm(u.reshape(m, d)[:, 1:], axis=1)

@@ -255,33 +255,63 @@ def test_a_stalled_newton_reports_it_and_returns_its_best_point():
     assert residual(W, q, mu, 3, out.r) == pytest.approx(out.residual)
 
 
-@pytest.mark.parametrize("preset", [1e-5, 1e-9, 1e-13])
-def test_the_convex_iteration_solves_its_last_socps_to_the_routes_accuracy_whatever_the_preset(monkeypatch, preset):
-    """The SOCPs of the convex iteration are solved to the preset's tolerance while the residual of their start is
-    above COULOMB_SOCP_TIGHT_BELOW, then to COULOMB_SOCP_RTOL (or the preset's, when tighter): their inaccuracy is the
-    floor of the iteration's residual, which aims at the route's own bound."""
+def _socp_recording(monkeypatch, preset: float, residuals: list, point_when=lambda tol: True):
+    """A convex iteration on the hyperstatic table whose SOCPs are recorded (the tolerance asked, in order) and whose
+    answers' residuals are ``residuals`` (the start's first); an SOCP gives a new point (the shift moves) when
+    ``point_when(tol)``, else none."""
     from types import SimpleNamespace
 
-    from gaussqp.settings import COULOMB_SOCP_RTOL, COULOMB_SOCP_TIGHT_BELOW, Tolerance
+    from gaussqp.settings import Tolerance
 
     W, q, mu = hyperstatic_table(40.0)
     socp = coulomb._ShiftSOCP(W, q, mu, 3, None, Tolerance("asked", solver=preset, residual=1e-6, crosscheck=1e-6))
     rng = np.random.default_rng(0)
     asked = []
 
-    def solve_program(prob, backend, tol, needs):  # records the tolerance; a new point each time (the shift moves)
-        asked.append(tol.solver)
-        socp.R.value = rng.uniform(0.1, 1.0, size=(mu.size, 3))
+    def solve_program(prob, backend, tol, needs):
+        asked.append(tol)
+        socp.R.value = rng.uniform(0.1, 1.0, size=(mu.size, 3)) if point_when(tol) else None
         return backend, "solved", {}
 
-    # the start's residual, then each SOCP's answer's: one above the switch, then below it (above the handoff)
-    falling = iter([1.0, 1e-3, COULOMB_SOCP_TIGHT_BELOW, 4e-6, 3e-6])
+    given = iter(residuals)
     monkeypatch.setattr(coulomb, "solve_program", solve_program)
-    monkeypatch.setattr(coulomb, "natural_map_residual", lambda *a: SimpleNamespace(relative=next(falling)))
+    monkeypatch.setattr(coulomb, "natural_map_residual", lambda *a: SimpleNamespace(relative=next(given)))
+    return socp, q, asked
+
+
+@pytest.mark.parametrize("preset", [1e-5, 1e-9, 1e-13])
+@pytest.mark.parametrize(
+    "residuals",
+    [
+        pytest.param([1.0, 1e-3, "max", 1e-3, 8e-4], id="below the switch, then hysteresis"),
+        pytest.param([1.0, 1e-3, 2e-3, 1e-2, 8e-4], id="the residual stops falling, then hysteresis"),
+    ],
+)
+def test_the_convex_iteration_solves_its_last_socps_to_the_routes_accuracy_whatever_the_preset(
+    monkeypatch, preset, residuals
+):
+    """The SOCPs are solved to the preset's tolerance while the residual of their start falls and is above
+    COULOMB_SOCP_TIGHT_RESIDUAL_MAX, then (for good) to COULOMB_SOCP_RTOL or the preset's when tighter, under a name
+    no looser preset follows (a tight SOCP's inaccurate point is kept); the history records each one's tolerance."""
+    from gaussqp.backends.base import retry_presets
+    from gaussqp.settings import COULOMB_SOCP_RTOL, COULOMB_SOCP_TIGHT_RESIDUAL_MAX
+
+    residuals = [COULOMB_SOCP_TIGHT_RESIDUAL_MAX if r == "max" else r for r in residuals]
+    socp, q, asked = _socp_recording(monkeypatch, preset, residuals)
     history: list = []
     socp.run(np.zeros(q.size), 4, history)
     tight = min(preset, COULOMB_SOCP_RTOL)
-    assert asked == [preset, preset, tight, tight] == [h["socp_rtol"] for h in history]
+    assert [t.solver for t in asked] == [preset, preset, tight, tight] == [h["socp_rtol"] for h in history]
+    assert retry_presets(asked[-1]) == [asked[-1]]
+
+
+def test_a_tight_socp_without_a_point_is_solved_again_to_the_preset(monkeypatch):
+    from gaussqp.settings import COULOMB_SOCP_RTOL
+
+    socp, q, asked = _socp_recording(monkeypatch, 1e-9, [1e-6, 5e-7], point_when=lambda tol: tol.solver == 1e-9)
+    history: list = []
+    r, k = socp.run(np.zeros(q.size), 1, history)
+    assert [t.solver for t in asked] == [COULOMB_SOCP_RTOL, 1e-9] and k == 1 and history[0]["socp_rtol"] == 1e-9
 
 
 def test_a_stalled_polish_restarts_from_one_point_once(monkeypatch):
