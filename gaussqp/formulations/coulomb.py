@@ -186,6 +186,11 @@ class _ShiftSOCP:
         self.backend = get_backend(solver, needs="socp")
         self.status = "failed"
 
+    def _answered(self) -> bool:
+        """Whether the last SOCP gave a point: a status other than ``failed`` (a backend error leaves cvxpy's
+        variables at the previous program's values) and a value."""
+        return self.status != "failed" and self.R.value is not None
+
     def run(self, r0: np.ndarray, max_iter: int, history: list) -> tuple[np.ndarray, int]:
         """At most ``max_iter`` SOCPs from ``r0`` (its shift and skew term); returns (r, SOCPs solved).
 
@@ -210,10 +215,10 @@ class _ShiftSOCP:
             self.tightened = self.tightened or res <= COULOMB_SOCP_TIGHT_RESIDUAL_MAX or res >= before
             tol = self.tight if self.tightened else self.tol
             _, self.status, info = solve_program(self.prob, self.backend, tol, needs="socp")
-            if self.R.value is None and tol is self.tight:  # no point at all: the preset's (and its looser retry)
+            if not self._answered() and tol is self.tight:  # no point at all: the preset's (and its looser retry)
                 tol = self.tol
                 _, self.status, info = solve_program(self.prob, self.backend, tol, needs="socp")
-            if self.R.value is None:
+            if not self._answered():
                 break
             before = res
             r_new = self.sigma * np.asarray(self.R.value).ravel()

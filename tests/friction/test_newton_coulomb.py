@@ -258,7 +258,7 @@ def test_a_stalled_newton_reports_it_and_returns_its_best_point():
 def _socp_recording(monkeypatch, preset: float, residuals: list, point_when=lambda tol: True):
     """A convex iteration on the hyperstatic table whose SOCPs are recorded (the tolerance asked, in order) and whose
     answers' residuals are ``residuals`` (the start's first); an SOCP gives a new point (the shift moves) when
-    ``point_when(tol)``, else none."""
+    ``point_when(tol)``, else fails as a backend error does (cvxpy's values left at the previous program's)."""
     from types import SimpleNamespace
 
     from gaussqp.settings import Tolerance
@@ -268,9 +268,11 @@ def _socp_recording(monkeypatch, preset: float, residuals: list, point_when=lamb
     rng = np.random.default_rng(0)
     asked = []
 
-    def solve_program(prob, backend, tol, needs):
+    def solve_program(prob, backend, tol, needs):  # no point: a backend error, cvxpy's values left as they were
         asked.append(tol)
-        socp.R.value = rng.uniform(0.1, 1.0, size=(mu.size, 3)) if point_when(tol) else None
+        if not point_when(tol):
+            return backend, "failed", {}
+        socp.R.value = rng.uniform(0.1, 1.0, size=(mu.size, 3))
         return backend, "solved", {}
 
     given = iter(residuals)
@@ -308,10 +310,12 @@ def test_the_convex_iteration_solves_its_last_socps_to_the_routes_accuracy_whate
 def test_a_tight_socp_without_a_point_is_solved_again_to_the_preset(monkeypatch):
     from gaussqp.settings import COULOMB_SOCP_RTOL
 
-    socp, q, asked = _socp_recording(monkeypatch, 1e-9, [1e-6, 5e-7], point_when=lambda tol: tol.solver == 1e-9)
+    socp, q, asked = _socp_recording(monkeypatch, 1e-9, [5e-6, 4e-6, 3e-6], point_when=lambda tol: tol.solver == 1e-9)
+    socp.R.value = np.ones((q.size // 3, 3))  # a previous program's point, which a failed solve leaves in place
     history: list = []
-    r, k = socp.run(np.zeros(q.size), 1, history)
-    assert [t.solver for t in asked] == [COULOMB_SOCP_RTOL, 1e-9] and k == 1 and history[0]["socp_rtol"] == 1e-9
+    r, k = socp.run(np.zeros(q.size), 2, history)
+    assert [t.solver for t in asked] == [COULOMB_SOCP_RTOL, 1e-9] * 2 and k == 2
+    assert [h["socp_rtol"] for h in history] == [1e-9, 1e-9] and not np.array_equal(r, socp.sigma * np.ones(q.size))
 
 
 def test_a_stalled_polish_restarts_from_one_point_once(monkeypatch):
