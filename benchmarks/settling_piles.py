@@ -8,9 +8,9 @@ side with Siconos).
 
 The scene is ``problems.fclib_scenes.scene_xml(scene, seed, contacts, contacts)`` dropped from its initial pose (the
 MJCF the generated set's problems settle from, before their velocities are zeroed and a push is applied). Every
-``--every`` MuJoCo steps (state k after (k + 1) · every steps), from state ``--first`` on, the state is imported with every contact's stick/slip left to the
-solver (mode ``coulomb``: a simulator's state re-posed with no mode told) and written as
-``<scene>-s<seed>-t<contacts>-k<state>.hdf5``. The bodies then move (speeds up to ~20 m/s), many contacts slide
+``--every`` MuJoCo steps (state k after (k + 1) · every steps), from state ``--first`` on, the state is imported with
+every contact's stick/slip left to the solver (mode ``coulomb``: a simulator's state re-posed with no mode told) and
+written as ``<scene>-s<seed>-t<contacts>-k<state>.hdf5``. The bodies then move (speeds up to ~20 m/s), many contacts slide
 slowly against redundant neighbours (W singular: four contacts on a box's face), which is where the mode-free
 route's Newton stalls near the certificate's bound (the convex iteration's SOCP accuracy, ``COULOMB_SOCP_RTOL``, was
 found there). Needs ``mujoco`` and ``h5py``.
