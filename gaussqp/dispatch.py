@@ -106,7 +106,25 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
         if ok:
             return name
         reasons.append(f"{name}: {why}")
-    raise NotApplicableError(f"no formulation accepts this problem ({'; '.join(reasons)})")
+    raise NotApplicableError(f"no formulation accepts this problem ({'; '.join(reasons)}){_mode_free_fix(problem)}")
+
+
+def _mode_free_fix(problem: ContactProblem) -> str:
+    """The fix a refusal names when told sticking contacts, none mode-free, stand in the way (a simulator's state
+    whose resting contacts the importer told sticking, e.g. :func:`gaussqp.io.mujoco.import_mujoco` beside more told
+    sliding contacts than the enumeration takes): the mode-free routes accept the problem once those contacts' stick
+    or slip is left to the solver (:meth:`~gaussqp.ContactProblem.mode_free`), when one of them does. Empty otherwise."""
+    told = sum(str(m) == "sticking" for m in problem.modes)
+    if not told or len(problem.coulomb):
+        return ""
+    free = problem.mode_free()
+    cls = free.classify()
+    if not any(FORMULATIONS[name].accepts(free, cls)[0] for name in PREFERENCES.get(cls.key, ())):
+        return ""
+    return (
+        f"; fix: pose problem.mode_free() to leave the stick or slip of the {told} contact(s) told 'sticking' to the "
+        "solver (the told sliding ones keep their direction), which the mode-free routes accept"
+    )
 
 
 def check_bracket(bracket) -> None:

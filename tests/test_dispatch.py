@@ -120,3 +120,39 @@ def test_c5_takes_the_answer_as_its_feasible_point_only_when_it_is_solved(monkey
     inaccurate = gaussqp.solve(gaussqp.ContactProblem.from_blocks(M, F, J, b, types))
     _ = inaccurate.certificates
     assert inaccurate.status == "inaccurate" and inaccurate.acceleration is not None and seen[-1] is None
+
+
+def test_a_state_no_route_takes_for_its_told_sticking_contacts_names_the_mode_free_fix(monkeypatch):
+    """A simulator's state whose resting contacts are told sticking beside more told sliding contacts than the
+    enumeration takes (a settling pile as import_mujoco poses it): the refusal names the fix, and the fix is accepted
+    (the mode-free route in (a, λ) takes the sticking contacts' stick or slip, the sliding ones keep their direction)."""
+    import gaussqp
+    from gaussqp import Contact, ContactProblem
+    from gaussqp.errors import NotApplicableError
+    from gaussqp.formulations.sliding import ENUMERATION_MAX
+
+    k = ENUMERATION_MAX + 2  # point masses in 2D, each on the ground: the last one resting, the others sliding
+    n = 2 * k
+    contacts = []
+    for i in range(k):
+        normal, tangent = np.zeros(n), np.zeros((1, n))
+        normal[2 * i + 1], tangent[0, 2 * i] = 1.0, 1.0
+        mode, slip = ("sticking", None) if i == k - 1 else ("sliding", np.array([1.0]))
+        contacts.append(Contact("unilateral", normal, friction=0.5, mode=mode, tangent=tangent, slip=slip))
+    push = np.tile([2.0, -9.81], k)  # below μ g on the resting one: it holds
+    problem = ContactProblem(np.eye(n), -push, contacts, dimension=2)
+    with pytest.raises(
+        NotApplicableError, match=r"fix: pose problem\.mode_free\(\) .* the 1 contact\(s\) told 'sticking'"
+    ):
+        gaussqp.solve(problem)
+    sol = gaussqp.solve(problem.mode_free())
+    assert sol.status == "solved" and sol.formulation == "coulomb_mixed"
+    np.testing.assert_allclose(sol.acceleration[0::2], [2.0 - 0.5 * 9.81] * (k - 1) + [0.0], atol=1e-9)
+    # where no mode-free route would take it either (here: above the mixed route's size limit), no such fix is named
+    from gaussqp.formulations import coulomb_mixed, sliding
+
+    monkeypatch.setattr(coulomb_mixed, "COULOMB_MIXED_UNKNOWNS_MAX", 1)
+    monkeypatch.setattr(sliding.CoulombEnumeration, "accepts", lambda self, p, cls: (False, "refused"))
+    with pytest.raises(NotApplicableError) as refused:
+        gaussqp.solve(problem)
+    assert "fix:" not in str(refused.value) and "coulomb_mixed" in str(refused.value)
