@@ -110,21 +110,28 @@ def choose_formulation(problem: ContactProblem, cls=None) -> str:
 
 
 def _mode_free_fix(problem: ContactProblem) -> str:
-    """The fix a refusal names when told sticking contacts, none mode-free, stand in the way (a simulator's state
-    whose resting contacts the importer told sticking, e.g. :func:`gaussqp.io.mujoco.import_mujoco` beside more told
-    sliding contacts than the enumeration takes): the mode-free routes accept the problem once those contacts' stick
-    or slip is left to the solver (:meth:`~gaussqp.ContactProblem.mode_free`), when one of them does. Empty otherwise."""
-    told = sum(str(m) == "sticking" for m in problem.modes)
-    if not told or len(problem.coulomb):
+    """The fix a refusal names when told modes stand in the way and no contact is mode-free (a simulator's state as
+    :func:`gaussqp.io.mujoco.import_mujoco` poses it: resting contacts told sticking beside more told sliding contacts
+    than the enumeration takes): the re-posings of :meth:`~gaussqp.ContactProblem.mode_free` that a route accepts —
+    the told sticking contacts' stick or slip left to the solver (the told sliding ones keep their direction), and
+    every told contact's (``sliding=True``: the sliding read from a simulator's velocities, docs/guide/robots.md).
+    Empty when neither is accepted."""
+    modes = [str(m) for m in problem.modes]
+    sticking, sliding = modes.count("sticking"), modes.count("sliding")
+    if len(problem.coulomb) or not (sticking or sliding):
         return ""
-    free = problem.mode_free()
-    cls = free.classify()
-    if not any(FORMULATIONS[name].accepts(free, cls)[0] for name in PREFERENCES.get(cls.key, ())):
-        return ""
-    return (
-        f"; fix: pose problem.mode_free() to leave the stick or slip of the {told} contact(s) told 'sticking' to the "
-        "solver (the told sliding ones keep their direction), which the mode-free routes accept"
-    )
+    options = []
+    for call, free, what in (
+        ("problem.mode_free()", sticking, f"the stick or slip of the {sticking} contact(s) told 'sticking'"),
+        ("problem.mode_free(sliding=True)", sliding, f"those of every told contact, the {sliding} sliding too"),
+    ):
+        if not free:
+            continue
+        posed = problem.mode_free(sliding=call.endswith("(sliding=True)"))
+        cls = posed.classify()
+        if any(FORMULATIONS[name].accepts(posed, cls)[0] for name in PREFERENCES.get(cls.key, ())):
+            options.append(f"{call} leaves {what} to the solver")
+    return f"; fix: pose {', or '.join(options)}" if options else ""
 
 
 def check_bracket(bracket) -> None:

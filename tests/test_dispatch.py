@@ -124,8 +124,9 @@ def test_c5_takes_the_answer_as_its_feasible_point_only_when_it_is_solved(monkey
 
 def test_a_state_no_route_takes_for_its_told_sticking_contacts_names_the_mode_free_fix(monkeypatch):
     """A simulator's state whose resting contacts are told sticking beside more told sliding contacts than the
-    enumeration takes (a settling pile as import_mujoco poses it): the refusal names the fix, and the fix is accepted
-    (the mode-free route in (a, λ) takes the sticking contacts' stick or slip, the sliding ones keep their direction)."""
+    enumeration takes (a settling pile as import_mujoco poses it): the refusal names the re-posings a route accepts,
+    and each is accepted (the told sticking contacts' stick or slip left to the solver, the sliding ones keeping their
+    direction: the route in (a, λ); every contact's: the condensed route)."""
     import gaussqp
     from gaussqp import Contact, ContactProblem
     from gaussqp.errors import NotApplicableError
@@ -139,20 +140,28 @@ def test_a_state_no_route_takes_for_its_told_sticking_contacts_names_the_mode_fr
         normal[2 * i + 1], tangent[0, 2 * i] = 1.0, 1.0
         mode, slip = ("sticking", None) if i == k - 1 else ("sliding", np.array([1.0]))
         contacts.append(Contact("unilateral", normal, friction=0.5, mode=mode, tangent=tangent, slip=slip))
-    push = np.tile([2.0, -9.81], k)  # below μ g on the resting one: it holds
+    push = np.tile([2.0, -9.81], k)  # below μ g: the resting one holds
     problem = ContactProblem(np.eye(n), -push, contacts, dimension=2)
-    with pytest.raises(
-        NotApplicableError, match=r"fix: pose problem\.mode_free\(\) .* the 1 contact\(s\) told 'sticking'"
-    ):
+    with pytest.raises(NotApplicableError) as refused:
         gaussqp.solve(problem)
+    fix = str(refused.value).split("; fix: pose ")[1]
+    assert fix == (
+        "problem.mode_free() leaves the stick or slip of the 1 contact(s) told 'sticking' to the solver, or "
+        f"problem.mode_free(sliding=True) leaves those of every told contact, the {k - 1} sliding too to the solver"
+    )
     sol = gaussqp.solve(problem.mode_free())
     assert sol.status == "solved" and sol.formulation == "coulomb_mixed"
     np.testing.assert_allclose(sol.acceleration[0::2], [2.0 - 0.5 * 9.81] * (k - 1) + [0.0], atol=1e-9)
-    # where no mode-free route would take it either (here: above the mixed route's size limit), no such fix is named
-    from gaussqp.formulations import coulomb_mixed, sliding
+    every = gaussqp.solve(problem.mode_free(sliding=True))  # pushed below μ g, the sliding ones told nothing: all hold
+    assert every.status == "solved" and every.formulation == "coulomb_fixed_point"
+    np.testing.assert_allclose(every.acceleration, 0.0, atol=1e-9)
+    # where no mode-free route would take it either, no such fix is named
+    from gaussqp.formulations import coulomb, coulomb_mixed, sliding
 
+    refuse = lambda self, p, cls: (False, "refused")  # noqa: E731
     monkeypatch.setattr(coulomb_mixed, "COULOMB_MIXED_UNKNOWNS_MAX", 1)
-    monkeypatch.setattr(sliding.CoulombEnumeration, "accepts", lambda self, p, cls: (False, "refused"))
+    monkeypatch.setattr(coulomb.CoulombFixedPoint, "accepts", refuse)
+    monkeypatch.setattr(sliding.CoulombEnumeration, "accepts", refuse)
     with pytest.raises(NotApplicableError) as refused:
         gaussqp.solve(problem)
     assert "fix:" not in str(refused.value) and "coulomb_mixed" in str(refused.value)
