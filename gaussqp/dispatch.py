@@ -116,14 +116,18 @@ def _mode_free_fix(problem: ContactProblem) -> str:
     the told sticking contacts' stick or slip left to the solver (the told sliding ones keep their direction), and
     every told contact's (``sliding=True``: the sliding read from a simulator's velocities, docs/guide/robots.md).
     Empty when neither is accepted."""
-    modes = [str(m) for m in problem.modes]
-    sticking, sliding = modes.count("sticking"), modes.count("sliding")
+    told = [str(m) for m, t in zip(problem.modes, problem.types) if str(t) == "unilateral"]  # what mode_free frees
+    sticking, sliding = told.count("sticking"), told.count("sliding")
     if len(problem.coulomb) or not (sticking or sliding):
         return ""
     options = []
     for call, free, what in (
         ("problem.mode_free()", sticking, f"the stick or slip of the {sticking} contact(s) told 'sticking'"),
-        ("problem.mode_free(sliding=True)", sliding, f"those of every told contact, the {sliding} sliding too"),
+        (
+            "problem.mode_free(sliding=True)",
+            sliding,
+            f"those of every told unilateral contact, the {sliding} sliding too",
+        ),
     ):
         if not free:
             continue

@@ -147,7 +147,8 @@ def test_a_state_no_route_takes_for_its_told_sticking_contacts_names_the_mode_fr
     fix = str(refused.value).split("; fix: pose ")[1]
     assert fix == (
         "problem.mode_free() leaves the stick or slip of the 1 contact(s) told 'sticking' to the solver, or "
-        f"problem.mode_free(sliding=True) leaves those of every told contact, the {k - 1} sliding too to the solver"
+        f"problem.mode_free(sliding=True) leaves those of every told unilateral contact, the {k - 1} sliding too to the "
+        "solver"
     )
     sol = gaussqp.solve(problem.mode_free())
     assert sol.status == "solved" and sol.formulation == "coulomb_mixed"

@@ -985,12 +985,16 @@ class ContactProblem:
         return self.with_blocks(F=F)
 
     def mode_free(self, name: str | None = None, *, sliding: bool = False) -> "ContactProblem":
-        """A copy with every told ``sticking`` contact given the mode ``coulomb`` (stick or slip left to the solver,
-        as the mode-free route and the audit pose them); with ``sliding``, every told ``sliding`` contact too (a
-        simulator's state whose slip the importer read from its velocities, re-posed with no mode told); the other
-        modes kept."""
+        """A copy with every told ``sticking`` unilateral contact given the mode ``coulomb`` (stick or slip left to
+        the solver, as the mode-free route and the audit pose them); with ``sliding``, every told ``sliding``
+        unilateral contact too (a simulator's state whose slip the importer read from its velocities, re-posed with no
+        mode told); the other modes kept, a bilateral frictional constraint's among them (``coulomb`` is for
+        unilateral contacts: whether a bilateral one sticks or slides is told)."""
         free = ("sticking", "sliding") if sliding else ("sticking",)
-        return self.with_blocks(modes=["coulomb" if str(m) in free else str(m) for m in self._modes], name=name)
+        modes = [
+            "coulomb" if str(m) in free and str(t) == "unilateral" else str(m) for m, t in zip(self._modes, self._types)
+        ]
+        return self.with_blocks(modes=modes, name=name)
 
 
 def _problem_from_blocks(cls, slip, *blocks) -> ContactProblem:

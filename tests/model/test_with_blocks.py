@@ -35,3 +35,22 @@ def test_a_replaced_block_is_validated():
         p.with_blocks(F=np.full(p.n, np.nan))
     with pytest.raises(NegativeFrictionError):
         p.with_blocks(friction=-np.ones(p.m))
+
+
+@pytest.mark.parametrize("sliding", [False, True])
+def test_mode_free_frees_the_told_unilateral_contacts_and_keeps_a_bilateral_ones_told_mode(sliding):
+    """``coulomb`` is for unilateral contacts: a bilateral frictional constraint told sticking or sliding keeps its mode
+    (re-posing it raised an UnknownValueError before); the told unilateral ones are freed as asked."""
+    from gaussqp import Contact, ContactProblem
+
+    n = 6
+    rows = np.eye(n)
+    contacts = [
+        Contact("bilateral", rows[0], friction=0.5, mode="sticking", tangent=rows[[1]]),
+        Contact("bilateral", rows[2], friction=0.5, mode="sliding", tangent=rows[[3]], slip=np.array([1.0])),
+        Contact("unilateral", rows[4], friction=0.5, mode="sticking", tangent=rows[[5]]),
+        Contact("unilateral", rows[5], friction=0.5, mode="sliding", tangent=rows[[4]], slip=np.array([-1.0])),
+    ]
+    p = ContactProblem(np.eye(n), np.zeros(n), contacts, dimension=2)
+    free = p.mode_free(sliding=sliding)
+    assert [str(m) for m in free.modes] == ["sticking", "sliding", "coulomb", "coulomb" if sliding else "sliding"]
