@@ -308,6 +308,8 @@ def test_the_convex_iteration_solves_its_last_socps_to_the_routes_accuracy_whate
 
 
 def test_a_tight_socp_without_a_point_is_solved_again_to_the_preset(monkeypatch):
+    """A tight SOCP whose backend failed gives no point (cvxpy's values are still the previous program's): the same
+    SOCP is solved again to the preset's tolerance, and the history records that one."""
     from gaussqp.settings import COULOMB_SOCP_RTOL
 
     socp, q, asked = _socp_recording(monkeypatch, 1e-9, [5e-6, 4e-6, 3e-6], point_when=lambda tol: tol.solver == 1e-9)
@@ -582,7 +584,7 @@ def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorizatio
 def test_the_convex_iteration_goes_below_its_socps_old_floor_on_a_settling_box_pile():
     """A box pile while it settles (tests/data/generated/NOTICE.md): the bodies move, contacts slide slowly beside
     redundant neighbours (W singular). With every SOCP solved to the preset's 1e-9 the convex iteration and its polish
-    stalled at 6e-7 of ‖q‖; with the last ones solved to COULOMB_SOCP_RTOL they reach ~7e-9 (the route then certifies
+    stalled at 6e-7 of ‖q‖; with the last ones solved to COULOMB_SOCP_RTOL they reach ~6e-9 (the route then certifies
     this state, at the edge of its bound: not asserted, a Clarabel or BLAS version may move it). Checked here with a
     decade of margin either way, the residual recomputed from the file's data."""
     pytest.importorskip("h5py", reason="reading FCLIB files needs h5py (pip install 'gaussqp[fclib]')")
