@@ -114,27 +114,29 @@ def _mode_free_fix(problem: ContactProblem) -> str:
     :func:`gaussqp.io.mujoco.import_mujoco` poses it: resting contacts told sticking beside more told sliding contacts
     than the enumeration takes): the re-posings of :meth:`~gaussqp.ContactProblem.mode_free` that a route accepts —
     the told sticking contacts' stick or slip left to the solver (the told sliding ones keep their direction), and
-    every told contact's (``sliding=True``: the sliding read from a simulator's velocities, docs/guide/robots.md).
-    Empty when neither is accepted."""
-    told = [str(m) for m, t in zip(problem.modes, problem.types) if str(t) == "unilateral"]  # what mode_free frees
-    sticking, sliding = told.count("sticking"), told.count("sliding")
-    if len(problem.coulomb) or not (sticking or sliding):
+    every told contact's (``sliding=True``: the sliding read from a simulator's velocities, docs/guide/robots.md). The
+    contacts counted are those each re-posing frees. Empty when none is accepted."""
+    if len(problem.coulomb) or not any(str(m) in ("sticking", "sliding") for m in problem.modes):
         return ""
-    options = []
-    for call, free, what in (
-        ("problem.mode_free()", sticking, f"the stick or slip of the {sticking} contact(s) told 'sticking'"),
-        (
-            "problem.mode_free(sliding=True)",
-            sliding,
-            f"those of every told unilateral contact, the {sliding} sliding too",
-        ),
-    ):
-        if not free:
+    options, freed_before = [], 0
+    for sliding in (False, True):
+        posed = problem.mode_free(sliding=sliding)
+        freed = sum(str(a) != str(b) for a, b in zip(problem.modes, posed.modes))
+        more, freed_before = freed - freed_before, freed
+        if not more:  # this re-posing frees nothing the one before did not
             continue
-        posed = problem.mode_free(sliding=call.endswith("(sliding=True)"))
         cls = posed.classify()
-        if any(FORMULATIONS[name].accepts(posed, cls)[0] for name in PREFERENCES.get(cls.key, ())):
-            options.append(f"{call} leaves {what} to the solver")
+        if not any(FORMULATIONS[name].accepts(posed, cls)[0] for name in PREFERENCES.get(cls.key, ())):
+            continue
+        if sliding:
+            options.append(
+                f"problem.mode_free(sliding=True) leaves those of every told unilateral contact, the {more} sliding "
+                "too to the solver"
+            )
+        else:
+            options.append(
+                f"problem.mode_free() leaves the stick or slip of the {more} contact(s) told 'sticking' to the solver"
+            )
     return f"; fix: pose {', or '.join(options)}" if options else ""
 
 
