@@ -52,8 +52,7 @@ from ..friction.coulomb_law import (
     ContactMode,
     NaturalMapResidual,
     contact_modes,
-    natural_map,
-    velocity_change,
+    natural_map_norms,
 )
 from ..friction.mixed_law import (
     BILATERAL,
@@ -66,7 +65,7 @@ from ..friction.mixed_law import (
     MixedSystem,
 )
 from ..friction.compiled import kernels_when_worth
-from ..linalg.dense import min_norm_lstsq, plain
+from ..linalg.dense import is_plain, min_norm_lstsq, plain
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import SOLUTION_PRESENT, Solution
@@ -369,7 +368,11 @@ def residuals(sysm: MixedSystem, x: np.ndarray) -> dict:
     block (``‖E_i‖``), their max, and the per-contact norms."""
     E, _, blocks = sysm.evaluate(x, jacobian=False)
     dyn = float(np.max(np.abs(E[: sysm.n]), initial=0.0))
-    per = np.array([float(np.linalg.norm(E[b])) for b in blocks])
+    fast = kernels_when_worth()
+    if fast is not None and is_plain(E):  # the same norms (BLAS dot products, as NumPy's), in one compiled call
+        per = fast.block_norms(E, sysm.block_offsets)
+    else:
+        per = np.array([float(np.linalg.norm(E[b])) for b in blocks])
     contact = float(per.max(initial=0.0))
     return {
         "dynamics": dyn,
@@ -724,30 +727,29 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray, measured: dict | None
     res = residuals(sysm, x) if measured is None else measured
     sol.residuals.update({"dynamics": res["dynamics"], "contact_law": res["contact"]})
     # the natural map of the coulomb contacts, ρ = 1, in the problem's units (absolute) and in the data's
-    cou = [i for i in range(sysm.m) if sysm.kinds[i] == COULOMB]
+    cou = sysm._coulomb
     R = np.concatenate([s.lam_n[:, None], lam_t], axis=1)
     U = np.concatenate([un[:, None], ut], axis=1)
-    phi = natural_map(R[cou].ravel(), U[cou].ravel(), sysm.mu[cou], d).reshape(-1, d) if cou else np.zeros((0, d))
     ups = float(np.linalg.norm(sysm.u_scale[cou]))
     per = res["per_contact"][cou]
-    big = max(ups, float(np.linalg.norm(R[cou])), float(np.linalg.norm(U[cou])))
-    absolute = float(np.linalg.norm(phi))
-    dv = velocity_change(phi.ravel(), U[cou].ravel(), sysm.mu[cou], d) if cou else np.zeros(0)
-    # the same change in the law's own variables (λ̃ = λ/ls, ũ = u/us per contact, where its residual is measured),
-    # the largest contact's, as the judged contact residual is the largest block's (residuals()["contact"])
-    dv_scaled = 0.0
-    if cou:
-        ls, us = np.asarray(sysm.lam_scale, float)[cou], np.asarray(sysm.u_scale, float)[cou]
+    absolute, dv_norm, dv_scaled, big = 0.0, 0.0, 0.0, ups
+    if cou.size:
+        mu = sysm.mu[cou]
+        absolute, r_norm, u_norm, dv = natural_map_norms(R[cou].ravel(), U[cou].ravel(), mu, d)
+        big, dv_norm = max(ups, r_norm, u_norm), float(np.linalg.norm(dv))
+        # the same change in the law's own variables (λ̃ = λ/ls, ũ = u/us per contact, where its residual is
+        # measured), the largest contact's, as the judged contact residual is the largest block's
+        # (residuals()["contact"])
+        ls, us = sysm.lam_scale[cou], sysm.u_scale[cou]
         Rs, Us = R[cou] / ls[:, None], U[cou] / us[:, None]
-        phis = natural_map(Rs.ravel(), Us.ravel(), sysm.mu[cou], d)
-        dv_scaled = float(velocity_change(phis, Us.ravel(), sysm.mu[cou], d).max(initial=0.0))
+        dv_scaled = float(natural_map_norms(Rs.ravel(), Us.ravel(), mu, d)[3].max(initial=0.0))
     nmr = NaturalMapResidual(
         absolute=absolute,
         relative=float(np.linalg.norm(per)),
         siconos=absolute / big if big > 0 else absolute,
         per_contact=per,
         q_norm=ups,
-        velocity_change=float(np.linalg.norm(dv)),
+        velocity_change=dv_norm,
         velocity_change_relative=dv_scaled,
     )
     sol.natural_map_residual = nmr

@@ -21,6 +21,7 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
   with its norms and each contact's velocity change (:func:`~gaussqp.friction.coulomb_law.natural_map_residual`),
   :func:`velocity_changes` (:func:`~gaussqp.friction.coulomb_law.velocity_change`) and :func:`project_cone_blocks`
   (:func:`~gaussqp.friction.coulomb_law.project_cone`), used by those functions once a route has loaded the kernels;
+  :func:`block_norms`, F9's per-contact residuals (``coulomb_mixed.residuals``);
 - :func:`stick_start`: the dense start "every contact sticks" (``nonsmooth_newton._System.stick_starts``): its
   regularized solve by one LU, the refinement and the acceptance test;
 - :func:`carried_blocks`: a ``Solver``'s start across a change of contact set
@@ -69,7 +70,7 @@ _ENVIRON = os.environ
 def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
     ``newton_matrix``, ``lu_solve``, ``newton_iteration``, ``newton_loop``, ``line_search_csr``, ``csr_velocity``,
-    ``natural_map_unit``, ``natural_map_measures``, ``velocity_changes``, ``project_cone_blocks``, ``stick_start``,
+    ``natural_map_unit``, ``natural_map_measures``, ``velocity_changes``, ``block_norms``, ``project_cone_blocks``, ``stick_start``,
     ``carried_blocks``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``,
     ``mixed_evaluate``, ``mixed_newton_loop``, ``gelsy_lstsq``, ``gram``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``

@@ -101,11 +101,11 @@ def project_cone_blocks(x, mu, d):
 @njit
 def natural_map_measures(r, u, q, mu, d):
     """What :func:`gaussqp.friction.coulomb_law.natural_map_residual` reads off ``(r, u)``, in its operations and
-    order: ``(φ_1, ‖φ‖, ‖q‖, ‖r‖, ‖u‖, each contact's ‖φ_j‖, ‖Δu‖)`` with ``φ_1`` by :func:`natural_map_unit` and
-    each contact's velocity change ``‖Δu_j‖ = ‖(−φ_n + μ(‖u_t‖ − ‖u_t − φ_t‖), φ_t)‖``
+    order: ``(φ_1, ‖φ‖, ‖q‖, ‖r‖, ‖u‖, each contact's ‖φ_j‖, ‖Δu‖, each contact's ‖Δu_j‖)`` with ``φ_1`` by
+    :func:`natural_map_unit` and each contact's velocity change ``‖Δu_j‖ = ‖(−φ_n + μ(‖u_t‖ − ‖u_t − φ_t‖), φ_t)‖``
     (:func:`gaussqp.friction.coulomb_law.velocity_change`). The stacked norms are BLAS dot products, as NumPy's
-    ``norm`` of a vector; a contact's sums run in order, as NumPy sums its d ≤ 3 entries. Arguments: r, u, q (N,),
-    μ (m,) C-ordered float arrays, d."""
+    ``norm`` of a vector; a contact's sums run in order, as NumPy sums its d ≤ 3 entries. Arguments: r, u (N,), q
+    (N,) or empty, μ (m,) C-ordered float arrays, d."""
     phi = natural_map_unit(r, u, mu, d)
     m = r.size // d
     per = np.empty(m)
@@ -115,7 +115,21 @@ def natural_map_measures(r, u, q, mu, d):
             s += phi[j * d + k] * phi[j * d + k]
         per[j] = np.sqrt(s)
     dv = velocity_changes(phi, u, mu, d)
-    return phi, np.sqrt(phi @ phi), np.sqrt(q @ q), np.sqrt(r @ r), np.sqrt(u @ u), per, np.sqrt(dv @ dv)
+    qq = q @ q if q.size else 0.0
+    return phi, np.sqrt(phi @ phi), np.sqrt(qq), np.sqrt(r @ r), np.sqrt(u @ u), per, np.sqrt(dv @ dv), dv
+
+
+@njit
+def block_norms(E, offsets):
+    """Each block's 2-norm ``‖E[offsets[j]:offsets[j + 1]]‖`` (F9's per-contact residuals,
+    :func:`gaussqp.formulations.coulomb_mixed.residuals`): a BLAS dot product each, as NumPy's ``norm`` of a vector.
+    Arguments: E (N,) C-ordered float array, offsets (m + 1,) int64 array, increasing."""
+    m = offsets.size - 1
+    out = np.empty(m)
+    for j in range(m):
+        b = E[offsets[j] : offsets[j + 1]]
+        out[j] = np.sqrt(b @ b)
+    return out
 
 
 @njit

@@ -264,7 +264,7 @@ def natural_map_residual(
     """
     call = _kernel_call(dimension, mu, r, u, q) if all(_sums_in_order(v) for v in (r, u, q)) else None
     if call is not None:
-        _, a, qn, rn, un, per, dv = call[0].natural_map_measures(*call[1])
+        _, a, qn, rn, un, per, dv, _ = call[0].natural_map_measures(*call[1])
         return _residual(float(a), float(qn), max(float(qn), float(rn), float(un)), per, float(dv))
     flat = natural_map(r, u, mu, dimension)
     phi = _blocks(flat, dimension)
@@ -273,6 +273,45 @@ def natural_map_residual(
     big = max(qn, float(np.linalg.norm(r)), float(np.linalg.norm(u)))
     dv = float(np.linalg.norm(velocity_change_numpy(flat, u, mu, dimension)))
     return _residual(a, qn, big, np.linalg.norm(phi, axis=1), dv)
+
+
+def natural_map_norms(
+    r: np.ndarray, u: np.ndarray, mu: np.ndarray, dimension: int
+) -> tuple[float, float, float, np.ndarray]:
+    """``(‖φ‖, ‖r‖, ‖u‖, each contact's ‖Δu_j‖)`` of the natural map ``φ = φ_1(r, u)`` (:func:`natural_map`, ρ = 1)
+    and of the velocity change that makes ``r − φ`` exact (:func:`velocity_change`): what
+    :func:`natural_map_residual` measures, for a caller that divides by scales of its own (F9's report, whose
+    contacts have their own scales).
+
+    Compiled as :func:`natural_map_residual` is (one call of
+    :func:`gaussqp.friction.compiled_kernels.natural_map_measures`, the same numbers bit for bit), else in NumPy.
+
+    Parameters
+    ----------
+    r, u : (m·d,) arrays
+        the reaction and the velocity, contact blocks (normal, tangents)
+    mu : (m,) array
+    dimension : int
+
+    Returns
+    -------
+    tuple
+        ``‖φ‖``, ``‖r‖``, ``‖u‖`` (floats) and the (m,) array of each contact's ``‖Δu_j‖``.
+
+    Source: Acary, Brémond, Huber (2018), eq. (12) (natural map).
+    """
+    call = _kernel_call(dimension, mu, r, u) if all(_sums_in_order(v) for v in (r, u)) else None
+    if call is not None:
+        fast, (rr, uu, mm, d) = call
+        _, a, _, rn, un, _, _, dv = fast.natural_map_measures(rr, uu, _NO_Q, mm, d)
+        return float(a), float(rn), float(un), dv
+    flat = natural_map(r, u, mu, dimension)
+    norms = (float(np.linalg.norm(flat)), float(np.linalg.norm(r)), float(np.linalg.norm(u)))
+    return (*norms, velocity_change_numpy(flat, u, mu, dimension))
+
+
+#: the empty free velocity :func:`natural_map_norms` gives the kernel (no ‖q‖ is measured)
+_NO_Q = np.zeros(0)
 
 
 def _sums_in_order(v) -> bool:
@@ -356,8 +395,10 @@ def contact_modes(
     vss, rss = (
         _per_contact(x, m, name) for x, name in ((velocity_scale, "velocity_scale"), (reaction_scale, "reaction_scale"))
     )
-    speeds = np.linalg.norm(U[:, 1:], axis=1).tolist()  # ‖u_t‖ and ‖r_t‖ of every contact at once
-    frictions = np.linalg.norm(R[:, 1:], axis=1).tolist()
+    # ‖u_t‖ and ‖r_t‖ of every contact at once: numpy.linalg.norm(·, axis=1)'s sums without its Python checks
+    Ut, Rt = U[:, 1:], R[:, 1:]
+    speeds = np.sqrt(np.add.reduce(Ut * Ut, axis=1)).tolist()
+    frictions = np.sqrt(np.add.reduce(Rt * Rt, axis=1)).tolist()
     out = []
     for j, (rn, un, nut, nrt, muj, vs, rs) in enumerate(
         zip(R[:, 0].tolist(), U[:, 0].tolist(), speeds, frictions, mu.tolist(), vss, rss)
@@ -383,6 +424,7 @@ __all__ = [
     "contact_modes",
     "de_saxce_shift",
     "natural_map",
+    "natural_map_norms",
     "natural_map_residual",
     "project_cone",
     "project_cone_jacobian",

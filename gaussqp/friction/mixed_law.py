@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -97,6 +98,61 @@ class Split:
     lam_t: np.ndarray  # (m, d-1), zero rows for contacts without tangential unknowns
 
 
+@lru_cache(maxsize=32)
+def _layout(n: int, m: int, d: int, kinds: tuple[str, ...]) -> dict:
+    """The index arrays of a :class:`MixedSystem` of ``n`` coordinates and ``m`` contacts of dimension ``d`` of these
+    ``kinds``, by attribute name: which contacts have tangential unknowns (``cone``, their columns ``t_index``), are
+    told sliding, coulomb or one-row kinds, and where each contact's rows of ``E`` lie. They depend on the kinds and
+    the sizes alone, not on the data's values: a trajectory's states share them (held here for the last few
+    layouts), and no one writes to them."""
+    d1 = d - 1
+    cone = [i for i in range(m) if kinds[i] in CONE_KINDS]
+    t_index = {i: n + m + k * d1 for k, i in enumerate(cone)}
+    # each contact's rows of E after the dynamics rows (their count by kind), and the coulomb contacts, which
+    # :meth:`MixedSystem.evaluate` computes together
+    offset = n + np.concatenate([[0], np.cumsum([_ROWS[k](d) for k in kinds])]).astype(int)
+    coulomb = np.array([i for i in range(m) if kinds[i] == COULOMB], dtype=int)
+    coulomb_t = np.array([t_index[i] for i in coulomb], dtype=int)
+    # index arrays of the cone contacts' tangential unknowns and of the coulomb contacts' rows and columns (data
+    # only: :meth:`MixedSystem.split` and :meth:`MixedSystem._coulomb_rows` gather and scatter with them)
+    cone_t = (np.array([t_index[i] for i in cone], dtype=int)[:, None] + np.arange(d1)).ravel()
+    c_rows = (offset[coulomb][:, None] + np.arange(d)[None, :]).ravel()
+    # the contacts of the other kinds, (index, kind), each computed by :meth:`MixedSystem._contact`; for the compiled
+    # kernels, the one-row kinds (frictionless or told sliding) apart from the sticking ones
+    others = [(i, k) for i, k in enumerate(kinds) if k != COULOMB]
+    one_row = (BILATERAL, BILATERAL_SLIDING, UNILATERAL, UNILATERAL_SLIDING)
+    simple = np.array([i for i, k in others if k in one_row], dtype=np.int64)
+    sliding = [i for i in range(m) if kinds[i].endswith("sliding")]
+    return {
+        "_has_tangent": np.array([k in CONE_KINDS or k.endswith("sliding") for k in kinds], dtype=bool),
+        "cone": cone,
+        "t_index": t_index,
+        "size": n + m + len(cone) * d1,
+        "sliding": sliding,
+        "_offset": offset,
+        "_blocks": [slice(int(offset[i]), int(offset[i + 1])) for i in range(m)],
+        #: where each contact's rows of E start, and where the last one's end ((m + 1,) int64)
+        "block_offsets": offset.astype(np.int64),
+        "_coulomb": coulomb,
+        "_coulomb_t": coulomb_t,
+        "_cone_idx": np.array(cone, dtype=int),
+        "_cone_t": cone_t,
+        "_c_rows": c_rows,
+        "_others": others,
+        "_simple": simple,
+        "_simple_bilateral": np.array([kinds[i].startswith("bilateral") for i in simple], dtype=bool),
+        "_simple_rows": offset[simple].astype(np.int64),
+        "_sticking_others": [(i, k) for i, k in others if k not in one_row],
+        "_c_idx": coulomb.astype(np.int64),
+        "_c_rows64": c_rows.astype(np.int64),
+        "_c_ncols": (n + coulomb).astype(np.int64),
+        "_c_tcols": np.ascontiguousarray((coulomb_t[:, None] + np.arange(d1)[None, :]).astype(np.int64)),
+        "_cone_idx64": np.array(cone, dtype=np.int64),
+        "_cone_t64": cone_t.astype(np.int64),
+        "_sliding64": np.array(sliding, dtype=np.int64),
+    }
+
+
 class MixedSystem:
     """The stacked map ``E(x)`` of the module docstring for one problem, its Jacobian and its scales.
 
@@ -125,52 +181,25 @@ class MixedSystem:
         self.a_scale = sc.coordinate * sc.accel
         wt = sc.tangent_weight.reshape(m, d1) if m else np.zeros((0, d1))
         rt = sc.tangent_row.reshape(m, d1) if m else np.zeros((0, d1))
-        has_t = np.array([k in CONE_KINDS or k.endswith("sliding") for k in self.kinds], dtype=bool)
+        # the index arrays of this shape and these kinds (cone, sliding, each contact's rows of E, ...): data only,
+        # the same for every state of a trajectory, so computed once (:func:`_layout`); shared, never written to
+        self.__dict__.update(_layout(n, m, d, tuple(self.kinds)))
+        has_t = self._has_tangent
         w = np.where(has_t, np.maximum(sc.normal_weight, wt.max(axis=1, initial=0.0)), sc.normal_weight)
         w = np.where(w > 0, w, 1.0)
         self.lam_scale = sc.force / w
         ups = np.where(has_t, np.maximum(sc.normal_row, rt.max(axis=1, initial=0.0)), sc.normal_row)
         self.u_scale = np.where(ups > 0, ups, 1.0)
         self.dyn_scale = np.where(sc.dynamics_row > 0, sc.dynamics_row, 1.0)
-        self.cone = [i for i in range(m) if self.kinds[i] in CONE_KINDS]
-        self.t_index = {i: n + m + k * d1 for k, i in enumerate(self.cone)}
-        self.size = n + m + len(self.cone) * d1
         # the friction force of told sliding contacts: g = Σ μ |λ_n| T_iᵀ s_i (its column per unit |λ_n|)
-        self.sliding = [i for i in range(m) if self.kinds[i].endswith("sliding")]
         self.slide_dir = {i: self.mu[i] * (self.T[i * d1 : (i + 1) * d1].T @ self.slip[i]) for i in self.sliding}
         # ∂ũ_i/∂ã of every contact, (m, d, n): rows (normal, tangents) over the coordinates' columns (data only)
         rows_all = np.concatenate([self.N[:, None, :], self.T.reshape(m, d1, n)], axis=1)
         self._DU = rows_all * self.a_scale[None, None, :] / self.u_scale[:, None, None]
-        # each contact's rows of E after the dynamics rows (their count by kind), and the coulomb contacts, which
-        # :meth:`evaluate` computes together
-        sizes = [_ROWS[k](d) for k in self.kinds]
-        self._offset = n + np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-        self._blocks = [slice(int(self._offset[i]), int(self._offset[i + 1])) for i in range(m)]
-        self._coulomb = np.array([i for i in range(m) if self.kinds[i] == COULOMB], dtype=int)
-        self._coulomb_t = np.array([self.t_index[i] for i in self._coulomb], dtype=int)
-        # index arrays of the cone contacts' tangential unknowns and of the coulomb contacts' rows and columns (data
-        # only: :meth:`split` and :meth:`_coulomb_rows` gather and scatter with them)
-        cone = np.array(self.cone, dtype=int)
-        self._cone_idx = cone
-        self._cone_t = (np.array([self.t_index[i] for i in self.cone], dtype=int)[:, None] + np.arange(d1)).ravel()
-        C = self._coulomb
-        self._c_rows = (self._offset[C][:, None] + np.arange(d)[None, :]).ravel()
+        C, simple = self._coulomb, self._simple
         self._c_scales = (self.lam_scale[C], self.u_scale[C], plain(self.mu[C]))
         self._c_numpy: tuple | None = None  # :meth:`_coulomb_columns`, built at the NumPy kernels' first use
-        #: the contacts of the other kinds, (index, kind), each computed by :meth:`_contact`
-        self._others = [(i, k) for i, k in enumerate(self.kinds) if k != COULOMB]
-        # for the compiled kernels: the one-row kinds (frictionless or told sliding) apart from the sticking ones
-        one_row = (BILATERAL, BILATERAL_SLIDING, UNILATERAL, UNILATERAL_SLIDING)
-        simple = np.array([i for i, k in self._others if k in one_row], dtype=np.int64)
-        self._simple = simple
-        self._simple_bilateral = np.array([self.kinds[i].startswith("bilateral") for i in simple], dtype=bool)
-        self._simple_rows = self._offset[simple].astype(np.int64)
         self._simple_scales = (plain(self.lam_scale[simple]), plain(self.u_scale[simple]))
-        self._sticking_others = [(i, k) for i, k in self._others if k not in one_row]
-        self._c_idx = C.astype(np.int64)
-        self._c_rows64 = self._c_rows.astype(np.int64)
-        self._c_ncols = (n + C).astype(np.int64)
-        self._c_tcols = np.ascontiguousarray((self._coulomb_t[:, None] + np.arange(d1)[None, :]).astype(np.int64))
         self._DUc = plain(self._DU)
         # the data of :meth:`_evaluate`'s compiled kernels, or None where NumPy's products take another BLAS path than
         # the kernels' dgemv (M, J_n or J_t not C-ordered; one contact or one coordinate: NumPy's product with a
@@ -183,15 +212,15 @@ class MixedSystem:
             (
                 plain(self.a_scale),
                 plain(self.lam_scale),
-                cone.astype(np.int64),
-                self._cone_t.astype(np.int64),
+                self._cone_idx64,
+                self._cone_t64,
                 plain(self.N),
                 plain(self.b),
                 plain(self.T),
                 plain(self.c),
                 plain(self.M),
                 plain(self.F),
-                np.array(self.sliding, dtype=np.int64),
+                self._sliding64,
                 slide,
                 plain(self.dyn_scale),
             )  # fmt: skip

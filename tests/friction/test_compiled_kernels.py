@@ -933,3 +933,41 @@ def test_the_compiled_gram_matrix_is_numpys(shape):
     """``J.T @ J`` as NumPy computes it (BLAS's syrk and the mirrored triangle), bit for bit."""
     J = np.random.default_rng(shape[0]).normal(size=shape)
     assert np.array_equal(kernels().gram(J), J.T @ J)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 30), d=st.sampled_from([2, 3]))
+def test_the_compiled_natural_map_norms_are_the_numpy_ones(seed, m, d):
+    """:func:`~gaussqp.friction.coulomb_law.natural_map_norms` (F9's report: ‖φ‖, ‖r‖, ‖u‖ and each contact's velocity
+    change) by one compiled call and in NumPy alone, bit for bit, and the same as the functions it stands for."""
+    import gaussqp.friction.coulomb_law as law
+
+    kernels()
+    rng = np.random.default_rng(seed)
+    mu = rng.choice([0.0, 0.3, 1.0, 2.5], size=m)
+    for r in points(rng, m, d, mu):
+        for u in (np.zeros(m * d), -r, rng.normal(size=m * d) * 10.0 ** rng.integers(-8, 8, m * d)):
+            fast = law.natural_map_norms(r, u, mu, d)
+            saved = law.loaded
+            law.loaded = lambda: False
+            try:
+                slow = law.natural_map_norms(r, u, mu, d)
+            finally:
+                law.loaded = saved
+            assert all(close(a, b) for a, b in zip(fast, slow))
+            phi = law.natural_map(r, u, mu, d)
+            reference = (np.linalg.norm(phi), np.linalg.norm(r), np.linalg.norm(u), law.velocity_change(phi, u, mu, d))
+            assert all(close(a, b) for a, b in zip(fast, reference))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(0, 30))
+def test_the_compiled_block_norms_are_numpys(seed, m):
+    """F9's per-contact residuals (``compiled_kernels.block_norms``): each block's ``numpy.linalg.norm``, bit for bit,
+    on blocks of one to five rows after some leading rows, over twenty decades."""
+    fast = kernels()
+    rng = np.random.default_rng(seed)
+    offsets = (rng.integers(0, 30) + np.concatenate([[0], np.cumsum(rng.integers(1, 6, m))])).astype(np.int64)
+    E = rng.normal(size=int(offsets[-1]) + 2) * 10.0 ** rng.integers(-10, 10, int(offsets[-1]) + 2)
+    expected = np.array([float(np.linalg.norm(E[offsets[j] : offsets[j + 1]])) for j in range(m)])
+    assert close(fast.block_norms(E, offsets), expected)

@@ -471,3 +471,32 @@ def test_a_stalled_polish_restarts_from_one_point_once(monkeypatch):
     )
     assert COULOMB_RESTARTS >= 2 and len(starts) == 1 and programs == 1 and newton_steps == 2
     assert np.array_equal(x, np.zeros(4))  # the best point: the first polish's (no later one was better)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_systems_of_one_layout_share_its_index_arrays_and_compute_their_own_maps(seed):
+    """A trajectory's states share F9's index arrays (``mixed_law._layout``: computed once per sizes and kinds); the map,
+    its Jacobian and the route's answer of a state are those of a system whose layout was computed afresh, and a state
+    whose kinds differ gets its own layout."""
+    import gaussqp.friction.mixed_law as ml
+
+    p = random_any(seed, dimension=2 + seed % 2)
+    moved = p.with_blocks(F=np.asarray(p.F) + 1.0)  # the same layout, other data
+    first, second = ml.MixedSystem(p), ml.MixedSystem(moved)
+    assert second._offset is first._offset and second.cone is first.cone
+    x = np.random.default_rng(seed).normal(size=first.size)
+    E, Jac, _ = second.evaluate(x)
+    shared = gaussqp.solve(moved, formulation="coulomb_mixed", crosscheck=False)
+    ml._layout.cache_clear()
+    alone = ml.MixedSystem(moved)
+    assert alone._offset is not first._offset
+    E0, J0, _ = alone.evaluate(x)
+    assert np.array_equal(E, E0) and np.array_equal(Jac, J0)
+    assert not np.array_equal(E, first.evaluate(x)[0])  # F differs: each system computes its own map
+    ml._layout.cache_clear()
+    fresh = gaussqp.solve(moved, formulation="coulomb_mixed", crosscheck=False)
+    assert shared.status == fresh.status
+    for field in ("acceleration", "lambda_normal", "lambda_tangent"):
+        assert np.array_equal(getattr(shared, field), getattr(fresh, field))
+    frictionless = ml.MixedSystem(p.with_blocks(modes=["frictionless"] * p.m))  # other kinds: their own layout
+    assert frictionless.cone == [] and frictionless.size == p.n + p.m
