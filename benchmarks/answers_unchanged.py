@@ -13,9 +13,11 @@ script) is not compared, and the comparison says so; so is a problem it does not
 
 Run both ends with the same BLAS threads: where a problem's solution set is not a point, the answer is one certified
 member, and which one can move with the round-off of a threaded product (three generated mode-free problems,
-``box_pile-s0-i0000-m50``, its local form and ``humanoid-s0-i0008-m51``, differ by up to ~1e-4 of their largest entry
-between one thread and NumPy's default). A save records the threads it ran with and the machine's cores
-(``ENVIRONMENT``); a comparison run with others says so before its differences.
+``box_pile-s0-i0000-m50``, its local form and ``humanoid-s0-i0008-m51``, differed by up to ~1e-4 of their largest
+entry between one thread and NumPy's default). Since problems of at most ``settings.BLAS_ONE_THREAD_SIZE_MAX``
+unknowns are solved on one BLAS thread whatever the libraries' setting, a save made before that change compares with
+today's answers when it was made on one thread (``OPENBLAS_NUM_THREADS=1``). A save records the threads it ran with and
+the machine's cores (``ENVIRONMENT``); a comparison run with others says so before its differences.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from .formulations.base import Formulation, undecided_modes
 from .certificates.force_envelopes import ForceRanges, force_ranges as envelopes_of
 from .certificates.friction_bounds import friction_bounds
 from .formulations.coulomb import solve_local_problem
+from .linalg.blas_threads import one_blas_thread
 from .model.arguments import check_solve_arguments
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
@@ -259,7 +260,9 @@ def solve(
                 f"formulation {formulation!r} does not accept a local (Delassus) problem "
                 f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}"
             )
-        return solve_local_problem(cast(LocalContactProblem, problem), solver=solver, tolerance=tol)
+        local_problem = cast(LocalContactProblem, problem)
+        with one_blas_thread(local_problem.m * local_problem.dimension):
+            return solve_local_problem(local_problem, solver=solver, tolerance=tol)
     problem = cast(ContactProblem, problem)
     t0 = time.perf_counter()
     cls = problem.classify()
@@ -302,10 +305,34 @@ def solve_classified(
     :class:`gaussqp.batch.Solver` both end here, so their answers are the same. When the route does not certify an
     answer and the drifts are inconsistent within the tolerance, :func:`solve_nearest_consistent` answers for the
     nearest consistent drifts, judged against the data as given (``correct_drifts``)."""
-    t0 = started
     ok, why = f.accepts(problem, cls)
     if not ok:
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
+    with one_blas_thread(problem.n + problem.m * problem.dimension):
+        return _solve_accepted(
+            problem, cls, name, f, solver=solver, crosscheck=crosscheck, tol=tol, certify=certify, facets=facets,
+            started=started, bracket=bracket, correct_drifts=correct_drifts,
+        )  # fmt: skip
+
+
+def _solve_accepted(
+    problem: ContactProblem,
+    cls: SystemClass,
+    name: str,
+    f: Formulation,
+    *,
+    solver: str | None,
+    crosscheck: bool,
+    tol: Tolerance,
+    certify: bool,
+    facets: int,
+    started: float,
+    bracket: str,
+    correct_drifts: bool,
+) -> Solution:
+    """:func:`solve_classified` once ``f`` accepts the problem, with the BLAS libraries on one thread for a small one
+    (:func:`~gaussqp.linalg.blas_threads.one_blas_thread`)."""
+    t0 = started
     sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
     withdraw_outside_the_disks(sol)
     if certify and problem.n <= STRUCTURAL_N_MAX:

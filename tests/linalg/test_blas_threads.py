@@ -1,0 +1,90 @@
+"""One BLAS thread while a small problem is solved (:mod:`gaussqp.linalg.blas_threads`): the libraries on one thread
+inside, their threads given back after, larger problems and a limit of 0 left alone, and a solve without
+``threadpoolctl``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gaussqp
+import gaussqp.linalg.blas_threads as bt
+import gaussqp.settings as settings
+from gaussqp import problems
+
+threadpoolctl = pytest.importorskip("threadpoolctl", reason="threadpoolctl is not installed: pip install threadpoolctl")
+
+
+@pytest.fixture
+def two_threads():
+    """Every BLAS library on two threads for the test (skipped where a library cannot have two: an OpenBLAS built or
+    started with one thread), as they were after."""
+    libraries = bt._blas_libraries()
+    if not libraries:
+        pytest.skip("no BLAS library found by threadpoolctl")
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        if any(lib.get_num_threads() != 2 for lib in libraries):
+            pytest.skip("a BLAS library of this process cannot run two threads (started with one)")
+        yield libraries
+
+
+def threads(libraries) -> list:
+    return [lib.get_num_threads() for lib in libraries]
+
+
+def test_a_small_problem_runs_on_one_blas_thread_and_gives_the_threads_back(two_threads):
+    with bt.one_blas_thread(settings.BLAS_ONE_THREAD_SIZE_MAX):
+        assert threads(two_threads) == [1] * len(two_threads)
+    assert threads(two_threads) == [2] * len(two_threads)
+    with pytest.raises(RuntimeError), bt.one_blas_thread(1):  # given back when the block raises too
+        raise RuntimeError
+    assert threads(two_threads) == [2] * len(two_threads)
+
+
+def test_a_larger_problem_or_a_limit_of_zero_leaves_the_threads(two_threads, monkeypatch):
+    with bt.one_blas_thread(settings.BLAS_ONE_THREAD_SIZE_MAX + 1):
+        assert threads(two_threads) == [2] * len(two_threads)
+    monkeypatch.setattr(settings, "BLAS_ONE_THREAD_SIZE_MAX", 0)
+    with bt.one_blas_thread(1):
+        assert threads(two_threads) == [2] * len(two_threads)
+
+
+@pytest.mark.parametrize("name", ["real/humanoid_lying", "fclib_generated/chain-s0-i0006-m32-local"])
+def test_solve_runs_a_small_problem_on_one_blas_thread(name, two_threads, monkeypatch):
+    """``gaussqp.solve`` (an acceleration-level problem and a local one): the route runs with every library on one
+    thread; the threads are back after the answer."""
+    seen = []
+    original = bt.one_blas_thread
+
+    def spy(unknowns):
+        context = original(unknowns)
+        seen.append(unknowns)
+        return context
+
+    import gaussqp.dispatch as dispatch
+
+    monkeypatch.setattr(dispatch, "one_blas_thread", spy)
+    inside = []
+    for route in ("_solve_accepted", "solve_local_problem"):  # what runs the route, the judge and the cross-check
+        original_route = getattr(dispatch, route)
+
+        def recording(*args, _route=original_route, **kwargs):
+            inside.append(threads(two_threads))
+            return _route(*args, **kwargs)
+
+        monkeypatch.setattr(dispatch, route, recording)
+    p = problems.load(name)
+    if p.form != "local":
+        p = p.mode_free()
+    sol = gaussqp.solve(p)
+    assert sol.certified
+    assert seen and seen[0] == (p.n + p.m * p.dimension if p.form != "local" else p.m * p.dimension)
+    assert inside and all(t == [1] * len(two_threads) for t in inside)
+    assert threads(two_threads) == [2] * len(two_threads)
+
+
+def test_without_threadpoolctl_a_solve_leaves_the_libraries(monkeypatch):
+    monkeypatch.setattr(bt, "_LIBRARIES", ())
+    sol = gaussqp.solve(problems.load("real/humanoid_lying"))
+    assert sol.certified
+    assert np.isfinite(sol.acceleration).all()
