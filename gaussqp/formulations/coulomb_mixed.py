@@ -727,7 +727,7 @@ def _fill(sol: Solution, sysm: MixedSystem, x: np.ndarray, measured: dict | None
     res = residuals(sysm, x) if measured is None else measured
     sol.residuals.update({"dynamics": res["dynamics"], "contact_law": res["contact"]})
     # the natural map of the coulomb contacts, ρ = 1, in the problem's units (absolute) and in the data's
-    cou = sysm._coulomb
+    cou = sysm.coulomb_contacts
     R = np.concatenate([s.lam_n[:, None], lam_t], axis=1)
     U = np.concatenate([un[:, None], ut], axis=1)
     ups = float(np.linalg.norm(sysm.u_scale[cou]))

@@ -70,9 +70,9 @@ _ENVIRON = os.environ
 def kernels() -> ModuleType | None:
     """The compiled kernels' module (:mod:`gaussqp.friction.compiled_kernels`: ``natural_maps``, ``maps_at``, ``jacobian_blocks``,
     ``newton_matrix``, ``lu_solve``, ``newton_iteration``, ``newton_loop``, ``line_search_csr``, ``csr_velocity``,
-    ``natural_map_unit``, ``natural_map_measures``, ``velocity_changes``, ``block_norms``, ``project_cone_blocks``, ``stick_start``,
-    ``carried_blocks``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``, ``mixed_simple_rows``,
-    ``mixed_evaluate``, ``mixed_newton_loop``, ``gelsy_lstsq``, ``gram``), or
+    ``natural_map_unit``, ``natural_map_measures``, ``velocity_changes``, ``block_norms``, ``project_cone_blocks``,
+    ``stick_start``, ``carried_blocks``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``,
+    ``mixed_simple_rows``, ``mixed_evaluate``, ``mixed_newton_loop``, ``gelsy_lstsq``, ``gram``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call), or
     numba cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.

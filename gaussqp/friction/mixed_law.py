@@ -104,7 +104,8 @@ def _layout(n: int, m: int, d: int, kinds: tuple[str, ...]) -> dict:
     ``kinds``, by attribute name: which contacts have tangential unknowns (``cone``, their columns ``t_index``), are
     told sliding, coulomb or one-row kinds, and where each contact's rows of ``E`` lie. They depend on the kinds and
     the sizes alone, not on the data's values: a trajectory's states share them (held here for the last few
-    layouts), and no one writes to them."""
+    layouts), and no one writes to them (those NumPy alone reads are read-only; the kernels' int64 copies are the
+    one argument type the kernels are compiled for)."""
     d1 = d - 1
     cone = [i for i in range(m) if kinds[i] in CONE_KINDS]
     t_index = {i: n + m + k * d1 for k, i in enumerate(cone)}
@@ -123,6 +124,8 @@ def _layout(n: int, m: int, d: int, kinds: tuple[str, ...]) -> dict:
     one_row = (BILATERAL, BILATERAL_SLIDING, UNILATERAL, UNILATERAL_SLIDING)
     simple = np.array([i for i, k in others if k in one_row], dtype=np.int64)
     sliding = [i for i in range(m) if kinds[i].endswith("sliding")]
+    for frozen in (offset, coulomb, coulomb_t, cone_t, c_rows):  # NumPy's index arrays (the kernels get copies)
+        frozen.flags.writeable = False
     return {
         "_has_tangent": np.array([k in CONE_KINDS or k.endswith("sliding") for k in kinds], dtype=bool),
         "cone": cone,
@@ -131,9 +134,9 @@ def _layout(n: int, m: int, d: int, kinds: tuple[str, ...]) -> dict:
         "sliding": sliding,
         "_offset": offset,
         "_blocks": [slice(int(offset[i]), int(offset[i + 1])) for i in range(m)],
-        #: where each contact's rows of E start, and where the last one's end ((m + 1,) int64)
         "block_offsets": offset.astype(np.int64),
         "_coulomb": coulomb,
+        "coulomb_contacts": coulomb,
         "_coulomb_t": coulomb_t,
         "_cone_idx": np.array(cone, dtype=int),
         "_cone_t": cone_t,
@@ -160,6 +163,11 @@ class MixedSystem:
     ``S_j · accel``; contact i's multipliers in ``ℓ_i = force / w_i`` with ``w_i`` the largest of its rows'
     ``‖(J S)_k‖∞`` (one unit for the normal and the tangents, so that the cone keeps its shape); its velocities in
     ``υ_i``, the largest of its rows' scales; dynamics row j in its scale.
+
+    Besides the data, the system holds its layout (:func:`_layout`, shared by the systems of the same sizes and
+    kinds, read-only): ``cone`` (the contacts with tangential unknowns, whose columns ``t_index`` gives), ``sliding``
+    (the told sliding ones), ``coulomb_contacts`` (the mode-free ones, an index array), ``size`` (the unknowns) and
+    ``block_offsets`` (where each contact's rows of ``E`` start, and where the last one's end: (m + 1,) int64).
     """
 
     def __init__(self, problem: ContactProblem):

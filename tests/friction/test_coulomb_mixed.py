@@ -475,9 +475,9 @@ def test_a_stalled_polish_restarts_from_one_point_once(monkeypatch):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_systems_of_one_layout_share_its_index_arrays_and_compute_their_own_maps(seed):
-    """A trajectory's states share F9's index arrays (``mixed_law._layout``: computed once per sizes and kinds); the map,
-    its Jacobian and the route's answer of a state are those of a system whose layout was computed afresh, and a state
-    whose kinds differ gets its own layout."""
+    """A trajectory's states share F9's index arrays (``mixed_law._layout``: computed once per sizes and kinds); the
+    map, its Jacobian and the route's answer of a state are those of a system whose layout was computed afresh, and a
+    state whose kinds differ gets its own layout."""
     import gaussqp.friction.mixed_law as ml
 
     p = random_any(seed, dimension=2 + seed % 2)
