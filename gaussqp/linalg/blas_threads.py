@@ -3,17 +3,19 @@
 The dense linear algebra of a robot's problem (a few dozen coordinates and contacts) is made of BLAS and LAPACK calls
 on matrices of a few dozen rows, each a few microseconds on one core. OpenBLAS, which NumPy and SciPy ship, splits
 some of them over its thread pool whatever their size (a triangular solve with a few dozen right-hand sides among
-them): on a machine whose other cores are busy — a simulator beside the controller, the other workers of a study —
-its threads wait for a core, and the call takes tens of times longer (SciPy's ``dpotrs`` on the humanoid's 27 × 43
-system: 0.68 ms against 0.017 ms on one thread, with one of two cores busy; a mode-free solve 15 ms against 1.6 ms).
+them), and its threads then cost more than they save, the more so when the machine's other cores are busy (a
+simulator beside the controller, the other workers of a study): SciPy's ``dpotrs`` on the humanoid's 27 × 43 system
+took 0.72 ms against 0.015 ms on one thread in one run with one of two cores busy, and the mode-free humanoid's
+solve came out 1.5–2.2× faster on one thread, quiet or busy (``benchmarks/blas_contention.py``).
 :func:`one_blas_thread` runs a solve of at most :data:`~gaussqp.settings.BLAS_ONE_THREAD_SIZE_MAX` unknowns with every
 BLAS library of the process limited to one thread, then gives each library back the threads it had.
 
 The libraries are found and set by ``threadpoolctl`` (the module scikit-learn uses for the same purpose; a core
-dependency). The limit is the process's: a solve that runs in another Python thread meanwhile runs on one BLAS thread
-too, and one that ends meanwhile may give the libraries back their threads early (a slower solve, not another
-kind of answer: a product summed by other threads may round otherwise in its last bits, as between any two thread
-counts).
+dependency), once, after SciPy's linear algebra is imported (NumPy and SciPy each ship an OpenBLAS); a library loaded
+later by another package is not limited. The limit is the process's: while a solve runs, BLAS work in the caller's
+other Python threads runs on one thread too, and a solve that ends meanwhile in another thread may give the libraries
+back their threads early (a slower solve, not another kind of answer: a product summed by other threads may round
+otherwise in its last bits, as between any two thread counts).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ def _blas_libraries() -> tuple:
     ``threadpoolctl`` is not installed."""
     global _LIBRARIES
     if _LIBRARIES is None:
+        import scipy.linalg  # noqa: F401  (SciPy's OpenBLAS loaded before the scan, whatever ran first)
+
         try:
             from threadpoolctl import ThreadpoolController
         except ImportError:
@@ -54,13 +58,13 @@ def one_blas_thread(unknowns: int) -> Iterator[None]:
         the problem's size, ``n + m·d``.
     """
     limited = []
-    if unknowns <= settings.BLAS_ONE_THREAD_SIZE_MAX:
-        for library in _blas_libraries():
-            threads = library.get_num_threads()
-            if threads is not None and threads > 1:
-                library.set_num_threads(1)
-                limited.append((library, threads))
     try:
+        if unknowns <= settings.BLAS_ONE_THREAD_SIZE_MAX:
+            for library in _blas_libraries():
+                threads = library.get_num_threads()
+                if threads is not None and threads > 1:
+                    limited.append((library, threads))
+                    library.set_num_threads(1)
         yield
     finally:
         for library, threads in limited:

@@ -32,6 +32,7 @@ from typing import Callable, Iterable
 from ..certificates.judge import withdraw_outside_the_disks
 from ..errors import NotApplicableError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
+from ..linalg.blas_threads import one_blas_thread
 from ..certificates.compiled import expect_many_calls as expect_many_checks
 from ..friction.compiled import expect_many_calls
 from ..progress import Progress
@@ -181,7 +182,10 @@ def run_task(task: Task) -> dict:
         ok, why = f.takes(problem)  # either form: a local problem by accepts_local
         if not ok:
             raise NotApplicableError(f"formulation {r.formulation!r} does not accept this problem: {why}")
-        sol = f.solve(problem, solver=r.backend if f.kind == "cvxpy" else None, tolerance=get_tolerance(r.tolerance))
+        with one_blas_thread(problem.m * problem.dimension + (0 if problem.form == "local" else problem.n)):
+            sol = f.solve(
+                problem, solver=r.backend if f.kind == "cvxpy" else None, tolerance=get_tolerance(r.tolerance)
+            )
         withdraw_outside_the_disks(sol)  # as gaussqp.solve: a route without the disks answers only inside them
     except Exception as e:  # a route's failure is a row of the study, whatever it is
         row["error"] = _error_text(e)

@@ -23,13 +23,14 @@ def two_threads():
     if not libraries:
         pytest.skip("no BLAS library found by threadpoolctl")
     with threadpoolctl.threadpool_limits(2, user_api="blas"):
-        if any(lib.get_num_threads() != 2 for lib in libraries):
+        if any(t != 2 for t in threads()):
             pytest.skip("a BLAS library of this process cannot run two threads (started with one)")
-        yield libraries
+        yield threads()
 
 
-def threads(libraries) -> list:
-    return [lib.get_num_threads() for lib in libraries]
+def threads(libraries=None) -> list:
+    """The threads of every BLAS library threadpoolctl finds in the process now (not only those the module limits)."""
+    return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
 
 
 def test_a_small_problem_runs_on_one_blas_thread_and_gives_the_threads_back(two_threads):
@@ -88,3 +89,62 @@ def test_without_threadpoolctl_a_solve_leaves_the_libraries(monkeypatch):
     sol = gaussqp.solve(problems.load("real/humanoid_lying"))
     assert sol.certified
     assert np.isfinite(sol.acceleration).all()
+
+
+FIRST_SOLVE_LOCAL = """
+import json, threadpoolctl
+import gaussqp, gaussqp.dispatch as dispatch
+from gaussqp import problems
+seen = []
+for route in ("_solve_accepted", "solve_local_problem"):
+    original = getattr(dispatch, route)
+    def recording(*args, _route=original, **kwargs):
+        seen.append([i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"])
+        return _route(*args, **kwargs)
+    setattr(dispatch, route, recording)
+before = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+local = gaussqp.solve(problems.load("fclib_generated/chain-s0-i0006-m32-local"))
+robot = gaussqp.solve(problems.load("real/humanoid_lying").mode_free())
+print(json.dumps({"before": before, "seen": seen, "certified": [local.certified, robot.certified]}))
+"""
+
+
+def test_a_process_whose_first_solve_is_local_limits_every_library():
+    """Found in review: the libraries were found at the first small solve, and a local problem's solve had not
+    imported SciPy's linear algebra yet, so SciPy's OpenBLAS kept its threads for the rest of the process. In a fresh
+    process whose first solve is local, every BLAS library threadpoolctl finds is on one thread inside both routes."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_SOLVE_LOCAL], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["certified"] == [True, True]
+    assert len(got["seen"]) == 2 and all(t and all(n == 1 for n in t) for t in got["seen"]), got
+
+
+def test_a_solver_on_a_local_problem_runs_on_one_blas_thread(two_threads, monkeypatch):
+    """Found in review: ``Solver`` solves a local problem through its route's ``solve_local``, not through the
+    dispatcher; it runs on one thread too, and the threads are back after."""
+    import gaussqp.formulations.coulomb as coulomb
+
+    inside = []
+    original = coulomb.CoulombFixedPoint.solve_local
+
+    def recording(self, *args, **kwargs):
+        inside.append(threads())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(coulomb.CoulombFixedPoint, "solve_local", recording)
+    p = problems.load("fclib_generated/chain-s0-i0006-m32-local")
+    sol = gaussqp.Solver(p).solve(p)
+    assert sol.certified
+    assert inside and all(t == [1] * len(t) for t in inside)
+    assert threads() == two_threads
