@@ -308,56 +308,35 @@ def solve_classified(
     ok, why = f.accepts(problem, cls)
     if not ok:
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
+    # the route, the judge and the cross-check of a small problem with every BLAS library on one thread
     with one_blas_thread(problem.n + problem.m * problem.dimension):
-        return _solve_accepted(
-            problem, cls, name, f, solver=solver, crosscheck=crosscheck, tol=tol, certify=certify, facets=facets,
-            started=started, bracket=bracket, correct_drifts=correct_drifts,
-        )  # fmt: skip
-
-
-def _solve_accepted(
-    problem: ContactProblem,
-    cls: SystemClass,
-    name: str,
-    f: Formulation,
-    *,
-    solver: str | None,
-    crosscheck: bool,
-    tol: Tolerance,
-    certify: bool,
-    facets: int,
-    started: float,
-    bracket: str,
-    correct_drifts: bool,
-) -> Solution:
-    """:func:`solve_classified` once ``f`` accepts the problem, with the BLAS libraries on one thread for a small one
-    (:func:`~gaussqp.linalg.blas_threads.one_blas_thread`)."""
-    t0 = started
-    sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
-    withdraw_outside_the_disks(sol)
-    if certify and problem.n <= STRUCTURAL_N_MAX:
-        # C1-C8 and the friction bounds C7 are facts about the data, which neither the status nor the certification
-        # rests on: they are computed when first read (Solution.defer), on the problem's read-only arrays
-        candidate = None if sol.status != SOLVED or sol.acceleration is None else np.array(sol.acceleration)
-        sol.defer(_structural(problem, candidate, cls.modes != "frictionless"))
-    if crosscheck:
-        sol = cross_check(sol, name, f, problem, cls, solver=solver, tol=tol, facets=facets, bracket=bracket)
-    sol.extras["system_class"] = cls.record()
-    if correct_drifts and not sol.certified:
-        sol = solve_nearest_consistent(
-            sol,
-            problem,
-            name,
-            f,
-            solver=solver,
-            crosscheck=crosscheck,
-            tol=tol,
-            certify=certify,
-            facets=facets,
-            bracket=bracket,
-        )
-    sol.timing.total = time.perf_counter() - t0
-    return sol
+        t0 = started
+        sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
+        withdraw_outside_the_disks(sol)
+        if certify and problem.n <= STRUCTURAL_N_MAX:
+            # C1-C8 and the friction bounds C7 are facts about the data, which neither the status nor the
+            # certification rests on: they are computed when first read (Solution.defer), on the problem's read-only
+            # arrays
+            candidate = None if sol.status != SOLVED or sol.acceleration is None else np.array(sol.acceleration)
+            sol.defer(_structural(problem, candidate, cls.modes != "frictionless"))
+        if crosscheck:
+            sol = cross_check(sol, name, f, problem, cls, solver=solver, tol=tol, facets=facets, bracket=bracket)
+        sol.extras["system_class"] = cls.record()
+        if correct_drifts and not sol.certified:
+            sol = solve_nearest_consistent(
+                sol,
+                problem,
+                name,
+                f,
+                solver=solver,
+                crosscheck=crosscheck,
+                tol=tol,
+                certify=certify,
+                facets=facets,
+                bracket=bracket,
+            )
+        sol.timing.total = time.perf_counter() - t0
+        return sol
 
 
 _REJUDGED = (
