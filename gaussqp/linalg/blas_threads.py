@@ -6,7 +6,7 @@ some of them over its thread pool whatever their size (a triangular solve with a
 them), and its threads then cost more than they save, the more so when the machine's other cores are busy (a
 simulator beside the controller, the other workers of a study): SciPy's ``dpotrs`` on the humanoid's 27 × 43 system
 took 0.72 ms against 0.015 ms on one thread in one run with one of two cores busy, and the mode-free humanoid's
-solve came out 1.5–2.2× faster on one thread, quiet or busy (``benchmarks/blas_contention.py``).
+solve came out 1.1–2.4× faster on one thread, quiet or busy (``benchmarks/blas_contention.py``).
 :func:`one_blas_thread` runs a solve of at most :data:`~gaussqp.settings.BLAS_ONE_THREAD_SIZE_MAX` unknowns with every
 BLAS library of the process limited to one thread, then gives each library back the threads it had.
 
