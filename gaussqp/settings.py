@@ -1030,9 +1030,9 @@ AUDIT_CHUNK = 50
 FAST_QP_SIZE_MAX = 400
 #: Largest problem (``n + m·d`` unknowns) solved with every BLAS library on one thread
 #: (:func:`gaussqp.linalg.blas_threads.one_blas_thread`): OpenBLAS splits some calls on a robot's few-dozen-row
-#: matrices over its threads, whose cost exceeds the call's, the more so when the machine's other cores are busy (the
-#: mode-free humanoid's solve 1.1–2.4× faster on one thread, ``benchmarks/blas_contention.py``); at this size a call is
-#: microseconds on one core. 0 leaves the libraries' threads as they are.
+#: matrices over its threads, which wait for a core whenever the machine's other cores are busy; at this size a call
+#: is microseconds on one core (``benchmarks/blas_contention.py``: the mode-free humanoid's solve 1.1–2.4× faster on
+#: one thread, quiet or busy, the frictionless one ~3 % slower). 0 leaves the libraries' threads as they are.
 BLAS_ONE_THREAD_SIZE_MAX = 400
 #: Backends of the small dense path, in preference order (:data:`gaussqp.backends.FAST_BACKENDS`).
 FAST_QP_BACKENDS = ("daqp",)

@@ -3,10 +3,12 @@
 The dense linear algebra of a robot's problem (a few dozen coordinates and contacts) is made of BLAS and LAPACK calls
 on matrices of a few dozen rows, each a few microseconds on one core. OpenBLAS, which NumPy and SciPy ship, splits
 some of them over its thread pool whatever their size (a triangular solve with a few dozen right-hand sides among
-them), and its threads then cost more than they save, the more so when the machine's other cores are busy (a
-simulator beside the controller, the other workers of a study): SciPy's ``dpotrs`` on the humanoid's 27 × 43 system
-took 0.72 ms against 0.015 ms on one thread in one run with one of two cores busy, and the mode-free humanoid's
-solve came out 1.1–2.4× faster on one thread, quiet or busy (``benchmarks/blas_contention.py``).
+them). On a quiet machine some of those calls gain from the threads (SciPy's ``dpotrs`` on the humanoid's 27 × 43
+system, ~10 µs on two threads against ~15 µs on one) and others lose; when the machine's other cores are busy (a
+simulator beside the controller, the other workers of a study) a threaded call waits for a core (that ``dpotrs``:
+0.72 ms against 0.015 ms on one thread, in one run with one of two cores busy). Over whole solves
+(``benchmarks/blas_contention.py``, limit off and on alternated): the mode-free humanoid 1.1–2.4× faster on one
+thread, quiet or busy; the frictionless one ~3 % slower.
 :func:`one_blas_thread` runs a solve of at most :data:`~gaussqp.settings.BLAS_ONE_THREAD_SIZE_MAX` unknowns with every
 BLAS library of the process limited to one thread, then gives each library back the threads it had.
 
