@@ -32,7 +32,7 @@ from .dispatch import PREFERENCES, check_bracket, check_facets, choose_formulati
 from .formulations import FORMULATIONS
 from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
-from .linalg.blas_threads import one_blas_thread
+from .linalg.blas_threads import one_blas_thread, unknowns
 from .formulations.coulomb import carried_reaction
 from .linalg.dense import sparse_digest
 from .certificates.compiled import expect_many_calls as expect_many_checks
@@ -453,7 +453,7 @@ class Solver:
                 f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}"
             )
         g = self._rollout[routes[0]]
-        with one_blas_thread(problem.m * problem.dimension):
+        with one_blas_thread(unknowns(problem)):
             sol = g.solve_local(problem, solver=self.solver, tolerance=self.tolerance)  # type: ignore[attr-defined]
         sol.timing.total = time.perf_counter() - t0
         if g.plan is not None:

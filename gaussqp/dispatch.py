@@ -24,7 +24,7 @@ from .formulations.base import Formulation, undecided_modes
 from .certificates.force_envelopes import ForceRanges, force_ranges as envelopes_of
 from .certificates.friction_bounds import friction_bounds
 from .formulations.coulomb import solve_local_problem
-from .linalg.blas_threads import one_blas_thread
+from .linalg.blas_threads import one_blas_thread, unknowns
 from .model.arguments import check_solve_arguments
 from .model.local_problem import LocalContactProblem
 from .model.problem import ContactProblem
@@ -126,8 +126,9 @@ def _mode_free_fix(problem: ContactProblem) -> str:
         more, freed_before = freed - freed_before, freed
         if not more:  # this re-posing frees nothing the one before did not
             continue
-        cls = posed.classify()
-        if not any(FORMULATIONS[name].accepts(posed, cls)[0] for name in PREFERENCES.get(cls.key, ())):
+        try:
+            choose_formulation(posed)  # posed has a mode-free contact: its own refusal names no fix
+        except NotApplicableError:
             continue
         if sliding:
             options.append(
@@ -261,7 +262,7 @@ def solve(
                 f"u = W r + q: use 'auto' or {' or '.join(map(repr, local))}"
             )
         local_problem = cast(LocalContactProblem, problem)
-        with one_blas_thread(local_problem.m * local_problem.dimension):
+        with one_blas_thread(unknowns(local_problem)):
             return solve_local_problem(local_problem, solver=solver, tolerance=tol)
     problem = cast(ContactProblem, problem)
     t0 = time.perf_counter()
@@ -309,7 +310,7 @@ def solve_classified(
     if not ok:
         raise NotApplicableError(f"formulation {name!r} does not accept this problem: {why}")
     # the route, the judge and the cross-check of a small problem with every BLAS library on one thread
-    with one_blas_thread(problem.n + problem.m * problem.dimension):
+    with one_blas_thread(unknowns(problem)):
         t0 = started
         sol = f.solve(problem, solver=solver if f.kind == "cvxpy" else None, tolerance=tol)
         withdraw_outside_the_disks(sol)

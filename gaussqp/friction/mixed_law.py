@@ -135,7 +135,6 @@ def _layout(n: int, m: int, d: int, kinds: tuple[str, ...]) -> dict:
         "_offset": offset,
         "_blocks": [slice(int(offset[i]), int(offset[i + 1])) for i in range(m)],
         "block_offsets": offset.astype(np.int64),
-        "_coulomb": coulomb,
         "coulomb_contacts": coulomb,
         "_coulomb_t": coulomb_t,
         "_cone_idx": np.array(cone, dtype=int),
@@ -204,7 +203,7 @@ class MixedSystem:
         # ∂ũ_i/∂ã of every contact, (m, d, n): rows (normal, tangents) over the coordinates' columns (data only)
         rows_all = np.concatenate([self.N[:, None, :], self.T.reshape(m, d1, n)], axis=1)
         self._DU = rows_all * self.a_scale[None, None, :] / self.u_scale[:, None, None]
-        C, simple = self._coulomb, self._simple
+        C, simple = self.coulomb_contacts, self._simple
         self._c_scales = (self.lam_scale[C], self.u_scale[C], plain(self.mu[C]))
         self._c_numpy: tuple | None = None  # :meth:`_coulomb_columns`, built at the NumPy kernels' first use
         self._simple_scales = (plain(self.lam_scale[simple]), plain(self.u_scale[simple]))
@@ -358,13 +357,13 @@ class MixedSystem:
                     s.lam_n, un, self._simple, self._simple_bilateral, ls, us, self._DUc, self._simple_rows, E, J_,
                     True, Jac is not None,
                 )  # fmt: skip
-            if self._coulomb.size:
+            if self.coulomb_contacts.size:
                 ls, us, mu = self._c_scales
                 fast.mixed_coulomb_rows(
                     s.lam_n, s.lam_t, un, ut, self._c_idx, ls, us, mu, self._DUc, self._c_rows64, self._c_ncols,
                     self._c_tcols, E, J_, values, Jac is not None,
                 )  # fmt: skip
-        elif self._coulomb.size:
+        elif self.coulomb_contacts.size:
             self._coulomb_rows(s, un, ut, E if values else None, Jac)
         if fast is None:  # the NumPy kernels' time counts towards loading the compiled ones (worth_loading)
             spent_in_numpy(time.perf_counter() - t_numpy)
@@ -375,7 +374,7 @@ class MixedSystem:
     ) -> None:
         """The coulomb contacts' rows of ``E`` (unless None) and of its Jacobian (unless None):
         ``λ̃ − P_K(λ̃ − (ũ + μ‖ũ_t‖ e_n))``."""
-        n, d, C = self.n, self.d, self._coulomb
+        n, d, C = self.n, self.d, self.coulomb_contacts
         ls, us, mu = self._c_scales
         lam = np.empty((C.size, d))
         lam[:, 0] = s.lam_n[C] / ls
@@ -406,7 +405,7 @@ class MixedSystem:
         unknowns, row by row of its block (data only): :meth:`_coulomb_rows`'s, built at its first call (the compiled
         kernels, when loaded, fill those rows without them)."""
         if self._c_numpy is None:
-            d, C = self.d, self._coulomb
+            d, C = self.d, self.coulomb_contacts
             self._c_numpy = (
                 np.broadcast_to(np.eye(d), (C.size, d, d)).copy(),
                 np.repeat(self.n + C, d),

@@ -32,7 +32,7 @@ from typing import Callable, Iterable
 from ..certificates.judge import withdraw_outside_the_disks
 from ..errors import NotApplicableError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
-from ..linalg.blas_threads import one_blas_thread
+from ..linalg.blas_threads import one_blas_thread, unknowns
 from ..certificates.compiled import expect_many_calls as expect_many_checks
 from ..friction.compiled import expect_many_calls
 from ..progress import Progress
@@ -182,7 +182,7 @@ def run_task(task: Task) -> dict:
         ok, why = f.takes(problem)  # either form: a local problem by accepts_local
         if not ok:
             raise NotApplicableError(f"formulation {r.formulation!r} does not accept this problem: {why}")
-        with one_blas_thread(problem.m * problem.dimension + (0 if problem.form == "local" else problem.n)):
+        with one_blas_thread(unknowns(problem)):
             sol = f.solve(
                 problem, solver=r.backend if f.kind == "cvxpy" else None, tolerance=get_tolerance(r.tolerance)
             )
