@@ -32,7 +32,7 @@ from .dispatch import PREFERENCES, check_bracket, check_facets, choose_formulati
 from .formulations import FORMULATIONS
 from .errors import NotApplicableError, StructureMismatchError, WrongTypeError
 from .formulations.base import Formulation
-from .linalg.blas_threads import one_blas_thread, unknowns
+from .linalg.blas_threads import one_blas_thread
 from .formulations.coulomb import carried_reaction
 from .linalg.dense import sparse_digest
 from .certificates.compiled import expect_many_calls as expect_many_checks
@@ -40,7 +40,7 @@ from .friction.compiled import expect_many_calls
 from .linalg.lemke import expect_many_lemke_calls
 from .model.any_problem import PROBLEM_TYPES, Problem
 from .model.local_problem import LocalContactProblem
-from .model.problem import ContactProblem
+from .model.problem import ContactProblem, unknowns
 from .progress import Progress
 from .results import SOLVED, Solution
 from .settings import DEFAULT_FACETS, get_tolerance

@@ -24,10 +24,10 @@ from .formulations.base import Formulation, undecided_modes
 from .certificates.force_envelopes import ForceRanges, force_ranges as envelopes_of
 from .certificates.friction_bounds import friction_bounds
 from .formulations.coulomb import solve_local_problem
-from .linalg.blas_threads import one_blas_thread, unknowns
+from .linalg.blas_threads import one_blas_thread
 from .model.arguments import check_solve_arguments
 from .model.local_problem import LocalContactProblem
-from .model.problem import ContactProblem
+from .model.problem import ContactProblem, unknowns
 from .model.system_class import SystemClass
 from .results import (
     AGREED,  # noqa: F401

@@ -48,22 +48,6 @@ def _blas_libraries() -> tuple:
     return _LIBRARIES
 
 
-def unknowns(problem) -> int:
-    """A problem's size as :func:`one_blas_thread` counts it: ``n + m·d`` for an acceleration-level problem, ``m·d``
-    (the size of ``W``) for a local one.
-
-    Parameters
-    ----------
-    problem : ContactProblem or LocalContactProblem
-
-    Returns
-    -------
-    int
-    """
-    size = problem.m * problem.dimension
-    return size if problem.form == "local" else problem.n + size
-
-
 @contextmanager
 def one_blas_thread(unknowns: int) -> Iterator[None]:
     """Within the block, every BLAS library of the process on one thread when the problem has at most
@@ -73,7 +57,7 @@ def one_blas_thread(unknowns: int) -> Iterator[None]:
     Parameters
     ----------
     unknowns : int
-        the problem's size, ``n + m·d`` (:func:`unknowns`).
+        the problem's size, ``n + m·d`` (:func:`gaussqp.model.problem.unknowns`).
     """
     limited = []
     try:
@@ -89,4 +73,4 @@ def one_blas_thread(unknowns: int) -> Iterator[None]:
             library.set_num_threads(threads)
 
 
-__all__ = ["one_blas_thread", "unknowns"]
+__all__ = ["one_blas_thread"]

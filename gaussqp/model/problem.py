@@ -997,6 +997,23 @@ class ContactProblem:
         return self.with_blocks(modes=modes, name=name)
 
 
+def unknowns(problem) -> int:
+    """A problem's unknowns: ``n + m·d`` for an acceleration-level problem, ``m·d`` (the size of ``W``) for a local
+    one (:class:`~gaussqp.model.local_problem.LocalContactProblem`). The size by which
+    :func:`gaussqp.linalg.blas_threads.one_blas_thread` decides.
+
+    Parameters
+    ----------
+    problem : ContactProblem or LocalContactProblem
+
+    Returns
+    -------
+    int
+    """
+    size = problem.m * problem.dimension
+    return size if problem.form == "local" else problem.n + size
+
+
 def _problem_from_blocks(cls, slip, *blocks) -> ContactProblem:
     """:meth:`ContactProblem.__reduce__`'s constructor (a module-level function, as pickle needs): ``cls.from_blocks``
     of the blocks, then the slip directions as they were."""

@@ -32,7 +32,8 @@ from typing import Callable, Iterable
 from ..certificates.judge import withdraw_outside_the_disks
 from ..errors import NotApplicableError, UnknownValueError
 from ..formulations import FORMULATIONS, Formulation
-from ..linalg.blas_threads import one_blas_thread, unknowns
+from ..linalg.blas_threads import one_blas_thread
+from ..model.problem import unknowns
 from ..certificates.compiled import expect_many_calls as expect_many_checks
 from ..friction.compiled import expect_many_calls
 from ..progress import Progress
