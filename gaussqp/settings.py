@@ -1289,6 +1289,22 @@ COULOMB_NN_COMPILED = True
 COULOMB_NN_SCHEDULE = tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS) + tuple(
     (theta, "convex") for theta in COULOMB_NN_REG_THETAS
 )
+#: A connected group of contacts (one component of W's pattern) of at least this many unknowns m·d, solved without a
+#: guess, runs :data:`COULOMB_NN_SCHEDULE_CONVEX_FIRST` instead of :data:`COULOMB_NN_SCHEDULE`. There a Newton step is
+#: a sparse LU of ~45 ms (3,426 unknowns) to ~0.6 s (14,247), the convex program costs about 4–10 of them, and a stall
+#: of the Newton from its own starts is found only after :data:`COULOMB_NN_STALL_ITER` steps or more: on the generated
+#: box walls (one component each, `benchmarks/coulomb_growth.py --scenes box_wall`) all three "starts" pairs stalled
+#: (78 steps on 2,338 contacts) and the convex start then converged in 2–4 steps. Measured (CPU s, the same files,
+#: alternated): 1,142 contacts 2.96 → 0.76, 2,338: 13.2 → 1.73, 4,749: 40.4 → 5.41; the piles, stacks, chains and
+#: robots of the same benchmark, whose components are below this size, are solved as before (identical answers).
+#: Below it the convex program costs more Newton steps (cvxpy's and Clarabel's overhead on a small program), and the
+#: stick start, exact at rest, usually converges first.
+COULOMB_CONVEX_FIRST_UNKNOWNS_MIN = 3000
+#: :data:`COULOMB_NN_SCHEDULE` with its first convex pair first (see :data:`COULOMB_CONVEX_FIRST_UNKNOWNS_MIN`): the
+#: same pairs, so no run that the schedule would make is lost, only their order.
+COULOMB_NN_SCHEDULE_CONVEX_FIRST = ((COULOMB_NN_REG_THETAS[0], "convex"),) + tuple(
+    pair for pair in COULOMB_NN_SCHEDULE if pair != (COULOMB_NN_REG_THETAS[0], "convex")
+)
 
 # ---------------------------------------------------------------- mode-free Coulomb: the rounds' second stall test
 #: The proximal rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) also stop when their best residual has

@@ -98,6 +98,8 @@ from ..settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_ITER_MAX,
     COULOMB_NN_SCHEDULE,
+    COULOMB_NN_SCHEDULE_CONVEX_FIRST,
+    COULOMB_CONVEX_FIRST_UNKNOWNS_MIN,
     COULOMB_PROX_FALLBACK_SKIP_RTOL,
     COULOMB_PROX_WORK_MAX,
     COULOMB_POLISH_RTOL,
@@ -408,7 +410,9 @@ def solve_mode_free(
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first, through the (θ, start)
     pairs of :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE` (its own starts, then the convex program's answer of
-    :func:`gaussqp.friction.convex_start.convex_start`, computed once when first needed); when it does not reach
+    :func:`gaussqp.friction.convex_start.convex_start`, computed once when first needed; the convex start first on a
+    connected group of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns solved without a
+    guess, :func:`_schedule`); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
     (:func:`_proximal_rounds`); when they do not either and their best point is not within
     :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the convex iteration + polish of :func:`solve_local` from
@@ -432,10 +436,23 @@ def solve_mode_free(
     q = np.asarray(q, dtype=float).ravel()
     mu = np.asarray(mu, dtype=float).ravel()
     d = int(dimension)
-    groups = _groups(W, mu.size, d) if q.size >= 2 * COULOMB_COMPONENT_UNKNOWNS_MIN else None
+    seen = q.size >= min(2 * COULOMB_COMPONENT_UNKNOWNS_MIN, COULOMB_CONVEX_FIRST_UNKNOWNS_MIN)
+    components = contact_components(W, mu.size, d) if seen else None
+    groups = _groups(W, mu.size, d, components) if q.size >= 2 * COULOMB_COMPONENT_UNKNOWNS_MIN else None
+    # each contact's component's unknowns: a group's schedule, and the whole problem's, go by their largest component
+    size = np.bincount(components[1])[components[1]] * d if components is not None else np.zeros(mu.size, dtype=int)
+    whole_schedule = _schedule(int(size.max(initial=0)), guess)
     if groups is None:
         return _solve_connected(
-            W, q, mu, d, solver=solver, tolerance=tolerance, guess=guess, newton_max_iter=newton_max_iter
+            W,
+            q,
+            mu,
+            d,
+            solver=solver,
+            tolerance=tolerance,
+            guess=guess,
+            newton_max_iter=newton_max_iter,
+            schedule=whole_schedule,
         )
     Wg = sp.csr_matrix(W) if sp.issparse(W) else np.asarray(W, dtype=float)
     parts = []
@@ -452,11 +469,20 @@ def solve_mode_free(
             guess=None if guess is None else np.asarray(guess, dtype=float).ravel()[iu],
             newton_max_iter=newton_max_iter,
             last_resort=False,
+            schedule=_schedule(int(size[contacts].max(initial=0)), guess),
         )
         parts.append((contacts, iu, part))
         if part.backend_status != "converged":  # a group not solved alone: the whole problem, coupled, by the route
             whole = _solve_connected(
-                W, q, mu, d, solver=solver, tolerance=tolerance, guess=guess, newton_max_iter=newton_max_iter
+                W,
+                q,
+                mu,
+                d,
+                solver=solver,
+                tolerance=tolerance,
+                guess=guess,
+                newton_max_iter=newton_max_iter,
+                schedule=whole_schedule,
             )
             whole.newton_kernel["groups"] = (
                 f"group {len(parts) - 1} of {len(groups)} ({contacts.size} contacts) not solved alone "
@@ -470,12 +496,12 @@ def solve_mode_free(
     return _merged(W, q, parts)
 
 
-def _groups(W, m: int, d: int) -> list[np.ndarray] | None:
+def _groups(W, m: int, d: int, components: tuple[int, np.ndarray] | None = None) -> list[np.ndarray] | None:
     """The groups of contacts :func:`solve_mode_free` solves separately: each connected component of W
-    (:func:`~gaussqp.friction.nonsmooth_newton.contact_components`) of at least
-    :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN` unknowns, and the smaller ones together as one group;
+    (:func:`~gaussqp.friction.nonsmooth_newton.contact_components`, or ``components`` when the caller has them) of at
+    least :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN` unknowns, and the smaller ones together as one group;
     None when fewer than two components are that large (the problem is solved whole)."""
-    count, labels = contact_components(W, m, d)
+    count, labels = contact_components(W, m, d) if components is None else components
     if count < 2:
         return None
     big = np.flatnonzero(np.bincount(labels, minlength=count) * d >= COULOMB_COMPONENT_UNKNOWNS_MIN)
@@ -484,6 +510,18 @@ def _groups(W, m: int, d: int) -> list[np.ndarray] | None:
     groups = [np.flatnonzero(labels == c) for c in big]
     rest = np.flatnonzero(~np.isin(labels, big))
     return groups + ([rest] if rest.size else [])
+
+
+def _schedule(unknowns: int, guess: np.ndarray | None) -> tuple[tuple[float, str], ...]:
+    """The damping schedule of a group whose largest connected component has ``unknowns`` (a group of several small
+    components, or a problem solved whole, goes by its largest): :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE_CONVEX_FIRST` from
+    :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns on when no guess is given, else
+    :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`: a guess (a trajectory's previous state) is the start a re-solve
+    wants first, and below that size the convex program costs more than the stalls it saves (the setting's
+    measurements)."""
+    if guess is None and unknowns >= COULOMB_CONVEX_FIRST_UNKNOWNS_MIN:
+        return COULOMB_NN_SCHEDULE_CONVEX_FIRST
+    return COULOMB_NN_SCHEDULE
 
 
 #: the routes of a group's answer, from the first to the last resort (:func:`_merged` reports the last one any group took)
@@ -551,10 +589,11 @@ def _solve_connected(
     guess: np.ndarray | None = None,
     newton_max_iter: int = COULOMB_NN_ITER_MAX,
     last_resort: bool = True,
+    schedule: tuple[tuple[float, str], ...] = COULOMB_NN_SCHEDULE,
 ) -> LocalAnswer:
-    """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split); without
-    ``last_resort``, the convex iteration is not run when the Newton and the rounds do not converge (a group: the
-    whole problem is solved next)."""
+    """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split), through the (θ,
+    start) pairs of ``schedule`` (:func:`_schedule`); without ``last_resort``, the convex iteration is not run when the
+    Newton and the rounds do not converge (a group: the whole problem is solved next)."""
     t0 = time.perf_counter()
     runs: list = []
     t_convex = None
@@ -564,7 +603,7 @@ def _solve_connected(
     # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
     # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
     # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), computed when first needed
-    for theta, start in COULOMB_NN_SCHEDULE:
+    for theta, start in schedule:
         if start == "convex":
             if newton_max_iter <= 0:
                 continue
