@@ -65,7 +65,7 @@ from ..friction.mixed_law import (
     MixedSystem,
 )
 from ..friction.compiled import kernels_when_worth
-from ..linalg.dense import is_plain, min_norm_lstsq, plain
+from ..linalg.dense import gesv, gram, is_plain, min_norm_lstsq, plain
 from ..model.problem import ContactProblem
 from ..model.system_class import SystemClass
 from ..results import SOLUTION_PRESENT, Solution
@@ -421,9 +421,9 @@ def _newton(
                 Jac = sysm.jacobian(x)
         if not accepted:
             lam = theta * float(np.sqrt(merit))
-            try:
-                step = np.linalg.solve(Jac.T @ Jac + lam * np.eye(N), -(Jac.T @ E))
-            except np.linalg.LinAlgError:
+            # SciPy's BLAS and LAPACK, the compiled loop's: the same step bit for bit on any machine
+            step, factored = gesv(gram(Jac) + lam * np.eye(N), -(Jac.T @ E))
+            if not factored:
                 step = full
             t = 1.0
             if np.all(np.isfinite(step)):

@@ -32,8 +32,9 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
   of the coulomb contacts and of the frictionless (or told sliding) ones with their Jacobian rows;
 - :func:`mixed_newton_loop`: F9's Newton stage (``coulomb_mixed._newton``) as one call where those kernels evaluate
   the whole map (:func:`mixed_evaluate`): the least-squares Newton step by LAPACK's ``gelsy`` (:func:`gelsy_lstsq`,
-  as ``scipy.linalg.lstsq``), the Levenberg–Marquardt step's ``JᵀJ`` by BLAS's ``syrk`` (:func:`gram`, as NumPy's
-  ``J.T @ J``) and its solve by ``getrf``/``getrs`` (as ``numpy.linalg.solve``'s ``gesv``), the backtracking, the
+  as ``scipy.linalg.lstsq``), the Levenberg–Marquardt step's ``JᵀJ`` by BLAS's ``syrk`` (:func:`gram`) and its solve by
+  ``getrf``/``getrs``, as :func:`gaussqp.linalg.dense.gram` and :func:`~gaussqp.linalg.dense.gesv` call them through
+  SciPy (not NumPy's own BLAS and LAPACK, another build that rounds otherwise on some processors), the backtracking, the
   work budget and the history, in the Python loop's order;
 - :func:`newton_loop`: the dense Newton method's iterations (``nonsmooth_newton._compiled_iterate``), each
   :func:`newton_iteration`: the Newton matrix ``blockdiag(A) + blockdiag(B) W`` (:func:`newton_matrix`, each block row

@@ -783,8 +783,8 @@ def gelsy_lstsq(A, rhs, rcond):
 
 @njit
 def _gesv(A, rhs):
-    """``(A⁻¹ rhs, True)`` by :func:`_getrf_getrs` (the factorization and solve of ``numpy.linalg.solve``'s ``gesv``),
-    or ``(rhs, False)`` when ``getrf`` finds an exactly zero pivot (where NumPy raises ``LinAlgError``)."""
+    """``(A⁻¹ rhs, True)`` by :func:`_getrf_getrs`, or ``(rhs, False)`` when ``getrf`` finds an exactly zero pivot: the
+    calls of :func:`gaussqp.linalg.dense.gesv`, the Python loop's (NumPy's own ``solve`` calls another LAPACK build)."""
     x, singular = _getrf_getrs(A, rhs)
     if singular:
         return rhs, False
@@ -793,7 +793,8 @@ def _gesv(A, rhs):
 
 @njit
 def gram(J):
-    """``JᵀJ`` as NumPy's ``J.T @ J`` computes it for a C-ordered ``J`` (k, N): BLAS's ``syrk`` on one triangle (row-major
+    """``JᵀJ`` as :func:`gaussqp.linalg.dense.gram` computes it (the Python loop's; NumPy's ``J.T @ J`` makes the same
+    ``syrk`` call from another BLAS build) for a C-ordered ``J`` (k, N): BLAS's ``syrk`` on one triangle (row-major
     upper, i.e. column-major lower of ``J``'s buffer read as ``Jᵀ``), then the triangle mirrored."""
     k, N = J.shape
     C = np.zeros((N, N))

@@ -247,6 +247,60 @@ def lu_solver(A: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     return solve
 
 
+def gram(J: np.ndarray) -> np.ndarray:
+    """``JᵀJ`` by BLAS's ``dsyrk`` through SciPy's bindings (one triangle, then mirrored): the call the compiled kernels
+    make (:func:`gaussqp.friction.compiled_kernels.gram`), so the two give the same numbers bit for bit on any machine.
+    NumPy's ``J.T @ J`` calls ``syrk`` as well, but from NumPy's own OpenBLAS, another build, whose kernels may round
+    otherwise on some processors.
+
+    Parameters
+    ----------
+    J : (k, N) array
+
+    Returns
+    -------
+    numpy.ndarray
+        (N, N), C-ordered, symmetric.
+    """
+    from scipy.linalg import blas
+
+    J = np.ascontiguousarray(J, dtype=float)
+    N = J.shape[1]
+    if N == 0 or J.shape[0] == 0:
+        return np.zeros((N, N))
+    # J's buffer read column-major is Jᵀ (N, k): its product with its transpose, the lower triangle column-major,
+    # i.e. the upper triangle of the C-ordered result, as the kernel's call fills it
+    upper = np.ascontiguousarray(blas.dsyrk(1.0, J.T, trans=0, lower=1).T)
+    below = np.tril_indices(N, -1)
+    upper[below] = upper.T[below]
+    return upper
+
+
+def gesv(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(A⁻¹ b, True)`` by LAPACK's ``getrf`` then ``getrs`` through SciPy's bindings, or ``(b, False)`` when ``getrf``
+    meets an exactly zero pivot (where ``numpy.linalg.solve`` raises ``LinAlgError``): the calls of the compiled kernels'
+    ``_gesv`` (:mod:`gaussqp.friction.compiled_kernels`), so the two give the same numbers bit for bit on any machine.
+    ``numpy.linalg.solve`` calls NumPy's own LAPACK, another OpenBLAS build: on an AVX-512 processor (NumPy's OpenBLAS
+    0.3.31, SciPy's 0.3.30) the two solved 42 × 42 systems to other last bits.
+
+    Parameters
+    ----------
+    A : (N, N) array, N >= 1
+    b : (N,) array
+
+    Returns
+    -------
+    tuple
+        the solution, and whether ``A`` was factored without a zero pivot.
+    """
+    from scipy.linalg import lapack
+
+    lu, piv, info = lapack.dgetrf(A)
+    if info > 0:
+        return b, False
+    return lapack.dgetrs(lu, piv, b)[0], True
+
+
 def symmetric_splu(A):
     """SuperLU factors of a sparse matrix with a symmetric pattern (a mass matrix, a Gram matrix ``AAᵀ``, an
     equality KKT matrix): the columns ordered by minimum degree on ``Aᵀ + A``, SuperLU's ordering for symmetric

@@ -15,8 +15,8 @@ kernel modules.
   :func:`gaussqp.linalg.dense.singular_values` computes them through SciPy's wrapper;
 - ``dgelsy``: the minimum-norm least-squares solution by a complete orthogonal factorization, as
   :func:`gaussqp.linalg.dense.min_norm_lstsq` computes it through ``scipy.linalg.lstsq``;
-- BLAS's ``dsyrk``: ``AᵀA``'s triangle, the product NumPy's ``A.T @ A`` computes (its matmul calls ``syrk`` when both
-  operands are one buffer, then mirrors the triangle; a ``gemm`` rounds otherwise).
+- BLAS's ``dsyrk``: ``AᵀA``'s triangle, as :func:`gaussqp.linalg.dense.gram` computes it through SciPy's wrapper (NumPy's
+  ``A.T @ A`` calls ``syrk`` too, from NumPy's own BLAS build, then mirrors the triangle; a ``gemm`` rounds otherwise).
 """
 
 from __future__ import annotations
