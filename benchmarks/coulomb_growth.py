@@ -1,11 +1,11 @@
-"""Issue #27's growth with contacts on generated piles: time and memory of a certified mode-free solve against the
+"""Issue #27's growth with contacts on generated piles and walls: time and memory of a certified mode-free solve against the
 number of contacts m, and the fitted exponent (a benchmark, not a test).
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/coulomb_growth.py \
-        [--sizes 10,30,100,300,1000,2000,4000] [--max-contacts 300] [--scenes box_pile,sphere_pile] [--repeat 3] \
-        [--before /work/main] [--no-siconos] [--data DIR] [--write benchmarks/results/coulomb_growth.md]
+        [--sizes 10,30,100,300,1000,2000,4000] [--max-contacts 300] [--scenes box_pile,sphere_pile,box_wall] \
+        [--repeat 3] [--before /work/main] [--no-siconos] [--data DIR] [--write benchmarks/results/coulomb_growth.md]
 
-For each scene and aimed contact count, :func:`problems.fclib_scenes.make_scene` generates a pile (seed
+For each scene and aimed contact count, :func:`problems.fclib_scenes.make_scene` generates a pile or a wall (seed
 ``--seed``; MuJoCo settles it, a share of the bodies is pushed, every contact is mode-free) and writes it as an FCLIB
 file into ``--data`` (reused when present: generating is not timed). Each solve runs in **its own child process**
 (``--child FILE``), which reads the file back with :func:`gaussqp.io.fclib.load` and measures, in CPU time with BLAS
@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SIZES = (10, 30, 100, 300, 1000, 2000, 4000)
-DEFAULT_SCENES = ("box_pile", "sphere_pile")
+DEFAULT_SCENES = ("box_pile", "sphere_pile", "box_wall")
 TOL = 1e-8  # the issue's accuracy: residual ÷ ‖q‖
 
 
