@@ -5,7 +5,9 @@
 The route (:func:`gaussqp.formulations.coulomb.solve_mode_free`) runs the (θ, start) pairs of
 :data:`gaussqp.settings.COULOMB_NN_SCHEDULE` in turn until one reaches :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`,
 the convex program's start computed once when a "convex" pair is first reached, and the proximal rounds after the
-last pair. Each attempt depends only on its (θ, start), so running every pair on its own, once per problem, gives the
+last pair (on a connected component of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns
+solved without a guess, the same pairs with the first convex one first, which this benchmark's "current order" does
+not model: give it as ``--order``). Each attempt depends only on its (θ, start), so running every pair on its own, once per problem, gives the
 cost and the outcome of any order of the same pairs: the cost of an order is the sum of its attempts' CPU times up to
 the first that converges (plus the convex program's when a "convex" pair is reached), and the attempt that answers
 says whether the answer would change. ``--proximal`` also times the proximal rounds

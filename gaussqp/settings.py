@@ -1296,12 +1296,14 @@ COULOMB_NN_SCHEDULE = tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS
 #: guess, runs :data:`COULOMB_NN_SCHEDULE_CONVEX_FIRST` instead of :data:`COULOMB_NN_SCHEDULE`. There a Newton step is
 #: a sparse LU of ~45 ms (3,426 unknowns) to ~0.6 s (14,247), the convex program costs about 4–10 of them, and a stall
 #: of the Newton from its own starts is found only after :data:`COULOMB_NN_STALL_ITER` steps or more: on the generated
-#: box walls (one component each, `benchmarks/coulomb_growth.py --scenes box_wall`) all three "starts" pairs stalled
-#: (78 steps on 2,338 contacts) and the convex start then converged in 2–4 steps. Measured (CPU s, the same files,
-#: alternated): 1,142 contacts 2.96 → 0.76, 2,338: 13.2 → 1.73, 4,749: 40.4 → 5.41; the piles, stacks, chains and
-#: robots of the same benchmark, whose components are below this size, are solved as before (identical answers).
-#: Below it the convex program costs more Newton steps (cvxpy's and Clarabel's overhead on a small program), and the
-#: stick start, exact at rest, usually converges first.
+#: box walls (one component each) all three "starts" pairs stalled (78 steps on 2,338 contacts) and the convex start
+#: then converged in 2–4 steps (`benchmarks/results/coulomb_growth.md`, twenty-fifth session: route CPU s 3.22 → 0.72
+#: at 1,142 contacts, 13.4 → 2.05 at 2,338, 41.5 → 5.40 at 4,749). Where the stick start is exact the order costs
+#: about one convex program more (a wall's W with ``q = −W r*``, r* sticking: 0.16 → 0.33 s at 3,426 unknowns, 2.2 →
+#: 2.5 s at 14,223). The size is a judgment, not a measured crossover: on the 318-contact wall (954 unknowns) the
+#: convex start first was already faster (0.20 → 0.09 s) and at 288 unknowns the two tied, but the piles, stacks,
+#: chains and robots of the benchmarks have no component of this size, and below it the Newton's own starts, exact at
+#: rest, are kept first as before.
 COULOMB_CONVEX_FIRST_UNKNOWNS_MIN = 3000
 #: :data:`COULOMB_NN_SCHEDULE` with its first convex pair first (see :data:`COULOMB_CONVEX_FIRST_UNKNOWNS_MIN`): the
 #: same pairs, so no run that the schedule would make is lost, only their order.

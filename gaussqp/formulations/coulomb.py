@@ -535,8 +535,8 @@ def _schedule(unknowns: int, guess: np.ndarray | None) -> tuple[tuple[float, str
     components, or a problem solved whole, goes by its largest): :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE_CONVEX_FIRST` from
     :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns on when no guess is given, else
     :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`: a guess (a trajectory's previous state) is the start a re-solve
-    wants first, and below that size the convex program costs more than the stalls it saves (the setting's
-    measurements)."""
+    wants first, and below that size the Newton's own starts, exact at rest, are kept first (the setting says what was
+    measured and what was judged)."""
     if guess is None and unknowns >= COULOMB_CONVEX_FIRST_UNKNOWNS_MIN:
         return COULOMB_NN_SCHEDULE_CONVEX_FIRST
     return COULOMB_NN_SCHEDULE
@@ -607,10 +607,10 @@ def _solve_connected(
     guess: np.ndarray | None = None,
     newton_max_iter: int = COULOMB_NN_ITER_MAX,
     last_resort: bool = True,
-    schedule: tuple[tuple[float, str], ...] = COULOMB_NN_SCHEDULE,
+    schedule: tuple[tuple[float, str], ...] | None = None,
 ) -> LocalAnswer:
     """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split), through the (θ,
-    start) pairs of ``schedule`` (:func:`_schedule`); without ``last_resort``, the convex iteration is not run when the
+    start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`); without ``last_resort``, the convex iteration is not run when the
     Newton and the rounds do not converge (a group: the whole problem is solved next)."""
     t0 = time.perf_counter()
     runs: list = []
@@ -621,7 +621,7 @@ def _solve_connected(
     # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
     # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
     # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), computed when first needed
-    for theta, start in schedule:
+    for theta, start in COULOMB_NN_SCHEDULE if schedule is None else schedule:
         if start == "convex":
             if newton_max_iter <= 0:
                 continue

@@ -421,7 +421,8 @@ def _newton(
                 Jac = sysm.jacobian(x)
         if not accepted:
             lam = theta * float(np.sqrt(merit))
-            # SciPy's BLAS and LAPACK, the compiled loop's: the same step bit for bit on any machine
+            # JᵀJ and the solve through SciPy's BLAS and LAPACK, as the compiled loop makes them (NumPy's own build
+            # may round otherwise)
             step, factored = gesv(gram(Jac) + lam * np.eye(N), -(Jac.T @ E))
             if not factored:
                 step = full

@@ -285,7 +285,7 @@ def gesv(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool]:
 
     Parameters
     ----------
-    A : (N, N) array, N >= 1
+    A : (N, N) array
     b : (N,) array
 
     Returns
@@ -295,6 +295,9 @@ def gesv(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, bool]:
     """
     from scipy.linalg import lapack
 
+    A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+    if b.shape[0] == 0:
+        return np.zeros(0), True
     lu, piv, info = lapack.dgetrf(A)
     if info > 0:
         return b, False

@@ -101,3 +101,45 @@ def test_the_convex_first_answer_is_certified_through_solve(monkeypatch):
     assert set(first_starts(first.extras["nonsmooth_newton"]).values()) == {"convex program"}
     scale = np.abs(coulomb.condense(p).a_free).max()
     assert np.abs(usual.acceleration - first.acceleration).max() <= 1e-9 * scale
+
+
+def test_a_group_of_small_components_goes_by_its_largest_component(monkeypatch):
+    """50 single contacts packed into groups of 60 unknowns (20 and 30 contacts): with the threshold at 30 unknowns
+    each group's total is above it but its components (3 unknowns) below: the Newton's own starts first; at 3, the
+    convex start first."""
+    from test_contact_groups import _independent_contacts  # tests/friction is on sys.path
+
+    W, q, mu = _independent_contacts(50)
+    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 60)
+    monkeypatch.setattr(coulomb, "COULOMB_CONVEX_FIRST_UNKNOWNS_MIN", 30)
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    assert [g["contacts"] for g in ans.newton_kernel["groups"]] == [20, 30]
+    assert first_starts(ans.newton_kernel) == {0: "starts", 1: "starts"}
+    monkeypatch.setattr(coulomb, "COULOMB_CONVEX_FIRST_UNKNOWNS_MIN", 3)
+    assert first_starts(coulomb.solve_mode_free(W, q, mu, 3).newton_kernel) == {
+        0: "convex program",
+        1: "convex program",
+    }
+
+
+def test_the_whole_problem_solved_after_a_group_fails_goes_by_its_largest_component(monkeypatch, stacks):
+    """A group that does not converge alone sends the whole problem to the route: that run's schedule is the whole
+    problem's (its largest component, 132 unknowns: the convex start first at the threshold 130), with a guess the
+    Newton's own starts."""
+    W, q, mu = stacks
+    real = coulomb._solve_connected
+
+    def groups_fail(*args, last_resort=True, **kwargs):
+        ans = real(*args, last_resort=last_resort, **kwargs)
+        if not last_resort:
+            ans.backend_status = "stalled"
+        return ans
+
+    monkeypatch.setattr(coulomb, "_solve_connected", groups_fail)
+    monkeypatch.setattr(coulomb, "COULOMB_CONVEX_FIRST_UNKNOWNS_MIN", 130)
+    whole = coulomb.solve_mode_free(W, q, mu, 3)
+    assert whole.newton_kernel["groups"].startswith("group 0 of 2")
+    assert first_starts(whole.newton_kernel) == {None: "convex program"}
+    guessed = coulomb.solve_mode_free(W, q, mu, 3, guess=whole.r)
+    assert guessed.newton_kernel["groups"].startswith("group 0 of 2")
+    assert first_starts(guessed.newton_kernel) == {None: "starts"}
