@@ -810,9 +810,7 @@ def test_a_one_shot_dense_solve_does_not_load_the_kernels_and_a_rollout_does():
 
 def test_the_judges_map_alone_does_not_load_the_kernels():
     """A sparse mode-free problem below the sparse path's work threshold is solved without numba: the judge's natural
-    map uses the compiled kernel only when a route has loaded it (a fresh process, so that nothing is loaded). The
-    file's stacks are solved whole here (the groups' size out of reach): split, each group is small enough for the dense
-    path."""
+    map uses the compiled kernel only when a route has loaded it (a fresh process, so that nothing is loaded)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -820,8 +818,7 @@ def test_the_judges_map_alone_does_not_load_the_kernels():
     pytest.importorskip("h5py", reason="reading FCLIB files needs h5py: pip install 'gaussqp[fclib]'")
     path = Path(__file__).resolve().parents[1] / "data" / "fclib" / "Box_Stacks-i0122-82-5.hdf5"
     code = (
-        "import sys, gaussqp\nfrom gaussqp.io import fclib\nimport gaussqp.formulations.coulomb as c\n"
-        "c.COULOMB_COMPONENT_UNKNOWNS_MIN = 10**9\n"
+        "import sys, gaussqp\nfrom gaussqp.io import fclib\n"
         f"s = gaussqp.solve(fclib.load({str(path)!r}), crosscheck=False)\n"
         "print(s.status, s.extras['nonsmooth_newton']['linear_algebra'], 'numba' in sys.modules)\n"
     )
