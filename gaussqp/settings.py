@@ -1194,11 +1194,8 @@ COULOMB_FALLBACK_UNKNOWNS_MAX = 3000
 
 # ---------------------------------------------------------------- mode-free Coulomb: independent groups of contacts
 #: The mode-free route (:func:`gaussqp.formulations.coulomb.solve_mode_free`) solves separately the groups of contacts
-#: that W does not couple (the connected components of W's block pattern: separate chains, piles, bodies): each
-#: component of this many unknowns m·d or more is a group, and the smaller ones are put together into groups of at
-#: least this many (a remainder joins the last group); with fewer than two groups the problem is solved whole. Many
-#: small components (1,111 quadrupeds of at most 27 unknowns each, 4,162 contacts) were one coupled problem before they
-#: were put into groups, where one hard quadruped stalled the Newton of all (1,059 contacts: 5.3 s → 0.33 s).
+#: that W does not couple (the connected components of W's block pattern: separate chains, piles, bodies) when at
+#: least two of them have this many unknowns m·d or more; the smaller components are solved together as one group.
 #: Each group runs the whole route (the damping schedule, the rounds, the fallback) on its own block of W: a dense
 #: LU a step on a block instead of on W (the eleventh session's chains of 150–250 contacts, three to five chains of
 #: ~50 contacts each, W dense-ish of 456–744 unknowns: 1.5–6.3 s → 0.1–0.2 s), and a group's stall does not make the

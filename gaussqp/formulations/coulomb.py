@@ -497,37 +497,19 @@ def solve_mode_free(
 
 
 def _groups(W, m: int, d: int, components: tuple[int, np.ndarray] | None = None) -> list[np.ndarray] | None:
-    """The groups of contacts :func:`solve_mode_free` solves separately, from the connected components of W
-    (:func:`~gaussqp.friction.nonsmooth_newton.contact_components`, or ``components`` when the caller has them): each
-    component of at least :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN` unknowns is a group; the smaller
-    ones, in the order of their first contact, are put together into groups of at least that many unknowns, a
-    remainder below it going to the last group formed. None when that makes fewer than two groups (the problem is
-    solved whole). Each group's contacts are in increasing order."""
+    """The groups of contacts :func:`solve_mode_free` solves separately: each connected component of W
+    (:func:`~gaussqp.friction.nonsmooth_newton.contact_components`, or ``components`` when the caller has them) of at
+    least :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN` unknowns, and the smaller ones together as one group;
+    None when fewer than two components are that large (the problem is solved whole)."""
     count, labels = contact_components(W, m, d) if components is None else components
     if count < 2:
         return None
-    sizes = np.bincount(labels, minlength=count) * d
-    group_of = np.empty(count, dtype=np.int64)
-    big = np.flatnonzero(sizes >= COULOMB_COMPONENT_UNKNOWNS_MIN)
-    group_of[big] = np.arange(big.size)
-    groups = big.size
-    pending: list[int] = []
-    pending_size = 0
-    for c in np.flatnonzero(sizes < COULOMB_COMPONENT_UNKNOWNS_MIN):
-        pending.append(int(c))
-        pending_size += int(sizes[c])
-        if pending_size >= COULOMB_COMPONENT_UNKNOWNS_MIN:
-            group_of[pending] = groups
-            groups, pending, pending_size = groups + 1, [], 0
-    if pending:
-        if groups == 0:
-            return None
-        group_of[pending] = groups - 1
-    if groups < 2:
+    big = np.flatnonzero(np.bincount(labels, minlength=count) * d >= COULOMB_COMPONENT_UNKNOWNS_MIN)
+    if big.size < 2:
         return None
-    of_contact = group_of[labels]
-    order = np.argsort(of_contact, kind="stable")
-    return np.split(order, np.cumsum(np.bincount(of_contact, minlength=groups))[:-1])
+    groups = [np.flatnonzero(labels == c) for c in big]
+    rest = np.flatnonzero(~np.isin(labels, big))
+    return groups + ([rest] if rest.size else [])
 
 
 def _schedule(unknowns: int, guess: np.ndarray | None) -> tuple[tuple[float, str], ...]:

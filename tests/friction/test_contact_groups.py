@@ -1,8 +1,7 @@
 """The mode-free route solves separately the groups of contacts W does not couple
 (:func:`gaussqp.formulations.coulomb.solve_mode_free`, :func:`gaussqp.friction.nonsmooth_newton.contact_components`,
 ``settings.COULOMB_COMPONENT_UNKNOWNS_MIN``): the components found from W's pattern, dense or sparse; each group's
-answer is the one it gets alone; small components are packed into groups of that size; the whole answer is
-certified."""
+answer is the one it gets alone; small components stay together; the whole answer is certified."""
 
 from __future__ import annotations
 
@@ -146,51 +145,3 @@ def test_a_problem_without_contacts_or_at_rest_is_solved():
     W, q, mu = condensed(STACKS)
     rest = coulomb.solve_mode_free(W, np.zeros_like(q), mu, 3)
     assert not np.any(rest.r) and rest.path == "newton"
-
-
-def _independent_contacts(m: int, seed: int = 0):
-    """``m`` contacts that W does not couple (each its own component of 3 unknowns), a random SPD block each, a load
-    that presses most of them (q_n < 0) and pushes them sideways."""
-    rng = np.random.default_rng(seed)
-    blocks = []
-    for _ in range(m):
-        A = rng.normal(size=(3, 3))
-        blocks.append(A @ A.T + 0.5 * np.eye(3))
-    W = sp.block_diag(blocks, format="csr")
-    q = rng.normal(size=3 * m)
-    q[0::3] = -np.abs(q[0::3]) - 0.1
-    return W, q, np.full(m, 0.4)
-
-
-def test_many_small_components_are_put_together_into_groups_of_the_size(monkeypatch):
-    """50 components of 3 unknowns, the size 60: groups of 20 contacts in the order of their first contact, the
-    remainder (10 contacts) with the last group; no contact twice or lost; each group's reaction is the one it gets
-    alone, and the whole answer is within the route's bound."""
-    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 60)
-    W, q, mu = _independent_contacts(50)
-    groups = coulomb._groups(W, mu.size, 3)
-    assert groups is not None and [g.tolist() for g in groups] == [list(range(20)), list(range(20, 50))]
-    ans = coulomb.solve_mode_free(W, q, mu, 3)
-    assert [g["contacts"] for g in ans.newton_kernel["groups"]] == [20, 30]
-    for contacts in groups:
-        iu = unknowns(contacts)
-        alone = coulomb._solve_connected(W[iu][:, iu], q[iu], mu[contacts], 3)
-        assert np.array_equal(ans.r[iu], alone.r)
-    assert natural_map_residual(ans.r, ans.u, q, mu, 3).relative <= COULOMB_NN_ACCEPT_RTOL
-
-
-def test_large_and_small_components_are_grouped_apart(monkeypatch):
-    """A large component first (the shipped stack of 44 contacts), then 30 single contacts: the stack alone, the
-    singles packed by the size (here 45 unknowns: 15 contacts a group) after it."""
-    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 45)
-    Ws, qs, mus = condensed(STACKS)
-    big = max(coulomb._groups(Ws, mus.size, 3), key=len)
-    iu = unknowns(big)
-    Wi, qi, mui = _independent_contacts(30, seed=1)
-    W = sp.block_diag([sp.csr_matrix(Ws[np.ix_(iu, iu)]), Wi], format="csr")
-    q, mu = np.concatenate([qs[iu], qi]), np.concatenate([mus[big], mui])
-    groups = coulomb._groups(W, mu.size, 3)
-    b = big.size
-    assert [g.tolist() for g in groups] == [list(range(b)), list(range(b, b + 15)), list(range(b + 15, b + 30))]
-    ans = coulomb.solve_mode_free(W, q, mu, 3)
-    assert natural_map_residual(ans.r, ans.u, q, mu, 3).relative <= COULOMB_NN_ACCEPT_RTOL

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import gaussqp
 from gaussqp import problems
@@ -103,23 +104,36 @@ def test_the_convex_first_answer_is_certified_through_solve(monkeypatch):
     assert np.abs(usual.acceleration - first.acceleration).max() <= 1e-9 * scale
 
 
-def test_a_group_of_small_components_goes_by_its_largest_component(monkeypatch):
-    """50 single contacts packed into groups of 60 unknowns (20 and 30 contacts): with the threshold at 30 unknowns
-    each group's total is above it but its components (3 unknowns) below: the Newton's own starts first; at 3, the
-    convex start first."""
-    from test_contact_groups import _independent_contacts  # tests/friction is on sys.path
+def _single_contacts(m: int, seed: int = 0):
+    """``m`` contacts that W does not couple (each its own component of 3 unknowns), a random SPD block each, a load
+    that presses them (q_n < 0) and pushes them sideways."""
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for _ in range(m):
+        A = rng.normal(size=(3, 3))
+        blocks.append(A @ A.T + 0.5 * np.eye(3))
+    q = rng.normal(size=3 * m)
+    q[0::3] = -np.abs(q[0::3]) - 0.1
+    return sp.block_diag(blocks, format="csr"), q, np.full(m, 0.4)
 
-    W, q, mu = _independent_contacts(50)
-    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 60)
+
+def test_a_group_of_small_components_goes_by_its_largest_component(monkeypatch, stacks):
+    """The two stacks (114 and 132 unknowns) and 20 single contacts after them: the stacks are groups of their own, the
+    singles one group of 60 unknowns in components of 3. Threshold 30: the stacks start from the convex program, the
+    singles' group (its total above, its components below) from the Newton's own starts; threshold 3: all from the
+    convex program."""
+    W0, q0, mu0 = stacks
+    Ws, qs, mus = _single_contacts(20)
+    W = sp.block_diag([sp.csr_matrix(W0), Ws], format="csr")
+    q, mu = np.concatenate([q0, qs]), np.concatenate([mu0, mus])
     monkeypatch.setattr(coulomb, "COULOMB_CONVEX_FIRST_UNKNOWNS_MIN", 30)
     ans = coulomb.solve_mode_free(W, q, mu, 3)
-    assert [g["contacts"] for g in ans.newton_kernel["groups"]] == [20, 30]
-    assert first_starts(ans.newton_kernel) == {0: "starts", 1: "starts"}
+    sizes = [g["unknowns"] for g in ans.newton_kernel["groups"]]
+    assert sorted(sizes) == [60, 114, 132]
+    starts = first_starts(ans.newton_kernel)
+    assert [starts[k] for k in range(3)] == ["starts" if size == 60 else "convex program" for size in sizes]
     monkeypatch.setattr(coulomb, "COULOMB_CONVEX_FIRST_UNKNOWNS_MIN", 3)
-    assert first_starts(coulomb.solve_mode_free(W, q, mu, 3).newton_kernel) == {
-        0: "convex program",
-        1: "convex program",
-    }
+    assert set(first_starts(coulomb.solve_mode_free(W, q, mu, 3).newton_kernel).values()) == {"convex program"}
 
 
 def test_the_whole_problem_solved_after_a_group_fails_goes_by_its_largest_component(monkeypatch, stacks):
