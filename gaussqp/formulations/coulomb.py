@@ -442,7 +442,8 @@ def solve_mode_free(
     # each contact's component's unknowns: a group's schedule, and the whole problem's, go by their largest component
     size = np.bincount(components[1])[components[1]] * d if components is not None else np.zeros(mu.size, dtype=int)
     whole_schedule = _schedule(int(size.max(initial=0)), guess)
-    if groups is None:
+
+    def solve_whole() -> LocalAnswer:  # the problem solved whole, coupled, by the route
         return _solve_connected(
             W,
             q,
@@ -454,6 +455,9 @@ def solve_mode_free(
             newton_max_iter=newton_max_iter,
             schedule=whole_schedule,
         )
+
+    if groups is None:
+        return solve_whole()
     Wg = sp.csr_matrix(W) if sp.issparse(W) else np.asarray(W, dtype=float)
     parts = []
     for contacts in groups:
@@ -473,17 +477,7 @@ def solve_mode_free(
         )
         parts.append((contacts, iu, part))
         if part.backend_status != "converged":  # a group not solved alone: the whole problem, coupled, by the route
-            whole = _solve_connected(
-                W,
-                q,
-                mu,
-                d,
-                solver=solver,
-                tolerance=tolerance,
-                guess=guess,
-                newton_max_iter=newton_max_iter,
-                schedule=whole_schedule,
-            )
+            whole = solve_whole()
             whole.newton_kernel["groups"] = (
                 f"group {len(parts) - 1} of {len(groups)} ({contacts.size} contacts) not solved alone "
                 f"({part.backend_status}, path {part.path}): the whole problem solved coupled"
