@@ -508,7 +508,8 @@ def _groups(W, m: int, d: int, components: tuple[int, np.ndarray] | None = None)
 
 def _schedule(unknowns: int, guess: np.ndarray | None) -> tuple[tuple[float, str], ...]:
     """The damping schedule of a group whose largest connected component has ``unknowns`` (a group of several small
-    components, or a problem solved whole, goes by its largest): :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE_CONVEX_FIRST` from
+    components, or a problem solved whole, goes by its largest):
+    :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE_CONVEX_FIRST` from
     :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns on when no guess is given, else
     :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`: a guess (a trajectory's previous state) is the start a re-solve
     wants first, and below that size the Newton's own starts, exact at rest, are kept first (the setting says what was
@@ -586,8 +587,9 @@ def _solve_connected(
     schedule: tuple[tuple[float, str], ...] | None = None,
 ) -> LocalAnswer:
     """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split), through the (θ,
-    start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`); without ``last_resort``, the convex iteration is not run when the
-    Newton and the rounds do not converge (a group: the whole problem is solved next)."""
+    start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`); without
+    ``last_resort``, the convex iteration is not run when the Newton and the rounds do not converge (a group: the whole
+    problem is solved next)."""
     t0 = time.perf_counter()
     runs: list = []
     t_convex = None
