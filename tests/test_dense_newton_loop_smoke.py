@@ -18,13 +18,13 @@ DATA = ROOT / "problems" / "data" / "fclib_generated"
 
 
 def test_the_script_times_the_dense_iterations_and_compares_with_a_before(tmp_path, capsys):
-    dense, sparse = DATA / "quadruped-s0-i0007-m12.hdf5", DATA / "quadruped-s0-i0016-m77.hdf5"
+    dense, sparse = DATA / "quadruped-s0-i0007-m12.hdf5", DATA / "sphere_pile-s0-i0001-m98.hdf5"
     out_json = tmp_path / "rows.json"
     assert bench.main([str(dense), str(sparse), "--repeat", "1", "--json", str(out_json)]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("quadruped-s0-i0007-m12"))
     assert " 36 unknowns" in row and " us/it." in row
-    assert "quadruped-s0-i0016-m77.hdf5" in out and "not timed: path newton, sparse linear algebra" in out
+    assert "sphere_pile-s0-i0001-m98.hdf5" in out and "not timed: path newton, sparse linear algebra" in out
     rows = json.loads(out_json.read_text())
     its = rows["quadruped-s0-i0007-m12.hdf5"]["iterations"]
     assert its > 0 and rows["quadruped-s0-i0007-m12.hdf5"]["seconds"] > 0

@@ -456,8 +456,28 @@ def solve_mode_free(
             schedule=whole_schedule,
         )
 
+    first = None
     if groups is None:
-        return solve_whole()
+        packed = _packed_groups(components, d) if q.size >= 2 * COULOMB_COMPONENT_UNKNOWNS_MIN else None
+        if packed is None:
+            return solve_whole()
+        # several components, none large enough to be a group alone: solved whole while the schedule's first run
+        # converges there, else apart in groups of the size (one hard component stalls the merit of all)
+        first = _solve_connected(
+            W,
+            q,
+            mu,
+            d,
+            solver=solver,
+            tolerance=tolerance,
+            guess=guess,
+            newton_max_iter=newton_max_iter,
+            schedule=whole_schedule[:1],
+            rounds=False,
+        )
+        if first.backend_status == "converged":
+            return first
+        groups = packed
     Wg = sp.csr_matrix(W) if sp.issparse(W) else np.asarray(W, dtype=float)
     parts = []
     for contacts in groups:
@@ -486,8 +506,26 @@ def solve_mode_free(
                 whole.newton_iterations += tried.newton_iterations
                 for key, value in tried.times.items():
                     whole.times[f"group {key}"] = whole.times.get(f"group {key}", 0.0) + value
+            _count_first_run(whole, first)
             return whole
-    return _merged(W, q, parts)
+    return _count_first_run(_merged(W, q, parts), first)
+
+
+def _count_first_run(ans: LocalAnswer, first: LocalAnswer | None) -> LocalAnswer:
+    """``ans`` with the work of the whole problem's first run (``first``, None when the problem was not tried whole
+    before its groups) counted, and ``newton_kernel["whole_first"]`` saying what that run did."""
+    if first is None:
+        return ans
+    ans.newton_iterations += first.newton_iterations
+    for key, value in first.times.items():
+        ans.times[f"whole {key}"] = ans.times.get(f"whole {key}", 0.0) + value
+    ans.newton_kernel["whole_first"] = {
+        "iterations": first.newton_iterations,
+        "reason": first.backend_status,
+        "residual": first.newton_kernel.get("residual"),
+        "then": "its components solved in groups",
+    }
+    return ans
 
 
 def _groups(W, m: int, d: int, components: tuple[int, np.ndarray] | None = None) -> list[np.ndarray] | None:
@@ -504,6 +542,34 @@ def _groups(W, m: int, d: int, components: tuple[int, np.ndarray] | None = None)
     groups = [np.flatnonzero(labels == c) for c in big]
     rest = np.flatnonzero(~np.isin(labels, big))
     return groups + ([rest] if rest.size else [])
+
+
+def _packed_groups(components: tuple[int, np.ndarray] | None, d: int) -> list[np.ndarray] | None:
+    """The groups a problem of several components none of which is a group alone (:func:`_groups` is None) is solved
+    in when its first run whole does not converge: its components, in the order of their first contact, put together
+    into groups of at least :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN` unknowns, a remainder below it
+    joining the last group; each group's contacts in increasing order. None with fewer than two groups."""
+    if components is None or components[0] < 2:
+        return None
+    count, labels = components
+    sizes = np.bincount(labels, minlength=count) * d
+    group_of = np.empty(count, dtype=np.int64)
+    groups, pending, pending_size = 0, [], 0
+    for c in range(count):
+        pending.append(c)
+        pending_size += int(sizes[c])
+        if pending_size >= COULOMB_COMPONENT_UNKNOWNS_MIN:
+            group_of[pending] = groups
+            groups, pending, pending_size = groups + 1, [], 0
+    if pending:
+        if groups == 0:
+            return None
+        group_of[pending] = groups - 1
+    if groups < 2:
+        return None
+    of_contact = group_of[labels]
+    order = np.argsort(of_contact, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(of_contact, minlength=groups))[:-1])
 
 
 def _schedule(unknowns: int, guess: np.ndarray | None) -> tuple[tuple[float, str], ...]:
@@ -585,11 +651,13 @@ def _solve_connected(
     newton_max_iter: int = COULOMB_NN_ITER_MAX,
     last_resort: bool = True,
     schedule: tuple[tuple[float, str], ...] | None = None,
+    rounds: bool = True,
 ) -> LocalAnswer:
     """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split), through the (θ,
     start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`); without
     ``last_resort``, the convex iteration is not run when the Newton and the rounds do not converge (a group: the whole
-    problem is solved next)."""
+    problem is solved next); without ``rounds``, neither are the rounds (the Newton's best answer is returned: a run
+    whole before the problem is split into groups)."""
     t0 = time.perf_counter()
     runs: list = []
     t_convex = None
@@ -678,6 +746,17 @@ def _solve_connected(
             "nonsmooth_newton",
             nt.history,
             "converged",
+            info["iterations"],
+            {"nonsmooth_newton": t_newton},
+        )
+    if not rounds:
+        info["fallback"] = "not run: a first run whole (the groups are solved next)"
+        return kernel_answer(
+            nt.r,
+            "newton",
+            "nonsmooth_newton",
+            nt.history,
+            nt.reason,
             info["iterations"],
             {"nonsmooth_newton": t_newton},
         )

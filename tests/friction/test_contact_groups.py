@@ -145,3 +145,63 @@ def test_a_problem_without_contacts_or_at_rest_is_solved():
     W, q, mu = condensed(STACKS)
     rest = coulomb.solve_mode_free(W, np.zeros_like(q), mu, 3)
     assert not np.any(rest.r) and rest.path == "newton"
+
+
+#: a shipped scene of several quadrupeds (77 contacts, no component of 60 unknowns): its first Newton run whole stalls
+QUADRUPEDS = "fclib_generated/quadruped-s0-i0016-m77"
+
+
+def _single_contacts(m: int, seed: int = 0):
+    """``m`` contacts that W does not couple (each its own component of 3 unknowns), a random SPD block each, a load
+    that presses them (q_n < 0) and pushes them sideways."""
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for _ in range(m):
+        A = rng.normal(size=(3, 3))
+        blocks.append(A @ A.T + 0.5 * np.eye(3))
+    q = rng.normal(size=3 * m)
+    q[0::3] = -np.abs(q[0::3]) - 0.1
+    return sp.block_diag(blocks, format="csr"), q, np.full(m, 0.4)
+
+
+def test_small_components_are_packed_in_order_into_groups_of_the_size(monkeypatch):
+    """50 components of 3 unknowns, the size 60: 20 contacts a group, the remainder (10) with the last one; fewer than
+    two groups: None."""
+    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 60)
+    W, q, mu = _single_contacts(50)
+    groups = coulomb._packed_groups(contact_components(W, mu.size, 3), 3)
+    assert groups is not None and [g.tolist() for g in groups] == [list(range(20)), list(range(20, 50))]
+    assert coulomb._packed_groups(contact_components(W[:90, :90], 30, 3), 3) is None  # 30 contacts: one group
+    assert coulomb._packed_groups(None, 3) is None
+
+
+def test_small_components_solved_whole_when_the_first_run_converges(monkeypatch):
+    """Independent contacts whose first run whole converges: solved whole as before (no groups, no first-run report),
+    the answer ``_solve_connected``'s."""
+    monkeypatch.setattr(coulomb, "COULOMB_COMPONENT_UNKNOWNS_MIN", 60)
+    W, q, mu = _single_contacts(50)
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    assert ans.backend_status == "converged"
+    assert "groups" not in ans.newton_kernel and "whole_first" not in ans.newton_kernel
+    assert np.array_equal(ans.r, coulomb._solve_connected(W, q, mu, 3).r)
+
+
+def test_small_components_are_solved_in_groups_when_the_first_run_whole_stalls():
+    """The quadrupeds: the schedule's first run on the whole problem stalls (one quadruped holds the merit of all);
+    their components are then solved in groups, each as alone, and the first run's work is counted and reported."""
+    W, q, mu = condensed(QUADRUPEDS)
+    count, labels = contact_components(W, mu.size, 3)
+    assert count >= 2 and np.bincount(labels).max() * 3 < COULOMB_COMPONENT_UNKNOWNS_MIN
+    first = coulomb._solve_connected(W, q, mu, 3, schedule=coulomb.COULOMB_NN_SCHEDULE[:1], rounds=False)
+    assert first.backend_status != "converged" and not first.proximal
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    report = ans.newton_kernel["whole_first"]
+    assert report["iterations"] == first.newton_iterations and report["reason"] == first.backend_status
+    groups = coulomb._packed_groups((count, labels), 3)
+    assert [g["contacts"] for g in ans.newton_kernel["groups"]] == [g.size for g in groups]
+    for contacts in groups:
+        iu = unknowns(contacts)
+        alone = coulomb._solve_connected(W[np.ix_(iu, iu)], q[iu], mu[contacts], 3)
+        assert np.array_equal(ans.r[iu], alone.r)
+    assert ans.newton_iterations == first.newton_iterations + sum(g["iterations"] for g in ans.newton_kernel["groups"])
+    assert natural_map_residual(ans.r, ans.u, q, mu, 3).relative <= COULOMB_NN_ACCEPT_RTOL
