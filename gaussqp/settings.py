@@ -1196,9 +1196,10 @@ COULOMB_FALLBACK_UNKNOWNS_MAX = 3000
 #: The mode-free route (:func:`gaussqp.formulations.coulomb.solve_mode_free`) solves separately the groups of contacts
 #: that W does not couple (the connected components of W's block pattern: separate chains, piles, bodies) when at
 #: least two of them have this many unknowns m·d or more; the smaller components are solved together as one group.
-#: With fewer than two that large, a problem of several components is solved whole while the schedule's first run
-#: converges there, else apart in groups of at least this many unknowns (its components packed in order): one hard
-#: component held the merit of all (the growth benchmark's 1,059 quadrupeds' contacts: 5.4 → 0.26 s).
+#: With fewer than two that large, a problem of several components is solved whole when the schedule's first run
+#: converges there, else apart in groups of at least this many unknowns (its components packed in order): on a scene
+#: of many small robots one hard robot holds the merit of all (the growth benchmark's quadrupeds, 1,059 contacts:
+#: 5.4 → 0.26 s).
 #: Each group runs the whole route (the damping schedule, the rounds, the fallback) on its own block of W: a dense
 #: LU a step on a block instead of on W (the eleventh session's chains of 150–250 contacts, three to five chains of
 #: ~50 contacts each, W dense-ish of 456–744 unknowns: 1.5–6.3 s → 0.1–0.2 s), and a group's stall does not make the

@@ -425,7 +425,9 @@ def solve_mode_free(
     Contacts that W does not couple are solved separately when the groups are large enough
     (:func:`_groups`, :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN`): each group runs the whole route on
     its own block of W, and the answers are put together (:func:`_merged`); the judge recomputes the residual of the
-    whole answer as of any other.
+    whole answer as of any other. A problem of several smaller components is solved whole when the schedule's first
+    run converges there, else in groups of that size (:func:`_packed_groups`; the first run's work is counted,
+    ``newton_kernel["whole_first"]``).
 
     Parameters
     ----------
@@ -461,8 +463,10 @@ def solve_mode_free(
         packed = _packed_groups(components, d) if q.size >= 2 * COULOMB_COMPONENT_UNKNOWNS_MIN else None
         if packed is None:
             return solve_whole()
-        # several components, none large enough to be a group alone: solved whole while the schedule's first run
-        # converges there, else apart in groups of the size (one hard component stalls the merit of all)
+        # several components, fewer than two large enough to be a group alone: solved whole when the schedule's first
+        # run converges there (up to its first "starts" pair, which always runs), else apart in groups of the size
+        # (one hard component stalls the merit of all)
+        upto = next(k for k, (_, start) in enumerate(whole_schedule) if start == "starts")
         first = _solve_connected(
             W,
             q,
@@ -472,7 +476,7 @@ def solve_mode_free(
             tolerance=tolerance,
             guess=guess,
             newton_max_iter=newton_max_iter,
-            schedule=whole_schedule[:1],
+            schedule=whole_schedule[: upto + 1],
             rounds=False,
         )
         if first.backend_status == "converged":
@@ -506,24 +510,26 @@ def solve_mode_free(
                 whole.newton_iterations += tried.newton_iterations
                 for key, value in tried.times.items():
                     whole.times[f"group {key}"] = whole.times.get(f"group {key}", 0.0) + value
-            _count_first_run(whole, first)
+            _count_first_run(whole, first, "a group not solved alone: the whole problem solved coupled")
             return whole
-    return _count_first_run(_merged(W, q, parts), first)
+    return _count_first_run(_merged(W, q, parts), first, "its components solved in groups")
 
 
-def _count_first_run(ans: LocalAnswer, first: LocalAnswer | None) -> LocalAnswer:
+def _count_first_run(ans: LocalAnswer, first: LocalAnswer | None, then: str) -> LocalAnswer:
     """``ans`` with the work of the whole problem's first run (``first``, None when the problem was not tried whole
-    before its groups) counted, and ``newton_kernel["whole_first"]`` saying what that run did."""
+    before its groups) counted in its iterations (``newton_iterations`` and ``newton_kernel["iterations"]``) and
+    times, and ``newton_kernel["whole_first"]`` saying what that run did and what came ``then``."""
     if first is None:
         return ans
     ans.newton_iterations += first.newton_iterations
+    ans.newton_kernel["iterations"] = ans.newton_kernel.get("iterations", 0) + first.newton_iterations
     for key, value in first.times.items():
         ans.times[f"whole {key}"] = ans.times.get(f"whole {key}", 0.0) + value
     ans.newton_kernel["whole_first"] = {
         "iterations": first.newton_iterations,
         "reason": first.backend_status,
         "residual": first.newton_kernel.get("residual"),
-        "then": "its components solved in groups",
+        "then": then,
     }
     return ans
 
@@ -545,8 +551,8 @@ def _groups(W, m: int, d: int, components: tuple[int, np.ndarray] | None = None)
 
 
 def _packed_groups(components: tuple[int, np.ndarray] | None, d: int) -> list[np.ndarray] | None:
-    """The groups a problem of several components none of which is a group alone (:func:`_groups` is None) is solved
-    in when its first run whole does not converge: its components, in the order of their first contact, put together
+    """The groups a problem of several components of which fewer than two are a group alone (:func:`_groups` is None)
+    is solved in when its first run whole does not converge: its components, in the order of their first contact, put together
     into groups of at least :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN` unknowns, a remainder below it
     joining the last group; each group's contacts in increasing order. None with fewer than two groups."""
     if components is None or components[0] < 2:

@@ -205,3 +205,54 @@ def test_small_components_are_solved_in_groups_when_the_first_run_whole_stalls()
         assert np.array_equal(ans.r[iu], alone.r)
     assert ans.newton_iterations == first.newton_iterations + sum(g["iterations"] for g in ans.newton_kernel["groups"])
     assert natural_map_residual(ans.r, ans.u, q, mu, 3).relative <= COULOMB_NN_ACCEPT_RTOL
+
+
+def _stack_and_singles(count: int = 20):
+    """The larger shipped stack (132 unknowns) and ``count`` single contacts after it: one component large enough to be
+    a group alone (``_groups`` is None), the singles one packed group beside it."""
+    Ws, qs, mus = condensed(STACKS)
+    big = max(coulomb._groups(Ws, mus.size, 3), key=len)
+    iu = unknowns(big)
+    W1, q1, mu1 = _single_contacts(count)
+    W = sp.block_diag([sp.csr_matrix(Ws[np.ix_(iu, iu)]), W1], format="csr")
+    return W, np.concatenate([qs[iu], q1]), np.concatenate([mus[big], mu1])
+
+
+@pytest.mark.parametrize("case", ["no iterations", "no convex start"])
+def test_the_first_run_whole_runs_up_to_its_first_starts_pair(case, monkeypatch):
+    """With the convex start first (the stack's 132 unknowns above a lowered threshold), the first run whole is the
+    convex pair and the first "starts" pair: with no Newton iterations allowed, or no convex start, the "starts" pair
+    still runs (a first run of the convex pair alone had no run at all)."""
+    W, q, mu = _stack_and_singles()
+    assert coulomb._groups(W, mu.size, 3) is None
+    monkeypatch.setattr(coulomb, "COULOMB_CONVEX_FIRST_UNKNOWNS_MIN", 100)
+    if case == "no convex start":
+        monkeypatch.setattr(coulomb, "convex_start", lambda *args: None)
+    ans = coulomb.solve_mode_free(W, q, mu, 3, newton_max_iter=0 if case == "no iterations" else 50)
+    assert ans.r.shape == q.shape and np.all(np.isfinite(ans.r))
+
+
+def test_a_group_that_fails_after_the_first_run_sends_the_whole_problem_to_the_route(monkeypatch):
+    """The quadrupeds, every group made to fail: the whole problem is solved coupled by the route, with the first run's
+    work counted once and its report saying what came next."""
+    W, q, mu = condensed(QUADRUPEDS)
+    real = coulomb._solve_connected
+
+    def groups_fail(*args, last_resort=True, **kwargs):
+        ans = real(*args, last_resort=last_resort, **kwargs)
+        if not last_resort:
+            ans.backend_status = "stalled"
+        return ans
+
+    monkeypatch.setattr(coulomb, "_solve_connected", groups_fail)
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    first = real(W, q, mu, 3, schedule=coulomb.COULOMB_NN_SCHEDULE[:1], rounds=False)
+    whole = real(W, q, mu, 3)
+    assert np.array_equal(ans.r, whole.r)
+    report = ans.newton_kernel["whole_first"]
+    assert report["iterations"] == first.newton_iterations and report["then"].startswith("a group not solved alone")
+    assert ans.newton_kernel["groups"].startswith("group 0 of ")
+    g0 = coulomb._packed_groups(contact_components(W, mu.size, 3), 3)[0]
+    iu = unknowns(g0)
+    tried = real(W[np.ix_(iu, iu)], q[iu], mu[g0], 3, last_resort=False)
+    assert ans.newton_iterations == whole.newton_iterations + tried.newton_iterations + first.newton_iterations
