@@ -31,6 +31,23 @@ def unknowns(contacts: np.ndarray, d: int = 3) -> np.ndarray:
     return (contacts[:, None] * d + np.arange(d)).ravel()
 
 
+def fail_every_group(monkeypatch, seen: list | None = None):
+    """Make every group's run report a stall (the whole problem is then solved coupled by the route); the group runs'
+    Newton iterations go to ``seen``. Returns the real ``_solve_connected``."""
+    real = coulomb._solve_connected
+
+    def groups_fail(*args, last_resort=True, **kwargs):
+        ans = real(*args, last_resort=last_resort, **kwargs)
+        if not last_resort:
+            if seen is not None:
+                seen.append(ans.newton_iterations)
+            ans.backend_status = "stalled"
+        return ans
+
+    monkeypatch.setattr(coulomb, "_solve_connected", groups_fail)
+    return real
+
+
 def test_the_components_are_w_s_coupled_groups_dense_or_sparse():
     """Contacts 0, 2 coupled, 1 alone, 3 and 4 coupled (interleaved): three components, the same from a dense and a
     sparse W; an explicitly stored zero block counts as a coupling (the pattern, not the values)."""
@@ -119,17 +136,8 @@ def test_a_group_not_solved_alone_sends_the_whole_problem_to_the_route(monkeypat
     the whole problem is solved coupled by the route, as it was before groups: that answer, with a note saying which
     group, and the groups' work counted."""
     W, q, mu = condensed(STACKS)
-    real = coulomb._solve_connected
-    groups_seen = []
-
-    def first_group_fails(*args, last_resort=True, **kwargs):
-        ans = real(*args, last_resort=last_resort, **kwargs)
-        if not last_resort:
-            groups_seen.append(ans.newton_iterations)
-            ans.backend_status = "stalled"
-        return ans
-
-    monkeypatch.setattr(coulomb, "_solve_connected", first_group_fails)
+    groups_seen: list = []
+    real = fail_every_group(monkeypatch, groups_seen)
     ans = coulomb.solve_mode_free(W, q, mu, 3)
     whole = real(W, q, mu, 3)
     assert len(groups_seen) == 1  # the first group failed: the second is not tried
@@ -236,15 +244,7 @@ def test_a_group_that_fails_after_the_first_run_sends_the_whole_problem_to_the_r
     """The quadrupeds, every group made to fail: the whole problem is solved coupled by the route, with the first run's
     work counted once and its report saying what came next."""
     W, q, mu = condensed(QUADRUPEDS)
-    real = coulomb._solve_connected
-
-    def groups_fail(*args, last_resort=True, **kwargs):
-        ans = real(*args, last_resort=last_resort, **kwargs)
-        if not last_resort:
-            ans.backend_status = "stalled"
-        return ans
-
-    monkeypatch.setattr(coulomb, "_solve_connected", groups_fail)
+    real = fail_every_group(monkeypatch)
     ans = coulomb.solve_mode_free(W, q, mu, 3)
     first = real(W, q, mu, 3, schedule=coulomb.COULOMB_NN_SCHEDULE[:1], rounds=False)
     whole = real(W, q, mu, 3)

@@ -20,6 +20,8 @@ from gaussqp.settings import (
     COULOMB_NN_SCHEDULE_CONVEX_FIRST,
 )
 
+from test_contact_groups import _single_contacts, fail_every_group  # tests/friction is on sys.path
+
 pytest.importorskip("h5py", reason="FCLIB files need the optional extra gaussqp[fclib] (h5py)")
 
 STACKS = "fclib_generated/box_stacks-s0-i0004-m82"
@@ -104,19 +106,6 @@ def test_the_convex_first_answer_is_certified_through_solve(monkeypatch):
     assert np.abs(usual.acceleration - first.acceleration).max() <= 1e-9 * scale
 
 
-def _single_contacts(m: int, seed: int = 0):
-    """``m`` contacts that W does not couple (each its own component of 3 unknowns), a random SPD block each, a load
-    that presses them (q_n < 0) and pushes them sideways."""
-    rng = np.random.default_rng(seed)
-    blocks = []
-    for _ in range(m):
-        A = rng.normal(size=(3, 3))
-        blocks.append(A @ A.T + 0.5 * np.eye(3))
-    q = rng.normal(size=3 * m)
-    q[0::3] = -np.abs(q[0::3]) - 0.1
-    return sp.block_diag(blocks, format="csr"), q, np.full(m, 0.4)
-
-
 def test_a_group_of_small_components_goes_by_its_largest_component(monkeypatch, stacks):
     """The two stacks (114 and 132 unknowns) and 20 single contacts after them: the stacks are groups of their own, the
     singles one group of 60 unknowns in components of 3. Threshold 30: the stacks start from the convex program, the
@@ -141,15 +130,7 @@ def test_the_whole_problem_solved_after_a_group_fails_goes_by_its_largest_compon
     problem's (its largest component, 132 unknowns: the convex start first at the threshold 130), with a guess the
     Newton's own starts."""
     W, q, mu = stacks
-    real = coulomb._solve_connected
-
-    def groups_fail(*args, last_resort=True, **kwargs):
-        ans = real(*args, last_resort=last_resort, **kwargs)
-        if not last_resort:
-            ans.backend_status = "stalled"
-        return ans
-
-    monkeypatch.setattr(coulomb, "_solve_connected", groups_fail)
+    fail_every_group(monkeypatch)
     monkeypatch.setattr(coulomb, "COULOMB_CONVEX_FIRST_UNKNOWNS_MIN", 130)
     whole = coulomb.solve_mode_free(W, q, mu, 3)
     assert whole.newton_kernel["groups"].startswith("group 0 of 2")
