@@ -1317,6 +1317,17 @@ COULOMB_NN_SCHEDULE_CONVEX_FIRST = ((COULOMB_NN_REG_THETAS[0], "convex"),) + tup
 #: not gone down at all over this many rounds (besides :data:`COULOMB_PROX_STALL_ROUNDS` without halving).
 COULOMB_PROX_NO_BEST_ROUNDS = 10
 
+# ---------------------------------------------------------------- mode-free Coulomb: the route's last resort
+#: The last resort's budget (:func:`gaussqp.formulations.coulomb._last_rounds`: the proximal rounds run on, without the
+#: halving stall rule, when every stage before them left the answer above :data:`COULOMB_RESIDUAL_RTOL`), in inner
+#: Newton iterations times the problem's unknowns ``m·d``: 8,333 iterations at 360 unknowns (a settling pile of 120
+#: contacts, where they took up to ~6,300 from both starts, 2026-11-29), 1,000 at :data:`COULOMB_FALLBACK_UNKNOWNS_MAX`.
+COULOMB_PROX_LAST_WORK_UNKNOWNS = 3_000_000
+#: The last resort stops when its best residual has not gone down at all over this many rounds: its rounds converge
+#: linearly at a rate near 1 and often climb for tens of rounds between two new best points (state 13 of the settling
+#: pile: stopped from its best point after 415 rounds at 2.3e-8, then converged from ``r = 0``).
+COULOMB_PROX_LAST_NO_BEST_ROUNDS = 100
+
 # ---------------------------------------------------------------- mode-free Coulomb: the schedule's cycle test
 #: The damping schedule's Newton runs (:func:`gaussqp.formulations.coulomb.solve_mode_free`) also stop as stalled
 #: when, :data:`COULOMB_NN_CYCLE_ITER` iterations or more since the merit last fell below

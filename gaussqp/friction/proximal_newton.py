@@ -45,7 +45,8 @@ It stops when the problem's own natural-map residual (ρ = 1, ÷‖q‖, the one
 deterministic budget: the same answer on any machine), when the best residual has not halved over
 :data:`~gaussqp.settings.COULOMB_PROX_STALL_ROUNDS` rounds, or when it has not gone down at all over
 :data:`~gaussqp.settings.COULOMB_PROX_NO_BEST_ROUNDS` rounds (rounds that drift away from their best point: on a pile of
-4,248 contacts from 1.3e-7 to 7e-7 over 30 rounds). Nothing here is a certificate: the route recomputes the residual and
+4,248 contacts from 1.3e-7 to 7e-7 over 30 rounds); the route's last resort switches the halving rule off and waits
+longer for a new best point (``stall_rounds``, ``no_best_rounds``). Nothing here is a certificate: the route recomputes the residual and
 judges it.
 """
 
@@ -121,6 +122,8 @@ def solve_proximal(
     work_max: int = COULOMB_PROX_WORK_MAX,
     anderson: int = COULOMB_PROX_ANDERSON_MEMORY,
     inner_ratio: float | None = COULOMB_PROX_INNER_RATIO,
+    stall_rounds: int | None = COULOMB_PROX_STALL_ROUNDS,
+    no_best_rounds: int = COULOMB_PROX_NO_BEST_ROUNDS,
 ) -> ProximalResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the proximal-point iteration of the module
     docstring, each round's problem ``((W + σΛ), q − σΛ r_k)`` solved by the globalized nonsmooth Newton method.
@@ -138,6 +141,9 @@ def solve_proximal(
     anderson : Anderson's memory M (module docstring); 0: the plain proximal-point iteration
     inner_ratio : each inner problem is solved to the problem's current residual divided by this (not below
         :data:`~gaussqp.settings.COULOMB_PROX_INNER_RTOL`); None: every inner problem to that floor
+    stall_rounds : stop when the best residual has not halved over this many rounds; None: no such stop (the route's
+        last resort, :func:`gaussqp.formulations.coulomb._last_rounds`, which converges linearly at a rate near 1)
+    no_best_rounds : stop when the best residual has not gone down at all over this many rounds
 
     Returns
     -------
@@ -238,11 +244,11 @@ def solve_proximal(
             best_halved, since = best[0], 0
         else:
             since += 1
-            if since >= COULOMB_PROX_STALL_ROUNDS:
+            if stall_rounds is not None and since >= stall_rounds:
                 reason = STALLED
                 break
         since_best = 0 if best[0] < best_before else since_best + 1
-        if since_best >= COULOMB_PROX_NO_BEST_ROUNDS:
+        if since_best >= no_best_rounds:
             reason = STALLED
             break
     res, r, u = best
