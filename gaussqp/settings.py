@@ -1320,12 +1320,18 @@ COULOMB_PROX_NO_BEST_ROUNDS = 10
 # ---------------------------------------------------------------- mode-free Coulomb: the route's last resort
 #: The last resort's budget (:func:`gaussqp.formulations.coulomb._last_rounds`: the proximal rounds run on, without the
 #: halving stall rule, when every stage before them left the answer above :data:`COULOMB_RESIDUAL_RTOL`), in inner
-#: Newton iterations times the problem's unknowns ``m·d``: 8,333 iterations at 360 unknowns (a settling pile of 120
-#: contacts, where they took up to ~6,300 from both starts, 2026-11-29), 1,000 at :data:`COULOMB_FALLBACK_UNKNOWNS_MAX`.
-COULOMB_PROX_LAST_WORK_UNKNOWNS = 3_000_000
-#: The last resort stops when its best residual has not gone down at all over this many rounds: its rounds converge
-#: linearly at a rate near 1 and often climb for tens of rounds between two new best points (state 13 of the settling
-#: pile: stopped from its best point after 415 rounds at 2.3e-8, then converged from ``r = 0``).
+#: Newton iterations times the problem's unknowns ``m·d``: 1,000 iterations at :data:`COULOMB_FALLBACK_UNKNOWNS_MAX`,
+#: where an iteration costs most; 8,333 at the 360 unknowns of a settling pile of 120 contacts, where they took 298 to
+#: 6,338 (2026-11-29, states 9–14 of ``benchmarks/settling_piles.py``; state 13: 1,977 from its best point, then 4,361
+#: from ``r = 0``).
+COULOMB_PROX_LAST_WORK_UNKNOWNS_MAX = 3_000_000
+#: ... and at most this many inner iterations whatever the size: on a few contacts an iteration's fixed cost
+#: (~0.1–1 ms) would otherwise let the budget above run for minutes.
+COULOMB_PROX_LAST_WORK_MAX = 10_000
+#: The last resort stops a start when its best residual has not gone down at all over this many rounds: its rounds
+#: converge linearly at a rate near 1 and climb for tens of rounds between two new best points (state 13 of the
+#: settling pile: from ``r = 0``, 534 rounds to the target), where :data:`COULOMB_PROX_NO_BEST_ROUNDS` stops the route's
+#: first rounds.
 COULOMB_PROX_LAST_NO_BEST_ROUNDS = 100
 
 # ---------------------------------------------------------------- mode-free Coulomb: the schedule's cycle test
