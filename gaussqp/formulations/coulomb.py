@@ -826,7 +826,8 @@ def _solve_connected(
     ans.times["last rounds"] = time.perf_counter() - t0
     ans.proximal = {**ans.proximal, "last_rounds": report}
     ans.newton_iterations += report["iterations"]
-    if last is None or not report["measure"] < measure:  # kept only when the judge's measure is lower
+    report["kept"] = last is not None and report["measure"] < measure  # only when the judge's measure is lower
+    if not report["kept"]:
         return ans
     return replace(
         ans,
@@ -885,7 +886,8 @@ def _last_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, best: np.ndarray) -> 
     Returns (the :class:`~gaussqp.friction.proximal_newton.ProximalResult` of least judge's measure, or None when no
     start ran; a report: ``iterations``, ``budget``, each start's ``attempts``, the best ``measure`` and a ``status``,
     ``converged`` at :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` as everywhere in the route, ``within the
-    certificate's reach`` within the bound, else why the best start stopped)."""
+    certificate's reach`` within the bound, else ``above the certificate's bound``, or ``not run``); the caller adds
+    ``kept``, whether their point replaced the answer."""
     budget = min(COULOMB_PROX_LAST_WORK_MAX, COULOMB_PROX_LAST_WORK_UNKNOWNS_MAX // max(q.size, 1))
     best_out, best_measure, attempts, work = None, float("inf"), [], 0
     for start, r0 in (("best so far", best), ("zero", None)):
@@ -913,11 +915,13 @@ def _last_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, best: np.ndarray) -> 
         if best_measure <= COULOMB_RESIDUAL_RTOL:  # the judge decides; a start more would cost seconds
             break
     status = (
-        "converged"
-        if best_out is not None and best_out.residual <= COULOMB_NN_ACCEPT_RTOL
+        "not run"
+        if best_out is None
+        else "converged"
+        if best_out.residual <= COULOMB_NN_ACCEPT_RTOL
         else "within the certificate's reach"
         if best_measure <= COULOMB_RESIDUAL_RTOL
-        else (best_out.reason if best_out is not None else "not run")
+        else "above the certificate's bound"  # (each start's own reason is in its attempt)
     )
     report = {"iterations": work, "budget": budget, "attempts": attempts, "measure": best_measure, "status": status}
     return best_out, report
