@@ -425,9 +425,8 @@ def solve_mode_free(
     dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says
     the fallback did not run; when the fallback ran and the best answer is still above the certificate's bound, the
     rounds run on without their halving rule (:func:`_last_rounds`, ``proximal["last_rounds"]``). Every answer is
-    judged afterwards by the same recomputed natural-map residual
-    (:func:`_attach`); ``path``, ``newton_kernel`` and ``proximal`` say which one answered and what the Newton
-    and the rounds did.
+    judged afterwards by the same recomputed natural-map residual (:func:`_attach`); ``path``, ``newton_kernel`` and
+    ``proximal`` say which one answered and what the Newton and the rounds did.
 
     Contacts that W does not couple are solved separately when the groups are large enough
     (:func:`_groups`, :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN`): each group runs the whole route on
@@ -878,10 +877,10 @@ def _last_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, best: np.ndarray) -> 
     point so far, then, if the judge's measure of their answer (:func:`law_measure`: the residual and the velocity
     change) is still above the bound, from ``r = 0``, sharing a budget of ``COULOMB_PROX_LAST_WORK_UNKNOWNS_MAX //
     (m·d)`` inner iterations, at most :data:`~gaussqp.settings.COULOMB_PROX_LAST_WORK_MAX` (the same answer on any
-    machine). On the slowly sliding
-    states of a settling pile (``benchmarks/settling_piles.py``) the rounds converge linearly at a rate near 1, and
-    the halving rule stopped them above the bound; run on, they reach it. Each start stops when its best residual has
-    not gone down over :data:`~gaussqp.settings.COULOMB_PROX_LAST_NO_BEST_ROUNDS` rounds.
+    machine). On the slowly sliding states of a settling pile (``benchmarks/settling_piles.py``) the rounds converge
+    linearly at a rate near 1, and the halving rule stopped them above the bound; run on, they reach it. Each start
+    stops when its best residual has not gone down over :data:`~gaussqp.settings.COULOMB_PROX_LAST_NO_BEST_ROUNDS`
+    rounds.
 
     Returns (the :class:`~gaussqp.friction.proximal_newton.ProximalResult` of least judge's measure, or None when no
     start ran; a report: ``iterations``, ``budget``, each start's ``attempts``, the best ``measure`` and a ``status``,

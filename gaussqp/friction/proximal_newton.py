@@ -46,8 +46,8 @@ deterministic budget: the same answer on any machine), when the best residual ha
 :data:`~gaussqp.settings.COULOMB_PROX_STALL_ROUNDS` rounds, or when it has not gone down at all over
 :data:`~gaussqp.settings.COULOMB_PROX_NO_BEST_ROUNDS` rounds (rounds that drift away from their best point: on a pile of
 4,248 contacts from 1.3e-7 to 7e-7 over 30 rounds); the route's last resort switches the halving rule off and waits
-longer for a new best point (``stall_rounds``, ``no_best_rounds``). Nothing here is a certificate: the route recomputes the residual and
-judges it.
+longer for a new best point (``stall_rounds``, ``no_best_rounds``). Nothing here is a certificate: the route
+recomputes the residual and judges it.
 """
 
 from __future__ import annotations
