@@ -750,25 +750,17 @@ def _solve_connected(
             proximal=report or {},
         )
 
-    if nt.residual <= COULOMB_NN_ACCEPT_RTOL:
+    newton_converged = nt.residual <= COULOMB_NN_ACCEPT_RTOL
+    if newton_converged or not rounds:
+        if not newton_converged:
+            info["fallback"] = "not run: a first run whole (the groups are solved next)"
         # every θ's iterations: the work done, as the proximal path counts it
         return kernel_answer(
             nt.r,
             "newton",
             "nonsmooth_newton",
             nt.history,
-            "converged",
-            info["iterations"],
-            {"nonsmooth_newton": t_newton},
-        )
-    if not rounds:
-        info["fallback"] = "not run: a first run whole (the groups are solved next)"
-        return kernel_answer(
-            nt.r,
-            "newton",
-            "nonsmooth_newton",
-            nt.history,
-            nt.reason,
+            "converged" if newton_converged else nt.reason,
             info["iterations"],
             {"nonsmooth_newton": t_newton},
         )
@@ -777,29 +769,30 @@ def _solve_connected(
     t_proximal = time.perf_counter() - t0
     times = {"nonsmooth_newton": t_newton, "proximal": t_proximal}
     work = info["iterations"] + proximal["iterations"]
-    rounds = None
+    by_rounds: LocalAnswer | None = None  # the rounds' answer and its judge's measure
+    rounds_measure = float("inf")
     if px is not None:
         status = "converged" if px.residual <= COULOMB_NN_ACCEPT_RTOL else px.reason
-        rounds = kernel_answer(px.r, "proximal newton", "proximal", px.history, status, work, times, proximal)
+        by_rounds = kernel_answer(px.r, "proximal newton", "proximal", px.history, status, work, times, proximal)
         if px.residual <= COULOMB_NN_ACCEPT_RTOL:
-            return rounds
+            return by_rounds
         # within the certificate's reach (the judge's measure: the residual and the velocity change that makes the
         # answer exact, which μ > √2 can put above the residual): the judge decides
-        judged = law_measure(natural_map_residual(rounds.r, rounds.u, q, mu, d))
-        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and judged <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
+        rounds_measure = law_measure(natural_map_residual(by_rounds.r, by_rounds.u, q, mu, d))
+        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and rounds_measure <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
             info["fallback"] = (
                 f"not run: the rounds' residual {px.residual:.1e} is at most COULOMB_PROX_FALLBACK_SKIP_RTOL = "
                 f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
             )
-            return rounds
+            return by_rounds
     if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX or not last_resort:  # the best answer so far, judged
         info["fallback"] = (
             f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
             if last_resort
             else "not run: a group of contacts (the whole problem is solved next)"
         )
-        if rounds is not None and px.residual < nt.residual:
-            return rounds
+        if by_rounds is not None and px is not None and px.residual < nt.residual:
+            return by_rounds
         return kernel_answer(nt.r, "newton", "nonsmooth_newton", nt.history, nt.reason, work, times, proximal)
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times["nonsmooth_newton"] = t_newton
@@ -807,15 +800,13 @@ def _solve_connected(
     ans.path = "convex iteration"
     ans.newton_kernel = info
     ans.proximal = proximal
-    if rounds is not None:
+    measure = law_measure(natural_map_residual(ans.r, ans.u, q, mu, d))
+    if by_rounds is not None and rounds_measure < measure:
         # the rounds' best point, when the convex iteration ends farther from a solution (e.g. at 1e-7 where the rounds
         # reached 1e-10 within their budget): the judge decides either by the same recomputed residual
-        mine = law_measure(natural_map_residual(ans.r, ans.u, q, mu, d))
-        if law_measure(natural_map_residual(rounds.r, rounds.u, q, mu, d)) < mine:
-            rounds.times.update(ans.times)
-            rounds.fixed_point_iterations = ans.fixed_point_iterations
-            ans = rounds
-    measure = law_measure(natural_map_residual(ans.r, ans.u, q, mu, d))
+        by_rounds.times.update(ans.times)
+        by_rounds.fixed_point_iterations = ans.fixed_point_iterations
+        ans, measure = by_rounds, rounds_measure
     if measure <= COULOMB_RESIDUAL_RTOL:
         return ans
     # the last resort: longer rounds from the best point so far, then from r = 0 (_last_rounds); their work counts
