@@ -1288,10 +1288,14 @@ COULOMB_NN_COMPILED = True
 #: damping, start) in turn, the next only when none before it reached :data:`COULOMB_NN_ACCEPT_RTOL`. ``"starts"``: the
 #: Newton's own starts (a guess, every contact sticks, zero; :func:`gaussqp.friction.nonsmooth_newton.solve_newton`);
 #: ``"convex"``: the answer of the convex program with De Saxcé's shift at zero
-#: (:func:`gaussqp.friction.convex_start.convex_start`), solved once, when first needed. The θ are those of
-#: :data:`COULOMB_NN_REG_THETAS`.
-COULOMB_NN_SCHEDULE = tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS) + tuple(
-    (theta, "convex") for theta in COULOMB_NN_REG_THETAS
+#: (:func:`gaussqp.friction.convex_start.convex_start`), solved once, when first needed; ``"sweeps"``: the point of
+#: projected Gauss–Seidel sweeps (:func:`gaussqp.friction.splitting_start.sweep_start`, :data:`COULOMB_SWEEPS_CHECKS`),
+#: computed once, when first needed, last: it is there for the degenerate groups where every other start stalls, and
+#: behind the others it changes no answer that converged before. The θ are those of :data:`COULOMB_NN_REG_THETAS`.
+COULOMB_NN_SCHEDULE = (
+    tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS)
+    + tuple((theta, "convex") for theta in COULOMB_NN_REG_THETAS)
+    + tuple((theta, "sweeps") for theta in COULOMB_NN_REG_THETAS)
 )
 #: A connected group of contacts (one component of W's pattern) of at least this many unknowns m·d, solved without a
 #: guess, runs :data:`COULOMB_NN_SCHEDULE_CONVEX_FIRST` instead of :data:`COULOMB_NN_SCHEDULE`. There a Newton step is
@@ -1311,6 +1315,22 @@ COULOMB_CONVEX_FIRST_UNKNOWNS_MIN = 3000
 COULOMB_NN_SCHEDULE_CONVEX_FIRST = ((COULOMB_NN_REG_THETAS[0], "convex"),) + tuple(
     pair for pair in COULOMB_NN_SCHEDULE if pair != (COULOMB_NN_REG_THETAS[0], "convex")
 )
+
+# ---------------------------------------------------------------- mode-free Coulomb: the sweeps' start
+#: The projected Gauss–Seidel sweeps of the schedule's ``"sweeps"`` start
+#: (:func:`gaussqp.friction.splitting_start.sweep_start`) are checked by one Newton step after these counts of sweeps
+#: from ``r = 0``, and stop when that step reaches :data:`COULOMB_NN_ACCEPT_RTOL`. Doubling counts: a check costs a
+#: factorization of the Newton matrix, a sweep one pass over W. On the 21-contact quadruped group of issue #27 (W of
+#: rank 53 for 63 unknowns, where the Newton from its other starts and the rounds stall near 4e-6) the step from the
+#: sweeps' point converges from 170 sweeps on and not before (twenty-seventh session).
+COULOMB_SWEEPS_CHECKS = (10, 20, 40, 80, 160, 320, 640)
+#: The local fixed-point steps of a contact in a sweep (fewer when a step changes nothing), as the 20 of the scratch
+#: experiment that found the quadruped group's modes.
+COULOMB_SWEEPS_LOCAL_ITER = 20
+#: The sweeps' work budget, in W's stored entries visited plus the local steps' ``d²`` products, summed over the
+#: sweeps: only the counts of :data:`COULOMB_SWEEPS_CHECKS` within it run (640 sweeps of a 63-unknown dense group
+#: cost 5e6; a dense W of 3,000 unknowns gets 20 sweeps). About 0.2–0.5 s of compiled sweeps on this machine.
+COULOMB_SWEEPS_WORK_MAX = 200_000_000
 
 # ---------------------------------------------------------------- mode-free Coulomb: the rounds' second stall test
 #: The proximal rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) also stop when their best residual has

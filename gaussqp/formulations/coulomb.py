@@ -6,7 +6,8 @@ First, :func:`solve_mode_free` runs the globalized semismooth Newton method of
 sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when its residual is at most
 :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`; its damping schedule runs from the Newton's own starts, then, when it
 stalls there, from the answer of the convex program with De Saxcé's shift at zero
-(:func:`gaussqp.friction.convex_start.convex_start`). Otherwise the proximal-point rounds of
+(:func:`gaussqp.friction.convex_start.convex_start`), then from the point of projected Gauss–Seidel sweeps
+(:func:`gaussqp.friction.splitting_start.sweep_start`). Otherwise the proximal-point rounds of
 :mod:`gaussqp.friction.proximal_newton` (the Newton on ``W + σΛ``, as Siconos's PROX) run from the Newton's best
 point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either, the
 route below runs from scratch, as before. When its answer too stays above the certificate's bound, the rounds run on
@@ -71,6 +72,7 @@ from ..friction.compiled import kernels, loaded, plain
 from ..friction.convex_start import convex_start
 from ..friction.nonsmooth_newton import contact_components, newton_system, solve_newton, sparse_delassus
 from ..friction.proximal_newton import solve_proximal
+from ..friction.splitting_start import sweep_start
 from ..linalg.mass import cholesky
 from ..linalg.csr import csr_from_arrays, matvec as csr_matvec, repeats, transpose as csr_transpose
 from ..mechanics.delassus import delassus_of_rows
@@ -415,7 +417,8 @@ def solve_mode_free(
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first, through the (θ, start)
     pairs of :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE` (its own starts, then the convex program's answer of
-    :func:`gaussqp.friction.convex_start.convex_start`, computed once when first needed; the convex start first on a
+    :func:`gaussqp.friction.convex_start.convex_start`, then the point of projected Gauss–Seidel sweeps of
+    :func:`gaussqp.friction.splitting_start.sweep_start`, each computed once when first needed; the convex start first on a
     connected group of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns solved without a
     guess, :func:`_schedule`); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
@@ -597,6 +600,9 @@ def _schedule(unknowns: int, guess: np.ndarray | None) -> tuple[tuple[float, str
     return COULOMB_NN_SCHEDULE
 
 
+#: the names the attempts of the Newton give the starts that the schedule computes (``newton_kernel["attempts"]``)
+_START_NAMES = {"convex": "convex program", "sweeps": "Gauss–Seidel sweeps"}
+
 #: the routes of a group's answer, from the first to the last resort (:func:`_merged` reports the last one any group took)
 _PATHS = ("newton", "proximal newton", "convex iteration")
 
@@ -672,29 +678,35 @@ def _solve_connected(
     whole before the problem is split into groups)."""
     t0 = time.perf_counter()
     runs: list = []
-    t_convex = None
-    rc: np.ndarray | None = None
+    # the starts computed when first needed ("convex", "sweeps"), their times and the sweeps' report
+    points: dict[str, np.ndarray | None] = {}
+    point_times: dict[str, float] = {}
+    sweeps_report: dict | None = None
     # W's copy and scales and the starts, shared by the schedule's runs (none at rest: r = 0 solves it, no run needs one)
     system = newton_system(W, q, mu, d) if np.any(q) else None
     # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
     # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
-    # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), computed when first needed
+    # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), "sweeps" the point of projected
+    # Gauss–Seidel sweeps, where the contacts' modes are settled without a merit (gaussqp/friction/splitting_start.py)
     for theta, start in COULOMB_NN_SCHEDULE if schedule is None else schedule:
-        if start == "convex":
+        if start in ("convex", "sweeps"):
             if newton_max_iter <= 0:
                 continue
-            if t_convex is None:
+            if start not in points:
                 tc = time.perf_counter()
-                rc = convex_start(W, q, mu, d)
-                t_convex = time.perf_counter() - tc
-            if rc is None:
+                if start == "convex":
+                    points[start] = convex_start(W, q, mu, d)
+                else:
+                    points[start], sweeps_report = sweep_start(W, q, mu, d, system)
+                point_times[start] = time.perf_counter() - tc
+            if points[start] is None:
                 continue
             run = solve_newton(
                 W,
                 q,
                 mu,
                 d,
-                r0=rc,
+                r0=points[start],
                 max_iter=newton_max_iter,
                 reg_theta=theta,
                 guess_only=True,
@@ -724,13 +736,15 @@ def _solve_connected(
                 "residual": run.residual,
                 "iterations": run.iterations,
                 "reason": run.reason,
-                **({"start": "convex program"} if start == "convex" else {}),
+                **({"start": _START_NAMES[start]} if start in _START_NAMES else {}),
             }
             for th, start, run in runs
         ],
     }
-    if t_convex is not None:
-        info["times"]["convex_start"] = t_convex
+    for start, seconds in point_times.items():
+        info["times"][f"{start}_start"] = seconds
+    if sweeps_report is not None:
+        info["sweeps"] = sweeps_report
 
     def kernel_answer(r, path: str, stage: str, history: list, status: str, iterations: int, times: dict, report=None):
         """The answer of the Newton or of its rounds, ``u`` recomputed from the data (not the kernel's own u)."""

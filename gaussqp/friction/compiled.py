@@ -36,6 +36,9 @@ so they give the NumPy kernels' numbers bit for bit (and the route the same answ
   ``getrf``/``getrs``, as :func:`gaussqp.linalg.dense.gram` and :func:`~gaussqp.linalg.dense.gesv` call them through
   SciPy (not NumPy's own BLAS and LAPACK, another build that rounds otherwise on some processors), the backtracking, the
   work budget and the history, in the Python loop's order;
+- :func:`gauss_seidel_sweeps`: the projected Gauss–Seidel sweeps of the schedule's ``"sweeps"`` start
+  (:func:`gaussqp.friction.splitting_start.sweep_start`; its reference
+  :func:`~gaussqp.friction.splitting_start.gauss_seidel_sweeps_numpy`), W's rows read in CSR storage order;
 - :func:`newton_loop`: the dense Newton method's iterations (``nonsmooth_newton._compiled_iterate``), each
   :func:`newton_iteration`: the Newton matrix ``blockdiag(A) + blockdiag(B) W`` (:func:`newton_matrix`, each block row
   ``B_j W_j`` by BLAS's dgemm, as NumPy's batched product makes it), its step by LAPACK's ``getrf``/``getrs`` called
@@ -73,7 +76,8 @@ def kernels() -> ModuleType | None:
     ``newton_matrix``, ``lu_solve``, ``newton_iteration``, ``newton_loop``, ``line_search_csr``, ``csr_velocity``,
     ``natural_map_unit``, ``natural_map_measures``, ``velocity_changes``, ``block_norms``, ``project_cone_blocks``,
     ``stick_start``, ``carried_blocks``, ``mixed_state``, ``mixed_dynamics``, ``mixed_coulomb_rows``,
-    ``mixed_simple_rows``, ``mixed_evaluate``, ``mixed_newton_loop``, ``gelsy_lstsq``, ``gram``), or
+    ``mixed_simple_rows``, ``mixed_evaluate``, ``mixed_newton_loop``, ``gelsy_lstsq``, ``gram``,
+    ``gauss_seidel_sweeps``), or
     None: when :data:`~gaussqp.settings.COULOMB_NN_COMPILED` is False or the environment variable ``GAUSSQP_COMPILED``
     is ``0`` (both read at each call), or
     numba cannot be imported (not installed, or broken: :data:`unavailable` then says why), the NumPy kernels run.

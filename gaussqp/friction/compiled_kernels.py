@@ -990,3 +990,70 @@ def carried_blocks(cos, Tn, To, old, cmin):
             out[i, 1] = (e * rhs[0] - c * rhs[1]) * inv
             out[i, 2] = (a * rhs[1] - g10 * rhs[0]) * inv
     return out, hits
+
+
+@njit
+def gauss_seidel_sweeps(indptr, indices, data, q, mu, rho, diagonal, r, sweeps, local_iter, d):
+    """``sweeps`` projected Gauss–Seidel sweeps on ``r`` in place: the operations of
+    :func:`gaussqp.friction.splitting_start.gauss_seidel_sweeps_numpy` (its reference) in its order. Arguments: W in
+    canonical CSR arrays (``indptr``, ``indices`` int64, ``data``), q (m·d,), μ and ρ (m,), ``diagonal`` (m, d, d) W's
+    diagonal blocks, r (m·d,) C-ordered floats; ``sweeps``, ``local_iter``, d ints."""
+    m = mu.size
+    b = np.empty(d)
+    x = np.empty(d)
+    u = np.empty(d)
+    y = np.empty(d)
+    for _ in range(sweeps):
+        for i in range(m):
+            o = i * d
+            for k in range(d):
+                s = 0.0
+                for jj in range(indptr[o + k], indptr[o + k + 1]):
+                    s += data[jj] * r[indices[jj]]
+                t = s + q[o + k]
+                for col in range(d):
+                    t -= diagonal[i, k, col] * r[o + col]
+                b[k] = t
+                x[k] = r[o + k]
+            rho_i = rho[i]
+            mu_i = mu[i]
+            for _ in range(local_iter):
+                for k in range(d):
+                    t = b[k]
+                    for col in range(d):
+                        t += diagonal[i, k, col] * x[col]
+                    u[k] = t
+                tn = 0.0
+                for k in range(1, d):
+                    tn += u[k] * u[k]
+                y[0] = x[0] - rho_i * (u[0] + mu_i * np.sqrt(tn))
+                for k in range(1, d):
+                    y[k] = x[k] - rho_i * u[k]
+                same = True
+                # the projection of y on K_μ into x (project_cone's three pieces), noting whether x changes
+                nt2 = 0.0
+                for k in range(1, d):
+                    nt2 += y[k] * y[k]
+                yn = y[0]
+                nt = np.sqrt(nt2)
+                if nt <= mu_i * yn and yn >= 0.0:
+                    for k in range(d):
+                        same = same and y[k] == x[k]
+                        x[k] = y[k]
+                elif mu_i * nt <= -yn:
+                    for k in range(d):
+                        same = same and x[k] == 0.0
+                        x[k] = 0.0
+                else:
+                    alpha = (yn + mu_i * nt) / (1.0 + mu_i * mu_i)
+                    safe = nt if nt > 0.0 else 1.0
+                    same = same and x[0] == alpha
+                    x[0] = alpha
+                    for k in range(1, d):
+                        v = (mu_i * alpha / safe) * y[k]
+                        same = same and x[k] == v
+                        x[k] = v
+                if same:
+                    break
+            for k in range(d):
+                r[o + k] = x[k]

@@ -71,7 +71,8 @@ def test_a_zero_q_gives_the_zero_start():
 
 def test_the_route_runs_the_schedule_from_the_convex_start_only_after_its_own_starts(monkeypatch):
     """A schedule limited to its starts (0 iterations) stalls; the route then computes the convex start once and runs
-    the schedule from it, and says so in its attempts."""
+    the schedule from it, and says so in its attempts; the sweeps' start, last, is computed once too when the convex
+    start gives no point."""
     real = nn.solve_newton
     calls: list = []
     starts: list = []
@@ -84,11 +85,16 @@ def test_the_route_runs_the_schedule_from_the_convex_start_only_after_its_own_st
         starts.append(1)
         return None  # no point: the rounds answer
 
+    def swept(*a):
+        starts.append(2)
+        return None, {"reason": "not run: a test"}
+
     monkeypatch.setattr(coulomb, "solve_newton", limited)
     monkeypatch.setattr(coulomb, "convex_start", counted)
+    monkeypatch.setattr(coulomb, "sweep_start", swept)
     W, q, mu, d = random_problem(6, m=12, rank=20)
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
-    assert calls == [(th, False) for th in COULOMB_NN_REG_THETAS] and starts == [1]
+    assert calls == [(th, False) for th in COULOMB_NN_REG_THETAS] and starts == [1, 2]
     monkeypatch.setattr(coulomb, "convex_start", convex_start)
     calls.clear()
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)

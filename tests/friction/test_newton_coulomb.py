@@ -238,7 +238,8 @@ def test_a_newton_that_stops_falls_back_to_the_convex_iteration_and_still_certif
     monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 0)  # and no proximal rounds
     monkeypatch.setattr(
         coulomb, "convex_start", lambda *a: None
-    )  # nor the convex program's start (its one step solves it)
+    )  # nor the convex program's start (its one step solves it), nor the sweeps' (neither does theirs)
+    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (None, {"reason": "not run: a test"}))
     W, q, mu = hyperstatic_table(40.0)  # sliding: neither start is a solution
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, 3))
     assert sol.extras["path"] == "convex iteration"
