@@ -433,8 +433,9 @@ def solve_mode_free(
 
     Contacts that W does not couple are solved separately when the groups are large enough
     (:func:`_groups`, :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN`): each group runs the whole route on
-    its own block of W, and the answers are put together (:func:`_merged`); the judge recomputes the residual of the
-    whole answer as of any other. A problem of several smaller components is solved whole when the schedule's first
+    its own block of W (its convex iteration and last resort included), and the answers are put together
+    (:func:`_merged`) when each converged or is within the certificate's bound (:func:`_solved_alone`), else the whole
+    problem is solved coupled; the judge recomputes the residual of the whole answer as of any other. A problem of several smaller components is solved whole when the schedule's first
     run converges there, else in groups of that size (:func:`_packed_groups`; the first run's work is counted,
     ``newton_kernel["whole_first"]``).
 
@@ -505,11 +506,10 @@ def solve_mode_free(
             tolerance=tolerance,
             guess=None if guess is None else np.asarray(guess, dtype=float).ravel()[iu],
             newton_max_iter=newton_max_iter,
-            last_resort=False,
             schedule=_schedule(int(size[contacts].max(initial=0)), guess),
         )
         parts.append((contacts, iu, part))
-        if part.backend_status != "converged":  # a group not solved alone: the whole problem, coupled, by the route
+        if not _solved_alone(part, q[iu], mu[contacts], d):  # the whole problem, coupled, by the route
             whole = solve_whole()
             whole.newton_kernel["groups"] = (
                 f"group {len(parts) - 1} of {len(groups)} ({contacts.size} contacts) not solved alone "
@@ -522,6 +522,18 @@ def solve_mode_free(
             _count_first_run(whole, first, "a group not solved alone: the whole problem solved coupled")
             return whole
     return _count_first_run(_merged(W, q, parts), first, "its components solved in groups")
+
+
+def _solved_alone(part: LocalAnswer, q: np.ndarray, mu: np.ndarray, d: int) -> bool:
+    """Whether a group's answer (``part``, of the group's free velocity ``q``) is kept in the merged answer: its Newton
+    or its rounds converged, or the judge's measure of it (:func:`~gaussqp.certificates.natural_map.law_measure`: the
+    natural-map residual and the velocity change, ÷ the group's ‖q‖) is within the certificate's
+    :data:`~gaussqp.settings.COULOMB_RESIDUAL_RTOL`. The groups are not coupled by W, so the merged answer's map is the
+    groups' maps side by side: ‖φ‖² = Σ‖φ_g‖² ≤ tol² Σ‖q_g‖² = tol²‖q‖², and the same for the velocity change; the judge
+    still recomputes the whole answer's measure on the whole data."""
+    if part.backend_status == "converged":
+        return True
+    return law_measure(natural_map_residual(part.r, part.u, q, mu, d)) <= COULOMB_RESIDUAL_RTOL
 
 
 def _count_first_run(ans: LocalAnswer, first: LocalAnswer | None, then: str) -> LocalAnswer:
@@ -673,8 +685,8 @@ def _solve_connected(
 ) -> LocalAnswer:
     """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split), through the (θ,
     start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`); without
-    ``last_resort``, the convex iteration is not run when the Newton and the rounds do not converge (a group: the whole
-    problem is solved next); without ``rounds``, neither are the rounds (the Newton's best answer is returned: a run
+    ``last_resort``, neither the convex iteration nor the last rounds run when the Newton and the rounds do not converge
+    (the best answer of those two is returned); without ``rounds``, neither are the rounds (the Newton's best answer is returned: a run
     whole before the problem is split into groups)."""
     t0 = time.perf_counter()
     runs: list = []
@@ -803,7 +815,7 @@ def _solve_connected(
         info["fallback"] = (
             f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
             if last_resort
-            else "not run: a group of contacts (the whole problem is solved next)"
+            else "not run: last_resort=False"
         )
         if by_rounds is not None and px is not None and px.residual < nt.residual:
             return by_rounds

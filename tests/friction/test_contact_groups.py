@@ -14,7 +14,7 @@ from gaussqp import problems
 from gaussqp.formulations import coulomb
 from gaussqp.friction.coulomb_law import natural_map_residual
 from gaussqp.friction.nonsmooth_newton import contact_components
-from gaussqp.settings import COULOMB_COMPONENT_UNKNOWNS_MIN, COULOMB_NN_ACCEPT_RTOL
+from gaussqp.settings import COULOMB_COMPONENT_UNKNOWNS_MIN, COULOMB_NN_ACCEPT_RTOL, COULOMB_RESIDUAL_RTOL
 
 pytest.importorskip("h5py", reason="FCLIB files need the optional extra gaussqp[fclib] (h5py)")
 
@@ -32,20 +32,17 @@ def unknowns(contacts: np.ndarray, d: int = 3) -> np.ndarray:
 
 
 def fail_every_group(monkeypatch, seen: list | None = None):
-    """Make every group's run report a stall (the whole problem is then solved coupled by the route); the group runs'
-    Newton iterations go to ``seen``. Returns the real ``_solve_connected``."""
-    real = coulomb._solve_connected
+    """Make every group's answer one the route does not keep (``coulomb._solved_alone`` false: the whole problem is
+    then solved coupled by the route); the group runs' Newton iterations go to ``seen``. Returns the real
+    ``_solve_connected``."""
 
-    def groups_fail(*args, last_resort=True, **kwargs):
-        ans = real(*args, last_resort=last_resort, **kwargs)
-        if not last_resort:
-            if seen is not None:
-                seen.append(ans.newton_iterations)
-            ans.backend_status = "stalled"
-        return ans
+    def groups_fail(part, *args):
+        if seen is not None:
+            seen.append(part.newton_iterations)
+        return False
 
-    monkeypatch.setattr(coulomb, "_solve_connected", groups_fail)
-    return real
+    monkeypatch.setattr(coulomb, "_solved_alone", groups_fail)
+    return coulomb._solve_connected
 
 
 def test_the_components_are_w_s_coupled_groups_dense_or_sparse():
@@ -132,9 +129,9 @@ def test_the_route_certifies_the_split_answer_with_the_acceleration_of_the_whole
 
 
 def test_a_group_not_solved_alone_sends_the_whole_problem_to_the_route(monkeypatch):
-    """When a group's answer does not converge alone (its convex iteration, the last resort, is not run for a group),
-    the whole problem is solved coupled by the route, as it was before groups: that answer, with a note saying which
-    group, and the groups' work counted."""
+    """When a group's answer is not kept (neither converged nor within the certificate's bound after the group's own
+    route, its convex iteration and last resort included), the whole problem is solved coupled by the route, as it was
+    before groups: that answer, with a note saying which group, and the groups' work counted."""
     W, q, mu = condensed(STACKS)
     groups_seen: list = []
     real = fail_every_group(monkeypatch, groups_seen)
@@ -144,6 +141,43 @@ def test_a_group_not_solved_alone_sends_the_whole_problem_to_the_route(monkeypat
     assert np.array_equal(ans.r, whole.r) and ans.path == whole.path
     assert ans.newton_kernel["groups"].startswith("group 0 of 2 (")
     assert ans.newton_iterations == whole.newton_iterations + groups_seen[0]
+
+
+def test_a_group_within_the_certificates_bound_is_kept_and_one_above_it_is_not():
+    """A group's answer that neither its Newton nor its rounds call converged is kept when the judge's measure of it,
+    on the group's own data, is within the certificate's bound (the merged answer's measure is then within it too)."""
+    W, q, mu = condensed(STACKS)
+    g0 = coulomb._groups(W, mu.size, 3)[0]
+    iu = unknowns(g0)
+    Wg, qg = W[np.ix_(iu, iu)], q[iu]
+    part = coulomb._solve_connected(Wg, qg, mu[g0], 3)
+    assert coulomb._solved_alone(part, qg, mu[g0], 3)
+    part.backend_status = "stalled"  # the same exact answer, not called converged: still kept
+    assert coulomb._solved_alone(part, qg, mu[g0], 3)
+    for factor, kept in ((0.05, True), (20.0, False)):
+        r = part.r.copy()
+        r[0] += factor * COULOMB_RESIDUAL_RTOL * np.linalg.norm(qg)  # a normal reaction off by that much
+        off = coulomb.replace(part, r=r, u=Wg @ r + qg)
+        measure = coulomb.law_measure(natural_map_residual(off.r, off.u, qg, mu[g0], 3))
+        assert (measure <= COULOMB_RESIDUAL_RTOL) == kept
+        assert coulomb._solved_alone(off, qg, mu[g0], 3) == kept
+
+
+def test_a_group_only_its_convex_iteration_solves_is_kept_without_the_whole_problem(monkeypatch):
+    """A group that its Newton (here: no iteration allowed), its rounds (no budget) and its sweeps' start (none) leave
+    unsolved runs its own convex iteration, the route's last resort, and its answer is merged with the other group's
+    instead of the whole problem being solved coupled."""
+    W, q, mu = condensed(STACKS)
+    real = coulomb.solve_newton
+    monkeypatch.setattr(coulomb, "solve_newton", lambda *a, **k: real(*a, **{**k, "max_iter": 0}))
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 0)
+    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (None, {"reason": "not run: a test"}))
+    monkeypatch.setattr(coulomb, "convex_start", lambda *a: None)
+    ans = coulomb.solve_mode_free(W, q, mu, 3)
+    groups = ans.newton_kernel["groups"]
+    assert isinstance(groups, list) and len(groups) == 2  # merged, not the whole problem
+    assert "convex iteration" in {g["path"] for g in groups} and ans.path == "convex iteration"
+    assert coulomb.law_measure(natural_map_residual(ans.r, ans.u, q, mu, 3)) <= COULOMB_RESIDUAL_RTOL
 
 
 def test_a_problem_without_contacts_or_at_rest_is_solved():
@@ -254,5 +288,5 @@ def test_a_group_that_fails_after_the_first_run_sends_the_whole_problem_to_the_r
     assert ans.newton_kernel["groups"].startswith("group 0 of ")
     g0 = coulomb._packed_groups(contact_components(W, mu.size, 3), 3)[0]
     iu = unknowns(g0)
-    tried = real(W[np.ix_(iu, iu)], q[iu], mu[g0], 3, last_resort=False)
+    tried = real(W[np.ix_(iu, iu)], q[iu], mu[g0], 3)
     assert ans.newton_iterations == whole.newton_iterations + tried.newton_iterations + first.newton_iterations

@@ -1,7 +1,8 @@
 """The mode-free route's last resort (:func:`gaussqp.formulations.coulomb._last_rounds`): the proximal rounds run on
 without their halving stall rule when every stage before them left the answer above the certificate's bound. Checked
 on a state of a settling box pile (tests/data/generated/NOTICE.md) that no stage before them certifies, and that the
-rounds with their halving rule kept do not certify either."""
+rounds with their halving rule kept do not certify either. The state is solved whole (``_solve_connected``): the
+route proper splits it into its groups of contacts, each of which runs its own last resort."""
 
 from __future__ import annotations
 
@@ -41,14 +42,14 @@ def without(state):
     cd, d = state
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(coulomb, "COULOMB_PROX_LAST_WORK_UNKNOWNS_MAX", 0)
-        return coulomb.solve_mode_free(cd.W, cd.q, cd.mu, d)
+        return coulomb._solve_connected(cd.W, cd.q, cd.mu, d)
 
 
 @pytest.fixture(scope="module")
 def certified(state):
     """The route's answer with its last resort."""
     cd, d = state
-    return coulomb.solve_mode_free(cd.W, cd.q, cd.mu, d)
+    return coulomb._solve_connected(cd.W, cd.q, cd.mu, d)
 
 
 def measure(cd, d: int, r: np.ndarray) -> float:
@@ -96,7 +97,7 @@ def test_the_last_resort_does_not_run_on_an_answer_within_the_bound(state, witho
     """An answer the judge would certify (here: the bound raised above the route's answer) is returned as it is."""
     cd, d = state
     monkeypatch.setattr(coulomb, "COULOMB_RESIDUAL_RTOL", 2 * measure(cd, d, without.r))
-    ans = coulomb.solve_mode_free(cd.W, cd.q, cd.mu, d)
+    ans = coulomb._solve_connected(cd.W, cd.q, cd.mu, d)
     assert "last_rounds" not in ans.proximal
     assert np.array_equal(ans.r, without.r) and ans.newton_iterations == without.newton_iterations
 
@@ -129,7 +130,7 @@ def test_a_worse_point_of_the_last_rounds_is_not_kept(state, without, monkeypatc
     monkeypatch.setattr(
         coulomb, "solve_proximal", _last_start(lambda W, q, r0: _claimed(np.zeros(q.size), W, q, 1e-12, 7), every=True)
     )
-    ans = coulomb.solve_mode_free(cd.W, cd.q, cd.mu, d)
+    ans = coulomb._solve_connected(cd.W, cd.q, cd.mu, d)
     assert np.array_equal(ans.r, without.r) and ans.path == without.path
     assert ans.backend_status == without.backend_status
     last = ans.proximal["last_rounds"]
@@ -176,7 +177,7 @@ def test_an_answer_of_the_convex_iteration_replaced_says_whose_it_is(state, monk
     iteration's; the last rounds' point replaces it, and the answer says it is theirs."""
     cd, d = state
     monkeypatch.setattr(coulomb, "_proximal_rounds", lambda *args: (None, {"iterations": 0, "attempts": []}))
-    ans = coulomb.solve_mode_free(cd.W, cd.q, cd.mu, d)
+    ans = coulomb._solve_connected(cd.W, cd.q, cd.mu, d)
     assert ans.proximal["last_rounds"]["kept"]
     assert (ans.path, ans.backend) == ("proximal newton", "nonsmooth_newton")
     assert measure(cd, d, ans.r) <= COULOMB_RESIDUAL_RTOL
