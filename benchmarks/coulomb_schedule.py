@@ -1,15 +1,17 @@
 """Issue #27: the mode-free route's damping schedule, attempt by attempt, and what other orders would cost (a benchmark).
 
-    python benchmarks/coulomb_schedule.py FILE... [--order 0,3,1,2,4,5 ...] [--proximal] [--json OUT] [--markdown OUT]
+    python benchmarks/coulomb_schedule.py FILE... [--order 0,3,1,2,4,5,6,7,8 ...] [--proximal] [--json OUT] [--markdown OUT]
 
 The route (:func:`gaussqp.formulations.coulomb.solve_mode_free`) runs the (θ, start) pairs of
 :data:`gaussqp.settings.COULOMB_NN_SCHEDULE` in turn until one reaches :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`,
-the convex program's start computed once when a "convex" pair is first reached, and the proximal rounds after the
+the convex program's start computed once when a "convex" pair is first reached, the Gauss–Seidel sweeps' start
+(:func:`gaussqp.friction.splitting_start.sweep_start`) once when a "sweeps" pair is, and the proximal rounds after the
 last pair (on a connected component of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns
 solved without a guess, the same pairs with the first convex one first, which this benchmark's "current order" does
 not model: give it as ``--order``). Each attempt depends only on its (θ, start), so running every pair on its own, once per problem, gives the
 cost and the outcome of any order of the same pairs: the cost of an order is the sum of its attempts' CPU times up to
-the first that converges (plus the convex program's when a "convex" pair is reached), and the attempt that answers
+the first that converges (plus the convex program's, or the sweeps', when a pair from it is first reached), and the
+attempt that answers
 says whether the answer would change. ``--proximal`` also times the proximal rounds
 (``coulomb._proximal_rounds``) from the first pair's best point where that pair does not converge, against what the
 current order spends after it.
@@ -45,26 +47,43 @@ def local_form(problem) -> tuple:
     return cd.W, cd.q, cd.mu, problem.dimension
 
 
+#: the starts the route computes once, when a pair from them is first reached (their CPU seconds are ``rec[start]``)
+COMPUTED_STARTS = ("convex", "sweeps")
+
+
 def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
-    """Every pair of the schedule run alone: ``{"convex": s, "attempts": [{theta, start, t, it, res, ok} | None]}``
-    (None: the convex program gave no point), and with ``proximal`` the rounds after the first pair."""
+    """Every pair of the schedule run alone: ``{"convex": s, "sweeps": s, "attempts": [{theta, start, t, it, res, ok}
+    | None]}`` (None: the convex program, or the sweeps, gave no point), and with ``proximal`` the rounds after the
+    first pair."""
     from gaussqp.formulations.coulomb import _proximal_rounds
     from gaussqp.friction.convex_start import convex_start
     from gaussqp.friction.nonsmooth_newton import solve_newton
+    from gaussqp.friction.splitting_start import sweep_start
     from gaussqp.settings import COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_ITER_MAX, COULOMB_NN_SCHEDULE
 
-    t = time.process_time()
-    rc = convex_start(W, q, mu, d)
-    out: dict = {"convex": time.process_time() - t, "attempts": []}
+    out: dict = {"attempts": []}
+    points = {}
+    for start, compute in (("convex", convex_start), ("sweeps", lambda *a: sweep_start(*a)[0])):
+        t = time.process_time()
+        points[start] = compute(W, q, mu, d)
+        out[start] = time.process_time() - t
     first = None
     for theta, start in COULOMB_NN_SCHEDULE:
-        if start == "convex" and rc is None:
+        if start in points and points[start] is None:
             out["attempts"].append(None)
             continue
         t = time.process_time()
-        if start == "convex":
+        if start in points:
             run = solve_newton(
-                W, q, mu, d, r0=rc, max_iter=COULOMB_NN_ITER_MAX, reg_theta=theta, guess_only=True, stop_cycles=True
+                W,
+                q,
+                mu,
+                d,
+                r0=points[start],
+                max_iter=COULOMB_NN_ITER_MAX,
+                reg_theta=theta,
+                guess_only=True,
+                stop_cycles=True,
             )
         else:
             run = solve_newton(W, q, mu, d, max_iter=COULOMB_NN_ITER_MAX, reg_theta=theta, stop_cycles=True)
@@ -91,13 +110,16 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
     return out
 
 
-def order_cost(rec: dict, order: list[int], convex_pairs: set[int]) -> tuple[float, int | None]:
+def order_cost(rec: dict, order: list[int], computed: dict[int, str]) -> tuple[float, int | None]:
     """CPU seconds of the pairs of ``order`` up to the first that converges, and that pair (None: none did; the cost
-    is then every pair's, before the rounds, which any order then runs alike)."""
-    t, convex_paid = 0.0, False
+    is then every pair's, before the rounds, which any order then runs alike). ``computed`` maps the index of each pair
+    whose start is computed (:data:`COMPUTED_STARTS`) to that start: its time ``rec[start]`` is charged once, when the
+    first of its pairs is reached."""
+    t, paid = 0.0, set()
     for k in order:
-        if k in convex_pairs and not convex_paid:
-            t, convex_paid = t + rec["convex"], True
+        if k in computed and computed[k] not in paid:
+            t += rec[computed[k]]
+            paid.add(computed[k])
         a = rec["attempts"][k]
         if a is None:
             continue
@@ -134,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         if sorted(order) != list(range(pairs)):
             ap.error(f"--order {text}: give a permutation of 0..{pairs - 1}")
         orders[text] = order
-    convex_pairs = {k for k, (_, start) in enumerate(COULOMB_NN_SCHEDULE) if start == "convex"}
+    computed = {k: start for k, (_, start) in enumerate(COULOMB_NN_SCHEDULE) if start in COMPUTED_STARTS}
     records: dict = {}
     for path in args.files:
         try:
@@ -150,7 +172,11 @@ def main(argv: list[str] | None = None) -> int:
             "—" if a is None else f"{'ok' if a['ok'] else 'stall'} {a['it']} it {a['t'] * 1e3:.1f} ms"
             for a in rec["attempts"]
         ]
-        print(f"{os.path.basename(path)}: convex {rec['convex'] * 1e3:.1f} ms; " + "; ".join(cells), flush=True)
+        print(
+            f"{os.path.basename(path)}: convex {rec['convex'] * 1e3:.1f} ms, sweeps {rec['sweeps'] * 1e3:.1f} ms; "
+            + "; ".join(cells),
+            flush=True,
+        )
 
     def family(name: str) -> str:
         return name.split("-s")[0] if "-s" in name else "fclib"
@@ -165,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, order in orders.items():
         total, none, moved, by = 0.0, 0, 0, {}
         for name, rec in records.items():
-            t, k = order_cost(rec, order, convex_pairs)
-            _, k0 = order_cost(rec, orders["current"], convex_pairs)
+            t, k = order_cost(rec, order, computed)
+            _, k0 = order_cost(rec, orders["current"], computed)
             total += t
             none += k is None
             moved += k != k0
@@ -176,9 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.proximal:
         after = [(n, r) for n, r in records.items() if "proximal_after_first" in r]
         rounds = sum(r["proximal_after_first"]["t"] for _, r in after)
-        rest = sum(order_cost(r, orders["current"][1:], convex_pairs)[0] for _, r in after)
+        rest = sum(order_cost(r, orders["current"][1:], computed)[0] for _, r in after)
         ok_rounds = sum(r["proximal_after_first"]["ok"] for _, r in after)
-        ok_rest = sum(order_cost(r, orders["current"][1:], convex_pairs)[1] is not None for _, r in after)
+        ok_rest = sum(order_cost(r, orders["current"][1:], computed)[1] is not None for _, r in after)
         lines += [
             "",
             f"Where the first pair does not converge ({len(after)} problems): the proximal rounds from its best point "

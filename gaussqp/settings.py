@@ -1291,7 +1291,8 @@ COULOMB_NN_COMPILED = True
 #: (:func:`gaussqp.friction.convex_start.convex_start`), solved once, when first needed; ``"sweeps"``: the point of
 #: projected Gauss–Seidel sweeps (:func:`gaussqp.friction.splitting_start.sweep_start`, :data:`COULOMB_SWEEPS_CHECKS`),
 #: computed once, when first needed, last: it is there for the degenerate groups where every other start stalls, and
-#: behind the others it changes no answer that converged before. The θ are those of :data:`COULOMB_NN_REG_THETAS`.
+#: behind the others it changes no answer a pair before it converged to (where none converges, its runs come before the
+#: rounds, which start from the best run's point). The θ are those of :data:`COULOMB_NN_REG_THETAS`.
 COULOMB_NN_SCHEDULE = (
     tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS)
     + tuple((theta, "convex") for theta in COULOMB_NN_REG_THETAS)
@@ -1322,15 +1323,21 @@ COULOMB_NN_SCHEDULE_CONVEX_FIRST = ((COULOMB_NN_REG_THETAS[0], "convex"),) + tup
 #: from ``r = 0``, and stop when that step reaches :data:`COULOMB_NN_ACCEPT_RTOL`. Doubling counts: a check costs a
 #: factorization of the Newton matrix, a sweep one pass over W. On the 21-contact quadruped group of issue #27 (W of
 #: rank 53 for 63 unknowns, where the Newton from its other starts and the rounds stall near 4e-6) the step from the
-#: sweeps' point converges from 170 sweeps on and not before (twenty-seventh session).
+#: sweeps' point reaches 1e-10 of ‖q‖ from 176 sweeps on and not before (1.7e-7 at 170; round-off from about 200;
+#: twenty-seventh session): the check at 320 finds it.
 COULOMB_SWEEPS_CHECKS = (10, 20, 40, 80, 160, 320, 640)
 #: The local fixed-point steps of a contact in a sweep (fewer when a step changes nothing), as the 20 of the scratch
 #: experiment that found the quadruped group's modes.
 COULOMB_SWEEPS_LOCAL_ITER = 20
 #: The sweeps' work budget, in W's stored entries visited plus the local steps' ``d²`` products, summed over the
 #: sweeps: only the counts of :data:`COULOMB_SWEEPS_CHECKS` within it run (640 sweeps of a 63-unknown dense group
-#: cost 5e6; a dense W of 3,000 unknowns gets 20 sweeps). About 0.2–0.5 s of compiled sweeps on this machine.
+#: cost 5e6; a dense W of 3,000 unknowns gets 20 sweeps). About 0.4 s of compiled sweeps on this machine (5.6e8 a
+#: second).
 COULOMB_SWEEPS_WORK_MAX = 200_000_000
+#: :data:`COULOMB_SWEEPS_WORK_MAX` when the compiled kernels are not loaded (numba not installed, or not loaded yet:
+#: :func:`gaussqp.friction.compiled.kernels_when_worth`) and the sweeps run in the Python reference, ~2.5e6 a second:
+#: about a second of it, within which the quadruped group's 320 sweeps (1.5e6) fit.
+COULOMB_SWEEPS_WORK_NUMPY_MAX = 2_000_000
 
 # ---------------------------------------------------------------- mode-free Coulomb: the rounds' second stall test
 #: The proximal rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) also stop when their best residual has

@@ -489,7 +489,9 @@ class _System:
         self.sparse = self.N > COULOMB_NN_DENSE_MAX and nnz <= COULOMB_NN_SPARSE_DENSITY * self.N * self.N
         if self.sparse:
             self.W = sp.csr_matrix(W, dtype=float)
-            self.W.sum_duplicates()
+            if not self.W.has_canonical_format:  # summed on a copy: the caller's matrix shares these arrays
+                self.W = self.W.copy()
+                self.W.sum_duplicates()
             self.pattern = _pattern_of(self.W, d)
             self.Wblocks = self.pattern.blocks_of(self.W)
         else:

@@ -12,29 +12,39 @@ The sweeps converge slowly (linearly, with a rate near one on ill-conditioned pi
 piece of the law — sticking, sliding, or separated — without a merit function, so they are not caught where the
 Newton method's globalization stalls: a 21-contact group of a quadruped scene (W of rank 53 for 63 unknowns) where
 the Newton from every start and the proximal rounds stall near 4e-6, and where one Newton step from the point of
-170 sweeps solves the problem to round-off. That step is the Newton method's own ``guess step``
+176 sweeps or more reaches 1e-10 of ‖q‖ (1.7e-7 from 170; round-off from about 200). That step is the Newton method's own ``guess step``
 (:func:`gaussqp.friction.nonsmooth_newton.solve_newton` with ``max_iter=0``), tried after
 :data:`~gaussqp.settings.COULOMB_SWEEPS_CHECKS` sweeps; the sweeps stop when it reaches
 :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` or at the work budget
-:data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_MAX`. The route then runs the Newton from the last point
+:data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_MAX`. Without the compiled kernels
+the sweeps run in the Python reference, ~200 times slower, within
+:data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_NUMPY_MAX`. The route then runs the Newton from the last point
 (:func:`gaussqp.formulations.coulomb._solve_connected`, the schedule's ``"sweeps"`` pairs). Nothing here is a
 certificate: the point is a start, judged by the Newton method's merit and then by the route's recomputed residual.
 
-With numba installed the sweeps run as one compiled call
-(:func:`gaussqp.friction.compiled_kernels.gauss_seidel_sweeps`); :func:`gauss_seidel_sweeps_numpy` is its reference:
+With numba installed, and once the routes load it (:func:`gaussqp.friction.compiled.kernels_when_worth`), the
+sweeps run as one compiled call (:func:`gaussqp.friction.compiled_kernels.gauss_seidel_sweeps`);
+:func:`gauss_seidel_sweeps_numpy` is its reference:
 the same operations in the same order, the same numbers bit for bit (``tests/friction/test_splitting_start.py``).
 """
 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..linalg.csr import csr_entries
-from ..settings import COULOMB_NN_ACCEPT_RTOL, COULOMB_SWEEPS_CHECKS, COULOMB_SWEEPS_LOCAL_ITER, COULOMB_SWEEPS_WORK_MAX
-from .compiled import kernels
+from ..settings import (
+    COULOMB_NN_ACCEPT_RTOL,
+    COULOMB_SWEEPS_CHECKS,
+    COULOMB_SWEEPS_LOCAL_ITER,
+    COULOMB_SWEEPS_WORK_MAX,
+    COULOMB_SWEEPS_WORK_NUMPY_MAX,
+)
+from .compiled import kernels_when_worth, spent_in_numpy
 from .nonsmooth_newton import solve_newton
 
 
@@ -53,10 +63,17 @@ def sweep_start(W, q: np.ndarray, mu: np.ndarray, dimension: int, system=None) -
 
     Returns
     -------
-    r : (m·d,) array, or None when not one count of sweeps fits the budget
+    r : (m·d,) array, or None when not one count of sweeps fits the budget (:data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_MAX`,
+        :data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_NUMPY_MAX` without the compiled kernels)
     report : dict
         ``sweeps`` done, ``checks`` (sweeps, the Newton step's residual ÷‖q‖) and ``reason`` (``"a Newton step from
-        the sweeps converged"``, ``"the checks done"``, ``"the work budget"``, or why none ran).
+        the sweeps converged"``, ``"the checks done"``, ``"the work budget"``, or why none ran), ``work_per_sweep``
+        and ``compiled`` (whether the compiled kernel ran).
+
+    Raises
+    ------
+    ValueError
+        W, q and μ of sizes that do not match (the route's data are validated before they get here).
 
     Notes
     -----
@@ -69,31 +86,46 @@ def sweep_start(W, q: np.ndarray, mu: np.ndarray, dimension: int, system=None) -
     d = int(dimension)
     N = q.size
     m = N // d
+    if W.shape != (N, N) or N != m * d or mu.size != m:
+        raise ValueError(
+            f"sweep_start: W of shape {W.shape}, q of {N} entries, {mu.size} coefficients μ in blocks of {d}: give W "
+            "(m·d, m·d), q (m·d,) and μ (m,)"
+        )
     Wc = sp.csr_matrix(W, dtype=float)
-    Wc.sum_duplicates()  # canonical: sorted, no repeated entry (the kernel and its reference read the arrays)
+    if not Wc.has_canonical_format:  # sorted, no repeated entry (the kernel reads the arrays); never the caller's own
+        Wc = Wc.copy()
+        Wc.sum_duplicates()
     diagonal = diagonal_blocks(Wc, m, d)
     norms = np.linalg.norm(diagonal, 2, axis=(1, 2)) if m else np.zeros(0)
-    # ρ_i = 1/‖W_ii‖₂; a contact whose block is zero (or not finite) is not moved by its sweeps (ρ = 0)
+    # ρ_i = 1/‖W_ii‖₂; a contact whose block is zero is not moved by its sweeps (ρ = 0)
     rho = np.zeros(m)
-    np.divide(1.0, norms, out=rho, where=(norms > 0) & np.isfinite(norms))
+    np.divide(1.0, norms, out=rho, where=norms > 0)
+    fast = kernels_when_worth()
+    budget, name = (
+        (COULOMB_SWEEPS_WORK_MAX, "COULOMB_SWEEPS_WORK_MAX")
+        if fast is not None
+        else (COULOMB_SWEEPS_WORK_NUMPY_MAX, "COULOMB_SWEEPS_WORK_NUMPY_MAX")
+    )
     per_sweep = Wc.nnz + m * d * d * COULOMB_SWEEPS_LOCAL_ITER
-    counts = [c for c in COULOMB_SWEEPS_CHECKS if c * per_sweep <= COULOMB_SWEEPS_WORK_MAX]
-    report: dict = {"sweeps": 0, "checks": [], "work_per_sweep": int(per_sweep)}
+    counts = [c for c in COULOMB_SWEEPS_CHECKS if c * per_sweep <= budget]
+    report: dict = {"sweeps": 0, "checks": [], "work_per_sweep": int(per_sweep), "compiled": fast is not None}
     if not counts:
         report["reason"] = (
-            f"not run: one count of sweeps ({COULOMB_SWEEPS_CHECKS[0]} × {per_sweep} entries) exceeds "
-            f"COULOMB_SWEEPS_WORK_MAX = {COULOMB_SWEEPS_WORK_MAX:g}"
+            f"not run: one count of sweeps ({COULOMB_SWEEPS_CHECKS[0]} × {per_sweep} entries) exceeds {name} = "
+            f"{budget:g}"
         )
         return None, report
-    k = kernels()
-    sweep = k.gauss_seidel_sweeps if k is not None else gauss_seidel_sweeps_numpy
+    sweep = fast.gauss_seidel_sweeps if fast is not None else gauss_seidel_sweeps_numpy
     indptr = np.asarray(Wc.indptr, dtype=np.int64)
     indices = np.asarray(Wc.indices, dtype=np.int64)
     data = np.ascontiguousarray(Wc.data, dtype=float)
     r = np.zeros(N)
     report["reason"] = "the checks done" if len(counts) == len(COULOMB_SWEEPS_CHECKS) else "the work budget"
     for count in counts:
+        t0 = time.perf_counter()
         sweep(indptr, indices, data, q, mu, rho, diagonal, r, count - report["sweeps"], COULOMB_SWEEPS_LOCAL_ITER, d)
+        if fast is None:
+            spent_in_numpy(time.perf_counter() - t0)
         report["sweeps"] = count
         check = solve_newton(W, q, mu, d, r0=r, max_iter=0, guess_only=True, system=system)
         report["checks"].append((count, float(check.residual)))

@@ -641,7 +641,9 @@ def load(path: str | Path, *, symmetrize: bool = True) -> ContactProblem | Local
 def _write_matrix(h5py, parent, name: str, A) -> None:
     """Write ``A`` as a CSparse compressed-column group (``nz = -1``), the storage with no index ambiguity."""
     C = sp.csc_matrix(A, dtype=float)
-    C.sum_duplicates()
+    if not C.has_canonical_format:  # summed on a copy: the problem's matrix may share these arrays
+        C = C.copy()
+        C.sum_duplicates()
     g = parent.create_group(name)
     for key, value in (("m", C.shape[0]), ("n", C.shape[1]), ("nz", CSC), ("nzmax", C.nnz)):
         g.create_dataset(key, data=np.array([value], dtype=np.int32))

@@ -121,14 +121,17 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
 
 
 def real_sparse(field_name: str, value) -> sp.csr_matrix:
-    """A scipy.sparse ``value`` as CSR float64; declared shape and nonzeros checked before converting."""
+    """A scipy.sparse ``value`` as CSR float64, the problem's own canonical copy (sorted indices, repeated entries
+    summed; the caller's matrix is never rewritten, by this or by any later in-place operation of SciPy on the
+    problem's); declared shape and nonzeros checked before converting."""
     shape = tuple(value.shape)
     if len(shape) != 2:
         raise ShapeError(field_name, f"is a sparse array of {len(shape)} dimensions", "give a 2-D sparse matrix")
     check_stored_size(field_name, value)
     if value.dtype.kind not in _REAL_KINDS:
         raise _not_real(field_name, value.dtype.kind)
-    A = sp.csr_matrix(value, dtype=float)
+    A = sp.csr_matrix(value, dtype=float, copy=True)
+    A.sum_duplicates()
     check_finite_bounded(field_name, A.data)
     return A
 

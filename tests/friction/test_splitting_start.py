@@ -55,8 +55,10 @@ def _arrays(W, d: int):
 
 
 @pytest.mark.parametrize("d", [2, 3])
-@pytest.mark.parametrize("case", ["dense", "sparse", "non-symmetric", "zero block"])
+@pytest.mark.parametrize("case", ["dense", "sparse", "non-symmetric", "zero block", "frictionless rows"])
 def test_the_compiled_sweeps_give_their_references_numbers_bit_for_bit(d, case):
+    """From zero and from a random start (negative normal reactions too); "frictionless rows": a contact with μ = 0 and
+    no tangential coupling, ``u_t`` exactly zero, whose normal reaction must not go negative."""
     k = kernels()
     if k is None:
         pytest.skip("the compiled kernels need numba (pip install 'gaussqp[fast]')")
@@ -66,14 +68,23 @@ def test_the_compiled_sweeps_give_their_references_numbers_bit_for_bit(d, case):
     if case == "zero block":
         W[:d, :] = 0.0
         W[:, :d] = 0.0
+    if case == "frictionless rows":  # contact 0 (μ = 0): its tangential rows and columns and q_t zero
+        W[1:d, :] = 0.0
+        W[:, 1:d] = 0.0
+        q[1:d] = 0.0
+        q[0] = abs(q[0]) + 1.0  # separating alone: the projection's polar and inside pieces both reached
     indptr, indices, data, rho, D = _arrays(W, d)
     if case == "zero block":
         assert rho[0] == 0.0  # the contact with no block is not moved
-    a, b = np.zeros(q.size), np.zeros(q.size)
-    gauss_seidel_sweeps_numpy(indptr, indices, data, q, mu, rho, D, a, 7, COULOMB_SWEEPS_LOCAL_ITER, d)
-    k.gauss_seidel_sweeps(indptr, indices, data, q, mu, rho, D, b, 7, COULOMB_SWEEPS_LOCAL_ITER, d)
-    assert np.all(np.isfinite(a)) and np.any(a != 0.0)
-    assert np.array_equal(a, b)
+    start = np.random.default_rng(d).normal(size=q.size)
+    for r0 in (np.zeros(q.size), start):
+        a, b = r0.copy(), r0.copy()
+        gauss_seidel_sweeps_numpy(indptr, indices, data, q, mu, rho, D, a, 25, COULOMB_SWEEPS_LOCAL_ITER, d)
+        k.gauss_seidel_sweeps(indptr, indices, data, q, mu, rho, D, b, 25, COULOMB_SWEEPS_LOCAL_ITER, d)
+        assert np.all(np.isfinite(a)) and np.any(a != 0.0)
+        assert np.array_equal(a, b)
+        if case == "frictionless rows":
+            assert a[0] >= 0.0 and not np.any(a[1:d])
 
 
 def test_the_diagonal_blocks_are_read_off_the_stored_entries():
@@ -110,20 +121,57 @@ def test_a_sticking_solution_is_a_fixed_point_of_the_sweeps(use_kernels):
     assert natural_map_residual(r, W @ r + q, q, mu, d).relative < 1e-3 * before
 
 
-def test_the_sweeps_run_only_the_counts_within_their_work_budget(monkeypatch):
+def _budget(monkeypatch, work: int) -> None:
+    """The sweeps' work budget, compiled or not (whether the kernels are loaded depends on the process's history)."""
+    monkeypatch.setattr(splitting_start, "COULOMB_SWEEPS_WORK_MAX", work)
+    monkeypatch.setattr(splitting_start, "COULOMB_SWEEPS_WORK_NUMPY_MAX", work)
+
+
+def test_the_sweeps_run_exactly_the_counts_within_their_work_budget(monkeypatch):
+    """Two counts within the budget: the point is that of exactly the second count's sweeps from zero, with ρ_i =
+    1/‖W_ii‖₂ (the reference run here with its own ρ); one count above it: no point."""
     W, q, mu = _problem(5, 10, 3, symmetric=True, rank=12)
     per_sweep = sp.csr_matrix(W).nnz + 10 * 9 * COULOMB_SWEEPS_LOCAL_ITER
-    monkeypatch.setattr(splitting_start, "COULOMB_SWEEPS_WORK_MAX", COULOMB_SWEEPS_CHECKS[1] * per_sweep)
+    _budget(monkeypatch, COULOMB_SWEEPS_CHECKS[1] * per_sweep)
     r, report = sweep_start(W, q, mu, 3)
     assert report["work_per_sweep"] == per_sweep
-    assert [c for c, _ in report["checks"]] == list(COULOMB_SWEEPS_CHECKS[: len(report["checks"])])
-    assert report["sweeps"] <= COULOMB_SWEEPS_CHECKS[1]
-    assert r is not None and np.all(np.isfinite(r))
+    assert report["checks"][0][1] > COULOMB_NN_ACCEPT_RTOL  # the first check does not end them here
+    assert [c for c, _ in report["checks"]] == list(COULOMB_SWEEPS_CHECKS[:2])
+    assert report["sweeps"] == COULOMB_SWEEPS_CHECKS[1]
     if report["checks"][-1][1] > COULOMB_NN_ACCEPT_RTOL:
         assert report["reason"] == "the work budget"
-    monkeypatch.setattr(splitting_start, "COULOMB_SWEEPS_WORK_MAX", per_sweep)
+    rho = np.array([1.0 / np.linalg.norm(W[3 * i : 3 * i + 3, 3 * i : 3 * i + 3], 2) for i in range(10)])
+    indptr, indices, data, _, D = _arrays(W, 3)
+    ref = np.zeros(q.size)
+    gauss_seidel_sweeps_numpy(indptr, indices, data, q, mu, rho, D, ref, report["sweeps"], COULOMB_SWEEPS_LOCAL_ITER, 3)
+    assert np.allclose(r, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+    _budget(monkeypatch, per_sweep)
     r, report = sweep_start(W, q, mu, 3)
     assert r is None and report["reason"].startswith("not run") and report["sweeps"] == 0
+
+
+def test_the_sweeps_leave_a_contact_without_a_block_and_the_callers_matrix_alone():
+    """A contact whose rows and columns of W are zero stays at r = 0; a CSR W with repeated entries gives the point of
+    its summed matrix and is not rewritten (its arrays are the caller's); sizes that do not match are refused."""
+    W, q, mu = _problem(7, 6, 3, symmetric=True, rank=10)
+    W[3:6, :] = 0.0
+    W[:, 3:6] = 0.0
+    r, _ = sweep_start(W, q, mu, 3)
+    assert r is not None and not np.any(r[3:6]) and np.all(np.isfinite(r))
+    # each stored entry of W twice, halves, rows in order and columns as they come: not canonical
+    C = sp.coo_matrix(W)
+    rows, cols, half = np.tile(C.row, 2), np.tile(C.col, 2), np.tile(C.data / 2, 2)
+    order = np.argsort(rows, kind="stable")
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=W.shape[0]))])
+    dup_raw = sp.csr_matrix((half[order], cols[order], indptr), shape=W.shape)
+    assert not dup_raw.has_canonical_format
+    before = (dup_raw.data.copy(), dup_raw.indices.copy(), dup_raw.indptr.copy())
+    r_dup, _ = sweep_start(dup_raw, q, mu, 3)
+    assert all(np.array_equal(a, b) for a, b in zip(before, (dup_raw.data, dup_raw.indices, dup_raw.indptr)))
+    r_sum, _ = sweep_start(sp.csr_matrix(W), q, mu, 3)
+    assert np.allclose(r_dup, r_sum, rtol=0, atol=1e-12 * np.abs(r_sum).max())
+    with pytest.raises(ValueError, match="give W"):
+        sweep_start(W[:12, :12], q, mu, 3)
 
 
 # ------------------------------------------------------------------------------------ the quadruped's group

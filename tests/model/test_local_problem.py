@@ -5,6 +5,7 @@ the FCLIB functions raise MissingExtraError saying what to install."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,6 +38,27 @@ def test_sparse_W_is_stored_as_csr_and_dense_input_is_copied_read_only():
         p.name = "x"
     s = LocalContactProblem(sp.coo_matrix(np.eye(6)), np.zeros(6), [0.1, 0.2], 3)
     assert s.sparse and sp.isspmatrix_csr(s.W) and s.asymmetry == 0.0
+
+
+def test_a_sparse_W_with_repeated_entries_is_copied_and_summed_and_the_callers_matrix_is_never_rewritten():
+    """The problem holds its own canonical copy of a CSR W (sorted, repeats summed): neither its construction nor a
+    mode-free solve (SciPy's ``abs`` of a sparse matrix sums its repeats in place) rewrites the caller's arrays, which a
+    matrix sharing them would (the caller's matrix was left with more stored values than its ``indptr`` counts)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from csr_helpers import with_repeats
+
+    rng = np.random.default_rng(0)
+    R = rng.normal(size=(30, 30))
+    W = R @ R.T / 30
+    W[np.abs(W) < 0.1] = 0.0
+    A = with_repeats(sp.csr_matrix(W), count=6)
+    assert not A.has_canonical_format
+    before = (A.data.copy(), A.indices.copy(), A.indptr.copy())
+    p = LocalContactProblem(A, rng.normal(size=30), np.full(10, 0.5), 3)
+    assert p.W.has_canonical_format and not np.shares_memory(p.W.data, A.data)
+    np.testing.assert_allclose(p.W.toarray(), A.toarray(), rtol=1e-15, atol=0)
+    assert gaussqp.solve(p, crosscheck=False).status in ("solved", "inaccurate")
+    assert all(np.array_equal(a, b) for a, b in zip(before, (A.data, A.indices, A.indptr)))
 
 
 @pytest.mark.parametrize(
