@@ -1324,14 +1324,16 @@ COULOMB_NN_SCHEDULE_CONVEX_FIRST = ((COULOMB_NN_REG_THETAS[0], "convex"),) + tup
 #: factorization of the Newton matrix, a sweep one pass over W. On the 21-contact quadruped group of issue #27 (W of
 #: rank 53 for 63 unknowns, where the Newton from its other starts and the rounds stall near 4e-6) the step from the
 #: sweeps' point reaches 1e-10 of ‖q‖ from 176 sweeps on and not before (1.7e-7 at 170; round-off from about 200;
-#: twenty-seventh session): the check at 320 finds it.
-COULOMB_SWEEPS_CHECKS = (10, 20, 40, 80, 160, 320, 640)
+#: twenty-seventh session): the check at 320 finds it. Where no check converges the sweeps cost ~5 ms on 16 contacts
+#: (a box wall of the study: 8 ms at 640 sweeps, where its solve took 19 ms without them), hence no count beyond the
+#: one that was needed.
+COULOMB_SWEEPS_CHECKS = (10, 20, 40, 80, 160, 320)
 #: The local fixed-point steps of a contact in a sweep (fewer when a step changes nothing), as the 20 of the scratch
 #: experiment that found the quadruped group's modes.
 COULOMB_SWEEPS_LOCAL_ITER = 20
 #: The sweeps' work budget, in W's stored entries visited plus the local steps' ``d²`` products, summed over the
-#: sweeps: only the counts of :data:`COULOMB_SWEEPS_CHECKS` within it run (640 sweeps of a 63-unknown dense group
-#: cost 5e6; a dense W of 3,000 unknowns gets 20 sweeps). About 0.4 s of compiled sweeps on this machine (5.6e8 a
+#: sweeps: only the counts of :data:`COULOMB_SWEEPS_CHECKS` within it run (320 sweeps of the 63-unknown quadruped
+#: group cost 1.5e6; a dense W of 3,000 unknowns gets 20 sweeps). About 0.4 s of compiled sweeps on this machine (5.6e8 a
 #: second).
 COULOMB_SWEEPS_WORK_MAX = 200_000_000
 #: :data:`COULOMB_SWEEPS_WORK_MAX` when the compiled kernels are not loaded (numba not installed, or not loaded yet:

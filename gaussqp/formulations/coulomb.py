@@ -732,7 +732,12 @@ def _solve_connected(
         runs.append((theta, start, run))
         if run.residual <= COULOMB_NN_ACCEPT_RTOL:
             break
-    theta, _, nt = min(runs, key=lambda run: run[2].residual)
+    # the Newton's answer: a run that converged, else the best run before the sweeps' (the sweeps' runs are there to
+    # converge; when they do not, the rounds start from the point they started from without them)
+    converged = [run for run in runs if run[2].residual <= COULOMB_NN_ACCEPT_RTOL]
+    theta, _, nt = min(
+        converged or [run for run in runs if run[1] != "sweeps"] or runs, key=lambda run: run[2].residual
+    )
     t_newton = time.perf_counter() - t0
     info = {
         "iterations": sum(run.iterations for _, _, run in runs),
