@@ -6,11 +6,11 @@ First, :func:`solve_mode_free` runs the globalized semismooth Newton method of
 sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when its residual is at most
 :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`; its damping schedule runs from the Newton's own starts, then, when it
 stalls there, from the answer of the convex program with De Saxcé's shift at zero
-(:func:`gaussqp.friction.convex_start.convex_start`), then from the point of projected Gauss–Seidel sweeps
-(:func:`gaussqp.friction.splitting_start.sweep_start`). Otherwise the proximal-point rounds of
+(:func:`gaussqp.friction.convex_start.convex_start`). Otherwise the proximal-point rounds of
 :mod:`gaussqp.friction.proximal_newton` (the Newton on ``W + σΛ``, as Siconos's PROX) run from the Newton's best
 point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either, the
-route below runs from scratch, as before. When its answer too stays above the certificate's bound, the rounds run on
+schedule's last pairs run from the point of projected Gauss–Seidel sweeps
+(:func:`gaussqp.friction.splitting_start.sweep_start`), then the route below from scratch, as before. When its answer too stays above the certificate's bound, the rounds run on
 as a last resort, without their halving stall rule and within a budget of their own (:func:`_last_rounds`).
 
 The Coulomb problem in its local (Delassus) form ``u = W r + q``, ``K_μ ∋ r ⟂ u + μ‖u_t‖e_n ∈ K_μ*``
@@ -417,14 +417,14 @@ def solve_mode_free(
     """The mode-free route's solve of ``u = W r + q``: the globalized nonsmooth Newton method
     (:func:`gaussqp.friction.nonsmooth_newton.solve_newton`, W kept sparse when it is) first, through the (θ, start)
     pairs of :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE` (its own starts, then the convex program's answer of
-    :func:`gaussqp.friction.convex_start.convex_start`, then the point of projected Gauss–Seidel sweeps of
-    :func:`gaussqp.friction.splitting_start.sweep_start`, each computed once when first needed; the convex start first on a
+    :func:`gaussqp.friction.convex_start.convex_start`, computed once when first needed; the convex start first on a
     connected group of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns solved without a
     guess, :func:`_schedule`); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
     (:func:`_proximal_rounds`); when they do not either and their best point is not within
-    :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the convex iteration + polish of :func:`solve_local` from
-    scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
+    :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the schedule's ``"sweeps"`` pairs (the Newton
+    from the point of projected Gauss–Seidel sweeps, :func:`gaussqp.friction.splitting_start.sweep_start`), then the
+    convex iteration + polish of :func:`solve_local` from scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
     dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says
     the fallback did not run; when the fallback ran and the best answer is still above the certificate's bound, the
     rounds run on without their halving rule (:func:`_last_rounds`, ``proximal["last_rounds"]``). Every answer is
@@ -435,8 +435,8 @@ def solve_mode_free(
     (:func:`_groups`, :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN`): each group runs the whole route on
     its own block of W (its convex iteration and last resort included), and the answers are put together
     (:func:`_merged`) when each converged or is within the certificate's bound (:func:`_solved_alone`), else the whole
-    problem is solved coupled; the judge recomputes the residual of the whole answer as of any other. A problem of several smaller components is solved whole when the schedule's first
-    run converges there, else in groups of that size (:func:`_packed_groups`; the first run's work is counted,
+    problem is solved coupled; the judge recomputes the residual of the whole answer as of any other. A problem of
+    several smaller components is solved whole when the schedule's first run converges there, else in groups of that size (:func:`_packed_groups`; the first run's work is counted,
     ``newton_kernel["whole_first"]``).
 
     Parameters
@@ -693,75 +693,82 @@ def _solve_connected(
     # the starts computed when first needed ("convex", "sweeps"), their times and the sweeps' report
     points: dict[str, np.ndarray | None] = {}
     point_times: dict[str, float] = {}
-    sweeps_report: dict | None = None
+    reports: dict = {}
     # W's copy and scales and the starts, shared by the schedule's runs (none at rest: r = 0 solves it, no run needs one)
     system = newton_system(W, q, mu, d) if np.any(q) else None
-    # the damping schedule: each (θ, start) only when the runs before it did not converge; "starts" are the Newton's
-    # own (the guess, every contact sticks, zero), "convex" the convex program's answer (the shift at zero), which no
-    # spurious stationary point of the merit holds (gaussqp/friction/convex_start.py), "sweeps" the point of projected
-    # Gauss–Seidel sweeps, where the contacts' modes are settled without a merit (gaussqp/friction/splitting_start.py)
-    for theta, start in COULOMB_NN_SCHEDULE if schedule is None else schedule:
-        if start in ("convex", "sweeps"):
-            if newton_max_iter <= 0:
-                continue
-            if start not in points:
-                tc = time.perf_counter()
-                if start == "convex":
-                    points[start] = convex_start(W, q, mu, d)
-                else:
-                    points[start], sweeps_report = sweep_start(W, q, mu, d, system)
-                point_times[start] = time.perf_counter() - tc
-            if points[start] is None:
-                continue
-            run = solve_newton(
-                W,
-                q,
-                mu,
-                d,
-                r0=points[start],
-                max_iter=newton_max_iter,
-                reg_theta=theta,
-                guess_only=True,
-                stop_cycles=True,
-                system=system,
-            )
-        else:
-            run = solve_newton(
-                W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta, stop_cycles=True, system=system
-            )
-        runs.append((theta, start, run))
-        if run.residual <= COULOMB_NN_ACCEPT_RTOL:
-            break
-    # the Newton's answer: a run that converged, else the best run before the sweeps' (the sweeps' runs are there to
-    # converge; when they do not, the rounds start from the point they started from without them)
-    converged = [run for run in runs if run[2].residual <= COULOMB_NN_ACCEPT_RTOL]
-    theta, _, nt = min(
-        converged or [run for run in runs if run[1] != "sweeps"] or runs, key=lambda run: run[2].residual
-    )
+
+    def run_pairs(pairs) -> None:
+        """The damping schedule's ``pairs`` in turn, each (θ, start) only when the runs before it did not converge;
+        "starts" are the Newton's own (the guess, every contact sticks, zero), "convex" the convex program's answer
+        (the shift at zero), which no spurious stationary point of the merit holds (gaussqp/friction/convex_start.py),
+        "sweeps" the point of projected Gauss–Seidel sweeps, where the contacts' modes are settled without a merit
+        (gaussqp/friction/splitting_start.py)."""
+        for theta, start in pairs:
+            if start in _START_NAMES:
+                if newton_max_iter <= 0:
+                    continue
+                if start not in points:
+                    tc = time.perf_counter()
+                    if start == "convex":
+                        points[start] = convex_start(W, q, mu, d)
+                    else:
+                        points[start], reports[start] = sweep_start(W, q, mu, d, system)
+                    point_times[start] = time.perf_counter() - tc
+                if points[start] is None:
+                    continue
+                run = solve_newton(
+                    W,
+                    q,
+                    mu,
+                    d,
+                    r0=points[start],
+                    max_iter=newton_max_iter,
+                    reg_theta=theta,
+                    guess_only=True,
+                    stop_cycles=True,
+                    system=system,
+                )
+            else:
+                run = solve_newton(
+                    W, q, mu, d, r0=guess, max_iter=newton_max_iter, reg_theta=theta, stop_cycles=True, system=system
+                )
+            runs.append((theta, start, run))
+            if run.residual <= COULOMB_NN_ACCEPT_RTOL:
+                return
+
+    info: dict = {}
+
+    def report_runs(theta: float, nt) -> None:
+        """``info`` (the answer's ``newton_kernel``) from the runs so far, ``nt`` the Newton's answer (run with ``theta``)."""
+        info.update(
+            iterations=sum(run.iterations for _, _, run in runs),
+            reason=nt.reason,
+            residual=nt.residual,
+            start=nt.start,
+            linear_algebra=nt.linear_algebra,
+            times=dict(nt.times),
+            reg_theta=theta,
+            attempts=[
+                {
+                    "reg_theta": th,
+                    "residual": run.residual,
+                    "iterations": run.iterations,
+                    "reason": run.reason,
+                    **({"start": _START_NAMES[start]} if start in _START_NAMES else {}),
+                }
+                for th, start, run in runs
+            ],
+        )
+        for start, seconds in point_times.items():
+            info["times"][f"{start}_start"] = seconds
+        if "sweeps" in reports:
+            info["sweeps"] = reports["sweeps"]
+
+    pairs = COULOMB_NN_SCHEDULE if schedule is None else schedule
+    run_pairs([pair for pair in pairs if pair[1] != "sweeps"])  # the sweeps' pairs run after the rounds
+    theta, _, nt = min(runs, key=lambda run: run[2].residual)
     t_newton = time.perf_counter() - t0
-    info = {
-        "iterations": sum(run.iterations for _, _, run in runs),
-        "reason": nt.reason,
-        "residual": nt.residual,
-        "start": nt.start,
-        "linear_algebra": nt.linear_algebra,
-        "times": dict(nt.times),
-        "reg_theta": theta,
-        "attempts": [
-            {
-                "reg_theta": th,
-                "residual": run.residual,
-                "iterations": run.iterations,
-                "reason": run.reason,
-                **({"start": _START_NAMES[start]} if start in _START_NAMES else {}),
-            }
-            for th, start, run in runs
-        ],
-    }
-    for start, seconds in point_times.items():
-        info["times"][f"{start}_start"] = seconds
-    if sweeps_report is not None:
-        info["sweeps"] = sweeps_report
+    report_runs(theta, nt)
 
     def kernel_answer(r, path: str, stage: str, history: list, status: str, iterations: int, times: dict, report=None):
         """The answer of the Newton or of its rounds, ``u`` recomputed from the data (not the kernel's own u)."""
@@ -816,6 +823,24 @@ def _solve_connected(
                 f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
             )
             return by_rounds
+    # the sweeps' pairs, after the rounds: the Newton from the point of Gauss–Seidel sweeps, for the degenerate groups
+    # where every other start and the rounds stall; when they do not converge, the route goes on as without them
+    tried = len(runs)
+    t0 = time.perf_counter()
+    run_pairs([pair for pair in pairs if pair[1] == "sweeps"])
+    if len(runs) > tried or "sweeps" in point_times:
+        times["sweeps"] = time.perf_counter() - t0
+        swept = runs[-1][2] if len(runs) > tried else None
+        if swept is not None and swept.residual <= COULOMB_NN_ACCEPT_RTOL:
+            report_runs(runs[-1][0], swept)
+            work = info["iterations"] + proximal["iterations"]
+            return kernel_answer(
+                swept.r, "newton", "nonsmooth_newton", swept.history, "converged", work, times, proximal
+            )
+        report_runs(theta, nt)  # the attempts from the sweeps' point listed; the Newton's answer as before them
+        work = info["iterations"] + proximal["iterations"]
+        if by_rounds is not None:  # their work and time counted in the rounds' answer too
+            by_rounds.newton_iterations, by_rounds.times = work, dict(times)
     if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX or not last_resort:  # the best answer so far, judged
         info["fallback"] = (
             f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
@@ -826,8 +851,7 @@ def _solve_connected(
             return by_rounds
         return kernel_answer(nt.r, "newton", "nonsmooth_newton", nt.history, nt.reason, work, times, proximal)
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
-    ans.times["nonsmooth_newton"] = t_newton
-    ans.times["proximal"] = t_proximal
+    ans.times.update(times)  # the Newton's, the rounds' and the sweeps' stages
     ans.path = "convex iteration"
     ans.newton_kernel = info
     ans.proximal = proximal

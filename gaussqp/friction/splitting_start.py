@@ -19,7 +19,8 @@ the Newton from every start and the proximal rounds stall near 4e-6, and where o
 :data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_MAX`. Without the compiled kernels
 the sweeps run in the Python reference, ~200 times slower, within
 :data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_NUMPY_MAX`. The route then runs the Newton from the last point
-(:func:`gaussqp.formulations.coulomb._solve_connected`, the schedule's ``"sweeps"`` pairs). Nothing here is a
+(:func:`gaussqp.formulations.coulomb._solve_connected`, the schedule's ``"sweeps"`` pairs, after the proximal rounds
+when those do not converge). Nothing here is a
 certificate: the point is a start, judged by the Newton method's merit and then by the route's recomputed residual.
 
 With numba installed, and once the routes load it (:func:`gaussqp.friction.compiled.kernels_when_worth`), the

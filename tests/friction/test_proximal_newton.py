@@ -79,8 +79,6 @@ def test_the_route_runs_the_rounds_between_its_newton_and_its_convex_iteration(m
         return real(*a, **{**k, "max_iter": 0})
 
     monkeypatch.setattr(coulomb, "solve_newton", limited)  # the route's schedule only, not the rounds' inner solves
-    # without the sweeps' start (the one step from their point solves this problem)
-    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (None, {"reason": "not run: a test"}))
     W, q, mu, d = rank_deficient(2)
     sol = gaussqp.solve(gaussqp.LocalContactProblem(W, q, mu, d), crosscheck=False)
     # the whole schedule ran and failed first, from its starts, then from the convex program's answer
@@ -169,10 +167,8 @@ def test_a_generated_box_wall_the_plain_rounds_leave_near_1e_7_is_certified_by_t
     fast = solve_proximal(cd.W, cd.q, cd.mu, 3)
     assert fast.accelerated > 0 and fast.iterations <= plain.iterations
     assert residual(cd.W, cd.q, cd.mu, 3, fast.r) <= COULOMB_NN_ACCEPT_RTOL
-    # the route, without the convex program's start (from which the schedule solves this wall) and the sweeps': the
-    # rounds answer
+    # the route, without the convex program's start (from which the schedule solves this wall): the rounds answer
     monkeypatch.setattr(coulomb, "convex_start", lambda *a: None)
-    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (None, {"reason": "not run: a test"}))
     sol = gaussqp.solve(p, crosscheck=False)
     assert sol.status == "solved" and sol.certified and sol.extras["path"] == "proximal newton"
     assert sol.natural_map_residual.relative <= COULOMB_RESIDUAL_RTOL
@@ -198,7 +194,6 @@ def test_the_accelerated_rounds_never_make_the_route_claim_solved_above_the_tole
 
     monkeypatch.setattr(coulomb, "solve_proximal", lying)
     monkeypatch.setattr(coulomb, "convex_start", lambda *a: None)  # the rounds run (not the convex start's Newton)
-    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (None, {"reason": "not run: a test"}))  # nor the sweeps'
     sol = gaussqp.solve(p, crosscheck=False)
     assert seen and max(seen) > 0  # the accelerated path ran
     assert sol.extras["path"] == "proximal newton"
