@@ -4,9 +4,12 @@
 
 The route (:func:`gaussqp.formulations.coulomb.solve_mode_free`) runs the (θ, start) pairs of
 :data:`gaussqp.settings.COULOMB_NN_SCHEDULE` in turn until one reaches :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`,
-the convex program's start computed once when a "convex" pair is first reached, the Gauss–Seidel sweeps' start
-(:func:`gaussqp.friction.splitting_start.sweep_start`) once when a "sweeps" pair is, and the proximal rounds after the
-last pair (on a connected component of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns
+the convex program's start computed once when a "convex" pair is first reached, the proximal rounds after the last
+pair that is not a "sweeps" pair, then the "sweeps" pairs from the Gauss–Seidel sweeps' start
+(:func:`gaussqp.friction.splitting_start.sweep_start`, computed once) only when the rounds did not converge; this
+benchmark's orders do not model the rounds between them: its "current order" is the route's only where the rounds do
+not converge (``--proximal`` says where they do), and an order's cost counts the sweeps' pairs wherever the pairs
+before them stall (on a connected component of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns
 solved without a guess, the same pairs with the first convex one first, which this benchmark's "current order" does
 not model: give it as ``--order``). Each attempt depends only on its (θ, start), so running every pair on its own, once per problem, gives the
 cost and the outcome of any order of the same pairs: the cost of an order is the sum of its attempts' CPU times up to

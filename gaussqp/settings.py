@@ -1291,10 +1291,10 @@ COULOMB_NN_COMPILED = True
 #: (:func:`gaussqp.friction.convex_start.convex_start`), solved once, when first needed; ``"sweeps"``: the point of
 #: projected Gauss–Seidel sweeps (:func:`gaussqp.friction.splitting_start.sweep_start`, :data:`COULOMB_SWEEPS_CHECKS`),
 #: computed once, when first needed; its pairs run **after the proximal rounds**, and only when neither the pairs before
-#: them nor the rounds converged (the degenerate groups where every other start stalls; the rounds cost little where
+#: them nor the rounds converged or came within :data:`COULOMB_PROX_FALLBACK_SKIP_RTOL` (the degenerate groups where every other start stalls; the rounds cost little where
 #: they stall, the convex iteration after them much: a group of the 4,162-contact quadruped scene, 0.28 s through the
-#: convex iteration, 14 ms through the sweeps). Where they do not converge, the route goes on as without them. The θ
-#: are those of :data:`COULOMB_NN_REG_THETAS`.
+#: convex iteration, 14 ms through the sweeps). Where they do not converge, their best run is judged as the rounds'
+#: answer is (one more candidate against the convex iteration). The θ are those of :data:`COULOMB_NN_REG_THETAS`.
 COULOMB_NN_SCHEDULE = (
     tuple((theta, "starts") for theta in COULOMB_NN_REG_THETAS)
     + tuple((theta, "convex") for theta in COULOMB_NN_REG_THETAS)

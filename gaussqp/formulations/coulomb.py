@@ -8,9 +8,10 @@ sparse M is condensed sparse, :func:`condense_sparse`); its answer is kept when 
 stalls there, from the answer of the convex program with De Saxcé's shift at zero
 (:func:`gaussqp.friction.convex_start.convex_start`). Otherwise the proximal-point rounds of
 :mod:`gaussqp.friction.proximal_newton` (the Newton on ``W + σΛ``, as Siconos's PROX) run from the Newton's best
-point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either, the
-schedule's last pairs run from the point of projected Gauss–Seidel sweeps
-(:func:`gaussqp.friction.splitting_start.sweep_start`), then the route below from scratch, as before. When its answer too stays above the certificate's bound, the rounds run on
+point, then from ``r = 0``, within one budget of inner iterations; when they do not reach that residual either (nor
+:data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL`), the schedule's last pairs run from the point of projected
+Gauss–Seidel sweeps (:func:`gaussqp.friction.splitting_start.sweep_start`), then the route below from scratch, as
+before. When its answer too stays above the certificate's bound, the rounds run on
 as a last resort, without their halving stall rule and within a budget of their own (:func:`_last_rounds`).
 
 The Coulomb problem in its local (Delassus) form ``u = W r + q``, ``K_μ ∋ r ⟂ u + μ‖u_t‖e_n ∈ K_μ*``
@@ -100,6 +101,7 @@ from ..settings import (
     COULOMB_NEWTON_ITER_MAX,
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_ITER_MAX,
+    COULOMB_NN_REG_THETAS,
     COULOMB_NN_SCHEDULE,
     COULOMB_NN_SCHEDULE_CONVEX_FIRST,
     COULOMB_CONVEX_FIRST_UNKNOWNS_MIN,
@@ -685,8 +687,8 @@ def _solve_connected(
 ) -> LocalAnswer:
     """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split), through the (θ,
     start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`); without
-    ``last_resort``, neither the convex iteration nor the last rounds run when the Newton and the rounds do not converge
-    (the best answer of those two is returned); without ``rounds``, neither are the rounds (the Newton's best answer is returned: a run
+    ``last_resort``, neither the convex iteration nor the last rounds run when the Newton, the rounds and the sweeps'
+    pairs do not converge (the best answer of those is returned); without ``rounds``, neither are the rounds (the Newton's best answer is returned: a run
     whole before the problem is split into groups)."""
     t0 = time.perf_counter()
     runs: list = []
@@ -766,6 +768,8 @@ def _solve_connected(
 
     pairs = COULOMB_NN_SCHEDULE if schedule is None else schedule
     run_pairs([pair for pair in pairs if pair[1] != "sweeps"])  # the sweeps' pairs run after the rounds
+    if not runs:  # no pair ran (computed starts only, with no iteration allowed): the Newton's own starts
+        run_pairs([(COULOMB_NN_REG_THETAS[0], "starts")])
     theta, _, nt = min(runs, key=lambda run: run[2].residual)
     t_newton = time.perf_counter() - t0
     report_runs(theta, nt)
@@ -807,24 +811,28 @@ def _solve_connected(
     t_proximal = time.perf_counter() - t0
     times = {"nonsmooth_newton": t_newton, "proximal": t_proximal}
     work = info["iterations"] + proximal["iterations"]
-    by_rounds: LocalAnswer | None = None  # the rounds' answer and its judge's measure
-    rounds_measure = float("inf")
+    # the best answer besides the Newton's before the sweeps: the rounds', or a sweeps' run's when its judge's measure
+    # is lower; its judge's measure and its kernel's residual
+    other: LocalAnswer | None = None
+    other_measure = other_residual = float("inf")
     if px is not None:
         status = "converged" if px.residual <= COULOMB_NN_ACCEPT_RTOL else px.reason
-        by_rounds = kernel_answer(px.r, "proximal newton", "proximal", px.history, status, work, times, proximal)
+        other = kernel_answer(px.r, "proximal newton", "proximal", px.history, status, work, times, proximal)
+        other_residual = px.residual
         if px.residual <= COULOMB_NN_ACCEPT_RTOL:
-            return by_rounds
+            return other
         # within the certificate's reach (the judge's measure: the residual and the velocity change that makes the
         # answer exact, which μ > √2 can put above the residual): the judge decides
-        rounds_measure = law_measure(natural_map_residual(by_rounds.r, by_rounds.u, q, mu, d))
-        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and rounds_measure <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
+        other_measure = law_measure(natural_map_residual(other.r, other.u, q, mu, d))
+        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and other_measure <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
             info["fallback"] = (
                 f"not run: the rounds' residual {px.residual:.1e} is at most COULOMB_PROX_FALLBACK_SKIP_RTOL = "
                 f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
             )
-            return by_rounds
+            return other
     # the sweeps' pairs, after the rounds: the Newton from the point of Gauss–Seidel sweeps, for the degenerate groups
-    # where every other start and the rounds stall; when they do not converge, the route goes on as without them
+    # where every other start and the rounds stall; when they do not converge, their best run is judged as the rounds'
+    # answer is (within the skip bound it is the answer; else one more candidate against the convex iteration)
     tried = len(runs)
     t0 = time.perf_counter()
     run_pairs([pair for pair in pairs if pair[1] == "sweeps"])
@@ -839,16 +847,30 @@ def _solve_connected(
             )
         report_runs(theta, nt)  # the attempts from the sweeps' point listed; the Newton's answer as before them
         work = info["iterations"] + proximal["iterations"]
-        if by_rounds is not None:  # their work and time counted in the rounds' answer too
-            by_rounds.newton_iterations, by_rounds.times = work, dict(times)
+        if other is not None:  # their work and time counted in the rounds' answer too
+            other.newton_iterations, other.times = work, dict(times)
+        if swept is not None:  # their best run, judged as the rounds' answer is
+            swept = min((run for _, _, run in runs[tried:]), key=lambda run: run.residual)
+            by_sweeps = kernel_answer(
+                swept.r, "newton", "nonsmooth_newton", swept.history, swept.reason, work, times, proximal
+            )
+            sweeps_measure = law_measure(natural_map_residual(by_sweeps.r, by_sweeps.u, q, mu, d))
+            if swept.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and sweeps_measure <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
+                info["fallback"] = (
+                    f"not run: the residual {swept.residual:.1e} of the Newton from the sweeps' point is at most "
+                    f"COULOMB_PROX_FALLBACK_SKIP_RTOL = {COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
+                )
+                return by_sweeps
+            if sweeps_measure < other_measure:
+                other, other_measure, other_residual = by_sweeps, sweeps_measure, swept.residual
     if q.size > COULOMB_FALLBACK_UNKNOWNS_MAX or not last_resort:  # the best answer so far, judged
         info["fallback"] = (
             f"not run: m·d = {q.size} > COULOMB_FALLBACK_UNKNOWNS_MAX = {COULOMB_FALLBACK_UNKNOWNS_MAX}"
             if last_resort
             else "not run: last_resort=False"
         )
-        if by_rounds is not None and px is not None and px.residual < nt.residual:
-            return by_rounds
+        if other is not None and other_residual < nt.residual:
+            return other
         return kernel_answer(nt.r, "newton", "nonsmooth_newton", nt.history, nt.reason, work, times, proximal)
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times.update(times)  # the Newton's, the rounds' and the sweeps' stages
@@ -856,12 +878,13 @@ def _solve_connected(
     ans.newton_kernel = info
     ans.proximal = proximal
     measure = law_measure(natural_map_residual(ans.r, ans.u, q, mu, d))
-    if by_rounds is not None and rounds_measure < measure:
-        # the rounds' best point, when the convex iteration ends farther from a solution (e.g. at 1e-7 where the rounds
-        # reached 1e-10 within their budget): the judge decides either by the same recomputed residual
-        by_rounds.times.update(ans.times)
-        by_rounds.fixed_point_iterations = ans.fixed_point_iterations
-        ans, measure = by_rounds, rounds_measure
+    if other is not None and other_measure < measure:
+        # the rounds' (or the sweeps' run's) best point, when the convex iteration ends farther from a solution (e.g. at
+        # 1e-7 where the rounds reached 1e-10 within their budget): the judge decides either by the same recomputed
+        # residual
+        other.times.update(ans.times)
+        other.fixed_point_iterations = ans.fixed_point_iterations
+        ans, measure = other, other_measure
     if measure <= COULOMB_RESIDUAL_RTOL:
         return ans
     # the last resort: longer rounds from the best point so far, then from r = 0 (_last_rounds); their work counts

@@ -143,9 +143,10 @@ def test_a_group_not_solved_alone_sends_the_whole_problem_to_the_route(monkeypat
     assert ans.newton_iterations == whole.newton_iterations + groups_seen[0]
 
 
-def test_a_group_within_the_certificates_bound_is_kept_and_one_above_it_is_not():
+def test_a_group_within_the_certificates_bound_is_kept_and_one_above_it_is_not(monkeypatch):
     """A group's answer that neither its Newton nor its rounds call converged is kept when the judge's measure of it,
-    on the group's own data, is within the certificate's bound (the merged answer's measure is then within it too)."""
+    on the group's own data, is within the certificate's bound (the merged answer's measure is then within it too):
+    at 0.9 and 1.1 times the bound; and the measure is the judge's, the velocity change too, not the residual alone."""
     W, q, mu = condensed(STACKS)
     g0 = coulomb._groups(W, mu.size, 3)[0]
     iu = unknowns(g0)
@@ -154,13 +155,24 @@ def test_a_group_within_the_certificates_bound_is_kept_and_one_above_it_is_not()
     assert coulomb._solved_alone(part, qg, mu[g0], 3)
     part.backend_status = "stalled"  # the same exact answer, not called converged: still kept
     assert coulomb._solved_alone(part, qg, mu[g0], 3)
-    for factor, kept in ((0.05, True), (20.0, False)):
+
+    def off_by(eps: float):
         r = part.r.copy()
-        r[0] += factor * COULOMB_RESIDUAL_RTOL * np.linalg.norm(qg)  # a normal reaction off by that much
+        r[0] += eps * np.linalg.norm(qg)  # a normal reaction off by eps of ‖q‖
         off = coulomb.replace(part, r=r, u=Wg @ r + qg)
-        measure = coulomb.law_measure(natural_map_residual(off.r, off.u, qg, mu[g0], 3))
-        assert (measure <= COULOMB_RESIDUAL_RTOL) == kept
+        return off, coulomb.law_measure(natural_map_residual(off.r, off.u, qg, mu[g0], 3))
+
+    _, unit = off_by(COULOMB_RESIDUAL_RTOL)  # the measure grows linearly with a small offset
+    for factor, kept in ((0.9, True), (1.1, False)):
+        off, measure = off_by(factor * COULOMB_RESIDUAL_RTOL**2 / unit)
+        assert abs(measure / COULOMB_RESIDUAL_RTOL - factor) < 0.02  # 0.9 and 1.1 times the bound
         assert coulomb._solved_alone(off, qg, mu[g0], 3) == kept
+    # a residual within the bound with a velocity change above it (what a large μ gives): not kept
+    fake = type(
+        "Measure", (), {"relative": 0.5 * COULOMB_RESIDUAL_RTOL, "velocity_change_relative": 2 * COULOMB_RESIDUAL_RTOL}
+    )
+    monkeypatch.setattr(coulomb, "natural_map_residual", lambda *a: fake)
+    assert not coulomb._solved_alone(part, qg, mu[g0], 3)
 
 
 def test_a_group_only_its_convex_iteration_solves_is_kept_without_the_whole_problem(monkeypatch):

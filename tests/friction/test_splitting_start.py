@@ -209,18 +209,22 @@ def test_the_route_solves_the_quadruped_group_from_the_sweeps(group):
     attempts = ans.newton_kernel["attempts"]
     assert attempts[-1]["start"] == "Gauss–Seidel sweeps" and attempts[-1]["residual"] <= COULOMB_NN_ACCEPT_RTOL
     assert ans.newton_kernel["sweeps"]["sweeps"] == report["sweeps"]
-    assert "sweeps_start" in ans.newton_kernel["times"]
+    assert "sweeps_start" in ans.newton_kernel["times"] and "sweeps" in ans.times and "proximal" in ans.times
+    # the work of every stage counted: the schedule's runs (the sweeps' included) and the rounds before them
+    assert ans.newton_kernel["iterations"] == sum(a["iterations"] for a in attempts)
+    assert ans.newton_iterations == ans.newton_kernel["iterations"] + ans.proximal["iterations"] > 0
     sol = gaussqp.solve(group, crosscheck=False)
     assert sol.status == "solved" and sol.certified
     assert sol.natural_map_residual.relative <= COULOMB_RESIDUAL_RTOL
 
 
-def test_the_sweeps_run_only_after_the_rounds_and_a_failed_run_changes_nothing_after_them(monkeypatch):
+def test_the_sweeps_run_only_after_the_rounds_and_a_failed_run_is_one_more_candidate(monkeypatch):
     """The sweeps' pairs run after the proximal rounds, and only when those did not converge (on a box pile of the
-    study the rounds converge, and sweeps run before them cost 56 → 81 ms); when their runs do not converge either,
-    the route goes on as without them (here: no Newton iteration allowed, the rounds without budget, the convex
-    program without a point: the convex iteration answers, the same answer as with no sweeps at all), their attempts
-    and work reported."""
+    study the rounds converge, and sweeps run before them cost 56 → 81 ms). When their runs do not converge either
+    (here: no Newton iteration allowed, the rounds without budget, the convex program without a point), their best run
+    is one more candidate: the convex iteration's answer is kept where it is better (the same answer as with no sweeps
+    at all), and without the last resort the best run by the Newton's residual answers; their attempts, time and work
+    reported."""
     from test_convex_start import random_problem  # tests/friction is on sys.path
 
     W, q, mu, d = random_problem(6, m=12, rank=20)
@@ -254,3 +258,35 @@ def test_the_sweeps_run_only_after_the_rounds_and_a_failed_run_changes_nothing_a
     monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (None, {"reason": "not run: a test"}))
     without = coulomb._solve_connected(W, q, mu, d)
     assert np.array_equal(ans.r, without.r) and without.path == "convex iteration"
+    # without the last resort: the best answer by the Newton's residual, the sweeps' time and work counted
+    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (marker, {"reason": "a test"}))
+    ans = coulomb._solve_connected(W, q, mu, d, last_resort=False)
+    assert ans.newton_kernel["fallback"] == "not run: last_resort=False" and "sweeps" in ans.times
+    attempts = ans.newton_kernel["attempts"]
+    assert ans.newton_iterations == sum(a["iterations"] for a in attempts) + ans.proximal["iterations"]
+    best = min(a["residual"] for a in attempts)
+    assert natural_map_residual(ans.r, ans.u, q, mu, d).relative == pytest.approx(best, rel=1e-6)
+
+
+def test_the_sweeps_do_not_run_after_rounds_within_the_skip_bound(monkeypatch):
+    """Rounds whose point is within ``COULOMB_PROX_FALLBACK_SKIP_RTOL`` (here: converged rounds reported at 2e-10, not
+    called converged) are the answer: the sweeps are not computed."""
+    from test_convex_start import random_problem  # tests/friction is on sys.path
+
+    W, q, mu, d = random_problem(6, m=12, rank=20)
+    real = coulomb.solve_newton
+    monkeypatch.setattr(coulomb, "solve_newton", lambda *a, **k: real(*a, **{**k, "max_iter": 0}))
+    monkeypatch.setattr(coulomb, "convex_start", lambda *a: None)
+    real_rounds = coulomb._proximal_rounds
+
+    def near(*a):
+        px, report = real_rounds(*a)
+        px.residual, px.converged, px.reason = 2 * COULOMB_NN_ACCEPT_RTOL, False, "stalled"
+        return px, report
+
+    called: list = []
+    monkeypatch.setattr(coulomb, "_proximal_rounds", near)
+    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: called.append(1) or (None, {}))
+    ans = coulomb._solve_connected(W, q, mu, d)
+    assert ans.path == "proximal newton" and not called and "sweeps" not in ans.times
+    assert ans.newton_kernel["fallback"].startswith("not run: the rounds' residual")
