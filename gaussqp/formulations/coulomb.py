@@ -806,6 +806,19 @@ def _solve_connected(
             info["iterations"],
             {"nonsmooth_newton": t_newton},
         )
+
+    def within_reach(residual: float, measure: float, whose: str) -> bool:
+        """Whether an answer whose kernel's ``residual`` and judge's ``measure`` are both within
+        :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` is the answer (the convex iteration not run; the
+        judge decides), saying so in ``info["fallback"]``."""
+        if residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and measure <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
+            info["fallback"] = (
+                f"not run: {whose} {residual:.1e} is at most COULOMB_PROX_FALLBACK_SKIP_RTOL = "
+                f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
+            )
+            return True
+        return False
+
     t0 = time.perf_counter()
     px, proximal = _proximal_rounds(W, q, mu, d, nt.r)
     t_proximal = time.perf_counter() - t0
@@ -824,11 +837,7 @@ def _solve_connected(
         # within the certificate's reach (the judge's measure: the residual and the velocity change that makes the
         # answer exact, which μ > √2 can put above the residual): the judge decides
         other_measure = law_measure(natural_map_residual(other.r, other.u, q, mu, d))
-        if px.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and other_measure <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
-            info["fallback"] = (
-                f"not run: the rounds' residual {px.residual:.1e} is at most COULOMB_PROX_FALLBACK_SKIP_RTOL = "
-                f"{COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
-            )
+        if within_reach(px.residual, other_measure, "the rounds' residual"):
             return other
     # the sweeps' pairs, after the rounds: the Newton from the point of Gauss–Seidel sweeps, for the degenerate groups
     # where every other start and the rounds stall; when they do not converge, their best run is judged as the rounds'
@@ -855,11 +864,7 @@ def _solve_connected(
                 swept.r, "newton", "nonsmooth_newton", swept.history, swept.reason, work, times, proximal
             )
             sweeps_measure = law_measure(natural_map_residual(by_sweeps.r, by_sweeps.u, q, mu, d))
-            if swept.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL and sweeps_measure <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
-                info["fallback"] = (
-                    f"not run: the residual {swept.residual:.1e} of the Newton from the sweeps' point is at most "
-                    f"COULOMB_PROX_FALLBACK_SKIP_RTOL = {COULOMB_PROX_FALLBACK_SKIP_RTOL:g}"
-                )
+            if within_reach(swept.residual, sweeps_measure, "the residual of the Newton from the sweeps' point"):
                 return by_sweeps
             if sweeps_measure < other_measure:
                 other, other_measure, other_residual = by_sweeps, sweeps_measure, swept.residual
@@ -874,6 +879,7 @@ def _solve_connected(
         return kernel_answer(nt.r, "newton", "nonsmooth_newton", nt.history, nt.reason, work, times, proximal)
     ans = solve_local(W, q, mu, d, solver=solver, tolerance=tolerance)
     ans.times.update(times)  # the Newton's, the rounds' and the sweeps' stages
+    ans.newton_iterations += work  # their work too, as on the other paths (the polish's is the convex iteration's)
     ans.path = "convex iteration"
     ans.newton_kernel = info
     ans.proximal = proximal

@@ -249,6 +249,30 @@ def test_a_newton_that_stops_falls_back_to_the_convex_iteration_and_still_certif
     assert "fallback" in sol.route and "nonsmooth_newton" in sol.times
 
 
+def test_the_convex_iterations_answer_counts_the_work_of_the_stages_before_it(monkeypatch):
+    """Where the convex iteration answers, its Newton iterations are its polish's plus the schedule's and the rounds'
+    (as on the other paths: the work done)."""
+    real = nn.solve_newton
+    monkeypatch.setattr(coulomb, "solve_newton", lambda *a, **k: real(*a, **{**k, "max_iter": 2}))
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 0)
+    monkeypatch.setattr(coulomb, "convex_start", lambda *a: None)
+    monkeypatch.setattr(coulomb, "sweep_start", lambda *a: (None, {"reason": "not run: a test"}))
+    polish: list = []
+    real_local = coulomb.solve_local
+
+    def counted(*a, **k):
+        out = real_local(*a, **k)
+        polish.append(out.newton_iterations)
+        return out
+
+    monkeypatch.setattr(coulomb, "solve_local", counted)
+    W, q, mu = hyperstatic_table(40.0)
+    ans = coulomb._solve_connected(W, q, mu, 3)
+    assert ans.path == "convex iteration" and len(polish) == 1
+    schedule = ans.newton_kernel["iterations"]
+    assert schedule > 0 and ans.newton_iterations == polish[0] + schedule + ans.proximal["iterations"]
+
+
 def test_a_stalled_newton_reports_it_and_returns_its_best_point():
     W, q, mu = hyperstatic_table(40.0)
     out = nn.solve_newton(W, q, mu, 3, max_iter=1)
