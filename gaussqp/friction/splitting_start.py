@@ -2,31 +2,30 @@
 
 The problem is the local form ``u = W r + q`` with Coulomb's law in De Saxcé's form
 (:mod:`gaussqp.friction.coulomb_law`): ``K_μ ∋ r ⟂ u + μ‖u_t‖e_n ∈ K_μ*``. A sweep visits the contacts in turn and
-solves each one's law with the others' reactions frozen (the nonsmooth Gauss–Seidel method, Jean 1999; Acary,
-Brémond, Huber 2018 §5, Siconos's NSGS): with ``b_i = q_i + Σ_{j≠i} W_ij r_j`` the local problem is
-``u_i = W_ii r_i + b_i``, solved approximately by :data:`~gaussqp.settings.COULOMB_SWEEPS_LOCAL_ITER` steps of the
-projected fixed point ``r_i ← P_K(r_i − ρ_i (u_i + μ_i‖u_{i,t}‖e_n))`` with ``ρ_i = 1/‖W_ii‖₂`` (Acary, Brémond,
-Huber 2018, eq. (12), contact by contact). Each sweep costs one pass over W's entries.
+solves each one's law with the others' reactions frozen (the nonsmooth Gauss–Seidel method, Jean 1999; Acary, Brémond,
+Huber 2018 §5, Siconos's NSGS): with ``b_i = q_i + Σ_{j≠i} W_ij r_j`` the local problem is ``u_i = W_ii r_i + b_i``,
+solved approximately by :data:`~gaussqp.settings.COULOMB_SWEEPS_LOCAL_ITER` steps of the projected fixed point ``r_i ←
+P_K(r_i − ρ_i (u_i + μ_i‖u_{i,t}‖e_n))`` with ``ρ_i = 1/‖W_ii‖₂`` (Acary, Brémond, Huber 2018, eq. (12), contact by
+contact). Each sweep costs one pass over W's entries.
 
 The sweeps converge slowly (linearly, with a rate near one on ill-conditioned piles), but they settle each contact's
-piece of the law — sticking, sliding, or separated — without a merit function, so they are not caught where the
-Newton method's globalization stalls: a 21-contact group of a quadruped scene (W of rank 53 for 63 unknowns) where
-the Newton from every start and the proximal rounds stall near 4e-6, and where one Newton step from the point of
-176 sweeps or more reaches 1e-10 of ‖q‖ (1.7e-7 from 170; round-off from about 200). That step is the Newton method's own ``guess step``
-(:func:`gaussqp.friction.nonsmooth_newton.solve_newton` with ``max_iter=0``), tried after
+piece of the law — sticking, sliding, or separated — without a merit function, so they are not caught where the Newton
+method's globalization stalls: a 21-contact group of a quadruped scene (W of rank 53 for 63 unknowns) where the Newton
+from every start and the proximal rounds stall near 4e-6, and where one Newton step from the point of 176 sweeps or
+more reaches 1e-10 of ‖q‖ (1.7e-7 from 170; round-off from about 200). That step is the Newton method's own ``guess
+step`` (:func:`gaussqp.friction.nonsmooth_newton.solve_newton` with ``max_iter=0``), tried after
 :data:`~gaussqp.settings.COULOMB_SWEEPS_CHECKS` sweeps; the sweeps stop when it reaches
 :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` or at the work budget
-:data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_MAX`. Without the compiled kernels
-the sweeps run in the Python reference, ~200 times slower, within
-:data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_NUMPY_MAX`. The route then runs the Newton from the last point
-(:func:`gaussqp.formulations.coulomb._solve_connected`, the schedule's ``"sweeps"`` pairs, after the proximal rounds
-when those do not converge). Nothing here is a
-certificate: the point is a start, judged by the Newton method's merit and then by the route's recomputed residual.
+:data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_MAX`. Without the compiled kernels the sweeps run in the Python reference,
+~200 times slower, within :data:`~gaussqp.settings.COULOMB_SWEEPS_WORK_NUMPY_MAX`. The route then runs the Newton from
+the last point (:func:`gaussqp.formulations.coulomb._solve_connected`, the schedule's ``"sweeps"`` pairs, after the
+proximal rounds when those do not converge). Nothing here is a certificate: the point is a start, judged by the Newton
+method's merit and then by the route's recomputed residual.
 
-With numba installed, and once the routes load it (:func:`gaussqp.friction.compiled.kernels_when_worth`), the
-sweeps run as one compiled call (:func:`gaussqp.friction.compiled_kernels.gauss_seidel_sweeps`);
-:func:`gauss_seidel_sweeps_numpy` is its reference:
-the same operations in the same order, the same numbers bit for bit (``tests/friction/test_splitting_start.py``).
+With numba installed, and once the routes load it (:func:`gaussqp.friction.compiled.kernels_when_worth`), the sweeps
+run as one compiled call (:func:`gaussqp.friction.compiled_kernels.gauss_seidel_sweeps`);
+:func:`gauss_seidel_sweeps_numpy` is its reference: the same operations in the same order, the same numbers bit for bit
+(``tests/friction/test_splitting_start.py``).
 """
 
 from __future__ import annotations
