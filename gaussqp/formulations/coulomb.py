@@ -845,11 +845,12 @@ def _solve_connected(
     tried = len(runs)
     t0 = time.perf_counter()
     run_pairs([pair for pair in pairs if pair[1] == "sweeps"])
-    if len(runs) > tried or "sweeps" in point_times:
+    swept_runs = runs[tried:]
+    if swept_runs or "sweeps" in point_times:
         times["sweeps"] = time.perf_counter() - t0
-        swept = runs[-1][2] if len(runs) > tried else None
-        if swept is not None and swept.residual <= COULOMB_NN_ACCEPT_RTOL:
-            report_runs(runs[-1][0], swept)
+        if swept_runs and swept_runs[-1][2].residual <= COULOMB_NN_ACCEPT_RTOL:
+            th, _, swept = swept_runs[-1]
+            report_runs(th, swept)
             work = info["iterations"] + proximal["iterations"]
             return kernel_answer(
                 swept.r, "newton", "nonsmooth_newton", swept.history, "converged", work, times, proximal
@@ -858,8 +859,8 @@ def _solve_connected(
         work = info["iterations"] + proximal["iterations"]
         if other is not None:  # their work and time counted in the rounds' answer too
             other.newton_iterations, other.times = work, dict(times)
-        if swept is not None:  # their best run, judged as the rounds' answer is
-            swept = min((run for _, _, run in runs[tried:]), key=lambda run: run.residual)
+        if swept_runs:  # their best run, judged as the rounds' answer is
+            swept = min((run for _, _, run in swept_runs), key=lambda run: run.residual)
             by_sweeps = kernel_answer(
                 swept.r, "newton", "nonsmooth_newton", swept.history, swept.reason, work, times, proximal
             )

@@ -85,7 +85,7 @@ from ..settings import (
     COULOMB_NN_STALL_ITER,
     COULOMB_NN_TARGET_RTOL,
 )
-from ..linalg.csr import csr_entries, csr_from_arrays, csr_like, repeats, summed
+from ..linalg.csr import canonical, csr_entries, csr_from_arrays, csr_like, repeats, summed
 from ..linalg.csr import plus as csr_plus, product as csr_product, transpose as csr_transpose
 from ..linalg.dense import lu_solver, sparse_digest
 from .compiled import kernels, kernels_when_worth, loaded, plain, spent_in_numpy
@@ -488,10 +488,7 @@ class _System:
         nnz = W.nnz if sp.issparse(W) else np.count_nonzero(W)
         self.sparse = self.N > COULOMB_NN_DENSE_MAX and nnz <= COULOMB_NN_SPARSE_DENSITY * self.N * self.N
         if self.sparse:
-            self.W = sp.csr_matrix(W, dtype=float)
-            if not self.W.has_canonical_format:  # summed on a copy: the caller's matrix shares these arrays
-                self.W = self.W.copy()
-                self.W.sum_duplicates()
+            self.W = canonical(sp.csr_matrix(W, dtype=float))  # a copy when summed: the caller's arrays are shared
             self.pattern = _pattern_of(self.W, d)
             self.Wblocks = self.pattern.blocks_of(self.W)
         else:

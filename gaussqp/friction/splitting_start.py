@@ -36,7 +36,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg.csr import csr_entries
+from ..linalg.csr import canonical
 from ..settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_SWEEPS_CHECKS,
@@ -45,7 +45,7 @@ from ..settings import (
     COULOMB_SWEEPS_WORK_NUMPY_MAX,
 )
 from .compiled import kernels_when_worth, spent_in_numpy
-from .nonsmooth_newton import solve_newton
+from .nonsmooth_newton import diagonal_blocks, solve_newton
 
 
 def sweep_start(W, q: np.ndarray, mu: np.ndarray, dimension: int, system=None) -> tuple[np.ndarray | None, dict]:
@@ -91,10 +91,7 @@ def sweep_start(W, q: np.ndarray, mu: np.ndarray, dimension: int, system=None) -
             f"sweep_start: W of shape {W.shape}, q of {N} entries, {mu.size} coefficients μ in blocks of {d}: give W "
             "(m·d, m·d), q (m·d,) and μ (m,)"
         )
-    Wc = sp.csr_matrix(W, dtype=float)
-    if not Wc.has_canonical_format:  # sorted, no repeated entry (the kernel reads the arrays); never the caller's own
-        Wc = Wc.copy()
-        Wc.sum_duplicates()
+    Wc = canonical(sp.csr_matrix(W, dtype=float))  # sorted, no repeated entry: the kernel reads the arrays
     diagonal = diagonal_blocks(Wc, m, d)
     norms = np.linalg.norm(diagonal, 2, axis=(1, 2)) if m else np.zeros(0)
     # ρ_i = 1/‖W_ii‖₂; a contact whose block is zero is not moved by its sweeps (ρ = 0)
@@ -135,25 +132,6 @@ def sweep_start(W, q: np.ndarray, mu: np.ndarray, dimension: int, system=None) -
     return r, report
 
 
-def diagonal_blocks(Wc: sp.csr_matrix, m: int, d: int) -> np.ndarray:
-    """The diagonal blocks ``W_ii`` (m, d, d) of a canonical CSR matrix (no repeated entry), zero where not stored.
-
-    Parameters
-    ----------
-    Wc : (m·d, m·d) scipy.sparse.csr_matrix, canonical
-    m, d : contacts and the block size
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    rows, cols = csr_entries(Wc)
-    own = rows // d == cols // d
-    blocks = np.zeros((m, d, d))
-    blocks[rows[own] // d, rows[own] % d, cols[own] % d] = Wc.data[own]
-    return blocks
-
-
 def gauss_seidel_sweeps_numpy(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -178,7 +156,8 @@ def gauss_seidel_sweeps_numpy(
     Parameters
     ----------
     indptr, indices, data : W in canonical CSR arrays (int64, int64, float)
-    q : (m·d,) ; mu, rho : (m,) ; diagonal : (m, d, d) W's diagonal blocks (:func:`diagonal_blocks`)
+    q : (m·d,) ; mu, rho : (m,) ; diagonal : (m, d, d) W's diagonal blocks
+        (:func:`gaussqp.friction.nonsmooth_newton.diagonal_blocks`)
     r : (m·d,) the point, overwritten
     sweeps, local_iter, d : ints
     """
@@ -237,4 +216,4 @@ def _project_block(y: list, mu: float, d: int) -> list:
     return [alpha] + [(mu * alpha / safe) * y[k] for k in range(1, d)]
 
 
-__all__ = ["diagonal_blocks", "gauss_seidel_sweeps_numpy", "sweep_start"]
+__all__ = ["gauss_seidel_sweeps_numpy", "sweep_start"]

@@ -69,6 +69,7 @@ from ..errors import (
     UnsupportedFormatError,
     WrongTypeError,
 )
+from ..linalg.csr import canonical
 from ..model.local_problem import LOCAL_DIMENSIONS, LocalContactProblem
 from ..model.problem import ContactProblem
 from ..model.validation import check_count, check_finite_bounded
@@ -640,10 +641,7 @@ def load(path: str | Path, *, symmetrize: bool = True) -> ContactProblem | Local
 
 def _write_matrix(h5py, parent, name: str, A) -> None:
     """Write ``A`` as a CSparse compressed-column group (``nz = -1``), the storage with no index ambiguity."""
-    C = sp.csc_matrix(A, dtype=float)
-    if not C.has_canonical_format:  # summed on a copy: the problem's matrix may share these arrays
-        C = C.copy()
-        C.sum_duplicates()
+    C = canonical(sp.csc_matrix(A, dtype=float))  # a copy when summed: the problem's matrix may share these arrays
     g = parent.create_group(name)
     for key, value in (("m", C.shape[0]), ("n", C.shape[1]), ("nz", CSC), ("nzmax", C.nnz)):
         g.create_dataset(key, data=np.array([value], dtype=np.int32))

@@ -120,6 +120,26 @@ def summed(A: sp.csr_matrix) -> sp.csr_matrix:
     return out
 
 
+def canonical(A):
+    """``A`` in SciPy's canonical format (indices sorted in each row or column, each repeated entry stored once, as
+    their sum): ``A`` itself when it is already, else a copy (``A``'s own arrays, which a caller's matrix may share, are
+    never rewritten by SciPy's in-place ``sum_duplicates``).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix or scipy.sparse.csc_matrix
+
+    Returns
+    -------
+    the same type as ``A``
+    """
+    if A.has_canonical_format:
+        return A
+    out = A.copy()
+    out.sum_duplicates()
+    return out
+
+
 def csr_like(A: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
     """A CSR matrix with ``A``'s pattern and storage order and the values ``data`` (one per stored entry of ``A``).
 

@@ -16,7 +16,8 @@ from gaussqp.formulations import coulomb
 from gaussqp.friction import splitting_start
 from gaussqp.friction.compiled import kernels
 from gaussqp.friction.coulomb_law import natural_map_residual
-from gaussqp.friction.splitting_start import diagonal_blocks, gauss_seidel_sweeps_numpy, sweep_start
+from gaussqp.friction.nonsmooth_newton import diagonal_blocks
+from gaussqp.friction.splitting_start import gauss_seidel_sweeps_numpy, sweep_start
 from gaussqp.settings import (
     COULOMB_NN_ACCEPT_RTOL,
     COULOMB_NN_SCHEDULE,

@@ -130,3 +130,20 @@ def test_summed_sums_repeats_on_a_copy():
     assert all(np.array_equal(x, y) for x, y in zip((A.data, A.indices, A.indptr), before))
     B = sp.csr_matrix(np.eye(3))
     assert csr.summed(B) is B
+
+
+def test_canonical_sums_and_sorts_on_a_copy_and_keeps_a_canonical_matrix():
+    """A matrix with repeats (CSR) or unsorted indices (CSC) comes back canonical as a copy, the given arrays left as
+    they were; a canonical one comes back itself."""
+    A = with_repeats(sp.csr_matrix(np.arange(1.0, 10.0).reshape(3, 3)), 2)
+    before = (A.data.copy(), A.indices.copy(), A.indptr.copy())
+    C = csr.canonical(A)
+    assert C is not A and C.has_canonical_format and np.array_equal(C.toarray(), A.toarray())
+    assert all(np.array_equal(x, y) for x, y in zip((A.data, A.indices, A.indptr), before))
+    U = sp.csc_matrix((np.array([2.0, 1.0]), np.array([1, 0]), np.array([0, 2, 2])), shape=(2, 2))  # unsorted
+    assert not U.has_canonical_format
+    V = csr.canonical(U)
+    assert isinstance(V, sp.csc_matrix) and V.has_canonical_format and np.array_equal(U.indices, [1, 0])
+    assert np.array_equal(V.toarray(), U.toarray())
+    B = sp.csr_matrix(np.eye(3))
+    assert csr.canonical(B) is B
