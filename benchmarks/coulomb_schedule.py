@@ -104,7 +104,7 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
         first = first if first is not None else run
     if proximal and first is not None and first.residual > COULOMB_NN_ACCEPT_RTOL:
         t = time.process_time()
-        px, report = _proximal_rounds(W, q, mu, d, first.r)
+        px, report = _proximal_rounds(W, q, mu, d, (("newton best", first.r), ("zero", None)))
         out["proximal_after_first"] = {
             "t": time.process_time() - t,
             "it": report.get("iterations"),

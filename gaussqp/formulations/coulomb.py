@@ -106,6 +106,7 @@ from ..settings import (
     COULOMB_NN_SCHEDULE_CONVEX_FIRST,
     COULOMB_CONVEX_FIRST_UNKNOWNS_MIN,
     COULOMB_PROX_FALLBACK_SKIP_RTOL,
+    COULOMB_PROX_NEAR_WORK_MAX,
     COULOMB_PROX_LAST_NO_BEST_ROUNDS,
     COULOMB_PROX_LAST_WORK_MAX,
     COULOMB_PROX_LAST_WORK_UNKNOWNS_MAX,
@@ -699,13 +700,14 @@ def _solve_connected(
     # W's copy and scales and the starts, shared by the schedule's runs (none at rest: r = 0 solves it, no run needs one)
     system = newton_system(W, q, mu, d) if np.any(q) else None
 
-    def run_pairs(pairs) -> None:
+    def run_pairs(pairs, stop_within: float | None = None) -> list:
         """The damping schedule's ``pairs`` in turn, each (θ, start) only when the runs before it did not converge;
         "starts" are the Newton's own (the guess, every contact sticks, zero), "convex" the convex program's answer
         (the shift at zero), which no spurious stationary point of the merit holds (gaussqp/friction/convex_start.py),
         "sweeps" the point of projected Gauss–Seidel sweeps, where the contacts' modes are settled without a merit
-        (gaussqp/friction/splitting_start.py)."""
-        for theta, start in pairs:
+        (gaussqp/friction/splitting_start.py). With ``stop_within``, a run that ends at most that far from a solution
+        (÷‖q‖) also stops them. Returns the pairs not run."""
+        for k, (theta, start) in enumerate(pairs):
             if start in _START_NAMES:
                 if newton_max_iter <= 0:
                     continue
@@ -736,7 +738,10 @@ def _solve_connected(
                 )
             runs.append((theta, start, run))
             if run.residual <= COULOMB_NN_ACCEPT_RTOL:
-                return
+                return []
+            if stop_within is not None and run.residual <= stop_within:
+                return list(pairs[k + 1 :])
+        return []
 
     info: dict = {}
 
@@ -767,11 +772,24 @@ def _solve_connected(
             info["sweeps"] = reports["sweeps"]
 
     pairs = COULOMB_NN_SCHEDULE if schedule is None else schedule
-    run_pairs([pair for pair in pairs if pair[1] != "sweeps"])  # the sweeps' pairs run after the rounds
+    # the sweeps' pairs run after the rounds; a run that stalls within the skip bound stops the pairs for short rounds
+    # from its point (below)
+    rest = run_pairs(
+        [pair for pair in pairs if pair[1] != "sweeps"], COULOMB_PROX_FALLBACK_SKIP_RTOL if rounds else None
+    )
     if not runs:  # no pair ran (computed starts only, with no iteration allowed): the Newton's own starts
         run_pairs([(COULOMB_NN_REG_THETAS[0], "starts")])
+    # the short rounds from a run that stalled within the skip bound: (answer, report), their seconds
+    near: tuple | None = None
+    t_near = 0.0
+    if rest:
+        tn = time.perf_counter()
+        near = _proximal_rounds(W, q, mu, d, (("stalled run", runs[-1][2].r),), COULOMB_PROX_NEAR_WORK_MAX)
+        t_near = time.perf_counter() - tn
+        if near[0] is None or near[0].residual > COULOMB_NN_ACCEPT_RTOL:
+            run_pairs(rest)
     theta, _, nt = min(runs, key=lambda run: run[2].residual)
-    t_newton = time.perf_counter() - t0
+    t_newton = time.perf_counter() - t0 - t_near
     report_runs(theta, nt)
 
     def kernel_answer(r, path: str, stage: str, history: list, status: str, iterations: int, times: dict, report=None):
@@ -796,15 +814,16 @@ def _solve_connected(
     if newton_converged or not rounds:
         if not newton_converged:
             info["fallback"] = "not run: a first run whole (the groups are solved next)"
-        # every θ's iterations: the work done, as the proximal path counts it
+        # every θ's iterations: the work done, as the proximal path counts it (the short rounds' too)
         return kernel_answer(
             nt.r,
             "newton",
             "nonsmooth_newton",
             nt.history,
             "converged" if newton_converged else nt.reason,
-            info["iterations"],
-            {"nonsmooth_newton": t_newton},
+            info["iterations"] + (near[1]["iterations"] if near else 0),
+            {"nonsmooth_newton": t_newton, **({"proximal": t_near} if near else {})},
+            near[1] if near else None,
         )
 
     def within_reach(residual: float, measure: float, whose: str) -> bool:
@@ -820,8 +839,18 @@ def _solve_connected(
         return False
 
     t0 = time.perf_counter()
-    px, proximal = _proximal_rounds(W, q, mu, d, nt.r)
-    t_proximal = time.perf_counter() - t0
+    if near is not None and near[0] is not None and near[0].residual <= COULOMB_NN_ACCEPT_RTOL:
+        px, proximal = near
+    else:
+        px, proximal = _proximal_rounds(W, q, mu, d, (("newton best", nt.r), ("zero", None)))
+        if near is not None:  # both rounds' work reported; the better answer kept
+            px = min((out for out in (near[0], px) if out is not None), key=lambda out: out.residual, default=None)
+            proximal = {
+                "iterations": near[1]["iterations"] + proximal["iterations"],
+                "attempts": near[1]["attempts"] + proximal["attempts"],
+                "residual": px.residual if px is not None else None,
+            }
+    t_proximal = time.perf_counter() - t0 + t_near
     times = {"nonsmooth_newton": t_newton, "proximal": t_proximal}
     work = info["iterations"] + proximal["iterations"]
     # the best answer besides the Newton's before the sweeps: the rounds', or a sweeps' run's when its judge's measure
@@ -915,19 +944,22 @@ def _solve_connected(
     )
 
 
-def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, newton_best: np.ndarray) -> tuple:
-    """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from the Newton's best
-    point, then, if they do not reach :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`, from ``r = 0``, sharing one
-    budget of :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX` inner iterations (neither start is better on every
-    problem of the study: the quadrupeds converge from the Newton's point, a chain only from 0). Returns (the best
+def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, starts: tuple, work_max: int | None = None) -> tuple:
+    """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from each of ``starts``
+    ((name, point or None for ``r = 0``) pairs) in turn until one reaches :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`,
+    sharing one budget of ``work_max`` inner iterations (None: :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point, then
+    from ``r = 0`` (neither start is better on every problem of the study: the quadrupeds converge from the Newton's
+    point, a chain only from 0); its short rounds, from a run that stalled within the skip bound, with the budget
+    :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`. Returns (the best
     :class:`~gaussqp.friction.proximal_newton.ProximalResult` or None, what each start reported)."""
+    work_max = COULOMB_PROX_WORK_MAX if work_max is None else work_max
     best, attempts, work = None, [], 0
-    for start, r0 in (("newton best", newton_best), ("zero", None)):
-        if work >= COULOMB_PROX_WORK_MAX:
+    for start, r0 in starts:
+        if work >= work_max:
             break
         # to the route's acceptance bound, not the Newton's round-off target: the rounds converge linearly at best, and
         # their last decades cost as much as the first ones (a pile of 4,248 contacts: 75 of its 299 iterations)
-        out = solve_proximal(W, q, mu, d, r0=r0, work_max=COULOMB_PROX_WORK_MAX - work, target=COULOMB_NN_ACCEPT_RTOL)
+        out = solve_proximal(W, q, mu, d, r0=r0, work_max=work_max - work, target=COULOMB_NN_ACCEPT_RTOL)
         work += out.iterations
         attempts.append(
             {
