@@ -819,6 +819,16 @@ COULOMB_NN_STALL_ITER = 8
 COULOMB_NN_DENSE_MAX = 150
 #: See :data:`COULOMB_NN_DENSE_MAX`.
 COULOMB_NN_SPARSE_DENSITY = 0.1
+#: SuperLU's column ordering of a sparse Newton matrix (``permc_spec``), computed once per pattern: multiple minimum
+#: degree on ``J + Jᵀ`` (J's pattern is W's, symmetric by blocks). With :data:`COULOMB_NN_PIVOT_THRESHOLD` it
+#: leaves 1.7× less fill than COLAMD with partial pivoting on the groups of 600 contacts of a 4,248-contact box pile
+#: (53,000 against 92,000 entries of L + U; 1.5 against 2.7 ms a factorization, one core) and the same residual
+#: ``‖J x − b‖``.
+COULOMB_NN_SPARSE_ORDERING = "MMD_AT_PLUS_A"
+#: SuperLU's threshold pivoting (``diag_pivot_thresh``): the diagonal entry is the pivot unless another entry of its
+#: column is larger than it by more than 1/this (0.1, UMFPACK's and SuperLU's own advice for nearly symmetric
+#: matrices; 1 is partial pivoting). The Newton's solves are refined iteratively and their residual is checked.
+COULOMB_NN_PIVOT_THRESHOLD = 0.1
 #: The Jacobian ``I − P' + P'ρD W`` is regularized by ``δ P'D`` (W → W + δ diag(1/ρ): a proximal term on the
 #: sticking blocks, where a rank-deficient W makes it singular), ``δ = θ · min(1, ‖φ_ρ‖/‖ρ q‖)`` with this θ —
 #: vanishing with the residual, so the local convergence stays superlinear.

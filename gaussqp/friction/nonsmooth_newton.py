@@ -78,9 +78,11 @@ from ..settings import (
     COULOMB_NN_ITER_MAX,
     COULOMB_NN_STEP_MIN,
     COULOMB_NN_NONMONOTONE,
+    COULOMB_NN_PIVOT_THRESHOLD,
     COULOMB_NN_REG_FLOOR,
     COULOMB_NN_REG_THETA,
     COULOMB_NN_SPARSE_DENSITY,
+    COULOMB_NN_SPARSE_ORDERING,
     COULOMB_NN_STALL_FACTOR,
     COULOMB_NN_STALL_ITER,
     COULOMB_NN_TARGET_RTOL,
@@ -367,16 +369,19 @@ class BlockPattern:
         """SuperLU's LU of the Newton matrix ``J = blockdiag(A) + blockdiag(B) W`` (:meth:`matrix`; the generalized
         Jacobian of the natural map, module docstring), its column order computed once per pattern.
 
-        SuperLU orders J's columns by COLAMD, a function of J's pattern alone (every stored entry counts, zero or
-        not), and this pattern stores every entry of every block whatever the values: the first factorization
-        (COLAMD's) gives the order, kept in :attr:`columns`; later ones assemble ``P = J[columns][:, columns]``
-        directly in CSC and factor it in its natural order (SuperLU's etree postorder of it is the identity). Rows
-        are renamed with the columns so that SuperLU's diagonal, which its threshold pivoting prefers on a tie, is
-        J's; the rows of each column stay in J's row order (not sorted by their new names: SuperLU reads them in the
-        order given, and breaks other ties by it). The pivots, the factors and the solutions are then SuperLU's with
-        COLAMD, bit for bit, without ordering each matrix again (a pile of 4,248 contacts: 19.6 → 15.7 ms a
-        factorization). Renaming the columns alone would change the pivots where a column's largest entries tie
-        (equal contacts, as on generated quadrupeds and box walls); sorting the renamed rows would change others.
+        SuperLU orders J's columns by :data:`~gaussqp.settings.COULOMB_NN_SPARSE_ORDERING` (minimum degree on
+        ``J + Jᵀ``: J's pattern is W's, symmetric by blocks), a function of J's pattern alone (every stored entry
+        counts, zero or not), and pivots by threshold (:data:`~gaussqp.settings.COULOMB_NN_PIVOT_THRESHOLD`: the
+        diagonal unless another entry of its column is ten times larger), and this pattern stores every entry of every
+        block whatever the values: the first factorization gives the order, kept in :attr:`columns`; later ones
+        assemble ``P = J[columns][:, columns]`` directly in CSC and factor it in its natural order (SuperLU's etree
+        postorder of it is the identity). Rows are renamed with the columns so that SuperLU's diagonal, which its
+        threshold pivoting prefers, is J's; the rows of each column stay in J's row order (not sorted by their new
+        names: SuperLU reads them in the order given, and breaks other ties by it). The pivots, the factors and the
+        solutions are then SuperLU's with that ordering, bit for bit, without ordering each matrix again (a pile of
+        4,248 contacts: 19.6 → 15.7 ms a factorization). Renaming the columns alone would change the pivots where a
+        column's largest entries tie (equal contacts, as on generated quadrupeds and box walls); sorting the renamed
+        rows would change others.
 
         Parameters
         ----------
@@ -398,7 +403,7 @@ class BlockPattern:
         data = self._blocks(Wblocks, A, B)
         if self.columns is None:
             Jm = self.csc(data)
-            lu = spla.splu(Jm)
+            lu = spla.splu(Jm, permc_spec=COULOMB_NN_SPARSE_ORDERING, diag_pivot_thresh=COULOMB_NN_PIVOT_THRESHOLD)
             position = np.asarray(lu.perm_c)  # column j of J is column position[j] of the ordered matrix
             self.columns = np.argsort(position)
             self._ordered = self._layout(position[self._gcol], position[self._grow])
@@ -407,7 +412,8 @@ class BlockPattern:
         P = sp.csc_matrix((data[order], indices, indptr), shape=(self.N, self.N))
         # no duplicates; the rows of a column deliberately in J's order, which splu would otherwise sort
         P.has_canonical_format = True
-        return SparseFactors(spla.splu(P, permc_spec="NATURAL"), self.columns, self, data)
+        lu = spla.splu(P, permc_spec="NATURAL", diag_pivot_thresh=COULOMB_NN_PIVOT_THRESHOLD)
+        return SparseFactors(lu, self.columns, self, data)
 
 
 class SparseFactors:

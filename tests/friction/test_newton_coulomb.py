@@ -16,7 +16,7 @@ import gaussqp
 from gaussqp.formulations import coulomb
 from gaussqp.friction import nonsmooth_newton as nn
 from gaussqp.friction.coulomb_law import natural_map_residual, project_cone_jacobian
-from gaussqp.settings import COULOMB_RESIDUAL_RTOL
+from gaussqp.settings import COULOMB_NN_PIVOT_THRESHOLD, COULOMB_NN_SPARSE_ORDERING, COULOMB_RESIDUAL_RTOL
 
 G = 9.81
 ROOT = Path(__file__).resolve().parents[2]
@@ -565,8 +565,8 @@ def _random_newton_blocks(seed: int, m: int, d: int):
 @pytest.mark.parametrize("make", [_random_newton_blocks, _tied_newton_blocks])
 @pytest.mark.parametrize("seed", range(3))
 def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorization(make, seed):
-    """``BlockPattern.factor``: COLAMD orders the first J of a pattern; later ones are factored in that order without
-    ordering again, with SuperLU's own pivots (also where entries tie), its solutions bit for bit, and ``J x`` as
+    """``BlockPattern.factor``: the settings' ordering (minimum degree on J + Jᵀ) orders the first J of a pattern;
+    later ones are factored in that order without ordering again, with SuperLU's own pivots (by the settings' threshold) (also where entries tie), its solutions bit for bit, and ``J x`` as
     ``matrix`` gives it."""
     import scipy.sparse.linalg as spla
 
@@ -584,7 +584,9 @@ def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorizatio
         A, B = blocks()
         J = pattern.matrix(Wb, A, B)
         try:
-            reference = spla.splu(J)
+            reference = spla.splu(
+                J, permc_spec=COULOMB_NN_SPARSE_ORDERING, diag_pivot_thresh=COULOMB_NN_PIVOT_THRESHOLD
+            )
         except RuntimeError:  # exactly singular (tied contacts can make it so): the ordered factorization says so too
             if not first:
                 with pytest.raises(RuntimeError):
@@ -596,7 +598,7 @@ def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorizatio
         rhs, x = rng.standard_normal(N), rng.standard_normal(N)
         if (
             factors.columns is not None
-        ):  # J[columns][:, columns] in natural order: SuperLU's pivots with COLAMD, no further permutation
+        ):  # J[columns][:, columns] in natural order: SuperLU's pivots with the ordering, no further permutation
             assert np.array_equal(factors.lu.perm_r, reference.perm_r[factors.columns])
             assert np.array_equal(factors.lu.perm_c, np.arange(N))
         assert np.array_equal(factors.solve(rhs), reference.solve(rhs))
