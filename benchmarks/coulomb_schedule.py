@@ -3,7 +3,11 @@
     python benchmarks/coulomb_schedule.py FILE... [--order 0,3,1,2,4,5,6,7,8 ...] [--proximal] [--json OUT] [--markdown OUT]
 
 The route (:func:`gaussqp.formulations.coulomb.solve_mode_free`) runs the (θ, start) pairs of
-:data:`gaussqp.settings.COULOMB_NN_SCHEDULE` in turn until one reaches :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`,
+:data:`gaussqp.settings.COULOMB_NN_SCHEDULE` in turn until one reaches :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`
+or ends within :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` (then short proximal rounds,
+:data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX` inner iterations, go on from its point, and the pairs resume only
+when they do not converge: with ``--proximal`` this benchmark times them from every such attempt and charges them where
+an order reaches it; without, an order ends there, the short rounds not charged),
 the convex program's start computed once when a "convex" pair is first reached, the proximal rounds after the last
 pair that is not a "sweeps" pair, then the "sweeps" pairs from the Gauss–Seidel sweeps' start
 (:func:`gaussqp.friction.splitting_start.sweep_start`, computed once) only when the rounds did not converge; this
@@ -62,7 +66,13 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
     from gaussqp.friction.convex_start import convex_start
     from gaussqp.friction.nonsmooth_newton import solve_newton
     from gaussqp.friction.splitting_start import sweep_start
-    from gaussqp.settings import COULOMB_NN_ACCEPT_RTOL, COULOMB_NN_ITER_MAX, COULOMB_NN_SCHEDULE
+    from gaussqp.settings import (
+        COULOMB_NN_ACCEPT_RTOL,
+        COULOMB_NN_ITER_MAX,
+        COULOMB_NN_SCHEDULE,
+        COULOMB_PROX_FALLBACK_SKIP_RTOL,
+        COULOMB_PROX_NEAR_WORK_MAX,
+    )
 
     out: dict = {"attempts": []}
     points = {}
@@ -71,7 +81,7 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
         points[start] = compute(W, q, mu, d)
         out[start] = time.process_time() - t
     first = None
-    for theta, start in COULOMB_NN_SCHEDULE:
+    for k, (theta, start) in enumerate(COULOMB_NN_SCHEDULE):
         if start in points and points[start] is None:
             out["attempts"].append(None)
             continue
@@ -102,6 +112,14 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
             }
         )
         first = first if first is not None else run
+        if proximal and not ok and run.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL:  # the route's short rounds
+            t = time.process_time()
+            near, report = _proximal_rounds(W, q, mu, d, (("run within reach", run.r),), COULOMB_PROX_NEAR_WORK_MAX)
+            out["attempts"][-1]["short_rounds"] = {
+                "t": time.process_time() - t,
+                "it": report["iterations"],
+                "ok": bool(near is not None and near.residual <= COULOMB_NN_ACCEPT_RTOL),
+            }
     if proximal and first is not None and first.residual > COULOMB_NN_ACCEPT_RTOL:
         t = time.process_time()
         px, report = _proximal_rounds(W, q, mu, d, (("newton best", first.r), ("zero", None)))
@@ -115,10 +133,15 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
 
 def order_cost(rec: dict, order: list[int], computed: dict[int, str]) -> tuple[float, int | None]:
     """CPU seconds of the pairs of ``order`` up to the first that converges, and that pair (None: none did; the cost
-    is then every pair's, before the rounds, which any order then runs alike). ``computed`` maps the index of each pair
-    whose start is computed (:data:`COMPUTED_STARTS`) to that start: its time ``rec[start]`` is charged once, when the
-    first of its pairs is reached."""
-    t, paid = 0.0, set()
+    is then every pair's, before the rounds, which any order then runs alike). The first pair that ends within the
+    skip bound hands its point to the short rounds: with their record (``--proximal``) their time is charged and the
+    pairs go on only when they did not converge (the pair is returned when they did); without it the order ends there
+    (that pair returned, the rounds not charged). ``computed`` maps the index of each pair whose start is computed
+    (:data:`COMPUTED_STARTS`) to that start: its time ``rec[start]`` is charged once, when the first of its pairs is
+    reached."""
+    from gaussqp.settings import COULOMB_PROX_FALLBACK_SKIP_RTOL
+
+    t, paid, near = 0.0, set(), False
     for k in order:
         if k in computed and computed[k] not in paid:
             t += rec[computed[k]]
@@ -129,6 +152,13 @@ def order_cost(rec: dict, order: list[int], computed: dict[int, str]) -> tuple[f
         t += a["t"]
         if a["ok"]:
             return t, k
+        if not near and a["res"] <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
+            near = True
+            if "short_rounds" not in a:
+                return t, k
+            t += a["short_rounds"]["t"]
+            if a["short_rounds"]["ok"]:
+                return t, k
     return t, None
 
 

@@ -826,8 +826,10 @@ COULOMB_NN_SPARSE_DENSITY = 0.1
 #: ``‖J x − b‖``.
 COULOMB_NN_SPARSE_ORDERING = "MMD_AT_PLUS_A"
 #: SuperLU's threshold pivoting (``diag_pivot_thresh``): the diagonal entry is the pivot unless another entry of its
-#: column is larger than it by more than 1/this (0.1, UMFPACK's and SuperLU's own advice for nearly symmetric
-#: matrices; 1 is partial pivoting). The Newton's solves are refined iteratively and their residual is checked.
+#: column is larger than it by more than 1/this (0.1, UMFPACK's default partial-pivot tolerance; 1 is partial
+#: pivoting, with which the minimum-degree order gave no less fill than COLAMD). The growth of the factors' entries is
+#: then bounded by 11 a step instead of 2: a Newton direction a little less accurate is only taken when the line search
+#: finds the merit decreased along it, and the answer is judged by its residual recomputed from the data.
 COULOMB_NN_PIVOT_THRESHOLD = 0.1
 #: The Jacobian ``I − P' + P'ρD W`` is regularized by ``δ P'D`` (W → W + δ diag(1/ρ): a proximal term on the
 #: sticking blocks, where a rank-deficient W makes it singular), ``δ = θ · min(1, ‖φ_ρ‖/‖ρ q‖)`` with this θ —
@@ -1266,13 +1268,13 @@ COULOMB_PROX_ANDERSON_RCOND = 1e-10
 #: and the convex iteration is not run (the judge still decides, on the original data): on ``chain-s1-i0015`` the
 #: rounds end at 2.4e-9 and the convex iteration then spent ~25 s to end farther from a solution.
 COULOMB_PROX_FALLBACK_SKIP_RTOL = 5e-9
-#: A run of the damping schedule (:data:`COULOMB_NN_SCHEDULE`) that stalls within
+#: A run of the damping schedule (:data:`COULOMB_NN_SCHEDULE`) that ends (a stall, its iteration limit) within
 #: :data:`COULOMB_PROX_FALLBACK_SKIP_RTOL`, short of :data:`COULOMB_NN_ACCEPT_RTOL`, stops the schedule: the proximal
 #: rounds go on from its point with at most this many inner iterations, and the schedule resumes only when they do not
-#: converge. Measured on the study's set (2026-11-30): from such a point the rounds converged in 2–19 inner iterations on
-#: 7 of the 8 problems that have one, and in 137 on the eighth (a quadruped, which the schedule's next pair then solves);
-#: on the 615-contact group of a pile of 4,248 contacts they replace 163 Newton iterations (three more pairs and the
-#: convex program) by 4.
+#: converge. Measured on the study's set (2026-11-30), rounds from such a point without this limit: 2–19 inner
+#: iterations on 6 of the 7 problems where the first such run stopped the schedule, 137 on the seventh (a quadruped,
+#: which the schedule's next pair solves); on the 615-contact group of a pile of 4,248 contacts they replace 163 Newton
+#: iterations (three more pairs and the convex program) by 4.
 COULOMB_PROX_NEAR_WORK_MAX = 20
 
 # ---------------------------------------------------------------- classification of small sparse problems

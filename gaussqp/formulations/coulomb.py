@@ -422,16 +422,19 @@ def solve_mode_free(
     pairs of :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE` (its own starts, then the convex program's answer of
     :func:`gaussqp.friction.convex_start.convex_start`, computed once when first needed; the convex start first on a
     connected group of at least :data:`~gaussqp.settings.COULOMB_CONVEX_FIRST_UNKNOWNS_MIN` unknowns solved without a
-    guess, :func:`_schedule`); when it does not reach
+    guess, :func:`_schedule`; a run that ends within :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` stops the
+    pairs, and short proximal rounds, :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX` inner iterations, go on from
+    its point, the pairs resuming only when they do not converge); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
-    (:func:`_proximal_rounds`); when they do not either and their best point is not within
-    :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the schedule's ``"sweeps"`` pairs (the Newton
-    from the point of projected Gauss–Seidel sweeps, :func:`gaussqp.friction.splitting_start.sweep_start`), then the
-    convex iteration + polish of :func:`solve_local` from scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
-    dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says
-    the fallback did not run; when the fallback ran and the best answer is still above the certificate's bound, the
-    rounds run on without their halving rule (:func:`_last_rounds`, ``proximal["last_rounds"]``). Every answer is
-    judged afterwards by the same recomputed natural-map residual (:func:`_attach`); ``path``, ``newton_kernel`` and
+    (:func:`_proximal_rounds`, within what the short rounds left of their budget); when they do not either and their
+    best point is not within :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the schedule's
+    ``"sweeps"`` pairs (the Newton from the point of projected Gauss–Seidel sweeps,
+    :func:`gaussqp.friction.splitting_start.sweep_start`), then the convex iteration + polish of :func:`solve_local`
+    from scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
+    dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says the
+    fallback did not run; when the fallback ran and the best answer is still above the certificate's bound, the rounds
+    run on without their halving rule (:func:`_last_rounds`, ``proximal["last_rounds"]``). Every answer is judged
+    afterwards by the same recomputed natural-map residual (:func:`_attach`); ``path``, ``newton_kernel`` and
     ``proximal`` say which one answered and what the Newton and the rounds did.
 
     Contacts that W does not couple are solved separately when the groups are large enough
@@ -687,10 +690,11 @@ def _solve_connected(
     rounds: bool = True,
 ) -> LocalAnswer:
     """:func:`solve_mode_free` on one group of contacts (the whole problem when it is not split), through the (θ,
-    start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`); without
-    ``last_resort``, neither the convex iteration nor the last rounds run when the Newton, the rounds and the sweeps'
-    pairs do not converge (the best answer of those is returned); without ``rounds``, neither are the rounds (the Newton's best answer is returned: a run
-    whole before the problem is split into groups)."""
+    start) pairs of ``schedule`` (:func:`_schedule`; None: :data:`~gaussqp.settings.COULOMB_NN_SCHEDULE`), stopped
+    for short rounds by a run within the skip bound (:func:`solve_mode_free`); without ``last_resort``, neither the
+    convex iteration nor the last rounds run when the Newton, the rounds and the sweeps' pairs do not converge (the best
+    answer of those is returned); without ``rounds``, no rounds run at all, short or not (the Newton's best answer is
+    returned: a run whole before the problem is split into groups)."""
     t0 = time.perf_counter()
     runs: list = []
     # the starts computed when first needed ("convex", "sweeps"), their times and the sweeps' report
@@ -772,19 +776,19 @@ def _solve_connected(
             info["sweeps"] = reports["sweeps"]
 
     pairs = COULOMB_NN_SCHEDULE if schedule is None else schedule
-    # the sweeps' pairs run after the rounds; a run that stalls within the skip bound stops the pairs for short rounds
+    # the sweeps' pairs run after the rounds; a run that ends within the skip bound stops the pairs for short rounds
     # from its point (below)
     rest = run_pairs(
         [pair for pair in pairs if pair[1] != "sweeps"], COULOMB_PROX_FALLBACK_SKIP_RTOL if rounds else None
     )
     if not runs:  # no pair ran (computed starts only, with no iteration allowed): the Newton's own starts
         run_pairs([(COULOMB_NN_REG_THETAS[0], "starts")])
-    # the short rounds from a run that stalled within the skip bound: (answer, report), their seconds
+    # the short rounds from a run that ended within the skip bound: (answer, report), their seconds
     near: tuple | None = None
     t_near = 0.0
     if rest:
         tn = time.perf_counter()
-        near = _proximal_rounds(W, q, mu, d, (("stalled run", runs[-1][2].r),), COULOMB_PROX_NEAR_WORK_MAX)
+        near = _proximal_rounds(W, q, mu, d, (("run within reach", runs[-1][2].r),), COULOMB_PROX_NEAR_WORK_MAX)
         t_near = time.perf_counter() - tn
         if near[0] is None or near[0].residual > COULOMB_NN_ACCEPT_RTOL:
             run_pairs(rest)
@@ -842,7 +846,13 @@ def _solve_connected(
     if near is not None and near[0] is not None and near[0].residual <= COULOMB_NN_ACCEPT_RTOL:
         px, proximal = near
     else:
-        px, proximal = _proximal_rounds(W, q, mu, d, (("newton best", nt.r), ("zero", None)))
+        # from the Newton's best point, or the short rounds' when it is better (they would repeat its first steps), then
+        # from zero, within what the short rounds left of the rounds' budget
+        first = ("newton best", nt.r)
+        if near is not None and near[0] is not None and near[0].residual < nt.residual:
+            first = ("short rounds' best", near[0].r)
+        spent = near[1]["iterations"] if near is not None else 0
+        px, proximal = _proximal_rounds(W, q, mu, d, (first, ("zero", None)), COULOMB_PROX_WORK_MAX - spent)
         if near is not None:  # both rounds' work reported; the better answer kept
             px = min((out for out in (near[0], px) if out is not None), key=lambda out: out.residual, default=None)
             proximal = {
@@ -946,10 +956,11 @@ def _solve_connected(
 
 def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, starts: tuple, work_max: int | None = None) -> tuple:
     """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from each of ``starts``
-    ((name, point or None for ``r = 0``) pairs) in turn until one reaches :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`,
-    sharing one budget of ``work_max`` inner iterations (None: :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point, then
-    from ``r = 0`` (neither start is better on every problem of the study: the quadrupeds converge from the Newton's
-    point, a chain only from 0); its short rounds, from a run that stalled within the skip bound, with the budget
+    ((name, point or None for ``r = 0``) pairs) in turn until one reaches
+    :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`, sharing one budget of ``work_max`` inner iterations (None:
+    :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point, then from
+    ``r = 0`` (neither start is better on every problem of the study: the quadrupeds converge from the Newton's point, a
+    chain only from 0); its short rounds, from a run that ended within the skip bound, with the budget
     :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`. Returns (the best
     :class:`~gaussqp.friction.proximal_newton.ProximalResult` or None, what each start reported)."""
     work_max = COULOMB_PROX_WORK_MAX if work_max is None else work_max

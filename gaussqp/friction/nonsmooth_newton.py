@@ -47,11 +47,11 @@ a certificate: the route recomputes the residual and judges it.
 **Linear algebra.** Everything per contact is a batch of (d × d) blocks in NumPy (no per-contact Python loop, no
 ``block_diag``); one linear solve per Newton step: LAPACK on a dense W of at most
 :data:`~gaussqp.settings.COULOMB_NN_DENSE_MAX` unknowns (or a dense-ish W), else SuperLU on ``J`` assembled as
-``blockdiag(I − P' + δP'D) + blockdiag(P'ρD) · W`` in CSC, whose pattern is W's: COLAMD orders its columns once per
-pattern (:meth:`BlockPattern.factor`), and the compiled kernels (:mod:`gaussqp.friction.compiled`) evaluate the maps
-and the Jacobian's blocks around SciPy's product with W. For a global problem
-``M v = H r + f`` with sparse M, :func:`sparse_delassus` forms ``W = Hᵀ M⁻¹ H`` sparse from M's connected blocks
-(a block-diagonal M⁻¹ of rigid bodies), never a dense W.
+``blockdiag(I − P' + δP'D) + blockdiag(P'ρD) · W`` in CSC, whose pattern is W's: ordered once per pattern (minimum
+degree on J + Jᵀ) and pivoted by threshold (:meth:`BlockPattern.factor`), and the compiled kernels
+(:mod:`gaussqp.friction.compiled`) evaluate the maps and the Jacobian's blocks around SciPy's product with W. For a
+global problem ``M v = H r + f`` with sparse M, :func:`sparse_delassus` forms ``W = Hᵀ M⁻¹ H`` sparse from M's connected
+blocks (a block-diagonal M⁻¹ of rigid bodies), never a dense W.
 """
 
 from __future__ import annotations
@@ -334,7 +334,8 @@ class BlockPattern:
         gcol = (block_col[:, None, None] * d + jj[None]).ravel()
         self._grow, self._gcol = grow, gcol
         self.order, self.indices, self.indptr = self._layout(gcol, grow)  # block data -> CSC data
-        #: SuperLU's column order of J (COLAMD's, postordered), found by the first factorization of this pattern
+        #: SuperLU's column order of J (the settings' ordering, postordered), found by the first factorization of this
+        #: pattern
         self.columns: np.ndarray | None = None
         self._ordered: tuple | None = None  # the CSC layout of J[columns][:, columns] (see factor)
 
@@ -369,17 +370,17 @@ class BlockPattern:
         """SuperLU's LU of the Newton matrix ``J = blockdiag(A) + blockdiag(B) W`` (:meth:`matrix`; the generalized
         Jacobian of the natural map, module docstring), its column order computed once per pattern.
 
-        SuperLU orders J's columns by :data:`~gaussqp.settings.COULOMB_NN_SPARSE_ORDERING` (minimum degree on
-        ``J + Jᵀ``: J's pattern is W's, symmetric by blocks), a function of J's pattern alone (every stored entry
-        counts, zero or not), and pivots by threshold (:data:`~gaussqp.settings.COULOMB_NN_PIVOT_THRESHOLD`: the
-        diagonal unless another entry of its column is ten times larger), and this pattern stores every entry of every
-        block whatever the values: the first factorization gives the order, kept in :attr:`columns`; later ones
-        assemble ``P = J[columns][:, columns]`` directly in CSC and factor it in its natural order (SuperLU's etree
-        postorder of it is the identity). Rows are renamed with the columns so that SuperLU's diagonal, which its
-        threshold pivoting prefers, is J's; the rows of each column stay in J's row order (not sorted by their new
-        names: SuperLU reads them in the order given, and breaks other ties by it). The pivots, the factors and the
-        solutions are then SuperLU's with that ordering, bit for bit, without ordering each matrix again (a pile of
-        4,248 contacts: 19.6 → 15.7 ms a factorization). Renaming the columns alone would change the pivots where a
+        SuperLU orders J's columns by :data:`~gaussqp.settings.COULOMB_NN_SPARSE_ORDERING` (minimum degree on J +
+        Jᵀ: J's pattern is W's, symmetric by blocks), a function of J's pattern alone (every stored entry counts, zero
+        or not), and pivots by threshold (:data:`~gaussqp.settings.COULOMB_NN_PIVOT_THRESHOLD`: the diagonal unless
+        another entry of its column is larger by more than its inverse), and this pattern stores every entry of every
+        block whatever the values: the first factorization gives the order, kept in :attr:`columns`; later ones assemble
+        ``P = J[columns][:, columns]`` directly in CSC and factor it in its natural order (SuperLU's etree postorder of
+        it is the identity). Rows are renamed with the columns so that SuperLU's diagonal, which its threshold pivoting
+        prefers, is J's; the rows of each column stay in J's row order (not sorted by their new names: SuperLU reads
+        them in the order given, and breaks other ties by it). The pivots, the factors and the solutions are then
+        SuperLU's with that ordering, bit for bit, without ordering each matrix again (the ordering took a third of a
+        factorization's time on the groups of a box pile). Renaming the columns alone would change the pivots where a
         column's largest entries tie (equal contacts, as on generated quadrupeds and box walls); sorting the renamed
         rows would change others.
 

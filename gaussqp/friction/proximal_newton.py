@@ -41,12 +41,12 @@ it). A round whose inner solve ends at its start (no Newton iteration: the guess
 still counts one iteration of the budget, so the budget bounds the rounds too.
 
 It stops when the problem's own natural-map residual (ρ = 1, ÷‖q‖, the one the certificate recomputes) reaches
-``target``, when the inner Newton iterations of all rounds reach :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX` (a
-deterministic budget: the same answer on any machine), when the best residual has not halved over
-:data:`~gaussqp.settings.COULOMB_PROX_STALL_ROUNDS` rounds, or when it has not gone down at all over
-:data:`~gaussqp.settings.COULOMB_PROX_NO_BEST_ROUNDS` rounds (rounds that drift away from their best point: on a pile of
-4,248 contacts from 1.3e-7 to 7e-7 over 30 rounds); the route's last resort switches the halving rule off and waits
-longer for a new best point (``stall_rounds``, ``no_best_rounds``). Nothing here is a certificate: the route
+``target``, when the inner Newton iterations of all rounds reach ``work_max`` (by default
+:data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`: a deterministic budget: the same answer on any machine), when the best
+residual has not halved over :data:`~gaussqp.settings.COULOMB_PROX_STALL_ROUNDS` rounds, or when it has not gone down at
+all over :data:`~gaussqp.settings.COULOMB_PROX_NO_BEST_ROUNDS` rounds (rounds that drift away from their best point: on
+a pile of 4,248 contacts from 1.3e-7 to 7e-7 over 30 rounds); the route's last resort switches the halving rule off and
+waits longer for a new best point (``stall_rounds``, ``no_best_rounds``). Nothing here is a certificate: the route
 recomputes the residual and judges it.
 """
 

@@ -1,8 +1,9 @@
 """The mode-free route's last resort (:func:`gaussqp.formulations.coulomb._last_rounds`): the proximal rounds run on
 without their halving stall rule when every stage before them left the answer above the certificate's bound. Checked
-on a state of a settling box pile (tests/data/generated/NOTICE.md) that no stage before them certifies, and that the
-rounds with their halving rule kept do not certify either. The state is solved whole (``_solve_connected``): the
-route proper splits it into its groups of contacts, each of which runs its own last resort."""
+on a state of a settling box pile (tests/data/generated/NOTICE.md) that no stage before them certifies; from its best
+point the last rounds certify it with either stall rule, and from ``r = 0``, their second start, the halving rule
+stops them above the bound where running on reaches it. The state is solved whole (``_solve_connected``): the route
+proper splits it into its groups of contacts, each of which runs its own last resort."""
 
 from __future__ import annotations
 
@@ -85,9 +86,7 @@ def test_the_last_rounds_certify_it(state, without, certified):
 def test_the_halving_rule_would_have_stopped_them(state, without):
     """The last resort's rounds from ``r = 0`` (its second start), with the route's first rounds' stall rules (the
     halving rule on), end above the bound; with ``stall_rounds=None`` they go on, farther than the halving rule let
-    them, and reach it: what certifies such a state is running on. (From the route's answer without the last resort,
-    its first start, the rounds with either rule converge on this state since the sparse Newton's factorization
-    pivots by threshold.)"""
+    them, and reach it: what certifies such a state is running on."""
     cd, d = state
     common = dict(r0=None, work_max=COULOMB_PROX_LAST_WORK_MAX, target=COULOMB_PROX_FALLBACK_SKIP_RTOL)
     kept = solve_proximal(cd.W, cd.q, cd.mu, d, **common)

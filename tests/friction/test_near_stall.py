@@ -1,10 +1,13 @@
-"""The mode-free route's short rounds (``coulomb._solve_connected``, :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`):
-a run of the damping schedule that stalls within the skip bound (:data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL`)
-but above the route's acceptance stops the schedule, and the proximal rounds go on from its point for a few inner
-iterations; the schedule resumes only when they do not converge. Checked on the shipped chain ``chain-s0-i0015-m47``,
-whose first run (every contact sticks, θ = 0.01) stalls at ~1.7e-10 of ‖q‖ and whose short rounds converge in 3."""
+"""The mode-free route's short rounds (``coulomb._solve_connected``,
+:data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`): a run of the damping schedule that ends within the skip bound
+(:data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL`) but above the route's acceptance stops the schedule, and
+the proximal rounds go on from its point for a few inner iterations; the schedule resumes only when they do not
+converge. Checked on the shipped chain ``chain-s0-i0015-m47``, whose first run (every contact sticks, θ = 0.01) stalls
+at ~1.7e-10 of ‖q‖ and whose short rounds converge in 3."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pytest
@@ -22,6 +25,7 @@ from gaussqp.settings import (
 )
 
 CHAIN = "fclib_generated/chain-s0-i0015-m47-local"
+SHORT = "run within reach"  # the short rounds' start, as the answer's report names it
 
 
 @pytest.fixture(scope="module")
@@ -30,23 +34,50 @@ def chain():
     return p.W, p.q, p.mu
 
 
-def rounds_spy(monkeypatch) -> list:
-    """Record each call of ``_proximal_rounds``: (its starts' names, its budget, its answer's residual, its work)."""
+def rounds_spy(monkeypatch, pause: float = 0.0) -> list:
+    """Record each call of ``_proximal_rounds``: (its starts' names, its budget, its answer, its work); each call
+    also waits ``pause`` seconds (a time the answer's report must put under the rounds)."""
     real = coulomb._proximal_rounds
     calls: list = []
 
     def spy(W, q, mu, d, starts, work_max=None):
         best, report = real(W, q, mu, d, starts, work_max)
-        calls.append(([name for name, _ in starts], work_max, best.residual if best else None, report["iterations"]))
+        calls.append(([name for name, _ in starts], work_max, best, report["iterations"]))
+        time.sleep(pause)
         return best, report
 
     monkeypatch.setattr(coulomb, "_proximal_rounds", spy)
     return calls
 
 
+def pause_charged_to_the_rounds(W, q, mu, monkeypatch, pause: float = 0.2) -> None:
+    """The route's times with the rounds made ``pause`` seconds slower (a second run): the rounds' time grows by it and
+    the Newton's does not (the short rounds' time is not counted as the Newton's, nor lost)."""
+    quick = coulomb._solve_connected(W, q, mu, 3).times
+    rounds_spy(monkeypatch, pause)
+    slow = coulomb._solve_connected(W, q, mu, 3).times
+    assert slow["proximal"] - quick["proximal"] >= 0.9 * pause  # (the rounds themselves may be quicker the 2nd time)
+    assert slow["nonsmooth_newton"] - quick["nonsmooth_newton"] < pause / 2
+
+
+def newton_spy(monkeypatch, after_first: dict | None = None) -> list:
+    """Record the (θ, r0 given) of each Newton run; runs after the first get ``after_first`` as keyword overrides."""
+    real = coulomb.solve_newton
+    runs: list = []
+
+    def spy(*args, **kwargs):
+        out = real(*args, **({**kwargs, **after_first} if runs and after_first else kwargs))
+        runs.append((kwargs.get("reg_theta"), out.iterations))
+        return out
+
+    monkeypatch.setattr(coulomb, "solve_newton", spy)
+    return runs
+
+
 def test_a_run_stalled_within_the_skip_bound_ends_the_schedule(chain, monkeypatch):
     """The first run stalls between the acceptance and the skip bound; no other pair runs; the short rounds from its
-    point converge within their budget and are the answer, their work counted."""
+    point converge within their budget and are the answer, their work counted and their time reported as the
+    rounds', not the Newton's."""
     W, q, mu = chain
     calls = rounds_spy(monkeypatch)
     ans = coulomb._solve_connected(W, q, mu, 3)
@@ -54,32 +85,36 @@ def test_a_run_stalled_within_the_skip_bound_ends_the_schedule(chain, monkeypatc
     assert len(attempts) == 1  # the schedule's other pairs did not run
     assert COULOMB_NN_ACCEPT_RTOL < attempts[0]["residual"] <= COULOMB_PROX_FALLBACK_SKIP_RTOL
     assert attempts[0]["reason"] == "stalled"
-    assert calls == [(["stalled run"], COULOMB_PROX_NEAR_WORK_MAX, calls[0][2], calls[0][3])]  # only the short rounds
-    assert calls[0][2] <= COULOMB_NN_ACCEPT_RTOL and 0 < calls[0][3] <= COULOMB_PROX_NEAR_WORK_MAX
+    assert [call[:2] for call in calls] == [([SHORT], COULOMB_PROX_NEAR_WORK_MAX)]  # only the short rounds
+    assert calls[0][2].residual <= COULOMB_NN_ACCEPT_RTOL and 0 < calls[0][3] <= COULOMB_PROX_NEAR_WORK_MAX
     assert ans.path == "proximal newton" and ans.backend_status == "converged"
-    assert ans.proximal["attempts"][0]["start"] == "stalled run"
+    assert np.array_equal(ans.r, calls[0][2].r)
+    assert ans.proximal["attempts"][0]["start"] == SHORT
     assert ans.newton_iterations == attempts[0]["iterations"] + calls[0][3]
+    pause_charged_to_the_rounds(W, q, mu, monkeypatch)
     relative = law_measure(natural_map_residual(ans.r, ans.u, q, mu, 3))
     assert relative <= 10 * COULOMB_NN_ACCEPT_RTOL  # the judge's measure, recomputed from the data
 
 
 def test_the_schedule_resumes_when_the_short_rounds_do_not_converge(chain, monkeypatch):
-    """With a budget of one inner iteration the short rounds do not converge: the schedule's next pairs run, and the
-    rounds' work is counted in the answer whichever stage gives it."""
+    """With a budget of one inner iteration the short rounds do not converge: the schedule's next pairs run (the
+    stalled one not again), a later pair converges and answers, and the short rounds' work, time and report are in
+    that answer."""
     W, q, mu = chain
     monkeypatch.setattr(coulomb, "COULOMB_PROX_NEAR_WORK_MAX", 1)
     calls = rounds_spy(monkeypatch)
+    runs = newton_spy(monkeypatch)
     ans = coulomb._solve_connected(W, q, mu, 3)
     attempts = ans.newton_kernel["attempts"]
-    assert calls[0][:2] == (["stalled run"], 1) and calls[0][2] > COULOMB_NN_ACCEPT_RTOL and calls[0][3] == 1
-    assert len(attempts) > 1  # the schedule went on after the stalled run
-    run_work = sum(a["iterations"] for a in attempts)
-    rounds_work = sum(call[3] for call in calls)
-    assert ans.newton_iterations == run_work + rounds_work
-    assert law_measure(natural_map_residual(ans.r, ans.u, q, mu, 3)) <= COULOMB_PROX_FALLBACK_SKIP_RTOL
-    if len(calls) > 1:  # the route's own rounds after the schedule: their full budget, from the Newton's best point
-        assert calls[1][:2] == (["newton best", "zero"], None)
-        assert calls[1][3] <= COULOMB_PROX_WORK_MAX
+    assert [call[:2] for call in calls] == [([SHORT], 1)] and calls[0][2].residual > COULOMB_NN_ACCEPT_RTOL
+    assert calls[0][3] == 1
+    # the pairs after the stalled first one, in the schedule's order, until one converges
+    assert [theta for theta, _ in runs] == [theta for theta, _ in COULOMB_NN_SCHEDULE[: len(runs)]]
+    assert len(attempts) == len(runs) > 1 and attempts[-1]["reason"] == "converged"
+    assert ans.path == "newton"
+    assert ans.newton_iterations == sum(a["iterations"] for a in attempts) + 1
+    assert ans.proximal["attempts"][0]["start"] == SHORT and ans.proximal["iterations"] == 1
+    pause_charged_to_the_rounds(W, q, mu, monkeypatch)
 
 
 def test_a_run_stalled_above_the_skip_bound_does_not_end_the_schedule(chain, monkeypatch):
@@ -88,7 +123,7 @@ def test_a_run_stalled_above_the_skip_bound_does_not_end_the_schedule(chain, mon
     monkeypatch.setattr(coulomb, "COULOMB_PROX_FALLBACK_SKIP_RTOL", 1e-11)
     calls = rounds_spy(monkeypatch)
     ans = coulomb._solve_connected(W, q, mu, 3)
-    assert all(call[0] != ["stalled run"] for call in calls)
+    assert all(call[0] != [SHORT] for call in calls)
     assert len(ans.newton_kernel["attempts"]) > 1
 
 
@@ -99,31 +134,40 @@ def test_a_first_run_whole_does_not_stop_for_the_short_rounds(chain, monkeypatch
     calls = rounds_spy(monkeypatch)
     ans = coulomb._solve_connected(W, q, mu, 3, rounds=False)
     assert calls == []
-    assert len(ans.newton_kernel["attempts"]) > 1
-    assert len(ans.newton_kernel["attempts"]) <= len(COULOMB_NN_SCHEDULE)
+    assert 1 < len(ans.newton_kernel["attempts"]) <= len(COULOMB_NN_SCHEDULE)
     assert np.all(np.isfinite(ans.r))
 
 
 def test_the_route_s_rounds_after_failed_short_rounds_count_both(chain, monkeypatch):
     """Short rounds that do not converge (one inner iteration), then a schedule whose later runs do no iteration: the
-    route's own rounds run, from the Newton's best point, and the answer reports and counts the work of both."""
+    route's own rounds run from the better of the Newton's and the short rounds' points, within what the short rounds
+    left of the budget; the answer is the better rounds' answer and reports and counts the work of both."""
     W, q, mu = chain
     monkeypatch.setattr(coulomb, "COULOMB_PROX_NEAR_WORK_MAX", 1)
-    real = coulomb.solve_newton
-    runs: list = []
-
-    def first_only(*args, **kwargs):
-        out = real(*args, **({**kwargs, "max_iter": 0} if runs else kwargs))
-        runs.append(out.iterations)
-        return out
-
-    monkeypatch.setattr(coulomb, "solve_newton", first_only)
+    runs = newton_spy(monkeypatch, {"max_iter": 0})
     calls = rounds_spy(monkeypatch)
     ans = coulomb._solve_connected(W, q, mu, 3)
-    assert [call[0] for call in calls] == [["stalled run"], ["newton best", "zero"]]
+    assert [call[0][1:] for call in calls] == [[], ["zero"]] and calls[0][0] == [SHORT]
+    assert calls[1][1] == COULOMB_PROX_WORK_MAX - 1
+    best_newton = min(a["residual"] for a in ans.newton_kernel["attempts"])
+    assert calls[1][0][0] == ("short rounds' best" if calls[0][2].residual < best_newton else "newton best")
     assert ans.proximal["iterations"] == calls[0][3] + calls[1][3]
-    assert [a["start"] for a in ans.proximal["attempts"]][0] == "stalled run"
-    assert len(ans.proximal["attempts"]) >= 2
-    assert ans.newton_iterations == sum(runs) + calls[0][3] + calls[1][3]
-    assert ans.path == "proximal newton"
+    assert [a["start"] for a in ans.proximal["attempts"]][0] == SHORT and len(ans.proximal["attempts"]) >= 2
+    assert ans.newton_iterations == sum(iterations for _, iterations in runs) + calls[0][3] + calls[1][3]
+    better = min((calls[0][2], calls[1][2]), key=lambda out: out.residual)
+    assert ans.path == "proximal newton" and np.array_equal(ans.r, better.r)
+    assert ans.proximal["residual"] == better.residual
     assert law_measure(natural_map_residual(ans.r, ans.u, q, mu, 3)) <= COULOMB_PROX_FALLBACK_SKIP_RTOL
+
+
+def test_the_better_rounds_answer_is_kept(chain, monkeypatch):
+    """When the route's own rounds end worse than the short rounds (here: they are given no budget and end where they
+    start), the short rounds' point is the answer."""
+    W, q, mu = chain
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_NEAR_WORK_MAX", 2)
+    newton_spy(monkeypatch, {"max_iter": 0})
+    monkeypatch.setattr(coulomb, "COULOMB_PROX_WORK_MAX", 2)  # the short rounds spend it all
+    calls = rounds_spy(monkeypatch)
+    ans = coulomb._solve_connected(W, q, mu, 3)
+    assert calls[0][0] == [SHORT] and calls[1][2] is None  # the route's rounds had nothing left
+    assert np.array_equal(ans.r, calls[0][2].r) and ans.proximal["residual"] == calls[0][2].residual

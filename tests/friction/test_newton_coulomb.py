@@ -565,9 +565,9 @@ def _random_newton_blocks(seed: int, m: int, d: int):
 @pytest.mark.parametrize("make", [_random_newton_blocks, _tied_newton_blocks])
 @pytest.mark.parametrize("seed", range(3))
 def test_the_block_pattern_factors_in_the_column_order_of_its_first_factorization(make, seed):
-    """``BlockPattern.factor``: the settings' ordering (minimum degree on J + Jᵀ) orders the first J of a pattern;
-    later ones are factored in that order without ordering again, with SuperLU's own pivots (by the settings' threshold) (also where entries tie), its solutions bit for bit, and ``J x`` as
-    ``matrix`` gives it."""
+    """``BlockPattern.factor``: the settings' ordering (minimum degree on J + Jᵀ) orders the first J of a pattern; later
+    ones are factored in that order without ordering again, with SuperLU's own pivots (by the settings' threshold, also
+    where entries tie), its solutions bit for bit, and ``J x`` as ``matrix`` gives it."""
     import scipy.sparse.linalg as spla
 
     from gaussqp.friction.nonsmooth_newton import BlockPattern
