@@ -162,7 +162,7 @@ def median(values) -> float:
 
 
 def report(path: str, total: int, rows: list[dict], answer, command: str, load: tuple, load_end: tuple) -> str:
-    m = rows[0]["m"] if rows else 0
+    sizes = sorted({r["m"] for r in rows})
     n1 = [r["gmres_1"] if r["gmres_1"] is not None else np.inf for r in rows]
     n2 = [r["gmres_2"] if r["gmres_2"] is not None else np.inf for r in rows]
     lines = [
@@ -174,8 +174,8 @@ def report(path: str, total: int, rows: list[dict], answer, command: str, load: 
         f"start {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}, at the end {load_end[0]:.2f} / {load_end[1]:.2f} / "
         f"{load_end[2]:.2f}. CPU time (`time.process_time`), BLAS on one thread, minimum of the repeats.",
         "",
-        f"File `{Path(path).name}`: {m} contacts; the route's kernel factored {total} sparse Newton systems "
-        f"(path `{answer.path}`); {len(rows)} of them measured.",
+        f"File `{Path(path).name}`: the route's kernel factored {total} sparse Newton systems (path `{answer.path}`); "
+        f"{len(rows)} of them measured, of {', '.join(map(str, sizes))} contacts (the problem's groups).",
         "",
         "| per step (median over the measured steps) | value |",
         "|---|---|",
@@ -187,9 +187,10 @@ def report(path: str, total: int, rows: list[dict], answer, command: str, load: 
         f"| assembly of J (`BlockPattern.matrix`) | {median([r['assemble'] for r in rows]) * 1e3:.1f} ms |",
         f"| triangular solves (`SparseFactors.solve`) | {median([r['solve'] for r in rows]) * 1e3:.2f} ms |",
         f"| nnz(L+U) / nnz(J) | {median([r['nnz_lu'] / r['nnz_j'] for r in rows]):.2f} |",
-        f"| contacts whose blocks changed since the last step | {median([r['changed'] for r in rows]):.0f} of {m} |",
-        f"| separated contacts (identity rows) | {median([r['separated'] for r in rows]):.0f} of {m} "
-        f"(at most {max((r['separated'] for r in rows), default=0)}) |",
+        f"| contacts whose blocks changed since the last step (of the step's system) | "
+        f"{median([r['changed'] / r['m'] for r in rows]):.0%} |",
+        f"| separated contacts (identity rows, of the step's system) | {median([r['separated'] / r['m'] for r in rows]):.0%} "
+        f"(at most {max((r['separated'] for r in rows), default=0)} contacts) |",
         f"| ‖J x − b‖/‖b‖ of the last step's factors' solve | {median([r['stale'] for r in rows]):.2f} |",
         f"| GMRES iterations (last step's factors) to 1e-1 | {median(n1):.0f} "
         f"(more than {GMRES_MAX} on {np.mean(np.isinf(n1)) * 100:.0f} %) |",
