@@ -112,7 +112,8 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
             }
         )
         first = first if first is not None else run
-        if proximal and not ok and run.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL:  # the route's short rounds
+        if proximal and not ok and start != "sweeps" and run.residual <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
+            # the route's short rounds (never after a sweeps' pair: those run after the rounds)
             t = time.process_time()
             near, report = _proximal_rounds(W, q, mu, d, (("run within reach", run.r),), COULOMB_PROX_NEAR_WORK_MAX)
             out["attempts"][-1]["short_rounds"] = {
@@ -134,7 +135,7 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
 def order_cost(rec: dict, order: list[int], computed: dict[int, str]) -> tuple[float, int | None]:
     """CPU seconds of the pairs of ``order`` up to the first that converges, and that pair (None: none did; the cost
     is then every pair's, before the rounds, which any order then runs alike). The first pair that ends within the
-    skip bound hands its point to the short rounds: with their record (``--proximal``) their time is charged and the
+    skip bound (not a sweeps' pair: those run after the rounds) hands its point to the short rounds: with their record (``--proximal``) their time is charged and the
     pairs go on only when they did not converge (the pair is returned when they did); without it the order ends there
     (that pair returned, the rounds not charged). ``computed`` maps the index of each pair whose start is computed
     (:data:`COMPUTED_STARTS`) to that start: its time ``rec[start]`` is charged once, when the first of its pairs is
@@ -152,7 +153,7 @@ def order_cost(rec: dict, order: list[int], computed: dict[int, str]) -> tuple[f
         t += a["t"]
         if a["ok"]:
             return t, k
-        if not near and a["res"] <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
+        if not near and a["start"] != "sweeps" and a["res"] <= COULOMB_PROX_FALLBACK_SKIP_RTOL:
             near = True
             if "short_rounds" not in a:
                 return t, k

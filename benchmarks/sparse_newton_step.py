@@ -175,7 +175,7 @@ def report(path: str, total: int, rows: list[dict], answer, command: str, load: 
         f"{load_end[2]:.2f}. CPU time (`time.process_time`), BLAS on one thread, minimum of the repeats.",
         "",
         f"File `{Path(path).name}`: the route's kernel factored {total} sparse Newton systems (path `{answer.path}`); "
-        f"{len(rows)} of them measured, of {', '.join(map(str, sizes))} contacts (the problem's groups).",
+        f"{len(rows)} of them measured, of {', '.join(map(str, sizes)) or 'no'} contacts (the problem's groups).",
         "",
         "| per step (median over the measured steps) | value |",
         "|---|---|",

@@ -426,7 +426,8 @@ def solve_mode_free(
     pairs, and short proximal rounds, :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX` inner iterations, go on from
     its point, the pairs resuming only when they do not converge); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
-    (:func:`_proximal_rounds`, within what the short rounds left of their budget); when they do not either and their
+    (:func:`_proximal_rounds`, from the short rounds' point when it is better than the Newton's, within what the short
+    rounds left of the rounds' shared budget); when they do not either and their
     best point is not within :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the schedule's
     ``"sweeps"`` pairs (the Newton from the point of projected Gauss–Seidel sweeps,
     :func:`gaussqp.friction.splitting_start.sweep_start`), then the convex iteration + polish of :func:`solve_local`
@@ -958,7 +959,7 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, starts: tuple, wo
     """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from each of ``starts``
     ((name, point or None for ``r = 0``) pairs) in turn until one reaches
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`, sharing one budget of ``work_max`` inner iterations (None:
-    :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point, then from
+    :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point (or the short rounds', when better), then from
     ``r = 0`` (neither start is better on every problem of the study: the quadrupeds converge from the Newton's point, a
     chain only from 0); its short rounds, from a run that ended within the skip bound, with the budget
     :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`. Returns (the best
