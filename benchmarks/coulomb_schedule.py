@@ -133,13 +133,13 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
 
 
 def order_cost(rec: dict, order: list[int], computed: dict[int, str]) -> tuple[float, int | None]:
-    """CPU seconds of the pairs of ``order`` up to the first that converges, and that pair (None: none did; the cost
-    is then every pair's, before the rounds, which any order then runs alike). The first pair that ends within the
-    skip bound (not a sweeps' pair: those run after the rounds) hands its point to the short rounds: with their record (``--proximal``) their time is charged and the
-    pairs go on only when they did not converge (the pair is returned when they did); without it the order ends there
-    (that pair returned, the rounds not charged). ``computed`` maps the index of each pair whose start is computed
-    (:data:`COMPUTED_STARTS`) to that start: its time ``rec[start]`` is charged once, when the first of its pairs is
-    reached."""
+    """CPU seconds of the pairs of ``order`` up to the first that converges, and that pair (None: none did; the cost is
+    then every pair's, before the rounds, which any order then runs alike). The first pair that ends within the skip
+    bound (not a sweeps' pair: those run after the rounds) hands its point to the short rounds: with their record
+    (``--proximal``) their time is charged and the pairs go on only when they did not converge (the pair is returned
+    when they did); without it the order ends there (that pair returned, the rounds not charged). ``computed`` maps the
+    index of each pair whose start is computed (:data:`COMPUTED_STARTS`) to that start: its time ``rec[start]`` is
+    charged once, when the first of its pairs is reached."""
     from gaussqp.settings import COULOMB_PROX_FALLBACK_SKIP_RTOL
 
     t, paid, near = 0.0, set(), False

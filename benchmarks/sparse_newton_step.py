@@ -189,7 +189,8 @@ def report(path: str, total: int, rows: list[dict], answer, command: str, load: 
         f"| nnz(L+U) / nnz(J) | {median([r['nnz_lu'] / r['nnz_j'] for r in rows]):.2f} |",
         f"| contacts whose blocks changed since the last step (of the step's system) | "
         f"{median([r['changed'] / r['m'] for r in rows]):.0%} |",
-        f"| separated contacts (identity rows, of the step's system) | {median([r['separated'] / r['m'] for r in rows]):.0%} "
+        f"| separated contacts (identity rows, of the step's system) | "
+        f"{median([r['separated'] / r['m'] for r in rows]):.0%} "
         f"(at most {max((r['separated'] for r in rows), default=0)} contacts) |",
         f"| ‖J x − b‖/‖b‖ of the last step's factors' solve | {median([r['stale'] for r in rows]):.2f} |",
         f"| GMRES iterations (last step's factors) to 1e-1 | {median(n1):.0f} "

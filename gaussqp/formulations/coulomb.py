@@ -427,16 +427,16 @@ def solve_mode_free(
     its point, the pairs resuming only when they do not converge); when it does not reach
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL` (a stall, its iteration limit), the proximal-point rounds
     (:func:`_proximal_rounds`, from the short rounds' point when it is better than the Newton's, within what the short
-    rounds left of the rounds' shared budget); when they do not either and their
-    best point is not within :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the schedule's
-    ``"sweeps"`` pairs (the Newton from the point of projected Gauss–Seidel sweeps,
-    :func:`gaussqp.friction.splitting_start.sweep_start`), then the convex iteration + polish of :func:`solve_local`
-    from scratch, today's route, if ``m·d`` is at most :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is
-    dense); above, the best iterate of the Newton or the rounds is the answer and ``newton_kernel["fallback"]`` says the
-    fallback did not run; when the fallback ran and the best answer is still above the certificate's bound, the rounds
-    run on without their halving rule (:func:`_last_rounds`, ``proximal["last_rounds"]``). Every answer is judged
-    afterwards by the same recomputed natural-map residual (:func:`_attach`); ``path``, ``newton_kernel`` and
-    ``proximal`` say which one answered and what the Newton and the rounds did.
+    rounds left of the rounds' shared budget); when they do not either and their best point is not within
+    :data:`~gaussqp.settings.COULOMB_PROX_FALLBACK_SKIP_RTOL` either, the schedule's ``"sweeps"`` pairs (the Newton from
+    the point of projected Gauss–Seidel sweeps, :func:`gaussqp.friction.splitting_start.sweep_start`), then the convex
+    iteration + polish of :func:`solve_local` from scratch, today's route, if ``m·d`` is at most
+    :data:`~gaussqp.settings.COULOMB_FALLBACK_UNKNOWNS_MAX` (it is dense); above, the best iterate of the Newton or the
+    rounds is the answer and ``newton_kernel["fallback"]`` says the fallback did not run; when the fallback ran and the
+    best answer is still above the certificate's bound, the rounds run on without their halving rule
+    (:func:`_last_rounds`, ``proximal["last_rounds"]``). Every answer is judged afterwards by the same recomputed
+    natural-map residual (:func:`_attach`); ``path``, ``newton_kernel`` and ``proximal`` say which one answered and what
+    the Newton and the rounds did.
 
     Contacts that W does not couple are solved separately when the groups are large enough
     (:func:`_groups`, :data:`~gaussqp.settings.COULOMB_COMPONENT_UNKNOWNS_MIN`): each group runs the whole route on
@@ -959,10 +959,10 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, starts: tuple, wo
     """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from each of ``starts``
     ((name, point or None for ``r = 0``) pairs) in turn until one reaches
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`, sharing one budget of ``work_max`` inner iterations (None:
-    :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point (or the short rounds', when better), then from
-    ``r = 0`` (neither start is better on every problem of the study: the quadrupeds converge from the Newton's point, a
-    chain only from 0); its short rounds, from a run that ended within the skip bound, with the budget
-    :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`. Returns (the best
+    :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point (or the
+    short rounds', when better), then from ``r = 0`` (neither start is better on every problem of the study: the
+    quadrupeds converge from the Newton's point, a chain only from 0); its short rounds, from a run that ended within
+    the skip bound, with the budget :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`. Returns (the best
     :class:`~gaussqp.friction.proximal_newton.ProximalResult` or None, what each start reported)."""
     work_max = COULOMB_PROX_WORK_MAX if work_max is None else work_max
     best, attempts, work = None, [], 0
