@@ -1137,8 +1137,8 @@ COULOMB_PROX_SIGMA_MAX = 1e4
 #: An inner problem is solved to this fraction of the problem's own ‖q‖ (its natural map with ρ = 1), below the
 #: final target (:data:`COULOMB_NN_TARGET_RTOL`) so that inexact rounds do not limit it.
 COULOMB_PROX_INNER_RTOL = 1e-13
-#: The most inner Newton iterations over all rounds, the short rounds' (:data:`COULOMB_PROX_NEAR_WORK_MAX`, which must
-#: be smaller) included: a deterministic budget (the same answer on any machine).
+#: The most inner Newton iterations over all rounds, the short rounds' (:data:`COULOMB_PROX_NEAR_WORK_MAX`) included:
+#: what they spend is not left to the route's rounds. A deterministic budget (the same answer on any machine).
 #: Measured on the study's subset (2026-11-27): the rounds certify 4 quadrupeds, 4 chains and 3 box stacks/piles the
 #: Newton alone leaves at 1e-7 to 1e-2, with at most 700 inner iterations (1.5 s on one core).
 COULOMB_PROX_WORK_MAX = 1000
