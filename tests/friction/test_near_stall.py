@@ -64,6 +64,7 @@ def rounds_spy(monkeypatch, clock: Clock | None = None, pause: float = 0.0, rout
 
 
 def still_clock(monkeypatch) -> Clock:
+    """A :class:`Clock` in place of the route's ``time`` module (for this test)."""
     clock = Clock()
     monkeypatch.setattr(coulomb, "time", clock)
     return clock
