@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import reprlib
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -93,7 +94,12 @@ def real_array(field_name: str, value, max_ndim: int) -> np.ndarray:
             "give a plain array: fill the masked entries, e.g. value.filled(0.0), if that is meant",
         )
     try:
-        arr = np.asarray(value)
+        if isinstance(value, (list, tuple)):
+            with warnings.catch_warnings():  # a masked entry in a list: refused below, NumPy's warning not shown
+                warnings.filterwarnings("ignore", ".*converting a masked element to nan", UserWarning)
+                arr = np.asarray(value)
+        else:
+            arr = np.asarray(value)
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise ShapeError(
             field_name,
