@@ -72,6 +72,7 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
         COULOMB_NN_SCHEDULE,
         COULOMB_PROX_FALLBACK_SKIP_RTOL,
         COULOMB_PROX_NEAR_WORK_MAX,
+        COULOMB_PROX_SIGMA_PER_RESIDUAL,
     )
 
     out: dict = {"attempts": []}
@@ -123,7 +124,17 @@ def attempts(W, q: np.ndarray, mu: np.ndarray, d: int, proximal: bool) -> dict:
             }
     if proximal and first is not None and first.residual > COULOMB_NN_ACCEPT_RTOL:
         t = time.process_time()
-        px, report = _proximal_rounds(W, q, mu, d, (("newton best", first.r), ("zero", None)))
+        px, report = _proximal_rounds(
+            W,
+            q,
+            mu,
+            d,
+            (
+                ("newton best", first.r),
+                ("zero", None),
+                ("zero, σ from the residual", None, COULOMB_PROX_SIGMA_PER_RESIDUAL),
+            ),
+        )
         out["proximal_after_first"] = {
             "t": time.process_time() - t,
             "it": report.get("iterations"),

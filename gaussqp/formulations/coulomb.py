@@ -107,6 +107,7 @@ from ..settings import (
     COULOMB_CONVEX_FIRST_UNKNOWNS_MIN,
     COULOMB_PROX_FALLBACK_SKIP_RTOL,
     COULOMB_PROX_NEAR_WORK_MAX,
+    COULOMB_PROX_SIGMA_PER_RESIDUAL,
     COULOMB_PROX_LAST_NO_BEST_ROUNDS,
     COULOMB_PROX_LAST_WORK_MAX,
     COULOMB_PROX_LAST_WORK_UNKNOWNS_MAX,
@@ -853,7 +854,11 @@ def _solve_connected(
         if near is not None and near[0] is not None and near[0].residual < nt.residual:
             first = ("short rounds' best", near[0].r)
         spent = near[1]["iterations"] if near is not None else 0
-        px, proximal = _proximal_rounds(W, q, mu, d, (first, ("zero", None)), COULOMB_PROX_WORK_MAX - spent)
+        # last, from zero again with σ following the residual (Siconos's PROX's rule), where the two stall
+        second_rule = ("zero, σ from the residual", None, COULOMB_PROX_SIGMA_PER_RESIDUAL)
+        px, proximal = _proximal_rounds(
+            W, q, mu, d, (first, ("zero", None), second_rule), COULOMB_PROX_WORK_MAX - spent
+        )
         if near is not None:  # both rounds' work reported; the better answer kept
             px = min((out for out in (near[0], px) if out is not None), key=lambda out: out.residual, default=None)
             proximal = {
@@ -966,12 +971,21 @@ def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, starts: tuple, wo
     :class:`~gaussqp.friction.proximal_newton.ProximalResult` or None, what each start reported)."""
     work_max = COULOMB_PROX_WORK_MAX if work_max is None else work_max
     best, attempts, work = None, [], 0
-    for start, r0 in starts:
+    for start, r0, *rule in starts:
         if work >= work_max:
             break
         # to the route's acceptance bound, not the Newton's round-off target: the rounds converge linearly at best, and
         # their last decades cost as much as the first ones (a pile of 4,248 contacts: 75 of its 299 iterations)
-        out = solve_proximal(W, q, mu, d, r0=r0, work_max=work_max - work, target=COULOMB_NN_ACCEPT_RTOL)
+        out = solve_proximal(
+            W,
+            q,
+            mu,
+            d,
+            r0=r0,
+            work_max=work_max - work,
+            target=COULOMB_NN_ACCEPT_RTOL,
+            sigma_per_residual=rule[0] if rule else None,
+        )
         work += out.iterations
         attempts.append(
             {

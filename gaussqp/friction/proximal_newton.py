@@ -124,6 +124,7 @@ def solve_proximal(
     inner_ratio: float | None = COULOMB_PROX_INNER_RATIO,
     stall_rounds: int | None = COULOMB_PROX_STALL_ROUNDS,
     no_best_rounds: int = COULOMB_PROX_NO_BEST_ROUNDS,
+    sigma_per_residual: float | None = None,
 ) -> ProximalResult:
     """Solve ``u = W r + q``, Coulomb's law in De Saxcé's form, by the proximal-point iteration of the module
     docstring, each round's problem ``((W + σΛ), q − σΛ r_k)`` solved by the globalized nonsmooth Newton method.
@@ -144,6 +145,10 @@ def solve_proximal(
     stall_rounds : stop when the best residual has not halved over this many rounds; None: no such stop (the route's
         last resort, :func:`gaussqp.formulations.coulomb._last_rounds`, which converges linearly at a rate near 1)
     no_best_rounds : stop when the best residual has not gone down at all over this many rounds
+    sigma_per_residual : after a round whose inner problem converged, σ becomes this times the problem's current
+        residual (÷‖q‖) instead of σ / :data:`~gaussqp.settings.COULOMB_PROX_SIGMA_FACTOR`: the proximal term vanishes
+        with the residual, the rule of Siconos's PROX (``fc3d_proximal``: ``α = σ · error^ν``, σ = 5, ν = 1); None:
+        the division
 
     Returns
     -------
@@ -238,6 +243,8 @@ def solve_proximal(
             if successes >= COULOMB_PROX_PATIENCE:  # solved at the floor often enough: try below it again
                 floor = COULOMB_PROX_SIGMA_MIN
             sigma = max(floor, sigma / COULOMB_PROX_SIGMA_FACTOR)
+            if sigma_per_residual is not None:
+                sigma = max(COULOMB_PROX_SIGMA_MIN, sigma_per_residual * res)
         if sigma != old_sigma or not inner.converged:  # another map T_σ, or an inexact image: Anderson restarts
             memory = []
         if best[0] ** 2 <= COULOMB_NN_STALL_FACTOR * best_halved**2:  # the residual halved (the Newton's stall rule)

@@ -24,6 +24,7 @@ from gaussqp.settings import (
 
 CHAIN = "fclib_generated/chain-s0-i0015-m47-local"
 SHORT = "run within reach"  # the short rounds' start, as the answer's report names it
+RULE = "zero, σ from the residual"  # the route's rounds' last start (test_proximal_rule.py)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,9 @@ def rounds_spy(monkeypatch, clock: Clock | None = None, pause: float = 0.0, rout
         if route is not None and starts[0][0] != SHORT:
             starts, work_max = route
         best, report = real(W, q, mu, d, starts, work_max)
-        calls.append(([name for name, _ in starts], work_max, best, report["iterations"], [r for _, r in starts]))
+        calls.append(
+            ([start[0] for start in starts], work_max, best, report["iterations"], [start[1] for start in starts])
+        )
         if clock is not None:
             clock.now += pause
         return best, report
@@ -158,12 +161,12 @@ def test_the_route_s_rounds_after_failed_short_rounds_count_both(chain, monkeypa
     runs = newton_spy(monkeypatch, {"max_iter": 0})
     calls = rounds_spy(monkeypatch)
     ans = coulomb._solve_connected(W, q, mu, 3)
-    assert [call[0][1:] for call in calls] == [[], ["zero"]] and calls[0][0] == [SHORT]
+    assert [call[0][1:] for call in calls] == [[], ["zero", RULE]] and calls[0][0] == [SHORT]
     assert calls[1][1] == COULOMB_PROX_WORK_MAX - 1
     best_newton = min(a["residual"] for a in ans.newton_kernel["attempts"])
     assert calls[0][2].residual < best_newton  # (this case: the short rounds' point is the better one)
     assert calls[1][0][0] == "short rounds' best" and np.array_equal(calls[1][4][0], calls[0][2].r)
-    assert calls[1][4][1] is None  # then from zero
+    assert calls[1][4][1] is None and calls[1][4][2] is None  # then from zero, twice (the second with σ's other rule)
     assert ans.proximal["iterations"] == calls[0][3] + calls[1][3]
     assert [a["start"] for a in ans.proximal["attempts"]][0] == SHORT and len(ans.proximal["attempts"]) >= 2
     assert ans.newton_iterations == sum(run[1] for run in runs) + calls[0][3] + calls[1][3]
@@ -204,5 +207,5 @@ def test_the_newton_s_better_point_starts_the_route_s_rounds(chain, monkeypatch)
     ans = coulomb._solve_connected(W, q, mu, 3)
     best = min((run[2] for run in runs), key=lambda out: out.residual)
     assert calls[0][2].residual > best.residual
-    assert calls[1][0] == ["newton best", "zero"] and np.array_equal(calls[1][4][0], best.r)
+    assert calls[1][0] == ["newton best", "zero", RULE] and np.array_equal(calls[1][4][0], best.r)
     assert np.all(np.isfinite(ans.r))
