@@ -1277,11 +1277,12 @@ COULOMB_PROX_FALLBACK_SKIP_RTOL = 5e-9
 #: which the schedule's next pair solves); on the 615-contact group of a pile of 4,248 contacts they replace 163 Newton
 #: iterations (three more pairs and the convex program) by 4.
 COULOMB_PROX_NEAR_WORK_MAX = 20
-#: When the route's proximal rounds stall from both their starts, they run once more from the first, σ set after each
-#: converged round to this times the residual (÷‖q‖) instead of divided by :data:`COULOMB_PROX_SIGMA_FACTOR`: the rule
-#: of Siconos's PROX (``fc3d_proximal``, ``α = σ · error``, its default σ = 5), which certifies in 9 rounds a chain of
-#: the held-out set (``chain-s3-i0006-m48``, W of rank 86 for 144 unknowns) where ours stall at 2e-6. As the rounds'
-#: only rule it made some box walls ten times slower (0.27 → 4.6 s), hence last.
+#: When the route's proximal rounds stall from both their starts, they run once more from zero, σ set after each
+#: converged round to this times the residual (÷‖q‖) instead of divided by :data:`COULOMB_PROX_SIGMA_FACTOR` (after a
+#: failed one it is raised as before): the rule of Siconos's PROX (``fc3d_proximal``, ``α = σ · error``, its default
+#: σ = 5). On a chain of the held-out set (``chain-s3-i0006-m48``, W of rank 86 for 144 unknowns), which PROX certifies
+#: in 9 iterations and where our rounds stall between 2e-7 and 4e-6, this start converges (33 rounds, ~220 inner
+#: iterations). As the rounds' only rule it made some box walls ten times slower (0.27 → 4.6 s), hence last.
 COULOMB_PROX_SIGMA_PER_RESIDUAL = 5.0
 
 # ---------------------------------------------------------------- classification of small sparse problems

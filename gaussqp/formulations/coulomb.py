@@ -962,10 +962,11 @@ def _solve_connected(
 
 def _proximal_rounds(W, q: np.ndarray, mu: np.ndarray, d: int, starts: tuple, work_max: int | None = None) -> tuple:
     """The proximal-point rounds (:func:`gaussqp.friction.proximal_newton.solve_proximal`) from each of ``starts``
-    ((name, point or None for ``r = 0``) pairs) in turn until one reaches
+    ((name, point or None for ``r = 0``[, σ's rule: ``sigma_per_residual``]) tuples) in turn until one reaches
     :data:`~gaussqp.settings.COULOMB_NN_ACCEPT_RTOL`, sharing one budget of ``work_max`` inner iterations (None:
     :data:`~gaussqp.settings.COULOMB_PROX_WORK_MAX`). The route's rounds start from the Newton's best point (or the
-    short rounds', when better), then from ``r = 0`` (neither start is better on every problem of the study: the
+    short rounds', when better), then from ``r = 0``, then from ``r = 0`` with σ set from the residual
+    (:data:`~gaussqp.settings.COULOMB_PROX_SIGMA_PER_RESIDUAL`) (neither start is better on every problem of the study: the
     quadrupeds converge from the Newton's point, a chain only from 0); its short rounds, from a run that ended within
     the skip bound, with the budget :data:`~gaussqp.settings.COULOMB_PROX_NEAR_WORK_MAX`. Returns (the best
     :class:`~gaussqp.friction.proximal_newton.ProximalResult` or None, what each start reported)."""

@@ -21,7 +21,10 @@ regularized Jacobian is nonsingular and whose local convergence is fast once ``�
 :data:`~gaussqp.settings.COULOMB_PROX_SIGMA_FACTOR` (the sequence then approaches the unregularized problem
 quickly); one that does not multiplies it (a better-conditioned inner problem next time) and keeps the centre unless
 the inner answer lowers the problem's own residual. σ stays within
-[:data:`~gaussqp.settings.COULOMB_PROX_SIGMA_MIN`, :data:`~gaussqp.settings.COULOMB_PROX_SIGMA_MAX`].
+[:data:`~gaussqp.settings.COULOMB_PROX_SIGMA_MIN`, :data:`~gaussqp.settings.COULOMB_PROX_SIGMA_MAX`]. With
+``sigma_per_residual`` a converged inner solve sets σ to that many times the problem's residual instead (PROX's own rule,
+``α = σ · error``), without the floor the divided σ keeps after a failure; σ then changes every round, so Anderson's
+memory, which restarts at each change, seldom acts.
 
 **Inexact inner solves** (PROX's adaptive internal tolerance): a round's inner problem is solved to the problem's
 current residual divided by :data:`~gaussqp.settings.COULOMB_PROX_INNER_RATIO`, never below
