@@ -785,14 +785,17 @@ def _solve_connected(
     )
     if not runs:  # no pair ran (computed starts only, with no iteration allowed): the Newton's own starts
         run_pairs([(COULOMB_NN_REG_THETAS[0], "starts")])
-    # the short rounds from a run that ended within the skip bound: (answer, report), their seconds
+    # the short rounds from a run that ended within the skip bound: (answer, report), their best answer (None: not run,
+    # or no round), their seconds
     near: tuple | None = None
+    short = None
     t_near = 0.0
     if rest:
         tn = time.perf_counter()
         near = _proximal_rounds(W, q, mu, d, (("run within reach", runs[-1][2].r),), COULOMB_PROX_NEAR_WORK_MAX)
+        short = near[0]
         t_near = time.perf_counter() - tn
-        if near[0] is None or near[0].residual > COULOMB_NN_ACCEPT_RTOL:
+        if short is None or short.residual > COULOMB_NN_ACCEPT_RTOL:
             run_pairs(rest)
     theta, _, nt = min(runs, key=lambda run: run[2].residual)
     t_newton = time.perf_counter() - t0 - t_near
@@ -845,14 +848,14 @@ def _solve_connected(
         return False
 
     t0 = time.perf_counter()
-    if near is not None and near[0] is not None and near[0].residual <= COULOMB_NN_ACCEPT_RTOL:
+    if near is not None and short is not None and short.residual <= COULOMB_NN_ACCEPT_RTOL:
         px, proximal = near
     else:
         # from the Newton's best point, or the short rounds' when it is better (they would repeat its first steps), then
         # from zero, within what the short rounds left of the rounds' budget
         first = ("newton best", nt.r)
-        if near is not None and near[0] is not None and near[0].residual < nt.residual:
-            first = ("short rounds' best", near[0].r)
+        if short is not None and short.residual < nt.residual:
+            first = ("short rounds' best", short.r)
         spent = near[1]["iterations"] if near is not None else 0
         # last, from zero again with σ following the residual (Siconos's PROX's rule), where the two stall
         second_rule = ("zero, σ from the residual", None, COULOMB_PROX_SIGMA_PER_RESIDUAL)
@@ -860,7 +863,7 @@ def _solve_connected(
             W, q, mu, d, (first, ("zero", None), second_rule), COULOMB_PROX_WORK_MAX - spent
         )
         if near is not None:  # both rounds' work reported; the better answer kept
-            px = min((out for out in (near[0], px) if out is not None), key=lambda out: out.residual, default=None)
+            px = min((out for out in (short, px) if out is not None), key=lambda out: out.residual, default=None)
             proximal = {
                 "iterations": near[1]["iterations"] + proximal["iterations"],
                 "attempts": near[1]["attempts"] + proximal["attempts"],

@@ -245,8 +245,9 @@ def solve_proximal(
             successes += 1
             if successes >= COULOMB_PROX_PATIENCE:  # solved at the floor often enough: try below it again
                 floor = COULOMB_PROX_SIGMA_MIN
-            sigma = max(floor, sigma / COULOMB_PROX_SIGMA_FACTOR)
-            if sigma_per_residual is not None:
+            if sigma_per_residual is None:
+                sigma = max(floor, sigma / COULOMB_PROX_SIGMA_FACTOR)
+            else:
                 sigma = max(COULOMB_PROX_SIGMA_MIN, sigma_per_residual * res)
         if sigma != old_sigma or not inner.converged:  # another map T_σ, or an inexact image: Anderson restarts
             memory = []
